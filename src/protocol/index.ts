@@ -1,0 +1,4 @@
+export * from './model/index.js';
+export * from './errors.js';
+export * from './jsonrpc.js';
+export * from './version.js';

@@ -1,0 +1,159 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { StreamTransport, type StreamTransportOptions } from './stream-transport.js';
+import type { CloseInfo, Transport, TransportHandlers } from './transport.js';
+
+export interface SpawnAgentOptions extends StreamTransportOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Lines of stderr kept for error messages (default 20). */
+  stderrLines?: number;
+  /** Called with each stderr chunk (the agent's logs, ACP-ALL-TRANS-07). Default: kept, not printed. */
+  onStderr?: (text: string) => void;
+  /** Grace period between SIGTERM and SIGKILL on close (default 2000 ms). */
+  killTimeoutMs?: number;
+}
+
+/** An agent process and the transport over its stdio. */
+export interface AgentProcess {
+  readonly process: ChildProcess;
+  readonly transport: Transport;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<{ exitCode: number | null; signal: string | null }>;
+  /** The last stderr lines. */
+  stderrTail(): string;
+  /** Terminates the agent's whole process group (SIGTERM, then SIGKILL). */
+  kill(): Promise<void>;
+}
+
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    // detached children lead their own process group: kill all of it
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // never leave agents orphaned when the client exits
+  process.on('exit', () => {
+    for (const c of live) killGroup(c, 'SIGKILL');
+  });
+}
+
+/**
+ * Spawns an agent (ACP-ALL-TRANS-03) in its own process group and connects a transport to
+ * its stdio. When the connection closes the whole group is terminated; when the agent dies,
+ * the close reason carries its exit code, signal and the tail of its stderr.
+ */
+export function spawnAgent(command: string, args: readonly string[] = [], options: SpawnAgentOptions = {}): AgentProcess {
+  const child = spawn(command, [...args], {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: process.platform !== 'win32',
+  });
+  installExitHook();
+  live.add(child);
+  const maxLines = options.stderrLines ?? 20;
+  let tail: string[] = [];
+  let partial = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (text: string) => {
+    options.onStderr?.(text);
+    const lines = (partial + text).split('\n');
+    partial = lines.pop() ?? '';
+    if (partial.length > 4000) partial = partial.slice(-4000);
+    tail.push(...lines);
+    if (tail.length > maxLines) tail = tail.slice(-maxLines);
+  });
+  const stderrTail = (): string => [...tail, ...(partial ? [partial] : [])].slice(-maxLines).join('\n');
+
+  let spawnError: Error | undefined;
+  const exited = new Promise<{ exitCode: number | null; signal: string | null }>((resolve) => {
+    child.once('error', (e) => {
+      spawnError = e;
+      live.delete(child);
+      resolve({ exitCode: null, signal: null });
+    });
+    child.once('exit', (exitCode, signal) => {
+      live.delete(child);
+      resolve({ exitCode, signal });
+    });
+  });
+
+  const inner = new StreamTransport(child.stdout!, child.stdin!, options);
+  // stdin write errors (EPIPE) surface through the close path, not as crashes
+  child.stdin!.on('error', () => undefined);
+
+  const describeExit = async (fallback: CloseInfo): Promise<CloseInfo> => {
+    const r = await Promise.race([exited, new Promise<null>((res) => setTimeout(() => res(null), 1000).unref())]);
+    if (spawnError) {
+      const code = (spawnError as NodeJS.ErrnoException).code;
+      const reason = code === 'ENOENT' ? `agent command not found: ${command}` : `could not start agent ${command}: ${spawnError.message}`;
+      return { reason, error: spawnError, stderrTail: stderrTail() };
+    }
+    if (!r) return { ...fallback, stderrTail: stderrTail() };
+    const how = r.signal ? `was killed by ${r.signal}` : `exited with code ${r.exitCode}`;
+    return { reason: `agent process ${how}`, exitCode: r.exitCode, signal: r.signal, stderrTail: stderrTail() };
+  };
+
+  let closing: Promise<void> | undefined;
+  const kill = (): Promise<void> => {
+    if (!closing) {
+      closing = (async () => {
+        if (child.exitCode !== null || child.signalCode !== null || spawnError) return;
+        try {
+          child.stdin!.end();
+        } catch {
+          /* ignore */
+        }
+        killGroup(child, 'SIGTERM');
+        const t = setTimeout(() => killGroup(child, 'SIGKILL'), options.killTimeoutMs ?? 2000);
+        t.unref();
+        await exited;
+        clearTimeout(t);
+      })();
+    }
+    return closing;
+  };
+
+  const transport: Transport = {
+    start(handlers: TransportHandlers) {
+      let reported = false;
+      inner.start({
+        onMessage: handlers.onMessage,
+        onInvalidLine: handlers.onInvalidLine,
+        onClose(info) {
+          if (reported) return;
+          reported = true;
+          if (info.reason === 'closed locally') {
+            void kill();
+            handlers.onClose(info);
+            return;
+          }
+          void describeExit(info).then((full) => {
+            handlers.onClose(full);
+            void kill();
+          });
+        },
+      });
+    },
+    send: (m) => inner.send(m),
+    whenWritable: () => inner.whenWritable(),
+    flush: () => inner.flush(),
+    close: (info) => inner.close(info ?? { reason: 'closed locally' }),
+  };
+
+  return { process: child, transport, exited, stderrTail, kill };
+}

@@ -1,0 +1,5 @@
+export * from './transport.js';
+export * from './ndjson.js';
+export * from './stream-transport.js';
+export * from './peer.js';
+export * from './child.js';

@@ -1,0 +1,416 @@
+import { AcpError, ErrorCode, isAbortError, type RpcErrorObject } from '../protocol/errors.js';
+import { CANCEL_REQUEST_METHOD, type RequestId } from '../protocol/jsonrpc.js';
+import type { CloseInfo, InvalidLine, Transport } from './transport.js';
+
+/** Passed to every request handler. */
+export interface RequestContext {
+  id: RequestId | null;
+  method: string;
+  /** Fires on `$/cancel_request` for this id or when the connection closes. */
+  signal: AbortSignal;
+}
+
+export type RequestHandler = (params: unknown, ctx: RequestContext) => unknown;
+/** May return a promise: the next notification/response is held until it settles (ordering). */
+export type NotificationHandler = (params: unknown, method: string) => void | Promise<void>;
+
+export interface RequestOptions {
+  /** Aborting sends `$/cancel_request` (ACP-ALL-CREQ-01). */
+  signal?: AbortSignal;
+  /**
+   * On abort: `reject` (default) rejects at once with -32800 and ignores the late answer;
+   * `wait` keeps waiting for the peer's answer (ACP-ALL-CREQ-06).
+   */
+  onAbort?: 'reject' | 'wait';
+}
+
+/** A protocol-level problem the peer could not answer on the wire (or chose not to). */
+export interface ProtocolProblem {
+  kind: 'parse' | 'invalid-message' | 'unknown-response' | 'handler-error';
+  message: string;
+  detail?: unknown;
+}
+
+export interface PeerOptions {
+  /** Answer unparsable lines with -32700 `id:null` (default true; clients reading an agent's stdout turn it off). */
+  answerParseErrors?: boolean;
+  /** Protocol problems (bad lines, stray responses, notification handler failures). Default: ignored. */
+  onProblem?: (problem: ProtocolProblem) => void;
+  /** Sees every message sent and received, in wire order (tests use it for schema conformance). */
+  tap?: { sent?(message: object): void; received?(message: unknown): void };
+}
+
+/** Rejects every request pending when the connection ended. */
+export class ConnectionClosedError extends AcpError {
+  readonly info: CloseInfo;
+  constructor(info: CloseInfo) {
+    let msg = `Connection closed: ${info.reason}`;
+    if (info.stderrTail) msg += `\n--- last stderr lines ---\n${info.stderrTail}`;
+    super(ErrorCode.InternalError, msg, { reason: info.reason, exitCode: info.exitCode ?? null, signal: info.signal ?? null });
+    this.name = 'ConnectionClosedError';
+    this.info = info;
+  }
+}
+
+interface Pending {
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+  method: string;
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * A symmetric JSON-RPC 2.0 peer: requests and notifications both ways over one {@link Transport}.
+ *
+ * Ordering: inbound messages are handled strictly in arrival order. A notification handler or
+ * a response that settles asynchronously holds back the messages after it, so a handler never
+ * sees notification N+1 before N, and a response is delivered after every notification sent
+ * before it. Request handlers are started in order but run concurrently.
+ */
+export class JsonRpcPeer {
+  private nextId = 1;
+  private readonly pending = new Map<RequestId, Pending>();
+  private readonly inbound = new Map<RequestId, AbortController>();
+  private readonly requestHandlers = new Map<string, RequestHandler>();
+  private readonly notificationHandlers = new Map<string, NotificationHandler>();
+  private fallbackRequest: ((method: string, params: unknown, ctx: RequestContext) => unknown) | undefined;
+  private fallbackNotification: ((method: string, params: unknown) => void | Promise<void>) | undefined;
+  private backlog: unknown[] = [];
+  private blocked = false;
+  private closeInfo: CloseInfo | undefined;
+  private readonly closedPromise: Promise<CloseInfo>;
+  private resolveClosed!: (info: CloseInfo) => void;
+  private readonly tapSent: ((m: object) => void) | undefined;
+  private readonly tapReceived: ((m: unknown) => void) | undefined;
+
+  constructor(
+    readonly transport: Transport,
+    private readonly options: PeerOptions = {},
+  ) {
+    this.tapSent = options.tap?.sent;
+    this.tapReceived = options.tap?.received;
+    this.closedPromise = new Promise((r) => (this.resolveClosed = r));
+    transport.start({
+      onMessage: (m) => this.receive(m),
+      onInvalidLine: (info) => this.onInvalidLine(info),
+      onClose: (info) => this.onClosed(info),
+    });
+  }
+
+  /** Resolves with the reason once the connection has ended. */
+  get closed(): Promise<CloseInfo> {
+    return this.closedPromise;
+  }
+  get isClosed(): boolean {
+    return this.closeInfo !== undefined;
+  }
+
+  onRequest(method: string, handler: RequestHandler): this {
+    this.requestHandlers.set(method, handler);
+    return this;
+  }
+  onNotification(method: string, handler: NotificationHandler): this {
+    this.notificationHandlers.set(method, handler);
+    return this;
+  }
+  /** Handles requests no specific handler took (default: -32601). */
+  onOtherRequest(handler: (method: string, params: unknown, ctx: RequestContext) => unknown): this {
+    this.fallbackRequest = handler;
+    return this;
+  }
+  /** Handles notifications no specific handler took (default: ignored, ACP-ALL-EXT-06). */
+  onOtherNotification(handler: (method: string, params: unknown) => void | Promise<void>): this {
+    this.fallbackNotification = handler;
+    return this;
+  }
+
+  /** Sends a request and resolves with its result, or rejects with an {@link AcpError}. */
+  request<R = unknown>(method: string, params?: unknown, options?: RequestOptions): Promise<R> {
+    if (this.closeInfo) return Promise.reject(new ConnectionClosedError(this.closeInfo));
+    const id = this.nextId++;
+    return new Promise<R>((resolve, reject) => {
+      const signal = options?.signal;
+      let onAbort: (() => void) | undefined;
+      if (signal) {
+        if (signal.aborted) {
+          reject(AcpError.cancelled(`${method} was cancelled before it was sent`));
+          return;
+        }
+        onAbort = () => {
+          if (!this.pending.has(id)) return;
+          this.notify(CANCEL_REQUEST_METHOD, { requestId: id });
+          if (options?.onAbort !== 'wait') {
+            this.pending.delete(id);
+            reject(AcpError.cancelled(`${method} was cancelled`));
+          }
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
+      this.pending.set(id, {
+        method,
+        resolve: (v) => {
+          if (onAbort) signal!.removeEventListener('abort', onAbort);
+          resolve(v as R);
+        },
+        reject: (e) => {
+          if (onAbort) signal!.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+      });
+      this.write(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
+    });
+  }
+
+  /** Sends a notification. Ordered with every other message this peer writes. */
+  notify(method: string, params?: unknown): void {
+    if (this.closeInfo) return;
+    this.write(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+  }
+
+  /** Resolves when the transport can take more (backpressure for fast producers). */
+  whenWritable(): Promise<void> {
+    return this.transport.whenWritable();
+  }
+  /** Resolves once everything sent so far has been handed to the OS. */
+  flush(): Promise<void> {
+    return this.transport.flush();
+  }
+
+  /** Ends the connection; pending requests reject with {@link ConnectionClosedError}. */
+  close(info: CloseInfo = { reason: 'closed locally' }): void {
+    this.transport.close(info);
+    this.onClosed(info);
+  }
+
+  private write(message: object): void {
+    if (this.tapSent) this.tapSent(message);
+    this.transport.send(message);
+  }
+
+  // ---- inbound ------------------------------------------------------------
+
+  private receive(message: unknown): void {
+    if (this.blocked) {
+      this.backlog.push(message);
+      return;
+    }
+    this.process(message);
+  }
+
+  /** Runs one message; returns true when it left the inbox blocked. */
+  private process(message: unknown): void {
+    if (this.tapReceived) this.tapReceived(message);
+    const wait = this.dispatch(message);
+    if (wait) this.block(wait);
+  }
+
+  private block(wait: Promise<unknown>): void {
+    this.blocked = true;
+    const resume = (): void => {
+      this.blocked = false;
+      while (this.backlog.length > 0 && !this.blocked) {
+        const next = this.backlog.shift();
+        this.process(next);
+      }
+    };
+    wait.then(resume, resume);
+  }
+
+  private dispatch(message: unknown, sink: Sink = this.sendReply): Promise<unknown> | undefined {
+    if (Array.isArray(message)) {
+      if (sink !== this.sendReply) sink(errorReply(null, AcpError.invalidRequest('nested batch')));
+      else this.dispatchBatch(message);
+      return undefined;
+    }
+    if (message === null || typeof message !== 'object') {
+      this.problem('invalid-message', `expected a JSON-RPC object, got ${describe(message)}`);
+      sink(errorReply(null, AcpError.invalidRequest(`expected a JSON object, got ${describe(message)}`)));
+      return undefined;
+    }
+    const m = message as Record<string, unknown>;
+    const method = m.method;
+    const hasId = hasOwn.call(m, 'id');
+    if (typeof method === 'string') {
+      if (m.jsonrpc !== '2.0') {
+        if (hasId) sink(errorReply(validId(m.id), AcpError.invalidRequest(`"jsonrpc" must be "2.0" (got ${describe(m.jsonrpc)})`)));
+        else this.problem('invalid-message', `notification ${method} without "jsonrpc": "2.0"`);
+        return undefined;
+      }
+      if (hasId) {
+        const id = m.id;
+        if (id !== null && typeof id !== 'string' && !(typeof id === 'number' && Number.isFinite(id))) {
+          sink(errorReply(null, AcpError.invalidRequest(`"id" must be a string, a number or null (got ${describe(id)})`)));
+          return undefined;
+        }
+        this.startRequest(id as RequestId | null, method, m.params, sink);
+        return undefined;
+      }
+      return this.runNotification(method, m.params);
+    }
+    if (hasId && (hasOwn.call(m, 'result') || hasOwn.call(m, 'error'))) {
+      this.settle(m);
+      return undefined;
+    }
+    const id = hasId ? validId(m.id) : null;
+    if (method !== undefined) sink(errorReply(id, AcpError.invalidRequest(`"method" must be a string (got ${describe(method)})`)));
+    else sink(errorReply(id, AcpError.invalidRequest('a message needs "method" (request or notification) or "result"/"error" (response)')));
+    return undefined;
+  }
+
+  /** Lenient input: a batch is answered per JSON-RPC 2.0 §6 (we never send batches ourselves). */
+  private dispatchBatch(items: unknown[]): void {
+    if (items.length === 0) {
+      this.sendReply(errorReply(null, AcpError.invalidRequest('empty batch')));
+      return;
+    }
+    const replies: Promise<object>[] = [];
+    for (const item of items) {
+      let sink!: Sink;
+      replies.push(new Promise<object>((resolve) => (sink = resolve)));
+      const before = replies.length;
+      this.dispatch(item, sink);
+      // notifications and responses produce no reply: drop their placeholder
+      if (!isRequestLike(item) && !isInvalid(item)) replies.splice(before - 1, 1);
+    }
+    if (replies.length === 0) return;
+    void Promise.all(replies).then((all) => {
+      if (this.closeInfo) return;
+      if (this.tapSent) this.tapSent(all);
+      this.transport.send(all);
+    });
+  }
+
+  private readonly sendReply: Sink = (msg) => this.write(msg);
+
+  private startRequest(id: RequestId | null, method: string, params: unknown, sink: Sink): void {
+    if (method === CANCEL_REQUEST_METHOD) {
+      sink(errorReply(id, AcpError.invalidRequest(`${CANCEL_REQUEST_METHOD} is a notification; send it without "id"`)));
+      return;
+    }
+    const handler = this.requestHandlers.get(method);
+    const fallback = this.fallbackRequest;
+    if (!handler && !fallback) {
+      sink(errorReply(id, AcpError.methodNotFound(method)));
+      return;
+    }
+    const controller = new AbortController();
+    if (id !== null) this.inbound.set(id, controller);
+    const ctx: RequestContext = { id, method, signal: controller.signal };
+    const done = (result: unknown, error: unknown, failed: boolean): void => {
+      if (id !== null && this.inbound.get(id) === controller) this.inbound.delete(id);
+      if (this.closeInfo) return;
+      if (!failed) sink({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
+      else sink(errorReply(id, toAcpError(error, controller.signal.aborted)));
+    };
+    let result: unknown;
+    try {
+      result = handler ? handler(params, ctx) : fallback!(method, params, ctx);
+    } catch (e) {
+      done(undefined, e, true);
+      return;
+    }
+    if (result instanceof Promise) result.then((v) => done(v, undefined, false), (e) => done(undefined, e, true));
+    else done(result, undefined, false);
+  }
+
+  private runNotification(method: string, params: unknown): Promise<unknown> | undefined {
+    if (method === CANCEL_REQUEST_METHOD) {
+      const requestId = (params as { requestId?: unknown } | null)?.requestId;
+      if (typeof requestId === 'string' || typeof requestId === 'number') {
+        // unknown or already answered ids are ignored (ACP-ALL-CREQ-04)
+        this.inbound.get(requestId)?.abort(AcpError.cancelled(`cancelled by the peer ($/cancel_request ${JSON.stringify(requestId)})`));
+      }
+      return undefined;
+    }
+    const handler = this.notificationHandlers.get(method);
+    let r: void | Promise<void>;
+    try {
+      if (handler) r = handler(params, method);
+      else if (this.fallbackNotification) r = this.fallbackNotification(method, params);
+      else return undefined;
+    } catch (e) {
+      this.problem('handler-error', `handler for notification ${method} threw: ${(e as Error)?.message ?? String(e)}`, e);
+      return undefined;
+    }
+    if (r instanceof Promise) {
+      return r.catch((e: unknown) => this.problem('handler-error', `handler for notification ${method} failed: ${(e as Error)?.message ?? String(e)}`, e));
+    }
+    return undefined;
+  }
+
+  private settle(m: Record<string, unknown>): void {
+    const id = m.id as RequestId;
+    const p = this.pending.get(id);
+    if (!p) {
+      this.problem('unknown-response', `response for unknown request id ${JSON.stringify(id)}`, m);
+      return;
+    }
+    this.pending.delete(id);
+    if (hasOwn.call(m, 'error') && m.error !== undefined) {
+      const e = m.error as RpcErrorObject;
+      p.reject(e && typeof e === 'object' ? AcpError.fromObject(e) : AcpError.internal(`malformed error in response to ${p.method}`, m.error));
+    } else {
+      p.resolve(m.result);
+    }
+  }
+
+  private onInvalidLine(info: InvalidLine): void {
+    this.problem('parse', `not a JSON line: ${info.error.message}`, info);
+    if (this.options.answerParseErrors !== false) {
+      this.write(errorReply(null, AcpError.parseError(`${info.error.message} (line starts ${JSON.stringify(info.line.slice(0, 40))})`)));
+    }
+  }
+
+  private onClosed(info: CloseInfo): void {
+    if (this.closeInfo) return;
+    this.closeInfo = info;
+    const err = new ConnectionClosedError(info);
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+    for (const c of this.inbound.values()) c.abort(err);
+    this.inbound.clear();
+    this.resolveClosed(info);
+  }
+
+  private problem(kind: ProtocolProblem['kind'], message: string, detail?: unknown): void {
+    this.options.onProblem?.({ kind, message, detail });
+  }
+}
+
+type Sink = (reply: object) => void;
+
+function errorReply(id: RequestId | null, e: AcpError): object {
+  return { jsonrpc: '2.0', id, error: e.toJSON() };
+}
+
+function isRequestLike(item: unknown): boolean {
+  return item !== null && typeof item === 'object' && !Array.isArray(item) && typeof (item as { method?: unknown }).method === 'string' && hasOwn.call(item, 'id');
+}
+
+/** Items that get an error reply: anything that is neither a notification nor a response. */
+function isInvalid(item: unknown): boolean {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return true;
+  const m = item as Record<string, unknown>;
+  if (typeof m.method === 'string') return hasOwn.call(m, 'id') ? false : false;
+  return !(hasOwn.call(m, 'id') && (hasOwn.call(m, 'result') || hasOwn.call(m, 'error')));
+}
+
+function validId(id: unknown): RequestId | null {
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)}`;
+  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
+}
+
+/** Maps whatever a handler threw to the JSON-RPC error to answer with (never an opaque -32603). */
+export function toAcpError(e: unknown, aborted = false): AcpError {
+  if (e instanceof AcpError) return e;
+  if (aborted || isAbortError(e)) return AcpError.cancelled();
+  if (e instanceof Error) return AcpError.internal(e.message || e.name, { name: e.name });
+  return AcpError.internal(typeof e === 'string' ? e : JSON.stringify(e) ?? String(e));
+}

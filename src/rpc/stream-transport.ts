@@ -1,0 +1,163 @@
+import type { Readable, Writable } from 'node:stream';
+import { LineSplitter } from './ndjson.js';
+import type { CloseInfo, Transport, TransportHandlers } from './transport.js';
+
+export interface StreamTransportOptions {
+  /** Longest accepted line in bytes (default 512 MiB); longer lines are reported and skipped. */
+  maxLineBytes?: number;
+  /** Bytes buffered before {@link Transport.whenWritable} waits (default 4 MiB). */
+  highWaterMark?: number;
+  /** End the writable side on close (default true). */
+  endOnClose?: boolean;
+}
+
+/**
+ * Newline-delimited JSON over a pair of Node streams (the stdio transport, ACP-ALL-TRANS-03/04).
+ * Writes are coalesced per macrotask into one large `write()`, and `drain` is honoured:
+ * while the OS pipe is full, messages accumulate in memory in order.
+ */
+export class StreamTransport implements Transport {
+  private handlers: TransportHandlers | undefined;
+  private queue: string[] = [];
+  private queuedBytes = 0;
+  private scheduled = false;
+  private waitingDrain = false;
+  private closed = false;
+  private writableWaiters: Array<() => void> = [];
+  private flushWaiters: Array<() => void> = [];
+  private readonly hwm: number;
+  private readonly splitter: LineSplitter;
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+    private readonly options: StreamTransportOptions = {},
+  ) {
+    this.hwm = options.highWaterMark ?? 4 * 1024 * 1024;
+    this.splitter = new LineSplitter(
+      (line) => this.onLine(line),
+      (bytes) => this.handlers?.onInvalidLine({ line: `<${bytes} bytes>`, error: new Error(`line of ${bytes} bytes exceeds the limit of ${options.maxLineBytes ?? 512 * 1024 * 1024} bytes`) }),
+      options.maxLineBytes,
+    );
+  }
+
+  start(handlers: TransportHandlers): void {
+    this.handlers = handlers;
+    this.input.on('data', (chunk: Buffer | string) => {
+      this.splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    });
+    this.input.on('end', () => {
+      this.splitter.end();
+      this.close({ reason: 'input stream ended' });
+    });
+    this.input.on('error', (error) => this.close({ reason: `input stream failed: ${error.message}`, error }));
+    this.output.on('error', (error) => this.close({ reason: `output stream failed: ${error.message}`, error }));
+    this.output.on('close', () => {
+      if (!this.closed) this.close({ reason: 'output stream closed' });
+    });
+  }
+
+  private onLine(line: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (e) {
+      this.handlers?.onInvalidLine({ line: line.length > 200 ? line.slice(0, 200) + '…' : line, error: e as Error });
+      return;
+    }
+    this.handlers?.onMessage(value);
+  }
+
+  send(message: object): void {
+    if (this.closed) return;
+    const s = JSON.stringify(message);
+    this.queue.push(s);
+    this.queuedBytes += s.length + 1;
+    if (!this.scheduled && !this.waitingDrain) {
+      this.scheduled = true;
+      setImmediate(this.flushNow);
+    }
+  }
+
+  private readonly flushNow = (): void => {
+    this.scheduled = false;
+    if (this.closed || this.queue.length === 0) {
+      this.resolveFlush();
+      return;
+    }
+    const data = this.queue.length === 1 ? this.queue[0] + '\n' : this.queue.join('\n') + '\n';
+    this.queue = [];
+    this.queuedBytes = 0;
+    const ok = this.output.write(data);
+    if (ok) {
+      this.resolveWritable();
+      this.resolveFlush();
+    } else {
+      this.waitingDrain = true;
+      this.output.once('drain', () => {
+        this.waitingDrain = false;
+        if (this.queue.length > 0) this.flushNow();
+        else {
+          this.resolveWritable();
+          this.resolveFlush();
+        }
+      });
+    }
+  };
+
+  private resolveWritable(): void {
+    if (this.writableWaiters.length === 0) return;
+    const w = this.writableWaiters;
+    this.writableWaiters = [];
+    for (const f of w) f();
+  }
+
+  private resolveFlush(): void {
+    if (this.flushWaiters.length === 0 || this.queue.length > 0 || this.waitingDrain) return;
+    const w = this.flushWaiters;
+    this.flushWaiters = [];
+    for (const f of w) f();
+  }
+
+  whenWritable(): Promise<void> {
+    if (this.closed || (!this.waitingDrain && this.queuedBytes < this.hwm)) return Promise.resolve();
+    return new Promise((resolve) => this.writableWaiters.push(resolve));
+  }
+
+  flush(): Promise<void> {
+    if (this.closed || (this.queue.length === 0 && !this.waitingDrain)) return Promise.resolve();
+    return new Promise((resolve) => this.flushWaiters.push(resolve));
+  }
+
+  close(info: CloseInfo = { reason: 'closed locally' }): void {
+    if (this.closed) return;
+    // hand over whatever is still queued before ending
+    if (this.queue.length > 0 && !this.waitingDrain) {
+      try {
+        this.output.write(this.queue.join('\n') + '\n');
+      } catch {
+        /* the stream is gone */
+      }
+      this.queue = [];
+    }
+    this.closed = true;
+    this.resolveWritable();
+    const fw = this.flushWaiters;
+    this.flushWaiters = [];
+    for (const f of fw) f();
+    if (this.options.endOnClose !== false) {
+      try {
+        this.output.end();
+      } catch {
+        /* ignore */
+      }
+    }
+    this.input.removeAllListeners('data');
+    this.handlers?.onClose(info);
+  }
+}
+
+/** The stdio transport of an agent process: reads stdin, writes stdout. */
+export function stdioTransport(options?: StreamTransportOptions): StreamTransport {
+  return new StreamTransport(process.stdin, process.stdout, options);
+}
