@@ -5,3 +5,4 @@ export * from './plan.js';
 export * from './stop-reason.js';
 export * from './update.js';
 export * from './session.js';
+export * from './methods.js';

@@ -1,0 +1,199 @@
+import type { Meta } from './json.js';
+import type { StopReason } from './stop-reason.js';
+import type {
+  AgentCapabilities, AuthMethod, AvailableCommand, ClientCapabilities, ConfigOption, Implementation,
+  McpServer, PermissionOutcome, PermissionRequest, Prompt, SessionInfo, SessionModeState,
+} from './session.js';
+
+/**
+ * Neutral method names. Most are the wire names of both versions; the codecs translate the few
+ * that differ (`authenticate` = v2 `auth/login`, `logout` = v2 `auth/logout`) and report the
+ * ones a version lacks (`session/load`, `session/set_mode`, `fs/*`, `terminal/*` are v1 only;
+ * `tool_call/cancel`, `terminal/cancel` v2 only).
+ */
+export const Methods = {
+  initialize: 'initialize',
+  authenticate: 'authenticate',
+  logout: 'logout',
+  sessionNew: 'session/new',
+  sessionLoad: 'session/load',
+  sessionResume: 'session/resume',
+  sessionList: 'session/list',
+  sessionClose: 'session/close',
+  sessionDelete: 'session/delete',
+  sessionSetMode: 'session/set_mode',
+  sessionSetConfigOption: 'session/set_config_option',
+  sessionPrompt: 'session/prompt',
+  sessionCancel: 'session/cancel',
+  sessionUpdate: 'session/update',
+  requestPermission: 'session/request_permission',
+  fsReadTextFile: 'fs/read_text_file',
+  fsWriteTextFile: 'fs/write_text_file',
+  terminalCreate: 'terminal/create',
+  terminalOutput: 'terminal/output',
+  terminalWaitForExit: 'terminal/wait_for_exit',
+  terminalKill: 'terminal/kill',
+  terminalRelease: 'terminal/release',
+  toolCallCancel: 'tool_call/cancel',
+  terminalCancel: 'terminal/cancel',
+  elicitationCreate: 'elicitation/create',
+  elicitationComplete: 'elicitation/complete',
+  cancelRequest: '$/cancel_request',
+} as const;
+export type MethodName = (typeof Methods)[keyof typeof Methods];
+
+export interface InitializeRequest {
+  protocolVersion: number;
+  clientInfo?: Implementation | null;
+  clientCapabilities: ClientCapabilities;
+  _meta?: Meta | null;
+}
+export interface InitializeResponse {
+  protocolVersion: number;
+  agentInfo?: Implementation | null;
+  agentCapabilities: AgentCapabilities;
+  authMethods: AuthMethod[];
+  _meta?: Meta | null;
+}
+export interface AuthenticateRequest {
+  methodId: string;
+  _meta?: Meta | null;
+}
+export interface NewSessionRequest {
+  cwd: string;
+  mcpServers: McpServer[];
+  additionalDirectories?: string[];
+  _meta?: Meta | null;
+}
+/** Setup results: `modes` is v1 only, `availableCommands` v2 only (v1 sends an update instead). */
+export interface SessionSetupResult {
+  configOptions?: ConfigOption[];
+  modes?: SessionModeState | null;
+  availableCommands?: AvailableCommand[];
+  _meta?: Meta | null;
+}
+export interface NewSessionResponse extends SessionSetupResult {
+  sessionId: string;
+}
+/** v1 `session/load`: full replay before the response (ACP-V1-LOAD-02/03). */
+export interface LoadSessionRequest {
+  sessionId: string;
+  cwd: string;
+  mcpServers: McpServer[];
+  additionalDirectories?: string[];
+  _meta?: Meta | null;
+}
+/** `session/resume`; `replayFrom` is v2 only (ACP-V2-RESUME-02/03). */
+export interface ResumeSessionRequest {
+  sessionId: string;
+  cwd: string;
+  mcpServers?: McpServer[];
+  additionalDirectories?: string[];
+  replayFrom?: { type: 'start' } | { type: string & {}; [key: string]: unknown } | null;
+  _meta?: Meta | null;
+}
+export interface ListSessionsRequest {
+  cwd?: string | null;
+  cursor?: string | null;
+  _meta?: Meta | null;
+}
+export interface ListSessionsResponse {
+  sessions: SessionInfo[];
+  nextCursor?: string | null;
+  _meta?: Meta | null;
+}
+export interface SessionIdRequest {
+  sessionId: string;
+  _meta?: Meta | null;
+}
+export interface SetConfigOptionRequest {
+  sessionId: string;
+  configId: string;
+  value: string | boolean;
+  _meta?: Meta | null;
+}
+export interface SetConfigOptionResponse {
+  configOptions: ConfigOption[];
+  _meta?: Meta | null;
+}
+export interface SetModeRequest {
+  sessionId: string;
+  modeId: string;
+  _meta?: Meta | null;
+}
+export interface PromptRequest {
+  sessionId: string;
+  prompt: Prompt;
+  _meta?: Meta | null;
+}
+/** v1 answers at the end of the turn with `stopReason`; v2 at insertion with `messageId`. */
+export interface PromptResponse {
+  stopReason?: StopReason;
+  messageId?: string;
+  _meta?: Meta | null;
+}
+export type RequestPermissionRequest = PermissionRequest;
+export interface RequestPermissionResponse {
+  outcome: PermissionOutcome;
+  _meta?: Meta | null;
+}
+export interface CancelToolCallRequest {
+  sessionId: string;
+  toolCallId: string;
+  _meta?: Meta | null;
+}
+export interface CancelTerminalRequest {
+  sessionId: string;
+  terminalId: string;
+  _meta?: Meta | null;
+}
+
+// ---- v1 client services (same shape on the wire; no codec translation) ----
+
+export interface ReadTextFileRequest {
+  sessionId: string;
+  path: string;
+  line?: number | null;
+  limit?: number | null;
+  _meta?: Meta | null;
+}
+export interface ReadTextFileResponse {
+  content: string;
+  _meta?: Meta | null;
+}
+export interface WriteTextFileRequest {
+  sessionId: string;
+  path: string;
+  content: string;
+  _meta?: Meta | null;
+}
+export interface CreateTerminalRequest {
+  sessionId: string;
+  command: string;
+  args?: string[];
+  env?: Array<{ name: string; value: string }>;
+  cwd?: string | null;
+  outputByteLimit?: number | null;
+  _meta?: Meta | null;
+}
+export interface CreateTerminalResponse {
+  terminalId: string;
+  _meta?: Meta | null;
+}
+export interface TerminalRequest {
+  sessionId: string;
+  terminalId: string;
+  _meta?: Meta | null;
+}
+export interface TerminalExitStatus {
+  exitCode?: number | null;
+  signal?: string | null;
+  _meta?: Meta | null;
+}
+export interface TerminalOutputResponse {
+  output: string;
+  truncated: boolean;
+  exitStatus?: TerminalExitStatus | null;
+  _meta?: Meta | null;
+}
+export type WaitForTerminalExitResponse = TerminalExitStatus;
