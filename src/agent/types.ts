@@ -1,0 +1,105 @@
+import type {
+  AgentCapabilities, AnyContentBlock, AuthMethod, AvailableCommand, ClientCapabilities, ConfigOption,
+  ErrorObject, Implementation, McpServer, PermissionOption, PermissionOutcome, PermissionSubject,
+  SessionUpdate, StopReason,
+} from '../protocol/index.js';
+import type {
+  CreateTerminalRequest, TerminalExitStatus, TerminalOutputResponse,
+} from '../protocol/model/methods.js';
+
+/** What the runtime knows about the connected client. */
+export interface ClientPeerInfo {
+  /** The negotiated protocol version of this connection. */
+  protocolVersion: 1 | 2;
+  info: Implementation | null;
+  capabilities: ClientCapabilities;
+}
+
+/** A v1 client-owned terminal (`terminal/*`), available when the client advertised `terminal`. */
+export interface ClientTerminal {
+  readonly terminalId: string;
+  output(): Promise<TerminalOutputResponse>;
+  waitForExit(signal?: AbortSignal): Promise<TerminalExitStatus>;
+  kill(): Promise<void>;
+  release(): Promise<void>;
+}
+
+/** The client's services a tool may use (v1 only; `undefined` when not offered, ACP-V1-FS-01, ACP-V1-TERM-01). */
+export interface ClientServices {
+  readTextFile?(path: string, options?: { line?: number; limit?: number; signal?: AbortSignal }): Promise<string>;
+  writeTextFile?(path: string, content: string, options?: { signal?: AbortSignal }): Promise<void>;
+  createTerminal?(request: Omit<CreateTerminalRequest, 'sessionId'>, options?: { signal?: AbortSignal }): Promise<ClientTerminal>;
+}
+
+/** A permission question, version-neutral (the runtime shapes it for v1/v2). */
+export interface PermissionQuestion {
+  title: string;
+  description?: string | null;
+  subject?: PermissionSubject | null;
+  options: PermissionOption[];
+}
+
+/** One session as the agent author sees it. */
+export interface AgentSession {
+  readonly sessionId: string;
+  readonly cwd: string;
+  readonly additionalDirectories: readonly string[];
+  readonly mcpServers: readonly McpServer[];
+  readonly client: ClientPeerInfo;
+  readonly clientServices: ClientServices;
+  /** Current config options (modes are a `category: "mode"` option). */
+  readonly configOptions: readonly ConfigOption[];
+  /** Session-scoped state the author may keep (e.g. remembered "always" permission answers). */
+  readonly data: Map<string, unknown>;
+  /** Sends (and persists) an update outside a turn, e.g. `available_commands_update`. */
+  send(update: SessionUpdate): void;
+  /** Mints an id unique in this session (`prefix-<n>`), e.g. for tool calls and messages. */
+  newId(prefix: string): string;
+}
+
+/** One prompt turn (v1) / foreground work started by a prompt (v2). */
+export interface Turn {
+  readonly session: AgentSession;
+  readonly prompt: readonly AnyContentBlock[];
+  /** The agent-minted id of the inserted user message. */
+  readonly userMessageId: string;
+  /** Fires on `session/cancel`, `session/close` or when the connection ends. */
+  readonly signal: AbortSignal;
+  /**
+   * Sends an update belonging to this turn. Persisted before it is sent; silently dropped once the
+   * turn has ended (nothing of a turn is sent after its end, ACP-V1-CANCEL-07, ACP-V2-CANCEL-07).
+   * Resolves when the transport can take more (await it in tight loops for backpressure).
+   */
+  send(update: SessionUpdate): Promise<void>;
+  /**
+   * Asks the user. In v2 the state goes `requires_action` while waiting, then `running`.
+   * When the turn is cancelled the request is cancelled and this resolves `{ outcome: 'cancelled' }`.
+   */
+  requestPermission(question: PermissionQuestion): Promise<PermissionOutcome>;
+}
+
+/** How a turn ended. A thrown abort error becomes `cancelled`; any other throw becomes `error` (v2). */
+export type TurnResult = StopReason | { stopReason: StopReason; error?: ErrorObject };
+
+/** What an agent author implements; the runtime owns the protocol. */
+export interface AgentDefinition {
+  info: Implementation;
+  /** Prompt capabilities etc.; session list/resume/close/delete/load are filled in by the runtime. */
+  capabilities?: Pick<AgentCapabilities, 'prompt' | 'mcp' | '_meta'>;
+  authMethods?: AuthMethod[];
+  /** Called for `authenticate` / `auth/login`; throw an `AcpError` to refuse. */
+  authenticate?(methodId: string): Promise<void> | void;
+  /** Called when a session is created or restored; may return initial config options / commands. */
+  openSession?(session: AgentSession): Promise<SessionSetup | void> | SessionSetup | void;
+  /** Validates and applies a config option change; returns the complete new list. Throw `AcpError.invalidParams` to reject. */
+  setConfigOption?(session: AgentSession, configId: string, value: string | boolean): Promise<ConfigOption[]> | ConfigOption[];
+  /** Runs one turn. */
+  prompt(turn: Turn): Promise<TurnResult>;
+  /** Called when a session is closed (resources released). */
+  closeSession?(session: AgentSession): Promise<void> | void;
+}
+
+export interface SessionSetup {
+  configOptions?: ConfigOption[];
+  availableCommands?: AvailableCommand[];
+}
