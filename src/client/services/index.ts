@@ -1,0 +1,47 @@
+/**
+ * Client-side services for ACP v1 `fs/*`, `terminal/*` and `session/request_permission`:
+ *
+ * - {@link FileSystemSandbox}: `fs/read_text_file` / `fs/write_text_file` confined to a
+ *   session's roots (`cwd` + `additionalDirectories`).
+ * - {@link TerminalManager}: client-executed terminals (`terminal/create`, `output`,
+ *   `wait_for_exit`, `kill`, `release`).
+ * - Permission policies ({@link PermissionPolicy}): {@link approveAll}, {@link approveReads},
+ *   {@link denyAll}, {@link interactive}, {@link rules}, {@link remembering}; run them through
+ *   {@link decidePermission} so cancellation and offered-option checks always apply.
+ *
+ * @module
+ */
+export {
+  FileSystemSandbox,
+  type FileSystemSandboxOptions,
+  type ReadTextFileParams,
+  type WriteTextFileParams,
+} from './fs-sandbox.js';
+export {
+  TerminalManager,
+  type CreateTerminalParams,
+  type TerminalInfo,
+  type TerminalManagerOptions,
+} from './terminals.js';
+export { TailByteBuffer } from './output-buffer.js';
+export {
+  approveAll,
+  approveReads,
+  decidePermission,
+  denyAll,
+  describePermissionDecision,
+  interactive,
+  permissionFacts,
+  READ_ONLY_KINDS,
+  remembering,
+  rules,
+  selectedOption,
+  selectOption,
+  type KnownToolCall,
+  type PermissionContext,
+  type PermissionDecision,
+  type PermissionPolicy,
+  type PermissionRule,
+  type RememberingOptions,
+  type RememberingPolicy,
+} from './permission-policy.js';

@@ -1,0 +1,405 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants as fsConstants, realpathSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import { AcpError } from '../../protocol/errors.js';
+import type { TerminalExitStatus, TerminalOutputResponse } from '../../protocol/model/methods.js';
+import { TailByteBuffer } from './output-buffer.js';
+
+/** Parameters of `terminal/create` the manager uses (`_meta` is ignored). */
+export interface CreateTerminalParams {
+  /** Owning session; when given, later calls that pass a `sessionId` must match it. */
+  sessionId?: string;
+  command: string;
+  args?: string[] | null;
+  env?: Array<{ name: string; value: string }> | null;
+  /** absolute; default: {@link TerminalManagerOptions.defaultCwd} */
+  cwd?: string | null;
+  /** newest bytes kept; default {@link TerminalManagerOptions.defaultOutputByteLimit} */
+  outputByteLimit?: number | null;
+}
+
+/** Options of {@link TerminalManager}. */
+export interface TerminalManagerOptions {
+  /** When given, a terminal's `cwd` must resolve inside one of these roots (ACP-ALL-SESS-04). */
+  roots?: readonly string[];
+  /** `cwd` when the request has none (default: the first root, else `process.cwd()`). */
+  defaultCwd?: string;
+  /** Base environment the request's `env` is layered onto (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Output cap when the request sets no `outputByteLimit` (default 16 MiB; protects the client's memory). */
+  defaultOutputByteLimit?: number;
+  /** Grace period between SIGTERM and SIGKILL on kill/release (default 2000 ms). */
+  killTimeoutMs?: number;
+  /**
+   * `auto` (default): a request with no `args` whose `command` contains whitespace or shell
+   * syntax is run as `/bin/sh -c <command>` (many agents send whole command lines);
+   * `never`: the command is always executed directly.
+   */
+  shell?: 'auto' | 'never';
+  /** Live output for UIs (ACP-V1-TOOL-08): decoded text in arrival order, untruncated. */
+  onOutput?: (terminalId: string, text: string) => void;
+  /** Called once when a terminal's command has exited. */
+  onExit?: (terminalId: string, status: TerminalExitStatus) => void;
+}
+
+/** Read-only facts about a terminal, for UIs and logs. */
+export interface TerminalInfo {
+  terminalId: string;
+  sessionId?: string;
+  /** what was actually executed (after the `/bin/sh -c` decision) */
+  file: string;
+  args: string[];
+  cwd: string;
+  pid?: number;
+  exitStatus?: TerminalExitStatus;
+}
+
+const SHELL_SYNTAX = /[\s|&;<>()$`*?~\\"'{}[\]#=]/;
+
+/** All live process groups of every manager: killed when the client process exits. */
+const liveGroups = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    // the child leads its own process group (detached): signal the whole group
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const c of liveGroups) signalGroup(c, 'SIGKILL');
+  });
+}
+
+function isWithin(root: string, child: string): boolean {
+  const rel = path.relative(root, child);
+  return rel === '' || (!rel.startsWith('..' + path.sep) && rel !== '..' && !path.isAbsolute(rel));
+}
+
+function realpathOr(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/** Looks `command` up like execvp(3) does, in the `PATH` the child will get. */
+function findExecutable(command: string, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+  const candidates = command.includes('/') ? [path.resolve(cwd, command)] : (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, command));
+  for (const c of candidates) {
+    try {
+      if (statSync(c).isFile()) {
+        accessSync(c, fsConstants.X_OK);
+        return c;
+      }
+    } catch {
+      /* next */
+    }
+  }
+  return undefined;
+}
+
+class Terminal {
+  readonly buffer: TailByteBuffer;
+  exitStatus: TerminalExitStatus | undefined;
+  /** set when stdout and stderr are both closed: no straggler of the group holds them */
+  stdioClosed = false;
+  readonly exited: Promise<TerminalExitStatus>;
+  private resolveExit!: (s: TerminalExitStatus) => void;
+  private killing: Promise<void> | undefined;
+
+  constructor(
+    readonly info: TerminalInfo,
+    readonly child: ChildProcess,
+    limit: number,
+    private readonly killTimeoutMs: number,
+  ) {
+    this.buffer = new TailByteBuffer(limit);
+    this.exited = new Promise((resolve) => (this.resolveExit = resolve));
+  }
+
+  finish(status: TerminalExitStatus): void {
+    if (this.exitStatus) return;
+    this.exitStatus = status;
+    this.info.exitStatus = status;
+    liveGroups.delete(this.child);
+    this.resolveExit(status);
+  }
+
+  get running(): boolean {
+    return this.exitStatus === undefined;
+  }
+
+  /** SIGTERM to the group, SIGKILL after the grace period; resolves once the command exited. */
+  kill(): Promise<void> {
+    if (!this.running) {
+      // the leader is gone but something of its group still holds the output pipes open
+      if (!this.stdioClosed) signalGroup(this.child, 'SIGKILL');
+      return Promise.resolve();
+    }
+    this.killing ??= (async () => {
+      signalGroup(this.child, 'SIGTERM');
+      const t = setTimeout(() => signalGroup(this.child, 'SIGKILL'), this.killTimeoutMs);
+      t.unref();
+      await this.exited;
+      clearTimeout(t);
+      if (!this.stdioClosed) signalGroup(this.child, 'SIGKILL');
+    })();
+    return this.killing;
+  }
+}
+
+/**
+ * Client-executed terminals for `terminal/*` (v1, ACP-V1-TERM-02..08).
+ *
+ * - {@link create} returns the `terminalId` at once; the command runs in the background in its
+ *   own process group, with stdin closed (`/dev/null`) and stdout + stderr interleaved into
+ *   one output buffer in arrival order.
+ * - The command is executed without a shell (`command` + `args`), except that with no `args`
+ *   a `command` containing whitespace or shell syntax runs as `/bin/sh -c <command>`
+ *   (option `shell: 'never'` disables that). POSIX only.
+ * - `outputByteLimit` keeps the newest bytes, dropping the oldest, and never returns a broken
+ *   UTF-8 character (ACP-V1-TERM-03); `truncated` reports that bytes were dropped.
+ * - `exitStatus` appears only after the command has exited (ACP-V1-TERM-05).
+ * - {@link kill} stops the whole process group but keeps output and status until
+ *   {@link release} (ACP-V1-TERM-07); `release` kills a running command and invalidates the id
+ *   (ACP-V1-TERM-08). Unknown or released ids fail with -32002 naming the `terminalId`.
+ * - {@link releaseAll} / {@link releaseSession} for session close and client exit; additionally
+ *   every live process group is SIGKILLed when the client process exits.
+ */
+export class TerminalManager {
+  private readonly terminals = new Map<string, Terminal>();
+  private readonly options: TerminalManagerOptions;
+  private readonly realRoots: string[] | undefined;
+  private counter = 0;
+  private readonly idPrefix = randomBytes(3).toString('hex');
+
+  constructor(options: TerminalManagerOptions = {}) {
+    this.options = options;
+    if (options.roots) {
+      for (const r of options.roots) {
+        if (!path.isAbsolute(r)) throw new TypeError(`TerminalManager root must be an absolute path: ${r}`);
+      }
+      this.realRoots = options.roots.map((r) => realpathOr(path.resolve(r)));
+    }
+  }
+
+  /**
+   * `terminal/create`: validates the request, starts the command and returns its id
+   * immediately (ACP-V1-TERM-02). Throws `AcpError` -32602 for a bad `command`, `args`, `env`,
+   * `cwd` (relative, missing, not a directory, outside the roots) or `outputByteLimit`, and
+   * when the command is not found on `PATH`.
+   */
+  create(req: CreateTerminalParams): { terminalId: string } {
+    if (!req || typeof req.command !== 'string' || req.command.trim() === '') {
+      throw AcpError.invalidParams('params.command must be a non-empty string');
+    }
+    const args = req.args ?? [];
+    if (!Array.isArray(args) || args.some((a) => typeof a !== 'string')) {
+      throw AcpError.invalidParams('params.args must be an array of strings');
+    }
+    const envList = req.env ?? [];
+    if (!Array.isArray(envList)) throw AcpError.invalidParams('params.env must be an array of {name, value}');
+    const env: NodeJS.ProcessEnv = { ...(this.options.env ?? process.env) };
+    envList.forEach((v, i) => {
+      if (!v || typeof v.name !== 'string' || v.name === '' || v.name.includes('=') || typeof v.value !== 'string') {
+        throw AcpError.invalidParams(`params.env[${i}] must be {name: non-empty string without "=", value: string}`);
+      }
+      env[v.name] = v.value;
+    });
+
+    const cwd = this.checkCwd(req.cwd);
+    const limit = this.checkLimit(req.outputByteLimit);
+
+    const useShell = this.options.shell !== 'never' && args.length === 0 && SHELL_SYNTAX.test(req.command.trim());
+    const file = useShell ? '/bin/sh' : req.command;
+    const argv = useShell ? ['-c', req.command] : [...args];
+    if (!useShell && !findExecutable(file, env, cwd)) {
+      throw AcpError.invalidParams(`params.command: command not found or not executable: ${file}`, { command: file });
+    }
+
+    const terminalId = `term_${this.idPrefix}_${++this.counter}`;
+    const child = spawn(file, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    installExitHook();
+    liveGroups.add(child);
+    const info: TerminalInfo = { terminalId, sessionId: req.sessionId, file, args: argv, cwd, pid: child.pid };
+    const term = new Terminal(info, child, limit, this.options.killTimeoutMs ?? 2000);
+    this.terminals.set(terminalId, term);
+    this.wire(term);
+    return { terminalId };
+  }
+
+  private checkCwd(raw: string | null | undefined): string {
+    const cwd = raw ?? this.options.defaultCwd ?? this.options.roots?.[0] ?? process.cwd();
+    if (typeof cwd !== 'string' || !path.isAbsolute(cwd)) {
+      throw AcpError.invalidParams(`params.cwd must be an absolute path (ACP-V1-TERM-09), got ${JSON.stringify(cwd)}`, { cwd });
+    }
+    let st;
+    try {
+      st = statSync(cwd);
+    } catch {
+      throw AcpError.invalidParams(`params.cwd ${cwd} does not exist`, { cwd });
+    }
+    if (!st.isDirectory()) throw AcpError.invalidParams(`params.cwd ${cwd} is not a directory`, { cwd });
+    if (this.realRoots) {
+      const real = realpathOr(cwd);
+      if (!this.realRoots.some((r) => isWithin(r, real))) {
+        throw AcpError.invalidParams(`params.cwd ${cwd} is outside the session roots (${(this.options.roots ?? []).join(', ')})`, {
+          cwd,
+          roots: [...(this.options.roots ?? [])],
+        });
+      }
+    }
+    return path.resolve(cwd);
+  }
+
+  private checkLimit(raw: number | null | undefined): number {
+    if (raw === undefined || raw === null) return this.options.defaultOutputByteLimit ?? 16 * 1024 * 1024;
+    if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0) {
+      throw AcpError.invalidParams(`params.outputByteLimit must be a non-negative integer or null, got ${JSON.stringify(raw)}`);
+    }
+    return raw;
+  }
+
+  private wire(term: Terminal): void {
+    const { child, info } = term;
+    const decoder = this.options.onOutput ? new StringDecoder('utf8') : undefined;
+    let open = 2;
+    let exit: TerminalExitStatus | undefined;
+    let graceTimer: NodeJS.Timeout | undefined;
+    const done = (): void => {
+      if (!exit || !term.running) return;
+      if (graceTimer) clearTimeout(graceTimer);
+      if (decoder) {
+        const rest = decoder.end();
+        if (rest) this.options.onOutput?.(info.terminalId, rest);
+      }
+      const status = exit;
+      term.finish(status);
+      this.options.onExit?.(info.terminalId, status);
+    };
+    const onData = (chunk: Buffer): void => {
+      term.buffer.append(chunk);
+      if (decoder) {
+        const text = decoder.write(chunk);
+        if (text) this.options.onOutput?.(info.terminalId, text);
+      }
+    };
+    for (const stream of [child.stdout!, child.stderr!]) {
+      stream.on('data', onData);
+      stream.once('close', () => {
+        if (--open === 0) {
+          term.stdioClosed = true;
+          done();
+        }
+      });
+    }
+    child.once('exit', (code, signal) => {
+      exit = { exitCode: code, signal: signal ?? null };
+      // report the exit only after the pipes drained, so the final output is complete; but a
+      // background job that inherited the pipes must not hold the status back forever
+      if (open === 0) done();
+      else {
+        graceTimer = setTimeout(done, 200);
+        graceTimer.unref();
+      }
+    });
+    child.once('error', (e: NodeJS.ErrnoException) => {
+      // spawn failure after the PATH check (e.g. EACCES, ENOEXEC): report it like a shell would
+      term.buffer.append(Buffer.from(`acp-kit: could not start ${info.file}: ${e.code ?? e.message}\n`));
+      exit = { exitCode: e.code === 'ENOENT' ? 127 : 126, signal: null };
+      term.stdioClosed = true;
+      done();
+    });
+  }
+
+  private get(terminalId: unknown, sessionId?: string): Terminal {
+    const term = typeof terminalId === 'string' ? this.terminals.get(terminalId) : undefined;
+    if (!term || (sessionId !== undefined && term.info.sessionId !== undefined && term.info.sessionId !== sessionId)) {
+      throw AcpError.resourceNotFound(`terminal ${String(terminalId)} (unknown or released)`, { terminalId });
+    }
+    return term;
+  }
+
+  /** `terminal/output`: output so far, `truncated`, and `exitStatus` once exited (ACP-V1-TERM-05). */
+  output(terminalId: string, sessionId?: string): TerminalOutputResponse {
+    const term = this.get(terminalId, sessionId);
+    const exited = !term.running;
+    const res: TerminalOutputResponse = { output: term.buffer.read(exited), truncated: term.buffer.truncated };
+    if (term.exitStatus) res.exitStatus = { ...term.exitStatus };
+    return res;
+  }
+
+  /**
+   * `terminal/wait_for_exit`: resolves with `{exitCode, signal}` when the command exits
+   * (ACP-V1-TERM-06). When `signal` aborts it rejects with `AcpError` -32800.
+   */
+  async waitForExit(terminalId: string, signal?: AbortSignal, sessionId?: string): Promise<TerminalExitStatus> {
+    const term = this.get(terminalId, sessionId);
+    if (!signal) return { ...(await term.exited) };
+    if (signal.aborted) throw AcpError.cancelled(`wait for terminal ${terminalId}`);
+    return new Promise<TerminalExitStatus>((resolve, reject) => {
+      const onAbort = (): void => reject(AcpError.cancelled(`wait for terminal ${terminalId}`));
+      signal.addEventListener('abort', onAbort, { once: true });
+      void term.exited.then((s) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve({ ...s });
+      });
+    });
+  }
+
+  /**
+   * `terminal/kill`: stops the command's process group (SIGTERM, SIGKILL after the grace
+   * period) and resolves once it exited. Output and exit status stay available until
+   * {@link release} (ACP-V1-TERM-07). Killing an exited terminal is a no-op.
+   */
+  async kill(terminalId: string, sessionId?: string): Promise<void> {
+    await this.get(terminalId, sessionId).kill();
+  }
+
+  /**
+   * `terminal/release`: invalidates the id at once, then kills the command if it still runs
+   * and resolves when it is gone (ACP-V1-TERM-08).
+   */
+  async release(terminalId: string, sessionId?: string): Promise<void> {
+    const term = this.get(terminalId, sessionId);
+    this.terminals.delete(terminalId);
+    await term.kill();
+  }
+
+  /** Releases every terminal of one session (on `session/close` or when the session ends). */
+  async releaseSession(sessionId: string): Promise<void> {
+    const ids = [...this.terminals.entries()].filter(([, t]) => t.info.sessionId === sessionId).map(([id]) => id);
+    await Promise.all(ids.map((id) => this.release(id)));
+  }
+
+  /** Releases every terminal (client shutdown): resolves when all process groups are gone. */
+  async releaseAll(): Promise<void> {
+    await Promise.all([...this.terminals.keys()].map((id) => this.release(id)));
+  }
+
+  /** Facts about a live (unreleased) terminal, or `undefined`. */
+  info(terminalId: string): TerminalInfo | undefined {
+    const t = this.terminals.get(terminalId);
+    return t ? { ...t.info, args: [...t.info.args] } : undefined;
+  }
+
+  /** Ids of all unreleased terminals. */
+  ids(): string[] {
+    return [...this.terminals.keys()];
+  }
+}
