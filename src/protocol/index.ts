@@ -2,3 +2,4 @@ export * from './model/index.js';
 export * from './errors.js';
 export * from './jsonrpc.js';
 export * from './version.js';
+export * from './validation/index.js';

@@ -1,0 +1,89 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** A JSON Schema document or sub-schema, as parsed JSON. */
+export type JsonSchema = { [key: string]: unknown };
+
+/** Which schema file of a version: `stable` (`schema.json`) or `unstable` (`schema.unstable.json`). */
+export type SchemaFlavor = 'stable' | 'unstable';
+
+const cache = new Map<string, JsonSchema>();
+
+/**
+ * Candidate locations, relative to this module. `src/protocol/validation/` (vitest) and
+ * `dist/protocol/validation/` (built) are both three levels below the package root, where
+ * `npm run build` copies the schemas (`scripts/copy-schemas.mjs`). The SDK copy is a fallback for
+ * a checkout that has not been built yet.
+ */
+function candidates(version: 1 | 2, flavor: SchemaFlavor): URL[] {
+  const file = flavor === 'stable' ? 'schema.json' : 'schema.unstable.json';
+  return [
+    new URL(`../../../schema/v${version}/${file}`, import.meta.url),
+    new URL(`../../../node_modules/@agentclientprotocol/sdk/schema/v${version}/${file}`, import.meta.url),
+  ];
+}
+
+/**
+ * The official ACP JSON schema of a protocol version, parsed once and cached.
+ * Callers must not mutate the returned object.
+ */
+export function loadSchema(version: 1 | 2, flavor: SchemaFlavor = 'stable'): JsonSchema {
+  const key = `${version}:${flavor}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const urls = candidates(version, flavor);
+  for (const url of urls) {
+    const path = fileURLToPath(url);
+    if (!existsSync(path)) continue;
+    const schema = JSON.parse(readFileSync(path, 'utf8')) as JsonSchema;
+    cache.set(key, schema);
+    return schema;
+  }
+  throw new Error(`ACP v${version} ${flavor} schema not found (looked in ${urls.map((u) => fileURLToPath(u)).join(', ')}); run \`npm run build\``);
+}
+
+/** The `$defs` of a schema document. */
+export function defsOf(schema: JsonSchema): Record<string, JsonSchema> {
+  return (schema.$defs ?? {}) as Record<string, JsonSchema>;
+}
+
+/** Where a method's params and result are defined, from the schema's `x-method` / `x-side` annotations. */
+export interface MethodDefs {
+  /** `x-side`: `agent` = handled by the agent (sent by the client); `protocol` = either side. */
+  side: 'agent' | 'client' | 'protocol';
+  kind: 'request' | 'notification';
+  /** `$defs` name of the params (`*Request` or `*Notification`). */
+  params: string;
+  /** `$defs` name of the result (`*Response`); requests only. */
+  result?: string;
+}
+
+/** Method name -> defs, built from the `x-method` annotated `$defs` of a schema document. */
+export function methodTable(schema: JsonSchema): Map<string, MethodDefs> {
+  const table = new Map<string, MethodDefs>();
+  const entry = (method: string, side: MethodDefs['side']): MethodDefs => {
+    let e = table.get(method);
+    if (!e) {
+      e = { side, kind: 'notification', params: '' };
+      table.set(method, e);
+    }
+    return e;
+  };
+  for (const [name, def] of Object.entries(defsOf(schema))) {
+    const method = def['x-method'];
+    const side = def['x-side'];
+    if (typeof method !== 'string' || (side !== 'agent' && side !== 'client' && side !== 'protocol')) continue;
+    if (name.endsWith('Request')) {
+      const e = entry(method, side);
+      e.kind = 'request';
+      e.params = name;
+    } else if (name.endsWith('Notification')) {
+      entry(method, side).params = name;
+    } else if (name.endsWith('Response')) {
+      const e = entry(method, side);
+      e.kind = 'request';
+      e.result = name;
+    }
+  }
+  return table;
+}

@@ -1,0 +1,145 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
+import { joinPath, pickFailure } from './failure.js';
+import { defsOf, loadSchema, methodTable, type JsonSchema, type MethodDefs } from './schema-source.js';
+import { transformSchema } from './transform.js';
+import type { Side, ValidationFailure, WireValidator } from './types.js';
+
+const validators = new Map<1 | 2, WireValidator>();
+
+/**
+ * The validator for a protocol version. Built on first use (schema parse + rewrite, a few ms);
+ * each `$defs` entry is compiled on first use and cached, so steady-state checks cost only the
+ * compiled function.
+ */
+export function getValidator(version: 1 | 2): WireValidator {
+  let v = validators.get(version);
+  if (!v) {
+    if (version !== 1 && version !== 2) throw new RangeError(`no ACP schema for protocol version ${String(version)}`);
+    v = new SchemaValidator(version);
+    validators.set(version, v);
+  }
+  return v;
+}
+
+class SchemaValidator implements WireValidator {
+  readonly version: 1 | 2;
+  private readonly ajv: Ajv2020;
+  /** Each `$defs` entry is its own Ajv schema `${base}/Name`, so compiling one def only compiles what it reaches. */
+  private readonly base: string;
+  private readonly methods: Map<string, MethodDefs>;
+  private readonly defNames: Set<string>;
+  private readonly compiled = new Map<string, ValidateFunction>();
+  /** `sessionUpdate` value -> Ajv key of its branch (registered alone). */
+  private readonly updateBranches = new Map<string, string>();
+  private readonly updateFns = new Map<string, ValidateFunction>();
+
+  constructor(version: 1 | 2) {
+    this.version = version;
+    const raw = loadSchema(version);
+    this.methods = methodTable(raw);
+    this.defNames = new Set(Object.keys(defsOf(raw)));
+    const { schema, unions } = transformSchema(raw);
+    this.base = `https://acp-kit.invalid/schema/v${version}`;
+    // Lenient on input: formats (int64, uri, ...) are not checked; unknown keywords (x-*) ignored.
+    // The official schema is trusted: checking it against the meta-schema would triple start-up.
+    this.ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false, validateSchema: false });
+    // Compiling a pointer into the whole document makes Ajv compile the entire document first
+    // (~0.5 s); one schema per def keeps the first check of a method to a few ms.
+    const split = relocateRefs(schema, this.base) as JsonSchema;
+    for (const [name, def] of Object.entries(defsOf(split))) this.ajv.addSchema(def, this.key(name));
+    const su = unions.get('#/$defs/SessionUpdate');
+    if (!su) throw new Error(`ACP v${version} schema: SessionUpdate is not a tagged union on sessionUpdate`);
+    for (const [tag, pointer] of su.branches) {
+      const key = `${this.key('SessionUpdate')}/${encodeURIComponent(tag)}`;
+      this.ajv.addSchema(resolvePointer(split, pointer), key);
+      this.updateBranches.set(tag, key);
+    }
+  }
+
+  private key(defName: string): string {
+    return `${this.base}/${encodeURIComponent(defName)}`;
+  }
+
+  private compile(key: string): ValidateFunction {
+    let fn = this.compiled.get(key);
+    if (!fn) {
+      fn = this.ajv.getSchema(key);
+      if (!fn) throw new Error(`ACP v${this.version} schema: cannot compile ${key}`);
+      this.compiled.set(key, fn);
+    }
+    return fn;
+  }
+
+  private run(fn: ValidateFunction, value: unknown, at: string): ValidationFailure | null {
+    if (fn(value)) return null;
+    return pickFailure(fn.errors ?? [], at);
+  }
+
+  params(method: string, value: unknown, at = ''): ValidationFailure | null {
+    const m = this.methods.get(method);
+    if (!m || !m.params) return null;
+    return this.run(this.compile(this.key(m.params)), value, at);
+  }
+
+  result(method: string, value: unknown, at = ''): ValidationFailure | null {
+    const m = this.methods.get(method);
+    if (!m || !m.result) return null;
+    return this.run(this.compile(this.key(m.result)), value, at);
+  }
+
+  update(value: unknown, at = ''): ValidationFailure | null | 'unknown' {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      return { path: at, message: 'must be object' };
+    }
+    const tag = (value as { sessionUpdate?: unknown }).sessionUpdate;
+    if (typeof tag !== 'string') {
+      return tag === undefined
+        ? { path: at, message: "must have required property 'sessionUpdate'" }
+        : { path: joinPath(at, 'sessionUpdate'), message: 'must be string' };
+    }
+    let fn = this.updateFns.get(tag);
+    if (!fn) {
+      const key = this.updateBranches.get(tag);
+      if (!key) return 'unknown';
+      fn = this.compile(key);
+      this.updateFns.set(tag, fn);
+    }
+    return this.run(fn, value, at);
+  }
+
+  def(name: string, value: unknown, at = ''): ValidationFailure | null {
+    if (!this.defNames.has(name)) throw new Error(`ACP v${this.version} schema has no $defs/${name}`);
+    return this.run(this.compile(this.key(name)), value, at);
+  }
+
+  knows(method: string): boolean {
+    return this.methods.has(method);
+  }
+
+  sideOf(method: string): Side | 'protocol' | undefined {
+    return this.methods.get(method)?.side;
+  }
+}
+
+/** Deep copy with every `#/$defs/Name` reference made absolute (`${base}/Name`). */
+function relocateRefs(node: unknown, base: string): unknown {
+  if (Array.isArray(node)) return node.map((n) => relocateRefs(n, base));
+  if (typeof node !== 'object' || node === null) return node;
+  const out: JsonSchema = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/') && !v.slice(8).includes('/')) {
+      out[k] = `${base}/${encodeURIComponent(decodeURIComponent(v.slice(8)))}`;
+    } else out[k] = relocateRefs(v, base);
+  }
+  return out;
+}
+
+function resolvePointer(doc: JsonSchema, pointer: string): JsonSchema {
+  let node: unknown = doc;
+  for (const raw of pointer.replace(/^#\//, '').split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node as JsonSchema;
+}
