@@ -1,0 +1,40 @@
+// npm run bench: acp-kit vs the official SDK vs a raw floor, over real stdio pipes between two processes.
+// Each mode's client spawns its agent, runs ROUND_TRIPS sequential requests and one prompt turn that
+// streams UPDATES agent_message_chunk updates, and prints one JSON result line.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ROUND_TRIPS, UPDATES } from './common.mjs';
+
+const here = (f) => fileURLToPath(new URL(f, import.meta.url));
+
+function runClient(script, extraArgs = []) {
+  const r = spawnSync(process.execPath, [here(script), ...extraArgs], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 600_000 });
+  if (r.status !== 0) throw new Error(`${script} failed with status ${r.status}: ${r.stdout}`);
+  const lines = r.stdout.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a');
+
+console.log(`acp-kit bench: ${UPDATES.toLocaleString('en-US')} agent_message_chunk updates (~40 chars, validation on, client applies them to its session state), ${ROUND_TRIPS} sequential round trips, stdio pipes between two processes. node ${process.version}`);
+const results = [];
+for (const [script, label] of [
+  ['acp-kit-client.mjs', 'acp-kit (agent runtime -> client runtime)'],
+  ['sdk-client.mjs', 'official SDK 2.4.0 (v1 API)'],
+  ['raw-client.mjs', 'raw floor (JSON.stringify + write / split + JSON.parse)'],
+]) {
+  const r = runClient(script);
+  r.label = label;
+  results.push(r);
+}
+console.log('');
+console.log('| mode | updates/s | round trip p50 ms | p99 ms | client peak RSS MB | agent peak RSS MB |');
+console.log('|---|---:|---:|---:|---:|---:|');
+for (const r of results) {
+  console.log(`| ${r.label} | ${fmt(r.updatesPerSec)} | ${fmt(r.p50, 3)} | ${fmt(r.p99, 3)} | ${fmt(r.clientRssMb, 1)} | ${fmt(r.agentRssMb, 1)} |`);
+}
+const by = Object.fromEntries(results.map((r) => [r.name, r]));
+if (by['acp-kit'].extra) for (const line of by['acp-kit'].extra) console.log(line);
+console.log('');
+console.log(`acp-kit/sdk throughput: ${(by['acp-kit'].updatesPerSec / by.sdk.updatesPerSec).toFixed(2)}`);
+console.log(`acp-kit/raw throughput: ${(by['acp-kit'].updatesPerSec / by.raw.updatesPerSec).toFixed(2)}`);
