@@ -1,6 +1,8 @@
 import { mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AcpError } from '../src/protocol/errors.js';
 import { TailByteBuffer, TerminalManager } from '../src/client/services/index.js';
@@ -250,6 +252,48 @@ describe('TerminalManager with real processes (ACP-V1-TERM-02..08)', () => {
     await m.waitForExit(terminalId);
     expect(chunks.join('')).toBe('é\n');
     expect(exits).toEqual([[terminalId, { exitCode: 0, signal: null }]]);
+  });
+});
+
+describe('TerminalManager input validation and limits', () => {
+  it('rejects malformed args/env naming the field', () => {
+    const m = manager();
+    expect(acpError(() => m.create({ command: '' })).message).toContain('params.command');
+    expect(acpError(() => m.create({ command: 'echo', args: ['ok', 3 as unknown as string] })).message).toContain('params.args[1]');
+    expect(acpError(() => m.create({ command: 'echo', args: ['a\0b'] })).message).toContain('params.args[0]');
+    expect(acpError(() => m.create({ command: 'echo', env: [{ name: 'A=B', value: 'x' }] })).message).toContain('params.env[0]');
+    expect(acpError(() => m.create({ command: 'echo', env: [{ name: 'A', value: 'x\0' }] })).message).toContain('params.env[0]');
+    expect(m.ids()).toEqual([]);
+  });
+
+  it('refuses more than maxTerminals unreleased terminals', async () => {
+    const m = manager({ maxTerminals: 2 });
+    const a = m.create({ command: 'sleep', args: ['30'] });
+    m.create({ command: 'sleep', args: ['30'] });
+    const e = acpError(() => m.create({ command: 'sleep', args: ['30'] }));
+    expect(e.message).toContain('too many terminals');
+    await m.release(a.terminalId);
+    expect(m.create({ command: 'sleep', args: ['30'] }).terminalId).toMatch(/^term_/);
+  });
+});
+
+describe('client exit leaves no orphans', () => {
+  const dist = path.resolve('dist/client/services/index.js');
+  it.skipIf(!existsSync(dist))('the exit hook kills running terminals and stragglers when the client process exits', () => {
+    // a real client process: starts terminals, prints their pids, exits without releasing
+    const script = `
+      import { TerminalManager } from ${JSON.stringify(dist)};
+      const m = new TerminalManager();
+      const a = m.create({ command: 'sleep', args: ['30'] });
+      const b = m.create({ command: 'sleep 30 & echo $!' });
+      await m.waitForExit(b.terminalId);
+      console.log(JSON.stringify([m.info(a.terminalId).pid, Number(m.output(b.terminalId).output.trim())]));
+      process.exit(0);
+    `;
+    const out = execFileSync(node, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 10_000 });
+    const pids = JSON.parse(out) as number[];
+    expect(pids).toHaveLength(2);
+    return until(() => pids.every((p) => !alive(p)), 3000);
   });
 });
 

@@ -30,6 +30,11 @@ export interface TerminalManagerOptions {
   env?: NodeJS.ProcessEnv;
   /** Output cap when the request sets no `outputByteLimit` (default 16 MiB; protects the client's memory). */
   defaultOutputByteLimit?: number;
+  /**
+   * Maximum unreleased terminals at once (default 64); `terminal/create` beyond it fails with
+   * -32603 naming the limit, so a runaway agent cannot fork without bound.
+   */
+  maxTerminals?: number;
   /** Grace period between SIGTERM and SIGKILL on kill/release (default 2000 ms). */
   killTimeoutMs?: number;
   /**
@@ -136,8 +141,14 @@ class Terminal {
     if (this.exitStatus) return;
     this.exitStatus = status;
     this.info.exitStatus = status;
-    liveGroups.delete(this.child);
+    this.forgetIfGone();
     this.resolveExit(status);
+  }
+
+  /** Stops tracking the group for the exit hook once nothing of it can be running. */
+  forgetIfGone(): void {
+    // a straggler holding the pipes keeps the group tracked, so client exit still kills it
+    if (this.exitStatus && this.stdioClosed) liveGroups.delete(this.child);
   }
 
   get running(): boolean {
@@ -149,6 +160,7 @@ class Terminal {
     if (!this.running) {
       // the leader is gone but something of its group still holds the output pipes open
       if (!this.stdioClosed) signalGroup(this.child, 'SIGKILL');
+      liveGroups.delete(this.child);
       return Promise.resolve();
     }
     this.killing ??= (async () => {
@@ -158,6 +170,7 @@ class Terminal {
       await this.exited;
       clearTimeout(t);
       if (!this.stdioClosed) signalGroup(this.child, 'SIGKILL');
+      liveGroups.delete(this.child);
     })();
     return this.killing;
   }
@@ -208,16 +221,18 @@ export class TerminalManager {
     if (!req || typeof req.command !== 'string' || req.command.trim() === '') {
       throw AcpError.invalidParams('params.command must be a non-empty string');
     }
+    if (req.command.includes('\0')) throw AcpError.invalidParams('params.command must not contain NUL characters');
     const args = req.args ?? [];
-    if (!Array.isArray(args) || args.some((a) => typeof a !== 'string')) {
-      throw AcpError.invalidParams('params.args must be an array of strings');
-    }
+    if (!Array.isArray(args)) throw AcpError.invalidParams('params.args must be an array of strings');
+    args.forEach((a, i) => {
+      if (typeof a !== 'string' || a.includes('\0')) throw AcpError.invalidParams(`params.args[${i}] must be a string without NUL characters`);
+    });
     const envList = req.env ?? [];
     if (!Array.isArray(envList)) throw AcpError.invalidParams('params.env must be an array of {name, value}');
     const env: NodeJS.ProcessEnv = { ...(this.options.env ?? process.env) };
     envList.forEach((v, i) => {
-      if (!v || typeof v.name !== 'string' || v.name === '' || v.name.includes('=') || typeof v.value !== 'string') {
-        throw AcpError.invalidParams(`params.env[${i}] must be {name: non-empty string without "=", value: string}`);
+      if (!v || typeof v.name !== 'string' || v.name === '' || /[=\0]/.test(v.name) || typeof v.value !== 'string' || v.value.includes('\0')) {
+        throw AcpError.invalidParams(`params.env[${i}] must be {name: non-empty string without "=", value: string} without NUL characters`);
       }
       env[v.name] = v.value;
     });
@@ -232,8 +247,21 @@ export class TerminalManager {
       throw AcpError.invalidParams(`params.command: command not found or not executable: ${file}`, { command: file });
     }
 
+    const max = this.options.maxTerminals ?? 64;
+    if (this.terminals.size >= max) {
+      throw AcpError.internal(`too many terminals: ${this.terminals.size} are open (limit ${max}); release finished terminals first (terminal/release)`, {
+        limit: max,
+      });
+    }
+
     const terminalId = `term_${this.idPrefix}_${++this.counter}`;
-    const child = spawn(file, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    let child: ChildProcess;
+    try {
+      child = spawn(file, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    } catch (e) {
+      // synchronous spawn failures are argument problems (e.g. NUL bytes in env values)
+      throw AcpError.invalidParams(`could not start ${file}: ${e instanceof Error ? e.message : String(e)}`, { command: file });
+    }
     installExitHook();
     liveGroups.add(child);
     const info: TerminalInfo = { terminalId, sessionId: req.sessionId, file, args: argv, cwd, pid: child.pid };
@@ -278,6 +306,14 @@ export class TerminalManager {
   private wire(term: Terminal): void {
     const { child, info } = term;
     const decoder = this.options.onOutput ? new StringDecoder('utf8') : undefined;
+    // a throwing UI callback must not crash the client from inside a stream event
+    const emitOutput = (text: string): void => {
+      try {
+        this.options.onOutput?.(info.terminalId, text);
+      } catch {
+        /* ignored */
+      }
+    };
     let open = 2;
     let exit: TerminalExitStatus | undefined;
     let graceTimer: NodeJS.Timeout | undefined;
@@ -286,17 +322,21 @@ export class TerminalManager {
       if (graceTimer) clearTimeout(graceTimer);
       if (decoder) {
         const rest = decoder.end();
-        if (rest) this.options.onOutput?.(info.terminalId, rest);
+        if (rest) emitOutput(rest);
       }
       const status = exit;
       term.finish(status);
-      this.options.onExit?.(info.terminalId, status);
+      try {
+        this.options.onExit?.(info.terminalId, { ...status });
+      } catch {
+        /* ignored */
+      }
     };
     const onData = (chunk: Buffer): void => {
       term.buffer.append(chunk);
       if (decoder) {
         const text = decoder.write(chunk);
-        if (text) this.options.onOutput?.(info.terminalId, text);
+        if (text) emitOutput(text);
       }
     };
     for (const stream of [child.stdout!, child.stderr!]) {
@@ -305,6 +345,7 @@ export class TerminalManager {
         if (--open === 0) {
           term.stdioClosed = true;
           done();
+          term.forgetIfGone();
         }
       });
     }
