@@ -7,8 +7,8 @@ import type { JsonSchema } from './schema-source.js';
  * branch is tried and a failure only says "must match a schema in anyOf". Rewritten:
  *
  * - tagged union -> `allOf: [{ if: { tag = c }, then: branch }, ...]` plus the tag's allowed
- *   values (closed v1 unions) or the `other` fallback (open v2 unions): only the matching branch
- *   runs, and its own error surfaces;
+ *   values (closed v1 unions) or the `other` fallback (open v2 unions), and a `none` branch (tag
+ *   absent or null) when there is one: only the matching branch runs, and its own error surfaces;
  * - union of `const`s (+ optional open fallback) -> `enum` (or the bare type when open);
  * - `anyOf: [X, { type: 'null' }]` -> `if: { type: 'null' }, else: X`.
  *
@@ -96,6 +96,15 @@ function isOpenFallback(branch: JsonSchema, tag: string): boolean {
   return isObject(p) && p.type === 'string' && p.const === undefined && Array.isArray(branch.required) && branch.required.includes(tag);
 }
 
+/** `{ type: object, properties: { tag: { type: 'null' } } }`: the tag absent or null. */
+function isNoneBranch(branch: JsonSchema, tag: string): boolean {
+  const props = branch.properties;
+  if (branch.type !== 'object' || !isObject(props) || Object.keys(props).length !== 1) return false;
+  const p = props[tag];
+  if (!isObject(p) || p.type !== 'null' || Object.keys(p).some((k) => k !== 'type' && k !== 'description')) return false;
+  return Object.keys(branch).every((k) => k === 'type' || k === 'properties' || k === 'title' || k === 'description');
+}
+
 /** Whether the fallback's `not` rules out exactly the tagged values (so it matches only the others). */
 function excludesExactly(fallback: JsonSchema, tag: string, values: string[]): boolean {
   const not = fallback.not as JsonSchema;
@@ -115,11 +124,13 @@ function rewriteTagged(
   for (const tag of Object.keys(first.properties as JsonSchema)) {
     const values: string[] = [];
     let fallback: JsonSchema | undefined;
+    let none: JsonSchema | undefined;
     let ok = true;
     for (const b of branches) {
       const v = tagValue(b, tag);
       if (v !== undefined && !values.includes(v)) values.push(v);
       else if (v === undefined && !fallback && isOpenFallback(b, tag)) fallback = b;
+      else if (v === undefined && !none && isNoneBranch(b, tag)) none = b;
       else {
         ok = false;
         break;
@@ -133,21 +144,23 @@ function rewriteTagged(
     const map = new Map<string, string>();
     let i = 0;
     for (const b of branches) {
-      if (b === fallback) continue;
+      if (b === fallback || b === none) continue;
       const v = tagValue(b, tag) as string;
       cases.push({ if: { required: [tag], properties: { [tag]: { const: v } } }, then: b });
       map.set(v, `${pointer}/allOf/${i}/then`);
       i++;
     }
-    if (fallback) cases.push({ if: { properties: { [tag]: { enum: values } } }, else: fallback });
+    // Absent (and null) tags are the `none` branch's; the fallback only takes other strings.
+    const known: unknown[] = none ? [...values, null] : values;
+    if (fallback) cases.push({ if: { properties: { [tag]: { enum: known } } }, else: fallback });
     unions.set(pointer, { tag, branches: map, open: fallback !== undefined });
-    return {
-      ...annotations,
-      type: 'object',
-      required: [tag],
-      properties: { [tag]: fallback ? { type: 'string' } : { type: 'string', enum: values } },
-      allOf: cases,
-    };
+    const tagSchema: JsonSchema = { type: none ? ['string', 'null'] : 'string' };
+    if (!fallback) tagSchema.enum = known;
+    const out: JsonSchema = { ...annotations, type: 'object' };
+    if (!none) out.required = [tag];
+    out.properties = { [tag]: tagSchema };
+    out.allOf = cases;
+    return out;
   }
   return undefined;
 }
