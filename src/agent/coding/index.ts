@@ -1,0 +1,162 @@
+import type { AvailableCommand, ConfigOption } from '../../protocol/index.js';
+import { AcpError } from '../../protocol/index.js';
+import type { AgentDefinition, AgentSession, Turn, TurnResult } from '../types.js';
+import { DEFAULT_MAX_TURN_REQUESTS, promptText, runTurn } from './engine.js';
+import type { LanguageModel } from './model.js';
+import { createDemoModel, DEMO_HELP } from './models/demo.js';
+import { codingState, type CodingSessionState } from './session-state.js';
+import type { AgentMode, Tool } from './tool.js';
+import { builtinTools } from './tools/index.js';
+
+export * from './model.js';
+export * from './tool.js';
+export * from './sandbox.js';
+export * from './engine.js';
+export * from './session-state.js';
+export { createWorkspaceFs, type WorkspaceFs } from './workspace-fs.js';
+export { createCommandRunner, type CommandRunner, type CommandResult, type CommandOptions } from './terminal.js';
+export { builtinTools } from './tools/index.js';
+export { createDemoModel, parseDemoRequest, DEMO_HELP, type DemoModelOptions } from './models/demo.js';
+
+/** Options of {@link createCodingAgent}. */
+export interface CodingAgentOptions {
+  /** The model (default: the offline demo model). */
+  model?: LanguageModel;
+  /** Cap on model requests per prompt turn (default 25) -> `max_turn_requests`. */
+  maxTurnRequests?: number;
+  /** Output token cap per model request -> `max_tokens` when hit. */
+  maxOutputTokens?: number;
+  /** Tools (default: the built-ins: read_file, list_files, search_text, write_file, edit_file, run_command). */
+  tools?: readonly Tool[];
+  /** Initial permission mode (default `ask`). */
+  mode?: AgentMode;
+  /** Extra instructions appended to the system prompt. */
+  instructions?: string;
+  /** Agent name/version reported at `initialize`. */
+  info?: { name: string; version: string; title?: string };
+}
+
+export const MODES: ReadonlyArray<{ value: AgentMode; name: string; description: string }> = [
+  { value: 'ask', name: 'Ask', description: 'Reads run freely; file writes and commands ask for permission' },
+  { value: 'auto', name: 'Auto', description: 'Everything runs without asking' },
+  { value: 'read-only', name: 'Read-only', description: 'File writes and commands are refused' },
+];
+
+export const COMMANDS: readonly AvailableCommand[] = [
+  { name: 'help', description: 'What this agent can do and how to configure a model', input: null },
+  { name: 'clear', description: 'Forget the conversation so far (the model starts fresh)', input: null },
+  { name: 'mode', description: 'Show or switch the permission mode', input: { hint: 'ask | auto | read-only' } },
+];
+
+function isMode(v: unknown): v is AgentMode {
+  return v === 'ask' || v === 'auto' || v === 'read-only';
+}
+
+function systemPrompt(turn: Turn, state: CodingSessionState, extra?: string): string {
+  const s = turn.session;
+  const roots = [s.cwd, ...s.additionalDirectories];
+  return [
+    'You are a coding agent working in a software project on the user\'s machine, through the tools provided.',
+    `Project root (cwd): ${s.cwd}`,
+    roots.length > 1 ? `Other accessible directories: ${roots.slice(1).join(', ')}` : '',
+    'File tools only work inside these directories; use paths relative to the project root.',
+    `Permission mode: ${state.mode}${state.mode === 'read-only' ? ' (do not try to write files or run commands)' : ''}.`,
+    'Read files before you change them. Prefer edit_file for small changes. Keep answers short and concrete.',
+    'For multi-step tasks, report your plan with update_plan and keep it current.',
+    extra ?? '',
+  ].filter(Boolean).join('\n');
+}
+
+/**
+ * Builds the built-in coding agent: an {@link AgentDefinition} for `serveAgent` /
+ * `runAgentOnStdio`. Config options: `mode` (ask / auto / read-only) and `model` (informational).
+ */
+export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefinition {
+  const model = options.model ?? createDemoModel();
+  const tools = options.tools ?? builtinTools();
+  const maxTurnRequests = options.maxTurnRequests ?? DEFAULT_MAX_TURN_REQUESTS;
+  if (!Number.isInteger(maxTurnRequests) || maxTurnRequests < 1) throw new RangeError(`maxTurnRequests must be a positive integer, got ${maxTurnRequests}`);
+
+  const configOptions = (session: AgentSession): ConfigOption[] => [
+    {
+      type: 'select',
+      configId: 'mode',
+      name: 'Mode',
+      description: 'When the agent asks before changing files or running commands',
+      category: 'mode',
+      currentValue: codingState(session).mode,
+      options: MODES.map((m) => ({ value: m.value, name: m.name, description: m.description })),
+    },
+    {
+      type: 'select',
+      configId: 'model',
+      name: 'Model',
+      description: 'The model this agent was started with (restart the agent to change it)',
+      category: 'model',
+      currentValue: model.id,
+      options: [{ value: model.id, name: model.id }],
+    },
+  ];
+
+  const setMode = (session: AgentSession, value: unknown): void => {
+    if (!isMode(value)) {
+      throw AcpError.invalidParams(`value: expected one of ${MODES.map((m) => `"${m.value}"`).join(', ')} for config option "mode", got ${JSON.stringify(value)}`);
+    }
+    codingState(session).mode = value;
+  };
+
+  return {
+    info: options.info ?? { name: 'acp-kit-coding-agent', version: '0.1.0', title: 'acp-kit coding agent' },
+    capabilities: { prompt: { image: true, embeddedContext: true } },
+    openSession(session) {
+      const state = codingState(session, { mode: options.mode });
+      // a restored session keeps its mode
+      const saved = session.configOptions.find((o) => o.configId === 'mode');
+      if (saved && isMode((saved as { currentValue?: unknown }).currentValue)) state.mode = (saved as { currentValue: AgentMode }).currentValue;
+      return { configOptions: configOptions(session), availableCommands: [...COMMANDS] };
+    },
+    setConfigOption(session, configId, value) {
+      if (configId === 'mode') setMode(session, value);
+      else if (configId === 'model') {
+        if (value !== model.id) throw AcpError.invalidParams(`value: this agent runs model "${model.id}" only; restart it with --model/--model-name to change, got ${JSON.stringify(value)}`);
+      } else throw AcpError.invalidParams(`configId: unknown config option ${JSON.stringify(configId)}; expected "mode" or "model"`);
+      return configOptions(session);
+    },
+    async prompt(turn): Promise<TurnResult> {
+      const text = promptText(turn.prompt).trim();
+      const slash = /^\/(\S+)\s*([\s\S]*)$/.exec(text);
+      if (slash && COMMANDS.some((c) => c.name === slash[1])) return runCommand(turn, slash[1], slash[2].trim());
+      return runTurn(turn, {
+        model,
+        tools,
+        maxTurnRequests,
+        maxOutputTokens: options.maxOutputTokens,
+        system: (t, s) => systemPrompt(t, s, options.instructions),
+      });
+    },
+  };
+
+  async function say(turn: Turn, text: string): Promise<void> {
+    await turn.send({ sessionUpdate: 'agent_message_chunk', messageId: turn.session.newId('msg'), content: { type: 'text', text } });
+  }
+
+  async function runCommand(turn: Turn, name: string, arg: string): Promise<TurnResult> {
+    const state = codingState(turn.session);
+    if (name === 'help') {
+      const tips = model.id === 'demo' ? DEMO_HELP : `Model: ${model.id}. Ask for changes in plain language.`;
+      await say(turn, `${tips}\n\nCommands: ${COMMANDS.map((c) => `/${c.name}`).join(', ')}. Mode: ${state.mode}.`);
+    } else if (name === 'clear') {
+      state.history.length = 0;
+      await say(turn, 'Conversation cleared.');
+    } else if (name === 'mode') {
+      if (arg === '') await say(turn, `Mode: ${state.mode} (${MODES.map((m) => m.value).join(' | ')}).`);
+      else if (!isMode(arg)) await say(turn, `Unknown mode "${arg}". Use one of: ${MODES.map((m) => m.value).join(', ')}.`);
+      else {
+        state.mode = arg;
+        await turn.send({ sessionUpdate: 'config_option_update', configOptions: configOptions(turn.session) });
+        await say(turn, `Mode set to ${arg}.`);
+      }
+    }
+    return 'end_turn';
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * `acp-kit agent`: the built-in coding agent on stdio. stdout carries only ACP messages; logs go
+ * to stderr. The process ends when stdin closes.
+ */
+import { InMemorySessionStore, runAgentOnStdio } from '../../agent/index.js';
+import { JsonlSessionStore } from '../../agent/jsonl-session-store.js';
+import { stderrLogger } from '../../agent/logger.js';
+import { createCodingAgent, type LanguageModel, type AgentMode } from '../../agent/coding/index.js';
+import { createDemoModel } from '../../agent/coding/models/demo.js';
+import { createAnthropicModel, createOpenAICompatibleModel } from '../../agent/coding/models/providers.js';
+import { usageError } from '../errors.js';
+import { packageVersion } from '../program.js';
+
+export type ModelBackend = 'demo' | 'openai' | 'anthropic';
+
+/** Options of {@link runAgentCommand}; omitted values fall back to the environment (see {@link agentCommandOptions}). */
+export interface AgentCommandOptions {
+  model?: ModelBackend;
+  modelName?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  maxTurnRequests?: number;
+  maxOutputTokens?: number;
+  contextWindow?: number;
+  mode?: AgentMode;
+  /** Demo model pause per streamed delta (ms). */
+  demoDelayMs?: number;
+  /** Session store directory; `false` keeps sessions in memory only. Default: `$ACP_KIT_DATA_DIR/sessions` or XDG data dir. */
+  sessionDir?: string | false;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Flags/env the command understands (for the CLI's help and docs). */
+export const agentCommandOptions: ReadonlyArray<{ flag: string; env?: string; description: string }> = [
+  { flag: '--model <demo|openai|anthropic>', env: 'ACP_KIT_MODEL', description: 'model backend (default demo: offline, rule-based, not an AI)' },
+  { flag: '--model-name <name>', env: 'ACP_KIT_MODEL_NAME', description: 'model name (default gpt-4o-mini / claude-sonnet-4-5)' },
+  { flag: '--base-url <url>', env: 'OPENAI_BASE_URL / ANTHROPIC_BASE_URL', description: 'API base URL (default https://api.openai.com/v1 / https://api.anthropic.com/v1)' },
+  { flag: '(env only)', env: 'OPENAI_API_KEY / ANTHROPIC_API_KEY', description: 'API key' },
+  { flag: '--max-turn-requests <n>', env: 'ACP_KIT_MAX_TURN_REQUESTS', description: 'model requests per turn before max_turn_requests (default 25)' },
+  { flag: '--max-output-tokens <n>', env: 'ACP_KIT_MAX_OUTPUT_TOKENS', description: 'output token cap per model request (max_tokens when hit)' },
+  { flag: '--context-window <n>', env: 'ACP_KIT_CONTEXT_WINDOW', description: 'context window for usage_update (default: known models only)' },
+  { flag: '--mode <ask|auto|read-only>', env: 'ACP_KIT_MODE', description: 'initial permission mode (default ask)' },
+  { flag: '(env only)', env: 'ACP_KIT_DEMO_DELAY_MS', description: 'demo model pause per streamed word (default 10)' },
+];
+
+function positiveInt(name: string, v: unknown): number | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  const n = typeof v === 'number' ? v : Number(v);
+  if (!Number.isInteger(n) || n < 1) throw usageError(`${name} must be a positive integer (got ${JSON.stringify(v)})`);
+  return n;
+}
+
+function nonNegativeInt(name: string, v: unknown): number | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  const n = typeof v === 'number' ? v : Number(v);
+  if (!Number.isInteger(n) || n < 0) throw usageError(`${name} must be a non-negative integer (got ${JSON.stringify(v)})`);
+  return n;
+}
+
+/** Builds the model the options and environment ask for. */
+export function resolveModel(opts: AgentCommandOptions, env: NodeJS.ProcessEnv = opts.env ?? process.env): LanguageModel {
+  const backend = opts.model ?? (env.ACP_KIT_MODEL as ModelBackend | undefined) ?? 'demo';
+  const contextWindow = opts.contextWindow ?? positiveInt('ACP_KIT_CONTEXT_WINDOW', env.ACP_KIT_CONTEXT_WINDOW);
+  const modelName = opts.modelName ?? env.ACP_KIT_MODEL_NAME;
+  switch (backend) {
+    case 'demo':
+      return createDemoModel({ delayMs: opts.demoDelayMs ?? nonNegativeInt('ACP_KIT_DEMO_DELAY_MS', env.ACP_KIT_DEMO_DELAY_MS), contextWindow });
+    case 'openai':
+      return createOpenAICompatibleModel({
+        modelName: modelName ?? 'gpt-4o-mini',
+        baseUrl: opts.baseUrl ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
+        apiKey: opts.apiKey ?? env.OPENAI_API_KEY,
+        contextWindow,
+      });
+    case 'anthropic':
+      return createAnthropicModel({
+        modelName: modelName ?? 'claude-sonnet-4-5',
+        baseUrl: opts.baseUrl ?? env.ANTHROPIC_BASE_URL,
+        apiKey: opts.apiKey ?? env.ANTHROPIC_API_KEY,
+        contextWindow,
+      });
+    default:
+      throw usageError(`unknown model backend ${JSON.stringify(backend)}; expected demo, openai or anthropic`);
+  }
+}
+
+/**
+ * Runs the built-in coding agent on stdin/stdout until stdin closes; resolves with the exit code.
+ * Configuration errors are thrown as CLI usage errors before anything is read from stdin.
+ */
+export async function runAgentCommand(opts: AgentCommandOptions): Promise<number> {
+  const env = opts.env ?? process.env;
+  const model = resolveModel(opts, env);
+  const mode = opts.mode ?? (env.ACP_KIT_MODE as AgentMode | undefined);
+  if (mode !== undefined && mode !== 'ask' && mode !== 'auto' && mode !== 'read-only') {
+    throw usageError(`mode must be ask, auto or read-only (got ${JSON.stringify(mode)})`);
+  }
+  const definition = createCodingAgent({
+    model,
+    mode,
+    maxTurnRequests: opts.maxTurnRequests ?? positiveInt('ACP_KIT_MAX_TURN_REQUESTS', env.ACP_KIT_MAX_TURN_REQUESTS),
+    maxOutputTokens: opts.maxOutputTokens ?? positiveInt('ACP_KIT_MAX_OUTPUT_TOKENS', env.ACP_KIT_MAX_OUTPUT_TOKENS),
+    info: { name: 'acp-kit-agent', version: packageVersion(), title: 'acp-kit coding agent' },
+  });
+  const logger = stderrLogger('acp-kit agent');
+  if (model.id.startsWith('openai:') && !(opts.apiKey ?? env.OPENAI_API_KEY)) logger.warn('OPENAI_API_KEY is not set (fine for local servers that need no key)');
+  if (model.id.startsWith('anthropic:') && !(opts.apiKey ?? env.ANTHROPIC_API_KEY)) logger.warn('ANTHROPIC_API_KEY is not set; model requests will fail');
+  const store = opts.sessionDir === false ? new InMemorySessionStore() : new JsonlSessionStore(opts.sessionDir ? { dir: opts.sessionDir } : {});
+  const connection = runAgentOnStdio(definition, { store, logger, exitOnClose: false });
+  await connection.closed;
+  if (store instanceof JsonlSessionStore) store.close();
+  return 0;
+}
