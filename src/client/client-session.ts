@@ -1,0 +1,339 @@
+import { AcpError, ErrorCode } from '../protocol/errors.js';
+import type { AnyContentBlock } from '../protocol/model/content.js';
+import type { AgentCapabilities, ConfigOption, PermissionOutcome, PermissionRequest } from '../protocol/model/session.js';
+import type { StopReason } from '../protocol/model/stop-reason.js';
+import type { AnySessionUpdate, ErrorObject, StateUpdate } from '../protocol/model/update.js';
+import { SessionState } from '../protocol/state/session-state.js';
+import type { StateChangeListener } from '../protocol/state/session-state.js';
+import type { RequestOptions } from '../rpc/peer.js';
+import type { FileSystemSandbox } from './services/fs-sandbox.js';
+import { decidePermission, denyAll, type PermissionPolicy } from './services/permission-policy.js';
+import type { TerminalManager } from './services/terminals.js';
+
+/** How a prompt's foreground work ended. */
+export interface PromptResult {
+  /** From the v1 prompt response or the v2 idle `state_update`; `null` when the agent reported none. */
+  stopReason: StopReason | null;
+  /** The JSON-RPC error object of an `error` stop (v2). */
+  error?: ErrorObject;
+  /** v2: the agent-minted id of the inserted user message (ACP-V2-LIFE-11). */
+  userMessageId?: string;
+}
+
+/** Options of {@link ClientSession.prompt}. */
+export interface PromptOptions {
+  /** Aborting sends `session/cancel` (the prompt then resolves with the agent's `cancelled`). */
+  signal?: AbortSignal;
+}
+
+/** What a session needs from its connection. @internal */
+export interface SessionHost {
+  readonly protocolVersion: 1 | 2;
+  readonly agentCapabilities: AgentCapabilities;
+  readonly defaultPermissionPolicy: PermissionPolicy | undefined;
+  call<R>(neutralMethod: string, params: unknown, options?: RequestOptions): Promise<R>;
+  notify(neutralMethod: string, params: unknown): void;
+  closeSession(sessionId: string): Promise<void>;
+  /** Rejects when the connection ends (with the close error). */
+  readonly closedError: Promise<never>;
+}
+
+const DEFAULT_POLICY = denyAll();
+
+interface IdleWaiter {
+  after: number;
+  resolve(update: StateUpdate): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * One ACP session as the client sees it, the same for v1 and v2: a {@link SessionState} fed
+ * with decoded updates (including the ones that arrived before the setup response), prompt
+ * and cancel, config options and modes.
+ */
+export class ClientSession {
+  /** The version-neutral state of the session (messages, tool calls, plans, foreground...). */
+  readonly state: SessionState;
+  /** The policy answering this session's permission requests (falls back to the connection's). */
+  permissionPolicy: PermissionPolicy | undefined;
+  /** @internal v1 client services, created by the connection on first use */
+  fileSystem: FileSystemSandbox | undefined;
+  /** @internal */
+  terminals: TerminalManager | undefined;
+  private seq = 0;
+  private readonly userSeen = new Map<string, number>();
+  private lastIdle: { seq: number; update: StateUpdate } | undefined;
+  private lastRunningSeq = -1;
+  private idleWaiters: IdleWaiter[] = [];
+  private readonly pendingPermissions = new Set<AbortController>();
+  private v1Prompts = 0;
+  private localUserIds = 0;
+  private closedFlag = false;
+
+  /** @internal use `ClientConnection.newSession` / `loadSession` / `resumeSession` */
+  constructor(
+    private readonly host: SessionHost,
+    readonly sessionId: string,
+    readonly cwd: string,
+    readonly additionalDirectories: readonly string[],
+    permissionPolicy?: PermissionPolicy,
+  ) {
+    this.state = new SessionState(sessionId);
+    this.permissionPolicy = permissionPolicy;
+  }
+
+  /** The protocol version of the connection. */
+  get protocolVersion(): 1 | 2 {
+    return this.host.protocolVersion;
+  }
+
+  /** True after `close()` (or the connection closed it). */
+  get closed(): boolean {
+    return this.closedFlag;
+  }
+
+  /** Subscribes to every applied update (same as `state.onChange`). */
+  onUpdate(listener: StateChangeListener): () => void {
+    return this.state.onChange(listener);
+  }
+
+  /**
+   * Sends a prompt and resolves when the foreground work it started ends.
+   *
+   * v1: the `session/prompt` response ends the turn; the state gets a synthesized `running`
+   * at send time and `idle` + stop reason at the response, so it looks like v2.
+   * v2: the response only means "inserted" (ACP-V2-LIFE-10); this resolves at the first idle
+   * `state_update` after insertion and returns the user message id from the response.
+   * A request error (v2: the message was not inserted) rejects.
+   */
+  async prompt(content: string | AnyContentBlock[], options: PromptOptions = {}): Promise<PromptResult> {
+    if (this.closedFlag) throw new AcpError(ErrorCode.InvalidRequest, `session ${this.sessionId} is closed`);
+    const prompt: AnyContentBlock[] = typeof content === 'string' ? [{ type: 'text', text: content }] : [...content];
+    if (prompt.length === 0) throw AcpError.invalidParams('prompt must contain at least one content block (ACP-V2-LIFE-14)', { path: 'params.prompt' });
+    this.checkPromptCapabilities(prompt);
+    const { signal } = options;
+    if (signal?.aborted) throw AcpError.cancelled('the prompt was aborted before it was sent');
+    const onAbort = (): void => this.cancel();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return this.host.protocolVersion === 1 ? await this.promptV1(prompt) : await this.promptV2(prompt);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async promptV1(prompt: AnyContentBlock[]): Promise<PromptResult> {
+    // v1 agents do not echo the prompt: record it locally so the timeline is complete
+    this.receive({ sessionUpdate: 'user_message', messageId: `_local_user_${++this.localUserIds}`, content: prompt });
+    if (this.v1Prompts++ === 0) this.receive({ sessionUpdate: 'state_update', state: 'running' });
+    let res: { stopReason?: StopReason } | null;
+    try {
+      res = await this.host.call<{ stopReason?: StopReason } | null>('session/prompt', { sessionId: this.sessionId, prompt });
+    } catch (e) {
+      if (--this.v1Prompts === 0) {
+        const error = e instanceof AcpError ? e.toJSON() : { code: ErrorCode.InternalError, message: String((e as Error)?.message ?? e) };
+        this.receive({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'error', error });
+      }
+      throw e;
+    }
+    const stopReason = res?.stopReason ?? null;
+    if (--this.v1Prompts === 0) this.receive({ sessionUpdate: 'state_update', state: 'idle', stopReason });
+    return { stopReason };
+  }
+
+  private async promptV2(prompt: AnyContentBlock[]): Promise<PromptResult> {
+    const sentAt = this.seq;
+    const res = await Promise.race([
+      this.host.call<{ messageId?: string } | null>('session/prompt', { sessionId: this.sessionId, prompt }),
+      this.host.closedError,
+    ]);
+    const userMessageId = typeof res?.messageId === 'string' ? res.messageId : undefined;
+    const idle = this.lastIdle;
+    let done: StateUpdate | undefined;
+    if (idle && this.state.foreground.state === 'idle') {
+      // the whole turn may have finished before the response was read: accept an idle that
+      // followed the echo of our message, or (agents that do not echo) a running/idle pair
+      const seen = userMessageId !== undefined ? this.userSeen.get(userMessageId) : undefined;
+      if (seen !== undefined && idle.seq > seen) done = idle.update;
+      else if (seen === undefined && this.lastRunningSeq > sentAt && idle.seq > this.lastRunningSeq) done = idle.update;
+    }
+    if (!done) done = await this.nextIdle();
+    const out: PromptResult = { stopReason: done.stopReason ?? null };
+    if (done.error) out.error = done.error;
+    if (userMessageId !== undefined) out.userMessageId = userMessageId;
+    return out;
+  }
+
+  /** Resolves with the next idle `state_update` applied to this session. */
+  nextIdle(): Promise<StateUpdate> {
+    if (this.closedFlag) return Promise.reject(new AcpError(ErrorCode.InvalidRequest, `session ${this.sessionId} is closed`));
+    return new Promise<StateUpdate>((resolve, reject) => {
+      this.idleWaiters.push({ after: this.seq, resolve, reject });
+      this.host.closedError.catch(reject);
+    });
+  }
+
+  /**
+   * Cancels the session's foreground work: sends `session/cancel`, answers every pending
+   * permission request of this session `cancelled` (ACP-V1-CANCEL-03, ACP-ALL-PERM-03) and
+   * marks unfinished tool calls cancelled locally (ACP-V1-CANCEL-02); updates that follow
+   * still apply (ACP-V1-CANCEL-08). The prompt resolves with the agent's stop reason.
+   */
+  cancel(): void {
+    if (this.closedFlag) return;
+    this.host.notify('session/cancel', { sessionId: this.sessionId });
+    for (const c of [...this.pendingPermissions]) c.abort();
+    this.state.markUnfinishedToolCallsCancelled();
+  }
+
+  /**
+   * Sets a config option (ACP-ALL-CFG-07: select values must be offered, booleans boolean) and
+   * stores the complete list the agent answers with.
+   */
+  async setConfigOption(configId: string, value: string | boolean): Promise<ConfigOption[]> {
+    const opt = this.state.configOptions.find((o) => o.configId === configId);
+    if (opt?.type === 'select') {
+      const values = selectValues(opt);
+      if (typeof value !== 'string' || !values.includes(value)) {
+        throw AcpError.invalidParams(`value must be one of ${values.map((v) => JSON.stringify(v)).join(', ')} for config option ${JSON.stringify(configId)}`, { path: 'params.value' });
+      }
+    } else if (opt?.type === 'boolean' && typeof value !== 'boolean') {
+      throw AcpError.invalidParams(`value must be a boolean for config option ${JSON.stringify(configId)}`, { path: 'params.value' });
+    }
+    const res = await this.host.call<{ configOptions?: ConfigOption[] } | null>('session/set_config_option', { sessionId: this.sessionId, configId, value });
+    if (Array.isArray(res?.configOptions)) this.receive({ sessionUpdate: 'config_option_update', configOptions: res.configOptions });
+    return this.state.configOptions;
+  }
+
+  /**
+   * Switches the mode: through the `category: "mode"` config option when there is one (v2
+   * always, v1 preferred, ACP-V1-CFG-03), else v1 `session/set_mode`.
+   */
+  async setMode(modeId: string): Promise<void> {
+    const modeOption = this.state.configOptions.find((o) => (o as { category?: unknown }).category === 'mode');
+    if (modeOption) {
+      await this.setConfigOption(modeOption.configId, modeId);
+      return;
+    }
+    if (this.host.protocolVersion === 2) throw new AcpError(ErrorCode.InvalidRequest, 'the agent offers no config option with category "mode" (ACP-V2-CFG-04)');
+    const modes = this.state.modes;
+    if (!modes) throw new AcpError(ErrorCode.InvalidRequest, 'the agent returned no modes for this session');
+    if (!modes.availableModes.some((m) => m.id === modeId)) {
+      throw AcpError.invalidParams(`modeId must be one of ${modes.availableModes.map((m) => JSON.stringify(m.id)).join(', ')} (ACP-V1-MODE-02)`, { path: 'params.modeId' });
+    }
+    await this.host.call('session/set_mode', { sessionId: this.sessionId, modeId });
+    this.receive({ sessionUpdate: 'current_mode_update', currentModeId: modeId });
+  }
+
+  /** v2: asks the agent to cancel one tool call; only while it advertises `capabilities.cancel` (ACP-V2-TOOL-11). */
+  async cancelToolCall(toolCallId: string): Promise<void> {
+    const tc = this.state.toolCalls.get(toolCallId);
+    if (this.host.protocolVersion !== 2 || tc?.capabilities?.cancel == null) {
+      throw new AcpError(ErrorCode.InvalidRequest, `tool call ${JSON.stringify(toolCallId)} does not advertise capabilities.cancel`);
+    }
+    await this.host.call('tool_call/cancel', { sessionId: this.sessionId, toolCallId });
+  }
+
+  /** v2: asks the agent to cancel a display terminal's command (ACP-V2-TERM-13). */
+  async cancelTerminal(terminalId: string): Promise<void> {
+    const t = this.state.terminals.get(terminalId);
+    if (this.host.protocolVersion !== 2 || t?.capabilities?.cancel == null) {
+      throw new AcpError(ErrorCode.InvalidRequest, `terminal ${JSON.stringify(terminalId)} does not advertise capabilities.cancel`);
+    }
+    await this.host.call('terminal/cancel', { sessionId: this.sessionId, terminalId });
+  }
+
+  /** Closes the session (`session/close`). */
+  close(): Promise<void> {
+    return this.host.closeSession(this.sessionId);
+  }
+
+  // ---- connection-facing -------------------------------------------------------------------
+
+  /** @internal applies one decoded update, in arrival order */
+  receive(update: AnySessionUpdate): void {
+    const seq = ++this.seq;
+    const kind = update.sessionUpdate;
+    if (kind === 'user_message' || kind === 'user_message_chunk') {
+      const id = (update as { messageId?: unknown }).messageId;
+      if (typeof id === 'string' && !this.userSeen.has(id)) this.userSeen.set(id, seq);
+    }
+    this.state.apply(update);
+    if (kind === 'state_update') {
+      const su = update as StateUpdate;
+      if (su.state === 'idle') {
+        this.lastIdle = { seq, update: su };
+        if (this.idleWaiters.length > 0) {
+          const ready = this.idleWaiters.filter((w) => w.after < seq);
+          this.idleWaiters = this.idleWaiters.filter((w) => w.after >= seq);
+          for (const w of ready) w.resolve(su);
+        }
+      } else if (su.state === 'running' || su.state === 'requires_action') {
+        this.lastRunningSeq = seq;
+      }
+    }
+  }
+
+  /** @internal a permission request for this session (ACP-V2-PERM-02: the tool call applies first) */
+  async requestPermission(request: PermissionRequest, signal: AbortSignal): Promise<PermissionOutcome> {
+    const subject = request.subject as { type?: unknown; toolCall?: { toolCallId?: unknown } } | null | undefined;
+    let toolCallId: string | undefined;
+    if (subject?.type === 'tool_call' && subject.toolCall && typeof subject.toolCall.toolCallId === 'string') {
+      toolCallId = subject.toolCall.toolCallId;
+      this.receive({ ...subject.toolCall, sessionUpdate: 'tool_call_update' } as AnySessionUpdate);
+    }
+    const own = new AbortController();
+    this.pendingPermissions.add(own);
+    try {
+      const tc = toolCallId !== undefined ? this.state.toolCalls.get(toolCallId) : undefined;
+      const policy = this.permissionPolicy ?? this.host.defaultPermissionPolicy ?? DEFAULT_POLICY;
+      return await decidePermission(policy, request, {
+        signal: AbortSignal.any([signal, own.signal]),
+        ...(tc ? { toolCall: { kind: tc.toolKind, name: tc.name ?? null, title: tc.title ?? null } } : {}),
+      });
+    } finally {
+      this.pendingPermissions.delete(own);
+    }
+  }
+
+  /** Number of permission requests waiting for an answer. */
+  get pendingPermissionCount(): number {
+    return this.pendingPermissions.size;
+  }
+
+  /**
+   * @internal The session ended: closed by the client (a prompt still waiting for its idle ends
+   * `cancelled`, ACP-ALL-CLOSE-01) or lost with the connection (`error`: waiting prompts reject).
+   */
+  markClosed(error?: unknown): void {
+    if (this.closedFlag) return;
+    this.closedFlag = true;
+    for (const c of [...this.pendingPermissions]) c.abort();
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) {
+      if (error !== undefined) w.reject(error);
+      else w.resolve({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'cancelled' });
+    }
+    void this.terminals?.releaseAll();
+  }
+
+  private checkPromptCapabilities(prompt: AnyContentBlock[]): void {
+    const caps = this.host.agentCapabilities.prompt ?? {};
+    prompt.forEach((b, i) => {
+      const need = b.type === 'image' ? 'image' : b.type === 'audio' ? 'audio' : b.type === 'resource' ? 'embeddedContext' : undefined;
+      if (need && !caps[need]) {
+        throw AcpError.invalidParams(`params.prompt[${i}]: the agent does not accept ${b.type} content (prompt capability ${need} not advertised, ACP-ALL-CONT-02)`, { path: `params.prompt[${i}]` });
+      }
+    });
+  }
+}
+
+function selectValues(opt: ConfigOption): string[] {
+  const out: string[] = [];
+  for (const o of ((opt as { options?: unknown[] }).options ?? []) as Array<{ value?: unknown; options?: Array<{ value?: unknown }> }>) {
+    if (typeof o.value === 'string') out.push(o.value);
+    if (Array.isArray(o.options)) for (const g of o.options) if (typeof g.value === 'string') out.push(g.value);
+  }
+  return out;
+}

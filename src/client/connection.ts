@@ -1,0 +1,471 @@
+import { codecFor as builtinCodecFor } from '../protocol/codec/index.js';
+import type { WireCodec } from '../protocol/codec/types.js';
+import { AcpError, ErrorCode } from '../protocol/errors.js';
+import { Methods } from '../protocol/model/methods.js';
+import type {
+  AgentCapabilities, AuthMethod, ClientCapabilities, Implementation, PermissionRequest, SessionInfo,
+} from '../protocol/model/session.js';
+import type {
+  CreateTerminalRequest, InitializeResponse, ListSessionsResponse, NewSessionResponse, ReadTextFileRequest,
+  SessionSetupResult, TerminalRequest, WriteTextFileRequest,
+} from '../protocol/model/methods.js';
+import { spawnAgent, type AgentProcess } from '../rpc/child.js';
+import { ConnectionClosedError, JsonRpcPeer, type RequestContext, type RequestOptions } from '../rpc/peer.js';
+import type { CloseInfo } from '../rpc/transport.js';
+import { ClientSession, type SessionHost } from './client-session.js';
+import { Emitter, type ClientEvents, type ClientProblem } from './events.js';
+import { UnsupportedProtocolVersionError, acceptableVersions, buildInitializeParams } from './initialize.js';
+import type { AgentTarget, ClientOptions, NewSessionOptions, ResumeSessionOptions, RestoreSessionOptions } from './options.js';
+import { FileSystemSandbox, type FileSystemSandboxOptions } from './services/fs-sandbox.js';
+import type { PermissionPolicy } from './services/permission-policy.js';
+import { TerminalManager } from './services/terminals.js';
+import { UpdateRouter } from './update-router.js';
+
+const DEFAULT_CLIENT_INFO: Implementation = { name: 'acp-kit', version: '0.1.0' };
+
+/**
+ * Connects to an agent — spawned from `command` over stdio, or over a given `transport` — and
+ * runs `initialize`. Works with any ACP agent speaking v1 or v2 (see {@link ClientOptions.protocol}).
+ * Rejects (and kills a spawned agent) when initialization fails or the agent answers a version
+ * this client cannot speak (ACP-ALL-INIT-04).
+ */
+export async function connect(options: ClientOptions & AgentTarget): Promise<ClientConnection> {
+  return connectToAgent(options, options);
+}
+
+/** {@link connect} with the target and the options apart. */
+export async function connectToAgent(target: AgentTarget, options: ClientOptions = {}): Promise<ClientConnection> {
+  const emitter = new Emitter<ClientEvents>();
+  let agent: AgentProcess | undefined;
+  let transport = target.transport;
+  if (!transport) {
+    if (typeof target.command !== 'string' || target.command.length === 0) throw new TypeError('connectToAgent needs a command or a transport');
+    agent = spawnAgent(target.command, target.args ?? [], {
+      cwd: target.cwd,
+      env: target.env,
+      stderrLines: options.stderrLines,
+      onStderr: (text) => {
+        options.onStderr?.(text);
+        emitter.emit('stderr', text);
+      },
+    });
+    transport = agent.transport;
+  }
+  const conn = new ClientConnection(transport, agent, options, emitter);
+  try {
+    await conn.initialize();
+  } catch (e) {
+    await conn.close();
+    throw e;
+  }
+  return conn;
+}
+
+/**
+ * A client's connection to one agent, with one version-neutral view of every session.
+ * Create it with {@link connect} / {@link connectToAgent}.
+ */
+export class ClientConnection {
+  private readonly peer: JsonRpcPeer;
+  private readonly codecFor: (v: 1 | 2) => WireCodec;
+  private codec: WireCodec | undefined;
+  private router: UpdateRouter | undefined;
+  private readonly early: unknown[] = [];
+  private version: 1 | 2 | undefined;
+  private init: InitializeResponse | undefined;
+  private readonly clientCaps: ClientCapabilities;
+  private readonly rejectClosed: (e: unknown) => void;
+  private closing: Promise<void> | undefined;
+  /** @internal rejects with the close error when the connection ends */
+  readonly closedError: Promise<never>;
+
+  /** @internal use {@link connect} */
+  constructor(
+    transport: import('../rpc/transport.js').Transport,
+    private readonly agent: AgentProcess | undefined,
+    private readonly options: ClientOptions,
+    private readonly emitter: Emitter<ClientEvents> = new Emitter<ClientEvents>(),
+  ) {
+    this.codecFor = options.codecFor ?? ((v) => builtinCodecFor(v));
+    this.clientCaps = {
+      ...(options.fileSystem ? { fs: { readTextFile: true, writeTextFile: true } } : {}),
+      ...(options.terminals ? { terminal: true } : {}),
+      // the state store applies these, so the agent may send them (ACP-V1-CFG-01, NOTICE-01, COMPACT-01)
+      booleanConfigOptions: true,
+      notices: true,
+      compaction: true,
+      ...(options.capabilitiesMeta ? { _meta: options.capabilitiesMeta } : {}),
+    };
+    let rejectClosed!: (e: unknown) => void;
+    this.closedError = new Promise<never>((_, reject) => (rejectClosed = reject));
+    this.closedError.catch(() => undefined);
+    this.rejectClosed = rejectClosed;
+    if (options.onProblem) emitter.on('problem', options.onProblem);
+    this.peer = new JsonRpcPeer(transport, {
+      // junk on the agent's stdout is reported, never answered or fatal
+      answerParseErrors: false,
+      onProblem: (p) => this.problem({ kind: p.kind, message: p.message, detail: p.detail }),
+      tap: options.tap,
+    });
+    this.peer.onNotification(Methods.sessionUpdate, (params) => this.onUpdate(params));
+    this.peer.onOtherNotification(() => undefined);
+    this.peer.onOtherRequest((method, params, ctx) => this.onRequest(method, params, ctx));
+    void this.peer.closed.then((info) => this.onClosed(info));
+  }
+
+  // ---- negotiated facts ---------------------------------------------------------------------
+
+  /** The protocol version spoken on this connection (ACP-ALL-INIT-05). */
+  get protocolVersion(): 1 | 2 {
+    if (!this.version) throw new AcpError(ErrorCode.InvalidRequest, 'not initialized');
+    return this.version;
+  }
+  /** The agent's `agentInfo` (v1) / `info` (v2). */
+  get agentInfo(): Implementation | null {
+    return this.init?.agentInfo ?? null;
+  }
+  /** What the agent supports, version-neutral (absent = unsupported, ACP-ALL-CAP-01). */
+  get agentCapabilities(): AgentCapabilities {
+    return this.init?.agentCapabilities ?? {};
+  }
+  /** Authentication methods the agent offers. */
+  get authMethods(): AuthMethod[] {
+    return this.init?.authMethods ?? [];
+  }
+  /** The capabilities this client advertised. */
+  get clientCapabilities(): ClientCapabilities {
+    return this.clientCaps;
+  }
+  /** Open sessions by id. */
+  get sessions(): ReadonlyMap<string, ClientSession> {
+    return this.router?.all ?? new Map();
+  }
+  /** The spawned agent process (when connected by command). */
+  get agentProcess(): AgentProcess | undefined {
+    return this.agent;
+  }
+  /** Resolves with the reason once the connection has ended. */
+  get closed(): Promise<CloseInfo> {
+    return this.peer.closed;
+  }
+  get isClosed(): boolean {
+    return this.peer.isClosed;
+  }
+
+  /** Listens to `problem`, `stderr` and `close` events; returns the unsubscribe function. */
+  on<K extends keyof ClientEvents>(event: K, listener: ClientEvents[K]): () => void {
+    return this.emitter.on(event, listener);
+  }
+
+  /** The session with this id, if open. */
+  session(sessionId: string): ClientSession | undefined {
+    return this.router?.all.get(sessionId);
+  }
+
+  // ---- initialize & auth ----------------------------------------------------------------------
+
+  /** @internal run once by {@link connect} */
+  async initialize(): Promise<void> {
+    const choice = this.options.protocol ?? 'auto';
+    if (choice !== 'auto' && choice !== 1 && choice !== 2) throw new TypeError(`protocol must be 'auto', 1 or 2 (got ${String(choice)})`);
+    const info = this.options.clientInfo ?? DEFAULT_CLIENT_INFO;
+    let params = buildInitializeParams(choice, this.codecFor, info, this.clientCaps);
+    let accept = acceptableVersions(choice);
+    let raw: unknown;
+    try {
+      raw = await this.peer.request('initialize', params);
+    } catch (e) {
+      // an agent that cannot serve v2 and says so with -32022 may still speak v1 (ACP-V2-INIT-05)
+      const supported = (e as AcpError)?.code === ErrorCode.UnsupportedVersion ? ((e as AcpError).data as { supported?: unknown })?.supported : undefined;
+      if (choice !== 'auto' || !Array.isArray(supported) || !supported.includes(1)) throw e;
+      params = buildInitializeParams(1, this.codecFor, info, this.clientCaps);
+      accept = [1];
+      raw = await this.peer.request('initialize', params);
+    }
+    const answered = (raw as { protocolVersion?: unknown } | null)?.protocolVersion;
+    if (!accept.includes(answered as 1 | 2)) throw new UnsupportedProtocolVersionError(answered, accept);
+    const version = answered as 1 | 2;
+    const codec = this.codecFor(version);
+    this.init = codec.decodeResult(Methods.initialize, raw) as InitializeResponse;
+    this.codec = codec;
+    this.version = version;
+    this.router = new UpdateRouter(codec, (p) => this.problem(p), this.options.maxBufferedUpdates ?? 100_000);
+    for (const p of this.early.splice(0)) this.router.route(p);
+  }
+
+  /** `authenticate` (v1) / `auth/login` (v2). Terminal methods are never sent (ACP-V1-AUTH-03, ACP-V2-AUTH-06). */
+  async authenticate(methodId: string): Promise<void> {
+    const m = this.authMethods.find((a) => a.methodId === methodId);
+    if (this.version === 2 && this.authMethods.length === 0) throw new AcpError(ErrorCode.InvalidRequest, 'the agent offers no authMethods, so auth/login must not be called (ACP-V2-AUTH-02)');
+    if (m?.type === 'terminal') throw new AcpError(ErrorCode.InvalidRequest, `auth method ${JSON.stringify(methodId)} is a terminal login: run the agent with its args interactively, then reconnect (ACP-ALL-AUTH-02)`);
+    await this.call(Methods.authenticate, { methodId });
+  }
+
+  /** `logout` (v1, only when `auth.logout` is advertised) / `auth/logout` (v2, only with authMethods). */
+  async logout(): Promise<void> {
+    if (this.version === 1 && !this.agentCapabilities.logout) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise auth.logout (ACP-V1-AUTH-02)');
+    if (this.version === 2 && this.authMethods.length === 0) throw new AcpError(ErrorCode.InvalidRequest, 'the agent offers no authMethods, so auth/logout must not be called (ACP-V2-AUTH-02)');
+    await this.call(Methods.logout, {});
+  }
+
+  // ---- sessions -------------------------------------------------------------------------------
+
+  /** `session/new`. Updates the agent sends before its response are kept and applied in order. */
+  async newSession(options: NewSessionOptions): Promise<ClientSession> {
+    const router = this.ready();
+    const params = this.setupParams(options);
+    const res = (await this.call(Methods.sessionNew, params)) as NewSessionResponse;
+    if (!res || typeof res.sessionId !== 'string') throw AcpError.invalidParams('session/new result.sessionId must be a string');
+    const session = this.makeSession(res.sessionId, options);
+    router.claim(res.sessionId, session);
+    session.state.applySetup(res);
+    return session;
+  }
+
+  /** v1 `session/load` (gated by `loadSession`, ACP-V1-LOAD-01): the replay lands in a fresh state. */
+  async loadSession(sessionId: string, options: RestoreSessionOptions): Promise<ClientSession> {
+    const router = this.ready();
+    if (this.version !== 1) throw new AcpError(ErrorCode.MethodNotFound, 'session/load does not exist in ACP v2; use resumeSession(id, { replay: true })');
+    if (!this.agentCapabilities.loadSession) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise loadSession (ACP-V1-LOAD-01)');
+    return this.restore(router, Methods.sessionLoad, sessionId, options, { sessionId, ...this.setupParams(options) });
+  }
+
+  /**
+   * `session/resume`. v2: always available with the session surface; `replay: true` sends
+   * `replayFrom: {type: "start"}`. v1: needs `sessionCapabilities.resume`; `replay: true` uses
+   * `session/load` instead (v1 resume never replays, ACP-V1-RESUME-02).
+   */
+  async resumeSession(sessionId: string, options: ResumeSessionOptions): Promise<ClientSession> {
+    const router = this.ready();
+    if (this.version === 1) {
+      if (options.replay) return this.loadSession(sessionId, options);
+      if (!this.agentCapabilities.session?.resume) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise sessionCapabilities.resume (ACP-V1-RESUME-01)');
+    }
+    const params: Record<string, unknown> = { sessionId, ...this.setupParams(options) };
+    if (options.replay) params.replayFrom = { type: 'start' };
+    return this.restore(router, Methods.sessionResume, sessionId, options, params);
+  }
+
+  private async restore(router: UpdateRouter, method: string, sessionId: string, options: RestoreSessionOptions, params: unknown): Promise<ClientSession> {
+    this.session(sessionId)?.markClosed();
+    // the session exists before the request so the replay streams straight into its state
+    const session = this.makeSession(sessionId, options);
+    router.claim(sessionId, session, true);
+    try {
+      const res = (await this.call(method, params)) as SessionSetupResult | null;
+      if (res) session.state.applySetup(res);
+    } catch (e) {
+      router.release(sessionId, false);
+      session.markClosed();
+      throw e;
+    }
+    return session;
+  }
+
+  /**
+   * `session/list`, following `nextCursor` until it is missing (ACP-ALL-LIST-03; `""` is a valid
+   * cursor). Cursors are opaque (ACP-ALL-LIST-04).
+   */
+  async *listSessions(options: { cwd?: string } = {}): AsyncGenerator<SessionInfo, void, undefined> {
+    this.ready();
+    if (this.version === 1 && !this.agentCapabilities.session?.list) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise sessionCapabilities.list (ACP-V1-LIST-01)');
+    let cursor: string | undefined;
+    const seen = new Set<string>();
+    for (;;) {
+      const params: Record<string, unknown> = {};
+      if (options.cwd !== undefined) params.cwd = options.cwd;
+      if (cursor !== undefined) params.cursor = cursor;
+      const page = (await this.call(Methods.sessionList, params)) as ListSessionsResponse;
+      for (const s of page?.sessions ?? []) yield s;
+      const next = page?.nextCursor;
+      if (next === undefined || next === null) return;
+      if (seen.has(next)) throw new AcpError(ErrorCode.InternalError, `session/list returned cursor ${JSON.stringify(next)} twice; stopping to avoid a loop`);
+      seen.add(next);
+      cursor = next;
+    }
+  }
+
+  /** All pages of {@link listSessions}. */
+  async listAllSessions(options: { cwd?: string } = {}): Promise<SessionInfo[]> {
+    const out: SessionInfo[] = [];
+    for await (const s of this.listSessions(options)) out.push(s);
+    return out;
+  }
+
+  /** `session/close` (v1 gated by `sessionCapabilities.close`); v2 -32002 counts as closed (ACP-ALL-CLOSE-02). */
+  async closeSession(sessionId: string): Promise<void> {
+    const router = this.ready();
+    if (this.version === 1 && !this.agentCapabilities.session?.close) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise sessionCapabilities.close (ACP-V1-CLOSE-01)');
+    try {
+      await this.call(Methods.sessionClose, { sessionId });
+    } catch (e) {
+      if (!(this.version === 2 && (e as AcpError)?.code === ErrorCode.ResourceNotFound)) throw e;
+    }
+    const s = this.session(sessionId);
+    router.release(sessionId);
+    s?.markClosed();
+  }
+
+  /** `session/delete`, only when the agent advertises it (ACP-ALL-DEL-01). */
+  async deleteSession(sessionId: string): Promise<void> {
+    const router = this.ready();
+    if (!this.agentCapabilities.session?.delete) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise session delete (ACP-ALL-DEL-01)');
+    try {
+      await this.call(Methods.sessionDelete, { sessionId });
+    } catch (e) {
+      if (!(this.version === 2 && (e as AcpError)?.code === ErrorCode.ResourceNotFound)) throw e;
+    }
+    const s = this.session(sessionId);
+    router.release(sessionId);
+    s?.markClosed();
+  }
+
+  /** Sends an extension request (`_`-prefixed, ACP-ALL-EXT-04) as is. */
+  extRequest<R = unknown>(method: `_${string}`, params?: unknown, options?: RequestOptions): Promise<R> {
+    return this.peer.request<R>(method, params, options);
+  }
+  /** Sends an extension notification as is. */
+  extNotify(method: `_${string}`, params?: unknown): void {
+    this.peer.notify(method, params);
+  }
+
+  /**
+   * Ends the connection: pending calls reject, sessions close, and a spawned agent's whole
+   * process group is terminated (SIGTERM, then SIGKILL).
+   */
+  close(): Promise<void> {
+    if (!this.closing) {
+      this.closing = (async () => {
+        this.peer.close({ reason: 'closed locally' });
+        await this.agent?.kill();
+      })();
+    }
+    return this.closing;
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  /** @internal neutral request through the codec */
+  async call(method: string, params: unknown, options?: RequestOptions): Promise<unknown> {
+    const codec = this.codec;
+    if (!codec) throw new AcpError(ErrorCode.InvalidRequest, 'not initialized');
+    const wire = codec.wireMethod(method);
+    if (wire === undefined) throw new AcpError(ErrorCode.MethodNotFound, `${method} is not part of ACP v${codec.version}`);
+    const raw = await this.peer.request(wire, codec.encodeParams(method, params), options);
+    return codec.decodeResult(method, raw);
+  }
+
+  private notifyNeutral(method: string, params: unknown): void {
+    const codec = this.codec;
+    if (!codec) return;
+    const wire = codec.wireMethod(method);
+    if (wire !== undefined) this.peer.notify(wire, codec.encodeParams(method, params));
+  }
+
+  private ready(): UpdateRouter {
+    if (this.peer.isClosed) throw new ConnectionClosedError({ reason: 'connection closed' });
+    if (!this.router) throw new AcpError(ErrorCode.InvalidRequest, 'not initialized');
+    return this.router;
+  }
+
+  private setupParams(options: NewSessionOptions): Record<string, unknown> {
+    const params: Record<string, unknown> = { cwd: options.cwd, mcpServers: options.mcpServers ?? [] };
+    if (options.additionalDirectories && options.additionalDirectories.length > 0) {
+      if (!this.agentCapabilities.session?.additionalDirectories) {
+        throw new AcpError(ErrorCode.InvalidRequest, 'the agent does not advertise additionalDirectories support (ACP-ALL-SESS-05)');
+      }
+      params.additionalDirectories = options.additionalDirectories;
+    }
+    if (options._meta) params._meta = options._meta;
+    return params;
+  }
+
+  private makeSession(sessionId: string, options: NewSessionOptions): ClientSession {
+    const host: SessionHost = {
+      protocolVersion: this.protocolVersion,
+      agentCapabilities: this.agentCapabilities,
+      defaultPermissionPolicy: this.options.permissionPolicy,
+      call: <R>(m: string, p: unknown, o?: RequestOptions) => this.call(m, p, o) as Promise<R>,
+      notify: (m, p) => this.notifyNeutral(m, p),
+      closeSession: (id) => this.closeSession(id),
+      closedError: this.closedError,
+    };
+    return new ClientSession(host, sessionId, options.cwd, options.additionalDirectories ?? [], options.permissionPolicy as PermissionPolicy | undefined);
+  }
+
+  private onUpdate(params: unknown): void {
+    if (!this.router) {
+      // before the initialize response was read (agents should not, but keep order anyway)
+      this.early.push(params);
+      return;
+    }
+    this.router.route(params);
+  }
+
+  private async onRequest(wireMethod: string, params: unknown, ctx: RequestContext): Promise<unknown> {
+    const codec = this.codec;
+    if (!codec) throw AcpError.invalidRequest(`${wireMethod} before initialize completed`);
+    const method = codec.neutralMethod(wireMethod);
+    switch (method) {
+      case Methods.requestPermission: {
+        const req = codec.decodeParams(method, params) as PermissionRequest;
+        const session = this.sessionOrThrow(req.sessionId);
+        const outcome = await session.requestPermission(req, ctx.signal);
+        return codec.encodeResult(method, { outcome });
+      }
+      case Methods.fsReadTextFile:
+      case Methods.fsWriteTextFile: {
+        if (codec.version !== 1 || !this.options.fileSystem) throw AcpError.methodNotFound(wireMethod);
+        const req = codec.decodeParams(method, params) as ReadTextFileRequest | WriteTextFileRequest;
+        const session = this.sessionOrThrow(req.sessionId);
+        const fsOpts = typeof this.options.fileSystem === 'object' ? (this.options.fileSystem as FileSystemSandboxOptions) : undefined;
+        session.fileSystem ??= FileSystemSandbox.forSession(session, fsOpts);
+        const result = method === Methods.fsReadTextFile
+          ? await session.fileSystem.readTextFile(req as ReadTextFileRequest)
+          : await session.fileSystem.writeTextFile(req as WriteTextFileRequest);
+        return codec.encodeResult(method, result);
+      }
+      case Methods.terminalCreate:
+      case Methods.terminalOutput:
+      case Methods.terminalWaitForExit:
+      case Methods.terminalKill:
+      case Methods.terminalRelease: {
+        if (codec.version !== 1 || !this.options.terminals) throw AcpError.methodNotFound(wireMethod);
+        const req = codec.decodeParams(method, params) as CreateTerminalRequest & TerminalRequest;
+        const session = this.sessionOrThrow(req.sessionId);
+        const tOpts = typeof this.options.terminals === 'object' ? this.options.terminals : {};
+        session.terminals ??= new TerminalManager({ ...tOpts, roots: [session.cwd, ...session.additionalDirectories] });
+        const tm = session.terminals;
+        let result: unknown;
+        if (method === Methods.terminalCreate) result = tm.create(req);
+        else if (method === Methods.terminalOutput) result = tm.output(req.terminalId, req.sessionId);
+        else if (method === Methods.terminalWaitForExit) result = await tm.waitForExit(req.terminalId, ctx.signal, req.sessionId);
+        else if (method === Methods.terminalKill) result = (await tm.kill(req.terminalId, req.sessionId), {});
+        else result = (await tm.release(req.terminalId, req.sessionId), {});
+        return codec.encodeResult(method, result);
+      }
+      default:
+        throw AcpError.methodNotFound(wireMethod);
+    }
+  }
+
+  private sessionOrThrow(sessionId: unknown): ClientSession {
+    const s = typeof sessionId === 'string' ? this.session(sessionId) : undefined;
+    if (!s) {
+      this.problem({ kind: 'unknown-session', sessionId: typeof sessionId === 'string' ? sessionId : undefined, message: `request for unknown session ${JSON.stringify(sessionId)}` });
+      throw AcpError.sessionNotFound(String(sessionId));
+    }
+    return s;
+  }
+
+  private problem(p: ClientProblem): void {
+    this.emitter.emit('problem', p);
+  }
+
+  private onClosed(info: CloseInfo): void {
+    const err = new ConnectionClosedError(info);
+    this.rejectClosed(err);
+    for (const s of this.router?.all.values() ?? []) s.markClosed(err);
+    this.emitter.emit('close', info);
+  }
+}

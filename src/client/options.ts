@@ -1,0 +1,76 @@
+import type { WireCodec } from '../protocol/codec/types.js';
+import type { Meta } from '../protocol/model/json.js';
+import type { Implementation, McpServer } from '../protocol/model/session.js';
+import type { PeerOptions } from '../rpc/peer.js';
+import type { Transport } from '../rpc/transport.js';
+import type { FileSystemSandboxOptions } from './services/fs-sandbox.js';
+import type { PermissionPolicy } from './services/permission-policy.js';
+import type { TerminalManagerOptions } from './services/terminals.js';
+import type { ClientProblem } from './events.js';
+
+/** How to reach the agent: spawn a command (stdio), or use a ready transport. */
+export type AgentTarget =
+  | { command: string; args?: readonly string[]; cwd?: string; env?: NodeJS.ProcessEnv; transport?: undefined }
+  | { transport: Transport; command?: undefined };
+
+/** Which protocol version to speak. */
+export type ProtocolChoice = 'auto' | 1 | 2;
+
+/** Options of {@link connect} / {@link connectToAgent}. */
+export interface ClientOptions {
+  /**
+   * `auto` (default): one `initialize` asking for v2 that carries the v1 fields too, accepting
+   * whichever of 1 and 2 the agent answers. `1` / `2`: ask for exactly that version and
+   * disconnect if the agent answers anything else.
+   */
+  protocol?: ProtocolChoice;
+  /** Sent as v1 `clientInfo` and v2 `info` (ACP-V1-INIT-01, ACP-V2-INIT-01). */
+  clientInfo?: Implementation;
+  /** Default policy for `session/request_permission` (default: reject, else `cancelled`). */
+  permissionPolicy?: PermissionPolicy;
+  /**
+   * v1 only: serve `fs/read_text_file` / `fs/write_text_file` from a sandbox confined to each
+   * session's roots, and advertise `fs` (ACP-V1-FS-01). `true` = default sandbox options.
+   */
+  fileSystem?: boolean | FileSystemSandboxOptions;
+  /** v1 only: serve `terminal/*` (client-executed commands) and advertise `terminal`. */
+  terminals?: boolean | Omit<TerminalManagerOptions, 'roots'>;
+  /** Extension capabilities, sent in the capabilities' `_meta` (ACP-ALL-CAP-03). */
+  capabilitiesMeta?: Meta;
+  /** Agent stderr (also available as the `stderr` event). */
+  onStderr?: (text: string) => void;
+  /** Protocol problems the connection survived (also the `problem` event). */
+  onProblem?: (problem: ClientProblem) => void;
+  /** Lines of agent stderr kept for crash reports (default 20). */
+  stderrLines?: number;
+  /** Sees every message in wire order (debugging, conformance tests). */
+  tap?: PeerOptions['tap'];
+  /** Codec factory override (tests); default: the built-in v1/v2 codecs. */
+  codecFor?: (version: 1 | 2) => WireCodec;
+  /** Max updates kept per not-yet-known session id before they are dropped (default 100 000). */
+  maxBufferedUpdates?: number;
+}
+
+/** `session/new` parameters. */
+export interface NewSessionOptions {
+  /** absolute (ACP-ALL-SESS-03) */
+  cwd: string;
+  /** absolute; only sent when the agent advertises the capability (ACP-ALL-SESS-05) */
+  additionalDirectories?: string[];
+  mcpServers?: McpServer[];
+  /** Overrides the connection's policy for this session. */
+  permissionPolicy?: PermissionPolicy;
+  _meta?: Meta;
+}
+
+/** `session/load` / `session/resume` parameters. */
+export interface RestoreSessionOptions extends NewSessionOptions {}
+
+/** `session/resume` parameters. */
+export interface ResumeSessionOptions extends RestoreSessionOptions {
+  /**
+   * Replay the history into the session state: v2 `replayFrom: {type: "start"}`; on v1 this
+   * uses `session/load` (the only v1 replay).
+   */
+  replay?: boolean;
+}
