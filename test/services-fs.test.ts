@@ -26,6 +26,8 @@ beforeAll(() => {
   symlinkSync(path.join(root, 'a.txt'), path.join(root, 'inner-link.txt'));
   // a symlink to the root from outside: reads through it are inside after resolution
   symlinkSync(root, path.join(base, 'proj-alias'));
+  symlinkSync(path.join(root, 'loop-b'), path.join(root, 'loop-a'));
+  symlinkSync(path.join(root, 'loop-a'), path.join(root, 'loop-b'));
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
@@ -111,6 +113,18 @@ describe('FileSystemSandbox confinement (ACP-V1-FS-05, ACP-ALL-SESS-04)', () => 
     expect(e.message).toContain('params.line');
     const e2 = await rejection(sb().readTextFile({ path: path.join(root, 'a.txt'), limit: 1.5 }));
     expect(e2.message).toContain('params.limit');
+  });
+
+  it('refuses symlink loops with -32602 instead of hanging', async () => {
+    const e = await rejection(sb().writeTextFile({ path: path.join(root, 'loop-a'), content: 'x' }));
+    expect(e.code).toBe(-32602);
+    expect(e.message).toContain('symbolic links');
+  });
+
+  it('refuses files above maxReadBytes', async () => {
+    const e = await rejection(new FileSystemSandbox([root], { maxReadBytes: 4 }).readTextFile({ path: path.join(root, 'a.txt') }));
+    expect(e.code).toBe(-32602);
+    expect(e.message).toContain('too large');
   });
 
   it('requires at least one absolute root', () => {
