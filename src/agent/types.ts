@@ -53,8 +53,20 @@ export interface AgentSession {
   readonly data: Map<string, unknown>;
   /** Sends (and persists) an update outside a turn, e.g. `available_commands_update`. */
   send(update: SessionUpdate): void;
-  /** Mints an id unique in this session (`prefix-<n>`), e.g. for tool calls and messages. */
+  /**
+   * Mints an id unique in this session, also across agent restarts (`prefix-<n>` in a new session,
+   * `prefix-<epoch>.<n>` once restored), e.g. for tool calls and messages.
+   */
   newId(prefix: string): string;
+  /**
+   * Registers how to cancel a running tool call (v2 `tool_call/cancel`, ACP-V2-TOOL-11). The runtime
+   * answers `{}` after calling `cancel`; the author then sends the final `tool_call_update`. Unknown
+   * ids and calls already reported final (`completed`/`failed`/`cancelled`) get -32602. Returns an
+   * unregister function. Advertise it on the wire with `capabilities: { cancel: {} }` on the call.
+   */
+  onCancelToolCall?(toolCallId: string, cancel: () => void | Promise<void>): () => void;
+  /** Same for an Agent-owned display terminal (v2 `terminal/cancel`); dropped once `exitStatus` is sent. */
+  onCancelTerminal?(terminalId: string, cancel: () => void | Promise<void>): () => void;
 }
 
 /** One prompt turn (v1) / foreground work started by a prompt (v2). */
@@ -89,6 +101,12 @@ export interface AgentDefinition {
   authMethods?: AuthMethod[];
   /** Called for `authenticate` / `auth/login`; throw an `AcpError` to refuse. */
   authenticate?(methodId: string): Promise<void> | void;
+  /** Called for v1 `logout` (advertised only when defined) / v2 `auth/logout`. */
+  logout?(): Promise<void> | void;
+  /** Extension requests (`_`-prefixed methods); without it they get -32601. */
+  extMethod?(method: string, params: unknown): Promise<unknown> | unknown;
+  /** Extension notifications (`_`-prefixed); without it they are ignored (ACP-ALL-EXT-06). */
+  extNotification?(method: string, params: unknown): Promise<void> | void;
   /** Called when a session is created or restored; may return initial config options / commands. */
   openSession?(session: AgentSession): Promise<SessionSetup | void> | SessionSetup | void;
   /** Validates and applies a config option change; returns the complete new list. Throw `AcpError.invalidParams` to reject. */

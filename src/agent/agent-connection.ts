@@ -1,0 +1,521 @@
+import { randomUUID } from 'node:crypto';
+import { isAbsolute } from 'node:path';
+import { codecFor } from '../protocol/codec/index.js';
+import type { WireCodec } from '../protocol/codec/types.js';
+import { AcpError } from '../protocol/errors.js';
+import type {
+  AuthenticateRequest, CancelTerminalRequest, CancelToolCallRequest, InitializeRequest, InitializeResponse, ListSessionsRequest,
+  LoadSessionRequest, NewSessionRequest, PromptRequest, RequestPermissionResponse, ResumeSessionRequest, SessionIdRequest,
+  SessionSetupResult, SetConfigOptionRequest, SetModeRequest,
+} from '../protocol/model/methods.js';
+import { Methods } from '../protocol/model/methods.js';
+import type { AgentCapabilities, ConfigOption, McpServer, PermissionOutcome, PermissionRequest } from '../protocol/model/session.js';
+import type { AnySessionUpdate, SessionUpdate } from '../protocol/model/update.js';
+import { getValidator } from '../protocol/validation/index.js';
+import type { WireValidator } from '../protocol/validation/types.js';
+import { negotiateVersion, SUPPORTED_VERSIONS, type ProtocolVersion } from '../protocol/version.js';
+import { JsonRpcPeer, type PeerOptions, type RequestContext } from '../rpc/peer.js';
+import type { CloseInfo, Transport } from '../rpc/transport.js';
+import { createClientServices } from './client-services.js';
+import { modesOf, restoreValues } from './config-options.js';
+import { stderrLogger, type AgentLogger } from './logger.js';
+import { listPage } from './session-list.js';
+import { SessionRuntime, type SessionHost } from './session-runtime.js';
+import { InMemorySessionStore, isHistoryUpdate, type SessionStore } from './session-store.js';
+import type { AgentDefinition, ClientPeerInfo, ClientServices, PermissionQuestion, SessionSetup } from './types.js';
+
+export interface ServeAgentOptions {
+  /**
+   * Where session histories live. Omitted: a fresh {@link InMemorySessionStore} (load/list/resume
+   * work while the process lives). `null`: no persistence advertised (v1 has no `loadSession`,
+   * list, resume or delete; v2 still serves its baseline list/resume from memory).
+   */
+  store?: SessionStore | null;
+  /** Protocol versions served (default `[1, 2]`). */
+  supportedVersions?: readonly ProtocolVersion[];
+  /** v2 prompts held while a turn runs, per session (default 8); more are refused with -32600. */
+  maxHeldPrompts?: number;
+  /** Validate every outgoing result, request and update against the official schema (dev/test; slower). */
+  validateOutgoing?: boolean;
+  /** Default: stderr. */
+  logger?: AgentLogger;
+  /** How long a cancelled turn may take to return before it is ended anyway (default 5000 ms). */
+  cancelTimeoutMs?: number;
+  /** Passed to the {@link JsonRpcPeer} (e.g. a `tap` for conformance tests). */
+  peer?: Pick<PeerOptions, 'tap' | 'onProblem'>;
+}
+
+/** A served connection. */
+export interface AgentConnection {
+  readonly peer: JsonRpcPeer;
+  /** The negotiated version, once `initialize` succeeded. */
+  readonly protocolVersion: ProtocolVersion | undefined;
+  /** Resolves when the connection has ended and every session of it was closed. */
+  readonly closed: Promise<CloseInfo>;
+  /** Ends the connection (running turns are cancelled). */
+  close(): void;
+}
+
+/**
+ * Serves `definition` as an ACP agent on `transport`, speaking v1 or v2 as the client's
+ * `initialize` negotiates (ACP-ALL-INIT-03). The author writes against the neutral model once;
+ * this runtime owns the protocol: version negotiation, sessions and their durable history,
+ * the per-version prompt lifecycle, cancellation and replay.
+ */
+export function serveAgent(definition: AgentDefinition, transport: Transport, options: ServeAgentOptions = {}): AgentConnection {
+  return new AgentConnectionImpl(definition, transport, options);
+}
+
+const DEFAULT_MAX_HELD = 8;
+const DEFAULT_CANCEL_TIMEOUT = 5000;
+
+class AgentConnectionImpl implements AgentConnection {
+  readonly peer: JsonRpcPeer;
+  readonly closed: Promise<CloseInfo>;
+  private readonly logger: AgentLogger;
+  private readonly store: SessionStore;
+  private readonly durable: boolean;
+  private readonly supported: readonly ProtocolVersion[];
+  private version: ProtocolVersion | undefined;
+  private codec: WireCodec | undefined;
+  private validator: WireValidator | undefined;
+  private client: ClientPeerInfo = { protocolVersion: 2, info: null, capabilities: {} };
+  private otherRequestSeen = false;
+  private readonly sessions = new Map<string, SessionRuntime>();
+  private host: SessionHost | undefined;
+
+  constructor(
+    private readonly definition: AgentDefinition,
+    transport: Transport,
+    private readonly options: ServeAgentOptions,
+  ) {
+    this.logger = options.logger ?? stderrLogger(definition.info?.name);
+    this.durable = options.store !== null;
+    this.store = options.store ?? new InMemorySessionStore();
+    this.supported = options.supportedVersions ?? SUPPORTED_VERSIONS;
+    this.peer = new JsonRpcPeer(transport, {
+      tap: options.peer?.tap,
+      onProblem: (p) => {
+        options.peer?.onProblem?.(p);
+        this.logger.warn(`protocol problem (${p.kind}): ${p.message}`);
+      },
+    });
+    this.peer.onOtherRequest((method, params, ctx) => this.onRequest(method, params, ctx));
+    this.peer.onOtherNotification((method, params) => this.onNotification(method, params));
+    this.closed = this.peer.closed.then(async (info) => {
+      const all = [...this.sessions.values()];
+      this.sessions.clear();
+      await Promise.all(all.map((s) => s.close('the connection ending')));
+      return info;
+    });
+  }
+
+  get protocolVersion(): ProtocolVersion | undefined {
+    return this.version;
+  }
+
+  close(): void {
+    this.peer.close({ reason: 'closed by the agent' });
+  }
+
+  // ---- dispatch -------------------------------------------------------------
+
+  private async onRequest(wireMethod: string, params: unknown, ctx: RequestContext): Promise<unknown> {
+    if (wireMethod === Methods.initialize) return this.initialize(params);
+    const codec = this.codec;
+    if (!codec) throw AcpError.invalidRequest(`"initialize" must complete before any other request (got "${wireMethod}")`);
+    this.otherRequestSeen = true;
+    if (wireMethod.startsWith('_')) {
+      if (!this.definition.extMethod) throw AcpError.methodNotFound(wireMethod);
+      return this.definition.extMethod(wireMethod, params);
+    }
+    const method = codec.neutralMethod(wireMethod);
+    if (codec.wireMethod(method) !== wireMethod || !this.serves(method)) throw AcpError.methodNotFound(wireMethod);
+    const decoded = codec.decodeParams(method, params);
+    const result = await this.handle(method, decoded, ctx);
+    const wire = codec.encodeResult(method, result);
+    this.checkOutgoing('result', wireMethod, wire);
+    return wire;
+  }
+
+  /** Methods this agent handles on the negotiated version (capability-gated ones only when advertised). */
+  private serves(method: string): boolean {
+    const v1 = this.version === 1;
+    const hasAuth = (this.definition.authMethods?.length ?? 0) > 0;
+    switch (method) {
+      case Methods.authenticate:
+        return hasAuth;
+      case Methods.logout:
+        return v1 ? !!this.definition.logout : hasAuth;
+      case Methods.sessionLoad:
+        return v1 && this.durable;
+      case Methods.sessionList:
+      case Methods.sessionResume:
+        return !v1 || this.durable;
+      case Methods.sessionDelete:
+        return this.durable;
+      case Methods.sessionNew:
+      case Methods.sessionClose:
+      case Methods.sessionPrompt:
+      case Methods.sessionSetConfigOption:
+        return true;
+      case Methods.sessionSetMode:
+        return v1;
+      case Methods.toolCallCancel:
+      case Methods.terminalCancel:
+        return !v1;
+      default:
+        return false;
+    }
+  }
+
+  private handle(method: string, p: unknown, ctx: RequestContext): Promise<unknown> | unknown {
+    switch (method) {
+      case Methods.authenticate:
+        return this.authenticate(p as AuthenticateRequest);
+      case Methods.logout:
+        return Promise.resolve(this.definition.logout?.()).then(() => ({}));
+      case Methods.sessionNew:
+        return this.newSession(p as NewSessionRequest);
+      case Methods.sessionLoad:
+        return this.restore(p as LoadSessionRequest, 'load');
+      case Methods.sessionResume:
+        return this.restore(p as ResumeSessionRequest, 'resume');
+      case Methods.sessionList:
+        return this.store.list().then((all) => listPage(all, (p as ListSessionsRequest).cwd, (p as ListSessionsRequest).cursor));
+      case Methods.sessionClose:
+        return this.closeSession(p as SessionIdRequest);
+      case Methods.sessionDelete:
+        return this.deleteSession(p as SessionIdRequest);
+      case Methods.sessionSetConfigOption: {
+        const r = p as SetConfigOptionRequest;
+        return this.session(r.sessionId)
+          .setConfigOption(r.configId, r.value)
+          .then((list) => ({ configOptions: this.visibleConfig(list) }));
+      }
+      case Methods.sessionSetMode: {
+        const r = p as SetModeRequest;
+        return this.session(r.sessionId)
+          .setMode(r.modeId)
+          .then(() => ({}));
+      }
+      case Methods.sessionPrompt:
+        return this.prompt(p as PromptRequest, ctx);
+      case Methods.toolCallCancel: {
+        const r = p as CancelToolCallRequest;
+        return this.session(r.sessionId)
+          .cancelEntity('tool_call', r.toolCallId)
+          .then(() => ({}));
+      }
+      case Methods.terminalCancel: {
+        const r = p as CancelTerminalRequest;
+        return this.session(r.sessionId)
+          .cancelEntity('terminal', r.terminalId)
+          .then(() => ({}));
+      }
+    }
+    throw AcpError.methodNotFound(method);
+  }
+
+  private async onNotification(wireMethod: string, params: unknown): Promise<void> {
+    const codec = this.codec;
+    if (!codec) return; // ignored before initialize (like the official router)
+    if (wireMethod.startsWith('_')) {
+      await this.definition.extNotification?.(wireMethod, params);
+      return;
+    }
+    if (codec.neutralMethod(wireMethod) !== Methods.sessionCancel) return;
+    let p: SessionIdRequest;
+    try {
+      p = codec.decodeParams(Methods.sessionCancel, params) as SessionIdRequest;
+    } catch (e) {
+      this.logger.warn(`ignored malformed session/cancel: ${(e as Error).message}`);
+      return;
+    }
+    const s = this.sessions.get(p.sessionId);
+    if (s) s.cancel('session/cancel');
+    else this.logger.debug(`session/cancel for unknown session ${p.sessionId} ignored`);
+  }
+
+  // ---- initialize / auth ------------------------------------------------------
+
+  private initialize(params: unknown): unknown {
+    if (this.otherRequestSeen) throw AcpError.invalidRequest('"initialize" may only be repeated before any other request');
+    if (params === null || typeof params !== 'object' || Array.isArray(params)) throw AcpError.invalidParams('params must be an object with "protocolVersion"', { path: 'params' });
+    const requested = (params as { protocolVersion?: unknown }).protocolVersion;
+    const version = negotiateVersion(requested, this.supported) as ProtocolVersion;
+    const codec = codecFor(version);
+    // read the params in the shape the client sent them (a v2 client answered with v1 still sent v2 params)
+    const sentShape: ProtocolVersion = (requested as number) >= 2 ? 2 : 1;
+    let req: InitializeRequest;
+    try {
+      req = codecFor(sentShape).decodeParams(Methods.initialize, params) as InitializeRequest;
+    } catch (e) {
+      // a newer-than-known client: lenient, like the official router
+      if ((requested as number) <= 2) throw e;
+      req = { protocolVersion: requested as number, clientCapabilities: {} };
+    }
+    this.version = version;
+    this.codec = codec;
+    this.validator = this.options.validateOutgoing ? getValidator(version) : undefined;
+    this.client = { protocolVersion: version, info: req.clientInfo ?? null, capabilities: req.clientCapabilities ?? {} };
+    this.host = this.makeHost(codec);
+    const res: InitializeResponse = {
+      protocolVersion: version,
+      agentInfo: this.definition.info,
+      agentCapabilities: this.capabilities(),
+      authMethods: (this.definition.authMethods ?? []).filter((m) => m.type !== 'terminal' || !!this.client.capabilities.authTerminal),
+    };
+    const wire = codec.encodeResult(Methods.initialize, res);
+    this.checkOutgoing('result', Methods.initialize, wire);
+    return wire;
+  }
+
+  private capabilities(): AgentCapabilities {
+    const c = this.definition.capabilities ?? {};
+    const caps: AgentCapabilities = {
+      loadSession: this.durable,
+      session: {
+        list: this.durable || this.version === 2,
+        resume: this.durable || this.version === 2,
+        close: true,
+        delete: this.durable,
+        additionalDirectories: true,
+      },
+      logout: !!this.definition.logout,
+    };
+    if (c.prompt) caps.prompt = c.prompt;
+    if (c.mcp) caps.mcp = c.mcp;
+    if (c._meta) caps._meta = c._meta;
+    return caps;
+  }
+
+  private async authenticate(p: AuthenticateRequest): Promise<object> {
+    const method = (this.definition.authMethods ?? []).find((m) => m.methodId === p.methodId);
+    if (!method) {
+      throw AcpError.invalidParams(`params.methodId: ${JSON.stringify(p.methodId)} is not one of the advertised auth methods (${(this.definition.authMethods ?? []).map((m) => m.methodId).join(', ')})`, {
+        path: 'params.methodId',
+      });
+    }
+    if (method.type === 'terminal') {
+      throw AcpError.invalidParams(`params.methodId: ${JSON.stringify(p.methodId)} is a terminal login method; run it in a terminal instead (ACP-V1-AUTH-03)`, { path: 'params.methodId' });
+    }
+    await this.definition.authenticate?.(p.methodId);
+    return {};
+  }
+
+  // ---- sessions ---------------------------------------------------------------
+
+  private session(sessionId: string): SessionRuntime {
+    const s = this.sessions.get(sessionId);
+    if (!s) throw AcpError.sessionNotFound(sessionId);
+    return s;
+  }
+
+  private async newSession(p: NewSessionRequest): Promise<object> {
+    checkRoots(p.cwd, p.additionalDirectories);
+    this.checkMcp(p.mcpServers ?? []);
+    const sessionId = `sess_${randomUUID().replace(/-/g, '')}`;
+    const additionalDirectories = [...(p.additionalDirectories ?? [])];
+    this.store.create({ sessionId, cwd: p.cwd, additionalDirectories, createdAt: new Date().toISOString(), title: null });
+    const s = new SessionRuntime(this.host!, { sessionId, cwd: p.cwd, additionalDirectories, mcpServers: p.mcpServers ?? [], restored: false });
+    let setup: SessionSetup | void;
+    try {
+      setup = await this.definition.openSession?.(s);
+    } catch (e) {
+      await this.store.delete(sessionId).catch(() => undefined);
+      throw e;
+    }
+    s.configOptions = [...(setup?.configOptions ?? [])];
+    this.sessions.set(sessionId, s);
+    return { sessionId, ...this.setupResult(s, setup) };
+  }
+
+  /** v1 `session/load` (full replay, ACP-V1-LOAD-02/03) and `session/resume` (v1 none; v2 per `replayFrom`). */
+  private async restore(p: LoadSessionRequest | ResumeSessionRequest, kind: 'load' | 'resume'): Promise<object> {
+    checkRoots(p.cwd, p.additionalDirectories);
+    this.checkMcp(p.mcpServers ?? []);
+    let replay = kind === 'load';
+    if (kind === 'resume' && this.version === 2) {
+      const from = (p as ResumeSessionRequest).replayFrom;
+      if (from != null) {
+        if (typeof from !== 'object' || from.type !== 'start') {
+          throw AcpError.invalidParams(`params.replayFrom.type: unsupported replay cursor ${JSON.stringify((from as { type?: unknown })?.type)} (this agent supports "start")`, {
+            path: 'params.replayFrom.type',
+          });
+        }
+        replay = true;
+      }
+    }
+    const stored = await this.store.load(p.sessionId);
+    if (!stored) throw AcpError.sessionNotFound(p.sessionId);
+    const existing = this.sessions.get(p.sessionId);
+    if (existing) {
+      this.sessions.delete(p.sessionId);
+      await existing.close('reopening the session');
+    }
+    const additionalDirectories = [...(p.additionalDirectories ?? [])];
+    const s = new SessionRuntime(this.host!, { sessionId: p.sessionId, cwd: p.cwd, additionalDirectories, mcpServers: p.mcpServers ?? [], restored: true });
+    const setup = await this.definition.openSession?.(s);
+    s.configOptions = restoreValues(setup?.configOptions ?? [], stored.meta.configValues);
+    let n = 0;
+    for (const u of stored.updates) {
+      if (!isHistoryUpdate(u)) continue;
+      if (replay) {
+        // re-encoded for this connection's version: a v2-recorded session replays to v1 and back
+        s.sendLive(u);
+        if (++n % 256 === 0) await this.peer.whenWritable();
+      } else {
+        s.prime(u);
+      }
+    }
+    if (this.version === 2) s.sendLive(s.stateSnapshot());
+    this.sessions.set(p.sessionId, s);
+    return this.setupResult(s, setup);
+  }
+
+  private setupResult(s: SessionRuntime, setup: SessionSetup | void): SessionSetupResult {
+    const res: SessionSetupResult = {};
+    const config = this.visibleConfig(s.configOptions);
+    const commands = setup?.availableCommands;
+    if (this.version === 2) {
+      res.configOptions = config;
+      if (commands) res.availableCommands = commands;
+    } else {
+      if (config.length > 0) res.configOptions = config;
+      const modes = modesOf(s.configOptions);
+      if (modes) res.modes = modes;
+      // v1 has no `availableCommands` in results: an update right after the response (ACP-ALL-CMD-01)
+      if (commands) setImmediate(() => s.sendLive({ sessionUpdate: 'available_commands_update', availableCommands: commands }));
+    }
+    return res;
+  }
+
+  /** v1 clients see boolean options only when they advertised them (ACP-V1-CFG-01). */
+  private visibleConfig(list: readonly ConfigOption[]): ConfigOption[] {
+    if (this.version === 2 || this.client.capabilities.booleanConfigOptions) return [...list];
+    return list.filter((o) => o.type !== 'boolean');
+  }
+
+  private async closeSession(p: SessionIdRequest): Promise<object> {
+    const s = this.sessions.get(p.sessionId);
+    if (!s) {
+      // v2: closing an unknown or inactive session succeeds (ACP-ALL-CLOSE-02)
+      if (this.version === 2) return {};
+      throw AcpError.sessionNotFound(p.sessionId);
+    }
+    this.sessions.delete(p.sessionId);
+    await s.close('session/close');
+    return {};
+  }
+
+  private async deleteSession(p: SessionIdRequest): Promise<object> {
+    const s = this.sessions.get(p.sessionId);
+    if (s) {
+      this.sessions.delete(p.sessionId);
+      await s.close('session/delete');
+    }
+    await this.store.delete(p.sessionId);
+    return {};
+  }
+
+  private async prompt(p: PromptRequest, ctx: RequestContext): Promise<object> {
+    const s = this.session(p.sessionId);
+    if (!Array.isArray(p.prompt) || (this.version === 2 && p.prompt.length === 0)) {
+      throw AcpError.invalidParams('params.prompt: must contain at least one content block (ACP-V2-LIFE-14)', { path: 'params.prompt' });
+    }
+    return s.prompt(p.prompt, ctx.signal);
+  }
+
+  private checkMcp(servers: readonly McpServer[]): void {
+    const mcp = this.definition.capabilities?.mcp ?? {};
+    servers.forEach((server, i) => {
+      const type = (server as { type?: string }).type ?? 'stdio';
+      const ok = type === 'stdio' ? this.version === 1 || !!mcp.stdio : type === 'http' ? !!mcp.http : type === 'sse' ? this.version === 1 && !!mcp.sse : false;
+      if (!ok) {
+        throw AcpError.invalidParams(`params.mcpServers[${i}].type: this agent does not support ${JSON.stringify(type)} MCP servers (ACP-V2-SESS-03)`, {
+          path: `params.mcpServers[${i}].type`,
+        });
+      }
+    });
+  }
+
+  // ---- wire helpers -----------------------------------------------------------
+
+  private makeHost(codec: WireCodec): SessionHost {
+    const conn = this;
+    return {
+      version: this.version!,
+      codec,
+      definition: this.definition,
+      store: this.store,
+      logger: this.logger,
+      client: this.client,
+      maxHeldPrompts: this.options.maxHeldPrompts ?? DEFAULT_MAX_HELD,
+      cancelTimeoutMs: this.options.cancelTimeoutMs ?? DEFAULT_CANCEL_TIMEOUT,
+      sendUpdate: (s, update) => conn.sendUpdate(s, update),
+      askPermission: (s, q, signal) => conn.askPermission(codec, s, q, signal),
+      whenWritable: () => conn.peer.whenWritable(),
+      clientServices: (sessionId) => conn.clientServices(codec, sessionId),
+    };
+  }
+
+  private sendUpdate(s: SessionRuntime, update: AnySessionUpdate): void {
+    // v1 derives the foreground state from the open prompt request
+    if (this.version === 1 && update.sessionUpdate === 'state_update') return;
+    for (const wire of s.encoder.encode(update as SessionUpdate)) {
+      this.checkOutgoing('update', Methods.sessionUpdate, wire);
+      this.peer.notify(Methods.sessionUpdate, { sessionId: s.sessionId, update: wire });
+    }
+  }
+
+  private async askPermission(codec: WireCodec, s: SessionRuntime, q: PermissionQuestion, signal: AbortSignal): Promise<PermissionOutcome> {
+    const req: PermissionRequest = { sessionId: s.sessionId, title: q.title, options: q.options };
+    if (q.description != null) req.description = q.description;
+    if (q.subject != null) req.subject = q.subject;
+    const res = await this.requestClient(codec, Methods.requestPermission, req, signal);
+    return (res as RequestPermissionResponse).outcome;
+  }
+
+  private async requestClient(codec: WireCodec, method: string, params: object, signal?: AbortSignal): Promise<unknown> {
+    const wireMethod = codec.wireMethod(method);
+    if (!wireMethod) throw AcpError.methodNotFound(`${method} (not part of protocol v${this.version})`);
+    const wire = codec.encodeParams(method, params);
+    this.checkOutgoing('params', wireMethod, wire);
+    const result = await this.peer.request(wireMethod, wire, { signal, onAbort: 'reject' });
+    return codec.decodeResult(method, result);
+  }
+
+  private clientServices(codec: WireCodec, sessionId: string): ClientServices {
+    return createClientServices(this.version!, this.client.capabilities, sessionId, (method, params, signal) => this.requestClient(codec, method, params, signal));
+  }
+
+  /** `validateOutgoing`: a message that breaks the schema is a bug in this agent; fail loudly. */
+  private checkOutgoing(kind: 'result' | 'params' | 'update', method: string, wire: unknown): void {
+    const v = this.validator;
+    if (!v) return;
+    const failure = kind === 'result' ? v.result(method, wire) : kind === 'params' ? v.params(method, wire) : v.update(wire);
+    if (failure && failure !== 'unknown') {
+      const what = kind === 'update' ? 'session/update update' : `${method} ${kind}`;
+      const msg = `outgoing ${what} violates the v${this.version} schema at ${failure.path}: ${failure.message}`;
+      this.logger.error(msg);
+      throw AcpError.internal(msg, { path: failure.path });
+    }
+  }
+}
+
+/** `cwd` absolute (ACP-ALL-SESS-03); `additionalDirectories` non-empty absolute strings (ACP-ALL-SESS-07). */
+function checkRoots(cwd: unknown, dirs: unknown): void {
+  if (typeof cwd !== 'string' || !isAbsolute(cwd)) {
+    throw AcpError.invalidParams(`params.cwd: must be an absolute path (got ${JSON.stringify(cwd)})`, { path: 'params.cwd' });
+  }
+  if (dirs === undefined || dirs === null) return;
+  if (!Array.isArray(dirs)) throw AcpError.invalidParams('params.additionalDirectories: must be an array of absolute paths', { path: 'params.additionalDirectories' });
+  dirs.forEach((d, i) => {
+    if (typeof d !== 'string' || d.length === 0 || !isAbsolute(d)) {
+      throw AcpError.invalidParams(`params.additionalDirectories[${i}]: must be a non-empty absolute path (got ${JSON.stringify(d)})`, {
+        path: `params.additionalDirectories[${i}]`,
+      });
+    }
+  });
+}

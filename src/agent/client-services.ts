@@ -1,0 +1,56 @@
+import type { ClientCapabilities } from '../protocol/model/session.js';
+import { Methods, type CreateTerminalResponse, type ReadTextFileResponse, type TerminalExitStatus, type TerminalOutputResponse } from '../protocol/model/methods.js';
+import type { ClientServices, ClientTerminal } from './types.js';
+
+/** Sends one request to the client in the connection's wire format; resolves with the decoded result. */
+export type ClientRequester = (method: string, params: object, signal?: AbortSignal) => Promise<unknown>;
+
+/**
+ * The v1 client services of one session: `fs/*` and `terminal/*` requests, each present only
+ * when the client advertised it (ACP-V1-FS-01/02, ACP-V1-TERM-01). v2 has none (empty object).
+ */
+export function createClientServices(
+  version: 1 | 2,
+  caps: ClientCapabilities,
+  sessionId: string,
+  request: ClientRequester,
+): ClientServices {
+  const services: ClientServices = {};
+  if (version !== 1) return services;
+  if (caps.fs?.readTextFile === true) {
+    services.readTextFile = async (path, options) => {
+      const params: Record<string, unknown> = { sessionId, path };
+      if (options?.line != null) params.line = options.line;
+      if (options?.limit != null) params.limit = options.limit;
+      const r = (await request(Methods.fsReadTextFile, params, options?.signal)) as ReadTextFileResponse;
+      return r.content;
+    };
+  }
+  if (caps.fs?.writeTextFile === true) {
+    services.writeTextFile = async (path, content, options) => {
+      await request(Methods.fsWriteTextFile, { sessionId, path, content }, options?.signal);
+    };
+  }
+  if (caps.terminal === true) {
+    services.createTerminal = async (req, options) => {
+      const r = (await request(Methods.terminalCreate, { ...req, sessionId }, options?.signal)) as CreateTerminalResponse;
+      return clientTerminal(sessionId, r.terminalId, request);
+    };
+  }
+  return services;
+}
+
+function clientTerminal(sessionId: string, terminalId: string, request: ClientRequester): ClientTerminal {
+  const p = { sessionId, terminalId };
+  return {
+    terminalId,
+    output: async () => (await request(Methods.terminalOutput, p)) as TerminalOutputResponse,
+    waitForExit: async (signal) => (await request(Methods.terminalWaitForExit, p, signal)) as TerminalExitStatus,
+    kill: async () => {
+      await request(Methods.terminalKill, p);
+    },
+    release: async () => {
+      await request(Methods.terminalRelease, p);
+    },
+  };
+}

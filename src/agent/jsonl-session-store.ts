@@ -1,0 +1,213 @@
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync, fstatSync, readSync } from 'node:fs';
+import { readdir, readFile, stat, unlink } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { AnySessionUpdate } from '../protocol/model/update.js';
+import { applyInfo, type ConfigValues, type SessionStore, type StoredSession, type StoredSessionMeta } from './session-store.js';
+
+/** The first line of a session file. */
+interface HeaderLine extends StoredSessionMeta {
+  acpKitSession: 1;
+}
+/** A non-update record line (updates are recognised by their `sessionUpdate` string). */
+interface ConfigLine {
+  record: 'config';
+  values: ConfigValues;
+}
+
+/**
+ * Where sessions live by default: `$ACP_KIT_DATA_DIR/sessions`, else
+ * `$XDG_DATA_HOME/acp-kit/sessions`, else `~/.local/share/acp-kit/sessions`.
+ */
+export function defaultSessionDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.ACP_KIT_DATA_DIR) return join(env.ACP_KIT_DATA_DIR, 'sessions');
+  const xdg = env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
+  return join(xdg, 'acp-kit', 'sessions');
+}
+
+/** Ids the runtime mints look like this; anything else cannot name a file here (no path tricks). */
+const SAFE_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/;
+
+/**
+ * One append-only JSONL file per session: a header line (sessionId, cwd, additionalDirectories,
+ * createdAt, title), then one neutral update per line, plus `{"record":"config"}` lines for config
+ * values. Every append is a synchronous `write(2)` on an open descriptor, so an update is in the
+ * kernel before the runtime sends it: a SIGKILLed agent loses nothing its client saw. A torn last
+ * line (a write cut by a crash) is ignored on load and fenced off with a newline before appending.
+ */
+export class JsonlSessionStore implements SessionStore {
+  readonly dir: string;
+  private readonly fds = new Map<string, number>();
+
+  constructor(options: { dir?: string } = {}) {
+    this.dir = options.dir ?? defaultSessionDir();
+  }
+
+  private file(sessionId: string): string | undefined {
+    return SAFE_ID.test(sessionId) ? join(this.dir, `${sessionId}.jsonl`) : undefined;
+  }
+
+  private fd(sessionId: string): number | undefined {
+    let fd = this.fds.get(sessionId);
+    if (fd !== undefined) return fd;
+    const file = this.file(sessionId);
+    if (!file) return undefined;
+    try {
+      fd = openSync(file, 'r+');
+    } catch {
+      return undefined;
+    }
+    // fence off a torn last line so the next record starts on its own line
+    const size = fstatSync(fd).size;
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      readSync(fd, last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) writeSync(fd, '\n', size);
+    }
+    closeSync(fd);
+    fd = openSync(file, 'a');
+    this.fds.set(sessionId, fd);
+    return fd;
+  }
+
+  private writeLine(sessionId: string, value: object): void {
+    const fd = this.fd(sessionId);
+    if (fd === undefined) return;
+    writeSync(fd, JSON.stringify(value) + '\n');
+  }
+
+  create(meta: StoredSessionMeta): void {
+    const file = this.file(meta.sessionId);
+    if (!file) throw new Error(`session id ${JSON.stringify(meta.sessionId)} cannot be stored (allowed: letters, digits, _ . -)`);
+    mkdirSync(this.dir, { recursive: true });
+    const header: HeaderLine = { acpKitSession: 1, ...meta, title: meta.title ?? null };
+    const fd = openSync(file, 'w');
+    writeSync(fd, JSON.stringify(header) + '\n');
+    closeSync(fd);
+  }
+
+  append(sessionId: string, update: AnySessionUpdate): void {
+    this.writeLine(sessionId, update);
+  }
+
+  setConfigValues(sessionId: string, values: ConfigValues): void {
+    const line: ConfigLine = { record: 'config', values };
+    this.writeLine(sessionId, line);
+  }
+
+  async load(sessionId: string): Promise<StoredSession | undefined> {
+    const file = this.file(sessionId);
+    if (!file) return undefined;
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch {
+      return undefined;
+    }
+    const parsed = parseSessionFile(text);
+    if (!parsed) return undefined;
+    const st = await stat(file).catch(() => undefined);
+    if (st && !parsed.meta.updatedAt) parsed.meta.updatedAt = st.mtime.toISOString();
+    return parsed;
+  }
+
+  async list(): Promise<StoredSessionMeta[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch {
+      return [];
+    }
+    const out: StoredSessionMeta[] = [];
+    for (const name of names) {
+      if (!name.endsWith('.jsonl')) continue;
+      const file = join(this.dir, name);
+      try {
+        const [text, st] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
+        const meta = parseMetaOnly(text);
+        if (!meta) continue;
+        meta.updatedAt = meta.updatedAt ?? st.mtime.toISOString();
+        out.push(meta);
+      } catch {
+        /* vanished or unreadable: not listed */
+      }
+    }
+    return out;
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    const fd = this.fds.get(sessionId);
+    if (fd !== undefined) {
+      this.fds.delete(sessionId);
+      closeSync(fd);
+    }
+    const file = this.file(sessionId);
+    if (file) await unlink(file).catch(() => undefined);
+  }
+
+  /** Closes the open descriptors (appends reopen them). */
+  close(): void {
+    for (const fd of this.fds.values()) closeSync(fd);
+    this.fds.clear();
+  }
+}
+
+function parseHeader(line: string | undefined): StoredSessionMeta | undefined {
+  if (!line) return undefined;
+  try {
+    const h = JSON.parse(line) as Partial<HeaderLine>;
+    if (h.acpKitSession !== 1 || typeof h.sessionId !== 'string' || typeof h.cwd !== 'string') return undefined;
+    const { acpKitSession: _v, ...meta } = h as HeaderLine;
+    return { ...meta, additionalDirectories: Array.isArray(meta.additionalDirectories) ? meta.additionalDirectories : [] };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Parses a whole session file; lines that are not JSON (a torn write) are skipped. */
+export function parseSessionFile(text: string): StoredSession | undefined {
+  const lines = text.split('\n');
+  const meta = parseHeader(lines[0]);
+  if (!meta) return undefined;
+  const updates: AnySessionUpdate[] = [];
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i];
+    if (!line) continue;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (!v || typeof v !== 'object') continue;
+    const o = v as Record<string, unknown>;
+    if (typeof o.sessionUpdate === 'string') {
+      updates.push(o as AnySessionUpdate);
+      applyInfo(meta, o as AnySessionUpdate);
+    } else if (o.record === 'config' && o.values && typeof o.values === 'object') {
+      meta.configValues = o.values as ConfigValues;
+    }
+  }
+  return { meta, updates };
+}
+
+/** Header plus title changes, without parsing every update line. */
+function parseMetaOnly(text: string): StoredSessionMeta | undefined {
+  const nl = text.indexOf('\n');
+  const meta = parseHeader(nl < 0 ? text : text.slice(0, nl));
+  if (!meta || nl < 0) return meta;
+  for (const line of text.slice(nl + 1).split('\n')) {
+    if (!line.includes('"session_info_update"')) continue;
+    try {
+      applyInfo(meta, JSON.parse(line) as AnySessionUpdate);
+    } catch {
+      /* torn */
+    }
+  }
+  return meta;
+}
+
+/** Synchronous variant used by tools that inspect a store on disk. */
+export function readSessionFileSync(path: string): StoredSession | undefined {
+  return parseSessionFile(readFileSync(path, 'utf8'));
+}

@@ -1,0 +1,371 @@
+import { AcpError, isAbortError } from '../protocol/errors.js';
+import type { WireCodec, UpdateEncoder } from '../protocol/codec/types.js';
+import type { AnyContentBlock } from '../protocol/model/content.js';
+import type { PromptResponse } from '../protocol/model/methods.js';
+import type { ConfigOption, McpServer, PermissionOutcome } from '../protocol/model/session.js';
+import { V1_STOP_REASONS, type StopReason } from '../protocol/model/stop-reason.js';
+import type { AnySessionUpdate, ErrorObject, SessionUpdate, StateUpdate } from '../protocol/model/update.js';
+import { checkConfigValue, configValues, modeOption, withValue } from './config-options.js';
+import type { AgentLogger } from './logger.js';
+import { isHistoryUpdate, type SessionStore } from './session-store.js';
+import { TurnRuntime } from './turn.js';
+import type { AgentDefinition, AgentSession, ClientPeerInfo, ClientServices, PermissionQuestion, TurnResult } from './types.js';
+
+/** What a session needs from its connection. */
+export interface SessionHost {
+  readonly version: 1 | 2;
+  readonly codec: WireCodec;
+  readonly definition: AgentDefinition;
+  readonly store: SessionStore;
+  readonly logger: AgentLogger;
+  readonly client: ClientPeerInfo;
+  readonly maxHeldPrompts: number;
+  readonly cancelTimeoutMs: number;
+  /** Encodes (with the session's encoder) and writes `session/update`s. */
+  sendUpdate(session: SessionRuntime, update: AnySessionUpdate): void;
+  askPermission(session: SessionRuntime, question: PermissionQuestion, signal: AbortSignal): Promise<PermissionOutcome>;
+  whenWritable(): Promise<void>;
+  clientServices(sessionId: string): ClientServices;
+}
+
+interface PromptJob {
+  prompt: AnyContentBlock[];
+  resolve(r: PromptResponse): void;
+  reject(e: unknown): void;
+  turn?: TurnRuntime;
+  detach(): void;
+}
+
+const FINAL_TOOL_STATUSES = new Set(['completed', 'failed', 'cancelled']);
+const nextTick = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+export interface SessionInit {
+  sessionId: string;
+  cwd: string;
+  additionalDirectories: string[];
+  mcpServers: McpServer[];
+  /** Restored sessions mint ids with an epoch so they never repeat ids of the stored history. */
+  restored: boolean;
+}
+
+/**
+ * One open session on one connection: the author's {@link AgentSession}, its prompt queue, the
+ * running turn, and the per-version prompt lifecycle (v1 response at the end of the turn; v2
+ * response at insertion, `user_message` echo and `state_update`s).
+ */
+export class SessionRuntime implements AgentSession {
+  readonly sessionId: string;
+  readonly cwd: string;
+  readonly additionalDirectories: readonly string[];
+  readonly mcpServers: readonly McpServer[];
+  readonly data = new Map<string, unknown>();
+  configOptions: ConfigOption[] = [];
+  encoder: UpdateEncoder;
+  private seq = 0;
+  private readonly epoch: string;
+  private active: TurnRuntime | undefined;
+  private activeDone: Promise<void> | undefined;
+  private held: PromptJob[] = [];
+  private closing = false;
+  closed = false;
+  private readonly toolCancels = new Map<string, () => void | Promise<void>>();
+  private readonly terminalCancels = new Map<string, () => void | Promise<void>>();
+  private services: ClientServices | undefined;
+
+  constructor(
+    private readonly host: SessionHost,
+    init: SessionInit,
+  ) {
+    this.sessionId = init.sessionId;
+    this.cwd = init.cwd;
+    this.additionalDirectories = Object.freeze([...init.additionalDirectories]);
+    this.mcpServers = Object.freeze([...init.mcpServers]);
+    this.epoch = init.restored ? `${Date.now().toString(36)}.` : '';
+    this.encoder = host.codec.createUpdateEncoder({ clientCapabilities: host.client.capabilities });
+  }
+
+  get client(): ClientPeerInfo {
+    return this.host.client;
+  }
+  get clientServices(): ClientServices {
+    return (this.services ??= this.host.clientServices(this.sessionId));
+  }
+  get busy(): boolean {
+    return this.active !== undefined;
+  }
+
+  newId(prefix: string): string {
+    return `${prefix}-${this.epoch}${++this.seq}`;
+  }
+
+  send(update: SessionUpdate): void {
+    this.emit(update);
+  }
+
+  /** Persists (history kinds) then sends; nothing once the session is closed. */
+  emit(update: AnySessionUpdate): void {
+    if (this.closed) return;
+    this.track(update);
+    if (isHistoryUpdate(update)) this.host.store.append(this.sessionId, update);
+    this.host.sendUpdate(this, update);
+  }
+
+  /** Sends an update that is not part of the history and not of any turn (v2 state snapshots). */
+  sendLive(update: AnySessionUpdate): void {
+    if (!this.closed) this.host.sendUpdate(this, update);
+  }
+
+  /** Feeds history through the encoder without sending, so later updates encode as continuations. */
+  prime(update: AnySessionUpdate): void {
+    try {
+      this.encoder.encode(update as SessionUpdate);
+    } catch {
+      /* a stored update this codec rejects is simply not replayable */
+    }
+  }
+
+  /** A v2 snapshot of the current foreground state (after a resume, ACP-V2-RESUME-08). */
+  stateSnapshot(): StateUpdate {
+    return { sessionUpdate: 'state_update', state: this.active ? 'running' : 'idle' };
+  }
+
+  onCancelToolCall(toolCallId: string, cancel: () => void | Promise<void>): () => void {
+    this.toolCancels.set(toolCallId, cancel);
+    return () => {
+      if (this.toolCancels.get(toolCallId) === cancel) this.toolCancels.delete(toolCallId);
+    };
+  }
+  onCancelTerminal(terminalId: string, cancel: () => void | Promise<void>): () => void {
+    this.terminalCancels.set(terminalId, cancel);
+    return () => {
+      if (this.terminalCancels.get(terminalId) === cancel) this.terminalCancels.delete(terminalId);
+    };
+  }
+
+  /** Final tool calls and exited terminals can no longer be cancelled (ACP-V2-TOOL-11). */
+  private track(update: AnySessionUpdate): void {
+    const u = update as { sessionUpdate: string; toolCallId?: string; status?: unknown; terminalId?: string; exitStatus?: unknown };
+    if (u.sessionUpdate === 'tool_call_update' && typeof u.status === 'string' && FINAL_TOOL_STATUSES.has(u.status)) this.toolCancels.delete(u.toolCallId!);
+    if (u.sessionUpdate === 'terminal_update' && u.exitStatus != null) this.terminalCancels.delete(u.terminalId!);
+  }
+
+  async cancelEntity(kind: 'tool_call' | 'terminal', id: string): Promise<void> {
+    const map = kind === 'tool_call' ? this.toolCancels : this.terminalCancels;
+    const cancel = map.get(id);
+    if (!cancel) {
+      const field = kind === 'tool_call' ? 'toolCallId' : 'terminalId';
+      throw AcpError.invalidParams(`params.${field}: ${JSON.stringify(id)} is not a cancellable ${kind === 'tool_call' ? 'tool call' : 'terminal'} of this session (unknown, already final, or not cancellable)`, {
+        path: `params.${field}`,
+      });
+    }
+    map.delete(id);
+    await cancel();
+  }
+
+  // ---- config ---------------------------------------------------------------
+
+  async setConfigOption(configId: string, value: string | boolean): Promise<ConfigOption[]> {
+    checkConfigValue(this.configOptions, configId, value);
+    const def = this.host.definition;
+    const next = def.setConfigOption ? await def.setConfigOption(this, configId, value) : withValue(this.configOptions, configId, value);
+    this.configOptions = [...next];
+    this.host.store.setConfigValues(this.sessionId, configValues(this.configOptions));
+    return this.configOptions;
+  }
+
+  /** v1 `session/set_mode` is the `category: "mode"` config option. */
+  async setMode(modeId: string): Promise<void> {
+    const m = modeOption(this.configOptions);
+    if (!m) throw AcpError.invalidParams('params.modeId: this session has no modes', { path: 'params.modeId' });
+    try {
+      await this.setConfigOption(m.configId, modeId);
+    } catch (e) {
+      if (e instanceof AcpError && (e.data as { path?: string } | undefined)?.path === 'params.value') {
+        throw AcpError.invalidParams(`params.modeId: ${JSON.stringify(modeId)} is not an available mode`, { path: 'params.modeId' });
+      }
+      throw e;
+    }
+  }
+
+  // ---- prompts --------------------------------------------------------------
+
+  /**
+   * v1: resolves with `{stopReason}` when the turn ends; a prompt arriving while a turn runs is
+   * queued and runs after it. v2: resolves with `{messageId}` at insertion; a prompt arriving
+   * while a turn runs is held and inserted in arrival order (ACP-V2-LIFE-13).
+   */
+  prompt(prompt: AnyContentBlock[], requestSignal: AbortSignal): Promise<PromptResponse> {
+    if (this.closing || this.closed) return Promise.reject(AcpError.cancelled('the session is closing'));
+    if (this.held.length >= this.host.maxHeldPrompts && this.active) {
+      return Promise.reject(AcpError.invalidRequest(`session ${this.sessionId} already holds ${this.held.length} prompts waiting for the running turn (limit ${this.host.maxHeldPrompts})`));
+    }
+    return new Promise<PromptResponse>((resolve, reject) => {
+      const job: PromptJob = {
+        prompt,
+        resolve,
+        reject,
+        detach: () => requestSignal.removeEventListener('abort', onAbort),
+      };
+      // `$/cancel_request` for this prompt: a held prompt is withdrawn (-32800); a running v1 turn is cancelled
+      const onAbort = (): void => {
+        if (!job.turn) {
+          const i = this.held.indexOf(job);
+          if (i >= 0) {
+            this.held.splice(i, 1);
+            reject(AcpError.cancelled('the held prompt was withdrawn by $/cancel_request'));
+          }
+        } else if (this.host.version === 1) {
+          job.turn.cancel('prompt request cancelled by $/cancel_request');
+        }
+      };
+      requestSignal.addEventListener('abort', onAbort, { once: true });
+      if (this.active || this.held.length > 0) this.held.push(job);
+      else this.start(job);
+    });
+  }
+
+  private start(job: PromptJob): void {
+    const userMessageId = this.newId('user');
+    const turn = new TurnRuntime(this, job.prompt, userMessageId, {
+      version: this.host.version,
+      logger: this.host.logger,
+      emit: (u) => this.emit(u),
+      sendState: (state) => this.sendLive({ sessionUpdate: 'state_update', state }),
+      askClient: (q, signal) => this.host.askPermission(this, q, signal),
+      whenWritable: () => this.host.whenWritable(),
+    });
+    job.turn = turn;
+    this.active = turn;
+    // the user message is history: persisted at insertion (v1 clients render their own prompt)
+    const userMessage: SessionUpdate = { sessionUpdate: 'user_message', messageId: userMessageId, content: [...job.prompt] };
+    this.track(userMessage);
+    this.host.store.append(this.sessionId, userMessage);
+    if (this.host.version === 2) {
+      job.detach();
+      job.resolve({ messageId: userMessageId });
+    }
+    this.activeDone = this.run(turn, job, userMessage);
+  }
+
+  private async run(turn: TurnRuntime, job: PromptJob, userMessage: SessionUpdate): Promise<void> {
+    if (this.host.version === 2) {
+      // let the `{messageId}` response go out first, then echo and report running (ACP-V2-LIFE-03/04/05)
+      await nextTick();
+      this.sendLive(userMessage);
+      this.sendLive({ sessionUpdate: 'state_update', state: 'running' });
+    }
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const deadline = new Promise<{ kind: 'timeout' }>((resolve) => {
+      onAbort = () => {
+        timer = setTimeout(() => resolve({ kind: 'timeout' }), this.host.cancelTimeoutMs);
+      };
+      if (turn.signal.aborted) onAbort();
+      else turn.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    const author = (async () => this.host.definition.prompt(turn))();
+    const settled = await Promise.race([
+      author.then(
+        (value) => ({ kind: 'ok' as const, value }),
+        (error: unknown) => ({ kind: 'err' as const, error }),
+      ),
+      deadline,
+    ]);
+    if (timer) clearTimeout(timer);
+    if (onAbort) turn.signal.removeEventListener('abort', onAbort);
+    let end: { stopReason: StopReason; error?: ErrorObject };
+    if (turn.cancelRequested) {
+      // once aborted and flushed, the turn ends `cancelled`, never with an error (ACP-V1-CANCEL-05/06, ACP-V2-CANCEL-05/06)
+      end = { stopReason: 'cancelled' };
+      if (settled.kind === 'timeout') {
+        this.host.logger.warn(`session ${this.sessionId}: prompt() did not return within ${this.host.cancelTimeoutMs} ms of the cancel; turn ended anyway`);
+        author.catch(() => undefined);
+      } else if (settled.kind === 'err' && !isAbortError(settled.error)) {
+        this.host.logger.warn(`session ${this.sessionId}: prompt() threw after the cancel: ${describeError(settled.error)}`);
+      }
+    } else if (settled.kind === 'ok') {
+      end = normalizeResult(settled.value);
+    } else if (settled.kind === 'err' && isAbortError(settled.error)) {
+      end = { stopReason: 'cancelled' };
+    } else {
+      const error = (settled as { error: unknown }).error;
+      this.host.logger.error(`session ${this.sessionId}: prompt turn failed: ${describeError(error, true)}`);
+      end = { stopReason: 'error', error: errorObject(error) };
+    }
+    // nothing of this turn may follow its final message
+    turn.ended = true;
+    this.active = undefined;
+    this.activeDone = undefined;
+    if (this.host.version === 1) {
+      job.detach();
+      if (end.stopReason === 'error') {
+        // v1 has no `error` stop reason: the prompt fails with the cause
+        const e = end.error ?? { code: -32603, message: 'unknown failure' };
+        job.reject(new AcpError(e.code, e.code === -32603 && !e.message.startsWith('Internal error') ? `Internal error: prompt turn failed: ${e.message}` : e.message, e.data));
+      } else {
+        // custom (`_x`) and unknown reasons do not exist in v1: reported as `end_turn`
+        job.resolve({ stopReason: V1_STOP_REASONS.includes(end.stopReason) ? end.stopReason : 'end_turn' });
+      }
+    } else {
+      const idle: StateUpdate = { sessionUpdate: 'state_update', state: 'idle', stopReason: end.stopReason };
+      if (end.error) idle.error = end.error;
+      this.sendLive(idle);
+    }
+    const next = this.held.shift();
+    if (next && !this.closed) this.start(next);
+  }
+
+  /**
+   * `session/cancel`: held prompts get -32800 (v2) / `cancelled` (v1), the running turn is aborted
+   * (its permission requests are cancelled with `$/cancel_request`) and ends `cancelled`.
+   */
+  cancel(reason = 'session/cancel'): void {
+    const held = this.held;
+    this.held = [];
+    for (const job of held) {
+      job.detach();
+      if (this.host.version === 2) job.reject(AcpError.cancelled(`the held prompt was cancelled by ${reason}`));
+      else job.resolve({ stopReason: 'cancelled' });
+    }
+    this.active?.cancel(`cancelled by ${reason}`);
+  }
+
+  /** Resolves once the running turn (if any) has ended and its final message was queued. */
+  async settled(): Promise<void> {
+    while (this.activeDone) await this.activeDone;
+  }
+
+  /** `session/close` / connection end: cancel like `session/cancel`, wait for the turn, release. */
+  async close(reason = 'session/close'): Promise<void> {
+    if (this.closing) return this.settled();
+    this.closing = true;
+    this.cancel(reason);
+    await this.settled();
+    this.closed = true;
+    this.toolCancels.clear();
+    this.terminalCancels.clear();
+    try {
+      await this.host.definition.closeSession?.(this);
+    } catch (e) {
+      this.host.logger.warn(`session ${this.sessionId}: closeSession failed: ${describeError(e)}`);
+    }
+  }
+}
+
+function normalizeResult(r: TurnResult | undefined): { stopReason: StopReason; error?: ErrorObject } {
+  if (typeof r === 'string') return { stopReason: r };
+  if (r && typeof r === 'object' && typeof r.stopReason === 'string') return r.error ? { stopReason: r.stopReason, error: r.error } : { stopReason: r.stopReason };
+  return { stopReason: 'end_turn' };
+}
+
+/** The JSON-RPC error object carried by an `error` stop: the cause, never an opaque message. */
+export function errorObject(e: unknown): ErrorObject {
+  if (e instanceof AcpError) return e.toJSON();
+  if (e instanceof Error) return { code: -32603, message: e.message || e.name, data: { name: e.name } };
+  return { code: -32603, message: typeof e === 'string' ? e : JSON.stringify(e) ?? String(e) };
+}
+
+function describeError(e: unknown, stack = false): string {
+  if (e instanceof Error) return stack && e.stack ? e.stack : `${e.name}: ${e.message}`;
+  return String(e);
+}

@@ -1,0 +1,91 @@
+import type { Meta } from '../protocol/model/json.js';
+import type { AnySessionUpdate } from '../protocol/model/update.js';
+
+/** Values of session config options, keyed by `configId`. */
+export type ConfigValues = Record<string, string | boolean>;
+
+/** What a store keeps about a session besides its history. */
+export interface StoredSessionMeta {
+  sessionId: string;
+  /** absolute */
+  cwd: string;
+  additionalDirectories: string[];
+  /** ISO 8601 */
+  createdAt: string;
+  /** ISO 8601; the last append when known */
+  updatedAt?: string | null;
+  title?: string | null;
+  /** The last stored config option values (restored onto the options `openSession` returns). */
+  configValues?: ConfigValues;
+  _meta?: Meta | null;
+}
+
+/** A stored session: its metadata and its history of neutral updates, in order. */
+export interface StoredSession {
+  meta: StoredSessionMeta;
+  updates: AnySessionUpdate[];
+}
+
+/**
+ * Durable session history for the agent runtime. The runtime appends every history update
+ * (everything but `state_update` and `notice`) **before** it is sent, so `append` must have
+ * handed the update to the operating system (or to memory, for the in-memory store) when it
+ * returns: an agent killed at any moment can replay everything its client received.
+ * Replays re-encode the stored neutral updates for the version of the connection asking.
+ */
+export interface SessionStore {
+  create(meta: StoredSessionMeta): void;
+  /** Synchronous on purpose: persisted before the runtime writes the update to the wire. */
+  append(sessionId: string, update: AnySessionUpdate): void;
+  /** Records the current config option values (the latest call wins). */
+  setConfigValues(sessionId: string, values: ConfigValues): void;
+  /** `undefined` when unknown. */
+  load(sessionId: string): Promise<StoredSession | undefined>;
+  /** Every stored session's metadata (any order; the runtime sorts and pages). */
+  list(): Promise<StoredSessionMeta[]>;
+  /** Forgets a session; unknown ids are not an error. */
+  delete(sessionId: string): Promise<void>;
+}
+
+/** Kinds that are live-only and never part of a replayable history (ACP-V1-LOAD-05, ACP-V2-NOTICE-01, ACP-V2-LIFE-15). */
+export function isHistoryUpdate(update: AnySessionUpdate): boolean {
+  return update.sessionUpdate !== 'notice' && update.sessionUpdate !== 'state_update';
+}
+
+/** Applies a `session_info_update` title patch to stored metadata. */
+export function applyInfo(meta: StoredSessionMeta, update: AnySessionUpdate): void {
+  if (update.sessionUpdate !== 'session_info_update') return;
+  const u = update as { title?: string | null; updatedAt?: string | null };
+  if (u.title !== undefined) meta.title = u.title;
+  if (u.updatedAt !== undefined && u.updatedAt !== null) meta.updatedAt = u.updatedAt;
+}
+
+/** Keeps sessions in memory: for tests, embedding, and agents that need no durability. */
+export class InMemorySessionStore implements SessionStore {
+  private readonly sessions = new Map<string, StoredSession>();
+
+  create(meta: StoredSessionMeta): void {
+    this.sessions.set(meta.sessionId, { meta: structuredClone({ ...meta, updatedAt: meta.updatedAt ?? meta.createdAt }), updates: [] });
+  }
+  append(sessionId: string, update: AnySessionUpdate): void {
+    const s = this.sessions.get(sessionId);
+    if (!s) return;
+    s.updates.push(structuredClone(update));
+    s.meta.updatedAt = new Date().toISOString();
+    applyInfo(s.meta, update);
+  }
+  setConfigValues(sessionId: string, values: ConfigValues): void {
+    const s = this.sessions.get(sessionId);
+    if (s) s.meta.configValues = { ...values };
+  }
+  async load(sessionId: string): Promise<StoredSession | undefined> {
+    const s = this.sessions.get(sessionId);
+    return s ? structuredClone(s) : undefined;
+  }
+  async list(): Promise<StoredSessionMeta[]> {
+    return [...this.sessions.values()].map((s) => structuredClone(s.meta));
+  }
+  async delete(sessionId: string): Promise<void> {
+    this.sessions.delete(sessionId);
+  }
+}

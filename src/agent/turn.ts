@@ -1,0 +1,89 @@
+import { AcpError, ErrorCode, isAbortError } from '../protocol/errors.js';
+import type { AnyContentBlock } from '../protocol/model/content.js';
+import type { PermissionOutcome } from '../protocol/model/session.js';
+import type { SessionUpdate } from '../protocol/model/update.js';
+import type { AgentLogger } from './logger.js';
+import type { AgentSession, PermissionQuestion, Turn } from './types.js';
+
+/** What a turn needs from its session. */
+export interface TurnHost {
+  readonly version: 1 | 2;
+  readonly logger: AgentLogger;
+  /** Persists and sends an update of the session. */
+  emit(update: SessionUpdate): void;
+  /** Sends a v2 `state_update` (live only, never persisted). */
+  sendState(state: 'running' | 'requires_action'): void;
+  /** Sends `session/request_permission`; aborting `signal` sends `$/cancel_request` and rejects -32800. */
+  askClient(question: PermissionQuestion, signal: AbortSignal): Promise<PermissionOutcome>;
+  whenWritable(): Promise<void>;
+}
+
+/** An error with `name: "AbortError"`, the reason a cancelled turn's signal carries. */
+export function abortError(message: string): Error {
+  const e = new Error(message);
+  e.name = 'AbortError';
+  return e;
+}
+
+/**
+ * One prompt turn. `ended` flips before the turn's final message (v1 response / v2 idle) is
+ * written, so anything the author sends afterwards is dropped (ACP-V1-CANCEL-07, ACP-V2-CANCEL-07).
+ */
+export class TurnRuntime implements Turn {
+  readonly controller = new AbortController();
+  ended = false;
+  /** Set by `session/cancel`, `session/close`, `$/cancel_request` or the connection ending. */
+  cancelRequested = false;
+  private pendingPermissions = 0;
+
+  constructor(
+    readonly session: AgentSession,
+    readonly prompt: readonly AnyContentBlock[],
+    readonly userMessageId: string,
+    private readonly host: TurnHost,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  cancel(reason: string): void {
+    if (this.ended || this.controller.signal.aborted) return;
+    this.cancelRequested = true;
+    this.controller.abort(abortError(reason));
+  }
+
+  send(update: SessionUpdate): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    this.host.emit(update);
+    return this.host.whenWritable();
+  }
+
+  async requestPermission(question: PermissionQuestion): Promise<PermissionOutcome> {
+    if (this.ended || this.signal.aborted) return { outcome: 'cancelled' };
+    const offered = new Set(question.options.map((o) => o.optionId));
+    this.pendingPermissions++;
+    // the whole foreground waits on the user while a permission is pending (ACP-V2-LIFE-07)
+    if (this.pendingPermissions === 1 && this.host.version === 2) this.host.sendState('requires_action');
+    try {
+      const outcome = await this.host.askClient(question, this.signal);
+      const optionId = (outcome as { optionId?: unknown } | undefined)?.optionId;
+      if (outcome?.outcome === 'selected' && typeof optionId === 'string' && offered.has(optionId)) {
+        return { outcome: 'selected', optionId };
+      }
+      if (outcome?.outcome !== 'cancelled') {
+        // never treat an unknown outcome or an option we did not offer as approval (ACP-V2-PERM-06)
+        this.host.logger.warn(`permission answer ${JSON.stringify(outcome)} is not one of the offered options; treated as cancelled`);
+      }
+      return { outcome: 'cancelled' };
+    } catch (e) {
+      // cancelled by us ($/cancel_request) or the client answered -32800, or the connection ended
+      if (this.signal.aborted || isAbortError(e) || (e instanceof AcpError && e.name === 'ConnectionClosedError')) return { outcome: 'cancelled' };
+      if (e instanceof AcpError && e.code === ErrorCode.RequestCancelled) return { outcome: 'cancelled' };
+      throw e;
+    } finally {
+      this.pendingPermissions--;
+      if (this.pendingPermissions === 0 && this.host.version === 2 && !this.ended && !this.signal.aborted) this.host.sendState('running');
+    }
+  }
+}

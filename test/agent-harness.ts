@@ -1,0 +1,123 @@
+// A raw JSON-RPC test client for the agent runtime tests: spawns a fixture agent as a real
+// process over real pipes and records every message in wire order.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { JsonRpcPeer, spawnAgent, type AgentProcess, type RequestContext } from '../src/rpc/index.js';
+
+export const fixturePath = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+
+export type Msg = { jsonrpc: '2.0'; id?: number | string | null; method?: string; params?: any; result?: any; error?: any };
+
+export interface Harness {
+  peer: JsonRpcPeer;
+  agent: AgentProcess;
+  /** Every message received from the agent, in wire order. */
+  received: Msg[];
+  /** Every message sent to the agent. */
+  sent: Msg[];
+  /** Answers `session/request_permission` (default: waits until cancelled, then `cancelled`). */
+  onPermission: (params: any, ctx: RequestContext) => unknown;
+  stderr(): string;
+  updates(sessionId?: string): any[];
+  /** Resolves once a received message matches. */
+  waitFor(pred: (m: Msg) => boolean, timeoutMs?: number): Promise<Msg>;
+  request(method: string, params?: unknown): Promise<any>;
+  close(): Promise<void>;
+}
+
+export function tempDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'acp-kit-agent-test-'));
+}
+
+export function startAgent(options: { fixture?: string; env?: Record<string, string>; dataDir?: string; tap?: { sent?(m: object): void; received?(m: unknown): void } } = {}): Harness {
+  const dataDir = options.dataDir ?? tempDataDir();
+  let stderr = '';
+  const agent = spawnAgent(process.execPath, [fixturePath(options.fixture ?? 'agent-scripted.mjs')], {
+    env: { ...process.env, ACP_KIT_DATA_DIR: dataDir, ...options.env },
+    onStderr: (t) => (stderr += t),
+    killTimeoutMs: 500,
+  });
+  const received: Msg[] = [];
+  const sent: Msg[] = [];
+  const waiters: Array<{ pred: (m: Msg) => boolean; resolve(m: Msg): void }> = [];
+  const peer = new JsonRpcPeer(agent.transport, {
+    answerParseErrors: false,
+    tap: {
+      sent: (m) => {
+        sent.push(m as Msg);
+        options.tap?.sent?.(m);
+      },
+      received: (m) => {
+        received.push(m as Msg);
+        options.tap?.received?.(m);
+        for (const w of [...waiters]) {
+          if (w.pred(m as Msg)) {
+            waiters.splice(waiters.indexOf(w), 1);
+            w.resolve(m as Msg);
+          }
+        }
+      },
+    },
+  });
+  const h: Harness = {
+    peer,
+    agent,
+    received,
+    sent,
+    onPermission: (_p, ctx) =>
+      new Promise((resolve) => {
+        ctx.signal.addEventListener('abort', () => resolve({ outcome: { outcome: 'cancelled' } }), { once: true });
+      }),
+    stderr: () => stderr,
+    updates: (sessionId) => received.filter((m) => m.method === 'session/update' && (!sessionId || m.params?.sessionId === sessionId)).map((m) => m.params.update),
+    waitFor(pred, timeoutMs = 10_000) {
+      const hit = received.find(pred);
+      if (hit) return Promise.resolve(hit);
+      return new Promise((resolve, reject) => {
+        const w = { pred, resolve: (m: Msg) => (clearTimeout(t), resolve(m)) };
+        const t = setTimeout(() => {
+          waiters.splice(waiters.indexOf(w), 1);
+          reject(new Error(`timed out waiting for a message; stderr:\n${stderr}`));
+        }, timeoutMs);
+        waiters.push(w);
+      });
+    },
+    request: (method, params) => peer.request(method, params),
+    async close() {
+      peer.close();
+      await agent.kill();
+    },
+  };
+  peer.onRequest('session/request_permission', (params, ctx) => h.onPermission(params, ctx));
+  return h;
+}
+
+export const CLIENT_INFO = { name: 'agent-test-client', version: '0.0.1' };
+
+/** `initialize` params in the shape of the given version. */
+export function initParams(version: number, caps: Record<string, unknown> = {}): object {
+  if (version >= 2) return { protocolVersion: version, info: CLIENT_INFO, capabilities: caps };
+  return { protocolVersion: version, clientInfo: CLIENT_INFO, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, ...caps } };
+}
+
+/** initialize + session/new; returns the session id. */
+export async function openSession(h: Harness, version: 1 | 2, cwd = '/tmp'): Promise<string> {
+  const init = await h.request('initialize', initParams(version));
+  if (init.protocolVersion !== version) throw new Error(`negotiated ${init.protocolVersion}, wanted ${version}`);
+  const res = await h.request('session/new', { cwd, mcpServers: [] });
+  return res.sessionId;
+}
+
+export const text = (t: string) => [{ type: 'text', text: t }];
+
+/** Text of the agent message chunks among `updates`. */
+export function agentText(updates: any[]): string {
+  return updates
+    .filter((u) => u.sessionUpdate === 'agent_message_chunk' || u.sessionUpdate === 'agent_message')
+    .map((u) => (Array.isArray(u.content) ? u.content.map((c: any) => c.text).join('') : u.content?.text ?? ''))
+    .join('');
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
