@@ -182,7 +182,9 @@ export class ClientSession {
   cancel(): void {
     if (this.closedFlag) return;
     this.host.notify('session/cancel', { sessionId: this.sessionId });
-    for (const c of [...this.pendingPermissions]) c.abort();
+    const pending = [...this.pendingPermissions];
+    this.pendingPermissions.clear();
+    for (const c of pending) c.abort();
     this.state.markUnfinishedToolCallsCancelled();
   }
 

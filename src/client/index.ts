@@ -1,1 +1,28 @@
-export {};
+/**
+ * acp-kit client runtime: connect to any ACP agent (v1 or v2; acp-kit agents, the official SDK,
+ * adapters) and keep one version-neutral, correct view of each session.
+ *
+ * ```ts
+ * import { connect, approveReads } from 'acp-kit/client';
+ * const conn = await connect({ command: 'my-agent', args: ['--acp'], permissionPolicy: approveReads() });
+ * const session = await conn.newSession({ cwd: process.cwd() });
+ * session.onUpdate(() => render(session.state));
+ * const { stopReason } = await session.prompt('Fix the failing test');
+ * await conn.close();
+ * ```
+ *
+ * @module
+ */
+export { connect, connectToAgent, ClientConnection } from './connection.js';
+export { ClientSession, type PromptOptions, type PromptResult } from './client-session.js';
+export { UnsupportedProtocolVersionError } from './initialize.js';
+export type { ClientEvents, ClientProblem } from './events.js';
+export type {
+  AgentTarget, ClientOptions, NewSessionOptions, ProtocolChoice, RestoreSessionOptions, ResumeSessionOptions,
+} from './options.js';
+export * from './services/index.js';
+export {
+  SessionState, MessageState, ToolCallState, PlanState, TerminalState, CompactionState,
+  type ForegroundInfo, type UsageInfo, type SessionInfoState, type StateChangeListener, type TimelineEntry,
+} from '../protocol/state/index.js';
+export { ConnectionClosedError } from '../rpc/peer.js';

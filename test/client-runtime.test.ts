@@ -1,0 +1,231 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { connect, type ClientConnection, type ClientProblem } from '../src/client/index.js';
+import { approveAll, interactive } from '../src/client/services/permission-policy.js';
+import { ConnectionClosedError } from '../src/rpc/peer.js';
+import { AcpError } from '../src/protocol/errors.js';
+
+const RAW = fileURLToPath(new URL('./fixtures/client-raw-agent.mjs', import.meta.url));
+const open: ClientConnection[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+
+async function start(args: string[] = [], opts: Parameters<typeof connect>[0] extends infer O ? Partial<O> : never = {}) {
+  const problems: ClientProblem[] = [];
+  const conn = await connect({ command: process.execPath, args: [RAW, ...args], onProblem: (p) => problems.push(p), ...(opts as object) });
+  open.push(conn);
+  return { conn, problems };
+}
+
+describe('initialize', () => {
+  it('auto: one initialize carries v2 and v1 fields; a v2 agent answers 2', async () => {
+    const { conn } = await start(['--versions=1,2']);
+    expect(conn.protocolVersion).toBe(2);
+    const { params } = (await conn.extRequest('_fixture/initParams', {})) as { params: Record<string, unknown> };
+    expect(params.protocolVersion).toBe(2);
+    expect(params.info).toEqual({ name: 'acp-kit', version: '0.1.0' });
+    expect(params.clientInfo).toEqual({ name: 'acp-kit', version: '0.1.0' });
+    expect(params).toHaveProperty('capabilities');
+    expect(params).toHaveProperty('clientCapabilities');
+    expect(conn.agentInfo).toEqual({ name: 'raw-agent', version: '2' });
+    expect(conn.authMethods.map((m) => m.methodId)).toEqual(['token']);
+  });
+
+  it('auto: a v1-only agent answers 1 and the connection speaks v1 (ACP-V2-INIT-03)', async () => {
+    const { conn } = await start(['--versions=1'], { fileSystem: true });
+    expect(conn.protocolVersion).toBe(1);
+    const { params } = (await conn.extRequest('_fixture/initParams', {})) as { params: { clientCapabilities: { fs: unknown } } };
+    expect(params.clientCapabilities.fs).toEqual({ readTextFile: true, writeTextFile: true });
+    expect(conn.agentCapabilities.loadSession).toBe(true);
+  });
+
+  it('protocol: 1 sends protocolVersion 1 with only v1 fields', async () => {
+    const { conn } = await start(['--versions=1,2'], { protocol: 1 });
+    expect(conn.protocolVersion).toBe(1);
+    const { params } = (await conn.extRequest('_fixture/initParams', {})) as { params: Record<string, unknown> };
+    expect(params.protocolVersion).toBe(1);
+    expect(params).not.toHaveProperty('info');
+    expect(params).toHaveProperty('clientCapabilities');
+  });
+
+  it('disconnects with a clear error when the agent answers an unsupported version (ACP-ALL-INIT-04)', async () => {
+    await expect(start(['--answer=3'])).rejects.toThrow(/protocolVersion 3.*speaks 1 or 2/);
+    await expect(start(['--versions=1,2'], { protocol: 1 }).then(() => start(['--answer=2'], { protocol: 1 }))).rejects.toThrow(/protocolVersion 2/);
+  });
+
+  it('auth: terminal methods are refused locally, agent methods sent; logout gated', async () => {
+    const { conn } = await start(['--versions=1']);
+    await expect(conn.authenticate('tty')).rejects.toThrow(/terminal login/);
+    await expect(conn.authenticate('token')).resolves.toBeUndefined();
+    await expect(conn.logout()).resolves.toBeUndefined();
+  });
+});
+
+describe.each([1, 2] as const)('sessions over v%i', (v) => {
+  const args = [`--versions=${v}`];
+
+  it('keeps updates sent before the session/new response, in order; junk stdout lines are reported', async () => {
+    const { conn, problems } = await start(args);
+    const s = await conn.newSession({ cwd: '/work' });
+    expect(s.state.message('agent', 'early')!.text).toBe('before response');
+    expect(s.state.toolCalls.get('early-tool')!.status).toBe('in_progress');
+    expect(s.state.timeline.map((e) => e.kind)).toEqual(['message', 'tool_call']);
+    expect(s.state.configOptions.map((o) => [o.configId, o.currentValue])).toEqual([['mode', 'ask']]);
+    expect(problems.some((p) => p.kind === 'parse')).toBe(true);
+  });
+
+  it('prompt resolves with the stop reason and the state looks the same in both versions', async () => {
+    const { conn } = await start(args);
+    const s = await conn.newSession({ cwd: '/work' });
+    const states: string[] = [];
+    s.onUpdate((u) => {
+      if (u.sessionUpdate === 'state_update') states.push((u as { state: string }).state);
+    });
+    const r = await s.prompt('hello');
+    expect(r.stopReason).toBe('end_turn');
+    if (v === 2) expect(r.userMessageId).toBe('u1');
+    else expect(r.userMessageId).toBeUndefined();
+    expect(states[0]).toBe('running');
+    expect(states[states.length - 1]).toBe('idle');
+    expect(s.state.foreground).toMatchObject({ state: 'idle', lastStopReason: 'end_turn' });
+    const msgs = s.state.messageList.map((m) => [m.role, m.text]);
+    expect(msgs).toContainEqual(['user', 'hello']);
+    expect(msgs).toContainEqual(['agent', 'Hello world']);
+    expect([...s.state.plans.values()][0].plan).toMatchObject({ type: 'items', entries: [{ content: 'x' }] });
+  });
+
+  it('an agent that finishes the turn before answering the prompt still resolves', async () => {
+    const { conn } = await start(args);
+    const s = await conn.newSession({ cwd: '/work' });
+    const r = await s.prompt('late');
+    expect(r.stopReason).toBe('max_tokens');
+  });
+
+  it('an error stop (v2) / error response (v1)', async () => {
+    const { conn } = await start(args);
+    const s = await conn.newSession({ cwd: '/work' });
+    if (v === 2) {
+      await expect(s.prompt('error')).resolves.toMatchObject({ stopReason: 'error', error: { message: 'model failed' } });
+    } else {
+      await expect(s.prompt('error')).rejects.toThrow(/model failed/);
+    }
+    expect(s.state.foreground).toMatchObject({ state: 'idle', lastStopReason: 'error' });
+  });
+
+  it('cancel with a pending permission: answered cancelled, tool calls marked, later updates applied', async () => {
+    let asked!: () => void;
+    const askedP = new Promise<void>((r) => (asked = r));
+    const { conn } = await start(args, { permissionPolicy: interactive(() => (asked(), new Promise<never>(() => undefined))) });
+    const s = await conn.newSession({ cwd: '/work' });
+    const done = s.prompt('permission');
+    await askedP;
+    expect(s.pendingPermissionCount).toBe(1);
+    const statuses: string[] = [];
+    s.onUpdate((u) => {
+      if (u.sessionUpdate === 'tool_call_update' && (u as { toolCallId: string }).toolCallId === 'perm-tool') statuses.push(String((u as { status?: string }).status));
+    });
+    s.cancel();
+    expect(s.pendingPermissionCount).toBe(0);
+    expect(statuses[0]).toBe('cancelled');
+    const r = await done;
+    expect(r.stopReason).toBe('cancelled');
+    const agentText = s.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text).join('|');
+    expect(agentText).toContain('outcome:{"outcome":"cancelled"}');
+    // the agent's late update still applied (ACP-V1-CANCEL-08)
+    expect(s.state.toolCalls.get('other-tool')!.status).toBe('failed');
+  });
+
+  it('permission policy answers and the tool call from the request is applied first', async () => {
+    const { conn } = await start(args, { permissionPolicy: approveAll() });
+    const s = await conn.newSession({ cwd: '/work' });
+    expect((await s.prompt('permission')).stopReason).toBe('end_turn');
+    const agentText = s.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text).join('|');
+    expect(agentText).toContain('outcome:{"outcome":"selected","optionId":"ok"}');
+    expect(s.state.toolCalls.get('perm-tool')!.title).toBe('Edit file');
+  });
+
+  it('$/cancel_request from the agent answers the pending permission request cancelled', async () => {
+    const { conn } = await start(args, { permissionPolicy: interactive(() => new Promise<never>(() => undefined)) });
+    const s = await conn.newSession({ cwd: '/work' });
+    const r = await s.prompt('permission-agent-cancel');
+    expect(r.stopReason).toBe('cancelled');
+    expect(s.state.messageList.map((m) => m.text).join('|')).toContain('outcome:{"outcome":"cancelled"}');
+  });
+
+  it('prompt({signal}) abort sends session/cancel', async () => {
+    const { conn } = await start(args);
+    const s = await conn.newSession({ cwd: '/work' });
+    const ac = new AbortController();
+    const p = s.prompt('slow', { signal: ac.signal });
+    setTimeout(() => ac.abort(), 50);
+    expect((await p).stopReason).toBe('cancelled');
+  });
+
+  it('junk stdout lines and invalid updates are reported, never fatal', async () => {
+    const { conn, problems } = await start(args);
+    const s = await conn.newSession({ cwd: '/work' });
+    expect((await s.prompt('junk')).stopReason).toBe('end_turn');
+    expect(problems.filter((p) => p.kind === 'parse').length).toBeGreaterThanOrEqual(3);
+    expect((await s.prompt('invalid')).stopReason).toBe('end_turn');
+    const bad = problems.find((p) => p.kind === 'invalid-update');
+    expect(bad?.sessionId).toBe(s.sessionId);
+    expect(bad?.message).toMatch(/toolCallId/);
+    expect(s.state.messageList.map((m) => m.text)).toContain('after invalid');
+  });
+
+  it('crash: pending prompt rejects with the exit code and the stderr tail', async () => {
+    const { conn } = await start(args);
+    const s = await conn.newSession({ cwd: '/work' });
+    const err = await s.prompt('crash').then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionClosedError);
+    const e = err as ConnectionClosedError;
+    expect(e.info.exitCode).toBe(3);
+    expect(e.message).toContain('exited with code 3');
+    expect(e.message).toContain('fatal: the model exploded');
+    expect(conn.isClosed).toBe(true);
+    await expect(conn.newSession({ cwd: '/w' })).rejects.toBeInstanceOf(ConnectionClosedError);
+  });
+
+  it('list follows cursors, close, delete, config options and modes', async () => {
+    const { conn } = await start(args);
+    expect((await conn.listAllSessions({ cwd: '/w' })).map((x) => x.sessionId)).toEqual(['old-1', 'old-2', 'old-3']);
+    const s = await conn.newSession({ cwd: '/work' });
+    await expect(s.setConfigOption('mode', 'nope')).rejects.toThrow(/must be one of "ask", "code"/);
+    await s.setMode('code');
+    expect(s.state.configOptions[0].currentValue).toBe('code');
+    await s.close();
+    expect(s.closed).toBe(true);
+    expect(conn.session(s.sessionId)).toBeUndefined();
+    if (v === 2) await expect(conn.closeSession('gone')).resolves.toBeUndefined();
+    await expect(conn.deleteSession('old-1')).resolves.toBeUndefined();
+  });
+
+  it('load / resume with replay fill a fresh state', async () => {
+    const { conn } = await start(args);
+    const s = await conn.resumeSession('old-1', { cwd: '/w', replay: true });
+    expect(s.state.messageList.map((m) => [m.role, m.text])).toEqual([['user', 'old question'], ['agent', 'old answer']]);
+    const r = await conn.resumeSession('old-2', { cwd: '/w' });
+    expect(r.state.messageList).toEqual([]);
+    if (v === 1) await expect(conn.loadSession('old-3', { cwd: '/w' })).resolves.toBeDefined();
+    else await expect(conn.loadSession('old-3', { cwd: '/w' })).rejects.toThrow(/does not exist in ACP v2/);
+  });
+
+  it('rejects content the agent did not advertise, and empty prompts', async () => {
+    const { conn } = await start(args);
+    const s = await conn.newSession({ cwd: '/work' });
+    await expect(s.prompt([{ type: 'image', data: 'AAAA', mimeType: 'image/png' }])).rejects.toThrow(/params.prompt\[0\].*image/);
+    await expect(s.prompt([])).rejects.toBeInstanceOf(AcpError);
+  });
+});
+
+describe('process lifecycle', () => {
+  it('close() kills the agent process', async () => {
+    const { conn } = await start();
+    const pid = conn.agentProcess!.process.pid!;
+    await conn.close();
+    expect(() => process.kill(pid, 0)).toThrow();
+    const info = await conn.closed;
+    expect(info.reason).toBe('closed locally');
+  });
+});
