@@ -1,5 +1,5 @@
 import type { AnySessionUpdate, SessionUpdate } from '../model/update.js';
-import type { ClientCapabilities } from '../model/session.js';
+import type { ClientCapabilities, ConfigOption } from '../model/session.js';
 
 /**
  * Agent side, one per session and connection: neutral updates -> wire `update` payloads.
@@ -20,21 +20,40 @@ export interface UpdateDecoder {
   decode(wireUpdate: unknown): AnySessionUpdate[];
 }
 
+/** What an update encoder needs to know about the session and its client. */
+export interface UpdateEncoderOptions {
+  /**
+   * The client's capabilities from `initialize` (v1: gates `notice`, `compaction_*` and boolean
+   * config options, ACP-V1-NOTICE-01, ACP-V1-COMPACT-01, ACP-V1-CFG-01). Omitted = none advertised.
+   */
+  clientCapabilities?: ClientCapabilities;
+  /**
+   * The config options the client was last given outside updates (e.g. the `session/new`
+   * result). v2 uses them to turn a neutral `current_mode_update` into a `config_option_update`.
+   */
+  configOptions?: readonly ConfigOption[];
+}
+
 /**
  * One protocol version's wire codec: maps the neutral model (protocol/model) to and from the
- * wire. `decode*` validate what arrives (throwing -32602 `AcpError`s that name the JSON path);
- * `encode*` build wire shapes (validated only when `validateOutgoing` is on).
+ * wire. `method` is always the neutral method name (see `Methods`). `decode*` validate what
+ * arrives against the official schema (throwing -32602 `AcpError`s that name the JSON path) and
+ * fill neutral defaults; `encode*` build wire shapes without validating them.
  */
 export interface WireCodec {
   readonly version: 1 | 2;
   /** The wire method name for a neutral one; `undefined` when this version has no such method. */
   wireMethod(neutral: string): string | undefined;
-  /** The neutral method name for a wire one (unknown/extension methods map to themselves). */
+  /**
+   * The neutral method name for a wire one. Unknown/extension methods map to themselves; a wire
+   * name that belongs to the *other* version only (e.g. `authenticate` on v2) is prefixed
+   * (`v1:authenticate`) so that no neutral handler picks it up.
+   */
   neutralMethod(wire: string): string;
   encodeParams(method: string, params: unknown): unknown;
   decodeParams(method: string, wire: unknown): unknown;
   encodeResult(method: string, result: unknown): unknown;
   decodeResult(method: string, wire: unknown): unknown;
-  createUpdateEncoder(options?: { clientCapabilities?: ClientCapabilities }): UpdateEncoder;
+  createUpdateEncoder(options?: UpdateEncoderOptions): UpdateEncoder;
   createUpdateDecoder(): UpdateDecoder;
 }

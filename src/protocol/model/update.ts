@@ -164,7 +164,8 @@ export interface CompactionUpdate {
   compactionId: string;
   status: 'in_progress' | 'completed' | 'failed' | 'cancelled' | (string & {});
   summary?: Patch<AnyContentBlock[]>;
-  error?: Patch<ErrorObject>;
+  /** human-readable error details (a string on the wire in both versions) */
+  error?: Patch<string>;
   _meta?: Patch<Meta>;
 }
 

@@ -111,7 +111,7 @@ export class CompactionState {
   readonly kind = 'compaction' as const;
   status = 'in_progress';
   summary: AnyContentBlock[] = [];
-  error: ErrorObject | undefined;
+  error: string | undefined;
   meta: Meta | undefined;
   constructor(readonly compactionId: string) {}
   toJSON(): object {

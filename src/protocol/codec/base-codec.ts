@@ -1,0 +1,74 @@
+import { AcpError } from '../errors.js';
+import type { WireValidator } from '../validation/types.js';
+import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions, WireCodec } from './types.js';
+import { checkParams, checkResult, isObj, type Obj } from './util.js';
+
+/**
+ * How one method's payloads map between neutral and wire. Every step is optional (identity).
+ * `prepare*` run before validation on what arrives, to accept shapes the spec tolerates.
+ */
+export interface MethodMapping {
+  encodeParams?(params: Obj): unknown;
+  prepareParams?(wire: unknown): unknown;
+  decodeParams?(wire: Obj): unknown;
+  encodeResult?(result: Obj): unknown;
+  prepareResult?(wire: unknown): unknown;
+  /** A tolerated legacy result, already in neutral form (skips validation), or `undefined`. */
+  acceptResult?(wire: unknown): unknown;
+  decodeResult?(wire: Obj): unknown;
+}
+
+/** `null`/absent results of methods whose result is `{}` (docs examples show `null`, ACP §5.10). */
+export function emptyResultOk(wire: unknown): unknown {
+  return wire === null || wire === undefined ? {} : wire;
+}
+
+/** The version-independent flow: method-name mapping, validation, per-method table. */
+export abstract class BaseCodec implements WireCodec {
+  abstract readonly version: 1 | 2;
+  protected abstract readonly table: Readonly<Record<string, MethodMapping>>;
+
+  constructor(protected readonly validator: WireValidator | null) {}
+
+  abstract wireMethod(neutral: string): string | undefined;
+  abstract neutralMethod(wire: string): string;
+  abstract createUpdateEncoder(options?: UpdateEncoderOptions): UpdateEncoder;
+  abstract createUpdateDecoder(): UpdateDecoder;
+
+  private wireOrThrow(method: string): string {
+    const wire = this.wireMethod(method);
+    if (wire === undefined) throw AcpError.methodNotFound(`${method} (not part of ACP v${this.version})`);
+    return wire;
+  }
+
+  encodeParams(method: string, params: unknown): unknown {
+    this.wireOrThrow(method);
+    const m = this.table[method];
+    return m?.encodeParams && isObj(params) ? m.encodeParams(params) : params;
+  }
+
+  decodeParams(method: string, wire: unknown): unknown {
+    const m = this.table[method];
+    const value = m?.prepareParams ? m.prepareParams(wire) : wire;
+    const wireName = this.wireMethod(method);
+    if (wireName !== undefined) checkParams(this.validator, wireName, value);
+    // Without a validator (or for an extension method) a non-object is passed on untouched.
+    return m?.decodeParams && isObj(value) ? m.decodeParams(value) : value;
+  }
+
+  encodeResult(method: string, result: unknown): unknown {
+    this.wireOrThrow(method);
+    const m = this.table[method];
+    return m?.encodeResult && isObj(result) ? m.encodeResult(result) : result;
+  }
+
+  decodeResult(method: string, wire: unknown): unknown {
+    const m = this.table[method];
+    const accepted = m?.acceptResult ? m.acceptResult(wire) : undefined;
+    if (accepted !== undefined) return accepted;
+    const value = m?.prepareResult ? m.prepareResult(wire) : wire;
+    const wireName = this.wireMethod(method);
+    if (wireName !== undefined) checkResult(this.validator, wireName, value);
+    return m?.decodeResult && isObj(value) ? m.decodeResult(value) : value;
+  }
+}

@@ -1,0 +1,81 @@
+import { structuredPatch } from 'diff';
+
+/**
+ * Git's C-style path quoting (`core.quotePath` default): a path with control characters, `"`,
+ * `\` or non-ASCII bytes is written as `"..."` with escapes; anything else is left bare.
+ * ACP-V2-DIFF-06 asks for "Git quoting" of the absolute paths.
+ */
+export function quoteGitPath(path: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (!/[\u0000-\u001f"\\\u007f-\uffff]/.test(path)) return path;
+  let out = '"';
+  for (const byte of Buffer.from(path, 'utf8')) {
+    switch (byte) {
+      case 0x07: out += '\\a'; break;
+      case 0x08: out += '\\b'; break;
+      case 0x09: out += '\\t'; break;
+      case 0x0a: out += '\\n'; break;
+      case 0x0b: out += '\\v'; break;
+      case 0x0c: out += '\\f'; break;
+      case 0x0d: out += '\\r'; break;
+      case 0x22: out += '\\"'; break;
+      case 0x5c: out += '\\\\'; break;
+      default:
+        out += byte < 0x20 || byte >= 0x7f ? `\\${byte.toString(8).padStart(3, '0')}` : String.fromCharCode(byte);
+    }
+  }
+  return `${out}"`;
+}
+
+/** `@@ -l,s +l,s @@` the way Git writes it: `,1` omitted, a 0-line side starts one line earlier. */
+function hunkHeader(oldStart: number, oldLines: number, newStart: number, newLines: number): string {
+  const side = (start: number, lines: number) => (lines === 1 ? `${start}` : `${lines === 0 ? start - 1 : start},${lines}`);
+  return `@@ -${side(oldStart, oldLines)} +${side(newStart, newLines)} @@`;
+}
+
+function splitLines(text: string): { lines: string[]; finalNewline: boolean } {
+  if (text === '') return { lines: [], finalNewline: true };
+  const finalNewline = text.endsWith('\n');
+  const lines = (finalNewline ? text.slice(0, -1) : text).split('\n');
+  return { lines, finalNewline };
+}
+
+/** One hunk replacing every line: the fallback when the line diff takes too long. */
+function wholeFileHunk(oldText: string, newText: string): string[] {
+  const a = splitLines(oldText);
+  const b = splitLines(newText);
+  const out = [hunkHeader(1, a.lines.length, 1, b.lines.length)];
+  for (const l of a.lines) out.push(`-${l}`);
+  if (!a.finalNewline) out.push('\\ No newline at end of file');
+  for (const l of b.lines) out.push(`+${l}`);
+  if (!b.finalNewline) out.push('\\ No newline at end of file');
+  return out;
+}
+
+/**
+ * A `git_patch` (ACP-V2-DIFF-06) for one whole-text file edit — the v2 form of a v1
+ * `{type: "diff", path, oldText, newText}`: a `diff --git <abs> <abs>` section with absolute
+ * paths (no `a/`/`b/` prefixes), `new file mode 100644` and `/dev/null` for an added file
+ * (`oldText === null`), then unified hunks with 3 lines of context. Returns the header alone
+ * when nothing changed.
+ */
+export function textDiffToGitPatch(path: string, oldText: string | null, newText: string): string {
+  const q = quoteGitPath(path);
+  // Git appends a tab to ---/+++ names containing a space so that trailing spaces survive.
+  const tab = q.includes(' ') ? '\t' : '';
+  const out = [`diff --git ${q} ${q}`];
+  const isAdd = oldText === null;
+  if (isAdd) out.push('new file mode 100644');
+  const before = oldText ?? '';
+  if (before === newText) return `${out.join('\n')}\n`;
+  out.push(`--- ${isAdd ? '/dev/null' : q + tab}`, `+++ ${q}${tab}`);
+  const patch = structuredPatch(path, path, before, newText, undefined, undefined, { context: 3, timeout: 250 });
+  if (!patch) {
+    out.push(...wholeFileHunk(before, newText));
+  } else {
+    for (const h of patch.hunks) {
+      out.push(hunkHeader(h.oldStart, h.oldLines, h.newStart, h.newLines), ...h.lines);
+    }
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,41 @@
+import { Methods } from '../model/methods.js';
+
+/** Neutral methods that exist only in v1 (ACP §2: removed in v2). */
+export const V1_ONLY_METHODS: ReadonlySet<string> = new Set([
+  Methods.sessionLoad, Methods.sessionSetMode,
+  Methods.fsReadTextFile, Methods.fsWriteTextFile,
+  Methods.terminalCreate, Methods.terminalOutput, Methods.terminalWaitForExit, Methods.terminalKill, Methods.terminalRelease,
+]);
+
+/** Neutral methods that exist only in v2 (Nov: per-entity cancellation). */
+export const V2_ONLY_METHODS: ReadonlySet<string> = new Set([Methods.toolCallCancel, Methods.terminalCancel]);
+
+const V2_WIRE: Readonly<Record<string, string>> = { [Methods.authenticate]: 'auth/login', [Methods.logout]: 'auth/logout' };
+const V2_NEUTRAL: Readonly<Record<string, string>> = { 'auth/login': Methods.authenticate, 'auth/logout': Methods.logout };
+
+export function v1WireMethod(neutral: string): string | undefined {
+  return V2_ONLY_METHODS.has(neutral) ? undefined : neutral;
+}
+
+export function v2WireMethod(neutral: string): string | undefined {
+  if (V1_ONLY_METHODS.has(neutral)) return undefined;
+  return V2_WIRE[neutral] ?? neutral;
+}
+
+/**
+ * The neutral name of a v2 wire method. A v2 wire name that is the neutral name of a method v2
+ * lacks or renames (`authenticate`, `session/load`, `fs/...`) is not a v2 method: it is returned
+ * prefixed with `v1:` so that no neutral handler picks it up (the peer gets -32601).
+ */
+export function v2NeutralMethod(wire: string): string {
+  const renamed = V2_NEUTRAL[wire];
+  if (renamed) return renamed;
+  if (V1_ONLY_METHODS.has(wire) || V2_WIRE[wire] !== undefined) return `v1:${wire}`;
+  return wire;
+}
+
+/** The neutral name of a v1 wire method (v2-only names get a `v2:` prefix, as above). */
+export function v1NeutralMethod(wire: string): string {
+  if (V2_ONLY_METHODS.has(wire) || V2_NEUTRAL[wire] !== undefined) return `v2:${wire}`;
+  return wire;
+}

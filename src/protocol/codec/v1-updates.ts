@@ -1,0 +1,331 @@
+/**
+ * `session/update` payloads, v1 <-> neutral. Both directions are stateful per session:
+ * the encoder remembers what a v1 client has already been shown (messages, tool-call content,
+ * plans) because v1 cannot express v2's upserts; the decoder mints message ids for v1 chunks
+ * that carry none (ACP-V1-MSG-01/02).
+ */
+import { randomUUID } from 'node:crypto';
+import { AcpError } from '../errors.js';
+import type { AnyContentBlock } from '../model/content.js';
+import { V1_PLAN_ID, type PlanEntry } from '../model/plan.js';
+import type { ClientCapabilities } from '../model/session.js';
+import type { AnyToolCallContent } from '../model/tool-call.js';
+import {
+  KNOWN_UPDATE_KINDS, type AnySessionUpdate, type MessageChunk, type MessageRole, type MessageUpdate, type SessionUpdate,
+} from '../model/update.js';
+import type { WireValidator } from '../validation/types.js';
+import type { UpdateDecoder, UpdateEncoder } from './types.js';
+import {
+  blockToV1, blocksToV1, commandToV1, configOptionsFromV1, configOptionsToV1, planEntryToV1, toolContentsToV1,
+  toolPatchFromV1, toolPatchToV1,
+} from './v1-shapes.js';
+import { invalidParams, isObj, isPlainTextChunk, type Obj } from './util.js';
+
+/** The `sessionUpdate` kinds of the stable v1 schema. */
+export const V1_UPDATE_KINDS: ReadonlySet<string> = new Set([
+  'user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan',
+  'available_commands_update', 'current_mode_update', 'config_option_update', 'session_info_update', 'usage_update',
+  'notice', 'compaction_update', 'compaction_summary_chunk',
+]);
+
+const CHUNK_ROLE: Readonly<Record<string, MessageRole>> = {
+  user_message_chunk: 'user', agent_message_chunk: 'agent', agent_thought_chunk: 'thought',
+};
+const MESSAGE_CHUNK_KIND: Readonly<Record<string, MessageChunk['sessionUpdate']>> = {
+  user_message: 'user_message_chunk', agent_message: 'agent_message_chunk', agent_thought: 'agent_thought_chunk',
+};
+const MESSAGE_ROLE: Readonly<Record<string, MessageRole>> = { user_message: 'user', agent_message: 'agent', agent_thought: 'thought' };
+
+// ------------------------------------------------------------------------------------------ encoder
+
+/** Plain text merges across chunk boundaries (clients concatenate adjacent text chunks). */
+type Segment = string | AnyContentBlock;
+
+function isPlainText(b: AnyContentBlock): b is AnyContentBlock & { text: string } {
+  if (b.type !== 'text') return false;
+  for (const k in b) if (k !== 'type' && k !== 'text' && (b as Obj)[k] !== undefined && (b as Obj)[k] !== null) return false;
+  return true;
+}
+
+function segments(blocks: readonly AnyContentBlock[]): Segment[] {
+  const out: Segment[] = [];
+  for (const b of blocks) {
+    if (isPlainText(b)) {
+      const last = out.length - 1;
+      if (last >= 0 && typeof out[last] === 'string') out[last] = (out[last] as string) + b.text;
+      else out.push(b.text);
+    } else out.push(b);
+  }
+  return out;
+}
+
+function sameSegment(a: Segment, b: Segment): boolean {
+  if (typeof a === 'string' || typeof b === 'string') return a === b;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * What to append to `shown` so that it reads as `next`, or `null` when `next` is not an
+ * extension of what the client already shows (a true replacement, which v1 cannot express).
+ */
+export function messageDelta(shown: readonly AnyContentBlock[], next: readonly AnyContentBlock[]): AnyContentBlock[] | null {
+  const a = segments(shown);
+  const b = segments(next);
+  if (a.length > b.length) return null;
+  const delta: Segment[] = [];
+  for (let i = 0; i < a.length; i++) {
+    if (sameSegment(a[i], b[i])) continue;
+    const x = a[i];
+    const y = b[i];
+    if (i === a.length - 1 && typeof x === 'string' && typeof y === 'string' && y.startsWith(x)) {
+      delta.push(y.slice(x.length));
+      continue;
+    }
+    return null;
+  }
+  delta.push(...b.slice(a.length));
+  return delta.map((s) => (typeof s === 'string' ? { type: 'text', text: s } : s));
+}
+
+export interface V1EncoderOptions {
+  clientCapabilities?: ClientCapabilities;
+}
+
+/**
+ * Agent side, one per session: neutral updates -> v1 `update` payloads. See README.md for every
+ * degradation; the non-obvious ones:
+ *
+ * - whole-message upserts become chunks; a later upsert of a message that only *extends* what
+ *   was sent (streaming by snapshots) becomes the missing tail; any other replacement or clear
+ *   of an already-sent message cannot be expressed in v1 and is dropped;
+ * - the first `tool_call_update` (or content chunk) of a call becomes `tool_call`, content
+ *   chunks re-send the whole accumulated list;
+ * - all plans are merged into v1's single plan.
+ */
+export class V1UpdateEncoder implements UpdateEncoder {
+  private readonly caps: ClientCapabilities;
+  /** Message ids already shown, per role (v2: separate id spaces, ACP-V2-MSG-08). */
+  private readonly seen: Record<MessageRole, Set<string>> = { user: new Set(), agent: new Set(), thought: new Set() };
+  /** Content shown so far of the latest message of each role (to turn snapshot upserts into tails). */
+  private readonly latest: Partial<Record<MessageRole, { id: string; blocks: AnyContentBlock[] }>> = {};
+  /** Neutral content of every tool call announced to the client. */
+  private readonly tools = new Map<string, AnyToolCallContent[]>();
+  /** Entries of every live plan, in first-seen order; v1 shows their concatenation. */
+  private readonly plans = new Map<string, PlanEntry[]>();
+
+  constructor(options: V1EncoderOptions = {}) {
+    this.caps = options.clientCapabilities ?? {};
+  }
+
+  encode(u: SessionUpdate): object[] {
+    switch (u.sessionUpdate) {
+      case 'agent_message_chunk':
+      case 'agent_thought_chunk':
+      case 'user_message_chunk': {
+        const block = blockToV1(u.content);
+        if (!block) return [];
+        this.shown(CHUNK_ROLE[u.sessionUpdate], u.messageId, block);
+        return [block === u.content ? u : { ...u, content: block }];
+      }
+      case 'agent_message':
+      case 'agent_thought':
+      case 'user_message':
+        return this.message(u);
+      case 'tool_call_update': {
+        const id = u.toolCallId;
+        const body = toolPatchToV1(u);
+        if (!this.tools.has(id)) {
+          this.tools.set(id, Array.isArray(u.content) ? u.content.slice() : []);
+          // v1 `tool_call` needs a title (ACP-V1-TOOL-01); kind/status default on the client.
+          const title = typeof u.title === 'string' ? u.title : typeof u.name === 'string' ? u.name : 'Tool call';
+          return [{ sessionUpdate: 'tool_call', ...body, title }];
+        }
+        if (u.content !== undefined) this.tools.set(id, u.content === null ? [] : u.content.slice());
+        if (Object.keys(body).length === 1) return [];
+        return [{ sessionUpdate: 'tool_call_update', ...body }];
+      }
+      case 'tool_call_content_chunk': {
+        const id = u.toolCallId;
+        let list = this.tools.get(id);
+        const first = !list;
+        if (!list) this.tools.set(id, (list = []));
+        list.push(u.content);
+        const content = toolContentsToV1(list);
+        return [first ? { sessionUpdate: 'tool_call', toolCallId: id, title: 'Tool call', content } : { sessionUpdate: 'tool_call_update', toolCallId: id, content }];
+      }
+      case 'plan_update': {
+        const plan = u.plan;
+        // Only `items` plans have entries; other plan types (markdown, file, custom) show as none.
+        this.plans.set(plan.planId, plan.type === 'items' && Array.isArray(plan.entries) ? (plan.entries as PlanEntry[]) : []);
+        return [this.mergedPlan(u._meta)];
+      }
+      case 'plan_removed':
+        if (!this.plans.delete(u.planId)) return [];
+        return [this.mergedPlan(u._meta)];
+      case 'state_update':
+        // v1 derives state from the `session/prompt` request's lifetime: the agent runtime
+        // answers the prompt with the stop reason instead.
+        return [];
+      case 'terminal_update':
+      case 'terminal_output_chunk':
+        // v1 terminals are client-owned processes (`terminal/create`); an agent-owned display
+        // terminal has no v1 form (ACP-V2-TERM-12: never translate by shape).
+        return [];
+      case 'notice':
+        return this.caps.notices ? [u] : []; // ACP-V1-NOTICE-01
+      case 'compaction_update':
+        if (!this.caps.compaction) return []; // ACP-V1-COMPACT-01
+        return [Array.isArray(u.summary) ? { ...u, summary: blocksToV1(u.summary) } : u];
+      case 'compaction_summary_chunk': {
+        if (!this.caps.compaction) return [];
+        const block = blockToV1(u.content);
+        if (!block) return [];
+        return [block === u.content ? u : { ...u, content: block }];
+      }
+      case 'config_option_update':
+        return [{ ...u, configOptions: configOptionsToV1(u.configOptions, this.caps.booleanConfigOptions === true) }];
+      case 'available_commands_update':
+        return [{ ...u, availableCommands: u.availableCommands.map(commandToV1) }];
+      case 'current_mode_update':
+      case 'session_info_update':
+      case 'usage_update':
+        return [u];
+      default:
+        // Unknown/extension kinds pass through untouched (v1 clients ignore kinds they do not know).
+        return [u];
+    }
+  }
+
+  private shown(role: MessageRole, id: string, block: AnyContentBlock): void {
+    this.seen[role].add(id);
+    const cur = this.latest[role];
+    if (cur && cur.id === id) cur.blocks.push(block);
+    else this.latest[role] = { id, blocks: [block] };
+  }
+
+  private message(u: MessageUpdate): object[] {
+    if (u.content === undefined) return []; // metadata-only upsert: nothing to show in v1
+    const role = MESSAGE_ROLE[u.sessionUpdate];
+    const kind = MESSAGE_CHUNK_KIND[u.sessionUpdate];
+    const blocks = u.content === null ? [] : blocksToV1(u.content);
+    const id = u.messageId;
+    let delta: AnyContentBlock[] | null;
+    if (!this.seen[role].has(id)) {
+      delta = blocks;
+    } else {
+      const cur = this.latest[role];
+      delta = cur && cur.id === id ? messageDelta(cur.blocks, blocks) : null;
+    }
+    if (!delta || delta.length === 0) return [];
+    const out: Obj[] = [];
+    for (const block of delta) {
+      this.shown(role, id, block);
+      out.push({ sessionUpdate: kind, messageId: id, content: block });
+    }
+    if (isObj(u._meta)) out[0]._meta = u._meta;
+    return out;
+  }
+
+  private mergedPlan(meta: unknown): Obj {
+    const entries: PlanEntry[] = [];
+    for (const list of this.plans.values()) {
+      for (const e of list) {
+        const m = planEntryToV1(e);
+        if (m) entries.push(m);
+      }
+    }
+    const out: Obj = { sessionUpdate: 'plan', entries };
+    if (isObj(meta)) out._meta = meta;
+    return out;
+  }
+}
+
+// ------------------------------------------------------------------------------------------ decoder
+
+/**
+ * Client side, one per session: v1 `update` payloads -> neutral updates.
+ *
+ * - chunks without `messageId` get minted ids: the same id while consecutive chunks of the same
+ *   role continue, a new one after any other update or a role change (ACP-V1-MSG-01/02);
+ * - `tool_call` becomes a `tool_call_update` with every field set (it replaces the call);
+ * - `tool_call_update` drops `null`s (v1 `null` = unchanged);
+ * - `plan` becomes `plan_update` of plan {@link V1_PLAN_ID};
+ * - unknown kinds are kept raw; a known kind with a bad body throws -32602 naming the path.
+ */
+export class V1UpdateDecoder implements UpdateDecoder {
+  private run: { role: MessageRole; id: string } | null = null;
+  private readonly nonce = randomUUID().slice(0, 8);
+  private minted = 0;
+
+  constructor(private readonly validator: WireValidator | null) {}
+
+  decode(wire: unknown): AnySessionUpdate[] {
+    if (!isObj(wire)) throw AcpError.invalidParams('params.update: must be object', { path: 'params.update' });
+    const kind = wire.sessionUpdate;
+    if (typeof kind !== 'string') {
+      const f = { path: kind === undefined ? '' : 'sessionUpdate', message: kind === undefined ? "must have required property 'sessionUpdate'" : 'must be string' };
+      throw invalidParams('params.update', f);
+    }
+    if (!V1_UPDATE_KINDS.has(kind)) {
+      this.run = null;
+      return this.unknown(wire, kind);
+    }
+    const role = CHUNK_ROLE[kind];
+    if (this.validator && !(role && isPlainTextChunk(wire, false))) {
+      const f = this.validator.update(wire);
+      if (f && f !== 'unknown') throw invalidParams('params.update', f);
+    }
+    if (role) return [this.chunk(wire, role)];
+    this.run = null;
+    switch (kind) {
+      case 'tool_call': {
+        const p = toolPatchFromV1(wire);
+        return [{
+          ...p,
+          sessionUpdate: 'tool_call_update',
+          kind: p.kind ?? 'other',
+          status: p.status ?? 'pending',
+          content: p.content ?? [],
+          locations: p.locations ?? [],
+        } as AnySessionUpdate];
+      }
+      case 'tool_call_update':
+        return [{ ...toolPatchFromV1(wire), sessionUpdate: 'tool_call_update' } as AnySessionUpdate];
+      case 'plan': {
+        const out: Obj = { sessionUpdate: 'plan_update', plan: { type: 'items', planId: V1_PLAN_ID, entries: wire.entries } };
+        if (isObj(wire._meta)) out._meta = wire._meta;
+        return [out as AnySessionUpdate];
+      }
+      case 'config_option_update':
+        return [{ ...wire, configOptions: configOptionsFromV1(wire.configOptions as unknown[]) } as AnySessionUpdate];
+      default:
+        // available_commands_update, current_mode_update, session_info_update, usage_update,
+        // notice, compaction_*: the neutral shape is the v1 shape.
+        return [wire as AnySessionUpdate];
+    }
+  }
+
+  private chunk(wire: Obj, role: MessageRole): AnySessionUpdate {
+    const id = wire.messageId;
+    if (typeof id === 'string') {
+      this.run = { role, id };
+      return wire as AnySessionUpdate;
+    }
+    const run = this.run;
+    const messageId = run && run.role === role ? run.id : `v1-${this.nonce}-${++this.minted}`;
+    this.run = { role, id: messageId };
+    return { ...wire, messageId } as AnySessionUpdate;
+  }
+
+  private unknown(wire: Obj, kind: string): AnySessionUpdate[] {
+    // The unstable v1 plan variants (sent only to clients that advertised `plan`) have the neutral shape.
+    if (kind === 'plan_update' && isObj(wire.plan) && typeof wire.plan.planId === 'string' && typeof wire.plan.type === 'string') {
+      return [wire as AnySessionUpdate];
+    }
+    if (kind === 'plan_removed' && typeof wire.planId === 'string') return [wire as AnySessionUpdate];
+    // A v2-only kind on a v1 connection is a peer bug; passing it on raw would make it look like
+    // a well-formed neutral update, so it is ignored.
+    if (KNOWN_UPDATE_KINDS.has(kind)) return [];
+    return [wire as AnySessionUpdate]; // ACP §5.16: keep, never fail on newer kinds
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * The ACP v1 wire codec. Method payloads differ from the neutral model in field names
+ * (`clientInfo`, `id`, `group`), capability shapes (booleans + markers), MCP stdio without
+ * `type`, the prompt result (`stopReason` at the end of the turn) and permission requests
+ * (always about a tool call). Degradations: `README.md`.
+ */
+import { randomUUID } from 'node:crypto';
+import { AcpError, ErrorCode } from '../errors.js';
+import type { AnyContentBlock } from '../model/content.js';
+import { Methods } from '../model/methods.js';
+import type { ConfigOption, PermissionRequest } from '../model/session.js';
+import { V1_STOP_REASONS } from '../model/stop-reason.js';
+import type { ToolCallPatch } from '../model/tool-call.js';
+import type { ErrorObject } from '../model/update.js';
+import type { WireValidator } from '../validation/types.js';
+import { BaseCodec, emptyResultOk, type MethodMapping } from './base-codec.js';
+import { v1NeutralMethod, v1WireMethod } from './method-names.js';
+import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions } from './types.js';
+import { isObj, withMeta, type Obj } from './util.js';
+import {
+  agentCapsFromV1, agentCapsToV1, authMethodsFromV1, authMethodsToV1, blocksToV1, clientCapsFromV1, clientCapsToV1,
+  configOptionsFromV1, configOptionsToV1, mcpServersFromV1, mcpServersToV1, toolPatchFromV1, toolPatchToV1,
+} from './v1-shapes.js';
+import { V1UpdateDecoder, V1UpdateEncoder } from './v1-updates.js';
+
+/**
+ * The v1 form of a neutral stop reason, or `null` when v1 cannot say it: v1's set is closed
+ * (ACP-V1-STOP-01). `error` has no v1 value — answer the prompt with a JSON-RPC error instead
+ * ({@link promptErrorForV1}); custom (`_x`) and unknown reasons become `end_turn`.
+ */
+export function toV1StopReason(reason: string | null | undefined): string | null {
+  if (reason === 'error') return null;
+  return reason && V1_STOP_REASONS.includes(reason) ? reason : 'end_turn';
+}
+
+/** The JSON-RPC error a v1 agent answers `session/prompt` with when the turn ended in `error`. */
+export function promptErrorForV1(error?: ErrorObject | null): AcpError {
+  if (error && typeof error.code === 'number' && typeof error.message === 'string') return new AcpError(error.code, error.message, error.data);
+  return new AcpError(ErrorCode.InternalError, 'Internal error: the prompt turn failed');
+}
+
+// ---------------------------------------------------------------- session setup results
+
+function setupResultToV1(r: Obj): Obj {
+  // `availableCommands` is v2 only: a v1 agent sends an `available_commands_update` instead.
+  const { availableCommands: _c, ...out } = r;
+  if (Array.isArray(out.configOptions)) out.configOptions = configOptionsToV1(out.configOptions as ConfigOption[]);
+  return out;
+}
+
+function setupResultFromV1(w: Obj): Obj {
+  const out = { ...w };
+  if (Array.isArray(out.configOptions)) out.configOptions = configOptionsFromV1(out.configOptions);
+  else delete out.configOptions; // v1 allows `null`: the neutral model says "absent"
+  return out;
+}
+
+const setup: MethodMapping = { encodeResult: setupResultToV1, prepareResult: emptyResultOk, decodeResult: setupResultFromV1 };
+
+function withMcpToV1(p: Obj): Obj {
+  return Array.isArray(p.mcpServers) ? { ...p, mcpServers: mcpServersToV1(p.mcpServers) } : p;
+}
+function withMcpFromV1(w: Obj): Obj {
+  return Array.isArray(w.mcpServers) ? { ...w, mcpServers: mcpServersFromV1(w.mcpServers) } : w;
+}
+
+// ---------------------------------------------------------------- permission requests
+
+/**
+ * v1 asks about a tool call only (`toolCall`, ACP-V1-PERM-01) and has no title/description.
+ * A `tool_call` subject is sent as is (its own title, if any, names the prompt). Any other
+ * subject becomes a synthetic tool call carrying the permission's title (and the description as
+ * text content); a `command` subject associated with an existing call refers to that call.
+ */
+function permissionToV1(p: PermissionRequest & Obj): Obj {
+  const s = isObj(p.subject) ? (p.subject as Obj) : null;
+  let toolCall: Obj;
+  if (s && s.type === 'tool_call' && isObj(s.toolCall)) {
+    toolCall = toolPatchToV1(s.toolCall as unknown as ToolCallPatch);
+  } else if (s && s.type === 'command' && typeof s.toolCallId === 'string') {
+    toolCall = { toolCallId: s.toolCallId };
+  } else {
+    toolCall = { toolCallId: `permission-${randomUUID()}`, title: p.title };
+    if (s && s.type === 'command') {
+      toolCall.kind = 'execute';
+      toolCall.rawInput = { command: s.command, cwd: s.cwd };
+    }
+    if (p.description) toolCall.content = [{ type: 'content', content: { type: 'text', text: p.description } }];
+  }
+  return withMeta({ sessionId: p.sessionId, toolCall, options: p.options }, p);
+}
+
+function permissionFromV1(w: Obj): PermissionRequest {
+  const toolCall = toolPatchFromV1(w.toolCall as Obj);
+  const out: Obj = {
+    sessionId: w.sessionId,
+    title: typeof toolCall.title === 'string' ? toolCall.title : 'Permission requested',
+    subject: { type: 'tool_call', toolCall },
+    options: w.options,
+  };
+  return withMeta(out, w) as unknown as PermissionRequest;
+}
+
+// ---------------------------------------------------------------- method table
+
+const TABLE: Readonly<Record<string, MethodMapping>> = {
+  [Methods.initialize]: {
+    encodeParams: (p) => {
+      const out: Obj = { protocolVersion: p.protocolVersion, clientCapabilities: clientCapsToV1((p.clientCapabilities ?? {}) as never) };
+      if (isObj(p.clientInfo)) out.clientInfo = p.clientInfo;
+      return withMeta(out, p);
+    },
+    decodeParams: (w) => withMeta({
+      protocolVersion: w.protocolVersion,
+      clientInfo: isObj(w.clientInfo) ? w.clientInfo : null,
+      clientCapabilities: clientCapsFromV1(w.clientCapabilities),
+    }, w),
+    encodeResult: (r) => {
+      const out: Obj = {
+        protocolVersion: r.protocolVersion,
+        agentCapabilities: agentCapsToV1((r.agentCapabilities ?? {}) as never),
+        authMethods: authMethodsToV1((r.authMethods ?? []) as never),
+      };
+      if (isObj(r.agentInfo)) out.agentInfo = r.agentInfo;
+      return withMeta(out, r);
+    },
+    decodeResult: (w) => withMeta({
+      protocolVersion: w.protocolVersion,
+      agentInfo: isObj(w.agentInfo) ? w.agentInfo : null,
+      agentCapabilities: agentCapsFromV1(w.agentCapabilities),
+      authMethods: authMethodsFromV1(Array.isArray(w.authMethods) ? w.authMethods : []),
+    }, w),
+  },
+  [Methods.authenticate]: { prepareResult: emptyResultOk },
+  [Methods.logout]: { prepareResult: emptyResultOk },
+  [Methods.sessionNew]: {
+    encodeParams: (p) => ({ ...p, mcpServers: mcpServersToV1((p.mcpServers ?? []) as never) }),
+    decodeParams: withMcpFromV1,
+    ...setup,
+  },
+  [Methods.sessionLoad]: {
+    encodeParams: (p) => ({ ...p, mcpServers: mcpServersToV1((p.mcpServers ?? []) as never) }),
+    decodeParams: withMcpFromV1,
+    ...setup,
+  },
+  [Methods.sessionResume]: {
+    // `replayFrom` is v2 only: v1 `session/resume` never replays (ACP-V1-RESUME-02); a client
+    // that wants history on v1 uses `session/load`.
+    encodeParams: (p) => {
+      const { replayFrom: _r, ...rest } = p;
+      return withMcpToV1(rest);
+    },
+    decodeParams: withMcpFromV1,
+    ...setup,
+  },
+  [Methods.sessionClose]: { prepareResult: emptyResultOk },
+  [Methods.sessionDelete]: { prepareResult: emptyResultOk },
+  [Methods.sessionSetMode]: { prepareResult: emptyResultOk },
+  [Methods.sessionSetConfigOption]: {
+    // v1: select values carry no `type`, booleans `type: "boolean"` (ACP-V1-CFG-02).
+    encodeParams: (p) => {
+      const { type: _t, ...rest } = p;
+      return typeof p.value === 'boolean' ? { ...rest, type: 'boolean' } : rest;
+    },
+    decodeParams: (w) => {
+      const { type: _t, ...rest } = w;
+      return rest;
+    },
+    encodeResult: (r) => ({ ...r, configOptions: configOptionsToV1((r.configOptions ?? []) as ConfigOption[]) }),
+    decodeResult: (w) => ({ ...w, configOptions: configOptionsFromV1(w.configOptions as unknown[]) }),
+  },
+  [Methods.sessionPrompt]: {
+    encodeParams: (p) => (Array.isArray(p.prompt) ? { ...p, prompt: blocksToV1(p.prompt as AnyContentBlock[]) } : p),
+    // v1 answers at the end of the turn with a closed-set stop reason; `messageId` (v2) is dropped.
+    encodeResult: (r) => {
+      const stopReason = toV1StopReason(r.stopReason as string | undefined);
+      if (stopReason === null) throw promptErrorForV1(r.error as ErrorObject | undefined);
+      return withMeta({ stopReason }, r);
+    },
+  },
+  [Methods.requestPermission]: {
+    encodeParams: (p) => permissionToV1(p as unknown as PermissionRequest & Obj),
+    decodeParams: permissionFromV1,
+    // v1 knows only `cancelled` and `selected`; anything else must never read as approval.
+    encodeResult: (r) => {
+      const o = r.outcome;
+      if (isObj(o) && (o.outcome === 'cancelled' || (o.outcome === 'selected' && typeof o.optionId === 'string'))) return r;
+      return { ...r, outcome: { outcome: 'cancelled' } };
+    },
+  },
+  [Methods.fsWriteTextFile]: { prepareResult: emptyResultOk },
+  [Methods.terminalKill]: { prepareResult: emptyResultOk },
+  [Methods.terminalRelease]: { prepareResult: emptyResultOk },
+};
+
+/** The v1 codec. `validator` checks what arrives (`null`: no validation, for tests of pure mapping). */
+export class V1Codec extends BaseCodec {
+  readonly version = 1 as const;
+  protected readonly table = TABLE;
+
+  constructor(validator: WireValidator | null) {
+    super(validator);
+  }
+
+  wireMethod(neutral: string): string | undefined {
+    return v1WireMethod(neutral);
+  }
+
+  neutralMethod(wire: string): string {
+    return v1NeutralMethod(wire);
+  }
+
+  createUpdateEncoder(options: UpdateEncoderOptions = {}): UpdateEncoder {
+    return new V1UpdateEncoder(options);
+  }
+
+  createUpdateDecoder(): UpdateDecoder {
+    return new V1UpdateDecoder(this.validator);
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * Pure v2 <-> neutral mappings. The neutral model mirrors v2 names, so most shapes pass through
+ * unchanged (same object, no copy); the exceptions are diffs, commands, auth methods, MCP
+ * servers and capabilities. Degradations are listed in `README.md`.
+ */
+import type { Meta } from '../model/json.js';
+import type {
+  AgentCapabilities, AuthMethod, AvailableCommand, ClientCapabilities, McpServer,
+} from '../model/session.js';
+import type { AnyToolCallContent, ToolCallPatch, ToolCallTextDiff } from '../model/tool-call.js';
+import { textDiffToGitPatch } from './git-patch.js';
+import { compact, compactBool, isObj, marker, present, withMeta, type Obj } from './util.js';
+
+// ---------------------------------------------------------------- tool content
+
+/**
+ * A neutral whole-text diff as a v2 structured diff (ACP-V2-DIFF-01..06): one `add` (old text
+ * `null`) or `modify` change, plus a `git_patch` computed from the two texts.
+ */
+export function textDiffToV2(d: ToolCallTextDiff): Obj {
+  return withMeta({
+    type: 'diff',
+    changes: [{ operation: d.oldText === null ? 'add' : 'modify', path: d.path }],
+    patch: { format: 'git_patch', text: textDiffToGitPatch(d.path, d.oldText, d.newText) },
+  }, d);
+}
+
+/** One tool content item for v2; returns the same object unless it is a diff. */
+export function toolContentToV2(c: AnyToolCallContent): AnyToolCallContent {
+  if (c.type === 'diff') {
+    // A neutral `diff` is always v1's whole-text form; v2's structured form is `file_changes`.
+    return (typeof (c as { newText?: unknown }).newText === 'string' ? textDiffToV2(c as ToolCallTextDiff) : c) as AnyToolCallContent;
+  }
+  if (c.type === 'file_changes') {
+    const { type: _t, ...rest } = c as Obj;
+    return { type: 'diff', ...rest } as AnyToolCallContent;
+  }
+  return c;
+}
+
+function needsV2Mapping(list: readonly AnyToolCallContent[]): boolean {
+  for (const c of list) if (c.type === 'diff' || c.type === 'file_changes') return true;
+  return false;
+}
+
+/** The list for v2; the same array when nothing needs mapping. */
+export function toolContentsToV2(list: readonly AnyToolCallContent[]): AnyToolCallContent[] {
+  return needsV2Mapping(list) ? list.map(toolContentToV2) : (list as AnyToolCallContent[]);
+}
+
+/** A v2 tool content item as neutral: v2 `diff` -> neutral `file_changes`; the rest unchanged. */
+export function toolContentFromV2(c: AnyToolCallContent): AnyToolCallContent {
+  if (c.type !== 'diff') return c;
+  const { type: _t, ...rest } = c as Obj;
+  return { type: 'file_changes', ...rest } as AnyToolCallContent;
+}
+
+export function toolContentsFromV2(list: readonly AnyToolCallContent[]): AnyToolCallContent[] {
+  for (const c of list) if (c.type === 'diff') return list.map(toolContentFromV2);
+  return list as AnyToolCallContent[];
+}
+
+/** A tool-call patch for v2 (only `content` may need mapping). */
+export function toolPatchToV2<T extends ToolCallPatch>(p: T): T {
+  if (!Array.isArray(p.content) || !needsV2Mapping(p.content)) return p;
+  return { ...p, content: p.content.map(toolContentToV2) };
+}
+
+export function toolPatchFromV2<T extends ToolCallPatch>(p: T): T {
+  if (!Array.isArray(p.content)) return p;
+  const content = toolContentsFromV2(p.content);
+  return content === p.content ? p : { ...p, content };
+}
+
+// ---------------------------------------------------------------- commands
+
+/**
+ * v2 commands are tagged (`type: "command"`, input `type: "text"`). A command or input that
+ * already carries a `type` (an unknown v2 one kept raw by the decoder) passes through.
+ */
+export function commandToV2(c: AvailableCommand): Obj {
+  if (typeof (c as { type?: unknown }).type === 'string') return c as unknown as Obj;
+  const out: Obj = { type: 'command', name: c.name, description: c.description };
+  const input = c.input as unknown;
+  if (input === null) out.input = null;
+  else if (isObj(input)) out.input = typeof input.type === 'string' ? input : { type: 'text', ...input };
+  return withMeta(out, c);
+}
+
+/**
+ * A v2 command as neutral: the `command` tag and the `text` input tag are removed; commands and
+ * inputs of unknown types are kept raw (with their `type`) so they can be passed on (ACP-V2-CMD-02).
+ */
+export function commandFromV2(w: unknown): AvailableCommand {
+  if (!isObj(w) || w.type !== 'command') return w as unknown as AvailableCommand;
+  const { type: _t, ...rest } = w;
+  const input = rest.input;
+  if (isObj(input) && input.type === 'text') {
+    const { type: _it, ...inputRest } = input;
+    rest.input = inputRest;
+  }
+  return rest as unknown as AvailableCommand;
+}
+
+// ---------------------------------------------------------------- MCP servers
+
+/** v2 MCP servers always carry `type`; SSE does not exist in v2 and is dropped. */
+export function mcpServersToV2(servers: readonly McpServer[]): McpServer[] {
+  return servers.filter((s) => s.type !== 'sse');
+}
+
+/** v2 `args`/`env`/`headers` are optional (omitted = empty); the neutral model always has them. */
+export function mcpServersFromV2(servers: readonly unknown[]): McpServer[] {
+  return servers.map((s) => {
+    if (!isObj(s)) return s as McpServer;
+    if (s.type === 'stdio') return { args: [], env: [], ...s } as unknown as McpServer;
+    if (s.type === 'http') return { headers: [], ...s } as unknown as McpServer;
+    return s as McpServer;
+  });
+}
+
+// ---------------------------------------------------------------- auth methods
+
+/** v2 auth methods: required `type` (default `agent`), terminal `env` as `[{name, value}]`. */
+export function authMethodsToV2(methods: readonly AuthMethod[]): Obj[] {
+  return methods.map((m) => {
+    const { env, type, ...rest } = m as AuthMethod & Obj;
+    const out: Obj = { ...rest, type: type ?? 'agent' };
+    if (env !== undefined) out.env = Object.entries(env).map(([name, value]) => ({ name, value }));
+    return out;
+  });
+}
+
+export function authMethodsFromV2(methods: readonly unknown[]): AuthMethod[] {
+  return methods.filter(isObj).map((m) => {
+    const { env, ...rest } = m;
+    const out: Obj = { ...rest };
+    if (Array.isArray(env)) {
+      const map: Record<string, string> = {};
+      // Unique names SHOULD hold (ACP-V2-SESS-04 spirit); if not, the last one wins.
+      for (const e of env) if (isObj(e) && typeof e.name === 'string') map[e.name] = String(e.value);
+      out.env = map;
+    }
+    return out as unknown as AuthMethod;
+  });
+}
+
+// ---------------------------------------------------------------- capabilities
+
+/** v2 client capabilities: only `auth.terminal` and `elicitation.*` markers exist (ACP-V2-CAP-05). */
+export function clientCapsToV2(c: ClientCapabilities): Obj {
+  const out: Obj = {};
+  if (c.authTerminal) out.auth = { terminal: {} };
+  if (c.elicitation && (c.elicitation.form || c.elicitation.url)) {
+    out.elicitation = compact({ form: marker(c.elicitation.form), url: marker(c.elicitation.url) });
+  }
+  return withMeta(out, c);
+}
+
+/**
+ * Neutral client capabilities from v2. v2 has no client fs/terminal services; boolean config
+ * options, notices and compaction need no capability in v2, so they are always `true`.
+ */
+export function clientCapsFromV2(w: unknown): ClientCapabilities {
+  const c = isObj(w) ? w : {};
+  const out: ClientCapabilities = {};
+  if (isObj(c.auth) && present(c.auth.terminal)) out.authTerminal = true;
+  if (isObj(c.elicitation)) {
+    const e = c.elicitation;
+    if (present(e.form) || present(e.url)) out.elicitation = compactBool({ form: present(e.form), url: present(e.url) });
+  }
+  out.booleanConfigOptions = true;
+  out.notices = true;
+  out.compaction = true;
+  if (isObj(c._meta)) out._meta = c._meta as Meta;
+  return out;
+}
+
+/**
+ * v2 agent capabilities. The `session` marker is always sent: it promises the session surface
+ * (new/list/resume/close/prompt/cancel, ACP-V2-CAP-02) which every acp-kit agent runtime serves.
+ * `loadSession` and `logout` have no v2 marker (auth/logout follows `authMethods`).
+ */
+export function agentCapsToV2(c: AgentCapabilities): Obj {
+  const s = c.session ?? {};
+  const session: Obj = {};
+  if (c.prompt && (c.prompt.image || c.prompt.audio || c.prompt.embeddedContext)) {
+    session.prompt = compact({ image: marker(c.prompt.image), audio: marker(c.prompt.audio), embeddedContext: marker(c.prompt.embeddedContext) });
+  }
+  if (c.mcp && (c.mcp.stdio || c.mcp.http)) session.mcp = compact({ stdio: marker(c.mcp.stdio), http: marker(c.mcp.http) });
+  if (s.delete) session.delete = {};
+  if (s.additionalDirectories) session.additionalDirectories = {};
+  return withMeta({ session }, c);
+}
+
+/**
+ * Neutral agent capabilities from v2: a `session` marker means list/resume/close are supported
+ * (ACP-V2-CAP-04); `logout` mirrors whether `authMethods` is non-empty (ACP-V2-AUTH-01).
+ */
+export function agentCapsFromV2(w: unknown, authMethodCount: number): AgentCapabilities {
+  const c = isObj(w) ? w : {};
+  const out: AgentCapabilities = {};
+  if (isObj(c.session)) {
+    const s = c.session;
+    const p = isObj(s.prompt) ? s.prompt : {};
+    const prompt = compactBool({ image: present(p.image), audio: present(p.audio), embeddedContext: present(p.embeddedContext) });
+    if (Object.keys(prompt).length) out.prompt = prompt;
+    const m = isObj(s.mcp) ? s.mcp : {};
+    const mcp = compactBool({ stdio: present(m.stdio), http: present(m.http) });
+    if (Object.keys(mcp).length) out.mcp = mcp;
+    out.session = compactBool({ list: true, resume: true, close: true, delete: present(s.delete), additionalDirectories: present(s.additionalDirectories) });
+  }
+  if (authMethodCount > 0) out.logout = true;
+  if (isObj(c._meta)) out._meta = c._meta as Meta;
+  return out;
+}

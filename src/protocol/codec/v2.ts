@@ -1,0 +1,168 @@
+/**
+ * The ACP v2 wire codec. The neutral model mirrors v2 names, so most payloads pass through;
+ * mapped are `initialize` (`info`/`capabilities` object markers), auth methods (`env` list),
+ * MCP servers (no SSE), tagged commands, `set_config_option` `type`, diffs in permission
+ * subjects and the prompt result (`messageId`). Degradations: `README.md`.
+ */
+import { AcpError } from '../errors.js';
+import type { Implementation } from '../model/session.js';
+import { Methods } from '../model/methods.js';
+import type { ToolCallPatch } from '../model/tool-call.js';
+import type { WireValidator } from '../validation/types.js';
+import { BaseCodec, emptyResultOk, type MethodMapping } from './base-codec.js';
+import { v2NeutralMethod, v2WireMethod } from './method-names.js';
+import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions } from './types.js';
+import { isObj, withMeta, type Obj } from './util.js';
+import {
+  agentCapsFromV2, agentCapsToV2, authMethodsFromV2, authMethodsToV2, clientCapsFromV2, clientCapsToV2,
+  commandFromV2, commandToV2, mcpServersFromV2, mcpServersToV2, toolPatchFromV2, toolPatchToV2,
+} from './v2-shapes.js';
+import { V2UpdateDecoder, V2UpdateEncoder } from './v2-updates.js';
+
+/** Sent as v2's required `info` when the neutral side has none (ACP-V2-INIT-01). */
+export const UNKNOWN_IMPLEMENTATION: Implementation = { name: 'unknown', version: '0.0.0' };
+
+// ---------------------------------------------------------------- session setup results
+
+/**
+ * v2 setup results: no `modes` (modes are a `category: "mode"` config option, ACP-V2-CFG-04);
+ * `configOptions`/`availableCommands` are arrays or omitted, never `null` (ACP-V2-SESS-06).
+ */
+function setupResultToV2(r: Obj): Obj {
+  const { modes: _m, ...out } = r;
+  if (!Array.isArray(out.configOptions)) delete out.configOptions;
+  if (Array.isArray(out.availableCommands)) out.availableCommands = out.availableCommands.map(commandToV2 as (c: unknown) => Obj);
+  else delete out.availableCommands;
+  return out;
+}
+
+/** Receivers read `null` lists as omitted (ACP-V2-SESS-06); stripped before validation. */
+function prepareSetupResult(wire: unknown): unknown {
+  if (wire === null || wire === undefined) return {};
+  if (!isObj(wire) || (wire.configOptions !== null && wire.availableCommands !== null)) return wire;
+  const out = { ...wire };
+  if (out.configOptions === null) delete out.configOptions;
+  if (out.availableCommands === null) delete out.availableCommands;
+  return out;
+}
+
+function setupResultFromV2(w: Obj): Obj {
+  return Array.isArray(w.availableCommands) ? { ...w, availableCommands: w.availableCommands.map(commandFromV2) } : w;
+}
+
+const setup: MethodMapping = { encodeResult: setupResultToV2, prepareResult: prepareSetupResult, decodeResult: setupResultFromV2 };
+
+function withMcpToV2(p: Obj): Obj {
+  return Array.isArray(p.mcpServers) ? { ...p, mcpServers: mcpServersToV2(p.mcpServers) } : p;
+}
+
+// ---------------------------------------------------------------- method table
+
+const TABLE: Readonly<Record<string, MethodMapping>> = {
+  [Methods.initialize]: {
+    encodeParams: (p) => withMeta({
+      protocolVersion: p.protocolVersion,
+      info: isObj(p.clientInfo) ? p.clientInfo : UNKNOWN_IMPLEMENTATION,
+      capabilities: clientCapsToV2((p.clientCapabilities ?? {}) as never),
+    }, p),
+    decodeParams: (w) => withMeta({
+      protocolVersion: w.protocolVersion,
+      clientInfo: w.info,
+      clientCapabilities: clientCapsFromV2(w.capabilities),
+    }, w),
+    encodeResult: (r) => withMeta({
+      protocolVersion: r.protocolVersion,
+      info: isObj(r.agentInfo) ? r.agentInfo : UNKNOWN_IMPLEMENTATION,
+      capabilities: agentCapsToV2((r.agentCapabilities ?? {}) as never),
+      authMethods: authMethodsToV2((r.authMethods ?? []) as never),
+    }, r),
+    decodeResult: (w) => {
+      const authMethods = authMethodsFromV2(Array.isArray(w.authMethods) ? w.authMethods : []);
+      return withMeta({
+        protocolVersion: w.protocolVersion,
+        agentInfo: w.info,
+        agentCapabilities: agentCapsFromV2(w.capabilities, authMethods.length),
+        authMethods,
+      }, w);
+    },
+  },
+  [Methods.authenticate]: { prepareResult: emptyResultOk },
+  [Methods.logout]: { prepareResult: emptyResultOk },
+  [Methods.sessionNew]: {
+    encodeParams: (p) => ({ ...p, mcpServers: mcpServersToV2((p.mcpServers ?? []) as never) }),
+    // v2 `mcpServers` is optional (omitted = none, ACP-V2-SESS-01); the neutral list is required.
+    decodeParams: (w) => ({ ...w, mcpServers: mcpServersFromV2(Array.isArray(w.mcpServers) ? w.mcpServers : []) }),
+    ...setup,
+  },
+  [Methods.sessionResume]: {
+    encodeParams: withMcpToV2,
+    decodeParams: (w) => (Array.isArray(w.mcpServers) ? { ...w, mcpServers: mcpServersFromV2(w.mcpServers) } : w),
+    ...setup,
+  },
+  [Methods.sessionClose]: { prepareResult: emptyResultOk },
+  [Methods.sessionDelete]: { prepareResult: emptyResultOk },
+  [Methods.sessionSetConfigOption]: {
+    // v2 requires `type`: `id` for select values, `boolean` for booleans (ACP-V2-CFG-02).
+    encodeParams: (p) => (typeof p.type === 'string' ? p : { ...p, type: typeof p.value === 'boolean' ? 'boolean' : 'id' }),
+    decodeParams: (w) => {
+      if (w.type !== 'id' && w.type !== 'boolean') return w; // custom value types stay tagged
+      const { type: _t, ...rest } = w;
+      return rest;
+    },
+  },
+  [Methods.sessionPrompt]: {
+    // v2 answers at insertion with the user message's id (ACP-V2-LIFE-03); the stop reason
+    // travels in the idle `state_update` instead.
+    encodeResult: (r) => {
+      if (typeof r.messageId !== 'string') {
+        throw AcpError.internal('a v2 session/prompt result needs the inserted user message\'s messageId (ACP-V2-LIFE-03)');
+      }
+      return withMeta({ messageId: r.messageId }, r);
+    },
+    // Older v2 agents answer `{}` (August draft) or `null`: accepted, no messageId.
+    acceptResult: (w) => {
+      if (w === null || w === undefined) return {};
+      if (isObj(w) && w.messageId === undefined) return withMeta({}, w);
+      return undefined;
+    },
+  },
+  [Methods.requestPermission]: {
+    encodeParams: (p) => mapPermissionToolCall(p, toolPatchToV2),
+    decodeParams: (w) => mapPermissionToolCall(w, toolPatchFromV2),
+  },
+  [Methods.toolCallCancel]: { prepareResult: emptyResultOk },
+  [Methods.terminalCancel]: { prepareResult: emptyResultOk },
+};
+
+function mapPermissionToolCall(p: Obj, map: (t: ToolCallPatch) => ToolCallPatch): Obj {
+  const s = p.subject;
+  if (!isObj(s) || s.type !== 'tool_call' || !isObj(s.toolCall)) return p;
+  const toolCall = map(s.toolCall as unknown as ToolCallPatch);
+  return (toolCall as unknown) === s.toolCall ? p : { ...p, subject: { ...s, toolCall } };
+}
+
+/** The v2 codec. `validator` checks what arrives (`null`: no validation, for tests of pure mapping). */
+export class V2Codec extends BaseCodec {
+  readonly version = 2 as const;
+  protected readonly table = TABLE;
+
+  constructor(validator: WireValidator | null) {
+    super(validator);
+  }
+
+  wireMethod(neutral: string): string | undefined {
+    return v2WireMethod(neutral);
+  }
+
+  neutralMethod(wire: string): string {
+    return v2NeutralMethod(wire);
+  }
+
+  createUpdateEncoder(options: UpdateEncoderOptions = {}): UpdateEncoder {
+    return new V2UpdateEncoder(options);
+  }
+
+  createUpdateDecoder(): UpdateDecoder {
+    return new V2UpdateDecoder(this.validator);
+  }
+}
