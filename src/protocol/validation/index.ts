@@ -5,4 +5,4 @@
 export type { ValidationFailure, Side, WireValidator } from './types.js';
 export { getValidator } from './validator.js';
 export { formatFailure, joinPath, concatPath } from './failure.js';
-export { loadSchema, type SchemaFlavor } from './schema-source.js';
+export { loadSchema, schemaLocation, type SchemaFlavor } from './schema-source.js';

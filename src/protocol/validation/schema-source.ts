@@ -23,23 +23,28 @@ function candidates(version: 1 | 2, flavor: SchemaFlavor): URL[] {
   ];
 }
 
+/** The file the schema of `version` is read from (the first candidate that exists). */
+export function schemaLocation(version: 1 | 2, flavor: SchemaFlavor = 'stable'): string {
+  const urls = candidates(version, flavor);
+  for (const url of urls) {
+    const path = fileURLToPath(url);
+    if (existsSync(path)) return path;
+  }
+  throw new Error(`ACP v${version} ${flavor} schema not found (looked in ${urls.map((u) => fileURLToPath(u)).join(', ')}); run \`npm run build\``);
+}
+
 /**
  * The official ACP JSON schema of a protocol version, parsed once and cached.
  * Callers must not mutate the returned object.
  */
 export function loadSchema(version: 1 | 2, flavor: SchemaFlavor = 'stable'): JsonSchema {
   const key = `${version}:${flavor}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const urls = candidates(version, flavor);
-  for (const url of urls) {
-    const path = fileURLToPath(url);
-    if (!existsSync(path)) continue;
-    const schema = JSON.parse(readFileSync(path, 'utf8')) as JsonSchema;
+  let schema = cache.get(key);
+  if (!schema) {
+    schema = JSON.parse(readFileSync(schemaLocation(version, flavor), 'utf8')) as JsonSchema;
     cache.set(key, schema);
-    return schema;
   }
-  throw new Error(`ACP v${version} ${flavor} schema not found (looked in ${urls.map((u) => fileURLToPath(u)).join(', ')}); run \`npm run build\``);
+  return schema;
 }
 
 /** The `$defs` of a schema document. */
