@@ -1,0 +1,190 @@
+import { AcpError, ErrorCode } from '../protocol/errors.js';
+import type { AuthMethod } from '../protocol/model/session.js';
+import { ConnectionClosedError } from '../rpc/peer.js';
+import { ExitCode } from './exit-codes.js';
+
+/** An error the CLI reports to the user: a message, an optional hint, and its exit code. */
+export class CliError extends Error {
+  readonly exitCode: number;
+  readonly hint: string | undefined;
+  /** Extra lines shown under the message (e.g. the agent's last stderr lines). */
+  readonly details: string | undefined;
+  /** A short machine-readable kind for `--json` output. */
+  readonly kind: string;
+
+  constructor(kind: string, exitCode: number, message: string, opts: { hint?: string; details?: string; cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'CliError';
+    this.kind = kind;
+    this.exitCode = exitCode;
+    this.hint = opts.hint;
+    this.details = opts.details;
+  }
+
+  toJSON(): { kind: string; message: string; hint?: string; details?: string; exitCode: number } {
+    return {
+      kind: this.kind,
+      message: this.message,
+      ...(this.hint ? { hint: this.hint } : {}),
+      ...(this.details ? { details: this.details } : {}),
+      exitCode: this.exitCode,
+    };
+  }
+}
+
+/** A usage error (bad flag value, missing argument). */
+export function usageError(message: string, hint?: string): CliError {
+  return new CliError('usage', ExitCode.Usage, message, { hint: hint ?? 'Run with --help to see the options.' });
+}
+
+/** What the CLI knows about the agent when an error happens; used to phrase hints. */
+export interface AgentContext {
+  /** How the agent was started, for messages (e.g. `my-agent --acp`). */
+  commandLine: string;
+  /** The executable (first word). */
+  command: string;
+  /** True for the built-in demo agent. */
+  builtIn?: boolean;
+  /** The version forced with `--protocol`, if any. */
+  forcedProtocol?: number;
+  /** Authentication methods the agent listed at `initialize`. */
+  authMethods?: readonly AuthMethod[];
+}
+
+function describeAuthMethods(methods: readonly AuthMethod[] | undefined): string | undefined {
+  if (!methods || methods.length === 0) return undefined;
+  return methods
+    .map((m) => `  - ${m.name} (id ${m.methodId}${m.type && m.type !== 'agent' ? `, type ${m.type}` : ''})${m.description ? `: ${m.description}` : ''}`)
+    .join('\n');
+}
+
+function authHint(ctx: AgentContext): string {
+  const terminal = ctx.authMethods?.find((m) => m.type === 'terminal');
+  if (terminal) {
+    const args = terminal.args?.length ? ` ${terminal.args.join(' ')}` : '';
+    return `Log in by running the agent's login flow in a terminal: ${ctx.commandLine}${args}`;
+  }
+  return "Log in with the agent's own tool (or set the API key it expects in the environment), then try again.";
+}
+
+function closedError(e: ConnectionClosedError, ctx: AgentContext): CliError {
+  const info = e.info;
+  const spawnCode = (info.error as NodeJS.ErrnoException | undefined)?.code;
+  if (spawnCode === 'ENOENT') {
+    return new CliError('agent_not_found', ExitCode.AgentFailed, `agent command not found: ${ctx.command}`, {
+      hint: `Check that "${ctx.command}" is installed and on your PATH, or pass the full path with --agent "<command line>".`,
+      cause: e,
+    });
+  }
+  if (spawnCode === 'EACCES') {
+    return new CliError('agent_not_executable', ExitCode.AgentFailed, `agent command is not executable: ${ctx.command}`, {
+      hint: `Make it executable (chmod +x) or run it through its interpreter, e.g. --agent "node ${ctx.command}".`,
+      cause: e,
+    });
+  }
+  if (info.error) {
+    return new CliError('agent_start_failed', ExitCode.AgentFailed, `could not start agent "${ctx.commandLine}": ${info.error.message}`, {
+      hint: 'Check the --agent command line.',
+      cause: e,
+    });
+  }
+  const how =
+    info.signal ? `was killed by signal ${info.signal}` : info.exitCode !== undefined && info.exitCode !== null ? `exited with code ${info.exitCode}` : `closed the connection (${info.reason})`;
+  return new CliError('agent_crashed', ExitCode.AgentFailed, `the agent ${how}: ${ctx.commandLine}`, {
+    details: info.stderrTail ? `last lines the agent wrote to stderr:\n${indent(info.stderrTail.trimEnd())}` : undefined,
+    hint: info.stderrTail
+      ? 'See the agent output above. Run the agent command on its own to check that it starts and speaks ACP on stdio.'
+      : 'The agent wrote nothing to stderr. Check that the command is an ACP agent that speaks JSON-RPC on stdio.',
+    cause: e,
+  });
+}
+
+function indent(s: string): string {
+  return s
+    .split('\n')
+    .map((l) => `  | ${l}`)
+    .join('\n');
+}
+
+/**
+ * Turns anything thrown while talking to an agent into a {@link CliError} with a hint.
+ * Already-classified errors pass through unchanged.
+ */
+export function toCliError(e: unknown, ctx: AgentContext): CliError {
+  if (e instanceof CliError) return e;
+  if (e instanceof ConnectionClosedError) return closedError(e, ctx);
+  if (e instanceof AcpError || isRpcErrorLike(e)) {
+    const { code, message, data } = e as { code: number; message: string; data?: unknown };
+    switch (code) {
+      case ErrorCode.AuthRequired: {
+        const list = describeAuthMethods(ctx.authMethods);
+        return new CliError('auth_required', ExitCode.AuthRequired, `the agent requires authentication: ${message}`, {
+          details: list ? `authentication methods offered by the agent:\n${list}` : 'the agent listed no authentication methods',
+          hint: authHint(ctx),
+          cause: e,
+        });
+      }
+      case ErrorCode.UnsupportedVersion: {
+        const d = data as { requested?: unknown; supported?: unknown; answered?: unknown } | undefined;
+        if (d && 'answered' in d) {
+          // the agent answered initialize with a version we did not ask for / cannot speak
+          return new CliError('version_mismatch', ExitCode.VersionMismatch, `protocol version mismatch: the agent answered version ${JSON.stringify(d.answered)}, but acp-kit asked for ${Array.isArray(d.supported) ? (d.supported as unknown[]).join(' or ') : '?'}`, {
+            hint: ctx.forcedProtocol ? 'Drop --protocol (or use --protocol auto) to let both sides negotiate.' : 'Upgrade the agent or acp-kit so that both speak a common version.',
+            cause: e,
+          });
+        }
+        const supported = Array.isArray(d?.supported) ? (d!.supported as unknown[]).join(', ') : 'unknown';
+        return new CliError('version_mismatch', ExitCode.VersionMismatch, `protocol version mismatch: ${message}`, {
+          details: `the agent speaks version(s) ${supported}; acp-kit speaks 1 and 2`,
+          hint: ctx.forcedProtocol ? 'Drop --protocol (or use --protocol auto) to let both sides negotiate.' : 'Upgrade the agent or acp-kit so that both speak a common version.',
+          cause: e,
+        });
+      }
+      case ErrorCode.MethodNotFound:
+        return new CliError('unsupported', ExitCode.Unsupported, `the agent does not support this: ${message}`, { cause: e });
+      case ErrorCode.ResourceNotFound:
+        return new CliError('not_found', ExitCode.SessionNotFound, message, {
+          hint: 'List the known sessions with `acp-kit sessions list`.',
+          cause: e,
+        });
+      default:
+        return new CliError('agent_error', ExitCode.TurnError, `the agent answered with an error: ${message} (code ${code})`, {
+          details: data === undefined ? undefined : `error data: ${safeJson(data)}`,
+          cause: e,
+        });
+    }
+  }
+  if (e instanceof Error && (e as { code?: unknown }).code === 'ACP_VERSION_MISMATCH') {
+    return new CliError('version_mismatch', ExitCode.VersionMismatch, e.message, {
+      hint: ctx.forcedProtocol ? 'Drop --protocol (or use --protocol auto) to let both sides negotiate.' : undefined,
+      cause: e,
+    });
+  }
+  const msg = e instanceof Error ? e.message : String(e);
+  return new CliError('internal', ExitCode.Internal, `unexpected error: ${msg}`, {
+    details: e instanceof Error && process.env.ACP_KIT_DEBUG ? e.stack : undefined,
+    hint: 'Set ACP_KIT_DEBUG=1 to see the stack trace.',
+    cause: e,
+  });
+}
+
+function isRpcErrorLike(e: unknown): boolean {
+  return !!e && typeof e === 'object' && typeof (e as { code?: unknown }).code === 'number' && typeof (e as { message?: unknown }).message === 'string';
+}
+
+function safeJson(v: unknown): string {
+  try {
+    const s = JSON.stringify(v);
+    return s.length > 500 ? `${s.slice(0, 500)}…` : s;
+  } catch {
+    return String(v);
+  }
+}
+
+/** Formats an error for stderr: `acp-kit: message`, details, `hint: ...`. */
+export function formatCliError(e: CliError, style: { red(s: string): string; dim(s: string): string; yellow(s: string): string }): string {
+  let out = `${style.red('acp-kit: error:')} ${e.message}\n`;
+  if (e.details) out += `${style.dim(e.details)}\n`;
+  if (e.hint) out += `${style.yellow('hint:')} ${e.hint}\n`;
+  return out;
+}

@@ -1,0 +1,242 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { CliError, formatCliError, usageError } from './errors.js';
+import { ExitCode, formatExitCodeTable } from './exit-codes.js';
+import { colorEnabled, createStyle } from './style.js';
+
+/** Options every agent-talking command shares. */
+export interface AgentFlags {
+  agent?: string;
+  cwd?: string;
+  protocol: 'auto' | '1' | '2';
+  verbose?: boolean;
+}
+
+export interface RunFlags extends AgentFlags {
+  approveAll?: boolean;
+  approveReads?: boolean;
+  denyAll?: boolean;
+  json?: boolean;
+}
+
+export interface ChatFlags extends AgentFlags {
+  resume?: string | true;
+  approveAll?: boolean;
+  approveReads?: boolean;
+}
+
+export interface SessionsFlags extends AgentFlags {
+  json?: boolean;
+}
+
+/** The package version, read from package.json next to `dist/`. */
+export function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+const EXIT_HELP = `\nExit codes:\n${formatExitCodeTable()}\n`;
+
+const AGENT_HELP = `
+Agent:
+  Without --agent (and without $ACP_KIT_AGENT) the built-in coding agent runs on the offline
+  demo model in --cwd; it understands prompts like "create notes.txt containing hello",
+  "read README.md", "list files" and "run ls -la". --agent takes one command line, split
+  like a shell does (quotes, backslashes; no variables or globs), e.g.
+    --agent "npx @zed-industries/claude-code-acp"  or  --agent "node ./my-agent.js --acp".
+`;
+
+function addAgentOptions(cmd: Command): Command {
+  return cmd
+    .option('--agent <command line>', 'agent to run, as one command line (default: the built-in demo agent)')
+    .option('--cwd <dir>', 'working directory of the session (default: the current directory)')
+    .addOption(new Option('--protocol <version>', 'protocol version to use').choices(['auto', '1', '2']).default('auto'))
+    .option('--verbose', "print the agent's stderr and protocol notes to stderr");
+}
+
+/** Lazily loaded command implementations keep `--help` fast and the heavy UI out of `run`. */
+export interface CommandHandlers {
+  run(prompt: string, flags: RunFlags): Promise<number>;
+  chat(flags: ChatFlags): Promise<number>;
+  sessionsList(flags: SessionsFlags): Promise<number>;
+  sessionsShow(sessionId: string, flags: SessionsFlags): Promise<number>;
+  agent(flags: Record<string, unknown>): Promise<number>;
+}
+
+const defaultHandlers: CommandHandlers = {
+  run: async (prompt, flags) => (await import('./commands/run.js')).runCommand(prompt, flags),
+  chat: async (flags) => (await import('./commands/chat.js')).chatCommand(flags),
+  sessionsList: async (flags) => (await import('./commands/sessions.js')).sessionsListCommand(flags),
+  sessionsShow: async (id, flags) => (await import('./commands/sessions.js')).sessionsShowCommand(id, flags),
+  agent: async (flags) => (await import('./commands/agent-launch.js')).agentCommand(flags),
+};
+
+/**
+ * Builds the `acp-kit` command tree. Actions store their exit code in `result.code`; parse
+ * errors surface as {@link CommanderError} (see {@link main}).
+ */
+export function buildProgram(result: { code: number }, handlers: CommandHandlers = defaultHandlers): Command {
+  const program = new Command();
+  program
+    .name('acp-kit')
+    .description('Agent Client Protocol toolkit: run ACP agents from the terminal (protocol v1 and v2).')
+    .version(packageVersion(), '-V, --version', 'print the acp-kit version')
+    .helpOption('-h, --help', 'show help')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      // commander's own error text; we add the hint line
+      outputError: (str, write) => write(str),
+    })
+    .addHelpText(
+      'after',
+      `\nWithout a command, in a terminal, acp-kit starts \`chat\`.\nEnvironment: NO_COLOR disables colour, ACP_KIT_AGENT sets the default --agent.\n${EXIT_HELP}`,
+    )
+    .action(async () => {
+      if (process.stdin.isTTY && process.stdout.isTTY) {
+        result.code = await handlers.chat({ protocol: 'auto' });
+        return;
+      }
+      program.outputHelp({ error: true });
+      result.code = ExitCode.Usage;
+    });
+
+  addAgentOptions(
+    program
+      .command('run')
+      .description('send one prompt to an agent and stream the answer (non-interactive; works without a TTY)')
+      .argument('<prompt...>', 'the prompt (several words are joined with spaces; "-" reads it from stdin)'),
+  )
+    .addOption(new Option('--approve-all', 'approve every permission request').conflicts(['approveReads', 'denyAll']))
+    .addOption(new Option('--approve-reads', 'approve read-only tool calls, reject the rest (default)').conflicts(['approveAll', 'denyAll']))
+    .addOption(new Option('--deny-all', 'reject every permission request').conflicts(['approveAll', 'approveReads']))
+    .option('--json', 'print NDJSON events (first: connection, last: result) instead of text')
+    .addHelpText(
+      'after',
+      `\nExamples:\n  acp-kit run "create notes.txt containing hello" --approve-all\n  acp-kit run --json "list files" | jq -c .type\n  acp-kit run --agent "node my-agent.js" --protocol 1 "hello"\n${AGENT_HELP}${EXIT_HELP}`,
+    )
+    .action(async (words: string[], flags: RunFlags) => {
+      result.code = await handlers.run(await promptText(words), flags);
+    });
+
+  addAgentOptions(
+    program
+      .command('chat')
+      .description('interactive terminal client (needs a TTY): streaming answers, plans, tool calls, permission picker'),
+  )
+    .option('--resume [sessionId]', 'resume an earlier session (without an id: pick one from a list)')
+    .addOption(new Option('--approve-all', 'approve every permission request without asking').conflicts(['approveReads']))
+    .addOption(new Option('--approve-reads', 'approve read-only tool calls without asking; ask for the rest').conflicts(['approveAll']))
+    .addHelpText(
+      'after',
+      `\nKeys: Enter sends, Ctrl-C cancels the running turn (a second Ctrl-C exits), Ctrl-D exits,\n/ lists the agent's slash commands, up/down + Enter pick a permission option.\n${AGENT_HELP}${EXIT_HELP}`,
+    )
+    .action(async (flags: ChatFlags) => {
+      result.code = await handlers.chat(flags);
+    });
+
+  const sessions = program.command('sessions').description("list and show an agent's stored sessions (needs an agent that supports session listing)");
+  addAgentOptions(sessions.command('list').description('list sessions (of --cwd, or all with --all)'))
+    .option('--all', 'list sessions of every working directory')
+    .option('--json', 'print NDJSON')
+    .action(async (flags: SessionsFlags & { all?: boolean }) => {
+      result.code = await handlers.sessionsList(flags);
+    });
+  addAgentOptions(sessions.command('show').description("replay a session's history").argument('<sessionId>', 'the session id'))
+    .option('--json', 'print NDJSON')
+    .action(async (id: string, flags: SessionsFlags) => {
+      result.code = await handlers.sessionsShow(id, flags);
+    });
+  sessions.addHelpText('after', EXIT_HELP);
+
+  const positive = (flag: string) => (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw usageError(`${flag} must be a positive integer (got ${JSON.stringify(v)})`);
+    return n;
+  };
+  program
+    .command('agent')
+    .description('run the built-in ACP coding agent on stdio (what `run` and `chat` start by default)')
+    .addOption(new Option('--model <backend>', 'model backend (default: $ACP_KIT_MODEL, else demo — offline, rule-based)').choices(['demo', 'openai', 'anthropic']))
+    .option('--model-name <name>', 'model name (default gpt-4o-mini / claude-sonnet-4-5)')
+    .option('--base-url <url>', 'API base URL (e.g. a local OpenAI-compatible server)')
+    .option('--max-turn-requests <n>', 'model requests per turn before stopping with max_turn_requests (default 25)', positive('--max-turn-requests'))
+    .option('--max-output-tokens <n>', 'output token cap per model request (stop reason max_tokens when hit)', positive('--max-output-tokens'))
+    .option('--context-window <n>', 'context window size reported in usage updates', positive('--context-window'))
+    .addOption(new Option('--mode <mode>', 'initial permission mode').choices(['ask', 'auto', 'read-only']))
+    .addHelpText(
+      'after',
+      '\nThe agent speaks ACP (v1 and v2) on stdin/stdout, logs to stderr and ends when stdin closes.\n' +
+        'Environment: OPENAI_API_KEY / ANTHROPIC_API_KEY, OPENAI_BASE_URL / ANTHROPIC_BASE_URL, ACP_KIT_MODEL,\n' +
+        'ACP_KIT_MODEL_NAME, ACP_KIT_DATA_DIR (where sessions are stored).\n',
+    )
+    .action(async (flags: Record<string, unknown>) => {
+      result.code = await handlers.agent(flags);
+    });
+
+  // subcommands inherit the error behaviour
+  for (const c of [...program.commands, ...sessions.commands]) c.exitOverride().configureOutput({ outputError: (str, write) => write(str) });
+  return program;
+}
+
+async function promptText(words: string[]): Promise<string> {
+  if (words.length === 1 && words[0] === '-') {
+    if (process.stdin.isTTY) throw usageError('"-" reads the prompt from stdin, but stdin is a terminal');
+    const chunks: Buffer[] = [];
+    for await (const c of process.stdin) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8').trim();
+    if (!text) throw usageError('the prompt read from stdin is empty');
+    return text;
+  }
+  const text = words.join(' ').trim();
+  if (!text) throw usageError('the prompt is empty');
+  return text;
+}
+
+async function flushStdio(): Promise<void> {
+  await Promise.all(
+    [process.stdout, process.stderr].map(
+      (s) => new Promise<void>((resolve) => (s.writableLength === 0 ? resolve() : s.write('', () => resolve()))),
+    ),
+  );
+}
+
+/**
+ * Runs the CLI and exits the process with the command's exit code. Exiting explicitly (after
+ * flushing stdio) makes sure no leftover handle keeps us alive; the rpc layer's exit hook kills
+ * any agent process group that is somehow still running.
+ */
+export async function main(argv: string[] = process.argv): Promise<never> {
+  const style = createStyle(colorEnabled(process.stderr));
+  const result = { code: 0 };
+  const program = buildProgram(result);
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') result.code = 0;
+      else {
+        // commander printed "error: ..." already
+        process.stderr.write(`${style.yellow('hint:')} run \`${commandPath(argv)} --help\` to see the options.\n`);
+        result.code = ExitCode.Usage;
+      }
+    } else if (e instanceof CliError) {
+      process.stderr.write(formatCliError(e, style));
+      result.code = e.exitCode;
+    } else {
+      process.stderr.write(`${style.red('acp-kit: internal error:')} ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      result.code = ExitCode.Internal;
+    }
+  }
+  await flushStdio();
+  process.exit(result.code);
+}
+
+function commandPath(argv: string[]): string {
+  const sub = argv.slice(2).find((a) => !a.startsWith('-'));
+  return sub && ['run', 'chat', 'sessions', 'agent'].includes(sub) ? `acp-kit ${sub}` : 'acp-kit';
+}

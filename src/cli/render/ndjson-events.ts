@@ -1,0 +1,59 @@
+import type { AgentCapabilities, AuthMethod, Implementation, PermissionOutcome, PermissionRequest, SessionInfo } from '../../protocol/model/session.js';
+import type { StopReason } from '../../protocol/model/stop-reason.js';
+import type { AnySessionUpdate, ErrorObject } from '../../protocol/model/update.js';
+
+/**
+ * The `--json` output of `acp-kit run`/`sessions`: one JSON object per line (NDJSON).
+ * Every event has a `type`. `run` prints `connection` first and `result` last — also when the
+ * run fails (then `result.error` is set and `stopReason` is `null`). `update` carries the
+ * version-neutral `SessionUpdate` (the same for a v1 and a v2 agent).
+ */
+export type CliEvent =
+  | {
+      type: 'connection';
+      protocolVersion: number;
+      agentInfo: Implementation | null;
+      agentCapabilities: AgentCapabilities;
+      authMethods: AuthMethod[];
+      /** the agent command line as spawned */
+      agent: string[];
+    }
+  | { type: 'session'; sessionId: string; cwd: string; mode: 'new' | 'load' | 'resume' }
+  | { type: 'update'; sessionId: string; update: AnySessionUpdate }
+  | {
+      type: 'permission';
+      sessionId: string;
+      request: PermissionRequest;
+      outcome: PermissionOutcome;
+      allowed: boolean;
+      /** human description of the decision */
+      decision: string;
+    }
+  | {
+      /** v1 only: output / exit of a command the agent runs through this client (`terminal/*`) */
+      type: 'client_terminal';
+      sessionId: string;
+      terminalId: string;
+      output?: string;
+      exitStatus?: { exitCode?: number | null; signal?: string | null };
+    }
+  | { type: 'sessions'; sessions: SessionInfo[] }
+  | {
+      type: 'result';
+      /** `null` when the run failed before the turn ended */
+      stopReason: StopReason | null;
+      exitCode: number;
+      /** the agent's `error` stop object, or the CLI error that ended the run */
+      error?: ErrorObject | { kind: string; message: string; hint?: string; details?: string; exitCode: number };
+      rejectedPermissions: number;
+      usage?: { used: number; size: number; cost?: { amount: number; currency: string } };
+    };
+
+/** Writes NDJSON events; each event is one `write` call ending in `\n`. */
+export class NdjsonWriter {
+  constructor(private readonly write: (line: string) => void) {}
+
+  emit(event: CliEvent): void {
+    this.write(`${JSON.stringify(event)}\n`);
+  }
+}

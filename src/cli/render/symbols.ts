@@ -1,0 +1,68 @@
+import type { PlanEntryStatus } from '../../protocol/model/plan.js';
+import type { ToolCallStatus } from '../../protocol/model/tool-call.js';
+
+/** Icon for a tool call status; unknown statuses count as still running (ACP-V2-TOOL-06). */
+export function toolStatusIcon(status: ToolCallStatus): string {
+  switch (status) {
+    case 'pending':
+      return '○';
+    case 'in_progress':
+      return '◐';
+    case 'paused':
+      return '‖';
+    case 'completed':
+      return '✓';
+    case 'failed':
+      return '✗';
+    case 'cancelled':
+      return '⊘';
+    default:
+      return '◐';
+  }
+}
+
+/** Checklist mark for a plan entry. */
+export function planMark(status: PlanEntryStatus): string {
+  switch (status) {
+    case 'completed':
+      return '[x]';
+    case 'in_progress':
+      return '[~]';
+    case 'cancelled':
+      return '[-]';
+    default:
+      return '[ ]';
+  }
+}
+
+/** Human label of a stop reason; unknown ones show as a generic stop (ACP-V2-STOP-02). */
+export function describeStopReason(stopReason: string | null | undefined): string {
+  switch (stopReason) {
+    case 'end_turn':
+      return 'end_turn (the agent finished)';
+    case 'max_tokens':
+      return 'max_tokens (the model hit its token limit)';
+    case 'max_turn_requests':
+      return 'max_turn_requests (the agent hit its limit of model requests for one turn)';
+    case 'refusal':
+      return 'refusal (the agent refused; this prompt will not be part of the next prompt\u2019s context)';
+    case 'cancelled':
+      return 'cancelled';
+    case 'error':
+      return 'error';
+    case null:
+    case undefined:
+      return 'unknown (no stop reason reported)';
+    default:
+      return `${stopReason} (stopped)`;
+  }
+}
+
+/** `1.2k/200k tokens · $0.03` */
+export function formatUsage(u: { used: number; size: number; cost?: { amount: number; currency: string } | undefined }): string {
+  const n = (x: number): string => (x >= 10_000 ? `${Math.round(x / 1000)}k` : x >= 1000 ? `${(x / 1000).toFixed(1)}k` : String(x));
+  const pct = u.size > 0 ? ` (${Math.round((u.used / u.size) * 100)}%)` : '';
+  let s = `${n(u.used)}/${n(u.size)} tokens${pct}`;
+  if (u.cost) s += ` · ${u.cost.currency === 'USD' ? '$' : ''}${u.cost.amount.toFixed(u.cost.amount < 1 ? 4 : 2)}${u.cost.currency === 'USD' ? '' : ` ${u.cost.currency}`}`;
+  return s;
+}

@@ -1,0 +1,322 @@
+import type { AnyContentBlock } from '../../protocol/model/content.js';
+import type { PermissionRequest } from '../../protocol/model/session.js';
+import type { AnyToolCallContent, ToolCallFileChanges, ToolCallTextDiff } from '../../protocol/model/tool-call.js';
+import type { AnySessionUpdate, ErrorObject, MessageRole, Notice, TerminalOutputChunk, TerminalUpdate } from '../../protocol/model/update.js';
+import type { SessionState } from '../../protocol/state/session-state.js';
+import type { ToolCallState } from '../../protocol/state/entities.js';
+import { stripAnsi, type Style } from '../style.js';
+import { fileChangesLines, textDiffLines, type DiffLine } from './diff.js';
+import { describeStopReason, formatUsage, planMark, toolStatusIcon } from './symbols.js';
+
+export interface TranscriptOptions {
+  /** Where text goes (usually stdout). */
+  write: (s: string) => void;
+  style: Style;
+  /** Session cwd, to show paths relative to it. */
+  cwd?: string;
+  /** Print user messages (replays, `sessions show`); off for `run`, which knows its prompt. */
+  showUserMessages?: boolean;
+  /** Lines of tool text output shown per item before eliding. */
+  maxToolOutputLines?: number;
+}
+
+/** A short text for a non-text content block. */
+export function describeBlock(b: AnyContentBlock): string {
+  const x = b as { type: string; text?: unknown; mimeType?: unknown; uri?: unknown; name?: unknown; resource?: { uri?: unknown } };
+  switch (x.type) {
+    case 'text':
+      return typeof x.text === 'string' ? x.text : '';
+    case 'image':
+      return `[image ${String(x.mimeType ?? '')}]`;
+    case 'audio':
+      return `[audio ${String(x.mimeType ?? '')}]`;
+    case 'resource_link':
+      return `[${String(x.name ?? 'link')}: ${String(x.uri ?? '')}]`;
+    case 'resource':
+      return `[resource ${String(x.resource?.uri ?? '')}]`;
+    default:
+      return `[${x.type} content]`;
+  }
+}
+
+/** Colours a rendered diff line. */
+export function styleDiffLine(l: DiffLine, style: Style): string {
+  switch (l.kind) {
+    case 'add':
+      return style.green(l.text);
+    case 'remove':
+      return style.red(l.text);
+    case 'hunk':
+      return style.cyan(l.text);
+    case 'header':
+      return style.bold(l.text);
+    case 'info':
+      return style.dim(l.text);
+    default:
+      return l.text;
+  }
+}
+
+/** The diff lines of a tool content item, or `undefined` when it is not a diff. */
+export function diffLinesOf(c: AnyToolCallContent, cwd?: string): DiffLine[] | undefined {
+  if (c.type === 'diff' && typeof (c as ToolCallTextDiff).newText === 'string') return textDiffLines(c as ToolCallTextDiff, cwd);
+  if (c.type === 'file_changes') return fileChangesLines(c as ToolCallFileChanges, cwd);
+  return undefined;
+}
+
+function statusColor(status: string, style: Style): (s: string) => string {
+  switch (status) {
+    case 'completed':
+      return style.green;
+    case 'failed':
+      return style.red;
+    case 'cancelled':
+      return style.yellow;
+    case 'pending':
+      return style.gray;
+    default:
+      return style.blue;
+  }
+}
+
+/**
+ * Line-oriented, streaming rendering of a session for a plain terminal or a pipe: message text
+ * as it arrives, thoughts dimmed, tool calls with status changes, diffs, plans, terminal output,
+ * permission decisions and the stop reason. It reads merged entities from the library's
+ * {@link SessionState}; all it tracks itself is what it has already printed.
+ */
+export class TranscriptRenderer {
+  private readonly w: (s: string) => void;
+  private readonly s: Style;
+  private atLineStart = true;
+  /** `role\0messageId` of the message whose text is streaming, if any. */
+  private streaming: string | undefined;
+  /** Text length already printed per message. */
+  private readonly printed = new Map<string, number>();
+  private readonly toolSeen = new Map<string, { status: string; title: string; items: Set<string> }>();
+  private readonly planSeen = new Map<string, string>();
+  private readonly terminalSeen = new Map<string, { header: boolean; exited: boolean; bytes: number }>();
+
+  constructor(private readonly opts: TranscriptOptions) {
+    this.w = opts.write;
+    this.s = opts.style;
+  }
+
+  private out(text: string): void {
+    if (!text) return;
+    this.w(text);
+    this.atLineStart = text.endsWith('\n');
+  }
+
+  /** Ends the streaming text line, if one is open. */
+  private block(): void {
+    if (!this.atLineStart) this.out('\n');
+    this.streaming = undefined;
+  }
+
+  /** Prints one line (ending any open text). */
+  line(text: string): void {
+    this.block();
+    this.out(`${text}\n`);
+  }
+
+  /** Render one applied update (call from `SessionState.onChange`). */
+  onUpdate(u: AnySessionUpdate, state: SessionState): void {
+    switch (u.sessionUpdate) {
+      case 'agent_message_chunk':
+      case 'agent_thought_chunk':
+      case 'user_message_chunk':
+      case 'agent_message':
+      case 'agent_thought':
+      case 'user_message': {
+        const role: MessageRole = u.sessionUpdate.startsWith('user') ? 'user' : u.sessionUpdate.includes('thought') ? 'thought' : 'agent';
+        return this.message(role, (u as { messageId: string }).messageId, state);
+      }
+      case 'tool_call_update':
+      case 'tool_call_content_chunk': {
+        const tc = state.toolCalls.get((u as { toolCallId: string }).toolCallId);
+        if (tc) this.toolCall(tc, state);
+        return;
+      }
+      case 'plan_update':
+        return this.plan((u as { plan: { planId: string } }).plan.planId, state);
+      case 'plan_removed':
+        this.planSeen.delete((u as { planId: string }).planId);
+        return this.line(this.s.dim('plan removed'));
+      case 'terminal_update':
+      case 'terminal_output_chunk':
+        return this.terminal(u as TerminalUpdate | TerminalOutputChunk, state);
+      case 'notice': {
+        const n = u as Notice;
+        const c = n.severity === 'error' ? this.s.red : n.severity === 'warning' ? this.s.yellow : this.s.cyan;
+        return this.line(`${c(`[${n.severity}]`)} ${stripAnsi(n.title)}${n.description ? ` — ${stripAnsi(n.description)}` : ''}`);
+      }
+      case 'compaction_update': {
+        const st = (u as { status: string }).status;
+        return this.line(this.s.dim(`context compaction ${st.replace('_', ' ')}`));
+      }
+      default:
+        // state, usage, commands, config, session info: shown elsewhere (result line, UI chrome)
+        return;
+    }
+  }
+
+  private message(role: MessageRole, messageId: string, state: SessionState): void {
+    if (role === 'user' && !this.opts.showUserMessages) return;
+    const m = state.message(role, messageId);
+    if (!m) return;
+    const key = `${role}\u0000${messageId}`;
+    // non-text blocks count through a text description
+    const text = m.content.map(describeBlock).join('');
+    const done = this.printed.get(key) ?? 0;
+    const style = role === 'thought' ? (t: string) => this.s.dim(this.s.italic(t)) : role === 'user' ? this.s.bold : (t: string) => t;
+    if (this.streaming !== key) {
+      this.block();
+      if (role === 'thought') this.out(this.s.dim('thinking: '));
+      else if (role === 'user') this.out(this.s.bold('> '));
+      this.streaming = key;
+      if (done > 0 && done <= text.length) {
+        // a message resumed after other output: continue where it was
+        this.out(style(stripAnsi(text.slice(done))));
+        this.printed.set(key, text.length);
+        return;
+      }
+    }
+    if (text.length >= done) {
+      this.out(style(stripAnsi(text.slice(done))));
+    } else {
+      // whole-message replacement (ACP-V2-MSG-03) that shrank the text: show it again
+      this.block();
+      this.out(this.s.dim('(message revised) '));
+      this.streaming = key;
+      this.out(style(stripAnsi(text)));
+    }
+    this.printed.set(key, text.length);
+  }
+
+  private toolCall(tc: ToolCallState, state: SessionState): void {
+    const title = stripAnsi(tc.title ?? tc.name ?? tc.toolCallId);
+    let seen = this.toolSeen.get(tc.toolCallId);
+    const icon = (status: string) => statusColor(status, this.s)(toolStatusIcon(status));
+    if (!seen) {
+      seen = { status: tc.status, title, items: new Set() };
+      this.toolSeen.set(tc.toolCallId, seen);
+      const kind = tc.toolKind && tc.toolKind !== 'other' ? this.s.dim(` [${tc.toolKind}]`) : '';
+      this.line(`${icon(tc.status)} ${this.s.bold(title)}${kind}${tc.status !== 'pending' ? ` ${statusColor(tc.status, this.s)(tc.status)}` : ''}`);
+    } else if (seen.status !== tc.status || seen.title !== title) {
+      seen.status = tc.status;
+      seen.title = title;
+      this.line(`${icon(tc.status)} ${title} ${statusColor(tc.status, this.s)(tc.status)}`);
+    }
+    for (const item of tc.content) {
+      const id = itemKey(item);
+      if (seen.items.has(id)) continue;
+      seen.items.add(id);
+      this.toolContent(item, state);
+    }
+  }
+
+  private toolContent(item: AnyToolCallContent, state: SessionState): void {
+    const pad = '    ';
+    const diff = diffLinesOf(item, this.opts.cwd);
+    if (diff) {
+      for (const l of diff) this.line(pad + styleDiffLine({ ...l, text: stripAnsi(l.text) }, this.s));
+      return;
+    }
+    if (item.type === 'content') {
+      const text = stripAnsi(describeBlock((item as { content: AnyContentBlock }).content)).replace(/\n$/, '');
+      const lines = text.split('\n');
+      const max = this.opts.maxToolOutputLines ?? 20;
+      for (const l of lines.slice(0, max)) this.line(this.s.dim(`${pad}${l}`));
+      if (lines.length > max) this.line(this.s.dim(`${pad}… ${lines.length - max} more lines`));
+      return;
+    }
+    if (item.type === 'terminal') {
+      const t = state.terminals.get((item as { terminalId: string }).terminalId);
+      if (t?.command) this.line(this.s.dim(`${pad}$ ${stripAnsi(t.command)}`));
+      return;
+    }
+    this.line(this.s.dim(`${pad}[${item.type}]`));
+  }
+
+  private plan(planId: string, state: SessionState): void {
+    const p = state.plans.get(planId);
+    if (!p) return;
+    const plan = p.plan as { type: string; entries?: Array<{ content: string; status: string; priority: string }> };
+    const snapshot = JSON.stringify(plan);
+    if (this.planSeen.get(planId) === snapshot) return;
+    this.planSeen.set(planId, snapshot);
+    if (plan.type !== 'items' || !Array.isArray(plan.entries)) {
+      this.line(this.s.bold(`Plan (${plan.type})`));
+      return;
+    }
+    this.line(this.s.bold(planId === 'main' ? 'Plan:' : `Plan ${planId}:`));
+    for (const e of plan.entries) {
+      const mark = planMark(e.status);
+      const text = stripAnsi(e.content);
+      const styled = e.status === 'completed' ? this.s.dim(`${mark} ${text}`) : e.status === 'in_progress' ? this.s.yellow(`${mark} ${text}`) : `${mark} ${text}`;
+      this.line(`  ${styled}`);
+    }
+  }
+
+  private terminal(u: TerminalUpdate | TerminalOutputChunk, state: SessionState): void {
+    const t = state.terminals.get(u.terminalId);
+    if (!t) return;
+    let seen = this.terminalSeen.get(u.terminalId);
+    if (!seen) {
+      seen = { header: false, exited: false, bytes: 0 };
+      this.terminalSeen.set(u.terminalId, seen);
+    }
+    if (!seen.header && t.command) {
+      seen.header = true;
+      this.line(this.s.dim(`    $ ${stripAnsi(t.command)}`));
+    }
+    const bytes = t.output;
+    if (bytes.length < seen.bytes) seen.bytes = 0; // a snapshot replaced the output (ACP-V2-TERM-07)
+    if (bytes.length > seen.bytes) {
+      const text = new TextDecoder().decode(bytes.subarray(seen.bytes));
+      seen.bytes = bytes.length;
+      this.block();
+      this.out(this.s.dim(stripAnsi(text).replace(/^/gm, '    │ ').replace(/    │ $/, '')));
+    }
+    if (!seen.exited && t.exitStatus) {
+      seen.exited = true;
+      const es = t.exitStatus;
+      this.line(this.s.dim(`    ${es.signal ? `killed by ${es.signal}` : `exit code ${es.exitCode ?? '?'}`}`));
+    }
+  }
+
+  /** Renders everything already in `state` (a replayed history), in timeline order. */
+  renderState(state: SessionState): void {
+    for (const e of state.timeline) {
+      if (e.kind === 'message') this.message(e.role, e.messageId, state);
+      else if (e.kind === 'tool_call') this.toolCall(e, state);
+      else if (e.kind === 'plan') this.plan(e.planId, state);
+      else if (e.kind === 'compaction') this.line(this.s.dim(`context compaction ${e.status.replace('_', ' ')}`));
+    }
+  }
+
+  /** Shows a permission request and how it was decided. */
+  permission(req: PermissionRequest, decision: { allowed: boolean; text: string }): void {
+    const mark = decision.allowed ? this.s.green('✓ allowed') : this.s.red('✗ rejected');
+    this.line(`${this.s.magenta('?')} permission: ${stripAnsi(req.title)} ${mark} ${this.s.dim(`(${stripAnsi(decision.text)})`)}`);
+  }
+
+  /** The final line of a turn. */
+  stop(stopReason: string | null | undefined, error?: ErrorObject | null, usage?: SessionState['usage']): void {
+    this.block();
+    const c = stopReason === 'end_turn' ? this.s.green : stopReason === 'cancelled' ? this.s.yellow : this.s.red;
+    let text = `${this.s.dim('—')} stop reason: ${c(describeStopReason(stopReason))}`;
+    if (error) text += ` ${this.s.red(`${error.message} (code ${error.code})`)}`;
+    if (usage) text += this.s.dim(` · ${formatUsage(usage)}`);
+    this.line(text);
+  }
+}
+
+function itemKey(item: AnyToolCallContent): string {
+  try {
+    return JSON.stringify(item);
+  } catch {
+    return String(Math.random());
+  }
+}

@@ -1,0 +1,118 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { connectToAgent, type ClientConnection } from '../client/connection.js';
+import type { ClientSession } from '../client/client-session.js';
+import type { PermissionPolicy } from '../client/services/permission-policy.js';
+import type { TerminalExitStatus } from '../protocol/model/methods.js';
+import { agentContext, resolveAgentCommand, type AgentCommand } from './agent-command.js';
+import { toCliError, usageError, type AgentContext } from './errors.js';
+import type { AgentFlags } from './program.js';
+import { packageVersion } from './program.js';
+
+/** A connected agent plus what the CLI needs to report errors about it. */
+export interface OpenAgent {
+  conn: ClientConnection;
+  agent: AgentCommand;
+  ctx: AgentContext;
+  /** Absolute session working directory. */
+  cwd: string;
+  /** Closes the connection (kills the agent's process group); idempotent. */
+  close(): Promise<void>;
+}
+
+/** Hooks for output of client-executed (v1) terminals, for display. */
+export interface TerminalHooks {
+  onOutput?: (terminalId: string, text: string) => void;
+  onExit?: (terminalId: string, status: TerminalExitStatus) => void;
+}
+
+/** Validates `--cwd` (default: the current directory) and makes it absolute. */
+export function resolveCwd(flag: string | undefined): string {
+  const cwd = resolve(flag ?? process.cwd());
+  let isDir = false;
+  try {
+    isDir = statSync(cwd).isDirectory();
+  } catch {
+    throw usageError(`--cwd ${JSON.stringify(flag)} does not exist`);
+  }
+  if (!isDir) throw usageError(`--cwd ${JSON.stringify(flag)} is not a directory`);
+  return cwd;
+}
+
+export function protocolChoice(p: string | undefined): 'auto' | 1 | 2 {
+  if (p === undefined || p === 'auto') return 'auto';
+  if (p === '1') return 1;
+  if (p === '2') return 2;
+  throw usageError(`--protocol must be auto, 1 or 2 (got ${JSON.stringify(p)})`);
+}
+
+/**
+ * Starts the agent and runs `initialize`, with the client services the CLI offers: a file
+ * system sandbox and client-executed terminals (v1), confined to the session roots.
+ * Connection failures come back as {@link CliError}s with hints.
+ */
+export async function openAgent(
+  flags: AgentFlags,
+  opts: { permissionPolicy?: PermissionPolicy; terminals?: TerminalHooks; onStderr?: (text: string) => void } = {},
+): Promise<OpenAgent> {
+  const cwd = resolveCwd(flags.cwd);
+  const protocol = protocolChoice(flags.protocol);
+  const agent = resolveAgentCommand(flags.agent);
+  const ctx = agentContext(agent, protocol === 'auto' ? undefined : protocol);
+  let conn: ClientConnection;
+  try {
+    conn = await connectToAgent(
+      { command: agent.command, args: agent.args, cwd },
+      {
+        protocol,
+        clientInfo: { name: 'acp-kit', version: packageVersion(), title: 'acp-kit CLI' },
+        permissionPolicy: opts.permissionPolicy,
+        fileSystem: true,
+        terminals: { onOutput: opts.terminals?.onOutput, onExit: opts.terminals?.onExit },
+        onStderr: (text) => {
+          opts.onStderr?.(text);
+          if (flags.verbose) process.stderr.write(text);
+        },
+        onProblem: flags.verbose ? (p) => process.stderr.write(`acp-kit: protocol problem (${p.kind}): ${p.message}\n`) : undefined,
+      },
+    );
+  } catch (e) {
+    throw toCliError(e, ctx);
+  }
+  ctx.authMethods = conn.authMethods;
+  return { conn, agent, ctx, cwd, close: () => conn.close() };
+}
+
+/** `session/new`, or resume/load of `resumeId` with a replay of its history. */
+export async function openSession(a: OpenAgent, resumeId?: string): Promise<{ session: ClientSession; mode: 'new' | 'load' | 'resume' }> {
+  try {
+    if (resumeId === undefined) return { session: await a.conn.newSession({ cwd: a.cwd }), mode: 'new' };
+    const session = await a.conn.resumeSession(resumeId, { cwd: a.cwd, replay: true });
+    return { session, mode: a.conn.protocolVersion === 1 ? 'load' : 'resume' };
+  } catch (e) {
+    throw toCliError(e, a.ctx);
+  }
+}
+
+/**
+ * Installs SIGINT/SIGTERM handlers for the duration of a command. The first SIGINT calls
+ * `onInterrupt` (cancel the turn); a second one, or SIGTERM, calls `onAbort` which must close
+ * the connection and exit. Returns the uninstall function.
+ */
+export function handleSignals(onInterrupt: () => void, onAbort: (signal: 'SIGINT' | 'SIGTERM') => void): () => void {
+  let interrupts = 0;
+  const onInt = (): void => {
+    interrupts++;
+    if (interrupts === 1) onInterrupt();
+    else onAbort('SIGINT');
+  };
+  const onTerm = (): void => onAbort('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  process.on('SIGHUP', onTerm);
+  return () => {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+    process.off('SIGHUP', onTerm);
+  };
+}

@@ -1,0 +1,363 @@
+import React, { useEffect, useState } from 'react';
+import { Box, Static, Text, useInput } from 'ink';
+import type { AnyContentBlock } from '../../protocol/model/content.js';
+import type { AnyToolCallContent } from '../../protocol/model/tool-call.js';
+import type { MessageState, PlanState, ToolCallState, TimelineEntry } from '../../protocol/state/entities.js';
+import { diffLinesOf, describeBlock } from '../render/transcript.js';
+import { formatUsage, planMark, toolStatusIcon } from '../render/symbols.js';
+import { stripAnsi } from '../style.js';
+import type { ChatActions, ChatView, FeedItem, Note } from './chat-model.js';
+
+const TERMINAL_TAIL_LINES = 8;
+
+function statusColor(status: string): string {
+  switch (status) {
+    case 'completed':
+      return 'green';
+    case 'failed':
+      return 'red';
+    case 'cancelled':
+      return 'yellow';
+    case 'pending':
+      return 'gray';
+    default:
+      return 'blue';
+  }
+}
+
+function MessageView({ m }: { m: MessageState }): React.ReactElement | null {
+  const text = stripAnsi(m.content.map((b: AnyContentBlock) => describeBlock(b)).join(''));
+  if (!text) return null;
+  if (m.role === 'thought') {
+    return (
+      <Text dimColor italic>
+        {text}
+      </Text>
+    );
+  }
+  if (m.role === 'user') {
+    return (
+      <Text bold>
+        {'> '}
+        {text}
+      </Text>
+    );
+  }
+  return <Text>{text}</Text>;
+}
+
+function DiffView({ item, cwd }: { item: AnyToolCallContent; cwd: string }): React.ReactElement | null {
+  const lines = diffLinesOf(item, cwd);
+  if (!lines) return null;
+  return (
+    <Box flexDirection="column" marginLeft={2}>
+      {lines.map((l, i) => (
+        <Text
+          key={i}
+          color={l.kind === 'add' ? 'green' : l.kind === 'remove' ? 'red' : l.kind === 'hunk' ? 'cyan' : undefined}
+          bold={l.kind === 'header'}
+          dimColor={l.kind === 'info'}
+        >
+          {stripAnsi(l.text)}
+        </Text>
+      ))}
+    </Box>
+  );
+}
+
+function TerminalView({ terminalId, view }: { terminalId: string; view: ChatView }): React.ReactElement | null {
+  const t = view.state.terminals.get(terminalId);
+  let command: string | undefined;
+  let output: string;
+  let exit: string | undefined;
+  if (t) {
+    command = t.command;
+    output = t.outputText;
+    if (t.exitStatus) exit = t.exitStatus.signal ? `killed by ${t.exitStatus.signal}` : `exit code ${t.exitStatus.exitCode ?? '?'}`;
+  } else {
+    const c = view.clientTerminal(terminalId);
+    if (!c) return null;
+    command = c.command;
+    output = c.output;
+    if (c.exitCode !== undefined || c.signal) exit = c.signal ? `killed by ${c.signal}` : `exit code ${c.exitCode ?? '?'}`;
+  }
+  const lines = stripAnsi(output).replace(/\n$/, '').split('\n');
+  const tail = lines.slice(-TERMINAL_TAIL_LINES);
+  return (
+    <Box flexDirection="column" marginLeft={2} borderStyle="single" borderColor="gray" paddingX={1}>
+      {command ? <Text dimColor>$ {stripAnsi(command)}</Text> : null}
+      {lines.length > tail.length ? <Text dimColor>… {lines.length - tail.length} earlier lines</Text> : null}
+      {output ? tail.map((l, i) => <Text key={i}>{l}</Text>) : null}
+      {exit ? <Text dimColor>{exit}</Text> : null}
+    </Box>
+  );
+}
+
+function ToolCallView({ tc, view }: { tc: ToolCallState; view: ChatView }): React.ReactElement {
+  const title = stripAnsi(tc.title ?? tc.name ?? tc.toolCallId);
+  return (
+    <Box flexDirection="column">
+      <Text>
+        <Text color={statusColor(tc.status)}>{toolStatusIcon(tc.status)} </Text>
+        <Text bold>{title}</Text>
+        {tc.toolKind !== 'other' ? <Text dimColor> [{tc.toolKind}]</Text> : null}
+        <Text color={statusColor(tc.status)}> {tc.status}</Text>
+      </Text>
+      {tc.content.map((item, i) => {
+        if (item.type === 'terminal') return <TerminalView key={i} terminalId={(item as { terminalId: string }).terminalId} view={view} />;
+        if (item.type === 'content') {
+          const text = stripAnsi(describeBlock((item as { content: AnyContentBlock }).content)).replace(/\n$/, '');
+          const lines = text.split('\n');
+          return (
+            <Box key={i} marginLeft={2} flexDirection="column">
+              {lines.slice(0, 12).map((l, j) => (
+                <Text key={j} dimColor>
+                  {l}
+                </Text>
+              ))}
+              {lines.length > 12 ? <Text dimColor>… {lines.length - 12} more lines</Text> : null}
+            </Box>
+          );
+        }
+        const diff = <DiffView key={i} item={item} cwd={view.cwd} />;
+        return diff;
+      })}
+    </Box>
+  );
+}
+
+function PlanView({ p }: { p: PlanState }): React.ReactElement {
+  const plan = p.plan as { type: string; entries?: Array<{ content: string; status: string }> };
+  if (plan.type !== 'items' || !Array.isArray(plan.entries)) return <Text bold>Plan ({plan.type})</Text>;
+  return (
+    <Box flexDirection="column">
+      <Text bold>Plan</Text>
+      {plan.entries.map((e, i) => (
+        <Text key={i} color={e.status === 'in_progress' ? 'yellow' : undefined} dimColor={e.status === 'completed'}>
+          {'  '}
+          {planMark(e.status)} {stripAnsi(e.content)}
+        </Text>
+      ))}
+    </Box>
+  );
+}
+
+function EntryView({ entry, view }: { entry: TimelineEntry; view: ChatView }): React.ReactElement | null {
+  switch (entry.kind) {
+    case 'message':
+      return <MessageView m={entry} />;
+    case 'tool_call':
+      return <ToolCallView tc={entry} view={view} />;
+    case 'plan':
+      return <PlanView p={entry} />;
+    case 'compaction':
+      return <Text dimColor>context compaction {entry.status}</Text>;
+    default:
+      return null;
+  }
+}
+
+function NoteView({ note }: { note: Note }): React.ReactElement {
+  switch (note.kind) {
+    case 'prompt':
+      return (
+        <Text bold color="cyan">
+          {'> '}
+          {note.text}
+        </Text>
+      );
+    case 'error':
+      return <Text color="red">{note.text}</Text>;
+    case 'permission':
+      return <Text color="magenta">{note.text}</Text>;
+    case 'stop':
+      return <Text color={note.ok ? 'green' : 'yellow'}>— {note.text}</Text>;
+    default:
+      return <Text dimColor>{note.text}</Text>;
+  }
+}
+
+function FeedItemView({ item, view }: { item: FeedItem; view: ChatView }): React.ReactElement | null {
+  return 'note' in item ? <NoteView note={item.note} /> : <EntryView entry={item.entry} view={view} />;
+}
+
+function PermissionPicker({ view }: { view: ChatView }): React.ReactElement | null {
+  const [index, setIndex] = useState(0);
+  const pending = view.permission;
+  const options = pending?.request.options ?? [];
+  useEffect(() => setIndex(0), [pending]);
+  useInput(
+    (input, key) => {
+      if (!pending) return;
+      if (key.upArrow) setIndex((i) => (i + options.length - 1) % options.length);
+      else if (key.downArrow || key.tab) setIndex((i) => (i + 1) % options.length);
+      else if (key.return && options[index]) pending.answer(options[index]!.optionId);
+      else if (/^[1-9]$/.test(input) && options[Number(input) - 1]) pending.answer(options[Number(input) - 1]!.optionId);
+    },
+    { isActive: !!pending },
+  );
+  if (!pending) return null;
+  const req = pending.request;
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="magenta" paddingX={1}>
+      <Text bold color="magenta">
+        Permission: {stripAnsi(req.title)}
+      </Text>
+      {req.description ? <Text>{stripAnsi(req.description)}</Text> : null}
+      {options.map((o, i) => (
+        <Text key={o.optionId} color={i === index ? 'magenta' : undefined} bold={i === index}>
+          {i === index ? '❯ ' : '  '}
+          {i + 1}. {stripAnsi(o.name)}
+          <Text dimColor> ({o.kind})</Text>
+        </Text>
+      ))}
+      <Text dimColor>↑/↓ choose · Enter confirm · Ctrl-C cancel the turn</Text>
+    </Box>
+  );
+}
+
+function InputLine({ view, actions }: { view: ChatView; actions: ChatActions }): React.ReactElement {
+  const [text, setText] = useState('');
+  const [history] = useState<string[]>([]);
+  const [hIndex, setHIndex] = useState(-1);
+  const [sel, setSel] = useState(0);
+  const commands = view.state.availableCommands;
+  const slash = text.startsWith('/') && !text.includes(' ');
+  const matches = slash ? commands.filter((c) => `/${c.name}`.startsWith(text)) : [];
+  useInput(
+    (input, key) => {
+      if (key.ctrl && input === 'd') return actions.exit();
+      if (key.return) {
+        const t = text.trim();
+        if (!t) return;
+        if (slash && matches.length > 0 && matches[sel] && `/${matches[sel]!.name}` !== t && !commands.some((c) => `/${c.name}` === t)) {
+          setText(`/${matches[sel]!.name} `);
+          return;
+        }
+        if (view.running) return; // one turn at a time
+        history.unshift(t);
+        setHIndex(-1);
+        setText('');
+        setSel(0);
+        actions.send(t);
+        return;
+      }
+      if (key.tab && slash && matches[sel]) {
+        setText(`/${matches[sel]!.name} `);
+        return;
+      }
+      if (key.upArrow) {
+        if (slash && matches.length > 0) return setSel((s) => (s + matches.length - 1) % matches.length);
+        const n = Math.min(hIndex + 1, history.length - 1);
+        if (n >= 0) {
+          setHIndex(n);
+          setText(history[n]!);
+        }
+        return;
+      }
+      if (key.downArrow) {
+        if (slash && matches.length > 0) return setSel((s) => (s + 1) % matches.length);
+        const n = hIndex - 1;
+        setHIndex(Math.max(n, -1));
+        setText(n >= 0 ? history[n]! : '');
+        return;
+      }
+      if (key.backspace || key.delete) {
+        setText((t) => t.slice(0, -1));
+        setSel(0);
+        return;
+      }
+      if (key.ctrl && input === 'u') return setText('');
+      if (key.ctrl || key.meta || key.escape) return;
+      if (input) {
+        // pasted text may contain newlines: keep them as spaces in this one-line editor
+        setText((t) => t + input.replace(/[\r\n]+/g, ' '));
+        setSel(0);
+      }
+    },
+    { isActive: !view.permission },
+  );
+  return (
+    <Box flexDirection="column">
+      <Box borderStyle="round" borderColor={view.running ? 'gray' : 'cyan'} paddingX={1}>
+        <Text>
+          <Text color="cyan">{'> '}</Text>
+          {text}
+          <Text inverse> </Text>
+        </Text>
+      </Box>
+      {matches.length > 0 ? (
+        <Box flexDirection="column" marginLeft={2}>
+          {matches.slice(0, 8).map((c, i) => (
+            <Text key={c.name} color={i === sel ? 'cyan' : undefined}>
+              /{c.name}
+              {c.input?.hint ? <Text dimColor> {c.input.hint}</Text> : null}
+              <Text dimColor> — {c.description}</Text>
+            </Text>
+          ))}
+        </Box>
+      ) : null}
+    </Box>
+  );
+}
+
+function StatusLine({ view }: { view: ChatView }): React.ReactElement {
+  const usage = view.state.usage;
+  const state = view.running ? (view.cancelling ? 'cancelling…' : view.permission ? 'waiting for your choice' : 'working…') : 'ready';
+  return (
+    <Box justifyContent="space-between">
+      <Text dimColor>
+        {state}
+        {view.exitArmed ? ' · press Ctrl-C again to exit' : view.running ? ' · Ctrl-C cancels' : ' · Ctrl-D exits · / commands'}
+      </Text>
+      <Text dimColor>{usage ? formatUsage(usage) : ''}</Text>
+    </Box>
+  );
+}
+
+/** The interactive chat screen. */
+export function App({ view, actions }: { view: ChatView; actions: ChatActions }): React.ReactElement {
+  const [, setTick] = useState(0);
+  useEffect(() => actions.subscribe(() => setTick((t) => t + 1)), [actions]);
+  useInput((input, key) => {
+    if (key.ctrl && input === 'c') actions.interrupt();
+  });
+  const done = view.feed.slice(0, view.committed);
+  const live = view.feed.slice(view.committed);
+  return (
+    <Box flexDirection="column">
+      <Static items={[{ id: -1 } as { id: number }, ...done]}>
+        {(item) =>
+          item.id === -1 ? (
+            <Box key="header" flexDirection="column" marginBottom={1}>
+              <Text>
+                <Text bold color="cyan">
+                  acp-kit chat
+                </Text>
+                <Text dimColor>
+                  {' '}
+                  · {view.agentLabel} · protocol v{view.protocolVersion}
+                </Text>
+              </Text>
+              <Text dimColor>
+                session {view.sessionId} · {view.cwd}
+              </Text>
+            </Box>
+          ) : (
+            <Box key={item.id}>
+              <FeedItemView item={item as FeedItem} view={view} />
+            </Box>
+          )
+        }
+      </Static>
+      {live.map((item) => (
+        <Box key={item.id}>
+          <FeedItemView item={item} view={view} />
+        </Box>
+      ))}
+      <PermissionPicker view={view} />
+      <InputLine view={view} actions={actions} />
+      <StatusLine view={view} />
+    </Box>
+  );
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { joinCommandLine, splitCommandLine } from '../src/cli/split-command-line.js';
+import { EXIT_CODE_TABLE, ExitCode, exitCodeForStopReason, exitCodeForTurn } from '../src/cli/exit-codes.js';
+import { colorEnabled, stripAnsi } from '../src/cli/style.js';
+import { textDiffLines } from '../src/cli/render/diff.js';
+
+describe('splitCommandLine', () => {
+  it('splits on whitespace', () => {
+    expect(splitCommandLine('  node  agent.js --acp\t-v ')).toEqual(['node', 'agent.js', '--acp', '-v']);
+  });
+  it('keeps single-quoted text literally', () => {
+    expect(splitCommandLine(`echo 'a  b' 'c\\d' '$HOME'`)).toEqual(['echo', 'a  b', 'c\\d', '$HOME']);
+  });
+  it('handles double quotes with escapes', () => {
+    expect(splitCommandLine(`run "a \\"quoted\\" word" "x\\y" "\\$v"`)).toEqual(['run', 'a "quoted" word', 'x\\y', '$v']);
+  });
+  it('joins adjacent quoted parts into one word and keeps empty words', () => {
+    expect(splitCommandLine(`--opt="a b"'c' '' ""`)).toEqual(['--opt=a bc', '', '']);
+  });
+  it('handles backslash escapes outside quotes', () => {
+    expect(splitCommandLine('my\\ agent \\"x')).toEqual(['my agent', '"x']);
+  });
+  it('rejects unterminated quotes and trailing backslashes', () => {
+    expect(() => splitCommandLine(`node 'oops`)).toThrow(/unterminated single quote at position 6/);
+    expect(() => splitCommandLine(`node "oops`)).toThrow(/unterminated double quote/);
+    expect(() => splitCommandLine('node \\')).toThrow(/trailing backslash/);
+  });
+  it('round-trips through joinCommandLine', () => {
+    const words = ['/usr/bin/node', 'a b', "it's", '', '--x=$y'];
+    expect(splitCommandLine(joinCommandLine(words))).toEqual(words);
+  });
+});
+
+describe('exit codes', () => {
+  it('maps every stop reason to a distinct documented code', () => {
+    const reasons = ['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled', 'error'];
+    const codes = reasons.map((r) => exitCodeForStopReason(r));
+    expect(codes).toEqual([0, 3, 4, 5, 6, 7]);
+    expect(exitCodeForStopReason('_custom')).toBe(ExitCode.TurnError);
+    const documented = new Set(EXIT_CODE_TABLE.map(([c]) => c));
+    for (const c of Object.values(ExitCode)) expect(documented.has(c)).toBe(true);
+  });
+  it('turns a success after a rejected permission into 8, but keeps real failures', () => {
+    expect(exitCodeForTurn('end_turn', 0)).toBe(0);
+    expect(exitCodeForTurn('end_turn', 1)).toBe(8);
+    expect(exitCodeForTurn('cancelled', 2)).toBe(8);
+    expect(exitCodeForTurn('refusal', 1)).toBe(5);
+  });
+});
+
+describe('colour and diff helpers', () => {
+  it('honours NO_COLOR and FORCE_COLOR', () => {
+    expect(colorEnabled({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
+    expect(colorEnabled({ isTTY: true }, { NO_COLOR: '' })).toBe(true);
+    expect(colorEnabled({ isTTY: false }, {})).toBe(false);
+    expect(colorEnabled({ isTTY: false }, { FORCE_COLOR: '1' })).toBe(true);
+    expect(colorEnabled({ isTTY: true }, { FORCE_COLOR: '0' })).toBe(false);
+  });
+  it('strips escape sequences from agent text', () => {
+    expect(stripAnsi('\u001b[31mred\u001b[0m \u001b]0;title\u0007x')).toBe('red x');
+  });
+  it('renders a new-file diff with relative paths', () => {
+    const lines = textDiffLines({ type: 'diff', path: '/w/notes.txt', oldText: null, newText: 'hello\n' }, '/w');
+    expect(lines.map((l) => `${l.kind}:${l.text}`)).toEqual(['header:new file notes.txt', 'hunk:@@ -0,0 +1,1 @@', 'add:+hello']);
+  });
+});
