@@ -229,3 +229,43 @@ describe('process lifecycle', () => {
     expect(info.reason).toBe('closed locally');
   });
 });
+
+describe('v1 client services wiring', () => {
+  it('fs/* goes to a sandbox confined to the session roots, only when advertised', async () => {
+    const { mkdtempSync, writeFileSync, readFileSync, realpathSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = realpathSync(mkdtempSync(`${tmpdir()}/acp-client-fs-`));
+    writeFileSync(`${dir}/a.txt`, 'abc');
+    const { conn } = await start(['--versions=1'], { fileSystem: true });
+    const s = await conn.newSession({ cwd: dir });
+    await s.prompt(`fs ${dir}/a.txt`);
+    expect(s.state.messageList.map((m) => m.text)).toContain('read:abc');
+    expect(readFileSync(`${dir}/a.txt.out`, 'utf8')).toBe('ABC');
+    await s.prompt('fs /etc/hostname');
+    expect(s.state.messageList.map((m) => m.text).join('|')).toMatch(/fs-error:-32/);
+
+    const plain = await start(['--versions=1']);
+    const s2 = await plain.conn.newSession({ cwd: dir });
+    await s2.prompt(`fs ${dir}/a.txt`);
+    expect(s2.state.messageList.map((m) => m.text)).toContain('fs-error:-32601:Method not found: fs/read_text_file');
+  });
+
+  it('terminal/* runs real commands when advertised', async () => {
+    const { conn } = await start(['--versions=1'], { terminals: true });
+    const s = await conn.newSession({ cwd: process.cwd() });
+    await s.prompt('term');
+    expect(s.state.messageList.map((m) => m.text)).toContain('term:0:from terminal');
+  });
+});
+
+describe('out-of-turn updates (v2)', () => {
+  it('updates after idle land in the same state', async () => {
+    const { conn } = await start(['--versions=2']);
+    const s = await conn.newSession({ cwd: '/work' });
+    const seen = new Promise<void>((resolve) => s.onUpdate((u) => (u as { toolCallId?: string }).toolCallId === 'bg-tool' && resolve()));
+    expect((await s.prompt('background')).stopReason).toBe('end_turn');
+    await seen;
+    expect(s.state.toolCalls.get('bg-tool')!.status).toBe('in_progress');
+    expect(s.state.foreground.state).toBe('idle');
+  });
+});
