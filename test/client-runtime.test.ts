@@ -216,6 +216,8 @@ describe.each([1, 2] as const)('sessions over v%i', (v) => {
     const s = await conn.newSession({ cwd: '/work' });
     await expect(s.prompt([{ type: 'image', data: 'AAAA', mimeType: 'image/png' }])).rejects.toThrow(/params.prompt\[0\].*image/);
     await expect(s.prompt([])).rejects.toBeInstanceOf(AcpError);
+    await expect(conn.newSession({ cwd: 'relative/dir' })).rejects.toThrow(/params.cwd must be an absolute path/);
+    await expect(conn.newSession({ cwd: '/w', additionalDirectories: ['/x'] })).rejects.toThrow(/additionalDirectories/);
   });
 });
 
@@ -259,6 +261,12 @@ describe('v1 client services wiring', () => {
 });
 
 describe('out-of-turn updates (v2)', () => {
+  it('a stale idle snapshot before insertion does not end the prompt (ACP-V2-LIFE-10/15)', async () => {
+    const { conn } = await start(['--versions=2']);
+    const s = await conn.newSession({ cwd: '/work' });
+    expect(await s.prompt('stale-idle')).toEqual({ stopReason: 'max_turn_requests', userMessageId: 'u1' });
+  });
+
   it('updates after idle land in the same state', async () => {
     const { conn } = await start(['--versions=2']);
     const s = await conn.newSession({ cwd: '/work' });

@@ -9,6 +9,7 @@ import type {
   CreateTerminalRequest, InitializeResponse, ListSessionsResponse, NewSessionResponse, ReadTextFileRequest,
   SessionSetupResult, TerminalRequest, WriteTextFileRequest,
 } from '../protocol/model/methods.js';
+import { isAbsolute } from 'node:path';
 import { spawnAgent, type AgentProcess } from '../rpc/child.js';
 import { ConnectionClosedError, JsonRpcPeer, type RequestContext, type RequestOptions } from '../rpc/peer.js';
 import type { CloseInfo } from '../rpc/transport.js';
@@ -369,6 +370,15 @@ export class ClientConnection {
   }
 
   private setupParams(options: NewSessionOptions): Record<string, unknown> {
+    if (this.version === 2 && !this.agentCapabilities.session) {
+      throw new AcpError(ErrorCode.MethodNotFound, 'the agent has no session surface (capabilities.session absent, ACP-V2-CAP-03)');
+    }
+    if (typeof options.cwd !== 'string' || !isAbsolute(options.cwd)) {
+      throw AcpError.invalidParams(`params.cwd must be an absolute path (got ${JSON.stringify(options.cwd)}, ACP-ALL-SESS-03)`, { path: 'params.cwd' });
+    }
+    for (const [i, d] of (options.additionalDirectories ?? []).entries()) {
+      if (typeof d !== 'string' || !isAbsolute(d)) throw AcpError.invalidParams(`params.additionalDirectories[${i}] must be an absolute path (ACP-ALL-SESS-05)`, { path: `params.additionalDirectories[${i}]` });
+    }
     const params: Record<string, unknown> = { cwd: options.cwd, mcpServers: options.mcpServers ?? [] };
     if (options.additionalDirectories && options.additionalDirectories.length > 0) {
       if (!this.agentCapabilities.session?.additionalDirectories) {
