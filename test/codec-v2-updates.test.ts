@@ -16,11 +16,9 @@ function expectedV2(u: SessionUpdate, state: { options?: ConfigOption[] } = {}):
   const mapContent = (c: AnyToolCallContent): AnyToolCallContent => {
     if (c.type !== 'diff') return c;
     const d = c as ToolCallTextDiff;
-    const out: Record<string, unknown> = {
-      type: 'file_changes',
-      changes: [{ operation: d.oldText === null ? 'add' : 'modify', path: d.path }],
-      patch: { format: 'git_patch', text: textDiffToGitPatch(d.path, d.oldText, d.newText) },
-    };
+    const out: Record<string, unknown> = { type: 'file_changes', changes: [{ operation: d.oldText === null ? 'add' : 'modify', path: d.path }] };
+    const text = textDiffToGitPatch(d.path, d.oldText, d.newText);
+    if (text !== null) out.patch = { format: 'git_patch', text };
     if (d._meta) out._meta = d._meta;
     return out as AnyToolCallContent;
   };
@@ -96,6 +94,8 @@ describe('v2 session/update codec', () => {
       changes: [{ operation: 'add', path: '/n.txt' }],
       patch: { format: 'git_patch', text: 'diff --git /n.txt /n.txt\nnew file mode 100644\n--- /dev/null\n+++ /n.txt\n@@ -0,0 +1 @@\n+x\n' },
     });
+    const [same] = codec.createUpdateEncoder().encode({ sessionUpdate: 'tool_call_content_chunk', toolCallId: 't1', content: { type: 'diff', path: '/s', oldText: 'a', newText: 'a' } });
+    expect((same as { content: unknown }).content).toEqual({ type: 'diff', changes: [{ operation: 'modify', path: '/s' }] });
   });
 
   it('decodes a v2 diff into neutral file_changes, keeping unknown operations and formats', () => {

@@ -56,25 +56,29 @@ function wholeFileHunk(oldText: string, newText: string): string[] {
  * A `git_patch` (ACP-V2-DIFF-06) for one whole-text file edit — the v2 form of a v1
  * `{type: "diff", path, oldText, newText}`: a `diff --git <abs> <abs>` section with absolute
  * paths (no `a/`/`b/` prefixes), `new file mode 100644` and `/dev/null` for an added file
- * (`oldText === null`), then unified hunks with 3 lines of context. Returns the header alone
- * when nothing changed.
+ * (`oldText === null`), then unified hunks with 3 lines of context. `git apply --unsafe-paths -p0`
+ * applies it. Returns `null` when nothing changed (no patch can express a no-op edit; v2 allows
+ * omitting `patch`, ACP-V2-DIFF-05).
  */
-export function textDiffToGitPatch(path: string, oldText: string | null, newText: string): string {
+export function textDiffToGitPatch(path: string, oldText: string | null, newText: string): string | null {
+  const isAdd = oldText === null;
+  const before = oldText ?? '';
+  if (!isAdd && before === newText) return null;
   const q = quoteGitPath(path);
   // Git appends a tab to ---/+++ names containing a space so that trailing spaces survive.
   const tab = q.includes(' ') ? '\t' : '';
   const out = [`diff --git ${q} ${q}`];
-  const isAdd = oldText === null;
   if (isAdd) out.push('new file mode 100644');
-  const before = oldText ?? '';
-  if (before === newText) return `${out.join('\n')}\n`;
+  // Kept even for an empty new file: with absolute paths git needs them to know the name.
   out.push(`--- ${isAdd ? '/dev/null' : q + tab}`, `+++ ${q}${tab}`);
-  const patch = structuredPatch(path, path, before, newText, undefined, undefined, { context: 3, timeout: 250 });
-  if (!patch) {
-    out.push(...wholeFileHunk(before, newText));
-  } else {
-    for (const h of patch.hunks) {
-      out.push(hunkHeader(h.oldStart, h.oldLines, h.newStart, h.newLines), ...h.lines);
+  if (before !== newText) {
+    const patch = structuredPatch(path, path, before, newText, undefined, undefined, { context: 3, timeout: 250 });
+    if (!patch) {
+      out.push(...wholeFileHunk(before, newText));
+    } else {
+      for (const h of patch.hunks) {
+        out.push(hunkHeader(h.oldStart, h.oldLines, h.newStart, h.newLines), ...h.lines);
+      }
     }
   }
   return `${out.join('\n')}\n`;

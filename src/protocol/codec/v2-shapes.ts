@@ -15,14 +15,14 @@ import { compact, compactBool, isObj, marker, present, withMeta, type Obj } from
 
 /**
  * A neutral whole-text diff as a v2 structured diff (ACP-V2-DIFF-01..06): one `add` (old text
- * `null`) or `modify` change, plus a `git_patch` computed from the two texts.
+ * `null`) or `modify` change, plus a `git_patch` computed from the two texts (omitted when
+ * they are equal: no patch can express a no-op).
  */
 export function textDiffToV2(d: ToolCallTextDiff): Obj {
-  return withMeta({
-    type: 'diff',
-    changes: [{ operation: d.oldText === null ? 'add' : 'modify', path: d.path }],
-    patch: { format: 'git_patch', text: textDiffToGitPatch(d.path, d.oldText, d.newText) },
-  }, d);
+  const out: Obj = { type: 'diff', changes: [{ operation: d.oldText === null ? 'add' : 'modify', path: d.path }] };
+  const text = textDiffToGitPatch(d.path, d.oldText, d.newText);
+  if (text !== null) out.patch = { format: 'git_patch', text };
+  return withMeta(out, d);
 }
 
 /** One tool content item for v2; returns the same object unless it is a diff. */
