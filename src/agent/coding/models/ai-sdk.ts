@@ -5,6 +5,11 @@ import {
   type ToolSpec,
 } from '../model.js';
 
+// The AI SDK prints warnings with console.info/warn by default; on a stdio agent stdout is the
+// protocol channel, so they are off unless the embedder configured them.
+const g = globalThis as { AI_SDK_LOG_WARNINGS?: unknown };
+if (g.AI_SDK_LOG_WARNINGS === undefined) g.AI_SDK_LOG_WARNINGS = false;
+
 /** Prices in `currency` per million tokens; enables `cost` in `usage_update`. */
 export interface ModelPricing {
   inputPerMillion: number;
