@@ -54,6 +54,25 @@ describe('initialize', () => {
     await expect(start(['--versions=1,2'], { protocol: 1 }).then(() => start(['--answer=2'], { protocol: 1 }))).rejects.toThrow(/protocolVersion 2/);
   });
 
+  it('auto: an agent that rejects v2 with -32022 {supported: [1]} is retried with v1', async () => {
+    const { conn } = await start(['--versions=1', '--reject-newer']);
+    expect(conn.protocolVersion).toBe(1);
+    const { params } = (await conn.extRequest('_fixture/initParams', {})) as { params: Record<string, unknown> };
+    expect(params.protocolVersion).toBe(1);
+    await expect(start(['--versions=2', '--reject-newer'], { protocol: 1 })).rejects.toThrow(/unsupported protocol version/);
+  });
+
+  it('connects over a given transport', async () => {
+    const { spawnAgent } = await import('../src/rpc/child.js');
+    const agent = spawnAgent(process.execPath, [RAW]);
+    const conn = await connect({ transport: agent.transport });
+    open.push(conn);
+    expect(conn.protocolVersion).toBe(2);
+    expect((await (await conn.newSession({ cwd: '/w' })).prompt('hello')).stopReason).toBe('end_turn');
+    await conn.close();
+    await agent.exited;
+  });
+
   it('auth: terminal methods are refused locally, agent methods sent; logout gated', async () => {
     const { conn } = await start(['--versions=1']);
     await expect(conn.authenticate('tty')).rejects.toThrow(/terminal login/);
