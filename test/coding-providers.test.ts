@@ -124,6 +124,31 @@ describe('OpenAI-compatible provider', () => {
     expect(chunkText(r.updates)).toContain('Incorrect API key');
   });
 
+  it('an HTTP error in v1 answers session/prompt with a JSON-RPC error carrying the provider message', async () => {
+    llm.push({ status: 500, body: { error: { message: 'upstream exploded', type: 'server_error' } } });
+    const h = await agentOn(model(), 1);
+    const r = await h.turn('hi');
+    expect(r.stopReason).toBe('rpc_error');
+    expect(r.error).toMatchObject({ code: -32603, message: expect.stringContaining('upstream exploded') });
+  });
+
+  it('unknown tools and malformed arguments fail the call and tell the model why', async () => {
+    llm.push(
+      { steps: [openai.toolStart(0, 'c1', 'delete_everything'), openai.toolArgs(0, '{}'), openai.toolStart(1, 'c2', 'read_file'), openai.toolArgs(1, '{"path": 42}'),
+        openai.finish('tool_calls'), openai.usage(5, 5), openai.done()] },
+      { steps: [openai.text('Sorry.'), openai.finish('stop'), openai.usage(5, 5), openai.done()] },
+    );
+    const h = await agentOn(model(), 2);
+    const r = await h.turn('go');
+    expect(r.stopReason).toBe('end_turn');
+    const finals = tools(r.updates).filter((u) => u.status === 'failed');
+    expect(finals).toHaveLength(2);
+    const results = llm.requests[1].body.messages.filter((m: Wire) => m.role === 'tool');
+    expect(results.map((m: Wire) => m.tool_call_id)).toEqual(['c1', 'c2']);
+    expect(results[0].content).toMatch(/unknown tool "delete_everything"; available tools: read_file/);
+    expect(results[1].content).toMatch(/read_file: "path" must be a string, got 42/);
+  });
+
   it('the model itself honours an abort signal at the API level', async () => {
     llm.push({ steps: [openai.role(), openai.text('a'), { hang: true }] });
     const ac = new AbortController();
