@@ -16,6 +16,8 @@ export interface StreamTransportOptions {
  * Writes are coalesced per macrotask into one large `write()`, and `drain` is honoured:
  * while the OS pipe is full, messages accumulate in memory in order.
  */
+const FLUSH_BYTES = 64 * 1024;
+
 export class StreamTransport implements Transport {
   private handlers: TransportHandlers | undefined;
   private queue: string[] = [];
@@ -73,14 +75,22 @@ export class StreamTransport implements Transport {
     const s = JSON.stringify(message);
     this.queue.push(s);
     this.queuedBytes += s.length + 1;
-    if (!this.scheduled && !this.waitingDrain) {
+    if (this.waitingDrain) return;
+    // A producer that never yields to the event loop must not build one huge burst: hand
+    // 64 KiB batches to the OS as they fill, so the reader works while we produce.
+    if (this.queuedBytes >= FLUSH_BYTES) this.flushNow();
+    else if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(this.flushNow);
+      setImmediate(this.onImmediate);
     }
   }
 
-  private readonly flushNow = (): void => {
+  private readonly onImmediate = (): void => {
     this.scheduled = false;
+    this.flushNow();
+  };
+
+  private readonly flushNow = (): void => {
     if (this.closed || this.queue.length === 0) {
       this.resolveFlush();
       return;
