@@ -199,6 +199,39 @@ describe('coding agent turn engine (demo model)', () => {
     expect(exit?.exitStatus.signal).toBe('SIGTERM');
   });
 
+  it('cancel kills the whole process group of a local command, grandchildren included', async () => {
+    const h = await start(1, { agent: { mode: 'auto' } });
+    const turn = h.turn('run sleep 30 & echo $! > child.pid; wait');
+    await h.waitFor((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'in_progress');
+    const pidFile = join(h.cwd, 'child.pid');
+    for (let i = 0; i < 100 && !(existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim()); i++) await new Promise((res) => setTimeout(res, 20));
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    const t0 = Date.now();
+    h.cancel();
+    expect((await turn).stopReason).toBe('cancelled');
+    expect(Date.now() - t0).toBeLessThan(1500);
+    let alive = true;
+    for (let i = 0; i < 100 && alive; i++) {
+      try {
+        process.kill(pid, 0);
+        await new Promise((res) => setTimeout(res, 20));
+      } catch {
+        alive = false;
+      }
+    }
+    expect(alive).toBe(false);
+  });
+
+  it('command output is capped at 64 KiB', async () => {
+    const h = await start(1, { agent: { mode: 'auto' } });
+    const r = await h.turn("run head -c 200000 /dev/zero | tr '\\0' a");
+    const text: string = toolUpdates(r.updates).at(-1)!.content[0].content.text;
+    expect(text).toContain('[output truncated]');
+    const longest = Math.max(...text.match(/a+/g)!.map((m) => m.length));
+    expect(longest).toBe(64 * 1024);
+  });
+
   it('refusal: the model refuses and the turn ends refusal (ACP-V1-STOP-01)', async () => {
     const h = await start(1, { permission: answer('allow_once') });
     const r = await h.turn('run sudo rm -rf /');
