@@ -367,6 +367,27 @@ describe('coding agent turn engine (demo model)', () => {
     expect(chunkText(r.updates)).toMatch(/exit code 0/);
   });
 
+  it('v1 client terminal: cancel while waiting kills and releases the terminal (ACP-V1-TERM-04, ACP-V1-CANCEL-04)', async () => {
+    const calls: string[] = [];
+    const h = await start(1, {
+      agent: { mode: 'auto' },
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: true },
+      handlers: {
+        'terminal/create': () => (calls.push('create'), { terminalId: 'term-B' }),
+        'terminal/wait_for_exit': () => (calls.push('wait'), new Promise(() => undefined)),
+        'terminal/kill': () => (calls.push('kill'), {}),
+        'terminal/release': () => (calls.push('release'), {}),
+      },
+    });
+    const turn = h.turn('run sleep 100');
+    await h.waitFor((u) => u.sessionUpdate === 'tool_call_update' && u.content?.[0]?.type === 'terminal');
+    h.cancel();
+    const r = await turn;
+    expect(r.stopReason).toBe('cancelled');
+    expect(calls).toEqual(['create', 'wait', 'kill', 'release']);
+    expect(toolUpdates(r.updates).at(-1)!.status).toBe('failed');
+  });
+
   it('v1 without client terminals: the command runs locally and its output is embedded as text', async () => {
     const h = await start(1, { agent: { mode: 'auto' } });
     const r = await h.turn('run echo local-output && exit 3');
