@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JsonRpcPeer, spawnAgent, type AgentProcess, type RequestContext } from '../src/rpc/index.js';
+import { createSchemaTap } from './support/schema-tap.js';
 
 export const fixturePath = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 
@@ -17,6 +18,13 @@ export interface Harness {
   received: Msg[];
   /** Every message sent to the agent. */
   sent: Msg[];
+  /** Both directions, in order. */
+  wire: Array<{ from: 'agent' | 'client'; m: unknown }>;
+  /**
+   * Checks every message the agent sent against the official schema of the negotiated version
+   * (the last successful `initialize`); throws listing the failures.
+   */
+  assertAgentMessagesValid(): void;
   /** Answers `session/request_permission` (default: waits until cancelled, then `cancelled`). */
   onPermission: (params: any, ctx: RequestContext) => unknown;
   stderr(): string;
@@ -41,16 +49,19 @@ export function startAgent(options: { fixture?: string; env?: Record<string, str
   });
   const received: Msg[] = [];
   const sent: Msg[] = [];
+  const wire: Harness['wire'] = [];
   const waiters: Array<{ pred: (m: Msg) => boolean; resolve(m: Msg): void }> = [];
   const peer = new JsonRpcPeer(agent.transport, {
     answerParseErrors: false,
     tap: {
       sent: (m) => {
         sent.push(m as Msg);
+        wire.push({ from: 'client', m: structuredClone(m) });
         options.tap?.sent?.(m);
       },
       received: (m) => {
         received.push(m as Msg);
+        wire.push({ from: 'agent', m });
         options.tap?.received?.(m);
         for (const w of [...waiters]) {
           if (w.pred(m as Msg)) {
@@ -61,11 +72,34 @@ export function startAgent(options: { fixture?: string; env?: Record<string, str
       },
     },
   });
+  let closed = false;
   const h: Harness = {
     peer,
     agent,
     received,
     sent,
+    wire,
+    assertAgentMessagesValid() {
+      const inits = new Set(sent.filter((m) => m.method === 'initialize').map((m) => m.id));
+      const ok = received.filter((m) => inits.has(m.id as number) && m.result);
+      if (ok.length === 0) return;
+      const version = ok.at(-1)!.result.protocolVersion as 1 | 2;
+      const tap = createSchemaTap(version);
+      for (const { from, m } of wire) {
+        // before the last initialize the connection may have spoken another version
+        if (from === 'agent') tap.fromAgent(m);
+        else tap.fromClient(m);
+      }
+      const lastInit = ok.at(-1)!.id;
+      const bad = tap.failures.filter((f) => {
+        const id = (f.message as Msg).id as number;
+        return f.from === 'agent' && !(inits.has(id) && id !== lastInit);
+      });
+      if (bad.length > 0) {
+        throw new Error(`agent sent ${bad.length} schema-invalid message(s) (v${version}):\n${bad.map((f) => `${f.against}: ${f.text}\n  ${JSON.stringify(f.message).slice(0, 500)}`).join('\n')}`);
+      }
+      if (tap.checked === 0) throw new Error('schema tap checked nothing');
+    },
     onPermission: (_p, ctx) =>
       new Promise((resolve) => {
         ctx.signal.addEventListener('abort', () => resolve({ outcome: { outcome: 'cancelled' } }), { once: true });
@@ -86,6 +120,8 @@ export function startAgent(options: { fixture?: string; env?: Record<string, str
     },
     request: (method, params) => peer.request(method, params),
     async close() {
+      if (closed) return;
+      closed = true;
       peer.close();
       await agent.kill();
     },

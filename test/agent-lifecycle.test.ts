@@ -1,66 +1,17 @@
-// The agent runtime over real pipes: initialize, the per-version prompt lifecycle, cancellation.
+// The agent runtime over real pipes: the prompt lifecycle and cancellation, in both versions.
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentText, initParams, openSession, sleep, startAgent, text, type Harness, type Msg } from './agent-harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
-  await h?.close();
+  const last = h;
   h = undefined;
+  await last?.close();
+  // every message the agent sent in the test is valid against the official schema
+  last?.assertAgentMessagesValid();
 });
 
 const isResponse = (id: unknown) => (m: Msg) => m.id === id && m.method === undefined;
-
-describe('initialize (ACP-ALL-INIT-03, ACP-V2-INIT-05)', () => {
-  it('negotiates 2 -> 2 with the v2 shape and fills session capabilities', async () => {
-    h = startAgent();
-    const r = await h.request('initialize', initParams(2));
-    expect(r.protocolVersion).toBe(2);
-    expect(r.info).toMatchObject({ name: 'scripted-agent', version: '1.0.0' });
-    expect(r.capabilities.session).toBeTypeOf('object');
-    expect(r.capabilities.session.delete).toBeTypeOf('object');
-    expect(r.agentCapabilities).toBeUndefined();
-  });
-
-  it('negotiates 1 -> 1 with the v1 shape (loadSession from the store)', async () => {
-    h = startAgent();
-    const r = await h.request('initialize', initParams(1));
-    expect(r.protocolVersion).toBe(1);
-    expect(r.agentInfo).toMatchObject({ name: 'scripted-agent' });
-    expect(r.agentCapabilities.loadSession).toBe(true);
-    expect(r.agentCapabilities.sessionCapabilities).toMatchObject({ list: {}, resume: {}, close: {}, delete: {} });
-  });
-
-  it('answers a newer version with the newest it speaks (3 -> 2)', async () => {
-    h = startAgent();
-    const r = await h.request('initialize', initParams(3));
-    expect(r.protocolVersion).toBe(2);
-  });
-
-  it('refuses version 0 with -32022 {requested, supported} and stays usable', async () => {
-    h = startAgent();
-    const e = await h.request('initialize', initParams(0)).catch((x) => x);
-    expect(e.code).toBe(-32022);
-    expect(e.data).toEqual({ requested: 0, supported: [1, 2] });
-    const r = await h.request('initialize', initParams(1));
-    expect(r.protocolVersion).toBe(1);
-  });
-
-  it('rejects requests before initialize with -32600 naming initialize', async () => {
-    h = startAgent();
-    const e = await h.request('session/new', { cwd: '/tmp', mcpServers: [] }).catch((x) => x);
-    expect(e.code).toBe(-32600);
-    expect(e.message).toMatch(/initialize/);
-  });
-
-  it('allows repeating initialize before other requests, not after', async () => {
-    h = startAgent();
-    expect((await h.request('initialize', initParams(1))).protocolVersion).toBe(1);
-    expect((await h.request('initialize', initParams(2))).protocolVersion).toBe(2);
-    await h.request('session/new', { cwd: '/tmp' });
-    const e = await h.request('initialize', initParams(2)).catch((x) => x);
-    expect(e.code).toBe(-32600);
-  });
-});
 
 describe.each([1, 2] as const)('prompt turn, protocol v%i', (version) => {
   it('streams the turn and sends nothing of it after its end', async () => {
@@ -131,8 +82,8 @@ describe.each([1, 2] as const)('prompt turn, protocol v%i', (version) => {
     const res = await p;
     if (version === 1) expect(res.stopReason).toBe('cancelled');
     else await h.waitFor((m) => m.params?.update?.stopReason === 'cancelled');
-    expect(Date.now() - t0).toBeLessThan(2500);
-    await sleep(3200 - (Date.now() - t0));
+    expect(Date.now() - t0).toBeLessThan(1200);
+    await sleep(1700 - (Date.now() - t0));
     expect(JSON.stringify(h.received)).not.toContain('too late');
   });
 
@@ -182,167 +133,3 @@ describe.each([1, 2] as const)('prompt turn, protocol v%i', (version) => {
   });
 });
 
-describe('v1 specifics', () => {
-  it('answers after every update of the turn', async () => {
-    h = startAgent();
-    const sessionId = await openSession(h, 1);
-    await h.request('session/prompt', { sessionId, prompt: text('stream 5 5') });
-    const id = h.sent.find((m) => m.method === 'session/prompt')!.id;
-    const respAt = h.received.findIndex(isResponse(id));
-    const lastUpdate = h.received.findLastIndex((m) => m.method === 'session/update');
-    expect(respAt).toBeGreaterThan(lastUpdate);
-    expect(agentText(h.updates(sessionId))).toBe('chunk 0;chunk 1;chunk 2;chunk 3;chunk 4;');
-  });
-
-  it('fails the prompt with the cause when the author throws (no `error` stop reason in v1)', async () => {
-    h = startAgent();
-    const sessionId = await openSession(h, 1);
-    const e = await h.request('session/prompt', { sessionId, prompt: text('fail') }).catch((x) => x);
-    expect(e.code).toBe(-32603);
-    expect(e.message).toContain('disk on fire');
-  });
-
-  it('reports custom stop reasons as end_turn', async () => {
-    h = startAgent();
-    const sessionId = await openSession(h, 1);
-    expect(await h.request('session/prompt', { sessionId, prompt: text('custom') })).toEqual({ stopReason: 'end_turn' });
-  });
-
-  it('queues a prompt that arrives during a turn; session/cancel answers it `cancelled`', async () => {
-    h = startAgent();
-    const sessionId = await openSession(h, 1);
-    const order: string[] = [];
-    const a = h.request('session/prompt', { sessionId, prompt: text('stream 3 20') }).then((r) => (order.push('a'), r));
-    const b = h.request('session/prompt', { sessionId, prompt: text('hello') }).then((r) => (order.push('b'), r));
-    expect(await a).toEqual({ stopReason: 'end_turn' });
-    expect(await b).toEqual({ stopReason: 'end_turn' });
-    expect(order).toEqual(['a', 'b']);
-    expect(agentText(h.updates(sessionId))).toBe('chunk 0;chunk 1;chunk 2;Hello, world');
-    const c = h.request('session/prompt', { sessionId, prompt: text('stream 100 20') });
-    const d = h.request('session/prompt', { sessionId, prompt: text('hello') });
-    await sleep(80);
-    h.peer.notify('session/cancel', { sessionId });
-    expect(await c).toEqual({ stopReason: 'cancelled' });
-    expect(await d).toEqual({ stopReason: 'cancelled' });
-  });
-
-  it('replays the user message only on load, never echoes it live', async () => {
-    h = startAgent();
-    const sessionId = await openSession(h, 1);
-    await h.request('session/prompt', { sessionId, prompt: text('hello') });
-    expect(h.updates(sessionId).some((u) => u.sessionUpdate === 'user_message_chunk')).toBe(false);
-  });
-});
-
-describe('v2 specifics', () => {
-  it('orders: response {messageId}, user_message echo, running, output, idle end_turn', async () => {
-    h = startAgent();
-    const sessionId = await openSession(h, 2);
-    const res = await h.request('session/prompt', { sessionId, prompt: text('hello') });
-    await h.waitFor((m) => m.params?.update?.state === 'idle');
-    const id = h.sent.find((m) => m.method === 'session/prompt')!.id;
-    const seq = h.received
-      .filter((m) => m.id === id || m.params?.sessionId === sessionId)
-      .map((m) => (m.id === id ? 'response' : m.params.update.sessionUpdate === 'state_update' ? `state:${m.params.update.state}` : m.params.update.sessionUpdate));
-    expect(seq).toEqual(['response', 'user_message', 'state:running', 'agent_message_chunk', 'agent_message_chunk', 'state:idle']);
-    const echo = h.updates(sessionId).find((u) => u.sessionUpdate === 'user_message');
-    expect(echo).toEqual({ sessionUpdate: 'user_message', messageId: res.messageId, content: text('hello') });
-    expect(h.updates(sessionId).at(-1)).toMatchObject({ state: 'idle', stopReason: 'end_turn' });
-  });
-
-  it('ends a failing turn with idle `error` + error object, never a failed prompt response (ACP-V2-LIFE-12)', async () => {
-    h = startAgent();
-    const sessionId = await openSession(h, 2);
-    const res = await h.request('session/prompt', { sessionId, prompt: text('fail') });
-    expect(res.messageId).toBeTypeOf('string');
-    const idle = await h.waitFor((m) => m.params?.update?.state === 'idle');
-    expect(idle.params.update.stopReason).toBe('error');
-    expect(idle.params.update.error.message).toContain('disk on fire');
-    expect(idle.params.update.error.code).toBeTypeOf('number');
-  });
-
-  it('passes custom stop reasons through', async () => {
-    h = startAgent();
-    const sessionId = await openSession(h, 2);
-    await h.request('session/prompt', { sessionId, prompt: text('custom') });
-    const idle = await h.waitFor((m) => m.params?.update?.state === 'idle');
-    expect(idle.params.update.stopReason).toBe('_scripted_stop');
-  });
-
-  it('holds prompts during a turn and inserts them in arrival order', async () => {
-    h = startAgent();
-    const sessionId = await openSession(h, 2);
-    const r1 = h.request('session/prompt', { sessionId, prompt: text('stream 3 30') });
-    const r2 = h.request('session/prompt', { sessionId, prompt: text('hello') });
-    const r3 = h.request('session/prompt', { sessionId, prompt: text('custom') });
-    const [a, b, c] = await Promise.all([r1, r2, r3]);
-    expect(new Set([a.messageId, b.messageId, c.messageId]).size).toBe(3);
-    await h.waitFor((m) => m.params?.update?.stopReason === '_scripted_stop');
-    const ids = h.sent.filter((m) => m.method === 'session/prompt').map((m) => m.id);
-    const at = (id: unknown) => h!.received.findIndex(isResponse(id));
-    const idles = h.received.map((m, i) => (m.params?.update?.state === 'idle' ? i : -1)).filter((i) => i >= 0);
-    expect(idles.length).toBe(3);
-    // a held prompt's response waits for its insertion: after the previous turn's idle
-    expect(at(ids[0])).toBeLessThan(idles[0]);
-    expect(at(ids[1])).toBeGreaterThan(idles[0]);
-    expect(at(ids[1])).toBeLessThan(idles[1]);
-    expect(at(ids[2])).toBeGreaterThan(idles[1]);
-    const echoes = h.updates(sessionId).filter((u) => u.sessionUpdate === 'user_message').map((u) => u.content[0].text);
-    expect(echoes).toEqual(['stream 3 30', 'hello', 'custom']);
-  });
-
-  it('answers held prompts -32800 on session/cancel and on $/cancel_request', async () => {
-    h = startAgent();
-    const sessionId = await openSession(h, 2);
-    const running = await h.request('session/prompt', { sessionId, prompt: text('stream 200 20') });
-    expect(running.messageId).toBeTypeOf('string');
-    const ac = new AbortController();
-    const withdrawn = h.peer.request('session/prompt', { sessionId, prompt: text('hello') }, { signal: ac.signal, onAbort: 'wait' }).catch((x) => x);
-    const held = h.request('session/prompt', { sessionId, prompt: text('hello') }).catch((x) => x);
-    await sleep(50);
-    ac.abort();
-    expect((await withdrawn).code).toBe(-32800);
-    h.peer.notify('session/cancel', { sessionId });
-    expect((await held).code).toBe(-32800);
-    const idle = await h.waitFor((m) => m.params?.update?.state === 'idle');
-    expect(idle.params.update.stopReason).toBe('cancelled');
-    // no held prompt was inserted
-    expect(h.updates(sessionId).filter((u) => u.sessionUpdate === 'user_message').length).toBe(1);
-    // session/cancel does not affect later prompts
-    await h.request('session/prompt', { sessionId, prompt: text('hello') });
-    await h.waitFor((m) => m.params?.update?.stopReason === 'end_turn');
-  });
-
-  it('rejects an empty prompt with -32602 without inserting it', async () => {
-    h = startAgent();
-    const sessionId = await openSession(h, 2);
-    const e = await h.request('session/prompt', { sessionId, prompt: [] }).catch((x) => x);
-    expect(e.code).toBe(-32602);
-    expect(h.updates(sessionId).some((u) => u.sessionUpdate === 'user_message')).toBe(false);
-  });
-
-  it('cancels a tool call via tool_call/cancel; unknown or final calls get -32602', async () => {
-    h = startAgent();
-    const sessionId = await openSession(h, 2);
-    await h.request('session/prompt', { sessionId, prompt: text('toolcancel') });
-    const tc = await h.waitFor((m) => m.params?.update?.sessionUpdate === 'tool_call_update');
-    const toolCallId = tc.params.update.toolCallId;
-    expect(await h.request('tool_call/cancel', { sessionId, toolCallId })).toEqual({});
-    await h.waitFor((m) => m.params?.update?.sessionUpdate === 'tool_call_update' && m.params.update.status === 'cancelled');
-    const again = await h.request('tool_call/cancel', { sessionId, toolCallId }).catch((x) => x);
-    expect(again.code).toBe(-32602);
-    expect(again.message).toContain('params.toolCallId');
-    const unknown = await h.request('terminal/cancel', { sessionId, terminalId: 'term-x' }).catch((x) => x);
-    expect(unknown.code).toBe(-32602);
-    await h.waitFor((m) => m.params?.update?.stopReason === 'end_turn');
-  });
-
-  it('has no v1-only methods', async () => {
-    h = startAgent();
-    const sessionId = await openSession(h, 2);
-    const e = await h.request('session/load', { sessionId, cwd: '/tmp', mcpServers: [] }).catch((x) => x);
-    expect(e.code).toBe(-32601);
-    const e2 = await h.request('session/set_mode', { sessionId, modeId: 'code' }).catch((x) => x);
-    expect(e2.code).toBe(-32601);
-  });
-});

@@ -190,9 +190,12 @@ export class SessionRuntime implements AgentSession {
   // ---- prompts --------------------------------------------------------------
 
   /**
-   * v1: resolves with `{stopReason}` when the turn ends; a prompt arriving while a turn runs is
-   * queued and runs after it. v2: resolves with `{messageId}` at insertion; a prompt arriving
-   * while a turn runs is held and inserted in arrival order (ACP-V2-LIFE-13).
+   * v1: resolves with `{stopReason}` when the turn ends. A v1 prompt arriving while a turn runs is
+   * **queued** and runs after it (documented choice: editors send "cancel, then the new prompt"
+   * without waiting); `session/cancel`/`session/close` answer queued v1 prompts
+   * `{stopReason:"cancelled"}` without running them, `$/cancel_request` answers -32800.
+   * v2: resolves with `{messageId}` at insertion; a prompt arriving while a turn runs is held and
+   * inserted in arrival order; cancelled held prompts get -32800 (ACP-V2-LIFE-13).
    */
   prompt(prompt: AnyContentBlock[], requestSignal: AbortSignal): Promise<PromptResponse> {
     if (this.closing || this.closed) return Promise.reject(AcpError.cancelled('the session is closing'));
