@@ -1,6 +1,121 @@
+import {
+  approveAll, describePermissionDecision, interactive, READ_ONLY_KINDS, remembering, rules, selectedOption, type PermissionPolicy,
+} from '../../client/services/permission-policy.js';
+import type { SessionInfo } from '../../protocol/model/session.js';
+import { ConnectionClosedError } from '../../rpc/peer.js';
+import { CliError, formatCliError, toCliError, usageError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
 import type { ChatFlags } from '../program.js';
-import { usageError } from '../errors.js';
+import { handleSignals, openAgent, openSession, type OpenAgent } from '../session-runner.js';
+import { colorEnabled, createStyle } from '../style.js';
+import { ChatController } from '../ui/chat-controller.js';
 
-export async function chatCommand(_flags: ChatFlags): Promise<number> {
-  throw usageError('chat is not implemented yet');
+/**
+ * Loads ink with the environment it should see. Colour: ink's chalk reads FORCE_COLOR when it is
+ * first imported, so NO_COLOR is translated before that. CI: ink renders only static output when
+ * `CI` is set, but `chat` runs only on a real terminal, so it is hidden from ink for the import.
+ */
+async function loadInk(): Promise<{ ink: typeof import('ink'); react: typeof import('react') }> {
+  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') process.env.FORCE_COLOR = '0';
+  const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+  try {
+    const [ink, react] = await Promise.all([import('ink'), import('react')]);
+    return { ink, react };
+  } finally {
+    for (const [k, v] of Object.entries(saved)) if (v !== undefined) process.env[k] = v;
+  }
+}
+
+/** `acp-kit chat`: the interactive client. */
+export async function chatCommand(flags: ChatFlags): Promise<number> {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    throw usageError('chat needs an interactive terminal (stdin and stdout must be a TTY)', 'Use `acp-kit run "<prompt>"` in scripts and pipes.');
+  }
+  const errStyle = createStyle(colorEnabled(process.stderr));
+  const { ink, react: React } = await loadInk();
+  const { App } = await import('../ui/App.js');
+
+  let open: OpenAgent | undefined;
+  let controller: ChatController | undefined;
+  let unmount: (() => void) | undefined;
+  const leave = (code: number): void => {
+    unmount?.();
+    void (open ? open.close() : Promise.resolve()).finally(() => process.exit(code));
+  };
+  // raw mode turns Ctrl-C into a key (handled by the app); these catch kill -INT/-TERM and hangups
+  const uninstall = handleSignals(
+    () => (controller ? controller.interrupt() : leave(ExitCode.Interrupted)),
+    (signal) => leave(signal === 'SIGINT' ? ExitCode.Interrupted : ExitCode.Terminated),
+  );
+
+  try {
+    // Policy: the user's pick through the picker, "always" answers remembered for the session,
+    // optional auto-approval in front; every decision is noted in the feed.
+    const ask = interactive((req, ctx) => controller!.ask(req, ctx));
+    const front: PermissionPolicy = flags.approveAll
+      ? approveAll()
+      : flags.approveReads
+        ? rules([{ match: { kind: READ_ONLY_KINDS }, decision: 'allow' }], ask)
+        : ask;
+    const remembered = remembering(front);
+    const policy: PermissionPolicy = async (request, ctx) => {
+      const outcome = await remembered(request, ctx);
+      const o = selectedOption(request, outcome);
+      controller?.note({ kind: 'permission', text: `${o?.kind.startsWith('allow') ? '✓' : '✗'} ${describePermissionDecision(request, outcome)}` });
+      return outcome;
+    };
+
+    open = await openAgent(flags, {
+      permissionPolicy: policy,
+      terminals: {
+        onOutput: (id, text) => controller?.onTerminalOutput(id, text),
+        onExit: (id, status) => controller?.onTerminalExit(id, status),
+      },
+    });
+    const a = open;
+    const info = a.conn.agentInfo;
+    controller = new ChatController(
+      { agentLabel: info ? `${info.title ?? info.name} ${info.version}` : a.agent.display, protocolVersion: a.conn.protocolVersion, cwd: a.cwd },
+      a.ctx,
+    );
+
+    const c = controller;
+    // one ink instance for the whole chat (picker, loading, chat screen)
+    const inst = ink.render(React.createElement(App, { view: c.view, actions: c }), { exitOnCtrlC: false });
+    unmount = () => inst.unmount();
+
+    let resumeId: string | undefined = typeof flags.resume === 'string' ? flags.resume : undefined;
+    if (flags.resume === true) {
+      let sessions: SessionInfo[] = [];
+      try {
+        sessions = await a.conn.listAllSessions({ cwd: a.cwd });
+      } catch (e) {
+        throw toCliError(e, a.ctx);
+      }
+      if (sessions.length > 0) resumeId = await c.pickSession(sessions);
+    }
+    const { session } = await openSession(a, resumeId);
+    c.attach(session);
+    if (resumeId) c.note({ kind: 'info', text: `resumed session ${resumeId}` });
+    // the agent going away ends the chat with its error
+    void a.conn.closed.then((closeInfo) => {
+      if (closeInfo.reason !== 'closed locally') c.exit(ExitCode.AgentFailed, toCliError(new ConnectionClosedError(closeInfo), a.ctx));
+    });
+    const exit = await c.whenExited();
+    inst.unmount();
+    await inst.waitUntilExit().catch(() => undefined);
+    if (exit.error) process.stderr.write(formatCliError(exit.error, errStyle));
+    else process.stdout.write(errStyle.dim(`session ${session.sessionId} — resume with: acp-kit chat --resume ${session.sessionId}\n`));
+    return exit.code;
+  } catch (e) {
+    unmount?.();
+    const err = e instanceof CliError ? e : toCliError(e, open?.ctx ?? { commandLine: flags.agent ?? '(built-in agent)', command: flags.agent ?? 'acp-kit' });
+    process.stderr.write(formatCliError(err, errStyle));
+    return err.exitCode;
+  } finally {
+    uninstall();
+    await open?.close();
+  }
 }

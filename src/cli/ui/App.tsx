@@ -6,7 +6,12 @@ import type { MessageState, PlanState, ToolCallState, TimelineEntry } from '../.
 import { diffLinesOf, describeBlock } from '../render/transcript.js';
 import { formatUsage, planMark, toolStatusIcon } from '../render/symbols.js';
 import { stripAnsi } from '../style.js';
+import type { SessionState } from '../../protocol/state/session-state.js';
 import type { ChatActions, ChatView, FeedItem, Note } from './chat-model.js';
+import { SessionPicker } from './SessionPicker.js';
+
+/** The view once a session is attached. */
+type ReadyView = ChatView & { state: SessionState };
 
 const TERMINAL_TAIL_LINES = 8;
 
@@ -65,7 +70,7 @@ function DiffView({ item, cwd }: { item: AnyToolCallContent; cwd: string }): Rea
   );
 }
 
-function TerminalView({ terminalId, view }: { terminalId: string; view: ChatView }): React.ReactElement | null {
+function TerminalView({ terminalId, view }: { terminalId: string; view: ReadyView }): React.ReactElement | null {
   const t = view.state.terminals.get(terminalId);
   let command: string | undefined;
   let output: string;
@@ -93,7 +98,7 @@ function TerminalView({ terminalId, view }: { terminalId: string; view: ChatView
   );
 }
 
-function ToolCallView({ tc, view }: { tc: ToolCallState; view: ChatView }): React.ReactElement {
+function ToolCallView({ tc, view }: { tc: ToolCallState; view: ReadyView }): React.ReactElement {
   const title = stripAnsi(tc.title ?? tc.name ?? tc.toolCallId);
   return (
     <Box flexDirection="column">
@@ -142,7 +147,7 @@ function PlanView({ p }: { p: PlanState }): React.ReactElement {
   );
 }
 
-function EntryView({ entry, view }: { entry: TimelineEntry; view: ChatView }): React.ReactElement | null {
+function EntryView({ entry, view }: { entry: TimelineEntry; view: ReadyView }): React.ReactElement | null {
   switch (entry.kind) {
     case 'message':
       return <MessageView m={entry} />;
@@ -177,11 +182,11 @@ function NoteView({ note }: { note: Note }): React.ReactElement {
   }
 }
 
-function FeedItemView({ item, view }: { item: FeedItem; view: ChatView }): React.ReactElement | null {
+function FeedItemView({ item, view }: { item: FeedItem; view: ReadyView }): React.ReactElement | null {
   return 'note' in item ? <NoteView note={item.note} /> : <EntryView entry={item.entry} view={view} />;
 }
 
-function PermissionPicker({ view }: { view: ChatView }): React.ReactElement | null {
+function PermissionPicker({ view }: { view: ReadyView }): React.ReactElement | null {
   const [index, setIndex] = useState(0);
   const pending = view.permission;
   const options = pending?.request.options ?? [];
@@ -216,7 +221,7 @@ function PermissionPicker({ view }: { view: ChatView }): React.ReactElement | nu
   );
 }
 
-function InputLine({ view, actions }: { view: ChatView; actions: ChatActions }): React.ReactElement {
+function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions }): React.ReactElement {
   const [text, setText] = useState('');
   const [history] = useState<string[]>([]);
   const [hIndex, setHIndex] = useState(-1);
@@ -224,24 +229,26 @@ function InputLine({ view, actions }: { view: ChatView; actions: ChatActions }):
   const commands = view.state.availableCommands;
   const slash = text.startsWith('/') && !text.includes(' ');
   const matches = slash ? commands.filter((c) => `/${c.name}`.startsWith(text)) : [];
+  const submit = (raw: string): void => {
+    const t = raw.trim();
+    if (!t) return setText(raw);
+    const partial = t.startsWith('/') && !t.includes(' ') ? commands.filter((c) => `/${c.name}`.startsWith(t)) : [];
+    if (partial.length > 0 && !commands.some((c) => `/${c.name}` === t)) {
+      // first Enter on a partial slash command completes it
+      setText(`/${(partial[sel] ?? partial[0]!).name} `);
+      return;
+    }
+    if (view.running) return setText(raw); // one turn at a time
+    history.unshift(t);
+    setHIndex(-1);
+    setText('');
+    setSel(0);
+    actions.send(t);
+  };
   useInput(
     (input, key) => {
       if (key.ctrl && input === 'd') return actions.exit();
-      if (key.return) {
-        const t = text.trim();
-        if (!t) return;
-        if (slash && matches.length > 0 && matches[sel] && `/${matches[sel]!.name}` !== t && !commands.some((c) => `/${c.name}` === t)) {
-          setText(`/${matches[sel]!.name} `);
-          return;
-        }
-        if (view.running) return; // one turn at a time
-        history.unshift(t);
-        setHIndex(-1);
-        setText('');
-        setSel(0);
-        actions.send(t);
-        return;
-      }
+      if (key.return) return submit(text);
       if (key.tab && slash && matches[sel]) {
         setText(`/${matches[sel]!.name} `);
         return;
@@ -270,9 +277,13 @@ function InputLine({ view, actions }: { view: ChatView; actions: ChatActions }):
       if (key.ctrl && input === 'u') return setText('');
       if (key.ctrl || key.meta || key.escape) return;
       if (input) {
-        // pasted text may contain newlines: keep them as spaces in this one-line editor
-        setText((t) => t + input.replace(/[\r\n]+/g, ' '));
+        // typed-ahead or pasted text arrives in one chunk: inner newlines become spaces, a
+        // trailing one submits (as Enter would)
+        const endsLine = /[\r\n]$/.test(input);
+        const next = text + input.replace(/[\r\n]+$/, '').replace(/[\r\n]+/g, ' ');
         setSel(0);
+        if (endsLine) submit(next);
+        else setText(next);
       }
     },
     { isActive: !view.permission },
@@ -301,7 +312,7 @@ function InputLine({ view, actions }: { view: ChatView; actions: ChatActions }):
   );
 }
 
-function StatusLine({ view }: { view: ChatView }): React.ReactElement {
+function StatusLine({ view }: { view: ReadyView }): React.ReactElement {
   const usage = view.state.usage;
   const state = view.running ? (view.cancelling ? 'cancelling…' : view.permission ? 'waiting for your choice' : 'working…') : 'ready';
   return (
@@ -316,12 +327,7 @@ function StatusLine({ view }: { view: ChatView }): React.ReactElement {
 }
 
 /** The interactive chat screen. */
-export function App({ view, actions }: { view: ChatView; actions: ChatActions }): React.ReactElement {
-  const [, setTick] = useState(0);
-  useEffect(() => actions.subscribe(() => setTick((t) => t + 1)), [actions]);
-  useInput((input, key) => {
-    if (key.ctrl && input === 'c') actions.interrupt();
-  });
+function ChatScreen({ view, actions }: { view: ReadyView; actions: ChatActions }): React.ReactElement {
   const done = view.feed.slice(0, view.committed);
   const live = view.feed.slice(view.committed);
   return (
@@ -360,4 +366,19 @@ export function App({ view, actions }: { view: ChatView; actions: ChatActions })
       <StatusLine view={view} />
     </Box>
   );
+}
+
+/** The interactive chat: session picker, then the chat screen. */
+export function App({ view, actions }: { view: ChatView; actions: ChatActions }): React.ReactElement {
+  const [, setTick] = useState(0);
+  useEffect(() => actions.subscribe(() => setTick((t) => t + 1)), [actions]);
+  useInput(
+    (input, key) => {
+      if (key.ctrl && input === 'c') actions.interrupt();
+    },
+    { isActive: !view.picker },
+  );
+  if (view.picker) return <SessionPicker sessions={view.picker.sessions} onPick={view.picker.pick} />;
+  if (!view.state) return <Text dimColor>{view.loading}</Text>;
+  return <ChatScreen view={view as ReadyView} actions={actions} />;
 }

@@ -1,4 +1,4 @@
-import type { PermissionRequest } from '../../protocol/model/session.js';
+import type { PermissionRequest, SessionInfo } from '../../protocol/model/session.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
 import type { TimelineEntry } from '../../protocol/state/entities.js';
 
@@ -34,7 +34,12 @@ export interface ChatView {
   protocolVersion: number;
   sessionId: string;
   cwd: string;
-  state: SessionState;
+  /** `undefined` until a session is attached (while picking or loading). */
+  state: SessionState | undefined;
+  /** Set while the user picks a session to resume. */
+  picker: { sessions: SessionInfo[]; pick(sessionId: string | undefined): void } | undefined;
+  /** Shown while no session is attached. */
+  loading: string;
   feed: FeedItem[];
   /** Items before this index are final and rendered once (ink `<Static>`). */
   committed: number;

@@ -1,0 +1,233 @@
+import type { ClientSession } from '../../client/client-session.js';
+import type { PermissionContext } from '../../client/services/permission-policy.js';
+import type { PermissionRequest, SessionInfo } from '../../protocol/model/session.js';
+import type { TerminalExitStatus } from '../../protocol/model/methods.js';
+import type { TimelineEntry } from '../../protocol/state/entities.js';
+import { toCliError, type AgentContext, type CliError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
+import { describeStopReason } from '../render/symbols.js';
+import type { ChatActions, ChatView, ClientTerminalView, FeedItem, Note } from './chat-model.js';
+
+/** How the chat ended. */
+export interface ChatExit {
+  code: number;
+  error?: CliError;
+}
+
+/**
+ * Drives the chat screen: owns the {@link ChatView}, turns the session's state changes into feed
+ * items, runs prompts and cancels, and answers permission requests with the user's pick.
+ * Protocol behaviour (cancel semantics, permission rules) stays in the library.
+ */
+export class ChatController implements ChatActions {
+  readonly view: ChatView;
+  private readonly listeners = new Set<() => void>();
+  private readonly seen = new WeakSet<TimelineEntry>();
+  private seenCount = 0;
+  private nextId = 0;
+  private abort: AbortController | undefined;
+  private armTimer: NodeJS.Timeout | undefined;
+  private readonly terminals = new Map<string, ClientTerminalView>();
+  private readonly exitWaiters: Array<(e: ChatExit) => void> = [];
+  private exited: ChatExit | undefined;
+  private session!: ClientSession;
+
+  constructor(
+    header: { agentLabel: string; protocolVersion: number; cwd: string },
+    private readonly ctx: AgentContext,
+  ) {
+    const self = this;
+    this.view = {
+      ...header,
+      sessionId: '',
+      state: undefined,
+      picker: undefined,
+      loading: 'starting…',
+      feed: [],
+      committed: 0,
+      running: false,
+      cancelling: false,
+      exitArmed: false,
+      permission: undefined,
+      clientTerminal: (id) => self.clientTerminal(id),
+    };
+  }
+
+  /** Shows the session picker; resolves with the pick (`undefined` = new session). */
+  pickSession(sessions: SessionInfo[]): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      this.view.picker = {
+        sessions,
+        pick: (id) => {
+          this.view.picker = undefined;
+          this.view.loading = id ? `resuming ${id}…` : 'starting a new session…';
+          this.changed();
+          resolve(id);
+        },
+      };
+      this.changed();
+    });
+  }
+
+  /** Binds the session (after new/resume); a replayed history becomes the first, final items. */
+  attach(session: ClientSession): void {
+    this.session = session;
+    this.view.sessionId = session.sessionId;
+    this.view.state = session.state;
+    this.sync();
+    this.view.committed = this.view.feed.length;
+    session.onUpdate(() => {
+      this.sync();
+      this.changed();
+    });
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Resolves when the user (or a fatal error) ends the chat. */
+  whenExited(): Promise<ChatExit> {
+    if (this.exited) return Promise.resolve(this.exited);
+    return new Promise((r) => this.exitWaiters.push(r));
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) l();
+  }
+
+  private push(item: { entry: TimelineEntry } | { note: Note }): void {
+    this.view.feed.push({ id: this.nextId++, ...item } as FeedItem);
+  }
+
+  note(note: Note): void {
+    this.push({ note });
+    this.changed();
+  }
+
+  /** Appends timeline entries not yet in the feed. */
+  private sync(): void {
+    const state = this.view.state;
+    if (!state) return;
+    const tl = state.timeline;
+    if (tl.length === this.seenCount) return;
+    this.seenCount = tl.length;
+    for (const e of tl) {
+      if (this.seen.has(e)) continue;
+      this.seen.add(e);
+      // the live turn's prompt is already shown as a note; echoes (v2) and local copies (v1) are skipped
+      if (e.kind === 'message' && e.role === 'user' && this.view.running) continue;
+      this.push({ entry: e });
+    }
+  }
+
+  // ---- permission picker -------------------------------------------------------------------
+
+  /** The `ask` function for the library's `interactive()` policy. */
+  ask = (request: PermissionRequest, ctx: PermissionContext): Promise<string | 'cancelled'> =>
+    new Promise((resolve) => {
+      const done = (answer: string | 'cancelled'): void => {
+        ctx.signal.removeEventListener('abort', onAbort);
+        if (this.view.permission?.request === request) this.view.permission = undefined;
+        this.changed();
+        resolve(answer);
+      };
+      const onAbort = (): void => done('cancelled');
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      this.view.permission = { request, answer: (optionId) => done(optionId) };
+      this.changed();
+    });
+
+  // ---- v1 client terminals -----------------------------------------------------------------
+
+  onTerminalOutput = (terminalId: string, text: string): void => {
+    let t = this.terminals.get(terminalId);
+    if (!t) {
+      const info = this.session?.terminals?.info(terminalId);
+      t = { command: info ? [info.file, ...info.args].join(' ') : '', output: '' };
+      this.terminals.set(terminalId, t);
+    }
+    // keep the tail only: the view shows a few lines
+    t.output = (t.output + text).slice(-16_000);
+    this.changed();
+  };
+
+  onTerminalExit = (terminalId: string, status: TerminalExitStatus): void => {
+    const t = this.terminals.get(terminalId) ?? { command: '', output: '' };
+    t.exitCode = status.exitCode ?? null;
+    t.signal = status.signal ?? null;
+    this.terminals.set(terminalId, t);
+    this.changed();
+  };
+
+  private clientTerminal(id: string): ClientTerminalView | undefined {
+    return this.terminals.get(id);
+  }
+
+  // ---- actions -----------------------------------------------------------------------------
+
+  send(text: string): void {
+    if (this.view.running || this.exited) return;
+    if (text === '/exit' || text === '/quit') {
+      if (!this.view.state?.availableCommands.some((c) => `/${c.name}` === text)) return this.exit(ExitCode.Ok);
+    }
+    this.view.exitArmed = false;
+    this.push({ note: { kind: 'prompt', text } });
+    this.view.running = true;
+    this.view.cancelling = false;
+    const abort = (this.abort = new AbortController());
+    this.changed();
+    // slash commands go to the agent as prompt text (ACP-ALL-CMD-03)
+    this.session.prompt(text, { signal: abort.signal }).then(
+      (r) => {
+        const ok = r.stopReason === 'end_turn';
+        this.finishTurn({ kind: 'stop', ok, text: `${describeStopReason(r.stopReason)}${r.error ? `: ${r.error.message}` : ''}` });
+      },
+      (e: unknown) => {
+        const err = toCliError(e, this.ctx);
+        this.finishTurn({ kind: 'error', text: `${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}` });
+        // a dead connection ends the chat
+        if (err.exitCode === ExitCode.AgentFailed) this.exit(err.exitCode, err);
+      },
+    );
+  }
+
+  private finishTurn(note: Note): void {
+    this.sync();
+    this.view.running = false;
+    this.view.cancelling = false;
+    this.view.permission = undefined;
+    this.abort = undefined;
+    this.push({ note });
+    this.view.committed = this.view.feed.length;
+    this.changed();
+  }
+
+  /** Ctrl-C: cancel the running turn; a second Ctrl-C (or two while idle) exits. */
+  interrupt(): void {
+    if (this.view.running && !this.view.cancelling) {
+      this.view.cancelling = true;
+      this.note({ kind: 'info', text: 'cancelling… (Ctrl-C again to exit)' });
+      this.abort?.abort();
+      return;
+    }
+    if (this.view.running || this.view.exitArmed) return this.exit(ExitCode.Interrupted);
+    this.view.exitArmed = true;
+    clearTimeout(this.armTimer);
+    this.armTimer = setTimeout(() => {
+      this.view.exitArmed = false;
+      this.changed();
+    }, 3000);
+    this.armTimer.unref();
+    this.changed();
+  }
+
+  exit(code: number = ExitCode.Ok, error?: CliError): void {
+    if (this.exited) return;
+    clearTimeout(this.armTimer);
+    this.exited = { code, ...(error ? { error } : {}) };
+    this.abort?.abort();
+    for (const w of this.exitWaiters.splice(0)) w(this.exited);
+  }
+}
