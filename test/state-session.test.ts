@@ -144,6 +144,45 @@ describe('tool calls (digest §5 items 5, 6; ACP-V2-TOOL-03/04)', () => {
     expect(s.toolCalls.get('c')!.locations).toEqual([]);
   });
 
+  it('property: tool-call patches equal a three-state model (omitted keeps, null resets, value replaces)', () => {
+    const tri = <T,>(v: fc.Arbitrary<T>) => fc.oneof(fc.constant(undefined), fc.constant(null), v);
+    const item = (x: string) => ({ type: 'content' as const, content: t(x) });
+    const op = fc.oneof(
+      fc.record({ chunk: fc.string({ maxLength: 2 }) }),
+      fc.record({
+        title: tri(fc.string({ maxLength: 3 })), status: tri(fc.constantFrom('in_progress', 'completed', '_x')),
+        kind: tri(fc.constantFrom('read', 'edit')), content: tri(fc.array(fc.string({ maxLength: 2 }), { maxLength: 2 })),
+      }, { requiredKeys: [] }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 20 }), (ops) => {
+        const s = new SessionState('s');
+        const m = { title: undefined as string | undefined, status: 'pending', kind: 'other', content: [] as string[] };
+        for (const o of ops) {
+          if ('chunk' in o) {
+            s.apply({ sessionUpdate: 'tool_call_content_chunk', toolCallId: 'c', content: item(o.chunk) });
+            m.content.push(o.chunk);
+            continue;
+          }
+          const u: Record<string, unknown> = { sessionUpdate: 'tool_call_update', toolCallId: 'c' };
+          for (const k of ['title', 'status', 'kind'] as const) if (k in o) u[k] = o[k];
+          if ('content' in o) u.content = o.content == null ? o.content : o.content.map(item);
+          s.apply(u as AnySessionUpdate);
+          if (o.title !== undefined) m.title = o.title ?? undefined;
+          if (o.status !== undefined) m.status = o.status ?? 'pending';
+          if (o.kind !== undefined) m.kind = o.kind ?? 'other';
+          if (o.content !== undefined) m.content = o.content ? [...o.content] : [];
+        }
+        const c = s.toolCalls.get('c');
+        if (ops.length === 0) {
+          expect(c).toBeUndefined();
+          return;
+        }
+        expect([c!.title, c!.status, c!.toolKind, c!.content]).toEqual([m.title, m.status, m.kind, m.content.map(item)]);
+      }),
+    );
+  });
+
   it('_meta patches per key (ACP-V2-EXT-06)', () => {
     const s = new SessionState('s');
     s.apply({ sessionUpdate: 'tool_call_update', toolCallId: 'c', _meta: { a: 1, b: 2 } });
