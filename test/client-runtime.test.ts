@@ -49,6 +49,14 @@ describe('initialize', () => {
     expect(params).toHaveProperty('clientCapabilities');
   });
 
+  it('protocol: 2 sends only v2 fields and refuses a v1 answer', async () => {
+    const { conn } = await start(['--versions=1,2'], { protocol: 2 });
+    const { params } = (await conn.extRequest('_fixture/initParams', {})) as { params: Record<string, unknown> };
+    expect(params.protocolVersion).toBe(2);
+    expect(params).not.toHaveProperty('clientCapabilities');
+    await expect(start(['--versions=1'], { protocol: 2 })).rejects.toThrow(/protocolVersion 1.*speaks 2/);
+  });
+
   it('disconnects with a clear error when the agent answers an unsupported version (ACP-ALL-INIT-04)', async () => {
     await expect(start(['--answer=3'])).rejects.toThrow(/protocolVersion 3.*speaks 1 or 2/);
     await expect(start(['--versions=1,2'], { protocol: 1 }).then(() => start(['--answer=2'], { protocol: 1 }))).rejects.toThrow(/protocolVersion 2/);
