@@ -3,3 +3,4 @@ export * from './errors.js';
 export * from './jsonrpc.js';
 export * from './version.js';
 export * from './validation/index.js';
+export * from './codec/index.js';
