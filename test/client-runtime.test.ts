@@ -249,10 +249,25 @@ describe.each([1, 2] as const)('sessions over v%i', (v) => {
 });
 
 describe('process lifecycle', () => {
+  it('a missing agent command rejects connect with a clear reason', async () => {
+    await expect(connect({ command: '/nonexistent/agent-binary' })).rejects.toThrow(/agent command not found: \/nonexistent\/agent-binary/);
+  });
+
+  it('stderr is streamed as events', async () => {
+    const chunks: string[] = [];
+    const { conn } = await start(['--versions=2'], { onStderr: (t: string) => chunks.push(t) });
+    const s = await conn.newSession({ cwd: '/w' });
+    await s.prompt('crash').catch(() => undefined);
+    expect(chunks.join('')).toContain('fatal: the model exploded');
+  });
+
   it('close() kills the agent process', async () => {
     const { conn } = await start();
     const pid = conn.agentProcess!.process.pid!;
+    const closes: string[] = [];
+    conn.on('close', (info) => closes.push(info.reason));
     await conn.close();
+    expect(closes).toEqual(['closed locally']);
     expect(() => process.kill(pid, 0)).toThrow();
     const info = await conn.closed;
     expect(info.reason).toBe('closed locally');
