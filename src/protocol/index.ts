@@ -4,3 +4,4 @@ export * from './jsonrpc.js';
 export * from './version.js';
 export * from './validation/index.js';
 export * from './codec/index.js';
+export * from './state/index.js';
