@@ -65,3 +65,45 @@ describe('initialize (ACP-ALL-INIT-03, ACP-V2-INIT-05)', () => {
   });
 });
 
+
+describe('authentication (ACP-V1-AUTH-*, ACP-V2-AUTH-*)', () => {
+  it('v1: authenticate and logout; terminal methods only for clients with auth.terminal', async () => {
+    h = startAgent({ env: { AGENT_AUTH: '1' } });
+    const r = await h.request('initialize', initParams(1));
+    expect(r.authMethods.map((m: any) => m.id)).toEqual(['token']);
+    expect(r.agentCapabilities.auth?.logout).toEqual({});
+    expect(await h.request('authenticate', { methodId: 'token' })).toEqual({});
+    const bad = await h.request('authenticate', { methodId: 'nope' }).catch((x) => x);
+    expect(bad.code).toBe(-32602);
+    expect(bad.message).toContain('params.methodId');
+    expect(await h.request('logout', {})).toEqual({});
+    await sleep(50);
+    expect(h.stderr()).toContain('authenticated with token');
+    expect(h.stderr()).toContain('logged out');
+    await h.close();
+    h.assertAgentMessagesValid();
+    h = startAgent({ env: { AGENT_AUTH: '1' } });
+    const r2 = await h.request('initialize', initParams(1, { auth: { terminal: true } }));
+    expect(r2.authMethods.map((m: any) => m.id)).toEqual(['token', 'tlogin']);
+    const term = await h.request('authenticate', { methodId: 'tlogin' }).catch((x) => x);
+    expect(term.code).toBe(-32602);
+  });
+
+  it('v2: auth/login and auth/logout; the v1 names are unknown', async () => {
+    h = startAgent({ env: { AGENT_AUTH: '1' } });
+    const r = await h.request('initialize', initParams(2));
+    expect(r.authMethods.map((m: any) => m.methodId)).toEqual(['token']);
+    expect(await h.request('auth/login', { methodId: 'token' })).toEqual({});
+    expect(await h.request('auth/logout', {})).toEqual({});
+    const e = await h.request('authenticate', { methodId: 'token' }).catch((x) => x);
+    expect(e.code).toBe(-32601);
+  });
+
+  it('without authMethods there is nothing to call', async () => {
+    h = startAgent();
+    const r = await h.request('initialize', initParams(2));
+    expect(r.authMethods ?? []).toEqual([]);
+    const e = await h.request('auth/login', { methodId: 'token' }).catch((x) => x);
+    expect(e.code).toBe(-32601);
+  });
+});

@@ -169,6 +169,16 @@ describe('v2 specifics', () => {
     await h.waitFor((m) => m.params?.update?.stopReason === 'end_turn');
   });
 
+  it('rejects MCP transports the agent does not support with -32602 (ACP-V2-SESS-03)', async () => {
+    h = startAgent();
+    await h.request('initialize', initParams(2));
+    const e = await h.request('session/new', { cwd: '/tmp', mcpServers: [{ type: 'http', name: 'web', url: 'https://example.invalid/mcp', headers: [] }] }).catch((x) => x);
+    expect(e.code).toBe(-32602);
+    expect(e.message).toContain('params.mcpServers[0].type');
+    const ok = await h.request('session/new', { cwd: '/tmp', mcpServers: [{ type: 'stdio', name: 'tools', command: '/bin/true', args: [], env: [] }] });
+    expect(ok.sessionId).toBeTypeOf('string');
+  });
+
   it('has no v1-only methods', async () => {
     h = startAgent();
     const sessionId = await openSession(h, 2);
