@@ -386,6 +386,11 @@ describe('other methods', () => {
     expect(paramsTrip(1, Methods.fsReadTextFile, { sessionId: 's', path: '/a', line: 3 }).back).toEqual({ sessionId: 's', path: '/a', line: 3 });
     expect(paramsTrip(1, Methods.sessionCancel, { sessionId: 's' }).back).toEqual({ sessionId: 's' });
     expect(error(() => v1.decodeParams(Methods.terminalCreate, { sessionId: 's' })).message).toBe("Invalid params: params: must have required property 'command'");
+    // session/update: only the envelope is checked; the body is the update decoder's job
+    const future = { sessionId: 's', update: { sessionUpdate: 'subagent_update', x: 1 } };
+    expect(v1.decodeParams(Methods.sessionUpdate, future)).toBe(future);
+    expect(error(() => v1.decodeParams(Methods.sessionUpdate, { update: {} })).message).toBe("Invalid params: params: must have required property 'sessionId'");
+    expect(error(() => v2.decodeParams(Methods.sessionUpdate, { sessionId: 's', update: 3 })).message).toBe('Invalid params: params.update: must be object');
     // extension methods are not validated and pass through
     expect(v2.decodeParams('_acme/ping', { any: 1 })).toEqual({ any: 1 });
   });

@@ -10,6 +10,8 @@ import { checkParams, checkResult, isObj, type Obj } from './util.js';
 export interface MethodMapping {
   encodeParams?(params: Obj): unknown;
   prepareParams?(wire: unknown): unknown;
+  /** Replaces the schema check of the params (e.g. `session/update`, whose body the update decoder checks). */
+  checkParams?(wire: unknown): void;
   decodeParams?(wire: Obj): unknown;
   encodeResult?(result: Obj): unknown;
   prepareResult?(wire: unknown): unknown;
@@ -22,6 +24,25 @@ export interface MethodMapping {
 export function emptyResultOk(wire: unknown): unknown {
   return wire === null || wire === undefined ? {} : wire;
 }
+
+/**
+ * `session/update` params: only the envelope is checked here. The `update` body is the update
+ * decoder's job (stateful, lenient about unknown kinds — a whole-schema check would reject a
+ * newer kind on v1, whose union is closed).
+ */
+export const SESSION_UPDATE_ENVELOPE: MethodMapping = {
+  checkParams(wire: unknown): void {
+    if (!isObj(wire)) throw AcpError.invalidParams('params: must be object', { path: 'params' });
+    if (typeof wire.sessionId !== 'string') {
+      const missing = wire.sessionId === undefined;
+      throw AcpError.invalidParams(missing ? "params: must have required property 'sessionId'" : 'params.sessionId: must be string', { path: missing ? 'params' : 'params.sessionId' });
+    }
+    if (!isObj(wire.update)) {
+      const missing = wire.update === undefined;
+      throw AcpError.invalidParams(missing ? "params: must have required property 'update'" : 'params.update: must be object', { path: missing ? 'params' : 'params.update' });
+    }
+  },
+};
 
 /** The version-independent flow: method-name mapping, validation, per-method table. */
 export abstract class BaseCodec implements WireCodec {
@@ -51,7 +72,8 @@ export abstract class BaseCodec implements WireCodec {
     const m = this.table[method];
     const value = m?.prepareParams ? m.prepareParams(wire) : wire;
     const wireName = this.wireMethod(method);
-    if (wireName !== undefined) checkParams(this.validator, wireName, value);
+    if (m?.checkParams) m.checkParams(value);
+    else if (wireName !== undefined) checkParams(this.validator, wireName, value);
     // Without a validator (or for an extension method) a non-object is passed on untouched.
     return m?.decodeParams && isObj(value) ? m.decodeParams(value) : value;
   }

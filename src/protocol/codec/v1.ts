@@ -13,7 +13,7 @@ import { V1_STOP_REASONS } from '../model/stop-reason.js';
 import type { ToolCallPatch } from '../model/tool-call.js';
 import type { ErrorObject } from '../model/update.js';
 import type { WireValidator } from '../validation/types.js';
-import { BaseCodec, emptyResultOk, type MethodMapping } from './base-codec.js';
+import { BaseCodec, emptyResultOk, SESSION_UPDATE_ENVELOPE, type MethodMapping } from './base-codec.js';
 import { v1NeutralMethod, v1WireMethod } from './method-names.js';
 import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions } from './types.js';
 import { isObj, withMeta, type Obj } from './util.js';
@@ -178,6 +178,7 @@ const TABLE: Readonly<Record<string, MethodMapping>> = {
       return withMeta({ stopReason }, r);
     },
   },
+  [Methods.sessionUpdate]: SESSION_UPDATE_ENVELOPE,
   [Methods.requestPermission]: {
     encodeParams: (p) => permissionToV1(p as unknown as PermissionRequest & Obj),
     decodeParams: permissionFromV1,

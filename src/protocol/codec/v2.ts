@@ -9,7 +9,7 @@ import type { Implementation } from '../model/session.js';
 import { Methods } from '../model/methods.js';
 import type { ToolCallPatch } from '../model/tool-call.js';
 import type { WireValidator } from '../validation/types.js';
-import { BaseCodec, emptyResultOk, type MethodMapping } from './base-codec.js';
+import { BaseCodec, emptyResultOk, SESSION_UPDATE_ENVELOPE, type MethodMapping } from './base-codec.js';
 import { v2NeutralMethod, v2WireMethod } from './method-names.js';
 import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions } from './types.js';
 import { isObj, withMeta, type Obj } from './util.js';
@@ -126,6 +126,7 @@ const TABLE: Readonly<Record<string, MethodMapping>> = {
       return undefined;
     },
   },
+  [Methods.sessionUpdate]: SESSION_UPDATE_ENVELOPE,
   [Methods.requestPermission]: {
     encodeParams: (p) => mapPermissionToolCall(p, toolPatchToV2),
     decodeParams: (w) => mapPermissionToolCall(w, toolPatchFromV2),
