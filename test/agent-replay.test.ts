@@ -90,6 +90,25 @@ describe('restore without replay', () => {
   });
 });
 
+describe('resume of a session open on this connection', () => {
+  it('v2 keeps the running turn, replays, and snapshots `running`', async () => {
+    const h = start();
+    const sessionId = await openSession(h, 2);
+    await h.request('session/prompt', { sessionId, prompt: text('stream 20 20') });
+    await h.waitFor((m) => JSON.stringify(m).includes('chunk 2;'));
+    await h.request('session/resume', { sessionId, cwd: '/tmp', replayFrom: { type: 'start' } });
+    const resumeId = h.sent.at(-1)!.id;
+    const at = h.received.findIndex((m) => m.id === resumeId);
+    const snapshot = h.received.slice(0, at).findLast((m) => m.params?.update?.sessionUpdate === 'state_update');
+    expect(snapshot!.params.update).toEqual({ sessionUpdate: 'state_update', state: 'running' });
+    const idle = await h.waitFor((m) => m.params?.update?.state === 'idle');
+    expect(idle.params.update.stopReason).toBe('end_turn');
+    const replayedUser = h.updates(sessionId).filter((u) => u.sessionUpdate === 'user_message');
+    expect(replayedUser.length).toBe(2); // the live echo and its replay, same id
+    expect(replayedUser[0].messageId).toBe(replayedUser[1].messageId);
+  });
+});
+
 describe('durability', () => {
   it('replays every update the client had received after the agent was killed with SIGKILL mid-turn', async () => {
     const dataDir = tempDataDir();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import { codecFor } from '../protocol/codec/index.js';
-import type { WireCodec } from '../protocol/codec/types.js';
+import type { UpdateEncoder, WireCodec } from '../protocol/codec/types.js';
 import { AcpError } from '../protocol/errors.js';
 import type {
   AuthenticateRequest, CancelTerminalRequest, CancelToolCallRequest, InitializeRequest, InitializeResponse, ListSessionsRequest,
@@ -350,6 +350,12 @@ class AgentConnectionImpl implements AgentConnection {
     const stored = await this.store.load(p.sessionId);
     if (!stored) throw AcpError.sessionNotFound(p.sessionId);
     const existing = this.sessions.get(p.sessionId);
+    if (existing && kind === 'resume') {
+      // already open here: keep it (and its running turn); replay through a fresh encoder
+      if (replay) await this.replay(existing, stored.updates, this.codec!.createUpdateEncoder({ clientCapabilities: this.client.capabilities }));
+      if (this.version === 2) existing.sendLive(existing.stateSnapshot());
+      return this.setupResult(existing, undefined);
+    }
     if (existing) {
       this.sessions.delete(p.sessionId);
       await existing.close('reopening the session');
@@ -358,20 +364,25 @@ class AgentConnectionImpl implements AgentConnection {
     const s = new SessionRuntime(this.host!, { sessionId: p.sessionId, cwd: p.cwd, additionalDirectories, mcpServers: p.mcpServers ?? [], restored: true });
     const setup = await this.definition.openSession?.(s);
     s.configOptions = restoreValues(setup?.configOptions ?? [], stored.meta.configValues);
-    let n = 0;
-    for (const u of stored.updates) {
-      if (!isHistoryUpdate(u)) continue;
-      if (replay) {
-        // re-encoded for this connection's version: a v2-recorded session replays to v1 and back
-        s.sendLive(u);
-        if (++n % 256 === 0) await this.peer.whenWritable();
-      } else {
-        s.prime(u);
-      }
-    }
+    if (replay) await this.replay(s, stored.updates);
+    else for (const u of stored.updates) if (isHistoryUpdate(u)) s.prime(u);
     if (this.version === 2) s.sendLive(s.stateSnapshot());
     this.sessions.set(p.sessionId, s);
     return this.setupResult(s, setup);
+  }
+
+  /**
+   * Sends the stored history, re-encoded for this connection's version (a v2-recorded session
+   * replays to v1 and back); with `encoder` given, through it instead of the session's own.
+   */
+  private async replay(s: SessionRuntime, updates: readonly AnySessionUpdate[], encoder?: UpdateEncoder): Promise<void> {
+    let n = 0;
+    for (const u of updates) {
+      if (!isHistoryUpdate(u)) continue;
+      if (encoder) this.writeUpdate(s.sessionId, encoder, u);
+      else s.sendLive(u);
+      if (++n % 256 === 0) await this.peer.whenWritable();
+    }
   }
 
   private setupResult(s: SessionRuntime, setup: SessionSetup | void): SessionSetupResult {
@@ -461,11 +472,15 @@ class AgentConnectionImpl implements AgentConnection {
   }
 
   private sendUpdate(s: SessionRuntime, update: AnySessionUpdate): void {
+    this.writeUpdate(s.sessionId, s.encoder, update);
+  }
+
+  private writeUpdate(sessionId: string, encoder: UpdateEncoder, update: AnySessionUpdate): void {
     // v1 derives the foreground state from the open prompt request
     if (this.version === 1 && update.sessionUpdate === 'state_update') return;
-    for (const wire of s.encoder.encode(update as SessionUpdate)) {
+    for (const wire of encoder.encode(update as SessionUpdate)) {
       this.checkOutgoing('update', Methods.sessionUpdate, wire);
-      this.peer.notify(Methods.sessionUpdate, { sessionId: s.sessionId, update: wire });
+      this.peer.notify(Methods.sessionUpdate, { sessionId, update: wire });
     }
   }
 
