@@ -7,6 +7,7 @@ import { CliError, formatCliError, toCliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import type { ChatFlags } from '../program.js';
 import { handleSignals, openAgent, openSession, type OpenAgent } from '../session-runner.js';
+import { permissionTitle } from '../render/transcript.js';
 import { colorEnabled, createStyle } from '../style.js';
 import { ChatController } from '../ui/chat-controller.js';
 
@@ -63,7 +64,8 @@ export async function chatCommand(flags: ChatFlags): Promise<number> {
     const policy: PermissionPolicy = async (request, ctx) => {
       const outcome = await remembered(request, ctx);
       const o = selectedOption(request, outcome);
-      controller?.note({ kind: 'permission', text: `${o?.kind.startsWith('allow') ? '✓' : '✗'} ${describePermissionDecision(request, outcome)}` });
+      const title = permissionTitle(request, controller?.view.state, open?.conn.protocolVersion ?? 2);
+      controller?.note({ kind: 'permission', text: `${o?.kind.startsWith('allow') ? '✓' : '✗'} ${describePermissionDecision({ ...request, title }, outcome)}` });
       return outcome;
     };
 

@@ -7,7 +7,7 @@ import { CliError, formatCliError, toCliError } from '../errors.js';
 import { ExitCode, exitCodeForTurn } from '../exit-codes.js';
 import type { RunFlags } from '../program.js';
 import { NdjsonWriter } from '../render/ndjson-events.js';
-import { TranscriptRenderer } from '../render/transcript.js';
+import { permissionTitle, TranscriptRenderer } from '../render/transcript.js';
 import { handleSignals, openAgent, openSession, protocolChoice, type OpenAgent } from '../session-runner.js';
 import { colorEnabled, createStyle, stripAnsi } from '../style.js';
 
@@ -41,6 +41,8 @@ export async function runCommand(prompt: string, flags: RunFlags): Promise<numbe
   let rejected = 0;
   let interrupted = false;
   let finished = false;
+  /** set once a second Ctrl-C or SIGTERM is closing everything down */
+  let leaving: number | undefined;
   const abort = new AbortController();
 
   // Wraps the chosen policy to report each decision; a request answered `cancelled` because
@@ -52,7 +54,10 @@ export async function runCommand(prompt: string, flags: RunFlags): Promise<numbe
     if (!allowed && !byCancel) rejected++;
     const decision = `${describePermissionDecision(request, outcome)} [${byCancel ? 'turn cancelled' : `policy ${policyName}`}]`;
     if (json) ndjson.emit({ type: 'permission', sessionId: request.sessionId, request, outcome, allowed, decision });
-    else renderer?.permission(request, { allowed, text: byCancel ? 'turn cancelled' : `policy --${policyName}` });
+    else {
+      const title = permissionTitle(request, session?.state, open?.conn.protocolVersion ?? 2);
+      renderer?.permission(title, { allowed, text: byCancel ? 'turn cancelled' : `policy --${policyName}` });
+    }
     return outcome;
   };
 
@@ -79,6 +84,7 @@ export async function runCommand(prompt: string, flags: RunFlags): Promise<numbe
     (signal) => {
       // second Ctrl-C or SIGTERM: close (kills the agent's process group) and leave
       const code = signal === 'SIGINT' ? ExitCode.Interrupted : ExitCode.Terminated;
+      leaving = code;
       emitResult(null, code, new CliError('interrupted', code, `interrupted by ${signal}`));
       void (open ? open.close() : Promise.resolve()).finally(() => process.exit(code));
     },
@@ -160,6 +166,8 @@ export async function runCommand(prompt: string, flags: RunFlags): Promise<numbe
     }
     return code;
   } catch (e) {
+    // the signal handler reports and exits; the prompt failing because we closed is expected
+    if (leaving !== undefined) return leaving;
     const ctx = open?.ctx ?? safeContext(flags);
     let err = toCliError(e, ctx);
     if (interrupted && err.exitCode !== ExitCode.Usage) err = new CliError('interrupted', ExitCode.Interrupted, 'interrupted (Ctrl-C)', { cause: e });

@@ -51,9 +51,13 @@ export type CliEvent =
 
 /** Writes NDJSON events; each event is one `write` call ending in `\n`. */
 export class NdjsonWriter {
+  private ended = false;
   constructor(private readonly write: (line: string) => void) {}
 
   emit(event: CliEvent): void {
+    if (this.ended) return;
     this.write(`${JSON.stringify(event)}\n`);
+    // `result` is the last line, whatever arrives after it (e.g. while closing on SIGTERM)
+    if (event.type === 'result') this.ended = true;
   }
 }

@@ -20,6 +20,17 @@ export interface TranscriptOptions {
   maxToolOutputLines?: number;
 }
 
+/**
+ * The title to show for a permission request. v1 requests carry no title of their own (only a
+ * tool call patch), so the merged tool call's title is the better label there.
+ */
+export function permissionTitle(req: PermissionRequest, state: SessionState | undefined, protocolVersion: number): string {
+  const subject = req.subject as { type?: unknown; toolCall?: { toolCallId?: unknown } } | null | undefined;
+  const id = subject?.type === 'tool_call' && typeof subject.toolCall?.toolCallId === 'string' ? subject.toolCall.toolCallId : undefined;
+  const tcTitle = id !== undefined ? state?.toolCalls.get(id)?.title : undefined;
+  return protocolVersion === 1 && tcTitle ? tcTitle : req.title;
+}
+
 /** A short text for a non-text content block. */
 export function describeBlock(b: AnyContentBlock): string {
   const x = b as { type: string; text?: unknown; mimeType?: unknown; uri?: unknown; name?: unknown; resource?: { uri?: unknown } };
@@ -297,9 +308,9 @@ export class TranscriptRenderer {
   }
 
   /** Shows a permission request and how it was decided. */
-  permission(req: PermissionRequest, decision: { allowed: boolean; text: string }): void {
+  permission(title: string, decision: { allowed: boolean; text: string }): void {
     const mark = decision.allowed ? this.s.green('✓ allowed') : this.s.red('✗ rejected');
-    this.line(`${this.s.magenta('?')} permission: ${stripAnsi(req.title)} ${mark} ${this.s.dim(`(${stripAnsi(decision.text)})`)}`);
+    this.line(`${this.s.magenta('?')} permission: ${stripAnsi(title)} ${mark} ${this.s.dim(`(${stripAnsi(decision.text)})`)}`);
   }
 
   /** The final line of a turn. */

@@ -1,0 +1,149 @@
+/**
+ * `acp-kit run` as a real process (needs `npm run build`): the built-in demo agent over v1 and
+ * v2, permission policies and their exit codes, NDJSON framing, an official-SDK agent, SIGINT.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { BUILT, FIXTURES, cliEnv, ndjson, processWithMarkerAlive, runCli, startCli, tempDir, waitFor } from './fixtures/cli-helpers.js';
+
+const sdkAgent = `node ${join(FIXTURES, 'cli-sdk-agent.mjs')}`;
+
+describe.runIf(BUILT).concurrent('acp-kit run (built-in demo agent)', () => {
+  for (const protocol of ['1', '2'] as const) {
+    it(`creates a file with --approve-all over v${protocol} (--protocol ${protocol})`, async () => {
+      const cwd = tempDir(`run-v${protocol}`);
+      const r = await runCli(['run', '--protocol', protocol, '--approve-all', 'create notes.txt containing hello'], { cwd });
+      expect(r.stderr).toContain(`protocol v${protocol}`);
+      expect(r.code).toBe(0);
+      expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('hello\n');
+      // human output: tool call, diff line, permission decision, stop reason
+      expect(r.stdout).toMatch(/✓ Write notes\.txt/);
+      expect(r.stdout).toContain('+hello');
+      expect(r.stdout).toMatch(/permission: .*notes\.txt\?? ✓ allowed/);
+      expect(r.stdout).toContain('stop reason: end_turn');
+      // NO_COLOR: no escape sequences at all
+      expect(r.stdout).not.toContain('\u001b[');
+    });
+  }
+
+  it('--cwd sets the session directory (default would be the process cwd)', async () => {
+    const cwd = tempDir('run-cwd');
+    const elsewhere = tempDir('run-elsewhere');
+    const r = await runCli(['run', '--cwd', cwd, '--approve-all', 'create notes.txt containing hi'], { cwd: elsewhere });
+    expect(r.code).toBe(0);
+    expect(existsSync(join(cwd, 'notes.txt'))).toBe(true);
+    expect(existsSync(join(elsewhere, 'notes.txt'))).toBe(false);
+  });
+
+  for (const protocol of ['1', '2'] as const) {
+    it(`--json prints NDJSON: connection first (v${protocol}), result last`, async () => {
+      const cwd = tempDir('run-json');
+      const r = await runCli(['run', '--json', '--protocol', protocol, '--approve-all', 'create notes.txt containing hello'], { cwd });
+      expect(r.code).toBe(0);
+      const events = ndjson(r.stdout);
+      const first = events[0]!;
+      const last = events[events.length - 1]!;
+      expect(first.type).toBe('connection');
+      expect(first.protocolVersion).toBe(Number(protocol));
+      expect(first.agentInfo.name).toBe('acp-kit-agent');
+      expect(last).toMatchObject({ type: 'result', stopReason: 'end_turn', exitCode: 0, rejectedPermissions: 0 });
+      expect(events.filter((e) => e.type === 'connection' || e.type === 'result')).toHaveLength(2);
+      const session = events.find((e) => e.type === 'session')!;
+      expect(session.cwd).toBe(cwd);
+      // neutral updates, the same kinds in both versions
+      const kinds = new Set(events.filter((e) => e.type === 'update').map((e) => e.update.sessionUpdate));
+      expect(kinds).toContain('tool_call_update');
+      expect(kinds).toContain('agent_message_chunk');
+      expect(kinds).toContain('plan_update');
+      const perm = events.find((e) => e.type === 'permission')!;
+      expect(perm.allowed).toBe(true);
+      expect(perm.outcome.outcome).toBe('selected');
+      expect(existsSync(join(cwd, 'notes.txt'))).toBe(true);
+    });
+  }
+
+  it('--deny-all: the file is not created and the exit code is 8', async () => {
+    const cwd = tempDir('run-deny');
+    const r = await runCli(['run', '--deny-all', 'create notes.txt containing hello'], { cwd });
+    expect(r.code).toBe(8);
+    expect(existsSync(join(cwd, 'notes.txt'))).toBe(false);
+    expect(r.stdout).toMatch(/permission: .*notes\.txt\?? ✗ rejected \(policy --deny-all\)/);
+    expect(r.stderr).toContain('rejected 1 permission request; exit code 8');
+
+    const j = await runCli(['run', '--json', '--deny-all', 'create notes.txt containing hello'], { cwd });
+    const last = ndjson(j.stdout).at(-1)!;
+    expect(j.code).toBe(8);
+    expect(last).toMatchObject({ type: 'result', stopReason: 'end_turn', exitCode: 8, rejectedPermissions: 1 });
+  });
+
+  it('default policy is --approve-reads: reads pass (exit 0), edits are rejected (exit 8)', async () => {
+    const cwd = tempDir('run-reads');
+    writeFileSync(join(cwd, 'README.md'), '# Title\nsecret-marker-42\n');
+    const read = await runCli(['run', '--protocol', '1', 'read README.md'], { cwd });
+    expect(read.code).toBe(0);
+    expect(read.stdout).toContain('secret-marker-42');
+    const edit = await runCli(['run', 'create notes.txt containing hello'], { cwd });
+    expect(edit.code).toBe(8);
+    expect(existsSync(join(cwd, 'notes.txt'))).toBe(false);
+    expect(edit.stdout).toContain('policy --approve-reads');
+  });
+
+  it('reads the prompt from stdin with "-"', async () => {
+    const cwd = tempDir('run-stdin');
+    const r = await runCli(['run', '--approve-all', '-'], { cwd, input: 'create notes.txt containing piped\n' });
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('piped\n');
+  });
+});
+
+describe.runIf(BUILT).concurrent('acp-kit run (agent written with the official SDK)', () => {
+  it('writes through the client fs service with --approve-all', async () => {
+    const cwd = tempDir('run-sdk');
+    const r = await runCli(['run', '--agent', sdkAgent, '--approve-all', 'write out.txt hi there'], { cwd });
+    expect(r.stderr).toContain('sdk-fixture-agent 9.9.9 · protocol v1');
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(cwd, 'out.txt'), 'utf8')).toBe('hi there\n');
+    expect(r.stdout).toContain('permission: Write out.txt ✓ allowed');
+    expect(r.stdout).toContain('wrote out.txt');
+  });
+
+  it('maps stop reasons to their exit codes', async () => {
+    const cwd = tempDir('run-stops');
+    const expected: Record<string, number> = { max_tokens: 3, max_turn_requests: 4, refusal: 5, end_turn: 0 };
+    const results = await Promise.all(
+      Object.keys(expected).map(async (reason) => [reason, await runCli(['run', '--json', '--agent', sdkAgent, `stop ${reason}`], { cwd })] as const),
+    );
+    for (const [reason, r] of results) {
+      expect(r.code, reason).toBe(expected[reason]);
+      expect(ndjson(r.stdout).at(-1), reason).toMatchObject({ type: 'result', stopReason: reason, exitCode: expected[reason] });
+    }
+  });
+
+  it('Ctrl-C (SIGINT) cancels the turn, exits 130 and leaves no agent process behind', async () => {
+    const cwd = tempDir('run-sigint');
+    const marker = `marker-${randomUUID()}`;
+    const run = startCli(['run', '--agent', `${sdkAgent} ${marker}`, 'wait'], { cwd, env: cliEnv() });
+    await waitFor(() => run.stdout().includes('waiting for a cancel'), 15_000, 'the agent to start waiting');
+    expect(processWithMarkerAlive(marker)).toBe(true);
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    expect(r.stdout).toContain('cancelled');
+    expect(r.stdout).toContain('stop reason: cancelled');
+    await waitFor(() => !processWithMarkerAlive(marker), 5000, 'the agent process to be gone');
+  });
+
+  it('SIGTERM closes the connection and exits 143 without orphaning the agent', async () => {
+    const cwd = tempDir('run-sigterm');
+    const marker = `marker-${randomUUID()}`;
+    const run = startCli(['run', '--json', '--agent', `${sdkAgent} ${marker}`, 'wait'], { cwd, env: cliEnv() });
+    await waitFor(() => run.stdout().includes('waiting for a cancel'), 15_000, 'the agent to start waiting');
+    run.child.kill('SIGTERM');
+    const r = await run.done;
+    expect(r.code).toBe(143);
+    expect(ndjson(r.stdout).at(-1)).toMatchObject({ type: 'result', stopReason: null, exitCode: 143 });
+    await waitFor(() => !processWithMarkerAlive(marker), 5000, 'the agent process to be gone');
+  });
+});
