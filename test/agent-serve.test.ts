@@ -1,0 +1,71 @@
+// serveAgent in-process over a pair of in-memory pipes: options and the connection handle.
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { serveAgent, silentLogger, type AgentDefinition } from '../src/agent/index.js';
+import { JsonRpcPeer, StreamTransport } from '../src/rpc/index.js';
+import { createSchemaTap } from './support/schema-tap.js';
+
+function pipePair() {
+  const toAgent = new PassThrough();
+  const toClient = new PassThrough();
+  return { agent: new StreamTransport(toAgent, toClient), client: new StreamTransport(toClient, toAgent) };
+}
+
+const hanging: AgentDefinition = {
+  info: { name: 'hanging', version: '0' },
+  // never returns and ignores its signal
+  prompt: () => new Promise(() => undefined),
+};
+
+describe('serveAgent', () => {
+  it('serves only the configured versions and advertises no persistence with store: null', async () => {
+    const pipes = pipePair();
+    const tap = createSchemaTap(1);
+    const conn = serveAgent(hanging, pipes.agent, { supportedVersions: [1], store: null, logger: silentLogger, peer: { tap: tap.agentSide } });
+    const client = new JsonRpcPeer(pipes.client);
+    const init = await client.request<any>('initialize', { protocolVersion: 2, info: { name: 'c', version: '1' }, capabilities: {} });
+    expect(init.protocolVersion).toBe(1);
+    expect(conn.protocolVersion).toBe(1);
+    expect(init.agentCapabilities.loadSession).toBe(false);
+    expect(init.agentCapabilities.sessionCapabilities?.list ?? null).toBeNull();
+    expect(init.agentCapabilities.sessionCapabilities?.close).toEqual({});
+    const { sessionId } = await client.request<any>('session/new', { cwd: '/tmp', mcpServers: [] });
+    const e = await client.request('session/load', { sessionId, cwd: '/tmp', mcpServers: [] }).catch((x) => x);
+    expect(e.code).toBe(-32601);
+    tap.assertAllValid();
+    conn.close();
+    expect((await conn.closed).reason).toBe('closed by the agent');
+    expect(client.isClosed || (await Promise.race([client.closed.then(() => true), new Promise((r) => setTimeout(() => r(false), 500))]))).toBe(true);
+  });
+
+  it('ends a cancelled turn after cancelTimeoutMs even if prompt() never returns', async () => {
+    const pipes = pipePair();
+    serveAgent(hanging, pipes.agent, { logger: silentLogger, cancelTimeoutMs: 100 });
+    const client = new JsonRpcPeer(pipes.client);
+    await client.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = await client.request<any>('session/new', { cwd: '/tmp', mcpServers: [] });
+    const p = client.request<any>('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hi' }] });
+    await new Promise((r) => setTimeout(r, 30));
+    const t0 = Date.now();
+    client.notify('session/cancel', { sessionId });
+    expect(await p).toEqual({ stopReason: 'cancelled' });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(90);
+    expect(Date.now() - t0).toBeLessThan(1000);
+  });
+
+  it('refuses more held prompts than maxHeldPrompts', async () => {
+    const pipes = pipePair();
+    serveAgent(hanging, pipes.agent, { logger: silentLogger, maxHeldPrompts: 1 });
+    const client = new JsonRpcPeer(pipes.client);
+    await client.request('initialize', { protocolVersion: 2, info: { name: 'c', version: '1' }, capabilities: {} });
+    const { sessionId } = await client.request<any>('session/new', { cwd: '/tmp' });
+    const prompt = [{ type: 'text', text: 'hi' }];
+    expect((await client.request<any>('session/prompt', { sessionId, prompt })).messageId).toBeTypeOf('string');
+    const held = client.request('session/prompt', { sessionId, prompt }).catch((x) => x);
+    const refused = await client.request('session/prompt', { sessionId, prompt }).catch((x) => x);
+    expect(refused.code).toBe(-32600);
+    expect(refused.message).toMatch(/limit 1/);
+    client.notify('session/cancel', { sessionId });
+    expect((await held).code).toBe(-32800);
+  });
+});
