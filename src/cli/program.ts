@@ -96,7 +96,12 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
       'after',
       `\nWithout a command, in a terminal, acp-kit starts \`chat\`.\nEnvironment: NO_COLOR disables colour, ACP_KIT_AGENT sets the default --agent.\n${EXIT_HELP}`,
     )
-    .action(async () => {
+    .usage('[options] [command]')
+    .argument('[command]')
+    .action(async (word: string | undefined) => {
+      if (word !== undefined) {
+        throw usageError(`unknown command '${word}'`, 'Commands: run, chat, sessions, agent. To send a prompt: acp-kit run "<prompt>".');
+      }
       if (process.stdin.isTTY && process.stdout.isTTY) {
         result.code = await handlers.chat({ protocol: 'auto' });
         return;

@@ -1,0 +1,154 @@
+/**
+ * Errors, help and sessions of the `acp-kit` CLI as a real process (needs `npm run build`):
+ * every failure has its documented exit code and a hint.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BUILT, FIXTURES, cliEnv, ndjson, runCli, tempDir } from './fixtures/cli-helpers.js';
+
+const sdkAgent = `node ${join(FIXTURES, 'cli-sdk-agent.mjs')}`;
+
+describe.runIf(BUILT).concurrent('acp-kit errors', () => {
+  it('agent command not found: exit 9 with a hint', async () => {
+    const r = await runCli(['run', '--agent', 'no-such-acp-agent-xyz --acp', 'hi'], { cwd: tempDir('e-nf') });
+    expect(r.code).toBe(9);
+    expect(r.stderr).toContain('acp-kit: error: agent command not found: no-such-acp-agent-xyz');
+    expect(r.stderr).toMatch(/hint: Check that "no-such-acp-agent-xyz" is installed and on your PATH/);
+    expect(r.stdout).toBe('');
+  });
+
+  it('agent not found with --json: the result line carries the error', async () => {
+    const r = await runCli(['run', '--json', '--agent', 'no-such-acp-agent-xyz', 'hi'], { cwd: tempDir('e-nfj') });
+    expect(r.code).toBe(9);
+    const events = ndjson(r.stdout);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: 'result', stopReason: null, exitCode: 9, error: { kind: 'agent_not_found', exitCode: 9 } });
+    expect(events[0]!.error.hint).toContain('PATH');
+  });
+
+  it('agent crash: exit 9 with its exit code and last stderr lines', async () => {
+    const r = await runCli(['run', '--agent', `node ${join(FIXTURES, 'cli-crash-agent.mjs')}`, 'hi'], { cwd: tempDir('e-crash') });
+    expect(r.code).toBe(9);
+    expect(r.stderr).toMatch(/the agent exited with code 3/);
+    expect(r.stderr).toContain('fixture: FATAL missing FIXTURE_TOKEN');
+    expect(r.stderr).toContain('hint:');
+  });
+
+  it('version mismatch: exit 10 (agent answers a version acp-kit does not speak)', async () => {
+    const r = await runCli(['run', '--agent', `node ${join(FIXTURES, 'cli-v3-agent.mjs')}`, 'hi'], { cwd: tempDir('e-v3') });
+    expect(r.code).toBe(10);
+    expect(r.stderr).toContain('protocol version mismatch: the agent answered version 3');
+    expect(r.stderr).toContain('hint:');
+  });
+
+  it('version mismatch: --protocol 2 against a v1-only agent suggests dropping --protocol', async () => {
+    const r = await runCli(['run', '--protocol', '2', '--agent', sdkAgent, 'hi'], { cwd: tempDir('e-v2') });
+    expect(r.code).toBe(10);
+    expect(r.stderr).toContain('the agent answered version 1');
+    expect(r.stderr).toContain('Drop --protocol');
+  });
+
+  it('authentication required: exit 11 listing the methods', async () => {
+    const r = await runCli(['run', '--agent', sdkAgent, 'hi'], { cwd: tempDir('e-auth'), env: cliEnv({ CLI_FIXTURE_AUTH: '1' }) });
+    expect(r.code).toBe(11);
+    expect(r.stderr).toContain('the agent requires authentication');
+    expect(r.stderr).toContain('API key (id api-key): set FIXTURE_KEY');
+    expect(r.stderr).toContain('hint:');
+  });
+
+  it('bad flags and arguments: exit 2 with a hint', async () => {
+    const cwd = tempDir('e-usage');
+    const cases: Array<[string[], RegExp]> = [
+      [['run', '--bogus', 'x'], /unknown option '--bogus'/],
+      [['run', '--approve-all', '--deny-all', 'x'], /cannot be used with/],
+      [['run', '--protocol', '3', 'x'], /Allowed choices are auto, 1, 2/],
+      [['run'], /missing required argument 'prompt'/],
+      [['run', '--agent', "node 'oops", 'x'], /unterminated single quote/],
+      [['run', '--cwd', join(cwd, 'missing'), 'x'], /--cwd .* does not exist/],
+      [['frobnicate'], /unknown command 'frobnicate'/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => runCli(args, { cwd })));
+    results.forEach((r, i) => {
+      expect(r.code, cases[i]![0].join(' ')).toBe(2);
+      expect(r.stderr, cases[i]![0].join(' ')).toMatch(cases[i]![1]);
+      expect(r.stderr, cases[i]![0].join(' ')).toContain('hint:');
+    });
+  });
+
+  it('chat without a terminal is a usage error pointing to run', async () => {
+    const r = await runCli(['chat'], { cwd: tempDir('e-chat') });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('chat needs an interactive terminal');
+    expect(r.stderr).toContain('acp-kit run');
+  });
+});
+
+describe.runIf(BUILT).concurrent('acp-kit help and version', () => {
+  it('--version prints the package version', async () => {
+    const pkg = JSON.parse(readFileSync(resolve('package.json'), 'utf8')) as { version: string };
+    const r = await runCli(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(pkg.version);
+  });
+
+  it('--help lists the commands and the exit code table', async () => {
+    const r = await runCli(['--help']);
+    expect(r.code).toBe(0);
+    for (const c of ['run', 'chat', 'sessions', 'agent']) expect(r.stdout).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
+    expect(r.stdout).toContain('Exit codes:');
+    expect(r.stdout).toMatch(/^\s+8 {2}the permission policy rejected a request/m);
+    expect(r.stdout).toMatch(/^\s+130 {2}interrupted with Ctrl-C/m);
+  });
+
+  it('every command has --help', async () => {
+    const cmds = [['run'], ['chat'], ['sessions'], ['sessions', 'list'], ['sessions', 'show'], ['agent']];
+    const results = await Promise.all(cmds.map((c) => runCli([...c, '--help'])));
+    results.forEach((r, i) => {
+      expect(r.code, cmds[i]!.join(' ')).toBe(0);
+      expect(r.stdout, cmds[i]!.join(' ')).toContain(`Usage: acp-kit ${cmds[i]!.join(' ')}`);
+    });
+    expect(results[0]!.stdout).toContain('--approve-reads');
+    expect(results[0]!.stdout).toContain('Exit codes:');
+    expect(results[5]!.stdout).toContain('--max-turn-requests');
+  });
+
+  it('bare acp-kit without a terminal prints help and exits 2', async () => {
+    const r = await runCli([]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('Usage: acp-kit');
+  });
+});
+
+describe.runIf(BUILT)('acp-kit sessions', () => {
+  it('lists and shows sessions of the built-in agent', async () => {
+    const cwd = tempDir('s-list');
+    const env = cliEnv({ ACP_KIT_DATA_DIR: tempDir('s-data') });
+    const run = await runCli(['run', '--json', '--approve-all', 'create notes.txt containing hello'], { cwd, env });
+    expect(run.code).toBe(0);
+    const sessionId = ndjson(run.stdout).find((e) => e.type === 'session')!.sessionId as string;
+
+    const list = await runCli(['sessions', 'list'], { cwd, env });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain(sessionId);
+    const json = await runCli(['sessions', 'list', '--json'], { cwd, env });
+    expect(ndjson(json.stdout)[0]!.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([sessionId]);
+
+    for (const protocol of ['1', '2']) {
+      const show = await runCli(['sessions', 'show', '--protocol', protocol, sessionId], { cwd, env });
+      expect(show.code, `v${protocol}`).toBe(0);
+      expect(show.stdout, `v${protocol}`).toContain('> create notes.txt containing hello');
+      expect(show.stdout, `v${protocol}`).toContain('Write notes.txt');
+    }
+
+    const missing = await runCli(['sessions', 'show', 'sess_does_not_exist'], { cwd, env });
+    expect(missing.code).toBe(13);
+    expect(missing.stderr).toContain('hint:');
+  });
+
+  it('an agent without session listing: exit 12', async () => {
+    const r = await runCli(['sessions', 'list', '--agent', sdkAgent], { cwd: tempDir('s-nolist') });
+    expect(r.code).toBe(12);
+    expect(r.stderr).toContain('does not support listing sessions');
+  });
+});
