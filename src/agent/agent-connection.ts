@@ -97,7 +97,9 @@ class AgentConnectionImpl implements AgentConnection {
       tap: options.peer?.tap,
       onProblem: (p) => {
         options.peer?.onProblem?.(p);
-        this.logger.warn(`protocol problem (${p.kind}): ${p.message}`);
+        // late answers to requests we cancelled ($/cancel_request) are normal, not a problem
+        if (p.kind === 'unknown-response') this.logger.debug(`protocol: ${p.message}`);
+        else this.logger.warn(`protocol problem (${p.kind}): ${p.message}`);
       },
     });
     this.peer.onOtherRequest((method, params, ctx) => this.onRequest(method, params, ctx));

@@ -14,6 +14,8 @@ export interface RunAgentOnStdioOptions extends ServeAgentOptions {
  * stdout carries only protocol messages: `console.log`/`info`/`debug` are redirected to stderr,
  * where the runtime also logs. Sessions persist in a {@link JsonlSessionStore} unless `store` says
  * otherwise. When stdin closes, running turns are cancelled, sessions closed, and the process exits 0.
+ * Uncaught exceptions and unhandled rejections (e.g. from an author's stray timer) are logged and
+ * the agent keeps serving: one broken tool should not take every open session down with it.
  */
 export function runAgentOnStdio(definition: AgentDefinition, options: RunAgentOnStdioOptions = {}): AgentConnection {
   const logger = options.logger ?? stderrLogger(definition.info?.name);
