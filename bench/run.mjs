@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ROUND_TRIPS, UPDATES } from './common.mjs';
+import { runStateStoreBench } from './state-store.mjs';
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 
@@ -34,7 +35,12 @@ for (const r of results) {
   console.log(`| ${r.label} | ${fmt(r.updatesPerSec)} | ${fmt(r.p50, 3)} | ${fmt(r.p99, 3)} | ${fmt(r.clientRssMb, 1)} | ${fmt(r.agentRssMb, 1)} |`);
 }
 const by = Object.fromEntries(results.map((r) => [r.name, r]));
-if (by['acp-kit'].extra) for (const line of by['acp-kit'].extra) console.log(line);
+
+console.log('');
+console.log('Session state store: agent_message_chunks (~40 chars) appended to one message, text read every 1 000 chunks');
+console.log('| chunks | total ms | ns/chunk |');
+console.log('|---:|---:|---:|');
+for (const r of runStateStoreBench()) console.log(`| ${fmt(r.chunks)} | ${fmt(r.ms)} | ${fmt(r.nsPerChunk)} |`);
 console.log('');
 console.log(`acp-kit/sdk throughput: ${(by['acp-kit'].updatesPerSec / by.sdk.updatesPerSec).toFixed(2)}`);
 console.log(`acp-kit/raw throughput: ${(by['acp-kit'].updatesPerSec / by.raw.updatesPerSec).toFixed(2)}`);
