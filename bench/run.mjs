@@ -19,13 +19,15 @@ const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maxi
 
 console.log(`acp-kit bench: ${UPDATES.toLocaleString('en-US')} agent_message_chunk updates (~40 chars, validation on, client applies them to its session state), ${ROUND_TRIPS} sequential round trips, stdio pipes between two processes. node ${process.version}`);
 const results = [];
-for (const [script, label] of [
-  ['acp-kit-client.mjs', 'acp-kit (agent runtime -> client runtime)'],
-  ['sdk-client.mjs', 'official SDK 2.4.0 (v1 API)'],
-  ['raw-client.mjs', 'raw floor (JSON.stringify + write / split + JSON.parse)'],
+for (const [script, args, label] of [
+  ['acp-kit-client.mjs', ['2'], 'acp-kit v2 (agent runtime -> client runtime)'],
+  ['acp-kit-client.mjs', ['1'], 'acp-kit v1 (agent runtime -> client runtime)'],
+  ['sdk-client.mjs', [], 'official SDK 2.4.0 (v1 API)'],
+  ['raw-client.mjs', [], 'raw floor (JSON.stringify + write / split + JSON.parse)'],
 ]) {
-  const r = runClient(script);
+  const r = runClient(script, args);
   r.label = label;
+  if (r.name === 'acp-kit') r.name = `acp-kit-v${r.protocol}`;
   results.push(r);
 }
 console.log('');
@@ -42,5 +44,9 @@ console.log('| chunks | total ms | ns/chunk |');
 console.log('|---:|---:|---:|');
 for (const r of runStateStoreBench()) console.log(`| ${fmt(r.chunks)} | ${fmt(r.ms)} | ${fmt(r.nsPerChunk)} |`);
 console.log('');
-console.log(`acp-kit/sdk throughput: ${(by['acp-kit'].updatesPerSec / by.sdk.updatesPerSec).toFixed(2)}`);
-console.log(`acp-kit/raw throughput: ${(by['acp-kit'].updatesPerSec / by.raw.updatesPerSec).toFixed(2)}`);
+// the ratios use the slower of our two protocol versions
+const ours = Math.min(by['acp-kit-v2'].updatesPerSec, by['acp-kit-v1'].updatesPerSec);
+const oursP50 = Math.max(by['acp-kit-v2'].p50, by['acp-kit-v1'].p50);
+console.log(`acp-kit/sdk round-trip p50: ${(oursP50 / by.sdk.p50).toFixed(2)} (lower is better)`);
+console.log(`acp-kit/sdk throughput: ${(ours / by.sdk.updatesPerSec).toFixed(2)}`);
+console.log(`acp-kit/raw throughput: ${(ours / by.raw.updatesPerSec).toFixed(2)}`);
