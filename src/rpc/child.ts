@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { signalProcessGroup as killGroup, trackProcessGroup, untrackProcessGroup } from './process-group.js';
 import { StreamTransport, type StreamTransportOptions } from './stream-transport.js';
 import type { CloseInfo, Transport, TransportHandlers } from './transport.js';
 
@@ -25,32 +26,6 @@ export interface AgentProcess {
   kill(): Promise<void>;
 }
 
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    // detached children lead their own process group: kill all of it
-    process.kill(-child.pid, signal);
-  } catch {
-    try {
-      child.kill(signal);
-    } catch {
-      /* already gone */
-    }
-  }
-}
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  // never leave agents orphaned when the client exits
-  process.on('exit', () => {
-    for (const c of live) killGroup(c, 'SIGKILL');
-  });
-}
-
 /**
  * Spawns an agent (ACP-ALL-TRANS-03) in its own process group and connects a transport to
  * its stdio. When the connection closes the whole group is terminated; when the agent dies,
@@ -63,8 +38,7 @@ export function spawnAgent(command: string, args: readonly string[] = [], option
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: process.platform !== 'win32',
   });
-  installExitHook();
-  live.add(child);
+  trackProcessGroup(child);
   const maxLines = options.stderrLines ?? 20;
   let tail: string[] = [];
   let partial = '';
@@ -83,11 +57,11 @@ export function spawnAgent(command: string, args: readonly string[] = [], option
   const exited = new Promise<{ exitCode: number | null; signal: string | null }>((resolve) => {
     child.once('error', (e) => {
       spawnError = e;
-      live.delete(child);
+      untrackProcessGroup(child);
       resolve({ exitCode: null, signal: null });
     });
     child.once('exit', (exitCode, signal) => {
-      live.delete(child);
+      untrackProcessGroup(child);
       resolve({ exitCode, signal });
     });
   });

@@ -3,3 +3,4 @@ export * from './ndjson.js';
 export * from './stream-transport.js';
 export * from './peer.js';
 export * from './child.js';
+export * from './process-group.js';

@@ -1,3 +1,4 @@
+import { signalProcessGroup, trackProcessGroup, untrackProcessGroup } from '../../rpc/process-group.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants as fsConstants, realpathSync, statSync } from 'node:fs';
@@ -63,32 +64,6 @@ export interface TerminalInfo {
 
 const SHELL_SYNTAX = /[\s|&;<>()$`*?~\\"'{}[\]#=]/;
 
-/** All live process groups of every manager: killed when the client process exits. */
-const liveGroups = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    // the child leads its own process group (detached): signal the whole group
-    process.kill(-child.pid, signal);
-  } catch {
-    try {
-      child.kill(signal);
-    } catch {
-      /* already gone */
-    }
-  }
-}
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const c of liveGroups) signalGroup(c, 'SIGKILL');
-  });
-}
-
 function isWithin(root: string, child: string): boolean {
   const rel = path.relative(root, child);
   return rel === '' || (!rel.startsWith('..' + path.sep) && rel !== '..' && !path.isAbsolute(rel));
@@ -148,7 +123,7 @@ class Terminal {
   /** Stops tracking the group for the exit hook once nothing of it can be running. */
   forgetIfGone(): void {
     // a straggler holding the pipes keeps the group tracked, so client exit still kills it
-    if (this.exitStatus && this.stdioClosed) liveGroups.delete(this.child);
+    if (this.exitStatus && this.stdioClosed) untrackProcessGroup(this.child);
   }
 
   get running(): boolean {
@@ -159,18 +134,18 @@ class Terminal {
   kill(): Promise<void> {
     if (!this.running) {
       // the leader is gone but something of its group still holds the output pipes open
-      if (!this.stdioClosed) signalGroup(this.child, 'SIGKILL');
-      liveGroups.delete(this.child);
+      if (!this.stdioClosed) signalProcessGroup(this.child, 'SIGKILL');
+      untrackProcessGroup(this.child);
       return Promise.resolve();
     }
     this.killing ??= (async () => {
-      signalGroup(this.child, 'SIGTERM');
-      const t = setTimeout(() => signalGroup(this.child, 'SIGKILL'), this.killTimeoutMs);
+      signalProcessGroup(this.child, 'SIGTERM');
+      const t = setTimeout(() => signalProcessGroup(this.child, 'SIGKILL'), this.killTimeoutMs);
       t.unref();
       await this.exited;
       clearTimeout(t);
-      if (!this.stdioClosed) signalGroup(this.child, 'SIGKILL');
-      liveGroups.delete(this.child);
+      if (!this.stdioClosed) signalProcessGroup(this.child, 'SIGKILL');
+      untrackProcessGroup(this.child);
     })();
     return this.killing;
   }
@@ -262,8 +237,7 @@ export class TerminalManager {
       // synchronous spawn failures are argument problems (e.g. NUL bytes in env values)
       throw AcpError.invalidParams(`could not start ${file}: ${e instanceof Error ? e.message : String(e)}`, { command: file });
     }
-    installExitHook();
-    liveGroups.add(child);
+    trackProcessGroup(child);
     const info: TerminalInfo = { terminalId, sessionId: req.sessionId, file, args: argv, cwd, pid: child.pid };
     const term = new Terminal(info, child, limit, this.options.killTimeoutMs ?? 2000);
     this.terminals.set(terminalId, term);
