@@ -157,3 +157,16 @@ export function agentText(updates: any[]): string {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Sends a prompt and resolves at the end of its turn: the v1 response, or (v2) the response and
+ * then the turn's `idle` state update. Returns the response and the idle update (v2).
+ */
+export async function promptTurn(h: Harness, sessionId: string, prompt: unknown): Promise<{ response: any; idle?: any }> {
+  const idles = () => h.received.filter((m) => m.params?.sessionId === sessionId && m.params?.update?.state === 'idle' && 'stopReason' in m.params.update);
+  const before = idles().length;
+  const response = await h.request('session/prompt', { sessionId, prompt });
+  if (response && 'stopReason' in response) return { response };
+  await h.waitFor(() => idles().length > before);
+  return { response, idle: idles()[before].params.update };
+}

@@ -1,6 +1,6 @@
 // The agent runtime over real pipes: the prompt lifecycle and cancellation, in both versions.
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentText, initParams, openSession, sleep, startAgent, text, type Harness, type Msg } from './agent-harness.js';
+import { agentText, initParams, openSession, promptTurn, sleep, startAgent, text, type Harness, type Msg } from './agent-harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -91,12 +91,10 @@ describe.each([1, 2] as const)('prompt turn, protocol v%i', (version) => {
     h = startAgent();
     const sessionId = await openSession(h, version);
     h.onPermission = () => ({ outcome: { outcome: 'selected', optionId: 'yolo' } });
-    await h.request('session/prompt', { sessionId, prompt: text('permission') });
-    await sleep(50);
+    await promptTurn(h, sessionId, text('permission'));
     expect(agentText(h.updates(sessionId))).toBe('permission: cancelled');
     h.onPermission = () => ({ outcome: { outcome: 'selected', optionId: 'allow' } });
-    await h.request('session/prompt', { sessionId, prompt: text('permission') });
-    await sleep(50);
+    await promptTurn(h, sessionId, text('permission'));
     expect(agentText(h.updates(sessionId))).toContain('permission: allow');
   });
 
@@ -115,9 +113,8 @@ describe.each([1, 2] as const)('prompt turn, protocol v%i', (version) => {
     const e4 = await h.request('session/prompt', { sessionId: 'sess_nope', prompt: text('hello') }).catch((x) => x);
     expect(e4.code).toBe(-32002);
     expect(e4.data).toEqual({ sessionId: 'sess_nope' });
-    const res = await h.request('session/prompt', { sessionId, prompt: text('hello') });
-    expect(res).toBeTruthy();
-    await sleep(50);
+    const { response } = await promptTurn(h, sessionId, text('hello'));
+    expect(response).toBeTruthy();
     expect(agentText(h.updates(sessionId))).toBe('Hello, world');
   });
 
@@ -126,8 +123,7 @@ describe.each([1, 2] as const)('prompt turn, protocol v%i', (version) => {
     const a = await openSession(h, version);
     const b = (await h.request('session/new', { cwd: '/tmp', mcpServers: [] })).sessionId;
     expect(a).not.toBe(b);
-    for (const t of ['hello', 'hello', 'hello']) await h.request('session/prompt', { sessionId: a, prompt: text(t) });
-    await sleep(50);
+    for (const t of ['hello', 'hello', 'hello']) await promptTurn(h, a, text(t));
     const ids = h.updates(a).filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.messageId);
     expect(new Set(ids).size).toBe(3);
   });

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentText, initParams, openSession, sleep, startAgent, tempDataDir, text, type Harness } from './agent-harness.js';
+import { agentText, initParams, openSession, promptTurn, sleep, startAgent, tempDataDir, text, type Harness } from './agent-harness.js';
 
 const harnesses: Harness[] = [];
 function start(opts: Parameters<typeof startAgent>[0] = {}): Harness {
@@ -59,6 +59,45 @@ describe.each([
     }
     // the session continues after the replay
     await h.request('session/prompt', { sessionId, prompt: text('hello') });
+  });
+});
+
+describe.each([1, 2] as const)('the user message in v%i: live vs replay', (version) => {
+  // v1: user_message_chunk is for history replay only; a v1 client renders its own prompt, so a
+  // live echo would show it twice. v2: the `user_message` echo is live (ACP-V2-LIFE-04).
+  it(version === 1 ? 'is not echoed live, and session/load replays it with its messageId' : 'is echoed live with the response messageId, and resume replays it', async () => {
+    const dataDir = tempDataDir();
+    const h = start({ dataDir });
+    const sessionId = await openSession(h, version);
+    const r1 = await promptTurn(h, sessionId, text('hello'));
+    const r2 = await promptTurn(h, sessionId, [...text('two'), ...text('blocks')]);
+    const live = h.updates(sessionId).filter((u) => u.sessionUpdate === 'user_message' || u.sessionUpdate === 'user_message_chunk');
+    if (version === 1) expect(live).toEqual([]);
+    else {
+      expect(live).toEqual([
+        { sessionUpdate: 'user_message', messageId: r1.response.messageId, content: text('hello') },
+        { sessionUpdate: 'user_message', messageId: r2.response.messageId, content: [...text('two'), ...text('blocks')] },
+      ]);
+    }
+    await h.close();
+
+    const h2 = start({ dataDir });
+    await h2.request('initialize', initParams(version));
+    const params = { sessionId, cwd: '/tmp', mcpServers: [] };
+    if (version === 1) await h2.request('session/load', params);
+    else await h2.request('session/resume', { ...params, replayFrom: { type: 'start' } });
+    const replayed = h2.updates(sessionId).filter((u) => u.sessionUpdate === 'user_message' || u.sessionUpdate === 'user_message_chunk');
+    if (version === 1) {
+      expect(replayed.map((u) => u.sessionUpdate)).toEqual(['user_message_chunk', 'user_message_chunk', 'user_message_chunk']);
+      expect(replayed.map((u) => u.content.text)).toEqual(['hello', 'two', 'blocks']);
+      const ids = replayed.map((u) => u.messageId);
+      expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
+      // the two chunks of the second prompt are one message, the first prompt another
+      expect(ids[1]).toBe(ids[2]);
+      expect(ids[0]).not.toBe(ids[1]);
+    } else {
+      expect(replayed).toEqual(live);
+    }
   });
 });
 

@@ -239,7 +239,9 @@ export class SessionRuntime implements AgentSession {
     });
     job.turn = turn;
     this.active = turn;
-    // the user message is history: persisted at insertion (v1 clients render their own prompt)
+    // the user message is history: persisted at insertion, so load/resume replays it with its id.
+    // Live it is echoed in v2 only (ACP-V2-LIFE-04): in v1 `user_message_chunk` is history replay,
+    // a v1 client renders its own prompt, and a live echo would show it twice.
     const userMessage: SessionUpdate = { sessionUpdate: 'user_message', messageId: userMessageId, content: [...job.prompt] };
     this.track(userMessage);
     this.host.store.append(this.sessionId, userMessage);
