@@ -1,0 +1,215 @@
+// The examples in examples/ run as real processes over real pipes, importing the package by its
+// own name (`acp-kit/agent`, ...: self-reference through package.json `exports`, so they need
+// `npm run build`). Their printed output is asserted on, and the echo agent's wire traffic is
+// checked against the official schema of each protocol version.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { connect } from '../src/client/index.js';
+import { approveAll } from '../src/client/services/permission-policy.js';
+import { getValidator } from '../src/protocol/validation/index.js';
+import { createSchemaTap } from './support/schema-tap.js';
+
+const EXAMPLES = resolve('examples');
+const CLIENT = resolve(EXAMPLES, 'client.mjs');
+const ECHO = resolve(EXAMPLES, 'echo-agent.mjs');
+const TRANSCRIPT = resolve(EXAMPLES, 'v1-to-v2-transcript.mjs');
+const CUSTOM_MODEL = resolve(EXAMPLES, 'custom-model-agent.mjs');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node <script> ...args` from the package root (as a user would) and collects its output. */
+function run(script: string, args: string[], timeoutMs = 15_000): Promise<Run> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [script, ...args], { cwd: resolve('.'), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`${script} ${args.join(' ')} did not exit within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The `[tool] <title>: <status>` lines the client prints, statuses only. */
+function toolStatuses(stdout: string): string[] {
+  return [...stdout.matchAll(/^\[tool\] Echo the prompt: (\S+)$/gm)].map((m) => m[1]);
+}
+
+beforeAll(() => {
+  // the examples import `acp-kit/*`, which resolves to dist/ through package.json `exports`
+  expect(existsSync(resolve('dist/agent/index.js')) && existsSync(resolve('dist/client/index.js')), 'run `npm run build` first').toBe(true);
+});
+
+describe.each([1, 2] as const)('examples/client.mjs + examples/echo-agent.mjs over v%i', (v) => {
+  it('echoes the prompt, shows the plan and the approved tool call, ends end_turn', async () => {
+    const prompt = `hello from the v${v} test, ${'with a longer tail '.repeat(2)}end`;
+    const r = await run(CLIENT, ['--protocol', String(v), '--prompt', prompt]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^protocol: ${v}$`, 'm'));
+    expect(r.stdout).toMatch(/^agent: echo-agent 0\.1\.0$/m);
+    // streamed in 8-character chunks, reassembled from the state store on one line
+    expect(r.stdout).toContain(`\nYou said: ${prompt}\n`);
+    expect(toolStatuses(r.stdout)).toEqual(['pending', 'in_progress', 'completed']);
+    expect(r.stdout).toMatch(/^\[plan\] \[>\] Echo the prompt back {2}\[ \] Finish the turn$/m);
+    expect(r.stdout).toMatch(/^\[plan\] \[x\] Echo the prompt back {2}\[x\] Finish the turn$/m);
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('stop reason: end_turn');
+  });
+
+  it('a rejected permission fails the tool call and echoes nothing', async () => {
+    const r = await run(CLIENT, ['--protocol', String(v), '--policy', 'deny-all', '--prompt', 'secret words']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Permission rejected: nothing echoed.');
+    expect(r.stdout).not.toContain('secret words');
+    expect(toolStatuses(r.stdout)).toEqual(['pending', 'failed']);
+    expect(r.stdout).toMatch(/^stop reason: end_turn$/m);
+  });
+
+  it('cancellation mid-stream (ACP-V1-CANCEL-05, ACP-V2-CANCEL-05): the agent stops and the turn ends cancelled', async () => {
+    const prompt = 'this reply is streamed slowly enough to be cancelled long before its end';
+    const r = await run(CLIENT, ['--protocol', String(v), '--cancel-after-chars', '1', '--prompt', prompt, '--', process.execPath, ECHO, '--chunk-delay', '150']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^You said/m);
+    expect(r.stdout).not.toContain(prompt);
+    expect(r.stdout).toMatch(/^stop reason: cancelled$/m);
+    // the client marks the call cancelled locally, then the agent's final update arrives
+    // (v1 has no `cancelled` tool status: the codec sends `failed`)
+    expect(toolStatuses(r.stdout)).toEqual(['pending', 'in_progress', 'cancelled', ...(v === 1 ? ['failed'] : [])]);
+    expect(r.stdout).not.toContain('completed');
+  });
+});
+
+describe('examples/client.mjs', () => {
+  it('auto negotiates v2 with the echo agent', async () => {
+    const r = await run(CLIENT, ['--prompt', 'auto']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^protocol: 2$/m);
+    expect(r.stdout).toContain('\nYou said: auto\n');
+  });
+
+  it('drives another agent given after `--` (a v1-only agent written with the official SDK)', async () => {
+    const r = await run(CLIENT, ['--prompt', 'ping', '--', process.execPath, resolve('test/fixtures/client-sdk-agent-v1.mjs')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^protocol: 1$/m);
+    expect(r.stdout).toMatch(/^agent: sdk-v1-agent /m);
+    expect(r.stdout).toContain('(ping)');
+    expect(r.stdout).toMatch(/^stop reason: end_turn$/m);
+  });
+
+  it('reports an agent that cannot be started and exits non-zero', async () => {
+    const r = await run(CLIENT, ['--', resolve('examples/no-such-agent')]);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).not.toMatch(/^protocol:/m);
+    expect(r.stderr).toMatch(/^client: .*agent command not found: .*no-such-agent$/m);
+  });
+});
+
+describe.each([1, 2] as const)('examples/echo-agent.mjs on the wire (v%i)', (v) => {
+  it('every message in both directions matches the official schema, permission request included', async () => {
+    const tap = createSchemaTap(v);
+    const requests: string[] = [];
+    const conn = await connect({
+      command: process.execPath,
+      args: [ECHO, '--chunk-delay', '0'],
+      protocol: v,
+      permissionPolicy: approveAll(),
+      tap: {
+        sent: (m) => tap.clientSide.sent(m),
+        received: (m) => {
+          tap.clientSide.received(m);
+          const method = (m as { method?: unknown; id?: unknown }).method;
+          if (typeof method === 'string' && (m as { id?: unknown }).id !== undefined) requests.push(method);
+        },
+      },
+    });
+    try {
+      const s = await conn.newSession({ cwd: EXAMPLES });
+      const r = await s.prompt('over the wire');
+      expect(r.stopReason).toBe('end_turn');
+      expect(s.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text)).toEqual(['You said: over the wire']);
+      expect([...s.state.toolCalls.values()].map((t) => [t.title, t.status])).toEqual([['Echo the prompt', 'completed']]);
+      expect(requests).toEqual(['session/request_permission']);
+    } finally {
+      await conn.close();
+    }
+    expect(tap.checked).toBeGreaterThan(10);
+    tap.assertAllValid();
+  });
+});
+
+describe('examples/v1-to-v2-transcript.mjs', () => {
+  interface Row {
+    neutral: { sessionUpdate: string };
+    v1: Array<Record<string, unknown>>;
+    v2: Array<Record<string, unknown>>;
+  }
+
+  it('--json: every wire form validates against its version\'s official schema', async () => {
+    const r = await run(TRANSCRIPT, ['--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = JSON.parse(r.stdout) as Row[];
+    expect(rows.length).toBeGreaterThanOrEqual(10);
+    let checked = 0;
+    for (const [i, row] of rows.entries()) {
+      for (const v of [1, 2] as const) {
+        for (const wire of row[`v${v}`]) {
+          expect(getValidator(v).update(wire), `row ${i + 1} (${row.neutral.sessionUpdate}) v${v}: ${JSON.stringify(wire)}`).toBeNull();
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(rows.length);
+  });
+
+  it('--json: one model, two wire forms (tool_call first sighting, plans, state, diffs)', async () => {
+    const rows = JSON.parse((await run(TRANSCRIPT, ['--json'])).stdout) as Row[];
+    const kinds = (v: 1 | 2) => rows.map((row) => row[`v${v}`].map((w) => w.sessionUpdate).join(','));
+    expect(rows.map((r) => r.neutral.sessionUpdate)).toContain('state_update');
+    // v1 derives the state from the prompt request: no wire form (ACP-V2 state_update is v2 only)
+    rows.forEach((row, i) => {
+      if (row.neutral.sessionUpdate === 'state_update') {
+        expect(row.v1, `row ${i + 1}`).toEqual([]);
+        expect(row.v2.map((w) => w.sessionUpdate)).toEqual(['state_update']);
+      }
+    });
+    expect(kinds(1)).toContain('tool_call');
+    expect(kinds(2)).not.toContain('tool_call');
+    expect(kinds(1)).toContain('plan');
+    expect(kinds(2)).toContain('plan_update');
+    const v2Diff = rows.flatMap((r) => r.v2).find((w) => w.sessionUpdate === 'tool_call_content_chunk') as { content: { type: string; patch: { format: string; text: string } } };
+    expect(v2Diff.content).toMatchObject({ type: 'diff', patch: { format: 'git_patch' } });
+    expect(v2Diff.content.patch.text).toMatch(/^diff --git \/project\/greet\.js \/project\/greet\.js\n/);
+    const v1Diff = rows.flatMap((r) => r.v1).find((w) => Array.isArray(w.content) && (w.content as Array<{ type: string }>)[0]?.type === 'diff');
+    expect(v1Diff).toMatchObject({ sessionUpdate: 'tool_call_update', content: [{ type: 'diff', path: '/project/greet.js', newText: 'console.log("hello");\n' }] });
+  });
+
+  it('prints the two wire forms in columns', async () => {
+    const r = await run(TRANSCRIPT, []);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toMatch(/^ACP v1 +\| ACP v2$/);
+    expect(lines).toContain(lines.find((l) => /^\(nothing on the wire\) +\| \{$/.test(l)));
+    expect(lines.some((l) => /^ "sessionUpdate": "tool_call", +\|  "sessionUpdate": "tool_call_update",$/.test(l))).toBe(true);
+  });
+});
+
+describe.runIf(existsSync(CUSTOM_MODEL))('examples/custom-model-agent.mjs', () => {
+  it.each([1, 2] as const)('the coding agent runs a custom LanguageModel (v%i)', async (v) => {
+    const r = await run(CLIENT, ['--protocol', String(v), '--prompt', 'what is 6 times 7?', '--', process.execPath, CUSTOM_MODEL]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^protocol: ${v}$`, 'm'));
+    expect(r.stdout).toMatch(/6 times 7/);
+    expect(r.stdout).toMatch(/^stop reason: end_turn$/m);
+  });
+});
