@@ -152,10 +152,13 @@ export class ClientSession {
     let done: StateUpdate | undefined;
     if (idle && this.state.foreground.state === 'idle') {
       // the whole turn may have finished before the response was read: accept an idle that
-      // followed the echo of our message, or (agents that do not echo) a running/idle pair
+      // followed the echo of our message, or (agents that do not echo) a running/idle pair.
+      // An agent that echoes may send the echo after the response (ACP-V2-LIFE-04): then the
+      // running/idle pair seen so far belongs to an earlier turn (e.g. while this prompt was
+      // held, ACP-V2-LIFE-13), so wait for the next idle.
       const seen = userMessageId !== undefined ? this.userSeen.get(userMessageId) : undefined;
       if (seen !== undefined && idle.seq > seen) done = idle.update;
-      else if (seen === undefined && this.lastRunningSeq > sentAt && idle.seq > this.lastRunningSeq) done = idle.update;
+      else if (seen === undefined && this.userSeen.size === 0 && this.lastRunningSeq > sentAt && idle.seq > this.lastRunningSeq) done = idle.update;
     }
     if (!done) done = await this.nextIdle();
     const out: PromptResult = { stopReason: done.stopReason ?? null };

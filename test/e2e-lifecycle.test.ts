@@ -1,0 +1,311 @@
+// End-to-end: prompt lifecycle, ordering and cancellation between acp-kit's client and agent
+// runtime over real stdio pipes, in both protocol versions, every wire message schema-checked.
+// Requirement IDs: ACP-V1-PROMPT-03, ACP-V1-CANCEL-03/05/06/07, ACP-V2-LIFE-03..06/10/13,
+// ACP-V2-CANCEL-03/05/06/07, ACP-ALL-PERM-03, ACP-ALL-CLOSE-01, ACP-V2-CLOSE-01/02, ACP-V2-SESS-05, §5.1–5.3.
+import { afterEach, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { connect, type ClientConnection, type ClientProblem, type ClientSession } from '../src/client/index.js';
+import { approveAll, interactive } from '../src/client/services/permission-policy.js';
+import { createSchemaTap } from './support/schema-tap.js';
+
+const AGENT = fileURLToPath(new URL('./fixtures/e2e-agent.mjs', import.meta.url));
+const open: ClientConnection[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+
+interface Wire {
+  dir: 'in' | 'out';
+  msg: Record<string, unknown> & { id?: unknown; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
+  at: number;
+}
+
+async function start(v: 1 | 2, opts: Record<string, unknown> = {}, env: Record<string, string> = {}) {
+  const tap = createSchemaTap(v);
+  const wire: Wire[] = [];
+  const problems: ClientProblem[] = [];
+  const stderr: string[] = [];
+  const conn = await connect({
+    command: process.execPath,
+    args: [AGENT],
+    protocol: v,
+    env: { ...process.env, ...env },
+    onProblem: (p) => problems.push(p),
+    onStderr: (t) => stderr.push(t),
+    tap: {
+      sent: (m) => (wire.push({ dir: 'out', msg: m as Wire['msg'], at: Date.now() }), tap.clientSide.sent(m)),
+      received: (m) => (wire.push({ dir: 'in', msg: m as Wire['msg'], at: Date.now() }), tap.clientSide.received(m)),
+    },
+    ...opts,
+  });
+  open.push(conn);
+  return { conn, tap, wire, problems, stderr };
+}
+
+const script = (actions: unknown[], stop?: unknown): string => JSON.stringify(stop === undefined ? { actions } : { actions, stop });
+const text = (t: string) => ({ type: 'text', text: t });
+const chunk = (id: string, t: string) => ({ send: { sessionUpdate: 'agent_message_chunk', messageId: id, content: text(t) } });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const isUpdate = (w: Wire) => w.dir === 'in' && w.msg.method === 'session/update';
+const updateOf = (w: Wire) => (w.msg.params as { update: Record<string, unknown> }).update;
+/** Index of the response to the client's request `method` (the last one sent). */
+function responseIndex(wire: Wire[], method: string): number {
+  const req = [...wire].reverse().find((w) => w.dir === 'out' && w.msg.method === method);
+  return wire.findIndex((w) => w.dir === 'in' && req !== undefined && w.msg.id === req.msg.id && !('method' in w.msg));
+}
+function waitFor(s: ClientSession, pred: (u: Record<string, unknown>) => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const off = s.onUpdate((u) => {
+      if (pred(u as Record<string, unknown>)) {
+        off();
+        resolve();
+      }
+    });
+  });
+}
+
+const QUESTION = {
+  title: 'Write /tmp/x?',
+  subject: { type: 'tool_call', toolCall: { toolCallId: 'w1', title: 'Write file', kind: 'edit', status: 'pending' } },
+  options: [
+    { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+    { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+  ],
+};
+
+describe.each([1, 2] as const)('prompt lifecycle over v%i', (v) => {
+  it('prompt() resolves only when the turn ends, after every update of it (ACP-V1-PROMPT-03, ACP-V2-LIFE-10)', async () => {
+    const { conn, tap, wire, problems } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const r = await s.prompt(script([chunk('m', 'one'), { sleep: 150 }, chunk('m', ' two'), { sleep: 50 }], 'max_tokens'));
+    expect(r.stopReason).toBe('max_tokens');
+    expect(s.state.message('agent', 'm')?.text).toBe('one two');
+    expect(s.state.foreground).toMatchObject({ state: 'idle', lastStopReason: 'max_tokens' });
+    const resp = responseIndex(wire, 'session/prompt');
+    if (v === 1) {
+      expect((wire[resp].msg.result as { stopReason: string }).stopReason).toBe('max_tokens');
+      expect(wire.slice(resp + 1).some(isUpdate)).toBe(false);
+    } else {
+      // v2: response at insertion with the echo's id, then running, output, idle (ACP-V2-LIFE-03..06)
+      const { messageId } = wire[resp].msg.result as { messageId: string };
+      expect(r.userMessageId).toBe(messageId);
+      const after = wire.slice(resp + 1).filter(isUpdate).map(updateOf);
+      expect(after.map((u) => u.sessionUpdate === 'state_update' ? `state:${u.state}` : u.sessionUpdate)).toEqual([
+        'user_message', 'state:running', 'agent_message_chunk', 'agent_message_chunk', 'state:idle',
+      ]);
+      expect(after[0]).toMatchObject({ messageId });
+      expect(after[4]).toMatchObject({ stopReason: 'max_tokens' });
+    }
+    expect(problems).toEqual([]);
+    tap.assertAllValid();
+  });
+
+  it('cancel while streaming: stop reason cancelled, nothing of the turn after its end (§5.1/5.2, ACP-V1-CANCEL-07, ACP-V2-CANCEL-07)', async () => {
+    const { conn, tap, wire, problems } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const actions: unknown[] = [{ send: { sessionUpdate: 'tool_call_update', toolCallId: 'run', title: 'Run', kind: 'execute', status: 'in_progress' } }];
+    for (let i = 0; i < 50; i++) actions.push(chunk('m', `${i};`), { sleep: 20 });
+    // what a careless author sends after its turn ended must be dropped
+    actions.push({ after: 100, send: { sessionUpdate: 'agent_message_chunk', messageId: 'late', content: text('LATE') } });
+    const started = waitFor(s, (u) => u.sessionUpdate === 'agent_message_chunk');
+    const p = s.prompt(script(actions));
+    await started;
+    s.cancel();
+    // the client marks unfinished calls cancelled at once (ACP-V1-CANCEL-02, ACP-V2-CANCEL-02)
+    expect(s.state.toolCalls.get('run')?.status).toBe('cancelled');
+    const r = await p;
+    expect(r.stopReason).toBe('cancelled');
+    expect(s.state.message('agent', 'm')!.text.split(';').length).toBeLessThan(50);
+    await sleep(250);
+    expect(s.state.message('agent', 'late')).toBeUndefined();
+    const cancelAt = wire.findIndex((w) => w.dir === 'out' && w.msg.method === 'session/cancel');
+    expect(cancelAt).toBeGreaterThan(0);
+    expect('id' in wire[cancelAt].msg).toBe(false);
+    if (v === 1) {
+      const resp = responseIndex(wire, 'session/prompt');
+      expect(wire[resp].msg.result).toEqual({ stopReason: 'cancelled' });
+      expect(wire.slice(resp + 1).some(isUpdate)).toBe(false);
+    } else {
+      const idle = wire.findIndex((w) => isUpdate(w) && updateOf(w).state === 'idle');
+      expect(updateOf(wire[idle])).toMatchObject({ state: 'idle', stopReason: 'cancelled' });
+      expect(wire.slice(idle + 1).some(isUpdate)).toBe(false);
+    }
+    // nothing answers a notification (ACP-ALL-RPC-02) and no error anywhere
+    expect(wire.some((w) => w.dir === 'in' && 'error' in w.msg)).toBe(false);
+    expect(problems).toEqual([]);
+    tap.assertAllValid();
+  });
+
+  it('cancel during a permission question: answered cancelled, the question resolves cancelled, turn ends cancelled (§5.1, ACP-ALL-PERM-03)', async () => {
+    let asked!: () => void;
+    const askedP = new Promise<void>((r) => (asked = r));
+    const { conn, tap, wire, problems } = await start(v, { permissionPolicy: interactive(() => (asked(), new Promise<never>(() => undefined))) });
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const p = s.prompt(script([{ ask: QUESTION, as: 'w' }, { reportSignal: true }]));
+    await askedP;
+    // the request's tool call was applied before the question was shown (ACP-V2-PERM-02)
+    expect(s.state.toolCalls.get('w1')).toMatchObject({ title: 'Write file', status: 'pending' });
+    if (v === 2) expect(s.state.foreground.state).toBe('requires_action');
+    s.cancel();
+    const r = await p;
+    expect(r.stopReason).toBe('cancelled');
+    expect(s.state.message('agent', 'perm-w')?.text).toBe('permission w: cancelled');
+    expect(s.state.message('agent', 'signal')?.text).toBe('aborted: true');
+    const permReq = wire.find((w) => w.dir === 'in' && w.msg.method === 'session/request_permission')!;
+    const answer = wire.find((w) => w.dir === 'out' && w.msg.id === permReq.msg.id && !('method' in w.msg));
+    expect(answer?.msg.result).toEqual({ outcome: { outcome: 'cancelled' } });
+    if (v === 2) {
+      const states = wire.filter((w) => isUpdate(w) && updateOf(w).sessionUpdate === 'state_update').map((w) => updateOf(w).state);
+      expect(states).toEqual(['idle', 'running', 'requires_action', 'idle'].slice(states[0] === 'idle' ? 0 : 1));
+    }
+    expect(wire.some((w) => w.dir === 'in' && 'error' in w.msg)).toBe(false);
+    expect(problems).toEqual([]);
+    tap.assertAllValid();
+  });
+
+  it('a permission answered by policy resumes the turn (v2: requires_action, then running)', async () => {
+    const { conn, tap, problems } = await start(v, { permissionPolicy: approveAll() });
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const states: string[] = [];
+    s.onUpdate((u) => u.sessionUpdate === 'state_update' && states.push(String((u as { state: string }).state)));
+    const r = await s.prompt(script([{ ask: QUESTION, as: 'w' }, { send: { sessionUpdate: 'tool_call_update', toolCallId: 'w1', status: 'completed' } }]));
+    expect(r.stopReason).toBe('end_turn');
+    expect(s.state.message('agent', 'perm-w')?.text).toBe('permission w: allow');
+    expect(s.state.toolCalls.get('w1')?.status).toBe('completed');
+    if (v === 2) expect(states).toEqual(['running', 'requires_action', 'running', 'idle']);
+    else expect(states).toEqual(['running', 'idle']);
+    expect(problems).toEqual([]);
+    tap.assertAllValid();
+  });
+
+  it('an abort error thrown by the author after a cancel is still `cancelled`, never a JSON-RPC error (ACP-V1-CANCEL-06, ACP-V2-CANCEL-06)', async () => {
+    const { conn, tap, wire } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const started = waitFor(s, (u) => u.sessionUpdate === 'agent_message_chunk');
+    const p = s.prompt(script([chunk('m', 'x'), { sleepIgnoringCancel: 200 }, { throwAbort: true }]));
+    await started;
+    s.cancel();
+    expect((await p).stopReason).toBe('cancelled');
+    expect(wire.some((w) => w.dir === 'in' && 'error' in w.msg)).toBe(false);
+    tap.assertAllValid();
+  });
+
+  it('an author that ignores the cancel is ended by the runtime; its later output is dropped', async () => {
+    const { conn, tap, wire } = await start(v, {}, { E2E_CANCEL_TIMEOUT: '200' });
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const started = waitFor(s, (u) => u.sessionUpdate === 'agent_message_chunk');
+    const p = s.prompt(script([chunk('m', 'x'), { sleepIgnoringCancel: 450 }, chunk('late', 'LATE')]));
+    await started;
+    s.cancel();
+    const t0 = Date.now();
+    expect((await p).stopReason).toBe('cancelled');
+    expect(Date.now() - t0).toBeLessThan(420);
+    await sleep(400);
+    expect(s.state.message('agent', 'late')).toBeUndefined();
+    expect(wire.filter(isUpdate).some((w) => updateOf(w).messageId === 'late')).toBe(false);
+    tap.assertAllValid();
+  });
+
+  it('an author failure: v2 idle `error` with the cause, v1 a precise JSON-RPC error (§5.3, ACP-V2-LIFE-12)', async () => {
+    const { conn, tap } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    if (v === 2) {
+      const r = await s.prompt(script([chunk('m', 'x'), { throw: 'disk on fire' }]));
+      expect(r).toMatchObject({ stopReason: 'error', error: { code: -32603, message: 'disk on fire' } });
+    } else {
+      await expect(s.prompt(script([chunk('m', 'x'), { throw: 'disk on fire' }]))).rejects.toMatchObject({ code: -32603, message: expect.stringContaining('disk on fire') });
+    }
+    expect(s.state.foreground).toMatchObject({ state: 'idle', lastStopReason: 'error' });
+    // the session is still usable
+    expect((await s.prompt('hi')).stopReason).toBe('end_turn');
+    tap.assertAllValid();
+  });
+
+  it('custom stop reasons: v2 passes `_x` on, v1 degrades to end_turn (ACP-V2-STOP-01, ACP-V1-STOP-01)', async () => {
+    const { conn, tap } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const r = await s.prompt(script([], '_e2e_stop'));
+    expect(r.stopReason).toBe(v === 2 ? '_e2e_stop' : 'end_turn');
+    tap.assertAllValid();
+  });
+
+  it('updates sent before the session/new response are not lost (ACP-V2-SESS-05)', async () => {
+    const { conn, tap, wire, problems } = await start(v, {}, { E2E_EARLY: '1' });
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const resp = responseIndex(wire, 'session/new');
+    expect(wire.slice(0, resp).filter(isUpdate).length).toBeGreaterThanOrEqual(2);
+    expect(s.state.info.title).toBe('early title');
+    expect(s.state.message('agent', 'welcome')?.text).toBe('welcome');
+    expect(s.state.foreground.state).toBe('idle');
+    expect(problems).toEqual([]);
+    tap.assertAllValid();
+  });
+
+  it('background updates after the turn still apply (ACP-V2-LIFE-09, ACP-V1-CANCEL-08)', async () => {
+    const { conn, tap } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    await s.prompt(script([{ afterSession: 50, send: { sessionUpdate: 'session_info_update', title: 'named later' } }]));
+    await waitFor(s, (u) => u.sessionUpdate === 'session_info_update');
+    expect(s.state.info.title).toBe('named later');
+    expect(s.state.foreground.state).toBe('idle');
+    tap.assertAllValid();
+  });
+
+  it('two prompts sent at once: each resolves with its own turn, in order (ACP-V2-LIFE-13)', async () => {
+    const { conn, tap, problems } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const a = s.prompt(script([chunk('a', 'A'), { sleep: 200 }], 'max_tokens'));
+    const b = s.prompt(script([chunk('b', 'B')], 'end_turn'));
+    const ra = await a;
+    expect(ra.stopReason).toBe('max_tokens');
+    const rb = await b;
+    expect(rb.stopReason).toBe('end_turn');
+    // when b resolved, its turn had run
+    expect(s.state.message('agent', 'b')?.text).toBe('B');
+    expect(s.state.foreground).toMatchObject({ state: 'idle', lastStopReason: 'end_turn' });
+    if (v === 2) expect(ra.userMessageId).not.toBe(rb.userMessageId);
+    expect(problems).toEqual([]);
+    tap.assertAllValid();
+  });
+
+  it('closing a session mid-turn cancels it before the close response (ACP-ALL-CLOSE-01, ACP-V2-CLOSE-01/02)', async () => {
+    const { conn, tap, wire, problems } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const started = waitFor(s, (u) => u.sessionUpdate === 'agent_message_chunk');
+    const p = s.prompt(script([chunk('m', 'x'), { sleep: 10_000 }]));
+    await started;
+    await s.close();
+    expect((await p).stopReason).toBe('cancelled');
+    const closeResp = responseIndex(wire, 'session/close');
+    expect(wire[closeResp].msg.result).toEqual({});
+    if (v === 1) {
+      const resp = responseIndex(wire, 'session/prompt');
+      expect(wire[resp].msg.result).toEqual({ stopReason: 'cancelled' });
+      expect(resp).toBeLessThan(closeResp);
+    } else {
+      const idle = wire.findIndex((w) => isUpdate(w) && updateOf(w).state === 'idle');
+      expect(updateOf(wire[idle])).toMatchObject({ stopReason: 'cancelled' });
+      expect(idle).toBeLessThan(closeResp);
+    }
+    // nothing more for that session after the close response
+    await sleep(100);
+    expect(wire.slice(closeResp + 1).some(isUpdate)).toBe(false);
+    expect(s.closed).toBe(true);
+    await expect(s.prompt('again')).rejects.toThrow(/closed/);
+    expect(problems).toEqual([]);
+    tap.assertAllValid();
+  });
+
+  it('cancel with no turn running sends a notification and changes nothing (ACP-V2-CANCEL-05)', async () => {
+    const { conn, tap, wire } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    await s.prompt('hi');
+    const n = wire.length;
+    s.cancel();
+    await sleep(100);
+    expect(wire.slice(n).map((w) => `${w.dir}:${w.msg.method}`)).toEqual(['out:session/cancel']);
+    expect((await s.prompt('again')).stopReason).toBe('end_turn');
+    tap.assertAllValid();
+  });
+});
