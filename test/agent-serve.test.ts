@@ -38,6 +38,47 @@ describe('serveAgent', () => {
     expect(client.isClosed || (await Promise.race([client.closed.then(() => true), new Promise((r) => setTimeout(() => r(false), 500))]))).toBe(true);
   });
 
+  it('store: null keeps no history; v2 baseline list/resume still work, replaying nothing', async () => {
+    const pipes = pipePair();
+    const talker: AgentDefinition = {
+      info: { name: 'talker', version: '0' },
+      async prompt(turn) {
+        turn.session.send({ sessionUpdate: 'session_info_update', title: 'Talk' });
+        await turn.send({ sessionUpdate: 'agent_message_chunk', messageId: turn.session.newId('m'), content: { type: 'text', text: 'said' } });
+        return 'end_turn';
+      },
+    };
+    const tap = createSchemaTap(2);
+    serveAgent(talker, pipes.agent, { store: null, logger: silentLogger, peer: { tap: tap.agentSide } });
+    const client = new JsonRpcPeer(pipes.client);
+    const updates: any[] = [];
+    let idle!: () => void;
+    client.onNotification('session/update', (p: any) => {
+      updates.push(p.update);
+      if (p.update.state === 'idle' && p.update.stopReason) idle();
+    });
+    const init = await client.request<any>('initialize', { protocolVersion: 2, info: { name: 'c', version: '1' }, capabilities: {} });
+    expect(init.protocolVersion).toBe(2);
+    const cwd = '/tmp/store-null';
+    const { sessionId } = await client.request<any>('session/new', { cwd });
+    const ended = new Promise<void>((r) => (idle = r));
+    await client.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hi' }] });
+    await ended;
+    expect(updates.some((u) => u.sessionUpdate === 'agent_message_chunk')).toBe(true);
+    await client.request('session/close', { sessionId });
+    const listed = await client.request<any>('session/list', { cwd });
+    expect(listed.sessions.map((s: any) => [s.sessionId, s.title])).toEqual([[sessionId, 'Talk']]);
+    updates.length = 0;
+    await client.request('session/resume', { sessionId, cwd, replayFrom: { type: 'start' } });
+    // nothing was kept to replay: only the state snapshot
+    expect(updates).toEqual([{ sessionUpdate: 'state_update', state: 'idle' }]);
+    const ended2 = new Promise<void>((r) => (idle = r));
+    await client.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'again' }] });
+    await ended2;
+    expect(updates.filter((u) => u.sessionUpdate === 'agent_message_chunk').length).toBe(1);
+    tap.assertAllValid();
+  });
+
   it('ends a cancelled turn after cancelTimeoutMs even if prompt() never returns', async () => {
     const pipes = pipePair();
     serveAgent(hanging, pipes.agent, { logger: silentLogger, cancelTimeoutMs: 100 });

@@ -40,6 +40,43 @@ describe.each([
   });
 });
 
+describe('InMemorySessionStore', () => {
+  it('hands out copies on load, so a loaded history cannot change the store', async () => {
+    const store = new InMemorySessionStore();
+    store.create({ sessionId: 'sess_c', cwd: '/w', additionalDirectories: [], createdAt: '2026-01-01T00:00:00.000Z' });
+    store.append('sess_c', chunk('one'));
+    const first = await store.load('sess_c');
+    (first!.updates[0] as any).content.text = 'changed';
+    first!.updates.push(chunk('extra'));
+    first!.meta.cwd = '/elsewhere';
+    const again = await store.load('sess_c');
+    expect(again!.updates).toEqual([chunk('one')]);
+    expect(again!.meta.cwd).toBe('/w');
+  });
+
+  it('reports the last append as updatedAt, or an explicit session_info_update updatedAt', async () => {
+    const store = new InMemorySessionStore();
+    store.create({ sessionId: 'sess_t', cwd: '/w', additionalDirectories: [], createdAt: '2020-01-01T00:00:00.000Z' });
+    expect((await store.list())[0].updatedAt).toBe('2020-01-01T00:00:00.000Z');
+    const t0 = Date.now();
+    store.append('sess_t', chunk('x'));
+    expect(Date.parse((await store.list())[0].updatedAt!)).toBeGreaterThanOrEqual(t0);
+    store.append('sess_t', { sessionUpdate: 'session_info_update', updatedAt: '2021-05-05T00:00:00.000Z' });
+    expect((await store.list())[0].updatedAt).toBe('2021-05-05T00:00:00.000Z');
+  });
+
+  it('with history: false keeps metadata, titles and config values but no updates', async () => {
+    const store = new InMemorySessionStore({ history: false });
+    store.create({ sessionId: 'sess_h', cwd: '/w', additionalDirectories: [], createdAt: '2026-01-01T00:00:00.000Z' });
+    store.append('sess_h', chunk('one'));
+    store.append('sess_h', { sessionUpdate: 'session_info_update', title: 'Named' });
+    store.setConfigValues('sess_h', { mode: 'code' });
+    const s = await store.load('sess_h');
+    expect(s!.updates).toEqual([]);
+    expect(s!.meta).toMatchObject({ title: 'Named', configValues: { mode: 'code' } });
+  });
+});
+
 describe('JsonlSessionStore files', () => {
   it('writes a header line then one update per line', async () => {
     const dir = join(tempDataDir(), 'sessions');

@@ -27,8 +27,10 @@ import type { AgentDefinition, ClientPeerInfo, ClientServices, PermissionQuestio
 export interface ServeAgentOptions {
   /**
    * Where session histories live. Omitted: a fresh {@link InMemorySessionStore} (load/list/resume
-   * work while the process lives). `null`: no persistence advertised (v1 has no `loadSession`,
-   * list, resume or delete; v2 still serves its baseline list/resume from memory).
+   * work while the process lives). `null`: no history is kept at all (updates are not stored, so
+   * streaming costs nothing extra) and no persistence is advertised: v1 has no `loadSession`,
+   * list, resume or delete; v2 still serves its baseline list/resume from the sessions' metadata
+   * kept in memory, and a resume (even with `replayFrom`) replays nothing.
    */
   store?: SessionStore | null;
   /** Protocol versions served (default `[1, 2]`). */
@@ -91,7 +93,7 @@ class AgentConnectionImpl implements AgentConnection {
   ) {
     this.logger = options.logger ?? stderrLogger(definition.info?.name);
     this.durable = options.store !== null;
-    this.store = options.store ?? new InMemorySessionStore();
+    this.store = options.store ?? new InMemorySessionStore(this.durable ? {} : { history: false });
     this.supported = options.supportedVersions ?? SUPPORTED_VERSIONS;
     this.peer = new JsonRpcPeer(transport, {
       tap: options.peer?.tap,

@@ -60,19 +60,41 @@ export function applyInfo(meta: StoredSessionMeta, update: AnySessionUpdate): vo
   if (u.updatedAt !== undefined && u.updatedAt !== null) meta.updatedAt = u.updatedAt;
 }
 
-/** Keeps sessions in memory: for tests, embedding, and agents that need no durability. */
+interface MemorySession {
+  meta: StoredSessionMeta;
+  /** `Date.now()` of the last append; formatted only when read (appends are hot). */
+  touched: number;
+  updates: AnySessionUpdate[];
+}
+
+/**
+ * Keeps sessions in memory: for tests, embedding, and agents that need no durability.
+ *
+ * Updates are kept **by reference**, not copied: the runtime owns an update once it was handed to
+ * `turn.send()`/`session.send()` (it is persisted and encoded as is), so authors must not mutate an
+ * update object after sending it. `load()` returns deep copies, so what a caller does with a loaded
+ * history never reaches the store.
+ */
 export class InMemorySessionStore implements SessionStore {
-  private readonly sessions = new Map<string, StoredSession>();
+  private readonly sessions = new Map<string, MemorySession>();
+
+  /** @param options.history `false`: keep metadata and config values only, no updates (`serveAgent`'s `store: null`). */
+  constructor(private readonly options: { history?: boolean } = {}) {}
 
   create(meta: StoredSessionMeta): void {
-    this.sessions.set(meta.sessionId, { meta: structuredClone({ ...meta, updatedAt: meta.updatedAt ?? meta.createdAt }), updates: [] });
+    this.sessions.set(meta.sessionId, { meta: structuredClone(meta), touched: 0, updates: [] });
   }
   append(sessionId: string, update: AnySessionUpdate): void {
     const s = this.sessions.get(sessionId);
     if (!s) return;
-    s.updates.push(structuredClone(update));
-    s.meta.updatedAt = new Date().toISOString();
-    applyInfo(s.meta, update);
+    if (this.options.history !== false) s.updates.push(update);
+    s.touched = Date.now();
+    if (update.sessionUpdate === 'session_info_update') {
+      const before = s.meta.updatedAt;
+      applyInfo(s.meta, update);
+      // an explicit `updatedAt` of the update stands until the next append
+      if (s.meta.updatedAt !== before) s.touched = 0;
+    }
   }
   setConfigValues(sessionId: string, values: ConfigValues): void {
     const s = this.sessions.get(sessionId);
@@ -80,12 +102,18 @@ export class InMemorySessionStore implements SessionStore {
   }
   async load(sessionId: string): Promise<StoredSession | undefined> {
     const s = this.sessions.get(sessionId);
-    return s ? structuredClone(s) : undefined;
+    return s ? { meta: metaOf(s), updates: structuredClone(s.updates) } : undefined;
   }
   async list(): Promise<StoredSessionMeta[]> {
-    return [...this.sessions.values()].map((s) => structuredClone(s.meta));
+    return [...this.sessions.values()].map(metaOf);
   }
   async delete(sessionId: string): Promise<void> {
     this.sessions.delete(sessionId);
   }
+}
+
+function metaOf(s: MemorySession): StoredSessionMeta {
+  const meta = structuredClone(s.meta);
+  meta.updatedAt = s.touched > 0 ? new Date(s.touched).toISOString() : (meta.updatedAt ?? meta.createdAt);
+  return meta;
 }

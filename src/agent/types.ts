@@ -51,7 +51,10 @@ export interface AgentSession {
   readonly configOptions: readonly ConfigOption[];
   /** Session-scoped state the author may keep (e.g. remembered "always" permission answers). */
   readonly data: Map<string, unknown>;
-  /** Sends (and persists) an update outside a turn, e.g. `available_commands_update`. */
+  /**
+   * Sends (and persists) an update outside a turn, e.g. `available_commands_update`. The runtime
+   * owns `update` from then on (stores may keep it by reference): do not mutate it afterwards.
+   */
   send(update: SessionUpdate): void;
   /**
    * Mints an id unique in this session, also across agent restarts (`prefix-<n>` in a new session,
@@ -81,6 +84,8 @@ export interface Turn {
    * Sends an update belonging to this turn. Persisted before it is sent; silently dropped once the
    * turn has ended (nothing of a turn is sent after its end, ACP-V1-CANCEL-07, ACP-V2-CANCEL-07).
    * Resolves when the transport can take more (await it in tight loops for backpressure).
+   * The runtime owns `update` from then on (stores may keep it by reference): do not mutate it
+   * afterwards; send a new object instead.
    */
   send(update: SessionUpdate): Promise<void>;
   /**
