@@ -3,9 +3,9 @@
 // `npm run build`). Their printed output is asserted on, and the echo agent's wire traffic is
 // checked against the official schema of each protocol version.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../src/client/index.js';
 import { approveAll } from '../src/client/services/permission-policy.js';
 import { getValidator } from '../src/protocol/validation/index.js';
@@ -78,7 +78,7 @@ describe.each([1, 2] as const)('examples/client.mjs + examples/echo-agent.mjs ov
 
   it('cancellation mid-stream (ACP-V1-CANCEL-05, ACP-V2-CANCEL-05): the agent stops and the turn ends cancelled', async () => {
     const prompt = 'this reply is streamed slowly enough to be cancelled long before its end';
-    const r = await run(CLIENT, ['--protocol', String(v), '--cancel-after-chars', '1', '--prompt', prompt, '--', process.execPath, ECHO, '--chunk-delay', '150']);
+    const r = await run(CLIENT, ['--protocol', String(v), '--cancel-after-chars', '1', '--prompt', prompt, '--', process.execPath, ECHO, '--chunk-delay', '300']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^You said/m);
     expect(r.stdout).not.toContain(prompt);
@@ -201,6 +201,55 @@ describe('examples/v1-to-v2-transcript.mjs', () => {
     expect(lines[0]).toMatch(/^ACP v1 +\| ACP v2$/);
     expect(lines).toContain(lines.find((l) => /^\(nothing on the wire\) +\| \{$/.test(l)));
     expect(lines.some((l) => /^ "sessionUpdate": "tool_call", +\|  "sessionUpdate": "tool_call_update",$/.test(l))).toBe(true);
+  });
+});
+
+describe('docs/api.md snippets run against the built package', () => {
+  // snippets are written inside the package folder so that `acp-kit/*` self-references resolve
+  const dir = mkdtempSync(join(EXAMPLES, '.doc-snippets-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const blocks = [...readFileSync(resolve('docs/api.md'), 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+  const file = (name: string, code: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, code);
+    return path;
+  };
+  const snippet = (re: RegExp) => {
+    const found = blocks.find((b) => re.test(b));
+    expect(found, `no js snippet in docs/api.md matches ${re}`).toBeDefined();
+    return found!;
+  };
+
+  it('the agent snippet serves the client snippet (the client renders the streamed text)', async () => {
+    const agent = file('agent.mjs', snippet(/runAgentOnStdio\(\{/));
+    const client = file('client.mjs', `const render = (t) => console.log('render:' + t);\n${snippet(/await connect\(/).replace("'examples/echo-agent.mjs'", JSON.stringify(agent))}`);
+    const r = await run(client, []);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^protocol 2 echo-agent$/m);
+    expect(r.stdout).toMatch(/^render:Hello $/m);
+  });
+
+  it('the permission snippet, inside a turn, asks and gets the policy\'s answer (v1 and v2)', async () => {
+    const agent = file('permission-agent.mjs', `import { runAgentOnStdio } from 'acp-kit/agent';
+runAgentOnStdio({ info: { name: 'permission-agent', version: '1' }, async prompt(turn) {
+${snippet(/requestPermission\(/)}
+  await turn.send({ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'text', text: 'answer=' + answer.optionId } });
+  return 'end_turn';
+} }, { store: null });
+`);
+    for (const [v, policy, answer] of [[1, 'approve-all', 'allow'], [2, 'deny-all', 'reject']] as const) {
+      const r = await run(CLIENT, ['--protocol', String(v), '--policy', policy, '--', process.execPath, agent]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(`\nanswer=${answer}\n`);
+    }
+  });
+
+  it('the codec and rpc snippets print what their comments say', async () => {
+    const codec = await run(file('codec.mjs', snippet(/codecFor\(version\)/)), []);
+    expect(codec.stdout.trim().split('\n')).toEqual(['1 tool_call null', '2 tool_call_update null']);
+    const rpc = await run(file('rpc.mjs', snippet(/new JsonRpcPeer\(/)), []);
+    expect(rpc.code, rpc.stderr).toBe(0);
+    expect(rpc.stdout.trim()).toBe('1');
   });
 });
 
