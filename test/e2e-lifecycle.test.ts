@@ -198,9 +198,8 @@ describe.each([1, 2] as const)('prompt lifecycle over v%i', (v) => {
     const p = s.prompt(script([chunk('m', 'x'), { sleepIgnoringCancel: 450 }, chunk('late', 'LATE')]));
     await started;
     s.cancel();
-    const t0 = Date.now();
     expect((await p).stopReason).toBe('cancelled');
-    expect(Date.now() - t0).toBeLessThan(420);
+    // had the runtime waited for the author, the `late` chunk (sent before it returns) would be on the wire
     await sleep(400);
     expect(s.state.message('agent', 'late')).toBeUndefined();
     expect(wire.filter(isUpdate).some((w) => updateOf(w).messageId === 'late')).toBe(false);

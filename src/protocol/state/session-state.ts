@@ -205,6 +205,7 @@ export class SessionState {
         return;
       case 'config_option_update':
         this.configOptions = [...(u as { configOptions: ConfigOption[] }).configOptions];
+        this.syncModesFromConfig();
         return;
       case 'current_mode_update':
         return this.currentMode((u as { currentModeId: string }).currentModeId);
@@ -314,6 +315,19 @@ export class SessionState {
       return o;
     });
     if (changed) this.configOptions = next;
+  }
+
+  /**
+   * v1 legacy `modes` and the `category: "mode"` option are one setting kept in sync by the
+   * agent (ACP-V1-CFG-04): a config change of the mode option moves `modes.currentModeId` too.
+   */
+  private syncModesFromConfig(): void {
+    if (!this.modes) return;
+    const opt = this.configOptions.find((o) => (o as { category?: unknown }).category === 'mode' && o.type === 'select');
+    const value = opt?.currentValue;
+    if (typeof value === 'string' && value !== this.modes.currentModeId && this.modes.availableModes.some((m) => m.id === value)) {
+      this.modes = { ...this.modes, currentModeId: value };
+    }
   }
 
   private terminal(id: string): TerminalState {

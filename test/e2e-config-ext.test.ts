@@ -1,0 +1,164 @@
+// End-to-end: config options, modes and extensibility between acp-kit's client and agent runtime
+// over real stdio pipes, both versions, every wire message schema-checked.
+// Requirement IDs: ACP-ALL-CFG-05/06/07, ACP-V2-CFG-05, ACP-V1-CFG-03/04, ACP-V1-MODE-02/03,
+// ACP-ALL-EXT-04/05/06, ACP-V2-EXT-03, §5.13.
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connect, type ClientConnection, type ClientProblem, type SessionState } from '../src/client/index.js';
+import { createSchemaTap } from './support/schema-tap.js';
+
+const AGENT = fileURLToPath(new URL('./fixtures/e2e-agent.mjs', import.meta.url));
+const dirs: string[] = [];
+const open: ClientConnection[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+function storeDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'acp-kit-e2e-'));
+  dirs.push(d);
+  return d;
+}
+
+interface Wire {
+  dir: 'in' | 'out';
+  msg: Record<string, unknown> & { id?: unknown; method?: string; params?: Record<string, unknown> };
+}
+
+async function start(v: 1 | 2, env: Record<string, string> = {}, opts: Record<string, unknown> = {}) {
+  const tap = createSchemaTap(v);
+  const wire: Wire[] = [];
+  const problems: ClientProblem[] = [];
+  const stderr: string[] = [];
+  const conn = await connect({
+    command: process.execPath,
+    args: [AGENT],
+    protocol: v,
+    env: { ...process.env, ...env },
+    onProblem: (p) => problems.push(p),
+    onStderr: (t) => stderr.push(t),
+    tap: {
+      sent: (m) => (wire.push({ dir: 'out', msg: m as Wire['msg'] }), tap.clientSide.sent(m)),
+      received: (m) => (wire.push({ dir: 'in', msg: m as Wire['msg'] }), tap.clientSide.received(m)),
+    },
+    ...opts,
+  });
+  open.push(conn);
+  /** Sends a request as is (no client-side checks), for the agent's error paths. */
+  const raw = (method: string, params: unknown) => (conn.extRequest as (m: string, p: unknown) => Promise<unknown>)(method, params);
+  return { conn, tap, wire, problems, stderr, raw };
+}
+
+const script = (actions: unknown[], stop?: unknown): string => JSON.stringify(stop === undefined ? { actions } : { actions, stop });
+const text = (t: string) => ({ type: 'text', text: t });
+const send = (update: Record<string, unknown>) => ({ send: update });
+
+/** A conversation using most history kinds. */
+const TURN_1 = script([
+  send({ sessionUpdate: 'agent_thought_chunk', messageId: 't1', content: text('thinking') }),
+  send({ sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: text('Hel') }),
+  send({ sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: text('lo') }),
+  send({ sessionUpdate: 'tool_call_update', toolCallId: 'tc1', title: 'Read', kind: 'read', status: 'in_progress', rawInput: { p: 1 } }),
+  send({ sessionUpdate: 'tool_call_content_chunk', toolCallId: 'tc1', content: { type: 'content', content: text('file text') } }),
+  send({ sessionUpdate: 'tool_call_update', toolCallId: 'tc1', status: 'completed', _meta: { a: 1 } }),
+  send({ sessionUpdate: 'plan_update', plan: { type: 'items', planId: 'p', entries: [{ content: 'step', priority: 'high', status: 'completed' }] } }),
+  send({ sessionUpdate: 'usage_update', used: 10, size: 100, cost: { amount: 1, currency: 'USD' } }),
+  send({ sessionUpdate: 'session_info_update', title: 'My session' }),
+  send({ sessionUpdate: 'notice', severity: 'info', title: 'live only' }),
+]);
+const TURN_2 = script([
+  send({ sessionUpdate: 'agent_message', messageId: 'm2', content: [text('Second answer')], _meta: { k: 'v' } }),
+  send({ sessionUpdate: 'tool_call_update', toolCallId: 'tc2', title: 'Run', kind: 'execute', status: 'failed' }),
+]);
+
+/** The state as JSON, minus what a restore does not reproduce by design. */
+function comparable(state: SessionState, v: 1 | 2): Record<string, unknown> {
+  const j = JSON.parse(JSON.stringify(state)) as Record<string, unknown> & { timeline: Array<Record<string, unknown>> };
+  // the stop reason of the last turn is live state, not history (a resume snapshot carries none, ACP-V2-LIFE-15)
+  j.foreground = { ...(j.foreground as object), lastStopReason: undefined };
+  // notices are live only (ACP-V1-LOAD-05, ACP-V2-NOTICE-01)
+  j.notices = [];
+  // v1: message ids may change across session/load (§5.19); v1 user turns are recorded locally
+  if (v === 1) j.timeline = j.timeline.map((e) => (e.kind === 'message' && e.role === 'user' ? { ...e, messageId: '<user>' } : e));
+  return j;
+}
+
+describe.each([1, 2] as const)('config options over v%i (§5.13)', (v) => {
+  it('set_config_option answers the full list; invalid ids/values are -32602 and change nothing (ACP-ALL-CFG-05, ACP-V2-CFG-05)', async () => {
+    const { conn, tap, raw } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const list = await s.setConfigOption('model', 'large');
+    expect(list.map((o) => [o.configId, o.currentValue])).toEqual([['mode', 'ask'], ['model', 'large'], ['fast', false]]);
+    await s.setConfigOption('fast', true);
+    // the client refuses values that were not offered before sending (ACP-ALL-CFG-07)
+    await expect(s.setConfigOption('model', 'huge')).rejects.toMatchObject({ code: -32602 });
+    await expect(s.setConfigOption('fast', 'yes')).rejects.toMatchObject({ code: -32602 });
+    // and so does the agent, when a client sends them anyway
+    const p = (configId: string, value: string | boolean) =>
+      v === 2 ? { sessionId: s.sessionId, configId, type: typeof value === 'boolean' ? 'boolean' : 'id', value } : typeof value === 'boolean' ? { sessionId: s.sessionId, configId, type: 'boolean', value } : { sessionId: s.sessionId, configId, value };
+    await expect(raw('session/set_config_option', p('model', 'huge'))).rejects.toMatchObject({ code: -32602 });
+    await expect(raw('session/set_config_option', p('nope', 'x'))).rejects.toMatchObject({ code: -32602 });
+    await expect(raw('session/set_config_option', p('fast', 'large'))).rejects.toMatchObject({ code: -32602 });
+    await expect(raw('session/set_config_option', p('model', true))).rejects.toMatchObject({ code: -32602 });
+    const after = (await raw('session/set_config_option', p('mode', 'code'))) as { configOptions: Array<{ currentValue: unknown }> };
+    expect(after.configOptions.map((o) => o.currentValue)).toEqual(['code', 'large', true]);
+    tap.assertAllValid();
+  });
+
+  it('modes: the mode option, v1 session/set_mode and current_mode_update stay in sync (ACP-V1-CFG-04, ACP-V1-MODE-02/03)', async () => {
+    const { conn, tap, wire, raw } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    await s.setMode('code');
+    expect(s.state.configOptions.find((o) => o.configId === 'mode')?.currentValue).toBe('code');
+    // the client prefers the config option (ACP-V1-CFG-03)
+    expect(wire.some((w) => w.msg.method === 'session/set_mode')).toBe(false);
+    if (v === 1) {
+      expect(s.state.modes?.currentModeId).toBe('code');
+      await expect(raw('session/set_mode', { sessionId: s.sessionId, modeId: 'ask' })).resolves.toEqual({});
+      await expect(raw('session/set_mode', { sessionId: s.sessionId, modeId: 'fly' })).rejects.toMatchObject({ code: -32602 });
+    } else {
+      await expect(raw('session/set_mode', { sessionId: s.sessionId, modeId: 'ask' })).rejects.toMatchObject({ code: -32601 });
+    }
+    tap.assertAllValid();
+  });
+});
+
+describe.each([1, 2] as const)('extensibility over v%i (ACP-ALL-EXT-04..06)', (v) => {
+  it('`_` requests: handled or -32601; `_` notifications ignored; no reply to notifications', async () => {
+    const { conn, tap, wire, stderr } = await start(v);
+    await expect(conn.extRequest('_e2e/echo', { a: 1, _meta: { trace: 'x' } })).resolves.toEqual({ echoed: { a: 1, _meta: { trace: 'x' } } });
+    await expect(conn.extRequest('_e2e/unknown', {})).rejects.toMatchObject({ code: -32601 });
+    conn.extNotify('_e2e/note', { n: 1 });
+    // a known request still works right after (the notification broke nothing)
+    const s = await conn.newSession({ cwd: '/tmp' });
+    await s.prompt('hi');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(stderr.join('')).toContain('ext notification _e2e/note {"n":1}');
+    const note = wire.findIndex((w) => w.msg.method === '_e2e/note');
+    expect(wire.slice(note + 1).some((w) => w.dir === 'in' && w.msg.id === undefined && !('method' in w.msg))).toBe(false);
+    expect([...tap.unknownMethods].sort()).toEqual(['_e2e/echo', '_e2e/note', '_e2e/unknown']);
+    tap.assertAllValid();
+  });
+
+  it('unknown fields on input are tolerated; `_meta` passes through content untouched', async () => {
+    const { conn, tap, raw } = await start(v);
+    // a newer client may send fields this agent does not know
+    const res = (await raw('session/new', { cwd: '/tmp', mcpServers: [], futureField: { x: 1 }, _meta: { traceparent: '00-abc' } })) as { sessionId: string };
+    expect(typeof res.sessionId).toBe('string');
+    const s = await conn.newSession({ cwd: '/tmp', _meta: { traceparent: '00-def' } });
+    const block = { type: 'text', text: 'annotated', annotations: { audience: ['user'], priority: 0.5 }, _meta: { blockMeta: [1, { deep: true }] } };
+    await s.prompt(script([
+      send({ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: block }),
+      send({ sessionUpdate: 'tool_call_update', toolCallId: 't', title: 'T', content: [{ type: 'content', content: block, _meta: { item: 1 } }] }),
+    ]));
+    expect(s.state.message('agent', 'm')?.content).toEqual([block]);
+    expect(s.state.toolCalls.get('t')?.content).toEqual([{ type: 'content', content: block, _meta: { item: 1 } }]);
+    tap.assertAllValid();
+  });
+});
+
