@@ -1,4 +1,4 @@
-import React, { useEffect, useState } from 'react';
+import React, { useEffect, useRef, useState } from 'react';
 import { Box, Static, Text, useInput } from 'ink';
 import type { AnyContentBlock } from '../../protocol/model/content.js';
 import type { AnyToolCallContent } from '../../protocol/model/tool-call.js';
@@ -187,16 +187,22 @@ function FeedItemView({ item, view }: { item: FeedItem; view: ReadyView }): Reac
 }
 
 function PermissionPicker({ view }: { view: ReadyView }): React.ReactElement | null {
-  const [index, setIndex] = useState(0);
+  const [index, setIndexState] = useState(0);
+  // a ref, so that Down followed at once by Enter picks what Down selected
+  const indexRef = useRef(0);
+  const setIndex = (f: (i: number) => number): void => {
+    indexRef.current = f(indexRef.current);
+    setIndexState(indexRef.current);
+  };
   const pending = view.permission;
   const options = pending?.request.options ?? [];
-  useEffect(() => setIndex(0), [pending]);
+  useEffect(() => setIndex(() => 0), [pending]);
   useInput(
     (input, key) => {
-      if (!pending) return;
+      if (!pending || options.length === 0) return;
       if (key.upArrow) setIndex((i) => (i + options.length - 1) % options.length);
       else if (key.downArrow || key.tab) setIndex((i) => (i + 1) % options.length);
-      else if (key.return && options[index]) pending.answer(options[index]!.optionId);
+      else if (key.return && options[indexRef.current]) pending.answer(options[indexRef.current]!.optionId);
       else if (/^[1-9]$/.test(input) && options[Number(input) - 1]) pending.answer(options[Number(input) - 1]!.optionId);
     },
     { isActive: !!pending },
@@ -222,7 +228,14 @@ function PermissionPicker({ view }: { view: ReadyView }): React.ReactElement | n
 }
 
 function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions }): React.ReactElement {
-  const [text, setText] = useState('');
+  const [text, setTextState] = useState('');
+  // Key events can arrive faster than React re-renders (typed-ahead text followed by Enter):
+  // handlers read the latest text from a ref, never from a stale render's closure.
+  const textRef = useRef('');
+  const setText = (v: string | ((t: string) => string)): void => {
+    textRef.current = typeof v === 'function' ? v(textRef.current) : v;
+    setTextState(textRef.current);
+  };
   const [history] = useState<string[]>([]);
   const [hIndex, setHIndex] = useState(-1);
   const [sel, setSel] = useState(0);
@@ -248,7 +261,7 @@ function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions })
   useInput(
     (input, key) => {
       if (key.ctrl && input === 'd') return actions.exit();
-      if (key.return) return submit(text);
+      if (key.return) return submit(textRef.current);
       if (key.tab && slash && matches[sel]) {
         setText(`/${matches[sel]!.name} `);
         return;
@@ -280,7 +293,7 @@ function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions })
         // typed-ahead or pasted text arrives in one chunk: inner newlines become spaces, a
         // trailing one submits (as Enter would)
         const endsLine = /[\r\n]$/.test(input);
-        const next = text + input.replace(/[\r\n]+$/, '').replace(/[\r\n]+/g, ' ');
+        const next = textRef.current + input.replace(/[\r\n]+$/, '').replace(/[\r\n]+/g, ' ');
         setSel(0);
         if (endsLine) submit(next);
         else setText(next);

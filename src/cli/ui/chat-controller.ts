@@ -80,6 +80,7 @@ export class ChatController implements ChatActions {
       this.sync();
       this.changed();
     });
+    this.changed();
   }
 
   subscribe(listener: () => void): () => void {

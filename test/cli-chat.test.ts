@@ -1,0 +1,97 @@
+/**
+ * `acp-kit chat` driven through a real pseudo-terminal with tmux (needs `npm run build` and the
+ * `tmux` binary; skipped with a message when tmux is missing): one full turn with a permission
+ * pick from the agent's own options, a turn cancelled with Ctrl-C, then Ctrl-C twice to exit.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, BUILT, tempDir, waitFor } from './fixtures/cli-helpers.js';
+
+const HAS_TMUX = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
+if (!HAS_TMUX) console.warn('cli-chat.test.ts: SKIPPED — tmux is not installed (apt-get install -y tmux) so the interactive chat cannot be driven');
+
+const socket = `acp-kit-test-${randomUUID().slice(0, 8)}`;
+const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+afterAll(() => {
+  // our own private tmux server only
+  if (HAS_TMUX) tmux('kill-server');
+});
+
+/** Processes whose working directory is `dir` (the agent runs in the session cwd). */
+function processesIn(dir: string): number[] {
+  const pids: number[] = [];
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readlinkSync(`/proc/${pid}/cwd`) === dir) pids.push(Number(pid));
+    } catch {
+      /* gone or not ours */
+    }
+  }
+  return pids;
+}
+
+describe.runIf(BUILT && HAS_TMUX)('acp-kit chat in a real terminal (tmux)', () => {
+  it('runs a turn with a permission pick, cancels a turn with Ctrl-C, exits on a second Ctrl-C', async () => {
+    const cwd = tempDir('chat');
+    const data = tempDir('chat-data');
+    const exitFile = join(tempDir('chat-exit'), 'code');
+    // CI is unset for the chat: it is a real terminal here, whatever the test runner's environment
+    const cmd =
+      `env -u CI -u FORCE_COLOR NO_COLOR=1 ACP_KIT_DEMO_DELAY_MS=0 ACP_KIT_DATA_DIR=${q(data)} ` +
+      `${q(process.execPath)} ${q(BIN)} chat --cwd ${q(cwd)}; echo "EXIT=$?" > ${q(exitFile)}; sleep 30`;
+    const started = tmux('new-session', '-d', '-s', 'chat', '-x', '110', '-y', '45', '-c', tempDir('chat-shell'), cmd);
+    expect(started.status, started.stderr).toBe(0);
+    const screen = () => tmux('capture-pane', '-p', '-t', 'chat', '-S', '-300').stdout;
+    const type = (text: string) => {
+      tmux('send-keys', '-t', 'chat', '-l', text);
+      tmux('send-keys', '-t', 'chat', 'Enter');
+    };
+    const key = (...keys: string[]) => tmux('send-keys', '-t', 'chat', ...keys);
+    const waitScreen = (re: RegExp, what: string, ms = 15_000) =>
+      waitFor(() => re.test(screen()), ms, () => `${what}; screen was:\n${screen().replace(/\n{3,}/g, '\n')}`);
+
+    await waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
+    expect(screen()).toMatch(/acp-kit chat · acp-kit coding agent .* · protocol v2/);
+
+    // one full turn; the picker lists the agent's own options, we pick the second one
+    type('create notes.txt containing hello');
+    await waitScreen(/Permission: .*notes\.txt/, 'the permission picker');
+    const picker = screen();
+    expect(picker).toMatch(/1\. Allow \(allow_once\)/);
+    expect(picker).toMatch(/2\. Always allow \(allow_always\)/);
+    expect(picker).toMatch(/reject_once/);
+    expect(existsSync(join(cwd, 'notes.txt'))).toBe(false);
+    key('Down');
+    key('Enter');
+    await waitScreen(/— end_turn/, 'the end of the turn');
+    const afterTurn = screen();
+    expect(afterTurn).toMatch(/approved \(allow_always\)/);
+    expect(afterTurn).toMatch(/✓ Write notes\.txt \[edit\] completed/);
+    expect(afterTurn).toContain('+hello');
+    expect(afterTurn).toMatch(/\d+\/\d+k? tokens/); // usage line
+    expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('hello\n');
+
+    // a turn cancelled with Ctrl-C while the agent waits for permission
+    type('run sleep 30');
+    await waitScreen(/Permission: .*Run `sleep 30`/, 'the second permission picker');
+    key('C-c');
+    await waitScreen(/— cancelled/, 'the cancelled stop reason');
+    expect(screen()).toMatch(/cancelled: .*Run `sleep 30`/);
+    await waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready again');
+
+    // Ctrl-C twice while idle exits (130) and the agent is gone
+    key('C-c');
+    await waitScreen(/press Ctrl-C again to exit/, 'the exit prompt');
+    key('C-c');
+    await waitFor(() => existsSync(exitFile) && readFileSync(exitFile, 'utf8').trim(), 10_000, 'the chat to exit');
+    expect(readFileSync(exitFile, 'utf8').trim()).toBe('EXIT=130');
+    expect(screen()).toMatch(/resume with: acp-kit chat --resume sess_/);
+    await waitFor(() => processesIn(cwd).length === 0, 5000, 'the agent process to be gone');
+  }, 60_000);
+});
