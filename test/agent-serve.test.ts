@@ -1,7 +1,7 @@
 // serveAgent in-process over a pair of in-memory pipes: options and the connection handle.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { serveAgent, silentLogger, type AgentDefinition } from '../src/agent/index.js';
+import { InMemorySessionStore, serveAgent, silentLogger, type AgentDefinition } from '../src/agent/index.js';
 import { JsonRpcPeer, StreamTransport } from '../src/rpc/index.js';
 import { createSchemaTap } from './support/schema-tap.js';
 
@@ -77,6 +77,40 @@ describe('serveAgent', () => {
     await ended2;
     expect(updates.filter((u) => u.sessionUpdate === 'agent_message_chunk').length).toBe(1);
     tap.assertAllValid();
+  });
+
+  it('tells openSession whether the session was restored, with its stored history', async () => {
+    const seen: Array<{ restored: boolean; history: unknown[] }> = [];
+    const def: AgentDefinition = {
+      info: { name: 'remembering', version: '0' },
+      openSession(_s, context) {
+        seen.push({ restored: context.restored, history: [...context.history] });
+      },
+      async prompt(turn) {
+        await turn.send({ sessionUpdate: 'agent_message_chunk', messageId: 'a1', content: { type: 'text', text: 'reply' } });
+        return 'end_turn';
+      },
+    };
+    const store = new InMemorySessionStore();
+    const first = pipePair();
+    serveAgent(def, first.agent, { store, logger: silentLogger });
+    const c1 = new JsonRpcPeer(first.client);
+    await c1.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = await c1.request<any>('session/new', { cwd: '/tmp', mcpServers: [] });
+    await c1.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'question' }] });
+    c1.close();
+    const second = pipePair();
+    serveAgent(def, second.agent, { store, logger: silentLogger });
+    const c2 = new JsonRpcPeer(second.client);
+    await c2.request('initialize', { protocolVersion: 2, info: { name: 'c', version: '1' }, capabilities: {} });
+    await c2.request('session/resume', { sessionId, cwd: '/tmp' });
+    expect(seen[0]).toEqual({ restored: false, history: [] });
+    expect(seen[1].restored).toBe(true);
+    expect(seen[1].history).toEqual([
+      { sessionUpdate: 'user_message', messageId: expect.any(String), content: [{ type: 'text', text: 'question' }] },
+      { sessionUpdate: 'agent_message_chunk', messageId: 'a1', content: { type: 'text', text: 'reply' } },
+    ]);
+    c2.close();
   });
 
   it('ends a cancelled turn after cancelTimeoutMs even if prompt() never returns', async () => {

@@ -325,7 +325,7 @@ class AgentConnectionImpl implements AgentConnection {
     const s = new SessionRuntime(this.host!, { sessionId, cwd: p.cwd, additionalDirectories, mcpServers: p.mcpServers ?? [], restored: false });
     let setup: SessionSetup | void;
     try {
-      setup = await this.definition.openSession?.(s);
+      setup = await this.definition.openSession?.(s, { restored: false, history: [] });
     } catch (e) {
       await this.store.delete(sessionId).catch(() => undefined);
       throw e;
@@ -366,7 +366,8 @@ class AgentConnectionImpl implements AgentConnection {
     }
     const additionalDirectories = [...(p.additionalDirectories ?? [])];
     const s = new SessionRuntime(this.host!, { sessionId: p.sessionId, cwd: p.cwd, additionalDirectories, mcpServers: p.mcpServers ?? [], restored: true });
-    const setup = await this.definition.openSession?.(s);
+    const history = stored.updates.filter(isHistoryUpdate);
+    const setup = await this.definition.openSession?.(s, { restored: true, history });
     s.configOptions = restoreValues(setup?.configOptions ?? [], stored.meta.configValues);
     if (replay) await this.replay(s, stored.updates);
     else for (const u of stored.updates) if (isHistoryUpdate(u)) s.prime(u);

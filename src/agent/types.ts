@@ -1,7 +1,7 @@
 import type {
   AgentCapabilities, AnyContentBlock, AuthMethod, AvailableCommand, ClientCapabilities, ConfigOption,
   ErrorObject, Implementation, McpServer, PermissionOption, PermissionOutcome, PermissionSubject,
-  SessionUpdate, StopReason,
+  SessionUpdate, StopReason, AnySessionUpdate,
 } from '../protocol/index.js';
 import type {
   CreateTerminalRequest, TerminalExitStatus, TerminalOutputResponse,
@@ -112,14 +112,31 @@ export interface AgentDefinition {
   extMethod?(method: string, params: unknown): Promise<unknown> | unknown;
   /** Extension notifications (`_`-prefixed); without it they are ignored (ACP-ALL-EXT-06). */
   extNotification?(method: string, params: unknown): Promise<void> | void;
-  /** Called when a session is created or restored; may return initial config options / commands. */
-  openSession?(session: AgentSession): Promise<SessionSetup | void> | SessionSetup | void;
+  /**
+   * Called when a session is created or restored; may return initial config options / commands.
+   * `context` says whether the session was restored (`session/load`, `session/resume`) and gives its
+   * stored history, e.g. to rebuild a model conversation after an agent restart.
+   */
+  openSession?(session: AgentSession, context: OpenSessionContext): Promise<SessionSetup | void> | SessionSetup | void;
   /** Validates and applies a config option change; returns the complete new list. Throw `AcpError.invalidParams` to reject. */
   setConfigOption?(session: AgentSession, configId: string, value: string | boolean): Promise<ConfigOption[]> | ConfigOption[];
   /** Runs one turn. */
   prompt(turn: Turn): Promise<TurnResult>;
   /** Called when a session is closed (resources released). */
   closeSession?(session: AgentSession): Promise<void> | void;
+}
+
+/** What {@link AgentDefinition.openSession} learns about how the session came to be. */
+export interface OpenSessionContext {
+  /** `false` for `session/new`; `true` for `session/load` / `session/resume` of a stored session. */
+  restored: boolean;
+  /**
+   * The session's stored history, oldest first (empty for a new session, and with `store: null`):
+   * the neutral updates as they were sent, `user_message`s included (with the content of each
+   * prompt), live-only kinds (`state_update`, `notice`) excluded. Read-only: a `session/load`
+   * replays these same objects to the client after `openSession` returns.
+   */
+  history: readonly AnySessionUpdate[];
 }
 
 export interface SessionSetup {

@@ -4,6 +4,7 @@ import type { AgentDefinition, AgentSession, Turn, TurnResult } from '../types.j
 import { DEFAULT_MAX_TURN_REQUESTS, promptText, runTurn } from './engine.js';
 import type { LanguageModel } from './model.js';
 import { createDemoModel, DEMO_HELP } from './models/demo.js';
+import { conversationFromHistory } from './restore.js';
 import { codingState, type CodingSessionState } from './session-state.js';
 import type { AgentMode, Tool } from './tool.js';
 import { builtinTools } from './tools/index.js';
@@ -13,6 +14,7 @@ export * from './tool.js';
 export * from './sandbox.js';
 export * from './engine.js';
 export * from './session-state.js';
+export { conversationFromHistory, type ConversationFromHistoryOptions, type RestoredCommandEffect } from './restore.js';
 export { createWorkspaceFs, type WorkspaceFs } from './workspace-fs.js';
 export { createCommandRunner, type CommandRunner, type CommandResult, type CommandOptions } from './terminal.js';
 export { builtinTools } from './tools/index.js';
@@ -108,8 +110,14 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
   return {
     info: options.info ?? { name: 'acp-kit-coding-agent', version: '0.1.0', title: 'acp-kit coding agent' },
     capabilities: { prompt: { image: true, embeddedContext: true } },
-    openSession(session) {
+    openSession(session, context) {
       const state = codingState(session, { mode: options.mode });
+      // after an agent restart the model continues the conversation the client sees (load/resume)
+      if (context?.restored) {
+        state.history = conversationFromHistory(context.history, {
+          command: (name) => (name === 'clear' ? 'clear' : COMMANDS.some((c) => c.name === name) ? 'ignore' : undefined),
+        });
+      }
       // a restored session keeps its mode
       const saved = session.configOptions.find((o) => o.configId === 'mode');
       if (saved && isMode((saved as { currentValue?: unknown }).currentValue)) state.mode = (saved as { currentValue: AgentMode }).currentValue;

@@ -1,0 +1,207 @@
+import type { AnyContentBlock, AnySessionUpdate, AnyToolCallContent } from '../../protocol/index.js';
+import { promptToUserMessage } from './engine.js';
+import type { AssistantPart, ConversationMessage, ToolResult, UserPart } from './model.js';
+
+/** What a slash command in a restored history did to the model conversation. */
+export type RestoredCommandEffect = 'ignore' | 'clear';
+
+export interface ConversationFromHistoryOptions {
+  /**
+   * Classifies a user message that was a slash command (`/name args`): `ignore` drops the turn (the
+   * model never saw it), `clear` also drops everything before it; `undefined` = a normal prompt.
+   */
+  command?(name: string): RestoredCommandEffect | undefined;
+  /** Cap on one restored tool result, in characters (default 16 000). */
+  maxResultChars?: number;
+  /** Names of tools the engine handles itself and never reports as tool calls (ignored if seen). */
+  hiddenTools?: readonly string[];
+}
+
+/** Everything the history says about one tool call, merged (patch semantics, ACP-V2-TOOL-03). */
+interface CallState {
+  name?: string;
+  title?: string;
+  status?: string;
+  rawInput?: unknown;
+  rawOutput?: unknown;
+  content: AnyToolCallContent[];
+}
+
+const DEFAULT_MAX_RESULT = 16_000;
+
+/**
+ * Rebuilds the model conversation of a restored session from its stored ACP history, so a model
+ * continues where it left off after an agent restart (`session/load` / `session/resume`): user
+ * messages (prompt content), agent messages (text; thoughts are not replayed to models), and
+ * tool calls with their results as text (tool content, display-terminal output, raw output).
+ * Calls the history shows unfinished (the agent stopped mid-call) get an error result, so the
+ * conversation stays valid for providers that require a result for every call.
+ */
+export function conversationFromHistory(history: readonly AnySessionUpdate[], options: ConversationFromHistoryOptions = {}): ConversationMessage[] {
+  const maxChars = options.maxResultChars ?? DEFAULT_MAX_RESULT;
+  const hidden = new Set(options.hiddenTools ?? []);
+  const calls = new Map<string, CallState>();
+  const terminals = new Map<string, { chunks: string[]; exit?: { exitCode?: number | null; signal?: string | null } | null }>();
+
+  // pass 1: the final state of every tool call and display terminal
+  for (const u of history) {
+    const x = u as Record<string, unknown> & { sessionUpdate: string };
+    if (x.sessionUpdate === 'tool_call_update' && typeof x.toolCallId === 'string') {
+      let c = calls.get(x.toolCallId);
+      if (!c) calls.set(x.toolCallId, (c = { content: [] }));
+      if (typeof x.name === 'string') c.name = x.name;
+      if (typeof x.title === 'string') c.title = x.title;
+      if (x.status !== undefined) c.status = typeof x.status === 'string' ? x.status : 'pending';
+      if (x.rawInput !== undefined) c.rawInput = x.rawInput;
+      if (x.rawOutput !== undefined) c.rawOutput = x.rawOutput;
+      if (x.content !== undefined) c.content = Array.isArray(x.content) ? [...(x.content as AnyToolCallContent[])] : [];
+    } else if (x.sessionUpdate === 'tool_call_content_chunk' && typeof x.toolCallId === 'string') {
+      let c = calls.get(x.toolCallId);
+      if (!c) calls.set(x.toolCallId, (c = { content: [] }));
+      c.content.push(x.content as AnyToolCallContent);
+    } else if (x.sessionUpdate === 'terminal_update' && typeof x.terminalId === 'string') {
+      let t = terminals.get(x.terminalId);
+      if (!t) terminals.set(x.terminalId, (t = { chunks: [] }));
+      const output = x.output as { data?: unknown } | null | undefined;
+      if (output !== undefined) t.chunks = output && typeof output.data === 'string' ? [output.data] : [];
+      if (x.exitStatus !== undefined) t.exit = x.exitStatus as typeof t.exit;
+    } else if (x.sessionUpdate === 'terminal_output_chunk' && typeof x.terminalId === 'string' && typeof x.data === 'string') {
+      let t = terminals.get(x.terminalId);
+      if (!t) terminals.set(x.terminalId, (t = { chunks: [] }));
+      t.chunks.push(x.data);
+    }
+  }
+
+  // pass 2: the conversation, in order
+  const out: ConversationMessage[] = [];
+  /** The assistant response being rebuilt: its messages' text (by id, in order) and its tool calls. */
+  let cur: { texts: Map<string, string>; calls: string[]; ran: boolean } | null = null;
+  let userId: string | undefined;
+  let skipping = false;
+
+  const flush = (): void => {
+    if (!cur) return;
+    const parts: AssistantPart[] = [];
+    const text = [...cur.texts.values()].join('');
+    if (text !== '') parts.push({ type: 'text', text });
+    const results: ToolResult[] = [];
+    for (const id of cur.calls) {
+      const c = calls.get(id)!;
+      const toolCallId = modelCallId(id);
+      const toolName = c.name ?? 'tool';
+      parts.push({ type: 'tool_call', toolCallId, toolName, input: c.rawInput ?? {} });
+      results.push({ toolCallId, toolName, ...resultOf(c) });
+    }
+    if (parts.length > 0) out.push({ role: 'assistant', content: parts });
+    if (results.length > 0) out.push({ role: 'tool', results });
+    cur = null;
+  };
+
+  const resultOf = (c: CallState): { output: string; isError?: boolean } => {
+    const status = c.status ?? 'pending';
+    const body = cap(callText(c, terminals), maxChars);
+    if (status === 'completed') return { output: body || 'Done.' };
+    if (status === 'failed') return { output: body || 'The tool call failed.', isError: true };
+    if (status === 'cancelled') return { output: `Cancelled by the user.${body ? `\n${body}` : ''}`, isError: true };
+    return { output: `Not completed: the agent stopped before this tool call finished.${body ? `\n${body}` : ''}`, isError: true };
+  };
+
+  for (const u of history) {
+    const x = u as Record<string, unknown> & { sessionUpdate: string };
+    switch (x.sessionUpdate) {
+      case 'user_message':
+      case 'user_message_chunk': {
+        const id = typeof x.messageId === 'string' ? x.messageId : undefined;
+        const blocks: AnyContentBlock[] = x.sessionUpdate === 'user_message'
+          ? (Array.isArray(x.content) ? (x.content as AnyContentBlock[]) : [])
+          : [x.content as AnyContentBlock];
+        const last = out[out.length - 1];
+        if (x.sessionUpdate === 'user_message_chunk' && id !== undefined && id === userId && !cur) {
+          // another chunk of the same prompt
+          if (!skipping && last?.role === 'user') last.content.push(...userParts(blocks));
+          break;
+        }
+        flush();
+        userId = id;
+        const slash = /^\/(\S+)/.exec(textOf(blocks).trim());
+        const effect = slash ? options.command?.(slash[1]) : undefined;
+        skipping = effect !== undefined;
+        if (effect === 'clear') out.length = 0;
+        if (!skipping) out.push(promptToUserMessage(blocks));
+        break;
+      }
+      case 'agent_message_chunk':
+      case 'agent_message': {
+        if (skipping) break;
+        const id = typeof x.messageId === 'string' ? x.messageId : '';
+        // text after tool calls is the model's next response (it had read their results)
+        if (cur && cur.calls.length > 0 && !cur.texts.has(id)) flush();
+        cur ??= { texts: new Map(), calls: [], ran: false };
+        if (x.sessionUpdate === 'agent_message_chunk') cur.texts.set(id, (cur.texts.get(id) ?? '') + textOf([x.content as AnyContentBlock]));
+        else if (x.content !== undefined) cur.texts.set(id, Array.isArray(x.content) ? textOf(x.content as AnyContentBlock[]) : '');
+        break;
+      }
+      case 'tool_call_update': {
+        if (skipping || typeof x.toolCallId !== 'string') break;
+        const c = calls.get(x.toolCallId)!;
+        if (c.name !== undefined && hidden.has(c.name)) break;
+        if (cur && !cur.calls.includes(x.toolCallId) && cur.ran) flush();
+        cur ??= { texts: new Map(), calls: [], ran: false };
+        if (!cur.calls.includes(x.toolCallId)) cur.calls.push(x.toolCallId);
+        // the engine announces every call of a response (pending) before running any of them, so a
+        // call first seen after one of them ran belongs to the model's next response
+        if (x.status !== undefined && x.status !== 'pending') cur.ran = true;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  flush();
+  return out;
+}
+
+function userParts(blocks: readonly AnyContentBlock[]): UserPart[] {
+  const m = promptToUserMessage(blocks);
+  return m.role === 'user' ? m.content : [];
+}
+
+/** Text of the content blocks (other kinds named, not inlined). */
+function textOf(blocks: readonly AnyContentBlock[]): string {
+  return blocks.map((b) => (b.type === 'text' ? String((b as { text: unknown }).text) : '')).join('');
+}
+
+/** Providers restrict tool call ids (Anthropic: `[a-zA-Z0-9_-]+`); ACP ids may contain dots. */
+function modelCallId(acpId: string): string {
+  return acpId.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+function cap(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max)}\n… [truncated ${s.length - max} characters]`;
+}
+
+/** What a finished call showed, as text for the model. */
+function callText(c: CallState, terminals: Map<string, { chunks: string[]; exit?: { exitCode?: number | null; signal?: string | null } | null }>): string {
+  const parts: string[] = [];
+  for (const item of c.content) {
+    const i = item as { type: string; [k: string]: unknown };
+    if (i.type === 'content') {
+      const block = i.content as AnyContentBlock;
+      parts.push(block.type === 'text' ? String((block as { text: unknown }).text) : `[${block.type} content]`);
+    } else if (i.type === 'diff') {
+      const lines = typeof i.newText === 'string' ? i.newText.split('\n').length : 0;
+      parts.push(`${i.oldText == null ? 'Created' : 'Changed'} ${String(i.path)} (${lines} line${lines === 1 ? '' : 's'} now).`);
+    } else if (i.type === 'terminal') {
+      const t = terminals.get(String(i.terminalId));
+      if (t) {
+        const output = t.chunks.map((d) => Buffer.from(d, 'base64').toString('utf8')).join('');
+        const exit = t.exit ? (t.exit.signal ? `killed by ${t.exit.signal}` : `exit code ${t.exit.exitCode}`) : 'did not finish';
+        parts.push(`Command ${exit}.\n${output === '' ? '(no output)' : output}`);
+      } else {
+        parts.push(`[output shown in the client's terminal ${String(i.terminalId)}; not kept]`);
+      }
+    }
+  }
+  if (c.rawOutput !== undefined && c.rawOutput !== null) parts.push(`raw output: ${JSON.stringify(c.rawOutput)}`);
+  return parts.join('\n');
+}
