@@ -162,3 +162,69 @@ describe.each([1, 2] as const)('extensibility over v%i (ACP-ALL-EXT-04..06)', (v
   });
 });
 
+
+// Agent-runtime bugs found by this sweep. src/agent/** is owned by another helper, so these are
+// skipped here with the exact fix in the comment; un-skip once fixed (each fails today).
+describe.each([1, 2] as const)('agent runtime, known gaps over v%i', (v) => {
+  // ACP-ALL-CFG-05 / ACP-ALL-CFG-06: the runtime's `session.configOptions` must follow what the author
+  // announces. Today SessionRuntime.emit() (src/agent/session-runtime.ts) does not track
+  // `config_option_update` / `current_mode_update`, so the next `session/set_config_option` answers a
+  // stale list that reverts the author's change (and the store keeps stale config values).
+  // Fix: in SessionRuntime.emit(), before persisting: on `config_option_update` set
+  // `this.configOptions = [...u.configOptions]`; on `current_mode_update` set
+  // `this.configOptions = withValue(this.configOptions, modeOption(this.configOptions).configId, u.currentModeId)`;
+  // in both cases `this.host.store.setConfigValues(this.sessionId, configValues(this.configOptions))`.
+  it.skip('config changes the author announces survive a later set_config_option (ACP-ALL-CFG-05)', async () => {
+    const { conn, tap } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const cfg = s.state.configOptions.map((o) => (o.configId === 'model' ? { ...o, currentValue: 'large' } : o));
+    await s.prompt(script([send({ sessionUpdate: 'config_option_update', configOptions: cfg }), send({ sessionUpdate: 'current_mode_update', currentModeId: 'code' })]));
+    const list = await s.setConfigOption('fast', true);
+    expect(list.map((o) => [o.configId, o.currentValue])).toEqual([['mode', 'code'], ['model', 'large'], ['fast', true]]);
+    tap.assertAllValid();
+  });
+
+  // v2 has no `current_mode_update`: the v2 encoder turns it into a `config_option_update` only when it
+  // knows the options, but SessionRuntime creates its encoder with `{ clientCapabilities }` only
+  // (src/agent/session-runtime.ts constructor), before `openSession` returned them, so an author's mode
+  // switch is silently dropped on v2 (ACP-V2-CFG-04, ACP-V1-MODE-03 for the author's neutral intent).
+  // Fix: after `s.configOptions = ...` in agent-connection.ts newSession/restore, recreate the encoder
+  // with `createUpdateEncoder({ clientCapabilities, configOptions: s.configOptions })`, or (simpler, with
+  // the fix above) in emit() on v2 replace a `current_mode_update` by
+  // `{ sessionUpdate: 'config_option_update', configOptions: this.configOptions }` after tracking it.
+  (v === 2 ? it.skip : it)('an author mode switch reaches the client (v2: as a config_option_update)', async () => {
+    const { conn, tap } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    await s.prompt(script([send({ sessionUpdate: 'current_mode_update', currentModeId: 'code' })]));
+    expect(s.state.configOptions.find((o) => o.configId === 'mode')?.currentValue).toBe('code');
+    tap.assertAllValid();
+  });
+
+  // ACP-V2-CONT-01 (Nov): an Agent MUST reject a `session/prompt` carrying a block type it does not
+  // support with -32602 (v1: ACP-V1-PROMPT-02 binds the client; rejecting is the safe reading).
+  // The e2e agent advertises image + embeddedContext but not audio; today the prompt is accepted.
+  // Fix: in AgentConnectionImpl.prompt() (src/agent/agent-connection.ts), before `s.prompt(...)`, check
+  // every block: `image` needs `capabilities.prompt.image`, `audio` `.audio`, `resource`
+  // `.embeddedContext`; `text`/`resource_link` always pass; any other type -> -32602
+  // `params.prompt[i].type: ... not supported` with `{ path: 'params.prompt[i]' }`, before insertion.
+  it.skip('a prompt with content the agent did not advertise is -32602 (ACP-V2-CONT-01)', async () => {
+    const { conn, tap, raw } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    await expect(raw('session/prompt', { sessionId: s.sessionId, prompt: [{ type: 'audio', data: 'AAAA', mimeType: 'audio/wav' }] })).rejects.toMatchObject({ code: -32602 });
+    tap.assertAllValid();
+  });
+
+  // The runtime owns the foreground state (ACP-V2-LIFE-05/06): an author's `state_update` sent with
+  // turn.send() goes to the wire as is, so an `idle` mid-turn makes the client's prompt() resolve with
+  // the author's stop reason while the turn still runs (its later output then arrives after "idle").
+  // Fix: in TurnRuntime.send() / SessionRuntime.send() (src/agent/turn.ts, session-runtime.ts) drop
+  // `state_update` (log a warning naming the rule); the runtime's own states go through sendLive().
+  (v === 2 ? it.skip : it)("an author's state_update cannot end the turn early (ACP-V2-LIFE-06)", async () => {
+    const { conn, tap } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const r = await s.prompt(script([send({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'end_turn' }), { sleep: 100 }, send({ sessionUpdate: 'agent_message_chunk', messageId: 'z', content: text('after') })], 'max_tokens'));
+    expect(r.stopReason).toBe('max_tokens');
+    expect(s.state.message('agent', 'z')?.text).toBe('after');
+    tap.assertAllValid();
+  });
+});

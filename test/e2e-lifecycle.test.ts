@@ -296,6 +296,37 @@ describe.each([1, 2] as const)('prompt lifecycle over v%i', (v) => {
     tap.assertAllValid();
   });
 
+  it('closing a session during a permission question: the question is cancelled, the turn ends cancelled, then the close answers (ACP-V2-CLOSE-02)', async () => {
+    let asked!: () => void;
+    const askedP = new Promise<void>((r) => (asked = r));
+    const { conn, tap, wire, problems } = await start(v, { permissionPolicy: interactive(() => (asked(), new Promise<never>(() => undefined))) });
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const p = s.prompt(script([{ ask: QUESTION, as: 'w' }, { sleep: 10_000 }]));
+    await askedP;
+    await s.close();
+    expect((await p).stopReason).toBe('cancelled');
+    const permReq = wire.find((w) => w.dir === 'in' && w.msg.method === 'session/request_permission')!;
+    const answer = wire.findIndex((w) => w.dir === 'out' && w.msg.id === permReq.msg.id && !('method' in w.msg));
+    expect(wire[answer].msg.result).toEqual({ outcome: { outcome: 'cancelled' } });
+    // answered once, even though the agent also withdrew it with $/cancel_request (ACP-ALL-CREQ-04)
+    expect(wire.filter((w) => w.dir === 'out' && w.msg.id === permReq.msg.id && !('method' in w.msg)).length).toBe(1);
+    const closeResp = responseIndex(wire, 'session/close');
+    // the agent withdrew its question itself (ACP-V2-CANCEL-03, ACP-ALL-CREQ-07)
+    const withdrawn = wire.findIndex((w) => w.dir === 'in' && w.msg.method === '$/cancel_request' && w.msg.params?.requestId === permReq.msg.id);
+    expect(withdrawn).toBeGreaterThan(0);
+    expect(withdrawn).toBeLessThan(answer);
+    if (v === 2) {
+      const idle = wire.findIndex((w) => isUpdate(w) && updateOf(w).state === 'idle');
+      expect(updateOf(wire[idle])).toMatchObject({ stopReason: 'cancelled' });
+      expect(idle).toBeLessThan(closeResp);
+    } else {
+      expect(wire[responseIndex(wire, 'session/prompt')].msg.result).toEqual({ stopReason: 'cancelled' });
+    }
+    expect(wire.some((w) => w.dir === 'in' && 'error' in w.msg)).toBe(false);
+    expect(problems).toEqual([]);
+    tap.assertAllValid();
+  });
+
   it('cancel with no turn running sends a notification and changes nothing (ACP-V2-CANCEL-05)', async () => {
     const { conn, tap, wire } = await start(v);
     const s = await conn.newSession({ cwd: '/tmp' });
