@@ -76,6 +76,8 @@ describe.runIf(BUILT && HAS_TMUX)('acp-kit chat in a real terminal (tmux)', () =
     expect(afterTurn).toContain('+hello');
     expect(afterTurn).toMatch(/\d+\/\d+k? tokens/); // usage line
     expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('hello\n');
+    // NO_COLOR: the pane holds no colour attributes (capture -e shows them as SGR sequences)
+    expect(tmux('capture-pane', '-p', '-e', '-t', 'chat').stdout).not.toMatch(/\u001b\[[0-9;]*3[0-7]m/);
 
     // a turn cancelled with Ctrl-C while the agent waits for permission
     type('run sleep 30');

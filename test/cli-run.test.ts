@@ -28,6 +28,17 @@ describe.runIf(BUILT).concurrent('acp-kit run (built-in demo agent)', () => {
     });
   }
 
+  it('colours diffs when forced (FORCE_COLOR=1) and never with NO_COLOR', async () => {
+    const cwd = tempDir('run-color');
+    const forced = await runCli(['run', '--approve-all', 'create notes.txt containing hello'], { cwd, env: cliEnv({ NO_COLOR: undefined, FORCE_COLOR: '1' }) });
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('\u001b[32m+hello\u001b[39m');
+    const both = await runCli(['run', '--approve-all', 'create other.txt containing hi'], { cwd, env: cliEnv({ NO_COLOR: '1', FORCE_COLOR: '1' }) });
+    expect(both.code).toBe(0);
+    expect(both.stdout).toContain('+hi');
+    expect(both.stdout).not.toContain('\u001b[');
+  });
+
   it('--cwd sets the session directory (default would be the process cwd)', async () => {
     const cwd = tempDir('run-cwd');
     const elsewhere = tempDir('run-elsewhere');

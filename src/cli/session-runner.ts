@@ -1,8 +1,6 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { connectToAgent, type ClientConnection } from '../client/connection.js';
-import type { ClientSession } from '../client/client-session.js';
-import type { PermissionPolicy } from '../client/services/permission-policy.js';
+import { connectToAgent, type ClientConnection, type ClientSession, type PermissionPolicy } from '../client/index.js';
 import type { TerminalExitStatus } from '../protocol/model/methods.js';
 import { agentContext, resolveAgentCommand, type AgentCommand } from './agent-command.js';
 import { toCliError, usageError, type AgentContext } from './errors.js';

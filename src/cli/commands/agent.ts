@@ -2,12 +2,10 @@
  * `acp-kit agent`: the built-in coding agent on stdio. stdout carries only ACP messages; logs go
  * to stderr. The process ends when stdin closes.
  */
-import { InMemorySessionStore, runAgentOnStdio } from '../../agent/index.js';
-import { JsonlSessionStore } from '../../agent/jsonl-session-store.js';
-import { stderrLogger } from '../../agent/logger.js';
-import { createCodingAgent, type LanguageModel, type AgentMode } from '../../agent/coding/index.js';
-import { createDemoModel } from '../../agent/coding/models/demo.js';
-import { createAnthropicModel, createOpenAICompatibleModel } from '../../agent/coding/models/providers.js';
+import {
+  createCodingAgent, createDemoModel, InMemorySessionStore, JsonlSessionStore, runAgentOnStdio, stderrLogger,
+  type AgentMode, type LanguageModel,
+} from '../../agent/index.js';
 import { usageError } from '../errors.js';
 import { packageVersion } from '../program.js';
 
@@ -57,28 +55,35 @@ function nonNegativeInt(name: string, v: unknown): number | undefined {
   return n;
 }
 
-/** Builds the model the options and environment ask for. */
-export function resolveModel(opts: AgentCommandOptions, env: NodeJS.ProcessEnv = opts.env ?? process.env): LanguageModel {
+/**
+ * Builds the model the options and environment ask for. The HTTP providers (and with them the AI
+ * SDK) are loaded only when asked for, so the demo agent starts fast.
+ */
+export async function resolveModel(opts: AgentCommandOptions, env: NodeJS.ProcessEnv = opts.env ?? process.env): Promise<LanguageModel> {
   const backend = opts.model ?? (env.ACP_KIT_MODEL as ModelBackend | undefined) ?? 'demo';
   const contextWindow = opts.contextWindow ?? positiveInt('ACP_KIT_CONTEXT_WINDOW', env.ACP_KIT_CONTEXT_WINDOW);
   const modelName = opts.modelName ?? env.ACP_KIT_MODEL_NAME;
   switch (backend) {
     case 'demo':
       return createDemoModel({ delayMs: opts.demoDelayMs ?? nonNegativeInt('ACP_KIT_DEMO_DELAY_MS', env.ACP_KIT_DEMO_DELAY_MS), contextWindow });
-    case 'openai':
+    case 'openai': {
+      const { createOpenAICompatibleModel } = await import('../../agent/models.js');
       return createOpenAICompatibleModel({
         modelName: modelName ?? 'gpt-4o-mini',
         baseUrl: opts.baseUrl ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
         apiKey: opts.apiKey ?? env.OPENAI_API_KEY,
         contextWindow,
       });
-    case 'anthropic':
+    }
+    case 'anthropic': {
+      const { createAnthropicModel } = await import('../../agent/models.js');
       return createAnthropicModel({
         modelName: modelName ?? 'claude-sonnet-4-5',
         baseUrl: opts.baseUrl ?? env.ANTHROPIC_BASE_URL,
         apiKey: opts.apiKey ?? env.ANTHROPIC_API_KEY,
         contextWindow,
       });
+    }
     default:
       throw usageError(`unknown model backend ${JSON.stringify(backend)}; expected demo, openai or anthropic`);
   }
@@ -90,7 +95,7 @@ export function resolveModel(opts: AgentCommandOptions, env: NodeJS.ProcessEnv =
  */
 export async function runAgentCommand(opts: AgentCommandOptions): Promise<number> {
   const env = opts.env ?? process.env;
-  const model = resolveModel(opts, env);
+  const model = await resolveModel(opts, env);
   const mode = opts.mode ?? (env.ACP_KIT_MODE as AgentMode | undefined);
   if (mode !== undefined && mode !== 'ask' && mode !== 'auto' && mode !== 'read-only') {
     throw usageError(`mode must be ask, auto or read-only (got ${JSON.stringify(mode)})`);

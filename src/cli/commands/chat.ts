@@ -1,6 +1,6 @@
 import {
   approveAll, describePermissionDecision, interactive, READ_ONLY_KINDS, remembering, rules, selectedOption, type PermissionPolicy,
-} from '../../client/services/permission-policy.js';
+} from '../../client/index.js';
 import type { SessionInfo } from '../../protocol/model/session.js';
 import { ConnectionClosedError } from '../../rpc/peer.js';
 import { CliError, formatCliError, toCliError, usageError } from '../errors.js';

@@ -1,7 +1,7 @@
-import type { ClientSession } from '../../client/client-session.js';
 import {
+  type ClientSession,
   approveAll, approveReads, decidePermission, denyAll, describePermissionDecision, selectedOption, type PermissionPolicy,
-} from '../../client/services/permission-policy.js';
+} from '../../client/index.js';
 import { agentContext, resolveAgentCommand } from '../agent-command.js';
 import { CliError, formatCliError, toCliError } from '../errors.js';
 import { ExitCode, exitCodeForTurn } from '../exit-codes.js';

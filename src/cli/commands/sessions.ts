@@ -1,4 +1,4 @@
-import { denyAll } from '../../client/services/permission-policy.js';
+import { denyAll } from '../../client/index.js';
 import type { SessionInfo } from '../../protocol/model/session.js';
 import { CliError, formatCliError, toCliError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -81,8 +81,8 @@ export async function sessionsShowCommand(sessionId: string, flags: SessionsFlag
     if (flags.json) {
       const w = new NdjsonWriter((s) => void process.stdout.write(s));
       w.emit({ type: 'session', sessionId: session.sessionId, cwd: a.cwd, mode: a.conn.protocolVersion === 1 ? 'load' : 'resume' });
-      // the replay is in the state already: emit the merged entities as updates-equivalent JSON
-      process.stdout.write(`${JSON.stringify({ type: 'history', sessionId: session.sessionId, state: session.state.toJSON() })}\n`);
+      // the replay is in the state already: emit the merged entities
+      w.emit({ type: 'history', sessionId: session.sessionId, state: session.state.toJSON() });
       return ExitCode.Ok;
     }
     const style = createStyle(colorEnabled(process.stdout));

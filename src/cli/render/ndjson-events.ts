@@ -38,6 +38,8 @@ export type CliEvent =
       exitStatus?: { exitCode?: number | null; signal?: string | null };
     }
   | { type: 'sessions'; sessions: SessionInfo[] }
+  /** `sessions show --json`: the replayed session as the library's `SessionState.toJSON()` */
+  | { type: 'history'; sessionId: string; state: object }
   | {
       type: 'result';
       /** `null` when the run failed before the turn ended */

@@ -1,5 +1,4 @@
-import type { ClientSession } from '../../client/client-session.js';
-import type { PermissionContext } from '../../client/services/permission-policy.js';
+import type { ClientSession, PermissionContext } from '../../client/index.js';
 import type { PermissionRequest, SessionInfo } from '../../protocol/model/session.js';
 import type { TerminalExitStatus } from '../../protocol/model/methods.js';
 import type { TimelineEntry } from '../../protocol/state/entities.js';
