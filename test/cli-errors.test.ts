@@ -35,6 +35,22 @@ describe.runIf(BUILT).concurrent('acp-kit errors', () => {
     expect(r.stderr).toContain('hint:');
   });
 
+  it('agent crash in the middle of a turn: exit 9 with the stderr tail', async () => {
+    const r = await runCli(['run', '--json', '--agent', sdkAgent, 'crash'], { cwd: tempDir('e-crash2') });
+    expect(r.code).toBe(9);
+    expect(r.stderr).toMatch(/the agent exited with code 4/);
+    expect(r.stderr).toContain('fixture: segfault-ish failure in turn');
+    const events = ndjson(r.stdout);
+    expect(events[0]!.type).toBe('connection');
+    expect(events.at(-1)).toMatchObject({ type: 'result', stopReason: null, exitCode: 9, error: { kind: 'agent_crashed' } });
+  });
+
+  it('a prompt answered with a JSON-RPC error: exit 7 with the message', async () => {
+    const r = await runCli(['run', '--agent', sdkAgent, 'fail'], { cwd: tempDir('e-fail') });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain('the model backend is down');
+  });
+
   it('version mismatch: exit 10 (agent answers a version acp-kit does not speak)', async () => {
     const r = await runCli(['run', '--agent', `node ${join(FIXTURES, 'cli-v3-agent.mjs')}`, 'hi'], { cwd: tempDir('e-v3') });
     expect(r.code).toBe(10);
