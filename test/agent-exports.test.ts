@@ -1,0 +1,70 @@
+/**
+ * The public entry points of the agent side (needs `npm run build`): `acp-kit/agent` carries the
+ * built-in coding agent without loading the AI SDK; `acp-kit/agent/models` has the HTTP models.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const built = existsSync(resolve('dist/agent/models.js'));
+
+/** Every bare package a module imports, following relative imports (static and dynamic) through dist. */
+function packagesReachable(entry: string, followDynamic: boolean): Set<string> {
+  const seen = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const src = readFileSync(file, 'utf8');
+    const specs = [
+      ...[...src.matchAll(/^\s*(?:import|export)\s[^'"]*?\sfrom\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]),
+      ...[...src.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]),
+      ...(followDynamic ? [...src.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]) : []),
+    ];
+    for (const s of specs) {
+      if (s.startsWith('.')) visit(resolve(dirname(file), s));
+      else packages.add(s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]);
+    }
+  };
+  visit(resolve(entry));
+  return packages;
+}
+
+describe.skipIf(!built)('agent entry points', () => {
+  it('acp-kit/agent exports the coding agent, the demo model and the built-in tools', () => {
+    const script = `
+      const a = await import('acp-kit/agent');
+      const agent = a.createCodingAgent({ model: a.createDemoModel({ delayMs: 0 }), tools: a.builtinTools() });
+      console.log(JSON.stringify({
+        agent: typeof agent.prompt, demo: a.createDemoModel().id,
+        tools: a.builtinTools().map((t) => t.name),
+        providers: 'createOpenAICompatibleModel' in a || 'createAnthropicModel' in a,
+      }));
+      const m = await import('acp-kit/agent/models');
+      console.log(JSON.stringify({ openai: m.createOpenAICompatibleModel({ modelName: 'gpt-4o-mini', baseUrl: 'http://127.0.0.1:9/v1' }).id, anthropic: m.createAnthropicModel({ modelName: 'claude-sonnet-4-5', apiKey: 'x' }).id }));
+    `;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    const [a, m] = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(a).toEqual({ agent: 'function', demo: 'demo', tools: ['read_file', 'list_files', 'search_text', 'write_file', 'edit_file', 'run_command'], providers: false });
+    expect(m).toEqual({ openai: 'openai:gpt-4o-mini', anthropic: 'anthropic:claude-sonnet-4-5' });
+  });
+
+  it('acp-kit/agent never loads the AI SDK; acp-kit/agent/models does', () => {
+    const agent = packagesReachable('dist/agent/index.js', true);
+    expect([...agent].filter((p) => p === 'ai' || p.startsWith('@ai-sdk/'))).toEqual([]);
+    const models = packagesReachable('dist/agent/models.js', false);
+    expect(models.has('ai')).toBe(true);
+    expect(models.has('@ai-sdk/openai-compatible')).toBe(true);
+    // the `acp-kit agent` command loads providers only on demand
+    const cli = packagesReachable('dist/cli/commands/agent.js', false);
+    expect([...cli].filter((p) => p === 'ai' || p.startsWith('@ai-sdk/'))).toEqual([]);
+  });
+
+  it('package.json maps ./agent/models to the built module', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+    expect(pkg.exports['./agent/models']).toEqual({ types: './dist/agent/models.d.ts', import: './dist/agent/models.js' });
+    expect(existsSync(resolve('dist/agent/models.d.ts'))).toBe(true);
+  });
+});
