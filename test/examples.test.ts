@@ -4,6 +4,7 @@
 // checked against the official schema of each protocol version.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../src/client/index.js';
@@ -24,9 +25,9 @@ interface Run {
 }
 
 /** Runs `node <script> ...args` from the package root (as a user would) and collects its output. */
-function run(script: string, args: string[], timeoutMs = 15_000): Promise<Run> {
+function run(script: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}, timeoutMs = 15_000): Promise<Run> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [script, ...args], { cwd: resolve('.'), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, ...args], { cwd: opts.cwd ?? resolve('.'), env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -78,7 +79,7 @@ describe.each([1, 2] as const)('examples/client.mjs + examples/echo-agent.mjs ov
 
   it('cancellation mid-stream (ACP-V1-CANCEL-05, ACP-V2-CANCEL-05): the agent stops and the turn ends cancelled', async () => {
     const prompt = 'this reply is streamed slowly enough to be cancelled long before its end';
-    const r = await run(CLIENT, ['--protocol', String(v), '--cancel-after-chars', '1', '--prompt', prompt, '--', process.execPath, ECHO, '--chunk-delay', '300']);
+    const r = await run(CLIENT, ['--protocol', String(v), '--cancel-after-chars', '1', '--prompt', prompt, '--', process.execPath, ECHO, '--chunk-delay', '200']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^You said/m);
     expect(r.stdout).not.toContain(prompt);
@@ -155,10 +156,14 @@ describe('examples/v1-to-v2-transcript.mjs', () => {
     v2: Array<Record<string, unknown>>;
   }
 
+  let json: Run;
+  beforeAll(async () => {
+    json = await run(TRANSCRIPT, ['--json']);
+  });
+
   it('--json: every wire form validates against its version\'s official schema', async () => {
-    const r = await run(TRANSCRIPT, ['--json']);
-    expect(r.code, r.stderr).toBe(0);
-    const rows = JSON.parse(r.stdout) as Row[];
+    expect(json.code, json.stderr).toBe(0);
+    const rows = JSON.parse(json.stdout) as Row[];
     expect(rows.length).toBeGreaterThanOrEqual(10);
     let checked = 0;
     for (const [i, row] of rows.entries()) {
@@ -173,7 +178,7 @@ describe('examples/v1-to-v2-transcript.mjs', () => {
   });
 
   it('--json: one model, two wire forms (tool_call first sighting, plans, state, diffs)', async () => {
-    const rows = JSON.parse((await run(TRANSCRIPT, ['--json'])).stdout) as Row[];
+    const rows = JSON.parse(json.stdout) as Row[];
     const kinds = (v: 1 | 2) => rows.map((row) => row[`v${v}`].map((w) => w.sessionUpdate).join(','));
     expect(rows.map((r) => r.neutral.sessionUpdate)).toContain('state_update');
     // v1 derives the state from the prompt request: no wire form (ACP-V2 state_update is v2 only)
@@ -244,6 +249,16 @@ ${snippet(/requestPermission\(/)}
     }
   });
 
+  it('the custom-model snippet runs the coding agent with that model', async () => {
+    const agent = file('model-agent.mjs', snippet(/createCodingAgent\(\{ model \}\)/));
+    // runAgentOnStdio's default JsonlSessionStore writes under $ACP_KIT_DATA_DIR
+    const r = await run(CLIENT, ['--prompt', 'hi', '--', process.execPath, agent], { env: { ...process.env, ACP_KIT_DATA_DIR: join(dir, 'data') } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Hello! [1-9]\d* tools are available\.$/m);
+    expect(r.stdout).toMatch(/^stop reason: end_turn$/m);
+    expect(existsSync(join(dir, 'data', 'sessions'))).toBe(true);
+  });
+
   it('the codec and rpc snippets print what their comments say', async () => {
     const codec = await run(file('codec.mjs', snippet(/codecFor\(version\)/)), []);
     expect(codec.stdout.trim().split('\n')).toEqual(['1 tool_call null', '2 tool_call_update null']);
@@ -253,12 +268,23 @@ ${snippet(/requestPermission\(/)}
   });
 });
 
-describe.runIf(existsSync(CUSTOM_MODEL))('examples/custom-model-agent.mjs', () => {
-  it.each([1, 2] as const)('the coding agent runs a custom LanguageModel (v%i)', async (v) => {
-    const r = await run(CLIENT, ['--protocol', String(v), '--prompt', 'what is 6 times 7?', '--', process.execPath, CUSTOM_MODEL]);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^protocol: ${v}$`, 'm'));
-    expect(r.stdout).toMatch(/6 times 7/);
-    expect(r.stdout).toMatch(/^stop reason: end_turn$/m);
+describe('examples/custom-model-agent.mjs', () => {
+  it.each([1, 2] as const)('the coding agent runs the custom LanguageModel\'s tool loop (v%i)', async (v) => {
+    // the client opens its session in its cwd: a project with exactly two files
+    const project = mkdtempSync(join(tmpdir(), 'acp-kit-example-project-'));
+    try {
+      writeFileSync(join(project, 'alpha.txt'), 'a');
+      writeFileSync(join(project, 'beta.md'), 'b');
+      const r = await run(CLIENT, ['--protocol', String(v), '--prompt', 'what is in here?', '--', process.execPath, CUSTOM_MODEL], { cwd: project });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^protocol: ${v}$`, 'm'));
+      expect(r.stdout).toMatch(/^agent: custom-model-agent 0\.1\.0$/m);
+      expect([...r.stdout.matchAll(/^\[tool\] List files: (\S+)$/gm)].map((m) => m[1])).toEqual(['pending', 'in_progress', 'completed']);
+      // the model's second call saw the tool result
+      expect(r.stdout).toContain('\nI found 2 files, for example alpha.txt, beta.md.\n');
+      expect(r.stdout).toMatch(/^stop reason: end_turn$/m);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 });
