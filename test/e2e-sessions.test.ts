@@ -143,6 +143,33 @@ describe.each([1, 2] as const)('restoring sessions over v%i', (v) => {
     b.tap.assertAllValid();
   });
 
+  it('restoring a session open on the same connection mid-turn: the waiting prompt ends with the real stop reason', async () => {
+    const { conn, tap, problems } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const started = new Promise<void>((r) => s.onUpdate((u) => u.sessionUpdate === 'agent_message_chunk' && r()));
+    // `b` comes well after the resume: a live update the agent sends after the client claimed the
+    // fresh state but before it handles the resume would be applied twice (live, then replayed),
+    // which no client can tell apart on the wire
+    const p = s.prompt(script([send({ sessionUpdate: 'agent_message_chunk', messageId: 'a', content: text('A') }), { sleep: 600 }, send({ sessionUpdate: 'agent_message_chunk', messageId: 'b', content: text('B') })], 'max_tokens'));
+    await started;
+    const again = v === 1 ? await conn.loadSession(s.sessionId, { cwd: '/tmp' }) : await conn.resumeSession(s.sessionId, { cwd: '/tmp', replay: true });
+    expect(s.closed).toBe(true);
+    expect(conn.session(s.sessionId)).toBe(again);
+    const r = await p;
+    if (v === 2) {
+      // v2 resume keeps the running turn (its snapshot said `running`): it was not cancelled
+      expect(r.stopReason).toBe('max_tokens');
+      expect(again.state.message('agent', 'b')?.text).toBe('B');
+      expect(again.state.foreground).toMatchObject({ state: 'idle', lastStopReason: 'max_tokens' });
+    } else {
+      // v1 load reopens the session: the agent ends the old turn `cancelled` (ACP-ALL-CLOSE-01)
+      expect(r.stopReason).toBe('cancelled');
+    }
+    expect(again.state.message('agent', 'a')?.text).toBe('A');
+    expect(problems).toEqual([]);
+    tap.assertAllValid();
+  });
+
   it('unknown sessions: -32002 with data.sessionId (ACP-V2-RPC-01, ACP-ALL-CLOSE-02)', async () => {
     const { conn, tap, raw } = await start(v);
     const missing = 'sess_doesnotexist';

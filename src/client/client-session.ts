@@ -69,6 +69,8 @@ export class ClientSession {
   private v1Prompts = 0;
   private localUserIds = 0;
   private closedFlag = false;
+  /** The object that took this session over after a resume on the same connection. */
+  private successor: ClientSession | undefined;
 
   /** @internal use `ClientConnection.newSession` / `loadSession` / `resumeSession` */
   constructor(
@@ -169,6 +171,7 @@ export class ClientSession {
 
   /** Resolves with the next idle `state_update` applied to this session. */
   nextIdle(): Promise<StateUpdate> {
+    if (this.closedFlag && this.successor) return this.successor.nextIdle();
     if (this.closedFlag) return Promise.reject(new AcpError(ErrorCode.InvalidRequest, `session ${this.sessionId} is closed`));
     return new Promise<StateUpdate>((resolve, reject) => {
       this.idleWaiters.push({ after: this.seq, resolve, reject });
@@ -304,6 +307,23 @@ export class ClientSession {
   /** Number of permission requests waiting for an answer. */
   get pendingPermissionCount(): number {
     return this.pendingPermissions.size;
+  }
+
+  /**
+   * @internal The same session was resumed (or loaded) on this connection into `successor`: this
+   * object is closed, but work the agent keeps running (a v2 resume keeps the turn) is still the
+   * same session, so prompts waiting for their idle wait for it on the successor instead of
+   * reporting a cancel that never happened.
+   */
+  supersede(successor: ClientSession): void {
+    if (this.closedFlag) return;
+    this.closedFlag = true;
+    this.successor = successor;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) successor.nextIdle().then(w.resolve, w.reject);
+    // pending permission requests stay with their policy: the agent withdraws them if the resume ended their turn
+    void this.terminals?.releaseAll();
   }
 
   /**

@@ -248,9 +248,10 @@ export class ClientConnection {
   }
 
   private async restore(router: UpdateRouter, method: string, sessionId: string, options: RestoreSessionOptions, params: unknown): Promise<ClientSession> {
-    this.session(sessionId)?.markClosed();
+    const previous = this.session(sessionId);
     // the session exists before the request so the replay streams straight into its state
     const session = this.makeSession(sessionId, options);
+    previous?.supersede(session);
     router.claim(sessionId, session, true);
     try {
       const res = (await this.call(method, params)) as SessionSetupResult | null;

@@ -1,0 +1,238 @@
+// End-to-end: cancellation and close between acp-kit's client and agent runtime over real stdio
+// pipes, in both protocol versions, every wire message schema-checked.
+// Requirement IDs: ACP-V1-CANCEL-02/03/05/06/07, ACP-V2-CANCEL-02/03/05/06/07, ACP-ALL-PERM-03,
+// ACP-ALL-CREQ-04/07, ACP-ALL-RPC-02, ACP-ALL-CLOSE-01, ACP-V2-CLOSE-01/02, §5.1, §5.2, §5.17.
+import { afterEach, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { connect, type ClientConnection, type ClientProblem, type ClientSession } from '../src/client/index.js';
+import { approveAll, interactive } from '../src/client/services/permission-policy.js';
+import { createSchemaTap } from './support/schema-tap.js';
+
+const AGENT = fileURLToPath(new URL('./fixtures/e2e-agent.mjs', import.meta.url));
+const open: ClientConnection[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+
+interface Wire {
+  dir: 'in' | 'out';
+  msg: Record<string, unknown> & { id?: unknown; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
+  at: number;
+}
+
+async function start(v: 1 | 2, opts: Record<string, unknown> = {}, env: Record<string, string> = {}) {
+  const tap = createSchemaTap(v);
+  const wire: Wire[] = [];
+  const problems: ClientProblem[] = [];
+  const stderr: string[] = [];
+  const conn = await connect({
+    command: process.execPath,
+    args: [AGENT],
+    protocol: v,
+    env: { ...process.env, ...env },
+    onProblem: (p) => problems.push(p),
+    onStderr: (t) => stderr.push(t),
+    tap: {
+      sent: (m) => (wire.push({ dir: 'out', msg: m as Wire['msg'], at: Date.now() }), tap.clientSide.sent(m)),
+      received: (m) => (wire.push({ dir: 'in', msg: m as Wire['msg'], at: Date.now() }), tap.clientSide.received(m)),
+    },
+    ...opts,
+  });
+  open.push(conn);
+  return { conn, tap, wire, problems, stderr };
+}
+
+const script = (actions: unknown[], stop?: unknown): string => JSON.stringify(stop === undefined ? { actions } : { actions, stop });
+const text = (t: string) => ({ type: 'text', text: t });
+const chunk = (id: string, t: string) => ({ send: { sessionUpdate: 'agent_message_chunk', messageId: id, content: text(t) } });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const isUpdate = (w: Wire) => w.dir === 'in' && w.msg.method === 'session/update';
+const updateOf = (w: Wire) => (w.msg.params as { update: Record<string, unknown> }).update;
+/** Index of the response to the client's request `method` (the last one sent). */
+function responseIndex(wire: Wire[], method: string): number {
+  const req = [...wire].reverse().find((w) => w.dir === 'out' && w.msg.method === method);
+  return wire.findIndex((w) => w.dir === 'in' && req !== undefined && w.msg.id === req.msg.id && !('method' in w.msg));
+}
+function waitFor(s: ClientSession, pred: (u: Record<string, unknown>) => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const off = s.onUpdate((u) => {
+      if (pred(u as Record<string, unknown>)) {
+        off();
+        resolve();
+      }
+    });
+  });
+}
+
+const QUESTION = {
+  title: 'Write /tmp/x?',
+  subject: { type: 'tool_call', toolCall: { toolCallId: 'w1', title: 'Write file', kind: 'edit', status: 'pending' } },
+  options: [
+    { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+    { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+  ],
+};
+
+describe.each([1, 2] as const)('cancellation over v%i', (v) => {
+  it('cancel while streaming: stop reason cancelled, nothing of the turn after its end (§5.1/5.2, ACP-V1-CANCEL-07, ACP-V2-CANCEL-07)', async () => {
+    const { conn, tap, wire, problems } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const actions: unknown[] = [{ send: { sessionUpdate: 'tool_call_update', toolCallId: 'run', title: 'Run', kind: 'execute', status: 'in_progress' } }];
+    for (let i = 0; i < 50; i++) actions.push(chunk('m', `${i};`), { sleep: 20 });
+    // what a careless author sends after its turn ended must be dropped
+    actions.push({ after: 100, send: { sessionUpdate: 'agent_message_chunk', messageId: 'late', content: text('LATE') } });
+    const started = waitFor(s, (u) => u.sessionUpdate === 'agent_message_chunk');
+    const p = s.prompt(script(actions));
+    await started;
+    s.cancel();
+    // the client marks unfinished calls cancelled at once (ACP-V1-CANCEL-02, ACP-V2-CANCEL-02)
+    expect(s.state.toolCalls.get('run')?.status).toBe('cancelled');
+    const r = await p;
+    expect(r.stopReason).toBe('cancelled');
+    expect(s.state.message('agent', 'm')!.text.split(';').length).toBeLessThan(50);
+    await sleep(250);
+    expect(s.state.message('agent', 'late')).toBeUndefined();
+    const cancelAt = wire.findIndex((w) => w.dir === 'out' && w.msg.method === 'session/cancel');
+    expect(cancelAt).toBeGreaterThan(0);
+    expect('id' in wire[cancelAt].msg).toBe(false);
+    if (v === 1) {
+      const resp = responseIndex(wire, 'session/prompt');
+      expect(wire[resp].msg.result).toEqual({ stopReason: 'cancelled' });
+      expect(wire.slice(resp + 1).some(isUpdate)).toBe(false);
+    } else {
+      const idle = wire.findIndex((w) => isUpdate(w) && updateOf(w).state === 'idle');
+      expect(updateOf(wire[idle])).toMatchObject({ state: 'idle', stopReason: 'cancelled' });
+      expect(wire.slice(idle + 1).some(isUpdate)).toBe(false);
+    }
+    // nothing answers a notification (ACP-ALL-RPC-02) and no error anywhere
+    expect(wire.some((w) => w.dir === 'in' && 'error' in w.msg)).toBe(false);
+    expect(problems).toEqual([]);
+    tap.assertAllValid();
+  });
+
+  it('cancel during a permission question: answered cancelled, the question resolves cancelled, turn ends cancelled (§5.1, ACP-ALL-PERM-03)', async () => {
+    let asked!: () => void;
+    const askedP = new Promise<void>((r) => (asked = r));
+    const { conn, tap, wire, problems } = await start(v, { permissionPolicy: interactive(() => (asked(), new Promise<never>(() => undefined))) });
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const p = s.prompt(script([{ ask: QUESTION, as: 'w' }, { reportSignal: true }]));
+    await askedP;
+    // the request's tool call was applied before the question was shown (ACP-V2-PERM-02)
+    expect(s.state.toolCalls.get('w1')).toMatchObject({ title: 'Write file', status: 'pending' });
+    if (v === 2) expect(s.state.foreground.state).toBe('requires_action');
+    s.cancel();
+    const r = await p;
+    expect(r.stopReason).toBe('cancelled');
+    expect(s.state.message('agent', 'perm-w')?.text).toBe('permission w: cancelled');
+    expect(s.state.message('agent', 'signal')?.text).toBe('aborted: true');
+    const permReq = wire.find((w) => w.dir === 'in' && w.msg.method === 'session/request_permission')!;
+    const answer = wire.find((w) => w.dir === 'out' && w.msg.id === permReq.msg.id && !('method' in w.msg));
+    expect(answer?.msg.result).toEqual({ outcome: { outcome: 'cancelled' } });
+    if (v === 2) {
+      const states = wire.filter((w) => isUpdate(w) && updateOf(w).sessionUpdate === 'state_update').map((w) => updateOf(w).state);
+      expect(states).toEqual(['idle', 'running', 'requires_action', 'idle'].slice(states[0] === 'idle' ? 0 : 1));
+    }
+    expect(wire.some((w) => w.dir === 'in' && 'error' in w.msg)).toBe(false);
+    expect(problems).toEqual([]);
+    tap.assertAllValid();
+  });
+
+  it('an abort error thrown by the author after a cancel is still `cancelled`, never a JSON-RPC error (ACP-V1-CANCEL-06, ACP-V2-CANCEL-06)', async () => {
+    const { conn, tap, wire } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const started = waitFor(s, (u) => u.sessionUpdate === 'agent_message_chunk');
+    const p = s.prompt(script([chunk('m', 'x'), { sleepIgnoringCancel: 200 }, { throwAbort: true }]));
+    await started;
+    s.cancel();
+    expect((await p).stopReason).toBe('cancelled');
+    expect(wire.some((w) => w.dir === 'in' && 'error' in w.msg)).toBe(false);
+    tap.assertAllValid();
+  });
+
+  it('an author that ignores the cancel is ended by the runtime; its later output is dropped', async () => {
+    const { conn, tap, wire } = await start(v, {}, { E2E_CANCEL_TIMEOUT: '200' });
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const started = waitFor(s, (u) => u.sessionUpdate === 'agent_message_chunk');
+    const p = s.prompt(script([chunk('m', 'x'), { sleepIgnoringCancel: 450 }, chunk('late', 'LATE')]));
+    await started;
+    s.cancel();
+    expect((await p).stopReason).toBe('cancelled');
+    // had the runtime waited for the author, the `late` chunk (sent before it returns) would be on the wire
+    await sleep(400);
+    expect(s.state.message('agent', 'late')).toBeUndefined();
+    expect(wire.filter(isUpdate).some((w) => updateOf(w).messageId === 'late')).toBe(false);
+    tap.assertAllValid();
+  });
+
+  it('closing a session mid-turn cancels it before the close response (ACP-ALL-CLOSE-01, ACP-V2-CLOSE-01/02)', async () => {
+    const { conn, tap, wire, problems } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const started = waitFor(s, (u) => u.sessionUpdate === 'agent_message_chunk');
+    const p = s.prompt(script([chunk('m', 'x'), { sleep: 10_000 }]));
+    await started;
+    await s.close();
+    expect((await p).stopReason).toBe('cancelled');
+    const closeResp = responseIndex(wire, 'session/close');
+    expect(wire[closeResp].msg.result).toEqual({});
+    if (v === 1) {
+      const resp = responseIndex(wire, 'session/prompt');
+      expect(wire[resp].msg.result).toEqual({ stopReason: 'cancelled' });
+      expect(resp).toBeLessThan(closeResp);
+    } else {
+      const idle = wire.findIndex((w) => isUpdate(w) && updateOf(w).state === 'idle');
+      expect(updateOf(wire[idle])).toMatchObject({ stopReason: 'cancelled' });
+      expect(idle).toBeLessThan(closeResp);
+    }
+    // nothing more for that session after the close response
+    await sleep(100);
+    expect(wire.slice(closeResp + 1).some(isUpdate)).toBe(false);
+    expect(s.closed).toBe(true);
+    await expect(s.prompt('again')).rejects.toThrow(/closed/);
+    expect(problems).toEqual([]);
+    tap.assertAllValid();
+  });
+
+  it('closing a session during a permission question: the question is cancelled, the turn ends cancelled, then the close answers (ACP-V2-CLOSE-02)', async () => {
+    let asked!: () => void;
+    const askedP = new Promise<void>((r) => (asked = r));
+    const { conn, tap, wire, problems } = await start(v, { permissionPolicy: interactive(() => (asked(), new Promise<never>(() => undefined))) });
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const p = s.prompt(script([{ ask: QUESTION, as: 'w' }, { sleep: 10_000 }]));
+    await askedP;
+    await s.close();
+    expect((await p).stopReason).toBe('cancelled');
+    const permReq = wire.find((w) => w.dir === 'in' && w.msg.method === 'session/request_permission')!;
+    const answer = wire.findIndex((w) => w.dir === 'out' && w.msg.id === permReq.msg.id && !('method' in w.msg));
+    expect(wire[answer].msg.result).toEqual({ outcome: { outcome: 'cancelled' } });
+    // answered once, even though the agent also withdrew it with $/cancel_request (ACP-ALL-CREQ-04)
+    expect(wire.filter((w) => w.dir === 'out' && w.msg.id === permReq.msg.id && !('method' in w.msg)).length).toBe(1);
+    const closeResp = responseIndex(wire, 'session/close');
+    // the agent withdrew its question itself (ACP-V2-CANCEL-03, ACP-ALL-CREQ-07)
+    const withdrawn = wire.findIndex((w) => w.dir === 'in' && w.msg.method === '$/cancel_request' && w.msg.params?.requestId === permReq.msg.id);
+    expect(withdrawn).toBeGreaterThan(0);
+    expect(withdrawn).toBeLessThan(answer);
+    if (v === 2) {
+      const idle = wire.findIndex((w) => isUpdate(w) && updateOf(w).state === 'idle');
+      expect(updateOf(wire[idle])).toMatchObject({ stopReason: 'cancelled' });
+      expect(idle).toBeLessThan(closeResp);
+    } else {
+      expect(wire[responseIndex(wire, 'session/prompt')].msg.result).toEqual({ stopReason: 'cancelled' });
+    }
+    expect(wire.some((w) => w.dir === 'in' && 'error' in w.msg)).toBe(false);
+    expect(problems).toEqual([]);
+    tap.assertAllValid();
+  });
+
+  it('cancel with no turn running sends a notification and changes nothing (ACP-V2-CANCEL-05)', async () => {
+    const { conn, tap, wire } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    await s.prompt('hi');
+    const n = wire.length;
+    s.cancel();
+    await sleep(100);
+    expect(wire.slice(n).map((w) => `${w.dir}:${w.msg.method}`)).toEqual(['out:session/cancel']);
+    expect((await s.prompt('again')).stopReason).toBe('end_turn');
+    tap.assertAllValid();
+  });
+});
