@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { connect, type ClientConnection, type ClientProblem, type ClientSession } from '../src/client/index.js';
-import { approveAll, interactive } from '../src/client/services/permission-policy.js';
+import { interactive } from '../src/client/services/permission-policy.js';
 import { createSchemaTap } from './support/schema-tap.js';
 
 const AGENT = fileURLToPath(new URL('./fixtures/e2e-agent.mjs', import.meta.url));

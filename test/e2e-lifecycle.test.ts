@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { connect, type ClientConnection, type ClientProblem, type ClientSession } from '../src/client/index.js';
-import { approveAll, interactive } from '../src/client/services/permission-policy.js';
+import { approveAll } from '../src/client/services/permission-policy.js';
 import { createSchemaTap } from './support/schema-tap.js';
 
 const AGENT = fileURLToPath(new URL('./fixtures/e2e-agent.mjs', import.meta.url));
@@ -45,7 +45,6 @@ async function start(v: 1 | 2, opts: Record<string, unknown> = {}, env: Record<s
 const script = (actions: unknown[], stop?: unknown): string => JSON.stringify(stop === undefined ? { actions } : { actions, stop });
 const text = (t: string) => ({ type: 'text', text: t });
 const chunk = (id: string, t: string) => ({ send: { sessionUpdate: 'agent_message_chunk', messageId: id, content: text(t) } });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const isUpdate = (w: Wire) => w.dir === 'in' && w.msg.method === 'session/update';
 const updateOf = (w: Wire) => (w.msg.params as { update: Record<string, unknown> }).update;

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { connect, type ClientConnection, type ClientProblem } from '../src/client/index.js';
-import { createSchemaTap, type SchemaTap } from './support/schema-tap.js';
+import { createSchemaTap } from './support/schema-tap.js';
 
 const AGENT = fileURLToPath(new URL('./fixtures/e2e-agent.mjs', import.meta.url));
 const open: ClientConnection[] = [];
