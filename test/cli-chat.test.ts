@@ -36,25 +36,37 @@ function processesIn(dir: string): number[] {
   return pids;
 }
 
+/** Starts `node bin/acp-kit.js ...args` in a new tmux window; returns screen/keys helpers. */
+function startInTmux(name: string, args: string[], data: string) {
+  const exitFile = join(tempDir('chat-exit'), 'code');
+  // CI is unset for the chat: it is a real terminal here, whatever the test runner's environment
+  const cmd =
+    `env -u CI -u FORCE_COLOR NO_COLOR=1 ACP_KIT_DEMO_DELAY_MS=0 ACP_KIT_DATA_DIR=${q(data)} ` +
+    `${q(process.execPath)} ${q(BIN)} ${args.map(q).join(' ')}; echo "EXIT=$?" > ${q(exitFile)}; sleep 30`;
+  const started = tmux('new-session', '-d', '-s', name, '-x', '110', '-y', '45', '-c', tempDir('chat-shell'), cmd);
+  expect(started.status, started.stderr).toBe(0);
+  const screen = () => tmux('capture-pane', '-p', '-J', '-t', name, '-S', '-300').stdout; // -J joins wrapped lines
+  return {
+    screen,
+    key: (...keys: string[]) => tmux('send-keys', '-t', name, ...keys),
+    waitScreen: (re: RegExp, what: string, ms = 15_000) =>
+      waitFor(() => re.test(screen()), ms, () => `${what}; screen was:\n${screen().replace(/\n{3,}/g, '\n')}`),
+    exitCode: () => waitFor(() => existsSync(exitFile) && readFileSync(exitFile, 'utf8').trim(), 10_000, `${name} to exit`),
+  };
+}
+
 describe.runIf(BUILT && HAS_TMUX)('acp-kit chat in a real terminal (tmux)', () => {
+  const data = tempDir('chat-data');
+  const chatCwd = tempDir('chat');
+  let sessionId = '';
+
   it('runs a turn with a permission pick, cancels a turn with Ctrl-C, exits on a second Ctrl-C', async () => {
-    const cwd = tempDir('chat');
-    const data = tempDir('chat-data');
-    const exitFile = join(tempDir('chat-exit'), 'code');
-    // CI is unset for the chat: it is a real terminal here, whatever the test runner's environment
-    const cmd =
-      `env -u CI -u FORCE_COLOR NO_COLOR=1 ACP_KIT_DEMO_DELAY_MS=0 ACP_KIT_DATA_DIR=${q(data)} ` +
-      `${q(process.execPath)} ${q(BIN)} chat --cwd ${q(cwd)}; echo "EXIT=$?" > ${q(exitFile)}; sleep 30`;
-    const started = tmux('new-session', '-d', '-s', 'chat', '-x', '110', '-y', '45', '-c', tempDir('chat-shell'), cmd);
-    expect(started.status, started.stderr).toBe(0);
-    const screen = () => tmux('capture-pane', '-p', '-t', 'chat', '-S', '-300').stdout;
+    const cwd = chatCwd;
+    const { screen, key, waitScreen, exitCode } = startInTmux('chat', ['chat', '--cwd', cwd], data);
     const type = (text: string) => {
-      tmux('send-keys', '-t', 'chat', '-l', text);
-      tmux('send-keys', '-t', 'chat', 'Enter');
+      key('-l', text);
+      key('Enter');
     };
-    const key = (...keys: string[]) => tmux('send-keys', '-t', 'chat', ...keys);
-    const waitScreen = (re: RegExp, what: string, ms = 15_000) =>
-      waitFor(() => re.test(screen()), ms, () => `${what}; screen was:\n${screen().replace(/\n{3,}/g, '\n')}`);
 
     await waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
     expect(screen()).toMatch(/acp-kit chat · acp-kit coding agent .* · protocol v2/);
@@ -91,9 +103,31 @@ describe.runIf(BUILT && HAS_TMUX)('acp-kit chat in a real terminal (tmux)', () =
     key('C-c');
     await waitScreen(/press Ctrl-C again to exit/, 'the exit prompt');
     key('C-c');
-    await waitFor(() => existsSync(exitFile) && readFileSync(exitFile, 'utf8').trim(), 10_000, 'the chat to exit');
-    expect(readFileSync(exitFile, 'utf8').trim()).toBe('EXIT=130');
-    expect(screen()).toMatch(/resume with: acp-kit chat --resume sess_/);
+    expect(await exitCode()).toBe('EXIT=130');
+    const resumeLine = /resume with: acp-kit chat --resume (sess_\w+)/.exec(screen());
+    expect(resumeLine).not.toBeNull();
+    sessionId = resumeLine![1]!;
     await waitFor(() => processesIn(cwd).length === 0, 5000, 'the agent process to be gone');
   }, 60_000);
+
+  it('--resume <id> replays the earlier session; Ctrl-D exits 0', async () => {
+    expect(sessionId).not.toBe('');
+    const t = startInTmux('resume', ['chat', '--resume', sessionId, '--cwd', chatCwd], data);
+    await t.waitScreen(/ready · Ctrl-D exits/, 'the resumed chat');
+    const s = t.screen();
+    expect(s).toContain(`session ${sessionId}`);
+    expect(s).toContain('> create notes.txt containing hello');
+    expect(s).toMatch(/Write notes\.txt/);
+    expect(s).toContain(`resumed session ${sessionId}`);
+    t.key('C-d');
+    expect(await t.exitCode()).toBe('EXIT=0');
+  }, 30_000);
+
+  it('bare `acp-kit` in a terminal starts the chat', async () => {
+    const t = startInTmux('bare', [], data);
+    await t.waitScreen(/acp-kit chat · acp-kit coding agent/, 'the chat header');
+    await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
+    t.key('C-d');
+    expect(await t.exitCode()).toBe('EXIT=0');
+  }, 30_000);
 });
