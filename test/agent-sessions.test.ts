@@ -68,6 +68,23 @@ describe.each([1, 2] as const)('session management, protocol v%i', (version) => 
     expect(await h.request('session/delete', { sessionId })).toEqual({});
   });
 
+  it('closing a session answers its held prompts (v2 -32800, ACP-V2-LIFE-13; v1 `cancelled`) without running them', async () => {
+    const h = start();
+    const sessionId = await openSession(h, version);
+    const running = h.request('session/prompt', { sessionId, prompt: text('stream 1000 10') });
+    await h.waitFor((m) => m.params?.update?.sessionUpdate === 'agent_message_chunk');
+    const held = h.request('session/prompt', { sessionId, prompt: text('hello') }).catch((x) => x);
+    await sleep(30);
+    await h.request('session/close', { sessionId });
+    const answer = await held;
+    if (version === 2) expect(answer.code).toBe(-32800);
+    else expect(answer).toEqual({ stopReason: 'cancelled' });
+    await running;
+    // the held prompt never ran: no echo (v2), no reply
+    expect(agentText(h.updates(sessionId))).not.toContain('Hello');
+    expect(h.updates(sessionId).filter((u) => u.sessionUpdate === 'user_message').length).toBe(version === 2 ? 1 : 0);
+  });
+
   it('closing a session with a running turn ends it `cancelled` before the close response', async () => {
     const h = start();
     const sessionId = await openSession(h, version);

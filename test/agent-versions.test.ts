@@ -145,6 +145,65 @@ describe('v2 specifics', () => {
     await h.waitFor((m) => m.params?.update?.stopReason === 'end_turn');
   });
 
+  describe('requires_action (ACP-V2-LIFE-07)', () => {
+    const states = (sessionId: string) => h!.updates(sessionId).filter((u) => u.sessionUpdate === 'state_update').map((u) => u.state);
+    /** Answers permission requests only when the test says so. */
+    function heldAnswers() {
+      const pending: Array<(r: unknown) => void> = [];
+      h!.onPermission = () => new Promise((r) => pending.push(r));
+      return {
+        pending,
+        allow: (i: number) => pending[i]({ outcome: { outcome: 'selected', optionId: 'allow' } }),
+      };
+    }
+
+    it('a resume snapshot while a permission is pending says requires_action, not running', async () => {
+      h = startAgent();
+      const sessionId = await openSession(h, 2);
+      const answers = heldAnswers();
+      const asked = h.waitFor((m) => m.method === 'session/request_permission');
+      await h.request('session/prompt', { sessionId, prompt: text('permission') });
+      await asked;
+      await h.request('session/resume', { sessionId, cwd: '/tmp' });
+      expect(states(sessionId)).toEqual(['running', 'requires_action', 'requires_action']);
+      answers.allow(0);
+      const idle = await h.waitFor((m) => m.params?.update?.state === 'idle');
+      expect(idle.params.update.stopReason).toBe('end_turn');
+      expect(states(sessionId)).toEqual(['running', 'requires_action', 'requires_action', 'running', 'idle']);
+      expect(agentText(h.updates(sessionId))).toBe('permission: allow');
+    });
+
+    it('stays requires_action until the last of several blocking questions is answered', async () => {
+      h = startAgent();
+      const sessionId = await openSession(h, 2);
+      const answers = heldAnswers();
+      await h.request('session/prompt', { sessionId, prompt: text('permission2') });
+      await h.waitFor(() => answers.pending.length === 2 && h!.received.filter((m) => m.method === 'session/request_permission').length === 2);
+      answers.allow(0);
+      await sleep(100);
+      // answering one request does not imply running
+      expect(states(sessionId)).toEqual(['running', 'requires_action']);
+      answers.allow(1);
+      await h.waitFor((m) => m.params?.update?.state === 'idle');
+      expect(states(sessionId)).toEqual(['running', 'requires_action', 'running', 'idle']);
+      expect(agentText(h.updates(sessionId))).toBe('answers: allow,allow');
+    });
+
+    it('a non-blocking question leaves the state running', async () => {
+      h = startAgent();
+      const sessionId = await openSession(h, 2);
+      const answers = heldAnswers();
+      await h.request('session/prompt', { sessionId, prompt: text('nbpermission') });
+      await h.waitFor((m) => m.method === 'session/request_permission');
+      await sleep(50);
+      expect(states(sessionId)).toEqual(['running']);
+      answers.allow(0);
+      await h.waitFor((m) => m.params?.update?.state === 'idle');
+      expect(states(sessionId)).toEqual(['running', 'idle']);
+      expect(agentText(h.updates(sessionId))).toBe('answers: allow');
+    });
+  });
+
   it('rejects an empty prompt with -32602 without inserting it', async () => {
     h = startAgent();
     const sessionId = await openSession(h, 2);

@@ -126,7 +126,8 @@ export class SessionRuntime implements AgentSession {
 
   /** A v2 snapshot of the current foreground state (after a resume, ACP-V2-RESUME-08). */
   stateSnapshot(): StateUpdate {
-    return { sessionUpdate: 'state_update', state: this.active ? 'running' : 'idle' };
+    // a turn blocked on a permission question is `requires_action`, also in a resume snapshot
+    return { sessionUpdate: 'state_update', state: this.active ? (this.active.requiresAction ? 'requires_action' : 'running') : 'idle' };
   }
 
   onCancelToolCall(toolCallId: string, cancel: () => void | Promise<void>): () => void {

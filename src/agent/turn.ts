@@ -3,7 +3,7 @@ import type { AnyContentBlock } from '../protocol/model/content.js';
 import type { PermissionOutcome } from '../protocol/model/session.js';
 import type { SessionUpdate } from '../protocol/model/update.js';
 import type { AgentLogger } from './logger.js';
-import type { AgentSession, PermissionQuestion, Turn } from './types.js';
+import type { AgentSession, PermissionQuestion, PermissionRequestOptions, Turn } from './types.js';
 
 /** What a turn needs from its session. */
 export interface TurnHost {
@@ -59,12 +59,29 @@ export class TurnRuntime implements Turn {
     return this.host.whenWritable();
   }
 
-  async requestPermission(question: PermissionQuestion): Promise<PermissionOutcome> {
+  /** v2: the whole foreground waits on the user (a blocking permission request is pending). */
+  get requiresAction(): boolean {
+    return this.pendingPermissions > 0 && !this.ended && !this.signal.aborted;
+  }
+
+  async requestPermission(question: PermissionQuestion, options: PermissionRequestOptions = {}): Promise<PermissionOutcome> {
     if (this.ended || this.signal.aborted) return { outcome: 'cancelled' };
     const offered = new Set(question.options.map((o) => o.optionId));
+    // a question other work of the turn does not wait on leaves the state `running` (ACP-V2-LIFE-07)
+    if (options.blocking === false) return this.ask(question, offered);
     this.pendingPermissions++;
-    // the whole foreground waits on the user while a permission is pending (ACP-V2-LIFE-07)
+    // the whole foreground waits on the user while a blocking permission is pending (ACP-V2-LIFE-07)
     if (this.pendingPermissions === 1 && this.host.version === 2) this.host.sendState('requires_action');
+    try {
+      return await this.ask(question, offered);
+    } finally {
+      this.pendingPermissions--;
+      // resumed: `running` once no blocking question is left (answering one of several is not resumption)
+      if (this.pendingPermissions === 0 && this.host.version === 2 && !this.ended && !this.signal.aborted) this.host.sendState('running');
+    }
+  }
+
+  private async ask(question: PermissionQuestion, offered: ReadonlySet<string>): Promise<PermissionOutcome> {
     try {
       const outcome = await this.host.askClient(question, this.signal);
       const optionId = (outcome as { optionId?: unknown } | undefined)?.optionId;
@@ -81,9 +98,6 @@ export class TurnRuntime implements Turn {
       if (this.signal.aborted || isAbortError(e) || (e instanceof AcpError && e.name === 'ConnectionClosedError')) return { outcome: 'cancelled' };
       if (e instanceof AcpError && e.code === ErrorCode.RequestCancelled) return { outcome: 'cancelled' };
       throw e;
-    } finally {
-      this.pendingPermissions--;
-      if (this.pendingPermissions === 0 && this.host.version === 2 && !this.ended && !this.signal.aborted) this.host.sendState('running');
     }
   }
 }

@@ -89,10 +89,22 @@ export interface Turn {
    */
   send(update: SessionUpdate): Promise<void>;
   /**
-   * Asks the user. In v2 the state goes `requires_action` while waiting, then `running`.
-   * When the turn is cancelled the request is cancelled and this resolves `{ outcome: 'cancelled' }`.
+   * Asks the user. In v2 the state goes `requires_action` while waiting (while several are pending:
+   * until the last is answered), then `running`; pass `{ blocking: false }` when other work of the
+   * turn goes on meanwhile (ACP-V2-LIFE-07). When the turn is cancelled the request is cancelled
+   * and this resolves `{ outcome: 'cancelled' }`.
    */
-  requestPermission(question: PermissionQuestion): Promise<PermissionOutcome>;
+  requestPermission(question: PermissionQuestion, options?: PermissionRequestOptions): Promise<PermissionOutcome>;
+}
+
+/** Options of {@link Turn.requestPermission}. */
+export interface PermissionRequestOptions {
+  /**
+   * Whether the turn as a whole waits for the answer (default `true`): v2 then reports
+   * `requires_action`. `false` when other foreground work of the turn progresses meanwhile, so
+   * the state stays `running` (ACP-V2-LIFE-07).
+   */
+  blocking?: boolean;
 }
 
 /** How a turn ended. A thrown abort error becomes `cancelled`; any other throw becomes `error` (v2). */
