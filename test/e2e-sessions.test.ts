@@ -205,6 +205,23 @@ describe.each([1, 2] as const)('restoring sessions over v%i', (v) => {
     tap.assertAllValid();
   });
 
+  it('session parameters: stdio MCP servers in the version\'s shape; unadvertised transports refused before sending (§5.12, ACP-V1-SESS-02/03, ACP-V2-SESS-01/02)', async () => {
+    const { conn, tap, wire } = await start(v);
+    const stdio = { type: 'stdio' as const, name: 'files', command: '/usr/bin/mcp-files', args: ['--root', '/tmp'], env: [{ name: 'K', value: 'v' }] };
+    const s = await conn.newSession({ cwd: '/tmp', mcpServers: [stdio], additionalDirectories: ['/var/tmp'] });
+    const sent = wire.find((w) => w.dir === 'out' && w.msg.method === 'session/new')!.msg.params as { mcpServers: Array<Record<string, unknown>>; additionalDirectories: string[] };
+    if (v === 1) expect(sent.mcpServers).toEqual([{ name: 'files', command: '/usr/bin/mcp-files', args: ['--root', '/tmp'], env: [{ name: 'K', value: 'v' }] }]);
+    else expect(sent.mcpServers).toEqual([stdio]);
+    expect(sent.additionalDirectories).toEqual(['/var/tmp']);
+    expect((await conn.listAllSessions({ cwd: '/tmp' })).find((x) => x.sessionId === s.sessionId)?.additionalDirectories).toEqual(['/var/tmp']);
+    // the agent advertises stdio only: an http server must not be sent
+    const before = wire.filter((w) => w.msg.method === 'session/new').length;
+    const http = { type: 'http' as const, name: 'web', url: 'https://mcp.example/', headers: [] };
+    await expect(conn.newSession({ cwd: '/tmp', mcpServers: [http] })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/mcpServers\[0\].*http/) });
+    expect(wire.filter((w) => w.msg.method === 'session/new').length).toBe(before);
+    tap.assertAllValid();
+  });
+
   it('close frees the session: later requests for it are -32002 (ACP-ALL-CLOSE-01)', async () => {
     const { conn, tap, raw } = await start(v);
     const s = await conn.newSession({ cwd: '/tmp' });

@@ -3,7 +3,7 @@ import type { WireCodec } from '../protocol/codec/types.js';
 import { AcpError, ErrorCode } from '../protocol/errors.js';
 import { Methods } from '../protocol/model/methods.js';
 import type {
-  AgentCapabilities, AuthMethod, ClientCapabilities, Implementation, PermissionRequest, SessionInfo,
+  AgentCapabilities, AuthMethod, ClientCapabilities, Implementation, McpServer, PermissionRequest, SessionInfo,
 } from '../protocol/model/session.js';
 import type {
   CreateTerminalRequest, InitializeResponse, ListSessionsResponse, NewSessionResponse, ReadTextFileRequest,
@@ -380,6 +380,7 @@ export class ClientConnection {
     for (const [i, d] of (options.additionalDirectories ?? []).entries()) {
       if (typeof d !== 'string' || !isAbsolute(d)) throw AcpError.invalidParams(`params.additionalDirectories[${i}] must be an absolute path (ACP-ALL-SESS-05)`, { path: `params.additionalDirectories[${i}]` });
     }
+    this.checkMcpServers(options.mcpServers ?? []);
     const params: Record<string, unknown> = { cwd: options.cwd, mcpServers: options.mcpServers ?? [] };
     if (options.additionalDirectories && options.additionalDirectories.length > 0) {
       if (!this.agentCapabilities.session?.additionalDirectories) {
@@ -389,6 +390,28 @@ export class ClientConnection {
     }
     if (options._meta) params._meta = options._meta;
     return params;
+  }
+
+  /**
+   * MCP transports are sent only when the agent advertises them (ACP-V1-SESS-02, ACP-V2-SESS-02):
+   * v1 stdio is baseline (ACP-V1-SESS-01), http/sse need `mcpCapabilities`; v2 stdio and http need
+   * `session.mcp.*` and has no SSE. Custom (`_`) transports have no marker and are left to the agent.
+   */
+  private checkMcpServers(servers: readonly McpServer[]): void {
+    if (!Array.isArray(servers)) throw AcpError.invalidParams('params.mcpServers must be an array', { path: 'params.mcpServers' });
+    const mcp = this.agentCapabilities.mcp ?? {};
+    servers.forEach((server, i) => {
+      const type = (server as { type?: unknown })?.type ?? 'stdio';
+      const ok = type === 'stdio' ? this.version === 1 || !!mcp.stdio
+        : type === 'http' ? !!mcp.http
+        : type === 'sse' ? this.version === 1 && !!mcp.sse
+        : typeof type === 'string' && type.startsWith('_');
+      if (!ok) {
+        throw AcpError.invalidParams(`params.mcpServers[${i}]: the agent does not advertise ${JSON.stringify(type)} MCP servers (${this.version === 1 ? 'ACP-V1-SESS-02' : 'ACP-V2-SESS-02'})`, {
+          path: `params.mcpServers[${i}].type`,
+        });
+      }
+    });
   }
 
   private makeSession(sessionId: string, options: NewSessionOptions): ClientSession {
