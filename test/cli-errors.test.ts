@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUILT, FIXTURES, cliEnv, ndjson, runCli, tempDir } from './fixtures/cli-helpers.js';
+import { randomUUID } from 'node:crypto';
+import { BUILT, FIXTURES, cliEnv, ndjson, processWithMarkerAlive, runCli, tempDir, waitFor } from './fixtures/cli-helpers.js';
 
 const sdkAgent = `node ${join(FIXTURES, 'cli-sdk-agent.mjs')}`;
 
@@ -49,6 +50,15 @@ describe.runIf(BUILT).concurrent('acp-kit errors', () => {
     const r = await runCli(['run', '--agent', sdkAgent, 'fail'], { cwd: tempDir('e-fail') });
     expect(r.code).toBe(7);
     expect(r.stderr).toContain('the model backend is down');
+  });
+
+  it('an agent that never answers initialize: exit 9 after --connect-timeout, no orphan left', async () => {
+    const marker = `mute-${randomUUID()}`;
+    const r = await runCli(['run', '--connect-timeout', '1', '--agent', `node -e "setTimeout(() => {}, 1e6)" ${marker}`, 'hi'], { cwd: tempDir('e-mute') });
+    expect(r.code).toBe(9);
+    expect(r.stderr).toContain('the agent did not answer initialize within 1 s');
+    expect(r.stderr).toContain('--connect-timeout');
+    await waitFor(() => !processWithMarkerAlive(marker), 5000, 'the mute agent to be killed');
   });
 
   it('version mismatch: exit 10 (agent answers a version acp-kit does not speak)', async () => {

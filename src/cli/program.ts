@@ -10,6 +10,8 @@ export interface AgentFlags {
   cwd?: string;
   protocol: 'auto' | '1' | '2';
   verbose?: boolean;
+  /** seconds to wait for the agent's `initialize` answer */
+  connectTimeout?: number;
 }
 
 export interface RunFlags extends AgentFlags {
@@ -55,6 +57,11 @@ function addAgentOptions(cmd: Command): Command {
     .option('--agent <command line>', 'agent to run, as one command line (default: the built-in demo agent)')
     .option('--cwd <dir>', 'working directory of the session (default: the current directory)')
     .addOption(new Option('--protocol <version>', 'protocol version to use').choices(['auto', '1', '2']).default('auto'))
+    .option('--connect-timeout <seconds>', "how long to wait for the agent's initialize answer (default 60)", (v) => {
+      const n = Number(v);
+      if (!Number.isFinite(n) || n <= 0) throw usageError(`--connect-timeout must be a positive number of seconds (got ${JSON.stringify(v)})`);
+      return n;
+    })
     .option('--verbose', "print the agent's stderr and protocol notes to stderr");
 }
 

@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import { connectToAgent, type ClientConnection, type ClientSession, type PermissionPolicy } from '../client/index.js';
 import type { TerminalExitStatus } from '../protocol/model/methods.js';
 import { agentContext, resolveAgentCommand, type AgentCommand } from './agent-command.js';
-import { toCliError, usageError, type AgentContext } from './errors.js';
+import { CliError, toCliError, usageError, type AgentContext } from './errors.js';
+import { ExitCode } from './exit-codes.js';
 import type { AgentFlags } from './program.js';
 import { packageVersion } from './program.js';
 
@@ -58,8 +59,10 @@ export async function openAgent(
   const agent = resolveAgentCommand(flags.agent);
   const ctx = agentContext(agent, protocol === 'auto' ? undefined : protocol);
   let conn: ClientConnection;
+  const timeoutS = flags.connectTimeout ?? 60;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    conn = await connectToAgent(
+    const connecting = connectToAgent(
       { command: agent.command, args: agent.args, cwd },
       {
         protocol,
@@ -74,8 +77,24 @@ export async function openAgent(
         onProblem: flags.verbose ? (p) => process.stderr.write(`acp-kit: protocol problem (${p.kind}): ${p.message}\n`) : undefined,
       },
     );
+    // The library has no connect timeout (or abort signal) yet: on timeout the CLI exits, and the
+    // rpc layer's exit hook kills the agent's process group.
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new CliError('agent_timeout', ExitCode.AgentFailed, `the agent did not answer initialize within ${timeoutS} s: ${agent.display}`, {
+              hint: 'Check that the command is an ACP agent (JSON-RPC on stdin/stdout), or raise --connect-timeout for slow starts.',
+            }),
+          ),
+        timeoutS * 1000,
+      );
+    });
+    conn = await Promise.race([connecting, timedOut]);
   } catch (e) {
     throw toCliError(e, ctx);
+  } finally {
+    clearTimeout(timer);
   }
   ctx.authMethods = conn.authMethods;
   return { conn, agent, ctx, cwd, close: () => conn.close() };
