@@ -86,6 +86,27 @@ describe.each([1, 2] as const)('config options over v%i (§5.13)', (v) => {
   });
 });
 
+describe('initialization (ACP-ALL-INIT-02..06, ACP-V2-INIT-01..03)', () => {
+  it.each([
+    ['auto', 2],
+    [1, 1],
+    [2, 2],
+  ] as const)('protocol %s negotiates v%i; info and capabilities read in the version\'s shape', async (choice, expected) => {
+    const tap = createSchemaTap(expected);
+    const conn = await connect({ command: process.execPath, args: [AGENT], protocol: choice, tap: tap.clientSide });
+    open.push(conn);
+    expect(conn.protocolVersion).toBe(expected);
+    expect(conn.agentInfo).toMatchObject({ name: 'e2e-agent', version: '1.0.0' });
+    const caps = conn.agentCapabilities;
+    expect(caps.prompt).toMatchObject({ image: true, embeddedContext: true });
+    expect(caps.prompt?.audio).toBeFalsy();
+    expect(caps.session).toMatchObject({ list: true, resume: true, close: true, additionalDirectories: true });
+    if (expected === 1) expect(caps.loadSession).toBe(true);
+    expect(conn.authMethods).toEqual([]);
+    tap.assertAllValid();
+  });
+});
+
 describe.each([1, 2] as const)('extensibility over v%i (ACP-ALL-EXT-04..06)', (v) => {
   it('`_` requests: handled or -32601; `_` notifications ignored; no reply to notifications', async () => {
     const { conn, tap, wire, stderr } = await start(v);
@@ -103,6 +124,20 @@ describe.each([1, 2] as const)('extensibility over v%i (ACP-ALL-EXT-04..06)', (v
     tap.assertAllValid();
   });
 
+  it('the client answers `_` requests from the agent -32601 and ignores `_` notifications (ACP-ALL-EXT-05/06)', async () => {
+    const { conn, tap, wire, problems } = await start(v);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    await s.prompt(script([
+      { clientNotify: '_e2e/agent_note', params: { n: 1 } },
+      { clientRequest: '_e2e/agent_ask', params: { q: 1 } },
+    ]));
+    expect(s.state.message('agent', 'client-req')?.text).toBe('error -32601');
+    const ask = wire.find((w) => w.dir === 'in' && w.msg.method === '_e2e/agent_ask')!;
+    expect(wire.filter((w) => w.dir === 'out' && w.msg.id === ask.msg.id && !('method' in w.msg))).toHaveLength(1);
+    expect(problems).toEqual([]);
+    tap.assertAllValid();
+  });
+
   it('unknown fields on input are tolerated; `_meta` passes through content untouched', async () => {
     const { conn, tap, raw } = await start(v);
     // a newer client may send fields this agent does not know
@@ -113,7 +148,10 @@ describe.each([1, 2] as const)('extensibility over v%i (ACP-ALL-EXT-04..06)', (v
     await s.prompt(script([
       send({ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: block }),
       send({ sessionUpdate: 'tool_call_update', toolCallId: 't', title: 'T', content: [{ type: 'content', content: block, _meta: { item: 1 } }] }),
+      // a field from a newer protocol revision on a known kind
+      send({ sessionUpdate: 'agent_message_chunk', messageId: 'n', content: text('newer'), futureField: { x: 1 } }),
     ]));
+    expect(s.state.message('agent', 'n')?.text).toBe('newer');
     expect(s.state.message('agent', 'm')?.content).toEqual([block]);
     expect(s.state.toolCalls.get('t')?.content).toEqual([{ type: 'content', content: block, _meta: { item: 1 } }]);
     tap.assertAllValid();
