@@ -86,7 +86,11 @@ export async function chatCommand(flags: ChatFlags): Promise<number> {
     const c = controller;
     // one ink instance for the whole chat (picker, loading, chat screen)
     const inst = ink.render(React.createElement(App, { view: c.view, actions: c }), { exitOnCtrlC: false });
-    unmount = () => inst.unmount();
+    unmount = () => {
+      // drop the transient "starting…"/picker frame so that the error stands alone
+      if (!c.view.state) inst.clear();
+      inst.unmount();
+    };
 
     let resumeId: string | undefined = typeof flags.resume === 'string' ? flags.resume : undefined;
     if (flags.resume === true) {
