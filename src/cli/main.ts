@@ -4,4 +4,10 @@
  */
 import { main } from './program.js';
 
+// `acp-kit run --json … | head`: the reader went away. Stop quietly (the exit hook still kills
+// the agent's process group) instead of dying on an unhandled EPIPE.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+});
+
 await main(process.argv);
