@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { approveAll } from '../src/client/services/permission-policy.js';
 import { connect, type ClientConnection, type ClientProblem, type SessionState } from '../src/client/index.js';
 import { createSchemaTap } from './support/schema-tap.js';
 
@@ -140,6 +141,33 @@ describe.each([1, 2] as const)('restoring sessions over v%i', (v) => {
     const r = await s.prompt(script([send({ sessionUpdate: 'agent_message_chunk', messageId: 'm3', content: text('again') })]));
     expect(r.stopReason).toBe('end_turn');
     if (v === 2) expect(r.userMessageId).not.toBe('user-1');
+    b.tap.assertAllValid();
+  });
+
+  // A permission question about a tool call the author never announced: the request carries the
+  // call's title/kind, but the session's update encoder and the history never see it. Over v1 the
+  // next `tool_call_update` for it therefore goes out as a creating `tool_call` (title "Tool call",
+  // kind other) that replaces what the client showed; over both versions a restore lacks them.
+  // Fix (agent runtime, src/agent/agent-connection.ts askPermission or TurnRuntime.requestPermission):
+  // when `question.subject.type === 'tool_call'`, first `session.emit({ sessionUpdate: 'tool_call_update',
+  // ...subject.toolCall })` (persisted + sent: v1 `tool_call`, v2 `tool_call_update`), then send the
+  // request (ACP-V1-TOOL-01, ACP-V1-PERM-01, ACP-V2-PERM-02).
+  it.skip('a tool call first described by a permission request keeps its title and kind, live and restored', async () => {
+    const dir = storeDir();
+    const a = await start(v, { E2E_STORE_DIR: dir }, { permissionPolicy: approveAll() });
+    const live = await a.conn.newSession({ cwd: '/tmp' });
+    const question = {
+      title: 'Write /tmp/x?',
+      subject: { type: 'tool_call', toolCall: { toolCallId: 'w1', title: 'Write file', kind: 'edit', status: 'pending' } },
+      options: [{ optionId: 'allow', name: 'Allow', kind: 'allow_once' }],
+    };
+    await live.prompt(script([{ ask: question, as: 'w' }, send({ sessionUpdate: 'tool_call_update', toolCallId: 'w1', status: 'completed' })]));
+    expect(live.state.toolCalls.get('w1')).toMatchObject({ title: 'Write file', toolKind: 'edit', status: 'completed' });
+    await a.conn.close();
+    const b = await start(v, { E2E_STORE_DIR: dir });
+    const restored = v === 1 ? await b.conn.loadSession(live.sessionId, { cwd: '/tmp' }) : await b.conn.resumeSession(live.sessionId, { cwd: '/tmp', replay: true });
+    expect(restored.state.toolCalls.get('w1')).toMatchObject({ title: 'Write file', toolKind: 'edit', status: 'completed' });
+    a.tap.assertAllValid();
     b.tap.assertAllValid();
   });
 
