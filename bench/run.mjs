@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ROUND_TRIPS, UPDATES } from './common.mjs';
 import { runStateStoreBench } from './state-store.mjs';
+import { CANCEL_TARGET_P99_MS, formatCancelRows, runCancelBench } from './cancel.mjs';
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 
@@ -46,6 +47,13 @@ for (const r of runStateStoreBench()) console.log(`| ${fmt(r.chunks)} | ${fmt(r.
 console.log('');
 // the ratios use the slower of our two protocol versions
 const ours = Math.min(by['acp-kit-v2'].updatesPerSec, by['acp-kit-v1'].updatesPerSec);
+console.log('');
+console.log(`Cancel latency: session/cancel -> end of turn (v1 response / v2 idle), as seen by the client; target p99 < ${CANCEL_TARGET_P99_MS} ms`);
+const cancel = await runCancelBench({ iterations: Number(process.env.BENCH_CANCEL_ITERATIONS ?? 30) });
+console.log(formatCancelRows(cancel.rows));
+console.log(`cancel p99 worst: ${Math.max(...cancel.rows.map((r) => r.p99)).toFixed(1)} ms`);
+
+console.log('');
 const oursP50 = Math.max(by['acp-kit-v2'].p50, by['acp-kit-v1'].p50);
 console.log(`acp-kit/sdk round-trip p50: ${(oursP50 / by.sdk.p50).toFixed(2)} (lower is better)`);
 console.log(`acp-kit/sdk throughput: ${(ours / by.sdk.updatesPerSec).toFixed(2)}`);
