@@ -2,13 +2,23 @@
  * Errors, help and sessions of the `acp-kit` CLI as a real process (needs `npm run build`):
  * every failure has its documented exit code and a hint.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { BUILT, FIXTURES, cliEnv, ndjson, processWithMarkerAlive, runCli, tempDir, waitFor } from './fixtures/cli-helpers.js';
+import { BUILT, FIXTURES, cliEnv, ndjson, processWithMarkerAlive, runCli, startCli, tempDir, waitFor } from './fixtures/cli-helpers.js';
 
 const sdkAgent = `node ${join(FIXTURES, 'cli-sdk-agent.mjs')}`;
+
+function pidsWithMarker(marker: string): string[] {
+  return readdirSync('/proc').filter((pid) => {
+    try {
+      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+    } catch {
+      return false;
+    }
+  });
+}
 
 describe.runIf(BUILT).concurrent('acp-kit errors', () => {
   it('agent command not found: exit 9 with a hint', async () => {
@@ -58,6 +68,20 @@ describe.runIf(BUILT).concurrent('acp-kit errors', () => {
     expect(r.code).toBe(9);
     expect(r.stderr).toContain('the agent did not answer initialize within 1 s');
     expect(r.stderr).toContain('--connect-timeout');
+    await waitFor(() => !processWithMarkerAlive(marker), 5000, 'the mute agent to be killed');
+  });
+
+  it('Ctrl-C while waiting for initialize: exit 130 at once (not after --connect-timeout), agent killed', async () => {
+    const marker = `mute-int-${randomUUID()}`;
+    const run = startCli(['run', '--json', '--connect-timeout', '60', '--agent', `node -e "setTimeout(() => {}, 1e6)" ${marker}`, 'hi'], { cwd: tempDir('e-mute-int') });
+    // the marker is in the CLI's own argv too: wait for a second process (the spawned agent)
+    await waitFor(() => pidsWithMarker(marker).length >= 2, 10_000, 'the mute agent to start');
+    const sent = Date.now();
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    expect(Date.now() - sent).toBeLessThan(5000);
+    expect(r.code).toBe(130);
+    expect(ndjson(r.stdout).at(-1)).toMatchObject({ type: 'result', stopReason: null, exitCode: 130, error: { kind: 'interrupted' } });
     await waitFor(() => !processWithMarkerAlive(marker), 5000, 'the mute agent to be killed');
   });
 

@@ -1,3 +1,4 @@
+import { ConnectAbortedError } from '../client/index.js';
 import { AcpError, ErrorCode } from '../protocol/errors.js';
 import type { AuthMethod } from '../protocol/model/session.js';
 import { ConnectionClosedError } from '../rpc/peer.js';
@@ -113,6 +114,13 @@ function indent(s: string): string {
 export function toCliError(e: unknown, ctx: AgentContext): CliError {
   if (e instanceof CliError) return e;
   if (e instanceof ConnectionClosedError) return closedError(e, ctx);
+  if (e instanceof ConnectAbortedError) {
+    if (e.reason === 'aborted') return new CliError('interrupted', ExitCode.Interrupted, 'interrupted while connecting to the agent', { cause: e });
+    return new CliError('agent_timeout', ExitCode.AgentFailed, `the agent did not answer initialize within ${(e.timeoutMs ?? 0) / 1000} s: ${ctx.commandLine}`, {
+      hint: 'Check that the command is an ACP agent (JSON-RPC on stdin/stdout), or raise --connect-timeout for slow starts.',
+      cause: e,
+    });
+  }
   if (e instanceof AcpError || isRpcErrorLike(e)) {
     const { code, message, data } = e as { code: number; message: string; data?: unknown };
     switch (code) {

@@ -3,8 +3,7 @@ import { resolve } from 'node:path';
 import { connectToAgent, type ClientConnection, type ClientSession, type PermissionPolicy } from '../client/index.js';
 import type { TerminalExitStatus } from '../protocol/model/methods.js';
 import { agentContext, resolveAgentCommand, type AgentCommand } from './agent-command.js';
-import { CliError, toCliError, usageError, type AgentContext } from './errors.js';
-import { ExitCode } from './exit-codes.js';
+import { toCliError, usageError, type AgentContext } from './errors.js';
 import type { AgentFlags } from './program.js';
 import { packageVersion } from './program.js';
 
@@ -47,22 +46,27 @@ export function protocolChoice(p: string | undefined): 'auto' | 1 | 2 {
 
 /**
  * Starts the agent and runs `initialize`, with the client services the CLI offers: a file
- * system sandbox and client-executed terminals (v1), confined to the session roots.
- * Connection failures come back as {@link CliError}s with hints.
+ * system sandbox and client-executed terminals (v1), confined to the session roots, and
+ * `--connect-timeout` as the library's initialize timeout. Connection failures come back as
+ * `CliError`s with hints.
  */
 export async function openAgent(
   flags: AgentFlags,
-  opts: { permissionPolicy?: PermissionPolicy; terminals?: TerminalHooks; onStderr?: (text: string) => void } = {},
+  opts: {
+    permissionPolicy?: PermissionPolicy;
+    terminals?: TerminalHooks;
+    onStderr?: (text: string) => void;
+    /** Aborting before `initialize` completes kills the agent and rejects (e.g. Ctrl-C while connecting). */
+    signal?: AbortSignal;
+  } = {},
 ): Promise<OpenAgent> {
   const cwd = resolveCwd(flags.cwd);
   const protocol = protocolChoice(flags.protocol);
   const agent = resolveAgentCommand(flags.agent);
   const ctx = agentContext(agent, protocol === 'auto' ? undefined : protocol);
   let conn: ClientConnection;
-  const timeoutS = flags.connectTimeout ?? 60;
-  let timer: NodeJS.Timeout | undefined;
   try {
-    const connecting = connectToAgent(
+    conn = await connectToAgent(
       { command: agent.command, args: agent.args, cwd },
       {
         protocol,
@@ -70,6 +74,9 @@ export async function openAgent(
         permissionPolicy: opts.permissionPolicy,
         fileSystem: true,
         terminals: { onOutput: opts.terminals?.onOutput, onExit: opts.terminals?.onExit },
+        // the library kills the agent's process group when either fires before initialize completes
+        initializeTimeoutMs: (flags.connectTimeout ?? 60) * 1000,
+        signal: opts.signal,
         onStderr: (text) => {
           opts.onStderr?.(text);
           if (flags.verbose) process.stderr.write(text);
@@ -77,24 +84,8 @@ export async function openAgent(
         onProblem: flags.verbose ? (p) => process.stderr.write(`acp-kit: protocol problem (${p.kind}): ${p.message}\n`) : undefined,
       },
     );
-    // The library has no connect timeout (or abort signal) yet: on timeout the CLI exits, and the
-    // rpc layer's exit hook kills the agent's process group.
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new CliError('agent_timeout', ExitCode.AgentFailed, `the agent did not answer initialize within ${timeoutS} s: ${agent.display}`, {
-              hint: 'Check that the command is an ACP agent (JSON-RPC on stdin/stdout), or raise --connect-timeout for slow starts.',
-            }),
-          ),
-        timeoutS * 1000,
-      );
-    });
-    conn = await Promise.race([connecting, timedOut]);
   } catch (e) {
     throw toCliError(e, ctx);
-  } finally {
-    clearTimeout(timer);
   }
   ctx.authMethods = conn.authMethods;
   return { conn, agent, ctx, cwd, close: () => conn.close() };

@@ -14,6 +14,7 @@ import { spawnAgent, type AgentProcess } from '../rpc/child.js';
 import { ConnectionClosedError, JsonRpcPeer, type RequestContext, type RequestOptions } from '../rpc/peer.js';
 import type { CloseInfo } from '../rpc/transport.js';
 import { ClientSession, type SessionHost } from './client-session.js';
+import { ConnectAbortedError, describeTarget, untilInitialized } from './connect-abort.js';
 import { Emitter, type ClientEvents, type ClientProblem } from './events.js';
 import { UnsupportedProtocolVersionError, acceptableVersions, buildInitializeParams } from './initialize.js';
 import type { AgentTarget, ClientOptions, NewSessionOptions, ResumeSessionOptions, RestoreSessionOptions } from './options.js';
@@ -27,8 +28,9 @@ const DEFAULT_CLIENT_INFO: Implementation = { name: 'acp-kit', version: '0.1.0' 
 /**
  * Connects to an agent — spawned from `command` over stdio, or over a given `transport` — and
  * runs `initialize`. Works with any ACP agent speaking v1 or v2 (see {@link ClientOptions.protocol}).
- * Rejects (and kills a spawned agent) when initialization fails or the agent answers a version
- * this client cannot speak (ACP-ALL-INIT-04).
+ * Rejects (and kills a spawned agent's process group) when initialization fails, the agent
+ * answers a version this client cannot speak (ACP-ALL-INIT-04), or — with
+ * {@link ConnectAbortedError} — `initializeTimeoutMs` elapses or `signal` aborts first.
  */
 export async function connect(options: ClientOptions & AgentTarget): Promise<ClientConnection> {
   return connectToAgent(options, options);
@@ -36,6 +38,13 @@ export async function connect(options: ClientOptions & AgentTarget): Promise<Cli
 
 /** {@link connect} with the target and the options apart. */
 export async function connectToAgent(target: AgentTarget, options: ClientOptions = {}): Promise<ClientConnection> {
+  const { signal, initializeTimeoutMs: timeoutMs } = options;
+  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1)) {
+    throw new TypeError(`initializeTimeoutMs must be a positive number of milliseconds up to 2^31-1 (got ${String(timeoutMs)})`);
+  }
+  const label = describeTarget(target);
+  // nothing is spawned for a connect that was cancelled before it started
+  if (signal?.aborted) throw new ConnectAbortedError('aborted', label, undefined, { cause: signal.reason });
   const emitter = new Emitter<ClientEvents>();
   let agent: AgentProcess | undefined;
   let transport = target.transport;
@@ -54,7 +63,7 @@ export async function connectToAgent(target: AgentTarget, options: ClientOptions
   }
   const conn = new ClientConnection(transport, agent, options, emitter);
   try {
-    await conn.initialize();
+    await untilInitialized(conn.initialize(), label, signal, timeoutMs);
   } catch (e) {
     await conn.close();
     throw e;

@@ -47,6 +47,19 @@ export interface ClientOptions {
   tap?: PeerOptions['tap'];
   /** Codec factory override (tests); default: the built-in v1/v2 codecs. */
   codecFor?: (version: 1 | 2) => WireCodec;
+  /**
+   * Gives up connecting when it aborts before `initialize` has completed: a spawned agent's
+   * process group is killed and `connect` rejects with `ConnectAbortedError` (`reason:
+   * 'aborted'`, the signal's reason as `cause`). Aborting later has no effect; use `close()`.
+   */
+  signal?: AbortSignal;
+  /**
+   * Milliseconds to wait for the agent's `initialize` answer (default: no limit). When they
+   * elapse, a spawned agent's process group is killed and `connect` rejects with
+   * `ConnectAbortedError` (`reason: 'timeout'`), e.g. `agent did not answer initialize within
+   * 60 s (node agent.js)`.
+   */
+  initializeTimeoutMs?: number;
   /** Max updates kept per not-yet-known session id before they are dropped (default 100 000). */
   maxBufferedUpdates?: number;
 }

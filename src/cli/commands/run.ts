@@ -94,6 +94,8 @@ export async function runCommand(prompt: string, flags: RunFlags): Promise<numbe
     const terminalsShown = new Set<string>();
     open = await openAgent(flags, {
       permissionPolicy: policy,
+      // the first Ctrl-C while connecting gives up at once (the agent is killed)
+      signal: abort.signal,
       terminals: {
         // v1: the agent runs commands through us; show their output live
         onOutput: (terminalId, text) => {
