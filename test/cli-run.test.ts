@@ -120,6 +120,17 @@ describe.runIf(BUILT).concurrent('acp-kit run (agent written with the official S
     expect(r.stdout).toContain('wrote out.txt');
   });
 
+  it('shows a command the agent runs through the client (v1 terminal/*) as the agent sent it, with its output', async () => {
+    const cwd = tempDir('run-sh');
+    const r = await runCli(['run', '--agent', sdkAgent, 'sh echo from-client-terminal; exit 3'], { cwd, env: cliEnv() });
+    expect(r.code).toBe(0);
+    // the requested command line, not the `/bin/sh -c` it was run with
+    expect(r.stdout).toContain('    $ echo from-client-terminal; exit 3\n');
+    expect(r.stdout).toContain('    │ from-client-terminal');
+    expect(r.stdout).toContain('    exit code 3');
+    expect(r.stdout).toContain('command exited with 3');
+  });
+
   it('maps stop reasons to their exit codes', async () => {
     const cwd = tempDir('run-stops');
     const expected: Record<string, number> = { max_tokens: 3, max_turn_requests: 4, refusal: 5, end_turn: 0 };

@@ -8,7 +8,7 @@ import type { StateChangeListener } from '../protocol/state/session-state.js';
 import type { RequestOptions } from '../rpc/peer.js';
 import type { FileSystemSandbox } from './services/fs-sandbox.js';
 import { decidePermission, denyAll, type PermissionPolicy } from './services/permission-policy.js';
-import type { TerminalManager } from './services/terminals.js';
+import type { ClientTerminalInfo, TerminalManager } from './services/terminals.js';
 
 /** How a prompt's foreground work ended. */
 export interface PromptResult {
@@ -249,6 +249,25 @@ export class ClientSession {
       throw new AcpError(ErrorCode.InvalidRequest, `terminal ${JSON.stringify(terminalId)} does not advertise capabilities.cancel`);
     }
     await this.host.call('terminal/cancel', { sessionId: this.sessionId, terminalId });
+  }
+
+  /**
+   * v1: a command the agent runs through this client (`terminal/create`, served when the
+   * connection was opened with `terminals`): the command and args the agent asked for, its cwd,
+   * the output retained so far, `truncated`, and the exit status once it exited. `undefined` for
+   * an unknown id and once the agent released the terminal (ACP-V1-TERM-08).
+   *
+   * Made for the `terminals.onOutput` / `onExit` callbacks, which only pass the terminal id:
+   * ```ts
+   * onOutput: (id, text) => {
+   *   const t = session.clientTerminal(id);
+   *   if (t) show(`$ ${[t.command, ...t.args].join(' ')}`, text);
+   * }
+   * ```
+   * Display terminals an agent reports with `terminal_update` (v2) are in `state.terminals`.
+   */
+  clientTerminal(terminalId: string): ClientTerminalInfo | undefined {
+    return this.terminals?.snapshot(terminalId);
   }
 
   /** Closes the session (`session/close`). */

@@ -33,7 +33,11 @@ export interface ClientOptions {
    * session's roots, and advertise `fs` (ACP-V1-FS-01). `true` = default sandbox options.
    */
   fileSystem?: boolean | FileSystemSandboxOptions;
-  /** v1 only: serve `terminal/*` (client-executed commands) and advertise `terminal`. */
+  /**
+   * v1 only: serve `terminal/*` (client-executed commands) and advertise `terminal`. The
+   * `onOutput` / `onExit` callbacks get the terminal id; look the command up with
+   * `ClientSession.clientTerminal(id)`.
+   */
   terminals?: boolean | Omit<TerminalManagerOptions, 'roots'>;
   /** Extension capabilities, sent in the capabilities' `_meta` (ACP-ALL-CAP-03). */
   capabilitiesMeta?: Meta;

@@ -106,8 +106,8 @@ export async function runCommand(prompt: string, flags: RunFlags): Promise<numbe
           if (!renderer) return;
           if (!terminalsShown.has(terminalId)) {
             terminalsShown.add(terminalId);
-            const info = session?.terminals?.info(terminalId);
-            if (info) renderer.line(style.dim(`    $ ${stripAnsi([info.file, ...info.args].join(' '))}`));
+            const t = session?.clientTerminal(terminalId);
+            if (t) renderer.line(style.dim(`    $ ${stripAnsi([t.command, ...t.args].join(' '))}`));
           }
           renderer.line(style.dim(stripAnsi(text).replace(/\n$/, '').replace(/^/gm, '    │ ')));
         },

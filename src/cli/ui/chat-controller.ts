@@ -144,8 +144,8 @@ export class ChatController implements ChatActions {
   onTerminalOutput = (terminalId: string, text: string): void => {
     let t = this.terminals.get(terminalId);
     if (!t) {
-      const info = this.session?.terminals?.info(terminalId);
-      t = { command: info ? [info.file, ...info.args].join(' ') : '', output: '' };
+      const info = this.session?.clientTerminal(terminalId);
+      t = { command: info ? [info.command, ...info.args].join(' ') : '', output: '' };
       this.terminals.set(terminalId, t);
     }
     // keep the tail only: the view shows a few lines

@@ -19,6 +19,7 @@ export {
 } from './fs-sandbox.js';
 export {
   TerminalManager,
+  type ClientTerminalInfo,
   type CreateTerminalParams,
   type TerminalInfo,
   type TerminalManagerOptions,

@@ -54,11 +54,41 @@ export interface TerminalManagerOptions {
 export interface TerminalInfo {
   terminalId: string;
   sessionId?: string;
+  /** `command` as the agent requested it */
+  command: string;
+  /** `args` as the agent requested them (`[]` when none) */
+  requestedArgs: string[];
   /** what was actually executed (after the `/bin/sh -c` decision) */
   file: string;
   args: string[];
   cwd: string;
   pid?: number;
+  exitStatus?: TerminalExitStatus;
+}
+
+/**
+ * A client-executed (v1 `terminal/*`) command as the user should see it: what the agent asked
+ * to run, where, and its output so far. Returned by `ClientSession.clientTerminal` and
+ * {@link TerminalManager.snapshot}.
+ */
+export interface ClientTerminalInfo {
+  terminalId: string;
+  /** The session that created it. */
+  sessionId?: string;
+  /** `command` as the agent sent it (a whole command line when it sent no `args`). */
+  command: string;
+  /** `args` as the agent sent them (`[]` when none). */
+  args: string[];
+  /** Absolute working directory the command runs in. */
+  cwd: string;
+  /**
+   * The retained output so far — stdout and stderr interleaved, the newest `outputByteLimit`
+   * bytes — exactly what `terminal/output` would answer now.
+   */
+  output: string;
+  /** True once bytes were dropped from the front of {@link output} (ACP-V1-TERM-03). */
+  truncated: boolean;
+  /** Set once the command has exited (ACP-V1-TERM-05). */
   exitStatus?: TerminalExitStatus;
 }
 
@@ -238,7 +268,7 @@ export class TerminalManager {
       throw AcpError.invalidParams(`could not start ${file}: ${e instanceof Error ? e.message : String(e)}`, { command: file });
     }
     trackProcessGroup(child);
-    const info: TerminalInfo = { terminalId, sessionId: req.sessionId, file, args: argv, cwd, pid: child.pid };
+    const info: TerminalInfo = { terminalId, sessionId: req.sessionId, command: req.command, requestedArgs: [...args], file, args: argv, cwd, pid: child.pid };
     const term = new Terminal(info, child, limit, this.options.killTimeoutMs ?? 2000);
     this.terminals.set(terminalId, term);
     this.wire(term);
@@ -410,7 +440,18 @@ export class TerminalManager {
   /** Facts about a live (unreleased) terminal, or `undefined`. */
   info(terminalId: string): TerminalInfo | undefined {
     const t = this.terminals.get(terminalId);
-    return t ? { ...t.info, args: [...t.info.args] } : undefined;
+    return t ? { ...t.info, args: [...t.info.args], requestedArgs: [...t.info.requestedArgs] } : undefined;
+  }
+
+  /** The requested command, cwd, output so far and exit status of an unreleased terminal, or `undefined`. */
+  snapshot(terminalId: string): ClientTerminalInfo | undefined {
+    const t = this.terminals.get(terminalId);
+    if (!t) return undefined;
+    const { output, truncated, exitStatus } = this.output(terminalId);
+    const out: ClientTerminalInfo = { terminalId, command: t.info.command, args: [...t.info.requestedArgs], cwd: t.info.cwd, output, truncated };
+    if (t.info.sessionId !== undefined) out.sessionId = t.info.sessionId;
+    if (exitStatus) out.exitStatus = exitStatus;
+    return out;
   }
 
   /** Ids of all unreleased terminals. */
