@@ -169,36 +169,3 @@ describe.runIf(BUILT).concurrent('acp-kit help and version', () => {
     expect(r.stderr).toContain('Usage: acp-kit');
   });
 });
-
-describe.runIf(BUILT)('acp-kit sessions', () => {
-  it('lists and shows sessions of the built-in agent', async () => {
-    const cwd = tempDir('s-list');
-    const env = cliEnv({ ACP_KIT_DATA_DIR: tempDir('s-data') });
-    const run = await runCli(['run', '--json', '--approve-all', 'create notes.txt containing hello'], { cwd, env });
-    expect(run.code).toBe(0);
-    const sessionId = ndjson(run.stdout).find((e) => e.type === 'session')!.sessionId as string;
-
-    const list = await runCli(['sessions', 'list'], { cwd, env });
-    expect(list.code).toBe(0);
-    expect(list.stdout).toContain(sessionId);
-    const json = await runCli(['sessions', 'list', '--json'], { cwd, env });
-    expect(ndjson(json.stdout)[0]!.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([sessionId]);
-
-    for (const protocol of ['1', '2']) {
-      const show = await runCli(['sessions', 'show', '--protocol', protocol, sessionId], { cwd, env });
-      expect(show.code, `v${protocol}`).toBe(0);
-      expect(show.stdout, `v${protocol}`).toContain('> create notes.txt containing hello');
-      expect(show.stdout, `v${protocol}`).toContain('Write notes.txt');
-    }
-
-    const missing = await runCli(['sessions', 'show', 'sess_does_not_exist'], { cwd, env });
-    expect(missing.code).toBe(13);
-    expect(missing.stderr).toContain('hint:');
-  });
-
-  it('an agent without session listing: exit 12', async () => {
-    const r = await runCli(['sessions', 'list', '--agent', sdkAgent], { cwd: tempDir('s-nolist') });
-    expect(r.code).toBe(12);
-    expect(r.stderr).toContain('does not support listing sessions');
-  });
-});

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { connectToAgent, type ClientConnection, type ClientSession, type PermissionPolicy } from '../client/index.js';
+import { connectToAgent, type ClientConnection, type ClientSession, type PermissionPolicy, type RestoreSessionOptions } from '../client/index.js';
 import type { TerminalExitStatus } from '../protocol/model/methods.js';
 import { agentContext, resolveAgentCommand, type AgentCommand } from './agent-command.js';
 import { toCliError, usageError, type AgentContext } from './errors.js';
@@ -91,11 +91,18 @@ export async function openAgent(
   return { conn, agent, ctx, cwd, close: () => conn.close() };
 }
 
-/** `session/new`, or resume/load of `resumeId` with a replay of its history. */
-export async function openSession(a: OpenAgent, resumeId?: string): Promise<{ session: ClientSession; mode: 'new' | 'load' | 'resume' }> {
+/**
+ * `session/new`, or resume/load of `resumeId` with a replay of its history; `onReplay` sees each
+ * replayed update as it is applied.
+ */
+export async function openSession(
+  a: OpenAgent,
+  resumeId?: string,
+  onReplay?: RestoreSessionOptions['onUpdate'],
+): Promise<{ session: ClientSession; mode: 'new' | 'load' | 'resume' }> {
   try {
     if (resumeId === undefined) return { session: await a.conn.newSession({ cwd: a.cwd }), mode: 'new' };
-    const session = await a.conn.resumeSession(resumeId, { cwd: a.cwd, replay: true });
+    const session = await a.conn.resumeSession(resumeId, { cwd: a.cwd, replay: true, onUpdate: onReplay });
     return { session, mode: a.conn.protocolVersion === 1 ? 'load' : 'resume' };
   } catch (e) {
     throw toCliError(e, a.ctx);

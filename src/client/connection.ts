@@ -260,6 +260,18 @@ export class ClientConnection {
     const previous = this.session(sessionId);
     // the session exists before the request so the replay streams straight into its state
     const session = this.makeSession(sessionId, options);
+    const stream = options.onUpdate;
+    // subscribed before the claim, so not even a buffered update is missed; a throwing callback
+    // must not cut the replay short
+    const unsubscribe = stream
+      ? session.onUpdate((update, state) => {
+          try {
+            stream(update, state);
+          } catch (e) {
+            this.problem({ kind: 'handler-error', sessionId, message: `RestoreSessionOptions.onUpdate failed on ${update.sessionUpdate}: ${(e as Error)?.message ?? String(e)}`, detail: e });
+          }
+        })
+      : undefined;
     previous?.supersede(session);
     router.claim(sessionId, session, true);
     try {
@@ -269,6 +281,8 @@ export class ClientConnection {
       router.release(sessionId, false);
       session.markClosed();
       throw e;
+    } finally {
+      unsubscribe?.();
     }
     return session;
   }

@@ -1,6 +1,8 @@
 import type { WireCodec } from '../protocol/codec/types.js';
 import type { Meta } from '../protocol/model/json.js';
 import type { Implementation, McpServer } from '../protocol/model/session.js';
+import type { AnySessionUpdate } from '../protocol/model/update.js';
+import type { SessionState } from '../protocol/state/session-state.js';
 import type { PeerOptions } from '../rpc/peer.js';
 import type { Transport } from '../rpc/transport.js';
 import type { FileSystemSandboxOptions } from './services/fs-sandbox.js';
@@ -81,7 +83,17 @@ export interface NewSessionOptions {
 }
 
 /** `session/load` / `session/resume` parameters. */
-export interface RestoreSessionOptions extends NewSessionOptions {}
+export interface RestoreSessionOptions extends NewSessionOptions {
+  /**
+   * Streams the restore: called with every update applied to the new session's state while
+   * `loadSession` / `resumeSession` runs — the replayed history (v1 `session/load`, v2
+   * `replayFrom`), v2's `state_update` snapshot and what the setup result sets (config options,
+   * commands) — in order, after each is applied, all before the method resolves. Afterwards it
+   * is never called again (subscribe with `session.onUpdate` for live updates). An exception
+   * it throws is reported as a `handler-error` problem and the restore goes on.
+   */
+  onUpdate?: (update: AnySessionUpdate, state: SessionState) => void;
+}
 
 /** `session/resume` parameters. */
 export interface ResumeSessionOptions extends RestoreSessionOptions {

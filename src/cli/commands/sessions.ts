@@ -77,14 +77,15 @@ export async function sessionsShowCommand(sessionId: string, flags: SessionsFlag
         hint: 'Showing a session needs session/load (v1 loadSession) or v2 session/resume with replay.',
       });
     }
-    const { session } = await openSession(a, sessionId);
     if (flags.json) {
       const w = new NdjsonWriter((s) => void process.stdout.write(s));
-      w.emit({ type: 'session', sessionId: session.sessionId, cwd: a.cwd, mode: a.conn.protocolVersion === 1 ? 'load' : 'resume' });
-      // the replay is in the state already: emit the merged entities
+      w.emit({ type: 'session', sessionId, cwd: a.cwd, mode: a.conn.protocolVersion === 1 ? 'load' : 'resume' });
+      // the replay streams as it arrives; the merged entities follow once it is complete
+      const { session } = await openSession(a, sessionId, (update) => w.emit({ type: 'update', sessionId, update }));
       w.emit({ type: 'history', sessionId: session.sessionId, state: session.state.toJSON() });
       return ExitCode.Ok;
     }
+    const { session } = await openSession(a, sessionId);
     const style = createStyle(colorEnabled(process.stdout));
     const title = session.state.info.title;
     process.stdout.write(style.bold(`session ${session.sessionId}${title ? ` — ${stripAnsi(title)}` : ''}\n`));

@@ -18,7 +18,9 @@ export type CliEvent =
       /** the agent command line as spawned */
       agent: string[];
     }
+  /** `run`: after `session/new`; `sessions show`: before the replay (the requested id) */
   | { type: 'session'; sessionId: string; cwd: string; mode: 'new' | 'load' | 'resume' }
+  /** `run`: each applied update of the turn; `sessions show`: each update of the replay, in order */
   | { type: 'update'; sessionId: string; update: AnySessionUpdate }
   | {
       type: 'permission';
@@ -38,7 +40,7 @@ export type CliEvent =
       exitStatus?: { exitCode?: number | null; signal?: string | null };
     }
   | { type: 'sessions'; sessions: SessionInfo[] }
-  /** `sessions show --json`: the replayed session as the library's `SessionState.toJSON()` */
+  /** `sessions show --json`: last line, the replayed session as the library's `SessionState.toJSON()` */
   | { type: 'history'; sessionId: string; state: object }
   | {
       type: 'result';
