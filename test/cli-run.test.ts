@@ -118,6 +118,10 @@ describe.runIf(BUILT).concurrent('acp-kit run (agent written with the official S
     expect(readFileSync(join(cwd, 'out.txt'), 'utf8')).toBe('hi there\n');
     expect(r.stdout).toContain('permission: Write out.txt ✓ allowed');
     expect(r.stdout).toContain('wrote out.txt');
+    // the v1 request's tool call carries only its id: the library titles it from the tool call
+    const j = await runCli(['run', '--json', '--agent', sdkAgent, '--deny-all', 'write out2.txt x'], { cwd });
+    expect(j.code).toBe(8);
+    expect(ndjson(j.stdout).find((e) => e.type === 'permission')).toMatchObject({ request: { title: 'Write out2.txt' }, allowed: false });
   });
 
   it('shows a command the agent runs through the client (v1 terminal/*) as the agent sent it, with its output', async () => {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { connect, type ClientConnection, type ClientProblem } from '../src/client/index.js';
-import { approveAll, interactive } from '../src/client/services/permission-policy.js';
+import { approveAll, interactive, type PermissionContext } from '../src/client/services/permission-policy.js';
+import type { PermissionRequest } from '../src/protocol/model/session.js';
 import { ConnectionClosedError } from '../src/rpc/peer.js';
 import { AcpError } from '../src/protocol/errors.js';
 
@@ -164,9 +165,13 @@ describe.each([1, 2] as const)('sessions over v%i', (v) => {
   });
 
   it('permission policy answers and the tool call from the request is applied first', async () => {
-    const { conn } = await start(args, { permissionPolicy: approveAll() });
+    const titles: string[] = [];
+    const { conn } = await start(args, { permissionPolicy: (req: PermissionRequest, ctx: PermissionContext) => (titles.push(req.title), approveAll()(req, ctx)) });
     const s = await conn.newSession({ cwd: '/work' });
     expect((await s.prompt('permission')).stopReason).toBe('end_turn');
+    // v2: the request's own title; v1: the request's tool call patch has only an id, so the title
+    // is the one of the tool call it refers to (not a placeholder)
+    expect(titles).toEqual([v === 2 ? 'Edit the file?' : 'Edit file']);
     const agentText = s.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text).join('|');
     expect(agentText).toContain('outcome:{"outcome":"selected","optionId":"ok"}');
     expect(s.state.toolCalls.get('perm-tool')!.title).toBe('Edit file');

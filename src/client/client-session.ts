@@ -301,13 +301,22 @@ export class ClientSession {
     }
   }
 
-  /** @internal a permission request for this session (ACP-V2-PERM-02: the tool call applies first) */
+  /**
+   * @internal a permission request for this session (ACP-V2-PERM-02: the tool call applies first).
+   * A v1 request has no title of its own: the codec takes the `toolCall` patch's title, but a
+   * patch often carries only the id (ACP-V1-PERM-01), and then the merged tool call's title —
+   * known only here — is the title the policy and UIs see.
+   */
   async requestPermission(request: PermissionRequest, signal: AbortSignal): Promise<PermissionOutcome> {
-    const subject = request.subject as { type?: unknown; toolCall?: { toolCallId?: unknown } } | null | undefined;
+    const subject = request.subject as { type?: unknown; toolCall?: { toolCallId?: unknown; title?: unknown } } | null | undefined;
     let toolCallId: string | undefined;
     if (subject?.type === 'tool_call' && subject.toolCall && typeof subject.toolCall.toolCallId === 'string') {
       toolCallId = subject.toolCall.toolCallId;
       this.receive({ ...subject.toolCall, sessionUpdate: 'tool_call_update' } as AnySessionUpdate);
+      const known = this.state.toolCalls.get(toolCallId)?.title;
+      if (this.host.protocolVersion === 1 && typeof subject.toolCall.title !== 'string' && typeof known === 'string' && known !== '') {
+        request = { ...request, title: known };
+      }
     }
     const own = new AbortController();
     this.pendingPermissions.add(own);

@@ -7,7 +7,6 @@ import { CliError, formatCliError, toCliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import type { ChatFlags } from '../program.js';
 import { handleSignals, openAgent, openSession, type OpenAgent } from '../session-runner.js';
-import { permissionTitle } from '../render/transcript.js';
 import { colorEnabled, createStyle } from '../style.js';
 import { ChatController } from '../ui/chat-controller.js';
 
@@ -64,8 +63,7 @@ export async function chatCommand(flags: ChatFlags): Promise<number> {
     const policy: PermissionPolicy = async (request, ctx) => {
       const outcome = await remembered(request, ctx);
       const o = selectedOption(request, outcome);
-      const title = permissionTitle(request, controller?.view.state, open?.conn.protocolVersion ?? 2);
-      controller?.note({ kind: 'permission', text: `${o?.kind.startsWith('allow') ? '✓' : '✗'} ${describePermissionDecision({ ...request, title }, outcome)}` });
+      controller?.note({ kind: 'permission', text: `${o?.kind.startsWith('allow') ? '✓' : '✗'} ${describePermissionDecision(request, outcome)}` });
       return outcome;
     };
 

@@ -7,7 +7,7 @@ import { CliError, formatCliError, toCliError } from '../errors.js';
 import { ExitCode, exitCodeForTurn } from '../exit-codes.js';
 import type { RunFlags } from '../program.js';
 import { NdjsonWriter } from '../render/ndjson-events.js';
-import { permissionTitle, TranscriptRenderer } from '../render/transcript.js';
+import { TranscriptRenderer } from '../render/transcript.js';
 import { handleSignals, openAgent, openSession, protocolChoice, type OpenAgent } from '../session-runner.js';
 import { colorEnabled, createStyle, stripAnsi } from '../style.js';
 
@@ -54,10 +54,7 @@ export async function runCommand(prompt: string, flags: RunFlags): Promise<numbe
     if (!allowed && !byCancel) rejected++;
     const decision = `${describePermissionDecision(request, outcome)} [${byCancel ? 'turn cancelled' : `policy ${policyName}`}]`;
     if (json) ndjson.emit({ type: 'permission', sessionId: request.sessionId, request, outcome, allowed, decision });
-    else {
-      const title = permissionTitle(request, session?.state, open?.conn.protocolVersion ?? 2);
-      renderer?.permission(title, { allowed, text: byCancel ? 'turn cancelled' : `policy --${policyName}` });
-    }
+    else renderer?.permission(request.title, { allowed, text: byCancel ? 'turn cancelled' : `policy --${policyName}` });
     return outcome;
   };
 

@@ -1,5 +1,4 @@
 import type { AnyContentBlock } from '../../protocol/model/content.js';
-import type { PermissionRequest } from '../../protocol/model/session.js';
 import type { AnyToolCallContent, ToolCallFileChanges, ToolCallTextDiff } from '../../protocol/model/tool-call.js';
 import type { AnySessionUpdate, ErrorObject, MessageRole, Notice, TerminalOutputChunk, TerminalUpdate } from '../../protocol/model/update.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
@@ -18,17 +17,6 @@ export interface TranscriptOptions {
   showUserMessages?: boolean;
   /** Lines of tool text output shown per item before eliding. */
   maxToolOutputLines?: number;
-}
-
-/**
- * The title to show for a permission request. v1 requests carry no title of their own (only a
- * tool call patch), so the merged tool call's title is the better label there.
- */
-export function permissionTitle(req: PermissionRequest, state: SessionState | undefined, protocolVersion: number): string {
-  const subject = req.subject as { type?: unknown; toolCall?: { toolCallId?: unknown } } | null | undefined;
-  const id = subject?.type === 'tool_call' && typeof subject.toolCall?.toolCallId === 'string' ? subject.toolCall.toolCallId : undefined;
-  const tcTitle = id !== undefined ? state?.toolCalls.get(id)?.title : undefined;
-  return protocolVersion === 1 && tcTitle ? tcTitle : req.title;
 }
 
 /** A short text for a non-text content block. */

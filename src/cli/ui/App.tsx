@@ -3,7 +3,7 @@ import { Box, Static, Text, useInput } from 'ink';
 import type { AnyContentBlock } from '../../protocol/model/content.js';
 import type { AnyToolCallContent } from '../../protocol/model/tool-call.js';
 import type { MessageState, PlanState, ToolCallState, TimelineEntry } from '../../protocol/state/entities.js';
-import { diffLinesOf, describeBlock, permissionTitle } from '../render/transcript.js';
+import { diffLinesOf, describeBlock } from '../render/transcript.js';
 import { formatUsage, planMark, toolStatusIcon } from '../render/symbols.js';
 import { stripAnsi } from '../style.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
@@ -212,7 +212,7 @@ function PermissionPicker({ view }: { view: ReadyView }): React.ReactElement | n
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="magenta" paddingX={1}>
       <Text bold color="magenta">
-        Permission: {stripAnsi(permissionTitle(req, view.state, view.protocolVersion))}
+        Permission: {stripAnsi(req.title)}
       </Text>
       {req.description ? <Text>{stripAnsi(req.description)}</Text> : null}
       {options.map((o, i) => (
