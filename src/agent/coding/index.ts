@@ -8,6 +8,7 @@ import { conversationFromHistory } from './restore.js';
 import { codingState, type CodingSessionState } from './session-state.js';
 import type { AgentMode, Tool } from './tool.js';
 import { builtinTools } from './tools/index.js';
+import { closeSessionMcp, describeMcpFailure, openSessionMcp, sessionMcp, sessionMcpTools, type SessionMcpOptions } from './mcp/index.js';
 
 export * from './model.js';
 export * from './tool.js';
@@ -19,6 +20,7 @@ export { createWorkspaceFs, type WorkspaceFs } from './workspace-fs.js';
 export { createCommandRunner, type CommandRunner, type CommandResult, type CommandOptions } from './terminal.js';
 export { builtinTools } from './tools/index.js';
 export { createDemoModel, parseDemoRequest, DEMO_HELP, type DemoModelOptions } from './models/demo.js';
+export * from './mcp/index.js';
 
 /** Options of {@link createCodingAgent}. */
 export interface CodingAgentOptions {
@@ -36,6 +38,11 @@ export interface CodingAgentOptions {
   instructions?: string;
   /** Agent name/version reported at `initialize`. */
   info?: { name: string; version: string; title?: string };
+  /**
+   * MCP servers the client passes at session setup (stdio and streamable HTTP): connect time
+   * limit, per-call time limit, where diagnostics go (default: stderr).
+   */
+  mcp?: SessionMcpOptions;
 }
 
 export const MODES: ReadonlyArray<{ value: AgentMode; name: string; description: string }> = [
@@ -57,6 +64,7 @@ function isMode(v: unknown): v is AgentMode {
 function systemPrompt(turn: Turn, state: CodingSessionState, extra?: string): string {
   const s = turn.session;
   const roots = [s.cwd, ...s.additionalDirectories];
+  const mcpDown = sessionMcp(s)?.status().filter((m) => m.state !== 'connected') ?? [];
   return [
     'You are a coding agent working in a software project on the user\'s machine, through the tools provided.',
     `Project root (cwd): ${s.cwd}`,
@@ -65,6 +73,8 @@ function systemPrompt(turn: Turn, state: CodingSessionState, extra?: string): st
     `Permission mode: ${state.mode}${state.mode === 'read-only' ? ' (do not try to write files or run commands)' : ''}.`,
     'Read files before you change them. Prefer edit_file for small changes. Keep answers short and concrete.',
     'For multi-step tasks, report your plan with update_plan and keep it current.',
+    sessionMcpTools(s).length > 0 ? 'Tools named mcp__<server>__<tool> come from MCP servers the user configured.' : '',
+    ...mcpDown.map((m) => (m.state === 'failed' ? describeMcpFailure(m) : `MCP server "${m.name}" stopped: ${m.error ?? 'closed'}.`)),
     extra ?? '',
   ].filter(Boolean).join('\n');
 }
@@ -107,10 +117,12 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
     codingState(session).mode = value;
   };
 
+  const info = options.info ?? { name: 'acp-kit-coding-agent', version: '0.1.0', title: 'acp-kit coding agent' };
   return {
-    info: options.info ?? { name: 'acp-kit-coding-agent', version: '0.1.0', title: 'acp-kit coding agent' },
-    capabilities: { prompt: { image: true, embeddedContext: true } },
-    openSession(session, context) {
+    info,
+    // stdio is mandatory (ACP-V1-SESS-01); streamable HTTP is what new agents SHOULD support
+    capabilities: { prompt: { image: true, embeddedContext: true }, mcp: { stdio: true, http: true } },
+    async openSession(session, context) {
       const state = codingState(session, { mode: options.mode });
       // after an agent restart the model continues the conversation the client sees (load/resume)
       if (context?.restored) {
@@ -121,6 +133,8 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
       // a restored session keeps its mode
       const saved = session.configOptions.find((o) => o.configId === 'mode');
       if (saved && isMode((saved as { currentValue?: unknown }).currentValue)) state.mode = (saved as { currentValue: AgentMode }).currentValue;
+      // before the response: restored sessions reconnect their servers, then answer (ACP-V1-RESUME-02)
+      await openSessionMcp(session, { clientInfo: { name: info.name, version: info.version }, ...options.mcp });
       return { configOptions: configOptions(session), availableCommands: [...COMMANDS] };
     },
     setConfigOption(session, configId, value) {
@@ -130,13 +144,16 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
       } else throw AcpError.invalidParams(`configId: unknown config option ${JSON.stringify(configId)}; expected "mode" or "model"`);
       return configOptions(session);
     },
+    closeSession(session) {
+      return closeSessionMcp(session);
+    },
     async prompt(turn): Promise<TurnResult> {
       const text = promptText(turn.prompt).trim();
       const slash = /^\/(\S+)\s*([\s\S]*)$/.exec(text);
       if (slash && COMMANDS.some((c) => c.name === slash[1])) return runCommand(turn, slash[1], slash[2].trim());
       return runTurn(turn, {
         model,
-        tools,
+        tools: [...tools, ...sessionMcpTools(turn.session)],
         maxTurnRequests,
         maxOutputTokens: options.maxOutputTokens,
         system: (t, s) => systemPrompt(t, s, options.instructions),
@@ -152,7 +169,9 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
     const state = codingState(turn.session);
     if (name === 'help') {
       const tips = model.id === 'demo' ? DEMO_HELP : `Model: ${model.id}. Ask for changes in plain language.`;
-      await say(turn, `${tips}\n\nCommands: ${COMMANDS.map((c) => `/${c.name}`).join(', ')}. Mode: ${state.mode}.`);
+      const mcp = sessionMcp(turn.session)?.status() ?? [];
+      const servers = mcp.length === 0 ? '' : `\n\nMCP servers: ${mcp.map((m) => `${m.name} (${m.state === 'connected' ? `${m.toolCount} tool${m.toolCount === 1 ? '' : 's'}` : `${m.state}: ${m.error ?? ''}`})`).join(', ')}.`;
+      await say(turn, `${tips}\n\nCommands: ${COMMANDS.map((c) => `/${c.name}`).join(', ')}. Mode: ${state.mode}.${servers}`);
     } else if (name === 'clear') {
       state.history.length = 0;
       await say(turn, 'Conversation cleared.');

@@ -3,6 +3,7 @@ import {
   delay, type AssistantPart, type ConversationMessage, type LanguageModel, type ModelEvent, type ModelRequest,
   type ToolResult,
 } from '../model.js';
+import { mcpToolName } from '../mcp/tool-name.js';
 
 /**
  * The offline demo model: **not an AI**. A deterministic, rule-based stand-in that understands a
@@ -17,6 +18,8 @@ import {
  * - `search <regex>` / `search <regex> in <dir>` → `search_text`
  * - `edit <file> replace <a> with <b>` → `edit_file` (asks permission)
  * - `run <command>` → `run_command` (asks permission)
+ * - `mcp <server> <tool> [<json arguments>]` → `mcp__<server>__<tool>`, a tool of an MCP server
+ *   the client configured (asks permission unless the server marks it read-only)
  * - anything with `rm -rf /` or `sudo` → refused (`refusal`)
  * - anything else → a short explanation of what it understands and how to use a real model.
  */
@@ -33,7 +36,8 @@ type Action =
   | { tool: 'list_files'; input: { path?: string; pattern?: string }; intent: string }
   | { tool: 'search_text'; input: { pattern: string; path?: string }; intent: string }
   | { tool: 'edit_file'; input: { path: string; old_string: string; new_string: string }; intent: string }
-  | { tool: 'run_command'; input: { command: string }; intent: string };
+  | { tool: 'run_command'; input: { command: string }; intent: string }
+  | { tool: `mcp__${string}`; input: unknown; intent: string };
 
 const unquote = (s: string) => s.trim().replace(/^(["'`])([\s\S]*)\1$/, '$2');
 
@@ -42,6 +46,17 @@ export function parseDemoRequest(text: string): Action | { refuse: string } | nu
   const t = text.trim().replace(/[.!]+$/, '');
   if (/\brm\s+-rf\s+\/(\s|$|\*)|\bsudo\b|\bmkfs\b/i.test(t)) return { refuse: 'That would damage the system or needs elevated privileges.' };
   let m: RegExpMatchArray | null;
+  if ((m = t.match(/^mcp\s+(\S+)\s+(\S+)(?:\s+([\s\S]+))?$/i))) {
+    let input: unknown = {};
+    if (m[3] !== undefined) {
+      try {
+        input = JSON.parse(m[3]);
+      } catch {
+        input = m[3]; // not JSON: the tool call fails with an input error the user sees
+      }
+    }
+    return { tool: mcpToolName(m[1], m[2]) as `mcp__${string}`, input, intent: `call \`${m[2]}\` of the MCP server \`${m[1]}\`` };
+  }
   if ((m = t.match(/^(?:please\s+)?(?:create|write|make)\s+(?:a\s+)?(?:new\s+)?(?:file\s+)?(\S+)\s+(?:containing|with(?:\s+content)?|saying)\s+([\s\S]+)$/i))) {
     const path = unquote(m[1]);
     return { tool: 'write_file', input: { path, content: unquote(m[2]) + '\n' }, intent: `create \`${path}\`` };
@@ -81,6 +96,7 @@ export const DEMO_HELP = [
   '- `search TODO in src`',
   '- `edit notes.txt replace hello with goodbye`',
   '- `run ls -la`',
+  '- `mcp <server> <tool> {"arg": "value"}` (calls a tool of an MCP server your editor configured)',
   '',
   'For a real model, start the agent with',
   '`acp-kit agent --model openai --base-url https://api.openai.com/v1 --model-name gpt-4o-mini` (key in `OPENAI_API_KEY`)',
@@ -193,8 +209,11 @@ export function createDemoModel(options: DemoModelOptions = {}): LanguageModel {
       return;
     }
     yield { type: 'plan', entries: planFor([action.tool], 'running') };
-    const asks = action.tool === 'write_file' || action.tool === 'edit_file' || action.tool === 'run_command';
-    const thought = `The user wants me to ${action.intent}. The ${action.tool} tool does that${asks ? '; it changes things, so the user may be asked for permission first' : ' without side effects'}.`;
+    const asks = action.tool === 'write_file' || action.tool === 'edit_file' || action.tool === 'run_command' || action.tool.startsWith('mcp__');
+    const why = action.tool.startsWith('mcp__')
+      ? '; the user may be asked for permission first unless the MCP server marks it read-only'
+      : asks ? '; it changes things, so the user may be asked for permission first' : ' without side effects';
+    const thought = `The user wants me to ${action.intent}. The ${action.tool} tool does that${why}.`;
     if (!(yield* stream('reasoning_delta', thought))) return yield* finishLength();
     if (!(yield* stream('text_delta', `I'll ${action.intent.replace(/`/g, '')} with \`${action.tool}\`.`))) return yield* finishLength();
     const n = req.messages.filter((m) => m.role === 'assistant').length + 1;
