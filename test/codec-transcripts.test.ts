@@ -61,14 +61,15 @@ describe('same-version relay through the neutral model', () => {
     for (const w of out) expect([null, 'unknown']).toContain(getValidator(2).update(w));
   });
 
-  it('v1: every update comes out as it went in, id-less chunks gain a minted id', () => {
+  it('v1: every update comes out as it went in, id-less chunks gain a minted id; unknown kinds are not re-sent', () => {
     const out = relay(1, V1_TRANSCRIPT) as Array<Record<string, unknown>>;
-    expect(out).toHaveLength(V1_TRANSCRIPT.length);
+    // the last entry (`_acme_event`) is decoded raw but not encoded: the v1 union is closed
+    expect(out).toHaveLength(V1_TRANSCRIPT.length - 1);
     const minted = out[2].messageId as string;
     expect(minted).toMatch(/^v1-/);
     expect(out[3].messageId).toBe(minted);
-    const expected = V1_TRANSCRIPT.map((w, i) => (i === 2 || i === 3 ? { ...w, messageId: minted } : w));
+    const expected = V1_TRANSCRIPT.slice(0, -1).map((w, i) => (i === 2 || i === 3 ? { ...w, messageId: minted } : w));
     expect(out).toEqual(expected);
-    for (const w of out.slice(0, -1)) expect(getValidator(1).update(w)).toBeNull();
+    for (const w of out) expect(getValidator(1).update(w)).toBeNull();
   });
 });

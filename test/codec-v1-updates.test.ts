@@ -305,6 +305,19 @@ describe('v1 session/update codec', () => {
       expect(enc.encode({ sessionUpdate: 'terminal_output_chunk', terminalId: 't', data: 'aGk=' })).toEqual([]);
     });
 
+    it('drops unknown and extension update kinds: the v1 union is closed (schema wins on output)', () => {
+      const enc = codec.createUpdateEncoder({ clientCapabilities: ALL_CAPS });
+      const custom = { sessionUpdate: '_acme_progress', percent: 50, _meta: { m: 1 } };
+      const future = { sessionUpdate: 'subagent_update', subagentId: 'a' };
+      // what passing them through would send is indeed invalid v1
+      expect(validator.update(custom)).not.toBeNull();
+      expect(validator.update(future)).not.toBeNull();
+      expect(enc.encode(custom as never)).toEqual([]);
+      expect(enc.encode(future as never)).toEqual([]);
+      // known kinds around them are unaffected
+      expect(enc.encode({ sessionUpdate: 'usage_update', used: 1, size: 10 })).toEqual([{ sessionUpdate: 'usage_update', used: 1, size: 10 }]);
+    });
+
     it('degrades v2-only content: unknown blocks dropped, resource_link icons removed', () => {
       const enc = codec.createUpdateEncoder();
       expect(enc.encode({ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: '_widget', x: 1 } })).toEqual([]);

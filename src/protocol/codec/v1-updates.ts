@@ -191,8 +191,9 @@ export class V1UpdateEncoder implements UpdateEncoder {
       case 'usage_update':
         return [u];
       default:
-        // Unknown/extension kinds pass through untouched (v1 clients ignore kinds they do not know).
-        return [u];
+        // v1's SessionUpdate union is closed: an unknown or extension (`_x`) kind would fail the
+        // official v1 schema on output, so it is not sent (v2 passes them through, ACP-V2-EXT-03).
+        return [];
     }
   }
 
