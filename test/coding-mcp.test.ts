@@ -1,0 +1,296 @@
+/**
+ * MCP servers in the built-in coding agent (ACP-V1-SESS-01, ACP-ALL-SESS-08, ACP-V2-RESUME-09):
+ * `acp-kit agent` as a real process (needs `npm run build`), driven by acp-kit's client, with a
+ * real MCP server (test/fixtures/mcp-echo-server.mjs, official MCP SDK) over stdio and streamable
+ * HTTP. The demo model calls MCP tools with `mcp <server> <tool> <json>`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connect, interactive, type ClientConnection, type ClientSession } from '../src/client/index.js';
+import type { McpServer, PermissionRequest } from '../src/protocol/index.js';
+import { StreamTransport } from '../src/rpc/stream-transport.js';
+
+const BIN = resolve('bin/acp-kit.js');
+const SERVER = resolve('test/fixtures/mcp-echo-server.mjs');
+const built = existsSync(resolve('dist/agent/coding/mcp/mcp-connections.js'));
+
+const conns: ClientConnection[] = [];
+const pids: number[] = [];
+const children: ChildProcess[] = [];
+// tests run concurrently (each has its own agent and servers): clean up once at the end
+afterAll(async () => {
+  await Promise.all(conns.splice(0).map((c) => c.close()));
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+  // never leave a fixture server behind, whatever the test did
+  for (const p of pids.splice(0)) if (alive(p)) process.kill(p, 'SIGKILL');
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitUntil(cond: () => boolean, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function tmp(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** A stdio config of the fixture server; `pidFile` receives its pid. */
+function echoServer(name: string, env: Record<string, string> = {}, pidFile?: string): McpServer {
+  const all = { ...env, ...(pidFile ? { MCP_PID_FILE: pidFile } : {}) };
+  return { type: 'stdio', name, command: process.execPath, args: [SERVER], env: Object.entries(all).map(([k, v]) => ({ name: k, value: v })) };
+}
+
+async function pidFrom(file: string): Promise<number> {
+  await waitUntil(() => existsSync(file) && readFileSync(file, 'utf8') !== '', 5000, `${file} is written`);
+  const pid = Number(readFileSync(file, 'utf8'));
+  pids.push(pid);
+  return pid;
+}
+
+interface Started {
+  conn: ClientConnection;
+  asked: PermissionRequest[];
+  stderr: () => string;
+}
+
+/** `acp-kit agent` (demo model, no pauses); permission requests get `answers` in order (then reject). */
+async function start(v: 1 | 2, opts: { answers?: string[]; dataDir?: string } = {}): Promise<Started> {
+  const asked: PermissionRequest[] = [];
+  let stderr = '';
+  const conn = await connect({
+    command: process.execPath,
+    args: [BIN, 'agent'],
+    protocol: v,
+    env: { ...process.env, ACP_KIT_DEMO_DELAY_MS: '0', ACP_KIT_DATA_DIR: opts.dataDir ?? tmp('coding-mcp-data-') },
+    onStderr: (t) => (stderr += t),
+    permissionPolicy: interactive(async (req) => {
+      asked.push(req);
+      return opts.answers?.[asked.length - 1] ?? 'reject_once';
+    }),
+  });
+  conns.push(conn);
+  return { conn, asked, stderr: () => stderr };
+}
+
+function calls(s: ClientSession) {
+  return [...s.state.toolCalls.values()];
+}
+
+function lastCall(s: ClientSession) {
+  const all = calls(s);
+  return all[all.length - 1];
+}
+
+function texts(content: readonly unknown[]): string[] {
+  return content.map((c) => (c as { content?: { text?: string } }).content?.text ?? '').filter(Boolean);
+}
+
+describe.skipIf(!built).concurrent('coding agent MCP', () => {
+for (const v of [1, 2] as const) describe(`over v${v}`, () => {
+  it('calls MCP tools through the demo rule: read-only without asking, results as tool-call content, isError -> failed, images, cancel', async () => {
+    const { conn, asked } = await start(v);
+    expect(conn.agentCapabilities.mcp).toMatchObject({ http: true, ...(v === 2 ? { stdio: true } : {}) });
+    const cancelFile = join(tmp('coding-mcp-cancel-'), 'cancelled');
+    // env reaches the server (MCP_TAG prefixes the echo)
+    const s = await conn.newSession({ cwd: tmp('coding-mcp-'), mcpServers: [echoServer('echo', { MCP_TAG: 'tagged', MCP_CANCEL_FILE: cancelFile })] });
+    const r = await s.prompt('mcp echo echo {"text": "hello mcp"}');
+    expect(r.stopReason).toBe('end_turn');
+    const tc = lastCall(s);
+    expect(tc.name).toBe('mcp__echo__echo');
+    expect(tc.status).toBe('completed');
+    expect(tc.toolKind).toBe('read');
+    expect(tc.rawInput).toEqual({ text: 'hello mcp' });
+    expect(texts(tc.content)).toEqual(['tagged: hello mcp']);
+    // the model got the result back and summarized it
+    expect(s.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text).join('\n')).toContain('tagged: hello mcp');
+
+    await s.prompt('mcp echo boom');
+    expect(lastCall(s).status).toBe('failed');
+    expect(texts(lastCall(s).content)).toEqual(['the boom tool exploded']);
+
+    await s.prompt('mcp echo pixel');
+    const px = lastCall(s);
+    expect(px.status).toBe('completed');
+    expect(px.content).toContainEqual({ type: 'content', content: { type: 'image', mimeType: 'image/png', data: expect.stringMatching(/^iVBOR/) } });
+
+    // the server validates the arguments; its message ends the call failed
+    await s.prompt('mcp echo echo {"wrong": 1}');
+    expect(lastCall(s).status).toBe('failed');
+    expect(texts(lastCall(s).content).join()).toMatch(/text/);
+    expect(asked).toEqual([]);
+
+    // cancelling the turn cancels the running MCP request (notifications/cancelled reaches the server)
+    const done = s.prompt('mcp echo slow');
+    await waitUntil(() => existsSync(`${cancelFile}.started`), 5000, 'the slow call runs in the server');
+    expect(lastCall(s)).toMatchObject({ name: 'mcp__echo__slow', status: 'in_progress' });
+    s.cancel();
+    expect((await done).stopReason).toBe('cancelled');
+    expect(lastCall(s).status).toBe(v === 2 ? 'cancelled' : 'failed');
+    await waitUntil(() => existsSync(cancelFile), 5000, 'the server saw the cancellation');
+  });
+
+  it('a non-read-only MCP tool asks first: rejected -> failed and not run; approved -> runs in the session cwd; read-only mode refuses', async () => {
+    const cwd = tmp('coding-mcp-');
+    const { conn, asked } = await start(v, { answers: ['reject_once', 'allow_once'] });
+    const s = await conn.newSession({ cwd, mcpServers: [echoServer('notes')] });
+    await s.prompt('mcp notes write_note {"note": "first"}');
+    expect(asked).toHaveLength(1);
+    expect(asked[0].subject).toMatchObject({ type: 'tool_call', toolCall: { name: 'mcp__notes__write_note' } });
+    expect(lastCall(s).status).toBe('failed');
+    expect(existsSync(join(cwd, 'notes.txt'))).toBe(false);
+
+    await s.prompt('mcp notes write_note {"note": "second"}');
+    expect(asked).toHaveLength(2);
+    expect(lastCall(s).status).toBe('completed');
+    expect(lastCall(s).toolKind).toBe('other');
+    expect(texts(lastCall(s).content)).toEqual(['saved note "second"']);
+    expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('second\n');
+
+    await s.setConfigOption('mode', 'read-only');
+    await s.prompt('mcp notes write_note {"note": "third"}');
+    expect(asked).toHaveLength(2);
+    expect(lastCall(s).status).toBe('failed');
+    expect(texts(lastCall(s).content).join()).toMatch(/read-only/);
+    expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('second\n');
+    // read-only tools still run in read-only mode
+    await s.prompt('mcp notes echo {"text": "still here"}');
+    expect(lastCall(s).status).toBe('completed');
+  });
+
+  it('a server that cannot start does not break the session: the user is told, the other server works', async () => {
+    const { conn, stderr } = await start(v);
+    const s = await conn.newSession({
+      cwd: tmp('coding-mcp-'),
+      mcpServers: [
+        { type: 'stdio', name: 'ghost', command: '/nonexistent/mcp-server-binary', args: [], env: [] },
+        { type: 'stdio', name: 'crashy', command: process.execPath, args: [SERVER, '--crash'], env: [] },
+        echoServer('echo'),
+      ],
+    });
+    // acp-kit's client advertises notices in v1 too, so both versions get a notice per server
+    await waitUntil(() => s.state.notices.length >= 2, 5000, 'two notices arrive');
+    const notices = s.state.notices.map((n) => `${n.title} ${n.description}`);
+    expect(notices.find((n) => n.includes('"ghost"'))).toMatch(/ENOENT/);
+    // the tail of the server's stderr explains the failure
+    expect(notices.find((n) => n.includes('"crashy"'))).toMatch(/missing configuration/);
+    expect(stderr()).toMatch(/MCP server "ghost" \(stdio\) failed to start/);
+    const r = await s.prompt('mcp echo echo {"text": "works"}');
+    expect(r.stopReason).toBe('end_turn');
+    expect(texts(lastCall(s).content)).toEqual(['echo: works']);
+    // the failed server's tools do not exist; the model is told which do
+    await s.prompt('mcp ghost anything');
+    expect(lastCall(s).status).toBe('failed');
+    expect(texts(lastCall(s).content).join()).toMatch(/unknown tool "mcp__ghost__anything".*mcp__echo__echo/);
+    // /help lists the servers and their state
+    await s.prompt('/help');
+    expect(s.state.messageList.at(-1)!.text).toMatch(/MCP servers: ghost \(failed: .*ENOENT.*\), crashy \(failed: .*\), echo \(5 tools\)/);
+  });
+
+  it('server processes end on session/close and when the connection ends (even a server that ignores stdin EOF)', async () => {
+    // our own spawn (no process-group kill), so only the agent can end the MCP servers
+    const child = spawn(process.execPath, [BIN, 'agent'], {
+      env: { ...process.env, ACP_KIT_DEMO_DELAY_MS: '0', ACP_KIT_DATA_DIR: tmp('coding-mcp-data-') },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    children.push(child);
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const conn = await connect({ transport: new StreamTransport(child.stdout!, child.stdin!), protocol: v });
+
+    const pid1File = join(tmp('coding-mcp-pid-'), 'pid');
+    const s1 = await conn.newSession({ cwd: tmp('coding-mcp-'), mcpServers: [echoServer('echo', {}, pid1File)] });
+    const pid1 = await pidFrom(pid1File);
+    await s1.prompt('mcp echo echo {"text": "x"}');
+    expect(alive(pid1)).toBe(true);
+    await s1.close();
+    await waitUntil(() => !alive(pid1), 6000, `MCP server ${pid1} is gone after session/close`);
+
+    const pid2File = join(tmp('coding-mcp-pid-'), 'pid');
+    await conn.newSession({ cwd: tmp('coding-mcp-'), mcpServers: [echoServer('echo', { MCP_STUBBORN: '1' }, pid2File)] });
+    const pid2 = await pidFrom(pid2File);
+    expect(alive(pid2)).toBe(true);
+    await conn.close(); // ends the agent's stdin
+    expect(await exited).toBe(0);
+    await waitUntil(() => !alive(pid2), 6000, `MCP server ${pid2} is gone after the connection ended`);
+  });
+
+  it('restoring a session reconnects with exactly the servers of the restore request', async () => {
+    const dataDir = tmp('coding-mcp-data-');
+    const cwd = tmp('coding-mcp-');
+    const first = await start(v, { dataDir });
+    const pid1File = join(tmp('coding-mcp-pid-'), 'pid');
+    const s = await first.conn.newSession({ cwd, mcpServers: [echoServer('echo', { MCP_TAG: 'one' }, pid1File)] });
+    const pid1 = await pidFrom(pid1File);
+    await s.prompt('mcp echo echo {"text": "a"}');
+    expect(texts(lastCall(s).content)).toEqual(['one: a']);
+    await first.conn.close();
+    await waitUntil(() => !alive(pid1), 6000, 'the first server is gone');
+
+    // a new agent process restores the stored session with another server list
+    const second = await start(v, { dataDir });
+    const pid2File = join(tmp('coding-mcp-pid-'), 'pid');
+    const servers = [echoServer('echo', { MCP_TAG: 'two' }, pid2File)];
+    const again = v === 1
+      ? await second.conn.loadSession(s.sessionId, { cwd, mcpServers: servers })
+      : await second.conn.resumeSession(s.sessionId, { cwd, mcpServers: servers });
+    const pid2 = await pidFrom(pid2File);
+    await again.prompt('mcp echo echo {"text": "b"}');
+    expect(texts(lastCall(again).content)).toEqual(['two: b']);
+
+    if (v === 1) {
+      // v1 load on the same connection reopens the session: old servers closed, the new (empty) list used
+      const reloaded = await second.conn.loadSession(s.sessionId, { cwd, mcpServers: [] });
+      await waitUntil(() => !alive(pid2), 6000, 'the second server is gone after a load without servers');
+      await reloaded.prompt('mcp echo echo {"text": "c"}');
+      expect(lastCall(reloaded).status).toBe('failed');
+      expect(texts(lastCall(reloaded).content).join()).toMatch(/unknown tool/);
+    }
+  });
+});
+});
+
+describe.skipIf(!built).concurrent('coding agent MCP over streamable HTTP', () => {
+  it('connects with the configured headers and calls a tool (v1 and v2)', async () => {
+    const server = spawn(process.execPath, [SERVER, '--http'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(server);
+    const port = await new Promise<number>((resolvePort, reject) => {
+      let out = '';
+      server.stdout!.on('data', (d) => {
+        out += String(d);
+        const m = /listening (\d+)/.exec(out);
+        if (m) resolvePort(Number(m[1]));
+      });
+      server.on('exit', (code) => reject(new Error(`http MCP server exited ${code}`)));
+    });
+    const url = `http://127.0.0.1:${port}/mcp`;
+    for (const v of [1, 2] as const) {
+      const { conn } = await start(v);
+      const s = await conn.newSession({
+        cwd: tmp('coding-mcp-'),
+        mcpServers: [
+          { type: 'http', name: 'web', url, headers: [{ name: 'x-test-token', value: 'sesame' }] },
+          // the server answers 401 without the header: reported, not fatal
+          { type: 'http', name: 'nokey', url, headers: [] },
+        ],
+      });
+      await s.prompt('mcp web echo {"text": "over http"}');
+      expect(lastCall(s).status).toBe('completed');
+      expect(texts(lastCall(s).content)).toEqual(['echo: over http']);
+      await waitUntil(() => s.state.notices.some((n) => n.title.includes('"nokey"')), 5000, 'the nokey notice arrives');
+    }
+  });
+});
