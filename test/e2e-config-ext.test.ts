@@ -170,7 +170,7 @@ describe.each([1, 2] as const)('agent runtime, known gaps over v%i', (v) => {
   // `this.configOptions = [...u.configOptions]`; on `current_mode_update` set
   // `this.configOptions = withValue(this.configOptions, modeOption(this.configOptions).configId, u.currentModeId)`;
   // in both cases `this.host.store.setConfigValues(this.sessionId, configValues(this.configOptions))`.
-  it.skip('config changes the author announces survive a later set_config_option (ACP-ALL-CFG-05)', async () => {
+  it('config changes the author announces survive a later set_config_option (ACP-ALL-CFG-05)', async () => {
     const { conn, tap } = await start(v);
     const s = await conn.newSession({ cwd: '/tmp' });
     const cfg = s.state.configOptions.map((o) => (o.configId === 'model' ? { ...o, currentValue: 'large' } : o));

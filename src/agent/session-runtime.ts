@@ -106,6 +106,7 @@ export class SessionRuntime implements AgentSession {
   emit(update: AnySessionUpdate): void {
     if (this.closed) return;
     this.track(update);
+    this.trackConfig(update);
     if (isHistoryUpdate(update)) this.host.store.append(this.sessionId, update);
     this.host.sendUpdate(this, update);
   }
@@ -113,6 +114,26 @@ export class SessionRuntime implements AgentSession {
   /** Sends an update that is not part of the history and not of any turn (v2 state snapshots). */
   sendLive(update: AnySessionUpdate): void {
     if (!this.closed) this.host.sendUpdate(this, update);
+  }
+
+  /**
+   * The author's `config_option_update` / `current_mode_update` change the session's options, so a
+   * later `session/set_config_option` answers the current list (ACP-ALL-CFG-05) and a restore gets
+   * the current values. Returns whether a `current_mode_update` was applied to the mode option.
+   */
+  private trackConfig(update: AnySessionUpdate): boolean {
+    const u = update as { sessionUpdate: string; configOptions?: unknown; currentModeId?: unknown };
+    if (u.sessionUpdate === 'config_option_update' && Array.isArray(u.configOptions)) {
+      this.configOptions = [...(u.configOptions as ConfigOption[])];
+    } else if (u.sessionUpdate === 'current_mode_update' && typeof u.currentModeId === 'string') {
+      const mode = modeOption(this.configOptions);
+      if (!mode) return false;
+      this.configOptions = withValue(this.configOptions, mode.configId, u.currentModeId);
+    } else {
+      return false;
+    }
+    this.host.store.setConfigValues(this.sessionId, configValues(this.configOptions));
+    return u.sessionUpdate === 'current_mode_update';
   }
 
   /** Feeds history through the encoder without sending, so later updates encode as continuations. */
