@@ -330,7 +330,7 @@ class AgentConnectionImpl implements AgentConnection {
       await this.store.delete(sessionId).catch(() => undefined);
       throw e;
     }
-    s.configOptions = [...(setup?.configOptions ?? [])];
+    s.openWith(setup?.configOptions ?? []);
     this.sessions.set(sessionId, s);
     return { sessionId, ...this.setupResult(s, setup) };
   }
@@ -356,7 +356,7 @@ class AgentConnectionImpl implements AgentConnection {
     const existing = this.sessions.get(p.sessionId);
     if (existing && kind === 'resume') {
       // already open here: keep it (and its running turn); replay through a fresh encoder
-      if (replay) await this.replay(existing, stored.updates, this.codec!.createUpdateEncoder({ clientCapabilities: this.client.capabilities }));
+      if (replay) await this.replay(existing, stored.updates, this.codec!.createUpdateEncoder({ clientCapabilities: this.client.capabilities, configOptions: existing.configOptions }));
       if (this.version === 2) existing.sendLive(existing.stateSnapshot());
       return this.setupResult(existing, undefined);
     }
@@ -368,7 +368,7 @@ class AgentConnectionImpl implements AgentConnection {
     const s = new SessionRuntime(this.host!, { sessionId: p.sessionId, cwd: p.cwd, additionalDirectories, mcpServers: p.mcpServers ?? [], restored: true });
     const history = stored.updates.filter(isHistoryUpdate);
     const setup = await this.definition.openSession?.(s, { restored: true, history });
-    s.configOptions = restoreValues(setup?.configOptions ?? [], stored.meta.configValues);
+    s.openWith(restoreValues(setup?.configOptions ?? [], stored.meta.configValues));
     if (replay) await this.replay(s, stored.updates);
     else for (const u of stored.updates) if (isHistoryUpdate(u)) s.prime(u);
     if (this.version === 2) s.sendLive(s.stateSnapshot());

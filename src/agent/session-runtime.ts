@@ -71,6 +71,8 @@ export class SessionRuntime implements AgentSession {
   private readonly toolCancels = new Map<string, () => void | Promise<void>>();
   private readonly terminalCancels = new Map<string, () => void | Promise<void>>();
   private services: ClientServices | undefined;
+  /** Whether the encoder has seen an update (then it keeps its state: never recreated). */
+  private encoderUsed = false;
 
   constructor(
     private readonly host: SessionHost,
@@ -102,18 +104,42 @@ export class SessionRuntime implements AgentSession {
     this.emit(update);
   }
 
+  /**
+   * The config options `openSession` returned. An encoder that has not encoded anything yet is
+   * recreated knowing them, so a v2 replay turns a stored `current_mode_update` into a
+   * `config_option_update` (ACP-V2-CFG-04).
+   */
+  openWith(options: readonly ConfigOption[]): void {
+    this.configOptions = [...options];
+    if (!this.encoderUsed) {
+      this.encoder = this.host.codec.createUpdateEncoder({ clientCapabilities: this.host.client.capabilities, configOptions: this.configOptions });
+    }
+  }
+
   /** Persists (history kinds) then sends; nothing once the session is closed. */
   emit(update: AnySessionUpdate): void {
     if (this.closed) return;
     this.track(update);
-    this.trackConfig(update);
+    const modeChanged = this.trackConfig(update);
     if (isHistoryUpdate(update)) this.host.store.append(this.sessionId, update);
+    this.encoderUsed = true;
+    // v2 has no `current_mode_update`: the mode is the `category: "mode"` option, sent as the whole
+    // current list (the encoder's own copy misses changes answered by `session/set_config_option`)
+    if (this.host.version === 2 && modeChanged) {
+      const u = update as { _meta?: unknown };
+      const wire = { sessionUpdate: 'config_option_update', configOptions: this.configOptions } as SessionUpdate;
+      if (u._meta != null) (wire as { _meta?: unknown })._meta = u._meta;
+      this.host.sendUpdate(this, wire);
+      return;
+    }
     this.host.sendUpdate(this, update);
   }
 
   /** Sends an update that is not part of the history and not of any turn (v2 state snapshots). */
   sendLive(update: AnySessionUpdate): void {
-    if (!this.closed) this.host.sendUpdate(this, update);
+    if (this.closed) return;
+    this.encoderUsed = true;
+    this.host.sendUpdate(this, update);
   }
 
   /**
@@ -138,6 +164,7 @@ export class SessionRuntime implements AgentSession {
 
   /** Feeds history through the encoder without sending, so later updates encode as continuations. */
   prime(update: AnySessionUpdate): void {
+    this.encoderUsed = true;
     try {
       this.encoder.encode(update as SessionUpdate);
     } catch {
