@@ -203,7 +203,7 @@ describe.each([1, 2] as const)('agent runtime, known gaps over v%i', (v) => {
   // every block: `image` needs `capabilities.prompt.image`, `audio` `.audio`, `resource`
   // `.embeddedContext`; `text`/`resource_link` always pass; any other type -> -32602
   // `params.prompt[i].type: ... not supported` with `{ path: 'params.prompt[i]' }`, before insertion.
-  it.skip('a prompt with content the agent did not advertise is -32602 (ACP-V2-CONT-01)', async () => {
+  it('a prompt with content the agent did not advertise is -32602 (ACP-V2-CONT-01)', async () => {
     const { conn, tap, raw } = await start(v);
     const s = await conn.newSession({ cwd: '/tmp' });
     await expect(raw('session/prompt', { sessionId: s.sessionId, prompt: [{ type: 'audio', data: 'AAAA', mimeType: 'audio/wav' }] })).rejects.toMatchObject({ code: -32602 });

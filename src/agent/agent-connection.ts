@@ -440,7 +440,29 @@ class AgentConnectionImpl implements AgentConnection {
     if (!Array.isArray(p.prompt) || (this.version === 2 && p.prompt.length === 0)) {
       throw AcpError.invalidParams('params.prompt: must contain at least one content block (ACP-V2-LIFE-14)', { path: 'params.prompt' });
     }
+    this.checkPromptContent(p.prompt);
     return s.prompt(p.prompt, ctx.signal);
+  }
+
+  /**
+   * Content the agent did not advertise is refused before insertion (ACP-V2-CONT-01,
+   * ACP-ALL-CONT-01/02): `text` and `resource_link` always pass; `image`, `audio` and `resource`
+   * need the `prompt` capability; any other block type is not supported.
+   */
+  private checkPromptContent(prompt: readonly unknown[]): void {
+    const caps = this.definition.capabilities?.prompt ?? {};
+    prompt.forEach((block, i) => {
+      const type = (block as { type?: unknown } | null)?.type;
+      if (type === 'text' || type === 'resource_link') return;
+      const needs = type === 'image' ? 'image' : type === 'audio' ? 'audio' : type === 'resource' ? 'embeddedContext' : undefined;
+      const path = `params.prompt[${i}]`;
+      if (!needs) {
+        throw AcpError.invalidParams(`${path}.type: content type ${JSON.stringify(type)} is not supported by this agent (ACP-V2-CONT-01)`, { path });
+      }
+      if (!caps[needs]) {
+        throw AcpError.invalidParams(`${path}: ${type} content needs the prompt capability "${needs}", which this agent does not advertise (ACP-ALL-CONT-02)`, { path });
+      }
+    });
   }
 
   private checkMcp(servers: readonly McpServer[]): void {
