@@ -73,6 +73,7 @@ export class SessionRuntime implements AgentSession {
   private services: ClientServices | undefined;
   /** Whether the encoder has seen an update (then it keeps its state: never recreated). */
   private encoderUsed = false;
+  private warnedStateUpdate = false;
 
   constructor(
     private readonly host: SessionHost,
@@ -101,7 +102,7 @@ export class SessionRuntime implements AgentSession {
   }
 
   send(update: SessionUpdate): void {
-    this.emit(update);
+    this.emitFromAuthor(update);
   }
 
   /**
@@ -114,6 +115,22 @@ export class SessionRuntime implements AgentSession {
     if (!this.encoderUsed) {
       this.encoder = this.host.codec.createUpdateEncoder({ clientCapabilities: this.host.client.capabilities, configOptions: this.configOptions });
     }
+  }
+
+  /**
+   * What the author sends (`session.send`, `turn.send`). The runtime owns the v2 foreground state
+   * (ACP-V2-LIFE-05/06): an author's `state_update` could end the turn early on the client, so it
+   * is dropped (with one warning per session).
+   */
+  emitFromAuthor(update: SessionUpdate): void {
+    if ((update as { sessionUpdate?: unknown } | null)?.sessionUpdate === 'state_update') {
+      if (!this.warnedStateUpdate) {
+        this.warnedStateUpdate = true;
+        this.host.logger.warn(`session ${this.sessionId}: dropped a state_update sent by the agent: the runtime reports the foreground state itself (ACP-V2-LIFE-05/06); further ones are dropped silently`);
+      }
+      return;
+    }
+    this.emit(update);
   }
 
   /** Persists (history kinds) then sends; nothing once the session is closed. */
@@ -281,7 +298,7 @@ export class SessionRuntime implements AgentSession {
     const turn = new TurnRuntime(this, job.prompt, userMessageId, {
       version: this.host.version,
       logger: this.host.logger,
-      emit: (u) => this.emit(u),
+      emit: (u) => this.emitFromAuthor(u),
       sendState: (state) => this.sendLive({ sessionUpdate: 'state_update', state }),
       askClient: (q, signal) => this.host.askPermission(this, q, signal),
       whenWritable: () => this.host.whenWritable(),

@@ -9,7 +9,7 @@ import type { AgentSession, PermissionQuestion, PermissionRequestOptions, Turn }
 export interface TurnHost {
   readonly version: 1 | 2;
   readonly logger: AgentLogger;
-  /** Persists and sends an update of the session. */
+  /** Persists and sends an update the author sent on the turn (the runtime's own kinds are dropped). */
   emit(update: SessionUpdate): void;
   /** Sends a v2 `state_update` (live only, never persisted). */
   sendState(state: 'running' | 'requires_action'): void;
