@@ -152,7 +152,7 @@ describe.each([1, 2] as const)('restoring sessions over v%i', (v) => {
   // when `question.subject.type === 'tool_call'`, first `session.emit({ sessionUpdate: 'tool_call_update',
   // ...subject.toolCall })` (persisted + sent: v1 `tool_call`, v2 `tool_call_update`), then send the
   // request (ACP-V1-TOOL-01, ACP-V1-PERM-01, ACP-V2-PERM-02).
-  it.skip('a tool call first described by a permission request keeps its title and kind, live and restored', async () => {
+  it('a tool call first described by a permission request keeps its title and kind, live and restored', async () => {
     const dir = storeDir();
     const a = await start(v, { E2E_STORE_DIR: dir }, { permissionPolicy: approveAll() });
     const live = await a.conn.newSession({ cwd: '/tmp' });

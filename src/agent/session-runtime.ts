@@ -71,6 +71,8 @@ export class SessionRuntime implements AgentSession {
   private readonly toolCancels = new Map<string, () => void | Promise<void>>();
   private readonly terminalCancels = new Map<string, () => void | Promise<void>>();
   private services: ClientServices | undefined;
+  /** Fields of every tool call sent so far (by reference), to tell whether a permission subject adds any. */
+  private readonly toolCalls = new Map<string, Record<string, unknown>>();
   /** Whether the encoder has seen an update (then it keeps its state: never recreated). */
   private encoderUsed = false;
   private warnedStateUpdate = false;
@@ -139,6 +141,7 @@ export class SessionRuntime implements AgentSession {
     this.track(update);
     const modeChanged = this.trackConfig(update);
     if (isHistoryUpdate(update)) this.host.store.append(this.sessionId, update);
+    this.noteToolCall(update);
     this.encoderUsed = true;
     // v2 has no `current_mode_update`: the mode is the `category: "mode"` option, sent as the whole
     // current list (the encoder's own copy misses changes answered by `session/set_config_option`)
@@ -155,6 +158,7 @@ export class SessionRuntime implements AgentSession {
   /** Sends an update that is not part of the history and not of any turn (v2 state snapshots). */
   sendLive(update: AnySessionUpdate): void {
     if (this.closed) return;
+    this.noteToolCall(update);
     this.encoderUsed = true;
     this.host.sendUpdate(this, update);
   }
@@ -179,8 +183,41 @@ export class SessionRuntime implements AgentSession {
     return u.sessionUpdate === 'current_mode_update';
   }
 
+  /** Remembers what the client (and the encoder) were told about each tool call. */
+  private noteToolCall(update: AnySessionUpdate): void {
+    const u = update as { sessionUpdate: string; toolCallId?: unknown };
+    if (typeof u.toolCallId !== 'string') return;
+    if (u.sessionUpdate === 'tool_call_update') {
+      const known = this.toolCalls.get(u.toolCallId) ?? {};
+      for (const [k, v] of Object.entries(u)) if (k !== 'sessionUpdate' && v !== undefined) known[k] = v;
+      this.toolCalls.set(u.toolCallId, known);
+    } else if (u.sessionUpdate === 'tool_call_content_chunk') {
+      const known = this.toolCalls.get(u.toolCallId) ?? { toolCallId: u.toolCallId };
+      // the content grew by a chunk: a subject's content list can no longer be compared
+      delete known.content;
+      this.toolCalls.set(u.toolCallId, known);
+    }
+  }
+
+  /**
+   * A permission question about a tool call the client (or the history) has not been told about,
+   * or with fields it has not seen, first goes out as a `tool_call_update` through the session:
+   * persisted, and known to the encoder, so v1 shows it as a `tool_call` with its own title/kind
+   * and later updates continue it (ACP-V1-TOOL-01, ACP-V1-PERM-01, ACP-V2-PERM-02).
+   */
+  announcePermissionSubject(question: PermissionQuestion): void {
+    const subject = question.subject as { type?: unknown; toolCall?: unknown } | null | undefined;
+    if (subject?.type !== 'tool_call') return;
+    const call = subject.toolCall as Record<string, unknown> | null | undefined;
+    if (!call || typeof call !== 'object' || typeof call.toolCallId !== 'string') return;
+    const known = this.toolCalls.get(call.toolCallId);
+    const adds = !known || Object.entries(call).some(([k, v]) => k !== 'toolCallId' && v !== undefined && !sameValue(known[k], v));
+    if (adds) this.emit({ ...call, sessionUpdate: 'tool_call_update' } as SessionUpdate);
+  }
+
   /** Feeds history through the encoder without sending, so later updates encode as continuations. */
   prime(update: AnySessionUpdate): void {
+    this.noteToolCall(update);
     this.encoderUsed = true;
     try {
       this.encoder.encode(update as SessionUpdate);
@@ -299,6 +336,7 @@ export class SessionRuntime implements AgentSession {
       version: this.host.version,
       logger: this.host.logger,
       emit: (u) => this.emitFromAuthor(u),
+      announceSubject: (q) => this.announcePermissionSubject(q),
       sendState: (state) => this.sendLive({ sessionUpdate: 'state_update', state }),
       askClient: (q, signal) => this.host.askPermission(this, q, signal),
       whenWritable: () => this.host.whenWritable(),
@@ -420,6 +458,17 @@ export class SessionRuntime implements AgentSession {
     } catch (e) {
       this.host.logger.warn(`session ${this.sessionId}: closeSession failed: ${describeError(e)}`);
     }
+  }
+}
+
+/** Same field value: identical, or equal JSON (subjects are often rebuilt, not reused). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
   }
 }
 

@@ -11,6 +11,8 @@ export interface TurnHost {
   readonly logger: AgentLogger;
   /** Persists and sends an update the author sent on the turn (the runtime's own kinds are dropped). */
   emit(update: SessionUpdate): void;
+  /** Announces a permission question's `tool_call` subject as a tool call update when it is news. */
+  announceSubject(question: PermissionQuestion): void;
   /** Sends a v2 `state_update` (live only, never persisted). */
   sendState(state: 'running' | 'requires_action'): void;
   /** Sends `session/request_permission`; aborting `signal` sends `$/cancel_request` and rejects -32800. */
@@ -67,6 +69,7 @@ export class TurnRuntime implements Turn {
   async requestPermission(question: PermissionQuestion, options: PermissionRequestOptions = {}): Promise<PermissionOutcome> {
     if (this.ended || this.signal.aborted) return { outcome: 'cancelled' };
     const offered = new Set(question.options.map((o) => o.optionId));
+    this.host.announceSubject(question);
     // a question other work of the turn does not wait on leaves the state `running` (ACP-V2-LIFE-07)
     if (options.blocking === false) return this.ask(question, offered);
     this.pendingPermissions++;
