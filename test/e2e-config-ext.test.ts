@@ -159,8 +159,8 @@ describe.each([1, 2] as const)('extensibility over v%i (ACP-ALL-EXT-04..06)', (v
 });
 
 
-// Agent-runtime bugs found by this sweep. src/agent/** is owned by another helper, so these are
-// skipped here with the exact fix in the comment; un-skip once fixed (each fails today).
+// Agent-runtime bugs found by this sweep, fixed in src/agent (each test failed before its fix);
+// the comments keep the requirement and describe the bug and the fix as found.
 describe.each([1, 2] as const)('agent runtime, known gaps over v%i', (v) => {
   // ACP-ALL-CFG-05 / ACP-ALL-CFG-06: the runtime's `session.configOptions` must follow what the author
   // announces. Today SessionRuntime.emit() (src/agent/session-runtime.ts) does not track

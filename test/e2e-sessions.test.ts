@@ -144,6 +144,7 @@ describe.each([1, 2] as const)('restoring sessions over v%i', (v) => {
     b.tap.assertAllValid();
   });
 
+  // Fixed in the agent runtime; the bug as found, and the fix:
   // A permission question about a tool call the author never announced: the request carries the
   // call's title/kind, but the session's update encoder and the history never see it. Over v1 the
   // next `tool_call_update` for it therefore goes out as a creating `tool_call` (title "Tool call",
