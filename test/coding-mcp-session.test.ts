@@ -128,6 +128,23 @@ describe('coding agent MCP sessions (in process)', () => {
     }
   });
 
+  it('a server that goes away mid-session: its tools stay listed and fail saying why', async () => {
+    const logs: string[] = [];
+    const conns = await McpConnections.open([{ type: 'stdio', name: 'echo', command: process.execPath, args: [SERVER], env: [] }], { cwd: tmp('coding-mcp-h-'), log: (l) => logs.push(l) });
+    try {
+      const [st] = conns.status();
+      expect(st.state).toBe('connected');
+      process.kill(st.pid!, 'SIGKILL');
+      await waitUntil(() => conns.status()[0].state === 'closed', 5000, 'the connection notices the exit');
+      expect(logs.join('\n')).toMatch(/MCP server "echo": the server went away/);
+      const echo = conns.tools().find((t) => t.name === 'mcp__echo__echo')!;
+      const ctx = { signal: new AbortController().signal } as Parameters<typeof echo.execute>[1];
+      await expect(echo.execute({ text: 'x' }, ctx)).rejects.toThrow(/MCP server "echo" is not connected: the server went away/);
+    } finally {
+      await conns.close();
+    }
+  });
+
   it('maps MCP results: resources, links and structured content become ACP content; text for the model', () => {
     const out = mcpToolOutcome({
       content: [
