@@ -158,7 +158,13 @@ export class JsonRpcPeer {
           reject(e);
         },
       });
-      this.write(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
+      try {
+        this.write(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
+      } catch (e) {
+        // nothing went out (e.g. params hold a BigInt or a cycle): forget the request
+        this.pending.get(id)?.reject(e);
+        this.pending.delete(id);
+      }
     });
   }
 
@@ -184,8 +190,9 @@ export class JsonRpcPeer {
   }
 
   private write(message: object): void {
-    if (this.tapSent) this.tapSent(message);
+    // send first: it throws on unserializable values, and the tap must only see what went out
     this.transport.send(message);
+    if (this.tapSent) this.tapSent(message);
   }
 
   // ---- inbound ------------------------------------------------------------
@@ -219,8 +226,9 @@ export class JsonRpcPeer {
 
   private dispatch(message: unknown, sink: Sink = this.sendReply): Promise<unknown> | undefined {
     if (Array.isArray(message)) {
-      if (sink !== this.sendReply) sink(errorReply(null, AcpError.invalidRequest('nested batch')));
-      else this.dispatchBatch(message);
+      // no batches in ACP: one -32600 id:null, none of the entries run (ACP-V2-TRANS-11)
+      this.problem('invalid-message', 'a JSON array (batch) is not an ACP message');
+      sink(errorReply(null, AcpError.invalidRequest('a JSON array (batch) is not an ACP message; send one JSON-RPC object per line')));
       return undefined;
     }
     if (message === null || typeof message !== 'object') {
@@ -258,29 +266,6 @@ export class JsonRpcPeer {
     return undefined;
   }
 
-  /** Lenient input: a batch is answered per JSON-RPC 2.0 §6 (we never send batches ourselves). */
-  private dispatchBatch(items: unknown[]): void {
-    if (items.length === 0) {
-      this.sendReply(errorReply(null, AcpError.invalidRequest('empty batch')));
-      return;
-    }
-    const replies: Promise<object>[] = [];
-    for (const item of items) {
-      let sink!: Sink;
-      replies.push(new Promise<object>((resolve) => (sink = resolve)));
-      const before = replies.length;
-      this.dispatch(item, sink);
-      // notifications and responses produce no reply: drop their placeholder
-      if (!isRequestLike(item) && !isInvalid(item)) replies.splice(before - 1, 1);
-    }
-    if (replies.length === 0) return;
-    void Promise.all(replies).then((all) => {
-      if (this.closeInfo) return;
-      if (this.tapSent) this.tapSent(all);
-      this.transport.send(all);
-    });
-  }
-
   private readonly sendReply: Sink = (msg) => this.write(msg);
 
   private startRequest(id: RequestId | null, method: string, params: unknown, sink: Sink): void {
@@ -300,8 +285,13 @@ export class JsonRpcPeer {
     const done = (result: unknown, error: unknown, failed: boolean): void => {
       if (id !== null && this.inbound.get(id) === controller) this.inbound.delete(id);
       if (this.closeInfo) return;
-      if (!failed) sink({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
-      else sink(errorReply(id, toAcpError(error, controller.signal.aborted)));
+      try {
+        if (!failed) sink({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
+        else sink(errorReply(id, toAcpError(error, controller.signal.aborted)));
+      } catch (e) {
+        // a result/error that JSON cannot carry (BigInt, cycle) must still get an answer, not crash the peer
+        sink(errorReply(id, AcpError.internal(`the ${failed ? 'error' : 'result'} of ${method} could not be sent as JSON: ${(e as Error)?.message ?? String(e)}`)));
+      }
     };
     let result: unknown;
     try {
@@ -366,8 +356,14 @@ export class JsonRpcPeer {
     if (this.closeInfo) return;
     this.closeInfo = info;
     const err = new ConnectionClosedError(info);
-    for (const p of this.pending.values()) p.reject(err);
-    this.pending.clear();
+    // a response already received but queued behind a slow notification handler still settles
+    // its request, in order; only requests with no answer in hand are rejected
+    const answered = this.backlog.length > 0 ? answeredIds(this.backlog) : undefined;
+    for (const [id, p] of this.pending) {
+      if (answered?.has(id)) continue;
+      this.pending.delete(id);
+      p.reject(err);
+    }
     for (const c of this.inbound.values()) c.abort(err);
     this.inbound.clear();
     this.resolveClosed(info);
@@ -384,16 +380,14 @@ function errorReply(id: RequestId | null, e: AcpError): object {
   return { jsonrpc: '2.0', id, error: e.toJSON() };
 }
 
-function isRequestLike(item: unknown): boolean {
-  return item !== null && typeof item === 'object' && !Array.isArray(item) && typeof (item as { method?: unknown }).method === 'string' && hasOwn.call(item, 'id');
-}
-
-/** Items that get an error reply: anything that is neither a notification nor a response. */
-function isInvalid(item: unknown): boolean {
-  if (item === null || typeof item !== 'object' || Array.isArray(item)) return true;
-  const m = item as Record<string, unknown>;
-  if (typeof m.method === 'string') return hasOwn.call(m, 'id') ? false : false;
-  return !(hasOwn.call(m, 'id') && (hasOwn.call(m, 'result') || hasOwn.call(m, 'error')));
+function answeredIds(messages: readonly unknown[]): Set<unknown> {
+  const ids = new Set<unknown>();
+  for (const m of messages) {
+    if (m !== null && typeof m === 'object' && !Array.isArray(m) && hasOwn.call(m, 'id') && (hasOwn.call(m, 'result') || hasOwn.call(m, 'error')) && typeof (m as { method?: unknown }).method !== 'string') {
+      ids.add((m as { id: unknown }).id);
+    }
+  }
+  return ids;
 }
 
 function validId(id: unknown): RequestId | null {
