@@ -148,6 +148,28 @@ describe('resume of a session open on this connection', () => {
   });
 });
 
+describe.each([1, 2] as const)('resume of a session open on this connection with other MCP servers, v%i', (v) => {
+  // ACP-V2-RESUME-09: the request's `mcpServers` is the complete set; an open session that is
+  // resumed with another set is reopened (like v1 `session/load`), so the author sees the new list
+  it('reopens the session: the author sees the new list, not the one of session/new', async () => {
+    const h = start();
+    await h.request('initialize', initParams(v));
+    const server = (name: string) => (v === 2 ? { type: 'stdio', name, command: '/bin/true', args: [], env: [] } : { name, command: '/bin/true', args: [], env: [] });
+    const { sessionId } = await h.request('session/new', { cwd: '/tmp', mcpServers: [server('first')] });
+    await promptTurn(h, sessionId, text('mcp'));
+    expect(agentText(h.updates(sessionId))).toBe('mcp: first');
+    await h.request('session/resume', { sessionId, cwd: '/tmp', mcpServers: [server('second')] });
+    const before = h.updates(sessionId).length;
+    await promptTurn(h, sessionId, text('mcp'));
+    expect(agentText(h.updates(sessionId).slice(before))).toBe('mcp: second');
+    // omitted means none (not the earlier servers)
+    await h.request('session/resume', { sessionId, cwd: '/tmp' });
+    const before2 = h.updates(sessionId).length;
+    await promptTurn(h, sessionId, text('mcp'));
+    expect(agentText(h.updates(sessionId).slice(before2))).toBe('mcp: none');
+  });
+});
+
 describe('durability', () => {
   it('replays every update the client had received after the agent was killed with SIGKILL mid-turn', async () => {
     const dataDir = tempDataDir();

@@ -354,8 +354,10 @@ class AgentConnectionImpl implements AgentConnection {
     const stored = await this.store.load(p.sessionId);
     if (!stored) throw AcpError.sessionNotFound(p.sessionId);
     const existing = this.sessions.get(p.sessionId);
-    if (existing && kind === 'resume') {
-      // already open here: keep it (and its running turn); replay through a fresh encoder
+    if (existing && kind === 'resume' && sameSetup(existing, p)) {
+      // already open here with the same roots and MCP servers: keep it (and its running turn);
+      // replay through a fresh encoder. Another setup reopens it below like `session/load`, so
+      // `openSession` sees the request's complete `mcpServers` list (ACP-V2-RESUME-09).
       if (replay) await this.replay(existing, stored.updates, this.codec!.createUpdateEncoder({ clientCapabilities: this.client.capabilities, configOptions: existing.configOptions }));
       if (this.version === 2) existing.sendLive(existing.stateSnapshot());
       return this.setupResult(existing, undefined);
@@ -544,6 +546,12 @@ class AgentConnectionImpl implements AgentConnection {
       throw AcpError.internal(msg, { path: failure.path });
     }
   }
+}
+
+/** Whether a restore request names the open session's own cwd, directories and MCP servers. */
+function sameSetup(s: SessionRuntime, p: LoadSessionRequest | ResumeSessionRequest): boolean {
+  const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+  return s.cwd === p.cwd && same(s.additionalDirectories, p.additionalDirectories ?? []) && same(s.mcpServers, p.mcpServers ?? []);
 }
 
 /** `cwd` absolute (ACP-ALL-SESS-03); `additionalDirectories` non-empty absolute strings (ACP-ALL-SESS-07). */
