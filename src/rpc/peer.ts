@@ -76,7 +76,9 @@ export class JsonRpcPeer {
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private fallbackRequest: ((method: string, params: unknown, ctx: RequestContext) => unknown) | undefined;
   private fallbackNotification: ((method: string, params: unknown) => void | Promise<void>) | undefined;
+  /** Messages held while the inbox is blocked; read from `backlogHead` (Array#shift is O(n) on large arrays). */
   private backlog: unknown[] = [];
+  private backlogHead = 0;
   private blocked = false;
   private closeInfo: CloseInfo | undefined;
   private readonly closedPromise: Promise<CloseInfo>;
@@ -216,9 +218,18 @@ export class JsonRpcPeer {
     this.blocked = true;
     const resume = (): void => {
       this.blocked = false;
-      while (this.backlog.length > 0 && !this.blocked) {
-        const next = this.backlog.shift();
+      while (this.backlogHead < this.backlog.length && !this.blocked) {
+        const next = this.backlog[this.backlogHead];
+        this.backlog[this.backlogHead++] = undefined;
         this.process(next);
+      }
+      if (this.backlogHead === this.backlog.length) {
+        this.backlog = [];
+        this.backlogHead = 0;
+      } else if (this.backlogHead > 1024 && this.backlogHead * 2 > this.backlog.length) {
+        // compact now and then so a long-blocked inbox does not keep its consumed head alive
+        this.backlog = this.backlog.slice(this.backlogHead);
+        this.backlogHead = 0;
       }
     };
     wait.then(resume, resume);
@@ -358,7 +369,7 @@ export class JsonRpcPeer {
     const err = new ConnectionClosedError(info);
     // a response already received but queued behind a slow notification handler still settles
     // its request, in order; only requests with no answer in hand are rejected
-    const answered = this.backlog.length > 0 ? answeredIds(this.backlog) : undefined;
+    const answered = this.backlogHead < this.backlog.length ? answeredIds(this.backlog, this.backlogHead) : undefined;
     for (const [id, p] of this.pending) {
       if (answered?.has(id)) continue;
       this.pending.delete(id);
@@ -380,9 +391,10 @@ function errorReply(id: RequestId | null, e: AcpError): object {
   return { jsonrpc: '2.0', id, error: e.toJSON() };
 }
 
-function answeredIds(messages: readonly unknown[]): Set<unknown> {
+function answeredIds(messages: readonly unknown[], from: number): Set<unknown> {
   const ids = new Set<unknown>();
-  for (const m of messages) {
+  for (let i = from; i < messages.length; i++) {
+    const m = messages[i];
     if (m !== null && typeof m === 'object' && !Array.isArray(m) && hasOwn.call(m, 'id') && (hasOwn.call(m, 'result') || hasOwn.call(m, 'error')) && typeof (m as { method?: unknown }).method !== 'string') {
       ids.add((m as { id: unknown }).id);
     }
