@@ -141,8 +141,9 @@ export class StreamTransport implements Transport {
 
   close(info: CloseInfo = { reason: 'closed locally' }): void {
     if (this.closed) return;
-    // hand over whatever is still queued before ending
-    if (this.queue.length > 0 && !this.waitingDrain) {
+    // hand over whatever is still queued before ending (also while waiting for drain: the
+    // stream buffers it, and dropping it would lose the last messages to a slow reader)
+    if (this.queue.length > 0) {
       try {
         this.output.write(this.queue.join('\n') + '\n');
       } catch {
