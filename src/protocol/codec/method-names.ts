@@ -10,8 +10,9 @@ export const V1_ONLY_METHODS: ReadonlySet<string> = new Set([
 /** Neutral methods that exist only in v2 (Nov: per-entity cancellation). */
 export const V2_ONLY_METHODS: ReadonlySet<string> = new Set([Methods.toolCallCancel, Methods.terminalCancel]);
 
-const V2_WIRE: Readonly<Record<string, string>> = { [Methods.authenticate]: 'auth/login', [Methods.logout]: 'auth/logout' };
-const V2_NEUTRAL: Readonly<Record<string, string>> = { 'auth/login': Methods.authenticate, 'auth/logout': Methods.logout };
+// Maps, not object literals: a wire name such as `toString` or `__proto__` must not hit Object.prototype
+const V2_WIRE: ReadonlyMap<string, string> = new Map([[Methods.authenticate, 'auth/login'], [Methods.logout, 'auth/logout']]);
+const V2_NEUTRAL: ReadonlyMap<string, string> = new Map([['auth/login', Methods.authenticate], ['auth/logout', Methods.logout]]);
 
 export function v1WireMethod(neutral: string): string | undefined {
   return V2_ONLY_METHODS.has(neutral) ? undefined : neutral;
@@ -19,7 +20,7 @@ export function v1WireMethod(neutral: string): string | undefined {
 
 export function v2WireMethod(neutral: string): string | undefined {
   if (V1_ONLY_METHODS.has(neutral)) return undefined;
-  return V2_WIRE[neutral] ?? neutral;
+  return V2_WIRE.get(neutral) ?? neutral;
 }
 
 /**
@@ -28,14 +29,14 @@ export function v2WireMethod(neutral: string): string | undefined {
  * prefixed with `v1:` so that no neutral handler picks it up (the peer gets -32601).
  */
 export function v2NeutralMethod(wire: string): string {
-  const renamed = V2_NEUTRAL[wire];
+  const renamed = V2_NEUTRAL.get(wire);
   if (renamed) return renamed;
-  if (V1_ONLY_METHODS.has(wire) || V2_WIRE[wire] !== undefined) return `v1:${wire}`;
+  if (V1_ONLY_METHODS.has(wire) || V2_WIRE.has(wire)) return `v1:${wire}`;
   return wire;
 }
 
 /** The neutral name of a v1 wire method (v2-only names get a `v2:` prefix, as above). */
 export function v1NeutralMethod(wire: string): string {
-  if (V2_ONLY_METHODS.has(wire) || V2_NEUTRAL[wire] !== undefined) return `v2:${wire}`;
+  if (V2_ONLY_METHODS.has(wire) || V2_NEUTRAL.has(wire)) return `v2:${wire}`;
   return wire;
 }
