@@ -60,6 +60,22 @@ describe.each([1, 2] as const)('prompt turn, protocol v%i', (version) => {
     expect(agentText(h.updates(sessionId))).toBe('permission: cancelled');
   });
 
+  it('withdraws a permission request still pending when the turn ends (ACP-V2-CANCEL-03/09)', async () => {
+    h = startAgent();
+    const sessionId = await openSession(h, version);
+    const asked = h.waitFor((m) => m.method === 'session/request_permission');
+    const p = h.request('session/prompt', { sessionId, prompt: text('strayperm') }).catch((e) => e);
+    const req = await asked;
+    // the turn ended (with the author's error) while the question was open: the client is told to drop it
+    const cancelReq = await h.waitFor((m) => m.method === '$/cancel_request' && m.params?.requestId === req.id, 3000);
+    const res = await p;
+    const end = version === 1 ? h.received.findIndex(isResponse(h.sent.find((m) => m.method === 'session/prompt')!.id)) : (await h.waitFor((m) => m.params?.update?.state === 'idle'), h.received.findIndex((m) => m.params?.update?.state === 'idle'));
+    // withdrawn before the turn's final message, so no client shows a question for a finished turn
+    expect(h.received.indexOf(cancelReq)).toBeLessThan(end);
+    if (version === 1) expect(res.code).toBe(-32603);
+    else expect(h.received[end].params.update).toMatchObject({ stopReason: 'error', error: { message: 'gave up' } });
+  });
+
   it('turns a thrown abort error into `cancelled`', async () => {
     h = startAgent();
     const sessionId = await openSession(h, version);

@@ -402,7 +402,7 @@ export class SessionRuntime implements AgentSession {
       end = { stopReason: 'error', error: errorObject(error) };
     }
     // nothing of this turn may follow its final message
-    turn.ended = true;
+    turn.finish();
     this.active = undefined;
     this.activeDone = undefined;
     if (this.host.version === 1) {

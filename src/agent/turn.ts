@@ -37,6 +37,8 @@ export class TurnRuntime implements Turn {
   /** Set by `session/cancel`, `session/close`, `$/cancel_request` or the connection ending. */
   cancelRequested = false;
   private pendingPermissions = 0;
+  /** Aborted when the turn ends: questions the author left open are withdrawn with it. */
+  private readonly questions = new AbortController();
 
   constructor(
     readonly session: AgentSession,
@@ -53,6 +55,16 @@ export class TurnRuntime implements Turn {
     if (this.ended || this.controller.signal.aborted) return;
     this.cancelRequested = true;
     this.controller.abort(abortError(reason));
+  }
+
+  /**
+   * Marks the turn ended (before its final message is written): permission requests still open
+   * are cancelled with `$/cancel_request`, so no client keeps asking about a finished turn
+   * (ACP-V2-CANCEL-03/09).
+   */
+  finish(): void {
+    this.ended = true;
+    this.questions.abort(abortError('the turn ended'));
   }
 
   send(update: SessionUpdate): Promise<void> {
@@ -86,7 +98,7 @@ export class TurnRuntime implements Turn {
 
   private async ask(question: PermissionQuestion, offered: ReadonlySet<string>): Promise<PermissionOutcome> {
     try {
-      const outcome = await this.host.askClient(question, this.signal);
+      const outcome = await this.host.askClient(question, AbortSignal.any([this.signal, this.questions.signal]));
       const optionId = (outcome as { optionId?: unknown } | undefined)?.optionId;
       if (outcome?.outcome === 'selected' && typeof optionId === 'string' && offered.has(optionId)) {
         return { outcome: 'selected', optionId };
@@ -98,7 +110,7 @@ export class TurnRuntime implements Turn {
       return { outcome: 'cancelled' };
     } catch (e) {
       // cancelled by us ($/cancel_request) or the client answered -32800, or the connection ended
-      if (this.signal.aborted || isAbortError(e) || (e instanceof AcpError && e.name === 'ConnectionClosedError')) return { outcome: 'cancelled' };
+      if (this.signal.aborted || this.questions.signal.aborted || isAbortError(e) || (e instanceof AcpError && e.name === 'ConnectionClosedError')) return { outcome: 'cancelled' };
       if (e instanceof AcpError && e.code === ErrorCode.RequestCancelled) return { outcome: 'cancelled' };
       throw e;
     }
