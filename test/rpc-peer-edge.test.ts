@@ -75,26 +75,28 @@ describe('JsonRpcPeer edge cases (review)', () => {
     expect(seen).toEqual([]);
   });
 
-  it('answers a JSON array with one -32600 id:null and runs none of its entries (ACP-V2-TRANS-11)', async () => {
+  it('answers a batch per JSON-RPC 2.0, keeping notification order across the batch and what follows it', async () => {
     const { a, a2b, b2a } = pair();
-    let ran = 0;
+    const order: string[] = [];
     a.onRequest('echo', (p) => {
-      ran++;
+      order.push(`echo ${p}`);
       return p;
     });
-    a.onNotification('note', () => void ran++);
+    // a slow async notification handler inside the batch must hold back the entries after it
+    a.onNotification('note', async (p) => {
+      await new Promise((r) => setTimeout(r, 20));
+      order.push(`note ${p}`);
+    });
     const lines: unknown[] = [];
     a2b.on('data', (c: Buffer) => {
       for (const l of c.toString('utf8').split('\n')) if (l) lines.push(JSON.parse(l));
     });
-    b2a.write(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'echo', params: 1 }, { jsonrpc: '2.0', method: 'note' }]) + '\n');
+    b2a.write(JSON.stringify([{ jsonrpc: '2.0', method: 'note', params: 1 }, { jsonrpc: '2.0', id: 1, method: 'echo', params: 1 }]) + '\n');
+    b2a.write(JSON.stringify({ jsonrpc: '2.0', method: 'note', params: 2 }) + '\n');
     b2a.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'echo', params: 2 }) + '\n');
-    await new Promise((r) => setTimeout(r, 30));
-    expect(lines).toEqual([
-      { jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32600, message: expect.stringContaining('array') }) },
-      { jsonrpc: '2.0', id: 2, result: 2 },
-    ]);
-    expect(ran).toBe(1);
+    await new Promise((r) => setTimeout(r, 120));
+    expect(order).toEqual(['note 1', 'echo 1', 'note 2', 'echo 2']);
+    expect(lines).toEqual([[{ jsonrpc: '2.0', id: 1, result: 1 }], { jsonrpc: '2.0', id: 2, result: 2 }]);
   });
 
   it('drains a large backlog behind an async notification handler in linear time, in order', async () => {

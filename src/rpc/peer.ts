@@ -237,10 +237,11 @@ export class JsonRpcPeer {
 
   private dispatch(message: unknown, sink: Sink = this.sendReply): Promise<unknown> | undefined {
     if (Array.isArray(message)) {
-      // no batches in ACP: one -32600 id:null, none of the entries run (ACP-V2-TRANS-11)
-      this.problem('invalid-message', 'a JSON array (batch) is not an ACP message');
-      sink(errorReply(null, AcpError.invalidRequest('a JSON array (batch) is not an ACP message; send one JSON-RPC object per line')));
-      return undefined;
+      if (sink !== this.sendReply) {
+        sink(errorReply(null, AcpError.invalidRequest('a batch may not contain another batch')));
+        return undefined;
+      }
+      return this.dispatchBatch(message);
     }
     if (message === null || typeof message !== 'object') {
       this.problem('invalid-message', `expected a JSON-RPC object, got ${describe(message)}`);
@@ -278,6 +279,41 @@ export class JsonRpcPeer {
   }
 
   private readonly sendReply: Sink = (msg) => this.write(msg);
+
+  /**
+   * Lenient input: a batch is answered per JSON-RPC 2.0 §6 with one array of the replies to its
+   * requests (ACP dropped batches, ACP-V2-TRANS-11, and we never send them). Entries are
+   * dispatched in order under the same rules as single messages: an entry whose notification
+   * handler is still running holds back the next entry and everything received after the batch.
+   */
+  private dispatchBatch(items: unknown[]): Promise<unknown> | undefined {
+    if (items.length === 0) {
+      this.sendReply(errorReply(null, AcpError.invalidRequest('empty batch')));
+      return undefined;
+    }
+    const replies: Promise<object>[] = [];
+    let next = 0;
+    const step = (): Promise<unknown> | undefined => {
+      while (next < items.length) {
+        const item = items[next++];
+        let sink!: Sink;
+        const reply = new Promise<object>((resolve) => (sink = resolve));
+        const wait = this.dispatch(item, sink);
+        // notifications and responses produce no reply
+        if (isRequestLike(item) || isInvalidEntry(item)) replies.push(reply);
+        if (wait) return wait.then(step, step);
+      }
+      if (replies.length > 0) {
+        void Promise.all(replies).then((all) => {
+          if (this.closeInfo) return;
+          this.transport.send(all);
+          if (this.tapSent) this.tapSent(all);
+        });
+      }
+      return undefined;
+    };
+    return step();
+  }
 
   private startRequest(id: RequestId | null, method: string, params: unknown, sink: Sink): void {
     if (method === CANCEL_REQUEST_METHOD) {
@@ -386,6 +422,18 @@ export class JsonRpcPeer {
 }
 
 type Sink = (reply: object) => void;
+
+function isRequestLike(item: unknown): boolean {
+  return item !== null && typeof item === 'object' && !Array.isArray(item) && typeof (item as { method?: unknown }).method === 'string' && hasOwn.call(item, 'id');
+}
+
+/** Batch entries that get an error reply: anything that is neither a notification nor a response. */
+function isInvalidEntry(item: unknown): boolean {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return true;
+  const m = item as Record<string, unknown>;
+  if (typeof m.method === 'string') return false;
+  return !(hasOwn.call(m, 'id') && (hasOwn.call(m, 'result') || hasOwn.call(m, 'error')));
+}
 
 function errorReply(id: RequestId | null, e: AcpError): object {
   return { jsonrpc: '2.0', id, error: e.toJSON() };
