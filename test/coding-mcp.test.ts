@@ -137,6 +137,8 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
     // cancelling the turn cancels the running MCP request (notifications/cancelled reaches the server)
     const done = s.prompt('mcp echo slow');
     await waitUntil(() => existsSync(`${cancelFile}.started`), 5000, 'the slow call runs in the server');
+    // the server process may see the call before this client has applied the agent's in_progress update
+    await waitUntil(() => lastCall(s)?.name === 'mcp__echo__slow' && lastCall(s)?.status === 'in_progress', 5000, 'the client shows the slow call in progress');
     expect(lastCall(s)).toMatchObject({ name: 'mcp__echo__slow', status: 'in_progress' });
     s.cancel();
     expect((await done).stopReason).toBe('cancelled');
