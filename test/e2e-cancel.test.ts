@@ -3,44 +3,17 @@
 // Requirement IDs: ACP-V1-CANCEL-02/03/05/06/07, ACP-V2-CANCEL-02/03/05/06/07, ACP-ALL-PERM-03,
 // ACP-ALL-CREQ-04/07, ACP-ALL-RPC-02, ACP-ALL-CLOSE-01, ACP-V2-CLOSE-01/02, §5.1, §5.2, §5.17.
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileURLToPath } from 'node:url';
 import { connect, type ClientConnection, type ClientProblem, type ClientSession } from '../src/client/index.js';
 import { interactive } from '../src/client/services/permission-policy.js';
-import { createSchemaTap } from './support/schema-tap.js';
+import { startE2E, type Wire } from './support/e2e.js';
 
-const AGENT = fileURLToPath(new URL('./fixtures/e2e-agent.mjs', import.meta.url));
 const open: ClientConnection[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
-interface Wire {
-  dir: 'in' | 'out';
-  msg: Record<string, unknown> & { id?: unknown; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
-  at: number;
-}
 
-async function start(v: 1 | 2, opts: Record<string, unknown> = {}, env: Record<string, string> = {}) {
-  const tap = createSchemaTap(v);
-  const wire: Wire[] = [];
-  const problems: ClientProblem[] = [];
-  const stderr: string[] = [];
-  const conn = await connect({
-    command: process.execPath,
-    args: [AGENT],
-    protocol: v,
-    env: { ...process.env, ...env },
-    onProblem: (p) => problems.push(p),
-    onStderr: (t) => stderr.push(t),
-    tap: {
-      sent: (m) => (wire.push({ dir: 'out', msg: m as Wire['msg'], at: Date.now() }), tap.clientSide.sent(m)),
-      received: (m) => (wire.push({ dir: 'in', msg: m as Wire['msg'], at: Date.now() }), tap.clientSide.received(m)),
-    },
-    ...opts,
-  });
-  open.push(conn);
-  return { conn, tap, wire, problems, stderr };
-}
+const start = (v: 1 | 2, opts: Record<string, unknown> = {}, env: Record<string, string> = {}) => startE2E(v, open, opts, env);
 
 const script = (actions: unknown[], stop?: unknown): string => JSON.stringify(stop === undefined ? { actions } : { actions, stop });
 const text = (t: string) => ({ type: 'text', text: t });

@@ -3,44 +3,17 @@
 // Requirement IDs: ACP-V1-PROMPT-03, ACP-V2-LIFE-03..07/09/10/12/13, ACP-V2-STOP-01, ACP-V1-STOP-01,
 // ACP-V2-PERM-02, ACP-V2-SESS-05, §5.3. Cancellation and close: e2e-cancel.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileURLToPath } from 'node:url';
 import { connect, type ClientConnection, type ClientProblem, type ClientSession } from '../src/client/index.js';
 import { approveAll } from '../src/client/services/permission-policy.js';
-import { createSchemaTap } from './support/schema-tap.js';
+import { startE2E, type Wire } from './support/e2e.js';
 
-const AGENT = fileURLToPath(new URL('./fixtures/e2e-agent.mjs', import.meta.url));
 const open: ClientConnection[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
-interface Wire {
-  dir: 'in' | 'out';
-  msg: Record<string, unknown> & { id?: unknown; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
-  at: number;
-}
 
-async function start(v: 1 | 2, opts: Record<string, unknown> = {}, env: Record<string, string> = {}) {
-  const tap = createSchemaTap(v);
-  const wire: Wire[] = [];
-  const problems: ClientProblem[] = [];
-  const stderr: string[] = [];
-  const conn = await connect({
-    command: process.execPath,
-    args: [AGENT],
-    protocol: v,
-    env: { ...process.env, ...env },
-    onProblem: (p) => problems.push(p),
-    onStderr: (t) => stderr.push(t),
-    tap: {
-      sent: (m) => (wire.push({ dir: 'out', msg: m as Wire['msg'], at: Date.now() }), tap.clientSide.sent(m)),
-      received: (m) => (wire.push({ dir: 'in', msg: m as Wire['msg'], at: Date.now() }), tap.clientSide.received(m)),
-    },
-    ...opts,
-  });
-  open.push(conn);
-  return { conn, tap, wire, problems, stderr };
-}
+const start = (v: 1 | 2, opts: Record<string, unknown> = {}, env: Record<string, string> = {}) => startE2E(v, open, opts, env);
 
 const script = (actions: unknown[], stop?: unknown): string => JSON.stringify(stop === undefined ? { actions } : { actions, stop });
 const text = (t: string) => ({ type: 'text', text: t });

@@ -3,44 +3,16 @@
 // schema-checked. Requirement IDs: ACP-ALL-LIST-01..03/05, ACP-ALL-CLOSE-01/02, ACP-ALL-DEL-01..03,
 // ACP-V2-RPC-01, ACP-V2-RESUME-06, ACP-V2-LIFE-14, ACP-V1-SESS-02/03, ACP-V2-SESS-01/02, §5.12.
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileURLToPath } from 'node:url';
 import { connect, type ClientConnection, type ClientProblem } from '../src/client/index.js';
-import { createSchemaTap } from './support/schema-tap.js';
+import { startE2E, type Wire } from './support/e2e.js';
 
-const AGENT = fileURLToPath(new URL('./fixtures/e2e-agent.mjs', import.meta.url));
 const open: ClientConnection[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
-interface Wire {
-  dir: 'in' | 'out';
-  msg: Record<string, unknown> & { id?: unknown; method?: string; params?: Record<string, unknown> };
-}
 
-async function start(v: 1 | 2, env: Record<string, string> = {}, opts: Record<string, unknown> = {}) {
-  const tap = createSchemaTap(v);
-  const wire: Wire[] = [];
-  const problems: ClientProblem[] = [];
-  const stderr: string[] = [];
-  const conn = await connect({
-    command: process.execPath,
-    args: [AGENT],
-    protocol: v,
-    env: { ...process.env, ...env },
-    onProblem: (p) => problems.push(p),
-    onStderr: (t) => stderr.push(t),
-    tap: {
-      sent: (m) => (wire.push({ dir: 'out', msg: m as Wire['msg'] }), tap.clientSide.sent(m)),
-      received: (m) => (wire.push({ dir: 'in', msg: m as Wire['msg'] }), tap.clientSide.received(m)),
-    },
-    ...opts,
-  });
-  open.push(conn);
-  /** Sends a request as is (no client-side checks), for the agent's error paths. */
-  const raw = (method: string, params: unknown) => (conn.extRequest as (m: string, p: unknown) => Promise<unknown>)(method, params);
-  return { conn, tap, wire, problems, stderr, raw };
-}
+const start = (v: 1 | 2, env: Record<string, string> = {}, opts: Record<string, unknown> = {}) => startE2E(v, open, opts, env);
 
 const text = (t: string) => ({ type: 'text', text: t });
 

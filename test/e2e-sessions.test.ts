@@ -7,12 +7,10 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { approveAll } from '../src/client/services/permission-policy.js';
 import { connect, type ClientConnection, type ClientProblem, type SessionState } from '../src/client/index.js';
-import { createSchemaTap } from './support/schema-tap.js';
+import { startE2E, type Wire } from './support/e2e.js';
 
-const AGENT = fileURLToPath(new URL('./fixtures/e2e-agent.mjs', import.meta.url));
 const dirs: string[] = [];
 const open: ClientConnection[] = [];
 afterEach(async () => {
@@ -27,34 +25,8 @@ function storeDir(): string {
   return d;
 }
 
-interface Wire {
-  dir: 'in' | 'out';
-  msg: Record<string, unknown> & { id?: unknown; method?: string; params?: Record<string, unknown> };
-}
 
-async function start(v: 1 | 2, env: Record<string, string> = {}, opts: Record<string, unknown> = {}) {
-  const tap = createSchemaTap(v);
-  const wire: Wire[] = [];
-  const problems: ClientProblem[] = [];
-  const stderr: string[] = [];
-  const conn = await connect({
-    command: process.execPath,
-    args: [AGENT],
-    protocol: v,
-    env: { ...process.env, ...env },
-    onProblem: (p) => problems.push(p),
-    onStderr: (t) => stderr.push(t),
-    tap: {
-      sent: (m) => (wire.push({ dir: 'out', msg: m as Wire['msg'] }), tap.clientSide.sent(m)),
-      received: (m) => (wire.push({ dir: 'in', msg: m as Wire['msg'] }), tap.clientSide.received(m)),
-    },
-    ...opts,
-  });
-  open.push(conn);
-  /** Sends a request as is (no client-side checks), for the agent's error paths. */
-  const raw = (method: string, params: unknown) => (conn.extRequest as (m: string, p: unknown) => Promise<unknown>)(method, params);
-  return { conn, tap, wire, problems, stderr, raw };
-}
+const start = (v: 1 | 2, env: Record<string, string> = {}, opts: Record<string, unknown> = {}) => startE2E(v, open, opts, env);
 
 const script = (actions: unknown[], stop?: unknown): string => JSON.stringify(stop === undefined ? { actions } : { actions, stop });
 const text = (t: string) => ({ type: 'text', text: t });

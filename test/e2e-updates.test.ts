@@ -3,39 +3,16 @@
 // versions, modulo the degradations documented in src/protocol/codec/README.md. Every message on
 // the wire is checked against the official schema of the negotiated version.
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileURLToPath } from 'node:url';
 import { connect, type ClientConnection, type ClientProblem } from '../src/client/index.js';
-import { createSchemaTap } from './support/schema-tap.js';
+import { startE2E, type Wire } from './support/e2e.js';
 
-const AGENT = fileURLToPath(new URL('./fixtures/e2e-agent.mjs', import.meta.url));
 const open: ClientConnection[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
-interface Wire {
-  dir: 'in' | 'out';
-  msg: Record<string, unknown>;
-}
 
-async function start(v: 1 | 2, opts: Record<string, unknown> = {}) {
-  const tap = createSchemaTap(v);
-  const wire: Wire[] = [];
-  const problems: ClientProblem[] = [];
-  const conn = await connect({
-    command: process.execPath,
-    args: [AGENT],
-    protocol: v,
-    onProblem: (p) => problems.push(p),
-    tap: {
-      sent: (m) => (wire.push({ dir: 'out', msg: m as Record<string, unknown> }), tap.clientSide.sent(m)),
-      received: (m) => (wire.push({ dir: 'in', msg: m as Record<string, unknown> }), tap.clientSide.received(m)),
-    },
-    ...opts,
-  });
-  open.push(conn);
-  return { conn, tap, wire, problems };
-}
+const start = (v: 1 | 2, opts: Record<string, unknown> = {}) => startE2E(v, open, opts);
 
 const script = (actions: unknown[], stop?: unknown): string => JSON.stringify(stop === undefined ? { actions } : { actions, stop });
 const text = (t: string) => ({ type: 'text', text: t });
