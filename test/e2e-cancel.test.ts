@@ -3,9 +3,9 @@
 // Requirement IDs: ACP-V1-CANCEL-02/03/05/06/07, ACP-V2-CANCEL-02/03/05/06/07, ACP-ALL-PERM-03,
 // ACP-ALL-CREQ-04/07, ACP-ALL-RPC-02, ACP-ALL-CLOSE-01, ACP-V2-CLOSE-01/02, §5.1, §5.2, §5.17.
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type ClientConnection, type ClientProblem, type ClientSession } from '../src/client/index.js';
+import type { ClientConnection } from '../src/client/index.js';
 import { interactive } from '../src/client/services/permission-policy.js';
-import { startE2E, type Wire } from './support/e2e.js';
+import { chunk, isUpdate, QUESTION, responseIndex, script, startE2E, text, updateOf, waitFor } from './support/e2e.js';
 
 const open: ClientConnection[] = [];
 afterEach(async () => {
@@ -15,37 +15,7 @@ afterEach(async () => {
 
 const start = (v: 1 | 2, opts: Record<string, unknown> = {}, env: Record<string, string> = {}) => startE2E(v, open, opts, env);
 
-const script = (actions: unknown[], stop?: unknown): string => JSON.stringify(stop === undefined ? { actions } : { actions, stop });
-const text = (t: string) => ({ type: 'text', text: t });
-const chunk = (id: string, t: string) => ({ send: { sessionUpdate: 'agent_message_chunk', messageId: id, content: text(t) } });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const isUpdate = (w: Wire) => w.dir === 'in' && w.msg.method === 'session/update';
-const updateOf = (w: Wire) => (w.msg.params as { update: Record<string, unknown> }).update;
-/** Index of the response to the client's request `method` (the last one sent). */
-function responseIndex(wire: Wire[], method: string): number {
-  const req = [...wire].reverse().find((w) => w.dir === 'out' && w.msg.method === method);
-  return wire.findIndex((w) => w.dir === 'in' && req !== undefined && w.msg.id === req.msg.id && !('method' in w.msg));
-}
-function waitFor(s: ClientSession, pred: (u: Record<string, unknown>) => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    const off = s.onUpdate((u) => {
-      if (pred(u as Record<string, unknown>)) {
-        off();
-        resolve();
-      }
-    });
-  });
-}
-
-const QUESTION = {
-  title: 'Write /tmp/x?',
-  subject: { type: 'tool_call', toolCall: { toolCallId: 'w1', title: 'Write file', kind: 'edit', status: 'pending' } },
-  options: [
-    { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
-    { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
-  ],
-};
 
 describe.each([1, 2] as const)('cancellation over v%i', (v) => {
   it('cancel while streaming: stop reason cancelled, nothing of the turn after its end (§5.1/5.2, ACP-V1-CANCEL-07, ACP-V2-CANCEL-07)', async () => {

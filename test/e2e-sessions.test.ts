@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { approveAll } from '../src/client/services/permission-policy.js';
-import { connect, type ClientConnection, type ClientProblem, type SessionState } from '../src/client/index.js';
-import { startE2E, type Wire } from './support/e2e.js';
+import { type ClientConnection, type SessionState } from '../src/client/index.js';
+import { startE2E } from './support/e2e.js';
 
 const dirs: string[] = [];
 const open: ClientConnection[] = [];

@@ -2,7 +2,7 @@
 // (test/fixtures/e2e-agent.mjs) over real stdio pipes, every wire message recorded and checked
 // against the official schema of the negotiated version.
 import { fileURLToPath } from 'node:url';
-import { connect, type ClientConnection, type ClientProblem } from '../../src/client/index.js';
+import { connect, type ClientConnection, type ClientProblem, type ClientSession } from '../../src/client/index.js';
 import { createSchemaTap } from './schema-tap.js';
 
 export const E2E_AGENT = fileURLToPath(new URL('../fixtures/e2e-agent.mjs', import.meta.url));
@@ -41,3 +41,43 @@ export async function startE2E(v: 1 | 2, open: ClientConnection[], opts: Record<
   const raw = (method: string, params: unknown) => (conn.extRequest as (m: string, p: unknown) => Promise<unknown>)(method, params);
   return { conn, tap, wire, problems, stderr, raw };
 }
+
+// ---- the e2e agent's script language (see test/fixtures/e2e-agent.mjs) ----
+
+/** A prompt the e2e agent runs as a script of actions, ending with `stop` (default end_turn). */
+export const script = (actions: unknown[], stop?: unknown): string => JSON.stringify(stop === undefined ? { actions } : { actions, stop });
+export const text = (t: string) => ({ type: 'text', text: t });
+export const chunk = (id: string, t: string) => ({ send: { sessionUpdate: 'agent_message_chunk', messageId: id, content: text(t) } });
+
+// ---- reading the recorded wire ----
+
+export const isUpdate = (w: Wire) => w.dir === 'in' && w.msg.method === 'session/update';
+export const updateOf = (w: Wire) => (w.msg.params as { update: Record<string, unknown> }).update;
+
+/** Index of the response to the client's request `method` (the last one sent). */
+export function responseIndex(wire: Wire[], method: string): number {
+  const req = [...wire].reverse().find((w) => w.dir === 'out' && w.msg.method === method);
+  return wire.findIndex((w) => w.dir === 'in' && req !== undefined && w.msg.id === req.msg.id && !('method' in w.msg));
+}
+
+/** Resolves at the first update of `s` matching `pred`. */
+export function waitFor(s: ClientSession, pred: (u: Record<string, unknown>) => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const off = s.onUpdate((u) => {
+      if (pred(u as Record<string, unknown>)) {
+        off();
+        resolve();
+      }
+    });
+  });
+}
+
+/** A permission question about a pending edit, with allow/reject options. */
+export const QUESTION = {
+  title: 'Write /tmp/x?',
+  subject: { type: 'tool_call', toolCall: { toolCallId: 'w1', title: 'Write file', kind: 'edit', status: 'pending' } },
+  options: [
+    { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+    { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+  ],
+};
