@@ -130,6 +130,27 @@ describe('JsonRpcPeer over real stdio pipes', () => {
     expect(await peer.request('askBack')).toEqual({ pong: { from: 'child' } });
   });
 
+  it('leaves no process of the agent group behind, even one that ignores SIGTERM after the agent exited', async () => {
+    const agent = spawnAgent(process.execPath, [fixture('rpc-stubborn-agent.mjs')], { killTimeoutMs: 300 });
+    const peer = new JsonRpcPeer(agent.transport);
+    cleanup.push(() => void agent.kill());
+    const pid = await peer.request<number>('grandchild');
+    const alive = (p: number) => {
+      try {
+        process.kill(p, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(alive(pid)).toBe(true);
+    peer.close();
+    await agent.kill();
+    const deadline = Date.now() + 3000;
+    while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(alive(pid)).toBe(false);
+  });
+
   it('kills the agent process group when the connection is closed', async () => {
     const { agent, peer } = child();
     expect(await peer.request('echo', 1)).toBe(1);

@@ -86,17 +86,23 @@ export function spawnAgent(command: string, args: readonly string[] = [], option
   const kill = (): Promise<void> => {
     if (!closing) {
       closing = (async () => {
-        if (child.exitCode !== null || child.signalCode !== null || spawnError) return;
-        try {
-          child.stdin!.end();
-        } catch {
-          /* ignore */
+        if (spawnError) return;
+        const leaderRunning = child.exitCode === null && child.signalCode === null;
+        if (leaderRunning) {
+          try {
+            child.stdin!.end();
+          } catch {
+            /* ignore */
+          }
+          killGroup(child, 'SIGTERM');
+          const t = setTimeout(() => killGroup(child, 'SIGKILL'), options.killTimeoutMs ?? 2000);
+          t.unref();
+          await exited;
+          clearTimeout(t);
         }
-        killGroup(child, 'SIGTERM');
-        const t = setTimeout(() => killGroup(child, 'SIGKILL'), options.killTimeoutMs ?? 2000);
-        t.unref();
-        await exited;
-        clearTimeout(t);
+        // The agent is gone, but processes it started may still hold its group (e.g. a tool
+        // command that ignores SIGTERM): we are closing, so none of them may outlive us.
+        killGroup(child, 'SIGKILL');
       })();
     }
     return closing;
