@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JsonRpcPeer, spawnAgent, type AgentProcess, type RequestContext } from '../src/rpc/index.js';
 import { createSchemaTap } from './support/schema-tap.js';
+import { afterEach } from 'vitest';
 
 export const fixturePath = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 
@@ -169,4 +170,22 @@ export async function promptTurn(h: Harness, sessionId: string, prompt: unknown)
   if (response && 'stopReason' in response) return { response };
   await h.waitFor(() => idles().length > before);
   return { response, idle: idles()[before].params.update };
+}
+
+/**
+ * Starts agents that are closed after each test, and checks that every message each of them sent
+ * was valid against the official schema.
+ */
+export function useAgents(): (opts?: Parameters<typeof startAgent>[0]) => Harness {
+  const harnesses: Harness[] = [];
+  afterEach(async () => {
+    const all = harnesses.splice(0);
+    await Promise.all(all.map((h) => h.close()));
+    for (const h of all) h.assertAgentMessagesValid();
+  });
+  return (opts = {}) => {
+    const h = startAgent(opts);
+    harnesses.push(h);
+    return h;
+  };
 }

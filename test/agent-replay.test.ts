@@ -2,21 +2,10 @@
 // SIGKILL test and torn lines.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { agentText, initParams, openSession, promptTurn, sleep, startAgent, tempDataDir, text, type Harness } from './agent-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useAgents, agentText, initParams, openSession, promptTurn, tempDataDir, text } from './agent-harness.js';
 
-const harnesses: Harness[] = [];
-function start(opts: Parameters<typeof startAgent>[0] = {}): Harness {
-  const h = startAgent(opts);
-  harnesses.push(h);
-  return h;
-}
-afterEach(async () => {
-  const all = harnesses.splice(0);
-  await Promise.all(all.map((h) => h.close()));
-  // every message every agent sent in the test is valid against the official schema
-  for (const h of all) h.assertAgentMessagesValid();
-});
+const start = useAgents();
 
 /** One turn recorded with `recordVersion`, then the agent process is stopped. */
 async function recordSession(dataDir: string, recordVersion: 1 | 2): Promise<string> {

@@ -1,33 +1,9 @@
 // Session management over real processes: list/close/delete, config options and v1 modes.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { agentText, initParams, openSession, sleep, startAgent, tempDataDir, text, type Harness } from './agent-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useAgents, agentText, initParams, openSession, sleep, tempDataDir, text } from './agent-harness.js';
 
-const harnesses: Harness[] = [];
-function start(opts: Parameters<typeof startAgent>[0] = {}): Harness {
-  const h = startAgent(opts);
-  harnesses.push(h);
-  return h;
-}
-afterEach(async () => {
-  const all = harnesses.splice(0);
-  await Promise.all(all.map((h) => h.close()));
-  // every message every agent sent in the test is valid against the official schema
-  for (const h of all) h.assertAgentMessagesValid();
-});
+const start = useAgents();
 
-/** One turn recorded with `recordVersion`, then the agent process is stopped. */
-async function recordSession(dataDir: string, recordVersion: 1 | 2): Promise<string> {
-  const h = start({ dataDir });
-  const sessionId = await openSession(h, recordVersion);
-  h.onPermission = () => ({ outcome: { outcome: 'selected', optionId: 'allow' } });
-  await h.request('session/prompt', { sessionId, prompt: text('hello') });
-  await h.request('session/prompt', { sessionId, prompt: text('permission') });
-  if (recordVersion === 2) await h.waitFor((m) => m.params?.update?.state === 'idle' && h.updates(sessionId).filter((u) => u.state === 'idle').length === 2);
-  await h.close();
-  return sessionId;
-}
 
 describe.each([1, 2] as const)('session management, protocol v%i', (version) => {
   it('lists sessions with an exact cwd filter and opaque cursor paging', async () => {

@@ -1,8 +1,8 @@
 /** `ClientOptions.initializeTimeoutMs` and `signal`: giving up on an agent that does not answer `initialize`. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { readFileSync } from 'node:fs';
 import { ConnectAbortedError, connect, type ClientConnection } from '../src/client/index.js';
+import { alive } from './support/process.js';
 
 const RAW = fileURLToPath(new URL('./fixtures/client-raw-agent.mjs', import.meta.url));
 const open: ClientConnection[] = [];
@@ -12,14 +12,6 @@ afterEach(async () => {
 
 describe('connect timeout and abort (ClientOptions.initializeTimeoutMs / signal)', () => {
   const MUTE = fileURLToPath(new URL('./fixtures/client-mute-agent.mjs', import.meta.url));
-  /** Running (a zombie waiting to be reaped by init counts as gone). */
-  const alive = (pid: number): boolean => {
-    try {
-      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-    } catch {
-      return false;
-    }
-  };
   /** The group was signalled before connect rejected; give the kernel a moment to finish the exits. */
   async function expectGone(pids: number[]): Promise<void> {
     expect(pids).toHaveLength(2);

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createCodingAgent, createDemoModel } from '../src/agent/coding/index.js';
 import { McpConnections, mcpToolName, mcpToolOutcome, uniqueToolName } from '../src/agent/coding/mcp/index.js';
 import { startHarness, type Harness } from './fixtures/coding-harness.js';
+import { alive, waitUntil } from './support/process.js';
 
 const SERVER = resolve('test/fixtures/mcp-echo-server.mjs');
 const harnesses: Harness[] = [];
@@ -19,22 +20,7 @@ afterAll(async () => {
   for (const p of pids) if (alive(p)) process.kill(p, 'SIGKILL');
 });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
-async function waitUntil(cond: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
 

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { connect, interactive, type ClientConnection, type ClientSession } from '../src/client/index.js';
 import type { McpServer, PermissionRequest } from '../src/protocol/index.js';
 import { StreamTransport } from '../src/rpc/stream-transport.js';
+import { alive, waitUntil } from './support/process.js';
 
 const BIN = resolve('bin/acp-kit.js');
 const SERVER = resolve('test/fixtures/mcp-echo-server.mjs');
@@ -28,22 +29,7 @@ afterAll(async () => {
   for (const p of pids.splice(0)) if (alive(p)) process.kill(p, 'SIGKILL');
 });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
-async function waitUntil(cond: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 function tmp(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AcpError } from '../src/protocol/index.js';
 import { ConnectionClosedError, JsonRpcPeer, spawnAgent, StreamTransport, type ProtocolProblem } from '../src/rpc/index.js';
 import { fixture, RawChild } from './support/raw-child.js';
+import { alive } from './support/process.js';
 
 function pair() {
   const a2b = new PassThrough();
@@ -135,14 +136,6 @@ describe('JsonRpcPeer over real stdio pipes', () => {
     const peer = new JsonRpcPeer(agent.transport);
     cleanup.push(() => void agent.kill());
     const pid = await peer.request<number>('grandchild');
-    const alive = (p: number) => {
-      try {
-        process.kill(p, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
     expect(alive(pid)).toBe(true);
     peer.close();
     await agent.kill();

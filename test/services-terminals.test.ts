@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AcpError } from '../src/protocol/errors.js';
 import { TailByteBuffer, TerminalManager } from '../src/client/services/index.js';
+import { alive } from './support/process.js';
 
 const node = process.execPath;
 let base: string;
@@ -18,20 +19,6 @@ function manager(opts: ConstructorParameters<typeof TerminalManager>[0] = {}): T
   return m;
 }
 
-/** True while `pid` runs; a zombie (exited, not yet reaped by its new parent) counts as gone. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return true; // no procfs: kill(0) is all we know
-  }
-}
 
 async function until(cond: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
