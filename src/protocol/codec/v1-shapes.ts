@@ -24,7 +24,7 @@ const V1_BLOCK_TYPES = new Set(['text', 'image', 'audio', 'resource_link', 'reso
 export function blockToV1(b: AnyContentBlock): AnyContentBlock | undefined {
   if (!V1_BLOCK_TYPES.has(b.type)) return undefined;
   if (b.type === 'resource_link' && (b as { icons?: unknown }).icons !== undefined) {
-    const { icons: _icons, ...rest } = b as Obj;
+    const { icons: _icons, ...rest } = b;
     return rest as unknown as AnyContentBlock;
   }
   return b;
@@ -101,7 +101,7 @@ export function toolContentToV1(c: AnyToolCallContent): AnyToolCallContent | und
       // (ACP-V2-TERM-12 forbids re-labelling a v2 display terminal; bridges must not feed one in).
       return c;
     case 'file_changes':
-      return withMeta({ type: 'content', content: { type: 'text', text: fileChangesToText(c as ToolCallFileChanges) } }, c as Obj) as unknown as AnyToolCallContent;
+      return withMeta({ type: 'content', content: { type: 'text', text: fileChangesToText(c) } }, c as unknown as Obj) as unknown as AnyToolCallContent;
     default:
       return undefined;
   }
@@ -205,7 +205,7 @@ export function configOptionsToV1(options: readonly ConfigOption[], booleans = t
   const out: Obj[] = [];
   for (const o of options) {
     if (o.type !== 'select' && !(o.type === 'boolean' && booleans)) continue;
-    const { configId, ...rest } = o as Obj;
+    const { configId, ...rest } = o;
     const v1: Obj = { id: configId, ...rest };
     if (o.type === 'select') v1.options = selectOptionsToV1(v1.options);
     out.push(v1);
@@ -233,10 +233,10 @@ export function mcpServersToV1(servers: readonly McpServer[]): Obj[] {
   const out: Obj[] = [];
   for (const s of servers) {
     if (s.type === 'stdio') {
-      const { type: _t, ...rest } = s as Obj;
+      const { type: _t, ...rest } = s as unknown as Obj;
       out.push({ args: [], env: [], ...rest });
     } else if (s.type === 'http' || s.type === 'sse') {
-      out.push({ headers: [], ...(s as Obj) });
+      out.push({ headers: [], ...(s as unknown as Obj) });
     }
   }
   return out;

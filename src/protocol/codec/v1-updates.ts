@@ -43,7 +43,7 @@ type Segment = string | AnyContentBlock;
 
 function isPlainText(b: AnyContentBlock): b is AnyContentBlock & { text: string } {
   if (b.type !== 'text') return false;
-  for (const k in b) if (k !== 'type' && k !== 'text' && (b as Obj)[k] !== undefined && (b as Obj)[k] !== null) return false;
+  for (const k in b) if (k !== 'type' && k !== 'text' && (b as unknown as Obj)[k] !== undefined && (b as unknown as Obj)[k] !== null) return false;
   return true;
 }
 

@@ -32,8 +32,8 @@ export function toolContentToV2(c: AnyToolCallContent): AnyToolCallContent {
     return (typeof (c as { newText?: unknown }).newText === 'string' ? textDiffToV2(c as ToolCallTextDiff) : c) as AnyToolCallContent;
   }
   if (c.type === 'file_changes') {
-    const { type: _t, ...rest } = c as Obj;
-    return { type: 'diff', ...rest } as AnyToolCallContent;
+    const { type: _t, ...rest } = c;
+    return { type: 'diff', ...rest } as unknown as AnyToolCallContent;
   }
   return c;
 }
@@ -51,8 +51,8 @@ export function toolContentsToV2(list: readonly AnyToolCallContent[]): AnyToolCa
 /** A v2 tool content item as neutral: v2 `diff` -> neutral `file_changes`; the rest unchanged. */
 export function toolContentFromV2(c: AnyToolCallContent): AnyToolCallContent {
   if (c.type !== 'diff') return c;
-  const { type: _t, ...rest } = c as Obj;
-  return { type: 'file_changes', ...rest } as AnyToolCallContent;
+  const { type: _t, ...rest } = c;
+  return { type: 'file_changes', ...rest } as unknown as AnyToolCallContent;
 }
 
 export function toolContentsFromV2(list: readonly AnyToolCallContent[]): AnyToolCallContent[] {

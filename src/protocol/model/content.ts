@@ -1,4 +1,4 @@
-import type { Meta } from './json.js';
+import type { Meta, UnknownKind } from './json.js';
 
 /** Optional hints on content (audience, priority, last modified). */
 export interface Annotations {
@@ -59,9 +59,13 @@ export interface EmbeddedResource {
   _meta?: Meta | null;
 }
 
-/** A content block whose `type` this version of acp-kit does not know (kept raw, ACP-V2-CONT-01). */
+/**
+ * A content block whose `type` this version of acp-kit does not know (kept raw, ACP-V2-CONT-01).
+ * `type` is typed {@link UnknownKind} (`never`) so `b.type === 'text'` narrows to {@link TextContent};
+ * reach this member with {@link isUnknownContentBlock} and read its type with `String(b.type)`.
+ */
 export interface UnknownContentBlock {
-  type: string & {};
+  type: UnknownKind;
   [key: string]: unknown;
 }
 
@@ -70,6 +74,18 @@ export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceL
 
 /** A content block as received: a known block or an unknown one preserved raw. */
 export type AnyContentBlock = ContentBlock | UnknownContentBlock;
+
+const KNOWN_CONTENT_TYPES: ReadonlySet<string> = new Set<ContentBlock['type']>(['text', 'image', 'audio', 'resource_link', 'resource']);
+
+/** True for the content types this version of acp-kit knows. */
+export function isKnownContentBlock(b: AnyContentBlock): b is ContentBlock {
+  return KNOWN_CONTENT_TYPES.has(b.type);
+}
+
+/** True for a content block of a type this version of acp-kit does not know (kept raw). */
+export function isUnknownContentBlock(b: AnyContentBlock): b is UnknownContentBlock {
+  return !KNOWN_CONTENT_TYPES.has(b.type);
+}
 
 /** Convenience: a text block. */
 export function text(value: string): TextContent {

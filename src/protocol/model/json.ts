@@ -15,3 +15,16 @@ export type Meta = { [key: string]: unknown };
  * `null` = clear, a value = replace.
  */
 export type Patch<T> = T | null | undefined;
+
+/**
+ * The discriminant type of an unknown union member: an update kind, content type, outcome, ...
+ * that this version of acp-kit does not know (a `_` extension, or a kind of a newer protocol).
+ *
+ * It is typed as an extension name (`_...`) on purpose: then no known value matches it, so
+ * comparing a discriminant with a known value (`u.sessionUpdate === 'agent_message_chunk'`,
+ * `b.type === 'text'`, a `switch` case) narrows to that known member, while the `else`/`default`
+ * branch keeps the unknown member, and comparing with an extension name (`'_zed/foo'`) still
+ * compiles. A kind of a newer protocol version (no leading `_`) arrives as this member too:
+ * use the `isUnknown...` guards rather than relying on the leading `_` at run time.
+ */
+export type UnknownKind = `_${string}`;

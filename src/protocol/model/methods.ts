@@ -1,4 +1,4 @@
-import type { Meta } from './json.js';
+import type { Meta, UnknownKind } from './json.js';
 import type { StopReason } from './stop-reason.js';
 import type {
   AgentCapabilities, AuthMethod, AvailableCommand, ClientCapabilities, ConfigOption, Implementation,
@@ -89,7 +89,7 @@ export interface ResumeSessionRequest {
   cwd: string;
   mcpServers?: McpServer[];
   additionalDirectories?: string[];
-  replayFrom?: { type: 'start' } | { type: string & {}; [key: string]: unknown } | null;
+  replayFrom?: { type: 'start' } | { type: UnknownKind; [key: string]: unknown } | null;
   _meta?: Meta | null;
 }
 export interface ListSessionsRequest {

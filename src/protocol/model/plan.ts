@@ -1,4 +1,4 @@
-import type { Meta } from './json.js';
+import type { Meta, UnknownKind } from './json.js';
 
 export type PlanEntryPriority = 'high' | 'medium' | 'low' | (string & {});
 /** `cancelled` is v2 only (ACP-V2-PLAN-05). */
@@ -20,4 +20,4 @@ export const V1_PLAN_ID = 'main';
 /** A plan's full snapshot (ACP-V1-PLAN-03, ACP-V2-PLAN-03). */
 export type PlanContent =
   | { type: 'items'; planId: string; entries: PlanEntry[]; _meta?: Meta | null }
-  | { type: string & {}; planId: string; [key: string]: unknown };
+  | { type: UnknownKind; planId: string; [key: string]: unknown };

@@ -1,5 +1,5 @@
 import type { AnyContentBlock } from './content.js';
-import type { Meta } from './json.js';
+import type { Meta, UnknownKind } from './json.js';
 import type { ToolCallPatch } from './tool-call.js';
 
 /** `name`/`version` of a peer (v1 `clientInfo`/`agentInfo`, v2 `info`). */
@@ -80,7 +80,7 @@ export interface McpServerHttp {
   headers: Array<{ name: string; value: string }>;
   _meta?: Meta | null;
 }
-export type McpServer = McpServerStdio | McpServerHttp | { type: string & {}; name: string; [key: string]: unknown };
+export type McpServer = McpServerStdio | McpServerHttp | { type: UnknownKind; name: string; [key: string]: unknown };
 
 export interface ConfigSelectOption {
   value: string;
@@ -95,28 +95,39 @@ export interface ConfigSelectGroup {
   _meta?: Meta | null;
 }
 
+/** A `select` configuration option (one value from a list). */
+export interface SelectConfigOption {
+  type: 'select';
+  configId: string;
+  name: string;
+  description?: string | null;
+  category?: 'mode' | 'model' | 'model_config' | 'thought_level' | (string & {}) | null;
+  currentValue: string;
+  options: Array<ConfigSelectOption | ConfigSelectGroup>;
+  _meta?: Meta | null;
+}
+
+/** A `boolean` configuration option (on/off). */
+export interface BooleanConfigOption {
+  type: 'boolean';
+  configId: string;
+  name: string;
+  description?: string | null;
+  category?: string | null;
+  currentValue: boolean;
+  _meta?: Meta | null;
+}
+
+/** A configuration option of a type this version of acp-kit does not know (kept raw; see {@link UnknownKind}). */
+export interface UnknownConfigOption {
+  type: UnknownKind;
+  configId: string;
+  name: string;
+  [key: string]: unknown;
+}
+
 /** A session configuration option (v1 `id`, v2 `configId`). Modes are `category: "mode"`. */
-export type ConfigOption =
-  | {
-      type: 'select';
-      configId: string;
-      name: string;
-      description?: string | null;
-      category?: 'mode' | 'model' | 'model_config' | 'thought_level' | (string & {}) | null;
-      currentValue: string;
-      options: Array<ConfigSelectOption | ConfigSelectGroup>;
-      _meta?: Meta | null;
-    }
-  | {
-      type: 'boolean';
-      configId: string;
-      name: string;
-      description?: string | null;
-      category?: string | null;
-      currentValue: boolean;
-      _meta?: Meta | null;
-    }
-  | { type: string & {}; configId: string; name: string; [key: string]: unknown };
+export type ConfigOption = SelectConfigOption | BooleanConfigOption | UnknownConfigOption;
 
 /** A slash command (ACP-ALL-CMD-02). */
 export interface AvailableCommand {
@@ -156,7 +167,7 @@ export interface PermissionOption {
 export type PermissionSubject =
   | { type: 'tool_call'; toolCall: ToolCallPatch; _meta?: Meta | null }
   | { type: 'command'; command: string; cwd: string; toolCallId?: string | null; terminalId?: string | null; _meta?: Meta | null }
-  | { type: string & {}; [key: string]: unknown };
+  | { type: UnknownKind; [key: string]: unknown };
 
 /** `session/request_permission`, version-neutral (v1 requires a tool call, v2 a title). */
 export interface PermissionRequest {
@@ -168,7 +179,8 @@ export interface PermissionRequest {
   _meta?: Meta | null;
 }
 
-export type PermissionOutcome = { outcome: 'cancelled' } | { outcome: 'selected'; optionId: string } | { outcome: string & {}; [key: string]: unknown };
+/** The answer to a permission request: `outcome` narrows (an unknown outcome is typed {@link UnknownKind}). */
+export type PermissionOutcome = { outcome: 'cancelled' } | { outcome: 'selected'; optionId: string } | { outcome: UnknownKind; [key: string]: unknown };
 
 /** The prompt a client sends (ACP-ALL-CONT-01). */
 export type Prompt = AnyContentBlock[];

@@ -1,5 +1,5 @@
 import type { AnyContentBlock } from './content.js';
-import type { Meta, Patch } from './json.js';
+import type { Meta, Patch, UnknownKind } from './json.js';
 
 /** v1 closed set; v2 open (custom values start with `_`, ACP-V2-TOOL-06). */
 export type ToolKind =
@@ -45,7 +45,7 @@ export interface ToolCallTextDiff {
 export type FileChange =
   | { operation: 'add' | 'delete' | 'modify'; path: string; fileType?: string | null; mimeType?: string | null; _meta?: Meta | null }
   | { operation: 'move' | 'copy'; oldPath: string; path: string; fileType?: string | null; mimeType?: string | null; _meta?: Meta | null }
-  | { operation: string & {}; [key: string]: unknown };
+  | { operation: UnknownKind; [key: string]: unknown };
 
 /**
  * A structured diff as v2 sends it (`changes` authoritative, optional patch text).
@@ -69,13 +69,21 @@ export interface ToolCallTerminal {
   _meta?: Meta | null;
 }
 
+/** Tool call content of a type this version of acp-kit does not know (kept raw); see {@link UnknownKind}. */
 export interface UnknownToolCallContent {
-  type: string & {};
+  type: UnknownKind;
   [key: string]: unknown;
 }
 
 export type ToolCallContent = ToolCallContentBlock | ToolCallTextDiff | ToolCallFileChanges | ToolCallTerminal;
 export type AnyToolCallContent = ToolCallContent | UnknownToolCallContent;
+
+const KNOWN_TOOL_CALL_CONTENT: ReadonlySet<string> = new Set<ToolCallContent['type']>(['content', 'diff', 'file_changes', 'terminal']);
+
+/** True for tool call content of a type this version of acp-kit does not know (kept raw). */
+export function isUnknownToolCallContent(c: AnyToolCallContent): c is UnknownToolCallContent {
+  return !KNOWN_TOOL_CALL_CONTENT.has(c.type);
+}
 
 /**
  * A tool call upsert (the neutral form of v1 `tool_call` / `tool_call_update` and

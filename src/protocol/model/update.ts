@@ -1,5 +1,5 @@
 import type { AnyContentBlock } from './content.js';
-import type { Meta, Patch } from './json.js';
+import type { Meta, Patch, UnknownKind } from './json.js';
 import type { PlanContent } from './plan.js';
 import type { ForegroundState, StopReason } from './stop-reason.js';
 import type { AnyToolCallContent, ToolCallPatch } from './tool-call.js';
@@ -33,7 +33,7 @@ export interface MessageChunk {
 export type BackgroundWork =
   | { type: 'terminal'; terminalId: string; _meta?: Meta | null }
   | { type: 'tool_call'; toolCallId: string; _meta?: Meta | null }
-  | { type: string & {}; [key: string]: unknown };
+  | { type: UnknownKind; [key: string]: unknown };
 
 /** A JSON-RPC error object carried by an `error` stop. */
 export interface ErrorObject {
@@ -179,11 +179,18 @@ export interface CompactionSummaryChunk {
 /**
  * An update kind this version of acp-kit does not know (a newer protocol or a `_` extension).
  * Kept raw so stores, proxies and bridges can pass it on (ACP-V2-EXT-03).
+ *
+ * `sessionUpdate` is typed {@link UnknownKind} (`never`) so that checking it against a known kind
+ * narrows {@link AnySessionUpdate} to that kind; reach this member with {@link isUnknownUpdate}
+ * (or the `default` branch of a `switch`) and read the kind with `String(u.sessionUpdate)`.
  */
 export interface UnknownUpdate {
-  sessionUpdate: string & {};
+  sessionUpdate: UnknownKind;
   [key: string]: unknown;
 }
+
+/** The same as {@link UnknownUpdate}. */
+export type UnknownSessionUpdate = UnknownUpdate;
 
 /** The version-neutral `session/update` payload both runtimes speak. */
 export type SessionUpdate =
@@ -217,6 +224,12 @@ export const KNOWN_UPDATE_KINDS: ReadonlySet<string> = new Set<SessionUpdate['se
   'session_info_update', 'usage_update', 'notice', 'compaction_update', 'compaction_summary_chunk',
 ]);
 
+/** True for the update kinds this version of acp-kit knows. */
 export function isKnownUpdate(u: AnySessionUpdate): u is SessionUpdate {
   return KNOWN_UPDATE_KINDS.has(u.sessionUpdate);
+}
+
+/** True for an update kind this version of acp-kit does not know (kept raw, ACP-V2-EXT-03). */
+export function isUnknownUpdate(u: AnySessionUpdate): u is UnknownUpdate {
+  return !KNOWN_UPDATE_KINDS.has(u.sessionUpdate);
 }
