@@ -1,4 +1,5 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import { joinPath, pickFailure } from './failure.js';
 import { defsOf, loadSchema, methodTable, type JsonSchema, type MethodDefs } from './schema-source.js';
@@ -8,9 +9,10 @@ import type { Side, ValidationFailure, WireValidator } from './types.js';
 const validators = new Map<1 | 2, WireValidator>();
 
 /**
- * The validator for a protocol version. Built on first use (schema parse + rewrite, a few ms);
- * each `$defs` entry is compiled on first use and cached, so steady-state checks cost only the
- * compiled function.
+ * The validator for a protocol version. Creating it costs nothing: the schema is parsed on the
+ * first check, Ajv is loaded and given the schema's `$defs` on the first check that needs it, and
+ * each `$defs` entry is compiled on first use and cached, so an agent or client that never checks
+ * a message never pays for validation, and steady-state checks cost only the compiled function.
  */
 export function getValidator(version: 1 | 2): WireValidator {
   let v = validators.get(version);
@@ -22,39 +24,76 @@ export function getValidator(version: 1 | 2): WireValidator {
   return v;
 }
 
+/** Ajv, loaded on the first check that needs it (it is CommonJS, so `require` keeps that synchronous). */
+let AjvClass: typeof Ajv2020 | undefined;
+function ajvClass(): typeof Ajv2020 {
+  return (AjvClass ??= (createRequire(import.meta.url)('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020);
+}
+
+/** The parsed schema's method table and def names (cheap: one JSON parse). */
+interface SchemaIndex {
+  raw: JsonSchema;
+  methods: Map<string, MethodDefs>;
+  defNames: Set<string>;
+}
+
+/** The Ajv instance with every def registered (not compiled). */
+interface Engine {
+  ajv: Ajv2020;
+  /** `sessionUpdate` value -> Ajv key of its branch (registered alone). */
+  updateBranches: Map<string, string>;
+}
+
 class SchemaValidator implements WireValidator {
   readonly version: 1 | 2;
-  private readonly ajv: Ajv2020;
   /** Each `$defs` entry is its own Ajv schema `${base}/Name`, so compiling one def only compiles what it reaches. */
   private readonly base: string;
-  private readonly methods: Map<string, MethodDefs>;
-  private readonly defNames: Set<string>;
+  private index?: SchemaIndex;
+  private engineState?: Engine;
   private readonly compiled = new Map<string, ValidateFunction>();
-  /** `sessionUpdate` value -> Ajv key of its branch (registered alone). */
-  private readonly updateBranches = new Map<string, string>();
   private readonly updateFns = new Map<string, ValidateFunction>();
 
   constructor(version: 1 | 2) {
     this.version = version;
-    const raw = loadSchema(version);
-    this.methods = methodTable(raw);
-    this.defNames = new Set(Object.keys(defsOf(raw)));
-    const { schema, unions } = transformSchema(raw);
     this.base = `https://acp-kit.invalid/schema/v${version}`;
+  }
+
+  private get schema(): SchemaIndex {
+    if (!this.index) {
+      const raw = loadSchema(this.version);
+      this.index = { raw, methods: methodTable(raw), defNames: new Set(Object.keys(defsOf(raw))) };
+    }
+    return this.index;
+  }
+
+  private get methods(): Map<string, MethodDefs> {
+    return this.schema.methods;
+  }
+
+  private get defNames(): Set<string> {
+    return this.schema.defNames;
+  }
+
+  private get engine(): Engine {
+    if (this.engineState) return this.engineState;
+    const { schema, unions } = transformSchema(this.schema.raw);
     // Lenient on input: formats (int64, uri, ...) are not checked; unknown keywords (x-*) ignored.
     // The official schema is trusted: checking it against the meta-schema would triple start-up.
-    this.ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false, validateSchema: false });
+    const Ajv = ajvClass();
+    const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: false, validateSchema: false });
     // Compiling a pointer into the whole document makes Ajv compile the entire document first
     // (~0.5 s); one schema per def keeps the first check of a method to a few ms.
     const split = relocateRefs(schema, this.base) as JsonSchema;
-    for (const [name, def] of Object.entries(defsOf(split))) this.ajv.addSchema(def, this.key(name));
+    for (const [name, def] of Object.entries(defsOf(split))) ajv.addSchema(def, this.key(name));
     const su = unions.get('#/$defs/SessionUpdate');
-    if (!su) throw new Error(`ACP v${version} schema: SessionUpdate is not a tagged union on sessionUpdate`);
+    if (!su) throw new Error(`ACP v${this.version} schema: SessionUpdate is not a tagged union on sessionUpdate`);
+    const updateBranches = new Map<string, string>();
     for (const [tag, pointer] of su.branches) {
       const key = `${this.key('SessionUpdate')}/${encodeURIComponent(tag)}`;
-      this.ajv.addSchema(resolvePointer(split, pointer), key);
-      this.updateBranches.set(tag, key);
+      ajv.addSchema(resolvePointer(split, pointer), key);
+      updateBranches.set(tag, key);
     }
+    return (this.engineState = { ajv, updateBranches });
   }
 
   private key(defName: string): string {
@@ -64,7 +103,7 @@ class SchemaValidator implements WireValidator {
   private compile(key: string): ValidateFunction {
     let fn = this.compiled.get(key);
     if (!fn) {
-      fn = this.ajv.getSchema(key);
+      fn = this.engine.ajv.getSchema(key);
       if (!fn) throw new Error(`ACP v${this.version} schema: cannot compile ${key}`);
       this.compiled.set(key, fn);
     }
@@ -100,7 +139,7 @@ class SchemaValidator implements WireValidator {
     }
     let fn = this.updateFns.get(tag);
     if (!fn) {
-      const key = this.updateBranches.get(tag);
+      const key = this.engine.updateBranches.get(tag);
       if (!key) return 'unknown';
       fn = this.compile(key);
       this.updateFns.set(tag, fn);
