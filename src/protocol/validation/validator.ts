@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import { joinPath, pickFailure } from './failure.js';
@@ -28,6 +30,22 @@ export function getValidator(version: 1 | 2): WireValidator {
 let AjvClass: typeof Ajv2020 | undefined;
 function ajvClass(): typeof Ajv2020 {
   return (AjvClass ??= (createRequire(import.meta.url)('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020);
+}
+
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * Where `npm run build` writes precompiled validators (`scripts/precompile-validators.mjs`): Ajv
+ * standalone code, one CommonJS module per method params/result def and per update branch,
+ * generated from the same transformed schema with the same options, so checks are exactly as
+ * strict. Loading one costs about a millisecond instead of loading Ajv and compiling (hundreds of
+ * ms at start-up). Absent when running from `src` (tests): then Ajv compiles as before.
+ */
+const PRECOMPILED_DIR = fileURLToPath(new URL('./precompiled/', import.meta.url));
+
+/** The file of a precompiled validator (`key` relative to the version's base, e.g. `InitializeRequest`). */
+function precompiledFile(version: 1 | 2, key: string): string {
+  return `v${version}-${encodeURIComponent(key)}.cjs`;
 }
 
 /** The parsed schema's method table and def names (cheap: one JSON parse). */
@@ -74,13 +92,30 @@ class SchemaValidator implements WireValidator {
     return this.schema.defNames;
   }
 
+  /** @internal For `scripts/precompile-validators.mjs`: the keys worth precompiling. */
+  precompileKeys(): string[] {
+    const keys = new Set<string>();
+    for (const m of this.methods.values()) {
+      if (m.params) keys.add(this.key(m.params));
+      if (m.result) keys.add(this.key(m.result));
+    }
+    for (const key of this.engine.updateBranches.values()) keys.add(key);
+    return [...keys];
+  }
+
+  /** @internal For `scripts/precompile-validators.mjs`: the Ajv instance and the file name of a key. */
+  precompileTarget(key: string): { ajv: Ajv2020; file: string } {
+    return { ajv: this.engine.ajv, file: precompiledFile(this.version, key.slice(this.base.length + 1)) };
+  }
+
   private get engine(): Engine {
     if (this.engineState) return this.engineState;
     const { schema, unions } = transformSchema(this.schema.raw);
     // Lenient on input: formats (int64, uri, ...) are not checked; unknown keywords (x-*) ignored.
     // The official schema is trusted: checking it against the meta-schema would triple start-up.
     const Ajv = ajvClass();
-    const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: false, validateSchema: false });
+    // `code.source` keeps the generated code for the build-time precompile step (same checks).
+    const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: false, validateSchema: false, code: { source: true } });
     // Compiling a pointer into the whole document makes Ajv compile the entire document first
     // (~0.5 s); one schema per def keeps the first check of a method to a few ms.
     const split = relocateRefs(schema, this.base) as JsonSchema;
@@ -103,11 +138,17 @@ class SchemaValidator implements WireValidator {
   private compile(key: string): ValidateFunction {
     let fn = this.compiled.get(key);
     if (!fn) {
-      fn = this.engine.ajv.getSchema(key);
+      fn = this.precompiled(key) ?? this.engine.ajv.getSchema(key);
       if (!fn) throw new Error(`ACP v${this.version} schema: cannot compile ${key}`);
       this.compiled.set(key, fn);
     }
     return fn;
+  }
+
+  private precompiled(key: string): ValidateFunction | undefined {
+    const path = PRECOMPILED_DIR + precompiledFile(this.version, key.slice(this.base.length + 1));
+    if (!existsSync(path)) return undefined;
+    return requireHere(path) as ValidateFunction;
   }
 
   private run(fn: ValidateFunction, value: unknown, at: string): ValidationFailure | null {
