@@ -1,4 +1,10 @@
-import { structuredPatch } from 'diff';
+import { createRequire } from 'node:module';
+import type * as Diff from 'diff';
+
+// `diff` (19 modules) is loaded on the first patch, not at import: start-up of agents and clients
+// that never send file changes (issue 8.4). Its CommonJS build keeps the load synchronous.
+let diffLib: typeof Diff | undefined;
+const loadDiff = (): typeof Diff => (diffLib ??= createRequire(import.meta.url)('diff') as typeof Diff);
 
 /**
  * Git's C-style path quoting (`core.quotePath` default): a path with control characters, `"`,
@@ -72,7 +78,7 @@ export function textDiffToGitPatch(path: string, oldText: string | null, newText
   // Kept even for an empty new file: with absolute paths git needs them to know the name.
   out.push(`--- ${isAdd ? '/dev/null' : q + tab}`, `+++ ${q}${tab}`);
   if (before !== newText) {
-    const patch = structuredPatch(path, path, before, newText, undefined, undefined, { context: 3, timeout: 250 });
+    const patch = loadDiff().structuredPatch(path, path, before, newText, undefined, undefined, { context: 3, timeout: 250 });
     if (!patch) {
       out.push(...wholeFileHunk(before, newText));
     } else {
