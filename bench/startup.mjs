@@ -22,7 +22,7 @@ export const STARTUP_AGENTS = [
 const INIT = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 2, info: { name: 'startup-bench', version: '0' }, capabilities: {} } })}\n`;
 
 /** Milliseconds from spawn to the first stdout line that answers request 1. */
-function timeToInitialize(args, env) {
+export function timeToInitialize(args, env) {
   return new Promise((done, fail) => {
     const t0 = process.hrtime.bigint();
     const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env });

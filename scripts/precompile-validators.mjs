@@ -19,6 +19,8 @@ let files = 0;
 let bytes = 0;
 for (const version of [1, 2]) {
   const v = getValidator(version);
+  // method table, def names and update kinds: the validator then needs neither the schema nor Ajv
+  writeFileSync(join(out, `v${version}-index.json`), JSON.stringify(v.precompileIndex()));
   for (const key of v.precompileKeys()) {
     const { ajv, file } = v.precompileTarget(key);
     const fn = ajv.getSchema(key);

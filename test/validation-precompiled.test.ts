@@ -81,18 +81,22 @@ describe('precompiled validators (dist) check exactly what run-time compiled one
     expect(files.length).toBeGreaterThan(100);
   });
 
-  it('answering initialize does not load Ajv (the precompiled validator is used)', () => {
+  it('answering initialize and checking updates does not load Ajv (the precompiled validators are used)', () => {
     const script = `
       import { createRequire } from 'node:module';
       const { getValidator } = await import(${JSON.stringify(resolve(DIST_VALIDATION, 'index.js'))});
       const failure = getValidator(2).params('initialize', { protocolVersion: 2, info: { name: 'c', version: '1' }, capabilities: {} });
       const bad = getValidator(2).params('initialize', { protocolVersion: 'two' });
+      const update = getValidator(2).update({ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'text', text: 'hi' } });
+      const unknown = getValidator(2).update({ sessionUpdate: '_x/y' });
       const ajvLoaded = Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('/ajv/dist/core.js'));
-      console.log(JSON.stringify({ failure, bad, ajvLoaded }));`;
+      console.log(JSON.stringify({ failure, bad, update, unknown, ajvLoaded }));`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
     expect(r.status, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { failure: unknown; bad: { path: string; message: string } | null; ajvLoaded: boolean };
+    const out = JSON.parse(r.stdout) as { failure: unknown; bad: { path: string; message: string } | null; update: unknown; unknown: unknown; ajvLoaded: boolean };
     expect(out.failure).toBeNull();
+    expect(out.update).toBeNull();
+    expect(out.unknown).toBe('unknown');
     expect(out.bad).toEqual(runtimeValidator(2).params('initialize', { protocolVersion: 'two' }));
     expect(out.bad).not.toBeNull();
     expect(out.ajvLoaded).toBe(false);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
@@ -48,11 +48,19 @@ function precompiledFile(version: 1 | 2, key: string): string {
   return `v${version}-${encodeURIComponent(key)}.cjs`;
 }
 
-/** The parsed schema's method table and def names (cheap: one JSON parse). */
+/** The schema's method table, def names and update kinds: from the precompiled index, else parsed from the schema. */
 interface SchemaIndex {
-  raw: JsonSchema;
   methods: Map<string, MethodDefs>;
   defNames: Set<string>;
+  /** `sessionUpdate` values with a precompiled branch validator; undefined when not precompiled. */
+  updateTags?: Set<string>;
+}
+
+/** The JSON form of {@link SchemaIndex} that `scripts/precompile-validators.mjs` writes next to the validators. */
+export interface PrecompiledIndex {
+  methods: Array<[string, MethodDefs]>;
+  defNames: string[];
+  updateTags: string[];
 }
 
 /** The Ajv instance with every def registered (not compiled). */
@@ -78,10 +86,21 @@ class SchemaValidator implements WireValidator {
 
   private get schema(): SchemaIndex {
     if (!this.index) {
-      const raw = loadSchema(this.version);
-      this.index = { raw, methods: methodTable(raw), defNames: new Set(Object.keys(defsOf(raw))) };
+      const file = `${PRECOMPILED_DIR}v${this.version}-index.json`;
+      if (existsSync(file)) {
+        const pre = JSON.parse(readFileSync(file, 'utf8')) as PrecompiledIndex;
+        this.index = { methods: new Map(pre.methods), defNames: new Set(pre.defNames), updateTags: new Set(pre.updateTags) };
+      } else {
+        const raw = loadSchema(this.version);
+        this.index = { methods: methodTable(raw), defNames: new Set(Object.keys(defsOf(raw))) };
+      }
     }
     return this.index;
+  }
+
+  /** @internal For `scripts/precompile-validators.mjs`. */
+  precompileIndex(): PrecompiledIndex {
+    return { methods: [...this.methods], defNames: [...this.defNames], updateTags: [...this.engine.updateBranches.keys()] };
   }
 
   private get methods(): Map<string, MethodDefs> {
@@ -110,7 +129,7 @@ class SchemaValidator implements WireValidator {
 
   private get engine(): Engine {
     if (this.engineState) return this.engineState;
-    const { schema, unions } = transformSchema(this.schema.raw);
+    const { schema, unions } = transformSchema(loadSchema(this.version));
     // Lenient on input: formats (int64, uri, ...) are not checked; unknown keywords (x-*) ignored.
     // The official schema is trusted: checking it against the meta-schema would triple start-up.
     const Ajv = ajvClass();
@@ -124,11 +143,15 @@ class SchemaValidator implements WireValidator {
     if (!su) throw new Error(`ACP v${this.version} schema: SessionUpdate is not a tagged union on sessionUpdate`);
     const updateBranches = new Map<string, string>();
     for (const [tag, pointer] of su.branches) {
-      const key = `${this.key('SessionUpdate')}/${encodeURIComponent(tag)}`;
+      const key = this.updateKey(tag);
       ajv.addSchema(resolvePointer(split, pointer), key);
       updateBranches.set(tag, key);
     }
     return (this.engineState = { ajv, updateBranches });
+  }
+
+  private updateKey(tag: string): string {
+    return `${this.key('SessionUpdate')}/${encodeURIComponent(tag)}`;
   }
 
   private key(defName: string): string {
@@ -180,7 +203,8 @@ class SchemaValidator implements WireValidator {
     }
     let fn = this.updateFns.get(tag);
     if (!fn) {
-      const key = this.engine.updateBranches.get(tag);
+      const tags = this.schema.updateTags;
+      const key = tags ? (tags.has(tag) ? this.updateKey(tag) : undefined) : this.engine.updateBranches.get(tag);
       if (!key) return 'unknown';
       fn = this.compile(key);
       this.updateFns.set(tag, fn);
