@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { ROUND_TRIPS, UPDATES } from './common.mjs';
 import { runStateStoreBench } from './state-store.mjs';
 import { CANCEL_TARGET_P99_MS, formatCancelRows, runCancelBench } from './cancel.mjs';
+import { formatStartupRows, runStartupBench } from './startup.mjs';
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 
@@ -52,6 +53,11 @@ console.log(`Cancel latency: session/cancel -> end of turn (v1 response / v2 idl
 const cancel = await runCancelBench({ iterations: Number(process.env.BENCH_CANCEL_ITERATIONS ?? 30) });
 console.log(formatCancelRows(cancel.rows));
 console.log(`cancel p99 worst: ${Math.max(...cancel.rows.map((r) => r.p99)).toFixed(1)} ms`);
+
+console.log('');
+const startupRuns = Number(process.env.BENCH_STARTUP_RUNS ?? 9);
+console.log(`Start-up: spawn -> initialize answer, median of ${startupRuns} runs (bench/startup.mjs; alone: node bench/startup.mjs [runs])`);
+console.log(formatStartupRows(await runStartupBench({ runs: startupRuns })));
 
 console.log('');
 const oursP50 = Math.max(by['acp-kit-v2'].p50, by['acp-kit-v1'].p50);
