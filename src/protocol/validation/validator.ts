@@ -26,13 +26,13 @@ export function getValidator(version: 1 | 2): WireValidator {
   return v;
 }
 
+const requireHere = createRequire(import.meta.url);
+
 /** Ajv, loaded on the first check that needs it (it is CommonJS, so `require` keeps that synchronous). */
 let AjvClass: typeof Ajv2020 | undefined;
 function ajvClass(): typeof Ajv2020 {
-  return (AjvClass ??= (createRequire(import.meta.url)('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020);
+  return (AjvClass ??= (requireHere('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020);
 }
-
-const requireHere = createRequire(import.meta.url);
 
 /**
  * Where `npm run build` writes precompiled validators (`scripts/precompile-validators.mjs`): Ajv
