@@ -81,6 +81,7 @@ export class ClientConnection {
   private codec: WireCodec | undefined;
   private router: UpdateRouter | undefined;
   private readonly early: unknown[] = [];
+  private earlyDropped = false;
   private version: 1 | 2 | undefined;
   private init: InitializeResponse | undefined;
   private readonly clientCaps: ClientCapabilities;
@@ -199,7 +200,7 @@ export class ClientConnection {
     this.init = codec.decodeResult(Methods.initialize, raw) as InitializeResponse;
     this.codec = codec;
     this.version = version;
-    this.router = new UpdateRouter(codec, (p) => this.problem(p), this.options.maxBufferedUpdates ?? 100_000);
+    this.router = new UpdateRouter(codec, (p) => this.problem(p), this.options.maxBufferedUpdates ?? 10_000);
     for (const p of this.early.splice(0)) this.router.route(p);
   }
 
@@ -452,8 +453,12 @@ export class ClientConnection {
 
   private onUpdate(params: unknown): void {
     if (!this.router) {
-      // before the initialize response was read (agents should not, but keep order anyway)
-      this.early.push(params);
+      // before the initialize response was read (agents should not, but keep order anyway; bounded)
+      if (this.early.length < (this.options.maxBufferedUpdates ?? 10_000)) this.early.push(params);
+      else if (!this.earlyDropped) {
+        this.earlyDropped = true;
+        this.problem({ kind: 'unknown-session', message: 'too many session/update notifications before the initialize response; dropping the rest' });
+      }
       return;
     }
     this.router.route(params);

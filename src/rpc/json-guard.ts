@@ -34,12 +34,18 @@ function skipString(line: string, start: number): number {
 /**
  * True when `line` nests objects/arrays deeper than `limit`. Iterative (no recursion, so no stack
  * overflow on hostile input) and jumps over string contents with `indexOf`, so the cost is in
- * the number of structural characters, not the text. Lines shorter than `2 * limit + 2` cannot
- * nest that deep and are not scanned.
+ * the number of structural characters, not the text. Lines shorter than `2 * limit + 2`, or with
+ * at most `limit` opening brackets, cannot nest that deep and are not scanned.
  */
 export function nestedDeeperThan(line: string, limit: number): boolean {
   const n = line.length;
   if (n < 2 * limit + 2) return false;
+  // depth never exceeds the number of `{` and `[` (string contents included): counting them with
+  // native indexOf settles ordinary messages without a character loop
+  let opens = 0;
+  for (let i = line.indexOf('{'); i !== -1 && opens <= limit; i = line.indexOf('{', i + 1)) opens++;
+  for (let i = line.indexOf('['); i !== -1 && opens <= limit; i = line.indexOf('[', i + 1)) opens++;
+  if (opens <= limit) return false;
   let depth = 0;
   for (let i = 0; i < n; ) {
     const c = line.charCodeAt(i);
