@@ -14,7 +14,7 @@ import { spawnAgent, type AgentProcess } from '../rpc/child.js';
 import { ConnectionClosedError, JsonRpcPeer, type RequestContext, type RequestOptions } from '../rpc/peer.js';
 import type { CloseInfo } from '../rpc/transport.js';
 import { ClientSession, type SessionHost } from './client-session.js';
-import { ConnectAbortedError, describeTarget, untilInitialized } from './connect-abort.js';
+import { ConnectAbortedError, describeTarget, untilInitialized, watchStartup } from './connect-abort.js';
 import { Emitter, type ClientEvents, type ClientProblem } from './events.js';
 import { UnsupportedProtocolVersionError, acceptableVersions, buildInitializeParams } from './initialize.js';
 import type { AgentTarget, ClientOptions, NewSessionOptions, ResumeSessionOptions, RestoreSessionOptions } from './options.js';
@@ -61,12 +61,16 @@ export async function connectToAgent(target: AgentTarget, options: ClientOptions
     });
     transport = agent.transport;
   }
-  const conn = new ClientConnection(transport, agent, options, emitter);
+  // fails fast on a broken agent (non-JSON stdout, exit) with AgentStartupError
+  const startup = watchStartup(transport, label, agent?.stderrTail);
+  const conn = new ClientConnection(startup.transport, agent, options, emitter);
   try {
-    await untilInitialized(conn.initialize(), label, signal, timeoutMs);
+    await untilInitialized(startup.guard(conn.initialize()), label, signal, timeoutMs);
   } catch (e) {
     await conn.close();
     throw e;
+  } finally {
+    startup.stop();
   }
   return conn;
 }
