@@ -141,4 +141,11 @@ describe('integer ids beyond 2^53', () => {
     c.write('{"jsonrpc":"2.0","id":90071992547409931,"method":"nope"}');
     expect(await c.line()).toMatch(/^\{"jsonrpc":"2\.0","id":90071992547409931,"error":\{"code":-32601,/);
   });
+
+  it('$/cancel_request naming a large id cancels that request, answered with its exact id', async () => {
+    const c = start();
+    c.write('{"jsonrpc":"2.0","id":9007199254740993,"method":"sleep","params":{"ms":60000}}');
+    c.write('{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":9007199254740993}}');
+    expect(await c.line()).toMatch(/^\{"jsonrpc":"2\.0","id":9007199254740993,"error":\{"code":-32800,/);
+  });
 });

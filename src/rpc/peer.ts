@@ -374,7 +374,10 @@ export class JsonRpcPeer {
       const requestId = (params as { requestId?: unknown } | null)?.requestId;
       if (typeof requestId === 'string' || typeof requestId === 'number') {
         // unknown or already answered ids are ignored (ACP-ALL-CREQ-04)
-        this.inbound.get(requestId)?.abort(AcpError.cancelled(`cancelled by the peer ($/cancel_request ${JSON.stringify(requestId)})`));
+        const reason = AcpError.cancelled(`cancelled by the peer ($/cancel_request ${JSON.stringify(requestId)})`);
+        const c = this.inbound.get(requestId);
+        if (c) c.abort(reason);
+        else if (typeof requestId === 'number' && Number.isInteger(requestId) && !Number.isSafeInteger(requestId)) this.inboundRounded(requestId)?.abort(reason);
       }
       return undefined;
     }
@@ -392,6 +395,20 @@ export class JsonRpcPeer {
       return r.catch((e: unknown) => this.problem('handler-error', `handler for notification ${method} failed: ${(e as Error)?.message ?? String(e)}`, e));
     }
     return undefined;
+  }
+
+  /**
+   * The running request whose exact (bigint) id JSON.parse rounded to `rounded` in a
+   * `$/cancel_request`; none when that is ambiguous. Rare, so a scan is fine.
+   */
+  private inboundRounded(rounded: number): AbortController | undefined {
+    let found: AbortController | undefined;
+    for (const [id, c] of this.inbound) {
+      if (typeof id !== 'bigint' || Number(id) !== rounded) continue;
+      if (found) return undefined;
+      found = c;
+    }
+    return found;
   }
 
   private settle(m: Record<string, unknown>): void {
