@@ -48,7 +48,7 @@ async function startupError(script: string): Promise<AgentStartupError> {
   return err;
 }
 
-describe('connect fails fast on a broken agent', () => {
+describe('connect fails fast on a broken agent (ACP-ALL-TRANS-05: stdout carries only ACP messages)', () => {
   it(`a non-JSON stdout line followed by silence rejects after ${NON_JSON_STDOUT_GRACE_MS} ms, quoting the line and saying it came from stdout`, async () => {
     const script = agentScript('', "process.stdout.write('Starting my-agent v1.2 on port 8080\\n'); process.stderr.write('loading config\\n');");
     const err = await startupError(script);

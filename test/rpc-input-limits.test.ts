@@ -128,7 +128,7 @@ describe('batch size', () => {
   });
 });
 
-describe('integer ids beyond 2^53', () => {
+describe('integer ids beyond 2^53 (ACP-ALL-RPC-03: the id is echoed unchanged)', () => {
   it('echoes the exact digits of a large integer id (single, negative, and in a batch)', async () => {
     const c = start();
     c.write('{"jsonrpc":"2.0","id":9007199254740993,"method":"echo","params":"big"}');

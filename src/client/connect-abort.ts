@@ -84,7 +84,8 @@ export const NON_JSON_STDOUT_GRACE_MS = 1000;
 export type AgentStartupFailure = 'non-json-stdout' | 'exited' | 'closed';
 
 /**
- * The agent failed before answering `initialize`, thrown by `connect`:
+ * The agent failed before answering `initialize`, thrown by `connect` (an agent must write only
+ * ACP messages to stdout, ACP-ALL-TRANS-05):
  * - `kind: 'non-json-stdout'`: it wrote a line to stdout that is not JSON and no valid JSON-RPC
  *   message followed within {@link NON_JSON_STDOUT_GRACE_MS} (`firstNonJsonLine` quotes it);
  * - `kind: 'exited'`: the process ended (`exitCode` / `signal`);
