@@ -68,6 +68,23 @@ describe('updates for unknown sessions', () => {
     expect(overflow.map((p) => p.message)).toEqual(['more than 10000 updates buffered for unknown session ghost; dropping the rest until it is opened']);
   });
 
+  it('updates sent before the initialize answer are bounded too (one problem, the rest dropped)', async () => {
+    const toAgent = new PassThrough();
+    const toClient = new PassThrough();
+    const agent = new JsonRpcPeer(new StreamTransport(toAgent, toClient));
+    agent.onRequest('initialize', () => {
+      for (let i = 0; i < 12_000; i++) agent.notify('session/update', { sessionId: 'pre', update: chunk('x') });
+      return { protocolVersion: 2, info: { name: 'early', version: '0' }, capabilities: { session: {} }, authMethods: [] };
+    });
+    const problems: ClientProblem[] = [];
+    const conn = await connect({ transport: new StreamTransport(toClient, toAgent), onProblem: (p) => problems.push(p), maxBufferedUpdates: 5000 });
+    cleanup.push(() => conn.close());
+    // the updates are read before the answer, so they were routed by the time connect resolved
+    const r = (conn as unknown as { router: UpdateRouter }).router.retained;
+    expect(r.bufferedUpdates).toBe(5000);
+    expect(problems.map((p) => p.message)).toEqual(['too many session/update notifications before the initialize response; dropping the rest']);
+  });
+
   it('remembers at most 1024 closed session ids, the most recent ones', () => {
     const problems: ClientProblem[] = [];
     const router = new UpdateRouter(codecFor(2), (p) => problems.push(p), 10_000);
