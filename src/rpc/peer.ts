@@ -433,20 +433,17 @@ export class JsonRpcPeer {
    */
   private refuseTooDeep({ message, limit }: TooDeep): void {
     const why = `the message is nested deeper than ${limit} levels (the limit for incoming JSON)`;
-    const one = (m: unknown, sink: Sink): boolean => {
+    const one = (m: unknown, sink: Sink): void => {
       if (m === null || typeof m !== 'object' || Array.isArray(m)) {
         sink(errorReply(null, AcpError.invalidRequest(why)));
-        return true;
+        return;
       }
       const r = m as Record<string, unknown>;
       const hasId = hasOwn.call(r, 'id');
       if (typeof r.method === 'string') {
-        if (!hasId) {
-          this.problem('invalid-message', `notification ${r.method} dropped: ${why}`);
-          return false;
-        }
-        sink(errorReply(validId(r.id), AcpError.invalidParams(`${why}; send shallower params`, { maxDepth: limit })));
-        return true;
+        if (!hasId) this.problem('invalid-message', `notification ${r.method} dropped: ${why}`);
+        else sink(errorReply(validId(r.id), AcpError.invalidParams(`${why}; send shallower params`, { maxDepth: limit })));
+        return;
       }
       if (hasId && (hasOwn.call(r, 'result') || hasOwn.call(r, 'error'))) {
         const p = this.pending.get(r.id as RequestId);
@@ -454,10 +451,9 @@ export class JsonRpcPeer {
           this.pending.delete(r.id as RequestId);
           p.reject(new AcpError(ErrorCode.InvalidParams, `Invalid result: the response to ${p.method} is nested deeper than ${limit} levels (the limit for incoming JSON)`, { maxDepth: limit }));
         } else this.problem('unknown-response', `response for unknown request id ${showId(r.id)} (and ${why})`);
-        return false;
+        return;
       }
       sink(errorReply(hasId ? validId(r.id) : null, AcpError.invalidRequest(why)));
-      return true;
     };
     if (!Array.isArray(message)) {
       one(message, this.sendReply);
