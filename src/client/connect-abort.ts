@@ -89,7 +89,9 @@ export type AgentStartupFailure = 'non-json-stdout' | 'exited' | 'closed';
  * - `kind: 'non-json-stdout'`: it wrote a line to stdout that is not JSON and no valid JSON-RPC
  *   message followed within {@link NON_JSON_STDOUT_GRACE_MS} (`firstNonJsonLine` quotes it);
  * - `kind: 'exited'`: the process ended (`exitCode` / `signal`);
- * - `kind: 'closed'`: a given transport closed.
+ * - `kind: 'closed'`: the connection closed without an exit status (a given transport closed, or
+ *   the agent could not be started: the message is then `Connection closed: <reason>`, e.g.
+ *   `agent command not found: my-agent`).
  * `stdoutTail` and `stderrTail` hold the last lines the agent wrote. It is a
  * {@link ConnectionClosedError}, so code that handles that keeps working.
  */
@@ -125,13 +127,16 @@ export class AgentStartupError extends ConnectionClosedError {
     this.stdoutTail = init.stdoutTail;
     this.stderrTail = init.info.stderrTail ?? '';
     let msg: string;
+    if (init.kind === 'closed') {
+      // e.g. `Connection closed: agent command not found: my-agent`: the reason says it all
+      this.message = this.stdoutTail.length > 0 ? `${this.message}\n--- last stdout lines ---\n${this.stdoutTail.join('\n')}` : this.message;
+      return;
+    }
     if (init.kind === 'non-json-stdout') {
       msg = `the agent wrote a line that is not JSON to stdout and then no JSON-RPC message within ${formatDuration(NON_JSON_STDOUT_GRACE_MS)}: ${JSON.stringify(init.firstNonJsonLine)} (${init.agent}). stdout must carry only JSON-RPC messages: check the command starts the agent in ACP mode, and have it log to stderr`;
-    } else if (init.kind === 'exited') {
+    } else {
       const how = this.signal ? `was killed by ${this.signal}` : `exited with code ${this.exitCode}`;
       msg = `the agent ${how} before answering initialize (${init.agent})`;
-    } else {
-      msg = `the connection closed before the agent answered initialize: ${init.info.reason} (${init.agent})`;
     }
     if (this.stdoutTail.length > 0) msg += `\n--- last stdout lines ---\n${this.stdoutTail.join('\n')}`;
     if (this.stderrTail) msg += `\n--- last stderr lines ---\n${this.stderrTail}`;
