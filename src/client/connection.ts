@@ -14,7 +14,7 @@ import { spawnAgent, type AgentProcess } from '../rpc/child.js';
 import { ConnectionClosedError, JsonRpcPeer, type RequestContext, type RequestOptions } from '../rpc/peer.js';
 import type { CloseInfo } from '../rpc/transport.js';
 import { ClientSession, type SessionHost } from './client-session.js';
-import { ConnectAbortedError, describeTarget, untilInitialized } from './connect-abort.js';
+import { ConnectAbortedError, describeTarget, untilInitialized, watchStartup } from './connect-abort.js';
 import { Emitter, type ClientEvents, type ClientProblem } from './events.js';
 import { UnsupportedProtocolVersionError, acceptableVersions, buildInitializeParams } from './initialize.js';
 import type { AgentTarget, ClientOptions, NewSessionOptions, ResumeSessionOptions, RestoreSessionOptions } from './options.js';
@@ -61,12 +61,16 @@ export async function connectToAgent(target: AgentTarget, options: ClientOptions
     });
     transport = agent.transport;
   }
-  const conn = new ClientConnection(transport, agent, options, emitter);
+  // fails fast on a broken agent (non-JSON stdout, exit) with AgentStartupError
+  const startup = watchStartup(transport, label, agent?.stderrTail);
+  const conn = new ClientConnection(startup.transport, agent, options, emitter);
   try {
-    await untilInitialized(conn.initialize(), label, signal, timeoutMs);
+    await untilInitialized(startup.guard(conn.initialize()), label, signal, timeoutMs);
   } catch (e) {
     await conn.close();
     throw e;
+  } finally {
+    startup.stop();
   }
   return conn;
 }
@@ -81,6 +85,7 @@ export class ClientConnection {
   private codec: WireCodec | undefined;
   private router: UpdateRouter | undefined;
   private readonly early: unknown[] = [];
+  private earlyDropped = false;
   private version: 1 | 2 | undefined;
   private init: InitializeResponse | undefined;
   private readonly clientCaps: ClientCapabilities;
@@ -199,7 +204,7 @@ export class ClientConnection {
     this.init = codec.decodeResult(Methods.initialize, raw) as InitializeResponse;
     this.codec = codec;
     this.version = version;
-    this.router = new UpdateRouter(codec, (p) => this.problem(p), this.options.maxBufferedUpdates ?? 100_000);
+    this.router = new UpdateRouter(codec, (p) => this.problem(p), this.options.maxBufferedUpdates ?? 10_000);
     for (const p of this.early.splice(0)) this.router.route(p);
   }
 
@@ -452,8 +457,12 @@ export class ClientConnection {
 
   private onUpdate(params: unknown): void {
     if (!this.router) {
-      // before the initialize response was read (agents should not, but keep order anyway)
-      this.early.push(params);
+      // before the initialize response was read (agents should not, but keep order anyway; bounded)
+      if (this.early.length < (this.options.maxBufferedUpdates ?? 10_000)) this.early.push(params);
+      else if (!this.earlyDropped) {
+        this.earlyDropped = true;
+        this.problem({ kind: 'unknown-session', message: 'too many session/update notifications before the initialize response; dropping the rest' });
+      }
       return;
     }
     this.router.route(params);

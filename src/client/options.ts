@@ -66,7 +66,11 @@ export interface ClientOptions {
    * 60 s (node agent.js)`.
    */
   initializeTimeoutMs?: number;
-  /** Max updates kept per not-yet-known session id before they are dropped (default 100 000). */
+  /**
+   * Max updates kept, in all, for session ids not known yet (updates an agent sends before its
+   * `session/new` response; at most 64 such ids), before the oldest are dropped with an
+   * `unknown-session` problem (default 10 000).
+   */
   maxBufferedUpdates?: number;
 }
 

@@ -114,6 +114,7 @@ export function spawnAgent(command: string, args: readonly string[] = [], option
       inner.start({
         onMessage: handlers.onMessage,
         onInvalidLine: handlers.onInvalidLine,
+        onTooDeep: handlers.onTooDeep,
         onClose(info) {
           if (reported) return;
           reported = true;

@@ -4,3 +4,4 @@ export * from './stream-transport.js';
 export * from './peer.js';
 export * from './child.js';
 export * from './process-group.js';
+export { MAX_JSON_DEPTH } from './json-guard.js';

@@ -2,9 +2,16 @@ import { AcpError, ErrorCode, isAbortError, type RpcErrorObject } from '../proto
 import { CANCEL_REQUEST_METHOD, type RequestId } from '../protocol/jsonrpc.js';
 import type { CloseInfo, InvalidLine, Transport } from './transport.js';
 
+/**
+ * Most entries accepted in one incoming batch (JSON-RPC 2.0 §6). A larger batch is refused as a
+ * whole with one -32600, so one line cannot start unbounded work ahead of other traffic.
+ */
+export const MAX_BATCH_ENTRIES = 100;
+
 /** Passed to every request handler. */
 export interface RequestContext {
-  id: RequestId | null;
+  /** The request's id; a `bigint` for an integer id beyond 2^53, kept exact and echoed as sent. */
+  id: RequestId | bigint | null;
   method: string;
   /** Fires on `$/cancel_request` for this id or when the connection closes. */
   signal: AbortSignal;
@@ -71,7 +78,7 @@ const hasOwn = Object.prototype.hasOwnProperty;
 export class JsonRpcPeer {
   private nextId = 1;
   private readonly pending = new Map<RequestId, Pending>();
-  private readonly inbound = new Map<RequestId, AbortController>();
+  private readonly inbound = new Map<RequestId | bigint, AbortController>();
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private fallbackRequest: ((method: string, params: unknown, ctx: RequestContext) => unknown) | undefined;
@@ -96,6 +103,7 @@ export class JsonRpcPeer {
     transport.start({
       onMessage: (m) => this.receive(m),
       onInvalidLine: (info) => this.onInvalidLine(info),
+      onTooDeep: (m, limit) => this.receive(new TooDeep(m, limit)),
       onClose: (info) => this.onClosed(info),
     });
   }
@@ -209,6 +217,11 @@ export class JsonRpcPeer {
 
   /** Runs one message; returns true when it left the inbox blocked. */
   private process(message: unknown): void {
+    if (message instanceof TooDeep) {
+      // refused in arrival order, and never shown to the tap or a handler
+      this.refuseTooDeep(message);
+      return;
+    }
     if (this.tapReceived) this.tapReceived(message);
     const wait = this.dispatch(message);
     if (wait) this.block(wait);
@@ -259,11 +272,11 @@ export class JsonRpcPeer {
       }
       if (hasId) {
         const id = m.id;
-        if (id !== null && typeof id !== 'string' && !(typeof id === 'number' && Number.isFinite(id))) {
+        if (id !== null && typeof id !== 'string' && typeof id !== 'bigint' && !(typeof id === 'number' && Number.isFinite(id))) {
           sink(errorReply(null, AcpError.invalidRequest(`"id" must be a string, a number or null (got ${describe(id)})`)));
           return undefined;
         }
-        this.startRequest(id as RequestId | null, method, m.params, sink);
+        this.startRequest(id as RequestId | bigint | null, method, m.params, sink);
         return undefined;
       }
       return this.runNotification(method, m.params);
@@ -291,6 +304,11 @@ export class JsonRpcPeer {
       this.sendReply(errorReply(null, AcpError.invalidRequest('empty batch')));
       return undefined;
     }
+    if (items.length > MAX_BATCH_ENTRIES) {
+      this.problem('invalid-message', `refused a batch of ${items.length} entries (limit ${MAX_BATCH_ENTRIES})`);
+      this.sendReply(errorReply(null, AcpError.invalidRequest(`a batch of ${items.length} entries exceeds the limit of ${MAX_BATCH_ENTRIES} entries; send fewer messages per batch`)));
+      return undefined;
+    }
     const replies: Promise<object>[] = [];
     let next = 0;
     const step = (): Promise<unknown> | undefined => {
@@ -315,7 +333,7 @@ export class JsonRpcPeer {
     return step();
   }
 
-  private startRequest(id: RequestId | null, method: string, params: unknown, sink: Sink): void {
+  private startRequest(id: RequestId | bigint | null, method: string, params: unknown, sink: Sink): void {
     if (method === CANCEL_REQUEST_METHOD) {
       sink(errorReply(id, AcpError.invalidRequest(`${CANCEL_REQUEST_METHOD} is a notification; send it without "id"`)));
       return;
@@ -356,7 +374,10 @@ export class JsonRpcPeer {
       const requestId = (params as { requestId?: unknown } | null)?.requestId;
       if (typeof requestId === 'string' || typeof requestId === 'number') {
         // unknown or already answered ids are ignored (ACP-ALL-CREQ-04)
-        this.inbound.get(requestId)?.abort(AcpError.cancelled(`cancelled by the peer ($/cancel_request ${JSON.stringify(requestId)})`));
+        const reason = AcpError.cancelled(`cancelled by the peer ($/cancel_request ${JSON.stringify(requestId)})`);
+        const c = this.inbound.get(requestId);
+        if (c) c.abort(reason);
+        else if (typeof requestId === 'number' && Number.isInteger(requestId) && !Number.isSafeInteger(requestId)) this.inboundRounded(requestId)?.abort(reason);
       }
       return undefined;
     }
@@ -376,11 +397,25 @@ export class JsonRpcPeer {
     return undefined;
   }
 
+  /**
+   * The running request whose exact (bigint) id JSON.parse rounded to `rounded` in a
+   * `$/cancel_request`; none when that is ambiguous. Rare, so a scan is fine.
+   */
+  private inboundRounded(rounded: number): AbortController | undefined {
+    let found: AbortController | undefined;
+    for (const [id, c] of this.inbound) {
+      if (typeof id !== 'bigint' || Number(id) !== rounded) continue;
+      if (found) return undefined;
+      found = c;
+    }
+    return found;
+  }
+
   private settle(m: Record<string, unknown>): void {
     const id = m.id as RequestId;
     const p = this.pending.get(id);
     if (!p) {
-      this.problem('unknown-response', `response for unknown request id ${JSON.stringify(id)}`, m);
+      this.problem('unknown-response', `response for unknown request id ${showId(id)}`, m);
       return;
     }
     this.pending.delete(id);
@@ -390,6 +425,43 @@ export class JsonRpcPeer {
     } else {
       p.resolve(m.result);
     }
+  }
+
+  /**
+   * A message nested deeper than the transport accepts: a request gets -32602, a response
+   * rejects its request, a notification becomes a problem; nothing reaches a handler.
+   */
+  private refuseTooDeep({ message, limit }: TooDeep): void {
+    const why = `the message is nested deeper than ${limit} levels (the limit for incoming JSON)`;
+    const one = (m: unknown, sink: Sink): void => {
+      if (m === null || typeof m !== 'object' || Array.isArray(m)) {
+        sink(errorReply(null, AcpError.invalidRequest(why)));
+        return;
+      }
+      const r = m as Record<string, unknown>;
+      const hasId = hasOwn.call(r, 'id');
+      if (typeof r.method === 'string') {
+        if (!hasId) this.problem('invalid-message', `notification ${r.method} dropped: ${why}`);
+        else sink(errorReply(validId(r.id), AcpError.invalidParams(`${why}; send shallower params`, { maxDepth: limit })));
+        return;
+      }
+      if (hasId && (hasOwn.call(r, 'result') || hasOwn.call(r, 'error'))) {
+        const p = this.pending.get(r.id as RequestId);
+        if (p) {
+          this.pending.delete(r.id as RequestId);
+          p.reject(new AcpError(ErrorCode.InvalidParams, `Invalid result: the response to ${p.method} is nested deeper than ${limit} levels (the limit for incoming JSON)`, { maxDepth: limit }));
+        } else this.problem('unknown-response', `response for unknown request id ${showId(r.id)} (and ${why})`);
+        return;
+      }
+      sink(errorReply(hasId ? validId(r.id) : null, AcpError.invalidRequest(why)));
+    };
+    if (!Array.isArray(message)) {
+      one(message, this.sendReply);
+      return;
+    }
+    const replies: object[] = [];
+    for (const item of message) one(item, (r) => void replies.push(r));
+    if (replies.length > 0 && !this.closeInfo) this.sendReply(replies);
   }
 
   private onInvalidLine(info: InvalidLine): void {
@@ -423,6 +495,18 @@ export class JsonRpcPeer {
 
 type Sink = (reply: object) => void;
 
+/** An incoming message the transport found nested too deeply; queued like any other message. */
+class TooDeep {
+  constructor(
+    readonly message: unknown,
+    readonly limit: number,
+  ) {}
+}
+
+function showId(id: unknown): string {
+  return typeof id === 'bigint' ? id.toString() : JSON.stringify(id);
+}
+
 function isRequestLike(item: unknown): boolean {
   return item !== null && typeof item === 'object' && !Array.isArray(item) && typeof (item as { method?: unknown }).method === 'string' && hasOwn.call(item, 'id');
 }
@@ -435,7 +519,7 @@ function isInvalidEntry(item: unknown): boolean {
   return !(hasOwn.call(m, 'id') && (hasOwn.call(m, 'result') || hasOwn.call(m, 'error')));
 }
 
-function errorReply(id: RequestId | null, e: AcpError): object {
+function errorReply(id: RequestId | bigint | null, e: AcpError): object {
   return { jsonrpc: '2.0', id, error: e.toJSON() };
 }
 
@@ -450,8 +534,8 @@ function answeredIds(messages: readonly unknown[], from: number): Set<unknown> {
   return ids;
 }
 
-function validId(id: unknown): RequestId | null {
-  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+function validId(id: unknown): RequestId | bigint | null {
+  return typeof id === 'string' || typeof id === 'bigint' || (typeof id === 'number' && Number.isFinite(id)) ? (id as RequestId | bigint) : null;
 }
 
 function describe(v: unknown): string {

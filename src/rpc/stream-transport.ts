@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { MAX_JSON_DEPTH, mayHaveUnsafeId, nestedDeeperThan, restoreExactIds, stringifyWithExactIds } from './json-guard.js';
 import { LineSplitter } from './ndjson.js';
 import type { CloseInfo, Transport, TransportHandlers } from './transport.js';
 
@@ -9,6 +10,11 @@ export interface StreamTransportOptions {
   highWaterMark?: number;
   /** End the writable side on close (default true). */
   endOnClose?: boolean;
+  /**
+   * Deepest nesting of objects/arrays accepted in one incoming message (default
+   * {@link MAX_JSON_DEPTH} = 128); deeper messages go to {@link TransportHandlers.onTooDeep}.
+   */
+  maxDepth?: number;
 }
 
 /**
@@ -28,6 +34,7 @@ export class StreamTransport implements Transport {
   private writableWaiters: Array<() => void> = [];
   private flushWaiters: Array<() => void> = [];
   private readonly hwm: number;
+  private readonly maxDepth: number;
   private readonly splitter: LineSplitter;
 
   constructor(
@@ -36,6 +43,7 @@ export class StreamTransport implements Transport {
     private readonly options: StreamTransportOptions = {},
   ) {
     this.hwm = options.highWaterMark ?? 4 * 1024 * 1024;
+    this.maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
     this.splitter = new LineSplitter(
       (line) => this.onLine(line),
       (bytes) => this.handlers?.onInvalidLine({ line: `<${bytes} bytes>`, error: new Error(`line of ${bytes} bytes exceeds the limit of ${options.maxLineBytes ?? 512 * 1024 * 1024} bytes`) }),
@@ -60,6 +68,9 @@ export class StreamTransport implements Transport {
   }
 
   private onLine(line: string): void {
+    // checked before parsing: V8's JSON.parse is iterative, but everything after it
+    // (validators, stringify, handlers) recurses
+    const tooDeep = nestedDeeperThan(line, this.maxDepth);
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -67,12 +78,27 @@ export class StreamTransport implements Transport {
       this.handlers?.onInvalidLine({ line: line.length > 200 ? line.slice(0, 200) + '…' : line, error: e as Error });
       return;
     }
+    // integer ids beyond 2^53 were rounded by JSON.parse: take their digits from the line
+    if (mayHaveUnsafeId(value)) value = restoreExactIds(value, line);
+    if (tooDeep) {
+      if (this.handlers?.onTooDeep) this.handlers.onTooDeep(value, this.maxDepth);
+      else this.handlers?.onInvalidLine({ line: line.slice(0, 200) + '…', error: new Error(`message nested deeper than ${this.maxDepth} levels`) });
+      return;
+    }
     this.handlers?.onMessage(value);
   }
 
   send(message: object): void {
     if (this.closed) return;
-    const s = JSON.stringify(message);
+    let s: string;
+    try {
+      s = JSON.stringify(message);
+    } catch (e) {
+      // a bigint id is an exact large id being echoed back; anything else unserializable throws
+      const exact = stringifyWithExactIds(message);
+      if (exact === undefined) throw e;
+      s = exact;
+    }
     this.queue.push(s);
     this.queuedBytes += s.length + 1;
     if (this.waitingDrain) return;

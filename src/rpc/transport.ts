@@ -21,6 +21,12 @@ export interface TransportHandlers {
   onMessage(message: unknown): void;
   /** A line that was not JSON (or was too long); the transport goes on reading. */
   onInvalidLine(info: InvalidLine): void;
+  /**
+   * A message nested deeper than the transport's limit (`MAX_JSON_DEPTH` = 128 by default): it must
+   * not reach handlers, but its envelope (id, method) is intact so it can be refused. Without this
+   * handler the line is reported through {@link TransportHandlers.onInvalidLine}.
+   */
+  onTooDeep?(message: unknown, limit: number): void;
   /** Called once when the stream ends or breaks. */
   onClose(info: CloseInfo): void;
 }

@@ -70,8 +70,11 @@ export abstract class BaseCodec implements WireCodec {
 
   decodeParams(method: string, wire: unknown): unknown {
     const m = this.table[method];
-    const value = m?.prepareParams ? m.prepareParams(wire) : wire;
     const wireName = this.wireMethod(method);
+    // JSON-RPC 2.0 lets a request or notification omit `params`: for a known ACP method that is
+    // `{}`, so methods without required fields work and the others name the first missing one
+    if (wire === undefined && (m !== undefined || wireName !== undefined)) wire = {};
+    const value = m?.prepareParams ? m.prepareParams(wire) : wire;
     if (m?.checkParams) m.checkParams(value);
     else if (wireName !== undefined) checkParams(this.validator, wireName, value);
     // Without a validator (or for an extension method) a non-object is passed on untouched.

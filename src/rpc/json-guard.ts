@@ -1,0 +1,177 @@
+/**
+ * Input guards for JSON lines, kept off the hot path: each scan runs only when a cheap test
+ * (line length, a parsed id that is not a safe integer) says it may matter.
+ */
+
+/**
+ * Deepest nesting of objects/arrays accepted in one incoming message (the envelope counts as
+ * level 1). Real ACP messages stay below ~15 levels (envelope, params, update, content, `_meta`);
+ * 128 leaves ample room for extension data while keeping recursive code (schema validation,
+ * `JSON.stringify` of stored lines, user handlers) far from the stack limit.
+ */
+export const MAX_JSON_DEPTH = 128;
+
+const QUOTE = 34; // "
+const BACKSLASH = 92;
+const OPEN_BRACE = 123;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACE = 125;
+const CLOSE_BRACKET = 93;
+
+/** Index just past the string literal opening at `start` (a `"`), or `line.length` when unterminated. */
+function skipString(line: string, start: number): number {
+  let q = start;
+  for (;;) {
+    q = line.indexOf('"', q + 1);
+    if (q === -1) return line.length;
+    // an escaped quote has an odd run of backslashes before it
+    let b = q - 1;
+    while (line.charCodeAt(b) === BACKSLASH) b--;
+    if ((q - b) % 2 === 1) return q + 1;
+  }
+}
+
+/**
+ * True when `line` nests objects/arrays deeper than `limit`. Iterative (no recursion, so no stack
+ * overflow on hostile input) and jumps over string contents with `indexOf`, so the cost is in
+ * the number of structural characters, not the text. Lines shorter than `2 * limit + 2`, or with
+ * at most `limit` opening brackets, cannot nest that deep and are not scanned.
+ */
+export function nestedDeeperThan(line: string, limit: number): boolean {
+  const n = line.length;
+  if (n < 2 * limit + 2) return false;
+  // depth never exceeds the number of `{` and `[` (string contents included): counting them with
+  // native indexOf settles ordinary messages without a character loop
+  let opens = 0;
+  for (let i = line.indexOf('{'); i !== -1 && opens <= limit; i = line.indexOf('{', i + 1)) opens++;
+  for (let i = line.indexOf('['); i !== -1 && opens <= limit; i = line.indexOf('[', i + 1)) opens++;
+  if (opens <= limit) return false;
+  let depth = 0;
+  for (let i = 0; i < n; ) {
+    const c = line.charCodeAt(i);
+    if (c === QUOTE) {
+      i = skipString(line, i);
+      continue;
+    }
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > limit) return true;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+    i++;
+  }
+  return false;
+}
+
+const INTEGER = /^-?(0|[1-9][0-9]*)$/;
+
+/**
+ * The raw text of the top-level `"id"` member of each message on the line: for an object, `[token]`;
+ * for an array (a batch), one entry per element (`undefined` where there is none). Used only when
+ * `JSON.parse` produced an id that is not a safe integer, to recover its exact digits.
+ */
+export function rawIdTokens(line: string): Array<string | undefined> {
+  const out: Array<string | undefined> = [];
+  const n = line.length;
+  let depth = 0;
+  let isBatch = false;
+  let started = false;
+  // depth at which message members live: 1 for a single message, 2 inside a batch
+  let memberDepth = 1;
+  for (let i = 0; i < n; ) {
+    const c = line.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = skipString(line, i);
+      if (depth === memberDepth && line.slice(i, end) === '"id"') {
+        let j = end;
+        while (j < n && (line.charCodeAt(j) === 32 || line.charCodeAt(j) === 9)) j++;
+        if (line.charCodeAt(j) === 58 /* : */) {
+          j++;
+          while (j < n && (line.charCodeAt(j) === 32 || line.charCodeAt(j) === 9)) j++;
+          let k = j;
+          while (k < n && /[-+0-9.eE]/.test(line[k])) k++;
+          const token = line.slice(j, k);
+          if (token.length > 0) out[out.length - 1] = token;
+          i = k;
+          continue;
+        }
+      }
+      i = end;
+      continue;
+    }
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      depth++;
+      if (!started) {
+        started = true;
+        isBatch = c === OPEN_BRACKET;
+        memberDepth = isBatch ? 2 : 1;
+        if (!isBatch) out.push(undefined);
+      } else if (isBatch && depth === 2) out.push(undefined);
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+    i++;
+  }
+  return out;
+}
+
+/** An id `JSON.parse` could not keep exact, as a `bigint` when its raw token is a plain integer. */
+export function exactId(parsed: unknown, token: string | undefined): unknown {
+  if (typeof parsed !== 'number' || Number.isSafeInteger(parsed) || !Number.isInteger(parsed)) return parsed;
+  return token !== undefined && INTEGER.test(token) ? BigInt(token) : parsed;
+}
+
+/** True for a message (or batch) whose `id` is a value JSON.parse may have rounded. */
+function unsafeId(m: unknown): boolean {
+  if (m === null || typeof m !== 'object') return false;
+  const id = (m as { id?: unknown }).id;
+  return typeof id === 'number' && Number.isInteger(id) && !Number.isSafeInteger(id);
+}
+
+/**
+ * Replaces ids that JSON.parse rounded (integers beyond 2^53) with their exact `bigint` value
+ * read from the raw line; returns the message (mutated in place).
+ */
+export function restoreExactIds(message: unknown, line: string): unknown {
+  if (Array.isArray(message)) {
+    if (!message.some(unsafeId)) return message;
+    const tokens = rawIdTokens(line);
+    message.forEach((m, i) => {
+      if (unsafeId(m)) (m as { id: unknown }).id = exactId((m as { id: unknown }).id, tokens[i]);
+    });
+    return message;
+  }
+  if (unsafeId(message)) {
+    const m = message as { id: unknown };
+    m.id = exactId(m.id, rawIdTokens(line)[0]);
+  }
+  return message;
+}
+
+/** Quick per-message test used by the transport (one property read in the common case). */
+export function mayHaveUnsafeId(message: unknown): boolean {
+  if (Array.isArray(message)) return message.some(unsafeId);
+  return unsafeId(message);
+}
+
+const MARKER = `\u0000acp-kit-exact-id-${Math.random().toString(36).slice(2)}`;
+const MARKER_JSON = JSON.stringify(MARKER);
+
+function stringifyOne(m: unknown): string {
+  if (m !== null && typeof m === 'object' && !Array.isArray(m) && typeof (m as { id?: unknown }).id === 'bigint') {
+    const id = (m as { id: bigint }).id;
+    // the marker is unique to this process, so the one occurrence is the id's place
+    return JSON.stringify({ ...(m as object), id: MARKER }).replace(MARKER_JSON, id.toString());
+  }
+  return JSON.stringify(m);
+}
+
+/**
+ * JSON for a message whose top-level `id` (or a batch entry's) is a `bigint` (an exact large id
+ * echoed back), or `undefined` when the message has no such id. Any other `bigint` still throws,
+ * as `JSON.stringify` does.
+ */
+export function stringifyWithExactIds(message: object): string | undefined {
+  if (Array.isArray(message)) {
+    if (!message.some((m) => m !== null && typeof m === 'object' && typeof (m as { id?: unknown }).id === 'bigint')) return undefined;
+    return `[${message.map(stringifyOne).join(',')}]`;
+  }
+  if (typeof (message as { id?: unknown }).id !== 'bigint') return undefined;
+  return stringifyOne(message);
+}
