@@ -64,8 +64,9 @@ export class StreamingMarkdown {
   private readonly settled: string[] = [];
   private tailSource: string | undefined;
   private tailOut = '';
-  /** number of block renders done (for tests of the incremental behaviour) */
+  /** Block renders done and the source characters they parsed (to check the incremental behaviour). */
   renders = 0;
+  parsedChars = 0;
 
   /** Returns the rendered blocks for `text` (settled ones are the same strings as before). */
   update(text: string): readonly string[] {
@@ -91,6 +92,7 @@ export class StreamingMarkdown {
     if (cut > this.settledEnd) {
       const block = renderMarkdown(text.slice(this.settledEnd, cut));
       this.renders++;
+      this.parsedChars += cut - this.settledEnd;
       if (block) this.settled.push(block);
       this.settledEnd = cut;
     }
@@ -99,6 +101,7 @@ export class StreamingMarkdown {
       this.tailSource = tail;
       this.tailOut = renderMarkdown(tail);
       this.renders++;
+      this.parsedChars += tail.length;
     }
     return this.tailOut ? [...this.settled, this.tailOut] : [...this.settled];
   }
