@@ -1,5 +1,6 @@
 // The chat's Markdown rendering (src/cli/ui/markdown.ts): marked + marked-terminal output, and the
 // incremental renderer for streamed messages (settled blocks are rendered once).
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown, StreamingMarkdown } from '../src/cli/ui/markdown.js';
 import { stripAnsi } from '../src/cli/style.js';
@@ -29,6 +30,20 @@ describe('renderMarkdown', () => {
     expect(out).toMatch(/^\s+console\.log\(a\);$/m);
     expect(out).not.toMatch(/\*\*|`|```/);
     expect(out).not.toMatch(/\n$/);
+  });
+});
+
+describe('renderMarkdown in colour (a separate process: chalk reads FORCE_COLOR when loaded)', () => {
+  it('highlights fenced code by language and styles bold and inline code (needs `npm run build`)', () => {
+    const src = ['**bold** and `code`', '', '```js', 'const a = 1;', '```'].join('\n');
+    const script = `import('./dist/cli/ui/markdown.js').then((m) => process.stdout.write(m.renderMarkdown(${JSON.stringify(src)})))`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '3', NO_COLOR: '' } });
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe('\u001b[1mbold\u001b[22m and \u001b[33mcode\u001b[39m');
+    const code = lines.find((l) => l.includes('const'))!;
+    // the keyword and the number get their own colours (highlighting), the rest stays plain
+    expect(code).toMatch(/\u001b\[\d+mconst\u001b\[39m a = \u001b\[\d+m1\u001b\[39m;/);
   });
 });
 

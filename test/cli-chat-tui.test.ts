@@ -9,7 +9,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BIN, BUILT, tempDir, waitFor } from './fixtures/cli-helpers.js';
+import { BIN, BUILT, FIXTURES, tempDir, waitFor } from './fixtures/cli-helpers.js';
 
 const HAS_TMUX = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
 const socket = `acp-kit-tui-${randomUUID().slice(0, 8)}`;
@@ -31,13 +31,13 @@ afterAll(() => {
 });
 
 /** Starts `acp-kit chat --cwd <cwd>` in a 120x40 tmux window. */
-function startChat(env: Record<string, string> = {}) {
+function startChat(env: Record<string, string> = {}, args: string[] = []) {
   const cwd = mkdir('tui-cwd');
   const exitFile = join(mkdir('tui-exit'), 'code');
   const vars = Object.entries({ ACP_KIT_DEMO_DELAY_MS: '0', ACP_KIT_DATA_DIR: mkdir('tui-data'), ...env })
     .map(([k, v]) => `${k}=${q(v)}`)
     .join(' ');
-  const cmd = `env -u CI -u FORCE_COLOR NO_COLOR=1 ${vars} ${q(process.execPath)} ${q(BIN)} chat --cwd ${q(cwd)}; echo "EXIT=$?" > ${q(exitFile)}; sleep 30`;
+  const cmd = `env -u CI -u FORCE_COLOR NO_COLOR=1 ${vars} ${q(process.execPath)} ${q(BIN)} chat --cwd ${q(cwd)} ${args.map(q).join(' ')}; echo "EXIT=$?" > ${q(exitFile)}; sleep 30`;
   const started = tmux('new-session', '-d', '-s', 'tui', '-x', '120', '-y', '40', '-c', cwd, cmd);
   expect(started.status, started.stderr).toBe(0);
   const screen = () => tmux('capture-pane', '-p', '-J', '-t', 'tui', '-S', '-500').stdout;
@@ -138,6 +138,17 @@ describe('acp-kit chat TUI (tmux)', () => {
     await t.waitScreen(/full output of seq 1 30:/, 'the full output');
     const full = t.screen().slice(t.screen().indexOf('full output of seq 1 30:'));
     for (const n of [1, 5, 22, 30]) expect(full).toMatch(new RegExp(`^│ ${n}\\s+│$`, 'm'));
+    t.key('C-d');
+    expect(await t.exitCode()).toBe('EXIT=0');
+  }, 60_000);
+
+  it('shows the session title the agent sends (session_info_update) in the status line', async () => {
+    const t = startChat({}, ['--agent', `${process.execPath} ${join(FIXTURES, 'agent-scripted.mjs')}`]);
+    await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
+    expect(t.screen()).not.toContain('Fix the login bug');
+    // the scripted agent's `title <text>` sends session_info_update { title: <text> }
+    t.type('title Fix the login bug');
+    await t.waitScreen(/— end_turn[\s\S]*ready · Ctrl-D exits · \/ commands +Fix the login bug/, 'the title in the status line');
     t.key('C-d');
     expect(await t.exitCode()).toBe('EXIT=0');
   }, 60_000);

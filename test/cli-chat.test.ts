@@ -1,6 +1,6 @@
 /**
  * `acp-kit chat` driven through a real pseudo-terminal with tmux (needs `npm run build` and the
- * `tmux` binary; skipped with a message when tmux is missing): one full turn with a permission
+ * `tmux` binary; a failing check says so when either is missing): one full turn with a permission
  * pick from the agent's own options, a turn cancelled with Ctrl-C, then Ctrl-C twice to exit.
  */
 import { spawnSync } from 'node:child_process';
@@ -11,7 +11,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, BUILT, tempDir, waitFor } from './fixtures/cli-helpers.js';
 
 const HAS_TMUX = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
-if (!HAS_TMUX) console.warn('cli-chat.test.ts: SKIPPED — tmux is not installed (apt-get install -y tmux) so the interactive chat cannot be driven');
 
 const socket = `acp-kit-test-${randomUUID().slice(0, 8)}`;
 const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
@@ -54,6 +53,12 @@ function startInTmux(name: string, args: string[], data: string) {
     exitCode: () => waitFor(() => existsSync(exitFile) && readFileSync(exitFile, 'utf8').trim(), 10_000, `${name} to exit`),
   };
 }
+
+it('can drive the chat: tmux is installed and the CLI is built', () => {
+  // the tests below need both; fail loudly instead of skipping silently
+  expect(HAS_TMUX, 'tmux is not installed (apt-get install -y tmux)').toBe(true);
+  expect(BUILT, 'run `npm run build` first').toBe(true);
+});
 
 describe.runIf(BUILT && HAS_TMUX)('acp-kit chat in a real terminal (tmux)', () => {
   const data = tempDir('chat-data');
