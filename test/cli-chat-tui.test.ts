@@ -89,6 +89,8 @@ describe('acp-kit chat TUI (tmux)', () => {
     // in order: the first turn ends, then the queued prompt starts its own turn
     expect(s.indexOf('> hello')).toBeLessThan(s.indexOf('— end_turn'));
     expect(s.indexOf('— end_turn')).toBeLessThan(s.indexOf('> list files'));
+    // a blank line between the turns
+    expect(s).toMatch(/— end_turn \(the agent finished\)\n\n> list files\n/);
     expect(s).not.toMatch(/queued: list files[\s\S]*ready · Ctrl-D exits\s*$/);
     t.key('C-d');
     expect(await t.exitCode()).toBe('EXIT=0');

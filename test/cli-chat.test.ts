@@ -102,6 +102,9 @@ describe.runIf(BUILT && HAS_TMUX)('acp-kit chat in a real terminal (tmux)', () =
     key('C-c');
     await waitScreen(/— cancelled/, 'the cancelled stop reason');
     expect(screen()).toMatch(/cancelled: .*Run `sleep 30`/);
+    // the transient "cancelling…" line is replaced by the outcome, not left in the transcript
+    await waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready after the cancel');
+    expect(screen()).not.toContain('cancelling…');
     await waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready again');
 
     // Ctrl-C twice while idle exits (130) and the agent is gone
