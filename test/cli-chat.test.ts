@@ -1,6 +1,6 @@
 /**
  * `acp-kit chat` driven through a real pseudo-terminal with tmux (needs `npm run build` and the
- * `tmux` binary; skipped with a message when tmux is missing): one full turn with a permission
+ * `tmux` binary; a failing check says so when either is missing): one full turn with a permission
  * pick from the agent's own options, a turn cancelled with Ctrl-C, then Ctrl-C twice to exit.
  */
 import { spawnSync } from 'node:child_process';
@@ -11,7 +11,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, BUILT, tempDir, waitFor } from './fixtures/cli-helpers.js';
 
 const HAS_TMUX = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
-if (!HAS_TMUX) console.warn('cli-chat.test.ts: SKIPPED — tmux is not installed (apt-get install -y tmux) so the interactive chat cannot be driven');
 
 const socket = `acp-kit-test-${randomUUID().slice(0, 8)}`;
 const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
@@ -55,6 +54,12 @@ function startInTmux(name: string, args: string[], data: string) {
   };
 }
 
+it('can drive the chat: tmux is installed and the CLI is built', () => {
+  // the tests below need both; fail loudly instead of skipping silently
+  expect(HAS_TMUX, 'tmux is not installed (apt-get install -y tmux)').toBe(true);
+  expect(BUILT, 'run `npm run build` first').toBe(true);
+});
+
 describe.runIf(BUILT && HAS_TMUX)('acp-kit chat in a real terminal (tmux)', () => {
   const data = tempDir('chat-data');
   const chatCwd = tempDir('chat');
@@ -97,6 +102,9 @@ describe.runIf(BUILT && HAS_TMUX)('acp-kit chat in a real terminal (tmux)', () =
     key('C-c');
     await waitScreen(/— cancelled/, 'the cancelled stop reason');
     expect(screen()).toMatch(/cancelled: .*Run `sleep 30`/);
+    // the transient "cancelling…" line is replaced by the outcome, not left in the transcript
+    await waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready after the cancel');
+    expect(screen()).not.toContain('cancelling…');
     await waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready again');
 
     // Ctrl-C twice while idle exits (130) and the agent is gone

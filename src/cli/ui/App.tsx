@@ -1,5 +1,5 @@
 import React, { useEffect, useRef, useState } from 'react';
-import { Box, Static, Text, useInput } from 'ink';
+import { Box, Static, Text, useInput, useStdout } from 'ink';
 import type { AnyContentBlock } from '../../protocol/model/content.js';
 import type { AnyToolCallContent } from '../../protocol/model/tool-call.js';
 import type { MessageState, PlanState, ToolCallState, TimelineEntry } from '../../protocol/state/entities.js';
@@ -9,11 +9,26 @@ import { stripAnsi } from '../style.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
 import type { ChatActions, ChatView, FeedItem, Note } from './chat-model.js';
 import { SessionPicker } from './SessionPicker.js';
+import { StreamingMarkdown } from './markdown.js';
 
 /** The view once a session is attached. */
 type ReadyView = ChatView & { state: SessionState };
 
 const TERMINAL_TAIL_LINES = 8;
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/**
+ * One incremental Markdown renderer per agent message: while it streams only its tail block is
+ * parsed again; a finished message is rendered once more when it moves into `<Static>`, then never.
+ */
+const markdownOf = new WeakMap<MessageState, StreamingMarkdown>();
+
+/** The message's text; `m.text` is cached incrementally, the block walk is for non-text blocks. */
+function messageText(m: MessageState): string {
+  const blocks = m.content;
+  if (blocks.every((b) => b.type === 'text')) return m.text;
+  return blocks.map((b: AnyContentBlock) => describeBlock(b)).join('');
+}
 
 function statusColor(status: string): string {
   switch (status) {
@@ -31,7 +46,7 @@ function statusColor(status: string): string {
 }
 
 function MessageView({ m }: { m: MessageState }): React.ReactElement | null {
-  const text = stripAnsi(m.content.map((b: AnyContentBlock) => describeBlock(b)).join(''));
+  const text = stripAnsi(messageText(m));
   if (!text) return null;
   if (m.role === 'thought') {
     return (
@@ -48,7 +63,18 @@ function MessageView({ m }: { m: MessageState }): React.ReactElement | null {
       </Text>
     );
   }
-  return <Text>{text}</Text>;
+  let md = markdownOf.get(m);
+  if (!md) markdownOf.set(m, (md = new StreamingMarkdown()));
+  const blocks = md.update(text);
+  return (
+    <Box flexDirection="column">
+      {blocks.map((b, i) => (
+        <Box key={i} marginTop={i > 0 ? 1 : 0}>
+          <Text>{b}</Text>
+        </Box>
+      ))}
+    </Box>
+  );
 }
 
 function DiffView({ item, cwd }: { item: AnyToolCallContent; cwd: string }): React.ReactElement | null {
@@ -71,6 +97,7 @@ function DiffView({ item, cwd }: { item: AnyToolCallContent; cwd: string }): Rea
 }
 
 function TerminalView({ terminalId, view }: { terminalId: string; view: ReadyView }): React.ReactElement | null {
+  const columns = useColumns();
   const t = view.state.terminals.get(terminalId);
   let command: string | undefined;
   let output: string;
@@ -89,9 +116,9 @@ function TerminalView({ terminalId, view }: { terminalId: string; view: ReadyVie
   const lines = stripAnsi(output).replace(/\n$/, '').split('\n');
   const tail = lines.slice(-TERMINAL_TAIL_LINES);
   return (
-    <Box flexDirection="column" marginLeft={2} borderStyle="single" borderColor="gray" paddingX={1}>
+    <Box flexDirection="column" borderStyle="single" borderColor="gray" paddingX={1} width={columns}>
       {command ? <Text dimColor>$ {stripAnsi(command)}</Text> : null}
-      {lines.length > tail.length ? <Text dimColor>… {lines.length - tail.length} earlier lines</Text> : null}
+      {lines.length > tail.length ? <Text dimColor>… {lines.length - tail.length} earlier lines · Ctrl-O shows all</Text> : null}
       {output ? tail.map((l, i) => <Text key={i}>{l}</Text>) : null}
       {exit ? <Text dimColor>{exit}</Text> : null}
     </Box>
@@ -120,7 +147,7 @@ function ToolCallView({ tc, view }: { tc: ToolCallState; view: ReadyView }): Rea
                   {l}
                 </Text>
               ))}
-              {lines.length > 12 ? <Text dimColor>… {lines.length - 12} more lines</Text> : null}
+              {lines.length > 12 ? <Text dimColor>… {lines.length - 12} more lines · Ctrl-O shows all</Text> : null}
             </Box>
           );
         }
@@ -162,6 +189,23 @@ function EntryView({ entry, view }: { entry: TimelineEntry; view: ReadyView }): 
   }
 }
 
+/** The terminal's width: command output and the expanded output use all of it. */
+function useColumns(): number {
+  const { stdout } = useStdout();
+  return Math.max(20, stdout.columns || 80);
+}
+
+function OutputView({ note }: { note: Note }): React.ReactElement {
+  const columns = useColumns();
+  const text = stripAnsi(note.text).replace(/\n$/, '');
+  return (
+    <Box flexDirection="column" borderStyle="single" borderColor="gray" paddingX={1} width={columns}>
+      <Text dimColor>full output of {stripAnsi(note.title ?? '')}:</Text>
+      <Text>{text || '(no output)'}</Text>
+    </Box>
+  );
+}
+
 function NoteView({ note }: { note: Note }): React.ReactElement {
   switch (note.kind) {
     case 'prompt':
@@ -171,6 +215,8 @@ function NoteView({ note }: { note: Note }): React.ReactElement {
           {note.text}
         </Text>
       );
+    case 'output':
+      return <OutputView note={note} />;
     case 'error':
       return <Text color="red">{note.text}</Text>;
     case 'permission':
@@ -186,7 +232,12 @@ function FeedItemView({ item, view }: { item: FeedItem; view: ReadyView }): Reac
   return 'note' in item ? <NoteView note={item.note} /> : <EntryView entry={item.entry} view={view} />;
 }
 
-function PermissionPicker({ view }: { view: ReadyView }): React.ReactElement | null {
+/** A blank line before each turn's prompt (user messages of a replayed history too). */
+function startsTurn(item: FeedItem): boolean {
+  return 'note' in item ? item.note.kind === 'prompt' : item.entry.kind === 'message' && item.entry.role === 'user';
+}
+
+function PermissionPicker({ view, actions }: { view: ReadyView; actions: ChatActions }): React.ReactElement | null {
   const [index, setIndexState] = useState(0);
   // a ref, so that Down followed at once by Enter picks what Down selected
   const indexRef = useRef(0);
@@ -200,7 +251,8 @@ function PermissionPicker({ view }: { view: ReadyView }): React.ReactElement | n
   useInput(
     (input, key) => {
       if (!pending || options.length === 0) return;
-      if (key.upArrow) setIndex((i) => (i + options.length - 1) % options.length);
+      if (key.escape) actions.rejectPermission();
+      else if (key.upArrow) setIndex((i) => (i + options.length - 1) % options.length);
       else if (key.downArrow || key.tab) setIndex((i) => (i + 1) % options.length);
       else if (key.return && options[indexRef.current]) pending.answer(options[indexRef.current]!.optionId);
       else if (/^[1-9]$/.test(input) && options[Number(input) - 1]) pending.answer(options[Number(input) - 1]!.optionId);
@@ -222,20 +274,20 @@ function PermissionPicker({ view }: { view: ReadyView }): React.ReactElement | n
           <Text dimColor> ({o.kind})</Text>
         </Text>
       ))}
-      <Text dimColor>↑/↓ choose · Enter confirm · Ctrl-C cancel the turn</Text>
+      <Text dimColor>
+        ↑/↓ choose · Enter confirm{options.some((o) => o.kind.startsWith('reject')) ? ' · Esc reject' : ''} · Ctrl-C cancel the turn
+      </Text>
     </Box>
   );
 }
 
 function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions }): React.ReactElement {
-  const [text, setTextState] = useState('');
-  // Key events can arrive faster than React re-renders (typed-ahead text followed by Enter):
-  // handlers read the latest text from a ref, never from a stale render's closure.
-  const textRef = useRef('');
-  const setText = (v: string | ((t: string) => string)): void => {
-    textRef.current = typeof v === 'function' ? v(textRef.current) : v;
-    setTextState(textRef.current);
-  };
+  // The text lives in the controller (Ctrl-C clears it there). Key events can arrive faster
+  // than React re-renders (typed-ahead text followed by Enter): handlers read `view.draft`, which
+  // is updated synchronously, never a stale render's copy.
+  const text = view.draft;
+  const textRef = { get current(): string { return view.draft; } };
+  const setText = (v: string | ((t: string) => string)): void => actions.setDraft(typeof v === 'function' ? v(view.draft) : v);
   const [history] = useState<string[]>([]);
   const [hIndex, setHIndex] = useState(-1);
   const [sel, setSel] = useState(0);
@@ -251,7 +303,7 @@ function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions })
       setText(`/${(partial[sel] ?? partial[0]!).name} `);
       return;
     }
-    if (view.running) return setText(raw); // one turn at a time
+    // while a turn runs, send() queues it (shown above the input line)
     history.unshift(t);
     setHIndex(-1);
     setText('');
@@ -303,6 +355,12 @@ function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions })
   );
   return (
     <Box flexDirection="column">
+      {view.queued.map((q, i) => (
+        <Text key={i} dimColor>
+          {'  queued: '}
+          {q}
+        </Text>
+      ))}
       <Box borderStyle="round" borderColor={view.running ? 'gray' : 'cyan'} paddingX={1}>
         <Text>
           <Text color="cyan">{'> '}</Text>
@@ -325,16 +383,42 @@ function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions })
   );
 }
 
+/** Spinner, elapsed time and tokens while a turn runs; ticks on its own timer. */
+function Working({ view }: { view: ReadyView }): React.ReactElement {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 100);
+    return () => clearInterval(t);
+  }, []);
+  const elapsed = Math.max(0, Math.floor((now - (view.turnStartedAt ?? now)) / 1000));
+  const frame = SPINNER[Math.floor(now / 100) % SPINNER.length];
+  const usage = view.state.usage;
+  const what = view.cancelling ? 'cancelling… (Ctrl-C again to exit)' : view.permission ? 'waiting for your choice' : 'working…';
+  return (
+    <Text color={view.cancelling ? 'yellow' : 'cyan'}>
+      {frame} {what}
+      <Text dimColor>
+        {' '}
+        ({elapsed}s{usage ? ` · ${formatUsage(usage)}` : ''})
+      </Text>
+    </Text>
+  );
+}
+
 function StatusLine({ view }: { view: ReadyView }): React.ReactElement {
   const usage = view.state.usage;
-  const state = view.running ? (view.cancelling ? 'cancelling…' : view.permission ? 'waiting for your choice' : 'working…') : 'ready';
+  const title = view.state.info.title;
   return (
     <Box justifyContent="space-between">
       <Text dimColor>
-        {state}
-        {view.exitArmed ? ' · press Ctrl-C again to exit' : view.running ? ' · Ctrl-C cancels' : ' · Ctrl-D exits · / commands'}
+        {view.running ? 'Ctrl-C cancels · Enter queues a message' : 'ready'}
+        {view.exitArmed ? ' · press Ctrl-C again to exit' : view.running ? '' : ' · Ctrl-D exits · / commands'}
       </Text>
-      <Text dimColor>{usage ? formatUsage(usage) : ''}</Text>
+      <Text dimColor>
+        {title ? stripAnsi(title) : ''}
+        {title && usage ? ' · ' : ''}
+        {usage ? formatUsage(usage) : ''}
+      </Text>
     </Box>
   );
 }
@@ -348,7 +432,7 @@ function ChatScreen({ view, actions }: { view: ReadyView; actions: ChatActions }
       <Static items={[{ id: -1 } as { id: number }, ...done]}>
         {(item) =>
           item.id === -1 ? (
-            <Box key="header" flexDirection="column" marginBottom={1}>
+            <Box key="header" flexDirection="column">
               <Text>
                 <Text bold color="cyan">
                   acp-kit chat
@@ -358,23 +442,25 @@ function ChatScreen({ view, actions }: { view: ReadyView; actions: ChatActions }
                   · {view.agentLabel} · protocol v{view.protocolVersion}
                 </Text>
               </Text>
+              {view.state.info.title ? <Text bold>{stripAnsi(view.state.info.title)}</Text> : null}
               <Text dimColor>
                 session {view.sessionId} · {view.cwd}
               </Text>
             </Box>
           ) : (
-            <Box key={item.id}>
+            <Box key={item.id} marginTop={startsTurn(item as FeedItem) ? 1 : 0}>
               <FeedItemView item={item as FeedItem} view={view} />
             </Box>
           )
         }
       </Static>
       {live.map((item) => (
-        <Box key={item.id}>
+        <Box key={item.id} marginTop={startsTurn(item) ? 1 : 0}>
           <FeedItemView item={item} view={view} />
         </Box>
       ))}
-      <PermissionPicker view={view} />
+      {view.running ? <Working view={view} /> : null}
+      <PermissionPicker view={view} actions={actions} />
       <InputLine view={view} actions={actions} />
       <StatusLine view={view} />
     </Box>
@@ -388,6 +474,7 @@ export function App({ view, actions }: { view: ChatView; actions: ChatActions })
   useInput(
     (input, key) => {
       if (key.ctrl && input === 'c') actions.interrupt();
+      else if (key.ctrl && input === 'o') actions.expandOutput();
     },
     { isActive: !view.picker },
   );

@@ -1,4 +1,4 @@
-import type { ClientSession, PermissionContext } from '../../client/index.js';
+import type { ClientSession, PermissionContext, PromptResult } from '../../client/index.js';
 import type { PermissionRequest, SessionInfo } from '../../protocol/model/session.js';
 import type { TerminalExitStatus } from '../../protocol/model/methods.js';
 import type { TimelineEntry } from '../../protocol/state/entities.js';
@@ -6,6 +6,9 @@ import { toCliError, type AgentContext, type CliError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { describeStopReason } from '../render/symbols.js';
 import type { ChatActions, ChatView, ClientTerminalView, FeedItem, Note } from './chat-model.js';
+
+/** How much of a client terminal's output is kept for Ctrl-O (its end). */
+const MAX_KEPT_OUTPUT = 1_000_000;
 
 /** How the chat ended. */
 export interface ChatExit {
@@ -30,6 +33,8 @@ export class ChatController implements ChatActions {
   private readonly exitWaiters: Array<(e: ChatExit) => void> = [];
   private exited: ChatExit | undefined;
   private session!: ClientSession;
+  /** Queued prompts; `pending` is the v2 prompt already sent (held by the agent). */
+  private readonly queue: Array<{ text: string; pending?: Promise<PromptResult> }> = [];
 
   constructor(
     header: { agentLabel: string; protocolVersion: number; cwd: string },
@@ -45,6 +50,9 @@ export class ChatController implements ChatActions {
       feed: [],
       committed: 0,
       running: false,
+      turnStartedAt: undefined,
+      queued: [],
+      draft: '',
       cancelling: false,
       exitArmed: false,
       permission: undefined,
@@ -148,8 +156,8 @@ export class ChatController implements ChatActions {
       t = { command: info ? [info.command, ...info.args].join(' ') : '', output: '' };
       this.terminals.set(terminalId, t);
     }
-    // keep the tail only: the view shows a few lines
-    t.output = (t.output + text).slice(-16_000);
+    // bounded: Ctrl-O shows the whole output, up to this much of its end
+    t.output = (t.output + text).slice(-MAX_KEPT_OUTPUT);
     this.changed();
   };
 
@@ -168,18 +176,45 @@ export class ChatController implements ChatActions {
   // ---- actions -----------------------------------------------------------------------------
 
   send(text: string): void {
-    if (this.view.running || this.exited) return;
+    if (this.exited) return;
     if (text === '/exit' || text === '/quit') {
       if (!this.view.state?.availableCommands.some((c) => `/${c.name}` === text)) return this.exit(ExitCode.Ok);
     }
     this.view.exitArmed = false;
+    if (this.view.running) return this.enqueue(text);
+    // slash commands go to the agent as prompt text (ACP-ALL-CMD-03)
+    this.startTurn(text, undefined);
+  }
+
+  private enqueue(text: string): void {
+    const item: { text: string; pending?: Promise<PromptResult> } = { text };
+    if (this.session.protocolVersion === 2) {
+      // v2: sent now; the agent holds it and inserts it after the running turn (ACP-V2-LIFE-13)
+      item.pending = this.session.prompt(text);
+      // handled when its turn starts; a cancel before that rejects it (-32800), which is expected
+      item.pending.catch(() => undefined);
+    }
+    this.queue.push(item);
+    this.view.queued = this.queue.map((q) => q.text);
+    this.changed();
+  }
+
+  private startTurn(text: string, pending: Promise<PromptResult> | undefined): void {
     this.push({ note: { kind: 'prompt', text } });
     this.view.running = true;
     this.view.cancelling = false;
+    this.view.turnStartedAt = Date.now();
     const abort = (this.abort = new AbortController());
     this.changed();
-    // slash commands go to the agent as prompt text (ACP-ALL-CMD-03)
-    this.session.prompt(text, { signal: abort.signal }).then(
+    let result: Promise<PromptResult>;
+    if (pending) {
+      // the held v2 prompt is already sent: Ctrl-C cancels it through the session
+      abort.signal.addEventListener('abort', () => this.session.cancel(), { once: true });
+      result = pending;
+    } else {
+      result = this.session.prompt(text, { signal: abort.signal });
+    }
+    result.then(
       (r) => {
         const ok = r.stopReason === 'end_turn';
         this.finishTurn({ kind: 'stop', ok, text: `${describeStopReason(r.stopReason)}${r.error ? `: ${r.error.message}` : ''}` });
@@ -197,18 +232,75 @@ export class ChatController implements ChatActions {
     this.sync();
     this.view.running = false;
     this.view.cancelling = false;
+    this.view.turnStartedAt = undefined;
     this.view.permission = undefined;
     this.abort = undefined;
     this.push({ note });
     this.view.committed = this.view.feed.length;
+    const next = this.exited ? undefined : this.queue.shift();
+    this.view.queued = this.queue.map((q) => q.text);
+    if (next) return this.startTurn(next.text, next.pending);
     this.changed();
   }
 
-  /** Ctrl-C: cancel the running turn; a second Ctrl-C (or two while idle) exits. */
+  setDraft(text: string): void {
+    this.view.draft = text;
+    this.changed();
+  }
+
+  rejectPermission(): void {
+    const p = this.view.permission;
+    if (!p) return;
+    const options = p.request.options;
+    const reject = options.find((o) => o.kind === 'reject_once') ?? options.find((o) => o.kind === 'reject_always');
+    // no reject option offered: nothing to pick (the turn can still be cancelled with Ctrl-C)
+    if (reject) p.answer(reject.optionId);
+  }
+
+  expandOutput(): void {
+    const found = this.latestOutput();
+    if (!found) {
+      this.note({ kind: 'info', text: 'no command output to show' });
+      return;
+    }
+    this.push({ note: { kind: 'output', title: found.title, text: found.output } });
+    // a finished turn's items are final; keep it that way for the expanded output
+    if (!this.view.running) this.view.committed = this.view.feed.length;
+    this.changed();
+  }
+
+  /** The whole output of the latest tool call that has output (terminal or text content). */
+  private latestOutput(): { title: string; output: string } | undefined {
+    const tl = this.view.state?.timeline ?? [];
+    for (let i = tl.length - 1; i >= 0; i--) {
+      const e = tl[i]!;
+      if (e.kind !== 'tool_call') continue;
+      for (let j = e.content.length - 1; j >= 0; j--) {
+        const item = e.content[j] as { type: string; terminalId?: string; content?: { type?: string; text?: string } };
+        if (item.type === 'terminal' && item.terminalId) {
+          const t = this.view.state!.terminals.get(item.terminalId);
+          if (t) return { title: t.command ?? e.title ?? e.toolCallId, output: t.outputText };
+          const c = this.clientTerminal(item.terminalId);
+          if (c) return { title: c.command || (e.title ?? e.toolCallId), output: c.output };
+        } else if (item.type === 'content' && item.content?.type === 'text' && typeof item.content.text === 'string') {
+          return { title: e.title ?? e.toolCallId, output: item.content.text };
+        }
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Ctrl-C: clears the input line; cancels the running turn (queued prompts are dropped: v2's
+   * held ones are cancelled by the agent, ACP-V2-LIFE-13), a second Ctrl-C (or two while idle) exits.
+   */
   interrupt(): void {
+    this.view.draft = '';
     if (this.view.running && !this.view.cancelling) {
       this.view.cancelling = true;
-      this.note({ kind: 'info', text: 'cancelling… (Ctrl-C again to exit)' });
+      for (const q of this.queue.splice(0)) this.push({ note: { kind: 'info', text: `dropped queued prompt: ${q.text}` } });
+      this.view.queued = [];
+      this.changed();
       this.abort?.abort();
       return;
     }

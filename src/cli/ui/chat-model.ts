@@ -11,10 +11,12 @@ export interface PendingPermission {
 
 /** A line the client itself adds to the feed (the prompt, decisions, stop reasons, errors). */
 export interface Note {
-  kind: 'prompt' | 'info' | 'error' | 'permission' | 'stop';
+  kind: 'prompt' | 'info' | 'error' | 'permission' | 'stop' | 'output';
   text: string;
   /** for `stop` */
   ok?: boolean;
+  /** for `output`: what produced it (the command line or the tool call title) */
+  title?: string;
 }
 
 /** One item of the chat feed, in order. */
@@ -44,6 +46,16 @@ export interface ChatView {
   /** Items before this index are final and rendered once (ink `<Static>`). */
   committed: number;
   running: boolean;
+  /** `Date.now()` when the running turn started (for the elapsed time next to the spinner). */
+  turnStartedAt: number | undefined;
+  /**
+   * Prompts typed while a turn runs, oldest first, shown as queued until their turn starts. v2
+   * sends them at once (the agent holds them, ACP-V2-LIFE-13); v1 keeps them here and sends
+   * each after the running turn ends.
+   */
+  queued: string[];
+  /** The text typed in the input line (owned here so that Ctrl-C can clear it). */
+  draft: string;
   /** Set after the first Ctrl-C of a turn. */
   cancelling: boolean;
   /** Set after Ctrl-C while idle: a second one exits. */
@@ -54,8 +66,15 @@ export interface ChatView {
 
 /** What the UI can ask of the controller. */
 export interface ChatActions {
+  /** Sends a prompt, or queues it while a turn runs. */
   send(text: string): void;
-  /** Ctrl-C: cancel the turn, or arm/confirm exit. */
+  /** Replaces the input line's text. */
+  setDraft(text: string): void;
+  /** Esc in the permission picker: answers with the request's reject option. */
+  rejectPermission(): void;
+  /** Ctrl-O: shows the whole output of the latest command (the feed shows only its last lines). */
+  expandOutput(): void;
+  /** Ctrl-C: clears the input line and cancels the turn, or arms/confirms exit. */
   interrupt(): void;
   /** Ctrl-D / `/exit`. */
   exit(): void;

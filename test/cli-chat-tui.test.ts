@@ -1,0 +1,157 @@
+/**
+ * `acp-kit chat` in a real pseudo-terminal (tmux, 120x40) with the built-in agent: Markdown shown
+ * rendered, a prompt typed during a turn shown as queued and run after it, Esc in the permission
+ * picker rejecting, the first Ctrl-C clearing the typed input, Ctrl-O expanding command output.
+ * Needs `npm run build` and tmux (fails, not skips, without tmux).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { BIN, BUILT, FIXTURES, tempDir, waitFor } from './fixtures/cli-helpers.js';
+
+const HAS_TMUX = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
+const socket = `acp-kit-tui-${randomUUID().slice(0, 8)}`;
+const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const dirs: string[] = [];
+const mkdir = (prefix: string) => {
+  const d = tempDir(prefix);
+  dirs.push(d);
+  return d;
+};
+
+afterEach(() => {
+  // each test's window (and the chat and agent in it) goes away, also when the test failed
+  if (HAS_TMUX) tmux('kill-server');
+});
+afterAll(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Starts `acp-kit chat --cwd <cwd>` in a 120x40 tmux window. */
+function startChat(env: Record<string, string> = {}, args: string[] = []) {
+  const cwd = mkdir('tui-cwd');
+  const exitFile = join(mkdir('tui-exit'), 'code');
+  const vars = Object.entries({ ACP_KIT_DEMO_DELAY_MS: '0', ACP_KIT_DATA_DIR: mkdir('tui-data'), ...env })
+    .map(([k, v]) => `${k}=${q(v)}`)
+    .join(' ');
+  const cmd = `env -u CI -u FORCE_COLOR NO_COLOR=1 ${vars} ${q(process.execPath)} ${q(BIN)} chat --cwd ${q(cwd)} ${args.map(q).join(' ')}; echo "EXIT=$?" > ${q(exitFile)}; sleep 30`;
+  const started = tmux('new-session', '-d', '-s', 'tui', '-x', '120', '-y', '40', '-c', cwd, cmd);
+  expect(started.status, started.stderr).toBe(0);
+  const screen = () => tmux('capture-pane', '-p', '-J', '-t', 'tui', '-S', '-500').stdout;
+  const waitScreen = (re: RegExp, what: string, ms = 20_000) =>
+    waitFor(() => re.test(screen()), ms, () => `${what}; screen was:\n${screen().replace(/\n{3,}/g, '\n')}`);
+  const key = (...keys: string[]) => tmux('send-keys', '-t', 'tui', ...keys);
+  const type = (text: string) => {
+    key('-l', text);
+    key('Enter');
+  };
+  const exitCode = () => waitFor(() => existsSync(exitFile) && readFileSync(exitFile, 'utf8').trim(), 10_000, 'the chat to exit');
+  return { cwd, screen, waitScreen, key, type, exitCode };
+}
+
+describe('acp-kit chat TUI (tmux)', () => {
+  it('has what it needs: tmux and the build', () => {
+    expect(HAS_TMUX, 'tmux is not installed (apt-get install -y tmux)').toBe(true);
+    expect(BUILT, 'run `npm run build` first').toBe(true);
+  });
+
+  it('shows the agent\'s Markdown rendered: bold, inline code and list items without their syntax', async () => {
+    const t = startChat();
+    await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
+    t.type('hello');
+    await t.waitScreen(/— end_turn/, 'the end of the turn');
+    const s = t.screen();
+    // the demo model's help text is Markdown: **demo model**, `code`, "- " list items
+    expect(s).toContain("I'm the acp-kit demo model: an offline, rule-based stand-in, not an AI.");
+    expect(s).toMatch(/^\s+\* create notes\.txt containing hello$/m);
+    expect(s).toMatch(/^\s+\* run ls -la$/m);
+    expect(s).not.toContain('**demo model**');
+    expect(s).not.toContain('`read README.md`');
+    // a blank line separates the turn's prompt from what came before it
+    expect(s).toMatch(/\n\n> hello\n/);
+    t.key('C-d');
+    expect(await t.exitCode()).toBe('EXIT=0');
+  }, 60_000);
+
+  it('Enter during a running turn shows the prompt as queued and runs it after the turn', async () => {
+    // a slow stream (30 ms per word) keeps the first turn running while the second prompt is typed
+    const t = startChat({ ACP_KIT_DEMO_DELAY_MS: '30' });
+    await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
+    t.type('hello');
+    await t.waitScreen(/working… \(\d+s/, 'the spinner with the elapsed time');
+    t.type('list files');
+    await t.waitScreen(/queued: list files/, 'the queued prompt');
+    await t.waitScreen(/> list files[\s\S]*— end_turn[\s\S]*ready · Ctrl-D exits/, 'the queued prompt to run after the first turn', 40_000);
+    const s = t.screen();
+    // in order: the first turn ends, then the queued prompt starts its own turn
+    expect(s.indexOf('> hello')).toBeLessThan(s.indexOf('— end_turn'));
+    expect(s.indexOf('— end_turn')).toBeLessThan(s.indexOf('> list files'));
+    // a blank line between the turns
+    expect(s).toMatch(/— end_turn \(the agent finished\)\n\n> list files\n/);
+    expect(s).not.toMatch(/queued: list files[\s\S]*ready · Ctrl-D exits\s*$/);
+    t.key('C-d');
+    expect(await t.exitCode()).toBe('EXIT=0');
+  }, 90_000);
+
+  it('Esc in the permission picker rejects the request', async () => {
+    const t = startChat();
+    await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
+    t.type('create notes.txt containing hello');
+    await t.waitScreen(/Permission: .*notes\.txt[\s\S]*Esc reject/, 'the permission picker');
+    t.key('Escape');
+    await t.waitScreen(/— end_turn/, 'the end of the turn');
+    expect(t.screen()).toMatch(/✗ rejected \(reject_once\): .*notes\.txt/);
+    expect(existsSync(join(t.cwd, 'notes.txt'))).toBe(false);
+    t.key('C-d');
+    expect(await t.exitCode()).toBe('EXIT=0');
+  }, 60_000);
+
+  it('the first Ctrl-C clears the typed input (and arms exit); typing goes on normally', async () => {
+    const t = startChat();
+    await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
+    t.key('-l', 'half a thought');
+    await t.waitScreen(/│ > half a thought/, 'the typed text');
+    t.key('C-c');
+    await t.waitScreen(/press Ctrl-C again to exit/, 'the exit prompt');
+    expect(t.screen()).not.toContain('half a thought');
+    t.type('hello');
+    await t.waitScreen(/> hello[\s\S]*— end_turn/, 'a turn with the new text only');
+    expect(t.screen()).not.toContain('half a thought');
+    t.key('C-d');
+    expect(await t.exitCode()).toBe('EXIT=0');
+  }, 60_000);
+
+  it('command output shows its last lines at full width; Ctrl-O shows all of it', async () => {
+    const t = startChat();
+    await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
+    t.type('run seq 1 30');
+    await t.waitScreen(/Permission: .*seq 1 30/, 'the permission picker');
+    t.key('Enter');
+    await t.waitScreen(/— end_turn/, 'the end of the turn');
+    const s = t.screen();
+    expect(s).toMatch(/… 22 earlier lines · Ctrl-O shows all/);
+    expect(s).not.toMatch(/^│ 5\s+│$/m);
+    // the output box spans the whole 120 columns
+    expect(s).toMatch(/^┌─{118}┐$/m);
+    t.key('C-o');
+    await t.waitScreen(/full output of seq 1 30:/, 'the full output');
+    const full = t.screen().slice(t.screen().indexOf('full output of seq 1 30:'));
+    for (const n of [1, 5, 22, 30]) expect(full).toMatch(new RegExp(`^│ ${n}\\s+│$`, 'm'));
+    t.key('C-d');
+    expect(await t.exitCode()).toBe('EXIT=0');
+  }, 60_000);
+
+  it('shows the session title the agent sends (session_info_update) in the status line', async () => {
+    const t = startChat({}, ['--agent', `${process.execPath} ${join(FIXTURES, 'agent-scripted.mjs')}`]);
+    await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
+    expect(t.screen()).not.toContain('Fix the login bug');
+    // the scripted agent's `title <text>` sends session_info_update { title: <text> }
+    t.type('title Fix the login bug');
+    await t.waitScreen(/— end_turn[\s\S]*ready · Ctrl-D exits · \/ commands +Fix the login bug/, 'the title in the status line');
+    t.key('C-d');
+    expect(await t.exitCode()).toBe('EXIT=0');
+  }, 60_000);
+});
