@@ -17,6 +17,7 @@ export { connect, connectToAgent, ClientConnection } from './connection.js';
 export { ClientSession, type PromptOptions, type PromptResult } from './client-session.js';
 export { UnsupportedProtocolVersionError } from './initialize.js';
 export { ConnectAbortedError, type ConnectAbortReason } from './connect-abort.js';
+export { RequestTimeoutError } from './request-timeout.js';
 export type { ClientEvents, ClientProblem } from './events.js';
 export type {
   AgentTarget, ClientOptions, NewSessionOptions, ProtocolChoice, RestoreSessionOptions, ResumeSessionOptions,

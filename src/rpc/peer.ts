@@ -22,6 +22,12 @@ export interface RequestOptions {
    * `wait` keeps waiting for the peer's answer (ACP-ALL-CREQ-06).
    */
   onAbort?: 'reject' | 'wait';
+  /**
+   * Called synchronously when the answer is read, before any later message is handled (the
+   * promise settles only microtasks later, after the rest of that read): lets a caller apply
+   * what the answer means in wire order. Not called when the request ends otherwise (close, abort).
+   */
+  onAnswer?: (answer: { result: unknown } | { error: AcpError }) => void;
 }
 
 /** A protocol-level problem the peer could not answer on the wire (or chose not to). */
@@ -56,6 +62,7 @@ interface Pending {
   resolve(v: unknown): void;
   reject(e: unknown): void;
   method: string;
+  onAnswer?: RequestOptions['onAnswer'];
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -151,6 +158,7 @@ export class JsonRpcPeer {
       }
       this.pending.set(id, {
         method,
+        onAnswer: options?.onAnswer,
         resolve: (v) => {
           if (onAbort) signal!.removeEventListener('abort', onAbort);
           resolve(v as R);
@@ -386,9 +394,21 @@ export class JsonRpcPeer {
     this.pending.delete(id);
     if (hasOwn.call(m, 'error') && m.error !== undefined) {
       const e = m.error as RpcErrorObject;
-      p.reject(e && typeof e === 'object' ? AcpError.fromObject(e) : AcpError.internal(`malformed error in response to ${p.method}`, m.error));
+      const err = e && typeof e === 'object' ? AcpError.fromObject(e) : AcpError.internal(`malformed error in response to ${p.method}`, m.error);
+      this.answered(p, { error: err });
+      p.reject(err);
     } else {
+      this.answered(p, { result: m.result });
       p.resolve(m.result);
+    }
+  }
+
+  private answered(p: Pending, answer: { result: unknown } | { error: AcpError }): void {
+    if (!p.onAnswer) return;
+    try {
+      p.onAnswer(answer);
+    } catch (e) {
+      this.problem('handler-error', `onAnswer of ${p.method} threw: ${(e as Error)?.message ?? String(e)}`, e);
     }
   }
 
