@@ -43,6 +43,10 @@ export async function connectToAgent(target: AgentTarget, options: ClientOptions
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1)) {
     throw new TypeError(`initializeTimeoutMs must be a positive number of milliseconds up to 2^31-1 (got ${String(timeoutMs)})`);
   }
+  const setupMs = options.sessionSetupTimeoutMs;
+  if (setupMs !== undefined && !(typeof setupMs === 'number' && setupMs > 0 && setupMs <= 2 ** 31 - 1)) {
+    throw new TypeError(`sessionSetupTimeoutMs must be a positive number of milliseconds up to 2^31-1 (got ${String(setupMs)})`);
+  }
   const label = describeTarget(target);
   // nothing is spawned for a connect that was cancelled before it started
   if (signal?.aborted) throw new ConnectAbortedError('aborted', label, undefined, { cause: signal.reason });
