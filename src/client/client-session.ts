@@ -39,6 +39,8 @@ export interface SessionHost {
   callAt<T>(neutralMethod: string, params: unknown, atAnswer: (result: unknown) => T, atAnswerError?: (error: AcpError) => T): Promise<T>;
   notify(neutralMethod: string, params: unknown): void;
   closeSession(sessionId: string): Promise<void>;
+  /** A prompt turn starts: message grouping of id-less v1 chunks restarts. */
+  startTurn(sessionId: string): void;
   /** Rejects when the connection ends (with the close error). */
   readonly closedError: Promise<never>;
 }
@@ -135,6 +137,7 @@ export class ClientSession {
     // v1 agents do not echo the prompt: record it locally so the timeline is complete
     this.receive({ sessionUpdate: 'user_message', messageId: `_local_user_${++this.localUserIds}`, content: prompt });
     if (this.v1Prompts++ === 0) this.receive({ sessionUpdate: 'state_update', state: 'running' });
+    this.host.startTurn(this.sessionId);
     // The turn ends at the point of the response: idle is applied when the answer is read, so
     // updates the agent sends after it (even in the same read) come after idle, as on the wire.
     let ended = false;

@@ -524,6 +524,7 @@ export class ClientConnection {
       callAt: (m, p, atAnswer, atAnswerError) => this.callAt(m, p, atAnswer, {}, atAnswerError),
       notify: (m, p) => this.notifyNeutral(m, p),
       closeSession: (id) => this.closeSession(id),
+      startTurn: (id) => this.router?.startTurn(id),
       closedError: this.closedError,
     };
     return new ClientSession(host, sessionId, options.cwd, options.additionalDirectories ?? [], options.permissionPolicy as PermissionPolicy | undefined);
