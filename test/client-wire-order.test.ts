@@ -78,6 +78,17 @@ describe('v1 turn: wire order and one prompt outcome', () => {
   });
 });
 
+describe('v1 message grouping across turns', () => {
+  it('each prompt starts a new agent message although id-less chunks of the same role follow a non-content update', async () => {
+    const conn = await start(['--version=1']);
+    const s = await conn.newSession({ cwd: '/w' });
+    await s.prompt('one');
+    await s.prompt('two');
+    // the turn ends with a session_info_update, which no longer ends a message by itself
+    expect(s.state.messageList.map((m) => `${m.role}:${m.text}`)).toEqual(['user:one', 'agent:answer', 'user:two', 'agent:answer']);
+  });
+});
+
 describe('v2 session surface without the capability marker', () => {
   it('an agent answering capabilities: {} still gets session/new (the official SDK v2 agents do)', async () => {
     const conn = await start(['--version=2', '--no-session-marker']);
