@@ -18,6 +18,7 @@ export { ClientSession, type PromptOptions, type PromptResult } from './client-s
 export { UnsupportedProtocolVersionError } from './initialize.js';
 export { ConnectAbortedError, type ConnectAbortReason } from './connect-abort.js';
 export { RequestTimeoutError } from './request-timeout.js';
+export { authMethodsFromError, mergeAuthMethods, shellCommandLine, terminalLoginCommand, type TerminalLoginCommand } from './auth.js';
 export type { ClientEvents, ClientProblem } from './events.js';
 export type {
   AgentTarget, ClientOptions, NewSessionOptions, ProtocolChoice, RestoreSessionOptions, ResumeSessionOptions,
