@@ -97,6 +97,16 @@ describe('v2 session surface without the capability marker', () => {
     expect(s.sessionId).toBe('s1');
   });
 
+  it('the official SDK v2 agent with capabilities: {}: session/new and a whole turn work', async () => {
+    const SDK = fileURLToPath(new URL('./fixtures/client-sdk-agent-v2-bare.mjs', import.meta.url));
+    const conn = await connect({ command: process.execPath, args: [SDK] });
+    open.push(conn);
+    expect(conn.agentCapabilities).toEqual({});
+    const s = await conn.newSession({ cwd: '/w' });
+    expect((await s.prompt('hi')).stopReason).toBe('end_turn');
+    expect(s.state.message('agent', 'a1')!.text).toBe('Hello from v2 (hi)');
+  });
+
   it('only a -32601 answer reports it unsupported, naming the method', async () => {
     const conn = await start(['--version=2', '--no-session-marker', '--no-session-new']);
     const e = await conn.newSession({ cwd: '/w' }).then(() => undefined, (x: unknown) => x);
