@@ -128,6 +128,14 @@ describe('session set-up time limit', () => {
     await expect(conn.loadSession('old', { cwd: '/w' })).resolves.toBeDefined();
   });
 
+  it('a replay that streams longer than the limit is progress: each replayed update restarts it', async () => {
+    const conn = await start(['--version=1', '--slow-load'], { sessionSetupTimeoutMs: 600 });
+    const started = Date.now();
+    const s = await conn.loadSession('old', { cwd: '/w' });
+    expect(Date.now() - started).toBeGreaterThan(600);
+    expect(s.state.messageList.map((m) => m.text)).toEqual(['0;1;2;3;4;5;6;7;']);
+  });
+
   it('refuses a bad limit with a clear TypeError', async () => {
     const e = await connect({ command: process.execPath, args: [AGENT], sessionSetupTimeoutMs: -1 }).then((c) => {
       open.push(c); // closed by afterEach when the limit is (wrongly) accepted

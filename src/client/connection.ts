@@ -290,7 +290,7 @@ export class ClientConnection {
       }, () => {
         router.release(sessionId, false);
         session.markClosed();
-      });
+      }, session);
     } finally {
       unsubscribe?.();
     }
@@ -316,17 +316,22 @@ export class ClientConnection {
    * A session set-up request (`session/new`, `/load`, `/resume`): `atAnswer` runs synchronously
    * when the response is read, before any later message (wire order); `onFail` when it fails.
    * `-32601` becomes a clear "unsupported" (v2 agents may omit the `session` marker, so the
-   * request is the only test); {@link ClientOptions.sessionSetupTimeoutMs} bounds the wait.
+   * request is the only test); {@link ClientOptions.sessionSetupTimeoutMs} bounds the wait
+   * (restarted by each update applied to `replaying`, the session a load/resume streams into).
    */
-  private async setupCall<T>(method: string, params: unknown, atAnswer: (result: unknown) => T, onFail?: () => void): Promise<T> {
+  private async setupCall<T>(method: string, params: unknown, atAnswer: (result: unknown) => T, onFail?: () => void, replaying?: ClientSession): Promise<T> {
     const timeoutMs = this.options.sessionSetupTimeoutMs;
     const abort = new AbortController();
     let timer: NodeJS.Timeout | undefined;
+    let stopWatching: (() => void) | undefined;
     const timedOut = timeoutMs === undefined ? undefined : new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
+      const expire = (): void => {
         abort.abort();
         reject(new RequestTimeoutError(method, timeoutMs));
-      }, timeoutMs);
+      };
+      timer = setTimeout(expire, timeoutMs);
+      // a long replay is progress, not a hang: each replayed update restarts the limit
+      stopWatching = replaying?.onUpdate(() => timer?.refresh());
     });
     timedOut?.catch(() => undefined);
     try {
@@ -340,6 +345,7 @@ export class ClientConnection {
       throw e;
     } finally {
       clearTimeout(timer);
+      stopWatching?.();
     }
   }
 

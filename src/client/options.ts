@@ -70,7 +70,8 @@ export interface ClientOptions {
   maxBufferedUpdates?: number;
   /**
    * Milliseconds to wait for the answer to a session set-up request (`session/new`,
-   * `session/load`, `session/resume`; default: no limit). When they elapse the request is
+   * `session/load`, `session/resume`; default: no limit; each replayed update of a load/resume
+   * starts the wait again, so a long replay is not cut short). When they elapse the request is
    * cancelled (`$/cancel_request`, a late answer is ignored) and the call rejects with
    * `RequestTimeoutError`, e.g. `the agent did not answer session/new within 60 s`.
    */
