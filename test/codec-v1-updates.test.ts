@@ -259,7 +259,7 @@ describe('v1 session/update codec', () => {
       expect(t[0]).not.toBe(a[0]);
       const c = ids(dec.decode(chunk('agent_message_chunk', 'c')));
       expect(c[0]).not.toBe(a[0]);
-      dec.decode({ sessionUpdate: 'tool_call', toolCallId: 'x', title: 'X' }); // any other update ends the run
+      dec.decode({ sessionUpdate: 'tool_call', toolCallId: 'x', title: 'X' }); // a new tool call ends the run
       const d = ids(dec.decode(chunk('agent_message_chunk', 'd')));
       expect(d[0]).not.toBe(c[0]);
       // explicit ids are kept, and a following id-less chunk of the same role continues that message

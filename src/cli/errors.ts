@@ -1,4 +1,4 @@
-import { ConnectAbortedError } from '../client/index.js';
+import { ConnectAbortedError, RequestTimeoutError, authMethodsFromError, mergeAuthMethods, shellCommandLine, terminalLoginCommand } from '../client/index.js';
 import { AcpError, ErrorCode } from '../protocol/errors.js';
 import type { AuthMethod } from '../protocol/model/session.js';
 import { ConnectionClosedError } from '../rpc/peer.js';
@@ -50,6 +50,8 @@ export interface AgentContext {
   forcedProtocol?: number;
   /** Authentication methods the agent listed at `initialize`. */
   authMethods?: readonly AuthMethod[];
+  /** The agent's arguments (a `type: "terminal"` login runs the agent with the method's args). */
+  agentArgs?: readonly string[];
 }
 
 function describeAuthMethods(methods: readonly AuthMethod[] | undefined): string | undefined {
@@ -59,11 +61,13 @@ function describeAuthMethods(methods: readonly AuthMethod[] | undefined): string
     .join('\n');
 }
 
-function authHint(ctx: AgentContext): string {
-  const terminal = ctx.authMethods?.find((m) => m.type === 'terminal');
-  if (terminal) {
-    const args = terminal.args?.length ? ` ${terminal.args.join(' ')}` : '';
-    return `Log in by running the agent's login flow in a terminal: ${ctx.commandLine}${args}`;
+function authHint(ctx: AgentContext, methods: readonly AuthMethod[] | undefined): string {
+  const logins = (methods ?? [])
+    .map((m) => ({ m, cmd: terminalLoginCommand(m, { command: ctx.command, args: ctx.agentArgs ?? [] }) }))
+    .filter((x) => x.cmd !== undefined);
+  if (logins.length > 0) {
+    const lines = logins.map(({ m, cmd }) => `  ${shellCommandLine(cmd!)}${logins.length > 1 ? `   (${cmd!.label ?? m.name})` : ''}`);
+    return `Log in by running ${logins.length === 1 ? 'this command' : 'one of these commands'} in a terminal, then try again (or: acp-kit login --agent ${JSON.stringify(ctx.commandLine)}):\n${lines.join('\n')}`;
   }
   return "Log in with the agent's own tool (or set the API key it expects in the environment), then try again.";
 }
@@ -121,14 +125,22 @@ export function toCliError(e: unknown, ctx: AgentContext): CliError {
       cause: e,
     });
   }
+  if (e instanceof RequestTimeoutError) {
+    return new CliError('agent_timeout', ExitCode.AgentFailed, `the agent did not answer ${e.method} within ${e.timeoutMs / 1000} s: ${ctx.commandLine}`, {
+      hint: 'The agent started but did not open the session; run it with --verbose to see its stderr, or raise --timeout if it is just slow.',
+      cause: e,
+    });
+  }
   if (e instanceof AcpError || isRpcErrorLike(e)) {
     const { code, message, data } = e as { code: number; message: string; data?: unknown };
     switch (code) {
       case ErrorCode.AuthRequired: {
-        const list = describeAuthMethods(ctx.authMethods);
+        // some agents (kimi) list the methods again, or only, in the error's data
+        const methods = mergeAuthMethods(ctx.authMethods ?? [], authMethodsFromError(e));
+        const list = describeAuthMethods(methods);
         return new CliError('auth_required', ExitCode.AuthRequired, `the agent requires authentication: ${message}`, {
           details: list ? `authentication methods offered by the agent:\n${list}` : 'the agent listed no authentication methods',
-          hint: authHint(ctx),
+          hint: authHint(ctx, methods),
           cause: e,
         });
       }

@@ -12,6 +12,8 @@ export interface AgentFlags {
   verbose?: boolean;
   /** seconds to wait for the agent's `initialize` answer */
   connectTimeout?: number;
+  /** seconds to wait for the agent's answer to session set-up (`session/new`, load, resume) */
+  timeout?: number;
 }
 
 export interface RunFlags extends AgentFlags {
@@ -62,6 +64,11 @@ function addAgentOptions(cmd: Command): Command {
       if (!Number.isFinite(n) || n <= 0) throw usageError(`--connect-timeout must be a positive number of seconds (got ${JSON.stringify(v)})`);
       return n;
     })
+    .option('--timeout <seconds>', 'how long to wait for the agent to open the session (session/new, load, resume; default 60)', (v) => {
+      const n = Number(v);
+      if (!Number.isFinite(n) || n <= 0 || n > 2_000_000) throw usageError(`--timeout must be a positive number of seconds up to 2000000 (got ${JSON.stringify(v)})`);
+      return n;
+    })
     .option('--verbose', "print the agent's stderr and protocol notes to stderr");
 }
 
@@ -107,7 +114,7 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .argument('[command]')
     .action(async (word: string | undefined) => {
       if (word !== undefined) {
-        throw usageError(`unknown command '${word}'`, 'Commands: run, chat, sessions, agent. To send a prompt: acp-kit run "<prompt>".');
+        throw usageError(`unknown command '${word}'`, 'Commands: run, chat, sessions, agent, login. To send a prompt: acp-kit run "<prompt>".');
       }
       if (process.stdin.isTTY && process.stdout.isTTY) {
         result.code = await handlers.chat({ protocol: 'auto' });
@@ -149,6 +156,11 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     )
     .action(async (flags: ChatFlags) => {
       result.code = await handlers.chat(flags);
+    });
+
+  addAgentOptions(program.command('login').description("run the agent's terminal login (interactive), then check that the agent accepts it").argument('[method]', 'auth method id (needed when the agent offers several)'))
+    .action(async (method: string | undefined, flags: AgentFlags) => {
+      result.code = await (await import('./commands/login.js')).loginCommand(method, flags);
     });
 
   const sessions = program.command('sessions').description("list and show an agent's stored sessions (needs an agent that supports session listing)");
@@ -250,5 +262,5 @@ export async function main(argv: string[] = process.argv): Promise<never> {
 
 function commandPath(argv: string[]): string {
   const sub = argv.slice(2).find((a) => !a.startsWith('-'));
-  return sub && ['run', 'chat', 'sessions', 'agent'].includes(sub) ? `acp-kit ${sub}` : 'acp-kit';
+  return sub && ['run', 'chat', 'sessions', 'agent', 'login'].includes(sub) ? `acp-kit ${sub}` : 'acp-kit';
 }

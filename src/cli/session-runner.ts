@@ -76,6 +76,7 @@ export async function openAgent(
         terminals: { onOutput: opts.terminals?.onOutput, onExit: opts.terminals?.onExit },
         // the library kills the agent's process group when either fires before initialize completes
         initializeTimeoutMs: (flags.connectTimeout ?? 60) * 1000,
+        sessionSetupTimeoutMs: (flags.timeout ?? 60) * 1000,
         signal: opts.signal,
         onStderr: (text) => {
           opts.onStderr?.(text);
@@ -88,21 +89,23 @@ export async function openAgent(
     throw toCliError(e, ctx);
   }
   ctx.authMethods = conn.authMethods;
+  ctx.agentArgs = agent.args;
   return { conn, agent, ctx, cwd, close: () => conn.close() };
 }
 
 /**
- * `session/new`, or resume/load of `resumeId` with a replay of its history; `onReplay` sees each
- * replayed update as it is applied.
+ * `session/new`, or resume/load of `resumeId` with a replay of its history; `onUpdate` sees every
+ * update applied while the session opens (a replay, and what the agent sends before or with its
+ * answer), in wire order, before this resolves.
  */
 export async function openSession(
   a: OpenAgent,
   resumeId?: string,
-  onReplay?: RestoreSessionOptions['onUpdate'],
+  onUpdate?: RestoreSessionOptions['onUpdate'],
 ): Promise<{ session: ClientSession; mode: 'new' | 'load' | 'resume' }> {
   try {
-    if (resumeId === undefined) return { session: await a.conn.newSession({ cwd: a.cwd }), mode: 'new' };
-    const session = await a.conn.resumeSession(resumeId, { cwd: a.cwd, replay: true, onUpdate: onReplay });
+    if (resumeId === undefined) return { session: await a.conn.newSession({ cwd: a.cwd, onUpdate }), mode: 'new' };
+    const session = await a.conn.resumeSession(resumeId, { cwd: a.cwd, replay: true, onUpdate });
     return { session, mode: a.conn.protocolVersion === 1 ? 'load' : 'resume' };
   } catch (e) {
     throw toCliError(e, a.ctx);

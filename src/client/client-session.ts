@@ -14,7 +14,10 @@ import type { ClientTerminalInfo, TerminalManager } from './services/terminals.j
 export interface PromptResult {
   /** From the v1 prompt response or the v2 idle `state_update`; `null` when the agent reported none. */
   stopReason: StopReason | null;
-  /** The JSON-RPC error object of an `error` stop (v2). */
+  /**
+   * The JSON-RPC error object of an `error` stop: v2's idle `state_update` error, or the error a
+   * v1 agent answered `session/prompt` with (one outcome for both versions).
+   */
   error?: ErrorObject;
   /** v2: the agent-minted id of the inserted user message (ACP-V2-LIFE-11). */
   userMessageId?: string;
@@ -32,8 +35,12 @@ export interface SessionHost {
   readonly agentCapabilities: AgentCapabilities;
   readonly defaultPermissionPolicy: PermissionPolicy | undefined;
   call<R>(neutralMethod: string, params: unknown, options?: RequestOptions): Promise<R>;
+  /** `call` whose answer (or error answer) is handled synchronously when it is read (wire order). */
+  callAt<T>(neutralMethod: string, params: unknown, atAnswer: (result: unknown) => T, atAnswerError?: (error: AcpError) => T): Promise<T>;
   notify(neutralMethod: string, params: unknown): void;
   closeSession(sessionId: string): Promise<void>;
+  /** A prompt turn starts: message grouping of id-less v1 chunks restarts. */
+  startTurn(sessionId: string): void;
   /** Rejects when the connection ends (with the close error). */
   readonly closedError: Promise<never>;
 }
@@ -106,7 +113,9 @@ export class ClientSession {
    * at send time and `idle` + stop reason at the response, so it looks like v2.
    * v2: the response only means "inserted" (ACP-V2-LIFE-10); this resolves at the first idle
    * `state_update` after insertion and returns the user message id from the response.
-   * A request error (v2: the message was not inserted) rejects.
+   * A turn that fails resolves `{stopReason: "error", error}` in both versions (v1: the agent
+   * answered `session/prompt` with a JSON-RPC error). v2: a request error (the message was not
+   * inserted) rejects. Both: the connection closing before the end rejects.
    */
   async prompt(content: string | AnyContentBlock[], options: PromptOptions = {}): Promise<PromptResult> {
     if (this.closedFlag) throw new AcpError(ErrorCode.InvalidRequest, `session ${this.sessionId} is closed`);
@@ -128,19 +137,30 @@ export class ClientSession {
     // v1 agents do not echo the prompt: record it locally so the timeline is complete
     this.receive({ sessionUpdate: 'user_message', messageId: `_local_user_${++this.localUserIds}`, content: prompt });
     if (this.v1Prompts++ === 0) this.receive({ sessionUpdate: 'state_update', state: 'running' });
-    let res: { stopReason?: StopReason } | null;
-    try {
-      res = await this.host.call<{ stopReason?: StopReason } | null>('session/prompt', { sessionId: this.sessionId, prompt });
-    } catch (e) {
-      if (--this.v1Prompts === 0) {
+    this.host.startTurn(this.sessionId);
+    // The turn ends at the point of the response: idle is applied when the answer is read, so
+    // updates the agent sends after it (even in the same read) come after idle, as on the wire.
+    let ended = false;
+    const end = (out: PromptResult): PromptResult => {
+      ended = true;
+      if (--this.v1Prompts === 0) this.receive({ sessionUpdate: 'state_update', state: 'idle', ...out });
+      return out;
+    };
+    return this.host.callAt<PromptResult>(
+      'session/prompt',
+      { sessionId: this.sessionId, prompt },
+      (res) => end({ stopReason: (res as { stopReason?: StopReason } | null)?.stopReason ?? null }),
+      // a v1 agent ends a failed turn with a JSON-RPC error: the same outcome as v2's
+      // `stopReason: "error"` idle, so both resolve alike
+      (e) => end({ stopReason: 'error', error: e.toJSON() }),
+    ).catch((e: unknown) => {
+      // no answer at all (connection closed, write failed): the turn is over too, then reject
+      if (!ended && --this.v1Prompts === 0) {
         const error = e instanceof AcpError ? e.toJSON() : { code: ErrorCode.InternalError, message: String((e as Error)?.message ?? e) };
         this.receive({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'error', error });
       }
       throw e;
-    }
-    const stopReason = res?.stopReason ?? null;
-    if (--this.v1Prompts === 0) this.receive({ sessionUpdate: 'state_update', state: 'idle', stopReason });
-    return { stopReason };
+    });
   }
 
   private async promptV2(prompt: AnyContentBlock[]): Promise<PromptResult> {

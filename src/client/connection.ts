@@ -21,6 +21,7 @@ import type { AgentTarget, ClientOptions, NewSessionOptions, ResumeSessionOption
 import { FileSystemSandbox, type FileSystemSandboxOptions } from './services/fs-sandbox.js';
 import type { PermissionPolicy } from './services/permission-policy.js';
 import { TerminalManager } from './services/terminals.js';
+import { RequestTimeoutError } from './request-timeout.js';
 import { UpdateRouter } from './update-router.js';
 
 const DEFAULT_CLIENT_INFO: Implementation = { name: 'acp-kit', version: '0.1.0' };
@@ -41,6 +42,10 @@ export async function connectToAgent(target: AgentTarget, options: ClientOptions
   const { signal, initializeTimeoutMs: timeoutMs } = options;
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1)) {
     throw new TypeError(`initializeTimeoutMs must be a positive number of milliseconds up to 2^31-1 (got ${String(timeoutMs)})`);
+  }
+  const setupMs = options.sessionSetupTimeoutMs;
+  if (setupMs !== undefined && !(typeof setupMs === 'number' && setupMs > 0 && setupMs <= 2 ** 31 - 1)) {
+    throw new TypeError(`sessionSetupTimeoutMs must be a positive number of milliseconds up to 2^31-1 (got ${String(setupMs)})`);
   }
   const label = describeTarget(target);
   // nothing is spawned for a connect that was cancelled before it started
@@ -225,16 +230,29 @@ export class ClientConnection {
 
   // ---- sessions -------------------------------------------------------------------------------
 
-  /** `session/new`. Updates the agent sends before its response are kept and applied in order. */
+  /**
+   * `session/new`. Updates the agent sends before its response (or in the same read, after it)
+   * are applied in wire order around the setup result, and all of them reach
+   * `options.onUpdate` before this resolves.
+   */
   async newSession(options: NewSessionOptions): Promise<ClientSession> {
     const router = this.ready();
     const params = this.setupParams(options);
-    const res = (await this.call(Methods.sessionNew, params)) as NewSessionResponse;
-    if (!res || typeof res.sessionId !== 'string') throw AcpError.invalidParams('session/new result.sessionId must be a string');
-    const session = this.makeSession(res.sessionId, options);
-    router.claim(res.sessionId, session);
-    session.state.applySetup(res);
-    return session;
+    let unsubscribe: (() => void) | undefined;
+    try {
+      return await this.setupCall(Methods.sessionNew, params, (res) => {
+        const r = res as NewSessionResponse | null;
+        if (!r || typeof r.sessionId !== 'string') throw AcpError.invalidParams('session/new result.sessionId must be a string');
+        const session = this.makeSession(r.sessionId, options);
+        // subscribed before the claim, so the updates buffered before the response are seen too
+        unsubscribe = this.stream(session, options.onUpdate);
+        router.claim(r.sessionId, session);
+        session.state.applySetup(r);
+        return session;
+      });
+    } finally {
+      unsubscribe?.();
+    }
   }
 
   /** v1 `session/load` (gated by `loadSession`, ACP-V1-LOAD-01): the replay lands in a fresh state. */
@@ -265,31 +283,75 @@ export class ClientConnection {
     const previous = this.session(sessionId);
     // the session exists before the request so the replay streams straight into its state
     const session = this.makeSession(sessionId, options);
-    const stream = options.onUpdate;
-    // subscribed before the claim, so not even a buffered update is missed; a throwing callback
-    // must not cut the replay short
-    const unsubscribe = stream
-      ? session.onUpdate((update, state) => {
-          try {
-            stream(update, state);
-          } catch (e) {
-            this.problem({ kind: 'handler-error', sessionId, message: `RestoreSessionOptions.onUpdate failed on ${update.sessionUpdate}: ${(e as Error)?.message ?? String(e)}`, detail: e });
-          }
-        })
-      : undefined;
+    // subscribed before the claim, so not even a buffered update is missed; kept until the call
+    // resolves so updates read together with the response are streamed too
+    const unsubscribe = this.stream(session, options.onUpdate);
     previous?.supersede(session);
     router.claim(sessionId, session, true);
     try {
-      const res = (await this.call(method, params)) as SessionSetupResult | null;
-      if (res) session.state.applySetup(res);
-    } catch (e) {
-      router.release(sessionId, false);
-      session.markClosed();
-      throw e;
+      await this.setupCall(method, params, (res) => {
+        // applied at the point of the response: updates read after it land after the setup result
+        if (res) session.state.applySetup(res as SessionSetupResult);
+      }, () => {
+        router.release(sessionId, false);
+        session.markClosed();
+      }, session);
     } finally {
       unsubscribe?.();
     }
     return session;
+  }
+
+  /**
+   * Calls `listener` with every update applied to `session` until the returned function is
+   * called; a throwing listener is reported and never cuts a setup short.
+   */
+  private stream(session: ClientSession, listener: NewSessionOptions['onUpdate']): (() => void) | undefined {
+    if (!listener) return undefined;
+    return session.onUpdate((update, state) => {
+      try {
+        listener(update, state);
+      } catch (e) {
+        this.problem({ kind: 'handler-error', sessionId: session.sessionId, message: `onUpdate failed on ${update.sessionUpdate}: ${(e as Error)?.message ?? String(e)}`, detail: e });
+      }
+    });
+  }
+
+  /**
+   * A session set-up request (`session/new`, `/load`, `/resume`): `atAnswer` runs synchronously
+   * when the response is read, before any later message (wire order); `onFail` when it fails.
+   * `-32601` becomes a clear "unsupported" (v2 agents may omit the `session` marker, so the
+   * request is the only test); {@link ClientOptions.sessionSetupTimeoutMs} bounds the wait
+   * (restarted by each update applied to `replaying`, the session a load/resume streams into).
+   */
+  private async setupCall<T>(method: string, params: unknown, atAnswer: (result: unknown) => T, onFail?: () => void, replaying?: ClientSession): Promise<T> {
+    const timeoutMs = this.options.sessionSetupTimeoutMs;
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    let stopWatching: (() => void) | undefined;
+    const timedOut = timeoutMs === undefined ? undefined : new Promise<never>((_, reject) => {
+      const expire = (): void => {
+        abort.abort();
+        reject(new RequestTimeoutError(method, timeoutMs));
+      };
+      timer = setTimeout(expire, timeoutMs);
+      // a long replay is progress, not a hang: each replayed update restarts the limit
+      stopWatching = replaying?.onUpdate(() => timer?.refresh());
+    });
+    timedOut?.catch(() => undefined);
+    try {
+      const call = this.callAt(method, params, atAnswer, { signal: abort.signal });
+      return await (timedOut ? Promise.race([call, timedOut]) : call);
+    } catch (e) {
+      onFail?.();
+      if (e instanceof AcpError && e.code === ErrorCode.MethodNotFound && !(e instanceof RequestTimeoutError)) {
+        throw new AcpError(ErrorCode.MethodNotFound, `the agent does not support ${method} (it answered -32601: ${e.message})`, e.data);
+      }
+      throw e;
+    } finally {
+      clearTimeout(timer);
+      stopWatching?.();
+    }
   }
 
   /**
@@ -377,12 +439,37 @@ export class ClientConnection {
 
   /** @internal neutral request through the codec */
   async call(method: string, params: unknown, options?: RequestOptions): Promise<unknown> {
+    return this.callAt(method, params, (r) => r, options);
+  }
+
+  /**
+   * @internal A neutral request whose decoded result goes through `atAnswer` synchronously when
+   * the response is read, before any later message is handled (the promise settles later, after
+   * the rest of that read). `atAnswerError` does the same for an error answer; without it the
+   * call rejects with the error.
+   */
+  async callAt<T>(method: string, params: unknown, atAnswer: (result: unknown) => T, options: RequestOptions = {}, atAnswerError?: (error: AcpError) => T): Promise<T> {
     const codec = this.codec;
     if (!codec) throw new AcpError(ErrorCode.InvalidRequest, 'not initialized');
     const wire = codec.wireMethod(method);
     if (wire === undefined) throw new AcpError(ErrorCode.MethodNotFound, `${method} is not part of ACP v${codec.version}`);
-    const raw = await this.peer.request(wire, codec.encodeParams(method, params), options);
-    return codec.decodeResult(method, raw);
+    let done: { value: T } | { error: unknown } | undefined;
+    const onAnswer = (answer: { result: unknown } | { error: AcpError }): void => {
+      try {
+        if ('error' in answer) done = atAnswerError ? { value: atAnswerError(answer.error) } : { error: answer.error };
+        else done = { value: atAnswer(codec.decodeResult(method, answer.result)) };
+      } catch (e) {
+        done = { error: e };
+      }
+    };
+    try {
+      await this.peer.request(wire, codec.encodeParams(method, params), { ...options, onAnswer });
+    } catch (e) {
+      if (!done) throw e; // closed or aborted before an answer
+    }
+    if (!done) throw new AcpError(ErrorCode.InternalError, `${method}: the answer was not seen`);
+    if ('error' in done) throw done.error;
+    return done.value;
   }
 
   private notifyNeutral(method: string, params: unknown): void {
@@ -399,9 +486,6 @@ export class ClientConnection {
   }
 
   private setupParams(options: NewSessionOptions): Record<string, unknown> {
-    if (this.version === 2 && !this.agentCapabilities.session) {
-      throw new AcpError(ErrorCode.MethodNotFound, 'the agent has no session surface (capabilities.session absent, ACP-V2-CAP-03)');
-    }
     if (typeof options.cwd !== 'string' || !isAbsolute(options.cwd)) {
       throw AcpError.invalidParams(`params.cwd must be an absolute path (got ${JSON.stringify(options.cwd)}, ACP-ALL-SESS-03)`, { path: 'params.cwd' });
     }
@@ -448,8 +532,10 @@ export class ClientConnection {
       agentCapabilities: this.agentCapabilities,
       defaultPermissionPolicy: this.options.permissionPolicy,
       call: <R>(m: string, p: unknown, o?: RequestOptions) => this.call(m, p, o) as Promise<R>,
+      callAt: (m, p, atAnswer, atAnswerError) => this.callAt(m, p, atAnswer, {}, atAnswerError),
       notify: (m, p) => this.notifyNeutral(m, p),
       closeSession: (id) => this.closeSession(id),
+      startTurn: (id) => this.router?.startTurn(id),
       closedError: this.closedError,
     };
     return new ClientSession(host, sessionId, options.cwd, options.additionalDirectories ?? [], options.permissionPolicy as PermissionPolicy | undefined);

@@ -17,6 +17,8 @@ export { connect, connectToAgent, ClientConnection } from './connection.js';
 export { ClientSession, type PromptOptions, type PromptResult } from './client-session.js';
 export { UnsupportedProtocolVersionError } from './initialize.js';
 export { AgentStartupError, ConnectAbortedError, NON_JSON_STDOUT_GRACE_MS, type AgentStartupFailure, type ConnectAbortReason } from './connect-abort.js';
+export { RequestTimeoutError } from './request-timeout.js';
+export { authMethodsFromError, mergeAuthMethods, shellCommandLine, terminalLoginCommand, type TerminalLoginCommand } from './auth.js';
 export type { ClientEvents, ClientProblem } from './events.js';
 export type {
   AgentTarget, ClientOptions, NewSessionOptions, ProtocolChoice, RestoreSessionOptions, ResumeSessionOptions,

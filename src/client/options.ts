@@ -72,6 +72,14 @@ export interface ClientOptions {
    * `unknown-session` problem (default 10 000).
    */
   maxBufferedUpdates?: number;
+  /**
+   * Milliseconds to wait for the answer to a session set-up request (`session/new`,
+   * `session/load`, `session/resume`; default: no limit; each replayed update of a load/resume
+   * starts the wait again, so a long replay is not cut short). When they elapse the request is
+   * cancelled (`$/cancel_request`, a late answer is ignored) and the call rejects with
+   * `RequestTimeoutError`, e.g. `the agent did not answer session/new within 60 s`.
+   */
+  sessionSetupTimeoutMs?: number;
 }
 
 /** `session/new` parameters. */
@@ -84,23 +92,24 @@ export interface NewSessionOptions {
   /** Overrides the connection's policy for this session. */
   permissionPolicy?: PermissionPolicy;
   _meta?: Meta;
-}
-
-/** `session/load` / `session/resume` parameters. */
-export interface RestoreSessionOptions extends NewSessionOptions {
   /**
-   * Streams the restore: called with every update applied to the new session's state while
-   * `loadSession` / `resumeSession` runs — the replayed history (v1 `session/load`, v2
-   * `replayFrom`), v2's `state_update` snapshot and what the setup result sets (config options,
-   * commands) — in order, after each is applied, all before the method resolves. Afterwards it
-   * is never called again (subscribe with `session.onUpdate` for live updates). An exception
-   * it throws is reported as a `handler-error` problem and the restore goes on.
+   * Streams the set-up: called with every update applied to the new session's state while
+   * `newSession` / `loadSession` / `resumeSession` runs, in wire order, after each is applied,
+   * all before the method resolves — the updates the agent sent before its response or in the
+   * same read (e.g. `available_commands_update`), a load/resume replay, v2's `state_update`
+   * snapshot and what the setup result sets (config options, modes, commands). Afterwards it
+   * is never called again: subscribe with `session.onUpdate` when the call resolves, and no
+   * update falls in between. An exception it throws is reported as a `handler-error` problem
+   * and the set-up goes on.
    */
   onUpdate?: (update: AnySessionUpdate, state: SessionState) => void;
 }
 
+/** `session/load` / `session/resume` parameters. */
+export type RestoreSessionOptions = NewSessionOptions;
+
 /** `session/resume` parameters. */
-export interface ResumeSessionOptions extends RestoreSessionOptions {
+export interface ResumeSessionOptions extends NewSessionOptions {
   /**
    * Replay the history into the session state: v2 `replayFrom: {type: "start"}`; on v1 this
    * uses `session/load` (the only v1 replay).

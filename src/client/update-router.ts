@@ -155,6 +155,11 @@ export class UpdateRouter {
     }
   }
 
+  /** The client starts a prompt turn in `sessionId` (v1: the next id-less chunk is a new message). */
+  startTurn(sessionId: string): void {
+    this.decoders.get(sessionId)?.startTurn?.();
+  }
+
   private decoder(sessionId: string): UpdateDecoder {
     let d = this.decoders.get(sessionId);
     if (!d) this.decoders.set(sessionId, (d = this.codec.createUpdateDecoder()));

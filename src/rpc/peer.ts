@@ -29,6 +29,12 @@ export interface RequestOptions {
    * `wait` keeps waiting for the peer's answer (ACP-ALL-CREQ-06).
    */
   onAbort?: 'reject' | 'wait';
+  /**
+   * Called synchronously when the answer is read, before any later message is handled (the
+   * promise settles only microtasks later, after the rest of that read): lets a caller apply
+   * what the answer means in wire order. Not called when the request ends otherwise (close, abort).
+   */
+  onAnswer?: (answer: { result: unknown } | { error: AcpError }) => void;
 }
 
 /** A protocol-level problem the peer could not answer on the wire (or chose not to). */
@@ -63,6 +69,7 @@ interface Pending {
   resolve(v: unknown): void;
   reject(e: unknown): void;
   method: string;
+  onAnswer?: RequestOptions['onAnswer'];
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -159,6 +166,7 @@ export class JsonRpcPeer {
       }
       this.pending.set(id, {
         method,
+        onAnswer: options?.onAnswer,
         resolve: (v) => {
           if (onAbort) signal!.removeEventListener('abort', onAbort);
           resolve(v as R);
@@ -421,8 +429,11 @@ export class JsonRpcPeer {
     this.pending.delete(id);
     if (hasOwn.call(m, 'error') && m.error !== undefined) {
       const e = m.error as RpcErrorObject;
-      p.reject(e && typeof e === 'object' ? AcpError.fromObject(e) : AcpError.internal(`malformed error in response to ${p.method}`, m.error));
+      const err = e && typeof e === 'object' ? AcpError.fromObject(e) : AcpError.internal(`malformed error in response to ${p.method}`, m.error);
+      this.answered(p, { error: err });
+      p.reject(err);
     } else {
+      this.answered(p, { result: m.result });
       p.resolve(m.result);
     }
   }
@@ -449,7 +460,9 @@ export class JsonRpcPeer {
         const p = this.pending.get(r.id as RequestId);
         if (p) {
           this.pending.delete(r.id as RequestId);
-          p.reject(new AcpError(ErrorCode.InvalidParams, `Invalid result: the response to ${p.method} is nested deeper than ${limit} levels (the limit for incoming JSON)`, { maxDepth: limit }));
+          const err = new AcpError(ErrorCode.InvalidParams, `Invalid result: the response to ${p.method} is nested deeper than ${limit} levels (the limit for incoming JSON)`, { maxDepth: limit });
+          this.answered(p, { error: err });
+          p.reject(err);
         } else this.problem('unknown-response', `response for unknown request id ${showId(r.id)} (and ${why})`);
         return;
       }
@@ -462,6 +475,15 @@ export class JsonRpcPeer {
     const replies: object[] = [];
     for (const item of message) one(item, (r) => void replies.push(r));
     if (replies.length > 0 && !this.closeInfo) this.sendReply(replies);
+  }
+
+  private answered(p: Pending, answer: { result: unknown } | { error: AcpError }): void {
+    if (!p.onAnswer) return;
+    try {
+      p.onAnswer(answer);
+    } catch (e) {
+      this.problem('handler-error', `onAnswer of ${p.method} threw: ${(e as Error)?.message ?? String(e)}`, e);
+    }
   }
 
   private onInvalidLine(info: InvalidLine): void {

@@ -1,5 +1,7 @@
+import { AcpError, ErrorCode } from '../../protocol/errors.js';
+import type { AnySessionUpdate } from '../../protocol/model/update.js';
 import {
-  type ClientSession,
+  type ClientSession, type SessionState,
   approveAll, approveReads, decidePermission, denyAll, describePermissionDecision, selectedOption, type PermissionPolicy,
 } from '../../client/index.js';
 import { agentContext, resolveAgentCommand } from '../agent-command.js';
@@ -134,14 +136,19 @@ export async function runCommand(prompt: string, flags: RunFlags): Promise<numbe
     }
     if (abort.signal.aborted) throw new CliError('interrupted', ExitCode.Interrupted, 'interrupted before the prompt was sent');
 
-    const opened = await openSession(a);
+    // what the agent sends while the session opens (e.g. available_commands_update before or
+    // with the session/new answer) is shown after the session line, in wire order
+    const early: AnySessionUpdate[] = [];
+    const opened = await openSession(a, undefined, (u) => early.push(u));
     session = opened.session;
     const s = session;
     if (json) ndjson.emit({ type: 'session', sessionId: s.sessionId, cwd: a.cwd, mode: opened.mode });
-    s.onUpdate((u, state) => {
+    const show = (u: AnySessionUpdate, state: SessionState): void => {
       if (json) ndjson.emit({ type: 'update', sessionId: s.sessionId, update: u });
       else renderer!.onUpdate(u, state);
-    });
+    };
+    for (const u of early) show(u, s.state);
+    s.onUpdate(show);
     if (abort.signal.aborted) throw new CliError('interrupted', ExitCode.Interrupted, 'interrupted before the prompt was sent');
 
     let result;
@@ -150,6 +157,8 @@ export async function runCommand(prompt: string, flags: RunFlags): Promise<numbe
     } catch (e) {
       throw toCliError(e, a.ctx);
     }
+    // a v1 agent refusing the prompt with -32000 resolves as an error stop: still an auth problem
+    if (result.error?.code === ErrorCode.AuthRequired) throw AcpError.fromObject(result.error);
     const stopReason = result.stopReason;
     let code: number = exitCodeForTurn(stopReason, rejected);
     if (interrupted && (stopReason === 'cancelled' || code === ExitCode.Ok || code === ExitCode.PermissionDenied)) code = ExitCode.Interrupted;

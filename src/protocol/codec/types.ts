@@ -18,6 +18,11 @@ export interface UpdateEncoder {
  */
 export interface UpdateDecoder {
   decode(wireUpdate: unknown): AnySessionUpdate[];
+  /**
+   * The client is starting a prompt turn. Decoders that group id-less chunks (v1) start a new
+   * message with the next chunk; others need not implement it.
+   */
+  startTurn?(): void;
 }
 
 /** What an update encoder needs to know about the session and its client. */

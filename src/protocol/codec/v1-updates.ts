@@ -35,6 +35,13 @@ const MESSAGE_CHUNK_KIND: Readonly<Record<string, MessageChunk['sessionUpdate']>
   user_message: 'user_message_chunk', agent_message: 'agent_message_chunk', agent_thought: 'agent_thought_chunk',
 };
 const MESSAGE_ROLE: Readonly<Record<string, MessageRole>> = { user_message: 'user', agent_message: 'agent', agent_thought: 'thought' };
+/**
+ * v1 kinds that start no new content in the timeline: an id-less chunk after one of them
+ * continues the current message (goose interleaves `usage_update` with its answer's chunks).
+ */
+const CONTINUES_MESSAGE: ReadonlySet<string> = new Set([
+  'usage_update', 'available_commands_update', 'session_info_update', 'current_mode_update', 'config_option_update', 'plan',
+]);
 
 // ------------------------------------------------------------------------------------------ encoder
 
@@ -246,8 +253,11 @@ export class V1UpdateEncoder implements UpdateEncoder {
 /**
  * Client side, one per session: v1 `update` payloads -> neutral updates.
  *
- * - chunks without `messageId` get minted ids: the same id while consecutive chunks of the same
- *   role continue, a new one after any other update or a role change (ACP-V1-MSG-01/02);
+ * - chunks without `messageId` get minted ids, grouped the way Zed groups them: a chunk continues
+ *   the current message of its role across updates that start no new content (usage, commands,
+ *   session info, mode/config, plans, an update to a known tool call); a role change, a new tool
+ *   call, a notice/compaction, an unknown kind or {@link V1UpdateDecoder.startTurn} starts a new
+ *   message (ACP-V1-MSG-01/02);
  * - `tool_call` becomes a `tool_call_update` with every field set (it replaces the call);
  * - `tool_call_update` drops `null`s (v1 `null` = unchanged);
  * - `plan` becomes `plan_update` of plan {@link V1_PLAN_ID};
@@ -255,6 +265,8 @@ export class V1UpdateEncoder implements UpdateEncoder {
  */
 export class V1UpdateDecoder implements UpdateDecoder {
   private run: { role: MessageRole; id: string } | null = null;
+  /** Tool call ids seen, so an update to a known call does not end the current message. */
+  private readonly toolCalls = new Set<string>();
   private readonly nonce = randomUUID().slice(0, 8);
   private minted = 0;
 
@@ -268,7 +280,7 @@ export class V1UpdateDecoder implements UpdateDecoder {
       throw invalidParams('params.update', f);
     }
     if (!V1_UPDATE_KINDS.has(kind)) {
-      this.run = null;
+      if (kind !== 'plan_update' && kind !== 'plan_removed') this.run = null;
       return this.unknown(wire, kind);
     }
     const role = CHUNK_ROLE[kind];
@@ -277,7 +289,13 @@ export class V1UpdateDecoder implements UpdateDecoder {
       if (f && f !== 'unknown') throw invalidParams('params.update', f);
     }
     if (role) return [this.chunk(wire, role)];
-    this.run = null;
+    if (!CONTINUES_MESSAGE.has(kind)) {
+      const toolCallId = wire.toolCallId;
+      const isTool = kind === 'tool_call' || kind === 'tool_call_update';
+      // a new tool call is new content (a timeline entry of its own); an update to a known one is not
+      if (!isTool || typeof toolCallId !== 'string' || !this.toolCalls.has(toolCallId)) this.run = null;
+      if (isTool && typeof toolCallId === 'string') this.toolCalls.add(toolCallId);
+    }
     switch (kind) {
       case 'tool_call': {
         const p = toolPatchFromV1(wire);
@@ -304,6 +322,14 @@ export class V1UpdateDecoder implements UpdateDecoder {
         // notice, compaction_*: the neutral shape is the v1 shape.
         return [wire as AnySessionUpdate];
     }
+  }
+
+  /**
+   * A new prompt turn begins (the client sent `session/prompt`): the next id-less chunk starts a
+   * new message even when it has the role of the last one.
+   */
+  startTurn(): void {
+    this.run = null;
   }
 
   private chunk(wire: Obj, role: MessageRole): AnySessionUpdate {
