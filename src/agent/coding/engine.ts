@@ -130,7 +130,7 @@ export async function runTurn(turn: Turn, opts: EngineOptions): Promise<TurnResu
   const v2 = session.client.protocolVersion === 2;
   const maxRequests = opts.maxTurnRequests ?? DEFAULT_MAX_TURN_REQUESTS;
   const sandbox = new Sandbox(session.cwd, session.additionalDirectories);
-  const fs = createWorkspaceFs(session);
+  const fs = createWorkspaceFs(session, sandbox);
   const terminal = createCommandRunner(session);
   const tools = new Map(opts.tools.map((t) => [t.name, t]));
   const specs: ToolSpec[] = opts.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
