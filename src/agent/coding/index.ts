@@ -17,7 +17,7 @@ export * from './engine.js';
 export * from './session-state.js';
 export { conversationFromHistory, type ConversationFromHistoryOptions, type RestoredCommandEffect } from './restore.js';
 export { createWorkspaceFs, type WorkspaceFs } from './workspace-fs.js';
-export { createCommandRunner, type CommandRunner, type CommandResult, type CommandOptions } from './terminal.js';
+export { createCommandRunner, signalToolProcesses, type CommandRunner, type CommandResult, type CommandOptions } from './terminal.js';
 export { builtinTools } from './tools/index.js';
 export { createDemoModel, parseDemoRequest, DEMO_HELP, type DemoModelOptions } from './models/demo.js';
 export * from './mcp/index.js';
