@@ -13,6 +13,7 @@ import { createCodingAgent, createDemoModel, Sandbox, SandboxError } from '../sr
 import { FileSystemSandbox } from '../src/client/services/index.js';
 import { AcpError } from '../src/protocol/errors.js';
 import { ConfinementError, writeConfined } from '../src/rpc/confined-fs.js';
+import { walkFiles } from '../src/agent/coding/tools/walk.js';
 import { answer, startHarness, type Harness } from './fixtures/coding-harness.js';
 import { fixture } from './support/raw-child.js';
 import { alive, waitUntil } from './support/process.js';
@@ -137,6 +138,21 @@ describe('check-then-open races: a real process swaps paths for symlinks to outs
     expect(writes.ok.length + writes.failed).toBe(600);
     expectOutsideUntouched(outside);
     expect(alive(swapper.pid!)).toBe(true); // the swapping ran during all operations
+  });
+
+  it('agent listings (list_files, search_text walk): no outside names listed', async () => {
+    const { root, outside } = layout();
+    const swapper = await startSwapper(root, outside);
+    const sb = new Sandbox(root);
+    const listings = await hammer(3000, 8, async () => {
+      const dir = await sb.resolve('d');
+      const names: string[] = [];
+      for await (const e of walkFiles(dir.real, undefined, (d) => sb.readdir(d))) names.push(e.rel);
+      return names;
+    });
+    expect(listings.ok.flat().filter((n) => n.includes('secret'))).toEqual([]);
+    expect(listings.ok.length).toBeGreaterThan(0);
+    expect(alive(swapper.pid!)).toBe(true);
   });
 
   it('client fs/* sandbox: no outside content read, nothing written outside', async () => {

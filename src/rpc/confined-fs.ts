@@ -123,6 +123,19 @@ async function openConfinedDir(dir: string, realRoots: readonly string[], create
   }
 }
 
+/**
+ * Lists the directory `dir` after verifying that the directory actually opened lies inside
+ * `realRoots` (a directory swapped for a link to outside is refused, its names never listed).
+ */
+export async function readdirConfined(dir: string, realRoots: readonly string[]): Promise<import('node:fs').Dirent[]> {
+  const d = await openConfinedDir(dir, realRoots, false);
+  try {
+    return await fsp.readdir(inDir(d, '.'), { withFileTypes: true });
+  } finally {
+    await d.fh.close().catch(() => undefined);
+  }
+}
+
 async function writeAll(fh: FileHandle, data: Uint8Array): Promise<void> {
   let off = 0;
   while (off < data.length) {

@@ -1,6 +1,6 @@
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, join, normalize, relative, resolve, sep, dirname, basename } from 'node:path';
-import { ConfinementError, openConfinedForRead, writeConfined } from '../../rpc/confined-fs.js';
+import { ConfinementError, openConfinedForRead, readdirConfined, writeConfined } from '../../rpc/confined-fs.js';
 
 /** A path the sandbox refused (outside the session roots). */
 export class SandboxError extends Error {
@@ -118,6 +118,18 @@ export class Sandbox {
       await writeConfined(p.real, content, await this.getRealRoots(), { mkdirs: true });
     } catch (e) {
       throw this.ioError(e, p);
+    }
+  }
+
+  /**
+   * Lists a directory on local disk (by its real path), verified after opening like
+   * {@link readFile}: a directory swapped for a link to outside is refused, never listed.
+   */
+  async readdir(realDir: string): Promise<import('node:fs').Dirent[]> {
+    try {
+      return await readdirConfined(realDir, await this.getRealRoots());
+    } catch (e) {
+      throw this.ioError(e, { path: realDir, real: realDir });
     }
   }
 

@@ -66,7 +66,7 @@ export const searchTextTool: Tool<SearchTextInput> = {
     const locations: ToolCallLocation[] = [];
     let more = false;
     const files: AsyncIterable<WalkEntry> | WalkEntry[] = st.isDirectory()
-      ? walkFiles(base.real, ctx.signal)
+      ? walkFiles(base.real, ctx.signal, (d) => ctx.sandbox.readdir(d))
       : [{ path: base.real, rel: relative(ctx.sandbox.cwd, base.path).split(sep).join('/') }];
     outer: for await (const f of files) {
       if (globRe && !globRe.test(f.rel)) continue;
