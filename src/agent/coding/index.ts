@@ -6,6 +6,7 @@ import type { LanguageModel } from './model.js';
 import { createDemoModel, DEMO_HELP } from './models/demo.js';
 import { conversationFromHistory } from './restore.js';
 import { codingState, type CodingSessionState } from './session-state.js';
+import { historyHasTitle, titleFromPrompt } from './title.js';
 import type { AgentMode, Tool } from './tool.js';
 import { builtinTools } from './tools/index.js';
 import { closeSessionMcp, describeMcpFailure, openSessionMcp, sessionMcp, sessionMcpTools, type SessionMcpOptions } from './mcp/index.js';
@@ -17,7 +18,8 @@ export * from './engine.js';
 export * from './session-state.js';
 export { conversationFromHistory, type ConversationFromHistoryOptions, type RestoredCommandEffect } from './restore.js';
 export { createWorkspaceFs, type WorkspaceFs } from './workspace-fs.js';
-export { createCommandRunner, type CommandRunner, type CommandResult, type CommandOptions } from './terminal.js';
+export { titleFromPrompt, MAX_TITLE_CHARS } from './title.js';
+export { createCommandRunner, signalToolProcesses, type CommandRunner, type CommandResult, type CommandOptions } from './terminal.js';
 export { builtinTools } from './tools/index.js';
 export { createDemoModel, parseDemoRequest, DEMO_HELP, type DemoModelOptions } from './models/demo.js';
 export * from './mcp/index.js';
@@ -126,6 +128,7 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
       const state = codingState(session, { mode: options.mode });
       // after an agent restart the model continues the conversation the client sees (load/resume)
       if (context?.restored) {
+        state.titled = historyHasTitle(context.history);
         state.history = conversationFromHistory(context.history, {
           command: (name) => (name === 'clear' ? 'clear' : COMMANDS.some((c) => c.name === name) ? 'ignore' : undefined),
         });
@@ -151,13 +154,22 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
       const text = promptText(turn.prompt).trim();
       const slash = /^\/(\S+)\s*([\s\S]*)$/.exec(text);
       if (slash && COMMANDS.some((c) => c.name === slash[1])) return runCommand(turn, slash[1], slash[2].trim());
-      return runTurn(turn, {
-        model,
-        tools: [...tools, ...sessionMcpTools(turn.session)],
-        maxTurnRequests,
-        maxOutputTokens: options.maxOutputTokens,
-        system: (t, s) => systemPrompt(t, s, options.instructions),
-      });
+      const state = codingState(turn.session);
+      // pickers and `sessions list` show something better than "(untitled)"; sent when the first
+      // answer is done, so the turn's own updates come first
+      const title = state.titled ? undefined : titleFromPrompt(text);
+      if (title !== undefined) state.titled = true;
+      try {
+        return await runTurn(turn, {
+          model,
+          tools: [...tools, ...sessionMcpTools(turn.session)],
+          maxTurnRequests,
+          maxOutputTokens: options.maxOutputTokens,
+          system: (t, s) => systemPrompt(t, s, options.instructions),
+        });
+      } finally {
+        if (title !== undefined) await turn.send({ sessionUpdate: 'session_info_update', title });
+      }
     },
   };
 

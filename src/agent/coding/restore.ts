@@ -1,4 +1,4 @@
-import type { AnyContentBlock, AnySessionUpdate, AnyToolCallContent } from '../../protocol/index.js';
+import { SessionState, type AnyContentBlock, type AnySessionUpdate, type TerminalState, type ToolCallState } from '../../protocol/index.js';
 import { promptToUserMessage } from './engine.js';
 import type { AssistantPart, ConversationMessage, ToolResult, UserPart } from './model.js';
 
@@ -17,16 +17,6 @@ export interface ConversationFromHistoryOptions {
   hiddenTools?: readonly string[];
 }
 
-/** Everything the history says about one tool call, merged (patch semantics, ACP-V2-TOOL-03). */
-interface CallState {
-  name?: string;
-  title?: string;
-  status?: string;
-  rawInput?: unknown;
-  rawOutput?: unknown;
-  content: AnyToolCallContent[];
-}
-
 const DEFAULT_MAX_RESULT = 16_000;
 
 /**
@@ -40,37 +30,18 @@ const DEFAULT_MAX_RESULT = 16_000;
 export function conversationFromHistory(history: readonly AnySessionUpdate[], options: ConversationFromHistoryOptions = {}): ConversationMessage[] {
   const maxChars = options.maxResultChars ?? DEFAULT_MAX_RESULT;
   const hidden = new Set(options.hiddenTools ?? []);
-  const calls = new Map<string, CallState>();
-  const terminals = new Map<string, { chunks: string[]; exit?: { exitCode?: number | null; signal?: string | null } | null }>();
-
-  // pass 1: the final state of every tool call and display terminal
+  // pass 1: the final state of every tool call and display terminal, by the same reducer clients
+  // use (patch semantics, ACP-V2-TOOL-03); a malformed stored update is skipped, not fatal
+  const state = new SessionState();
   for (const u of history) {
-    const x = u as Record<string, unknown> & { sessionUpdate: string };
-    if (x.sessionUpdate === 'tool_call_update' && typeof x.toolCallId === 'string') {
-      let c = calls.get(x.toolCallId);
-      if (!c) calls.set(x.toolCallId, (c = { content: [] }));
-      if (typeof x.name === 'string') c.name = x.name;
-      if (typeof x.title === 'string') c.title = x.title;
-      if (x.status !== undefined) c.status = typeof x.status === 'string' ? x.status : 'pending';
-      if (x.rawInput !== undefined) c.rawInput = x.rawInput;
-      if (x.rawOutput !== undefined) c.rawOutput = x.rawOutput;
-      if (x.content !== undefined) c.content = Array.isArray(x.content) ? [...(x.content as AnyToolCallContent[])] : [];
-    } else if (x.sessionUpdate === 'tool_call_content_chunk' && typeof x.toolCallId === 'string') {
-      let c = calls.get(x.toolCallId);
-      if (!c) calls.set(x.toolCallId, (c = { content: [] }));
-      c.content.push(x.content as AnyToolCallContent);
-    } else if (x.sessionUpdate === 'terminal_update' && typeof x.terminalId === 'string') {
-      let t = terminals.get(x.terminalId);
-      if (!t) terminals.set(x.terminalId, (t = { chunks: [] }));
-      const output = x.output as { data?: unknown } | null | undefined;
-      if (output !== undefined) t.chunks = output && typeof output.data === 'string' ? [output.data] : [];
-      if (x.exitStatus !== undefined) t.exit = x.exitStatus as typeof t.exit;
-    } else if (x.sessionUpdate === 'terminal_output_chunk' && typeof x.terminalId === 'string' && typeof x.data === 'string') {
-      let t = terminals.get(x.terminalId);
-      if (!t) terminals.set(x.terminalId, (t = { chunks: [] }));
-      t.chunks.push(x.data);
+    try {
+      state.apply(u);
+    } catch {
+      /* skipped */
     }
   }
+  const calls = state.toolCalls;
+  const terminals = state.terminals;
 
   // pass 2: the conversation, in order
   const out: ConversationMessage[] = [];
@@ -97,8 +68,8 @@ export function conversationFromHistory(history: readonly AnySessionUpdate[], op
     cur = null;
   };
 
-  const resultOf = (c: CallState): { output: string; isError?: boolean } => {
-    const status = c.status ?? 'pending';
+  const resultOf = (c: ToolCallState): { output: string; isError?: boolean } => {
+    const status = c.status;
     const body = cap(callText(c, terminals), maxChars);
     if (status === 'completed') return { output: body || 'Done.' };
     if (status === 'failed') return { output: body || 'The tool call failed.', isError: true };
@@ -143,8 +114,8 @@ export function conversationFromHistory(history: readonly AnySessionUpdate[], op
       }
       case 'tool_call_update': {
         if (skipping || typeof x.toolCallId !== 'string') break;
-        const c = calls.get(x.toolCallId)!;
-        if (c.name !== undefined && hidden.has(c.name)) break;
+        const c = calls.get(x.toolCallId);
+        if (!c || (c.name !== undefined && hidden.has(c.name))) break;
         if (cur && !cur.calls.includes(x.toolCallId) && cur.ran) flush();
         cur ??= { texts: new Map(), calls: [], ran: false };
         if (!cur.calls.includes(x.toolCallId)) cur.calls.push(x.toolCallId);
@@ -181,7 +152,7 @@ function cap(s: string, max: number): string {
 }
 
 /** What a finished call showed, as text for the model. */
-function callText(c: CallState, terminals: Map<string, { chunks: string[]; exit?: { exitCode?: number | null; signal?: string | null } | null }>): string {
+function callText(c: ToolCallState, terminals: ReadonlyMap<string, TerminalState>): string {
   const parts: string[] = [];
   for (const item of c.content) {
     const i = item as { type: string; [k: string]: unknown };
@@ -194,8 +165,8 @@ function callText(c: CallState, terminals: Map<string, { chunks: string[]; exit?
     } else if (i.type === 'terminal') {
       const t = terminals.get(String(i.terminalId));
       if (t) {
-        const output = t.chunks.map((d) => Buffer.from(d, 'base64').toString('utf8')).join('');
-        const exit = t.exit ? (t.exit.signal ? `killed by ${t.exit.signal}` : `exit code ${t.exit.exitCode}`) : 'did not finish';
+        const output = t.outputText;
+        const exit = t.exitStatus ? (t.exitStatus.signal ? `killed by ${t.exitStatus.signal}` : `exit code ${t.exitStatus.exitCode}`) : 'did not finish';
         parts.push(`Command ${exit}.\n${output === '' ? '(no output)' : output}`);
       } else {
         parts.push(`[output shown in the client's terminal ${String(i.terminalId)}; not kept]`);

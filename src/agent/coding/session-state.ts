@@ -16,6 +16,8 @@ export interface CodingSessionState {
   cost: Cost | null;
   /** Model requests made in this session (all turns). */
   modelRequests: number;
+  /** Set once the session has a title (sent from the first prompt, or restored). */
+  titled: boolean;
 }
 
 const KEY = 'acp-kit/coding-agent';
@@ -31,6 +33,7 @@ export function codingState(session: AgentSession, defaults: { mode?: AgentMode 
       mode: defaults.mode ?? 'ask',
       cost: null,
       modelRequests: 0,
+      titled: false,
     };
     session.data.set(KEY, s);
   }

@@ -117,6 +117,27 @@ function killGroup(pid: number | undefined, sig: NodeJS.Signals): void {
   }
 }
 
+/** Process groups of the local tool commands running now (their leaders' pids). */
+const liveGroups = new Set<number>();
+
+/**
+ * Signals the process group of every local tool command still running (e.g. SIGTERM when
+ * `acp-kit agent` itself is terminated, so no command outlives it).
+ */
+export function signalToolProcesses(sig: NodeJS.Signals = 'SIGTERM'): void {
+  for (const pid of liveGroups) killGroup(pid, sig);
+}
+
+/**
+ * POSIX wrapper that keeps a tool command reachable when the agent dies hard (SIGKILL, crash):
+ * a watcher in the command's process group reads fd 3, a socket to the agent; EOF without the
+ * agent's "done" line means the agent is gone, so the watcher SIGKILLs the whole group. The
+ * command itself is exec'd, so its pid, exit code and signal are exactly the shell's. The
+ * watcher's stdio is /dev/null so it never holds the output pipes open.
+ */
+const WATCHED = `{ if IFS= read -r m <&3 && [ "$m" = done ]; then :; else kill -KILL 0; fi; } </dev/null >/dev/null 2>&1 &
+exec 3<&-; exec ${SHELL} -c "$1"`;
+
 async function runLocal(session: AgentSession, command: string, o: CommandOptions, limit: number): Promise<CommandResult> {
   if (o.signal.aborted) throw abortError(o.signal);
   const v2 = session.client.protocolVersion === 2;
@@ -127,13 +148,29 @@ async function runLocal(session: AgentSession, command: string, o: CommandOption
     await o.progress({ type: 'terminal', terminalId });
   }
   const buf = new OutputBuffer(limit);
-  // its own process group, so abort/timeout kill the whole tree (shell + children)
-  const child = spawn(SHELL, shellArgs(command), {
+  // its own process group, so abort/timeout kill the whole tree (shell + children); on POSIX
+  // a watcher in that group kills it if the agent dies without cleaning up (see WATCHED)
+  const posix = process.platform !== 'win32';
+  const child = spawn(SHELL, posix ? ['-c', WATCHED, 'acp-kit-tool', command] : shellArgs(command), {
     cwd: o.cwd,
-    detached: process.platform !== 'win32',
-    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: posix,
+    stdio: posix ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, TERM: process.env.TERM ?? 'dumb' },
   });
+  const lifeline = posix ? (child.stdio[3] as import('node:net').Socket | null) : null;
+  lifeline?.on('error', () => undefined); // the watcher is gone with its group: nothing to tell
+  if (posix && child.pid !== undefined) liveGroups.add(child.pid);
+  if (lifeline) {
+    // the command and whatever holds its output are done: release the watcher (it holds fd 3,
+    // so 'close' below waits for it) without killing what the command left in the background
+    let pending = 3;
+    const release = () => {
+      if (--pending === 0) lifeline.end('done\n');
+    };
+    child.once('exit', release);
+    child.stdout!.once('close', release);
+    child.stderr!.once('close', release);
+  }
   let timedOut = false;
   let aborted = false;
   let sending: Promise<void> = Promise.resolve();
@@ -168,6 +205,7 @@ async function runLocal(session: AgentSession, command: string, o: CommandOption
     clearTimeout(timeout);
     if (killTimer) clearTimeout(killTimer);
     o.signal.removeEventListener('abort', onAbort);
+    if (child.pid !== undefined) liveGroups.delete(child.pid);
   });
   await sending;
   if (terminalId) {

@@ -1,7 +1,6 @@
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { stat } from 'node:fs/promises';
 import type { AgentSession } from '../types.js';
-import type { ResolvedPath } from './sandbox.js';
+import { Sandbox, type ResolvedPath } from './sandbox.js';
 
 /** Largest file the tools read from local disk (bigger files are refused, not truncated silently). */
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -30,23 +29,15 @@ async function localExists(real: string): Promise<boolean> {
   }
 }
 
-async function readLocal(p: ResolvedPath): Promise<string> {
-  let st;
-  try {
-    st = await stat(p.real);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`file not found: ${p.path}`);
-    throw e;
-  }
-  if (st.isDirectory()) throw new Error(`${p.path} is a directory (use list_files)`);
-  if (st.size > MAX_FILE_BYTES) throw new Error(`${p.path} is too large to read (${st.size} bytes, limit ${MAX_FILE_BYTES})`);
-  const buf = await readFile(p.real);
-  if (buf.includes(0)) throw new Error(`${p.path} looks like a binary file`);
-  return buf.toString('utf8');
-}
-
 /** Builds the file access for one session. */
-export function createWorkspaceFs(session: AgentSession): WorkspaceFs {
+export function createWorkspaceFs(session: AgentSession, sandbox = new Sandbox(session.cwd, session.additionalDirectories)): WorkspaceFs {
+  // local disk goes through the sandbox's verified opens (no check-then-open race, no link escapes)
+  const readLocal = async (p: ResolvedPath): Promise<string> => {
+    const buf = await sandbox.readFile(p, MAX_FILE_BYTES);
+    if (buf.includes(0)) throw new Error(`${p.path} looks like a binary file`);
+    return buf.toString('utf8');
+  };
+
   const v1 = session.client.protocolVersion === 1;
   const caps = session.client.capabilities.fs;
   const svc = session.clientServices;
@@ -73,8 +64,7 @@ export function createWorkspaceFs(session: AgentSession): WorkspaceFs {
     },
     async writeText(p, content, signal) {
       if (clientWrite) return svc.writeTextFile!(p.path, content, { signal });
-      await mkdir(dirname(p.real), { recursive: true });
-      await writeFile(p.real, content, 'utf8');
+      await sandbox.writeFile(p, content);
     },
   };
 }

@@ -6,6 +6,7 @@ import {
   createCodingAgent, createDemoModel, InMemorySessionStore, JsonlSessionStore, runAgentOnStdio, stderrLogger,
   type AgentMode, type LanguageModel,
 } from '../../agent/index.js';
+import { signalToolProcesses } from '../../agent/coding/terminal.js';
 import { usageError } from '../errors.js';
 import { packageVersion } from '../program.js';
 
@@ -112,7 +113,34 @@ export async function runAgentCommand(opts: AgentCommandOptions): Promise<number
   if (model.id.startsWith('anthropic:') && !(opts.apiKey ?? env.ANTHROPIC_API_KEY)) logger.warn('ANTHROPIC_API_KEY is not set; model requests will fail');
   const store = opts.sessionDir === false ? new InMemorySessionStore() : new JsonlSessionStore(opts.sessionDir ? { dir: opts.sessionDir } : {});
   const connection = runAgentOnStdio(definition, { store, logger, exitOnClose: false });
-  await connection.closed;
+  const stopSignals = onTerminationSignal((signal) => {
+    // tool commands run in their own process groups, out of reach of a signal sent to ours
+    signalToolProcesses('SIGTERM');
+    if (store instanceof JsonlSessionStore) store.close();
+    process.kill(process.pid, signal); // handlers are off again: die of the signal, as the parent expects
+  });
+  try {
+    await connection.closed;
+  } finally {
+    stopSignals();
+  }
   if (store instanceof JsonlSessionStore) store.close();
   return 0;
+}
+
+/**
+ * Calls `stop` once on the first SIGTERM, SIGINT or SIGHUP with every handler already removed;
+ * returns the function that removes the handlers.
+ */
+function onTerminationSignal(stop: (signal: NodeJS.Signals) => void): () => void {
+  const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+  const handler = (signal: NodeJS.Signals): void => {
+    remove();
+    stop(signal);
+  };
+  const remove = (): void => {
+    for (const sig of signals) process.off(sig, handler);
+  };
+  for (const sig of signals) process.on(sig, handler);
+  return remove;
 }

@@ -1,6 +1,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { AcpError } from '../../protocol/errors.js';
+import { ConfinementError, isWithinRoot as isWithin, openConfinedForRead, writeConfined } from '../../rpc/confined-fs.js';
 
 /** Parameters of `fs/read_text_file` the sandbox looks at (`sessionId` and `_meta` are ignored). */
 export interface ReadTextFileParams {
@@ -38,13 +39,6 @@ const MAX_SYMLINK_HOPS = 40;
 
 function errCode(e: unknown): string | undefined {
   return e && typeof e === 'object' ? ((e as NodeJS.ErrnoException).code ?? undefined) : undefined;
-}
-
-/** True when `child` equals `root` or lies below it (both absolute and normalized). */
-function isWithin(root: string, child: string): boolean {
-  if (child === root) return true;
-  const rel = path.relative(root, child);
-  return rel !== '' && !rel.startsWith('..' + path.sep) && rel !== '..' && !path.isAbsolute(rel);
 }
 
 /**
@@ -87,6 +81,12 @@ function checkAbsolutePath(p: unknown, field = 'params.path'): string {
   return path.resolve(p);
 }
 
+function nameTooLong(field: string, p: string): AcpError {
+  return AcpError.invalidParams(`${field}: must be a path the file system accepts; this one (${p.length} characters) is too long (ENAMETOOLONG)`, {
+    path: p.length > 200 ? `${p.slice(0, 200)}…` : p,
+  });
+}
+
 function checkLineNumber(v: unknown, field: string): number | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
@@ -116,9 +116,11 @@ function splitLinesKeepEnds(text: string): string[] {
  * a directory or an oversized file -> -32602; other I/O failures -> -32603 naming the path and
  * the system error code.
  *
- * Limitation: a check-then-use window exists (another process could swap a directory for a
- * symlink between the check and the open); the sandbox guards against agents, not against
- * concurrent local attackers.
+ * No check-then-open window: after the check, files are opened and the opened descriptor is
+ * verified to lie inside the roots before anything is read or written; new files are created
+ * inside a verified directory without following links (see `rpc/confined-fs.ts`, which also
+ * states the weaker guarantee on platforms without `/proc/self/fd`). A path swapped for a
+ * symlink to outside in between is refused with -32602, never read or written.
  */
 export class FileSystemSandbox {
   /** The roots as given (absolute, normalized). */
@@ -163,6 +165,7 @@ export class FileSystemSandbox {
     } catch (e) {
       const code = errCode(e);
       if (code === 'ELOOP') throw AcpError.invalidParams(`${field} ${normalized} has too many levels of symbolic links`, { path: normalized });
+      if (code === 'ENAMETOOLONG') throw nameTooLong(field, normalized);
       throw AcpError.internal(`could not resolve ${normalized}: ${code ?? String(e)}`, { path: normalized });
     }
     const realRoots = await this.realRoots();
@@ -209,15 +212,21 @@ export class FileSystemSandbox {
   private async readDisk(normalized: string, real: string): Promise<string> {
     const maxBytes = this.options.maxReadBytes ?? 50 * 1024 * 1024;
     try {
-      const st = await fsp.stat(real);
-      if (st.isDirectory()) throw AcpError.invalidParams(`params.path ${normalized} is a directory, not a text file`, { path: normalized });
-      if (st.size > maxBytes) {
-        throw AcpError.invalidParams(`params.path ${normalized} is too large to read (${st.size} bytes > ${maxBytes}); use line/limit on a smaller file`, {
-          path: normalized,
-          size: st.size,
-        });
+      const fh = await openConfinedForRead(real, await this.realRoots());
+      try {
+        const st = await fh.stat();
+        if (st.isDirectory()) throw AcpError.invalidParams(`params.path ${normalized} is a directory, not a text file`, { path: normalized });
+        if (!st.isFile()) throw AcpError.invalidParams(`params.path ${normalized} is not a regular file`, { path: normalized });
+        if (st.size > maxBytes) {
+          throw AcpError.invalidParams(`params.path ${normalized} is too large to read (${st.size} bytes > ${maxBytes}); use line/limit on a smaller file`, {
+            path: normalized,
+            size: st.size,
+          });
+        }
+        return await fh.readFile('utf8');
+      } finally {
+        await fh.close().catch(() => undefined);
       }
-      return await fsp.readFile(real, 'utf8');
     } catch (e) {
       throw this.mapIoError(e, normalized, 'read');
     }
@@ -234,8 +243,7 @@ export class FileSystemSandbox {
     }
     const real = await this.resolve(normalized);
     try {
-      await fsp.mkdir(path.dirname(real), { recursive: true });
-      await fsp.writeFile(real, req.content, 'utf8');
+      await writeConfined(real, req.content, await this.realRoots(), { mkdirs: true });
     } catch (e) {
       throw this.mapIoError(e, normalized, 'write');
     }
@@ -245,7 +253,16 @@ export class FileSystemSandbox {
 
   private mapIoError(e: unknown, p: string, op: 'read' | 'write'): AcpError {
     if (e instanceof AcpError) return e;
+    if (e instanceof ConfinementError) {
+      // a path swapped for a link between the check and the open: refused like any escape
+      return AcpError.invalidParams(`params.path ${p} (resolves to ${e.real}) is outside the session roots (${this.roots.join(', ')})`, {
+        path: p,
+        roots: [...this.roots],
+      });
+    }
     const code = errCode(e);
+    if (code === 'ENAMETOOLONG') return nameTooLong('params.path', p);
+    if (code === 'ELOOP') return AcpError.invalidParams(`params.path ${p} has too many levels of symbolic links`, { path: p });
     if (code === 'ENOENT' && op === 'read') return AcpError.resourceNotFound(p, { path: p });
     if (code === 'EISDIR') return AcpError.invalidParams(`params.path ${p} is a directory, not a text file`, { path: p });
     if (code === 'ENOTDIR') return AcpError.invalidParams(`params.path ${p}: a parent of this path is not a directory`, { path: p });

@@ -1,7 +1,7 @@
 import { signalProcessGroup, trackProcessGroup, untrackProcessGroup } from '../../rpc/process-group.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants as fsConstants, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants as fsConstants, promises as fsp, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { AcpError } from '../../protocol/errors.js';
@@ -123,6 +123,45 @@ function findExecutable(command: string, env: NodeJS.ProcessEnv, cwd: string): s
   return undefined;
 }
 
+/**
+ * Environment variable every terminal command gets, with a value unique to the terminal. It is
+ * inherited by everything the command starts, also by daemons that left the process group
+ * (`setsid`, double fork), so on Linux they can still be found and killed on kill/release.
+ */
+export const TERMINAL_MARKER_ENV = 'ACP_KIT_TERMINAL_ID';
+
+/**
+ * Linux: SIGKILLs every process of ours whose initial environment carries `marker`
+ * (`/proc/<pid>/environ`), repeating while new ones appear (a daemon forking as it dies).
+ * Elsewhere, and for processes that replaced their environment or run as another user, the
+ * process group kill is all there is: such escapees cannot be tracked.
+ */
+async function killMarkedProcesses(marker: string): Promise<void> {
+  if (process.platform !== 'linux') return;
+  const needle = Buffer.from(`${TERMINAL_MARKER_ENV}=${marker}\0`);
+  for (let round = 0; round < 10; round++) {
+    const pids = await fsp.readdir('/proc').catch(() => [] as string[]);
+    let found = 0;
+    await Promise.all(
+      pids.map(async (name) => {
+        const pid = Number(name);
+        if (!Number.isInteger(pid) || pid === process.pid) return;
+        const env = await fsp.readFile(`/proc/${pid}/environ`).catch(() => undefined);
+        if (!env) return;
+        const at = env.indexOf(needle);
+        if (at < 0 || (at > 0 && env[at - 1] !== 0)) return;
+        try {
+          process.kill(pid, 'SIGKILL');
+          found++;
+        } catch {
+          /* already gone */
+        }
+      }),
+    );
+    if (found === 0) return;
+  }
+}
+
 class Terminal {
   readonly buffer: TailByteBuffer;
   exitStatus: TerminalExitStatus | undefined;
@@ -137,6 +176,8 @@ class Terminal {
     readonly child: ChildProcess,
     limit: number,
     private readonly killTimeoutMs: number,
+    /** value of {@link TERMINAL_MARKER_ENV} in the command's environment */
+    private readonly marker: string,
   ) {
     this.buffer = new TailByteBuffer(limit);
     this.exited = new Promise((resolve) => (this.resolveExit = resolve));
@@ -166,7 +207,7 @@ class Terminal {
       // the leader is gone but something of its group still holds the output pipes open
       if (!this.stdioClosed) signalProcessGroup(this.child, 'SIGKILL');
       untrackProcessGroup(this.child);
-      return Promise.resolve();
+      return killMarkedProcesses(this.marker);
     }
     this.killing ??= (async () => {
       signalProcessGroup(this.child, 'SIGTERM');
@@ -176,6 +217,7 @@ class Terminal {
       clearTimeout(t);
       if (!this.stdioClosed) signalProcessGroup(this.child, 'SIGKILL');
       untrackProcessGroup(this.child);
+      await killMarkedProcesses(this.marker);
     })();
     return this.killing;
   }
@@ -198,6 +240,12 @@ class Terminal {
  *   (ACP-V1-TERM-08). Unknown or released ids fail with -32002 naming the `terminalId`.
  * - {@link releaseAll} / {@link releaseSession} for session close and client exit; additionally
  *   every live process group is SIGKILLed when the client process exits.
+ * - Escaped daemons: a command that starts a process in a new session or group (`setsid`,
+ *   double fork) is out of reach of the group kill. On Linux, kill/release also SIGKILL every
+ *   process of this user whose environment still carries the terminal's
+ *   {@link TERMINAL_MARKER_ENV}; a process that replaced its environment (`env -i`), runs as
+ *   another user, or any escapee on other platforms cannot be tracked, and the client's exit
+ *   hook reaches process groups only.
  */
 export class TerminalManager {
   private readonly terminals = new Map<string, Terminal>();
@@ -260,6 +308,8 @@ export class TerminalManager {
     }
 
     const terminalId = `term_${this.idPrefix}_${++this.counter}`;
+    const marker = `${terminalId}.${process.pid}`;
+    env[TERMINAL_MARKER_ENV] = marker;
     let child: ChildProcess;
     try {
       child = spawn(file, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
@@ -269,7 +319,7 @@ export class TerminalManager {
     }
     trackProcessGroup(child);
     const info: TerminalInfo = { terminalId, sessionId: req.sessionId, command: req.command, requestedArgs: [...args], file, args: argv, cwd, pid: child.pid };
-    const term = new Terminal(info, child, limit, this.options.killTimeoutMs ?? 2000);
+    const term = new Terminal(info, child, limit, this.options.killTimeoutMs ?? 2000, marker);
     this.terminals.set(terminalId, term);
     this.wire(term);
     return { terminalId };

@@ -46,7 +46,7 @@ export const listFilesTool: Tool<ListFilesInput> = {
     const limit = input.limit ?? 200;
     const found: string[] = [];
     let more = false;
-    for await (const e of walkFiles(dir.real, ctx.signal)) {
+    for await (const e of walkFiles(dir.real, ctx.signal, (d) => ctx.sandbox.readdir(d))) {
       if (re && !re.test(e.rel)) continue;
       if (found.length >= limit) {
         more = true;

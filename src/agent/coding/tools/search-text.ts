@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import type { ToolCallLocation } from '../../../protocol/index.js';
 import { asObject, optionalBool, optionalInt, optionalString, requireString, textContent, ToolInputError, type Tool } from '../tool.js';
@@ -66,16 +66,15 @@ export const searchTextTool: Tool<SearchTextInput> = {
     const locations: ToolCallLocation[] = [];
     let more = false;
     const files: AsyncIterable<WalkEntry> | WalkEntry[] = st.isDirectory()
-      ? walkFiles(base.real, ctx.signal)
+      ? walkFiles(base.real, ctx.signal, (d) => ctx.sandbox.readdir(d))
       : [{ path: base.real, rel: relative(ctx.sandbox.cwd, base.path).split(sep).join('/') }];
     outer: for await (const f of files) {
       if (globRe && !globRe.test(f.rel)) continue;
-      const fst = await stat(f.path).catch(() => null);
-      if (!fst || fst.size > MAX_FILE_BYTES) continue;
-      const buf = await readFile(f.path).catch(() => null);
-      if (!buf || buf.includes(0)) continue; // binary
       const shown = st.isDirectory() ? ctx.sandbox.display(`${base.path}${sep}${f.rel.split('/').join(sep)}`) : ctx.sandbox.display(base.path);
       const abs = st.isDirectory() ? `${base.path}${sep}${f.rel.split('/').join(sep)}` : base.path;
+      // verified open: a file swapped for a link to outside after the walk saw it is skipped
+      const buf = await ctx.sandbox.readFile({ path: abs, real: f.path }, MAX_FILE_BYTES).catch(() => null);
+      if (!buf || buf.includes(0)) continue; // unreadable, too large or binary
       const textLines = buf.toString('utf8').split('\n');
       for (let n = 0; n < textLines.length; n++) {
         if (!re.test(textLines[n])) continue;

@@ -1,3 +1,4 @@
+import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 
@@ -56,14 +57,19 @@ export interface WalkEntry {
  * Lists regular files under `root` (depth-first, sorted). Symlinks are not followed, so a link
  * cannot lead the walk outside the session roots.
  */
-export async function* walkFiles(root: string, signal?: AbortSignal): AsyncGenerator<WalkEntry> {
+export async function* walkFiles(
+  root: string,
+  signal?: AbortSignal,
+  /** lists one directory (default `fs.readdir`); the tools pass the sandbox's verified listing */
+  list: (dir: string) => Promise<Dirent[]> = (dir) => readdir(dir, { withFileTypes: true }),
+): AsyncGenerator<WalkEntry> {
   const stack: string[] = [root];
   while (stack.length) {
     if (signal?.aborted) return;
     const dir = stack.pop()!;
     let entries;
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      entries = await list(dir);
     } catch {
       continue; // unreadable directory: skip rather than fail the whole listing
     }
