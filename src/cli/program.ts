@@ -1,45 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, formatCliError, usageError } from './errors.js';
 import { ExitCode, formatExitCodeTable } from './exit-codes.js';
+import type { ChatFlags, RunFlags, SessionsFlags } from './flags.js';
 import { colorEnabled, createStyle } from './style.js';
+import { packageVersion } from './version.js';
 
-/** Options every agent-talking command shares. */
-export interface AgentFlags {
-  agent?: string;
-  cwd?: string;
-  protocol: 'auto' | '1' | '2';
-  verbose?: boolean;
-  /** seconds to wait for the agent's `initialize` answer */
-  connectTimeout?: number;
-}
-
-export interface RunFlags extends AgentFlags {
-  approveAll?: boolean;
-  approveReads?: boolean;
-  denyAll?: boolean;
-  json?: boolean;
-}
-
-export interface ChatFlags extends AgentFlags {
-  resume?: string | true;
-  approveAll?: boolean;
-  approveReads?: boolean;
-}
-
-export interface SessionsFlags extends AgentFlags {
-  json?: boolean;
-}
-
-/** The package version, read from package.json next to `dist/`. */
-export function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-    return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
+// flag types and the version live in leaf modules so that commands never import this file
+export type { AgentFlags, ChatFlags, ModelFlags, RunFlags, SessionsFlags } from './flags.js';
+export { packageVersion } from './version.js';
 
 const EXIT_HELP = `\nExit codes:\n${formatExitCodeTable()}\n`;
 

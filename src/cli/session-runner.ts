@@ -4,8 +4,8 @@ import { connectToAgent, type ClientConnection, type ClientSession, type Permiss
 import type { TerminalExitStatus } from '../protocol/model/methods.js';
 import { agentContext, resolveAgentCommand, type AgentCommand } from './agent-command.js';
 import { toCliError, usageError, type AgentContext } from './errors.js';
-import type { AgentFlags } from './program.js';
-import { packageVersion } from './program.js';
+import type { AgentFlags } from './flags.js';
+import { packageVersion } from './version.js';
 
 /** A connected agent plus what the CLI needs to report errors about it. */
 export interface OpenAgent {

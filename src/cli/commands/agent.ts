@@ -7,9 +7,11 @@ import {
   type AgentMode, type LanguageModel,
 } from '../../agent/index.js';
 import { usageError } from '../errors.js';
-import { packageVersion } from '../program.js';
+import { packageVersion } from '../version.js';
 
-export type ModelBackend = 'demo' | 'openai' | 'anthropic';
+import type { ModelBackend } from '../flags.js';
+
+export type { ModelBackend };
 
 /** Options of {@link runAgentCommand}; omitted values fall back to the environment (see {@link agentCommandOptions}). */
 export interface AgentCommandOptions {

@@ -5,7 +5,7 @@ import {
 import { agentContext, resolveAgentCommand } from '../agent-command.js';
 import { CliError, formatCliError, toCliError } from '../errors.js';
 import { ExitCode, exitCodeForTurn } from '../exit-codes.js';
-import type { RunFlags } from '../program.js';
+import type { RunFlags } from '../flags.js';
 import { NdjsonWriter } from '../render/ndjson-events.js';
 import { TranscriptRenderer } from '../render/transcript.js';
 import { handleSignals, openAgent, openSession, protocolChoice, type OpenAgent } from '../session-runner.js';
