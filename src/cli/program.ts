@@ -13,8 +13,9 @@ const EXIT_HELP = `\nExit codes:\n${formatExitCodeTable()}\n`;
 
 const AGENT_HELP = `
 Agent:
-  Without --agent (and without $ACP_KIT_AGENT) the built-in coding agent runs on the offline
-  demo model in --cwd; it understands prompts like "create notes.txt containing hello",
+  Without --agent (and without $ACP_KIT_AGENT) the built-in coding agent runs in --cwd, on the
+  model --model picks: with OPENAI_API_KEY or ANTHROPIC_API_KEY set that provider, else the
+  offline demo model, which understands prompts like "create notes.txt containing hello",
   "read README.md", "list files" and "run ls -la". --agent takes one command line, split
   like a shell does (quotes, backslashes; no variables or globs), e.g.
     --agent "npx @zed-industries/claude-code-acp"  or  --agent "node ./my-agent.js --acp".
@@ -31,6 +32,14 @@ function addAgentOptions(cmd: Command): Command {
       return n;
     })
     .option('--verbose', "print the agent's stderr and protocol notes to stderr");
+}
+
+/** Model choice of the built-in agent, for `run` and `chat` (the agent itself has the same flags). */
+function addModelOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--model <backend>', 'model of the built-in agent (default: $ACP_KIT_MODEL, else the provider whose API key is set, else demo)').choices(['demo', 'openai', 'anthropic']))
+    .option('--model-name <name>', 'model name (default: $ACP_KIT_MODEL_NAME, else gpt-4o-mini / claude-sonnet-4-5)')
+    .option('--base-url <url>', 'API base URL (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL), e.g. a local OpenAI-compatible server');
 }
 
 /** Lazily loaded command implementations keep `--help` fast and the heavy UI out of `run`. */
@@ -85,12 +94,12 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
       result.code = ExitCode.Usage;
     });
 
-  addAgentOptions(
+  addModelOptions(addAgentOptions(
     program
       .command('run')
       .description('send one prompt to an agent and stream the answer (non-interactive; works without a TTY)')
       .argument('<prompt...>', 'the prompt (several words are joined with spaces; "-" reads it from stdin)'),
-  )
+  ))
     .addOption(new Option('--approve-all', 'approve every permission request').conflicts(['approveReads', 'denyAll']))
     .addOption(new Option('--approve-reads', 'approve read-only tool calls, reject the rest (default)').conflicts(['approveAll', 'denyAll']))
     .addOption(new Option('--deny-all', 'reject every permission request').conflicts(['approveAll', 'approveReads']))
@@ -103,11 +112,11 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
       result.code = await handlers.run(await promptText(words), flags);
     });
 
-  addAgentOptions(
+  addModelOptions(addAgentOptions(
     program
       .command('chat')
       .description('interactive terminal client (needs a TTY): streaming answers, plans, tool calls, permission picker'),
-  )
+  ))
     .option('--resume [sessionId]', 'resume an earlier session (without an id: pick one from a list)')
     .addOption(new Option('--approve-all', 'approve every permission request without asking').conflicts(['approveReads']))
     .addOption(new Option('--approve-reads', 'approve read-only tool calls without asking; ask for the rest').conflicts(['approveAll']))

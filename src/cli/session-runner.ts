@@ -4,7 +4,7 @@ import { connectToAgent, type ClientConnection, type ClientSession, type Permiss
 import type { TerminalExitStatus } from '../protocol/model/methods.js';
 import { agentContext, resolveAgentCommand, type AgentCommand } from './agent-command.js';
 import { toCliError, usageError, type AgentContext } from './errors.js';
-import type { AgentFlags } from './flags.js';
+import type { AgentFlags, ModelFlags } from './flags.js';
 import { packageVersion } from './version.js';
 
 /** A connected agent plus what the CLI needs to report errors about it. */
@@ -51,7 +51,7 @@ export function protocolChoice(p: string | undefined): 'auto' | 1 | 2 {
  * `CliError`s with hints.
  */
 export async function openAgent(
-  flags: AgentFlags,
+  flags: AgentFlags & ModelFlags,
   opts: {
     permissionPolicy?: PermissionPolicy;
     terminals?: TerminalHooks;
@@ -62,7 +62,7 @@ export async function openAgent(
 ): Promise<OpenAgent> {
   const cwd = resolveCwd(flags.cwd);
   const protocol = protocolChoice(flags.protocol);
-  const agent = resolveAgentCommand(flags.agent);
+  const agent = resolveAgentCommand(flags.agent, process.env, flags);
   const ctx = agentContext(agent, protocol === 'auto' ? undefined : protocol);
   let conn: ClientConnection;
   try {

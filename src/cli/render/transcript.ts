@@ -231,8 +231,14 @@ export class TranscriptRenderer {
       return;
     }
     if (item.type === 'terminal') {
-      const t = state.terminals.get((item as { terminalId: string }).terminalId);
-      if (t?.command) this.line(this.s.dim(`${pad}$ ${stripAnsi(t.command)}`));
+      // the header once per terminal, whether the tool call or the terminal's updates show it first
+      const terminalId = (item as { terminalId: string }).terminalId;
+      const t = state.terminals.get(terminalId);
+      const seen = this.terminalState(terminalId);
+      if (t?.command && !seen.header) {
+        seen.header = true;
+        this.line(this.s.dim(`${pad}$ ${stripAnsi(t.command)}`));
+      }
       return;
     }
     this.line(this.s.dim(`${pad}[${item.type}]`));
@@ -261,11 +267,7 @@ export class TranscriptRenderer {
   private terminal(u: TerminalUpdate | TerminalOutputChunk, state: SessionState): void {
     const t = state.terminals.get(u.terminalId);
     if (!t) return;
-    let seen = this.terminalSeen.get(u.terminalId);
-    if (!seen) {
-      seen = { header: false, exited: false, bytes: 0 };
-      this.terminalSeen.set(u.terminalId, seen);
-    }
+    const seen = this.terminalState(u.terminalId);
     if (!seen.header && t.command) {
       seen.header = true;
       this.line(this.s.dim(`    $ ${stripAnsi(t.command)}`));
@@ -283,6 +285,15 @@ export class TranscriptRenderer {
       const es = t.exitStatus;
       this.line(this.s.dim(`    ${es.signal ? `killed by ${es.signal}` : `exit code ${es.exitCode ?? '?'}`}`));
     }
+  }
+
+  private terminalState(terminalId: string): { header: boolean; exited: boolean; bytes: number } {
+    let seen = this.terminalSeen.get(terminalId);
+    if (!seen) {
+      seen = { header: false, exited: false, bytes: 0 };
+      this.terminalSeen.set(terminalId, seen);
+    }
+    return seen;
   }
 
   /** Renders everything already in `state` (a replayed history), in timeline order. */
