@@ -129,7 +129,8 @@ export class TranscriptRenderer {
       case 'agent_thought':
       case 'user_message': {
         const role: MessageRole = u.sessionUpdate.startsWith('user') ? 'user' : u.sessionUpdate.includes('thought') ? 'thought' : 'agent';
-        return this.message(role, (u as { messageId: string }).messageId, state);
+        const chunk = u.sessionUpdate.endsWith('_chunk') ? (u as { content: AnyContentBlock }).content : undefined;
+        return this.message(role, (u as { messageId: string }).messageId, state, chunk);
       }
       case 'tool_call_update':
       case 'tool_call_content_chunk': {
@@ -160,28 +161,38 @@ export class TranscriptRenderer {
     }
   }
 
-  private message(role: MessageRole, messageId: string, state: SessionState): void {
+  /**
+   * Prints what is new of a message. A chunk appends its own text to the message (the state
+   * merges it the same way), so only the chunk is rendered: the cost per chunk does not grow
+   * with the message. Whole-message updates and replays compare against the full text.
+   */
+  private message(role: MessageRole, messageId: string, state: SessionState, chunk?: AnyContentBlock): void {
     if (role === 'user' && !this.opts.showUserMessages) return;
-    const m = state.message(role, messageId);
-    if (!m) return;
     const key = `${role}\u0000${messageId}`;
-    // non-text blocks count through a text description
-    const text = m.content.map(describeBlock).join('');
     const done = this.printed.get(key) ?? 0;
     const style = role === 'thought' ? (t: string) => this.s.dim(this.s.italic(t)) : role === 'user' ? this.s.bold : (t: string) => t;
-    if (this.streaming !== key) {
+    const open = (): void => {
+      if (this.streaming === key) return;
       this.block();
       if (role === 'thought') this.out(this.s.dim('thinking: '));
       else if (role === 'user') this.out(this.s.bold('> '));
       this.streaming = key;
-      if (done > 0 && done <= text.length) {
-        // a message resumed after other output: continue where it was
-        this.out(style(stripAnsi(text.slice(done))));
-        this.printed.set(key, text.length);
-        return;
-      }
+    };
+    if (chunk !== undefined) {
+      const delta = describeBlock(chunk);
+      if (!delta) return;
+      open();
+      this.out(style(stripAnsi(delta)));
+      this.printed.set(key, done + delta.length);
+      return;
     }
+    const m = state.message(role, messageId);
+    if (!m) return;
+    // non-text blocks count through a text description
+    const text = m.content.map(describeBlock).join('');
     if (text.length >= done) {
+      if (text.length === done) return;
+      open();
       this.out(style(stripAnsi(text.slice(done))));
     } else {
       // whole-message replacement (ACP-V2-MSG-03) that shrank the text: show it again
