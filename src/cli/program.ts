@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, formatCliError, usageError } from './errors.js';
 import { ExitCode, formatExitCodeTable } from './exit-codes.js';
+import { NdjsonWriter } from './render/ndjson-events.js';
 import type { ChatFlags, RunFlags, SessionsFlags } from './flags.js';
 import { colorEnabled, createStyle } from './style.js';
 import { packageVersion } from './version.js';
@@ -210,12 +211,15 @@ export async function main(argv: string[] = process.argv): Promise<never> {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') result.code = 0;
       else {
         // commander printed "error: ..." already
-        process.stderr.write(`${style.yellow('hint:')} run \`${commandPath(argv)} --help\` to see the options.\n`);
+        const hint = `run \`${commandPath(argv)} --help\` to see the options.`;
+        process.stderr.write(`${style.yellow('hint:')} ${hint}\n`);
         result.code = ExitCode.Usage;
+        if (wantsJson(argv)) writeJsonFailure(new CliError('usage', ExitCode.Usage, e.message.replace(/^error: /, '').trim(), { hint: hint[0]!.toUpperCase() + hint.slice(1) }));
       }
     } else if (e instanceof CliError) {
       process.stderr.write(formatCliError(e, style));
       result.code = e.exitCode;
+      if (wantsJson(argv)) writeJsonFailure(e);
     } else {
       process.stderr.write(`${style.red('acp-kit: internal error:')} ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
       result.code = ExitCode.Internal;
@@ -223,6 +227,18 @@ export async function main(argv: string[] = process.argv): Promise<never> {
   }
   await flushStdio();
   process.exit(result.code);
+}
+
+/** `--json` was asked for (before any `--`): scripts then read a `result` line even for usage errors. */
+function wantsJson(argv: string[]): boolean {
+  const args = argv.slice(2);
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).includes('--json');
+}
+
+/** The `result` line of a run that failed before a command could report it itself. */
+function writeJsonFailure(e: CliError): void {
+  new NdjsonWriter((line) => void process.stdout.write(line)).emit({ type: 'result', stopReason: null, exitCode: e.exitCode, rejectedPermissions: 0, error: e.toJSON() });
 }
 
 function commandPath(argv: string[]): string {
