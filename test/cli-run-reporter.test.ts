@@ -134,6 +134,20 @@ describe('transcript renderer', () => {
     expect(text).toContain('    │ hi\n');
   });
 
+  it('does not repeat on the stop line an error the agent already wrote in its message', () => {
+    const out: string[] = [];
+    const r = new TranscriptRenderer({ write: (s) => void out.push(s), style: plain });
+    const state = new SessionState('s1');
+    feed(state, [chunk('⚠️ Model request failed: '), chunk('HTTP 401: bad key')], (u) => r.onUpdate(u, state));
+    r.stop('error', { code: -32603, message: 'Model request failed: HTTP 401: bad key' });
+    const text = out.join('');
+    expect(text.match(/HTTP 401: bad key/g)).toHaveLength(1);
+    expect(text).toContain('— stop reason: error (code -32603, see above)');
+    // an error the agent did not explain is shown in full
+    r.stop('error', { code: -32000, message: 'quota exceeded' });
+    expect(out.join('')).toContain('stop reason: error quota exceeded (code -32000)');
+  });
+
   it('streams N chunks as exactly their joined text, each chunk written once', () => {
     const out: string[] = [];
     const r = new TranscriptRenderer({ write: (s) => void out.push(s), style: plain });

@@ -95,6 +95,8 @@ export class TranscriptRenderer {
   private readonly toolSeen = new Map<string, { status: string; title: string; items: Set<string> }>();
   private readonly planSeen = new Map<string, string>();
   private readonly terminalSeen = new Map<string, { header: boolean; exited: boolean; bytes: number }>();
+  /** The agent message printed last, to avoid repeating an error the agent already wrote there. */
+  private lastAgentMessage: { state: SessionState; messageId: string } | undefined;
 
   constructor(private readonly opts: TranscriptOptions) {
     this.w = opts.write;
@@ -168,6 +170,7 @@ export class TranscriptRenderer {
    */
   private message(role: MessageRole, messageId: string, state: SessionState, chunk?: AnyContentBlock): void {
     if (role === 'user' && !this.opts.showUserMessages) return;
+    if (role === 'agent') this.lastAgentMessage = { state, messageId };
     const key = `${role}\u0000${messageId}`;
     const done = this.printed.get(key) ?? 0;
     const style = role === 'thought' ? (t: string) => this.s.dim(this.s.italic(t)) : role === 'user' ? this.s.bold : (t: string) => t;
@@ -328,7 +331,12 @@ export class TranscriptRenderer {
     this.block();
     const c = stopReason === 'end_turn' ? this.s.green : stopReason === 'cancelled' ? this.s.yellow : this.s.red;
     let text = `${this.s.dim('—')} stop reason: ${c(describeStopReason(stopReason))}`;
-    if (error) text += ` ${this.s.red(`${error.message} (code ${error.code})`)}`;
+    if (error) {
+      // agents often explain the failure in a message too: then only the code is new
+      const last = this.lastAgentMessage;
+      const said = last ? last.state.message('agent', last.messageId)?.text.includes(error.message) : false;
+      text += said ? ` ${this.s.red(`(code ${error.code}, see above)`)}` : ` ${this.s.red(`${error.message} (code ${error.code})`)}`;
+    }
     if (usage) text += this.s.dim(` · ${formatUsage(usage)}`);
     this.line(text);
   }
