@@ -3,17 +3,13 @@
  * needs `npm run build`).
  */
 import { rmSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { cliEnv, ndjson, runCli, tempDir } from './fixtures/cli-helpers.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function env(): NodeJS.ProcessEnv {
+/** Environment with a private data dir, removed when the test ends (per test: they run concurrently). */
+function env(ctx: TestContext): NodeJS.ProcessEnv {
   const data = tempDir('json-data');
-  dirs.push(data);
+  ctx.onTestFinished(() => rmSync(data, { recursive: true, force: true }));
   return cliEnv({ ACP_KIT_DATA_DIR: data });
 }
 
@@ -28,8 +24,8 @@ describe.concurrent('--json result line on usage errors', () => {
     ['an unknown option of sessions list', ['sessions', 'list', '--json', '--bogus'], /unknown option '--bogus'/],
   ];
   for (const [what, args, message] of cases) {
-    it(`${what}: exit 2, one result line with the usage error`, async () => {
-      const r = await runCli(args, { env: env() });
+    it(`${what}: exit 2, one result line with the usage error`, async (ctx) => {
+      const r = await runCli(args, { env: env(ctx) });
       expect(r.code).toBe(2);
       const events = ndjson(r.stdout);
       expect(events).toHaveLength(1);
@@ -41,8 +37,8 @@ describe.concurrent('--json result line on usage errors', () => {
     });
   }
 
-  it('without --json stdout stays empty', async () => {
-    const r = await runCli(['run', '--bogus', 'hi'], { env: env() });
+  it('without --json stdout stays empty', async (ctx) => {
+    const r = await runCli(['run', '--bogus', 'hi'], { env: env(ctx) });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
   });
