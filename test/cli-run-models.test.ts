@@ -75,6 +75,12 @@ describe('acp-kit run with an OpenAI-compatible model', () => {
     expect(events.at(-1)).toMatchObject({ type: 'result', stopReason: 'end_turn', exitCode: 0 });
   });
 
+  it('chat takes the same model flags as run', async () => {
+    const r = await runCli(['chat', '--help'], { env: cliEnv({ ACP_KIT_DATA_DIR: dir('m-data') }) });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/--model <backend>[\s\S]*--model-name <name>[\s\S]*--base-url <url>/);
+  });
+
   it('a provider error is reported once', async () => {
     const llm = await fakeLlm();
     llm.push({ status: 401, body: { error: { message: 'invalid api key sk-bad', type: 'invalid_request_error' } } });

@@ -98,9 +98,14 @@ export class TranscriptRenderer {
   /** The agent message printed last, to avoid repeating an error the agent already wrote there. */
   private lastAgentMessage: { state: SessionState; messageId: string } | undefined;
 
+  private lastKey: { role: MessageRole; messageId: string; key: string } | undefined;
+  private readonly roleStyle: Record<MessageRole, (t: string) => string>;
+
   constructor(private readonly opts: TranscriptOptions) {
     this.w = opts.write;
     this.s = opts.style;
+    const s = opts.style;
+    this.roleStyle = { agent: (t) => t, thought: (t) => s.dim(s.italic(t)), user: s.bold };
   }
 
   private out(text: string): void {
@@ -170,21 +175,15 @@ export class TranscriptRenderer {
    */
   private message(role: MessageRole, messageId: string, state: SessionState, chunk?: AnyContentBlock): void {
     if (role === 'user' && !this.opts.showUserMessages) return;
-    if (role === 'agent') this.lastAgentMessage = { state, messageId };
-    const key = `${role}\u0000${messageId}`;
+    const last = this.lastAgentMessage;
+    if (role === 'agent' && (last?.messageId !== messageId || last.state !== state)) this.lastAgentMessage = { state, messageId };
+    const key = this.keyOf(role, messageId);
     const done = this.printed.get(key) ?? 0;
-    const style = role === 'thought' ? (t: string) => this.s.dim(this.s.italic(t)) : role === 'user' ? this.s.bold : (t: string) => t;
-    const open = (): void => {
-      if (this.streaming === key) return;
-      this.block();
-      if (role === 'thought') this.out(this.s.dim('thinking: '));
-      else if (role === 'user') this.out(this.s.bold('> '));
-      this.streaming = key;
-    };
+    const style = this.roleStyle[role];
     if (chunk !== undefined) {
       const delta = describeBlock(chunk);
       if (!delta) return;
-      open();
+      this.openMessage(role, key);
       this.out(style(stripAnsi(delta)));
       this.printed.set(key, done + delta.length);
       return;
@@ -195,7 +194,7 @@ export class TranscriptRenderer {
     const text = m.content.map(describeBlock).join('');
     if (text.length >= done) {
       if (text.length === done) return;
-      open();
+      this.openMessage(role, key);
       this.out(style(stripAnsi(text.slice(done))));
     } else {
       // whole-message replacement (ACP-V2-MSG-03) that shrank the text: show it again
@@ -205,6 +204,24 @@ export class TranscriptRenderer {
       this.out(style(stripAnsi(text)));
     }
     this.printed.set(key, text.length);
+  }
+
+  /** `role\0messageId`, reused while the same message streams (no string building per chunk). */
+  private keyOf(role: MessageRole, messageId: string): string {
+    const k = this.lastKey;
+    if (k && k.role === role && k.messageId === messageId) return k.key;
+    const key = `${role}\u0000${messageId}`;
+    this.lastKey = { role, messageId, key };
+    return key;
+  }
+
+  /** Starts printing a message (its prefix on a fresh line) unless it is the one streaming. */
+  private openMessage(role: MessageRole, key: string): void {
+    if (this.streaming === key) return;
+    this.block();
+    if (role === 'thought') this.out(this.s.dim('thinking: '));
+    else if (role === 'user') this.out(this.s.bold('> '));
+    this.streaming = key;
   }
 
   private toolCall(tc: ToolCallState, state: SessionState): void {
