@@ -35,7 +35,7 @@ function streamOneMessage(chunks, fd) {
 export function runRendererBench(sizes = (process.env.BENCH_RENDERER_CHUNKS ?? '10000,100000').split(',').map(Number)) {
   const fd = openSync('/dev/null', 'w');
   try {
-    streamOneMessage(5_000, fd); // warm-up
+    streamOneMessage(50_000, fd); // warm-up (JIT), so that the 10k row is not mostly compilation
     return sizes.map((n) => streamOneMessage(n, fd));
   } finally {
     closeSync(fd);
