@@ -7,6 +7,7 @@ import { ROUND_TRIPS, UPDATES } from './common.mjs';
 import { runStateStoreBench } from './state-store.mjs';
 import { CANCEL_TARGET_P99_MS, formatCancelRows, runCancelBench } from './cancel.mjs';
 import { formatStartupRows, runStartupBench } from './startup.mjs';
+import { RENDERER_TARGET_CHUNKS_PER_SEC, formatRendererRows, runRendererBench } from './renderer.mjs';
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 
@@ -45,6 +46,9 @@ console.log('Session state store: agent_message_chunks (~40 chars) appended to o
 console.log('| chunks | total ms | ns/chunk |');
 console.log('|---:|---:|---:|');
 for (const r of runStateStoreBench()) console.log(`| ${fmt(r.chunks)} | ${fmt(r.ms)} | ${fmt(r.nsPerChunk)} |`);
+console.log('');
+console.log(`acp-kit run renderer: one agent message of N chunks through the state and run's text reporter to /dev/null; target >= ${RENDERER_TARGET_CHUNKS_PER_SEC.toLocaleString('en-US')} chunks/s, flat ns/chunk`);
+console.log(formatRendererRows(runRendererBench()));
 console.log('');
 // the ratios use the slower of our two protocol versions
 const ours = Math.min(by['acp-kit-v2'].updatesPerSec, by['acp-kit-v1'].updatesPerSec);

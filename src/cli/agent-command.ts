@@ -1,15 +1,19 @@
 import { fileURLToPath } from 'node:url';
 import { usageError, type AgentContext } from './errors.js';
+import type { ModelFlags } from './flags.js';
+import { chooseModel } from './model-choice.js';
 import { joinCommandLine, splitCommandLine } from './split-command-line.js';
 
 /** How to start the agent. */
 export interface AgentCommand {
   command: string;
   args: string[];
-  /** True when no `--agent` was given: the built-in coding agent on the offline demo model. */
+  /** True when no `--agent` was given: the built-in coding agent. */
   builtIn: boolean;
   /** For messages. */
   display: string;
+  /** The built-in agent's model (`demo`, `openai:gpt-4o-mini`, ...); unknown for other agents. */
+  model?: string;
 }
 
 /** This package's launcher, `bin/acp-kit.js` (from `dist/cli/` two folders up). */
@@ -19,14 +23,22 @@ export function launcherPath(): string {
 
 /**
  * The agent to run: `--agent "<command line>"` (split shell-like), else `$ACP_KIT_AGENT`, else
- * the built-in agent on the demo model, run with this very Node binary so that it works on a
- * fresh machine with no API keys and no PATH setup.
+ * the built-in agent, run with this very Node binary so that it works on a fresh machine with no
+ * PATH setup. The built-in agent gets the model {@link chooseModel} picks (demo without keys).
  */
-export function resolveAgentCommand(agentFlag: string | undefined, env: NodeJS.ProcessEnv = process.env): AgentCommand {
+export function resolveAgentCommand(agentFlag: string | undefined, env: NodeJS.ProcessEnv = process.env, modelFlags: ModelFlags = {}): AgentCommand {
   const line = agentFlag ?? (env.ACP_KIT_AGENT ? env.ACP_KIT_AGENT : undefined);
   if (line === undefined) {
-    const args = [launcherPath(), 'agent', '--model', 'demo'];
-    return { command: process.execPath, args, builtIn: true, display: 'acp-kit agent --model demo (built-in)' };
+    const m = chooseModel(modelFlags, env);
+    const args = [launcherPath(), 'agent', '--model', m.backend];
+    if (m.modelName !== undefined) args.push('--model-name', m.modelName);
+    if (m.baseUrl !== undefined) args.push('--base-url', m.baseUrl);
+    return { command: process.execPath, args, builtIn: true, display: `acp-kit agent --model ${m.backend} (built-in)`, model: m.label };
+  }
+  const given = (['model', 'modelName', 'baseUrl'] as const).filter((k) => modelFlags[k] !== undefined);
+  if (given.length > 0) {
+    const names = given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ');
+    throw usageError(`${names} ${given.length === 1 ? 'chooses' : 'choose'} the model of the built-in agent, but ${agentFlag !== undefined ? '--agent' : '$ACP_KIT_AGENT'} runs another agent`, `Drop ${names}, or drop ${agentFlag !== undefined ? '--agent' : 'ACP_KIT_AGENT'} to use the built-in agent.`);
   }
   let words: string[];
   try {

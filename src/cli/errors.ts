@@ -188,6 +188,33 @@ export function toCliError(e: unknown, ctx: AgentContext): CliError {
   });
 }
 
+/**
+ * The error of a failed connect (spawn + `initialize`), the one place that phrases it: an agent
+ * that wrote something other than JSON-RPC to stdout (quoted), one that exited (exit code, last
+ * stdout and stderr lines), a timeout, a refusal.
+ */
+export function connectError(e: unknown, ctx: AgentContext, stdout: { notAcpLine?: string; stdoutTail?: readonly string[] } = {}): CliError {
+  if (stdout.notAcpLine !== undefined) {
+    return new CliError('agent_not_acp', ExitCode.AgentFailed, `the agent wrote a line to stdout that is not JSON-RPC: ${quoteLine(stdout.notAcpLine)}`, {
+      details: `agent: ${ctx.commandLine}\nACP agents write only JSON-RPC messages to stdout (logs go to stderr); acp-kit stopped waiting for the initialize answer.`,
+      hint: 'Check that the command starts the agent in ACP mode (many agents need a flag such as --acp), and that it logs to stderr.',
+      cause: e,
+    });
+  }
+  const err = toCliError(e, ctx);
+  const tail = stdout.stdoutTail ?? [];
+  if (err.kind === 'agent_crashed' && tail.length > 0) {
+    const lines = `last lines the agent wrote to stdout (not JSON-RPC):\n${indent(tail.join('\n'))}`;
+    return new CliError(err.kind, err.exitCode, err.message, { details: err.details ? `${lines}\n${err.details}` : lines, hint: err.hint, cause: e });
+  }
+  return err;
+}
+
+function quoteLine(line: string): string {
+  const l = line.length > 200 ? `${line.slice(0, 200)}…` : line;
+  return JSON.stringify(l);
+}
+
 function isRpcErrorLike(e: unknown): boolean {
   return !!e && typeof e === 'object' && typeof (e as { code?: unknown }).code === 'number' && typeof (e as { message?: unknown }).message === 'string';
 }

@@ -1,54 +1,22 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, formatCliError, usageError } from './errors.js';
 import { ExitCode, formatExitCodeTable } from './exit-codes.js';
+import { NdjsonWriter } from './render/ndjson-events.js';
+import type { AgentFlags, ChatFlags, RunFlags, SessionsFlags } from './flags.js';
 import { colorEnabled, createStyle } from './style.js';
+import { packageVersion } from './version.js';
 
-/** Options every agent-talking command shares. */
-export interface AgentFlags {
-  agent?: string;
-  cwd?: string;
-  protocol: 'auto' | '1' | '2';
-  verbose?: boolean;
-  /** seconds to wait for the agent's `initialize` answer */
-  connectTimeout?: number;
-  /** seconds to wait for the agent's answer to session set-up (`session/new`, load, resume) */
-  timeout?: number;
-}
-
-export interface RunFlags extends AgentFlags {
-  approveAll?: boolean;
-  approveReads?: boolean;
-  denyAll?: boolean;
-  json?: boolean;
-}
-
-export interface ChatFlags extends AgentFlags {
-  resume?: string | true;
-  approveAll?: boolean;
-  approveReads?: boolean;
-}
-
-export interface SessionsFlags extends AgentFlags {
-  json?: boolean;
-}
-
-/** The package version, read from package.json next to `dist/`. */
-export function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-    return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
+// flag types and the version live in leaf modules so that commands never import this file
+export type { AgentFlags, ChatFlags, ModelFlags, RunFlags, SessionsFlags } from './flags.js';
+export { packageVersion } from './version.js';
 
 const EXIT_HELP = `\nExit codes:\n${formatExitCodeTable()}\n`;
 
 const AGENT_HELP = `
 Agent:
-  Without --agent (and without $ACP_KIT_AGENT) the built-in coding agent runs on the offline
-  demo model in --cwd; it understands prompts like "create notes.txt containing hello",
+  Without --agent (and without $ACP_KIT_AGENT) the built-in coding agent runs in --cwd, on the
+  model --model picks: with OPENAI_API_KEY or ANTHROPIC_API_KEY set that provider, else the
+  offline demo model, which understands prompts like "create notes.txt containing hello",
   "read README.md", "list files" and "run ls -la". --agent takes one command line, split
   like a shell does (quotes, backslashes; no variables or globs), e.g.
     --agent "npx @zed-industries/claude-code-acp"  or  --agent "node ./my-agent.js --acp".
@@ -70,6 +38,14 @@ function addAgentOptions(cmd: Command): Command {
       return n;
     })
     .option('--verbose', "print the agent's stderr and protocol notes to stderr");
+}
+
+/** Model choice of the built-in agent, for `run` and `chat` (the agent itself has the same flags). */
+function addModelOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--model <backend>', 'model of the built-in agent (default: $ACP_KIT_MODEL, else the provider whose API key is set, else demo)').choices(['demo', 'openai', 'anthropic']))
+    .option('--model-name <name>', 'model name (default: $ACP_KIT_MODEL_NAME, else gpt-4o-mini / claude-sonnet-4-5)')
+    .option('--base-url <url>', 'API base URL (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL), e.g. a local OpenAI-compatible server');
 }
 
 /** Lazily loaded command implementations keep `--help` fast and the heavy UI out of `run`. */
@@ -124,12 +100,12 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
       result.code = ExitCode.Usage;
     });
 
-  addAgentOptions(
+  addModelOptions(addAgentOptions(
     program
       .command('run')
       .description('send one prompt to an agent and stream the answer (non-interactive; works without a TTY)')
       .argument('<prompt...>', 'the prompt (several words are joined with spaces; "-" reads it from stdin)'),
-  )
+  ))
     .addOption(new Option('--approve-all', 'approve every permission request').conflicts(['approveReads', 'denyAll']))
     .addOption(new Option('--approve-reads', 'approve read-only tool calls, reject the rest (default)').conflicts(['approveAll', 'denyAll']))
     .addOption(new Option('--deny-all', 'reject every permission request').conflicts(['approveAll', 'approveReads']))
@@ -142,11 +118,11 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
       result.code = await handlers.run(await promptText(words), flags);
     });
 
-  addAgentOptions(
+  addModelOptions(addAgentOptions(
     program
       .command('chat')
       .description('interactive terminal client (needs a TTY): streaming answers, plans, tool calls, permission picker'),
-  )
+  ))
     .option('--resume [sessionId]', 'resume an earlier session (without an id: pick one from a list)')
     .addOption(new Option('--approve-all', 'approve every permission request without asking').conflicts(['approveReads']))
     .addOption(new Option('--approve-reads', 'approve read-only tool calls without asking; ask for the rest').conflicts(['approveAll']))
@@ -245,12 +221,15 @@ export async function main(argv: string[] = process.argv): Promise<never> {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') result.code = 0;
       else {
         // commander printed "error: ..." already
-        process.stderr.write(`${style.yellow('hint:')} run \`${commandPath(argv)} --help\` to see the options.\n`);
+        const hint = `run \`${commandPath(argv)} --help\` to see the options.`;
+        process.stderr.write(`${style.yellow('hint:')} ${hint}\n`);
         result.code = ExitCode.Usage;
+        if (wantsJson(argv)) writeJsonFailure(new CliError('usage', ExitCode.Usage, e.message.replace(/^error: /, '').trim(), { hint: hint[0]!.toUpperCase() + hint.slice(1) }));
       }
     } else if (e instanceof CliError) {
       process.stderr.write(formatCliError(e, style));
       result.code = e.exitCode;
+      if (wantsJson(argv)) writeJsonFailure(e);
     } else {
       process.stderr.write(`${style.red('acp-kit: internal error:')} ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
       result.code = ExitCode.Internal;
@@ -258,6 +237,18 @@ export async function main(argv: string[] = process.argv): Promise<never> {
   }
   await flushStdio();
   process.exit(result.code);
+}
+
+/** `--json` was asked for (before any `--`): scripts then read a `result` line even for usage errors. */
+function wantsJson(argv: string[]): boolean {
+  const args = argv.slice(2);
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).includes('--json');
+}
+
+/** The `result` line of a run that failed before a command could report it itself. */
+function writeJsonFailure(e: CliError): void {
+  new NdjsonWriter((line) => void process.stdout.write(line)).emit({ type: 'result', stopReason: null, exitCode: e.exitCode, rejectedPermissions: 0, error: e.toJSON() });
 }
 
 function commandPath(argv: string[]): string {

@@ -3,9 +3,9 @@ import { resolve } from 'node:path';
 import { connectToAgent, type ClientConnection, type ClientSession, type PermissionPolicy, type RestoreSessionOptions } from '../client/index.js';
 import type { TerminalExitStatus } from '../protocol/model/methods.js';
 import { agentContext, resolveAgentCommand, type AgentCommand } from './agent-command.js';
-import { toCliError, usageError, type AgentContext } from './errors.js';
-import type { AgentFlags } from './program.js';
-import { packageVersion } from './program.js';
+import { connectError, toCliError, usageError, type AgentContext } from './errors.js';
+import type { AgentFlags, ModelFlags } from './flags.js';
+import { packageVersion } from './version.js';
 
 /** A connected agent plus what the CLI needs to report errors about it. */
 export interface OpenAgent {
@@ -23,6 +23,13 @@ export interface TerminalHooks {
   onOutput?: (terminalId: string, text: string) => void;
   onExit?: (terminalId: string, status: TerminalExitStatus) => void;
 }
+
+/**
+ * How long a non-JSON stdout line may stand before the agent's first valid message, while
+ * connecting: short enough to feel immediate, long enough for a banner printed right before the
+ * `initialize` answer.
+ */
+export const NOT_ACP_GRACE_MS = 1000;
 
 /** Validates `--cwd` (default: the current directory) and makes it absolute. */
 export function resolveCwd(flag: string | undefined): string {
@@ -51,7 +58,7 @@ export function protocolChoice(p: string | undefined): 'auto' | 1 | 2 {
  * `CliError`s with hints.
  */
 export async function openAgent(
-  flags: AgentFlags,
+  flags: AgentFlags & ModelFlags,
   opts: {
     permissionPolicy?: PermissionPolicy;
     terminals?: TerminalHooks;
@@ -62,8 +69,18 @@ export async function openAgent(
 ): Promise<OpenAgent> {
   const cwd = resolveCwd(flags.cwd);
   const protocol = protocolChoice(flags.protocol);
-  const agent = resolveAgentCommand(flags.agent);
+  const agent = resolveAgentCommand(flags.agent, process.env, flags);
   const ctx = agentContext(agent, protocol === 'auto' ? undefined : protocol);
+  // Fail fast on an agent that is not speaking JSON-RPC on stdout: a non-JSON line before the
+  // `initialize` answer ends the attempt within NOT_ACP_GRACE_MS unless a valid message follows
+  // (an agent that prints a banner and then answers keeps working).
+  const stdoutJunk: string[] = [];
+  let firstJunk: string | undefined;
+  let received = 0;
+  let connecting = true;
+  let junkTimer: NodeJS.Timeout | undefined;
+  const notAcp = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, notAcp.signal]) : notAcp.signal;
   let conn: ClientConnection;
   try {
     conn = await connectToAgent(
@@ -77,16 +94,40 @@ export async function openAgent(
         // the library kills the agent's process group when either fires before initialize completes
         initializeTimeoutMs: (flags.connectTimeout ?? 60) * 1000,
         sessionSetupTimeoutMs: (flags.timeout ?? 60) * 1000,
-        signal: opts.signal,
+        signal,
         onStderr: (text) => {
           opts.onStderr?.(text);
           if (flags.verbose) process.stderr.write(text);
         },
-        onProblem: flags.verbose ? (p) => process.stderr.write(`acp-kit: protocol problem (${p.kind}): ${p.message}\n`) : undefined,
+        tap: {
+          received: () => {
+            received++;
+          },
+        },
+        onProblem: (p) => {
+          if (connecting && p.kind === 'parse') {
+            const line = (p.detail as { line?: unknown } | undefined)?.line;
+            const text = typeof line === 'string' ? line : p.message;
+            stdoutJunk.push(text);
+            if (stdoutJunk.length > 5) stdoutJunk.shift();
+            if (firstJunk === undefined) {
+              firstJunk = text;
+              const before = received;
+              junkTimer = setTimeout(() => {
+                if (connecting && received === before) notAcp.abort();
+              }, NOT_ACP_GRACE_MS);
+              junkTimer.unref();
+            }
+          }
+          if (flags.verbose) process.stderr.write(`acp-kit: protocol problem (${p.kind}): ${p.message}\n`);
+        },
       },
     );
   } catch (e) {
-    throw toCliError(e, ctx);
+    throw connectError(e, ctx, { notAcpLine: notAcp.signal.aborted && !opts.signal?.aborted ? firstJunk : undefined, stdoutTail: stdoutJunk });
+  } finally {
+    connecting = false;
+    clearTimeout(junkTimer);
   }
   ctx.authMethods = conn.authMethods;
   ctx.agentArgs = agent.args;

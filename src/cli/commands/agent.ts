@@ -8,9 +8,12 @@ import {
 } from '../../agent/index.js';
 import { signalToolProcesses } from '../../agent/coding/terminal.js';
 import { usageError } from '../errors.js';
-import { packageVersion } from '../program.js';
+import { chooseModel, DEFAULT_MODEL_NAMES } from '../model-choice.js';
+import { packageVersion } from '../version.js';
 
-export type ModelBackend = 'demo' | 'openai' | 'anthropic';
+import type { ModelBackend } from '../flags.js';
+
+export type { ModelBackend };
 
 /** Options of {@link runAgentCommand}; omitted values fall back to the environment (see {@link agentCommandOptions}). */
 export interface AgentCommandOptions {
@@ -31,7 +34,7 @@ export interface AgentCommandOptions {
 
 /** Flags/env the command understands (for the CLI's help and docs). */
 export const agentCommandOptions: ReadonlyArray<{ flag: string; env?: string; description: string }> = [
-  { flag: '--model <demo|openai|anthropic>', env: 'ACP_KIT_MODEL', description: 'model backend (default demo: offline, rule-based, not an AI)' },
+  { flag: '--model <demo|openai|anthropic>', env: 'ACP_KIT_MODEL', description: 'model backend (default: the provider whose API key is set, OpenAI first; else demo: offline, rule-based, not an AI)' },
   { flag: '--model-name <name>', env: 'ACP_KIT_MODEL_NAME', description: 'model name (default gpt-4o-mini / claude-sonnet-4-5)' },
   { flag: '--base-url <url>', env: 'OPENAI_BASE_URL / ANTHROPIC_BASE_URL', description: 'API base URL (default https://api.openai.com/v1 / https://api.anthropic.com/v1)' },
   { flag: '(env only)', env: 'OPENAI_API_KEY / ANTHROPIC_API_KEY', description: 'API key' },
@@ -61,17 +64,19 @@ function nonNegativeInt(name: string, v: unknown): number | undefined {
  * SDK) are loaded only when asked for, so the demo agent starts fast.
  */
 export async function resolveModel(opts: AgentCommandOptions, env: NodeJS.ProcessEnv = opts.env ?? process.env): Promise<LanguageModel> {
-  const backend = opts.model ?? (env.ACP_KIT_MODEL as ModelBackend | undefined) ?? 'demo';
+  // the same choice `run`/`chat` show in their header (flag, ACP_KIT_MODEL, API key, demo)
+  const choice = chooseModel({ model: opts.model, modelName: opts.modelName, baseUrl: opts.baseUrl }, env);
+  const backend = choice.backend;
   const contextWindow = opts.contextWindow ?? positiveInt('ACP_KIT_CONTEXT_WINDOW', env.ACP_KIT_CONTEXT_WINDOW);
-  const modelName = opts.modelName ?? env.ACP_KIT_MODEL_NAME;
+  const modelName = choice.modelName;
   switch (backend) {
     case 'demo':
       return createDemoModel({ delayMs: opts.demoDelayMs ?? nonNegativeInt('ACP_KIT_DEMO_DELAY_MS', env.ACP_KIT_DEMO_DELAY_MS), contextWindow });
     case 'openai': {
       const { createOpenAICompatibleModel } = await import('../../agent/models.js');
       return createOpenAICompatibleModel({
-        modelName: modelName ?? 'gpt-4o-mini',
-        baseUrl: opts.baseUrl ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
+        modelName: modelName ?? DEFAULT_MODEL_NAMES.openai,
+        baseUrl: choice.baseUrl ?? 'https://api.openai.com/v1',
         apiKey: opts.apiKey ?? env.OPENAI_API_KEY,
         contextWindow,
       });
@@ -79,8 +84,8 @@ export async function resolveModel(opts: AgentCommandOptions, env: NodeJS.Proces
     case 'anthropic': {
       const { createAnthropicModel } = await import('../../agent/models.js');
       return createAnthropicModel({
-        modelName: modelName ?? 'claude-sonnet-4-5',
-        baseUrl: opts.baseUrl ?? env.ANTHROPIC_BASE_URL,
+        modelName: modelName ?? DEFAULT_MODEL_NAMES.anthropic,
+        baseUrl: choice.baseUrl,
         apiKey: opts.apiKey ?? env.ANTHROPIC_API_KEY,
         contextWindow,
       });

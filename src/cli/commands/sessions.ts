@@ -2,7 +2,7 @@ import { denyAll } from '../../client/index.js';
 import type { SessionInfo } from '../../protocol/model/session.js';
 import { CliError, formatCliError, toCliError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import type { SessionsFlags } from '../program.js';
+import type { SessionsFlags } from '../flags.js';
 import { NdjsonWriter } from '../render/ndjson-events.js';
 import { TranscriptRenderer } from '../render/transcript.js';
 import { handleSignals, openAgent, openSession, type OpenAgent } from '../session-runner.js';

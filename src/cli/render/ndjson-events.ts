@@ -17,6 +17,8 @@ export type CliEvent =
       authMethods: AuthMethod[];
       /** the agent command line as spawned */
       agent: string[];
+      /** the model the built-in agent runs on (e.g. `openai:gpt-4o-mini`); absent for other agents */
+      model?: string;
     }
   /** `run`: after `session/new`; `sessions show`: before the replay (the requested id) */
   | { type: 'session'; sessionId: string; cwd: string; mode: 'new' | 'load' | 'resume' }

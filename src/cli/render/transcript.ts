@@ -95,10 +95,17 @@ export class TranscriptRenderer {
   private readonly toolSeen = new Map<string, { status: string; title: string; items: Set<string> }>();
   private readonly planSeen = new Map<string, string>();
   private readonly terminalSeen = new Map<string, { header: boolean; exited: boolean; bytes: number }>();
+  /** The agent message printed last, to avoid repeating an error the agent already wrote there. */
+  private lastAgentMessage: { state: SessionState; messageId: string } | undefined;
+
+  private lastKey: { role: MessageRole; messageId: string; key: string } | undefined;
+  private readonly roleStyle: Record<MessageRole, (t: string) => string>;
 
   constructor(private readonly opts: TranscriptOptions) {
     this.w = opts.write;
     this.s = opts.style;
+    const s = opts.style;
+    this.roleStyle = { agent: (t) => t, thought: (t) => s.dim(s.italic(t)), user: s.bold };
   }
 
   private out(text: string): void {
@@ -129,7 +136,8 @@ export class TranscriptRenderer {
       case 'agent_thought':
       case 'user_message': {
         const role: MessageRole = u.sessionUpdate.startsWith('user') ? 'user' : u.sessionUpdate.includes('thought') ? 'thought' : 'agent';
-        return this.message(role, (u as { messageId: string }).messageId, state);
+        const chunk = u.sessionUpdate.endsWith('_chunk') ? (u as { content: AnyContentBlock }).content : undefined;
+        return this.message(role, (u as { messageId: string }).messageId, state, chunk);
       }
       case 'tool_call_update':
       case 'tool_call_content_chunk': {
@@ -160,28 +168,33 @@ export class TranscriptRenderer {
     }
   }
 
-  private message(role: MessageRole, messageId: string, state: SessionState): void {
+  /**
+   * Prints what is new of a message. A chunk appends its own text to the message (the state
+   * merges it the same way), so only the chunk is rendered: the cost per chunk does not grow
+   * with the message. Whole-message updates and replays compare against the full text.
+   */
+  private message(role: MessageRole, messageId: string, state: SessionState, chunk?: AnyContentBlock): void {
     if (role === 'user' && !this.opts.showUserMessages) return;
+    const last = this.lastAgentMessage;
+    if (role === 'agent' && (last?.messageId !== messageId || last.state !== state)) this.lastAgentMessage = { state, messageId };
+    const key = this.keyOf(role, messageId);
+    const done = this.printed.get(key) ?? 0;
+    const style = this.roleStyle[role];
+    if (chunk !== undefined) {
+      const delta = describeBlock(chunk);
+      if (!delta) return;
+      this.openMessage(role, key);
+      this.out(style(stripAnsi(delta)));
+      this.printed.set(key, done + delta.length);
+      return;
+    }
     const m = state.message(role, messageId);
     if (!m) return;
-    const key = `${role}\u0000${messageId}`;
     // non-text blocks count through a text description
     const text = m.content.map(describeBlock).join('');
-    const done = this.printed.get(key) ?? 0;
-    const style = role === 'thought' ? (t: string) => this.s.dim(this.s.italic(t)) : role === 'user' ? this.s.bold : (t: string) => t;
-    if (this.streaming !== key) {
-      this.block();
-      if (role === 'thought') this.out(this.s.dim('thinking: '));
-      else if (role === 'user') this.out(this.s.bold('> '));
-      this.streaming = key;
-      if (done > 0 && done <= text.length) {
-        // a message resumed after other output: continue where it was
-        this.out(style(stripAnsi(text.slice(done))));
-        this.printed.set(key, text.length);
-        return;
-      }
-    }
     if (text.length >= done) {
+      if (text.length === done) return;
+      this.openMessage(role, key);
       this.out(style(stripAnsi(text.slice(done))));
     } else {
       // whole-message replacement (ACP-V2-MSG-03) that shrank the text: show it again
@@ -191,6 +204,24 @@ export class TranscriptRenderer {
       this.out(style(stripAnsi(text)));
     }
     this.printed.set(key, text.length);
+  }
+
+  /** `role\0messageId`, reused while the same message streams (no string building per chunk). */
+  private keyOf(role: MessageRole, messageId: string): string {
+    const k = this.lastKey;
+    if (k && k.role === role && k.messageId === messageId) return k.key;
+    const key = `${role}\u0000${messageId}`;
+    this.lastKey = { role, messageId, key };
+    return key;
+  }
+
+  /** Starts printing a message (its prefix on a fresh line) unless it is the one streaming. */
+  private openMessage(role: MessageRole, key: string): void {
+    if (this.streaming === key) return;
+    this.block();
+    if (role === 'thought') this.out(this.s.dim('thinking: '));
+    else if (role === 'user') this.out(this.s.bold('> '));
+    this.streaming = key;
   }
 
   private toolCall(tc: ToolCallState, state: SessionState): void {
@@ -231,8 +262,14 @@ export class TranscriptRenderer {
       return;
     }
     if (item.type === 'terminal') {
-      const t = state.terminals.get((item as { terminalId: string }).terminalId);
-      if (t?.command) this.line(this.s.dim(`${pad}$ ${stripAnsi(t.command)}`));
+      // the header once per terminal, whether the tool call or the terminal's updates show it first
+      const terminalId = (item as { terminalId: string }).terminalId;
+      const t = state.terminals.get(terminalId);
+      const seen = this.terminalState(terminalId);
+      if (t?.command && !seen.header) {
+        seen.header = true;
+        this.line(this.s.dim(`${pad}$ ${stripAnsi(t.command)}`));
+      }
       return;
     }
     this.line(this.s.dim(`${pad}[${item.type}]`));
@@ -261,11 +298,7 @@ export class TranscriptRenderer {
   private terminal(u: TerminalUpdate | TerminalOutputChunk, state: SessionState): void {
     const t = state.terminals.get(u.terminalId);
     if (!t) return;
-    let seen = this.terminalSeen.get(u.terminalId);
-    if (!seen) {
-      seen = { header: false, exited: false, bytes: 0 };
-      this.terminalSeen.set(u.terminalId, seen);
-    }
+    const seen = this.terminalState(u.terminalId);
     if (!seen.header && t.command) {
       seen.header = true;
       this.line(this.s.dim(`    $ ${stripAnsi(t.command)}`));
@@ -283,6 +316,15 @@ export class TranscriptRenderer {
       const es = t.exitStatus;
       this.line(this.s.dim(`    ${es.signal ? `killed by ${es.signal}` : `exit code ${es.exitCode ?? '?'}`}`));
     }
+  }
+
+  private terminalState(terminalId: string): { header: boolean; exited: boolean; bytes: number } {
+    let seen = this.terminalSeen.get(terminalId);
+    if (!seen) {
+      seen = { header: false, exited: false, bytes: 0 };
+      this.terminalSeen.set(terminalId, seen);
+    }
+    return seen;
   }
 
   /** Renders everything already in `state` (a replayed history), in timeline order. */
@@ -306,7 +348,12 @@ export class TranscriptRenderer {
     this.block();
     const c = stopReason === 'end_turn' ? this.s.green : stopReason === 'cancelled' ? this.s.yellow : this.s.red;
     let text = `${this.s.dim('—')} stop reason: ${c(describeStopReason(stopReason))}`;
-    if (error) text += ` ${this.s.red(`${error.message} (code ${error.code})`)}`;
+    if (error) {
+      // agents often explain the failure in a message too: then only the code is new
+      const last = this.lastAgentMessage;
+      const said = last ? last.state.message('agent', last.messageId)?.text.includes(error.message) : false;
+      text += said ? ` ${this.s.red(`(code ${error.code}, see above)`)}` : ` ${this.s.red(`${error.message} (code ${error.code})`)}`;
+    }
     if (usage) text += this.s.dim(` · ${formatUsage(usage)}`);
     this.line(text);
   }

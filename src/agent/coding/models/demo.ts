@@ -114,6 +114,14 @@ function tokens(s: string): string[] {
   return s.match(/\S+\s*|\s+/g) ?? [];
 }
 
+/** The lines of a text; a final newline ends the last line, it does not start another one. */
+function textLines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
 function summarize(call: Extract<AssistantPart, { type: 'tool_call' }>, r: ToolResult): string {
   const input = (call.input ?? {}) as Record<string, unknown>;
   if (/rejected|not understood|read-only|Cancelled/i.test(r.output) && r.isError) {
@@ -126,8 +134,9 @@ function summarize(call: Extract<AssistantPart, { type: 'tool_call' }>, r: ToolR
     case 'edit_file':
       return `Done: ${r.output}`;
     case 'read_file': {
-      const lines = r.output.split('\n');
-      return `\`${String(input.path)}\` has ${lines.length} line${lines.length === 1 ? '' : 's'}. It starts with: ${JSON.stringify(lines[0])}.`;
+      if (!r.output.includes('\n') && / is empty$/.test(r.output)) return `\`${String(input.path)}\` is empty.`;
+      const lines = textLines(r.output);
+      return `\`${String(input.path)}\` has ${lines.length} line${lines.length === 1 ? '' : 's'}. It starts with: ${JSON.stringify(lines[0] ?? '')}.`;
     }
     case 'list_files': {
       const files = r.output.startsWith('No files') ? [] : r.output.split('\n').filter((l) => !l.startsWith('…'));

@@ -1,0 +1,53 @@
+// `acp-kit run`'s text renderer: one agent message streamed as N chunks (~40 chars each) through
+// the session state and run's text reporter to /dev/null. A flat ns/chunk column from 10k to 100k
+// chunks means the renderer's cost per chunk does not grow with the message (goal >= 200k chunks/s).
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { SessionState } from '../dist/protocol/state/session-state.js';
+import { TextRunReporter } from '../dist/cli/render/run-reporter.js';
+import { createStyle } from '../dist/cli/style.js';
+import { CHUNK_TEXT } from './common.mjs';
+
+export const RENDERER_TARGET_CHUNKS_PER_SEC = 200_000;
+
+/** Streams `chunks` chunks of one message through a fresh state + text reporter; returns the figures. */
+function streamOneMessage(chunks, fd) {
+  const state = new SessionState('bench');
+  let bytes = 0;
+  const write = (s) => {
+    bytes += s.length;
+    writeSync(fd, s);
+  };
+  const style = createStyle(false);
+  const reporter = new TextRunReporter({ stdout: write, stderr: () => {}, style, errStyle: style });
+  reporter.connected({ protocolVersion: 2, agentInfo: null, agentCapabilities: {}, authMethods: [], agent: ['bench'], agentDisplay: 'bench', cwd: '/' });
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < chunks; i++) {
+    const u = { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'text', text: CHUNK_TEXT } };
+    state.apply(u);
+    reporter.update('bench', u, state);
+  }
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  // the renderer printed every chunk exactly once
+  if (bytes !== chunks * CHUNK_TEXT.length) throw new Error(`renderer wrote ${bytes} characters for ${chunks} chunks`);
+  return { chunks, ms, nsPerChunk: (ms * 1e6) / chunks, chunksPerSec: chunks / (ms / 1000) };
+}
+
+export function runRendererBench(sizes = (process.env.BENCH_RENDERER_CHUNKS ?? '10000,100000').split(',').map(Number)) {
+  const fd = openSync('/dev/null', 'w');
+  try {
+    streamOneMessage(50_000, fd); // warm-up (JIT), so that the 10k row is not mostly compilation
+    return sizes.map((n) => streamOneMessage(n, fd));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function formatRendererRows(rows) {
+  const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+  return ['| chunks | total ms | ns/chunk | chunks/s |', '|---:|---:|---:|---:|', ...rows.map((r) => `| ${fmt(r.chunks)} | ${fmt(r.ms)} | ${fmt(r.nsPerChunk)} | ${fmt(r.chunksPerSec)} |`)].join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(`run renderer: one message of N chunks (~${CHUNK_TEXT.length} chars) to /dev/null; target >= ${RENDERER_TARGET_CHUNKS_PER_SEC.toLocaleString('en-US')} chunks/s, flat ns/chunk`);
+  console.log(formatRendererRows(runRendererBench()));
+}

@@ -1,0 +1,43 @@
+/**
+ * Parsed flags of the `acp-kit` commands. A leaf module (types only) shared by the command tree
+ * in program.ts and the command implementations, so neither imports the other.
+ */
+
+/** Model backends of the built-in coding agent. */
+export type ModelBackend = 'demo' | 'openai' | 'anthropic';
+
+/** Options every agent-talking command shares. */
+export interface AgentFlags {
+  agent?: string;
+  cwd?: string;
+  protocol: 'auto' | '1' | '2';
+  verbose?: boolean;
+  /** seconds to wait for the agent's `initialize` answer */
+  connectTimeout?: number;
+  /** seconds to wait for the agent's answer to session set-up (`session/new`, load, resume) */
+  timeout?: number;
+}
+
+/** Model choice for the built-in agent (`run`, `chat`); ignored with `--agent`. */
+export interface ModelFlags {
+  model?: ModelBackend;
+  modelName?: string;
+  baseUrl?: string;
+}
+
+export interface RunFlags extends AgentFlags, ModelFlags {
+  approveAll?: boolean;
+  approveReads?: boolean;
+  denyAll?: boolean;
+  json?: boolean;
+}
+
+export interface ChatFlags extends AgentFlags, ModelFlags {
+  resume?: string | true;
+  approveAll?: boolean;
+  approveReads?: boolean;
+}
+
+export interface SessionsFlags extends AgentFlags {
+  json?: boolean;
+}
