@@ -6,8 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // Many tests run real agent/client processes over pipes on a 2-core CI machine; one retry
-    // absorbs scheduling stalls. A deterministic bug still fails both attempts.
-    retry: 1,
+    // Builds dist/ once if stale and gives the run its own TMPDIR; its teardown reports leftover temp dirs.
+    // No `retry`: a test that needs a second attempt is racy and must be fixed, not retried.
+    globalSetup: ['test/support/global-setup.ts'],
   },
 });

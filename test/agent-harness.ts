@@ -1,11 +1,9 @@
 // A raw JSON-RPC test client for the agent runtime tests: spawns a fixture agent as a real
 // process over real pipes and records every message in wire order.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JsonRpcPeer, spawnAgent, type AgentProcess, type RequestContext } from '../src/rpc/index.js';
 import { createSchemaTap } from './support/schema-tap.js';
+import { tempDir } from './support/temp.js';
 import { afterEach } from 'vitest';
 
 export const fixturePath = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -36,8 +34,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** A private data dir for an agent; removed after the test file. */
 export function tempDataDir(): string {
-  return mkdtempSync(join(tmpdir(), 'acp-kit-agent-test-'));
+  return tempDir('acp-kit-agent-test-');
 }
 
 export function startAgent(options: { fixture?: string; env?: Record<string, string>; dataDir?: string; tap?: { sent?(m: object): void; received?(m: unknown): void } } = {}): Harness {

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, BUILT, tempDir, waitFor } from './fixtures/cli-helpers.js';
+import { BIN, tempDir, waitFor } from './fixtures/cli-helpers.js';
 
 const HAS_TMUX = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
 if (!HAS_TMUX) console.warn('cli-chat.test.ts: SKIPPED — tmux is not installed (apt-get install -y tmux) so the interactive chat cannot be driven');
@@ -55,7 +55,7 @@ function startInTmux(name: string, args: string[], data: string) {
   };
 }
 
-describe.runIf(BUILT && HAS_TMUX)('acp-kit chat in a real terminal (tmux)', () => {
+describe.runIf(HAS_TMUX)('acp-kit chat in a real terminal (tmux)', () => {
   const data = tempDir('chat-data');
   const chatCwd = tempDir('chat');
   let sessionId = '';

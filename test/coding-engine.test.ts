@@ -2,12 +2,12 @@
  * The built-in coding agent's turn engine on the demo model, driven through the real agent runtime
  * over pipes with raw v1/v2 wire messages, every message checked against the official schema.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCodingAgent, createDemoModel, type CodingAgentOptions, type LanguageModel, type ModelRequest } from '../src/agent/coding/index.js';
 import { answer, chunkText, startHarness, type Harness, type HarnessOptions, type Wire } from './fixtures/coding-harness.js';
+import { tempDir } from './support/temp.js';
 
 let open: Harness[] = [];
 afterEach(async () => {
@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 function project(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'coding-engine-'));
+  const dir = tempDir('coding-engine-');
   writeFileSync(join(dir, 'README.md'), '# Demo project\nSecond line\n');
   return dir;
 }
