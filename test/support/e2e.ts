@@ -39,7 +39,25 @@ export async function startE2E(v: 1 | 2, open: ClientConnection[], opts: Record<
   open.push(conn);
   /** Sends a request as is (no client-side checks), for the agent's error paths. */
   const raw = (method: string, params: unknown) => (conn.extRequest as (m: string, p: unknown) => Promise<unknown>)(method, params);
-  return { conn, tap, wire, problems, stderr, raw };
+  /**
+   * A round trip through the agent (`_e2e/echo`): everything the agent wrote before handling it has
+   * arrived once this resolves. Proves "nothing more came" without sleeping.
+   */
+  const roundTrip = async (): Promise<void> => {
+    await raw('_e2e/echo', { probe: true });
+  };
+  /** Resolves once the agent wrote a stderr line matching `re` (the fixture's progress markers). */
+  const stderrLine = (re: RegExp, ms = 10_000): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const end = Date.now() + ms;
+      const check = (): void => {
+        if (re.test(stderr.join(''))) return resolve();
+        if (Date.now() > end) return reject(new Error(`agent wrote no stderr line matching ${re} within ${ms} ms:\n${stderr.join('')}`));
+        setTimeout(check, 10);
+      };
+      check();
+    });
+  return { conn, tap, wire, problems, stderr, raw, roundTrip, stderrLine };
 }
 
 // ---- the e2e agent's script language (see test/fixtures/e2e-agent.mjs) ----
