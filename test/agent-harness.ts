@@ -158,6 +158,25 @@ export function agentText(updates: any[]): string {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Resolves once the agent's stderr matches `re` (the fixtures' progress markers). */
+export async function stderrLine(h: Harness, re: RegExp, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!re.test(h.stderr())) {
+    if (Date.now() > end) throw new Error(`agent wrote nothing matching ${re} on stderr within ${ms} ms:\n${h.stderr()}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * A round trip through the agent (an unknown `_` request, answered -32601): everything the agent
+ * wrote before handling it has arrived once this resolves. Use it instead of sleeping before
+ * asserting that nothing (more) came.
+ */
+export async function roundTrip(h: Harness): Promise<void> {
+  const answer = await h.request('_acp_kit_test/probe', {}).catch((e: { code?: number }) => e);
+  if (answer?.code !== -32601) throw new Error(`probe: expected -32601, got ${JSON.stringify(answer)}`);
+}
+
 /**
  * Sends a prompt and resolves at the end of its turn: the v1 response, or (v2) the response and
  * then the turn's `idle` state update. Returns the response and the idle update (v2).
