@@ -1,6 +1,6 @@
 // runAgentOnStdio and the v1 client services, over real pipes.
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentText, initParams, openSession, sleep, startAgent, text, type Harness } from './agent-harness.js';
+import { agentText, initParams, openSession, promptTurn, sleep, startAgent, text, type Harness } from './agent-harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -56,8 +56,7 @@ describe('v1 client services (ACP-V1-FS-01, ACP-V1-TERM-01)', () => {
     for (const v of [1, 2] as const) {
       const hh = startAgent();
       const sessionId = await openSession(hh, v);
-      await hh.request('session/prompt', { sessionId, prompt: text('services') });
-      await sleep(30);
+      await promptTurn(hh, sessionId, text('services'));
       expect(agentText(hh.updates(sessionId))).toBe('services: none;');
       expect(hh.received.some((m) => m.method?.startsWith('fs/') || m.method?.startsWith('terminal/'))).toBe(false);
       await hh.close();

@@ -159,7 +159,7 @@ describe('coding agent turn engine (demo model)', () => {
       expect(text.length).toBeGreaterThan(0);
       expect(text).not.toMatch(/ANTHROPIC_API_KEY/); // the help text was cut off
       const n = h.updates.length;
-      await new Promise((res) => setTimeout(res, 100));
+      await h.roundTrip();
       expect(h.updates.length).toBe(n);
       // the session still works afterwards
       const again = await h.turn('read README.md');
@@ -188,7 +188,8 @@ describe('coding agent turn engine (demo model)', () => {
     const h = await start(2, { agent: { mode: 'auto' } });
     const turn = h.turn('run sleep 5; echo never');
     await h.waitFor((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'in_progress');
-    await new Promise((res) => setTimeout(res, 100));
+    // the command's display terminal exists: the process was started
+    await h.waitFor((u) => u.sessionUpdate === 'terminal_update');
     const t0 = Date.now();
     h.cancel();
     const r = await turn;
