@@ -90,7 +90,7 @@ describe.each([1, 2] as const)('prompt turn, protocol v%i', (version) => {
   });
 
   it('ends a cancelled turn whose author ignores the signal, and drops its late output', async () => {
-    h = startAgent({ env: { AGENT_CANCEL_TIMEOUT: '300' } });
+    h = startAgent({ env: { AGENT_CANCEL_TIMEOUT: '300', AGENT_STUBBORN_MS: '1000' } });
     const sessionId = await openSession(h, version);
     const p = h.request('session/prompt', { sessionId, prompt: text('stubborn') });
     await h.waitFor((m) => JSON.stringify(m).includes('thinking hard'));

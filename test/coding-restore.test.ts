@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 function start(dataDir: string, recordFile: string): Harness {
-  const h = startAgent({ fixture: 'coding-recording-agent.mjs', dataDir, env: { RECORD_FILE: recordFile } });
+  const h = startAgent({ fixture: 'coding-recording-agent.mjs', process: true, dataDir, env: { RECORD_FILE: recordFile } });
   harnesses.push(h);
   return h;
 }
