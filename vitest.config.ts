@@ -3,11 +3,13 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // generous: without retries, CLI tests that start several processes must survive a machine shared
+    // with other jobs (a hang still fails, just later)
+    testTimeout: 90_000,
+    hookTimeout: 90_000,
     pool: 'forks',
-    // Many tests run real agent/client processes over pipes on a 2-core CI machine; one retry
-    // absorbs scheduling stalls. A deterministic bug still fails both attempts.
-    retry: 1,
+    // Builds dist/ once if stale and gives the run its own TMPDIR; its teardown reports leftover temp dirs.
+    // No `retry`: a test that needs a second attempt is racy and must be fixed, not retried.
+    globalSetup: ['test/support/global-setup.ts'],
   },
 });

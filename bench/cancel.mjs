@@ -6,7 +6,7 @@
 //
 //   node bench/cancel.mjs [iterations]      (standalone: prints a table; needs `npm run build`)
 //   import { runCancelBench } from './cancel.mjs'; await runCancelBench({ iterations: 30 })
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,7 +82,11 @@ async function runScenario(s, iterations) {
   } catch (e) {
     throw new Error(`${e instanceof Error ? e.message : e}${stderr ? `\nagent stderr:\n${stderr}` : ''}`);
   } finally {
-    await conn.close();
+    try {
+      await conn.close();
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   }
 }
 

@@ -4,7 +4,7 @@
 // question (ACP-V1-TOOL-01, ACP-V1-PERM-01, ACP-V2-PERM-02) and prompt content the agent did not
 // advertise (ACP-V2-CONT-01, ACP-ALL-CONT-01/02). Real agent process (test/fixtures/e2e-agent.mjs).
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSession, promptTurn, startAgent, tempDataDir, text, type Harness } from './agent-harness.js';
+import { openSession, promptTurn, roundTrip, startAgent, tempDataDir, text, type Harness } from './agent-harness.js';
 
 const running: Harness[] = [];
 afterEach(async () => {
@@ -114,7 +114,7 @@ describe.each([1, 2] as const)('author updates over v%i', (v) => {
       );
       expect(err).toMatchObject({ code: -32602, data: { path: `params.prompt[${index}]` } });
       expect(err!.message).toMatch(words);
-      await new Promise((r) => setTimeout(r, 50));
+      await roundTrip(h);
       // no user_message, no state change
       expect(h.updates(sessionId).length).toBe(before);
     };

@@ -1,11 +1,19 @@
-// A raw JSON-RPC test client for the agent runtime tests: spawns a fixture agent as a real
-// process over real pipes and records every message in wire order.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// A raw JSON-RPC test client for the agent runtime tests: serves a fixture agent in this process
+// (the real runtime from src/ over in-memory streams) or, with `process: true`, spawns it as a real
+// process over real pipes; records every message in wire order.
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { JsonRpcPeer, spawnAgent, type AgentProcess, type RequestContext } from '../src/rpc/index.js';
+import { InMemorySessionStore, JsonlSessionStore, serveAgent, type AgentConnection, type AgentLogger } from '../src/agent/index.js';
+import type { AgentDefinition } from '../src/agent/types.js';
+import { AcpError } from '../src/protocol/index.js';
+import { JsonRpcPeer, spawnAgent, StreamTransport, type AgentProcess, type RequestContext, type Transport } from '../src/rpc/index.js';
+// @ts-expect-error plain ESM fixture without type declarations
+import { createScriptedAgent } from './fixtures/agent-scripted-definition.mjs';
+// @ts-expect-error plain ESM fixture without type declarations
+import { createE2EAgent } from './fixtures/e2e-agent-definition.mjs';
 import { createSchemaTap } from './support/schema-tap.js';
+import { tempDir } from './support/temp.js';
 import { afterEach } from 'vitest';
 
 export const fixturePath = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -14,6 +22,7 @@ export type Msg = { jsonrpc: '2.0'; id?: number | string | null; method?: string
 
 export interface Harness {
   peer: JsonRpcPeer;
+  /** The agent process (only with `process: true`; throws for an in-process agent). */
   agent: AgentProcess;
   /** Every message received from the agent, in wire order. */
   received: Msg[];
@@ -36,23 +45,72 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** A private data dir for an agent; removed after the test file. */
 export function tempDataDir(): string {
-  return mkdtempSync(join(tmpdir(), 'acp-kit-agent-test-'));
+  return tempDir('acp-kit-agent-test-');
 }
 
-export function startAgent(options: { fixture?: string; env?: Record<string, string>; dataDir?: string; tap?: { sent?(m: object): void; received?(m: unknown): void } } = {}): Harness {
+export interface StartAgentOptions {
+  /** `agent-scripted.mjs` (default) or `e2e-agent.mjs`; other fixtures need `process: true`. */
+  fixture?: string;
+  /** The agent's environment (the fixture's switches, e.g. AGENT_AUTH, E2E_STORE_DIR). */
+  env?: Record<string, string>;
+  dataDir?: string;
+  tap?: { sent?(m: object): void; received?(m: unknown): void };
+  /** Spawn the fixture as a real process on stdio (for behaviour about processes and pipes). */
+  process?: boolean;
+}
+
+/** An in-process agent: the fixture's definition served by `serveAgent` as its stdio wrapper would. */
+function serveInProcess(fixture: string, env: Record<string, string | undefined>, dataDir: string, log: (t: string) => void) {
+  const c2a = new PassThrough();
+  const a2c = new PassThrough();
+  const logger: AgentLogger = { debug: () => undefined, info: (m) => log(`${m}\n`), warn: (m) => log(`${m}\n`), error: (m) => log(`${m}\n`) };
+  let connection: AgentConnection | undefined;
+  let definition: AgentDefinition;
+  let store;
+  let cancelTimeoutMs: number;
+  let validateOutgoing = false;
+  if (fixture === 'agent-scripted.mjs') {
+    definition = createScriptedAgent({ env, log });
+    // as agent-scripted.mjs: JSONL sessions in $ACP_KIT_DATA_DIR/sessions unless AGENT_STORE=memory
+    store = env.AGENT_STORE === 'memory' ? new InMemorySessionStore() : new JsonlSessionStore({ dir: join(dataDir, 'sessions') });
+    validateOutgoing = env.AGENT_VALIDATE === '1';
+    cancelTimeoutMs = Number(env.AGENT_CANCEL_TIMEOUT ?? 5000);
+  } else if (fixture === 'e2e-agent.mjs') {
+    definition = createE2EAgent({ AcpError, peer: () => connection!.peer, log, env });
+    store = env.E2E_STORE_DIR ? new JsonlSessionStore({ dir: env.E2E_STORE_DIR }) : new InMemorySessionStore();
+    cancelTimeoutMs = Number(env.E2E_CANCEL_TIMEOUT ?? 3000);
+  } else {
+    throw new Error(`startAgent: ${fixture} has no in-process form; pass process: true`);
+  }
+  connection = serveAgent(definition, new StreamTransport(c2a, a2c), { logger, store, validateOutgoing, cancelTimeoutMs });
+  if (store instanceof JsonlSessionStore) void connection.closed.then(() => store.close());
+  const transport: Transport = new StreamTransport(a2c, c2a);
+  return { transport, connection };
+}
+
+export function startAgent(options: StartAgentOptions = {}): Harness {
   const dataDir = options.dataDir ?? tempDataDir();
   let stderr = '';
-  const agent = spawnAgent(process.execPath, [fixturePath(options.fixture ?? 'agent-scripted.mjs')], {
-    env: { ...process.env, ACP_KIT_DATA_DIR: dataDir, ...options.env },
-    onStderr: (t) => (stderr += t),
-    killTimeoutMs: 500,
-  });
+  const fixture = options.fixture ?? 'agent-scripted.mjs';
+  let agent: AgentProcess | undefined;
+  let served: ReturnType<typeof serveInProcess> | undefined;
+  if (options.process) {
+    agent = spawnAgent(process.execPath, [fixturePath(fixture)], {
+      env: { ...process.env, ACP_KIT_DATA_DIR: dataDir, ...options.env },
+      onStderr: (t) => (stderr += t),
+      killTimeoutMs: 500,
+    });
+  } else {
+    served = serveInProcess(fixture, { ...options.env }, dataDir, (t) => (stderr += t));
+  }
+  const transport = agent ? agent.transport : served!.transport;
   const received: Msg[] = [];
   const sent: Msg[] = [];
   const wire: Harness['wire'] = [];
   const waiters: Array<{ pred: (m: Msg) => boolean; resolve(m: Msg): void }> = [];
-  const peer = new JsonRpcPeer(agent.transport, {
+  const peer = new JsonRpcPeer(transport, {
     answerParseErrors: false,
     tap: {
       sent: (m) => {
@@ -76,7 +134,10 @@ export function startAgent(options: { fixture?: string; env?: Record<string, str
   let closed = false;
   const h: Harness = {
     peer,
-    agent,
+    get agent(): AgentProcess {
+      if (!agent) throw new Error('this agent runs in process: start it with { process: true } to get its process');
+      return agent;
+    },
     received,
     sent,
     wire,
@@ -124,7 +185,11 @@ export function startAgent(options: { fixture?: string; env?: Record<string, str
       if (closed) return;
       closed = true;
       peer.close();
-      await agent.kill();
+      if (agent) await agent.kill();
+      else {
+        served!.connection.close();
+        await served!.connection.closed;
+      }
     },
   };
   peer.onRequest('session/request_permission', (params, ctx) => h.onPermission(params, ctx));
@@ -158,6 +223,25 @@ export function agentText(updates: any[]): string {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Resolves once the agent's stderr matches `re` (the fixtures' progress markers). */
+export async function stderrLine(h: Harness, re: RegExp, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!re.test(h.stderr())) {
+    if (Date.now() > end) throw new Error(`agent wrote nothing matching ${re} on stderr within ${ms} ms:\n${h.stderr()}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * A round trip through the agent (an unknown `_` request, answered -32601): everything the agent
+ * wrote before handling it has arrived once this resolves. Use it instead of sleeping before
+ * asserting that nothing (more) came.
+ */
+export async function roundTrip(h: Harness): Promise<void> {
+  const answer = await h.request('_acp_kit_test/probe', {}).catch((e: { code?: number }) => e);
+  if (answer?.code !== -32601) throw new Error(`probe: expected -32601, got ${JSON.stringify(answer)}`);
+}
 
 /**
  * Sends a prompt and resolves at the end of its turn: the v1 response, or (v2) the response and

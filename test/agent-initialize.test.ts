@@ -1,6 +1,6 @@
 // The agent runtime over real pipes: initialize and version negotiation.
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentText, initParams, openSession, sleep, startAgent, text, type Harness, type Msg } from './agent-harness.js';
+import { agentText, initParams, openSession, stderrLine, startAgent, text, type Harness, type Msg } from './agent-harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -77,7 +77,7 @@ describe('authentication (ACP-V1-AUTH-*, ACP-V2-AUTH-*)', () => {
     expect(bad.code).toBe(-32602);
     expect(bad.message).toContain('params.methodId');
     expect(await h.request('logout', {})).toEqual({});
-    await sleep(50);
+    await stderrLine(h, /logged out/);
     expect(h.stderr()).toContain('authenticated with token');
     expect(h.stderr()).toContain('logged out');
     await h.close();

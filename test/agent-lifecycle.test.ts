@@ -1,6 +1,6 @@
 // The agent runtime over real pipes: the prompt lifecycle and cancellation, in both versions.
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentText, initParams, openSession, promptTurn, sleep, startAgent, text, type Harness, type Msg } from './agent-harness.js';
+import { agentText, initParams, openSession, promptTurn, roundTrip, stderrLine, startAgent, text, type Harness, type Msg } from './agent-harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -18,7 +18,8 @@ describe.each([1, 2] as const)('prompt turn, protocol v%i', (version) => {
     h = startAgent();
     const sessionId = await openSession(h, version);
     const res = await h.request('session/prompt', { sessionId, prompt: text('late') });
-    await sleep(200);
+    await stderrLine(h, /^late-sent$/m);
+    await roundTrip(h);
     const ups = h.updates(sessionId);
     expect(agentText(ups)).toBe('before end');
     expect(JSON.stringify(h.received)).not.toContain('AFTER END');
@@ -54,7 +55,7 @@ describe.each([1, 2] as const)('prompt turn, protocol v%i', (version) => {
       expect(ups).toEqual(['running', 'requires_action', 'idle']);
     }
     // the turn's own wrap-up (tool failed, message) came before the end; nothing after it
-    await sleep(150);
+    await roundTrip(h);
     const endIndex = version === 1 ? h.received.findIndex(isResponse(h.sent.find((m) => m.method === 'session/prompt')!.id)) : h.received.findIndex((m) => m.params?.update?.state === 'idle');
     expect(h.received.slice(endIndex + 1).filter((m) => m.method === 'session/update')).toEqual([]);
     expect(agentText(h.updates(sessionId))).toBe('permission: cancelled');
@@ -80,16 +81,16 @@ describe.each([1, 2] as const)('prompt turn, protocol v%i', (version) => {
     h = startAgent();
     const sessionId = await openSession(h, version);
     const p = h.request('session/prompt', { sessionId, prompt: text('abort') });
-    await sleep(100);
+    await roundTrip(h); // the turn has started
     h.peer.notify('session/cancel', { sessionId });
     const res = await p;
     if (version === 1) expect(res.stopReason).toBe('cancelled');
     else await h.waitFor((m) => m.params?.update?.state === 'idle' && m.params.update.stopReason === 'cancelled');
-    expect(h.received.some((m) => m.error)).toBe(false);
+    expect(h.received.some((m) => m.error && m.error.code !== -32601)).toBe(false); // -32601: the round-trip probe
   });
 
   it('ends a cancelled turn whose author ignores the signal, and drops its late output', async () => {
-    h = startAgent({ env: { AGENT_CANCEL_TIMEOUT: '300' } });
+    h = startAgent({ env: { AGENT_CANCEL_TIMEOUT: '300', AGENT_STUBBORN_MS: '1000' } });
     const sessionId = await openSession(h, version);
     const p = h.request('session/prompt', { sessionId, prompt: text('stubborn') });
     await h.waitFor((m) => JSON.stringify(m).includes('thinking hard'));
@@ -99,7 +100,8 @@ describe.each([1, 2] as const)('prompt turn, protocol v%i', (version) => {
     if (version === 1) expect(res.stopReason).toBe('cancelled');
     else await h.waitFor((m) => m.params?.update?.stopReason === 'cancelled');
     expect(Date.now() - t0).toBeLessThan(1200);
-    await sleep(1700 - (Date.now() - t0));
+    await stderrLine(h, /^stubborn-done$/m);
+    await roundTrip(h);
     expect(JSON.stringify(h.received)).not.toContain('too late');
   });
 

@@ -162,7 +162,7 @@ describe.each([1, 2] as const)('resume of a session open on this connection with
 describe('durability', () => {
   it('replays every update the client had received after the agent was killed with SIGKILL mid-turn', async () => {
     const dataDir = tempDataDir();
-    const h = start({ dataDir });
+    const h = start({ dataDir, process: true });
     const sessionId = await openSession(h, 1);
     void h.request('session/prompt', { sessionId, prompt: text('stream 100000 1') }).catch(() => undefined);
     await h.waitFor(() => h.updates(sessionId).length >= 200);

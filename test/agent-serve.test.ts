@@ -120,7 +120,8 @@ describe('serveAgent', () => {
     await client.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
     const { sessionId } = await client.request<any>('session/new', { cwd: '/tmp', mcpServers: [] });
     const p = client.request<any>('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hi' }] });
-    await new Promise((r) => setTimeout(r, 30));
+    // a round trip: the agent has started the turn before the cancel
+    await expect(client.request('_probe')).rejects.toMatchObject({ code: -32601 });
     const t0 = Date.now();
     client.notify('session/cancel', { sessionId });
     expect(await p).toEqual({ stopReason: 'cancelled' });

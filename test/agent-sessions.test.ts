@@ -1,6 +1,6 @@
 // Session management over real processes: list/close/delete, config options and v1 modes.
 import { describe, expect, it } from 'vitest';
-import { useAgents, agentText, initParams, openSession, sleep, tempDataDir, text } from './agent-harness.js';
+import { useAgents, agentText, initParams, openSession, roundTrip, tempDataDir, text } from './agent-harness.js';
 
 const start = useAgents();
 
@@ -50,7 +50,7 @@ describe.each([1, 2] as const)('session management, protocol v%i', (version) => 
     const running = h.request('session/prompt', { sessionId, prompt: text('stream 1000 10') });
     await h.waitFor((m) => m.params?.update?.sessionUpdate === 'agent_message_chunk');
     const held = h.request('session/prompt', { sessionId, prompt: text('hello') }).catch((x) => x);
-    await sleep(30);
+    await roundTrip(h); // the agent holds the second prompt
     await h.request('session/close', { sessionId });
     const answer = await held;
     if (version === 2) expect(answer.code).toBe(-32800);
@@ -65,7 +65,7 @@ describe.each([1, 2] as const)('session management, protocol v%i', (version) => 
     const h = start();
     const sessionId = await openSession(h, version);
     const p = h.request('session/prompt', { sessionId, prompt: text('stream 1000 10') });
-    await sleep(60);
+    await h.waitFor((m) => m.params?.update?.sessionUpdate === 'agent_message_chunk');
     await h.request('session/close', { sessionId });
     const closeId = h.sent.at(-1)!.id;
     const closeAt = h.received.findIndex((m) => m.id === closeId);
@@ -77,7 +77,7 @@ describe.each([1, 2] as const)('session management, protocol v%i', (version) => 
       expect(idleAt).toBeGreaterThan(-1);
       expect(idleAt).toBeLessThan(closeAt);
     }
-    await sleep(80);
+    await roundTrip(h);
     expect(h.received.slice(closeAt).filter((m) => m.method === 'session/update')).toEqual([]);
   });
 

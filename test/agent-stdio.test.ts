@@ -1,6 +1,6 @@
 // runAgentOnStdio and the v1 client services, over real pipes.
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentText, initParams, openSession, sleep, startAgent, text, type Harness } from './agent-harness.js';
+import { agentText, initParams, openSession, promptTurn, sleep, startAgent, text, type Harness } from './agent-harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -12,7 +12,7 @@ afterEach(async () => {
 
 describe('runAgentOnStdio', () => {
   it('keeps stdout for protocol messages only: console output goes to stderr', async () => {
-    h = startAgent();
+    h = startAgent({ process: true });
     const sessionId = await openSession(h, 2);
     await h.request('session/prompt', { sessionId, prompt: text('log') });
     await h.waitFor((m) => m.params?.update?.state === 'idle');
@@ -24,7 +24,7 @@ describe('runAgentOnStdio', () => {
   });
 
   it('exits 0 when stdin closes, even mid-turn', async () => {
-    h = startAgent();
+    h = startAgent({ process: true });
     const sessionId = await openSession(h, 1);
     void h.request('session/prompt', { sessionId, prompt: text('stream 100000 5') }).catch(() => undefined);
     await h.waitFor((m) => m.method === 'session/update');
@@ -36,7 +36,7 @@ describe('runAgentOnStdio', () => {
 
 describe('v1 client services (ACP-V1-FS-01, ACP-V1-TERM-01)', () => {
   it('uses fs/* and terminal/* only when the client advertised them', async () => {
-    h = startAgent();
+    h = startAgent({ process: true });
     const files = new Map<string, string>();
     const calls: string[] = [];
     h.peer.onRequest('fs/write_text_file', (p: any) => (calls.push('write'), files.set(p.path, p.content), {}));
@@ -54,10 +54,9 @@ describe('v1 client services (ACP-V1-FS-01, ACP-V1-TERM-01)', () => {
 
   it('offers no services to a v1 client without the capabilities, nor to any v2 client', async () => {
     for (const v of [1, 2] as const) {
-      const hh = startAgent();
+      const hh = startAgent({ process: true });
       const sessionId = await openSession(hh, v);
-      await hh.request('session/prompt', { sessionId, prompt: text('services') });
-      await sleep(30);
+      await promptTurn(hh, sessionId, text('services'));
       expect(agentText(hh.updates(sessionId))).toBe('services: none;');
       expect(hh.received.some((m) => m.method?.startsWith('fs/') || m.method?.startsWith('terminal/'))).toBe(false);
       await hh.close();

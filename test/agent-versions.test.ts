@@ -1,6 +1,6 @@
 // The agent runtime over real pipes: what differs between v1 and v2 turns (busy prompts, errors, stop reasons, ordering).
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentText, initParams, openSession, sleep, startAgent, text, type Harness, type Msg } from './agent-harness.js';
+import { agentText, initParams, openSession, roundTrip, startAgent, text, type Harness, type Msg } from './agent-harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -51,7 +51,7 @@ describe('v1 specifics', () => {
     expect(agentText(h.updates(sessionId))).toBe('chunk 0;chunk 1;chunk 2;Hello, world');
     const c = h.request('session/prompt', { sessionId, prompt: text('stream 100 20') });
     const d = h.request('session/prompt', { sessionId, prompt: text('hello') });
-    await sleep(80);
+    await h.waitFor((m) => m.params?.sessionId === sessionId && agentText(h.updates(sessionId)).includes('Hello, worldchunk 0;'));
     h.peer.notify('session/cancel', { sessionId });
     expect(await c).toEqual({ stopReason: 'cancelled' });
     expect(await d).toEqual({ stopReason: 'cancelled' });
@@ -131,7 +131,7 @@ describe('v2 specifics', () => {
     const ac = new AbortController();
     const withdrawn = h.peer.request('session/prompt', { sessionId, prompt: text('hello') }, { signal: ac.signal, onAbort: 'wait' }).catch((x) => x);
     const held = h.request('session/prompt', { sessionId, prompt: text('hello') }).catch((x) => x);
-    await sleep(50);
+    await roundTrip(h); // both prompts are held
     ac.abort();
     expect((await withdrawn).code).toBe(-32800);
     h.peer.notify('session/cancel', { sessionId });
@@ -180,7 +180,7 @@ describe('v2 specifics', () => {
       await h.request('session/prompt', { sessionId, prompt: text('permission2') });
       await h.waitFor(() => answers.pending.length === 2 && h!.received.filter((m) => m.method === 'session/request_permission').length === 2);
       answers.allow(0);
-      await sleep(100);
+      await roundTrip(h);
       // answering one request does not imply running
       expect(states(sessionId)).toEqual(['running', 'requires_action']);
       answers.allow(1);
@@ -195,7 +195,7 @@ describe('v2 specifics', () => {
       const answers = heldAnswers();
       await h.request('session/prompt', { sessionId, prompt: text('nbpermission') });
       await h.waitFor((m) => m.method === 'session/request_permission');
-      await sleep(50);
+      await roundTrip(h);
       expect(states(sessionId)).toEqual(['running']);
       answers.allow(0);
       await h.waitFor((m) => m.params?.update?.state === 'idle');

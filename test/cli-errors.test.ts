@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { BUILT, FIXTURES, cliEnv, ndjson, processWithMarkerAlive, runCli, startCli, tempDir, waitFor } from './fixtures/cli-helpers.js';
+import { FIXTURES, cliEnv, ndjson, processWithMarkerAlive, runCli, startCli, tempDir, waitFor } from './fixtures/cli-helpers.js';
 
 const sdkAgent = `node ${join(FIXTURES, 'cli-sdk-agent.mjs')}`;
 
@@ -20,7 +20,7 @@ function pidsWithMarker(marker: string): string[] {
   });
 }
 
-describe.runIf(BUILT).concurrent('acp-kit errors', () => {
+describe.concurrent('acp-kit errors', () => {
   it('agent command not found: exit 9 with a hint', async () => {
     const r = await runCli(['run', '--agent', 'no-such-acp-agent-xyz --acp', 'hi'], { cwd: tempDir('e-nf') });
     expect(r.code).toBe(9);
@@ -135,7 +135,7 @@ describe.runIf(BUILT).concurrent('acp-kit errors', () => {
   });
 });
 
-describe.runIf(BUILT).concurrent('acp-kit help and version', () => {
+describe.concurrent('acp-kit help and version', () => {
   it('--version prints the package version', async () => {
     const pkg = JSON.parse(readFileSync(resolve('package.json'), 'utf8')) as { version: string };
     const r = await runCli(['--version']);

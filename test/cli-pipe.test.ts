@@ -1,15 +1,14 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from './support/temp.js';
 
 const bin = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 
 describe('acp-kit run --json | head -1', () => {
   it('exits quietly when the reader closes the pipe (no EPIPE crash)', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'acp-pipe-'));
+    const cwd = tempDir('acp-pipe-');
     const child = spawn(process.execPath, [bin, 'run', '--json', 'list files'], {
       cwd,
       env: { ...process.env, ACP_KIT_DATA_DIR: join(cwd, '.data') },

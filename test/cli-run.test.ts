@@ -6,11 +6,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { BUILT, FIXTURES, cliEnv, ndjson, processWithMarkerAlive, runCli, startCli, tempDir, waitFor } from './fixtures/cli-helpers.js';
+import { FIXTURES, cliEnv, ndjson, processWithMarkerAlive, runCli, startCli, tempDir, waitFor } from './fixtures/cli-helpers.js';
 
 const sdkAgent = `node ${join(FIXTURES, 'cli-sdk-agent.mjs')}`;
 
-describe.runIf(BUILT).concurrent('acp-kit run (built-in demo agent)', () => {
+describe.concurrent('acp-kit run (built-in demo agent)', () => {
   for (const protocol of ['1', '2'] as const) {
     it(`creates a file with --approve-all over v${protocol} (--protocol ${protocol})`, async () => {
       const cwd = tempDir(`run-v${protocol}`);
@@ -109,7 +109,7 @@ describe.runIf(BUILT).concurrent('acp-kit run (built-in demo agent)', () => {
   });
 });
 
-describe.runIf(BUILT).concurrent('acp-kit run (agent written with the official SDK)', () => {
+describe.concurrent('acp-kit run (agent written with the official SDK)', () => {
   it('writes through the client fs service with --approve-all', async () => {
     const cwd = tempDir('run-sdk');
     const r = await runCli(['run', '--agent', sdkAgent, '--approve-all', 'write out.txt hi there'], { cwd });

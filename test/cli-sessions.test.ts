@@ -4,11 +4,11 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUILT, FIXTURES, cliEnv, ndjson, runCli, tempDir } from './fixtures/cli-helpers.js';
+import { FIXTURES, cliEnv, ndjson, runCli, tempDir } from './fixtures/cli-helpers.js';
 
 const sdkAgent = `node ${join(FIXTURES, 'cli-sdk-agent.mjs')}`;
 
-describe.runIf(BUILT)('acp-kit sessions', () => {
+describe('acp-kit sessions', () => {
   it('lists and shows sessions of the built-in agent', async () => {
     const cwd = tempDir('s-list');
     const env = cliEnv({ ACP_KIT_DATA_DIR: tempDir('s-data') });

@@ -5,6 +5,7 @@ import { approveAll, interactive, type PermissionContext } from '../src/client/s
 import type { PermissionRequest } from '../src/protocol/model/session.js';
 import { ConnectionClosedError } from '../src/rpc/peer.js';
 import { AcpError } from '../src/protocol/errors.js';
+import { tempDir } from './support/temp.js';
 
 const RAW = fileURLToPath(new URL('./fixtures/client-raw-agent.mjs', import.meta.url));
 const open: ClientConnection[] = [];
@@ -278,9 +279,8 @@ describe('process lifecycle', () => {
 
 describe('v1 client services wiring', () => {
   it('fs/* goes to a sandbox confined to the session roots, only when advertised', async () => {
-    const { mkdtempSync, writeFileSync, readFileSync, realpathSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const dir = realpathSync(mkdtempSync(`${tmpdir()}/acp-client-fs-`));
+    const { writeFileSync, readFileSync, realpathSync } = await import('node:fs');
+    const dir = realpathSync(tempDir('acp-client-fs-'));
     writeFileSync(`${dir}/a.txt`, 'abc');
     const { conn } = await start(['--versions=1'], { fileSystem: true });
     const s = await conn.newSession({ cwd: dir });

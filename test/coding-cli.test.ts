@@ -3,17 +3,16 @@
  * protocol messages, the demo model works offline, OpenAI-compatible config comes from the
  * environment, the process exits 0 when stdin closes, sessions are stored as JSONL.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnAgent, type AgentProcess } from '../src/rpc/child.js';
 import { JsonRpcPeer } from '../src/rpc/peer.js';
 import { openai, startFakeLlm, type FakeLlm } from './fixtures/coding-fake-llm.js';
+import { tempDir } from './support/temp.js';
 
 const bin = resolve('bin/acp-kit.js');
-const built = existsSync(resolve('dist/cli/commands/agent.js'));
 
 let procs: AgentProcess[] = [];
 let llm: FakeLlm | undefined;
@@ -40,10 +39,10 @@ function start(args: string[], env: Record<string, string>, cwd: string) {
   return { proc, peer, updates, problems, stderr: () => stderr };
 }
 
-describe.skipIf(!built)('acp-kit agent (process)', () => {
+describe('acp-kit agent (process)', () => {
   it('demo model over v1: writes with permission, only JSON-RPC on stdout, exits 0 when stdin closes, stores the session', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'coding-cli-'));
-    const data = mkdtempSync(join(tmpdir(), 'coding-cli-data-'));
+    const cwd = tempDir('coding-cli-');
+    const data = tempDir('coding-cli-data-');
     const a = start([], { ACP_KIT_DATA_DIR: data }, cwd);
     const init = (await a.peer.request('initialize', { protocolVersion: 1, clientCapabilities: {} })) as any;
     expect(init.protocolVersion).toBe(1);
@@ -65,9 +64,9 @@ describe.skipIf(!built)('acp-kit agent (process)', () => {
   it('--model openai with OPENAI_BASE_URL / OPENAI_API_KEY from the environment (v2)', async () => {
     llm = await startFakeLlm();
     llm.push({ steps: [openai.role(), openai.text('Hello from '), openai.text('the fake.'), openai.finish('stop'), openai.usage(10, 4), openai.done()] });
-    const cwd = mkdtempSync(join(tmpdir(), 'coding-cli-'));
+    const cwd = tempDir('coding-cli-');
     const a = start(['--model', 'openai', '--model-name', 'fake-gpt'], {
-      OPENAI_BASE_URL: `${llm.url}/v1`, OPENAI_API_KEY: 'sk-env', ACP_KIT_DATA_DIR: mkdtempSync(join(tmpdir(), 'coding-cli-data-')),
+      OPENAI_BASE_URL: `${llm.url}/v1`, OPENAI_API_KEY: 'sk-env', ACP_KIT_DATA_DIR: tempDir('coding-cli-data-'),
     }, cwd);
     await a.peer.request('initialize', { protocolVersion: 2, info: { name: 't', version: '0' }, capabilities: {} });
     const { sessionId } = (await a.peer.request('session/new', { cwd })) as any;

@@ -2,12 +2,12 @@
  * The built-in coding agent's turn engine on the demo model, driven through the real agent runtime
  * over pipes with raw v1/v2 wire messages, every message checked against the official schema.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCodingAgent, createDemoModel, type CodingAgentOptions, type LanguageModel, type ModelRequest } from '../src/agent/coding/index.js';
 import { answer, chunkText, startHarness, type Harness, type HarnessOptions, type Wire } from './fixtures/coding-harness.js';
+import { tempDir } from './support/temp.js';
 
 let open: Harness[] = [];
 afterEach(async () => {
@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 function project(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'coding-engine-'));
+  const dir = tempDir('coding-engine-');
   writeFileSync(join(dir, 'README.md'), '# Demo project\nSecond line\n');
   return dir;
 }
@@ -159,7 +159,7 @@ describe('coding agent turn engine (demo model)', () => {
       expect(text.length).toBeGreaterThan(0);
       expect(text).not.toMatch(/ANTHROPIC_API_KEY/); // the help text was cut off
       const n = h.updates.length;
-      await new Promise((res) => setTimeout(res, 100));
+      await h.roundTrip();
       expect(h.updates.length).toBe(n);
       // the session still works afterwards
       const again = await h.turn('read README.md');
@@ -188,7 +188,8 @@ describe('coding agent turn engine (demo model)', () => {
     const h = await start(2, { agent: { mode: 'auto' } });
     const turn = h.turn('run sleep 5; echo never');
     await h.waitFor((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'in_progress');
-    await new Promise((res) => setTimeout(res, 100));
+    // the command's display terminal exists: the process was started
+    await h.waitFor((u) => u.sessionUpdate === 'terminal_update');
     const t0 = Date.now();
     h.cancel();
     const r = await turn;

@@ -3,9 +3,9 @@
  * real MCP server processes): the v1 fallback when the client has no notices (ACP-V1-NOTICE-01),
  * the connect time limit, tool naming, and the MCP -> ACP result mapping.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { tempDir } from './support/temp.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCodingAgent, createDemoModel } from '../src/agent/coding/index.js';
 import { McpConnections, mcpToolName, mcpToolOutcome, uniqueToolName } from '../src/agent/coding/mcp/index.js';
@@ -22,7 +22,7 @@ afterAll(async () => {
 
 
 
-const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
+const tmp = (p: string) => tempDir(p);
 
 async function harness(version: 1 | 2, logs: string[], connectTimeoutMs?: number) {
   const agent = createCodingAgent({

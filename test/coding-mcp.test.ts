@@ -5,9 +5,9 @@
  * HTTP. The demo model calls MCP tools with `mcp <server> <tool> <json>`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { tempDir } from './support/temp.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect, interactive, type ClientConnection, type ClientSession } from '../src/client/index.js';
 import type { McpServer, PermissionRequest } from '../src/protocol/index.js';
@@ -16,7 +16,6 @@ import { alive, waitUntil } from './support/process.js';
 
 const BIN = resolve('bin/acp-kit.js');
 const SERVER = resolve('test/fixtures/mcp-echo-server.mjs');
-const built = existsSync(resolve('dist/agent/coding/mcp/mcp-connections.js'));
 
 const conns: ClientConnection[] = [];
 const pids: number[] = [];
@@ -32,7 +31,7 @@ afterAll(async () => {
 
 
 function tmp(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return tempDir(prefix);
 }
 
 /** A stdio config of the fixture server; `pidFile` receives its pid. */
@@ -86,7 +85,7 @@ function texts(content: readonly unknown[]): string[] {
   return content.map((c) => (c as { content?: { text?: string } }).content?.text ?? '').filter(Boolean);
 }
 
-describe.skipIf(!built).concurrent('coding agent MCP', () => {
+describe.concurrent('coding agent MCP', () => {
 for (const v of [1, 2] as const) describe(`over v${v}`, () => {
   it('calls MCP tools through the demo rule: read-only without asking, results as tool-call content, isError -> failed, images, cancel', async () => {
     const { conn, asked } = await start(v);
@@ -251,7 +250,7 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
 });
 });
 
-describe.skipIf(!built).concurrent('coding agent MCP over streamable HTTP', () => {
+describe.concurrent('coding agent MCP over streamable HTTP', () => {
   it('connects with the configured headers and calls a tool (v1 and v2)', async () => {
     const server = spawn(process.execPath, [SERVER, '--http'], { stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(server);

@@ -2,14 +2,14 @@
  * The coding agent on real model providers (Vercel AI SDK: OpenAI-compatible Chat Completions and
  * Anthropic Messages) against a loopback server that streams their wire formats.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCodingAgent, type LanguageModel, type ModelEvent } from '../src/agent/coding/index.js';
 import { createAnthropicModel, createOpenAICompatibleModel } from '../src/agent/coding/models/providers.js';
 import { anthropic, openai, startFakeLlm, type FakeLlm } from './fixtures/coding-fake-llm.js';
 import { chunkText, startHarness, type Harness, type Wire } from './fixtures/coding-harness.js';
+import { tempDir } from './support/temp.js';
 
 let llm: FakeLlm;
 let harness: Harness | undefined;
@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 function project(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'coding-providers-'));
+  const dir = tempDir('coding-providers-');
   writeFileSync(join(dir, 'README.md'), '# Demo project\n');
   return dir;
 }

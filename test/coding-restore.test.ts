@@ -3,15 +3,14 @@
  * coding agent its stored history and the model continues the conversation the client sees.
  * Process-level over real pipes (needs `npm run build`), plus the history -> conversation mapping.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { conversationFromHistory } from '../src/agent/coding/restore.js';
 import type { AnySessionUpdate } from '../src/protocol/index.js';
 import { initParams, promptTurn, startAgent, type Harness } from './agent-harness.js';
+import { tempDir } from './support/temp.js';
 
-const built = existsSync(resolve('dist/agent/coding/restore.js'));
 let harnesses: Harness[] = [];
 afterEach(async () => {
   for (const h of harnesses) await h.close();
@@ -19,7 +18,7 @@ afterEach(async () => {
 });
 
 function start(dataDir: string, recordFile: string): Harness {
-  const h = startAgent({ fixture: 'coding-recording-agent.mjs', dataDir, env: { RECORD_FILE: recordFile } });
+  const h = startAgent({ fixture: 'coding-recording-agent.mjs', process: true, dataDir, env: { RECORD_FILE: recordFile } });
   harnesses.push(h);
   return h;
 }
@@ -27,11 +26,11 @@ const requests = (file: string): any[][] => (existsSync(file) ? readFileSync(fil
 const text = (t: string) => [{ type: 'text', text: t }];
 const userText = (m: any) => m.content.map((p: any) => p.text).join('');
 
-describe.skipIf(!built).each([1, 2] as const)('coding agent restored in v%i', (version) => {
+describe.each([1, 2] as const)('coding agent restored in v%i', (version) => {
   it(`the first model request after ${version === 1 ? 'session/load' : 'session/resume'} in a new agent process contains the earlier turns`, async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'coding-restore-'));
+    const cwd = tempDir('coding-restore-');
     writeFileSync(join(cwd, 'README.md'), '# Restored project\nline two\n');
-    const dataDir = mkdtempSync(join(tmpdir(), 'coding-restore-data-'));
+    const dataDir = tempDir('coding-restore-data-');
     const rec1 = join(dataDir, 'before.jsonl');
     const rec2 = join(dataDir, 'after.jsonl');
 

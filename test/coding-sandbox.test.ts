@@ -1,16 +1,16 @@
 /**
  * The coding agent's file sandbox (session cwd + additionalDirectories) and the read-side tools.
  */
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCodingAgent, createDemoModel, Sandbox, SandboxError } from '../src/agent/coding/index.js';
 import { globToRegExp } from '../src/agent/coding/tools/walk.js';
 import { answer, chunkText, startHarness, type Harness, type Wire } from './fixtures/coding-harness.js';
+import { tempDir } from './support/temp.js';
 
 function layout() {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'coding-sandbox-')));
+  const base = realpathSync(tempDir('coding-sandbox-'));
   const root = join(base, 'project');
   const extra = join(base, 'shared');
   const outside = join(base, 'outside');

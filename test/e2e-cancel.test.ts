@@ -15,16 +15,14 @@ afterEach(async () => {
 
 const start = (v: 1 | 2, opts: Record<string, unknown> = {}, env: Record<string, string> = {}) => startE2E(v, open, opts, env);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe.each([1, 2] as const)('cancellation over v%i', (v) => {
   it('cancel while streaming: stop reason cancelled, nothing of the turn after its end (§5.1/5.2, ACP-V1-CANCEL-07, ACP-V2-CANCEL-07)', async () => {
-    const { conn, tap, wire, problems } = await start(v);
+    const { conn, tap, wire, problems, roundTrip, stderrLine } = await start(v);
     const s = await conn.newSession({ cwd: '/tmp' });
-    const actions: unknown[] = [{ send: { sessionUpdate: 'tool_call_update', toolCallId: 'run', title: 'Run', kind: 'execute', status: 'in_progress' } }];
+    // what a careless author sends after its turn ended must be dropped: armed now, fired after the end
+    const actions: unknown[] = [{ onExt: '_e2e/late', send: { sessionUpdate: 'agent_message_chunk', messageId: 'late', content: text('LATE') } }];
+    actions.push({ send: { sessionUpdate: 'tool_call_update', toolCallId: 'run', title: 'Run', kind: 'execute', status: 'in_progress' } });
     for (let i = 0; i < 50; i++) actions.push(chunk('m', `${i};`), { sleep: 20 });
-    // what a careless author sends after its turn ended must be dropped
-    actions.push({ after: 100, send: { sessionUpdate: 'agent_message_chunk', messageId: 'late', content: text('LATE') } });
     const started = waitFor(s, (u) => u.sessionUpdate === 'agent_message_chunk');
     const p = s.prompt(script(actions));
     await started;
@@ -34,7 +32,10 @@ describe.each([1, 2] as const)('cancellation over v%i', (v) => {
     const r = await p;
     expect(r.stopReason).toBe('cancelled');
     expect(s.state.message('agent', 'm')!.text.split(';').length).toBeLessThan(50);
-    await sleep(250);
+    // the author sends `late` after the turn ended; the round trip after it shows it was dropped
+    conn.extNotify('_e2e/late', {});
+    await roundTrip();
+    await stderrLine(/^fired _e2e\/late$/m);
     expect(s.state.message('agent', 'late')).toBeUndefined();
     const cancelAt = wire.findIndex((w) => w.dir === 'out' && w.msg.method === 'session/cancel');
     expect(cancelAt).toBeGreaterThan(0);
@@ -94,7 +95,7 @@ describe.each([1, 2] as const)('cancellation over v%i', (v) => {
   });
 
   it('an author that ignores the cancel is ended by the runtime; its later output is dropped', async () => {
-    const { conn, tap, wire } = await start(v, {}, { E2E_CANCEL_TIMEOUT: '200' });
+    const { conn, tap, wire, roundTrip, stderrLine } = await start(v, {}, { E2E_CANCEL_TIMEOUT: '200' });
     const s = await conn.newSession({ cwd: '/tmp' });
     const started = waitFor(s, (u) => u.sessionUpdate === 'agent_message_chunk');
     const p = s.prompt(script([chunk('m', 'x'), { sleepIgnoringCancel: 450 }, chunk('late', 'LATE')]));
@@ -102,14 +103,15 @@ describe.each([1, 2] as const)('cancellation over v%i', (v) => {
     s.cancel();
     expect((await p).stopReason).toBe('cancelled');
     // had the runtime waited for the author, the `late` chunk (sent before it returns) would be on the wire
-    await sleep(400);
+    await stderrLine(/^script-done$/m);
+    await roundTrip();
     expect(s.state.message('agent', 'late')).toBeUndefined();
     expect(wire.filter(isUpdate).some((w) => updateOf(w).messageId === 'late')).toBe(false);
     tap.assertAllValid();
   });
 
   it('closing a session mid-turn cancels it before the close response (ACP-ALL-CLOSE-01, ACP-V2-CLOSE-01/02)', async () => {
-    const { conn, tap, wire, problems } = await start(v);
+    const { conn, tap, wire, problems, roundTrip } = await start(v);
     const s = await conn.newSession({ cwd: '/tmp' });
     const started = waitFor(s, (u) => u.sessionUpdate === 'agent_message_chunk');
     const p = s.prompt(script([chunk('m', 'x'), { sleep: 10_000 }]));
@@ -128,7 +130,7 @@ describe.each([1, 2] as const)('cancellation over v%i', (v) => {
       expect(idle).toBeLessThan(closeResp);
     }
     // nothing more for that session after the close response
-    await sleep(100);
+    await roundTrip();
     expect(wire.slice(closeResp + 1).some(isUpdate)).toBe(false);
     expect(s.closed).toBe(true);
     await expect(s.prompt('again')).rejects.toThrow(/closed/);
@@ -168,13 +170,14 @@ describe.each([1, 2] as const)('cancellation over v%i', (v) => {
   });
 
   it('cancel with no turn running sends a notification and changes nothing (ACP-V2-CANCEL-05)', async () => {
-    const { conn, tap, wire } = await start(v);
+    const { conn, tap, wire, roundTrip } = await start(v);
     const s = await conn.newSession({ cwd: '/tmp' });
     await s.prompt('hi');
     const n = wire.length;
     s.cancel();
-    await sleep(100);
-    expect(wire.slice(n).map((w) => `${w.dir}:${w.msg.method}`)).toEqual(['out:session/cancel']);
+    await roundTrip();
+    // between the cancel and the probe's round trip, nothing came back
+    expect(wire.slice(n).map((w) => `${w.dir}:${w.msg.method}`)).toEqual(['out:session/cancel', 'out:_e2e/echo', 'in:undefined']);
     expect((await s.prompt('again')).stopReason).toBe('end_turn');
     tap.assertAllValid();
   });

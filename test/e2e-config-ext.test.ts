@@ -82,14 +82,14 @@ describe('initialization (ACP-ALL-INIT-02..06, ACP-V2-INIT-01..03)', () => {
 
 describe.each([1, 2] as const)('extensibility over v%i (ACP-ALL-EXT-04..06)', (v) => {
   it('`_` requests: handled or -32601; `_` notifications ignored; no reply to notifications', async () => {
-    const { conn, tap, wire, stderr } = await start(v);
+    const { conn, tap, wire, stderr, stderrLine } = await start(v);
     await expect(conn.extRequest('_e2e/echo', { a: 1, _meta: { trace: 'x' } })).resolves.toEqual({ echoed: { a: 1, _meta: { trace: 'x' } } });
     await expect(conn.extRequest('_e2e/unknown', {})).rejects.toMatchObject({ code: -32601 });
     conn.extNotify('_e2e/note', { n: 1 });
     // a known request still works right after (the notification broke nothing)
     const s = await conn.newSession({ cwd: '/tmp' });
     await s.prompt('hi');
-    await new Promise((r) => setTimeout(r, 50));
+    await stderrLine(/ext notification _e2e\/note/);
     expect(stderr.join('')).toContain('ext notification _e2e/note {"n":1}');
     const note = wire.findIndex((w) => w.msg.method === '_e2e/note');
     expect(wire.slice(note + 1).some((w) => w.dir === 'in' && w.msg.id === undefined && !('method' in w.msg))).toBe(false);

@@ -1,14 +1,14 @@
 // Interop: the official SDK's client (v1 and v2 APIs) drives acp-kit's built-in agent
 // (`acp-kit agent --model demo`) over real stdio pipes.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import * as acp1 from '@agentclientprotocol/sdk';
 import * as acp2 from '@agentclientprotocol/sdk/experimental/v2';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from './support/temp.js';
 
 const bin = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const kill: Array<() => void> = [];
@@ -17,7 +17,7 @@ afterEach(() => {
 });
 
 function startAgent() {
-  const cwd = mkdtempSync(join(tmpdir(), 'acp-interop-'));
+  const cwd = tempDir('acp-interop-');
   writeFileSync(join(cwd, 'README.md'), '# hello\n');
   const child = spawn(process.execPath, [bin, 'agent', '--model', 'demo'], {
     cwd,

@@ -94,7 +94,8 @@ describe('JsonRpcPeer edge cases (review)', () => {
     b2a.write(JSON.stringify([{ jsonrpc: '2.0', method: 'note', params: 1 }, { jsonrpc: '2.0', id: 1, method: 'echo', params: 1 }]) + '\n');
     b2a.write(JSON.stringify({ jsonrpc: '2.0', method: 'note', params: 2 }) + '\n');
     b2a.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'echo', params: 2 }) + '\n');
-    await new Promise((r) => setTimeout(r, 120));
+    // the answer to the last request comes after everything before it was handled
+    for (const end = Date.now() + 5000; lines.length < 2 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 5));
     expect(order).toEqual(['note 1', 'echo 1', 'note 2', 'echo 2']);
     expect(lines).toEqual([[{ jsonrpc: '2.0', id: 1, result: 1 }], { jsonrpc: '2.0', id: 2, result: 2 }]);
   });

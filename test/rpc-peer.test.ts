@@ -83,9 +83,11 @@ describe('JsonRpcPeer in process', () => {
 
   it('rejects pending requests when the stream closes, saying so', async () => {
     const { a, b } = pair();
-    b.onRequest('never', () => new Promise(() => undefined));
+    let arrived!: () => void;
+    const handling = new Promise<void>((r) => (arrived = r));
+    b.onRequest('never', () => (arrived(), new Promise(() => undefined)));
     const p = a.request('never');
-    await new Promise((r) => setTimeout(r, 10));
+    await handling;
     b.close({ reason: 'peer went away' });
     await expect(p).rejects.toBeInstanceOf(ConnectionClosedError);
     await expect(p).rejects.toMatchObject({ message: expect.stringContaining('input stream ended') });

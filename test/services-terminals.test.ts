@@ -1,12 +1,11 @@
-import { mkdtempSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AcpError } from '../src/protocol/errors.js';
 import { TailByteBuffer, TerminalManager } from '../src/client/services/index.js';
 import { alive } from './support/process.js';
+import { tempDir } from './support/temp.js';
 
 const node = process.execPath;
 let base: string;
@@ -39,7 +38,7 @@ function acpError(fn: () => unknown): AcpError {
 }
 
 beforeAll(() => {
-  base = realpathSync(mkdtempSync(path.join(tmpdir(), 'acp-term-')));
+  base = realpathSync(tempDir('acp-term-'));
   root = path.join(base, 'proj');
   mkdirSync(path.join(root, 'sub'), { recursive: true });
 });
@@ -266,7 +265,7 @@ describe('TerminalManager input validation and limits', () => {
 
 describe('client exit leaves no orphans', () => {
   const dist = path.resolve('dist/client/services/index.js');
-  it.skipIf(!existsSync(dist))('the exit hook kills running terminals and stragglers when the client process exits', () => {
+  it('the exit hook kills running terminals and stragglers when the client process exits', () => {
     // a real client process: starts terminals, prints their pids, exits without releasing
     const script = `
       import { TerminalManager } from ${JSON.stringify(dist)};

@@ -1,0 +1,42 @@
+/** The vitest global set-up (test/support/global-setup.ts): when it rebuilds dist/, and how it reports leftovers. */
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { distIsStale, leftovers } from './support/global-setup.js';
+import { tempDir } from './support/temp.js';
+
+function project(): string {
+  const root = tempDir('acp-kit-setup-test-');
+  mkdirSync(join(root, 'src/agent'), { recursive: true });
+  mkdirSync(join(root, 'dist/cli'), { recursive: true });
+  for (const f of ['package.json', 'tsconfig.build.json', 'src/index.ts', 'src/agent/a.ts']) writeFileSync(join(root, f), '{}');
+  for (const f of ['dist/index.js', 'dist/cli/main.js']) writeFileSync(join(root, f), '');
+  // every input an hour older than the build
+  const old = new Date(Date.now() - 3_600_000);
+  for (const f of ['package.json', 'tsconfig.build.json', 'src/index.ts', 'src/agent/a.ts']) utimesSync(join(root, f), old, old);
+  return root;
+}
+
+describe('global set-up', () => {
+  it('the run uses its own TMPDIR', () => {
+    expect(tmpdir()).toMatch(/acp-kit-test-run-[A-Za-z0-9]{6}$/);
+  });
+
+  it('rebuilds only when dist/ is missing or a source file changed after the build', () => {
+    const root = project();
+    expect(distIsStale(root)).toBe(false);
+    const now = new Date();
+    utimesSync(join(root, 'src/agent/a.ts'), now, new Date(Date.now() + 1000));
+    expect(distIsStale(root)).toBe(true);
+    const unbuilt = tempDir('acp-kit-setup-test-');
+    expect(distIsStale(unbuilt)).toBe(true);
+  });
+
+  it('counts leftover temp entries by name prefix', () => {
+    const dir = tempDir('acp-kit-setup-test-');
+    for (const name of ['acp-kit-data-a1B2c3', 'acp-kit-data-Zz9yY8', 'acp-kit-agent-test-q1w2e3', 'coding-cli-x9X9x9']) mkdirSync(join(dir, name));
+    expect(Object.fromEntries(leftovers(dir))).toEqual({ 'acp-kit-data': 2, 'acp-kit-agent-test': 1, 'coding-cli': 1 });
+    expect(leftovers(join(dir, 'missing')).size).toBe(0);
+  });
+});
