@@ -442,6 +442,8 @@ class AgentConnectionImpl implements AgentConnection {
     if (!Array.isArray(p.prompt) || (this.version === 2 && p.prompt.length === 0)) {
       throw AcpError.invalidParams('params.prompt: must contain at least one content block (ACP-V2-LIFE-14)', { path: 'params.prompt' });
     }
+    const deep = tooDeep(p.prompt, 'params.prompt', MAX_PROMPT_DEPTH);
+    if (deep) throw AcpError.invalidParams(`${deep}: nested deeper than ${MAX_PROMPT_DEPTH} levels (a prompt this deep cannot be stored or replayed)`, { path: deep });
     this.checkPromptContent(p.prompt);
     return s.prompt(p.prompt, ctx.signal);
   }
@@ -554,16 +556,52 @@ function sameSetup(s: SessionRuntime, p: LoadSessionRequest | ResumeSessionReque
   return s.cwd === p.cwd && same(s.additionalDirectories, p.additionalDirectories ?? []) && same(s.mcpServers, p.mcpServers ?? []);
 }
 
-/** `cwd` absolute (ACP-ALL-SESS-03); `additionalDirectories` non-empty absolute strings (ACP-ALL-SESS-07). */
-function checkRoots(cwd: unknown, dirs: unknown): void {
-  if (typeof cwd !== 'string' || !isAbsolute(cwd)) {
-    throw AcpError.invalidParams(`params.cwd: must be an absolute path (got ${JSON.stringify(cwd)})`, { path: 'params.cwd' });
+/** How deep a prompt may nest (blocks, `_meta`, resources): far beyond real content, far below the stack limit. */
+const MAX_PROMPT_DEPTH = 64;
+
+/** The path of the first value nested deeper than `max` below `root`, else `undefined` (iterative: no stack to overflow). */
+function tooDeep(root: unknown, rootPath: string, max: number): string | undefined {
+  const stack: Array<[unknown, string, number]> = [[root, rootPath, 0]];
+  while (stack.length > 0) {
+    const [v, path, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return path;
+    if (Array.isArray(v)) v.forEach((x, i) => stack.push([x, `${path}[${i}]`, depth + 1]));
+    else for (const [k, x] of Object.entries(v)) stack.push([x, /^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`, depth + 1]);
   }
+  return undefined;
+}
+
+const SEPARATORS = process.platform === 'win32' ? /[\\/]/ : /\//;
+
+/**
+ * A session root as the client sent it: absolute (ACP-ALL-SESS-03, ACP-ALL-SESS-07), no NUL byte,
+ * no `.`/`..` segment. Never normalised here: `/w/../etc` silently becoming `/etc` would widen the
+ * roots the client thinks it granted, so such paths are refused instead.
+ */
+function rootProblem(p: unknown): string | undefined {
+  if (typeof p !== 'string' || p.length === 0) return 'must be a non-empty absolute path';
+  if (p.includes('\0')) return 'must be an absolute path without NUL bytes';
+  if (!isAbsolute(p)) return 'must be an absolute path';
+  if (p.split(SEPARATORS).some((seg) => seg === '..' || seg === '.')) return 'must be an absolute path without "." or ".." segments (it is not normalised)';
+  return undefined;
+}
+
+const quote = (p: unknown): string => {
+  const s = JSON.stringify(p) ?? String(p);
+  return s.length > 200 ? `${s.slice(0, 200)}…` : s;
+};
+
+/** `cwd` and `additionalDirectories` entries pass {@link rootProblem}; -32602 naming the field otherwise. */
+function checkRoots(cwd: unknown, dirs: unknown): void {
+  const bad = rootProblem(cwd);
+  if (bad) throw AcpError.invalidParams(`params.cwd: ${bad} (got ${quote(cwd)})`, { path: 'params.cwd' });
   if (dirs === undefined || dirs === null) return;
   if (!Array.isArray(dirs)) throw AcpError.invalidParams('params.additionalDirectories: must be an array of absolute paths', { path: 'params.additionalDirectories' });
   dirs.forEach((d, i) => {
-    if (typeof d !== 'string' || d.length === 0 || !isAbsolute(d)) {
-      throw AcpError.invalidParams(`params.additionalDirectories[${i}]: must be a non-empty absolute path (got ${JSON.stringify(d)})`, {
+    const problem = rootProblem(d);
+    if (problem) {
+      throw AcpError.invalidParams(`params.additionalDirectories[${i}]: ${problem} (got ${quote(d)})`, {
         path: `params.additionalDirectories[${i}]`,
       });
     }
