@@ -375,24 +375,42 @@ class AgentConnectionImpl implements AgentConnection {
     else for (const u of stored.updates) if (isHistoryUpdate(u)) s.prime(u);
     if (this.version === 2) s.sendLive(s.stateSnapshot());
     this.sessions.set(p.sessionId, s);
-    return this.setupResult(s, setup);
+    return this.setupResult(s, setup, true);
   }
 
   /**
    * Sends the stored history, re-encoded for this connection's version (a v2-recorded session
    * replays to v1 and back); with `encoder` given, through it instead of the session's own.
+   * v2: the first chunk of each message is preceded by a whole-message update with the same id and
+   * `content: []`, and the first content chunk of a tool call by a `tool_call_update` with
+   * `content: []`: a client that already holds them (an earlier resume) replaces them instead of
+   * appending a second copy (ACP-V2-RESUME-04).
    */
   private async replay(s: SessionRuntime, updates: readonly AnySessionUpdate[], encoder?: UpdateEncoder): Promise<void> {
+    const send = (u: AnySessionUpdate): void => {
+      if (encoder) this.writeUpdate(s.sessionId, encoder, u);
+      else s.sendLive(u);
+    };
+    const primed = new Set<string>();
     let n = 0;
     for (const u of updates) {
       if (!isHistoryUpdate(u)) continue;
-      if (encoder) this.writeUpdate(s.sessionId, encoder, u);
-      else s.sendLive(u);
+      if (this.version === 2) {
+        const primer = replayPrimer(u, primed);
+        if (primer) send(primer);
+      }
+      send(u);
       if (++n % 256 === 0) await this.peer.whenWritable();
     }
   }
 
-  private setupResult(s: SessionRuntime, setup: SessionSetup | void): SessionSetupResult {
+  /**
+   * The session/new, load or resume result. v1 results cannot carry commands, so they go out as an
+   * `available_commands_update` (ACP-ALL-CMD-01): for a restored session BEFORE the response, so
+   * everything describing it precedes the response and nothing of it follows until the next
+   * prompt; for a new session right after it (the client learns the id from the response).
+   */
+  private setupResult(s: SessionRuntime, setup: SessionSetup | void, restored = false): SessionSetupResult {
     const res: SessionSetupResult = {};
     const config = this.visibleConfig(s.configOptions);
     const commands = setup?.availableCommands;
@@ -403,8 +421,11 @@ class AgentConnectionImpl implements AgentConnection {
       if (config.length > 0) res.configOptions = config;
       const modes = modesOf(s.configOptions);
       if (modes) res.modes = modes;
-      // v1 has no `availableCommands` in results: an update right after the response (ACP-ALL-CMD-01)
-      if (commands) setImmediate(() => s.sendLive({ sessionUpdate: 'available_commands_update', availableCommands: commands }));
+      if (commands) {
+        const update: AnySessionUpdate = { sessionUpdate: 'available_commands_update', availableCommands: commands };
+        if (restored) s.sendLive(update);
+        else setImmediate(() => s.sendLive(update));
+      }
     }
     return res;
   }
@@ -548,6 +569,43 @@ class AgentConnectionImpl implements AgentConnection {
       throw AcpError.internal(msg, { path: failure.path });
     }
   }
+}
+
+const WHOLE_MESSAGE_OF: Record<string, string> = {
+  user_message_chunk: 'user_message',
+  agent_message_chunk: 'agent_message',
+  agent_thought_chunk: 'agent_thought',
+};
+
+/**
+ * The v2 replay primer due before `u`, if any; `primed` remembers the messages and tool calls
+ * whose content this replay has already set (whole updates count as primers themselves).
+ */
+function replayPrimer(u: AnySessionUpdate, primed: Set<string>): AnySessionUpdate | undefined {
+  const o = u as { sessionUpdate: string; messageId?: unknown; toolCallId?: unknown; content?: unknown };
+  const whole = WHOLE_MESSAGE_OF[o.sessionUpdate];
+  if (whole !== undefined) {
+    if (typeof o.messageId !== 'string') return undefined;
+    const key = `${whole}\0${o.messageId}`;
+    if (primed.has(key)) return undefined;
+    primed.add(key);
+    return { sessionUpdate: whole, messageId: o.messageId, content: [] } as AnySessionUpdate;
+  }
+  if (o.sessionUpdate === 'user_message' || o.sessionUpdate === 'agent_message' || o.sessionUpdate === 'agent_thought') {
+    if (typeof o.messageId === 'string' && o.content !== undefined) primed.add(`${o.sessionUpdate}\0${o.messageId}`);
+    return undefined;
+  }
+  if (typeof o.toolCallId !== 'string') return undefined;
+  const key = `tool\0${o.toolCallId}`;
+  if (o.sessionUpdate === 'tool_call_update') {
+    if (o.content !== undefined) primed.add(key);
+    return undefined;
+  }
+  if (o.sessionUpdate === 'tool_call_content_chunk' && !primed.has(key)) {
+    primed.add(key);
+    return { sessionUpdate: 'tool_call_update', toolCallId: o.toolCallId, content: [] } as AnySessionUpdate;
+  }
+  return undefined;
 }
 
 /** Whether a restore request names the open session's own cwd, directories and MCP servers. */
