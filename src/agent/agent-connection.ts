@@ -56,6 +56,13 @@ export interface AgentConnection {
   readonly closed: Promise<CloseInfo>;
   /** Ends the connection (running turns are cancelled). */
   close(): void;
+  /**
+   * For an input that has ended (the client closed its side): cancels every running turn, then
+   * resolves once each request received so far has been answered, or after `timeoutMs` (default
+   * 5000). Resolves `true` when nothing was left unanswered. The connection stays open: call
+   * {@link close} afterwards.
+   */
+  drain(timeoutMs?: number): Promise<boolean>;
 }
 
 /**
@@ -70,6 +77,7 @@ export function serveAgent(definition: AgentDefinition, transport: Transport, op
 
 const DEFAULT_MAX_HELD = 8;
 const DEFAULT_CANCEL_TIMEOUT = 5000;
+const DEFAULT_DRAIN_TIMEOUT = 5000;
 
 class AgentConnectionImpl implements AgentConnection {
   readonly peer: JsonRpcPeer;
@@ -85,6 +93,9 @@ class AgentConnectionImpl implements AgentConnection {
   private otherRequestSeen = false;
   private readonly sessions = new Map<string, SessionRuntime>();
   private host: SessionHost | undefined;
+  /** Requests received and not yet answered (drained at the end of input). */
+  private inFlight = 0;
+  private onAnswered: (() => void) | undefined;
 
   constructor(
     private readonly definition: AgentDefinition,
@@ -104,7 +115,16 @@ class AgentConnectionImpl implements AgentConnection {
         else this.logger.warn(`protocol problem (${p.kind}): ${p.message}`);
       },
     });
-    this.peer.onOtherRequest((method, params, ctx) => this.onRequest(method, params, ctx));
+    this.peer.onOtherRequest(async (method, params, ctx) => {
+      this.inFlight++;
+      try {
+        return await this.onRequest(method, params, ctx);
+      } finally {
+        this.inFlight--;
+        // the answer is written after this handler settles: let the peer write it first
+        if (this.inFlight === 0 && this.onAnswered) setImmediate(() => this.onAnswered?.());
+      }
+    });
     this.peer.onOtherNotification((method, params) => this.onNotification(method, params));
     this.closed = this.peer.closed.then(async (info) => {
       const all = [...this.sessions.values()];
@@ -120,6 +140,27 @@ class AgentConnectionImpl implements AgentConnection {
 
   close(): void {
     this.peer.close({ reason: 'closed by the agent' });
+  }
+
+  async drain(timeoutMs = DEFAULT_DRAIN_TIMEOUT): Promise<boolean> {
+    // the client can send nothing more (no cancel, no permission answer): end the turns now, so
+    // open v1 prompts are answered `cancelled` instead of running on unseen
+    for (const s of this.sessions.values()) s.cancel('the end of the input');
+    if (this.inFlight === 0) return true;
+    return new Promise<boolean>((resolve) => {
+      const done = (ok: boolean): void => {
+        clearTimeout(timer);
+        this.onAnswered = undefined;
+        resolve(ok);
+      };
+      const timer = setTimeout(() => {
+        this.logger.warn(`input ended: ${this.inFlight} request(s) still unanswered after ${timeoutMs} ms; closing anyway`);
+        done(false);
+      }, timeoutMs);
+      this.onAnswered = () => {
+        if (this.inFlight === 0) done(true);
+      };
+    });
   }
 
   // ---- dispatch -------------------------------------------------------------
