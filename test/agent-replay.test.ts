@@ -170,7 +170,7 @@ describe('durability', () => {
     await h.agent.exited;
     const seen = agentText(h.updates(sessionId));
     expect(seen.length).toBeGreaterThan(0);
-    const files = readdirSync(join(dataDir, 'sessions'));
+    const files = readdirSync(join(dataDir, 'agents', 'scripted-agent', 'sessions'));
     expect(files).toEqual([`${sessionId}.jsonl`]);
 
     const h2 = start({ dataDir });
@@ -186,7 +186,7 @@ describe('durability', () => {
   it('ignores a torn last line and keeps appending after it', async () => {
     const dataDir = tempDataDir();
     const sessionId = await recordSession(dataDir, 1);
-    const file = join(dataDir, 'sessions', `${sessionId}.jsonl`);
+    const file = join(dataDir, 'agents', 'scripted-agent', 'sessions', `${sessionId}.jsonl`);
     const { appendFileSync } = await import('node:fs');
     appendFileSync(file, '{"sessionUpdate":"agent_message_chunk","messageId":"x","content":{"type":"te');
     const h = start({ dataDir });

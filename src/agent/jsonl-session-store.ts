@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync, fstatSync, readSync } from 'node:fs';
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AnySessionUpdate } from '../protocol/model/update.js';
@@ -15,14 +16,28 @@ interface ConfigLine {
   values: ConfigValues;
 }
 
+/** The built-in agent's `info.name`: its sessions keep the unkeyed folder they always had. */
+export const BUILTIN_AGENT_NAME = 'acp-kit-agent';
+
 /**
- * Where sessions live by default: `$ACP_KIT_DATA_DIR/sessions`, else
- * `$XDG_DATA_HOME/acp-kit/sessions`, else `~/.local/share/acp-kit/sessions`.
+ * Where sessions live by default. The data root is `$ACP_KIT_DATA_DIR`, else
+ * `$XDG_DATA_HOME/acp-kit`, else `~/.local/share/acp-kit`. Under it each agent has its own store,
+ * keyed by its `info.name` (sanitised to `[A-Za-z0-9._-]`), so two agents built on acp-kit never
+ * list or resume each other's sessions: `<root>/agents/<name>/sessions`. Without a name, and for
+ * the built-in agent ({@link BUILTIN_AGENT_NAME}), `<root>/sessions` (where it always was).
  */
-export function defaultSessionDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.ACP_KIT_DATA_DIR) return join(env.ACP_KIT_DATA_DIR, 'sessions');
-  const xdg = env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
-  return join(xdg, 'acp-kit', 'sessions');
+export function defaultSessionDir(env: NodeJS.ProcessEnv = process.env, agentName?: string): string {
+  const root = env.ACP_KIT_DATA_DIR ? env.ACP_KIT_DATA_DIR : join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'acp-kit');
+  if (agentName === undefined || agentName === BUILTIN_AGENT_NAME) return join(root, 'sessions');
+  return join(root, 'agents', agentDirName(agentName), 'sessions');
+}
+
+/** A file-name-safe, collision-resistant folder name for an agent name. */
+export function agentDirName(name: string): string {
+  const safe = name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100);
+  // names that differ only in replaced characters, or that are not usable as is, get a hash suffix
+  if (safe === name && safe !== '' && safe !== '.' && safe !== '..') return safe;
+  return `${safe.replace(/^\.+/, '_') || '_'}-${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
 }
 
 /** Ids the runtime mints look like this; anything else cannot name a file here (no path tricks). */
