@@ -130,6 +130,7 @@ class AgentConnectionImpl implements AgentConnection {
       const all = [...this.sessions.values()];
       this.sessions.clear();
       await Promise.all(all.map((s) => s.close('the connection ending')));
+      for (const s of all) this.store.release?.(s.sessionId);
       return info;
     });
   }
@@ -363,12 +364,14 @@ class AgentConnectionImpl implements AgentConnection {
     const sessionId = `sess_${randomUUID().replace(/-/g, '')}`;
     const additionalDirectories = [...(p.additionalDirectories ?? [])];
     this.store.create({ sessionId, cwd: p.cwd, additionalDirectories, createdAt: new Date().toISOString(), title: null });
+    this.store.acquire?.(sessionId);
     const s = new SessionRuntime(this.host!, { sessionId, cwd: p.cwd, additionalDirectories, mcpServers: p.mcpServers ?? [], restored: false });
     let setup: SessionSetup | void;
     try {
       setup = await this.definition.openSession?.(s, { restored: false, history: [] });
     } catch (e) {
       await this.store.delete(sessionId).catch(() => undefined);
+      this.store.release?.(sessionId);
       throw e;
     }
     s.openWith(setup?.configOptions ?? []);
@@ -392,9 +395,20 @@ class AgentConnectionImpl implements AgentConnection {
         replay = true;
       }
     }
+    const existing = this.sessions.get(p.sessionId);
+    // one writer per stored session: refused while another process has it open (already ours when open here)
+    if (!existing) this.store.acquire?.(p.sessionId);
+    try {
+      return await this.restoreLocked(p, kind, replay, existing);
+    } catch (e) {
+      if (!existing) this.store.release?.(p.sessionId);
+      throw e;
+    }
+  }
+
+  private async restoreLocked(p: LoadSessionRequest | ResumeSessionRequest, kind: 'load' | 'resume', replay: boolean, existing: SessionRuntime | undefined): Promise<object> {
     const stored = await this.store.load(p.sessionId);
     if (!stored) throw AcpError.sessionNotFound(p.sessionId);
-    const existing = this.sessions.get(p.sessionId);
     if (existing && kind === 'resume' && sameSetup(existing, p)) {
       // already open here with the same roots and MCP servers: keep it (and its running turn);
       // replay through a fresh encoder. Another setup reopens it below like `session/load`, so
@@ -404,6 +418,7 @@ class AgentConnectionImpl implements AgentConnection {
       return this.setupResult(existing, undefined);
     }
     if (existing) {
+      // the lock stays: the reopened runtime takes it over
       this.sessions.delete(p.sessionId);
       await existing.close('reopening the session');
     }
@@ -486,6 +501,7 @@ class AgentConnectionImpl implements AgentConnection {
     }
     this.sessions.delete(p.sessionId);
     await s.close('session/close');
+    this.store.release?.(p.sessionId);
     return {};
   }
 
@@ -495,7 +511,11 @@ class AgentConnectionImpl implements AgentConnection {
       this.sessions.delete(p.sessionId);
       await s.close('session/delete');
     }
-    await this.store.delete(p.sessionId);
+    try {
+      await this.store.delete(p.sessionId);
+    } finally {
+      if (s) this.store.release?.(p.sessionId);
+    }
     return {};
   }
 

@@ -1,10 +1,11 @@
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync, fstatSync, readSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync, fstatSync, readSync, statSync, unlinkSync } from 'node:fs';
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
-import { homedir } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import type { AnySessionUpdate } from '../protocol/model/update.js';
-import { applyInfo, type ConfigValues, type SessionStore, type StoredSession, type StoredSessionMeta } from './session-store.js';
+import { AcpError } from '../protocol/errors.js';
+import { applyInfo, SESSION_LOCKED, type ConfigValues, type SessionStore, type StoredSession, type StoredSessionMeta } from './session-store.js';
 
 /** The first line of a session file. */
 interface HeaderLine extends StoredSessionMeta {
@@ -53,6 +54,8 @@ const SAFE_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/;
 export class JsonlSessionStore implements SessionStore {
   readonly dir: string;
   private readonly fds = new Map<string, number>();
+  /** Locks this process holds, with how often each was taken. */
+  private readonly locks = new Map<string, number>();
 
   constructor(options: { dir?: string } = {}) {
     this.dir = options.dir ?? defaultSessionDir();
@@ -151,6 +154,17 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   async delete(sessionId: string): Promise<void> {
+    // never pull a session from under another process that has it open
+    const ours = this.locks.has(sessionId);
+    if (!ours) this.acquire(sessionId);
+    try {
+      await this.deleteFile(sessionId);
+    } finally {
+      if (!ours) this.release(sessionId);
+    }
+  }
+
+  private async deleteFile(sessionId: string): Promise<void> {
     const fd = this.fds.get(sessionId);
     if (fd !== undefined) {
       this.fds.delete(sessionId);
@@ -160,10 +174,119 @@ export class JsonlSessionStore implements SessionStore {
     if (file) await unlink(file).catch(() => undefined);
   }
 
-  /** Closes the open descriptors (appends reopen them). */
+  /**
+   * Single writer per session: `<id>.lock` (created exclusively) names the holding process. A
+   * lock whose process is gone (same host, pid not alive) is stale and taken over.
+   */
+  acquire(sessionId: string): void {
+    const held = this.locks.get(sessionId);
+    if (held !== undefined) {
+      this.locks.set(sessionId, held + 1);
+      return;
+    }
+    const file = this.file(sessionId);
+    if (!file) return;
+    const lock = file.replace(/\.jsonl$/, '.lock');
+    mkdirSync(this.dir, { recursive: true });
+    const me: LockInfo = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const fd = openSync(lock, 'wx');
+        writeSync(fd, JSON.stringify(me));
+        closeSync(fd);
+        this.locks.set(sessionId, 1);
+        return;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
+      const holder = readLock(lock);
+      if (!holder && lockAgeMs(lock) < 5000) {
+        // just created by a process that has not written its pid yet
+        throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`, { sessionId });
+      }
+      if (holder && holder.pid === process.pid && holder.host === me.host) {
+        // ours, left behind by another store object of this process
+        this.locks.set(sessionId, 1);
+        return;
+      }
+      if (holder && (holder.host !== me.host || pidAlive(holder.pid))) {
+        throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is open in another process (pid ${holder.pid}${holder.host !== me.host ? ` on ${holder.host}` : ''}, since ${holder.since}); close it there first. Lock file: ${lock}`, {
+          sessionId,
+          pid: holder.pid,
+          host: holder.host,
+        });
+      }
+      // stale (its process is gone) or unreadable: take it over
+      try {
+        unlinkSync(lock);
+      } catch {
+        /* another process took it over first: retry sees it */
+      }
+    }
+    throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`, { sessionId });
+  }
+
+  release(sessionId: string): void {
+    const held = this.locks.get(sessionId);
+    if (held === undefined) return;
+    if (held > 1) {
+      this.locks.set(sessionId, held - 1);
+      return;
+    }
+    this.locks.delete(sessionId);
+    const file = this.file(sessionId);
+    if (!file) return;
+    const lock = file.replace(/\.jsonl$/, '.lock');
+    if (readLock(lock)?.pid === process.pid) {
+      try {
+        unlinkSync(lock);
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+
+  /** Closes the open descriptors (appends reopen them) and gives back every lock of this store. */
   close(): void {
     for (const fd of this.fds.values()) closeSync(fd);
     this.fds.clear();
+    for (const id of [...this.locks.keys()]) {
+      this.locks.set(id, 1);
+      this.release(id);
+    }
+  }
+}
+
+interface LockInfo {
+  pid: number;
+  host: string;
+  since: string;
+}
+
+function readLock(file: string): LockInfo | undefined {
+  try {
+    const v = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockInfo>;
+    return typeof v.pid === 'number' ? { pid: v.pid, host: typeof v.host === 'string' ? v.host : hostname(), since: typeof v.since === 'string' ? v.since : '?' } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function lockAgeMs(file: string): number {
+  try {
+    return Date.now() - statSync(file).mtimeMs;
+  } catch {
+    return Infinity;
+  }
+}
+
+/** Whether a process with this pid exists (EPERM: it exists, owned by someone else). */
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
