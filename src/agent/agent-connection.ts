@@ -21,7 +21,7 @@ import { modesOf, restoreValues } from './config-options.js';
 import { stderrLogger, type AgentLogger } from './logger.js';
 import { listPage } from './session-list.js';
 import { SessionRuntime, type SessionHost } from './session-runtime.js';
-import { InMemorySessionStore, isHistoryUpdate, type SessionStore } from './session-store.js';
+import { InMemorySessionStore, isHistoryUpdate, type SessionStore, type StoredSession } from './session-store.js';
 import type { AgentDefinition, ClientPeerInfo, ClientServices, PermissionQuestion, SessionSetup } from './types.js';
 
 export interface ServeAgentOptions {
@@ -95,6 +95,8 @@ class AgentConnectionImpl implements AgentConnection {
   private host: SessionHost | undefined;
   /** Requests received and not yet answered (drained at the end of input). */
   private inFlight = 0;
+  private replayValidator: WireValidator | undefined;
+  private neutralCheck: { encoder: UpdateEncoder; validator: WireValidator } | undefined;
   private onAnswered: (() => void) | undefined;
 
   constructor(
@@ -413,7 +415,7 @@ class AgentConnectionImpl implements AgentConnection {
       // already open here with the same roots and MCP servers: keep it (and its running turn);
       // replay through a fresh encoder. Another setup reopens it below like `session/load`, so
       // `openSession` sees the request's complete `mcpServers` list (ACP-V2-RESUME-09).
-      if (replay) await this.replay(existing, stored.updates, this.codec!.createUpdateEncoder({ clientCapabilities: this.client.capabilities, configOptions: existing.configOptions }));
+      if (replay) await this.replay(existing, stored, this.codec!.createUpdateEncoder({ clientCapabilities: this.client.capabilities, configOptions: existing.configOptions }));
       if (this.version === 2) existing.sendLive(existing.stateSnapshot());
       return this.setupResult(existing, undefined);
     }
@@ -427,7 +429,7 @@ class AgentConnectionImpl implements AgentConnection {
     const history = stored.updates.filter(isHistoryUpdate);
     const setup = await this.definition.openSession?.(s, { restored: true, history });
     s.openWith(restoreValues(setup?.configOptions ?? [], stored.meta.configValues));
-    if (replay) await this.replay(s, stored.updates);
+    if (replay) await this.replay(s, stored);
     else for (const u of stored.updates) if (isHistoryUpdate(u)) s.prime(u);
     if (this.version === 2) s.sendLive(s.stateSnapshot());
     this.sessions.set(p.sessionId, s);
@@ -442,20 +444,63 @@ class AgentConnectionImpl implements AgentConnection {
    * `content: []`: a client that already holds them (an earlier resume) replaces them instead of
    * appending a second copy (ACP-V2-RESUME-04).
    */
-  private async replay(s: SessionRuntime, updates: readonly AnySessionUpdate[], encoder?: UpdateEncoder): Promise<void> {
-    const send = (u: AnySessionUpdate): void => {
-      if (encoder) this.writeUpdate(s.sessionId, encoder, u);
-      else s.sendLive(u);
+  private async replay(s: SessionRuntime, stored: StoredSession, encoder?: UpdateEncoder): Promise<void> {
+    const enc = encoder ?? s.encoder;
+    // stored lines are checked against the schema before they go out: a corrupt or hand-edited
+    // store must not put invalid updates on the wire (nor abort the replay half-way)
+    const validator = (this.replayValidator ??= getValidator(this.version!));
+    const send = (u: AnySessionUpdate, where: string): void => {
+      if (!encoder) s.noteSent(u);
+      let wires: unknown[];
+      try {
+        wires = enc.encode(u as SessionUpdate);
+      } catch (e) {
+        this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: it cannot be encoded (${(e as Error)?.message ?? String(e)})`);
+        return;
+      }
+      if (wires.length === 0 && this.version === 1) {
+        // v1 drops what it cannot show: tell a corrupt body (checked in the v2 shape, the closest
+        // to the neutral model) from a kind v1 simply lacks
+        const v2 = (this.neutralCheck ??= { encoder: codecFor(2).createUpdateEncoder(), validator: getValidator(2) });
+        let failure: ReturnType<WireValidator['update']> = null;
+        try {
+          for (const w of v2.encoder.encode(u as SessionUpdate)) failure ||= v2.validator.update(w);
+        } catch (e) {
+          failure = { path: 'update', message: (e as Error)?.message ?? String(e) } as ReturnType<WireValidator['update']>;
+        }
+        if (failure && failure !== 'unknown') this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: invalid ${u.sessionUpdate} at ${failure.path}: ${failure.message}`);
+        return;
+      }
+      for (const wire of wires) {
+        let failure: ReturnType<WireValidator['update']>;
+        try {
+          failure = validator.update(wire);
+        } catch (e) {
+          failure = { path: 'update', message: (e as Error)?.message ?? String(e) } as ReturnType<WireValidator['update']>;
+        }
+        if (failure && failure !== 'unknown') {
+          this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: invalid ${(wire as { sessionUpdate?: unknown }).sessionUpdate ?? 'update'} at ${failure.path}: ${failure.message}`);
+          continue;
+        }
+        try {
+          this.peer.notify(Methods.sessionUpdate, { sessionId: s.sessionId, update: wire });
+        } catch (e) {
+          // e.g. nested too deep to serialise
+          this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: it cannot be sent (${(e as Error)?.message ?? String(e)})`);
+        }
+      }
     };
     const primed = new Set<string>();
     let n = 0;
-    for (const u of updates) {
+    for (let i = 0; i < stored.updates.length; i++) {
+      const u = stored.updates[i];
       if (!isHistoryUpdate(u)) continue;
+      const where = stored.locations?.[i] ?? `history entry ${i + 1}`;
       if (this.version === 2) {
         const primer = replayPrimer(u, primed);
-        if (primer) send(primer);
+        if (primer) send(primer, where);
       }
-      send(u);
+      send(u, where);
       if (++n % 256 === 0) await this.peer.whenWritable();
     }
   }

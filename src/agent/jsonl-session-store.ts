@@ -57,8 +57,25 @@ export class JsonlSessionStore implements SessionStore {
   /** Locks this process holds, with how often each was taken. */
   private readonly locks = new Map<string, number>();
 
-  constructor(options: { dir?: string } = {}) {
+  private readonly onProblem: (problem: StoreProblem) => void;
+  /** Problems already reported (each once per store, not on every list). */
+  private readonly reported = new Set<string>();
+
+  /**
+   * @param options.dir where the files live (default {@link defaultSessionDir}).
+   * @param options.onProblem hears about corrupt files and lines (default: a warning on stderr,
+   *   never stdout); each problem is reported once per store.
+   */
+  constructor(options: { dir?: string; onProblem?: (problem: StoreProblem) => void } = {}) {
     this.dir = options.dir ?? defaultSessionDir();
+    this.onProblem = options.onProblem ?? ((p) => process.stderr.write(`[acp-kit session store] warn: ${p.file}:${p.line}: ${p.message}\n`));
+  }
+
+  private problem(p: StoreProblem): void {
+    const key = `${p.file}:${p.line}:${p.message}`;
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.onProblem(p);
   }
 
   private file(sessionId: string): string | undefined {
@@ -122,8 +139,12 @@ export class JsonlSessionStore implements SessionStore {
     } catch {
       return undefined;
     }
-    const parsed = parseSessionFile(text);
-    if (!parsed) return undefined;
+    const { session: parsed, header, problems } = parseSessionFileDetailed(text, file);
+    if (!parsed) {
+      const h = header!;
+      throw AcpError.internal(`session ${sessionId} is stored corrupt: ${h.file}:${h.line}: ${h.message}; repair or remove that file`, { sessionId, file: h.file, line: h.line });
+    }
+    for (const p of problems) this.problem(p);
     const st = await stat(file).catch(() => undefined);
     if (st && !parsed.meta.updatedAt) parsed.meta.updatedAt = st.mtime.toISOString();
     return parsed;
@@ -143,7 +164,10 @@ export class JsonlSessionStore implements SessionStore {
       try {
         const [text, st] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
         const meta = parseMetaOnly(text);
-        if (!meta) continue;
+        if (typeof meta === 'string') {
+          this.problem({ file, line: 1, message: `${meta}; the session is not listed (repair or remove the file)` });
+          continue;
+        }
         meta.updatedAt = meta.updatedAt ?? st.mtime.toISOString();
         out.push(meta);
       } catch {
@@ -290,50 +314,87 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-function parseHeader(line: string | undefined): StoredSessionMeta | undefined {
-  if (!line) return undefined;
+/** Why a header line is not a session header, or the header's metadata. */
+function readHeader(line: string | undefined): StoredSessionMeta | string {
+  if (!line) return 'the header line is empty';
+  let h: Partial<HeaderLine>;
   try {
-    const h = JSON.parse(line) as Partial<HeaderLine>;
-    if (h.acpKitSession !== 1 || typeof h.sessionId !== 'string' || typeof h.cwd !== 'string') return undefined;
-    const { acpKitSession: _v, ...meta } = h as HeaderLine;
-    return { ...meta, additionalDirectories: Array.isArray(meta.additionalDirectories) ? meta.additionalDirectories : [] };
-  } catch {
-    return undefined;
+    h = JSON.parse(line) as Partial<HeaderLine>;
+  } catch (e) {
+    return `the header line is not valid JSON (${(e as Error).message})`;
   }
+  if (!h || typeof h !== 'object' || Array.isArray(h)) return 'the header line is not a JSON object';
+  if (h.acpKitSession !== 1) return `the header line has no "acpKitSession": 1 (got ${JSON.stringify(h.acpKitSession) ?? 'none'})`;
+  if (typeof h.sessionId !== 'string') return 'the header line has no string "sessionId"';
+  if (typeof h.cwd !== 'string') return 'the header line has no string "cwd"';
+  const { acpKitSession: _v, ...meta } = h as HeaderLine;
+  return { ...meta, additionalDirectories: Array.isArray(meta.additionalDirectories) ? meta.additionalDirectories : [] };
 }
 
-/** Parses a whole session file; lines that are not JSON (a torn write) are skipped. */
-export function parseSessionFile(text: string): StoredSession | undefined {
+function parseHeader(line: string | undefined): StoredSessionMeta | undefined {
+  const h = readHeader(line);
+  return typeof h === 'string' ? undefined : h;
+}
+
+/** A problem found in a stored session file: where, and what is wrong. */
+export interface StoreProblem {
+  file: string;
+  /** 1-based line number */
+  line: number;
+  message: string;
+}
+
+/** A parsed session file, or why its header is unusable; `problems` lists lines that were skipped. */
+export function parseSessionFileDetailed(text: string, file = '<session file>'): { session?: StoredSession; header?: StoreProblem; problems: StoreProblem[] } {
   const lines = text.split('\n');
-  const meta = parseHeader(lines[0]);
-  if (!meta) return undefined;
+  const h = readHeader(lines[0]);
+  if (typeof h === 'string') return { header: { file, line: 1, message: h }, problems: [] };
+  const meta = h;
   const updates: AnySessionUpdate[] = [];
+  const locations: string[] = [];
+  const problems: StoreProblem[] = [];
+  // the last line may be torn by a crash mid-write: not a problem, it is fenced off on the next append
+  const last = lines.length - 1;
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i];
     if (!line) continue;
     let v: unknown;
     try {
       v = JSON.parse(line);
-    } catch {
+    } catch (e) {
+      if (i !== last) problems.push({ file, line: i + 1, message: `not valid JSON (${(e as Error).message}); skipped` });
       continue;
     }
-    if (!v || typeof v !== 'object') continue;
+    if (!v || typeof v !== 'object' || Array.isArray(v)) {
+      problems.push({ file, line: i + 1, message: 'not a JSON object; skipped' });
+      continue;
+    }
     const o = v as Record<string, unknown>;
     if (typeof o.sessionUpdate === 'string') {
       updates.push(o as AnySessionUpdate);
+      locations.push(`${file}:${i + 1}`);
       applyInfo(meta, o as AnySessionUpdate);
     } else if (o.record === 'config' && o.values && typeof o.values === 'object') {
       meta.configValues = o.values as ConfigValues;
+    } else {
+      problems.push({ file, line: i + 1, message: 'neither an update (no string "sessionUpdate") nor a config record; skipped' });
     }
   }
-  return { meta, updates };
+  return { session: { meta, updates, locations }, problems };
+}
+
+/** Parses a whole session file; lines that are not JSON (a torn write) are skipped. */
+export function parseSessionFile(text: string): StoredSession | undefined {
+  const { session } = parseSessionFileDetailed(text);
+  if (session) delete session.locations;
+  return session;
 }
 
 /** Header plus title changes, without parsing every update line. */
-function parseMetaOnly(text: string): StoredSessionMeta | undefined {
+function parseMetaOnly(text: string): StoredSessionMeta | string {
   const nl = text.indexOf('\n');
-  const meta = parseHeader(nl < 0 ? text : text.slice(0, nl));
-  if (!meta || nl < 0) return meta;
+  const meta = readHeader(nl < 0 ? text : text.slice(0, nl));
+  if (typeof meta === 'string' || nl < 0) return meta;
   for (const line of text.slice(nl + 1).split('\n')) {
     if (!line.includes('"session_info_update"')) continue;
     try {

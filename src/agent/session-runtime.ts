@@ -155,6 +155,12 @@ export class SessionRuntime implements AgentSession {
     this.host.sendUpdate(this, update);
   }
 
+  /** Records that `update` went out through this session's encoder by other means (a replay). */
+  noteSent(update: AnySessionUpdate): void {
+    this.noteToolCall(update);
+    this.encoderUsed = true;
+  }
+
   /** Sends an update that is not part of the history and not of any turn (v2 state snapshots). */
   sendLive(update: AnySessionUpdate): void {
     if (this.closed) return;

@@ -24,6 +24,8 @@ export interface StoredSessionMeta {
 export interface StoredSession {
   meta: StoredSessionMeta;
   updates: AnySessionUpdate[];
+  /** Optional: where each update is stored (same order as `updates`, e.g. `file:line`), for problem reports. */
+  locations?: string[];
 }
 
 /**
