@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync, fstatSync, readSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync, fstatSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { homedir, hostname } from 'node:os';
@@ -41,6 +41,25 @@ export function agentDirName(name: string): string {
   return `${safe.replace(/^\.+/, '_') || '_'}-${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
 }
 
+/** Files read at once by one `list()`. */
+const LIST_CONCURRENCY = 16;
+/** The index file next to each session file. */
+const INDEX_SUFFIX = '.meta.json';
+
+/** Metadata from an index file, or why it is unusable. */
+function readIndex(text: string): StoredSessionMeta | string {
+  let v: Record<string, unknown>;
+  try {
+    v = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return 'index is not JSON';
+  }
+  if (!v || v.acpKitIndex !== 1 || typeof v.sessionId !== 'string' || typeof v.cwd !== 'string') return 'index is not an acp-kit session index';
+  const { acpKitIndex: _i, ...meta } = v;
+  const m = meta as unknown as StoredSessionMeta;
+  return { ...m, additionalDirectories: Array.isArray(m.additionalDirectories) ? m.additionalDirectories : [] };
+}
+
 /** Ids the runtime mints look like this; anything else cannot name a file here (no path tricks). */
 const SAFE_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/;
 
@@ -54,6 +73,10 @@ const SAFE_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/;
 export class JsonlSessionStore implements SessionStore {
   readonly dir: string;
   private readonly fds = new Map<string, number>();
+  /** Indexed metadata of the sessions this store wrote or read (no config values). */
+  private readonly metas = new Map<string, StoredSessionMeta>();
+  /** The list scan in progress: concurrent `list()` calls run one after the other. */
+  private listing: Promise<void> = Promise.resolve();
   /** Locks this process holds, with how often each was taken. */
   private readonly locks = new Map<string, number>();
 
@@ -119,10 +142,66 @@ export class JsonlSessionStore implements SessionStore {
     const fd = openSync(file, 'w');
     writeSync(fd, JSON.stringify(header) + '\n');
     closeSync(fd);
+    const { acpKitSession: _v, configValues: _c, ...indexed } = header;
+    this.writeIndex(meta.sessionId, indexed);
   }
 
   append(sessionId: string, update: AnySessionUpdate): void {
     this.writeLine(sessionId, update);
+    // titles (and explicit updatedAt) are what `list` shows besides the header: kept in the index
+    if (update.sessionUpdate === 'session_info_update') {
+      const meta = this.indexed(sessionId);
+      if (meta) {
+        applyInfo(meta, update);
+        this.writeIndex(sessionId, meta);
+      }
+    }
+  }
+
+  private indexFile(sessionId: string): string | undefined {
+    return SAFE_ID.test(sessionId) ? join(this.dir, `${sessionId}${INDEX_SUFFIX}`) : undefined;
+  }
+
+  /** The small `<id>.meta.json` next to a session file: what `session/list` needs, no history. */
+  private writeIndex(sessionId: string, meta: StoredSessionMeta): void {
+    const file = this.indexFile(sessionId);
+    if (!file) return;
+    const { configValues: _c, ...indexed } = meta;
+    this.metas.set(sessionId, indexed);
+    try {
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify({ acpKitIndex: 1, ...indexed }));
+      renameSync(tmp, file);
+    } catch (e) {
+      // the history is what matters; a missing index is rebuilt from the file by `list`
+      this.problem({ file, line: 1, message: `could not write the session index (${(e as Error).message})` });
+    }
+  }
+
+  /** The indexed metadata of a session (memory, else its index file, else its session file). */
+  private indexed(sessionId: string): StoredSessionMeta | undefined {
+    const known = this.metas.get(sessionId);
+    if (known) return known;
+    const index = this.indexFile(sessionId);
+    const file = this.file(sessionId);
+    if (!index || !file) return undefined;
+    let meta: StoredSessionMeta | string | undefined;
+    try {
+      meta = readIndex(readFileSync(index, 'utf8'));
+    } catch {
+      /* below */
+    }
+    if (meta === undefined || typeof meta === 'string') {
+      try {
+        meta = parseMetaOnly(readFileSync(file, 'utf8'));
+      } catch {
+        return undefined;
+      }
+    }
+    if (typeof meta === 'string') return undefined;
+    delete meta.configValues;
+    this.metas.set(sessionId, meta);
+    return meta;
   }
 
   setConfigValues(sessionId: string, values: ConfigValues): void {
@@ -150,31 +229,66 @@ export class JsonlSessionStore implements SessionStore {
     return parsed;
   }
 
+  /**
+   * Every session's metadata from the small index files (`<id>.meta.json`) and one `stat` per
+   * session: no history is read. A session without a usable index (written by an older version,
+   * or by a crash between the two writes) is indexed once from its file. At most
+   * {@link LIST_CONCURRENCY} files are open at once, and concurrent calls share one scan at a time.
+   */
   async list(): Promise<StoredSessionMeta[]> {
+    const previous = this.listing;
+    let done!: () => void;
+    this.listing = new Promise<void>((r) => (done = r));
+    try {
+      await previous;
+      return await this.scan();
+    } finally {
+      done();
+    }
+  }
+
+  private async scan(): Promise<StoredSessionMeta[]> {
     let names: string[];
     try {
       names = await readdir(this.dir);
     } catch {
       return [];
     }
+    const ids = names.filter((n) => n.endsWith('.jsonl')).map((n) => n.slice(0, -'.jsonl'.length));
     const out: StoredSessionMeta[] = [];
-    for (const name of names) {
-      if (!name.endsWith('.jsonl')) continue;
-      const file = join(this.dir, name);
-      try {
-        const [text, st] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
-        const meta = parseMetaOnly(text);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < ids.length) {
+        const meta = await this.listOne(ids[next++]);
+        if (meta) out.push(meta);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, ids.length) }, worker));
+    return out;
+  }
+
+  private async listOne(sessionId: string): Promise<StoredSessionMeta | undefined> {
+    const file = join(this.dir, `${sessionId}.jsonl`);
+    const index = this.indexFile(sessionId);
+    try {
+      const st = await stat(file);
+      // the index file, not this store's memory: another process may have written the session since
+      let meta: StoredSessionMeta | string | undefined = index ? await readFile(index, 'utf8').then(readIndex, () => undefined) : undefined;
+      if (meta === undefined || typeof meta === 'string') {
+        // no usable index: read the file once and write one
+        meta = parseMetaOnly(await readFile(file, 'utf8'));
         if (typeof meta === 'string') {
           this.problem({ file, line: 1, message: `${meta}; the session is not listed (repair or remove the file)` });
-          continue;
+          return undefined;
         }
-        meta.updatedAt = meta.updatedAt ?? st.mtime.toISOString();
-        out.push(meta);
-      } catch {
-        /* vanished or unreadable: not listed */
+        if (meta.sessionId === sessionId) this.writeIndex(sessionId, { ...meta });
       }
+      delete meta.configValues;
+      meta.updatedAt = meta.updatedAt ?? st.mtime.toISOString();
+      return meta;
+    } catch {
+      return undefined; // vanished or unreadable: not listed
     }
-    return out;
   }
 
   async delete(sessionId: string): Promise<void> {
@@ -189,6 +303,9 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   private async deleteFile(sessionId: string): Promise<void> {
+    this.metas.delete(sessionId);
+    const index = this.indexFile(sessionId);
+    if (index) await unlink(index).catch(() => undefined);
     const fd = this.fds.get(sessionId);
     if (fd !== undefined) {
       this.fds.delete(sessionId);
@@ -258,6 +375,7 @@ export class JsonlSessionStore implements SessionStore {
       return;
     }
     this.locks.delete(sessionId);
+    this.metas.delete(sessionId);
     const file = this.file(sessionId);
     if (!file) return;
     const lock = file.replace(/\.jsonl$/, '.lock');
