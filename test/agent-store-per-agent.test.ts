@@ -32,7 +32,7 @@ describe('sessions per agent', () => {
     expect((await b.request<any>('session/list', {})).sessions).toEqual([]);
     const e = await b.request('session/resume', { sessionId, cwd: '/tmp' }).catch((x) => x);
     expect(e.code).toBe(-32002);
-    expect(readdirSync(join(dir, 'agents', 'agent-a', 'sessions'))).toEqual([`${sessionId}.jsonl`]);
+    expect(readdirSync(join(dir, 'agents', 'agent-a', 'sessions')).filter((f) => f.endsWith('.jsonl'))).toEqual([`${sessionId}.jsonl`]);
     expect(existsSync(join(dir, 'sessions'))).toBe(false);
   });
 
