@@ -171,8 +171,8 @@ describe('durability', () => {
     const seen = agentText(h.updates(sessionId));
     expect(seen.length).toBeGreaterThan(0);
     const files = readdirSync(join(dataDir, 'agents', 'scripted-agent', 'sessions'));
-    // the killed agent's lock stays behind (stale: taken over below)
-    expect(files.sort()).toEqual([`${sessionId}.jsonl`, `${sessionId}.lock`]);
+    // the session file, its list index, and the killed agent's lock (stale: taken over below)
+    expect(files.sort()).toEqual([`${sessionId}.jsonl`, `${sessionId}.lock`, `${sessionId}.meta.json`]);
 
     const h2 = start({ dataDir });
     await h2.request('initialize', initParams(1));
