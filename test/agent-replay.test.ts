@@ -170,8 +170,9 @@ describe('durability', () => {
     await h.agent.exited;
     const seen = agentText(h.updates(sessionId));
     expect(seen.length).toBeGreaterThan(0);
-    const files = readdirSync(join(dataDir, 'sessions'));
-    expect(files).toEqual([`${sessionId}.jsonl`]);
+    const files = readdirSync(join(dataDir, 'agents', 'scripted-agent', 'sessions'));
+    // the session file, its list index, and the killed agent's lock (stale: taken over below)
+    expect(files.sort()).toEqual([`${sessionId}.jsonl`, `${sessionId}.lock`, `${sessionId}.meta.json`]);
 
     const h2 = start({ dataDir });
     await h2.request('initialize', initParams(1));
@@ -186,7 +187,7 @@ describe('durability', () => {
   it('ignores a torn last line and keeps appending after it', async () => {
     const dataDir = tempDataDir();
     const sessionId = await recordSession(dataDir, 1);
-    const file = join(dataDir, 'sessions', `${sessionId}.jsonl`);
+    const file = join(dataDir, 'agents', 'scripted-agent', 'sessions', `${sessionId}.jsonl`);
     const { appendFileSync } = await import('node:fs');
     appendFileSync(file, '{"sessionUpdate":"agent_message_chunk","messageId":"x","content":{"type":"te');
     const h = start({ dataDir });

@@ -251,12 +251,12 @@ ${snippet(/requestPermission\(/)}
 
   it('the custom-model snippet runs the coding agent with that model', async () => {
     const agent = file('model-agent.mjs', snippet(/createCodingAgent\(\{ model \}\)/));
-    // runAgentOnStdio's default JsonlSessionStore writes under $ACP_KIT_DATA_DIR
+    // runAgentOnStdio's default JsonlSessionStore writes under $ACP_KIT_DATA_DIR/agents/<info.name>
     const r = await run(CLIENT, ['--prompt', 'hi', '--', process.execPath, agent], { env: { ...process.env, ACP_KIT_DATA_DIR: join(dir, 'data') } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Hello! [1-9]\d* tools are available\.$/m);
     expect(r.stdout).toMatch(/^stop reason: end_turn$/m);
-    expect(existsSync(join(dir, 'data', 'sessions'))).toBe(true);
+    expect(existsSync(join(dir, 'data', 'agents', 'acp-kit-coding-agent', 'sessions'))).toBe(true);
   });
 
   it('the codec and rpc snippets print what their comments say', async () => {

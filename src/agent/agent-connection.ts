@@ -21,7 +21,7 @@ import { modesOf, restoreValues } from './config-options.js';
 import { stderrLogger, type AgentLogger } from './logger.js';
 import { listPage } from './session-list.js';
 import { SessionRuntime, type SessionHost } from './session-runtime.js';
-import { InMemorySessionStore, isHistoryUpdate, type SessionStore } from './session-store.js';
+import { InMemorySessionStore, isHistoryUpdate, type SessionStore, type StoredSession } from './session-store.js';
 import type { AgentDefinition, ClientPeerInfo, ClientServices, PermissionQuestion, SessionSetup } from './types.js';
 
 export interface ServeAgentOptions {
@@ -56,6 +56,13 @@ export interface AgentConnection {
   readonly closed: Promise<CloseInfo>;
   /** Ends the connection (running turns are cancelled). */
   close(): void;
+  /**
+   * For an input that has ended (the client closed its side): cancels every running turn, then
+   * resolves once each request received so far has been answered, or after `timeoutMs` (default
+   * 5000). Resolves `true` when nothing was left unanswered. The connection stays open: call
+   * {@link close} afterwards.
+   */
+  drain(timeoutMs?: number): Promise<boolean>;
 }
 
 /**
@@ -70,6 +77,7 @@ export function serveAgent(definition: AgentDefinition, transport: Transport, op
 
 const DEFAULT_MAX_HELD = 8;
 const DEFAULT_CANCEL_TIMEOUT = 5000;
+const DEFAULT_DRAIN_TIMEOUT = 5000;
 
 class AgentConnectionImpl implements AgentConnection {
   readonly peer: JsonRpcPeer;
@@ -85,6 +93,11 @@ class AgentConnectionImpl implements AgentConnection {
   private otherRequestSeen = false;
   private readonly sessions = new Map<string, SessionRuntime>();
   private host: SessionHost | undefined;
+  /** Requests received and not yet answered (drained at the end of input). */
+  private inFlight = 0;
+  private replayValidator: WireValidator | undefined;
+  private neutralCheck: { encoder: UpdateEncoder; validator: WireValidator } | undefined;
+  private onAnswered: (() => void) | undefined;
 
   constructor(
     private readonly definition: AgentDefinition,
@@ -104,12 +117,22 @@ class AgentConnectionImpl implements AgentConnection {
         else this.logger.warn(`protocol problem (${p.kind}): ${p.message}`);
       },
     });
-    this.peer.onOtherRequest((method, params, ctx) => this.onRequest(method, params, ctx));
+    this.peer.onOtherRequest(async (method, params, ctx) => {
+      this.inFlight++;
+      try {
+        return await this.onRequest(method, params, ctx);
+      } finally {
+        this.inFlight--;
+        // the answer is written after this handler settles: let the peer write it first
+        if (this.inFlight === 0 && this.onAnswered) setImmediate(() => this.onAnswered?.());
+      }
+    });
     this.peer.onOtherNotification((method, params) => this.onNotification(method, params));
     this.closed = this.peer.closed.then(async (info) => {
       const all = [...this.sessions.values()];
       this.sessions.clear();
       await Promise.all(all.map((s) => s.close('the connection ending')));
+      for (const s of all) this.store.release?.(s.sessionId);
       return info;
     });
   }
@@ -120,6 +143,27 @@ class AgentConnectionImpl implements AgentConnection {
 
   close(): void {
     this.peer.close({ reason: 'closed by the agent' });
+  }
+
+  async drain(timeoutMs = DEFAULT_DRAIN_TIMEOUT): Promise<boolean> {
+    // the client can send nothing more (no cancel, no permission answer): end the turns now, so
+    // open v1 prompts are answered `cancelled` instead of running on unseen
+    for (const s of this.sessions.values()) s.cancel('the end of the input');
+    if (this.inFlight === 0) return true;
+    return new Promise<boolean>((resolve) => {
+      const done = (ok: boolean): void => {
+        clearTimeout(timer);
+        this.onAnswered = undefined;
+        resolve(ok);
+      };
+      const timer = setTimeout(() => {
+        this.logger.warn(`input ended: ${this.inFlight} request(s) still unanswered after ${timeoutMs} ms; closing anyway`);
+        done(false);
+      }, timeoutMs);
+      this.onAnswered = () => {
+        if (this.inFlight === 0) done(true);
+      };
+    });
   }
 
   // ---- dispatch -------------------------------------------------------------
@@ -322,12 +366,14 @@ class AgentConnectionImpl implements AgentConnection {
     const sessionId = `sess_${randomUUID().replace(/-/g, '')}`;
     const additionalDirectories = [...(p.additionalDirectories ?? [])];
     this.store.create({ sessionId, cwd: p.cwd, additionalDirectories, createdAt: new Date().toISOString(), title: null });
+    this.store.acquire?.(sessionId);
     const s = new SessionRuntime(this.host!, { sessionId, cwd: p.cwd, additionalDirectories, mcpServers: p.mcpServers ?? [], restored: false });
     let setup: SessionSetup | void;
     try {
       setup = await this.definition.openSession?.(s, { restored: false, history: [] });
     } catch (e) {
       await this.store.delete(sessionId).catch(() => undefined);
+      this.store.release?.(sessionId);
       throw e;
     }
     s.openWith(setup?.configOptions ?? []);
@@ -351,18 +397,30 @@ class AgentConnectionImpl implements AgentConnection {
         replay = true;
       }
     }
+    const existing = this.sessions.get(p.sessionId);
+    // one writer per stored session: refused while another process has it open (already ours when open here)
+    if (!existing) this.store.acquire?.(p.sessionId);
+    try {
+      return await this.restoreLocked(p, kind, replay, existing);
+    } catch (e) {
+      if (!existing) this.store.release?.(p.sessionId);
+      throw e;
+    }
+  }
+
+  private async restoreLocked(p: LoadSessionRequest | ResumeSessionRequest, kind: 'load' | 'resume', replay: boolean, existing: SessionRuntime | undefined): Promise<object> {
     const stored = await this.store.load(p.sessionId);
     if (!stored) throw AcpError.sessionNotFound(p.sessionId);
-    const existing = this.sessions.get(p.sessionId);
     if (existing && kind === 'resume' && sameSetup(existing, p)) {
       // already open here with the same roots and MCP servers: keep it (and its running turn);
       // replay through a fresh encoder. Another setup reopens it below like `session/load`, so
       // `openSession` sees the request's complete `mcpServers` list (ACP-V2-RESUME-09).
-      if (replay) await this.replay(existing, stored.updates, this.codec!.createUpdateEncoder({ clientCapabilities: this.client.capabilities, configOptions: existing.configOptions }));
+      if (replay) await this.replay(existing, stored, this.codec!.createUpdateEncoder({ clientCapabilities: this.client.capabilities, configOptions: existing.configOptions }));
       if (this.version === 2) existing.sendLive(existing.stateSnapshot());
       return this.setupResult(existing, undefined);
     }
     if (existing) {
+      // the lock stays: the reopened runtime takes it over
       this.sessions.delete(p.sessionId);
       await existing.close('reopening the session');
     }
@@ -371,28 +429,89 @@ class AgentConnectionImpl implements AgentConnection {
     const history = stored.updates.filter(isHistoryUpdate);
     const setup = await this.definition.openSession?.(s, { restored: true, history });
     s.openWith(restoreValues(setup?.configOptions ?? [], stored.meta.configValues));
-    if (replay) await this.replay(s, stored.updates);
+    if (replay) await this.replay(s, stored);
     else for (const u of stored.updates) if (isHistoryUpdate(u)) s.prime(u);
     if (this.version === 2) s.sendLive(s.stateSnapshot());
     this.sessions.set(p.sessionId, s);
-    return this.setupResult(s, setup);
+    return this.setupResult(s, setup, true);
   }
 
   /**
    * Sends the stored history, re-encoded for this connection's version (a v2-recorded session
    * replays to v1 and back); with `encoder` given, through it instead of the session's own.
+   * v2: the first chunk of each message is preceded by a whole-message update with the same id and
+   * `content: []`, and the first content chunk of a tool call by a `tool_call_update` with
+   * `content: []`: a client that already holds them (an earlier resume) replaces them instead of
+   * appending a second copy (ACP-V2-RESUME-04).
    */
-  private async replay(s: SessionRuntime, updates: readonly AnySessionUpdate[], encoder?: UpdateEncoder): Promise<void> {
+  private async replay(s: SessionRuntime, stored: StoredSession, encoder?: UpdateEncoder): Promise<void> {
+    const enc = encoder ?? s.encoder;
+    // stored lines are checked against the schema before they go out: a corrupt or hand-edited
+    // store must not put invalid updates on the wire (nor abort the replay half-way)
+    const validator = (this.replayValidator ??= getValidator(this.version!));
+    const send = (u: AnySessionUpdate, where: string): void => {
+      if (!encoder) s.noteSent(u);
+      let wires: unknown[];
+      try {
+        wires = enc.encode(u as SessionUpdate);
+      } catch (e) {
+        this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: it cannot be encoded (${(e as Error)?.message ?? String(e)})`);
+        return;
+      }
+      if (wires.length === 0 && this.version === 1) {
+        // v1 drops what it cannot show: tell a corrupt body (checked in the v2 shape, the closest
+        // to the neutral model) from a kind v1 simply lacks
+        const v2 = (this.neutralCheck ??= { encoder: codecFor(2).createUpdateEncoder(), validator: getValidator(2) });
+        let failure: ReturnType<WireValidator['update']> = null;
+        try {
+          for (const w of v2.encoder.encode(u as SessionUpdate)) failure ||= v2.validator.update(w);
+        } catch (e) {
+          failure = { path: 'update', message: (e as Error)?.message ?? String(e) } as ReturnType<WireValidator['update']>;
+        }
+        if (failure && failure !== 'unknown') this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: invalid ${u.sessionUpdate} at ${failure.path}: ${failure.message}`);
+        return;
+      }
+      for (const wire of wires) {
+        let failure: ReturnType<WireValidator['update']>;
+        try {
+          failure = validator.update(wire);
+        } catch (e) {
+          failure = { path: 'update', message: (e as Error)?.message ?? String(e) } as ReturnType<WireValidator['update']>;
+        }
+        if (failure && failure !== 'unknown') {
+          this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: invalid ${(wire as { sessionUpdate?: unknown }).sessionUpdate ?? 'update'} at ${failure.path}: ${failure.message}`);
+          continue;
+        }
+        try {
+          this.peer.notify(Methods.sessionUpdate, { sessionId: s.sessionId, update: wire });
+        } catch (e) {
+          // e.g. nested too deep to serialise
+          this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: it cannot be sent (${(e as Error)?.message ?? String(e)})`);
+        }
+      }
+    };
+    const primed = new Set<string>();
     let n = 0;
-    for (const u of updates) {
+    for (let i = 0; i < stored.updates.length; i++) {
+      const u = stored.updates[i];
       if (!isHistoryUpdate(u)) continue;
-      if (encoder) this.writeUpdate(s.sessionId, encoder, u);
-      else s.sendLive(u);
+      const where = stored.locations?.[i] ?? `history entry ${i + 1}`;
+      if (this.version === 2) {
+        const primer = replayPrimer(u, primed);
+        if (primer) send(primer, where);
+      }
+      send(u, where);
       if (++n % 256 === 0) await this.peer.whenWritable();
     }
   }
 
-  private setupResult(s: SessionRuntime, setup: SessionSetup | void): SessionSetupResult {
+  /**
+   * The session/new, load or resume result. v1 results cannot carry commands, so they go out as an
+   * `available_commands_update` (ACP-ALL-CMD-01): for a restored session BEFORE the response, so
+   * everything describing it precedes the response and nothing of it follows until the next
+   * prompt; for a new session right after it (the client learns the id from the response).
+   */
+  private setupResult(s: SessionRuntime, setup: SessionSetup | void, restored = false): SessionSetupResult {
     const res: SessionSetupResult = {};
     const config = this.visibleConfig(s.configOptions);
     const commands = setup?.availableCommands;
@@ -403,8 +522,11 @@ class AgentConnectionImpl implements AgentConnection {
       if (config.length > 0) res.configOptions = config;
       const modes = modesOf(s.configOptions);
       if (modes) res.modes = modes;
-      // v1 has no `availableCommands` in results: an update right after the response (ACP-ALL-CMD-01)
-      if (commands) setImmediate(() => s.sendLive({ sessionUpdate: 'available_commands_update', availableCommands: commands }));
+      if (commands) {
+        const update: AnySessionUpdate = { sessionUpdate: 'available_commands_update', availableCommands: commands };
+        if (restored) s.sendLive(update);
+        else setImmediate(() => s.sendLive(update));
+      }
     }
     return res;
   }
@@ -424,6 +546,7 @@ class AgentConnectionImpl implements AgentConnection {
     }
     this.sessions.delete(p.sessionId);
     await s.close('session/close');
+    this.store.release?.(p.sessionId);
     return {};
   }
 
@@ -433,7 +556,11 @@ class AgentConnectionImpl implements AgentConnection {
       this.sessions.delete(p.sessionId);
       await s.close('session/delete');
     }
-    await this.store.delete(p.sessionId);
+    try {
+      await this.store.delete(p.sessionId);
+    } finally {
+      if (s) this.store.release?.(p.sessionId);
+    }
     return {};
   }
 
@@ -442,6 +569,8 @@ class AgentConnectionImpl implements AgentConnection {
     if (!Array.isArray(p.prompt) || (this.version === 2 && p.prompt.length === 0)) {
       throw AcpError.invalidParams('params.prompt: must contain at least one content block (ACP-V2-LIFE-14)', { path: 'params.prompt' });
     }
+    const deep = tooDeep(p.prompt, 'params.prompt', MAX_PROMPT_DEPTH);
+    if (deep) throw AcpError.invalidParams(`${deep}: nested deeper than ${MAX_PROMPT_DEPTH} levels (a prompt this deep cannot be stored or replayed)`, { path: deep });
     this.checkPromptContent(p.prompt);
     return s.prompt(p.prompt, ctx.signal);
   }
@@ -548,22 +677,95 @@ class AgentConnectionImpl implements AgentConnection {
   }
 }
 
+const WHOLE_MESSAGE_OF: Record<string, string> = {
+  user_message_chunk: 'user_message',
+  agent_message_chunk: 'agent_message',
+  agent_thought_chunk: 'agent_thought',
+};
+
+/**
+ * The v2 replay primer due before `u`, if any; `primed` remembers the messages and tool calls
+ * whose content this replay has already set (whole updates count as primers themselves).
+ */
+function replayPrimer(u: AnySessionUpdate, primed: Set<string>): AnySessionUpdate | undefined {
+  const o = u as { sessionUpdate: string; messageId?: unknown; toolCallId?: unknown; content?: unknown };
+  const whole = WHOLE_MESSAGE_OF[o.sessionUpdate];
+  if (whole !== undefined) {
+    if (typeof o.messageId !== 'string') return undefined;
+    const key = `${whole}\0${o.messageId}`;
+    if (primed.has(key)) return undefined;
+    primed.add(key);
+    return { sessionUpdate: whole, messageId: o.messageId, content: [] } as AnySessionUpdate;
+  }
+  if (o.sessionUpdate === 'user_message' || o.sessionUpdate === 'agent_message' || o.sessionUpdate === 'agent_thought') {
+    if (typeof o.messageId === 'string' && o.content !== undefined) primed.add(`${o.sessionUpdate}\0${o.messageId}`);
+    return undefined;
+  }
+  if (typeof o.toolCallId !== 'string') return undefined;
+  const key = `tool\0${o.toolCallId}`;
+  if (o.sessionUpdate === 'tool_call_update') {
+    if (o.content !== undefined) primed.add(key);
+    return undefined;
+  }
+  if (o.sessionUpdate === 'tool_call_content_chunk' && !primed.has(key)) {
+    primed.add(key);
+    return { sessionUpdate: 'tool_call_update', toolCallId: o.toolCallId, content: [] } as AnySessionUpdate;
+  }
+  return undefined;
+}
+
 /** Whether a restore request names the open session's own cwd, directories and MCP servers. */
 function sameSetup(s: SessionRuntime, p: LoadSessionRequest | ResumeSessionRequest): boolean {
   const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
   return s.cwd === p.cwd && same(s.additionalDirectories, p.additionalDirectories ?? []) && same(s.mcpServers, p.mcpServers ?? []);
 }
 
-/** `cwd` absolute (ACP-ALL-SESS-03); `additionalDirectories` non-empty absolute strings (ACP-ALL-SESS-07). */
-function checkRoots(cwd: unknown, dirs: unknown): void {
-  if (typeof cwd !== 'string' || !isAbsolute(cwd)) {
-    throw AcpError.invalidParams(`params.cwd: must be an absolute path (got ${JSON.stringify(cwd)})`, { path: 'params.cwd' });
+/** How deep a prompt may nest (blocks, `_meta`, resources): far beyond real content, far below the stack limit. */
+const MAX_PROMPT_DEPTH = 64;
+
+/** The path of the first value nested deeper than `max` below `root`, else `undefined` (iterative: no stack to overflow). */
+function tooDeep(root: unknown, rootPath: string, max: number): string | undefined {
+  const stack: Array<[unknown, string, number]> = [[root, rootPath, 0]];
+  while (stack.length > 0) {
+    const [v, path, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return path;
+    if (Array.isArray(v)) v.forEach((x, i) => stack.push([x, `${path}[${i}]`, depth + 1]));
+    else for (const [k, x] of Object.entries(v)) stack.push([x, /^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`, depth + 1]);
   }
+  return undefined;
+}
+
+const SEPARATORS = process.platform === 'win32' ? /[\\/]/ : /\//;
+
+/**
+ * A session root as the client sent it: absolute (ACP-ALL-SESS-03, ACP-ALL-SESS-07), no NUL byte,
+ * no `.`/`..` segment. Never normalised here: `/w/../etc` silently becoming `/etc` would widen the
+ * roots the client thinks it granted, so such paths are refused instead.
+ */
+function rootProblem(p: unknown): string | undefined {
+  if (typeof p !== 'string' || p.length === 0) return 'must be a non-empty absolute path';
+  if (p.includes('\0')) return 'must be an absolute path without NUL bytes';
+  if (!isAbsolute(p)) return 'must be an absolute path';
+  if (p.split(SEPARATORS).some((seg) => seg === '..' || seg === '.')) return 'must be an absolute path without "." or ".." segments (it is not normalised)';
+  return undefined;
+}
+
+const quote = (p: unknown): string => {
+  const s = JSON.stringify(p) ?? String(p);
+  return s.length > 200 ? `${s.slice(0, 200)}…` : s;
+};
+
+/** `cwd` and `additionalDirectories` entries pass {@link rootProblem}; -32602 naming the field otherwise. */
+function checkRoots(cwd: unknown, dirs: unknown): void {
+  const bad = rootProblem(cwd);
+  if (bad) throw AcpError.invalidParams(`params.cwd: ${bad} (got ${quote(cwd)})`, { path: 'params.cwd' });
   if (dirs === undefined || dirs === null) return;
   if (!Array.isArray(dirs)) throw AcpError.invalidParams('params.additionalDirectories: must be an array of absolute paths', { path: 'params.additionalDirectories' });
   dirs.forEach((d, i) => {
-    if (typeof d !== 'string' || d.length === 0 || !isAbsolute(d)) {
-      throw AcpError.invalidParams(`params.additionalDirectories[${i}]: must be a non-empty absolute path (got ${JSON.stringify(d)})`, {
+    const problem = rootProblem(d);
+    if (problem) {
+      throw AcpError.invalidParams(`params.additionalDirectories[${i}]: ${problem} (got ${quote(d)})`, {
         path: `params.additionalDirectories[${i}]`,
       });
     }

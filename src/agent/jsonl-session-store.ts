@@ -1,9 +1,11 @@
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync, fstatSync, readSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync, fstatSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { createHash } from 'node:crypto';
+import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import type { AnySessionUpdate } from '../protocol/model/update.js';
-import { applyInfo, type ConfigValues, type SessionStore, type StoredSession, type StoredSessionMeta } from './session-store.js';
+import { AcpError } from '../protocol/errors.js';
+import { applyInfo, SESSION_LOCKED, type ConfigValues, type SessionStore, type StoredSession, type StoredSessionMeta } from './session-store.js';
 
 /** The first line of a session file. */
 interface HeaderLine extends StoredSessionMeta {
@@ -15,14 +17,47 @@ interface ConfigLine {
   values: ConfigValues;
 }
 
+/** The built-in agent's `info.name`: its sessions keep the unkeyed folder they always had. */
+export const BUILTIN_AGENT_NAME = 'acp-kit-agent';
+
 /**
- * Where sessions live by default: `$ACP_KIT_DATA_DIR/sessions`, else
- * `$XDG_DATA_HOME/acp-kit/sessions`, else `~/.local/share/acp-kit/sessions`.
+ * Where sessions live by default. The data root is `$ACP_KIT_DATA_DIR`, else
+ * `$XDG_DATA_HOME/acp-kit`, else `~/.local/share/acp-kit`. Under it each agent has its own store,
+ * keyed by its `info.name` (sanitised to `[A-Za-z0-9._-]`), so two agents built on acp-kit never
+ * list or resume each other's sessions: `<root>/agents/<name>/sessions`. Without a name, and for
+ * the built-in agent ({@link BUILTIN_AGENT_NAME}), `<root>/sessions` (where it always was).
  */
-export function defaultSessionDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.ACP_KIT_DATA_DIR) return join(env.ACP_KIT_DATA_DIR, 'sessions');
-  const xdg = env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
-  return join(xdg, 'acp-kit', 'sessions');
+export function defaultSessionDir(env: NodeJS.ProcessEnv = process.env, agentName?: string): string {
+  const root = env.ACP_KIT_DATA_DIR ? env.ACP_KIT_DATA_DIR : join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'acp-kit');
+  if (agentName === undefined || agentName === BUILTIN_AGENT_NAME) return join(root, 'sessions');
+  return join(root, 'agents', agentDirName(agentName), 'sessions');
+}
+
+/** A file-name-safe, collision-resistant folder name for an agent name. */
+export function agentDirName(name: string): string {
+  const safe = name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100);
+  // names that differ only in replaced characters, or that are not usable as is, get a hash suffix
+  if (safe === name && safe !== '' && safe !== '.' && safe !== '..') return safe;
+  return `${safe.replace(/^\.+/, '_') || '_'}-${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
+}
+
+/** Files read at once by one `list()`. */
+const LIST_CONCURRENCY = 16;
+/** The index file next to each session file. */
+const INDEX_SUFFIX = '.meta.json';
+
+/** Metadata from an index file, or why it is unusable. */
+function readIndex(text: string): StoredSessionMeta | string {
+  let v: Record<string, unknown>;
+  try {
+    v = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return 'index is not JSON';
+  }
+  if (!v || v.acpKitIndex !== 1 || typeof v.sessionId !== 'string' || typeof v.cwd !== 'string') return 'index is not an acp-kit session index';
+  const { acpKitIndex: _i, ...meta } = v;
+  const m = meta as unknown as StoredSessionMeta;
+  return { ...m, additionalDirectories: Array.isArray(m.additionalDirectories) ? m.additionalDirectories : [] };
 }
 
 /** Ids the runtime mints look like this; anything else cannot name a file here (no path tricks). */
@@ -38,9 +73,32 @@ const SAFE_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/;
 export class JsonlSessionStore implements SessionStore {
   readonly dir: string;
   private readonly fds = new Map<string, number>();
+  /** Indexed metadata of the sessions this store wrote or read (no config values). */
+  private readonly metas = new Map<string, StoredSessionMeta>();
+  /** The list scan in progress: concurrent `list()` calls run one after the other. */
+  private listing: Promise<void> = Promise.resolve();
+  /** Locks this process holds, with how often each was taken. */
+  private readonly locks = new Map<string, number>();
 
-  constructor(options: { dir?: string } = {}) {
+  private readonly onProblem: (problem: StoreProblem) => void;
+  /** Problems already reported (each once per store, not on every list). */
+  private readonly reported = new Set<string>();
+
+  /**
+   * @param options.dir where the files live (default {@link defaultSessionDir}).
+   * @param options.onProblem hears about corrupt files and lines (default: a warning on stderr,
+   *   never stdout); each problem is reported once per store.
+   */
+  constructor(options: { dir?: string; onProblem?: (problem: StoreProblem) => void } = {}) {
     this.dir = options.dir ?? defaultSessionDir();
+    this.onProblem = options.onProblem ?? ((p) => process.stderr.write(`[acp-kit session store] warn: ${p.file}:${p.line}: ${p.message}\n`));
+  }
+
+  private problem(p: StoreProblem): void {
+    const key = `${p.file}:${p.line}:${p.message}`;
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.onProblem(p);
   }
 
   private file(sessionId: string): string | undefined {
@@ -84,10 +142,66 @@ export class JsonlSessionStore implements SessionStore {
     const fd = openSync(file, 'w');
     writeSync(fd, JSON.stringify(header) + '\n');
     closeSync(fd);
+    const { acpKitSession: _v, configValues: _c, ...indexed } = header;
+    this.writeIndex(meta.sessionId, indexed);
   }
 
   append(sessionId: string, update: AnySessionUpdate): void {
     this.writeLine(sessionId, update);
+    // titles (and explicit updatedAt) are what `list` shows besides the header: kept in the index
+    if (update.sessionUpdate === 'session_info_update') {
+      const meta = this.indexed(sessionId);
+      if (meta) {
+        applyInfo(meta, update);
+        this.writeIndex(sessionId, meta);
+      }
+    }
+  }
+
+  private indexFile(sessionId: string): string | undefined {
+    return SAFE_ID.test(sessionId) ? join(this.dir, `${sessionId}${INDEX_SUFFIX}`) : undefined;
+  }
+
+  /** The small `<id>.meta.json` next to a session file: what `session/list` needs, no history. */
+  private writeIndex(sessionId: string, meta: StoredSessionMeta): void {
+    const file = this.indexFile(sessionId);
+    if (!file) return;
+    const { configValues: _c, ...indexed } = meta;
+    this.metas.set(sessionId, indexed);
+    try {
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify({ acpKitIndex: 1, ...indexed }));
+      renameSync(tmp, file);
+    } catch (e) {
+      // the history is what matters; a missing index is rebuilt from the file by `list`
+      this.problem({ file, line: 1, message: `could not write the session index (${(e as Error).message})` });
+    }
+  }
+
+  /** The indexed metadata of a session (memory, else its index file, else its session file). */
+  private indexed(sessionId: string): StoredSessionMeta | undefined {
+    const known = this.metas.get(sessionId);
+    if (known) return known;
+    const index = this.indexFile(sessionId);
+    const file = this.file(sessionId);
+    if (!index || !file) return undefined;
+    let meta: StoredSessionMeta | string | undefined;
+    try {
+      meta = readIndex(readFileSync(index, 'utf8'));
+    } catch {
+      /* below */
+    }
+    if (meta === undefined || typeof meta === 'string') {
+      try {
+        meta = parseMetaOnly(readFileSync(file, 'utf8'));
+      } catch {
+        return undefined;
+      }
+    }
+    if (typeof meta === 'string') return undefined;
+    delete meta.configValues;
+    this.metas.set(sessionId, meta);
+    return meta;
   }
 
   setConfigValues(sessionId: string, values: ConfigValues): void {
@@ -104,38 +218,94 @@ export class JsonlSessionStore implements SessionStore {
     } catch {
       return undefined;
     }
-    const parsed = parseSessionFile(text);
-    if (!parsed) return undefined;
+    const { session: parsed, header, problems } = parseSessionFileDetailed(text, file);
+    if (!parsed) {
+      const h = header!;
+      throw AcpError.internal(`session ${sessionId} is stored corrupt: ${h.file}:${h.line}: ${h.message}; repair or remove that file`, { sessionId, file: h.file, line: h.line });
+    }
+    for (const p of problems) this.problem(p);
     const st = await stat(file).catch(() => undefined);
     if (st && !parsed.meta.updatedAt) parsed.meta.updatedAt = st.mtime.toISOString();
     return parsed;
   }
 
+  /**
+   * Every session's metadata from the small index files (`<id>.meta.json`) and one `stat` per
+   * session: no history is read. A session without a usable index (written by an older version,
+   * or by a crash between the two writes) is indexed once from its file. At most
+   * {@link LIST_CONCURRENCY} files are open at once, and concurrent calls share one scan at a time.
+   */
   async list(): Promise<StoredSessionMeta[]> {
+    const previous = this.listing;
+    let done!: () => void;
+    this.listing = new Promise<void>((r) => (done = r));
+    try {
+      await previous;
+      return await this.scan();
+    } finally {
+      done();
+    }
+  }
+
+  private async scan(): Promise<StoredSessionMeta[]> {
     let names: string[];
     try {
       names = await readdir(this.dir);
     } catch {
       return [];
     }
+    const ids = names.filter((n) => n.endsWith('.jsonl')).map((n) => n.slice(0, -'.jsonl'.length));
     const out: StoredSessionMeta[] = [];
-    for (const name of names) {
-      if (!name.endsWith('.jsonl')) continue;
-      const file = join(this.dir, name);
-      try {
-        const [text, st] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
-        const meta = parseMetaOnly(text);
-        if (!meta) continue;
-        meta.updatedAt = meta.updatedAt ?? st.mtime.toISOString();
-        out.push(meta);
-      } catch {
-        /* vanished or unreadable: not listed */
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < ids.length) {
+        const meta = await this.listOne(ids[next++]);
+        if (meta) out.push(meta);
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, ids.length) }, worker));
     return out;
   }
 
+  private async listOne(sessionId: string): Promise<StoredSessionMeta | undefined> {
+    const file = join(this.dir, `${sessionId}.jsonl`);
+    const index = this.indexFile(sessionId);
+    try {
+      const st = await stat(file);
+      // the index file, not this store's memory: another process may have written the session since
+      let meta: StoredSessionMeta | string | undefined = index ? await readFile(index, 'utf8').then(readIndex, () => undefined) : undefined;
+      if (meta === undefined || typeof meta === 'string') {
+        // no usable index: read the file once and write one
+        meta = parseMetaOnly(await readFile(file, 'utf8'));
+        if (typeof meta === 'string') {
+          this.problem({ file, line: 1, message: `${meta}; the session is not listed (repair or remove the file)` });
+          return undefined;
+        }
+        if (meta.sessionId === sessionId) this.writeIndex(sessionId, { ...meta });
+      }
+      delete meta.configValues;
+      meta.updatedAt = meta.updatedAt ?? st.mtime.toISOString();
+      return meta;
+    } catch {
+      return undefined; // vanished or unreadable: not listed
+    }
+  }
+
   async delete(sessionId: string): Promise<void> {
+    // never pull a session from under another process that has it open
+    const ours = this.locks.has(sessionId);
+    if (!ours) this.acquire(sessionId);
+    try {
+      await this.deleteFile(sessionId);
+    } finally {
+      if (!ours) this.release(sessionId);
+    }
+  }
+
+  private async deleteFile(sessionId: string): Promise<void> {
+    this.metas.delete(sessionId);
+    const index = this.indexFile(sessionId);
+    if (index) await unlink(index).catch(() => undefined);
     const fd = this.fds.get(sessionId);
     if (fd !== undefined) {
       this.fds.delete(sessionId);
@@ -145,57 +315,204 @@ export class JsonlSessionStore implements SessionStore {
     if (file) await unlink(file).catch(() => undefined);
   }
 
-  /** Closes the open descriptors (appends reopen them). */
+  /**
+   * Single writer per session: `<id>.lock` (created exclusively) names the holding process. A
+   * lock whose process is gone (same host, pid not alive) is stale and taken over.
+   */
+  acquire(sessionId: string): void {
+    const held = this.locks.get(sessionId);
+    if (held !== undefined) {
+      this.locks.set(sessionId, held + 1);
+      return;
+    }
+    const file = this.file(sessionId);
+    if (!file) return;
+    const lock = file.replace(/\.jsonl$/, '.lock');
+    mkdirSync(this.dir, { recursive: true });
+    const me: LockInfo = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const fd = openSync(lock, 'wx');
+        writeSync(fd, JSON.stringify(me));
+        closeSync(fd);
+        this.locks.set(sessionId, 1);
+        return;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
+      const holder = readLock(lock);
+      if (!holder && lockAgeMs(lock) < 5000) {
+        // just created by a process that has not written its pid yet
+        throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`, { sessionId });
+      }
+      if (holder && holder.pid === process.pid && holder.host === me.host) {
+        // ours, left behind by another store object of this process
+        this.locks.set(sessionId, 1);
+        return;
+      }
+      if (holder && (holder.host !== me.host || pidAlive(holder.pid))) {
+        throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is open in another process (pid ${holder.pid}${holder.host !== me.host ? ` on ${holder.host}` : ''}, since ${holder.since}); close it there first. Lock file: ${lock}`, {
+          sessionId,
+          pid: holder.pid,
+          host: holder.host,
+        });
+      }
+      // stale (its process is gone) or unreadable: take it over
+      try {
+        unlinkSync(lock);
+      } catch {
+        /* another process took it over first: retry sees it */
+      }
+    }
+    throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`, { sessionId });
+  }
+
+  release(sessionId: string): void {
+    const held = this.locks.get(sessionId);
+    if (held === undefined) return;
+    if (held > 1) {
+      this.locks.set(sessionId, held - 1);
+      return;
+    }
+    this.locks.delete(sessionId);
+    this.metas.delete(sessionId);
+    const file = this.file(sessionId);
+    if (!file) return;
+    const lock = file.replace(/\.jsonl$/, '.lock');
+    if (readLock(lock)?.pid === process.pid) {
+      try {
+        unlinkSync(lock);
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+
+  /** Closes the open descriptors (appends reopen them) and gives back every lock of this store. */
   close(): void {
     for (const fd of this.fds.values()) closeSync(fd);
     this.fds.clear();
+    for (const id of [...this.locks.keys()]) {
+      this.locks.set(id, 1);
+      this.release(id);
+    }
   }
 }
 
-function parseHeader(line: string | undefined): StoredSessionMeta | undefined {
-  if (!line) return undefined;
+interface LockInfo {
+  pid: number;
+  host: string;
+  since: string;
+}
+
+function readLock(file: string): LockInfo | undefined {
   try {
-    const h = JSON.parse(line) as Partial<HeaderLine>;
-    if (h.acpKitSession !== 1 || typeof h.sessionId !== 'string' || typeof h.cwd !== 'string') return undefined;
-    const { acpKitSession: _v, ...meta } = h as HeaderLine;
-    return { ...meta, additionalDirectories: Array.isArray(meta.additionalDirectories) ? meta.additionalDirectories : [] };
+    const v = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockInfo>;
+    return typeof v.pid === 'number' ? { pid: v.pid, host: typeof v.host === 'string' ? v.host : hostname(), since: typeof v.since === 'string' ? v.since : '?' } : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** Parses a whole session file; lines that are not JSON (a torn write) are skipped. */
-export function parseSessionFile(text: string): StoredSession | undefined {
+function lockAgeMs(file: string): number {
+  try {
+    return Date.now() - statSync(file).mtimeMs;
+  } catch {
+    return Infinity;
+  }
+}
+
+/** Whether a process with this pid exists (EPERM: it exists, owned by someone else). */
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Why a header line is not a session header, or the header's metadata. */
+function readHeader(line: string | undefined): StoredSessionMeta | string {
+  if (!line) return 'the header line is empty';
+  let h: Partial<HeaderLine>;
+  try {
+    h = JSON.parse(line) as Partial<HeaderLine>;
+  } catch (e) {
+    return `the header line is not valid JSON (${(e as Error).message})`;
+  }
+  if (!h || typeof h !== 'object' || Array.isArray(h)) return 'the header line is not a JSON object';
+  if (h.acpKitSession !== 1) return `the header line has no "acpKitSession": 1 (got ${JSON.stringify(h.acpKitSession) ?? 'none'})`;
+  if (typeof h.sessionId !== 'string') return 'the header line has no string "sessionId"';
+  if (typeof h.cwd !== 'string') return 'the header line has no string "cwd"';
+  const { acpKitSession: _v, ...meta } = h as HeaderLine;
+  return { ...meta, additionalDirectories: Array.isArray(meta.additionalDirectories) ? meta.additionalDirectories : [] };
+}
+
+function parseHeader(line: string | undefined): StoredSessionMeta | undefined {
+  const h = readHeader(line);
+  return typeof h === 'string' ? undefined : h;
+}
+
+/** A problem found in a stored session file: where, and what is wrong. */
+export interface StoreProblem {
+  file: string;
+  /** 1-based line number */
+  line: number;
+  message: string;
+}
+
+/** A parsed session file, or why its header is unusable; `problems` lists lines that were skipped. */
+export function parseSessionFileDetailed(text: string, file = '<session file>'): { session?: StoredSession; header?: StoreProblem; problems: StoreProblem[] } {
   const lines = text.split('\n');
-  const meta = parseHeader(lines[0]);
-  if (!meta) return undefined;
+  const h = readHeader(lines[0]);
+  if (typeof h === 'string') return { header: { file, line: 1, message: h }, problems: [] };
+  const meta = h;
   const updates: AnySessionUpdate[] = [];
+  const locations: string[] = [];
+  const problems: StoreProblem[] = [];
+  // the last line may be torn by a crash mid-write: not a problem, it is fenced off on the next append
+  const last = lines.length - 1;
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i];
     if (!line) continue;
     let v: unknown;
     try {
       v = JSON.parse(line);
-    } catch {
+    } catch (e) {
+      if (i !== last) problems.push({ file, line: i + 1, message: `not valid JSON (${(e as Error).message}); skipped` });
       continue;
     }
-    if (!v || typeof v !== 'object') continue;
+    if (!v || typeof v !== 'object' || Array.isArray(v)) {
+      problems.push({ file, line: i + 1, message: 'not a JSON object; skipped' });
+      continue;
+    }
     const o = v as Record<string, unknown>;
     if (typeof o.sessionUpdate === 'string') {
       updates.push(o as AnySessionUpdate);
+      locations.push(`${file}:${i + 1}`);
       applyInfo(meta, o as AnySessionUpdate);
     } else if (o.record === 'config' && o.values && typeof o.values === 'object') {
       meta.configValues = o.values as ConfigValues;
+    } else {
+      problems.push({ file, line: i + 1, message: 'neither an update (no string "sessionUpdate") nor a config record; skipped' });
     }
   }
-  return { meta, updates };
+  return { session: { meta, updates, locations }, problems };
+}
+
+/** Parses a whole session file; lines that are not JSON (a torn write) are skipped. */
+export function parseSessionFile(text: string): StoredSession | undefined {
+  const { session } = parseSessionFileDetailed(text);
+  if (session) delete session.locations;
+  return session;
 }
 
 /** Header plus title changes, without parsing every update line. */
-function parseMetaOnly(text: string): StoredSessionMeta | undefined {
+function parseMetaOnly(text: string): StoredSessionMeta | string {
   const nl = text.indexOf('\n');
-  const meta = parseHeader(nl < 0 ? text : text.slice(0, nl));
-  if (!meta || nl < 0) return meta;
+  const meta = readHeader(nl < 0 ? text : text.slice(0, nl));
+  if (typeof meta === 'string' || nl < 0) return meta;
   for (const line of text.slice(nl + 1).split('\n')) {
     if (!line.includes('"session_info_update"')) continue;
     try {

@@ -155,6 +155,12 @@ export class SessionRuntime implements AgentSession {
     this.host.sendUpdate(this, update);
   }
 
+  /** Records that `update` went out through this session's encoder by other means (a replay). */
+  noteSent(update: AnySessionUpdate): void {
+    this.noteToolCall(update);
+    this.encoderUsed = true;
+  }
+
   /** Sends an update that is not part of the history and not of any turn (v2 state snapshots). */
   sendLive(update: AnySessionUpdate): void {
     if (this.closed) return;
@@ -332,6 +338,26 @@ export class SessionRuntime implements AgentSession {
 
   private start(job: PromptJob): void {
     const userMessageId = this.newId('user');
+    // the user message is history: persisted at insertion, so load/resume replays it with its id.
+    // Live it is echoed in v2 only (ACP-V2-LIFE-04): in v1 `user_message_chunk` is history replay,
+    // a v1 client renders its own prompt, and a live echo would show it twice.
+    const userMessage: SessionUpdate = { sessionUpdate: 'user_message', messageId: userMessageId, content: [...job.prompt] };
+    try {
+      // stored before the turn becomes active: a prompt the store cannot take (e.g. nested too deep
+      // to serialise) is refused and leaves no active turn behind that would wedge the session
+      this.host.store.append(this.sessionId, userMessage);
+    } catch (e) {
+      job.detach();
+      job.reject(
+        e instanceof RangeError
+          ? AcpError.invalidParams(`params.prompt: cannot be stored (${e.message}); nest content less deeply`, { path: 'params.prompt' })
+          : AcpError.internal(`the prompt could not be stored: ${describeError(e)}`),
+      );
+      this.host.logger.warn(`session ${this.sessionId}: prompt refused, the store failed: ${describeError(e)}`);
+      this.startNext();
+      return;
+    }
+    this.track(userMessage);
     const turn = new TurnRuntime(this, job.prompt, userMessageId, {
       version: this.host.version,
       logger: this.host.logger,
@@ -343,12 +369,6 @@ export class SessionRuntime implements AgentSession {
     });
     job.turn = turn;
     this.active = turn;
-    // the user message is history: persisted at insertion, so load/resume replays it with its id.
-    // Live it is echoed in v2 only (ACP-V2-LIFE-04): in v1 `user_message_chunk` is history replay,
-    // a v1 client renders its own prompt, and a live echo would show it twice.
-    const userMessage: SessionUpdate = { sessionUpdate: 'user_message', messageId: userMessageId, content: [...job.prompt] };
-    this.track(userMessage);
-    this.host.store.append(this.sessionId, userMessage);
     if (this.host.version === 2) {
       job.detach();
       job.resolve({ messageId: userMessageId });
@@ -356,7 +376,51 @@ export class SessionRuntime implements AgentSession {
     this.activeDone = this.run(turn, job, userMessage);
   }
 
+  /** Starts the next held prompt, if any. */
+  private startNext(): void {
+    const next = this.held.shift();
+    if (next && !this.closed) this.start(next);
+  }
+
+  /**
+   * Runs a turn and always ends it: whatever throws on the way (an echo that cannot be encoded, a
+   * failing write) becomes an `error` end, and the session is free for the next prompt.
+   */
   private async run(turn: TurnRuntime, job: PromptJob, userMessage: SessionUpdate): Promise<void> {
+    let end: { stopReason: StopReason; error?: ErrorObject };
+    try {
+      end = await this.runTurn(turn, userMessage);
+    } catch (error) {
+      this.host.logger.error(`session ${this.sessionId}: prompt turn failed: ${describeError(error, true)}`);
+      end = turn.cancelRequested ? { stopReason: 'cancelled' } : { stopReason: 'error', error: errorObject(error) };
+    }
+    // nothing of this turn may follow its final message
+    turn.finish();
+    this.active = undefined;
+    this.activeDone = undefined;
+    try {
+      if (this.host.version === 1) {
+        job.detach();
+        if (end.stopReason === 'error') {
+          // v1 has no `error` stop reason: the prompt fails with the cause
+          const e = end.error ?? { code: -32603, message: 'unknown failure' };
+          job.reject(new AcpError(e.code, e.code === -32603 && !e.message.startsWith('Internal error') ? `Internal error: prompt turn failed: ${e.message}` : e.message, e.data));
+        } else {
+          // custom (`_x`) and unknown reasons do not exist in v1: reported as `end_turn`
+          job.resolve({ stopReason: V1_STOP_REASONS.includes(end.stopReason) ? end.stopReason : 'end_turn' });
+        }
+      } else {
+        const idle: StateUpdate = { sessionUpdate: 'state_update', state: 'idle', stopReason: end.stopReason };
+        if (end.error) idle.error = end.error;
+        this.sendLive(idle);
+      }
+    } catch (e) {
+      this.host.logger.error(`session ${this.sessionId}: could not report the end of a turn: ${describeError(e)}`);
+    }
+    this.startNext();
+  }
+
+  private async runTurn(turn: TurnRuntime, userMessage: SessionUpdate): Promise<{ stopReason: StopReason; error?: ErrorObject }> {
     if (this.host.version === 2) {
       // let the `{messageId}` response go out first, then echo and report running (ACP-V2-LIFE-03/04/05)
       await nextTick();
@@ -382,46 +446,21 @@ export class SessionRuntime implements AgentSession {
     ]);
     if (timer) clearTimeout(timer);
     if (onAbort) turn.signal.removeEventListener('abort', onAbort);
-    let end: { stopReason: StopReason; error?: ErrorObject };
     if (turn.cancelRequested) {
       // once aborted and flushed, the turn ends `cancelled`, never with an error (ACP-V1-CANCEL-05/06, ACP-V2-CANCEL-05/06)
-      end = { stopReason: 'cancelled' };
       if (settled.kind === 'timeout') {
         this.host.logger.warn(`session ${this.sessionId}: prompt() did not return within ${this.host.cancelTimeoutMs} ms of the cancel; turn ended anyway`);
         author.catch(() => undefined);
       } else if (settled.kind === 'err' && !isAbortError(settled.error)) {
         this.host.logger.warn(`session ${this.sessionId}: prompt() threw after the cancel: ${describeError(settled.error)}`);
       }
-    } else if (settled.kind === 'ok') {
-      end = normalizeResult(settled.value);
-    } else if (settled.kind === 'err' && isAbortError(settled.error)) {
-      end = { stopReason: 'cancelled' };
-    } else {
-      const error = (settled as { error: unknown }).error;
-      this.host.logger.error(`session ${this.sessionId}: prompt turn failed: ${describeError(error, true)}`);
-      end = { stopReason: 'error', error: errorObject(error) };
+      return { stopReason: 'cancelled' };
     }
-    // nothing of this turn may follow its final message
-    turn.finish();
-    this.active = undefined;
-    this.activeDone = undefined;
-    if (this.host.version === 1) {
-      job.detach();
-      if (end.stopReason === 'error') {
-        // v1 has no `error` stop reason: the prompt fails with the cause
-        const e = end.error ?? { code: -32603, message: 'unknown failure' };
-        job.reject(new AcpError(e.code, e.code === -32603 && !e.message.startsWith('Internal error') ? `Internal error: prompt turn failed: ${e.message}` : e.message, e.data));
-      } else {
-        // custom (`_x`) and unknown reasons do not exist in v1: reported as `end_turn`
-        job.resolve({ stopReason: V1_STOP_REASONS.includes(end.stopReason) ? end.stopReason : 'end_turn' });
-      }
-    } else {
-      const idle: StateUpdate = { sessionUpdate: 'state_update', state: 'idle', stopReason: end.stopReason };
-      if (end.error) idle.error = end.error;
-      this.sendLive(idle);
-    }
-    const next = this.held.shift();
-    if (next && !this.closed) this.start(next);
+    if (settled.kind === 'ok') return normalizeResult(settled.value);
+    if (settled.kind === 'err' && isAbortError(settled.error)) return { stopReason: 'cancelled' };
+    const error = (settled as { error: unknown }).error;
+    this.host.logger.error(`session ${this.sessionId}: prompt turn failed: ${describeError(error, true)}`);
+    return { stopReason: 'error', error: errorObject(error) };
   }
 
   /**

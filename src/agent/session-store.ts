@@ -24,6 +24,8 @@ export interface StoredSessionMeta {
 export interface StoredSession {
   meta: StoredSessionMeta;
   updates: AnySessionUpdate[];
+  /** Optional: where each update is stored (same order as `updates`, e.g. `file:line`), for problem reports. */
+  locations?: string[];
 }
 
 /**
@@ -45,7 +47,21 @@ export interface SessionStore {
   list(): Promise<StoredSessionMeta[]>;
   /** Forgets a session; unknown ids are not an error. */
   delete(sessionId: string): Promise<void>;
+  /**
+   * Optional: takes the single-writer lock of a stored session for this process while it is open
+   * (the runtime calls it on new/load/resume); throws an `AcpError` ({@link SESSION_LOCKED}) when
+   * another live process holds it. Taken again by the same process it is counted.
+   */
+  acquire?(sessionId: string): void;
+  /** Optional: gives back one {@link acquire}; the lock goes when the count reaches 0. */
+  release?(sessionId: string): void;
 }
+
+/**
+ * JSON-RPC error code of a restore refused because another process has the session open
+ * (`data: { sessionId, pid, host }`). In the implementation-defined server error range.
+ */
+export const SESSION_LOCKED = -32010;
 
 /** Kinds that are live-only and never part of a replayable history (ACP-V1-LOAD-05, ACP-V2-NOTICE-01, ACP-V2-LIFE-15). */
 export function isHistoryUpdate(update: AnySessionUpdate): boolean {

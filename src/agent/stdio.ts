@@ -1,19 +1,27 @@
+import { PassThrough } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { StreamTransport } from '../rpc/stream-transport.js';
 import { serveAgent, type AgentConnection, type ServeAgentOptions } from './agent-connection.js';
-import { JsonlSessionStore } from './jsonl-session-store.js';
+import { defaultSessionDir, JsonlSessionStore } from './jsonl-session-store.js';
 import { stderrLogger } from './logger.js';
 import type { AgentDefinition } from './types.js';
 
 export interface RunAgentOnStdioOptions extends ServeAgentOptions {
   /** Exit the process when the connection ends (default true). */
   exitOnClose?: boolean;
+  /**
+   * When stdin closes, how long requests already received may take to be answered before the
+   * connection ends anyway (default 5000 ms; running turns are cancelled at once).
+   */
+  eofGraceMs?: number;
 }
 
 /**
  * Serves `definition` on this process's stdin/stdout (the ACP stdio transport, ACP-ALL-TRANS-03).
  * stdout carries only protocol messages: `console.log`/`info`/`debug` are redirected to stderr,
- * where the runtime also logs. Sessions persist in a {@link JsonlSessionStore} unless `store` says
- * otherwise. When stdin closes, running turns are cancelled, sessions closed, and the process exits 0.
+ * where the runtime also logs. Sessions persist in a {@link JsonlSessionStore} in this agent's own
+ * folder ({@link defaultSessionDir} keyed by `definition.info.name`) unless `store` says otherwise. When stdin closes, running turns are cancelled, the requests already received are
+ * answered (for up to `eofGraceMs`), sessions are closed, and the process exits 0.
  * Uncaught exceptions and unhandled rejections (e.g. from an author's stray timer) are logged and
  * the agent keeps serving: one broken tool should not take every open session down with it.
  */
@@ -25,8 +33,28 @@ export function runAgentOnStdio(definition: AgentDefinition, options: RunAgentOn
   console.debug = console.error;
   process.on('uncaughtException', (e) => logger.error(`uncaught exception: ${e?.stack ?? String(e)}`));
   process.on('unhandledRejection', (e) => logger.error(`unhandled rejection: ${(e as Error)?.stack ?? String(e)}`));
-  const store = options.store === undefined ? new JsonlSessionStore() : options.store;
-  const connection = serveAgent(definition, new StreamTransport(process.stdin, process.stdout), { ...options, logger, store });
+  // one store per agent (keyed by its name): other acp-kit agents' sessions stay theirs
+  const store = options.store === undefined ? new JsonlSessionStore({ dir: defaultSessionDir(process.env, definition.info?.name ?? '') }) : options.store;
+  // stdin's end is held back from the transport until what was read before it has been answered:
+  // a client that writes a request and closes its side at once still gets its answer
+  const input = new PassThrough();
+  let ended = false;
+  const endInput = async (): Promise<void> => {
+    if (ended) return;
+    ended = true;
+    // let the transport read and dispatch every line that arrived before the end
+    while (input.readableLength > 0 || input.writableLength > 0) await nextTurn();
+    await nextTurn();
+    await connection.drain(options.eofGraceMs ?? 5000);
+    input.end();
+  };
+  process.stdin.on('data', (chunk: Buffer) => input.write(chunk));
+  process.stdin.on('end', () => void endInput());
+  process.stdin.on('error', (e) => {
+    logger.warn(`stdin failed: ${e.message}`);
+    void endInput();
+  });
+  const connection = serveAgent(definition, new StreamTransport(input, process.stdout), { ...options, logger, store });
   if (options.exitOnClose !== false) {
     void connection.closed.then((info) => {
       logger.debug(`connection closed: ${info.reason}`);
