@@ -115,7 +115,7 @@ function deepPromptLine(id: number, sessionId: string, depth: number): string {
 }
 
 describe.each([1, 2] as const)('v%i a bad prompt does not wedge its session', (version) => {
-  it('a prompt nested ~4,500 deep gets -32602 naming params.prompt, and later prompts are answered', async () => {
+  it('a prompt nested ~4,500 deep gets -32602 (transport depth limit), and later prompts are answered', async () => {
     const p = start(version);
     await p.client.request('initialize', initParams(version));
     const { sessionId } = await p.client.request<any>('session/new', { cwd: '/tmp', mcpServers: [] });
@@ -125,12 +125,27 @@ describe.each([1, 2] as const)('v%i a bad prompt does not wedge its session', (v
     const after = await turn(p, version, sessionId, 'one');
     const deep = p.sent.find((m) => m.id === 9001);
     expect(deep?.error?.code).toBe(-32602);
-    expect(deep.error.message).toMatch(/^Invalid params: params\.prompt\[0\]\._meta(\.a)+: nested deeper than 64 levels/);
+    // refused by the transport's depth limit (128) before it reaches the runtime
+    expect(deep.error.message).toMatch(/nested deeper than 128 levels/);
     if (version === 1) expect(after).toEqual({ stopReason: 'end_turn' });
     else expect(after.messageId).toEqual(expect.any(String));
     const again = await turn(p, version, sessionId, 'two');
     if (version === 1) expect(again).toEqual({ stopReason: 'end_turn' });
     else expect(again.messageId).toEqual(expect.any(String));
+    p.tap.assertAllValid();
+  });
+
+  it('a prompt nested between the runtime limit (64) and the transport limit (128) gets -32602 naming params.prompt', async () => {
+    const p = start(version);
+    await p.client.request('initialize', initParams(version));
+    const { sessionId } = await p.client.request<any>('session/new', { cwd: '/tmp', mcpServers: [] });
+    p.toAgent.write(deepPromptLine(9002, sessionId, 100));
+    const after = await turn(p, version, sessionId, 'one');
+    const deep = p.sent.find((m) => m.id === 9002);
+    expect(deep?.error?.code).toBe(-32602);
+    expect(deep.error.message).toMatch(/^Invalid params: params\.prompt\[0\]\._meta(\.a)+: nested deeper than 64 levels/);
+    if (version === 1) expect(after).toEqual({ stopReason: 'end_turn' });
+    else expect(after.messageId).toEqual(expect.any(String));
     p.tap.assertAllValid();
   });
 

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { InMemorySessionStore, JsonlSessionStore, serveAgent, type AgentConnection, type AgentLogger } from '../src/agent/index.js';
+import { InMemorySessionStore, JsonlSessionStore, defaultSessionDir, serveAgent, type AgentConnection, type AgentLogger } from '../src/agent/index.js';
 import type { AgentDefinition } from '../src/agent/types.js';
 import { AcpError } from '../src/protocol/index.js';
 import { JsonRpcPeer, spawnAgent, StreamTransport, type AgentProcess, type RequestContext, type Transport } from '../src/rpc/index.js';
@@ -73,8 +73,8 @@ function serveInProcess(fixture: string, env: Record<string, string | undefined>
   let validateOutgoing = false;
   if (fixture === 'agent-scripted.mjs') {
     definition = createScriptedAgent({ env, log });
-    // as agent-scripted.mjs: JSONL sessions in $ACP_KIT_DATA_DIR/sessions unless AGENT_STORE=memory
-    store = env.AGENT_STORE === 'memory' ? new InMemorySessionStore() : new JsonlSessionStore({ dir: join(dataDir, 'sessions') });
+    // as agent-scripted.mjs under runAgentOnStdio: the agent's own JSONL folder in $ACP_KIT_DATA_DIR unless AGENT_STORE=memory
+    store = env.AGENT_STORE === 'memory' ? new InMemorySessionStore() : new JsonlSessionStore({ dir: defaultSessionDir({ ACP_KIT_DATA_DIR: dataDir }, definition.info.name) });
     validateOutgoing = env.AGENT_VALIDATE === '1';
     cancelTimeoutMs = Number(env.AGENT_CANCEL_TIMEOUT ?? 5000);
   } else if (fixture === 'e2e-agent.mjs') {

@@ -19,9 +19,9 @@ describe.each([1, 2] as const)('session lock (v%i)', (version) => {
   it('a second process cannot load/resume or delete a session another process has open; after session/close it can', async () => {
     const dataDir = tempDataDir();
     dirs.push(dataDir);
-    const a = start({ dataDir });
+    const a = start({ dataDir, process: true });
     const sessionId = await openSession(a, version);
-    const b = start({ dataDir });
+    const b = start({ dataDir, process: true });
     await b.request('initialize', initParams(version));
     const e = await b.request(restore, { sessionId, cwd: '/tmp', mcpServers: [] }).catch((x) => x);
     expect(e.code).toBe(SESSION_LOCKED);
@@ -42,12 +42,12 @@ describe.each([1, 2] as const)('session lock (v%i)', (version) => {
   it('a lock left by a killed process (SIGKILL) is stale and taken over', async () => {
     const dataDir = tempDataDir();
     dirs.push(dataDir);
-    const a = start({ dataDir });
+    const a = start({ dataDir, process: true });
     const sessionId = await openSession(a, version);
     a.agent.process.kill('SIGKILL');
     await a.agent.exited;
     expect(existsSync(join(sessionsDir(dataDir), `${sessionId}.lock`))).toBe(true);
-    const b = start({ dataDir });
+    const b = start({ dataDir, process: true });
     await b.request('initialize', initParams(version));
     await b.request(restore, { sessionId, cwd: '/tmp', mcpServers: [] });
   });

@@ -176,8 +176,9 @@ describe('bad paths are invalid params, not internal errors (issue 7.20)', () =>
     const { root } = layout();
     const sb = FileSystemSandbox.forSession({ cwd: root });
     const long = join(root, 'a'.repeat(100 * 1024));
-    for (const call of [sb.readTextFile({ path: long }), sb.writeTextFile({ path: long, content: 'x' }), sb.readTextFile({ path: join(root, 'x'.repeat(300)) })]) {
-      const e = await call.then(() => undefined, (err: unknown) => err);
+    // thunks: each call starts only when awaited (an eager array left later rejections unhandled)
+    for (const call of [() => sb.readTextFile({ path: long }), () => sb.writeTextFile({ path: long, content: 'x' }), () => sb.readTextFile({ path: join(root, 'x'.repeat(300)) })]) {
+      const e = await call().then(() => undefined, (err: unknown) => err);
       expect(e).toBeInstanceOf(AcpError);
       expect((e as AcpError).code).toBe(-32602);
       expect((e as AcpError).message).toMatch(/params\.path: must be a path the file system accepts; .* too long \(ENAMETOOLONG\)/);

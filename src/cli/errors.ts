@@ -1,4 +1,4 @@
-import { ConnectAbortedError, RequestTimeoutError, authMethodsFromError, mergeAuthMethods, shellCommandLine, terminalLoginCommand } from '../client/index.js';
+import { AgentStartupError, ConnectAbortedError, RequestTimeoutError, authMethodsFromError, mergeAuthMethods, shellCommandLine, terminalLoginCommand } from '../client/index.js';
 import { AcpError, ErrorCode } from '../protocol/errors.js';
 import type { AuthMethod } from '../protocol/model/session.js';
 import { ConnectionClosedError } from '../rpc/peer.js';
@@ -193,16 +193,16 @@ export function toCliError(e: unknown, ctx: AgentContext): CliError {
  * that wrote something other than JSON-RPC to stdout (quoted), one that exited (exit code, last
  * stdout and stderr lines), a timeout, a refusal.
  */
-export function connectError(e: unknown, ctx: AgentContext, stdout: { notAcpLine?: string; stdoutTail?: readonly string[] } = {}): CliError {
-  if (stdout.notAcpLine !== undefined) {
-    return new CliError('agent_not_acp', ExitCode.AgentFailed, `the agent wrote a line to stdout that is not JSON-RPC: ${quoteLine(stdout.notAcpLine)}`, {
+export function connectError(e: unknown, ctx: AgentContext): CliError {
+  if (e instanceof AgentStartupError && e.kind === 'non-json-stdout' && e.firstNonJsonLine !== undefined) {
+    return new CliError('agent_not_acp', ExitCode.AgentFailed, `the agent wrote a line to stdout that is not JSON-RPC: ${quoteLine(e.firstNonJsonLine)}`, {
       details: `agent: ${ctx.commandLine}\nACP agents write only JSON-RPC messages to stdout (logs go to stderr); acp-kit stopped waiting for the initialize answer.`,
       hint: 'Check that the command starts the agent in ACP mode (many agents need a flag such as --acp), and that it logs to stderr.',
       cause: e,
     });
   }
   const err = toCliError(e, ctx);
-  const tail = stdout.stdoutTail ?? [];
+  const tail = e instanceof AgentStartupError ? e.stdoutTail : [];
   if (err.kind === 'agent_crashed' && tail.length > 0) {
     const lines = `last lines the agent wrote to stdout (not JSON-RPC):\n${indent(tail.join('\n'))}`;
     return new CliError(err.kind, err.exitCode, err.message, { details: err.details ? `${lines}\n${err.details}` : lines, hint: err.hint, cause: e });

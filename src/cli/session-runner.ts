@@ -24,13 +24,6 @@ export interface TerminalHooks {
   onExit?: (terminalId: string, status: TerminalExitStatus) => void;
 }
 
-/**
- * How long a non-JSON stdout line may stand before the agent's first valid message, while
- * connecting: short enough to feel immediate, long enough for a banner printed right before the
- * `initialize` answer.
- */
-export const NOT_ACP_GRACE_MS = 1000;
-
 /** Validates `--cwd` (default: the current directory) and makes it absolute. */
 export function resolveCwd(flag: string | undefined): string {
   const cwd = resolve(flag ?? process.cwd());
@@ -71,16 +64,6 @@ export async function openAgent(
   const protocol = protocolChoice(flags.protocol);
   const agent = resolveAgentCommand(flags.agent, process.env, flags);
   const ctx = agentContext(agent, protocol === 'auto' ? undefined : protocol);
-  // Fail fast on an agent that is not speaking JSON-RPC on stdout: a non-JSON line before the
-  // `initialize` answer ends the attempt within NOT_ACP_GRACE_MS unless a valid message follows
-  // (an agent that prints a banner and then answers keeps working).
-  const stdoutJunk: string[] = [];
-  let firstJunk: string | undefined;
-  let received = 0;
-  let connecting = true;
-  let junkTimer: NodeJS.Timeout | undefined;
-  const notAcp = new AbortController();
-  const signal = opts.signal ? AbortSignal.any([opts.signal, notAcp.signal]) : notAcp.signal;
   let conn: ClientConnection;
   try {
     conn = await connectToAgent(
@@ -94,40 +77,19 @@ export async function openAgent(
         // the library kills the agent's process group when either fires before initialize completes
         initializeTimeoutMs: (flags.connectTimeout ?? 60) * 1000,
         sessionSetupTimeoutMs: (flags.timeout ?? 60) * 1000,
-        signal,
+        // a broken agent (non-JSON stdout then silence, or an exit) fails fast with AgentStartupError
+        signal: opts.signal,
         onStderr: (text) => {
           opts.onStderr?.(text);
           if (flags.verbose) process.stderr.write(text);
         },
-        tap: {
-          received: () => {
-            received++;
-          },
-        },
         onProblem: (p) => {
-          if (connecting && p.kind === 'parse') {
-            const line = (p.detail as { line?: unknown } | undefined)?.line;
-            const text = typeof line === 'string' ? line : p.message;
-            stdoutJunk.push(text);
-            if (stdoutJunk.length > 5) stdoutJunk.shift();
-            if (firstJunk === undefined) {
-              firstJunk = text;
-              const before = received;
-              junkTimer = setTimeout(() => {
-                if (connecting && received === before) notAcp.abort();
-              }, NOT_ACP_GRACE_MS);
-              junkTimer.unref();
-            }
-          }
           if (flags.verbose) process.stderr.write(`acp-kit: protocol problem (${p.kind}): ${p.message}\n`);
         },
       },
     );
   } catch (e) {
-    throw connectError(e, ctx, { notAcpLine: notAcp.signal.aborted && !opts.signal?.aborted ? firstJunk : undefined, stdoutTail: stdoutJunk });
-  } finally {
-    connecting = false;
-    clearTimeout(junkTimer);
+    throw connectError(e, ctx);
   }
   ctx.authMethods = conn.authMethods;
   ctx.agentArgs = agent.args;
