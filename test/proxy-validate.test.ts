@@ -44,6 +44,7 @@ const CASES: Array<[string, string, string, number[]]> = [
   ['v2-cancel-ended-with-error', 'cancel-answered-with-error', 'ACP-V2-CANCEL-06', [8, 9]],
   ['v1-replay-after-load-response', 'replay-after-load-response', 'ACP-V1-LOAD-03', [5, 7, 8]],
   ['non-json-agent-stdout', 'non-json-agent-stdout', 'ACP-ALL-TRANS-05', [5]],
+  ['non-json-editor-stdin', 'non-json-editor-stdin', 'ACP-ALL-TRANS-06', [5]],
   ['schema-prompt-response', 'schema', 'schema/v1', [6]],
 ];
 
