@@ -1,6 +1,6 @@
 // Capture files: reading (torn last line, acp-devtools exports), and the captures CLI (list, show, export redacted).
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,5 +107,17 @@ describe('capture files', () => {
     expect(r.stdout).toBe('a\nb\n');
     const list = spawnSync(process.execPath, [BIN, 'captures', 'list', '--json'], { encoding: 'utf8', env });
     expect(JSON.parse(list.stdout)).toMatchObject({ frames: 4 });
+  });
+
+  it('proxy --record to a path that cannot be written: exit 2 with the path and a hint, the agent is not started', () => {
+    const d = tmp();
+    const marker = join(d, 'started');
+    const blocker = join(d, 'file');
+    appendFileSync(blocker, 'x');
+    const r = spawnSync(process.execPath, [BIN, 'proxy', '--record', join(blocker, 'c.ndjson'), '--', process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`], { input: '', encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`cannot write the capture ${join(blocker, 'c.ndjson')}`);
+    expect(r.stdout).toBe('');
+    expect(existsSync(marker)).toBe(false);
   });
 });

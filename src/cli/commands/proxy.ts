@@ -1,7 +1,8 @@
 import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CaptureWriter, defaultCapturePath, startProxy, type Violation } from '../../proxy/index.js';
-import { usageError } from '../errors.js';
+import { CliError, usageError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
 import { packageVersion } from '../version.js';
 
 /** Flags of `acp-kit proxy`. */
@@ -27,7 +28,13 @@ export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<
       }
     : (line: string) => void process.stderr.write(`acp-kit proxy: ${line}\n`);
   const recordPath = flags.record === undefined || flags.record === false ? undefined : flags.record === true ? defaultCapturePath() : resolve(flags.record);
-  const recorder = recordPath ? new CaptureWriter(recordPath, { acpKit: packageVersion(), agent }) : undefined;
+  let recorder: CaptureWriter | undefined;
+  try {
+    recorder = recordPath ? new CaptureWriter(recordPath, { acpKit: packageVersion(), agent }) : undefined;
+  } catch (e) {
+    // refuse to start rather than run an unrecorded session the user asked to record
+    throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${recordPath}: ${(e as Error).message}`, { hint: 'Pass a writable path to --record, or set ACP_KIT_DATA_DIR to a writable folder.' });
+  }
   if (recorder) log(`recording to ${recorder.path}`);
   const onViolation = flags.validate ? (v: Violation) => log(`violation ${v.requirement} [${v.rule}] seq ${v.seqs.join(',')}: ${v.message}`) : undefined;
   const proxy = startProxy({ command: agent[0]!, args: agent.slice(1), recorder, onViolation, log });
