@@ -95,11 +95,11 @@ describe('acp-kit proxy', () => {
     expect(joined(frames, 'agent->editor')).toBe(agentSent);
   }, 30_000);
 
-  it('forwards non-JSON lines, CRLF, split UTF-8 and a 50 MB line unchanged, and exits with the agent at stdin EOF', async () => {
+  it.each(['plain', 'record'] as const)('%s: forwards non-JSON lines, CRLF, split UTF-8 and a 50 MB line unchanged, and exits with the agent at stdin EOF', async (mode) => {
     const d = tmp();
     const cap = join(d, 'cap.ndjson');
     const received = join(d, 'received');
-    const p = run([BIN, 'proxy', '--record', cap, '--', node, fixture('proxy-echo-agent.mjs')], { ...process.env, ECHO_RECEIVED: received });
+    const p = run([BIN, 'proxy', ...(mode === 'record' ? ['--record', cap] : []), '--', node, fixture('proxy-echo-agent.mjs')], { ...process.env, ECHO_RECEIVED: received });
     const big = `{"jsonrpc":"2.0","method":"_x/big","params":{"s":"${'x'.repeat(50 * 1024 * 1024)}"}}\n`;
     const euro = Buffer.from('{"text":"\u20ac"}\r\n', 'utf8');
     const parts: Buffer[] = [Buffer.from('plain text, not json\n'), euro.subarray(0, 11), euro.subarray(11), Buffer.from(big), Buffer.from('last line without newline')];
@@ -111,6 +111,7 @@ describe('acp-kit proxy', () => {
     expect(readFileSync(received).equals(sent)).toBe(true);
     const banner = Buffer.from('banner: not json\n{"jsonrpc":"2.0","method":"_x/hello"}\r\n');
     expect(Buffer.concat(p.stdout).equals(Buffer.concat([banner, sent]))).toBe(true);
+    if (mode === 'plain') return;
     const { frames } = await readCapture(cap);
     const toAgent = frames.filter((x) => x.dir === 'editor->agent');
     expect(toAgent.map((x) => x.kind)).toEqual(['invalid', 'invalid', 'notification', 'invalid']);
@@ -119,16 +120,17 @@ describe('acp-kit proxy', () => {
     expect(frames.filter((x) => x.dir === 'agent->editor').map((x) => x.raw.slice(0, 30))).toEqual(['banner: not json', '{"jsonrpc":"2.0","method":"_x/', 'plain text, not json', '{"text":"\u20ac"}\r', '{"jsonrpc":"2.0","method":"_x/', 'last line without newline']);
   }, 60_000);
 
-  it('an agent that dies mid-turn: the editor sees what a direct connection sees, and the proxy exits with its code', async () => {
+  it.each(['plain', 'record'] as const)('%s: an agent that dies mid-turn: the editor sees what a direct connection sees, and the proxy exits with its code', async (mode) => {
     const d = tmp();
     const direct = run([fixture('proxy-crash-agent.mjs')]);
     direct.child.stdin!.write('{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{}}\n');
-    const viaProxy = run([BIN, 'proxy', '--record', join(d, 'c.ndjson'), '--', node, fixture('proxy-crash-agent.mjs')]);
+    const viaProxy = run([BIN, 'proxy', ...(mode === 'record' ? ['--record', join(d, 'c.ndjson')] : []), '--', node, fixture('proxy-crash-agent.mjs')]);
     viaProxy.child.stdin!.write('{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{}}\n');
     const [a, b] = await Promise.all([direct.exit, viaProxy.exit]);
     expect(a.code).toBe(3);
     expect(b.code).toBe(3);
     expect(Buffer.concat(viaProxy.stdout).toString()).toBe(Buffer.concat(direct.stdout).toString());
+    if (mode === 'plain') return;
     const { frames, metas } = await readCapture(join(d, 'c.ndjson'));
     expect(frames.map((x) => [x.dir, x.kind])).toEqual([['editor->agent', 'request'], ['agent->editor', 'notification'], ['agent->editor', 'invalid']]);
     expect(metas.at(-1)).toMatchObject({ exitCode: 3 });
@@ -159,6 +161,19 @@ describe('acp-kit proxy', () => {
     const [agentPid, grandPid] = readFileSync(pids, 'utf8').split(' ').map(Number);
     pidsToKill.push(grandPid!, agentPid!);
     p.child.kill('SIGTERM');
+    const { code } = await p.exit;
+    expect(code).toBe(143);
+    await until(() => !alive(agentPid!) && !alive(grandPid!), 'agent and grandchild gone');
+  }, 20_000);
+
+  it('the editor closes stdin and the agent keeps running: the proxy kills its group after the grace period and exits', async () => {
+    const d = tmp();
+    const pids = join(d, 'pids');
+    const p = run([BIN, 'proxy', '--', node, fixture('proxy-stream-agent.mjs')], { ...process.env, STREAM_PIDS: pids });
+    await until(() => p.stdout.length > 0, 'agent output');
+    const [agentPid, grandPid] = readFileSync(pids, 'utf8').split(' ').map(Number);
+    pidsToKill.push(grandPid!, agentPid!);
+    p.child.stdin!.end();
     const { code } = await p.exit;
     expect(code).toBe(143);
     await until(() => !alive(agentPid!) && !alive(grandPid!), 'agent and grandchild gone');
