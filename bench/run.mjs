@@ -8,6 +8,7 @@ import { runStateStoreBench } from './state-store.mjs';
 import { CANCEL_TARGET_P99_MS, formatCancelRows, runCancelBench } from './cancel.mjs';
 import { formatStartupRows, runStartupBench } from './startup.mjs';
 import { RENDERER_TARGET_CHUNKS_PER_SEC, formatRendererRows, runRendererBench } from './renderer.mjs';
+import { PROXY_GOALS, formatProxyRows, runProxyBench } from './proxy.mjs';
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 
@@ -62,6 +63,10 @@ console.log('');
 const startupRuns = Number(process.env.BENCH_STARTUP_RUNS ?? 9);
 console.log(`Start-up: spawn -> initialize answer, median of ${startupRuns} runs (bench/startup.mjs; alone: node bench/startup.mjs [runs])`);
 console.log(formatStartupRows(await runStartupBench({ runs: startupRuns })));
+
+console.log('');
+console.log(`acp-kit proxy (bench/proxy.mjs): the v2 pair direct and through the proxy; goals plain >= ${PROXY_GOALS.plain * 100} %, record >= ${PROXY_GOALS.record * 100} % of direct, added p50 <= ${PROXY_GOALS.addedP50Ms} ms`);
+console.log(formatProxyRows(runProxyBench()));
 
 console.log('');
 const oursP50 = Math.max(by['acp-kit-v2'].p50, by['acp-kit-v1'].p50);

@@ -90,7 +90,7 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .argument('[command]')
     .action(async (word: string | undefined) => {
       if (word !== undefined) {
-        throw usageError(`unknown command '${word}'`, 'Commands: run, chat, sessions, agent, login. To send a prompt: acp-kit run "<prompt>".');
+        throw usageError(`unknown command '${word}'`, 'Commands: run, chat, sessions, agent, login, proxy, captures, validate. To send a prompt: acp-kit run "<prompt>".');
       }
       if (process.stdin.isTTY && process.stdout.isTTY) {
         result.code = await handlers.chat({ protocol: 'auto' });
@@ -178,8 +178,42 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
       result.code = await handlers.agent(flags);
     });
 
+  program
+    .command('proxy')
+    .description('sit between an editor and an agent on stdio: forward every line unchanged, optionally record and validate')
+    .argument('<agent...>', 'the agent command, after --')
+    .option('--record [file]', 'append every frame to a capture file (default file: <data dir>/captures/<time>.ndjson)')
+    .option('--validate', 'check every frame (schema + protocol rules) and log violations; traffic is never altered')
+    .option('--log <file>', "write the proxy's own log lines to this file instead of stderr")
+    .addHelpText('after', '\nExample (editor config): acp-kit proxy --record --validate -- npx @zed-industries/claude-code-acp\nThe proxy exits with the agent\'s exit code.\n')
+    .action(async (agent: string[], flags: { record?: string | boolean; log?: string; validate?: boolean }) => {
+      result.code = await (await import('./commands/proxy.js')).proxyCommand(agent, flags);
+    });
+  const captures = program.command('captures').description('list, show and export recorded captures (acp-kit proxy --record)');
+  captures.command('list').description('captures in the default folder: date, frames, size, agent').option('--json', 'print NDJSON')
+    .action(async (flags: { json?: boolean }) => {
+      result.code = await (await import('./commands/captures.js')).capturesListCommand(flags);
+    });
+  captures.command('show').description('one readable line per frame').argument('<file>', 'capture file (acp-kit NDJSON or acp-devtools export)')
+    .action(async (file: string) => {
+      result.code = await (await import('./commands/captures.js')).capturesShowCommand(file);
+    });
+  captures.command('export').description('print a capture with secrets redacted (auth _meta, env values, authorization headers)').argument('<file>', 'capture file')
+    .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'json']).default('ndjson'))
+    .action(async (file: string, flags: { format?: 'ndjson' | 'json' }) => {
+      result.code = await (await import('./commands/captures.js')).capturesExportCommand(file, flags);
+    });
+  program
+    .command('validate')
+    .description('check a capture against the schema of its protocol version and the protocol rules (exit 1 on violations)')
+    .argument('<capture>', 'capture file (acp-kit NDJSON or acp-devtools export)')
+    .option('--json', 'print NDJSON: one violation per line, then a result line')
+    .action(async (file: string, flags: { json?: boolean }) => {
+      result.code = await (await import('./commands/validate.js')).validateCommand(file, flags);
+    });
+
   // subcommands inherit the error behaviour
-  for (const c of [...program.commands, ...sessions.commands]) c.exitOverride().configureOutput({ outputError: (str, write) => write(str) });
+  for (const c of [...program.commands, ...sessions.commands, ...captures.commands]) c.exitOverride().configureOutput({ outputError: (str, write) => write(str) });
   return program;
 }
 
@@ -253,5 +287,5 @@ function writeJsonFailure(e: CliError): void {
 
 function commandPath(argv: string[]): string {
   const sub = argv.slice(2).find((a) => !a.startsWith('-'));
-  return sub && ['run', 'chat', 'sessions', 'agent', 'login'].includes(sub) ? `acp-kit ${sub}` : 'acp-kit';
+  return sub && ['run', 'chat', 'sessions', 'agent', 'login', 'proxy', 'captures', 'validate'].includes(sub) ? `acp-kit ${sub}` : 'acp-kit';
 }

@@ -1,0 +1,119 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { CaptureFormatError, defaultCaptureDir, openCapture, redactRaw, type CaptureFrame } from '../../proxy/index.js';
+import { usageError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
+
+/** Flags of `acp-kit captures export`. */
+export interface CapturesExportFlags {
+  format?: 'ndjson' | 'json';
+}
+
+const write = (s: string): void => void process.stdout.write(s);
+
+function fail(path: string, e: unknown): never {
+  if (e instanceof CaptureFormatError) throw usageError(e.message, 'Pass an acp-kit capture (acp-kit proxy --record) or an acp-devtools export.');
+  if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw usageError(`no such capture file: ${path}`, 'acp-kit captures list shows the recorded captures.');
+  throw e;
+}
+
+/** `captures list`: the files of the default capture folder, newest last. */
+export async function capturesListCommand(flags: { json?: boolean }): Promise<number> {
+  const dir = defaultCaptureDir();
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.ndjson') || n.endsWith('.json')).sort();
+  } catch {
+    names = [];
+  }
+  if (names.length === 0 && !flags.json) {
+    process.stderr.write(`no captures in ${dir} (record one with acp-kit proxy --record -- <agent command>)\n`);
+    return ExitCode.Ok;
+  }
+  for (const name of names) {
+    const path = join(dir, name);
+    const size = statSync(path).size;
+    const r = openCapture(path);
+    let frames = 0;
+    try {
+      for await (const _ of r) frames++;
+    } catch {
+      /* listed with what was read */
+    }
+    const h = r.header();
+    const row = { path, size, agent: h?.agent.join(' ') ?? '', frames, start: h?.start ?? '' };
+    write(flags.json ? `${JSON.stringify(row)}\n` : `${row.start}  ${String(frames).padStart(6)} frames  ${String(size).padStart(9)} B  ${row.agent}  ${path}\n`);
+  }
+  return ExitCode.Ok;
+}
+
+function describe(f: CaptureFrame): string {
+  const arrow = f.dir === 'editor->agent' ? 'editor -> agent' : 'agent -> editor';
+  const id = f.id !== undefined ? ` #${JSON.stringify(f.id)}` : '';
+  let what = `${f.kind}${f.method ? ` ${f.method}` : ''}${id}`;
+  if (f.method === 'session/update') {
+    try {
+      const kind = (JSON.parse(f.raw) as { params?: { update?: { sessionUpdate?: unknown } } }).params?.update?.sessionUpdate;
+      if (typeof kind === 'string') what += ` ${kind}`;
+    } catch {
+      /* shown as is */
+    }
+  }
+  if (f.kind === 'invalid') what += ` ${JSON.stringify(f.raw.length > 80 ? `${f.raw.slice(0, 80)}…` : f.raw)}`;
+  return `${String(f.seq).padStart(6)}  ${(f.t / 1000).toFixed(3).padStart(9)}s  ${arrow}  ${what}  (${Buffer.byteLength(f.raw)} B)\n`;
+}
+
+/** `captures show FILE`: one readable line per frame. */
+export async function capturesShowCommand(path: string): Promise<number> {
+  const r = openCapture(path);
+  try {
+    let first = true;
+    for await (const f of r) {
+      if (first) {
+        const h = r.header();
+        if (h) write(`capture of ${h.agent.join(' ') || '(unknown agent)'}, started ${h.start}${h.source ? `, from ${h.source}` : ''}\n`);
+        first = false;
+      }
+      write(describe(f));
+    }
+  } catch (e) {
+    fail(path, e);
+  }
+  const pv = r.metas().find((m) => m.protocolVersion !== undefined)?.protocolVersion;
+  if (pv !== undefined) write(`protocol version ${pv}\n`);
+  for (const s of r.skipped()) process.stderr.write(`line ${s.line} skipped: ${s.reason}\n`);
+  return ExitCode.Ok;
+}
+
+/** `captures export FILE`: NDJSON (default) or one JSON document, secrets redacted. */
+export async function capturesExportCommand(path: string, flags: CapturesExportFlags): Promise<number> {
+  const format = flags.format ?? 'ndjson';
+  if (format !== 'ndjson' && format !== 'json') throw usageError(`--format must be ndjson or json (got ${JSON.stringify(format)})`);
+  const r = openCapture(path);
+  const frames: CaptureFrame[] = [];
+  let headerWritten = false;
+  try {
+    for await (const f of r) {
+      const red = { ...f, raw: redactRaw(f.raw) };
+      if (format === 'json') frames.push(red);
+      else {
+        if (!headerWritten) {
+          headerWritten = true;
+          write(`${JSON.stringify(r.header())}\n`);
+        }
+        write(`${JSON.stringify(red)}\n`);
+      }
+    }
+  } catch (e) {
+    fail(path, e);
+  }
+  if (format === 'json') write(`${JSON.stringify({ header: r.header() ?? null, metas: r.metas(), frames }, null, 2)}\n`);
+  else {
+    if (!headerWritten && r.header()) write(`${JSON.stringify(r.header())}\n`);
+    for (const m of r.metas()) write(`${JSON.stringify(m)}\n`);
+  }
+  return ExitCode.Ok;
+}
+
+/** Re-export for the validate command. */
+export { fail as captureReadFailure };

@@ -1,0 +1,58 @@
+import { appendFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { CaptureWriter, defaultCapturePath, startProxy, type Violation } from '../../proxy/index.js';
+import { CliError, usageError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
+import { packageVersion } from '../version.js';
+
+/** Flags of `acp-kit proxy`. */
+export interface ProxyFlags {
+  /** `true` = record to the default capture folder. */
+  record?: string | boolean;
+  log?: string;
+  validate?: boolean;
+}
+
+const SIGNALS: Array<[NodeJS.Signals, number]> = [['SIGTERM', 143], ['SIGINT', 130], ['SIGHUP', 129]];
+
+/** `acp-kit proxy [options] -- <agent command...>`: stdio to the editor, the agent behind it. */
+export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<number> {
+  if (agent.length === 0) throw usageError('the agent command is missing', 'Put it after --, e.g. acp-kit proxy --record -- npx @zed-industries/claude-code-acp');
+  const log = flags.log
+    ? (line: string) => {
+        try {
+          appendFileSync(flags.log!, `${new Date().toISOString()} ${line}\n`);
+        } catch {
+          /* a log that cannot be written must not break the editor's connection */
+        }
+      }
+    : (line: string) => void process.stderr.write(`acp-kit proxy: ${line}\n`);
+  const recordPath = flags.record === undefined || flags.record === false ? undefined : flags.record === true ? defaultCapturePath() : resolve(flags.record);
+  let recorder: CaptureWriter | undefined;
+  try {
+    recorder = recordPath ? new CaptureWriter(recordPath, { acpKit: packageVersion(), agent }) : undefined;
+  } catch (e) {
+    // refuse to start rather than run an unrecorded session the user asked to record
+    throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${recordPath}: ${(e as Error).message}`, { hint: 'Pass a writable path to --record, or set ACP_KIT_DATA_DIR to a writable folder.' });
+  }
+  if (recorder) log(`recording to ${recorder.path}`);
+  const onViolation = flags.validate ? (v: Violation) => log(`violation ${v.requirement} [${v.rule}] seq ${v.seqs.join(',')}: ${v.message}`) : undefined;
+  const proxy = startProxy({ command: agent[0]!, args: agent.slice(1), recorder, onViolation, log });
+  let signalled: number | undefined;
+  const handlers = SIGNALS.map(([sig, code]) => {
+    const h = (): void => {
+      log(`${sig}: stopping the agent`);
+      signalled ??= code;
+      void proxy.stop();
+    };
+    process.on(sig, h);
+    return [sig, h] as const;
+  });
+  try {
+    const r = await proxy.done;
+    return signalled ?? r.exitCode;
+  } finally {
+    for (const [sig, h] of handlers) process.off(sig, h);
+    recorder?.close();
+  }
+}

@@ -1,0 +1,321 @@
+import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** Which way a frame travelled through the proxy. */
+export type FrameDirection = 'editor->agent' | 'agent->editor';
+
+/** The JSON-RPC kind of a frame; `invalid` = not a JSON-RPC object (not JSON, an array, no method/id). */
+export type FrameKind = 'request' | 'notification' | 'response' | 'error' | 'invalid';
+
+/** A JSON-RPC id as it appeared on the wire. */
+export type FrameId = string | number | null;
+
+/** One line that passed the proxy, as recorded (one NDJSON line of a capture, without `type`). */
+export interface CaptureFrame {
+  /** 1-based, in the order the proxy forwarded frames (both directions share the counter). */
+  seq: number;
+  /** Milliseconds since the capture started, monotonic clock. */
+  t: number;
+  dir: FrameDirection;
+  /** The line exactly as text, without its `\n` (a `\r` before it is kept). */
+  raw: string;
+  kind: FrameKind;
+  method?: string;
+  id?: FrameId;
+}
+
+/** The first line of an acp-kit capture. */
+export interface CaptureHeader {
+  type: 'header';
+  /** Format marker and version of this file format. */
+  format: 'acp-kit-capture';
+  formatVersion: 1;
+  /** The acp-kit version that wrote it. */
+  acpKit: string;
+  /** The agent command line (command first). */
+  agent: string[];
+  /** Wall-clock start, ISO 8601 (frame `t` values count from here). */
+  start: string;
+  /** Where the capture came from when it was converted (e.g. `acp-devtools`). */
+  source?: string;
+}
+
+/** Facts learnt while recording, written as they become known (after the frame that revealed them). */
+export interface CaptureMeta {
+  type: 'meta';
+  /** The frame that revealed it. */
+  seq: number;
+  t: number;
+  /** The protocol version the initialize response negotiated. */
+  protocolVersion?: number;
+  /** The agent exited: its code or signal. */
+  exitCode?: number | null;
+  signal?: string | null;
+}
+
+/** Anything a capture file holds, line by line. */
+export type CaptureEntry = CaptureHeader | CaptureMeta | ({ type: 'frame' } & CaptureFrame);
+
+/** The decoded JSON-RPC shape of one raw line. */
+export interface DecodedFrame {
+  kind: FrameKind;
+  method?: string;
+  id?: FrameId;
+  /** The parsed JSON (undefined when not JSON). */
+  message?: unknown;
+}
+
+/** Classifies one raw line (lenient: a trailing `\r` or blanks are fine for JSON). */
+export function decodeFrame(raw: string): DecodedFrame {
+  let message: unknown;
+  try {
+    message = JSON.parse(raw);
+  } catch {
+    return { kind: 'invalid' };
+  }
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return { kind: 'invalid', message };
+  const m = message as Record<string, unknown>;
+  const hasId = 'id' in m;
+  const id = hasId && (typeof m.id === 'string' || typeof m.id === 'number' || m.id === null) ? (m.id as FrameId) : undefined;
+  if (typeof m.method === 'string') {
+    return hasId ? { kind: 'request', method: m.method, id, message } : { kind: 'notification', method: m.method, message };
+  }
+  if (hasId && 'error' in m) return { kind: 'error', id, message };
+  if (hasId && 'result' in m) return { kind: 'response', id, message };
+  return { kind: 'invalid', message };
+}
+
+/**
+ * The data root acp-kit uses (same rule as the agent runtime's session store): `$ACP_KIT_DATA_DIR`,
+ * else `$XDG_DATA_HOME/acp-kit`, else `~/.local/share/acp-kit`.
+ */
+export function dataRoot(env: NodeJS.ProcessEnv = process.env): string {
+  return env.ACP_KIT_DATA_DIR ? env.ACP_KIT_DATA_DIR : join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'acp-kit');
+}
+
+/** Where captures go by default: `<data root>/captures`. */
+export function defaultCaptureDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(dataRoot(env), 'captures');
+}
+
+/** A fresh file name for a capture started at `date` (sortable, unique per process). */
+export function defaultCapturePath(env: NodeJS.ProcessEnv = process.env, date = new Date()): string {
+  const stamp = date.toISOString().replace(/[:.]/g, '-');
+  return join(defaultCaptureDir(env), `${stamp}-${process.pid}.ndjson`);
+}
+
+/**
+ * Appends a capture, one NDJSON line per entry, each with one synchronous write: once
+ * {@link CaptureWriter.frame} returns, the frame is in the kernel's page cache, so it survives a
+ * `kill -9` of this process (the proxy records before it forwards).
+ */
+export class CaptureWriter {
+  readonly path: string;
+  private fd: number | undefined;
+  private readonly t0: bigint;
+  private seq = 0;
+
+  /** Creates (or appends to) `path` and writes the header line. */
+  constructor(path: string, header: Omit<CaptureHeader, 'type' | 'format' | 'formatVersion' | 'start'> & { start?: string }) {
+    this.path = path;
+    mkdirSync(dirname(path), { recursive: true });
+    this.fd = openSync(path, 'a');
+    this.t0 = process.hrtime.bigint();
+    const head: CaptureHeader = { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: header.acpKit, agent: header.agent, start: header.start ?? new Date().toISOString(), ...(header.source ? { source: header.source } : {}) };
+    this.line(head);
+  }
+
+  /** Milliseconds since the capture started (3 decimals). */
+  now(): number {
+    return Math.round(Number(process.hrtime.bigint() - this.t0) / 1000) / 1000;
+  }
+
+  /** Records one frame and returns it (with its seq and time). */
+  frame(dir: FrameDirection, raw: string, decoded: DecodedFrame = decodeFrame(raw)): CaptureFrame {
+    const f: CaptureFrame = { seq: ++this.seq, t: this.now(), dir, raw, kind: decoded.kind };
+    if (decoded.method !== undefined) f.method = decoded.method;
+    if (decoded.id !== undefined) f.id = decoded.id;
+    this.line(f);
+    return f;
+  }
+
+  /** Records a fact learnt at the last frame. */
+  meta(fields: Omit<CaptureMeta, 'type' | 'seq' | 't'>): void {
+    this.line({ type: 'meta', seq: this.seq, t: this.now(), ...fields });
+  }
+
+  /** Flushes to disk and closes; later writes are ignored. */
+  close(): void {
+    if (this.fd === undefined) return;
+    try {
+      fsyncSync(this.fd);
+    } catch {
+      /* not all files can be synced (pipes); the data was written */
+    }
+    closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private line(value: object): void {
+    if (this.fd === undefined) return;
+    const buf = Buffer.from(JSON.stringify(value) + '\n', 'utf8');
+    let off = 0;
+    while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
+  }
+}
+
+/** A capture read back: header (synthesised for foreign formats), then entries in file order. */
+export interface CaptureReader extends AsyncIterable<CaptureFrame> {
+  /** The header (available after the first frame was read, or after {@link CaptureReader.load}). */
+  header(): CaptureHeader | undefined;
+  /** Meta lines seen so far. */
+  metas(): CaptureMeta[];
+  /** Lines that were skipped (a torn last line, unknown shapes), with their 1-based line number. */
+  skipped(): Array<{ line: number; reason: string }>;
+}
+
+/** Thrown for a file that is not a capture acp-kit can read. */
+export class CaptureFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CaptureFormatError';
+  }
+}
+
+/**
+ * Opens a capture for reading: an acp-kit NDJSON capture (streamed, so memory stays flat) or an
+ * acp-devtools export (`{version, session, messages:[…]}`, one JSON document, mapped to frames).
+ * A torn or unparsable line is skipped and listed in {@link CaptureReader.skipped}.
+ */
+export function openCapture(path: string): CaptureReader {
+  let header: CaptureHeader | undefined;
+  const metas: CaptureMeta[] = [];
+  const skipped: Array<{ line: number; reason: string }> = [];
+  async function* frames(): AsyncGenerator<CaptureFrame> {
+    const rl = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+    let lineNo = 0;
+    let first: string | undefined;
+    const rest: string[] = [];
+    let devtools = false;
+    try {
+      for await (const line of rl) {
+        lineNo++;
+        if (first === undefined) {
+          if (line.trim() === '') continue;
+          first = line;
+          // an acp-devtools export is one (possibly pretty-printed) JSON document, not NDJSON
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(line);
+          } catch {
+            devtools = line.trimStart().startsWith('{');
+            if (devtools) {
+              rest.push(line);
+              continue;
+            }
+            throw new CaptureFormatError(`${path}: line 1 is not JSON; expected an acp-kit capture (NDJSON) or an acp-devtools export`);
+          }
+          if (isDevtoolsExport(parsed)) {
+            yield* mapDevtools(parsed);
+            return;
+          }
+          const h = parsed as Partial<CaptureHeader>;
+          if (h.type !== 'header' || h.format !== 'acp-kit-capture') throw new CaptureFormatError(`${path}: line 1 is not a capture header (expected {"type":"header","format":"acp-kit-capture",…})`);
+          header = h as CaptureHeader;
+          continue;
+        }
+        if (devtools) {
+          rest.push(line);
+          continue;
+        }
+        if (line === '') continue;
+        let e: unknown;
+        try {
+          e = JSON.parse(line);
+        } catch {
+          skipped.push({ line: lineNo, reason: 'not JSON (torn line)' });
+          continue;
+        }
+        const o = e as Record<string, unknown>;
+        if (o.type === 'meta') metas.push(o as unknown as CaptureMeta);
+        else if (typeof o.seq === 'number' && typeof o.raw === 'string' && (o.dir === 'editor->agent' || o.dir === 'agent->editor')) {
+          const { type: _t, ...f } = o;
+          yield f as unknown as CaptureFrame;
+        } else skipped.push({ line: lineNo, reason: 'not a frame' });
+      }
+      if (devtools) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(rest.join('\n'));
+        } catch {
+          throw new CaptureFormatError(`${path}: not JSON; expected an acp-kit capture (NDJSON) or an acp-devtools export`);
+        }
+        if (!isDevtoolsExport(parsed)) throw new CaptureFormatError(`${path}: JSON document without a messages array; expected an acp-devtools export {version, session, messages:[…]}`);
+        yield* mapDevtools(parsed);
+      }
+    } finally {
+      rl.close();
+    }
+  }
+  function* mapDevtools(doc: DevtoolsExport): Generator<CaptureFrame> {
+    const start = doc.messages.length > 0 ? Date.parse(String(doc.messages[0]!.timestamp)) : NaN;
+    header = { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: 'acp-devtools', agent: devtoolsAgent(doc), start: Number.isFinite(start) ? new Date(start).toISOString() : new Date(0).toISOString(), source: 'acp-devtools' };
+    let seq = 0;
+    for (const m of doc.messages) {
+      const raw = typeof m.raw === 'string' ? m.raw : JSON.stringify(m.payload ?? null);
+      const d = decodeFrame(raw);
+      const ts = Date.parse(String(m.timestamp));
+      const dir = devtoolsDirection(m.direction);
+      if (!dir) {
+        skipped.push({ line: seq + 1, reason: `unknown direction ${JSON.stringify(m.direction)}` });
+        continue;
+      }
+      const f: CaptureFrame = { seq: typeof m.seq === 'number' ? m.seq : ++seq, t: Number.isFinite(ts) && Number.isFinite(start) ? ts - start : 0, dir, raw, kind: d.kind };
+      seq = f.seq;
+      if (d.method !== undefined) f.method = d.method;
+      if (d.id !== undefined) f.id = d.id;
+      yield f;
+    }
+  }
+  return {
+    [Symbol.asyncIterator]: () => frames(),
+    header: () => header,
+    metas: () => metas,
+    skipped: () => skipped,
+  };
+}
+
+interface DevtoolsExport {
+  version?: unknown;
+  session?: unknown;
+  messages: Array<{ seq?: unknown; timestamp?: unknown; direction?: unknown; kind?: unknown; raw?: unknown; payload?: unknown }>;
+}
+
+function isDevtoolsExport(v: unknown): v is DevtoolsExport {
+  return typeof v === 'object' && v !== null && Array.isArray((v as { messages?: unknown }).messages) && (v as { type?: unknown }).type !== 'header';
+}
+
+/** acp-devtools names directions from the proxy's point of view in a few spellings; accept them all. */
+function devtoolsDirection(d: unknown): FrameDirection | undefined {
+  const s = String(d).toLowerCase().replace(/[\s_]/g, '');
+  if (['client->agent', 'clienttoagent', 'editor->agent', 'toagent', 'c2a'].includes(s)) return 'editor->agent';
+  if (['agent->client', 'agenttoclient', 'agent->editor', 'toclient', 'a2c'].includes(s)) return 'agent->editor';
+  return undefined;
+}
+
+function devtoolsAgent(doc: DevtoolsExport): string[] {
+  const s = doc.session as { agent?: unknown; command?: unknown } | undefined;
+  const cmd = s?.command ?? s?.agent;
+  if (Array.isArray(cmd)) return cmd.map(String);
+  return typeof cmd === 'string' ? [cmd] : [];
+}
+
+/** Reads a whole capture into memory (for small captures and tests). */
+export async function readCapture(path: string): Promise<{ header: CaptureHeader | undefined; frames: CaptureFrame[]; metas: CaptureMeta[]; skipped: Array<{ line: number; reason: string }> }> {
+  const r = openCapture(path);
+  const frames: CaptureFrame[] = [];
+  for await (const f of r) frames.push(f);
+  return { header: r.header(), frames, metas: r.metas(), skipped: r.skipped() };
+}

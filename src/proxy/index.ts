@@ -1,0 +1,27 @@
+/**
+ * `acp-kit/proxy`: a transparent stdio proxy between an editor and an ACP agent, its capture
+ * format (record, read, redact) and a validator for captures (schema + stateful rules).
+ * @packageDocumentation
+ */
+export { startProxy, type ProxyOptions, type ProxyHandle, type ProxyResult } from './proxy.js';
+export {
+  CaptureWriter,
+  CaptureFormatError,
+  openCapture,
+  readCapture,
+  decodeFrame,
+  dataRoot,
+  defaultCaptureDir,
+  defaultCapturePath,
+  type CaptureEntry,
+  type CaptureFrame,
+  type CaptureHeader,
+  type CaptureMeta,
+  type CaptureReader,
+  type DecodedFrame,
+  type FrameDirection,
+  type FrameId,
+  type FrameKind,
+} from './capture.js';
+export { CaptureValidator, type Violation, type ViolationRule } from './validate.js';
+export { redactMessage, redactRaw } from './redact.js';

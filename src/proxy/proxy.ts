@@ -1,0 +1,231 @@
+import { spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { signalProcessGroup, trackProcessGroup, untrackProcessGroup } from '../rpc/process-group.js';
+import { CaptureWriter, decodeFrame, type CaptureFrame, type DecodedFrame, type FrameDirection } from './capture.js';
+import { CaptureValidator, type Violation } from './validate.js';
+
+/** Options of {@link startProxy}. */
+export interface ProxyOptions {
+  /** The agent program and its arguments. */
+  command: string;
+  args?: readonly string[];
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** The editor side (default: this process's stdin / stdout). */
+  editorIn?: Readable;
+  editorOut?: Writable;
+  /** Where the agent's stderr goes (default: this process's stderr, unchanged). */
+  agentStderr?: Writable;
+  /** Record every frame to this capture (written before the frame is forwarded). */
+  recorder?: CaptureWriter;
+  /** Check every frame (schema + stateful rules) and report violations here; traffic is never altered. */
+  onViolation?: (v: Violation) => void;
+  /** The proxy's own log lines (never on the editor's stdout). */
+  log?: (line: string) => void;
+  /** After the editor closes stdin: how long the agent may take to exit before it is killed (default 5000 ms). */
+  exitTimeoutMs?: number;
+  /** Grace between SIGTERM and SIGKILL when the agent is killed (default 2000 ms). */
+  killTimeoutMs?: number;
+}
+
+/** A running proxy. */
+export interface ProxyHandle {
+  /** The agent's process id. */
+  readonly pid: number | undefined;
+  /**
+   * Resolves once the agent has exited and its output has been forwarded: the exit code to use
+   * (the agent's code, 128 + signal number when it was killed, 1 when it could not start).
+   */
+  readonly done: Promise<ProxyResult>;
+  /** Terminates the agent's process group (SIGTERM, then SIGKILL) and resolves with {@link done}. */
+  stop(): Promise<ProxyResult>;
+}
+
+/** How a proxied agent ended. */
+export interface ProxyResult {
+  exitCode: number;
+  /** The agent's own exit code / signal. */
+  agentExitCode: number | null;
+  agentSignal: string | null;
+  /** Set when the agent could not be started. */
+  error?: Error;
+}
+
+const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13, SIGABRT: 6, SIGSEGV: 11 };
+
+/**
+ * Starts an agent in its own process group and forwards the editor's stdio to it and back,
+ * byte-exact. Without recorder and validation the bytes are piped as they come; with either,
+ * lines are split on `\n` and each line is recorded/checked before it is forwarded, so a capture
+ * never misses a frame the other side saw.
+ */
+export function startProxy(options: ProxyOptions): ProxyHandle {
+  const editorIn = options.editorIn ?? process.stdin;
+  const editorOut = options.editorOut ?? process.stdout;
+  const agentStderr = options.agentStderr ?? process.stderr;
+  const log = options.log ?? (() => undefined);
+  const child = spawn(options.command, [...(options.args ?? [])], {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: process.platform !== 'win32',
+  });
+  trackProcessGroup(child);
+  child.stdin.on('error', (e) => log(`agent stdin: ${e.message}`));
+  editorOut.on('error', (e) => log(`editor stdout: ${e.message}`));
+  child.stderr.pipe(agentStderr, { end: false });
+
+  let spawnError: Error | undefined;
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+    child.once('error', (e) => {
+      spawnError = e;
+      untrackProcessGroup(child);
+      resolve({ code: null, signal: null });
+    });
+    child.once('exit', (code, signal) => {
+      untrackProcessGroup(child);
+      resolve({ code, signal });
+    });
+  });
+  const stdoutEnded = new Promise<void>((resolve) => {
+    child.stdout.once('close', resolve);
+    child.stdout.once('end', resolve);
+    child.once('error', () => resolve());
+  });
+
+  const lineMode = options.recorder !== undefined || options.onViolation !== undefined;
+  if (!lineMode) {
+    editorIn.pipe(child.stdin);
+    child.stdout.pipe(editorOut, { end: false });
+  } else {
+    const recorder = options.recorder;
+    const validator = options.onViolation ? new CaptureValidator() : undefined;
+    let seq = 0;
+    const t0 = process.hrtime.bigint();
+    let initId: unknown;
+    let initSeen = false;
+    const onLine = (dir: FrameDirection, raw: string): void => {
+      const needsDecode = validator !== undefined || recorder !== undefined;
+      const d: DecodedFrame = needsDecode ? decodeFrame(raw) : { kind: 'invalid' };
+      const frame: CaptureFrame = recorder
+        ? recorder.frame(dir, raw, d)
+        : { seq: ++seq, t: Math.round(Number(process.hrtime.bigint() - t0) / 1000) / 1000, dir, raw, kind: d.kind, ...(d.method !== undefined ? { method: d.method } : {}), ...(d.id !== undefined ? { id: d.id } : {}) };
+      if (recorder && !initSeen) {
+        // the negotiated version goes into the capture as soon as the initialize answer passes
+        if (dir === 'editor->agent' && d.kind === 'request' && d.method === 'initialize') initId = d.id;
+        else if (dir === 'agent->editor' && d.kind === 'response' && d.id === initId && initId !== undefined) {
+          const pv = (d.message as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
+          if (typeof pv === 'number') {
+            initSeen = true;
+            recorder.meta({ protocolVersion: pv });
+          }
+        }
+      }
+      if (validator) for (const v of validator.push(frame, d.message)) options.onViolation!(v);
+    };
+    forwardLines(editorIn, child.stdin, 'editor->agent', onLine, true);
+    forwardLines(child.stdout, editorOut, 'agent->editor', onLine, false);
+    if (validator) {
+      void exited.then(async () => {
+        await stdoutEnded;
+        for (const v of validator.finish()) options.onViolation!(v);
+      });
+    }
+  }
+
+  let killing: Promise<void> | undefined;
+  const killAgent = (): Promise<void> => {
+    killing ??= (async () => {
+      if (spawnError || child.exitCode !== null || child.signalCode !== null) {
+        signalProcessGroup(child, 'SIGKILL'); // leftovers of the group never outlive us
+        return;
+      }
+      signalProcessGroup(child, 'SIGTERM');
+      const t = setTimeout(() => signalProcessGroup(child, 'SIGKILL'), options.killTimeoutMs ?? 2000);
+      await exited;
+      clearTimeout(t);
+      signalProcessGroup(child, 'SIGKILL');
+    })();
+    return killing;
+  };
+
+  // the editor closed its side: the agent gets EOF and a bounded time to finish
+  editorIn.once('end', () => {
+    log('editor closed stdin; waiting for the agent to exit');
+    const t = setTimeout(() => {
+      log(`agent still running ${options.exitTimeoutMs ?? 5000} ms after stdin closed; killing it`);
+      void killAgent();
+    }, options.exitTimeoutMs ?? 5000);
+    t.unref();
+    void exited.then(() => clearTimeout(t));
+  });
+
+  const done = (async (): Promise<ProxyResult> => {
+    const r = await exited;
+    if (spawnError) {
+      const code = (spawnError as NodeJS.ErrnoException).code;
+      log(code === 'ENOENT' ? `agent command not found: ${options.command}` : `could not start agent ${options.command}: ${spawnError.message}`);
+      return { exitCode: 1, agentExitCode: null, agentSignal: null, error: spawnError };
+    }
+    // the group may still hold the agent's children: they must not outlive the proxy
+    signalProcessGroup(child, 'SIGKILL');
+    // what the agent wrote before exiting still reaches the editor (bounded: a grandchild may hold the pipe)
+    await Promise.race([stdoutEnded, new Promise((res) => setTimeout(res, 1000).unref())]);
+    log(r.signal ? `agent was killed by ${r.signal}` : `agent exited with code ${r.code}`);
+    options.recorder?.meta({ exitCode: r.code, signal: r.signal });
+    const exitCode = r.code ?? 128 + (SIGNAL_NUMBERS[r.signal ?? ''] ?? 0);
+    return { exitCode, agentExitCode: r.code, agentSignal: r.signal };
+  })();
+
+  return {
+    pid: child.pid,
+    done,
+    stop: async () => {
+      await killAgent();
+      return done;
+    },
+  };
+}
+
+/**
+ * Splits `from` into lines, hands each to `onLine` (record, check) and then writes the bytes
+ * unchanged to `to`, honouring backpressure. A last line without `\n` is handled at EOF.
+ */
+function forwardLines(from: Readable, to: Writable, dir: FrameDirection, onLine: (dir: FrameDirection, raw: string) => void, endTarget: boolean): void {
+  // bytes of a line not complete yet: neither recorded nor forwarded
+  let held: Buffer[] = [];
+  from.on('data', (chunk: Buffer) => {
+    let nl = chunk.indexOf(10);
+    if (nl === -1) {
+      held.push(chunk);
+      return;
+    }
+    const before = held;
+    held = [];
+    let start = 0;
+    while (nl !== -1) {
+      const part = chunk.subarray(start, nl);
+      const line = start === 0 && before.length > 0 ? Buffer.concat([...before, part]) : part;
+      onLine(dir, line.toString('utf8'));
+      start = nl + 1;
+      nl = chunk.indexOf(10, start);
+    }
+    if (start < chunk.length) held.push(chunk.subarray(start));
+    // forward the whole lines only after they were recorded; the rest goes with its newline
+    const head = chunk.subarray(0, start);
+    const out = before.length > 0 ? Buffer.concat([...before, head]) : head;
+    if (!to.write(out)) {
+      from.pause();
+      to.once('drain', () => from.resume());
+    }
+  });
+  from.once('end', () => {
+    if (held.length > 0) {
+      const rest = Buffer.concat(held);
+      held = [];
+      onLine(dir, rest.toString('utf8'));
+      to.write(rest);
+    }
+    if (endTarget) to.end();
+  });
+}

@@ -1,0 +1,291 @@
+import { getValidator } from '../protocol/validation/validator.js';
+import { formatFailure } from '../protocol/validation/failure.js';
+import type { CaptureFrame, FrameDirection, FrameId } from './capture.js';
+
+/** One broken rule, with the requirement it breaks and the frames involved. */
+export interface Violation {
+  /** Short rule name, e.g. `schema`, `unanswered-request`, `update-after-prompt-response`. */
+  rule: ViolationRule;
+  /**
+   * The requirement ID from the ACP requirements digest (e.g. `ACP-V1-PROMPT-03`); for schema
+   * failures `schema/v1` or `schema/v2` (the official schema of that version).
+   */
+  requirement: string;
+  /** The seq numbers of the frames involved, in order; the last one is where it was detected. */
+  seqs: number[];
+  /** What is wrong, naming the field and the expectation. */
+  message: string;
+}
+
+/** The rules {@link CaptureValidator} checks. */
+export type ViolationRule =
+  | 'schema'
+  | 'non-json-agent-stdout'
+  | 'non-json-editor-stdin'
+  | 'update-after-prompt-response'
+  | 'update-after-idle'
+  | 'unanswered-request'
+  | 'response-to-unknown-id'
+  | 'duplicate-request-id'
+  | 'permission-pending-after-cancel'
+  | 'cancel-answered-with-error'
+  | 'replay-after-load-response';
+
+interface Pending {
+  seq: number;
+  method: string;
+  sessionId?: string;
+  /** For permission requests: the session/cancel that made them due. */
+  cancelSeq?: number;
+}
+
+interface SessionState {
+  /** v1: the prompt in flight. */
+  prompt?: { seq: number; id: FrameId; cancelSeq?: number };
+  /** v1: the last prompt answered, until the next prompt starts. */
+  ended?: { promptSeq: number; responseSeq: number };
+  /** After a load/resume-with-replay response, until the next prompt: updates now are late replay. */
+  loaded?: { requestSeq: number; responseSeq: number; method: string };
+  /** v2: agent message ids of the foreground work since it last became running. */
+  workMessages: Set<string>;
+  /** v2: the last idle, with the messages of the work it ended (until running again). */
+  idle?: { seq: number; messages: Set<string> };
+  /** v2: foreground state. */
+  running: boolean;
+  /** v2: a session/cancel not yet acknowledged by an idle. */
+  cancelSeq?: number;
+}
+
+/** v1 updates that belong to a prompt turn (other kinds, e.g. commands or mode changes, may come any time). */
+const V1_TURN_UPDATES = new Set(['agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan', 'user_message_chunk']);
+const V2_REPLAY_UPDATES = new Set(['user_message', 'user_message_chunk']);
+const V2_AGENT_MESSAGES = new Set(['agent_message_chunk', 'agent_thought_chunk', 'agent_message', 'agent_thought']);
+
+const other = (d: FrameDirection): FrameDirection => (d === 'editor->agent' ? 'agent->editor' : 'editor->agent');
+const idKey = (id: FrameId | undefined): string => JSON.stringify(id ?? null);
+
+/**
+ * Checks a stream of frames against the official schema of the negotiated protocol version
+ * (learnt from the initialize response) and the stateful rules a schema cannot see. Feed frames in
+ * order with {@link push}, then call {@link finish} at the end of the capture. Only what the
+ * frames decide is reported: nothing is guessed about traffic the capture does not hold.
+ */
+export class CaptureValidator {
+  private version: 1 | 2 | undefined;
+  private initId: FrameId | undefined;
+  private readonly pending = new Map<string, Pending>();
+  private readonly sessions = new Map<string, SessionState>();
+
+  /** @param options.protocolVersion the version to assume until an initialize response says otherwise. */
+  constructor(options: { protocolVersion?: number } = {}) {
+    if (options.protocolVersion === 1 || options.protocolVersion === 2) this.version = options.protocolVersion;
+  }
+
+  /** The protocol version in force (undefined before initialize when none was given). */
+  get protocolVersion(): 1 | 2 | undefined {
+    return this.version;
+  }
+
+  /** Checks one frame; `message` is its parsed JSON when the caller has it already. */
+  push(frame: CaptureFrame, message?: unknown): Violation[] {
+    const out: Violation[] = [];
+    if (message === undefined && frame.kind !== 'invalid') {
+      try {
+        message = JSON.parse(frame.raw);
+      } catch {
+        /* classified as JSON by the recorder, but not: treat as invalid below */
+      }
+    }
+    if (frame.kind === 'invalid' || message === undefined) {
+      let isJson = message !== undefined;
+      if (!isJson) {
+        try {
+          JSON.parse(frame.raw);
+          isJson = true;
+        } catch {
+          /* not JSON */
+        }
+      }
+      if (!isJson) {
+        const preview = frame.raw.length > 60 ? `${frame.raw.slice(0, 60)}…` : frame.raw;
+        out.push(
+          frame.dir === 'agent->editor'
+            ? { rule: 'non-json-agent-stdout', requirement: 'ACP-ALL-TRANS-05', seqs: [frame.seq], message: `agent wrote a line that is not JSON on stdout: ${JSON.stringify(preview)}` }
+            : { rule: 'non-json-editor-stdin', requirement: 'ACP-ALL-TRANS-06', seqs: [frame.seq], message: `editor wrote a line that is not JSON to the agent's stdin: ${JSON.stringify(preview)}` },
+        );
+      } else {
+        out.push(this.schema(frame, 'the message: must be a JSON-RPC 2.0 request, notification or response object'));
+      }
+      return out;
+    }
+    const m = message as { jsonrpc?: unknown; id?: FrameId; method?: string; params?: unknown; result?: unknown; error?: unknown };
+    if (m.jsonrpc !== '2.0') out.push(this.schema(frame, 'jsonrpc: must be "2.0"'));
+    if (frame.kind === 'request' || frame.kind === 'notification') this.onCall(frame, m, out);
+    else this.onResponse(frame, m, out);
+    return out;
+  }
+
+  /** End of the capture: requests still unanswered. */
+  finish(): Violation[] {
+    const out: Violation[] = [];
+    for (const [key, p] of this.pending) {
+      const dir = key.slice(0, key.indexOf(':')) as FrameDirection;
+      const id = key.slice(key.indexOf(':') + 1);
+      if (p.cancelSeq !== undefined) {
+        out.push({ rule: 'permission-pending-after-cancel', requirement: 'ACP-ALL-PERM-03', seqs: [p.seq, p.cancelSeq], message: `session/request_permission id ${id} was never answered after session/cancel; the client must answer it with outcome "cancelled"` });
+      } else {
+        out.push({ rule: 'unanswered-request', requirement: 'ACP-ALL-RPC-01', seqs: [p.seq], message: `${p.method} request id ${id} (${dir === 'editor->agent' ? 'editor to agent' : 'agent to editor'}) was never answered` });
+      }
+    }
+    this.pending.clear();
+    return out.sort((a, b) => a.seqs[0]! - b.seqs[0]!);
+  }
+
+  private schema(frame: CaptureFrame, message: string): Violation {
+    return { rule: 'schema', requirement: `schema/v${this.version ?? 1}`, seqs: [frame.seq], message: `${frame.method ?? (frame.kind === 'invalid' ? 'message' : 'response')}: ${message}` };
+  }
+
+  private session(id: unknown): SessionState | undefined {
+    if (typeof id !== 'string') return undefined;
+    let s = this.sessions.get(id);
+    if (!s) {
+      s = { workMessages: new Set(), running: false };
+      this.sessions.set(id, s);
+    }
+    return s;
+  }
+
+  private onCall(frame: CaptureFrame, m: { id?: FrameId; method?: string; params?: unknown }, out: Violation[]): void {
+    const method = m.method!;
+    const params = m.params as Record<string, unknown> | undefined;
+    if (method === 'initialize' && frame.dir === 'editor->agent') {
+      this.initId = m.id;
+      const offered = (params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+      if (this.version === undefined && (offered === 1 || offered === 2)) this.version = offered;
+    }
+    const v = this.version ? getValidator(this.version) : undefined;
+    if (v) {
+      const side = v.sideOf(method);
+      const expected = frame.dir === 'editor->agent' ? 'agent' : 'client';
+      if (side !== undefined && side !== 'protocol' && side !== expected) {
+        out.push(this.schema(frame, `is handled by the ${side}, so only the ${side === 'agent' ? 'editor' : 'agent'} may send it`));
+      } else if (method === 'session/update') {
+        const p = params as { sessionId?: unknown; update?: unknown } | undefined;
+        if (typeof p !== 'object' || p === null) out.push(this.schema(frame, 'params: must be object'));
+        else {
+          if (typeof p.sessionId !== 'string') out.push(this.schema(frame, 'params.sessionId: must be string'));
+          const f = v.update(p.update, 'params.update');
+          if (f && f !== 'unknown') out.push(this.schema(frame, formatFailure('', f)));
+        }
+      } else {
+        const f = v.params(method, params, 'params');
+        if (f) out.push(this.schema(frame, formatFailure('', f)));
+      }
+    }
+    if (frame.kind === 'request') {
+      const key = `${frame.dir}:${idKey(m.id)}`;
+      const prev = this.pending.get(key);
+      if (prev) {
+        out.push({ rule: 'duplicate-request-id', requirement: 'ACP-ALL-RPC-03', seqs: [prev.seq, frame.seq], message: `${method} reuses request id ${idKey(m.id)} while ${prev.method} (seq ${prev.seq}) with that id is still unanswered` });
+      }
+      this.pending.set(key, { seq: frame.seq, method, sessionId: typeof params?.sessionId === 'string' ? params.sessionId : undefined });
+    }
+    const s = this.session(params?.sessionId);
+    if (!s) return;
+    if (frame.dir === 'editor->agent') {
+      if (method === 'session/prompt') {
+        s.ended = undefined;
+        s.loaded = undefined;
+        if (this.version !== 2) s.prompt = { seq: frame.seq, id: m.id ?? null };
+      } else if (method === 'session/load' || method === 'session/resume') {
+        s.ended = undefined;
+        s.loaded = undefined;
+      } else if (method === 'session/cancel') {
+        if (s.prompt) s.prompt.cancelSeq = frame.seq;
+        if (this.version === 2 && s.running) s.cancelSeq = frame.seq;
+        for (const p of this.pending.values()) {
+          if (p.method === 'session/request_permission' && p.sessionId === params?.sessionId && p.cancelSeq === undefined) p.cancelSeq = frame.seq;
+        }
+      }
+      return;
+    }
+    if (method !== 'session/update') return;
+    const update = (params as { update?: { sessionUpdate?: unknown; messageId?: unknown; state?: unknown; stopReason?: unknown } }).update;
+    const kind = typeof update?.sessionUpdate === 'string' ? update.sessionUpdate : '';
+    if (s.loaded && (this.version === 2 ? V2_REPLAY_UPDATES.has(kind) && !s.running : V1_TURN_UPDATES.has(kind))) {
+      const id = s.loaded.method === 'session/load' ? 'ACP-V1-LOAD-03' : 'ACP-V2-RESUME-03';
+      out.push({ rule: 'replay-after-load-response', requirement: id, seqs: [s.loaded.requestSeq, s.loaded.responseSeq, frame.seq], message: `${kind} for session ${String(params?.sessionId)} arrived after the ${s.loaded.method} response (seq ${s.loaded.responseSeq}); replay must be complete before the response` });
+      return;
+    }
+    if (this.version !== 2) {
+      if (!s.prompt && s.ended && V1_TURN_UPDATES.has(kind)) {
+        out.push({ rule: 'update-after-prompt-response', requirement: 'ACP-V1-PROMPT-03', seqs: [s.ended.promptSeq, s.ended.responseSeq, frame.seq], message: `${kind} for session ${String(params?.sessionId)} arrived after the session/prompt response (seq ${s.ended.responseSeq}) ended the turn` });
+      }
+      return;
+    }
+    if (kind === 'state_update') {
+      if (update!.state === 'idle') {
+        if (s.running) {
+          s.idle = { seq: frame.seq, messages: s.workMessages };
+          s.workMessages = new Set();
+          if (s.cancelSeq !== undefined && update!.stopReason === 'error') {
+            out.push({ rule: 'cancel-answered-with-error', requirement: 'ACP-V2-CANCEL-06', seqs: [s.cancelSeq, frame.seq], message: `the work cancelled by session/cancel (seq ${s.cancelSeq}) ended with stopReason "error"; it must end "cancelled"` });
+          }
+          s.cancelSeq = undefined;
+        }
+        s.running = false;
+      } else if (typeof update!.state === 'string') {
+        if (!s.running) s.workMessages = new Set();
+        s.running = true;
+        s.idle = undefined;
+      }
+      return;
+    }
+    if (V2_AGENT_MESSAGES.has(kind) && typeof update!.messageId === 'string') {
+      if (!s.running && s.idle?.messages.has(update!.messageId)) {
+        out.push({ rule: 'update-after-idle', requirement: 'ACP-V2-LIFE-06', seqs: [s.idle.seq, frame.seq], message: `${kind} of message ${update!.messageId}, part of the work that the idle state_update (seq ${s.idle.seq}) ended, arrived after that idle` });
+      } else if (s.running) s.workMessages.add(update!.messageId);
+    }
+  }
+
+  private onResponse(frame: CaptureFrame, m: { id?: FrameId; result?: unknown; error?: unknown }, out: Violation[]): void {
+    const key = `${other(frame.dir)}:${idKey(m.id)}`;
+    const req = this.pending.get(key);
+    if (!req) {
+      out.push({ rule: 'response-to-unknown-id', requirement: 'ACP-ALL-RPC-03', seqs: [frame.seq], message: `response with id ${idKey(m.id)} answers no request in flight from the ${frame.dir === 'agent->editor' ? 'editor' : 'agent'}` });
+      return;
+    }
+    this.pending.delete(key);
+    if (frame.kind === 'error') {
+      const e = m.error as { code?: unknown; message?: unknown } | null;
+      if (typeof e !== 'object' || e === null || !Number.isInteger(e.code) || typeof e.message !== 'string') out.push(this.schema(frame, 'error: must be {code: integer, message: string, data?}'));
+    }
+    if (m.id === this.initId && req.method === 'initialize' && frame.kind === 'response') {
+      const pv = (m.result as { protocolVersion?: unknown } | null)?.protocolVersion;
+      if (pv === 1 || pv === 2) this.version = pv;
+    }
+    if (frame.kind === 'response' && this.version) {
+      const f = getValidator(this.version).result(req.method, m.result, 'result');
+      if (f) out.push({ ...this.schema(frame, formatFailure('', f)), message: `${req.method} result: ${formatFailure('', f)}` });
+    }
+    const s = req.sessionId !== undefined ? this.sessions.get(req.sessionId) : undefined;
+    if (req.method === 'session/request_permission' && req.cancelSeq !== undefined) {
+      const outcome = (m.result as { outcome?: { outcome?: unknown } } | null)?.outcome?.outcome;
+      const cancelledError = frame.kind === 'error' && this.version === 2 && (m.error as { code?: unknown }).code === -32800;
+      if (outcome !== 'cancelled' && !cancelledError) {
+        out.push({ rule: 'permission-pending-after-cancel', requirement: 'ACP-ALL-PERM-03', seqs: [req.seq, req.cancelSeq, frame.seq], message: `session/request_permission (seq ${req.seq}) was answered ${frame.kind === 'error' ? 'with an error' : `with outcome ${JSON.stringify(outcome)}`} after session/cancel (seq ${req.cancelSeq}); it must be answered with outcome "cancelled"` });
+      }
+    }
+    if (!s) return;
+    if (req.method === 'session/prompt' && this.version !== 2 && s.prompt && idKey(s.prompt.id) === idKey(m.id)) {
+      if (frame.kind === 'error' && s.prompt.cancelSeq !== undefined) {
+        out.push({ rule: 'cancel-answered-with-error', requirement: 'ACP-V1-CANCEL-06', seqs: [s.prompt.cancelSeq, frame.seq], message: `session/prompt (seq ${s.prompt.seq}) cancelled by session/cancel (seq ${s.prompt.cancelSeq}) was answered with an error; it must end with stopReason "cancelled"` });
+      }
+      s.ended = { promptSeq: s.prompt.seq, responseSeq: frame.seq };
+      s.prompt = undefined;
+    }
+    if (frame.kind === 'response' && (req.method === 'session/load' || req.method === 'session/resume')) {
+      s.loaded = { requestSeq: req.seq, responseSeq: frame.seq, method: req.method };
+    }
+  }
+}
