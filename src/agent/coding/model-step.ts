@@ -1,3 +1,4 @@
+import type { Cost } from '../../protocol/index.js';
 import { abortError, type AssistantPart, type ModelFinishReason } from './model.js';
 import { announceCall, PLAN_ID, type PendingCall, type TurnContext } from './tool-call.js';
 
@@ -59,11 +60,12 @@ export async function modelStep(ctx: TurnContext, system: string, maxOutputToken
         case 'usage':
           usage = ev;
           if (ev.cost) {
-            const prev = state.cost;
-            state.cost = prev && prev.currency === ev.cost.currency
-              ? { amount: prev.amount + ev.cost.amount, currency: prev.currency }
-              : { ...ev.cost };
+            state.cost = addCost(state.cost, ev.cost);
+            ctx.tokens.cost = addCost(ctx.tokens.cost, ev.cost);
           }
+          ctx.tokens.reported = true;
+          ctx.tokens.inputTokens += ev.inputTokens;
+          ctx.tokens.outputTokens += ev.outputTokens;
           break;
         case 'finish':
           step.finish = ev.reason;
@@ -83,10 +85,16 @@ async function reportUsage(ctx: TurnContext, u: { inputTokens: number; outputTok
   const size = u.contextWindow ?? ctx.model.contextWindow;
   // ACP-ALL-USAGE-02: no usage_update without a meaningful context-window size
   if (!size) return;
+  ctx.tokens.sentUsageUpdate = true;
   await ctx.send({
     sessionUpdate: 'usage_update',
     used: u.inputTokens + u.outputTokens,
     size,
     ...(ctx.state.cost ? { cost: { ...ctx.state.cost } } : {}),
   });
+}
+
+/** Adds a call's cost; a change of currency starts over (amounts in different units do not add). */
+function addCost(prev: Cost | null | undefined, c: Cost): Cost {
+  return prev && prev.currency === c.currency ? { amount: prev.amount + c.amount, currency: prev.currency } : { amount: c.amount, currency: c.currency };
 }

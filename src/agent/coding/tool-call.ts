@@ -1,4 +1,4 @@
-import type { AnyToolCallContent, PlanEntry, SessionUpdate, ToolCallLocation, ToolCallStatus } from '../../protocol/index.js';
+import type { AnyToolCallContent, Cost, PlanEntry, SessionUpdate, ToolCallLocation, ToolCallStatus } from '../../protocol/index.js';
 import { isAbortError } from '../../protocol/index.js';
 import type { AgentSession, Turn } from '../types.js';
 import type { LanguageModel, ModelToolCall, ToolResult, ToolSpec } from './model.js';
@@ -31,6 +31,19 @@ export interface TurnContext {
   /** final status of a call that did not run to the end because of a cancel (v1 has no `cancelled`) */
   cancelledStatus: ToolCallStatus;
   send(update: SessionUpdate): Promise<void>;
+  /** the turn's token counts so far (all model requests added up) */
+  tokens: TurnTokenTally;
+}
+
+/** @internal Token counts of the model requests of one turn. */
+export interface TurnTokenTally {
+  /** some request reported usage */
+  reported: boolean;
+  inputTokens: number;
+  outputTokens: number;
+  cost?: Cost;
+  /** a `usage_update` went out (the window was known), so the `_meta` fallback is not needed */
+  sentUsageUpdate: boolean;
 }
 
 /** @internal A tool call the model asked for, as announced to the client. */

@@ -6,7 +6,8 @@ import { modelStep } from './model-step.js';
 import { Sandbox } from './sandbox.js';
 import { codingState, type CodingSessionState } from './session-state.js';
 import { createCommandRunner } from './terminal.js';
-import { runCall, settleCalls, updatePlanSpec, type TurnContext } from './tool-call.js';
+import { runCall, settleCalls, updatePlanSpec, type TurnContext, type TurnTokenTally } from './tool-call.js';
+import { USAGE_META_KEY, type TurnTokenUsage } from './usage-meta.js';
 import type { Tool } from './tool.js';
 import { createWorkspaceFs } from './workspace-fs.js';
 
@@ -63,6 +64,30 @@ function closeDangling(history: ConversationMessage[], note: string): void {
  * model or tool library threw (ACP-V1-CANCEL-06, ACP-V2-CANCEL-06).
  */
 export async function runTurn(turn: Turn, opts: EngineOptions): Promise<TurnResult> {
+  const tokens: TurnTokenTally = { reported: false, inputTokens: 0, outputTokens: 0, sentUsageUpdate: false };
+  try {
+    return await turnLoop(turn, opts, tokens);
+  } finally {
+    // tokens spent are reported however the turn ends (cancelled and failed turns cost too)
+    if (tokens.reported && !tokens.sentUsageUpdate) await reportTurnTokens(turn, tokens);
+  }
+}
+
+/**
+ * Without a known context window no `usage_update` can be sent (ACP-ALL-USAGE-02): the turn's
+ * token counts go out as custom metadata of a `session_info_update` instead (see usage-meta.ts).
+ */
+async function reportTurnTokens(turn: Turn, t: TurnTokenTally): Promise<void> {
+  const usage: TurnTokenUsage = {
+    inputTokens: t.inputTokens,
+    outputTokens: t.outputTokens,
+    totalTokens: t.inputTokens + t.outputTokens,
+    ...(t.cost ? { cost: { ...t.cost } } : {}),
+  };
+  await turn.send({ sessionUpdate: 'session_info_update', _meta: { [USAGE_META_KEY]: { ...usage } } });
+}
+
+async function turnLoop(turn: Turn, opts: EngineOptions, tokens: TurnTokenTally): Promise<TurnResult> {
   const { session } = turn;
   const state = codingState(session);
   const v2 = session.client.protocolVersion === 2;
@@ -83,6 +108,7 @@ export async function runTurn(turn: Turn, opts: EngineOptions): Promise<TurnResu
     terminal: createCommandRunner(session),
     cancelledStatus: v2 ? 'cancelled' : 'failed',
     send: (u) => turn.send(u),
+    tokens,
   };
   const system = typeof opts.system === 'function' ? opts.system(turn, state) : opts.system;
   const history = state.history;

@@ -77,7 +77,12 @@ export async function chatCommand(flags: ChatFlags): Promise<number> {
     const a = open;
     const info = a.conn.agentInfo;
     controller = new ChatController(
-      { agentLabel: info ? `${info.title ?? info.name} ${info.version}` : a.agent.display, protocolVersion: a.conn.protocolVersion, cwd: a.cwd },
+      {
+        agentLabel: info ? `${info.title ?? info.name} ${info.version}` : a.agent.display,
+        protocolVersion: a.conn.protocolVersion,
+        cwd: a.cwd,
+        ...(a.agent.model ? { model: a.agent.model } : {}),
+      },
       a.ctx,
     );
 
@@ -100,7 +105,8 @@ export async function chatCommand(flags: ChatFlags): Promise<number> {
       }
       if (sessions.length > 0) resumeId = await c.pickSession(sessions);
     }
-    const { session } = await openSession(a, resumeId);
+    // what the agent sends while the session opens (with the session/new answer, during a replay) reaches the view too
+    const { session } = await openSession(a, resumeId, c.opening);
     c.attach(session);
     if (resumeId) c.note({ kind: 'info', text: `resumed session ${resumeId}` });
     // the agent going away ends the chat with its error

@@ -1,3 +1,4 @@
+import { readTurnTokenUsage, type TurnTokenUsage } from '../../agent/coding/usage-meta.js';
 import { AcpError, ErrorCode } from '../../protocol/errors.js';
 import type { AnySessionUpdate } from '../../protocol/model/update.js';
 import {
@@ -63,7 +64,9 @@ export async function runCommand(prompt: string, flags: RunFlags, reporter: RunR
     reporter.permission({ sessionId: request.sessionId, request, outcome, allowed, reason, decision });
     return outcome;
   };
-  const known = () => ({ usage: session?.state.usage, rejectedPermissions: rejected });
+  /** the turn's token counts, from the `session_info_update` the built-in agent ends it with (replays excluded) */
+  let tokens: TurnTokenUsage | undefined;
+  const known = () => ({ usage: session?.state.usage, tokens, rejectedPermissions: rejected });
 
   const uninstall = handleSignals(
     () => {
@@ -116,7 +119,10 @@ export async function runCommand(prompt: string, flags: RunFlags, reporter: RunR
     const s = session;
     reporter.session({ sessionId: s.sessionId, cwd: a.cwd, mode: opened.mode });
     for (const u of early) reporter.update(s.sessionId, u, s.state);
-    s.onUpdate((u, state) => reporter.update(s.sessionId, u, state));
+    s.onUpdate((u, state) => {
+      if (u.sessionUpdate === 'session_info_update') tokens = readTurnTokenUsage(u._meta) ?? tokens;
+      reporter.update(s.sessionId, u, state);
+    });
     if (abort.signal.aborted) throw new CliError('interrupted', ExitCode.Interrupted, 'interrupted before the prompt was sent');
 
     let result;
@@ -130,7 +136,7 @@ export async function runCommand(prompt: string, flags: RunFlags, reporter: RunR
     const stopReason = result.stopReason;
     let code: number = exitCodeForTurn(stopReason, rejected);
     if (interrupted && (stopReason === 'cancelled' || code === ExitCode.Ok || code === ExitCode.PermissionDenied)) code = ExitCode.Interrupted;
-    reporter.finished({ stopReason, exitCode: code, error: result.error, usage: s.state.usage, rejectedPermissions: rejected, policyName });
+    reporter.finished({ stopReason, exitCode: code, error: result.error, usage: s.state.usage, tokens, rejectedPermissions: rejected, policyName });
     return code;
   } catch (e) {
     // the signal handler reports and exits; the prompt failing because we closed is expected

@@ -53,6 +53,8 @@ export type CliEvent =
       error?: ErrorObject | { kind: string; message: string; hint?: string; details?: string; exitCode: number };
       rejectedPermissions: number;
       usage?: { used: number; size: number; cost?: { amount: number; currency: string } };
+      /** the turn's token counts the built-in agent reports when the model's context window is unknown */
+      tokens?: { inputTokens: number; outputTokens: number; totalTokens: number; cost?: { amount: number; currency: string } };
     };
 
 /** Writes NDJSON events; each event is one `write` call ending in `\n`. */

@@ -7,6 +7,7 @@ import type { AgentCapabilities, AuthMethod, Implementation, PermissionOutcome, 
 import type { StopReason } from '../../protocol/model/stop-reason.js';
 import type { AnySessionUpdate, ErrorObject } from '../../protocol/model/update.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
+import type { TurnTokenUsage } from '../../agent/coding/usage-meta.js';
 import type { CliError } from '../errors.js';
 import { formatCliError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -67,9 +68,18 @@ export interface TurnReport {
   exitCode: number;
   error?: ErrorObject | null;
   usage?: SessionState['usage'];
+  /** The turn's token counts (`_meta["acp-kit/usage"]`), when the agent reported them. */
+  tokens?: TurnTokenUsage;
   rejectedPermissions: number;
   /** The policy's flag name (`approve-reads`, ...), for the hint after rejections. */
   policyName: string;
+}
+
+/** What is known about a run that failed. */
+export interface KnownSoFar {
+  usage?: SessionState['usage'];
+  tokens?: TurnTokenUsage;
+  rejectedPermissions?: number;
 }
 
 /** What `acp-kit run` reports; one call per event, in the order they happen. */
@@ -89,7 +99,7 @@ export interface RunReporter {
    * The run failed (usage error, agent failure, interruption). `usage` and `rejected` describe
    * what is known so far. The last call on failure.
    */
-  failed(err: CliError, known?: { usage?: SessionState['usage']; rejectedPermissions?: number }): void;
+  failed(err: CliError, known?: KnownSoFar): void;
 }
 
 /**
@@ -151,7 +161,7 @@ export class TextRunReporter implements RunReporter {
   }
 
   finished(t: TurnReport): void {
-    this.renderer?.stop(t.stopReason, t.error, t.usage);
+    this.renderer?.stop(t.stopReason, t.error, t.usage, t.tokens);
     if (t.exitCode === ExitCode.PermissionDenied) {
       const e = this.io.errStyle;
       const n = t.rejectedPermissions;
@@ -242,12 +252,12 @@ export class NdjsonRunReporter implements RunReporter {
   }
 
   finished(t: TurnReport): void {
-    this.result(t.stopReason, t.exitCode, t.rejectedPermissions, t.usage, t.error ?? undefined);
+    this.result(t.stopReason, t.exitCode, t.rejectedPermissions, t, t.error ?? undefined);
   }
 
-  failed(err: CliError, known: { usage?: SessionState['usage']; rejectedPermissions?: number } = {}): void {
+  failed(err: CliError, known: KnownSoFar = {}): void {
     if (this.done) return;
-    this.result(null, err.exitCode, known.rejectedPermissions ?? 0, known.usage, err.toJSON());
+    this.result(null, err.exitCode, known.rejectedPermissions ?? 0, known, err.toJSON());
     if (err.kind !== 'interrupted') this.io.stderr(formatCliError(err, this.io.errStyle));
   }
 
@@ -255,7 +265,7 @@ export class NdjsonRunReporter implements RunReporter {
     stopReason: string | null,
     exitCode: number,
     rejectedPermissions: number,
-    usage: SessionState['usage'] | undefined,
+    { usage, tokens }: { usage?: SessionState['usage']; tokens?: TurnTokenUsage },
     error: ErrorObject | ReturnType<CliError['toJSON']> | undefined,
   ): void {
     if (this.done) return;
@@ -266,6 +276,7 @@ export class NdjsonRunReporter implements RunReporter {
       exitCode,
       rejectedPermissions,
       ...(usage ? { usage: { used: usage.used, size: usage.size, ...(usage.cost ? { cost: usage.cost } : {}) } } : {}),
+      ...(tokens ? { tokens: { ...tokens } } : {}),
       ...(error ? { error } : {}),
     });
   }

@@ -63,6 +63,22 @@ export function formatUsage(u: { used: number; size: number; cost?: { amount: nu
   const n = (x: number): string => (x >= 10_000 ? `${Math.round(x / 1000)}k` : x >= 1000 ? `${(x / 1000).toFixed(1)}k` : String(x));
   const pct = u.size > 0 ? ` (${Math.round((u.used / u.size) * 100)}%)` : '';
   let s = `${n(u.used)}/${n(u.size)} tokens${pct}`;
-  if (u.cost) s += ` · ${u.cost.currency === 'USD' ? '$' : ''}${u.cost.amount.toFixed(u.cost.amount < 1 ? 4 : 2)}${u.cost.currency === 'USD' ? '' : ` ${u.cost.currency}`}`;
+  if (u.cost) s += ` · ${formatCost(u.cost)}`;
+  return s;
+}
+
+/** `$0.0123`, `12.50 credits` */
+export function formatCost(c: { amount: number; currency: string }): string {
+  return `${c.currency === 'USD' ? '$' : ''}${c.amount.toFixed(c.amount < 1 ? 4 : 2)}${c.currency === 'USD' ? '' : ` ${c.currency}`}`;
+}
+
+/**
+ * A turn's token counts (the built-in agent's `_meta["acp-kit/usage"]`, for models whose context
+ * window is unknown): `1234 tokens (1200 in, 34 out) · $0.0012`. Exact counts, so that they can be
+ * compared with the provider's bill.
+ */
+export function formatTokens(t: { inputTokens: number; outputTokens: number; totalTokens: number; cost?: { amount: number; currency: string } }): string {
+  let s = `${t.totalTokens} tokens (${t.inputTokens} in, ${t.outputTokens} out)`;
+  if (t.cost) s += ` · ${formatCost(t.cost)}`;
   return s;
 }

@@ -5,7 +5,8 @@ import type { SessionState } from '../../protocol/state/session-state.js';
 import type { ToolCallState } from '../../protocol/state/entities.js';
 import { stripAnsi, type Style } from '../style.js';
 import { fileChangesLines, textDiffLines, type DiffLine } from './diff.js';
-import { describeStopReason, formatUsage, planMark, toolStatusIcon } from './symbols.js';
+import type { TurnTokenUsage } from '../../agent/coding/usage-meta.js';
+import { describeStopReason, formatTokens, formatUsage, planMark, toolStatusIcon } from './symbols.js';
 
 export interface TranscriptOptions {
   /** Where text goes (usually stdout). */
@@ -344,7 +345,7 @@ export class TranscriptRenderer {
   }
 
   /** The final line of a turn. */
-  stop(stopReason: string | null | undefined, error?: ErrorObject | null, usage?: SessionState['usage']): void {
+  stop(stopReason: string | null | undefined, error?: ErrorObject | null, usage?: SessionState['usage'], tokens?: TurnTokenUsage): void {
     this.block();
     const c = stopReason === 'end_turn' ? this.s.green : stopReason === 'cancelled' ? this.s.yellow : this.s.red;
     let text = `${this.s.dim('—')} stop reason: ${c(describeStopReason(stopReason))}`;
@@ -354,7 +355,9 @@ export class TranscriptRenderer {
       const said = last ? last.state.message('agent', last.messageId)?.text.includes(error.message) : false;
       text += said ? ` ${this.s.red(`(code ${error.code}, see above)`)}` : ` ${this.s.red(`${error.message} (code ${error.code})`)}`;
     }
+    // the context-window view when the agent sends one, else the turn's token counts
     if (usage) text += this.s.dim(` · ${formatUsage(usage)}`);
+    else if (tokens) text += this.s.dim(` · ${formatTokens(tokens)}`);
     this.line(text);
   }
 }

@@ -4,7 +4,7 @@ import type { AnyContentBlock } from '../../protocol/model/content.js';
 import type { AnyToolCallContent } from '../../protocol/model/tool-call.js';
 import type { MessageState, PlanState, ToolCallState, TimelineEntry } from '../../protocol/state/entities.js';
 import { diffLinesOf, describeBlock } from '../render/transcript.js';
-import { formatUsage, planMark, toolStatusIcon } from '../render/symbols.js';
+import { formatTokens, formatUsage, planMark, toolStatusIcon } from '../render/symbols.js';
 import { stripAnsi } from '../style.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
 import type { ChatActions, ChatView, FeedItem, Note } from './chat-model.js';
@@ -406,7 +406,8 @@ function Working({ view }: { view: ReadyView }): React.ReactElement {
 }
 
 function StatusLine({ view }: { view: ReadyView }): React.ReactElement {
-  const usage = view.state.usage;
+  // the context-window view when the agent sends one, else the last turn's token counts
+  const usage = view.state.usage ? formatUsage(view.state.usage) : view.turnTokens ? formatTokens(view.turnTokens) : undefined;
   const title = view.state.info.title;
   return (
     <Box justifyContent="space-between">
@@ -417,7 +418,7 @@ function StatusLine({ view }: { view: ReadyView }): React.ReactElement {
       <Text dimColor>
         {title ? stripAnsi(title) : ''}
         {title && usage ? ' · ' : ''}
-        {usage ? formatUsage(usage) : ''}
+        {usage ?? ''}
       </Text>
     </Box>
   );
@@ -439,7 +440,8 @@ function ChatScreen({ view, actions }: { view: ReadyView; actions: ChatActions }
                 </Text>
                 <Text dimColor>
                   {' '}
-                  · {view.agentLabel} · protocol v{view.protocolVersion}
+                  · {view.agentLabel}
+                  {view.model ? ` · model ${stripAnsi(view.model)}` : ''} · protocol v{view.protocolVersion}
                 </Text>
               </Text>
               {view.state.info.title ? <Text bold>{stripAnsi(view.state.info.title)}</Text> : null}

@@ -2,9 +2,11 @@ import type { ClientSession, PermissionContext, PromptResult } from '../../clien
 import type { PermissionRequest, SessionInfo } from '../../protocol/model/session.js';
 import type { TerminalExitStatus } from '../../protocol/model/methods.js';
 import type { TimelineEntry } from '../../protocol/state/entities.js';
+import type { AnySessionUpdate, Notice } from '../../protocol/model/update.js';
+import { readTurnTokenUsage, type TurnTokenUsage } from '../../agent/coding/usage-meta.js';
 import { toCliError, type AgentContext, type CliError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { describeStopReason } from '../render/symbols.js';
+import { describeStopReason, formatTokens } from '../render/symbols.js';
 import type { ChatActions, ChatView, ClientTerminalView, FeedItem, Note } from './chat-model.js';
 
 /** How much of a client terminal's output is kept for Ctrl-O (its end). */
@@ -35,9 +37,13 @@ export class ChatController implements ChatActions {
   private session!: ClientSession;
   /** Queued prompts; `pending` is the v2 prompt already sent (held by the agent). */
   private readonly queue: Array<{ text: string; pending?: Promise<PromptResult> }> = [];
+  /** Notes from updates applied while the session opened, shown after its (replayed) history. */
+  private openingNotes: Note[] = [];
+  /** The running turn's token counts, once the agent reported them. */
+  private tokensThisTurn: TurnTokenUsage | undefined;
 
   constructor(
-    header: { agentLabel: string; protocolVersion: number; cwd: string },
+    header: { agentLabel: string; protocolVersion: number; cwd: string; model?: string },
     private readonly ctx: AgentContext,
   ) {
     const self = this;
@@ -56,6 +62,7 @@ export class ChatController implements ChatActions {
       cancelling: false,
       exitArmed: false,
       permission: undefined,
+      turnTokens: undefined,
       clientTerminal: (id) => self.clientTerminal(id),
     };
   }
@@ -76,18 +83,44 @@ export class ChatController implements ChatActions {
     });
   }
 
+  /**
+   * The `onUpdate` to pass when opening the session (`newSession`/`resumeSession`): every update
+   * applied before {@link attach} (e.g. a notice sent with the `session/new` answer) reaches the
+   * view like later ones do.
+   */
+  opening = (update: AnySessionUpdate): void => {
+    this.observe(update, true);
+  };
+
   /** Binds the session (after new/resume); a replayed history becomes the first, final items. */
   attach(session: ClientSession): void {
     this.session = session;
     this.view.sessionId = session.sessionId;
     this.view.state = session.state;
     this.sync();
+    for (const note of this.openingNotes.splice(0)) this.push({ note });
     this.view.committed = this.view.feed.length;
-    session.onUpdate(() => {
+    session.onUpdate((u) => {
+      this.observe(u, false);
       this.sync();
       this.changed();
     });
     this.changed();
+  }
+
+  /** What the feed and status show of an update beyond the timeline: notices, turn tokens. */
+  private observe(u: AnySessionUpdate, opening: boolean): void {
+    if (u.sessionUpdate === 'notice') {
+      const n = u as Notice;
+      const note: Note = { kind: n.severity === 'error' ? 'error' : 'info', text: `${n.severity}: ${n.title}${n.description ? ` — ${n.description}` : ''}` };
+      if (opening) this.openingNotes.push(note);
+      else this.push({ note });
+    } else if (u.sessionUpdate === 'session_info_update') {
+      const tokens = readTurnTokenUsage(u._meta);
+      if (!tokens) return;
+      this.view.turnTokens = tokens;
+      if (!opening && this.view.running) this.tokensThisTurn = tokens;
+    }
   }
 
   subscribe(listener: () => void): () => void {
@@ -204,6 +237,7 @@ export class ChatController implements ChatActions {
     this.view.running = true;
     this.view.cancelling = false;
     this.view.turnStartedAt = Date.now();
+    this.tokensThisTurn = undefined;
     const abort = (this.abort = new AbortController());
     this.changed();
     let result: Promise<PromptResult>;
@@ -217,7 +251,8 @@ export class ChatController implements ChatActions {
     result.then(
       (r) => {
         const ok = r.stopReason === 'end_turn';
-        this.finishTurn({ kind: 'stop', ok, text: `${describeStopReason(r.stopReason)}${r.error ? `: ${r.error.message}` : ''}` });
+        const tokens = this.tokensThisTurn ? ` · ${formatTokens(this.tokensThisTurn)}` : '';
+        this.finishTurn({ kind: 'stop', ok, text: `${describeStopReason(r.stopReason)}${r.error ? `: ${r.error.message}` : ''}${tokens}` });
       },
       (e: unknown) => {
         const err = toCliError(e, this.ctx);

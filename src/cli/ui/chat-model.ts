@@ -1,3 +1,4 @@
+import type { TurnTokenUsage } from '../../agent/coding/usage-meta.js';
 import type { PermissionRequest, SessionInfo } from '../../protocol/model/session.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
 import type { TimelineEntry } from '../../protocol/state/entities.js';
@@ -33,6 +34,8 @@ export interface ClientTerminalView {
 /** What the chat UI shows; owned and mutated by the controller, read by React on each tick. */
 export interface ChatView {
   agentLabel: string;
+  /** The built-in agent's model (`demo`, `openai:gpt-4o-mini`, ...), shown in the header; unknown for other agents. */
+  model?: string;
   protocolVersion: number;
   sessionId: string;
   cwd: string;
@@ -56,6 +59,11 @@ export interface ChatView {
   queued: string[];
   /** The text typed in the input line (owned here so that Ctrl-C can clear it). */
   draft: string;
+  /**
+   * The latest turn's token counts the agent reported as `_meta["acp-kit/usage"]` (models without a
+   * known context window, where no `usage_update` can be sent).
+   */
+  turnTokens: TurnTokenUsage | undefined;
   /** Set after the first Ctrl-C of a turn. */
   cancelling: boolean;
   /** Set after Ctrl-C while idle: a second one exits. */

@@ -1,0 +1,86 @@
+// The chat controller (src/cli/ui/chat-controller.ts) against acp-kit's agent runtime in-process
+// over in-memory pipes, v1 and v2: updates applied while the session opens reach the view through
+// the `onUpdate` the chat passes to newSession/resumeSession (`controller.opening`), and the turn
+// token counts of `_meta["acp-kit/usage"]` show in the stop line and the status.
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serveAgent, silentLogger, type AgentDefinition } from '../src/agent/index.js';
+import { USAGE_META_KEY } from '../src/agent/coding/index.js';
+import { connect, type ClientConnection } from '../src/client/index.js';
+import { StreamTransport } from '../src/rpc/index.js';
+import { ChatController } from '../src/cli/ui/chat-controller.js';
+import type { FeedItem } from '../src/cli/ui/chat-model.js';
+
+const usageMeta = (inputTokens: number, outputTokens: number) => ({ [USAGE_META_KEY]: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens } });
+
+/** Sends a notice and a turn-usage info update with the `session/new` answer; turns report usage. */
+const agent: AgentDefinition = {
+  info: { name: 'chat-open-test', version: '0' },
+  openSession(session) {
+    session.send({ sessionUpdate: 'notice', severity: 'warning', title: 'model fallback', description: 'using the small model' });
+    session.send({ sessionUpdate: 'session_info_update', _meta: usageMeta(7, 3) });
+    return { availableCommands: [{ name: 'help', description: 'Help' }] };
+  },
+  async prompt(turn) {
+    await turn.send({ sessionUpdate: 'agent_message_chunk', messageId: turn.session.newId('m'), content: { type: 'text', text: 'hi' } });
+    await turn.send({ sessionUpdate: 'session_info_update', _meta: usageMeta(1234, 56) });
+    return 'end_turn';
+  },
+};
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function start(version: 1 | 2, passOpening: boolean) {
+  const toAgent = new PassThrough();
+  const toClient = new PassThrough();
+  const agentConn = serveAgent(agent, new StreamTransport(toAgent, toClient), { supportedVersions: [version], store: null, logger: silentLogger });
+  const conn: ClientConnection = await connect({ transport: new StreamTransport(toClient, toAgent), protocol: version === 2 ? 'auto' : 1 });
+  const c = new ChatController({ agentLabel: 'test', protocolVersion: version, cwd: '/tmp', model: 'openai:m' }, { commandLine: 'test', command: 'test' });
+  cleanups.push(async () => {
+    c.exit();
+    await conn.close();
+    agentConn.close();
+  });
+  const session = await conn.newSession({ cwd: '/tmp', ...(passOpening ? { onUpdate: c.opening } : {}) });
+  c.attach(session);
+  return { c };
+}
+
+const notes = (feed: FeedItem[]) => feed.flatMap((i) => ('note' in i ? [`${i.note.kind}:${i.note.text}`] : []));
+
+describe.each([1, 2] as const)('chat controller over v%i: updates while the session opens', (v) => {
+  it('what the agent sent with the session/new answer reaches the view (notice in the feed, turn tokens in the status)', async () => {
+    const { c } = await start(v, true);
+    expect(c.view.model).toBe('openai:m');
+    expect(c.view.turnTokens).toEqual({ inputTokens: 7, outputTokens: 3, totalTokens: 10 });
+    // (v1: our client advertises the notices capability, ACP-V1-NOTICE-01)
+    expect(notes(c.view.feed)).toEqual(['info:warning: model fallback — using the small model']);
+    // shown as final (committed) items, before anything of the first turn
+    expect(c.view.committed).toBe(c.view.feed.length);
+  });
+
+  it('the turn tokens from _meta["acp-kit/usage"] end the stop line and replace the status tokens', async () => {
+    const { c } = await start(v, true);
+    const done = new Promise<void>((resolve) => {
+      const off = c.subscribe(() => {
+        if (!c.view.running && notes(c.view.feed).some((n) => n.startsWith('stop:'))) {
+          off();
+          resolve();
+        }
+      });
+    });
+    c.send('go');
+    await done;
+    expect(notes(c.view.feed).at(-1)).toBe('stop:end_turn (the agent finished) · 1290 tokens (1234 in, 56 out)');
+    expect(c.view.turnTokens).toEqual({ inputTokens: 1234, outputTokens: 56, totalTokens: 1290 });
+  });
+});
+
+it('without the opening onUpdate those updates are not observed (what `acp-kit chat` did before)', async () => {
+  const { c } = await start(2, false);
+  expect(c.view.turnTokens).toBeUndefined();
+  expect(notes(c.view.feed)).toEqual([]);
+});
