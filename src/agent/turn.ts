@@ -2,6 +2,7 @@ import { AcpError, ErrorCode, isAbortError } from '../protocol/errors.js';
 import type { AnyContentBlock } from '../protocol/model/content.js';
 import type { PermissionOutcome } from '../protocol/model/session.js';
 import type { SessionUpdate } from '../protocol/model/update.js';
+import { ConnectionClosedError } from '../rpc/peer.js';
 import type { AgentLogger } from './logger.js';
 import type { AgentSession, PermissionQuestion, PermissionRequestOptions, Turn } from './types.js';
 
@@ -110,7 +111,7 @@ export class TurnRuntime implements Turn {
       return { outcome: 'cancelled' };
     } catch (e) {
       // cancelled by us ($/cancel_request) or the client answered -32800, or the connection ended
-      if (this.signal.aborted || this.questions.signal.aborted || isAbortError(e) || (e instanceof AcpError && e.name === 'ConnectionClosedError')) return { outcome: 'cancelled' };
+      if (this.signal.aborted || this.questions.signal.aborted || isAbortError(e) || e instanceof ConnectionClosedError) return { outcome: 'cancelled' };
       if (e instanceof AcpError && e.code === ErrorCode.RequestCancelled) return { outcome: 'cancelled' };
       throw e;
     }

@@ -156,8 +156,7 @@ export class ClientSession {
     ).catch((e: unknown) => {
       // no answer at all (connection closed, write failed): the turn is over too, then reject
       if (!ended && --this.v1Prompts === 0) {
-        const error = e instanceof AcpError ? e.toJSON() : { code: ErrorCode.InternalError, message: String((e as Error)?.message ?? e) };
-        this.receive({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'error', error });
+        this.receive({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'error', error: AcpError.from(e).toJSON() });
       }
       throw e;
     });
