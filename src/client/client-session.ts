@@ -1,5 +1,6 @@
 import { AcpError, ErrorCode } from '../protocol/errors.js';
 import type { AnyContentBlock } from '../protocol/model/content.js';
+import type { AgentMethod, AgentNotifications, ParamsOf, ResultOf } from '../protocol/model/methods.js';
 import type { AgentCapabilities, ConfigOption, PermissionOutcome, PermissionRequest } from '../protocol/model/session.js';
 import type { StopReason } from '../protocol/model/stop-reason.js';
 import type { AnySessionUpdate, ErrorObject, StateUpdate } from '../protocol/model/update.js';
@@ -34,10 +35,10 @@ export interface SessionHost {
   readonly protocolVersion: 1 | 2;
   readonly agentCapabilities: AgentCapabilities;
   readonly defaultPermissionPolicy: PermissionPolicy | undefined;
-  call<R>(neutralMethod: string, params: unknown, options?: RequestOptions): Promise<R>;
+  call<M extends AgentMethod>(method: M, params: ParamsOf<M>, options?: RequestOptions): Promise<ResultOf<M>>;
   /** `call` whose answer (or error answer) is handled synchronously when it is read (wire order). */
-  callAt<T>(neutralMethod: string, params: unknown, atAnswer: (result: unknown) => T, atAnswerError?: (error: AcpError) => T): Promise<T>;
-  notify(neutralMethod: string, params: unknown): void;
+  callAt<M extends AgentMethod, T>(method: M, params: ParamsOf<M>, atAnswer: (result: ResultOf<M>) => T, atAnswerError?: (error: AcpError) => T): Promise<T>;
+  notify<M extends keyof AgentNotifications>(method: M, params: AgentNotifications[M]): void;
   closeSession(sessionId: string): Promise<void>;
   /** A prompt turn starts: message grouping of id-less v1 chunks restarts. */
   startTurn(sessionId: string): void;
@@ -146,10 +147,10 @@ export class ClientSession {
       if (--this.v1Prompts === 0) this.receive({ sessionUpdate: 'state_update', state: 'idle', ...out });
       return out;
     };
-    return this.host.callAt<PromptResult>(
+    return this.host.callAt(
       'session/prompt',
       { sessionId: this.sessionId, prompt },
-      (res) => end({ stopReason: (res as { stopReason?: StopReason } | null)?.stopReason ?? null }),
+      (res) => end({ stopReason: res?.stopReason ?? null }),
       // a v1 agent ends a failed turn with a JSON-RPC error: the same outcome as v2's
       // `stopReason: "error"` idle, so both resolve alike
       (e) => end({ stopReason: 'error', error: e.toJSON() }),
@@ -165,7 +166,7 @@ export class ClientSession {
   private async promptV2(prompt: AnyContentBlock[]): Promise<PromptResult> {
     const sentAt = this.seq;
     const res = await Promise.race([
-      this.host.call<{ messageId?: string } | null>('session/prompt', { sessionId: this.sessionId, prompt }),
+      this.host.call('session/prompt', { sessionId: this.sessionId, prompt }),
       this.host.closedError,
     ]);
     const userMessageId = typeof res?.messageId === 'string' ? res.messageId : undefined;
@@ -227,7 +228,7 @@ export class ClientSession {
     } else if (opt?.type === 'boolean' && typeof value !== 'boolean') {
       throw AcpError.invalidParams(`value must be a boolean for config option ${JSON.stringify(configId)}`, { path: 'params.value' });
     }
-    const res = await this.host.call<{ configOptions?: ConfigOption[] } | null>('session/set_config_option', { sessionId: this.sessionId, configId, value });
+    const res = await this.host.call('session/set_config_option', { sessionId: this.sessionId, configId, value });
     if (Array.isArray(res?.configOptions)) this.receive({ sessionUpdate: 'config_option_update', configOptions: res.configOptions });
     return this.state.configOptions;
   }
