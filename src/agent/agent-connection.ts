@@ -607,8 +607,7 @@ class AgentConnectionImpl implements AgentConnection {
   }
 
   private writeUpdate(sessionId: string, encoder: UpdateEncoder, update: AnySessionUpdate): void {
-    // v1 derives the foreground state from the open prompt request
-    if (this.version === 1 && update.sessionUpdate === 'state_update') return;
+    // (what a version cannot show, e.g. v1's `state_update`, the encoder drops: the codec is the one place)
     for (const wire of encoder.encode(update as SessionUpdate)) {
       this.checkOutgoing('update', Methods.sessionUpdate, wire);
       this.peer.notify(Methods.sessionUpdate, { sessionId, update: wire });
