@@ -7,6 +7,7 @@ import type { AnySessionUpdate, ErrorObject, StateUpdate } from '../protocol/mod
 import { SessionState } from '../protocol/state/session-state.js';
 import type { StateChangeListener } from '../protocol/state/session-state.js';
 import type { RequestOptions } from '../rpc/peer.js';
+import { createPromptLifecycle, type PromptContext, type PromptLifecycle } from './prompt-lifecycle.js';
 import type { FileSystemSandbox } from './services/fs-sandbox.js';
 import { decidePermission, denyAll, type PermissionPolicy } from './services/permission-policy.js';
 import type { ClientTerminalInfo, TerminalManager } from './services/terminals.js';
@@ -74,8 +75,9 @@ export class ClientSession {
   private lastRunningSeq = -1;
   private idleWaiters: IdleWaiter[] = [];
   private readonly pendingPermissions = new Set<AbortController>();
-  private v1Prompts = 0;
-  private localUserIds = 0;
+  /** The per-version prompt behaviour (v1 emulation of the v2 lifecycle, v2 idle tracking). */
+  private readonly lifecycle: PromptLifecycle;
+  private readonly promptContext: PromptContext;
   private closedFlag = false;
   /** The object that took this session over after a resume on the same connection. */
   private successor: ClientSession | undefined;
@@ -90,6 +92,30 @@ export class ClientSession {
   ) {
     this.state = new SessionState(sessionId);
     this.permissionPolicy = permissionPolicy;
+    this.lifecycle = createPromptLifecycle(host.protocolVersion);
+    const self = this;
+    this.promptContext = {
+      sessionId,
+      host,
+      apply: (update) => this.receive(update),
+      get seq() {
+        return self.seq;
+      },
+      get lastIdle() {
+        return self.lastIdle;
+      },
+      get lastRunningSeq() {
+        return self.lastRunningSeq;
+      },
+      userSeenAt: (id) => this.userSeen.get(id),
+      get userEchoSeen() {
+        return self.userSeen.size > 0;
+      },
+      get foregroundState() {
+        return self.state.foreground.state;
+      },
+      nextIdle: () => this.nextIdle(),
+    };
   }
 
   /** The protocol version of the connection. */
@@ -128,65 +154,10 @@ export class ClientSession {
     const onAbort = (): void => this.cancel();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      return this.host.protocolVersion === 1 ? await this.promptV1(prompt) : await this.promptV2(prompt);
+      return await this.lifecycle.prompt(this.promptContext, prompt);
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
-  }
-
-  private async promptV1(prompt: AnyContentBlock[]): Promise<PromptResult> {
-    // v1 agents do not echo the prompt: record it locally so the timeline is complete
-    this.receive({ sessionUpdate: 'user_message', messageId: `_local_user_${++this.localUserIds}`, content: prompt });
-    if (this.v1Prompts++ === 0) this.receive({ sessionUpdate: 'state_update', state: 'running' });
-    this.host.startTurn(this.sessionId);
-    // The turn ends at the point of the response: idle is applied when the answer is read, so
-    // updates the agent sends after it (even in the same read) come after idle, as on the wire.
-    let ended = false;
-    const end = (out: PromptResult): PromptResult => {
-      ended = true;
-      if (--this.v1Prompts === 0) this.receive({ sessionUpdate: 'state_update', state: 'idle', ...out });
-      return out;
-    };
-    return this.host.callAt(
-      'session/prompt',
-      { sessionId: this.sessionId, prompt },
-      (res) => end({ stopReason: res?.stopReason ?? null }),
-      // a v1 agent ends a failed turn with a JSON-RPC error: the same outcome as v2's
-      // `stopReason: "error"` idle, so both resolve alike
-      (e) => end({ stopReason: 'error', error: e.toJSON() }),
-    ).catch((e: unknown) => {
-      // no answer at all (connection closed, write failed): the turn is over too, then reject
-      if (!ended && --this.v1Prompts === 0) {
-        this.receive({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'error', error: AcpError.from(e).toJSON() });
-      }
-      throw e;
-    });
-  }
-
-  private async promptV2(prompt: AnyContentBlock[]): Promise<PromptResult> {
-    const sentAt = this.seq;
-    const res = await Promise.race([
-      this.host.call('session/prompt', { sessionId: this.sessionId, prompt }),
-      this.host.closedError,
-    ]);
-    const userMessageId = typeof res?.messageId === 'string' ? res.messageId : undefined;
-    const idle = this.lastIdle;
-    let done: StateUpdate | undefined;
-    if (idle && this.state.foreground.state === 'idle') {
-      // the whole turn may have finished before the response was read: accept an idle that
-      // followed the echo of our message, or (agents that do not echo) a running/idle pair.
-      // An agent that echoes may send the echo after the response (ACP-V2-LIFE-04): then the
-      // running/idle pair seen so far belongs to an earlier turn (e.g. while this prompt was
-      // held, ACP-V2-LIFE-13), so wait for the next idle.
-      const seen = userMessageId !== undefined ? this.userSeen.get(userMessageId) : undefined;
-      if (seen !== undefined && idle.seq > seen) done = idle.update;
-      else if (seen === undefined && this.userSeen.size === 0 && this.lastRunningSeq > sentAt && idle.seq > this.lastRunningSeq) done = idle.update;
-    }
-    if (!done) done = await this.nextIdle();
-    const out: PromptResult = { stopReason: done.stopReason ?? null };
-    if (done.error) out.error = done.error;
-    if (userMessageId !== undefined) out.userMessageId = userMessageId;
-    return out;
   }
 
   /** Resolves with the next idle `state_update` applied to this session. */
@@ -333,10 +304,7 @@ export class ClientSession {
     if (subject?.type === 'tool_call' && subject.toolCall && typeof subject.toolCall.toolCallId === 'string') {
       toolCallId = subject.toolCall.toolCallId;
       this.receive({ ...subject.toolCall, sessionUpdate: 'tool_call_update' } as AnySessionUpdate);
-      const known = this.state.toolCalls.get(toolCallId)?.title;
-      if (this.host.protocolVersion === 1 && typeof subject.toolCall.title !== 'string' && typeof known === 'string' && known !== '') {
-        request = { ...request, title: known };
-      }
+      request = this.lifecycle.permissionRequest(request, subject.toolCall.title, this.state.toolCalls.get(toolCallId)?.title);
     }
     const own = new AbortController();
     this.pendingPermissions.add(own);
