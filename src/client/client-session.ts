@@ -35,6 +35,8 @@ export interface PromptOptions {
 export interface SessionHost {
   readonly protocolVersion: 1 | 2;
   readonly agentCapabilities: AgentCapabilities;
+  /** Whether the agent has `method` on this connection (`ClientConnection.supports`). */
+  supports(method: AgentMethod): boolean;
   readonly defaultPermissionPolicy: PermissionPolicy | undefined;
   call<M extends AgentMethod>(method: M, params: ParamsOf<M>, options?: RequestOptions): Promise<ResultOf<M>>;
   /** `call` whose answer (or error answer) is handled synchronously when it is read (wire order). */
@@ -214,7 +216,7 @@ export class ClientSession {
       await this.setConfigOption(modeOption.configId, modeId);
       return;
     }
-    if (this.host.protocolVersion === 2) throw new AcpError(ErrorCode.InvalidRequest, 'the agent offers no config option with category "mode" (ACP-V2-CFG-04)');
+    if (!this.host.supports('session/set_mode')) throw new AcpError(ErrorCode.InvalidRequest, 'the agent offers no config option with category "mode" (ACP-V2-CFG-04)');
     const modes = this.state.modes;
     if (!modes) throw new AcpError(ErrorCode.InvalidRequest, 'the agent returned no modes for this session');
     if (!modes.availableModes.some((m) => m.id === modeId)) {
@@ -227,7 +229,7 @@ export class ClientSession {
   /** v2: asks the agent to cancel one tool call; only while it advertises `capabilities.cancel` (ACP-V2-TOOL-11). */
   async cancelToolCall(toolCallId: string): Promise<void> {
     const tc = this.state.toolCalls.get(toolCallId);
-    if (this.host.protocolVersion !== 2 || tc?.capabilities?.cancel == null) {
+    if (!this.host.supports('tool_call/cancel') || tc?.capabilities?.cancel == null) {
       throw new AcpError(ErrorCode.InvalidRequest, `tool call ${JSON.stringify(toolCallId)} does not advertise capabilities.cancel`);
     }
     await this.host.call('tool_call/cancel', { sessionId: this.sessionId, toolCallId });
@@ -236,7 +238,7 @@ export class ClientSession {
   /** v2: asks the agent to cancel a display terminal's command (ACP-V2-TERM-13). */
   async cancelTerminal(terminalId: string): Promise<void> {
     const t = this.state.terminals.get(terminalId);
-    if (this.host.protocolVersion !== 2 || t?.capabilities?.cancel == null) {
+    if (!this.host.supports('terminal/cancel') || t?.capabilities?.cancel == null) {
       throw new AcpError(ErrorCode.InvalidRequest, `terminal ${JSON.stringify(terminalId)} does not advertise capabilities.cancel`);
     }
     await this.host.call('terminal/cancel', { sessionId: this.sessionId, terminalId });

@@ -567,6 +567,7 @@ export class ClientConnection {
     const host: SessionHost = {
       protocolVersion: this.protocolVersion,
       agentCapabilities: this.agentCapabilities,
+      supports: (m) => this.supports(m),
       defaultPermissionPolicy: this.options.permissionPolicy,
       call: (m, p, o) => this.call(m, p, o),
       callAt: (m, p, atAnswer, atAnswerError) => this.callAt(m, p, atAnswer, {}, atAnswerError),
