@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { SessionState, benchAppendTextChunks, patchMeta } from '../src/protocol/state/index.js';
+import { SessionState, patchMeta } from '../src/protocol/state/index.js';
+import { benchAppendTextChunks } from '../src/protocol/state/bench.js';
 import type { AnySessionUpdate } from '../src/protocol/model/update.js';
 
 const t = (text: string) => ({ type: 'text' as const, text });

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { isAbsolute } from 'node:path';
-import { codecFor } from '../protocol/codec/index.js';
+import { agentMethodSupported, codecFor } from '../protocol/codec/index.js';
 import type { UpdateEncoder, WireCodec } from '../protocol/codec/types.js';
 import { AcpError } from '../protocol/errors.js';
 import type {
-  AuthenticateRequest, CancelTerminalRequest, CancelToolCallRequest, InitializeRequest, InitializeResponse, ListSessionsRequest,
-  LoadSessionRequest, NewSessionRequest, PromptRequest, RequestPermissionResponse, ResumeSessionRequest, SessionIdRequest,
-  SessionSetupResult, SetConfigOptionRequest, SetModeRequest,
+  AuthenticateRequest, InitializeRequest, InitializeResponse,
+  LoadSessionRequest, NewSessionRequest, PromptRequest, ResumeSessionRequest, SessionIdRequest,
+  SessionSetupResult,
 } from '../protocol/model/methods.js';
-import { Methods } from '../protocol/model/methods.js';
+import { Methods, type AgentMethod, type ClientMethod, type EmptyResult, type NewSessionResponse, type ParamsOf, type PromptResponse, type ResultOf } from '../protocol/model/methods.js';
 import type { AgentCapabilities, ConfigOption, McpServer, PermissionOutcome, PermissionRequest } from '../protocol/model/session.js';
 import type { AnySessionUpdate, SessionUpdate } from '../protocol/model/update.js';
 import { getValidator } from '../protocol/validation/index.js';
@@ -74,6 +74,11 @@ export interface AgentConnection {
 export function serveAgent(definition: AgentDefinition, transport: Transport, options: ServeAgentOptions = {}): AgentConnection {
   return new AgentConnectionImpl(definition, transport, options);
 }
+
+/** The requests the runtime dispatches (`initialize` is answered before there is a codec). */
+type ServedMethod = Exclude<AgentMethod, 'initialize'>;
+type AgentHandler<M extends ServedMethod> = (params: ParamsOf<M>, ctx: RequestContext) => ResultOf<M> | Promise<ResultOf<M>>;
+type AgentHandlers = { [M in ServedMethod]: AgentHandler<M> };
 
 const DEFAULT_MAX_HELD = 8;
 const DEFAULT_CANCEL_TIMEOUT = 5000;
@@ -178,91 +183,58 @@ class AgentConnectionImpl implements AgentConnection {
       return this.definition.extMethod(wireMethod, params);
     }
     const method = codec.neutralMethod(wireMethod);
-    if (codec.wireMethod(method) !== wireMethod || !this.serves(method)) throw AcpError.methodNotFound(wireMethod);
-    const decoded = codec.decodeParams(method, params);
-    const result = await this.handle(method, decoded, ctx);
+    if (codec.wireMethod(method) !== wireMethod || !this.isServed(method)) throw AcpError.methodNotFound(wireMethod);
+    return this.dispatch(codec, method, params, ctx);
+  }
+
+  /**
+   * The one handler table, keyed by neutral method and typed through `AgentMethods`: each handler
+   * gets the decoded params of its method and returns its neutral result. Which of them a
+   * connection serves is {@link isServed}'s question, not the handlers'.
+   */
+  private readonly handlers: AgentHandlers = {
+    authenticate: (p) => this.authenticate(p),
+    logout: async () => {
+      await this.definition.logout?.();
+      return {};
+    },
+    'session/new': (p) => this.newSession(p),
+    'session/load': (p) => this.restore(p, 'load'),
+    'session/resume': (p) => this.restore(p, 'resume'),
+    'session/list': async (p) => listPage(await this.store.list(), p.cwd, p.cursor),
+    'session/close': (p) => this.closeSession(p),
+    'session/delete': (p) => this.deleteSession(p),
+    'session/set_config_option': async (p) => ({ configOptions: this.visibleConfig(await this.session(p.sessionId).setConfigOption(p.configId, p.value)) }),
+    'session/set_mode': async (p) => {
+      await this.session(p.sessionId).setMode(p.modeId);
+      return {};
+    },
+    'session/prompt': (p, ctx) => this.prompt(p, ctx),
+    'tool_call/cancel': async (p) => {
+      await this.session(p.sessionId).cancelEntity('tool_call', p.toolCallId);
+      return {};
+    },
+    'terminal/cancel': async (p) => {
+      await this.session(p.sessionId).cancelEntity('terminal', p.terminalId);
+      return {};
+    },
+  };
+
+  private async dispatch<M extends ServedMethod>(codec: WireCodec, method: M, params: unknown, ctx: RequestContext): Promise<unknown> {
+    const handler: AgentHandler<M> = this.handlers[method];
+    const result = await handler(codec.decodeParams(method, params), ctx);
     const wire = codec.encodeResult(method, result);
-    this.checkOutgoing('result', wireMethod, wire);
+    this.checkOutgoing('result', codec.wireMethod(method) ?? method, wire);
     return wire;
   }
 
-  /** Methods this agent handles on the negotiated version (capability-gated ones only when advertised). */
-  private serves(method: string): boolean {
-    const v1 = this.version === 1;
-    const hasAuth = (this.definition.authMethods?.length ?? 0) > 0;
-    switch (method) {
-      case Methods.authenticate:
-        return hasAuth;
-      case Methods.logout:
-        return v1 ? !!this.definition.logout : hasAuth;
-      case Methods.sessionLoad:
-        return v1 && this.durable;
-      case Methods.sessionList:
-      case Methods.sessionResume:
-        return !v1 || this.durable;
-      case Methods.sessionDelete:
-        return this.durable;
-      case Methods.sessionNew:
-      case Methods.sessionClose:
-      case Methods.sessionPrompt:
-      case Methods.sessionSetConfigOption:
-        return true;
-      case Methods.sessionSetMode:
-        return v1;
-      case Methods.toolCallCancel:
-      case Methods.terminalCancel:
-        return !v1;
-      default:
-        return false;
-    }
-  }
-
-  private handle(method: string, p: unknown, ctx: RequestContext): Promise<unknown> | unknown {
-    switch (method) {
-      case Methods.authenticate:
-        return this.authenticate(p as AuthenticateRequest);
-      case Methods.logout:
-        return Promise.resolve(this.definition.logout?.()).then(() => ({}));
-      case Methods.sessionNew:
-        return this.newSession(p as NewSessionRequest);
-      case Methods.sessionLoad:
-        return this.restore(p as LoadSessionRequest, 'load');
-      case Methods.sessionResume:
-        return this.restore(p as ResumeSessionRequest, 'resume');
-      case Methods.sessionList:
-        return this.store.list().then((all) => listPage(all, (p as ListSessionsRequest).cwd, (p as ListSessionsRequest).cursor));
-      case Methods.sessionClose:
-        return this.closeSession(p as SessionIdRequest);
-      case Methods.sessionDelete:
-        return this.deleteSession(p as SessionIdRequest);
-      case Methods.sessionSetConfigOption: {
-        const r = p as SetConfigOptionRequest;
-        return this.session(r.sessionId)
-          .setConfigOption(r.configId, r.value)
-          .then((list) => ({ configOptions: this.visibleConfig(list) }));
-      }
-      case Methods.sessionSetMode: {
-        const r = p as SetModeRequest;
-        return this.session(r.sessionId)
-          .setMode(r.modeId)
-          .then(() => ({}));
-      }
-      case Methods.sessionPrompt:
-        return this.prompt(p as PromptRequest, ctx);
-      case Methods.toolCallCancel: {
-        const r = p as CancelToolCallRequest;
-        return this.session(r.sessionId)
-          .cancelEntity('tool_call', r.toolCallId)
-          .then(() => ({}));
-      }
-      case Methods.terminalCancel: {
-        const r = p as CancelTerminalRequest;
-        return this.session(r.sessionId)
-          .cancelEntity('terminal', r.terminalId)
-          .then(() => ({}));
-      }
-    }
-    throw AcpError.methodNotFound(method);
+  /**
+   * Whether this connection serves `method`: a handled method that this version has and this
+   * agent advertises ({@link agentMethodSupported}, the same rule the client applies).
+   */
+  private isServed(method: string): method is ServedMethod {
+    if (!Object.hasOwn(this.handlers, method)) return false;
+    return agentMethodSupported(method as ServedMethod, this.version!, this.capabilities(), this.definition.authMethods ?? []);
   }
 
   private async onNotification(wireMethod: string, params: unknown): Promise<void> {
@@ -275,7 +247,7 @@ class AgentConnectionImpl implements AgentConnection {
     if (codec.neutralMethod(wireMethod) !== Methods.sessionCancel) return;
     let p: SessionIdRequest;
     try {
-      p = codec.decodeParams(Methods.sessionCancel, params) as SessionIdRequest;
+      p = codec.decodeParams(Methods.sessionCancel, params);
     } catch (e) {
       this.logger.warn(`ignored malformed session/cancel: ${(e as Error).message}`);
       return;
@@ -297,7 +269,7 @@ class AgentConnectionImpl implements AgentConnection {
     const sentShape: ProtocolVersion = (requested as number) >= 2 ? 2 : 1;
     let req: InitializeRequest;
     try {
-      req = codecFor(sentShape).decodeParams(Methods.initialize, params) as InitializeRequest;
+      req = codecFor(sentShape).decodeParams(Methods.initialize, params);
     } catch (e) {
       // a newer-than-known client: lenient, like the official router
       if ((requested as number) <= 2) throw e;
@@ -330,7 +302,8 @@ class AgentConnectionImpl implements AgentConnection {
         delete: this.durable,
         additionalDirectories: true,
       },
-      logout: !!this.definition.logout,
+      // v2 has no marker: auth/logout exists exactly when there are auth methods (ACP-V2-AUTH-02)
+      logout: this.version === 1 ? !!this.definition.logout : (this.definition.authMethods?.length ?? 0) > 0,
     };
     if (c.prompt) caps.prompt = c.prompt;
     if (c.mcp) caps.mcp = c.mcp;
@@ -338,7 +311,7 @@ class AgentConnectionImpl implements AgentConnection {
     return caps;
   }
 
-  private async authenticate(p: AuthenticateRequest): Promise<object> {
+  private async authenticate(p: AuthenticateRequest): Promise<EmptyResult> {
     const method = (this.definition.authMethods ?? []).find((m) => m.methodId === p.methodId);
     if (!method) {
       throw AcpError.invalidParams(`params.methodId: ${JSON.stringify(p.methodId)} is not one of the advertised auth methods (${(this.definition.authMethods ?? []).map((m) => m.methodId).join(', ')})`, {
@@ -360,7 +333,7 @@ class AgentConnectionImpl implements AgentConnection {
     return s;
   }
 
-  private async newSession(p: NewSessionRequest): Promise<object> {
+  private async newSession(p: NewSessionRequest): Promise<NewSessionResponse> {
     checkRoots(p.cwd, p.additionalDirectories);
     this.checkMcp(p.mcpServers ?? []);
     const sessionId = `sess_${randomUUID().replace(/-/g, '')}`;
@@ -382,7 +355,7 @@ class AgentConnectionImpl implements AgentConnection {
   }
 
   /** v1 `session/load` (full replay, ACP-V1-LOAD-02/03) and `session/resume` (v1 none; v2 per `replayFrom`). */
-  private async restore(p: LoadSessionRequest | ResumeSessionRequest, kind: 'load' | 'resume'): Promise<object> {
+  private async restore(p: LoadSessionRequest | ResumeSessionRequest, kind: 'load' | 'resume'): Promise<SessionSetupResult> {
     checkRoots(p.cwd, p.additionalDirectories);
     this.checkMcp(p.mcpServers ?? []);
     let replay = kind === 'load';
@@ -408,7 +381,7 @@ class AgentConnectionImpl implements AgentConnection {
     }
   }
 
-  private async restoreLocked(p: LoadSessionRequest | ResumeSessionRequest, kind: 'load' | 'resume', replay: boolean, existing: SessionRuntime | undefined): Promise<object> {
+  private async restoreLocked(p: LoadSessionRequest | ResumeSessionRequest, kind: 'load' | 'resume', replay: boolean, existing: SessionRuntime | undefined): Promise<SessionSetupResult> {
     const stored = await this.store.load(p.sessionId);
     if (!stored) throw AcpError.sessionNotFound(p.sessionId);
     if (existing && kind === 'resume' && sameSetup(existing, p)) {
@@ -537,7 +510,7 @@ class AgentConnectionImpl implements AgentConnection {
     return list.filter((o) => o.type !== 'boolean');
   }
 
-  private async closeSession(p: SessionIdRequest): Promise<object> {
+  private async closeSession(p: SessionIdRequest): Promise<EmptyResult> {
     const s = this.sessions.get(p.sessionId);
     if (!s) {
       // v2: closing an unknown or inactive session succeeds (ACP-ALL-CLOSE-02)
@@ -550,7 +523,7 @@ class AgentConnectionImpl implements AgentConnection {
     return {};
   }
 
-  private async deleteSession(p: SessionIdRequest): Promise<object> {
+  private async deleteSession(p: SessionIdRequest): Promise<EmptyResult> {
     const s = this.sessions.get(p.sessionId);
     if (s) {
       this.sessions.delete(p.sessionId);
@@ -564,7 +537,7 @@ class AgentConnectionImpl implements AgentConnection {
     return {};
   }
 
-  private async prompt(p: PromptRequest, ctx: RequestContext): Promise<object> {
+  private async prompt(p: PromptRequest, ctx: RequestContext): Promise<PromptResponse> {
     const s = this.session(p.sessionId);
     if (!Array.isArray(p.prompt) || (this.version === 2 && p.prompt.length === 0)) {
       throw AcpError.invalidParams('params.prompt: must contain at least one content block (ACP-V2-LIFE-14)', { path: 'params.prompt' });
@@ -634,8 +607,7 @@ class AgentConnectionImpl implements AgentConnection {
   }
 
   private writeUpdate(sessionId: string, encoder: UpdateEncoder, update: AnySessionUpdate): void {
-    // v1 derives the foreground state from the open prompt request
-    if (this.version === 1 && update.sessionUpdate === 'state_update') return;
+    // (what a version cannot show, e.g. v1's `state_update`, the encoder drops: the codec is the one place)
     for (const wire of encoder.encode(update as SessionUpdate)) {
       this.checkOutgoing('update', Methods.sessionUpdate, wire);
       this.peer.notify(Methods.sessionUpdate, { sessionId, update: wire });
@@ -647,10 +619,10 @@ class AgentConnectionImpl implements AgentConnection {
     if (q.description != null) req.description = q.description;
     if (q.subject != null) req.subject = q.subject;
     const res = await this.requestClient(codec, Methods.requestPermission, req, signal);
-    return (res as RequestPermissionResponse).outcome;
+    return res.outcome;
   }
 
-  private async requestClient(codec: WireCodec, method: string, params: object, signal?: AbortSignal): Promise<unknown> {
+  private async requestClient<M extends ClientMethod>(codec: WireCodec, method: M, params: ParamsOf<M>, signal?: AbortSignal): Promise<ResultOf<M>> {
     const wireMethod = codec.wireMethod(method);
     if (!wireMethod) throw AcpError.methodNotFound(`${method} (not part of protocol v${this.version})`);
     const wire = codec.encodeParams(method, params);

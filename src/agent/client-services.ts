@@ -1,9 +1,9 @@
 import type { ClientCapabilities } from '../protocol/model/session.js';
-import { Methods, type CreateTerminalResponse, type ReadTextFileResponse, type TerminalExitStatus, type TerminalOutputResponse } from '../protocol/model/methods.js';
+import { Methods, type ClientMethod, type ParamsOf, type ReadTextFileRequest, type ResultOf } from '../protocol/model/methods.js';
 import type { ClientServices, ClientTerminal } from './types.js';
 
 /** Sends one request to the client in the connection's wire format; resolves with the decoded result. */
-export type ClientRequester = (method: string, params: object, signal?: AbortSignal) => Promise<unknown>;
+export type ClientRequester = <M extends ClientMethod>(method: M, params: ParamsOf<M>, signal?: AbortSignal) => Promise<ResultOf<M>>;
 
 /**
  * The v1 client services of one session: `fs/*` and `terminal/*` requests, each present only
@@ -19,10 +19,10 @@ export function createClientServices(
   if (version !== 1) return services;
   if (caps.fs?.readTextFile === true) {
     services.readTextFile = async (path, options) => {
-      const params: Record<string, unknown> = { sessionId, path };
+      const params: ReadTextFileRequest = { sessionId, path };
       if (options?.line != null) params.line = options.line;
       if (options?.limit != null) params.limit = options.limit;
-      const r = (await request(Methods.fsReadTextFile, params, options?.signal)) as ReadTextFileResponse;
+      const r = await request(Methods.fsReadTextFile, params, options?.signal);
       return r.content;
     };
   }
@@ -33,7 +33,7 @@ export function createClientServices(
   }
   if (caps.terminal === true) {
     services.createTerminal = async (req, options) => {
-      const r = (await request(Methods.terminalCreate, { ...req, sessionId }, options?.signal)) as CreateTerminalResponse;
+      const r = await request(Methods.terminalCreate, { ...req, sessionId }, options?.signal);
       return clientTerminal(sessionId, r.terminalId, request);
     };
   }
@@ -44,8 +44,8 @@ function clientTerminal(sessionId: string, terminalId: string, request: ClientRe
   const p = { sessionId, terminalId };
   return {
     terminalId,
-    output: async () => (await request(Methods.terminalOutput, p)) as TerminalOutputResponse,
-    waitForExit: async (signal) => (await request(Methods.terminalWaitForExit, p, signal)) as TerminalExitStatus,
+    output: () => request(Methods.terminalOutput, p),
+    waitForExit: (signal) => request(Methods.terminalWaitForExit, p, signal),
     kill: async () => {
       await request(Methods.terminalKill, p);
     },

@@ -518,10 +518,8 @@ function normalizeResult(r: TurnResult | undefined): { stopReason: StopReason; e
 }
 
 /** The JSON-RPC error object carried by an `error` stop: the cause, never an opaque message. */
-export function errorObject(e: unknown): ErrorObject {
-  if (e instanceof AcpError) return e.toJSON();
-  if (e instanceof Error) return { code: -32603, message: e.message || e.name, data: { name: e.name } };
-  return { code: -32603, message: typeof e === 'string' ? e : JSON.stringify(e) ?? String(e) };
+function errorObject(e: unknown): ErrorObject {
+  return AcpError.from(e).toJSON();
 }
 
 function describeError(e: unknown, stack = false): string {

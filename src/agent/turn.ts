@@ -2,6 +2,7 @@ import { AcpError, ErrorCode, isAbortError } from '../protocol/errors.js';
 import type { AnyContentBlock } from '../protocol/model/content.js';
 import type { PermissionOutcome } from '../protocol/model/session.js';
 import type { SessionUpdate } from '../protocol/model/update.js';
+import { ConnectionClosedError } from '../rpc/peer.js';
 import type { AgentLogger } from './logger.js';
 import type { AgentSession, PermissionQuestion, PermissionRequestOptions, Turn } from './types.js';
 
@@ -13,7 +14,7 @@ export interface TurnHost {
   emit(update: SessionUpdate): void;
   /** Announces a permission question's `tool_call` subject as a tool call update when it is news. */
   announceSubject(question: PermissionQuestion): void;
-  /** Sends a v2 `state_update` (live only, never persisted). */
+  /** Sends a `state_update` (live only, never persisted; v1's encoder drops it: v1 has no such update). */
   sendState(state: 'running' | 'requires_action'): void;
   /** Sends `session/request_permission`; aborting `signal` sends `$/cancel_request` and rejects -32800. */
   askClient(question: PermissionQuestion, signal: AbortSignal): Promise<PermissionOutcome>;
@@ -86,13 +87,13 @@ export class TurnRuntime implements Turn {
     if (options.blocking === false) return this.ask(question, offered);
     this.pendingPermissions++;
     // the whole foreground waits on the user while a blocking permission is pending (ACP-V2-LIFE-07)
-    if (this.pendingPermissions === 1 && this.host.version === 2) this.host.sendState('requires_action');
+    if (this.pendingPermissions === 1) this.host.sendState('requires_action');
     try {
       return await this.ask(question, offered);
     } finally {
       this.pendingPermissions--;
       // resumed: `running` once no blocking question is left (answering one of several is not resumption)
-      if (this.pendingPermissions === 0 && this.host.version === 2 && !this.ended && !this.signal.aborted) this.host.sendState('running');
+      if (this.pendingPermissions === 0 && !this.ended && !this.signal.aborted) this.host.sendState('running');
     }
   }
 
@@ -110,7 +111,7 @@ export class TurnRuntime implements Turn {
       return { outcome: 'cancelled' };
     } catch (e) {
       // cancelled by us ($/cancel_request) or the client answered -32800, or the connection ended
-      if (this.signal.aborted || this.questions.signal.aborted || isAbortError(e) || (e instanceof AcpError && e.name === 'ConnectionClosedError')) return { outcome: 'cancelled' };
+      if (this.signal.aborted || this.questions.signal.aborted || isAbortError(e) || e instanceof ConnectionClosedError) return { outcome: 'cancelled' };
       if (e instanceof AcpError && e.code === ErrorCode.RequestCancelled) return { outcome: 'cancelled' };
       throw e;
     }

@@ -109,7 +109,7 @@ export async function openSession(
   try {
     if (resumeId === undefined) return { session: await a.conn.newSession({ cwd: a.cwd, onUpdate }), mode: 'new' };
     const session = await a.conn.resumeSession(resumeId, { cwd: a.cwd, replay: true, onUpdate });
-    return { session, mode: a.conn.protocolVersion === 1 ? 'load' : 'resume' };
+    return { session, mode: a.conn.replayMethod === 'session/load' ? 'load' : 'resume' };
   } catch (e) {
     throw toCliError(e, a.ctx);
   }

@@ -1,11 +1,13 @@
 import { AcpError, ErrorCode } from '../protocol/errors.js';
 import type { AnyContentBlock } from '../protocol/model/content.js';
+import type { AgentMethod, AgentNotifications, ParamsOf, ResultOf } from '../protocol/model/methods.js';
 import type { AgentCapabilities, ConfigOption, PermissionOutcome, PermissionRequest } from '../protocol/model/session.js';
 import type { StopReason } from '../protocol/model/stop-reason.js';
 import type { AnySessionUpdate, ErrorObject, StateUpdate } from '../protocol/model/update.js';
 import { SessionState } from '../protocol/state/session-state.js';
 import type { StateChangeListener } from '../protocol/state/session-state.js';
 import type { RequestOptions } from '../rpc/peer.js';
+import { createPromptLifecycle, type PromptContext, type PromptLifecycle } from './prompt-lifecycle.js';
 import type { FileSystemSandbox } from './services/fs-sandbox.js';
 import { decidePermission, denyAll, type PermissionPolicy } from './services/permission-policy.js';
 import type { ClientTerminalInfo, TerminalManager } from './services/terminals.js';
@@ -33,11 +35,13 @@ export interface PromptOptions {
 export interface SessionHost {
   readonly protocolVersion: 1 | 2;
   readonly agentCapabilities: AgentCapabilities;
+  /** Whether the agent has `method` on this connection (`ClientConnection.supports`). */
+  supports(method: AgentMethod): boolean;
   readonly defaultPermissionPolicy: PermissionPolicy | undefined;
-  call<R>(neutralMethod: string, params: unknown, options?: RequestOptions): Promise<R>;
+  call<M extends AgentMethod>(method: M, params: ParamsOf<M>, options?: RequestOptions): Promise<ResultOf<M>>;
   /** `call` whose answer (or error answer) is handled synchronously when it is read (wire order). */
-  callAt<T>(neutralMethod: string, params: unknown, atAnswer: (result: unknown) => T, atAnswerError?: (error: AcpError) => T): Promise<T>;
-  notify(neutralMethod: string, params: unknown): void;
+  callAt<M extends AgentMethod, T>(method: M, params: ParamsOf<M>, atAnswer: (result: ResultOf<M>) => T, atAnswerError?: (error: AcpError) => T): Promise<T>;
+  notify<M extends keyof AgentNotifications>(method: M, params: AgentNotifications[M]): void;
   closeSession(sessionId: string): Promise<void>;
   /** A prompt turn starts: message grouping of id-less v1 chunks restarts. */
   startTurn(sessionId: string): void;
@@ -73,8 +77,9 @@ export class ClientSession {
   private lastRunningSeq = -1;
   private idleWaiters: IdleWaiter[] = [];
   private readonly pendingPermissions = new Set<AbortController>();
-  private v1Prompts = 0;
-  private localUserIds = 0;
+  /** The per-version prompt behaviour (v1 emulation of the v2 lifecycle, v2 idle tracking). */
+  private readonly lifecycle: PromptLifecycle;
+  private readonly promptContext: PromptContext;
   private closedFlag = false;
   /** The object that took this session over after a resume on the same connection. */
   private successor: ClientSession | undefined;
@@ -89,6 +94,30 @@ export class ClientSession {
   ) {
     this.state = new SessionState(sessionId);
     this.permissionPolicy = permissionPolicy;
+    this.lifecycle = createPromptLifecycle(host.protocolVersion);
+    const self = this;
+    this.promptContext = {
+      sessionId,
+      host,
+      apply: (update) => this.receive(update),
+      get seq() {
+        return self.seq;
+      },
+      get lastIdle() {
+        return self.lastIdle;
+      },
+      get lastRunningSeq() {
+        return self.lastRunningSeq;
+      },
+      userSeenAt: (id) => this.userSeen.get(id),
+      get userEchoSeen() {
+        return self.userSeen.size > 0;
+      },
+      get foregroundState() {
+        return self.state.foreground.state;
+      },
+      nextIdle: () => this.nextIdle(),
+    };
   }
 
   /** The protocol version of the connection. */
@@ -127,66 +156,10 @@ export class ClientSession {
     const onAbort = (): void => this.cancel();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      return this.host.protocolVersion === 1 ? await this.promptV1(prompt) : await this.promptV2(prompt);
+      return await this.lifecycle.prompt(this.promptContext, prompt);
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
-  }
-
-  private async promptV1(prompt: AnyContentBlock[]): Promise<PromptResult> {
-    // v1 agents do not echo the prompt: record it locally so the timeline is complete
-    this.receive({ sessionUpdate: 'user_message', messageId: `_local_user_${++this.localUserIds}`, content: prompt });
-    if (this.v1Prompts++ === 0) this.receive({ sessionUpdate: 'state_update', state: 'running' });
-    this.host.startTurn(this.sessionId);
-    // The turn ends at the point of the response: idle is applied when the answer is read, so
-    // updates the agent sends after it (even in the same read) come after idle, as on the wire.
-    let ended = false;
-    const end = (out: PromptResult): PromptResult => {
-      ended = true;
-      if (--this.v1Prompts === 0) this.receive({ sessionUpdate: 'state_update', state: 'idle', ...out });
-      return out;
-    };
-    return this.host.callAt<PromptResult>(
-      'session/prompt',
-      { sessionId: this.sessionId, prompt },
-      (res) => end({ stopReason: (res as { stopReason?: StopReason } | null)?.stopReason ?? null }),
-      // a v1 agent ends a failed turn with a JSON-RPC error: the same outcome as v2's
-      // `stopReason: "error"` idle, so both resolve alike
-      (e) => end({ stopReason: 'error', error: e.toJSON() }),
-    ).catch((e: unknown) => {
-      // no answer at all (connection closed, write failed): the turn is over too, then reject
-      if (!ended && --this.v1Prompts === 0) {
-        const error = e instanceof AcpError ? e.toJSON() : { code: ErrorCode.InternalError, message: String((e as Error)?.message ?? e) };
-        this.receive({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'error', error });
-      }
-      throw e;
-    });
-  }
-
-  private async promptV2(prompt: AnyContentBlock[]): Promise<PromptResult> {
-    const sentAt = this.seq;
-    const res = await Promise.race([
-      this.host.call<{ messageId?: string } | null>('session/prompt', { sessionId: this.sessionId, prompt }),
-      this.host.closedError,
-    ]);
-    const userMessageId = typeof res?.messageId === 'string' ? res.messageId : undefined;
-    const idle = this.lastIdle;
-    let done: StateUpdate | undefined;
-    if (idle && this.state.foreground.state === 'idle') {
-      // the whole turn may have finished before the response was read: accept an idle that
-      // followed the echo of our message, or (agents that do not echo) a running/idle pair.
-      // An agent that echoes may send the echo after the response (ACP-V2-LIFE-04): then the
-      // running/idle pair seen so far belongs to an earlier turn (e.g. while this prompt was
-      // held, ACP-V2-LIFE-13), so wait for the next idle.
-      const seen = userMessageId !== undefined ? this.userSeen.get(userMessageId) : undefined;
-      if (seen !== undefined && idle.seq > seen) done = idle.update;
-      else if (seen === undefined && this.userSeen.size === 0 && this.lastRunningSeq > sentAt && idle.seq > this.lastRunningSeq) done = idle.update;
-    }
-    if (!done) done = await this.nextIdle();
-    const out: PromptResult = { stopReason: done.stopReason ?? null };
-    if (done.error) out.error = done.error;
-    if (userMessageId !== undefined) out.userMessageId = userMessageId;
-    return out;
   }
 
   /** Resolves with the next idle `state_update` applied to this session. */
@@ -228,7 +201,7 @@ export class ClientSession {
     } else if (opt?.type === 'boolean' && typeof value !== 'boolean') {
       throw AcpError.invalidParams(`value must be a boolean for config option ${JSON.stringify(configId)}`, { path: 'params.value' });
     }
-    const res = await this.host.call<{ configOptions?: ConfigOption[] } | null>('session/set_config_option', { sessionId: this.sessionId, configId, value });
+    const res = await this.host.call('session/set_config_option', { sessionId: this.sessionId, configId, value });
     if (Array.isArray(res?.configOptions)) this.receive({ sessionUpdate: 'config_option_update', configOptions: res.configOptions });
     return this.state.configOptions;
   }
@@ -243,7 +216,7 @@ export class ClientSession {
       await this.setConfigOption(modeOption.configId, modeId);
       return;
     }
-    if (this.host.protocolVersion === 2) throw new AcpError(ErrorCode.InvalidRequest, 'the agent offers no config option with category "mode" (ACP-V2-CFG-04)');
+    if (!this.host.supports('session/set_mode')) throw new AcpError(ErrorCode.InvalidRequest, 'the agent offers no config option with category "mode" (ACP-V2-CFG-04)');
     const modes = this.state.modes;
     if (!modes) throw new AcpError(ErrorCode.InvalidRequest, 'the agent returned no modes for this session');
     if (!modes.availableModes.some((m) => m.id === modeId)) {
@@ -256,7 +229,7 @@ export class ClientSession {
   /** v2: asks the agent to cancel one tool call; only while it advertises `capabilities.cancel` (ACP-V2-TOOL-11). */
   async cancelToolCall(toolCallId: string): Promise<void> {
     const tc = this.state.toolCalls.get(toolCallId);
-    if (this.host.protocolVersion !== 2 || tc?.capabilities?.cancel == null) {
+    if (!this.host.supports('tool_call/cancel') || tc?.capabilities?.cancel == null) {
       throw new AcpError(ErrorCode.InvalidRequest, `tool call ${JSON.stringify(toolCallId)} does not advertise capabilities.cancel`);
     }
     await this.host.call('tool_call/cancel', { sessionId: this.sessionId, toolCallId });
@@ -265,7 +238,7 @@ export class ClientSession {
   /** v2: asks the agent to cancel a display terminal's command (ACP-V2-TERM-13). */
   async cancelTerminal(terminalId: string): Promise<void> {
     const t = this.state.terminals.get(terminalId);
-    if (this.host.protocolVersion !== 2 || t?.capabilities?.cancel == null) {
+    if (!this.host.supports('terminal/cancel') || t?.capabilities?.cancel == null) {
       throw new AcpError(ErrorCode.InvalidRequest, `terminal ${JSON.stringify(terminalId)} does not advertise capabilities.cancel`);
     }
     await this.host.call('terminal/cancel', { sessionId: this.sessionId, terminalId });
@@ -333,10 +306,7 @@ export class ClientSession {
     if (subject?.type === 'tool_call' && subject.toolCall && typeof subject.toolCall.toolCallId === 'string') {
       toolCallId = subject.toolCall.toolCallId;
       this.receive({ ...subject.toolCall, sessionUpdate: 'tool_call_update' } as AnySessionUpdate);
-      const known = this.state.toolCalls.get(toolCallId)?.title;
-      if (this.host.protocolVersion === 1 && typeof subject.toolCall.title !== 'string' && typeof known === 'string' && known !== '') {
-        request = { ...request, title: known };
-      }
+      request = this.lifecycle.permissionRequest(request, subject.toolCall.title, this.state.toolCalls.get(toolCallId)?.title);
     }
     const own = new AbortController();
     this.pendingPermissions.add(own);

@@ -1,14 +1,9 @@
-import { codecFor as builtinCodecFor } from '../protocol/codec/index.js';
+import { agentMethodSupported, codecFor as builtinCodecFor } from '../protocol/codec/index.js';
 import type { WireCodec } from '../protocol/codec/types.js';
 import { AcpError, ErrorCode } from '../protocol/errors.js';
-import { Methods } from '../protocol/model/methods.js';
-import type {
-  AgentCapabilities, AuthMethod, ClientCapabilities, Implementation, McpServer, PermissionRequest, SessionInfo,
-} from '../protocol/model/session.js';
-import type {
-  CreateTerminalRequest, InitializeResponse, ListSessionsResponse, NewSessionResponse, ReadTextFileRequest,
-  SessionSetupResult, TerminalRequest, WriteTextFileRequest,
-} from '../protocol/model/methods.js';
+import { Methods, type AgentMethod, type AgentNotifications, type ClientMethod, type ParamsOf, type ResultOf } from '../protocol/model/methods.js';
+import type { AgentCapabilities, AuthMethod, ClientCapabilities, Implementation, McpServer, SessionInfo } from '../protocol/model/session.js';
+import type { InitializeResponse, ListSessionsRequest, NewSessionRequest, ResumeSessionRequest } from '../protocol/model/methods.js';
 import { isAbsolute } from 'node:path';
 import { spawnAgent, type AgentProcess } from '../rpc/child.js';
 import { ConnectionClosedError, JsonRpcPeer, type RequestContext, type RequestOptions } from '../rpc/peer.js';
@@ -23,6 +18,11 @@ import type { PermissionPolicy } from './services/permission-policy.js';
 import { TerminalManager } from './services/terminals.js';
 import { RequestTimeoutError } from './request-timeout.js';
 import { UpdateRouter } from './update-router.js';
+
+/** The v2 session surface a `session` marker promises (ACP-V2-CAP-02). */
+const V2_SESSION_SURFACE: ReadonlySet<AgentMethod> = new Set<AgentMethod>([Methods.sessionList, Methods.sessionResume, Methods.sessionClose]);
+
+type ClientHandler<M extends ClientMethod> = (params: ParamsOf<M>, ctx: RequestContext) => ResultOf<M> | Promise<ResultOf<M>>;
 
 const DEFAULT_CLIENT_INFO: Implementation = { name: 'acp-kit', version: '0.1.0' };
 
@@ -182,6 +182,38 @@ export class ClientConnection {
     return this.router?.all.get(sessionId);
   }
 
+  /**
+   * Whether the agent has `method` on this connection: the negotiated version has it and the agent
+   * advertises what gates it (e.g. `session/load` is v1 with `loadSession`, `session/list` needs
+   * the list capability, v2's `session` marker; `tool_call/cancel` is v2). `false` before
+   * `initialize` completed.
+   */
+  supports(method: AgentMethod): boolean {
+    if (!this.version) return false;
+    return agentMethodSupported(method, this.version, this.agentCapabilities, this.authMethods);
+  }
+
+  /**
+   * The request that replays a session's history on this connection, for
+   * `resumeSession(id, { replay: true })`: v1 `session/load` (v1 resume never replays,
+   * ACP-V1-RESUME-02), v2 `session/resume` with `replayFrom`; `undefined` when the agent has
+   * neither.
+   */
+  get replayMethod(): 'session/load' | 'session/resume' | undefined {
+    if (this.supports('session/load')) return 'session/load';
+    // a version with `session/load` replays only through it; the one without (v2) resumes with `replayFrom`
+    return this.codec?.wireMethod(Methods.sessionLoad) === undefined && this.supports('session/resume') ? 'session/resume' : undefined;
+  }
+
+  /**
+   * Whether a request for `method` is sent: {@link supports}, except that v2's session surface is
+   * still tried when the agent omits the `session` marker (ACP-V2-CAP-03; some agents do): its
+   * -32601 answer then becomes a clear "unsupported" (see `setupCall`).
+   */
+  private maySend(method: AgentMethod): boolean {
+    return this.supports(method) || (this.version === 2 && V2_SESSION_SURFACE.has(method));
+  }
+
   // ---- initialize & auth ----------------------------------------------------------------------
 
   /** @internal run once by {@link connect} */
@@ -206,7 +238,7 @@ export class ClientConnection {
     if (!accept.includes(answered as 1 | 2)) throw new UnsupportedProtocolVersionError(answered, accept);
     const version = answered as 1 | 2;
     const codec = this.codecFor(version);
-    this.init = codec.decodeResult(Methods.initialize, raw) as InitializeResponse;
+    this.init = codec.decodeResult(Methods.initialize, raw);
     this.codec = codec;
     this.version = version;
     this.router = new UpdateRouter(codec, (p) => this.problem(p), this.options.maxBufferedUpdates ?? 10_000);
@@ -216,15 +248,19 @@ export class ClientConnection {
   /** `authenticate` (v1) / `auth/login` (v2). Terminal methods are never sent (ACP-V1-AUTH-03, ACP-V2-AUTH-06). */
   async authenticate(methodId: string): Promise<void> {
     const m = this.authMethods.find((a) => a.methodId === methodId);
-    if (this.version === 2 && this.authMethods.length === 0) throw new AcpError(ErrorCode.InvalidRequest, 'the agent offers no authMethods, so auth/login must not be called (ACP-V2-AUTH-02)');
+    // v1 agents are still asked (the agent answers for itself); v2 sends auth/login only for offered methods
+    if (this.version === 2 && !this.supports(Methods.authenticate)) throw new AcpError(ErrorCode.InvalidRequest, 'the agent offers no authMethods, so auth/login must not be called (ACP-V2-AUTH-02)');
     if (m?.type === 'terminal') throw new AcpError(ErrorCode.InvalidRequest, `auth method ${JSON.stringify(methodId)} is a terminal login: run the agent with its args interactively, then reconnect (ACP-ALL-AUTH-02)`);
     await this.call(Methods.authenticate, { methodId });
   }
 
   /** `logout` (v1, only when `auth.logout` is advertised) / `auth/logout` (v2, only with authMethods). */
   async logout(): Promise<void> {
-    if (this.version === 1 && !this.agentCapabilities.logout) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise auth.logout (ACP-V1-AUTH-02)');
-    if (this.version === 2 && this.authMethods.length === 0) throw new AcpError(ErrorCode.InvalidRequest, 'the agent offers no authMethods, so auth/logout must not be called (ACP-V2-AUTH-02)');
+    if (!this.supports(Methods.logout)) {
+      throw this.version === 1
+        ? new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise auth.logout (ACP-V1-AUTH-02)')
+        : new AcpError(ErrorCode.InvalidRequest, 'the agent offers no authMethods, so auth/logout must not be called (ACP-V2-AUTH-02)');
+    }
     await this.call(Methods.logout, {});
   }
 
@@ -240,8 +276,7 @@ export class ClientConnection {
     const params = this.setupParams(options);
     let unsubscribe: (() => void) | undefined;
     try {
-      return await this.setupCall(Methods.sessionNew, params, (res) => {
-        const r = res as NewSessionResponse | null;
+      return await this.setupCall(Methods.sessionNew, params, (r) => {
         if (!r || typeof r.sessionId !== 'string') throw AcpError.invalidParams('session/new result.sessionId must be a string');
         const session = this.makeSession(r.sessionId, options);
         // subscribed before the claim, so the updates buffered before the response are seen too
@@ -258,8 +293,11 @@ export class ClientConnection {
   /** v1 `session/load` (gated by `loadSession`, ACP-V1-LOAD-01): the replay lands in a fresh state. */
   async loadSession(sessionId: string, options: RestoreSessionOptions): Promise<ClientSession> {
     const router = this.ready();
-    if (this.version !== 1) throw new AcpError(ErrorCode.MethodNotFound, 'session/load does not exist in ACP v2; use resumeSession(id, { replay: true })');
-    if (!this.agentCapabilities.loadSession) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise loadSession (ACP-V1-LOAD-01)');
+    if (!this.supports(Methods.sessionLoad)) {
+      throw new AcpError(ErrorCode.MethodNotFound, this.codec?.wireMethod(Methods.sessionLoad) === undefined
+        ? `session/load does not exist in ACP v${this.version}; use resumeSession(id, { replay: true })`
+        : 'the agent does not advertise loadSession (ACP-V1-LOAD-01)');
+    }
     return this.restore(router, Methods.sessionLoad, sessionId, options, { sessionId, ...this.setupParams(options) });
   }
 
@@ -270,16 +308,15 @@ export class ClientConnection {
    */
   async resumeSession(sessionId: string, options: ResumeSessionOptions): Promise<ClientSession> {
     const router = this.ready();
-    if (this.version === 1) {
-      if (options.replay) return this.loadSession(sessionId, options);
-      if (!this.agentCapabilities.session?.resume) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise sessionCapabilities.resume (ACP-V1-RESUME-01)');
-    }
-    const params: Record<string, unknown> = { sessionId, ...this.setupParams(options) };
+    // a version with session/load replays through it (v1 resume never replays, ACP-V1-RESUME-02)
+    if (options.replay && this.codec?.wireMethod(Methods.sessionLoad) !== undefined) return this.loadSession(sessionId, options);
+    if (!this.maySend(Methods.sessionResume)) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise sessionCapabilities.resume (ACP-V1-RESUME-01)');
+    const params: ResumeSessionRequest = { sessionId, ...this.setupParams(options) };
     if (options.replay) params.replayFrom = { type: 'start' };
     return this.restore(router, Methods.sessionResume, sessionId, options, params);
   }
 
-  private async restore(router: UpdateRouter, method: string, sessionId: string, options: RestoreSessionOptions, params: unknown): Promise<ClientSession> {
+  private async restore<M extends 'session/load' | 'session/resume'>(router: UpdateRouter, method: M, sessionId: string, options: RestoreSessionOptions, params: ParamsOf<M>): Promise<ClientSession> {
     const previous = this.session(sessionId);
     // the session exists before the request so the replay streams straight into its state
     const session = this.makeSession(sessionId, options);
@@ -291,7 +328,7 @@ export class ClientConnection {
     try {
       await this.setupCall(method, params, (res) => {
         // applied at the point of the response: updates read after it land after the setup result
-        if (res) session.state.applySetup(res as SessionSetupResult);
+        if (res) session.state.applySetup(res);
       }, () => {
         router.release(sessionId, false);
         session.markClosed();
@@ -324,7 +361,7 @@ export class ClientConnection {
    * request is the only test); {@link ClientOptions.sessionSetupTimeoutMs} bounds the wait
    * (restarted by each update applied to `replaying`, the session a load/resume streams into).
    */
-  private async setupCall<T>(method: string, params: unknown, atAnswer: (result: unknown) => T, onFail?: () => void, replaying?: ClientSession): Promise<T> {
+  private async setupCall<M extends 'session/new' | 'session/load' | 'session/resume', T>(method: M, params: ParamsOf<M>, atAnswer: (result: ResultOf<M>) => T, onFail?: () => void, replaying?: ClientSession): Promise<T> {
     const timeoutMs = this.options.sessionSetupTimeoutMs;
     const abort = new AbortController();
     let timer: NodeJS.Timeout | undefined;
@@ -360,14 +397,14 @@ export class ClientConnection {
    */
   async *listSessions(options: { cwd?: string } = {}): AsyncGenerator<SessionInfo, void, undefined> {
     this.ready();
-    if (this.version === 1 && !this.agentCapabilities.session?.list) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise sessionCapabilities.list (ACP-V1-LIST-01)');
+    if (!this.maySend(Methods.sessionList)) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise sessionCapabilities.list (ACP-V1-LIST-01)');
     let cursor: string | undefined;
     const seen = new Set<string>();
     for (;;) {
-      const params: Record<string, unknown> = {};
+      const params: ListSessionsRequest = {};
       if (options.cwd !== undefined) params.cwd = options.cwd;
       if (cursor !== undefined) params.cursor = cursor;
-      const page = (await this.call(Methods.sessionList, params)) as ListSessionsResponse;
+      const page = await this.call(Methods.sessionList, params);
       for (const s of page?.sessions ?? []) yield s;
       const next = page?.nextCursor;
       if (next === undefined || next === null) return;
@@ -387,7 +424,7 @@ export class ClientConnection {
   /** `session/close` (v1 gated by `sessionCapabilities.close`); v2 -32002 counts as closed (ACP-ALL-CLOSE-02). */
   async closeSession(sessionId: string): Promise<void> {
     const router = this.ready();
-    if (this.version === 1 && !this.agentCapabilities.session?.close) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise sessionCapabilities.close (ACP-V1-CLOSE-01)');
+    if (!this.maySend(Methods.sessionClose)) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise sessionCapabilities.close (ACP-V1-CLOSE-01)');
     try {
       await this.call(Methods.sessionClose, { sessionId });
     } catch (e) {
@@ -401,7 +438,7 @@ export class ClientConnection {
   /** `session/delete`, only when the agent advertises it (ACP-ALL-DEL-01). */
   async deleteSession(sessionId: string): Promise<void> {
     const router = this.ready();
-    if (!this.agentCapabilities.session?.delete) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise session delete (ACP-ALL-DEL-01)');
+    if (!this.supports(Methods.sessionDelete)) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise session delete (ACP-ALL-DEL-01)');
     try {
       await this.call(Methods.sessionDelete, { sessionId });
     } catch (e) {
@@ -437,8 +474,8 @@ export class ClientConnection {
 
   // ---- internals ------------------------------------------------------------------------------
 
-  /** @internal neutral request through the codec */
-  async call(method: string, params: unknown, options?: RequestOptions): Promise<unknown> {
+  /** @internal neutral request through the codec, typed by the method table */
+  async call<M extends AgentMethod>(method: M, params: ParamsOf<M>, options?: RequestOptions): Promise<ResultOf<M>> {
     return this.callAt(method, params, (r) => r, options);
   }
 
@@ -448,7 +485,7 @@ export class ClientConnection {
    * the rest of that read). `atAnswerError` does the same for an error answer; without it the
    * call rejects with the error.
    */
-  async callAt<T>(method: string, params: unknown, atAnswer: (result: unknown) => T, options: RequestOptions = {}, atAnswerError?: (error: AcpError) => T): Promise<T> {
+  async callAt<M extends AgentMethod, T>(method: M, params: ParamsOf<M>, atAnswer: (result: ResultOf<M>) => T, options: RequestOptions = {}, atAnswerError?: (error: AcpError) => T): Promise<T> {
     const codec = this.codec;
     if (!codec) throw new AcpError(ErrorCode.InvalidRequest, 'not initialized');
     const wire = codec.wireMethod(method);
@@ -472,7 +509,7 @@ export class ClientConnection {
     return done.value;
   }
 
-  private notifyNeutral(method: string, params: unknown): void {
+  private notifyNeutral<M extends keyof AgentNotifications>(method: M, params: AgentNotifications[M]): void {
     const codec = this.codec;
     if (!codec) return;
     const wire = codec.wireMethod(method);
@@ -485,7 +522,7 @@ export class ClientConnection {
     return this.router;
   }
 
-  private setupParams(options: NewSessionOptions): Record<string, unknown> {
+  private setupParams(options: NewSessionOptions): NewSessionRequest {
     if (typeof options.cwd !== 'string' || !isAbsolute(options.cwd)) {
       throw AcpError.invalidParams(`params.cwd must be an absolute path (got ${JSON.stringify(options.cwd)}, ACP-ALL-SESS-03)`, { path: 'params.cwd' });
     }
@@ -493,7 +530,7 @@ export class ClientConnection {
       if (typeof d !== 'string' || !isAbsolute(d)) throw AcpError.invalidParams(`params.additionalDirectories[${i}] must be an absolute path (ACP-ALL-SESS-05)`, { path: `params.additionalDirectories[${i}]` });
     }
     this.checkMcpServers(options.mcpServers ?? []);
-    const params: Record<string, unknown> = { cwd: options.cwd, mcpServers: options.mcpServers ?? [] };
+    const params: NewSessionRequest = { cwd: options.cwd, mcpServers: [...(options.mcpServers ?? [])] };
     if (options.additionalDirectories && options.additionalDirectories.length > 0) {
       if (!this.agentCapabilities.session?.additionalDirectories) {
         throw new AcpError(ErrorCode.InvalidRequest, 'the agent does not advertise additionalDirectories support (ACP-ALL-SESS-05)');
@@ -530,8 +567,9 @@ export class ClientConnection {
     const host: SessionHost = {
       protocolVersion: this.protocolVersion,
       agentCapabilities: this.agentCapabilities,
+      supports: (m) => this.supports(m),
       defaultPermissionPolicy: this.options.permissionPolicy,
-      call: <R>(m: string, p: unknown, o?: RequestOptions) => this.call(m, p, o) as Promise<R>,
+      call: (m, p, o) => this.call(m, p, o),
       callAt: (m, p, atAnswer, atAnswerError) => this.callAt(m, p, atAnswer, {}, atAnswerError),
       notify: (m, p) => this.notifyNeutral(m, p),
       closeSession: (id) => this.closeSession(id),
@@ -558,47 +596,49 @@ export class ClientConnection {
     const codec = this.codec;
     if (!codec) throw AcpError.invalidRequest(`${wireMethod} before initialize completed`);
     const method = codec.neutralMethod(wireMethod);
-    switch (method) {
-      case Methods.requestPermission: {
-        const req = codec.decodeParams(method, params) as PermissionRequest;
-        const session = this.sessionOrThrow(req.sessionId);
-        const outcome = await session.requestPermission(req, ctx.signal);
-        return codec.encodeResult(method, { outcome });
-      }
-      case Methods.fsReadTextFile:
-      case Methods.fsWriteTextFile: {
-        if (codec.version !== 1 || !this.options.fileSystem) throw AcpError.methodNotFound(wireMethod);
-        const req = codec.decodeParams(method, params) as ReadTextFileRequest | WriteTextFileRequest;
-        const session = this.sessionOrThrow(req.sessionId);
-        const fsOpts = typeof this.options.fileSystem === 'object' ? (this.options.fileSystem as FileSystemSandboxOptions) : undefined;
-        session.fileSystem ??= FileSystemSandbox.forSession(session, fsOpts);
-        const result = method === Methods.fsReadTextFile
-          ? await session.fileSystem.readTextFile(req as ReadTextFileRequest)
-          : await session.fileSystem.writeTextFile(req as WriteTextFileRequest);
-        return codec.encodeResult(method, result);
-      }
-      case Methods.terminalCreate:
-      case Methods.terminalOutput:
-      case Methods.terminalWaitForExit:
-      case Methods.terminalKill:
-      case Methods.terminalRelease: {
-        if (codec.version !== 1 || !this.options.terminals) throw AcpError.methodNotFound(wireMethod);
-        const req = codec.decodeParams(method, params) as CreateTerminalRequest & TerminalRequest;
-        const session = this.sessionOrThrow(req.sessionId);
-        const tOpts = typeof this.options.terminals === 'object' ? this.options.terminals : {};
-        session.terminals ??= new TerminalManager({ ...tOpts, roots: [session.cwd, ...session.additionalDirectories] });
-        const tm = session.terminals;
-        let result: unknown;
-        if (method === Methods.terminalCreate) result = tm.create(req);
-        else if (method === Methods.terminalOutput) result = tm.output(req.terminalId, req.sessionId);
-        else if (method === Methods.terminalWaitForExit) result = await tm.waitForExit(req.terminalId, ctx.signal, req.sessionId);
-        else if (method === Methods.terminalKill) result = (await tm.kill(req.terminalId, req.sessionId), {});
-        else result = (await tm.release(req.terminalId, req.sessionId), {});
-        return codec.encodeResult(method, result);
-      }
-      default:
-        throw AcpError.methodNotFound(wireMethod);
-    }
+    if (!Object.hasOwn(this.handlers, method) || codec.wireMethod(method) !== wireMethod || !this.serves(method as ClientMethod)) throw AcpError.methodNotFound(wireMethod);
+    return this.dispatch(codec, method as ClientMethod, params, ctx);
+  }
+
+  /** The v1 client services are served only when the connection was opened with them (and advertised them). */
+  private serves(method: ClientMethod): boolean {
+    if (method.startsWith('fs/')) return !!this.options.fileSystem;
+    if (method.startsWith('terminal/')) return !!this.options.terminals;
+    return true;
+  }
+
+  private async dispatch<M extends ClientMethod>(codec: WireCodec, method: M, params: unknown, ctx: RequestContext): Promise<unknown> {
+    const handler: ClientHandler<M> = this.handlers[method];
+    const result = await handler(codec.decodeParams(method, params), ctx);
+    return codec.encodeResult(method, result);
+  }
+
+  /**
+   * What this client answers, by neutral method (one table typed through `ClientMethods`). The
+   * v1 client services exist only when the connection was opened with them (and v2 has no such
+   * methods: the codec maps none of them, so they never get here).
+   */
+  private readonly handlers: { [M in ClientMethod]: ClientHandler<M> } = {
+    'session/request_permission': async (req, ctx) => ({ outcome: await this.sessionOrThrow(req.sessionId).requestPermission(req, ctx.signal) }),
+    'fs/read_text_file': (req) => this.fileSystemOf(req.sessionId).readTextFile(req),
+    'fs/write_text_file': (req) => this.fileSystemOf(req.sessionId).writeTextFile(req),
+    'terminal/create': (req) => this.terminalsOf(req.sessionId).create(req),
+    'terminal/output': (req) => this.terminalsOf(req.sessionId).output(req.terminalId, req.sessionId),
+    'terminal/wait_for_exit': (req, ctx) => this.terminalsOf(req.sessionId).waitForExit(req.terminalId, ctx.signal, req.sessionId),
+    'terminal/kill': async (req) => (await this.terminalsOf(req.sessionId).kill(req.terminalId, req.sessionId), {}),
+    'terminal/release': async (req) => (await this.terminalsOf(req.sessionId).release(req.terminalId, req.sessionId), {}),
+  };
+
+  private fileSystemOf(sessionId: string): FileSystemSandbox {
+    const session = this.sessionOrThrow(sessionId);
+    const fsOpts = typeof this.options.fileSystem === 'object' ? this.options.fileSystem : undefined;
+    return (session.fileSystem ??= FileSystemSandbox.forSession(session, fsOpts));
+  }
+
+  private terminalsOf(sessionId: string): TerminalManager {
+    const session = this.sessionOrThrow(sessionId);
+    const tOpts = typeof this.options.terminals === 'object' ? this.options.terminals : {};
+    return (session.terminals ??= new TerminalManager({ ...tOpts, roots: [session.cwd, ...session.additionalDirectories] }));
   }
 
   private sessionOrThrow(sessionId: unknown): ClientSession {

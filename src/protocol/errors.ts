@@ -38,6 +38,17 @@ export class AcpError extends Error {
     return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
   }
 
+  /**
+   * The error a thrown value stands for, the one converter from "anything thrown" to a JSON-RPC
+   * error: an `AcpError` is itself; anything else is -32603 carrying the cause's own message
+   * (and an `Error`'s class name in `data.name`), never an opaque "internal error".
+   */
+  static from(e: unknown): AcpError {
+    if (e instanceof AcpError) return e;
+    if (e instanceof Error) return new AcpError(ErrorCode.InternalError, e.message || e.name, { name: e.name });
+    return new AcpError(ErrorCode.InternalError, typeof e === 'string' ? e : JSON.stringify(e) ?? String(e));
+  }
+
   static fromObject(e: RpcErrorObject): AcpError {
     return new AcpError(typeof e.code === 'number' ? e.code : ErrorCode.InternalError, typeof e.message === 'string' ? e.message : 'Unknown error', e.data);
   }

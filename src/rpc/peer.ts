@@ -567,10 +567,12 @@ function describe(v: unknown): string {
   return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
 }
 
-/** Maps whatever a handler threw to the JSON-RPC error to answer with (never an opaque -32603). */
+/**
+ * Maps whatever a handler threw to the JSON-RPC error to answer with: {@link AcpError.from}, except
+ * that an abort (the request was cancelled, or the handler threw an abort error) answers -32800.
+ */
 export function toAcpError(e: unknown, aborted = false): AcpError {
   if (e instanceof AcpError) return e;
   if (aborted || isAbortError(e)) return AcpError.cancelled();
-  if (e instanceof Error) return AcpError.internal(e.message || e.name, { name: e.name });
-  return AcpError.internal(typeof e === 'string' ? e : JSON.stringify(e) ?? String(e));
+  return AcpError.from(e);
 }

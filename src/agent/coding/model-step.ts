@@ -2,7 +2,7 @@ import type { Cost } from '../../protocol/index.js';
 import { abortError, type AssistantPart, type ModelFinishReason } from './model.js';
 import { announceCall, PLAN_ID, type PendingCall, type TurnContext } from './tool-call.js';
 
-/** @internal What one model request produced. */
+/** Not public API. What one model request produced. */
 export interface ModelStep {
   /** the assistant message's parts (text, reasoning, tool calls), in order */
   parts: AssistantPart[];

@@ -15,7 +15,7 @@ export const PLAN_ID = 'main';
 /** Name of the engine-handled planning tool offered to models without a native plan channel. */
 export const UPDATE_PLAN_TOOL = 'update_plan';
 
-/** @internal Everything one turn's steps share. */
+/** Not public API (not exported from `acp-kit/agent`). Everything one turn's steps share. */
 export interface TurnContext {
   turn: Turn;
   session: AgentSession;
@@ -46,7 +46,7 @@ export interface TurnTokenTally {
   sentUsageUpdate: boolean;
 }
 
-/** @internal A tool call the model asked for, as announced to the client. */
+/** Not public API. A tool call the model asked for, as announced to the client. */
 export interface PendingCall {
   call: ModelToolCall;
   /** the ACP tool call id; `''` for an inline `update_plan` */
@@ -57,7 +57,7 @@ export interface PendingCall {
   title: string;
 }
 
-/** @internal How one call ended, for the model (`cancelled`: the turn stops here). */
+/** Not public API. How one call ended, for the model (`cancelled`: the turn stops here). */
 export interface CallOutcome {
   output: string;
   isError?: boolean;

@@ -1,5 +1,5 @@
 import type { AnyContentBlock } from '../../protocol/index.js';
-import { AcpError, isAbortError } from '../../protocol/index.js';
+import { isAbortError } from '../../protocol/index.js';
 import type { Turn, TurnResult } from '../types.js';
 import type { AssistantPart, ConversationMessage, LanguageModel, ToolResult, ToolSpec, UserPart } from './model.js';
 import { modelStep } from './model-step.js';
@@ -90,7 +90,6 @@ async function reportTurnTokens(turn: Turn, t: TurnTokenTally): Promise<void> {
 async function turnLoop(turn: Turn, opts: EngineOptions, tokens: TurnTokenTally): Promise<TurnResult> {
   const { session } = turn;
   const state = codingState(session);
-  const v2 = session.client.protocolVersion === 2;
   const maxRequests = opts.maxTurnRequests ?? DEFAULT_MAX_TURN_REQUESTS;
   const sandbox = new Sandbox(session.cwd, session.additionalDirectories);
   const specs: ToolSpec[] = opts.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
@@ -106,7 +105,8 @@ async function turnLoop(turn: Turn, opts: EngineOptions, tokens: TurnTokenTally)
     sandbox,
     fs: createWorkspaceFs(session, sandbox),
     terminal: createCommandRunner(session),
-    cancelledStatus: v2 ? 'cancelled' : 'failed',
+    // v1 has no `cancelled` status: its codec reports `failed` (the one place of that mapping)
+    cancelledStatus: 'cancelled',
     send: (u) => turn.send(u),
     tokens,
   };
@@ -150,8 +150,8 @@ async function turnLoop(turn: Turn, opts: EngineOptions, tokens: TurnTokenTally)
       closeDangling(history, 'Not executed: the model request failed.');
       const message = `Model request failed: ${finishError ?? 'unknown error'}`;
       await ctx.send({ sessionUpdate: 'agent_message_chunk', messageId: step.messageId ?? session.newId('msg'), content: { type: 'text', text: `\n\n⚠️ ${message}` } });
-      if (v2) return { stopReason: 'error', error: { code: -32603, message } };
-      throw AcpError.internal(message);
+      // v1 has no `error` stop: the runtime answers the v1 prompt with this error instead
+      return { stopReason: 'error', error: { code: -32603, message } };
     }
     if (finish === 'length') {
       await settleCalls(ctx, calls, 'failed', 'Not executed: the response hit the output token limit.');

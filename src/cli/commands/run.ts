@@ -3,7 +3,7 @@ import { AcpError, ErrorCode } from '../../protocol/errors.js';
 import type { AnySessionUpdate } from '../../protocol/model/update.js';
 import {
   type ClientSession, type SessionState,
-  approveAll, approveReads, decidePermission, denyAll, describePermissionDecision, selectedOption, type PermissionPolicy,
+  approveAll, approveReads, denyAll, describePermissionDecision, observed, type PermissionPolicy,
 } from '../../client/index.js';
 import { agentContext, resolveAgentCommand } from '../agent-command.js';
 import { CliError, toCliError } from '../errors.js';
@@ -17,12 +17,6 @@ function policyFor(flags: RunFlags): { name: string; policy: PermissionPolicy } 
   if (flags.approveAll) return { name: 'approve-all', policy: approveAll() };
   if (flags.denyAll) return { name: 'deny-all', policy: denyAll() };
   return { name: 'approve-reads', policy: approveReads() };
-}
-
-/** Is this outcome an approval (an offered `allow_*` option)? */
-function isAllowed(req: Parameters<PermissionPolicy>[0], outcome: Awaited<ReturnType<PermissionPolicy>>): boolean {
-  const o = selectedOption(req, outcome);
-  return !!o && o.kind.startsWith('allow');
 }
 
 /** The reporter `--json` asks for, writing to the process's stdout/stderr. */
@@ -52,18 +46,15 @@ export async function runCommand(prompt: string, flags: RunFlags, reporter: RunR
   let leaving: number | undefined;
   const abort = new AbortController();
 
-  // Wraps the chosen policy to report each decision; a request answered `cancelled` because
-  // we cancelled the turn is not counted as a policy rejection.
-  const policy: PermissionPolicy = async (request, ctx) => {
-    const outcome = await decidePermission(basePolicy, request, ctx);
-    const allowed = isAllowed(request, outcome);
-    const byCancel = ctx.signal.aborted;
+  // Reports each decision (made once, by the policy; the report names the chosen option); a
+  // request answered `cancelled` because we cancelled the turn is not counted as a policy rejection.
+  const policy: PermissionPolicy = observed(basePolicy, ({ request, outcome, option, cancelled: byCancel }) => {
+    const allowed = !!option && option.kind.startsWith('allow');
     if (!allowed && !byCancel) rejected++;
     const reason = byCancel ? 'turn cancelled' : `policy --${policyName}`;
-    const decision = `${describePermissionDecision(request, outcome)} [${byCancel ? 'turn cancelled' : `policy ${policyName}`}]`;
+    const decision = `${describePermissionDecision(request, outcome, option)} [${byCancel ? 'turn cancelled' : `policy ${policyName}`}]`;
     reporter.permission({ sessionId: request.sessionId, request, outcome, allowed, reason, decision });
-    return outcome;
-  };
+  });
   /** the turn's token counts, from the `session_info_update` the built-in agent ends it with (replays excluded) */
   let tokens: TurnTokenUsage | undefined;
   const known = () => ({ usage: session?.state.usage, tokens, rejectedPermissions: rejected });

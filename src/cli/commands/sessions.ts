@@ -41,8 +41,7 @@ function unsupportedListing(a: OpenAgent): CliError {
 /** `acp-kit sessions list`. */
 export async function sessionsListCommand(flags: SessionsFlags & { all?: boolean }): Promise<number> {
   return withAgent(flags, async (a) => {
-    const caps = a.conn.agentCapabilities;
-    if (a.conn.protocolVersion === 1 ? !caps.session?.list : caps.session === undefined) throw unsupportedListing(a);
+    if (!a.conn.supports('session/list')) throw unsupportedListing(a);
     let sessions: SessionInfo[];
     try {
       sessions = await a.conn.listAllSessions(flags.all ? {} : { cwd: a.cwd });
@@ -70,16 +69,15 @@ export async function sessionsListCommand(flags: SessionsFlags & { all?: boolean
 /** `acp-kit sessions show <id>`: resumes the session with a replay and prints its history. */
 export async function sessionsShowCommand(sessionId: string, flags: SessionsFlags): Promise<number> {
   return withAgent(flags, async (a) => {
-    const caps = a.conn.agentCapabilities;
-    const canReplay = a.conn.protocolVersion === 1 ? caps.loadSession === true : caps.session !== undefined;
-    if (!canReplay) {
+    const replay = a.conn.replayMethod;
+    if (!replay) {
       throw new CliError('unsupported', ExitCode.Unsupported, `the agent (${a.agent.display}) cannot replay a session's history`, {
         hint: 'Showing a session needs session/load (v1 loadSession) or v2 session/resume with replay.',
       });
     }
     if (flags.json) {
       const w = new NdjsonWriter((s) => void process.stdout.write(s));
-      w.emit({ type: 'session', sessionId, cwd: a.cwd, mode: a.conn.protocolVersion === 1 ? 'load' : 'resume' });
+      w.emit({ type: 'session', sessionId, cwd: a.cwd, mode: replay === 'session/load' ? 'load' : 'resume' });
       // the replay streams as it arrives; the merged entities follow once it is complete
       const { session } = await openSession(a, sessionId, (update) => w.emit({ type: 'update', sessionId, update }));
       w.emit({ type: 'history', sessionId: session.sessionId, state: session.state.toJSON() });

@@ -6,7 +6,7 @@
  * - {@link TerminalManager}: client-executed terminals (`terminal/create`, `output`,
  *   `wait_for_exit`, `kill`, `release`).
  * - Permission policies ({@link PermissionPolicy}): {@link approveAll}, {@link approveReads},
- *   {@link denyAll}, {@link interactive}, {@link rules}, {@link remembering}; run them through
+ *   {@link denyAll}, {@link interactive}, {@link rules}, {@link remembering}, {@link observed}; run them through
  *   {@link decidePermission} so cancellation and offered-option checks always apply.
  *
  * @module
@@ -32,6 +32,7 @@ export {
   denyAll,
   describePermissionDecision,
   interactive,
+  observed,
   permissionFacts,
   READ_ONLY_KINDS,
   remembering,
@@ -41,6 +42,7 @@ export {
   type KnownToolCall,
   type PermissionContext,
   type PermissionDecision,
+  type PermissionDecisionReport,
   type PermissionPolicy,
   type PermissionRule,
   type RememberingOptions,

@@ -34,7 +34,8 @@ const CANCELLED: PermissionOutcome = Object.freeze({ outcome: 'cancelled' }) as 
 export const READ_ONLY_KINDS: readonly string[] = ['read', 'search', 'fetch', 'think'];
 
 function options(request: PermissionRequest): PermissionOption[] {
-  return Array.isArray(request?.options) ? request.options.filter((o) => o && typeof o.optionId === 'string') : [];
+  const offered = request?.options;
+  return Array.isArray(offered) ? offered.filter((o) => o && typeof o.optionId === 'string') : [];
 }
 
 /**
@@ -100,6 +101,8 @@ export function permissionFacts(request: PermissionRequest, ctx?: Pick<Permissio
 export function decidePermission(policy: PermissionPolicy, request: PermissionRequest, ctx: PermissionContext): Promise<PermissionOutcome> {
   const { signal } = ctx;
   if (signal.aborted) return Promise.resolve({ outcome: 'cancelled' });
+  // the built-in policies give these guarantees themselves: decided once, never checked again
+  if (GUARDED.has(policy)) return policy(request, ctx);
   return new Promise<PermissionOutcome>((resolve) => {
     const onAbort = (): void => resolve({ outcome: 'cancelled' });
     signal.addEventListener('abort', onAbort, { once: true });
@@ -131,9 +134,53 @@ function sanitize(request: PermissionRequest, outcome: PermissionOutcome): Permi
   return { outcome: 'cancelled' };
 }
 
-/** A policy built from a synchronous decision, with cancellation and option checks applied. */
+/**
+ * Policies that already give {@link decidePermission}'s guarantees (the built-in ones): running
+ * them through it again (the client session does for every policy) must not decide or check twice.
+ */
+const GUARDED = new WeakSet<PermissionPolicy>();
+function guarded<P extends PermissionPolicy>(policy: P): P {
+  GUARDED.add(policy);
+  return policy;
+}
+
+/**
+ * A policy built from a synchronous decision: {@link selectOption} only ever picks an offered
+ * option, so its answer needs no second check; an aborted signal or a throwing rule is `cancelled`.
+ */
 function fromDecision(decide: (request: PermissionRequest, ctx: PermissionContext) => PermissionDecision): PermissionPolicy {
-  return (request, ctx) => decidePermission(async () => selectOption(request, decide(request, ctx)), request, ctx);
+  return guarded(async (request, ctx) => {
+    if (ctx.signal.aborted) return { outcome: 'cancelled' };
+    try {
+      return selectOption(request, decide(request, ctx));
+    } catch {
+      return { outcome: 'cancelled' };
+    }
+  });
+}
+
+/** What {@link observed} reports for each decided permission request. */
+export interface PermissionDecisionReport {
+  request: PermissionRequest;
+  /** The final answer sent to the agent. */
+  outcome: PermissionOutcome;
+  /** The offered option the outcome selects (`undefined` for `cancelled`). */
+  option: PermissionOption | undefined;
+  /** True when the request's signal aborted (the turn was cancelled) before or while deciding. */
+  cancelled: boolean;
+}
+
+/**
+ * Wraps `policy` to report every final decision (e.g. a CLI printing what was approved): the
+ * decision is made once, through {@link decidePermission}, and the report carries the chosen
+ * option, so nobody has to look it up again.
+ */
+export function observed(policy: PermissionPolicy, onDecision: (report: PermissionDecisionReport) => void): PermissionPolicy {
+  return guarded(async (request, ctx) => {
+    const outcome = await decidePermission(policy, request, ctx);
+    onDecision({ request, outcome, option: selectedOption(request, outcome), cancelled: ctx.signal.aborted });
+    return outcome;
+  });
 }
 
 /** Approves everything: picks `allow_once`, else `allow_always`, else `cancelled`. */
@@ -166,7 +213,7 @@ export function denyAll(): PermissionPolicy {
  * offered is answered as `cancelled`.
  */
 export function interactive(ask: (request: PermissionRequest, ctx: PermissionContext) => Promise<string | 'cancelled'>): PermissionPolicy {
-  return (request, ctx) =>
+  return guarded((request, ctx) =>
     decidePermission(
       async () => {
         const answer = await ask(request, ctx);
@@ -175,7 +222,7 @@ export function interactive(ask: (request: PermissionRequest, ctx: PermissionCon
       },
       request,
       ctx,
-    );
+    ));
 }
 
 /** One rule of {@link rules}: every given `match` field must match. */
@@ -217,7 +264,7 @@ function testRe(re: RegExp, s: string): boolean {
  */
 export function rules(list: readonly PermissionRule[], fallback: PermissionPolicy): PermissionPolicy {
   const frozen = [...list];
-  return (request, ctx) =>
+  return guarded((request, ctx) =>
     decidePermission(
       async () => {
         const facts = permissionFacts(request, ctx);
@@ -227,7 +274,7 @@ export function rules(list: readonly PermissionRule[], fallback: PermissionPolic
       },
       request,
       ctx,
-    );
+    ));
 }
 
 /** Options of {@link remembering}. */
@@ -285,18 +332,19 @@ export function remembering(policy: PermissionPolicy, opts: RememberingOptions =
     for (const k of [...memory.keys()]) if (k.startsWith(`${sessionId}|`)) memory.delete(k);
   };
   wrapped.remembered = () => new Map(memory);
-  return wrapped;
+  return guarded(wrapped);
 }
 
 /**
  * One line for CLI output, e.g. `approved (allow_once): Write notes.txt`,
  * `rejected (reject_always): Run rm -rf build`, `cancelled: Write notes.txt`.
  */
-export function describePermissionDecision(request: PermissionRequest, outcome: PermissionOutcome): string {
+export function describePermissionDecision(request: PermissionRequest, outcome: PermissionOutcome, option?: PermissionOption): string {
   const facts = permissionFacts(request);
   const what = facts.title || facts.command || facts.toolName || '(untitled request)';
   if (outcome?.outcome === 'selected') {
-    const o = selectedOption(request, outcome);
+    // `option`: the selected option when the caller already has it (see `observed`)
+    const o = option ?? selectedOption(request, outcome);
     if (!o) return `invalid answer (unknown option ${JSON.stringify((outcome as { optionId?: unknown }).optionId)}): ${what}`;
     const verb = o.kind.startsWith('allow') ? 'approved' : o.kind.startsWith('reject') ? 'rejected' : `selected "${o.name}"`;
     return `${verb} (${o.kind}): ${what}`;

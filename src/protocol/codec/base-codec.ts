@@ -1,4 +1,5 @@
 import { AcpError } from '../errors.js';
+import type { NeutralMethod, ParamsOf, RequestMethod, ResultOf } from '../model/methods.js';
 import type { WireValidator } from '../validation/types.js';
 import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions, WireCodec } from './types.js';
 import { checkParams, checkResult, isObj, type Obj } from './util.js';
@@ -62,12 +63,18 @@ export abstract class BaseCodec implements WireCodec {
     return wire;
   }
 
+  encodeParams<M extends NeutralMethod>(method: M, params: ParamsOf<M>): unknown;
+  encodeParams(method: string, params: unknown): unknown;
   encodeParams(method: string, params: unknown): unknown {
     this.wireOrThrow(method);
     const m = this.table[method];
     return m?.encodeParams && isObj(params) ? m.encodeParams(params) : params;
   }
 
+  // the per-method mappings produce the table's neutral shape (checked by the codec tests); the
+  // overloads are the one place that says so
+  decodeParams<M extends NeutralMethod>(method: M, wire: unknown): ParamsOf<M>;
+  decodeParams(method: string, wire: unknown): unknown;
   decodeParams(method: string, wire: unknown): unknown {
     const m = this.table[method];
     const wireName = this.wireMethod(method);
@@ -81,12 +88,16 @@ export abstract class BaseCodec implements WireCodec {
     return m?.decodeParams && isObj(value) ? m.decodeParams(value) : value;
   }
 
+  encodeResult<M extends RequestMethod>(method: M, result: ResultOf<M>): unknown;
+  encodeResult(method: string, result: unknown): unknown;
   encodeResult(method: string, result: unknown): unknown {
     this.wireOrThrow(method);
     const m = this.table[method];
     return m?.encodeResult && isObj(result) ? m.encodeResult(result) : result;
   }
 
+  decodeResult<M extends RequestMethod>(method: M, wire: unknown): ResultOf<M>;
+  decodeResult(method: string, wire: unknown): unknown;
   decodeResult(method: string, wire: unknown): unknown {
     const m = this.table[method];
     const accepted = m?.acceptResult ? m.acceptResult(wire) : undefined;

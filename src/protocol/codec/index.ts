@@ -9,7 +9,7 @@ export { V2Codec, UNKNOWN_IMPLEMENTATION } from './v2.js';
 export { V1UpdateDecoder, V1UpdateEncoder, V1_UPDATE_KINDS, messageDelta } from './v1-updates.js';
 export { V2UpdateDecoder, V2UpdateEncoder, V2_UPDATE_KINDS } from './v2-updates.js';
 export { textDiffToGitPatch, quoteGitPath } from './git-patch.js';
-export { V1_ONLY_METHODS, V2_ONLY_METHODS } from './method-names.js';
+export { V1_ONLY_METHODS, V2_ONLY_METHODS, agentMethodSupported } from './method-names.js';
 
 /** The ACP v1 codec (validates input against the official v1 schema). */
 export const v1Codec: WireCodec = new V1Codec(getValidator(1));

@@ -1,4 +1,5 @@
-import { Methods } from '../model/methods.js';
+import { Methods, type AgentMethod } from '../model/methods.js';
+import type { AgentCapabilities, AuthMethod } from '../model/session.js';
 
 /** Neutral methods that exist only in v1 (ACP §2: removed in v2). */
 export const V1_ONLY_METHODS: ReadonlySet<string> = new Set([
@@ -39,4 +40,36 @@ export function v2NeutralMethod(wire: string): string {
 export function v1NeutralMethod(wire: string): string {
   if (V2_ONLY_METHODS.has(wire) || V2_NEUTRAL.has(wire)) return `v2:${wire}`;
   return wire;
+}
+
+/**
+ * Whether a client may send `method` to an agent on a connection of `version` whose agent
+ * advertised `capabilities` (neutral: the codecs map each version's markers, e.g. v2's `session`
+ * marker to `session.list/resume/close`, ACP-V2-CAP-04, and v2 `logout` to a non-empty
+ * `authMethods`, ACP-V2-AUTH-01) and `authMethods`. The one statement of which version has which
+ * method and which capability gates it: the client asks it before sending
+ * (`ClientConnection.supports`), the agent answers -32601 to what it says no to for its own
+ * capabilities (ACP-V1-LOAD-01, ACP-V1-RESUME-01, ACP-V1-LIST-01, ACP-V1-CLOSE-01, ACP-ALL-DEL-01,
+ * ACP-V1-AUTH-02, ACP-V2-AUTH-02).
+ */
+export function agentMethodSupported(method: AgentMethod, version: 1 | 2, capabilities: AgentCapabilities, authMethods: readonly AuthMethod[]): boolean {
+  if ((version === 1 ? V2_ONLY_METHODS : V1_ONLY_METHODS).has(method)) return false;
+  switch (method) {
+    case 'authenticate':
+      return authMethods.length > 0;
+    case 'logout':
+      return !!capabilities.logout;
+    case 'session/load':
+      return !!capabilities.loadSession;
+    case 'session/list':
+      return !!capabilities.session?.list;
+    case 'session/resume':
+      return !!capabilities.session?.resume;
+    case 'session/close':
+      return !!capabilities.session?.close;
+    case 'session/delete':
+      return !!capabilities.session?.delete;
+    default:
+      return true;
+  }
 }

@@ -1,5 +1,6 @@
 import type { AnySessionUpdate, SessionUpdate } from '../model/update.js';
 import type { ClientCapabilities, ConfigOption } from '../model/session.js';
+import type { NeutralMethod, ParamsOf, RequestMethod, ResultOf } from '../model/methods.js';
 
 /**
  * Agent side, one per session and connection: neutral updates -> wire `update` payloads.
@@ -55,9 +56,14 @@ export interface WireCodec {
    * (`v1:authenticate`) so that no neutral handler picks it up.
    */
   neutralMethod(wire: string): string;
+  /** Typed through the method table for ACP methods; any other name (extensions) passes `unknown`. */
+  encodeParams<M extends NeutralMethod>(method: M, params: ParamsOf<M>): unknown;
   encodeParams(method: string, params: unknown): unknown;
+  decodeParams<M extends NeutralMethod>(method: M, wire: unknown): ParamsOf<M>;
   decodeParams(method: string, wire: unknown): unknown;
+  encodeResult<M extends RequestMethod>(method: M, result: ResultOf<M>): unknown;
   encodeResult(method: string, result: unknown): unknown;
+  decodeResult<M extends RequestMethod>(method: M, wire: unknown): ResultOf<M>;
   decodeResult(method: string, wire: unknown): unknown;
   createUpdateEncoder(options?: UpdateEncoderOptions): UpdateEncoder;
   createUpdateDecoder(): UpdateDecoder;

@@ -40,6 +40,10 @@ export const Methods = {
   elicitationComplete: 'elicitation/complete',
   cancelRequest: '$/cancel_request',
 } as const;
+/**
+ * @deprecated Includes names that are no ACP request at all (`$/cancel_request`); use
+ * {@link NeutralMethod} (or {@link AgentMethod} / {@link ClientMethod}) instead.
+ */
 export type MethodName = (typeof Methods)[keyof typeof Methods];
 
 export interface InitializeRequest {
@@ -197,3 +201,62 @@ export interface TerminalOutputResponse {
   _meta?: Meta | null;
 }
 export type WaitForTerminalExitResponse = TerminalExitStatus;
+
+/** A result with nothing in it (`{}` on the wire; v1 also tolerates `null`). */
+export interface EmptyResult {
+  _meta?: Meta | null;
+}
+
+/**
+ * Requests a client sends to an agent, by neutral method name: what goes in and what comes out,
+ * in the neutral model (the codecs translate to and from each version's wire shape). The one
+ * table the client's calls, the codecs and the agent's dispatch are typed through.
+ */
+export interface AgentMethods {
+  initialize: { params: InitializeRequest; result: InitializeResponse };
+  authenticate: { params: AuthenticateRequest; result: EmptyResult };
+  logout: { params: EmptyResult; result: EmptyResult };
+  'session/new': { params: NewSessionRequest; result: NewSessionResponse };
+  'session/load': { params: LoadSessionRequest; result: SessionSetupResult };
+  'session/resume': { params: ResumeSessionRequest; result: SessionSetupResult };
+  'session/list': { params: ListSessionsRequest; result: ListSessionsResponse };
+  'session/close': { params: SessionIdRequest; result: EmptyResult };
+  'session/delete': { params: SessionIdRequest; result: EmptyResult };
+  'session/set_mode': { params: SetModeRequest; result: EmptyResult };
+  'session/set_config_option': { params: SetConfigOptionRequest; result: SetConfigOptionResponse };
+  'session/prompt': { params: PromptRequest; result: PromptResponse };
+  'tool_call/cancel': { params: CancelToolCallRequest; result: EmptyResult };
+  'terminal/cancel': { params: CancelTerminalRequest; result: EmptyResult };
+}
+
+/** Notifications a client sends to an agent, by neutral method name: their params. */
+export interface AgentNotifications {
+  'session/cancel': SessionIdRequest;
+}
+
+/** Requests an agent sends to a client (v1 client services and permission questions). */
+export interface ClientMethods {
+  'session/request_permission': { params: RequestPermissionRequest; result: RequestPermissionResponse };
+  'fs/read_text_file': { params: ReadTextFileRequest; result: ReadTextFileResponse };
+  'fs/write_text_file': { params: WriteTextFileRequest; result: EmptyResult };
+  'terminal/create': { params: CreateTerminalRequest; result: CreateTerminalResponse };
+  'terminal/output': { params: TerminalRequest; result: TerminalOutputResponse };
+  'terminal/wait_for_exit': { params: TerminalRequest; result: WaitForTerminalExitResponse };
+  'terminal/kill': { params: TerminalRequest; result: EmptyResult };
+  'terminal/release': { params: TerminalRequest; result: EmptyResult };
+}
+
+/** A request a client sends to an agent. */
+export type AgentMethod = keyof AgentMethods;
+/** A request an agent sends to a client. */
+export type ClientMethod = keyof ClientMethods;
+/** A request in either direction. */
+export type RequestMethod = AgentMethod | ClientMethod;
+/** Every neutral method a codec maps (requests of both directions and the client's notifications). */
+export type NeutralMethod = RequestMethod | keyof AgentNotifications;
+
+type AllRequests = AgentMethods & ClientMethods;
+/** The neutral params of a method. */
+export type ParamsOf<M extends NeutralMethod> = M extends RequestMethod ? AllRequests[M]['params'] : M extends keyof AgentNotifications ? AgentNotifications[M] : never;
+/** The neutral result of a request. */
+export type ResultOf<M extends RequestMethod> = AllRequests[M]['result'];

@@ -1,4 +1,3 @@
 export * from './session-state.js';
 export * from './entities.js';
 export { patchMeta, patchField } from './meta-patch.js';
-export { benchAppendTextChunks } from './bench.js';

@@ -1,0 +1,109 @@
+// Issue 9.6: what the package ships in its .d.ts files. Members marked `@internal` in src (e.g.
+// `ClientSession.receive`, `markClosed`, `supersede`) must not be in the declarations any app
+// compiles against, and stripping them must leave declarations that type-check on their own.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const src = join(root, 'src');
+const dist = join(root, 'dist');
+
+function files(dir: string, test: (name: string) => boolean): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...files(p, test));
+    else if (test(name)) out.push(p);
+  }
+  return out;
+}
+
+const isInternal = (node: ts.Node): boolean => ts.getJSDocTags(node).some((t) => t.tagName.text === 'internal');
+const nameOf = (node: ts.Node, sf: ts.SourceFile): string | undefined => {
+  if (ts.isConstructorDeclaration(node)) return 'constructor';
+  const n = (node as { name?: ts.Node }).name;
+  return n ? n.getText(sf) : undefined;
+};
+
+/** `Container.member` (or `member` at module level) of every declaration marked `@internal`, per module path. */
+function internalNames(file: string): string[] {
+  const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const out: string[] = [];
+  for (const stmt of sf.statements) {
+    const top = nameOf(stmt, sf);
+    if (isInternal(stmt) && top) out.push(top);
+    if ((ts.isClassDeclaration(stmt) || ts.isInterfaceDeclaration(stmt)) && top) {
+      for (const m of stmt.members) {
+        const n = nameOf(m, sf);
+        if (n && isInternal(m)) out.push(`${top}.${n}`);
+      }
+    }
+  }
+  return out;
+}
+
+/** Every top-level name and `Container.member` declared in a .d.ts. */
+function declaredNames(file: string): Set<string> {
+  const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const out = new Set<string>();
+  for (const stmt of sf.statements) {
+    const top = nameOf(stmt, sf);
+    if (top) out.add(top);
+    if (ts.isVariableStatement(stmt)) for (const d of stmt.declarationList.declarations) out.add(d.name.getText(sf));
+    if ((ts.isClassDeclaration(stmt) || ts.isInterfaceDeclaration(stmt)) && top) {
+      for (const m of stmt.members) {
+        const n = nameOf(m, sf);
+        if (n) out.add(`${top}.${n}`);
+      }
+    }
+  }
+  return out;
+}
+
+describe('public surface (.d.ts)', () => {
+  it('no member marked @internal in src is declared in the built .d.ts files', () => {
+    const leaked: string[] = [];
+    let checked = 0;
+    for (const file of files(src, (n) => /\.tsx?$/.test(n))) {
+      const names = internalNames(file);
+      if (names.length === 0) continue;
+      const dts = join(dist, relative(src, file)).replace(/\.tsx?$/, '.d.ts');
+      expect(existsSync(dts), `${dts} (run npm run build)`).toBe(true);
+      const declared = declaredNames(dts);
+      for (const n of names) {
+        checked++;
+        if (declared.has(n)) leaked.push(`${relative(root, dts)}: ${n}`);
+      }
+    }
+    // the members the issue names are among those checked
+    expect(checked).toBeGreaterThan(10);
+    expect(leaked).toEqual([]);
+  });
+
+  it('ClientSession declares no way to inject updates or end a session from outside', () => {
+    const declared = declaredNames(join(dist, 'client/client-session.d.ts'));
+    expect(declared.has('ClientSession.prompt')).toBe(true);
+    for (const m of ['receive', 'markClosed', 'supersede', 'requestPermission']) expect(declared.has(`ClientSession.${m}`), m).toBe(false);
+  });
+
+  it('the built .d.ts files of every entry point type-check on their own', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, { types?: string }> };
+    const entries = Object.values(pkg.exports).flatMap((e) => (typeof e === 'object' && e.types ? [join(root, e.types)] : []));
+    expect(entries.length).toBeGreaterThan(3);
+    const program = ts.createProgram(entries, {
+      module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022,
+      lib: ['lib.es2022.d.ts'], types: ['node'], strict: true, noEmit: true, jsx: ts.JsxEmit.ReactJSX, typeRoots: [join(root, 'node_modules/@types')],
+    });
+    // only our own declarations are checked (a dependency's .d.ts problems are not ours to report)
+    const ours = program.getSourceFiles().filter((f) => f.fileName.startsWith(dist));
+    expect(ours.length).toBeGreaterThan(20);
+    const problems = ours.flatMap((f) => program.getSemanticDiagnostics(f)).map((d) => {
+      const at = d.file && d.start !== undefined ? `${relative(root, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}` : '';
+      return `${at} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+    });
+    expect(problems).toEqual([]);
+  });
+});
