@@ -94,9 +94,12 @@ describe('agent entry points', () => {
 
   it('package.json maps ./agent/coding and ./agent/models to the built modules', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
-    expect(pkg.exports['./agent/coding']).toEqual({ types: './dist/agent/coding-entry.d.ts', import: './dist/agent/coding-entry.js' });
-    expect(existsSync(resolve('dist/agent/coding-entry.d.ts'))).toBe(true);
-    expect(pkg.exports['./agent/models']).toEqual({ types: './dist/agent/models.d.ts', import: './dist/agent/models.js' });
-    expect(existsSync(resolve('dist/agent/models.d.ts'))).toBe(true);
+    // code from the bundle (scripts/bundle.mjs, start-up), declarations from tsc's per-file output
+    expect(pkg.exports['./agent/coding']).toEqual({ types: './dist/agent/coding-entry.d.ts', import: './dist/bundle/agent-coding.js' });
+    expect(pkg.exports['./agent/models']).toEqual({ types: './dist/agent/models.d.ts', import: './dist/bundle/agent-models.js' });
+    for (const e of ['./agent/coding', './agent/models']) {
+      expect(existsSync(resolve(pkg.exports[e].types))).toBe(true);
+      expect(existsSync(resolve(pkg.exports[e].import))).toBe(true);
+    }
   });
 });
