@@ -24,6 +24,8 @@ interface Trace {
   ownFiles: string[];
   /** Packages loaded from node_modules (ESM and CommonJS). */
   packages: string[];
+  /** Node built-ins imported as ESM (`node:crypto`, ...). */
+  builtins: string[];
 }
 
 const dirs: string[] = [];
@@ -57,7 +59,9 @@ function traceStartup(args: string[]): Promise<Trace> {
       const line = out.split('\n')[0];
       if (!line) return fail(new Error(`no initialize answer\nstderr: ${err}`));
       const files = new Set<string>();
+      const builtins = new Set<string>();
       for (const m of err.matchAll(/^(MODULE|CJS) (.+)$/gm)) {
+        if (m[2].startsWith('node:')) builtins.add(m[2]);
         const path = m[1] === 'MODULE' ? (m[2].startsWith('file:') ? fileURLToPath(m[2]) : null) : m[2];
         if (path) files.add(path);
       }
@@ -70,7 +74,7 @@ function traceStartup(args: string[]): Promise<Trace> {
           packages.add(parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]);
         } else if (f.startsWith(ROOT + '/')) ownFiles.push(f.slice(ROOT.length + 1));
       }
-      done({ answer: JSON.parse(line), ownFiles: ownFiles.sort(), packages: [...packages].sort() });
+      done({ answer: JSON.parse(line), ownFiles: ownFiles.sort(), packages: [...packages].sort(), builtins: [...builtins].sort() });
     });
     child.stdin.write(INIT);
   });
@@ -89,6 +93,8 @@ describe('start-up: what an agent loads to answer initialize', () => {
     const t = await traceStartup(['bench/startup-minimal-agent.mjs']);
     expect(t.answer.result?.info?.name).toBe('minimal');
     expect(t.packages).toEqual([]);
+    // ids and hashes are first needed after initialize (session/new): node:crypto costs ms to load
+    expect(t.builtins).not.toContain('node:crypto');
     const lib = t.ownFiles.filter((f) => f.startsWith('dist/'));
     // the bundle and the one precompiled validator initialize needs; no per-file tsc output
     expect(lib.filter((f) => !f.startsWith('dist/bundle/') && !f.startsWith('dist/protocol/validation/precompiled/'))).toEqual([]);
@@ -101,6 +107,7 @@ describe('start-up: what an agent loads to answer initialize', () => {
     const t = await traceStartup(['bin/acp-kit.js', 'agent', '--model', 'demo']);
     expect(t.answer.result?.info?.name).toBe('acp-kit-agent');
     expect(t.packages).toEqual(['commander']);
+    expect(t.builtins).not.toContain('node:crypto');
     const lib = t.ownFiles.filter((f) => f.startsWith('dist/'));
     expect(lib.filter((f) => !f.startsWith('dist/bundle/') && !f.startsWith('dist/protocol/validation/precompiled/'))).toEqual([]);
     expect(lib.length).toBeLessThanOrEqual(30);
