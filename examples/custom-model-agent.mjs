@@ -9,14 +9,15 @@
 // project's files with the built-in `list_files` tool, then answers with what it found.
 //
 //   node examples/client.mjs --prompt "what is in here?" -- node examples/custom-model-agent.mjs
-import { createCodingAgent, runAgentOnStdio, InMemorySessionStore } from 'acp-kit/agent';
+import { runAgentOnStdio, InMemorySessionStore } from 'acp-kit/agent';
+import { createCodingAgent } from 'acp-kit/agent/coding';
 
 function throwIfAborted(signal) {
   // the engine turns an AbortError into the `cancelled` stop reason
   if (signal.aborted) throw Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
 }
 
-/** @type {import('acp-kit/agent').LanguageModel} */
+/** @type {import('acp-kit/agent/coding').LanguageModel} */
 const fileCountingModel = {
   id: 'example:file-counter',
   async *stream({ messages, tools, signal }) {

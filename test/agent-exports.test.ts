@@ -1,6 +1,7 @@
 /**
- * The public entry points of the agent side (needs `npm run build`): `acp-kit/agent` carries the
- * built-in coding agent without loading the AI SDK; `acp-kit/agent/models` has the HTTP models.
+ * The public entry points of the agent side (needs `npm run build`): `acp-kit/agent` is the runtime
+ * alone, `acp-kit/agent/coding` the built-in coding agent (without the AI SDK), and
+ * `acp-kit/agent/models` the HTTP models.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -30,10 +31,27 @@ function packagesReachable(entry: string, followDynamic: boolean): Set<string> {
   return packages;
 }
 
+/** Every dist module a module loads statically (relative imports only). */
+function modulesReachable(entry: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const src = readFileSync(file, 'utf8');
+    const specs = [
+      ...[...src.matchAll(/^\s*(?:import|export)\s[^'"]*?\sfrom\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]),
+      ...[...src.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]),
+    ];
+    for (const s of specs) if (s.startsWith('.')) visit(resolve(dirname(file), s));
+  };
+  visit(resolve(entry));
+  return [...seen];
+}
+
 describe('agent entry points', () => {
-  it('acp-kit/agent exports the coding agent, the demo model and the built-in tools', () => {
+  it('acp-kit/agent/coding exports the coding agent, the demo model and the built-in tools', () => {
     const script = `
-      const a = await import('acp-kit/agent');
+      const a = await import('acp-kit/agent/coding');
       const agent = a.createCodingAgent({ model: a.createDemoModel({ delayMs: 0 }), tools: a.builtinTools() });
       console.log(JSON.stringify({
         agent: typeof agent.prompt, demo: a.createDemoModel().id,
@@ -50,9 +68,22 @@ describe('agent entry points', () => {
     expect(m).toEqual({ openai: 'openai:gpt-4o-mini', anthropic: 'anthropic:claude-sonnet-4-5' });
   });
 
-  it('acp-kit/agent never loads the AI SDK; acp-kit/agent/models does', () => {
+  it('acp-kit/agent is the runtime alone: no coding agent, no createCodingAgent & co. (moved in 0.2)', () => {
+    const script = `
+      const a = await import('acp-kit/agent');
+      console.log(JSON.stringify({ run: typeof a.runAgentOnStdio, serve: typeof a.serveAgent, coding: ['createCodingAgent', 'createDemoModel', 'builtinTools'].filter((k) => k in a) }));
+    `;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ run: 'function', serve: 'function', coding: [] });
+    expect(modulesReachable('dist/agent/index.js').filter((f) => f.includes('/dist/agent/coding'))).toEqual([]);
+  });
+
+  it('acp-kit/agent and acp-kit/agent/coding never load the AI SDK; acp-kit/agent/models does', () => {
     const agent = packagesReachable('dist/agent/index.js', true);
     expect([...agent].filter((p) => p === 'ai' || p.startsWith('@ai-sdk/'))).toEqual([]);
+    const coding = packagesReachable('dist/agent/coding-entry.js', false);
+    expect([...coding].filter((p) => p === 'ai' || p.startsWith('@ai-sdk/'))).toEqual([]);
     const models = packagesReachable('dist/agent/models.js', false);
     expect(models.has('ai')).toBe(true);
     expect(models.has('@ai-sdk/openai-compatible')).toBe(true);
@@ -61,9 +92,14 @@ describe('agent entry points', () => {
     expect([...cli].filter((p) => p === 'ai' || p.startsWith('@ai-sdk/'))).toEqual([]);
   });
 
-  it('package.json maps ./agent/models to the built module', () => {
+  it('package.json maps ./agent/coding and ./agent/models to the built modules', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
-    expect(pkg.exports['./agent/models']).toEqual({ types: './dist/agent/models.d.ts', import: './dist/agent/models.js' });
-    expect(existsSync(resolve('dist/agent/models.d.ts'))).toBe(true);
+    // code from the bundle (scripts/bundle.mjs, start-up), declarations from tsc's per-file output
+    expect(pkg.exports['./agent/coding']).toEqual({ types: './dist/agent/coding-entry.d.ts', import: './dist/bundle/agent-coding.js' });
+    expect(pkg.exports['./agent/models']).toEqual({ types: './dist/agent/models.d.ts', import: './dist/bundle/agent-models.js' });
+    for (const e of ['./agent/coding', './agent/models']) {
+      expect(existsSync(resolve(pkg.exports[e].types))).toBe(true);
+      expect(existsSync(resolve(pkg.exports[e].import))).toBe(true);
+    }
   });
 });

@@ -41,6 +41,7 @@ describe('README install story: npm pack -> install into an app -> the README ag
     const [info] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const files = info.files.map((f) => f.path);
     expect(files).toContain('dist/agent/index.js');
+    expect(files).toContain('dist/bundle/agent.js'); // what package.json exports load (start-up)
     expect(files).toContain('schema/v2/schema.json');
     expect(files).toContain('dist/protocol/validation/precompiled/v2-InitializeRequest.cjs');
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);

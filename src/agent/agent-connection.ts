@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../protocol/lazy-crypto.js';
 import { isAbsolute } from 'node:path';
 import { agentMethodSupported, codecFor } from '../protocol/codec/index.js';
 import type { UpdateEncoder, WireCodec } from '../protocol/codec/types.js';

@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync, fstatSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
-import { createHash } from 'node:crypto';
+import { createHash } from '../protocol/lazy-crypto.js';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import type { AnySessionUpdate } from '../protocol/model/update.js';

@@ -1,4 +1,7 @@
-import { AgentStartupError, ConnectAbortedError, RequestTimeoutError, authMethodsFromError, mergeAuthMethods, shellCommandLine, terminalLoginCommand } from '../client/index.js';
+// the client's leaf modules, not its index: `acp-kit agent` must not load the client runtime (start-up)
+import { AgentStartupError, ConnectAbortedError } from '../client/connect-abort.js';
+import { RequestTimeoutError } from '../client/request-timeout.js';
+import { authMethodsFromError, mergeAuthMethods, shellCommandLine, terminalLoginCommand } from '../client/auth.js';
 import { AcpError, ErrorCode } from '../protocol/errors.js';
 import type { AuthMethod } from '../protocol/model/session.js';
 import { ConnectionClosedError } from '../rpc/peer.js';

@@ -2,10 +2,8 @@
  * `acp-kit agent`: the built-in coding agent on stdio. stdout carries only ACP messages; logs go
  * to stderr. The process ends when stdin closes.
  */
-import {
-  createCodingAgent, createDemoModel, InMemorySessionStore, JsonlSessionStore, runAgentOnStdio, stderrLogger,
-  type AgentMode, type LanguageModel,
-} from '../../agent/index.js';
+import { InMemorySessionStore, JsonlSessionStore, runAgentOnStdio, stderrLogger } from '../../agent/index.js';
+import { createCodingAgent, createDemoModel, type AgentMode, type LanguageModel } from '../../agent/coding-entry.js';
 import { signalToolProcesses } from '../../agent/coding/terminal.js';
 import { usageError } from '../errors.js';
 import { chooseModel, DEFAULT_MODEL_NAMES } from '../model-choice.js';

@@ -4,7 +4,7 @@
  * plans) because v1 cannot express v2's upserts; the decoder mints message ids for v1 chunks
  * that carry none (ACP-V1-MSG-01/02).
  */
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../lazy-crypto.js';
 import { AcpError } from '../errors.js';
 import type { AnyContentBlock } from '../model/content.js';
 import { V1_PLAN_ID, type PlanEntry } from '../model/plan.js';

@@ -4,7 +4,7 @@
  * `type`, the prompt result (`stopReason` at the end of the turn) and permission requests
  * (always about a tool call). Degradations: `README.md`.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../lazy-crypto.js';
 import { AcpError, ErrorCode } from '../errors.js';
 import type { AnyContentBlock } from '../model/content.js';
 import { Methods } from '../model/methods.js';

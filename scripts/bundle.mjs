@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+// Build step (after tsc): bundles the public entry points and the CLI from dist/ into dist/bundle/,
+// which package.json `exports` and bin/acp-kit.js load. Why: start-up. Node's ESM loader pays per
+// module file (resolve, open, read, link), and an agent loads ~50 of them before it can answer
+// `initialize`; editors spawn one agent per thread. tsc's per-file output stays in dist/ for the
+// type declarations (`types`) and for tests and scripts that load single modules.
+//
+// - One ESM build with code splitting: a module shared by several entries lands in one shared
+//   chunk, so classes stay single instances (`instanceof AcpError` works across `acp-kit/client`
+//   and `acp-kit/protocol`), and dynamic imports (CLI commands, MCP, model providers) stay lazy.
+// - Packages stay external (loaded from node_modules as before).
+// - All outputs are written flat into dist/bundle/, one level below dist/, so `import.meta.url`
+//   can be rewritten per source module to that module's own dist/ URL: relative lookups (schema/,
+//   precompiled validators, package.json, bin/) resolve exactly as in the unbundled build.
+import { build } from 'esbuild';
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+const out = join(dist, 'bundle');
+
+/** Output name (dist/bundle/<name>.js) -> tsc output it bundles. */
+export const BUNDLE_ENTRIES = {
+  index: 'index.js',
+  protocol: 'protocol/index.js',
+  rpc: 'rpc/index.js',
+  agent: 'agent/index.js',
+  'agent-coding': 'agent/coding-entry.js',
+  'agent-models': 'agent/models.js',
+  client: 'client/index.js',
+  proxy: 'proxy/index.js',
+  cli: 'cli/main.js',
+};
+
+/** Replaces `import.meta.url` in a dist module with the URL the module has in the unbundled build. */
+const importMetaUrlPlugin = {
+  name: 'acp-kit-import-meta-url',
+  setup(b) {
+    b.onLoad({ filter: /\.js$/ }, (args) => {
+      if (!args.path.startsWith(dist + sep) || args.path.startsWith(out + sep)) return undefined;
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes('import.meta.url')) return { contents: source, loader: 'js' };
+      // every output file sits in dist/bundle/, so `../<path below dist>` reaches the original
+      const rel = `../${relative(dist, args.path).split(sep).join('/')}`;
+      const contents = source.replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, import.meta.url).href`);
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
+rmSync(out, { recursive: true, force: true });
+const result = await build({
+  entryPoints: Object.entries(BUNDLE_ENTRIES).map(([name, file]) => ({ in: join(dist, file), out: name })),
+  outdir: out,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  chunkNames: 'chunk-[hash]',
+  sourcemap: true,
+  logLevel: 'warning',
+  metafile: true,
+  plugins: [importMetaUrlPlugin],
+});
+const outputs = Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js'));
+console.log(`bundle: ${Object.keys(BUNDLE_ENTRIES).length} entries, ${outputs.length} files in ${relative(root, out)}`);

@@ -1,0 +1,75 @@
+/**
+ * The published entry points are bundled (scripts/bundle.mjs -> dist/bundle/, for start-up). A
+ * bundle must behave like the per-file build: one instance of each class across entries (code
+ * splitting), and the lookups relative to a module's own file (`import.meta.url`: the schema
+ * folder, the precompiled validators, package.json, bin/) still find their files. Each check runs
+ * in a fresh process that imports the package by name, as an app does. Needs `npm run build`.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve('.');
+
+/** Runs an ESM script in a fresh node process at the package root; returns its stdout parsed as JSON. */
+function runScript(script: string): unknown {
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+describe('bundled entry points (dist/bundle)', () => {
+  it('package.json exports and bin load the bundle', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { exports: Record<string, { import?: string }> };
+    const imports = Object.entries(pkg.exports).filter(([k]) => k !== './package.json').map(([, v]) => v.import);
+    expect(imports.length).toBeGreaterThan(0);
+    expect(imports.filter((p) => !p?.startsWith('./dist/bundle/'))).toEqual([]);
+    expect(readFileSync('bin/acp-kit.js', 'utf8')).toContain("'dist', 'bundle', 'cli.js'");
+  });
+
+  it('classes are one instance across entries: instanceof AcpError holds across acp-kit/client, /rpc, /protocol and acp-kit', () => {
+    const out = runScript(`
+      const root = await import('acp-kit');
+      const protocol = await import('acp-kit/protocol');
+      const rpc = await import('acp-kit/rpc');
+      const client = await import('acp-kit/client');
+      const agent = await import('acp-kit/agent');
+      const coding = await import('acp-kit/agent/coding');
+      const closed = new client.ConnectionClosedError({ reason: 'test' });
+      console.log(JSON.stringify({
+        acpError: root.AcpError === protocol.AcpError,
+        closedIsAcpError: closed instanceof protocol.AcpError && closed instanceof rpc.ConnectionClosedError,
+        sessionState: client.SessionState === protocol.SessionState,
+        peer: root.JsonRpcPeer === rpc.JsonRpcPeer,
+        store: typeof agent.InMemorySessionStore === 'function' && typeof coding.createCodingAgent === 'function',
+      }));
+    `);
+    expect(out).toEqual({ acpError: true, closedIsAcpError: true, sessionState: true, peer: true, store: true });
+  });
+
+  it('the bundled validator uses the precompiled validators (no Ajv) and finds the schema folder at the package root', () => {
+    const out = runScript(`
+      import { createRequire } from 'node:module';
+      const { getValidator, schemaLocation, loadSchema } = await import('acp-kit/protocol');
+      const init = { protocolVersion: 2, info: { name: 'x', version: '0' }, capabilities: {} };
+      const failure = getValidator(2).params('initialize', { ...init, protocolVersion: 'two' });
+      const valid = getValidator(2).params('initialize', init);
+      const ajvLoaded = Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('/node_modules/ajv/'));
+      console.log(JSON.stringify({ failure, valid, ajvLoaded, schema: schemaLocation(2), hasDefs: typeof loadSchema(1).$defs }));
+    `);
+    expect(out).toEqual({ failure: { path: 'protocolVersion', message: 'must be integer' }, valid: null, ajvLoaded: false, schema: resolve(ROOT, 'schema/v2/schema.json'), hasDefs: 'object' });
+  });
+
+  it('the bundled CLI reads its version from package.json and starts the built-in agent from bin/', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    const v = spawnSync(process.execPath, ['bin/acp-kit.js', '--version'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+    expect(v.stdout.trim()).toBe(pkg.version);
+    // `run` without --agent spawns bin/acp-kit.js agent, found relative to the CLI module
+    const r = spawnSync(process.execPath, ['bin/acp-kit.js', 'run', '--json', '--model', 'demo', 'hello'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const last = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { stopReason?: string; agent?: { name?: string } };
+    expect(last.stopReason).toBe('end_turn');
+  });
+});

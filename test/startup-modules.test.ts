@@ -1,0 +1,117 @@
+/**
+ * Start-up (issue 8 item 4): what an agent loads before it answers `initialize`. Editors spawn one
+ * agent per thread, and Node pays per module file (resolve, open, read, link) and per package, so
+ * the published entry points are bundled (scripts/bundle.mjs -> dist/bundle/) and the built-in
+ * coding agent lives in its own entry (`acp-kit/agent/coding`). The times themselves are in
+ * `npm run bench` (bench/startup.mjs); these tests pin what those times depend on. Real processes
+ * over real pipes; needs `npm run build`.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const ROOT = resolve('.');
+const TRACE = resolve('test/fixtures/module-trace.mjs');
+const INIT = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 2, info: { name: 'startup-test', version: '0' }, capabilities: {} } })}\n`;
+
+interface Trace {
+  /** The `initialize` answer line. */
+  answer: { result?: { protocolVersion?: number; info?: { name?: string } } };
+  /** Files of this package loaded (paths relative to the package root), ESM and CommonJS. */
+  ownFiles: string[];
+  /** Packages loaded from node_modules (ESM and CommonJS). */
+  packages: string[];
+  /** Node built-ins imported as ESM (`node:crypto`, ...). */
+  builtins: string[];
+}
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Runs `node --import module-trace.mjs ...args`, sends `initialize`, closes stdin, collects what was loaded. */
+function traceStartup(args: string[]): Promise<Trace> {
+  const data = mkdtempSync(join(tmpdir(), 'acp-kit-startup-modules-'));
+  dirs.push(data);
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['--import', pathToFileURL(TRACE).href, ...args], {
+      cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ACP_KIT_DATA_DIR: data },
+    });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`no exit within 20 s\nstdout: ${out}\nstderr: ${err}`));
+    }, 20_000);
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      // close stdin only after the answer: the agent then exits, and the exit hook lists CommonJS
+      if (out.includes('\n')) child.stdin.end();
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.on('error', fail);
+    child.on('close', () => {
+      clearTimeout(timer);
+      const line = out.split('\n')[0];
+      if (!line) return fail(new Error(`no initialize answer\nstderr: ${err}`));
+      const files = new Set<string>();
+      const builtins = new Set<string>();
+      for (const m of err.matchAll(/^(MODULE|CJS) (.+)$/gm)) {
+        if (m[2].startsWith('node:')) builtins.add(m[2]);
+        const path = m[1] === 'MODULE' ? (m[2].startsWith('file:') ? fileURLToPath(m[2]) : null) : m[2];
+        if (path) files.add(path);
+      }
+      const packages = new Set<string>();
+      const ownFiles: string[] = [];
+      for (const f of files) {
+        const nm = f.lastIndexOf('/node_modules/');
+        if (nm >= 0) {
+          const parts = f.slice(nm + '/node_modules/'.length).split('/');
+          packages.add(parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]);
+        } else if (f.startsWith(ROOT + '/')) ownFiles.push(f.slice(ROOT.length + 1));
+      }
+      done({ answer: JSON.parse(line), ownFiles: ownFiles.sort(), packages: [...packages].sort(), builtins: [...builtins].sort() });
+    });
+    child.stdin.write(INIT);
+  });
+}
+
+/** Marks of code that must not load: the coding agent's system prompt, the client runtime's connection class. */
+const CODING_AGENT_CODE = 'You are a coding agent';
+const CLIENT_CODE = 'ClientConnection';
+const containsAny = (file: string, marks: string[]): boolean => {
+  const text = readFileSync(resolve(ROOT, file), 'utf8');
+  return marks.some((m) => text.includes(m));
+};
+
+describe('start-up: what an agent loads to answer initialize', () => {
+  it('a minimal runAgentOnStdio agent (acp-kit/agent) loads a few bundled files, no package and no coding agent', async () => {
+    const t = await traceStartup(['bench/startup-minimal-agent.mjs']);
+    expect(t.answer.result?.info?.name).toBe('minimal');
+    expect(t.packages).toEqual([]);
+    // ids and hashes are first needed after initialize (session/new): node:crypto costs ms to load
+    expect(t.builtins).not.toContain('node:crypto');
+    const lib = t.ownFiles.filter((f) => f.startsWith('dist/'));
+    // the bundle and the one precompiled validator initialize needs; no per-file tsc output
+    expect(lib.filter((f) => !f.startsWith('dist/bundle/') && !f.startsWith('dist/protocol/validation/precompiled/'))).toEqual([]);
+    expect(lib.filter((f) => f.startsWith('dist/protocol/validation/precompiled/'))).toEqual(['dist/protocol/validation/precompiled/v2-InitializeRequest.cjs']);
+    expect(lib.length).toBeLessThanOrEqual(12);
+    expect(lib.filter((f) => containsAny(f, [CODING_AGENT_CODE, CLIENT_CODE]))).toEqual([]);
+  });
+
+  it('`acp-kit agent` (built-in coding agent, demo model) loads its bundle and commander only: no client, UI, AI SDK, MCP, zod or Ajv', async () => {
+    const t = await traceStartup(['bin/acp-kit.js', 'agent', '--model', 'demo']);
+    expect(t.answer.result?.info?.name).toBe('acp-kit-agent');
+    expect(t.packages).toEqual(['commander']);
+    expect(t.builtins).not.toContain('node:crypto');
+    const lib = t.ownFiles.filter((f) => f.startsWith('dist/'));
+    expect(lib.filter((f) => !f.startsWith('dist/bundle/') && !f.startsWith('dist/protocol/validation/precompiled/'))).toEqual([]);
+    expect(lib.length).toBeLessThanOrEqual(30);
+    expect(lib.filter((f) => containsAny(f, [CODING_AGENT_CODE])).length).toBeGreaterThan(0);
+    expect(lib.filter((f) => containsAny(f, [CLIENT_CODE]))).toEqual([]);
+  });
+});
