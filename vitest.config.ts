@@ -10,6 +10,21 @@ import { defineConfig } from 'vitest/config';
  * fork.
  */
 export const SHARED_WORKER_FILES = [
+  'test/agent-author-updates.test.ts',
+  'test/agent-bad-input.test.ts',
+  'test/agent-initialize.test.ts',
+  'test/agent-lifecycle.test.ts',
+  'test/agent-serve.test.ts',
+  'test/agent-session-list-index.test.ts',
+  'test/agent-sessions.test.ts',
+  'test/agent-store-corrupt.test.ts',
+  'test/agent-store.test.ts',
+  'test/agent-versions.test.ts',
+  'test/coding-engine.test.ts',
+  'test/coding-providers.test.ts',
+  'test/coding-sandbox.test.ts',
+  'test/coding-session-title.test.ts',
+  'test/conformance-catalogue.test.ts',
   'test/codec-*.test.ts',
   'test/validation-equivalence.test.ts',
   'test/validation-tap.test.ts',
@@ -36,7 +51,7 @@ export const SHARED_WORKER_FILES = [
 
 // generous: without retries, CLI tests that start several processes must survive a machine shared
 // with other jobs (a hang still fails, just later)
-const timeouts = { testTimeout: 90_000, hookTimeout: 90_000 };
+const common = { testTimeout: 90_000, hookTimeout: 90_000, setupFiles: ['test/support/per-file.ts'] };
 
 export default defineConfig({
   test: {
@@ -52,8 +67,8 @@ export default defineConfig({
       threads: { maxThreads: 1, minThreads: 1, isolate: false },
     },
     projects: [
-      { test: { name: 'unit', include: SHARED_WORKER_FILES, pool: 'threads', ...timeouts } },
-      { test: { name: 'process', include: ['test/**/*.test.ts'], exclude: SHARED_WORKER_FILES, pool: 'forks', ...timeouts } },
+      { test: { name: 'unit', include: SHARED_WORKER_FILES, pool: 'threads', ...common } },
+      { test: { name: 'process', include: ['test/**/*.test.ts'], exclude: SHARED_WORKER_FILES, pool: 'forks', ...common } },
     ],
   },
 });
