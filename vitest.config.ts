@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 /**
  * In-process test files that share one worker thread without isolation (modules, and with them the
  * compiled schema validators, are loaded once for all of them instead of once per file: the "unit"
- * project below). A file belongs here only when it spawns no process, changes no process-wide state
+ * project below). A file belongs here only when it runs in process (at most a few child processes of
+ * its own, which the thread just waits on), changes no process-wide state
  * (process.env, cwd, signal or exit handlers, vi.mock/spy/fake timers) and cleans up in its own hooks,
  * not in hooks registered by a shared module at import time (those would run for the first file only;
  * see test/support/per-file.ts). Every other file (the default for a new one) runs isolated in its own
