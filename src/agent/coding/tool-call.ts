@@ -35,7 +35,7 @@ export interface TurnContext {
   tokens: TurnTokenTally;
 }
 
-/** @internal Token counts of the model requests of one turn. */
+/** Token counts of the model requests of one turn. Not public API (used by the engine's declarations). */
 export interface TurnTokenTally {
   /** some request reported usage */
   reported: boolean;
