@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { signalProcessGroup, trackProcessGroup, untrackProcessGroup } from '../rpc/process-group.js';
+import { signalProcessGroup, trackProcessGroup } from '../rpc/process-group.js';
+import { describeSpawnError, watchChildExit } from '../rpc/child.js';
 import { CaptureWriter, decodeFrame, type CaptureFrame, type DecodedFrame, type FrameDirection } from './capture.js';
 import { CaptureValidator, type Violation } from './validate.js';
 
@@ -75,18 +76,7 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
   editorOut.on('error', (e) => log(`editor stdout: ${e.message}`));
   child.stderr.pipe(agentStderr, { end: false });
 
-  let spawnError: Error | undefined;
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
-    child.once('error', (e) => {
-      spawnError = e;
-      untrackProcessGroup(child);
-      resolve({ code: null, signal: null });
-    });
-    child.once('exit', (code, signal) => {
-      untrackProcessGroup(child);
-      resolve({ code, signal });
-    });
-  });
+  const { exited, spawnError } = watchChildExit(child);
   const stdoutEnded = new Promise<void>((resolve) => {
     child.stdout.once('close', resolve);
     child.stdout.once('end', resolve);
@@ -136,7 +126,7 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
   let killing: Promise<void> | undefined;
   const killAgent = (): Promise<void> => {
     killing ??= (async () => {
-      if (spawnError || child.exitCode !== null || child.signalCode !== null) {
+      if (spawnError() || child.exitCode !== null || child.signalCode !== null) {
         signalProcessGroup(child, 'SIGKILL'); // leftovers of the group never outlive us
         return;
       }
@@ -162,19 +152,19 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
 
   const done = (async (): Promise<ProxyResult> => {
     const r = await exited;
-    if (spawnError) {
-      const code = (spawnError as NodeJS.ErrnoException).code;
-      log(code === 'ENOENT' ? `agent command not found: ${options.command}` : `could not start agent ${options.command}: ${spawnError.message}`);
-      return { exitCode: 1, agentExitCode: null, agentSignal: null, error: spawnError };
+    const failed = spawnError();
+    if (failed) {
+      log(describeSpawnError(options.command, failed));
+      return { exitCode: 1, agentExitCode: null, agentSignal: null, error: failed };
     }
     // the group may still hold the agent's children: they must not outlive the proxy
     signalProcessGroup(child, 'SIGKILL');
     // what the agent wrote before exiting still reaches the editor (bounded: a grandchild may hold the pipe)
     await Promise.race([stdoutEnded, new Promise((res) => setTimeout(res, 1000).unref())]);
-    log(r.signal ? `agent was killed by ${r.signal}` : `agent exited with code ${r.code}`);
-    options.recorder?.meta({ exitCode: r.code, signal: r.signal });
-    const exitCode = r.code ?? 128 + (SIGNAL_NUMBERS[r.signal ?? ''] ?? 0);
-    return { exitCode, agentExitCode: r.code, agentSignal: r.signal };
+    log(r.signal ? `agent was killed by ${r.signal}` : `agent exited with code ${r.exitCode}`);
+    options.recorder?.meta({ exitCode: r.exitCode, signal: r.signal });
+    const exitCode = r.exitCode ?? 128 + (SIGNAL_NUMBERS[r.signal ?? ''] ?? 0);
+    return { exitCode, agentExitCode: r.exitCode, agentSignal: r.signal };
   })();
 
   return {

@@ -53,18 +53,7 @@ export function spawnAgent(command: string, args: readonly string[] = [], option
   });
   const stderrTail = (): string => [...tail, ...(partial ? [partial] : [])].slice(-maxLines).join('\n');
 
-  let spawnError: Error | undefined;
-  const exited = new Promise<{ exitCode: number | null; signal: string | null }>((resolve) => {
-    child.once('error', (e) => {
-      spawnError = e;
-      untrackProcessGroup(child);
-      resolve({ exitCode: null, signal: null });
-    });
-    child.once('exit', (exitCode, signal) => {
-      untrackProcessGroup(child);
-      resolve({ exitCode, signal });
-    });
-  });
+  const { exited, spawnError } = watchChildExit(child);
 
   const inner = new StreamTransport(child.stdout!, child.stdin!, options);
   // stdin write errors (EPIPE) surface through the close path, not as crashes
@@ -72,10 +61,9 @@ export function spawnAgent(command: string, args: readonly string[] = [], option
 
   const describeExit = async (fallback: CloseInfo): Promise<CloseInfo> => {
     const r = await Promise.race([exited, new Promise<null>((res) => setTimeout(() => res(null), 1000).unref())]);
-    if (spawnError) {
-      const code = (spawnError as NodeJS.ErrnoException).code;
-      const reason = code === 'ENOENT' ? `agent command not found: ${command}` : `could not start agent ${command}: ${spawnError.message}`;
-      return { reason, error: spawnError, stderrTail: stderrTail() };
+    const failed = spawnError();
+    if (failed) {
+      return { reason: describeSpawnError(command, failed), error: failed, stderrTail: stderrTail() };
     }
     if (!r) return { ...fallback, stderrTail: stderrTail() };
     const how = r.signal ? `was killed by ${r.signal}` : `exited with code ${r.exitCode}`;
@@ -86,7 +74,7 @@ export function spawnAgent(command: string, args: readonly string[] = [], option
   const kill = (): Promise<void> => {
     if (!closing) {
       closing = (async () => {
-        if (spawnError) return;
+        if (spawnError()) return;
         const leaderRunning = child.exitCode === null && child.signalCode === null;
         if (leaderRunning) {
           try {
@@ -137,4 +125,36 @@ export function spawnAgent(command: string, args: readonly string[] = [], option
   };
 
   return { process: child, transport, exited, stderrTail, kill };
+}
+
+/** How a spawned child ended: `exited` settles once (exit, or `null`s when it could not be started). */
+export interface ChildExit {
+  readonly exited: Promise<{ exitCode: number | null; signal: string | null }>;
+  /** the error that kept the child from starting, if any */
+  spawnError(): Error | undefined;
+}
+
+/**
+ * Watches a child started in its own (tracked) process group: settles on `exit` or on a spawn
+ * `error`, untracking the group either way. Shared by `spawnAgent` and the proxy.
+ */
+export function watchChildExit(child: ChildProcess): ChildExit {
+  let failed: Error | undefined;
+  const exited = new Promise<{ exitCode: number | null; signal: string | null }>((resolve) => {
+    child.once('error', (e) => {
+      failed = e;
+      untrackProcessGroup(child);
+      resolve({ exitCode: null, signal: null });
+    });
+    child.once('exit', (exitCode, signal) => {
+      untrackProcessGroup(child);
+      resolve({ exitCode, signal });
+    });
+  });
+  return { exited, spawnError: () => failed };
+}
+
+/** The one phrasing of a failed spawn: "agent command not found: x" or "could not start agent x: why". */
+export function describeSpawnError(command: string, e: Error): string {
+  return (e as NodeJS.ErrnoException).code === 'ENOENT' ? `agent command not found: ${command}` : `could not start agent ${command}: ${e.message}`;
 }
