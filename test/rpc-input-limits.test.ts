@@ -1,50 +1,19 @@
 // Input limits of the JSON-RPC peer over a real pipe (issue 7.14 input part, 7.16 batch part,
 // 7.20 ids part): nesting depth, batch size, and integer ids beyond 2^53 kept exact.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_BATCH_ENTRIES, MAX_JSON_DEPTH } from '../src/rpc/index.js';
-import { fixture } from './support/raw-child.js';
+import { RawChild, fixture } from './support/raw-child.js';
 
 /** rpc-echo.mjs (built from dist/) spoken to with raw lines; answers are read as raw lines too. */
-class RawLines {
-  readonly child: ChildProcessWithoutNullStreams;
-  private buf = '';
-  private readonly lines: string[] = [];
-  private wake: (() => void) | undefined;
-  stderr = '';
+class RawLines extends RawChild {
   constructor() {
-    this.child = spawn(process.execPath, [fixture('rpc-echo.mjs')], { stdio: ['pipe', 'pipe', 'pipe'] });
-    this.child.stdout.setEncoding('utf8');
-    this.child.stdout.on('data', (d: string) => {
-      this.buf += d;
-      let i: number;
-      while ((i = this.buf.indexOf('\n')) >= 0) {
-        this.lines.push(this.buf.slice(0, i));
-        this.buf = this.buf.slice(i + 1);
-      }
-      this.wake?.();
-    });
-    this.child.stderr.setEncoding('utf8');
-    this.child.stderr.on('data', (d: string) => (this.stderr += d));
-    this.child.stdin.on('error', () => undefined);
+    super(fixture('rpc-echo.mjs'));
   }
-  write(line: string): void {
-    this.child.stdin.write(line + '\n');
-  }
-  async line(ms = 10_000): Promise<string> {
-    const end = Date.now() + ms;
-    while (this.lines.length === 0) {
-      if (this.child.exitCode !== null) throw new Error(`child exited (${this.child.exitCode}); stderr: ${this.stderr}`);
-      if (Date.now() > end) throw new Error(`no line within ${ms} ms; stderr: ${this.stderr}`);
-      await new Promise<void>((r) => {
-        this.wake = r;
-        setTimeout(r, 50);
-      });
-    }
-    return this.lines.shift()!;
+  writeLine(line: string): void {
+    this.write(line + '\n');
   }
   async json(): Promise<any> {
-    return JSON.parse(await this.line());
+    return JSON.parse(await this.line(10_000));
   }
 }
 
@@ -68,12 +37,12 @@ function echoNested(id: number, depth: number): string {
 describe('nesting depth of incoming messages', () => {
   it(`answers a request nested deeper than ${MAX_JSON_DEPTH} levels with -32602 naming the limit, and serves one at the limit`, async () => {
     const c = start();
-    c.write(echoNested(1, MAX_JSON_DEPTH));
+    c.writeLine(echoNested(1, MAX_JSON_DEPTH));
     const ok = await c.json();
     expect(ok.id).toBe(1);
     expect(Array.isArray(ok.result)).toBe(true);
 
-    c.write(echoNested(2, MAX_JSON_DEPTH + 1));
+    c.writeLine(echoNested(2, MAX_JSON_DEPTH + 1));
     const refused = await c.json();
     expect(refused).toEqual({
       jsonrpc: '2.0',
@@ -82,21 +51,21 @@ describe('nesting depth of incoming messages', () => {
     });
 
     // hostile depth: never a stack overflow (-32603) and the peer keeps serving
-    c.write(echoNested(3, 200_000));
+    c.writeLine(echoNested(3, 200_000));
     expect((await c.json()).error.code).toBe(-32602);
-    c.write('{"jsonrpc":"2.0","id":4,"method":"echo","params":"still here"}');
+    c.writeLine('{"jsonrpc":"2.0","id":4,"method":"echo","params":"still here"}');
     expect(await c.json()).toEqual({ jsonrpc: '2.0', id: 4, result: 'still here' });
   });
 
   it('reports a too-deep notification as a problem before answering the request sent after it, and never hands it to a handler', async () => {
     const c = start();
     const deep = '['.repeat(5000) + ']'.repeat(5000);
-    c.write(`{"jsonrpc":"2.0","method":"tick","params":${deep}}`);
+    c.writeLine(`{"jsonrpc":"2.0","method":"tick","params":${deep}}`);
     // a batch whose one entry is too deep: its requests are refused together, in one array
-    c.write(`[{"jsonrpc":"2.0","id":"a","method":"echo","params":1},{"jsonrpc":"2.0","id":"b","method":"echo","params":${deep}}]`);
+    c.writeLine(`[{"jsonrpc":"2.0","id":"a","method":"echo","params":1},{"jsonrpc":"2.0","id":"b","method":"echo","params":${deep}}]`);
     const batch = await c.json();
     expect(batch.map((r: any) => [r.id, r.error?.code])).toEqual([['a', -32602], ['b', -32602]]);
-    c.write('{"jsonrpc":"2.0","id":5,"method":"problems"}');
+    c.writeLine('{"jsonrpc":"2.0","id":5,"method":"problems"}');
     expect(await c.json()).toEqual({ jsonrpc: '2.0', id: 5, result: ['invalid-message'] });
   });
 });
@@ -106,13 +75,13 @@ describe('batch size', () => {
 
   it(`refuses a batch of more than ${MAX_BATCH_ENTRIES} entries with one -32600 naming the limit, and serves ${MAX_BATCH_ENTRIES}`, async () => {
     const c = start();
-    c.write(JSON.stringify(entries(MAX_BATCH_ENTRIES + 1)));
+    c.writeLine(JSON.stringify(entries(MAX_BATCH_ENTRIES + 1)));
     expect(await c.json()).toEqual({
       jsonrpc: '2.0',
       id: null,
       error: { code: -32600, message: `Invalid request: a batch of ${MAX_BATCH_ENTRIES + 1} entries exceeds the limit of ${MAX_BATCH_ENTRIES} entries; send fewer messages per batch` },
     });
-    c.write(JSON.stringify(entries(MAX_BATCH_ENTRIES)));
+    c.writeLine(JSON.stringify(entries(MAX_BATCH_ENTRIES)));
     const all = await c.json();
     expect(all).toHaveLength(MAX_BATCH_ENTRIES);
     expect(all.map((r: any) => r.result)).toEqual(entries(MAX_BATCH_ENTRIES).map((e) => e.params));
@@ -121,8 +90,8 @@ describe('batch size', () => {
   it('answers a 2,000-entry batch at once with one error (no work started for its entries)', async () => {
     const c = start();
     const sleeps = Array.from({ length: 2000 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'sleep', params: { ms: 60_000 } }));
-    c.write(JSON.stringify(sleeps));
-    c.write('{"jsonrpc":"2.0","id":"after","method":"echo","params":"next"}');
+    c.writeLine(JSON.stringify(sleeps));
+    c.writeLine('{"jsonrpc":"2.0","id":"after","method":"echo","params":"next"}');
     expect((await c.json()).error.code).toBe(-32600);
     expect(await c.json()).toEqual({ jsonrpc: '2.0', id: 'after', result: 'next' });
   });
@@ -131,21 +100,21 @@ describe('batch size', () => {
 describe('integer ids beyond 2^53 (ACP-ALL-RPC-03: the id is echoed unchanged)', () => {
   it('echoes the exact digits of a large integer id (single, negative, and in a batch)', async () => {
     const c = start();
-    c.write('{"jsonrpc":"2.0","id":9007199254740993,"method":"echo","params":"big"}');
+    c.writeLine('{"jsonrpc":"2.0","id":9007199254740993,"method":"echo","params":"big"}');
     expect(await c.line()).toBe('{"jsonrpc":"2.0","id":9007199254740993,"result":"big"}');
-    c.write('{"jsonrpc":"2.0", "id" : -123456789012345678901234567890,"method":"echo","params":{"id":1}}');
+    c.writeLine('{"jsonrpc":"2.0", "id" : -123456789012345678901234567890,"method":"echo","params":{"id":1}}');
     expect(await c.line()).toBe('{"jsonrpc":"2.0","id":-123456789012345678901234567890,"result":{"id":1}}');
-    c.write('[{"jsonrpc":"2.0","id":1,"method":"echo","params":"x"},{"method":"echo","params":{"id":2},"jsonrpc":"2.0","id":18446744073709551615}]');
+    c.writeLine('[{"jsonrpc":"2.0","id":1,"method":"echo","params":"x"},{"method":"echo","params":{"id":2},"jsonrpc":"2.0","id":18446744073709551615}]');
     expect(await c.line()).toBe('[{"jsonrpc":"2.0","id":1,"result":"x"},{"jsonrpc":"2.0","id":18446744073709551615,"result":{"id":2}}]');
     // an error reply keeps the exact id too
-    c.write('{"jsonrpc":"2.0","id":90071992547409931,"method":"nope"}');
+    c.writeLine('{"jsonrpc":"2.0","id":90071992547409931,"method":"nope"}');
     expect(await c.line()).toMatch(/^\{"jsonrpc":"2\.0","id":90071992547409931,"error":\{"code":-32601,/);
   });
 
   it('$/cancel_request naming a large id cancels that request, answered with its exact id', async () => {
     const c = start();
-    c.write('{"jsonrpc":"2.0","id":9007199254740993,"method":"sleep","params":{"ms":60000}}');
-    c.write('{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":9007199254740993}}');
+    c.writeLine('{"jsonrpc":"2.0","id":9007199254740993,"method":"sleep","params":{"ms":60000}}');
+    c.writeLine('{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":9007199254740993}}');
     expect(await c.line()).toMatch(/^\{"jsonrpc":"2\.0","id":9007199254740993,"error":\{"code":-32800,/);
   });
 });

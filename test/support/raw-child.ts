@@ -38,8 +38,8 @@ export class RawChild {
     this.write(JSON.stringify(obj) + '\n');
   }
 
-  /** Next line parsed as JSON (waits up to `ms`). */
-  async next(ms = 5000): Promise<unknown> {
+  /** Next line as written (waits up to `ms`). */
+  async line(ms = 5000): Promise<string> {
     const deadline = Date.now() + ms;
     while (this.lines.length === 0) {
       if (Date.now() > deadline) throw new Error(`no line from child within ${ms} ms; stderr: ${this.stderr}`);
@@ -48,7 +48,12 @@ export class RawChild {
         setTimeout(r, 50);
       });
     }
-    const line = this.lines.shift()!;
+    return this.lines.shift()!;
+  }
+
+  /** Next line parsed as JSON (waits up to `ms`). */
+  async next(ms = 5000): Promise<unknown> {
+    const line = await this.line(ms);
     try {
       return JSON.parse(line);
     } catch {

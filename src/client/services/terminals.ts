@@ -207,7 +207,8 @@ class Terminal {
       // the leader is gone but something of its group still holds the output pipes open
       if (!this.stdioClosed) signalProcessGroup(this.child, 'SIGKILL');
       untrackProcessGroup(this.child);
-      return killMarkedProcesses(this.marker);
+      this.sweep();
+      return Promise.resolve();
     }
     this.killing ??= (async () => {
       signalProcessGroup(this.child, 'SIGTERM');
@@ -217,10 +218,22 @@ class Terminal {
       clearTimeout(t);
       if (!this.stdioClosed) signalProcessGroup(this.child, 'SIGKILL');
       untrackProcessGroup(this.child);
-      await killMarkedProcesses(this.marker);
+      this.sweep();
     })();
     return this.killing;
   }
+
+  /**
+   * Looks for escaped daemons (see {@link killMarkedProcesses}) in the background: the scan reads
+   * every process's environment, too slow for the answer to `terminal/kill` (a cancel waits on
+   * it); {@link TerminalManager.releaseAll} awaits it.
+   */
+  sweep(): void {
+    this.sweeping = (this.sweeping ?? Promise.resolve()).then(() => killMarkedProcesses(this.marker));
+  }
+
+  /** the daemon sweep under way, if any */
+  sweeping: Promise<void> | undefined;
 }
 
 /**
@@ -484,7 +497,9 @@ export class TerminalManager {
 
   /** Releases every terminal (client shutdown): resolves when all process groups are gone. */
   async releaseAll(): Promise<void> {
+    const all = [...this.terminals.values()];
     await Promise.all([...this.terminals.keys()].map((id) => this.release(id)));
+    await Promise.all(all.map((t) => t.sweeping));
   }
 
   /** Facts about a live (unreleased) terminal, or `undefined`. */
