@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CHUNK_TEXT, percentile, peakRssMb, report, ROUND_TRIPS, UPDATES } from './common.mjs';
+import { measureAcpKitClient, percentile, peakRssMb, report, ROUND_TRIPS, UPDATES } from './common.mjs';
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 const BIN = here('../bin/acp-kit.js');
@@ -20,19 +20,7 @@ async function client(mode, capture) {
   const argv = mode === 'direct' ? AGENT : [process.execPath, BIN, 'proxy', ...(mode === 'record' ? ['--record', capture] : []), '--', ...AGENT];
   const conn = await connect({ command: argv[0], args: argv.slice(1), protocol: 2 });
   const session = await conn.newSession({ cwd: process.cwd() });
-  const rtts = [];
-  for (let i = 0; i < ROUND_TRIPS; i++) {
-    const t = process.hrtime.bigint();
-    await conn.extRequest('_bench/ping', {});
-    rtts.push(Number(process.hrtime.bigint() - t) / 1e6);
-  }
-  const t0 = process.hrtime.bigint();
-  const result = await session.prompt(String(UPDATES));
-  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-  if (result.stopReason !== 'end_turn') throw new Error(`proxy bench ${mode}: stop reason ${result.stopReason}`);
-  const text = session.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text).join('');
-  if (text.length !== UPDATES * CHUNK_TEXT.length) throw new Error(`proxy bench ${mode}: got ${text.length} chars`);
-  rtts.sort((a, b) => a - b);
+  const { rtts, secs } = await measureAcpKitClient(conn, session, `proxy bench ${mode}`);
   await conn.close();
   report({ mode, updatesPerSec: UPDATES / secs, p50: percentile(rtts, 50), p99: percentile(rtts, 99), clientRssMb: peakRssMb() });
 }
