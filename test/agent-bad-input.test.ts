@@ -2,12 +2,10 @@
 // session roots (cwd / additionalDirectories) and prompts that cannot be stored.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JsonlSessionStore, serveAgent, silentLogger, type AgentConnection, type AgentDefinition, type SessionStore } from '../src/agent/index.js';
-import { JsonRpcPeer, StreamTransport } from '../src/rpc/index.js';
+import { JsonlSessionStore, silentLogger, type AgentDefinition, type SessionStore } from '../src/agent/index.js';
 import { initParams, tempDataDir } from './agent-harness.js';
-import { createSchemaTap } from './support/schema-tap.js';
+import { serveRawPeer, type RawPeerPair } from './support/in-process.js';
 
 const echo: AgentDefinition = {
   info: { name: 'echo', version: '0' },
@@ -23,45 +21,20 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-interface Pair {
-  client: JsonRpcPeer;
-  conn: AgentConnection;
-  toAgent: PassThrough;
-  updates: any[];
-  tap: ReturnType<typeof createSchemaTap>;
-  /** Everything the agent sent, in order. */
-  sent: any[];
-}
-
-function start(version: 1 | 2, store?: SessionStore): Pair {
-  const toAgent = new PassThrough();
-  const toClient = new PassThrough();
-  const tap = createSchemaTap(version);
+function start(version: 1 | 2, store?: SessionStore): RawPeerPair {
   const dir = tempDataDir();
   const s = store ?? new JsonlSessionStore({ dir: join(dir, 'sessions') });
-  const sent: any[] = [];
-  const recording = {
-    sent: (m: object) => {
-      sent.push(m);
-      tap.agentSide.sent(m);
-    },
-    received: (m: unknown) => tap.agentSide.received(m),
-  };
-  const conn = serveAgent(echo, new StreamTransport(toAgent, toClient), { store: s, logger: silentLogger, peer: { tap: recording } });
-  const client = new JsonRpcPeer(new StreamTransport(toClient, toAgent));
-  const updates: any[] = [];
-  client.onNotification('session/update', (p: any) => updates.push(p.update));
+  const pair = serveRawPeer(echo, version, { store: s, logger: silentLogger });
   cleanups.push(async () => {
-    conn.close();
-    await conn.closed;
+    await pair.close();
     if (s instanceof JsonlSessionStore) s.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  return { client, conn, toAgent, updates, tap, sent };
+  return pair;
 }
 
 /** Sends a prompt and waits for the end of its turn (v1 response; v2 idle after the response). */
-async function turn(p: Pair, version: 1 | 2, sessionId: string, text: string): Promise<any> {
+async function turn(p: RawPeerPair, version: 1 | 2, sessionId: string, text: string): Promise<any> {
   const res = await p.client.request<any>('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
   if (version === 1) return res;
   const idle = () => p.updates.some((u) => u.state === 'idle' && u.stopReason);

@@ -2,13 +2,11 @@
 // stored update on the wire nor stops half-way.
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JsonlSessionStore, serveAgent, type AgentDefinition, type AgentLogger } from '../src/agent/index.js';
+import { JsonlSessionStore, type AgentDefinition, type AgentLogger } from '../src/agent/index.js';
 import type { StoreProblem } from '../src/agent/jsonl-session-store.js';
-import { JsonRpcPeer, StreamTransport } from '../src/rpc/index.js';
 import { initParams, tempDataDir } from './agent-harness.js';
-import { createSchemaTap } from './support/schema-tap.js';
+import { serveRawPeer } from './support/in-process.js';
 
 const agent: AgentDefinition = { info: { name: 'quiet', version: '0' }, prompt: async () => 'end_turn' };
 
@@ -25,20 +23,13 @@ function setup(version: 1 | 2) {
   const warnings: string[] = [];
   const logger: AgentLogger = { debug: () => undefined, info: () => undefined, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) };
   const store = new JsonlSessionStore({ dir, onProblem: (p) => problems.push(p) });
-  const toAgent = new PassThrough();
-  const toClient = new PassThrough();
-  const tap = createSchemaTap(version);
-  const conn = serveAgent(agent, new StreamTransport(toAgent, toClient), { store, logger, peer: { tap: tap.agentSide } });
-  const client = new JsonRpcPeer(new StreamTransport(toClient, toAgent));
-  const updates: any[] = [];
-  client.onNotification('session/update', (p: any) => updates.push(p.update));
+  const pair = serveRawPeer(agent, version, { store, logger });
   cleanups.push(async () => {
-    conn.close();
-    await conn.closed;
+    await pair.close();
     store.close();
     rmSync(root, { recursive: true, force: true });
   });
-  return { dir, store, problems, warnings, client, updates, tap };
+  return { dir, store, problems, warnings, client: pair.client, updates: pair.updates, tap: pair.tap };
 }
 
 const header = (sessionId: string) => JSON.stringify({ acpKitSession: 1, sessionId, cwd: '/tmp', additionalDirectories: [], createdAt: '2026-01-01T00:00:00.000Z', title: 'T' });

@@ -9,6 +9,7 @@ import { PassThrough } from 'node:stream';
 import { serveAgent, type AgentConnection, type AgentLogger, type ServeAgentOptions } from '../../src/agent/index.js';
 import type { AgentDefinition } from '../../src/agent/types.js';
 import { connect, type ClientConnection, type ClientOptions, type ClientProblem } from '../../src/client/index.js';
+import { JsonRpcPeer } from '../../src/rpc/peer.js';
 import { StreamTransport } from '../../src/rpc/stream-transport.js';
 import { createSchemaTap, type SchemaTap } from './schema-tap.js';
 
@@ -88,6 +89,49 @@ export async function connectInProcess(definition: AgentDefinition, options: InP
       await conn.close();
       agent.close();
       await agent.closed;
+    },
+  };
+}
+
+/** An agent runtime driven by a raw JSON-RPC peer (for tests that write what a client runtime would refuse to send). */
+export interface RawPeerPair {
+  /** the client side: a bare peer, not the client runtime */
+  client: JsonRpcPeer;
+  conn: AgentConnection;
+  /** the stream into the agent, for raw lines */
+  toAgent: PassThrough;
+  /** every `session/update` payload's `update`, in order */
+  updates: any[];
+  /** schema check of what the agent sent and received */
+  tap: SchemaTap;
+  /** everything the agent sent, in order */
+  sent: any[];
+  /** closes the connection and waits until it is closed */
+  close(): Promise<void>;
+}
+
+/** `serveAgent(definition)` over in-memory streams with a raw {@link JsonRpcPeer} as the client. */
+export function serveRawPeer(definition: AgentDefinition, version: 1 | 2, options: Omit<ServeAgentOptions, 'peer'> = {}): RawPeerPair {
+  const toAgent = new PassThrough();
+  const toClient = new PassThrough();
+  const tap = createSchemaTap(version);
+  const sent: any[] = [];
+  const recording = {
+    sent: (m: object) => {
+      sent.push(m);
+      tap.agentSide.sent(m);
+    },
+    received: (m: unknown) => tap.agentSide.received(m),
+  };
+  const conn = serveAgent(definition, new StreamTransport(toAgent, toClient), { ...options, peer: { tap: recording } });
+  const client = new JsonRpcPeer(new StreamTransport(toClient, toAgent));
+  const updates: any[] = [];
+  client.onNotification('session/update', (p: any) => updates.push(p.update));
+  return {
+    client, conn, toAgent, updates, tap, sent,
+    close: async () => {
+      conn.close();
+      await conn.closed;
     },
   };
 }
