@@ -90,7 +90,7 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .argument('[command]')
     .action(async (word: string | undefined) => {
       if (word !== undefined) {
-        throw usageError(`unknown command '${word}'`, 'Commands: run, chat, sessions, agent, login, proxy, captures, validate. To send a prompt: acp-kit run "<prompt>".');
+        throw usageError(`unknown command '${word}'`, 'Commands: run, chat, sessions, agent, login, proxy, captures, validate, check. To send a prompt: acp-kit run "<prompt>".');
       }
       if (process.stdin.isTTY && process.stdout.isTTY) {
         result.code = await handlers.chat({ protocol: 'auto' });
@@ -203,6 +203,27 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .action(async (file: string, flags: { format?: 'ndjson' | 'json' }) => {
       result.code = await (await import('./commands/captures.js')).capturesExportCommand(file, flags);
     });
+  const check = program.command('check').description('check that an agent speaks ACP: drive it over stdio and judge it against docs/conformance.md');
+  check
+    .command('agent')
+    .description('run the conformance cases against an agent (a fresh process per case); exit 0 conformant, 1 not, 2 usage')
+    .argument('<agent...>', 'the agent command, after --')
+    .addOption(new Option('--protocol <version>', 'protocol version(s) to check').choices(['1', '2', 'both']).default('both'))
+    .option('--only <ids...>', 'only these requirement IDs (comma or space separated; a trailing * matches a prefix)')
+    .option('--skip <ids...>', 'skip these requirement IDs')
+    .option('--timeout <ms>', 'how long one answer may take (a whole turn: 4x; default 10000)', positive('--timeout'))
+    .option('--concurrency <n>', 'cases run at once (default 4)', positive('--concurrency'))
+    .option('--cwd <dir>', 'working directory for the agent and its sessions (default: a fresh temporary directory)')
+    .option('--env <NAME=VALUE...>', 'extra environment for the agent')
+    .option('--prompt <text>', 'prompt for the turns; should keep the agent busy long enough to cancel (default "run sleep 3")')
+    .option('--auth <methodId>', 'auth method to log in with after initialize')
+    .option('--json', 'print the report as JSON')
+    .option('--junit <file>', 'also write a JUnit XML report')
+    .addHelpText('after', '\nExample: acp-kit check agent --protocol 2 -- npx acp-kit agent\nSee docs/checker.md for the cases and a GitHub Actions snippet.\n')
+    .action(async (agent: string[], flags: import('./commands/check.js').CheckAgentFlags) => {
+      result.code = await (await import('./commands/check.js')).checkAgentCommand(agent, flags);
+    });
+
   program
     .command('validate')
     .description('check a capture against the schema of its protocol version and the protocol rules (exit 1 on violations)')
@@ -213,7 +234,7 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     });
 
   // subcommands inherit the error behaviour
-  for (const c of [...program.commands, ...sessions.commands, ...captures.commands]) c.exitOverride().configureOutput({ outputError: (str, write) => write(str) });
+  for (const c of [...program.commands, ...sessions.commands, ...captures.commands, ...check.commands]) c.exitOverride().configureOutput({ outputError: (str, write) => write(str) });
   return program;
 }
 
@@ -287,5 +308,5 @@ function writeJsonFailure(e: CliError): void {
 
 function commandPath(argv: string[]): string {
   const sub = argv.slice(2).find((a) => !a.startsWith('-'));
-  return sub && ['run', 'chat', 'sessions', 'agent', 'login', 'proxy', 'captures', 'validate'].includes(sub) ? `acp-kit ${sub}` : 'acp-kit';
+  return sub && ['run', 'chat', 'sessions', 'agent', 'login', 'proxy', 'captures', 'validate', 'check'].includes(sub) ? `acp-kit ${sub}` : 'acp-kit';
 }

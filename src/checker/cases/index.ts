@@ -1,0 +1,32 @@
+import type { CheckCase } from '../case.js';
+import { cancelTurn } from './cancel.js';
+import { customPromptBlock, extensionMethods, metaEverywhere } from './extensions.js';
+import { initializeBasic, initializeOldVersion, initializeUnknownVersion } from './initialize.js';
+import { batchRejected, idsEchoed, malformedInput, notificationsUnanswered } from './jsonrpc.js';
+import { promptLifecycleV2, promptTurnV1, promptUnknownSessionV2 } from './prompt.js';
+import { sessionClose, sessionDelete, sessionList, sessionLoadV1, sessionResumeV2 } from './sessions.js';
+import { exitOnEof } from './stdout.js';
+
+/** Every case, in report order. */
+export const ALL_CASES: readonly CheckCase[] = [
+  initializeBasic,
+  initializeUnknownVersion,
+  initializeOldVersion,
+  sessionList,
+  sessionClose,
+  sessionDelete,
+  sessionLoadV1,
+  sessionResumeV2,
+  promptTurnV1,
+  promptLifecycleV2,
+  promptUnknownSessionV2,
+  cancelTurn,
+  extensionMethods,
+  metaEverywhere,
+  customPromptBlock,
+  idsEchoed,
+  notificationsUnanswered,
+  malformedInput,
+  batchRejected,
+  exitOnEof,
+];

@@ -1,0 +1,113 @@
+import { isUpdate, updateOf, type CaseContext, type CheckCase } from '../case.js';
+
+function needsV1orV2(ctx: CaseContext, v1Path: string, v2Path: string): void {
+  const path = ctx.version === 2 ? v2Path : v1Path;
+  if (!ctx.advertises(path)) ctx.skip(`the agent does not advertise ${path}`);
+}
+
+/** session/list filtered by cwd: a sessions array, every entry of that cwd. */
+export const sessionList: CheckCase = {
+  name: 'sessions/list',
+  title: 'session/list with a cwd filter',
+  ids: ['ACP-ALL-LIST-01', 'ACP-ALL-LIST-02'],
+  protocols: [1, 2],
+  async run(ctx) {
+    await ctx.init();
+    needsV1orV2(ctx, 'sessionCapabilities.list', 'session');
+    await ctx.newSession();
+    const r = await ctx.driver.request('session/list', { cwd: ctx.settings.cwd }, ctx.timeout);
+    const sessions = (r.result as { sessions?: unknown } | undefined)?.sessions;
+    if (!ctx.judge('ACP-ALL-LIST-01', Array.isArray(sessions), `session/list must answer a sessions array; got ${JSON.stringify(r.error ?? r.result)}`, [r.seq])) return;
+    const other = (sessions as Array<{ cwd?: unknown }>).filter((s) => s?.cwd !== ctx.settings.cwd);
+    ctx.judge('ACP-ALL-LIST-02', other.length === 0, `session/list filtered by cwd ${ctx.settings.cwd} returned sessions of other directories: ${other.map((s) => JSON.stringify(s.cwd)).join(', ')}`, [r.seq]);
+  },
+};
+
+/** session/close of a fresh session returns {}. */
+export const sessionClose: CheckCase = {
+  name: 'sessions/close',
+  title: 'session/close',
+  ids: ['ACP-ALL-CLOSE-01'],
+  protocols: [1, 2],
+  async run(ctx) {
+    await ctx.init();
+    needsV1orV2(ctx, 'sessionCapabilities.close', 'session');
+    const sid = await ctx.newSession();
+    const r = await ctx.driver.request('session/close', { sessionId: sid }, ctx.timeout);
+    ctx.judge('ACP-ALL-CLOSE-01', r.result !== undefined && r.error === undefined && typeof r.result === 'object' && r.result !== null, `session/close must return {}; got ${JSON.stringify(r.error ?? r.result)}`, [r.seq]);
+  },
+};
+
+/** session/delete: a missing session is deleted quietly; a deleted one leaves the list. */
+export const sessionDelete: CheckCase = {
+  name: 'sessions/delete',
+  title: 'session/delete',
+  ids: ['ACP-ALL-DEL-02', 'ACP-ALL-DEL-03'],
+  protocols: [1, 2],
+  async run(ctx) {
+    await ctx.init();
+    needsV1orV2(ctx, 'sessionCapabilities.delete', 'session.delete');
+    const missing = await ctx.driver.request('session/delete', { sessionId: 'acp-kit-check-no-such-session' }, ctx.timeout);
+    ctx.judge('ACP-ALL-DEL-03', missing.error === undefined, `deleting a missing session should succeed quietly; got ${JSON.stringify(missing.error)}`, [missing.seq]);
+    const sid = await ctx.newSession();
+    const r = await ctx.driver.request('session/delete', { sessionId: sid }, ctx.timeout);
+    if (!ctx.judge('ACP-ALL-DEL-02', r.error === undefined, `session/delete failed: ${JSON.stringify(r.error)}`, [r.seq])) return;
+    if (ctx.advertises(ctx.version === 2 ? 'session' : 'sessionCapabilities.list')) {
+      const l = await ctx.driver.request('session/list', { cwd: ctx.settings.cwd }, ctx.timeout);
+      const ids = ((l.result as { sessions?: Array<{ sessionId?: unknown }> } | undefined)?.sessions ?? []).map((s) => s?.sessionId);
+      ctx.judge('ACP-ALL-DEL-02', !ids.includes(sid), `the deleted session ${sid} is still listed by session/list`, [r.seq, l.seq]);
+    }
+  },
+};
+
+/** v1 session/load: the conversation is replayed as updates, all before the response. */
+export const sessionLoadV1: CheckCase = {
+  name: 'sessions/load-v1',
+  title: 'session/load replays the conversation',
+  ids: ['ACP-V1-LOAD-02', 'ACP-V1-LOAD-03'],
+  protocols: [1],
+  async run(ctx) {
+    await ctx.init();
+    if (ctx.capabilities.loadSession !== true) ctx.skip('the agent does not advertise loadSession');
+    const sid = await ctx.newSession();
+    await ctx.turn(sid);
+    // a second process (after the first ended: an agent may lock its open sessions) loads it: the replay must come from the agent's store
+    await ctx.driver.closeStdin(ctx.timeout);
+    const d = ctx.spawn();
+    await ctx.init(d);
+    const r = await d.request('session/load', { sessionId: sid, cwd: ctx.settings.cwd, mcpServers: [] }, ctx.turnTimeout);
+    if (!ctx.judge('ACP-V1-LOAD-02', r.error === undefined, `session/load of a session with one turn failed: ${JSON.stringify(r.error)}`, [r.seq], d)) return;
+    const replay = d.received(0, r.seq).filter((m) => isUpdate(m, sid));
+    const kinds = replay.map((m) => String(updateOf(m)!.sessionUpdate));
+    ctx.judge('ACP-V1-LOAD-02', kinds.includes('user_message_chunk'), `session/load replayed no user_message_chunk of the earlier prompt (replayed: ${kinds.join(', ') || 'nothing'})`, [r.seq], d);
+    const ping = await d.roundTrip(ctx.timeout);
+    const late = d.received(r.seq, ping).filter((m) => isUpdate(m, sid) && ['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan'].includes(String(updateOf(m)!.sessionUpdate)));
+    ctx.judge('ACP-V1-LOAD-03', late.length === 0, `${late.length} replayed update(s) arrived after the session/load response`, [r.seq, ...late.map((m) => m.seq)], d);
+  },
+};
+
+/** v2 session/resume with replayFrom start: messages with ids, a state_update, all before the response. */
+export const sessionResumeV2: CheckCase = {
+  name: 'sessions/resume-v2',
+  title: 'session/resume with replayFrom start',
+  ids: ['ACP-V2-RESUME-03', 'ACP-V2-RESUME-04', 'ACP-V2-RESUME-08'],
+  protocols: [2],
+  async run(ctx) {
+    await ctx.init();
+    if (!ctx.advertises('session')) ctx.skip('the agent advertises no session capability');
+    const sid = await ctx.newSession();
+    await ctx.turn(sid);
+    await ctx.driver.closeStdin(ctx.timeout);
+    const d = ctx.spawn();
+    await ctx.init(d);
+    const r = await d.request('session/resume', { sessionId: sid, cwd: ctx.settings.cwd, mcpServers: [], replayFrom: { type: 'start' } }, ctx.turnTimeout);
+    if (!ctx.judge('ACP-V2-RESUME-03', r.error === undefined, `session/resume with replayFrom start failed: ${JSON.stringify(r.error)}`, [r.seq], d)) return;
+    const replay = d.received(0, r.seq).filter((m) => isUpdate(m, sid));
+    const messages = replay.filter((m) => /^(user|agent)_(message|thought)/.test(String(updateOf(m)!.sessionUpdate)));
+    ctx.judge('ACP-V2-RESUME-03', messages.some((m) => String(updateOf(m)!.sessionUpdate).startsWith('user_message')), `the replay before the session/resume response holds no user message of the earlier prompt`, [r.seq], d);
+    ctx.judge('ACP-V2-RESUME-04', messages.every((m) => typeof updateOf(m)!.messageId === 'string'), 'a replayed message has no messageId', [r.seq, ...messages.filter((m) => typeof updateOf(m)!.messageId !== 'string').map((m) => m.seq)], d);
+    const lastState = replay.filter((m) => updateOf(m)!.sessionUpdate === 'state_update').at(-1);
+    const lastMessage = messages.at(-1);
+    ctx.judge('ACP-V2-RESUME-08', lastState !== undefined && (lastMessage === undefined || lastState.seq > lastMessage.seq), 'no state_update arrived after the replay and before the session/resume response', [r.seq], d);
+  },
+};

@@ -1,0 +1,14 @@
+import type { CheckCase } from '../case.js';
+
+/** The agent ends when its stdin closes (a client closes the pipe to end the connection). */
+export const exitOnEof: CheckCase = {
+  name: 'stdout/exit-on-eof',
+  title: 'the agent exits when stdin closes',
+  ids: ['ACP-ALL-TRANS-03'],
+  protocols: [1, 2],
+  async run(ctx) {
+    await ctx.init();
+    const exited = await ctx.driver.closeStdin(ctx.timeout);
+    ctx.judge('ACP-ALL-TRANS-03', exited, `the agent was still running ${ctx.timeout} ms after its stdin closed`, []);
+  },
+};

@@ -1,0 +1,403 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { formatFailure } from '../protocol/validation/failure.js';
+import { getValidator } from '../protocol/validation/validator.js';
+import type { ValidationFailure } from '../protocol/validation/types.js';
+
+/** A JSON-RPC id as the wire carries it. */
+export type WireId = string | number | null;
+
+/** One parsed wire message (loosely typed: the checker must see whatever the peer sent). */
+export interface WireMessage {
+  jsonrpc?: unknown;
+  id?: WireId;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: unknown;
+  error?: { code?: unknown; message?: unknown; data?: unknown } | null;
+  [key: string]: unknown;
+}
+
+/** One line of the transcript: what went to the agent (`out`) or came from it (`in`). */
+export interface TranscriptLine {
+  seq: number;
+  dir: 'in' | 'out';
+  raw: string;
+  /** The parsed message, when the line was a JSON object. */
+  msg?: WireMessage;
+}
+
+/** A broken requirement seen on the wire, with the lines that show it. */
+export interface Finding {
+  id: string;
+  message: string;
+  seqs: number[];
+}
+
+/** What the driver needs to start the program under test. */
+export interface LaunchSpec {
+  command: string;
+  args: readonly string[];
+  cwd: string;
+  env: Readonly<Record<string, string>>;
+}
+
+/** Raised when the peer did not do something in time; the case fails the requirement it names. */
+export class WaitTimeout extends Error {
+  constructor(what: string, ms: number) {
+    super(`${what} did not arrive within ${ms} ms`);
+  }
+}
+
+const V2_MESSAGE_UPDATES = new Set(['user_message', 'agent_message', 'agent_thought', 'user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk']);
+
+/**
+ * Speaks raw newline-delimited JSON-RPC to one agent process. Every received line is kept with
+ * its bytes, checked for framing (UTF-8, JSON, one object per line) and, once a protocol version
+ * is set, against that version's official schema; what breaks a requirement becomes a
+ * {@link Finding}. The driver does not judge behaviour: cases do, on top of it.
+ */
+export class AgentDriver {
+  readonly transcript: TranscriptLine[] = [];
+  readonly findings: Finding[] = [];
+  stderr = '';
+  /** The negotiated protocol version; schema checks start once it is set. */
+  version: 1 | 2 | undefined;
+  /** Requests of ours that a client method the agent calls answers by default (permission etc.). */
+  onRequest: (msg: WireMessage) => { result?: unknown; error?: { code: number; message: string } } | undefined | Promise<unknown> = () => undefined;
+
+  private readonly child: ChildProcessWithoutNullStreams;
+  private pendingBytes = Buffer.alloc(0);
+  private seq = 0;
+  private nextId = 1;
+  private readonly waiting = new Map<string, { method: string; seq: number }>();
+  private listeners: Array<() => void> = [];
+  private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private readonly exitPromise: Promise<void>;
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  private readonly announcedToolCalls = new Set<string>();
+  spawnError: Error | undefined;
+
+  constructor(spec: LaunchSpec) {
+    this.child = spawn(spec.command, [...spec.args], { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    this.exitPromise = new Promise((resolve) => {
+      this.child.on('exit', (code, signal) => {
+        this.exitInfo = { code, signal };
+        this.wake();
+        resolve();
+      });
+      this.child.on('error', (e) => {
+        this.spawnError = e;
+        this.exitInfo ??= { code: null, signal: null };
+        this.wake();
+        resolve();
+      });
+    });
+    this.child.stdin.on('error', () => undefined);
+    this.child.stdout.on('data', (d: Buffer) => this.onData(d));
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (d: string) => {
+      if (this.stderr.length < 64_000) this.stderr += d;
+    });
+  }
+
+  /** Whether the process is still running. */
+  get alive(): boolean {
+    return this.exitInfo === undefined;
+  }
+
+  /** How the process ended, once it has. */
+  get exit(): { code: number | null; signal: NodeJS.Signals | null } | undefined {
+    return this.exitInfo;
+  }
+
+  /** Writes a raw line (a newline is added unless `raw` is a Buffer). */
+  writeRaw(raw: string | Buffer): number {
+    const text = typeof raw === 'string' ? raw : raw.toString('utf8');
+    const seq = ++this.seq;
+    let msg: WireMessage | undefined;
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) msg = parsed as WireMessage;
+    } catch {
+      /* deliberately malformed input */
+    }
+    this.transcript.push({ seq, dir: 'out', raw: text.replace(/\n$/, ''), msg });
+    if (this.alive) this.child.stdin.write(typeof raw === 'string' ? `${raw}\n` : raw);
+    return seq;
+  }
+
+  /** Sends a request with a fresh numeric id (or `id`); returns the id used and its seq. */
+  send(method: string, params?: unknown, id: WireId = this.nextId++): { id: WireId; seq: number } {
+    const msg: Record<string, unknown> = { jsonrpc: '2.0', id, method };
+    if (params !== undefined) msg.params = params;
+    const seq = this.writeRaw(JSON.stringify(msg));
+    this.waiting.set(JSON.stringify(id), { method, seq });
+    return { id, seq };
+  }
+
+  /** Sends a request and waits for its response. */
+  async request(method: string, params: unknown, ms: number, id?: WireId): Promise<WireMessage & { seq: number }> {
+    const sent = this.send(method, params, id);
+    const line = await this.waitFor((l) => l.dir === 'in' && l.msg !== undefined && l.msg.method === undefined && JSON.stringify(l.msg.id) === JSON.stringify(sent.id), ms, `the response to ${method} (id ${JSON.stringify(sent.id)})`, sent.seq);
+    return { ...line.msg!, seq: line.seq };
+  }
+
+  /** Sends a notification. */
+  notify(method: string, params?: unknown): number {
+    const msg: Record<string, unknown> = { jsonrpc: '2.0', method };
+    if (params !== undefined) msg.params = params;
+    return this.writeRaw(JSON.stringify(msg));
+  }
+
+  /** The method of the request of ours that `id` answers, if any is (or was) in flight. */
+  methodOf(id: WireId | undefined): string | undefined {
+    return this.waiting.get(JSON.stringify(id ?? null))?.method;
+  }
+
+  /**
+   * Waits for the first line after seq `after` matching `pred`. Throws {@link WaitTimeout} after
+   * `ms`, or when the process exits before a match.
+   */
+  async waitFor(pred: (l: TranscriptLine) => boolean, ms: number, what: string, after = 0): Promise<TranscriptLine> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const hit = this.transcript.find((l) => l.seq > after && pred(l));
+      if (hit) return hit;
+      if (!this.alive) throw new Error(`${what} did not arrive: the agent exited (${this.describeExit()})`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new WaitTimeout(what, ms);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.listeners.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /**
+   * Proves that the agent has handled everything sent so far: a request for a method no agent
+   * has (`_acp_kit_check/ping`) must come back, so whatever the agent sent before that answer is in
+   * the transcript. Returns the seq of the answer.
+   */
+  async roundTrip(ms: number): Promise<number> {
+    const r = await this.request('_acp_kit_check/ping', {}, ms);
+    return r.seq;
+  }
+
+  /** Messages from the agent after `after` (and up to `until`, inclusive). */
+  received(after = 0, until = Number.POSITIVE_INFINITY): Array<WireMessage & { seq: number }> {
+    return this.transcript.filter((l) => l.dir === 'in' && l.msg && l.seq > after && l.seq <= until).map((l) => ({ ...l.msg!, seq: l.seq }));
+  }
+
+  /** Closes stdin and waits up to `ms` for the process to exit; true when it did. */
+  async closeStdin(ms: number): Promise<boolean> {
+    this.child.stdin.end();
+    return Promise.race([this.exitPromise.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+  }
+
+  /** Ends the process (and its group) for good. */
+  async dispose(): Promise<void> {
+    if (this.alive) {
+      this.child.stdin.end();
+      try {
+        if (this.child.pid !== undefined && process.platform !== 'win32') process.kill(-this.child.pid, 'SIGKILL');
+        else this.child.kill('SIGKILL');
+      } catch {
+        this.child.kill('SIGKILL');
+      }
+    }
+    await this.exitPromise;
+  }
+
+  describeExit(): string {
+    if (this.spawnError) return `could not start: ${this.spawnError.message}`;
+    const e = this.exitInfo;
+    if (!e) return 'still running';
+    return e.signal ? `killed by ${e.signal}` : `exit code ${e.code}`;
+  }
+
+  /** Records a finding. */
+  fail(id: string, message: string, seqs: number[]): void {
+    this.findings.push({ id, message, seqs });
+  }
+
+  private wake(): void {
+    const l = this.listeners;
+    this.listeners = [];
+    for (const f of l) f();
+  }
+
+  private onData(d: Buffer): void {
+    this.pendingBytes = Buffer.concat([this.pendingBytes, d]);
+    let i: number;
+    while ((i = this.pendingBytes.indexOf(0x0a)) >= 0) {
+      const bytes = this.pendingBytes.subarray(0, i);
+      this.pendingBytes = this.pendingBytes.subarray(i + 1);
+      this.onLine(bytes);
+    }
+    this.wake();
+  }
+
+  private onLine(bytes: Buffer): void {
+    const seq = ++this.seq;
+    let raw: string;
+    try {
+      raw = this.decoder.decode(bytes);
+    } catch {
+      raw = bytes.toString('utf8');
+      this.transcript.push({ seq, dir: 'in', raw });
+      this.fail('ACP-ALL-TRANS-01', 'the agent wrote a line on stdout that is not valid UTF-8', [seq]);
+      return;
+    }
+    const text = raw.replace(/\r$/, '');
+    let parsed: unknown;
+    let isJson = true;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      isJson = false;
+    }
+    if (!isJson) {
+      this.transcript.push({ seq, dir: 'in', raw });
+      const prev = this.transcript.filter((l) => l.dir === 'in').at(-2);
+      // a message split over lines: this line or the one before starts a JSON value that does not end
+      if (/^\s*[{[]/.test(text) || (prev && prev.msg === undefined && /^\s*[{[]/.test(prev.raw))) {
+        this.fail('ACP-ALL-TRANS-04', `the agent wrote a line that is not a whole JSON message (a message split over lines?): ${preview(raw)}`, [seq]);
+      } else if (text.trim() !== '') {
+        this.fail('ACP-ALL-TRANS-05', `the agent wrote a line on stdout that is not an ACP message: ${preview(raw)}`, [seq]);
+      } else {
+        this.fail('ACP-ALL-TRANS-04', 'the agent wrote an empty line on stdout', [seq]);
+      }
+      return;
+    }
+    if (Array.isArray(parsed) && this.version === 2) {
+      this.transcript.push({ seq, dir: 'in', raw });
+      this.fail('ACP-V2-TRANS-11', `the agent wrote a JSON array (a batch), which v2 does not have: ${preview(raw)}`, [seq]);
+      return;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      this.transcript.push({ seq, dir: 'in', raw });
+      this.fail('ACP-ALL-RPC-01', `the agent wrote JSON that is not a JSON-RPC message object: ${preview(raw)}`, [seq]);
+      return;
+    }
+    const msg = parsed as WireMessage;
+    this.transcript.push({ seq, dir: 'in', raw, msg });
+    this.checkMessage(msg, seq);
+    if (typeof msg.method === 'string' && msg.id !== undefined) void this.answer(msg);
+  }
+
+  private checkMessage(msg: WireMessage, seq: number): void {
+    if (msg.jsonrpc !== '2.0') this.fail('ACP-ALL-RPC-01', `jsonrpc is ${JSON.stringify(msg.jsonrpc)}; it must be "2.0"`, [seq]);
+    if (typeof msg.method === 'string') {
+      if (msg.id === null && this.version === 2) this.fail('ACP-ALL-RPC-03', `${msg.method} request has id null, which v2 forbids`, [seq]);
+      this.checkCall(msg, seq);
+      return;
+    }
+    const key = JSON.stringify(msg.id ?? null);
+    const req = this.waiting.get(key);
+    const hasResult = 'result' in msg;
+    const hasError = 'error' in msg;
+    if (hasResult === hasError) {
+      this.fail('ACP-ALL-RPC-01', `a response must carry exactly one of result and error; this one has ${hasResult ? 'both' : 'neither'}`, [seq]);
+    }
+    if (hasError) {
+      const e = msg.error;
+      if (typeof e !== 'object' || e === null || !Number.isInteger(e.code) || typeof e.message !== 'string' || e.message.trim() === '') {
+        this.fail('ACP-ALL-RPC-04', `error ${preview(JSON.stringify(e))} must be {code: integer, message: non-empty string, data?}`, [seq]);
+      }
+    }
+    if (!req) {
+      const code = hasError ? msg.error?.code : undefined;
+      // id null is how JSON-RPC answers a line whose id could not be read (parse error, invalid request)
+      if ((msg.id === null || msg.id === undefined) && (code === -32700 || code === -32600)) return;
+      if (msg.id === null || msg.id === undefined) this.fail('ACP-ALL-RPC-02', `the agent sent a response without an id (${preview(JSON.stringify(msg))}): it answered a notification`, [seq]);
+      else this.fail('ACP-ALL-RPC-03', `response id ${key} matches no request the checker sent`, [seq]);
+      return;
+    }
+    if (hasResult) this.checkResult(req.method, msg, seq);
+  }
+
+  private checkResult(method: string, msg: WireMessage, seq: number): void {
+    if (!this.version) return;
+    const f = getValidator(this.version).result(method, msg.result, 'result');
+    if (f) this.schemaFailure(method, null, f, seq, `${method} result`);
+  }
+
+  /** Validates the result at `seq` again, now that {@link version} is set (the initialize answer). */
+  recheck(seq: number): void {
+    const l = this.transcript.find((x) => x.seq === seq);
+    const method = l?.msg ? this.methodOf(l.msg.id) : undefined;
+    if (l?.msg && method && 'result' in l.msg) this.checkResult(method, l.msg, seq);
+  }
+
+  private checkCall(msg: WireMessage, seq: number): void {
+    if (!this.version) return;
+    const v = getValidator(this.version);
+    const method = msg.method!;
+    if (method === 'session/update') {
+      const p = msg.params as { sessionId?: unknown; update?: Record<string, unknown> } | undefined;
+      if (typeof p !== 'object' || p === null) return this.fail(`schema/v${this.version}`, 'session/update: params must be an object', [seq]);
+      if (typeof p.sessionId !== 'string') this.fail(`schema/v${this.version}`, 'session/update: params.sessionId must be a string', [seq]);
+      const f = v.update(p.update, 'params.update');
+      const kind = typeof p.update?.sessionUpdate === 'string' ? p.update.sessionUpdate : '';
+      if (f && f !== 'unknown') this.schemaFailure(method, kind, f, seq, 'session/update');
+      if (this.version === 2 && kind === 'tool_call_update' && typeof p.update?.toolCallId === 'string') {
+        const id = `${String(p.sessionId)}\u0000${p.update.toolCallId}`;
+        if (!this.announcedToolCalls.has(id)) {
+          this.announcedToolCalls.add(id);
+          if (typeof p.update.title !== 'string') this.fail('ACP-V2-TOOL-02', `the first tool_call_update of tool call ${JSON.stringify(p.update.toolCallId)} has no title`, [seq]);
+        }
+      }
+      return;
+    }
+    const side = v.sideOf(method);
+    if (side === 'agent') {
+      this.fail(`schema/v${this.version}`, `${method} is a method the agent handles; an agent must not send it`, [seq]);
+      return;
+    }
+    const f = v.params(method, msg.params, 'params');
+    if (f) this.schemaFailure(method, null, f, seq, method);
+  }
+
+  /** Attributes a schema failure to the most specific requirement it breaks. */
+  private schemaFailure(method: string, kind: string | null, f: ValidationFailure, seq: number, label: string): void {
+    const text = `${label}: ${formatFailure('', f)}`;
+    const v = this.version!;
+    let id = `schema/v${v}`;
+    if (method === 'initialize' && /capabilities|Capabilities/.test(f.path)) id = v === 2 ? 'ACP-V2-CAP-01' : 'ACP-V1-CAP-02';
+    else if (method === 'initialize' && v === 2 && /(^|\.)info/.test(f.path)) id = 'ACP-V2-INIT-01';
+    else if (kind && V2_MESSAGE_UPDATES.has(kind) && v === 2 && /messageId/.test(`${f.path} ${f.message}`)) id = 'ACP-V2-MSG-01';
+    else if (kind === 'plan_update' && /planId|\.type|plan$/.test(`${f.path} ${f.message}`)) id = 'ACP-V2-PLAN-01';
+    else if (kind === 'plan') id = 'ACP-V1-PLAN-01';
+    else if (kind === 'tool_call' && v === 1) id = 'ACP-V1-TOOL-01';
+    else if (method === 'session/request_permission') id = v === 2 ? 'ACP-V2-PERM-01' : 'ACP-V1-PERM-01';
+    this.fail(id, text, [seq]);
+  }
+
+  private async answer(msg: WireMessage): Promise<void> {
+    let reply: { result?: unknown; error?: { code: number; message: string } } | undefined;
+    try {
+      reply = (await this.onRequest(msg)) as typeof reply;
+    } catch {
+      reply = undefined;
+    }
+    if (reply === undefined) {
+      // the checker advertises no client capabilities, so a call to fs/terminal breaks ACP-ALL-CAP-01
+      if (/^(fs|terminal)\//.test(msg.method!)) this.fail('ACP-ALL-CAP-01', `the agent called ${msg.method}, which the checker did not advertise`, [this.seqOf(msg)]);
+      reply = { error: { code: -32601, message: `Method not found: ${msg.method}` } };
+    }
+    if (!this.alive) return;
+    this.writeRaw(JSON.stringify({ jsonrpc: '2.0', id: msg.id, ...reply }));
+  }
+
+  private seqOf(msg: WireMessage): number {
+    return this.transcript.find((l) => l.msg === msg)?.seq ?? this.seq;
+  }
+}
+
+/** A line shortened for a message. */
+export function preview(raw: string, max = 120): string {
+  return JSON.stringify(raw.length > max ? `${raw.slice(0, max)}…` : raw);
+}

@@ -1,0 +1,88 @@
+/**
+ * The requirements the checker judges, with their tier and the one-line text of docs/conformance.md
+ * (kept equal by test/checker-requirements.test.ts, so that a report quotes what the catalogue says).
+ * The tier is the digest level of the requirement (MUST NOT counts as MUST).
+ */
+
+/** How binding a requirement is: a failed MUST makes the agent non-conformant, the rest are warnings. */
+export type Tier = 'MUST' | 'SHOULD' | 'MAY' | 'info';
+
+/** One requirement as the report shows it. */
+export interface Requirement {
+  /** Catalogue ID (e.g. `ACP-V2-LIFE-05`), or `schema/v1` / `schema/v2` for the official schemas. */
+  readonly id: string;
+  readonly tier: Tier;
+  /** The requirement in one line, as docs/conformance.md words it. */
+  readonly text: string;
+}
+
+const rows: ReadonlyArray<readonly [string, Tier, string]> = [
+  ["schema/v1", "MUST", "Every message matches the official JSON schema of protocol version 1 (schema/v1/schema.json)."],
+  ["schema/v2", "MUST", "Every message matches the official JSON schema of protocol version 2 (schema/v2/schema.json)."],
+  ["ACP-ALL-RPC-01", "MUST", "JSON-RPC 2.0 envelope: `jsonrpc:\"2.0\"` always; requests have id+method, notifications no id, responses id plus result or error."],
+  ["ACP-ALL-RPC-02", "MUST", "Never answer a notification, not even with an error."],
+  ["ACP-ALL-RPC-03", "MUST", "A response repeats the request id exactly; v2 forbids null request ids and reusing an id still in flight."],
+  ["ACP-ALL-RPC-04", "MUST", "An error is `{code: integer, message: string, data?}`."],
+  ["ACP-ALL-RPC-05", "MUST", "Reserved error codes keep their meaning (-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002, v2 -32022)."],
+  ["ACP-ALL-RPC-10", "MUST", "`protocolVersion` is an integer in 0..65535, never a string."],
+  ["ACP-V2-RPC-01", "MUST", "A request for an unknown or inactive session fails with -32002 and `data.sessionId`."],
+  ["ACP-ALL-TRANS-01", "MUST", "JSON-RPC messages are UTF-8 encoded."],
+  ["ACP-ALL-TRANS-03", "SHOULD", "Over stdio the client starts the agent as a child process; agent reads stdin and writes stdout."],
+  ["ACP-ALL-TRANS-04", "MUST", "One message per line: newline-terminated, no raw newline inside a message."],
+  ["ACP-ALL-TRANS-05", "MUST", "An agent writes nothing but ACP messages on stdout; the client names the first stray line it sees."],
+  ["ACP-V2-TRANS-11", "MUST", "A JSON array (batch) is not a valid message: answer one -32600 with id null and run none of it."],
+  ["ACP-ALL-INIT-03", "MUST", "The agent echoes a supported requested version, else offers its own (v2: highest one at or below the request)."],
+  ["ACP-ALL-INIT-06", "MUST", "The initialize result carries the chosen version and the agent capabilities."],
+  ["ACP-V1-INIT-01", "SHOULD", "v1 peers should identify themselves in `clientInfo` / `agentInfo` (name, version, title)."],
+  ["ACP-V2-INIT-01", "MUST", "v2 peers must send `info` (name, version, optional title) in initialize params and result."],
+  ["ACP-V2-INIT-02", "MUST", "v2 uses the role-neutral `info` / `capabilities` field names only."],
+  ["ACP-V2-INIT-05", "MUST", "No supported version at or below the request: fail initialize with -32022 `{requested, supported}`."],
+  ["ACP-V1-CAP-02", "MUST", "v1 mixes boolean flags (false/absent = no) and object markers (object = yes, null/absent = no)."],
+  ["ACP-V2-CAP-01", "MUST", "Every v2 capability is an object marker: present object = supported, null/absent = not; test presence, not truthiness."],
+  ["ACP-ALL-CAP-01", "MUST", "A capability not advertised at initialize is not supported."],
+  ["ACP-ALL-LIST-01", "MUST", "`session/list` returns a `sessions` array (maybe empty) and `nextCursor` only when more pages exist."],
+  ["ACP-ALL-LIST-02", "MUST", "A `cwd` filter returns only sessions with exactly that cwd; empty params give the first page."],
+  ["ACP-ALL-CLOSE-01", "MUST", "`session/close` cancels running work like `session/cancel`, frees the session and returns `{}`."],
+  ["ACP-ALL-DEL-02", "MUST", "A deleted session disappears from later lists; delete returns `{}`."],
+  ["ACP-ALL-DEL-03", "SHOULD", "Deleting a missing or already deleted session succeeds quietly."],
+  ["ACP-V1-LOAD-02", "MUST", "`session/load` replays the whole conversation as `session/update` notifications."],
+  ["ACP-V1-LOAD-03", "MUST", "The `session/load` response comes only after the last replayed update."],
+  ["ACP-V2-RESUME-03", "MUST", "`replayFrom: {type:\"start\"}` replays all retained history before the response."],
+  ["ACP-V2-RESUME-04", "MUST", "Replayed messages carry unique opaque `messageId`s (whole messages or chunks)."],
+  ["ACP-V2-RESUME-08", "MUST", "Every successful resume sends a current `state_update` after the replay and before the response."],
+  ["ACP-V1-PROMPT-03", "MUST", "A v1 turn ends by answering `session/prompt` with a `stopReason`."],
+  ["ACP-V1-STOP-01", "MUST", "v1 stop reasons are the closed set end_turn, max_tokens, max_turn_requests, refusal, cancelled."],
+  ["ACP-V2-LIFE-03", "MUST", "v2 `session/prompt` answers `{messageId}` as soon as the user message is inserted, before processing."],
+  ["ACP-V2-LIFE-04", "MUST", "The inserted user message is echoed as `user_message` / chunks with the same `messageId`."],
+  ["ACP-V2-LIFE-05", "MUST", "A `running` state update whenever foreground work starts or resumes."],
+  ["ACP-V2-LIFE-06", "MUST", "An `idle` state update when foreground work ends, with the `stopReason`."],
+  ["ACP-V2-STOP-01", "MUST", "v2 stop reasons: the known set plus `error`; custom ones start with `_`."],
+  ["ACP-V2-MSG-01", "MUST", "Include a non-null string `messageId` on every message update and message chunk."],
+  ["ACP-V1-CANCEL-05", "MUST", "After aborting and flushing, the v1 prompt is answered with `stopReason: \"cancelled\"`."],
+  ["ACP-V1-CANCEL-06", "MUST", "Abort errors from models or tools still end the turn `cancelled`, not as a JSON-RPC error."],
+  ["ACP-V1-CANCEL-07", "MUST", "Updates sent after `session/cancel` arrive before the prompt response."],
+  ["ACP-V2-CANCEL-05", "MUST", "After aborting and flushing, v2 sends idle with `stopReason: \"cancelled\"` if foreground work was active."],
+  ["ACP-V2-CANCEL-06", "MUST", "Abort errors become the `cancelled` stop reason, never `error`."],
+  ["ACP-V2-CANCEL-07", "MUST", "Updates produced after the cancel precede the idle `cancelled` update."],
+  ["ACP-ALL-PERM-04", "MUST", "Permission options have `optionId`, `name`, `kind`; a `selected` outcome names an offered option."],
+  ["ACP-V1-PERM-01", "MUST", "v1 permission requests carry `sessionId`, the `toolCall` update and the `options`."],
+  ["ACP-V2-PERM-01", "MUST", "v2 permission requests carry a `title`, optional `description`/`subject` and at least one option."],
+  ["ACP-V1-TOOL-01", "SHOULD", "Each tool call is announced with `tool_call` carrying a unique `toolCallId` and a `title`."],
+  ["ACP-V2-TOOL-02", "SHOULD", "The first report of a tool call carries its `title`."],
+  ["ACP-V2-PLAN-01", "SHOULD", "v2 plans are `plan_update`s whose plan has a `type` and `planId`."],
+  ["ACP-V1-PLAN-01", "SHOULD", "v1 plans are `plan` updates with entries (content, priority, status)."],
+  ["ACP-ALL-EXT-02", "MUST", "No assumptions about what `_meta` holds."],
+  ["ACP-ALL-EXT-05", "MUST", "Custom requests are always answered; unknown ones with -32601."],
+  ["ACP-ALL-EXT-06", "SHOULD", "Unknown custom notifications are ignored quietly."],
+  ["ACP-V2-CONT-01", "MUST", "Custom block types start with `_` and are kept; an agent rejects unsupported prompt blocks with -32602."],
+];
+
+/** Every requirement the checker can report, by ID. */
+export const REQUIREMENTS: ReadonlyMap<string, Requirement> = new Map(rows.map(([id, tier, text]) => [id, { id, tier, text }]));
+
+/** The requirement with this ID; throws for an ID the checker does not know (a bug in a case). */
+export function requirement(id: string): Requirement {
+  const r = REQUIREMENTS.get(id);
+  if (!r) throw new Error(`checker: unknown requirement ${id}`);
+  return r;
+}
