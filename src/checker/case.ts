@@ -59,8 +59,11 @@ export class CaseContext {
   initResult: Record<string, unknown> | undefined;
   /** Permission requests answered by the default policy (reject), or held by a case. */
   readonly permissionRequests: WireMessage[] = [];
-  /** When set, permission requests are held (not answered) until the case answers them. */
-  holdPermissions = false;
+  /**
+   * How permission requests are answered: `reject` (the reject option), `hold` (not until the case
+   * answers them), `cancelled` (outcome cancelled, as a client does after it cancelled the turn).
+   */
+  permissionPolicy: 'reject' | 'hold' | 'cancelled' = 'reject';
   private readonly drivers: AgentDriver[] = [];
   readonly driver: AgentDriver;
 
@@ -196,7 +199,8 @@ export class CaseContext {
     if (m.method !== 'session/request_permission') return undefined;
     this.permissionRequests.push(m);
     this.checkPermission(m);
-    if (this.holdPermissions) return new Promise<never>(() => undefined).then(() => undefined);
+    if (this.permissionPolicy === 'hold') return new Promise<never>(() => undefined).then(() => undefined);
+    if (this.permissionPolicy === 'cancelled') return { result: { outcome: { outcome: 'cancelled' } } };
     const options = (m.params?.options ?? []) as Array<{ optionId?: unknown; kind?: unknown }>;
     const reject = options.find((o) => o.kind === 'reject_once') ?? options.find((o) => o.kind === 'reject_always');
     return { result: { outcome: reject ? { outcome: 'selected', optionId: reject.optionId } : { outcome: 'cancelled' } } };

@@ -15,7 +15,7 @@ export const cancelTurn: CheckCase = {
     const v = ctx.version;
     await ctx.init();
     const sid = await ctx.newSession();
-    ctx.holdPermissions = true;
+    ctx.permissionPolicy = 'hold';
     const d = ctx.driver;
     const sent = d.send('session/prompt', ctx.promptParams(sid));
     const isResponse = (l: { dir: string; msg?: { method?: string; id?: unknown } }) => l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(sent.id);
@@ -31,6 +31,8 @@ export const cancelTurn: CheckCase = {
     );
     if (isEnd(busy as never)) ctx.skip(`the turn ended before it showed any work to cancel; give --prompt a task that keeps the agent busy (e.g. one that runs a tool)`);
     const cancelSeq = d.notify('session/cancel', { sessionId: sid });
+    // held ones now, later ones as they come
+    ctx.permissionPolicy = 'cancelled';
     for (const p of ctx.permissionRequests) ctx.answerPermission(p, { outcome: 'cancelled' });
     const ids = v === 1 ? ['ACP-V1-CANCEL-05', 'ACP-V1-CANCEL-06', 'ACP-V1-CANCEL-07'] : ['ACP-V2-CANCEL-05', 'ACP-V2-CANCEL-06', 'ACP-V2-CANCEL-07'];
     const end = await d.waitFor((l) => isEnd(l as never), ctx.turnTimeout, v === 1 ? 'the session/prompt response after session/cancel' : 'the idle state_update after session/cancel', sent.seq);
