@@ -31,7 +31,7 @@ function tmp(): string {
   return d;
 }
 
-async function start(options: { permissions?: Parameters<typeof connect>[0]['permissionPolicy'] } = {}): Promise<{ conn: ClientConnection; bridge: BridgeHandle; editorTap: SchemaTap; agentTap: SchemaTap; log: string[] }> {
+async function start(options: { permissions?: Parameters<typeof connect>[0]['permissionPolicy'] } = {}): Promise<{ conn: ClientConnection; bridge: BridgeHandle; editorTap: SchemaTap; agentTap: SchemaTap; log: string[]; editorGot: unknown[] }> {
   const toBridge = new PassThrough();
   const fromBridge = new PassThrough();
   const editorTap = createSchemaTap(2);
@@ -48,9 +48,11 @@ async function start(options: { permissions?: Parameters<typeof connect>[0]['per
     tap: { agent: agentTap.clientSide },
   });
   bridges.push(bridge);
-  const conn = await connect({ transport: new StreamTransport(fromBridge, toBridge), protocol: 2, tap: editorTap.clientSide, permissionPolicy: options.permissions ?? approveAll() });
+  const editorGot: unknown[] = [];
+  const tap = { sent: (m: object) => editorTap.clientSide.sent(m), received: (m: unknown) => (editorGot.push(m), editorTap.clientSide.received(m)) };
+  const conn = await connect({ transport: new StreamTransport(fromBridge, toBridge), protocol: 2, tap, permissionPolicy: options.permissions ?? approveAll() });
   conns.push(conn);
-  return { conn, bridge, editorTap, agentTap, log };
+  return { conn, bridge, editorTap, agentTap, log, editorGot };
 }
 
 const agentText = (s: { state: { messageList: Array<{ role: string; text: string }> } }) => s.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text);
@@ -111,7 +113,7 @@ describe('proxy --bridge 2: v2 editor, v1 agent', () => {
   it('cancel while a permission request is pending: withdrawn from the editor, answered cancelled to the agent, the turn ends cancelled', async () => {
     let asked!: () => void;
     const askedP = new Promise<void>((r) => (asked = r));
-    const { conn, editorTap, agentTap } = await start({
+    const { conn, editorTap, agentTap, editorGot } = await start({
       permissions: interactive(async (_req, ctx) => {
         asked();
         // never answers: only the withdrawal ends it
@@ -133,6 +135,9 @@ describe('proxy --bridge 2: v2 editor, v1 agent', () => {
     expect(r.stopReason).toBe('cancelled');
     expect(r.error).toBeUndefined();
     expect(agentText(s)).toEqual(['outcome:{"outcome":"cancelled"}']);
+    // the bridge withdrew the question from the v2 editor itself (a v1 agent sends no $/cancel_request)
+    const question = editorGot.find((m) => (m as { method?: string }).method === 'session/request_permission') as { id: number };
+    expect(editorGot).toContainEqual({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: question.id } });
     // the withdrawn question puts the turn back to running until the agent ends it cancelled
     expect(states).toEqual(['running', 'requires_action', 'running', 'idle']);
     editorTap.assertAllValid();
