@@ -185,8 +185,9 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .option('--record [file]', 'append every frame to a capture file (default file: <data dir>/captures/<time>.ndjson)')
     .option('--validate', 'check every frame (schema + protocol rules) and log violations; traffic is never altered')
     .option('--log <file>', "write the proxy's own log lines to this file instead of stderr")
+    .option('--bridge <version>', 'translate between ACP versions: 1 or 2 = the version the editor speaks (the agent is offered the other); auto = translate only if the agent answers the other version')
     .addHelpText('after', '\nExample (editor config): acp-kit proxy --record --validate -- npx @zed-industries/claude-code-acp\nThe proxy exits with the agent\'s exit code.\n')
-    .action(async (agent: string[], flags: { record?: string | boolean; log?: string; validate?: boolean }) => {
+    .action(async (agent: string[], flags: { record?: string | boolean; log?: string; validate?: boolean; bridge?: string }) => {
       result.code = await (await import('./commands/proxy.js')).proxyCommand(agent, flags);
     });
   const captures = program.command('captures').description('list, show and export recorded captures (acp-kit proxy --record)');

@@ -25,3 +25,4 @@ export {
 } from './capture.js';
 export { CaptureValidator, type Violation, type ViolationRule } from './validate.js';
 export { redactMessage, redactRaw } from './redact.js';
+export { startBridge, type BridgeOptions, type BridgeMode, type BridgeHandle, type BridgeRoute } from './bridge/index.js';

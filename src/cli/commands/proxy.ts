@@ -1,6 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CaptureWriter, defaultCapturePath, startProxy, type Violation } from '../../proxy/index.js';
+import { CaptureWriter, defaultCapturePath, startBridge, startProxy, type Violation } from '../../proxy/index.js';
 import { CliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { packageVersion } from '../version.js';
@@ -11,6 +11,8 @@ export interface ProxyFlags {
   record?: string | boolean;
   log?: string;
   validate?: boolean;
+  /** `1`, `2` (the editor's version) or `auto`: translate between ACP versions (docs/bridge.md). */
+  bridge?: string;
 }
 
 const SIGNALS: Array<[NodeJS.Signals, number]> = [['SIGTERM', 143], ['SIGINT', 130], ['SIGHUP', 129]];
@@ -18,6 +20,8 @@ const SIGNALS: Array<[NodeJS.Signals, number]> = [['SIGTERM', 143], ['SIGINT', 1
 /** `acp-kit proxy [options] -- <agent command...>`: stdio to the editor, the agent behind it. */
 export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<number> {
   if (agent.length === 0) throw usageError('the agent command is missing', 'Put it after --, e.g. acp-kit proxy --record -- npx @zed-industries/claude-code-acp');
+  const bridge = flags.bridge === undefined ? undefined : flags.bridge === '1' ? 1 : flags.bridge === '2' ? 2 : flags.bridge === 'auto' ? 'auto' : null;
+  if (bridge === null) throw usageError(`--bridge must be 1, 2 or auto (got ${JSON.stringify(flags.bridge)})`, 'Pass the version your editor speaks, e.g. --bridge 2 for a v2 editor in front of a v1 agent, or --bridge auto.');
   const log = flags.log
     ? (line: string) => {
         try {
@@ -37,7 +41,10 @@ export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<
   }
   if (recorder) log(`recording to ${recorder.path}`);
   const onViolation = flags.validate ? (v: Violation) => log(`violation ${v.requirement} [${v.rule}] seq ${v.seqs.join(',')}: ${v.message}`) : undefined;
-  const proxy = startProxy({ command: agent[0]!, args: agent.slice(1), recorder, onViolation, log });
+  if (bridge !== undefined) log(`bridge mode ${bridge}${recorder ? ': the capture holds the editor side' : ''}`);
+  const proxy = bridge === undefined
+    ? startProxy({ command: agent[0]!, args: agent.slice(1), recorder, onViolation, log })
+    : startBridge({ mode: bridge, command: agent[0]!, args: agent.slice(1), recorder, onViolation, log });
   let signalled: number | undefined;
   const handlers = SIGNALS.map(([sig, code]) => {
     const h = (): void => {

@@ -1,0 +1,323 @@
+import type { Readable, Writable } from 'node:stream';
+import { codecFor } from '../../protocol/codec/index.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { Methods, type InitializeRequest } from '../../protocol/model/methods.js';
+import { spawnAgent } from '../../rpc/child.js';
+import type { PeerOptions } from '../../rpc/peer.js';
+import { StreamTransport } from '../../rpc/stream-transport.js';
+import type { CloseInfo } from '../../rpc/transport.js';
+import type { FileSystemSandboxOptions } from '../../client/services/fs-sandbox.js';
+import { decodeFrame, type CaptureWriter, type FrameDirection } from '../capture.js';
+import type { ProxyHandle, ProxyResult } from '../proxy.js';
+import { CaptureValidator, type Violation } from '../validate.js';
+import { RelayTransport } from './relay-transport.js';
+import { Translator } from './translator.js';
+
+/** `1` / `2`: the version the editor speaks (the agent is offered the other); `auto`: see {@link BridgeOptions.mode}. */
+export type BridgeMode = 1 | 2 | 'auto';
+
+/** Options of {@link startBridge}. */
+export interface BridgeOptions {
+  /**
+   * `1` or `2`: the version the EDITOR speaks; the agent is offered the other one and the bridge
+   * translates. `auto`: the agent is offered the editor's version; the bridge translates only when
+   * the agent answers the other one, and otherwise forwards every message unchanged.
+   */
+  mode: BridgeMode;
+  /** The agent program and its arguments. */
+  command: string;
+  args?: readonly string[];
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** The editor side (default: this process's stdin / stdout). */
+  editorIn?: Readable;
+  editorOut?: Writable;
+  /** Where the agent's stderr goes (default: this process's stderr). */
+  agentStderr?: Writable;
+  /** Records the editor side of the connection (every message the editor sent and got). */
+  recorder?: CaptureWriter;
+  /** Checks the editor side (schema of the editor's version + stateful rules). */
+  onViolation?: (v: Violation) => void;
+  log?: (line: string) => void;
+  /** After the editor closes stdin: how long the agent may take to exit before it is killed (default 5000 ms). */
+  exitTimeoutMs?: number;
+  /** Options of the sandbox serving a v1 agent's `fs/*` for a v2 editor. */
+  fileSystem?: FileSystemSandboxOptions;
+  /** Sees every message on each side, in wire order (tests attach schema validators here). */
+  tap?: { editor?: PeerOptions['tap']; agent?: PeerOptions['tap'] };
+}
+
+/** How the bridge ended up connecting the two sides, once `initialize` was answered. */
+export type BridgeRoute = { kind: 'forward'; version: number } | { kind: 'translate'; editorVersion: 1 | 2; agentVersion: 1 | 2 };
+
+/** A running bridge (a {@link ProxyHandle} that also tells how it routed). */
+export interface BridgeHandle extends ProxyHandle {
+  /** Resolves once the agent answered `initialize` and the route is chosen. */
+  readonly route: Promise<BridgeRoute>;
+}
+
+const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13, SIGABRT: 6, SIGSEGV: 11 };
+
+type Msg = { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
+
+/**
+ * The v1<->v2 bridge: an editor speaking one ACP version and an agent speaking the other,
+ * translated through the neutral model (see {@link Translator}). The agent runs in its own process
+ * group and never outlives the bridge.
+ */
+export function startBridge(options: BridgeOptions): BridgeHandle {
+  const log = options.log ?? (() => undefined);
+  const agentStderr = options.agentStderr ?? process.stderr;
+  const agent = spawnAgent(options.command, [...(options.args ?? [])], {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    onStderr: (text) => agentStderr.write(text),
+  });
+  const editorIn = options.editorIn ?? process.stdin;
+  const editorOut = options.editorOut ?? process.stdout;
+  editorOut.on('error', (e) => log(`editor stdout: ${e.message}`));
+  const editorT = new StreamTransport(editorIn, editorOut, { endOnClose: false });
+
+  // the editor side of the capture: what the editor sent and what it got
+  const validator = options.onViolation ? new CaptureValidator() : undefined;
+  let seq = 0;
+  const t0 = process.hrtime.bigint();
+  const record = (dir: FrameDirection, message: unknown, raw?: string): void => {
+    if (!options.recorder && !validator) return;
+    const line = raw ?? JSON.stringify(message);
+    const d = decodeFrame(line);
+    const frame = options.recorder
+      ? options.recorder.frame(dir, line, d)
+      : { seq: ++seq, t: Math.round(Number(process.hrtime.bigint() - t0) / 1000) / 1000, dir, raw: line, kind: d.kind, ...(d.method !== undefined ? { method: d.method } : {}), ...(d.id !== undefined ? { id: d.id } : {}) };
+    if (validator) for (const v of validator.push(frame, d.message)) options.onViolation!(v);
+  };
+  const recording = options.recorder !== undefined || validator !== undefined;
+  const toEditor = (m: object): void => {
+    editorT.send(m);
+    options.tap?.editor?.sent?.(m);
+    if (recording) record('agent->editor', m);
+  };
+
+  let mode: 'init' | 'forward' | 'translate' = 'init';
+  const heldFromEditor: unknown[] = [];
+  const heldFromAgent: unknown[] = [];
+  let editorRelay: RelayTransport | undefined;
+  let agentRelay: RelayTransport | undefined;
+  let translator: Translator | undefined;
+  let awaiting: { id: unknown; resolve(m: Msg): void } | undefined;
+  let negotiating = false;
+  let resolveRoute!: (r: BridgeRoute) => void;
+  const route = new Promise<BridgeRoute>((r) => (resolveRoute = r));
+  const agentTap = options.tap?.agent;
+  const editorTap = options.tap?.editor;
+  const sendAgent = (m: object): void => {
+    agent.transport.send(m);
+    agentTap?.sent?.(m);
+  };
+
+  let editorClosed: CloseInfo | undefined;
+  let agentClosed: CloseInfo | undefined;
+
+  editorT.start({
+    onMessage: (m) => {
+      if (recording) record('editor->agent', m);
+      if (mode === 'forward') {
+        editorTap?.received?.(m);
+        sendAgent(m as object);
+      } else if (mode === 'translate') editorRelay!.deliver(m);
+      else if (!negotiating && isRequest(m, Methods.initialize)) {
+        editorTap?.received?.(m);
+        negotiating = true;
+        void negotiate(m as Msg).finally(() => (negotiating = false));
+      } else heldFromEditor.push(m);
+    },
+    onInvalidLine: (info) => {
+      if (recording) record('editor->agent', undefined, info.line);
+      log(`editor sent a line that is not JSON: ${info.error.message}`);
+      if (mode === 'translate') editorRelay!.invalidLine(info);
+    },
+    onClose: (info) => {
+      editorClosed = info;
+      log('editor closed stdin; waiting for the agent to exit');
+      editorRelay?.end(info);
+      // the agent gets EOF and a bounded time to finish, as with a direct connection
+      try {
+        agent.process.stdin?.end();
+      } catch {
+        /* already closed */
+      }
+      const t = setTimeout(() => {
+        log(`agent still running ${options.exitTimeoutMs ?? 5000} ms after stdin closed; killing it`);
+        void agent.kill();
+      }, options.exitTimeoutMs ?? 5000);
+      t.unref();
+      void agent.exited.then(() => clearTimeout(t));
+    },
+  });
+  agent.transport.start({
+    onMessage: (m) => {
+      if (mode === 'forward') {
+        agentTap?.received?.(m);
+        toEditor(m as object);
+      } else if (mode === 'translate') agentRelay!.deliver(m);
+      else if (awaiting && isResponse(m, awaiting.id)) {
+        agentTap?.received?.(m);
+        const a = awaiting;
+        awaiting = undefined;
+        a.resolve(m as Msg);
+      } else heldFromAgent.push(m);
+    },
+    onInvalidLine: (info) => {
+      log(`agent wrote a line that is not JSON (not forwarded): ${info.line}`);
+    },
+    onClose: (info) => {
+      agentClosed = info;
+      agentRelay?.end(info);
+      awaiting?.resolve({ error: { code: ErrorCode.InternalError, message: `the agent ended before answering initialize: ${info.reason}` } });
+      awaiting = undefined;
+    },
+  });
+
+  /** Sends `initialize` to the agent with `id` and waits for its answer. */
+  const ask = (id: unknown, params: unknown): Promise<Msg> =>
+    new Promise<Msg>((resolve) => {
+      if (agentClosed) {
+        resolve({ error: { code: ErrorCode.InternalError, message: `the agent ended before answering initialize: ${agentClosed.reason}` } });
+        return;
+      }
+      awaiting = { id, resolve };
+      sendAgent({ jsonrpc: '2.0', id, method: Methods.initialize, params });
+    });
+
+  let initAttempt = 0;
+  const negotiate = async (req: Msg): Promise<void> => {
+    const requested = (req.params as { protocolVersion?: unknown } | null)?.protocolVersion;
+    const editorVersion: 1 | 2 = options.mode === 'auto' ? ((requested as number) >= 2 ? 2 : 1) : options.mode;
+    const other: 1 | 2 = editorVersion === 1 ? 2 : 1;
+    const E = codecFor(editorVersion);
+    let editorInit: InitializeRequest;
+    try {
+      editorInit = E.decodeParams(Methods.initialize, req.params);
+    } catch (e) {
+      const err = e as { code?: number; message?: string; data?: unknown };
+      toEditor({ jsonrpc: '2.0', id: req.id, error: { code: err.code ?? ErrorCode.InvalidParams, message: err.message ?? String(e), ...(err.data !== undefined ? { data: err.data } : {}) } });
+      return;
+    }
+    const shaped = (v: 1 | 2): unknown => (v === editorVersion ? req.params : Translator.agentInitParams(codecFor(v), editorInit));
+    let offered: 1 | 2 = options.mode === 'auto' ? editorVersion : other;
+    // the first attempt keeps the editor's id: a forwarded connection stays byte-for-byte the editor's
+    const idFor = (): unknown => (initAttempt++ === 0 ? req.id : `acp-kit-bridge-initialize-${initAttempt}`);
+    let answer = await ask(idFor(), shaped(offered));
+    for (let tries = 0; tries < 2; tries++) {
+      if (answer.error !== undefined) {
+        // an agent that cannot speak the offered version and says so (-32022 {supported})
+        const supported = (answer.error as { code?: unknown; data?: { supported?: unknown } }).data?.supported;
+        const alt = offered === 1 ? 2 : 1;
+        if ((answer.error as { code?: unknown }).code === ErrorCode.UnsupportedVersion && Array.isArray(supported) && supported.includes(alt) && tries === 0) {
+          offered = alt;
+          answer = await ask(idFor(), shaped(offered));
+          continue;
+        }
+        break;
+      }
+      const answered = (answer.result as { protocolVersion?: unknown } | null)?.protocolVersion;
+      if ((answered === 1 || answered === 2) && answered !== offered && tries === 0) {
+        // the agent picked the other version: ask again in that version's shape (initialize may be
+        // repeated before any other request), so it reads the capabilities meant for it
+        offered = answered;
+        answer = await ask(idFor(), shaped(offered));
+        continue;
+      }
+      break;
+    }
+    const answered = (answer.result as { protocolVersion?: unknown } | null)?.protocolVersion;
+    if (answer.error !== undefined || answered !== other || answered !== offered) {
+      // errors, the editor's own version and versions the bridge does not know pass through unchanged
+      mode = answer.error !== undefined ? 'init' : 'forward';
+      toEditor({ ...answer, jsonrpc: '2.0', id: req.id } as object);
+      if (mode === 'forward') {
+        log(`agent speaks ACP v${String(answered)}: forwarding unchanged`);
+        resolveRoute({ kind: 'forward', version: answered as number });
+        flushHeld();
+      }
+      return;
+    }
+    const agentVersion: 1 | 2 = other;
+    const A = codecFor(agentVersion);
+    let agentInit;
+    try {
+      agentInit = A.decodeResult(Methods.initialize, answer.result);
+    } catch (e) {
+      toEditor({ jsonrpc: '2.0', id: req.id, error: { code: ErrorCode.InternalError, message: `the agent's initialize answer is not valid ACP v${answered}: ${(e as Error).message}` } });
+      return;
+    }
+    log(`editor speaks ACP v${editorVersion}, agent v${answered}: translating`);
+    editorRelay = new RelayTransport(editorT, recording ? (m) => record('agent->editor', m) : undefined);
+    agentRelay = new RelayTransport(agent.transport);
+    translator = new Translator(editorRelay, agentRelay, {
+      editorCodec: E,
+      agentCodec: A,
+      editorCapabilities: editorInit.clientCapabilities ?? {},
+      agentInit,
+      fileSystem: options.fileSystem,
+      log,
+      editorTap,
+      agentTap,
+    });
+    mode = 'translate';
+    toEditor({ jsonrpc: '2.0', id: req.id, result: Translator.editorInitResult(E, agentInit) });
+    resolveRoute({ kind: 'translate', editorVersion, agentVersion });
+    if (editorClosed) editorRelay.end(editorClosed);
+    if (agentClosed) agentRelay.end(agentClosed);
+    flushHeld();
+  };
+
+  const flushHeld = (): void => {
+    for (const m of heldFromAgent.splice(0)) {
+      if (mode === 'forward') toEditor(m as object);
+      else agentRelay!.deliver(m);
+    }
+    for (const m of heldFromEditor.splice(0)) {
+      if (mode === 'forward') sendAgent(m as object);
+      else editorRelay!.deliver(m);
+    }
+  };
+
+  const done = (async (): Promise<ProxyResult> => {
+    const r = await agent.exited;
+    // answers to what was pending (errors, since the agent is gone) reach the editor first
+    await new Promise((res) => setImmediate(res));
+    await translator?.dispose();
+    await editorT.flush();
+    if (validator) for (const v of validator.finish()) options.onViolation!(v);
+    editorT.close({ reason: 'the agent exited' });
+    await agent.kill(); // leftovers of the group never outlive us
+    if (r.exitCode === null && r.signal === null) return { exitCode: 1, agentExitCode: null, agentSignal: null, error: new Error(agentClosed?.reason ?? 'the agent could not be started') };
+    log(r.signal ? `agent was killed by ${r.signal}` : `agent exited with code ${r.exitCode}`);
+    options.recorder?.meta({ exitCode: r.exitCode, signal: r.signal });
+    const exitCode = r.exitCode ?? 128 + (SIGNAL_NUMBERS[r.signal ?? ''] ?? 0);
+    return { exitCode, agentExitCode: r.exitCode, agentSignal: r.signal };
+  })();
+  void done.then(() => resolveRoute({ kind: 'forward', version: 0 }));
+
+  return {
+    pid: agent.process.pid,
+    done,
+    route,
+    stop: async () => {
+      await agent.kill();
+      return done;
+    },
+  };
+}
+
+function isRequest(m: unknown, method: string): boolean {
+  const o = m as Msg | null;
+  return !!o && typeof o === 'object' && o.method === method && o.id !== undefined;
+}
+
+function isResponse(m: unknown, id: unknown): boolean {
+  const o = m as Msg | null;
+  return !!o && typeof o === 'object' && o.method === undefined && o.id === id && ('result' in o || 'error' in o);
+}
+

@@ -1,0 +1,621 @@
+import type { UpdateDecoder, UpdateEncoder, WireCodec } from '../../protocol/codec/types.js';
+import { AcpError, ErrorCode } from '../../protocol/errors.js';
+import type { InitializeRequest, InitializeResponse, LoadSessionRequest, ResumeSessionRequest, SessionSetupResult } from '../../protocol/model/methods.js';
+import { Methods } from '../../protocol/model/methods.js';
+import type { AnyContentBlock } from '../../protocol/model/content.js';
+import type { ClientCapabilities, ConfigOption } from '../../protocol/model/session.js';
+import type { AnySessionUpdate, ErrorObject, SessionUpdate, StateUpdate } from '../../protocol/model/update.js';
+import { JsonRpcPeer, type PeerOptions, type RequestContext } from '../../rpc/peer.js';
+import type { Transport } from '../../rpc/transport.js';
+import type { FileSystemSandboxOptions } from '../../client/services/fs-sandbox.js';
+import { BridgeClientServices } from './client-services.js';
+
+/** What the translator needs from the bridge. */
+export interface TranslatorOptions {
+  /** The editor's and the agent's codec (different versions). */
+  editorCodec: WireCodec;
+  agentCodec: WireCodec;
+  /** What the editor advertised in its `initialize`. */
+  editorCapabilities: ClientCapabilities;
+  /** The agent's decoded `initialize` answer. */
+  agentInit: InitializeResponse;
+  /** Prompts a v2 editor may hold per session while a v1 turn runs (default 8). */
+  maxHeldPrompts?: number;
+  fileSystem?: FileSystemSandboxOptions;
+  log(line: string): void;
+  /** Taps for the two peers (tests attach schema validators here). */
+  editorTap?: PeerOptions['tap'];
+  agentTap?: PeerOptions['tap'];
+}
+
+/** A prompt a v2 editor sent while the session's v1 turn was running: inserted when it ends. */
+interface HeldPrompt {
+  prompt: AnyContentBlock[];
+  resolve(result: unknown): void;
+  reject(error: unknown): void;
+  ctx: RequestContext;
+}
+
+/** One permission request of the agent, forwarded to the editor and not answered yet. */
+interface PendingPermission {
+  /** Withdraws it from the editor; the agent gets `cancelled`. */
+  withdraw: AbortController;
+}
+
+/** What the bridge keeps per session. */
+class BridgeSession {
+  cwd: string | undefined;
+  additionalDirectories: readonly string[] = [];
+  decoder: UpdateDecoder;
+  encoder: UpdateEncoder;
+  /** Arrival number of the last update (v1 editor over v2 agent: which idle ends which prompt). */
+  seq = 0;
+  lastIdle: { seq: number; update: StateUpdate } | undefined;
+  foreground = 'idle';
+  readonly userSeen = new Map<string, number>();
+  idleWaiters: Array<{ after: number; resolve(u: StateUpdate): void }> = [];
+  /** v1 prompts of the editor still open (their echo is not shown: a v1 client shows its own prompt). */
+  openPrompts = 0;
+  /** v2 editor over v1 agent: the running v1 turn, the prompts held behind it. */
+  turn: { messageId: string } | undefined;
+  held: HeldPrompt[] = [];
+  state: 'idle' | 'running' | 'requires_action' = 'idle';
+  readonly permissions = new Set<PendingPermission>();
+  /** Updates of a v1 `session/load` used only to resume (no replay asked): not shown. */
+  suppressReplay = false;
+  configOptions: ConfigOption[] | undefined;
+
+  constructor(readonly sessionId: string, editor: WireCodec, agent: WireCodec, editorCaps: ClientCapabilities) {
+    this.decoder = agent.createUpdateDecoder();
+    this.encoder = editor.createUpdateEncoder({ clientCapabilities: editorCaps });
+  }
+}
+
+const DEFAULT_MAX_HELD = 8;
+
+/**
+ * Translates one initialized connection between an editor and an agent that speak different
+ * ACP versions: every message is decoded with the codec of the side it came from into the
+ * neutral model and encoded with the codec of the other side. What one version has and the other
+ * lacks is emulated here: the v2 prompt lifecycle over a v1 turn (and back), `session/load` vs
+ * `session/resume` + `replayFrom`, and the v1 client services a v2 editor no longer offers.
+ */
+export class Translator {
+  readonly editor: JsonRpcPeer;
+  readonly agent: JsonRpcPeer;
+  private readonly E: WireCodec;
+  private readonly A: WireCodec;
+  private readonly sessions = new Map<string, BridgeSession>();
+  private readonly services: BridgeClientServices | undefined;
+  private userIds = 0;
+
+  constructor(editorTransport: Transport, agentTransport: Transport, private readonly options: TranslatorOptions) {
+    this.E = options.editorCodec;
+    this.A = options.agentCodec;
+    const problem = (side: string) => (p: { kind: string; message: string }) => {
+      if (p.kind !== 'unknown-response') options.log(`${side}: ${p.kind}: ${p.message}`);
+    };
+    this.editor = new JsonRpcPeer(editorTransport, { tap: options.editorTap, onProblem: problem('editor') });
+    this.agent = new JsonRpcPeer(agentTransport, { tap: options.agentTap, onProblem: problem('agent'), answerParseErrors: false });
+    if (this.A.version === 1) this.services = new BridgeClientServices(this.A, (id) => this.rootsOf(id), options.fileSystem);
+
+    this.editor.onOtherRequest((method, params, ctx) => this.fromEditor(method, params, ctx));
+    this.editor.onOtherNotification((method, params) => this.editorNotification(method, params));
+    this.agent.onNotification('session/update', (params) => this.agentUpdate(params));
+    this.agent.onOtherNotification((method, params) => {
+      if (method.startsWith('_')) this.editor.notify(method, params);
+      else options.log(`agent notification ${method} has no counterpart in ACP v${this.E.version}; dropped`);
+    });
+    this.agent.onOtherRequest((method, params, ctx) => this.fromAgent(method, params, ctx));
+  }
+
+  /** The agent's `initialize` answer in the editor's version. */
+  static editorInitResult(E: WireCodec, agentInit: InitializeResponse): unknown {
+    const caps = { ...agentInit.agentCapabilities, session: { ...agentInit.agentCapabilities.session } };
+    if (E.version === 1) {
+      // a v1 editor's session/load is served by v2 session/resume with replay
+      caps.loadSession = !!caps.session?.resume || !!caps.loadSession;
+    } else {
+      // a v2 editor's session/resume (with replay) is served by v1 session/load or session/resume
+      caps.session = { ...caps.session, resume: !!caps.session?.resume || !!caps.loadSession };
+    }
+    return E.encodeResult(Methods.initialize, { ...agentInit, protocolVersion: E.version, agentCapabilities: caps });
+  }
+
+  /** The editor's `initialize` params re-shaped for the agent's version. */
+  static agentInitParams(A: WireCodec, editorInit: InitializeRequest): unknown {
+    const { fs: _fs, terminal: _terminal, ...rest } = editorInit.clientCapabilities ?? {};
+    // a v1 agent may use fs/* and terminal/*: the bridge serves them (sandboxed to the session's roots)
+    const clientCapabilities: ClientCapabilities = A.version === 1 ? { ...rest, fs: { readTextFile: true, writeTextFile: true }, terminal: true } : rest;
+    return A.encodeParams(Methods.initialize, { ...editorInit, protocolVersion: A.version, clientCapabilities });
+  }
+
+  /** Both sides are done: terminals the bridge ran for the agent are released. */
+  async dispose(): Promise<void> {
+    await this.services?.releaseAll();
+  }
+
+  // ---- editor -> agent ------------------------------------------------------------------------
+
+  private fromEditor(method: string, params: unknown, ctx: RequestContext): unknown {
+    if (method.startsWith('_')) return this.agent.request(method, params, { signal: ctx.signal });
+    if (method === Methods.initialize) return this.reinitialize(params, ctx);
+    const m = this.E.neutralMethod(method);
+    switch (m) {
+      case Methods.sessionPrompt:
+        return this.A.version === 1 ? this.promptOverV1(params, ctx) : this.promptOverV2(params, ctx);
+      case Methods.sessionNew:
+        return this.newSession(params, ctx);
+      case Methods.sessionLoad:
+        return this.loadOverV2(params, ctx);
+      case Methods.sessionResume:
+        return this.resume(params, ctx);
+      case Methods.sessionSetMode:
+        return this.setModeOverV2(params, ctx);
+      case Methods.sessionClose:
+      case Methods.sessionDelete:
+        return this.closing(m, params, ctx);
+      default:
+        return this.forward(m, method, params, ctx);
+    }
+  }
+
+  /** A request both versions have: decoded, re-encoded, answered back the same way. */
+  private async forward(m: string, wireMethod: string, params: unknown, ctx: RequestContext): Promise<unknown> {
+    const agentWire = this.A.wireMethod(m);
+    if (agentWire === undefined || m.includes(':')) {
+      throw new AcpError(ErrorCode.MethodNotFound, `Method not found: ${wireMethod} (the agent speaks ACP v${this.A.version}, which has no counterpart)`, { method: wireMethod });
+    }
+    const neutral = this.E.decodeParams(m, params);
+    const result = await this.agent.request(agentWire, this.A.encodeParams(m, neutral), { signal: ctx.signal });
+    const decoded = this.A.decodeResult(m, result);
+    if (m === Methods.sessionSetConfigOption) {
+      const s = this.sessions.get((neutral as { sessionId: string }).sessionId);
+      const list = (decoded as { configOptions?: ConfigOption[] }).configOptions;
+      if (s && Array.isArray(list)) s.configOptions = list;
+    }
+    return this.E.encodeResult(m, decoded);
+  }
+
+  private async reinitialize(params: unknown, ctx: RequestContext): Promise<unknown> {
+    const req = this.E.decodeParams(Methods.initialize, params);
+    const res = await this.agent.request(Methods.initialize, Translator.agentInitParams(this.A, req), { signal: ctx.signal });
+    return Translator.editorInitResult(this.E, this.A.decodeResult(Methods.initialize, res));
+  }
+
+  private async newSession(params: unknown, ctx: RequestContext): Promise<unknown> {
+    const p = this.E.decodeParams(Methods.sessionNew, params);
+    const raw = await this.agent.request(Methods.sessionNew, this.A.encodeParams(Methods.sessionNew, p), { signal: ctx.signal });
+    const res = this.A.decodeResult(Methods.sessionNew, raw);
+    const s = this.session(res.sessionId);
+    s.cwd = p.cwd;
+    s.additionalDirectories = p.additionalDirectories ?? [];
+    return this.setupAnswer(s, Methods.sessionNew, res, false);
+  }
+
+  /**
+   * A setup result in the editor's version. v1 results cannot carry commands: they go out as an
+   * `available_commands_update` (before the response of a restore, right after a new session's).
+   */
+  private setupAnswer<M extends 'session/new' | 'session/load' | 'session/resume'>(s: BridgeSession, m: M, res: SessionSetupResult, restored: boolean): unknown {
+    if (Array.isArray(res.configOptions)) s.configOptions = res.configOptions;
+    s.encoder = this.E.createUpdateEncoder({ clientCapabilities: this.options.editorCapabilities, configOptions: s.configOptions });
+    if (this.E.version === 1 && res.availableCommands) {
+      const u: AnySessionUpdate = { sessionUpdate: 'available_commands_update', availableCommands: res.availableCommands };
+      if (restored) this.toEditor(s, u);
+      else setImmediate(() => this.toEditor(s, u));
+    }
+    return this.E.encodeResult(m, res as never);
+  }
+
+  /** v1 editor, v2 agent: `session/load` = `session/resume` with a replay from the start. */
+  private async loadOverV2(params: unknown, ctx: RequestContext): Promise<unknown> {
+    const p = this.E.decodeParams(Methods.sessionLoad, params) as LoadSessionRequest;
+    const s = this.freshSession(p.sessionId, p.cwd, p.additionalDirectories);
+    const resume: ResumeSessionRequest = { sessionId: p.sessionId, cwd: p.cwd, mcpServers: p.mcpServers, replayFrom: { type: 'start' } };
+    if (p.additionalDirectories) resume.additionalDirectories = p.additionalDirectories;
+    if (p._meta) resume._meta = p._meta;
+    const raw = await this.agent.request(Methods.sessionResume, this.A.encodeParams(Methods.sessionResume, resume), { signal: ctx.signal });
+    return this.setupAnswer(s, Methods.sessionLoad, this.A.decodeResult(Methods.sessionResume, raw), true);
+  }
+
+  /**
+   * `session/resume`. v2 editor, v1 agent: with `replayFrom` it is served by v1 `session/load`
+   * (the only v1 replay), then a `state_update` snapshot precedes the response as a v2 agent's
+   * would; without, by v1 `session/resume`, or by a `session/load` whose replay is not shown.
+   */
+  private async resume(params: unknown, ctx: RequestContext): Promise<unknown> {
+    const p = this.E.decodeParams(Methods.sessionResume, params) as ResumeSessionRequest;
+    if (this.A.version === 2) {
+      const s = this.freshSession(p.sessionId, p.cwd, p.additionalDirectories);
+      const raw = await this.agent.request(Methods.sessionResume, this.A.encodeParams(Methods.sessionResume, p), { signal: ctx.signal });
+      return this.setupAnswer(s, Methods.sessionResume, this.A.decodeResult(Methods.sessionResume, raw), true);
+    }
+    const caps = this.options.agentInit.agentCapabilities;
+    const canLoad = !!caps.loadSession;
+    const canResume = !!caps.session?.resume;
+    const replay = p.replayFrom != null;
+    if (!canLoad && !canResume) throw new AcpError(ErrorCode.MethodNotFound, 'Method not found: session/resume (the v1 agent advertises neither loadSession nor sessionCapabilities.resume)');
+    const known = this.sessions.get(p.sessionId);
+    const s = known?.turn ? known : this.freshSession(p.sessionId, p.cwd, p.additionalDirectories);
+    let res: SessionSetupResult;
+    if (canLoad && (replay || !canResume)) {
+      const load: LoadSessionRequest = { sessionId: p.sessionId, cwd: p.cwd, mcpServers: p.mcpServers ?? [] };
+      if (p.additionalDirectories) load.additionalDirectories = p.additionalDirectories;
+      if (p._meta) load._meta = p._meta;
+      s.suppressReplay = !replay;
+      try {
+        res = this.A.decodeResult(Methods.sessionLoad, await this.agent.request(Methods.sessionLoad, this.A.encodeParams(Methods.sessionLoad, load), { signal: ctx.signal }));
+      } finally {
+        s.suppressReplay = false;
+      }
+    } else {
+      const { replayFrom: _r, ...rest } = p;
+      res = this.A.decodeResult(Methods.sessionResume, await this.agent.request(Methods.sessionResume, this.A.encodeParams(Methods.sessionResume, rest), { signal: ctx.signal }));
+    }
+    s.cwd = p.cwd;
+    s.additionalDirectories = p.additionalDirectories ?? [];
+    // the v2 resume snapshot: the foreground state as the bridge knows it (ACP-V2-RESUME-03)
+    this.toEditor(s, { sessionUpdate: 'state_update', state: s.turn ? s.state : 'idle' });
+    return this.setupAnswer(s, Methods.sessionResume, res, true);
+  }
+
+  /** v1 editor, v2 agent: `session/set_mode` = setting the `category: "mode"` config option. */
+  private async setModeOverV2(params: unknown, ctx: RequestContext): Promise<unknown> {
+    if (this.A.version === 1) return this.forward(Methods.sessionSetMode, 'session/set_mode', params, ctx);
+    const p = this.E.decodeParams(Methods.sessionSetMode, params);
+    const option = this.sessions.get(p.sessionId)?.configOptions?.find((o) => (o as { category?: unknown }).category === 'mode');
+    if (!option) throw AcpError.invalidParams(`params.modeId: the agent (ACP v2) offers no config option with category "mode" for session ${p.sessionId}`, { path: 'params.modeId' });
+    const raw = await this.agent.request(Methods.sessionSetConfigOption, this.A.encodeParams(Methods.sessionSetConfigOption, { sessionId: p.sessionId, configId: option.configId, value: p.modeId }), { signal: ctx.signal });
+    const res = this.A.decodeResult(Methods.sessionSetConfigOption, raw);
+    const s = this.sessions.get(p.sessionId);
+    if (s && Array.isArray(res.configOptions)) {
+      s.configOptions = res.configOptions;
+      this.toEditor(s, { sessionUpdate: 'current_mode_update', currentModeId: p.modeId });
+    }
+    return this.E.encodeResult(Methods.sessionSetMode, {});
+  }
+
+  private async closing(m: 'session/close' | 'session/delete', params: unknown, ctx: RequestContext): Promise<unknown> {
+    const id = (this.E.decodeParams(m, params) as { sessionId: string }).sessionId;
+    const s = this.sessions.get(id);
+    if (s) this.withdrawHeld(s, 'the session was closed');
+    try {
+      return await this.forward(m, m, params, ctx);
+    } finally {
+      if (s) {
+        this.sessions.delete(id);
+        void this.services?.releaseSession(id);
+      }
+    }
+  }
+
+  private editorNotification(method: string, params: unknown): void {
+    if (method.startsWith('_')) {
+      this.agent.notify(method, params);
+      return;
+    }
+    const m = this.E.neutralMethod(method);
+    if (m === Methods.sessionCancel) {
+      let sessionId: string;
+      try {
+        sessionId = this.E.decodeParams(Methods.sessionCancel, params).sessionId;
+      } catch (e) {
+        this.options.log(`ignored malformed session/cancel: ${(e as Error).message}`);
+        return;
+      }
+      this.agent.notify(Methods.sessionCancel, this.A.encodeParams(Methods.sessionCancel, { sessionId }));
+      const s = this.sessions.get(sessionId);
+      if (s && this.E.version === 2) {
+        // v2 editor, v1 agent: the v1 client's duties on cancel are the bridge's (ACP-V1-CANCEL-03):
+        // held prompts end -32800, pending permission requests are answered `cancelled` to the
+        // agent and withdrawn from the editor
+        this.withdrawHeld(s, 'session/cancel');
+        for (const p of [...s.permissions]) p.withdraw.abort();
+      }
+      return;
+    }
+    const wire = this.A.wireMethod(m);
+    if (wire === undefined) {
+      this.options.log(`editor notification ${method} has no counterpart in ACP v${this.A.version}; dropped`);
+      return;
+    }
+    try {
+      this.agent.notify(wire, this.A.encodeParams(m, this.E.decodeParams(m, params)));
+    } catch (e) {
+      this.options.log(`ignored malformed ${method}: ${(e as Error).message}`);
+    }
+  }
+
+  // ---- prompts: v2 editor over a v1 agent -----------------------------------------------------
+
+  /**
+   * The v2 lifecycle over a v1 turn: acknowledged with a `messageId` at insertion (at once, or
+   * when the running turn ends for a held prompt), then the `user_message` echo and `running`;
+   * `requires_action` while a permission request is pending; `idle` with the v1 stop reason (or
+   * `error` with the v1 error) when the v1 prompt is answered.
+   */
+  private promptOverV1(params: unknown, ctx: RequestContext): unknown {
+    const p = this.E.decodeParams(Methods.sessionPrompt, params);
+    const s = this.sessions.get(p.sessionId);
+    if (!s) throw AcpError.sessionNotFound(p.sessionId);
+    if (!Array.isArray(p.prompt) || p.prompt.length === 0) throw AcpError.invalidParams('params.prompt: must contain at least one content block (ACP-V2-LIFE-14)', { path: 'params.prompt' });
+    if (!s.turn) {
+      const messageId = this.insertV1Turn(s, p.prompt);
+      return this.E.encodeResult(Methods.sessionPrompt, { messageId });
+    }
+    const max = this.options.maxHeldPrompts ?? DEFAULT_MAX_HELD;
+    if (s.held.length >= max) throw AcpError.invalidRequest(`session ${p.sessionId} already holds ${max} prompts behind the running turn; wait for it to end`);
+    return new Promise<unknown>((resolve, reject) => {
+      const held: HeldPrompt = { prompt: p.prompt, resolve, reject, ctx };
+      s.held.push(held);
+      ctx.signal.addEventListener('abort', () => {
+        const i = s.held.indexOf(held);
+        if (i >= 0) {
+          s.held.splice(i, 1);
+          reject(AcpError.cancelled('the held prompt was withdrawn ($/cancel_request) before it was inserted'));
+        }
+      }, { once: true });
+    });
+  }
+
+  /** Starts the v1 turn of an inserted prompt; its echo and `running` follow the v2 response. */
+  private insertV1Turn(s: BridgeSession, prompt: AnyContentBlock[]): string {
+    const messageId = `bridge-user-${++this.userIds}`;
+    s.turn = { messageId };
+    // after the response to the v2 prompt has been written (it is written when this handler returns)
+    setImmediate(() => {
+      if (s.turn?.messageId !== messageId) return;
+      this.toEditor(s, { sessionUpdate: 'user_message', messageId, content: prompt } as AnySessionUpdate);
+      this.setState(s, 'running');
+      s.decoder.startTurn?.();
+      const end = (out: { stopReason: string | null; error?: ErrorObject }): void => this.endV1Turn(s, messageId, out);
+      this.agent.request(Methods.sessionPrompt, this.A.encodeParams(Methods.sessionPrompt, { sessionId: s.sessionId, prompt }), {
+        // applied when the answer is read, in wire order: every update of the turn precedes idle
+        onAnswer: (a) => {
+          if ('error' in a) end({ stopReason: 'error', error: a.error.toJSON() });
+          else {
+            try {
+              end({ stopReason: this.A.decodeResult(Methods.sessionPrompt, a.result).stopReason ?? 'end_turn' });
+            } catch (e) {
+              end({ stopReason: 'error', error: AcpError.from(e).toJSON() });
+            }
+          }
+        },
+      }).catch((e: unknown) => {
+        // no answer at all: the agent is gone; the editor learns it from the connection ending
+        this.options.log(`session/prompt of ${s.sessionId} got no answer: ${(e as Error).message}`);
+      });
+    });
+    return messageId;
+  }
+
+  private endV1Turn(s: BridgeSession, messageId: string, out: { stopReason: string | null; error?: ErrorObject }): void {
+    if (s.turn?.messageId !== messageId) return;
+    s.turn = undefined;
+    for (const p of [...s.permissions]) p.withdraw.abort(); // nothing of a turn outlives it
+    const idle: StateUpdate = { sessionUpdate: 'state_update', state: 'idle', stopReason: out.stopReason as StateUpdate['stopReason'] };
+    if (out.error) idle.error = out.error;
+    s.state = 'idle';
+    this.toEditor(s, idle);
+    const next = s.held.shift();
+    if (next) {
+      const id = this.insertV1Turn(s, next.prompt);
+      next.resolve(this.E.encodeResult(Methods.sessionPrompt, { messageId: id }));
+    }
+  }
+
+  private setState(s: BridgeSession, state: 'running' | 'requires_action'): void {
+    if (s.state === state) return;
+    s.state = state;
+    this.toEditor(s, { sessionUpdate: 'state_update', state });
+  }
+
+  private withdrawHeld(s: BridgeSession, why: string): void {
+    for (const h of s.held.splice(0)) h.reject(AcpError.cancelled(`the held prompt was withdrawn by ${why} before it was inserted`));
+  }
+
+  // ---- prompts: v1 editor over a v2 agent -----------------------------------------------------
+
+  /**
+   * The v1 prompt stays open for the whole v2 turn: answered at the first `idle` after the
+   * message was inserted, with its stop reason (`error` becomes the JSON-RPC error that carries the
+   * agent's error). A held prompt the agent cancels (-32800) ends `cancelled`, as v1 requires.
+   */
+  private async promptOverV2(params: unknown, ctx: RequestContext): Promise<unknown> {
+    const p = this.E.decodeParams(Methods.sessionPrompt, params);
+    const s = this.session(p.sessionId);
+    s.openPrompts++;
+    const sentAt = s.seq;
+    let insertedAt = -1;
+    let messageId: string | undefined;
+    const inserted = new AbortController();
+    // a $/cancel_request for the open v1 prompt cancels its turn (held: withdraws the v2 prompt)
+    const onAbort = (): void => {
+      if (insertedAt >= 0) this.agent.notify(Methods.sessionCancel, this.A.encodeParams(Methods.sessionCancel, { sessionId: p.sessionId }));
+      else inserted.abort();
+    };
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      try {
+        await this.agent.request(Methods.sessionPrompt, this.A.encodeParams(Methods.sessionPrompt, p), {
+          signal: inserted.signal,
+          onAnswer: (a) => {
+            if ('error' in a) return;
+            insertedAt = s.seq;
+            const id = (a.result as { messageId?: unknown } | null)?.messageId;
+            if (typeof id === 'string') messageId = id;
+          },
+        });
+      } catch (e) {
+        if ((e as AcpError)?.code === ErrorCode.RequestCancelled) return this.E.encodeResult(Methods.sessionPrompt, { stopReason: 'cancelled' });
+        throw e;
+      }
+      let done: StateUpdate | undefined;
+      const idle = s.lastIdle;
+      if (idle && s.foreground === 'idle' && idle.seq > sentAt) {
+        // the whole turn may have been read before the response (cf. the client's v2 lifecycle)
+        const seen = messageId !== undefined ? s.userSeen.get(messageId) : undefined;
+        if (seen !== undefined && idle.seq > seen) done = idle.update;
+      }
+      done ??= await new Promise<StateUpdate>((resolve) => s.idleWaiters.push({ after: Math.max(insertedAt, sentAt), resolve }));
+      const stopReason = done.stopReason ?? 'end_turn';
+      if (stopReason === 'error') {
+        const cause = done.error;
+        throw new AcpError(cause?.code ?? ErrorCode.InternalError, `the agent's turn ended with an error: ${cause?.message ?? 'no error object given'}`, cause?.data);
+      }
+      return this.E.encodeResult(Methods.sessionPrompt, { stopReason });
+    } finally {
+      s.openPrompts--;
+      ctx.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  // ---- agent -> editor ------------------------------------------------------------------------
+
+  private async fromAgent(method: string, params: unknown, ctx: RequestContext): Promise<unknown> {
+    if (method.startsWith('_')) return this.editor.request(method, params, { signal: ctx.signal });
+    const m = this.A.neutralMethod(method);
+    if (m === Methods.requestPermission) return this.permission(params, ctx);
+    if (this.services && BridgeClientServices.serves(m) && this.A.wireMethod(m) === method) return this.services.handle(m, params, ctx);
+    const wire = this.E.wireMethod(m);
+    if (wire === undefined || m.includes(':')) throw AcpError.methodNotFound(method);
+    const res = await this.editor.request(wire, this.E.encodeParams(m, this.A.decodeParams(m, params)), { signal: ctx.signal });
+    return this.A.encodeResult(m, this.E.decodeResult(m, res));
+  }
+
+  /**
+   * A permission request, forwarded. Withdrawn from the editor (`$/cancel_request`) and answered
+   * `cancelled` to the agent when the editor cancels a v1 agent's turn, the turn ends, or the
+   * agent withdraws it.
+   */
+  private async permission(params: unknown, ctx: RequestContext): Promise<unknown> {
+    const req = this.A.decodeParams(Methods.requestPermission, params);
+    const s = this.session(req.sessionId);
+    const pending: PendingPermission = { withdraw: new AbortController() };
+    s.permissions.add(pending);
+    if (this.E.version === 2 && s.turn) this.setState(s, 'requires_action');
+    try {
+      const wire = await this.editor.request(Methods.requestPermission, this.E.encodeParams(Methods.requestPermission, req), {
+        signal: AbortSignal.any([ctx.signal, pending.withdraw.signal]),
+      });
+      return this.A.encodeResult(Methods.requestPermission, this.E.decodeResult(Methods.requestPermission, wire));
+    } catch (e) {
+      if ((e as AcpError)?.code === ErrorCode.RequestCancelled) return this.A.encodeResult(Methods.requestPermission, { outcome: { outcome: 'cancelled' } });
+      throw e;
+    } finally {
+      s.permissions.delete(pending);
+      if (this.E.version === 2 && s.turn && s.permissions.size === 0) this.setState(s, 'running');
+    }
+  }
+
+  private agentUpdate(params: unknown): void {
+    let p: { sessionId: string; update: unknown };
+    try {
+      p = this.A.decodeParams(Methods.sessionUpdate, params) as { sessionId: string; update: unknown };
+    } catch (e) {
+      this.options.log(`dropped an invalid session/update from the agent: ${(e as Error).message}`);
+      return;
+    }
+    const s = this.session(p.sessionId);
+    let updates: AnySessionUpdate[];
+    try {
+      updates = s.decoder.decode(p.update);
+    } catch (e) {
+      this.options.log(`dropped an invalid session/update from the agent: ${(e as Error).message}`);
+      return;
+    }
+    for (const u of updates) {
+      if (this.E.version === 1 && !this.observeV2(s, u)) continue;
+      if (s.suppressReplay) continue;
+      this.toEditor(s, u);
+    }
+  }
+
+  /**
+   * v1 editor over a v2 agent: follows the foreground state (which idle ends which prompt).
+   * Returns whether the update is shown to the v1 editor: the echo of its own prompt is not
+   * (a v1 client shows its prompt itself), nor state updates (the codec drops them anyway).
+   */
+  private observeV2(s: BridgeSession, u: AnySessionUpdate): boolean {
+    const seq = ++s.seq;
+    const kind = u.sessionUpdate;
+    if (kind === 'user_message' || kind === 'user_message_chunk') {
+      const id = (u as { messageId?: unknown }).messageId;
+      if (typeof id === 'string' && !s.userSeen.has(id)) s.userSeen.set(id, seq);
+      return s.openPrompts === 0;
+    }
+    if (kind === 'state_update') {
+      const su = u as StateUpdate;
+      s.foreground = su.state;
+      if (su.state === 'idle') {
+        s.lastIdle = { seq, update: su };
+        const ready = s.idleWaiters.filter((w) => w.after < seq);
+        s.idleWaiters = s.idleWaiters.filter((w) => w.after >= seq);
+        for (const w of ready) w.resolve(su);
+      }
+      return false;
+    }
+    if (kind === 'config_option_update') s.configOptions = (u as { configOptions: ConfigOption[] }).configOptions;
+    return true;
+  }
+
+  /** Encodes one neutral update for the editor and sends it. */
+  private toEditor(s: BridgeSession, u: AnySessionUpdate): void {
+    const update = this.E.version === 1 ? withoutDisplayTerminals(u) : u;
+    if (!update) return;
+    let wires: object[];
+    try {
+      wires = s.encoder.encode(update as SessionUpdate);
+    } catch (e) {
+      this.options.log(`dropped a ${u.sessionUpdate} update the editor's ACP v${this.E.version} cannot carry: ${(e as Error).message}`);
+      return;
+    }
+    for (const w of wires) this.editor.notify(Methods.sessionUpdate, { sessionId: s.sessionId, update: w });
+  }
+
+  // ---- sessions -------------------------------------------------------------------------------
+
+  private session(id: string): BridgeSession {
+    let s = this.sessions.get(id);
+    if (!s) {
+      s = new BridgeSession(id, this.E, this.A, this.options.editorCapabilities);
+      this.sessions.set(id, s);
+    }
+    return s;
+  }
+
+  /** A restored session starts with fresh codec state (the replay rebuilds it). */
+  private freshSession(id: string, cwd: string, dirs: readonly string[] | undefined): BridgeSession {
+    const old = this.sessions.get(id);
+    if (old) this.withdrawHeld(old, 'a restore of the session');
+    const s = new BridgeSession(id, this.E, this.A, this.options.editorCapabilities);
+    s.cwd = cwd;
+    s.additionalDirectories = dirs ?? [];
+    this.sessions.set(id, s);
+    return s;
+  }
+
+  private rootsOf(id: string): { cwd: string; additionalDirectories: readonly string[] } | undefined {
+    const s = this.sessions.get(id);
+    return s?.cwd ? { cwd: s.cwd, additionalDirectories: s.additionalDirectories } : undefined;
+  }
+}
+
+/**
+ * v2 display terminals do not exist for a v1 client (its terminals are the ones it runs itself),
+ * so tool-call content referring to them is left out (cf. the codec README: bridges must not
+ * feed v2 display-terminal references into a v1 encoder).
+ */
+function withoutDisplayTerminals(u: AnySessionUpdate): AnySessionUpdate | undefined {
+  const o = u as { sessionUpdate: string; content?: unknown };
+  if (o.sessionUpdate === 'tool_call_update' && Array.isArray(o.content) && o.content.some(isTerminalContent)) {
+    return { ...o, content: o.content.filter((c) => !isTerminalContent(c)) } as AnySessionUpdate;
+  }
+  if (o.sessionUpdate === 'tool_call_content_chunk' && isTerminalContent(o.content)) return undefined;
+  return u;
+}
+
+function isTerminalContent(c: unknown): boolean {
+  return (c as { type?: unknown } | null)?.type === 'terminal';
+}
