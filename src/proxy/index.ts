@@ -25,3 +25,18 @@ export {
 } from './capture.js';
 export { CaptureValidator, type Violation, type ViolationRule } from './validate.js';
 export { redactMessage, redactRaw } from './redact.js';
+export {
+  replayAsAgent,
+  replayAsClient,
+  loadReplayScript,
+  scriptFromFrames,
+  REPLAY_MISMATCH_CODE,
+  type ReplayAgentOptions,
+  type ReplayAgentResult,
+  type ReplayClientOptions,
+  type ReplayClientResult,
+  type ReplayDivergence,
+  type ReplayPermission,
+  type ReplayScript,
+  type ScriptFrame,
+} from './replay/index.js';
