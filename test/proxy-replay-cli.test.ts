@@ -78,6 +78,25 @@ describe.each([1, 2] as const)('acp-kit replay, protocol v%s', (version) => {
   });
 });
 
+describe('acp-kit replay --as client: permission answers', () => {
+  it.each([
+    ['recorded', 'allow_once'],
+    ['reject', 'reject_once'],
+  ] as const)('--permission %s answers the live permission request with the %s option', async (policy, kind) => {
+    const rec = await record(2);
+    const ws2 = join(rec.dir, 'ws2');
+    mkdirSync(ws2);
+    const out = join(rec.dir, 'again.ndjson');
+    const r = await cli(['replay', rec.capture, '--as', 'client', '--permission', policy, '--cwd', ws2, '--record', out, '--', node, BIN, 'agent', '--model', 'demo'], { env: rec.env });
+    expect(r.code).toBe(0);
+    const { frames } = await readCapture(out);
+    const ask = frames.find((f) => f.method === 'session/request_permission')!;
+    const options = JSON.parse(ask.raw).params.options as Array<{ optionId: string; kind: string }>;
+    const answer = JSON.parse(frames.find((f) => f.dir === 'editor->agent' && f.kind === 'response' && f.id === ask.id)!.raw);
+    expect(options.find((o) => o.optionId === answer.result.outcome.optionId)?.kind).toBe(kind);
+  });
+});
+
 describe('acp-kit replay: divergence and bad input', () => {
   it('--as client: an agent that answers with an error where the recording has a result: exit 1, the frame named on stderr', async () => {
     const dir = tempDir('replay-diverge');
