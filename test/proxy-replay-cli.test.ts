@@ -48,7 +48,8 @@ describe.each([1, 2] as const)('acp-kit replay, protocol v%s', (version) => {
     expect(types).toEqual(expect.arrayContaining(['connection', 'session', 'agent_message_chunk', 'tool_call_update', 'permission', 'result']));
     expect(rec.transcript.at(-1)).toMatchObject({ type: 'result', stopReason: 'end_turn', exitCode: 0 });
 
-    const replay = `${node} ${BIN} replay ${rec.capture} --as agent --fast`;
+    // recorded timing (the default): the client sees the recorded gaps, as it saw them live
+    const replay = `${node} ${BIN} replay ${rec.capture} --as agent`;
     const r = await cli(['run', '--json', '--protocol', String(version), '--approve-all', '--cwd', rec.ws, '--agent', replay, PROMPT], { env: rec.env });
     expect(r.code).toBe(0);
     // the same events, only the agent command line of the connection event differs; the client's own
@@ -64,7 +65,7 @@ describe.each([1, 2] as const)('acp-kit replay, protocol v%s', (version) => {
     expect(replayed.ordered).toEqual(recorded.ordered);
     expect(replayed.local).toEqual(recorded.local);
     expect(recorded.local).toHaveLength(version === 1 ? 1 : 0); // v2 agents echo the prompt themselves
-    expect(ndjson(r.stdout)[0]!.agent).toEqual([node, BIN, 'replay', rec.capture, '--as', 'agent', '--fast']);
+    expect(ndjson(r.stdout)[0]!.agent).toEqual([node, BIN, 'replay', rec.capture, '--as', 'agent']);
   });
 
   it('--as client --record: the new capture has the frames of the original (direction, kind, method) and replay exits 0', async () => {
