@@ -90,7 +90,7 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .argument('[command]')
     .action(async (word: string | undefined) => {
       if (word !== undefined) {
-        throw usageError(`unknown command '${word}'`, 'Commands: run, chat, sessions, agent, login, proxy, captures, validate, check. To send a prompt: acp-kit run "<prompt>".');
+        throw usageError(`unknown command '${word}'`, 'Commands: run, chat, sessions, agent, login, proxy, captures, validate, check, replay. To send a prompt: acp-kit run "<prompt>".');
       }
       if (process.stdin.isTTY && process.stdout.isTTY) {
         result.code = await handlers.chat({ protocol: 'auto' });
@@ -234,6 +234,23 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
       result.code = await (await import('./commands/validate.js')).validateCommand(file, flags);
     });
 
+  program
+    .command('replay')
+    .description('replay a capture: play the recorded agent to a live client, or drive a live agent with the recorded client side')
+    .argument('<capture>', 'capture file (acp-kit NDJSON or acp-devtools export)')
+    .argument('[agent...]', 'with --as client: the agent command, after --')
+    .addOption(new Option('--as <side>', 'the recorded side to play').choices(['agent', 'client']).makeOptionMandatory())
+    .option('--fast', '--as agent: send recorded frames without the recorded gaps')
+    .option('--speed <factor>', '--as agent: play the recorded gaps this many times faster (default 1)')
+    .option('--record <file>', '--as client: record the new run to this capture')
+    .addOption(new Option('--permission <answer>', "--as client: answer the agent's permission requests").choices(['recorded', 'allow', 'reject']))
+    .option('--cwd <dir>', "--as client: working directory of the live run (the recorded session's cwd maps onto it)")
+    .option('--timeout <seconds>', '--as client: longest wait for one recorded answer (default 120)')
+    .addHelpText('after', '\nExamples:\n  acp-kit run --agent "acp-kit replay cap.ndjson --as agent --fast" "hello"\n  acp-kit replay cap.ndjson --as client --record new.ndjson -- acp-kit agent\nExit codes: 0 the whole recording was replayed, 1 the live side diverged (reported on stderr), 2 usage.\n')
+    .action(async (capture: string, agent: string[], flags: Record<string, string | boolean | undefined>) => {
+      result.code = await (await import('./commands/replay.js')).replayCommand(capture, agent, flags as never);
+    });
+
   // subcommands inherit the error behaviour
   for (const c of [...program.commands, ...sessions.commands, ...captures.commands, ...check.commands]) c.exitOverride().configureOutput({ outputError: (str, write) => write(str) });
   return program;
@@ -309,5 +326,5 @@ function writeJsonFailure(e: CliError): void {
 
 function commandPath(argv: string[]): string {
   const sub = argv.slice(2).find((a) => !a.startsWith('-'));
-  return sub && ['run', 'chat', 'sessions', 'agent', 'login', 'proxy', 'captures', 'validate', 'check'].includes(sub) ? `acp-kit ${sub}` : 'acp-kit';
+  return sub && ['run', 'chat', 'sessions', 'agent', 'login', 'proxy', 'captures', 'validate', 'check', 'replay'].includes(sub) ? `acp-kit ${sub}` : 'acp-kit';
 }

@@ -26,3 +26,18 @@ export {
 export { CaptureValidator, type Violation, type ViolationRule } from './validate.js';
 export { redactMessage, redactRaw } from './redact.js';
 export { startBridge, type BridgeOptions, type BridgeMode, type BridgeHandle, type BridgeRoute } from './bridge/index.js';
+export {
+  replayAsAgent,
+  replayAsClient,
+  loadReplayScript,
+  scriptFromFrames,
+  REPLAY_MISMATCH_CODE,
+  type ReplayAgentOptions,
+  type ReplayAgentResult,
+  type ReplayClientOptions,
+  type ReplayClientResult,
+  type ReplayDivergence,
+  type ReplayPermission,
+  type ReplayScript,
+  type ScriptFrame,
+} from './replay/index.js';

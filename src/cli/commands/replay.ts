@@ -1,0 +1,92 @@
+import { resolve } from 'node:path';
+import { CaptureWriter, loadReplayScript, replayAsAgent, replayAsClient, type ReplayScript } from '../../proxy/index.js';
+import { CliError, usageError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
+import { packageVersion } from '../version.js';
+import { captureReadFailure } from './captures.js';
+
+/** Flags of `acp-kit replay`. */
+export interface ReplayFlags {
+  as?: string;
+  fast?: boolean;
+  speed?: string;
+  record?: string;
+  permission?: string;
+  cwd?: string;
+  timeout?: string;
+}
+
+const log = (line: string): void => void process.stderr.write(`acp-kit replay: ${line.replace(/^replay: /, '')}\n`);
+
+/**
+ * `acp-kit replay CAPTURE --as agent` (play the recorded agent on stdio to a live client) and
+ * `acp-kit replay CAPTURE --as client [--record OUT] -- <agent command...>` (drive a live agent
+ * with the recorded client side). Exit 0 = the whole recording was replayed, 1 = the live side
+ * diverged (reported on stderr), 2 = usage (bad flags, unreadable capture).
+ */
+export async function replayCommand(capture: string, agent: string[], flags: ReplayFlags): Promise<number> {
+  const as = flags.as;
+  if (as !== 'agent' && as !== 'client') throw usageError(`--as must be agent or client (got ${JSON.stringify(as ?? '')})`, 'acp-kit replay CAPTURE --as agent (for a client to test)  or  acp-kit replay CAPTURE --as client -- <agent command...>');
+  if (as === 'agent') {
+    if (agent.length > 0) throw usageError(`--as agent plays the recorded agent itself; it takes no agent command (got ${JSON.stringify(agent.join(' '))})`, 'Use --as client -- <agent command...> to drive a live agent.');
+    for (const [flag, v] of [['--record', flags.record], ['--permission', flags.permission], ['--cwd', flags.cwd], ['--timeout', flags.timeout]] as const) {
+      if (v !== undefined) throw usageError(`${flag} applies to --as client only`);
+    }
+  } else {
+    if (agent.length === 0) throw usageError('--as client needs the agent command', 'Put it after --, e.g. acp-kit replay cap.ndjson --as client -- acp-kit agent');
+    if (flags.fast || flags.speed !== undefined) throw usageError('--fast and --speed apply to --as agent only (the client side waits for the live agent instead)');
+    if (flags.permission !== undefined && !['recorded', 'allow', 'reject'].includes(flags.permission)) throw usageError(`--permission must be recorded, allow or reject (got ${JSON.stringify(flags.permission)})`);
+  }
+  let speed = 1;
+  if (flags.speed !== undefined) {
+    speed = Number(flags.speed);
+    if (!Number.isFinite(speed) || speed <= 0) throw usageError(`--speed must be a positive number, e.g. 2 for twice as fast (got ${JSON.stringify(flags.speed)})`);
+  }
+  let timeoutMs: number | undefined;
+  if (flags.timeout !== undefined) {
+    const n = Number(flags.timeout);
+    if (!Number.isFinite(n) || n <= 0) throw usageError(`--timeout must be a positive number of seconds (got ${JSON.stringify(flags.timeout)})`);
+    timeoutMs = n * 1000;
+  }
+
+  let script: ReplayScript;
+  try {
+    script = await loadReplayScript(capture);
+  } catch (e) {
+    captureReadFailure(capture, e);
+  }
+  if (script.skipped.length > 0) log(`skipped ${script.skipped.length} unreadable line(s) of ${capture} (first: line ${script.skipped[0]!.line}, ${script.skipped[0]!.reason})`);
+
+  if (as === 'agent') {
+    const r = await replayAsAgent({ script, fast: flags.fast, speed, log });
+    return r.completed && r.divergences.length === 0 ? ExitCode.Ok : 1;
+  }
+
+  const recordPath = flags.record === undefined ? undefined : resolve(flags.record);
+  let recorder: CaptureWriter | undefined;
+  try {
+    recorder = recordPath ? new CaptureWriter(recordPath, { acpKit: packageVersion(), agent }) : undefined;
+  } catch (e) {
+    throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${recordPath}: ${(e as Error).message}`, { hint: 'Pass a writable path to --record.' });
+  }
+  try {
+    const r = await replayAsClient({
+      script,
+      command: agent[0]!,
+      args: agent.slice(1),
+      cwd: flags.cwd === undefined ? undefined : resolve(flags.cwd),
+      permission: (flags.permission ?? 'recorded') as 'recorded' | 'allow' | 'reject',
+      recorder,
+      timeoutMs,
+      log,
+    });
+    if (r.completed) {
+      log(`done: ${r.sent} recorded client message(s) sent, the agent answered like the recording${recorder ? `; new capture ${recorder.path}` : ''}`);
+      return ExitCode.Ok;
+    }
+    log(`diverged${r.divergence ? ` at frame ${r.divergence.seq}: expected ${r.divergence.expected}, got ${r.divergence.got}` : ''}`);
+    return 1;
+  } finally {
+    recorder?.close();
+  }
+}
