@@ -95,6 +95,7 @@ const ID_KEYS = new Set(['sessionId', 'messageId', 'userMessageId', 'toolCallId'
 /** Wall-clock fields: never compared. */
 const TIME_KEYS = new Set(['updatedAt', 'createdAt', 'timestamp']);
 const MAX_FIELDS = 50;
+const UPDATE_KIND = /"sessionUpdate"\s*:\s*"([^"\\]*)"/;
 
 interface Prepared {
   frames: readonly CaptureFrame[];
@@ -148,7 +149,10 @@ function prepare(frames: readonly CaptureFrame[], intern: Map<string, number>): 
       }
     }
     methods[i] = method;
-    const key = `${f.dir}|${f.kind}|${method ?? ''}`;
+    // updates are most of a capture: their kind keeps a chunk from aligning with a tool call
+    // (a regex is enough: the key only steers the alignment, the comparison parses)
+    const update = method === 'session/update' ? UPDATE_KIND.exec(f.raw)?.[1] : undefined;
+    const key = `${f.dir}|${f.kind}|${method ?? ''}|${update ?? ''}`;
     let k = intern.get(key);
     if (k === undefined) intern.set(key, (k = intern.size));
     keys[i] = k;
@@ -173,7 +177,8 @@ function lcsOps(ka: number[], kb: number[], timeoutMs: number): { ops: Op[]; ali
     let changes: Array<{ value: number[]; added?: boolean; removed?: boolean }> | undefined = ma.length > 0 && mb.length > 0 ? diffArrays(ma, mb, { timeout: timeoutMs }) : [{ value: ma.length ? ma : mb, removed: ma.length > 0, added: mb.length > 0 }];
     if (!changes) {
       alignment = 'runs';
-      changes = runsDiff(ma, mb, timeoutMs);
+      // runs are few (a streamed turn is one run), so they get a budget of their own
+      changes = runsDiff(ma, mb, Math.max(timeoutMs, 1000));
     }
     if (!changes) {
       alignment = 'none';
@@ -307,8 +312,8 @@ function ref(p: Prepared, i: number): DiffFrameRef {
 
 /**
  * Compares two captures (e.g. two recordings of the same scripted run). Frames are aligned by a
- * longest common subsequence over (direction, kind, method: for answers the answered method),
- * then aligned frames are compared field by field. Request ids, session ids, message ids, tool
+ * longest common subsequence over (direction, kind, method: for answers the answered method; for
+ * `session/update` also the update kind), then aligned frames are compared field by field. Request ids, session ids, message ids, tool
  * call ids (and other generated ids) are compared by correspondence, so two runs that only differ
  * in generated ids are equal; timestamps (frame times and `updatedAt`-like fields) never count.
  * Latency is reported per method (p50 of each side and the delta) but is not a difference.
