@@ -1,4 +1,4 @@
-import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -185,9 +185,10 @@ export class CaptureFormatError extends Error {
 }
 
 /**
- * Opens a capture for reading: an acp-kit NDJSON capture (streamed, so memory stays flat) or an
- * acp-devtools export (`{version, session, messages:[…]}`, one JSON document, mapped to frames).
- * A torn or unparsable line is skipped and listed in {@link CaptureReader.skipped}.
+ * Opens a capture for reading: an acp-kit NDJSON capture (streamed, so memory stays flat), a Rust
+ * SDK conductor trace (`.jsons`, streamed, see {@link ConductorTrace}) or an acp-devtools export
+ * (`{version, session, messages:[…]}`, one JSON document, mapped to frames). A torn or unparsable
+ * line is skipped and listed in {@link CaptureReader.skipped}.
  */
 export function openCapture(path: string): CaptureReader {
   let header: CaptureHeader | undefined;
@@ -199,6 +200,7 @@ export function openCapture(path: string): CaptureReader {
     let first: string | undefined;
     const rest: string[] = [];
     let devtools = false;
+    let conductor: ConductorTrace | undefined;
     try {
       for await (const line of rl) {
         lineNo++;
@@ -215,14 +217,21 @@ export function openCapture(path: string): CaptureReader {
               rest.push(line);
               continue;
             }
-            throw new CaptureFormatError(`${path}: line 1 is not JSON; expected an acp-kit capture (NDJSON) or an acp-devtools export`);
+            throw new CaptureFormatError(`${path}: line 1 is not JSON; expected an acp-kit capture (NDJSON), an acp-devtools export or a Rust conductor trace (.jsons)`);
           }
           if (isDevtoolsExport(parsed)) {
             yield* mapDevtools(parsed);
             return;
           }
+          if (isConductorEvent(parsed)) {
+            conductor = new ConductorTrace(path);
+            header = conductor.header;
+            const f = conductor.frame(parsed, lineNo, skipped);
+            if (f) yield f;
+            continue;
+          }
           const h = parsed as Partial<CaptureHeader>;
-          if (h.type !== 'header' || h.format !== 'acp-kit-capture') throw new CaptureFormatError(`${path}: line 1 is not a capture header (expected {"type":"header","format":"acp-kit-capture",…})`);
+          if (h.type !== 'header' || h.format !== 'acp-kit-capture') throw new CaptureFormatError(`${path}: line 1 is not a capture header (expected {"type":"header","format":"acp-kit-capture",…}, a Rust conductor trace event {"type":"request","ts":…} or an acp-devtools export)`);
           header = h as CaptureHeader;
           continue;
         }
@@ -236,6 +245,11 @@ export function openCapture(path: string): CaptureReader {
           e = JSON.parse(line);
         } catch {
           skipped.push({ line: lineNo, reason: 'not JSON (torn line)' });
+          continue;
+        }
+        if (conductor) {
+          const f = conductor.frame(e, lineNo, skipped);
+          if (f) yield f;
           continue;
         }
         const o = e as Record<string, unknown>;
@@ -285,6 +299,92 @@ export function openCapture(path: string): CaptureReader {
     metas: () => metas,
     skipped: () => skipped,
   };
+}
+
+/**
+ * The trace events of the Rust SDK's conductor (`agent-client-protocol-conductor`, `trace_to_path`):
+ * one JSON object per line, `{"type":"request"|"response"|"notification", "ts": seconds since the
+ * trace started, "from", "to", …}` (format: agentclientprotocol/rust-sdk,
+ * src/agent-client-protocol-conductor/src/trace.rs, `TraceEvent`).
+ */
+function isConductorEvent(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null) return false;
+  const o = v as { type?: unknown; ts?: unknown; from?: unknown; to?: unknown };
+  return (o.type === 'request' || o.type === 'response' || o.type === 'notification') && typeof o.ts === 'number' && typeof o.from === 'string' && typeof o.to === 'string';
+}
+
+/**
+ * Maps conductor trace events to frames. Components are `Client`, `Proxy(n)`, `Agent` (older
+ * conductors: `client`, `proxy:n`, `agent`); a message travelling towards the agent
+ * (`Client` -> `Proxy(0)` -> … -> `Agent`) is `editor->agent`, the other way `agent->editor`.
+ * The conductor already unwraps its `_proxy/successor` envelopes, so each event is the ACP message
+ * on one hop. MCP-over-ACP events (`protocol: "mcp"`) and their responses are skipped: they are
+ * MCP, not ACP.
+ */
+class ConductorTrace {
+  readonly header: CaptureHeader;
+  private seq = 0;
+  private readonly mcpIds = new Set<string>();
+
+  constructor(path: string) {
+    let start = new Date(0).toISOString();
+    try {
+      // the trace holds no wall clock; the file's creation time is the best start we have
+      start = statSync(path).birthtime.toISOString();
+    } catch {
+      /* keep the epoch */
+    }
+    this.header = { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: 'rust-conductor', agent: [], start, source: 'rust-conductor' };
+  }
+
+  frame(event: unknown, line: number, skipped: Array<{ line: number; reason: string }>): CaptureFrame | undefined {
+    if (!isConductorEvent(event)) {
+      skipped.push({ line, reason: 'not a conductor trace event (type request/response/notification with ts, from, to)' });
+      return undefined;
+    }
+    const from = componentRank(event.from as string);
+    const to = componentRank(event.to as string);
+    if (from === undefined || to === undefined || from === to) {
+      skipped.push({ line, reason: `unknown components ${JSON.stringify(event.from)} -> ${JSON.stringify(event.to)}` });
+      return undefined;
+    }
+    const dir: FrameDirection = from < to ? 'editor->agent' : 'agent->editor';
+    const idKey = `${JSON.stringify(event.id ?? null)}`;
+    if (event.protocol === 'mcp') {
+      if (event.type === 'request') this.mcpIds.add(idKey);
+      skipped.push({ line, reason: `MCP-over-ACP ${String(event.type)} ${typeof event.method === 'string' ? event.method : ''}`.trimEnd() });
+      return undefined;
+    }
+    let message: Record<string, unknown>;
+    if (event.type === 'response') {
+      if (this.mcpIds.delete(idKey)) {
+        skipped.push({ line, reason: 'MCP-over-ACP response' });
+        return undefined;
+      }
+      message = { jsonrpc: '2.0', id: event.id ?? null, [event.is_error === true ? 'error' : 'result']: event.payload ?? null };
+    } else {
+      // the conductor initializes proxies with `_proxy/initialize` (same params and answer as
+      // `initialize`; see tests/trace_snapshot.rs): it is the initialize of the chain
+      const method = event.method === '_proxy/initialize' ? 'initialize' : event.method;
+      message = { jsonrpc: '2.0', ...(event.type === 'request' ? { id: event.id ?? null } : {}), method };
+      if (event.params !== undefined && event.params !== null) message.params = event.params;
+    }
+    const raw = JSON.stringify(message);
+    const d = decodeFrame(raw);
+    const f: CaptureFrame = { seq: ++this.seq, t: Math.round((event.ts as number) * 1e6) / 1000, dir, raw, kind: d.kind };
+    if (d.method !== undefined) f.method = d.method;
+    if (d.id !== undefined) f.id = d.id;
+    return f;
+  }
+}
+
+/** Position in the conductor chain: client 0, proxy n at n + 1, agent last. */
+function componentRank(name: string): number | undefined {
+  const s = name.trim().toLowerCase();
+  if (s === 'client') return 0;
+  if (s === 'agent') return Number.MAX_SAFE_INTEGER;
+  const m = /^proxy(?:\((\d+)\)|:(\d+))$/.exec(s);
+  return m ? 1 + Number(m[1] ?? m[2]) : undefined;
 }
 
 interface DevtoolsExport {
