@@ -87,6 +87,61 @@ export function decodeFrame(raw: string): DecodedFrame {
   return { kind: 'invalid', message };
 }
 
+const CANONICAL_PREFIX = '{"jsonrpc":"2.0",';
+
+/**
+ * A light scan of the common, canonical shape (`{"jsonrpc":"2.0",` then `"id":…` and/or
+ * `"method":"…"`, or `"result"` / `"error"`, as acp-kit, the official SDKs and most agents write
+ * them) that finds kind, method and id without building the message. Returns `undefined` when the
+ * line has any other shape (other key order, escapes in the method, spaces): call
+ * {@link decodeFrame} then. Like the recorder, it does not check the rest of the line: readers that
+ * need the message parse `raw` (a line that only looks like JSON-RPC fails there).
+ */
+export function scanFrame(raw: string): DecodedFrame | undefined {
+  if (!raw.startsWith(CANONICAL_PREFIX) || raw.charCodeAt(raw.length - 1) !== 125 /* } */) return undefined;
+  let i = CANONICAL_PREFIX.length;
+  let id: FrameId | undefined;
+  let hasId = false;
+  if (raw.startsWith('"id":', i)) {
+    i += 5;
+    let end: number;
+    if (raw.charCodeAt(i) === 34 /* " */) {
+      end = raw.indexOf('"', i + 1);
+      if (end === -1) return undefined;
+      const text = raw.slice(i + 1, end);
+      if (text.includes('\\')) return undefined;
+      id = text;
+      end++;
+    } else {
+      end = raw.indexOf(',', i);
+      if (end === -1) return undefined;
+      const text = raw.slice(i, end);
+      if (text === 'null') id = null;
+      else {
+        if (!/^-?\d+$/.test(text)) return undefined;
+        id = Number(text);
+      }
+    }
+    if (raw.charCodeAt(end) !== 44 /* , */) return undefined;
+    i = end + 1;
+    hasId = true;
+  }
+  if (raw.startsWith('"method":"', i)) {
+    const start = i + 10;
+    const end = raw.indexOf('"', start);
+    if (end === -1) return undefined;
+    const method = raw.slice(start, end);
+    if (method.includes('\\')) return undefined;
+    const next = raw.charCodeAt(end + 1);
+    if (next !== 44 /* , */ && next !== 125 /* } */) return undefined;
+    return hasId ? { kind: 'request', method, id } : { kind: 'notification', method };
+  }
+  if (!hasId) return undefined;
+  if (raw.startsWith('"result":', i)) return { kind: 'response', id };
+  if (raw.startsWith('"error":', i)) return { kind: 'error', id };
+  return undefined;
+}
+
 /**
  * The data root acp-kit uses (same rule as the agent runtime's session store): `$ACP_KIT_DATA_DIR`,
  * else `$XDG_DATA_HOME/acp-kit`, else `~/.local/share/acp-kit`.
@@ -107,15 +162,18 @@ export function defaultCapturePath(env: NodeJS.ProcessEnv = process.env, date = 
 }
 
 /**
- * Appends a capture, one NDJSON line per entry, each with one synchronous write: once
- * {@link CaptureWriter.frame} returns, the frame is in the kernel's page cache, so it survives a
- * `kill -9` of this process (the proxy records before it forwards).
+ * Appends a capture, one NDJSON line per entry, with synchronous writes: once
+ * {@link CaptureWriter.frame} returns (or, between {@link CaptureWriter.cork} and
+ * {@link CaptureWriter.uncork}, once `uncork` returns), the frames are in the kernel's page cache,
+ * so they survive a `kill -9` of this process (the proxy records before it forwards).
  */
 export class CaptureWriter {
   readonly path: string;
   private fd: number | undefined;
   private readonly t0: bigint;
   private seq = 0;
+  /** Lines held while corked: one write for all of them. */
+  private held: string[] | undefined;
 
   /** Creates (or appends to) `path` and writes the header line. */
   constructor(path: string, header: Omit<CaptureHeader, 'type' | 'format' | 'formatVersion' | 'start'> & { start?: string }) {
@@ -137,8 +195,28 @@ export class CaptureWriter {
     const f: CaptureFrame = { seq: ++this.seq, t: this.now(), dir, raw, kind: decoded.kind };
     if (decoded.method !== undefined) f.method = decoded.method;
     if (decoded.id !== undefined) f.id = decoded.id;
-    this.line(f);
+    // the same line JSON.stringify(f) gives, without building it from the object (hot path)
+    let line = `{"seq":${f.seq},"t":${f.t},"dir":"${dir}","raw":${JSON.stringify(raw)},"kind":"${f.kind}"`;
+    if (f.method !== undefined) line += `,"method":${JSON.stringify(f.method)}`;
+    if (f.id !== undefined) line += `,"id":${JSON.stringify(f.id)}`;
+    this.text(`${line}}\n`);
     return f;
+  }
+
+  /**
+   * Holds the following entries in memory until {@link uncork}, which writes them with one
+   * synchronous write. The proxy corks around the complete lines of one input chunk and forwards
+   * the chunk only after `uncork`, so the crash guarantee holds with one write per chunk.
+   */
+  cork(): void {
+    this.held ??= [];
+  }
+
+  /** Writes what was held since {@link cork} (one write) and stops holding. */
+  uncork(): void {
+    const held = this.held;
+    this.held = undefined;
+    if (held && held.length > 0) this.text(held.length === 1 ? held[0]! : held.join(''));
   }
 
   /** Records a fact learnt at the last frame. */
@@ -146,9 +224,10 @@ export class CaptureWriter {
     this.line({ type: 'meta', seq: this.seq, t: this.now(), ...fields });
   }
 
-  /** Flushes to disk and closes; later writes are ignored. */
+  /** Writes anything still held, flushes to disk and closes; later writes are ignored. */
   close(): void {
     if (this.fd === undefined) return;
+    this.uncork();
     try {
       fsyncSync(this.fd);
     } catch {
@@ -159,8 +238,16 @@ export class CaptureWriter {
   }
 
   private line(value: object): void {
+    this.text(JSON.stringify(value) + '\n');
+  }
+
+  private text(text: string): void {
     if (this.fd === undefined) return;
-    const buf = Buffer.from(JSON.stringify(value) + '\n', 'utf8');
+    if (this.held) {
+      this.held.push(text);
+      return;
+    }
+    const buf = Buffer.from(text, 'utf8');
     let off = 0;
     while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
   }

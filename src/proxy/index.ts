@@ -11,6 +11,7 @@ export {
   openCapture,
   readCapture,
   decodeFrame,
+  scanFrame,
   dataRoot,
   defaultCaptureDir,
   defaultCapturePath,
