@@ -90,7 +90,7 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .argument('[command]')
     .action(async (word: string | undefined) => {
       if (word !== undefined) {
-        throw usageError(`unknown command '${word}'`, 'Commands: run, chat, sessions, agent, login, proxy, captures, validate, check, replay. To send a prompt: acp-kit run "<prompt>".');
+        throw usageError(`unknown command '${word}'`, 'Commands: run, chat, sessions, agent, login, proxy, captures, validate, check, replay, stats, diff. To send a prompt: acp-kit run "<prompt>".');
       }
       if (process.stdin.isTTY && process.stdout.isTTY) {
         result.code = await handlers.chat({ protocol: 'auto' });
@@ -251,6 +251,24 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
       result.code = await (await import('./commands/replay.js')).replayCommand(capture, agent, flags as never);
     });
 
+  program
+    .command('stats')
+    .description('per method counts, latency p50/p99/max, bytes, errors, and per turn time to first chunk, duration and stop reason')
+    .argument('<capture>', 'capture file (acp-kit NDJSON, acp-devtools export or Rust conductor .jsons trace)')
+    .option('--json', 'print one JSON object (the CaptureStats of acp-kit/proxy)')
+    .action(async (file: string, flags: { json?: boolean }) => {
+      result.code = await (await import('./commands/stats.js')).statsCommand(file, flags);
+    });
+  program
+    .command('diff')
+    .description('compare two captures: frames aligned ignoring ids and timing, field differences, capabilities, versions, latency deltas (exit 1 when they differ)')
+    .argument('<a>', 'first capture')
+    .argument('<b>', 'second capture')
+    .option('--json', 'print one JSON object (the CaptureDiff of acp-kit/proxy, see docs/captures.md)')
+    .action(async (a: string, b: string, flags: { json?: boolean }) => {
+      result.code = await (await import('./commands/diff.js')).diffCommand(a, b, flags);
+    });
+
   // subcommands inherit the error behaviour
   for (const c of [...program.commands, ...sessions.commands, ...captures.commands, ...check.commands]) c.exitOverride().configureOutput({ outputError: (str, write) => write(str) });
   return program;
@@ -326,5 +344,5 @@ function writeJsonFailure(e: CliError): void {
 
 function commandPath(argv: string[]): string {
   const sub = argv.slice(2).find((a) => !a.startsWith('-'));
-  return sub && ['run', 'chat', 'sessions', 'agent', 'login', 'proxy', 'captures', 'validate', 'check', 'replay'].includes(sub) ? `acp-kit ${sub}` : 'acp-kit';
+  return sub && ['run', 'chat', 'sessions', 'agent', 'login', 'proxy', 'captures', 'validate', 'check', 'replay', 'stats', 'diff'].includes(sub) ? `acp-kit ${sub}` : 'acp-kit';
 }

@@ -1,4 +1,4 @@
-import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -87,6 +87,61 @@ export function decodeFrame(raw: string): DecodedFrame {
   return { kind: 'invalid', message };
 }
 
+const CANONICAL_PREFIX = '{"jsonrpc":"2.0",';
+
+/**
+ * A light scan of the common, canonical shape (`{"jsonrpc":"2.0",` then `"id":…` and/or
+ * `"method":"…"`, or `"result"` / `"error"`, as acp-kit, the official SDKs and most agents write
+ * them) that finds kind, method and id without building the message. Returns `undefined` when the
+ * line has any other shape (other key order, escapes in the method, spaces): call
+ * {@link decodeFrame} then. Like the recorder, it does not check the rest of the line: readers that
+ * need the message parse `raw` (a line that only looks like JSON-RPC fails there).
+ */
+export function scanFrame(raw: string): DecodedFrame | undefined {
+  if (!raw.startsWith(CANONICAL_PREFIX) || raw.charCodeAt(raw.length - 1) !== 125 /* } */) return undefined;
+  let i = CANONICAL_PREFIX.length;
+  let id: FrameId | undefined;
+  let hasId = false;
+  if (raw.startsWith('"id":', i)) {
+    i += 5;
+    let end: number;
+    if (raw.charCodeAt(i) === 34 /* " */) {
+      end = raw.indexOf('"', i + 1);
+      if (end === -1) return undefined;
+      const text = raw.slice(i + 1, end);
+      if (text.includes('\\')) return undefined;
+      id = text;
+      end++;
+    } else {
+      end = raw.indexOf(',', i);
+      if (end === -1) return undefined;
+      const text = raw.slice(i, end);
+      if (text === 'null') id = null;
+      else {
+        if (!/^-?\d+$/.test(text)) return undefined;
+        id = Number(text);
+      }
+    }
+    if (raw.charCodeAt(end) !== 44 /* , */) return undefined;
+    i = end + 1;
+    hasId = true;
+  }
+  if (raw.startsWith('"method":"', i)) {
+    const start = i + 10;
+    const end = raw.indexOf('"', start);
+    if (end === -1) return undefined;
+    const method = raw.slice(start, end);
+    if (method.includes('\\')) return undefined;
+    const next = raw.charCodeAt(end + 1);
+    if (next !== 44 /* , */ && next !== 125 /* } */) return undefined;
+    return hasId ? { kind: 'request', method, id } : { kind: 'notification', method };
+  }
+  if (!hasId) return undefined;
+  if (raw.startsWith('"result":', i)) return { kind: 'response', id };
+  if (raw.startsWith('"error":', i)) return { kind: 'error', id };
+  return undefined;
+}
+
 /**
  * The data root acp-kit uses (same rule as the agent runtime's session store): `$ACP_KIT_DATA_DIR`,
  * else `$XDG_DATA_HOME/acp-kit`, else `~/.local/share/acp-kit`.
@@ -107,15 +162,18 @@ export function defaultCapturePath(env: NodeJS.ProcessEnv = process.env, date = 
 }
 
 /**
- * Appends a capture, one NDJSON line per entry, each with one synchronous write: once
- * {@link CaptureWriter.frame} returns, the frame is in the kernel's page cache, so it survives a
- * `kill -9` of this process (the proxy records before it forwards).
+ * Appends a capture, one NDJSON line per entry, with synchronous writes: once
+ * {@link CaptureWriter.frame} returns (or, between {@link CaptureWriter.cork} and
+ * {@link CaptureWriter.uncork}, once `uncork` returns), the frames are in the kernel's page cache,
+ * so they survive a `kill -9` of this process (the proxy records before it forwards).
  */
 export class CaptureWriter {
   readonly path: string;
   private fd: number | undefined;
   private readonly t0: bigint;
   private seq = 0;
+  /** Lines held while corked: one write for all of them. */
+  private held: string[] | undefined;
 
   /** Creates (or appends to) `path` and writes the header line. */
   constructor(path: string, header: Omit<CaptureHeader, 'type' | 'format' | 'formatVersion' | 'start'> & { start?: string }) {
@@ -137,8 +195,28 @@ export class CaptureWriter {
     const f: CaptureFrame = { seq: ++this.seq, t: this.now(), dir, raw, kind: decoded.kind };
     if (decoded.method !== undefined) f.method = decoded.method;
     if (decoded.id !== undefined) f.id = decoded.id;
-    this.line(f);
+    // the same line JSON.stringify(f) gives, without building it from the object (hot path)
+    let line = `{"seq":${f.seq},"t":${f.t},"dir":"${dir}","raw":${JSON.stringify(raw)},"kind":"${f.kind}"`;
+    if (f.method !== undefined) line += `,"method":${JSON.stringify(f.method)}`;
+    if (f.id !== undefined) line += `,"id":${JSON.stringify(f.id)}`;
+    this.text(`${line}}\n`);
     return f;
+  }
+
+  /**
+   * Holds the following entries in memory until {@link uncork}, which writes them with one
+   * synchronous write. The proxy corks around the complete lines of one input chunk and forwards
+   * the chunk only after `uncork`, so the crash guarantee holds with one write per chunk.
+   */
+  cork(): void {
+    this.held ??= [];
+  }
+
+  /** Writes what was held since {@link cork} (one write) and stops holding. */
+  uncork(): void {
+    const held = this.held;
+    this.held = undefined;
+    if (held && held.length > 0) this.text(held.length === 1 ? held[0]! : held.join(''));
   }
 
   /** Records a fact learnt at the last frame. */
@@ -146,9 +224,10 @@ export class CaptureWriter {
     this.line({ type: 'meta', seq: this.seq, t: this.now(), ...fields });
   }
 
-  /** Flushes to disk and closes; later writes are ignored. */
+  /** Writes anything still held, flushes to disk and closes; later writes are ignored. */
   close(): void {
     if (this.fd === undefined) return;
+    this.uncork();
     try {
       fsyncSync(this.fd);
     } catch {
@@ -159,8 +238,16 @@ export class CaptureWriter {
   }
 
   private line(value: object): void {
+    this.text(JSON.stringify(value) + '\n');
+  }
+
+  private text(text: string): void {
     if (this.fd === undefined) return;
-    const buf = Buffer.from(JSON.stringify(value) + '\n', 'utf8');
+    if (this.held) {
+      this.held.push(text);
+      return;
+    }
+    const buf = Buffer.from(text, 'utf8');
     let off = 0;
     while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
   }
@@ -185,9 +272,10 @@ export class CaptureFormatError extends Error {
 }
 
 /**
- * Opens a capture for reading: an acp-kit NDJSON capture (streamed, so memory stays flat) or an
- * acp-devtools export (`{version, session, messages:[…]}`, one JSON document, mapped to frames).
- * A torn or unparsable line is skipped and listed in {@link CaptureReader.skipped}.
+ * Opens a capture for reading: an acp-kit NDJSON capture (streamed, so memory stays flat), a Rust
+ * SDK conductor trace (`.jsons`, streamed, see {@link ConductorTrace}) or an acp-devtools export
+ * (`{version, session, messages:[…]}`, one JSON document, mapped to frames). A torn or unparsable
+ * line is skipped and listed in {@link CaptureReader.skipped}.
  */
 export function openCapture(path: string): CaptureReader {
   let header: CaptureHeader | undefined;
@@ -199,6 +287,7 @@ export function openCapture(path: string): CaptureReader {
     let first: string | undefined;
     const rest: string[] = [];
     let devtools = false;
+    let conductor: ConductorTrace | undefined;
     try {
       for await (const line of rl) {
         lineNo++;
@@ -215,14 +304,21 @@ export function openCapture(path: string): CaptureReader {
               rest.push(line);
               continue;
             }
-            throw new CaptureFormatError(`${path}: line 1 is not JSON; expected an acp-kit capture (NDJSON) or an acp-devtools export`);
+            throw new CaptureFormatError(`${path}: line 1 is not JSON; expected an acp-kit capture (NDJSON), an acp-devtools export or a Rust conductor trace (.jsons)`);
           }
           if (isDevtoolsExport(parsed)) {
             yield* mapDevtools(parsed);
             return;
           }
+          if (isConductorEvent(parsed)) {
+            conductor = new ConductorTrace(path);
+            header = conductor.header;
+            const f = conductor.frame(parsed, lineNo, skipped);
+            if (f) yield f;
+            continue;
+          }
           const h = parsed as Partial<CaptureHeader>;
-          if (h.type !== 'header' || h.format !== 'acp-kit-capture') throw new CaptureFormatError(`${path}: line 1 is not a capture header (expected {"type":"header","format":"acp-kit-capture",…})`);
+          if (h.type !== 'header' || h.format !== 'acp-kit-capture') throw new CaptureFormatError(`${path}: line 1 is not a capture header (expected {"type":"header","format":"acp-kit-capture",…}, a Rust conductor trace event {"type":"request","ts":…} or an acp-devtools export)`);
           header = h as CaptureHeader;
           continue;
         }
@@ -236,6 +332,11 @@ export function openCapture(path: string): CaptureReader {
           e = JSON.parse(line);
         } catch {
           skipped.push({ line: lineNo, reason: 'not JSON (torn line)' });
+          continue;
+        }
+        if (conductor) {
+          const f = conductor.frame(e, lineNo, skipped);
+          if (f) yield f;
           continue;
         }
         const o = e as Record<string, unknown>;
@@ -285,6 +386,92 @@ export function openCapture(path: string): CaptureReader {
     metas: () => metas,
     skipped: () => skipped,
   };
+}
+
+/**
+ * The trace events of the Rust SDK's conductor (`agent-client-protocol-conductor`, `trace_to_path`):
+ * one JSON object per line, `{"type":"request"|"response"|"notification", "ts": seconds since the
+ * trace started, "from", "to", …}` (format: agentclientprotocol/rust-sdk,
+ * src/agent-client-protocol-conductor/src/trace.rs, `TraceEvent`).
+ */
+function isConductorEvent(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null) return false;
+  const o = v as { type?: unknown; ts?: unknown; from?: unknown; to?: unknown };
+  return (o.type === 'request' || o.type === 'response' || o.type === 'notification') && typeof o.ts === 'number' && typeof o.from === 'string' && typeof o.to === 'string';
+}
+
+/**
+ * Maps conductor trace events to frames. Components are `Client`, `Proxy(n)`, `Agent` (older
+ * conductors: `client`, `proxy:n`, `agent`); a message travelling towards the agent
+ * (`Client` -> `Proxy(0)` -> … -> `Agent`) is `editor->agent`, the other way `agent->editor`.
+ * The conductor already unwraps its `_proxy/successor` envelopes, so each event is the ACP message
+ * on one hop. MCP-over-ACP events (`protocol: "mcp"`) and their responses are skipped: they are
+ * MCP, not ACP.
+ */
+class ConductorTrace {
+  readonly header: CaptureHeader;
+  private seq = 0;
+  private readonly mcpIds = new Set<string>();
+
+  constructor(path: string) {
+    let start = new Date(0).toISOString();
+    try {
+      // the trace holds no wall clock; the file's creation time is the best start we have
+      start = statSync(path).birthtime.toISOString();
+    } catch {
+      /* keep the epoch */
+    }
+    this.header = { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: 'rust-conductor', agent: [], start, source: 'rust-conductor' };
+  }
+
+  frame(event: unknown, line: number, skipped: Array<{ line: number; reason: string }>): CaptureFrame | undefined {
+    if (!isConductorEvent(event)) {
+      skipped.push({ line, reason: 'not a conductor trace event (type request/response/notification with ts, from, to)' });
+      return undefined;
+    }
+    const from = componentRank(event.from as string);
+    const to = componentRank(event.to as string);
+    if (from === undefined || to === undefined || from === to) {
+      skipped.push({ line, reason: `unknown components ${JSON.stringify(event.from)} -> ${JSON.stringify(event.to)}` });
+      return undefined;
+    }
+    const dir: FrameDirection = from < to ? 'editor->agent' : 'agent->editor';
+    const idKey = `${JSON.stringify(event.id ?? null)}`;
+    if (event.protocol === 'mcp') {
+      if (event.type === 'request') this.mcpIds.add(idKey);
+      skipped.push({ line, reason: `MCP-over-ACP ${String(event.type)} ${typeof event.method === 'string' ? event.method : ''}`.trimEnd() });
+      return undefined;
+    }
+    let message: Record<string, unknown>;
+    if (event.type === 'response') {
+      if (this.mcpIds.delete(idKey)) {
+        skipped.push({ line, reason: 'MCP-over-ACP response' });
+        return undefined;
+      }
+      message = { jsonrpc: '2.0', id: event.id ?? null, [event.is_error === true ? 'error' : 'result']: event.payload ?? null };
+    } else {
+      // the conductor initializes proxies with `_proxy/initialize` (same params and answer as
+      // `initialize`; see tests/trace_snapshot.rs): it is the initialize of the chain
+      const method = event.method === '_proxy/initialize' ? 'initialize' : event.method;
+      message = { jsonrpc: '2.0', ...(event.type === 'request' ? { id: event.id ?? null } : {}), method };
+      if (event.params !== undefined && event.params !== null) message.params = event.params;
+    }
+    const raw = JSON.stringify(message);
+    const d = decodeFrame(raw);
+    const f: CaptureFrame = { seq: ++this.seq, t: Math.round((event.ts as number) * 1e6) / 1000, dir, raw, kind: d.kind };
+    if (d.method !== undefined) f.method = d.method;
+    if (d.id !== undefined) f.id = d.id;
+    return f;
+  }
+}
+
+/** Position in the conductor chain: client 0, proxy n at n + 1, agent last. */
+function componentRank(name: string): number | undefined {
+  const s = name.trim().toLowerCase();
+  if (s === 'client') return 0;
+  if (s === 'agent') return Number.MAX_SAFE_INTEGER;
+  const m = /^proxy(?:\((\d+)\)|:(\d+))$/.exec(s);
+  return m ? 1 + Number(m[1] ?? m[2]) : undefined;
 }
 
 interface DevtoolsExport {

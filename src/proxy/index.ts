@@ -1,6 +1,7 @@
 /**
  * `acp-kit/proxy`: a transparent stdio proxy between an editor and an ACP agent, its capture
- * format (record, read, redact) and a validator for captures (schema + stateful rules).
+ * format (record, read, redact), a validator for captures (schema + stateful rules), and capture
+ * statistics and diffs.
  * @packageDocumentation
  */
 export { startProxy, type ProxyOptions, type ProxyHandle, type ProxyResult } from './proxy.js';
@@ -10,6 +11,7 @@ export {
   openCapture,
   readCapture,
   decodeFrame,
+  scanFrame,
   dataRoot,
   defaultCaptureDir,
   defaultCapturePath,
@@ -41,3 +43,6 @@ export {
   type ReplayScript,
   type ScriptFrame,
 } from './replay/index.js';
+export { RequestPairer, oppositeDirection, percentile, summarizeLatencies, type AnsweredRequest, type LatencySummary, type PendingRequest } from './latency.js';
+export { CaptureStatsCollector, captureStats, type CaptureStats, type ErrorCodeStats, type MethodStats, type TurnStats } from './stats.js';
+export { diffCaptures, type CaptureDiff, type DiffEntry, type DiffFrameRef, type FieldDifference, type MethodLatencyDelta, type VersionInfo } from './diff.js';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { signalProcessGroup, trackProcessGroup } from '../rpc/process-group.js';
 import { describeSpawnError, watchChildExit } from '../rpc/child.js';
-import { CaptureWriter, decodeFrame, type CaptureFrame, type DecodedFrame, type FrameDirection } from './capture.js';
+import { CaptureWriter, decodeFrame, scanFrame, type CaptureFrame, type DecodedFrame, type FrameDirection } from './capture.js';
 import { CaptureValidator, type Violation } from './validate.js';
 
 /** Options of {@link startProxy}. */
@@ -95,8 +95,8 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
     let initId: unknown;
     let initSeen = false;
     const onLine = (dir: FrameDirection, raw: string): void => {
-      const needsDecode = validator !== undefined || recorder !== undefined;
-      const d: DecodedFrame = needsDecode ? decodeFrame(raw) : { kind: 'invalid' };
+      // validation needs the message; recording only kind/method/id, which a light scan finds
+      const d: DecodedFrame = validator ? decodeFrame(raw) : (scanFrame(raw) ?? decodeFrame(raw));
       const frame: CaptureFrame = recorder
         ? recorder.frame(dir, raw, d)
         : { seq: ++seq, t: Math.round(Number(process.hrtime.bigint() - t0) / 1000) / 1000, dir, raw, kind: d.kind, ...(d.method !== undefined ? { method: d.method } : {}), ...(d.id !== undefined ? { id: d.id } : {}) };
@@ -104,7 +104,8 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
         // the negotiated version goes into the capture as soon as the initialize answer passes
         if (dir === 'editor->agent' && d.kind === 'request' && d.method === 'initialize') initId = d.id;
         else if (dir === 'agent->editor' && d.kind === 'response' && d.id === initId && initId !== undefined) {
-          const pv = (d.message as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
+          const message = d.message ?? decodeFrame(raw).message;
+          const pv = (message as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
           if (typeof pv === 'number') {
             initSeen = true;
             recorder.meta({ protocolVersion: pv });
@@ -113,8 +114,10 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
       }
       if (validator) for (const v of validator.push(frame, d.message)) options.onViolation!(v);
     };
-    forwardLines(editorIn, child.stdin, 'editor->agent', onLine, true);
-    forwardLines(child.stdout, editorOut, 'agent->editor', onLine, false);
+    // one capture write per input chunk: every complete line of it is recorded, then it is forwarded
+    const batch = recorder ? { begin: () => recorder.cork(), end: () => recorder.uncork() } : undefined;
+    forwardLines(editorIn, child.stdin, 'editor->agent', onLine, true, batch);
+    forwardLines(child.stdout, editorOut, 'agent->editor', onLine, false, batch);
     if (validator) {
       void exited.then(async () => {
         await stdoutEnded;
@@ -181,7 +184,7 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
  * Splits `from` into lines, hands each to `onLine` (record, check) and then writes the bytes
  * unchanged to `to`, honouring backpressure. A last line without `\n` is handled at EOF.
  */
-function forwardLines(from: Readable, to: Writable, dir: FrameDirection, onLine: (dir: FrameDirection, raw: string) => void, endTarget: boolean): void {
+function forwardLines(from: Readable, to: Writable, dir: FrameDirection, onLine: (dir: FrameDirection, raw: string) => void, endTarget: boolean, batch?: { begin(): void; end(): void }): void {
   // bytes of a line not complete yet: neither recorded nor forwarded
   let held: Buffer[] = [];
   from.on('data', (chunk: Buffer) => {
@@ -193,12 +196,18 @@ function forwardLines(from: Readable, to: Writable, dir: FrameDirection, onLine:
     const before = held;
     held = [];
     let start = 0;
-    while (nl !== -1) {
-      const part = chunk.subarray(start, nl);
-      const line = start === 0 && before.length > 0 ? Buffer.concat([...before, part]) : part;
-      onLine(dir, line.toString('utf8'));
-      start = nl + 1;
-      nl = chunk.indexOf(10, start);
+    batch?.begin();
+    try {
+      while (nl !== -1) {
+        const part = chunk.subarray(start, nl);
+        const line = start === 0 && before.length > 0 ? Buffer.concat([...before, part]) : part;
+        onLine(dir, line.toString('utf8'));
+        start = nl + 1;
+        nl = chunk.indexOf(10, start);
+      }
+    } finally {
+      // on disk before forwarded
+      batch?.end();
     }
     if (start < chunk.length) held.push(chunk.subarray(start));
     // forward the whole lines only after they were recorded; the rest goes with its newline

@@ -1,0 +1,65 @@
+import { diffCaptures, readCapture, type CaptureDiff, type DiffFrameRef, type FieldDifference } from '../../proxy/index.js';
+import { captureReadFailure } from './captures.js';
+
+const show = (v: unknown): string => {
+  if (v === undefined) return '(absent)';
+  const s = JSON.stringify(v);
+  return s.length > 120 ? `${s.slice(0, 117)}...` : s;
+};
+const what = (r: DiffFrameRef): string => `${r.dir} ${r.kind}${r.method ? ` ${r.method}` : ''}`;
+const field = (f: FieldDifference): string => `    ${f.path}: ${show(f.a)} -> ${show(f.b)}`;
+const version = (v: number | null): string => (v === null ? '-' : String(v));
+
+/** The readable form of {@link CaptureDiff}. */
+export function formatDiff(d: CaptureDiff, pathA: string, pathB: string): string {
+  const out: string[] = [];
+  out.push(`A: ${pathA} (${d.a.frames} frames)`);
+  out.push(`B: ${pathB} (${d.b.frames} frames)`);
+  out.push(`versions: offered ${version(d.a.version.offered)} / ${version(d.b.version.offered)}, negotiated ${version(d.a.version.negotiated)} / ${version(d.b.version.negotiated)}${d.versionsEqual ? '' : '  DIFFERENT'}`);
+  if (d.capabilities.length === 0) out.push('capabilities: same');
+  else {
+    out.push('capabilities:');
+    for (const c of d.capabilities) out.push(field(c));
+  }
+  out.push(`frames: ${d.summary.aligned} aligned (${d.summary.changed} changed), ${d.summary.removed} only in A, ${d.summary.added} only in B${d.alignment === 'lcs' ? '' : ` (alignment: ${d.alignment})`}`);
+  if (d.differences.length > 0) out.push('');
+  for (const e of d.differences) {
+    if (e.type === 'changed') {
+      out.push(`~ A#${e.a.seq} / B#${e.b.seq}  ${what(e.a)}`);
+      for (const f of e.fields) out.push(field(f));
+      if (e.moreFields) out.push(`    ... ${e.moreFields} more`);
+    } else {
+      const side = e.type === 'removed' ? 'A' : 'B';
+      const seqs = e.count === 1 ? `${side}#${e.first.seq}` : `${side}#${e.first.seq}..#${e.last.seq}`;
+      out.push(`${e.type === 'removed' ? '-' : '+'} ${seqs}  ${e.count > 1 ? `${e.count}x ` : ''}${what(e.first)}  (only in ${side}, after ${side === 'A' ? 'B' : 'A'}#${e.afterOtherSeq})`);
+    }
+  }
+  if (d.truncated > 0) out.push(`... ${d.truncated} more differences (use --json for the counts, or compare smaller captures)`);
+  if (d.latency.length > 0) {
+    out.push('');
+    const rows = [['latency p50 ms', 'dir', 'A', 'B', 'delta']];
+    const f = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : v.toFixed(1));
+    for (const l of d.latency) rows.push([l.method, l.dir === 'editor->agent' ? 'e->a' : 'a->e', f(l.a?.p50), f(l.b?.p50), l.deltaP50Ms === null ? '-' : `${l.deltaP50Ms >= 0 ? '+' : ''}${l.deltaP50Ms.toFixed(1)}`]);
+    const w = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+    for (const r of rows) out.push(r.map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join('  '));
+  }
+  out.push('');
+  out.push(d.equal ? 'no differences (timing aside)' : 'the captures differ');
+  return `${out.join('\n')}\n`;
+}
+
+/** `acp-kit diff A B [--json]`: exit 0 when equal (timing aside), 1 when they differ, 2 usage. */
+export async function diffCommand(pathA: string, pathB: string, flags: { json?: boolean }): Promise<number> {
+  const read = async (p: string) => {
+    try {
+      return await readCapture(p);
+    } catch (e) {
+      captureReadFailure(p, e);
+    }
+  };
+  const a = await read(pathA);
+  const b = await read(pathB);
+  const d = diffCaptures(a.frames, b.frames);
+  process.stdout.write(flags.json ? `${JSON.stringify({ type: 'diff', formatVersion: 1, paths: { a: pathA, b: pathB }, ...d })}\n` : formatDiff(d, pathA, pathB));
+  return d.equal ? 0 : 1;
+}

@@ -1,0 +1,63 @@
+import { CaptureStatsCollector, openCapture, type CaptureStats } from '../../proxy/index.js';
+import { captureReadFailure } from './captures.js';
+
+const n = (v: number): string => v.toLocaleString('en-US');
+const ms = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : v.toFixed(1));
+const arrow = (d: string): string => (d === 'editor->agent' ? 'e->a' : 'a->e');
+
+function bytes(v: number): string {
+  if (v < 10_000) return `${v} B`;
+  if (v < 10_000_000) return `${(v / 1000).toFixed(1)} kB`;
+  return `${(v / 1e6).toFixed(1)} MB`;
+}
+
+/** The readable form of {@link CaptureStats}. */
+export function formatStats(s: CaptureStats, label: string): string {
+  const out: string[] = [];
+  out.push(`${label}: ${n(s.frames)} frames in ${(s.durationMs / 1000).toFixed(3)} s, protocol v${s.protocolVersion ?? '?'}`);
+  out.push(`bytes: editor->agent ${bytes(s.bytes['editor->agent'])}, agent->editor ${bytes(s.bytes['agent->editor'])}${s.invalid ? `; ${n(s.invalid)} non-JSON-RPC lines` : ''}${s.unmatchedResponses ? `; ${n(s.unmatchedResponses)} responses to unknown ids` : ''}`);
+  out.push('');
+  const rows = [['method', 'dir', 'count', 'errors', 'unanswered', 'p50 ms', 'p99 ms', 'max ms', 'bytes']];
+  for (const m of s.methods) {
+    rows.push([m.method, arrow(m.dir), n(m.requests + m.notifications), m.requests ? n(m.errors) : '-', m.requests ? n(m.unanswered) : '-', ms(m.latency?.p50), ms(m.latency?.p99), ms(m.latency?.max), bytes(m.bytes)]);
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const r of rows) out.push(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd());
+  if (Object.keys(s.updates).length > 0) {
+    out.push('');
+    out.push(`updates: ${Object.entries(s.updates).map(([k, v]) => `${k} ${n(v)}`).join(', ')}`);
+  }
+  if (s.errors.length > 0) {
+    out.push('');
+    out.push('errors:');
+    for (const e of s.errors) out.push(`  ${String(e.code ?? '(no code)').padStart(7)}  ${n(e.count)}x  ${e.message}  (${e.methods.join(', ')})`);
+  }
+  out.push('');
+  if (s.turns.length === 0) out.push('turns: none');
+  else {
+    out.push(`turns: ${n(s.turns.length)}; stop reasons: ${Object.entries(s.stopReasons).map(([k, v]) => `${k} ${n(v)}`).join(', ')}`);
+    const trows = [['prompt seq', 'session', 'first chunk ms', 'duration ms', 'stop reason']];
+    for (const t of s.turns) {
+      trows.push([String(t.promptSeq), t.sessionId ?? '-', ms(t.timeToFirstChunkMs), ms(t.durationMs), t.error ? `error ${t.error.code ?? ''} ${t.error.message}`.trim() : t.endSeq === null ? '(unfinished)' : (t.stopReason ?? '(none)')]);
+    }
+    const tw = trows[0]!.map((_, i) => Math.max(...trows.map((r) => r[i]!.length)));
+    for (const r of trows) out.push(`  ${r.map((c, i) => (i === 1 || i === 4 ? c.padEnd(tw[i]!) : c.padStart(tw[i]!))).join('  ').trimEnd()}`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/** `acp-kit stats CAPTURE [--json]`: streams the capture; exit 0, or 2 when it cannot be read. */
+export async function statsCommand(path: string, flags: { json?: boolean }): Promise<number> {
+  const r = openCapture(path);
+  const c = new CaptureStatsCollector();
+  try {
+    for await (const f of r) c.push(f);
+  } catch (e) {
+    captureReadFailure(path, e);
+  }
+  const s = c.result();
+  if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'stats', capture: path, ...s })}\n`);
+  else process.stdout.write(formatStats(s, path));
+  for (const k of r.skipped()) process.stderr.write(`line ${k.line} skipped: ${k.reason}\n`);
+  return 0;
+}
