@@ -8,7 +8,6 @@ import type { AgentSession, PermissionQuestion, PermissionRequestOptions, Turn }
 
 /** What a turn needs from its session. */
 export interface TurnHost {
-  readonly version: 1 | 2;
   readonly logger: AgentLogger;
   /** Persists and sends an update the author sent on the turn (the runtime's own kinds are dropped). */
   emit(update: SessionUpdate): void;
