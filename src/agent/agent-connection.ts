@@ -18,6 +18,7 @@ import { negotiateVersion, SUPPORTED_VERSIONS, type ProtocolVersion } from '../p
 import { JsonRpcPeer, type PeerOptions, type RequestContext } from '../rpc/peer.js';
 import type { CloseInfo, Transport } from '../rpc/transport.js';
 import { restoreValues } from './config-options.js';
+import { messageOf } from './error-text.js';
 import { lifecycleFor, type AgentLifecycle } from './lifecycle/index.js';
 import { stderrLogger, type AgentLogger } from './logger.js';
 import { listPage } from './session-list.js';
@@ -663,9 +664,4 @@ function checkRoots(cwd: unknown, dirs: unknown): void {
       });
     }
   });
-}
-
-/** The message of a thrown value, for logs. */
-function messageOf(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
