@@ -111,7 +111,7 @@ export class ChatController implements ChatActions {
   /** What the feed and status show of an update beyond the timeline: notices, turn tokens. */
   private observe(u: AnySessionUpdate, opening: boolean): void {
     if (u.sessionUpdate === 'notice') {
-      const n = u as Notice;
+      const n = u;
       const note: Note = { kind: n.severity === 'error' ? 'error' : 'info', text: `${n.severity}: ${n.title}${n.description ? ` — ${n.description}` : ''}` };
       if (opening) this.openingNotes.push(note);
       else this.push({ note });
