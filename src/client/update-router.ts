@@ -152,7 +152,8 @@ export class UpdateRouter {
       this.closedIds.delete(sessionId);
       this.closedIds.add(sessionId);
       // forget the oldest: a late update for it is then buffered (bounded) instead of reported
-      if (this.closedIds.size > this.maxClosedIds) this.closedIds.delete(this.closedIds.values().next().value as string);
+      const oldest = this.closedIds.values().next();
+      if (this.closedIds.size > this.maxClosedIds && !oldest.done) this.closedIds.delete(oldest.value);
     }
   }
 
