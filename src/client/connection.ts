@@ -14,7 +14,6 @@ import { Emitter, type ClientEvents, type ClientProblem } from './events.js';
 import { UnsupportedProtocolVersionError, acceptableVersions, buildInitializeParams } from './initialize.js';
 import type { AgentTarget, ClientOptions, NewSessionOptions, ResumeSessionOptions, RestoreSessionOptions } from './options.js';
 import { FileSystemSandbox, type FileSystemSandboxOptions } from './services/fs-sandbox.js';
-import type { PermissionPolicy } from './services/permission-policy.js';
 import { TerminalManager } from './services/terminals.js';
 import { RequestTimeoutError } from './request-timeout.js';
 import { UpdateRouter } from './update-router.js';

@@ -1,6 +1,6 @@
 import type { AnyContentBlock } from '../../protocol/model/content.js';
-import type { AnyToolCallContent, ToolCallFileChanges, ToolCallTextDiff } from '../../protocol/model/tool-call.js';
-import type { AnySessionUpdate, ErrorObject, MessageRole, Notice, TerminalOutputChunk, TerminalUpdate } from '../../protocol/model/update.js';
+import type { AnyToolCallContent } from '../../protocol/model/tool-call.js';
+import type { AnySessionUpdate, ErrorObject, MessageRole, TerminalOutputChunk, TerminalUpdate } from '../../protocol/model/update.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
 import type { ToolCallState } from '../../protocol/state/entities.js';
 import { stripAnsi, type Style } from '../style.js';

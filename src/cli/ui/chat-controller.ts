@@ -2,7 +2,7 @@ import type { ClientSession, PermissionContext, PromptResult } from '../../clien
 import type { PermissionRequest, SessionInfo } from '../../protocol/model/session.js';
 import type { TerminalExitStatus } from '../../protocol/model/methods.js';
 import type { TimelineEntry } from '../../protocol/state/entities.js';
-import type { AnySessionUpdate, Notice } from '../../protocol/model/update.js';
+import type { AnySessionUpdate } from '../../protocol/model/update.js';
 import { readTurnTokenUsage, type TurnTokenUsage } from '../../agent/coding/usage-meta.js';
 import { toCliError, type AgentContext, type CliError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
