@@ -2,6 +2,7 @@ import { randomUUID } from '../protocol/lazy-crypto.js';
 import { isAbsolute } from 'node:path';
 import { agentMethodSupported, codecFor } from '../protocol/codec/index.js';
 import type { UpdateEncoder, WireCodec } from '../protocol/codec/types.js';
+import { isObj } from '../protocol/codec/util.js';
 import { AcpError } from '../protocol/errors.js';
 import type {
   AuthenticateRequest, InitializeRequest, InitializeResponse,
@@ -12,12 +13,13 @@ import { Methods, type AgentMethod, type ClientMethod, type EmptyResult, type Ne
 import type { AgentCapabilities, ConfigOption, McpServer, PermissionOutcome, PermissionRequest } from '../protocol/model/session.js';
 import type { AnySessionUpdate, SessionUpdate } from '../protocol/model/update.js';
 import { getValidator } from '../protocol/validation/index.js';
-import type { WireValidator } from '../protocol/validation/types.js';
+import type { ValidationFailure, WireValidator } from '../protocol/validation/types.js';
 import { negotiateVersion, SUPPORTED_VERSIONS, type ProtocolVersion } from '../protocol/version.js';
 import { JsonRpcPeer, type PeerOptions, type RequestContext } from '../rpc/peer.js';
 import type { CloseInfo, Transport } from '../rpc/transport.js';
-import { createClientServices } from './client-services.js';
-import { modesOf, restoreValues } from './config-options.js';
+import { restoreValues } from './config-options.js';
+import { messageOf } from './error-text.js';
+import { lifecycleFor, type AgentLifecycle } from './lifecycle/index.js';
 import { stderrLogger, type AgentLogger } from './logger.js';
 import { listPage } from './session-list.js';
 import { SessionRuntime, type SessionHost } from './session-runtime.js';
@@ -91,7 +93,8 @@ class AgentConnectionImpl implements AgentConnection {
   private readonly store: SessionStore;
   private readonly durable: boolean;
   private readonly supported: readonly ProtocolVersion[];
-  private version: ProtocolVersion | undefined;
+  /** The negotiated version's lifecycle (set by `initialize`). */
+  private lifecycle: AgentLifecycle | undefined;
   private codec: WireCodec | undefined;
   private validator: WireValidator | undefined;
   private client: ClientPeerInfo = { protocolVersion: 2, info: null, capabilities: {} };
@@ -101,7 +104,6 @@ class AgentConnectionImpl implements AgentConnection {
   /** Requests received and not yet answered (drained at the end of input). */
   private inFlight = 0;
   private replayValidator: WireValidator | undefined;
-  private neutralCheck: { encoder: UpdateEncoder; validator: WireValidator } | undefined;
   private onAnswered: (() => void) | undefined;
 
   constructor(
@@ -143,7 +145,13 @@ class AgentConnectionImpl implements AgentConnection {
   }
 
   get protocolVersion(): ProtocolVersion | undefined {
-    return this.version;
+    return this.lifecycle?.version;
+  }
+
+  /** The lifecycle of a connection past `initialize` (requests other than `initialize` only come then). */
+  private get negotiated(): AgentLifecycle {
+    if (!this.lifecycle) throw AcpError.internal('no protocol version negotiated yet');
+    return this.lifecycle;
   }
 
   close(): void {
@@ -233,8 +241,12 @@ class AgentConnectionImpl implements AgentConnection {
    * agent advertises ({@link agentMethodSupported}, the same rule the client applies).
    */
   private isServed(method: string): method is ServedMethod {
-    if (!Object.hasOwn(this.handlers, method)) return false;
-    return agentMethodSupported(method as ServedMethod, this.version!, this.capabilities(), this.definition.authMethods ?? []);
+    const lifecycle = this.negotiated;
+    return this.handles(method) && agentMethodSupported(method, lifecycle.version, this.capabilities(lifecycle), this.definition.authMethods ?? []);
+  }
+
+  private handles(method: string): method is ServedMethod {
+    return Object.hasOwn(this.handlers, method);
   }
 
   private async onNotification(wireMethod: string, params: unknown): Promise<void> {
@@ -249,7 +261,7 @@ class AgentConnectionImpl implements AgentConnection {
     try {
       p = codec.decodeParams(Methods.sessionCancel, params);
     } catch (e) {
-      this.logger.warn(`ignored malformed session/cancel: ${(e as Error).message}`);
+      this.logger.warn(`ignored malformed session/cancel: ${messageOf(e)}`);
       return;
     }
     const s = this.sessions.get(p.sessionId);
@@ -261,29 +273,32 @@ class AgentConnectionImpl implements AgentConnection {
 
   private initialize(params: unknown): unknown {
     if (this.otherRequestSeen) throw AcpError.invalidRequest('"initialize" may only be repeated before any other request');
-    if (params === null || typeof params !== 'object' || Array.isArray(params)) throw AcpError.invalidParams('params must be an object with "protocolVersion"', { path: 'params' });
-    const requested = (params as { protocolVersion?: unknown }).protocolVersion;
-    const version = negotiateVersion(requested, this.supported) as ProtocolVersion;
+    if (!isObj(params)) throw AcpError.invalidParams('params must be an object with "protocolVersion"', { path: 'params' });
+    const requested = params.protocolVersion;
+    // the version's lifecycle is chosen here, once: every other per-version choice is its
+    const lifecycle = lifecycleFor(negotiateVersion(requested, this.supported));
+    const version = lifecycle.version;
     const codec = codecFor(version);
-    // read the params in the shape the client sent them (a v2 client answered with v1 still sent v2 params)
-    const sentShape: ProtocolVersion = (requested as number) >= 2 ? 2 : 1;
+    // (a number: negotiateVersion refused anything else)
+    const sent = typeof requested === 'number' ? requested : 0;
     let req: InitializeRequest;
     try {
-      req = codecFor(sentShape).decodeParams(Methods.initialize, params);
+      // read the params in the shape the client sent them (a v2 client answered with v1 still sent v2 params)
+      req = codecFor(sent >= 2 ? 2 : 1).decodeParams(Methods.initialize, params);
     } catch (e) {
       // a newer-than-known client: lenient, like the official router
-      if ((requested as number) <= 2) throw e;
-      req = { protocolVersion: requested as number, clientCapabilities: {} };
+      if (sent <= 2) throw e;
+      req = { protocolVersion: sent, clientCapabilities: {} };
     }
-    this.version = version;
+    this.lifecycle = lifecycle;
     this.codec = codec;
     this.validator = this.options.validateOutgoing ? getValidator(version) : undefined;
     this.client = { protocolVersion: version, info: req.clientInfo ?? null, capabilities: req.clientCapabilities ?? {} };
-    this.host = this.makeHost(codec);
+    this.host = this.makeHost(lifecycle, codec);
     const res: InitializeResponse = {
       protocolVersion: version,
       agentInfo: this.definition.info,
-      agentCapabilities: this.capabilities(),
+      agentCapabilities: this.capabilities(lifecycle),
       authMethods: (this.definition.authMethods ?? []).filter((m) => m.type !== 'terminal' || !!this.client.capabilities.authTerminal),
     };
     const wire = codec.encodeResult(Methods.initialize, res);
@@ -291,20 +306,9 @@ class AgentConnectionImpl implements AgentConnection {
     return wire;
   }
 
-  private capabilities(): AgentCapabilities {
+  private capabilities(lifecycle: AgentLifecycle): AgentCapabilities {
     const c = this.definition.capabilities ?? {};
-    const caps: AgentCapabilities = {
-      loadSession: this.durable,
-      session: {
-        list: this.durable || this.version === 2,
-        resume: this.durable || this.version === 2,
-        close: true,
-        delete: this.durable,
-        additionalDirectories: true,
-      },
-      // v2 has no marker: auth/logout exists exactly when there are auth methods (ACP-V2-AUTH-02)
-      logout: this.version === 1 ? !!this.definition.logout : (this.definition.authMethods?.length ?? 0) > 0,
-    };
+    const caps: AgentCapabilities = lifecycle.runtimeCapabilities(this.durable, this.definition);
     if (c.prompt) caps.prompt = c.prompt;
     if (c.mcp) caps.mcp = c.mcp;
     if (c._meta) caps._meta = c._meta;
@@ -358,18 +362,7 @@ class AgentConnectionImpl implements AgentConnection {
   private async restore(p: LoadSessionRequest | ResumeSessionRequest, kind: 'load' | 'resume'): Promise<SessionSetupResult> {
     checkRoots(p.cwd, p.additionalDirectories);
     this.checkMcp(p.mcpServers ?? []);
-    let replay = kind === 'load';
-    if (kind === 'resume' && this.version === 2) {
-      const from = (p as ResumeSessionRequest).replayFrom;
-      if (from != null) {
-        if (typeof from !== 'object' || from.type !== 'start') {
-          throw AcpError.invalidParams(`params.replayFrom.type: unsupported replay cursor ${JSON.stringify((from as { type?: unknown })?.type)} (this agent supports "start")`, {
-            path: 'params.replayFrom.type',
-          });
-        }
-        replay = true;
-      }
-    }
+    const replay = this.negotiated.replays(kind, p);
     const existing = this.sessions.get(p.sessionId);
     // one writer per stored session: refused while another process has it open (already ours when open here)
     if (!existing) this.store.acquire?.(p.sessionId);
@@ -389,7 +382,7 @@ class AgentConnectionImpl implements AgentConnection {
       // replay through a fresh encoder. Another setup reopens it below like `session/load`, so
       // `openSession` sees the request's complete `mcpServers` list (ACP-V2-RESUME-09).
       if (replay) await this.replay(existing, stored, this.codec!.createUpdateEncoder({ clientCapabilities: this.client.capabilities, configOptions: existing.configOptions }));
-      if (this.version === 2) existing.sendLive(existing.stateSnapshot());
+      this.negotiated.restored(existing);
       return this.setupResult(existing, undefined);
     }
     if (existing) {
@@ -404,7 +397,7 @@ class AgentConnectionImpl implements AgentConnection {
     s.openWith(restoreValues(setup?.configOptions ?? [], stored.meta.configValues));
     if (replay) await this.replay(s, stored);
     else for (const u of stored.updates) if (isHistoryUpdate(u)) s.prime(u);
-    if (this.version === 2) s.sendLive(s.stateSnapshot());
+    this.negotiated.restored(s);
     this.sessions.set(p.sessionId, s);
     return this.setupResult(s, setup, true);
   }
@@ -412,54 +405,45 @@ class AgentConnectionImpl implements AgentConnection {
   /**
    * Sends the stored history, re-encoded for this connection's version (a v2-recorded session
    * replays to v1 and back); with `encoder` given, through it instead of the session's own.
-   * v2: the first chunk of each message is preceded by a whole-message update with the same id and
-   * `content: []`, and the first content chunk of a tool call by a `tool_call_update` with
-   * `content: []`: a client that already holds them (an earlier resume) replaces them instead of
-   * appending a second copy (ACP-V2-RESUME-04).
+   * The lifecycle adds what a version's replay needs before an update (v2 primers).
    */
   private async replay(s: SessionRuntime, stored: StoredSession, encoder?: UpdateEncoder): Promise<void> {
+    const lifecycle = this.negotiated;
     const enc = encoder ?? s.encoder;
     // stored lines are checked against the schema before they go out: a corrupt or hand-edited
     // store must not put invalid updates on the wire (nor abort the replay half-way)
-    const validator = (this.replayValidator ??= getValidator(this.version!));
+    const validator = (this.replayValidator ??= getValidator(lifecycle.version));
     const send = (u: AnySessionUpdate, where: string): void => {
       if (!encoder) s.noteSent(u);
-      let wires: unknown[];
+      let wires: object[];
       try {
         wires = enc.encode(u as SessionUpdate);
       } catch (e) {
-        this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: it cannot be encoded (${(e as Error)?.message ?? String(e)})`);
+        this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: it cannot be encoded (${messageOf(e)})`);
         return;
       }
-      if (wires.length === 0 && this.version === 1) {
-        // v1 drops what it cannot show: tell a corrupt body (checked in the v2 shape, the closest
-        // to the neutral model) from a kind v1 simply lacks
-        const v2 = (this.neutralCheck ??= { encoder: codecFor(2).createUpdateEncoder(), validator: getValidator(2) });
-        let failure: ReturnType<WireValidator['update']> = null;
-        try {
-          for (const w of v2.encoder.encode(u as SessionUpdate)) failure ||= v2.validator.update(w);
-        } catch (e) {
-          failure = { path: 'update', message: (e as Error)?.message ?? String(e) } as ReturnType<WireValidator['update']>;
-        }
-        if (failure && failure !== 'unknown') this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: invalid ${u.sessionUpdate} at ${failure.path}: ${failure.message}`);
+      if (wires.length === 0) {
+        const failure = lifecycle.droppedReason(u);
+        if (failure) this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: invalid ${u.sessionUpdate} at ${failure.path}: ${failure.message}`);
         return;
       }
       for (const wire of wires) {
-        let failure: ReturnType<WireValidator['update']>;
+        let failure: ValidationFailure | 'unknown' | null;
         try {
           failure = validator.update(wire);
         } catch (e) {
-          failure = { path: 'update', message: (e as Error)?.message ?? String(e) } as ReturnType<WireValidator['update']>;
+          failure = { path: 'update', message: messageOf(e) };
         }
         if (failure && failure !== 'unknown') {
-          this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: invalid ${(wire as { sessionUpdate?: unknown }).sessionUpdate ?? 'update'} at ${failure.path}: ${failure.message}`);
+          const kind = ('sessionUpdate' in wire ? wire.sessionUpdate : undefined) ?? 'update';
+          this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: invalid ${String(kind)} at ${failure.path}: ${failure.message}`);
           continue;
         }
         try {
           this.peer.notify(Methods.sessionUpdate, { sessionId: s.sessionId, update: wire });
         } catch (e) {
           // e.g. nested too deep to serialise
-          this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: it cannot be sent (${(e as Error)?.message ?? String(e)})`);
+          this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: it cannot be sent (${messageOf(e)})`);
         }
       }
     };
@@ -469,53 +453,27 @@ class AgentConnectionImpl implements AgentConnection {
       const u = stored.updates[i];
       if (!isHistoryUpdate(u)) continue;
       const where = stored.locations?.[i] ?? `history entry ${i + 1}`;
-      if (this.version === 2) {
-        const primer = replayPrimer(u, primed);
-        if (primer) send(primer, where);
-      }
+      const primer = lifecycle.replayPrimer(u, primed);
+      if (primer) send(primer, where);
       send(u, where);
       if (++n % 256 === 0) await this.peer.whenWritable();
     }
   }
 
-  /**
-   * The session/new, load or resume result. v1 results cannot carry commands, so they go out as an
-   * `available_commands_update` (ACP-ALL-CMD-01): for a restored session BEFORE the response, so
-   * everything describing it precedes the response and nothing of it follows until the next
-   * prompt; for a new session right after it (the client learns the id from the response).
-   */
+  /** The session/new, load or resume result (its shape per version is the lifecycle's). */
   private setupResult(s: SessionRuntime, setup: SessionSetup | void, restored = false): SessionSetupResult {
-    const res: SessionSetupResult = {};
-    const config = this.visibleConfig(s.configOptions);
-    const commands = setup?.availableCommands;
-    if (this.version === 2) {
-      res.configOptions = config;
-      if (commands) res.availableCommands = commands;
-    } else {
-      if (config.length > 0) res.configOptions = config;
-      const modes = modesOf(s.configOptions);
-      if (modes) res.modes = modes;
-      if (commands) {
-        const update: AnySessionUpdate = { sessionUpdate: 'available_commands_update', availableCommands: commands };
-        if (restored) s.sendLive(update);
-        else setImmediate(() => s.sendLive(update));
-      }
-    }
-    return res;
+    return this.negotiated.setupResult(s, this.visibleConfig(s.configOptions), setup?.availableCommands, restored);
   }
 
-  /** v1 clients see boolean options only when they advertised them (ACP-V1-CFG-01). */
   private visibleConfig(list: readonly ConfigOption[]): ConfigOption[] {
-    if (this.version === 2 || this.client.capabilities.booleanConfigOptions) return [...list];
-    return list.filter((o) => o.type !== 'boolean');
+    return this.negotiated.visibleConfig(list, this.client.capabilities);
   }
 
   private async closeSession(p: SessionIdRequest): Promise<EmptyResult> {
     const s = this.sessions.get(p.sessionId);
     if (!s) {
-      // v2: closing an unknown or inactive session succeeds (ACP-ALL-CLOSE-02)
-      if (this.version === 2) return {};
-      throw AcpError.sessionNotFound(p.sessionId);
+      this.negotiated.closeUnknownSession(p.sessionId);
+      return {};
     }
     this.sessions.delete(p.sessionId);
     await s.close('session/close');
@@ -539,7 +497,7 @@ class AgentConnectionImpl implements AgentConnection {
 
   private async prompt(p: PromptRequest, ctx: RequestContext): Promise<PromptResponse> {
     const s = this.session(p.sessionId);
-    if (!Array.isArray(p.prompt) || (this.version === 2 && p.prompt.length === 0)) {
+    if (!Array.isArray(p.prompt) || (!this.negotiated.allowsEmptyPrompt && p.prompt.length === 0)) {
       throw AcpError.invalidParams('params.prompt: must contain at least one content block (ACP-V2-LIFE-14)', { path: 'params.prompt' });
     }
     const deep = tooDeep(p.prompt, 'params.prompt', MAX_PROMPT_DEPTH);
@@ -556,7 +514,7 @@ class AgentConnectionImpl implements AgentConnection {
   private checkPromptContent(prompt: readonly unknown[]): void {
     const caps = this.definition.capabilities?.prompt ?? {};
     prompt.forEach((block, i) => {
-      const type = (block as { type?: unknown } | null)?.type;
+      const type = isObj(block) ? block.type : undefined;
       if (type === 'text' || type === 'resource_link') return;
       const needs = type === 'image' ? 'image' : type === 'audio' ? 'audio' : type === 'resource' ? 'embeddedContext' : undefined;
       const path = `params.prompt[${i}]`;
@@ -571,10 +529,11 @@ class AgentConnectionImpl implements AgentConnection {
 
   private checkMcp(servers: readonly McpServer[]): void {
     const mcp = this.definition.capabilities?.mcp ?? {};
+    const lifecycle = this.negotiated;
     servers.forEach((server, i) => {
-      const type = (server as { type?: string }).type ?? 'stdio';
-      const ok = type === 'stdio' ? this.version === 1 || !!mcp.stdio : type === 'http' ? !!mcp.http : type === 'sse' ? this.version === 1 && !!mcp.sse : false;
-      if (!ok) {
+      // (a JavaScript caller's server may lack `type`: stdio, the v1 default)
+      const type: string = server.type ?? 'stdio';
+      if (!lifecycle.mcpServerAllowed(type, mcp)) {
         throw AcpError.invalidParams(`params.mcpServers[${i}].type: this agent does not support ${JSON.stringify(type)} MCP servers (ACP-V2-SESS-03)`, {
           path: `params.mcpServers[${i}].type`,
         });
@@ -584,10 +543,10 @@ class AgentConnectionImpl implements AgentConnection {
 
   // ---- wire helpers -----------------------------------------------------------
 
-  private makeHost(codec: WireCodec): SessionHost {
+  private makeHost(lifecycle: AgentLifecycle, codec: WireCodec): SessionHost {
     const conn = this;
     return {
-      version: this.version!,
+      lifecycle,
       codec,
       definition: this.definition,
       store: this.store,
@@ -624,7 +583,7 @@ class AgentConnectionImpl implements AgentConnection {
 
   private async requestClient<M extends ClientMethod>(codec: WireCodec, method: M, params: ParamsOf<M>, signal?: AbortSignal): Promise<ResultOf<M>> {
     const wireMethod = codec.wireMethod(method);
-    if (!wireMethod) throw AcpError.methodNotFound(`${method} (not part of protocol v${this.version})`);
+    if (!wireMethod) throw AcpError.methodNotFound(`${method} (not part of protocol v${codec.version})`);
     const wire = codec.encodeParams(method, params);
     this.checkOutgoing('params', wireMethod, wire);
     const result = await this.peer.request(wireMethod, wire, { signal, onAbort: 'reject' });
@@ -632,7 +591,7 @@ class AgentConnectionImpl implements AgentConnection {
   }
 
   private clientServices(codec: WireCodec, sessionId: string): ClientServices {
-    return createClientServices(this.version!, this.client.capabilities, sessionId, (method, params, signal) => this.requestClient(codec, method, params, signal));
+    return this.negotiated.clientServices(this.client.capabilities, sessionId, (method, params, signal) => this.requestClient(codec, method, params, signal));
   }
 
   /** `validateOutgoing`: a message that breaks the schema is a bug in this agent; fail loudly. */
@@ -642,48 +601,11 @@ class AgentConnectionImpl implements AgentConnection {
     const failure = kind === 'result' ? v.result(method, wire) : kind === 'params' ? v.params(method, wire) : v.update(wire);
     if (failure && failure !== 'unknown') {
       const what = kind === 'update' ? 'session/update update' : `${method} ${kind}`;
-      const msg = `outgoing ${what} violates the v${this.version} schema at ${failure.path}: ${failure.message}`;
+      const msg = `outgoing ${what} violates the v${v.version} schema at ${failure.path}: ${failure.message}`;
       this.logger.error(msg);
       throw AcpError.internal(msg, { path: failure.path });
     }
   }
-}
-
-const WHOLE_MESSAGE_OF: Record<string, string> = {
-  user_message_chunk: 'user_message',
-  agent_message_chunk: 'agent_message',
-  agent_thought_chunk: 'agent_thought',
-};
-
-/**
- * The v2 replay primer due before `u`, if any; `primed` remembers the messages and tool calls
- * whose content this replay has already set (whole updates count as primers themselves).
- */
-function replayPrimer(u: AnySessionUpdate, primed: Set<string>): AnySessionUpdate | undefined {
-  const o = u as { sessionUpdate: string; messageId?: unknown; toolCallId?: unknown; content?: unknown };
-  const whole = WHOLE_MESSAGE_OF[o.sessionUpdate];
-  if (whole !== undefined) {
-    if (typeof o.messageId !== 'string') return undefined;
-    const key = `${whole}\0${o.messageId}`;
-    if (primed.has(key)) return undefined;
-    primed.add(key);
-    return { sessionUpdate: whole, messageId: o.messageId, content: [] } as AnySessionUpdate;
-  }
-  if (o.sessionUpdate === 'user_message' || o.sessionUpdate === 'agent_message' || o.sessionUpdate === 'agent_thought') {
-    if (typeof o.messageId === 'string' && o.content !== undefined) primed.add(`${o.sessionUpdate}\0${o.messageId}`);
-    return undefined;
-  }
-  if (typeof o.toolCallId !== 'string') return undefined;
-  const key = `tool\0${o.toolCallId}`;
-  if (o.sessionUpdate === 'tool_call_update') {
-    if (o.content !== undefined) primed.add(key);
-    return undefined;
-  }
-  if (o.sessionUpdate === 'tool_call_content_chunk' && !primed.has(key)) {
-    primed.add(key);
-    return { sessionUpdate: 'tool_call_update', toolCallId: o.toolCallId, content: [] } as AnySessionUpdate;
-  }
-  return undefined;
 }
 
 /** Whether a restore request names the open session's own cwd, directories and MCP servers. */

@@ -7,16 +7,15 @@ export type ClientRequester = <M extends ClientMethod>(method: M, params: Params
 
 /**
  * The v1 client services of one session: `fs/*` and `terminal/*` requests, each present only
- * when the client advertised it (ACP-V1-FS-01/02, ACP-V1-TERM-01). v2 has none (empty object).
+ * when the client advertised it (ACP-V1-FS-01/02, ACP-V1-TERM-01). v2 has none (its lifecycle
+ * does not call this).
  */
 export function createClientServices(
-  version: 1 | 2,
   caps: ClientCapabilities,
   sessionId: string,
   request: ClientRequester,
 ): ClientServices {
   const services: ClientServices = {};
-  if (version !== 1) return services;
   if (caps.fs?.readTextFile === true) {
     services.readTextFile = async (path, options) => {
       const params: ReadTextFileRequest = { sessionId, path };

@@ -8,14 +8,18 @@ type SelectOption = Extract<ConfigOption, { type: 'select' }>;
 export function selectValues(option: SelectOption): ConfigSelectOption[] {
   const out: ConfigSelectOption[] = [];
   for (const o of option.options) {
-    if ('groupId' in o && Array.isArray((o as ConfigSelectGroup).options)) out.push(...(o as ConfigSelectGroup).options);
-    else out.push(o as ConfigSelectOption);
+    if (isGroup(o)) out.push(...o.options);
+    else out.push(o);
   }
   return out;
 }
 
+function isGroup(o: ConfigSelectOption | ConfigSelectGroup): o is ConfigSelectGroup {
+  return 'groupId' in o && Array.isArray(o.options);
+}
+
 function isSelect(o: ConfigOption): o is SelectOption {
-  return o.type === 'select' && Array.isArray((o as SelectOption).options);
+  return o.type === 'select' && Array.isArray(o.options);
 }
 
 /**
@@ -51,14 +55,20 @@ export function checkConfigValue(options: readonly ConfigOption[], configId: str
 
 /** A copy of `options` with `configId` set to `value` (already checked). */
 export function withValue(options: readonly ConfigOption[], configId: string, value: string | boolean): ConfigOption[] {
-  return options.map((o) => (o.configId === configId ? ({ ...o, currentValue: value } as ConfigOption) : o));
+  return options.map((o): ConfigOption => {
+    if (o.configId !== configId) return o;
+    // (checked already: a select gets a string, a boolean option a boolean)
+    if (o.type === 'select') return typeof value === 'string' ? { ...o, currentValue: value } : o;
+    if (o.type === 'boolean') return typeof value === 'boolean' ? { ...o, currentValue: value } : o;
+    return { ...o, currentValue: value };
+  });
 }
 
 /** The current values, for the store. */
 export function configValues(options: readonly ConfigOption[]): ConfigValues {
   const out: ConfigValues = {};
   for (const o of options) {
-    const v = (o as { currentValue?: unknown }).currentValue;
+    const v = 'currentValue' in o ? o.currentValue : undefined;
     if (typeof v === 'string' || typeof v === 'boolean') out[o.configId] = v;
   }
   return out;

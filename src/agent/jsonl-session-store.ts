@@ -5,6 +5,8 @@ import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import type { AnySessionUpdate } from '../protocol/model/update.js';
 import { AcpError } from '../protocol/errors.js';
+import { isObj } from '../protocol/codec/util.js';
+import { errnoCode, messageOf } from './error-text.js';
 import { applyInfo, SESSION_LOCKED, type ConfigValues, type SessionStore, type StoredSession, type StoredSessionMeta } from './session-store.js';
 
 /** The first line of a session file. */
@@ -48,16 +50,15 @@ const INDEX_SUFFIX = '.meta.json';
 
 /** Metadata from an index file, or why it is unusable. */
 function readIndex(text: string): StoredSessionMeta | string {
-  let v: Record<string, unknown>;
+  let v: unknown;
   try {
-    v = JSON.parse(text) as Record<string, unknown>;
+    v = JSON.parse(text);
   } catch {
     return 'index is not JSON';
   }
-  if (!v || v.acpKitIndex !== 1 || typeof v.sessionId !== 'string' || typeof v.cwd !== 'string') return 'index is not an acp-kit session index';
+  if (!isObj(v) || v.acpKitIndex !== 1 || !isMetaLike(v)) return 'index is not an acp-kit session index';
   const { acpKitIndex: _i, ...meta } = v;
-  const m = meta as unknown as StoredSessionMeta;
-  return { ...m, additionalDirectories: Array.isArray(m.additionalDirectories) ? m.additionalDirectories : [] };
+  return { ...meta, additionalDirectories: Array.isArray(meta.additionalDirectories) ? meta.additionalDirectories : [] };
 }
 
 /** Ids the runtime mints look like this; anything else cannot name a file here (no path tricks). */
@@ -174,7 +175,7 @@ export class JsonlSessionStore implements SessionStore {
       renameSync(tmp, file);
     } catch (e) {
       // the history is what matters; a missing index is rebuilt from the file by `list`
-      this.problem({ file, line: 1, message: `could not write the session index (${(e as Error).message})` });
+      this.problem({ file, line: 1, message: `could not write the session index (${messageOf(e)})` });
     }
   }
 
@@ -338,7 +339,7 @@ export class JsonlSessionStore implements SessionStore {
         this.locks.set(sessionId, 1);
         return;
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        if (errnoCode(e) !== 'EEXIST') throw e;
       }
       const holder = readLock(lock);
       if (!holder && lockAgeMs(lock) < 5000) {
@@ -407,8 +408,8 @@ interface LockInfo {
 
 function readLock(file: string): LockInfo | undefined {
   try {
-    const v = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockInfo>;
-    return typeof v.pid === 'number' ? { pid: v.pid, host: typeof v.host === 'string' ? v.host : hostname(), since: typeof v.since === 'string' ? v.since : '?' } : undefined;
+    const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return isObj(v) && typeof v.pid === 'number' ? { pid: v.pid, host: typeof v.host === 'string' ? v.host : hostname(), since: typeof v.since === 'string' ? v.since : '?' } : undefined;
   } catch {
     return undefined;
   }
@@ -428,24 +429,24 @@ function pidAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    return errnoCode(e) === 'EPERM';
   }
 }
 
 /** Why a header line is not a session header, or the header's metadata. */
 function readHeader(line: string | undefined): StoredSessionMeta | string {
   if (!line) return 'the header line is empty';
-  let h: Partial<HeaderLine>;
+  let h: unknown;
   try {
-    h = JSON.parse(line) as Partial<HeaderLine>;
+    h = JSON.parse(line);
   } catch (e) {
-    return `the header line is not valid JSON (${(e as Error).message})`;
+    return `the header line is not valid JSON (${messageOf(e)})`;
   }
-  if (!h || typeof h !== 'object' || Array.isArray(h)) return 'the header line is not a JSON object';
+  if (!isObj(h)) return 'the header line is not a JSON object';
   if (h.acpKitSession !== 1) return `the header line has no "acpKitSession": 1 (got ${JSON.stringify(h.acpKitSession) ?? 'none'})`;
   if (typeof h.sessionId !== 'string') return 'the header line has no string "sessionId"';
-  if (typeof h.cwd !== 'string') return 'the header line has no string "cwd"';
-  const { acpKitSession: _v, ...meta } = h as HeaderLine;
+  if (!isMetaLike(h)) return 'the header line has no string "cwd"';
+  const { acpKitSession: _v, ...meta } = h;
   return { ...meta, additionalDirectories: Array.isArray(meta.additionalDirectories) ? meta.additionalDirectories : [] };
 }
 
@@ -480,20 +481,19 @@ export function parseSessionFileDetailed(text: string, file = '<session file>'):
     try {
       v = JSON.parse(line);
     } catch (e) {
-      if (i !== last) problems.push({ file, line: i + 1, message: `not valid JSON (${(e as Error).message}); skipped` });
+      if (i !== last) problems.push({ file, line: i + 1, message: `not valid JSON (${messageOf(e)}); skipped` });
       continue;
     }
-    if (!v || typeof v !== 'object' || Array.isArray(v)) {
+    if (!isObj(v)) {
       problems.push({ file, line: i + 1, message: 'not a JSON object; skipped' });
       continue;
     }
-    const o = v as Record<string, unknown>;
-    if (typeof o.sessionUpdate === 'string') {
-      updates.push(o as AnySessionUpdate);
+    if (isStoredUpdate(v)) {
+      updates.push(v);
       locations.push(`${file}:${i + 1}`);
-      applyInfo(meta, o as AnySessionUpdate);
-    } else if (o.record === 'config' && o.values && typeof o.values === 'object') {
-      meta.configValues = o.values as ConfigValues;
+      applyInfo(meta, v);
+    } else if (v.record === 'config' && isConfigValues(v.values)) {
+      meta.configValues = v.values;
     } else {
       problems.push({ file, line: i + 1, message: 'neither an update (no string "sessionUpdate") nor a config record; skipped' });
     }
@@ -516,7 +516,8 @@ function parseMetaOnly(text: string): StoredSessionMeta | string {
   for (const line of text.slice(nl + 1).split('\n')) {
     if (!line.includes('"session_info_update"')) continue;
     try {
-      applyInfo(meta, JSON.parse(line) as AnySessionUpdate);
+      const v: unknown = JSON.parse(line);
+      if (isObj(v) && isStoredUpdate(v)) applyInfo(meta, v);
     } catch {
       /* torn */
     }
@@ -527,4 +528,18 @@ function parseMetaOnly(text: string): StoredSessionMeta | string {
 /** Synchronous variant used by tools that inspect a store on disk. */
 export function readSessionFileSync(path: string): StoredSession | undefined {
   return parseSessionFile(readFileSync(path, 'utf8'));
+}
+
+/** A parsed line or index with the metadata fields a session cannot do without. */
+function isMetaLike<T extends Record<string, unknown>>(v: T): v is T & StoredSessionMeta {
+  return typeof v.sessionId === 'string' && typeof v.cwd === 'string';
+}
+
+/** A stored update line: any object with a string `sessionUpdate` (its body is checked when it is replayed). */
+function isStoredUpdate(v: Record<string, unknown>): v is Record<string, unknown> & AnySessionUpdate {
+  return typeof v.sessionUpdate === 'string';
+}
+
+function isConfigValues(v: unknown): v is ConfigValues {
+  return typeof v === 'object' && v !== null;
 }

@@ -31,7 +31,7 @@ function encodeCursor(k: Key): string {
 
 function decodeCursor(cursor: string): Key {
   try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (Array.isArray(v) && v.length === 3 && v[0] === 'acp-kit/list/1' && typeof v[1] === 'string' && typeof v[2] === 'string') return [v[1], v[2]];
   } catch {
     /* below */

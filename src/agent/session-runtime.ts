@@ -1,11 +1,12 @@
 import { AcpError, isAbortError } from '../protocol/errors.js';
 import type { WireCodec, UpdateEncoder } from '../protocol/codec/types.js';
 import type { AnyContentBlock } from '../protocol/model/content.js';
+import { isObj } from '../protocol/codec/util.js';
 import type { PromptResponse } from '../protocol/model/methods.js';
 import type { ConfigOption, McpServer, PermissionOutcome } from '../protocol/model/session.js';
-import { V1_STOP_REASONS, type StopReason } from '../protocol/model/stop-reason.js';
 import type { AnySessionUpdate, ErrorObject, SessionUpdate, StateUpdate } from '../protocol/model/update.js';
 import { checkConfigValue, configValues, modeOption, withValue } from './config-options.js';
+import type { AgentLifecycle, PromptJob, TurnEnd } from './lifecycle/index.js';
 import type { AgentLogger } from './logger.js';
 import { isHistoryUpdate, type SessionStore } from './session-store.js';
 import { TurnRuntime } from './turn.js';
@@ -13,7 +14,8 @@ import type { AgentDefinition, AgentSession, ClientPeerInfo, ClientServices, Per
 
 /** What a session needs from its connection. */
 export interface SessionHost {
-  readonly version: 1 | 2;
+  /** The negotiated version's prompt lifecycle: every per-version choice of a session is its. */
+  readonly lifecycle: AgentLifecycle;
   readonly codec: WireCodec;
   readonly definition: AgentDefinition;
   readonly store: SessionStore;
@@ -28,16 +30,7 @@ export interface SessionHost {
   clientServices(sessionId: string): ClientServices;
 }
 
-interface PromptJob {
-  prompt: AnyContentBlock[];
-  resolve(r: PromptResponse): void;
-  reject(e: unknown): void;
-  turn?: TurnRuntime;
-  detach(): void;
-}
-
-const FINAL_TOOL_STATUSES = new Set(['completed', 'failed', 'cancelled']);
-const nextTick = (): Promise<void> => new Promise((r) => setImmediate(r));
+const FINAL_TOOL_STATUSES: ReadonlySet<unknown> = new Set(['completed', 'failed', 'cancelled']);
 
 export interface SessionInit {
   sessionId: string;
@@ -49,9 +42,8 @@ export interface SessionInit {
 }
 
 /**
- * One open session on one connection: the author's {@link AgentSession}, its prompt queue, the
- * running turn, and the per-version prompt lifecycle (v1 response at the end of the turn; v2
- * response at insertion, `user_message` echo and `state_update`s).
+ * One open session on one connection: the author's {@link AgentSession}, its prompt queue and the
+ * running turn; how a turn is answered and reported is the host's {@link AgentLifecycle}.
  */
 export class SessionRuntime implements AgentSession {
   readonly sessionId: string;
@@ -125,7 +117,8 @@ export class SessionRuntime implements AgentSession {
    * is dropped (with one warning per session).
    */
   emitFromAuthor(update: SessionUpdate): void {
-    if ((update as { sessionUpdate?: unknown } | null)?.sessionUpdate === 'state_update') {
+    // `?.`: a JavaScript author may send anything
+    if (update?.sessionUpdate === 'state_update') {
       if (!this.warnedStateUpdate) {
         this.warnedStateUpdate = true;
         this.host.logger.warn(`session ${this.sessionId}: dropped a state_update sent by the agent: the runtime reports the foreground state itself (ACP-V2-LIFE-05/06); further ones are dropped silently`);
@@ -143,13 +136,8 @@ export class SessionRuntime implements AgentSession {
     if (isHistoryUpdate(update)) this.host.store.append(this.sessionId, update);
     this.noteToolCall(update);
     this.encoderUsed = true;
-    // v2 has no `current_mode_update`: the mode is the `category: "mode"` option, sent as the whole
-    // current list (the encoder's own copy misses changes answered by `session/set_config_option`)
-    if (this.host.version === 2 && modeChanged) {
-      const u = update as { _meta?: unknown };
-      const wire = { sessionUpdate: 'config_option_update', configOptions: this.configOptions } as SessionUpdate;
-      if (u._meta != null) (wire as { _meta?: unknown })._meta = u._meta;
-      this.host.sendUpdate(this, wire);
+    if (modeChanged && update.sessionUpdate === 'current_mode_update') {
+      this.host.sendUpdate(this, this.host.lifecycle.modeChange(update, this.configOptions));
       return;
     }
     this.host.sendUpdate(this, update);
@@ -175,29 +163,28 @@ export class SessionRuntime implements AgentSession {
    * the current values. Returns whether a `current_mode_update` was applied to the mode option.
    */
   private trackConfig(update: AnySessionUpdate): boolean {
-    const u = update as { sessionUpdate: string; configOptions?: unknown; currentModeId?: unknown };
-    if (u.sessionUpdate === 'config_option_update' && Array.isArray(u.configOptions)) {
-      this.configOptions = [...(u.configOptions as ConfigOption[])];
-    } else if (u.sessionUpdate === 'current_mode_update' && typeof u.currentModeId === 'string') {
+    if (update.sessionUpdate === 'config_option_update' && Array.isArray(update.configOptions)) {
+      this.configOptions = [...update.configOptions];
+    } else if (update.sessionUpdate === 'current_mode_update' && typeof update.currentModeId === 'string') {
       const mode = modeOption(this.configOptions);
       if (!mode) return false;
-      this.configOptions = withValue(this.configOptions, mode.configId, u.currentModeId);
+      this.configOptions = withValue(this.configOptions, mode.configId, update.currentModeId);
     } else {
       return false;
     }
     this.host.store.setConfigValues(this.sessionId, configValues(this.configOptions));
-    return u.sessionUpdate === 'current_mode_update';
+    return update.sessionUpdate === 'current_mode_update';
   }
 
   /** Remembers what the client (and the encoder) were told about each tool call. */
-  private noteToolCall(update: AnySessionUpdate): void {
-    const u = update as { sessionUpdate: string; toolCallId?: unknown };
-    if (typeof u.toolCallId !== 'string') return;
+  private noteToolCall(u: AnySessionUpdate): void {
     if (u.sessionUpdate === 'tool_call_update') {
+      if (typeof u.toolCallId !== 'string') return;
       const known = this.toolCalls.get(u.toolCallId) ?? {};
       for (const [k, v] of Object.entries(u)) if (k !== 'sessionUpdate' && v !== undefined) known[k] = v;
       this.toolCalls.set(u.toolCallId, known);
     } else if (u.sessionUpdate === 'tool_call_content_chunk') {
+      if (typeof u.toolCallId !== 'string') return;
       const known = this.toolCalls.get(u.toolCallId) ?? { toolCallId: u.toolCallId };
       // the content grew by a chunk: a subject's content list can no longer be compared
       delete known.content;
@@ -212,13 +199,14 @@ export class SessionRuntime implements AgentSession {
    * and later updates continue it (ACP-V1-TOOL-01, ACP-V1-PERM-01, ACP-V2-PERM-02).
    */
   announcePermissionSubject(question: PermissionQuestion): void {
-    const subject = question.subject as { type?: unknown; toolCall?: unknown } | null | undefined;
+    const subject = question.subject;
     if (subject?.type !== 'tool_call') return;
-    const call = subject.toolCall as Record<string, unknown> | null | undefined;
-    if (!call || typeof call !== 'object' || typeof call.toolCallId !== 'string') return;
+    const call = subject.toolCall;
+    // checked at run time too: a JavaScript author may pass anything
+    if (!isObj(call) || typeof call.toolCallId !== 'string') return;
     const known = this.toolCalls.get(call.toolCallId);
     const adds = !known || Object.entries(call).some(([k, v]) => k !== 'toolCallId' && v !== undefined && !sameValue(known[k], v));
-    if (adds) this.emit({ ...call, sessionUpdate: 'tool_call_update' } as SessionUpdate);
+    if (adds) this.emit({ ...call, sessionUpdate: 'tool_call_update' });
   }
 
   /** Feeds history through the encoder without sending, so later updates encode as continuations. */
@@ -252,10 +240,9 @@ export class SessionRuntime implements AgentSession {
   }
 
   /** Final tool calls and exited terminals can no longer be cancelled (ACP-V2-TOOL-11). */
-  private track(update: AnySessionUpdate): void {
-    const u = update as { sessionUpdate: string; toolCallId?: string; status?: unknown; terminalId?: string; exitStatus?: unknown };
-    if (u.sessionUpdate === 'tool_call_update' && typeof u.status === 'string' && FINAL_TOOL_STATUSES.has(u.status)) this.toolCancels.delete(u.toolCallId!);
-    if (u.sessionUpdate === 'terminal_update' && u.exitStatus != null) this.terminalCancels.delete(u.terminalId!);
+  private track(u: AnySessionUpdate): void {
+    if (u.sessionUpdate === 'tool_call_update' && FINAL_TOOL_STATUSES.has(u.status)) this.toolCancels.delete(u.toolCallId);
+    if (u.sessionUpdate === 'terminal_update' && u.exitStatus != null) this.terminalCancels.delete(u.terminalId);
   }
 
   async cancelEntity(kind: 'tool_call' | 'terminal', id: string): Promise<void> {
@@ -289,7 +276,7 @@ export class SessionRuntime implements AgentSession {
     try {
       await this.setConfigOption(m.configId, modeId);
     } catch (e) {
-      if (e instanceof AcpError && (e.data as { path?: string } | undefined)?.path === 'params.value') {
+      if (e instanceof AcpError && isObj(e.data) && e.data.path === 'params.value') {
         throw AcpError.invalidParams(`params.modeId: ${JSON.stringify(modeId)} is not an available mode`, { path: 'params.modeId' });
       }
       throw e;
@@ -326,8 +313,8 @@ export class SessionRuntime implements AgentSession {
             this.held.splice(i, 1);
             reject(AcpError.cancelled('the held prompt was withdrawn by $/cancel_request'));
           }
-        } else if (this.host.version === 1) {
-          job.turn.cancel('prompt request cancelled by $/cancel_request');
+        } else {
+          this.host.lifecycle.promptRequestCancelled(job);
         }
       };
       requestSignal.addEventListener('abort', onAbort, { once: true });
@@ -359,7 +346,6 @@ export class SessionRuntime implements AgentSession {
     }
     this.track(userMessage);
     const turn = new TurnRuntime(this, job.prompt, userMessageId, {
-      version: this.host.version,
       logger: this.host.logger,
       emit: (u) => this.emitFromAuthor(u),
       announceSubject: (q) => this.announcePermissionSubject(q),
@@ -369,10 +355,7 @@ export class SessionRuntime implements AgentSession {
     });
     job.turn = turn;
     this.active = turn;
-    if (this.host.version === 2) {
-      job.detach();
-      job.resolve({ messageId: userMessageId });
-    }
+    this.host.lifecycle.inserted(job, userMessageId);
     this.activeDone = this.run(turn, job, userMessage);
   }
 
@@ -387,7 +370,7 @@ export class SessionRuntime implements AgentSession {
    * failing write) becomes an `error` end, and the session is free for the next prompt.
    */
   private async run(turn: TurnRuntime, job: PromptJob, userMessage: SessionUpdate): Promise<void> {
-    let end: { stopReason: StopReason; error?: ErrorObject };
+    let end: TurnEnd;
     try {
       end = await this.runTurn(turn, userMessage);
     } catch (error) {
@@ -399,34 +382,15 @@ export class SessionRuntime implements AgentSession {
     this.active = undefined;
     this.activeDone = undefined;
     try {
-      if (this.host.version === 1) {
-        job.detach();
-        if (end.stopReason === 'error') {
-          // v1 has no `error` stop reason: the prompt fails with the cause
-          const e = end.error ?? { code: -32603, message: 'unknown failure' };
-          job.reject(new AcpError(e.code, e.code === -32603 && !e.message.startsWith('Internal error') ? `Internal error: prompt turn failed: ${e.message}` : e.message, e.data));
-        } else {
-          // custom (`_x`) and unknown reasons do not exist in v1: reported as `end_turn`
-          job.resolve({ stopReason: V1_STOP_REASONS.includes(end.stopReason) ? end.stopReason : 'end_turn' });
-        }
-      } else {
-        const idle: StateUpdate = { sessionUpdate: 'state_update', state: 'idle', stopReason: end.stopReason };
-        if (end.error) idle.error = end.error;
-        this.sendLive(idle);
-      }
+      this.host.lifecycle.endTurn(this, job, end);
     } catch (e) {
       this.host.logger.error(`session ${this.sessionId}: could not report the end of a turn: ${describeError(e)}`);
     }
     this.startNext();
   }
 
-  private async runTurn(turn: TurnRuntime, userMessage: SessionUpdate): Promise<{ stopReason: StopReason; error?: ErrorObject }> {
-    if (this.host.version === 2) {
-      // let the `{messageId}` response go out first, then echo and report running (ACP-V2-LIFE-03/04/05)
-      await nextTick();
-      this.sendLive(userMessage);
-      this.sendLive({ sessionUpdate: 'state_update', state: 'running' });
-    }
+  private async runTurn(turn: TurnRuntime, userMessage: SessionUpdate): Promise<TurnEnd> {
+    await this.host.lifecycle.beginTurn(this, userMessage);
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const deadline = new Promise<{ kind: 'timeout' }>((resolve) => {
@@ -457,8 +421,9 @@ export class SessionRuntime implements AgentSession {
       return { stopReason: 'cancelled' };
     }
     if (settled.kind === 'ok') return normalizeResult(settled.value);
-    if (settled.kind === 'err' && isAbortError(settled.error)) return { stopReason: 'cancelled' };
-    const error = (settled as { error: unknown }).error;
+    // (a timeout only starts once the turn is cancelled: handled above)
+    if (settled.kind === 'timeout' || isAbortError(settled.error)) return { stopReason: 'cancelled' };
+    const error = settled.error;
     this.host.logger.error(`session ${this.sessionId}: prompt turn failed: ${describeError(error, true)}`);
     return { stopReason: 'error', error: errorObject(error) };
   }
@@ -470,11 +435,7 @@ export class SessionRuntime implements AgentSession {
   cancel(reason = 'session/cancel'): void {
     const held = this.held;
     this.held = [];
-    for (const job of held) {
-      job.detach();
-      if (this.host.version === 2) job.reject(AcpError.cancelled(`the held prompt was cancelled by ${reason}`));
-      else job.resolve({ stopReason: 'cancelled' });
-    }
+    for (const job of held) this.host.lifecycle.cancelHeld(job, reason);
     this.active?.cancel(`cancelled by ${reason}`);
   }
 
@@ -511,7 +472,7 @@ function sameValue(a: unknown, b: unknown): boolean {
   }
 }
 
-function normalizeResult(r: TurnResult | undefined): { stopReason: StopReason; error?: ErrorObject } {
+function normalizeResult(r: TurnResult | undefined): TurnEnd {
   if (typeof r === 'string') return { stopReason: r };
   if (r && typeof r === 'object' && typeof r.stopReason === 'string') return r.error ? { stopReason: r.stopReason, error: r.error } : { stopReason: r.stopReason };
   return { stopReason: 'end_turn' };

@@ -71,9 +71,8 @@ export function isHistoryUpdate(update: AnySessionUpdate): boolean {
 /** Applies a `session_info_update` title patch to stored metadata. */
 export function applyInfo(meta: StoredSessionMeta, update: AnySessionUpdate): void {
   if (update.sessionUpdate !== 'session_info_update') return;
-  const u = update as { title?: string | null; updatedAt?: string | null };
-  if (u.title !== undefined) meta.title = u.title;
-  if (u.updatedAt !== undefined && u.updatedAt !== null) meta.updatedAt = u.updatedAt;
+  if (update.title !== undefined) meta.title = update.title;
+  if (update.updatedAt !== undefined && update.updatedAt !== null) meta.updatedAt = update.updatedAt;
 }
 
 interface MemorySession {

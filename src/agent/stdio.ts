@@ -32,7 +32,7 @@ export function runAgentOnStdio(definition: AgentDefinition, options: RunAgentOn
   console.info = console.error;
   console.debug = console.error;
   process.on('uncaughtException', (e) => logger.error(`uncaught exception: ${e?.stack ?? String(e)}`));
-  process.on('unhandledRejection', (e) => logger.error(`unhandled rejection: ${(e as Error)?.stack ?? String(e)}`));
+  process.on('unhandledRejection', (e) => logger.error(`unhandled rejection: ${(e instanceof Error ? e.stack : undefined) ?? String(e)}`));
   // one store per agent (keyed by its name): other acp-kit agents' sessions stay theirs
   const store = options.store === undefined ? new JsonlSessionStore({ dir: defaultSessionDir(process.env, definition.info?.name ?? '') }) : options.store;
   // stdin's end is held back from the transport until what was read before it has been answered:

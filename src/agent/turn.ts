@@ -8,7 +8,6 @@ import type { AgentSession, PermissionQuestion, PermissionRequestOptions, Turn }
 
 /** What a turn needs from its session. */
 export interface TurnHost {
-  readonly version: 1 | 2;
   readonly logger: AgentLogger;
   /** Persists and sends an update the author sent on the turn (the runtime's own kinds are dropped). */
   emit(update: SessionUpdate): void;
@@ -100,9 +99,9 @@ export class TurnRuntime implements Turn {
   private async ask(question: PermissionQuestion, offered: ReadonlySet<string>): Promise<PermissionOutcome> {
     try {
       const outcome = await this.host.askClient(question, AbortSignal.any([this.signal, this.questions.signal]));
-      const optionId = (outcome as { optionId?: unknown } | undefined)?.optionId;
-      if (outcome?.outcome === 'selected' && typeof optionId === 'string' && offered.has(optionId)) {
-        return { outcome: 'selected', optionId };
+      // (checked at run time: the client may answer anything)
+      if (outcome?.outcome === 'selected' && typeof outcome.optionId === 'string' && offered.has(outcome.optionId)) {
+        return { outcome: 'selected', optionId: outcome.optionId };
       }
       if (outcome?.outcome !== 'cancelled') {
         // never treat an unknown outcome or an option we did not offer as approval (ACP-V2-PERM-06)

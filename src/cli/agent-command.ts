@@ -44,7 +44,7 @@ export function resolveAgentCommand(agentFlag: string | undefined, env: NodeJS.P
   try {
     words = splitCommandLine(line);
   } catch (e) {
-    throw usageError(`invalid --agent command line: ${(e as Error).message}`, 'Quote the whole command line once, e.g. --agent "my-agent --acp".');
+    throw usageError(`invalid --agent command line: ${e instanceof Error ? e.message : String(e)}`, 'Quote the whole command line once, e.g. --agent "my-agent --acp".');
   }
   if (words.length === 0 || words[0] === '') throw usageError('--agent needs a command line, e.g. --agent "my-agent --acp"');
   return { command: words[0]!, args: words.slice(1), builtIn: false, display: joinCommandLine(words) };

@@ -6,6 +6,7 @@ import { AcpError, ErrorCode } from '../protocol/errors.js';
 import type { AuthMethod } from '../protocol/model/session.js';
 import { ConnectionClosedError } from '../rpc/peer.js';
 import { ExitCode } from './exit-codes.js';
+import { isObj } from '../protocol/codec/util.js';
 
 /** An error the CLI reports to the user: a message, an optional hint, and its exit code. */
 export class CliError extends Error {
@@ -77,7 +78,7 @@ function authHint(ctx: AgentContext, methods: readonly AuthMethod[] | undefined)
 
 function closedError(e: ConnectionClosedError, ctx: AgentContext): CliError {
   const info = e.info;
-  const spawnCode = (info.error as NodeJS.ErrnoException | undefined)?.code;
+  const spawnCode = info.error instanceof Error && 'code' in info.error ? info.error.code : undefined;
   if (spawnCode === 'ENOENT') {
     return new CliError('agent_not_found', ExitCode.AgentFailed, `agent command not found: ${ctx.command}`, {
       hint: `Check that "${ctx.command}" is installed and on your PATH, or pass the full path with --agent "<command line>".`,
@@ -135,7 +136,7 @@ export function toCliError(e: unknown, ctx: AgentContext): CliError {
     });
   }
   if (e instanceof AcpError || isRpcErrorLike(e)) {
-    const { code, message, data } = e as { code: number; message: string; data?: unknown };
+    const { code, message, data } = e;
     switch (code) {
       case ErrorCode.AuthRequired: {
         // some agents (kimi) list the methods again, or only, in the error's data
@@ -148,15 +149,15 @@ export function toCliError(e: unknown, ctx: AgentContext): CliError {
         });
       }
       case ErrorCode.UnsupportedVersion: {
-        const d = data as { requested?: unknown; supported?: unknown; answered?: unknown } | undefined;
+        const d = isObj(data) ? data : undefined;
         if (d && 'answered' in d) {
           // the agent answered initialize with a version we did not ask for / cannot speak
-          return new CliError('version_mismatch', ExitCode.VersionMismatch, `protocol version mismatch: the agent answered version ${JSON.stringify(d.answered)}, but acp-kit asked for ${Array.isArray(d.supported) ? (d.supported as unknown[]).join(' or ') : '?'}`, {
+          return new CliError('version_mismatch', ExitCode.VersionMismatch, `protocol version mismatch: the agent answered version ${JSON.stringify(d.answered)}, but acp-kit asked for ${Array.isArray(d.supported) ? d.supported.join(' or ') : '?'}`, {
             hint: ctx.forcedProtocol ? 'Drop --protocol (or use --protocol auto) to let both sides negotiate.' : 'Upgrade the agent or acp-kit so that both speak a common version.',
             cause: e,
           });
         }
-        const supported = Array.isArray(d?.supported) ? (d!.supported as unknown[]).join(', ') : 'unknown';
+        const supported = Array.isArray(d?.supported) ? d.supported.join(', ') : 'unknown';
         return new CliError('version_mismatch', ExitCode.VersionMismatch, `protocol version mismatch: ${message}`, {
           details: `the agent speaks version(s) ${supported}; acp-kit speaks 1 and 2`,
           hint: ctx.forcedProtocol ? 'Drop --protocol (or use --protocol auto) to let both sides negotiate.' : 'Upgrade the agent or acp-kit so that both speak a common version.',
@@ -177,7 +178,7 @@ export function toCliError(e: unknown, ctx: AgentContext): CliError {
         });
     }
   }
-  if (e instanceof Error && (e as { code?: unknown }).code === 'ACP_VERSION_MISMATCH') {
+  if (e instanceof Error && 'code' in e && e.code === 'ACP_VERSION_MISMATCH') {
     return new CliError('version_mismatch', ExitCode.VersionMismatch, e.message, {
       hint: ctx.forcedProtocol ? 'Drop --protocol (or use --protocol auto) to let both sides negotiate.' : undefined,
       cause: e,
@@ -218,8 +219,8 @@ function quoteLine(line: string): string {
   return JSON.stringify(l);
 }
 
-function isRpcErrorLike(e: unknown): boolean {
-  return !!e && typeof e === 'object' && typeof (e as { code?: unknown }).code === 'number' && typeof (e as { message?: unknown }).message === 'string';
+function isRpcErrorLike(e: unknown): e is { code: number; message: string; data?: unknown } {
+  return typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'number' && 'message' in e && typeof e.message === 'string';
 }
 
 function safeJson(v: unknown): string {

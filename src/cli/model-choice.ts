@@ -15,6 +15,11 @@ export interface ModelChoice {
 }
 
 const BACKENDS: readonly ModelBackend[] = ['demo', 'openai', 'anthropic'];
+
+/** Whether `v` names a model backend. */
+export function isModelBackend(v: unknown): v is ModelBackend {
+  return BACKENDS.some((b) => b === v);
+}
 /** Default model names; keep in step with `resolveModel` in commands/agent.ts. */
 export const DEFAULT_MODEL_NAMES = { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-5' } as const;
 
@@ -32,10 +37,10 @@ export function chooseModel(flags: ModelFlags, env: NodeJS.ProcessEnv = process.
     backend = flags.model;
     source = 'flag';
   } else if (fromEnv !== undefined) {
-    if (!BACKENDS.includes(fromEnv as ModelBackend)) {
+    if (!isModelBackend(fromEnv)) {
       throw usageError(`ACP_KIT_MODEL must be demo, openai or anthropic (got ${JSON.stringify(fromEnv)})`, 'Set ACP_KIT_MODEL to one of them, or unset it.');
     }
-    backend = fromEnv as ModelBackend;
+    backend = fromEnv;
     source = 'ACP_KIT_MODEL';
   } else if (env.OPENAI_API_KEY) {
     backend = 'openai';

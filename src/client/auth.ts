@@ -1,6 +1,7 @@
 import { authMethodsFromV1 } from '../protocol/codec/v1-shapes.js';
 import { authMethodsFromV2 } from '../protocol/codec/v2-shapes.js';
 import type { AuthMethod } from '../protocol/model/session.js';
+import { isObj } from '../protocol/codec/util.js';
 
 /** A command that logs the user in interactively (run it with the terminal attached). */
 export interface TerminalLoginCommand {
@@ -23,8 +24,8 @@ export interface TerminalLoginCommand {
  */
 export function terminalLoginCommand(method: AuthMethod, agent?: { command: string; args?: readonly string[] }): TerminalLoginCommand | undefined {
   const meta = method._meta?.['terminal-auth'];
-  if (meta && typeof meta === 'object' && !Array.isArray(meta)) {
-    const m = meta as { command?: unknown; args?: unknown; env?: unknown; label?: unknown };
+  if (isObj(meta)) {
+    const m = meta;
     if (typeof m.command === 'string' && m.command.length > 0) {
       const out: TerminalLoginCommand = { command: m.command, args: stringList(m.args), env: stringMap(m.env) };
       if (typeof m.label === 'string') out.label = m.label;
@@ -43,12 +44,13 @@ export function terminalLoginCommand(method: AuthMethod, agent?: { command: stri
  * Anything else yields `[]`.
  */
 export function authMethodsFromError(error: unknown): AuthMethod[] {
-  const list = (error as { data?: { authMethods?: unknown } } | null)?.data?.authMethods;
+  const data = isObj(error) ? error.data : undefined;
+  const list = isObj(data) ? data.authMethods : undefined;
   if (!Array.isArray(list)) return [];
   const out: AuthMethod[] = [];
   for (const m of list) {
-    if (!m || typeof m !== 'object') continue;
-    const decoded = typeof (m as { methodId?: unknown }).methodId === 'string' ? authMethodsFromV2([m]) : authMethodsFromV1([m]);
+    if (!isObj(m)) continue;
+    const decoded = typeof m.methodId === 'string' ? authMethodsFromV2([m]) : authMethodsFromV1([m]);
     for (const d of decoded) if (typeof d.methodId === 'string' && typeof d.name === 'string') out.push(d);
   }
   return out;
@@ -77,7 +79,7 @@ function stringMap(v: unknown): Record<string, string> {
     for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
   } else if (Array.isArray(v)) {
     // v2 wire form `[{name, value}]`, in case it was not decoded
-    for (const e of v) if (e && typeof (e as { name?: unknown }).name === 'string' && typeof (e as { value?: unknown }).value === 'string') out[(e as { name: string }).name] = (e as { value: string }).value;
+    for (const e of v) if (isObj(e) && typeof e.name === 'string' && typeof e.value === 'string') out[e.name] = e.value;
   }
   return out;
 }

@@ -11,6 +11,7 @@ import { createPromptLifecycle, type PromptContext, type PromptLifecycle } from 
 import type { FileSystemSandbox } from './services/fs-sandbox.js';
 import { decidePermission, denyAll, type PermissionPolicy } from './services/permission-policy.js';
 import type { ClientTerminalInfo, TerminalManager } from './services/terminals.js';
+import { isObj } from '../protocol/codec/util.js';
 
 /** How a prompt's foreground work ended. */
 export interface PromptResult {
@@ -211,7 +212,7 @@ export class ClientSession {
    * always, v1 preferred, ACP-V1-CFG-03), else v1 `session/set_mode`.
    */
   async setMode(modeId: string): Promise<void> {
-    const modeOption = this.state.configOptions.find((o) => (o as { category?: unknown }).category === 'mode');
+    const modeOption = this.state.configOptions.find((o) => o.category === 'mode');
     if (modeOption) {
       await this.setConfigOption(modeOption.configId, modeId);
       return;
@@ -273,14 +274,13 @@ export class ClientSession {
   /** @internal applies one decoded update, in arrival order */
   receive(update: AnySessionUpdate): void {
     const seq = ++this.seq;
-    const kind = update.sessionUpdate;
-    if (kind === 'user_message' || kind === 'user_message_chunk') {
-      const id = (update as { messageId?: unknown }).messageId;
+    if (update.sessionUpdate === 'user_message' || update.sessionUpdate === 'user_message_chunk') {
+      const id = update.messageId;
       if (typeof id === 'string' && !this.userSeen.has(id)) this.userSeen.set(id, seq);
     }
     this.state.apply(update);
-    if (kind === 'state_update') {
-      const su = update as StateUpdate;
+    if (update.sessionUpdate === 'state_update') {
+      const su = update;
       if (su.state === 'idle') {
         this.lastIdle = { seq, update: su };
         if (this.idleWaiters.length > 0) {
@@ -301,11 +301,12 @@ export class ClientSession {
    * known only here — is the title the policy and UIs see.
    */
   async requestPermission(request: PermissionRequest, signal: AbortSignal): Promise<PermissionOutcome> {
-    const subject = request.subject as { type?: unknown; toolCall?: { toolCallId?: unknown; title?: unknown } } | null | undefined;
+    const subject = request.subject;
     let toolCallId: string | undefined;
-    if (subject?.type === 'tool_call' && subject.toolCall && typeof subject.toolCall.toolCallId === 'string') {
+    // (checked at run time: the codec keeps what the agent sent)
+    if (subject?.type === 'tool_call' && isObj(subject.toolCall) && typeof subject.toolCall.toolCallId === 'string') {
       toolCallId = subject.toolCall.toolCallId;
-      this.receive({ ...subject.toolCall, sessionUpdate: 'tool_call_update' } as AnySessionUpdate);
+      this.receive({ ...subject.toolCall, sessionUpdate: 'tool_call_update' });
       request = this.lifecycle.permissionRequest(request, subject.toolCall.title, this.state.toolCalls.get(toolCallId)?.title);
     }
     const own = new AbortController();
@@ -374,9 +375,11 @@ export class ClientSession {
 
 function selectValues(opt: ConfigOption): string[] {
   const out: string[] = [];
-  for (const o of ((opt as { options?: unknown[] }).options ?? []) as Array<{ value?: unknown; options?: Array<{ value?: unknown }> }>) {
+  const options = 'options' in opt && Array.isArray(opt.options) ? opt.options : [];
+  for (const o of options) {
+    if (!isObj(o)) continue;
     if (typeof o.value === 'string') out.push(o.value);
-    if (Array.isArray(o.options)) for (const g of o.options) if (typeof g.value === 'string') out.push(g.value);
+    if (Array.isArray(o.options)) for (const g of o.options) if (isObj(g) && typeof g.value === 'string') out.push(g.value);
   }
   return out;
 }

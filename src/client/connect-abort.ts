@@ -240,7 +240,7 @@ export function watchStartup(inner: Transport, agent: string, stderrTail?: () =>
 
 function isJsonRpc(m: unknown): boolean {
   if (Array.isArray(m)) return m.length > 0;
-  return m !== null && typeof m === 'object' && (m as { jsonrpc?: unknown }).jsonrpc === '2.0';
+  return m !== null && typeof m === 'object' && 'jsonrpc' in m && m.jsonrpc === '2.0';
 }
 
 function safeStringify(m: unknown): string {

@@ -14,10 +14,10 @@ import { Emitter, type ClientEvents, type ClientProblem } from './events.js';
 import { UnsupportedProtocolVersionError, acceptableVersions, buildInitializeParams } from './initialize.js';
 import type { AgentTarget, ClientOptions, NewSessionOptions, ResumeSessionOptions, RestoreSessionOptions } from './options.js';
 import { FileSystemSandbox, type FileSystemSandboxOptions } from './services/fs-sandbox.js';
-import type { PermissionPolicy } from './services/permission-policy.js';
 import { TerminalManager } from './services/terminals.js';
 import { RequestTimeoutError } from './request-timeout.js';
 import { UpdateRouter } from './update-router.js';
+import { isObj } from '../protocol/codec/util.js';
 
 /** The v2 session surface a `session` marker promises (ACP-V2-CAP-02). */
 const V2_SESSION_SURFACE: ReadonlySet<AgentMethod> = new Set<AgentMethod>([Methods.sessionList, Methods.sessionResume, Methods.sessionClose]);
@@ -228,15 +228,15 @@ export class ClientConnection {
       raw = await this.peer.request('initialize', params);
     } catch (e) {
       // an agent that cannot serve v2 and says so with -32022 may still speak v1 (ACP-V2-INIT-05)
-      const supported = (e as AcpError)?.code === ErrorCode.UnsupportedVersion ? ((e as AcpError).data as { supported?: unknown })?.supported : undefined;
+      const supported = e instanceof AcpError && e.code === ErrorCode.UnsupportedVersion && isObj(e.data) ? e.data.supported : undefined;
       if (choice !== 'auto' || !Array.isArray(supported) || !supported.includes(1)) throw e;
       params = buildInitializeParams(1, this.codecFor, info, this.clientCaps);
       accept = [1];
       raw = await this.peer.request('initialize', params);
     }
-    const answered = (raw as { protocolVersion?: unknown } | null)?.protocolVersion;
-    if (!accept.includes(answered as 1 | 2)) throw new UnsupportedProtocolVersionError(answered, accept);
-    const version = answered as 1 | 2;
+    const answered = isObj(raw) ? raw.protocolVersion : undefined;
+    const version = accept.find((v) => v === answered);
+    if (version === undefined) throw new UnsupportedProtocolVersionError(answered, accept);
     const codec = this.codecFor(version);
     this.init = codec.decodeResult(Methods.initialize, raw);
     this.codec = codec;
@@ -349,7 +349,7 @@ export class ClientConnection {
       try {
         listener(update, state);
       } catch (e) {
-        this.problem({ kind: 'handler-error', sessionId: session.sessionId, message: `onUpdate failed on ${update.sessionUpdate}: ${(e as Error)?.message ?? String(e)}`, detail: e });
+        this.problem({ kind: 'handler-error', sessionId: session.sessionId, message: `onUpdate failed on ${update.sessionUpdate}: ${e instanceof Error ? e.message : String(e)}`, detail: e });
       }
     });
   }
@@ -428,7 +428,7 @@ export class ClientConnection {
     try {
       await this.call(Methods.sessionClose, { sessionId });
     } catch (e) {
-      if (!(this.version === 2 && (e as AcpError)?.code === ErrorCode.ResourceNotFound)) throw e;
+      if (!(this.version === 2 && (e instanceof AcpError && e.code === ErrorCode.ResourceNotFound))) throw e;
     }
     const s = this.session(sessionId);
     router.release(sessionId);
@@ -442,7 +442,7 @@ export class ClientConnection {
     try {
       await this.call(Methods.sessionDelete, { sessionId });
     } catch (e) {
-      if (!(this.version === 2 && (e as AcpError)?.code === ErrorCode.ResourceNotFound)) throw e;
+      if (!(this.version === 2 && (e instanceof AcpError && e.code === ErrorCode.ResourceNotFound))) throw e;
     }
     const s = this.session(sessionId);
     router.release(sessionId);
@@ -550,7 +550,7 @@ export class ClientConnection {
     if (!Array.isArray(servers)) throw AcpError.invalidParams('params.mcpServers must be an array', { path: 'params.mcpServers' });
     const mcp = this.agentCapabilities.mcp ?? {};
     servers.forEach((server, i) => {
-      const type = (server as { type?: unknown })?.type ?? 'stdio';
+      const type: unknown = (isObj(server) ? server.type : undefined) ?? 'stdio';
       const ok = type === 'stdio' ? this.version === 1 || !!mcp.stdio
         : type === 'http' ? !!mcp.http
         : type === 'sse' ? this.version === 1 && !!mcp.sse
@@ -576,7 +576,7 @@ export class ClientConnection {
       startTurn: (id) => this.router?.startTurn(id),
       closedError: this.closedError,
     };
-    return new ClientSession(host, sessionId, options.cwd, options.additionalDirectories ?? [], options.permissionPolicy as PermissionPolicy | undefined);
+    return new ClientSession(host, sessionId, options.cwd, options.additionalDirectories ?? [], options.permissionPolicy);
   }
 
   private onUpdate(params: unknown): void {
@@ -596,8 +596,12 @@ export class ClientConnection {
     const codec = this.codec;
     if (!codec) throw AcpError.invalidRequest(`${wireMethod} before initialize completed`);
     const method = codec.neutralMethod(wireMethod);
-    if (!Object.hasOwn(this.handlers, method) || codec.wireMethod(method) !== wireMethod || !this.serves(method as ClientMethod)) throw AcpError.methodNotFound(wireMethod);
-    return this.dispatch(codec, method as ClientMethod, params, ctx);
+    if (!this.handles(method) || codec.wireMethod(method) !== wireMethod || !this.serves(method)) throw AcpError.methodNotFound(wireMethod);
+    return this.dispatch(codec, method, params, ctx);
+  }
+
+  private handles(method: string): method is ClientMethod {
+    return Object.hasOwn(this.handlers, method);
   }
 
   /** The v1 client services are served only when the connection was opened with them (and advertised them). */

@@ -2,6 +2,7 @@ import type { WireCodec } from '../protocol/codec/types.js';
 import { AcpError, ErrorCode } from '../protocol/errors.js';
 import type { ClientCapabilities, Implementation } from '../protocol/model/session.js';
 import type { ProtocolChoice } from './options.js';
+import { isObj } from '../protocol/codec/util.js';
 
 /** The agent answered a protocol version this client cannot speak (ACP-ALL-INIT-04). */
 export class UnsupportedProtocolVersionError extends AcpError {
@@ -33,11 +34,13 @@ export function buildInitializeParams(
   clientInfo: Implementation,
   capabilities: ClientCapabilities,
 ): Record<string, unknown> {
-  const v1 = () => codecFor(1).encodeParams('initialize', { protocolVersion: 1, clientInfo, clientCapabilities: capabilities }) as Record<string, unknown>;
+  // (an encoded `initialize` is always an object)
+  const fields = (wire: unknown): Record<string, unknown> => (isObj(wire) ? wire : {});
+  const v1 = () => fields(codecFor(1).encodeParams('initialize', { protocolVersion: 1, clientInfo, clientCapabilities: capabilities }));
   const v2 = () => {
     // fs/terminal do not exist in v2 (ACP-V2-CAP-05)
     const { fs: _fs, terminal: _terminal, ...rest } = capabilities;
-    return codecFor(2).encodeParams('initialize', { protocolVersion: 2, clientInfo, clientCapabilities: rest }) as Record<string, unknown>;
+    return fields(codecFor(2).encodeParams('initialize', { protocolVersion: 2, clientInfo, clientCapabilities: rest }));
   };
   if (choice === 1) return { ...v1(), protocolVersion: 1 };
   if (choice === 2) return { ...v2(), protocolVersion: 2 };

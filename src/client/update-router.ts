@@ -2,6 +2,7 @@ import type { UpdateDecoder, WireCodec } from '../protocol/codec/types.js';
 import type { AnySessionUpdate } from '../protocol/model/update.js';
 import type { ClientSession } from './client-session.js';
 import type { ClientProblem } from './events.js';
+import { isObj } from '../protocol/codec/util.js';
 
 /** Bounds on what the router keeps for sessions it has no session object for. */
 export interface UpdateRouterLimits {
@@ -57,8 +58,8 @@ export class UpdateRouter {
 
   /** Handles the params of one `session/update` notification. */
   route(params: unknown): void {
-    const p = params as { sessionId?: unknown; update?: unknown } | null;
-    if (!p || typeof p !== 'object' || typeof p.sessionId !== 'string') {
+    const p = params;
+    if (!isObj(p) || typeof p.sessionId !== 'string') {
       this.problem({ kind: 'invalid-update', message: 'session/update: params.sessionId must be a string', detail: params });
       return;
     }
@@ -81,7 +82,7 @@ export class UpdateRouter {
     try {
       updates = this.decoder(sessionId).decode(p.update);
     } catch (e) {
-      this.problem({ kind: 'invalid-update', sessionId, message: `session/update for ${sessionId}: ${(e as Error)?.message ?? String(e)}`, detail: { error: e, update: p.update } });
+      this.problem({ kind: 'invalid-update', sessionId, message: `session/update for ${sessionId}: ${e instanceof Error ? e.message : String(e)}`, detail: { error: e, update: p.update } });
       return;
     }
     if (session) {
@@ -151,7 +152,8 @@ export class UpdateRouter {
       this.closedIds.delete(sessionId);
       this.closedIds.add(sessionId);
       // forget the oldest: a late update for it is then buffered (bounded) instead of reported
-      if (this.closedIds.size > this.maxClosedIds) this.closedIds.delete(this.closedIds.values().next().value as string);
+      const oldest = this.closedIds.values().next();
+      if (this.closedIds.size > this.maxClosedIds && !oldest.done) this.closedIds.delete(oldest.value);
     }
   }
 
@@ -170,7 +172,7 @@ export class UpdateRouter {
     try {
       session.receive(update);
     } catch (e) {
-      this.problem({ kind: 'handler-error', sessionId: session.sessionId, message: `applying ${update.sessionUpdate} failed: ${(e as Error)?.message ?? String(e)}`, detail: e });
+      this.problem({ kind: 'handler-error', sessionId: session.sessionId, message: `applying ${update.sessionUpdate} failed: ${e instanceof Error ? e.message : String(e)}`, detail: e });
     }
   }
 }

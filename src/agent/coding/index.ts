@@ -136,7 +136,7 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
       }
       // a restored session keeps its mode
       const saved = session.configOptions.find((o) => o.configId === 'mode');
-      if (saved && isMode((saved as { currentValue?: unknown }).currentValue)) state.mode = (saved as { currentValue: AgentMode }).currentValue;
+      if (saved && 'currentValue' in saved && isMode(saved.currentValue)) state.mode = saved.currentValue;
       // before the response: restored sessions reconnect their servers, then answer (ACP-V1-RESUME-02)
       await openSessionMcp(session, { clientInfo: { name: info.name, version: info.version }, ...options.mcp });
       return { configOptions: configOptions(session), availableCommands: [...COMMANDS] };

@@ -39,7 +39,7 @@ export async function decidePermission(ctx: TurnContext, c: PendingCall, preview
     options: [...PERMISSION_OPTIONS],
   });
   if (outcome.outcome === 'cancelled' || turn.signal.aborted) return { run: false, cancelled: true };
-  const optionId = outcome.outcome === 'selected' ? (outcome as { optionId: string }).optionId : undefined;
+  const optionId = outcome.outcome === 'selected' ? outcome.optionId : undefined;
   // ACP-V2-PERM-06: anything not understood is not approval
   const chosen = PERMISSION_OPTIONS.find((o) => o.optionId === optionId);
   if (chosen?.kind === 'allow_always') state.alwaysAllow.add(tool.name);

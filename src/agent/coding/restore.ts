@@ -139,7 +139,7 @@ function userParts(blocks: readonly AnyContentBlock[]): UserPart[] {
 
 /** Text of the content blocks (other kinds named, not inlined). */
 function textOf(blocks: readonly AnyContentBlock[]): string {
-  return blocks.map((b) => (b.type === 'text' ? String((b as { text: unknown }).text) : '')).join('');
+  return blocks.map((b) => (b.type === 'text' ? String(b.text) : '')).join('');
 }
 
 /** Providers restrict tool call ids (Anthropic: `[a-zA-Z0-9_-]+`); ACP ids may contain dots. */
@@ -155,10 +155,10 @@ function cap(s: string, max: number): string {
 function callText(c: ToolCallState, terminals: ReadonlyMap<string, TerminalState>): string {
   const parts: string[] = [];
   for (const item of c.content) {
-    const i = item as { type: string; [k: string]: unknown };
+    const i = item;
     if (i.type === 'content') {
-      const block = i.content as AnyContentBlock;
-      parts.push(block.type === 'text' ? String((block as { text: unknown }).text) : `[${block.type} content]`);
+      const block = i.content;
+      parts.push(block.type === 'text' ? String(block.text) : `[${String(block.type)} content]`);
     } else if (i.type === 'diff') {
       const lines = typeof i.newText === 'string' ? i.newText.split('\n').length : 0;
       parts.push(`${i.oldText == null ? 'Created' : 'Changed'} ${String(i.path)} (${lines} line${lines === 1 ? '' : 's'} now).`);

@@ -1,6 +1,7 @@
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, join, normalize, relative, resolve, sep, dirname, basename } from 'node:path';
 import { ConfinementError, openConfinedForRead, readdirConfined, writeConfined } from '../../rpc/confined-fs.js';
+import { errnoCode } from '../error-text.js';
 
 /** A path the sandbox refused (outside the session roots). */
 export class SandboxError extends Error {
@@ -35,7 +36,7 @@ async function realpathLoose(p: string, hops = 0): Promise<string> {
   try {
     return await realpath(p);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
+    const code = errnoCode(e);
     if (code === 'ELOOP') throw new SandboxError(`path ${p}: too many levels of symbolic links`);
     if (code === 'ENAMETOOLONG') throw new SandboxError(`path is too long (${p.length} characters): the file system refused it (ENAMETOOLONG)`);
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw e;
@@ -135,7 +136,7 @@ export class Sandbox {
 
   private ioError(e: unknown, p: ResolvedPath): Error {
     if (e instanceof ConfinementError) return new SandboxError(`path ${p.path} (resolves to ${e.real}) is outside the session roots: ${this.roots.join(', ')}`);
-    const code = (e as NodeJS.ErrnoException).code;
+    const code = errnoCode(e);
     if (code === 'ENOENT') return new Error(`file not found: ${p.path}`);
     if (code === 'EISDIR') return new Error(`${p.path} is a directory (use list_files)`);
     if (code === 'ELOOP') return new SandboxError(`path ${p.path}: too many levels of symbolic links`);

@@ -20,5 +20,5 @@ export function titleFromPrompt(text: string): string | undefined {
 
 /** True when stored history already named the session (a restored session keeps its title). */
 export function historyHasTitle(history: readonly AnySessionUpdate[]): boolean {
-  return history.some((u) => u.sessionUpdate === 'session_info_update' && typeof (u as { title?: unknown }).title === 'string');
+  return history.some((u) => u.sessionUpdate === 'session_info_update' && typeof u.title === 'string');
 }

@@ -8,6 +8,8 @@ import type { CodingSessionState } from './session-state.js';
 import type { CommandRunner } from './terminal.js';
 import { textContent, ToolInputError, type Tool, type ToolContext, type ToolOutcome } from './tool.js';
 import type { WorkspaceFs } from './workspace-fs.js';
+import { isObj } from '../../protocol/codec/util.js';
+import { messageOf } from '../error-text.js';
 
 /** The id of the plan the engine reports (v1's single plan, ACP-V1-PLAN-01). */
 export const PLAN_ID = 'main';
@@ -89,11 +91,11 @@ export const updatePlanSpec: ToolSpec = {
 };
 
 function parsePlan(raw: unknown): PlanEntry[] {
-  const entries = (raw as { entries?: unknown } | null)?.entries;
+  const entries = isObj(raw) ? raw.entries : undefined;
   if (!Array.isArray(entries)) throw new ToolInputError('update_plan: "entries" must be an array');
   return entries.map((e, i) => {
-    const o = e as { content?: unknown; status?: unknown; priority?: unknown };
-    if (typeof o?.content !== 'string') throw new ToolInputError(`update_plan: "entries[${i}].content" must be a string`);
+    const o = isObj(e) ? e : {};
+    if (typeof o.content !== 'string') throw new ToolInputError(`update_plan: "entries[${i}].content" must be a string`);
     const status = o.status === 'in_progress' || o.status === 'completed' ? o.status : 'pending';
     const priority = o.priority === 'high' || o.priority === 'low' ? o.priority : 'medium';
     return { content: o.content, status, priority };
@@ -170,7 +172,7 @@ export async function runCall(ctx: TurnContext, c: PendingCall): Promise<CallOut
       await send({ sessionUpdate: 'plan_update', plan: { type: 'items', planId: PLAN_ID, entries } });
       return { output: 'Plan updated.' };
     } catch (e) {
-      return { output: (e as Error).message, isError: true };
+      return { output: messageOf(e), isError: true };
     }
   }
   if (c.inputError !== undefined || !c.tool) return fail(ctx, c, `Invalid tool call: ${c.inputError}`);

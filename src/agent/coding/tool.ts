@@ -6,6 +6,7 @@ import type { JsonSchema } from './model.js';
 import type { Sandbox } from './sandbox.js';
 import type { WorkspaceFs } from './workspace-fs.js';
 import type { CommandRunner } from './terminal.js';
+import { isObj } from '../../protocol/codec/util.js';
 
 /** The coding agent's permission modes (the `mode` config option). */
 export type AgentMode = 'ask' | 'auto' | 'read-only';
@@ -79,10 +80,10 @@ export interface Tool<I = unknown> {
 // ---- input helpers shared by the built-in tools ----
 
 export function asObject(raw: unknown, tool: string): Record<string, unknown> {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+  if (!isObj(raw)) {
     throw new ToolInputError(`${tool}: input must be a JSON object, got ${raw === null ? 'null' : Array.isArray(raw) ? 'an array' : typeof raw}`);
   }
-  return raw as Record<string, unknown>;
+  return raw;
 }
 
 export function requireString(o: Record<string, unknown>, key: string, tool: string, opts: { allowEmpty?: boolean } = {}): string {

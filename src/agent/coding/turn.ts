@@ -31,21 +31,21 @@ export interface EngineOptions {
 export function promptToUserMessage(prompt: readonly AnyContentBlock[]): ConversationMessage {
   const parts: UserPart[] = [];
   for (const b of prompt) {
-    const block = b as { type: string; [k: string]: unknown };
+    const block = b;
     if (block.type === 'text') parts.push({ type: 'text', text: String(block.text) });
     else if (block.type === 'image') parts.push({ type: 'image', data: String(block.data), mimeType: String(block.mimeType) });
     else if (block.type === 'resource_link') parts.push({ type: 'text', text: `[file: ${String(block.name)} <${String(block.uri)}>]` });
     else if (block.type === 'resource') {
-      const r = block.resource as { uri: string; text?: string; mimeType?: string };
-      parts.push({ type: 'text', text: typeof r.text === 'string' ? `<context uri="${r.uri}">\n${r.text}\n</context>` : `[binary resource ${r.uri}]` });
-    } else parts.push({ type: 'text', text: `[unsupported ${block.type} content omitted]` });
+      const r = block.resource;
+      parts.push({ type: 'text', text: 'text' in r && typeof r.text === 'string' ? `<context uri="${r.uri}">\n${r.text}\n</context>` : `[binary resource ${r.uri}]` });
+    } else parts.push({ type: 'text', text: `[unsupported ${String(block.type)} content omitted]` });
   }
   return { role: 'user', content: parts };
 }
 
 /** The plain text of a prompt (for slash-command detection). */
 export function promptText(prompt: readonly AnyContentBlock[]): string {
-  return prompt.filter((b) => b.type === 'text').map((b) => String((b as { text: unknown }).text)).join('\n');
+  return prompt.flatMap((b) => (b.type === 'text' ? [String(b.text)] : [])).join('\n');
 }
 
 /** Adds "not executed" results for tool calls that have none, so the history stays valid for providers. */

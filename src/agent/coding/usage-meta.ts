@@ -1,4 +1,5 @@
 import type { Cost } from '../../protocol/index.js';
+import { isObj } from '../../protocol/codec/util.js';
 
 /**
  * The `_meta` key under which the built-in agent reports a turn's token counts. A `usage_update`
@@ -26,14 +27,14 @@ const count = (v: unknown): v is number => typeof v === 'number' && Number.isFin
  * a malformed `cost` is dropped), e.g. `state.info.meta` of a client session.
  */
 export function readTurnTokenUsage(meta: unknown): TurnTokenUsage | undefined {
-  if (meta === null || typeof meta !== 'object') return undefined;
-  const u = (meta as Record<string, unknown>)[USAGE_META_KEY] as Record<string, unknown> | null | undefined;
-  if (u === null || typeof u !== 'object') return undefined;
+  if (meta === null || typeof meta !== 'object' || !(USAGE_META_KEY in meta)) return undefined;
+  const u: unknown = meta[USAGE_META_KEY];
+  if (!isObj(u)) return undefined;
   const { inputTokens, outputTokens, totalTokens, cost } = u;
   if (!count(inputTokens) || !count(outputTokens)) return undefined;
   const out: TurnTokenUsage = { inputTokens, outputTokens, totalTokens: count(totalTokens) ? totalTokens : inputTokens + outputTokens };
-  const c = cost as { amount?: unknown; currency?: unknown } | null | undefined;
-  if (c && typeof c === 'object' && typeof c.amount === 'number' && Number.isFinite(c.amount) && typeof c.currency === 'string') {
+  const c = cost;
+  if (isObj(c) && typeof c.amount === 'number' && Number.isFinite(c.amount) && typeof c.currency === 'string') {
     out.cost = { amount: c.amount, currency: c.currency };
   }
   return out;

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { AgentSession } from '../types.js';
 import { Sandbox, type ResolvedPath } from './sandbox.js';
+import { errnoCode } from '../error-text.js';
 
 /** Largest file the tools read from local disk (bigger files are refused, not truncated silently). */
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -24,7 +25,7 @@ async function localExists(real: string): Promise<boolean> {
     await stat(real);
     return true;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if (errnoCode(e) === 'ENOENT') return false;
     throw e;
   }
 }

@@ -1,4 +1,10 @@
-import { runAgentCommand, type ModelBackend } from './agent.js';
+import { runAgentCommand } from './agent.js';
+import { isModelBackend } from '../model-choice.js';
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+const MODES = ['ask', 'auto', 'read-only'] as const;
+const mode = (v: unknown): (typeof MODES)[number] | undefined => MODES.find((m) => m === v);
 
 /**
  * `acp-kit agent`: delegates to `runAgentCommand` in `./agent.ts` (owned by the built-in agent's
@@ -6,12 +12,13 @@ import { runAgentCommand, type ModelBackend } from './agent.js';
  */
 export async function agentCommand(flags: Record<string, unknown>): Promise<number> {
   return runAgentCommand({
-    model: flags.model as ModelBackend | undefined,
-    modelName: flags.modelName as string | undefined,
-    baseUrl: flags.baseUrl as string | undefined,
-    maxTurnRequests: flags.maxTurnRequests as number | undefined,
-    maxOutputTokens: flags.maxOutputTokens as number | undefined,
-    contextWindow: flags.contextWindow as number | undefined,
-    mode: flags.mode as 'ask' | 'auto' | 'read-only' | undefined,
+    // (the flag parsers already checked these values)
+    model: isModelBackend(flags.model) ? flags.model : undefined,
+    modelName: str(flags.modelName),
+    baseUrl: str(flags.baseUrl),
+    maxTurnRequests: num(flags.maxTurnRequests),
+    maxOutputTokens: num(flags.maxOutputTokens),
+    contextWindow: num(flags.contextWindow),
+    mode: mode(flags.mode),
   });
 }

@@ -100,9 +100,10 @@ export async function resolveModel(opts: AgentCommandOptions, env: NodeJS.Proces
 export async function runAgentCommand(opts: AgentCommandOptions): Promise<number> {
   const env = opts.env ?? process.env;
   const model = await resolveModel(opts, env);
-  const mode = opts.mode ?? (env.ACP_KIT_MODE as AgentMode | undefined);
-  if (mode !== undefined && mode !== 'ask' && mode !== 'auto' && mode !== 'read-only') {
-    throw usageError(`mode must be ask, auto or read-only (got ${JSON.stringify(mode)})`);
+  const given: string | undefined = opts.mode ?? env.ACP_KIT_MODE;
+  const mode: AgentMode | undefined = given === 'ask' || given === 'auto' || given === 'read-only' ? given : undefined;
+  if (given !== undefined && mode === undefined) {
+    throw usageError(`mode must be ask, auto or read-only (got ${JSON.stringify(given)})`);
   }
   const definition = createCodingAgent({
     model,

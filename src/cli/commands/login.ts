@@ -89,7 +89,7 @@ async function probe(a: OpenAgent): Promise<'ok' | AuthMethod[]> {
     if (a.conn.agentCapabilities.session?.close) await a.conn.closeSession(s.sessionId).catch(() => undefined);
     return 'ok';
   } catch (e) {
-    if ((e as AcpError)?.code === ErrorCode.AuthRequired) return authMethodsFromError(e);
+    if (e instanceof AcpError && e.code === ErrorCode.AuthRequired) return authMethodsFromError(e);
     throw e;
   }
 }

@@ -49,8 +49,8 @@ export function textDiffLines(d: ToolCallTextDiff, cwd?: string): DiffLine[] {
 
 function describeChange(c: FileChange, cwd: string | undefined): string {
   const path = typeof c.path === 'string' ? displayPath(c.path, cwd) : '?';
-  if ((c.operation === 'move' || c.operation === 'copy') && typeof (c as { oldPath?: unknown }).oldPath === 'string') {
-    return `${c.operation} ${displayPath((c as { oldPath: string }).oldPath, cwd)} -> ${path}`;
+  if ((c.operation === 'move' || c.operation === 'copy') && 'oldPath' in c && typeof c.oldPath === 'string') {
+    return `${c.operation} ${displayPath(c.oldPath, cwd)} -> ${path}`;
   }
   const type = typeof c.fileType === 'string' && c.fileType !== 'text' ? ` (${c.fileType})` : '';
   return `${c.operation} ${path}${type}`;

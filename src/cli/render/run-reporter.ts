@@ -209,7 +209,7 @@ export class NdjsonRunReporter implements RunReporter {
   }
 
   update(sessionId: string, u: AnySessionUpdate): void {
-    if (u.sessionUpdate === 'tool_call_update' && !this.changesToolCall(u as unknown as Record<string, unknown>)) return;
+    if (u.sessionUpdate === 'tool_call_update' && !this.changesToolCall({ ...u })) return;
     this.w.emit({ type: 'update', sessionId, update: u });
   }
 

@@ -1,6 +1,6 @@
 import type { AnyContentBlock } from '../../protocol/model/content.js';
-import type { AnyToolCallContent, ToolCallFileChanges, ToolCallTextDiff } from '../../protocol/model/tool-call.js';
-import type { AnySessionUpdate, ErrorObject, MessageRole, Notice, TerminalOutputChunk, TerminalUpdate } from '../../protocol/model/update.js';
+import type { AnyToolCallContent } from '../../protocol/model/tool-call.js';
+import type { AnySessionUpdate, ErrorObject, MessageRole, TerminalOutputChunk, TerminalUpdate } from '../../protocol/model/update.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
 import type { ToolCallState } from '../../protocol/state/entities.js';
 import { stripAnsi, type Style } from '../style.js';
@@ -22,7 +22,7 @@ export interface TranscriptOptions {
 
 /** A short text for a non-text content block. */
 export function describeBlock(b: AnyContentBlock): string {
-  const x = b as { type: string; text?: unknown; mimeType?: unknown; uri?: unknown; name?: unknown; resource?: { uri?: unknown } };
+  const x = b;
   switch (x.type) {
     case 'text':
       return typeof x.text === 'string' ? x.text : '';
@@ -35,7 +35,7 @@ export function describeBlock(b: AnyContentBlock): string {
     case 'resource':
       return `[resource ${String(x.resource?.uri ?? '')}]`;
     default:
-      return `[${x.type} content]`;
+      return `[${String(x.type)} content]`;
   }
 }
 
@@ -59,8 +59,8 @@ export function styleDiffLine(l: DiffLine, style: Style): string {
 
 /** The diff lines of a tool content item, or `undefined` when it is not a diff. */
 export function diffLinesOf(c: AnyToolCallContent, cwd?: string): DiffLine[] | undefined {
-  if (c.type === 'diff' && typeof (c as ToolCallTextDiff).newText === 'string') return textDiffLines(c as ToolCallTextDiff, cwd);
-  if (c.type === 'file_changes') return fileChangesLines(c as ToolCallFileChanges, cwd);
+  if (c.type === 'diff' && typeof c.newText === 'string') return textDiffLines(c, cwd);
+  if (c.type === 'file_changes') return fileChangesLines(c, cwd);
   return undefined;
 }
 
@@ -137,30 +137,30 @@ export class TranscriptRenderer {
       case 'agent_thought':
       case 'user_message': {
         const role: MessageRole = u.sessionUpdate.startsWith('user') ? 'user' : u.sessionUpdate.includes('thought') ? 'thought' : 'agent';
-        const chunk = u.sessionUpdate.endsWith('_chunk') ? (u as { content: AnyContentBlock }).content : undefined;
-        return this.message(role, (u as { messageId: string }).messageId, state, chunk);
+        const chunk = 'messageId' in u && !Array.isArray(u.content) && u.content != null ? u.content : undefined;
+        return this.message(role, u.messageId, state, chunk);
       }
       case 'tool_call_update':
       case 'tool_call_content_chunk': {
-        const tc = state.toolCalls.get((u as { toolCallId: string }).toolCallId);
+        const tc = state.toolCalls.get(u.toolCallId);
         if (tc) this.toolCall(tc, state);
         return;
       }
       case 'plan_update':
-        return this.plan((u as { plan: { planId: string } }).plan.planId, state);
+        return this.plan(u.plan.planId, state);
       case 'plan_removed':
-        this.planSeen.delete((u as { planId: string }).planId);
+        this.planSeen.delete(u.planId);
         return this.line(this.s.dim('plan removed'));
       case 'terminal_update':
       case 'terminal_output_chunk':
-        return this.terminal(u as TerminalUpdate | TerminalOutputChunk, state);
+        return this.terminal(u, state);
       case 'notice': {
-        const n = u as Notice;
+        const n = u;
         const c = n.severity === 'error' ? this.s.red : n.severity === 'warning' ? this.s.yellow : this.s.cyan;
         return this.line(`${c(`[${n.severity}]`)} ${stripAnsi(n.title)}${n.description ? ` — ${stripAnsi(n.description)}` : ''}`);
       }
       case 'compaction_update': {
-        const st = (u as { status: string }).status;
+        const st = u.status;
         return this.line(this.s.dim(`context compaction ${st.replace('_', ' ')}`));
       }
       default:
@@ -255,7 +255,7 @@ export class TranscriptRenderer {
       return;
     }
     if (item.type === 'content') {
-      const text = stripAnsi(describeBlock((item as { content: AnyContentBlock }).content)).replace(/\n$/, '');
+      const text = stripAnsi(describeBlock(item.content)).replace(/\n$/, '');
       const lines = text.split('\n');
       const max = this.opts.maxToolOutputLines ?? 20;
       for (const l of lines.slice(0, max)) this.line(this.s.dim(`${pad}${l}`));
@@ -264,7 +264,7 @@ export class TranscriptRenderer {
     }
     if (item.type === 'terminal') {
       // the header once per terminal, whether the tool call or the terminal's updates show it first
-      const terminalId = (item as { terminalId: string }).terminalId;
+      const terminalId = item.terminalId;
       const t = state.terminals.get(terminalId);
       const seen = this.terminalState(terminalId);
       if (t?.command && !seen.header) {
@@ -279,12 +279,12 @@ export class TranscriptRenderer {
   private plan(planId: string, state: SessionState): void {
     const p = state.plans.get(planId);
     if (!p) return;
-    const plan = p.plan as { type: string; entries?: Array<{ content: string; status: string; priority: string }> };
+    const plan = p.plan;
     const snapshot = JSON.stringify(plan);
     if (this.planSeen.get(planId) === snapshot) return;
     this.planSeen.set(planId, snapshot);
     if (plan.type !== 'items' || !Array.isArray(plan.entries)) {
-      this.line(this.s.bold(`Plan (${plan.type})`));
+      this.line(this.s.bold(`Plan (${String(plan.type)})`));
       return;
     }
     this.line(this.s.bold(planId === 'main' ? 'Plan:' : `Plan ${planId}:`));

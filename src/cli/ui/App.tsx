@@ -136,9 +136,9 @@ function ToolCallView({ tc, view }: { tc: ToolCallState; view: ReadyView }): Rea
         <Text color={statusColor(tc.status)}> {tc.status}</Text>
       </Text>
       {tc.content.map((item, i) => {
-        if (item.type === 'terminal') return <TerminalView key={i} terminalId={(item as { terminalId: string }).terminalId} view={view} />;
+        if (item.type === 'terminal') return <TerminalView key={i} terminalId={item.terminalId} view={view} />;
         if (item.type === 'content') {
-          const text = stripAnsi(describeBlock((item as { content: AnyContentBlock }).content)).replace(/\n$/, '');
+          const text = stripAnsi(describeBlock(item.content)).replace(/\n$/, '');
           const lines = text.split('\n');
           return (
             <Box key={i} marginLeft={2} flexDirection="column">

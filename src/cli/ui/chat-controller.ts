@@ -2,7 +2,7 @@ import type { ClientSession, PermissionContext, PromptResult } from '../../clien
 import type { PermissionRequest, SessionInfo } from '../../protocol/model/session.js';
 import type { TerminalExitStatus } from '../../protocol/model/methods.js';
 import type { TimelineEntry } from '../../protocol/state/entities.js';
-import type { AnySessionUpdate, Notice } from '../../protocol/model/update.js';
+import type { AnySessionUpdate } from '../../protocol/model/update.js';
 import { readTurnTokenUsage, type TurnTokenUsage } from '../../agent/coding/usage-meta.js';
 import { toCliError, type AgentContext, type CliError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -111,7 +111,7 @@ export class ChatController implements ChatActions {
   /** What the feed and status show of an update beyond the timeline: notices, turn tokens. */
   private observe(u: AnySessionUpdate, opening: boolean): void {
     if (u.sessionUpdate === 'notice') {
-      const n = u as Notice;
+      const n = u;
       const note: Note = { kind: n.severity === 'error' ? 'error' : 'info', text: `${n.severity}: ${n.title}${n.description ? ` — ${n.description}` : ''}` };
       if (opening) this.openingNotes.push(note);
       else this.push({ note });

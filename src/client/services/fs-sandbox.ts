@@ -38,7 +38,7 @@ export interface FileSystemSandboxOptions {
 const MAX_SYMLINK_HOPS = 40;
 
 function errCode(e: unknown): string | undefined {
-  return e && typeof e === 'object' ? ((e as NodeJS.ErrnoException).code ?? undefined) : undefined;
+  return e instanceof Error && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
 }
 
 /**

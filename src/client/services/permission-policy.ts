@@ -60,7 +60,7 @@ export function selectOption(request: PermissionRequest, decision: PermissionDec
 /** The offered option a `selected` outcome names, or `undefined`. */
 export function selectedOption(request: PermissionRequest, outcome: PermissionOutcome): PermissionOption | undefined {
   if (outcome?.outcome !== 'selected') return undefined;
-  const id = (outcome as { optionId?: unknown }).optionId;
+  const id = outcome.optionId;
   return options(request).find((o) => o.optionId === id);
 }
 
@@ -345,7 +345,7 @@ export function describePermissionDecision(request: PermissionRequest, outcome: 
   if (outcome?.outcome === 'selected') {
     // `option`: the selected option when the caller already has it (see `observed`)
     const o = option ?? selectedOption(request, outcome);
-    if (!o) return `invalid answer (unknown option ${JSON.stringify((outcome as { optionId?: unknown }).optionId)}): ${what}`;
+    if (!o) return `invalid answer (unknown option ${JSON.stringify('optionId' in outcome ? outcome.optionId : undefined)}): ${what}`;
     const verb = o.kind.startsWith('allow') ? 'approved' : o.kind.startsWith('reject') ? 'rejected' : `selected "${o.name}"`;
     return `${verb} (${o.kind}): ${what}`;
   }

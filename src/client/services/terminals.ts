@@ -140,7 +140,7 @@ async function killMarkedProcesses(marker: string): Promise<void> {
   if (process.platform !== 'linux') return;
   const needle = Buffer.from(`${TERMINAL_MARKER_ENV}=${marker}\0`);
   for (let round = 0; round < 10; round++) {
-    const pids = await fsp.readdir('/proc').catch(() => [] as string[]);
+    const pids = await fsp.readdir('/proc').catch((): string[] => []);
     let found = 0;
     await Promise.all(
       pids.map(async (name) => {

@@ -140,7 +140,8 @@ class ServerConnection implements McpToolCaller {
     private readonly options: McpConnectOptions,
   ) {
     this.name = config.name;
-    this.transportType = (config as { type?: string }).type ?? 'stdio';
+    // (a JavaScript caller's server may lack `type`: stdio, the v1 default)
+    this.transportType = config.type ?? 'stdio';
     this.log = options.log ?? defaultLog;
   }
 
@@ -192,7 +193,7 @@ class ServerConnection implements McpToolCaller {
       };
       this.client = client;
       await client.connect(transport, { signal: deadline.signal, timeout: timeoutMs });
-      const p = (transport as { pid?: number | null }).pid;
+      const p = 'pid' in transport ? transport.pid : undefined;
       if (typeof p === 'number') {
         this.pid = p;
         trackPid(p);
@@ -233,15 +234,15 @@ class ServerConnection implements McpToolCaller {
   }
 
   private async createTransport(): Promise<Transport> {
-    const c = this.config as Record<string, unknown>;
+    const c: Record<string, unknown> = { ...this.config };
     if (this.transportType === 'stdio') {
       const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
       if (typeof c.command !== 'string' || c.command === '') throw new Error('the stdio server has no command');
       const env: Record<string, string> = {};
-      for (const v of Array.isArray(c.env) ? (c.env as Array<{ name: string; value: string }>) : []) env[v.name] = v.value;
+      for (const v of Array.isArray(c.env) ? c.env : []) env[v.name] = v.value;
       const t = new StdioClientTransport({
         command: c.command,
-        args: Array.isArray(c.args) ? (c.args as unknown[]).map(String) : [],
+        args: Array.isArray(c.args) ? c.args.map(String) : [],
         env,
         cwd: this.options.cwd,
         stderr: 'pipe',
@@ -258,7 +259,7 @@ class ServerConnection implements McpToolCaller {
         throw new Error(`invalid url ${JSON.stringify(c.url)}`);
       }
       const headers: Record<string, string> = {};
-      for (const h of Array.isArray(c.headers) ? (c.headers as Array<{ name: string; value: string }>) : []) headers[h.name] = h.value;
+      for (const h of Array.isArray(c.headers) ? c.headers : []) headers[h.name] = h.value;
       return new StreamableHTTPClientTransport(url, { requestInit: { headers } });
     }
     throw new Error(`MCP transport ${JSON.stringify(this.transportType)} is not supported by this agent`);
@@ -321,10 +322,11 @@ class ServerConnection implements McpToolCaller {
     if (!client) return;
     this.closing = true;
     try {
-      const t = client.transport as { terminateSession?: () => Promise<void> } | undefined;
+      const t = client.transport;
       // streamable HTTP: tell the server the session is over (best effort, bounded)
-      if (this.transportType === 'http' && t?.terminateSession) {
-        await Promise.race([t.terminateSession().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
+      if (this.transportType === 'http' && t && 'terminateSession' in t && typeof t.terminateSession === 'function') {
+        const ended: Promise<unknown> = Promise.resolve(t.terminateSession.call(t));
+        await Promise.race([ended.catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
       }
       await client.close();
     } catch (e) {

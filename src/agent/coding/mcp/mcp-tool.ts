@@ -66,14 +66,14 @@ export function toolOutcome(result: CallToolResult): ToolOutcome {
     content.push({ type: 'content', content: block.content });
     forModel.push(block.text);
   }
-  const structured = (result as { structuredContent?: unknown }).structuredContent;
+  const structured = 'structuredContent' in result ? result.structuredContent : undefined;
   if (blocks.length === 0 && structured !== undefined) {
     const json = JSON.stringify(structured, null, 2);
     content.push(textContent('```json\n' + json + '\n```'));
     forModel.push(json);
   }
   // pre-2024-11 servers answer `{ toolResult }`
-  const legacy = (result as { toolResult?: unknown }).toolResult;
+  const legacy = 'toolResult' in result ? result.toolResult : undefined;
   if (blocks.length === 0 && structured === undefined && legacy !== undefined) {
     const json = JSON.stringify(legacy);
     content.push(textContent(json));

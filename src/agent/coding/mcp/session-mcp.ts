@@ -25,7 +25,8 @@ export async function openSessionMcp(session: AgentSession, options: SessionMcpO
 
 /** The session's MCP connections (undefined when it has no servers). */
 export function sessionMcp(session: AgentSession): McpConnections | undefined {
-  return session.data.get(KEY) as McpConnections | undefined;
+  const v = session.data.get(KEY);
+  return v instanceof McpConnections ? v : undefined;
 }
 
 /** Tools of the session's connected MCP servers (empty without servers). */

@@ -79,7 +79,7 @@ function mapFinish(reason: string | undefined, raw: string | undefined): ModelFi
 
 function errorText(e: unknown): string {
   if (e instanceof Error) {
-    const status = (e as { statusCode?: unknown }).statusCode;
+    const status = 'statusCode' in e ? e.statusCode : undefined;
     return typeof status === 'number' ? `HTTP ${status}: ${e.message}` : e.message;
   }
   return typeof e === 'string' ? e : JSON.stringify(e);

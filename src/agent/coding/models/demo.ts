@@ -4,6 +4,7 @@ import {
   type ToolResult,
 } from '../model.js';
 import { mcpToolName } from '../mcp/tool-name.js';
+import { isObj } from '../../../protocol/codec/util.js';
 
 /**
  * The offline demo model: **not an AI**. A deterministic, rule-based stand-in that understands a
@@ -106,7 +107,7 @@ export const DEMO_HELP = [
 
 function textOf(m: ConversationMessage | undefined): string {
   if (!m || m.role !== 'user') return '';
-  return m.content.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text).join('\n');
+  return m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
 }
 
 /** Splits text into word-sized deltas (whitespace kept), as a real model streams tokens. */
@@ -123,7 +124,7 @@ function textLines(text: string): string[] {
 }
 
 function summarize(call: Extract<AssistantPart, { type: 'tool_call' }>, r: ToolResult): string {
-  const input = (call.input ?? {}) as Record<string, unknown>;
+  const input: Record<string, unknown> = isObj(call.input) ? call.input : {};
   if (/rejected|not understood|read-only|Cancelled/i.test(r.output) && r.isError) {
     return `Okay, I did not run \`${call.toolName}\`: ${r.output}`;
   }

@@ -4,6 +4,7 @@ import type { ToolCallLocation } from '../../../protocol/index.js';
 import { asObject, optionalBool, optionalInt, optionalString, requireString, textContent, ToolInputError, type Tool } from '../tool.js';
 import { MAX_FILE_BYTES } from '../workspace-fs.js';
 import { globToRegExp, walkFiles, type WalkEntry } from './walk.js';
+import { messageOf } from '../../error-text.js';
 
 export interface SearchTextInput {
   /** JavaScript regular expression */
@@ -43,7 +44,7 @@ export const searchTextTool: Tool<SearchTextInput> = {
     try {
       new RegExp(pattern, caseInsensitive ? 'i' : '');
     } catch (e) {
-      throw new ToolInputError(`search_text: "pattern" is not a valid regular expression: ${(e as Error).message}`);
+      throw new ToolInputError(`search_text: "pattern" is not a valid regular expression: ${messageOf(e)}`);
     }
     return {
       pattern,
