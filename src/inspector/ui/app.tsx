@@ -5,6 +5,8 @@ import { getJson, ROW, type FrameDetail, type MethodLatency, type RequestSpan, t
 import { renderMarkdown } from './markdown.js';
 
 const ROW_H = 24;
+/** Session items rendered at once. */
+const ITEM_WINDOW = 200;
 const OVERSCAN = 10;
 const KINDS = ['request', 'notification', 'response', 'error', 'invalid'] as const;
 
@@ -317,7 +319,8 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
     const upd = r[ROW.update] >= 0 ? strings[r[ROW.update]] : undefined;
     visible.push(
       <div
-        key={seq}
+        // slots, not seqs: scrolling patches the same few dozen nodes instead of replacing them
+        key={i % 256}
         id={`row-${seq}`}
         data-index={i}
         data-seq={seq}
@@ -334,14 +337,14 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
         <span class={`c-dir dir-${r[ROW.dir]}`} title={r[ROW.dir] === 0 ? 'editor → agent' : 'agent → editor'}>{r[ROW.dir] === 0 ? 'E→A' : 'A→E'}</span>
         <span class="c-kind">{kind}</span>
         <span class="c-method">
-          {r[ROW.method] >= 0 ? strings[r[ROW.method]] : ''}
-          {upd ? <span class="upd"> {upd}</span> : null}
           {n > 1 ? (
             <button class="run" aria-expanded={false} title="expand the run" onClick={(e) => { e.stopPropagation(); toggle(d); }}>×{n}</button>
           ) : expandedFirst(d, rows, expanded) ? (
             <button class="run" aria-expanded title="collapse the run" onClick={(e) => { e.stopPropagation(); toggle(d); }}>−</button>
           ) : null}
           {growing ? <span class="live-dot" data-testid="live-run" title="still streaming">●</span> : null}
+          {r[ROW.method] >= 0 ? strings[r[ROW.method]] : ''}
+          {upd ? <span class="upd"> {upd}</span> : null}
         </span>
         <span class="c-id">{r[ROW.id] >= 0 ? strings[r[ROW.id]] : ''}</span>
         <span class="c-size">{fmtSize(d.members.reduce((a, x) => a + rows[x]![ROW.size], 0))}</span>
@@ -559,6 +562,12 @@ function SessionBlock(props: { s: SessionView; selected: Set<number>; onSelect: 
   const terminals = new Map(s.terminals.map((t) => [t.terminalId, t]));
   const clientTerminals = new Map(s.clientTerminals.map((t) => [t.terminalId, t]));
   const last = s.foreground[s.foreground.length - 1];
+  // a long capture builds thousands of items: render a window of them (follows the end, or the selection)
+  const [anchor, setAnchor] = useState<number | undefined>(undefined);
+  const selIdx = selected.size === 0 ? -1 : s.items.findIndex((it) => it.seqs.some((x) => selected.has(x)));
+  let from = anchor ?? Math.max(0, s.items.length - ITEM_WINDOW);
+  if (selIdx >= 0 && (selIdx < from || selIdx >= from + ITEM_WINDOW)) from = Math.max(0, selIdx - ITEM_WINDOW / 2);
+  const to = Math.min(s.items.length, from + ITEM_WINDOW);
   return (
     <article class="session-block" aria-label={`Session ${s.sessionId}`}>
       <header>
@@ -580,7 +589,8 @@ function SessionBlock(props: { s: SessionView; selected: Set<number>; onSelect: 
           </ol>
         ) : null}
       </header>
-      {s.items.map((it) => {
+      {from > 0 ? <button class="link" onClick={() => setAnchor(Math.max(0, from - ITEM_WINDOW))}>▲ {from} earlier items</button> : null}
+      {s.items.slice(from, to).map((it) => {
         const isSel = it.seqs.some((x) => selected.has(x));
         return (
           <div
@@ -599,6 +609,7 @@ function SessionBlock(props: { s: SessionView; selected: Set<number>; onSelect: 
           </div>
         );
       })}
+      {to < s.items.length ? <button class="link" onClick={() => setAnchor(to + ITEM_WINDOW >= s.items.length ? undefined : to)}>▼ {s.items.length - to} later items</button> : null}
       {s.terminals.length > 0 ? <h3>Terminals</h3> : null}
       {s.terminals.map((t) => (
         <div key={t.terminalId} class={`item item-terminal${t.seqs.some((x) => selected.has(x)) ? ' selected' : ''}`} tabIndex={0} role="button" onClick={() => onSelect(t.seqs, t.seqs[0])}>
@@ -615,6 +626,11 @@ function SessionBlock(props: { s: SessionView; selected: Set<number>; onSelect: 
 
 type AnyRec = Record<string, unknown>;
 
+function Markdown(props: { text: string }) {
+  const html = useMemo(() => renderMarkdown(props.text), [props.text]);
+  return <div class="md" dangerouslySetInnerHTML={{ __html: html }} />;
+}
+
 function Blocks(props: { blocks: unknown; markdown: boolean }) {
   const blocks = Array.isArray(props.blocks) ? (props.blocks as AnyRec[]) : [];
   // consecutive text blocks are one text (chunks split words anywhere)
@@ -630,7 +646,7 @@ function Blocks(props: { blocks: unknown; markdown: boolean }) {
     <div class="blocks">
       {parts.map((p, i) =>
         'text' in p ? (
-          props.markdown ? <div key={i} class="md" dangerouslySetInnerHTML={{ __html: renderMarkdown(p.text) }} /> : <p key={i} class="plain">{p.text}</p>
+          props.markdown ? <Markdown key={i} text={p.text} /> : <p key={i} class="plain">{p.text}</p>
         ) : (
           <div key={i} class="block-other"><span class="badge">{String(p.block?.type)}</span> {String(p.block?.uri ?? p.block?.name ?? p.block?.mimeType ?? '')}</div>
         ),
