@@ -490,6 +490,8 @@ function SessionPane(props: { sourceId: string; data: Data; selected: Set<number
   const [again, setAgain] = useState(0);
 
   useEffect(() => {
+    // the timeline paints first: the session (a bigger answer) is asked for once the frames are in
+    if (data.version === 0) return;
     const q = uptoSeq === undefined ? '' : `?upto=${uptoSeq}`;
     const key = `${sourceId}${q}#${uptoSeq === undefined ? data.version : ''}`;
     wanted.current = key;
