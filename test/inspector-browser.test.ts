@@ -4,13 +4,13 @@
  * browser for the file. Needs `npm run build` (the page bundle, bin/acp-kit.js).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientConnection } from '../src/client/index.js';
-import type { LiveRegistration, SessionView } from '../src/inspector/index.js';
+import { startInspector, type InspectorHandle, type LiveRegistration, type SessionView } from '../src/inspector/index.js';
 import { BIN, SCREENSHOT_DIR, connectThroughProxy, launchChromium } from './support/inspector.js';
 import { waitUntil } from './support/process.js';
 import { tempDir } from './support/temp.js';
@@ -21,6 +21,7 @@ let ctx: BrowserContext;
 const conns: ClientConnection[] = [];
 const children: ChildProcess[] = [];
 const pages: Page[] = [];
+const servers: InspectorHandle[] = [];
 
 beforeAll(async () => {
   ctx = await launchChromium(tempDir('acp-inspector-chromium-'));
@@ -30,6 +31,7 @@ afterAll(async () => {
 });
 afterEach(async () => {
   for (const p of pages.splice(0)) await p.close().catch(() => undefined);
+  for (const h of servers.splice(0)) await h.close();
   for (const c of conns.splice(0)) await c.close().catch(() => undefined);
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });
@@ -148,5 +150,38 @@ describe('acp-kit inspect in Chromium', () => {
     expect(errors).toEqual([]);
     child.kill('SIGINT');
     expect(await exit).toBe(0);
+  });
+
+  it('capture content never runs in the page: HTML in agent text is shown as text, javascript: links are dropped, Markdown still renders', async () => {
+    const dir = tempDir('acp-inspector-xss-');
+    const cap = join(dir, 'xss.ndjson');
+    const hostile = 'hello <img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script> [click](javascript:window.__pwned=3) **bold**';
+    const msgs: Array<[string, object]> = [
+      ['editor->agent', { id: 0, method: 'initialize', params: { protocolVersion: 2, info: { name: 'ed', version: '1' }, capabilities: {} } }],
+      ['agent->editor', { id: 0, result: { protocolVersion: 2, info: { name: 'a', version: '1' }, capabilities: {}, authMethods: [] } }],
+      ['editor->agent', { id: 1, method: 'session/new', params: { cwd: '/w', mcpServers: [] } }],
+      ['agent->editor', { id: 1, result: { sessionId: 's1' } }],
+      ['agent->editor', { method: 'session/update', params: { sessionId: 's1', update: { sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text: hostile } } } }],
+    ];
+    const lines = [{ type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: '0.1.0', agent: ['x'], start: '2026-11-23T00:00:00.000Z' }];
+    msgs.forEach(([d, m], i) => {
+      const o = m as { id?: number; method?: string };
+      lines.push({ seq: i + 1, t: i, dir: d, raw: JSON.stringify({ jsonrpc: '2.0', ...m }), kind: o.method ? (o.id !== undefined ? 'request' : 'notification') : 'response', ...(o.method ? { method: o.method } : {}), ...(o.id !== undefined ? { id: o.id } : {}) } as never);
+    });
+    writeFileSync(cap, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const h = await startInspector({ captures: [cap], listLive: false });
+    servers.push(h);
+    const { page, errors } = await open(h.url);
+    const md = page.locator('[data-testid=item-message] .md').first();
+    await md.locator('strong', { hasText: 'bold' }).waitFor();
+    expect(await md.textContent()).toContain('<img src=x onerror="window.__pwned=1">');
+    expect(await md.textContent()).toContain('<script>window.__pwned=2</script>');
+    expect(await md.locator('img, script, a').count()).toBe(0);
+    // open the frame too: its JSON is text in the tree and the raw view
+    await page.locator('[data-testid=timeline-row][data-seq="5"]').click();
+    await page.getByTestId('frame-detail').getByRole('tab', { name: 'Raw' }).click();
+    await page.getByTestId('frame-detail').locator('pre.raw').waitFor();
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
+    expect(errors).toEqual([]);
   });
 });
