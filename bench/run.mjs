@@ -9,6 +9,7 @@ import { CANCEL_TARGET_P99_MS, formatCancelRows, runCancelBench } from './cancel
 import { formatStartupRows, runStartupBench } from './startup.mjs';
 import { RENDERER_TARGET_CHUNKS_PER_SEC, formatRendererRows, runRendererBench } from './renderer.mjs';
 import { PROXY_GOALS, formatProxyRows, runProxyBench } from './proxy.mjs';
+import { INSPECTOR_FRAMES, INSPECTOR_GOALS, formatInspectorRows, runInspectorBench } from './inspector.mjs';
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 
@@ -73,3 +74,6 @@ const oursP50 = Math.max(by['acp-kit-v2'].p50, by['acp-kit-v1'].p50);
 console.log(`acp-kit/sdk round-trip p50: ${(oursP50 / by.sdk.p50).toFixed(2)} (lower is better)`);
 console.log(`acp-kit/sdk throughput: ${(ours / by.sdk.updatesPerSec).toFixed(2)}`);
 console.log(`acp-kit/raw throughput: ${(ours / by.raw.updatesPerSec).toFixed(2)}`);
+console.log('');
+console.log(`acp-kit inspect (bench/inspector.mjs): headless /usr/bin/chromium on a generated ${INSPECTOR_FRAMES.toLocaleString('en-US')}-frame capture; goals first paint < ${INSPECTOR_GOALS.firstPaintMs} ms, no long task > ${INSPECTOR_GOALS.longTaskMs} ms while scrolling`);
+console.log(formatInspectorRows(await runInspectorBench()));

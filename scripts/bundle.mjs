@@ -31,6 +31,7 @@ export const BUNDLE_ENTRIES = {
   'agent-models': 'agent/models.js',
   client: 'client/index.js',
   proxy: 'proxy/index.js',
+  inspector: 'inspector/index.js',
   cli: 'cli/main.js',
 };
 
@@ -68,3 +69,22 @@ const result = await build({
 });
 const outputs = Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js'));
 console.log(`bundle: ${Object.keys(BUNDLE_ENTRIES).length} entries, ${outputs.length} files in ${relative(root, out)}`);
+
+// The inspector's page (browser code, not part of the tsc build): one script and one stylesheet in
+// dist/inspector/ui/, next to the server that serves them. Everything is bundled: no CDN, no network.
+const ui = join(root, 'src', 'inspector', 'ui');
+await build({
+  entryPoints: [join(ui, 'app.tsx'), join(ui, 'app.css')],
+  outdir: join(dist, 'inspector', 'ui'),
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  minify: true,
+  sourcemap: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+console.log(`bundle: inspector page in ${relative(root, join(dist, 'inspector', 'ui'))}`);

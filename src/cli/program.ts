@@ -90,7 +90,7 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .argument('[command]')
     .action(async (word: string | undefined) => {
       if (word !== undefined) {
-        throw usageError(`unknown command '${word}'`, 'Commands: run, chat, sessions, agent, login, proxy, captures, validate, check, replay, stats, diff. To send a prompt: acp-kit run "<prompt>".');
+        throw usageError(`unknown command '${word}'`, 'Commands: run, chat, sessions, agent, login, proxy, captures, validate, check, replay, stats, diff, inspect. To send a prompt: acp-kit run "<prompt>".');
       }
       if (process.stdin.isTTY && process.stdout.isTTY) {
         result.code = await handlers.chat({ protocol: 'auto' });
@@ -186,9 +186,20 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .option('--validate', 'check every frame (schema + protocol rules) and log violations; traffic is never altered')
     .option('--log <file>', "write the proxy's own log lines to this file instead of stderr")
     .option('--bridge <version>', 'translate between ACP versions: 1 or 2 = the version the editor speaks (the agent is offered the other); auto = translate only if the agent answers the other version')
+    .option('--inspect', 'serve the web inspector for this session on 127.0.0.1 (records to the default capture file unless --record names one); the URL goes to the log')
     .addHelpText('after', '\nExample (editor config): acp-kit proxy --record --validate -- npx @zed-industries/claude-code-acp\nThe proxy exits with the agent\'s exit code.\n')
-    .action(async (agent: string[], flags: { record?: string | boolean; log?: string; validate?: boolean; bridge?: string }) => {
+    .action(async (agent: string[], flags: { record?: string | boolean; log?: string; validate?: boolean; bridge?: string; inspect?: boolean }) => {
       result.code = await (await import('./commands/proxy.js')).proxyCommand(agent, flags);
+    });
+  program
+    .command('inspect')
+    .description('a web page on 127.0.0.1 for captures and live proxies: frames, violations, latency and the session they build')
+    .argument('[captures...]', 'capture files (acp-kit NDJSON or acp-devtools exports)')
+    .option('--port <port>', 'port on 127.0.0.1 (default: any free port)')
+    .option('--open', 'open the page in the default browser')
+    .addHelpText('after', '\nThe URL holds a random token: every request needs it. Live proxies (acp-kit proxy --inspect) are listed in the page while they run.\nExample: acp-kit inspect ~/.local/share/acp-kit/captures/*.ndjson --open\n')
+    .action(async (files: string[], flags: { port?: string; open?: boolean }) => {
+      result.code = await (await import('./commands/inspect.js')).inspectCommand(files, flags);
     });
   const captures = program.command('captures').description('list, show and export recorded captures (acp-kit proxy --record)');
   captures.command('list').description('captures in the default folder: date, frames, size, agent').option('--json', 'print NDJSON')
@@ -344,5 +355,5 @@ function writeJsonFailure(e: CliError): void {
 
 function commandPath(argv: string[]): string {
   const sub = argv.slice(2).find((a) => !a.startsWith('-'));
-  return sub && ['run', 'chat', 'sessions', 'agent', 'login', 'proxy', 'captures', 'validate', 'check', 'replay', 'stats', 'diff'].includes(sub) ? `acp-kit ${sub}` : 'acp-kit';
+  return sub && ['run', 'chat', 'sessions', 'agent', 'login', 'proxy', 'captures', 'validate', 'check', 'replay', 'stats', 'diff', 'inspect'].includes(sub) ? `acp-kit ${sub}` : 'acp-kit';
 }

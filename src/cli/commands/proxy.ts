@@ -13,6 +13,8 @@ export interface ProxyFlags {
   validate?: boolean;
   /** `1`, `2` (the editor's version) or `auto`: translate between ACP versions (docs/bridge.md). */
   bridge?: string;
+  /** Serve the web inspector for this session (records to the default capture file without --record). */
+  inspect?: boolean;
 }
 
 const SIGNALS: Array<[NodeJS.Signals, number]> = [['SIGTERM', 143], ['SIGINT', 130], ['SIGHUP', 129]];
@@ -31,7 +33,8 @@ export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<
         }
       }
     : (line: string) => void process.stderr.write(`acp-kit proxy: ${line}\n`);
-  const recordPath = flags.record === undefined || flags.record === false ? undefined : flags.record === true ? defaultCapturePath() : resolve(flags.record);
+  const record = flags.inspect && (flags.record === undefined || flags.record === false) ? true : flags.record;
+  const recordPath = record === undefined || record === false ? undefined : record === true ? defaultCapturePath() : resolve(record);
   let recorder: CaptureWriter | undefined;
   try {
     recorder = recordPath ? new CaptureWriter(recordPath, { acpKit: packageVersion(), agent }) : undefined;
@@ -40,6 +43,7 @@ export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<
     throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${recordPath}: ${(e as Error).message}`, { hint: 'Pass a writable path to --record, or set ACP_KIT_DATA_DIR to a writable folder.' });
   }
   if (recorder) log(`recording to ${recorder.path}`);
+  const inspector = recorder && flags.inspect ? await startInspectorFor(recorder.path, agent, log) : undefined;
   const onViolation = flags.validate ? (v: Violation) => log(`violation ${v.requirement} [${v.rule}] seq ${v.seqs.join(',')}: ${v.message}`) : undefined;
   if (bridge !== undefined) log(`bridge mode ${bridge}${recorder ? ': the capture holds the editor side' : ''}`);
   const proxy = bridge === undefined
@@ -61,5 +65,20 @@ export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<
   } finally {
     for (const [sig, h] of handlers) process.off(sig, h);
     recorder?.close();
+    await inspector?.close();
   }
+}
+
+/** `--inspect`: the inspector follows the capture being recorded; registered so other inspector pages list it. */
+async function startInspectorFor(capture: string, agent: string[], log: (line: string) => void): Promise<{ close(): Promise<void> }> {
+  const { startInspector, registerLive } = await import('../../inspector/index.js');
+  const handle = await startInspector({ liveCapture: { path: capture, agent } });
+  const unregister = registerLive({ capture, agent, url: handle.url, start: new Date().toISOString() });
+  log(`inspector: ${handle.url}`);
+  return {
+    close: async () => {
+      unregister();
+      await handle.close();
+    },
+  };
 }

@@ -1,0 +1,140 @@
+// acp-kit inspect: headless Chromium (the system /usr/bin/chromium via playwright-core) opens the
+// inspector on a generated 100k-frame capture; measures the time to the first painted timeline row
+// and a scroll to the end of the timeline, with long tasks (> 100 ms) reported by a
+// PerformanceObserver in the page. Alone: node bench/inspector.mjs
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Goals from issue 11: first paint of the timeline < 1.5 s; scrolling without long tasks > 100 ms. */
+export const INSPECTOR_GOALS = { firstPaintMs: 1500, longTaskMs: 100 };
+export const INSPECTOR_FRAMES = 100_000;
+
+/** A v2 capture of one long turn: chunks, tool call updates, usage, and agent->editor requests with answers. */
+export function writeCapture(path, frames) {
+  const lines = [JSON.stringify({ type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: '0.1.0', agent: ['bench'], start: new Date(0).toISOString() })];
+  let seq = 0;
+  let t = 0;
+  const frame = (dir, msg) => {
+    const raw = JSON.stringify({ jsonrpc: '2.0', ...msg });
+    const kind = msg.method ? ('id' in msg ? 'request' : 'notification') : 'error' in msg ? 'error' : 'response';
+    const f = { seq: ++seq, t: Math.round((t += 0.05) * 1000) / 1000, dir, raw, kind };
+    if (msg.method) f.method = msg.method;
+    if ('id' in msg) f.id = msg.id;
+    lines.push(JSON.stringify(f));
+  };
+  const update = (u) => frame('agent->editor', { method: 'session/update', params: { sessionId: 's1', update: u } });
+  frame('editor->agent', { id: 0, method: 'initialize', params: { protocolVersion: 2, info: { name: 'bench', version: '1' }, capabilities: {} } });
+  frame('agent->editor', { id: 0, result: { protocolVersion: 2, info: { name: 'bench-agent', version: '1' }, capabilities: {}, authMethods: [] } });
+  frame('editor->agent', { id: 1, method: 'session/new', params: { cwd: '/w', mcpServers: [] } });
+  frame('agent->editor', { id: 1, result: { sessionId: 's1' } });
+  frame('editor->agent', { id: 2, method: 'session/prompt', params: { sessionId: 's1', prompt: [{ type: 'text', text: 'go' }] } });
+  update({ sessionUpdate: 'state_update', state: 'running' });
+  let n = 0;
+  while (seq < frames - 2) {
+    const k = n++;
+    const mid = `m${Math.floor(k / 8)}`;
+    for (let i = 0; i < 4 && seq < frames - 2; i++) update({ sessionUpdate: 'agent_message_chunk', messageId: mid, content: { type: 'text', text: `word ${k}.${i} ` } });
+    if (seq >= frames - 2) break;
+    update({ sessionUpdate: 'tool_call_update', toolCallId: `t${k % 50}`, title: `step ${k}`, kind: 'read', status: k % 3 === 0 ? 'completed' : 'in_progress' });
+    if (seq >= frames - 4) break;
+    frame('agent->editor', { id: 1000 + k, method: 'fs/read_text_file', params: { sessionId: 's1', path: `/w/f${k}.txt` } });
+    frame('editor->agent', { id: 1000 + k, result: { content: `contents of file ${k}` } });
+    if (seq >= frames - 2) break;
+    update({ sessionUpdate: 'usage_update', used: k, size: 200000 });
+  }
+  update({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'end_turn' });
+  frame('agent->editor', { id: 2, result: {} });
+  writeFileSync(path, lines.join('\n') + '\n');
+  return seq;
+}
+
+/** Runs the bench; returns { frames, loadMs, firstPaintMs, rows, scrollMs, longTasks, maxLongTaskMs }. */
+export async function runInspectorBench(frames = INSPECTOR_FRAMES) {
+  const { startInspector } = await import('../dist/bundle/inspector.js');
+  const { chromium } = await import('playwright-core');
+  const dir = mkdtempSync(join(tmpdir(), 'acp-inspector-bench-'));
+  let handle;
+  let browser;
+  try {
+    const capture = join(dir, 'capture.ndjson');
+    const written = writeCapture(capture, frames);
+    const l0 = performance.now();
+    handle = await startInspector({ captures: [capture], listLive: false });
+    const loadMs = performance.now() - l0;
+    browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      viewport: { width: 1400, height: 900 },
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    const page = await browser.newPage();
+    // injected by the driver (not by the page), so the page's CSP does not apply
+    await page.addInitScript(() => {
+      window.__longTasks = [];
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) window.__longTasks.push(e.duration);
+      }).observe({ type: 'longtask', buffered: true });
+      const mo = new MutationObserver(() => {
+        if (document.querySelector('[data-testid=timeline-row]')) {
+          mo.disconnect();
+          // the frame after the first row was committed is the one that paints it
+          requestAnimationFrame(() => setTimeout(() => (window.__firstPaint = performance.now()), 0));
+        }
+      });
+      mo.observe(document, { childList: true, subtree: true });
+    });
+    await page.goto(handle.url);
+    await page.waitForFunction(() => window.__firstPaint !== undefined, null, { timeout: 60_000 });
+    const firstPaintMs = await page.evaluate(() => window.__firstPaint);
+    const rows = Number((await page.getByTestId('row-count').textContent()).split(' ')[0]);
+    const before = await page.evaluate(() => window.__longTasks.length);
+    // scroll like a user dragging fast: a jump of 100 rows per frame until the end
+    const scrollMs = await page.evaluate(async () => {
+      const el = document.querySelector('[data-testid=timeline]');
+      const t0 = performance.now();
+      while (el.scrollTop + el.clientHeight < el.scrollHeight - 1) {
+        el.scrollTop += 2400;
+        await new Promise((r) => requestAnimationFrame(() => r()));
+      }
+      await new Promise((r) => requestAnimationFrame(() => r()));
+      return performance.now() - t0;
+    });
+    const lastSeq = await page.evaluate(() => Math.max(...[...document.querySelectorAll('[data-testid=timeline-row]')].map((e) => Number(e.getAttribute('data-seq')))));
+    if (lastSeq !== written) throw new Error(`scrolled to the end but the last row shown is seq ${lastSeq}, not ${written}`);
+    const tasks = await page.evaluate(() => window.__longTasks);
+    const scrollTasks = tasks.slice(before);
+    return {
+      frames: written,
+      loadMs,
+      firstPaintMs,
+      rows,
+      scrollMs,
+      longTasksLoad: tasks.slice(0, before).filter((d) => d > INSPECTOR_GOALS.longTaskMs).length,
+      longTasksScroll: scrollTasks.filter((d) => d > INSPECTOR_GOALS.longTaskMs).length,
+      maxLongTaskScrollMs: scrollTasks.length ? Math.max(...scrollTasks) : 0,
+    };
+  } finally {
+    await browser?.close();
+    await handle?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a');
+
+/** Markdown rows for the bench report. */
+export function formatInspectorRows(r) {
+  return [
+    '| frames | server load ms | first paint ms | timeline rows | scroll to end ms | long tasks > 100 ms (load / scroll) | longest scroll task ms |',
+    '|---:|---:|---:|---:|---:|---:|---:|',
+    `| ${fmt(r.frames)} | ${fmt(r.loadMs)} | ${fmt(r.firstPaintMs)} ${r.firstPaintMs < INSPECTOR_GOALS.firstPaintMs ? '(goal met)' : '(goal MISSED)'} | ${fmt(r.rows)} | ${fmt(r.scrollMs)} | ${r.longTasksLoad} / ${r.longTasksScroll} | ${fmt(r.maxLongTaskScrollMs)} |`,
+  ].join('\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const r = await runInspectorBench(Number(process.argv[2] ?? INSPECTOR_FRAMES));
+  console.log(formatInspectorRows(r));
+  console.log(JSON.stringify(r));
+}

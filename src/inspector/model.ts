@@ -1,0 +1,231 @@
+import type { CaptureFrame, CaptureHeader, CaptureMeta } from '../proxy/capture.js';
+import { CaptureValidator, type Violation } from '../proxy/validate.js';
+import { SessionViewBuilder, type SessionView } from './session-view.js';
+import { latencyTable, type MethodLatency, type RequestSpan } from './stats.js';
+import { markFields, type FieldMarks } from './undeclared.js';
+
+/**
+ * One timeline row, as sent to the page: a compact array so 100k frames stay a few MB.
+ * `[seq, t, dir (0 editor->agent, 1 agent->editor), kind, method, id, size, session, update, group, latency, pair, violations]`;
+ * strings are indexes into the model's string table (-1 = none); latency/pair are -1 when unknown.
+ */
+export type RowTuple = [number, number, 0 | 1, number, number, number, number, number, number, number, number, number, number];
+
+/** Indexes of {@link RowTuple} fields. */
+export const ROW = { seq: 0, t: 1, dir: 2, kind: 3, method: 4, id: 5, size: 6, session: 7, update: 8, group: 9, latency: 10, pair: 11, violations: 12 } as const;
+
+/** Update kinds that stream one piece of something: consecutive ones collapse into one timeline row. */
+const CHUNK_KINDS = new Set(['agent_message_chunk', 'agent_thought_chunk', 'user_message_chunk', 'tool_call_content_chunk', 'terminal_output_chunk', 'compaction_summary_chunk']);
+
+/** Everything the frame detail shows. */
+export interface FrameDetail {
+  frame: CaptureFrame;
+  /** parsed JSON, undefined for lines that are not JSON */
+  json: unknown;
+  marks: FieldMarks;
+  violations: Violation[];
+  /** the request this frame answers / the answer to this request */
+  pair: number | undefined;
+  latency: number | undefined;
+  protocolVersion: 1 | 2 | undefined;
+}
+
+/**
+ * A capture being inspected: every frame kept (raw text), validated with {@link CaptureValidator}
+ * as it arrives, paired (latency) and summarised into timeline rows. Live sources push frames as
+ * the proxy records them.
+ */
+export class CaptureModel {
+  readonly frames: CaptureFrame[] = [];
+  readonly rows: RowTuple[] = [];
+  readonly strings: string[] = [];
+  readonly violations: Violation[] = [];
+  header: CaptureHeader | undefined;
+  readonly metas: CaptureMeta[] = [];
+  /** set once the end of a saved capture (or the agent's exit) is known */
+  finished = false;
+  private readonly stringIndex = new Map<string, number>();
+  private readonly bySeq = new Map<number, number>();
+  private readonly violationsBySeq = new Map<number, Violation[]>();
+  private readonly validator = new CaptureValidator();
+  private readonly sessions = new SessionViewBuilder();
+  private readonly open = new Map<string, number>();
+  private readonly spans = new Map<number, RequestSpan>();
+  /** seq of the request -> method name of requests (for response result marks) */
+  private readonly requestMethod = new Map<number, string>();
+  private readonly listeners = new Set<(e: ModelEvent) => void>();
+
+  /** Subscribes to new rows/changes (live stream); returns the unsubscribe function. */
+  subscribe(fn: (e: ModelEvent) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** Adds one frame (in capture order). */
+  push(frame: CaptureFrame): void {
+    const index = this.frames.length;
+    this.frames.push(frame);
+    this.bySeq.set(frame.seq, index);
+    let json: unknown;
+    if (frame.kind !== 'invalid' || frame.raw.trimStart().startsWith('{')) {
+      try {
+        json = JSON.parse(frame.raw);
+      } catch {
+        json = undefined;
+      }
+    }
+    const m = (typeof json === 'object' && json !== null ? json : {}) as { params?: { sessionId?: unknown; update?: { sessionUpdate?: unknown; messageId?: unknown; toolCallId?: unknown; terminalId?: unknown } }; result?: { sessionId?: unknown } };
+    let session = typeof m.params?.sessionId === 'string' ? m.params.sessionId : undefined;
+    const update = typeof m.params?.update?.sessionUpdate === 'string' ? m.params.update.sessionUpdate : undefined;
+    const u = m.params?.update;
+    const group = update !== undefined && CHUNK_KINDS.has(update) ? `${session ?? ''}|${update}|${String(u?.messageId ?? u?.toolCallId ?? u?.terminalId ?? '')}` : undefined;
+    let latency = -1;
+    let pair = -1;
+    const newStrings: string[] = [];
+    const str = (s: string | undefined): number => {
+      if (s === undefined) return -1;
+      let i = this.stringIndex.get(s);
+      if (i === undefined) {
+        i = this.strings.length;
+        this.strings.push(s);
+        this.stringIndex.set(s, i);
+        newStrings.push(s);
+      }
+      return i;
+    };
+    const changed: RowTuple[] = [];
+    if (frame.kind === 'request' && frame.method !== undefined) {
+      this.open.set(`${frame.dir}:${JSON.stringify(frame.id ?? null)}`, frame.seq);
+      this.requestMethod.set(frame.seq, frame.method);
+      this.spans.set(frame.seq, { seq: frame.seq, answerSeq: undefined, method: frame.method, dir: frame.dir, start: frame.t, latency: undefined, error: false });
+    } else if (frame.kind === 'response' || frame.kind === 'error') {
+      const key = `${frame.dir === 'editor->agent' ? 'agent->editor' : 'editor->agent'}:${JSON.stringify(frame.id ?? null)}`;
+      const reqSeq = this.open.get(key);
+      if (reqSeq !== undefined) {
+        this.open.delete(key);
+        const span = this.spans.get(reqSeq)!;
+        span.answerSeq = frame.seq;
+        span.latency = Math.round((frame.t - span.start) * 1000) / 1000;
+        span.error = frame.kind === 'error';
+        latency = span.latency;
+        pair = reqSeq;
+        const reqRow = this.rows[this.bySeq.get(reqSeq)!];
+        if (reqRow) {
+          reqRow[ROW.latency] = latency;
+          reqRow[ROW.pair] = frame.seq;
+          changed.push(reqRow);
+        }
+        // the answer belongs to the request's session (session/new answers carry the new id)
+        if (session === undefined && typeof m.result?.sessionId === 'string') session = m.result.sessionId;
+        if (session === undefined && reqRow && reqRow[ROW.session] >= 0) session = this.strings[reqRow[ROW.session]];
+      }
+    }
+    const row: RowTuple = [
+      frame.seq, frame.t, frame.dir === 'editor->agent' ? 0 : 1, str(frame.kind), str(frame.method), frame.id === undefined ? -1 : str(JSON.stringify(frame.id)),
+      Buffer.byteLength(frame.raw, 'utf8'), str(session), str(update), str(group), latency, pair, 0,
+    ];
+    this.rows.push(row);
+    this.sessions.push(frame, json);
+    const found = this.validator.push(frame);
+    this.addViolations(found, changed);
+    for (const l of this.listeners) l({ type: 'rows', rows: [row], changed: changed.filter((r) => r !== row), strings: newStrings, violations: found });
+  }
+
+  /** A meta line (protocol version, agent exit). */
+  meta(meta: CaptureMeta): void {
+    this.metas.push(meta);
+    if (typeof meta.protocolVersion === 'number') this.sessions.setVersion(meta.protocolVersion);
+    if ('exitCode' in meta) this.finish();
+    for (const l of this.listeners) l({ type: 'meta', meta });
+  }
+
+  /** The end of the capture: requests still open are reported (ACP-ALL-RPC-01). */
+  finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    const changed: RowTuple[] = [];
+    const found = this.validator.finish();
+    this.addViolations(found, changed);
+    for (const l of this.listeners) l({ type: 'rows', rows: [], changed, strings: [], violations: found, finished: true });
+  }
+
+  /** The detail of one frame (undefined for an unknown seq). */
+  detail(seq: number): FrameDetail | undefined {
+    const i = this.bySeq.get(seq);
+    if (i === undefined) return undefined;
+    const frame = this.frames[i]!;
+    const row = this.rows[i]!;
+    let json: unknown;
+    try {
+      json = JSON.parse(frame.raw);
+    } catch {
+      json = undefined;
+    }
+    const version = this.sessions.protocolVersion;
+    const pair = row[ROW.pair] >= 0 ? row[ROW.pair] : undefined;
+    const requestMethod = frame.kind === 'response' || frame.kind === 'error' ? (pair !== undefined ? this.requestMethod.get(pair) : undefined) : undefined;
+    let marks: FieldMarks = { undeclared: [], meta: [] };
+    if (version !== undefined && json !== undefined) {
+      try {
+        marks = markFields(version, json, requestMethod);
+      } catch {
+        /* a schema walk that fails must not hide the frame */
+      }
+    }
+    return { frame, json, marks, violations: this.violationsBySeq.get(seq) ?? [], pair, latency: row[ROW.latency] >= 0 ? row[ROW.latency] : undefined, protocolVersion: version };
+  }
+
+  /** Sessions rebuilt from every frame so far, or (replay) from the frames up to `uptoSeq`. */
+  sessionViews(uptoSeq?: number): SessionView[] {
+    if (uptoSeq === undefined) return this.sessions.views();
+    const b = new SessionViewBuilder();
+    for (const meta of this.metas) if (typeof meta.protocolVersion === 'number' && meta.seq <= uptoSeq) b.setVersion(meta.protocolVersion);
+    for (const f of this.frames) {
+      if (f.seq > uptoSeq) break;
+      let json: unknown;
+      try {
+        json = JSON.parse(f.raw);
+      } catch {
+        json = undefined;
+      }
+      b.push(f, json);
+    }
+    return b.views();
+  }
+
+  /** Requests with their answers (the waterfall) and the per-method table. */
+  latency(): { spans: RequestSpan[]; table: MethodLatency[] } {
+    const spans = [...this.spans.values()];
+    return { spans, table: latencyTable(spans) };
+  }
+
+  /** Seqs of frames whose raw text contains `q` (case-insensitive). */
+  search(q: string): number[] {
+    const needle = q.toLowerCase();
+    if (needle === '') return [];
+    const out: number[] = [];
+    for (const f of this.frames) if (f.raw.toLowerCase().includes(needle)) out.push(f.seq);
+    return out;
+  }
+
+  private addViolations(found: Violation[], changed: RowTuple[]): void {
+    for (const v of found) {
+      this.violations.push(v);
+      for (const seq of new Set(v.seqs)) {
+        const list = this.violationsBySeq.get(seq) ?? [];
+        list.push(v);
+        this.violationsBySeq.set(seq, list);
+        const i = this.bySeq.get(seq);
+        if (i !== undefined) {
+          this.rows[i]![ROW.violations] = list.length;
+          if (!changed.includes(this.rows[i]!)) changed.push(this.rows[i]!);
+        }
+      }
+    }
+  }
+}
+
+/** What a live model reports to subscribers. */
+export type ModelEvent =
+  | { type: 'rows'; rows: RowTuple[]; changed: RowTuple[]; strings: string[]; violations: Violation[]; finished?: boolean }
+  | { type: 'meta'; meta: CaptureMeta };

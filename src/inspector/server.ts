@@ -1,0 +1,245 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { listLive, type LiveRegistration } from './live.js';
+import type { CaptureModel, ModelEvent } from './model.js';
+import { CaptureTail, loadCapture } from './source.js';
+
+/** Options of {@link startInspector}. */
+export interface InspectorOptions {
+  /** Saved captures to serve (each loaded once, at start). */
+  captures?: string[];
+  /** A capture this process is recording right now (proxy --inspect): followed live. */
+  liveCapture?: { path: string; agent: string[] };
+  /** TCP port on 127.0.0.1; 0 (default) = any free port. */
+  port?: number;
+  /** List the live proxies registered in the data dir (default true). */
+  listLive?: boolean;
+  /** Environment for the data dir lookup (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A running inspector. */
+export interface InspectorHandle {
+  /** The page, token included: `http://127.0.0.1:<port>/<token>/`. */
+  url: string;
+  port: number;
+  token: string;
+  /** Stops the server, live streams and file watchers. */
+  close(): Promise<void>;
+}
+
+/** One entry of the source list the page shows. */
+interface SourceInfo {
+  id: string;
+  name: string;
+  path: string;
+  live: boolean;
+  agent: string[];
+  frames: number;
+  finished: boolean;
+}
+
+/**
+ * The policy for every response. The page is one bundled script and one stylesheet from this
+ * origin; captures can hold anything, so nothing inline runs, nothing loads from elsewhere, and
+ * the page cannot be framed or send its token in a referrer.
+ */
+export const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'cache-control': 'no-store',
+};
+
+/** Where the bundled page lives: dist/inspector/ui (next to the built server), or dist/ from a source checkout. */
+function uiDir(): string {
+  const candidates = [new URL('./ui/', import.meta.url), new URL('../../dist/inspector/ui/', import.meta.url)];
+  for (const c of candidates) if (existsSync(fileURLToPath(new URL('app.js', c)))) return fileURLToPath(c);
+  return fileURLToPath(candidates[0]!);
+}
+
+const INDEX_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>acp-kit inspect</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="app.css">
+</head>
+<body>
+<div id="app"></div>
+<script type="module" src="app.js"></script>
+</body>
+</html>
+`;
+
+/**
+ * Serves the inspector on 127.0.0.1: the page, its assets, a JSON API over the captures and a
+ * live stream (Server-Sent Events). Every route is under `/<token>/` (a random 128-bit token): a
+ * request without it gets 401, with a wrong one 403, and a `Host` other than this loopback
+ * address 403 (DNS rebinding). No CORS headers are ever sent.
+ */
+export async function startInspector(options: InspectorOptions = {}): Promise<InspectorHandle> {
+  const token = randomBytes(16).toString('base64url');
+  const tokenBuf = Buffer.from(token);
+  const env = options.env ?? process.env;
+  const dir = uiDir();
+  const models = new Map<string, { model: CaptureModel; info: Omit<SourceInfo, 'frames' | 'finished'>; tail?: CaptureTail }>();
+  let n = 0;
+  for (const path of options.captures ?? []) {
+    const model = await loadCapture(path);
+    models.set(`c${n}`, { model, info: { id: `c${n}`, name: basename(path), path, live: false, agent: model.header?.agent ?? [] } });
+    n++;
+  }
+  if (options.liveCapture) {
+    const tail = new CaptureTail(options.liveCapture.path);
+    models.set(`live-${process.pid}`, { model: tail.model, tail, info: { id: `live-${process.pid}`, name: `live: ${options.liveCapture.agent.join(' ')} (pid ${process.pid})`, path: options.liveCapture.path, live: true, agent: options.liveCapture.agent } });
+  }
+  const streams = new Set<ServerResponse>();
+
+  const sources = (): SourceInfo[] => {
+    if (options.listLive !== false) {
+      const regs = listLive(env);
+      const alive = new Set(regs.map((r) => `live-${r.pid}`));
+      for (const r of regs) attachLive(r);
+      // a proxy that exited: keep its frames (the page may be showing them) but mark it finished
+      for (const [id, m] of models) if (m.tail && id !== `live-${process.pid}` && !alive.has(id)) {
+        m.tail.read();
+        m.tail.close();
+        m.model.finish();
+      }
+    }
+    return [...models.values()].map((m) => ({ ...m.info, frames: m.model.frames.length, finished: m.model.finished }));
+  };
+  const attachLive = (r: LiveRegistration): void => {
+    const id = `live-${r.pid}`;
+    if (models.has(id)) return;
+    const tail = new CaptureTail(r.capture);
+    models.set(id, { model: tail.model, tail, info: { id, name: `live: ${r.agent.join(' ')} (pid ${r.pid})`, path: r.capture, live: true, agent: r.agent } });
+  };
+
+  const server = createServer((req, res) => {
+    try {
+      handle(req, res);
+    } catch (e) {
+      send(res, 500, 'application/json', JSON.stringify({ error: `inspector: ${(e as Error).message}` }));
+    }
+  });
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const port = (server.address() as AddressInfo).port;
+    const host = req.headers.host ?? '';
+    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) return send(res, 403, 'text/plain', `403 Forbidden: Host ${JSON.stringify(host)} is not this inspector (open http://127.0.0.1:${port}/<token>/)\n`);
+    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    const parts = url.pathname.split('/');
+    const given = parts[1] ?? '';
+    if (given === '') return send(res, 401, 'text/plain', '401 Unauthorized: the URL needs the token the inspector printed (http://127.0.0.1:<port>/<token>/)\n');
+    const givenBuf = Buffer.from(given);
+    if (givenBuf.length !== tokenBuf.length || !timingSafeEqual(givenBuf, tokenBuf)) return send(res, 403, 'text/plain', '403 Forbidden: wrong token; use the URL the inspector printed\n');
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', '405 Method Not Allowed: the inspector is read-only (GET)\n', { allow: 'GET, HEAD' });
+    const rest = parts.slice(2);
+    const route = rest.join('/');
+    if (parts.length === 2) {
+      res.writeHead(308, { ...SECURITY_HEADERS, location: `/${token}/` });
+      res.end();
+      return;
+    }
+    if (route === '') return send(res, 200, 'text/html; charset=utf-8', INDEX_HTML);
+    if (route === 'app.js' || route === 'app.css') {
+      const file = `${dir}${route}`;
+      if (!existsSync(file)) return send(res, 500, 'text/plain', `500: the inspector page is not built (${file} missing); run npm run build\n`);
+      return send(res, 200, route.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8', readFileSync(file));
+    }
+    if (route === 'api/sources') return json(res, { sources: sources() });
+    if (rest[0] === 'api' && rest[1] === 's' && rest[2]) {
+      const src = models.get(rest[2]);
+      if (!src) return json(res, { error: `no source ${JSON.stringify(rest[2])}; GET api/sources lists them` }, 404);
+      const m = src.model;
+      const what = rest[3];
+      if (what === 'rows') return json(res, { strings: m.strings, rows: m.rows, finished: m.finished, header: m.header, violations: m.violations.length });
+      if (what === 'frame') {
+        const seq = Number(rest[4]);
+        const d = Number.isInteger(seq) ? m.detail(seq) : undefined;
+        return d ? json(res, d) : json(res, { error: `no frame with seq ${JSON.stringify(rest[4])}` }, 404);
+      }
+      if (what === 'sessions') {
+        const upto = url.searchParams.get('upto');
+        const n2 = upto === null ? undefined : Number(upto);
+        if (n2 !== undefined && !Number.isFinite(n2)) return json(res, { error: 'upto: must be a frame seq number' }, 400);
+        return json(res, { sessions: m.sessionViews(n2), frames: m.frames.length });
+      }
+      if (what === 'latency') return json(res, m.latency());
+      if (what === 'violations') return json(res, { violations: m.violations });
+      if (what === 'search') return json(res, { seqs: m.search(url.searchParams.get('q') ?? '') });
+      if (what === 'events') return stream(req, res, m);
+    }
+    return send(res, 404, 'text/plain', `404 Not Found: ${route}\n`);
+  };
+
+  const stream = (req: IncomingMessage, res: ServerResponse, m: CaptureModel): void => {
+    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
+    // the snapshot and the subscription happen in one turn of the event loop: nothing falls between
+    const snapshot: ModelEvent = { type: 'rows', rows: m.rows, changed: [], strings: m.strings, violations: m.violations, finished: m.finished };
+    res.write(`event: snapshot\ndata: ${JSON.stringify({ ...snapshot, header: m.header })}\n\n`);
+    let pending: ModelEvent[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    // batch: a burst of chunks becomes one event per 50 ms, not one per frame
+    const flush = (): void => {
+      timer = undefined;
+      const batch = pending;
+      pending = [];
+      for (const e of batch) res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+    };
+    const off = m.subscribe((e) => {
+      pending.push(e);
+      timer ??= setTimeout(flush, 50);
+    });
+    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+    streams.add(res);
+    const end = (): void => {
+      off();
+      clearInterval(keepAlive);
+      if (timer) clearTimeout(timer);
+      streams.delete(res);
+    };
+    req.on('close', end);
+    res.on('close', end);
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/${token}/`,
+    port,
+    token,
+    close: async () => {
+      for (const s of streams) s.destroy();
+      for (const m of models.values()) m.tail?.close();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': type, 'content-length': String(Buffer.byteLength(body)), ...extra });
+  res.end(res.req.method === 'HEAD' ? undefined : body);
+}
+
+function json(res: ServerResponse, value: unknown, status = 200): void {
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
+}
