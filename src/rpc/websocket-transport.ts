@@ -7,8 +7,8 @@ export interface WebSocketTransportOptions {
   /** Bytes handed to `ws` but not yet to the OS before {@link Transport.whenWritable} waits (default 4 MiB). */
   highWaterMark?: number;
   /**
-   * Unsent bytes after which the peer counts as not reading and the connection is closed with
-   * code 1008 (default: unlimited). Servers set it so a slow reader cannot grow memory without bound.
+   * Unsent bytes after which the peer counts as not reading and the connection is cut (it would
+   * not read a close frame either; {@link WebSocketTransport.closeReason} says why) (default: unlimited). Servers set it so a slow reader cannot grow memory without bound.
    */
   maxBufferedBytes?: number;
   /** Deepest nesting accepted in one incoming message (default 128). */
@@ -117,21 +117,30 @@ export class WebSocketTransport implements Transport {
 
   close(info: CloseInfo = { reason: 'closed locally' }): void {
     if (this.closed) return;
-    const code = info.reason.startsWith('buffered bytes limit') ? 1008 : 1000;
+    if (info.reason.startsWith('buffered bytes limit')) {
+      // a peer that does not read would never read a close frame either: cut the TCP connection
+      this.socket.terminate();
+      this.finish(info);
+      return;
+    }
     // close reasons are limited to 123 bytes by RFC 6455
     const reason = Buffer.from(info.reason).subarray(0, 123).toString('utf8').replace(/\uFFFD+$/, '');
     try {
       if (this.socket.readyState === WebSocket.CONNECTING) this.socket.terminate();
-      else this.socket.close(code, reason);
+      else this.socket.close(1000, reason);
     } catch {
       this.socket.terminate();
     }
     this.finish(info);
   }
 
+  /** Why the connection ended, once it has. */
+  closeReason: string | undefined;
+
   private finish(info: CloseInfo): void {
     if (this.closed) return;
     this.closed = true;
+    this.closeReason = info.reason;
     this.pending = [];
     this.wake();
     this.handlers?.onClose(info);

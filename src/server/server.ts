@@ -297,7 +297,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
       const transport = new WebSocketTransport(ws, { maxBufferedBytes });
       const entry = startHost(transport, admitted.owner, id, 'websocket');
       ws.once('close', (code, reason) => {
-        log(`connection ${id} closed (${code} ${reason.toString()})`);
+        log(`connection ${id} closed: ${transport.closeReason ?? `WebSocket closed (${code} ${reason.toString()})`}`);
         live.delete(id);
         entry.host.close();
       });
