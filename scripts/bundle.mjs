@@ -31,6 +31,7 @@ export const BUNDLE_ENTRIES = {
   'agent-models': 'agent/models.js',
   client: 'client/index.js',
   proxy: 'proxy/index.js',
+  server: 'server/index.js',
   cli: 'cli/main.js',
 };
 
