@@ -50,7 +50,12 @@ export function stdioAgent(command: string, args: readonly string[] = [], option
     const agent = spawnAgent(command, args, { ...options, onStderr: options.onStderr ?? ((t) => options.log?.(`[agent ${ctx.connectionId.slice(0, 8)}] ${t.trimEnd()}`)) });
     /** open prompt requests (id key -> sessionId), to cancel them on shutdown */
     const prompts = new Map<string, string>();
+    /** v2 sessions whose last `state_update` was not `idle` (a v2 prompt may be answered before its turn ends) */
+    const running = new Set<string>();
     let promptsDone: (() => void) | undefined;
+    const settled = (): void => {
+      if (prompts.size === 0 && running.size === 0) promptsDone?.();
+    };
     let ended = false;
     const end = (): void => {
       if (ended) return;
@@ -60,7 +65,19 @@ export function stdioAgent(command: string, args: readonly string[] = [], option
     agent.transport.start({
       onMessage: (m) => {
         const msg = m as Record<string, unknown>;
-        if (msg && typeof msg === 'object' && !('method' in msg) && prompts.delete(JSON.stringify(msg.id)) && prompts.size === 0) promptsDone?.();
+        if (msg && typeof msg === 'object') {
+          if (!('method' in msg)) {
+            if (prompts.delete(JSON.stringify(msg.id))) settled();
+          } else if (msg.method === 'session/update') {
+            const p = msg.params as { sessionId?: unknown; update?: { sessionUpdate?: unknown; state?: unknown } } | undefined;
+            if (p?.update?.sessionUpdate === 'state_update' && typeof p.sessionId === 'string') {
+              if (p.update.state === 'idle') {
+                running.delete(p.sessionId);
+                settled();
+              } else running.add(p.sessionId);
+            }
+          }
+        }
         remote.send(m as object);
       },
       onInvalidLine: (i) => options.log?.(`agent ${ctx.connectionId.slice(0, 8)} wrote a non-JSON line: ${i.line}`),
@@ -83,9 +100,9 @@ export function stdioAgent(command: string, args: readonly string[] = [], option
     });
     return {
       async shutdown(graceMs) {
-        if (prompts.size > 0) {
+        if (prompts.size > 0 || running.size > 0) {
           const done = new Promise<void>((resolve) => (promptsDone = resolve));
-          for (const sessionId of new Set(prompts.values())) agent.transport.send({ jsonrpc: '2.0', method: 'session/cancel', params: { sessionId } });
+          for (const sessionId of new Set([...prompts.values(), ...running])) agent.transport.send({ jsonrpc: '2.0', method: 'session/cancel', params: { sessionId } });
           let timer: NodeJS.Timeout | undefined;
           await Promise.race([done, new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
           clearTimeout(timer);
