@@ -45,6 +45,8 @@ export class HttpClientTransport implements Transport {
   /** id key of each server request -> its session, so our answer carries `Acp-Session-Id` */
   private readonly serverRequestSessions = new Map<string, string>();
   private idleWaiters: Array<() => void> = [];
+  /** session-scoped event streams opened (servers such as the official SDK's send session messages only there) */
+  private readonly sessionStreams = new Map<string, Promise<void>>();
 
   constructor(
     private readonly url: string,
@@ -108,6 +110,7 @@ export class HttpClientTransport implements Transport {
       session = this.serverRequestSessions.get(key);
       this.serverRequestSessions.delete(key);
     }
+    if (session !== undefined) await this.sessionStream(session);
     const res = await this.fetchImpl(this.url, {
       method: 'POST',
       headers: this.headers({ 'content-type': 'application/json', ...(session !== undefined ? { [HEADER_SESSION_ID]: session } : {}) }),
@@ -125,16 +128,36 @@ export class HttpClientTransport implements Transport {
     throw new Error(`server refused ${typeof message.method === 'string' ? message.method : 'a message'}: ${detail}`);
   }
 
-  private async openStream(): Promise<void> {
-    const res = await this.fetchImpl(this.url, { method: 'GET', headers: this.headers({ accept: 'text/event-stream' }), signal: this.abort.signal });
+  private async openStream(session?: string): Promise<void> {
+    const res = await this.fetchImpl(this.url, {
+      method: 'GET',
+      headers: this.headers({ accept: 'text/event-stream', ...(session !== undefined ? { [HEADER_SESSION_ID]: session } : {}) }),
+      signal: this.abort.signal,
+    });
     if (res.status !== 200 || !res.body) {
       const body = await res.text().catch(() => '');
+      // 409: that session's stream already has a receiver (ours): nothing to do
+      if (session !== undefined && res.status === 409) return;
       throw new Error(`event stream refused: HTTP ${res.status}${body ? `: ${body.slice(0, 500)}` : ''}`);
     }
-    void this.readStream(res.body);
+    void this.readStream(res.body, session);
   }
 
-  private async readStream(body: ReadableStream<Uint8Array>): Promise<void> {
+  /**
+   * Opens (once) the session-scoped stream of `session`. The RFD's single connection stream would
+   * suffice for acp-kit's server, but the official SDK's server delivers a session's messages only
+   * on a stream opened with `Acp-Session-Id`.
+   */
+  private sessionStream(session: string): Promise<void> {
+    let p = this.sessionStreams.get(session);
+    if (!p) {
+      p = this.openStream(session).catch((e: Error) => this.close({ reason: `session event stream failed: ${e.message}`, error: e }));
+      this.sessionStreams.set(session, p);
+    }
+    return p;
+  }
+
+  private async readStream(body: ReadableStream<Uint8Array>, session?: string): Promise<void> {
     const decoder = new TextDecoder();
     let buffer = '';
     let data: string[] = [];
@@ -153,9 +176,12 @@ export class HttpClientTransport implements Transport {
           // comments (keep-alives), `event:`, `id:` and `retry:` carry nothing for ACP
         }
       }
-      this.close({ reason: 'the server ended the event stream' });
+      // a session stream may end alone (reopened on the next message for it); the connection stream may not
+      if (session !== undefined) this.sessionStreams.delete(session);
+      else this.close({ reason: 'the server ended the event stream' });
     } catch (e) {
-      this.close({ reason: `event stream failed: ${(e as Error).message}`, error: e as Error });
+      if (session !== undefined && !this.closed) this.sessionStreams.delete(session);
+      else this.close({ reason: `event stream failed: ${(e as Error).message}`, error: e as Error });
     }
   }
 
@@ -164,6 +190,8 @@ export class HttpClientTransport implements Transport {
     deliverMessageText(text, {
       onMessage: (m) => {
         const msg = m as Json;
+        const result = msg && typeof msg === 'object' && !('method' in msg) ? (msg.result as Json | undefined) : undefined;
+        if (result && typeof result === 'object' && typeof result.sessionId === 'string') void this.sessionStream(result.sessionId);
         if (msg && typeof msg === 'object' && typeof msg.method === 'string' && 'id' in msg) {
           const s = sessionIdOf(msg);
           if (s !== undefined) this.serverRequestSessions.set(JSON.stringify(msg.id), s);
