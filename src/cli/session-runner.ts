@@ -64,6 +64,8 @@ export async function openAgent(
   const protocol = protocolChoice(flags.protocol);
   const agent = resolveAgentCommand(flags.agent, process.env, flags);
   const ctx = agentContext(agent, protocol === 'auto' ? undefined : protocol);
+  // messages name the remote agent by its URL, not the local agent that is not started
+  if (flags.agentUrl !== undefined) Object.assign(ctx, { commandLine: flags.agentUrl, command: flags.agentUrl, builtIn: false });
   let conn: ClientConnection;
   try {
     conn = await connectToAgent(
