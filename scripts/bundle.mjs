@@ -32,6 +32,7 @@ export const BUNDLE_ENTRIES = {
   client: 'client/index.js',
   proxy: 'proxy/index.js',
   inspector: 'inspector/index.js',
+  server: 'server/index.js',
   cli: 'cli/main.js',
 };
 

@@ -9,6 +9,10 @@ export type ModelBackend = 'demo' | 'openai' | 'anthropic';
 /** Options every agent-talking command shares. */
 export interface AgentFlags {
   agent?: string;
+  /** remote agent URL (`acp-kit serve`): ws://, wss://, http://, https:// */
+  agentUrl?: string;
+  /** file holding the bearer token for `agentUrl` (else $ACP_KIT_AGENT_TOKEN) */
+  agentTokenFile?: string;
   cwd?: string;
   protocol: 'auto' | '1' | '2';
   verbose?: boolean;

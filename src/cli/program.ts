@@ -25,6 +25,8 @@ Agent:
 function addAgentOptions(cmd: Command): Command {
   return cmd
     .option('--agent <command line>', 'agent to run, as one command line (default: the built-in demo agent)')
+    .option('--agent-url <url>', 'remote agent (acp-kit serve): ws://host:port/acp or http://host:port/acp; token from $ACP_KIT_AGENT_TOKEN or --agent-token-file')
+    .option('--agent-token-file <file>', 'file holding the bearer token for --agent-url')
     .option('--cwd <dir>', 'working directory of the session (default: the current directory)')
     .addOption(new Option('--protocol <version>', 'protocol version to use').choices(['auto', '1', '2']).default('auto'))
     .option('--connect-timeout <seconds>', "how long to wait for the agent's initialize answer (default 60)", (v) => {
@@ -176,6 +178,38 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     )
     .action(async (flags: Record<string, unknown>) => {
       result.code = await handlers.agent(flags);
+    });
+
+  const count = (name: string) => (v: string) => {
+    const n = Number(v);
+    if (!Number.isSafeInteger(n) || n <= 0) throw usageError(`${name} must be a positive whole number (got ${JSON.stringify(v)})`);
+    return n;
+  };
+  program
+    .command('serve')
+    .description('serve an agent over the network: WebSocket and Streamable HTTP on one /acp endpoint')
+    .option('--host <address>', 'address to bind (a non-loopback one needs a token)', '127.0.0.1')
+    .option('--port <n>', 'port (0: any free one)', (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0 || n > 65535) throw usageError(`--port must be 0..65535 (got ${JSON.stringify(v)})`);
+      return n;
+    }, 8765)
+    .option('--token <token>', 'bearer token clients must send (visible in ps: prefer --token-file or $ACP_KIT_SERVE_TOKEN)')
+    .option('--token-file <file>', 'read the bearer token from this file')
+    .option('--agent <command line>', 'stdio agent to run per connection (default: the built-in agent, in-process)')
+    .option('--allow-origin <origin>', 'browser Origin allowed to connect (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--max-message-bytes <n>', 'largest client message (default 16 MiB)', count('--max-message-bytes'))
+    .option('--max-buffered-bytes <n>', 'unread bytes held per connection before it is dropped (default 64 MiB)', count('--max-buffered-bytes'))
+    .option('--max-connections <n>', 'concurrent connections (default 256)', count('--max-connections'))
+    .option('--max-sessions <n>', 'open sessions per token (default 64)', count('--max-sessions'))
+    .option('--shutdown-grace <seconds>', 'on SIGTERM, how long running turns may take to end cancelled (default 5)', count('--shutdown-grace'))
+    .addOption(new Option('--model <backend>', 'model of the built-in agent').choices(['demo', 'openai', 'anthropic']))
+    .option('--model-name <name>', 'model name of the built-in agent')
+    .option('--base-url <url>', 'API base URL of the built-in agent')
+    .option('--verbose', 'log connections and the agent\'s stderr')
+    .addHelpText('after', '\nExample: acp-kit serve --port 8765 --token-file ~/.acp-token\n         ACP_KIT_AGENT_TOKEN=$(cat ~/.acp-token) acp-kit chat --agent-url ws://127.0.0.1:8765/acp\n')
+    .action(async (flags: import('./commands/serve.js').ServeFlags) => {
+      result.code = await (await import('./commands/serve.js')).serveCommand(flags);
     });
 
   program

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { connectToAgent, type ClientConnection, type ClientSession, type PermissionPolicy, type RestoreSessionOptions } from '../client/index.js';
+import { connectToAgent, openRemoteTransport, type ClientConnection, type ClientSession, type PermissionPolicy, type RestoreSessionOptions } from '../client/index.js';
 import type { TerminalExitStatus } from '../protocol/model/methods.js';
 import { agentContext, resolveAgentCommand, type AgentCommand } from './agent-command.js';
 import { connectError, toCliError, usageError, type AgentContext } from './errors.js';
@@ -64,10 +64,12 @@ export async function openAgent(
   const protocol = protocolChoice(flags.protocol);
   const agent = resolveAgentCommand(flags.agent, process.env, flags);
   const ctx = agentContext(agent, protocol === 'auto' ? undefined : protocol);
+  // messages name the remote agent by its URL, not the local agent that is not started
+  if (flags.agentUrl !== undefined) Object.assign(ctx, { commandLine: flags.agentUrl, command: flags.agentUrl, builtIn: false });
   let conn: ClientConnection;
   try {
     conn = await connectToAgent(
-      { command: agent.command, args: agent.args, cwd },
+      flags.agentUrl !== undefined ? await remoteTarget(flags) : { command: agent.command, args: agent.args, cwd },
       {
         protocol,
         clientInfo: { name: 'acp-kit', version: packageVersion(), title: 'acp-kit CLI' },
@@ -94,6 +96,24 @@ export async function openAgent(
   ctx.authMethods = conn.authMethods;
   ctx.agentArgs = agent.args;
   return { conn, agent, ctx, cwd, close: () => conn.close() };
+}
+
+/** The transport to `--agent-url`, with the token of `--agent-token-file` or $ACP_KIT_AGENT_TOKEN. */
+async function remoteTarget(flags: AgentFlags): Promise<{ transport: import('../rpc/transport.js').Transport }> {
+  if (flags.agent !== undefined) throw usageError('give --agent or --agent-url, not both');
+  let token = process.env.ACP_KIT_AGENT_TOKEN;
+  if (flags.agentTokenFile !== undefined) {
+    try {
+      token = (await import('node:fs')).readFileSync(flags.agentTokenFile, 'utf8').trim();
+    } catch (e) {
+      throw usageError(`cannot read --agent-token-file ${flags.agentTokenFile}: ${(e as Error).message}`);
+    }
+  }
+  try {
+    return { transport: await openRemoteTransport({ url: flags.agentUrl!, token }) };
+  } catch (e) {
+    throw usageError((e as Error).message);
+  }
 }
 
 /**

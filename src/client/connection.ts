@@ -12,6 +12,7 @@ import { ClientSession, type SessionHost } from './client-session.js';
 import { ConnectAbortedError, describeTarget, untilInitialized, watchStartup } from './connect-abort.js';
 import { Emitter, type ClientEvents, type ClientProblem } from './events.js';
 import { UnsupportedProtocolVersionError, acceptableVersions, buildInitializeParams } from './initialize.js';
+import type { RemoteTarget } from './remote.js';
 import type { AgentTarget, ClientOptions, NewSessionOptions, ResumeSessionOptions, RestoreSessionOptions } from './options.js';
 import { FileSystemSandbox, type FileSystemSandboxOptions } from './services/fs-sandbox.js';
 import { TerminalManager } from './services/terminals.js';
@@ -27,14 +28,17 @@ type ClientHandler<M extends ClientMethod> = (params: ParamsOf<M>, ctx: RequestC
 const DEFAULT_CLIENT_INFO: Implementation = { name: 'acp-kit', version: '0.1.0' };
 
 /**
- * Connects to an agent — spawned from `command` over stdio, or over a given `transport` — and
+ * Connects to an agent — spawned from `command` over stdio, over a given `transport`, or remote at
+ * `url` (`ws://`, `http://`; see {@link connectRemote}) — and
  * runs `initialize`. Works with any ACP agent speaking v1 or v2 (see {@link ClientOptions.protocol}).
  * Rejects (and kills a spawned agent's process group) when initialization fails, the agent
  * answers a version this client cannot speak (ACP-ALL-INIT-04), or — with
  * {@link ConnectAbortedError} — `initializeTimeoutMs` elapses or `signal` aborts first.
  */
-export async function connect(options: ClientOptions & AgentTarget): Promise<ClientConnection> {
-  return connectToAgent(options, options);
+export async function connect(options: ClientOptions & (AgentTarget | (RemoteTarget & { command?: undefined; transport?: undefined }))): Promise<ClientConnection> {
+  // a remote agent (`{ url, token }`): its transports load only when asked for
+  if (typeof (options as RemoteTarget).url === 'string') return (await import('./remote.js')).connectRemote(options as ClientOptions & RemoteTarget);
+  return connectToAgent(options as AgentTarget, options);
 }
 
 /** {@link connect} with the target and the options apart. */

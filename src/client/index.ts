@@ -14,6 +14,7 @@
  * @module
  */
 export { connect, connectToAgent, ClientConnection } from './connection.js';
+export { connectRemote, openRemoteTransport, type RemoteTarget } from './remote.js';
 export { ClientSession, type PromptOptions, type PromptResult } from './client-session.js';
 export { UnsupportedProtocolVersionError } from './initialize.js';
 export { AgentStartupError, ConnectAbortedError, NON_JSON_STDOUT_GRACE_MS, type AgentStartupFailure, type ConnectAbortReason } from './connect-abort.js';

@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { usageError } from '../errors.js';
+import type { ModelBackend } from '../flags.js';
+import { splitCommandLine } from '../split-command-line.js';
+import { packageVersion } from '../version.js';
+
+/** Flags of `acp-kit serve`. */
+export interface ServeFlags {
+  host: string;
+  port: number;
+  token?: string;
+  tokenFile?: string;
+  agent?: string;
+  allowOrigin?: string[];
+  maxMessageBytes?: number;
+  maxBufferedBytes?: number;
+  maxConnections?: number;
+  maxSessions?: number;
+  shutdownGrace?: number;
+  model?: ModelBackend;
+  modelName?: string;
+  baseUrl?: string;
+  verbose?: boolean;
+}
+
+/**
+ * `acp-kit serve`: the built-in agent (in-process sessions, kept per token) or any stdio agent
+ * (one process group per connection) on one `/acp` endpoint, WebSocket and Streamable HTTP.
+ * Resolves with the exit code after SIGTERM/SIGINT: stop accepting, cancel turns, flush, exit 0.
+ */
+export async function serveCommand(flags: ServeFlags): Promise<number> {
+  const { startAcpServer, isLoopbackHost, inProcessAgent, stdioAgent } = await import('../../server/index.js');
+  if (flags.token !== undefined && flags.tokenFile !== undefined) throw usageError('give --token or --token-file, not both');
+  let token = flags.token ?? process.env.ACP_KIT_SERVE_TOKEN;
+  if (flags.tokenFile !== undefined) {
+    try {
+      token = readFileSync(flags.tokenFile, 'utf8').trim();
+    } catch (e) {
+      throw usageError(`cannot read --token-file ${flags.tokenFile}: ${(e as Error).message}`);
+    }
+    if (!token) throw usageError(`--token-file ${flags.tokenFile} is empty`, 'Write the token (one line) into the file.');
+  }
+  let generated = false;
+  if (!token) {
+    if (!isLoopbackHost(flags.host)) {
+      throw usageError(`refusing to serve on ${flags.host} without a token: anyone who can reach it could run the agent`, 'Pass --token-file <file> (or --token, or $ACP_KIT_SERVE_TOKEN), or bind 127.0.0.1.');
+    }
+    // other local users can reach loopback too: a token is still required, made up here
+    token = randomBytes(24).toString('base64url');
+    generated = true;
+  }
+  const log = (line: string): void => {
+    if (flags.verbose) process.stderr.write(`acp-kit serve: ${line}\n`);
+  };
+  let agent;
+  let agentLabel: string;
+  if (flags.agent !== undefined) {
+    const words = splitCommandLine(flags.agent);
+    if (words.length === 0 || !words[0]) throw usageError('--agent needs a command line, e.g. --agent "my-agent --acp"');
+    agent = stdioAgent(words[0], words.slice(1), { log });
+    agentLabel = `${flags.agent} (one process per connection)`;
+  } else {
+    const [{ createCodingAgent }, { resolveModel }, { JsonlSessionStore, defaultSessionDir, stderrLogger }] = await Promise.all([
+      import('../../agent/coding-entry.js'),
+      import('./agent.js'),
+      import('../../agent/index.js'),
+    ]);
+    const model = await resolveModel({ model: flags.model, modelName: flags.modelName, baseUrl: flags.baseUrl });
+    const definition = createCodingAgent({ model, info: { name: 'acp-kit-agent', version: packageVersion(), title: 'acp-kit coding agent' } });
+    const base = defaultSessionDir(process.env);
+    agent = inProcessAgent(definition, {
+      // each token's sessions in their own folder: one token can neither resume nor list another's
+      storeFor: (owner) => new JsonlSessionStore({ dir: join(base, 'serve', owner) }),
+      logger: flags.verbose ? stderrLogger('acp-kit serve') : undefined,
+    });
+    agentLabel = `built-in agent (${model.id}), in-process`;
+  }
+  const server = await startAcpServer({
+    agent,
+    tokens: [token],
+    host: flags.host,
+    port: flags.port,
+    allowedOrigins: flags.allowOrigin,
+    maxMessageBytes: flags.maxMessageBytes,
+    maxBufferedBytes: flags.maxBufferedBytes,
+    maxConnections: flags.maxConnections,
+    maxSessions: flags.maxSessions,
+    log,
+  }).catch((e: Error & { code?: string }) => {
+    if (e.code === 'EADDRINUSE') throw usageError(`port ${flags.port} on ${flags.host} is in use`, 'Pick another with --port, or --port 0 for any free one.');
+    throw usageError(e.message);
+  });
+  const wsUrl = server.url.replace(/^http/, 'ws');
+  process.stderr.write(`acp-kit serve: ${agentLabel}\n`);
+  process.stderr.write(`acp-kit serve: listening on ${wsUrl} (WebSocket) and ${server.url} (Streamable HTTP); health: ${server.url.replace(/\/acp$/, '/healthz')}\n`);
+  if (generated) process.stderr.write(`acp-kit serve: token (generated; pass --token-file to choose one): ${token}\n`);
+  process.stderr.write(`acp-kit serve: connect with: ACP_KIT_AGENT_TOKEN=<token> acp-kit chat --agent-url ${wsUrl}\n`);
+  // machine-readable first line on stdout: scripts and tests wait for it
+  process.stdout.write(JSON.stringify({ url: server.url, ws: wsUrl, port: server.port }) + '\n');
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    for (const s of ['SIGTERM', 'SIGINT'] as const) process.once(s, () => resolve(s));
+  });
+  process.stderr.write(`acp-kit serve: ${signal}: stopping (running turns are cancelled)\n`);
+  await server.close((flags.shutdownGrace ?? 5) * 1000);
+  process.stderr.write('acp-kit serve: stopped\n');
+  return 0;
+}

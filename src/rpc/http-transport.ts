@@ -1,0 +1,230 @@
+import { MAX_JSON_DEPTH } from './json-guard.js';
+import { deliverMessageText, messageToText } from './message-text.js';
+import type { CloseInfo, Transport, TransportHandlers } from './transport.js';
+
+/** Header naming the connection, returned by the `initialize` POST (remote transport RFD). */
+export const HEADER_CONNECTION_ID = 'Acp-Connection-Id';
+/** Header naming the session of a session-scoped POST. */
+export const HEADER_SESSION_ID = 'Acp-Session-Id';
+
+/** Options of {@link HttpClientTransport}. */
+export interface HttpClientTransportOptions {
+  /** Sent as `Authorization: Bearer <token>` on every request (never in the URL). */
+  token?: string;
+  /** Extra headers of every request. */
+  headers?: Record<string, string>;
+  /** Deepest nesting accepted in one incoming message (default 128). */
+  maxDepth?: number;
+  /** `fetch` to use (default the global one). */
+  fetch?: typeof globalThis.fetch;
+}
+
+type Json = Record<string, unknown>;
+
+function sessionIdOf(message: Json): string | undefined {
+  const p = message.params as Json | undefined;
+  return p && typeof p === 'object' && typeof p.sessionId === 'string' ? p.sessionId : undefined;
+}
+
+/**
+ * The client side of the Streamable HTTP profile (remote transport RFD): the first message must
+ * be `initialize`, POSTed without a connection id and answered with `200` + `Acp-Connection-Id`;
+ * then one long-lived connection-scoped SSE stream (GET) carries every server message, and every
+ * client message is a POST answered `202`, session-scoped ones with `Acp-Session-Id`. POSTs are
+ * sent one after the other so the server sees them in send order, as on stdio. `close()` DELETEs
+ * the connection.
+ */
+export class HttpClientTransport implements Transport {
+  private handlers: TransportHandlers | undefined;
+  private connectionId: string | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private inFlight = 0;
+  private closed = false;
+  private readonly abort = new AbortController();
+  private readonly fetchImpl: typeof globalThis.fetch;
+  /** id key of each server request -> its session, so our answer carries `Acp-Session-Id` */
+  private readonly serverRequestSessions = new Map<string, string>();
+  private idleWaiters: Array<() => void> = [];
+  /** session-scoped event streams opened (servers such as the official SDK's send session messages only there) */
+  private readonly sessionStreams = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly url: string,
+    private readonly options: HttpClientTransportOptions = {},
+  ) {
+    this.fetchImpl = options.fetch ?? globalThis.fetch;
+  }
+
+  /** The server's `Acp-Connection-Id`, once `initialize` was answered. */
+  get id(): string | undefined {
+    return this.connectionId;
+  }
+
+  start(handlers: TransportHandlers): void {
+    this.handlers = handlers;
+  }
+
+  private headers(extra: Record<string, string>): Record<string, string> {
+    return {
+      ...this.options.headers,
+      ...(this.options.token !== undefined ? { authorization: `Bearer ${this.options.token}` } : {}),
+      ...(this.connectionId ? { [HEADER_CONNECTION_ID]: this.connectionId } : {}),
+      ...extra,
+    };
+  }
+
+  send(message: object): void {
+    if (this.closed) return;
+    const text = messageToText(message);
+    this.inFlight++;
+    this.chain = this.chain
+      .then(() => (this.closed ? undefined : this.post(message as Json, text)))
+      .catch((e: Error) => this.close({ reason: `HTTP request failed: ${e.message}`, error: e }))
+      .finally(() => {
+        this.inFlight--;
+        if (this.inFlight === 0) {
+          const w = this.idleWaiters;
+          this.idleWaiters = [];
+          for (const f of w) f();
+        }
+      });
+  }
+
+  private async post(message: Json, text: string): Promise<void> {
+    if (!this.connectionId) {
+      if (message.method !== 'initialize') throw new Error('the first message of an HTTP connection must be initialize');
+      const res = await this.fetchImpl(this.url, { method: 'POST', headers: this.headers({ 'content-type': 'application/json', accept: 'application/json' }), body: text, signal: this.abort.signal });
+      const body = await res.text();
+      if (res.status !== 200) throw new Error(`initialize refused: HTTP ${res.status}${body ? `: ${body.slice(0, 500)}` : ''}`);
+      const id = res.headers.get(HEADER_CONNECTION_ID);
+      if (!id) throw new Error(`initialize answer has no ${HEADER_CONNECTION_ID} header`);
+      this.connectionId = id;
+      // open the stream before handing out the answer: nothing the server sends next is missed
+      await this.openStream();
+      deliverMessageText(body, this.handlers, this.options.maxDepth ?? MAX_JSON_DEPTH);
+      return;
+    }
+    let session = sessionIdOf(message);
+    if (session === undefined && !('method' in message) && 'id' in message) {
+      const key = JSON.stringify(message.id);
+      session = this.serverRequestSessions.get(key);
+      this.serverRequestSessions.delete(key);
+    }
+    if (session !== undefined) await this.sessionStream(session);
+    const res = await this.fetchImpl(this.url, {
+      method: 'POST',
+      headers: this.headers({ 'content-type': 'application/json', ...(session !== undefined ? { [HEADER_SESSION_ID]: session } : {}) }),
+      body: text,
+      signal: this.abort.signal,
+    });
+    const body = await res.text();
+    if (res.status === 202 || res.status === 200) return;
+    const detail = `HTTP ${res.status}${body ? `: ${body.slice(0, 500)}` : ''}`;
+    // a refused request is answered locally so its caller gets an error instead of waiting forever
+    if (res.status < 500 && res.status !== 401 && res.status !== 403 && res.status !== 404 && 'method' in message && 'id' in message) {
+      this.handlers?.onMessage({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `server refused the request: ${detail}`, data: { status: res.status } } });
+      return;
+    }
+    throw new Error(`server refused ${typeof message.method === 'string' ? message.method : 'a message'}: ${detail}`);
+  }
+
+  private async openStream(session?: string): Promise<void> {
+    const res = await this.fetchImpl(this.url, {
+      method: 'GET',
+      headers: this.headers({ accept: 'text/event-stream', ...(session !== undefined ? { [HEADER_SESSION_ID]: session } : {}) }),
+      signal: this.abort.signal,
+    });
+    if (res.status !== 200 || !res.body) {
+      const body = await res.text().catch(() => '');
+      // 409: that session's stream already has a receiver (ours): nothing to do
+      if (session !== undefined && res.status === 409) return;
+      throw new Error(`event stream refused: HTTP ${res.status}${body ? `: ${body.slice(0, 500)}` : ''}`);
+    }
+    void this.readStream(res.body, session);
+  }
+
+  /**
+   * Opens (once) the session-scoped stream of `session`. The RFD's single connection stream would
+   * suffice for acp-kit's server, but the official SDK's server delivers a session's messages only
+   * on a stream opened with `Acp-Session-Id`.
+   */
+  private sessionStream(session: string): Promise<void> {
+    let p = this.sessionStreams.get(session);
+    if (!p) {
+      p = this.openStream(session).catch((e: Error) => this.close({ reason: `session event stream failed: ${e.message}`, error: e }));
+      this.sessionStreams.set(session, p);
+    }
+    return p;
+  }
+
+  private async readStream(body: ReadableStream<Uint8Array>, session?: string): Promise<void> {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    let data: string[] = [];
+    try {
+      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let nl: number;
+        while ((nl = buffer.indexOf('\n')) >= 0) {
+          let line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          if (line.endsWith('\r')) line = line.slice(0, -1);
+          if (line === '') {
+            if (data.length > 0) this.onEvent(data.join('\n'));
+            data = [];
+          } else if (line.startsWith('data:')) data.push(line.slice(line.charAt(5) === ' ' ? 6 : 5));
+          // comments (keep-alives), `event:`, `id:` and `retry:` carry nothing for ACP
+        }
+      }
+      // a session stream may end alone (reopened on the next message for it); the connection stream may not
+      if (session !== undefined) this.sessionStreams.delete(session);
+      else this.close({ reason: 'the server ended the event stream' });
+    } catch (e) {
+      if (session !== undefined && !this.closed) this.sessionStreams.delete(session);
+      else this.close({ reason: `event stream failed: ${(e as Error).message}`, error: e as Error });
+    }
+  }
+
+  private onEvent(text: string): void {
+    if (this.closed) return;
+    deliverMessageText(text, {
+      onMessage: (m) => {
+        const msg = m as Json;
+        const result = msg && typeof msg === 'object' && !('method' in msg) ? (msg.result as Json | undefined) : undefined;
+        if (result && typeof result === 'object' && typeof result.sessionId === 'string') void this.sessionStream(result.sessionId);
+        if (msg && typeof msg === 'object' && typeof msg.method === 'string' && 'id' in msg) {
+          const s = sessionIdOf(msg);
+          if (s !== undefined) this.serverRequestSessions.set(JSON.stringify(msg.id), s);
+        }
+        this.handlers?.onMessage(m);
+      },
+      onInvalidLine: (i) => this.handlers?.onInvalidLine(i),
+      onTooDeep: this.handlers?.onTooDeep && ((m, l) => this.handlers?.onTooDeep?.(m, l)),
+      onClose: () => undefined,
+    }, this.options.maxDepth ?? MAX_JSON_DEPTH);
+  }
+
+  whenWritable(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  flush(): Promise<void> {
+    if (this.closed || this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  close(info: CloseInfo = { reason: 'closed locally' }): void {
+    if (this.closed) return;
+    this.closed = true;
+    const id = this.connectionId;
+    this.abort.abort();
+    if (id) {
+      // best effort: tell the server to end the connection (and its agent) now
+      void this.fetchImpl(this.url, { method: 'DELETE', headers: this.headers({}) }).then((r) => r.body?.cancel(), () => undefined);
+    }
+    const w = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const f of w) f();
+    this.handlers?.onClose(info);
+  }
+}

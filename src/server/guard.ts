@@ -1,0 +1,132 @@
+import type { CloseInfo, Transport, TransportHandlers } from '../rpc/transport.js';
+
+type Json = Record<string, unknown>;
+
+/** Sessions per token owner, shared by every connection of one server. */
+export class SessionRegistry {
+  /** owner -> sessions currently open on some connection */
+  private readonly open = new Map<string, Set<string>>();
+  /** sessionId -> owner that created or attached it first (never forgotten while the server runs) */
+  private readonly ownerOf = new Map<string, string>();
+
+  constructor(readonly maxSessions: number) {}
+
+  openCount(owner: string): number {
+    return this.open.get(owner)?.size ?? 0;
+  }
+  /** Whether `owner` may address `sessionId`: sessions another token created are invisible. */
+  visible(owner: string, sessionId: string): boolean {
+    const o = this.ownerOf.get(sessionId);
+    return o === undefined || o === owner;
+  }
+  add(owner: string, sessionId: string): void {
+    if (!this.ownerOf.has(sessionId)) this.ownerOf.set(sessionId, owner);
+    let set = this.open.get(owner);
+    if (!set) this.open.set(owner, (set = new Set()));
+    set.add(sessionId);
+  }
+  remove(owner: string, sessionId: string): void {
+    this.open.get(owner)?.delete(sessionId);
+  }
+}
+
+const OPENING = new Set(['session/new', 'session/load', 'session/resume', 'session/fork']);
+const SESSION_ADDRESSING = new Set(['session/load', 'session/resume', 'session/fork', 'session/prompt', 'session/cancel', 'session/close', 'session/delete', 'session/set_mode', 'session/set_model', 'session/set_config_option']);
+
+/**
+ * Wraps the transport a remote connection hands its agent: enforces the session limit and token
+ * isolation (a token's client can neither address nor list sessions another token created) without
+ * the agent knowing, for in-process and stdio agents alike.
+ */
+export class GuardedTransport implements Transport {
+  private handlers: TransportHandlers | undefined;
+  /** request id key -> method, for answers we need to look at */
+  private readonly watched = new Map<string, { method: string; sessionId?: string }>();
+  /** sessions this connection holds open */
+  readonly sessions = new Set<string>();
+
+  constructor(
+    private readonly inner: Transport,
+    private readonly owner: string,
+    private readonly registry: SessionRegistry,
+  ) {}
+
+  start(handlers: TransportHandlers): void {
+    this.handlers = handlers;
+    this.inner.start({
+      onMessage: (m) => this.inbound(m),
+      onInvalidLine: (i) => handlers.onInvalidLine(i),
+      onTooDeep: handlers.onTooDeep && ((m, l) => handlers.onTooDeep?.(m, l)),
+      onClose: (info) => {
+        for (const s of this.sessions) this.registry.remove(this.owner, s);
+        handlers.onClose(info);
+      },
+    });
+  }
+
+  private refuse(id: unknown, code: number, message: string): void {
+    this.inner.send({ jsonrpc: '2.0', id, error: { code, message } });
+  }
+
+  private inbound(m: unknown): void {
+    const msg = m as Json;
+    if (msg && typeof msg === 'object' && typeof msg.method === 'string') {
+      const p = (msg.params && typeof msg.params === 'object' ? msg.params : {}) as Json;
+      const sessionId = typeof p.sessionId === 'string' ? p.sessionId : undefined;
+      const isRequest = 'id' in msg;
+      if (sessionId !== undefined && SESSION_ADDRESSING.has(msg.method) && !this.registry.visible(this.owner, sessionId)) {
+        // the same answer as for a session that does not exist: nothing about it leaks
+        if (isRequest) this.refuse(msg.id, -32602, `Invalid params: params.sessionId: unknown session ${JSON.stringify(sessionId)}`);
+        return;
+      }
+      if (isRequest && OPENING.has(msg.method) && !(sessionId !== undefined && this.sessions.has(sessionId))) {
+        if (this.registry.openCount(this.owner) >= this.registry.maxSessions) {
+          this.refuse(msg.id, -32000, `session limit reached: this server keeps at most ${this.registry.maxSessions} open sessions per token (acp-kit serve --max-sessions); close one first`);
+          return;
+        }
+      }
+      if (isRequest && (OPENING.has(msg.method) || msg.method === 'session/close' || msg.method === 'session/list')) {
+        this.watched.set(JSON.stringify(msg.id), { method: msg.method, sessionId });
+      }
+    }
+    this.handlers?.onMessage(m);
+  }
+
+  send(message: object): void {
+    const m = message as Json;
+    if (!('method' in m) && 'id' in m && this.watched.size > 0) {
+      const key = JSON.stringify(m.id);
+      const w = this.watched.get(key);
+      if (w) {
+        this.watched.delete(key);
+        const result = m.result as Json | undefined;
+        if (result && typeof result === 'object') {
+          if (OPENING.has(w.method)) {
+            const id = typeof result.sessionId === 'string' ? result.sessionId : w.sessionId;
+            if (id !== undefined) {
+              this.sessions.add(id);
+              this.registry.add(this.owner, id);
+            }
+          } else if (w.method === 'session/close' && w.sessionId !== undefined) {
+            this.sessions.delete(w.sessionId);
+            this.registry.remove(this.owner, w.sessionId);
+          } else if (w.method === 'session/list' && Array.isArray(result.sessions)) {
+            const sessions = (result.sessions as Json[]).filter((s) => typeof s?.sessionId !== 'string' || this.registry.visible(this.owner, s.sessionId as string));
+            message = { ...m, result: { ...result, sessions } };
+          }
+        }
+      }
+    }
+    this.inner.send(message);
+  }
+
+  whenWritable(): Promise<void> {
+    return this.inner.whenWritable();
+  }
+  flush(): Promise<void> {
+    return this.inner.flush();
+  }
+  close(info?: CloseInfo): void {
+    this.inner.close(info);
+  }
+}

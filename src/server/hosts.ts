@@ -1,0 +1,118 @@
+import { serveAgent, type ServeAgentOptions } from '../agent/agent-connection.js';
+import { InMemorySessionStore, type SessionStore } from '../agent/session-store.js';
+import type { AgentDefinition } from '../agent/types.js';
+import { spawnAgent, type SpawnAgentOptions } from '../rpc/child.js';
+import type { Transport } from '../rpc/transport.js';
+import type { AgentHost, AgentHostContext, AgentHostFactory } from './server.js';
+
+/** Options of {@link inProcessAgent}. */
+export interface InProcessAgentOptions extends Omit<ServeAgentOptions, 'store'> {
+  /**
+   * The session store of a token owner (called once per owner and kept): sessions are shared by
+   * the connections of one token, so a reconnecting client can resume them, and invisible to
+   * other tokens. Default: one in-memory store per owner.
+   */
+  storeFor?: (owner: string) => SessionStore | null;
+}
+
+/**
+ * Serves an acp-kit agent in this process for every connection (`definition` may be a factory
+ * called per connection, e.g. when the definition holds per-connection state).
+ */
+export function inProcessAgent(definition: AgentDefinition | ((ctx: AgentHostContext) => AgentDefinition), options: InProcessAgentOptions = {}): AgentHostFactory {
+  const stores = new Map<string, SessionStore | null>();
+  const { storeFor, ...serveOptions } = options;
+  return (transport: Transport, ctx: AgentHostContext): AgentHost => {
+    // the runtime's default store is per connection; ours is per owner so resumes work across connections
+    if (!stores.has(ctx.owner)) stores.set(ctx.owner, storeFor ? storeFor(ctx.owner) : new InMemorySessionStore());
+    const def = typeof definition === 'function' ? definition(ctx) : definition;
+    const conn = serveAgent(def, transport, { ...serveOptions, store: stores.get(ctx.owner) });
+    return {
+      async shutdown(graceMs) {
+        await conn.drain(graceMs);
+        await transport.flush();
+        conn.close();
+        await conn.closed;
+      },
+      close() {
+        conn.close();
+      },
+    };
+  };
+}
+
+/**
+ * Runs `command` as a stdio agent per connection, in its own process group, killed when the
+ * connection ends. Messages are relayed unchanged in both directions.
+ */
+export function stdioAgent(command: string, args: readonly string[] = [], options: SpawnAgentOptions & { log?: (line: string) => void } = {}): AgentHostFactory {
+  return (remote: Transport, ctx: AgentHostContext): AgentHost => {
+    const agent = spawnAgent(command, args, { ...options, onStderr: options.onStderr ?? ((t) => options.log?.(`[agent ${ctx.connectionId.slice(0, 8)}] ${t.trimEnd()}`)) });
+    /** open prompt requests (id key -> sessionId), to cancel them on shutdown */
+    const prompts = new Map<string, string>();
+    /** v2 sessions whose last `state_update` was not `idle` (a v2 prompt may be answered before its turn ends) */
+    const running = new Set<string>();
+    let promptsDone: (() => void) | undefined;
+    const settled = (): void => {
+      if (prompts.size === 0 && running.size === 0) promptsDone?.();
+    };
+    let ended = false;
+    const end = (): void => {
+      if (ended) return;
+      ended = true;
+      void agent.kill();
+    };
+    agent.transport.start({
+      onMessage: (m) => {
+        const msg = m as Record<string, unknown>;
+        if (msg && typeof msg === 'object') {
+          if (!('method' in msg)) {
+            if (prompts.delete(JSON.stringify(msg.id))) settled();
+          } else if (msg.method === 'session/update') {
+            const p = msg.params as { sessionId?: unknown; update?: { sessionUpdate?: unknown; state?: unknown } } | undefined;
+            if (p?.update?.sessionUpdate === 'state_update' && typeof p.sessionId === 'string') {
+              if (p.update.state === 'idle') {
+                running.delete(p.sessionId);
+                settled();
+              } else running.add(p.sessionId);
+            }
+          }
+        }
+        remote.send(m as object);
+      },
+      onInvalidLine: (i) => options.log?.(`agent ${ctx.connectionId.slice(0, 8)} wrote a non-JSON line: ${i.line}`),
+      onClose: (info) => {
+        remote.close({ reason: `agent ended: ${info.reason}` });
+        end();
+      },
+    });
+    remote.start({
+      onMessage: (m) => {
+        const msg = m as Record<string, unknown>;
+        if (msg && typeof msg === 'object' && msg.method === 'session/prompt' && 'id' in msg) {
+          const p = msg.params as Record<string, unknown> | undefined;
+          prompts.set(JSON.stringify(msg.id), typeof p?.sessionId === 'string' ? p.sessionId : '');
+        }
+        agent.transport.send(m as object);
+      },
+      onInvalidLine: (i) => remote.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${i.error.message}` } }),
+      onClose: () => end(),
+    });
+    return {
+      async shutdown(graceMs) {
+        if (prompts.size > 0 || running.size > 0) {
+          const done = new Promise<void>((resolve) => (promptsDone = resolve));
+          for (const sessionId of new Set([...prompts.values(), ...running])) agent.transport.send({ jsonrpc: '2.0', method: 'session/cancel', params: { sessionId } });
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([done, new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+          clearTimeout(timer);
+        }
+        await remote.flush();
+        remote.close({ reason: 'the server shut down' });
+        end();
+        await agent.exited;
+      },
+      close: end,
+    };
+  };
+}

@@ -1,0 +1,10 @@
+/**
+ * `acp-kit/server`: ACP over the network (the Streamable HTTP & WebSocket transport RFD): one
+ * `/acp` endpoint, bearer tokens, Origin checks and limits; the agent runs in-process or as a
+ * stdio process per connection.
+ */
+export { startAcpServer, isLoopbackHost, type AcpServer, type AcpServerOptions, type AgentHost, type AgentHostContext, type AgentHostFactory } from './server.js';
+export { inProcessAgent, stdioAgent, type InProcessAgentOptions } from './hosts.js';
+export { HttpServerConnection } from './http-connection.js';
+export { WebSocketTransport, connectWebSocketTransport, type WebSocketTransportOptions, type WebSocketClientOptions } from '../rpc/websocket-transport.js';
+export { HttpClientTransport, HEADER_CONNECTION_ID, HEADER_SESSION_ID, type HttpClientTransportOptions } from '../rpc/http-transport.js';

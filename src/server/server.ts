@@ -1,0 +1,338 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from '../rpc/http-transport.js';
+import type { Transport } from '../rpc/transport.js';
+import { WebSocketTransport } from '../rpc/websocket-transport.js';
+import { GuardedTransport, SessionRegistry } from './guard.js';
+import { HttpServerConnection } from './http-connection.js';
+
+/** What the server knows about the connection it asks an agent for. */
+export interface AgentHostContext {
+  /** Stable, non-secret identity of the bearer token (a hash prefix); `anonymous` without tokens. */
+  owner: string;
+  /** The `Acp-Connection-Id`. */
+  connectionId: string;
+  transport: 'websocket' | 'http';
+}
+
+/** An agent serving one remote connection. */
+export interface AgentHost {
+  /**
+   * Graceful end: cancel running turns, answer what was received (up to `graceMs`), then close.
+   * Resolves once the agent is gone.
+   */
+  shutdown(graceMs: number): Promise<void>;
+  /** Immediate end (the connection is gone). */
+  close(): void;
+}
+
+/** Starts an agent on `transport` for one connection. */
+export type AgentHostFactory = (transport: Transport, context: AgentHostContext) => AgentHost;
+
+/** Options of {@link startAcpServer}. */
+export interface AcpServerOptions {
+  agent: AgentHostFactory;
+  /** Accepted bearer tokens. Without any, the server only binds loopback addresses. */
+  tokens?: readonly string[];
+  /** Default `127.0.0.1`. */
+  host?: string;
+  /** Default 0 (any free port). */
+  port?: number;
+  /** Endpoint path (default `/acp`). */
+  path?: string;
+  /** Origins a browser may connect from (exact `scheme://host[:port]`); requests with another `Origin` get 403. */
+  allowedOrigins?: readonly string[];
+  /** Largest client message in bytes (default 16 MiB): a larger POST gets 413, a larger frame closes the socket with 1009. */
+  maxMessageBytes?: number;
+  /** Unread bytes held per connection before it is closed (default 64 MiB). */
+  maxBufferedBytes?: number;
+  /** Concurrent connections (default 256); more get 503. */
+  maxConnections?: number;
+  /** Open sessions per token (default 64). */
+  maxSessions?: number;
+  /** An HTTP connection whose event stream was not opened this long after `initialize` is dropped (default 30 s). */
+  streamOpenTimeoutMs?: number;
+  /** Diagnostics (default: none). */
+  log?: (line: string) => void;
+}
+
+/** A running server. */
+export interface AcpServer {
+  /** `http://host:port/acp` (use `ws://` for the WebSocket profile). */
+  readonly url: string;
+  readonly port: number;
+  readonly host: string;
+  /** Connections currently open. */
+  readonly connectionCount: number;
+  /** Stop accepting, end turns `cancelled`, flush, close every connection; resolves when done. */
+  close(graceMs?: number): Promise<void>;
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost|::ffff:127\.\d+\.\d+\.\d+)$/i;
+
+/** Whether `host` is a loopback address (binding it without a token is allowed). */
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK.test(host.replace(/^\[|\]$/g, ''));
+}
+
+const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
+
+interface Refusal {
+  status: number;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+interface Live {
+  transport: Transport;
+  host: AgentHost;
+  owner: string;
+  http?: HttpServerConnection;
+}
+
+/**
+ * Serves ACP on one endpoint with both profiles of the remote transport RFD: Streamable HTTP
+ * (POST / GET event stream / DELETE) and WebSocket (upgrade on the same path). Every connection
+ * gets its own agent from `options.agent`. Security: bearer token in `Authorization` (never the
+ * query string), `Origin` allow-list, limits on message size, unread bytes, connections and
+ * sessions, each refused with a status and a sentence saying what to do.
+ */
+export async function startAcpServer(options: AcpServerOptions): Promise<AcpServer> {
+  const host = options.host ?? '127.0.0.1';
+  const tokens = (options.tokens ?? []).filter((t) => t.length > 0);
+  if (tokens.length === 0 && !isLoopbackHost(host)) {
+    throw new Error(`refusing to listen on ${host} without a token: anyone who can reach it could run the agent; give a token (--token or --token-file) or bind 127.0.0.1`);
+  }
+  const path = options.path ?? '/acp';
+  const maxMessageBytes = options.maxMessageBytes ?? 16 * 1024 * 1024;
+  const maxBufferedBytes = options.maxBufferedBytes ?? 64 * 1024 * 1024;
+  const maxConnections = options.maxConnections ?? 256;
+  const streamOpenTimeoutMs = options.streamOpenTimeoutMs ?? 30_000;
+  const log = options.log ?? (() => undefined);
+  const tokenDigests = tokens.map((t) => ({ digest: digest(t), owner: digest(t).toString('hex').slice(0, 12) }));
+  const allowedOrigins = new Set(options.allowedOrigins ?? []);
+  const registry = new SessionRegistry(options.maxSessions ?? 64);
+  const live = new Map<string, Live>();
+  const httpConnections = new Map<string, HttpServerConnection>();
+  let stopping = false;
+
+  /** The owner of an acceptable request, or why it is refused. */
+  const admit = (req: IncomingMessage): { owner: string } | Refusal => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    for (const name of ['token', 'access_token', 'auth', 'key', 'api_key']) {
+      if (url.searchParams.has(name)) {
+        return { status: 400, message: `a token in the query string is refused (it ends up in logs and histories): send it as "Authorization: Bearer <token>"` };
+      }
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins.has(origin)) {
+      return { status: 403, message: `Origin ${origin} is not allowed (acp-kit serve --allow-origin ${origin} allows it)` };
+    }
+    if (tokenDigests.length === 0) return { owner: 'anonymous' };
+    const auth = req.headers.authorization;
+    const m = auth ? /^Bearer\s+(.+)$/i.exec(auth) : null;
+    if (!m) return { status: 401, message: 'missing bearer token: send "Authorization: Bearer <token>"', headers: { 'www-authenticate': 'Bearer' } };
+    const given = digest(m[1].trim());
+    const hit = tokenDigests.find((t) => timingSafeEqual(t.digest, given));
+    if (!hit) return { status: 401, message: 'invalid bearer token', headers: { 'www-authenticate': 'Bearer error="invalid_token"' } };
+    return { owner: hit.owner };
+  };
+
+  const text = (res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void => {
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers });
+    res.end(body + '\n');
+  };
+
+  const startHost = (transport: Transport, owner: string, connectionId: string, kind: 'websocket' | 'http', http?: HttpServerConnection): Live => {
+    const guarded = new GuardedTransport(transport, owner, registry);
+    const entry: Live = { transport, owner, http, host: undefined as unknown as AgentHost };
+    live.set(connectionId, entry);
+    entry.host = options.agent(guarded, { owner, connectionId, transport: kind });
+    log(`connection ${connectionId} (${kind}) opened`);
+    return entry;
+  };
+
+  const readBody = (req: IncomingMessage): Promise<string | Refusal> =>
+    new Promise((resolve) => {
+      const declared = Number(req.headers['content-length']);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let over = false;
+      const tooLarge = (): Refusal => ({ status: 413, message: `message too large: more than ${maxMessageBytes} bytes (the server's limit, acp-kit serve --max-message-bytes); the connection stays usable` });
+      if (Number.isFinite(declared) && declared > maxMessageBytes) over = true;
+      req.on('data', (c: Buffer) => {
+        size += c.length;
+        if (over || size > maxMessageBytes) {
+          over = true;
+          chunks.length = 0;
+          // read and discard up to a bound so the client sees the answer; beyond it, cut
+          if (size > 4 * maxMessageBytes + 64 * 1024 * 1024) req.destroy();
+          return;
+        }
+        chunks.push(c);
+      });
+      req.on('end', () => resolve(over ? tooLarge() : Buffer.concat(chunks).toString('utf8')));
+      req.on('error', () => resolve({ status: 400, message: 'request body failed' }));
+    });
+
+  const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname === '/healthz' && req.method === 'GET') {
+      res.writeHead(stopping ? 503 : 200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: stopping ? 'stopping' : 'ok', connections: live.size }) + '\n');
+      return;
+    }
+    if (url.pathname !== path) return text(res, 404, `not found: the ACP endpoint is ${path}`);
+    const admitted = admit(req);
+    if ('status' in admitted) return text(res, admitted.status, admitted.message, admitted.headers);
+    const { owner } = admitted;
+    const connectionId = req.headers[HEADER_CONNECTION_ID.toLowerCase()] as string | undefined;
+    const sessionHeader = req.headers[HEADER_SESSION_ID.toLowerCase()] as string | undefined;
+    // a connection id presented with another token is answered as unknown
+    const conn = connectionId !== undefined ? httpConnections.get(connectionId) : undefined;
+    const known = conn !== undefined && conn.owner === owner ? conn : undefined;
+    if (req.method === 'GET') {
+      if (!(req.headers.accept ?? '').toLowerCase().includes('text/event-stream')) return text(res, 406, 'Not Acceptable: the event stream needs "Accept: text/event-stream"');
+      if (connectionId === undefined) return text(res, 400, `Missing ${HEADER_CONNECTION_ID}: POST initialize first, then open the stream with its ${HEADER_CONNECTION_ID}`);
+      if (!known) return text(res, 404, `Unknown ${HEADER_CONNECTION_ID}`);
+      if (!known.attach(res, sessionHeader)) return text(res, 409, 'this stream already has a receiver');
+      return;
+    }
+    if (req.method === 'DELETE') {
+      if (connectionId === undefined) return text(res, 400, `Missing ${HEADER_CONNECTION_ID}`);
+      if (!known) return text(res, 404, `Unknown ${HEADER_CONNECTION_ID}`);
+      known.close({ reason: 'the client ended the connection (DELETE)' });
+      res.writeHead(202).end();
+      return;
+    }
+    if (req.method !== 'POST') return text(res, 405, 'Method Not Allowed: use POST, GET or DELETE', { allow: 'GET, POST, DELETE' });
+    const type = (req.headers['content-type'] ?? '').split(';', 1)[0].trim().toLowerCase();
+    if (type !== 'application/json') {
+      req.resume();
+      return text(res, 415, 'Unsupported Media Type: POST bodies are "Content-Type: application/json"');
+    }
+    const body = await readBody(req);
+    if (typeof body !== 'string') return text(res, body.status, body.message);
+    let message: unknown;
+    try {
+      message = JSON.parse(body);
+    } catch (e) {
+      return text(res, 400, `Invalid JSON: ${(e as Error).message}`);
+    }
+    if (Array.isArray(message)) {
+      res.writeHead(501, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported by ACP' } }));
+      return;
+    }
+    if (message === null || typeof message !== 'object') return text(res, 400, 'Invalid JSON-RPC message: the body must be one JSON object');
+    const msg = message as Record<string, unknown>;
+    if (msg.method === 'initialize') {
+      if (connectionId !== undefined) return text(res, 400, `Initialize not allowed on an existing connection (drop the ${HEADER_CONNECTION_ID} header to start a new one)`);
+      if (stopping) return text(res, 503, 'the server is shutting down');
+      if (live.size >= maxConnections) return text(res, 503, `connection limit reached (${maxConnections}): try again later`, { 'retry-after': '5' });
+      if (!('id' in msg) || msg.id === null) return text(res, 400, 'Invalid Request: initialize must have an id');
+      const http = new HttpServerConnection(owner, maxBufferedBytes);
+      httpConnections.set(http.id, http);
+      const entry = startHost(http, owner, http.id, 'http', http);
+      http.onEnd = (info) => {
+        httpConnections.delete(http.id);
+        live.delete(http.id);
+        entry.host.close();
+        log(`connection ${http.id} closed: ${info.reason}`);
+      };
+      const answer = await http.initializeWith(msg);
+      http.expectStreamWithin(streamOpenTimeoutMs);
+      res.writeHead(200, { 'content-type': 'application/json', [HEADER_CONNECTION_ID]: http.id });
+      res.end(JSON.stringify(answer));
+      return;
+    }
+    if (connectionId === undefined) return text(res, 400, `Missing ${HEADER_CONNECTION_ID}: POST initialize first`);
+    if (!known) return text(res, 404, `Unknown ${HEADER_CONNECTION_ID}`);
+    const params = (msg.params && typeof msg.params === 'object' ? msg.params : {}) as Record<string, unknown>;
+    const paramSession = typeof params.sessionId === 'string' ? params.sessionId : undefined;
+    if (paramSession !== undefined && sessionHeader === undefined) return text(res, 400, `Missing ${HEADER_SESSION_ID}: session-scoped messages carry it (here ${JSON.stringify(paramSession)})`);
+    if (paramSession !== undefined && sessionHeader !== paramSession) return text(res, 400, `Mismatched ${HEADER_SESSION_ID}: the header says ${JSON.stringify(sessionHeader)}, params.sessionId ${JSON.stringify(paramSession)}`);
+    known.deliver(msg, sessionHeader);
+    res.writeHead(202).end();
+  };
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: maxMessageBytes, perMessageDeflate: false });
+  const upgradeIds = new WeakMap<IncomingMessage, string>();
+  wss.on('headers', (headers, req) => {
+    const id = upgradeIds.get(req);
+    if (id) headers.push(`${HEADER_CONNECTION_ID}: ${id}`);
+  });
+
+  const refuseUpgrade = (socket: Duplex, r: Refusal): void => {
+    const body = r.message + '\n';
+    const extra = Object.entries(r.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const reason = ({ 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' } as Record<number, string>)[r.status] ?? 'Error';
+    socket.end(`HTTP/1.1 ${r.status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`);
+  };
+
+  const server: Server = createServer((req, res) => {
+    onRequest(req, res).catch((e: Error) => {
+      log(`request failed: ${e.stack ?? e.message}`);
+      text(res, 500, `internal error: ${e.message}`);
+    });
+  });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => undefined);
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname !== path) return refuseUpgrade(socket, { status: 404, message: `not found: the ACP endpoint is ${path}` });
+    const admitted = admit(req);
+    if ('status' in admitted) return refuseUpgrade(socket, admitted);
+    if (stopping) return refuseUpgrade(socket, { status: 503, message: 'the server is shutting down' });
+    if (live.size >= maxConnections) return refuseUpgrade(socket, { status: 503, message: `connection limit reached (${maxConnections}): try again later` });
+    const id = crypto.randomUUID();
+    upgradeIds.set(req, id);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const transport = new WebSocketTransport(ws, { maxBufferedBytes });
+      const entry = startHost(transport, admitted.owner, id, 'websocket');
+      ws.once('close', (code, reason) => {
+        log(`connection ${id} closed: ${transport.closeReason ?? `WebSocket closed (${code} ${reason.toString()})`}`);
+        live.delete(id);
+        entry.host.close();
+      });
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const urlHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${addr.port}${path}`,
+    port: addr.port,
+    host: addr.address,
+    get connectionCount() {
+      return live.size;
+    },
+    close(graceMs = 5000) {
+      closing ??= (async () => {
+        stopping = true;
+        server.close();
+        await Promise.all([...live.values()].map((l) => l.host.shutdown(graceMs).catch(() => undefined)));
+        for (const l of live.values()) l.transport.close({ reason: 'the server shut down' });
+        live.clear();
+        wss.close();
+        server.closeAllConnections();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// `acp-kit serve` as a real process (bin/acp-kit.js, from dist/): a stdio agent per connection,
+// reached over WebSocket by acp-kit's client; SIGTERM mid-turn ends the turn `cancelled`, flushes
+// it to the client, kills the agent's process group and exits 0. Needs `npm run build`.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterEach, expect, it } from 'vitest';
+import { connect, type ClientConnection } from '../src/client/index.js';
+
+const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
+const AGENT = fileURLToPath(new URL('./fixtures/e2e-agent.mjs', import.meta.url));
+const procs: ChildProcess[] = [];
+const dirs: string[] = [];
+const open: ClientConnection[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+  for (const p of procs.splice(0)) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function startServe(args: string[]): Promise<{ proc: ChildProcess; url: string; ws: string; stderr: () => string }> {
+  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  procs.push(proc);
+  let err = '';
+  proc.stderr!.on('data', (c) => (err += c));
+  return new Promise((resolve, reject) => {
+    proc.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+    createInterface({ input: proc.stdout! }).once('line', (line) => resolve({ proc, ...JSON.parse(line), stderr: () => err }));
+  });
+}
+
+it('serve --agent: a turn over WebSocket; SIGTERM mid-turn ends it cancelled, then exits 0', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'acp-serve-'));
+  dirs.push(dir);
+  writeFileSync(join(dir, 'token'), 'file-token\n');
+  const serve = await startServe(['--token-file', join(dir, 'token'), '--agent', `${JSON.stringify(process.execPath)} ${JSON.stringify(AGENT)}`]);
+  expect(serve.stderr()).toMatch(/listening on ws:\/\/127\.0\.0\.1:\d+\/acp \(WebSocket\)/);
+  expect(serve.stderr()).not.toContain('file-token');
+  const conn = await connect({ url: serve.ws, token: 'file-token' });
+  open.push(conn);
+  const s = await conn.newSession({ cwd: dir });
+  expect((await s.prompt('hi')).stopReason).toBe('end_turn');
+  // a long turn: first chunk, then a sleep the cancel interrupts
+  let started!: () => void;
+  const chunk = new Promise<void>((r) => (started = r));
+  const off = s.onUpdate(() => {
+    if (s.state.messageList.some((m) => m.text === 'before-sleep')) started();
+  });
+  const turn = s.prompt(JSON.stringify({ actions: [{ send: { sessionUpdate: 'agent_message_chunk', messageId: 'b', content: { type: 'text', text: 'before-sleep' } } }, { sleep: 60000 }] }));
+  await chunk;
+  off();
+  const exited = new Promise<number | null>((r) => serve.proc.once('exit', (code) => r(code)));
+  serve.proc.kill('SIGTERM');
+  expect((await turn).stopReason).toBe('cancelled');
+  expect(await exited).toBe(0);
+  expect(serve.stderr()).toMatch(/SIGTERM: stopping[\s\S]*stopped/);
+}, 30_000);
+
+it('serve refuses a non-loopback bind without a token, saying what to do', async () => {
+  const proc = spawn(process.execPath, [BIN, 'serve', '--host', '0.0.0.0', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ACP_KIT_SERVE_TOKEN: '' } });
+  procs.push(proc);
+  let err = '';
+  proc.stderr!.on('data', (c) => (err += c));
+  const code = await new Promise<number | null>((r) => proc.once('exit', (c) => r(c)));
+  expect(code).not.toBe(0);
+  expect(err).toMatch(/refusing to serve on 0\.0\.0\.0 without a token/);
+  expect(err).toMatch(/--token-file/);
+});
