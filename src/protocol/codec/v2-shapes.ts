@@ -3,7 +3,6 @@
  * unchanged (same object, no copy); the exceptions are diffs, commands, auth methods, MCP
  * servers and capabilities. Degradations are listed in `README.md`.
  */
-import type { Meta } from '../model/json.js';
 import type {
   AgentCapabilities, AuthMethod, AvailableCommand, ClientCapabilities, McpServer,
 } from '../model/session.js';
