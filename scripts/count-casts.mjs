@@ -3,43 +3,53 @@
 // Usage: node scripts/count-casts.mjs [dir] [--list]
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
-const root = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : 'src';
-const list = process.argv.includes('--list');
-const files = [];
-const walk = (dir) => {
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) {
-      if (p.split('/').join('/').endsWith('protocol/wire')) continue;
-      walk(p);
-    } else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) files.push(p);
-  }
-};
-walk(root);
-let total = 0;
-const perFile = [];
-for (const file of files) {
-  const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
-  let n = 0;
-  const visit = (node) => {
-    if (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) {
-      const t = node.type;
-      const isConst = ts.isTypeReferenceNode(t) && t.typeName.getText(sf) === 'const';
-      if (!isConst) {
-        n++;
-        if (list) {
+/**
+ * The casts under `root`: one `{ file, line, text }` per type assertion, `as const` and the
+ * generated wire types left out.
+ */
+export function findCasts(root) {
+  const files = [];
+  const walk = (dir) => {
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) {
+        if (p.split('/').join('/').endsWith('protocol/wire')) continue;
+        walk(p);
+      } else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) files.push(p);
+    }
+  };
+  walk(root);
+  const casts = [];
+  for (const file of files) {
+    const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node) => {
+      if (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) {
+        const t = node.type;
+        const isConst = ts.isTypeReferenceNode(t) && t.typeName.getText(sf) === 'const';
+        if (!isConst) {
           const { line } = sf.getLineAndCharacterOfPosition(node.getStart(sf));
-          console.log(`${file}:${line + 1}: ${node.getText(sf).replace(/\s+/g, ' ').slice(0, 100)}`);
+          casts.push({ file, line: line + 1, text: node.getText(sf).replace(/\s+/g, ' ').slice(0, 100) });
         }
       }
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(sf);
-  if (n) perFile.push([n, file]);
-  total += n;
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+  }
+  return casts;
 }
-if (!list) for (const [n, f] of perFile.sort((a, b) => b[0] - a[0])) console.log(String(n).padStart(4), f);
-console.log('total', total);
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const root = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : 'src';
+  const casts = findCasts(root);
+  if (process.argv.includes('--list')) {
+    for (const c of casts) console.log(`${c.file}:${c.line}: ${c.text}`);
+  } else {
+    const perFile = new Map();
+    for (const c of casts) perFile.set(c.file, (perFile.get(c.file) ?? 0) + 1);
+    for (const [f, n] of [...perFile].sort((a, b) => b[1] - a[1])) console.log(String(n).padStart(4), f);
+  }
+  console.log('total', casts.length);
+}

@@ -49,7 +49,8 @@ export class AcpError extends Error {
     return new AcpError(ErrorCode.InternalError, typeof e === 'string' ? e : JSON.stringify(e) ?? String(e));
   }
 
-  static fromObject(e: RpcErrorObject): AcpError {
+  /** From a received error object, leniently: a missing/odd `code` or `message` gets a default. */
+  static fromObject(e: RpcErrorObject | { code?: unknown; message?: unknown; data?: unknown }): AcpError {
     return new AcpError(typeof e.code === 'number' ? e.code : ErrorCode.InternalError, typeof e.message === 'string' ? e.message : 'Unknown error', e.data);
   }
 
@@ -94,6 +95,5 @@ export class AcpError extends Error {
 export function isAbortError(e: unknown): boolean {
   if (e instanceof AcpError) return e.code === ErrorCode.RequestCancelled;
   if (!e || typeof e !== 'object') return false;
-  const name = (e as { name?: unknown }).name;
-  return name === 'AbortError' || (e as { code?: unknown }).code === 'ABORT_ERR';
+  return ('name' in e && e.name === 'AbortError') || ('code' in e && e.code === 'ABORT_ERR');
 }

@@ -156,5 +156,5 @@ export function watchChildExit(child: ChildProcess): ChildExit {
 
 /** The one phrasing of a failed spawn: "agent command not found: x" or "could not start agent x: why". */
 export function describeSpawnError(command: string, e: Error): string {
-  return (e as NodeJS.ErrnoException).code === 'ENOENT' ? `agent command not found: ${command}` : `could not start agent ${command}: ${e.message}`;
+  return 'code' in e && e.code === 'ENOENT' ? `agent command not found: ${command}` : `could not start agent ${command}: ${e.message}`;
 }

@@ -55,7 +55,7 @@ export function isWithinRoot(root: string, child: string): boolean {
 }
 
 function errCode(e: unknown): string | undefined {
-  return e && typeof e === 'object' ? ((e as NodeJS.ErrnoException).code ?? undefined) : undefined;
+  return e && typeof e === 'object' && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
 }
 
 /** Where the open descriptor `fh` (opened as `opened`) really is, or `undefined` if unknowable. */

@@ -2,6 +2,7 @@
  * Input guards for JSON lines, kept off the hot path: each scan runs only when a cheap test
  * (line length, a parsed id that is not a safe integer) says it may matter.
  */
+import { isObj } from '../protocol/codec/util.js';
 
 /**
  * Deepest nesting of objects/arrays accepted in one incoming message (the envelope counts as
@@ -119,8 +120,8 @@ export function exactId(parsed: unknown, token: string | undefined): unknown {
 
 /** True for a message (or batch) whose `id` is a value JSON.parse may have rounded. */
 function unsafeId(m: unknown): boolean {
-  if (m === null || typeof m !== 'object') return false;
-  const id = (m as { id?: unknown }).id;
+  if (m === null || typeof m !== 'object' || !('id' in m)) return false;
+  const id = m.id;
   return typeof id === 'number' && Number.isInteger(id) && !Number.isSafeInteger(id);
 }
 
@@ -132,15 +133,12 @@ export function restoreExactIds(message: unknown, line: string): unknown {
   if (Array.isArray(message)) {
     if (!message.some(unsafeId)) return message;
     const tokens = rawIdTokens(line);
-    message.forEach((m, i) => {
-      if (unsafeId(m)) (m as { id: unknown }).id = exactId((m as { id: unknown }).id, tokens[i]);
+    message.forEach((m: unknown, i) => {
+      if (unsafeId(m) && isObj(m)) m.id = exactId(m.id, tokens[i]);
     });
     return message;
   }
-  if (unsafeId(message)) {
-    const m = message as { id: unknown };
-    m.id = exactId(m.id, rawIdTokens(line)[0]);
-  }
+  if (unsafeId(message) && isObj(message)) message.id = exactId(message.id, rawIdTokens(line)[0]);
   return message;
 }
 
@@ -153,11 +151,14 @@ export function mayHaveUnsafeId(message: unknown): boolean {
 const MARKER = `\u0000acp-kit-exact-id-${Math.random().toString(36).slice(2)}`;
 const MARKER_JSON = JSON.stringify(MARKER);
 
+function hasBigintId(m: unknown): boolean {
+  return isObj(m) && typeof m.id === 'bigint';
+}
+
 function stringifyOne(m: unknown): string {
-  if (m !== null && typeof m === 'object' && !Array.isArray(m) && typeof (m as { id?: unknown }).id === 'bigint') {
-    const id = (m as { id: bigint }).id;
+  if (isObj(m) && typeof m.id === 'bigint') {
     // the marker is unique to this process, so the one occurrence is the id's place
-    return JSON.stringify({ ...(m as object), id: MARKER }).replace(MARKER_JSON, id.toString());
+    return JSON.stringify({ ...m, id: MARKER }).replace(MARKER_JSON, m.id.toString());
   }
   return JSON.stringify(m);
 }
@@ -169,9 +170,9 @@ function stringifyOne(m: unknown): string {
  */
 export function stringifyWithExactIds(message: object): string | undefined {
   if (Array.isArray(message)) {
-    if (!message.some((m) => m !== null && typeof m === 'object' && typeof (m as { id?: unknown }).id === 'bigint')) return undefined;
+    if (!message.some(hasBigintId)) return undefined;
     return `[${message.map(stringifyOne).join(',')}]`;
   }
-  if (typeof (message as { id?: unknown }).id !== 'bigint') return undefined;
+  if (!('id' in message) || typeof message.id !== 'bigint') return undefined;
   return stringifyOne(message);
 }

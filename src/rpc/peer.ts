@@ -1,4 +1,5 @@
-import { AcpError, ErrorCode, isAbortError, type RpcErrorObject } from '../protocol/errors.js';
+import { isObj } from '../protocol/codec/util.js';
+import { AcpError, ErrorCode, isAbortError } from '../protocol/errors.js';
 import { CANCEL_REQUEST_METHOD, type RequestId } from '../protocol/jsonrpc.js';
 import type { CloseInfo, InvalidLine, Transport } from './transport.js';
 
@@ -66,6 +67,8 @@ export class ConnectionClosedError extends AcpError {
 }
 
 interface Pending {
+  /** the request's id (this peer's own: a number) */
+  id: RequestId;
   resolve(v: unknown): void;
   reject(e: unknown): void;
   method: string;
@@ -165,6 +168,7 @@ export class JsonRpcPeer {
         signal.addEventListener('abort', onAbort, { once: true });
       }
       this.pending.set(id, {
+        id,
         method,
         onAnswer: options?.onAnswer,
         resolve: (v) => {
@@ -264,12 +268,12 @@ export class JsonRpcPeer {
       }
       return this.dispatchBatch(message);
     }
-    if (message === null || typeof message !== 'object') {
+    if (!isObj(message)) {
       this.problem('invalid-message', `expected a JSON-RPC object, got ${describe(message)}`);
       sink(errorReply(null, AcpError.invalidRequest(`expected a JSON object, got ${describe(message)}`)));
       return undefined;
     }
-    const m = message as Record<string, unknown>;
+    const m = message;
     const method = m.method;
     const hasId = hasOwn.call(m, 'id');
     if (typeof method === 'string') {
@@ -280,11 +284,11 @@ export class JsonRpcPeer {
       }
       if (hasId) {
         const id = m.id;
-        if (id !== null && typeof id !== 'string' && typeof id !== 'bigint' && !(typeof id === 'number' && Number.isFinite(id))) {
+        if (!isValidId(id)) {
           sink(errorReply(null, AcpError.invalidRequest(`"id" must be a string, a number or null (got ${describe(id)})`)));
           return undefined;
         }
-        this.startRequest(id as RequestId | bigint | null, method, m.params, sink);
+        this.startRequest(id, method, m.params, sink);
         return undefined;
       }
       return this.runNotification(method, m.params);
@@ -363,7 +367,7 @@ export class JsonRpcPeer {
         else sink(errorReply(id, toAcpError(error, controller.signal.aborted)));
       } catch (e) {
         // a result/error that JSON cannot carry (BigInt, cycle) must still get an answer, not crash the peer
-        sink(errorReply(id, AcpError.internal(`the ${failed ? 'error' : 'result'} of ${method} could not be sent as JSON: ${(e as Error)?.message ?? String(e)}`)));
+        sink(errorReply(id, AcpError.internal(`the ${failed ? 'error' : 'result'} of ${method} could not be sent as JSON: ${messageOf(e)}`)));
       }
     };
     let result: unknown;
@@ -379,7 +383,7 @@ export class JsonRpcPeer {
 
   private runNotification(method: string, params: unknown): Promise<unknown> | undefined {
     if (method === CANCEL_REQUEST_METHOD) {
-      const requestId = (params as { requestId?: unknown } | null)?.requestId;
+      const requestId = isObj(params) ? params.requestId : undefined;
       if (typeof requestId === 'string' || typeof requestId === 'number') {
         // unknown or already answered ids are ignored (ACP-ALL-CREQ-04)
         const reason = AcpError.cancelled(`cancelled by the peer ($/cancel_request ${JSON.stringify(requestId)})`);
@@ -396,11 +400,11 @@ export class JsonRpcPeer {
       else if (this.fallbackNotification) r = this.fallbackNotification(method, params);
       else return undefined;
     } catch (e) {
-      this.problem('handler-error', `handler for notification ${method} threw: ${(e as Error)?.message ?? String(e)}`, e);
+      this.problem('handler-error', `handler for notification ${method} threw: ${messageOf(e)}`, e);
       return undefined;
     }
     if (r instanceof Promise) {
-      return r.catch((e: unknown) => this.problem('handler-error', `handler for notification ${method} failed: ${(e as Error)?.message ?? String(e)}`, e));
+      return r.catch((e: unknown) => this.problem('handler-error', `handler for notification ${method} failed: ${messageOf(e)}`, e));
     }
     return undefined;
   }
@@ -420,15 +424,15 @@ export class JsonRpcPeer {
   }
 
   private settle(m: Record<string, unknown>): void {
-    const id = m.id as RequestId;
-    const p = this.pending.get(id);
+    const id = m.id;
+    const p = this.pendingFor(id);
     if (!p) {
       this.problem('unknown-response', `response for unknown request id ${showId(id)}`, m);
       return;
     }
-    this.pending.delete(id);
+    this.pending.delete(p.id);
     if (hasOwn.call(m, 'error') && m.error !== undefined) {
-      const e = m.error as RpcErrorObject;
+      const e = m.error;
       const err = e && typeof e === 'object' ? AcpError.fromObject(e) : AcpError.internal(`malformed error in response to ${p.method}`, m.error);
       this.answered(p, { error: err });
       p.reject(err);
@@ -445,11 +449,11 @@ export class JsonRpcPeer {
   private refuseTooDeep({ message, limit }: TooDeep): void {
     const why = `the message is nested deeper than ${limit} levels (the limit for incoming JSON)`;
     const one = (m: unknown, sink: Sink): void => {
-      if (m === null || typeof m !== 'object' || Array.isArray(m)) {
+      if (!isObj(m)) {
         sink(errorReply(null, AcpError.invalidRequest(why)));
         return;
       }
-      const r = m as Record<string, unknown>;
+      const r = m;
       const hasId = hasOwn.call(r, 'id');
       if (typeof r.method === 'string') {
         if (!hasId) this.problem('invalid-message', `notification ${r.method} dropped: ${why}`);
@@ -457,9 +461,9 @@ export class JsonRpcPeer {
         return;
       }
       if (hasId && (hasOwn.call(r, 'result') || hasOwn.call(r, 'error'))) {
-        const p = this.pending.get(r.id as RequestId);
+        const p = this.pendingFor(r.id);
         if (p) {
-          this.pending.delete(r.id as RequestId);
+          this.pending.delete(p.id);
           const err = new AcpError(ErrorCode.InvalidParams, `Invalid result: the response to ${p.method} is nested deeper than ${limit} levels (the limit for incoming JSON)`, { maxDepth: limit });
           this.answered(p, { error: err });
           p.reject(err);
@@ -477,12 +481,17 @@ export class JsonRpcPeer {
     if (replies.length > 0 && !this.closeInfo) this.sendReply(replies);
   }
 
+  /** The request a response answers; ids this peer never sent (other types included) have none. */
+  private pendingFor(id: unknown): Pending | undefined {
+    return typeof id === 'number' || typeof id === 'string' ? this.pending.get(id) : undefined;
+  }
+
   private answered(p: Pending, answer: { result: unknown } | { error: AcpError }): void {
     if (!p.onAnswer) return;
     try {
       p.onAnswer(answer);
     } catch (e) {
-      this.problem('handler-error', `onAnswer of ${p.method} threw: ${(e as Error)?.message ?? String(e)}`, e);
+      this.problem('handler-error', `onAnswer of ${p.method} threw: ${messageOf(e)}`, e);
     }
   }
 
@@ -530,13 +539,13 @@ function showId(id: unknown): string {
 }
 
 function isRequestLike(item: unknown): boolean {
-  return item !== null && typeof item === 'object' && !Array.isArray(item) && typeof (item as { method?: unknown }).method === 'string' && hasOwn.call(item, 'id');
+  return isObj(item) && typeof item.method === 'string' && hasOwn.call(item, 'id');
 }
 
 /** Batch entries that get an error reply: anything that is neither a notification nor a response. */
 function isInvalidEntry(item: unknown): boolean {
-  if (item === null || typeof item !== 'object' || Array.isArray(item)) return true;
-  const m = item as Record<string, unknown>;
+  if (!isObj(item)) return true;
+  const m = item;
   if (typeof m.method === 'string') return false;
   return !(hasOwn.call(m, 'id') && (hasOwn.call(m, 'result') || hasOwn.call(m, 'error')));
 }
@@ -549,15 +558,27 @@ function answeredIds(messages: readonly unknown[], from: number): Set<unknown> {
   const ids = new Set<unknown>();
   for (let i = from; i < messages.length; i++) {
     const m = messages[i];
-    if (m !== null && typeof m === 'object' && !Array.isArray(m) && hasOwn.call(m, 'id') && (hasOwn.call(m, 'result') || hasOwn.call(m, 'error')) && typeof (m as { method?: unknown }).method !== 'string') {
-      ids.add((m as { id: unknown }).id);
+    if (isObj(m) && hasOwn.call(m, 'id') && (hasOwn.call(m, 'result') || hasOwn.call(m, 'error')) && typeof m.method !== 'string') {
+      ids.add(m.id);
     }
   }
   return ids;
 }
 
+/** A request id this peer accepts: a string, a finite number, an exact large integer (`bigint`) or `null`. */
+function isValidId(id: unknown): id is RequestId | bigint | null {
+  return id === null || typeof id === 'string' || typeof id === 'bigint' || (typeof id === 'number' && Number.isFinite(id));
+}
+
+/** The id to echo in an error reply: the request's own when valid, else `null`. */
 function validId(id: unknown): RequestId | bigint | null {
-  return typeof id === 'string' || typeof id === 'bigint' || (typeof id === 'number' && Number.isFinite(id)) ? (id as RequestId | bigint) : null;
+  return isValidId(id) ? id : null;
+}
+
+/** What a thrown value says about itself, for problem reports and -32603 messages. */
+function messageOf(e: unknown): string {
+  const message = e !== null && typeof e === 'object' && 'message' in e ? e.message : undefined;
+  return String(message ?? e);
 }
 
 function describe(v: unknown): string {

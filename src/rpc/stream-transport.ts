@@ -75,7 +75,7 @@ export class StreamTransport implements Transport {
     try {
       value = JSON.parse(line);
     } catch (e) {
-      this.handlers?.onInvalidLine({ line: line.length > 200 ? line.slice(0, 200) + '…' : line, error: e as Error });
+      this.handlers?.onInvalidLine({ line: line.length > 200 ? line.slice(0, 200) + '…' : line, error: e instanceof Error ? e : new Error(String(e)) });
       return;
     }
     // integer ids beyond 2^53 were rounded by JSON.parse: take their digits from the line

@@ -7,19 +7,31 @@ import { checkParams, checkResult, isObj, type Obj } from './util.js';
 /**
  * How one method's payloads map between neutral and wire. Every step is optional (identity).
  * `prepare*` run before validation on what arrives, to accept shapes the spec tolerates.
+ * `P`/`R` are the method's neutral params and result (see {@link MethodTable}).
  */
-export interface MethodMapping {
-  encodeParams?(params: Obj): unknown;
+export interface MethodMapping<P = unknown, R = unknown> {
+  encodeParams?(params: P): unknown;
   prepareParams?(wire: unknown): unknown;
   /** Replaces the schema check of the params (e.g. `session/update`, whose body the update decoder checks). */
   checkParams?(wire: unknown): void;
   decodeParams?(wire: Obj): unknown;
-  encodeResult?(result: Obj): unknown;
+  encodeResult?(result: R): unknown;
   prepareResult?(wire: unknown): unknown;
   /** A tolerated legacy result, already in neutral form (skips validation), or `undefined`. */
   acceptResult?(wire: unknown): unknown;
   decodeResult?(wire: Obj): unknown;
 }
+
+/**
+ * A codec's per-method mappings, keyed by neutral method: each `encode*` receives that method's
+ * neutral params/result type. Write a table as `{ ... } satisfies MethodTable`.
+ */
+export type MethodTable = {
+  readonly [M in NeutralMethod]?: MethodMapping<ParamsOf<M>, M extends RequestMethod ? ResultOf<M> : never>;
+} & {
+  /** the agent's notification: its `update` body is the update codecs' job */
+  readonly 'session/update'?: MethodMapping;
+};
 
 /** `null`/absent results of methods whose result is `{}` (docs examples show `null`, ACP §5.10). */
 export function emptyResultOk(wire: unknown): unknown {
@@ -48,7 +60,11 @@ export const SESSION_UPDATE_ENVELOPE: MethodMapping = {
 /** The version-independent flow: method-name mapping, validation, per-method table. */
 export abstract class BaseCodec implements WireCodec {
   abstract readonly version: 1 | 2;
-  protected abstract readonly table: Readonly<Record<string, MethodMapping>>;
+  /**
+   * The {@link MethodTable}, read by any method name. The encode overloads below are what tie a
+   * method's params/result to its entry (extension names find no entry).
+   */
+  protected abstract readonly table: Readonly<Record<string, MethodMapping | undefined>>;
 
   constructor(protected readonly validator: WireValidator | null) {}
 

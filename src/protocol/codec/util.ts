@@ -51,20 +51,24 @@ export function checkResult(validator: WireValidator | null, wireMethod: string,
 }
 
 /** A copy of `o` without the keys whose value is `undefined` (wire objects never carry them). */
-export function compact<T extends Obj>(o: T): T {
+export function compact(o: Obj): Obj {
   for (const k in o) {
     if (o[k] === undefined) {
       const out: Obj = {};
       for (const key in o) if (o[key] !== undefined) out[key] = o[key];
-      return out as T;
+      return out;
     }
   }
   return o;
 }
 
-/** Copies `_meta` from `from` to `to` when present and not `null` (scoped metas: null = omitted). */
-export function withMeta<T extends Obj>(to: T, from: { _meta?: unknown }): T {
-  if (from._meta !== undefined && from._meta !== null) (to as Obj)._meta = from._meta;
+/**
+ * Copies `_meta` from `from` to `to` when present and not `null` (scoped metas: null = omitted).
+ * `to` is a wire or neutral object that may carry `_meta` (every ACP object may, ACP-ALL-EXT-01).
+ */
+export function withMeta<T extends object>(to: T, from: object): T {
+  const meta = '_meta' in from ? from._meta : undefined;
+  if (meta !== undefined && meta !== null) Object.assign(to, { _meta: meta });
   return to;
 }
 
@@ -79,10 +83,10 @@ export function marker(on: boolean | undefined): Obj | undefined {
 }
 
 /** Keeps only the `true` flags (neutral capabilities: absent = unsupported). */
-export function compactBool<T extends Record<string, boolean | undefined>>(o: T): T {
-  const out: Record<string, boolean> = {};
+export function compactBool<T extends Record<string, boolean | undefined>>(o: T): { [K in keyof T]?: true } {
+  const out: { [K in keyof T]?: true } = {};
   for (const k in o) if (o[k] === true) out[k] = true;
-  return out as T;
+  return out;
 }
 
 /**

@@ -4,12 +4,13 @@
  * Degradations are listed in `README.md`.
  */
 import type { AnyContentBlock } from '../model/content.js';
-import type { Meta } from '../model/json.js';
 import type { PlanEntry } from '../model/plan.js';
 import type {
   AgentCapabilities, AuthMethod, AvailableCommand, ClientCapabilities, ConfigOption, McpServer,
 } from '../model/session.js';
-import type { AnyToolCallContent, FileChange, ToolCallFileChanges, ToolCallPatch } from '../model/tool-call.js';
+import type {
+  AnyToolCallContent, FileChange, ToolCallContentBlock, ToolCallFileChanges, ToolCallPatch,
+} from '../model/tool-call.js';
 import { compact, compactBool, isObj, marker, present, withMeta, type Obj } from './util.js';
 
 // ---------------------------------------------------------------- content
@@ -23,9 +24,9 @@ const V1_BLOCK_TYPES = new Set(['text', 'image', 'audio', 'resource_link', 'reso
  */
 export function blockToV1(b: AnyContentBlock): AnyContentBlock | undefined {
   if (!V1_BLOCK_TYPES.has(b.type)) return undefined;
-  if (b.type === 'resource_link' && (b as { icons?: unknown }).icons !== undefined) {
+  if (b.type === 'resource_link' && b.icons !== undefined) {
     const { icons: _icons, ...rest } = b;
-    return rest as unknown as AnyContentBlock;
+    return rest;
   }
   return b;
 }
@@ -67,10 +68,9 @@ export function statusToV1(status: string): string {
   }
 }
 
-function describeChange(change: FileChange): string {
-  const c = change as Obj;
+function describeChange(c: FileChange): string {
   const op = String(c.operation);
-  if ((op === 'move' || op === 'copy') && typeof c.oldPath === 'string') return `- ${op} \`${c.oldPath}\` → \`${String(c.path)}\``;
+  if ((c.operation === 'move' || c.operation === 'copy') && typeof c.oldPath === 'string') return `- ${op} \`${c.oldPath}\` → \`${String(c.path)}\``;
   return `- ${op} \`${typeof c.path === 'string' ? c.path : '?'}\``;
 }
 
@@ -91,9 +91,9 @@ export function fileChangesToText(fc: ToolCallFileChanges): string {
 export function toolContentToV1(c: AnyToolCallContent): AnyToolCallContent | undefined {
   switch (c.type) {
     case 'content': {
-      const block = blockToV1((c as { content: AnyContentBlock }).content);
+      const block = blockToV1(c.content);
       if (!block) return undefined;
-      return block === (c as { content: unknown }).content ? c : { ...c, content: block };
+      return block === c.content ? c : { ...c, content: block };
     }
     case 'diff':
     case 'terminal':
@@ -101,7 +101,7 @@ export function toolContentToV1(c: AnyToolCallContent): AnyToolCallContent | und
       // (ACP-V2-TERM-12 forbids re-labelling a v2 display terminal; bridges must not feed one in).
       return c;
     case 'file_changes':
-      return withMeta({ type: 'content', content: { type: 'text', text: fileChangesToText(c) } }, c as unknown as Obj) as unknown as AnyToolCallContent;
+      return withMeta<ToolCallContentBlock>({ type: 'content', content: { type: 'text', text: fileChangesToText(c) } }, c);
     default:
       return undefined;
   }
@@ -138,7 +138,7 @@ export function toolPatchToV1(p: ToolCallPatch): Obj {
 }
 
 /** A v1 `ToolCallUpdate` body as a neutral patch: v1 `null` = unchanged, so nulls are dropped. */
-export function toolPatchFromV1(w: Obj): ToolCallPatch {
+export function toolPatchFromV1(w: Obj): Obj {
   const out: Obj = {};
   for (const k in w) {
     if (k === 'sessionUpdate') continue;
@@ -146,7 +146,7 @@ export function toolPatchFromV1(w: Obj): ToolCallPatch {
     if (v === null || v === undefined) continue;
     out[k] = v;
   }
-  return out as unknown as ToolCallPatch;
+  return out;
 }
 
 // ---------------------------------------------------------------- plans
@@ -168,12 +168,14 @@ export function planEntryToV1(e: PlanEntry): PlanEntry | undefined {
 
 /** v1 commands are `{name, description, input?: {hint}}`; a v2-only input/command type degrades to plain. */
 export function commandToV1(c: AvailableCommand): AvailableCommand {
-  const out: Obj = { name: c.name, description: c.description };
-  const input = c.input as unknown;
-  if (isObj(input) && typeof input.hint === 'string' && (input.type === undefined || input.type === 'text')) {
+  const out: AvailableCommand = { name: c.name, description: c.description };
+  const input = c.input;
+  // a v2 input kept raw carries its `type`: only the plain text one has a v1 form
+  const type = isObj(input) && 'type' in input ? input.type : undefined;
+  if (isObj(input) && typeof input.hint === 'string' && (type === undefined || type === 'text')) {
     out.input = withMeta({ hint: input.hint }, input);
   }
-  return withMeta(out, c) as unknown as AvailableCommand;
+  return withMeta(out, c);
 }
 
 // ---------------------------------------------------------------- config options
@@ -213,13 +215,14 @@ export function configOptionsToV1(options: readonly ConfigOption[], booleans = t
   return out;
 }
 
-export function configOptionsFromV1(options: readonly unknown[]): ConfigOption[] {
+/** v1 config options (schema-checked by the caller) in the neutral shape. */
+export function configOptionsFromV1(options: readonly unknown[]): unknown[] {
   return options.map((o) => {
-    if (!isObj(o)) return o as ConfigOption;
+    if (!isObj(o)) return o;
     const { id, ...rest } = o;
     const n: Obj = { configId: id, ...rest };
     if (n.type === 'select') n.options = selectOptionsFromV1(n.options);
-    return n as ConfigOption;
+    return n;
   });
 }
 
@@ -233,20 +236,24 @@ export function mcpServersToV1(servers: readonly McpServer[]): Obj[] {
   const out: Obj[] = [];
   for (const s of servers) {
     if (s.type === 'stdio') {
-      const { type: _t, ...rest } = s as unknown as Obj;
-      out.push({ args: [], env: [], ...rest });
+      const { type: _t, ...rest } = s;
+      // defaults first: a neutral server built loosely may lack the lists v1 requires
+      const defaults: Obj = { args: [], env: [] };
+      out.push({ ...defaults, ...rest });
     } else if (s.type === 'http' || s.type === 'sse') {
-      out.push({ headers: [], ...(s as unknown as Obj) });
+      const defaults: Obj = { headers: [] };
+      out.push({ ...defaults, ...s });
     }
   }
   return out;
 }
 
-export function mcpServersFromV1(servers: readonly unknown[]): McpServer[] {
+/** v1 MCP servers (schema-checked by the caller) in the neutral shape: stdio gets its `type`. */
+export function mcpServersFromV1(servers: readonly unknown[]): unknown[] {
   return servers.map((s) => {
-    if (!isObj(s)) return s as McpServer;
-    if (s.type === undefined) return { type: 'stdio', ...s } as McpServer;
-    return s as McpServer;
+    if (!isObj(s)) return s;
+    if (s.type === undefined) return { type: 'stdio', ...s };
+    return s;
   });
 }
 
@@ -273,10 +280,16 @@ export function authMethodsToV1(methods: readonly AuthMethod[]): Obj[] {
   return out;
 }
 
+/**
+ * v1 auth methods as neutral (`id` -> `methodId`). Entries without a string `id` and `name`
+ * (required by the schema, so only reachable unvalidated) are left out.
+ */
 export function authMethodsFromV1(methods: readonly unknown[]): AuthMethod[] {
-  return methods.filter(isObj).map((m) => {
-    const { id, type, ...rest } = m;
-    return { methodId: id, type: type === 'terminal' ? 'terminal' : 'agent', ...rest } as AuthMethod;
+  return methods.filter(isObj).flatMap((m) => {
+    const { id, type, name, ...rest } = m;
+    if (typeof id !== 'string' || typeof name !== 'string') return [];
+    const out: AuthMethod = { methodId: id, type: type === 'terminal' ? 'terminal' : 'agent', name, ...rest };
+    return [out];
   });
 }
 
@@ -320,7 +333,7 @@ export function clientCapsFromV1(w: unknown): ClientCapabilities {
     if (present(s.notices)) out.notices = true;
     if (present(s.compaction)) out.compaction = true;
   }
-  if (isObj(c._meta)) out._meta = c._meta as Meta;
+  if (isObj(c._meta)) out._meta = c._meta;
   return out;
 }
 
@@ -360,6 +373,6 @@ export function agentCapsFromV1(w: unknown): AgentCapabilities {
   });
   if (Object.keys(session).length) out.session = session;
   if (isObj(c.auth) && present(c.auth.logout)) out.logout = true;
-  if (isObj(c._meta)) out._meta = c._meta as Meta;
+  if (isObj(c._meta)) out._meta = c._meta;
   return out;
 }

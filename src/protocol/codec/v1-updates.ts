@@ -6,7 +6,7 @@
  */
 import { randomUUID } from '../lazy-crypto.js';
 import { AcpError } from '../errors.js';
-import type { AnyContentBlock } from '../model/content.js';
+import type { AnyContentBlock, TextContent } from '../model/content.js';
 import { V1_PLAN_ID, type PlanEntry } from '../model/plan.js';
 import type { ClientCapabilities } from '../model/session.js';
 import type { AnyToolCallContent } from '../model/tool-call.js';
@@ -48,9 +48,11 @@ const CONTINUES_MESSAGE: ReadonlySet<string> = new Set([
 /** Plain text merges across chunk boundaries (clients concatenate adjacent text chunks). */
 type Segment = string | AnyContentBlock;
 
-function isPlainText(b: AnyContentBlock): b is AnyContentBlock & { text: string } {
+function isPlainText(b: AnyContentBlock): b is TextContent {
   if (b.type !== 'text') return false;
-  for (const k in b) if (k !== 'type' && k !== 'text' && (b as unknown as Obj)[k] !== undefined && (b as unknown as Obj)[k] !== null) return false;
+  const { type: _t, text: _x, ...rest } = b;
+  const other: Obj = rest; // annotations, _meta and any extension keys
+  for (const k in other) if (other[k] !== undefined && other[k] !== null) return false;
   return true;
 }
 
@@ -59,7 +61,8 @@ function segments(blocks: readonly AnyContentBlock[]): Segment[] {
   for (const b of blocks) {
     if (isPlainText(b)) {
       const last = out.length - 1;
-      if (last >= 0 && typeof out[last] === 'string') out[last] = (out[last] as string) + b.text;
+      const prev = out[last];
+      if (last >= 0 && typeof prev === 'string') out[last] = prev + b.text;
       else out.push(b.text);
     } else out.push(b);
   }
@@ -163,7 +166,7 @@ export class V1UpdateEncoder implements UpdateEncoder {
       case 'plan_update': {
         const plan = u.plan;
         // Only `items` plans have entries; other plan types (markdown, file, custom) show as none.
-        this.plans.set(plan.planId, plan.type === 'items' && Array.isArray(plan.entries) ? (plan.entries as PlanEntry[]) : []);
+        this.plans.set(plan.planId, plan.type === 'items' && Array.isArray(plan.entries) ? plan.entries : []);
         return [this.mergedPlan(u._meta)];
       }
       case 'plan_removed':
@@ -273,6 +276,13 @@ export class V1UpdateDecoder implements UpdateDecoder {
   constructor(private readonly validator: WireValidator | null) {}
 
   decode(wire: unknown): AnySessionUpdate[] {
+    const out = this.decodeOne(wire);
+    // `out` is schema-checked and mapped to the neutral shape (known kinds) or an unknown kind
+    // kept raw: this is the one place the checked wire object is taken as the neutral update
+    return out === undefined ? [] : [out as AnySessionUpdate];
+  }
+
+  private decodeOne(wire: unknown): Obj | undefined {
     if (!isObj(wire)) throw AcpError.invalidParams('params.update: must be object', { path: 'params.update' });
     const kind = wire.sessionUpdate;
     if (typeof kind !== 'string') {
@@ -288,7 +298,7 @@ export class V1UpdateDecoder implements UpdateDecoder {
       const f = this.validator.update(wire);
       if (f && f !== 'unknown') throw invalidParams('params.update', f);
     }
-    if (role) return [this.chunk(wire, role)];
+    if (role) return this.chunk(wire, role);
     if (!CONTINUES_MESSAGE.has(kind)) {
       const toolCallId = wire.toolCallId;
       const isTool = kind === 'tool_call' || kind === 'tool_call_update';
@@ -299,28 +309,28 @@ export class V1UpdateDecoder implements UpdateDecoder {
     switch (kind) {
       case 'tool_call': {
         const p = toolPatchFromV1(wire);
-        return [{
+        return {
           ...p,
           sessionUpdate: 'tool_call_update',
           kind: p.kind ?? 'other',
           status: p.status ?? 'pending',
           content: p.content ?? [],
           locations: p.locations ?? [],
-        } as AnySessionUpdate];
+        };
       }
       case 'tool_call_update':
-        return [{ ...toolPatchFromV1(wire), sessionUpdate: 'tool_call_update' } as AnySessionUpdate];
+        return { ...toolPatchFromV1(wire), sessionUpdate: 'tool_call_update' };
       case 'plan': {
         const out: Obj = { sessionUpdate: 'plan_update', plan: { type: 'items', planId: V1_PLAN_ID, entries: wire.entries } };
         if (isObj(wire._meta)) out._meta = wire._meta;
-        return [out as AnySessionUpdate];
+        return out;
       }
       case 'config_option_update':
-        return [{ ...wire, configOptions: configOptionsFromV1(wire.configOptions as unknown[]) } as AnySessionUpdate];
+        return Array.isArray(wire.configOptions) ? { ...wire, configOptions: configOptionsFromV1(wire.configOptions) } : wire;
       default:
         // available_commands_update, current_mode_update, session_info_update, usage_update,
         // notice, compaction_*: the neutral shape is the v1 shape.
-        return [wire as AnySessionUpdate];
+        return wire;
     }
   }
 
@@ -332,27 +342,27 @@ export class V1UpdateDecoder implements UpdateDecoder {
     this.run = null;
   }
 
-  private chunk(wire: Obj, role: MessageRole): AnySessionUpdate {
+  private chunk(wire: Obj, role: MessageRole): Obj {
     const id = wire.messageId;
     if (typeof id === 'string') {
       this.run = { role, id };
-      return wire as AnySessionUpdate;
+      return wire;
     }
     const run = this.run;
     const messageId = run && run.role === role ? run.id : `v1-${this.nonce}-${++this.minted}`;
     this.run = { role, id: messageId };
-    return { ...wire, messageId } as AnySessionUpdate;
+    return { ...wire, messageId };
   }
 
-  private unknown(wire: Obj, kind: string): AnySessionUpdate[] {
+  private unknown(wire: Obj, kind: string): Obj | undefined {
     // The unstable v1 plan variants (sent only to clients that advertised `plan`) have the neutral shape.
     if (kind === 'plan_update' && isObj(wire.plan) && typeof wire.plan.planId === 'string' && typeof wire.plan.type === 'string') {
-      return [wire as AnySessionUpdate];
+      return wire;
     }
-    if (kind === 'plan_removed' && typeof wire.planId === 'string') return [wire as AnySessionUpdate];
+    if (kind === 'plan_removed' && typeof wire.planId === 'string') return wire;
     // A v2-only kind on a v1 connection is a peer bug; passing it on raw would make it look like
     // a well-formed neutral update, so it is ignored.
-    if (KNOWN_UPDATE_KINDS.has(kind)) return [];
-    return [wire as AnySessionUpdate]; // ACP §5.16: keep, never fail on newer kinds
+    if (KNOWN_UPDATE_KINDS.has(kind)) return undefined;
+    return wire; // ACP §5.16: keep, never fail on newer kinds
   }
 }

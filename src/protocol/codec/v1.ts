@@ -6,14 +6,12 @@
  */
 import { randomUUID } from '../lazy-crypto.js';
 import { AcpError, ErrorCode } from '../errors.js';
-import type { AnyContentBlock } from '../model/content.js';
-import { Methods } from '../model/methods.js';
-import type { ConfigOption, PermissionRequest } from '../model/session.js';
+import { Methods, type SessionSetupResult } from '../model/methods.js';
+import type { PermissionRequest } from '../model/session.js';
 import { V1_STOP_REASONS } from '../model/stop-reason.js';
-import type { ToolCallPatch } from '../model/tool-call.js';
 import type { ErrorObject } from '../model/update.js';
 import type { WireValidator } from '../validation/types.js';
-import { BaseCodec, emptyResultOk, SESSION_UPDATE_ENVELOPE, type MethodMapping } from './base-codec.js';
+import { BaseCodec, emptyResultOk, SESSION_UPDATE_ENVELOPE, type MethodMapping, type MethodTable } from './base-codec.js';
 import { v1NeutralMethod, v1WireMethod } from './method-names.js';
 import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions } from './types.js';
 import { isObj, withMeta, type Obj } from './util.js';
@@ -41,11 +39,10 @@ export function promptErrorForV1(error?: ErrorObject | null): AcpError {
 
 // ---------------------------------------------------------------- session setup results
 
-function setupResultToV1(r: Obj): Obj {
+function setupResultToV1(r: SessionSetupResult): Obj {
   // `availableCommands` is v2 only: a v1 agent sends an `available_commands_update` instead.
   const { availableCommands: _c, ...out } = r;
-  if (Array.isArray(out.configOptions)) out.configOptions = configOptionsToV1(out.configOptions as ConfigOption[]);
-  return out;
+  return Array.isArray(out.configOptions) ? { ...out, configOptions: configOptionsToV1(out.configOptions) } : out;
 }
 
 function setupResultFromV1(w: Obj): Obj {
@@ -55,11 +52,8 @@ function setupResultFromV1(w: Obj): Obj {
   return out;
 }
 
-const setup: MethodMapping = { encodeResult: setupResultToV1, prepareResult: emptyResultOk, decodeResult: setupResultFromV1 };
+const setup: MethodMapping<unknown, SessionSetupResult> = { encodeResult: setupResultToV1, prepareResult: emptyResultOk, decodeResult: setupResultFromV1 };
 
-function withMcpToV1(p: Obj): Obj {
-  return Array.isArray(p.mcpServers) ? { ...p, mcpServers: mcpServersToV1(p.mcpServers) } : p;
-}
 function withMcpFromV1(w: Obj): Obj {
   return Array.isArray(w.mcpServers) ? { ...w, mcpServers: mcpServersFromV1(w.mcpServers) } : w;
 }
@@ -72,11 +66,11 @@ function withMcpFromV1(w: Obj): Obj {
  * subject becomes a synthetic tool call carrying the permission's title (and the description as
  * text content); a `command` subject associated with an existing call refers to that call.
  */
-function permissionToV1(p: PermissionRequest & Obj): Obj {
-  const s = isObj(p.subject) ? (p.subject as Obj) : null;
+function permissionToV1(p: PermissionRequest): Obj {
+  const s = isObj(p.subject) ? p.subject : null;
   let toolCall: Obj;
   if (s && s.type === 'tool_call' && isObj(s.toolCall)) {
-    toolCall = toolPatchToV1(s.toolCall as unknown as ToolCallPatch);
+    toolCall = toolPatchToV1(s.toolCall);
   } else if (s && s.type === 'command' && typeof s.toolCallId === 'string') {
     toolCall = { toolCallId: s.toolCallId };
   } else {
@@ -90,23 +84,23 @@ function permissionToV1(p: PermissionRequest & Obj): Obj {
   return withMeta({ sessionId: p.sessionId, toolCall, options: p.options }, p);
 }
 
-function permissionFromV1(w: Obj): PermissionRequest {
-  const toolCall = toolPatchFromV1(w.toolCall as Obj);
+function permissionFromV1(w: Obj): Obj {
+  const toolCall = toolPatchFromV1(isObj(w.toolCall) ? w.toolCall : {});
   const out: Obj = {
     sessionId: w.sessionId,
     title: typeof toolCall.title === 'string' ? toolCall.title : 'Permission requested',
     subject: { type: 'tool_call', toolCall },
     options: w.options,
   };
-  return withMeta(out, w) as unknown as PermissionRequest;
+  return withMeta(out, w);
 }
 
 // ---------------------------------------------------------------- method table
 
-const TABLE: Readonly<Record<string, MethodMapping>> = {
+const TABLE = {
   [Methods.initialize]: {
     encodeParams: (p) => {
-      const out: Obj = { protocolVersion: p.protocolVersion, clientCapabilities: clientCapsToV1((p.clientCapabilities ?? {}) as never) };
+      const out: Obj = { protocolVersion: p.protocolVersion, clientCapabilities: clientCapsToV1(p.clientCapabilities ?? {}) };
       if (isObj(p.clientInfo)) out.clientInfo = p.clientInfo;
       return withMeta(out, p);
     },
@@ -118,8 +112,8 @@ const TABLE: Readonly<Record<string, MethodMapping>> = {
     encodeResult: (r) => {
       const out: Obj = {
         protocolVersion: r.protocolVersion,
-        agentCapabilities: agentCapsToV1((r.agentCapabilities ?? {}) as never),
-        authMethods: authMethodsToV1((r.authMethods ?? []) as never),
+        agentCapabilities: agentCapsToV1(r.agentCapabilities ?? {}),
+        authMethods: authMethodsToV1(r.authMethods ?? []),
       };
       if (isObj(r.agentInfo)) out.agentInfo = r.agentInfo;
       return withMeta(out, r);
@@ -134,12 +128,12 @@ const TABLE: Readonly<Record<string, MethodMapping>> = {
   [Methods.authenticate]: { prepareResult: emptyResultOk },
   [Methods.logout]: { prepareResult: emptyResultOk },
   [Methods.sessionNew]: {
-    encodeParams: (p) => ({ ...p, mcpServers: mcpServersToV1((p.mcpServers ?? []) as never) }),
+    encodeParams: (p) => ({ ...p, mcpServers: mcpServersToV1(p.mcpServers ?? []) }),
     decodeParams: withMcpFromV1,
     ...setup,
   },
   [Methods.sessionLoad]: {
-    encodeParams: (p) => ({ ...p, mcpServers: mcpServersToV1((p.mcpServers ?? []) as never) }),
+    encodeParams: (p) => ({ ...p, mcpServers: mcpServersToV1(p.mcpServers ?? []) }),
     decodeParams: withMcpFromV1,
     ...setup,
   },
@@ -148,7 +142,7 @@ const TABLE: Readonly<Record<string, MethodMapping>> = {
     // that wants history on v1 uses `session/load`.
     encodeParams: (p) => {
       const { replayFrom: _r, ...rest } = p;
-      return withMcpToV1(rest);
+      return Array.isArray(rest.mcpServers) ? { ...rest, mcpServers: mcpServersToV1(rest.mcpServers) } : rest;
     },
     decodeParams: withMcpFromV1,
     ...setup,
@@ -159,28 +153,29 @@ const TABLE: Readonly<Record<string, MethodMapping>> = {
   [Methods.sessionSetConfigOption]: {
     // v1: select values carry no `type`, booleans `type: "boolean"` (ACP-V1-CFG-02).
     encodeParams: (p) => {
-      const { type: _t, ...rest } = p;
+      const rest: Obj = { ...p };
+      delete rest.type;
       return typeof p.value === 'boolean' ? { ...rest, type: 'boolean' } : rest;
     },
     decodeParams: (w) => {
       const { type: _t, ...rest } = w;
       return rest;
     },
-    encodeResult: (r) => ({ ...r, configOptions: configOptionsToV1((r.configOptions ?? []) as ConfigOption[]) }),
-    decodeResult: (w) => ({ ...w, configOptions: configOptionsFromV1(w.configOptions as unknown[]) }),
+    encodeResult: (r) => ({ ...r, configOptions: configOptionsToV1(r.configOptions ?? []) }),
+    decodeResult: (w) => ({ ...w, configOptions: configOptionsFromV1(Array.isArray(w.configOptions) ? w.configOptions : []) }),
   },
   [Methods.sessionPrompt]: {
-    encodeParams: (p) => (Array.isArray(p.prompt) ? { ...p, prompt: blocksToV1(p.prompt as AnyContentBlock[]) } : p),
+    encodeParams: (p) => (Array.isArray(p.prompt) ? { ...p, prompt: blocksToV1(p.prompt) } : p),
     // v1 answers at the end of the turn with a closed-set stop reason; `messageId` (v2) is dropped.
     encodeResult: (r) => {
-      const stopReason = toV1StopReason(r.stopReason as string | undefined);
-      if (stopReason === null) throw promptErrorForV1(r.error as ErrorObject | undefined);
+      const stopReason = toV1StopReason(r.stopReason);
+      if (stopReason === null) throw promptErrorForV1(r.error);
       return withMeta({ stopReason }, r);
     },
   },
   [Methods.sessionUpdate]: SESSION_UPDATE_ENVELOPE,
   [Methods.requestPermission]: {
-    encodeParams: (p) => permissionToV1(p as unknown as PermissionRequest & Obj),
+    encodeParams: permissionToV1,
     decodeParams: permissionFromV1,
     // v1 knows only `cancelled` and `selected`; anything else must never read as approval.
     encodeResult: (r) => {
@@ -192,7 +187,7 @@ const TABLE: Readonly<Record<string, MethodMapping>> = {
   [Methods.fsWriteTextFile]: { prepareResult: emptyResultOk },
   [Methods.terminalKill]: { prepareResult: emptyResultOk },
   [Methods.terminalRelease]: { prepareResult: emptyResultOk },
-};
+} satisfies MethodTable;
 
 /** The v1 codec. `validator` checks what arrives (`null`: no validation, for tests of pure mapping). */
 export class V1Codec extends BaseCodec {

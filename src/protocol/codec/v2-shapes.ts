@@ -3,7 +3,6 @@
  * unchanged (same object, no copy); the exceptions are diffs, commands, auth methods, MCP
  * servers and capabilities. Degradations are listed in `README.md`.
  */
-import type { Meta } from '../model/json.js';
 import type {
   AgentCapabilities, AuthMethod, AvailableCommand, ClientCapabilities, McpServer,
 } from '../model/session.js';
@@ -25,15 +24,15 @@ export function textDiffToV2(d: ToolCallTextDiff): Obj {
   return withMeta(out, d);
 }
 
-/** One tool content item for v2; returns the same object unless it is a diff. */
-export function toolContentToV2(c: AnyToolCallContent): AnyToolCallContent {
+/** One tool content item for v2; returns the same object unless it is a diff (then a v2 wire `diff`). */
+export function toolContentToV2(c: AnyToolCallContent): AnyToolCallContent | Obj {
   if (c.type === 'diff') {
     // A neutral `diff` is always v1's whole-text form; v2's structured form is `file_changes`.
-    return (typeof (c as { newText?: unknown }).newText === 'string' ? textDiffToV2(c as ToolCallTextDiff) : c) as AnyToolCallContent;
+    return typeof c.newText === 'string' ? textDiffToV2(c) : c;
   }
   if (c.type === 'file_changes') {
     const { type: _t, ...rest } = c;
-    return { type: 'diff', ...rest } as unknown as AnyToolCallContent;
+    return { type: 'diff', ...rest };
   }
   return c;
 }
@@ -44,29 +43,33 @@ function needsV2Mapping(list: readonly AnyToolCallContent[]): boolean {
 }
 
 /** The list for v2; the same array when nothing needs mapping. */
-export function toolContentsToV2(list: readonly AnyToolCallContent[]): AnyToolCallContent[] {
-  return needsV2Mapping(list) ? list.map(toolContentToV2) : (list as AnyToolCallContent[]);
+export function toolContentsToV2(list: readonly AnyToolCallContent[]): ReadonlyArray<AnyToolCallContent | Obj> {
+  return needsV2Mapping(list) ? list.map(toolContentToV2) : list;
 }
 
-/** A v2 tool content item as neutral: v2 `diff` -> neutral `file_changes`; the rest unchanged. */
-export function toolContentFromV2(c: AnyToolCallContent): AnyToolCallContent {
-  if (c.type !== 'diff') return c;
+/**
+ * A v2 wire tool content item (schema-checked by the caller) as neutral: v2 `diff` -> neutral
+ * `file_changes`; the rest unchanged (same object).
+ */
+export function toolContentFromV2(c: unknown): unknown {
+  if (!isObj(c) || c.type !== 'diff') return c;
   const { type: _t, ...rest } = c;
-  return { type: 'file_changes', ...rest } as unknown as AnyToolCallContent;
+  return { type: 'file_changes', ...rest };
 }
 
-export function toolContentsFromV2(list: readonly AnyToolCallContent[]): AnyToolCallContent[] {
-  for (const c of list) if (c.type === 'diff') return list.map(toolContentFromV2);
-  return list as AnyToolCallContent[];
+export function toolContentsFromV2(list: readonly unknown[]): readonly unknown[] {
+  for (const c of list) if (isObj(c) && c.type === 'diff') return list.map(toolContentFromV2);
+  return list;
 }
 
-/** A tool-call patch for v2 (only `content` may need mapping). */
-export function toolPatchToV2<T extends ToolCallPatch>(p: T): T {
+/** A tool-call patch for v2 (only `content` may need mapping); the same object when nothing does. */
+export function toolPatchToV2<T extends ToolCallPatch>(p: T): T | Obj {
   if (!Array.isArray(p.content) || !needsV2Mapping(p.content)) return p;
   return { ...p, content: p.content.map(toolContentToV2) };
 }
 
-export function toolPatchFromV2<T extends ToolCallPatch>(p: T): T {
+/** A v2 wire tool-call patch (schema-checked by the caller) as neutral; the same object when no content maps. */
+export function toolPatchFromV2(p: Obj): Obj {
   if (!Array.isArray(p.content)) return p;
   const content = toolContentsFromV2(p.content);
   return content === p.content ? p : { ...p, content };
@@ -78,12 +81,12 @@ export function toolPatchFromV2<T extends ToolCallPatch>(p: T): T {
  * v2 commands are tagged (`type: "command"`, input `type: "text"`). A command or input that
  * already carries a `type` (an unknown v2 one kept raw by the decoder) passes through.
  */
-export function commandToV2(c: AvailableCommand): Obj {
-  if (typeof (c as { type?: unknown }).type === 'string') return c as unknown as Obj;
+export function commandToV2(c: AvailableCommand): AvailableCommand | Obj {
+  if ('type' in c && typeof c.type === 'string') return c;
   const out: Obj = { type: 'command', name: c.name, description: c.description };
-  const input = c.input as unknown;
+  const input = c.input;
   if (input === null) out.input = null;
-  else if (isObj(input)) out.input = typeof input.type === 'string' ? input : { type: 'text', ...input };
+  else if (isObj(input)) out.input = 'type' in input && typeof input.type === 'string' ? input : { type: 'text', ...input };
   return withMeta(out, c);
 }
 
@@ -91,15 +94,15 @@ export function commandToV2(c: AvailableCommand): Obj {
  * A v2 command as neutral: the `command` tag and the `text` input tag are removed; commands and
  * inputs of unknown types are kept raw (with their `type`) so they can be passed on (ACP-V2-CMD-02).
  */
-export function commandFromV2(w: unknown): AvailableCommand {
-  if (!isObj(w) || w.type !== 'command') return w as unknown as AvailableCommand;
+export function commandFromV2(w: unknown): unknown {
+  if (!isObj(w) || w.type !== 'command') return w;
   const { type: _t, ...rest } = w;
   const input = rest.input;
   if (isObj(input) && input.type === 'text') {
     const { type: _it, ...inputRest } = input;
     rest.input = inputRest;
   }
-  return rest as unknown as AvailableCommand;
+  return rest;
 }
 
 // ---------------------------------------------------------------- MCP servers
@@ -110,12 +113,12 @@ export function mcpServersToV2(servers: readonly McpServer[]): McpServer[] {
 }
 
 /** v2 `args`/`env`/`headers` are optional (omitted = empty); the neutral model always has them. */
-export function mcpServersFromV2(servers: readonly unknown[]): McpServer[] {
+export function mcpServersFromV2(servers: readonly unknown[]): unknown[] {
   return servers.map((s) => {
-    if (!isObj(s)) return s as McpServer;
-    if (s.type === 'stdio') return { args: [], env: [], ...s } as unknown as McpServer;
-    if (s.type === 'http') return { headers: [], ...s } as unknown as McpServer;
-    return s as McpServer;
+    if (!isObj(s)) return s;
+    if (s.type === 'stdio') return { args: [], env: [], ...s };
+    if (s.type === 'http') return { headers: [], ...s };
+    return s;
   });
 }
 
@@ -124,24 +127,29 @@ export function mcpServersFromV2(servers: readonly unknown[]): McpServer[] {
 /** v2 auth methods: required `type` (default `agent`), terminal `env` as `[{name, value}]`. */
 export function authMethodsToV2(methods: readonly AuthMethod[]): Obj[] {
   return methods.map((m) => {
-    const { env, type, ...rest } = m as AuthMethod & Obj;
+    const { env, type, ...rest } = m;
     const out: Obj = { ...rest, type: type ?? 'agent' };
     if (env !== undefined) out.env = Object.entries(env).map(([name, value]) => ({ name, value }));
     return out;
   });
 }
 
+/**
+ * v2 auth methods as neutral (`env` list -> map). Entries without a string `methodId` and `name`
+ * (required by the schema, so only reachable unvalidated) are left out.
+ */
 export function authMethodsFromV2(methods: readonly unknown[]): AuthMethod[] {
-  return methods.filter(isObj).map((m) => {
-    const { env, ...rest } = m;
-    const out: Obj = { ...rest };
+  return methods.filter(isObj).flatMap((m) => {
+    const { env, methodId, name, ...rest } = m;
+    if (typeof methodId !== 'string' || typeof name !== 'string') return [];
+    const out: AuthMethod = { ...rest, methodId, name };
     if (Array.isArray(env)) {
       const map: Record<string, string> = {};
       // Unique names SHOULD hold (ACP-V2-SESS-04 spirit); if not, the last one wins.
       for (const e of env) if (isObj(e) && typeof e.name === 'string') map[e.name] = String(e.value);
       out.env = map;
     }
-    return out as unknown as AuthMethod;
+    return [out];
   });
 }
 
@@ -172,7 +180,7 @@ export function clientCapsFromV2(w: unknown): ClientCapabilities {
   out.booleanConfigOptions = true;
   out.notices = true;
   out.compaction = true;
-  if (isObj(c._meta)) out._meta = c._meta as Meta;
+  if (isObj(c._meta)) out._meta = c._meta;
   return out;
 }
 
@@ -211,6 +219,6 @@ export function agentCapsFromV2(w: unknown, authMethodCount: number): AgentCapab
     out.session = compactBool({ list: true, resume: true, close: true, delete: present(s.delete), additionalDirectories: present(s.additionalDirectories) });
   }
   if (authMethodCount > 0) out.logout = true;
-  if (isObj(c._meta)) out._meta = c._meta as Meta;
+  if (isObj(c._meta)) out._meta = c._meta;
   return out;
 }

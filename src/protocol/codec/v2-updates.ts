@@ -58,11 +58,13 @@ export class V2UpdateEncoder implements UpdateEncoder {
         this.configOptions = u.configOptions;
         return [u];
       case 'current_mode_update': {
-        const options = this.configOptions;
-        const i = options ? options.findIndex((o) => o.category === 'mode' && o.type === 'select') : -1;
-        if (!options || i < 0) return [];
-        const next = options.slice();
-        next[i] = { ...options[i], currentValue: u.currentModeId } as ConfigOption;
+        let found = false;
+        const next = (this.configOptions ?? []).map((o): ConfigOption => {
+          if (found || o.type !== 'select' || o.category !== 'mode') return o;
+          found = true;
+          return { ...o, currentValue: u.currentModeId };
+        });
+        if (!found) return [];
         this.configOptions = next;
         const out: Obj = { sessionUpdate: 'config_option_update', configOptions: next };
         if (isObj(u._meta)) out._meta = u._meta;
@@ -90,6 +92,13 @@ export class V2UpdateDecoder implements UpdateDecoder {
   constructor(private readonly validator: WireValidator | null) {}
 
   decode(wire: unknown): AnySessionUpdate[] {
+    const out = this.decodeOne(wire);
+    // `out` is schema-checked (known kinds) or an unknown kind kept raw: the neutral model mirrors
+    // v2, so this is the one place the checked wire object is taken as the neutral update
+    return out === undefined ? [] : [out as AnySessionUpdate];
+  }
+
+  private decodeOne(wire: unknown): Obj | undefined {
     if (!isObj(wire)) throw AcpError.invalidParams('params.update: must be object', { path: 'params.update' });
     let w = wire;
     const tag = w.sessionUpdate;
@@ -103,32 +112,32 @@ export class V2UpdateDecoder implements UpdateDecoder {
       kind = 'state_update';
     }
     if (!V2_UPDATE_KINDS.has(kind)) return this.unknown(w, kind);
-    if (CHUNK_KINDS.has(kind) && isPlainTextChunk(w, true)) return [w as AnySessionUpdate];
+    if (CHUNK_KINDS.has(kind) && isPlainTextChunk(w, true)) return w;
     if (this.validator) {
       const f = this.validator.update(w);
       if (f && f !== 'unknown') throw invalidParams('params.update', f);
     }
     switch (kind) {
       case 'tool_call_update':
-        return [toolPatchFromV2(w as never)];
+        return toolPatchFromV2(w);
       case 'tool_call_content_chunk': {
-        const content = toolContentFromV2(w.content as never);
-        return [(content === w.content ? w : { ...w, content }) as AnySessionUpdate];
+        const content = toolContentFromV2(w.content);
+        return content === w.content ? w : { ...w, content };
       }
       case 'available_commands_update':
-        return [{ ...w, availableCommands: (w.availableCommands as unknown[]).map(commandFromV2) } as AnySessionUpdate];
+        return Array.isArray(w.availableCommands) ? { ...w, availableCommands: w.availableCommands.map(commandFromV2) } : w;
       default:
-        return [w as AnySessionUpdate];
+        return w;
     }
   }
 
-  private unknown(w: Obj, kind: string): AnySessionUpdate[] {
+  private unknown(w: Obj, kind: string): Obj | undefined {
     // Unstable v2 `plan_removed`, and v1's `current_mode_update` from a confused peer: the
     // neutral model has both, so keep them when well formed.
-    if (kind === 'plan_removed' && typeof w.planId === 'string') return [w as AnySessionUpdate];
-    if (kind === 'current_mode_update' && typeof w.currentModeId === 'string') return [w as AnySessionUpdate];
-    if (KNOWN_UPDATE_KINDS.has(kind)) return [];
-    return [w as AnySessionUpdate];
+    if (kind === 'plan_removed' && typeof w.planId === 'string') return w;
+    if (kind === 'current_mode_update' && typeof w.currentModeId === 'string') return w;
+    if (KNOWN_UPDATE_KINDS.has(kind)) return undefined;
+    return w;
   }
 }
 

@@ -6,10 +6,9 @@
  */
 import { AcpError } from '../errors.js';
 import type { Implementation } from '../model/session.js';
-import { Methods } from '../model/methods.js';
-import type { ToolCallPatch } from '../model/tool-call.js';
+import { Methods, type SessionSetupResult } from '../model/methods.js';
 import type { WireValidator } from '../validation/types.js';
-import { BaseCodec, emptyResultOk, SESSION_UPDATE_ENVELOPE, type MethodMapping } from './base-codec.js';
+import { BaseCodec, emptyResultOk, SESSION_UPDATE_ENVELOPE, type MethodMapping, type MethodTable } from './base-codec.js';
 import { v2NeutralMethod, v2WireMethod } from './method-names.js';
 import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions } from './types.js';
 import { isObj, withMeta, type Obj } from './util.js';
@@ -28,12 +27,12 @@ export const UNKNOWN_IMPLEMENTATION: Implementation = { name: 'unknown', version
  * v2 setup results: no `modes` (modes are a `category: "mode"` config option, ACP-V2-CFG-04);
  * `configOptions`/`availableCommands` are arrays or omitted, never `null` (ACP-V2-SESS-06).
  */
-function setupResultToV2(r: Obj): Obj {
-  const { modes: _m, ...out } = r;
-  if (!Array.isArray(out.configOptions)) delete out.configOptions;
-  if (Array.isArray(out.availableCommands)) out.availableCommands = out.availableCommands.map(commandToV2 as (c: unknown) => Obj);
-  else delete out.availableCommands;
-  return out;
+function setupResultToV2(r: SessionSetupResult): Obj {
+  const { modes: _m, configOptions, availableCommands, ...out } = r;
+  const wire: Obj = out;
+  if (Array.isArray(configOptions)) wire.configOptions = configOptions;
+  if (Array.isArray(availableCommands)) wire.availableCommands = availableCommands.map(commandToV2);
+  return wire;
 }
 
 /** Receivers read `null` lists as omitted (ACP-V2-SESS-06); stripped before validation. */
@@ -50,20 +49,16 @@ function setupResultFromV2(w: Obj): Obj {
   return Array.isArray(w.availableCommands) ? { ...w, availableCommands: w.availableCommands.map(commandFromV2) } : w;
 }
 
-const setup: MethodMapping = { encodeResult: setupResultToV2, prepareResult: prepareSetupResult, decodeResult: setupResultFromV2 };
-
-function withMcpToV2(p: Obj): Obj {
-  return Array.isArray(p.mcpServers) ? { ...p, mcpServers: mcpServersToV2(p.mcpServers) } : p;
-}
+const setup: MethodMapping<unknown, SessionSetupResult> = { encodeResult: setupResultToV2, prepareResult: prepareSetupResult, decodeResult: setupResultFromV2 };
 
 // ---------------------------------------------------------------- method table
 
-const TABLE: Readonly<Record<string, MethodMapping>> = {
+const TABLE = {
   [Methods.initialize]: {
     encodeParams: (p) => withMeta({
       protocolVersion: p.protocolVersion,
       info: isObj(p.clientInfo) ? p.clientInfo : UNKNOWN_IMPLEMENTATION,
-      capabilities: clientCapsToV2((p.clientCapabilities ?? {}) as never),
+      capabilities: clientCapsToV2(p.clientCapabilities ?? {}),
     }, p),
     decodeParams: (w) => withMeta({
       protocolVersion: w.protocolVersion,
@@ -73,8 +68,8 @@ const TABLE: Readonly<Record<string, MethodMapping>> = {
     encodeResult: (r) => withMeta({
       protocolVersion: r.protocolVersion,
       info: isObj(r.agentInfo) ? r.agentInfo : UNKNOWN_IMPLEMENTATION,
-      capabilities: agentCapsToV2((r.agentCapabilities ?? {}) as never),
-      authMethods: authMethodsToV2((r.authMethods ?? []) as never),
+      capabilities: agentCapsToV2(r.agentCapabilities ?? {}),
+      authMethods: authMethodsToV2(r.authMethods ?? []),
     }, r),
     decodeResult: (w) => {
       const authMethods = authMethodsFromV2(Array.isArray(w.authMethods) ? w.authMethods : []);
@@ -89,13 +84,13 @@ const TABLE: Readonly<Record<string, MethodMapping>> = {
   [Methods.authenticate]: { prepareResult: emptyResultOk },
   [Methods.logout]: { prepareResult: emptyResultOk },
   [Methods.sessionNew]: {
-    encodeParams: (p) => ({ ...p, mcpServers: mcpServersToV2((p.mcpServers ?? []) as never) }),
+    encodeParams: (p) => ({ ...p, mcpServers: mcpServersToV2(p.mcpServers ?? []) }),
     // v2 `mcpServers` is optional (omitted = none, ACP-V2-SESS-01); the neutral list is required.
     decodeParams: (w) => ({ ...w, mcpServers: mcpServersFromV2(Array.isArray(w.mcpServers) ? w.mcpServers : []) }),
     ...setup,
   },
   [Methods.sessionResume]: {
-    encodeParams: withMcpToV2,
+    encodeParams: (p) => (Array.isArray(p.mcpServers) ? { ...p, mcpServers: mcpServersToV2(p.mcpServers) } : p),
     decodeParams: (w) => (Array.isArray(w.mcpServers) ? { ...w, mcpServers: mcpServersFromV2(w.mcpServers) } : w),
     ...setup,
   },
@@ -103,7 +98,7 @@ const TABLE: Readonly<Record<string, MethodMapping>> = {
   [Methods.sessionDelete]: { prepareResult: emptyResultOk },
   [Methods.sessionSetConfigOption]: {
     // v2 requires `type`: `id` for select values, `boolean` for booleans (ACP-V2-CFG-02).
-    encodeParams: (p) => (typeof p.type === 'string' ? p : { ...p, type: typeof p.value === 'boolean' ? 'boolean' : 'id' }),
+    encodeParams: (p) => ('type' in p && typeof p.type === 'string' ? p : { ...p, type: typeof p.value === 'boolean' ? 'boolean' : 'id' }),
     decodeParams: (w) => {
       if (w.type !== 'id' && w.type !== 'boolean') return w; // custom value types stay tagged
       const { type: _t, ...rest } = w;
@@ -128,19 +123,22 @@ const TABLE: Readonly<Record<string, MethodMapping>> = {
   },
   [Methods.sessionUpdate]: SESSION_UPDATE_ENVELOPE,
   [Methods.requestPermission]: {
-    encodeParams: (p) => mapPermissionToolCall(p, toolPatchToV2),
-    decodeParams: (w) => mapPermissionToolCall(w, toolPatchFromV2),
+    encodeParams: (p) => {
+      const s = p.subject;
+      if (!isObj(s) || s.type !== 'tool_call' || !isObj(s.toolCall)) return p;
+      const toolCall = toolPatchToV2(s.toolCall);
+      return toolCall === s.toolCall ? p : { ...p, subject: { ...s, toolCall } };
+    },
+    decodeParams: (w) => {
+      const s = w.subject;
+      if (!isObj(s) || s.type !== 'tool_call' || !isObj(s.toolCall)) return w;
+      const toolCall = toolPatchFromV2(s.toolCall);
+      return toolCall === s.toolCall ? w : { ...w, subject: { ...s, toolCall } };
+    },
   },
   [Methods.toolCallCancel]: { prepareResult: emptyResultOk },
   [Methods.terminalCancel]: { prepareResult: emptyResultOk },
-};
-
-function mapPermissionToolCall(p: Obj, map: (t: ToolCallPatch) => ToolCallPatch): Obj {
-  const s = p.subject;
-  if (!isObj(s) || s.type !== 'tool_call' || !isObj(s.toolCall)) return p;
-  const toolCall = map(s.toolCall as unknown as ToolCallPatch);
-  return (toolCall as unknown) === s.toolCall ? p : { ...p, subject: { ...s, toolCall } };
-}
+} satisfies MethodTable;
 
 /** The v2 codec. `validator` checks what arrives (`null`: no validation, for tests of pure mapping). */
 export class V2Codec extends BaseCodec {

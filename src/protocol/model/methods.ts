@@ -1,5 +1,6 @@
 import type { Meta, UnknownKind } from './json.js';
 import type { StopReason } from './stop-reason.js';
+import type { ErrorObject } from './update.js';
 import type {
   AgentCapabilities, AuthMethod, AvailableCommand, ClientCapabilities, ConfigOption, Implementation,
   McpServer, PermissionOutcome, PermissionRequest, Prompt, SessionInfo, SessionModeState,
@@ -134,6 +135,11 @@ export interface PromptRequest {
 export interface PromptResponse {
   stopReason?: StopReason;
   messageId?: string;
+  /**
+   * Agent side, with `stopReason: "error"`: what went wrong. The v1 codec answers the prompt with
+   * it as a JSON-RPC error (v1 has no `error` stop); v2 reports it in the idle `state_update`.
+   */
+  error?: ErrorObject | null;
   _meta?: Meta | null;
 }
 export type RequestPermissionRequest = PermissionRequest;

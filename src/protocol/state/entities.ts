@@ -35,7 +35,7 @@ export class MessageState {
     if (this.textUpTo < blocks.length) {
       const parts: string[] = [];
       for (let i = this.textUpTo; i < blocks.length; i++) {
-        const b = blocks[i] as { type?: unknown; text?: unknown };
+        const b = blocks[i];
         if (b.type === 'text' && typeof b.text === 'string') parts.push(b.text);
       }
       this.textCache += parts.join('');

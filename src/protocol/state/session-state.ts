@@ -1,12 +1,10 @@
-import type { AnyContentBlock } from '../model/content.js';
 import type { Meta } from '../model/json.js';
 import type { AvailableCommand, ConfigOption, SessionModeState } from '../model/session.js';
 import type { ForegroundState, StopReason } from '../model/stop-reason.js';
 import type { ToolCallPatch } from '../model/tool-call.js';
 import type {
-  AnySessionUpdate, BackgroundWork, CompactionSummaryChunk, CompactionUpdate, Cost, ErrorObject, MessageChunk,
-  MessageRole, MessageUpdate, Notice, StateUpdate, TerminalOutputChunk, TerminalUpdate, ToolCallContentChunk,
-  UnknownUpdate,
+  AnySessionUpdate, BackgroundWork, CompactionUpdate, Cost, ErrorObject, MessageChunk,
+  MessageRole, MessageUpdate, Notice, StateUpdate, TerminalUpdate, UnknownUpdate,
 } from '../model/update.js';
 import {
   CompactionState, MessageState, PlanState, TerminalState, ToolCallState, decodeBase64, type TimelineEntry,
@@ -131,7 +129,7 @@ export class SessionState {
   markUnfinishedToolCallsCancelled(): string[] {
     const spared = new Set<string>();
     for (const w of this.foreground.background ?? []) {
-      if (w.type === 'tool_call' && typeof (w as { toolCallId?: unknown }).toolCallId === 'string') spared.add((w as { toolCallId: string }).toolCallId);
+      if (w.type === 'tool_call' && typeof w.toolCallId === 'string') spared.add(w.toolCallId);
     }
     const ids: string[] = [];
     for (const tc of this.toolCalls.values()) {
@@ -165,22 +163,21 @@ export class SessionState {
       case 'user_message':
       case 'agent_message':
       case 'agent_thought':
-        return this.messageUpdate(u as MessageUpdate);
+        return this.messageUpdate(u);
       case 'user_message_chunk':
       case 'agent_message_chunk':
       case 'agent_thought_chunk':
-        return this.messageChunk(u as MessageChunk);
+        return this.messageChunk(u);
       case 'tool_call_update':
-        return this.toolCallUpdate(u as ToolCallPatch);
+        return this.toolCallUpdate(u);
       case 'tool_call_content_chunk': {
-        const c = u as ToolCallContentChunk;
-        this.toolCall(c.toolCallId).content.push(c.content);
+        this.toolCall(u.toolCallId).content.push(u.content);
         return;
       }
       case 'state_update':
-        return this.stateUpdate(u as StateUpdate);
+        return this.stateUpdate(u);
       case 'plan_update': {
-        const plan = (u as { plan: { planId: string } & object }).plan as PlanState['plan'];
+        const plan = u.plan;
         const existing = this.plans.get(plan.planId);
         if (existing) existing.plan = plan;
         else {
@@ -191,7 +188,7 @@ export class SessionState {
         return;
       }
       case 'plan_removed': {
-        const id = (u as { planId: string }).planId;
+        const id = u.planId;
         const p = this.plans.get(id);
         if (p) {
           this.plans.delete(id);
@@ -201,45 +198,41 @@ export class SessionState {
         return;
       }
       case 'available_commands_update':
-        this.availableCommands = [...(u as { availableCommands: AvailableCommand[] }).availableCommands];
+        this.availableCommands = [...u.availableCommands];
         return;
       case 'config_option_update':
-        this.configOptions = [...(u as { configOptions: ConfigOption[] }).configOptions];
+        this.configOptions = [...u.configOptions];
         this.syncModesFromConfig();
         return;
       case 'current_mode_update':
-        return this.currentMode((u as { currentModeId: string }).currentModeId);
+        return this.currentMode(u.currentModeId);
       case 'session_info_update': {
-        const s = u as { title?: string | null; updatedAt?: string | null; _meta?: Meta | null };
-        this.info.title = patchField(this.info.title, s.title, undefined);
-        this.info.updatedAt = patchField(this.info.updatedAt, s.updatedAt, undefined);
-        this.info.meta = patchMeta(this.info.meta, s._meta);
+        this.info.title = patchField(this.info.title, u.title, undefined);
+        this.info.updatedAt = patchField(this.info.updatedAt, u.updatedAt, undefined);
+        this.info.meta = patchMeta(this.info.meta, u._meta);
         return;
       }
       case 'usage_update': {
-        const s = u as { used: number; size: number; cost?: Cost | null };
-        this.usage = { used: s.used, size: s.size, cost: patchField(this.usage?.cost, s.cost, undefined) };
+        this.usage = { used: u.used, size: u.size, cost: patchField(this.usage?.cost, u.cost, undefined) };
         return;
       }
       case 'terminal_update':
-        return this.terminalUpdate(u as TerminalUpdate);
+        return this.terminalUpdate(u);
       case 'terminal_output_chunk': {
-        const c = u as TerminalOutputChunk;
-        this.terminal(c.terminalId).appendOutput(decodeBase64(c.data));
+        this.terminal(u.terminalId).appendOutput(decodeBase64(u.data));
         return;
       }
       case 'notice':
-        this.notices.push(u as Notice);
+        this.notices.push(u);
         return;
       case 'compaction_update':
-        return this.compactionUpdate(u as CompactionUpdate);
+        return this.compactionUpdate(u);
       case 'compaction_summary_chunk': {
-        const c = u as CompactionSummaryChunk;
-        this.compaction(c.compactionId).summary.push(c.content);
+        this.compaction(u.compactionId).summary.push(u.content);
         return;
       }
       default:
-        this.unknownUpdates.push(u as UnknownUpdate);
+        this.unknownUpdates.push(u);
     }
   }
 
@@ -308,9 +301,9 @@ export class SessionState {
     if (this.modes) this.modes = { ...this.modes, currentModeId: modeId };
     let changed = false;
     const next = this.configOptions.map((o) => {
-      if ((o as { category?: unknown }).category === 'mode' && o.type === 'select') {
+      if (o.type === 'select' && o.category === 'mode') {
         changed = true;
-        return { ...o, currentValue: modeId } as ConfigOption;
+        return { ...o, currentValue: modeId };
       }
       return o;
     });
@@ -323,7 +316,7 @@ export class SessionState {
    */
   private syncModesFromConfig(): void {
     if (!this.modes) return;
-    const opt = this.configOptions.find((o) => (o as { category?: unknown }).category === 'mode' && o.type === 'select');
+    const opt = this.configOptions.find((o) => o.type === 'select' && o.category === 'mode');
     const value = opt?.currentValue;
     if (typeof value === 'string' && value !== this.modes.currentModeId && this.modes.availableModes.some((m) => m.id === value)) {
       this.modes = { ...this.modes, currentModeId: value };
@@ -364,7 +357,7 @@ export class SessionState {
   private compactionUpdate(u: CompactionUpdate): void {
     const c = this.compaction(u.compactionId);
     c.status = u.status;
-    if (u.summary !== undefined) c.summary = u.summary ? [...(u.summary as AnyContentBlock[])] : [];
+    if (u.summary !== undefined) c.summary = u.summary ? [...u.summary] : [];
     c.error = patchField(c.error, u.error, undefined);
     c.meta = patchMeta(c.meta, u._meta);
   }

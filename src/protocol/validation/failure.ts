@@ -44,14 +44,14 @@ function list(values: readonly unknown[]): string {
 
 /** What one Ajv error expected, in words. */
 export function describeError(e: ErrorObject): string {
-  const p = e.params as Record<string, unknown>;
+  const p: Record<string, unknown> = e.params;
   switch (e.keyword) {
     case 'required':
       return `must have required property '${String(p.missingProperty)}'`;
     case 'type':
       return `must be ${String(p.type).replace(/,/g, ' or ')}`;
     case 'enum':
-      return `must be equal to one of: ${list(p.allowedValues as unknown[])}`;
+      return `must be equal to one of: ${list(Array.isArray(p.allowedValues) ? p.allowedValues : [])}`;
     case 'const':
       return `must be equal to ${JSON.stringify(p.allowedValue)}`;
     case 'additionalProperties':
@@ -92,10 +92,10 @@ export function pickFailure(errors: readonly ErrorObject[], prefix: string): Val
       if (ranked.every((e) => e.keyword === 'type' || e.keyword === 'const' || e.keyword === 'enum')) {
         const expected: string[] = [];
         for (const e of ranked) {
-          const p = e.params as Record<string, unknown>;
+          const p: Record<string, unknown> = e.params;
           if (e.keyword === 'type') expected.push(String(p.type).replace(/,/g, ' or '));
           else if (e.keyword === 'const') expected.push(JSON.stringify(p.allowedValue));
-          else expected.push(...(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)));
+          else expected.push(...(Array.isArray(p.allowedValues) ? p.allowedValues : []).map((v) => JSON.stringify(v)));
         }
         return { path: pointerToPath(prefix, ranked[0].instancePath), message: `must be ${[...new Set(expected)].join(' or ')}` };
       }

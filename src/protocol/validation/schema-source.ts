@@ -41,7 +41,9 @@ export function loadSchema(version: 1 | 2, flavor: SchemaFlavor = 'stable'): Jso
   const key = `${version}:${flavor}`;
   let schema = cache.get(key);
   if (!schema) {
-    schema = JSON.parse(readFileSync(schemaLocation(version, flavor), 'utf8')) as JsonSchema;
+    const parsed: unknown = JSON.parse(readFileSync(schemaLocation(version, flavor), 'utf8'));
+    if (!isSchemaObject(parsed)) throw new Error(`ACP v${version} ${flavor} schema is not a JSON object`);
+    schema = parsed;
     cache.set(key, schema);
   }
   return schema;
@@ -49,7 +51,20 @@ export function loadSchema(version: 1 | 2, flavor: SchemaFlavor = 'stable'): Jso
 
 /** The `$defs` of a schema document. */
 export function defsOf(schema: JsonSchema): Record<string, JsonSchema> {
-  return (schema.$defs ?? {}) as Record<string, JsonSchema>;
+  const defs = schema.$defs;
+  const out: Record<string, JsonSchema> = {};
+  if (!isSchemaObject(defs)) return out;
+  for (const [name, def] of Object.entries(defs)) {
+    // the official schemas use object schemas only; a boolean one would need its own handling
+    if (!isSchemaObject(def)) throw new Error(`schema $defs/${name} is not an object schema`);
+    out[name] = def;
+  }
+  return out;
+}
+
+/** A JSON object (a schema or a keyword's object value), not an array or `null`. */
+export function isSchemaObject(v: unknown): v is JsonSchema {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Where a method's params and result are defined, from the schema's `x-method` / `x-side` annotations. */

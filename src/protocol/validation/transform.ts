@@ -1,4 +1,4 @@
-import type { JsonSchema } from './schema-source.js';
+import { isSchemaObject as isObject, type JsonSchema } from './schema-source.js';
 
 /**
  * Rewrites the official schema into an equivalent one that validates faster and fails with
@@ -16,7 +16,7 @@ import type { JsonSchema } from './schema-source.js';
  */
 export function transformSchema(doc: JsonSchema): { schema: JsonSchema; unions: Map<string, TaggedUnion> } {
   const unions = new Map<string, TaggedUnion>();
-  const schema = walk(doc, '#', unions) as JsonSchema;
+  const schema = walkObject(doc, '#', unions);
   return { schema, unions };
 }
 
@@ -34,13 +34,13 @@ function isAnnotation(key: string): boolean {
   return key === 'description' || key === 'title' || key === 'default' || key === '$comment' || key === 'discriminator' || key.startsWith('x-');
 }
 
-function isObject(v: unknown): v is JsonSchema {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function walk(node: unknown, pointer: string, unions: Map<string, TaggedUnion>): unknown {
   if (Array.isArray(node)) return node.map((item, i) => walk(item, `${pointer}/${i}`, unions));
   if (!isObject(node)) return node;
+  return walkObject(node, pointer, unions);
+}
+
+function walkObject(node: JsonSchema, pointer: string, unions: Map<string, TaggedUnion>): JsonSchema {
   const out: JsonSchema = {};
   // `not` subtrees stay as written: their errors are never shown, and the open-union check
   // (`excludesExactly`) reads the fallback's `not` in its original shape.
@@ -54,15 +54,16 @@ function escape(key: string): string {
 
 function rewriteUnion(node: JsonSchema, pointer: string, unions: Map<string, TaggedUnion>): JsonSchema | undefined {
   const keyword = Array.isArray(node.anyOf) ? 'anyOf' : Array.isArray(node.oneOf) ? 'oneOf' : undefined;
-  if (!keyword) return undefined;
+  const members: unknown = keyword ? node[keyword] : undefined;
+  if (!keyword || !Array.isArray(members)) return undefined;
   const rest = Object.keys(node).filter((k) => k !== keyword);
   const extra = rest.filter((k) => !isAnnotation(k));
   // unevaluated* would see properties evaluated by the rewritten union differently: leave alone.
   if (extra.some((k) => k.startsWith('unevaluated'))) return undefined;
-  const branches = (node[keyword] as unknown[]).filter(isObject);
-  if (branches.length !== (node[keyword] as unknown[]).length || branches.length < 2) return undefined;
+  const branches = members.filter(isObject);
+  if (branches.length !== members.length || branches.length < 2) return undefined;
   // `{ K..., anyOf: U }` is `{ K..., allOf: [..., U'] }`: the union goes last into allOf.
-  const priorAllOf = Array.isArray(node.allOf) ? (node.allOf as unknown[]) : [];
+  const priorAllOf: unknown[] = Array.isArray(node.allOf) ? node.allOf : [];
   const at = extra.length ? `${pointer}/allOf/${priorAllOf.length}` : pointer;
   const annotations: JsonSchema = {};
   if (!extra.length) for (const k of rest) if (k !== 'discriminator') annotations[k] = node[k];
@@ -107,9 +108,9 @@ function isNoneBranch(branch: JsonSchema, tag: string): boolean {
 
 /** Whether the fallback's `not` rules out exactly the tagged values (so it matches only the others). */
 function excludesExactly(fallback: JsonSchema, tag: string, values: string[]): boolean {
-  const not = fallback.not as JsonSchema;
-  if (!Array.isArray(not.anyOf)) return false;
-  const excluded = (not.anyOf as unknown[]).map((b) => (isObject(b) ? tagValue(b, tag) : undefined));
+  const not = fallback.not;
+  if (!isObject(not) || !Array.isArray(not.anyOf)) return false;
+  const excluded = not.anyOf.map((b) => (isObject(b) ? tagValue(b, tag) : undefined));
   return excluded.length === values.length && excluded.every((v) => v !== undefined && values.includes(v));
 }
 
@@ -119,9 +120,9 @@ function rewriteTagged(
   pointer: string,
   unions: Map<string, TaggedUnion>,
 ): JsonSchema | undefined {
-  const first = branches.find((b) => isObject(b.properties));
-  if (!first) return undefined;
-  for (const tag of Object.keys(first.properties as JsonSchema)) {
+  const props = branches.map((b) => b.properties).find(isObject);
+  if (!props) return undefined;
+  for (const tag of Object.keys(props)) {
     const values: string[] = [];
     let fallback: JsonSchema | undefined;
     let none: JsonSchema | undefined;
@@ -145,7 +146,8 @@ function rewriteTagged(
     let i = 0;
     for (const b of branches) {
       if (b === fallback || b === none) continue;
-      const v = tagValue(b, tag) as string;
+      const v = tagValue(b, tag);
+      if (v === undefined) continue; // not reached: every other branch is tagged (checked above)
       cases.push({ if: { required: [tag], properties: { [tag]: { const: v } } }, then: b });
       map.set(v, `${pointer}/allOf/${i}/then`);
       i++;

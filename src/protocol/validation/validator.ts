@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import { joinPath, pickFailure } from './failure.js';
-import { defsOf, loadSchema, methodTable, type JsonSchema, type MethodDefs } from './schema-source.js';
+import { defsOf, isSchemaObject, loadSchema, methodTable, type JsonSchema, type MethodDefs } from './schema-source.js';
 import { transformSchema } from './transform.js';
 import type { Side, ValidationFailure, WireValidator } from './types.js';
 
@@ -137,7 +137,7 @@ class SchemaValidator implements WireValidator {
     const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: false, validateSchema: false, code: { source: true } });
     // Compiling a pointer into the whole document makes Ajv compile the entire document first
     // (~0.5 s); one schema per def keeps the first check of a method to a few ms.
-    const split = relocateRefs(schema, this.base) as JsonSchema;
+    const split = relocateObject(schema, this.base);
     for (const [name, def] of Object.entries(defsOf(split))) ajv.addSchema(def, this.key(name));
     const su = unions.get('#/$defs/SessionUpdate');
     if (!su) throw new Error(`ACP v${this.version} schema: SessionUpdate is not a tagged union on sessionUpdate`);
@@ -195,7 +195,7 @@ class SchemaValidator implements WireValidator {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       return { path: at, message: 'must be object' };
     }
-    const tag = (value as { sessionUpdate?: unknown }).sessionUpdate;
+    const tag = 'sessionUpdate' in value ? value.sessionUpdate : undefined;
     if (typeof tag !== 'string') {
       return tag === undefined
         ? { path: at, message: "must have required property 'sessionUpdate'" }
@@ -230,6 +230,10 @@ class SchemaValidator implements WireValidator {
 function relocateRefs(node: unknown, base: string): unknown {
   if (Array.isArray(node)) return node.map((n) => relocateRefs(n, base));
   if (typeof node !== 'object' || node === null) return node;
+  return relocateObject(node, base);
+}
+
+function relocateObject(node: object, base: string): JsonSchema {
   const out: JsonSchema = {};
   for (const [k, v] of Object.entries(node)) {
     if (k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/') && !v.slice(8).includes('/')) {
@@ -243,7 +247,9 @@ function resolvePointer(doc: JsonSchema, pointer: string): JsonSchema {
   let node: unknown = doc;
   for (const raw of pointer.replace(/^#\//, '').split('/')) {
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    node = (node as Record<string, unknown>)[key];
+    node = Array.isArray(node) ? node[Number(key)] : isSchemaObject(node) ? node[key] : undefined;
   }
-  return node as JsonSchema;
+  // pointers come from transformSchema over this very document
+  if (!isSchemaObject(node)) throw new Error(`schema pointer ${pointer} does not name a schema object`);
+  return node;
 }

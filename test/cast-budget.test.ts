@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error -- a plain .mjs script without type declarations
+import { findCasts } from '../scripts/count-casts.mjs';
+
+interface Cast {
+  file: string;
+  line: number;
+  text: string;
+}
+
+/**
+ * Issue 9.1: the protocol and rpc layers map between the wire and the neutral model by narrowing
+ * (discriminated unions, guards, the typed method table), not by asserting. What is left are the
+ * documented trust points: the checked-wire boundary of each update decoder, the caller-chosen
+ * result type of `JsonRpcPeer.request<R>`, and modules loaded through `require`.
+ */
+const BUDGET = 10;
+
+describe('cast budget (issue 9.1)', () => {
+  it(`src/protocol and src/rpc hold at most ${BUDGET} type assertions`, () => {
+    const casts: Cast[] = [...findCasts('src/protocol'), ...findCasts('src/rpc')];
+    const listing = casts.map((c) => `${c.file}:${c.line}: ${c.text}`).join('\n');
+    expect(casts.length, `casts found:\n${listing}`).toBeLessThanOrEqual(BUDGET);
+  });
+
+  it('counts `as` and angle-bracket assertions but not `as const`', () => {
+    const all: Cast[] = findCasts('test/fixtures/cast-count');
+    expect(all.map((c) => c.text)).toEqual(['x as number', '<string>y']);
+  });
+});
