@@ -1,3 +1,4 @@
+import { isObj } from '../protocol/codec/util.js';
 import { MAX_JSON_DEPTH } from './json-guard.js';
 import { deliverMessageText, messageToText } from './message-text.js';
 import type { CloseInfo, Transport, TransportHandlers } from './transport.js';
@@ -21,10 +22,26 @@ export interface HttpClientTransportOptions {
 
 type Json = Record<string, unknown>;
 
-function sessionIdOf(message: Json): string | undefined {
-  const p = message.params as Json | undefined;
-  return p && typeof p === 'object' && typeof p.sessionId === 'string' ? p.sessionId : undefined;
+/** The chunks of a fetch body, read with its reader (no reliance on the stream being async-iterable). */
+async function* readChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
 }
+
+function sessionIdOf(message: Json): string | undefined {
+  const p = message.params;
+  return isObj(p) && typeof p.sessionId === 'string' ? p.sessionId : undefined;
+}
+
+const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
 
 /**
  * The client side of the Streamable HTTP profile (remote transport RFD): the first message must
@@ -78,7 +95,7 @@ export class HttpClientTransport implements Transport {
     const text = messageToText(message);
     this.inFlight++;
     this.chain = this.chain
-      .then(() => (this.closed ? undefined : this.post(message as Json, text)))
+      .then(() => (this.closed ? undefined : this.post(isObj(message) ? message : {}, text)))
       .catch((e: Error) => this.close({ reason: `HTTP request failed: ${e.message}`, error: e }))
       .finally(() => {
         this.inFlight--;
@@ -162,7 +179,7 @@ export class HttpClientTransport implements Transport {
     let buffer = '';
     let data: string[] = [];
     try {
-      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+      for await (const chunk of readChunks(body)) {
         buffer += decoder.decode(chunk, { stream: true });
         let nl: number;
         while ((nl = buffer.indexOf('\n')) >= 0) {
@@ -181,7 +198,7 @@ export class HttpClientTransport implements Transport {
       else this.close({ reason: 'the server ended the event stream' });
     } catch (e) {
       if (session !== undefined && !this.closed) this.sessionStreams.delete(session);
-      else this.close({ reason: `event stream failed: ${(e as Error).message}`, error: e as Error });
+      else this.close({ reason: `event stream failed: ${asError(e).message}`, error: asError(e) });
     }
   }
 
@@ -189,10 +206,10 @@ export class HttpClientTransport implements Transport {
     if (this.closed) return;
     deliverMessageText(text, {
       onMessage: (m) => {
-        const msg = m as Json;
-        const result = msg && typeof msg === 'object' && !('method' in msg) ? (msg.result as Json | undefined) : undefined;
-        if (result && typeof result === 'object' && typeof result.sessionId === 'string') void this.sessionStream(result.sessionId);
-        if (msg && typeof msg === 'object' && typeof msg.method === 'string' && 'id' in msg) {
+        const msg = isObj(m) ? m : undefined;
+        const result = msg && !('method' in msg) ? msg.result : undefined;
+        if (isObj(result) && typeof result.sessionId === 'string') void this.sessionStream(result.sessionId);
+        if (msg && typeof msg.method === 'string' && 'id' in msg) {
           const s = sessionIdOf(msg);
           if (s !== undefined) this.serverRequestSessions.set(JSON.stringify(msg.id), s);
         }

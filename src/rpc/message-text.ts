@@ -12,7 +12,7 @@ export function deliverMessageText(text: string, handlers: TransportHandlers | u
   try {
     value = JSON.parse(text);
   } catch (e) {
-    handlers?.onInvalidLine({ line: text.length > 200 ? text.slice(0, 200) + '…' : text, error: e as Error });
+    handlers?.onInvalidLine({ line: text.length > 200 ? text.slice(0, 200) + '…' : text, error: e instanceof Error ? e : new Error(String(e)) });
     return;
   }
   if (mayHaveUnsafeId(value)) value = restoreExactIds(value, text);
