@@ -99,7 +99,9 @@ describe('start-up: what an agent loads to answer initialize', () => {
     // the bundle and the one precompiled validator initialize needs; no per-file tsc output
     expect(lib.filter((f) => !f.startsWith('dist/bundle/') && !f.startsWith('dist/protocol/validation/precompiled/'))).toEqual([]);
     expect(lib.filter((f) => f.startsWith('dist/protocol/validation/precompiled/'))).toEqual(['dist/protocol/validation/precompiled/v2-InitializeRequest.cjs']);
-    expect(lib.length).toBeLessThanOrEqual(12);
+    // a handful of bundle chunks (esbuild splits shared code by entry point, so the count moves as
+    // entries are added: 13 chunks with the 12 entries of today); the time they cost is bench/startup.mjs's
+    expect(lib.length).toBeLessThanOrEqual(16);
     expect(lib.filter((f) => containsAny(f, [CODING_AGENT_CODE, CLIENT_CODE]))).toEqual([]);
   });
 
