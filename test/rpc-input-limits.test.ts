@@ -1,7 +1,8 @@
 // Input limits of the JSON-RPC peer over a real pipe (issue 7.14 input part, 7.16 batch part,
-// 7.20 ids part): nesting depth, batch size, and integer ids beyond 2^53 kept exact.
+// 7.20 ids part): nesting depth, arrays of any size (ACP has no batches: one -32600, nothing runs),
+// and integer ids beyond 2^53 kept exact.
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_BATCH_ENTRIES, MAX_JSON_DEPTH } from '../src/rpc/index.js';
+import { MAX_JSON_DEPTH } from '../src/rpc/index.js';
 import { RawChild, fixture } from './support/raw-child.js';
 
 /** rpc-echo.mjs (built from dist/) spoken to with raw lines; answers are read as raw lines too. */
@@ -26,6 +27,9 @@ function start(): RawLines {
   children.push(c);
   return c;
 }
+
+/** The one answer to any JSON array (ACP-V2-TRANS-11), as written on the wire. */
+const ARRAY_REFUSAL = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: a JSON array (batch) is not an ACP message: send one JSON-RPC object per line"}}';
 
 /** `{"jsonrpc":"2.0","id":ID,"method":"echo","params":P}` where the whole message nests `depth` levels. */
 function echoNested(id: number, depth: number): string {
@@ -61,51 +65,36 @@ describe('nesting depth of incoming messages', () => {
     const c = start();
     const deep = '['.repeat(5000) + ']'.repeat(5000);
     c.writeLine(`{"jsonrpc":"2.0","method":"tick","params":${deep}}`);
-    // a batch whose one entry is too deep: its requests are refused together, in one array
+    // an array with a too-deep entry is still just an array: one -32600 id null, nothing runs
     c.writeLine(`[{"jsonrpc":"2.0","id":"a","method":"echo","params":1},{"jsonrpc":"2.0","id":"b","method":"echo","params":${deep}}]`);
-    const batch = await c.json();
-    expect(batch.map((r: any) => [r.id, r.error?.code])).toEqual([['a', -32602], ['b', -32602]]);
+    expect(await c.line()).toBe(ARRAY_REFUSAL);
     c.writeLine('{"jsonrpc":"2.0","id":5,"method":"problems"}');
-    expect(await c.json()).toEqual({ jsonrpc: '2.0', id: 5, result: ['invalid-message'] });
+    expect(await c.json()).toEqual({ jsonrpc: '2.0', id: 5, result: ['invalid-message', 'invalid-message'] });
   });
 });
 
-describe('batch size', () => {
+describe('arrays of any size (no batches in ACP, ACP-V2-TRANS-11)', () => {
   const entries = (n: number) => Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'echo', params: i }));
 
-  it(`refuses a batch of more than ${MAX_BATCH_ENTRIES} entries with one -32600 naming the limit, and serves ${MAX_BATCH_ENTRIES}`, async () => {
+  it('refuses an array of 1, 100, 101 or 2,000 requests with one -32600 each and runs none of them', async () => {
     const c = start();
-    c.writeLine(JSON.stringify(entries(MAX_BATCH_ENTRIES + 1)));
-    expect(await c.json()).toEqual({
-      jsonrpc: '2.0',
-      id: null,
-      error: { code: -32600, message: `Invalid request: a batch of ${MAX_BATCH_ENTRIES + 1} entries exceeds the limit of ${MAX_BATCH_ENTRIES} entries; send fewer messages per batch` },
-    });
-    c.writeLine(JSON.stringify(entries(MAX_BATCH_ENTRIES)));
-    const all = await c.json();
-    expect(all).toHaveLength(MAX_BATCH_ENTRIES);
-    expect(all.map((r: any) => r.result)).toEqual(entries(MAX_BATCH_ENTRIES).map((e) => e.params));
-  });
-
-  it('answers a 2,000-entry batch at once with one error (no work started for its entries)', async () => {
-    const c = start();
-    const sleeps = Array.from({ length: 2000 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'sleep', params: { ms: 60_000 } }));
-    c.writeLine(JSON.stringify(sleeps));
+    for (const n of [1, 100, 101, 2000]) c.writeLine(JSON.stringify(entries(n)));
     c.writeLine('{"jsonrpc":"2.0","id":"after","method":"echo","params":"next"}');
-    expect((await c.json()).error.code).toBe(-32600);
+    // the echo requests would have answered with their own ids before "after"
+    for (let i = 0; i < 4; i++) expect(await c.line()).toBe(ARRAY_REFUSAL);
     expect(await c.json()).toEqual({ jsonrpc: '2.0', id: 'after', result: 'next' });
   });
 });
 
 describe('integer ids beyond 2^53 (ACP-ALL-RPC-03: the id is echoed unchanged)', () => {
-  it('echoes the exact digits of a large integer id (single, negative, and in a batch)', async () => {
+  it('echoes the exact digits of a large integer id (single and negative; an array of them is refused with id null)', async () => {
     const c = start();
     c.writeLine('{"jsonrpc":"2.0","id":9007199254740993,"method":"echo","params":"big"}');
     expect(await c.line()).toBe('{"jsonrpc":"2.0","id":9007199254740993,"result":"big"}');
     c.writeLine('{"jsonrpc":"2.0", "id" : -123456789012345678901234567890,"method":"echo","params":{"id":1}}');
     expect(await c.line()).toBe('{"jsonrpc":"2.0","id":-123456789012345678901234567890,"result":{"id":1}}');
     c.writeLine('[{"jsonrpc":"2.0","id":1,"method":"echo","params":"x"},{"method":"echo","params":{"id":2},"jsonrpc":"2.0","id":18446744073709551615}]');
-    expect(await c.line()).toBe('[{"jsonrpc":"2.0","id":1,"result":"x"},{"jsonrpc":"2.0","id":18446744073709551615,"result":{"id":2}}]');
+    expect(await c.line()).toBe(ARRAY_REFUSAL);
     // an error reply keeps the exact id too
     c.writeLine('{"jsonrpc":"2.0","id":90071992547409931,"method":"nope"}');
     expect(await c.line()).toMatch(/^\{"jsonrpc":"2\.0","id":90071992547409931,"error":\{"code":-32601,/);

@@ -75,14 +75,14 @@ describe('JsonRpcPeer edge cases (review)', () => {
     expect(seen).toEqual([]);
   });
 
-  it('answers a batch per JSON-RPC 2.0, keeping notification order across the batch and what follows it', async () => {
+  it('an array (not an ACP message, ACP-V2-TRANS-11) queued behind a slow notification is refused in its turn and runs nothing', async () => {
     const { a, a2b, b2a } = pair();
     const order: string[] = [];
     a.onRequest('echo', (p) => {
       order.push(`echo ${p}`);
       return p;
     });
-    // a slow async notification handler inside the batch must hold back the entries after it
+    // a slow async notification handler holds back everything after it, the array included
     a.onNotification('note', async (p) => {
       await new Promise((r) => setTimeout(r, 20));
       order.push(`note ${p}`);
@@ -91,13 +91,17 @@ describe('JsonRpcPeer edge cases (review)', () => {
     a2b.on('data', (c: Buffer) => {
       for (const l of c.toString('utf8').split('\n')) if (l) lines.push(JSON.parse(l));
     });
-    b2a.write(JSON.stringify([{ jsonrpc: '2.0', method: 'note', params: 1 }, { jsonrpc: '2.0', id: 1, method: 'echo', params: 1 }]) + '\n');
+    b2a.write(JSON.stringify({ jsonrpc: '2.0', method: 'note', params: 1 }) + '\n');
+    b2a.write(JSON.stringify([{ jsonrpc: '2.0', method: 'note', params: 'x' }, { jsonrpc: '2.0', id: 1, method: 'echo', params: 'x' }]) + '\n');
     b2a.write(JSON.stringify({ jsonrpc: '2.0', method: 'note', params: 2 }) + '\n');
     b2a.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'echo', params: 2 }) + '\n');
     // the answer to the last request comes after everything before it was handled
     for (const end = Date.now() + 5000; lines.length < 2 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 5));
-    expect(order).toEqual(['note 1', 'echo 1', 'note 2', 'echo 2']);
-    expect(lines).toEqual([[{ jsonrpc: '2.0', id: 1, result: 1 }], { jsonrpc: '2.0', id: 2, result: 2 }]);
+    expect(order).toEqual(['note 1', 'note 2', 'echo 2']);
+    expect(lines).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request: a JSON array (batch) is not an ACP message: send one JSON-RPC object per line' } },
+      { jsonrpc: '2.0', id: 2, result: 2 },
+    ]);
   });
 
   it('drains a large backlog behind an async notification handler in linear time, in order', async () => {

@@ -3,12 +3,6 @@ import { AcpError, ErrorCode, isAbortError } from '../protocol/errors.js';
 import { CANCEL_REQUEST_METHOD, type RequestId } from '../protocol/jsonrpc.js';
 import type { CloseInfo, InvalidLine, Transport } from './transport.js';
 
-/**
- * Most entries accepted in one incoming batch (JSON-RPC 2.0 §6). A larger batch is refused as a
- * whole with one -32600, so one line cannot start unbounded work ahead of other traffic.
- */
-export const MAX_BATCH_ENTRIES = 100;
-
 /** Passed to every request handler. */
 export interface RequestContext {
   /** The request's id; a `bigint` for an integer id beyond 2^53, kept exact and echoed as sent. */
@@ -260,17 +254,14 @@ export class JsonRpcPeer {
     wait.then(resume, resume);
   }
 
-  private dispatch(message: unknown, sink: Sink = this.sendReply): Promise<unknown> | undefined {
+  private dispatch(message: unknown): Promise<unknown> | undefined {
     if (Array.isArray(message)) {
-      if (sink !== this.sendReply) {
-        sink(errorReply(null, AcpError.invalidRequest('a batch may not contain another batch')));
-        return undefined;
-      }
-      return this.dispatchBatch(message);
+      this.refuseArray(message.length);
+      return undefined;
     }
     if (!isObj(message)) {
       this.problem('invalid-message', `expected a JSON-RPC object, got ${describe(message)}`);
-      sink(errorReply(null, AcpError.invalidRequest(`expected a JSON object, got ${describe(message)}`)));
+      this.sendReply(errorReply(null, AcpError.invalidRequest(`expected a JSON object, got ${describe(message)}`)));
       return undefined;
     }
     const m = message;
@@ -278,17 +269,17 @@ export class JsonRpcPeer {
     const hasId = hasOwn.call(m, 'id');
     if (typeof method === 'string') {
       if (m.jsonrpc !== '2.0') {
-        if (hasId) sink(errorReply(validId(m.id), AcpError.invalidRequest(`"jsonrpc" must be "2.0" (got ${describe(m.jsonrpc)})`)));
+        if (hasId) this.sendReply(errorReply(validId(m.id), AcpError.invalidRequest(`"jsonrpc" must be "2.0" (got ${describe(m.jsonrpc)})`)));
         else this.problem('invalid-message', `notification ${method} without "jsonrpc": "2.0"`);
         return undefined;
       }
       if (hasId) {
         const id = m.id;
         if (!isValidId(id)) {
-          sink(errorReply(null, AcpError.invalidRequest(`"id" must be a string, a number or null (got ${describe(id)})`)));
+          this.sendReply(errorReply(null, AcpError.invalidRequest(`"id" must be a string, a number or null (got ${describe(id)})`)));
           return undefined;
         }
-        this.startRequest(id, method, m.params, sink);
+        this.startRequest(id, method, m.params);
         return undefined;
       }
       return this.runNotification(method, m.params);
@@ -298,62 +289,32 @@ export class JsonRpcPeer {
       return undefined;
     }
     const id = hasId ? validId(m.id) : null;
-    if (method !== undefined) sink(errorReply(id, AcpError.invalidRequest(`"method" must be a string (got ${describe(method)})`)));
-    else sink(errorReply(id, AcpError.invalidRequest('a message needs "method" (request or notification) or "result"/"error" (response)')));
+    if (method !== undefined) this.sendReply(errorReply(id, AcpError.invalidRequest(`"method" must be a string (got ${describe(method)})`)));
+    else this.sendReply(errorReply(id, AcpError.invalidRequest('a message needs "method" (request or notification) or "result"/"error" (response)')));
     return undefined;
   }
 
   private readonly sendReply: Sink = (msg) => this.write(msg);
 
   /**
-   * Lenient input: a batch is answered per JSON-RPC 2.0 §6 with one array of the replies to its
-   * requests (ACP dropped batches, ACP-V2-TRANS-11, and we never send them). Entries are
-   * dispatched in order under the same rules as single messages: an entry whose notification
-   * handler is still running holds back the next entry and everything received after the batch.
+   * ACP has no batches in any version (ACP-V2-TRANS-11): a JSON array is one invalid message,
+   * answered like the official SDK does (one -32600 with id null) and none of its entries run, so
+   * a sender relying on JSON-RPC 2.0 §6 learns at once instead of getting replies it cannot match.
    */
-  private dispatchBatch(items: unknown[]): Promise<unknown> | undefined {
-    if (items.length === 0) {
-      this.sendReply(errorReply(null, AcpError.invalidRequest('empty batch')));
-      return undefined;
-    }
-    if (items.length > MAX_BATCH_ENTRIES) {
-      this.problem('invalid-message', `refused a batch of ${items.length} entries (limit ${MAX_BATCH_ENTRIES})`);
-      this.sendReply(errorReply(null, AcpError.invalidRequest(`a batch of ${items.length} entries exceeds the limit of ${MAX_BATCH_ENTRIES} entries; send fewer messages per batch`)));
-      return undefined;
-    }
-    const replies: Promise<object>[] = [];
-    let next = 0;
-    const step = (): Promise<unknown> | undefined => {
-      while (next < items.length) {
-        const item = items[next++];
-        let sink!: Sink;
-        const reply = new Promise<object>((resolve) => (sink = resolve));
-        const wait = this.dispatch(item, sink);
-        // notifications and responses produce no reply
-        if (isRequestLike(item) || isInvalidEntry(item)) replies.push(reply);
-        if (wait) return wait.then(step, step);
-      }
-      if (replies.length > 0) {
-        void Promise.all(replies).then((all) => {
-          if (this.closeInfo) return;
-          this.transport.send(all);
-          if (this.tapSent) this.tapSent(all);
-        });
-      }
-      return undefined;
-    };
-    return step();
+  private refuseArray(entries: number): void {
+    this.problem('invalid-message', `refused a JSON array of ${entries} entries: ACP has no JSON-RPC batches`);
+    this.sendReply(errorReply(null, AcpError.invalidRequest(BATCH_REFUSAL)));
   }
 
-  private startRequest(id: RequestId | bigint | null, method: string, params: unknown, sink: Sink): void {
+  private startRequest(id: RequestId | bigint | null, method: string, params: unknown): void {
     if (method === CANCEL_REQUEST_METHOD) {
-      sink(errorReply(id, AcpError.invalidRequest(`${CANCEL_REQUEST_METHOD} is a notification; send it without "id"`)));
+      this.sendReply(errorReply(id, AcpError.invalidRequest(`${CANCEL_REQUEST_METHOD} is a notification; send it without "id"`)));
       return;
     }
     const handler = this.requestHandlers.get(method);
     const fallback = this.fallbackRequest;
     if (!handler && !fallback) {
-      sink(errorReply(id, AcpError.methodNotFound(method)));
+      this.sendReply(errorReply(id, AcpError.methodNotFound(method)));
       return;
     }
     const controller = new AbortController();
@@ -363,11 +324,11 @@ export class JsonRpcPeer {
       if (id !== null && this.inbound.get(id) === controller) this.inbound.delete(id);
       if (this.closeInfo) return;
       try {
-        if (!failed) sink({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
-        else sink(errorReply(id, toAcpError(error, controller.signal.aborted)));
+        if (!failed) this.sendReply({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
+        else this.sendReply(errorReply(id, toAcpError(error, controller.signal.aborted)));
       } catch (e) {
         // a result/error that JSON cannot carry (BigInt, cycle) must still get an answer, not crash the peer
-        sink(errorReply(id, AcpError.internal(`the ${failed ? 'error' : 'result'} of ${method} could not be sent as JSON: ${messageOf(e)}`)));
+        this.sendReply(errorReply(id, AcpError.internal(`the ${failed ? 'error' : 'result'} of ${method} could not be sent as JSON: ${messageOf(e)}`)));
       }
     };
     let result: unknown;
@@ -448,16 +409,16 @@ export class JsonRpcPeer {
    */
   private refuseTooDeep({ message, limit }: TooDeep): void {
     const why = `the message is nested deeper than ${limit} levels (the limit for incoming JSON)`;
-    const one = (m: unknown, sink: Sink): void => {
+    const one = (m: unknown): void => {
       if (!isObj(m)) {
-        sink(errorReply(null, AcpError.invalidRequest(why)));
+        this.sendReply(errorReply(null, AcpError.invalidRequest(why)));
         return;
       }
       const r = m;
       const hasId = hasOwn.call(r, 'id');
       if (typeof r.method === 'string') {
         if (!hasId) this.problem('invalid-message', `notification ${r.method} dropped: ${why}`);
-        else sink(errorReply(validId(r.id), AcpError.invalidParams(`${why}; send shallower params`, { maxDepth: limit })));
+        else this.sendReply(errorReply(validId(r.id), AcpError.invalidParams(`${why}; send shallower params`, { maxDepth: limit })));
         return;
       }
       if (hasId && (hasOwn.call(r, 'result') || hasOwn.call(r, 'error'))) {
@@ -470,15 +431,11 @@ export class JsonRpcPeer {
         } else this.problem('unknown-response', `response for unknown request id ${showId(r.id)} (and ${why})`);
         return;
       }
-      sink(errorReply(hasId ? validId(r.id) : null, AcpError.invalidRequest(why)));
+      this.sendReply(errorReply(hasId ? validId(r.id) : null, AcpError.invalidRequest(why)));
     };
-    if (!Array.isArray(message)) {
-      one(message, this.sendReply);
-      return;
-    }
-    const replies: object[] = [];
-    for (const item of message) one(item, (r) => void replies.push(r));
-    if (replies.length > 0 && !this.closeInfo) this.sendReply(replies);
+    // an array is refused as a whole whatever its depth, exactly like a shallow one
+    if (Array.isArray(message)) this.refuseArray(message.length);
+    else one(message);
   }
 
   /** The request a response answers; ids this peer never sent (other types included) have none. */
@@ -538,17 +495,8 @@ function showId(id: unknown): string {
   return typeof id === 'bigint' ? id.toString() : JSON.stringify(id);
 }
 
-function isRequestLike(item: unknown): boolean {
-  return isObj(item) && typeof item.method === 'string' && hasOwn.call(item, 'id');
-}
-
-/** Batch entries that get an error reply: anything that is neither a notification nor a response. */
-function isInvalidEntry(item: unknown): boolean {
-  if (!isObj(item)) return true;
-  const m = item;
-  if (typeof m.method === 'string') return false;
-  return !(hasOwn.call(m, 'id') && (hasOwn.call(m, 'result') || hasOwn.call(m, 'error')));
-}
+/** What a JSON array is told; says what to send instead. */
+const BATCH_REFUSAL = 'a JSON array (batch) is not an ACP message: send one JSON-RPC object per line';
 
 function errorReply(id: RequestId | bigint | null, e: AcpError): object {
   return { jsonrpc: '2.0', id, error: e.toJSON() };
