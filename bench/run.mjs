@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ROUND_TRIPS, UPDATES } from './common.mjs';
 import { runStateStoreBench } from './state-store.mjs';
+import { formatPeerBacklogRows, runPeerBacklogBench } from './peer-backlog.mjs';
 import { CANCEL_TARGET_P99_MS, formatCancelRows, runCancelBench } from './cancel.mjs';
 import { formatStartupRows, runStartupBench } from './startup.mjs';
 import { RENDERER_TARGET_CHUNKS_PER_SEC, formatRendererRows, runRendererBench } from './renderer.mjs';
@@ -48,6 +49,9 @@ console.log('Session state store: agent_message_chunks (~40 chars) appended to o
 console.log('| chunks | total ms | ns/chunk |');
 console.log('|---:|---:|---:|');
 for (const r of runStateStoreBench()) console.log(`| ${fmt(r.chunks)} | ${fmt(r.ms)} | ${fmt(r.nsPerChunk)} |`);
+console.log('');
+console.log('Peer inbox: notifications queued behind an async handler, then drained in order (flat ns/message = linear)');
+console.log(formatPeerBacklogRows(await runPeerBacklogBench()));
 console.log('');
 console.log(`acp-kit run renderer: one agent message of N chunks through the state and run's text reporter to /dev/null; target >= ${RENDERER_TARGET_CHUNKS_PER_SEC.toLocaleString('en-US')} chunks/s, flat ns/chunk`);
 console.log(formatRendererRows(runRendererBench()));

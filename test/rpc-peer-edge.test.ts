@@ -104,7 +104,7 @@ describe('JsonRpcPeer edge cases (review)', () => {
     ]);
   });
 
-  it('drains a large backlog behind an async notification handler in linear time, in order', async () => {
+  it('drains a large backlog behind an async notification handler, in order', async () => {
     // a real peer over a minimal in-memory transport, so the measurement is the peer's inbox alone
     let h!: TransportHandlers;
     const transport: Transport = {
@@ -129,12 +129,10 @@ describe('JsonRpcPeer edge cases (review)', () => {
       if (expected === n) last();
     });
     for (let i = 0; i < n; i++) h.onMessage({ jsonrpc: '2.0', method: 'tick', params: { i } });
-    const t0 = performance.now();
     release();
     await allSeen;
-    const ms = performance.now() - t0;
+    expect(expected).toBe(n);
     expect(outOfOrder).toBe(0);
-    // Array#shift on a 200k backlog alone takes seconds (quadratic); a linear drain takes ~100 ms
-    expect(ms).toBeLessThan(1500);
+    // its speed (linear, not Array#shift's quadratic) is measured by bench/peer-backlog.mjs, not here
   });
 });
