@@ -15,15 +15,16 @@ import type { CheckRun } from '../src/checker/runner.js';
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const BIN = here('../bin/acp-kit.js');
 const FIXTURE = here('./fixtures/checker/client.mjs');
+const SDK_CLIENT = here('./fixtures/checker/sdk-client.mjs');
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function check(args: string[], env: Record<string, string> = {}, caseNames?: string[]): Promise<CheckRun> {
+async function check(args: string[], env: Record<string, string> = {}, caseNames?: string[], protocols: Array<1 | 2> = [1, 2]): Promise<CheckRun> {
   const data = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-check-client-test-')));
   dirs.push(data);
-  return runClientChecks({ command: process.execPath, args, env: { ACP_KIT_DATA_DIR: data, NO_COLOR: '1', ...env }, timeoutMs: 8000, agentVersion: 'test' }, { protocols: [1, 2], concurrency: 4, cases: caseNames && CLIENT_CASES.filter((c) => caseNames.includes(c.name)) });
+  return runClientChecks({ command: process.execPath, args, env: { ACP_KIT_DATA_DIR: data, NO_COLOR: '1', ...env }, timeoutMs: 8000, agentVersion: 'test' }, { protocols, concurrency: 4, cases: caseNames && CLIENT_CASES.filter((c) => caseNames.includes(c.name)) });
 }
 
 const failed = (run: CheckRun) => run.requirements.filter((r) => r.status === 'fail').map((r) => `v${r.protocol} ${r.id}`).sort();
@@ -66,5 +67,19 @@ describe('check client: fixture clients breaking one requirement each', () => {
     expect(failed(run), explain(run)).toEqual([...expected].sort());
     expect(run.cases.filter((c) => c.status === 'error')).toEqual([]);
     expect(run.conformant).toBe(false);
+  }, 60_000);
+});
+
+describe('check client against clients written with the official SDK', () => {
+  // test/fixtures/checker/sdk-client.mjs: the SDK's v1 or v2 client app, holding permission requests until Ctrl-C
+  it.each([
+    ['1', 1 as const, ['v1 ACP-V1-CANCEL-03', 'v1 ACP-ALL-PERM-03', 'v1 ACP-ALL-TRANS-05', 'v1 ACP-ALL-RPC-03', 'v1 schema/v1']],
+    // the v2 client leaves when the agent answers v1: ACP-V2-INIT-03 allows that
+    ['2', 2 as const, ['v2 ACP-ALL-PERM-03', 'v2 ACP-ALL-TRANS-05', 'v2 ACP-V2-INIT-03', 'v2 ACP-V2-EXT-03', 'v2 ACP-V2-SESS-05', 'v2 schema/v2']],
+  ])('the SDK v%s client passes with no failure', async (sdk, version, mustPass) => {
+    const run = await check([SDK_CLIENT], { SDK_PROTOCOL: sdk }, undefined, [version]);
+    expect(failed(run), explain(run)).toEqual([]);
+    expect(run.cases.filter((c) => c.status === 'error'), explain(run)).toEqual([]);
+    expect(passed(run)).toEqual(expect.arrayContaining(mustPass));
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { NotApplicable, type Check } from '../case.js';
 import type { TranscriptLine, WireId } from '../driver.js';
-import { ClientPeer, type Received } from './peer.js';
+import { ClientGone, ClientPeer, type Received } from './peer.js';
 
 /** What every client case needs to know about the run. */
 export interface ClientCheckSettings {
@@ -178,7 +178,14 @@ export class ClientCaseContext {
    */
   async openSession(before?: (sessionId: string, req: Received) => void): Promise<string> {
     const p = this.p;
-    const req = await p.takeRequest('session/new', this.timeout);
+    let req: Received;
+    try {
+      req = await p.takeRequest('session/new', this.timeout);
+    } catch (e) {
+      // a client that offered v2 may leave when the agent answers v1: it does not speak v1 (allowed)
+      if (e instanceof ClientGone && this.version === 1 && (p.asked ?? 1) >= 2) this.skip('the client offered v2 and left when the agent answered v1: it does not speak v1');
+      throw e;
+    }
     const sessionId = `check-${this.token.replace(/[^\w-]/g, '-')}`;
     this.sessionCwd = typeof req.params?.cwd === 'string' ? req.params.cwd : undefined;
     before?.(sessionId, req);

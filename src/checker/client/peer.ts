@@ -205,6 +205,9 @@ export class ClientPeer {
     }
     const req = this.waiting.get(JSON.stringify(msg.id ?? null));
     if (!req) {
+      const code = hasError ? msg.error?.code : undefined;
+      // id null is how JSON-RPC answers a line whose id could not be read (e.g. a stray non-JSON line)
+      if ((msg.id === null || msg.id === undefined) && (code === -32700 || code === -32600)) return;
       if (msg.id === null || msg.id === undefined) this.fail('ACP-ALL-RPC-02', `the client sent a response without an id (${preview(JSON.stringify(msg))}): it answered a notification`, [seq]);
       else this.fail('ACP-ALL-RPC-03', `the client answered id ${JSON.stringify(msg.id)}, which no request of the agent carried (ids must be echoed exactly)`, [seq]);
       return;
