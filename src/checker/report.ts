@@ -24,10 +24,11 @@ export function formatText(run: CheckRun, agent: string, subject: 'agent' | 'cli
   }
   const mustFails = run.requirements.filter((r) => r.status === 'fail' && r.tier === 'MUST').length;
   const otherFails = run.requirements.filter((r) => r.status === 'fail' && r.tier !== 'MUST').length;
+  const errors = run.cases.filter((c) => c.status === 'error').length;
   out.push(
     '',
     `${run.cases.length} cases in ${(run.ms / 1000).toFixed(1)} s. Verdict: ${run.conformant ? 'CONFORMANT' : 'NOT CONFORMANT'}` +
-      ` (${mustFails} MUST failure${mustFails === 1 ? '' : 's'}${otherFails ? `, ${otherFails} SHOULD/MAY warning${otherFails === 1 ? '' : 's'}` : ''})`,
+      ` (${mustFails} MUST failure${mustFails === 1 ? '' : 's'}${otherFails ? `, ${otherFails} SHOULD/MAY warning${otherFails === 1 ? '' : 's'}` : ''}${errors ? `, ${errors} case${errors === 1 ? '' : 's'} could not run` : ''})`,
     '',
   );
   return out.join('\n');

@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { getValidator } from '../../protocol/validation/validator.js';
 import { WaitTimeout } from '../driver.js';
-import type { ClientCase, ClientCaseContext } from './context.js';
+import { ClientSetupError, type ClientCase, type ClientCaseContext } from './context.js';
 import { ClientGone, type Received } from './peer.js';
 
 /** Launch, initialize, session/new, and the prompt: where most cases start. */
@@ -73,7 +73,7 @@ export const clientNegotiateDown: ClientCase = {
       sid = await ctx.openSession();
     } catch (e) {
       // disconnecting is the other correct answer to a version it does not speak
-      if (e instanceof ClientGone) return ctx.pass('ACP-V2-INIT-03', 'the client disconnected');
+      if (e instanceof ClientSetupError && e.gone) return ctx.pass('ACP-V2-INIT-03', 'the client disconnected');
       throw e;
     }
     const req = await ctx.startTurn(sid);
@@ -272,9 +272,11 @@ export const clientFsRoots: ClientCase = {
     writeFileSync(join(outside, 'secret.txt'), `${secret}\n`);
     const paths = [join(outside, 'secret.txt'), `${cwd}/${relative(cwd, join(outside, 'secret.txt'))}`];
     // a symlink only where the checker owns the directory (the client's scratch cwd)
-    if (realpathSync(cwd) === realpathSync(ctx.clientCwd)) {
-      symlinkSync(outside, join(cwd, 'acp-kit-check-link'));
-      paths.push(join(cwd, 'acp-kit-check-link', 'secret.txt'));
+    if (ctx.ownsCwd && realpathSync(cwd) === realpathSync(ctx.clientCwd)) {
+      const link = join(cwd, 'acp-kit-check-link');
+      symlinkSync(outside, link);
+      ctx.cleanups.push(() => rmSync(link, { force: true }));
+      paths.push(join(link, 'secret.txt'));
     }
     const p = ctx.p;
     if (fs.readTextFile === true) {

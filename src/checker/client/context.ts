@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { NotApplicable, type Check } from '../case.js';
-import type { TranscriptLine, WireId } from '../driver.js';
+import { WaitTimeout, type TranscriptLine, type WireId } from '../driver.js';
 import { ClientGone, ClientPeer, type Received } from './peer.js';
 
 /** What every client case needs to know about the run. */
@@ -68,6 +68,11 @@ export class ClientCaseContext {
     /** Working directory of the client (a scratch directory the checker owns, unless --cwd). */
     readonly clientCwd: string,
   ) {}
+
+  /** Whether the client's working directory is the checker's own scratch directory (not --cwd). */
+  get ownsCwd(): boolean {
+    return this.settings.processCwd === undefined;
+  }
 
   get timeout(): number {
     return this.settings.timeoutMs;
@@ -154,7 +159,7 @@ export class ClientCaseContext {
    */
   async handshake(answer: 1 | 2 = this.version): Promise<Received> {
     const p = this.p;
-    const init = await p.takeRequest('initialize', this.timeout);
+    const init = await this.setup('initialize', () => p.takeRequest('initialize', this.timeout));
     const asked = init.params?.protocolVersion;
     if (this.version === 2 && !(typeof asked === 'number' && asked >= 2)) {
       p.respondError(init, -32022, 'Unsupported protocol version');
@@ -180,10 +185,10 @@ export class ClientCaseContext {
     const p = this.p;
     let req: Received;
     try {
-      req = await p.takeRequest('session/new', this.timeout);
+      req = await this.setup('session/new', () => p.takeRequest('session/new', this.timeout));
     } catch (e) {
       // a client that offered v2 may leave when the agent answers v1: it does not speak v1 (allowed)
-      if (e instanceof ClientGone && this.version === 1 && (p.asked ?? 1) >= 2) this.skip('the client offered v2 and left when the agent answered v1: it does not speak v1');
+      if (e instanceof ClientSetupError && e.gone && this.version === 1 && (p.asked ?? 1) >= 2) this.skip('the client offered v2 and left when the agent answered v1: it does not speak v1');
       throw e;
     }
     const sessionId = `check-${this.token.replace(/[^\w-]/g, '-')}`;
@@ -196,7 +201,7 @@ export class ClientCaseContext {
   /** Takes session/prompt; in v2 acknowledges it at once with the user message echo and `running`. */
   async startTurn(sessionId: string): Promise<Received> {
     const p = this.p;
-    const req = await p.takeRequest('session/prompt', this.timeout);
+    const req = await this.setup('session/prompt', () => p.takeRequest('session/prompt', this.timeout));
     if (this.wire === 2) {
       const messageId = `check-user-${this.nextId++}`;
       p.respond(req, { messageId });
@@ -231,6 +236,20 @@ export class ClientCaseContext {
     const code = (line.msg!.error as { code?: unknown } | undefined)?.code;
     this.judge('ACP-ALL-EXT-05', code === -32601, `an unknown request of the agent must be answered with error -32601; the client answered ${line.raw.slice(0, 200)}`, [sent, line.seq]);
     return line.seq;
+  }
+
+  /**
+   * A step of the set-up (initialize, session/new, the prompt) the client must make on its own:
+   * when it never comes the case cannot run at all, which is not a failure of the case's rule.
+   */
+  private async setup<T>(what: string, step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (e) {
+      if (e instanceof ClientGone) throw new ClientSetupError(`the client closed the connection before its ${what} request${this.exited ? ` (it ended: ${this.describeExit()})` : ''}${this.stderrTail()}`, true);
+      if (e instanceof WaitTimeout) throw new ClientSetupError(`the client sent no ${what} request within ${this.timeout} ms; check client needs a client command that initializes, opens a session and sends a prompt on its own (e.g. acp-kit run --agent "{agent}" hello)${this.stderrTail()}`, false);
+      throw e;
+    }
   }
 
   /** Sends Ctrl-C to the client's process group (what a user in a terminal does to cancel). */
@@ -303,3 +322,14 @@ export function excerptOf(transcript: readonly TranscriptLine[], seqs: number[])
 
 /** The client could not be started, or never launched the agent: the case could not run at all. */
 export class ClientLaunchError extends Error {}
+
+/** The client did not set up the session the case needs (see {@link ClientCaseContext.setup}). */
+export class ClientSetupError extends ClientLaunchError {
+  constructor(
+    message: string,
+    /** True when the client closed the connection (rather than going silent). */
+    readonly gone: boolean,
+  ) {
+    super(message);
+  }
+}

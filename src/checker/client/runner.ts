@@ -125,12 +125,20 @@ export async function runClientChecks(settings: ClientCheckSettings, options: Cl
     server = await RelayServer.start(writeRelay(root));
     const results: CaseResult[] = new Array(jobs.length);
     let next = 0;
+    // a client that cannot run one case (does not start, never launches the agent, never prompts)
+    // cannot run the others either: report them instead of waiting for each to time out
+    let stopped: string | undefined;
     const worker = async () => {
       while (next < jobs.length) {
         const i = next++;
+        if (stopped) {
+          results[i] = { name: jobs[i]!.c.name, title: jobs[i]!.c.title, ids: jobs[i]!.c.ids, protocol: jobs[i]!.v, status: 'error', reason: `not run: ${stopped}`, checks: [], ms: 0 };
+          continue;
+        }
         const cwd = settings.processCwd ?? join(root, `case-${i}`);
         if (!settings.processCwd) mkdirSync(cwd);
         results[i] = await runClientCase(jobs[i]!.c, jobs[i]!.v, settings, server!, `${jobs[i]!.c.name}@v${jobs[i]!.v}#${i}-${Math.random().toString(36).slice(2, 10)}`, cwd);
+        if (results[i]!.status === 'error') stopped ??= `case ${results[i]!.name} (v${results[i]!.protocol}) could not run`;
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));
