@@ -163,7 +163,6 @@ export const clientCancelPermission: ClientCase = {
     // once this is answered the client has read the permission request
     await ctx.ping();
     const answer = (id: string, after: number) => (l: { dir: string; seq: number; msg?: { method?: string; id?: unknown } }) => l.dir === 'in' && l.seq > after && l.msg?.method === undefined && l.msg?.id === id;
-    const early = p.transcript.find(answer(idA, seqA));
     ctx.interrupt();
     let cancelSeq: number;
     try {
@@ -174,7 +173,9 @@ export const clientCancelPermission: ClientCase = {
     }
     const idB = ctx.id('permission');
     const seqB = p.send('session/request_permission', ask(), idB);
-    const pendingAtCancel = !early || early.seq > cancelSeq;
+    // the client writes in order: an answer to A before its session/cancel is already in the transcript
+    const answeredA = p.transcript.find(answer(idA, seqA));
+    const pendingAtCancel = !answeredA || answeredA.seq > cancelSeq;
     const judgeAnswer = async (id: string, sent: number, ids: string[], what: string) => {
       const line = await p.waitFor(answer(id, sent), ctx.timeout, `the answer to the ${what}`, sent);
       const outcome = (line.msg!.result as { outcome?: { outcome?: unknown } } | undefined)?.outcome?.outcome;
