@@ -75,6 +75,17 @@ const rows: ReadonlyArray<readonly [string, Tier, string]> = [
   ["ACP-ALL-EXT-05", "MUST", "Custom requests are always answered; unknown ones with -32601."],
   ["ACP-ALL-EXT-06", "SHOULD", "Unknown custom notifications are ignored quietly."],
   ["ACP-V2-CONT-01", "MUST", "Custom block types start with `_` and are kept; an agent rejects unsupported prompt blocks with -32602."],
+  // judged of clients by `acp-kit check client`
+  ["ACP-ALL-TRANS-06", "MUST", "A client writes nothing but ACP messages to the agent's stdin."],
+  ["ACP-V2-INIT-03", "MUST", "A client that asked for v2 and got v1 speaks pure v1 or disconnects; no mixing."],
+  ["ACP-V2-SESS-05", "MUST", "A new v2 session starts idle on the client; the session/new response never overrides a state update already seen."],
+  ["ACP-V1-CANCEL-03", "MUST", "On cancel the v1 client answers every pending permission request with `cancelled`."],
+  ["ACP-ALL-PERM-03", "MUST", "Permission requests of cancelled work are answered `{outcome: \"cancelled\"}`."],
+  ["ACP-V2-MSG-03", "MUST", "A message update with `content` replaces everything, chunks included."],
+  ["ACP-V2-MSG-04", "MUST", "`content: []` or null clears a message; omitted `content` keeps it."],
+  ["ACP-V1-FS-05", "MUST", "Clients refuse fs paths outside the session roots."],
+  ["ACP-V1-TERM-08", "MUST", "`terminal/release` kills a running command and retires the id."],
+  ["ACP-V2-EXT-03", "SHOULD", "Unknown enum values and union variants are kept as they are when stored, replayed or forwarded."],
 ];
 
 /** Every requirement the checker can report, by ID. */

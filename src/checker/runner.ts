@@ -125,7 +125,8 @@ async function runCase(c: CheckCase, v: 1 | 2, settings: CheckSettings): Promise
   return { name: c.name, title: c.title, ids: c.ids, protocol: v, status, reason, checks, ms: Date.now() - t0, stderr: failed ? ctx.all.map((d) => d.stderr).join('').slice(-2000) || undefined : undefined };
 }
 
-function judge(results: CaseResult[], protocols: Array<1 | 2>, wanted: (id: string) => boolean): RequirementResult[] {
+/** Turns the checks of all cases into one verdict per requirement and version (shared with `check client`). */
+export function judge(results: CaseResult[], protocols: Array<1 | 2>, wanted: (id: string) => boolean): RequirementResult[] {
   const out = new Map<string, RequirementResult>();
   for (const r of results) {
     for (const ch of r.checks) {

@@ -269,6 +269,23 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .action(async (agent: string[], flags: import('./commands/check.js').CheckAgentFlags) => {
       result.code = await (await import('./commands/check.js')).checkAgentCommand(agent, flags);
     });
+  check
+    .command('client')
+    .description('run the conformance cases against a client: it launches a scripted agent ({agent}) once per case; exit 0 conformant, 1 not, 2 usage')
+    .argument('<client...>', 'the client command, after --; {agent} in it becomes the agent command line (also in $ACP_CHECK_AGENT)')
+    .addOption(new Option('--protocol <version>', 'protocol version(s) the scripted agent speaks').choices(['1', '2', 'both']).default('both'))
+    .option('--only <ids...>', 'only these requirement IDs (comma or space separated; a trailing * matches a prefix)')
+    .option('--skip <ids...>', 'skip these requirement IDs')
+    .option('--timeout <ms>', 'how long one step of the client may take (default 10000)', positive('--timeout'))
+    .option('--concurrency <n>', 'cases run at once (default 4)', positive('--concurrency'))
+    .option('--cwd <dir>', 'working directory for the client (default: a fresh temporary directory per case)')
+    .option('--env <NAME=VALUE...>', 'extra environment for the client')
+    .option('--json', 'print the report as JSON')
+    .option('--junit <file>', 'also write a JUnit XML report')
+    .addHelpText('after', '\nExample: acp-kit check client -- acp-kit run --agent "{agent}" hello\nThe checker presses Ctrl-C (SIGINT to the client\'s process group) to make it cancel. See docs/checker.md.\n')
+    .action(async (client: string[], flags: import('./commands/check.js').CheckClientFlags) => {
+      result.code = await (await import('./commands/check.js')).checkClientCommand(client, flags);
+    });
 
   program
     .command('validate')

@@ -78,6 +78,8 @@ export class ClientSession {
   private lastRunningSeq = -1;
   private idleWaiters: IdleWaiter[] = [];
   private readonly pendingPermissions = new Set<AbortController>();
+  /** Set by {@link cancel} until the turn ends: permission requests asked meanwhile are answered `cancelled`. */
+  private turnCancelled = false;
   /** The per-version prompt behaviour (v1 emulation of the v2 lifecycle, v2 idle tracking). */
   private readonly lifecycle: PromptLifecycle;
   private readonly promptContext: PromptContext;
@@ -156,10 +158,12 @@ export class ClientSession {
     if (signal?.aborted) throw AcpError.cancelled('the prompt was aborted before it was sent');
     const onAbort = (): void => this.cancel();
     signal?.addEventListener('abort', onAbort, { once: true });
+    this.turnCancelled = false;
     try {
       return await this.lifecycle.prompt(this.promptContext, prompt);
     } finally {
       signal?.removeEventListener('abort', onAbort);
+      this.turnCancelled = false;
     }
   }
 
@@ -182,6 +186,7 @@ export class ClientSession {
   cancel(): void {
     if (this.closedFlag) return;
     this.host.notify('session/cancel', { sessionId: this.sessionId });
+    this.turnCancelled = true;
     const pending = [...this.pendingPermissions];
     this.pendingPermissions.clear();
     for (const c of pending) c.abort();
@@ -310,6 +315,8 @@ export class ClientSession {
       request = this.lifecycle.permissionRequest(request, subject.toolCall.title, this.state.toolCalls.get(toolCallId)?.title);
     }
     const own = new AbortController();
+    // asked after our cancel but before the turn ended: it belongs to the cancelled work (ACP-ALL-PERM-03)
+    if (this.turnCancelled) own.abort();
     this.pendingPermissions.add(own);
     try {
       const tc = toolCallId !== undefined ? this.state.toolCalls.get(toolCallId) : undefined;
