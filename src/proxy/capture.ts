@@ -2,6 +2,7 @@ import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, statSync, 
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { at, isObj, type Obj } from './json.js';
 
 /** Which way a frame travelled through the proxy. */
 export type FrameDirection = 'editor->agent' | 'agent->editor';
@@ -58,13 +59,25 @@ export interface CaptureMeta {
 /** Anything a capture file holds, line by line. */
 export type CaptureEntry = CaptureHeader | CaptureMeta | ({ type: 'frame' } & CaptureFrame);
 
-/** The decoded JSON-RPC shape of one raw line. */
-export interface DecodedFrame {
-  kind: FrameKind;
-  method?: string;
-  id?: FrameId;
-  /** The parsed JSON (undefined when not JSON). */
-  message?: unknown;
+/**
+ * The decoded JSON-RPC shape of one raw line, by `kind`: requests and notifications have a method,
+ * answers an id, and every JSON-RPC kind carries its parsed object as `message` (left out by the
+ * light {@link scanFrame}); `invalid` carries whatever parsed (undefined when not JSON).
+ */
+export type DecodedFrame =
+  | { kind: 'request'; method: string; id?: FrameId; message?: Record<string, unknown> }
+  | { kind: 'notification'; method: string; id?: undefined; message?: Record<string, unknown> }
+  | { kind: 'response' | 'error'; method?: undefined; id?: FrameId; message?: Record<string, unknown> }
+  | { kind: 'invalid'; method?: undefined; id?: undefined; message?: unknown };
+
+/** A JSON-RPC id: string, number or `null` (anything else is no id). */
+export function isFrameId(v: unknown): v is FrameId {
+  return typeof v === 'string' || typeof v === 'number' || v === null;
+}
+
+const FRAME_KINDS: ReadonlySet<unknown> = new Set<FrameKind>(['request', 'notification', 'response', 'error', 'invalid']);
+function isFrameKind(v: unknown): v is FrameKind {
+  return FRAME_KINDS.has(v);
 }
 
 /** Classifies one raw line (lenient: a trailing `\r` or blanks are fine for JSON). */
@@ -75,15 +88,14 @@ export function decodeFrame(raw: string): DecodedFrame {
   } catch {
     return { kind: 'invalid' };
   }
-  if (message === null || typeof message !== 'object' || Array.isArray(message)) return { kind: 'invalid', message };
-  const m = message as Record<string, unknown>;
-  const hasId = 'id' in m;
-  const id = hasId && (typeof m.id === 'string' || typeof m.id === 'number' || m.id === null) ? (m.id as FrameId) : undefined;
-  if (typeof m.method === 'string') {
-    return hasId ? { kind: 'request', method: m.method, id, message } : { kind: 'notification', method: m.method, message };
+  if (!isObj(message)) return { kind: 'invalid', message };
+  const hasId = 'id' in message;
+  const id = hasId && isFrameId(message.id) ? message.id : undefined;
+  if (typeof message.method === 'string') {
+    return hasId ? { kind: 'request', method: message.method, id, message } : { kind: 'notification', method: message.method, message };
   }
-  if (hasId && 'error' in m) return { kind: 'error', id, message };
-  if (hasId && 'result' in m) return { kind: 'response', id, message };
+  if (hasId && 'error' in message) return { kind: 'error', id, message };
+  if (hasId && 'result' in message) return { kind: 'response', id, message };
   return { kind: 'invalid', message };
 }
 
@@ -317,9 +329,8 @@ export function openCapture(path: string): CaptureReader {
             if (f) yield f;
             continue;
           }
-          const h = parsed as Partial<CaptureHeader>;
-          if (h.type !== 'header' || h.format !== 'acp-kit-capture') throw new CaptureFormatError(`${path}: line 1 is not a capture header (expected {"type":"header","format":"acp-kit-capture",…}, a Rust conductor trace event {"type":"request","ts":…} or an acp-devtools export)`);
-          header = h as CaptureHeader;
+          if (!isObj(parsed) || parsed.type !== 'header' || parsed.format !== 'acp-kit-capture') throw new CaptureFormatError(`${path}: line 1 is not a capture header (expected {"type":"header","format":"acp-kit-capture",…}, a Rust conductor trace event {"type":"request","ts":…} or an acp-devtools export)`);
+          header = headerFrom(parsed);
           continue;
         }
         if (devtools) {
@@ -339,12 +350,11 @@ export function openCapture(path: string): CaptureReader {
           if (f) yield f;
           continue;
         }
-        const o = e as Record<string, unknown>;
-        if (o.type === 'meta') metas.push(o as unknown as CaptureMeta);
-        else if (typeof o.seq === 'number' && typeof o.raw === 'string' && (o.dir === 'editor->agent' || o.dir === 'agent->editor')) {
-          const { type: _t, ...f } = o;
-          yield f as unknown as CaptureFrame;
-        } else skipped.push({ line: lineNo, reason: 'not a frame' });
+        const meta = isObj(e) && e.type === 'meta' ? metaFrom(e) : undefined;
+        const f = meta || !isObj(e) ? undefined : frameFrom(e);
+        if (meta) metas.push(meta);
+        else if (f) yield f;
+        else skipped.push({ line: lineNo, reason: 'not a frame' });
       }
       if (devtools) {
         let parsed: unknown;
@@ -361,19 +371,22 @@ export function openCapture(path: string): CaptureReader {
     }
   }
   function* mapDevtools(doc: DevtoolsExport): Generator<CaptureFrame> {
-    const start = doc.messages.length > 0 ? Date.parse(String(doc.messages[0]!.timestamp)) : NaN;
+    const start = doc.messages.length > 0 ? Date.parse(String(at(doc.messages[0], 'timestamp'))) : NaN;
     header = { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: 'acp-devtools', agent: devtoolsAgent(doc), start: Number.isFinite(start) ? new Date(start).toISOString() : new Date(0).toISOString(), source: 'acp-devtools' };
     let seq = 0;
     for (const m of doc.messages) {
-      const raw = typeof m.raw === 'string' ? m.raw : JSON.stringify(m.payload ?? null);
+      const recorded = at(m, 'raw');
+      const raw = typeof recorded === 'string' ? recorded : JSON.stringify(at(m, 'payload') ?? null);
       const d = decodeFrame(raw);
-      const ts = Date.parse(String(m.timestamp));
-      const dir = devtoolsDirection(m.direction);
+      const ts = Date.parse(String(at(m, 'timestamp')));
+      const direction = at(m, 'direction');
+      const dir = devtoolsDirection(direction);
       if (!dir) {
-        skipped.push({ line: seq + 1, reason: `unknown direction ${JSON.stringify(m.direction)}` });
+        skipped.push({ line: seq + 1, reason: `unknown direction ${JSON.stringify(direction)}` });
         continue;
       }
-      const f: CaptureFrame = { seq: typeof m.seq === 'number' ? m.seq : ++seq, t: Number.isFinite(ts) && Number.isFinite(start) ? ts - start : 0, dir, raw, kind: d.kind };
+      const mseq = at(m, 'seq');
+      const f: CaptureFrame = { seq: typeof mseq === 'number' ? mseq : ++seq, t: Number.isFinite(ts) && Number.isFinite(start) ? ts - start : 0, dir, raw, kind: d.kind };
       seq = f.seq;
       if (d.method !== undefined) f.method = d.method;
       if (d.id !== undefined) f.id = d.id;
@@ -389,15 +402,62 @@ export function openCapture(path: string): CaptureReader {
 }
 
 /**
+ * A header line as read: fields of the wrong type get neutral values (lenient on input), fields
+ * this version does not know are kept.
+ */
+function headerFrom(h: Obj): CaptureHeader {
+  const { source, ...rest } = h;
+  const out: CaptureHeader = {
+    ...rest,
+    type: 'header',
+    format: 'acp-kit-capture',
+    formatVersion: 1,
+    acpKit: typeof h.acpKit === 'string' ? h.acpKit : '',
+    agent: Array.isArray(h.agent) ? h.agent.map(String) : [],
+    start: typeof h.start === 'string' ? h.start : new Date(0).toISOString(),
+  };
+  if (typeof source === 'string') out.source = source;
+  return out;
+}
+
+/** A meta line as read: known fields of the wrong type are left out, unknown ones kept. */
+function metaFrom(o: Obj): CaptureMeta {
+  const { protocolVersion, exitCode, signal, ...rest } = o;
+  const out: CaptureMeta = { ...rest, type: 'meta', seq: typeof o.seq === 'number' ? o.seq : 0, t: typeof o.t === 'number' ? o.t : 0 };
+  if (typeof protocolVersion === 'number') out.protocolVersion = protocolVersion;
+  if (typeof exitCode === 'number' || exitCode === null) out.exitCode = exitCode;
+  if (typeof signal === 'string' || signal === null) out.signal = signal;
+  return out;
+}
+
+/**
+ * A frame line as read, or `undefined` when it has no `seq`, `raw` and `dir`. A missing time
+ * reads as 0, a missing or unknown kind is taken from the raw line.
+ */
+function frameFrom(o: Obj): CaptureFrame | undefined {
+  const { type: _type, seq, t, dir, raw, kind, method, id, ...rest } = o;
+  if (typeof seq !== 'number' || typeof raw !== 'string' || (dir !== 'editor->agent' && dir !== 'agent->editor')) return undefined;
+  const f: CaptureFrame = { ...rest, seq, t: typeof t === 'number' ? t : 0, dir, raw, kind: isFrameKind(kind) ? kind : decodeFrame(raw).kind };
+  if (typeof method === 'string') f.method = method;
+  if (id !== undefined && isFrameId(id)) f.id = id;
+  return f;
+}
+
+/**
  * The trace events of the Rust SDK's conductor (`agent-client-protocol-conductor`, `trace_to_path`):
  * one JSON object per line, `{"type":"request"|"response"|"notification", "ts": seconds since the
  * trace started, "from", "to", …}` (format: agentclientprotocol/rust-sdk,
  * src/agent-client-protocol-conductor/src/trace.rs, `TraceEvent`).
  */
-function isConductorEvent(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null) return false;
-  const o = v as { type?: unknown; ts?: unknown; from?: unknown; to?: unknown };
-  return (o.type === 'request' || o.type === 'response' || o.type === 'notification') && typeof o.ts === 'number' && typeof o.from === 'string' && typeof o.to === 'string';
+interface ConductorEvent extends Obj {
+  type: 'request' | 'response' | 'notification';
+  ts: number;
+  from: string;
+  to: string;
+}
+
+function isConductorEvent(v: unknown): v is ConductorEvent {
+  return isObj(v) && (v.type === 'request' || v.type === 'response' || v.type === 'notification') && typeof v.ts === 'number' && typeof v.from === 'string' && typeof v.to === 'string';
 }
 
 /**
@@ -429,8 +489,8 @@ class ConductorTrace {
       skipped.push({ line, reason: 'not a conductor trace event (type request/response/notification with ts, from, to)' });
       return undefined;
     }
-    const from = componentRank(event.from as string);
-    const to = componentRank(event.to as string);
+    const from = componentRank(event.from);
+    const to = componentRank(event.to);
     if (from === undefined || to === undefined || from === to) {
       skipped.push({ line, reason: `unknown components ${JSON.stringify(event.from)} -> ${JSON.stringify(event.to)}` });
       return undefined;
@@ -458,7 +518,7 @@ class ConductorTrace {
     }
     const raw = JSON.stringify(message);
     const d = decodeFrame(raw);
-    const f: CaptureFrame = { seq: ++this.seq, t: Math.round((event.ts as number) * 1e6) / 1000, dir, raw, kind: d.kind };
+    const f: CaptureFrame = { seq: ++this.seq, t: Math.round(event.ts * 1e6) / 1000, dir, raw, kind: d.kind };
     if (d.method !== undefined) f.method = d.method;
     if (d.id !== undefined) f.id = d.id;
     return f;
@@ -474,14 +534,14 @@ function componentRank(name: string): number | undefined {
   return m ? 1 + Number(m[1] ?? m[2]) : undefined;
 }
 
-interface DevtoolsExport {
-  version?: unknown;
+/** An acp-devtools export: its messages are read field by field (`seq`, `timestamp`, `direction`, `raw`, `payload`). */
+interface DevtoolsExport extends Obj {
   session?: unknown;
-  messages: Array<{ seq?: unknown; timestamp?: unknown; direction?: unknown; kind?: unknown; raw?: unknown; payload?: unknown }>;
+  messages: unknown[];
 }
 
 function isDevtoolsExport(v: unknown): v is DevtoolsExport {
-  return typeof v === 'object' && v !== null && Array.isArray((v as { messages?: unknown }).messages) && (v as { type?: unknown }).type !== 'header';
+  return isObj(v) && Array.isArray(v.messages) && v.type !== 'header';
 }
 
 /** acp-devtools names directions from the proxy's point of view in a few spellings; accept them all. */
@@ -493,8 +553,7 @@ function devtoolsDirection(d: unknown): FrameDirection | undefined {
 }
 
 function devtoolsAgent(doc: DevtoolsExport): string[] {
-  const s = doc.session as { agent?: unknown; command?: unknown } | undefined;
-  const cmd = s?.command ?? s?.agent;
+  const cmd = at(doc.session, 'command') ?? at(doc.session, 'agent');
   if (Array.isArray(cmd)) return cmd.map(String);
   return typeof cmd === 'string' ? [cmd] : [];
 }

@@ -1,5 +1,6 @@
 import { diffArrays } from 'diff';
 import type { CaptureFrame, FrameDirection, FrameKind } from './capture.js';
+import { at, isObj } from './json.js';
 import { RequestPairer, oppositeDirection, summarizeLatencies } from './latency.js';
 
 /** Where a frame is in its capture, and what it is. */
@@ -135,17 +136,19 @@ function prepare(frames: readonly CaptureFrame[], intern: Map<string, number>): 
         if (!l) latencies.set(k, (l = { method: answered.request.method, dir: answered.request.dir, values: [] }));
         l.values.push(answered.latencyMs);
         if (method === 'initialize' && f.kind === 'response') {
-          const result = (parse(f.raw) as { result?: { protocolVersion?: unknown; agentCapabilities?: unknown; capabilities?: unknown } } | undefined)?.result;
-          if (typeof result?.protocolVersion === 'number') version.negotiated = result.protocolVersion;
-          agentCaps = result?.agentCapabilities ?? result?.capabilities;
+          const result = at(parse(f.raw), 'result');
+          const pv = at(result, 'protocolVersion');
+          if (typeof pv === 'number') version.negotiated = pv;
+          agentCaps = at(result, 'agentCapabilities') ?? at(result, 'capabilities');
         }
       }
     } else if (f.kind === 'request') {
       pairer.push(f);
       if (f.method === 'initialize' && f.dir === 'editor->agent') {
-        const params = (parse(f.raw) as { params?: { protocolVersion?: unknown; clientCapabilities?: unknown; capabilities?: unknown } } | undefined)?.params;
-        if (typeof params?.protocolVersion === 'number') version.offered = params.protocolVersion;
-        clientCaps = params?.clientCapabilities ?? params?.capabilities;
+        const params = at(parse(f.raw), 'params');
+        const pv = at(params, 'protocolVersion');
+        if (typeof pv === 'number') version.offered = pv;
+        clientCaps = at(params, 'clientCapabilities') ?? at(params, 'capabilities');
       }
     }
     methods[i] = method;
@@ -274,15 +277,9 @@ function compareValues(a: unknown, b: unknown, path: string, out: FieldDifferenc
     return;
   }
   if (a === b) return;
-  const ta = a === null ? 'null' : Array.isArray(a) ? 'array' : typeof a;
-  const tb = b === null ? 'null' : Array.isArray(b) ? 'array' : typeof b;
-  if (ta !== tb || (ta !== 'object' && ta !== 'array')) {
-    out.push({ path, a, b });
-    return;
-  }
-  if (ta === 'array') {
-    const xa = a as unknown[];
-    const xb = b as unknown[];
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const xa: readonly unknown[] = a;
+    const xb: readonly unknown[] = b;
     for (let i = 0; i < Math.max(xa.length, xb.length); i++) {
       const p = `${path}[${i}]`;
       if (i >= xa.length) out.push({ path: p, b: xb[i] });
@@ -291,8 +288,13 @@ function compareValues(a: unknown, b: unknown, path: string, out: FieldDifferenc
     }
     return;
   }
-  const oa = a as Record<string, unknown>;
-  const ob = b as Record<string, unknown>;
+  if (!isObj(a) || !isObj(b)) {
+    // different types, or equal-typed scalars that differ
+    out.push({ path, a, b });
+    return;
+  }
+  const oa = a;
+  const ob = b;
   for (const k of Object.keys(oa)) {
     const p = child(path, k);
     if (!(k in ob)) {
@@ -349,9 +351,9 @@ export function diffCaptures(a: readonly CaptureFrame[], b: readonly CaptureFram
       lastA = fa.seq;
       lastB = fb.seq;
       const fields: FieldDifference[] = [];
-      const ma = fa.kind === 'invalid' ? undefined : (parse(fa.raw) as Record<string, unknown> | undefined);
-      const mb = fb.kind === 'invalid' ? undefined : (parse(fb.raw) as Record<string, unknown> | undefined);
-      if (typeof ma !== 'object' || ma === null || typeof mb !== 'object' || mb === null) {
+      const ma = fa.kind === 'invalid' ? undefined : parse(fa.raw);
+      const mb = fb.kind === 'invalid' ? undefined : parse(fb.raw);
+      if (!isObj(ma) || !isObj(mb)) {
         if (fa.raw !== fb.raw) fields.push({ path: '(line)', a: fa.raw, b: fb.raw });
       } else {
         // the JSON-RPC id: requests pair by (direction, id); answers use their request's pairing

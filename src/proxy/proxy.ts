@@ -3,6 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { signalProcessGroup, trackProcessGroup } from '../rpc/process-group.js';
 import { describeSpawnError, watchChildExit } from '../rpc/child.js';
 import { CaptureWriter, decodeFrame, scanFrame, type CaptureFrame, type DecodedFrame, type FrameDirection } from './capture.js';
+import { numberAt } from './json.js';
 import { CaptureValidator, type Violation } from './validate.js';
 
 /** Options of {@link startProxy}. */
@@ -105,8 +106,8 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
         if (dir === 'editor->agent' && d.kind === 'request' && d.method === 'initialize') initId = d.id;
         else if (dir === 'agent->editor' && d.kind === 'response' && d.id === initId && initId !== undefined) {
           const message = d.message ?? decodeFrame(raw).message;
-          const pv = (message as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
-          if (typeof pv === 'number') {
+          const pv = numberAt(message, 'result', 'protocolVersion');
+          if (pv !== undefined) {
             initSeen = true;
             recorder.meta({ protocolVersion: pv });
           }

@@ -1,3 +1,5 @@
+import { isObj } from './json.js';
+
 /** What replaces a secret on export. */
 const REDACTED = '[redacted]';
 
@@ -30,9 +32,9 @@ export function redactRaw(raw: string): string {
 
 function walk(v: unknown, inMeta: boolean): unknown {
   if (Array.isArray(v)) return v.map((x) => walk(x, inMeta));
-  if (v === null || typeof v !== 'object') return v;
+  if (!isObj(v)) return v;
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+  for (const [k, x] of Object.entries(v)) {
     if (inMeta && SECRET_KEY.test(k) && x !== null && typeof x !== 'object') out[k] = REDACTED;
     else if (k === 'env') out[k] = redactEnv(x);
     else if (k === 'headers') out[k] = redactHeaders(x);
@@ -43,14 +45,14 @@ function walk(v: unknown, inMeta: boolean): unknown {
 
 /** Environment values are secrets as a rule (API keys): every value goes, names stay. */
 function redactEnv(env: unknown): unknown {
-  if (Array.isArray(env)) return env.map((e) => (e && typeof e === 'object' && 'value' in e ? { ...(e as object), value: REDACTED } : e));
+  if (Array.isArray(env)) return env.map((e: unknown) => (isObj(e) && 'value' in e ? { ...e, value: REDACTED } : e));
   if (env && typeof env === 'object') return Object.fromEntries(Object.keys(env).map((k) => [k, REDACTED]));
   return env;
 }
 
 function redactHeaders(headers: unknown): unknown {
   if (Array.isArray(headers)) {
-    return headers.map((h) => (h && typeof h === 'object' && SECRET_HEADER.test(String((h as { name?: unknown }).name)) ? { ...(h as object), value: REDACTED } : walk(h, false)));
+    return headers.map((h: unknown) => (isObj(h) && SECRET_HEADER.test(String(h.name)) ? { ...h, value: REDACTED } : walk(h, false)));
   }
   if (headers && typeof headers === 'object') {
     return Object.fromEntries(Object.entries(headers).map(([k, x]) => [k, SECRET_HEADER.test(k) ? REDACTED : x]));

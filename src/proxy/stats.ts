@@ -1,4 +1,5 @@
 import type { CaptureFrame, FrameDirection } from './capture.js';
+import { at, isObj, numberAt, stringAt } from './json.js';
 import { RequestPairer, summarizeLatencies, type LatencySummary } from './latency.js';
 
 /** Traffic of one method in one direction. */
@@ -100,7 +101,7 @@ const round = (n: number): number => Math.round(n * 1000) / 1000;
 function parse(raw: string): Record<string, unknown> | undefined {
   try {
     const v: unknown = JSON.parse(raw);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+    return isObj(v) ? v : undefined;
   } catch {
     return undefined;
   }
@@ -176,20 +177,19 @@ export class CaptureStatsCollector {
         const body = needsBody ? parse(frame.raw) : undefined;
         if (frame.kind === 'error') {
           m.errors++;
-          const e = (body?.error ?? {}) as { code?: unknown; message?: unknown };
-          const code = typeof e.code === 'number' ? e.code : null;
+          const code = numberAt(body, 'error', 'code') ?? null;
           const key = String(code);
           let acc = this.errorCodes.get(key);
           if (!acc) {
-            acc = { code, count: 0, message: typeof e.message === 'string' ? e.message : '', methods: new Set() };
+            acc = { code, count: 0, message: stringAt(body, 'error', 'message') ?? '', methods: new Set() };
             this.errorCodes.set(key, acc);
           }
           acc.count++;
           acc.methods.add(answered.request.method);
         } else m.responses++;
         if (answered.request.method === 'initialize' && frame.kind === 'response') {
-          const pv = (body?.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-          if (typeof pv === 'number') this.protocolVersion = pv;
+          const pv = numberAt(body, 'result', 'protocolVersion');
+          if (pv !== undefined) this.protocolVersion = pv;
         }
         if (answered.request.method === 'session/prompt') this.onPromptAnswer(frame, body, answered.request.id);
       }
@@ -197,8 +197,7 @@ export class CaptureStatsCollector {
   }
 
   private onPrompt(frame: CaptureFrame): void {
-    const sessionId = (parse(frame.raw)?.params as { sessionId?: unknown } | undefined)?.sessionId;
-    const sid = typeof sessionId === 'string' ? sessionId : null;
+    const sid = stringAt(parse(frame.raw), 'params', 'sessionId') ?? null;
     const stats: TurnStats = { sessionId: sid, promptSeq: frame.seq, t: frame.t, timeToFirstChunkMs: null, durationMs: null, endSeq: null, stopReason: null };
     this.turns.push(stats);
     // a prompt sent while work runs joins that work: its idle ends this turn too
@@ -229,22 +228,22 @@ export class CaptureStatsCollector {
     if (!turn) return;
     this.byPromptId.delete(key);
     if (frame.kind === 'error') {
-      const e = (body?.error ?? {}) as { code?: unknown; message?: unknown };
-      turn.stats.error = { code: typeof e.code === 'number' ? e.code : null, message: typeof e.message === 'string' ? e.message : '' };
+      turn.stats.error = { code: numberAt(body, 'error', 'code') ?? null, message: stringAt(body, 'error', 'message') ?? '' };
       this.end(turn, frame, null);
       return;
     }
-    const stopReason = (body?.result as { stopReason?: unknown } | undefined)?.stopReason;
+    const stopReason = at(body, 'result', 'stopReason');
     // v1 answers at the end of the turn with its stop reason; v2 only acknowledges and ends at idle
     if (typeof stopReason === 'string') this.end(turn, frame, stopReason);
     else turn.acknowledged = true;
   }
 
   private onUpdate(frame: CaptureFrame): void {
-    const params = parse(frame.raw)?.params as { sessionId?: unknown; update?: { sessionUpdate?: unknown; state?: unknown; stopReason?: unknown } } | undefined;
-    const kind = typeof params?.update?.sessionUpdate === 'string' ? params.update.sessionUpdate : '(none)';
+    const params = at(parse(frame.raw), 'params');
+    const update = at(params, 'update');
+    const kind = stringAt(update, 'sessionUpdate') ?? '(none)';
     this.updates.set(kind, (this.updates.get(kind) ?? 0) + 1);
-    const sid = typeof params?.sessionId === 'string' ? params.sessionId : null;
+    const sid = stringAt(params, 'sessionId') ?? null;
     const list = this.open.get(sid ?? '');
     if (CHUNK_KINDS.has(kind)) {
       const turn = list?.find((t) => t.stats.timeToFirstChunkMs === null);
@@ -252,10 +251,10 @@ export class CaptureStatsCollector {
       return;
     }
     if (kind !== 'state_update' || sid === null) return;
-    const state = params!.update!.state;
+    const state = at(update, 'state');
     if (state === 'idle') {
       this.running.delete(sid);
-      const stop = params!.update!.stopReason;
+      const stop = at(update, 'stopReason');
       for (const turn of [...(list ?? [])]) if (turn.sawRunning) this.end(turn, frame, typeof stop === 'string' ? stop : null);
     } else if (typeof state === 'string') {
       this.running.add(sid);

@@ -1,6 +1,7 @@
 import { getValidator } from '../protocol/validation/validator.js';
 import { formatFailure } from '../protocol/validation/failure.js';
-import type { CaptureFrame, FrameDirection, FrameId } from './capture.js';
+import type { CaptureFrame, FrameDirection } from './capture.js';
+import { at, isObj, type Obj } from './json.js';
 
 /** One broken rule, with the requirement it breaks and the frames involved. */
 export interface Violation {
@@ -33,6 +34,8 @@ export type ViolationRule =
 
 interface Pending {
   seq: number;
+  /** Who sent the request. */
+  dir: FrameDirection;
   method: string;
   sessionId?: string;
   /** For permission requests: the session/cancel that made them due. */
@@ -41,7 +44,7 @@ interface Pending {
 
 interface SessionState {
   /** v1: the prompt in flight. */
-  prompt?: { seq: number; id: FrameId; cancelSeq?: number };
+  prompt?: { seq: number; id: unknown; cancelSeq?: number };
   /** v1: the last prompt answered, until the next prompt starts. */
   ended?: { promptSeq: number; responseSeq: number };
   /** After a load/resume-with-replay response, until the next prompt: updates now are late replay. */
@@ -62,7 +65,8 @@ const V2_REPLAY_UPDATES = new Set(['user_message', 'user_message_chunk']);
 const V2_AGENT_MESSAGES = new Set(['agent_message_chunk', 'agent_thought_chunk', 'agent_message', 'agent_thought']);
 
 const other = (d: FrameDirection): FrameDirection => (d === 'editor->agent' ? 'agent->editor' : 'editor->agent');
-const idKey = (id: FrameId | undefined): string => JSON.stringify(id ?? null);
+/** Ids are compared as written (a malformed one still pairs with its answer). */
+const idKey = (id: unknown): string => JSON.stringify(id ?? null);
 
 /**
  * Checks a stream of frames against the official schema of the negotiated protocol version
@@ -72,7 +76,7 @@ const idKey = (id: FrameId | undefined): string => JSON.stringify(id ?? null);
  */
 export class CaptureValidator {
   private version: 1 | 2 | undefined;
-  private initId: FrameId | undefined;
+  private initId: unknown;
   private readonly pending = new Map<string, Pending>();
   private readonly sessions = new Map<string, SessionState>();
 
@@ -118,7 +122,12 @@ export class CaptureValidator {
       }
       return out;
     }
-    const m = message as { jsonrpc?: unknown; id?: FrameId; method?: string; params?: unknown; result?: unknown; error?: unknown };
+    if (!isObj(message)) {
+      // a frame recorded as JSON-RPC whose line holds no object
+      out.push(this.schema(frame, 'the message: must be a JSON-RPC 2.0 request, notification or response object'));
+      return out;
+    }
+    const m = message;
     if (m.jsonrpc !== '2.0') out.push(this.schema(frame, 'jsonrpc: must be "2.0"'));
     if (frame.kind === 'request' || frame.kind === 'notification') this.onCall(frame, m, out);
     else this.onResponse(frame, m, out);
@@ -129,7 +138,7 @@ export class CaptureValidator {
   finish(): Violation[] {
     const out: Violation[] = [];
     for (const [key, p] of this.pending) {
-      const dir = key.slice(0, key.indexOf(':')) as FrameDirection;
+      const dir = p.dir;
       const id = key.slice(key.indexOf(':') + 1);
       if (p.cancelSeq !== undefined) {
         out.push({ rule: 'permission-pending-after-cancel', requirement: 'ACP-ALL-PERM-03', seqs: [p.seq, p.cancelSeq], message: `session/request_permission id ${id} was never answered after session/cancel; the client must answer it with outcome "cancelled"` });
@@ -155,12 +164,17 @@ export class CaptureValidator {
     return s;
   }
 
-  private onCall(frame: CaptureFrame, m: { id?: FrameId; method?: string; params?: unknown }, out: Violation[]): void {
-    const method = m.method!;
-    const params = m.params as Record<string, unknown> | undefined;
+  private onCall(frame: CaptureFrame, m: Obj, out: Violation[]): void {
+    if (typeof m.method !== 'string') {
+      out.push(this.schema(frame, 'method: must be string'));
+      return;
+    }
+    const method = m.method;
+    // the schema checks params as written; the rules read them only when they are an object
+    const params = isObj(m.params) ? m.params : undefined;
     if (method === 'initialize' && frame.dir === 'editor->agent') {
       this.initId = m.id;
-      const offered = (params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+      const offered = at(params, 'protocolVersion');
       if (this.version === undefined && (offered === 1 || offered === 2)) this.version = offered;
     }
     const v = this.version ? getValidator(this.version) : undefined;
@@ -170,15 +184,15 @@ export class CaptureValidator {
       if (side !== undefined && side !== 'protocol' && side !== expected) {
         out.push(this.schema(frame, `is handled by the ${side}, so only the ${side === 'agent' ? 'editor' : 'agent'} may send it`));
       } else if (method === 'session/update') {
-        const p = params as { sessionId?: unknown; update?: unknown } | undefined;
+        const p = m.params;
         if (typeof p !== 'object' || p === null) out.push(this.schema(frame, 'params: must be object'));
         else {
-          if (typeof p.sessionId !== 'string') out.push(this.schema(frame, 'params.sessionId: must be string'));
-          const f = v.update(p.update, 'params.update');
+          if (typeof at(p, 'sessionId') !== 'string') out.push(this.schema(frame, 'params.sessionId: must be string'));
+          const f = v.update(at(p, 'update'), 'params.update');
           if (f && f !== 'unknown') out.push(this.schema(frame, formatFailure('', f)));
         }
       } else {
-        const f = v.params(method, params, 'params');
+        const f = v.params(method, m.params, 'params');
         if (f) out.push(this.schema(frame, formatFailure('', f)));
       }
     }
@@ -188,7 +202,7 @@ export class CaptureValidator {
       if (prev) {
         out.push({ rule: 'duplicate-request-id', requirement: 'ACP-ALL-RPC-03', seqs: [prev.seq, frame.seq], message: `${method} reuses request id ${idKey(m.id)} while ${prev.method} (seq ${prev.seq}) with that id is still unanswered` });
       }
-      this.pending.set(key, { seq: frame.seq, method, sessionId: typeof params?.sessionId === 'string' ? params.sessionId : undefined });
+      this.pending.set(key, { seq: frame.seq, dir: frame.dir, method, sessionId: typeof params?.sessionId === 'string' ? params.sessionId : undefined });
     }
     const s = this.session(params?.sessionId);
     if (!s) return;
@@ -210,8 +224,9 @@ export class CaptureValidator {
       return;
     }
     if (method !== 'session/update') return;
-    const update = (params as { update?: { sessionUpdate?: unknown; messageId?: unknown; state?: unknown; stopReason?: unknown } }).update;
-    const kind = typeof update?.sessionUpdate === 'string' ? update.sessionUpdate : '';
+    const update = at(params, 'update');
+    const sessionUpdate = at(update, 'sessionUpdate');
+    const kind = typeof sessionUpdate === 'string' ? sessionUpdate : '';
     if (s.loaded && (this.version === 2 ? V2_REPLAY_UPDATES.has(kind) && !s.running : V1_TURN_UPDATES.has(kind))) {
       const id = s.loaded.method === 'session/load' ? 'ACP-V1-LOAD-03' : 'ACP-V2-RESUME-03';
       out.push({ rule: 'replay-after-load-response', requirement: id, seqs: [s.loaded.requestSeq, s.loaded.responseSeq, frame.seq], message: `${kind} for session ${String(params?.sessionId)} arrived after the ${s.loaded.method} response (seq ${s.loaded.responseSeq}); replay must be complete before the response` });
@@ -224,31 +239,33 @@ export class CaptureValidator {
       return;
     }
     if (kind === 'state_update') {
-      if (update!.state === 'idle') {
+      const state = at(update, 'state');
+      if (state === 'idle') {
         if (s.running) {
           s.idle = { seq: frame.seq, messages: s.workMessages };
           s.workMessages = new Set();
-          if (s.cancelSeq !== undefined && update!.stopReason === 'error') {
+          if (s.cancelSeq !== undefined && at(update, 'stopReason') === 'error') {
             out.push({ rule: 'cancel-answered-with-error', requirement: 'ACP-V2-CANCEL-06', seqs: [s.cancelSeq, frame.seq], message: `the work cancelled by session/cancel (seq ${s.cancelSeq}) ended with stopReason "error"; it must end "cancelled"` });
           }
           s.cancelSeq = undefined;
         }
         s.running = false;
-      } else if (typeof update!.state === 'string') {
+      } else if (typeof state === 'string') {
         if (!s.running) s.workMessages = new Set();
         s.running = true;
         s.idle = undefined;
       }
       return;
     }
-    if (V2_AGENT_MESSAGES.has(kind) && typeof update!.messageId === 'string') {
-      if (!s.running && s.idle?.messages.has(update!.messageId)) {
-        out.push({ rule: 'update-after-idle', requirement: 'ACP-V2-LIFE-06', seqs: [s.idle.seq, frame.seq], message: `${kind} of message ${update!.messageId}, part of the work that the idle state_update (seq ${s.idle.seq}) ended, arrived after that idle` });
-      } else if (s.running) s.workMessages.add(update!.messageId);
+    const messageId = at(update, 'messageId');
+    if (V2_AGENT_MESSAGES.has(kind) && typeof messageId === 'string') {
+      if (!s.running && s.idle?.messages.has(messageId)) {
+        out.push({ rule: 'update-after-idle', requirement: 'ACP-V2-LIFE-06', seqs: [s.idle.seq, frame.seq], message: `${kind} of message ${messageId}, part of the work that the idle state_update (seq ${s.idle.seq}) ended, arrived after that idle` });
+      } else if (s.running) s.workMessages.add(messageId);
     }
   }
 
-  private onResponse(frame: CaptureFrame, m: { id?: FrameId; result?: unknown; error?: unknown }, out: Violation[]): void {
+  private onResponse(frame: CaptureFrame, m: Obj, out: Violation[]): void {
     const key = `${other(frame.dir)}:${idKey(m.id)}`;
     const req = this.pending.get(key);
     if (!req) {
@@ -257,11 +274,11 @@ export class CaptureValidator {
     }
     this.pending.delete(key);
     if (frame.kind === 'error') {
-      const e = m.error as { code?: unknown; message?: unknown } | null;
-      if (typeof e !== 'object' || e === null || !Number.isInteger(e.code) || typeof e.message !== 'string') out.push(this.schema(frame, 'error: must be {code: integer, message: string, data?}'));
+      const e = m.error;
+      if (!isObj(e) || !Number.isInteger(e.code) || typeof e.message !== 'string') out.push(this.schema(frame, 'error: must be {code: integer, message: string, data?}'));
     }
     if (m.id === this.initId && req.method === 'initialize' && frame.kind === 'response') {
-      const pv = (m.result as { protocolVersion?: unknown } | null)?.protocolVersion;
+      const pv = at(m.result, 'protocolVersion');
       if (pv === 1 || pv === 2) this.version = pv;
     }
     if (frame.kind === 'response' && this.version) {
@@ -270,8 +287,8 @@ export class CaptureValidator {
     }
     const s = req.sessionId !== undefined ? this.sessions.get(req.sessionId) : undefined;
     if (req.method === 'session/request_permission' && req.cancelSeq !== undefined) {
-      const outcome = (m.result as { outcome?: { outcome?: unknown } } | null)?.outcome?.outcome;
-      const cancelledError = frame.kind === 'error' && this.version === 2 && (m.error as { code?: unknown }).code === -32800;
+      const outcome = at(m.result, 'outcome', 'outcome');
+      const cancelledError = frame.kind === 'error' && this.version === 2 && at(m.error, 'code') === -32800;
       if (outcome !== 'cancelled' && !cancelledError) {
         out.push({ rule: 'permission-pending-after-cancel', requirement: 'ACP-ALL-PERM-03', seqs: [req.seq, req.cancelSeq, frame.seq], message: `session/request_permission (seq ${req.seq}) was answered ${frame.kind === 'error' ? 'with an error' : `with outcome ${JSON.stringify(outcome)}`} after session/cancel (seq ${req.cancelSeq}); it must be answered with outcome "cancelled"` });
       }

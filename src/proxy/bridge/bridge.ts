@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { codecFor } from '../../protocol/codec/index.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { AcpError, ErrorCode } from '../../protocol/errors.js';
 import { Methods, type InitializeRequest } from '../../protocol/model/methods.js';
 import { spawnAgent } from '../../rpc/child.js';
 import type { PeerOptions } from '../../rpc/peer.js';
@@ -8,6 +8,7 @@ import { StreamTransport } from '../../rpc/stream-transport.js';
 import type { CloseInfo } from '../../rpc/transport.js';
 import type { FileSystemSandboxOptions } from '../../client/services/fs-sandbox.js';
 import { decodeFrame, type CaptureWriter, type FrameDirection } from '../capture.js';
+import { at, isObj, type Obj } from '../json.js';
 import type { ProxyHandle, ProxyResult } from '../proxy.js';
 import { CaptureValidator, type Violation } from '../validate.js';
 import { RelayTransport } from './relay-transport.js';
@@ -58,8 +59,6 @@ export interface BridgeHandle extends ProxyHandle {
 
 const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13, SIGABRT: 6, SIGSEGV: 11 };
 
-type Msg = { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
-
 /**
  * The v1<->v2 bridge: an editor speaking one ACP version and an agent speaking the other,
  * translated through the neutral model (see {@link Translator}). The agent runs in its own process
@@ -92,9 +91,10 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     if (validator) for (const v of validator.push(frame, d.message)) options.onViolation!(v);
   };
   const recording = options.recorder !== undefined || validator !== undefined;
-  const toEditor = (m: object): void => {
-    editorT.send(m);
-    options.tap?.editor?.sent?.(m);
+  const toEditor = (m: unknown): void => {
+    const out = sendable(m);
+    editorT.send(out);
+    options.tap?.editor?.sent?.(out);
     if (recording) record('agent->editor', m);
   };
 
@@ -104,15 +104,16 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
   let editorRelay: RelayTransport | undefined;
   let agentRelay: RelayTransport | undefined;
   let translator: Translator | undefined;
-  let awaiting: { id: unknown; resolve(m: Msg): void } | undefined;
+  let awaiting: { id: unknown; resolve(m: Obj): void } | undefined;
   let negotiating = false;
   let resolveRoute!: (r: BridgeRoute) => void;
   const route = new Promise<BridgeRoute>((r) => (resolveRoute = r));
   const agentTap = options.tap?.agent;
   const editorTap = options.tap?.editor;
-  const sendAgent = (m: object): void => {
-    agent.transport.send(m);
-    agentTap?.sent?.(m);
+  const sendAgent = (m: unknown): void => {
+    const out = sendable(m);
+    agent.transport.send(out);
+    agentTap?.sent?.(out);
   };
 
   let editorClosed: CloseInfo | undefined;
@@ -123,12 +124,12 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
       if (recording) record('editor->agent', m);
       if (mode === 'forward') {
         editorTap?.received?.(m);
-        sendAgent(m as object);
+        sendAgent(m);
       } else if (mode === 'translate') editorRelay!.deliver(m);
       else if (!negotiating && isRequest(m, Methods.initialize)) {
         editorTap?.received?.(m);
         negotiating = true;
-        void negotiate(m as Msg).finally(() => (negotiating = false));
+        void negotiate(m).finally(() => (negotiating = false));
       } else heldFromEditor.push(m);
     },
     onInvalidLine: (info) => {
@@ -158,13 +159,13 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     onMessage: (m) => {
       if (mode === 'forward') {
         agentTap?.received?.(m);
-        toEditor(m as object);
+        toEditor(m);
       } else if (mode === 'translate') agentRelay!.deliver(m);
       else if (awaiting && isResponse(m, awaiting.id)) {
         agentTap?.received?.(m);
         const a = awaiting;
         awaiting = undefined;
-        a.resolve(m as Msg);
+        a.resolve(m);
       } else heldFromAgent.push(m);
     },
     onInvalidLine: (info) => {
@@ -179,8 +180,8 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
   });
 
   /** Sends `initialize` to the agent with `id` and waits for its answer. */
-  const ask = (id: unknown, params: unknown): Promise<Msg> =>
-    new Promise<Msg>((resolve) => {
+  const ask = (id: unknown, params: unknown): Promise<Obj> =>
+    new Promise<Obj>((resolve) => {
       if (agentClosed) {
         resolve({ error: { code: ErrorCode.InternalError, message: `the agent ended before answering initialize: ${agentClosed.reason}` } });
         return;
@@ -190,17 +191,17 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     });
 
   let initAttempt = 0;
-  const negotiate = async (req: Msg): Promise<void> => {
-    const requested = (req.params as { protocolVersion?: unknown } | null)?.protocolVersion;
-    const editorVersion: 1 | 2 = options.mode === 'auto' ? ((requested as number) >= 2 ? 2 : 1) : options.mode;
+  const negotiate = async (req: Obj): Promise<void> => {
+    const requested = at(req.params, 'protocolVersion');
+    const editorVersion: 1 | 2 = options.mode === 'auto' ? (typeof requested === 'number' && requested >= 2 ? 2 : 1) : options.mode;
     const other: 1 | 2 = editorVersion === 1 ? 2 : 1;
     const E = codecFor(editorVersion);
     let editorInit: InitializeRequest;
     try {
       editorInit = E.decodeParams(Methods.initialize, req.params);
     } catch (e) {
-      const err = e as { code?: number; message?: string; data?: unknown };
-      toEditor({ jsonrpc: '2.0', id: req.id, error: { code: err.code ?? ErrorCode.InvalidParams, message: err.message ?? String(e), ...(err.data !== undefined ? { data: err.data } : {}) } });
+      const err = e instanceof AcpError ? e : new AcpError(ErrorCode.InvalidParams, AcpError.from(e).message);
+      toEditor({ jsonrpc: '2.0', id: req.id, error: err.toJSON() });
       return;
     }
     const shaped = (v: 1 | 2): unknown => (v === editorVersion ? req.params : Translator.agentInitParams(codecFor(v), editorInit));
@@ -211,16 +212,16 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     for (let tries = 0; tries < 2; tries++) {
       if (answer.error !== undefined) {
         // an agent that cannot speak the offered version and says so (-32022 {supported})
-        const supported = (answer.error as { code?: unknown; data?: { supported?: unknown } }).data?.supported;
+        const supported = at(answer.error, 'data', 'supported');
         const alt = offered === 1 ? 2 : 1;
-        if ((answer.error as { code?: unknown }).code === ErrorCode.UnsupportedVersion && Array.isArray(supported) && supported.includes(alt) && tries === 0) {
+        if (at(answer.error, 'code') === ErrorCode.UnsupportedVersion && Array.isArray(supported) && supported.includes(alt) && tries === 0) {
           offered = alt;
           answer = await ask(idFor(), shaped(offered));
           continue;
         }
         break;
       }
-      const answered = (answer.result as { protocolVersion?: unknown } | null)?.protocolVersion;
+      const answered = at(answer.result, 'protocolVersion');
       if ((answered === 1 || answered === 2) && answered !== offered && tries === 0) {
         // the agent picked the other version: ask again in that version's shape (initialize may be
         // repeated before any other request), so it reads the capabilities meant for it
@@ -230,14 +231,14 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
       }
       break;
     }
-    const answered = (answer.result as { protocolVersion?: unknown } | null)?.protocolVersion;
+    const answered = at(answer.result, 'protocolVersion');
     if (answer.error !== undefined || answered !== other || answered !== offered) {
       // errors, the editor's own version and versions the bridge does not know pass through unchanged
       mode = answer.error !== undefined ? 'init' : 'forward';
-      toEditor({ ...answer, jsonrpc: '2.0', id: req.id } as object);
+      toEditor({ ...answer, jsonrpc: '2.0', id: req.id });
       if (mode === 'forward') {
         log(`agent speaks ACP v${String(answered)}: forwarding unchanged`);
-        resolveRoute({ kind: 'forward', version: answered as number });
+        resolveRoute({ kind: 'forward', version: typeof answered === 'number' ? answered : 0 });
         flushHeld();
       }
       return;
@@ -248,7 +249,7 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     try {
       agentInit = A.decodeResult(Methods.initialize, answer.result);
     } catch (e) {
-      toEditor({ jsonrpc: '2.0', id: req.id, error: { code: ErrorCode.InternalError, message: `the agent's initialize answer is not valid ACP v${answered}: ${(e as Error).message}` } });
+      toEditor({ jsonrpc: '2.0', id: req.id, error: { code: ErrorCode.InternalError, message: `the agent's initialize answer is not valid ACP v${answered}: ${AcpError.from(e).message}` } });
       return;
     }
     log(`editor speaks ACP v${editorVersion}, agent v${answered}: translating`);
@@ -274,11 +275,11 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
 
   const flushHeld = (): void => {
     for (const m of heldFromAgent.splice(0)) {
-      if (mode === 'forward') toEditor(m as object);
+      if (mode === 'forward') toEditor(m);
       else agentRelay!.deliver(m);
     }
     for (const m of heldFromEditor.splice(0)) {
-      if (mode === 'forward') sendAgent(m as object);
+      if (mode === 'forward') sendAgent(m);
       else editorRelay!.deliver(m);
     }
   };
@@ -311,13 +312,20 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
   };
 }
 
-function isRequest(m: unknown, method: string): boolean {
-  const o = m as Msg | null;
-  return !!o && typeof o === 'object' && o.method === method && o.id !== undefined;
+function isRequest(m: unknown, method: string): m is Obj {
+  return isObj(m) && m.method === method && m.id !== undefined;
 }
 
-function isResponse(m: unknown, id: unknown): boolean {
-  const o = m as Msg | null;
-  return !!o && typeof o === 'object' && o.method === undefined && o.id === id && ('result' in o || 'error' in o);
+function isResponse(m: unknown, id: unknown): m is Obj {
+  return isObj(m) && m.method === undefined && m.id === id && ('result' in m || 'error' in m);
+}
+
+/**
+ * What a transport sends for a value read from the other side. Forwarding passes every JSON value
+ * on unchanged, also one that is no object (a peer may write `5` or `null`): it goes out through
+ * `toJSON`, which serializes to exactly that value.
+ */
+function sendable(m: unknown): object {
+  return typeof m === 'object' && m !== null ? m : { toJSON: () => m };
 }
 

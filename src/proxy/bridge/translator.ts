@@ -1,6 +1,6 @@
 import type { UpdateDecoder, UpdateEncoder, WireCodec } from '../../protocol/codec/types.js';
 import { AcpError, ErrorCode } from '../../protocol/errors.js';
-import type { InitializeRequest, InitializeResponse, LoadSessionRequest, ResumeSessionRequest, SessionSetupResult } from '../../protocol/model/methods.js';
+import type { InitializeRequest, InitializeResponse, LoadSessionRequest, ResultOf, ResumeSessionRequest, SessionSetupResult } from '../../protocol/model/methods.js';
 import { Methods } from '../../protocol/model/methods.js';
 import type { AnyContentBlock } from '../../protocol/model/content.js';
 import type { ClientCapabilities, ConfigOption } from '../../protocol/model/session.js';
@@ -8,6 +8,7 @@ import type { AnySessionUpdate, ErrorObject, SessionUpdate, StateUpdate } from '
 import { JsonRpcPeer, type PeerOptions, type RequestContext } from '../../rpc/peer.js';
 import type { Transport } from '../../rpc/transport.js';
 import type { FileSystemSandboxOptions } from '../../client/services/fs-sandbox.js';
+import { at, stringAt } from '../json.js';
 import { BridgeClientServices } from './client-services.js';
 
 /** What the translator needs from the bridge. */
@@ -166,15 +167,17 @@ export class Translator {
     if (agentWire === undefined || m.includes(':')) {
       throw new AcpError(ErrorCode.MethodNotFound, `Method not found: ${wireMethod} (the agent speaks ACP v${this.A.version}, which has no counterpart)`, { method: wireMethod });
     }
+    if (m === Methods.sessionSetConfigOption) {
+      // typed through the method table: the answer's options are kept (v1 set_mode emulation)
+      const p = this.E.decodeParams(m, params);
+      const res = this.A.decodeResult(m, await this.agent.request(agentWire, this.A.encodeParams(m, p), { signal: ctx.signal }));
+      const s = this.sessions.get(p.sessionId);
+      if (s && Array.isArray(res.configOptions)) s.configOptions = res.configOptions;
+      return this.E.encodeResult(m, res);
+    }
     const neutral = this.E.decodeParams(m, params);
     const result = await this.agent.request(agentWire, this.A.encodeParams(m, neutral), { signal: ctx.signal });
-    const decoded = this.A.decodeResult(m, result);
-    if (m === Methods.sessionSetConfigOption) {
-      const s = this.sessions.get((neutral as { sessionId: string }).sessionId);
-      const list = (decoded as { configOptions?: ConfigOption[] }).configOptions;
-      if (s && Array.isArray(list)) s.configOptions = list;
-    }
-    return this.E.encodeResult(m, decoded);
+    return this.E.encodeResult(m, this.A.decodeResult(m, result));
   }
 
   private async reinitialize(params: unknown, ctx: RequestContext): Promise<unknown> {
@@ -197,7 +200,7 @@ export class Translator {
    * A setup result in the editor's version. v1 results cannot carry commands: they go out as an
    * `available_commands_update` (before the response of a restore, right after a new session's).
    */
-  private setupAnswer<M extends 'session/new' | 'session/load' | 'session/resume'>(s: BridgeSession, m: M, res: SessionSetupResult, restored: boolean): unknown {
+  private setupAnswer<M extends 'session/new' | 'session/load' | 'session/resume'>(s: BridgeSession, m: M, res: ResultOf<M>, restored: boolean): unknown {
     if (Array.isArray(res.configOptions)) s.configOptions = res.configOptions;
     s.encoder = this.E.createUpdateEncoder({ clientCapabilities: this.options.editorCapabilities, configOptions: s.configOptions });
     if (this.E.version === 1 && res.availableCommands) {
@@ -205,12 +208,12 @@ export class Translator {
       if (restored) this.toEditor(s, u);
       else setImmediate(() => this.toEditor(s, u));
     }
-    return this.E.encodeResult(m, res as never);
+    return this.E.encodeResult(m, res);
   }
 
   /** v1 editor, v2 agent: `session/load` = `session/resume` with a replay from the start. */
   private async loadOverV2(params: unknown, ctx: RequestContext): Promise<unknown> {
-    const p = this.E.decodeParams(Methods.sessionLoad, params) as LoadSessionRequest;
+    const p = this.E.decodeParams(Methods.sessionLoad, params);
     const s = this.freshSession(p.sessionId, p.cwd, p.additionalDirectories);
     const resume: ResumeSessionRequest = { sessionId: p.sessionId, cwd: p.cwd, mcpServers: p.mcpServers, replayFrom: { type: 'start' } };
     if (p.additionalDirectories) resume.additionalDirectories = p.additionalDirectories;
@@ -225,7 +228,7 @@ export class Translator {
    * would; without, by v1 `session/resume`, or by a `session/load` whose replay is not shown.
    */
   private async resume(params: unknown, ctx: RequestContext): Promise<unknown> {
-    const p = this.E.decodeParams(Methods.sessionResume, params) as ResumeSessionRequest;
+    const p = this.E.decodeParams(Methods.sessionResume, params);
     if (this.A.version === 2) {
       const s = this.freshSession(p.sessionId, p.cwd, p.additionalDirectories);
       const raw = await this.agent.request(Methods.sessionResume, this.A.encodeParams(Methods.sessionResume, p), { signal: ctx.signal });
@@ -264,7 +267,7 @@ export class Translator {
   private async setModeOverV2(params: unknown, ctx: RequestContext): Promise<unknown> {
     if (this.A.version === 1) return this.forward(Methods.sessionSetMode, 'session/set_mode', params, ctx);
     const p = this.E.decodeParams(Methods.sessionSetMode, params);
-    const option = this.sessions.get(p.sessionId)?.configOptions?.find((o) => (o as { category?: unknown }).category === 'mode');
+    const option = this.sessions.get(p.sessionId)?.configOptions?.find((o) => o.category === 'mode');
     if (!option) throw AcpError.invalidParams(`params.modeId: the agent (ACP v2) offers no config option with category "mode" for session ${p.sessionId}`, { path: 'params.modeId' });
     const raw = await this.agent.request(Methods.sessionSetConfigOption, this.A.encodeParams(Methods.sessionSetConfigOption, { sessionId: p.sessionId, configId: option.configId, value: p.modeId }), { signal: ctx.signal });
     const res = this.A.decodeResult(Methods.sessionSetConfigOption, raw);
@@ -277,7 +280,7 @@ export class Translator {
   }
 
   private async closing(m: 'session/close' | 'session/delete', params: unknown, ctx: RequestContext): Promise<unknown> {
-    const id = (this.E.decodeParams(m, params) as { sessionId: string }).sessionId;
+    const id = this.E.decodeParams(m, params).sessionId;
     const s = this.sessions.get(id);
     if (s) this.withdrawHeld(s, 'the session was closed');
     try {
@@ -301,7 +304,7 @@ export class Translator {
       try {
         sessionId = this.E.decodeParams(Methods.sessionCancel, params).sessionId;
       } catch (e) {
-        this.options.log(`ignored malformed session/cancel: ${(e as Error).message}`);
+        this.options.log(`ignored malformed session/cancel: ${AcpError.from(e).message}`);
         return;
       }
       this.agent.notify(Methods.sessionCancel, this.A.encodeParams(Methods.sessionCancel, { sessionId }));
@@ -323,7 +326,7 @@ export class Translator {
     try {
       this.agent.notify(wire, this.A.encodeParams(m, this.E.decodeParams(m, params)));
     } catch (e) {
-      this.options.log(`ignored malformed ${method}: ${(e as Error).message}`);
+      this.options.log(`ignored malformed ${method}: ${AcpError.from(e).message}`);
     }
   }
 
@@ -366,7 +369,7 @@ export class Translator {
     // after the response to the v2 prompt has been written (it is written when this handler returns)
     setImmediate(() => {
       if (s.turn?.messageId !== messageId) return;
-      this.toEditor(s, { sessionUpdate: 'user_message', messageId, content: prompt } as AnySessionUpdate);
+      this.toEditor(s, { sessionUpdate: 'user_message', messageId, content: prompt });
       this.setState(s, 'running');
       s.decoder.startTurn?.();
       const end = (out: { stopReason: string | null; error?: ErrorObject }): void => this.endV1Turn(s, messageId, out);
@@ -384,7 +387,7 @@ export class Translator {
         },
       }).catch((e: unknown) => {
         // no answer at all: the agent is gone; the editor learns it from the connection ending
-        this.options.log(`session/prompt of ${s.sessionId} got no answer: ${(e as Error).message}`);
+        this.options.log(`session/prompt of ${s.sessionId} got no answer: ${AcpError.from(e).message}`);
       });
     });
     return messageId;
@@ -394,7 +397,7 @@ export class Translator {
     if (s.turn?.messageId !== messageId) return;
     s.turn = undefined;
     for (const p of [...s.permissions]) p.withdraw.abort(); // nothing of a turn outlives it
-    const idle: StateUpdate = { sessionUpdate: 'state_update', state: 'idle', stopReason: out.stopReason as StateUpdate['stopReason'] };
+    const idle: StateUpdate = { sessionUpdate: 'state_update', state: 'idle', stopReason: out.stopReason };
     if (out.error) idle.error = out.error;
     s.state = 'idle';
     this.toEditor(s, idle);
@@ -443,12 +446,11 @@ export class Translator {
           onAnswer: (a) => {
             if ('error' in a) return;
             insertedAt = s.seq;
-            const id = (a.result as { messageId?: unknown } | null)?.messageId;
-            if (typeof id === 'string') messageId = id;
+            messageId = stringAt(a.result, 'messageId') ?? messageId;
           },
         });
       } catch (e) {
-        if ((e as AcpError)?.code === ErrorCode.RequestCancelled) return this.E.encodeResult(Methods.sessionPrompt, { stopReason: 'cancelled' });
+        if (e instanceof AcpError && e.code === ErrorCode.RequestCancelled) return this.E.encodeResult(Methods.sessionPrompt, { stopReason: 'cancelled' });
         throw e;
       }
       let done: StateUpdate | undefined;
@@ -501,7 +503,7 @@ export class Translator {
       });
       return this.A.encodeResult(Methods.requestPermission, this.E.decodeResult(Methods.requestPermission, wire));
     } catch (e) {
-      if ((e as AcpError)?.code === ErrorCode.RequestCancelled) return this.A.encodeResult(Methods.requestPermission, { outcome: { outcome: 'cancelled' } });
+      if (e instanceof AcpError && e.code === ErrorCode.RequestCancelled) return this.A.encodeResult(Methods.requestPermission, { outcome: { outcome: 'cancelled' } });
       throw e;
     } finally {
       s.permissions.delete(pending);
@@ -510,19 +512,25 @@ export class Translator {
   }
 
   private agentUpdate(params: unknown): void {
-    let p: { sessionId: string; update: unknown };
+    let p: unknown;
     try {
-      p = this.A.decodeParams(Methods.sessionUpdate, params) as { sessionId: string; update: unknown };
+      p = this.A.decodeParams(Methods.sessionUpdate, params);
     } catch (e) {
-      this.options.log(`dropped an invalid session/update from the agent: ${(e as Error).message}`);
+      this.options.log(`dropped an invalid session/update from the agent: ${AcpError.from(e).message}`);
       return;
     }
-    const s = this.session(p.sessionId);
+    // the codec checked the envelope (sessionId string, update object); read it without trusting that
+    const sessionId = stringAt(p, 'sessionId');
+    if (sessionId === undefined) {
+      this.options.log('dropped an invalid session/update from the agent: params.sessionId: must be string');
+      return;
+    }
+    const s = this.session(sessionId);
     let updates: AnySessionUpdate[];
     try {
-      updates = s.decoder.decode(p.update);
+      updates = s.decoder.decode(at(p, 'update'));
     } catch (e) {
-      this.options.log(`dropped an invalid session/update from the agent: ${(e as Error).message}`);
+      this.options.log(`dropped an invalid session/update from the agent: ${AcpError.from(e).message}`);
       return;
     }
     for (const u of updates) {
@@ -539,14 +547,13 @@ export class Translator {
    */
   private observeV2(s: BridgeSession, u: AnySessionUpdate): boolean {
     const seq = ++s.seq;
-    const kind = u.sessionUpdate;
-    if (kind === 'user_message' || kind === 'user_message_chunk') {
-      const id = (u as { messageId?: unknown }).messageId;
+    if (u.sessionUpdate === 'user_message' || u.sessionUpdate === 'user_message_chunk') {
+      const id = u.messageId;
       if (typeof id === 'string' && !s.userSeen.has(id)) s.userSeen.set(id, seq);
       return s.openPrompts === 0;
     }
-    if (kind === 'state_update') {
-      const su = u as StateUpdate;
+    if (u.sessionUpdate === 'state_update') {
+      const su = u;
       s.foreground = su.state;
       if (su.state === 'idle') {
         s.lastIdle = { seq, update: su };
@@ -556,7 +563,7 @@ export class Translator {
       }
       return false;
     }
-    if (kind === 'config_option_update') s.configOptions = (u as { configOptions: ConfigOption[] }).configOptions;
+    if (u.sessionUpdate === 'config_option_update') s.configOptions = u.configOptions;
     return true;
   }
 
@@ -568,7 +575,7 @@ export class Translator {
     try {
       wires = s.encoder.encode(update as SessionUpdate);
     } catch (e) {
-      this.options.log(`dropped a ${u.sessionUpdate} update the editor's ACP v${this.E.version} cannot carry: ${(e as Error).message}`);
+      this.options.log(`dropped a ${u.sessionUpdate} update the editor's ACP v${this.E.version} cannot carry: ${AcpError.from(e).message}`);
       return;
     }
     for (const w of wires) this.editor.notify(Methods.sessionUpdate, { sessionId: s.sessionId, update: w });
@@ -608,14 +615,13 @@ export class Translator {
  * feed v2 display-terminal references into a v1 encoder).
  */
 function withoutDisplayTerminals(u: AnySessionUpdate): AnySessionUpdate | undefined {
-  const o = u as { sessionUpdate: string; content?: unknown };
-  if (o.sessionUpdate === 'tool_call_update' && Array.isArray(o.content) && o.content.some(isTerminalContent)) {
-    return { ...o, content: o.content.filter((c) => !isTerminalContent(c)) } as AnySessionUpdate;
+  if (u.sessionUpdate === 'tool_call_update' && Array.isArray(u.content) && u.content.some(isTerminalContent)) {
+    return { ...u, content: u.content.filter((c) => !isTerminalContent(c)) };
   }
-  if (o.sessionUpdate === 'tool_call_content_chunk' && isTerminalContent(o.content)) return undefined;
+  if (u.sessionUpdate === 'tool_call_content_chunk' && isTerminalContent(u.content)) return undefined;
   return u;
 }
 
 function isTerminalContent(c: unknown): boolean {
-  return (c as { type?: unknown } | null)?.type === 'terminal';
+  return at(c, 'type') === 'terminal';
 }

@@ -1,4 +1,5 @@
 import type { FrameId } from '../capture.js';
+import { isObj } from '../json.js';
 
 /**
  * Fields whose string values are identifiers one side chose and the other side repeats later
@@ -51,7 +52,7 @@ export class ValueMap {
       for (let i = 0; i < n; i++) this.learn(recorded[i], live[i], key);
       return;
     }
-    if (isObject(recorded) && isObject(live)) {
+    if (isObj(recorded) && isObj(live)) {
       for (const k of Object.keys(recorded)) if (k in live) this.learn(recorded[k], live[k], k);
     }
   }
@@ -79,7 +80,7 @@ export class ValueMap {
         return v;
       }
       if (Array.isArray(v)) return v.map((x) => walk(x, key));
-      if (isObject(v)) {
+      if (isObj(v)) {
         const out: Record<string, unknown> = {};
         for (const [k, x] of Object.entries(v)) out[k] = walk(x, k);
         return out;
@@ -135,10 +136,6 @@ export class RequestIdMap {
 /** Map key of a JSON-RPC id (1 and "1" are different ids). */
 export function key(id: FrameId | undefined): string {
   return typeof id === 'string' ? `s:${id}` : `n:${String(id)}`;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function isAbsolute(p: string): boolean {

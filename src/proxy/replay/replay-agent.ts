@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { at } from '../json.js';
 import { decodeFrame, type DecodedFrame, type FrameId } from '../capture.js';
 import { key, RequestIdMap, ValueMap } from './id-map.js';
 import { LineQueue, writeLine } from './lines.js';
@@ -197,7 +198,7 @@ export async function replayAsAgent(options: ReplayAgentOptions): Promise<Replay
         const m = await nextCall();
         if (!m) break;
         if (m.d.kind === f.kind && m.d.method === f.method) {
-          values.learn(f.message!.params, (m.d.message as { params?: unknown }).params);
+          values.learn(f.message!.params, at(m.d.message, 'params'));
           if (f.kind === 'request') editorIds.set(key(f.id), m.d.id ?? null);
           break;
         }
@@ -209,7 +210,7 @@ export async function replayAsAgent(options: ReplayAgentOptions): Promise<Replay
       const a = await answerTo(liveId);
       if (!a) break;
       agentIds.close(liveId);
-      const result = (a.d.message as { result?: unknown }).result;
+      const result = at(a.d.message, 'result');
       if (a.d.kind !== f.kind) log(`note: frame ${f.seq}: the client answered #${String(liveId)} with ${a.d.kind === 'error' ? 'an error' : 'a result'}, the recording has ${f.kind === 'error' ? 'an error' : 'a result'}; replay goes on as recorded`);
       else if (f.kind === 'response') values.learn(f.message!.result, result);
     }

@@ -2,10 +2,13 @@ import { spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { FileSystemSandbox } from '../../client/services/fs-sandbox.js';
 import { TerminalManager } from '../../client/services/terminals.js';
-import { AcpError } from '../../protocol/errors.js';
+import { v1Codec } from '../../protocol/codec/index.js';
+import { AcpError, ErrorCode } from '../../protocol/errors.js';
+import { Methods } from '../../protocol/model/methods.js';
 import { describeSpawnError, watchChildExit } from '../../rpc/child.js';
 import { signalProcessGroup, trackProcessGroup } from '../../rpc/process-group.js';
 import { decodeFrame, type CaptureWriter, type FrameId } from '../capture.js';
+import { at, isObj, numberAt, stringAt } from '../json.js';
 import { key, RequestIdMap, ValueMap } from './id-map.js';
 import { LineQueue, writeLine } from './lines.js';
 import type { ReplayDivergence } from './replay-agent.js';
@@ -83,8 +86,8 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
   const values = new ValueMap();
   if (options.cwd !== undefined) {
     const opener = frames.find((f) => f.dir === 'editor->agent' && f.kind === 'request' && SESSION_OPENERS.has(f.method ?? ''));
-    const recordedCwd = (opener?.message?.params as { cwd?: unknown } | undefined)?.cwd;
-    if (typeof recordedCwd === 'string') values.mapRoot(recordedCwd, options.cwd);
+    const recordedCwd = stringAt(opener?.message, 'params', 'cwd');
+    if (recordedCwd !== undefined) values.mapRoot(recordedCwd, options.cwd);
   }
 
   // recorded answers: request seq -> answer frame, answer seq -> request seq
@@ -174,8 +177,8 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
   };
 
   const sessionRoots = (params: unknown): void => {
-    const p = params as { cwd?: unknown; additionalDirectories?: unknown } | undefined;
-    const add = [p?.cwd, ...(Array.isArray(p?.additionalDirectories) ? p!.additionalDirectories : [])].filter((x): x is string => typeof x === 'string' && x.startsWith('/'));
+    const dirs = at(params, 'additionalDirectories');
+    const add = [at(params, 'cwd'), ...(Array.isArray(dirs) ? dirs : [])].filter((x): x is string => typeof x === 'string' && x.startsWith('/'));
     const next = [...new Set([...roots, ...add])];
     if (next.length !== roots.length) {
       roots = next;
@@ -194,11 +197,11 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
   const terminalOwner = new Map<string, TerminalManager>();
 
   const permissionAnswer = (params: Record<string, unknown>): { result?: unknown; error?: unknown } => {
-    const offered = Array.isArray(params.options) ? (params.options as Array<{ optionId?: unknown; kind?: unknown }>) : [];
+    const offered: unknown[] = Array.isArray(params.options) ? params.options : [];
     const pick = (kinds: string[]): unknown => {
       for (const k of kinds) {
-        const o = offered.find((x) => x.kind === k);
-        if (o) return { outcome: { outcome: 'selected', optionId: o.optionId } };
+        const o = offered.find((x) => at(x, 'kind') === k);
+        if (o) return { outcome: { outcome: 'selected', optionId: at(o, 'optionId') } };
       }
       return { outcome: { outcome: 'cancelled' } };
     };
@@ -210,17 +213,18 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
       log(`permission request #${livePermissions} has no recorded answer; answering cancelled`);
       return { result: { outcome: { outcome: 'cancelled' } } };
     }
-    if (rec.answer.kind === 'error') return { error: (rec.answer.message as { error?: unknown }).error };
-    const outcome = (rec.answer.message?.result as { outcome?: { outcome?: unknown; optionId?: unknown } } | undefined)?.outcome;
-    if (outcome?.outcome !== 'selected') return { result: { outcome: { outcome: 'cancelled' } } };
-    const recOptions = ((rec.request.message?.params as { options?: unknown } | undefined)?.options ?? []) as Array<{ optionId?: unknown; kind?: unknown }>;
-    const kind = recOptions.find((o) => o.optionId === outcome.optionId)?.kind;
-    const same = offered.find((o) => o.kind === kind && kind !== undefined) ?? offered.find((o) => o.optionId === outcome.optionId);
+    if (rec.answer.kind === 'error') return { error: at(rec.answer.message, 'error') };
+    const outcome = at(rec.answer.message, 'result', 'outcome');
+    if (at(outcome, 'outcome') !== 'selected') return { result: { outcome: { outcome: 'cancelled' } } };
+    const chosen = at(outcome, 'optionId');
+    const recOptions = at(rec.request.message, 'params', 'options');
+    const kind = Array.isArray(recOptions) ? at(recOptions.find((o) => at(o, 'optionId') === chosen), 'kind') : undefined;
+    const same = offered.find((o) => at(o, 'kind') === kind && kind !== undefined) ?? offered.find((o) => at(o, 'optionId') === chosen);
     if (!same) {
-      log(`the recorded permission answer chose ${String(outcome.optionId)} (${String(kind)}), which the live request does not offer; answering cancelled`);
+      log(`the recorded permission answer chose ${String(chosen)} (${String(kind)}), which the live request does not offer; answering cancelled`);
       return { result: { outcome: { outcome: 'cancelled' } } };
     }
-    return { result: { outcome: { outcome: 'selected', optionId: same.optionId } } };
+    return { result: { outcome: { outcome: 'selected', optionId: at(same, 'optionId') } } };
   };
 
   const serve = async (method: string, params: Record<string, unknown>): Promise<unknown> => {
@@ -228,14 +232,15 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
     switch (method) {
       case 'fs/read_text_file':
         if (!sandbox) throw AcpError.invalidParams('fs/read_text_file before any session was opened: no session roots');
-        return sandbox.readTextFile(params as never);
+        // fs/* and terminal/* are v1 client services: their params are read with the v1 codec
+        return sandbox.readTextFile(v1Codec.decodeParams(Methods.fsReadTextFile, params));
       case 'fs/write_text_file':
         if (!sandbox) throw AcpError.invalidParams('fs/write_text_file before any session was opened: no session roots');
-        return sandbox.writeTextFile(params as never);
+        return sandbox.writeTextFile(v1Codec.decodeParams(Methods.fsWriteTextFile, params));
       case 'terminal/create': {
         if (roots.length === 0) throw AcpError.invalidParams('terminal/create before any session was opened: no session roots');
         const m = terminalManager();
-        const r = m.create(params as never);
+        const r = m.create(v1Codec.decodeParams(Methods.terminalCreate, params));
         terminalOwner.set(r.terminalId, m);
         return r;
       }
@@ -254,8 +259,11 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
       default: {
         const rec = nextRecordedCall(method);
         if (!rec?.answer) throw AcpError.methodNotFound(method);
-        if (rec.answer.kind === 'error') throw AcpError.fromObject((rec.answer.message as { error: { code: number; message: string; data?: unknown } }).error);
-        return values.apply((rec.answer.message as { result?: unknown }).result).value;
+        if (rec.answer.kind === 'error') {
+          const e = at(rec.answer.message, 'error');
+          throw AcpError.fromObject({ code: numberAt(e, 'code') ?? ErrorCode.InternalError, message: stringAt(e, 'message') ?? 'Unknown error', data: at(e, 'data') });
+        }
+        return values.apply(at(rec.answer.message, 'result')).value;
       }
     }
   };
@@ -280,11 +288,11 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
   const onAgentLine = (raw: string): void => {
     recorder?.frame('agent->editor', raw);
     const d = decodeFrame(raw);
-    const msg = d.message as Record<string, unknown> | undefined;
     if (d.kind === 'response' || d.kind === 'error') {
+      const msg = d.message;
       if (recorder && !versionRecorded && initId !== undefined && d.id === initId && d.kind === 'response') {
-        const pv = (msg?.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-        if (typeof pv === 'number') {
+        const pv = numberAt(msg, 'result', 'protocolVersion');
+        if (pv !== undefined) {
           versionRecorded = true;
           recorder.meta({ protocolVersion: pv });
         }
@@ -298,19 +306,19 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
       ids.close(d.id ?? null);
       answered.add(s.request.seq);
       if (s.answer && s.answer.kind !== d.kind) {
-        const what = d.kind === 'error' ? `an error ${JSON.stringify((msg?.error as { message?: unknown } | undefined)?.message ?? '')}` : 'a result';
+        const what = d.kind === 'error' ? `an error ${JSON.stringify(at(msg, 'error', 'message') ?? '')}` : 'a result';
         diverge(s.answer.seq, describeFrame(s.answer), describeFrame(d), `replay: the agent answered ${s.request.method} (frame ${s.request.seq}) with ${what}; the recording has ${s.answer.kind === 'error' ? 'an error' : 'a result'} at frame ${s.answer.seq}`);
       } else if (s.answer && d.kind === 'response') values.learn(s.answer.message?.result, msg?.result);
       notify();
       return;
     }
     if (d.kind === 'request') {
-      const params = (msg?.params ?? {}) as Record<string, unknown>;
-      void onAgentRequest(d.id ?? null, d.method!, params);
+      const params = at(d.message, 'params');
+      void onAgentRequest(d.id ?? null, d.method, isObj(params) ? params : {});
       return;
     }
     if (d.kind === 'notification') {
-      const { update, state } = updateKind(msg);
+      const { update, state } = updateKind(d.message);
       if (update === 'state_update' && state !== undefined) {
         liveStates.set(state, (liveStates.get(state) ?? 0) + 1);
         notify();
@@ -387,7 +395,8 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
     // answers to agent requests are given live; lines that are not JSON-RPC are not resent
     if (f.kind !== 'request' && f.kind !== 'notification') continue;
     if (!(await waitSatisfied(f))) break;
-    const mapped = values.apply(f.message).value as Record<string, unknown>;
+    const mapped = values.apply(f.message).value;
+    if (!isObj(mapped)) continue; // not reached: requests and notifications are objects (scriptFromFrames)
     if (f.kind === 'request') {
       const id = ids.open(f.id ?? null);
       mapped.id = id;

@@ -1,3 +1,4 @@
+import { numberAt, stringAt } from '../json.js';
 import { CaptureFormatError, decodeFrame, openCapture, type CaptureFrame, type CaptureHeader, type DecodedFrame } from '../capture.js';
 
 /** One recorded frame with its decoded JSON-RPC shape, as replay walks it. */
@@ -26,11 +27,10 @@ export function scriptFromFrames(frames: readonly CaptureFrame[], header?: Captu
     const sf: ScriptFrame = { ...f, kind: d.kind };
     if (d.method !== undefined) sf.method = d.method;
     if (d.id !== undefined) sf.id = d.id;
-    if (d.kind !== 'invalid') sf.message = d.message as Record<string, unknown>;
+    if (d.kind !== 'invalid') sf.message = d.message;
     if (sf.dir === 'editor->agent' && sf.kind === 'request' && sf.method === 'initialize') initId = sf.id;
     else if (protocolVersion === undefined && sf.dir === 'agent->editor' && sf.kind === 'response' && initId !== undefined && sf.id === initId) {
-      const pv = (sf.message?.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-      if (typeof pv === 'number') protocolVersion = pv;
+      protocolVersion = numberAt(sf.message, 'result', 'protocolVersion');
     }
     out.push(sf);
   }
@@ -55,8 +55,7 @@ export async function loadReplayScript(path: string): Promise<ReplayScript> {
 
 /** `session/update` kind and v2 `state_update` state of a frame, for milestones and messages. */
 export function updateKind(message: Record<string, unknown> | undefined): { update?: string; state?: string } {
-  const u = (message?.params as { update?: { sessionUpdate?: unknown; state?: unknown } } | undefined)?.update;
-  return { update: typeof u?.sessionUpdate === 'string' ? u.sessionUpdate : undefined, state: typeof u?.state === 'string' ? u.state : undefined };
+  return { update: stringAt(message, 'params', 'update', 'sessionUpdate'), state: stringAt(message, 'params', 'update', 'state') };
 }
 
 /** A short name of what a frame is, for messages: `session/prompt` request, response to #3, … */
