@@ -1,6 +1,6 @@
 import { AcpError, ErrorCode } from '../protocol/errors.js';
 import type { AnyContentBlock } from '../protocol/model/content.js';
-import type { AnySessionUpdate } from '../protocol/model/update.js';
+import type { AnySessionUpdate, MessageRole } from '../protocol/model/update.js';
 import type { SessionState } from '../protocol/state/session-state.js';
 import { ConnectionClosedError } from '../rpc/peer.js';
 import type { CloseInfo } from '../rpc/transport.js';
@@ -161,7 +161,11 @@ export class ReconnectingConnection {
     void conn.closed.then((info) => {
       if (this.closedLocally || conn !== this.current) return;
       this.emitter.emit('disconnected', info);
-      this.recovering = this.recover().finally(() => (this.recovering = undefined));
+      const recovering: Promise<void> = this.recover().finally(() => {
+        // a drop during the resumes starts another round: that one stays current
+        if (this.recovering === recovering) this.recovering = undefined;
+      });
+      this.recovering = recovering;
     });
   }
 
@@ -306,6 +310,7 @@ export class ReconnectingSession {
   async resumeOn(conn: ClientConnection): Promise<void> {
     const held = this.current.state;
     const heldKey = transcriptKey(held);
+    const heldShape = shapeOf(held);
     // an empty history is caught up from the start
     let caughtUp = heldKey === EMPTY_TRANSCRIPT;
     const gone: { update: AnySessionUpdate; state: SessionState }[] = [];
@@ -314,7 +319,8 @@ export class ReconnectingSession {
       replay: true,
       onUpdate: (update, state) => {
         if (caughtUp) gone.push({ update, state });
-        else if (transcriptKey(state) === heldKey) caughtUp = true;
+        // the cheap checks first: a whole comparison per replayed chunk would be quadratic
+        else if (mayMatch(update, state, heldShape, held) && transcriptKey(state) === heldKey) caughtUp = true;
       },
     });
     this.replace(next, true);
@@ -364,6 +370,30 @@ export class ReconnectingSession {
 /** What the user sees of a session: its messages and tool calls (the parts a replay rebuilds). */
 function transcriptKey(state: SessionState): string {
   return JSON.stringify([state.messageList, [...state.toolCalls.values()]]);
+}
+
+interface Shape {
+  messages: number;
+  toolCalls: number;
+}
+
+function shapeOf(state: SessionState): Shape {
+  return { messages: state.messages.size, toolCalls: state.toolCalls.size };
+}
+
+const ROLE_OF: Partial<Record<AnySessionUpdate['sessionUpdate'], MessageRole>> = {
+  user_message_chunk: 'user', user_message: 'user',
+  agent_message_chunk: 'agent', agent_message: 'agent',
+  agent_thought_chunk: 'thought', agent_thought: 'thought',
+};
+
+/** False when `state` cannot equal `held` yet (counts differ, or the message just updated is shorter/longer). */
+function mayMatch(update: AnySessionUpdate, state: SessionState, shape: Shape, held: SessionState): boolean {
+  if (state.messages.size !== shape.messages || state.toolCalls.size !== shape.toolCalls) return false;
+  const role = ROLE_OF[update.sessionUpdate];
+  const id = 'messageId' in update ? update.messageId : undefined;
+  if (role === undefined || typeof id !== 'string') return true;
+  return state.message(role, id)?.text.length === held.message(role, id)?.text.length;
 }
 
 const EMPTY_TRANSCRIPT = JSON.stringify([[], []]);
