@@ -204,3 +204,29 @@ it('a server that never comes back: bounded attempts with backoff, then a clear 
   await expect(s.prompt('hello')).rejects.toBe(err);
   await expect(rc.newSession({ cwd: '/tmp' })).rejects.toBe(err);
 });
+
+it('a server restarted without the session: the session is reported lost and its prompt rejects', async () => {
+  const a = await startE2EServer();
+  servers.push(a);
+  const rc = await connectReconnecting({ url: asWs(a.url), token: TOKEN, reconnect: { attempts: 8, baseDelayMs: 20, maxDelayMs: 100 } });
+  clients.push(rc);
+  const s = await rc.newSession({ cwd: '/tmp' });
+  await s.prompt('before');
+  const lost = new Promise<{ sessionId: string; error: Error }>((resolve) => rc.on('sessionLost', resolve));
+  const reconnected = new Promise((resolve) => rc.on('reconnected', resolve));
+  await a.close(1000);
+  servers = [];
+  // a new server on the same port, with a new (empty) store
+  const b = await startE2EServer({ port: a.port });
+  servers.push(b);
+  const { sessionId, error } = await lost;
+  await reconnected;
+  expect(sessionId).toBe(s.sessionId);
+  expect(error.message).toMatch(/not found|unknown/i);
+  expect(s.closed).toBe(true);
+  expect(rc.sessions.size).toBe(0);
+  await expect(s.prompt('after')).rejects.toBe(error);
+  // the connection itself is fine: a new session works
+  const fresh = await rc.newSession({ cwd: '/tmp' });
+  expect((await fresh.prompt('hi')).stopReason).toBe('end_turn');
+});
