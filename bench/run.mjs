@@ -10,6 +10,7 @@ import { CANCEL_TARGET_P99_MS, formatCancelRows, runCancelBench } from './cancel
 import { formatStartupRows, runStartupBench } from './startup.mjs';
 import { RENDERER_TARGET_CHUNKS_PER_SEC, formatRendererRows, runRendererBench } from './renderer.mjs';
 import { PROXY_GOALS, formatProxyRows, runProxyBench } from './proxy.mjs';
+import { REMOTE_GOALS, formatRemoteRows, runRemoteBench } from './remote.mjs';
 import { INSPECTOR_FRAMES, INSPECTOR_GOALS, formatInspectorRows, runInspectorBench } from './inspector.mjs';
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
@@ -72,6 +73,10 @@ console.log(formatStartupRows(await runStartupBench({ runs: startupRuns })));
 console.log('');
 console.log(`acp-kit proxy (bench/proxy.mjs): the v2 pair direct and through the proxy; goals plain >= ${PROXY_GOALS.plain * 100} %, record >= ${PROXY_GOALS.record * 100} % of direct, added p50 <= ${PROXY_GOALS.addedP50Ms} ms`);
 console.log(formatProxyRows(runProxyBench()));
+
+console.log('');
+console.log(`Remote transports (bench/remote.mjs): WebSocket and Streamable HTTP beside stdio, acp-kit's server and the official SDK's AcpServer; goals WebSocket >= ${REMOTE_GOALS.wsOfStdio * 100} % of stdio, acp-kit >= ${REMOTE_GOALS.vsSdk}x the SDK`);
+console.log(formatRemoteRows(await runRemoteBench()));
 
 console.log('');
 const oursP50 = Math.max(by['acp-kit-v2'].p50, by['acp-kit-v1'].p50);

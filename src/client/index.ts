@@ -15,6 +15,10 @@
  */
 export { connect, connectToAgent, ClientConnection } from './connection.js';
 export { connectRemote, openRemoteTransport, type RemoteTarget } from './remote.js';
+export {
+  connectReconnecting, ReconnectingConnection, ReconnectingSession, ReconnectFailedError,
+  type ReconnectEvents, type ReconnectOptions, type ReconnectingClientOptions, type ReconnectingUpdateListener,
+} from './reconnect.js';
 export { ClientSession, type PromptOptions, type PromptResult } from './client-session.js';
 export { UnsupportedProtocolVersionError } from './initialize.js';
 export { AgentStartupError, ConnectAbortedError, NON_JSON_STDOUT_GRACE_MS, type AgentStartupFailure, type ConnectAbortReason } from './connect-abort.js';

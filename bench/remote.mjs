@@ -1,0 +1,206 @@
+// Remote transports (issue 13, Performance): UPDATES agent_message_chunk updates + ROUND_TRIPS round
+// trips over WebSocket and Streamable HTTP beside stdio, for acp-kit's server (startAcpServer) and the
+// official SDK's AcpServer (Node handlers + ws), with acp-kit's client on loopback; then CONNS
+// concurrent connections each streaming at once (round trip p99 while they stream, server RSS per
+// idle connection). Alone: node bench/remote.mjs
+// Internal modes: --server <acp-kit|sdk> (prints {"port"} then serves), --client <url> <label>,
+// --many <url> <label> (the concurrency client).
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { CHUNK_TEXT, measureAcpKitClient, peakRssMb, percentile, report, ROUND_TRIPS, UPDATES } from './common.mjs';
+
+const here = (f) => fileURLToPath(new URL(f, import.meta.url));
+const TOKEN = 'bench-token';
+export const CONNS = Number(process.env.BENCH_REMOTE_CONNS ?? 200);
+/** Chunks each of the CONNS connections streams at once. */
+const MANY_UPDATES = Number(process.env.BENCH_REMOTE_MANY_UPDATES ?? 500);
+/** Goals from issue 13: WebSocket >= 60 % of stdio; acp-kit >= 2x the SDK's AcpServer. */
+export const REMOTE_GOALS = { wsOfStdio: 0.6, vsSdk: 2 };
+
+const rssMb = () => process.memoryUsage().rss / 1e6;
+
+async function streamChunks(n, send) {
+  for (let k = 0; k < n; k++) await send(CHUNK_TEXT);
+}
+
+async function server(kind) {
+  let http;
+  if (kind === 'acp-kit') {
+    const { startAcpServer } = await import('../dist/server/index.js');
+    const { serveAgent } = await import('../dist/agent/index.js');
+    const definition = {
+      info: { name: 'acp-kit-bench-agent', version: '0.0.0' },
+      async prompt(turn) {
+        const messageId = turn.session.newId('msg');
+        await streamChunks(Number(turn.prompt[0]?.text ?? 0), (text) => turn.send({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text } }));
+        return 'end_turn';
+      },
+    };
+    const logger = { debug() {}, info() {}, warn() {}, error: (m) => process.stderr.write(String(m) + '\n') };
+    const s = await startAcpServer({
+      tokens: [TOKEN],
+      maxConnections: CONNS + 16,
+      maxSessions: CONNS + 16,
+      agent: (transport) => {
+        // like bench/acp-kit-agent.mjs: no history store (the SDK agent keeps none either)
+        const conn = serveAgent(definition, transport, { store: null, logger });
+        conn.peer.onRequest('_bench/ping', () => ({}));
+        conn.peer.onRequest('_bench/rss', () => ({ rssMb: rssMb() }));
+        return { async shutdown() { conn.close(); await conn.closed; }, close: () => conn.close() };
+      },
+    });
+    process.stdout.write(JSON.stringify({ port: s.port }) + '\n');
+    return;
+  }
+  const acp = await import('@agentclientprotocol/sdk');
+  const { AcpServer } = await import('@agentclientprotocol/sdk/experimental/server');
+  const { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } = await import('@agentclientprotocol/sdk/experimental/node');
+  const { WebSocketServer } = await import('ws');
+  let sessions = 0;
+  const app = () => acp
+    .agent({ name: 'sdk-bench-agent' })
+    .onRequest('initialize', () => ({ protocolVersion: 1, agentCapabilities: {}, authMethods: [] }))
+    .onRequest('session/new', () => ({ sessionId: `s${++sessions}` }))
+    .onRequest('session/prompt', async ({ params, client }) => {
+      const n = Number(params.prompt[0]?.text ?? 0);
+      await streamChunks(n, (text) => client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text } } }));
+      return { stopReason: 'end_turn' };
+    })
+    .onRequest('*', ({ method }) => {
+      if (method === '_bench/ping') return {};
+      if (method === '_bench/rss') return { rssMb: rssMb() };
+      throw acp.RequestError.methodNotFound(method);
+    });
+  const sdk = new AcpServer({ createAgent: app });
+  const wss = new WebSocketServer({ noServer: true });
+  http = createServer(createNodeHttpHandler(sdk));
+  http.on('upgrade', createNodeWebSocketUpgradeHandler(sdk, wss));
+  await new Promise((r) => http.listen(0, '127.0.0.1', r));
+  process.stdout.write(JSON.stringify({ port: http.address().port }) + '\n');
+}
+
+async function client(url, label) {
+  const { connect } = await import('../dist/client/index.js');
+  const conn = await connect({ url, token: TOKEN });
+  const session = await conn.newSession({ cwd: process.cwd() });
+  const { rtts, secs } = await measureAcpKitClient(conn, session, label);
+  report({ label, protocol: conn.protocolVersion, updatesPerSec: UPDATES / secs, p50: percentile(rtts, 50), p99: percentile(rtts, 99), clientRssMb: peakRssMb() });
+  await conn.close();
+}
+
+async function many(url, label) {
+  const { connect } = await import('../dist/client/index.js');
+  const probe = await connect({ url, token: TOKEN });
+  const before = (await probe.extRequest('_bench/rss', {})).rssMb;
+  const conns = [];
+  // opened a few at a time: a burst of CONNS handshakes measures accept(), not the transport
+  for (let i = 0; i < CONNS; i += 20) {
+    conns.push(...(await Promise.all(Array.from({ length: Math.min(20, CONNS - i) }, async () => {
+      const conn = await connect({ url, token: TOKEN });
+      return { conn, session: await conn.newSession({ cwd: process.cwd() }) };
+    }))));
+  }
+  const idle = (await probe.extRequest('_bench/rss', {})).rssMb;
+  const rtts = [];
+  const t0 = process.hrtime.bigint();
+  await Promise.all(conns.map(async ({ conn, session }) => {
+    const turn = session.prompt(String(MANY_UPDATES));
+    // round trips while every connection streams
+    for (let i = 0; i < 5; i++) {
+      const t = process.hrtime.bigint();
+      await conn.extRequest('_bench/ping', {});
+      rtts.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+    const r = await turn;
+    if (r.stopReason !== 'end_turn') throw new Error(`${label}: stop reason ${r.stopReason}`);
+    const text = session.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text).join('');
+    if (text.length !== MANY_UPDATES * CHUNK_TEXT.length) throw new Error(`${label}: got ${text.length} chars`);
+  }));
+  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  rtts.sort((a, b) => a - b);
+  report({ label, conns: CONNS, updatesPerSec: (CONNS * MANY_UPDATES) / secs, p50: percentile(rtts, 50), p99: percentile(rtts, 99), idleKbPerConn: ((idle - before) * 1000) / CONNS });
+  await Promise.all(conns.map(({ conn }) => conn.close()));
+  await probe.close();
+}
+
+function runNode(args) {
+  const r = spawnSync(process.execPath, [here('./remote.mjs'), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 600_000 });
+  if (r.status !== 0) throw new Error(`bench/remote.mjs ${args.join(' ')} failed with status ${r.status}: ${r.stdout}`);
+  const lines = r.stdout.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+/** Starts a server process; resolves with its port and a stop function. */
+async function startServer(kind) {
+  const child = spawn(process.execPath, [here('./remote.mjs'), '--server', kind], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout });
+    rl.once('line', (l) => {
+      rl.close();
+      resolve(l);
+    });
+    child.once('exit', (code) => reject(new Error(`bench server ${kind} exited with ${code}`)));
+  });
+  const { port } = JSON.parse(line);
+  return {
+    port,
+    stop: () => new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', resolve);
+      child.kill('SIGKILL');
+    }),
+  };
+}
+
+/** Every row: stdio, then per server (acp-kit, SDK) WebSocket and HTTP, then the concurrency rows. */
+export async function runRemoteBench() {
+  const rows = [];
+  const stdio = spawnSync(process.execPath, [here('./acp-kit-client.mjs'), '2'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 600_000 });
+  if (stdio.status !== 0) throw new Error(`bench/acp-kit-client.mjs failed: ${stdio.stdout}`);
+  rows.push({ ...JSON.parse(stdio.stdout.trim().split('\n').at(-1)), label: 'acp-kit v2, stdio', server: 'acp-kit', profile: 'stdio' });
+  const many = [];
+  for (const kind of ['acp-kit', 'sdk']) {
+    const s = await startServer(kind);
+    try {
+      for (const profile of ['websocket', 'http']) {
+        const url = `${profile === 'websocket' ? 'ws' : 'http'}://127.0.0.1:${s.port}/acp`;
+        rows.push({ ...runNode(['--client', url, `${kind} ${profile}`]), server: kind, profile });
+      }
+      many.push({ ...runNode(['--many', `ws://127.0.0.1:${s.port}/acp`, `${kind} websocket x${CONNS}`]), server: kind });
+    } finally {
+      await s.stop();
+    }
+  }
+  return { rows, many };
+}
+
+const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a');
+
+/** The markdown tables of {@link runRemoteBench}. */
+export function formatRemoteRows({ rows, many }) {
+  const stdio = rows.find((r) => r.profile === 'stdio');
+  const label = (r) => (r.profile === 'stdio' ? 'acp-kit v2, stdio (reference)' : `${r.server === 'sdk' ? "official SDK AcpServer (v1 app)" : 'acp-kit startAcpServer (v2)'}, ${r.profile === 'websocket' ? 'WebSocket' : 'Streamable HTTP'}`);
+  const out = ['| server, transport | updates/s | % of stdio | vs SDK same transport | round trip p50 ms | p99 ms |', '|---|---:|---:|---:|---:|---:|'];
+  for (const r of rows) {
+    const sdk = rows.find((x) => x.server === 'sdk' && x.profile === r.profile);
+    out.push(`| ${label(r)} | ${fmt(r.updatesPerSec)} | ${fmt((100 * r.updatesPerSec) / stdio.updatesPerSec, 1)} % | ${r.server === 'acp-kit' && sdk ? `${fmt(r.updatesPerSec / sdk.updatesPerSec, 2)}x` : ''} | ${fmt(r.p50, 3)} | ${fmt(r.p99, 3)} |`);
+  }
+  out.push('', `| ${CONNS} connections streaming at once (WebSocket) | updates/s, all | round trip p50 ms | p99 ms | server RSS per idle connection KB |`, '|---|---:|---:|---:|---:|');
+  for (const m of many) out.push(`| ${m.server === 'sdk' ? 'official SDK AcpServer' : 'acp-kit startAcpServer'} | ${fmt(m.updatesPerSec)} | ${fmt(m.p50, 2)} | ${fmt(m.p99, 2)} | ${fmt(m.idleKbPerConn, 1)} |`);
+  return out.join('\n');
+}
+
+if (process.argv[2] === '--server') {
+  await server(process.argv[3]);
+} else if (process.argv[2] === '--client') {
+  await client(process.argv[3], process.argv[4]);
+  process.exit(0);
+} else if (process.argv[2] === '--many') {
+  await many(process.argv[3], process.argv[4]);
+  process.exit(0);
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  console.log(`Remote transports (bench/remote.mjs): ${UPDATES.toLocaleString('en-US')} agent_message_chunk updates + ${ROUND_TRIPS} round trips per row, acp-kit's client on loopback; goals WebSocket >= ${REMOTE_GOALS.wsOfStdio * 100} % of stdio, acp-kit >= ${REMOTE_GOALS.vsSdk}x the SDK's AcpServer`);
+  console.log(formatRemoteRows(await runRemoteBench()));
+}
