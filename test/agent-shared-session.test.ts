@@ -187,6 +187,45 @@ describe('several clients on one v2 session (in process)', () => {
     expect(Object.values(texts(updates(c)))).toEqual(['before0 before1 after0 after1 ', 'again ']);
   });
 
+  it('session/close from one client only detaches it: the turn goes on for the other', async () => {
+    const r = rig();
+    const a = await r.client();
+    const sa = await a.conn.newSession({ cwd: CWD });
+    const b = await r.client();
+    const sb = await b.conn.resumeSession(sa.sessionId, { cwd: CWD });
+    const idleB = sb.nextIdle();
+    void sa.prompt('gate:g:1').catch(() => undefined);
+    await r.control.reached('g');
+    await a.conn.closeSession(sa.sessionId);
+    r.control.open('g');
+    expect((await idleB).stopReason).toBe('end_turn');
+    expect(Object.values(texts(updates(b)))).toEqual(['before0 after0 ']);
+  });
+
+  it('v1 connections keep their own runtime: a v1 client loading a session in use does not receive its live turn', async () => {
+    const control = controlledAgent();
+    const store = new InMemorySessionStore();
+    const sharedSessions = new SharedSessions();
+    const open = async (): Promise<InProcessPair> => {
+      const p = await connectInProcess(control.definition, { version: 1, serve: { store, sharedSessions } });
+      pairs.push(p);
+      return p;
+    };
+    const a = await open();
+    const sa = await a.conn.newSession({ cwd: CWD });
+    const turn = sa.prompt('gate:g:1');
+    await control.reached('g');
+    const b = await open();
+    await b.conn.resumeSession(sa.sessionId, { cwd: CWD, replay: true });
+    expect(sharedSessions.size).toBe(0);
+    control.open('g');
+    expect((await turn).stopReason).toBe('end_turn');
+    await roundTrip(b);
+    expect(Object.values(texts(updates(a)))).toEqual(['before0 after0 ']);
+    // B replayed what was stored when it loaded, and got nothing of A's live turn
+    expect(Object.values(texts(updates(b)))).toEqual(['before0 ']);
+  });
+
   it('a client sharing a session cannot reopen it with other roots under the others', async () => {
     const r = rig();
     const a = await r.client();
