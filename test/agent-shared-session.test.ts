@@ -146,6 +146,35 @@ describe('several clients on one v2 session (in process)', () => {
     }
   });
 
+  it('a client attaching while a permission question is open is asked too, and its answer can win', async () => {
+    const r = rig();
+    let askedA!: () => void;
+    const aWasAsked = new Promise<void>((resolve) => (askedA = resolve));
+    const withdrawn: string[] = [];
+    const a = await r.client((req, ctx) =>
+      new Promise((resolve) => {
+        askedA();
+        ctx.signal?.addEventListener('abort', () => {
+          withdrawn.push(req.title ?? '');
+          resolve({ outcome: 'cancelled' });
+        });
+      }),
+    );
+    const sa = await a.conn.newSession({ cwd: CWD });
+    const turn = sa.prompt('ask');
+    await aWasAsked;
+    const b = await r.client(async (req) => ({ outcome: 'selected', optionId: req.options[1].optionId }));
+    await b.conn.resumeSession(sa.sessionId, { cwd: CWD, replay: true });
+    expect((await turn).stopReason).toBe('end_turn');
+    await Promise.all([roundTrip(a), roundTrip(b)]);
+    expect(withdrawn).toEqual(['May I?']);
+    const ub = updates(b);
+    // B: the snapshot says a question is open, then it is asked, answers, and the turn goes on
+    expect(ub.find((u) => u.sessionUpdate === 'state_update')).toEqual({ sessionUpdate: 'state_update', state: 'requires_action' });
+    expect(b.wire.filter((e) => e.dir === 'in' && e.msg.method === 'session/request_permission')).toHaveLength(1);
+    for (const p of [a, b]) expect(Object.values(texts(updates(p)))).toEqual(['outcome=reject ']);
+  });
+
   it('session/cancel from the other client cancels the turn for both', async () => {
     const r = rig();
     const a = await r.client();

@@ -451,7 +451,7 @@ class AgentConnectionImpl implements AgentConnection {
       this.negotiated.restored(this.viewFor(s, attachment));
       if (stored) await this.replay(s, stored, this.codec!.createUpdateEncoder({ clientCapabilities: this.client.capabilities, configOptions: s.configOptions }));
     } finally {
-      attachment.flush();
+      s.activate(attachment);
     }
     return this.setupResult(s, undefined);
   }

@@ -69,6 +69,11 @@ export class SessionAttachment {
   }
 }
 
+/** A permission question open on a session: `ask` puts it to one more connection. */
+interface OpenQuestion {
+  ask(host: SessionHost): void;
+}
+
 const FINAL_TOOL_STATUSES: ReadonlySet<unknown> = new Set(['completed', 'failed', 'cancelled']);
 
 export interface SessionInit {
@@ -109,6 +114,8 @@ export class SessionRuntime implements AgentSession {
   private warnedStateUpdate = false;
   /** The connections this session's output goes to, in the order they attached. */
   private readonly attachments: SessionAttachment[] = [];
+  /** Permission questions waiting for an answer from any attached client. */
+  private readonly questions = new Set<OpenQuestion>();
   /** History updates appended by this runtime (a joiner's replay is consistent when it did not move). */
   private appended = 0;
 
@@ -175,22 +182,53 @@ export class SessionRuntime implements AgentSession {
   }
 
   /**
-   * A permission question goes to every live attachment; the first answer wins and the others
-   * are withdrawn (`$/cancel_request`, through the aborted signal). A connection that leaves
-   * meanwhile does not end the question while another can still answer it.
+   * A permission question goes to every live attachment, and to a client attaching while it is
+   * open; the first answer wins and the others are withdrawn (`$/cancel_request`, through the
+   * aborted signal). A connection that leaves meanwhile does not end the question while another can
+   * still answer it; when none is left it fails like a single client's would.
    */
-  private async askClients(question: PermissionQuestion, signal: AbortSignal): Promise<PermissionOutcome> {
-    const targets = this.attachments.filter((a) => a.live);
-    if (targets.length <= 1) return (targets[0] ?? this.attachments[0] ?? { host: this.host }).host.askPermission(this, question, signal);
-    const answered = new AbortController();
-    const either = AbortSignal.any([signal, answered.signal]);
-    try {
-      return await Promise.any(targets.map((a) => a.host.askPermission(this, question, either)));
-    } catch (e) {
-      throw e instanceof AggregateError && e.errors.length > 0 ? e.errors[0] : e;
-    } finally {
-      answered.abort(abortError('answered by another client'));
-    }
+  private askClients(question: PermissionQuestion, signal: AbortSignal): Promise<PermissionOutcome> {
+    return new Promise<PermissionOutcome>((resolve, reject) => {
+      const answered = new AbortController();
+      const either = AbortSignal.any([signal, answered.signal]);
+      let waiting = 0;
+      let settled = false;
+      const settle = (): boolean => {
+        if (settled) return false;
+        settled = true;
+        this.questions.delete(open);
+        answered.abort(abortError('answered by another client'));
+        return true;
+      };
+      const open: OpenQuestion = {
+        ask: (host) => {
+          if (either.aborted) return;
+          waiting++;
+          host.askPermission(this, question, either).then(
+            (outcome) => {
+              if (settle()) resolve(outcome);
+            },
+            (e: unknown) => {
+              if (--waiting === 0 && settle()) reject(e);
+            },
+          );
+        },
+      };
+      this.questions.add(open);
+      const live = this.attachments.filter((a) => a.live);
+      const targets = live.length > 0 ? live.map((a) => a.host) : [this.attachments[0]?.host ?? this.host];
+      for (const host of targets) open.ask(host);
+    });
+  }
+
+  /**
+   * A joiner's replay is written: the live updates held for it go out, then the permission
+   * questions still open are asked of it too.
+   */
+  activate(attachment: SessionAttachment): void {
+    attachment.flush();
+    if (!this.attachments.includes(attachment)) return;
+    for (const q of [...this.questions]) q.ask(attachment.host);
   }
 
   /** Backpressure: the turn streams at the pace of the slowest attached connection. */
