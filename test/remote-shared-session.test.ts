@@ -1,6 +1,6 @@
 // Several clients on one v2 session through `acp-kit serve` (startAcpServer + inProcessAgent) over
-// real WebSockets on loopback: a second client of the same token resumes the session the first is
-// using and both follow one turn, one prompt queue and one permission question.
+// real WebSockets and Streamable HTTP on loopback: a second client of the same token resumes the
+// session the first is using and both follow one turn, one prompt queue and one permission question.
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, type ClientConnection, type PermissionPolicy } from '../src/client/index.js';
 import { inProcessAgent, startAcpServer, type AcpServer } from '../src/server/index.js';
@@ -45,11 +45,15 @@ async function client(url: string, token: string, permissionPolicy?: PermissionP
 
 const chunkTexts = (us: any[]): string[] => us.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text);
 
-describe('several clients on one v2 session over WebSocket (acp-kit serve)', () => {
+describe.each([
+  ['WebSocket', (s: AcpServer) => wsUrl(s)],
+  ['Streamable HTTP', (s: AcpServer) => s.url],
+] as const)('several clients on one v2 session over %s (acp-kit serve)', (_name, urlOf) => {
   it('the second client gets the history, then the same live updates in the same order; prompts and a permission question are shared', async () => {
     const control = controlledAgent();
-    server = await startAcpServer({ tokens: [TOKEN, OTHER_TOKEN], agent: inProcessAgent(control.definition) });
-    const url = wsUrl(server);
+    // one session per token: attaching to it opens none
+    server = await startAcpServer({ tokens: [TOKEN, OTHER_TOKEN], agent: inProcessAgent(control.definition), maxSessions: 1 });
+    const url = urlOf(server);
     const a = await client(url, TOKEN, (_req, ctx) => new Promise((resolve) => ctx.signal?.addEventListener('abort', () => resolve({ outcome: 'cancelled' }))));
     const sa = await a.conn.newSession({ cwd: '/tmp' });
     await sa.prompt('say:hello');
