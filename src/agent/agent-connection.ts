@@ -19,10 +19,11 @@ import { JsonRpcPeer, type PeerOptions, type RequestContext } from '../rpc/peer.
 import type { CloseInfo, Transport } from '../rpc/transport.js';
 import { restoreValues } from './config-options.js';
 import { messageOf } from './error-text.js';
-import { lifecycleFor, type AgentLifecycle } from './lifecycle/index.js';
+import { lifecycleFor, type AgentLifecycle, type LifecycleSession } from './lifecycle/index.js';
 import { stderrLogger, type AgentLogger } from './logger.js';
 import { listPage } from './session-list.js';
-import { SessionRuntime, type SessionHost } from './session-runtime.js';
+import { SessionRuntime, type SessionAttachment, type SessionHost } from './session-runtime.js';
+import type { SharedSessions } from './shared-sessions.js';
 import { InMemorySessionStore, isHistoryUpdate, type SessionStore, type StoredSession } from './session-store.js';
 import type { AgentDefinition, ClientPeerInfo, ClientServices, PermissionQuestion, SessionSetup } from './types.js';
 
@@ -47,6 +48,12 @@ export interface ServeAgentOptions {
   cancelTimeoutMs?: number;
   /** Passed to the {@link JsonRpcPeer} (e.g. a `tap` for conformance tests). */
   peer?: Pick<PeerOptions, 'tap' | 'onProblem'>;
+  /**
+   * v2 sessions shared with the other connections given the same instance (and the same `store`):
+   * a client resuming or loading a session another connection has open attaches to it (see
+   * {@link SharedSessions}). Omitted: every connection opens its own runtime (v1 always does).
+   */
+  sharedSessions?: SharedSessions;
 }
 
 /** A served connection. */
@@ -138,8 +145,8 @@ class AgentConnectionImpl implements AgentConnection {
     this.closed = this.peer.closed.then(async (info) => {
       const all = [...this.sessions.values()];
       this.sessions.clear();
-      await Promise.all(all.map((s) => s.close('the connection ending')));
-      for (const s of all) this.store.release?.(s.sessionId);
+      // a session other clients share goes on without this one (its turn too)
+      await Promise.all(all.map((s) => this.leave(s, 'the connection ending')));
       return info;
     });
   }
@@ -355,6 +362,7 @@ class AgentConnectionImpl implements AgentConnection {
     }
     s.openWith(setup?.configOptions ?? []);
     this.sessions.set(sessionId, s);
+    this.sharing?.add(s);
     return { sessionId, ...this.setupResult(s, setup) };
   }
 
@@ -364,6 +372,9 @@ class AgentConnectionImpl implements AgentConnection {
     this.checkMcp(p.mcpServers ?? []);
     const replay = this.negotiated.replays(kind, p);
     const existing = this.sessions.get(p.sessionId);
+    const shared = existing ? undefined : this.sharing?.get(p.sessionId);
+    // open on another connection of this process: attach to it rather than open a second runtime
+    if (shared) return this.join(shared, p, kind, replay);
     // one writer per stored session: refused while another process has it open (already ours when open here)
     if (!existing) this.store.acquire?.(p.sessionId);
     try {
@@ -377,14 +388,16 @@ class AgentConnectionImpl implements AgentConnection {
   private async restoreLocked(p: LoadSessionRequest | ResumeSessionRequest, kind: 'load' | 'resume', replay: boolean, existing: SessionRuntime | undefined): Promise<SessionSetupResult> {
     const stored = await this.store.load(p.sessionId);
     if (!stored) throw AcpError.sessionNotFound(p.sessionId);
-    if (existing && kind === 'resume' && sameSetup(existing, p)) {
-      // already open here with the same roots and MCP servers: keep it (and its running turn);
+    if (existing && (kind === 'resume' || existing.attachedCount > 1) && sameSetup(existing, p)) {
+      // already open here with the same roots and MCP servers (or shared with other clients, which
+      // a reopen would cut off): keep it (and its running turn);
       // replay through a fresh encoder. Another setup reopens it below like `session/load`, so
       // `openSession` sees the request's complete `mcpServers` list (ACP-V2-RESUME-09).
       if (replay) await this.replay(existing, stored, this.codec!.createUpdateEncoder({ clientCapabilities: this.client.capabilities, configOptions: existing.configOptions }));
-      this.negotiated.restored(existing);
+      this.negotiated.restored(this.viewFor(existing, existing.attachmentOf(this.host!)));
       return this.setupResult(existing, undefined);
     }
+    if (existing && existing.attachedCount > 1) throw sharedSetupMismatch(p.sessionId);
     if (existing) {
       // the lock stays: the reopened runtime takes it over
       this.sessions.delete(p.sessionId);
@@ -399,7 +412,77 @@ class AgentConnectionImpl implements AgentConnection {
     else for (const u of stored.updates) if (isHistoryUpdate(u)) s.prime(u);
     this.negotiated.restored(s);
     this.sessions.set(p.sessionId, s);
+    this.sharing?.add(s);
     return this.setupResult(s, setup, true);
+  }
+
+  /** The shared-session registry, when this connection's version shares sessions. */
+  private get sharing(): SharedSessions | undefined {
+    return this.lifecycle?.sharesSessions ? this.options.sharedSessions : undefined;
+  }
+
+  /**
+   * A client attaching to a session another connection has open ({@link SharedSessions}): the
+   * history (when asked) as it stood at the moment of attaching, then its foreground state, then
+   * every live update from that moment on, held while the replay is written, so it misses none
+   * and sees them in the same order as the other clients. The store lock stays with the process.
+   */
+  private async join(s: SessionRuntime, p: LoadSessionRequest | ResumeSessionRequest, kind: 'load' | 'resume', replay: boolean): Promise<SessionSetupResult> {
+    if (!sameSetup(s, p)) throw sharedSetupMismatch(p.sessionId);
+    let stored: StoredSession | undefined;
+    if (replay) {
+      // the history and the attach must describe the same moment: load again when it moved meanwhile
+      for (let attempt = 0; ; attempt++) {
+        const version = s.historyVersion;
+        stored = await this.store.load(p.sessionId);
+        if (s.historyVersion === version) break;
+        if (attempt >= MAX_JOIN_LOADS) {
+          throw AcpError.internal(`session ${p.sessionId} kept changing while its history was read (${MAX_JOIN_LOADS} tries); resume it again`);
+        }
+      }
+      if (!stored) throw AcpError.sessionNotFound(p.sessionId);
+    }
+    // closed meanwhile (its last client left): open it afresh instead
+    if (s.closed || this.sharing?.get(p.sessionId) !== s) return this.restore(p, kind);
+    const attachment = s.attach(this.host!, true);
+    this.sessions.set(p.sessionId, s);
+    try {
+      // the state as of attaching goes first among the held live updates
+      this.negotiated.restored(this.viewFor(s, attachment));
+      if (stored) await this.replay(s, stored, this.codec!.createUpdateEncoder({ clientCapabilities: this.client.capabilities, configOptions: s.configOptions }));
+    } finally {
+      s.activate(attachment);
+    }
+    return this.setupResult(s, undefined);
+  }
+
+  /** `s` as the lifecycle sees it, its live updates going to this connection's attachment only. */
+  private viewFor(s: SessionRuntime, attachment: SessionAttachment | undefined): LifecycleSession {
+    if (!attachment) return s;
+    return {
+      get configOptions() {
+        return s.configOptions;
+      },
+      stateSnapshot: () => s.stateSnapshot(),
+      sendLive: (u) => s.sendLiveTo(attachment, u),
+    };
+  }
+
+  /**
+   * This connection is done with `s` (`session/close`, its end): a session other connections
+   * still use only loses this attachment (its turn goes on for them); otherwise it is closed and
+   * its store lock given back.
+   */
+  private async leave(s: SessionRuntime, reason: string): Promise<void> {
+    if (this.sessions.get(s.sessionId) === s) this.sessions.delete(s.sessionId);
+    const mine = this.host ? s.attachmentOf(this.host) : undefined;
+    if (s.attachedCount > (mine ? 1 : 0)) {
+      if (mine) s.detach(mine.host);
+      return;
+    }
+    this.options.sharedSessions?.delete(s);
+    await s.close(reason);
+    this.store.release?.(s.sessionId);
   }
 
   /**
@@ -475,16 +558,16 @@ class AgentConnectionImpl implements AgentConnection {
       this.negotiated.closeUnknownSession(p.sessionId);
       return {};
     }
-    this.sessions.delete(p.sessionId);
-    await s.close('session/close');
-    this.store.release?.(p.sessionId);
+    await this.leave(s, 'session/close');
     return {};
   }
 
   private async deleteSession(p: SessionIdRequest): Promise<EmptyResult> {
     const s = this.sessions.get(p.sessionId);
     if (s) {
+      // deleted for every client sharing it
       this.sessions.delete(p.sessionId);
+      this.options.sharedSessions?.delete(s);
       await s.close('session/delete');
     }
     try {
@@ -554,20 +637,22 @@ class AgentConnectionImpl implements AgentConnection {
       client: this.client,
       maxHeldPrompts: this.options.maxHeldPrompts ?? DEFAULT_MAX_HELD,
       cancelTimeoutMs: this.options.cancelTimeoutMs ?? DEFAULT_CANCEL_TIMEOUT,
-      sendUpdate: (s, update) => conn.sendUpdate(s, update),
+      sendWires: (sessionId, wires) => conn.writeWires(sessionId, wires),
       askPermission: (s, q, signal) => conn.askPermission(codec, s, q, signal),
       whenWritable: () => conn.peer.whenWritable(),
       clientServices: (sessionId) => conn.clientServices(codec, sessionId),
+      sessionEnded: (s) => {
+        if (conn.sessions.get(s.sessionId) === s) conn.sessions.delete(s.sessionId);
+      },
     };
   }
 
-  private sendUpdate(s: SessionRuntime, update: AnySessionUpdate): void {
-    this.writeUpdate(s.sessionId, s.encoder, update);
-  }
-
-  private writeUpdate(sessionId: string, encoder: UpdateEncoder, update: AnySessionUpdate): void {
-    // (what a version cannot show, e.g. v1's `state_update`, the encoder drops: the codec is the one place)
-    for (const wire of encoder.encode(update as SessionUpdate)) {
+  /**
+   * Writes updates the session encoded (what a version cannot show, e.g. v1's `state_update`,
+   * its encoder dropped: the codec is the one place).
+   */
+  private writeWires(sessionId: string, wires: readonly object[]): void {
+    for (const wire of wires) {
       this.checkOutgoing('update', Methods.sessionUpdate, wire);
       this.peer.notify(Methods.sessionUpdate, { sessionId, update: wire });
     }
@@ -606,6 +691,17 @@ class AgentConnectionImpl implements AgentConnection {
       throw AcpError.internal(msg, { path: failure.path });
     }
   }
+}
+
+/** How often a joiner's history is read again because the session moved meanwhile. */
+const MAX_JOIN_LOADS = 20;
+
+/** A restore of a session shared by other clients must not reopen it under them. */
+function sharedSetupMismatch(sessionId: string): AcpError {
+  return AcpError.invalidParams(
+    `params: session ${sessionId} is open on another connection with another cwd, additionalDirectories or mcpServers; resume it with the same ones to share it, or close it there first`,
+    { path: 'params' },
+  );
 }
 
 /** Whether a restore request names the open session's own cwd, directories and MCP servers. */

@@ -1,5 +1,6 @@
 export type * from './types.js';
 export { serveAgent, type AgentConnection, type ServeAgentOptions } from './agent-connection.js';
+export { SharedSessions } from './shared-sessions.js';
 export { runAgentOnStdio, type RunAgentOnStdioOptions } from './stdio.js';
 export { InMemorySessionStore, isHistoryUpdate, SESSION_LOCKED, type SessionStore, type StoredSession, type StoredSessionMeta, type ConfigValues } from './session-store.js';
 export { JsonlSessionStore, defaultSessionDir, agentDirName, BUILTIN_AGENT_NAME, parseSessionFile } from './jsonl-session-store.js';

@@ -9,7 +9,7 @@ import { checkConfigValue, configValues, modeOption, withValue } from './config-
 import type { AgentLifecycle, PromptJob, TurnEnd } from './lifecycle/index.js';
 import type { AgentLogger } from './logger.js';
 import { isHistoryUpdate, type SessionStore } from './session-store.js';
-import { TurnRuntime } from './turn.js';
+import { abortError, TurnRuntime } from './turn.js';
 import type { AgentDefinition, AgentSession, ClientPeerInfo, ClientServices, PermissionQuestion, TurnResult } from './types.js';
 
 /** What a session needs from its connection. */
@@ -23,11 +23,55 @@ export interface SessionHost {
   readonly client: ClientPeerInfo;
   readonly maxHeldPrompts: number;
   readonly cancelTimeoutMs: number;
-  /** Encodes (with the session's encoder) and writes `session/update`s. */
-  sendUpdate(session: SessionRuntime, update: AnySessionUpdate): void;
+  /** Writes `session/update`s already encoded by the session's encoder (one per wire update). */
+  sendWires(sessionId: string, wires: readonly object[]): void;
   askPermission(session: SessionRuntime, question: PermissionQuestion, signal: AbortSignal): Promise<PermissionOutcome>;
   whenWritable(): Promise<void>;
   clientServices(sessionId: string): ClientServices;
+  /** The session was closed for every attached connection (`session/delete`, the last one leaving): forget it. */
+  sessionEnded(session: SessionRuntime): void;
+}
+
+/**
+ * One client connection a session's output goes to. A session has one per connection that has it
+ * open: one for a v1 or a stdio session, several for a v2 session shared through
+ * {@link SharedSessions}. Every attachment gets the same wire updates in the same order (encoded
+ * once): while `pending` (a joiner whose replay is still being written) they are held for it.
+ */
+export class SessionAttachment {
+  /** Live updates held back while the joiner's replay is written; `undefined`: delivered at once. */
+  private pending: (readonly object[])[] | undefined;
+
+  constructor(
+    readonly host: SessionHost,
+    private readonly sessionId: string,
+    buffered: boolean,
+  ) {
+    this.pending = buffered ? [] : undefined;
+  }
+
+  /** Whether live updates go out at once (not held for a replay). */
+  get live(): boolean {
+    return this.pending === undefined;
+  }
+
+  deliver(wires: readonly object[]): void {
+    if (wires.length === 0) return;
+    if (this.pending) this.pending.push(wires);
+    else this.host.sendWires(this.sessionId, wires);
+  }
+
+  /** The replay is written: what was held goes out in order, later updates directly. */
+  flush(): void {
+    const held = this.pending;
+    this.pending = undefined;
+    for (const wires of held ?? []) this.host.sendWires(this.sessionId, wires);
+  }
+}
+
+/** A permission question open on a session: `ask` puts it to one more connection. */
+interface OpenQuestion {
+  ask(host: SessionHost): void;
 }
 
 const FINAL_TOOL_STATUSES: ReadonlySet<unknown> = new Set(['completed', 'failed', 'cancelled']);
@@ -68,6 +112,12 @@ export class SessionRuntime implements AgentSession {
   /** Whether the encoder has seen an update (then it keeps its state: never recreated). */
   private encoderUsed = false;
   private warnedStateUpdate = false;
+  /** The connections this session's output goes to, in the order they attached. */
+  private readonly attachments: SessionAttachment[] = [];
+  /** Permission questions waiting for an answer from any attached client. */
+  private readonly questions = new Set<OpenQuestion>();
+  /** History updates appended by this runtime (a joiner's replay is consistent when it did not move). */
+  private appended = 0;
 
   constructor(
     private readonly host: SessionHost,
@@ -79,6 +129,112 @@ export class SessionRuntime implements AgentSession {
     this.mcpServers = Object.freeze([...init.mcpServers]);
     this.epoch = init.restored ? `${Date.now().toString(36)}.` : '';
     this.encoder = host.codec.createUpdateEncoder({ clientCapabilities: host.client.capabilities });
+    this.attachments.push(new SessionAttachment(host, this.sessionId, false));
+  }
+
+  /** How many history updates this runtime has stored so far (moves with every append). */
+  get historyVersion(): number {
+    return this.appended;
+  }
+
+  /** Connections currently attached. */
+  get attachedCount(): number {
+    return this.attachments.length;
+  }
+
+  /** The attachment of `host`, if attached. */
+  attachmentOf(host: SessionHost): SessionAttachment | undefined {
+    return this.attachments.find((a) => a.host === host);
+  }
+
+  /**
+   * Attaches another connection (a client joining a shared v2 session). `buffered`: live updates
+   * are held for it until {@link SessionAttachment.flush}, so its replay goes out first and it
+   * misses nothing emitted meanwhile.
+   */
+  attach(host: SessionHost, buffered: boolean): SessionAttachment {
+    const existing = this.attachmentOf(host);
+    if (existing) return existing;
+    const a = new SessionAttachment(host, this.sessionId, buffered);
+    this.attachments.push(a);
+    return a;
+  }
+
+  /** Detaches a connection (it left); returns how many remain. The session itself goes on. */
+  detach(host: SessionHost): number {
+    const i = this.attachments.findIndex((a) => a.host === host);
+    if (i >= 0) this.attachments.splice(i, 1);
+    return this.attachments.length;
+  }
+
+  /** Encodes once and hands the same wire updates to every attachment, in emission order. */
+  private deliver(update: AnySessionUpdate): void {
+    const wires = this.encoder.encode(update as SessionUpdate);
+    for (const a of this.attachments) a.deliver(wires);
+  }
+
+  /** Sends a live update (not history) to one attachment only (a resume's state snapshot). */
+  sendLiveTo(attachment: SessionAttachment, update: AnySessionUpdate): void {
+    if (this.closed) return;
+    this.noteToolCall(update);
+    this.encoderUsed = true;
+    attachment.deliver(this.encoder.encode(update as SessionUpdate));
+  }
+
+  /**
+   * A permission question goes to every live attachment, and to a client attaching while it is
+   * open; the first answer wins and the others are withdrawn (`$/cancel_request`, through the
+   * aborted signal). A connection that leaves meanwhile does not end the question while another can
+   * still answer it; when none is left it fails like a single client's would.
+   */
+  private askClients(question: PermissionQuestion, signal: AbortSignal): Promise<PermissionOutcome> {
+    return new Promise<PermissionOutcome>((resolve, reject) => {
+      const answered = new AbortController();
+      const either = AbortSignal.any([signal, answered.signal]);
+      let waiting = 0;
+      let settled = false;
+      const settle = (): boolean => {
+        if (settled) return false;
+        settled = true;
+        this.questions.delete(open);
+        answered.abort(abortError('answered by another client'));
+        return true;
+      };
+      const open: OpenQuestion = {
+        ask: (host) => {
+          if (either.aborted) return;
+          waiting++;
+          host.askPermission(this, question, either).then(
+            (outcome) => {
+              if (settle()) resolve(outcome);
+            },
+            (e: unknown) => {
+              if (--waiting === 0 && settle()) reject(e);
+            },
+          );
+        },
+      };
+      this.questions.add(open);
+      const live = this.attachments.filter((a) => a.live);
+      const targets = live.length > 0 ? live.map((a) => a.host) : [this.attachments[0]?.host ?? this.host];
+      for (const host of targets) open.ask(host);
+    });
+  }
+
+  /**
+   * A joiner's replay is written: the live updates held for it go out, then the permission
+   * questions still open are asked of it too.
+   */
+  activate(attachment: SessionAttachment): void {
+    attachment.flush();
+    if (!this.attachments.includes(attachment)) return;
+    for (const q of [...this.questions]) q.ask(attachment.host);
+  }
+
+  /** Backpressure: the turn streams at the pace of the slowest attached connection. */
+  private whenWritable(): Promise<void> {
+    if (this.attachments.length === 1) return this.attachments[0].host.whenWritable();
+    return Promise.all(this.attachments.map((a) => a.host.whenWritable())).then(() => undefined);
   }
 
   get client(): ClientPeerInfo {
@@ -133,14 +289,17 @@ export class SessionRuntime implements AgentSession {
     if (this.closed) return;
     this.track(update);
     const modeChanged = this.trackConfig(update);
-    if (isHistoryUpdate(update)) this.host.store.append(this.sessionId, update);
+    if (isHistoryUpdate(update)) {
+      this.host.store.append(this.sessionId, update);
+      this.appended++;
+    }
     this.noteToolCall(update);
     this.encoderUsed = true;
     if (modeChanged && update.sessionUpdate === 'current_mode_update') {
-      this.host.sendUpdate(this, this.host.lifecycle.modeChange(update, this.configOptions));
+      this.deliver(this.host.lifecycle.modeChange(update, this.configOptions));
       return;
     }
-    this.host.sendUpdate(this, update);
+    this.deliver(update);
   }
 
   /** Records that `update` went out through this session's encoder by other means (a replay). */
@@ -154,7 +313,7 @@ export class SessionRuntime implements AgentSession {
     if (this.closed) return;
     this.noteToolCall(update);
     this.encoderUsed = true;
-    this.host.sendUpdate(this, update);
+    this.deliver(update);
   }
 
   /**
@@ -333,6 +492,7 @@ export class SessionRuntime implements AgentSession {
       // stored before the turn becomes active: a prompt the store cannot take (e.g. nested too deep
       // to serialise) is refused and leaves no active turn behind that would wedge the session
       this.host.store.append(this.sessionId, userMessage);
+      this.appended++;
     } catch (e) {
       job.detach();
       job.reject(
@@ -350,8 +510,8 @@ export class SessionRuntime implements AgentSession {
       emit: (u) => this.emitFromAuthor(u),
       announceSubject: (q) => this.announcePermissionSubject(q),
       sendState: (state) => this.sendLive({ sessionUpdate: 'state_update', state }),
-      askClient: (q, signal) => this.host.askPermission(this, q, signal),
-      whenWritable: () => this.host.whenWritable(),
+      askClient: (q, signal) => this.askClients(q, signal),
+      whenWritable: () => this.whenWritable(),
     });
     job.turn = turn;
     this.active = turn;
@@ -453,6 +613,8 @@ export class SessionRuntime implements AgentSession {
     this.closed = true;
     this.toolCancels.clear();
     this.terminalCancels.clear();
+    // connections still attached (a shared session deleted by one of them) forget it
+    for (const a of this.attachments.splice(0)) a.host.sessionEnded(this);
     try {
       await this.host.definition.closeSession?.(this);
     } catch (e) {

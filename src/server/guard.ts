@@ -4,8 +4,8 @@ type Json = Record<string, unknown>;
 
 /** Sessions per token owner, shared by every connection of one server. */
 export class SessionRegistry {
-  /** owner -> sessions currently open on some connection */
-  private readonly open = new Map<string, Set<string>>();
+  /** owner -> session -> how many connections have it open (a shared v2 session counts once) */
+  private readonly open = new Map<string, Map<string, number>>();
   /** sessionId -> owner that created or attached it first (never forgotten while the server runs) */
   private readonly ownerOf = new Map<string, string>();
 
@@ -19,14 +19,21 @@ export class SessionRegistry {
     const o = this.ownerOf.get(sessionId);
     return o === undefined || o === owner;
   }
+  /** Whether some connection of `owner` has `sessionId` open (attaching to it opens nothing new). */
+  isOpen(owner: string, sessionId: string): boolean {
+    return this.open.get(owner)?.has(sessionId) ?? false;
+  }
   add(owner: string, sessionId: string): void {
     if (!this.ownerOf.has(sessionId)) this.ownerOf.set(sessionId, owner);
-    let set = this.open.get(owner);
-    if (!set) this.open.set(owner, (set = new Set()));
-    set.add(sessionId);
+    let counts = this.open.get(owner);
+    if (!counts) this.open.set(owner, (counts = new Map()));
+    counts.set(sessionId, (counts.get(sessionId) ?? 0) + 1);
   }
   remove(owner: string, sessionId: string): void {
-    this.open.get(owner)?.delete(sessionId);
+    const counts = this.open.get(owner);
+    const n = counts?.get(sessionId) ?? 0;
+    if (n <= 1) counts?.delete(sessionId);
+    else counts?.set(sessionId, n - 1);
   }
 }
 
@@ -79,7 +86,7 @@ export class GuardedTransport implements Transport {
         if (isRequest) this.refuse(msg.id, -32602, `Invalid params: params.sessionId: unknown session ${JSON.stringify(sessionId)}`);
         return;
       }
-      if (isRequest && OPENING.has(msg.method) && !(sessionId !== undefined && this.sessions.has(sessionId))) {
+      if (isRequest && OPENING.has(msg.method) && !(sessionId !== undefined && (this.sessions.has(sessionId) || this.registry.isOpen(this.owner, sessionId)))) {
         if (this.registry.openCount(this.owner) >= this.registry.maxSessions) {
           this.refuse(msg.id, -32000, `session limit reached: this server keeps at most ${this.registry.maxSessions} open sessions per token (acp-kit serve --max-sessions); close one first`);
           return;
@@ -103,11 +110,11 @@ export class GuardedTransport implements Transport {
         if (result && typeof result === 'object') {
           if (OPENING.has(w.method)) {
             const id = typeof result.sessionId === 'string' ? result.sessionId : w.sessionId;
-            if (id !== undefined) {
+            if (id !== undefined && !this.sessions.has(id)) {
               this.sessions.add(id);
               this.registry.add(this.owner, id);
             }
-          } else if (w.method === 'session/close' && w.sessionId !== undefined) {
+          } else if (w.method === 'session/close' && w.sessionId !== undefined && this.sessions.has(w.sessionId)) {
             this.sessions.delete(w.sessionId);
             this.registry.remove(this.owner, w.sessionId);
           } else if (w.method === 'session/list' && Array.isArray(result.sessions)) {

@@ -1,5 +1,6 @@
 import { serveAgent, type ServeAgentOptions } from '../agent/agent-connection.js';
 import { InMemorySessionStore, type SessionStore } from '../agent/session-store.js';
+import { SharedSessions } from '../agent/shared-sessions.js';
 import type { AgentDefinition } from '../agent/types.js';
 import { spawnAgent, type SpawnAgentOptions } from '../rpc/child.js';
 import type { Transport } from '../rpc/transport.js';
@@ -13,6 +14,13 @@ export interface InProcessAgentOptions extends Omit<ServeAgentOptions, 'store'> 
    * other tokens. Default: one in-memory store per owner.
    */
   storeFor?: (owner: string) => SessionStore | null;
+  /**
+   * Whether the v2 connections of one token share open sessions (default `true`): a client that
+   * resumes a session another client of the same token is using attaches to it (same history,
+   * same live updates in the same order, one prompt queue, permission questions to all: see
+   * docs/remote.md). `false`: each connection opens its own runtime of the session.
+   */
+  shareSessions?: boolean;
 }
 
 /**
@@ -21,12 +29,16 @@ export interface InProcessAgentOptions extends Omit<ServeAgentOptions, 'store'> 
  */
 export function inProcessAgent(definition: AgentDefinition | ((ctx: AgentHostContext) => AgentDefinition), options: InProcessAgentOptions = {}): AgentHostFactory {
   const stores = new Map<string, SessionStore | null>();
-  const { storeFor, ...serveOptions } = options;
+  const shared = new Map<string, SharedSessions>();
+  const { storeFor, shareSessions = true, ...serveOptions } = options;
   return (transport: Transport, ctx: AgentHostContext): AgentHost => {
     // the runtime's default store is per connection; ours is per owner so resumes work across connections
     if (!stores.has(ctx.owner)) stores.set(ctx.owner, storeFor ? storeFor(ctx.owner) : new InMemorySessionStore());
     const def = typeof definition === 'function' ? definition(ctx) : definition;
-    const conn = serveAgent(def, transport, { ...serveOptions, store: stores.get(ctx.owner) });
+    let sharedSessions: SharedSessions | undefined;
+    if (shareSessions && !shared.has(ctx.owner)) shared.set(ctx.owner, new SharedSessions());
+    if (shareSessions) sharedSessions = shared.get(ctx.owner);
+    const conn = serveAgent(def, transport, { ...serveOptions, store: stores.get(ctx.owner), sharedSessions });
     return {
       async shutdown(graceMs) {
         await conn.drain(graceMs);

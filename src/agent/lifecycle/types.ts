@@ -57,6 +57,12 @@ export interface AgentLifecycle {
   runtimeCapabilities(durable: boolean, definition: AgentDefinition): Pick<AgentCapabilities, 'loadSession' | 'session' | 'logout'>;
   /** Whether an MCP server of `type` may be passed to an agent advertising `mcp` (ACP-V2-SESS-03). */
   mcpServerAllowed(type: string, mcp: NonNullable<AgentCapabilities['mcp']>): boolean;
+  /**
+   * Whether several connections may attach to one open session ({@link SharedSessions}): v2 (the
+   * prompt is answered at insertion, the turn is reported to whoever is attached); v1 no (its
+   * prompt request is the turn, answered to the one client that sent it).
+   */
+  readonly sharesSessions: boolean;
   /** Whether `session/prompt` may carry no content block at all (v2 refuses it, ACP-V2-LIFE-14). */
   readonly allowsEmptyPrompt: boolean;
   /** The answer to `session/close` of a session that is not open here; throws when it is an error. */

@@ -28,6 +28,7 @@ export const v1Lifecycle: AgentLifecycle = {
   }),
   // v1 requires stdio support of every agent; `sse` is v1 only
   mcpServerAllowed: (type, mcp) => (type === 'stdio' ? true : type === 'http' ? !!mcp.http : type === 'sse' ? !!mcp.sse : false),
+  sharesSessions: false,
   allowsEmptyPrompt: true,
   closeUnknownSession(sessionId) {
     throw AcpError.sessionNotFound(sessionId);

@@ -26,6 +26,7 @@ export const v2Lifecycle: AgentLifecycle = {
     logout: (definition.authMethods?.length ?? 0) > 0,
   }),
   mcpServerAllowed: (type, mcp) => (type === 'stdio' ? !!mcp.stdio : type === 'http' ? !!mcp.http : false),
+  sharesSessions: true,
   allowsEmptyPrompt: false,
   // closing an unknown or inactive session succeeds (ACP-ALL-CLOSE-02)
   closeUnknownSession: () => undefined,

@@ -1,0 +1,35 @@
+import type { SessionRuntime } from './session-runtime.js';
+
+/**
+ * The v2 sessions open in this process that several client connections may share (pass one
+ * instance to every {@link serveAgent} call whose clients may see each other's sessions, e.g. the
+ * connections of one token of `acp-kit serve`). A second connection that resumes or loads a
+ * session open here attaches to the same runtime instead of opening a second one: it gets the
+ * history, then the same live updates in the same order as the others; prompts from any client
+ * join one queue, a permission question goes to every client (the first answer wins), a cancel
+ * from any client cancels the turn, and a client leaving only detaches it. The session (and its
+ * store lock) belongs to the process: it is closed when its last client leaves or it is deleted.
+ */
+export class SharedSessions {
+  private readonly open = new Map<string, SessionRuntime>();
+
+  /** The open runtime of `sessionId`, if some connection has it open. */
+  get(sessionId: string): SessionRuntime | undefined {
+    return this.open.get(sessionId);
+  }
+
+  /** Sessions open at the moment. */
+  get size(): number {
+    return this.open.size;
+  }
+
+  /** @internal registers a session a connection opened */
+  add(session: SessionRuntime): void {
+    this.open.set(session.sessionId, session);
+  }
+
+  /** @internal forgets `session` (closing); a newer runtime of the same id stays */
+  delete(session: SessionRuntime): void {
+    if (this.open.get(session.sessionId) === session) this.open.delete(session.sessionId);
+  }
+}
