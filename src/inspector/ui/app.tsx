@@ -7,7 +7,7 @@ import { renderMarkdown } from './markdown.js';
 const ROW_H = 24;
 /** Session items rendered at once. */
 const ITEM_WINDOW = 200;
-const OVERSCAN = 10;
+const OVERSCAN = 6;
 const KINDS = ['request', 'notification', 'response', 'error', 'invalid'] as const;
 
 /** One line of the timeline: a frame, or a run of chunk frames collapsed into one. */
@@ -19,14 +19,25 @@ interface DisplayRow {
 }
 
 interface Data {
+  /** string table and rows grow in place; `version` tells memos they changed */
   strings: string[];
   rows: RowTuple[];
   finished: boolean;
+  /** every frame so far is validated and decoded (the session view can be asked for) */
+  analysisComplete: boolean;
   index: Map<number, number>;
   version: number;
 }
 
-const emptyData = (): Data => ({ strings: [], rows: [], finished: false, index: new Map(), version: 0 });
+const emptyData = (): Data => ({ strings: [], rows: [], finished: false, analysisComplete: false, index: new Map(), version: 0 });
+
+interface RowsEvent {
+  rows: RowTuple[];
+  changed: RowTuple[];
+  strings: string[];
+  finished?: boolean;
+  analysisComplete?: boolean;
+}
 
 function fmtMs(ms: number | undefined): string {
   if (ms === undefined || ms < 0) return '';
@@ -59,7 +70,8 @@ function App() {
       try {
         const r = await getJson<{ sources: SourceInfo[] }>('api/sources');
         if (stop) return;
-        setSources(r.sources);
+        // a poll that changes nothing must not re-render the page
+        setSources((cur) => (JSON.stringify(cur) === JSON.stringify(r.sources) ? cur : r.sources));
         setSourceId((cur) => cur ?? r.sources[0]?.id);
       } catch {
         /* server gone: keep what is shown */
@@ -76,56 +88,61 @@ function App() {
   const source = sources.find((s) => s.id === sourceId);
   const live = source?.live ?? false;
 
-  // frames: one fetch for saved captures, a stream for live ones
+  // frames: one stream for every source. A saved capture is indexed while it streams, a live one
+  // grows; rows arrive in pages and are applied once per animation frame, so the first page paints
+  // while later ones are still parsed and no single update blocks the page for long.
   useEffect(() => {
     if (!sourceId) return;
     setData(emptyData());
     setSelected(new Set());
     setFocusSeq(undefined);
-    const src = sources.find((s) => s.id === sourceId);
-    if (!src) return;
-    const build = (strings: string[], rows: RowTuple[], finished: boolean, version: number): Data => {
-      const index = new Map<number, number>();
-      rows.forEach((r, i) => index.set(r[ROW.seq], i));
-      return { strings, rows, finished, index, version };
+    if (!sources.some((s) => s.id === sourceId)) return;
+    let d = emptyData();
+    let queued: RowsEvent[] = [];
+    let raf = 0;
+    const apply = (): void => {
+      raf = 0;
+      const batch = queued;
+      queued = [];
+      let { finished, analysisComplete } = d;
+      for (const e of batch) {
+        for (const s of e.strings) d.strings.push(s);
+        for (const r of e.changed) {
+          const i = d.index.get(r[ROW.seq]);
+          if (i !== undefined) d.rows[i] = r;
+        }
+        for (const r of e.rows) {
+          const i = d.index.get(r[ROW.seq]);
+          if (i !== undefined) d.rows[i] = r;
+          else {
+            d.index.set(r[ROW.seq], d.rows.length);
+            d.rows.push(r);
+          }
+        }
+        if (e.finished) finished = true;
+        if (e.analysisComplete !== undefined) analysisComplete = e.analysisComplete;
+      }
+      d = { ...d, finished, analysisComplete, version: d.version + 1 };
+      dataRef.current = d;
+      setData(d);
     };
-    if (!src.live) {
-      let stop = false;
-      void getJson<{ strings: string[]; rows: RowTuple[]; finished: boolean }>(`api/s/${sourceId}/rows`).then((r) => {
-        if (!stop) setData(build(r.strings, r.rows, r.finished, 1));
-      });
-      return () => {
-        stop = true;
-      };
-    }
     const es = new EventSource(`api/s/${sourceId}/events`);
     es.addEventListener('snapshot', (ev) => {
-      const r = JSON.parse((ev as MessageEvent).data as string) as { strings: string[]; rows: RowTuple[]; finished: boolean };
-      setData(build(r.strings, r.rows, r.finished, 1));
+      const r = JSON.parse((ev as MessageEvent).data as string) as { strings: string[]; finished: boolean; analysisComplete: boolean };
+      // a reconnect starts over: the snapshot is followed by every row again
+      queued = [];
+      d = { ...emptyData(), strings: r.strings, finished: r.finished, analysisComplete: r.analysisComplete };
+      queued.push({ rows: [], changed: [], strings: [] });
+      raf ||= requestAnimationFrame(apply);
     });
     es.addEventListener('rows', (ev) => {
-      const e = JSON.parse((ev as MessageEvent).data as string) as { rows: RowTuple[]; changed: RowTuple[]; strings: string[]; finished?: boolean };
-      const d = dataRef.current;
-      const strings = e.strings.length ? [...d.strings, ...e.strings] : d.strings;
-      const rows = d.rows.slice();
-      const index = d.index;
-      for (const r of e.changed) {
-        const i = index.get(r[ROW.seq]);
-        if (i !== undefined) rows[i] = r;
-      }
-      for (const r of e.rows) {
-        const i = index.get(r[ROW.seq]);
-        if (i !== undefined) rows[i] = r;
-        else {
-          index.set(r[ROW.seq], rows.length);
-          rows.push(r);
-        }
-      }
-      const next = { strings, rows, finished: d.finished || !!e.finished, index, version: d.version + 1 };
-      dataRef.current = next;
-      setData(next);
+      queued.push(JSON.parse((ev as MessageEvent).data as string) as RowsEvent);
+      raf ||= requestAnimationFrame(apply);
     });
-    return () => es.close();
+    return () => {
+      es.close();
+      if (raf) cancelAnimationFrame(raf);
+    };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [sourceId, sources.length > 0]);
 
@@ -179,9 +196,6 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
   const [query, setQuery] = useState('');
   const [matches, setMatches] = useState<Set<number> | undefined>(undefined);
   const [expanded, setExpanded] = useState<Set<number>>(new Set());
-  const [scrollTop, setScrollTop] = useState(0);
-  const [height, setHeight] = useState(600);
-  const listRef = useRef<HTMLDivElement>(null);
   const { strings, rows } = data;
 
   // full-text search runs on the server (the page only holds summaries)
@@ -206,12 +220,12 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
     const s = new Set<number>();
     for (const r of rows) if (r[ROW.method] >= 0) s.add(r[ROW.method]);
     return [...s].map((i) => strings[i]!).sort();
-  }, [rows.length, strings]);
+  }, [data.version]);
   const sessions = useMemo(() => {
     const s = new Set<number>();
     for (const r of rows) if (r[ROW.session] >= 0) s.add(r[ROW.session]);
     return [...s].map((i) => strings[i]!);
-  }, [rows.length, strings]);
+  }, [data.version]);
 
   const display = useMemo(() => {
     const out: DisplayRow[] = [];
@@ -237,15 +251,87 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
       out.push(run);
     }
     return out;
-  }, [data.version, rows.length, kinds, method, session, onlyViolations, matches, expanded]);
+  }, [data.version, kinds, method, session, onlyViolations, matches, expanded]);
 
-  const seqToDisplay = useMemo(() => {
-    const m = new Map<number, number>();
-    display.forEach((d, i) => {
-      for (const x of d.members) m.set(rows[x]![ROW.seq], i);
+  // the display row holding the focused frame: a binary search (display rows are in frame order)
+  const activeIndex = useMemo(() => {
+    if (focusSeq === undefined) return undefined;
+    const ri = data.index.get(focusSeq);
+    if (ri === undefined) return undefined;
+    let lo = 0;
+    let hi = display.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const d = display[mid]!;
+      if (ri < d.first) hi = mid - 1;
+      else if (ri > d.members[d.members.length - 1]!) lo = mid + 1;
+      else return d.members.includes(ri) ? mid : undefined;
+    }
+    return undefined;
+  }, [display, focusSeq, data.index]);
+
+  const toggle = useCallback((d: DisplayRow) => {
+    const seq = rows[d.first]![ROW.seq];
+    setExpanded((cur) => {
+      const n = new Set(cur);
+      if (n.has(seq)) n.delete(seq);
+      else n.add(seq);
+      return n;
     });
-    return m;
-  }, [display]);
+  }, [rows]);
+  const toggleKind = (k: string) =>
+    setKinds((cur) => {
+      const n = new Set(cur);
+      if (n.has(k)) n.delete(k);
+      else n.add(k);
+      return n;
+    });
+
+  return (
+    <section class="timeline" aria-label="Frames">
+      <div class="filters">
+        <fieldset>
+          <legend class="sr-only">Kinds</legend>
+          {KINDS.map((k) => (
+            <label key={k} class="chip">
+              <input type="checkbox" checked={kinds.has(k)} onChange={() => toggleKind(k)} data-testid={`kind-${k}`} /> {k}
+            </label>
+          ))}
+        </fieldset>
+        <select aria-label="Method" data-testid="method-filter" value={method} onChange={(e) => setMethod((e.target as HTMLSelectElement).value)}>
+          <option value="">all methods</option>
+          {methods.map((m) => <option key={m} value={m}>{m}</option>)}
+        </select>
+        <select aria-label="Session" value={session} onChange={(e) => setSession((e.target as HTMLSelectElement).value)}>
+          <option value="">all sessions</option>
+          {sessions.map((s) => <option key={s} value={s}>{s}</option>)}
+        </select>
+        <label class="chip">
+          <input type="checkbox" checked={onlyViolations} onChange={() => setOnlyViolations(!onlyViolations)} /> violations only
+        </label>
+        <input type="search" placeholder="search frames…" aria-label="Search frames" data-testid="search" value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} />
+        <span class="muted" data-testid="row-count">{display.length} rows · {rows.length} frames</span>
+      </div>
+      <div class="thead row-cells" aria-hidden="true">
+        <span class="c-seq">seq</span><span class="c-t">time s</span><span class="c-dir">dir</span><span class="c-kind">kind</span><span class="c-method">method</span><span class="c-id">id</span><span class="c-size">size</span><span class="c-lat">ms</span><span class="c-viol" />
+      </div>
+      <RowList data={data} display={display} live={live} selected={selected} activeIndex={activeIndex} focusSeq={focusSeq} expanded={expanded} onSelect={onSelect} onToggle={toggle} />
+    </section>
+  );
+}
+
+/**
+ * The virtualised timeline: one tall spacer, and inside it one absolutely positioned window that
+ * holds only the rows in view (plus a few). Rows have a fixed height and fixed-width cells, so a
+ * scroll step lays out a few dozen small boxes and nothing else; the scroll position lives here,
+ * so scrolling re-renders the rows and not the filters.
+ */
+function RowList(props: { data: Data; display: DisplayRow[]; live: boolean; selected: Set<number>; activeIndex: number | undefined; focusSeq: number | undefined; expanded: Set<number>; onSelect: (seqs: number[], focus?: number) => void; onToggle: (d: DisplayRow) => void }) {
+  const { data, display, live, selected, activeIndex, focusSeq, expanded, onSelect, onToggle } = props;
+  const { strings, rows } = data;
+  const [scrollTop, setScrollTop] = useState(0);
+  const [height, setHeight] = useState(600);
+  const listRef = useRef<HTMLDivElement>(null);
 
   useLayoutEffect(() => {
     const el = listRef.current;
@@ -257,7 +343,6 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
   }, []);
 
   // keep the focused frame in view (selection from the session view or the keyboard)
-  const activeIndex = focusSeq !== undefined ? seqToDisplay.get(focusSeq) : undefined;
   useEffect(() => {
     const el = listRef.current;
     if (!el || activeIndex === undefined) return;
@@ -281,7 +366,7 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
     else if (e.key === 'Home') i = 0;
     else if (e.key === 'End') i = display.length - 1;
     else if ((e.key === 'Enter' || e.key === ' ') && i >= 0 && display[i]!.members.length > 1) {
-      toggle(display[i]!);
+      onToggle(display[i]!);
       e.preventDefault();
       return;
     } else return;
@@ -289,22 +374,16 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
     const d = display[i]!;
     onSelect(seqsOf(d), rows[d.first]![ROW.seq]);
   };
-  const toggle = (d: DisplayRow) => {
-    const seq = rows[d.first]![ROW.seq];
-    setExpanded((cur) => {
-      const n = new Set(cur);
-      if (n.has(seq)) n.delete(seq);
-      else n.add(seq);
-      return n;
-    });
+  // one listener for every row (rows come and go while scrolling)
+  const onClick = (e: MouseEvent) => {
+    const t = e.target as HTMLElement;
+    const rowEl = t.closest<HTMLElement>('[data-index]');
+    if (!rowEl) return;
+    const d = display[Number(rowEl.dataset.index)];
+    if (!d) return;
+    if (t.closest('button.run')) onToggle(d);
+    else onSelect(seqsOf(d), rows[d.first]![ROW.seq]);
   };
-  const toggleKind = (k: string) =>
-    setKinds((cur) => {
-      const n = new Set(cur);
-      if (n.has(k)) n.delete(k);
-      else n.add(k);
-      return n;
-    });
 
   const visible: preact.JSX.Element[] = [];
   for (let i = start; i < end; i++) {
@@ -312,15 +391,21 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
     const r = rows[d.first]!;
     const seq = r[ROW.seq];
     const n = d.members.length;
-    const isSel = d.members.some((x) => selected.has(rows[x]![ROW.seq]));
+    let isSel = false;
+    let viol = 0;
+    let size = 0;
+    for (const x of d.members) {
+      const m = rows[x]!;
+      if (!isSel && selected.has(m[ROW.seq])) isSel = true;
+      viol += m[ROW.violations];
+      size += m[ROW.size];
+    }
     const growing = n > 1 && live && !data.finished && i === display.length - 1;
-    const viol = d.members.reduce((a, x) => a + rows[x]![ROW.violations], 0);
     const kind = strings[r[ROW.kind]]!;
     const upd = r[ROW.update] >= 0 ? strings[r[ROW.update]] : undefined;
     visible.push(
       <div
-        // slots, not seqs: scrolling patches the same few dozen nodes instead of replacing them
-        key={i % 256}
+        key={i}
         id={`row-${seq}`}
         data-index={i}
         data-seq={seq}
@@ -328,9 +413,7 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
         role="option"
         aria-selected={isSel}
         tabIndex={i === (activeIndex ?? 0) ? 0 : -1}
-        class={`row kind-${kind}${isSel ? ' selected' : ''}${viol ? ' has-violation' : ''}`}
-        style={{ top: `${i * ROW_H}px` }}
-        onClick={() => onSelect(seqsOf(d), seq)}
+        class={`row row-cells kind-${kind}${isSel ? ' selected' : ''}${viol ? ' has-violation' : ''}`}
       >
         <span class="c-seq">{seq}</span>
         <span class="c-t">{fmtT(r[ROW.t])}</span>
@@ -338,16 +421,16 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
         <span class="c-kind">{kind}</span>
         <span class="c-method">
           {n > 1 ? (
-            <button class="run" aria-expanded={false} title="expand the run" onClick={(e) => { e.stopPropagation(); toggle(d); }}>×{n}</button>
+            <button class="run" aria-expanded={false} title="expand the run">×{n}</button>
           ) : expandedFirst(d, rows, expanded) ? (
-            <button class="run" aria-expanded title="collapse the run" onClick={(e) => { e.stopPropagation(); toggle(d); }}>−</button>
+            <button class="run" aria-expanded title="collapse the run">−</button>
           ) : null}
           {growing ? <span class="live-dot" data-testid="live-run" title="still streaming">●</span> : null}
           {r[ROW.method] >= 0 ? strings[r[ROW.method]] : ''}
           {upd ? <span class="upd"> {upd}</span> : null}
         </span>
         <span class="c-id">{r[ROW.id] >= 0 ? strings[r[ROW.id]] : ''}</span>
-        <span class="c-size">{fmtSize(d.members.reduce((a, x) => a + rows[x]![ROW.size], 0))}</span>
+        <span class="c-size">{fmtSize(size)}</span>
         <span class="c-lat">{fmtMs(r[ROW.latency])}</span>
         <span class="c-viol">{viol ? <span class="badge violation" data-testid="violation-badge" title={`${viol} violation(s)`}>⚠ {viol}</span> : null}</span>
       </div>,
@@ -355,47 +438,22 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
   }
 
   return (
-    <section class="timeline" aria-label="Frames">
-      <div class="filters">
-        <fieldset>
-          <legend class="sr-only">Kinds</legend>
-          {KINDS.map((k) => (
-            <label key={k} class="chip">
-              <input type="checkbox" checked={kinds.has(k)} onChange={() => toggleKind(k)} /> {k}
-            </label>
-          ))}
-        </fieldset>
-        <select aria-label="Method" value={method} onChange={(e) => setMethod((e.target as HTMLSelectElement).value)}>
-          <option value="">all methods</option>
-          {methods.map((m) => <option key={m} value={m}>{m}</option>)}
-        </select>
-        <select aria-label="Session" value={session} onChange={(e) => setSession((e.target as HTMLSelectElement).value)}>
-          <option value="">all sessions</option>
-          {sessions.map((s) => <option key={s} value={s}>{s}</option>)}
-        </select>
-        <label class="chip">
-          <input type="checkbox" checked={onlyViolations} onChange={() => setOnlyViolations(!onlyViolations)} /> violations only
-        </label>
-        <input type="search" placeholder="search frames…" aria-label="Search frames" value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} />
-        <span class="muted" data-testid="row-count">{display.length} rows · {rows.length} frames</span>
+    <div
+      class="list"
+      ref={listRef}
+      role="listbox"
+      aria-label="Timeline"
+      aria-multiselectable="true"
+      tabIndex={-1}
+      data-testid="timeline"
+      onScroll={(e) => setScrollTop((e.target as HTMLElement).scrollTop)}
+      onKeyDown={onKey}
+      onClick={onClick}
+    >
+      <div class="spacer" style={{ height: `${display.length * ROW_H}px` }}>
+        <div class="window" style={{ transform: `translateY(${start * ROW_H}px)` }}>{visible}</div>
       </div>
-      <div class="thead" aria-hidden="true">
-        <span class="c-seq">seq</span><span class="c-t">time s</span><span class="c-dir">dir</span><span class="c-kind">kind</span><span class="c-method">method</span><span class="c-id">id</span><span class="c-size">size</span><span class="c-lat">ms</span><span class="c-viol" />
-      </div>
-      <div
-        class="list"
-        ref={listRef}
-        role="listbox"
-        aria-label="Timeline"
-        aria-multiselectable="true"
-        tabIndex={-1}
-        data-testid="timeline"
-        onScroll={(e) => setScrollTop((e.target as HTMLElement).scrollTop)}
-        onKeyDown={onKey}
-      >
-        <div class="spacer" style={{ height: `${display.length * ROW_H}px` }}>{visible}</div>
-      </div>
-    </section>
+    </div>
   );
 }
 
@@ -491,7 +549,8 @@ function SessionPane(props: { sourceId: string; data: Data; selected: Set<number
 
   useEffect(() => {
     // the timeline paints first: the session (a bigger answer) is asked for once the frames are in
-    if (data.version === 0) return;
+    // the whole session is asked for once every frame is analyzed (a replay position needs only frames)
+    if (data.version === 0 || (uptoSeq === undefined && !data.analysisComplete)) return;
     const q = uptoSeq === undefined ? '' : `?upto=${uptoSeq}`;
     const key = `${sourceId}${q}#${uptoSeq === undefined ? data.version : ''}`;
     wanted.current = key;
@@ -509,7 +568,7 @@ function SessionPane(props: { sourceId: string; data: Data; selected: Set<number
     };
     const timer = setTimeout(load, uptoSeq === undefined ? 100 : 0);
     return () => clearTimeout(timer);
-  }, [sourceId, uptoSeq, uptoSeq === undefined ? data.version : 0, again]);
+  }, [sourceId, uptoSeq, uptoSeq === undefined ? data.version : 0, data.analysisComplete, again]);
 
   // play: advance through capture time at `speed`
   useEffect(() => {
