@@ -1,4 +1,5 @@
 import type { CaptureFrame, CaptureHeader, CaptureMeta } from '../proxy/capture.js';
+import { RequestPairer } from '../proxy/latency.js';
 import { CaptureValidator, type Violation } from '../proxy/validate.js';
 import { SessionViewBuilder, type SessionView } from './session-view.js';
 import { latencyTable, type MethodLatency, type RequestSpan } from './stats.js';
@@ -49,7 +50,7 @@ export class CaptureModel {
   private readonly violationsBySeq = new Map<number, Violation[]>();
   private readonly validator = new CaptureValidator();
   private readonly sessions = new SessionViewBuilder();
-  private readonly open = new Map<string, number>();
+  private readonly pairer = new RequestPairer();
   private readonly spans = new Map<number, RequestSpan>();
   /** seq of the request -> method name of requests (for response result marks) */
   private readonly requestMethod = new Map<number, string>();
@@ -108,31 +109,27 @@ export class CaptureModel {
       return i;
     };
     const changed: RowTuple[] = [];
+    const answered = this.pairer.push(frame);
     if (frame.kind === 'request' && frame.method !== undefined) {
-      this.open.set(`${frame.dir}:${JSON.stringify(frame.id ?? null)}`, frame.seq);
       this.requestMethod.set(frame.seq, frame.method);
       this.spans.set(frame.seq, { seq: frame.seq, answerSeq: undefined, method: frame.method, dir: frame.dir, start: frame.t, latency: undefined, error: false });
-    } else if (frame.kind === 'response' || frame.kind === 'error') {
-      const key = `${frame.dir === 'editor->agent' ? 'agent->editor' : 'editor->agent'}:${JSON.stringify(frame.id ?? null)}`;
-      const reqSeq = this.open.get(key);
-      if (reqSeq !== undefined) {
-        this.open.delete(key);
-        const span = this.spans.get(reqSeq)!;
-        span.answerSeq = frame.seq;
-        span.latency = Math.round((frame.t - span.start) * 1000) / 1000;
-        span.error = frame.kind === 'error';
-        latency = span.latency;
-        pair = reqSeq;
-        const reqRow = this.rows[this.bySeq.get(reqSeq)!];
-        if (reqRow) {
-          reqRow[ROW.latency] = latency;
-          reqRow[ROW.pair] = frame.seq;
-          changed.push(reqRow);
-        }
-        // the answer belongs to the request's session (session/new answers carry the new id)
-        if (session === undefined && typeof m.result?.sessionId === 'string') session = m.result.sessionId;
-        if (session === undefined && reqRow && reqRow[ROW.session] >= 0) session = this.strings[reqRow[ROW.session]];
+    } else if (answered) {
+      const reqSeq = answered.request.seq;
+      const span = this.spans.get(reqSeq)!;
+      span.answerSeq = frame.seq;
+      span.latency = answered.latencyMs;
+      span.error = frame.kind === 'error';
+      latency = span.latency;
+      pair = reqSeq;
+      const reqRow = this.rows[this.bySeq.get(reqSeq)!];
+      if (reqRow) {
+        reqRow[ROW.latency] = latency;
+        reqRow[ROW.pair] = frame.seq;
+        changed.push(reqRow);
       }
+      // the answer belongs to the request's session (session/new answers carry the new id)
+      if (session === undefined && typeof m.result?.sessionId === 'string') session = m.result.sessionId;
+      if (session === undefined && reqRow && reqRow[ROW.session] >= 0) session = this.strings[reqRow[ROW.session]];
     }
     const row: RowTuple = [
       frame.seq, frame.t, frame.dir === 'editor->agent' ? 0 : 1, str(frame.kind), str(frame.method), frame.id === undefined ? -1 : str(JSON.stringify(frame.id)),
