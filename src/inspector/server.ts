@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { diffCaptures, type CaptureDiff } from '../proxy/diff.js';
 import { listLive, type LiveRegistration } from './live.js';
 import type { CaptureModel, ModelEvent } from './model.js';
 import { CaptureTail, startLoad, type CaptureLoad } from './source.js';
@@ -174,6 +175,7 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
       return send(res, 200, route.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8', readFileSync(file));
     }
     if (route === 'api/sources') return json(res, { sources: sources() });
+    if (route === 'api/diff') return diff(res, url.searchParams.get('a'), url.searchParams.get('b'));
     if (rest[0] === 'api' && rest[1] === 's' && rest[2]) {
       const src = models.get(rest[2]);
       if (!src) return json(res, { error: `no source ${JSON.stringify(rest[2])}; GET api/sources lists them` }, 404);
@@ -204,6 +206,24 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
       if (what === 'events') return stream(req, res, m);
     }
     return send(res, 404, 'text/plain', `404 Not Found: ${route}\n`);
+  };
+
+  // one diff per pair of sources and their frame counts: the page asks again after every change
+  const diffs = new Map<string, CaptureDiff>();
+  const diff = async (res: ServerResponse, a: string | null, b: string | null): Promise<void> => {
+    const sa = a === null ? undefined : models.get(a);
+    const sb = b === null ? undefined : models.get(b);
+    if (!sa || !sb) return json(res, { error: `${!sa ? `a=${JSON.stringify(a)}` : `b=${JSON.stringify(b)}`}: must be the id of a source (GET api/sources lists them)` }, 400);
+    // a saved capture is compared whole; a live one as far as it got
+    await Promise.all([sa.load?.done, sb.load?.done]);
+    const key = `${a}:${sa.model.frames.length}|${b}:${sb.model.frames.length}`;
+    let d = diffs.get(key);
+    if (!d) {
+      d = diffCaptures(sa.model.frames, sb.model.frames, { maxEntries: 2000 });
+      diffs.clear();
+      diffs.set(key, d);
+    }
+    json(res, d);
   };
 
   const stream = (req: IncomingMessage, res: ServerResponse, m: CaptureModel): void => {

@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { diffLines } from 'diff';
-import { getJson, ROW, type FrameDetail, type MethodLatency, type RequestSpan, type RowTuple, type SessionView, type SourceInfo } from './api.js';
+import { getJson, ROW, type CaptureDiff, type DiffEntry, type DiffFrameRef, type FrameDetail, type MethodLatency, type RequestSpan, type RowTuple, type SessionView, type SourceInfo } from './api.js';
 import { renderMarkdown } from './markdown.js';
 
 const ROW_H = 24;
@@ -60,6 +60,8 @@ function App() {
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [focusSeq, setFocusSeq] = useState<number | undefined>(undefined);
   const [tab, setTab] = useState<'session' | 'latency'>('session');
+  // `#diff=<a>,<b>` (acp-kit inspect A B --diff) opens the diff of two sources
+  const [diffWith, setDiffWith] = useState<string | undefined>(() => diffFromHash()?.b);
   const dataRef = useRef<Data>(data);
   dataRef.current = data;
 
@@ -72,7 +74,7 @@ function App() {
         if (stop) return;
         // a poll that changes nothing must not re-render the page
         setSources((cur) => (JSON.stringify(cur) === JSON.stringify(r.sources) ? cur : r.sources));
-        setSourceId((cur) => cur ?? r.sources[0]?.id);
+        setSourceId((cur) => cur ?? diffFromHash()?.a ?? r.sources[0]?.id);
       } catch {
         /* server gone: keep what is shown */
       }
@@ -165,10 +167,22 @@ function App() {
             ))}
           </select>
         </label>
+        <label>
+          <span class="sr-only">Compare with</span>
+          <select aria-label="Compare with" value={diffWith ?? ''} onChange={(e) => setDiffWith((e.target as HTMLSelectElement).value || undefined)} data-testid="diff-select">
+            <option value="">compare with…</option>
+            {sources.filter((s) => s.id !== sourceId).map((s) => <option value={s.id} key={s.id}>diff with {s.name}</option>)}
+          </select>
+        </label>
         {live && !data.finished ? <span class="live-badge" data-testid="live-badge">● live</span> : null}
         <span class="muted">{source?.path}</span>
       </header>
-      <main class="panes">
+      {sourceId && diffWith && diffWith !== sourceId ? (
+        <main class="diff-main">
+          <DiffView a={sources.find((s) => s.id === sourceId)} b={sources.find((s) => s.id === diffWith)} onClose={() => setDiffWith(undefined)} />
+        </main>
+      ) : null}
+      <main class="panes" hidden={!!(sourceId && diffWith && diffWith !== sourceId)}>
         <Timeline data={data} live={live} selected={selected} focusSeq={focusSeq} onSelect={select} sourceId={sourceId} />
         <section class="right">
           <div class="tabs" role="tablist">
@@ -509,10 +523,10 @@ function FrameDetailPane(props: { sourceId: string; seq: number; onSelect: (seqs
   );
 }
 
-function Tree(props: { value: unknown; path: string; marks: FrameDetail['marks']; depth: number; name?: string }) {
-  const { value, path, marks, depth, name } = props;
+function Tree(props: { value: unknown; path: string; marks: FrameDetail['marks']; depth: number; name?: string; changed?: Set<string> }) {
+  const { value, path, marks, depth, name, changed } = props;
   const label = name !== undefined ? (
-    <span class="key">
+    <span class={`key${changed?.has(path) ? ' changed' : ''}`} data-changed={changed?.has(path) ? path : undefined}>
       {name}
       {marks.undeclared.includes(path) ? <span class="badge undeclared" title="the schema does not declare this field">not in schema</span> : null}
       {marks.meta.includes(path) ? <span class="badge meta">_meta</span> : null}:{' '}
@@ -527,7 +541,7 @@ function Tree(props: { value: unknown; path: string; marks: FrameDetail['marks']
     <details open={depth < 4}>
       <summary>{label}<span class="muted">{Array.isArray(value) ? `[${entries.length}]` : `{${entries.length}}`}</span></summary>
       <div class="children">
-        {entries.map(([k, v]) => <Tree key={k} name={k} value={v} path={sub(k)} marks={marks} depth={depth + 1} />)}
+        {entries.map(([k, v]) => <Tree key={k} name={k} value={v} path={sub(k)} marks={marks} depth={depth + 1} changed={changed} />)}
       </div>
     </details>
   );
@@ -854,6 +868,146 @@ function LatencyPane(props: { sourceId: string; version: number; onSelect: (seqs
       </div>
     </div>
   );
+}
+
+/** `#diff=<a>,<b>`: the two source ids to compare (set by `acp-kit inspect A B --diff`). */
+function diffFromHash(): { a: string; b: string } | undefined {
+  const m = /^#diff=([^,]+),(.+)$/.exec(location.hash);
+  return m ? { a: decodeURIComponent(m[1]!), b: decodeURIComponent(m[2]!) } : undefined;
+}
+
+function fmtValue(v: unknown): string {
+  if (v === undefined) return '(absent)';
+  const s = JSON.stringify(v);
+  return s.length > 200 ? `${s.slice(0, 200)}…` : s;
+}
+
+function refLabel(r: DiffFrameRef): string {
+  return `#${r.seq} ${r.dir === 'editor->agent' ? 'E→A' : 'A→E'} ${r.kind}${r.method ? ` ${r.method}` : ''}`;
+}
+
+/**
+ * Two sources compared (diffCaptures): versions, capabilities, latency deltas, then the
+ * differences in capture order: aligned frames side by side with their differing fields, and the
+ * runs of frames only one side has.
+ */
+function DiffView(props: { a: SourceInfo | undefined; b: SourceInfo | undefined; onClose: () => void }) {
+  const { a, b } = props;
+  const [d, setD] = useState<CaptureDiff | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    if (!a || !b) return;
+    let stop = false;
+    setError(undefined);
+    getJson<CaptureDiff>(`api/diff?a=${encodeURIComponent(a.id)}&b=${encodeURIComponent(b.id)}`).then(
+      (r) => { if (!stop) setD(r); },
+      (e: Error) => { if (!stop) setError(e.message); },
+    );
+    return () => {
+      stop = true;
+    };
+  }, [a?.id, b?.id, a?.frames, b?.frames]);
+  if (!a || !b) return <p class="muted">Pick two sources.</p>;
+  return (
+    <section class="diff-view" aria-label={`Diff of ${a.name} and ${b.name}`} data-testid="diff-view">
+      <header class="diff-head">
+        <h2>Diff <span class="del-fg">A: {a.name}</span> ↔ <span class="add-fg">B: {b.name}</span></h2>
+        <button onClick={props.onClose}>close diff</button>
+      </header>
+      {error ? <p class="violation">Could not compare: {error}</p> : null}
+      {!d ? <p class="muted">Comparing…</p> : (
+        <>
+          <p data-testid="diff-summary">
+            {d.equal ? <span class="badge status-completed">equal</span> : <span class="badge violation">different</span>}{' '}
+            {d.summary.aligned} aligned frames, {d.summary.changed} changed, {d.summary.removed} only in A, {d.summary.added} only in B
+            <span class="muted"> (alignment: {d.alignment}; A {d.a.frames} frames, B {d.b.frames} frames)</span>
+          </p>
+          <table class="diff-table" data-testid="diff-versions">
+            <thead><tr><th scope="col" /><th scope="col">A</th><th scope="col">B</th></tr></thead>
+            <tbody>
+              <tr class={d.versionsEqual ? '' : 'changed'}><th scope="row">protocol version offered</th><td>{String(d.a.version.offered)}</td><td>{String(d.b.version.offered)}</td></tr>
+              <tr class={d.versionsEqual ? '' : 'changed'}><th scope="row">protocol version negotiated</th><td>{String(d.a.version.negotiated)}</td><td>{String(d.b.version.negotiated)}</td></tr>
+              {d.capabilities.map((c) => <tr key={c.path} class="changed" data-testid="diff-capability"><th scope="row"><code>{c.path}</code></th><td class="del">{fmtValue(c.a)}</td><td class="add">{fmtValue(c.b)}</td></tr>)}
+            </tbody>
+          </table>
+          {d.latency.length > 0 ? (
+            <table class="diff-table" data-testid="diff-latency">
+              <thead><tr><th scope="col">method</th><th scope="col">dir</th><th scope="col">A count · p50 ms</th><th scope="col">B count · p50 ms</th><th scope="col">Δ p50 ms</th></tr></thead>
+              <tbody>
+                {d.latency.map((l) => (
+                  <tr key={`${l.dir} ${l.method}`}>
+                    <td>{l.method}</td><td>{l.dir === 'editor->agent' ? 'E→A' : 'A→E'}</td>
+                    <td>{l.a ? `${l.a.count} · ${fmtMs(l.a.p50)}` : '–'}</td><td>{l.b ? `${l.b.count} · ${fmtMs(l.b.p50)}` : '–'}</td>
+                    <td class={l.deltaP50Ms === null ? '' : l.deltaP50Ms > 0 ? 'del-fg' : 'add-fg'}>{l.deltaP50Ms === null ? '' : `${l.deltaP50Ms > 0 ? '+' : l.deltaP50Ms < 0 ? '−' : ''}${fmtMs(Math.abs(l.deltaP50Ms))}`}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : null}
+          <h3>Differences{d.truncated ? ` (first ${d.differences.length}; ${d.truncated} more not listed)` : ''}</h3>
+          {d.differences.length === 0 ? <p class="muted">No frame differences (timing never counts).</p> : null}
+          <ol class="diff-entries">
+            {d.differences.map((e, i) => <DiffEntryView key={i} e={e} a={a.id} b={b.id} />)}
+          </ol>
+        </>
+      )}
+    </section>
+  );
+}
+
+function DiffEntryView(props: { e: DiffEntry; a: string; b: string }) {
+  const { e } = props;
+  const [open, setOpen] = useState(false);
+  if (e.type !== 'changed') {
+    const side = e.type === 'removed' ? 'A' : 'B';
+    return (
+      <li class={`diff-entry ${e.type}`} data-testid={`diff-${e.type}`}>
+        <span class={`badge ${e.type === 'removed' ? 'del-fg' : 'add-fg'}`}>{e.type === 'removed' ? '−' : '+'} {e.count} frame{e.count === 1 ? '' : 's'} only in {side}</span>{' '}
+        {refLabel(e.first)}{e.count > 1 ? ` … ${refLabel(e.last)}` : ''} <span class="muted">(after #{e.afterOtherSeq} of {side === 'A' ? 'B' : 'A'})</span>
+      </li>
+    );
+  }
+  return (
+    <li class="diff-entry changed" data-testid="diff-changed">
+      <div class="diff-pair">
+        <div class="del-fg">A {refLabel(e.a)}</div>
+        <div class="add-fg">B {refLabel(e.b)}</div>
+      </div>
+      <table class="diff-table fields">
+        <tbody>
+          {e.fields.map((f) => (
+            <tr key={f.path} data-testid="diff-field">
+              <th scope="row"><code>{f.path}</code></th>
+              <td class="del">{fmtValue(f.a)}</td>
+              <td class="add">{fmtValue(f.b)}</td>
+            </tr>
+          ))}
+          {e.moreFields ? <tr><td colSpan={3} class="muted">{e.moreFields} more fields differ</td></tr> : null}
+        </tbody>
+      </table>
+      <button class="link" aria-expanded={open} onClick={() => setOpen(!open)}>{open ? 'hide frames' : 'show both frames'}</button>
+      {open ? (
+        <div class="diff-pair frames">
+          <DiffFrame source={props.a} seq={e.a.seq} changed={new Set(e.fields.map((f) => f.path))} />
+          <DiffFrame source={props.b} seq={e.b.seq} changed={new Set(e.fields.map((f) => f.path))} />
+        </div>
+      ) : null}
+    </li>
+  );
+}
+
+/** One side of an aligned pair: the frame's tree, the differing fields highlighted. */
+function DiffFrame(props: { source: string; seq: number; changed: Set<string> }) {
+  const [d, setD] = useState<FrameDetail | undefined>(undefined);
+  useEffect(() => {
+    let stop = false;
+    void getJson<FrameDetail>(`api/s/${props.source}/frame/${props.seq}`).then((r) => { if (!stop) setD(r); });
+    return () => {
+      stop = true;
+    };
+  }, [props.source, props.seq]);
+  if (!d) return <div class="muted">Loading frame {props.seq}…</div>;
+  return <div class="tree">{d.json === undefined ? <pre class="raw">{d.frame.raw}</pre> : <Tree value={d.json} path="" marks={{ undeclared: [], meta: [] }} depth={0} changed={props.changed} />}</div>;
 }
 
 render(<App />, document.getElementById('app')!);
