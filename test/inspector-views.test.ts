@@ -108,6 +108,16 @@ describe('inspector views in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it('acp-kit inspect --diff with other than two captures is a usage error naming the flag', async () => {
+    const child = spawn(process.execPath, [BIN, 'inspect', capA, '--diff'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let err = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    expect(code).not.toBe(0);
+    expect(err).toContain('--diff: needs exactly two capture files, got 1');
+  });
+
   it('a capture compared with itself is equal', async () => {
     const h = await startInspector({ captures: [capA, capA], listLive: false });
     servers.push(h);
