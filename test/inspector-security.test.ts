@@ -37,7 +37,7 @@ function get(port: number, path: string, headers: Record<string, string> = {}, m
 }
 
 /** Every route the page uses (relative to /<token>/). */
-const ROUTES = ['', 'app.js', 'app.css', 'api/sources', 'api/s/c0/rows', 'api/s/c0/frame/1', 'api/s/c0/sessions', 'api/s/c0/sessions?upto=3', 'api/s/c0/latency', 'api/s/c0/violations', 'api/s/c0/search?q=hi', 'api/s/c0/events'];
+const ROUTES = ['', 'app.js', 'app.css', 'api/sources', 'api/diff?a=c0&b=c0', 'api/s/c0/rows', 'api/s/c0/frame/1', 'api/s/c0/sessions', 'api/s/c0/sessions?upto=3', 'api/s/c0/latency', 'api/s/c0/violations', 'api/s/c0/search?q=hi', 'api/s/c0/events'];
 
 describe('inspector security', () => {
   let h: InspectorHandle;

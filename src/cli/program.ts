@@ -231,8 +231,9 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .argument('[captures...]', 'capture files (acp-kit NDJSON or acp-devtools exports)')
     .option('--port <port>', 'port on 127.0.0.1 (default: any free port)')
     .option('--open', 'open the page in the default browser')
+    .option('--diff', 'open the page on the diff of the two captures given')
     .addHelpText('after', '\nThe URL holds a random token: every request needs it. Live proxies (acp-kit proxy --inspect) are listed in the page while they run.\nExample: acp-kit inspect ~/.local/share/acp-kit/captures/*.ndjson --open\n')
-    .action(async (files: string[], flags: { port?: string; open?: boolean }) => {
+    .action(async (files: string[], flags: { port?: string; open?: boolean; diff?: boolean }) => {
       result.code = await (await import('./commands/inspect.js')).inspectCommand(files, flags);
     });
   const captures = program.command('captures').description('list, show and export recorded captures (acp-kit proxy --record)');

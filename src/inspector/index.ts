@@ -9,5 +9,7 @@ export { CaptureModel, ROW, type RowTuple, type FrameDetail, type ModelEvent } f
 export { SessionViewBuilder, type SessionView, type SessionItem, type PermissionView, type ForegroundChange, type ClientTerminalView } from './session-view.js';
 export { loadCapture, CaptureTail } from './source.js';
 export { registerLive, listLive, liveDir, type LiveRegistration } from './live.js';
-export { latencyTable, percentile, type MethodLatency, type RequestSpan } from './stats.js';
+export { latencyTable, type MethodLatency, type RequestSpan } from './stats.js';
+/** Nearest-rank percentile: the proxy's, re-exported here for the inspector's earlier users. */
+export { percentile } from '../proxy/latency.js';
 export { markFields, type FieldMarks } from './undeclared.js';

@@ -1,4 +1,5 @@
 import type { CaptureFrame, CaptureHeader, CaptureMeta } from '../proxy/capture.js';
+import { RequestPairer } from '../proxy/latency.js';
 import { CaptureValidator, type Violation } from '../proxy/validate.js';
 import { SessionViewBuilder, type SessionView } from './session-view.js';
 import { latencyTable, type MethodLatency, type RequestSpan } from './stats.js';
@@ -49,11 +50,25 @@ export class CaptureModel {
   private readonly violationsBySeq = new Map<number, Violation[]>();
   private readonly validator = new CaptureValidator();
   private readonly sessions = new SessionViewBuilder();
-  private readonly open = new Map<string, number>();
+  private readonly pairer = new RequestPairer();
   private readonly spans = new Map<number, RequestSpan>();
   /** seq of the request -> method name of requests (for response result marks) */
   private readonly requestMethod = new Map<number, string>();
   private readonly listeners = new Set<(e: ModelEvent) => void>();
+  /** frames validated and fed to the session builder so far (analysis trails indexing) */
+  private analyzedCount = 0;
+  /** metas with the number of frames indexed when they arrived (analysis applies them in that order) */
+  private readonly metaAt: number[] = [];
+  private metasApplied = 0;
+  private validatorDone = false;
+  private analysisTimer: NodeJS.Immediate | undefined;
+  private analysisWaiters: Array<() => void> = [];
+  /**
+   * Validation and session building (the costly part) run with each {@link push} when false (live
+   * sources: a frame is complete when it arrives); when true they run later in small slices
+   * ({@link analyzeInBackground}), so a big saved capture's timeline can be served first.
+   */
+  deferAnalysis = false;
 
   /** Subscribes to new rows/changes (live stream); returns the unsubscribe function. */
   subscribe(fn: (e: ModelEvent) => void): () => void {
@@ -94,47 +109,131 @@ export class CaptureModel {
       return i;
     };
     const changed: RowTuple[] = [];
+    const answered = this.pairer.push(frame);
     if (frame.kind === 'request' && frame.method !== undefined) {
-      this.open.set(`${frame.dir}:${JSON.stringify(frame.id ?? null)}`, frame.seq);
       this.requestMethod.set(frame.seq, frame.method);
       this.spans.set(frame.seq, { seq: frame.seq, answerSeq: undefined, method: frame.method, dir: frame.dir, start: frame.t, latency: undefined, error: false });
-    } else if (frame.kind === 'response' || frame.kind === 'error') {
-      const key = `${frame.dir === 'editor->agent' ? 'agent->editor' : 'editor->agent'}:${JSON.stringify(frame.id ?? null)}`;
-      const reqSeq = this.open.get(key);
-      if (reqSeq !== undefined) {
-        this.open.delete(key);
-        const span = this.spans.get(reqSeq)!;
-        span.answerSeq = frame.seq;
-        span.latency = Math.round((frame.t - span.start) * 1000) / 1000;
-        span.error = frame.kind === 'error';
-        latency = span.latency;
-        pair = reqSeq;
-        const reqRow = this.rows[this.bySeq.get(reqSeq)!];
-        if (reqRow) {
-          reqRow[ROW.latency] = latency;
-          reqRow[ROW.pair] = frame.seq;
-          changed.push(reqRow);
-        }
-        // the answer belongs to the request's session (session/new answers carry the new id)
-        if (session === undefined && typeof m.result?.sessionId === 'string') session = m.result.sessionId;
-        if (session === undefined && reqRow && reqRow[ROW.session] >= 0) session = this.strings[reqRow[ROW.session]];
+    } else if (answered) {
+      const reqSeq = answered.request.seq;
+      const span = this.spans.get(reqSeq)!;
+      span.answerSeq = frame.seq;
+      span.latency = answered.latencyMs;
+      span.error = frame.kind === 'error';
+      latency = span.latency;
+      pair = reqSeq;
+      const reqRow = this.rows[this.bySeq.get(reqSeq)!];
+      if (reqRow) {
+        reqRow[ROW.latency] = latency;
+        reqRow[ROW.pair] = frame.seq;
+        changed.push(reqRow);
       }
+      // the answer belongs to the request's session (session/new answers carry the new id)
+      if (session === undefined && typeof m.result?.sessionId === 'string') session = m.result.sessionId;
+      if (session === undefined && reqRow && reqRow[ROW.session] >= 0) session = this.strings[reqRow[ROW.session]];
     }
     const row: RowTuple = [
       frame.seq, frame.t, frame.dir === 'editor->agent' ? 0 : 1, str(frame.kind), str(frame.method), frame.id === undefined ? -1 : str(JSON.stringify(frame.id)),
       Buffer.byteLength(frame.raw, 'utf8'), str(session), str(update), str(group), latency, pair, 0,
     ];
     this.rows.push(row);
-    this.sessions.push(frame, json);
-    const found = this.validator.push(frame);
-    this.addViolations(found, changed);
+    let found: Violation[] = [];
+    if (!this.deferAnalysis && this.analyzedCount === index) {
+      this.applyMetas(index);
+      this.sessions.push(frame, json);
+      found = this.validator.push(frame);
+      this.analyzedCount++;
+      this.addViolations(found, changed);
+    }
     for (const l of this.listeners) l({ type: 'rows', rows: [row], changed: changed.filter((r) => r !== row), strings: newStrings, violations: found });
+  }
+
+  /** Frames validated and decoded into sessions so far (equal to `frames.length` once caught up). */
+  get analyzed(): number {
+    return this.analyzedCount;
+  }
+
+  /** True when every frame is analyzed and, for a finished capture, the end-of-capture rules ran. */
+  get analysisComplete(): boolean {
+    return this.analyzedCount === this.frames.length && (!this.finished || this.validatorDone);
+  }
+
+  /**
+   * Analyzes frames that were indexed but not yet validated, in slices of about `sliceMs`,
+   * yielding to the event loop between slices (the server keeps answering meanwhile). Violations
+   * found are reported to subscribers as `rows` events with the changed rows.
+   */
+  analyzeInBackground(sliceMs = 12): void {
+    if (this.analysisTimer || this.analysisComplete) return;
+    const step = (): void => {
+      this.analysisTimer = undefined;
+      const until = performance.now() + sliceMs;
+      this.analyzeUntil(() => performance.now() >= until);
+      if (!this.analysisComplete) this.analysisTimer = setImmediate(step);
+    };
+    this.analysisTimer = setImmediate(step);
+  }
+
+  /** Resolves once {@link analysisComplete} (runs the analysis now if nothing else drives it). */
+  async whenAnalyzed(): Promise<void> {
+    if (this.analysisComplete) return;
+    if (!this.analysisTimer) this.analyzeInBackground();
+    await new Promise<void>((r) => this.analysisWaiters.push(r));
+  }
+
+  /** Stops background analysis (the server is closing). */
+  stopAnalysis(): void {
+    if (this.analysisTimer) clearImmediate(this.analysisTimer);
+    this.analysisTimer = undefined;
+  }
+
+  private analyzeUntil(stop: () => boolean): void {
+    const changed: RowTuple[] = [];
+    const found: Violation[] = [];
+    let n = 0;
+    while (this.analyzedCount < this.frames.length) {
+      const i = this.analyzedCount;
+      this.applyMetas(i);
+      const frame = this.frames[i]!;
+      let json: unknown;
+      try {
+        json = JSON.parse(frame.raw);
+      } catch {
+        json = undefined;
+      }
+      this.sessions.push(frame, json);
+      const v = this.validator.push(frame);
+      this.analyzedCount++;
+      if (v.length) {
+        found.push(...v);
+        this.addViolations(v, changed);
+      }
+      // the clock is read every 64 frames: reading it per frame would cost more than the frame
+      if (++n % 64 === 0 && stop()) break;
+    }
+    if (this.analyzedCount === this.frames.length) this.applyMetas(this.frames.length);
+    if (this.analyzedCount === this.frames.length && this.finished && !this.validatorDone) {
+      this.validatorDone = true;
+      const end = this.validator.finish();
+      found.push(...end);
+      this.addViolations(end, changed);
+    }
+    const complete = this.analysisComplete;
+    if (found.length || changed.length || complete) for (const l of this.listeners) l({ type: 'rows', rows: [], changed, strings: [], violations: found, analyzed: this.analyzedCount, ...(complete ? { analysisComplete: true } : {}) });
+    if (complete) for (const w of this.analysisWaiters.splice(0)) w();
+  }
+
+  private applyMetas(framesBefore: number): void {
+    while (this.metasApplied < this.metas.length && this.metaAt[this.metasApplied]! <= framesBefore) {
+      const meta = this.metas[this.metasApplied++]!;
+      if (typeof meta.protocolVersion === 'number') this.sessions.setVersion(meta.protocolVersion);
+    }
   }
 
   /** A meta line (protocol version, agent exit). */
   meta(meta: CaptureMeta): void {
     this.metas.push(meta);
-    if (typeof meta.protocolVersion === 'number') this.sessions.setVersion(meta.protocolVersion);
+    this.metaAt.push(this.frames.length);
+    if (this.analyzedCount === this.frames.length) this.applyMetas(this.frames.length);
     if ('exitCode' in meta) this.finish();
     for (const l of this.listeners) l({ type: 'meta', meta });
   }
@@ -144,9 +243,16 @@ export class CaptureModel {
     if (this.finished) return;
     this.finished = true;
     const changed: RowTuple[] = [];
-    const found = this.validator.finish();
-    this.addViolations(found, changed);
-    for (const l of this.listeners) l({ type: 'rows', rows: [], changed, strings: [], violations: found, finished: true });
+    let found: Violation[] = [];
+    // the end-of-capture rules need every frame validated first
+    if (this.analyzedCount === this.frames.length) {
+      this.validatorDone = true;
+      found = this.validator.finish();
+      this.addViolations(found, changed);
+    }
+    for (const l of this.listeners) l({ type: 'rows', rows: [], changed, strings: [], violations: found, finished: true, ...(this.analysisComplete ? { analyzed: this.analyzedCount, analysisComplete: true } : {}) });
+    if (this.analysisComplete) for (const w of this.analysisWaiters.splice(0)) w();
+    else if (this.deferAnalysis) this.analyzeInBackground();
   }
 
   /** The detail of one frame (undefined for an unknown seq). */
@@ -227,5 +333,16 @@ export class CaptureModel {
 
 /** What a live model reports to subscribers. */
 export type ModelEvent =
-  | { type: 'rows'; rows: RowTuple[]; changed: RowTuple[]; strings: string[]; violations: Violation[]; finished?: boolean }
+  | {
+      type: 'rows';
+      rows: RowTuple[];
+      changed: RowTuple[];
+      strings: string[];
+      violations: Violation[];
+      finished?: boolean;
+      /** frames analyzed so far (sent when background analysis progresses) */
+      analyzed?: number;
+      /** every frame validated and decoded: the session view is final for what is indexed */
+      analysisComplete?: boolean;
+    }
   | { type: 'meta'; meta: CaptureMeta };

@@ -4,13 +4,17 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { diffCaptures, type CaptureDiff } from '../proxy/diff.js';
 import { listLive, type LiveRegistration } from './live.js';
 import type { CaptureModel, ModelEvent } from './model.js';
-import { CaptureTail, loadCapture } from './source.js';
+import { CaptureTail, startLoad, type CaptureLoad } from './source.js';
 
 /** Options of {@link startInspector}. */
 export interface InspectorOptions {
-  /** Saved captures to serve (each loaded once, at start). */
+  /**
+   * Saved captures to serve. Each is read in the background: the inspector answers as soon as
+   * every file is known to be a capture, and the page shows frames while the rest is indexed.
+   */
   captures?: string[];
   /** A capture this process is recording right now (proxy --inspect): followed live. */
   liveCapture?: { path: string; agent: string[] };
@@ -95,16 +99,21 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   const tokenBuf = Buffer.from(token);
   const env = options.env ?? process.env;
   const dir = uiDir();
-  const models = new Map<string, { model: CaptureModel; info: Omit<SourceInfo, 'frames' | 'finished'>; tail?: CaptureTail }>();
-  let n = 0;
-  for (const path of options.captures ?? []) {
-    const model = await loadCapture(path);
-    models.set(`c${n}`, { model, info: { id: `c${n}`, name: basename(path), path, live: false, agent: model.header?.agent ?? [] } });
-    n++;
+  const models = new Map<string, { model: CaptureModel; info: Omit<SourceInfo, 'frames' | 'finished' | 'agent'>; tail?: CaptureTail; load?: CaptureLoad; agent?: string[] }>();
+  const loads = (options.captures ?? []).map((path) => ({ path, load: startLoad(path) }));
+  try {
+    // a file that is not a capture fails the start, as before; the frames keep loading after it
+    await Promise.all(loads.map((l) => l.load.ready));
+  } catch (e) {
+    for (const l of loads) l.load.stop();
+    throw e;
   }
+  loads.forEach(({ path, load }, n) => {
+    models.set(`c${n}`, { model: load.model, load, info: { id: `c${n}`, name: basename(path), path, live: false } });
+  });
   if (options.liveCapture) {
     const tail = new CaptureTail(options.liveCapture.path);
-    models.set(`live-${process.pid}`, { model: tail.model, tail, info: { id: `live-${process.pid}`, name: `live: ${options.liveCapture.agent.join(' ')} (pid ${process.pid})`, path: options.liveCapture.path, live: true, agent: options.liveCapture.agent } });
+    models.set(`live-${process.pid}`, { model: tail.model, tail, agent: options.liveCapture.agent, info: { id: `live-${process.pid}`, name: `live: ${options.liveCapture.agent.join(' ')} (pid ${process.pid})`, path: options.liveCapture.path, live: true } });
   }
   const streams = new Set<ServerResponse>();
 
@@ -120,24 +129,28 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
         m.model.finish();
       }
     }
-    return [...models.values()].map((m) => ({ ...m.info, frames: m.model.frames.length, finished: m.model.finished }));
+    return [...models.values()].map((m) => ({ ...m.info, agent: m.agent ?? m.model.header?.agent ?? [], frames: m.model.frames.length, finished: m.model.finished }));
   };
   const attachLive = (r: LiveRegistration): void => {
     const id = `live-${r.pid}`;
     if (models.has(id)) return;
     const tail = new CaptureTail(r.capture);
-    models.set(id, { model: tail.model, tail, info: { id, name: `live: ${r.agent.join(' ')} (pid ${r.pid})`, path: r.capture, live: true, agent: r.agent } });
+    models.set(id, { model: tail.model, tail, agent: r.agent, info: { id, name: `live: ${r.agent.join(' ')} (pid ${r.pid})`, path: r.capture, live: true } });
   };
 
   const server = createServer((req, res) => {
+    const fail = (e: unknown): void => {
+      if (!res.headersSent) send(res, 500, 'application/json', JSON.stringify({ error: `inspector: ${(e as Error).message}` }));
+      else res.destroy();
+    };
     try {
-      handle(req, res);
+      handle(req, res)?.catch(fail);
     } catch (e) {
-      send(res, 500, 'application/json', JSON.stringify({ error: `inspector: ${(e as Error).message}` }));
+      fail(e);
     }
   });
 
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void | Promise<void> => {
     const port = (server.address() as AddressInfo).port;
     const host = req.headers.host ?? '';
     if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) return send(res, 403, 'text/plain', `403 Forbidden: Host ${JSON.stringify(host)} is not this inspector (open http://127.0.0.1:${port}/<token>/)\n`);
@@ -162,6 +175,7 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
       return send(res, 200, route.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8', readFileSync(file));
     }
     if (route === 'api/sources') return json(res, { sources: sources() });
+    if (route === 'api/diff') return diff(res, url.searchParams.get('a'), url.searchParams.get('b'));
     if (rest[0] === 'api' && rest[1] === 's' && rest[2]) {
       const src = models.get(rest[2]);
       if (!src) return json(res, { error: `no source ${JSON.stringify(rest[2])}; GET api/sources lists them` }, 404);
@@ -170,36 +184,87 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
       if (what === 'rows') return json(res, { strings: m.strings, rows: m.rows, finished: m.finished, header: m.header, violations: m.violations.length });
       if (what === 'frame') {
         const seq = Number(rest[4]);
-        const d = Number.isInteger(seq) ? m.detail(seq) : undefined;
-        return d ? json(res, d) : json(res, { error: `no frame with seq ${JSON.stringify(rest[4])}` }, 404);
+        if (!Number.isInteger(seq) || m.detail(seq) === undefined) return json(res, { error: `no frame with seq ${JSON.stringify(rest[4])}` }, 404);
+        // its violations and the protocol version are known once analysis has passed it
+        return (async () => {
+          if (!m.analysisComplete && (m.analyzed >= m.frames.length || m.frames[m.analyzed]!.seq <= seq)) await m.whenAnalyzed();
+          json(res, m.detail(seq));
+        })();
       }
       if (what === 'sessions') {
         const upto = url.searchParams.get('upto');
         const n2 = upto === null ? undefined : Number(upto);
         if (n2 !== undefined && !Number.isFinite(n2)) return json(res, { error: 'upto: must be a frame seq number' }, 400);
-        return json(res, { sessions: m.sessionViews(n2), frames: m.frames.length });
+        return (async () => {
+          if (n2 === undefined) await m.whenAnalyzed();
+          json(res, { sessions: m.sessionViews(n2), frames: m.frames.length });
+        })();
       }
       if (what === 'latency') return json(res, m.latency());
-      if (what === 'violations') return json(res, { violations: m.violations });
+      if (what === 'violations') return m.whenAnalyzed().then(() => json(res, { violations: m.violations }));
       if (what === 'search') return json(res, { seqs: m.search(url.searchParams.get('q') ?? '') });
       if (what === 'events') return stream(req, res, m);
     }
     return send(res, 404, 'text/plain', `404 Not Found: ${route}\n`);
   };
 
+  // one diff per pair of sources and their frame counts: the page asks again after every change
+  const diffs = new Map<string, CaptureDiff>();
+  const diff = async (res: ServerResponse, a: string | null, b: string | null): Promise<void> => {
+    const sa = a === null ? undefined : models.get(a);
+    const sb = b === null ? undefined : models.get(b);
+    if (!sa || !sb) return json(res, { error: `${!sa ? `a=${JSON.stringify(a)}` : `b=${JSON.stringify(b)}`}: must be the id of a source (GET api/sources lists them)` }, 400);
+    // a saved capture is compared whole; a live one as far as it got
+    await Promise.all([sa.load?.done, sb.load?.done]);
+    const key = `${a}:${sa.model.frames.length}|${b}:${sb.model.frames.length}`;
+    let d = diffs.get(key);
+    if (!d) {
+      d = diffCaptures(sa.model.frames, sb.model.frames, { maxEntries: 2000 });
+      diffs.clear();
+      diffs.set(key, d);
+    }
+    json(res, d);
+  };
+
   const stream = (req: IncomingMessage, res: ServerResponse, m: CaptureModel): void => {
     res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
-    // the snapshot and the subscription happen in one turn of the event loop: nothing falls between
-    const snapshot: ModelEvent = { type: 'rows', rows: m.rows, changed: [], strings: m.strings, violations: m.violations, finished: m.finished };
-    res.write(`event: snapshot\ndata: ${JSON.stringify({ ...snapshot, header: m.header })}\n\n`);
+    // the snapshot and the subscription happen in one turn of the event loop: nothing falls between.
+    // The rows go in pages: the page paints the first one while it parses the rest, and no single
+    // message costs the browser a long task to parse.
+    const state = { finished: m.finished, analyzed: m.analyzed, analysisComplete: m.analysisComplete };
+    res.write(`event: snapshot\ndata: ${JSON.stringify({ header: m.header, strings: m.strings, violations: m.violations.length, ...state })}\n\n`);
+    for (let i = 0; i < m.rows.length; i += STREAM_PAGE) writeRows(res, { type: 'rows', rows: m.rows.slice(i, i + STREAM_PAGE), changed: [], strings: [], violations: [] });
     let pending: ModelEvent[] = [];
     let timer: NodeJS.Timeout | undefined;
-    // batch: a burst of chunks becomes one event per 50 ms, not one per frame
+    // batch: a burst of frames becomes one event per 50 ms (in pages), not one per frame
     const flush = (): void => {
       timer = undefined;
       const batch = pending;
       pending = [];
-      for (const e of batch) res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+      let rows: Extract<ModelEvent, { type: 'rows' }> | undefined;
+      const out = (): void => {
+        if (rows) writeRows(res, rows);
+        rows = undefined;
+      };
+      for (const e of batch) {
+        if (e.type !== 'rows') {
+          out();
+          res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+          continue;
+        }
+        // consecutive row events merge; later flags win (they describe the newer state)
+        if (!rows) rows = { ...e, rows: [...e.rows], changed: [...e.changed], strings: [...e.strings], violations: [...e.violations] };
+        else {
+          rows.rows.push(...e.rows);
+          rows.changed.push(...e.changed);
+          rows.strings.push(...e.strings);
+          rows.violations.push(...e.violations);
+          if (e.finished) rows.finished = true;
+          if (e.analyzed !== undefined) rows.analyzed = e.analyzed;
+          if (e.analysisComplete) rows.analysisComplete = true;
+        }
+      }
+      out();
     };
     const off = m.subscribe((e) => {
       pending.push(e);
@@ -228,11 +293,34 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     token,
     close: async () => {
       for (const s of streams) s.destroy();
-      for (const m of models.values()) m.tail?.close();
+      for (const m of models.values()) {
+        m.tail?.close();
+        m.load?.stop();
+        m.model.stopAnalysis();
+      }
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
+}
+
+/** Rows per live-stream event: about 250 kB of JSON, a few ms for the browser to parse. */
+const STREAM_PAGE = 5000;
+
+/**
+ * Writes a rows event, split so none carries more than {@link STREAM_PAGE} rows; strings,
+ * changed rows and flags travel with the first part (the rows of later parts may use its strings).
+ */
+function writeRows(res: ServerResponse, e: Extract<ModelEvent, { type: 'rows' }>): void {
+  const { finished, analyzed, analysisComplete, ...first } = e;
+  const flags = { ...(finished ? { finished } : {}), ...(analyzed !== undefined ? { analyzed } : {}), ...(analysisComplete ? { analysisComplete } : {}) };
+  const parts = Math.max(1, Math.ceil(e.rows.length / STREAM_PAGE));
+  for (let p = 0; p < parts; p++) {
+    const rows = parts === 1 ? e.rows : e.rows.slice(p * STREAM_PAGE, (p + 1) * STREAM_PAGE);
+    // strings (which later parts' rows may use) go first; the flags describe the state after the last part
+    const part = { ...(p === 0 ? first : { type: 'rows', changed: [], strings: [], violations: [] }), rows, ...(p === parts - 1 ? flags : {}) };
+    res.write(`event: rows\ndata: ${JSON.stringify(part)}\n\n`);
+  }
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void {

@@ -4,25 +4,86 @@ import { openCapture } from '../proxy/capture.js';
 import { CaptureModel } from './model.js';
 
 /**
- * Loads a saved capture (acp-kit NDJSON or acp-devtools export) into a finished model.
- * Throws `CaptureFormatError` for files that are not captures.
+ * Loads a saved capture (acp-kit NDJSON or acp-devtools export) into a finished, fully analyzed
+ * model. Throws `CaptureFormatError` for files that are not captures.
  */
 export async function loadCapture(path: string): Promise<CaptureModel> {
+  const load = startLoad(path);
+  await load.done;
+  await load.model.whenAnalyzed();
+  return load.model;
+}
+
+/** A saved capture being read by {@link startLoad}. */
+export interface CaptureLoad {
+  /** Grows while the file is read; finished at its end. */
+  model: CaptureModel;
+  /** Resolves once the file is known to be a capture (its first frame is indexed, or it has none). */
+  ready: Promise<void>;
+  /** Resolves when every frame is indexed (analysis continues in the background). */
+  done: Promise<void>;
+  /** Stops reading and analyzing. */
+  stop(): void;
+}
+
+/**
+ * Starts reading a saved capture into a model that can be served while it grows: frames are
+ * indexed (timeline rows, pairing) as they are read, yielding to the event loop every few
+ * milliseconds; validation and session building follow in the background
+ * ({@link CaptureModel.analyzeInBackground}). `ready` rejects with `CaptureFormatError` for files
+ * that are not captures.
+ */
+export function startLoad(path: string, sliceMs = 12): CaptureLoad {
   const model = new CaptureModel();
-  const r = openCapture(path);
-  let metaCount = 0;
-  for await (const f of r) {
+  model.deferAnalysis = true;
+  let stopped = false;
+  let markReady!: () => void;
+  let failReady!: (e: unknown) => void;
+  const ready = new Promise<void>((res, rej) => {
+    markReady = res;
+    failReady = rej;
+  });
+  const done = (async () => {
+    const r = openCapture(path);
+    let metaCount = 0;
+    let sliceEnd = performance.now() + sliceMs;
+    let n = 0;
+    try {
+      for await (const f of r) {
+        if (stopped) return;
+        model.header ??= r.header();
+        const metas = r.metas();
+        // metas are written after the frame that revealed them: apply them before the next frame
+        while (metaCount < metas.length) model.meta(metas[metaCount++]!);
+        model.push(f);
+        if (n++ === 0) markReady();
+        // the clock is read every 64 frames; past the slice, let the server answer requests
+        if (n % 64 === 0 && performance.now() >= sliceEnd) {
+          await new Promise<void>((res) => setImmediate(res));
+          sliceEnd = performance.now() + sliceMs;
+        }
+      }
+    } catch (e) {
+      failReady(e);
+      throw e;
+    }
     model.header ??= r.header();
     const metas = r.metas();
-    // metas are written after the frame that revealed them: apply them before the next frame
     while (metaCount < metas.length) model.meta(metas[metaCount++]!);
-    model.push(f);
-  }
-  model.header ??= r.header();
-  const metas = r.metas();
-  while (metaCount < metas.length) model.meta(metas[metaCount++]!);
-  model.finish();
-  return model;
+    markReady();
+    if (!stopped) model.finish();
+  })();
+  // `ready` carries the error to whoever awaits it; `done` must not be an unhandled rejection too
+  done.catch(() => undefined);
+  return {
+    model,
+    ready,
+    done,
+    stop: () => {
+      stopped = true;
+      model.stopAnalysis();
+    },
+  };
 }
 
 /**

@@ -1,6 +1,9 @@
+import { summarizeLatencies } from '../proxy/latency.js';
+
 /**
- * Small latency helpers for the inspector (pairing requests with answers, percentiles).
- * The proxy's own stats module may replace these later; keep the shapes plain.
+ * The inspector's latency shapes. Pairing and percentiles are the proxy's
+ * (`RequestPairer`, `summarizeLatencies` in src/proxy/latency.ts): one implementation for
+ * `acp-kit stats`, `acp-kit diff` and the page.
  */
 
 /** One answered (or still open) request: who asked, when, and how long the answer took. */
@@ -31,13 +34,6 @@ export interface MethodLatency {
   max: number | undefined;
 }
 
-/** Nearest-rank percentile of sorted values (`p` in 0..100); undefined for no values. */
-export function percentile(sorted: readonly number[], p: number): number | undefined {
-  if (sorted.length === 0) return undefined;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
-}
-
 /** The per-method table, sorted by method name. */
 export function latencyTable(spans: Iterable<RequestSpan>): MethodLatency[] {
   const by = new Map<string, { values: number[]; open: number }>();
@@ -50,7 +46,7 @@ export function latencyTable(spans: Iterable<RequestSpan>): MethodLatency[] {
   return [...by.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([method, { values, open }]) => {
-      values.sort((a, b) => a - b);
-      return { method, count: values.length + open, open, p50: percentile(values, 50), p99: percentile(values, 99), max: values.length ? values[values.length - 1] : undefined };
+      const sum = summarizeLatencies(values);
+      return { method, count: values.length + open, open, p50: sum?.p50, p99: sum?.p99, max: sum?.max };
     });
 }

@@ -8,6 +8,8 @@ import { captureReadFailure } from './captures.js';
 export interface InspectFlags {
   port?: string;
   open?: boolean;
+  /** Open the page on the diff of the two captures (exactly two). */
+  diff?: boolean;
 }
 
 /** Parses `--port`: an integer 0..65535 (0 = any free port). */
@@ -35,9 +37,10 @@ export function openInBrowser(url: string, log: (line: string) => void): void {
 
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
-/** `acp-kit inspect [CAPTURE...] [--port N] [--open]`: serves the inspector until interrupted (exit 0). */
+/** `acp-kit inspect [CAPTURE...] [--port N] [--open] [--diff]`: serves the inspector until interrupted (exit 0). */
 export async function inspectCommand(captures: string[], flags: InspectFlags): Promise<number> {
   const port = parsePort(flags.port);
+  if (flags.diff && captures.length !== 2) throw usageError(`--diff: needs exactly two capture files, got ${captures.length}`, 'Run acp-kit inspect A.ndjson B.ndjson --diff (or pick "compare with" in the page).');
   let handle: InspectorHandle;
   try {
     handle = await startInspector({ captures: captures.map((c) => resolve(c)), port });
@@ -47,9 +50,11 @@ export async function inspectCommand(captures: string[], flags: InspectFlags): P
     const bad = captures.find((c) => (e as Error).message.includes(resolve(c))) ?? captures[0] ?? '';
     captureReadFailure(bad, e);
   }
-  process.stdout.write(`acp-kit inspect: ${handle.url}\n`);
+  // the page reads the pair from the fragment, which never leaves the browser
+  const url = flags.diff ? `${handle.url}#diff=c0,c1` : handle.url;
+  process.stdout.write(`acp-kit inspect: ${url}\n`);
   process.stdout.write(`${captures.length} capture${captures.length === 1 ? '' : 's'}; live proxies (acp-kit proxy --inspect) appear in the page while they run. Ctrl-C stops.\n`);
-  if (flags.open) openInBrowser(handle.url, (l) => void process.stderr.write(`acp-kit inspect: ${l}\n`));
+  if (flags.open) openInBrowser(url, (l) => void process.stderr.write(`acp-kit inspect: ${l}\n`));
   // stopping the server is the normal end of an inspect run: exit 0
   await new Promise<void>((res) => {
     for (const s of SIGNALS) process.once(s, () => res());

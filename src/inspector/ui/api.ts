@@ -76,3 +76,35 @@ export async function getJson<T>(path: string): Promise<T> {
   if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
   return (await r.json()) as T;
 }
+
+/** `GET api/diff?a=&b=`: diffCaptures' result (src/proxy/diff.ts, documented in docs/captures.md). */
+export interface DiffFrameRef {
+  seq: number;
+  t: number;
+  dir: string;
+  kind: string;
+  method?: string;
+}
+
+export interface FieldDifference {
+  path: string;
+  a?: unknown;
+  b?: unknown;
+}
+
+export type DiffEntry =
+  | { type: 'changed'; a: DiffFrameRef; b: DiffFrameRef; fields: FieldDifference[]; moreFields?: number }
+  | { type: 'removed' | 'added'; count: number; first: DiffFrameRef; last: DiffFrameRef; afterOtherSeq: number };
+
+export interface CaptureDiff {
+  equal: boolean;
+  alignment: 'lcs' | 'runs' | 'none';
+  a: { frames: number; version: { offered: number | null; negotiated: number | null } };
+  b: { frames: number; version: { offered: number | null; negotiated: number | null } };
+  versionsEqual: boolean;
+  capabilities: FieldDifference[];
+  summary: { aligned: number; changed: number; removed: number; added: number };
+  differences: DiffEntry[];
+  truncated: number;
+  latency: Array<{ method: string; dir: string; a: { count: number; p50: number } | null; b: { count: number; p50: number } | null; deltaP50Ms: number | null }>;
+}

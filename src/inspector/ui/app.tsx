@@ -1,13 +1,13 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { diffLines } from 'diff';
-import { getJson, ROW, type FrameDetail, type MethodLatency, type RequestSpan, type RowTuple, type SessionView, type SourceInfo } from './api.js';
+import { getJson, ROW, type CaptureDiff, type DiffEntry, type DiffFrameRef, type FrameDetail, type MethodLatency, type RequestSpan, type RowTuple, type SessionView, type SourceInfo } from './api.js';
 import { renderMarkdown } from './markdown.js';
 
 const ROW_H = 24;
 /** Session items rendered at once. */
 const ITEM_WINDOW = 200;
-const OVERSCAN = 10;
+const OVERSCAN = 6;
 const KINDS = ['request', 'notification', 'response', 'error', 'invalid'] as const;
 
 /** One line of the timeline: a frame, or a run of chunk frames collapsed into one. */
@@ -19,14 +19,25 @@ interface DisplayRow {
 }
 
 interface Data {
+  /** string table and rows grow in place; `version` tells memos they changed */
   strings: string[];
   rows: RowTuple[];
   finished: boolean;
+  /** every frame so far is validated and decoded (the session view can be asked for) */
+  analysisComplete: boolean;
   index: Map<number, number>;
   version: number;
 }
 
-const emptyData = (): Data => ({ strings: [], rows: [], finished: false, index: new Map(), version: 0 });
+const emptyData = (): Data => ({ strings: [], rows: [], finished: false, analysisComplete: false, index: new Map(), version: 0 });
+
+interface RowsEvent {
+  rows: RowTuple[];
+  changed: RowTuple[];
+  strings: string[];
+  finished?: boolean;
+  analysisComplete?: boolean;
+}
 
 function fmtMs(ms: number | undefined): string {
   if (ms === undefined || ms < 0) return '';
@@ -49,6 +60,8 @@ function App() {
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [focusSeq, setFocusSeq] = useState<number | undefined>(undefined);
   const [tab, setTab] = useState<'session' | 'latency'>('session');
+  // `#diff=<a>,<b>` (acp-kit inspect A B --diff) opens the diff of two sources
+  const [diffWith, setDiffWith] = useState<string | undefined>(() => diffFromHash()?.b);
   const dataRef = useRef<Data>(data);
   dataRef.current = data;
 
@@ -59,8 +72,9 @@ function App() {
       try {
         const r = await getJson<{ sources: SourceInfo[] }>('api/sources');
         if (stop) return;
-        setSources(r.sources);
-        setSourceId((cur) => cur ?? r.sources[0]?.id);
+        // a poll that changes nothing must not re-render the page
+        setSources((cur) => (JSON.stringify(cur) === JSON.stringify(r.sources) ? cur : r.sources));
+        setSourceId((cur) => cur ?? diffFromHash()?.a ?? r.sources[0]?.id);
       } catch {
         /* server gone: keep what is shown */
       }
@@ -76,56 +90,61 @@ function App() {
   const source = sources.find((s) => s.id === sourceId);
   const live = source?.live ?? false;
 
-  // frames: one fetch for saved captures, a stream for live ones
+  // frames: one stream for every source. A saved capture is indexed while it streams, a live one
+  // grows; rows arrive in pages and are applied once per animation frame, so the first page paints
+  // while later ones are still parsed and no single update blocks the page for long.
   useEffect(() => {
     if (!sourceId) return;
     setData(emptyData());
     setSelected(new Set());
     setFocusSeq(undefined);
-    const src = sources.find((s) => s.id === sourceId);
-    if (!src) return;
-    const build = (strings: string[], rows: RowTuple[], finished: boolean, version: number): Data => {
-      const index = new Map<number, number>();
-      rows.forEach((r, i) => index.set(r[ROW.seq], i));
-      return { strings, rows, finished, index, version };
+    if (!sources.some((s) => s.id === sourceId)) return;
+    let d = emptyData();
+    let queued: RowsEvent[] = [];
+    let raf = 0;
+    const apply = (): void => {
+      raf = 0;
+      const batch = queued;
+      queued = [];
+      let { finished, analysisComplete } = d;
+      for (const e of batch) {
+        for (const s of e.strings) d.strings.push(s);
+        for (const r of e.changed) {
+          const i = d.index.get(r[ROW.seq]);
+          if (i !== undefined) d.rows[i] = r;
+        }
+        for (const r of e.rows) {
+          const i = d.index.get(r[ROW.seq]);
+          if (i !== undefined) d.rows[i] = r;
+          else {
+            d.index.set(r[ROW.seq], d.rows.length);
+            d.rows.push(r);
+          }
+        }
+        if (e.finished) finished = true;
+        if (e.analysisComplete !== undefined) analysisComplete = e.analysisComplete;
+      }
+      d = { ...d, finished, analysisComplete, version: d.version + 1 };
+      dataRef.current = d;
+      setData(d);
     };
-    if (!src.live) {
-      let stop = false;
-      void getJson<{ strings: string[]; rows: RowTuple[]; finished: boolean }>(`api/s/${sourceId}/rows`).then((r) => {
-        if (!stop) setData(build(r.strings, r.rows, r.finished, 1));
-      });
-      return () => {
-        stop = true;
-      };
-    }
     const es = new EventSource(`api/s/${sourceId}/events`);
     es.addEventListener('snapshot', (ev) => {
-      const r = JSON.parse((ev as MessageEvent).data as string) as { strings: string[]; rows: RowTuple[]; finished: boolean };
-      setData(build(r.strings, r.rows, r.finished, 1));
+      const r = JSON.parse((ev as MessageEvent).data as string) as { strings: string[]; finished: boolean; analysisComplete: boolean };
+      // a reconnect starts over: the snapshot is followed by every row again
+      queued = [];
+      d = { ...emptyData(), strings: r.strings, finished: r.finished, analysisComplete: r.analysisComplete };
+      queued.push({ rows: [], changed: [], strings: [] });
+      raf ||= requestAnimationFrame(apply);
     });
     es.addEventListener('rows', (ev) => {
-      const e = JSON.parse((ev as MessageEvent).data as string) as { rows: RowTuple[]; changed: RowTuple[]; strings: string[]; finished?: boolean };
-      const d = dataRef.current;
-      const strings = e.strings.length ? [...d.strings, ...e.strings] : d.strings;
-      const rows = d.rows.slice();
-      const index = d.index;
-      for (const r of e.changed) {
-        const i = index.get(r[ROW.seq]);
-        if (i !== undefined) rows[i] = r;
-      }
-      for (const r of e.rows) {
-        const i = index.get(r[ROW.seq]);
-        if (i !== undefined) rows[i] = r;
-        else {
-          index.set(r[ROW.seq], rows.length);
-          rows.push(r);
-        }
-      }
-      const next = { strings, rows, finished: d.finished || !!e.finished, index, version: d.version + 1 };
-      dataRef.current = next;
-      setData(next);
+      queued.push(JSON.parse((ev as MessageEvent).data as string) as RowsEvent);
+      raf ||= requestAnimationFrame(apply);
     });
-    return () => es.close();
+    return () => {
+      es.close();
+      if (raf) cancelAnimationFrame(raf);
+    };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [sourceId, sources.length > 0]);
 
@@ -148,10 +167,22 @@ function App() {
             ))}
           </select>
         </label>
+        <label>
+          <span class="sr-only">Compare with</span>
+          <select aria-label="Compare with" value={diffWith ?? ''} onChange={(e) => setDiffWith((e.target as HTMLSelectElement).value || undefined)} data-testid="diff-select">
+            <option value="">compare with…</option>
+            {sources.filter((s) => s.id !== sourceId).map((s) => <option value={s.id} key={s.id}>diff with {s.name}</option>)}
+          </select>
+        </label>
         {live && !data.finished ? <span class="live-badge" data-testid="live-badge">● live</span> : null}
         <span class="muted">{source?.path}</span>
       </header>
-      <main class="panes">
+      {sourceId && diffWith && diffWith !== sourceId ? (
+        <main class="diff-main">
+          <DiffView a={sources.find((s) => s.id === sourceId)} b={sources.find((s) => s.id === diffWith)} onClose={() => setDiffWith(undefined)} />
+        </main>
+      ) : null}
+      <main class="panes" hidden={!!(sourceId && diffWith && diffWith !== sourceId)}>
         <Timeline data={data} live={live} selected={selected} focusSeq={focusSeq} onSelect={select} sourceId={sourceId} />
         <section class="right">
           <div class="tabs" role="tablist">
@@ -179,9 +210,6 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
   const [query, setQuery] = useState('');
   const [matches, setMatches] = useState<Set<number> | undefined>(undefined);
   const [expanded, setExpanded] = useState<Set<number>>(new Set());
-  const [scrollTop, setScrollTop] = useState(0);
-  const [height, setHeight] = useState(600);
-  const listRef = useRef<HTMLDivElement>(null);
   const { strings, rows } = data;
 
   // full-text search runs on the server (the page only holds summaries)
@@ -206,12 +234,12 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
     const s = new Set<number>();
     for (const r of rows) if (r[ROW.method] >= 0) s.add(r[ROW.method]);
     return [...s].map((i) => strings[i]!).sort();
-  }, [rows.length, strings]);
+  }, [data.version]);
   const sessions = useMemo(() => {
     const s = new Set<number>();
     for (const r of rows) if (r[ROW.session] >= 0) s.add(r[ROW.session]);
     return [...s].map((i) => strings[i]!);
-  }, [rows.length, strings]);
+  }, [data.version]);
 
   const display = useMemo(() => {
     const out: DisplayRow[] = [];
@@ -237,15 +265,87 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
       out.push(run);
     }
     return out;
-  }, [data.version, rows.length, kinds, method, session, onlyViolations, matches, expanded]);
+  }, [data.version, kinds, method, session, onlyViolations, matches, expanded]);
 
-  const seqToDisplay = useMemo(() => {
-    const m = new Map<number, number>();
-    display.forEach((d, i) => {
-      for (const x of d.members) m.set(rows[x]![ROW.seq], i);
+  // the display row holding the focused frame: a binary search (display rows are in frame order)
+  const activeIndex = useMemo(() => {
+    if (focusSeq === undefined) return undefined;
+    const ri = data.index.get(focusSeq);
+    if (ri === undefined) return undefined;
+    let lo = 0;
+    let hi = display.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const d = display[mid]!;
+      if (ri < d.first) hi = mid - 1;
+      else if (ri > d.members[d.members.length - 1]!) lo = mid + 1;
+      else return d.members.includes(ri) ? mid : undefined;
+    }
+    return undefined;
+  }, [display, focusSeq, data.index]);
+
+  const toggle = useCallback((d: DisplayRow) => {
+    const seq = rows[d.first]![ROW.seq];
+    setExpanded((cur) => {
+      const n = new Set(cur);
+      if (n.has(seq)) n.delete(seq);
+      else n.add(seq);
+      return n;
     });
-    return m;
-  }, [display]);
+  }, [rows]);
+  const toggleKind = (k: string) =>
+    setKinds((cur) => {
+      const n = new Set(cur);
+      if (n.has(k)) n.delete(k);
+      else n.add(k);
+      return n;
+    });
+
+  return (
+    <section class="timeline" aria-label="Frames">
+      <div class="filters">
+        <fieldset>
+          <legend class="sr-only">Kinds</legend>
+          {KINDS.map((k) => (
+            <label key={k} class="chip">
+              <input type="checkbox" checked={kinds.has(k)} onChange={() => toggleKind(k)} data-testid={`kind-${k}`} /> {k}
+            </label>
+          ))}
+        </fieldset>
+        <select aria-label="Method" data-testid="method-filter" value={method} onChange={(e) => setMethod((e.target as HTMLSelectElement).value)}>
+          <option value="">all methods</option>
+          {methods.map((m) => <option key={m} value={m}>{m}</option>)}
+        </select>
+        <select aria-label="Session" value={session} onChange={(e) => setSession((e.target as HTMLSelectElement).value)}>
+          <option value="">all sessions</option>
+          {sessions.map((s) => <option key={s} value={s}>{s}</option>)}
+        </select>
+        <label class="chip">
+          <input type="checkbox" checked={onlyViolations} onChange={() => setOnlyViolations(!onlyViolations)} /> violations only
+        </label>
+        <input type="search" placeholder="search frames…" aria-label="Search frames" data-testid="search" value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} />
+        <span class="muted" data-testid="row-count">{display.length} rows · {rows.length} frames</span>
+      </div>
+      <div class="thead row-cells" aria-hidden="true">
+        <span class="c-seq">seq</span><span class="c-t">time s</span><span class="c-dir">dir</span><span class="c-kind">kind</span><span class="c-method">method</span><span class="c-id">id</span><span class="c-size">size</span><span class="c-lat">ms</span><span class="c-viol" />
+      </div>
+      <RowList data={data} display={display} live={live} selected={selected} activeIndex={activeIndex} focusSeq={focusSeq} expanded={expanded} onSelect={onSelect} onToggle={toggle} />
+    </section>
+  );
+}
+
+/**
+ * The virtualised timeline: one tall spacer, and inside it one absolutely positioned window that
+ * holds only the rows in view (plus a few). Rows have a fixed height and fixed-width cells, so a
+ * scroll step lays out a few dozen small boxes and nothing else; the scroll position lives here,
+ * so scrolling re-renders the rows and not the filters.
+ */
+function RowList(props: { data: Data; display: DisplayRow[]; live: boolean; selected: Set<number>; activeIndex: number | undefined; focusSeq: number | undefined; expanded: Set<number>; onSelect: (seqs: number[], focus?: number) => void; onToggle: (d: DisplayRow) => void }) {
+  const { data, display, live, selected, activeIndex, focusSeq, expanded, onSelect, onToggle } = props;
+  const { strings, rows } = data;
+  const [scrollTop, setScrollTop] = useState(0);
+  const [height, setHeight] = useState(600);
+  const listRef = useRef<HTMLDivElement>(null);
 
   useLayoutEffect(() => {
     const el = listRef.current;
@@ -257,7 +357,6 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
   }, []);
 
   // keep the focused frame in view (selection from the session view or the keyboard)
-  const activeIndex = focusSeq !== undefined ? seqToDisplay.get(focusSeq) : undefined;
   useEffect(() => {
     const el = listRef.current;
     if (!el || activeIndex === undefined) return;
@@ -281,7 +380,7 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
     else if (e.key === 'Home') i = 0;
     else if (e.key === 'End') i = display.length - 1;
     else if ((e.key === 'Enter' || e.key === ' ') && i >= 0 && display[i]!.members.length > 1) {
-      toggle(display[i]!);
+      onToggle(display[i]!);
       e.preventDefault();
       return;
     } else return;
@@ -289,22 +388,16 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
     const d = display[i]!;
     onSelect(seqsOf(d), rows[d.first]![ROW.seq]);
   };
-  const toggle = (d: DisplayRow) => {
-    const seq = rows[d.first]![ROW.seq];
-    setExpanded((cur) => {
-      const n = new Set(cur);
-      if (n.has(seq)) n.delete(seq);
-      else n.add(seq);
-      return n;
-    });
+  // one listener for every row (rows come and go while scrolling)
+  const onClick = (e: MouseEvent) => {
+    const t = e.target as HTMLElement;
+    const rowEl = t.closest<HTMLElement>('[data-index]');
+    if (!rowEl) return;
+    const d = display[Number(rowEl.dataset.index)];
+    if (!d) return;
+    if (t.closest('button.run')) onToggle(d);
+    else onSelect(seqsOf(d), rows[d.first]![ROW.seq]);
   };
-  const toggleKind = (k: string) =>
-    setKinds((cur) => {
-      const n = new Set(cur);
-      if (n.has(k)) n.delete(k);
-      else n.add(k);
-      return n;
-    });
 
   const visible: preact.JSX.Element[] = [];
   for (let i = start; i < end; i++) {
@@ -312,15 +405,21 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
     const r = rows[d.first]!;
     const seq = r[ROW.seq];
     const n = d.members.length;
-    const isSel = d.members.some((x) => selected.has(rows[x]![ROW.seq]));
+    let isSel = false;
+    let viol = 0;
+    let size = 0;
+    for (const x of d.members) {
+      const m = rows[x]!;
+      if (!isSel && selected.has(m[ROW.seq])) isSel = true;
+      viol += m[ROW.violations];
+      size += m[ROW.size];
+    }
     const growing = n > 1 && live && !data.finished && i === display.length - 1;
-    const viol = d.members.reduce((a, x) => a + rows[x]![ROW.violations], 0);
     const kind = strings[r[ROW.kind]]!;
     const upd = r[ROW.update] >= 0 ? strings[r[ROW.update]] : undefined;
     visible.push(
       <div
-        // slots, not seqs: scrolling patches the same few dozen nodes instead of replacing them
-        key={i % 256}
+        key={i}
         id={`row-${seq}`}
         data-index={i}
         data-seq={seq}
@@ -328,9 +427,7 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
         role="option"
         aria-selected={isSel}
         tabIndex={i === (activeIndex ?? 0) ? 0 : -1}
-        class={`row kind-${kind}${isSel ? ' selected' : ''}${viol ? ' has-violation' : ''}`}
-        style={{ top: `${i * ROW_H}px` }}
-        onClick={() => onSelect(seqsOf(d), seq)}
+        class={`row row-cells kind-${kind}${isSel ? ' selected' : ''}${viol ? ' has-violation' : ''}`}
       >
         <span class="c-seq">{seq}</span>
         <span class="c-t">{fmtT(r[ROW.t])}</span>
@@ -338,16 +435,16 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
         <span class="c-kind">{kind}</span>
         <span class="c-method">
           {n > 1 ? (
-            <button class="run" aria-expanded={false} title="expand the run" onClick={(e) => { e.stopPropagation(); toggle(d); }}>×{n}</button>
+            <button class="run" aria-expanded={false} title="expand the run">×{n}</button>
           ) : expandedFirst(d, rows, expanded) ? (
-            <button class="run" aria-expanded title="collapse the run" onClick={(e) => { e.stopPropagation(); toggle(d); }}>−</button>
+            <button class="run" aria-expanded title="collapse the run">−</button>
           ) : null}
           {growing ? <span class="live-dot" data-testid="live-run" title="still streaming">●</span> : null}
           {r[ROW.method] >= 0 ? strings[r[ROW.method]] : ''}
           {upd ? <span class="upd"> {upd}</span> : null}
         </span>
         <span class="c-id">{r[ROW.id] >= 0 ? strings[r[ROW.id]] : ''}</span>
-        <span class="c-size">{fmtSize(d.members.reduce((a, x) => a + rows[x]![ROW.size], 0))}</span>
+        <span class="c-size">{fmtSize(size)}</span>
         <span class="c-lat">{fmtMs(r[ROW.latency])}</span>
         <span class="c-viol">{viol ? <span class="badge violation" data-testid="violation-badge" title={`${viol} violation(s)`}>⚠ {viol}</span> : null}</span>
       </div>,
@@ -355,47 +452,22 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
   }
 
   return (
-    <section class="timeline" aria-label="Frames">
-      <div class="filters">
-        <fieldset>
-          <legend class="sr-only">Kinds</legend>
-          {KINDS.map((k) => (
-            <label key={k} class="chip">
-              <input type="checkbox" checked={kinds.has(k)} onChange={() => toggleKind(k)} /> {k}
-            </label>
-          ))}
-        </fieldset>
-        <select aria-label="Method" value={method} onChange={(e) => setMethod((e.target as HTMLSelectElement).value)}>
-          <option value="">all methods</option>
-          {methods.map((m) => <option key={m} value={m}>{m}</option>)}
-        </select>
-        <select aria-label="Session" value={session} onChange={(e) => setSession((e.target as HTMLSelectElement).value)}>
-          <option value="">all sessions</option>
-          {sessions.map((s) => <option key={s} value={s}>{s}</option>)}
-        </select>
-        <label class="chip">
-          <input type="checkbox" checked={onlyViolations} onChange={() => setOnlyViolations(!onlyViolations)} /> violations only
-        </label>
-        <input type="search" placeholder="search frames…" aria-label="Search frames" value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} />
-        <span class="muted" data-testid="row-count">{display.length} rows · {rows.length} frames</span>
+    <div
+      class="list"
+      ref={listRef}
+      role="listbox"
+      aria-label="Timeline"
+      aria-multiselectable="true"
+      tabIndex={-1}
+      data-testid="timeline"
+      onScroll={(e) => setScrollTop((e.target as HTMLElement).scrollTop)}
+      onKeyDown={onKey}
+      onClick={onClick}
+    >
+      <div class="spacer" style={{ height: `${display.length * ROW_H}px` }}>
+        <div class="window" style={{ transform: `translateY(${start * ROW_H}px)` }}>{visible}</div>
       </div>
-      <div class="thead" aria-hidden="true">
-        <span class="c-seq">seq</span><span class="c-t">time s</span><span class="c-dir">dir</span><span class="c-kind">kind</span><span class="c-method">method</span><span class="c-id">id</span><span class="c-size">size</span><span class="c-lat">ms</span><span class="c-viol" />
-      </div>
-      <div
-        class="list"
-        ref={listRef}
-        role="listbox"
-        aria-label="Timeline"
-        aria-multiselectable="true"
-        tabIndex={-1}
-        data-testid="timeline"
-        onScroll={(e) => setScrollTop((e.target as HTMLElement).scrollTop)}
-        onKeyDown={onKey}
-      >
-        <div class="spacer" style={{ height: `${display.length * ROW_H}px` }}>{visible}</div>
-      </div>
-    </section>
+    </div>
   );
 }
 
@@ -451,10 +523,10 @@ function FrameDetailPane(props: { sourceId: string; seq: number; onSelect: (seqs
   );
 }
 
-function Tree(props: { value: unknown; path: string; marks: FrameDetail['marks']; depth: number; name?: string }) {
-  const { value, path, marks, depth, name } = props;
+function Tree(props: { value: unknown; path: string; marks: FrameDetail['marks']; depth: number; name?: string; changed?: Set<string> }) {
+  const { value, path, marks, depth, name, changed } = props;
   const label = name !== undefined ? (
-    <span class="key">
+    <span class={`key${changed?.has(path) ? ' changed' : ''}`} data-changed={changed?.has(path) ? path : undefined}>
       {name}
       {marks.undeclared.includes(path) ? <span class="badge undeclared" title="the schema does not declare this field">not in schema</span> : null}
       {marks.meta.includes(path) ? <span class="badge meta">_meta</span> : null}:{' '}
@@ -469,7 +541,7 @@ function Tree(props: { value: unknown; path: string; marks: FrameDetail['marks']
     <details open={depth < 4}>
       <summary>{label}<span class="muted">{Array.isArray(value) ? `[${entries.length}]` : `{${entries.length}}`}</span></summary>
       <div class="children">
-        {entries.map(([k, v]) => <Tree key={k} name={k} value={v} path={sub(k)} marks={marks} depth={depth + 1} />)}
+        {entries.map(([k, v]) => <Tree key={k} name={k} value={v} path={sub(k)} marks={marks} depth={depth + 1} changed={changed} />)}
       </div>
     </details>
   );
@@ -491,7 +563,8 @@ function SessionPane(props: { sourceId: string; data: Data; selected: Set<number
 
   useEffect(() => {
     // the timeline paints first: the session (a bigger answer) is asked for once the frames are in
-    if (data.version === 0) return;
+    // the whole session is asked for once every frame is analyzed (a replay position needs only frames)
+    if (data.version === 0 || (uptoSeq === undefined && !data.analysisComplete)) return;
     const q = uptoSeq === undefined ? '' : `?upto=${uptoSeq}`;
     const key = `${sourceId}${q}#${uptoSeq === undefined ? data.version : ''}`;
     wanted.current = key;
@@ -509,7 +582,7 @@ function SessionPane(props: { sourceId: string; data: Data; selected: Set<number
     };
     const timer = setTimeout(load, uptoSeq === undefined ? 100 : 0);
     return () => clearTimeout(timer);
-  }, [sourceId, uptoSeq, uptoSeq === undefined ? data.version : 0, again]);
+  }, [sourceId, uptoSeq, uptoSeq === undefined ? data.version : 0, data.analysisComplete, again]);
 
   // play: advance through capture time at `speed`
   useEffect(() => {
@@ -795,6 +868,146 @@ function LatencyPane(props: { sourceId: string; version: number; onSelect: (seqs
       </div>
     </div>
   );
+}
+
+/** `#diff=<a>,<b>`: the two source ids to compare (set by `acp-kit inspect A B --diff`). */
+function diffFromHash(): { a: string; b: string } | undefined {
+  const m = /^#diff=([^,]+),(.+)$/.exec(location.hash);
+  return m ? { a: decodeURIComponent(m[1]!), b: decodeURIComponent(m[2]!) } : undefined;
+}
+
+function fmtValue(v: unknown): string {
+  if (v === undefined) return '(absent)';
+  const s = JSON.stringify(v);
+  return s.length > 200 ? `${s.slice(0, 200)}…` : s;
+}
+
+function refLabel(r: DiffFrameRef): string {
+  return `#${r.seq} ${r.dir === 'editor->agent' ? 'E→A' : 'A→E'} ${r.kind}${r.method ? ` ${r.method}` : ''}`;
+}
+
+/**
+ * Two sources compared (diffCaptures): versions, capabilities, latency deltas, then the
+ * differences in capture order: aligned frames side by side with their differing fields, and the
+ * runs of frames only one side has.
+ */
+function DiffView(props: { a: SourceInfo | undefined; b: SourceInfo | undefined; onClose: () => void }) {
+  const { a, b } = props;
+  const [d, setD] = useState<CaptureDiff | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    if (!a || !b) return;
+    let stop = false;
+    setError(undefined);
+    getJson<CaptureDiff>(`api/diff?a=${encodeURIComponent(a.id)}&b=${encodeURIComponent(b.id)}`).then(
+      (r) => { if (!stop) setD(r); },
+      (e: Error) => { if (!stop) setError(e.message); },
+    );
+    return () => {
+      stop = true;
+    };
+  }, [a?.id, b?.id, a?.frames, b?.frames]);
+  if (!a || !b) return <p class="muted">Pick two sources.</p>;
+  return (
+    <section class="diff-view" aria-label={`Diff of ${a.name} and ${b.name}`} data-testid="diff-view">
+      <header class="diff-head">
+        <h2>Diff <span class="del-fg">A: {a.name}</span> ↔ <span class="add-fg">B: {b.name}</span></h2>
+        <button onClick={props.onClose}>close diff</button>
+      </header>
+      {error ? <p class="violation">Could not compare: {error}</p> : null}
+      {!d ? <p class="muted">Comparing…</p> : (
+        <>
+          <p data-testid="diff-summary">
+            {d.equal ? <span class="badge status-completed">equal</span> : <span class="badge violation">different</span>}{' '}
+            {d.summary.aligned} aligned frames, {d.summary.changed} changed, {d.summary.removed} only in A, {d.summary.added} only in B
+            <span class="muted"> (alignment: {d.alignment}; A {d.a.frames} frames, B {d.b.frames} frames)</span>
+          </p>
+          <table class="diff-table" data-testid="diff-versions">
+            <thead><tr><th scope="col" /><th scope="col">A</th><th scope="col">B</th></tr></thead>
+            <tbody>
+              <tr class={d.versionsEqual ? '' : 'changed'}><th scope="row">protocol version offered</th><td>{String(d.a.version.offered)}</td><td>{String(d.b.version.offered)}</td></tr>
+              <tr class={d.versionsEqual ? '' : 'changed'}><th scope="row">protocol version negotiated</th><td>{String(d.a.version.negotiated)}</td><td>{String(d.b.version.negotiated)}</td></tr>
+              {d.capabilities.map((c) => <tr key={c.path} class="changed" data-testid="diff-capability"><th scope="row"><code>{c.path}</code></th><td class="del">{fmtValue(c.a)}</td><td class="add">{fmtValue(c.b)}</td></tr>)}
+            </tbody>
+          </table>
+          {d.latency.length > 0 ? (
+            <table class="diff-table" data-testid="diff-latency">
+              <thead><tr><th scope="col">method</th><th scope="col">dir</th><th scope="col">A count · p50 ms</th><th scope="col">B count · p50 ms</th><th scope="col">Δ p50 ms</th></tr></thead>
+              <tbody>
+                {d.latency.map((l) => (
+                  <tr key={`${l.dir} ${l.method}`}>
+                    <td>{l.method}</td><td>{l.dir === 'editor->agent' ? 'E→A' : 'A→E'}</td>
+                    <td>{l.a ? `${l.a.count} · ${fmtMs(l.a.p50)}` : '–'}</td><td>{l.b ? `${l.b.count} · ${fmtMs(l.b.p50)}` : '–'}</td>
+                    <td class={l.deltaP50Ms === null ? '' : l.deltaP50Ms > 0 ? 'del-fg' : 'add-fg'}>{l.deltaP50Ms === null ? '' : `${l.deltaP50Ms > 0 ? '+' : l.deltaP50Ms < 0 ? '−' : ''}${fmtMs(Math.abs(l.deltaP50Ms))}`}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : null}
+          <h3>Differences{d.truncated ? ` (first ${d.differences.length}; ${d.truncated} more not listed)` : ''}</h3>
+          {d.differences.length === 0 ? <p class="muted">No frame differences (timing never counts).</p> : null}
+          <ol class="diff-entries">
+            {d.differences.map((e, i) => <DiffEntryView key={i} e={e} a={a.id} b={b.id} />)}
+          </ol>
+        </>
+      )}
+    </section>
+  );
+}
+
+function DiffEntryView(props: { e: DiffEntry; a: string; b: string }) {
+  const { e } = props;
+  const [open, setOpen] = useState(false);
+  if (e.type !== 'changed') {
+    const side = e.type === 'removed' ? 'A' : 'B';
+    return (
+      <li class={`diff-entry ${e.type}`} data-testid={`diff-${e.type}`}>
+        <span class={`badge ${e.type === 'removed' ? 'del-fg' : 'add-fg'}`}>{e.type === 'removed' ? '−' : '+'} {e.count} frame{e.count === 1 ? '' : 's'} only in {side}</span>{' '}
+        {refLabel(e.first)}{e.count > 1 ? ` … ${refLabel(e.last)}` : ''} <span class="muted">(after #{e.afterOtherSeq} of {side === 'A' ? 'B' : 'A'})</span>
+      </li>
+    );
+  }
+  return (
+    <li class="diff-entry changed" data-testid="diff-changed">
+      <div class="diff-pair">
+        <div class="del-fg">A {refLabel(e.a)}</div>
+        <div class="add-fg">B {refLabel(e.b)}</div>
+      </div>
+      <table class="diff-table fields">
+        <tbody>
+          {e.fields.map((f) => (
+            <tr key={f.path} data-testid="diff-field">
+              <th scope="row"><code>{f.path}</code></th>
+              <td class="del">{fmtValue(f.a)}</td>
+              <td class="add">{fmtValue(f.b)}</td>
+            </tr>
+          ))}
+          {e.moreFields ? <tr><td colSpan={3} class="muted">{e.moreFields} more fields differ</td></tr> : null}
+        </tbody>
+      </table>
+      <button class="link" aria-expanded={open} onClick={() => setOpen(!open)}>{open ? 'hide frames' : 'show both frames'}</button>
+      {open ? (
+        <div class="diff-pair frames">
+          <DiffFrame source={props.a} seq={e.a.seq} changed={new Set(e.fields.map((f) => f.path))} />
+          <DiffFrame source={props.b} seq={e.b.seq} changed={new Set(e.fields.map((f) => f.path))} />
+        </div>
+      ) : null}
+    </li>
+  );
+}
+
+/** One side of an aligned pair: the frame's tree, the differing fields highlighted. */
+function DiffFrame(props: { source: string; seq: number; changed: Set<string> }) {
+  const [d, setD] = useState<FrameDetail | undefined>(undefined);
+  useEffect(() => {
+    let stop = false;
+    void getJson<FrameDetail>(`api/s/${props.source}/frame/${props.seq}`).then((r) => { if (!stop) setD(r); });
+    return () => {
+      stop = true;
+    };
+  }, [props.source, props.seq]);
+  if (!d) return <div class="muted">Loading frame {props.seq}…</div>;
+  return <div class="tree">{d.json === undefined ? <pre class="raw">{d.frame.raw}</pre> : <Tree value={d.json} path="" marks={{ undeclared: [], meta: [] }} depth={0} changed={props.changed} />}</div>;
 }
 
 render(<App />, document.getElementById('app')!);
