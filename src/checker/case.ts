@@ -1,4 +1,5 @@
-import { AgentDriver, type WireMessage } from './driver.js';
+import { at, isObj, type Obj } from '../proxy/json.js';
+import { AgentDriver, type WireAnswer, type WireMessage } from './driver.js';
 
 /** What every case needs to know about the run. */
 export interface CheckSettings {
@@ -46,8 +47,6 @@ export interface CheckCase {
   protocols: ReadonlyArray<1 | 2>;
   run(ctx: CaseContext): Promise<void>;
 }
-
-type Answer = { result?: unknown; error?: { code: number; message: string } };
 
 /**
  * The case's view of one agent process: the raw driver plus helpers for the usual steps
@@ -124,7 +123,7 @@ export class CaseContext {
   async init(driver: AgentDriver = this.driver): Promise<Record<string, unknown>> {
     const r = await driver.request('initialize', this.initializeParams(), this.timeout);
     if (r.error) this.skip(`the agent refused initialize at protocol version ${this.version}: ${JSON.stringify(r.error)}`);
-    const result = (r.result ?? {}) as Record<string, unknown>;
+    const result = isObj(r.result) ? r.result : {};
     if (result.protocolVersion !== this.version) this.skip(`the agent answered protocol version ${JSON.stringify(result.protocolVersion)} to a request for ${this.version}`);
     driver.version = this.version;
     // validated now that the version is known (the response arrived before it was)
@@ -140,14 +139,13 @@ export class CaseContext {
 
   /** The agent's capability object (v1 `agentCapabilities`, v2 `capabilities`). */
   get capabilities(): Record<string, unknown> {
-    const r = this.initResult ?? {};
-    return ((this.version === 2 ? r.capabilities : r.agentCapabilities) ?? {}) as Record<string, unknown>;
+    const caps = at(this.initResult, this.version === 2 ? 'capabilities' : 'agentCapabilities');
+    return isObj(caps) ? caps : {};
   }
 
   /** Whether a capability at `path` (dotted) is advertised: an object marker or `true`. */
   advertises(path: string): boolean {
-    let v: unknown = this.capabilities;
-    for (const k of path.split('.')) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+    const v = at(this.capabilities, ...path.split('.'));
     return v === true || (typeof v === 'object' && v !== null);
   }
 
@@ -156,7 +154,7 @@ export class CaseContext {
     if (this.version === 2 && !this.advertises('session')) this.skip('the agent advertises no session capability');
     const r = await driver.request('session/new', { cwd: this.settings.cwd, mcpServers: [] }, this.timeout);
     if (r.error) throw new Error(`session/new failed: ${JSON.stringify(r.error)}`);
-    const id = (r.result as { sessionId?: unknown } | undefined)?.sessionId;
+    const id = at(r.result, 'sessionId');
     if (typeof id !== 'string') throw new Error(`session/new answered no sessionId: ${JSON.stringify(r.result)}`);
     return id;
   }
@@ -174,7 +172,7 @@ export class CaseContext {
     const sent = driver.send('session/prompt', this.promptParams(sessionId));
     const responseLine = await driver.waitFor((l) => l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(sent.id), this.turnTimeout, 'the session/prompt response', sent.seq);
     const response = { ...responseLine.msg!, seq: responseLine.seq };
-    if (this.version === 1 || response.error) return { promptSeq: sent.seq, response, endSeq: response.seq, stopReason: (response.result as { stopReason?: unknown } | undefined)?.stopReason };
+    if (this.version === 1 || response.error) return { promptSeq: sent.seq, response, endSeq: response.seq, stopReason: at(response.result, 'stopReason') };
     const idle = await this.waitIdle(sessionId, sent.seq, driver);
     return { promptSeq: sent.seq, response, endSeq: idle.seq, stopReason: idle.stopReason };
   }
@@ -195,39 +193,40 @@ export class CaseContext {
     driver.writeRaw(JSON.stringify({ jsonrpc: '2.0', id: req.id, result: { outcome } }));
   }
 
-  private onAgentRequest(m: WireMessage): Answer | Promise<unknown> | undefined {
+  private onAgentRequest(m: WireMessage): WireAnswer | Promise<undefined> | undefined {
     if (m.method !== 'session/request_permission') return undefined;
     this.permissionRequests.push(m);
     this.checkPermission(m);
     if (this.permissionPolicy === 'hold') return new Promise<never>(() => undefined).then(() => undefined);
     if (this.permissionPolicy === 'cancelled') return { result: { outcome: { outcome: 'cancelled' } } };
-    const options = (m.params?.options ?? []) as Array<{ optionId?: unknown; kind?: unknown }>;
-    const reject = options.find((o) => o.kind === 'reject_once') ?? options.find((o) => o.kind === 'reject_always');
-    return { result: { outcome: reject ? { outcome: 'selected', optionId: reject.optionId } : { outcome: 'cancelled' } } };
+    const options = at(m, 'params', 'options');
+    const list = Array.isArray(options) ? options : [];
+    const reject = list.find((o) => at(o, 'kind') === 'reject_once') ?? list.find((o) => at(o, 'kind') === 'reject_always');
+    return { result: { outcome: reject ? { outcome: 'selected', optionId: at(reject, 'optionId') } : { outcome: 'cancelled' } } };
   }
 
   /** ACP-ALL-PERM-04 beyond the schema: options are there and their ids are unique. */
   private checkPermission(m: WireMessage): void {
-    const options = m.params?.options;
+    const options = at(m, 'params', 'options');
     const seq = this.driver.transcript.find((l) => l.msg === m)?.seq ?? 0;
     if (!Array.isArray(options) || options.length === 0) return this.fail('ACP-ALL-PERM-04', 'session/request_permission offers no options', [seq]);
-    const ids = options.map((o: { optionId?: unknown }) => o?.optionId);
+    const ids: unknown[] = options.map((o) => at(o, 'optionId'));
     this.judge('ACP-ALL-PERM-04', new Set(ids).size === ids.length, `session/request_permission offers duplicate optionIds: ${JSON.stringify(ids)}`, [seq]);
     this.pass(this.version === 2 ? 'ACP-V2-PERM-01' : 'ACP-V1-PERM-01');
   }
 }
 
 /** The `update` of a session/update notification, if `m` is one. */
-export function updateOf(m: WireMessage | undefined): Record<string, unknown> | undefined {
+export function updateOf(m: WireMessage | undefined): Obj | undefined {
   if (m?.method !== 'session/update' || m.id !== undefined) return undefined;
-  const u = (m.params as { update?: unknown } | undefined)?.update;
-  return u && typeof u === 'object' ? (u as Record<string, unknown>) : undefined;
+  const u = at(m.params, 'update');
+  return isObj(u) ? u : undefined;
 }
 
 /** Whether `m` is a session/update of `sessionId` (of kind `kind` when given). */
 export function isUpdate(m: WireMessage | undefined, sessionId: string, kind?: string): boolean {
   const u = updateOf(m);
-  return u !== undefined && m!.params?.sessionId === sessionId && (kind === undefined || u.sessionUpdate === kind);
+  return u !== undefined && at(m, 'params', 'sessionId') === sessionId && (kind === undefined || u.sessionUpdate === kind);
 }
 
 /** Transcript lines around `seqs` (two before the first, one after the last), marked by direction. */

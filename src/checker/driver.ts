@@ -2,19 +2,29 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { formatFailure } from '../protocol/validation/failure.js';
 import { getValidator } from '../protocol/validation/validator.js';
 import type { ValidationFailure } from '../protocol/validation/types.js';
+import { at, isObj } from '../proxy/json.js';
 
 /** A JSON-RPC id as the wire carries it. */
 export type WireId = string | number | null;
 
-/** One parsed wire message (loosely typed: the checker must see whatever the peer sent). */
+/**
+ * One parsed wire message: any JSON object. Every field is `unknown` because the checker must see
+ * whatever the peer sent (a numeric method, a string error); readers narrow before they trust.
+ */
 export interface WireMessage {
   jsonrpc?: unknown;
-  id?: WireId;
-  method?: string;
-  params?: Record<string, unknown>;
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
   result?: unknown;
-  error?: { code?: unknown; message?: unknown; data?: unknown } | null;
+  error?: unknown;
   [key: string]: unknown;
+}
+
+/** What answers a request of the peer's: a result or an error. */
+export interface WireAnswer {
+  result?: unknown;
+  error?: { code: number; message: string };
 }
 
 /** One line of the transcript: what went to the agent (`out`) or came from it (`in`). */
@@ -63,7 +73,7 @@ export class AgentDriver {
   /** The negotiated protocol version; schema checks start once it is set. */
   version: 1 | 2 | undefined;
   /** Requests of ours that a client method the agent calls answers by default (permission etc.). */
-  onRequest: (msg: WireMessage) => { result?: unknown; error?: { code: number; message: string } } | undefined | Promise<unknown> = () => undefined;
+  onRequest: (msg: WireMessage) => WireAnswer | undefined | Promise<WireAnswer | undefined> = () => undefined;
 
   private readonly child: ChildProcessWithoutNullStreams;
   private pendingBytes = Buffer.alloc(0);
@@ -117,7 +127,7 @@ export class AgentDriver {
     let msg: WireMessage | undefined;
     try {
       const parsed: unknown = JSON.parse(text);
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) msg = parsed as WireMessage;
+      if (isObj(parsed)) msg = parsed;
     } catch {
       /* deliberately malformed input */
     }
@@ -150,7 +160,7 @@ export class AgentDriver {
   }
 
   /** The method of the request of ours that `id` answers, if any is (or was) in flight. */
-  methodOf(id: WireId | undefined): string | undefined {
+  methodOf(id: unknown): string | undefined {
     return this.waiting.get(JSON.stringify(id ?? null))?.method;
   }
 
@@ -277,22 +287,22 @@ export class AgentDriver {
       this.fail('ACP-V2-TRANS-11', `the agent wrote a JSON array (a batch), which v2 does not have: ${preview(raw)}`, [seq]);
       return;
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    if (!isObj(parsed)) {
       this.transcript.push({ seq, dir: 'in', raw });
       this.fail('ACP-ALL-RPC-01', `the agent wrote JSON that is not a JSON-RPC message object: ${preview(raw)}`, [seq]);
       return;
     }
-    const msg = parsed as WireMessage;
+    const msg: WireMessage = parsed;
     this.transcript.push({ seq, dir: 'in', raw, msg });
     this.checkMessage(msg, seq);
-    if (typeof msg.method === 'string' && msg.id !== undefined) void this.answer(msg);
+    if (typeof msg.method === 'string' && msg.id !== undefined) void this.answer(msg, msg.method);
   }
 
   private checkMessage(msg: WireMessage, seq: number): void {
     if (msg.jsonrpc !== '2.0') this.fail('ACP-ALL-RPC-01', `jsonrpc is ${JSON.stringify(msg.jsonrpc)}; it must be "2.0"`, [seq]);
     if (typeof msg.method === 'string') {
       if (msg.id === null && this.version === 2) this.fail('ACP-ALL-RPC-03', `${msg.method} request has id null, which v2 forbids`, [seq]);
-      this.checkCall(msg, seq);
+      this.checkCall(msg, msg.method, seq);
       return;
     }
     const key = JSON.stringify(msg.id ?? null);
@@ -304,12 +314,12 @@ export class AgentDriver {
     }
     if (hasError) {
       const e = msg.error;
-      if (typeof e !== 'object' || e === null || !Number.isInteger(e.code) || typeof e.message !== 'string' || e.message.trim() === '') {
+      if (!isObj(e) || !Number.isInteger(e.code) || typeof e.message !== 'string' || e.message.trim() === '') {
         this.fail('ACP-ALL-RPC-04', `error ${preview(JSON.stringify(e))} must be {code: integer, message: non-empty string, data?}`, [seq]);
       }
     }
     if (!req) {
-      const code = hasError ? msg.error?.code : undefined;
+      const code = hasError ? at(msg, 'error', 'code') : undefined;
       // id null is how JSON-RPC answers a line whose id could not be read (parse error, invalid request)
       if ((msg.id === null || msg.id === undefined) && (code === -32700 || code === -32600)) return;
       if (msg.id === null || msg.id === undefined) this.fail('ACP-ALL-RPC-02', `the agent sent a response without an id (${preview(JSON.stringify(msg))}): it answered a notification`, [seq]);
@@ -332,22 +342,24 @@ export class AgentDriver {
     if (l?.msg && method && 'result' in l.msg) this.checkResult(method, l.msg, seq);
   }
 
-  private checkCall(msg: WireMessage, seq: number): void {
+  private checkCall(msg: WireMessage, method: string, seq: number): void {
     if (!this.version) return;
     const v = getValidator(this.version);
-    const method = msg.method!;
     if (method === 'session/update') {
-      const p = msg.params as { sessionId?: unknown; update?: Record<string, unknown> } | undefined;
+      const p = msg.params;
       if (typeof p !== 'object' || p === null) return this.fail(`schema/v${this.version}`, 'session/update: params must be an object', [seq]);
-      if (typeof p.sessionId !== 'string') this.fail(`schema/v${this.version}`, 'session/update: params.sessionId must be a string', [seq]);
-      const f = v.update(p.update, 'params.update');
-      const kind = typeof p.update?.sessionUpdate === 'string' ? p.update.sessionUpdate : '';
-      if (f && f !== 'unknown') this.schemaFailure(method, kind, f, seq, 'session/update');
-      if (this.version === 2 && kind === 'tool_call_update' && typeof p.update?.toolCallId === 'string') {
-        const id = `${String(p.sessionId)}\u0000${p.update.toolCallId}`;
+      const sessionId = at(p, 'sessionId');
+      const update = at(p, 'update');
+      if (typeof sessionId !== 'string') this.fail(`schema/v${this.version}`, 'session/update: params.sessionId must be a string', [seq]);
+      const f = v.update(update, 'params.update');
+      const kind = at(update, 'sessionUpdate');
+      if (f && f !== 'unknown') this.schemaFailure(method, typeof kind === 'string' ? kind : '', f, seq, 'session/update');
+      const toolCallId = at(update, 'toolCallId');
+      if (this.version === 2 && kind === 'tool_call_update' && typeof toolCallId === 'string') {
+        const id = `${String(sessionId)}\u0000${toolCallId}`;
         if (!this.announcedToolCalls.has(id)) {
           this.announcedToolCalls.add(id);
-          if (typeof p.update.title !== 'string') this.fail('ACP-V2-TOOL-02', `the first tool_call_update of tool call ${JSON.stringify(p.update.toolCallId)} has no title`, [seq]);
+          if (typeof at(update, 'title') !== 'string') this.fail('ACP-V2-TOOL-02', `the first tool_call_update of tool call ${JSON.stringify(toolCallId)} has no title`, [seq]);
         }
       }
       return;
@@ -376,17 +388,17 @@ export class AgentDriver {
     this.fail(id, text, [seq]);
   }
 
-  private async answer(msg: WireMessage): Promise<void> {
-    let reply: { result?: unknown; error?: { code: number; message: string } } | undefined;
+  private async answer(msg: WireMessage, method: string): Promise<void> {
+    let reply: WireAnswer | undefined;
     try {
-      reply = (await this.onRequest(msg)) as typeof reply;
+      reply = await this.onRequest(msg);
     } catch {
       reply = undefined;
     }
     if (reply === undefined) {
       // the checker advertises no client capabilities, so a call to fs/terminal breaks ACP-ALL-CAP-01
-      if (/^(fs|terminal)\//.test(msg.method!)) this.fail('ACP-ALL-CAP-01', `the agent called ${msg.method}, which the checker did not advertise`, [this.seqOf(msg)]);
-      reply = { error: { code: -32601, message: `Method not found: ${msg.method}` } };
+      if (/^(fs|terminal)\//.test(method)) this.fail('ACP-ALL-CAP-01', `the agent called ${method}, which the checker did not advertise`, [this.seqOf(msg)]);
+      reply = { error: { code: -32601, message: `Method not found: ${method}` } };
     }
     if (!this.alive) return;
     this.writeRaw(JSON.stringify({ jsonrpc: '2.0', id: msg.id, ...reply }));

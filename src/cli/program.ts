@@ -310,8 +310,8 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .option('--cwd <dir>', "--as client: working directory of the live run (the recorded session's cwd maps onto it)")
     .option('--timeout <seconds>', '--as client: longest wait for one recorded answer (default 120)')
     .addHelpText('after', '\nExamples:\n  acp-kit run --agent "acp-kit replay cap.ndjson --as agent --fast" "hello"\n  acp-kit replay cap.ndjson --as client --record new.ndjson -- acp-kit agent\nExit codes: 0 the whole recording was replayed, 1 the live side diverged (reported on stderr), 2 usage.\n')
-    .action(async (capture: string, agent: string[], flags: Record<string, string | boolean | undefined>) => {
-      result.code = await (await import('./commands/replay.js')).replayCommand(capture, agent, flags as never);
+    .action(async (capture: string, agent: string[], flags: import('./commands/replay.js').ReplayFlags) => {
+      result.code = await (await import('./commands/replay.js')).replayCommand(capture, agent, flags);
     });
 
   program
@@ -341,7 +341,7 @@ async function promptText(words: string[]): Promise<string> {
   if (words.length === 1 && words[0] === '-') {
     if (process.stdin.isTTY) throw usageError('"-" reads the prompt from stdin, but stdin is a terminal');
     const chunks: Buffer[] = [];
-    for await (const c of process.stdin) chunks.push(c as Buffer);
+    for await (const c of process.stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(String(c)));
     const text = Buffer.concat(chunks).toString('utf8').trim();
     if (!text) throw usageError('the prompt read from stdin is empty');
     return text;

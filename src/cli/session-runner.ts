@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { messageOf } from '../agent/error-text.js';
 import { connectToAgent, openRemoteTransport, type ClientConnection, type ClientSession, type PermissionPolicy, type RestoreSessionOptions } from '../client/index.js';
 import type { TerminalExitStatus } from '../protocol/model/methods.js';
 import { agentContext, resolveAgentCommand, type AgentCommand } from './agent-command.js';
@@ -106,13 +107,13 @@ async function remoteTarget(flags: AgentFlags): Promise<{ transport: import('../
     try {
       token = (await import('node:fs')).readFileSync(flags.agentTokenFile, 'utf8').trim();
     } catch (e) {
-      throw usageError(`cannot read --agent-token-file ${flags.agentTokenFile}: ${(e as Error).message}`);
+      throw usageError(`cannot read --agent-token-file ${flags.agentTokenFile}: ${messageOf(e)}`);
     }
   }
   try {
     return { transport: await openRemoteTransport({ url: flags.agentUrl!, token }) };
   } catch (e) {
-    throw usageError((e as Error).message);
+    throw usageError(messageOf(e));
   }
 }
 

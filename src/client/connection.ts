@@ -37,8 +37,15 @@ const DEFAULT_CLIENT_INFO: Implementation = { name: 'acp-kit', version: '0.1.0' 
  */
 export async function connect(options: ClientOptions & (AgentTarget | (RemoteTarget & { command?: undefined; transport?: undefined }))): Promise<ClientConnection> {
   // a remote agent (`{ url, token }`): its transports load only when asked for
-  if (typeof (options as RemoteTarget).url === 'string') return (await import('./remote.js')).connectRemote(options as ClientOptions & RemoteTarget);
-  return connectToAgent(options as AgentTarget, options);
+  if (isRemote(options)) return (await import('./remote.js')).connectRemote(options);
+  return connectToAgent(options, options);
+}
+
+type RemoteConnectOptions = ClientOptions & RemoteTarget & { command?: undefined; transport?: undefined };
+type ConnectOptions = ClientOptions & (AgentTarget | (RemoteTarget & { command?: undefined; transport?: undefined }));
+
+function isRemote(options: ConnectOptions): options is RemoteConnectOptions {
+  return 'url' in options && typeof options.url === 'string';
 }
 
 /** {@link connect} with the target and the options apart. */

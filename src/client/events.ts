@@ -40,6 +40,8 @@ export class Emitter<E extends { [K in keyof E]: (...args: never[]) => void }> {
     if (!set) return;
     for (const l of [...set]) {
       try {
+        // trust point: `on` stored an E[K] for this key, but TypeScript cannot relate a listener
+        // kept in the per-key set to Parameters<E[K]> across the generic key
         (l as (...a: Parameters<E[K]>) => void)(...args);
       } catch {
         /* a listener's failure is its own business */

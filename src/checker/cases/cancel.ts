@@ -1,4 +1,6 @@
+import { at } from '../../proxy/json.js';
 import { isUpdate, updateOf, type CheckCase } from '../case.js';
+import type { TranscriptLine } from '../driver.js';
 import { V1_TURN_UPDATES, V2_WORK_UPDATES } from './prompt.js';
 
 /**
@@ -18,28 +20,28 @@ export const cancelTurn: CheckCase = {
     ctx.permissionPolicy = 'hold';
     const d = ctx.driver;
     const sent = d.send('session/prompt', ctx.promptParams(sid));
-    const isResponse = (l: { dir: string; msg?: { method?: string; id?: unknown } }) => l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(sent.id);
-    const isEnd = (l: { dir: string; msg?: Parameters<typeof updateOf>[0] }) => (v === 1 ? isResponse(l as never) : isUpdate(l.msg, sid, 'state_update') && updateOf(l.msg)!.state === 'idle');
+    const isResponse = (l: TranscriptLine) => l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(sent.id);
+    const isEnd = (l: TranscriptLine) => (v === 1 ? isResponse(l) : isUpdate(l.msg, sid, 'state_update') && updateOf(l.msg)!.state === 'idle');
     const busy = await d.waitFor(
       (l) =>
-        isEnd(l as never) ||
+        isEnd(l) ||
         (l.dir === 'in' && l.msg?.method === 'session/request_permission') ||
         (v === 1 ? isUpdate(l.msg, sid) && V1_TURN_UPDATES.has(String(updateOf(l.msg)!.sessionUpdate)) : isUpdate(l.msg, sid, 'state_update') && updateOf(l.msg)!.state === 'running'),
       ctx.turnTimeout,
       'a sign of work for the prompt (an update or a permission request)',
       sent.seq,
     );
-    if (isEnd(busy as never)) ctx.skip(`the turn ended before it showed any work to cancel; give --prompt a task that keeps the agent busy (e.g. one that runs a tool)`);
+    if (isEnd(busy)) ctx.skip(`the turn ended before it showed any work to cancel; give --prompt a task that keeps the agent busy (e.g. one that runs a tool)`);
     const cancelSeq = d.notify('session/cancel', { sessionId: sid });
     // held ones now, later ones as they come
     ctx.permissionPolicy = 'cancelled';
     for (const p of ctx.permissionRequests) ctx.answerPermission(p, { outcome: 'cancelled' });
     const ids = v === 1 ? ['ACP-V1-CANCEL-05', 'ACP-V1-CANCEL-06', 'ACP-V1-CANCEL-07'] : ['ACP-V2-CANCEL-05', 'ACP-V2-CANCEL-06', 'ACP-V2-CANCEL-07'];
-    const end = await d.waitFor((l) => isEnd(l as never), ctx.turnTimeout, v === 1 ? 'the session/prompt response after session/cancel' : 'the idle state_update after session/cancel', sent.seq);
+    const end = await d.waitFor(isEnd, ctx.turnTimeout, v === 1 ? 'the session/prompt response after session/cancel' : 'the idle state_update after session/cancel', sent.seq);
     let stop: unknown;
     if (v === 1) {
       if (end.msg!.error) return ctx.fail(ids[1]!, `the cancelled session/prompt was answered with a JSON-RPC error ${JSON.stringify(end.msg!.error)}; it must end with stopReason "cancelled"`, [cancelSeq, end.seq]);
-      stop = (end.msg!.result as { stopReason?: unknown } | undefined)?.stopReason;
+      stop = at(end.msg, 'result', 'stopReason');
     } else stop = updateOf(end.msg)!.stopReason;
     if (end.seq < cancelSeq) ctx.skip('the turn ended before the cancel reached the agent; give --prompt a task that keeps the agent busy');
     if (stop === 'error') return ctx.fail(ids[1]!, `the cancelled turn ended with stopReason "error"; it must end "cancelled"`, [cancelSeq, end.seq]);

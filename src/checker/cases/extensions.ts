@@ -1,3 +1,4 @@
+import { at, isObj } from '../../proxy/json.js';
 import type { CheckCase } from '../case.js';
 
 /** Unknown `_` request: answered -32601. Unknown `_` notification: ignored, not answered. */
@@ -9,7 +10,7 @@ export const extensionMethods: CheckCase = {
   async run(ctx) {
     await ctx.init();
     const r = await ctx.driver.request('_acp_kit_check/unknown_method', { _meta: { 'acp-kit.check/x': 1 } }, ctx.timeout);
-    const code = (r.error as { code?: unknown } | undefined)?.code;
+    const code = at(r.error, 'code');
     ctx.judge('ACP-ALL-EXT-05', code === -32601, `an unknown extension request must be answered with -32601; got ${JSON.stringify(r.error ?? r.result)}`, [r.seq]);
     const n = ctx.driver.notify('_acp_kit_check/unknown_notification', { x: 1 });
     const ping = await ctx.driver.roundTrip(ctx.timeout);
@@ -28,13 +29,15 @@ export const metaEverywhere: CheckCase = {
   async run(ctx) {
     const meta = { 'acp-kit.check/unknown': { nested: [1, null, 'x'] } };
     const params = ctx.initializeParams();
-    const caps = (ctx.version === 2 ? 'capabilities' : 'clientCapabilities') as string;
-    const r = await ctx.driver.request('initialize', { ...params, _meta: meta, [caps]: { ...(params[caps] as object), _meta: meta } }, ctx.timeout);
+    const caps = ctx.version === 2 ? 'capabilities' : 'clientCapabilities';
+    const own = params[caps];
+    const r = await ctx.driver.request('initialize', { ...params, _meta: meta, [caps]: { ...(isObj(own) ? own : {}), _meta: meta } }, ctx.timeout);
     if (r.error) return ctx.fail('ACP-ALL-EXT-02', `initialize with _meta failed: ${JSON.stringify(r.error)}`, [r.seq]);
-    if ((r.result as { protocolVersion?: unknown }).protocolVersion !== ctx.version) ctx.skip(`the agent does not speak protocol version ${ctx.version}`);
+    const result = isObj(r.result) ? r.result : undefined;
+    if (result?.protocolVersion !== ctx.version) ctx.skip(`the agent does not speak protocol version ${ctx.version}`);
     ctx.driver.version = ctx.version;
     ctx.driver.recheck(r.seq);
-    ctx.initResult = r.result as Record<string, unknown>;
+    ctx.initResult = result;
     if (ctx.version === 2 && !ctx.advertises('session')) return ctx.pass('ACP-ALL-EXT-02');
     const s = await ctx.driver.request('session/new', { cwd: ctx.settings.cwd, mcpServers: [], _meta: meta }, ctx.timeout);
     ctx.judge('ACP-ALL-EXT-02', s.error === undefined, `session/new with _meta failed: ${JSON.stringify(s.error)}`, [s.seq]);
@@ -51,7 +54,7 @@ export const customPromptBlock: CheckCase = {
     await ctx.init();
     const sid = await ctx.newSession();
     const r = await ctx.driver.request('session/prompt', { sessionId: sid, prompt: [{ type: '_acp_kit_check_block', data: 'x' }] }, ctx.timeout);
-    const code = (r.error as { code?: unknown } | undefined)?.code;
+    const code = at(r.error, 'code');
     ctx.judge('ACP-V2-CONT-01', r.error === undefined || code === -32602, `a prompt block of an unsupported custom type must be refused with -32602 (or accepted); got ${JSON.stringify(r.error)}`, [r.seq]);
     if (r.error === undefined) await ctx.waitIdle(sid, r.seq);
   },

@@ -1,3 +1,4 @@
+import { at } from '../../proxy/json.js';
 import type { CheckCase } from '../case.js';
 
 /** initialize at the case's version: version echoed, info, capability shapes (schema-checked by the driver). */
@@ -14,14 +15,12 @@ export const initializeBasic: CheckCase = {
     ctx.pass(ctx.version === 2 ? 'ACP-V2-CAP-01' : 'ACP-V1-CAP-02');
     if (ctx.version === 2) {
       ctx.judge('ACP-ALL-INIT-06', typeof r.capabilities === 'object' && r.capabilities !== null, 'the initialize result has no capabilities object', [seq]);
-      const info = r.info as { name?: unknown; version?: unknown } | undefined;
-      ctx.judge('ACP-V2-INIT-01', typeof info?.name === 'string' && typeof info.version === 'string', `the initialize result must carry info {name, version}; got ${JSON.stringify(r.info)}`, [seq]);
+      ctx.judge('ACP-V2-INIT-01', typeof at(r.info, 'name') === 'string' && typeof at(r.info, 'version') === 'string', `the initialize result must carry info {name, version}; got ${JSON.stringify(r.info)}`, [seq]);
       const v1Names = ['agentCapabilities', 'agentInfo', 'clientCapabilities', 'clientInfo'].filter((k) => k in r);
       ctx.judge('ACP-V2-INIT-02', v1Names.length === 0, `a v2 initialize result uses the v1 field names ${v1Names.join(', ')}`, [seq]);
     } else {
       ctx.pass('ACP-ALL-INIT-06');
-      const info = r.agentInfo as { name?: unknown; version?: unknown } | undefined;
-      ctx.judge('ACP-V1-INIT-01', typeof info?.name === 'string' && typeof info.version === 'string', `the initialize result should carry agentInfo {name, version}; got ${JSON.stringify(r.agentInfo)}`, [seq]);
+      ctx.judge('ACP-V1-INIT-01', typeof at(r.agentInfo, 'name') === 'string' && typeof at(r.agentInfo, 'version') === 'string', `the initialize result should carry agentInfo {name, version}; got ${JSON.stringify(r.agentInfo)}`, [seq]);
     }
   },
 };
@@ -34,10 +33,10 @@ export const initializeUnknownVersion: CheckCase = {
   protocols: [1, 2],
   async run(ctx) {
     const r = await ctx.driver.request('initialize', ctx.initializeParams(999), ctx.timeout);
-    const pv = (r.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+    const pv = at(r.result, 'protocolVersion');
     if (r.error) return ctx.fail('ACP-ALL-INIT-03', `initialize with protocolVersion 999 was refused (${JSON.stringify(r.error)}); the agent must answer with the latest version it supports`, [r.seq]);
-    if (!ctx.judge('ACP-ALL-RPC-10', Number.isInteger(pv) && (pv as number) >= 0 && (pv as number) <= 65535, `protocolVersion ${JSON.stringify(pv)} must be an integer in 0..65535`, [r.seq])) return;
-    ctx.judge('ACP-ALL-INIT-03', (pv as number) >= ctx.version && (pv as number) <= 999, `asked for 999, the agent answered ${JSON.stringify(pv)}: it must answer the latest version it supports (at least ${ctx.version}, which it speaks)`, [r.seq]);
+    if (!ctx.judge('ACP-ALL-RPC-10', typeof pv === 'number' && Number.isInteger(pv) && pv >= 0 && pv <= 65535, `protocolVersion ${JSON.stringify(pv)} must be an integer in 0..65535`, [r.seq])) return;
+    ctx.judge('ACP-ALL-INIT-03', typeof pv === 'number' && pv >= ctx.version && pv <= 999, `asked for 999, the agent answered ${JSON.stringify(pv)}: it must answer the latest version it supports (at least ${ctx.version}, which it speaks)`, [r.seq]);
   },
 };
 
@@ -53,11 +52,10 @@ export const initializeOldVersion: CheckCase = {
     const d = ctx.spawn();
     const r = await d.request('initialize', ctx.initializeParams(0), ctx.timeout);
     if (r.error) {
-      const e = r.error as { code?: unknown; data?: { requested?: unknown; supported?: unknown } };
-      ctx.judge('ACP-V2-INIT-05', e.code === -32022 && e.data?.requested === 0 && Array.isArray(e.data?.supported), `initialize with protocolVersion 0 must fail with -32022 and data {requested: 0, supported: [...]}; got ${JSON.stringify(r.error)}`, [r.seq], d);
+      ctx.judge('ACP-V2-INIT-05', at(r.error, 'code') === -32022 && at(r.error, 'data', 'requested') === 0 && Array.isArray(at(r.error, 'data', 'supported')), `initialize with protocolVersion 0 must fail with -32022 and data {requested: 0, supported: [...]}; got ${JSON.stringify(r.error)}`, [r.seq], d);
       return;
     }
-    const pv = (r.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+    const pv = at(r.result, 'protocolVersion');
     // the v1 rule (offer the agent's own version) is still met when the agent answers one it speaks
     ctx.judge('ACP-ALL-INIT-03', pv === 1, `asked for 0, the agent answered ${JSON.stringify(pv)}; a v2 agent fails with -32022 unless it speaks a version at or below 0 (a v1 agent answers 1)`, [r.seq], d);
   },

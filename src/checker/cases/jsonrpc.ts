@@ -1,3 +1,4 @@
+import { at } from '../../proxy/json.js';
 import type { CheckCase } from '../case.js';
 
 /** Ids are echoed exactly: a string id with non-ASCII text and a large integer. */
@@ -39,14 +40,14 @@ export const malformedInput: CheckCase = {
   async run(ctx) {
     await ctx.init();
     const r = await ctx.driver.request('session/new', undefined, ctx.timeout);
-    const e = r.error as { code?: unknown; message?: unknown } | undefined;
-    ctx.judge('ACP-ALL-RPC-05', e?.code === -32602, `session/new without params must fail with -32602 (invalid params); got ${JSON.stringify(r.error ?? r.result)}`, [r.seq]);
-    ctx.judge('ACP-ALL-RPC-04', typeof e?.message === 'string' && e.message.length > 0, 'the error for session/new without params has no message', [r.seq]);
+    const message = at(r.error, 'message');
+    ctx.judge('ACP-ALL-RPC-05', at(r.error, 'code') === -32602, `session/new without params must fail with -32602 (invalid params); got ${JSON.stringify(r.error ?? r.result)}`, [r.seq]);
+    ctx.judge('ACP-ALL-RPC-04', typeof message === 'string' && message.length > 0, 'the error for session/new without params has no message', [r.seq]);
     const bad = ctx.driver.writeRaw('{"jsonrpc":"2.0","id":77,"method":');
     const ping = await ctx.driver.roundTrip(ctx.timeout).catch(() => undefined);
     if (!ctx.judge('ACP-ALL-RPC-05', ping !== undefined, `after a line that is not JSON the agent no longer answers (${ctx.driver.alive ? 'no answer' : ctx.driver.describeExit()})`, [bad])) return;
     const errs = ctx.driver.received(bad, ping).filter((m) => m.method === undefined && m.seq !== ping);
-    ctx.judge('ACP-ALL-RPC-05', errs.every((m) => (m.error as { code?: unknown } | undefined)?.code === -32700), `a line that is not JSON may only be answered with -32700 (parse error); got ${errs.map((m) => JSON.stringify(m.error ?? m.result)).join(', ')}`, [bad, ...errs.map((m) => m.seq)]);
+    ctx.judge('ACP-ALL-RPC-05', errs.every((m) => at(m.error, 'code') === -32700), `a line that is not JSON may only be answered with -32700 (parse error); got ${errs.map((m) => JSON.stringify(m.error ?? m.result)).join(', ')}`, [bad, ...errs.map((m) => m.seq)]);
   },
 };
 
@@ -65,7 +66,7 @@ export const batchRejected: CheckCase = {
     const arrays = ctx.driver.transcript.filter((l) => l.dir === 'in' && l.seq > seq && l.seq < ping && l.raw.trimStart().startsWith('['));
     ctx.judge(
       'ACP-V2-TRANS-11',
-      ran.length === 0 && arrays.length === 0 && answers.length === 1 && answers[0]!.id === null && (answers[0]!.error as { code?: unknown } | undefined)?.code === -32600,
+      ran.length === 0 && arrays.length === 0 && answers.length === 1 && answers[0]!.id === null && at(answers[0]!.error, 'code') === -32600,
       `a batch must be answered with exactly one -32600 error with id null and none of its entries run; got ${[...answers.map((m) => JSON.stringify(m)), ...arrays.map((l) => l.raw)].join(' ') || 'no answer'}`,
       [seq, ...answers.map((m) => m.seq)],
     );

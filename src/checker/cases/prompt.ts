@@ -1,4 +1,6 @@
+import { at } from '../../proxy/json.js';
 import { isUpdate, updateOf, type CheckCase } from '../case.js';
+import type { WireMessage } from '../driver.js';
 
 const V1_STOP = new Set(['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled']);
 const V2_STOP = new Set([...V1_STOP, 'error']);
@@ -37,7 +39,7 @@ export const promptLifecycleV2: CheckCase = {
     const sid = await ctx.newSession();
     const t = await ctx.turn(sid);
     if (t.response.error) return ctx.fail('ACP-V2-LIFE-03', `session/prompt failed: ${JSON.stringify(t.response.error)}`, [t.response.seq]);
-    const messageId = (t.response.result as { messageId?: unknown } | undefined)?.messageId;
+    const messageId = at(t.response.result, 'messageId');
     ctx.judge('ACP-V2-LIFE-03', typeof messageId === 'string', `the session/prompt result must be {messageId}; got ${JSON.stringify(t.response.result)}`, [t.response.seq]);
     const turn = ctx.driver.received(t.promptSeq, t.endSeq).filter((m) => isUpdate(m, sid));
     const echo = turn.filter((m) => ['user_message', 'user_message_chunk'].includes(String(updateOf(m)!.sessionUpdate)));
@@ -66,14 +68,13 @@ export const promptUnknownSessionV2: CheckCase = {
     if (!ctx.advertises('session')) ctx.skip('the agent advertises no session capability');
     const sid = 'acp-kit-check-no-such-session';
     const r = await ctx.driver.request('session/prompt', ctx.promptParams(sid, 'hello'), ctx.timeout);
-    const e = r.error as { code?: unknown; data?: { sessionId?: unknown } } | undefined;
-    ctx.judge('ACP-V2-RPC-01', e?.code === -32002 && e.data?.sessionId === sid, `session/prompt for an unknown session must fail with -32002 and data {sessionId}; got ${JSON.stringify(r.error ?? r.result)}`, [r.seq]);
+    ctx.judge('ACP-V2-RPC-01', at(r.error, 'code') === -32002 && at(r.error, 'data', 'sessionId') === sid, `session/prompt for an unknown session must fail with -32002 and data {sessionId}; got ${JSON.stringify(r.error ?? r.result)}`, [r.seq]);
   },
 };
 
 /** Marks the update-shape requirements a turn exercised as checked (failures come from the driver). */
-export function observed(ctx: { driver: { received(): Array<{ method?: string; params?: Record<string, unknown> }> }; pass(id: string): void }, version: 1 | 2): void {
-  const kinds = new Set(ctx.driver.received().map((m) => String(updateOf(m as never)?.sessionUpdate ?? '')));
+export function observed(ctx: { driver: { received(): WireMessage[] }; pass(id: string): void }, version: 1 | 2): void {
+  const kinds = new Set(ctx.driver.received().map((m) => String(updateOf(m)?.sessionUpdate ?? '')));
   if (version === 2) {
     if (['agent_message_chunk', 'agent_thought_chunk', 'user_message_chunk', 'user_message', 'agent_message', 'agent_thought'].some((k) => kinds.has(k))) ctx.pass('ACP-V2-MSG-01');
     if (kinds.has('plan_update')) ctx.pass('ACP-V2-PLAN-01');

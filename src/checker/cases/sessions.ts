@@ -1,3 +1,4 @@
+import { at } from '../../proxy/json.js';
 import { isUpdate, updateOf, type CaseContext, type CheckCase } from '../case.js';
 
 function needsV1orV2(ctx: CaseContext, v1Path: string, v2Path: string): void {
@@ -16,10 +17,10 @@ export const sessionList: CheckCase = {
     needsV1orV2(ctx, 'sessionCapabilities.list', 'session');
     await ctx.newSession();
     const r = await ctx.driver.request('session/list', { cwd: ctx.settings.cwd }, ctx.timeout);
-    const sessions = (r.result as { sessions?: unknown } | undefined)?.sessions;
-    if (!ctx.judge('ACP-ALL-LIST-01', Array.isArray(sessions), `session/list must answer a sessions array; got ${JSON.stringify(r.error ?? r.result)}`, [r.seq])) return;
-    const other = (sessions as Array<{ cwd?: unknown }>).filter((s) => s?.cwd !== ctx.settings.cwd);
-    ctx.judge('ACP-ALL-LIST-02', other.length === 0, `session/list filtered by cwd ${ctx.settings.cwd} returned sessions of other directories: ${other.map((s) => JSON.stringify(s.cwd)).join(', ')}`, [r.seq]);
+    const sessions = at(r.result, 'sessions');
+    if (!ctx.judge('ACP-ALL-LIST-01', Array.isArray(sessions), `session/list must answer a sessions array; got ${JSON.stringify(r.error ?? r.result)}`, [r.seq]) || !Array.isArray(sessions)) return;
+    const other = sessions.filter((s) => at(s, 'cwd') !== ctx.settings.cwd);
+    ctx.judge('ACP-ALL-LIST-02', other.length === 0, `session/list filtered by cwd ${ctx.settings.cwd} returned sessions of other directories: ${other.map((s) => JSON.stringify(at(s, 'cwd'))).join(', ')}`, [r.seq]);
   },
 };
 
@@ -54,7 +55,8 @@ export const sessionDelete: CheckCase = {
     if (!ctx.judge('ACP-ALL-DEL-02', r.error === undefined, `session/delete failed: ${JSON.stringify(r.error)}`, [r.seq])) return;
     if (ctx.advertises(ctx.version === 2 ? 'session' : 'sessionCapabilities.list')) {
       const l = await ctx.driver.request('session/list', { cwd: ctx.settings.cwd }, ctx.timeout);
-      const ids = ((l.result as { sessions?: Array<{ sessionId?: unknown }> } | undefined)?.sessions ?? []).map((s) => s?.sessionId);
+      const sessions = at(l.result, 'sessions');
+      const ids = (Array.isArray(sessions) ? sessions : []).map((s) => at(s, 'sessionId'));
       ctx.judge('ACP-ALL-DEL-02', !ids.includes(sid), `the deleted session ${sid} is still listed by session/list`, [r.seq, l.seq]);
     }
   },

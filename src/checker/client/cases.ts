@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { getValidator } from '../../protocol/validation/validator.js';
-import { WaitTimeout } from '../driver.js';
+import { at } from '../../proxy/json.js';
+import { WaitTimeout, type TranscriptLine } from '../driver.js';
 import { ClientSetupError, type ClientCase, type ClientCaseContext } from './context.js';
 import { ClientGone, type Received } from './peer.js';
 
@@ -162,7 +163,7 @@ export const clientCancelPermission: ClientCase = {
     const seqA = p.send('session/request_permission', ask(), idA);
     // once this is answered the client has read the permission request
     await ctx.ping();
-    const answer = (id: string, after: number) => (l: { dir: string; seq: number; msg?: { method?: string; id?: unknown } }) => l.dir === 'in' && l.seq > after && l.msg?.method === undefined && l.msg?.id === id;
+    const answer = (id: string, after: number) => (l: TranscriptLine) => l.dir === 'in' && l.seq > after && l.msg?.method === undefined && l.msg?.id === id;
     ctx.interrupt();
     let cancelSeq: number;
     try {
@@ -178,8 +179,8 @@ export const clientCancelPermission: ClientCase = {
     const pendingAtCancel = !answeredA || answeredA.seq > cancelSeq;
     const judgeAnswer = async (id: string, sent: number, ids: string[], what: string) => {
       const line = await p.waitFor(answer(id, sent), ctx.timeout, `the answer to the ${what}`, sent);
-      const outcome = (line.msg!.result as { outcome?: { outcome?: unknown } } | undefined)?.outcome?.outcome;
-      const got = line.msg!.error ? `the JSON-RPC error ${JSON.stringify(line.msg!.error)}` : `outcome ${JSON.stringify((line.msg!.result as { outcome?: unknown } | undefined)?.outcome)}`;
+      const outcome = at(line.msg, 'result', 'outcome', 'outcome');
+      const got = line.msg!.error ? `the JSON-RPC error ${JSON.stringify(line.msg!.error)}` : `outcome ${JSON.stringify(at(line.msg, 'result', 'outcome'))}`;
       for (const rid of ids) ctx.judge(rid, !line.msg!.error && outcome === 'cancelled', `the ${what} was answered with ${got}; after the client cancelled the turn it must be {outcome: "cancelled"}`, [cancelSeq, sent, line.seq]);
     };
     if (pendingAtCancel) await judgeAnswer(idA, seqA, ctx.version === 1 ? ['ACP-ALL-PERM-03', 'ACP-V1-CANCEL-03'] : ['ACP-ALL-PERM-03'], 'permission request pending at session/cancel');
@@ -263,8 +264,10 @@ export const clientFsRoots: ClientCase = {
   protocols: [1],
   async run(ctx) {
     const { sid, req } = await intoTurn(ctx);
-    const fs = (ctx.clientCapabilities.fs ?? {}) as { readTextFile?: unknown; writeTextFile?: unknown };
-    if (fs.readTextFile !== true && fs.writeTextFile !== true) ctx.skip('the client does not advertise fs.readTextFile or fs.writeTextFile');
+    const fs = ctx.clientCapabilities.fs;
+    const canRead = at(fs, 'readTextFile') === true;
+    const canWrite = at(fs, 'writeTextFile') === true;
+    if (!canRead && !canWrite) ctx.skip('the client does not advertise fs.readTextFile or fs.writeTextFile');
     const cwd = ctx.sessionCwd;
     if (!cwd) return ctx.skip('session/new carried no cwd');
     const outside = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-check-outside-')));
@@ -280,14 +283,14 @@ export const clientFsRoots: ClientCase = {
       paths.push(join(link, 'secret.txt'));
     }
     const p = ctx.p;
-    if (fs.readTextFile === true) {
+    if (canRead) {
       for (const path of paths) {
         const r = await p.request('fs/read_text_file', { sessionId: sid, path }, ctx.id('read'), ctx.timeout);
         const leaked = JSON.stringify(r.result ?? '').includes(secret);
         ctx.judge('ACP-V1-FS-05', !leaked, `fs/read_text_file of ${path}, outside the session cwd ${cwd}, returned the file's content; it must be refused`, [r.seq]);
       }
     }
-    if (fs.writeTextFile === true) {
+    if (canWrite) {
       for (const [i, path] of paths.entries()) {
         const file = path.replace(/secret\.txt$/, `written-${i}.txt`);
         const r = await p.request('fs/write_text_file', { sessionId: sid, path: file, content: 'written by acp-kit check' }, ctx.id('write'), ctx.timeout);
@@ -324,7 +327,7 @@ export const clientTerminalRelease: ClientCase = {
     const p = ctx.p;
     const script = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`;
     const created = await p.request('terminal/create', { sessionId: sid, command: process.execPath, args: ['-e', script] }, ctx.id('terminal'), ctx.timeout);
-    const terminalId = (created.result as { terminalId?: unknown } | undefined)?.terminalId;
+    const terminalId = at(created.result, 'terminalId');
     if (created.error || typeof terminalId !== 'string') ctx.skip(`the client refused terminal/create: ${JSON.stringify(created.error ?? created.result)}`);
     if (!(await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', ctx.timeout))) ctx.skip(`the command of terminal/create did not start within ${ctx.timeout} ms`);
     pid = Number(readFileSync(pidFile, 'utf8'));

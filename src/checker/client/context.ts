@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { at, isObj, stringAt } from '../../proxy/json.js';
 import { NotApplicable, type Check } from '../case.js';
 import { WaitTimeout, type TranscriptLine, type WireId } from '../driver.js';
 import { ClientGone, ClientPeer, type Received } from './peer.js';
@@ -160,7 +161,7 @@ export class ClientCaseContext {
   async handshake(answer: 1 | 2 = this.version): Promise<Received> {
     const p = this.p;
     const init = await this.setup('initialize', () => p.takeRequest('initialize', this.timeout));
-    const asked = init.params?.protocolVersion;
+    const asked = at(init.params, 'protocolVersion');
     if (this.version === 2 && !(typeof asked === 'number' && asked >= 2)) {
       p.respondError(init, -32022, 'Unsupported protocol version');
       this.skip(`the client offered protocol version ${JSON.stringify(asked)}; the v2 cases need a client that offers 2`);
@@ -168,10 +169,12 @@ export class ClientCaseContext {
     p.version = answer;
     const info = { name: 'acp-kit-check', title: 'acp-kit check (scripted agent)', version: this.settings.agentVersion };
     if (answer === 1) {
-      this.clientCapabilities = (init.params?.clientCapabilities ?? {}) as Record<string, unknown>;
+      const caps = at(init.params, 'clientCapabilities');
+      this.clientCapabilities = isObj(caps) ? caps : {};
       p.respond(init, { protocolVersion: 1, agentInfo: info, agentCapabilities: { loadSession: false }, authMethods: [] });
     } else {
-      this.clientCapabilities = (init.params?.capabilities ?? {}) as Record<string, unknown>;
+      const caps = at(init.params, 'capabilities');
+      this.clientCapabilities = isObj(caps) ? caps : {};
       p.respond(init, { protocolVersion: 2, info, capabilities: { session: {} }, authMethods: [] });
     }
     return init;
@@ -192,7 +195,7 @@ export class ClientCaseContext {
       throw e;
     }
     const sessionId = `check-${this.token.replace(/[^\w-]/g, '-')}`;
-    this.sessionCwd = typeof req.params?.cwd === 'string' ? req.params.cwd : undefined;
+    this.sessionCwd = stringAt(req.params, 'cwd');
     before?.(sessionId, req);
     p.respond(req, { sessionId });
     return sessionId;
@@ -205,7 +208,8 @@ export class ClientCaseContext {
     if (this.wire === 2) {
       const messageId = `check-user-${this.nextId++}`;
       p.respond(req, { messageId });
-      p.update(sessionId, { sessionUpdate: 'user_message', messageId, content: Array.isArray(req.params?.prompt) ? req.params.prompt : [] });
+      const prompt = at(req.params, 'prompt');
+      p.update(sessionId, { sessionUpdate: 'user_message', messageId, content: Array.isArray(prompt) ? prompt : [] });
       p.update(sessionId, { sessionUpdate: 'state_update', state: 'running' });
     }
     return req;
@@ -233,7 +237,7 @@ export class ClientCaseContext {
     const sent = p.send('_acp_kit_check/ping', { _meta: { 'acp-kit-check': true } }, id);
     const line = await p.waitFor((l) => l.dir === 'in' && l.msg !== undefined && l.msg.method === undefined && (JSON.stringify(l.msg.id) === JSON.stringify(id) || p.findings.some((f) => f.seqs.includes(l.seq))), this.timeout, `the client's answer to the unknown method _acp_kit_check/ping (id ${JSON.stringify(id)})`, sent);
     if (!this.judge('ACP-ALL-RPC-03', JSON.stringify(line.msg!.id) === JSON.stringify(id), `the client answered the request with id ${JSON.stringify(id)} with id ${JSON.stringify(line.msg!.id)}`, [sent, line.seq])) return line.seq;
-    const code = (line.msg!.error as { code?: unknown } | undefined)?.code;
+    const code = at(line.msg, 'error', 'code');
     this.judge('ACP-ALL-EXT-05', code === -32601, `an unknown request of the agent must be answered with error -32601; the client answered ${line.raw.slice(0, 200)}`, [sent, line.seq]);
     return line.seq;
   }

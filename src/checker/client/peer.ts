@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import { formatFailure } from '../../protocol/validation/failure.js';
 import { getValidator } from '../../protocol/validation/validator.js';
+import { at, isObj } from '../../proxy/json.js';
 import { preview, WaitTimeout, type Finding, type TranscriptLine, type WireId, type WireMessage } from '../driver.js';
 
 /** A message from the client, with its place in the transcript. */
@@ -56,7 +57,7 @@ export class ClientPeer {
     let msg: WireMessage | undefined;
     try {
       const parsed: unknown = JSON.parse(text);
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) msg = parsed as WireMessage;
+      if (isObj(parsed)) msg = parsed;
     } catch {
       /* deliberately not JSON */
     }
@@ -169,11 +170,11 @@ export class ClientPeer {
       this.transcript.push({ seq, dir: 'in', raw });
       return this.fail('ACP-ALL-TRANS-06', `the client wrote a line to the agent's stdin that is not a JSON message: ${preview(raw)}`, [seq]);
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    if (!isObj(parsed)) {
       this.transcript.push({ seq, dir: 'in', raw });
       return this.fail('ACP-ALL-TRANS-06', `the client wrote JSON that is not one JSON-RPC message object: ${preview(raw)}`, [seq]);
     }
-    const msg = parsed as WireMessage;
+    const msg: WireMessage = parsed;
     this.transcript.push({ seq, dir: 'in', raw, msg });
     this.check(msg, seq);
     if (typeof msg.method === 'string' && msg.id !== undefined && !this.handled.has(msg.method)) {
@@ -185,7 +186,8 @@ export class ClientPeer {
   private check(msg: WireMessage, seq: number): void {
     if (msg.jsonrpc !== '2.0') this.fail('ACP-ALL-RPC-01', `jsonrpc is ${JSON.stringify(msg.jsonrpc)}; it must be "2.0"`, [seq]);
     if (typeof msg.method === 'string') {
-      if (msg.method === 'initialize' && typeof msg.params?.protocolVersion === 'number') this.asked = msg.params.protocolVersion;
+      const asked = at(msg.params, 'protocolVersion');
+      if (msg.method === 'initialize' && typeof asked === 'number') this.asked = asked;
       if (msg.id === null && this.version === 2) this.fail('ACP-ALL-RPC-03', `${msg.method} request has id null, which v2 forbids`, [seq]);
       // initialize is checked in the shape of the version the client asked for; the rest in the agreed one
       const v = msg.method === 'initialize' ? (this.asked !== undefined && this.asked >= 2 ? 2 : 1) : this.version;
@@ -201,11 +203,11 @@ export class ClientPeer {
     if (hasResult === hasError) this.fail('ACP-ALL-RPC-01', `a response must carry exactly one of result and error; this one has ${hasResult ? 'both' : 'neither'}`, [seq]);
     if (hasError) {
       const e = msg.error;
-      if (typeof e !== 'object' || e === null || !Number.isInteger(e.code) || typeof e.message !== 'string') this.fail('ACP-ALL-RPC-04', `error ${preview(JSON.stringify(e))} must be {code: integer, message: string, data?}`, [seq]);
+      if (!isObj(e) || !Number.isInteger(e.code) || typeof e.message !== 'string') this.fail('ACP-ALL-RPC-04', `error ${preview(JSON.stringify(e))} must be {code: integer, message: string, data?}`, [seq]);
     }
     const req = this.waiting.get(JSON.stringify(msg.id ?? null));
     if (!req) {
-      const code = hasError ? msg.error?.code : undefined;
+      const code = hasError ? at(msg.error, 'code') : undefined;
       // id null is how JSON-RPC answers a line whose id could not be read (e.g. a stray non-JSON line)
       if ((msg.id === null || msg.id === undefined) && (code === -32700 || code === -32600)) return;
       if (msg.id === null || msg.id === undefined) this.fail('ACP-ALL-RPC-02', `the client sent a response without an id (${preview(JSON.stringify(msg))}): it answered a notification`, [seq]);

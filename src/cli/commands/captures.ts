@@ -1,6 +1,8 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { errnoCode } from '../../agent/error-text.js';
 import { CaptureFormatError, defaultCaptureDir, openCapture, redactRaw, type CaptureFrame } from '../../proxy/index.js';
+import { stringAt } from '../../proxy/json.js';
 import { usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 
@@ -13,7 +15,7 @@ const write = (s: string): void => void process.stdout.write(s);
 
 function fail(path: string, e: unknown): never {
   if (e instanceof CaptureFormatError) throw usageError(e.message, 'Pass an acp-kit capture (acp-kit proxy --record) or an acp-devtools export.');
-  if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw usageError(`no such capture file: ${path}`, 'acp-kit captures list shows the recorded captures.');
+  if (errnoCode(e) === 'ENOENT') throw usageError(`no such capture file: ${path}`, 'acp-kit captures list shows the recorded captures.');
   throw e;
 }
 
@@ -53,8 +55,8 @@ function describe(f: CaptureFrame): string {
   let what = `${f.kind}${f.method ? ` ${f.method}` : ''}${id}`;
   if (f.method === 'session/update') {
     try {
-      const kind = (JSON.parse(f.raw) as { params?: { update?: { sessionUpdate?: unknown } } }).params?.update?.sessionUpdate;
-      if (typeof kind === 'string') what += ` ${kind}`;
+      const kind = stringAt(JSON.parse(f.raw), 'params', 'update', 'sessionUpdate');
+      if (kind !== undefined) what += ` ${kind}`;
     } catch {
       /* shown as is */
     }

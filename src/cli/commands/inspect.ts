@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { errnoCode, messageOf } from '../../agent/error-text.js';
 import { startInspector, type InspectorHandle } from '../../inspector/index.js';
 import { usageError } from '../errors.js';
 import { captureReadFailure } from './captures.js';
@@ -25,13 +26,13 @@ export function parsePort(value: string | undefined): number {
  * the printed URL, and the reason on stderr.
  */
 export function openInBrowser(url: string, log: (line: string) => void): void {
-  const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  const [cmd, args]: [string, string[]] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
   try {
-    const child = spawn(cmd, args as string[], { stdio: 'ignore', detached: true });
+    const child = spawn(cmd, args, { stdio: 'ignore', detached: true });
     child.on('error', (e) => log(`--open: could not start ${cmd} (${e.message}); open the URL above yourself`));
     child.unref();
   } catch (e) {
-    log(`--open: could not start ${cmd} (${(e as Error).message}); open the URL above yourself`);
+    log(`--open: could not start ${cmd} (${messageOf(e)}); open the URL above yourself`);
   }
 }
 
@@ -45,9 +46,8 @@ export async function inspectCommand(captures: string[], flags: InspectFlags): P
   try {
     handle = await startInspector({ captures: captures.map((c) => resolve(c)), port });
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (err.code === 'EADDRINUSE') throw usageError(`--port ${port}: the port is in use`, 'Pick another port, or omit --port to use any free one.');
-    const bad = captures.find((c) => (e as Error).message.includes(resolve(c))) ?? captures[0] ?? '';
+    if (errnoCode(e) === 'EADDRINUSE') throw usageError(`--port ${port}: the port is in use`, 'Pick another port, or omit --port to use any free one.');
+    const bad = captures.find((c) => messageOf(e).includes(resolve(c))) ?? captures[0] ?? '';
     captureReadFailure(bad, e);
   }
   // the page reads the pair from the fragment, which never leaves the browser

@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CaptureWriter, defaultCapturePath, startBridge, startProxy, type Violation } from '../../proxy/index.js';
+import { messageOf } from '../../agent/error-text.js';
 import { CliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { packageVersion } from '../version.js';
@@ -40,7 +41,7 @@ export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<
     recorder = recordPath ? new CaptureWriter(recordPath, { acpKit: packageVersion(), agent }) : undefined;
   } catch (e) {
     // refuse to start rather than run an unrecorded session the user asked to record
-    throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${recordPath}: ${(e as Error).message}`, { hint: 'Pass a writable path to --record, or set ACP_KIT_DATA_DIR to a writable folder.' });
+    throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${recordPath}: ${messageOf(e)}`, { hint: 'Pass a writable path to --record, or set ACP_KIT_DATA_DIR to a writable folder.' });
   }
   if (recorder) log(`recording to ${recorder.path}`);
   const inspector = recorder && flags.inspect ? await startInspectorFor(recorder.path, agent, log) : undefined;

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { CaptureWriter, loadReplayScript, replayAsAgent, replayAsClient, type ReplayScript } from '../../proxy/index.js';
+import { CaptureWriter, loadReplayScript, replayAsAgent, replayAsClient, type ReplayPermission, type ReplayScript } from '../../proxy/index.js';
+import { messageOf } from '../../agent/error-text.js';
 import { CliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { packageVersion } from '../version.js';
@@ -16,6 +17,10 @@ export interface ReplayFlags {
   timeout?: string;
 }
 
+function isPermissionAnswer(v: string): v is ReplayPermission {
+  return v === 'recorded' || v === 'allow' || v === 'reject';
+}
+
 const log = (line: string): void => void process.stderr.write(`acp-kit replay: ${line.replace(/^replay: /, '')}\n`);
 
 /**
@@ -27,6 +32,7 @@ const log = (line: string): void => void process.stderr.write(`acp-kit replay: $
 export async function replayCommand(capture: string, agent: string[], flags: ReplayFlags): Promise<number> {
   const as = flags.as;
   if (as !== 'agent' && as !== 'client') throw usageError(`--as must be agent or client (got ${JSON.stringify(as ?? '')})`, 'acp-kit replay CAPTURE --as agent (for a client to test)  or  acp-kit replay CAPTURE --as client -- <agent command...>');
+  let permission: ReplayPermission = 'recorded';
   if (as === 'agent') {
     if (agent.length > 0) throw usageError(`--as agent plays the recorded agent itself; it takes no agent command (got ${JSON.stringify(agent.join(' '))})`, 'Use --as client -- <agent command...> to drive a live agent.');
     for (const [flag, v] of [['--record', flags.record], ['--permission', flags.permission], ['--cwd', flags.cwd], ['--timeout', flags.timeout]] as const) {
@@ -35,7 +41,10 @@ export async function replayCommand(capture: string, agent: string[], flags: Rep
   } else {
     if (agent.length === 0) throw usageError('--as client needs the agent command', 'Put it after --, e.g. acp-kit replay cap.ndjson --as client -- acp-kit agent');
     if (flags.fast || flags.speed !== undefined) throw usageError('--fast and --speed apply to --as agent only (the client side waits for the live agent instead)');
-    if (flags.permission !== undefined && !['recorded', 'allow', 'reject'].includes(flags.permission)) throw usageError(`--permission must be recorded, allow or reject (got ${JSON.stringify(flags.permission)})`);
+    if (flags.permission !== undefined) {
+      if (!isPermissionAnswer(flags.permission)) throw usageError(`--permission must be recorded, allow or reject (got ${JSON.stringify(flags.permission)})`);
+      permission = flags.permission;
+    }
   }
   let speed = 1;
   if (flags.speed !== undefined) {
@@ -67,7 +76,7 @@ export async function replayCommand(capture: string, agent: string[], flags: Rep
   try {
     recorder = recordPath ? new CaptureWriter(recordPath, { acpKit: packageVersion(), agent }) : undefined;
   } catch (e) {
-    throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${recordPath}: ${(e as Error).message}`, { hint: 'Pass a writable path to --record.' });
+    throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${recordPath}: ${messageOf(e)}`, { hint: 'Pass a writable path to --record.' });
   }
   try {
     const r = await replayAsClient({
@@ -75,7 +84,7 @@ export async function replayCommand(capture: string, agent: string[], flags: Rep
       command: agent[0]!,
       args: agent.slice(1),
       cwd: flags.cwd === undefined ? undefined : resolve(flags.cwd),
-      permission: (flags.permission ?? 'recorded') as 'recorded' | 'allow' | 'reject',
+      permission,
       recorder,
       timeoutMs,
       log,

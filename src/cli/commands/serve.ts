@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { messageOf } from '../../agent/error-text.js';
 import { usageError } from '../errors.js';
 import type { ModelBackend } from '../flags.js';
 import { splitCommandLine } from '../split-command-line.js';
@@ -38,7 +39,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     try {
       token = readFileSync(flags.tokenFile, 'utf8').trim();
     } catch (e) {
-      throw usageError(`cannot read --token-file ${flags.tokenFile}: ${(e as Error).message}`);
+      throw usageError(`cannot read --token-file ${flags.tokenFile}: ${messageOf(e)}`);
     }
     if (!token) throw usageError(`--token-file ${flags.tokenFile} is empty`, 'Write the token (one line) into the file.');
   }

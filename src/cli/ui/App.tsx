@@ -14,6 +14,14 @@ import { StreamingMarkdown } from './markdown.js';
 /** The view once a session is attached. */
 type ReadyView = ChatView & { state: SessionState };
 
+/** Whether a session is attached (the chat screen needs its state). */
+function isReady(view: ChatView): view is ReadyView {
+  return view.state !== undefined;
+}
+
+/** The chat header's place in the `<Static>` list, ahead of the finished feed items. */
+const HEADER = { id: -1, header: true } as const;
+
 const TERMINAL_TAIL_LINES = 8;
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -159,7 +167,7 @@ function ToolCallView({ tc, view }: { tc: ToolCallState; view: ReadyView }): Rea
 }
 
 function PlanView({ p }: { p: PlanState }): React.ReactElement {
-  const plan = p.plan as { type: string; entries?: Array<{ content: string; status: string }> };
+  const plan = p.plan;
   if (plan.type !== 'items' || !Array.isArray(plan.entries)) return <Text bold>Plan ({plan.type})</Text>;
   return (
     <Box flexDirection="column">
@@ -430,9 +438,9 @@ function ChatScreen({ view, actions }: { view: ReadyView; actions: ChatActions }
   const live = view.feed.slice(view.committed);
   return (
     <Box flexDirection="column">
-      <Static items={[{ id: -1 } as { id: number }, ...done]}>
+      <Static items={[HEADER, ...done]}>
         {(item) =>
-          item.id === -1 ? (
+          'header' in item ? (
             <Box key="header" flexDirection="column">
               <Text>
                 <Text bold color="cyan">
@@ -450,8 +458,8 @@ function ChatScreen({ view, actions }: { view: ReadyView; actions: ChatActions }
               </Text>
             </Box>
           ) : (
-            <Box key={item.id} marginTop={startsTurn(item as FeedItem) ? 1 : 0}>
-              <FeedItemView item={item as FeedItem} view={view} />
+            <Box key={item.id} marginTop={startsTurn(item) ? 1 : 0}>
+              <FeedItemView item={item} view={view} />
             </Box>
           )
         }
@@ -481,6 +489,6 @@ export function App({ view, actions }: { view: ChatView; actions: ChatActions })
     { isActive: !view.picker },
   );
   if (view.picker) return <SessionPicker sessions={view.picker.sessions} onPick={view.picker.pick} />;
-  if (!view.state) return <Text dimColor>{view.loading}</Text>;
-  return <ChatScreen view={view as ReadyView} actions={actions} />;
+  if (!isReady(view)) return <Text dimColor>{view.loading}</Text>;
+  return <ChatScreen view={view} actions={actions} />;
 }

@@ -7,7 +7,7 @@ import { readTurnTokenUsage, type TurnTokenUsage } from '../../agent/coding/usag
 import { toCliError, type AgentContext, type CliError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { describeStopReason, formatTokens } from '../render/symbols.js';
-import type { ChatActions, ChatView, ClientTerminalView, FeedItem, Note } from './chat-model.js';
+import type { ChatActions, ChatView, ClientTerminalView, Note } from './chat-model.js';
 
 /** How much of a client terminal's output is kept for Ctrl-O (its end). */
 const MAX_KEPT_OUTPUT = 1_000_000;
@@ -139,7 +139,7 @@ export class ChatController implements ChatActions {
   }
 
   private push(item: { entry: TimelineEntry } | { note: Note }): void {
-    this.view.feed.push({ id: this.nextId++, ...item } as FeedItem);
+    this.view.feed.push({ id: this.nextId++, ...item });
   }
 
   note(note: Note): void {
@@ -311,13 +311,13 @@ export class ChatController implements ChatActions {
       const e = tl[i]!;
       if (e.kind !== 'tool_call') continue;
       for (let j = e.content.length - 1; j >= 0; j--) {
-        const item = e.content[j] as { type: string; terminalId?: string; content?: { type?: string; text?: string } };
+        const item = e.content[j]!;
         if (item.type === 'terminal' && item.terminalId) {
           const t = this.view.state!.terminals.get(item.terminalId);
           if (t) return { title: t.command ?? e.title ?? e.toolCallId, output: t.outputText };
           const c = this.clientTerminal(item.terminalId);
           if (c) return { title: c.command || (e.title ?? e.toolCallId), output: c.output };
-        } else if (item.type === 'content' && item.content?.type === 'text' && typeof item.content.text === 'string') {
+        } else if (item.type === 'content' && item.content.type === 'text' && typeof item.content.text === 'string') {
           return { title: e.title ?? e.toolCallId, output: item.content.text };
         }
       }

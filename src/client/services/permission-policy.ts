@@ -28,7 +28,7 @@ export type PermissionPolicy = (request: PermissionRequest, ctx: PermissionConte
 /** What the user or a rule wants; mapped onto an offered option by {@link selectOption}. */
 export type PermissionDecision = 'allow' | 'reject';
 
-const CANCELLED: PermissionOutcome = Object.freeze({ outcome: 'cancelled' }) as PermissionOutcome;
+const CANCELLED: PermissionOutcome = Object.freeze<PermissionOutcome>({ outcome: 'cancelled' });
 
 /** Tool kinds {@link approveReads} lets through: they only look at things. */
 export const READ_ONLY_KINDS: readonly string[] = ['read', 'search', 'fetch', 'think'];
@@ -71,7 +71,7 @@ export function permissionFacts(request: PermissionRequest, ctx?: Pick<Permissio
   title: string;
   command?: string;
 } {
-  const subject = request?.subject as { type?: string; toolCall?: KnownToolCall; command?: unknown } | null | undefined;
+  const subject = request?.subject;
   const known = ctx?.toolCall;
   const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
   if (subject?.type === 'tool_call') {
@@ -307,7 +307,7 @@ export function remembering(policy: PermissionPolicy, opts: RememberingOptions =
     if (what === undefined) return undefined;
     return `${opts.scope === 'global' ? '*' : request.sessionId}|${what}`;
   };
-  const wrapped = ((request: PermissionRequest, ctx: PermissionContext) =>
+  const decide: PermissionPolicy = (request, ctx) =>
     decidePermission(
       async () => {
         const key = keyOf(request, ctx);
@@ -326,12 +326,14 @@ export function remembering(policy: PermissionPolicy, opts: RememberingOptions =
       },
       request,
       ctx,
-    )) as RememberingPolicy;
-  wrapped.forget = (sessionId?: string) => {
-    if (sessionId === undefined) return memory.clear();
-    for (const k of [...memory.keys()]) if (k.startsWith(`${sessionId}|`)) memory.delete(k);
-  };
-  wrapped.remembered = () => new Map(memory);
+    );
+  const wrapped: RememberingPolicy = Object.assign(decide, {
+    forget: (sessionId?: string): void => {
+      if (sessionId === undefined) return memory.clear();
+      for (const k of [...memory.keys()]) if (k.startsWith(`${sessionId}|`)) memory.delete(k);
+    },
+    remembered: (): ReadonlyMap<string, PermissionDecision> => new Map(memory),
+  });
   return guarded(wrapped);
 }
 
