@@ -40,8 +40,11 @@ function echoServer(name: string, env: Record<string, string> = {}, pidFile?: st
   return { type: 'stdio', name, command: process.execPath, args: [SERVER], env: Object.entries(all).map(([k, v]) => ({ name: k, value: v })) };
 }
 
+// a hang guard, not a speed claim: a loaded 2-core CI machine can take seconds to start node processes
+const WAIT_MS = 20_000;
+
 async function pidFrom(file: string): Promise<number> {
-  await waitUntil(() => existsSync(file) && readFileSync(file, 'utf8') !== '', 5000, `${file} is written`);
+  await waitUntil(() => existsSync(file) && readFileSync(file, 'utf8') !== '', WAIT_MS, `${file} is written`);
   const pid = Number(readFileSync(file, 'utf8'));
   pids.push(pid);
   return pid;
@@ -121,14 +124,14 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
 
     // cancelling the turn cancels the running MCP request (notifications/cancelled reaches the server)
     const done = s.prompt('mcp echo slow');
-    await waitUntil(() => existsSync(`${cancelFile}.started`), 5000, 'the slow call runs in the server');
+    await waitUntil(() => existsSync(`${cancelFile}.started`), WAIT_MS, 'the slow call runs in the server');
     // the server process may see the call before this client has applied the agent's in_progress update
-    await waitUntil(() => lastCall(s)?.name === 'mcp__echo__slow' && lastCall(s)?.status === 'in_progress', 5000, 'the client shows the slow call in progress');
+    await waitUntil(() => lastCall(s)?.name === 'mcp__echo__slow' && lastCall(s)?.status === 'in_progress', WAIT_MS, 'the client shows the slow call in progress');
     expect(lastCall(s)).toMatchObject({ name: 'mcp__echo__slow', status: 'in_progress' });
     s.cancel();
     expect((await done).stopReason).toBe('cancelled');
     expect(lastCall(s).status).toBe(v === 2 ? 'cancelled' : 'failed');
-    await waitUntil(() => existsSync(cancelFile), 5000, 'the server saw the cancellation');
+    await waitUntil(() => existsSync(cancelFile), WAIT_MS, 'the server saw the cancellation');
   });
 
   it('a non-read-only MCP tool asks first: rejected -> failed and not run; approved -> runs in the session cwd; read-only mode refuses', async () => {
@@ -170,7 +173,7 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
       ],
     });
     // acp-kit's client advertises notices in v1 too, so both versions get a notice per server
-    await waitUntil(() => s.state.notices.length >= 2, 5000, 'two notices arrive');
+    await waitUntil(() => s.state.notices.length >= 2, WAIT_MS, 'two notices arrive');
     const notices = s.state.notices.map((n) => `${n.title} ${n.description}`);
     expect(notices.find((n) => n.includes('"ghost"'))).toMatch(/ENOENT/);
     // the tail of the server's stderr explains the failure
@@ -204,7 +207,7 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
     await s1.prompt('mcp echo echo {"text": "x"}');
     expect(alive(pid1)).toBe(true);
     await s1.close();
-    await waitUntil(() => !alive(pid1), 6000, `MCP server ${pid1} is gone after session/close`);
+    await waitUntil(() => !alive(pid1), WAIT_MS, `MCP server ${pid1} is gone after session/close`);
 
     const pid2File = join(tmp('coding-mcp-pid-'), 'pid');
     await conn.newSession({ cwd: tmp('coding-mcp-'), mcpServers: [echoServer('echo', { MCP_STUBBORN: '1' }, pid2File)] });
@@ -212,7 +215,7 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
     expect(alive(pid2)).toBe(true);
     await conn.close(); // ends the agent's stdin
     expect(await exited).toBe(0);
-    await waitUntil(() => !alive(pid2), 6000, `MCP server ${pid2} is gone after the connection ended`);
+    await waitUntil(() => !alive(pid2), WAIT_MS, `MCP server ${pid2} is gone after the connection ended`);
   });
 
   it('restoring a session reconnects with exactly the servers of the restore request', async () => {
@@ -225,7 +228,7 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
     await s.prompt('mcp echo echo {"text": "a"}');
     expect(texts(lastCall(s).content)).toEqual(['one: a']);
     await first.conn.close();
-    await waitUntil(() => !alive(pid1), 6000, 'the first server is gone');
+    await waitUntil(() => !alive(pid1), WAIT_MS, 'the first server is gone');
 
     // a new agent process restores the stored session with another server list
     const second = await start(v, { dataDir });
@@ -241,7 +244,7 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
     if (v === 1) {
       // v1 load on the same connection reopens the session: old servers closed, the new (empty) list used
       const reloaded = await second.conn.loadSession(s.sessionId, { cwd, mcpServers: [] });
-      await waitUntil(() => !alive(pid2), 6000, 'the second server is gone after a load without servers');
+      await waitUntil(() => !alive(pid2), WAIT_MS, 'the second server is gone after a load without servers');
       await reloaded.prompt('mcp echo echo {"text": "c"}');
       expect(lastCall(reloaded).status).toBe('failed');
       expect(texts(lastCall(reloaded).content).join()).toMatch(/unknown tool/);
@@ -277,7 +280,7 @@ describe.concurrent('coding agent MCP over streamable HTTP', () => {
       await s.prompt('mcp web echo {"text": "over http"}');
       expect(lastCall(s).status).toBe('completed');
       expect(texts(lastCall(s).content)).toEqual(['echo: over http']);
-      await waitUntil(() => s.state.notices.some((n) => n.title.includes('"nokey"')), 5000, 'the nokey notice arrives');
+      await waitUntil(() => s.state.notices.some((n) => n.title.includes('"nokey"')), WAIT_MS, 'the nokey notice arrives');
     }
   });
 });
