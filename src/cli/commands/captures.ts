@@ -12,8 +12,8 @@ export interface CapturesExportFlags {
 const write = (s: string): void => void process.stdout.write(s);
 
 function fail(path: string, e: unknown): never {
-  if (e instanceof CaptureFormatError) throw usageError(e.message, 'Pass an acp-kit capture (acp-kit proxy --record) or an acp-devtools export.');
-  if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw usageError(`no such capture file: ${path}`, 'acp-kit captures list shows the recorded captures.');
+  if (e instanceof CaptureFormatError) throw usageError(e.message, 'Pass one of the three formats acp-kit reads: an acp-kit capture (.ndjson, from acp-kit proxy --record), an acp-devtools export (.json) or a Rust SDK conductor trace (.jsons).');
+  if (e instanceof Error && 'code' in e && e.code === 'ENOENT') throw usageError(`no such capture file: ${path}`, 'acp-kit captures list shows the recorded captures.');
   throw e;
 }
 
@@ -22,7 +22,7 @@ export async function capturesListCommand(flags: { json?: boolean }): Promise<nu
   const dir = defaultCaptureDir();
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.ndjson') || n.endsWith('.json')).sort();
+    names = readdirSync(dir).filter((n) => n.endsWith('.ndjson') || n.endsWith('.json') || n.endsWith('.jsons')).sort();
   } catch {
     names = [];
   }

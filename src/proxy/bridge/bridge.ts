@@ -7,9 +7,10 @@ import type { PeerOptions } from '../../rpc/peer.js';
 import { StreamTransport } from '../../rpc/stream-transport.js';
 import type { CloseInfo } from '../../rpc/transport.js';
 import type { FileSystemSandboxOptions } from '../../client/services/fs-sandbox.js';
-import { decodeFrame, type CaptureWriter, type FrameDirection } from '../capture.js';
+import { decodeFrame, type FrameDirection } from '../capture.js';
 import { at, isObj, type Obj } from '../json.js';
-import type { ProxyHandle, ProxyResult } from '../proxy.js';
+import { describeExit, killAfterEditorClosed, proxyResult, type AgentCommandOptions, type ProxyResult } from '../agent-process.js';
+import type { ProxyHandle } from '../proxy.js';
 import { CaptureValidator, type Violation } from '../validate.js';
 import { RelayTransport } from './relay-transport.js';
 import { Translator } from './translator.js';
@@ -18,30 +19,13 @@ import { Translator } from './translator.js';
 export type BridgeMode = 1 | 2 | 'auto';
 
 /** Options of {@link startBridge}. */
-export interface BridgeOptions {
+export interface BridgeOptions extends AgentCommandOptions {
   /**
    * `1` or `2`: the version the EDITOR speaks; the agent is offered the other one and the bridge
    * translates. `auto`: the agent is offered the editor's version; the bridge translates only when
    * the agent answers the other one, and otherwise forwards every message unchanged.
    */
   mode: BridgeMode;
-  /** The agent program and its arguments. */
-  command: string;
-  args?: readonly string[];
-  cwd?: string;
-  env?: NodeJS.ProcessEnv;
-  /** The editor side (default: this process's stdin / stdout). */
-  editorIn?: Readable;
-  editorOut?: Writable;
-  /** Where the agent's stderr goes (default: this process's stderr). */
-  agentStderr?: Writable;
-  /** Records the editor side of the connection (every message the editor sent and got). */
-  recorder?: CaptureWriter;
-  /** Checks the editor side (schema of the editor's version + stateful rules). */
-  onViolation?: (v: Violation) => void;
-  log?: (line: string) => void;
-  /** After the editor closes stdin: how long the agent may take to exit before it is killed (default 5000 ms). */
-  exitTimeoutMs?: number;
   /** Options of the sandbox serving a v1 agent's `fs/*` for a v2 editor. */
   fileSystem?: FileSystemSandboxOptions;
   /** Sees every message on each side, in wire order (tests attach schema validators here). */
@@ -56,8 +40,6 @@ export interface BridgeHandle extends ProxyHandle {
   /** Resolves once the agent answered `initialize` and the route is chosen. */
   readonly route: Promise<BridgeRoute>;
 }
-
-const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13, SIGABRT: 6, SIGSEGV: 11 };
 
 /**
  * The v1<->v2 bridge: an editor speaking one ACP version and an agent speaking the other,
@@ -139,7 +121,6 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     },
     onClose: (info) => {
       editorClosed = info;
-      log('editor closed stdin; waiting for the agent to exit');
       editorRelay?.end(info);
       // the agent gets EOF and a bounded time to finish, as with a direct connection
       try {
@@ -147,12 +128,7 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
       } catch {
         /* already closed */
       }
-      const t = setTimeout(() => {
-        log(`agent still running ${options.exitTimeoutMs ?? 5000} ms after stdin closed; killing it`);
-        void agent.kill();
-      }, options.exitTimeoutMs ?? 5000);
-      t.unref();
-      void agent.exited.then(() => clearTimeout(t));
+      killAfterEditorClosed(agent.exited, () => agent.kill(), log, options.exitTimeoutMs);
     },
   });
   agent.transport.start({
@@ -294,10 +270,9 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     editorT.close({ reason: 'the agent exited' });
     await agent.kill(); // leftovers of the group never outlive us
     if (r.exitCode === null && r.signal === null) return { exitCode: 1, agentExitCode: null, agentSignal: null, error: new Error(agentClosed?.reason ?? 'the agent could not be started') };
-    log(r.signal ? `agent was killed by ${r.signal}` : `agent exited with code ${r.exitCode}`);
+    log(describeExit(r));
     options.recorder?.meta({ exitCode: r.exitCode, signal: r.signal });
-    const exitCode = r.exitCode ?? 128 + (SIGNAL_NUMBERS[r.signal ?? ''] ?? 0);
-    return { exitCode, agentExitCode: r.exitCode, agentSignal: r.signal };
+    return proxyResult(r);
   })();
   void done.then(() => resolveRoute({ kind: 'forward', version: 0 }));
 
