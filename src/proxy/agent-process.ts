@@ -2,7 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { describeSpawnError, watchChildExit } from '../rpc/child.js';
 import { signalProcessGroup, trackProcessGroup } from '../rpc/process-group.js';
-import type { CaptureWriter } from './capture.js';
+import type { CaptureSide, CaptureWriter } from './capture.js';
 import type { Violation } from './validate.js';
 
 /** What the proxy, the bridge and their CLI share: the agent to run and the editor's side. */
@@ -17,7 +17,7 @@ export interface AgentCommandOptions {
   editorOut?: Writable;
   /** Where the agent's stderr goes (default: this process's stderr, unchanged). */
   agentStderr?: Writable;
-  /** Record every frame to this capture (written before the frame is forwarded). */
+  /** Record every frame to this capture (written before the frame is forwarded; the bridge records both legs, see {@link CaptureSide}). */
   recorder?: CaptureWriter;
   /** Check every frame (schema + stateful rules) and report violations here; traffic is never altered. */
   onViolation?: (v: Violation) => void;

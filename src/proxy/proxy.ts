@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { describeExit, killAfterEditorClosed, proxyResult, spawnRawAgent, type AgentCommandOptions, type ProxyResult } from './agent-process.js';
-import { decodeFrame, scanFrame, type CaptureFrame, type DecodedFrame, type FrameDirection } from './capture.js';
+import { decodeFrame, frameStamper, scanFrame, type DecodedFrame, type FrameDirection } from './capture.js';
 import { numberAt } from './json.js';
 import { CaptureValidator } from './validate.js';
 
@@ -47,16 +47,13 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
   } else {
     const recorder = options.recorder;
     const validator = options.onViolation ? new CaptureValidator() : undefined;
-    let seq = 0;
-    const t0 = process.hrtime.bigint();
+    const stamp = frameStamper(recorder);
     let initId: unknown;
     let initSeen = false;
     const onLine = (dir: FrameDirection, raw: string): void => {
       // validation needs the message; recording only kind/method/id, which a light scan finds
       const d: DecodedFrame = validator ? decodeFrame(raw) : (scanFrame(raw) ?? decodeFrame(raw));
-      const frame: CaptureFrame = recorder
-        ? recorder.frame(dir, raw, d)
-        : { seq: ++seq, t: Math.round(Number(process.hrtime.bigint() - t0) / 1000) / 1000, dir, raw, kind: d.kind, ...(d.method !== undefined ? { method: d.method } : {}), ...(d.id !== undefined ? { id: d.id } : {}) };
+      const frame = stamp(dir, raw, d);
       if (recorder && !initSeen) {
         // the negotiated version goes into the capture as soon as the initialize answer passes
         if (dir === 'editor->agent' && d.kind === 'request' && d.method === 'initialize') initId = d.id;

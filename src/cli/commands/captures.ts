@@ -48,7 +48,8 @@ export async function capturesListCommand(flags: { json?: boolean }): Promise<nu
 }
 
 function describe(f: CaptureFrame): string {
-  const arrow = f.dir === 'editor->agent' ? 'editor -> agent' : 'agent -> editor';
+  // bridge captures: the agent leg is marked, the editor leg reads as a plain capture
+  const arrow = `${f.side === 'agent' ? '[agent leg] ' : ''}${f.dir === 'editor->agent' ? 'editor -> agent' : 'agent -> editor'}`;
   const id = f.id !== undefined ? ` #${JSON.stringify(f.id)}` : '';
   let what = `${f.kind}${f.method ? ` ${f.method}` : ''}${id}`;
   if (f.method === 'session/update') {

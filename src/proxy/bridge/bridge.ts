@@ -7,13 +7,15 @@ import type { PeerOptions } from '../../rpc/peer.js';
 import { StreamTransport } from '../../rpc/stream-transport.js';
 import type { CloseInfo } from '../../rpc/transport.js';
 import type { FileSystemSandboxOptions } from '../../client/services/fs-sandbox.js';
-import { decodeFrame, type FrameDirection } from '../capture.js';
+import { decodeFrame, frameStamper, type CaptureSide, type FrameDirection } from '../capture.js';
 import { at, isObj, type Obj } from '../json.js';
 import { describeExit, killAfterEditorClosed, proxyResult, type AgentCommandOptions, type ProxyResult } from '../agent-process.js';
 import type { ProxyHandle } from '../proxy.js';
 import { CaptureValidator, type Violation } from '../validate.js';
 import { RelayTransport } from './relay-transport.js';
 import { Translator } from './translator.js';
+
+const SIDES: readonly CaptureSide[] = ['editor', 'agent'];
 
 /** `1` / `2`: the version the editor speaks (the agent is offered the other); `auto`: see {@link BridgeOptions.mode}. */
 export type BridgeMode = 1 | 2 | 'auto';
@@ -59,20 +61,17 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
   editorOut.on('error', (e) => log(`editor stdout: ${e.message}`));
   const editorT = new StreamTransport(editorIn, editorOut, { endOnClose: false });
 
-  // the editor side of the capture: what the editor sent and what it got
-  const validator = options.onViolation ? new CaptureValidator() : undefined;
-  let seq = 0;
-  const t0 = process.hrtime.bigint();
-  const record = (dir: FrameDirection, message: unknown, raw?: string): void => {
-    if (!options.recorder && !validator) return;
-    const line = raw ?? JSON.stringify(message);
+  // the capture holds both legs: the editor's (what the editor sent and got, in its version) and
+  // the agent's (what the agent sent and got, in its version); each leg has its own validator
+  const validators = options.onViolation ? { editor: new CaptureValidator(), agent: new CaptureValidator() } : undefined;
+  const stamp = frameStamper(options.recorder);
+  const recordLine = (side: CaptureSide, dir: FrameDirection, line: string): void => {
     const d = decodeFrame(line);
-    const frame = options.recorder
-      ? options.recorder.frame(dir, line, d)
-      : { seq: ++seq, t: Math.round(Number(process.hrtime.bigint() - t0) / 1000) / 1000, dir, raw: line, kind: d.kind, ...(d.method !== undefined ? { method: d.method } : {}), ...(d.id !== undefined ? { id: d.id } : {}) };
-    if (validator) for (const v of validator.push(frame, d.message)) options.onViolation!(v);
+    const frame = stamp(dir, line, d, side);
+    if (validators) for (const v of validators[side].push(frame, d.message)) options.onViolation!({ ...v, side });
   };
-  const recording = options.recorder !== undefined || validator !== undefined;
+  const record = (dir: FrameDirection, message: unknown, raw?: string): void => recordLine('editor', dir, raw ?? JSON.stringify(sendable(message)));
+  const recording = options.recorder !== undefined || validators !== undefined;
   const toEditor = (m: unknown): void => {
     const out = sendable(m);
     editorT.send(out);
@@ -96,7 +95,10 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     const out = sendable(m);
     agent.transport.send(out);
     agentTap?.sent?.(out);
+    if (recording) recordLine('agent', 'editor->agent', JSON.stringify(out));
   };
+  // the agent leg's raw lines, byte-exact (also those that are not JSON), before the transport parses them
+  if (recording) splitRawLines(agent.process.stdout, (line) => recordLine('agent', 'agent->editor', line));
 
   let editorClosed: CloseInfo | undefined;
   let agentClosed: CloseInfo | undefined;
@@ -213,6 +215,7 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
       mode = answer.error !== undefined ? 'init' : 'forward';
       toEditor({ ...answer, jsonrpc: '2.0', id: req.id });
       if (mode === 'forward') {
+        if (typeof answered === 'number') options.recorder?.meta({ protocolVersion: answered, agentProtocolVersion: answered });
         log(`agent speaks ACP v${String(answered)}: forwarding unchanged`);
         resolveRoute({ kind: 'forward', version: typeof answered === 'number' ? answered : 0 });
         flushHeld();
@@ -230,7 +233,7 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     }
     log(`editor speaks ACP v${editorVersion}, agent v${answered}: translating`);
     editorRelay = new RelayTransport(editorT, recording ? (m) => record('agent->editor', m) : undefined);
-    agentRelay = new RelayTransport(agent.transport);
+    agentRelay = new RelayTransport(agent.transport, recording ? (m) => recordLine('agent', 'editor->agent', JSON.stringify(m)) : undefined);
     translator = new Translator(editorRelay, agentRelay, {
       editorCodec: E,
       agentCodec: A,
@@ -243,6 +246,7 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     });
     mode = 'translate';
     toEditor({ jsonrpc: '2.0', id: req.id, result: Translator.editorInitResult(E, agentInit) });
+    options.recorder?.meta({ protocolVersion: editorVersion, agentProtocolVersion: agentVersion });
     resolveRoute({ kind: 'translate', editorVersion, agentVersion });
     if (editorClosed) editorRelay.end(editorClosed);
     if (agentClosed) agentRelay.end(agentClosed);
@@ -266,7 +270,7 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     await new Promise((res) => setImmediate(res));
     await translator?.dispose();
     await editorT.flush();
-    if (validator) for (const v of validator.finish()) options.onViolation!(v);
+    if (validators) for (const side of SIDES) for (const v of validators[side].finish()) options.onViolation!({ ...v, side });
     editorT.close({ reason: 'the agent exited' });
     await agent.kill(); // leftovers of the group never outlive us
     if (r.exitCode === null && r.signal === null) return { exitCode: 1, agentExitCode: null, agentSignal: null, error: new Error(agentClosed?.reason ?? 'the agent could not be started') };
@@ -304,3 +308,30 @@ function sendable(m: unknown): object {
   return typeof m === 'object' && m !== null ? m : { toJSON: () => m };
 }
 
+
+/**
+ * Hands every line of `from` to `onLine` as it was written (without its `\n`; a `\r`, a BOM and
+ * lines that are not JSON kept), a last line without `\n` at the end. A second reader beside the
+ * transport's: the transport normalises lines, a capture keeps them byte-exact.
+ */
+function splitRawLines(from: Readable | null, onLine: (line: string) => void): void {
+  if (!from) return;
+  let held: Buffer[] = [];
+  from.on('data', (chunk: Buffer) => {
+    let start = 0;
+    let nl = chunk.indexOf(10);
+    while (nl !== -1) {
+      const part = chunk.subarray(start, nl);
+      onLine((held.length > 0 ? Buffer.concat([...held, part]) : part).toString('utf8'));
+      held = [];
+      start = nl + 1;
+      nl = chunk.indexOf(10, start);
+    }
+    // copied: the stream may reuse its buffer
+    if (start < chunk.length) held.push(Buffer.from(chunk.subarray(start)));
+  });
+  from.once('end', () => {
+    if (held.length > 0) onLine(Buffer.concat(held).toString('utf8'));
+    held = [];
+  });
+}
