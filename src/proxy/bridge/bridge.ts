@@ -7,7 +7,7 @@ import type { PeerOptions } from '../../rpc/peer.js';
 import { StreamTransport } from '../../rpc/stream-transport.js';
 import type { CloseInfo } from '../../rpc/transport.js';
 import type { FileSystemSandboxOptions } from '../../client/services/fs-sandbox.js';
-import { decodeFrame, frameStamper, type CaptureSide, type FrameDirection } from '../capture.js';
+import { decodeFrame, frameStamper, scanFrame, type CaptureSide, type FrameDirection } from '../capture.js';
 import { at, isObj, type Obj } from '../json.js';
 import { describeExit, killAfterEditorClosed, proxyResult, type AgentCommandOptions, type ProxyResult } from '../agent-process.js';
 import type { ProxyHandle } from '../proxy.js';
@@ -66,7 +66,9 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
   const validators = options.onViolation ? { editor: new CaptureValidator(), agent: new CaptureValidator() } : undefined;
   const stamp = frameStamper(options.recorder);
   const recordLine = (side: CaptureSide, dir: FrameDirection, line: string): void => {
-    const d = decodeFrame(line);
+    // validation needs the message; recording only kind/method/id, which a light scan finds without
+    // parsing the line a second time (the transport parsed it already)
+    const d = validators ? decodeFrame(line) : (scanFrame(line) ?? decodeFrame(line));
     const frame = stamp(dir, line, d, side);
     if (validators) for (const v of validators[side].push(frame, d.message)) options.onViolation!({ ...v, side });
   };
