@@ -1,6 +1,6 @@
 // acp-kit proxy overhead: the acp-kit v2 client/agent pair of the main bench, direct and through
-// `acp-kit proxy` (plain, and with --record to a temp capture). Alone: node bench/proxy.mjs
-// Each mode runs in its own client process: node bench/proxy.mjs --client <direct|plain|record> [capture]
+// `acp-kit proxy` (plain, --record to a temp capture, --bridge 2, --bridge 2 --record). Alone: node bench/proxy.mjs
+// Each mode runs in its own client process: node bench/proxy.mjs --client <direct|plain|record|bridge|bridge-record> [capture]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ const BRIDGE_FLAGS = ['--bridge', '2'];
 
 async function client(mode, capture) {
   const { connect } = await import('../dist/client/index.js');
-  const argv = mode === 'direct' ? AGENT : [process.execPath, BIN, 'proxy', ...(mode === 'record' ? ['--record', capture] : []), ...(mode === 'bridge' ? BRIDGE_FLAGS : []), '--', ...AGENT];
+  const argv = mode === 'direct' ? AGENT : [process.execPath, BIN, 'proxy', ...(mode === 'record' || mode === 'bridge-record' ? ['--record', capture] : []), ...(mode.startsWith('bridge') ? BRIDGE_FLAGS : []), '--', ...AGENT];
   const conn = await connect({ command: argv[0], args: argv.slice(1), protocol: 2 });
   const session = await conn.newSession({ cwd: process.cwd() });
   const { rtts, secs } = await measureAcpKitClient(conn, session, `proxy bench ${mode}`);
@@ -32,13 +32,13 @@ export function runProxyBench() {
   const dir = mkdtempSync(join(tmpdir(), 'acp-proxy-bench-'));
   try {
     const rows = [];
-    for (const mode of ['direct', 'plain', 'record', 'bridge']) {
+    for (const mode of ['direct', 'plain', 'record', 'bridge', 'bridge-record']) {
       const capture = join(dir, 'capture.ndjson');
       const r = spawnSync(process.execPath, [here('./proxy.mjs'), '--client', mode, capture], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 600_000 });
       if (r.status !== 0) throw new Error(`bench/proxy.mjs --client ${mode} failed with status ${r.status}: ${r.stdout}`);
       const lines = r.stdout.trim().split('\n');
       const row = JSON.parse(lines[lines.length - 1]);
-      if (mode === 'record') row.captureMb = statSync(capture).size / 1e6;
+      if (mode === 'record' || mode === 'bridge-record') row.captureMb = statSync(capture).size / 1e6;
       rows.push(row);
     }
     return rows;
@@ -54,7 +54,7 @@ export function formatProxyRows(rows) {
   const direct = rows.find((r) => r.mode === 'direct');
   const out = ['| mode | updates/s | % of direct | round trip p50 ms | added p50 ms | p99 ms |', '|---|---:|---:|---:|---:|---:|'];
   for (const r of rows) {
-    const label = r.mode === 'direct' ? 'direct (acp-kit v2 client -> agent)' : r.mode === 'bridge' ? 'through acp-kit proxy --bridge 2 (v2 client, v1 agent)' : r.mode === 'plain' ? 'through acp-kit proxy (plain)' : `through acp-kit proxy --record (${fmt(r.captureMb, 1)} MB capture)`;
+    const label = r.mode === 'direct' ? 'direct (acp-kit v2 client -> agent)' : r.mode === 'bridge' ? 'through acp-kit proxy --bridge 2 (v2 client, v1 agent)' : r.mode === 'bridge-record' ? `through acp-kit proxy --bridge 2 --record (both legs, ${fmt(r.captureMb, 1)} MB capture)` : r.mode === 'plain' ? 'through acp-kit proxy (plain)' : `through acp-kit proxy --record (${fmt(r.captureMb, 1)} MB capture)`;
     out.push(`| ${label} | ${fmt(r.updatesPerSec)} | ${fmt((100 * r.updatesPerSec) / direct.updatesPerSec, 1)} % | ${fmt(r.p50, 3)} | ${r.mode === 'direct' ? '' : fmt(r.p50 - direct.p50, 3)} | ${fmt(r.p99, 3)} |`);
   }
   return out.join('\n');

@@ -81,7 +81,6 @@ describe('proxy --bridge 1: the official SDK v1 client, v2 agents', () => {
     const init = await conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: 'sdk', version: '1' } });
     expect(init.protocolVersion).toBe(1);
     expect(init.agentCapabilities?.loadSession).toBe(true);
-    expect(stderr()).toContain('editor speaks ACP v1, agent v2: translating');
     const { sessionId } = await conn.agent.request('session/new', { cwd, mcpServers: [] });
     const r = await conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'create notes.txt containing hello' }] });
     expect(r.stopReason).toBe('end_turn');
@@ -96,6 +95,8 @@ describe('proxy --bridge 1: the official SDK v1 client, v2 agents', () => {
     conn.close();
     first.child.stdin!.end();
     expect(await first.exit).toBe(0);
+    // stderr is another pipe than stdout: all of it is read once the process is gone
+    expect(stderr()).toContain('editor speaks ACP v1, agent v2: translating');
     const second = bridgeTo(['--bridge', '1'], [process.execPath, BIN, 'agent', '--model', 'demo'], { cwd });
     await second.conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
     await second.conn.agent.request('session/load', { sessionId, cwd, mcpServers: [] });

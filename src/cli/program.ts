@@ -293,7 +293,8 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .description('check a capture against the schema of its protocol version and the protocol rules (exit 1 on violations)')
     .argument('<capture>', 'capture file (acp-kit NDJSON or acp-devtools export)')
     .option('--json', 'print NDJSON: one violation per line, then a result line')
-    .action(async (file: string, flags: { json?: boolean }) => {
+    .addOption(new Option('--side <leg>', 'bridge captures: check only this leg, editor or agent (default: each leg against its own version)').choices(['editor', 'agent']))
+    .action(async (file: string, flags: { json?: boolean; side?: string }) => {
       result.code = await (await import('./commands/validate.js')).validateCommand(file, flags);
     });
 
@@ -319,7 +320,8 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .description('per method counts, latency p50/p99/max, bytes, errors, and per turn time to first chunk, duration and stop reason')
     .argument('<capture>', 'capture file (acp-kit NDJSON, acp-devtools export or Rust conductor .jsons trace)')
     .option('--json', 'print one JSON object (the CaptureStats of acp-kit/proxy)')
-    .action(async (file: string, flags: { json?: boolean }) => {
+    .addOption(new Option('--side <leg>', 'bridge captures: the leg to read, editor (default) or agent (docs/captures.md)').choices(['editor', 'agent']))
+    .action(async (file: string, flags: { json?: boolean; side?: string }) => {
       result.code = await (await import('./commands/stats.js')).statsCommand(file, flags);
     });
   program
@@ -328,7 +330,8 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .argument('<a>', 'first capture')
     .argument('<b>', 'second capture')
     .option('--json', 'print one JSON object (the CaptureDiff of acp-kit/proxy, see docs/captures.md)')
-    .action(async (a: string, b: string, flags: { json?: boolean }) => {
+    .addOption(new Option('--side <leg>', 'bridge captures: the leg to read, editor (default) or agent (docs/captures.md)').choices(['editor', 'agent']))
+    .action(async (a: string, b: string, flags: { json?: boolean; side?: string }) => {
       result.code = await (await import('./commands/diff.js')).diffCommand(a, b, flags);
     });
 

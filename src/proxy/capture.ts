@@ -7,6 +7,18 @@ import { at, isObj, type Obj } from './json.js';
 /** Which way a frame travelled through the proxy. */
 export type FrameDirection = 'editor->agent' | 'agent->editor';
 
+/**
+ * Which leg of the connection a frame was on. A plain proxy has one leg (both sides see the same
+ * bytes); the bridge has two: the editor's (in the editor's version) and the agent's (in the
+ * agent's version). A frame without `side` is on the editor's leg.
+ */
+export type CaptureSide = 'editor' | 'agent';
+
+/** The leg a frame was on (`editor` when the capture does not say). */
+export function frameSide(f: Pick<CaptureFrame, 'side'>): CaptureSide {
+  return f.side ?? 'editor';
+}
+
 /** The JSON-RPC kind of a frame; `invalid` = not a JSON-RPC object (not JSON, an array, no method/id). */
 export type FrameKind = 'request' | 'notification' | 'response' | 'error' | 'invalid';
 
@@ -25,6 +37,8 @@ export interface CaptureFrame {
   kind: FrameKind;
   method?: string;
   id?: FrameId;
+  /** The leg (bridge captures only; absent = `editor`, see {@link CaptureSide}). */
+  side?: CaptureSide;
 }
 
 /** The first line of an acp-kit capture. */
@@ -49,8 +63,10 @@ export interface CaptureMeta {
   /** The frame that revealed it. */
   seq: number;
   t: number;
-  /** The protocol version the initialize response negotiated. */
+  /** The protocol version the initialize response negotiated (on the editor's leg). */
   protocolVersion?: number;
+  /** Bridge captures: the version negotiated on the agent's leg. */
+  agentProtocolVersion?: number;
   /** The agent exited: its code or signal. */
   exitCode?: number | null;
   signal?: string | null;
@@ -202,15 +218,17 @@ export class CaptureWriter {
     return Math.round(Number(process.hrtime.bigint() - this.t0) / 1000) / 1000;
   }
 
-  /** Records one frame and returns it (with its seq and time). */
-  frame(dir: FrameDirection, raw: string, decoded: DecodedFrame = decodeFrame(raw)): CaptureFrame {
+  /** Records one frame and returns it (with its seq and time); `side` only for a bridge's legs. */
+  frame(dir: FrameDirection, raw: string, decoded: DecodedFrame = decodeFrame(raw), side?: CaptureSide): CaptureFrame {
     const f: CaptureFrame = { seq: ++this.seq, t: this.now(), dir, raw, kind: decoded.kind };
     if (decoded.method !== undefined) f.method = decoded.method;
     if (decoded.id !== undefined) f.id = decoded.id;
+    if (side !== undefined) f.side = side;
     // the same line JSON.stringify(f) gives, without building it from the object (hot path)
     let line = `{"seq":${f.seq},"t":${f.t},"dir":"${dir}","raw":${JSON.stringify(raw)},"kind":"${f.kind}"`;
     if (f.method !== undefined) line += `,"method":${JSON.stringify(f.method)}`;
     if (f.id !== undefined) line += `,"id":${JSON.stringify(f.id)}`;
+    if (side !== undefined) line += `,"side":"${side}"`;
     this.text(`${line}}\n`);
     return f;
   }
@@ -263,6 +281,23 @@ export class CaptureWriter {
     let off = 0;
     while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
   }
+}
+
+/**
+ * Numbers frames the way {@link CaptureWriter.frame} does: through `recorder` when there is one,
+ * else in memory only (validation without recording still needs seq and time).
+ */
+export function frameStamper(recorder: CaptureWriter | undefined): (dir: FrameDirection, raw: string, decoded: DecodedFrame, side?: CaptureSide) => CaptureFrame {
+  if (recorder) return (dir, raw, decoded, side) => recorder.frame(dir, raw, decoded, side);
+  let seq = 0;
+  const t0 = process.hrtime.bigint();
+  return (dir, raw, d, side) => {
+    const f: CaptureFrame = { seq: ++seq, t: Math.round(Number(process.hrtime.bigint() - t0) / 1000) / 1000, dir, raw, kind: d.kind };
+    if (d.method !== undefined) f.method = d.method;
+    if (d.id !== undefined) f.id = d.id;
+    if (side !== undefined) f.side = side;
+    return f;
+  };
 }
 
 /** A capture read back: header (synthesised for foreign formats), then entries in file order. */
@@ -422,9 +457,10 @@ function headerFrom(h: Obj): CaptureHeader {
 
 /** A meta line as read: known fields of the wrong type are left out, unknown ones kept. */
 function metaFrom(o: Obj): CaptureMeta {
-  const { protocolVersion, exitCode, signal, ...rest } = o;
+  const { protocolVersion, agentProtocolVersion, exitCode, signal, ...rest } = o;
   const out: CaptureMeta = { ...rest, type: 'meta', seq: typeof o.seq === 'number' ? o.seq : 0, t: typeof o.t === 'number' ? o.t : 0 };
   if (typeof protocolVersion === 'number') out.protocolVersion = protocolVersion;
+  if (typeof agentProtocolVersion === 'number') out.agentProtocolVersion = agentProtocolVersion;
   if (typeof exitCode === 'number' || exitCode === null) out.exitCode = exitCode;
   if (typeof signal === 'string' || signal === null) out.signal = signal;
   return out;
@@ -435,11 +471,13 @@ function metaFrom(o: Obj): CaptureMeta {
  * reads as 0, a missing or unknown kind is taken from the raw line.
  */
 function frameFrom(o: Obj): CaptureFrame | undefined {
-  const { type: _type, seq, t, dir, raw, kind, method, id, ...rest } = o;
+  const { type: _type, seq, t, dir, raw, kind, method, id, side, ...rest } = o;
   if (typeof seq !== 'number' || typeof raw !== 'string' || (dir !== 'editor->agent' && dir !== 'agent->editor')) return undefined;
   const f: CaptureFrame = { ...rest, seq, t: typeof t === 'number' ? t : 0, dir, raw, kind: isFrameKind(kind) ? kind : decodeFrame(raw).kind };
   if (typeof method === 'string') f.method = method;
   if (id !== undefined && isFrameId(id)) f.id = id;
+  // an unknown side is no leg this reader knows: the frame keeps the editor's leg
+  if (side === 'agent' || side === 'editor') f.side = side;
   return f;
 }
 

@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 export { startProxy, type ProxyOptions, type ProxyHandle, type ProxyResult } from './proxy.js';
+export type { AgentCommandOptions } from './agent-process.js';
 export {
   CaptureWriter,
   CaptureFormatError,
@@ -12,6 +13,7 @@ export {
   readCapture,
   decodeFrame,
   scanFrame,
+  frameSide,
   dataRoot,
   defaultCaptureDir,
   defaultCapturePath,
@@ -20,6 +22,7 @@ export {
   type CaptureHeader,
   type CaptureMeta,
   type CaptureReader,
+  type CaptureSide,
   type DecodedFrame,
   type FrameDirection,
   type FrameId,

@@ -1,31 +1,13 @@
-import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { signalProcessGroup, trackProcessGroup } from '../rpc/process-group.js';
-import { describeSpawnError, watchChildExit } from '../rpc/child.js';
-import { CaptureWriter, decodeFrame, scanFrame, type CaptureFrame, type DecodedFrame, type FrameDirection } from './capture.js';
+import { describeExit, killAfterEditorClosed, proxyResult, spawnRawAgent, type AgentCommandOptions, type ProxyResult } from './agent-process.js';
+import { decodeFrame, frameStamper, scanFrame, type DecodedFrame, type FrameDirection } from './capture.js';
 import { numberAt } from './json.js';
-import { CaptureValidator, type Violation } from './validate.js';
+import { CaptureValidator } from './validate.js';
+
+export type { ProxyResult } from './agent-process.js';
 
 /** Options of {@link startProxy}. */
-export interface ProxyOptions {
-  /** The agent program and its arguments. */
-  command: string;
-  args?: readonly string[];
-  cwd?: string;
-  env?: NodeJS.ProcessEnv;
-  /** The editor side (default: this process's stdin / stdout). */
-  editorIn?: Readable;
-  editorOut?: Writable;
-  /** Where the agent's stderr goes (default: this process's stderr, unchanged). */
-  agentStderr?: Writable;
-  /** Record every frame to this capture (written before the frame is forwarded). */
-  recorder?: CaptureWriter;
-  /** Check every frame (schema + stateful rules) and report violations here; traffic is never altered. */
-  onViolation?: (v: Violation) => void;
-  /** The proxy's own log lines (never on the editor's stdout). */
-  log?: (line: string) => void;
-  /** After the editor closes stdin: how long the agent may take to exit before it is killed (default 5000 ms). */
-  exitTimeoutMs?: number;
+export interface ProxyOptions extends AgentCommandOptions {
   /** Grace between SIGTERM and SIGKILL when the agent is killed (default 2000 ms). */
   killTimeoutMs?: number;
 }
@@ -43,18 +25,6 @@ export interface ProxyHandle {
   stop(): Promise<ProxyResult>;
 }
 
-/** How a proxied agent ended. */
-export interface ProxyResult {
-  exitCode: number;
-  /** The agent's own exit code / signal. */
-  agentExitCode: number | null;
-  agentSignal: string | null;
-  /** Set when the agent could not be started. */
-  error?: Error;
-}
-
-const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13, SIGABRT: 6, SIGSEGV: 11 };
-
 /**
  * Starts an agent in its own process group and forwards the editor's stdio to it and back,
  * byte-exact. Without recorder and validation the bytes are piped as they come; with either,
@@ -66,23 +36,9 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
   const editorOut = options.editorOut ?? process.stdout;
   const agentStderr = options.agentStderr ?? process.stderr;
   const log = options.log ?? (() => undefined);
-  const child = spawn(options.command, [...(options.args ?? [])], {
-    cwd: options.cwd,
-    env: options.env ?? process.env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: process.platform !== 'win32',
-  });
-  trackProcessGroup(child);
-  child.stdin.on('error', (e) => log(`agent stdin: ${e.message}`));
+  const agent = spawnRawAgent(options.command, options.args ?? [], { cwd: options.cwd, env: options.env, stderr: agentStderr, log });
+  const { child, exited, spawnError, stdoutEnded } = agent;
   editorOut.on('error', (e) => log(`editor stdout: ${e.message}`));
-  child.stderr.pipe(agentStderr, { end: false });
-
-  const { exited, spawnError } = watchChildExit(child);
-  const stdoutEnded = new Promise<void>((resolve) => {
-    child.stdout.once('close', resolve);
-    child.stdout.once('end', resolve);
-    child.once('error', () => resolve());
-  });
 
   const lineMode = options.recorder !== undefined || options.onViolation !== undefined;
   if (!lineMode) {
@@ -91,16 +47,13 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
   } else {
     const recorder = options.recorder;
     const validator = options.onViolation ? new CaptureValidator() : undefined;
-    let seq = 0;
-    const t0 = process.hrtime.bigint();
+    const stamp = frameStamper(recorder);
     let initId: unknown;
     let initSeen = false;
     const onLine = (dir: FrameDirection, raw: string): void => {
       // validation needs the message; recording only kind/method/id, which a light scan finds
       const d: DecodedFrame = validator ? decodeFrame(raw) : (scanFrame(raw) ?? decodeFrame(raw));
-      const frame: CaptureFrame = recorder
-        ? recorder.frame(dir, raw, d)
-        : { seq: ++seq, t: Math.round(Number(process.hrtime.bigint() - t0) / 1000) / 1000, dir, raw, kind: d.kind, ...(d.method !== undefined ? { method: d.method } : {}), ...(d.id !== undefined ? { id: d.id } : {}) };
+      const frame = stamp(dir, raw, d);
       if (recorder && !initSeen) {
         // the negotiated version goes into the capture as soon as the initialize answer passes
         if (dir === 'editor->agent' && d.kind === 'request' && d.method === 'initialize') initId = d.id;
@@ -127,48 +80,24 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
     }
   }
 
-  let killing: Promise<void> | undefined;
-  const killAgent = (): Promise<void> => {
-    killing ??= (async () => {
-      if (spawnError() || child.exitCode !== null || child.signalCode !== null) {
-        signalProcessGroup(child, 'SIGKILL'); // leftovers of the group never outlive us
-        return;
-      }
-      signalProcessGroup(child, 'SIGTERM');
-      const t = setTimeout(() => signalProcessGroup(child, 'SIGKILL'), options.killTimeoutMs ?? 2000);
-      await exited;
-      clearTimeout(t);
-      signalProcessGroup(child, 'SIGKILL');
-    })();
-    return killing;
-  };
-
+  const killAgent = (): Promise<void> => agent.kill(options.killTimeoutMs);
   // the editor closed its side: the agent gets EOF and a bounded time to finish
-  editorIn.once('end', () => {
-    log('editor closed stdin; waiting for the agent to exit');
-    const t = setTimeout(() => {
-      log(`agent still running ${options.exitTimeoutMs ?? 5000} ms after stdin closed; killing it`);
-      void killAgent();
-    }, options.exitTimeoutMs ?? 5000);
-    t.unref();
-    void exited.then(() => clearTimeout(t));
-  });
+  editorIn.once('end', () => killAfterEditorClosed(exited, killAgent, log, options.exitTimeoutMs));
 
   const done = (async (): Promise<ProxyResult> => {
     const r = await exited;
     const failed = spawnError();
     if (failed) {
-      log(describeSpawnError(options.command, failed));
+      log(agent.describeSpawnError(failed));
       return { exitCode: 1, agentExitCode: null, agentSignal: null, error: failed };
     }
     // the group may still hold the agent's children: they must not outlive the proxy
-    signalProcessGroup(child, 'SIGKILL');
+    await killAgent();
     // what the agent wrote before exiting still reaches the editor (bounded: a grandchild may hold the pipe)
     await Promise.race([stdoutEnded, new Promise((res) => setTimeout(res, 1000).unref())]);
-    log(r.signal ? `agent was killed by ${r.signal}` : `agent exited with code ${r.exitCode}`);
+    log(describeExit(r));
     options.recorder?.meta({ exitCode: r.exitCode, signal: r.signal });
-    const exitCode = r.exitCode ?? 128 + (SIGNAL_NUMBERS[r.signal ?? ''] ?? 0);
-    return { exitCode, agentExitCode: r.exitCode, agentSignal: r.signal };
+    return proxyResult(r);
   })();
 
   return {

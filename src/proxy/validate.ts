@@ -1,6 +1,6 @@
 import { getValidator } from '../protocol/validation/validator.js';
 import { formatFailure } from '../protocol/validation/failure.js';
-import type { CaptureFrame, FrameDirection } from './capture.js';
+import type { CaptureFrame, CaptureSide, FrameDirection } from './capture.js';
 import { at, isObj, type Obj } from './json.js';
 
 /** One broken rule, with the requirement it breaks and the frames involved. */
@@ -16,6 +16,8 @@ export interface Violation {
   seqs: number[];
   /** What is wrong, naming the field and the expectation. */
   message: string;
+  /** Bridge captures: the leg the frames are on (each leg is checked against its own version). */
+  side?: CaptureSide;
 }
 
 /** The rules {@link CaptureValidator} checks. */

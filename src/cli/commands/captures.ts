@@ -14,7 +14,7 @@ export interface CapturesExportFlags {
 const write = (s: string): void => void process.stdout.write(s);
 
 function fail(path: string, e: unknown): never {
-  if (e instanceof CaptureFormatError) throw usageError(e.message, 'Pass an acp-kit capture (acp-kit proxy --record) or an acp-devtools export.');
+  if (e instanceof CaptureFormatError) throw usageError(e.message, 'Pass one of the three formats acp-kit reads: an acp-kit capture (.ndjson, from acp-kit proxy --record), an acp-devtools export (.json) or a Rust SDK conductor trace (.jsons).');
   if (errnoCode(e) === 'ENOENT') throw usageError(`no such capture file: ${path}`, 'acp-kit captures list shows the recorded captures.');
   throw e;
 }
@@ -24,7 +24,7 @@ export async function capturesListCommand(flags: { json?: boolean }): Promise<nu
   const dir = defaultCaptureDir();
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.ndjson') || n.endsWith('.json')).sort();
+    names = readdirSync(dir).filter((n) => n.endsWith('.ndjson') || n.endsWith('.json') || n.endsWith('.jsons')).sort();
   } catch {
     names = [];
   }
@@ -50,7 +50,8 @@ export async function capturesListCommand(flags: { json?: boolean }): Promise<nu
 }
 
 function describe(f: CaptureFrame): string {
-  const arrow = f.dir === 'editor->agent' ? 'editor -> agent' : 'agent -> editor';
+  // bridge captures: the agent leg is marked, the editor leg reads as a plain capture
+  const arrow = `${f.side === 'agent' ? '[agent leg] ' : ''}${f.dir === 'editor->agent' ? 'editor -> agent' : 'agent -> editor'}`;
   const id = f.id !== undefined ? ` #${JSON.stringify(f.id)}` : '';
   let what = `${f.kind}${f.method ? ` ${f.method}` : ''}${id}`;
   if (f.method === 'session/update') {

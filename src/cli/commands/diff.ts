@@ -1,4 +1,4 @@
-import { diffCaptures, readCapture, type CaptureDiff, type DiffFrameRef, type FieldDifference } from '../../proxy/index.js';
+import { diffCaptures, frameSide, readCapture, type CaptureDiff, type DiffFrameRef, type FieldDifference } from '../../proxy/index.js';
 import { captureReadFailure } from './captures.js';
 
 const show = (v: unknown): string => {
@@ -48,8 +48,12 @@ export function formatDiff(d: CaptureDiff, pathA: string, pathB: string): string
   return `${out.join('\n')}\n`;
 }
 
-/** `acp-kit diff A B [--json]`: exit 0 when equal (timing aside), 1 when they differ, 2 usage. */
-export async function diffCommand(pathA: string, pathB: string, flags: { json?: boolean }): Promise<number> {
+/**
+ * `acp-kit diff A B [--json] [--side editor|agent]`: exit 0 when equal (timing aside), 1 when they
+ * differ, 2 usage. Of bridge captures one leg is compared, the editor's by default.
+ */
+export async function diffCommand(pathA: string, pathB: string, flags: { json?: boolean; side?: string }): Promise<number> {
+  const side = flags.side === 'agent' ? 'agent' : 'editor';
   const read = async (p: string) => {
     try {
       return await readCapture(p);
@@ -59,7 +63,7 @@ export async function diffCommand(pathA: string, pathB: string, flags: { json?: 
   };
   const a = await read(pathA);
   const b = await read(pathB);
-  const d = diffCaptures(a.frames, b.frames);
+  const d = diffCaptures(a.frames.filter((f) => frameSide(f) === side), b.frames.filter((f) => frameSide(f) === side));
   process.stdout.write(flags.json ? `${JSON.stringify({ type: 'diff', formatVersion: 1, paths: { a: pathA, b: pathB }, ...d })}\n` : formatDiff(d, pathA, pathB));
   return d.equal ? 0 : 1;
 }

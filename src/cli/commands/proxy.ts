@@ -46,7 +46,7 @@ export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<
   if (recorder) log(`recording to ${recorder.path}`);
   const inspector = recorder && flags.inspect ? await startInspectorFor(recorder.path, agent, log) : undefined;
   const onViolation = flags.validate ? (v: Violation) => log(`violation ${v.requirement} [${v.rule}] seq ${v.seqs.join(',')}: ${v.message}`) : undefined;
-  if (bridge !== undefined) log(`bridge mode ${bridge}${recorder ? ': the capture holds the editor side' : ''}`);
+  if (bridge !== undefined) log(`bridge mode ${bridge}${recorder ? ': the capture holds both legs (docs/captures.md)' : ''}`);
   const proxy = bridge === undefined
     ? startProxy({ command: agent[0]!, args: agent.slice(1), recorder, onViolation, log })
     : startBridge({ mode: bridge, command: agent[0]!, args: agent.slice(1), recorder, onViolation, log });

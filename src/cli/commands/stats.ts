@@ -1,4 +1,4 @@
-import { CaptureStatsCollector, openCapture, type CaptureStats } from '../../proxy/index.js';
+import { CaptureStatsCollector, frameSide, openCapture, type CaptureStats } from '../../proxy/index.js';
 import { captureReadFailure } from './captures.js';
 
 const n = (v: number): string => v.toLocaleString('en-US');
@@ -46,12 +46,16 @@ export function formatStats(s: CaptureStats, label: string): string {
   return `${out.join('\n')}\n`;
 }
 
-/** `acp-kit stats CAPTURE [--json]`: streams the capture; exit 0, or 2 when it cannot be read. */
-export async function statsCommand(path: string, flags: { json?: boolean }): Promise<number> {
+/**
+ * `acp-kit stats CAPTURE [--json] [--side editor|agent]`: streams the capture (of a bridge capture
+ * one leg, the editor's by default); exit 0, or 2 when it cannot be read.
+ */
+export async function statsCommand(path: string, flags: { json?: boolean; side?: string }): Promise<number> {
+  const side = flags.side === 'agent' ? 'agent' : 'editor';
   const r = openCapture(path);
   const c = new CaptureStatsCollector();
   try {
-    for await (const f of r) c.push(f);
+    for await (const f of r) if (frameSide(f) === side) c.push(f);
   } catch (e) {
     captureReadFailure(path, e);
   }

@@ -1,27 +1,39 @@
-import { CaptureValidator, openCapture, type Violation } from '../../proxy/index.js';
+import { CaptureValidator, frameSide, openCapture, type CaptureSide, type Violation } from '../../proxy/index.js';
 import { captureReadFailure } from './captures.js';
 
-/** `acp-kit validate CAPTURE [--json]`: exit 0 clean, 1 violations, 2 usage. */
-export async function validateCommand(path: string, flags: { json?: boolean }): Promise<number> {
+/**
+ * `acp-kit validate CAPTURE [--json] [--side editor|agent]`: exit 0 clean, 1 violations, 2 usage.
+ * A bridge capture holds two legs in two versions: each is checked by its own validator (its own
+ * negotiated version, its own request ids), unless `--side` picks one.
+ */
+export async function validateCommand(path: string, flags: { json?: boolean; side?: string }): Promise<number> {
+  const only: CaptureSide | undefined = flags.side === 'editor' || flags.side === 'agent' ? flags.side : undefined;
   const r = openCapture(path);
-  const validator = new CaptureValidator();
+  const validators = new Map<CaptureSide, CaptureValidator>();
   const violations: Violation[] = [];
   let frames = 0;
   try {
     for await (const f of r) {
+      const side = frameSide(f);
+      if (only !== undefined && side !== only) continue;
       frames++;
-      violations.push(...validator.push(f));
+      let validator = validators.get(side);
+      if (!validator) validators.set(side, (validator = new CaptureValidator()));
+      for (const v of validator.push(f)) violations.push(side === 'agent' ? { ...v, side } : v);
     }
   } catch (e) {
     captureReadFailure(path, e);
   }
-  violations.push(...validator.finish());
+  for (const [side, validator] of validators) for (const v of validator.finish()) violations.push(side === 'agent' ? { ...v, side } : v);
+  const version = (side: CaptureSide): number | null => validators.get(side)?.protocolVersion ?? null;
+  const bridged = validators.has('agent');
   if (flags.json) {
     for (const v of violations) process.stdout.write(`${JSON.stringify({ type: 'violation', ...v })}\n`);
-    process.stdout.write(`${JSON.stringify({ type: 'result', frames, protocolVersion: validator.protocolVersion ?? null, violations: violations.length })}\n`);
+    process.stdout.write(`${JSON.stringify({ type: 'result', frames, protocolVersion: version(only ?? 'editor'), ...(bridged && only === undefined ? { agentProtocolVersion: version('agent') } : {}), violations: violations.length })}\n`);
   } else {
-    for (const v of violations) process.stdout.write(`${v.requirement}  [${v.rule}]  seq ${v.seqs.join(', ')}: ${v.message}\n`);
-    process.stdout.write(`${frames} frames, protocol v${validator.protocolVersion ?? '?'}: ${violations.length === 0 ? 'no violations' : `${violations.length} violation${violations.length === 1 ? '' : 's'}`}\n`);
+    for (const v of violations) process.stdout.write(`${v.side ? `[${v.side} leg] ` : ''}${v.requirement}  [${v.rule}]  seq ${v.seqs.join(', ')}: ${v.message}\n`);
+    const versions = bridged && only === undefined ? `editor leg v${version('editor') ?? '?'}, agent leg v${version('agent') ?? '?'}` : `protocol v${version(only ?? 'editor') ?? '?'}`;
+    process.stdout.write(`${frames} frames, ${versions}: ${violations.length === 0 ? 'no violations' : `${violations.length} violation${violations.length === 1 ? '' : 's'}`}\n`);
   }
   return violations.length === 0 ? 0 : 1;
 }

@@ -7,41 +7,27 @@ import type { PeerOptions } from '../../rpc/peer.js';
 import { StreamTransport } from '../../rpc/stream-transport.js';
 import type { CloseInfo } from '../../rpc/transport.js';
 import type { FileSystemSandboxOptions } from '../../client/services/fs-sandbox.js';
-import { decodeFrame, type CaptureWriter, type FrameDirection } from '../capture.js';
+import { decodeFrame, frameStamper, scanFrame, type CaptureSide, type FrameDirection } from '../capture.js';
 import { at, isObj, type Obj } from '../json.js';
-import type { ProxyHandle, ProxyResult } from '../proxy.js';
+import { describeExit, killAfterEditorClosed, proxyResult, type AgentCommandOptions, type ProxyResult } from '../agent-process.js';
+import type { ProxyHandle } from '../proxy.js';
 import { CaptureValidator, type Violation } from '../validate.js';
 import { RelayTransport } from './relay-transport.js';
 import { Translator } from './translator.js';
+
+const SIDES: readonly CaptureSide[] = ['editor', 'agent'];
 
 /** `1` / `2`: the version the editor speaks (the agent is offered the other); `auto`: see {@link BridgeOptions.mode}. */
 export type BridgeMode = 1 | 2 | 'auto';
 
 /** Options of {@link startBridge}. */
-export interface BridgeOptions {
+export interface BridgeOptions extends AgentCommandOptions {
   /**
    * `1` or `2`: the version the EDITOR speaks; the agent is offered the other one and the bridge
    * translates. `auto`: the agent is offered the editor's version; the bridge translates only when
    * the agent answers the other one, and otherwise forwards every message unchanged.
    */
   mode: BridgeMode;
-  /** The agent program and its arguments. */
-  command: string;
-  args?: readonly string[];
-  cwd?: string;
-  env?: NodeJS.ProcessEnv;
-  /** The editor side (default: this process's stdin / stdout). */
-  editorIn?: Readable;
-  editorOut?: Writable;
-  /** Where the agent's stderr goes (default: this process's stderr). */
-  agentStderr?: Writable;
-  /** Records the editor side of the connection (every message the editor sent and got). */
-  recorder?: CaptureWriter;
-  /** Checks the editor side (schema of the editor's version + stateful rules). */
-  onViolation?: (v: Violation) => void;
-  log?: (line: string) => void;
-  /** After the editor closes stdin: how long the agent may take to exit before it is killed (default 5000 ms). */
-  exitTimeoutMs?: number;
   /** Options of the sandbox serving a v1 agent's `fs/*` for a v2 editor. */
   fileSystem?: FileSystemSandboxOptions;
   /** Sees every message on each side, in wire order (tests attach schema validators here). */
@@ -56,8 +42,6 @@ export interface BridgeHandle extends ProxyHandle {
   /** Resolves once the agent answered `initialize` and the route is chosen. */
   readonly route: Promise<BridgeRoute>;
 }
-
-const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13, SIGABRT: 6, SIGSEGV: 11 };
 
 /**
  * The v1<->v2 bridge: an editor speaking one ACP version and an agent speaking the other,
@@ -77,20 +61,19 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
   editorOut.on('error', (e) => log(`editor stdout: ${e.message}`));
   const editorT = new StreamTransport(editorIn, editorOut, { endOnClose: false });
 
-  // the editor side of the capture: what the editor sent and what it got
-  const validator = options.onViolation ? new CaptureValidator() : undefined;
-  let seq = 0;
-  const t0 = process.hrtime.bigint();
-  const record = (dir: FrameDirection, message: unknown, raw?: string): void => {
-    if (!options.recorder && !validator) return;
-    const line = raw ?? JSON.stringify(message);
-    const d = decodeFrame(line);
-    const frame = options.recorder
-      ? options.recorder.frame(dir, line, d)
-      : { seq: ++seq, t: Math.round(Number(process.hrtime.bigint() - t0) / 1000) / 1000, dir, raw: line, kind: d.kind, ...(d.method !== undefined ? { method: d.method } : {}), ...(d.id !== undefined ? { id: d.id } : {}) };
-    if (validator) for (const v of validator.push(frame, d.message)) options.onViolation!(v);
+  // the capture holds both legs: the editor's (what the editor sent and got, in its version) and
+  // the agent's (what the agent sent and got, in its version); each leg has its own validator
+  const validators = options.onViolation ? { editor: new CaptureValidator(), agent: new CaptureValidator() } : undefined;
+  const stamp = frameStamper(options.recorder);
+  const recordLine = (side: CaptureSide, dir: FrameDirection, line: string): void => {
+    // validation needs the message; recording only kind/method/id, which a light scan finds without
+    // parsing the line a second time (the transport parsed it already)
+    const d = validators ? decodeFrame(line) : (scanFrame(line) ?? decodeFrame(line));
+    const frame = stamp(dir, line, d, side);
+    if (validators) for (const v of validators[side].push(frame, d.message)) options.onViolation!({ ...v, side });
   };
-  const recording = options.recorder !== undefined || validator !== undefined;
+  const record = (dir: FrameDirection, message: unknown, raw?: string): void => recordLine('editor', dir, raw ?? JSON.stringify(sendable(message)));
+  const recording = options.recorder !== undefined || validators !== undefined;
   const toEditor = (m: unknown): void => {
     const out = sendable(m);
     editorT.send(out);
@@ -114,7 +97,10 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     const out = sendable(m);
     agent.transport.send(out);
     agentTap?.sent?.(out);
+    if (recording) recordLine('agent', 'editor->agent', JSON.stringify(out));
   };
+  // the agent leg's raw lines, byte-exact (also those that are not JSON), before the transport parses them
+  if (recording) splitRawLines(agent.process.stdout, (line) => recordLine('agent', 'agent->editor', line));
 
   let editorClosed: CloseInfo | undefined;
   let agentClosed: CloseInfo | undefined;
@@ -139,7 +125,6 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     },
     onClose: (info) => {
       editorClosed = info;
-      log('editor closed stdin; waiting for the agent to exit');
       editorRelay?.end(info);
       // the agent gets EOF and a bounded time to finish, as with a direct connection
       try {
@@ -147,12 +132,7 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
       } catch {
         /* already closed */
       }
-      const t = setTimeout(() => {
-        log(`agent still running ${options.exitTimeoutMs ?? 5000} ms after stdin closed; killing it`);
-        void agent.kill();
-      }, options.exitTimeoutMs ?? 5000);
-      t.unref();
-      void agent.exited.then(() => clearTimeout(t));
+      killAfterEditorClosed(agent.exited, () => agent.kill(), log, options.exitTimeoutMs);
     },
   });
   agent.transport.start({
@@ -237,6 +217,7 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
       mode = answer.error !== undefined ? 'init' : 'forward';
       toEditor({ ...answer, jsonrpc: '2.0', id: req.id });
       if (mode === 'forward') {
+        if (typeof answered === 'number') options.recorder?.meta({ protocolVersion: answered, agentProtocolVersion: answered });
         log(`agent speaks ACP v${String(answered)}: forwarding unchanged`);
         resolveRoute({ kind: 'forward', version: typeof answered === 'number' ? answered : 0 });
         flushHeld();
@@ -254,7 +235,7 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     }
     log(`editor speaks ACP v${editorVersion}, agent v${answered}: translating`);
     editorRelay = new RelayTransport(editorT, recording ? (m) => record('agent->editor', m) : undefined);
-    agentRelay = new RelayTransport(agent.transport);
+    agentRelay = new RelayTransport(agent.transport, recording ? (m) => recordLine('agent', 'editor->agent', JSON.stringify(m)) : undefined);
     translator = new Translator(editorRelay, agentRelay, {
       editorCodec: E,
       agentCodec: A,
@@ -267,6 +248,7 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     });
     mode = 'translate';
     toEditor({ jsonrpc: '2.0', id: req.id, result: Translator.editorInitResult(E, agentInit) });
+    options.recorder?.meta({ protocolVersion: editorVersion, agentProtocolVersion: agentVersion });
     resolveRoute({ kind: 'translate', editorVersion, agentVersion });
     if (editorClosed) editorRelay.end(editorClosed);
     if (agentClosed) agentRelay.end(agentClosed);
@@ -290,14 +272,13 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     await new Promise((res) => setImmediate(res));
     await translator?.dispose();
     await editorT.flush();
-    if (validator) for (const v of validator.finish()) options.onViolation!(v);
+    if (validators) for (const side of SIDES) for (const v of validators[side].finish()) options.onViolation!({ ...v, side });
     editorT.close({ reason: 'the agent exited' });
     await agent.kill(); // leftovers of the group never outlive us
     if (r.exitCode === null && r.signal === null) return { exitCode: 1, agentExitCode: null, agentSignal: null, error: new Error(agentClosed?.reason ?? 'the agent could not be started') };
-    log(r.signal ? `agent was killed by ${r.signal}` : `agent exited with code ${r.exitCode}`);
+    log(describeExit(r));
     options.recorder?.meta({ exitCode: r.exitCode, signal: r.signal });
-    const exitCode = r.exitCode ?? 128 + (SIGNAL_NUMBERS[r.signal ?? ''] ?? 0);
-    return { exitCode, agentExitCode: r.exitCode, agentSignal: r.signal };
+    return proxyResult(r);
   })();
   void done.then(() => resolveRoute({ kind: 'forward', version: 0 }));
 
@@ -329,3 +310,30 @@ function sendable(m: unknown): object {
   return typeof m === 'object' && m !== null ? m : { toJSON: () => m };
 }
 
+
+/**
+ * Hands every line of `from` to `onLine` as it was written (without its `\n`; a `\r`, a BOM and
+ * lines that are not JSON kept), a last line without `\n` at the end. A second reader beside the
+ * transport's: the transport normalises lines, a capture keeps them byte-exact.
+ */
+function splitRawLines(from: Readable | null, onLine: (line: string) => void): void {
+  if (!from) return;
+  let held: Buffer[] = [];
+  from.on('data', (chunk: Buffer) => {
+    let start = 0;
+    let nl = chunk.indexOf(10);
+    while (nl !== -1) {
+      const part = chunk.subarray(start, nl);
+      onLine((held.length > 0 ? Buffer.concat([...held, part]) : part).toString('utf8'));
+      held = [];
+      start = nl + 1;
+      nl = chunk.indexOf(10, start);
+    }
+    // copied: the stream may reuse its buffer
+    if (start < chunk.length) held.push(Buffer.from(chunk.subarray(start)));
+  });
+  from.once('end', () => {
+    if (held.length > 0) onLine(Buffer.concat(held).toString('utf8'));
+    held = [];
+  });
+}

@@ -1,12 +1,10 @@
-import { spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { FileSystemSandbox } from '../../client/services/fs-sandbox.js';
 import { TerminalManager } from '../../client/services/terminals.js';
 import { v1Codec } from '../../protocol/codec/index.js';
 import { AcpError, ErrorCode } from '../../protocol/errors.js';
 import { Methods } from '../../protocol/model/methods.js';
-import { describeSpawnError, watchChildExit } from '../../rpc/child.js';
-import { signalProcessGroup, trackProcessGroup } from '../../rpc/process-group.js';
+import { spawnRawAgent } from '../agent-process.js';
 import { decodeFrame, type CaptureWriter, type FrameId } from '../capture.js';
 import { at, isObj, numberAt, stringAt } from '../json.js';
 import { key, RequestIdMap, ValueMap } from './id-map.js';
@@ -128,16 +126,8 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
     return recordedAgentCalls.get(method)?.[n];
   };
 
-  const child = spawn(options.command, [...(options.args ?? [])], {
-    cwd: options.cwd,
-    env: options.env ?? process.env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: process.platform !== 'win32',
-  });
-  trackProcessGroup(child);
-  child.stdin.on('error', (e) => log(`agent stdin: ${e.message}`));
-  child.stderr.pipe(options.agentStderr ?? process.stderr, { end: false });
-  const { exited, spawnError } = watchChildExit(child);
+  const agent = spawnRawAgent(options.command, options.args ?? [], { cwd: options.cwd, env: options.env, stderr: options.agentStderr ?? process.stderr, log });
+  const { child, exited, spawnError } = agent;
   const agentOut = new LineQueue(child.stdout);
 
   let divergence: ReplayDivergence | undefined;
@@ -364,7 +354,7 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
       if (agentGone) {
         // stdout ends just before the exit is reported: give it a moment to tell the code
         const r = await Promise.race([exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1000).unref())]);
-        const how = spawnError() ? describeSpawnError(options.command, spawnError()!) : r?.signal ? `was killed by ${r.signal}` : r ? `exited with code ${r.exitCode}` : 'closed its stdout';
+        const how = spawnError() ? agent.describeSpawnError(spawnError()!) : r?.signal ? `was killed by ${r.signal}` : r ? `exited with code ${r.exitCode}` : 'closed its stdout';
         diverge(at?.seq ?? frames[frames.length - 1]?.seq ?? 0, pending(), 'agent gone', `replay: the agent ${how} ${where}, still waiting for ${pending()}`);
         return false;
       }
@@ -416,13 +406,9 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
   const exitTimeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), options.exitTimeoutMs ?? 5000)));
   if ((await Promise.race([exited, exitTimeout])) === 'timeout') {
     log('the agent is still running after stdin closed; stopping it');
-    signalProcessGroup(child, 'SIGTERM');
-    const kill = setTimeout(() => signalProcessGroup(child, 'SIGKILL'), 2000);
-    await exited;
-    clearTimeout(kill);
   }
   clearTimeout(timer);
-  signalProcessGroup(child, 'SIGKILL'); // leftovers of the group never outlive the replay
+  await agent.kill(); // leftovers of the group never outlive the replay
   const r = await exited;
   await Promise.race([pump, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
   await Promise.all(terminalManagers.map((m) => m.releaseAll()));

@@ -1,5 +1,5 @@
 import { numberAt, stringAt } from '../json.js';
-import { CaptureFormatError, decodeFrame, openCapture, type CaptureFrame, type CaptureHeader, type DecodedFrame } from '../capture.js';
+import { CaptureFormatError, decodeFrame, frameSide, openCapture, type CaptureFrame, type CaptureHeader, type DecodedFrame } from '../capture.js';
 
 /** One recorded frame with its decoded JSON-RPC shape, as replay walks it. */
 export interface ScriptFrame extends CaptureFrame {
@@ -44,7 +44,8 @@ export function scriptFromFrames(frames: readonly CaptureFrame[], header?: Captu
 export async function loadReplayScript(path: string): Promise<ReplayScript> {
   const r = openCapture(path);
   const frames: CaptureFrame[] = [];
-  for await (const f of r) frames.push(f);
+  // a bridge capture: the editor's leg is the conversation an editor had (docs/captures.md)
+  for await (const f of r) if (frameSide(f) === 'editor') frames.push(f);
   const script = scriptFromFrames(frames, r.header());
   script.skipped = r.skipped();
   if (!script.frames.some((f) => f.kind !== 'invalid')) {
