@@ -198,7 +198,8 @@ export class WebSocketTransport implements Transport {
     this.closed = true;
     this.closeReason = info.reason;
     this.pending = [];
-    this.corked = undefined;
+    // never leave a frame (e.g. the reply to the peer's close frame) corked behind us
+    this.uncork();
     this.wake();
     this.handlers?.onClose(info);
   }
