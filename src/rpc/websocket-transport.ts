@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import { WebSocket } from 'ws';
 import { MAX_JSON_DEPTH } from './json-guard.js';
 import { deliverMessageText, messageToText } from './message-text.js';
@@ -15,11 +16,23 @@ export interface WebSocketTransportOptions {
   maxDepth?: number;
 }
 
+/** Corked bytes after which a batch goes out without waiting for the macrotask to end (as the stdio transport). */
+const FLUSH_BYTES = 64 * 1024;
+
+/** The TCP socket under a `ws` WebSocket: `ws` keeps it in `_socket` (stable across ws 8) and offers no batching API. */
+function rawSocket(ws: WebSocket): Duplex | undefined {
+  const s = (ws as unknown as { _socket?: unknown })._socket;
+  return s && typeof (s as Duplex).cork === 'function' && typeof (s as Duplex).uncork === 'function' ? (s as Duplex) : undefined;
+}
+
 /**
  * One ACP connection over a WebSocket (the WebSocket profile of the remote transport RFD): one
  * JSON-RPC message per text frame, both directions, in order. Works on either end: wrap a
  * socket accepted by a `ws` server, or use {@link connectWebSocketTransport} as a client.
  * Messages sent before the socket is open are queued and go out in order once it opens.
+ *
+ * Each message is still its own frame, but the frames of one macrotask (up to 64 KiB) are handed to
+ * the OS in one `writev`: one system call per frame cost more than everything else on the path.
  */
 export class WebSocketTransport implements Transport {
   private handlers: TransportHandlers | undefined;
@@ -30,6 +43,10 @@ export class WebSocketTransport implements Transport {
   private waiters: Array<() => void> = [];
   private readonly hwm: number;
   private readonly maxDepth: number;
+  /** The corked TCP socket while a batch is open. */
+  private corked: Duplex | undefined;
+  private corkedBytes = 0;
+  private uncorkScheduled = false;
 
   constructor(
     /** The underlying socket. */
@@ -81,11 +98,47 @@ export class WebSocketTransport implements Transport {
       this.close({ reason: `buffered bytes limit exceeded: the peer left more than ${limit} bytes unread` });
       return;
     }
+    this.cork(bytes);
     this.socket.send(text, (err) => {
       this.unflushed -= bytes;
       if (err) return; // the 'close'/'error' event reports it
       if (this.unflushed < this.hwm) this.wake();
     });
+    if (this.corkedBytes >= FLUSH_BYTES) this.uncork();
+  }
+
+  /**
+   * Opens (or extends) a batch: frames written while the socket is corked leave together when it
+   * is uncorked, at the end of this macrotask or once {@link FLUSH_BYTES} are held, so a producer
+   * that never yields to the event loop still lets the reader work.
+   */
+  private cork(bytes: number): void {
+    if (this.corked === undefined) {
+      const raw = rawSocket(this.socket);
+      if (raw === undefined) return;
+      raw.cork();
+      this.corked = raw;
+      this.corkedBytes = 0;
+      if (!this.uncorkScheduled) {
+        this.uncorkScheduled = true;
+        setImmediate(this.onImmediate);
+      }
+    }
+    this.corkedBytes += bytes;
+  }
+
+  private readonly onImmediate = (): void => {
+    this.uncorkScheduled = false;
+    this.uncork();
+  };
+
+  /** Hands the batch to the OS (before any close frame, so nothing sent is held back). */
+  private uncork(): void {
+    const raw = this.corked;
+    if (raw === undefined) return;
+    this.corked = undefined;
+    this.corkedBytes = 0;
+    raw.uncork();
   }
 
   private wake(): void {
@@ -106,6 +159,7 @@ export class WebSocketTransport implements Transport {
   }
 
   async flush(): Promise<void> {
+    this.uncork();
     while (!this.closed && (this.unflushed > 0 || this.pending.length > 0)) {
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);
@@ -119,12 +173,14 @@ export class WebSocketTransport implements Transport {
     if (this.closed) return;
     if (info.reason.startsWith('buffered bytes limit')) {
       // a peer that does not read would never read a close frame either: cut the TCP connection
+      this.corked = undefined;
       this.socket.terminate();
       this.finish(info);
       return;
     }
     // close reasons are limited to 123 bytes by RFC 6455
     const reason = Buffer.from(info.reason).subarray(0, 123).toString('utf8').replace(/\uFFFD+$/, '');
+    this.uncork();
     try {
       if (this.socket.readyState === WebSocket.CONNECTING) this.socket.terminate();
       else this.socket.close(1000, reason);
@@ -142,6 +198,8 @@ export class WebSocketTransport implements Transport {
     this.closed = true;
     this.closeReason = info.reason;
     this.pending = [];
+    // never leave a frame (e.g. the reply to the peer's close frame) corked behind us
+    this.uncork();
     this.wake();
     this.handlers?.onClose(info);
   }
