@@ -1,4 +1,4 @@
-import type { Duplex } from 'node:stream';
+import { Duplex } from 'node:stream';
 import { WebSocket } from 'ws';
 import { MAX_JSON_DEPTH } from './json-guard.js';
 import { deliverMessageText, messageToText } from './message-text.js';
@@ -21,8 +21,8 @@ const FLUSH_BYTES = 64 * 1024;
 
 /** The TCP socket under a `ws` WebSocket: `ws` keeps it in `_socket` (stable across ws 8) and offers no batching API. */
 function rawSocket(ws: WebSocket): Duplex | undefined {
-  const s = (ws as unknown as { _socket?: unknown })._socket;
-  return s && typeof (s as Duplex).cork === 'function' && typeof (s as Duplex).uncork === 'function' ? (s as Duplex) : undefined;
+  const s: unknown = Reflect.get(ws, '_socket');
+  return s instanceof Duplex ? s : undefined;
 }
 
 /**
