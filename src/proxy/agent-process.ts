@@ -1,7 +1,7 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { describeSpawnError, watchChildExit } from '../rpc/child.js';
-import { signalProcessGroup, trackProcessGroup } from '../rpc/process-group.js';
+import { describeSpawnError, spawnInProcessGroup, watchChildExit } from '../rpc/child.js';
+import { signalProcessGroup } from '../rpc/process-group.js';
 import type { CaptureSide, CaptureWriter } from './capture.js';
 import type { Violation } from './validate.js';
 
@@ -75,13 +75,7 @@ export interface RawAgentProcess {
  * stdin errors (EPIPE from a dead agent) logged instead of thrown, stderr piped to `stderr`.
  */
 export function spawnRawAgent(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; stderr: Writable; log: (line: string) => void }): RawAgentProcess {
-  const child = spawn(command, [...args], {
-    cwd: options.cwd,
-    env: options.env ?? process.env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: process.platform !== 'win32',
-  });
-  trackProcessGroup(child);
+  const child = spawnInProcessGroup(command, args, options);
   child.stdin.on('error', (e) => options.log(`agent stdin: ${e.message}`));
   child.stderr.pipe(options.stderr, { end: false });
   const { exited, spawnError } = watchChildExit(child);

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { signalProcessGroup as killGroup, trackProcessGroup, untrackProcessGroup } from './process-group.js';
 import { StreamTransport, type StreamTransportOptions } from './stream-transport.js';
 import type { CloseInfo, Transport, TransportHandlers } from './transport.js';
@@ -27,11 +27,11 @@ export interface AgentProcess {
 }
 
 /**
- * Spawns an agent (ACP-ALL-TRANS-03) in its own process group and connects a transport to
- * its stdio. When the connection closes the whole group is terminated; when the agent dies,
- * the close reason carries its exit code, signal and the tail of its stderr.
+ * Spawns a program with piped stdio as the leader of its own process group (outside Windows), and
+ * tracks the group so the exit hook kills it if we exit first: an agent and what it starts are
+ * never orphaned.
  */
-export function spawnAgent(command: string, args: readonly string[] = [], options: SpawnAgentOptions = {}): AgentProcess {
+export function spawnInProcessGroup(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv }): ChildProcessWithoutNullStreams {
   const child = spawn(command, [...args], {
     cwd: options.cwd,
     env: options.env ?? process.env,
@@ -39,6 +39,16 @@ export function spawnAgent(command: string, args: readonly string[] = [], option
     detached: process.platform !== 'win32',
   });
   trackProcessGroup(child);
+  return child;
+}
+
+/**
+ * Spawns an agent (ACP-ALL-TRANS-03) in its own process group and connects a transport to
+ * its stdio. When the connection closes the whole group is terminated; when the agent dies,
+ * the close reason carries its exit code, signal and the tail of its stderr.
+ */
+export function spawnAgent(command: string, args: readonly string[] = [], options: SpawnAgentOptions = {}): AgentProcess {
+  const child = spawnInProcessGroup(command, args, options);
   const maxLines = options.stderrLines ?? 20;
   let tail: string[] = [];
   let partial = '';
