@@ -11,7 +11,7 @@ import type {
 } from '../protocol/model/methods.js';
 import { Methods, type AgentMethod, type ClientMethod, type EmptyResult, type NewSessionResponse, type ParamsOf, type PromptResponse, type ResultOf } from '../protocol/model/methods.js';
 import type { AgentCapabilities, ConfigOption, McpServer, PermissionOutcome, PermissionRequest } from '../protocol/model/session.js';
-import type { AnySessionUpdate, SessionUpdate } from '../protocol/model/update.js';
+import type { AnySessionUpdate } from '../protocol/model/update.js';
 import { getValidator } from '../protocol/validation/index.js';
 import type { ValidationFailure, WireValidator } from '../protocol/validation/types.js';
 import { negotiateVersion, SUPPORTED_VERSIONS, type ProtocolVersion } from '../protocol/version.js';
@@ -500,7 +500,7 @@ class AgentConnectionImpl implements AgentConnection {
       if (!encoder) s.noteSent(u);
       let wires: object[];
       try {
-        wires = enc.encode(u as SessionUpdate);
+        wires = enc.encode(u);
       } catch (e) {
         this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: it cannot be encoded (${messageOf(e)})`);
         return;

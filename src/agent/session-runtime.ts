@@ -169,7 +169,7 @@ export class SessionRuntime implements AgentSession {
 
   /** Encodes once and hands the same wire updates to every attachment, in emission order. */
   private deliver(update: AnySessionUpdate): void {
-    const wires = this.encoder.encode(update as SessionUpdate);
+    const wires = this.encoder.encode(update);
     for (const a of this.attachments) a.deliver(wires);
   }
 
@@ -178,7 +178,7 @@ export class SessionRuntime implements AgentSession {
     if (this.closed) return;
     this.noteToolCall(update);
     this.encoderUsed = true;
-    attachment.deliver(this.encoder.encode(update as SessionUpdate));
+    attachment.deliver(this.encoder.encode(update));
   }
 
   /**
@@ -373,7 +373,7 @@ export class SessionRuntime implements AgentSession {
     this.noteToolCall(update);
     this.encoderUsed = true;
     try {
-      this.encoder.encode(update as SessionUpdate);
+      this.encoder.encode(update);
     } catch {
       /* a stored update this codec rejects is simply not replayable */
     }

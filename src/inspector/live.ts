@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataRoot } from '../proxy/capture.js';
+import { isObj } from '../proxy/json.js';
 
 /** What a running `acp-kit proxy --inspect` writes to `<data dir>/inspect/<pid>.json`. */
 export interface LiveRegistration {
@@ -26,7 +27,7 @@ function alive(pid: number): boolean {
     return true;
   } catch (e) {
     // EPERM: the process exists but belongs to someone else
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    return e instanceof Error && 'code' in e && e.code === 'EPERM';
   }
 }
 
@@ -63,13 +64,14 @@ export function listLive(env: NodeJS.ProcessEnv = process.env): LiveRegistration
   for (const name of names) {
     if (!/^\d+\.json$/.test(name)) continue;
     const file = join(dir, name);
-    let reg: LiveRegistration;
+    let parsed: unknown;
     try {
-      reg = JSON.parse(readFileSync(file, 'utf8')) as LiveRegistration;
+      parsed = JSON.parse(readFileSync(file, 'utf8'));
     } catch {
       continue; // being written right now, or broken: not ours to delete
     }
-    if (typeof reg.pid !== 'number' || typeof reg.capture !== 'string') continue;
+    const reg = registrationFrom(parsed);
+    if (!reg) continue;
     if (!alive(reg.pid)) {
       rmSync(file, { force: true });
       continue;
@@ -77,4 +79,18 @@ export function listLive(env: NodeJS.ProcessEnv = process.env): LiveRegistration
     out.push(reg);
   }
   return out.sort((a, b) => a.pid - b.pid);
+}
+
+/** A registration file as read: `pid` and `capture` are required, the rest read leniently. */
+function registrationFrom(v: unknown): LiveRegistration | undefined {
+  if (!isObj(v) || typeof v.pid !== 'number' || typeof v.capture !== 'string') return undefined;
+  const { agent, url, start } = v;
+  return {
+    ...v,
+    pid: v.pid,
+    capture: v.capture,
+    agent: Array.isArray(agent) ? agent.map(String) : [],
+    url: typeof url === 'string' ? url : '',
+    start: typeof start === 'string' ? start : '',
+  };
 }

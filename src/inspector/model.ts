@@ -1,6 +1,7 @@
 import type { CaptureFrame, CaptureHeader, CaptureMeta } from '../proxy/capture.js';
 import { RequestPairer } from '../proxy/latency.js';
 import { CaptureValidator, type Violation } from '../proxy/validate.js';
+import { at, stringAt } from '../proxy/json.js';
 import { SessionViewBuilder, type SessionView } from './session-view.js';
 import { latencyTable, type MethodLatency, type RequestSpan } from './stats.js';
 import { markFields, type FieldMarks } from './undeclared.js';
@@ -89,11 +90,10 @@ export class CaptureModel {
         json = undefined;
       }
     }
-    const m = (typeof json === 'object' && json !== null ? json : {}) as { params?: { sessionId?: unknown; update?: { sessionUpdate?: unknown; messageId?: unknown; toolCallId?: unknown; terminalId?: unknown } }; result?: { sessionId?: unknown } };
-    let session = typeof m.params?.sessionId === 'string' ? m.params.sessionId : undefined;
-    const update = typeof m.params?.update?.sessionUpdate === 'string' ? m.params.update.sessionUpdate : undefined;
-    const u = m.params?.update;
-    const group = update !== undefined && CHUNK_KINDS.has(update) ? `${session ?? ''}|${update}|${String(u?.messageId ?? u?.toolCallId ?? u?.terminalId ?? '')}` : undefined;
+    let session = stringAt(json, 'params', 'sessionId');
+    const update = stringAt(json, 'params', 'update', 'sessionUpdate');
+    const u = (k: string): unknown => at(json, 'params', 'update', k);
+    const group = update !== undefined && CHUNK_KINDS.has(update) ? `${session ?? ''}|${update}|${String(u('messageId') ?? u('toolCallId') ?? u('terminalId') ?? '')}` : undefined;
     let latency = -1;
     let pair = -1;
     const newStrings: string[] = [];
@@ -128,7 +128,7 @@ export class CaptureModel {
         changed.push(reqRow);
       }
       // the answer belongs to the request's session (session/new answers carry the new id)
-      if (session === undefined && typeof m.result?.sessionId === 'string') session = m.result.sessionId;
+      if (session === undefined) session = stringAt(json, 'result', 'sessionId');
       if (session === undefined && reqRow && reqRow[ROW.session] >= 0) session = this.strings[reqRow[ROW.session]];
     }
     const row: RowTuple = [

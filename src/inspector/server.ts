@@ -1,7 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { diffCaptures, type CaptureDiff } from '../proxy/diff.js';
@@ -138,9 +137,11 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     models.set(id, { model: tail.model, tail, agent: r.agent, info: { id, name: `live: ${r.agent.join(' ')} (pid ${r.pid})`, path: r.capture, live: true } });
   };
 
+  // set once listening, before the first request can arrive
+  let port = 0;
   const server = createServer((req, res) => {
     const fail = (e: unknown): void => {
-      if (!res.headersSent) send(res, 500, 'application/json', JSON.stringify({ error: `inspector: ${(e as Error).message}` }));
+      if (!res.headersSent) send(res, 500, 'application/json', JSON.stringify({ error: `inspector: ${e instanceof Error ? e.message : String(e)}` }));
       else res.destroy();
     };
     try {
@@ -151,7 +152,6 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   });
 
   const handle = (req: IncomingMessage, res: ServerResponse): void | Promise<void> => {
-    const port = (server.address() as AddressInfo).port;
     const host = req.headers.host ?? '';
     if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) return send(res, 403, 'text/plain', `403 Forbidden: Host ${JSON.stringify(host)} is not this inspector (open http://127.0.0.1:${port}/<token>/)\n`);
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
@@ -286,7 +286,12 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
-  const port = (server.address() as AddressInfo).port;
+  const addr = server.address();
+  if (addr === null || typeof addr === 'string') {
+    server.close();
+    throw new Error('inspector: the server is not listening on a TCP port');
+  }
+  port = addr.port;
   return {
     url: `http://127.0.0.1:${port}/${token}/`,
     port,

@@ -3,7 +3,9 @@ import type { WireCodec, UpdateDecoder } from '../protocol/codec/types.js';
 import type { AnySessionUpdate } from '../protocol/model/update.js';
 import type { PermissionOption, PermissionRequest } from '../protocol/model/session.js';
 import { SessionState } from '../protocol/state/session-state.js';
+import type { AnyContentBlock } from '../protocol/model/content.js';
 import type { CaptureFrame } from '../proxy/capture.js';
+import { at, isObj, stringAt } from '../proxy/json.js';
 
 /** A permission request as the session view shows it: the question, the options and the answer. */
 export interface PermissionView {
@@ -97,9 +99,9 @@ export class SessionViewBuilder {
 
   /** Applies one frame (its JSON already parsed, or undefined for non-JSON lines). */
   push(frame: CaptureFrame, message: unknown): void {
-    if (typeof message !== 'object' || message === null || Array.isArray(message)) return;
-    const m = message as { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
-    const params = typeof m.params === 'object' && m.params !== null ? (m.params as Record<string, unknown>) : undefined;
+    if (!isObj(message)) return;
+    const m = message;
+    const params = isObj(m.params) ? m.params : undefined;
     if (typeof m.method === 'string') {
       if (m.method === 'initialize' && frame.dir === 'editor->agent') this.initId = m.id;
       if ('id' in m) this.open.set(`${frame.dir}:${JSON.stringify(m.id)}`, { seq: frame.seq, method: m.method, sessionId: typeof params?.sessionId === 'string' ? params.sessionId : undefined, params });
@@ -146,8 +148,7 @@ export class SessionViewBuilder {
     const key = entityKey(u);
     if (key) this.mark(s, key, frame.seq);
     if (u.sessionUpdate === 'state_update') {
-      const st = u as { state: string; stopReason?: string | null };
-      s.foreground.push({ seq: frame.seq, t: frame.t, state: st.state, stopReason: st.stopReason });
+      s.foreground.push({ seq: frame.seq, t: frame.t, state: u.state, stopReason: u.stopReason });
     }
   }
 
@@ -160,7 +161,7 @@ export class SessionViewBuilder {
       try {
         updates = s.decoder.decode(params?.update);
       } catch (e) {
-        s.decodeErrors.push({ seq: frame.seq, message: (e as Error).message });
+        s.decodeErrors.push({ seq: frame.seq, message: messageOf(e) });
         return;
       }
       for (const u of updates) this.apply(s, frame, u);
@@ -170,8 +171,10 @@ export class SessionViewBuilder {
       const s = this.track(sessionId);
       if (this.version !== 2) {
         // v1 agents do not echo the prompt: show it, and derive the foreground state from the request (as the client does)
-        const prompt = Array.isArray(params?.prompt) ? (params!.prompt as AnySessionUpdate[]) : [];
-        this.apply(s, frame, { sessionUpdate: 'user_message', messageId: `prompt-${frame.seq}`, content: prompt } as unknown as AnySessionUpdate);
+        // shown as sent, valid or not: the inspector displays the wire, it does not judge it here
+        const sent = params?.prompt;
+        const prompt: AnyContentBlock[] = Array.isArray(sent) ? sent : [];
+        this.apply(s, frame, { sessionUpdate: 'user_message', messageId: `prompt-${frame.seq}`, content: prompt });
         this.apply(s, frame, { sessionUpdate: 'state_update', state: 'running' });
         s.decoder.startTurn?.();
       }
@@ -180,7 +183,7 @@ export class SessionViewBuilder {
   }
 
   private onAnswer(frame: CaptureFrame, req: OpenRequest, result: unknown, error: unknown): void {
-    const r = typeof result === 'object' && result !== null ? (result as Record<string, unknown>) : undefined;
+    const r = isObj(result) ? result : undefined;
     if (req.method === 'initialize' && frame.dir === 'agent->editor') {
       const pv = r?.protocolVersion;
       if (pv === 1 || pv === 2) this.version = pv;
@@ -195,30 +198,29 @@ export class SessionViewBuilder {
     if ((req.method === 'session/load' || req.method === 'session/resume') && r) this.setup(s, frame, req.method, r);
     else if (req.method === 'session/prompt' && this.version !== 2) {
       const stop = error !== undefined ? 'error' : typeof r?.stopReason === 'string' ? r.stopReason : null;
-      this.apply(s, frame, { sessionUpdate: 'state_update', state: 'idle', stopReason: stop } as AnySessionUpdate);
+      this.apply(s, frame, { sessionUpdate: 'state_update', state: 'idle', stopReason: stop });
     } else if (req.method === 'session/request_permission') this.permission(s, frame, req, r, error);
     else if (req.method.startsWith('terminal/')) this.clientTerminal(s, frame, req, r);
   }
 
-  private setup(s: Tracked, frame: CaptureFrame, method: string, wire: Record<string, unknown>): void {
+  private setup(s: Tracked, frame: CaptureFrame, method: 'session/new' | 'session/load' | 'session/resume', wire: Record<string, unknown>): void {
     try {
-      const res = this.codec().decodeResult(method, wire) as Parameters<SessionState['applySetup']>[0];
-      s.state.applySetup(res);
+      s.state.applySetup(this.codec().decodeResult(method, wire));
     } catch (e) {
-      s.decodeErrors.push({ seq: frame.seq, message: (e as Error).message });
+      s.decodeErrors.push({ seq: frame.seq, message: messageOf(e) });
     }
   }
 
   private permission(s: Tracked, frame: CaptureFrame, req: OpenRequest, result: Record<string, unknown> | undefined, error: unknown): void {
     let p: PermissionRequest | undefined;
     try {
-      p = this.codec().decodeParams('session/request_permission', req.params) as PermissionRequest;
+      p = this.codec().decodeParams('session/request_permission', req.params);
     } catch (e) {
-      s.decodeErrors.push({ seq: req.seq, message: (e as Error).message });
+      s.decodeErrors.push({ seq: req.seq, message: messageOf(e) });
     }
-    const subject = p?.subject as { type?: string; toolCall?: { toolCallId?: string }; toolCallId?: string | null } | null | undefined;
-    const toolCallId = subject?.toolCall?.toolCallId ?? (typeof subject?.toolCallId === 'string' ? subject.toolCallId : undefined);
-    const outcome = (result?.outcome ?? {}) as { outcome?: string; optionId?: string };
+    // read loosely: the subject of an unknown kind may still name its tool call
+    const toolCallId = stringAt(p?.subject, 'toolCall', 'toolCallId') ?? stringAt(p?.subject, 'toolCallId');
+    const outcome = { outcome: stringAt(result, 'outcome', 'outcome'), optionId: stringAt(result, 'outcome', 'optionId') };
     const view: PermissionView = {
       kind: 'permission',
       key: `permission:${req.seq}`,
@@ -252,15 +254,15 @@ export class SessionViewBuilder {
   private view(sessionId: string, s: Tracked): SessionView {
     const entries: Array<{ at: number; item: SessionItem }> = [];
     s.state.timeline.forEach((e, i) => {
-      const json = e.toJSON() as Record<string, unknown>;
+      const json: Record<string, unknown> = { ...e.toJSON() };
       const key = timelineKey(json);
       // entries without provenance were built by setup results; keep them at their timeline position
       entries.push({ at: s.firstSeq.get(key) ?? i, item: { ...json, key, seqs: s.provenance.get(key) ?? [] } });
     });
     for (const p of s.permissions) entries.push({ at: p.seqs[0]!, item: p });
     // stable: timeline order first (its own order is authoritative), permissions slotted by first seq
-    const timeline = entries.filter((e) => (e.item as { kind?: unknown }).kind !== 'permission');
-    const perms = entries.filter((e) => (e.item as { kind?: unknown }).kind === 'permission');
+    const timeline = entries.filter((e) => e.item.kind !== 'permission');
+    const perms = entries.filter((e) => e.item.kind === 'permission');
     const items: SessionItem[] = [];
     let pi = 0;
     for (const e of timeline) {
@@ -273,7 +275,7 @@ export class SessionViewBuilder {
       protocolVersion: this.version ?? 1,
       title: s.state.info.title,
       items,
-      terminals: [...s.state.terminals.values()].map((t) => ({ ...(t.toJSON() as Record<string, unknown>), outputText: t.outputText, seqs: s.provenance.get(`terminal:${t.terminalId}`) ?? [] })),
+      terminals: [...s.state.terminals.values()].map((t) => ({ ...t.toJSON(), outputText: t.outputText, seqs: s.provenance.get(`terminal:${t.terminalId}`) ?? [] })),
       clientTerminals: [...s.clientTerminals.values()],
       foreground: s.foreground,
       usage: s.state.usage,
@@ -282,37 +284,40 @@ export class SessionViewBuilder {
   }
 }
 
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 /** v2 updates carry message ids and foreground states; v1 ones never do. */
 function sniffVersion(update: unknown): 1 | 2 | undefined {
-  const u = update as { sessionUpdate?: unknown; messageId?: unknown } | undefined;
-  if (u?.sessionUpdate === 'state_update' || typeof u?.messageId === 'string') return 2;
-  if (typeof u?.sessionUpdate === 'string') return 1;
+  const kind = at(update, 'sessionUpdate');
+  if (kind === 'state_update' || typeof at(update, 'messageId') === 'string') return 2;
+  if (typeof kind === 'string') return 1;
   return undefined;
 }
 
 function entityKey(u: AnySessionUpdate): string | undefined {
-  const x = u as Record<string, unknown>;
   switch (u.sessionUpdate) {
     case 'user_message':
     case 'user_message_chunk':
-      return `message:user:${String(x.messageId)}`;
+      return `message:user:${String(u.messageId)}`;
     case 'agent_message':
     case 'agent_message_chunk':
-      return `message:agent:${String(x.messageId)}`;
+      return `message:agent:${String(u.messageId)}`;
     case 'agent_thought':
     case 'agent_thought_chunk':
-      return `message:thought:${String(x.messageId)}`;
+      return `message:thought:${String(u.messageId)}`;
     case 'tool_call_update':
     case 'tool_call_content_chunk':
-      return `tool_call:${String(x.toolCallId)}`;
+      return `tool_call:${String(u.toolCallId)}`;
     case 'plan_update':
-      return `plan:${String((x.plan as { planId?: unknown }).planId)}`;
+      return `plan:${String(u.plan.planId)}`;
     case 'terminal_update':
     case 'terminal_output_chunk':
-      return `terminal:${String(x.terminalId)}`;
+      return `terminal:${String(u.terminalId)}`;
     case 'compaction_update':
     case 'compaction_summary_chunk':
-      return `compaction:${String(x.compactionId)}`;
+      return `compaction:${String(u.compactionId)}`;
     default:
       return undefined;
   }

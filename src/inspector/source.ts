@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
-import type { CaptureFrame, CaptureHeader, CaptureMeta } from '../proxy/capture.js';
-import { openCapture } from '../proxy/capture.js';
+import { frameFrom, headerFrom, metaFrom, openCapture } from '../proxy/capture.js';
+import { isObj } from '../proxy/json.js';
 import { CaptureModel } from './model.js';
 
 /**
@@ -150,17 +150,19 @@ export class CaptureTail {
 
   private line(line: string): void {
     if (line.trim() === '') return;
-    let e: Record<string, unknown>;
+    let e: unknown;
     try {
-      e = JSON.parse(line) as Record<string, unknown>;
+      e = JSON.parse(line);
     } catch {
       return;
     }
-    if (e.type === 'header') this.model.header ??= e as unknown as CaptureHeader;
-    else if (e.type === 'meta') this.model.meta(e as unknown as CaptureMeta);
-    else if (typeof e.seq === 'number' && typeof e.raw === 'string' && (e.dir === 'editor->agent' || e.dir === 'agent->editor')) {
-      const { type: _t, ...f } = e;
-      this.model.push(f as unknown as CaptureFrame);
+    if (!isObj(e)) return;
+    // read as openCapture reads a saved file: the same lenient field checks for a growing one
+    if (e.type === 'header') this.model.header ??= headerFrom(e);
+    else if (e.type === 'meta') this.model.meta(metaFrom(e));
+    else {
+      const f = frameFrom(e);
+      if (f) this.model.push(f);
     }
   }
 }

@@ -1,4 +1,5 @@
-import { defsOf, loadSchema, methodTable, type JsonSchema, type MethodDefs } from '../protocol/validation/schema-source.js';
+import { defsOf, isSchemaObject, loadSchema, methodTable, type JsonSchema, type MethodDefs } from '../protocol/validation/schema-source.js';
+import { at } from '../proxy/json.js';
 
 /** Paths (e.g. `params.update.foo`) of fields the schema does not declare, and of `_meta` fields. */
 export interface FieldMarks {
@@ -9,23 +10,33 @@ export interface FieldMarks {
 type Cx = { defs: Record<string, JsonSchema> };
 
 function resolve(s: unknown, cx: Cx): JsonSchema | undefined {
-  let cur = s as JsonSchema | undefined;
-  for (let i = 0; i < 32 && cur && typeof cur.$ref === 'string'; i++) {
-    const ref = cur.$ref as string;
+  let cur = isSchemaObject(s) ? s : undefined;
+  for (let i = 0; i < 32 && cur; i++) {
+    const ref = cur.$ref;
+    if (typeof ref !== 'string') break;
     cur = ref.startsWith('#/$defs/') ? cx.defs[ref.slice(8)] : undefined;
   }
   return cur;
 }
 
+/** The sub-schemas of an array keyword (`allOf`, `anyOf`, `oneOf`); none when absent or malformed. */
+function list(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/** The entries of an object keyword (`properties`); none when absent or malformed. */
+function entries(v: unknown): Array<[string, unknown]> {
+  return isSchemaObject(v) ? Object.entries(v) : [];
+}
+
 /** The direct `const` constraints of a branch (the discriminators, e.g. `sessionUpdate`, `type`). */
 function consts(s: JsonSchema, cx: Cx, out: Map<string, unknown> = new Map(), depth = 0): Map<string, unknown> {
   if (depth > 8) return out;
-  const props = s.properties as Record<string, JsonSchema> | undefined;
-  for (const [k, p] of Object.entries(props ?? {})) {
+  for (const [k, p] of entries(s.properties)) {
     const r = resolve(p, cx);
     if (r && 'const' in r) out.set(k, r.const);
   }
-  for (const sub of (s.allOf as unknown[] | undefined) ?? []) {
+  for (const sub of list(s.allOf)) {
     const r = resolve(sub, cx);
     if (r) consts(r, cx, out, depth + 1);
   }
@@ -41,9 +52,9 @@ function typeOk(s: JsonSchema, value: unknown): boolean {
 }
 
 interface Declared {
-  props: Map<string, JsonSchema[]>;
+  props: Map<string, unknown[]>;
   /** any key is declared (a map: additionalProperties schema / patternProperties) */
-  open: JsonSchema[] | undefined;
+  open: unknown[] | undefined;
   /** no schema information at all (leave the value alone) */
   unknown: boolean;
 }
@@ -54,22 +65,21 @@ function collect(schema: unknown, value: unknown, cx: Cx, d: Declared, depth = 0
     d.unknown = true;
     return;
   }
-  if (s.properties) for (const [k, p] of Object.entries(s.properties as Record<string, JsonSchema>)) {
-    const list = d.props.get(k) ?? [];
-    list.push(p);
-    d.props.set(k, list);
+  for (const [k, p] of entries(s.properties)) {
+    const known = d.props.get(k) ?? [];
+    known.push(p);
+    d.props.set(k, known);
   }
   const ap = s.additionalProperties;
-  if (ap !== undefined && ap !== false && typeof ap === 'object') (d.open ??= []).push(ap as JsonSchema);
+  if (ap !== undefined && ap !== false && typeof ap === 'object') (d.open ??= []).push(ap);
   if (ap === true || s.patternProperties) (d.open ??= []).push({});
-  for (const sub of (s.allOf as unknown[] | undefined) ?? []) collect(sub, value, cx, d, depth + 1);
-  const branches = [...((s.anyOf as unknown[] | undefined) ?? []), ...((s.oneOf as unknown[] | undefined) ?? [])];
+  for (const sub of list(s.allOf)) collect(sub, value, cx, d, depth + 1);
+  const branches = [...list(s.anyOf), ...list(s.oneOf)];
   if (branches.length > 0) {
     const objectish = branches.map((b) => resolve(b, cx)).filter((b): b is JsonSchema => !!b && typeOk(b, value));
-    const v = value as Record<string, unknown>;
     const matching = objectish.filter((b) => {
       const c = consts(b, cx);
-      for (const [k, want] of c) if (v[k] !== want) return false;
+      for (const [k, want] of c) if (at(value, k) !== want) return false;
       return true;
     });
     const chosen = matching.length > 0 ? matching : objectish;
@@ -87,7 +97,7 @@ function walk(schemas: unknown[], value: unknown, path: string, cx: Cx, out: Fie
       const s = resolve(sch, cx);
       if (!s) continue;
       if (s.items) items.push(s.items);
-      for (const b of [...((s.anyOf as unknown[] | undefined) ?? []), ...((s.oneOf as unknown[] | undefined) ?? []), ...((s.allOf as unknown[] | undefined) ?? [])]) {
+      for (const b of [...list(s.anyOf), ...list(s.oneOf), ...list(s.allOf)]) {
         const r = resolve(b, cx);
         if (r?.items) items.push(r.items);
       }
@@ -98,7 +108,7 @@ function walk(schemas: unknown[], value: unknown, path: string, cx: Cx, out: Fie
   }
   const d: Declared = { props: new Map(), open: undefined, unknown: false };
   for (const s of schemas) collect(s, value, cx, d);
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+  for (const [k, v] of Object.entries(value)) {
     const p = path ? `${path}.${k}` : k;
     if (k === '_meta') {
       out.meta.push(p);
@@ -132,23 +142,20 @@ function schemaOf(version: 1 | 2): { cx: Cx; methods: Map<string, MethodDefs> } 
  */
 export function markFields(version: 1 | 2, message: unknown, requestMethod?: string): FieldMarks {
   const out: FieldMarks = { undeclared: [], meta: [] };
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) return out;
+  if (!isSchemaObject(message)) return out;
   const { cx, methods } = schemaOf(version);
-  const m = message as Record<string, unknown>;
+  const m = message;
   const method = typeof m.method === 'string' ? m.method : requestMethod;
   const defs = method !== undefined ? methods.get(method) : undefined;
-  const envelope: JsonSchema = {
-    type: 'object',
-    properties: {
-      jsonrpc: {},
-      id: {},
-      method: {},
-      params: defs && typeof m.method === 'string' ? { $ref: `#/$defs/${defs.params}` } : {},
-      result: defs?.result && typeof m.method !== 'string' ? { $ref: `#/$defs/${defs.result}` } : {},
-      error: { $ref: '#/$defs/Error' },
-    },
+  const properties: Record<string, JsonSchema> = {
+    jsonrpc: {},
+    id: {},
+    method: {},
+    params: defs && typeof m.method === 'string' ? { $ref: `#/$defs/${defs.params}` } : {},
+    result: defs?.result && typeof m.method !== 'string' ? { $ref: `#/$defs/${defs.result}` } : {},
+    error: cx.defs.Error ? { $ref: '#/$defs/Error' } : {},
   };
-  if (!cx.defs.Error) (envelope.properties as Record<string, JsonSchema>).error = {};
+  const envelope: JsonSchema = { type: 'object', properties };
   walk([envelope], m, '', cx, out, 0);
   return out;
 }

@@ -440,7 +440,7 @@ export function openCapture(path: string): CaptureReader {
  * A header line as read: fields of the wrong type get neutral values (lenient on input), fields
  * this version does not know are kept.
  */
-function headerFrom(h: Obj): CaptureHeader {
+export function headerFrom(h: Obj): CaptureHeader {
   const { source, ...rest } = h;
   const out: CaptureHeader = {
     ...rest,
@@ -456,7 +456,7 @@ function headerFrom(h: Obj): CaptureHeader {
 }
 
 /** A meta line as read: known fields of the wrong type are left out, unknown ones kept. */
-function metaFrom(o: Obj): CaptureMeta {
+export function metaFrom(o: Obj): CaptureMeta {
   const { protocolVersion, agentProtocolVersion, exitCode, signal, ...rest } = o;
   const out: CaptureMeta = { ...rest, type: 'meta', seq: typeof o.seq === 'number' ? o.seq : 0, t: typeof o.t === 'number' ? o.t : 0 };
   if (typeof protocolVersion === 'number') out.protocolVersion = protocolVersion;
@@ -470,7 +470,7 @@ function metaFrom(o: Obj): CaptureMeta {
  * A frame line as read, or `undefined` when it has no `seq`, `raw` and `dir`. A missing time
  * reads as 0, a missing or unknown kind is taken from the raw line.
  */
-function frameFrom(o: Obj): CaptureFrame | undefined {
+export function frameFrom(o: Obj): CaptureFrame | undefined {
   const { type: _type, seq, t, dir, raw, kind, method, id, side, ...rest } = o;
   if (typeof seq !== 'number' || typeof raw !== 'string' || (dir !== 'editor->agent' && dir !== 'agent->editor')) return undefined;
   const f: CaptureFrame = { ...rest, seq, t: typeof t === 'number' ? t : 0, dir, raw, kind: isFrameKind(kind) ? kind : decodeFrame(raw).kind };

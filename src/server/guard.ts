@@ -1,6 +1,5 @@
+import { isObj } from '../protocol/codec/util.js';
 import type { CloseInfo, Transport, TransportHandlers } from '../rpc/transport.js';
-
-type Json = Record<string, unknown>;
 
 /** Sessions per token owner, shared by every connection of one server. */
 export class SessionRegistry {
@@ -75,11 +74,10 @@ export class GuardedTransport implements Transport {
     this.inner.send({ jsonrpc: '2.0', id, error: { code, message } });
   }
 
-  private inbound(m: unknown): void {
-    const msg = m as Json;
-    if (msg && typeof msg === 'object' && typeof msg.method === 'string') {
-      const p = (msg.params && typeof msg.params === 'object' ? msg.params : {}) as Json;
-      const sessionId = typeof p.sessionId === 'string' ? p.sessionId : undefined;
+  private inbound(msg: unknown): void {
+    if (isObj(msg) && typeof msg.method === 'string') {
+      const p = msg.params;
+      const sessionId = isObj(p) && typeof p.sessionId === 'string' ? p.sessionId : undefined;
       const isRequest = 'id' in msg;
       if (sessionId !== undefined && SESSION_ADDRESSING.has(msg.method) && !this.registry.visible(this.owner, sessionId)) {
         // the same answer as for a session that does not exist: nothing about it leaks
@@ -96,18 +94,18 @@ export class GuardedTransport implements Transport {
         this.watched.set(JSON.stringify(msg.id), { method: msg.method, sessionId });
       }
     }
-    this.handlers?.onMessage(m);
+    this.handlers?.onMessage(msg);
   }
 
   send(message: object): void {
-    const m = message as Json;
-    if (!('method' in m) && 'id' in m && this.watched.size > 0) {
+    const m = message;
+    if (isObj(m) && !('method' in m) && 'id' in m && this.watched.size > 0) {
       const key = JSON.stringify(m.id);
       const w = this.watched.get(key);
       if (w) {
         this.watched.delete(key);
-        const result = m.result as Json | undefined;
-        if (result && typeof result === 'object') {
+        const result = m.result;
+        if (isObj(result)) {
           if (OPENING.has(w.method)) {
             const id = typeof result.sessionId === 'string' ? result.sessionId : w.sessionId;
             if (id !== undefined && !this.sessions.has(id)) {
@@ -118,7 +116,10 @@ export class GuardedTransport implements Transport {
             this.sessions.delete(w.sessionId);
             this.registry.remove(this.owner, w.sessionId);
           } else if (w.method === 'session/list' && Array.isArray(result.sessions)) {
-            const sessions = (result.sessions as Json[]).filter((s) => typeof s?.sessionId !== 'string' || this.registry.visible(this.owner, s.sessionId as string));
+            const sessions = result.sessions.filter((s: unknown) => {
+              const id = isObj(s) ? s.sessionId : undefined;
+              return typeof id !== 'string' || this.registry.visible(this.owner, id);
+            });
             message = { ...m, result: { ...result, sessions } };
           }
         }

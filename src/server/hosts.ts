@@ -1,3 +1,4 @@
+import { isObj } from '../protocol/codec/util.js';
 import { serveAgent, type ServeAgentOptions } from '../agent/agent-connection.js';
 import { InMemorySessionStore, type SessionStore } from '../agent/session-store.js';
 import { SharedSessions } from '../agent/shared-sessions.js';
@@ -76,20 +77,20 @@ export function stdioAgent(command: string, args: readonly string[] = [], option
     };
     agent.transport.start({
       onMessage: (m) => {
-        const msg = m as Record<string, unknown>;
-        if (msg && typeof msg === 'object') {
-          if (!('method' in msg)) {
-            if (prompts.delete(JSON.stringify(msg.id))) settled();
-          } else if (msg.method === 'session/update') {
-            const p = msg.params as { sessionId?: unknown; update?: { sessionUpdate?: unknown; state?: unknown } } | undefined;
-            if (p?.update?.sessionUpdate === 'state_update' && typeof p.sessionId === 'string') {
-              if (p.update.state === 'idle') {
-                running.delete(p.sessionId);
+        if (isObj(m)) {
+          if (!('method' in m)) {
+            if (prompts.delete(JSON.stringify(m.id))) settled();
+          } else if (m.method === 'session/update' && isObj(m.params)) {
+            const { sessionId, update } = m.params;
+            if (isObj(update) && update.sessionUpdate === 'state_update' && typeof sessionId === 'string') {
+              if (update.state === 'idle') {
+                running.delete(sessionId);
                 settled();
-              } else running.add(p.sessionId);
+              } else running.add(sessionId);
             }
           }
         }
+        // a relay: any JSON value goes on as it came (send only serializes it; the peer judges it)
         remote.send(m as object);
       },
       onInvalidLine: (i) => options.log?.(`agent ${ctx.connectionId.slice(0, 8)} wrote a non-JSON line: ${i.line}`),
@@ -100,11 +101,11 @@ export function stdioAgent(command: string, args: readonly string[] = [], option
     });
     remote.start({
       onMessage: (m) => {
-        const msg = m as Record<string, unknown>;
-        if (msg && typeof msg === 'object' && msg.method === 'session/prompt' && 'id' in msg) {
-          const p = msg.params as Record<string, unknown> | undefined;
-          prompts.set(JSON.stringify(msg.id), typeof p?.sessionId === 'string' ? p.sessionId : '');
+        if (isObj(m) && m.method === 'session/prompt' && 'id' in m) {
+          const sessionId = isObj(m.params) ? m.params.sessionId : undefined;
+          prompts.set(JSON.stringify(m.id), typeof sessionId === 'string' ? sessionId : '');
         }
+        // relayed as it came, as above
         agent.transport.send(m as object);
       },
       onInvalidLine: (i) => remote.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${i.error.message}` } }),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { isObj } from '../protocol/codec/util.js';
 import { messageToText } from '../rpc/message-text.js';
 import type { CloseInfo, Transport, TransportHandlers } from '../rpc/transport.js';
 
@@ -116,19 +117,19 @@ export class HttpServerConnection implements Transport {
 
   send(message: object): void {
     if (this.closed) return;
-    const m = message as Json;
-    if (this.initialize && !('method' in m) && idKey(m.id) === this.initialize.key) {
+    const id = 'id' in message ? message.id : undefined;
+    if (this.initialize && !('method' in message) && idKey(id) === this.initialize.key) {
       const { resolve } = this.initialize;
       this.initialize = undefined;
       resolve(message);
       return;
     }
     let session: string | undefined;
-    if ('method' in m) {
-      const p = m.params as Json | undefined;
-      session = p && typeof p.sessionId === 'string' ? p.sessionId : undefined;
+    if ('method' in message) {
+      const p = 'params' in message ? message.params : undefined;
+      session = isObj(p) && typeof p.sessionId === 'string' ? p.sessionId : undefined;
     } else {
-      const key = idKey(m.id);
+      const key = idKey(id);
       session = this.requestSessions.get(key);
       this.requestSessions.delete(key);
     }

@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import { isObj } from '../protocol/codec/util.js';
 import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from '../rpc/http-transport.js';
 import type { Transport } from '../rpc/transport.js';
 import { WebSocketTransport } from '../rpc/websocket-transport.js';
@@ -152,9 +152,9 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
 
   const startHost = (transport: Transport, owner: string, connectionId: string, kind: 'websocket' | 'http', http?: HttpServerConnection): Live => {
     const guarded = new GuardedTransport(transport, owner, registry);
-    const entry: Live = { transport, owner, http, host: undefined as unknown as AgentHost };
+    // the host is registered once it exists: a factory that throws leaves no half entry behind
+    const entry: Live = { transport, owner, http, host: options.agent(guarded, { owner, connectionId, transport: kind }) };
     live.set(connectionId, entry);
-    entry.host = options.agent(guarded, { owner, connectionId, transport: kind });
     log(`connection ${connectionId} (${kind}) opened`);
     return entry;
   };
@@ -193,8 +193,8 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     const admitted = admit(req);
     if ('status' in admitted) return text(res, admitted.status, admitted.message, admitted.headers);
     const { owner } = admitted;
-    const connectionId = req.headers[HEADER_CONNECTION_ID.toLowerCase()] as string | undefined;
-    const sessionHeader = req.headers[HEADER_SESSION_ID.toLowerCase()] as string | undefined;
+    const connectionId = headerOf(req, HEADER_CONNECTION_ID);
+    const sessionHeader = headerOf(req, HEADER_SESSION_ID);
     // a connection id presented with another token is answered as unknown
     const conn = connectionId !== undefined ? httpConnections.get(connectionId) : undefined;
     const known = conn !== undefined && conn.owner === owner ? conn : undefined;
@@ -224,15 +224,15 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     try {
       message = JSON.parse(body);
     } catch (e) {
-      return text(res, 400, `Invalid JSON: ${(e as Error).message}`);
+      return text(res, 400, `Invalid JSON: ${e instanceof Error ? e.message : String(e)}`);
     }
     if (Array.isArray(message)) {
       res.writeHead(501, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported by ACP' } }));
       return;
     }
-    if (message === null || typeof message !== 'object') return text(res, 400, 'Invalid JSON-RPC message: the body must be one JSON object');
-    const msg = message as Record<string, unknown>;
+    if (!isObj(message)) return text(res, 400, 'Invalid JSON-RPC message: the body must be one JSON object');
+    const msg = message;
     if (msg.method === 'initialize') {
       if (connectionId !== undefined) return text(res, 400, `Initialize not allowed on an existing connection (drop the ${HEADER_CONNECTION_ID} header to start a new one)`);
       if (stopping) return text(res, 503, 'the server is shutting down');
@@ -255,8 +255,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     }
     if (connectionId === undefined) return text(res, 400, `Missing ${HEADER_CONNECTION_ID}: POST initialize first`);
     if (!known) return text(res, 404, `Unknown ${HEADER_CONNECTION_ID}`);
-    const params = (msg.params && typeof msg.params === 'object' ? msg.params : {}) as Record<string, unknown>;
-    const paramSession = typeof params.sessionId === 'string' ? params.sessionId : undefined;
+    const paramSession = isObj(msg.params) && typeof msg.params.sessionId === 'string' ? msg.params.sessionId : undefined;
     if (paramSession !== undefined && sessionHeader === undefined) return text(res, 400, `Missing ${HEADER_SESSION_ID}: session-scoped messages carry it (here ${JSON.stringify(paramSession)})`);
     if (paramSession !== undefined && sessionHeader !== paramSession) return text(res, 400, `Mismatched ${HEADER_SESSION_ID}: the header says ${JSON.stringify(sessionHeader)}, params.sessionId ${JSON.stringify(paramSession)}`);
     known.deliver(msg, sessionHeader);
@@ -273,7 +272,8 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
   const refuseUpgrade = (socket: Duplex, r: Refusal): void => {
     const body = r.message + '\n';
     const extra = Object.entries(r.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-    const reason = ({ 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' } as Record<number, string>)[r.status] ?? 'Error';
+    const reasons: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
+    const reason = reasons[r.status] ?? 'Error';
     socket.end(`HTTP/1.1 ${r.status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`);
   };
 
@@ -311,7 +311,11 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
       resolve();
     });
   });
-  const addr = server.address() as AddressInfo;
+  const addr = server.address();
+  if (addr === null || typeof addr === 'string') {
+    server.close();
+    throw new Error('acp-kit serve: the server is not listening on a TCP port');
+  }
   const urlHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
 
   let closing: Promise<void> | undefined;
@@ -335,4 +339,10 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
       return closing;
     },
   };
+}
+
+/** A request header as one string (Node joins repeated custom headers with `, `). */
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name.toLowerCase()];
+  return Array.isArray(v) ? v.join(', ') : v;
 }

@@ -78,16 +78,15 @@ export function conversationFromHistory(history: readonly AnySessionUpdate[], op
   };
 
   for (const u of history) {
-    const x = u as Record<string, unknown> & { sessionUpdate: string };
-    switch (x.sessionUpdate) {
+    switch (u.sessionUpdate) {
       case 'user_message':
       case 'user_message_chunk': {
-        const id = typeof x.messageId === 'string' ? x.messageId : undefined;
-        const blocks: AnyContentBlock[] = x.sessionUpdate === 'user_message'
-          ? (Array.isArray(x.content) ? (x.content as AnyContentBlock[]) : [])
-          : [x.content as AnyContentBlock];
+        const id = typeof u.messageId === 'string' ? u.messageId : undefined;
+        const blocks: AnyContentBlock[] = u.sessionUpdate === 'user_message_chunk'
+          ? [u.content]
+          : (Array.isArray(u.content) ? u.content : []);
         const last = out[out.length - 1];
-        if (x.sessionUpdate === 'user_message_chunk' && id !== undefined && id === userId && !cur) {
+        if (u.sessionUpdate === 'user_message_chunk' && id !== undefined && id === userId && !cur) {
           // another chunk of the same prompt
           if (!skipping && last?.role === 'user') last.content.push(...userParts(blocks));
           break;
@@ -104,24 +103,24 @@ export function conversationFromHistory(history: readonly AnySessionUpdate[], op
       case 'agent_message_chunk':
       case 'agent_message': {
         if (skipping) break;
-        const id = typeof x.messageId === 'string' ? x.messageId : '';
+        const id = typeof u.messageId === 'string' ? u.messageId : '';
         // text after tool calls is the model's next response (it had read their results)
         if (cur && cur.calls.length > 0 && !cur.texts.has(id)) flush();
         cur ??= { texts: new Map(), calls: [], ran: false };
-        if (x.sessionUpdate === 'agent_message_chunk') cur.texts.set(id, (cur.texts.get(id) ?? '') + textOf([x.content as AnyContentBlock]));
-        else if (x.content !== undefined) cur.texts.set(id, Array.isArray(x.content) ? textOf(x.content as AnyContentBlock[]) : '');
+        if (u.sessionUpdate === 'agent_message_chunk') cur.texts.set(id, (cur.texts.get(id) ?? '') + textOf([u.content]));
+        else if (u.content !== undefined) cur.texts.set(id, Array.isArray(u.content) ? textOf(u.content) : '');
         break;
       }
       case 'tool_call_update': {
-        if (skipping || typeof x.toolCallId !== 'string') break;
-        const c = calls.get(x.toolCallId);
+        if (skipping || typeof u.toolCallId !== 'string') break;
+        const c = calls.get(u.toolCallId);
         if (!c || (c.name !== undefined && hidden.has(c.name))) break;
-        if (cur && !cur.calls.includes(x.toolCallId) && cur.ran) flush();
+        if (cur && !cur.calls.includes(u.toolCallId) && cur.ran) flush();
         cur ??= { texts: new Map(), calls: [], ran: false };
-        if (!cur.calls.includes(x.toolCallId)) cur.calls.push(x.toolCallId);
+        if (!cur.calls.includes(u.toolCallId)) cur.calls.push(u.toolCallId);
         // the engine announces every call of a response (pending) before running any of them, so a
         // call first seen after one of them ran belongs to the model's next response
-        if (x.status !== undefined && x.status !== 'pending') cur.ran = true;
+        if (u.status !== undefined && u.status !== 'pending') cur.ran = true;
         break;
       }
       default:

@@ -3,7 +3,7 @@ import type { AgentSession } from '../types.js';
 import type { ConversationMessage } from './model.js';
 import type { AgentMode } from './tool.js';
 
-/** The coding agent's per-session state, kept in `session.data`. */
+/** The coding agent's per-session state, kept beside the session (it lives as long as the session object). */
 export interface CodingSessionState {
   /** Conversation replayed to the model on every request (follow-up prompts have context). */
   history: ConversationMessage[];
@@ -20,11 +20,12 @@ export interface CodingSessionState {
   titled: boolean;
 }
 
-const KEY = 'acp-kit/coding-agent';
+// keyed by the session object, typed: no untyped `session.data` slot to read back
+const states = new WeakMap<AgentSession, CodingSessionState>();
 
 /** Gets (creating on first use) the coding agent's state of `session`. */
 export function codingState(session: AgentSession, defaults: { mode?: AgentMode } = {}): CodingSessionState {
-  let s = session.data.get(KEY) as CodingSessionState | undefined;
+  let s = states.get(session);
   if (!s) {
     s = {
       history: [],
@@ -35,7 +36,7 @@ export function codingState(session: AgentSession, defaults: { mode?: AgentMode 
       modelRequests: 0,
       titled: false,
     };
-    session.data.set(KEY, s);
+    states.set(session, s);
   }
   return s;
 }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { Socket } from 'node:net';
 import type { AnyToolCallContent, SessionUpdate } from '../../protocol/index.js';
 import type { AgentSession, ClientTerminal } from '../types.js';
 import { abortError } from './model.js';
@@ -157,7 +158,8 @@ async function runLocal(session: AgentSession, command: string, o: CommandOption
     stdio: posix ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, TERM: process.env.TERM ?? 'dumb' },
   });
-  const lifeline = posix ? (child.stdio[3] as import('node:net').Socket | null) : null;
+  const fd3 = child.stdio[3];
+  const lifeline = posix && fd3 instanceof Socket ? fd3 : null;
   lifeline?.on('error', () => undefined); // the watcher is gone with its group: nothing to tell
   if (posix && child.pid !== undefined) liveGroups.add(child.pid);
   if (lifeline) {

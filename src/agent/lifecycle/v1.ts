@@ -2,7 +2,7 @@ import { codecFor } from '../../protocol/codec/index.js';
 import type { UpdateEncoder } from '../../protocol/codec/types.js';
 import { AcpError } from '../../protocol/errors.js';
 import { V1_STOP_REASONS } from '../../protocol/model/stop-reason.js';
-import type { AnySessionUpdate, SessionUpdate } from '../../protocol/model/update.js';
+import type { AnySessionUpdate } from '../../protocol/model/update.js';
 import { getValidator } from '../../protocol/validation/index.js';
 import type { WireValidator } from '../../protocol/validation/types.js';
 import { createClientServices } from '../client-services.js';
@@ -60,7 +60,7 @@ export const v1Lifecycle: AgentLifecycle = {
     const v2 = (neutralCheck ??= { encoder: codecFor(2).createUpdateEncoder(), validator: getValidator(2) });
     let failure: ReturnType<WireValidator['update']> = null;
     try {
-      for (const w of v2.encoder.encode(u as SessionUpdate)) failure ||= v2.validator.update(w);
+      for (const w of v2.encoder.encode(u)) failure ||= v2.validator.update(w);
     } catch (e) {
       failure = { path: 'update', message: e instanceof Error ? e.message : String(e) };
     }

@@ -74,6 +74,7 @@ export interface MethodLatency {
 export async function getJson<T>(path: string): Promise<T> {
   const r = await fetch(path, { cache: 'no-store' });
   if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
+  // our own server's API (src/inspector/server.ts): the interfaces above describe what it sends
   return (await r.json()) as T;
 }
 

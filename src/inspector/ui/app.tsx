@@ -129,16 +129,18 @@ function App() {
       setData(d);
     };
     const es = new EventSource(`api/s/${sourceId}/events`);
-    es.addEventListener('snapshot', (ev) => {
-      const r = JSON.parse((ev as MessageEvent).data as string) as { strings: string[]; finished: boolean; analysisComplete: boolean };
+    es.addEventListener('snapshot', (ev: MessageEvent<string>) => {
+      // our own server's event stream (src/inspector/server.ts): its shape is trusted, not re-checked per event
+      const r = JSON.parse(ev.data) as { strings: string[]; finished: boolean; analysisComplete: boolean };
       // a reconnect starts over: the snapshot is followed by every row again
       queued = [];
       d = { ...emptyData(), strings: r.strings, finished: r.finished, analysisComplete: r.analysisComplete };
       queued.push({ rows: [], changed: [], strings: [] });
       raf ||= requestAnimationFrame(apply);
     });
-    es.addEventListener('rows', (ev) => {
-      queued.push(JSON.parse((ev as MessageEvent).data as string) as RowsEvent);
+    es.addEventListener('rows', (ev: MessageEvent<string>) => {
+      // our own server's event stream, as above (rows arrive by the thousand: no per-row check)
+      queued.push(JSON.parse(ev.data) as RowsEvent);
       raf ||= requestAnimationFrame(apply);
     });
     return () => {
@@ -159,7 +161,7 @@ function App() {
         <h1>acp-kit inspect</h1>
         <label>
           <span class="sr-only">Capture</span>
-          <select aria-label="Capture" value={sourceId} onChange={(e) => setSourceId((e.target as HTMLSelectElement).value)} data-testid="source-select">
+          <select aria-label="Capture" value={sourceId} onChange={(e) => setSourceId(e.currentTarget.value)} data-testid="source-select">
             {sources.map((s) => (
               <option value={s.id} key={s.id}>
                 {s.name} · {s.frames} frames{s.live && !s.finished ? ' · live' : ''}
@@ -169,7 +171,7 @@ function App() {
         </label>
         <label>
           <span class="sr-only">Compare with</span>
-          <select aria-label="Compare with" value={diffWith ?? ''} onChange={(e) => setDiffWith((e.target as HTMLSelectElement).value || undefined)} data-testid="diff-select">
+          <select aria-label="Compare with" value={diffWith ?? ''} onChange={(e) => setDiffWith(e.currentTarget.value || undefined)} data-testid="diff-select">
             <option value="">compare with…</option>
             {sources.filter((s) => s.id !== sourceId).map((s) => <option value={s.id} key={s.id}>diff with {s.name}</option>)}
           </select>
@@ -312,18 +314,18 @@ function Timeline(props: { data: Data; live: boolean; selected: Set<number>; foc
             </label>
           ))}
         </fieldset>
-        <select aria-label="Method" data-testid="method-filter" value={method} onChange={(e) => setMethod((e.target as HTMLSelectElement).value)}>
+        <select aria-label="Method" data-testid="method-filter" value={method} onChange={(e) => setMethod(e.currentTarget.value)}>
           <option value="">all methods</option>
           {methods.map((m) => <option key={m} value={m}>{m}</option>)}
         </select>
-        <select aria-label="Session" value={session} onChange={(e) => setSession((e.target as HTMLSelectElement).value)}>
+        <select aria-label="Session" value={session} onChange={(e) => setSession(e.currentTarget.value)}>
           <option value="">all sessions</option>
           {sessions.map((s) => <option key={s} value={s}>{s}</option>)}
         </select>
         <label class="chip">
           <input type="checkbox" checked={onlyViolations} onChange={() => setOnlyViolations(!onlyViolations)} /> violations only
         </label>
-        <input type="search" placeholder="search frames…" aria-label="Search frames" data-testid="search" value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} />
+        <input type="search" placeholder="search frames…" aria-label="Search frames" data-testid="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
         <span class="muted" data-testid="row-count">{display.length} rows · {rows.length} frames</span>
       </div>
       <div class="thead row-cells" aria-hidden="true">
@@ -390,7 +392,8 @@ function RowList(props: { data: Data; display: DisplayRow[]; live: boolean; sele
   };
   // one listener for every row (rows come and go while scrolling)
   const onClick = (e: MouseEvent) => {
-    const t = e.target as HTMLElement;
+    const t = e.target;
+    if (!(t instanceof Element)) return;
     const rowEl = t.closest<HTMLElement>('[data-index]');
     if (!rowEl) return;
     const d = display[Number(rowEl.dataset.index)];
@@ -460,7 +463,7 @@ function RowList(props: { data: Data; display: DisplayRow[]; live: boolean; sele
       aria-multiselectable="true"
       tabIndex={-1}
       data-testid="timeline"
-      onScroll={(e) => setScrollTop((e.target as HTMLElement).scrollTop)}
+      onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
       onKeyDown={onKey}
       onClick={onClick}
     >
@@ -535,7 +538,7 @@ function Tree(props: { value: unknown; path: string; marks: FrameDetail['marks']
   if (value === null || typeof value !== 'object') {
     return <div class="leaf">{label}<span class={`v-${value === null ? 'null' : typeof value}`}>{JSON.stringify(value)}</span></div>;
   }
-  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value as Record<string, unknown>);
+  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
   const sub = (k: string) => (Array.isArray(value) ? `${path}[${k}]` : path ? `${path}.${k}` : k);
   return (
     <details open={depth < 4}>
@@ -618,11 +621,11 @@ function SessionPane(props: { sourceId: string; data: Data; selected: Set<number
         <button onClick={() => { if (!playing && (pos === undefined || pos >= total)) setPos(0); setPlaying(!playing); }} aria-label={playing ? 'Pause' : 'Play'} data-testid="play">{playing ? '❚❚' : '▶'}</button>
         <label>
           speed{' '}
-          <select value={String(speed)} onChange={(e) => setSpeed(Number((e.target as HTMLSelectElement).value))} aria-label="Replay speed">
+          <select value={String(speed)} onChange={(e) => setSpeed(Number(e.currentTarget.value))} aria-label="Replay speed">
             {[1, 4, 16, 64, 256].map((s) => <option key={s} value={String(s)}>{s}×</option>)}
           </select>
         </label>
-        <input type="range" min={0} max={total} value={at} aria-label="Replay position (frames)" data-testid="scrubber" onInput={(e) => { setPlaying(false); const v = Number((e.target as HTMLInputElement).value); setPos(v >= total ? undefined : v); }} />
+        <input type="range" min={0} max={total} value={at} aria-label="Replay position (frames)" data-testid="scrubber" onInput={(e) => { setPlaying(false); const v = Number(e.currentTarget.value); setPos(v >= total ? undefined : v); }} />
         <span class="muted" data-testid="scrub-label">{pos === undefined ? `all ${total} frames` : `frame ${at} / ${total}`}</span>
         {pos !== undefined ? <button class="link" onClick={() => { setPlaying(false); setPos(undefined); }}>end</button> : null}
       </div>
@@ -676,7 +679,7 @@ function SessionBlock(props: { s: SessionView; selected: Set<number>; onSelect: 
             tabIndex={0}
             role="button"
             aria-pressed={isSel}
-            onClick={(e) => { if ((e.target as HTMLElement).closest('a,summary,button')) return; onSelect(it.seqs, it.seqs[0]); }}
+            onClick={(e) => { if (e.target instanceof Element && e.target.closest('a,summary,button')) return; onSelect(it.seqs, it.seqs[0]); }}
             onKeyDown={(e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); onSelect(it.seqs, it.seqs[0]); } }}
           >
             <Item it={it} terminals={terminals} clientTerminals={clientTerminals} />
@@ -701,16 +704,29 @@ function SessionBlock(props: { s: SessionView; selected: Set<number>; onSelect: 
 
 type AnyRec = Record<string, unknown>;
 
+/** `v` when it is a JSON object: the page shows whatever a capture holds, well-formed or not. */
+function rec(v: unknown): AnyRec | undefined {
+  return isRec(v) ? v : undefined;
+}
+
+function isRec(v: unknown): v is AnyRec {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The elements of `v` when it is an array, else none. */
+function list(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
 function Markdown(props: { text: string }) {
   const html = useMemo(() => renderMarkdown(props.text), [props.text]);
   return <div class="md" dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
 function Blocks(props: { blocks: unknown; markdown: boolean }) {
-  const blocks = Array.isArray(props.blocks) ? (props.blocks as AnyRec[]) : [];
   // consecutive text blocks are one text (chunks split words anywhere)
-  const parts: Array<{ text: string } | { block: AnyRec }> = [];
-  for (const b of blocks) {
+  const parts: Array<{ text: string } | { block: AnyRec | undefined }> = [];
+  for (const b of list(props.blocks).map(rec)) {
     if (b?.type === 'text' && typeof b.text === 'string') {
       const last = parts[parts.length - 1];
       if (last && 'text' in last) last.text += b.text;
@@ -750,21 +766,24 @@ function Item(props: { it: AnyRec & { kind: string }; terminals: Map<string, Any
     );
   }
   if (it.kind === 'tool_call') {
-    const content = Array.isArray(it.content) ? (it.content as AnyRec[]) : [];
+    const content = list(it.content);
     return (
       <>
         <div class="label">
           <span class="badge">{String(it.toolKind)}</span> {String(it.title ?? it.name ?? it.toolCallId)}{' '}
           <span class={`badge status status-${String(it.status)}`} data-testid="tool-status">{String(it.status)}</span>
         </div>
-        {content.map((c, i) => {
+        {content.map((raw, i) => {
+          const c = rec(raw);
+          if (!c) return <pre key={i} class="raw">{JSON.stringify(raw, null, 2)}</pre>;
           if (c.type === 'content') return <Blocks key={i} blocks={[c.content]} markdown={false} />;
           if (c.type === 'diff') return <TextDiff key={i} path={String(c.path)} oldText={typeof c.oldText === 'string' ? c.oldText : ''} newText={String(c.newText ?? '')} />;
           if (c.type === 'file_changes') {
-            const patch = (c.patch as { text?: string } | null)?.text;
+            const text = rec(c.patch)?.text;
+            const patch = typeof text === 'string' ? text : undefined;
             return (
               <div key={i} class="diff">
-                {(Array.isArray(c.changes) ? (c.changes as AnyRec[]) : []).map((ch, j) => <div key={j}><span class="badge">{String(ch.operation)}</span> <code>{String(ch.path)}</code></div>)}
+                {list(c.changes).map(rec).map((ch, j) => <div key={j}><span class="badge">{String(ch?.operation)}</span> <code>{String(ch?.path)}</code></div>)}
                 {patch ? <pre class="patch">{patch.split('\n').map((l, j) => <span key={j} class={l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : ''}>{l}{'\n'}</span>)}</pre> : null}
               </div>
             );
@@ -783,22 +802,22 @@ function Item(props: { it: AnyRec & { kind: string }; terminals: Map<string, Any
     );
   }
   if (it.kind === 'plan') {
-    const plan = it.plan as { entries?: AnyRec[] } | undefined;
+    const entries = list(rec(it.plan)?.entries).map(rec);
     return (
       <>
         <div class="label">Plan</div>
-        <ul class="plan">{(plan?.entries ?? []).map((e, i) => <li key={i} class={`plan-${String(e.status)}`}><span class="badge">{String(e.status)}</span> {String(e.content)}</li>)}</ul>
+        <ul class="plan">{entries.map((e, i) => <li key={i} class={`plan-${String(e?.status)}`}><span class="badge">{String(e?.status)}</span> {String(e?.content)}</li>)}</ul>
       </>
     );
   }
   if (it.kind === 'permission') {
-    const options = (it.options as AnyRec[]) ?? [];
+    const options = list(it.options).map(rec);
     return (
       <>
         <div class="label">Permission: {String(it.title)} <span class="badge" data-testid="permission-outcome">{String(it.outcome)}</span></div>
         <ul class="options">
           {options.map((o) => (
-            <li key={String(o.optionId)} class={o.optionId === it.optionId ? 'chosen' : ''}>{o.optionId === it.optionId ? '✓ ' : ''}{String(o.name)} <span class="muted">({String(o.kind)})</span></li>
+            <li key={String(o?.optionId)} class={o?.optionId === it.optionId ? 'chosen' : ''}>{o?.optionId === it.optionId ? '✓ ' : ''}{String(o?.name)} <span class="muted">({String(o?.kind)})</span></li>
           ))}
         </ul>
       </>

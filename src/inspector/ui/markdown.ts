@@ -30,5 +30,5 @@ const md = new Marked({
 
 /** Markdown to inert HTML (see the renderer above). */
 export function renderMarkdown(text: string): string {
-  return md.parse(text) as string;
+  return md.parse(text, { async: false });
 }

@@ -1,4 +1,4 @@
-import type { AnySessionUpdate, SessionUpdate } from '../model/update.js';
+import type { AnySessionUpdate } from '../model/update.js';
 import type { ClientCapabilities, ConfigOption } from '../model/session.js';
 import type { NeutralMethod, ParamsOf, RequestMethod, ResultOf } from '../model/methods.js';
 
@@ -8,8 +8,11 @@ import type { NeutralMethod, ParamsOf, RequestMethod, ResultOf } from '../model/
  * merged into v1's single plan, chunks re-send whole tool content lists).
  */
 export interface UpdateEncoder {
-  /** Zero or more wire `update` objects (the `params.update` of `session/update`). */
-  encode(update: SessionUpdate): object[];
+  /**
+   * Zero or more wire `update` objects (the `params.update` of `session/update`). An unknown kind
+   * passes through on v2 (ACP-V2-EXT-03) and is left out on v1, whose update union is closed.
+   */
+  encode(update: AnySessionUpdate): object[];
 }
 
 /**

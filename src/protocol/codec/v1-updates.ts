@@ -11,7 +11,7 @@ import { V1_PLAN_ID, type PlanEntry } from '../model/plan.js';
 import type { ClientCapabilities } from '../model/session.js';
 import type { AnyToolCallContent } from '../model/tool-call.js';
 import {
-  KNOWN_UPDATE_KINDS, type AnySessionUpdate, type MessageChunk, type MessageRole, type MessageUpdate, type SessionUpdate,
+  KNOWN_UPDATE_KINDS, type AnySessionUpdate, type MessageChunk, type MessageRole, type MessageUpdate,
 } from '../model/update.js';
 import type { WireValidator } from '../validation/types.js';
 import type { UpdateDecoder, UpdateEncoder } from './types.js';
@@ -127,7 +127,7 @@ export class V1UpdateEncoder implements UpdateEncoder {
     this.caps = options.clientCapabilities ?? {};
   }
 
-  encode(u: SessionUpdate): object[] {
+  encode(u: AnySessionUpdate): object[] {
     switch (u.sessionUpdate) {
       case 'agent_message_chunk':
       case 'agent_thought_chunk':

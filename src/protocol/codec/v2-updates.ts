@@ -5,7 +5,7 @@
  */
 import { AcpError } from '../errors.js';
 import type { ConfigOption } from '../model/session.js';
-import { KNOWN_UPDATE_KINDS, type AnySessionUpdate, type SessionUpdate } from '../model/update.js';
+import { KNOWN_UPDATE_KINDS, type AnySessionUpdate } from '../model/update.js';
 import type { WireValidator } from '../validation/types.js';
 import type { UpdateDecoder, UpdateEncoder } from './types.js';
 import { invalidParams, isObj, isPlainTextChunk, type Obj } from './util.js';
@@ -44,7 +44,7 @@ export class V2UpdateEncoder implements UpdateEncoder {
     this.configOptions = options.configOptions;
   }
 
-  encode(u: SessionUpdate): object[] {
+  encode(u: AnySessionUpdate): object[] {
     switch (u.sessionUpdate) {
       case 'tool_call_update':
         return [toolPatchToV2(u)];

@@ -4,7 +4,7 @@ import type { InitializeRequest, InitializeResponse, LoadSessionRequest, ResultO
 import { Methods } from '../../protocol/model/methods.js';
 import type { AnyContentBlock } from '../../protocol/model/content.js';
 import type { ClientCapabilities, ConfigOption } from '../../protocol/model/session.js';
-import type { AnySessionUpdate, ErrorObject, SessionUpdate, StateUpdate } from '../../protocol/model/update.js';
+import type { AnySessionUpdate, ErrorObject, StateUpdate } from '../../protocol/model/update.js';
 import { JsonRpcPeer, type PeerOptions, type RequestContext } from '../../rpc/peer.js';
 import type { Transport } from '../../rpc/transport.js';
 import type { FileSystemSandboxOptions } from '../../client/services/fs-sandbox.js';
@@ -573,7 +573,7 @@ export class Translator {
     if (!update) return;
     let wires: object[];
     try {
-      wires = s.encoder.encode(update as SessionUpdate);
+      wires = s.encoder.encode(update);
     } catch (e) {
       this.options.log(`dropped a ${u.sessionUpdate} update the editor's ACP v${this.E.version} cannot carry: ${AcpError.from(e).message}`);
       return;

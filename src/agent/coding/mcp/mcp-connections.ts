@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+import type { CompatibilityCallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '../../../protocol/index.js';
 import { abortError } from '../model.js';
 import type { Tool } from '../tool.js';
@@ -108,7 +108,7 @@ export class McpConnections {
       for (const def of s.toolDefinitions) {
         const name = uniqueToolName(mcpToolName(s.name, def.name), taken);
         taken.add(name);
-        out.push(createMcpTool(name, def, s) as Tool);
+        out.push(createMcpTool(name, def, s));
       }
     }
     return (this.cachedTools = out);
@@ -285,7 +285,7 @@ class ServerConnection implements McpToolCaller {
     return ` (stderr: ${last})`;
   }
 
-  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CompatibilityCallToolResult> {
     if (signal.aborted) throw abortError(signal);
     if (this.state !== 'connected' || !this.client) {
       throw new Error(`MCP server "${this.name}" is not connected${this.error ? `: ${this.error}` : ''}`);
@@ -298,7 +298,7 @@ class ServerConnection implements McpToolCaller {
         // a progress token lets long calls keep their time limit alive
         onprogress: () => undefined,
       });
-      return result as CallToolResult;
+      return result;
     } catch (e) {
       if (signal.aborted) throw abortError(signal);
       throw e;

@@ -1,4 +1,5 @@
-import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+import type { CompatibilityCallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+import { isObj } from '../../../protocol/codec/util.js';
 import type { AnyToolCallContent, ContentBlock, ToolKind } from '../../../protocol/index.js';
 import type { JsonSchema } from '../model.js';
 import { asObject, capText, textContent, type Tool, type ToolOutcome } from '../tool.js';
@@ -10,8 +11,11 @@ const MAX_RESULT_CHARS = 100_000;
 export interface McpToolCaller {
   /** The server's name as the client configured it. */
   readonly serverName: string;
-  /** Calls `tools/call`; rejects with an abort error when `signal` fires. */
-  callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult>;
+  /**
+   * Calls `tools/call`; rejects with an abort error when `signal` fires. The result is today's
+   * `{ content, structuredContent?, isError? }` or a pre-2024-11 server's `{ toolResult }`.
+   */
+  callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CompatibilityCallToolResult>;
 }
 
 /**
@@ -30,7 +34,7 @@ export function createMcpTool(name: string, def: McpToolDefinition, server: McpT
   return {
     name,
     description,
-    inputSchema: normalizeSchema(def.inputSchema as JsonSchema | undefined),
+    inputSchema: normalizeSchema(def.inputSchema),
     kind,
     mutates: !readOnly,
     parse(raw) {
@@ -57,12 +61,12 @@ function normalizeSchema(schema: JsonSchema | undefined): JsonSchema {
  * text, images/audio/resources as ACP content blocks (described to the model in brackets),
  * `structuredContent` as JSON when there is no content, `isError` -> the call ends `failed`.
  */
-export function toolOutcome(result: CallToolResult): ToolOutcome {
+export function toolOutcome(result: CompatibilityCallToolResult): ToolOutcome {
   const content: AnyToolCallContent[] = [];
   const forModel: string[] = [];
   const blocks = Array.isArray(result.content) ? result.content : [];
   for (const b of blocks) {
-    const block = toAcpBlock(b as Record<string, unknown>);
+    const block = toAcpBlock(b);
     content.push({ type: 'content', content: block.content });
     forModel.push(block.text);
   }
@@ -117,7 +121,7 @@ function toAcpBlock(b: Record<string, unknown>): { content: ContentBlock; text: 
       return { content: link, text: `[resource link ${name} <${uri}>${link.description ? `: ${link.description}` : ''}]` };
     }
     case 'resource': {
-      const r = (b.resource ?? {}) as Record<string, unknown>;
+      const r = isObj(b.resource) ? b.resource : {};
       const uri = String(r.uri ?? '');
       const mimeType = str(r.mimeType);
       if (typeof r.text === 'string') {

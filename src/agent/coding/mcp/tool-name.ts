@@ -12,8 +12,9 @@ export function sanitizeToolNamePart(s: string): string {
  * sanitized to `[A-Za-z0-9_-]` and cut to {@link MAX_TOOL_NAME} characters. Collisions (after
  * sanitizing/cutting) are resolved by the caller with {@link uniqueToolName}.
  */
-export function mcpToolName(server: string, tool: string): string {
-  return `mcp__${sanitizeToolNamePart(server)}__${sanitizeToolNamePart(tool)}`.slice(0, MAX_TOOL_NAME);
+export function mcpToolName(server: string, tool: string): `mcp__${string}` {
+  // the prefix always fits, so cutting only what follows it is the same as cutting the whole name
+  return `mcp__${`${sanitizeToolNamePart(server)}__${sanitizeToolNamePart(tool)}`.slice(0, MAX_TOOL_NAME - 'mcp__'.length)}`;
 }
 
 /** `name`, or `name` with a `_<n>` suffix (kept within {@link MAX_TOOL_NAME}) when `taken` has it. */

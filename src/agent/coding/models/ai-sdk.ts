@@ -7,8 +7,8 @@ import {
 
 // The AI SDK prints warnings with console.info/warn by default; on a stdio agent stdout is the
 // protocol channel, so they are off unless the embedder configured them.
-const g = globalThis as { AI_SDK_LOG_WARNINGS?: unknown };
-if (g.AI_SDK_LOG_WARNINGS === undefined) g.AI_SDK_LOG_WARNINGS = false;
+// (the `ai` package declares this global)
+if (globalThis.AI_SDK_LOG_WARNINGS === undefined) globalThis.AI_SDK_LOG_WARNINGS = false;
 
 /** Prices in `currency` per million tokens; enables `cost` in `usage_update`. */
 export interface ModelPricing {
@@ -62,6 +62,7 @@ type SchemaInput = Exclude<Parameters<typeof jsonSchema>[0], PromiseLike<unknown
 /** Tools without `execute`: the SDK reports the calls and the engine runs them (with permission). */
 export function toToolSet(specs: readonly ToolSpec[]): ToolSet {
   const set: ToolSet = {};
+  // our tools' schemas are plain JSON Schema objects; the SDK's JSONSchema7 type is stricter than our JsonSchema
   for (const s of specs) set[s.name] = tool({ description: s.description, inputSchema: jsonSchema<unknown>(s.inputSchema as SchemaInput) });
   return set;
 }

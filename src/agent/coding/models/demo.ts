@@ -56,7 +56,7 @@ export function parseDemoRequest(text: string): Action | { refuse: string } | nu
         input = m[3]; // not JSON: the tool call fails with an input error the user sees
       }
     }
-    return { tool: mcpToolName(m[1], m[2]) as `mcp__${string}`, input, intent: `call \`${m[2]}\` of the MCP server \`${m[1]}\`` };
+    return { tool: mcpToolName(m[1], m[2]), input, intent: `call \`${m[2]}\` of the MCP server \`${m[1]}\`` };
   }
   if ((m = t.match(/^(?:please\s+)?(?:create|write|make)\s+(?:a\s+)?(?:new\s+)?(?:file\s+)?(\S+)\s+(?:containing|with(?:\s+content)?|saying)\s+([\s\S]+)$/i))) {
     const path = unquote(m[1]);

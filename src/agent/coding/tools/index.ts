@@ -10,5 +10,5 @@ export { editFileTool, listFilesTool, readFileTool, runCommandTool, searchTextTo
 
 /** The built-in tools, in the order the model sees them. */
 export function builtinTools(): Tool[] {
-  return [readFileTool, listFilesTool, searchTextTool, writeFileTool, editFileTool, runCommandTool] as Tool[];
+  return [readFileTool, listFilesTool, searchTextTool, writeFileTool, editFileTool, runCommandTool];
 }
