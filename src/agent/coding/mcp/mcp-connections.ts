@@ -7,8 +7,11 @@ import type { Tool } from '../tool.js';
 import { createMcpTool, type McpToolCaller } from './mcp-tool.js';
 import { mcpToolName, uniqueToolName } from './tool-name.js';
 
-/** Default time a server gets to start, answer `initialize` and list its tools (ms). */
-export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * Default time a server gets to start, answer `initialize` and list its tools (ms). Generous: an
+ * `npx` server's first start, or any node server on a busy 2-core machine, can take well over 10 s.
+ */
+export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 30_000;
 /** Default time one `tools/call` may take without a progress notification (ms). */
 export const DEFAULT_MCP_CALL_TIMEOUT_MS = 10 * 60_000;
 
