@@ -283,6 +283,11 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
       text(res, 500, `internal error: ${e.message}`);
     });
   });
+  // Idle keep-alive sockets stay open longer than clients keep them (undici: the server's hint minus
+  // 1 s): with Node's 5 s default, a client whose timers run late on a busy machine sends its next
+  // POST on a socket the server is closing, and the request fails ("fetch failed").
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => undefined);
     const url = new URL(req.url ?? '/', 'http://x');
