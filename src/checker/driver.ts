@@ -3,6 +3,7 @@ import { formatFailure } from '../protocol/validation/failure.js';
 import { getValidator } from '../protocol/validation/validator.js';
 import type { ValidationFailure } from '../protocol/validation/types.js';
 import { at, isObj } from '../proxy/json.js';
+import { killGroup } from './process.js';
 import { WireLog } from './wire.js';
 
 export { WaitTimeout } from './wire.js';
@@ -175,12 +176,7 @@ export class AgentDriver extends WireLog {
   async dispose(): Promise<void> {
     if (this.alive) {
       this.child.stdin.end();
-      try {
-        if (this.child.pid !== undefined && process.platform !== 'win32') process.kill(-this.child.pid, 'SIGKILL');
-        else this.child.kill('SIGKILL');
-      } catch {
-        this.child.kill('SIGKILL');
-      }
+      killGroup(this.child);
     }
     await this.exitPromise;
   }

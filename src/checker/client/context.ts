@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { at, isObj, stringAt } from '../../proxy/json.js';
 import { NotApplicable, type Check } from '../case.js';
 import { WaitTimeout, type TranscriptLine, type WireId } from '../driver.js';
+import { killGroup } from '../process.js';
 import { ClientGone, ClientPeer, type Received } from './peer.js';
 
 /** What every client case needs to know about the run. */
@@ -294,14 +295,7 @@ export class ClientCaseContext {
   /** Ends the client (and its process group), the connection and what the case started. */
   async dispose(): Promise<void> {
     this.peer?.close();
-    if (this.child && !this.exitInfo) {
-      try {
-        if (this.child.pid !== undefined && process.platform !== 'win32') process.kill(-this.child.pid, 'SIGKILL');
-        else this.child.kill('SIGKILL');
-      } catch {
-        this.child.kill('SIGKILL');
-      }
-    }
+    if (this.child && !this.exitInfo) killGroup(this.child);
     await this.exitPromise;
     for (const c of this.cleanups.splice(0)) await c();
     this.source.release(this.token);
