@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { at, isObj, stringAt } from '../../proxy/json.js';
-import { NotApplicable, type Check } from '../case.js';
+import { NotApplicable, type CaseOf, type Check } from '../case.js';
 import { WaitTimeout, type TranscriptLine, type WireId } from '../driver.js';
 import { killGroup } from '../process.js';
 import { ClientGone, ClientPeer, type Received } from './peer.js';
@@ -21,14 +21,7 @@ export interface ClientCheckSettings {
 }
 
 /** A client conformance case: one scripted agent behaviour, one launch of the client. */
-export interface ClientCase {
-  name: string;
-  title: string;
-  /** The requirement IDs it judges (besides the wire checks every case makes). */
-  ids: readonly string[];
-  protocols: ReadonlyArray<1 | 2>;
-  run(ctx: ClientCaseContext): Promise<void>;
-}
+export type ClientCase = CaseOf<ClientCaseContext>;
 
 /** How the checker reaches the client it launched: the connection its relay makes, by token. */
 export interface ConnectionSource {
