@@ -35,8 +35,8 @@ export interface Check {
 /** Signals that a case does not apply to this agent (a capability it does not advertise). */
 export class NotApplicable extends Error {}
 
-/** A conformance case: one scenario, run in a fresh agent process. */
-export interface CheckCase {
+/** What a case declares about itself (agent and client cases alike), for planning and reporting. */
+export interface CaseInfo {
   /** Stable name, e.g. `prompt-v1/turn`. */
   name: string;
   /** What it does, in a few words. */
@@ -45,8 +45,15 @@ export interface CheckCase {
   ids: readonly string[];
   /** Protocol versions the case runs under. */
   protocols: ReadonlyArray<1 | 2>;
-  run(ctx: CaseContext): Promise<void>;
 }
+
+/** A case that runs with context `Ctx`. */
+export interface CaseOf<Ctx> extends CaseInfo {
+  run(ctx: Ctx): Promise<void>;
+}
+
+/** A conformance case: one scenario, run in a fresh agent process. */
+export type CheckCase = CaseOf<CaseContext>;
 
 /**
  * The case's view of one agent process: the raw driver plus helpers for the usual steps

@@ -3,6 +3,10 @@ import { formatFailure } from '../protocol/validation/failure.js';
 import { getValidator } from '../protocol/validation/validator.js';
 import type { ValidationFailure } from '../protocol/validation/types.js';
 import { at, isObj } from '../proxy/json.js';
+import { killGroup } from './process.js';
+import { WireLog } from './wire.js';
+
+export { WaitTimeout } from './wire.js';
 
 /** A JSON-RPC id as the wire carries it. */
 export type WireId = string | number | null;
@@ -51,13 +55,6 @@ export interface LaunchSpec {
   env: Readonly<Record<string, string>>;
 }
 
-/** Raised when the peer did not do something in time; the case fails the requirement it names. */
-export class WaitTimeout extends Error {
-  constructor(what: string, ms: number) {
-    super(`${what} did not arrive within ${ms} ms`);
-  }
-}
-
 const V2_MESSAGE_UPDATES = new Set(['user_message', 'agent_message', 'agent_thought', 'user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk']);
 
 /**
@@ -66,9 +63,7 @@ const V2_MESSAGE_UPDATES = new Set(['user_message', 'agent_message', 'agent_thou
  * is set, against that version's official schema; what breaks a requirement becomes a
  * {@link Finding}. The driver does not judge behaviour: cases do, on top of it.
  */
-export class AgentDriver {
-  readonly transcript: TranscriptLine[] = [];
-  readonly findings: Finding[] = [];
+export class AgentDriver extends WireLog {
   stderr = '';
   /** The negotiated protocol version; schema checks start once it is set. */
   version: 1 | 2 | undefined;
@@ -76,11 +71,7 @@ export class AgentDriver {
   onRequest: (msg: WireMessage) => WireAnswer | undefined | Promise<WireAnswer | undefined> = () => undefined;
 
   private readonly child: ChildProcessWithoutNullStreams;
-  private pendingBytes = Buffer.alloc(0);
-  private seq = 0;
   private nextId = 1;
-  private readonly waiting = new Map<string, { method: string; seq: number }>();
-  private listeners: Array<() => void> = [];
   private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private readonly exitPromise: Promise<void>;
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
@@ -88,6 +79,7 @@ export class AgentDriver {
   spawnError: Error | undefined;
 
   constructor(spec: LaunchSpec) {
+    super();
     this.child = spawn(spec.command, [...spec.args], { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
     this.exitPromise = new Promise((resolve) => {
       this.child.on('exit', (code, signal) => {
@@ -123,15 +115,7 @@ export class AgentDriver {
   /** Writes a raw line (a newline is added unless `raw` is a Buffer). */
   writeRaw(raw: string | Buffer): number {
     const text = typeof raw === 'string' ? raw : raw.toString('utf8');
-    const seq = ++this.seq;
-    let msg: WireMessage | undefined;
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (isObj(parsed)) msg = parsed;
-    } catch {
-      /* deliberately malformed input */
-    }
-    this.transcript.push({ seq, dir: 'out', raw: text.replace(/\n$/, ''), msg });
+    const seq = this.recordOut(text.replace(/\n$/, ''));
     if (this.alive) this.child.stdin.write(typeof raw === 'string' ? `${raw}\n` : raw);
     return seq;
   }
@@ -141,15 +125,14 @@ export class AgentDriver {
     const msg: Record<string, unknown> = { jsonrpc: '2.0', id, method };
     if (params !== undefined) msg.params = params;
     const seq = this.writeRaw(JSON.stringify(msg));
-    this.waiting.set(JSON.stringify(id), { method, seq });
+    this.track(id, method, seq);
     return { id, seq };
   }
 
   /** Sends a request and waits for its response. */
   async request(method: string, params: unknown, ms: number, id?: WireId): Promise<WireMessage & { seq: number }> {
     const sent = this.send(method, params, id);
-    const line = await this.waitFor((l) => l.dir === 'in' && l.msg !== undefined && l.msg.method === undefined && JSON.stringify(l.msg.id) === JSON.stringify(sent.id), ms, `the response to ${method} (id ${JSON.stringify(sent.id)})`, sent.seq);
-    return { ...line.msg!, seq: line.seq };
+    return this.answerTo(sent.id, sent.seq, ms, `the response to ${method} (id ${JSON.stringify(sent.id)})`);
   }
 
   /** Sends a notification. */
@@ -164,26 +147,8 @@ export class AgentDriver {
     return this.waiting.get(JSON.stringify(id ?? null))?.method;
   }
 
-  /**
-   * Waits for the first line after seq `after` matching `pred`. Throws {@link WaitTimeout} after
-   * `ms`, or when the process exits before a match.
-   */
-  async waitFor(pred: (l: TranscriptLine) => boolean, ms: number, what: string, after = 0): Promise<TranscriptLine> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const hit = this.transcript.find((l) => l.seq > after && pred(l));
-      if (hit) return hit;
-      if (!this.alive) throw new Error(`${what} did not arrive: the agent exited (${this.describeExit()})`);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new WaitTimeout(what, ms);
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, left);
-        this.listeners.push(() => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
-    }
+  protected gone(what: string): Error | undefined {
+    return this.alive ? undefined : new Error(`${what} did not arrive: the agent exited (${this.describeExit()})`);
   }
 
   /**
@@ -211,12 +176,7 @@ export class AgentDriver {
   async dispose(): Promise<void> {
     if (this.alive) {
       this.child.stdin.end();
-      try {
-        if (this.child.pid !== undefined && process.platform !== 'win32') process.kill(-this.child.pid, 'SIGKILL');
-        else this.child.kill('SIGKILL');
-      } catch {
-        this.child.kill('SIGKILL');
-      }
+      killGroup(this.child);
     }
     await this.exitPromise;
   }
@@ -228,29 +188,7 @@ export class AgentDriver {
     return e.signal ? `killed by ${e.signal}` : `exit code ${e.code}`;
   }
 
-  /** Records a finding. */
-  fail(id: string, message: string, seqs: number[]): void {
-    this.findings.push({ id, message, seqs });
-  }
-
-  private wake(): void {
-    const l = this.listeners;
-    this.listeners = [];
-    for (const f of l) f();
-  }
-
-  private onData(d: Buffer): void {
-    this.pendingBytes = Buffer.concat([this.pendingBytes, d]);
-    let i: number;
-    while ((i = this.pendingBytes.indexOf(0x0a)) >= 0) {
-      const bytes = this.pendingBytes.subarray(0, i);
-      this.pendingBytes = this.pendingBytes.subarray(i + 1);
-      this.onLine(bytes);
-    }
-    this.wake();
-  }
-
-  private onLine(bytes: Buffer): void {
+  protected onLine(bytes: Buffer): void {
     const seq = ++this.seq;
     let raw: string;
     try {

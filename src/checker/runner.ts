@@ -1,6 +1,5 @@
-import { CaseContext, NotApplicable, excerpt, type Check, type CheckCase, type CheckSettings } from './case.js';
+import { CaseContext, NotApplicable, excerpt, type CaseInfo, type Check, type CheckCase, type CheckSettings } from './case.js';
 import { ALL_CASES } from './cases/index.js';
-import { WaitTimeout } from './driver.js';
 import { requirement, type Requirement } from './requirements.js';
 
 /** How one case ended. */
@@ -39,15 +38,17 @@ export interface CheckRun {
   ms: number;
 }
 
-/** Which cases to run and how. */
-export interface RunOptions {
+/** Which cases to run and how (`C`: agent cases, or the client cases of `check client`). */
+export interface RunOptions<C extends CaseInfo = CheckCase> {
+  /** The versions to check (for `check client`: the versions the scripted agent plays). */
   protocols: Array<1 | 2>;
   /** Only these requirement IDs (and the cases that judge them); empty = all. */
   only?: readonly string[];
   skip?: readonly string[];
-  /** Cases at once (each is its own agent process). */
+  /** Cases at once (each is its own agent process, or its own launch of the client). */
   concurrency?: number;
-  cases?: readonly CheckCase[];
+  /** The cases to pick from (default: all of them). */
+  cases?: readonly C[];
 }
 
 /** Wire requirements every case checks on every line it receives. */
@@ -59,70 +60,133 @@ export function matchesId(id: string, pattern: string): boolean {
   return id === pattern;
 }
 
-/** Runs the cases against the agent of `settings` and judges every requirement. */
-export async function runChecks(settings: CheckSettings, options: RunOptions): Promise<CheckRun> {
-  const started = Date.now();
+/** Whether `id` is a requirement of the other protocol version only (it does not apply under `v`). */
+export function otherVersionId(id: string, v: 1 | 2): boolean {
+  return id.startsWith(v === 1 ? 'ACP-V2-' : 'ACP-V1-');
+}
+
+/** One case under one protocol version. */
+export interface CaseJob<C extends CaseInfo> {
+  c: C;
+  v: 1 | 2;
+}
+
+/**
+ * The cases to run, in order: each case under each asked version it speaks. `wanted` is the
+ * --only/--skip filter; with --only a case runs when it judges a wanted ID, and since its wire
+ * checks (`wireIds`, the version's schema) run along with any case, a wanted wire ID keeps them all.
+ */
+export function planJobs<C extends CaseInfo>(cases: readonly C[], options: RunOptions<C>, wireIds: readonly string[]): { jobs: Array<CaseJob<C>>; wanted: (id: string) => boolean } {
   const only = options.only ?? [];
   const skip = options.skip ?? [];
   const wanted = (id: string) => (only.length === 0 || only.some((p) => matchesId(id, p))) && !skip.some((p) => matchesId(id, p));
-  const jobs: Array<{ c: CheckCase; v: 1 | 2 }> = [];
+  const jobs: Array<CaseJob<C>> = [];
   for (const v of options.protocols) {
-    for (const c of options.cases ?? ALL_CASES) {
+    for (const c of cases) {
       if (!c.protocols.includes(v)) continue;
-      // with --only, a case runs when it judges a wanted ID; wire checks run along with any case
-      if (only.length > 0 && !c.ids.some(wanted) && !WIRE_IDS.some(wanted) && !wanted(`schema/v${v}`)) continue;
+      if (only.length > 0 && !c.ids.some(wanted) && !wireIds.some(wanted) && !wanted(`schema/v${v}`)) continue;
       jobs.push({ c, v });
     }
   }
-  const results: CaseResult[] = new Array(jobs.length);
+  return { jobs, wanted };
+}
+
+/** Runs `run(0)` … `run(n - 1)`, `concurrency` (at least 1) at a time, in order of index; the results by index. */
+export async function runPool<T>(n: number, concurrency: number, run: (i: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array(n);
   let next = 0;
   const worker = async () => {
-    while (next < jobs.length) {
+    while (next < n) {
       const i = next++;
-      results[i] = await runCase(jobs[i]!.c, jobs[i]!.v, settings);
+      results[i] = await run(i);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  return results;
+}
+
+/** The requirement a case's step that never completed fails: the case's first one for `v`. */
+export function stepFailureId(c: CaseInfo, v: 1 | 2): string {
+  return c.ids.find((x) => !otherVersionId(x, v)) ?? `schema/v${v}`;
+}
+
+/** How {@link runCaseWith} drives one case (agent and client cases differ only in these). */
+export interface CaseSteps {
+  /** When the case began (its set-up included). */
+  started: number;
+  /** Runs the case. */
+  run(): Promise<void>;
+  /**
+   * Takes what the case threw (other than {@link NotApplicable}): records the failure and returns
+   * undefined, or returns why the case could not run at all (the case is then an error).
+   */
+  thrown(e: unknown): string | undefined;
+  /** Ends what the case started; runs whatever happened. */
+  dispose(): Promise<void>;
+  /** The checks of the case and the findings on the wire, once it is over. */
+  checks(): Check[];
+  /** The stderr of the program under test. */
+  stderr(): string;
+}
+
+/**
+ * Runs one case and makes its result. When it ran, its wire checks (`wireIds`, the version's
+ * schema) pass as well: a finding that broke one is a failing check already. The stderr of the
+ * program under test is kept only when something failed.
+ */
+export async function runCaseWith(c: CaseInfo, v: 1 | 2, wireIds: readonly string[], steps: CaseSteps): Promise<CaseResult> {
+  let status: CaseResult['status'] = 'ran';
+  let reason: string | undefined;
+  try {
+    await steps.run();
+  } catch (e) {
+    if (e instanceof NotApplicable) {
+      status = 'not-applicable';
+      reason = e.message;
+    } else {
+      reason = steps.thrown(e);
+      if (reason !== undefined) status = 'error';
+    }
+  } finally {
+    await steps.dispose();
+  }
+  const checks = steps.checks();
+  if (status === 'ran') for (const id of [...wireIds, `schema/v${v}`]) checks.push({ id, ok: true });
+  const failed = checks.some((x) => !x.ok) || status === 'error';
+  return { name: c.name, title: c.title, ids: c.ids, protocol: v, status, reason, checks, ms: Date.now() - steps.started, stderr: failed ? steps.stderr().slice(-2000) || undefined : undefined };
+}
+
+/** Runs the cases against the agent of `settings` and judges every requirement. */
+export async function runChecks(settings: CheckSettings, options: RunOptions): Promise<CheckRun> {
+  const started = Date.now();
+  const { jobs, wanted } = planJobs(options.cases ?? ALL_CASES, options, WIRE_IDS);
+  const results = await runPool(jobs.length, options.concurrency ?? 4, (i) => runCase(jobs[i]!.c, jobs[i]!.v, settings));
   const requirements = judge(results, options.protocols, wanted);
   const spoke = options.protocols.every((v) => results.some((r) => r.protocol === v && r.name === 'initialize/basic' && r.status === 'ran') || !jobs.some((j) => j.v === v && j.c.name === 'initialize/basic'));
   const conformant = spoke && !requirements.some((r) => r.status === 'fail' && r.tier === 'MUST') && !results.some((r) => r.status === 'error');
   return { protocols: options.protocols, cases: results, requirements, conformant, ms: Date.now() - started };
 }
 
-async function runCase(c: CheckCase, v: 1 | 2, settings: CheckSettings): Promise<CaseResult> {
-  const t0 = Date.now();
+function runCase(c: CheckCase, v: 1 | 2, settings: CheckSettings): Promise<CaseResult> {
+  const started = Date.now();
   const ctx = new CaseContext(settings, v);
-  let status: CaseResult['status'] = 'ran';
-  let reason: string | undefined;
-  try {
-    await c.run(ctx);
-  } catch (e) {
-    if (e instanceof NotApplicable) {
-      status = 'not-applicable';
-      reason = e.message;
-    } else {
-      // a step that never completed fails the case's first requirement for this version
-      const id = c.ids.find((x) => !x.startsWith(v === 1 ? 'ACP-V2-' : 'ACP-V1-')) ?? `schema/v${v}`;
+  return runCaseWith(c, v, WIRE_IDS, {
+    started,
+    run: () => c.run(ctx),
+    thrown: (e) => {
       const d = ctx.all.at(-1)!;
+      if (d.spawnError) return `the agent could not be started: ${d.spawnError.message}`;
       const tail = d.stderr.trim().split('\n').slice(-3).join(' | ');
-      const msg = `${e instanceof WaitTimeout || e instanceof Error ? e.message : String(e)}${!d.alive && tail ? ` (agent stderr: ${tail.slice(-300)})` : ''}`;
-      if (d.spawnError) {
-        status = 'error';
-        reason = `the agent could not be started: ${d.spawnError.message}`;
-      } else ctx.fail(id, msg, d.transcript.length ? [d.transcript.at(-1)!.seq] : [], d);
-    }
-  } finally {
-    await Promise.all(ctx.all.map((d) => d.dispose()));
-  }
-  const checks = [...ctx.checks];
-  for (const d of ctx.all) {
-    for (const f of d.findings) checks.push({ id: f.id, ok: false, message: f.message, excerpt: excerpt(d, f.seqs) });
-  }
-  if (status === 'ran') {
-    for (const id of [...WIRE_IDS, `schema/v${v}`]) checks.push({ id, ok: true });
-  }
-  const failed = checks.some((x) => !x.ok) || status === 'error';
-  return { name: c.name, title: c.title, ids: c.ids, protocol: v, status, reason, checks, ms: Date.now() - t0, stderr: failed ? ctx.all.map((d) => d.stderr).join('').slice(-2000) || undefined : undefined };
+      const msg = `${e instanceof Error ? e.message : String(e)}${!d.alive && tail ? ` (agent stderr: ${tail.slice(-300)})` : ''}`;
+      ctx.fail(stepFailureId(c, v), msg, d.transcript.length ? [d.transcript.at(-1)!.seq] : [], d);
+      return undefined;
+    },
+    dispose: async () => {
+      await Promise.all(ctx.all.map((d) => d.dispose()));
+    },
+    checks: () => [...ctx.checks, ...ctx.all.flatMap((d) => d.findings.map((f) => ({ id: f.id, ok: false, message: f.message, excerpt: excerpt(d, f.seqs) })))],
+    stderr: () => ctx.all.map((d) => d.stderr).join(''),
+  });
 }
 
 /** Turns the checks of all cases into one verdict per requirement and version (shared with `check client`). */
@@ -131,7 +195,7 @@ export function judge(results: CaseResult[], protocols: Array<1 | 2>, wanted: (i
   for (const r of results) {
     for (const ch of r.checks) {
       if (!wanted(ch.id)) continue;
-      if (ch.id.startsWith(r.protocol === 1 ? 'ACP-V2-' : 'ACP-V1-')) continue;
+      if (otherVersionId(ch.id, r.protocol)) continue;
       const key = `${r.protocol}:${ch.id}`;
       let rr = out.get(key);
       if (!rr) {
@@ -149,7 +213,7 @@ export function judge(results: CaseResult[], protocols: Array<1 | 2>, wanted: (i
   for (const r of results) {
     if (r.status === 'ran') continue;
     for (const id of r.ids) {
-      if (!wanted(id) || id.startsWith(r.protocol === 1 ? 'ACP-V2-' : 'ACP-V1-')) continue;
+      if (!wanted(id) || otherVersionId(id, r.protocol)) continue;
       const key = `${r.protocol}:${id}`;
       if (!out.has(key)) out.set(key, { ...requirement(id), protocol: r.protocol, status: 'not-checked', failures: [], cases: [r.name] });
     }

@@ -1,20 +1,28 @@
 import { at } from '../../proxy/json.js';
-import { isUpdate, updateOf, type CaseContext, type CheckCase } from '../case.js';
+import { isUpdate, updateOf, type CaseContext, type CaseInfo, type CheckCase } from '../case.js';
 
-function needsV1orV2(ctx: CaseContext, v1Path: string, v2Path: string): void {
-  const path = ctx.version === 2 ? v2Path : v1Path;
-  if (!ctx.advertises(path)) ctx.skip(`the agent does not advertise ${path}`);
+/**
+ * A case of a session method both versions have, which an agent offers only when it advertises
+ * the capability at `needs` (its v1 path, its v2 path): initializes, skips unless advertised, runs.
+ */
+function sessionMethodCase(spec: Omit<CaseInfo, 'protocols'> & { needs: readonly [v1: string, v2: string] }, run: (ctx: CaseContext) => Promise<void>): CheckCase {
+  const { needs, ...info } = spec;
+  return {
+    ...info,
+    protocols: [1, 2],
+    async run(ctx) {
+      await ctx.init();
+      const path = ctx.version === 2 ? needs[1] : needs[0];
+      if (!ctx.advertises(path)) ctx.skip(`the agent does not advertise ${path}`);
+      await run(ctx);
+    },
+  };
 }
 
 /** session/list filtered by cwd: a sessions array, every entry of that cwd. */
-export const sessionList: CheckCase = {
-  name: 'sessions/list',
-  title: 'session/list with a cwd filter',
-  ids: ['ACP-ALL-LIST-01', 'ACP-ALL-LIST-02'],
-  protocols: [1, 2],
-  async run(ctx) {
-    await ctx.init();
-    needsV1orV2(ctx, 'sessionCapabilities.list', 'session');
+export const sessionList = sessionMethodCase(
+  { name: 'sessions/list', title: 'session/list with a cwd filter', ids: ['ACP-ALL-LIST-01', 'ACP-ALL-LIST-02'], needs: ['sessionCapabilities.list', 'session'] },
+  async (ctx) => {
     await ctx.newSession();
     const r = await ctx.driver.request('session/list', { cwd: ctx.settings.cwd }, ctx.timeout);
     const sessions = at(r.result, 'sessions');
@@ -22,32 +30,22 @@ export const sessionList: CheckCase = {
     const other = sessions.filter((s) => at(s, 'cwd') !== ctx.settings.cwd);
     ctx.judge('ACP-ALL-LIST-02', other.length === 0, `session/list filtered by cwd ${ctx.settings.cwd} returned sessions of other directories: ${other.map((s) => JSON.stringify(at(s, 'cwd'))).join(', ')}`, [r.seq]);
   },
-};
+);
 
 /** session/close of a fresh session returns {}. */
-export const sessionClose: CheckCase = {
-  name: 'sessions/close',
-  title: 'session/close',
-  ids: ['ACP-ALL-CLOSE-01'],
-  protocols: [1, 2],
-  async run(ctx) {
-    await ctx.init();
-    needsV1orV2(ctx, 'sessionCapabilities.close', 'session');
+export const sessionClose = sessionMethodCase(
+  { name: 'sessions/close', title: 'session/close', ids: ['ACP-ALL-CLOSE-01'], needs: ['sessionCapabilities.close', 'session'] },
+  async (ctx) => {
     const sid = await ctx.newSession();
     const r = await ctx.driver.request('session/close', { sessionId: sid }, ctx.timeout);
     ctx.judge('ACP-ALL-CLOSE-01', r.result !== undefined && r.error === undefined && typeof r.result === 'object' && r.result !== null, `session/close must return {}; got ${JSON.stringify(r.error ?? r.result)}`, [r.seq]);
   },
-};
+);
 
 /** session/delete: a missing session is deleted quietly; a deleted one leaves the list. */
-export const sessionDelete: CheckCase = {
-  name: 'sessions/delete',
-  title: 'session/delete',
-  ids: ['ACP-ALL-DEL-02', 'ACP-ALL-DEL-03'],
-  protocols: [1, 2],
-  async run(ctx) {
-    await ctx.init();
-    needsV1orV2(ctx, 'sessionCapabilities.delete', 'session.delete');
+export const sessionDelete = sessionMethodCase(
+  { name: 'sessions/delete', title: 'session/delete', ids: ['ACP-ALL-DEL-02', 'ACP-ALL-DEL-03'], needs: ['sessionCapabilities.delete', 'session.delete'] },
+  async (ctx) => {
     const missing = await ctx.driver.request('session/delete', { sessionId: 'acp-kit-check-no-such-session' }, ctx.timeout);
     ctx.judge('ACP-ALL-DEL-03', missing.error === undefined, `deleting a missing session should succeed quietly; got ${JSON.stringify(missing.error)}`, [missing.seq]);
     const sid = await ctx.newSession();
@@ -60,7 +58,7 @@ export const sessionDelete: CheckCase = {
       ctx.judge('ACP-ALL-DEL-02', !ids.includes(sid), `the deleted session ${sid} is still listed by session/list`, [r.seq, l.seq]);
     }
   },
-};
+);
 
 /** v1 session/load: the conversation is replayed as updates, all before the response. */
 export const sessionLoadV1: CheckCase = {

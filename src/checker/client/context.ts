@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { at, isObj, stringAt } from '../../proxy/json.js';
-import { NotApplicable, type Check } from '../case.js';
+import { NotApplicable, type CaseOf, type Check } from '../case.js';
 import { WaitTimeout, type TranscriptLine, type WireId } from '../driver.js';
+import { killGroup } from '../process.js';
 import { ClientGone, ClientPeer, type Received } from './peer.js';
 
 /** What every client case needs to know about the run. */
@@ -20,14 +21,7 @@ export interface ClientCheckSettings {
 }
 
 /** A client conformance case: one scripted agent behaviour, one launch of the client. */
-export interface ClientCase {
-  name: string;
-  title: string;
-  /** The requirement IDs it judges (besides the wire checks every case makes). */
-  ids: readonly string[];
-  protocols: ReadonlyArray<1 | 2>;
-  run(ctx: ClientCaseContext): Promise<void>;
-}
+export type ClientCase = CaseOf<ClientCaseContext>;
 
 /** How the checker reaches the client it launched: the connection its relay makes, by token. */
 export interface ConnectionSource {
@@ -294,14 +288,7 @@ export class ClientCaseContext {
   /** Ends the client (and its process group), the connection and what the case started. */
   async dispose(): Promise<void> {
     this.peer?.close();
-    if (this.child && !this.exitInfo) {
-      try {
-        if (this.child.pid !== undefined && process.platform !== 'win32') process.kill(-this.child.pid, 'SIGKILL');
-        else this.child.kill('SIGKILL');
-      } catch {
-        this.child.kill('SIGKILL');
-      }
-    }
+    if (this.child && !this.exitInfo) killGroup(this.child);
     await this.exitPromise;
     for (const c of this.cleanups.splice(0)) await c();
     this.source.release(this.token);

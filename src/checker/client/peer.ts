@@ -2,7 +2,8 @@ import type { Socket } from 'node:net';
 import { formatFailure } from '../../protocol/validation/failure.js';
 import { getValidator } from '../../protocol/validation/validator.js';
 import { at, isObj } from '../../proxy/json.js';
-import { preview, WaitTimeout, type Finding, type TranscriptLine, type WireId, type WireMessage } from '../driver.js';
+import { preview, type WireId, type WireMessage } from '../driver.js';
+import { WireLog } from '../wire.js';
 
 /** A message from the client, with its place in the transcript. */
 export type Received = WireMessage & { seq: number };
@@ -14,9 +15,7 @@ export type Received = WireMessage & { seq: number };
  * agreed) and lets a case send, answer and wait. Requests the case does not take are answered
  * -32601, as an agent with no such method would.
  */
-export class ClientPeer {
-  readonly transcript: TranscriptLine[] = [];
-  readonly findings: Finding[] = [];
+export class ClientPeer extends WireLog {
   /** The version the scripted agent answered; schema checks of the client's messages use it. */
   version: 1 | 2 | undefined;
   /** The protocolVersion the client asked for in initialize. */
@@ -24,12 +23,8 @@ export class ClientPeer {
   /** Methods a case will take with {@link takeRequest}; other requests are answered -32601 at once. */
   readonly handled = new Set(['initialize', 'session/new', 'session/prompt']);
 
-  private seq = 0;
-  private pending = Buffer.alloc(0);
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
-  private readonly waiting = new Map<string, { method: string; seq: number }>();
   private readonly taken = new Set<number>();
-  private listeners: Array<() => void> = [];
   private ended = false;
 
   /** `initial`: bytes that came with the relay's first line. */
@@ -37,6 +32,7 @@ export class ClientPeer {
     private readonly socket: Socket,
     initial: Buffer = Buffer.alloc(0),
   ) {
+    super();
     socket.on('data', (d: Buffer) => this.onData(d));
     socket.on('close', () => {
       this.ended = true;
@@ -53,15 +49,7 @@ export class ClientPeer {
 
   /** Writes one raw line to the client (the scripted agent's stdout). */
   writeRaw(text: string): number {
-    const seq = ++this.seq;
-    let msg: WireMessage | undefined;
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (isObj(parsed)) msg = parsed;
-    } catch {
-      /* deliberately not JSON */
-    }
-    this.transcript.push({ seq, dir: 'out', raw: text, msg });
+    const seq = this.recordOut(text);
     if (!this.ended) this.socket.write(`${text}\n`);
     return seq;
   }
@@ -69,15 +57,14 @@ export class ClientPeer {
   /** Sends a request of the agent's; returns its seq. */
   send(method: string, params: unknown, id: WireId): number {
     const seq = this.writeRaw(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-    this.waiting.set(JSON.stringify(id), { method, seq });
+    this.track(id, method, seq);
     return seq;
   }
 
   /** Sends a request and waits for the client's answer (matched by the exact id). */
   async request(method: string, params: unknown, id: WireId, ms: number): Promise<Received> {
     const seq = this.send(method, params, id);
-    const line = await this.waitFor((l) => l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(id), ms, `the client's answer to ${method} (id ${JSON.stringify(id)})`, seq);
-    return { ...line.msg!, seq: line.seq };
+    return this.answerTo(id, seq, ms, `the client's answer to ${method} (id ${JSON.stringify(id)})`);
   }
 
   notify(method: string, params: unknown): number {
@@ -104,26 +91,9 @@ export class ClientPeer {
     return { ...line.msg!, seq: line.seq };
   }
 
-  /**
-   * Waits for the first line after `after` matching `pred`. Throws {@link WaitTimeout} after `ms`,
-   * or a plain error when the client closes the connection first.
-   */
-  async waitFor(pred: (l: TranscriptLine) => boolean, ms: number, what: string, after = 0): Promise<TranscriptLine> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const hit = this.transcript.find((l) => l.seq > after && pred(l));
-      if (hit) return hit;
-      if (this.ended) throw new ClientGone(`${what} did not arrive: the client closed the agent's stdin (or ended)`);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new WaitTimeout(what, ms);
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, left);
-        this.listeners.push(() => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
-    }
+  /** Waiting ends with {@link ClientGone} once the client closed the connection. */
+  protected gone(what: string): Error | undefined {
+    return this.ended ? new ClientGone(`${what} did not arrive: the client closed the agent's stdin (or ended)`) : undefined;
   }
 
   /** Ends the scripted agent: the relay exits, as an agent process would. */
@@ -133,28 +103,7 @@ export class ClientPeer {
     this.wake();
   }
 
-  private wake(): void {
-    const l = this.listeners;
-    this.listeners = [];
-    for (const f of l) f();
-  }
-
-  private fail(id: string, message: string, seqs: number[]): void {
-    this.findings.push({ id, message, seqs });
-  }
-
-  private onData(d: Buffer): void {
-    this.pending = Buffer.concat([this.pending, d]);
-    let i: number;
-    while ((i = this.pending.indexOf(0x0a)) >= 0) {
-      const bytes = this.pending.subarray(0, i);
-      this.pending = this.pending.subarray(i + 1);
-      this.onLine(bytes);
-    }
-    this.wake();
-  }
-
-  private onLine(bytes: Buffer): void {
+  protected onLine(bytes: Buffer): void {
     const seq = ++this.seq;
     let raw: string;
     try {
