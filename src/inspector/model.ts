@@ -1,4 +1,4 @@
-import type { CaptureFrame, CaptureHeader, CaptureMeta } from '../proxy/capture.js';
+import { frameSide, type CaptureFrame, type CaptureHeader, type CaptureMeta, type CaptureSide } from '../proxy/capture.js';
 import { RequestPairer } from '../proxy/latency.js';
 import { CaptureValidator, type Violation } from '../proxy/validate.js';
 import { at, stringAt } from '../proxy/json.js';
@@ -70,6 +70,14 @@ export class CaptureModel {
    * ({@link analyzeInBackground}), so a big saved capture's timeline can be served first.
    */
   deferAnalysis = false;
+  /**
+   * The leg of a bridge capture this model shows (`acp-kit proxy --bridge` records both): frames of
+   * the other leg are counted in {@link otherSideFrames} and skipped, so each leg is decoded with
+   * its own protocol version. Plain captures have only the editor leg.
+   */
+  side: CaptureSide = 'editor';
+  /** Frames of the other leg seen by {@link push} (non-zero: the capture is a bridge's). */
+  otherSideFrames = 0;
 
   /** Subscribes to new rows/changes (live stream); returns the unsubscribe function. */
   subscribe(fn: (e: ModelEvent) => void): () => void {
@@ -79,6 +87,10 @@ export class CaptureModel {
 
   /** Adds one frame (in capture order). */
   push(frame: CaptureFrame): void {
+    if (frameSide(frame) !== this.side) {
+      this.otherSideFrames++;
+      return;
+    }
     const index = this.frames.length;
     this.frames.push(frame);
     this.bySeq.set(frame.seq, index);
@@ -231,6 +243,11 @@ export class CaptureModel {
 
   /** A meta line (protocol version, agent exit). */
   meta(meta: CaptureMeta): void {
+    // a bridge's meta line carries both legs' versions: the agent leg reads its own
+    if (this.side === 'agent') {
+      const { protocolVersion: _editorVersion, ...rest } = meta;
+      meta = typeof meta.agentProtocolVersion === 'number' ? { ...rest, protocolVersion: meta.agentProtocolVersion } : rest;
+    }
     this.metas.push(meta);
     this.metaAt.push(this.frames.length);
     if (this.analyzedCount === this.frames.length) this.applyMetas(this.frames.length);

@@ -107,8 +107,17 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     for (const l of loads) l.load.stop();
     throw e;
   }
+  let closed = false;
   loads.forEach(({ path, load }, n) => {
     models.set(`c${n}`, { model: load.model, load, info: { id: `c${n}`, name: basename(path), path, live: false } });
+    // a bridge capture holds both legs: once the file is read and the agent's leg found, it becomes a
+    // source of its own, decoded with the agent's protocol version
+    void load.done.then(() => {
+      if (load.model.otherSideFrames === 0 || closed) return;
+      const agentLeg = startLoad(path, 12, 'agent');
+      agentLeg.done.catch(() => undefined);
+      models.set(`c${n}-agent`, { model: agentLeg.model, load: agentLeg, info: { id: `c${n}-agent`, name: `${basename(path)} (bridge: agent leg)`, path, live: false } });
+    }, () => undefined);
   });
   if (options.liveCapture) {
     const tail = new CaptureTail(options.liveCapture.path);
@@ -297,6 +306,7 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     port,
     token,
     close: async () => {
+      closed = true;
       for (const s of streams) s.destroy();
       for (const m of models.values()) {
         m.tail?.close();

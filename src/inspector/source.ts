@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { frameFrom, headerFrom, metaFrom, openCapture } from '../proxy/capture.js';
+import { frameFrom, headerFrom, metaFrom, openCapture, type CaptureSide } from '../proxy/capture.js';
 import { isObj } from '../proxy/json.js';
 import { CaptureModel } from './model.js';
 
@@ -33,9 +33,10 @@ export interface CaptureLoad {
  * ({@link CaptureModel.analyzeInBackground}). `ready` rejects with `CaptureFormatError` for files
  * that are not captures.
  */
-export function startLoad(path: string, sliceMs = 12): CaptureLoad {
+export function startLoad(path: string, sliceMs = 12, side: CaptureSide = 'editor'): CaptureLoad {
   const model = new CaptureModel();
   model.deferAnalysis = true;
+  model.side = side;
   let stopped = false;
   let markReady!: () => void;
   let failReady!: (e: unknown) => void;
