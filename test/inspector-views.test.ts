@@ -11,28 +11,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientConnection } from '../src/client/index.js';
 import { startInspector, type InspectorHandle } from '../src/inspector/index.js';
 import { readCapture } from '../src/proxy/index.js';
-import { BIN, SCREENSHOT_DIR, connectThroughProxy, launchChromium } from './support/inspector.js';
+import { BIN, SCREENSHOT_DIR, connectThroughProxy, useBrowser } from './support/inspector.js';
 import { waitUntil } from './support/process.js';
 import { tempDir } from './support/temp.js';
 
-let ctx: BrowserContext;
-const conns: ClientConnection[] = [];
-const children: ChildProcess[] = [];
-const pages: Page[] = [];
-const servers: InspectorHandle[] = [];
-
-beforeAll(async () => {
-  ctx = await launchChromium(tempDir('acp-inspector-views-chromium-'));
-});
-afterAll(async () => {
-  await ctx?.close();
-});
-afterEach(async () => {
-  for (const p of pages.splice(0)) await p.close().catch(() => undefined);
-  for (const h of servers.splice(0)) await h.close();
-  for (const c of conns.splice(0)) await c.close().catch(() => undefined);
-  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-});
+const browser = useBrowser('acp-inspector-views-chromium-');
+const { conns, children, pages, servers } = browser;
 
 /** A v2 turn of the built-in agent (demo model), recorded by the proxy. */
 async function record(prompt: string): Promise<string> {
@@ -48,7 +32,7 @@ async function record(prompt: string): Promise<string> {
 
 /** Opens a page and collects what the browser reports as errors (CSP violations included). */
 async function open(url: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await ctx.newPage();
+  const page = await browser.ctx.newPage();
   pages.push(page);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(String(e)));

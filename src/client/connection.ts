@@ -14,7 +14,7 @@ import { Emitter, type ClientEvents, type ClientProblem } from './events.js';
 import { UnsupportedProtocolVersionError, acceptableVersions, buildInitializeParams } from './initialize.js';
 import type { RemoteTarget } from './remote.js';
 import type { AgentTarget, ClientOptions, NewSessionOptions, ResumeSessionOptions, RestoreSessionOptions } from './options.js';
-import { FileSystemSandbox, type FileSystemSandboxOptions } from './services/fs-sandbox.js';
+import { FileSystemSandbox } from './services/fs-sandbox.js';
 import { TerminalManager } from './services/terminals.js';
 import { RequestTimeoutError } from './request-timeout.js';
 import { UpdateRouter } from './update-router.js';
@@ -37,8 +37,18 @@ const DEFAULT_CLIENT_INFO: Implementation = { name: 'acp-kit', version: '0.1.0' 
  */
 export async function connect(options: ClientOptions & (AgentTarget | (RemoteTarget & { command?: undefined; transport?: undefined }))): Promise<ClientConnection> {
   // a remote agent (`{ url, token }`): its transports load only when asked for
-  if (isRemote(options)) return (await import('./remote.js')).connectRemote(options);
+  if (isRemote(options)) return connectRemote(options);
   return connectToAgent(options, options);
+}
+
+/**
+ * Connects to a remote agent (`acp-kit serve`, or any server of the remote transport RFD) and runs
+ * `initialize`, as {@link connectToAgent} does for a local one. The transports (and `ws`) load only here.
+ */
+export async function connectRemote(options: ClientOptions & RemoteTarget): Promise<ClientConnection> {
+  const { url, token, headers, ...clientOptions } = options;
+  const { openRemoteTransport } = await import('./remote.js');
+  return connectToAgent({ transport: await openRemoteTransport({ url, token, headers }) }, clientOptions);
 }
 
 type RemoteConnectOptions = ClientOptions & RemoteTarget & { command?: undefined; transport?: undefined };

@@ -13,8 +13,8 @@
  *
  * @module
  */
-export { connect, connectToAgent, ClientConnection } from './connection.js';
-export { connectRemote, openRemoteTransport, type RemoteTarget } from './remote.js';
+export { connect, connectRemote, connectToAgent, ClientConnection } from './connection.js';
+export { openRemoteTransport, type RemoteTarget } from './remote.js';
 export {
   connectReconnecting, ReconnectingConnection, ReconnectingSession, ReconnectFailedError,
   type ReconnectEvents, type ReconnectOptions, type ReconnectingClientOptions, type ReconnectingUpdateListener,

@@ -5,10 +5,10 @@ import type { SessionState } from '../protocol/state/session-state.js';
 import { ConnectionClosedError } from '../rpc/peer.js';
 import type { CloseInfo } from '../rpc/transport.js';
 import type { ClientSession, PromptOptions, PromptResult } from './client-session.js';
-import type { ClientConnection } from './connection.js';
 import { Emitter } from './events.js';
 import type { ClientOptions, NewSessionOptions, ResumeSessionOptions } from './options.js';
-import { connectRemote, type RemoteTarget } from './remote.js';
+import { connectRemote, type ClientConnection } from './connection.js';
+import type { RemoteTarget } from './remote.js';
 
 /** Bounds of the reconnect loop (exponential backoff: `baseDelayMs * 2^(attempt-1)`, capped at `maxDelayMs`). */
 export interface ReconnectOptions {

@@ -1,6 +1,4 @@
 import type { Transport } from '../rpc/transport.js';
-import { connectToAgent, type ClientConnection } from './connection.js';
-import type { ClientOptions } from './options.js';
 
 /** Where a remote agent listens, and how to authenticate. */
 export interface RemoteTarget {
@@ -35,14 +33,4 @@ export async function openRemoteTransport(target: RemoteTarget): Promise<Transpo
     return new HttpClientTransport(url.href, { token: target.token, headers: target.headers });
   }
   throw new TypeError(`agent URL scheme ${url.protocol} is not supported: use ws://, wss://, http:// or https://`);
-}
-
-/**
- * Connects to a remote agent (`acp-kit serve`, or any server of the remote transport RFD) and runs
- * `initialize`, as {@link connectToAgent} does for a local one.
- */
-export async function connectRemote(options: ClientOptions & RemoteTarget): Promise<ClientConnection> {
-  const { url, token, headers, ...clientOptions } = options;
-  const transport = await openRemoteTransport({ url, token, headers });
-  return connectToAgent({ transport }, clientOptions);
 }

@@ -2,9 +2,13 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { ChildProcess } from 'node:child_process';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { InspectorHandle } from '../../src/inspector/index.js';
 import { connect, type ClientConnection } from '../../src/client/index.js';
 import { selectOption } from '../../src/client/services/permission-policy.js';
+import { tempDir } from './temp.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/acp-kit.js', import.meta.url));
 export const CHROMIUM = '/usr/bin/chromium';
@@ -41,4 +45,38 @@ export async function launchChromium(profileDir: string): Promise<BrowserContext
     viewport: { width: 1400, height: 860 },
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+/**
+ * One headless Chromium for the calling test file (launched before its tests, closed after them) and
+ * the things its tests open, closed after each test, also on failure. Call it at the top of the file.
+ */
+export function useBrowser(profilePrefix: string): {
+  readonly ctx: BrowserContext;
+  conns: ClientConnection[];
+  children: ChildProcess[];
+  pages: Page[];
+  servers: InspectorHandle[];
+} {
+  let ctx: BrowserContext | undefined;
+  const state = { conns: [] as ClientConnection[], children: [] as ChildProcess[], pages: [] as Page[], servers: [] as InspectorHandle[] };
+  beforeAll(async () => {
+    ctx = await launchChromium(tempDir(profilePrefix));
+  });
+  afterAll(async () => {
+    await ctx?.close();
+  });
+  afterEach(async () => {
+    for (const p of state.pages.splice(0)) await p.close().catch(() => undefined);
+    for (const h of state.servers.splice(0)) await h.close();
+    for (const c of state.conns.splice(0)) await c.close().catch(() => undefined);
+    for (const c of state.children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  });
+  return {
+    ...state,
+    get ctx(): BrowserContext {
+      if (!ctx) throw new Error('the browser is not launched yet (use ctx inside a test)');
+      return ctx;
+    },
+  };
 }
