@@ -1,5 +1,6 @@
 // runAgentOnStdio and the v1 client services, over real pipes.
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitUntil } from './support/process.js';
 import { agentText, initParams, openSession, promptTurn, sleep, startAgent, text, type Harness } from './agent-harness.js';
 
 let h: Harness | undefined;
@@ -16,6 +17,8 @@ describe('runAgentOnStdio', () => {
     const sessionId = await openSession(h, 2);
     await h.request('session/prompt', { sessionId, prompt: text('log') });
     await h.waitFor((m) => m.params?.update?.state === 'idle');
+    // stderr is another pipe: what the agent wrote there before idle may be read after it (a hang guard, not a sleep)
+    await waitUntil(() => h!.stderr().includes('console.info noise'), 20_000, 'the console output on stderr');
     expect(h.stderr()).toContain('console.log noise');
     expect(h.stderr()).toContain('console.info noise');
     // the client's peer reports non-JSON lines as problems; every received message parsed
