@@ -8,6 +8,11 @@
 // - One ESM build with code splitting: a module shared by several entries lands in one shared
 //   chunk, so classes stay single instances (`instanceof AcpError` works across `acp-kit/client`
 //   and `acp-kit/protocol`), and dynamic imports (CLI commands, MCP, model providers) stay lazy.
+// - The CLI is its own build (own chunks, `cli-chunk-*`), not an entry of the library build: its
+//   lazily imported commands are ~25 more entry points, and esbuild cuts shared code into one
+//   chunk per set of entries that reach it, so they sliced what `acp-kit/agent` loads into 13
+//   files (measured: ~1 ms of start-up per file). The CLI loads no user module that imports
+//   acp-kit, so its own copies of the library classes never meet the package's.
 // - Packages stay external (loaded from node_modules as before).
 // - All outputs are written flat into dist/bundle/, one level below dist/, so `import.meta.url`
 //   can be rewritten per source module to that module's own dist/ URL: relative lookups (schema/,
@@ -33,8 +38,10 @@ export const BUNDLE_ENTRIES = {
   proxy: 'proxy/index.js',
   inspector: 'inspector/index.js',
   server: 'server/index.js',
-  cli: 'cli/main.js',
 };
+
+/** The CLI (bin/acp-kit.js loads dist/bundle/cli.js), built on its own: see the header. */
+export const CLI_ENTRY = { cli: 'cli/main.js' };
 
 /** Replaces `import.meta.url` in a dist module with the URL the module has in the unbundled build. */
 const importMetaUrlPlugin = {
@@ -53,23 +60,28 @@ const importMetaUrlPlugin = {
 };
 
 rmSync(out, { recursive: true, force: true });
-const result = await build({
-  entryPoints: Object.entries(BUNDLE_ENTRIES).map(([name, file]) => ({ in: join(dist, file), out: name })),
-  outdir: out,
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  packages: 'external',
-  chunkNames: 'chunk-[hash]',
-  sourcemap: true,
-  logLevel: 'warning',
-  metafile: true,
-  plugins: [importMetaUrlPlugin],
-});
-const outputs = Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js'));
-console.log(`bundle: ${Object.keys(BUNDLE_ENTRIES).length} entries, ${outputs.length} files in ${relative(root, out)}`);
+/** One ESM build with code splitting of `entries` into dist/bundle/; returns its .js output files. */
+async function bundle(entries, chunkPrefix) {
+  const result = await build({
+    entryPoints: Object.entries(entries).map(([name, file]) => ({ in: join(dist, file), out: name })),
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    chunkNames: `${chunkPrefix}-[hash]`,
+    sourcemap: true,
+    logLevel: 'warning',
+    metafile: true,
+    plugins: [importMetaUrlPlugin],
+  });
+  return Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js'));
+}
+const library = await bundle(BUNDLE_ENTRIES, 'chunk');
+const cli = await bundle(CLI_ENTRY, 'cli-chunk');
+console.log(`bundle: ${Object.keys(BUNDLE_ENTRIES).length} entries in ${library.length} files, the CLI in ${cli.length} files, in ${relative(root, out)}`);
 
 // The inspector's page (browser code, not part of the tsc build): one script and one stylesheet in
 // dist/inspector/ui/, next to the server that serves them. Everything is bundled: no CDN, no network.

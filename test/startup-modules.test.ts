@@ -99,9 +99,10 @@ describe('start-up: what an agent loads to answer initialize', () => {
     // the bundle and the one precompiled validator initialize needs; no per-file tsc output
     expect(lib.filter((f) => !f.startsWith('dist/bundle/') && !f.startsWith('dist/protocol/validation/precompiled/'))).toEqual([]);
     expect(lib.filter((f) => f.startsWith('dist/protocol/validation/precompiled/'))).toEqual(['dist/protocol/validation/precompiled/v2-InitializeRequest.cjs']);
-    // a handful of bundle chunks (esbuild splits shared code by entry point, so the count moves as
-    // entries are added: 13 chunks with the 12 entries of today); the time they cost is bench/startup.mjs's
-    expect(lib.length).toBeLessThanOrEqual(16);
+    // each file costs ~1 ms (resolve, read, compile, link): 8 bundle files + the validator today.
+    // esbuild cuts a chunk per set of entries reaching a module, so a new entry point or a CLI
+    // command in the library build (scripts/bundle.mjs) slices this graph again: keep it in the line
+    expect(lib.length).toBeLessThanOrEqual(10);
     expect(lib.filter((f) => containsAny(f, [CODING_AGENT_CODE, CLIENT_CODE]))).toEqual([]);
   });
 
@@ -112,7 +113,7 @@ describe('start-up: what an agent loads to answer initialize', () => {
     expect(t.builtins).not.toContain('node:crypto');
     const lib = t.ownFiles.filter((f) => f.startsWith('dist/'));
     expect(lib.filter((f) => !f.startsWith('dist/bundle/') && !f.startsWith('dist/protocol/validation/precompiled/'))).toEqual([]);
-    expect(lib.length).toBeLessThanOrEqual(30);
+    expect(lib.length).toBeLessThanOrEqual(28); // 26 today (the CLI is its own build)
     expect(lib.filter((f) => containsAny(f, [CODING_AGENT_CODE])).length).toBeGreaterThan(0);
     expect(lib.filter((f) => containsAny(f, [CLIENT_CODE]))).toEqual([]);
   });

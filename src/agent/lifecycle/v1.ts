@@ -3,7 +3,7 @@ import type { UpdateEncoder } from '../../protocol/codec/types.js';
 import { AcpError } from '../../protocol/errors.js';
 import { V1_STOP_REASONS } from '../../protocol/model/stop-reason.js';
 import type { AnySessionUpdate } from '../../protocol/model/update.js';
-import { getValidator } from '../../protocol/validation/index.js';
+import { getValidator } from '../../protocol/validation/validator.js';
 import type { WireValidator } from '../../protocol/validation/types.js';
 import { createClientServices } from '../client-services.js';
 import { modesOf } from '../config-options.js';

@@ -1,4 +1,5 @@
 import { getValidator } from '../validation/validator.js';
+import { SUPPORTED_VERSIONS } from '../version.js';
 import type { WireCodec } from './types.js';
 import { V1Codec } from './v1.js';
 import { V2Codec } from './v2.js';
@@ -20,5 +21,6 @@ export const v2Codec: WireCodec = new V2Codec(getValidator(2));
 export function codecFor(version: 1 | 2): WireCodec {
   if (version === 1) return v1Codec;
   if (version === 2) return v2Codec;
-  throw new RangeError(`no ACP codec for protocol version ${String(version)}`);
+  // naming the supported versions also keeps version.js in the chunk every codec user loads (start-up)
+  throw new RangeError(`no ACP codec for protocol version ${String(version)} (supported: ${SUPPORTED_VERSIONS.join(', ')})`);
 }
