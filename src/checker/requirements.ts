@@ -31,6 +31,7 @@ const rows: ReadonlyArray<readonly [string, Tier, string]> = [
   ["ACP-ALL-TRANS-04", "MUST", "One message per line: newline-terminated, no raw newline inside a message."],
   ["ACP-ALL-TRANS-05", "MUST", "An agent writes nothing but ACP messages on stdout; the client names the first stray line it sees."],
   ["ACP-V2-TRANS-11", "MUST", "A JSON array (batch) is not a valid message: answer one -32600 with id null and run none of it."],
+  ["ACP-V1-TRANS-01", "SHOULD", "v1 has no batch types either (though JSON-RPC 2.0 has batches): a JSON array should get one -32600 with id null and none of it run."],
   ["ACP-ALL-INIT-03", "MUST", "The agent echoes a supported requested version, else offers its own (v2: highest one at or below the request)."],
   ["ACP-ALL-INIT-06", "MUST", "The initialize result carries the chosen version and the agent capabilities."],
   ["ACP-V1-INIT-01", "SHOULD", "v1 peers should identify themselves in `clientInfo` / `agentInfo` (name, version, title)."],

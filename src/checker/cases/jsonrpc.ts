@@ -51,13 +51,19 @@ export const malformedInput: CheckCase = {
   },
 };
 
-/** v2 has no batches: an array is one -32600 with id null, and none of it runs. */
+/**
+ * No batches: an array is one -32600 with id null, and none of it runs. v2 forbids them
+ * (`ACP-V2-TRANS-11`, MUST). v1 only says it is JSON-RPC 2.0, whose §6 has batches, but its schema
+ * has no batch types and the official SDK refuses arrays in both versions: so under v1 refusing is a
+ * SHOULD (`ACP-V1-TRANS-01`), and a JSON-RPC 2.0 batch reply is a warning, not a MUST failure.
+ */
 export const batchRejected: CheckCase = {
   name: 'jsonrpc/batch',
   title: 'a JSON array (batch) is refused',
-  ids: ['ACP-V2-TRANS-11'],
-  protocols: [2],
+  ids: ['ACP-V2-TRANS-11', 'ACP-V1-TRANS-01'],
+  protocols: [1, 2],
   async run(ctx) {
+    const id = ctx.version === 2 ? 'ACP-V2-TRANS-11' : 'ACP-V1-TRANS-01';
     await ctx.init();
     const seq = ctx.driver.writeRaw(JSON.stringify([{ jsonrpc: '2.0', id: 'acp-kit-check-batched', method: '_acp_kit_check/batched', params: {} }]));
     const ping = await ctx.driver.roundTrip(ctx.timeout);
@@ -65,7 +71,7 @@ export const batchRejected: CheckCase = {
     const ran = answers.filter((m) => m.id === 'acp-kit-check-batched');
     const arrays = ctx.driver.transcript.filter((l) => l.dir === 'in' && l.seq > seq && l.seq < ping && l.raw.trimStart().startsWith('['));
     ctx.judge(
-      'ACP-V2-TRANS-11',
+      id,
       ran.length === 0 && arrays.length === 0 && answers.length === 1 && answers[0]!.id === null && at(answers[0]!.error, 'code') === -32600,
       `a batch must be answered with exactly one -32600 error with id null and none of its entries run; got ${[...answers.map((m) => JSON.stringify(m)), ...arrays.map((l) => l.raw)].join(' ') || 'no answer'}`,
       [seq, ...answers.map((m) => m.seq)],
