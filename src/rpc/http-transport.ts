@@ -235,7 +235,9 @@ export class HttpClientTransport implements Transport {
     this.closed = true;
     const id = this.connectionId;
     this.abort.abort();
-    if (id) {
+    // a failure (stream or request lost) does not end the connection on the server: its turns go
+    // on until the server notices, and a reconnecting client can resume its sessions there
+    if (id && !info.error) {
       // best effort: tell the server to end the connection (and its agent) now
       void this.fetchImpl(this.url, { method: 'DELETE', headers: this.headers({}) }).then((r) => r.body?.cancel(), () => undefined);
     }
