@@ -335,15 +335,35 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
       closing ??= (async () => {
         stopping = true;
         server.close();
-        await Promise.all([...live.values()].map((l) => l.host.shutdown(graceMs).catch(() => undefined)));
-        for (const l of live.values()) l.transport.close({ reason: 'the server shut down' });
+        // keep-alive sockets with no request on them end now (server.close() only stops accepting)
+        server.closeIdleConnections();
+        const hosts = [...live.values()];
+        // each connection gets the grace period to end its turns `cancelled`, plus a bounded time
+        // to hand the client what it was sent: a client that stopped reading must not hold the
+        // shutdown (its flush would wait forever), so it is cut when that time is up
+        await Promise.all(hosts.map((l) => within(l.host.shutdown(graceMs).catch(() => undefined), graceMs + SHUTDOWN_FLUSH_MS)));
+        for (const l of hosts) {
+          l.transport.close({ reason: 'the server shut down' });
+          l.host.close();
+        }
         live.clear();
         wss.close();
+        // open SSE streams and sockets of clients still connected over HTTP
         server.closeAllConnections();
       })();
       return closing;
     },
   };
+}
+
+/** After the grace period, how long a connection's shutdown may still take to flush what it sent. */
+const SHUTDOWN_FLUSH_MS = 1000;
+
+/** Resolves when `p` settles or after `ms`, whichever comes first. */
+function within(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([p.then(() => undefined), timeout]).finally(() => clearTimeout(timer));
 }
 
 /** A request header as one string (Node joins repeated custom headers with `, `). */
