@@ -73,8 +73,8 @@ async function startRelay(targetPort: number): Promise<Relay> {
   };
 }
 
-async function startServe(dataDir: string): Promise<{ url: string; port: number }> {
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--token', TOKEN, '--model', 'demo'], {
+async function startServe(dataDir: string): Promise<{ url: string; port: number; http2: string }> {
+  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--http2-port', '0', '--token', TOKEN, '--model', 'demo'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ACP_KIT_DATA_DIR: dataDir },
   });
@@ -94,8 +94,8 @@ interface RunResult {
 }
 
 /** `acp-kit run --json --agent-url <url> <prompt>`; `onLine` sees each stdout line as it comes. */
-function runCli(url: string, prompt: string, cwd: string, onLine?: (line: string) => void): Promise<RunResult> {
-  const proc = spawn(process.execPath, [BIN, 'run', '--json', '--agent-url', url, '--cwd', cwd, prompt], {
+function runCli(url: string, extra: readonly string[], prompt: string, cwd: string, onLine?: (line: string) => void): Promise<RunResult> {
+  const proc = spawn(process.execPath, [BIN, 'run', '--json', '--agent-url', url, ...extra, '--cwd', cwd, prompt], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ACP_KIT_AGENT_TOKEN: TOKEN, NO_COLOR: '1' },
   });
@@ -116,19 +116,25 @@ function normalized(lines: string[]): string[] {
   return lines.map((l) => l.split(id).join('<session>'));
 }
 
-describe.each([
-  ['websocket', (u: string) => u.replace(/^http/, 'ws')],
-  ['streamable http', (u: string) => u],
-] as const)('run --agent-url over %s', (_name, urlOf) => {
+/** Per profile: the server URL to reach, and the URL of the same endpoint through the relay. */
+const profiles = [
+  ['websocket', (serve: { url: string }) => serve.url.replace(/^http/, 'ws'), []],
+  ['streamable http', (serve: { url: string }) => serve.url, []],
+  ['streamable http over HTTP/2 (h2c)', (serve: { http2: string }) => serve.http2, ['--agent-http2']],
+] as const;
+
+describe.each(profiles)('run --agent-url over %s', (_name, endpoint, extra) => {
   it('a connection dropped mid-turn: the CLI reconnects, resumes, and prints what a direct run prints', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'acp-cli-reconnect-'));
     dirs.push(dir);
     const serve = await startServe(join(dir, 'data'));
-    const relay = await startRelay(serve.port);
+    const direct = endpoint(serve);
+    const relay = await startRelay(Number(new URL(direct).port));
     relays.push(relay);
+    const relayed = direct.replace(/:\d+\/acp$/, `:${new URL(relay.url).port}/acp`);
 
     let severed = false;
-    const cut = await runCli(urlOf(relay.url), 'hello', dir, (line) => {
+    const cut = await runCli(relayed, extra, 'hello', dir, (line) => {
       const event = JSON.parse(line) as { type: string; update?: { sessionUpdate: string } };
       // the network goes away after the first chunk of the answer reached the user
       if (!severed && event.type === 'update' && event.update?.sessionUpdate === 'agent_message_chunk') {
@@ -137,15 +143,15 @@ describe.each([
       }
     });
     expect(severed).toBe(true);
-    const direct = await runCli(urlOf(serve.url), 'hello', dir);
+    const uncut = await runCli(direct, extra, 'hello', dir);
 
-    expect(direct.code).toBe(0);
+    expect(uncut.code).toBe(0);
     expect(cut.code).toBe(0);
     expect(JSON.parse(cut.lines.at(-1)!)).toMatchObject({ type: 'result', stopReason: 'end_turn' });
-    expect(normalized(cut.lines)).toEqual(normalized(direct.lines));
+    expect(normalized(cut.lines)).toEqual(normalized(uncut.lines));
     // one line tells the user it reconnected; the direct run says nothing of the kind
     expect(cut.stderr.match(/reconnected/g)).toHaveLength(1);
     expect(cut.stderr).toMatch(/^acp-kit: the connection to .* dropped; reconnected \(attempt 1\) and resumed the session$/m);
-    expect(direct.stderr).not.toMatch(/reconnected/);
+    expect(uncut.stderr).not.toMatch(/reconnected/);
   }, 60_000);
 });

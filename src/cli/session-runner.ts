@@ -151,7 +151,10 @@ async function remoteTarget(flags: AgentFlags): Promise<RemoteTarget & { url: st
   if (parsed.searchParams.has('token') || parsed.searchParams.has('access_token')) {
     throw usageError('put the token in $ACP_KIT_AGENT_TOKEN or --agent-token-file, not in the --agent-url query');
   }
-  return { url, ...(token !== undefined ? { token } : {}) };
+  if (flags.agentHttp2 && !['http:', 'https:'].includes(parsed.protocol)) {
+    throw usageError(`--agent-http2 needs an http:// or https:// --agent-url (got ${parsed.protocol}//)`);
+  }
+  return { url, ...(token !== undefined ? { token } : {}), ...(flags.agentHttp2 ? { http2: true } : {}) };
 }
 
 /**

@@ -261,7 +261,8 @@ export class HttpClientTransport implements Transport {
       }
       // a session stream may end alone (reopened on the next message for it); the connection stream may not
       if (session !== undefined) this.sessionStreams.delete(session);
-      else this.close({ reason: 'the server ended the event stream' });
+      // (a failure: the stream lives as long as the connection; over HTTP/2 a lost connection ends it this way too)
+      else this.close({ reason: 'the server ended the event stream', error: new Error('the event stream ended before the connection did') });
     } catch (e) {
       if (session !== undefined && !this.closed) this.sessionStreams.delete(session);
       else this.close({ reason: `event stream failed: ${asError(e).message}`, error: asError(e) });
