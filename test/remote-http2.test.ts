@@ -1,4 +1,4 @@
-// The Streamable HTTP profile over HTTP/2, which the remote transport RFD requires: the server's
+// The Streamable HTTP profile over HTTP/2, which the remote transport RFD requires (ACP-RFD-HTTP-02): the server's
 // cleartext HTTP/2 endpoint (h2c, prior knowledge; startAcpServer `http2Port`, acp-kit serve
 // --http2-port) and the client's `http2: true`. One HTTP/2 connection carries the event stream and
 // the POSTs; a turn streams in order as over HTTP/1.1.
