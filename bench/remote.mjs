@@ -19,7 +19,19 @@ const MANY_UPDATES = Number(process.env.BENCH_REMOTE_MANY_UPDATES ?? 500);
 /** Goals from issue 13: WebSocket >= 60 % of stdio; acp-kit >= 2x the SDK's AcpServer. */
 export const REMOTE_GOALS = { wsOfStdio: 0.6, vsSdk: 2 };
 
-const rssMb = () => process.memoryUsage().rss / 1e6;
+/**
+ * The server's memory after several full collections (the server runs with --expose-gc): RSS and
+ * the JS heap plus buffers. One collection leaves garbage of the last burst behind, and a reading
+ * without any is noise larger than the per-connection figure (it came out negative).
+ */
+async function memoryMb() {
+  for (let i = 0; i < 6; i++) {
+    globalThis.gc?.();
+    await new Promise((r) => setImmediate(r));
+  }
+  const m = process.memoryUsage();
+  return { rssMb: m.rss / 1e6, heapMb: (m.heapUsed + m.external) / 1e6 };
+}
 
 async function streamChunks(n, send) {
   for (let k = 0; k < n; k++) await send(CHUNK_TEXT);
@@ -47,7 +59,7 @@ async function server(kind) {
         // like bench/acp-kit-agent.mjs: no history store (the SDK agent keeps none either)
         const conn = serveAgent(definition, transport, { store: null, logger });
         conn.peer.onRequest('_bench/ping', () => ({}));
-        conn.peer.onRequest('_bench/rss', () => ({ rssMb: rssMb() }));
+        conn.peer.onRequest('_bench/rss', () => memoryMb());
         return { async shutdown() { conn.close(); await conn.closed; }, close: () => conn.close() };
       },
     });
@@ -70,7 +82,7 @@ async function server(kind) {
     })
     .onRequest('*', ({ method }) => {
       if (method === '_bench/ping') return {};
-      if (method === '_bench/rss') return { rssMb: rssMb() };
+      if (method === '_bench/rss') return memoryMb();
       throw acp.RequestError.methodNotFound(method);
     });
   const sdk = new AcpServer({ createAgent: app });
@@ -90,19 +102,35 @@ async function client(url, label) {
   await conn.close();
 }
 
-async function many(url, label) {
+/**
+ * Opens CONNS idle connections (a session each) and returns them with the server's memory growth
+ * per connection in KB, measured after a warm-up round (code loaded and compiled, pools grown).
+ */
+async function openIdle(url) {
   const { connect } = await import('../dist/client/index.js');
   const probe = await connect({ url, token: TOKEN });
-  const before = (await probe.extRequest('_bench/rss', {})).rssMb;
-  const conns = [];
-  // opened a few at a time: a burst of CONNS handshakes measures accept(), not the transport
-  for (let i = 0; i < CONNS; i += 20) {
-    conns.push(...(await Promise.all(Array.from({ length: Math.min(20, CONNS - i) }, async () => {
-      const conn = await connect({ url, token: TOKEN });
-      return { conn, session: await conn.newSession({ cwd: process.cwd() }) };
-    }))));
-  }
-  const idle = (await probe.extRequest('_bench/rss', {})).rssMb;
+  const open = async (n) => {
+    const out = [];
+    // opened a few at a time: a burst of n handshakes measures accept(), not the transport
+    for (let i = 0; i < n; i += 20) {
+      out.push(...(await Promise.all(Array.from({ length: Math.min(20, n - i) }, async () => {
+        const conn = await connect({ url, token: TOKEN });
+        return { conn, session: await conn.newSession({ cwd: process.cwd() }) };
+      }))));
+    }
+    return out;
+  };
+  const warm = await open(Math.min(40, CONNS));
+  await Promise.all(warm.map(({ conn }) => conn.close()));
+  const before = await probe.extRequest('_bench/rss', {});
+  const conns = await open(CONNS);
+  const after = await probe.extRequest('_bench/rss', {});
+  const perConn = (key) => ((after[key] - before[key]) * 1000) / CONNS;
+  return { probe, conns, idleKbPerConn: perConn('rssMb'), idleHeapKbPerConn: perConn('heapMb') };
+}
+
+async function many(url, label) {
+  const { probe, conns, idleKbPerConn, idleHeapKbPerConn } = await openIdle(url);
   const rtts = [];
   const t0 = process.hrtime.bigint();
   await Promise.all(conns.map(async ({ conn, session }) => {
@@ -120,7 +148,7 @@ async function many(url, label) {
   }));
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
   rtts.sort((a, b) => a - b);
-  report({ label, conns: CONNS, updatesPerSec: (CONNS * MANY_UPDATES) / secs, p50: percentile(rtts, 50), p99: percentile(rtts, 99), idleKbPerConn: ((idle - before) * 1000) / CONNS });
+  report({ label, conns: CONNS, updatesPerSec: (CONNS * MANY_UPDATES) / secs, p50: percentile(rtts, 50), p99: percentile(rtts, 99), idleKbPerConn, idleHeapKbPerConn });
   await Promise.all(conns.map(({ conn }) => conn.close()));
   await probe.close();
 }
@@ -134,7 +162,8 @@ function runNode(args) {
 
 /** Starts a server process; resolves with its port and a stop function. */
 async function startServer(kind) {
-  const child = spawn(process.execPath, [here('./remote.mjs'), '--server', kind], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // --expose-gc: the idle-connection memory is read after full collections (see memoryMb)
+  const child = spawn(process.execPath, ['--expose-gc', here('./remote.mjs'), '--server', kind], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise((resolve, reject) => {
     const rl = createInterface({ input: child.stdout });
     rl.once('line', (l) => {
@@ -187,8 +216,8 @@ export function formatRemoteRows({ rows, many }) {
     const sdk = rows.find((x) => x.server === 'sdk' && x.profile === r.profile);
     out.push(`| ${label(r)} | ${fmt(r.updatesPerSec)} | ${fmt((100 * r.updatesPerSec) / stdio.updatesPerSec, 1)} % | ${r.server === 'acp-kit' && sdk ? `${fmt(r.updatesPerSec / sdk.updatesPerSec, 2)}x` : ''} | ${fmt(r.p50, 3)} | ${fmt(r.p99, 3)} |`);
   }
-  out.push('', `| ${CONNS} connections streaming at once (WebSocket) | updates/s, all | round trip p50 ms | p99 ms | server RSS per idle connection KB |`, '|---|---:|---:|---:|---:|');
-  for (const m of many) out.push(`| ${m.server === 'sdk' ? 'official SDK AcpServer' : 'acp-kit startAcpServer'} | ${fmt(m.updatesPerSec)} | ${fmt(m.p50, 2)} | ${fmt(m.p99, 2)} | ${fmt(m.idleKbPerConn, 1)} |`);
+  out.push('', `| ${CONNS} connections streaming at once (WebSocket) | updates/s, all | round trip p50 ms | p99 ms | server RSS per idle connection KB | JS heap + buffers per idle connection KB |`, '|---|---:|---:|---:|---:|---:|');
+  for (const m of many) out.push(`| ${m.server === 'sdk' ? 'official SDK AcpServer' : 'acp-kit startAcpServer'} | ${fmt(m.updatesPerSec)} | ${fmt(m.p50, 2)} | ${fmt(m.p99, 2)} | ${fmt(m.idleKbPerConn, 1)} | ${fmt(m.idleHeapKbPerConn, 1)} |`);
   return out.join('\n');
 }
 
@@ -200,6 +229,24 @@ if (process.argv[2] === '--server') {
 } else if (process.argv[2] === '--many') {
   await many(process.argv[3], process.argv[4]);
   process.exit(0);
+} else if (process.argv[2] === '--idle-client') {
+  const { probe, conns, idleKbPerConn, idleHeapKbPerConn } = await openIdle(process.argv[3]);
+  report({ label: process.argv[4], conns: CONNS, idleKbPerConn, idleHeapKbPerConn });
+  await Promise.all(conns.map(({ conn }) => conn.close()));
+  await probe.close();
+  process.exit(0);
+} else if (process.argv[2] === '--idle') {
+  // only the idle-connection memory, both servers side by side: node bench/remote.mjs --idle
+  console.log(`| server (WebSocket, ${CONNS} idle connections, a session each) | RSS KB per connection | JS heap + buffers KB per connection |\n|---|---:|---:|`);
+  for (const kind of ['acp-kit', 'sdk']) {
+    const s = await startServer(kind);
+    try {
+      const r = runNode(['--idle-client', `ws://127.0.0.1:${s.port}/acp`, `${kind} idle`]);
+      console.log(`| ${kind === 'sdk' ? 'official SDK AcpServer' : 'acp-kit startAcpServer'} | ${fmt(r.idleKbPerConn, 1)} | ${fmt(r.idleHeapKbPerConn, 1)} |`);
+    } finally {
+      await s.stop();
+    }
+  }
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   console.log(`Remote transports (bench/remote.mjs): ${UPDATES.toLocaleString('en-US')} agent_message_chunk updates + ${ROUND_TRIPS} round trips per row, acp-kit's client on loopback; goals WebSocket >= ${REMOTE_GOALS.wsOfStdio * 100} % of stdio, acp-kit >= ${REMOTE_GOALS.vsSdk}x the SDK's AcpServer`);
   console.log(formatRemoteRows(await runRemoteBench()));

@@ -371,6 +371,9 @@ class AgentConnectionImpl implements AgentConnection {
     checkRoots(p.cwd, p.additionalDirectories);
     this.checkMcp(p.mcpServers ?? []);
     const replay = this.negotiated.replays(kind, p);
+    // a connection that dropped may still be closing this session (its turn ending, its history
+    // being written): restore what it leaves behind, not a half-written history beside it
+    if (!this.sessions.has(p.sessionId)) await this.options.sharedSessions?.whenClosed(p.sessionId);
     const existing = this.sessions.get(p.sessionId);
     const shared = existing ? undefined : this.sharing?.get(p.sessionId);
     // open on another connection of this process: attach to it rather than open a second runtime
@@ -480,9 +483,11 @@ class AgentConnectionImpl implements AgentConnection {
       if (mine) s.detach(mine.host);
       return;
     }
-    this.options.sharedSessions?.delete(s);
-    await s.close(reason);
-    this.store.release?.(s.sessionId);
+    const registry = this.options.sharedSessions;
+    registry?.delete(s);
+    const closed = s.close(reason).finally(() => this.store.release?.(s.sessionId));
+    registry?.closingUntil(s.sessionId, closed);
+    await closed;
   }
 
   /**

@@ -12,6 +12,8 @@ import type { SessionRuntime } from './session-runtime.js';
  */
 export class SharedSessions {
   private readonly open = new Map<string, SessionRuntime>();
+  /** Sessions whose last client left and that are closing (their turn ending, their history being written). */
+  private readonly closing = new Map<string, Promise<void>>();
 
   /** The open runtime of `sessionId`, if some connection has it open. */
   get(sessionId: string): SessionRuntime | undefined {
@@ -31,5 +33,23 @@ export class SharedSessions {
   /** @internal forgets `session` (closing); a newer runtime of the same id stays */
   delete(session: SessionRuntime): void {
     if (this.open.get(session.sessionId) === session) this.open.delete(session.sessionId);
+  }
+
+  /**
+   * @internal `sessionId` is closing until `done` settles: a restore of it on another connection
+   * (a client back after a drop) waits for that, so it reads the whole history and never opens a
+   * second runtime beside one still writing.
+   */
+  closingUntil(sessionId: string, done: Promise<void>): void {
+    const all = Promise.all([this.closing.get(sessionId), done.catch(() => undefined)]).then(() => undefined);
+    this.closing.set(sessionId, all);
+    void all.then(() => {
+      if (this.closing.get(sessionId) === all) this.closing.delete(sessionId);
+    });
+  }
+
+  /** Resolves once no close of `sessionId` is under way. */
+  async whenClosed(sessionId: string): Promise<void> {
+    for (let c = this.closing.get(sessionId); c; c = this.closing.get(sessionId)) await c;
   }
 }

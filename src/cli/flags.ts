@@ -13,6 +13,8 @@ export interface AgentFlags {
   agentUrl?: string;
   /** file holding the bearer token for `agentUrl` (else $ACP_KIT_AGENT_TOKEN) */
   agentTokenFile?: string;
+  /** speak HTTP/2 to an http(s):// `agentUrl` */
+  agentHttp2?: boolean;
   cwd?: string;
   protocol: 'auto' | '1' | '2';
   verbose?: boolean;

@@ -27,6 +27,7 @@ function addAgentOptions(cmd: Command): Command {
     .option('--agent <command line>', 'agent to run, as one command line (default: the built-in demo agent)')
     .option('--agent-url <url>', 'remote agent (acp-kit serve): ws://host:port/acp or http://host:port/acp; token from $ACP_KIT_AGENT_TOKEN or --agent-token-file')
     .option('--agent-token-file <file>', 'file holding the bearer token for --agent-url')
+    .option('--agent-http2', 'an http:// or https:// --agent-url: speak HTTP/2 (cleartext h2c for http://, e.g. acp-kit serve --http2-port)')
     .option('--cwd <dir>', 'working directory of the session (default: the current directory)')
     .addOption(new Option('--protocol <version>', 'protocol version to use').choices(['auto', '1', '2']).default('auto'))
     .option('--connect-timeout <seconds>', "how long to wait for the agent's initialize answer (default 60)", (v) => {
@@ -201,6 +202,11 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .option('--max-message-bytes <n>', 'largest client message (default 16 MiB)', count('--max-message-bytes'))
     .option('--max-buffered-bytes <n>', 'unread bytes held per connection before it is dropped (default 64 MiB)', count('--max-buffered-bytes'))
     .option('--max-connections <n>', 'concurrent connections (default 256)', count('--max-connections'))
+    .option('--http2-port <port>', 'also serve Streamable HTTP over cleartext HTTP/2 (h2c, prior knowledge) on this port (0 = any free one)', (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0 || n > 65535) throw usageError(`--http2-port must be 0..65535 (got ${JSON.stringify(v)})`);
+      return n;
+    })
     .option('--max-sessions <n>', 'open sessions per token (default 64)', count('--max-sessions'))
     .option('--shutdown-grace <seconds>', 'on SIGTERM, how long running turns may take to end cancelled (default 5)', count('--shutdown-grace'))
     .addOption(new Option('--model <backend>', 'model of the built-in agent').choices(['demo', 'openai', 'anthropic']))

@@ -1,7 +1,10 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { messageOf } from '../agent/error-text.js';
-import { connectToAgent, openRemoteTransport, type ClientConnection, type ClientSession, type PermissionPolicy, type RestoreSessionOptions } from '../client/index.js';
+import {
+  connectReconnecting, connectToAgent, type ClientConnection, type ClientOptions, type ClientSession, type PermissionPolicy,
+  type ReconnectingConnection, type RemoteTarget, type RestoreSessionOptions,
+} from '../client/index.js';
 import type { TerminalExitStatus } from '../protocol/model/methods.js';
 import { agentContext, resolveAgentCommand, type AgentCommand } from './agent-command.js';
 import { connectError, toCliError, usageError, type AgentContext } from './errors.js';
@@ -10,7 +13,10 @@ import { packageVersion } from './version.js';
 
 /** A connected agent plus what the CLI needs to report errors about it. */
 export interface OpenAgent {
-  conn: ClientConnection;
+  /** The connection in use (with `--agent-url`, the current one: it is replaced at each reconnect). */
+  readonly conn: ClientConnection;
+  /** `--agent-url`: the connection that reconnects and resumes its sessions after a drop. */
+  reconnecting?: ReconnectingConnection;
   agent: AgentCommand;
   ctx: AgentContext;
   /** Absolute session working directory. */
@@ -67,30 +73,52 @@ export async function openAgent(
   const ctx = agentContext(agent, protocol === 'auto' ? undefined : protocol);
   // messages name the remote agent by its URL, not the local agent that is not started
   if (flags.agentUrl !== undefined) Object.assign(ctx, { commandLine: flags.agentUrl, command: flags.agentUrl, builtIn: false });
+  const options: ClientOptions = {
+    protocol,
+    clientInfo: { name: 'acp-kit', version: packageVersion(), title: 'acp-kit CLI' },
+    permissionPolicy: opts.permissionPolicy,
+    fileSystem: true,
+    terminals: { onOutput: opts.terminals?.onOutput, onExit: opts.terminals?.onExit },
+    // the library kills the agent's process group when either fires before initialize completes
+    initializeTimeoutMs: (flags.connectTimeout ?? 60) * 1000,
+    sessionSetupTimeoutMs: (flags.timeout ?? 60) * 1000,
+    // a broken agent (non-JSON stdout then silence, or an exit) fails fast with AgentStartupError
+    signal: opts.signal,
+    onStderr: (text) => {
+      opts.onStderr?.(text);
+      if (flags.verbose) process.stderr.write(text);
+    },
+    onProblem: (p) => {
+      if (flags.verbose) process.stderr.write(`acp-kit: protocol problem (${p.kind}): ${p.message}\n`);
+    },
+  };
+  if (flags.agentUrl !== undefined) {
+    const target = await remoteTarget(flags);
+    let rc: ReconnectingConnection;
+    try {
+      // a dropped network path (not the agent's answer) reconnects with bounded backoff and
+      // resumes the open sessions with a replay: the user sees no loss and no duplicate
+      rc = await connectReconnecting({ ...options, ...target });
+    } catch (e) {
+      throw connectError(e, ctx);
+    }
+    ctx.authMethods = rc.connection.authMethods;
+    ctx.agentArgs = agent.args;
+    rc.on('reconnected', ({ attempt }) => {
+      process.stderr.write(`acp-kit: the connection to ${target.url} dropped; reconnected (attempt ${attempt}) and resumed the session\n`);
+    });
+    return {
+      get conn() {
+        return rc.connection;
+      },
+      reconnecting: rc,
+      agent, ctx, cwd,
+      close: () => rc.close(),
+    };
+  }
   let conn: ClientConnection;
   try {
-    conn = await connectToAgent(
-      flags.agentUrl !== undefined ? await remoteTarget(flags) : { command: agent.command, args: agent.args, cwd },
-      {
-        protocol,
-        clientInfo: { name: 'acp-kit', version: packageVersion(), title: 'acp-kit CLI' },
-        permissionPolicy: opts.permissionPolicy,
-        fileSystem: true,
-        terminals: { onOutput: opts.terminals?.onOutput, onExit: opts.terminals?.onExit },
-        // the library kills the agent's process group when either fires before initialize completes
-        initializeTimeoutMs: (flags.connectTimeout ?? 60) * 1000,
-        sessionSetupTimeoutMs: (flags.timeout ?? 60) * 1000,
-        // a broken agent (non-JSON stdout then silence, or an exit) fails fast with AgentStartupError
-        signal: opts.signal,
-        onStderr: (text) => {
-          opts.onStderr?.(text);
-          if (flags.verbose) process.stderr.write(text);
-        },
-        onProblem: (p) => {
-          if (flags.verbose) process.stderr.write(`acp-kit: protocol problem (${p.kind}): ${p.message}\n`);
-        },
-      },
-    );
+    conn = await connectToAgent({ command: agent.command, args: agent.args, cwd }, options);
   } catch (e) {
     throw connectError(e, ctx);
   }
@@ -99,8 +127,8 @@ export async function openAgent(
   return { conn, agent, ctx, cwd, close: () => conn.close() };
 }
 
-/** The transport to `--agent-url`, with the token of `--agent-token-file` or $ACP_KIT_AGENT_TOKEN. */
-async function remoteTarget(flags: AgentFlags): Promise<{ transport: import('../rpc/transport.js').Transport }> {
+/** `--agent-url`, with the token of `--agent-token-file` or $ACP_KIT_AGENT_TOKEN (the URL checked before connecting). */
+async function remoteTarget(flags: AgentFlags): Promise<RemoteTarget & { url: string }> {
   if (flags.agent !== undefined) throw usageError('give --agent or --agent-url, not both');
   let token = process.env.ACP_KIT_AGENT_TOKEN;
   if (flags.agentTokenFile !== undefined) {
@@ -110,11 +138,23 @@ async function remoteTarget(flags: AgentFlags): Promise<{ transport: import('../
       throw usageError(`cannot read --agent-token-file ${flags.agentTokenFile}: ${messageOf(e)}`);
     }
   }
+  const url = flags.agentUrl!;
+  let parsed: URL;
   try {
-    return { transport: await openRemoteTransport({ url: flags.agentUrl!, token }) };
-  } catch (e) {
-    throw usageError(messageOf(e));
+    parsed = new URL(url);
+  } catch {
+    throw usageError(`--agent-url ${JSON.stringify(url)} is not a URL: use ws://host:port/acp or http://host:port/acp`);
   }
+  if (!['ws:', 'wss:', 'http:', 'https:'].includes(parsed.protocol)) {
+    throw usageError(`--agent-url scheme ${parsed.protocol} is not supported: use ws://, wss://, http:// or https://`);
+  }
+  if (parsed.searchParams.has('token') || parsed.searchParams.has('access_token')) {
+    throw usageError('put the token in $ACP_KIT_AGENT_TOKEN or --agent-token-file, not in the --agent-url query');
+  }
+  if (flags.agentHttp2 && !['http:', 'https:'].includes(parsed.protocol)) {
+    throw usageError(`--agent-http2 needs an http:// or https:// --agent-url (got ${parsed.protocol}//)`);
+  }
+  return { url, ...(token !== undefined ? { token } : {}), ...(flags.agentHttp2 ? { http2: true } : {}) };
 }
 
 /**

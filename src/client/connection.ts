@@ -46,9 +46,9 @@ export async function connect(options: ClientOptions & (AgentTarget | (RemoteTar
  * `initialize`, as {@link connectToAgent} does for a local one. The transports (and `ws`) load only here.
  */
 export async function connectRemote(options: ClientOptions & RemoteTarget): Promise<ClientConnection> {
-  const { url, token, headers, ...clientOptions } = options;
+  const { url, token, headers, http2, ...clientOptions } = options;
   const { openRemoteTransport } = await import('./remote.js');
-  return connectToAgent({ transport: await openRemoteTransport({ url, token, headers }) }, clientOptions);
+  return connectToAgent({ transport: await openRemoteTransport({ url, token, headers, http2 }) }, clientOptions);
 }
 
 type RemoteConnectOptions = ClientOptions & RemoteTarget & { command?: undefined; transport?: undefined };

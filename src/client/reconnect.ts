@@ -314,11 +314,25 @@ export class ReconnectingSession {
     // an empty history is caught up from the start
     let caughtUp = heldKey === EMPTY_TRANSCRIPT;
     const gone: { update: AnySessionUpdate; state: SessionState }[] = [];
+    // what the client already shows of the session-wide state: a resume re-announces it (foreground
+    // state snapshot, config options, ...), which is no news to listeners unless it changed meanwhile
+    const shown = new Map<string, string>();
+    for (const [kind, view] of SNAPSHOT_VIEWS) shown.set(kind, JSON.stringify(view(held)));
+    const news = (update: AnySessionUpdate, state: SessionState): boolean => {
+      const view = SNAPSHOT_VIEWS.get(update.sessionUpdate);
+      if (!view) return true;
+      const now = JSON.stringify(view(state));
+      if (shown.get(update.sessionUpdate) === now) return false;
+      shown.set(update.sessionUpdate, now);
+      return true;
+    };
     const next = await conn.resumeSession(this.sessionId, {
       ...this.options,
       replay: true,
       onUpdate: (update, state) => {
-        if (caughtUp) gone.push({ update, state });
+        if (caughtUp) {
+          if (news(update, state)) gone.push({ update, state });
+        }
         // the cheap checks first: a whole comparison per replayed chunk would be quadratic
         else if (mayMatch(update, state, heldShape, held) && transcriptKey(state) === heldKey) caughtUp = true;
       },
@@ -395,6 +409,16 @@ function mayMatch(update: AnySessionUpdate, state: SessionState, shape: Shape, h
   if (role === undefined || typeof id !== 'string') return true;
   return state.message(role, id)?.text.length === held.message(role, id)?.text.length;
 }
+
+/** The part of the state each session-wide update sets (an update that leaves it as it was shown is not delivered again). */
+const SNAPSHOT_VIEWS = new Map<string, (s: SessionState) => unknown>([
+  ['state_update', (s) => [s.foreground.state, s.foreground.lastStopReason ?? null, s.foreground.lastError ?? null, s.foreground.background ?? null]],
+  ['config_option_update', (s) => s.configOptions],
+  ['available_commands_update', (s) => s.availableCommands],
+  ['current_mode_update', (s) => s.modes?.currentModeId ?? null],
+  ['usage_update', (s) => s.usage ?? null],
+  ['session_info_update', (s) => s.info],
+]);
 
 const EMPTY_TRANSCRIPT = JSON.stringify([[], []]);
 

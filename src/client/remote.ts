@@ -8,6 +8,8 @@ export interface RemoteTarget {
   token?: string;
   /** Extra request headers. */
   headers?: Record<string, string>;
+  /** `http(s)://` URLs: speak HTTP/2 as the remote transport RFD requires (cleartext h2c for `http://`, e.g. `acp-kit serve --http2-port`). */
+  http2?: boolean;
 }
 
 /**
@@ -30,7 +32,7 @@ export async function openRemoteTransport(target: RemoteTarget): Promise<Transpo
   }
   if (url.protocol === 'http:' || url.protocol === 'https:') {
     const { HttpClientTransport } = await import('../rpc/http-transport.js');
-    return new HttpClientTransport(url.href, { token: target.token, headers: target.headers });
+    return new HttpClientTransport(url.href, { token: target.token, headers: target.headers, http2: target.http2 });
   }
   throw new TypeError(`agent URL scheme ${url.protocol} is not supported: use ws://, wss://, http:// or https://`);
 }

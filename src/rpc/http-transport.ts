@@ -1,3 +1,5 @@
+import { connect as http2Connect, constants as http2Constants, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
+import { Readable } from 'node:stream';
 import { isObj } from '../protocol/codec/util.js';
 import { MAX_JSON_DEPTH } from './json-guard.js';
 import { deliverMessageText, messageToText } from './message-text.js';
@@ -18,6 +20,64 @@ export interface HttpClientTransportOptions {
   maxDepth?: number;
   /** `fetch` to use (default the global one). */
   fetch?: typeof globalThis.fetch;
+  /**
+   * Speak HTTP/2 (what the remote transport RFD requires for this profile): for `http://` URLs
+   * cleartext HTTP/2 with prior knowledge (h2c, e.g. `acp-kit serve --http2-port`), for `https://`
+   * HTTP/2 over TLS. One HTTP/2 connection carries the event stream and every POST. Ignored when
+   * `fetch` is given.
+   */
+  http2?: boolean;
+}
+
+/**
+ * A `fetch` over one HTTP/2 connection to `origin` (opened on first use, again after it ended);
+ * `close()` ends it. Enough of `fetch` for this transport: string headers, string bodies.
+ */
+export function http2Fetch(origin: string): { fetch: typeof globalThis.fetch; close(): void } {
+  let session: ClientHttp2Session | undefined;
+  const open = (): ClientHttp2Session => {
+    if (!session || session.closed || session.destroyed) {
+      session = http2Connect(origin);
+      // failures reach the requests on it
+      session.on('error', () => undefined);
+    }
+    return session;
+  };
+  const fetchImpl = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> =>
+    new Promise<Response>((resolve, reject) => {
+      const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+      const headers: Record<string, string> = { ':method': init.method ?? 'GET', ':path': `${url.pathname}${url.search}` };
+      new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+      const signal = init.signal ?? undefined;
+      if (signal?.aborted) return reject(signal.reason);
+      let req: ClientHttp2Stream;
+      try {
+        req = open().request(headers);
+      } catch (e) {
+        return reject(e);
+      }
+      const onAbort = (): void => {
+        req.close(http2Constants.NGHTTP2_CANCEL);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      req.once('close', () => signal?.removeEventListener('abort', onAbort));
+      req.once('error', reject);
+      req.once('response', (h) => {
+        const status = Number(h[':status']);
+        const out = new Headers();
+        for (const [name, value] of Object.entries(h)) {
+          if (!name.startsWith(':') && value !== undefined) out.set(name, Array.isArray(value) ? value.join(', ') : String(value));
+        }
+        const body = status === 204 || status === 304 ? null : (Readable.toWeb(req) as ReadableStream<Uint8Array>);
+        resolve(new Response(body, { status, headers: out }));
+      });
+      req.end(typeof init.body === 'string' ? init.body : undefined);
+    });
+  return {
+    fetch: fetchImpl as typeof globalThis.fetch,
+    close: () => session?.close(),
+  };
 }
 
 type Json = Record<string, unknown>;
@@ -59,6 +119,8 @@ export class HttpClientTransport implements Transport {
   private closed = false;
   private readonly abort = new AbortController();
   private readonly fetchImpl: typeof globalThis.fetch;
+  /** ends the HTTP/2 connection of {@link HttpClientTransportOptions.http2} */
+  private readonly endHttp2: (() => void) | undefined;
   /** id key of each server request -> its session, so our answer carries `Acp-Session-Id` */
   private readonly serverRequestSessions = new Map<string, string>();
   private idleWaiters: Array<() => void> = [];
@@ -69,7 +131,11 @@ export class HttpClientTransport implements Transport {
     private readonly url: string,
     private readonly options: HttpClientTransportOptions = {},
   ) {
-    this.fetchImpl = options.fetch ?? globalThis.fetch;
+    if (options.http2 && !options.fetch) {
+      const h2 = http2Fetch(new URL(url).origin);
+      this.fetchImpl = h2.fetch;
+      this.endHttp2 = h2.close;
+    } else this.fetchImpl = options.fetch ?? globalThis.fetch;
   }
 
   /** The server's `Acp-Connection-Id`, once `initialize` was answered. */
@@ -195,7 +261,8 @@ export class HttpClientTransport implements Transport {
       }
       // a session stream may end alone (reopened on the next message for it); the connection stream may not
       if (session !== undefined) this.sessionStreams.delete(session);
-      else this.close({ reason: 'the server ended the event stream' });
+      // (a failure: the stream lives as long as the connection; over HTTP/2 a lost connection ends it this way too)
+      else this.close({ reason: 'the server ended the event stream', error: new Error('the event stream ended before the connection did') });
     } catch (e) {
       if (session !== undefined && !this.closed) this.sessionStreams.delete(session);
       else this.close({ reason: `event stream failed: ${asError(e).message}`, error: asError(e) });
@@ -235,10 +302,14 @@ export class HttpClientTransport implements Transport {
     this.closed = true;
     const id = this.connectionId;
     this.abort.abort();
-    if (id) {
+    // a failure (stream or request lost) does not end the connection on the server: its turns go
+    // on until the server notices, and a reconnecting client can resume its sessions there
+    if (id && !info.error) {
       // best effort: tell the server to end the connection (and its agent) now
-      void this.fetchImpl(this.url, { method: 'DELETE', headers: this.headers({}) }).then((r) => r.body?.cancel(), () => undefined);
-    }
+      void this.fetchImpl(this.url, { method: 'DELETE', headers: this.headers({}) })
+        .then((r) => r.body?.cancel(), () => undefined)
+        .finally(() => this.endHttp2?.());
+    } else this.endHttp2?.();
     const w = this.idleWaiters;
     this.idleWaiters = [];
     for (const f of w) f();

@@ -85,7 +85,9 @@ export class HttpServerConnection implements Transport {
   attach(res: ServerResponse, session: string | undefined): boolean {
     if (this.closed) return false;
     if (session === undefined ? this.stream : this.sessionStreams.has(session)) return false;
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    // HTTP/2 forbids connection-specific headers (the stream lives as long as the response anyway)
+    const h2 = res.req?.httpVersionMajor === 2;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...(h2 ? {} : { connection: 'keep-alive' }), 'x-accel-buffering': 'no' });
     res.flushHeaders();
     if (session === undefined) {
       this.stream = res;

@@ -1,5 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttp2Server, type Http2Server, type Http2Session } from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { isObj } from '../protocol/codec/util.js';
@@ -55,6 +57,12 @@ export interface AcpServerOptions {
   maxSessions?: number;
   /** An HTTP connection whose event stream was not opened this long after `initialize` is dropped (default 30 s). */
   streamOpenTimeoutMs?: number;
+  /**
+   * Also serve the Streamable HTTP profile over cleartext HTTP/2 (h2c, prior knowledge), which the
+   * remote transport RFD requires, on this port (0 = any free one); the main port keeps HTTP/1.1
+   * and WebSocket. Node's HTTP/2 server only negotiates HTTP/1.1 beside HTTP/2 over TLS, hence a port of its own.
+   */
+  http2Port?: number;
   /** Diagnostics (default: none). */
   log?: (line: string) => void;
 }
@@ -65,6 +73,8 @@ export interface AcpServer {
   readonly url: string;
   readonly port: number;
   readonly host: string;
+  /** `http://host:port/acp` of the cleartext HTTP/2 endpoint, when {@link AcpServerOptions.http2Port} was given. */
+  readonly http2Url?: string;
   /** Connections currently open. */
   readonly connectionCount: number;
   /** Stop accepting, end turns `cancelled`, flush, close every connection; resolves when done. */
@@ -277,12 +287,13 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     socket.end(`HTTP/1.1 ${r.status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`);
   };
 
-  const server: Server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     onRequest(req, res).catch((e: Error) => {
       log(`request failed: ${e.stack ?? e.message}`);
       text(res, 500, `internal error: ${e.message}`);
     });
-  });
+  };
+  const server: Server = createServer(handle);
   // Idle keep-alive sockets stay open longer than clients keep them (undici: the server's hint minus
   // 1 s): with Node's 5 s default, a client whose timers run late on a busy machine sends its next
   // POST on a socket the server is closing, and the request fails ("fetch failed").
@@ -322,10 +333,36 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     throw new Error('acp-kit serve: the server is not listening on a TCP port');
   }
   const urlHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  // h2c: the compat request/response objects go through the same handler as HTTP/1.1
+  let h2: Http2Server | undefined;
+  let h2Port: number | undefined;
+  const h2Sessions = new Set<Http2Session>();
+  if (options.http2Port !== undefined) {
+    const h2Server = createHttp2Server((req, res) => handle(req as unknown as IncomingMessage, res as unknown as ServerResponse));
+    h2Server.on('session', (session) => {
+      h2Sessions.add(session);
+      session.once('close', () => h2Sessions.delete(session));
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        h2Server.once('error', reject);
+        h2Server.listen(options.http2Port, host, () => {
+          h2Server.off('error', reject);
+          resolve();
+        });
+      });
+    } catch (e) {
+      server.close();
+      throw e;
+    }
+    h2 = h2Server;
+    h2Port = (h2Server.address() as AddressInfo).port;
+  }
 
   let closing: Promise<void> | undefined;
   return {
     url: `http://${urlHost}:${addr.port}${path}`,
+    ...(h2Port !== undefined ? { http2Url: `http://${urlHost}:${h2Port}${path}` } : {}),
     port: addr.port,
     host: addr.address,
     get connectionCount() {
@@ -335,15 +372,37 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
       closing ??= (async () => {
         stopping = true;
         server.close();
-        await Promise.all([...live.values()].map((l) => l.host.shutdown(graceMs).catch(() => undefined)));
-        for (const l of live.values()) l.transport.close({ reason: 'the server shut down' });
+        h2?.close();
+        // keep-alive sockets with no request on them end now (server.close() only stops accepting)
+        server.closeIdleConnections();
+        const hosts = [...live.values()];
+        // each connection gets the grace period to end its turns `cancelled`, plus a bounded time
+        // to hand the client what it was sent: a client that stopped reading must not hold the
+        // shutdown (its flush would wait forever), so it is cut when that time is up
+        await Promise.all(hosts.map((l) => within(l.host.shutdown(graceMs).catch(() => undefined), graceMs + SHUTDOWN_FLUSH_MS)));
+        for (const l of hosts) {
+          l.transport.close({ reason: 'the server shut down' });
+          l.host.close();
+        }
         live.clear();
         wss.close();
+        // open SSE streams and sockets of clients still connected over HTTP
         server.closeAllConnections();
+        for (const session of h2Sessions) session.destroy();
       })();
       return closing;
     },
   };
+}
+
+/** After the grace period, how long a connection's shutdown may still take to flush what it sent. */
+const SHUTDOWN_FLUSH_MS = 1000;
+
+/** Resolves when `p` settles or after `ms`, whichever comes first. */
+function within(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([p.then(() => undefined), timeout]).finally(() => clearTimeout(timer));
 }
 
 /** A request header as one string (Node joins repeated custom headers with `, `). */

@@ -2,7 +2,7 @@ import { readTurnTokenUsage, type TurnTokenUsage } from '../../agent/coding/usag
 import { AcpError, ErrorCode } from '../../protocol/errors.js';
 import type { AnySessionUpdate } from '../../protocol/model/update.js';
 import {
-  type ClientSession, type SessionState,
+  type ClientSession, type ReconnectingSession, type SessionState,
   approveAll, approveReads, denyAll, describePermissionDecision, observed, type PermissionPolicy,
 } from '../../client/index.js';
 import { agentContext, resolveAgentCommand } from '../agent-command.js';
@@ -12,6 +12,24 @@ import type { RunFlags } from '../flags.js';
 import { NdjsonRunReporter, TextRunReporter, type RunReporter } from '../render/run-reporter.js';
 import { handleSignals, openAgent, openSession, protocolChoice, type OpenAgent } from '../session-runner.js';
 import { colorEnabled, createStyle } from '../style.js';
+
+/** What `run` uses of a session: a {@link ClientSession}, or with `--agent-url` one that survives reconnects. */
+type RunSession = Pick<ClientSession, 'sessionId' | 'state' | 'onUpdate' | 'prompt' | 'clientTerminal'>;
+
+/** A {@link ReconnectingSession} as `run` sees it (terminals of the underlying session in use now). */
+function runSessionOf(s: ReconnectingSession): RunSession {
+  return {
+    get sessionId() {
+      return s.sessionId;
+    },
+    get state() {
+      return s.state;
+    },
+    onUpdate: (listener) => s.onUpdate(listener),
+    prompt: (content, options) => s.prompt(content, options),
+    clientTerminal: (terminalId) => s.session.clientTerminal(terminalId),
+  };
+}
 
 function policyFor(flags: RunFlags): { name: string; policy: PermissionPolicy } {
   if (flags.approveAll) return { name: 'approve-all', policy: approveAll() };
@@ -38,7 +56,7 @@ export function reporterFor(json: boolean): RunReporter {
 export async function runCommand(prompt: string, flags: RunFlags, reporter: RunReporter = reporterFor(flags.json === true)): Promise<number> {
   const { name: policyName, policy: basePolicy } = policyFor(flags);
 
-  let session: ClientSession | undefined;
+  let session: RunSession | undefined;
   let open: OpenAgent | undefined;
   let rejected = 0;
   let interrupted = false;
@@ -105,10 +123,20 @@ export async function runCommand(prompt: string, flags: RunFlags, reporter: RunR
     // what the agent sends while the session opens (e.g. available_commands_update before or
     // with the session/new answer) is shown after the session line, in wire order
     const early: AnySessionUpdate[] = [];
-    const opened = await openSession(a, undefined, (u) => early.push(u));
-    session = opened.session;
+    let mode: 'new' | 'load' | 'resume' = 'new';
+    if (a.reconnecting) {
+      try {
+        session = runSessionOf(await a.reconnecting.newSession({ cwd: a.cwd, onUpdate: (u) => early.push(u) }));
+      } catch (e) {
+        throw toCliError(e, a.ctx);
+      }
+    } else {
+      const opened = await openSession(a, undefined, (u) => early.push(u));
+      session = opened.session;
+      mode = opened.mode;
+    }
     const s = session;
-    reporter.session({ sessionId: s.sessionId, cwd: a.cwd, mode: opened.mode });
+    reporter.session({ sessionId: s.sessionId, cwd: a.cwd, mode });
     for (const u of early) reporter.update(s.sessionId, u, s.state);
     s.onUpdate((u, state) => {
       if (u.sessionUpdate === 'session_info_update') tokens = readTurnTokenUsage(u._meta) ?? tokens;

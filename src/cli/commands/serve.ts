@@ -19,6 +19,7 @@ export interface ServeFlags {
   maxBufferedBytes?: number;
   maxConnections?: number;
   maxSessions?: number;
+  http2Port?: number;
   shutdownGrace?: number;
   model?: ModelBackend;
   modelName?: string;
@@ -88,6 +89,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     maxBufferedBytes: flags.maxBufferedBytes,
     maxConnections: flags.maxConnections,
     maxSessions: flags.maxSessions,
+    http2Port: flags.http2Port,
     log,
   }).catch((e: Error & { code?: string }) => {
     if (e.code === 'EADDRINUSE') throw usageError(`port ${flags.port} on ${flags.host} is in use`, 'Pick another with --port, or --port 0 for any free one.');
@@ -96,10 +98,11 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const wsUrl = server.url.replace(/^http/, 'ws');
   process.stderr.write(`acp-kit serve: ${agentLabel}\n`);
   process.stderr.write(`acp-kit serve: listening on ${wsUrl} (WebSocket) and ${server.url} (Streamable HTTP); health: ${server.url.replace(/\/acp$/, '/healthz')}\n`);
+  if (server.http2Url) process.stderr.write(`acp-kit serve: Streamable HTTP over HTTP/2 (h2c) on ${server.http2Url}: acp-kit run --agent-url ${server.http2Url} --agent-http2\n`);
   if (generated) process.stderr.write(`acp-kit serve: token (generated; pass --token-file to choose one): ${token}\n`);
   process.stderr.write(`acp-kit serve: connect with: ACP_KIT_AGENT_TOKEN=<token> acp-kit chat --agent-url ${wsUrl}\n`);
   // machine-readable first line on stdout: scripts and tests wait for it
-  process.stdout.write(JSON.stringify({ url: server.url, ws: wsUrl, port: server.port }) + '\n');
+  process.stdout.write(JSON.stringify({ url: server.url, ws: wsUrl, port: server.port, ...(server.http2Url ? { http2: server.http2Url } : {}) }) + '\n');
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     for (const s of ['SIGTERM', 'SIGINT'] as const) process.once(s, () => resolve(s));
   });

@@ -1,0 +1,157 @@
+// `acp-kit run --agent-url` across a dropped connection, with the real CLI and a real `acp-kit
+// serve` (built-in agent, demo model): a loopback TCP relay between them loses the client's side of
+// every connection mid-turn (the client sees its sockets die; the server's side stays up, as when a
+// laptop changes networks). The CLI reconnects, resumes the session with a replay and prints the
+// rest of the turn: its NDJSON output equals a direct run's line for line, no loss, no duplicate.
+// Needs `npm run build` (bin/acp-kit.js runs from dist/).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
+const TOKEN = 'cli-reconnect-token';
+const procs: ChildProcess[] = [];
+const dirs: string[] = [];
+const relays: Relay[] = [];
+afterEach(async () => {
+  await Promise.all(relays.splice(0).map((r) => r.close()));
+  await Promise.all(procs.splice(0).map(stop));
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function stop(p: ChildProcess): Promise<void> {
+  if (p.exitCode !== null || p.signalCode !== null) return;
+  const exited = new Promise((r) => p.once('exit', r));
+  p.kill('SIGKILL');
+  await exited;
+}
+
+/** A relay whose `severClients()` destroys the client-side sockets only; upstream ones stay open and are drained. */
+interface Relay {
+  url: string;
+  severClients(): void;
+  close(): Promise<void>;
+}
+
+async function startRelay(targetPort: number): Promise<Relay> {
+  const clients = new Set<Socket>();
+  const upstreams = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = tcpConnect(targetPort, '127.0.0.1');
+    clients.add(client);
+    upstreams.add(upstream);
+    client.on('error', () => undefined).on('close', () => {
+      clients.delete(client);
+      // the server's side lives on: what it writes is read and dropped (no backpressure on its turn)
+      upstream.unpipe(client);
+      upstream.on('data', () => undefined);
+    });
+    upstream.on('error', () => undefined).on('close', () => {
+      upstreams.delete(upstream);
+      client.destroy();
+    });
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const addr = server.address();
+  if (!addr || typeof addr === 'string') throw new Error('no port');
+  return {
+    url: `http://127.0.0.1:${addr.port}/acp`,
+    severClients() {
+      for (const c of [...clients]) c.destroy();
+    },
+    close() {
+      for (const s of [...clients, ...upstreams]) s.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function startServe(dataDir: string): Promise<{ url: string; port: number; http2: string }> {
+  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--http2-port', '0', '--token', TOKEN, '--model', 'demo'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ACP_KIT_DATA_DIR: dataDir },
+  });
+  procs.push(proc);
+  let err = '';
+  proc.stderr!.on('data', (c) => (err += c));
+  return new Promise((resolve, reject) => {
+    proc.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+    createInterface({ input: proc.stdout! }).once('line', (line) => resolve(JSON.parse(line)));
+  });
+}
+
+interface RunResult {
+  code: number | null;
+  lines: string[];
+  stderr: string;
+}
+
+/** `acp-kit run --json --agent-url <url> <prompt>`; `onLine` sees each stdout line as it comes. */
+function runCli(url: string, extra: readonly string[], prompt: string, cwd: string, onLine?: (line: string) => void): Promise<RunResult> {
+  const proc = spawn(process.execPath, [BIN, 'run', '--json', '--agent-url', url, ...extra, '--cwd', cwd, prompt], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ACP_KIT_AGENT_TOKEN: TOKEN, NO_COLOR: '1' },
+  });
+  procs.push(proc);
+  const lines: string[] = [];
+  let stderr = '';
+  proc.stderr!.on('data', (c) => (stderr += c));
+  createInterface({ input: proc.stdout! }).on('line', (line) => {
+    lines.push(line);
+    onLine?.(line);
+  });
+  return new Promise((resolve) => proc.once('close', (code) => resolve({ code, lines, stderr })));
+}
+
+/** The output with the session id (minted per session) made neutral. */
+function normalized(lines: string[]): string[] {
+  const id = (JSON.parse(lines.find((l) => JSON.parse(l).type === 'session')!) as { sessionId: string }).sessionId;
+  return lines.map((l) => l.split(id).join('<session>'));
+}
+
+/** Per profile: the server URL to reach, and the URL of the same endpoint through the relay. */
+const profiles = [
+  ['websocket', (serve: { url: string }) => serve.url.replace(/^http/, 'ws'), []],
+  ['streamable http', (serve: { url: string }) => serve.url, []],
+  ['streamable http over HTTP/2 (h2c)', (serve: { http2: string }) => serve.http2, ['--agent-http2']],
+] as const;
+
+describe.each(profiles)('run --agent-url over %s', (_name, endpoint, extra) => {
+  it('a connection dropped mid-turn: the CLI reconnects, resumes, and prints what a direct run prints', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acp-cli-reconnect-'));
+    dirs.push(dir);
+    const serve = await startServe(join(dir, 'data'));
+    const direct = endpoint(serve);
+    const relay = await startRelay(Number(new URL(direct).port));
+    relays.push(relay);
+    const relayed = direct.replace(/:\d+\/acp$/, `:${new URL(relay.url).port}/acp`);
+
+    let severed = false;
+    const cut = await runCli(relayed, extra, 'hello', dir, (line) => {
+      const event = JSON.parse(line) as { type: string; update?: { sessionUpdate: string } };
+      // the network goes away after the first chunk of the answer reached the user
+      if (!severed && event.type === 'update' && event.update?.sessionUpdate === 'agent_message_chunk') {
+        severed = true;
+        relay.severClients();
+      }
+    });
+    expect(severed).toBe(true);
+    const uncut = await runCli(direct, extra, 'hello', dir);
+
+    expect(uncut.code).toBe(0);
+    expect(cut.code).toBe(0);
+    expect(JSON.parse(cut.lines.at(-1)!)).toMatchObject({ type: 'result', stopReason: 'end_turn' });
+    expect(normalized(cut.lines)).toEqual(normalized(uncut.lines));
+    // one line tells the user it reconnected; the direct run says nothing of the kind
+    expect(cut.stderr.match(/reconnected/g)).toHaveLength(1);
+    expect(cut.stderr).toMatch(/^acp-kit: the connection to .* dropped; reconnected \(attempt 1\) and resumed the session$/m);
+    expect(uncut.stderr).not.toMatch(/reconnected/);
+  }, 60_000);
+});
