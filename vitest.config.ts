@@ -79,6 +79,7 @@ export const SHARED_WORKER_FILES = [
   'test/rpc-fuzz.test.ts',
   'test/rpc-input-limits.test.ts',
   'test/rpc-no-batch.test.ts',
+  'test/client-runtime.test.ts',
 ];
 
 // generous: without retries, CLI tests that start several processes must survive a machine shared
