@@ -78,9 +78,24 @@ describe('checker: conformant agents', () => {
   it.each([
     ['client-sdk-agent-v1.mjs', [1] as Array<1 | 2>, [] as string[]],
     ['client-sdk-agent-v2.mjs', [2] as Array<1 | 2>, v2Gaps],
-    ['client-sdk-agent-router.mjs', [1, 2] as Array<1 | 2>, v2Gaps],
   ])('SDK-based agent %s fails only where it is incomplete', async (file, protocols, expected) => {
     const run = await check([here(`./fixtures/${file}`)], {}, protocols, undefined, 'permission');
     expect(failed(run), explain(run)).toEqual(expected);
+  }, 60_000);
+
+  // The SDK's router (v1 and v2 behind one initialize) normalizes only the initialize params and
+  // forwards every later message unchanged to the same v1App/v2App checked in full above, so what
+  // is the router's own is version selection and the messages before initialize: the initialize
+  // and jsonrpc cases of both versions (every SDK agent process costs ~0.5 s of CPU to start, and
+  // the full 32-case run against the router repeated the two runs above).
+  it('SDK-based router (v1 and v2) negotiates and frames like a conformant agent', async () => {
+    const routed = ALL_CASES.filter((c) => c.name.startsWith('initialize/') || c.name.startsWith('jsonrpc/')).map((c) => c.name);
+    const run = await check([here('./fixtures/client-sdk-agent-router.mjs')], {}, [1, 2], routed, 'permission');
+    expect(failed(run), explain(run)).toEqual([]);
+    expect(run.conformant).toBe(true);
+    // both versions were really negotiated and judged (v2 has initialize/old-version and jsonrpc/batch on top)
+    expect(run.cases.filter((c) => c.status === 'ran').map((c) => `v${c.protocol} ${c.name}`).sort()).toEqual(
+      [1, 2].flatMap((v) => routed.filter((n) => v === 2 || !['initialize/old-version', 'jsonrpc/batch'].includes(n)).map((n) => `v${v} ${n}`)).sort(),
+    );
   }, 60_000);
 });

@@ -12,7 +12,9 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BIN, BUILT, FIXTURES, tempDir, waitFor } from './fixtures/cli-helpers.js';
 
 const HAS_TMUX = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
-const socket = `acp-kit-tui-${randomUUID().slice(0, 8)}`;
+// a fresh tmux server per test: `kill-server` returns before the old server is gone, and a
+// `new-session` on the same socket name can reach the dying one ("server exited unexpectedly")
+let socket = '';
 const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const dirs: string[] = [];
@@ -24,7 +26,8 @@ const mkdir = (prefix: string) => {
 
 afterEach(() => {
   // each test's window (and the chat and agent in it) goes away, also when the test failed
-  if (HAS_TMUX) tmux('kill-server');
+  if (HAS_TMUX && socket) tmux('kill-server');
+  socket = '';
 });
 afterAll(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -38,6 +41,7 @@ function startChat(env: Record<string, string> = {}, args: string[] = []) {
     .map(([k, v]) => `${k}=${q(v)}`)
     .join(' ');
   const cmd = `env -u CI -u FORCE_COLOR NO_COLOR=1 ${vars} ${q(process.execPath)} ${q(BIN)} chat --cwd ${q(cwd)} ${args.map(q).join(' ')}; echo "EXIT=$?" > ${q(exitFile)}; sleep 30`;
+  socket = `acp-kit-tui-${randomUUID().slice(0, 8)}`;
   const started = tmux('new-session', '-d', '-s', 'tui', '-x', '120', '-y', '40', '-c', cwd, cmd);
   expect(started.status, started.stderr).toBe(0);
   const screen = () => tmux('capture-pane', '-p', '-J', '-t', 'tui', '-S', '-500').stdout;

@@ -1,11 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { connect, type ClientConnection, type ClientProblem } from '../src/client/index.js';
 import { approveAll, interactive, type PermissionContext } from '../src/client/services/permission-policy.js';
 import type { PermissionRequest } from '../src/protocol/model/session.js';
 import { ConnectionClosedError } from '../src/rpc/peer.js';
 import { AcpError } from '../src/protocol/errors.js';
+import { StreamTransport } from '../src/rpc/stream-transport.js';
 import { tempDir } from './support/temp.js';
+// @ts-expect-error plain ESM fixture without type declarations
+import { rawAgent } from './fixtures/client-raw-agent.mjs';
 
 const RAW = fileURLToPath(new URL('./fixtures/client-raw-agent.mjs', import.meta.url));
 const open: ClientConnection[] = [];
@@ -13,7 +17,24 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
-async function start(args: string[] = [], opts: Parameters<typeof connect>[0] extends infer O ? Partial<O> : never = {}) {
+type ConnectOptions = Parameters<typeof connect>[0] extends infer O ? Partial<O> : never;
+
+/**
+ * The raw agent served in this process over in-memory pipes (the client runtime's protocol logic is
+ * what these tests check; a process start per test only cost time). See {@link startProcess}.
+ */
+async function start(args: string[] = [], opts: ConnectOptions = {}) {
+  const problems: ClientProblem[] = [];
+  const toAgent = new PassThrough();
+  const fromAgent = new PassThrough();
+  rawAgent(['node', RAW, ...args], { stdin: toAgent, stdout: fromAgent, stderr: new PassThrough().resume(), exit: () => fromAgent.end() });
+  const conn = await connect({ transport: new StreamTransport(fromAgent, toAgent), onProblem: (p) => problems.push(p), ...(opts as object) });
+  open.push(conn);
+  return { conn, problems };
+}
+
+/** The raw agent as a real process on stdio: for what is about the process (exit code, stderr, kill). */
+async function startProcess(args: string[] = [], opts: ConnectOptions = {}) {
   const problems: ClientProblem[] = [];
   const conn = await connect({ command: process.execPath, args: [RAW, ...args], onProblem: (p) => problems.push(p), ...(opts as object) });
   open.push(conn);
@@ -205,7 +226,7 @@ describe.each([1, 2] as const)('sessions over v%i', (v) => {
   });
 
   it('crash: pending prompt rejects with the exit code and the stderr tail', async () => {
-    const { conn } = await start(args);
+    const { conn } = await startProcess(args);
     const s = await conn.newSession({ cwd: '/work' });
     const err = await s.prompt('crash').then(() => null, (e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectionClosedError);
@@ -258,14 +279,14 @@ describe('process lifecycle', () => {
 
   it('stderr is streamed as events', async () => {
     const chunks: string[] = [];
-    const { conn } = await start(['--versions=2'], { onStderr: (t: string) => chunks.push(t) });
+    const { conn } = await startProcess(['--versions=2'], { onStderr: (t: string) => chunks.push(t) });
     const s = await conn.newSession({ cwd: '/w' });
     await s.prompt('crash').catch(() => undefined);
     expect(chunks.join('')).toContain('fatal: the model exploded');
   });
 
   it('close() kills the agent process', async () => {
-    const { conn } = await start();
+    const { conn } = await startProcess();
     const pid = conn.agentProcess!.process.pid!;
     const closes: string[] = [];
     conn.on('close', (info) => closes.push(info.reason));

@@ -1,11 +1,11 @@
 // A bridge capture (acp-kit proxy --bridge --record) holds both legs: the inspector shows each as
 // a source of its own, decoded and validated with that leg's protocol version.
-import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { startInspector, type InspectorHandle, type SessionView } from '../src/inspector/index.js';
 import type { CaptureFrame } from '../src/proxy/index.js';
 import { A2E, E2A, frames, rpc, writeCaptureFile } from './support/capture-builder.js';
+import { httpGet } from './support/http.js';
 import { tempDir } from './support/temp.js';
 
 const handles: InspectorHandle[] = [];
@@ -13,17 +13,7 @@ afterEach(async () => {
   for (const h of handles.splice(0)) await h.close();
 });
 
-function get(port: number, path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers: { host: `127.0.0.1:${port}` } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => (body += d));
-      res.on('end', () => resolve(body));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = async (port: number, path: string): Promise<string> => (await httpGet(port, path)).body;
 
 /** A v2 editor in front of a v1 agent: the same turn on both legs, interleaved as the bridge records it. */
 function bridgeCapture(): CaptureFrame[] {

@@ -20,18 +20,7 @@ const violationCapture = fileURLToPath(new URL('./fixtures/proxy-captures/schema
 const browser = useBrowser('acp-inspector-chromium-');
 const { conns, children, pages, servers } = browser;
 
-/** Opens a page and collects what the browser reports as errors (CSP violations included). */
-async function open(url: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.ctx.newPage();
-  pages.push(page);
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  await page.goto(url);
-  return { page, errors };
-}
+const open = (url: string) => browser.open(url);
 
 const registrations = (dataDir: string): LiveRegistration[] => {
   try {

@@ -2,39 +2,14 @@
  * The inspector serves captures, which can hold secrets: nothing without the token, no CORS, a
  * strict CSP, loopback only. Plain HTTP (no browser) against an in-process server.
  */
-import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY, startInspector, type InspectorHandle } from '../src/inspector/index.js';
+import { httpGet } from './support/http.js';
 
 const capture = fileURLToPath(new URL('./fixtures/proxy-captures/v2-clean.ndjson', import.meta.url));
 
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-function get(port: number, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      // the event stream never ends: the first bytes (or headers) are enough
-      if (res.headers['content-type']?.startsWith('text/event-stream')) {
-        res.once('data', (d: string) => {
-          resolve({ status: res.statusCode!, headers: res.headers, body: d });
-          req.destroy();
-        });
-        return;
-      }
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = httpGet;
 
 /** Every route the page uses (relative to /<token>/). */
 const ROUTES = ['', 'app.js', 'app.css', 'api/sources', 'api/diff?a=c0&b=c0', 'api/s/c0/rows', 'api/s/c0/frame/1', 'api/s/c0/sessions', 'api/s/c0/sessions?upto=3', 'api/s/c0/latency', 'api/s/c0/violations', 'api/s/c0/search?q=hi', 'api/s/c0/events'];

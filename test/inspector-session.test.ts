@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ClientConnection } from '../src/client/index.js';
 import { loadCapture, type SessionView } from '../src/inspector/index.js';
-import { connectThroughProxy } from './support/inspector.js';
+import { recordTurn } from './support/inspector.js';
 import { tempDir } from './support/temp.js';
 
 const conns: ClientConnection[] = [];
@@ -24,14 +24,7 @@ const anon = (s: string) => dirs.reduce((acc, d) => acc.split(d).join('<cwd>'), 
 async function record(protocol: 1 | 2): Promise<string> {
   const dir = tempDir('acp-inspector-session-');
   dirs.push(dir);
-  const cap = join(dir, 'cap.ndjson');
-  const conn = await connectThroughProxy(dir, protocol, ['--record', cap]);
-  conns.push(conn);
-  const s = await conn.newSession({ cwd: dir });
-  const r = await s.prompt(PROMPT);
-  expect(r.stopReason).toBe('end_turn');
-  await conn.close();
-  return cap;
+  return recordTurn(dir, protocol, PROMPT, conns);
 }
 
 type Item = SessionView['items'][number] & Record<string, unknown>;

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CaptureModel, ROW, startInspector, type InspectorHandle, type RowTuple, type SessionView } from '../src/inspector/index.js';
 import { readCapture } from '../src/proxy/index.js';
 import { A2E, E2A, frames, rpc, writeCaptureFile } from './support/capture-builder.js';
+import { httpGet } from './support/http.js';
 import { waitUntil } from './support/process.js';
 import { tempDir } from './support/temp.js';
 
@@ -40,17 +41,7 @@ function turn() {
   return frames(rows);
 }
 
-function get(port: number, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers: { host: `127.0.0.1:${port}` } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = (port: number, path: string) => httpGet(port, path);
 
 interface SseEvent {
   event: string;

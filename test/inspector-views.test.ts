@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientConnection } from '../src/client/index.js';
 import { startInspector, type InspectorHandle } from '../src/inspector/index.js';
 import { readCapture } from '../src/proxy/index.js';
-import { BIN, SCREENSHOT_DIR, connectThroughProxy, useBrowser } from './support/inspector.js';
+import { BIN, SCREENSHOT_DIR, recordTurn, useBrowser } from './support/inspector.js';
 import { waitUntil } from './support/process.js';
 import { tempDir } from './support/temp.js';
 
@@ -19,29 +19,9 @@ const browser = useBrowser('acp-inspector-views-chromium-');
 const { conns, children, pages, servers } = browser;
 
 /** A v2 turn of the built-in agent (demo model), recorded by the proxy. */
-async function record(prompt: string): Promise<string> {
-  const dir = tempDir('acp-inspector-views-');
-  const cap = join(dir, 'cap.ndjson');
-  const conn = await connectThroughProxy(dir, 2, ['--record', cap]);
-  conns.push(conn);
-  const s = await conn.newSession({ cwd: dir });
-  expect((await s.prompt(prompt)).stopReason).toBe('end_turn');
-  await conn.close();
-  return cap;
-}
+const record = (prompt: string): Promise<string> => recordTurn(tempDir('acp-inspector-views-'), 2, prompt, conns);
 
-/** Opens a page and collects what the browser reports as errors (CSP violations included). */
-async function open(url: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.ctx.newPage();
-  pages.push(page);
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  await page.goto(url);
-  return { page, errors };
-}
+const open = (url: string) => browser.open(url);
 
 const PROMPT_A = 'create notes.txt containing hello inspector';
 const PROMPT_B = 'create other.txt containing goodbye inspector';

@@ -3,10 +3,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, type ClientConnection } from '../src/client/index.js';
-import { readCapture, type CaptureFrame } from '../src/proxy/index.js';
+import { readCapture, startProxy, type CaptureFrame } from '../src/proxy/index.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -16,7 +17,9 @@ const dirs: string[] = [];
 const procs: ChildProcess[] = [];
 const pidsToKill: number[] = [];
 const conns: ClientConnection[] = [];
+const stops: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
+  await Promise.all(stops.splice(0).map((stop) => stop()));
   await Promise.all(conns.splice(0).map((c) => c.close()));
   for (const p of procs.splice(0)) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
   for (const pid of pidsToKill.splice(0)) {
@@ -166,16 +169,26 @@ describe('acp-kit proxy', () => {
     await until(() => !alive(agentPid!) && !alive(grandPid!), 'agent and grandchild gone');
   }, 20_000);
 
+  // startProxy in this process (the CLI wires process.stdin into the same code, see the EOF test above) so the
+  // grace period can be short; the agent and its grandchild are still real processes in their own group.
   it('the editor closes stdin and the agent keeps running: the proxy kills its group after the grace period and exits', async () => {
     const d = tmp();
     const pids = join(d, 'pids');
-    const p = run([BIN, 'proxy', '--', node, fixture('proxy-stream-agent.mjs')], { ...process.env, STREAM_PIDS: pids });
-    await until(() => p.stdout.length > 0, 'agent output');
+    const editorIn = new PassThrough();
+    const editorOut = new PassThrough();
+    let firstOutput!: () => void;
+    const output = new Promise<void>((r) => (firstOutput = r));
+    editorOut.on('data', () => firstOutput());
+    const log: string[] = [];
+    const proxy = startProxy({ command: node, args: [fixture('proxy-stream-agent.mjs')], env: { ...process.env, STREAM_PIDS: pids }, editorIn, editorOut, agentStderr: new PassThrough().resume(), log: (l) => log.push(l), exitTimeoutMs: 300 });
+    stops.push(() => proxy.stop());
+    await output;
     const [agentPid, grandPid] = readFileSync(pids, 'utf8').split(' ').map(Number);
     pidsToKill.push(grandPid!, agentPid!);
-    p.child.stdin!.end();
-    const { code } = await p.exit;
-    expect(code).toBe(143);
+    editorIn.end();
+    const { exitCode } = await proxy.done;
+    expect(exitCode).toBe(143);
+    expect(log).toContain('agent still running 300 ms after stdin closed; killing it');
     await until(() => !alive(agentPid!) && !alive(grandPid!), 'agent and grandchild gone');
   }, 20_000);
 });

@@ -26,8 +26,28 @@ function shape(frames: CaptureFrame[]): string[] {
   return frames.map((f) => `${f.dir} ${f.kind} ${f.method ?? ''}`.trim());
 }
 
+type Recording = { dir: string; ws: string; capture: string; transcript: Array<Record<string, unknown>>; env: NodeJS.ProcessEnv };
+const recordings = new Map<1 | 2, Promise<Recording>>();
+/**
+ * One recording per protocol version for the whole file (three processes and a full turn each): the
+ * tests only read the capture; what a replay writes goes to its own folders (see {@link fresh}).
+ */
+function record(version: 1 | 2): Promise<Recording> {
+  let r = recordings.get(version);
+  if (!r) recordings.set(version, (r = recordRun(version)));
+  return r;
+}
+let freshCount = 0;
+/** A new workspace, capture path and data dir for one replay against the shared recording `rec`. */
+function fresh(rec: Recording): { ws: string; out: string; env: NodeJS.ProcessEnv } {
+  const dir = join(rec.dir, `replay-${++freshCount}`);
+  const ws = join(dir, 'ws');
+  mkdirSync(ws, { recursive: true });
+  return { ws, out: join(dir, 'again.ndjson'), env: cliEnv({ ACP_KIT_DATA_DIR: join(dir, 'data') }) };
+}
+
 /** Records `acp-kit run --json` against the built-in agent through `proxy --record`. */
-async function record(version: 1 | 2): Promise<{ dir: string; ws: string; capture: string; transcript: Array<Record<string, unknown>>; env: NodeJS.ProcessEnv }> {
+async function recordRun(version: 1 | 2): Promise<Recording> {
   const dir = tempDir(`replay-v${version}`);
   const ws = join(dir, 'ws');
   mkdirSync(ws);
@@ -50,7 +70,7 @@ describe.each([1, 2] as const)('acp-kit replay, protocol v%s', (version) => {
 
     // recorded timing (the default): the client sees the recorded gaps, as it saw them live
     const replay = `${node} ${BIN} replay ${rec.capture} --as agent`;
-    const r = await cli(['run', '--json', '--protocol', String(version), '--approve-all', '--cwd', rec.ws, '--agent', replay, PROMPT], { env: rec.env });
+    const r = await cli(['run', '--json', '--protocol', String(version), '--approve-all', '--cwd', rec.ws, '--agent', replay, PROMPT], { env: fresh(rec).env });
     expect(r.code).toBe(0);
     // the same events, only the agent command line of the connection event differs; the client's own
     // echo of the prompt (emitted when it sends the prompt) may land before or after an agent update
@@ -74,10 +94,8 @@ describe.each([1, 2] as const)('acp-kit replay, protocol v%s', (version) => {
 
   it('--as client --record: the new capture has the frames of the original (direction, kind, method) and replay exits 0', async () => {
     const rec = await record(version);
-    const ws2 = join(rec.dir, 'ws2');
-    mkdirSync(ws2);
-    const out = join(rec.dir, 'again.ndjson');
-    const r = await cli(['replay', rec.capture, '--as', 'client', '--cwd', ws2, '--record', out, '--', node, BIN, 'agent', '--model', 'demo'], { env: rec.env });
+    const { ws: ws2, out, env } = fresh(rec);
+    const r = await cli(['replay', rec.capture, '--as', 'client', '--cwd', ws2, '--record', out, '--', node, BIN, 'agent', '--model', 'demo'], { env });
     expect(r.stderr).toContain('done:');
     expect(r.code).toBe(0);
     const [a, b] = await Promise.all([readCapture(rec.capture), readCapture(out)]);
@@ -99,10 +117,8 @@ describe('acp-kit replay --as client: permission answers', () => {
     ['reject', 'reject_once'],
   ] as const)('--permission %s answers the live permission request with the %s option', async (policy, kind) => {
     const rec = await record(2);
-    const ws2 = join(rec.dir, 'ws2');
-    mkdirSync(ws2);
-    const out = join(rec.dir, 'again.ndjson');
-    const r = await cli(['replay', rec.capture, '--as', 'client', '--permission', policy, '--cwd', ws2, '--record', out, '--', node, BIN, 'agent', '--model', 'demo'], { env: rec.env });
+    const { ws: ws2, out, env } = fresh(rec);
+    const r = await cli(['replay', rec.capture, '--as', 'client', '--permission', policy, '--cwd', ws2, '--record', out, '--', node, BIN, 'agent', '--model', 'demo'], { env });
     expect(r.code).toBe(0);
     const { frames } = await readCapture(out);
     const ask = frames.find((f) => f.method === 'session/request_permission')!;
@@ -136,7 +152,7 @@ describe('acp-kit replay: divergence and bad input', () => {
       JSON.stringify({ ...init, id: 'i' }),
       JSON.stringify({ jsonrpc: '2.0', id: 'x', method: 'session/load', params: { sessionId: 's', cwd: rec.ws, mcpServers: [] } }),
     ].join('\n') + '\n';
-    const r = await cli(['replay', rec.capture, '--as', 'agent', '--fast'], { env: rec.env, input });
+    const r = await cli(['replay', rec.capture, '--as', 'agent', '--fast'], { env: fresh(rec).env, input });
     const out = ndjson(r.stdout);
     expect(out[0]).toMatchObject({ id: 'i', result: { protocolVersion: 1 } });
     expect(out[1]).toEqual({ jsonrpc: '2.0', id: 'x', error: { code: -32050, message: 'replay: expected session/new at frame 3, got session/load', data: { expected: 'session/new', frame: 3, got: 'session/load' } } });

@@ -7,6 +7,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InMemorySessionStore, serveAgent, silentLogger, type AgentDefinition } from '../src/agent/index.js';
 import { JsonRpcPeer, MAX_JSON_DEPTH, StreamTransport, type ProtocolProblem } from '../src/rpc/index.js';
+import { jsonLines } from './support/json-lines.js';
 import { fixture, RawChild } from './support/raw-child.js';
 
 const REFUSAL = {
@@ -19,32 +20,6 @@ const cleanup: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();
 });
-
-/** Lines written to a stream, parsed; `until` waits for the one a predicate picks and returns everything up to it. */
-function reader(from: PassThrough) {
-  const got: any[] = [];
-  let buf = '';
-  let wake: (() => void) | undefined;
-  from.setEncoding('utf8');
-  from.on('data', (d: string) => {
-    buf += d;
-    let i: number;
-    while ((i = buf.indexOf('\n')) >= 0) {
-      got.push(JSON.parse(buf.slice(0, i)));
-      buf = buf.slice(i + 1);
-    }
-    wake?.();
-  });
-  return {
-    async until(pred: (m: any) => boolean): Promise<any[]> {
-      for (;;) {
-        const at = got.findIndex(pred);
-        if (at >= 0) return got.splice(0, at + 1);
-        await new Promise<void>((r) => (wake = r));
-      }
-    },
-  };
-}
 
 /** A real peer on in-memory pipes, spoken to with raw lines; counts what its handlers ran. */
 function rawPeer() {
@@ -59,7 +34,7 @@ function rawPeer() {
     return p;
   });
   peer.onNotification('note', (p) => void ran.notifications.push(p));
-  const lines = reader(fromPeer);
+  const lines = jsonLines(fromPeer);
   let probe = 0;
   return {
     peer,
@@ -121,7 +96,7 @@ describe('a JSON array is not an ACP message (ACP-V2-TRANS-11)', () => {
     const peer = new JsonRpcPeer(new StreamTransport(toPeer, fromPeer));
     cleanup.push(() => peer.close());
     peer.onRequest('echo', (p) => p);
-    const lines = reader(fromPeer);
+    const lines = jsonLines(fromPeer);
     let settled: unknown;
     const answer = peer.request('ask').then((v) => (settled = v));
     const [sent] = await lines.until((m) => m?.method === 'ask');
@@ -176,7 +151,7 @@ describe('the agent runtime refuses arrays the same way in v1 and v2', () => {
       const toClient = new PassThrough();
       const conn = serveAgent(agentDef, new StreamTransport(toAgent, toClient), { store: new InMemorySessionStore(), logger: silentLogger });
       cleanup.push(() => conn.close());
-      const lines = reader(toClient);
+      const lines = jsonLines(toClient);
       const write = (m: unknown) => toAgent.write(JSON.stringify(m) + '\n');
       const init = version === 2
         ? { protocolVersion: 2, info: { name: 'c', version: '1' }, capabilities: {} }

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { InMemorySessionStore, serveAgent, silentLogger, type AgentDefinition } from '../src/agent/index.js';
 import { connect, type ClientConnection } from '../src/client/index.js';
 import { JsonRpcPeer, StreamTransport } from '../src/rpc/index.js';
+import { jsonLines } from './support/json-lines.js';
 
 const cleanup: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
@@ -21,25 +22,10 @@ function rawAgent() {
   const toClient = new PassThrough();
   const conn = serveAgent(agentDef, new StreamTransport(toAgent, toClient), { store: new InMemorySessionStore(), logger: silentLogger });
   cleanup.push(() => conn.close());
-  let buf = '';
-  const got: any[] = [];
-  let wake: (() => void) | undefined;
-  toClient.setEncoding('utf8');
-  toClient.on('data', (d: string) => {
-    buf += d;
-    let i: number;
-    while ((i = buf.indexOf('\n')) >= 0) {
-      got.push(JSON.parse(buf.slice(0, i)));
-      buf = buf.slice(i + 1);
-    }
-    wake?.();
-  });
+  const lines = jsonLines(toClient);
   return {
     write: (line: string) => toAgent.write(line + '\n'),
-    async next(): Promise<any> {
-      while (got.length === 0) await new Promise<void>((r) => (wake = r));
-      return got.shift();
-    },
+    next: () => lines.next(),
   };
 }
 

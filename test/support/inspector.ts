@@ -33,6 +33,22 @@ export async function connectThroughProxy(dir: string, protocol: 1 | 2, proxyArg
 }
 
 /**
+ * One prompt of the built-in agent through `acp-kit proxy --record` (see {@link connectThroughProxy});
+ * resolves with the capture's path once the turn ended end_turn and the connection closed. The
+ * connection is pushed onto `conns` first, so the caller's afterEach closes it also on failure.
+ */
+export async function recordTurn(dir: string, protocol: 1 | 2, prompt: string, conns: ClientConnection[]): Promise<string> {
+  const cap = join(dir, 'cap.ndjson');
+  const conn = await connectThroughProxy(dir, protocol, ['--record', cap]);
+  conns.push(conn);
+  const s = await conn.newSession({ cwd: dir });
+  const r = await s.prompt(prompt);
+  if (r.stopReason !== 'end_turn') throw new Error(`the recorded turn ended ${r.stopReason}, not end_turn`);
+  await conn.close();
+  return cap;
+}
+
+/**
  * The system Chromium, headless, with a fresh profile in `profileDir`. Fails (never skips) when
  * Chromium is missing: `.ci/run` installs Debian's `chromium`.
  */
@@ -57,6 +73,8 @@ export function useBrowser(profilePrefix: string): {
   children: ChildProcess[];
   pages: Page[];
   servers: InspectorHandle[];
+  /** Opens `url` in a new page (closed after the test) and collects what the browser reports as errors (CSP violations included). */
+  open(url: string): Promise<{ page: Page; errors: string[] }>;
 } {
   let ctx: BrowserContext | undefined;
   const state = { conns: [] as ClientConnection[], children: [] as ChildProcess[], pages: [] as Page[], servers: [] as InspectorHandle[] };
@@ -74,6 +92,18 @@ export function useBrowser(profilePrefix: string): {
   });
   return {
     ...state,
+    async open(url: string) {
+      if (!ctx) throw new Error('the browser is not launched yet (use open inside a test)');
+      const page = await ctx.newPage();
+      state.pages.push(page);
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      page.on('console', (m) => {
+        if (m.type() === 'error') errors.push(m.text());
+      });
+      await page.goto(url);
+      return { page, errors };
+    },
     get ctx(): BrowserContext {
       if (!ctx) throw new Error('the browser is not launched yet (use ctx inside a test)');
       return ctx;
