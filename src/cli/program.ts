@@ -213,9 +213,26 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .option('--model-name <name>', 'model name of the built-in agent')
     .option('--base-url <url>', 'API base URL of the built-in agent')
     .option('--verbose', 'log connections and the agent\'s stderr')
+    .option('--store <jsonl|postgres://...>', "where the built-in agent keeps sessions: jsonl (default: files under the data dir) or a PostgreSQL URL (one namespace per token; schema created if missing)")
     .addHelpText('after', '\nExample: acp-kit serve --port 8765 --token-file ~/.acp-token\n         ACP_KIT_AGENT_TOKEN=$(cat ~/.acp-token) acp-kit chat --agent-url ws://127.0.0.1:8765/acp\n')
     .action(async (flags: import('./commands/serve.js').ServeFlags) => {
       result.code = await (await import('./commands/serve.js')).serveCommand(flags);
+    });
+
+  const db = program.command('db').description('the PostgreSQL session store (acp-kit serve --store postgres://...): schema and retention');
+  db.command('migrate')
+    .description('create or update the schema (idempotent); prints the versions applied')
+    .option('--url <postgres://...>', 'the database (default: $ACP_KIT_DATABASE_URL)')
+    .action(async (flags: import('./commands/db.js').DbFlags) => {
+      result.code = await (await import('./commands/db.js')).dbMigrateCommand(flags);
+    });
+  db.command('prune')
+    .description('delete the sessions (with their history) not updated for a while; prints how many')
+    .requiredOption('--older-than <duration>', 'e.g. 30d, 12h, 90m')
+    .option('--url <postgres://...>', 'the database (default: $ACP_KIT_DATABASE_URL)')
+    .option('--namespace <name>', 'only this namespace (a token owner of acp-kit serve)')
+    .action(async (flags: import('./commands/db.js').DbFlags) => {
+      result.code = await (await import('./commands/db.js')).dbPruneCommand(flags);
     });
 
   program
@@ -416,5 +433,5 @@ function writeJsonFailure(e: CliError): void {
 
 function commandPath(argv: string[]): string {
   const sub = argv.slice(2).find((a) => !a.startsWith('-'));
-  return sub && ['run', 'chat', 'sessions', 'agent', 'login', 'proxy', 'captures', 'validate', 'check', 'replay', 'stats', 'diff', 'inspect'].includes(sub) ? `acp-kit ${sub}` : 'acp-kit';
+  return sub && ['run', 'chat', 'sessions', 'agent', 'login', 'proxy', 'captures', 'validate', 'check', 'replay', 'stats', 'diff', 'inspect', 'db'].includes(sub) ? `acp-kit ${sub}` : 'acp-kit';
 }

@@ -25,6 +25,8 @@ export interface ServeFlags {
   modelName?: string;
   baseUrl?: string;
   verbose?: boolean;
+  /** `jsonl` (default) or a `postgres://` URL. */
+  store?: string;
 }
 
 /**
@@ -53,6 +55,8 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     token = randomBytes(24).toString('base64url');
     generated = true;
   }
+  if (flags.store !== undefined && flags.agent !== undefined) throw usageError('--store applies to the built-in agent only (an --agent keeps its own sessions)');
+  const cleanup: (() => Promise<void>)[] = [];
   const log = (line: string): void => {
     if (flags.verbose) process.stderr.write(`acp-kit serve: ${line}\n`);
   };
@@ -72,9 +76,10 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     const model = await resolveModel({ model: flags.model, modelName: flags.modelName, baseUrl: flags.baseUrl });
     const definition = createCodingAgent({ model, info: { name: 'acp-kit-agent', version: packageVersion(), title: 'acp-kit coding agent' } });
     const base = defaultSessionDir(process.env);
+    const storeFor = flags.store && flags.store !== 'jsonl' ? await postgresStores(flags.store, cleanup) : undefined;
     agent = inProcessAgent(definition, {
-      // each token's sessions in their own folder: one token can neither resume nor list another's
-      storeFor: (owner) => new JsonlSessionStore({ dir: join(base, 'serve', owner) }),
+      // each token's sessions in their own folder (namespace): one token can neither resume nor list another's
+      storeFor: storeFor ?? ((owner) => new JsonlSessionStore({ dir: join(base, 'serve', owner) })),
       logger: flags.verbose ? stderrLogger('acp-kit serve') : undefined,
     });
     agentLabel = `built-in agent (${model.id}), in-process`;
@@ -108,6 +113,27 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   });
   process.stderr.write(`acp-kit serve: ${signal}: stopping (running turns are cancelled)\n`);
   await server.close((flags.shutdownGrace ?? 5) * 1000);
+  for (const c of cleanup) await c().catch(() => undefined);
   process.stderr.write('acp-kit serve: stopped\n');
   return 0;
+}
+
+/**
+ * `--store postgres://...`: one pool for the process, the schema brought up to date at start (an
+ * unreachable database stops the start with a clear message), one store per token owner (namespace).
+ */
+async function postgresStores(url: string, cleanup: (() => Promise<void>)[]): Promise<(owner: string) => import('../../agent/index.js').SessionStore> {
+  const { createPostgresPool, postgresHostPort, PostgresSessionStore } = await import('../../agent/index.js');
+  const { migrate } = await import('../../agent/index.js');
+  const where = postgresHostPort(url);
+  if (!where) throw usageError(`--store must be jsonl or a postgres:// URL (got ${JSON.stringify(url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@'))})`);
+  const pool = await createPostgresPool({ url });
+  cleanup.push(() => pool.end());
+  try {
+    await migrate(pool);
+  } catch (e) {
+    await pool.end().catch(() => undefined);
+    throw usageError(`the session store (PostgreSQL at ${where}) is unreachable or refused the schema: ${messageOf(e)}`, 'Check that the server runs and the URL is right (acp-kit db migrate --url ... tells more).');
+  }
+  return (owner) => new PostgresSessionStore({ pool, namespace: owner, migrate: false });
 }
