@@ -129,18 +129,10 @@ export async function chatCommand(flags: ChatFlags): Promise<number> {
     c.attach(session);
     if (resumeId) c.note({ kind: 'info', text: `resumed session ${resumeId}` });
     const rc = a.reconnecting;
+    const resumeCommand = `acp-kit chat${rc ? ` --agent-url ${a.ctx.commandLine}` : ''} --resume ${session.sessionId}`;
     if (rc) {
       // a drop is shown while the client reconnects; only giving up (or losing the session) ends the chat
-      rc.on('disconnected', () => c.disconnected('connection lost · reconnecting…'));
-      rc.on('reconnecting', ({ attempt, attempts }) => c.disconnected(`connection lost · reconnecting (attempt ${attempt}/${attempts})…`));
-      rc.on('failed', (err) => c.exit(ExitCode.AgentFailed, new CliError('agent_unreachable', ExitCode.AgentFailed, err.message, { cause: err })));
-      rc.on('sessionLost', ({ sessionId, error }) => {
-        if (sessionId !== session.sessionId) return;
-        c.exit(ExitCode.AgentFailed, new CliError('session_lost', ExitCode.AgentFailed, `the server could not resume session ${sessionId} after the connection dropped: ${error.message}`, {
-          hint: `Start a new chat, or try \`acp-kit chat --agent-url ${a.ctx.commandLine} --resume ${sessionId}\` later.`,
-          cause: error,
-        }));
-      });
+      c.followReconnects(rc, resumeCommand);
     } else {
       // the agent going away ends the chat with its error
       void a.conn.closed.then((closeInfo) => {
@@ -151,7 +143,7 @@ export async function chatCommand(flags: ChatFlags): Promise<number> {
     inst.unmount();
     await inst.waitUntilExit().catch(() => undefined);
     if (exit.error) process.stderr.write(formatCliError(exit.error, errStyle));
-    else process.stdout.write(errStyle.dim(`session ${session.sessionId} — resume with: acp-kit chat --resume ${session.sessionId}\n`));
+    else process.stdout.write(errStyle.dim(`session ${session.sessionId} — resume with: ${resumeCommand}\n`));
     return exit.code;
   } catch (e) {
     unmount?.();

@@ -1,11 +1,11 @@
-import type { ClientSession, PermissionContext, PromptResult, ReconnectingSession } from '../../client/index.js';
+import type { ClientSession, PermissionContext, PromptResult, ReconnectingConnection, ReconnectingSession } from '../../client/index.js';
 import type { PermissionRequest, SessionInfo } from '../../protocol/model/session.js';
 import type { TerminalExitStatus } from '../../protocol/model/methods.js';
 import type { TimelineEntry } from '../../protocol/state/entities.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
 import type { AnySessionUpdate } from '../../protocol/model/update.js';
 import { readTurnTokenUsage, type TurnTokenUsage } from '../../agent/coding/usage-meta.js';
-import { toCliError, type AgentContext, type CliError } from '../errors.js';
+import { CliError, toCliError, type AgentContext } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { describeStopReason, formatTokens } from '../render/symbols.js';
 import type { ChatActions, ChatView, ClientTerminalView, Note } from './chat-model.js';
@@ -209,6 +209,24 @@ export class ChatController implements ChatActions {
     this.sync();
     this.push({ note: { kind: 'info', text } });
     this.changed();
+  }
+
+  /**
+   * Shows the progress of `rc` after a drop in the status line; giving up, or the server not
+   * resuming this chat's session, ends the chat with that error (`resumeLater`: the command line
+   * that tries again). The reconnect line itself comes through {@link reconnected}.
+   */
+  followReconnects(rc: Pick<ReconnectingConnection, 'on'>, resumeLater: string): void {
+    rc.on('disconnected', () => this.disconnected('connection lost · reconnecting…'));
+    rc.on('reconnecting', ({ attempt, attempts }) => this.disconnected(`connection lost · reconnecting (attempt ${attempt}/${attempts})…`));
+    rc.on('failed', (err) => this.exit(ExitCode.AgentFailed, new CliError('agent_unreachable', ExitCode.AgentFailed, err.message, { cause: err })));
+    rc.on('sessionLost', ({ sessionId, error }) => {
+      if (sessionId !== this.view.sessionId) return;
+      this.exit(ExitCode.AgentFailed, new CliError('session_lost', ExitCode.AgentFailed, `the server could not resume session ${sessionId} after the connection dropped: ${error.message}`, {
+        hint: `Start a new chat, or try again later with: ${resumeLater}`,
+        cause: error,
+      }));
+    });
   }
 
   /** Appends timeline entries not yet in the feed. */
