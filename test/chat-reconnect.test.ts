@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentDefinition } from '../src/agent/index.js';
 import { connectReconnecting, type ReconnectingConnection } from '../src/client/index.js';
 import { ChatController, chatSessionOf } from '../src/cli/ui/chat-controller.js';
+import { ExitCode } from '../src/cli/exit-codes.js';
 import type { FeedItem } from '../src/cli/ui/chat-model.js';
 import { inProcessAgent, startAcpServer, type AcpServer } from '../src/server/index.js';
 import { startHalfCutRelay, type HalfCutRelay } from './support/half-cut-relay.js';
@@ -61,7 +62,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function start(version: 1 | 2) {
+async function start(version: 1 | 2, attempts = 5) {
   const g: Gates = { away: deferred(), sentWhileAway: deferred(), back: deferred() };
   const server: AcpServer = await startAcpServer({ tokens: [TOKEN], agent: inProcessAgent(() => chatAgent(g)) });
   cleanups.push(() => server.close(1000));
@@ -73,7 +74,7 @@ async function start(version: 1 | 2) {
     url,
     token: TOKEN,
     protocol: version,
-    reconnect: { attempts: 5, baseDelayMs: 10, maxDelayMs: 100 },
+    reconnect: { attempts, baseDelayMs: 10, maxDelayMs: 100 },
   });
   cleanups.push(async () => {
     c.exit();
@@ -103,7 +104,7 @@ async function start(version: 1 | 2) {
         }
       });
     });
-  return { c, rc, g, relay, session, until, reconnects };
+  return { c, rc, g, server, relay, session, until, reconnects };
 }
 
 /** The feed as short strings: notes as `kind:text`, messages as `role:text`, tool calls as `tool:title:status`. */
@@ -176,5 +177,40 @@ describe('chat controller on a reconnecting connection (WebSocket, client side o
       'agent:echo: two',
       'stop:end_turn (the agent finished)',
     ]);
+  });
+
+  it('v2, a prompt typed while the connection is down is sent once the session is resumed', async () => {
+    const { c, relay, until, reconnects } = await start(2);
+    c.send('one');
+    await until(() => !c.view.running, 'the first turn to end');
+    relay.hold();
+    relay.severClients();
+    await until(() => c.view.connection !== undefined, 'the status line to show the drop');
+    c.send('two');
+    expect(c.view.running).toBe(true);
+    relay.release();
+    await until(() => !c.view.running, 'the second turn to end');
+    expect(reconnects).toEqual([1]);
+    expect(describeFeed(c.view.feed)).toEqual([
+      'prompt:one',
+      'agent:echo: one',
+      'stop:end_turn (the agent finished)',
+      'prompt:two',
+      RECONNECTED,
+      'agent:echo: two',
+      'stop:end_turn (the agent finished)',
+    ]);
+  });
+
+  it('a server that does not come back: after the last attempt the chat ends with a clear error', async () => {
+    const { c, server, relay, until } = await start(2, 2);
+    c.send('one');
+    await until(() => !c.view.running, 'the first turn to end');
+    await server.close(1000);
+    relay.severClients();
+    const exit = await c.whenExited();
+    expect(exit.code).toBe(ExitCode.AgentFailed);
+    expect(exit.error?.kind).toBe('agent_unreachable');
+    expect(exit.error?.message).toMatch(/^lost the connection to ws:\/\/127\.0\.0\.1:\d+\/acp and could not reconnect in 2 attempts \(last error: .+\): check that the server is running and reachable, then connect again$/);
   });
 });
