@@ -208,7 +208,11 @@ describe('chat controller on a reconnecting connection (WebSocket, client side o
     await until(() => !c.view.running, 'the first turn to end');
     await server.close(1000);
     relay.severClients();
-    const exit = await c.whenExited();
+    let timer: NodeJS.Timeout | undefined;
+    const exit = await Promise.race([
+      c.whenExited(),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the chat did not end within 10 s of the last failed attempt')), 10_000))),
+    ]).finally(() => clearTimeout(timer));
     expect(exit.code).toBe(ExitCode.AgentFailed);
     expect(exit.error?.kind).toBe('agent_unreachable');
     expect(exit.error?.message).toMatch(/^lost the connection to ws:\/\/127\.0\.0\.1:\d+\/acp and could not reconnect in 2 attempts \(last error: .+\): check that the server is running and reachable, then connect again$/);
