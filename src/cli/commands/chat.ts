@@ -1,12 +1,11 @@
 import {
-  approveAll, describePermissionDecision, interactive, READ_ONLY_KINDS, remembering, rules, selectedOption, type PermissionPolicy,
+  approveAll, describePermissionDecision, interactive, READ_ONLY_KINDS, remembering, rules, selectedOption, type PermissionPolicy, type RestoreSessionOptions,
 } from '../../client/index.js';
 import type { SessionInfo } from '../../protocol/model/session.js';
 import { ConnectionClosedError } from '../../rpc/peer.js';
 import { CliError, formatCliError, toCliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import type { ChatFlags } from '../program.js';
-import type { RestoreSessionOptions } from '../../client/index.js';
 import { handleSignals, openAgent, openSession, type OpenAgent } from '../session-runner.js';
 import { colorEnabled, createStyle } from '../style.js';
 import { ChatController, chatSessionOf, type ChatSession } from '../ui/chat-controller.js';
