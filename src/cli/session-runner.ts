@@ -65,6 +65,8 @@ export async function openAgent(
     onStderr?: (text: string) => void;
     /** Aborting before `initialize` completes kills the agent and rejects (e.g. Ctrl-C while connecting). */
     signal?: AbortSignal;
+    /** `--agent-url`: the one line telling the user of a reconnect (default: written to stderr; `chat` shows it on its screen). */
+    onReconnected?: (message: string) => void;
   } = {},
 ): Promise<OpenAgent> {
   const cwd = resolveCwd(flags.cwd);
@@ -104,9 +106,8 @@ export async function openAgent(
     }
     ctx.authMethods = rc.connection.authMethods;
     ctx.agentArgs = agent.args;
-    rc.on('reconnected', ({ attempt }) => {
-      process.stderr.write(`acp-kit: the connection to ${target.url} dropped; reconnected (attempt ${attempt}) and resumed the session\n`);
-    });
+    const told = opts.onReconnected ?? ((message: string) => void process.stderr.write(`acp-kit: ${message}\n`));
+    rc.on('reconnected', ({ attempt }) => told(`the connection to ${target.url} dropped; reconnected (attempt ${attempt}) and resumed the session`));
     return {
       get conn() {
         return rc.connection;

@@ -1,5 +1,5 @@
 import {
-  approveAll, describePermissionDecision, interactive, READ_ONLY_KINDS, remembering, rules, selectedOption, type PermissionPolicy,
+  approveAll, describePermissionDecision, interactive, READ_ONLY_KINDS, remembering, rules, selectedOption, type PermissionPolicy, type RestoreSessionOptions,
 } from '../../client/index.js';
 import type { SessionInfo } from '../../protocol/model/session.js';
 import { ConnectionClosedError } from '../../rpc/peer.js';
@@ -8,7 +8,7 @@ import { ExitCode } from '../exit-codes.js';
 import type { ChatFlags } from '../program.js';
 import { handleSignals, openAgent, openSession, type OpenAgent } from '../session-runner.js';
 import { colorEnabled, createStyle } from '../style.js';
-import { ChatController } from '../ui/chat-controller.js';
+import { ChatController, chatSessionOf, type ChatSession } from '../ui/chat-controller.js';
 
 /**
  * Loads ink with the environment it should see. Colour: ink's chalk reads FORCE_COLOR when it is
@@ -25,6 +25,22 @@ async function loadInk(): Promise<{ ink: typeof import('ink'); react: typeof imp
     return { ink, react };
   } finally {
     for (const [k, v] of Object.entries(saved)) if (v !== undefined) process.env[k] = v;
+  }
+}
+
+/**
+ * Opens the chat's session. With `--agent-url` it is a reconnecting session: a dropped connection
+ * is re-established and the session resumed with a replay, and the controller goes on from the
+ * resumed state (see {@link ChatController.reconnected}).
+ */
+async function openChatSession(a: OpenAgent, resumeId: string | undefined, onUpdate: RestoreSessionOptions['onUpdate']): Promise<ChatSession> {
+  const rc = a.reconnecting;
+  if (!rc) return (await openSession(a, resumeId, onUpdate)).session;
+  try {
+    const s = resumeId === undefined ? await rc.newSession({ cwd: a.cwd, onUpdate }) : await rc.resumeSession(resumeId, { cwd: a.cwd, replay: true, onUpdate });
+    return chatSessionOf(s);
+  } catch (e) {
+    throw toCliError(e, a.ctx);
   }
 }
 
@@ -73,6 +89,8 @@ export async function chatCommand(flags: ChatFlags): Promise<number> {
         onOutput: (id, text) => controller?.onTerminalOutput(id, text),
         onExit: (id, status) => controller?.onTerminalExit(id, status),
       },
+      // --agent-url: the reconnect line goes to the chat's feed, not to stderr under the screen
+      onReconnected: (message) => controller?.reconnected(message),
     });
     const a = open;
     const info = a.conn.agentInfo;
@@ -106,18 +124,25 @@ export async function chatCommand(flags: ChatFlags): Promise<number> {
       if (sessions.length > 0) resumeId = await c.pickSession(sessions);
     }
     // what the agent sends while the session opens (with the session/new answer, during a replay) reaches the view too
-    const { session } = await openSession(a, resumeId, c.opening);
+    const session = await openChatSession(a, resumeId, c.opening);
     c.attach(session);
     if (resumeId) c.note({ kind: 'info', text: `resumed session ${resumeId}` });
-    // the agent going away ends the chat with its error
-    void a.conn.closed.then((closeInfo) => {
-      if (closeInfo.reason !== 'closed locally') c.exit(ExitCode.AgentFailed, toCliError(new ConnectionClosedError(closeInfo), a.ctx));
-    });
+    const rc = a.reconnecting;
+    const resumeCommand = `acp-kit chat${rc ? ` --agent-url ${a.ctx.commandLine}` : ''} --resume ${session.sessionId}`;
+    if (rc) {
+      // a drop is shown while the client reconnects; only giving up (or losing the session) ends the chat
+      c.followReconnects(rc, resumeCommand);
+    } else {
+      // the agent going away ends the chat with its error
+      void a.conn.closed.then((closeInfo) => {
+        if (closeInfo.reason !== 'closed locally') c.exit(ExitCode.AgentFailed, toCliError(new ConnectionClosedError(closeInfo), a.ctx));
+      });
+    }
     const exit = await c.whenExited();
     inst.unmount();
     await inst.waitUntilExit().catch(() => undefined);
     if (exit.error) process.stderr.write(formatCliError(exit.error, errStyle));
-    else process.stdout.write(errStyle.dim(`session ${session.sessionId} — resume with: acp-kit chat --resume ${session.sessionId}\n`));
+    else process.stdout.write(errStyle.dim(`session ${session.sessionId} — resume with: ${resumeCommand}\n`));
     return exit.code;
   } catch (e) {
     unmount?.();

@@ -419,9 +419,13 @@ function StatusLine({ view }: { view: ReadyView }): React.ReactElement {
   const title = view.state.info.title;
   return (
     <Box justifyContent="space-between">
-      <Text dimColor>
-        {view.running ? 'Ctrl-C cancels · Enter queues a message' : 'ready'}
-        {view.exitArmed ? ' · press Ctrl-C again to exit' : view.running ? '' : ' · Ctrl-D exits · / commands'}
+      <Text>
+        {/* a dropped remote connection being re-established comes first */}
+        {view.connection ? <Text color="yellow">{view.connection} · </Text> : null}
+        <Text dimColor>
+          {view.running ? 'Ctrl-C cancels · Enter queues a message' : 'ready'}
+          {view.exitArmed ? ' · press Ctrl-C again to exit' : view.running ? '' : ' · Ctrl-D exits · / commands'}
+        </Text>
       </Text>
       <Text dimColor>
         {title ? stripAnsi(title) : ''}

@@ -1,16 +1,60 @@
-import type { ClientSession, PermissionContext, PromptResult } from '../../client/index.js';
+import type { ClientSession, PermissionContext, PromptResult, ReconnectingConnection, ReconnectingSession } from '../../client/index.js';
 import type { PermissionRequest, SessionInfo } from '../../protocol/model/session.js';
 import type { TerminalExitStatus } from '../../protocol/model/methods.js';
 import type { TimelineEntry } from '../../protocol/state/entities.js';
+import type { SessionState } from '../../protocol/state/session-state.js';
 import type { AnySessionUpdate } from '../../protocol/model/update.js';
 import { readTurnTokenUsage, type TurnTokenUsage } from '../../agent/coding/usage-meta.js';
-import { toCliError, type AgentContext, type CliError } from '../errors.js';
+import { CliError, toCliError, type AgentContext } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { describeStopReason, formatTokens } from '../render/symbols.js';
 import type { ChatActions, ChatView, ClientTerminalView, Note } from './chat-model.js';
 
 /** How much of a client terminal's output is kept for Ctrl-O (its end). */
 const MAX_KEPT_OUTPUT = 1_000_000;
+
+/**
+ * What the controller uses of a session: a {@link ClientSession}, or (with `--agent-url`) a
+ * {@link ReconnectingSession} seen through {@link chatSessionOf}, whose `state` is replaced by a
+ * resume after a dropped connection.
+ */
+export type ChatSession = Pick<ClientSession, 'sessionId' | 'protocolVersion' | 'state' | 'onUpdate' | 'prompt' | 'cancel' | 'clientTerminal'>;
+
+/** A {@link ReconnectingSession} as the chat uses it (version and terminals of the underlying session in use now). */
+export function chatSessionOf(s: ReconnectingSession): ChatSession {
+  return {
+    get sessionId() {
+      return s.sessionId;
+    },
+    get protocolVersion() {
+      return s.session.protocolVersion;
+    },
+    get state() {
+      return s.state;
+    },
+    onUpdate: (listener) => s.onUpdate(listener),
+    prompt: (content, options) => s.prompt(content, options),
+    cancel: () => s.cancel(),
+    clientTerminal: (terminalId) => s.session.clientTerminal(terminalId),
+  };
+}
+
+/**
+ * True when `b` (in a state rebuilt by a replay) is the same timeline entry as `a`. Messages
+ * match by role only: v1 message ids are minted by the client per connection.
+ */
+function sameEntry(a: TimelineEntry, b: TimelineEntry): boolean {
+  switch (a.kind) {
+    case 'message':
+      return b.kind === 'message' && b.role === a.role;
+    case 'tool_call':
+      return b.kind === 'tool_call' && b.toolCallId === a.toolCallId;
+    case 'plan':
+      return b.kind === 'plan' && b.planId === a.planId;
+    case 'compaction':
+      return b.kind === 'compaction' && b.compactionId === a.compactionId;
+  }
+}
 
 /** How the chat ended. */
 export interface ChatExit {
@@ -34,7 +78,7 @@ export class ChatController implements ChatActions {
   private readonly terminals = new Map<string, ClientTerminalView>();
   private readonly exitWaiters: Array<(e: ChatExit) => void> = [];
   private exited: ChatExit | undefined;
-  private session!: ClientSession;
+  private session!: ChatSession;
   /** Queued prompts; `pending` is the v2 prompt already sent (held by the agent). */
   private readonly queue: Array<{ text: string; pending?: Promise<PromptResult> }> = [];
   /** Notes from updates applied while the session opened, shown after its (replayed) history. */
@@ -93,7 +137,7 @@ export class ChatController implements ChatActions {
   };
 
   /** Binds the session (after new/resume); a replayed history becomes the first, final items. */
-  attach(session: ClientSession): void {
+  attach(session: ChatSession): void {
     this.session = session;
     this.view.sessionId = session.sessionId;
     this.view.state = session.state;
@@ -147,10 +191,50 @@ export class ChatController implements ChatActions {
     this.changed();
   }
 
+  /**
+   * The connection dropped; `text` says what the client does about it (shown in the status line
+   * until {@link reconnected} or the end).
+   */
+  disconnected(text: string): void {
+    this.view.connection = text;
+    this.changed();
+  }
+
+  /**
+   * The connection is back and the session resumed: the feed goes on from the resumed state
+   * (nothing the user saw is shown twice, what happened meanwhile is added) and `text` is noted once.
+   */
+  reconnected(text: string): void {
+    this.view.connection = undefined;
+    this.sync();
+    this.push({ note: { kind: 'info', text } });
+    this.changed();
+  }
+
+  /**
+   * Shows the progress of `rc` after a drop in the status line; giving up, or the server not
+   * resuming this chat's session, ends the chat with that error (`resumeLater`: the command line
+   * that tries again). The reconnect line itself comes through {@link reconnected}.
+   */
+  followReconnects(rc: Pick<ReconnectingConnection, 'on'>, resumeLater: string): void {
+    rc.on('disconnected', () => this.disconnected('connection lost · reconnecting…'));
+    rc.on('reconnecting', ({ attempt, attempts }) => this.disconnected(`connection lost · reconnecting (attempt ${attempt}/${attempts})…`));
+    rc.on('failed', (err) => this.exit(ExitCode.AgentFailed, new CliError('agent_unreachable', ExitCode.AgentFailed, err.message, { cause: err })));
+    rc.on('sessionLost', ({ sessionId, error }) => {
+      if (sessionId !== this.view.sessionId) return;
+      this.exit(ExitCode.AgentFailed, new CliError('session_lost', ExitCode.AgentFailed, `the server could not resume session ${sessionId} after the connection dropped: ${error.message}`, {
+        hint: `Start a new chat, or try again later with: ${resumeLater}`,
+        cause: error,
+      }));
+    });
+  }
+
   /** Appends timeline entries not yet in the feed. */
   private sync(): void {
-    const state = this.view.state;
-    if (!state) return;
+    const held = this.view.state;
+    if (!held) return;
+    const state = this.session.state;
+    if (state !== held) this.rebase(held, state);
     const tl = state.timeline;
     if (tl.length === this.seenCount) return;
     this.seenCount = tl.length;
@@ -161,6 +245,31 @@ export class ChatController implements ChatActions {
       if (e.kind === 'message' && e.role === 'user' && this.view.running) continue;
       this.push({ entry: e });
     }
+  }
+
+  /**
+   * A resume replaced the session's state (a reconnect): its timeline is the replayed history,
+   * which begins with what the feed already shows. Feed items move to their counterparts (so that
+   * a message still streaming goes on growing in place) and those count as seen; entries past
+   * the common part are new.
+   */
+  private rebase(held: SessionState, next: SessionState): void {
+    const counterpart = new Map<TimelineEntry, TimelineEntry>();
+    const n = Math.min(held.timeline.length, next.timeline.length);
+    for (let i = 0; i < n; i++) {
+      const a = held.timeline[i]!;
+      const b = next.timeline[i]!;
+      if (!sameEntry(a, b)) break;
+      counterpart.set(a, b);
+      if (this.seen.has(a)) this.seen.add(b);
+    }
+    for (const item of this.view.feed) {
+      if (!('entry' in item)) continue;
+      const b = counterpart.get(item.entry);
+      if (b) item.entry = b;
+    }
+    this.view.state = next;
+    this.seenCount = -1;
   }
 
   // ---- permission picker -------------------------------------------------------------------

@@ -64,6 +64,8 @@ export interface ChatView {
    * known context window, where no `usage_update` can be sent).
    */
   turnTokens: TurnTokenUsage | undefined;
+  /** Set while a dropped remote connection is being re-established (`--agent-url`): what the client is doing. */
+  connection?: string;
   /** Set after the first Ctrl-C of a turn. */
   cancelling: boolean;
   /** Set after Ctrl-C while idle: a second one exits. */
