@@ -80,6 +80,12 @@ export const SHARED_WORKER_FILES = [
   'test/rpc-input-limits.test.ts',
   'test/rpc-no-batch.test.ts',
   'test/client-runtime.test.ts',
+  'test/remote-http2.test.ts',
+  'test/remote-resume-teardown.test.ts',
+  'test/cli-chat-open-updates.test.ts',
+  'test/agent-async-store.test.ts',
+  'test/proxy-replay-agent.test.ts',
+  'test/public-surface.test.ts',
 ];
 
 // generous: without retries, CLI tests that start several processes must survive a machine shared

@@ -75,6 +75,16 @@ async function start(v: 1 | 2, opts: { answers?: string[]; dataDir?: string } = 
   return { conn, asked, stderr: () => stderr };
 }
 
+// One agent process per version for the tests that need no permission answers and no data dir of
+// their own (each opens its own sessions with their own MCP servers): an agent process costs more
+// CPU to start than such a test's turns. The tests about agent processes start their own.
+const sharedAgents = new Map<1 | 2, Promise<Started>>();
+function sharedAgent(v: 1 | 2): Promise<Started> {
+  let agent = sharedAgents.get(v);
+  if (!agent) sharedAgents.set(v, (agent = start(v)));
+  return agent;
+}
+
 function calls(s: ClientSession) {
   return [...s.state.toolCalls.values()];
 }
@@ -91,7 +101,7 @@ function texts(content: readonly unknown[]): string[] {
 describe.concurrent('coding agent MCP', () => {
 for (const v of [1, 2] as const) describe(`over v${v}`, () => {
   it('calls MCP tools through the demo rule: read-only without asking, results as tool-call content, isError -> failed, images, cancel', async () => {
-    const { conn, asked } = await start(v);
+    const { conn, asked } = await sharedAgent(v);
     expect(conn.agentCapabilities.mcp).toMatchObject({ http: true, ...(v === 2 ? { stdio: true } : {}) });
     const cancelFile = join(tmp('coding-mcp-cancel-'), 'cancelled');
     // env reaches the server (MCP_TAG prefixes the echo)
@@ -120,7 +130,8 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
     await s.prompt('mcp echo echo {"wrong": 1}');
     expect(lastCall(s).status).toBe('failed');
     expect(texts(lastCall(s).content).join()).toMatch(/text/);
-    expect(asked).toEqual([]);
+    // (the agent is shared: only this session's requests count)
+    expect(asked.filter((r) => r.sessionId === s.sessionId)).toEqual([]);
 
     // cancelling the turn cancels the running MCP request (notifications/cancelled reaches the server)
     const done = s.prompt('mcp echo slow');
@@ -163,7 +174,7 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
   });
 
   it('a server that cannot start does not break the session: the user is told, the other server works', async () => {
-    const { conn, stderr } = await start(v);
+    const { conn, stderr } = await sharedAgent(v);
     const s = await conn.newSession({
       cwd: tmp('coding-mcp-'),
       mcpServers: [
@@ -268,7 +279,7 @@ describe.concurrent('coding agent MCP over streamable HTTP', () => {
     });
     const url = `http://127.0.0.1:${port}/mcp`;
     for (const v of [1, 2] as const) {
-      const { conn } = await start(v);
+      const { conn } = await sharedAgent(v);
       const s = await conn.newSession({
         cwd: tmp('coding-mcp-'),
         mcpServers: [

@@ -3,6 +3,8 @@
 // every connection mid-turn (the client sees its sockets die; the server's side stays up, as when a
 // laptop changes networks). The CLI reconnects, resumes the session with a replay and prints the
 // rest of the turn: its NDJSON output equals a direct run's line for line, no loss, no duplicate.
+// One server serves the three transports (its WebSocket, HTTP/1.1 and h2c endpoints): each test
+// opens its own sessions, and a server process costs more CPU to start than a test's runs.
 // Needs `npm run build` (bin/acp-kit.js runs from dist/).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const TOKEN = 'cli-reconnect-token';
@@ -22,6 +24,20 @@ afterEach(async () => {
   await Promise.all(relays.splice(0).map((r) => r.close()));
   await Promise.all(procs.splice(0).map(stop));
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+// the server shared by the tests of this file (started once, stopped after the last test)
+let shared: { proc: ChildProcess; dir: string; endpoints: { url: string; port: number; http2: string } } | undefined;
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'acp-cli-reconnect-serve-'));
+  const started = startServe(join(dir, 'data'));
+  shared = { proc: started.proc, dir, endpoints: { url: '', port: 0, http2: '' } };
+  shared.endpoints = await started.endpoints;
+});
+afterAll(async () => {
+  if (!shared) return;
+  await stop(shared.proc);
+  rmSync(shared.dir, { recursive: true, force: true });
 });
 
 async function stop(p: ChildProcess): Promise<void> {
@@ -73,18 +89,18 @@ async function startRelay(targetPort: number): Promise<Relay> {
   };
 }
 
-async function startServe(dataDir: string): Promise<{ url: string; port: number; http2: string }> {
+function startServe(dataDir: string): { proc: ChildProcess; endpoints: Promise<{ url: string; port: number; http2: string }> } {
   const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--http2-port', '0', '--token', TOKEN, '--model', 'demo'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ACP_KIT_DATA_DIR: dataDir },
   });
-  procs.push(proc);
   let err = '';
   proc.stderr!.on('data', (c) => (err += c));
-  return new Promise((resolve, reject) => {
+  const endpoints = new Promise<{ url: string; port: number; http2: string }>((resolve, reject) => {
     proc.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
     createInterface({ input: proc.stdout! }).once('line', (line) => resolve(JSON.parse(line)));
   });
+  return { proc, endpoints };
 }
 
 interface RunResult {
@@ -127,23 +143,26 @@ describe.each(profiles)('run --agent-url over %s', (_name, endpoint, extra) => {
   it('a connection dropped mid-turn: the CLI reconnects, resumes, and prints what a direct run prints', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'acp-cli-reconnect-'));
     dirs.push(dir);
-    const serve = await startServe(join(dir, 'data'));
-    const direct = endpoint(serve);
+    expect(shared!.proc.exitCode).toBeNull();
+    const direct = endpoint(shared!.endpoints);
     const relay = await startRelay(Number(new URL(direct).port));
     relays.push(relay);
     const relayed = direct.replace(/:\d+\/acp$/, `:${new URL(relay.url).port}/acp`);
 
     let severed = false;
-    const cut = await runCli(relayed, extra, 'hello', dir, (line) => {
-      const event = JSON.parse(line) as { type: string; update?: { sessionUpdate: string } };
-      // the network goes away after the first chunk of the answer reached the user
-      if (!severed && event.type === 'update' && event.update?.sessionUpdate === 'agent_message_chunk') {
-        severed = true;
-        relay.severClients();
-      }
-    });
+    // the direct run (its own session) goes at the same time: it is only the reference output
+    const [cut, uncut] = await Promise.all([
+      runCli(relayed, extra, 'hello', dir, (line) => {
+        const event = JSON.parse(line) as { type: string; update?: { sessionUpdate: string } };
+        // the network goes away after the first chunk of the answer reached the user
+        if (!severed && event.type === 'update' && event.update?.sessionUpdate === 'agent_message_chunk') {
+          severed = true;
+          relay.severClients();
+        }
+      }),
+      runCli(direct, extra, 'hello', dir),
+    ]);
     expect(severed).toBe(true);
-    const uncut = await runCli(direct, extra, 'hello', dir);
 
     expect(uncut.code).toBe(0);
     expect(cut.code).toBe(0);

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+// only the files that launch a browser load playwright-core (~1 s of CPU at import): see launchChromium
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { InspectorHandle } from '../../src/inspector/index.js';
 import { connect, type ClientConnection } from '../../src/client/index.js';
@@ -55,6 +56,7 @@ export async function recordTurn(dir: string, protocol: 1 | 2, prompt: string, c
 export async function launchChromium(profileDir: string): Promise<BrowserContext> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium; .ci/run does it)`);
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const { chromium } = await import('playwright-core');
   return chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
     headless: true,
