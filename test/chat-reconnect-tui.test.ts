@@ -5,32 +5,20 @@
  * chat reconnects, resumes the session and shows the whole answer once, its stop reason, and one
  * line saying it reconnected. Needs `npm run build` and tmux (fails, not skips, without tmux).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BIN, BUILT, cliEnv, tempDir, waitFor } from './fixtures/cli-helpers.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, BUILT, cliEnv } from './fixtures/cli-helpers.js';
 import { startHalfCutRelay, type HalfCutRelay } from './support/half-cut-relay.js';
+import { HAS_TMUX, useTmuxChat } from './support/tmux-chat.js';
 
-const HAS_TMUX = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
 const TOKEN = 'chat-reconnect-tui-token';
-const socket = `acp-kit-tui-rc-${randomUUID().slice(0, 8)}`;
-const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
-const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-const dirs: string[] = [];
-const mkdir = (prefix: string) => {
-  const d = tempDir(prefix);
-  dirs.push(d);
-  return d;
-};
+const { startChat: startTmuxChat, mkdir } = useTmuxChat();
 const procs: ChildProcess[] = [];
 const relays: HalfCutRelay[] = [];
 
 afterEach(async () => {
-  // the window (and the chat in it) goes away, also when the test failed; then the relay and the server
-  if (HAS_TMUX) tmux('kill-server');
+  // the window (and the chat in it) goes away in useTmuxChat's hook; then the relay and the server
   await Promise.all(relays.splice(0).map((r) => r.close()));
   await Promise.all(
     procs.splice(0).map(async (p) => {
@@ -40,9 +28,6 @@ afterEach(async () => {
       await exited;
     }),
   );
-});
-afterAll(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 /** `acp-kit serve` on a free port with the demo model streaming one word per `delayMs`. */
@@ -61,26 +46,7 @@ async function startServe(delayMs: number): Promise<{ url: string; port: number 
 }
 
 /** Starts `acp-kit chat --agent-url <url>` in a 120x40 tmux window. */
-function startChat(url: string) {
-  const cwd = mkdir('tui-rc-cwd');
-  const exitFile = join(mkdir('tui-rc-exit'), 'code');
-  const vars = Object.entries({ ACP_KIT_AGENT_TOKEN: TOKEN, ACP_KIT_DATA_DIR: mkdir('tui-rc-data') })
-    .map(([k, v]) => `${k}=${q(v)}`)
-    .join(' ');
-  const cmd = `env -u CI -u FORCE_COLOR NO_COLOR=1 ${vars} ${q(process.execPath)} ${q(BIN)} chat --cwd ${q(cwd)} --agent-url ${q(url)}; echo "EXIT=$?" > ${q(exitFile)}; sleep 30`;
-  const started = tmux('new-session', '-d', '-s', 'tui', '-x', '120', '-y', '40', '-c', cwd, cmd);
-  expect(started.status, started.stderr).toBe(0);
-  const screen = () => tmux('capture-pane', '-p', '-J', '-t', 'tui', '-S', '-500').stdout;
-  const waitScreen = (re: RegExp, what: string, ms = 20_000) =>
-    waitFor(() => re.test(screen()), ms, () => `${what}; screen was:\n${screen().replace(/\n{3,}/g, '\n')}`);
-  const key = (...keys: string[]) => tmux('send-keys', '-t', 'tui', ...keys);
-  const type = (text: string) => {
-    key('-l', text);
-    key('Enter');
-  };
-  const exitCode = () => waitFor(() => existsSync(exitFile) && readFileSync(exitFile, 'utf8').trim(), 10_000, 'the chat to exit');
-  return { screen, waitScreen, key, type, exitCode };
-}
+const startChat = (url: string) => startTmuxChat({ ACP_KIT_AGENT_TOKEN: TOKEN }, ['--agent-url', url]);
 
 const count = (s: string, sub: string) => s.split(sub).length - 1;
 

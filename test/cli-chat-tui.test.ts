@@ -4,57 +4,13 @@
  * picker rejecting, the first Ctrl-C clearing the typed input, Ctrl-O expanding command output.
  * Needs `npm run build` and tmux (fails, not skips, without tmux).
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BIN, BUILT, FIXTURES, tempDir, waitFor } from './fixtures/cli-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { BUILT, FIXTURES } from './fixtures/cli-helpers.js';
+import { HAS_TMUX, useTmuxChat } from './support/tmux-chat.js';
 
-const HAS_TMUX = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
-// a fresh tmux server per test: `kill-server` returns before the old server is gone, and a
-// `new-session` on the same socket name can reach the dying one ("server exited unexpectedly")
-let socket = '';
-const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
-const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-const dirs: string[] = [];
-const mkdir = (prefix: string) => {
-  const d = tempDir(prefix);
-  dirs.push(d);
-  return d;
-};
-
-afterEach(() => {
-  // each test's window (and the chat and agent in it) goes away, also when the test failed
-  if (HAS_TMUX && socket) tmux('kill-server');
-  socket = '';
-});
-afterAll(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-/** Starts `acp-kit chat --cwd <cwd>` in a 120x40 tmux window. */
-function startChat(env: Record<string, string> = {}, args: string[] = []) {
-  const cwd = mkdir('tui-cwd');
-  const exitFile = join(mkdir('tui-exit'), 'code');
-  const vars = Object.entries({ ACP_KIT_DEMO_DELAY_MS: '0', ACP_KIT_DATA_DIR: mkdir('tui-data'), ...env })
-    .map(([k, v]) => `${k}=${q(v)}`)
-    .join(' ');
-  const cmd = `env -u CI -u FORCE_COLOR NO_COLOR=1 ${vars} ${q(process.execPath)} ${q(BIN)} chat --cwd ${q(cwd)} ${args.map(q).join(' ')}; echo "EXIT=$?" > ${q(exitFile)}; sleep 30`;
-  socket = `acp-kit-tui-${randomUUID().slice(0, 8)}`;
-  const started = tmux('new-session', '-d', '-s', 'tui', '-x', '120', '-y', '40', '-c', cwd, cmd);
-  expect(started.status, started.stderr).toBe(0);
-  const screen = () => tmux('capture-pane', '-p', '-J', '-t', 'tui', '-S', '-500').stdout;
-  const waitScreen = (re: RegExp, what: string, ms = 20_000) =>
-    waitFor(() => re.test(screen()), ms, () => `${what}; screen was:\n${screen().replace(/\n{3,}/g, '\n')}`);
-  const key = (...keys: string[]) => tmux('send-keys', '-t', 'tui', ...keys);
-  const type = (text: string) => {
-    key('-l', text);
-    key('Enter');
-  };
-  const exitCode = () => waitFor(() => existsSync(exitFile) && readFileSync(exitFile, 'utf8').trim(), 10_000, 'the chat to exit');
-  return { cwd, screen, waitScreen, key, type, exitCode };
-}
+const { startChat } = useTmuxChat();
 
 describe('acp-kit chat TUI (tmux)', () => {
   it('has what it needs: tmux and the build', () => {

@@ -8,18 +8,18 @@
 // Needs `npm run build` (bin/acp-kit.js runs from dist/).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startHalfCutRelay, type HalfCutRelay } from './support/half-cut-relay.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const TOKEN = 'cli-reconnect-token';
 const procs: ChildProcess[] = [];
 const dirs: string[] = [];
-const relays: Relay[] = [];
+const relays: HalfCutRelay[] = [];
 afterEach(async () => {
   await Promise.all(relays.splice(0).map((r) => r.close()));
   await Promise.all(procs.splice(0).map(stop));
@@ -45,48 +45,6 @@ async function stop(p: ChildProcess): Promise<void> {
   const exited = new Promise((r) => p.once('exit', r));
   p.kill('SIGKILL');
   await exited;
-}
-
-/** A relay whose `severClients()` destroys the client-side sockets only; upstream ones stay open and are drained. */
-interface Relay {
-  url: string;
-  severClients(): void;
-  close(): Promise<void>;
-}
-
-async function startRelay(targetPort: number): Promise<Relay> {
-  const clients = new Set<Socket>();
-  const upstreams = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = tcpConnect(targetPort, '127.0.0.1');
-    clients.add(client);
-    upstreams.add(upstream);
-    client.on('error', () => undefined).on('close', () => {
-      clients.delete(client);
-      // the server's side lives on: what it writes is read and dropped (no backpressure on its turn)
-      upstream.unpipe(client);
-      upstream.on('data', () => undefined);
-    });
-    upstream.on('error', () => undefined).on('close', () => {
-      upstreams.delete(upstream);
-      client.destroy();
-    });
-    client.pipe(upstream);
-    upstream.pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const addr = server.address();
-  if (!addr || typeof addr === 'string') throw new Error('no port');
-  return {
-    url: `http://127.0.0.1:${addr.port}/acp`,
-    severClients() {
-      for (const c of [...clients]) c.destroy();
-    },
-    close() {
-      for (const s of [...clients, ...upstreams]) s.destroy();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 function startServe(dataDir: string): { proc: ChildProcess; endpoints: Promise<{ url: string; port: number; http2: string }> } {
@@ -145,7 +103,7 @@ describe.each(profiles)('run --agent-url over %s', (_name, endpoint, extra) => {
     dirs.push(dir);
     expect(shared!.proc.exitCode).toBeNull();
     const direct = endpoint(shared!.endpoints);
-    const relay = await startRelay(Number(new URL(direct).port));
+    const relay = await startHalfCutRelay(Number(new URL(direct).port));
     relays.push(relay);
     const relayed = direct.replace(/:\d+\/acp$/, `:${new URL(relay.url).port}/acp`);
 
