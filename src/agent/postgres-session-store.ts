@@ -52,9 +52,6 @@ interface BatchRow {
 /** Writes per batch statement (a bound on statement size; more wait for the next batch). */
 const MAX_BATCH = 2000;
 
-/** Batches (of different sessions) one store writes at once: a share of the pool, not all of it. */
-const MAX_PARALLEL_BATCHES = 4;
-
 /**
  * One batch: every session's new updates and config values in ONE statement (atomic without an
  * explicit transaction, one round trip). Each session's `last_seq` moves by its count and the rows
@@ -101,10 +98,7 @@ export class PostgresSessionStore implements SessionStore {
   private poolPromise: Promise<Pool> | undefined;
   private queue: Pending[] = [];
   private flushScheduled = false;
-  /** Batches being written. */
-  private readonly batches = new Set<Promise<void>>();
-  /** Sessions with a batch being written. */
-  private readonly inFlight = new Set<string>();
+  private flushing: Promise<void> | undefined;
   /** `last_seq` as this store last wrote or read it, per session (the single writer's view). */
   private readonly seqs = new Map<string, number>();
   /** Sessions whose write failed: their later queued writes fail too (no gap in a history). */
@@ -212,64 +206,43 @@ export class PostgresSessionStore implements SessionStore {
     });
   }
 
-  /**
-   * Writes issued in the same tick, and a session's writes issued while its batch is in flight, go
-   * together. Batches of different sessions may be in flight at once (up to
-   * {@link MAX_PARALLEL_BATCHES}): one session's slow commit does not hold the others' back.
-   */
+  /** Writes issued in the same tick, and those issued while a batch is in flight, go together. */
   private scheduleFlush(): void {
-    if (this.flushScheduled) return;
+    if (this.flushScheduled || this.flushing) return;
     this.flushScheduled = true;
     setImmediate(() => {
       this.flushScheduled = false;
-      this.startBatches();
+      this.flushing = this.flush().finally(() => {
+        this.flushing = undefined;
+        if (this.queue.length > 0) this.scheduleFlush();
+      });
     });
   }
 
-  private startBatches(): void {
-    while (this.queue.length > 0 && this.batches.size < MAX_PARALLEL_BATCHES) {
-      // a session with a batch in flight waits for it: its writes commit in order, seq stays gap-free
-      const batch: Pending[] = [];
-      const rest: Pending[] = [];
-      for (const p of this.queue) {
-        if (batch.length < MAX_BATCH && !this.inFlight.has(p.sessionId)) batch.push(p);
-        else rest.push(p);
+  private async flush(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      const ready: Pending[] = [];
+      for (const p of batch) {
+        const failure = this.failed.get(p.sessionId);
+        if (failure) p.reject(failure);
+        else ready.push(p);
       }
-      if (batch.length === 0) return;
-      this.queue = rest;
-      const sessions = new Set(batch.map((p) => p.sessionId));
-      for (const id of sessions) this.inFlight.add(id);
-      const done: Promise<void> = this.settle(batch).finally(() => {
-        for (const id of sessions) this.inFlight.delete(id);
-        this.batches.delete(done);
-        if (this.queue.length > 0) this.scheduleFlush();
-      });
-      this.batches.add(done);
-    }
-  }
-
-  /** Writes one batch and settles its writes' promises; never rejects. */
-  private async settle(batch: Pending[]): Promise<void> {
-    const ready: Pending[] = [];
-    for (const p of batch) {
-      const failure = this.failed.get(p.sessionId);
-      if (failure) p.reject(failure);
-      else ready.push(p);
-    }
-    if (ready.length === 0) return;
-    let outcome: Map<string, AcpError | undefined>;
-    try {
-      outcome = await this.writeBatch(ready);
-    } catch (e) {
-      const error = this.unavailable(e);
-      outcome = new Map(ready.map((p) => [p.sessionId, error]));
-    }
-    for (const p of ready) {
-      const error = outcome.get(p.sessionId);
-      if (error) {
-        this.failed.set(p.sessionId, error);
-        p.reject(error);
-      } else p.resolve();
+      if (ready.length === 0) continue;
+      let outcome: Map<string, AcpError | undefined>;
+      try {
+        outcome = await this.writeBatch(ready);
+      } catch (e) {
+        const error = this.unavailable(e);
+        outcome = new Map(ready.map((p) => [p.sessionId, error]));
+      }
+      for (const p of ready) {
+        const error = outcome.get(p.sessionId);
+        if (error) {
+          this.failed.set(p.sessionId, error);
+          p.reject(error);
+        } else p.resolve();
+      }
     }
   }
 
@@ -356,8 +329,8 @@ export class PostgresSessionStore implements SessionStore {
 
   /** Waits for the writes issued so far, then ends the pool made from `url` (a pool you passed stays open). */
   async close(): Promise<void> {
-    while (this.batches.size > 0 || this.flushScheduled || this.queue.length > 0) {
-      await (this.batches.size > 0 ? Promise.race(this.batches) : new Promise((r) => setImmediate(r)));
+    while (this.flushing || this.flushScheduled || this.queue.length > 0) {
+      await (this.flushing ?? new Promise((r) => setImmediate(r)));
     }
     this.closed = true;
     const pool = this.poolPromise;
