@@ -1,12 +1,17 @@
 // PostgreSQL session store vs JSONL store: updates/s of one prompt turn streaming agent_message_chunk
 // updates through the agent runtime (in process, over in-memory pipes to the client runtime), each
-// update persisted before it is sent. PostgreSQL runs in a throwaway cluster (scripts/pg-cluster.mjs).
+// update persisted before it is sent; then through one real `acp-kit serve` process per store (the
+// built-in agent with the demo model, a v2 client over WebSocket on loopback, N sessions streaming at
+// once). PostgreSQL runs in a throwaway cluster (scripts/pg-cluster.mjs).
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { JsonlSessionStore, PostgresSessionStore, serveAgent } from '../dist/bundle/agent.js';
-import { connect } from '../dist/bundle/client.js';
+import { approveAll, connect } from '../dist/bundle/client.js';
 import { StreamTransport } from '../dist/bundle/rpc.js';
 import { findPostgresBin, startCluster } from '../scripts/pg-cluster.mjs';
 import { CHUNK_TEXT } from './common.mjs';
@@ -47,8 +52,111 @@ async function turnThrough(store, updates) {
   }
 }
 
-/** Rows: store, updates/s, ratio to JSONL; or one `skipped` row without server binaries. */
-export async function runPgStoreBench({ updates = Number(process.env.BENCH_STORE_UPDATES ?? 20_000) } = {}) {
+const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
+const TOKEN = 'bench-token';
+/** Concurrent sessions of the `acp-kit serve` rows (one WebSocket connection each). */
+export const SERVE_SESSIONS = (process.env.BENCH_STORE_SERVE_SESSIONS ?? '1,8').split(',').map(Number);
+
+/** Starts `acp-kit serve` (demo model, no pause per word); resolves with its WebSocket URL and a stop function. */
+async function startServe(store, dataDir) {
+  const args = [BIN, 'serve', '--port', '0', '--token', TOKEN, '--model', 'demo', ...(store ? ['--store', store] : [])];
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ACP_KIT_DEMO_DELAY_MS: '0', ACP_KIT_DATA_DIR: dataDir, ACP_KIT_MODEL: '' },
+  });
+  let err = '';
+  child.stderr.on('data', (c) => (err += c));
+  const stop = () => new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', resolve);
+    child.kill('SIGKILL');
+  });
+  try {
+    const line = await new Promise((resolve, reject) => {
+      const rl = createInterface({ input: child.stdout });
+      rl.once('line', (l) => {
+        rl.close();
+        resolve(l);
+      });
+      child.once('exit', (code) => reject(new Error(`acp-kit serve exited with ${code}: ${err}`)));
+    });
+    return { ws: JSON.parse(line).ws, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+/**
+ * `sessions` clients, each on its own WebSocket connection with a session, prompt at once; the demo
+ * model streams the `words` words of the file it is asked to create back as agent_message_chunk
+ * updates (its summary quotes the content). Returns every client's updates per second of wall time.
+ */
+async function serveTurns(ws, cwd, sessions, words) {
+  const content = Array.from({ length: words }, (_, i) => `w${i % 10}`).join(' ');
+  const clients = await Promise.all(Array.from({ length: sessions }, async (_, i) => {
+    const conn = await connect({ url: ws, token: TOKEN, protocol: 2, permissionPolicy: approveAll() });
+    const session = await conn.newSession({ cwd });
+    const seen = { updates: 0, chunks: 0 };
+    session.onUpdate((u) => {
+      seen.updates++;
+      if (u.sessionUpdate === 'agent_message_chunk') seen.chunks++;
+    });
+    return { conn, session, seen, file: `out-${i}.txt` };
+  }));
+  try {
+    const t0 = process.hrtime.bigint();
+    const results = await Promise.all(clients.map(({ session, file }) => session.prompt(`create ${file} containing ${content}`)));
+    const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+    for (const [i, r] of results.entries()) {
+      if (r.stopReason !== 'end_turn') throw new Error(`session ${i}: stop reason ${r.stopReason}${r.error ? ` (${r.error.message})` : ''}`);
+      // the summary quotes every word: a turn cut short would show here
+      if (clients[i].seen.chunks < words) throw new Error(`session ${i}: ${clients[i].seen.chunks} message chunks, expected >= ${words}`);
+    }
+    return clients.reduce((n, c) => n + c.seen.updates, 0) / secs;
+  } finally {
+    await Promise.all(clients.map(({ conn }) => conn.close()));
+  }
+}
+
+/** Measured rounds per store and count of sessions (the best counts: the machine is shared). */
+const SERVE_ROUNDS = Number(process.env.BENCH_STORE_SERVE_ROUNDS ?? 3);
+
+/**
+ * One `acp-kit serve` per store, both running; a warm-up turn each, then per count of sessions
+ * SERVE_ROUNDS rounds alternating between the stores (so both see the same background load), the
+ * best round of each. Returns per count of sessions { jsonl, postgres } updates/s.
+ */
+async function serveRates(pgUrl, words) {
+  const made = [];
+  const temp = (prefix) => {
+    const d = mkdtempSync(join(tmpdir(), prefix));
+    made.push(d);
+    return d;
+  };
+  const servers = {};
+  try {
+    const cwd = temp('acp-kit-bench-serve-cwd-');
+    servers.jsonl = await startServe(undefined, temp('acp-kit-bench-serve-data-'));
+    servers.postgres = await startServe(pgUrl, temp('acp-kit-bench-serve-data-'));
+    for (const s of Object.values(servers)) await serveTurns(s.ws, cwd, Math.max(...SERVE_SESSIONS), 1_000);
+    const rates = {};
+    for (const n of SERVE_SESSIONS) {
+      const best = { jsonl: 0, postgres: 0 };
+      for (let round = 0; round < SERVE_ROUNDS; round++) {
+        for (const kind of ['jsonl', 'postgres']) best[kind] = Math.max(best[kind], await serveTurns(servers[kind].ws, cwd, n, Math.ceil(words / n)));
+      }
+      rates[n] = best;
+    }
+    return rates;
+  } finally {
+    await Promise.all(Object.values(servers).map((s) => s.stop()));
+    for (const d of made) rmSync(d, { recursive: true, force: true });
+  }
+}
+
+/** Rows: store, updates/s, ratio to JSONL (in process, then through `acp-kit serve`); or one `skipped` row without server binaries. */
+export async function runPgStoreBench({ updates = Number(process.env.BENCH_STORE_UPDATES ?? 20_000), serveWords = Number(process.env.BENCH_STORE_SERVE_WORDS ?? 16_000) } = {}) {
   if (!findPostgresBin()) return { skipped: 'skipped: no PostgreSQL (install Debian\'s postgresql for this row)' };
   const dir = mkdtempSync(join(tmpdir(), 'acp-kit-bench-jsonl-'));
   const cluster = await startCluster();
@@ -61,7 +169,9 @@ export async function runPgStoreBench({ updates = Number(process.env.BENCH_STORE
     await turnThrough(pg, 2_000);
     const jsonlRate = await turnThrough(jsonl, updates);
     const pgRate = await turnThrough(pg, updates);
-    return { updates, jsonl: jsonlRate, postgres: pgRate, ratio: pgRate / jsonlRate };
+    const rates = await serveRates(cluster.url, serveWords);
+    const serve = SERVE_SESSIONS.map((n) => ({ sessions: n, ...rates[n], ratio: rates[n].postgres / rates[n].jsonl }));
+    return { updates, jsonl: jsonlRate, postgres: pgRate, ratio: pgRate / jsonlRate, serveWords, serve };
   } finally {
     await pg.close().catch(() => undefined);
     cluster.stop();
@@ -73,12 +183,17 @@ const fmt = (n) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
 
 export function formatPgStoreRows(r) {
   if (r.skipped) return `| PostgreSQL store vs JSONL store | ${r.skipped} |`;
-  return [
-    '| store | updates/s | vs JSONL |',
+  const out = [
+    '| store (agent runtime in process) | updates/s | vs JSONL |',
     '|---|---:|---:|',
     `| JSONL (one file per session, write(2) per update) | ${fmt(r.jsonl)} | 1.00 |`,
     `| PostgreSQL (batched INSERT per tick, committed before sent) | ${fmt(r.postgres)} | ${r.ratio.toFixed(2)} (goal >= ${PG_STORE_GOAL}) |`,
-  ].join('\n');
+  ];
+  if (r.serve) {
+    out.push('', `| through one \`acp-kit serve\` per store (WebSocket, ${fmt(r.serveWords)} chunks in all, best of ${SERVE_ROUNDS}) | JSONL updates/s | PostgreSQL updates/s | PostgreSQL vs JSONL |`, '|---|---:|---:|---:|');
+    for (const s of r.serve) out.push(`| ${s.sessions} session${s.sessions === 1 ? '' : 's'} streaming at once | ${fmt(s.jsonl)} | ${fmt(s.postgres)} | ${s.ratio.toFixed(2)} (goal >= ${PG_STORE_GOAL}) |`);
+  }
+  return out.join('\n');
 }
 
 // alone: node bench/store-pg.mjs
