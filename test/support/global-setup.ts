@@ -4,9 +4,10 @@
  * the teardown can count and remove what tests and spawned processes left behind.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { stopSharedCluster } from '../../scripts/pg-cluster.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -58,10 +59,17 @@ export default function setup(): () => void {
   const previous = process.env.TMPDIR;
   // workers are forked after global set-up and inherit this; so do the processes the tests spawn
   process.env.TMPDIR = runTmp;
+  // the run's PostgreSQL cluster (test/support/postgres.ts), started by the first file that needs one;
+  // its server runs as the `postgres` user when we are root, so it must be able to traverse runTmp
+  const pgShared = join(runTmp, 'postgres');
+  process.env.ACP_KIT_PG_SHARED = pgShared;
+  chmodSync(runTmp, 0o711);
 
   return () => {
     if (previous === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = previous;
+    delete process.env.ACP_KIT_PG_SHARED;
+    stopSharedCluster(pgShared);
     const left = leftovers(runTmp);
     rmSync(runTmp, { recursive: true, force: true });
     if (left.size === 0) return;
