@@ -24,6 +24,12 @@ export interface ServeFlags {
   modelName?: string;
   baseUrl?: string;
   verbose?: boolean;
+  /** Where sessions are stored: the JSONL default, or `postgres://…` (then cluster mode is on). */
+  store?: string;
+  /** Cluster mode (a `postgres://` store): this instance's id in session leases. */
+  instanceId?: string;
+  /** Cluster mode: how long a session's owner holds it without renewing (ms). */
+  leaseMs?: number;
 }
 
 /**
@@ -78,6 +84,11 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     });
     agentLabel = `built-in agent (${model.id}), in-process`;
   }
+  const cluster = await startCluster(flags, log);
+  if (cluster) {
+    agent = cluster.agent(agent);
+    agentLabel += `; cluster instance ${cluster.instanceId} (lease ${cluster.leaseMs} ms)`;
+  }
   const server = await startAcpServer({
     agent,
     tokens: [token],
@@ -90,6 +101,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     maxSessions: flags.maxSessions,
     log,
   }).catch((e: Error & { code?: string }) => {
+    void cluster?.stop();
     if (e.code === 'EADDRINUSE') throw usageError(`port ${flags.port} on ${flags.host} is in use`, 'Pick another with --port, or --port 0 for any free one.');
     throw usageError(e.message);
   });
@@ -105,6 +117,42 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   });
   process.stderr.write(`acp-kit serve: ${signal}: stopping (running turns are cancelled)\n`);
   await server.close((flags.shutdownGrace ?? 5) * 1000);
+  // after the turns ended: the leases are given back, so other instances take the sessions at once
+  await cluster?.stop();
   process.stderr.write('acp-kit serve: stopped\n');
   return 0;
+}
+
+/**
+ * Cluster mode: with a PostgreSQL store, this instance is one of several on the database (leases,
+ * fan-out between instances, failover; docs/postgres-cluster.md). `undefined` with the JSONL store.
+ */
+async function startCluster(flags: ServeFlags, log: (line: string) => void): Promise<import('../../server/cluster/node.js').ClusterNode | undefined> {
+  const url = flags.store !== undefined && /^postgres(ql)?:\/\//i.test(flags.store) ? flags.store : undefined;
+  if (!url) {
+    if (flags.instanceId !== undefined || flags.leaseMs !== undefined) {
+      throw usageError('--instance-id and --lease-ms are for cluster mode', 'Give --store postgres://… too (several instances share sessions through that database).');
+    }
+    return undefined;
+  }
+  if (flags.agent !== undefined) throw usageError('--store postgres://… serves the built-in agent: it cannot be combined with --agent', 'Drop --agent, or drop --store to relay a stdio agent.');
+  if (flags.instanceId !== undefined && !/^[\w.:-]{1,100}$/.test(flags.instanceId)) {
+    throw usageError(`--instance-id must be 1-100 letters, digits, '.', ':', '_' or '-' (got ${JSON.stringify(flags.instanceId)})`);
+  }
+  const { ClusterNode } = await import('../../server/cluster/node.js');
+  try {
+    return await ClusterNode.start({ url, instanceId: flags.instanceId, leaseMs: flags.leaseMs, log });
+  } catch (e) {
+    throw usageError(`cluster mode: cannot use the database at ${databaseLabel(url)}: ${messageOf(e)}`, 'Check that PostgreSQL is running and the URL, user and password are right (`acp-kit db migrate --url …` tests it).');
+  }
+}
+
+/** `host:port/db` of a database URL, never its password. */
+function databaseLabel(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || 5432}${u.pathname}`;
+  } catch {
+    return 'the --store URL (not a valid URL)';
+  }
 }
