@@ -25,7 +25,7 @@ import { listPage } from './session-list.js';
 import { replayHistory } from './replay.js';
 import { SessionRuntime, type SessionAttachment, type SessionHost } from './session-runtime.js';
 import type { SharedSessions } from './shared-sessions.js';
-import { InMemorySessionStore, isHistoryUpdate, type SessionStore, type StoredSession } from './session-store.js';
+import { InMemorySessionStore, isHistoryUpdate, isPending, storeError, type SessionStore, type StoredSession } from './session-store.js';
 import type { AgentDefinition, ClientPeerInfo, ClientServices, PermissionQuestion, SessionSetup } from './types.js';
 
 export interface ServeAgentOptions {
@@ -350,7 +350,9 @@ class AgentConnectionImpl implements AgentConnection {
     this.checkMcp(p.mcpServers ?? []);
     const sessionId = `sess_${randomUUID().replace(/-/g, '')}`;
     const additionalDirectories = [...(p.additionalDirectories ?? [])];
-    this.store.create({ sessionId, cwd: p.cwd, additionalDirectories, createdAt: new Date().toISOString(), title: null });
+    const created = this.store.create({ sessionId, cwd: p.cwd, additionalDirectories, createdAt: new Date().toISOString(), title: null });
+    // an asynchronous store: the session exists once it is persisted (a failure refuses session/new with the store's reason)
+    if (isPending(created)) await created.catch((e: unknown) => Promise.reject(storeError(e)));
     this.store.acquire?.(sessionId);
     const s = new SessionRuntime(this.host!, { sessionId, cwd: p.cwd, additionalDirectories, mcpServers: p.mcpServers ?? [], restored: false });
     let setup: SessionSetup | void;
@@ -434,9 +436,13 @@ class AgentConnectionImpl implements AgentConnection {
     if (replay) {
       // the history and the attach must describe the same moment: load again when it moved meanwhile
       for (let attempt = 0; ; attempt++) {
+        // an asynchronous store: read when every write so far is persisted and sent, so the history
+        // read is exactly what the attached clients were sent (no update missed, none twice)
+        if (!s.quiescent) await s.whenPersisted();
         const version = s.historyVersion;
+        const quiescent = s.quiescent;
         stored = await this.store.load(p.sessionId);
-        if (s.historyVersion === version) break;
+        if (quiescent && s.historyVersion === version) break;
         if (attempt >= MAX_JOIN_LOADS) {
           throw AcpError.internal(`session ${p.sessionId} kept changing while its history was read (${MAX_JOIN_LOADS} tries); resume it again`);
         }

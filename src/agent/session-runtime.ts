@@ -8,7 +8,7 @@ import type { AnySessionUpdate, ErrorObject, SessionUpdate, StateUpdate } from '
 import { checkConfigValue, configValues, modeOption, withValue } from './config-options.js';
 import type { AgentLifecycle, PromptJob, TurnEnd } from './lifecycle/index.js';
 import type { AgentLogger } from './logger.js';
-import { isHistoryUpdate, type SessionStore } from './session-store.js';
+import { isHistoryUpdate, isPending, storeError, type SessionStore } from './session-store.js';
 import { abortError, TurnRuntime } from './turn.js';
 import type { AgentDefinition, AgentSession, ClientPeerInfo, ClientServices, PermissionQuestion, TurnResult } from './types.js';
 
@@ -76,6 +76,20 @@ interface OpenQuestion {
 
 const FINAL_TOOL_STATUSES: ReadonlySet<unknown> = new Set(['completed', 'failed', 'cancelled']);
 
+/**
+ * How many writes of an asynchronous store may be outstanding before a turn's `send` waits for the
+ * store (backpressure: a turn cannot outrun its database without bound). Large enough that a store
+ * batching the writes of a tick is not slowed to one round trip per update.
+ */
+const STORE_WINDOW = 256;
+
+/** Output waiting for the store writes issued before it (`after`: how many were issued then). */
+interface HeldOutput {
+  after: number;
+  /** `failure`: the store failed meanwhile (wire updates are then dropped: they were never persisted). */
+  run(failure: AcpError | undefined): void;
+}
+
 export interface SessionInit {
   sessionId: string;
   cwd: string;
@@ -118,6 +132,17 @@ export class SessionRuntime implements AgentSession {
   private readonly questions = new Set<OpenQuestion>();
   /** History updates appended by this runtime (a joiner's replay is consistent when it did not move). */
   private appended = 0;
+  // An asynchronous store (writes return promises): the wire output waits for the writes issued
+  // before it, in order. With a synchronous store `issued` stays 0 and nothing is ever held.
+  /** Asynchronous store writes issued / resolved (in issue order). */
+  private issued = 0;
+  private persisted = 0;
+  private writes: Promise<void> = Promise.resolve();
+  /** Output held until the writes before it are persisted, in emission order. */
+  private readonly heldOutput: HeldOutput[] = [];
+  private readonly persistWaiters: { upTo: number; resolve(): void }[] = [];
+  /** Set when a store write failed: the turn ends `error` with it and new prompts are refused with it. */
+  private storeFailure: AcpError | undefined;
 
   constructor(
     private readonly host: SessionHost,
@@ -169,6 +194,15 @@ export class SessionRuntime implements AgentSession {
 
   /** Encodes once and hands the same wire updates to every attachment, in emission order. */
   private deliver(update: AnySessionUpdate): void {
+    if (this.issued !== this.persisted || this.heldOutput.length > 0) {
+      // once the store failed, history held here was never persisted: dropped; live updates still go
+      this.afterPersisted((failure) => (failure && isHistoryUpdate(update)) || this.deliverNow(update));
+      return;
+    }
+    this.deliverNow(update);
+  }
+
+  private deliverNow(update: AnySessionUpdate): void {
     const wires = this.encoder.encode(update);
     for (const a of this.attachments) a.deliver(wires);
   }
@@ -178,7 +212,84 @@ export class SessionRuntime implements AgentSession {
     if (this.closed) return;
     this.noteToolCall(update);
     this.encoderUsed = true;
-    attachment.deliver(this.encoder.encode(update));
+    this.afterPersisted(() => attachment.deliver(this.encoder.encode(update)));
+  }
+
+  // ---- asynchronous store -----------------------------------------------------
+
+  /** Tracks a store write; a promise holds the output that follows until it (and those before it) resolved. */
+  private stored(result: void | Promise<void>): void {
+    if (!isPending(result)) return;
+    const n = ++this.issued;
+    // chained: resolved in issue order whatever order the store settles them in
+    this.writes = this.writes.then(
+      () =>
+        result.then(
+          () => {
+            this.persisted = n;
+            this.drain();
+          },
+          (e: unknown) => this.failStore(e),
+        ),
+    );
+  }
+
+  /** Runs `run` now when nothing is held, else after the writes issued so far (in order). */
+  private afterPersisted(run: (failure: AcpError | undefined) => unknown): void {
+    if (this.heldOutput.length === 0 && (this.issued === this.persisted || this.storeFailure)) {
+      run(this.storeFailure);
+      return;
+    }
+    this.heldOutput.push({ after: this.issued, run });
+  }
+
+  /** Sends what the persisted writes released, in order; everything once the store failed. */
+  private drain(): void {
+    while (this.heldOutput.length > 0 && (this.storeFailure || this.heldOutput[0].after <= this.persisted)) {
+      const held = this.heldOutput.shift()!;
+      try {
+        held.run(this.storeFailure);
+      } catch (e) {
+        this.host.logger.error(`session ${this.sessionId}: could not send held output: ${describeError(e)}`);
+      }
+    }
+    for (let i = this.persistWaiters.length - 1; i >= 0; i--) {
+      const w = this.persistWaiters[i];
+      if (this.storeFailure || w.upTo <= this.persisted) {
+        this.persistWaiters.splice(i, 1);
+        w.resolve();
+      }
+    }
+  }
+
+  /**
+   * A store write failed: never a silent loss. The running turn is cancelled and ends `error` with
+   * the store's reason, held prompts and new ones are refused with it, and updates not persisted
+   * are not sent.
+   */
+  private failStore(e: unknown): void {
+    if (!this.storeFailure) {
+      this.storeFailure = storeError(e);
+      this.host.logger.error(`session ${this.sessionId}: ${this.storeFailure.message}; the running turn ends with an error and new prompts are refused`);
+      this.active?.cancel('the session store failed');
+      for (const job of this.held.splice(0)) {
+        job.detach();
+        job.reject(this.storeFailure);
+      }
+    }
+    this.drain();
+  }
+
+  /** Resolves once the store writes issued so far are persisted (or the store failed). */
+  whenPersisted(): Promise<void> {
+    if (this.issued === this.persisted || this.storeFailure) return Promise.resolve();
+    const upTo = this.issued;
+    return new Promise<void>((resolve) => this.persistWaiters.push({ upTo, resolve }));
+  }
+
+  /** Whether every store write issued so far is persisted and its output sent. */
+  get quiescent(): boolean {
+    return this.issued === this.persisted && this.heldOutput.length === 0;
   }
 
   /**
@@ -233,8 +344,11 @@ export class SessionRuntime implements AgentSession {
 
   /** Backpressure: the turn streams at the pace of the slowest attached connection. */
   private whenWritable(): Promise<void> {
-    if (this.attachments.length === 1) return this.attachments[0].host.whenWritable();
-    return Promise.all(this.attachments.map((a) => a.host.whenWritable())).then(() => undefined);
+    const wire =
+      this.attachments.length === 1 ? this.attachments[0].host.whenWritable() : Promise.all(this.attachments.map((a) => a.host.whenWritable())).then(() => undefined);
+    // and at the pace of an asynchronous store, once too many of its writes are outstanding
+    if (this.issued - this.persisted <= STORE_WINDOW) return wire;
+    return Promise.all([wire, this.whenPersisted()]).then(() => undefined);
   }
 
   get client(): ClientPeerInfo {
@@ -287,10 +401,12 @@ export class SessionRuntime implements AgentSession {
   /** Persists (history kinds) then sends; nothing once the session is closed. */
   emit(update: AnySessionUpdate): void {
     if (this.closed) return;
+    // the store failed: history can no longer be persisted, so it is not sent either (the turn is ending)
+    if (this.storeFailure && isHistoryUpdate(update)) return;
     this.track(update);
     const modeChanged = this.trackConfig(update);
     if (isHistoryUpdate(update)) {
-      this.host.store.append(this.sessionId, update);
+      this.stored(this.host.store.append(this.sessionId, update));
       this.appended++;
     }
     this.noteToolCall(update);
@@ -331,7 +447,7 @@ export class SessionRuntime implements AgentSession {
     } else {
       return false;
     }
-    this.host.store.setConfigValues(this.sessionId, configValues(this.configOptions));
+    this.stored(this.host.store.setConfigValues(this.sessionId, configValues(this.configOptions)));
     return update.sessionUpdate === 'current_mode_update';
   }
 
@@ -424,7 +540,13 @@ export class SessionRuntime implements AgentSession {
     const def = this.host.definition;
     const next = def.setConfigOption ? await def.setConfigOption(this, configId, value) : withValue(this.configOptions, configId, value);
     this.configOptions = [...next];
-    this.host.store.setConfigValues(this.sessionId, configValues(this.configOptions));
+    const written = this.host.store.setConfigValues(this.sessionId, configValues(this.configOptions));
+    if (isPending(written)) {
+      this.stored(written);
+      // answered once persisted, like the updates
+      await this.whenPersisted();
+      if (this.storeFailure) throw this.storeFailure;
+    }
     return this.configOptions;
   }
 
@@ -454,6 +576,7 @@ export class SessionRuntime implements AgentSession {
    */
   prompt(prompt: AnyContentBlock[], requestSignal: AbortSignal): Promise<PromptResponse> {
     if (this.closing || this.closed) return Promise.reject(AcpError.cancelled('the session is closing'));
+    if (this.storeFailure) return Promise.reject(this.storeFailure);
     if (this.held.length >= this.host.maxHeldPrompts && this.active) {
       return Promise.reject(AcpError.invalidRequest(`session ${this.sessionId} already holds ${this.held.length} prompts waiting for the running turn (limit ${this.host.maxHeldPrompts})`));
     }
@@ -483,15 +606,22 @@ export class SessionRuntime implements AgentSession {
   }
 
   private start(job: PromptJob): void {
+    if (this.storeFailure) {
+      job.detach();
+      job.reject(this.storeFailure);
+      this.startNext();
+      return;
+    }
     const userMessageId = this.newId('user');
     // the user message is history: persisted at insertion, so load/resume replays it with its id.
     // Live it is echoed in v2 only (ACP-V2-LIFE-04): in v1 `user_message_chunk` is history replay,
     // a v1 client renders its own prompt, and a live echo would show it twice.
     const userMessage: SessionUpdate = { sessionUpdate: 'user_message', messageId: userMessageId, content: [...job.prompt] };
+    let written: void | Promise<void>;
     try {
       // stored before the turn becomes active: a prompt the store cannot take (e.g. nested too deep
       // to serialise) is refused and leaves no active turn behind that would wedge the session
-      this.host.store.append(this.sessionId, userMessage);
+      written = this.host.store.append(this.sessionId, userMessage);
       this.appended++;
     } catch (e) {
       job.detach();
@@ -515,8 +645,32 @@ export class SessionRuntime implements AgentSession {
     });
     job.turn = turn;
     this.active = turn;
-    this.host.lifecycle.inserted(job, userMessageId);
-    this.activeDone = this.run(turn, job, userMessage);
+    if (!isPending(written) && this.quiescent) {
+      this.host.lifecycle.inserted(job, userMessageId);
+      this.activeDone = this.run(turn, job, userMessage);
+      return;
+    }
+    // an asynchronous store: the prompt is acknowledged (v2) and its turn runs once the user message
+    // is persisted; the turn is active meanwhile, so later prompts are held behind it
+    this.stored(written);
+    let begun!: (done: Promise<void>) => void;
+    const done = new Promise<void>((resolve) => (begun = resolve));
+    this.activeDone = done;
+    this.afterPersisted((failure) => {
+      if (!failure) {
+        this.host.lifecycle.inserted(job, userMessageId);
+        begun(this.run(turn, job, userMessage));
+        return;
+      }
+      // not persisted: the prompt is refused with the store's reason, not run
+      turn.finish();
+      if (this.active === turn) this.active = undefined;
+      if (this.activeDone === done) this.activeDone = undefined;
+      job.detach();
+      job.reject(failure);
+      begun(Promise.resolve());
+      this.startNext();
+    });
   }
 
   /** Starts the next held prompt, if any. */
@@ -537,15 +691,21 @@ export class SessionRuntime implements AgentSession {
       this.host.logger.error(`session ${this.sessionId}: prompt turn failed: ${describeError(error, true)}`);
       end = turn.cancelRequested ? { stopReason: 'cancelled' } : { stopReason: 'error', error: errorObject(error) };
     }
+    // the store failed during the turn: it ends loudly with the store's reason, never as a success
+    if (this.storeFailure) end = { stopReason: 'error', error: this.storeFailure.toJSON() };
     // nothing of this turn may follow its final message
     turn.finish();
     this.active = undefined;
     this.activeDone = undefined;
-    try {
-      this.host.lifecycle.endTurn(this, job, end);
-    } catch (e) {
-      this.host.logger.error(`session ${this.sessionId}: could not report the end of a turn: ${describeError(e)}`);
-    }
+    // the end goes out after every update of the turn is persisted and sent
+    this.afterPersisted((failure) => {
+      const final = failure && end.stopReason !== 'error' ? { stopReason: 'error' as const, error: failure.toJSON() } : end;
+      try {
+        this.host.lifecycle.endTurn(this, job, final);
+      } catch (e) {
+        this.host.logger.error(`session ${this.sessionId}: could not report the end of a turn: ${describeError(e)}`);
+      }
+    });
     this.startNext();
   }
 
@@ -610,6 +770,8 @@ export class SessionRuntime implements AgentSession {
     this.closing = true;
     this.cancel(reason);
     await this.settled();
+    // an asynchronous store: what the turn persisted still goes out before the session closes
+    await this.whenPersisted();
     this.closed = true;
     this.toolCancels.clear();
     this.terminalCancels.clear();

@@ -1,3 +1,4 @@
+import { AcpError } from '../protocol/errors.js';
 import type { Meta } from '../protocol/model/json.js';
 import type { AnySessionUpdate } from '../protocol/model/update.js';
 
@@ -30,17 +31,24 @@ export interface StoredSession {
 
 /**
  * Durable session history for the agent runtime. The runtime appends every history update
- * (everything but `state_update` and `notice`) **before** it is sent, so `append` must have
- * handed the update to the operating system (or to memory, for the in-memory store) when it
- * returns: an agent killed at any moment can replay everything its client received.
- * Replays re-encode the stored neutral updates for the version of the connection asking.
+ * (everything but `state_update` and `notice`) **before** it is sent: an agent killed at any moment
+ * can replay everything its client received. Replays re-encode the stored neutral updates for the
+ * version of the connection asking.
+ *
+ * The writes (`create`, `append`, `setConfigValues`) may be synchronous (the JSONL and in-memory
+ * stores: the write was handed to the operating system, or to memory, when they return) or return a
+ * promise (a database: persisted when it resolves). For a promise the runtime holds the session's
+ * wire output (updates, the end of a turn, a v2 prompt's acknowledgement) until the writes issued
+ * before it resolved, so still only what is persisted reaches the wire, in order. A rejected write
+ * ends the running turn with an `error` stop carrying the store's reason and refuses further prompts
+ * of that session ({@link SESSION_STORE_UNAVAILABLE}); `create` rejecting fails `session/new`.
  */
 export interface SessionStore {
-  create(meta: StoredSessionMeta): void;
-  /** Synchronous on purpose: persisted before the runtime writes the update to the wire. */
-  append(sessionId: string, update: AnySessionUpdate): void;
+  create(meta: StoredSessionMeta): void | Promise<void>;
+  /** Persisted before the runtime writes the update to the wire (synchronously, or when the promise resolves). */
+  append(sessionId: string, update: AnySessionUpdate): void | Promise<void>;
   /** Records the current config option values (the latest call wins). */
-  setConfigValues(sessionId: string, values: ConfigValues): void;
+  setConfigValues(sessionId: string, values: ConfigValues): void | Promise<void>;
   /** `undefined` when unknown. */
   load(sessionId: string): Promise<StoredSession | undefined>;
   /** Every stored session's metadata (any order; the runtime sorts and pages). */
@@ -62,6 +70,24 @@ export interface SessionStore {
  * (`data: { sessionId, pid, host }`). In the implementation-defined server error range.
  */
 export const SESSION_LOCKED = -32010;
+
+/**
+ * JSON-RPC error code of work refused or ended because the session store failed or cannot be
+ * reached (a write rejected, the database is down). The message names the store and the reason.
+ */
+export const SESSION_STORE_UNAVAILABLE = -32011;
+
+/** The error a failed store write stands for: the store's own {@link SESSION_STORE_UNAVAILABLE} error, else one naming the store. */
+export function storeError(e: unknown): AcpError {
+  if (e instanceof AcpError && e.code === SESSION_STORE_UNAVAILABLE) return e;
+  const reason = e instanceof Error ? e.message || e.name : String(e);
+  return new AcpError(SESSION_STORE_UNAVAILABLE, `the session store failed: ${reason}`);
+}
+
+/** Whether a store write returned a promise (an asynchronous store) rather than nothing. */
+export function isPending(result: void | Promise<void>): result is Promise<void> {
+  return typeof (result as { then?: unknown } | undefined)?.then === 'function';
+}
 
 /** Kinds that are live-only and never part of a replayable history (ACP-V1-LOAD-05, ACP-V2-NOTICE-01, ACP-V2-LIFE-15). */
 export function isHistoryUpdate(update: AnySessionUpdate): boolean {
@@ -93,13 +119,46 @@ interface MemorySession {
 export class InMemorySessionStore implements SessionStore {
   private readonly sessions = new Map<string, MemorySession>();
 
-  /** @param options.history `false`: keep metadata and config values only, no updates (`serveAgent`'s `store: null`). */
-  constructor(private readonly options: { history?: boolean } = {}) {}
+  /**
+   * @param options.history `false`: keep metadata and config values only, no updates (`serveAgent`'s `store: null`).
+   * @param options.asyncAppend `true`: `create`, `append` and `setConfigValues` return a promise and
+   *   take effect on a later macrotask, like a database's writes (exercises the runtime's asynchronous
+   *   store path without a database).
+   */
+  constructor(private readonly options: { history?: boolean; asyncAppend?: boolean } = {}) {}
 
-  create(meta: StoredSessionMeta): void {
-    this.sessions.set(meta.sessionId, { meta: structuredClone(meta), touched: 0, updates: [] });
+  create(meta: StoredSessionMeta): void | Promise<void> {
+    return this.write(() => this.sessions.set(meta.sessionId, { meta: structuredClone(meta), touched: 0, updates: [] }));
   }
-  append(sessionId: string, update: AnySessionUpdate): void {
+  append(sessionId: string, update: AnySessionUpdate): void | Promise<void> {
+    // the synchronous path allocates nothing more than before: appends are hot
+    if (!this.options.asyncAppend) return this.appendNow(sessionId, update);
+    return this.write(() => this.appendNow(sessionId, update));
+  }
+  setConfigValues(sessionId: string, values: ConfigValues): void | Promise<void> {
+    return this.write(() => {
+      const s = this.sessions.get(sessionId);
+      if (s) s.meta.configValues = { ...values };
+    });
+  }
+  /** Runs a write now, or (asyncAppend) on a later macrotask; setImmediate callbacks run in order. */
+  private write(apply: () => void): void | Promise<void> {
+    if (!this.options.asyncAppend) {
+      apply();
+      return;
+    }
+    return new Promise<void>((resolve, reject) =>
+      setImmediate(() => {
+        try {
+          apply();
+          resolve();
+        } catch (e) {
+          reject(e);
+        }
+      }),
+    );
+  }
+  private appendNow(sessionId: string, update: AnySessionUpdate): void {
     const s = this.sessions.get(sessionId);
     if (!s) return;
     if (this.options.history !== false) s.updates.push(update);
@@ -110,10 +169,6 @@ export class InMemorySessionStore implements SessionStore {
       // an explicit `updatedAt` of the update stands until the next append
       if (s.meta.updatedAt !== before) s.touched = 0;
     }
-  }
-  setConfigValues(sessionId: string, values: ConfigValues): void {
-    const s = this.sessions.get(sessionId);
-    if (s) s.meta.configValues = { ...values };
   }
   async load(sessionId: string): Promise<StoredSession | undefined> {
     const s = this.sessions.get(sessionId);
