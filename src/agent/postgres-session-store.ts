@@ -1,0 +1,445 @@
+/**
+ * Sessions in PostgreSQL: what the JSONL store keeps (metadata, config values, the ordered history),
+ * in tables several `acp-kit serve` instances can share. `pg` is loaded on first use only.
+ */
+import type { Pool } from 'pg';
+import { AcpError } from '../protocol/errors.js';
+import type { AnySessionUpdate } from '../protocol/model/update.js';
+import { SESSION_STORE_UNAVAILABLE, type ConfigValues, type SessionStore, type StoredSession, type StoredSessionMeta } from './session-store.js';
+import { migrate } from './store/postgres/migrations.js';
+
+/** Options of {@link PostgresSessionStore}. */
+export interface PostgresSessionStoreOptions {
+  /** `postgres://user@host:port/db` (one of `url` and `pool`). */
+  url?: string;
+  /** A pool of your own (not ended by {@link PostgresSessionStore.close}; its limits and timeouts are yours). */
+  pool?: Pool;
+  /**
+   * Separates stores sharing one database, like the JSONL store's folders: a store sees only the
+   * sessions of its namespace (`acp-kit serve` uses one per token owner).
+   */
+  namespace: string;
+  /** Pool size (`max`) of the pool made from `url`; default 10. */
+  maxConnections?: number;
+  /** `statement_timeout` of every connection of the pool made from `url`; default 30 000 ms. */
+  statementTimeoutMs?: number;
+  /** How long a new connection may take before the attempt counts as failed; default 5 000 ms. */
+  connectTimeoutMs?: number;
+  /** How long appends of a running turn are retried while the database is unreachable; default 10 000 ms. */
+  retryForMs?: number;
+  /** Bring the schema up to date on {@link PostgresSessionStore.ready} (default `true`; `false`: `acp-kit db migrate` does it). */
+  migrate?: boolean;
+}
+
+/** A write waiting for its batch. */
+type Pending =
+  | { kind: 'append'; sessionId: string; body: string; update: AnySessionUpdate; resolve(): void; reject(e: unknown): void }
+  | { kind: 'config'; sessionId: string; values: ConfigValues; resolve(): void; reject(e: unknown): void };
+
+/** One session's part of a batch (a row of the batch statement's `jsonb_to_recordset`). */
+interface BatchRow {
+  session_id: string;
+  n: number;
+  expected: number | null;
+  bodies: unknown[];
+  title_set: boolean;
+  title: string | null;
+  explicit_at: string | null;
+  config_set: boolean;
+  config: ConfigValues | null;
+}
+
+/** Writes per batch statement (a bound on statement size; more wait for the next batch). */
+const MAX_BATCH = 2000;
+
+/**
+ * One batch: every session's new updates and config values in ONE statement (atomic without an
+ * explicit transaction, one round trip). Each session's `last_seq` moves by its count and the rows
+ * get the numbers in between (gap-free, in order); `expected` (the `last_seq` this store last saw)
+ * makes a retry of a batch that did commit a no-op instead of a duplicate.
+ */
+const BATCH_SQL = `
+WITH b AS (
+  SELECT * FROM jsonb_to_recordset($2::jsonb)
+    AS b(session_id text, n int, expected bigint, bodies jsonb, title_set boolean, title text, explicit_at text, config_set boolean, config jsonb)
+), s AS (
+  UPDATE acp_sessions a SET
+    last_seq = a.last_seq + b.n,
+    updated_at = now(),
+    title = CASE WHEN b.title_set THEN b.title ELSE a.title END,
+    meta = CASE WHEN b.explicit_at IS NOT NULL THEN jsonb_set(a.meta, '{updatedAt}', to_jsonb(b.explicit_at))
+                WHEN b.n > 0 THEN a.meta - 'updatedAt' ELSE a.meta END,
+    config_values = CASE WHEN b.config_set THEN b.config ELSE a.config_values END
+  FROM b
+  WHERE a.namespace = $1 AND a.session_id = b.session_id AND (b.expected IS NULL OR a.last_seq = b.expected)
+  RETURNING a.session_id, a.last_seq, b.n, b.bodies
+), ins AS (
+  INSERT INTO acp_updates (namespace, session_id, seq, body)
+  SELECT $1, s.session_id, s.last_seq - s.n + t.ord, t.body FROM s, jsonb_array_elements(s.bodies) WITH ORDINALITY AS t(body, ord)
+)
+SELECT session_id, last_seq FROM s`;
+
+/**
+ * A {@link SessionStore} on PostgreSQL (schema: docs/postgres.md). Writes are asynchronous and
+ * batched: the appends and config changes issued while a batch is being written go together in the
+ * next one (one statement, one transaction), and each write's promise resolves when its batch
+ * committed, so the runtime sends an update only once it is in the database.
+ *
+ * MCP servers are not stored (as in the JSONL store: their environment may hold secrets). An
+ * unreachable database refuses new sessions and restores with {@link SESSION_STORE_UNAVAILABLE}
+ * ("the session store (PostgreSQL at host:port) is unreachable: ..."); appends of a running turn are
+ * retried for `retryForMs`, then fail the turn.
+ */
+export class PostgresSessionStore implements SessionStore {
+  readonly namespace: string;
+  /** `host:port` of the database, for messages. */
+  readonly where: string;
+  private readonly options: PostgresSessionStoreOptions;
+  private poolPromise: Promise<Pool> | undefined;
+  private queue: Pending[] = [];
+  private flushScheduled = false;
+  private flushing: Promise<void> | undefined;
+  /** `last_seq` as this store last wrote or read it, per session (the single writer's view). */
+  private readonly seqs = new Map<string, number>();
+  /** Sessions whose write failed: their later queued writes fail too (no gap in a history). */
+  private readonly failed = new Map<string, AcpError>();
+  private closed = false;
+
+  constructor(options: PostgresSessionStoreOptions) {
+    if (!options.url && !options.pool) throw new TypeError('PostgresSessionStore: give `url` (postgres://...) or `pool`');
+    if (typeof options.namespace !== 'string') throw new TypeError('PostgresSessionStore: `namespace` must be a string');
+    this.options = options;
+    this.namespace = options.namespace;
+    this.where = describeWhere(options);
+  }
+
+  /** A store whose database is reachable and whose schema is current. */
+  static async open(options: PostgresSessionStoreOptions): Promise<PostgresSessionStore> {
+    const store = new PostgresSessionStore(options);
+    await store.ready();
+    return store;
+  }
+
+  /** Connects (loading `pg`) and migrates the schema; rejects with {@link SESSION_STORE_UNAVAILABLE} when the database cannot be reached. */
+  async ready(): Promise<void> {
+    await this.pool();
+  }
+
+  private pool(): Promise<Pool> {
+    if (this.closed) return Promise.reject(new AcpError(SESSION_STORE_UNAVAILABLE, `the session store (PostgreSQL at ${this.where}) is closed`));
+    // a failed start is tried again on the next use (the database may be back)
+    return (this.poolPromise ??= this.connect().catch((e: unknown) => {
+      this.poolPromise = undefined;
+      throw this.unavailable(e);
+    }));
+  }
+
+  private async connect(): Promise<Pool> {
+    let pool = this.options.pool;
+    if (!pool) {
+      const { default: pg } = await import('pg');
+      pool = new pg.Pool({
+        connectionString: this.options.url,
+        max: this.options.maxConnections ?? 10,
+        statement_timeout: this.options.statementTimeoutMs ?? 30_000,
+        application_name: 'acp-kit',
+        connectionTimeoutMillis: this.options.connectTimeoutMs ?? 5_000,
+        idleTimeoutMillis: 30_000,
+      });
+      // an idle connection the server dropped (restart, failover) must not crash the process:
+      // the pool replaces it, and the next query reports an outage if there is one
+      pool.on('error', () => undefined);
+    }
+    if (this.options.migrate !== false) {
+      try {
+        await migrate(pool);
+      } catch (e) {
+        if (!this.options.pool) await pool.end().catch(() => undefined);
+        throw e;
+      }
+    }
+    return pool;
+  }
+
+  /** The error for a failed operation: unreachable (connection-level) or the database's own error. */
+  private unavailable(e: unknown): AcpError {
+    if (e instanceof AcpError) return e;
+    const reason = e instanceof Error ? e.message || e.name : String(e);
+    return isConnectionError(e)
+      ? new AcpError(SESSION_STORE_UNAVAILABLE, `the session store (PostgreSQL at ${this.where}) is unreachable: ${reason}`)
+      : new AcpError(SESSION_STORE_UNAVAILABLE, `the session store (PostgreSQL at ${this.where}) failed: ${reason}`);
+  }
+
+  /** Runs a read or an administrative write, with the store's errors. */
+  private async query<R extends object>(sql: string, params: unknown[]): Promise<R[]> {
+    const pool = await this.pool();
+    try {
+      return (await pool.query<R>(sql, params)).rows;
+    } catch (e) {
+      throw this.unavailable(e);
+    }
+  }
+
+  async create(meta: StoredSessionMeta): Promise<void> {
+    const pool = await this.pool();
+    const { configValues, ...rest } = meta;
+    const client = await pool.connect().catch((e: unknown) => Promise.reject(this.unavailable(e)));
+    try {
+      await client.query('BEGIN');
+      // a session created again under its id starts over (like the JSONL store's new file)
+      await client.query('DELETE FROM acp_sessions WHERE namespace = $1 AND session_id = $2', [this.namespace, meta.sessionId]);
+      await client.query(
+        'INSERT INTO acp_sessions (namespace, session_id, meta, config_values, title, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, now())',
+        [this.namespace, meta.sessionId, JSON.stringify({ ...rest, title: meta.title ?? null }), configValues ? JSON.stringify(configValues) : null, meta.title ?? null, validDate(meta.createdAt)],
+      );
+      await client.query('COMMIT');
+      this.seqs.set(meta.sessionId, 0);
+      this.failed.delete(meta.sessionId);
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw this.unavailable(e);
+    } finally {
+      client.release();
+    }
+  }
+
+  append(sessionId: string, update: AnySessionUpdate): Promise<void> {
+    // serialised now: the runtime owns the update, but a later mutation must not change what is stored
+    const body = encodeBody(update);
+    return this.enqueue((resolve, reject) => ({ kind: 'append', sessionId, body, update, resolve, reject }));
+  }
+
+  setConfigValues(sessionId: string, values: ConfigValues): Promise<void> {
+    return this.enqueue((resolve, reject) => ({ kind: 'config', sessionId, values: { ...values }, resolve, reject }));
+  }
+
+  private enqueue(make: (resolve: () => void, reject: (e: unknown) => void) => Pending): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push(make(resolve, reject));
+      this.scheduleFlush();
+    });
+  }
+
+  /** Writes issued in the same tick, and those issued while a batch is in flight, go together. */
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.flushing) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flushing = this.flush().finally(() => {
+        this.flushing = undefined;
+        if (this.queue.length > 0) this.scheduleFlush();
+      });
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      const ready: Pending[] = [];
+      for (const p of batch) {
+        const failure = this.failed.get(p.sessionId);
+        if (failure) p.reject(failure);
+        else ready.push(p);
+      }
+      if (ready.length === 0) continue;
+      let outcome: Map<string, AcpError | undefined>;
+      try {
+        outcome = await this.writeBatch(ready);
+      } catch (e) {
+        const error = this.unavailable(e);
+        outcome = new Map(ready.map((p) => [p.sessionId, error]));
+      }
+      for (const p of ready) {
+        const error = outcome.get(p.sessionId);
+        if (error) {
+          this.failed.set(p.sessionId, error);
+          p.reject(error);
+        } else p.resolve();
+      }
+    }
+  }
+
+  /** Writes a batch, retrying connection failures for `retryForMs`; per session: `undefined` (written) or why not. */
+  private async writeBatch(batch: Pending[]): Promise<Map<string, AcpError | undefined>> {
+    const rows = batchRows(batch, this.seqs);
+    const deadline = Date.now() + (this.options.retryForMs ?? 10_000);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.writeRows(rows);
+      } catch (e) {
+        if (!isConnectionError(e) || Date.now() >= deadline || this.closed) throw e;
+        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 1_000)));
+      }
+    }
+  }
+
+  private async writeRows(rows: BatchRow[]): Promise<Map<string, AcpError | undefined>> {
+    const pool = await this.pool();
+    const written = await pool.query<{ session_id: string; last_seq: string }>(BATCH_SQL, [this.namespace, JSON.stringify(rows)]);
+    const outcome = new Map<string, AcpError | undefined>();
+    for (const r of written.rows) {
+      this.seqs.set(r.session_id, Number(r.last_seq));
+      outcome.set(r.session_id, undefined);
+    }
+    const missing = rows.filter((r) => !outcome.has(r.session_id));
+    if (missing.length === 0) return outcome;
+    // not updated: an unknown session (ignored, like the other stores), a retried batch that had
+    // committed (its `last_seq` already moved by exactly its count), or another writer
+    const found = await pool.query<{ session_id: string; last_seq: string }>(
+      'SELECT session_id, last_seq FROM acp_sessions WHERE namespace = $1 AND session_id = ANY($2)',
+      [this.namespace, missing.map((r) => r.session_id)],
+    );
+    const now = new Map(found.rows.map((r) => [r.session_id, Number(r.last_seq)]));
+    for (const r of missing) {
+      const seq = now.get(r.session_id);
+      if (seq === undefined) outcome.set(r.session_id, undefined);
+      else if (r.expected !== null && seq === r.expected + r.n) {
+        this.seqs.set(r.session_id, seq);
+        outcome.set(r.session_id, undefined);
+      } else {
+        outcome.set(
+          r.session_id,
+          new AcpError(SESSION_STORE_UNAVAILABLE, `the session store (PostgreSQL at ${this.where}): session ${r.session_id} was written by another writer (expected update ${r.expected}, found ${seq}); resume it again`),
+        );
+      }
+    }
+    return outcome;
+  }
+
+  async load(sessionId: string): Promise<StoredSession | undefined> {
+    // one statement: the metadata and the history of one snapshot
+    const rows = await this.query<SessionRow & { history: [number, unknown][] }>(
+      `SELECT s.session_id, s.meta, s.config_values, s.title, s.updated_at, s.last_seq,
+        (SELECT coalesce(jsonb_agg(jsonb_build_array(u.seq, u.body) ORDER BY u.seq), '[]'::jsonb)
+           FROM acp_updates u WHERE u.namespace = s.namespace AND u.session_id = s.session_id AND NOT u.live) AS history
+       FROM acp_sessions s WHERE s.namespace = $1 AND s.session_id = $2`,
+      [this.namespace, sessionId],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    // a restored session is written by this store from here on
+    this.seqs.set(sessionId, Number(row.last_seq));
+    this.failed.delete(sessionId);
+    const meta = metaOf(row);
+    if (row.config_values) meta.configValues = row.config_values;
+    return {
+      meta,
+      updates: row.history.map(([, body]) => decodeBody(body) as AnySessionUpdate),
+      locations: row.history.map(([seq]) => `${this.where} ${this.namespace}/${sessionId} update ${seq}`),
+    };
+  }
+
+  async list(): Promise<StoredSessionMeta[]> {
+    const rows = await this.query<SessionRow>('SELECT session_id, meta, title, updated_at FROM acp_sessions WHERE namespace = $1', [this.namespace]);
+    return rows.map(metaOf);
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    await this.query('DELETE FROM acp_sessions WHERE namespace = $1 AND session_id = $2', [this.namespace, sessionId]);
+    this.seqs.delete(sessionId);
+    this.failed.delete(sessionId);
+  }
+
+  /** Waits for the writes issued so far, then ends the pool made from `url` (a pool you passed stays open). */
+  async close(): Promise<void> {
+    while (this.flushing || this.flushScheduled || this.queue.length > 0) {
+      await (this.flushing ?? new Promise((r) => setImmediate(r)));
+    }
+    this.closed = true;
+    const pool = this.poolPromise;
+    this.poolPromise = undefined;
+    if (pool && !this.options.pool) await (await pool.catch(() => undefined))?.end();
+  }
+}
+
+interface SessionRow {
+  session_id: string;
+  meta: StoredSessionMeta;
+  config_values?: ConfigValues | null;
+  title: string | null;
+  updated_at: Date;
+  last_seq?: string;
+}
+
+function metaOf(row: SessionRow): StoredSessionMeta {
+  const meta: StoredSessionMeta = { ...row.meta, sessionId: row.session_id, title: row.title };
+  delete meta.configValues;
+  meta.additionalDirectories = Array.isArray(meta.additionalDirectories) ? meta.additionalDirectories : [];
+  // an explicit `updatedAt` of the last session_info_update stands until the next append
+  meta.updatedAt = meta.updatedAt ?? row.updated_at.toISOString();
+  return meta;
+}
+
+/** One row per session of the batch, its writes in order. */
+function batchRows(batch: Pending[], seqs: ReadonlyMap<string, number>): BatchRow[] {
+  const bySession = new Map<string, BatchRow & { texts: string[] }>();
+  for (const p of batch) {
+    let row = bySession.get(p.sessionId);
+    if (!row) {
+      row = { session_id: p.sessionId, n: 0, expected: seqs.get(p.sessionId) ?? null, bodies: [], texts: [], title_set: false, title: null, explicit_at: null, config_set: false, config: null };
+      bySession.set(p.sessionId, row);
+    }
+    if (p.kind === 'config') {
+      row.config_set = true;
+      row.config = p.values;
+      continue;
+    }
+    row.n++;
+    row.texts.push(p.body);
+    // titles (and an explicit updatedAt) are what `list` shows besides the creation metadata
+    const u = p.update;
+    row.explicit_at = null;
+    if (u.sessionUpdate === 'session_info_update') {
+      if (u.title !== undefined) {
+        row.title_set = true;
+        row.title = u.title ?? null;
+      }
+      if (typeof u.updatedAt === 'string') row.explicit_at = u.updatedAt;
+    }
+  }
+  return [...bySession.values()].map(({ texts, ...row }) => ({ ...row, bodies: texts.map((t) => JSON.parse(t) as unknown) }));
+}
+
+/** Key of a body that could not be stored as JSON as is (it contains U+0000, which `jsonb` refuses). */
+const ENCODED = '$acpKitJsonBase64';
+
+function encodeBody(update: AnySessionUpdate): string {
+  const text = JSON.stringify(update);
+  // `jsonb` cannot hold U+0000 in a string: such a (rare) update is kept as base64 of its JSON
+  return text.includes('\\u0000') ? JSON.stringify({ [ENCODED]: Buffer.from(text).toString('base64') }) : text;
+}
+
+function decodeBody(body: unknown): unknown {
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const encoded = (body as Record<string, unknown>)[ENCODED];
+    if (typeof encoded === 'string' && Object.keys(body).length === 1) return JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
+  }
+  return body;
+}
+
+function validDate(iso: string): Date {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? new Date() : d;
+}
+
+/** `host:port` of a connection string (no credentials), for messages. */
+function describeWhere(options: PostgresSessionStoreOptions): string {
+  if (!options.url) return 'the given pool';
+  try {
+    const u = new URL(options.url);
+    return `${u.hostname || 'localhost'}:${u.port || '5432'}`;
+  } catch {
+    return 'an invalid URL';
+  }
+}
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', '57P01', '57P02', '57P03']);
+
+/** Whether an error means the database could not be reached (worth retrying), not that it refused the statement. */
+export function isConnectionError(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  const code = (e as { code?: unknown }).code;
+  if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED/i.test(e.message);
+}
