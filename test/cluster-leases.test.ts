@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { Inbox, type InboxRequest } from '../src/server/cluster/inbox.js';
 import { Leases } from '../src/server/cluster/leases.js';
-import { CLUSTER_MIGRATION } from '../src/server/cluster/schema.js';
+import { migrate } from '../src/agent/store/postgres/migrations.js';
 import { Wakeups } from '../src/server/cluster/wakeups.js';
 import { describePostgres, usePostgres } from './support/postgres.js';
 
@@ -16,7 +16,7 @@ describePostgres('cluster leases and inbox (PostgreSQL)', () => {
 
   beforeEach(async () => {
     pool = new pg.Pool({ connectionString: db.url, max: 8 });
-    await pool.query(CLUSTER_MIGRATION.sql);
+    await migrate(pool);
     await pool.query('truncate acp_leases, acp_inbox');
   });
   afterEach(async () => {

@@ -1,3 +1,4 @@
+import { codecFor } from '../../protocol/codec/index.js';
 import { AcpError } from '../../protocol/errors.js';
 import { isObj } from '../../protocol/codec/util.js';
 import type { ClientCapabilities } from '../../protocol/model/session.js';
@@ -70,7 +71,13 @@ export function clusterConnection(node: ClusterInstance, inner: AgentHostFactory
     const sessionId = typeof params.sessionId === 'string' ? params.sessionId : undefined;
     const isRequest = 'id' in m;
     if (method === 'initialize' && isRequest) {
-      if (isObj(params.clientCapabilities)) caps = params.clientCapabilities as ClientCapabilities;
+      // the neutral capabilities, whichever version's field set the client sent (a follower encodes for v2 only)
+      try {
+        const decoded = codecFor(params.protocolVersion === 1 ? 1 : 2).decodeParams('initialize', params);
+        if (isObj(decoded.clientCapabilities)) caps = decoded.clientCapabilities;
+      } catch {
+        // the agent answers a malformed initialize; the follower then encodes for a client without capabilities
+      }
       watched.set(JSON.stringify(m.id), (r) => {
         if (isObj(r.result) && typeof r.result.protocolVersion === 'number') version = r.result.protocolVersion;
       });

@@ -5,6 +5,8 @@ import { AcpError } from '../../protocol/errors.js';
 import { isObj } from '../../protocol/codec/util.js';
 import type { ClientCapabilities } from '../../protocol/model/session.js';
 import type { AgentLogger } from '../../agent/logger.js';
+import type { SessionStore } from '../../agent/session-store.js';
+import type { AnySessionUpdate } from '../../protocol/model/update.js';
 import type { AgentHostFactory } from '../server.js';
 import { clusterConnection, type ClusterInstance } from './connection.js';
 import { isControlRow, PERMISSION, PERMISSION_DONE, type ControlRow } from './control.js';
@@ -12,7 +14,7 @@ import { Follower } from './follower.js';
 import { Inbox, type InboxRequest } from './inbox.js';
 import { Leases, sessionKey } from './leases.js';
 import { OwnerLink, type FollowerSetup } from './owner-link.js';
-import { CLUSTER_MIGRATION } from './schema.js';
+import { migrate } from '../../agent/store/postgres/migrations.js';
 import { UpdateTable } from './table.js';
 import { Wakeups } from './wakeups.js';
 
@@ -51,6 +53,7 @@ export class ClusterNode implements ClusterInstance {
   private readonly wakeups: Wakeups;
   private readonly table: UpdateTable;
   private inner: AgentHostFactory | undefined;
+  private storeFor: ((namespace: string) => SessionStore | null) | undefined;
   /** leases held for local connections: key -> count */
   private readonly holds = new Map<string, number>();
   private readonly links = new Map<string, OwnerLink>();
@@ -104,7 +107,8 @@ export class ClusterNode implements ClusterInstance {
     };
     const node = new ClusterNode(pool, !options.pool, options, connect);
     try {
-      await pool.query(CLUSTER_MIGRATION.sql);
+      // the store's schema and the cluster's (migration 2), under the migrations' advisory lock
+      await migrate(pool);
       await node.wakeups.start();
     } catch (e) {
       await node.stop({ release: false });
@@ -115,9 +119,15 @@ export class ClusterNode implements ClusterInstance {
     return node;
   }
 
-  /** The agent factory of this instance: `inner` (e.g. {@link inProcessAgent}) behind the cluster's routing. */
-  agent(inner: AgentHostFactory): AgentHostFactory {
+  /**
+   * The agent factory of this instance: `inner` (e.g. {@link inProcessAgent}) behind the cluster's
+   * routing. `storeFor`: the stores `inner` uses (the same objects, one per token owner), created
+   * with `notify: true`: the cluster's own live rows (permission questions) go through them, so
+   * each session's rows have one writer and one order.
+   */
+  agent(inner: AgentHostFactory, storeFor?: (namespace: string) => SessionStore | null): AgentHostFactory {
     this.inner = inner;
+    this.storeFor = storeFor;
     return (transport, ctx) => clusterConnection(this, inner, transport, ctx);
   }
 
@@ -278,7 +288,10 @@ export class ClusterNode implements ClusterInstance {
     });
   }
 
+  /** A control row of a session this instance runs: through its store (the one writer of its seqs) when it can take live rows. */
   private publish(namespace: string, sessionId: string, row: ControlRow): Promise<void> {
+    const store = this.storeFor?.(namespace);
+    if (store?.appendLive) return Promise.resolve(store.appendLive(sessionId, row as unknown as AnySessionUpdate));
     return this.table.appendLive(namespace, sessionId, row).then(() => undefined);
   }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { codecFor } from '../../protocol/codec/index.js';
 import { AcpError } from '../../protocol/errors.js';
 import { isObj } from '../../protocol/codec/util.js';
 import { JsonRpcPeer } from '../../rpc/peer.js';
@@ -76,7 +77,7 @@ export class OwnerLink {
     if (!this.setup) {
       this.setupKey = key;
       this.setup = (async () => {
-        await this.peer.request('initialize', { protocolVersion: 2, clientCapabilities: {}, clientInfo: { name: 'acp-kit-cluster', version: '1' } });
+        await this.peer.request('initialize', codecFor(2).encodeParams('initialize', { protocolVersion: 2, clientCapabilities: {}, clientInfo: { name: 'acp-kit-cluster', version: '1' } }));
         return this.peer.request('session/resume', {
           sessionId: this.ctx.sessionId,
           cwd: setup.cwd,
