@@ -209,6 +209,7 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .option('--model-name <name>', 'model name of the built-in agent')
     .option('--base-url <url>', 'API base URL of the built-in agent')
     .option('--verbose', 'log connections and the agent\'s stderr')
+    .option('--store <jsonl|postgres://...>', "where the built-in agent keeps sessions: jsonl (default: files under the data dir) or a PostgreSQL URL (one namespace per token; schema created if missing)")
     .addHelpText('after', '\nExample: acp-kit serve --port 8765 --token-file ~/.acp-token\n         ACP_KIT_AGENT_TOKEN=$(cat ~/.acp-token) acp-kit chat --agent-url ws://127.0.0.1:8765/acp\n')
     .action(async (flags: import('./commands/serve.js').ServeFlags) => {
       result.code = await (await import('./commands/serve.js')).serveCommand(flags);

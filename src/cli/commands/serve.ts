@@ -61,6 +61,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const log = (line: string): void => {
     if (flags.verbose) process.stderr.write(`acp-kit serve: ${line}\n`);
   };
+  const cluster = await startCluster(flags, log);
   let agent;
   let agentLabel: string;
   if (flags.agent !== undefined) {
@@ -79,15 +80,14 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     const base = defaultSessionDir(process.env);
     agent = inProcessAgent(definition, {
       // each token's sessions in their own folder: one token can neither resume nor list another's
-      storeFor: (owner) => new JsonlSessionStore({ dir: join(base, 'serve', owner) }),
+      storeFor: cluster?.storeFor ?? ((owner) => new JsonlSessionStore({ dir: join(base, 'serve', owner) })),
       logger: flags.verbose ? stderrLogger('acp-kit serve') : undefined,
     });
     agentLabel = `built-in agent (${model.id}), in-process`;
   }
-  const cluster = await startCluster(flags, log);
   if (cluster) {
-    agent = cluster.agent(agent);
-    agentLabel += `; cluster instance ${cluster.instanceId} (lease ${cluster.leaseMs} ms)`;
+    agent = cluster.node.agent(agent, cluster.storeFor);
+    agentLabel += `; cluster instance ${cluster.node.instanceId} (lease ${cluster.node.leaseMs} ms)`;
   }
   const server = await startAcpServer({
     agent,
@@ -127,7 +127,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
  * Cluster mode: with a PostgreSQL store, this instance is one of several on the database (leases,
  * fan-out between instances, failover; docs/postgres-cluster.md). `undefined` with the JSONL store.
  */
-async function startCluster(flags: ServeFlags, log: (line: string) => void): Promise<import('../../server/cluster/node.js').ClusterNode | undefined> {
+async function startCluster(flags: ServeFlags, log: (line: string) => void): Promise<Cluster | undefined> {
   const url = flags.store !== undefined && /^postgres(ql)?:\/\//i.test(flags.store) ? flags.store : undefined;
   if (!url) {
     if (flags.instanceId !== undefined || flags.leaseMs !== undefined) {
@@ -139,12 +139,35 @@ async function startCluster(flags: ServeFlags, log: (line: string) => void): Pro
   if (flags.instanceId !== undefined && !/^[\w.:-]{1,100}$/.test(flags.instanceId)) {
     throw usageError(`--instance-id must be 1-100 letters, digits, '.', ':', '_' or '-' (got ${JSON.stringify(flags.instanceId)})`);
   }
-  const { ClusterNode } = await import('../../server/cluster/node.js');
+  const [{ ClusterNode }, { PostgresSessionStore }] = await Promise.all([import('../../server/cluster/node.js'), import('../../agent/postgres-session-store.js')]);
   try {
-    return await ClusterNode.start({ url, instanceId: flags.instanceId, leaseMs: flags.leaseMs, log });
+    const node = await ClusterNode.start({ url, instanceId: flags.instanceId, leaseMs: flags.leaseMs, log });
+    // one store per token owner (its namespace), kept: the agent and the cluster write through the same one
+    const stores = new Map<string, import('../../agent/postgres-session-store.js').PostgresSessionStore>();
+    const storeFor = (owner: string) => {
+      let store = stores.get(owner);
+      if (!store) stores.set(owner, (store = new PostgresSessionStore({ pool: node.pool, namespace: owner, migrate: false, notify: true })));
+      return store;
+    };
+    return {
+      node,
+      storeFor,
+      async stop() {
+        await Promise.all([...stores.values()].map((s) => s.close().catch(() => undefined)));
+        await node.stop();
+      },
+    };
   } catch (e) {
     throw usageError(`cluster mode: cannot use the database at ${databaseLabel(url)}: ${messageOf(e)}`, 'Check that PostgreSQL is running and the URL, user and password are right (`acp-kit db migrate --url …` tests it).');
   }
+}
+
+/** Cluster mode of `acp-kit serve`: the instance and the stores its agent and the cluster share. */
+interface Cluster {
+  node: import('../../server/cluster/node.js').ClusterNode;
+  storeFor(owner: string): import('../../agent/session-store.js').SessionStore;
+  /** After the server closed: the stores' last writes, then the leases given back. */
+  stop(): Promise<void>;
 }
 
 /** `host:port/db` of a database URL, never its password. */
