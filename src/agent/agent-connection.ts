@@ -413,7 +413,8 @@ class AgentConnectionImpl implements AgentConnection {
     s.openWith(restoreValues(setup?.configOptions ?? [], stored.meta.configValues));
     if (replay) await this.replay(s, stored);
     else for (const u of stored.updates) if (isHistoryUpdate(u)) s.prime(u);
-    this.negotiated.restored(s);
+    // the state snapshot is this connection's alone (not a live update of the session for other instances' clients)
+    this.negotiated.restored(this.viewFor(s, s.attachmentOf(this.host!)));
     this.sessions.set(p.sessionId, s);
     this.sharing?.add(s);
     return this.setupResult(s, setup, true);
