@@ -12,6 +12,7 @@ import { RENDERER_TARGET_CHUNKS_PER_SEC, formatRendererRows, runRendererBench } 
 import { PROXY_GOALS, formatProxyRows, runProxyBench } from './proxy.mjs';
 import { REMOTE_GOALS, formatRemoteRows, runRemoteBench } from './remote.mjs';
 import { INSPECTOR_FRAMES, INSPECTOR_GOALS, formatInspectorRows, runInspectorBench } from './inspector.mjs';
+import { PG_STORE_GOAL, formatPgStoreRows, runPgStoreBench } from './store-pg.mjs';
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 
@@ -50,6 +51,9 @@ console.log('Session state store: agent_message_chunks (~40 chars) appended to o
 console.log('| chunks | total ms | ns/chunk |');
 console.log('|---:|---:|---:|');
 for (const r of runStateStoreBench()) console.log(`| ${fmt(r.chunks)} | ${fmt(r.ms)} | ${fmt(r.nsPerChunk)} |`);
+console.log('');
+console.log(`PostgreSQL store vs JSONL store (bench/store-pg.mjs): one turn of agent_message_chunk updates through the agent runtime in process, each persisted before it is sent; throwaway cluster; goal >= ${PG_STORE_GOAL * 100} % of JSONL`);
+console.log(formatPgStoreRows(await runPgStoreBench()));
 console.log('');
 console.log('Peer inbox: notifications queued behind an async handler, then drained in order (flat ns/message = linear)');
 console.log(formatPeerBacklogRows(await runPeerBacklogBench()));

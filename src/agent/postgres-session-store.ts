@@ -151,21 +151,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   private async connect(): Promise<Pool> {
-    let pool = this.options.pool;
-    if (!pool) {
-      const { default: pg } = await import('pg');
-      pool = new pg.Pool({
-        connectionString: this.options.url,
-        max: this.options.maxConnections ?? 10,
-        statement_timeout: this.options.statementTimeoutMs ?? 30_000,
-        application_name: 'acp-kit',
-        connectionTimeoutMillis: this.options.connectTimeoutMs ?? 5_000,
-        idleTimeoutMillis: 30_000,
-      });
-      // an idle connection the server dropped (restart, failover) must not crash the process:
-      // the pool replaces it, and the next query reports an outage if there is one
-      pool.on('error', () => undefined);
-    }
+    const pool = this.options.pool ?? (await createPostgresPool({ ...this.options, url: this.options.url! }));
     if (this.options.migrate !== false) {
       try {
         await migrate(pool);
@@ -375,6 +361,49 @@ export class PostgresSessionStore implements SessionStore {
   }
 }
 
+/** Options of {@link createPostgresPool}. */
+export interface PostgresPoolOptions {
+  url: string;
+  /** `max`; default 10. */
+  maxConnections?: number;
+  /** `statement_timeout` of every connection; default 30 000 ms. */
+  statementTimeoutMs?: number;
+  /** Connection attempt timeout; default 5 000 ms. */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * A `pg` pool as acp-kit uses it (loads `pg`): limited (`max`), `statement_timeout` per connection,
+ * `application_name` `acp-kit`, and idle connections the server drops do not crash the process.
+ * One pool can serve many {@link PostgresSessionStore}s (e.g. one per namespace).
+ */
+export async function createPostgresPool(options: PostgresPoolOptions): Promise<Pool> {
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.maxConnections ?? 10,
+    statement_timeout: options.statementTimeoutMs ?? 30_000,
+    application_name: 'acp-kit',
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // an idle connection the server dropped (restart, failover) must not crash the process: the pool
+  // replaces it, and the next query reports an outage if there is one
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** `host:port` of a connection string (no credentials), for messages; `undefined` when it is not a postgres:// URL. */
+export function postgresHostPort(url: string): string | undefined {
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') return undefined;
+    return `${u.hostname || 'localhost'}:${u.port || '5432'}`;
+  } catch {
+    return undefined;
+  }
+}
+
 interface SessionRow {
   session_id: string;
   meta: StoredSessionMeta;
@@ -450,13 +479,12 @@ function validDate(iso: string): Date {
 
 /** `host:port` of a connection string (no credentials), for messages. */
 function describeWhere(options: PostgresSessionStoreOptions): string {
-  if (!options.url) return 'the given pool';
-  try {
-    const u = new URL(options.url);
-    return `${u.hostname || 'localhost'}:${u.port || '5432'}`;
-  } catch {
-    return 'an invalid URL';
+  if (!options.url) {
+    const o = (options.pool as { options?: { host?: string; port?: number; connectionString?: string } } | undefined)?.options;
+    if (o?.connectionString) return postgresHostPort(o.connectionString) ?? 'the given pool';
+    return o?.host ? `${o.host}:${o.port ?? 5432}` : 'the given pool';
   }
+  return postgresHostPort(options.url) ?? 'an invalid URL';
 }
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', '57P01', '57P02', '57P03']);

@@ -215,6 +215,22 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
       result.code = await (await import('./commands/serve.js')).serveCommand(flags);
     });
 
+  const db = program.command('db').description('the PostgreSQL session store (acp-kit serve --store postgres://...): schema and retention');
+  db.command('migrate')
+    .description('create or update the schema (idempotent); prints the versions applied')
+    .option('--url <postgres://...>', 'the database (default: $ACP_KIT_DATABASE_URL)')
+    .action(async (flags: import('./commands/db.js').DbFlags) => {
+      result.code = await (await import('./commands/db.js')).dbMigrateCommand(flags);
+    });
+  db.command('prune')
+    .description('delete the sessions (with their history) not updated for a while; prints how many')
+    .requiredOption('--older-than <duration>', 'e.g. 30d, 12h, 90m')
+    .option('--url <postgres://...>', 'the database (default: $ACP_KIT_DATABASE_URL)')
+    .option('--namespace <name>', 'only this namespace (a token owner of acp-kit serve)')
+    .action(async (flags: import('./commands/db.js').DbFlags) => {
+      result.code = await (await import('./commands/db.js')).dbPruneCommand(flags);
+    });
+
   program
     .command('proxy')
     .description('sit between an editor and an agent on stdio: forward every line unchanged, optionally record and validate')
@@ -413,5 +429,5 @@ function writeJsonFailure(e: CliError): void {
 
 function commandPath(argv: string[]): string {
   const sub = argv.slice(2).find((a) => !a.startsWith('-'));
-  return sub && ['run', 'chat', 'sessions', 'agent', 'login', 'proxy', 'captures', 'validate', 'check', 'replay', 'stats', 'diff', 'inspect'].includes(sub) ? `acp-kit ${sub}` : 'acp-kit';
+  return sub && ['run', 'chat', 'sessions', 'agent', 'login', 'proxy', 'captures', 'validate', 'check', 'replay', 'stats', 'diff', 'inspect', 'db'].includes(sub) ? `acp-kit ${sub}` : 'acp-kit';
 }

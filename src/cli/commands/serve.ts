@@ -24,7 +24,7 @@ export interface ServeFlags {
   modelName?: string;
   baseUrl?: string;
   verbose?: boolean;
-  /** Where sessions are stored: the JSONL default, or `postgres://…` (then cluster mode is on). */
+  /** `jsonl` (default) or a `postgres://` URL. */
   store?: string;
   /** Cluster mode (a `postgres://` store): this instance's id in session leases. */
   instanceId?: string;
@@ -58,10 +58,16 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     token = randomBytes(24).toString('base64url');
     generated = true;
   }
+  if (flags.store !== undefined && flags.agent !== undefined) throw usageError('--store applies to the built-in agent only (an --agent keeps its own sessions)');
+  const cleanup: (() => Promise<void>)[] = [];
   const log = (line: string): void => {
     if (flags.verbose) process.stderr.write(`acp-kit serve: ${line}\n`);
   };
-  const cluster = await startCluster(flags, log);
+  if ((flags.store === undefined || flags.store === 'jsonl') && (flags.instanceId !== undefined || flags.leaseMs !== undefined)) {
+    throw usageError('--instance-id and --lease-ms are for cluster mode', 'Give --store postgres://… too (several instances share sessions through that database).');
+  }
+  let cluster: Cluster | undefined;
+  let storeFor: ((owner: string) => import('../../agent/index.js').SessionStore) | undefined;
   let agent;
   let agentLabel: string;
   if (flags.agent !== undefined) {
@@ -78,16 +84,20 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     const model = await resolveModel({ model: flags.model, modelName: flags.modelName, baseUrl: flags.baseUrl });
     const definition = createCodingAgent({ model, info: { name: 'acp-kit-agent', version: packageVersion(), title: 'acp-kit coding agent' } });
     const base = defaultSessionDir(process.env);
+    const postgres = flags.store && flags.store !== 'jsonl' ? await postgresStores(flags.store, cleanup) : undefined;
+    // a PostgreSQL store: this instance is one of several on the database (cluster mode)
+    if (postgres) cluster = await startCluster(flags, postgres.pool, log);
+    storeFor = postgres?.storeFor;
     agent = inProcessAgent(definition, {
-      // each token's sessions in their own folder: one token can neither resume nor list another's
-      storeFor: cluster?.storeFor ?? ((owner) => new JsonlSessionStore({ dir: join(base, 'serve', owner) })),
+      // each token's sessions in their own folder (namespace): one token can neither resume nor list another's
+      storeFor: storeFor ?? ((owner) => new JsonlSessionStore({ dir: join(base, 'serve', owner) })),
       logger: flags.verbose ? stderrLogger('acp-kit serve') : undefined,
     });
     agentLabel = `built-in agent (${model.id}), in-process`;
   }
   if (cluster) {
-    agent = cluster.node.agent(agent, cluster.storeFor);
-    agentLabel += `; cluster instance ${cluster.node.instanceId} (lease ${cluster.node.leaseMs} ms)`;
+    agent = cluster.agent(agent, storeFor);
+    agentLabel += `; cluster instance ${cluster.instanceId} (lease ${cluster.leaseMs} ms)`;
   }
   const server = await startAcpServer({
     agent,
@@ -119,63 +129,55 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   await server.close((flags.shutdownGrace ?? 5) * 1000);
   // after the turns ended: the leases are given back, so other instances take the sessions at once
   await cluster?.stop();
+  for (const c of cleanup) await c().catch(() => undefined);
   process.stderr.write('acp-kit serve: stopped\n');
   return 0;
 }
 
 /**
- * Cluster mode: with a PostgreSQL store, this instance is one of several on the database (leases,
- * fan-out between instances, failover; docs/postgres-cluster.md). `undefined` with the JSONL store.
+ * `--store postgres://...`: one pool for the process, the schema brought up to date at start (an
+ * unreachable database stops the start with a clear message), one store per token owner (namespace).
  */
-async function startCluster(flags: ServeFlags, log: (line: string) => void): Promise<Cluster | undefined> {
-  const url = flags.store !== undefined && /^postgres(ql)?:\/\//i.test(flags.store) ? flags.store : undefined;
-  if (!url) {
-    if (flags.instanceId !== undefined || flags.leaseMs !== undefined) {
-      throw usageError('--instance-id and --lease-ms are for cluster mode', 'Give --store postgres://… too (several instances share sessions through that database).');
-    }
-    return undefined;
+async function postgresStores(url: string, cleanup: (() => Promise<void>)[]): Promise<{ pool: import('pg').Pool; storeFor: (owner: string) => import('../../agent/index.js').SessionStore }> {
+  const { createPostgresPool, postgresHostPort, PostgresSessionStore } = await import('../../agent/index.js');
+  const { migrate } = await import('../../agent/index.js');
+  const where = postgresHostPort(url);
+  if (!where) throw usageError(`--store must be jsonl or a postgres:// URL (got ${JSON.stringify(url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@'))})`);
+  const pool = await createPostgresPool({ url });
+  cleanup.push(() => pool.end());
+  try {
+    await migrate(pool);
+  } catch (e) {
+    await pool.end().catch(() => undefined);
+    throw usageError(`the session store (PostgreSQL at ${where}) is unreachable or refused the schema: ${messageOf(e)}`, 'Check that the server runs and the URL is right (acp-kit db migrate --url ... tells more).');
   }
-  if (flags.agent !== undefined) throw usageError('--store postgres://… serves the built-in agent: it cannot be combined with --agent', 'Drop --agent, or drop --store to relay a stdio agent.');
+  // one store per owner, kept: the agent and the cluster write each session's rows through the same
+  // one (one writer per session), announcing them to the other instances (NOTIFY)
+  const stores = new Map<string, InstanceType<typeof PostgresSessionStore>>();
+  cleanup.unshift(async () => void (await Promise.all([...stores.values()].map((s) => s.close().catch(() => undefined)))));
+  const storeFor = (owner: string) => {
+    let store = stores.get(owner);
+    if (!store) stores.set(owner, (store = new PostgresSessionStore({ pool, namespace: owner, migrate: false, notify: true })));
+    return store;
+  };
+  return { pool, storeFor };
+}
+
+/**
+ * Cluster mode: with a PostgreSQL store, this instance is one of several on the database (leases,
+ * fan-out between instances, failover; docs/postgres-cluster.md), on the store's pool.
+ */
+async function startCluster(flags: ServeFlags, pool: import('pg').Pool, log: (line: string) => void): Promise<Cluster> {
   if (flags.instanceId !== undefined && !/^[\w.:-]{1,100}$/.test(flags.instanceId)) {
     throw usageError(`--instance-id must be 1-100 letters, digits, '.', ':', '_' or '-' (got ${JSON.stringify(flags.instanceId)})`);
   }
-  const [{ ClusterNode }, { PostgresSessionStore }] = await Promise.all([import('../../server/cluster/node.js'), import('../../agent/postgres-session-store.js')]);
+  if (flags.leaseMs !== undefined && flags.leaseMs < 300) throw usageError(`--lease-ms must be at least 300 (got ${flags.leaseMs}): an instance renews its leases every third of it`);
+  const { ClusterNode } = await import('../../server/cluster/node.js');
   try {
-    const node = await ClusterNode.start({ url, instanceId: flags.instanceId, leaseMs: flags.leaseMs, log });
-    // one store per token owner (its namespace), kept: the agent and the cluster write through the same one
-    const stores = new Map<string, import('../../agent/postgres-session-store.js').PostgresSessionStore>();
-    const storeFor = (owner: string) => {
-      let store = stores.get(owner);
-      if (!store) stores.set(owner, (store = new PostgresSessionStore({ pool: node.pool, namespace: owner, migrate: false, notify: true })));
-      return store;
-    };
-    return {
-      node,
-      storeFor,
-      async stop() {
-        await Promise.all([...stores.values()].map((s) => s.close().catch(() => undefined)));
-        await node.stop();
-      },
-    };
+    return await ClusterNode.start({ pool, instanceId: flags.instanceId, leaseMs: flags.leaseMs, log });
   } catch (e) {
-    throw usageError(`cluster mode: cannot use the database at ${databaseLabel(url)}: ${messageOf(e)}`, 'Check that PostgreSQL is running and the URL, user and password are right (`acp-kit db migrate --url …` tests it).');
+    throw usageError(`cluster mode: cannot start on the database: ${messageOf(e)}`, 'Check that PostgreSQL is running and the URL is right (`acp-kit db migrate --url …` tells more).');
   }
 }
 
-/** Cluster mode of `acp-kit serve`: the instance and the stores its agent and the cluster share. */
-interface Cluster {
-  node: import('../../server/cluster/node.js').ClusterNode;
-  storeFor(owner: string): import('../../agent/session-store.js').SessionStore;
-  /** After the server closed: the stores' last writes, then the leases given back. */
-  stop(): Promise<void>;
-}
-
-/** `host:port/db` of a database URL, never its password. */
-function databaseLabel(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.hostname}:${u.port || 5432}${u.pathname}`;
-  } catch {
-    return 'the --store URL (not a valid URL)';
-  }
-}
+type Cluster = import('../../server/cluster/node.js').ClusterNode;
