@@ -66,6 +66,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   if ((flags.store === undefined || flags.store === 'jsonl') && (flags.instanceId !== undefined || flags.leaseMs !== undefined)) {
     throw usageError('--instance-id and --lease-ms are for cluster mode', 'Give --store postgres://… too (several instances share sessions through that database).');
   }
+  checkClusterFlags(flags);
   let cluster: Cluster | undefined;
   let storeFor: ((owner: string) => import('../../agent/index.js').SessionStore) | undefined;
   let agent;
@@ -168,10 +169,6 @@ async function postgresStores(url: string, cleanup: (() => Promise<void>)[]): Pr
  * fan-out between instances, failover; docs/postgres-cluster.md), on the store's pool.
  */
 async function startCluster(flags: ServeFlags, pool: import('pg').Pool, log: (line: string) => void): Promise<Cluster> {
-  if (flags.instanceId !== undefined && !/^[\w.:-]{1,100}$/.test(flags.instanceId)) {
-    throw usageError(`--instance-id must be 1-100 letters, digits, '.', ':', '_' or '-' (got ${JSON.stringify(flags.instanceId)})`);
-  }
-  if (flags.leaseMs !== undefined && flags.leaseMs < 300) throw usageError(`--lease-ms must be at least 300 (got ${flags.leaseMs}): an instance renews its leases every third of it`);
   const { ClusterNode } = await import('../../server/cluster/node.js');
   try {
     return await ClusterNode.start({ pool, instanceId: flags.instanceId, leaseMs: flags.leaseMs, log });
@@ -181,3 +178,13 @@ async function startCluster(flags: ServeFlags, pool: import('pg').Pool, log: (li
 }
 
 type Cluster = import('../../server/cluster/node.js').ClusterNode;
+
+/** The cluster flags, checked before anything connects. */
+function checkClusterFlags(flags: ServeFlags): void {
+  if (flags.instanceId !== undefined && !/^[\w.:-]{1,100}$/.test(flags.instanceId)) {
+    throw usageError(`--instance-id must be 1-100 letters, digits, '.', ':', '_' or '-' (got ${JSON.stringify(flags.instanceId)})`);
+  }
+  if (flags.leaseMs !== undefined && flags.leaseMs < 300) {
+    throw usageError(`--lease-ms must be at least 300 (got ${flags.leaseMs}): an instance renews its leases every third of it`, 'Use 10000 (the default) unless failover must be faster.');
+  }
+}
