@@ -389,6 +389,8 @@ class AgentConnectionImpl implements AgentConnection {
   }
 
   private async restoreLocked(p: LoadSessionRequest | ResumeSessionRequest, kind: 'load' | 'resume', replay: boolean, existing: SessionRuntime | undefined): Promise<SessionSetupResult> {
+    // an asynchronous store: read once what is stored was also sent (a replay must not repeat held output)
+    if (existing && !existing.quiescent) await existing.whenPersisted();
     const stored = await this.store.load(p.sessionId);
     if (!stored) throw AcpError.sessionNotFound(p.sessionId);
     if (existing && (kind === 'resume' || existing.attachedCount > 1) && sameSetup(existing, p)) {
