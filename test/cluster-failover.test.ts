@@ -47,7 +47,7 @@ function transcript(us: any[]): { messageId: string; kind: string; text: string 
   return [...out.values()];
 }
 
-describePostgres('failover between three acp-kit serve instances (kill -9 of the owner mid-turn)', () => {
+describePostgres('failover between acp-kit serve instances (kill -9 of the owner mid-turn)', () => {
   const db = usePostgres();
   const procs: ChildProcess[] = [];
   const dirs: string[] = [];
@@ -165,5 +165,53 @@ describePostgres('failover between three acp-kit serve instances (kill -9 of the
     const next = await sc.prompt('list files');
     expect(next.stopReason).toBe('end_turn');
     void two;
+  }, 60_000);
+
+  it('a client resuming through another instance while the dead owner\'s lease still runs gets the session once it is taken over, with the turn ended', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acp-cluster-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
+    const [one, two] = await Promise.all(['inst-1', 'inst-2'].map((id) => startServe(dir, id)));
+    const a = await client(one.ws);
+    const sa = await a.conn.newSession({ cwd: dir });
+    const turnA = sa.prompt('tell me a story').catch((e: unknown) => e);
+    await new Promise<void>((resolve) => {
+      const off = sa.onUpdate(() => {
+        if (a.updates.filter((u) => u.sessionUpdate === 'agent_message_chunk').length >= 5) {
+          off();
+          resolve();
+        }
+      });
+    });
+    one.proc.kill('SIGKILL');
+    await new Promise((r) => one.proc.once('exit', r));
+    await turnA;
+
+    // at once: instance 1's lease is still live, so instance 2 waits for it to expire, then takes over
+    const c = await client(two.ws);
+    const sc = await c.conn.resumeSession(sa.sessionId, { cwd: dir, replay: true });
+    await c.conn.listAllSessions();
+
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    let rows: { live: boolean; body: any }[];
+    try {
+      rows = (await admin.query('select live, body from acp_updates where session_id = $1 order by seq', [sa.sessionId])).rows;
+    } finally {
+      await admin.end();
+    }
+    const stored = rows.filter((r) => !r.live).map((r) => r.body);
+    const ends = rows.filter((r) => r.live && r.body.sessionUpdate === 'state_update' && r.body.state === 'idle');
+    // exactly one end of the interrupted turn, naming why
+    expect(ends).toHaveLength(1);
+    expect(ends[0].body).toMatchObject({ stopReason: 'error', error: { message: expect.stringMatching(/the instance that ran the turn \(inst-1\) stopped \(lease expired\)/) } });
+    // the owner's client saw only what was persisted; the resumed one sees all of it, once
+    const storedText = chunkText(stored);
+    expect(storedText.startsWith(chunkText(a.updates))).toBe(true);
+    expect(transcript(c.updates).map((m) => m.text)).toEqual(['tell me a story', storedText]);
+    expect(c.updates.filter((u) => u.sessionUpdate === 'agent_message_chunk')).toHaveLength(stored.filter((u) => u.sessionUpdate === 'agent_message_chunk').length);
+    expect(c.updates.at(-1)).toEqual({ sessionUpdate: 'state_update', state: 'idle' });
+    // the session goes on, run by instance 2
+    expect((await sc.prompt('list files')).stopReason).toBe('end_turn');
   }, 60_000);
 });

@@ -200,6 +200,8 @@ export class ClusterNode implements ClusterInstance {
         return await this.inbox.send(e.namespace, e.sessionId, owner, kind, payload);
       } catch (err) {
         if (!(err instanceof AcpError) || err.code !== NOT_OWNER || attempt >= 3 || kind === 'detach') throw err;
+        // an owner that died may have carried out a request before: only an attach is safe to send again
+        if (isObj(err.data) && err.data.ownerStopped === true && kind !== 'attach') throw err;
         await this.checkOwner(sessionKey(e.namespace, e.sessionId));
       }
     }
@@ -249,7 +251,7 @@ export class ClusterNode implements ClusterInstance {
     const previous = e.owner;
     e.owner = owner;
     this.log(`session ${e.sessionId}: owner ${previous} -> ${owner}`);
-    this.inbox.failPendingTo(previous, AcpError.internal(`the instance that ran session ${e.sessionId} (${previous}) stopped (lease expired); try again`));
+    this.inbox.failPendingTo(previous, new AcpError(NOT_OWNER, `the instance that ran session ${e.sessionId} (${previous}) stopped (lease expired); try again`, { ownerStopped: true, owner }));
     for (const f of e.followers) {
       this.toOwner(e, 'attach', f.payload()).catch((err: Error) => this.log(`session ${e.sessionId}: re-attaching a follower to ${owner} failed: ${err.message}`));
     }
