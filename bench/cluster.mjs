@@ -37,7 +37,7 @@ async function instance(url, id) {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   const stores = new Map();
   const storeFor = (ns) => {
-    if (!stores.has(ns)) stores.set(ns, new PostgresSessionStore({ pool, namespace: ns, notify: true }));
+    if (!stores.has(ns)) stores.set(ns, new PostgresSessionStore({ pool, namespace: ns, fanOut: true }));
     return stores.get(ns);
   };
   const node = await ClusterNode.start({ pool, instanceId: id });
@@ -97,7 +97,7 @@ async function resumeMany(instances, url) {
   // the sessions, written straight into the store (their history: RESUME_HISTORY chunks each)
   const pg = (await import('pg')).default;
   const pool = new pg.Pool({ connectionString: url, max: 4 });
-  const store = new PostgresSessionStore({ pool, namespace: instances[0].namespace, notify: false });
+  const store = new PostgresSessionStore({ pool, namespace: instances[0].namespace, fanOut: false });
   const ids = [];
   try {
     for (let i = 0; i < RESUME_SESSIONS; i++) {

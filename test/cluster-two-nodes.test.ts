@@ -43,7 +43,7 @@ describePostgres('two cluster instances on one database', () => {
     const stores = new Map<string, PostgresSessionStore>();
     const storeFor = (namespace: string): PostgresSessionStore => {
       let s = stores.get(namespace);
-      if (!s) stores.set(namespace, (s = new PostgresSessionStore({ pool, namespace, notify: true })));
+      if (!s) stores.set(namespace, (s = new PostgresSessionStore({ pool, namespace, fanOut: true })));
       return s;
     };
     cleanups.push(() => Promise.all([...stores.values()].map((s) => s.close())));

@@ -30,11 +30,12 @@ export interface PostgresSessionStoreOptions {
   /** Bring the schema up to date on {@link PostgresSessionStore.ready} (default `true`; `false`: `acp-kit db migrate` does it). */
   migrate?: boolean;
   /**
-   * Cluster mode (several instances on the database): each commit also does
-   * `NOTIFY acp_updates, '<namespace>/<sessionId>:<last seq>'` per session written, so followers on
-   * other instances read the new rows at once (default `false`).
+   * Cluster mode (several instances on the database, docs/postgres-cluster.md; default `false`): the
+   * live-only updates are stored too, as `live` rows ({@link PostgresSessionStore.appendLive}), and
+   * each commit does `NOTIFY acp_updates, '<namespace>/<sessionId>:<last seq>'` per session written,
+   * so clients on other instances get exactly what local clients get, at once.
    */
-  notify?: boolean;
+  fanOut?: boolean;
 }
 
 /** A write waiting for its batch. */
@@ -127,6 +128,12 @@ export class PostgresSessionStore implements SessionStore {
     this.options = options;
     this.namespace = options.namespace;
     this.where = describeWhere(options);
+    if (options.fanOut) {
+      this.appendLive = (sessionId, update) => {
+        const body = encodeBody(update);
+        return this.enqueue((resolve, reject) => ({ kind: 'append', sessionId, body, update, live: true, resolve, reject }));
+      };
+    }
   }
 
   /** A store whose database is reachable and whose schema is current. */
@@ -211,11 +218,11 @@ export class PostgresSessionStore implements SessionStore {
     return this.enqueue((resolve, reject) => ({ kind: 'append', sessionId, body, update, live: false, resolve, reject }));
   }
 
-  /** A live-only row (fan-out to clients on other instances; never replayed), in order with the history. */
-  appendLive(sessionId: string, update: AnySessionUpdate): Promise<void> {
-    const body = encodeBody(update);
-    return this.enqueue((resolve, reject) => ({ kind: 'append', sessionId, body, update, live: true, resolve, reject }));
-  }
+  /**
+   * With `fanOut` only: a live-only row (for clients on other instances; never replayed), in order
+   * with the history. Without it the runtime does not write live-only updates at all.
+   */
+  readonly appendLive?: (sessionId: string, update: AnySessionUpdate) => Promise<void>;
 
   setConfigValues(sessionId: string, values: ConfigValues): Promise<void> {
     return this.enqueue((resolve, reject) => ({ kind: 'config', sessionId, values: { ...values }, resolve, reject }));
@@ -284,7 +291,7 @@ export class PostgresSessionStore implements SessionStore {
 
   private async writeRows(rows: BatchRow[]): Promise<Map<string, AcpError | undefined>> {
     const pool = await this.pool();
-    const written = await pool.query<{ session_id: string; last_seq: string }>(this.options.notify ? BATCH_NOTIFY_SQL : BATCH_SQL, [this.namespace, JSON.stringify(rows)]);
+    const written = await pool.query<{ session_id: string; last_seq: string }>(this.options.fanOut ? BATCH_NOTIFY_SQL : BATCH_SQL, [this.namespace, JSON.stringify(rows)]);
     const outcome = new Map<string, AcpError | undefined>();
     for (const r of written.rows) {
       this.seqs.set(r.session_id, Number(r.last_seq));

@@ -158,7 +158,7 @@ async function postgresStores(url: string, cleanup: (() => Promise<void>)[]): Pr
   cleanup.unshift(async () => void (await Promise.all([...stores.values()].map((s) => s.close().catch(() => undefined)))));
   const storeFor = (owner: string) => {
     let store = stores.get(owner);
-    if (!store) stores.set(owner, (store = new PostgresSessionStore({ pool, namespace: owner, migrate: false, notify: true })));
+    if (!store) stores.set(owner, (store = new PostgresSessionStore({ pool, namespace: owner, migrate: false, fanOut: true })));
     return store;
   };
   return { pool, storeFor };

@@ -122,7 +122,7 @@ export class ClusterNode implements ClusterInstance {
   /**
    * The agent factory of this instance: `inner` (e.g. {@link inProcessAgent}) behind the cluster's
    * routing. `storeFor`: the stores `inner` uses (the same objects, one per token owner), created
-   * with `notify: true`: the cluster's own live rows (permission questions) go through them, so
+   * with `fanOut: true`: the cluster's own live rows (permission questions) go through them, so
    * each session's rows have one writer and one order.
    */
   agent(inner: AgentHostFactory, storeFor?: (namespace: string) => SessionStore | null): AgentHostFactory {
