@@ -177,4 +177,27 @@ describePostgres('two cluster instances on one database', () => {
     expect(two.node.listenPid === undefined || two.node.listenPid !== pid).toBe(true);
     void one;
   });
+
+  it('a follower instance that dies without detaching (no heartbeat): the owner detaches its followers, so the session closes and its lease is given back once no client has it', async () => {
+    const control = controlledAgent();
+    const { two, sa, b } = await shared(control);
+    await b.conn.resumeSession(sa.sessionId, { cwd: '/tmp' });
+    const lease = async (): Promise<string[]> => {
+      const c = new pg.Client({ connectionString: db.url });
+      await c.connect();
+      try {
+        return (await c.query('select owner from acp_leases where session_id = $1', [sa.sessionId])).rows.map((r) => r.owner);
+      } finally {
+        await c.end();
+      }
+    };
+    // instance 2 stops beating and polling, its follower still attached on the owner (a crash)
+    await two.node.stop({ release: false });
+    await sa.close();
+    expect(await lease()).toEqual(['node-1']);
+    // the heartbeat runs out after one lease (1.5 s); the owner's next poll (every 200 ms) lets go
+    const deadline = Date.now() + 8000;
+    while ((await lease()).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await lease()).toEqual([]);
+  });
 });

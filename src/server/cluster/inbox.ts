@@ -36,6 +36,7 @@ export class Inbox {
   private readonly taking = new Set<string>();
   private reading = false;
   private again = false;
+  private stopped = false;
 
   constructor(
     private readonly pool: Pool,
@@ -46,6 +47,8 @@ export class Inbox {
 
   /** Sends a request to the owner `to` and resolves with its result (rejects with its error). */
   async send(namespace: string, sessionId: string, to: string, kind: InboxKind, payload: unknown): Promise<unknown> {
+    // nobody would read its answer
+    if (this.stopped) throw AcpError.internal('the instance is stopping');
     const r = await this.pool.query<{ id: string }>(
       `with ins as (insert into acp_inbox (namespace, session_id, to_owner, from_owner, kind, payload) values ($1, $2, $3, $4, $5, $6) returning id)
        select id, pg_notify('${INBOX_CHANNEL}', 'to:' || $3) from ins`,
@@ -130,6 +133,7 @@ export class Inbox {
 
   /** Rejects whatever still waits (the instance stops). */
   stop(): void {
+    this.stopped = true;
     for (const w of this.waiting.values()) w.reject(AcpError.internal('the instance is stopping'));
     this.waiting.clear();
   }

@@ -60,6 +60,7 @@ export class ClusterNode implements ClusterInstance {
   /** followers on this instance: key -> followers and the owner they follow */
   private readonly following = new Map<string, { namespace: string; sessionId: string; owner: string; followers: Set<Follower> }>();
   private pollTimer: NodeJS.Timeout | undefined;
+  private beatTimer: NodeJS.Timeout | undefined;
   private polling = false;
   private stopped = false;
   readonly log: (line: string) => void;
@@ -109,6 +110,7 @@ export class ClusterNode implements ClusterInstance {
     try {
       // the store's schema and the cluster's (migration 2), under the migrations' advisory lock
       await migrate(pool);
+      await node.heartbeat();
       await node.wakeups.start();
     } catch (e) {
       await node.stop({ release: false });
@@ -116,6 +118,8 @@ export class ClusterNode implements ClusterInstance {
     }
     node.pollTimer = setInterval(() => void node.poll(), node.pollMs);
     node.pollTimer.unref();
+    node.beatTimer = setInterval(() => void node.heartbeat().catch((e: Error) => node.log(`heartbeat: ${e.message}`)), Math.max(50, Math.floor(node.leaseMs / 3)));
+    node.beatTimer.unref();
     return node;
   }
 
@@ -219,6 +223,7 @@ export class ClusterNode implements ClusterInstance {
     try {
       await this.inbox.readRequests();
       await this.inbox.readAnswers();
+      await this.forgetDeadFollowers();
       for (const key of [...this.following.keys()]) {
         this.wakeFollowers(key);
         await this.checkOwner(key);
@@ -227,6 +232,35 @@ export class ClusterNode implements ClusterInstance {
       this.log(`poll: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
       this.polling = false;
+    }
+  }
+
+  /** Every lease/3: this instance is alive (owners keep its followers attached). */
+  private async heartbeat(): Promise<void> {
+    await this.pool.query(
+      `insert into acp_instances (id, alive_until) values ($1, now() + $2::interval)
+       on conflict (id) do update set alive_until = excluded.alive_until`,
+      [this.instanceId, `${this.leaseMs} milliseconds`],
+    );
+  }
+
+  /**
+   * Followers whose instance stopped beating (it died, or lost the database, without detaching
+   * them) are detached from this owner's links: a session no client follows any more is closed
+   * and its lease given back, instead of being held for them forever.
+   */
+  private async forgetDeadFollowers(): Promise<void> {
+    if (this.links.size === 0) return;
+    const instances = new Set<string>();
+    for (const link of this.links.values()) for (const i of link.followerInstances) if (i !== this.instanceId) instances.add(i);
+    if (instances.size === 0) return;
+    const r = await this.pool.query<{ id: string }>(
+      'select i.id from unnest($1::text[]) as i(id) where not exists (select 1 from acp_instances a where a.id = i.id and a.alive_until >= now())',
+      [[...instances]],
+    );
+    for (const { id } of r.rows) {
+      this.log(`instance ${id} stopped (no heartbeat for ${this.leaseMs} ms): its followers are detached`);
+      for (const link of [...this.links.values()]) if (link.followerInstances.has(id)) await link.detachInstance(id);
     }
   }
 
@@ -320,7 +354,7 @@ export class ClusterNode implements ClusterInstance {
     const setup = setupOf(p.setup);
     if (!setup) throw AcpError.invalidParams('inbox payload.setup: must be an object with a string cwd');
     const link = this.linkFor(r.namespace, r.sessionId);
-    const attached = await link.attach(followerId, setup);
+    const attached = await link.attach(followerId, setup, r.from);
     const method = typeof p.method === 'string' ? p.method : '';
     switch (r.kind) {
       case 'attach':
@@ -363,11 +397,14 @@ export class ClusterNode implements ClusterInstance {
   async stop(options: { release?: boolean } = {}): Promise<void> {
     this.stopped = true;
     clearInterval(this.pollTimer);
+    clearInterval(this.beatTimer);
     for (const link of this.links.values()) link.kill();
     this.links.clear();
     this.inbox.stop();
     await this.wakeups.stop();
     await this.leases.stop(options.release ?? true);
+    // a clean stop: owners need not wait for the heartbeat to run out to forget this instance's followers
+    if (options.release ?? true) await this.pool.query('delete from acp_instances where id = $1', [this.instanceId]).catch(() => undefined);
     if (this.ownPool) await this.pool.end().catch(() => undefined);
   }
 }

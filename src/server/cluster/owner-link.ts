@@ -43,7 +43,8 @@ export class OwnerLink {
   private readonly host: AgentHost;
   private setup: Promise<unknown> | undefined;
   private setupKey: string | undefined;
-  private readonly followers = new Set<string>();
+  /** followerId -> the instance it is on */
+  private readonly followers = new Map<string, string>();
   private readonly questions = new Map<string, Question>();
   private closing = false;
 
@@ -72,7 +73,7 @@ export class OwnerLink {
    * Attaches a follower: the first one resumes the session on the owner's agent (opening it from
    * the store when no local client has it open); later ones must name the same setup.
    */
-  async attach(followerId: string, setup: FollowerSetup): Promise<unknown> {
+  async attach(followerId: string, setup: FollowerSetup, instance: string): Promise<unknown> {
     const key = JSON.stringify([setup.cwd, setup.additionalDirectories ?? [], setup.mcpServers ?? []]);
     if (!this.setup) {
       this.setupKey = key;
@@ -92,8 +93,19 @@ export class OwnerLink {
       );
     }
     const result = await this.setup;
-    this.followers.add(followerId);
+    this.followers.set(followerId, instance);
     return result;
+  }
+
+  /** The instances the followers are on. */
+  get followerInstances(): Set<string> {
+    return new Set(this.followers.values());
+  }
+
+  /** Detaches every follower on `instance` (it died without detaching them). */
+  async detachInstance(instance: string): Promise<void> {
+    for (const [id, on] of [...this.followers]) if (on === instance) this.followers.delete(id);
+    if (this.followers.size === 0) await this.close();
   }
 
   /** A follower left; the last one closes the link (the session stays open while local clients have it). */

@@ -6,6 +6,8 @@ import type { Migration } from './migrations.js';
  *
  * - `acp_leases`: the one instance that runs a session (its `SessionRuntime`) and until when;
  *   renewed every lease/3, taken over by another instance once `lease_until` has passed.
+ * - `acp_instances`: each live instance's heartbeat (`alive_until`, renewed every lease/3): an owner
+ *   forgets the followers of an instance that stopped beating (it died without detaching them).
  * - `acp_inbox`: requests a follower instance sends to the owner of a session (attach, prompt,
  *   cancel, config, permission answers) and their results, woken by `NOTIFY acp_inbox`.
  */
@@ -19,6 +21,10 @@ CREATE TABLE acp_leases (
   owner text NOT NULL,
   lease_until timestamptz NOT NULL,
   PRIMARY KEY (namespace, session_id)
+);
+CREATE TABLE acp_instances (
+  id text PRIMARY KEY,
+  alive_until timestamptz NOT NULL
 );
 CREATE TABLE acp_inbox (
   id bigserial PRIMARY KEY,
