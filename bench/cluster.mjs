@@ -6,7 +6,7 @@
 //   following the session on another instance (committed, NOTIFY, read from the table, sent).
 // - 1,000 sessions (20 stored updates each) resumed with their history across 3 instances.
 import { performance } from 'node:perf_hooks';
-import { PostgresSessionStore } from '../dist/bundle/agent.js';
+import { PostgresSessionStore, migrate } from '../dist/bundle/agent.js';
 import { connect } from '../dist/bundle/client.js';
 import { ClusterNode, inProcessAgent, startAcpServer } from '../dist/bundle/server.js';
 import { findPostgresBin, startCluster } from '../scripts/pg-cluster.mjs';
@@ -40,6 +40,7 @@ async function instance(url, id) {
     if (!stores.has(ns)) stores.set(ns, new PostgresSessionStore({ pool, namespace: ns, fanOut: true }));
     return stores.get(ns);
   };
+  await migrate(pool);
   const node = await ClusterNode.start({ pool, instanceId: id });
   const server = await startAcpServer({ tokens: [TOKEN], agent: node.agent(inProcessAgent(definition, { storeFor }), storeFor), maxSessions: RESUME_SESSIONS + 10 });
   return {

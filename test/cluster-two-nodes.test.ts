@@ -5,6 +5,7 @@
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { PostgresSessionStore } from '../src/agent/postgres-session-store.js';
+import { migrate } from '../src/agent/store/postgres/migrations.js';
 import { connect, type ClientConnection, type PermissionPolicy } from '../src/client/index.js';
 import { ClusterNode } from '../src/server/cluster/node.js';
 import { inProcessAgent, startAcpServer, type AcpServer } from '../src/server/index.js';
@@ -47,6 +48,7 @@ describePostgres('two cluster instances on one database', () => {
       return s;
     };
     cleanups.push(() => Promise.all([...stores.values()].map((s) => s.close())));
+    await migrate(pool);
     const node = await ClusterNode.start({ pool, instanceId: id, leaseMs: 1500, pollMs: 200 });
     cleanups.push(() => node.stop());
     const server = await startAcpServer({ tokens: [TOKEN], agent: node.agent(inProcessAgent(control.definition, { storeFor }), storeFor) });

@@ -169,7 +169,7 @@ async function postgresStores(url: string, cleanup: (() => Promise<void>)[]): Pr
  * fan-out between instances, failover; docs/postgres-cluster.md), on the store's pool.
  */
 async function startCluster(flags: ServeFlags, pool: import('pg').Pool, log: (line: string) => void): Promise<Cluster> {
-  const { ClusterNode } = await import('../../server/cluster/node.js');
+  const { ClusterNode } = await import('../../server/index.js');
   try {
     return await ClusterNode.start({ pool, instanceId: flags.instanceId, leaseMs: flags.leaseMs, log });
   } catch (e) {
@@ -177,7 +177,7 @@ async function startCluster(flags: ServeFlags, pool: import('pg').Pool, log: (li
   }
 }
 
-type Cluster = import('../../server/cluster/node.js').ClusterNode;
+type Cluster = import('../../server/index.js').ClusterNode;
 
 /** The cluster flags, checked before anything connects. */
 function checkClusterFlags(flags: ServeFlags): void {

@@ -14,7 +14,6 @@ import { Follower } from './follower.js';
 import { Inbox, type InboxRequest } from './inbox.js';
 import { Leases, sessionKey } from './leases.js';
 import { OwnerLink, type FollowerSetup } from './owner-link.js';
-import { migrate } from '../../agent/store/postgres/migrations.js';
 import { UpdateTable } from './table.js';
 import { Wakeups } from './wakeups.js';
 
@@ -94,7 +93,7 @@ export class ClusterNode implements ClusterInstance {
     );
   }
 
-  /** Connects, applies migration 2 when missing, starts listening and polling. */
+  /** Connects, starts listening and polling. The schema must be current (`migrate(pool)` from `acp-kit/agent`, or `acp-kit db migrate`). */
   static async start(options: ClusterOptions): Promise<ClusterNode> {
     const pg = (await import('pg')).default;
     const url = options.url;
@@ -108,9 +107,12 @@ export class ClusterNode implements ClusterInstance {
     };
     const node = new ClusterNode(pool, !options.pool, options, connect);
     try {
-      // the store's schema and the cluster's (migration 2), under the migrations' advisory lock
-      await migrate(pool);
-      await node.heartbeat();
+      // the schema is the store's to migrate (migration 2 holds the cluster's tables): `acp-kit serve`
+      // and `acp-kit db migrate` do it; not imported here, to keep the bundles' shared chunks as they were
+      await node.heartbeat().catch((e: Error & { code?: string }) => {
+        if (e.code === '42P01') throw new Error('the cluster tables are missing: run `acp-kit db migrate --url …` (or migrate(pool) from acp-kit/agent) first');
+        throw e;
+      });
       await node.wakeups.start();
     } catch (e) {
       await node.stop({ release: false });
