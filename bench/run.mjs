@@ -13,6 +13,7 @@ import { PROXY_GOALS, formatProxyRows, runProxyBench } from './proxy.mjs';
 import { REMOTE_GOALS, formatRemoteRows, runRemoteBench } from './remote.mjs';
 import { INSPECTOR_FRAMES, INSPECTOR_GOALS, formatInspectorRows, runInspectorBench } from './inspector.mjs';
 import { PG_STORE_GOAL, formatPgStoreRows, runPgStoreBench } from './store-pg.mjs';
+import { formatClusterRows, runClusterBench } from './cluster.mjs';
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 
@@ -54,6 +55,9 @@ for (const r of runStateStoreBench()) console.log(`| ${fmt(r.chunks)} | ${fmt(r.
 console.log('');
 console.log(`PostgreSQL store vs JSONL store (bench/store-pg.mjs): one turn of agent_message_chunk updates through the agent runtime in process, each persisted before it is sent; then through one real acp-kit serve process per store (built-in agent, demo model, v2 client over WebSocket on loopback, N sessions streaming at once); throwaway cluster; goal >= ${PG_STORE_GOAL * 100} % of JSONL`);
 console.log(formatPgStoreRows(await runPgStoreBench()));
+console.log('');
+console.log('Several acp-kit serve instances on one PostgreSQL (bench/cluster.mjs): fan-out latency owner -> client on another instance; 1,000 sessions resumed across 3 instances; throwaway cluster, all in this process');
+console.log(formatClusterRows(await runClusterBench()));
 console.log('');
 console.log('Peer inbox: notifications queued behind an async handler, then drained in order (flat ns/message = linear)');
 console.log(formatPeerBacklogRows(await runPeerBacklogBench()));

@@ -42,11 +42,11 @@ describePostgres('acp-kit db and serve --store postgres://', () => {
   it('db migrate applies the schema once and says so; a second run applies nothing', async () => {
     const url = await db.newDatabase();
     const first = await run(['db', 'migrate', '--url', url]);
-    expect(first).toMatchObject({ code: 0, out: 'applied migrations 1; schema version 1\n' });
+    expect(first).toMatchObject({ code: 0, out: 'applied migrations 1, 2; schema version 2\n' });
     // the URL may come from the environment too
     const second = await run(['db', 'migrate'], { ACP_KIT_DATABASE_URL: url });
-    expect(second).toMatchObject({ code: 0, out: 'schema is up to date (version 1); nothing applied\n' });
-    expect(await query(url, 'SELECT version FROM acp_schema_migrations')).toEqual([{ version: 1 }]);
+    expect(second).toMatchObject({ code: 0, out: 'schema is up to date (version 2); nothing applied\n' });
+    expect(await query(url, 'SELECT version FROM acp_schema_migrations')).toEqual([{ version: 1 }, { version: 2 }]);
   });
 
   it('db prune deletes the sessions not updated for the given time and prints how many', async () => {

@@ -39,7 +39,10 @@ describePostgres('PostgresSessionStore', () => {
     const again = await migrate(pool);
     expect(again).toEqual({ applied: [], version: MIGRATIONS.at(-1)!.version });
     const { rows } = await pool.query('SELECT version, name FROM acp_schema_migrations ORDER BY version');
-    expect(rows).toEqual([{ version: 1, name: 'sessions and updates' }]);
+    expect(rows).toEqual([
+      { version: 1, name: 'sessions and updates' },
+      { version: 2, name: 'cluster: session leases and the inbox between instances' },
+    ]);
     const cols = await pool.query(`SELECT table_name, column_name FROM information_schema.columns WHERE table_name IN ('acp_sessions', 'acp_updates') ORDER BY table_name, ordinal_position`);
     expect(cols.rows.filter((r) => r.table_name === 'acp_updates').map((r) => r.column_name)).toEqual(['namespace', 'session_id', 'seq', 'live', 'body', 'created_at']);
     expect(cols.rows.filter((r) => r.table_name === 'acp_sessions').map((r) => r.column_name)).toEqual(['namespace', 'session_id', 'meta', 'config_values', 'title', 'created_at', 'updated_at', 'last_seq']);

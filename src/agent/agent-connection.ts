@@ -22,6 +22,7 @@ import { messageOf } from './error-text.js';
 import { lifecycleFor, type AgentLifecycle, type LifecycleSession } from './lifecycle/index.js';
 import { stderrLogger, type AgentLogger } from './logger.js';
 import { listPage } from './session-list.js';
+import { replayHistory } from './replay.js';
 import { SessionRuntime, type SessionAttachment, type SessionHost } from './session-runtime.js';
 import type { SharedSessions } from './shared-sessions.js';
 import { InMemorySessionStore, isHistoryUpdate, isPending, storeError, type SessionStore, type StoredSession } from './session-store.js';
@@ -417,7 +418,8 @@ class AgentConnectionImpl implements AgentConnection {
     s.openWith(restoreValues(setup?.configOptions ?? [], stored.meta.configValues));
     if (replay) await this.replay(s, stored);
     else for (const u of stored.updates) if (isHistoryUpdate(u)) s.prime(u);
-    this.negotiated.restored(s);
+    // the state snapshot is this connection's alone (not a live update of the session for other instances' clients)
+    this.negotiated.restored(this.viewFor(s, s.attachmentOf(this.host!)));
     this.sessions.set(p.sessionId, s);
     this.sharing?.add(s);
     return this.setupResult(s, setup, true);
@@ -505,55 +507,19 @@ class AgentConnectionImpl implements AgentConnection {
    */
   private async replay(s: SessionRuntime, stored: StoredSession, encoder?: UpdateEncoder): Promise<void> {
     const lifecycle = this.negotiated;
-    const enc = encoder ?? s.encoder;
-    // stored lines are checked against the schema before they go out: a corrupt or hand-edited
-    // store must not put invalid updates on the wire (nor abort the replay half-way)
-    const validator = (this.replayValidator ??= getValidator(lifecycle.version));
-    const send = (u: AnySessionUpdate, where: string): void => {
-      if (!encoder) s.noteSent(u);
-      let wires: object[];
-      try {
-        wires = enc.encode(u);
-      } catch (e) {
-        this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: it cannot be encoded (${messageOf(e)})`);
-        return;
-      }
-      if (wires.length === 0) {
-        const failure = lifecycle.droppedReason(u);
-        if (failure) this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: invalid ${u.sessionUpdate} at ${failure.path}: ${failure.message}`);
-        return;
-      }
-      for (const wire of wires) {
-        let failure: ValidationFailure | 'unknown' | null;
-        try {
-          failure = validator.update(wire);
-        } catch (e) {
-          failure = { path: 'update', message: messageOf(e) };
-        }
-        if (failure && failure !== 'unknown') {
-          const kind = ('sessionUpdate' in wire ? wire.sessionUpdate : undefined) ?? 'update';
-          this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: invalid ${String(kind)} at ${failure.path}: ${failure.message}`);
-          continue;
-        }
-        try {
-          this.peer.notify(Methods.sessionUpdate, { sessionId: s.sessionId, update: wire });
-        } catch (e) {
-          // e.g. nested too deep to serialise
-          this.logger.warn(`session ${s.sessionId}: stored update at ${where} dropped from the replay: it cannot be sent (${messageOf(e)})`);
-        }
-      }
-    };
-    const primed = new Set<string>();
-    let n = 0;
-    for (let i = 0; i < stored.updates.length; i++) {
-      const u = stored.updates[i];
-      if (!isHistoryUpdate(u)) continue;
-      const where = stored.locations?.[i] ?? `history entry ${i + 1}`;
-      const primer = lifecycle.replayPrimer(u, primed);
-      if (primer) send(primer, where);
-      send(u, where);
-      if (++n % 256 === 0) await this.peer.whenWritable();
-    }
+    await replayHistory(
+      {
+        sessionId: s.sessionId,
+        lifecycle,
+        encoder: encoder ?? s.encoder,
+        validator: (this.replayValidator ??= getValidator(lifecycle.version)),
+        logger: this.logger,
+        notify: (wire) => this.peer.notify(Methods.sessionUpdate, { sessionId: s.sessionId, update: wire }),
+        whenWritable: () => this.peer.whenWritable(),
+        noteSent: encoder ? undefined : (u) => s.noteSent(u),
+      },
+      stored,
+    );
   }
 
   /** The session/new, load or resume result (its shape per version is the lifecycle's). */

@@ -29,19 +29,29 @@ export interface PostgresSessionStoreOptions {
   retryForMs?: number;
   /** Bring the schema up to date on {@link PostgresSessionStore.ready} (default `true`; `false`: `acp-kit db migrate` does it). */
   migrate?: boolean;
+  /**
+   * Cluster mode (several instances on the database, docs/postgres-cluster.md; default `false`): the
+   * live-only updates are stored too, as `live` rows ({@link PostgresSessionStore.appendLive}), and
+   * each commit does `NOTIFY acp_updates, '<namespace>/<sessionId>:<last seq>'` per session written,
+   * so clients on other instances get exactly what local clients get, at once.
+   */
+  fanOut?: boolean;
 }
 
 /** A write waiting for its batch. */
 type Pending =
-  | { kind: 'append'; sessionId: string; body: string; update: AnySessionUpdate; resolve(): void; reject(e: unknown): void }
+  | { kind: 'append'; sessionId: string; body: string; update: AnySessionUpdate; live: boolean; resolve(): void; reject(e: unknown): void }
   | { kind: 'config'; sessionId: string; values: ConfigValues; resolve(): void; reject(e: unknown): void };
 
 /** One session's part of a batch (a row of the batch statement's `jsonb_to_recordset`). */
 interface BatchRow {
   session_id: string;
   n: number;
+  /** how many of the `n` rows are history (the others are live-only: they do not touch the listed metadata) */
+  h: number;
   expected: number | null;
   bodies: unknown[];
+  lives: boolean[];
   title_set: boolean;
   title: string | null;
   explicit_at: string | null;
@@ -61,23 +71,30 @@ const MAX_BATCH = 2000;
 const BATCH_SQL = `
 WITH b AS (
   SELECT * FROM jsonb_to_recordset($2::jsonb)
-    AS b(session_id text, n int, expected bigint, bodies jsonb, title_set boolean, title text, explicit_at text, config_set boolean, config jsonb)
+    AS b(session_id text, n int, h int, expected bigint, bodies jsonb, lives jsonb, title_set boolean, title text, explicit_at text, config_set boolean, config jsonb)
 ), s AS (
   UPDATE acp_sessions a SET
     last_seq = a.last_seq + b.n,
-    updated_at = now(),
+    updated_at = CASE WHEN b.h > 0 OR b.config_set THEN now() ELSE a.updated_at END,
     title = CASE WHEN b.title_set THEN b.title ELSE a.title END,
     meta = CASE WHEN b.explicit_at IS NOT NULL THEN jsonb_set(a.meta, '{updatedAt}', to_jsonb(b.explicit_at))
-                WHEN b.n > 0 THEN a.meta - 'updatedAt' ELSE a.meta END,
+                WHEN b.h > 0 THEN a.meta - 'updatedAt' ELSE a.meta END,
     config_values = CASE WHEN b.config_set THEN b.config ELSE a.config_values END
   FROM b
   WHERE a.namespace = $1 AND a.session_id = b.session_id AND (b.expected IS NULL OR a.last_seq = b.expected)
-  RETURNING a.session_id, a.last_seq, b.n, b.bodies
+  RETURNING a.session_id, a.last_seq, b.n, b.bodies, b.lives
 ), ins AS (
-  INSERT INTO acp_updates (namespace, session_id, seq, body)
-  SELECT $1, s.session_id, s.last_seq - s.n + t.ord, t.body FROM s, jsonb_array_elements(s.bodies) WITH ORDINALITY AS t(body, ord)
+  INSERT INTO acp_updates (namespace, session_id, seq, live, body)
+  SELECT $1, s.session_id, s.last_seq - s.n + t.ord, coalesce((s.lives->>(t.ord::int - 1))::boolean, false), t.body
+  FROM s, jsonb_array_elements(s.bodies) WITH ORDINALITY AS t(body, ord)
 )
 SELECT session_id, last_seq FROM s`;
+
+/** The batch, announcing each session's new rows on commit (cluster mode: docs/postgres-cluster.md). */
+const BATCH_NOTIFY_SQL = BATCH_SQL.replace(
+  /SELECT session_id, last_seq FROM s$/,
+  "SELECT session_id, last_seq, CASE WHEN n > 0 THEN pg_notify('acp_updates', $1 || '/' || session_id || ':' || last_seq) END FROM s",
+);
 
 /**
  * A {@link SessionStore} on PostgreSQL (schema: docs/postgres.md). Writes are asynchronous and
@@ -111,6 +128,12 @@ export class PostgresSessionStore implements SessionStore {
     this.options = options;
     this.namespace = options.namespace;
     this.where = describeWhere(options);
+    if (options.fanOut) {
+      this.appendLive = (sessionId, update) => {
+        const body = encodeBody(update);
+        return this.enqueue((resolve, reject) => ({ kind: 'append', sessionId, body, update, live: true, resolve, reject }));
+      };
+    }
   }
 
   /** A store whose database is reachable and whose schema is current. */
@@ -192,8 +215,14 @@ export class PostgresSessionStore implements SessionStore {
   append(sessionId: string, update: AnySessionUpdate): Promise<void> {
     // serialised now: the runtime owns the update, but a later mutation must not change what is stored
     const body = encodeBody(update);
-    return this.enqueue((resolve, reject) => ({ kind: 'append', sessionId, body, update, resolve, reject }));
+    return this.enqueue((resolve, reject) => ({ kind: 'append', sessionId, body, update, live: false, resolve, reject }));
   }
+
+  /**
+   * With `fanOut` only: a live-only row (for clients on other instances; never replayed), in order
+   * with the history. Without it the runtime does not write live-only updates at all.
+   */
+  readonly appendLive?: (sessionId: string, update: AnySessionUpdate) => Promise<void>;
 
   setConfigValues(sessionId: string, values: ConfigValues): Promise<void> {
     return this.enqueue((resolve, reject) => ({ kind: 'config', sessionId, values: { ...values }, resolve, reject }));
@@ -262,7 +291,7 @@ export class PostgresSessionStore implements SessionStore {
 
   private async writeRows(rows: BatchRow[]): Promise<Map<string, AcpError | undefined>> {
     const pool = await this.pool();
-    const written = await pool.query<{ session_id: string; last_seq: string }>(BATCH_SQL, [this.namespace, JSON.stringify(rows)]);
+    const written = await pool.query<{ session_id: string; last_seq: string }>(this.options.fanOut ? BATCH_NOTIFY_SQL : BATCH_SQL, [this.namespace, JSON.stringify(rows)]);
     const outcome = new Map<string, AcpError | undefined>();
     for (const r of written.rows) {
       this.seqs.set(r.session_id, Number(r.last_seq));
@@ -406,7 +435,7 @@ function batchRows(batch: Pending[], seqs: ReadonlyMap<string, number>): BatchRo
   for (const p of batch) {
     let row = bySession.get(p.sessionId);
     if (!row) {
-      row = { session_id: p.sessionId, n: 0, expected: seqs.get(p.sessionId) ?? null, bodies: [], texts: [], title_set: false, title: null, explicit_at: null, config_set: false, config: null };
+      row = { session_id: p.sessionId, n: 0, h: 0, expected: seqs.get(p.sessionId) ?? null, bodies: [], lives: [], texts: [], title_set: false, title: null, explicit_at: null, config_set: false, config: null };
       bySession.set(p.sessionId, row);
     }
     if (p.kind === 'config') {
@@ -416,6 +445,9 @@ function batchRows(batch: Pending[], seqs: ReadonlyMap<string, number>): BatchRo
     }
     row.n++;
     row.texts.push(p.body);
+    row.lives.push(p.live);
+    if (p.live) continue;
+    row.h++;
     // titles (and an explicit updatedAt) are what `list` shows besides the creation metadata
     const u = p.update;
     row.explicit_at = null;

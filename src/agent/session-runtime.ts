@@ -408,7 +408,7 @@ export class SessionRuntime implements AgentSession {
     if (isHistoryUpdate(update)) {
       this.stored(this.host.store.append(this.sessionId, update));
       this.appended++;
-    }
+    } else this.stored(this.host.store.appendLive?.(this.sessionId, update));
     this.noteToolCall(update);
     this.encoderUsed = true;
     if (modeChanged && update.sessionUpdate === 'current_mode_update') {
@@ -427,6 +427,8 @@ export class SessionRuntime implements AgentSession {
   /** Sends an update that is not part of the history and not of any turn (v2 state snapshots). */
   sendLive(update: AnySessionUpdate): void {
     if (this.closed) return;
+    // for clients on other instances (a cluster's store): held until persisted, like history
+    this.stored(this.host.store.appendLive?.(this.sessionId, update));
     this.noteToolCall(update);
     this.encoderUsed = true;
     this.deliver(update);

@@ -47,6 +47,12 @@ export interface SessionStore {
   create(meta: StoredSessionMeta): void | Promise<void>;
   /** Persisted before the runtime writes the update to the wire (synchronously, or when the promise resolves). */
   append(sessionId: string, update: AnySessionUpdate): void | Promise<void>;
+  /**
+   * Optional: records a live-only update (`state_update`, `notice`, the v2 echo of a prompt) for
+   * clients of the session on other server instances (never replayed: `load` leaves it out). The
+   * runtime treats it like `append`: the update reaches the wire once this resolved, in order.
+   */
+  appendLive?(sessionId: string, update: AnySessionUpdate): void | Promise<void>;
   /** Records the current config option values (the latest call wins). */
   setConfigValues(sessionId: string, values: ConfigValues): void | Promise<void>;
   /** `undefined` when unknown. */

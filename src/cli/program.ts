@@ -209,6 +209,8 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     })
     .option('--max-sessions <n>', 'open sessions per token (default 64)', count('--max-sessions'))
     .option('--shutdown-grace <seconds>', 'on SIGTERM, how long running turns may take to end cancelled (default 5)', count('--shutdown-grace'))
+    .option('--instance-id <id>', "cluster mode (a postgres:// --store): this instance's name in session leases (default <host>-<pid>-<random>; unique among live instances)")
+    .option('--lease-ms <n>', "cluster mode: how long an instance owns a session without renewing (default 10000; a dead instance's sessions move on after it)", count('--lease-ms'))
     .addOption(new Option('--model <backend>', 'model of the built-in agent').choices(['demo', 'openai', 'anthropic']))
     .option('--model-name <name>', 'model name of the built-in agent')
     .option('--base-url <url>', 'API base URL of the built-in agent')

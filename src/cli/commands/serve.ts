@@ -27,6 +27,10 @@ export interface ServeFlags {
   verbose?: boolean;
   /** `jsonl` (default) or a `postgres://` URL. */
   store?: string;
+  /** Cluster mode (a `postgres://` store): this instance's id in session leases. */
+  instanceId?: string;
+  /** Cluster mode: how long a session's owner holds it without renewing (ms). */
+  leaseMs?: number;
 }
 
 /**
@@ -60,6 +64,12 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const log = (line: string): void => {
     if (flags.verbose) process.stderr.write(`acp-kit serve: ${line}\n`);
   };
+  if ((flags.store === undefined || flags.store === 'jsonl') && (flags.instanceId !== undefined || flags.leaseMs !== undefined)) {
+    throw usageError('--instance-id and --lease-ms are for cluster mode', 'Give --store postgres://… too (several instances share sessions through that database).');
+  }
+  checkClusterFlags(flags);
+  let cluster: Cluster | undefined;
+  let storeFor: ((owner: string) => import('../../agent/index.js').SessionStore) | undefined;
   let agent;
   let agentLabel: string;
   if (flags.agent !== undefined) {
@@ -76,13 +86,20 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     const model = await resolveModel({ model: flags.model, modelName: flags.modelName, baseUrl: flags.baseUrl });
     const definition = createCodingAgent({ model, info: { name: 'acp-kit-agent', version: packageVersion(), title: 'acp-kit coding agent' } });
     const base = defaultSessionDir(process.env);
-    const storeFor = flags.store && flags.store !== 'jsonl' ? await postgresStores(flags.store, cleanup) : undefined;
+    const postgres = flags.store && flags.store !== 'jsonl' ? await postgresStores(flags.store, cleanup) : undefined;
+    // a PostgreSQL store: this instance is one of several on the database (cluster mode)
+    if (postgres) cluster = await startCluster(flags, postgres.pool, log);
+    storeFor = postgres?.storeFor;
     agent = inProcessAgent(definition, {
       // each token's sessions in their own folder (namespace): one token can neither resume nor list another's
       storeFor: storeFor ?? ((owner) => new JsonlSessionStore({ dir: join(base, 'serve', owner) })),
       logger: flags.verbose ? stderrLogger('acp-kit serve') : undefined,
     });
     agentLabel = `built-in agent (${model.id}), in-process`;
+  }
+  if (cluster) {
+    agent = cluster.agent(agent, storeFor);
+    agentLabel += `; cluster instance ${cluster.instanceId} (lease ${cluster.leaseMs} ms)`;
   }
   const server = await startAcpServer({
     agent,
@@ -97,6 +114,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     http2Port: flags.http2Port,
     log,
   }).catch((e: Error & { code?: string }) => {
+    void cluster?.stop();
     if (e.code === 'EADDRINUSE') throw usageError(`port ${flags.port} on ${flags.host} is in use`, 'Pick another with --port, or --port 0 for any free one.');
     throw usageError(e.message);
   });
@@ -113,6 +131,8 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   });
   process.stderr.write(`acp-kit serve: ${signal}: stopping (running turns are cancelled)\n`);
   await server.close((flags.shutdownGrace ?? 5) * 1000);
+  // after the turns ended: the leases are given back, so other instances take the sessions at once
+  await cluster?.stop();
   for (const c of cleanup) await c().catch(() => undefined);
   process.stderr.write('acp-kit serve: stopped\n');
   return 0;
@@ -122,7 +142,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
  * `--store postgres://...`: one pool for the process, the schema brought up to date at start (an
  * unreachable database stops the start with a clear message), one store per token owner (namespace).
  */
-async function postgresStores(url: string, cleanup: (() => Promise<void>)[]): Promise<(owner: string) => import('../../agent/index.js').SessionStore> {
+async function postgresStores(url: string, cleanup: (() => Promise<void>)[]): Promise<{ pool: import('pg').Pool; storeFor: (owner: string) => import('../../agent/index.js').SessionStore }> {
   const { createPostgresPool, postgresHostPort, PostgresSessionStore } = await import('../../agent/index.js');
   const { migrate } = await import('../../agent/index.js');
   const where = postgresHostPort(url);
@@ -135,5 +155,39 @@ async function postgresStores(url: string, cleanup: (() => Promise<void>)[]): Pr
     await pool.end().catch(() => undefined);
     throw usageError(`the session store (PostgreSQL at ${where}) is unreachable or refused the schema: ${messageOf(e)}`, 'Check that the server runs and the URL is right (acp-kit db migrate --url ... tells more).');
   }
-  return (owner) => new PostgresSessionStore({ pool, namespace: owner, migrate: false });
+  // one store per owner, kept: the agent and the cluster write each session's rows through the same
+  // one (one writer per session), announcing them to the other instances (NOTIFY)
+  const stores = new Map<string, InstanceType<typeof PostgresSessionStore>>();
+  cleanup.unshift(async () => void (await Promise.all([...stores.values()].map((s) => s.close().catch(() => undefined)))));
+  const storeFor = (owner: string) => {
+    let store = stores.get(owner);
+    if (!store) stores.set(owner, (store = new PostgresSessionStore({ pool, namespace: owner, migrate: false, fanOut: true })));
+    return store;
+  };
+  return { pool, storeFor };
+}
+
+/**
+ * Cluster mode: with a PostgreSQL store, this instance is one of several on the database (leases,
+ * fan-out between instances, failover; docs/postgres-cluster.md), on the store's pool.
+ */
+async function startCluster(flags: ServeFlags, pool: import('pg').Pool, log: (line: string) => void): Promise<Cluster> {
+  const { ClusterNode } = await import('../../server/index.js');
+  try {
+    return await ClusterNode.start({ pool, instanceId: flags.instanceId, leaseMs: flags.leaseMs, log });
+  } catch (e) {
+    throw usageError(`cluster mode: cannot start on the database: ${messageOf(e)}`, 'Check that PostgreSQL is running and the URL is right (`acp-kit db migrate --url …` tells more).');
+  }
+}
+
+type Cluster = import('../../server/index.js').ClusterNode;
+
+/** The cluster flags, checked before anything connects. */
+function checkClusterFlags(flags: ServeFlags): void {
+  if (flags.instanceId !== undefined && !/^[\w.:-]{1,100}$/.test(flags.instanceId)) {
+    throw usageError(`--instance-id must be 1-100 letters, digits, '.', ':', '_' or '-' (got ${JSON.stringify(flags.instanceId)})`);
+  }
+  if (flags.leaseMs !== undefined && flags.leaseMs < 300) {
+    throw usageError(`--lease-ms must be at least 300 (got ${flags.leaseMs}): an instance renews its leases every third of it`, 'Use 10000 (the default) unless failover must be faster.');
+  }
 }

@@ -3,6 +3,7 @@
  * `acp_schema_migrations` (so `acp-kit db migrate` is idempotent and a newer acp-kit only adds).
  */
 import type { Pool, PoolClient } from 'pg';
+import { CLUSTER_MIGRATION } from './cluster-migration.js';
 
 /** One schema step: applied once, in a transaction, in `version` order. */
 export interface Migration {
@@ -46,7 +47,7 @@ CREATE TABLE acp_updates (
 };
 
 /** Every migration acp-kit knows, in order (later releases append). */
-export const MIGRATIONS: readonly Migration[] = [SESSIONS_AND_UPDATES];
+export const MIGRATIONS: readonly Migration[] = [SESSIONS_AND_UPDATES, CLUSTER_MIGRATION];
 
 /** What {@link migrate} did. */
 export interface MigrateResult {

@@ -1,0 +1,171 @@
+// Several `acp-kit serve` instances on one PostgreSQL (docs/postgres-cluster.md), in this process:
+// ClusterNode + startAcpServer per instance, each with its own pool, on a throwaway cluster
+// (scripts/pg-cluster.mjs); clients over real WebSockets on loopback.
+// - fan-out latency: an agent turn emits timestamped chunks, spaced out; the latency of each chunk
+//   from its emission to the owner's client (same instance: committed, then sent) and to a client
+//   following the session on another instance (committed, NOTIFY, read from the table, sent).
+// - 1,000 sessions (20 stored updates each) resumed with their history across 3 instances.
+import { performance } from 'node:perf_hooks';
+import { PostgresSessionStore, migrate } from '../dist/bundle/agent.js';
+import { connect } from '../dist/bundle/client.js';
+import { ClusterNode, inProcessAgent, startAcpServer } from '../dist/bundle/server.js';
+import { findPostgresBin, startCluster } from '../scripts/pg-cluster.mjs';
+
+const TOKEN = 'bench-cluster-token';
+const FANOUT_CHUNKS = Number(process.env.BENCH_CLUSTER_CHUNKS ?? 400);
+const FANOUT_SPACING_MS = 2;
+const RESUME_SESSIONS = Number(process.env.BENCH_CLUSTER_SESSIONS ?? 1000);
+const RESUME_HISTORY = 20;
+const RESUME_CONCURRENCY = 16;
+
+const definition = {
+  info: { name: 'cluster-bench-agent', version: '0.0.0' },
+  async prompt(turn) {
+    const n = Number(turn.prompt[0]?.text ?? 0);
+    const messageId = turn.session.newId('msg');
+    for (let k = 0; k < n; k++) {
+      // the emission time rides in the text: every instance runs in this process, one clock
+      await turn.send({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text: `${performance.now()}` } });
+      await new Promise((r) => setTimeout(r, FANOUT_SPACING_MS));
+    }
+    return 'end_turn';
+  },
+};
+
+async function instance(url, id) {
+  const pg = (await import('pg')).default;
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const stores = new Map();
+  const storeFor = (ns) => {
+    if (!stores.has(ns)) stores.set(ns, new PostgresSessionStore({ pool, namespace: ns, fanOut: true }));
+    return stores.get(ns);
+  };
+  await migrate(pool);
+  const node = await ClusterNode.start({ pool, instanceId: id });
+  const server = await startAcpServer({ tokens: [TOKEN], agent: node.agent(inProcessAgent(definition, { storeFor }), storeFor), maxSessions: RESUME_SESSIONS + 10 });
+  return {
+    ws: server.url.replace(/^http/, 'ws'),
+    storeFor,
+    async stop() {
+      await server.close(1000);
+      await node.stop();
+      for (const s of stores.values()) await s.close().catch(() => undefined);
+      await pool.end();
+    },
+  };
+}
+
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function fanout(instances) {
+  const [one, two] = instances;
+  const latencies = { owner: [], follower: [] };
+  const watch = (kind) => ({
+    sent() {},
+    received(m) {
+      if (m?.method !== 'session/update' || m.params.update.sessionUpdate !== 'agent_message_chunk') return;
+      const at = Number(m.params.update.content.text);
+      if (Number.isFinite(at)) latencies[kind].push(performance.now() - at);
+    },
+  });
+  const a = await connect({ url: one.ws, token: TOKEN, protocol: 2, tap: watch('owner') });
+  const b = await connect({ url: two.ws, token: TOKEN, protocol: 2, tap: watch('follower') });
+  try {
+    const sa = await a.newSession({ cwd: process.cwd() });
+    const sb = await b.resumeSession(sa.sessionId, { cwd: process.cwd() });
+    // warm-up: JIT, pool connections
+    const warmB = sb.nextIdle();
+    await sa.prompt('50');
+    await warmB;
+    latencies.owner.length = 0;
+    latencies.follower.length = 0;
+    const idleB = sb.nextIdle();
+    const r = await sa.prompt(String(FANOUT_CHUNKS));
+    if (r.stopReason !== 'end_turn') throw new Error(`stop reason ${r.stopReason}`);
+    await idleB;
+    const row = (kind) => {
+      const s = [...latencies[kind]].sort((x, y) => x - y);
+      return { n: s.length, p50: pct(s, 50), p99: pct(s, 99) };
+    };
+    return { owner: row('owner'), follower: row('follower') };
+  } finally {
+    await a.close();
+    await b.close();
+  }
+}
+
+async function resumeMany(instances, url) {
+  // the sessions, written straight into the store (their history: RESUME_HISTORY chunks each)
+  const pg = (await import('pg')).default;
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  const store = new PostgresSessionStore({ pool, namespace: instances[0].namespace, fanOut: false });
+  const ids = [];
+  try {
+    for (let i = 0; i < RESUME_SESSIONS; i++) {
+      const sessionId = `sess_bench_${i}`;
+      ids.push(sessionId);
+      await store.create({ sessionId, cwd: process.cwd(), additionalDirectories: [], createdAt: new Date().toISOString(), title: null });
+    }
+    const appends = [];
+    for (const sessionId of ids) {
+      for (let k = 0; k < RESUME_HISTORY; k++) appends.push(store.append(sessionId, { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'text', text: `history chunk ${k} ` } }));
+    }
+    await Promise.all(appends);
+  } finally {
+    await store.close();
+    await pool.end();
+  }
+  const clients = await Promise.all(instances.map((inst) => connect({ url: inst.ws, token: TOKEN, protocol: 2 })));
+  try {
+    let replayed = 0;
+    const t0 = performance.now();
+    let next = 0;
+    const worker = async () => {
+      while (next < ids.length) {
+        const i = next++;
+        const s = await clients[i % clients.length].resumeSession(ids[i], { cwd: process.cwd(), replay: true });
+        replayed += s.state.messageList.length > 0 ? 1 : 0;
+      }
+    };
+    await Promise.all(Array.from({ length: RESUME_CONCURRENCY * clients.length }, worker));
+    const secs = (performance.now() - t0) / 1000;
+    if (replayed !== ids.length) throw new Error(`${replayed} of ${ids.length} sessions replayed their history`);
+    return { sessions: ids.length, secs, perSec: ids.length / secs };
+  } finally {
+    await Promise.all(clients.map((c) => c.close()));
+  }
+}
+
+/** Rows of both measurements, or `{ skipped }` without PostgreSQL server binaries. */
+export async function runClusterBench() {
+  if (!findPostgresBin()) return { skipped: "skipped: no PostgreSQL (install Debian's postgresql for these rows)" };
+  const cluster = await startCluster();
+  const instances = [];
+  try {
+    for (const id of ['bench-1', 'bench-2', 'bench-3']) instances.push(await instance(cluster.url, id));
+    const fan = await fanout(instances);
+    // the namespace of the token: what startAcpServer derives from it (the first 12 hex of its digest)
+    const { createHash } = await import('node:crypto');
+    instances[0].namespace = createHash('sha256').update(TOKEN).digest('hex').slice(0, 12);
+    const resumed = await resumeMany(instances, cluster.url);
+    return { fan, resumed };
+  } finally {
+    for (const i of instances) await i.stop().catch(() => undefined);
+    cluster.stop();
+  }
+}
+
+const fmt = (n, d = 1) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+
+export function formatClusterRows(r) {
+  if (r.skipped) return `| cluster (3 instances on one PostgreSQL) | ${r.skipped} |`;
+  return [
+    '| measurement | result |',
+    '|---|---:|',
+    `| fan-out latency, emitted -> owner's client (same instance), p50 / p99 | ${fmt(r.fan.owner.p50)} / ${fmt(r.fan.owner.p99)} ms (${r.fan.owner.n} chunks) |`,
+    `| fan-out latency, emitted -> follower's client (other instance), p50 / p99 | ${fmt(r.fan.follower.p50)} / ${fmt(r.fan.follower.p99)} ms (${r.fan.follower.n} chunks) |`,
+    `| ${r.resumed.sessions.toLocaleString('en-US')} sessions (${RESUME_HISTORY} updates each) resumed with replay across 3 instances | ${fmt(r.resumed.secs, 2)} s, ${fmt(r.resumed.perSec, 0)} sessions/s |`,
+  ].join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) console.log(formatClusterRows(await runClusterBench()));

@@ -1,0 +1,217 @@
+// The failover of issue #14 with real processes: three `acp-kit serve --store postgres://…`
+// instances (bin/acp-kit.js, from dist/: needs `npm run build`) on one real PostgreSQL database,
+// two clients on one session through different instances, the owner killed with `kill -9` in the
+// middle of a turn. The surviving client and a client that resumes afterwards through the third
+// instance see the same transcript: every update persisted before the kill, nothing twice, and the
+// turn's end with its reason.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterEach, expect, it } from 'vitest';
+import { connect, type ClientConnection } from '../src/client/index.js';
+import { describePostgres, usePostgres } from './support/postgres.js';
+
+const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
+const TOKEN = 'cluster-failover-token';
+const LEASE_MS = 1500;
+
+interface Serve {
+  proc: ChildProcess;
+  ws: string;
+  stderr: () => string;
+}
+
+interface Client {
+  conn: ClientConnection;
+  /** every `session/update`'s `update`, in wire order */
+  updates: any[];
+}
+
+const chunkText = (us: any[]): string => us.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text).join('');
+/** What a transcript shows: each message (by id, in order of appearance) with its kind and whole text; state updates aside. */
+function transcript(us: any[]): { messageId: string; kind: string; text: string }[] {
+  const out = new Map<string, { messageId: string; kind: string; text: string }>();
+  for (const u of us) {
+    if (typeof u.messageId !== 'string') continue;
+    const kind = String(u.sessionUpdate).replace(/_chunk$/, '');
+    const blocks = Array.isArray(u.content) ? u.content : u.content ? [u.content] : [];
+    const text = blocks.map((c: any) => c.text ?? '').join('');
+    const m = out.get(u.messageId) ?? { messageId: u.messageId, kind, text: '' };
+    m.text += text;
+    out.set(u.messageId, m);
+  }
+  return [...out.values()];
+}
+
+describePostgres('failover between acp-kit serve instances (kill -9 of the owner mid-turn)', () => {
+  const db = usePostgres();
+  const procs: ChildProcess[] = [];
+  const dirs: string[] = [];
+  const open: ClientConnection[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((c) => c.close().catch(() => undefined)));
+    await Promise.all(
+      procs.splice(0).map(
+        (p) =>
+          new Promise<void>((resolve) => {
+            if (p.exitCode !== null || p.signalCode !== null) return resolve();
+            p.once('exit', () => resolve());
+            p.kill('SIGKILL');
+          }),
+      ),
+    );
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  function startServe(dir: string, id: string): Promise<Serve> {
+    const args = ['serve', '--port', '0', '--token-file', join(dir, 'token'), '--store', db.url, '--instance-id', id, '--lease-ms', String(LEASE_MS), '--model', 'demo'];
+    const proc = spawn(process.execPath, [BIN, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // a slow demo model: the turn streams long enough to be killed in the middle
+      env: { ...process.env, ACP_KIT_DATA_DIR: join(dir, 'data'), ACP_KIT_DEMO_DELAY_MS: '40' },
+    });
+    procs.push(proc);
+    let err = '';
+    proc.stderr!.on('data', (c) => (err += c));
+    return new Promise((resolve, reject) => {
+      proc.once('exit', (code) => reject(new Error(`serve ${id} exited ${code}: ${err}`)));
+      createInterface({ input: proc.stdout! }).once('line', (line) => resolve({ proc, ...JSON.parse(line), stderr: () => err }));
+    });
+  }
+
+  async function client(url: string): Promise<Client> {
+    const updates: any[] = [];
+    const conn = await connect({
+      url,
+      token: TOKEN,
+      protocol: 2,
+      tap: { sent: () => undefined, received: (m: any) => void (m?.method === 'session/update' && updates.push(m.params.update)) },
+    });
+    open.push(conn);
+    return { conn, updates };
+  }
+
+  it('the surviving client and a freshly resumed one see every persisted update once, and the turn ends with the reason', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acp-cluster-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
+    const [one, two, three] = await Promise.all(['inst-1', 'inst-2', 'inst-3'].map((id) => startServe(dir, id)));
+
+    const a = await client(one.ws);
+    const sa = await a.conn.newSession({ cwd: dir });
+    const b = await client(two.ws);
+    const sb = await b.conn.resumeSession(sa.sessionId, { cwd: dir, replay: true });
+
+    // a long turn; kill its instance once the client on the other instance has seen some of it
+    const turnA = sa.prompt('tell me a story').catch((e: unknown) => e);
+    const someChunks = new Promise<void>((resolve) => {
+      const off = sb.onUpdate(() => {
+        if (b.updates.filter((u) => u.sessionUpdate === 'agent_message_chunk').length >= 5) {
+          off();
+          resolve();
+        }
+      });
+    });
+    await someChunks;
+    const idleB = sb.nextIdle();
+    one.proc.kill('SIGKILL');
+    await new Promise((r) => one.proc.once('exit', r));
+
+    // the surviving client: the turn ends once the lease expired and instance 2 took the session over
+    const end = await idleB;
+    expect(end.stopReason).toBe('error');
+    expect(end.error?.message).toMatch(/the instance that ran the turn \(inst-1\) stopped \(lease expired\)/);
+    await turnA; // A's connection died with its instance
+
+    // a client resuming now through the third instance: the history from the table
+    const c = await client(three.ws);
+    const sc = await c.conn.resumeSession(sa.sessionId, { cwd: dir, replay: true });
+    await c.conn.listAllSessions();
+
+    // the table: what was persisted (history rows), in seq order
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    let stored: any[];
+    try {
+      stored = (await admin.query('select body from acp_updates where session_id = $1 and not live order by seq', [sa.sessionId])).rows.map((r) => r.body);
+    } finally {
+      await admin.end();
+    }
+    const storedText = chunkText(stored);
+    expect(storedText.length).toBeGreaterThan(0);
+    // the kill landed mid-turn: the answer is cut short (the demo's help text is longer)
+    expect(storedText).not.toMatch(/real model/);
+
+    const seenByB = transcript(b.updates);
+    const seenByC = transcript(c.updates);
+    expect(seenByB).toEqual(seenByC);
+    expect(seenByB[1].text).toBe(storedText);
+    expect(seenByB.map((m) => m.kind)).toEqual(['user_message', 'agent_message']);
+    expect(seenByB[0].text).toBe('tell me a story');
+    // nothing twice: as many chunks as rows
+    const chunks = (us: any[]) => us.filter((u) => u.sessionUpdate === 'agent_message_chunk').length;
+    expect(chunks(b.updates)).toBe(chunks(stored));
+    expect(chunks(c.updates)).toBe(chunks(stored));
+    // B saw the end exactly once, as its last update
+    const idles = b.updates.filter((u) => u.sessionUpdate === 'state_update' && u.state === 'idle' && u.stopReason);
+    expect(idles).toHaveLength(1);
+    expect(b.updates.at(-1)).toEqual(end.stopReason === 'error' ? expect.objectContaining({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'error' }) : undefined);
+
+    // and the session goes on: a prompt through the third instance runs on the new owner
+    const next = await sc.prompt('list files');
+    expect(next.stopReason).toBe('end_turn');
+    void two;
+  }, 60_000);
+
+  it('a client resuming through another instance while the dead owner\'s lease still runs gets the session once it is taken over, with the turn ended', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acp-cluster-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
+    const [one, two] = await Promise.all(['inst-1', 'inst-2'].map((id) => startServe(dir, id)));
+    const a = await client(one.ws);
+    const sa = await a.conn.newSession({ cwd: dir });
+    const turnA = sa.prompt('tell me a story').catch((e: unknown) => e);
+    await new Promise<void>((resolve) => {
+      const off = sa.onUpdate(() => {
+        if (a.updates.filter((u) => u.sessionUpdate === 'agent_message_chunk').length >= 5) {
+          off();
+          resolve();
+        }
+      });
+    });
+    one.proc.kill('SIGKILL');
+    await new Promise((r) => one.proc.once('exit', r));
+    await turnA;
+
+    // at once: instance 1's lease is still live, so instance 2 waits for it to expire, then takes over
+    const c = await client(two.ws);
+    const sc = await c.conn.resumeSession(sa.sessionId, { cwd: dir, replay: true });
+    await c.conn.listAllSessions();
+
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    let rows: { live: boolean; body: any }[];
+    try {
+      rows = (await admin.query('select live, body from acp_updates where session_id = $1 order by seq', [sa.sessionId])).rows;
+    } finally {
+      await admin.end();
+    }
+    const stored = rows.filter((r) => !r.live).map((r) => r.body);
+    const ends = rows.filter((r) => r.live && r.body.sessionUpdate === 'state_update' && r.body.state === 'idle');
+    // exactly one end of the interrupted turn, naming why
+    expect(ends).toHaveLength(1);
+    expect(ends[0].body).toMatchObject({ stopReason: 'error', error: { message: expect.stringMatching(/the instance that ran the turn \(inst-1\) stopped \(lease expired\)/) } });
+    // the owner's client saw only what was persisted; the resumed one sees all of it, once
+    const storedText = chunkText(stored);
+    expect(storedText.startsWith(chunkText(a.updates))).toBe(true);
+    expect(transcript(c.updates).map((m) => m.text)).toEqual(['tell me a story', storedText]);
+    expect(c.updates.filter((u) => u.sessionUpdate === 'agent_message_chunk')).toHaveLength(stored.filter((u) => u.sessionUpdate === 'agent_message_chunk').length);
+    expect(c.updates.at(-1)).toEqual({ sessionUpdate: 'state_update', state: 'idle' });
+    // the session goes on, run by instance 2
+    expect((await sc.prompt('list files')).stopReason).toBe('end_turn');
+  }, 60_000);
+});
