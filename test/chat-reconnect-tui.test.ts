@@ -9,13 +9,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, BUILT, cliEnv } from './fixtures/cli-helpers.js';
-import { startHalfCutRelay, type HalfCutRelay } from './support/half-cut-relay.js';
+import { startCutProxy, type CutProxy } from './support/cut-proxy.js';
 import { HAS_TMUX, useTmuxChat } from './support/tmux-chat.js';
 
 const TOKEN = 'chat-reconnect-tui-token';
 const { startChat: startTmuxChat, mkdir } = useTmuxChat();
 const procs: ChildProcess[] = [];
-const relays: HalfCutRelay[] = [];
+const relays: CutProxy[] = [];
 
 afterEach(async () => {
   // the window (and the chat in it) goes away in useTmuxChat's hook; then the relay and the server
@@ -59,7 +59,7 @@ describe('acp-kit chat --agent-url across a dropped connection (tmux)', () => {
   it('the connection cut mid-turn: the chat reconnects and shows the whole answer once, then its end, and one reconnect line', async () => {
     // 40 ms per word: the demo help (about 120 words) streams for some seconds, the reconnect takes a fraction of one
     const serve = await startServe(40);
-    const relay = await startHalfCutRelay(serve.port);
+    const relay = await startCutProxy(serve.port);
     relays.push(relay);
     const t = startChat(relay.url.replace(/^http/, 'ws'));
     await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');

@@ -10,7 +10,7 @@ import { ChatController, chatSessionOf } from '../src/cli/ui/chat-controller.js'
 import { ExitCode } from '../src/cli/exit-codes.js';
 import type { FeedItem } from '../src/cli/ui/chat-model.js';
 import { inProcessAgent, startAcpServer, type AcpServer } from '../src/server/index.js';
-import { startHalfCutRelay, type HalfCutRelay } from './support/half-cut-relay.js';
+import { startCutProxy, type CutProxy } from './support/cut-proxy.js';
 
 const TOKEN = 'chat-reconnect-token';
 
@@ -66,7 +66,7 @@ async function start(version: 1 | 2, attempts = 5) {
   const g: Gates = { away: deferred(), sentWhileAway: deferred(), back: deferred() };
   const server: AcpServer = await startAcpServer({ tokens: [TOKEN], agent: inProcessAgent(() => chatAgent(g)) });
   cleanups.push(() => server.close(1000));
-  const relay: HalfCutRelay = await startHalfCutRelay(server.port);
+  const relay: CutProxy = await startCutProxy(server.port);
   cleanups.push(() => relay.close());
   const url = relay.url.replace(/^http/, 'ws');
   let c!: ChatController;

@@ -13,13 +13,13 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startHalfCutRelay, type HalfCutRelay } from './support/half-cut-relay.js';
+import { startCutProxy, type CutProxy } from './support/cut-proxy.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const TOKEN = 'cli-reconnect-token';
 const procs: ChildProcess[] = [];
 const dirs: string[] = [];
-const relays: HalfCutRelay[] = [];
+const relays: CutProxy[] = [];
 afterEach(async () => {
   await Promise.all(relays.splice(0).map((r) => r.close()));
   await Promise.all(procs.splice(0).map(stop));
@@ -103,7 +103,7 @@ describe.each(profiles)('run --agent-url over %s', (_name, endpoint, extra) => {
     dirs.push(dir);
     expect(shared!.proc.exitCode).toBeNull();
     const direct = endpoint(shared!.endpoints);
-    const relay = await startHalfCutRelay(Number(new URL(direct).port));
+    const relay = await startCutProxy(Number(new URL(direct).port));
     relays.push(relay);
     const relayed = direct.replace(/:\d+\/acp$/, `:${new URL(relay.url).port}/acp`);
 

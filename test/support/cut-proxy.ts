@@ -1,5 +1,7 @@
-// A loopback TCP relay in front of a server, whose open connections a test can cut (both
-// sockets destroyed): a dropped network path, whatever the profile (WebSocket, SSE stream).
+// A loopback TCP relay in front of a server, whose open connections a test can cut: `cut()` destroys
+// both sockets (a dropped network path, whatever the profile: WebSocket, SSE stream);
+// `severClients()` loses only the client's side (as when a laptop changes networks): the server's
+// side stays up and what it writes is read and dropped, so the server keeps a turn running.
 import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
 
 export interface CutProxy {
@@ -10,6 +12,8 @@ export interface CutProxy {
   readonly accepted: number;
   /** Destroys every relayed connection open now; new ones are still relayed. */
   cut(): void;
+  /** Destroys the client-side sockets open now; their server-side sockets stay open and drained. */
+  severClients(): void;
   /** Holds new connections (accepted, not relayed) until {@link release}: a network that is down for a while. */
   hold(): void;
   /** Relays the held connections and every new one. */
@@ -22,20 +26,23 @@ export interface CutProxy {
 export async function startCutProxy(targetPort: number): Promise<CutProxy> {
   let target = targetPort;
   let accepted = 0;
-  const open = new Set<Socket>();
+  /** relayed pairs: client socket -> its upstream */
+  const pairs = new Map<Socket, Socket>();
+  /** upstreams whose client was severed: kept open and drained until the server closes them */
+  const orphans = new Set<Socket>();
   let held: Socket[] | undefined;
   const relay = (client: Socket): void => {
     const upstream = tcpConnect(target, '127.0.0.1');
-    open.add(client);
-    open.add(upstream);
-    const drop = (): void => {
-      client.destroy();
+    pairs.set(client, upstream);
+    client.on('error', () => undefined).on('close', () => {
+      pairs.delete(client);
+      if (orphans.has(upstream)) return;
       upstream.destroy();
-      open.delete(client);
-      open.delete(upstream);
-    };
-    client.on('error', drop).on('close', drop);
-    upstream.on('error', drop).on('close', drop);
+    });
+    upstream.on('error', () => undefined).on('close', () => {
+      orphans.delete(upstream);
+      client.destroy();
+    });
     client.pipe(upstream);
     upstream.pipe(client);
   };
@@ -56,8 +63,20 @@ export async function startCutProxy(targetPort: number): Promise<CutProxy> {
       return accepted;
     },
     cut() {
-      for (const s of [...open]) s.destroy();
-      open.clear();
+      for (const [client, upstream] of [...pairs]) {
+        client.destroy();
+        upstream.destroy();
+      }
+      pairs.clear();
+    },
+    severClients() {
+      for (const [client, upstream] of [...pairs]) {
+        orphans.add(upstream);
+        // the server's side lives on: what it writes is read and dropped (no backpressure on its turn)
+        upstream.unpipe(client);
+        upstream.on('data', () => undefined);
+        client.destroy();
+      }
     },
     hold() {
       held ??= [];
@@ -71,7 +90,11 @@ export async function startCutProxy(targetPort: number): Promise<CutProxy> {
       target = port;
     },
     close() {
-      for (const s of [...open, ...(held ?? [])]) s.destroy();
+      for (const [client, upstream] of pairs) {
+        client.destroy();
+        upstream.destroy();
+      }
+      for (const s of [...orphans, ...(held ?? [])]) s.destroy();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
