@@ -186,6 +186,20 @@ async function startServer(kind) {
 /** Every row: stdio, then per server (acp-kit, SDK) WebSocket and HTTP, then the concurrency rows. */
 export async function runRemoteBench() {
   const rows = [];
+  // BENCH_REMOTE_ONLY=http (or websocket): only that transport's rows of both servers, no concurrency rows
+  const only = process.env.BENCH_REMOTE_ONLY;
+  if (only) {
+    for (const kind of ['acp-kit', 'sdk']) {
+      const s = await startServer(kind);
+      try {
+        const url = `${only === 'websocket' ? 'ws' : 'http'}://127.0.0.1:${s.port}/acp`;
+        rows.push({ ...runNode(['--client', url, `${kind} ${only}`]), server: kind, profile: only });
+      } finally {
+        await s.stop();
+      }
+    }
+    return { rows, many: [] };
+  }
   const stdio = spawnSync(process.execPath, [here('./acp-kit-client.mjs'), '2'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 600_000 });
   if (stdio.status !== 0) throw new Error(`bench/acp-kit-client.mjs failed: ${stdio.stdout}`);
   rows.push({ ...JSON.parse(stdio.stdout.trim().split('\n').at(-1)), label: 'acp-kit v2, stdio', server: 'acp-kit', profile: 'stdio' });
@@ -209,13 +223,14 @@ const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maxi
 
 /** The markdown tables of {@link runRemoteBench}. */
 export function formatRemoteRows({ rows, many }) {
-  const stdio = rows.find((r) => r.profile === 'stdio');
+  const stdio = rows.find((r) => r.profile === 'stdio') ?? { updatesPerSec: NaN };
   const label = (r) => (r.profile === 'stdio' ? 'acp-kit v2, stdio (reference)' : `${r.server === 'sdk' ? "official SDK AcpServer (v1 app)" : 'acp-kit startAcpServer (v2)'}, ${r.profile === 'websocket' ? 'WebSocket' : 'Streamable HTTP'}`);
   const out = ['| server, transport | updates/s | % of stdio | vs SDK same transport | round trip p50 ms | p99 ms |', '|---|---:|---:|---:|---:|---:|'];
   for (const r of rows) {
     const sdk = rows.find((x) => x.server === 'sdk' && x.profile === r.profile);
     out.push(`| ${label(r)} | ${fmt(r.updatesPerSec)} | ${fmt((100 * r.updatesPerSec) / stdio.updatesPerSec, 1)} % | ${r.server === 'acp-kit' && sdk ? `${fmt(r.updatesPerSec / sdk.updatesPerSec, 2)}x` : ''} | ${fmt(r.p50, 3)} | ${fmt(r.p99, 3)} |`);
   }
+  if (many.length === 0) return out.join('\n');
   out.push('', `| ${CONNS} connections streaming at once (WebSocket) | updates/s, all | round trip p50 ms | p99 ms | server RSS per idle connection KB | JS heap + buffers per idle connection KB |`, '|---|---:|---:|---:|---:|---:|');
   for (const m of many) out.push(`| ${m.server === 'sdk' ? 'official SDK AcpServer' : 'acp-kit startAcpServer'} | ${fmt(m.updatesPerSec)} | ${fmt(m.p50, 2)} | ${fmt(m.p99, 2)} | ${fmt(m.idleKbPerConn, 1)} | ${fmt(m.idleHeapKbPerConn, 1)} |`);
   return out.join('\n');
