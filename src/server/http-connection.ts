@@ -8,6 +8,22 @@ type Json = Record<string, unknown>;
 
 const idKey = (id: unknown): string => JSON.stringify(id);
 
+/** Resolves on `res`'s next 'drain' or its 'close', removing both listeners (a long stream waits often). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** A receiver's batch is written once it holds this much, without waiting for the macrotask's end. */
+const FLUSH_BYTES = 64 * 1024;
+
 /**
  * The server side of one Streamable HTTP connection, as a {@link Transport} for the agent
  * behind it. Server messages go to the connection's SSE stream (GET), or to a session-scoped
@@ -24,6 +40,14 @@ export class HttpServerConnection implements Transport {
   /** Messages waiting for a receiver, with the session they belong to. */
   private waiting: Array<{ session: string | undefined; text: string }> = [];
   private waitingBytes = 0;
+  /**
+   * SSE events not yet handed to their response, per receiver: written as one chunk at the end of
+   * the macrotask (or at {@link FLUSH_BYTES}), like the WebSocket transport's corked batch. A
+   * producer that sends from microtasks would otherwise pile every event into the response's
+   * buffer (one HTTP chunk each) and the client would get nothing until it yields.
+   */
+  private readonly batches = new Map<ServerResponse, string>();
+  private flushScheduled = false;
   /** id key of each client request -> the session its answer belongs to */
   private readonly requestSessions = new Map<string, string>();
   private initialize: { key: string; resolve: (m: object) => void } | undefined;
@@ -40,7 +64,7 @@ export class HttpServerConnection implements Transport {
   ) {
     // a comment line every 15 s keeps proxies from timing out an idle stream
     this.keepAlive = setInterval(() => {
-      for (const res of this.receivers()) res.write(': keep-alive\n\n');
+      for (const res of this.receivers()) this.write(res, ': keep-alive\n\n');
     }, 15_000);
     this.keepAlive.unref();
   }
@@ -102,6 +126,7 @@ export class HttpServerConnection implements Transport {
           this.close({ reason: 'the client closed the event stream' });
         }
       } else if (this.sessionStreams.get(session) === res) this.sessionStreams.delete(session);
+      this.batches.delete(res);
     });
     const waiting = this.waiting;
     this.waiting = [];
@@ -114,6 +139,7 @@ export class HttpServerConnection implements Transport {
   get bufferedBytes(): number {
     let n = this.waitingBytes;
     for (const r of this.receivers()) n += r.writableLength;
+    for (const b of this.batches.values()) n += b.length;
     return n;
   }
 
@@ -143,28 +169,56 @@ export class HttpServerConnection implements Transport {
     if (!res) {
       this.waiting.push({ session, text });
       this.waitingBytes += text.length;
-    } else res.write(`data: ${text}\n\n`);
+    } else this.write(res, `data: ${text}\n\n`);
     if (this.bufferedBytes > this.maxBufferedBytes) {
       this.close({ reason: `buffered bytes limit exceeded: the client left more than ${this.maxBufferedBytes} bytes unread` });
     }
   }
 
+  /** Adds an SSE event to `res`'s batch; the batch goes out at {@link FLUSH_BYTES} or at the end of the macrotask. */
+  private write(res: ServerResponse, event: string): void {
+    const batch = (this.batches.get(res) ?? '') + event;
+    if (batch.length >= FLUSH_BYTES) {
+      this.batches.delete(res);
+      res.write(batch);
+      return;
+    }
+    this.batches.set(res, batch);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(this.onImmediate);
+    }
+  }
+
+  private readonly onImmediate = (): void => {
+    this.flushScheduled = false;
+    this.writeBatches();
+  };
+
+  /** Hands every batch to its response (in the order each receiver's events were sent). */
+  private writeBatches(): void {
+    if (this.batches.size === 0) return;
+    const batches = [...this.batches];
+    this.batches.clear();
+    for (const [res, batch] of batches) if (!res.destroyed) res.write(batch);
+  }
+
+  /**
+   * Resolves once no receiver needs draining: the events go to the session-scoped streams as well
+   * as to the connection stream, and a producer that never waits would pile them all in memory.
+   */
   whenWritable(): Promise<void> {
-    const res = this.stream;
-    if (this.closed || !res || !res.writableNeedDrain) return Promise.resolve();
-    return new Promise((resolve) => {
-      res.once('drain', resolve);
-      res.once('close', resolve);
-    });
+    if (this.closed) return Promise.resolve();
+    const full = this.receivers().filter((res) => res.writableNeedDrain && !res.destroyed);
+    if (full.length === 0) return Promise.resolve();
+    return Promise.all(full.map(drained)).then(() => undefined);
   }
 
   async flush(): Promise<void> {
+    this.writeBatches();
     for (const res of this.receivers()) {
       if (res.writableLength > 0 && !res.destroyed) {
-        await new Promise<void>((resolve) => {
-          res.once('drain', resolve);
-          res.once('close', resolve);
-        });
+        await drained(res);
       }
     }
   }
@@ -174,8 +228,12 @@ export class HttpServerConnection implements Transport {
     this.closed = true;
     clearInterval(this.keepAlive);
     clearTimeout(this.streamTimer);
+    const overflow = info.reason.startsWith('buffered bytes limit');
+    // what was sent before the close still reaches the client (not when it is the client that left it unread)
+    if (overflow) this.batches.clear();
+    else this.writeBatches();
     for (const res of this.receivers()) {
-      if (info.reason.startsWith('buffered bytes limit')) res.destroy();
+      if (overflow) res.destroy();
       else res.end();
     }
     this.stream = undefined;
