@@ -101,6 +101,9 @@ function sessionIdOf(message: Json): string | undefined {
   return isObj(p) && typeof p.sessionId === 'string' ? p.sessionId : undefined;
 }
 
+const CR = 13;
+const SPACE = 32;
+
 const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
 
 /**
@@ -145,6 +148,21 @@ export class HttpClientTransport implements Transport {
 
   start(handlers: TransportHandlers): void {
     this.handlers = handlers;
+    this.eventHandlers = {
+      onMessage: (m) => {
+        const msg = isObj(m) ? m : undefined;
+        const result = msg && !('method' in msg) ? msg.result : undefined;
+        if (isObj(result) && typeof result.sessionId === 'string') void this.sessionStream(result.sessionId);
+        if (msg && typeof msg.method === 'string' && 'id' in msg) {
+          const s = sessionIdOf(msg);
+          if (s !== undefined) this.serverRequestSessions.set(JSON.stringify(msg.id), s);
+        }
+        handlers.onMessage(m);
+      },
+      onInvalidLine: (i) => handlers.onInvalidLine(i),
+      onTooDeep: handlers.onTooDeep && ((m, l) => handlers.onTooDeep?.(m, l)),
+      onClose: () => undefined,
+    };
   }
 
   private headers(extra: Record<string, string>): Record<string, string> {
@@ -243,21 +261,27 @@ export class HttpClientTransport implements Transport {
   private async readStream(body: ReadableStream<Uint8Array>, session?: string): Promise<void> {
     const decoder = new TextDecoder();
     let buffer = '';
-    let data: string[] = [];
+    // the event's `data` lines so far, joined by '\n' (undefined: none yet)
+    let data: string | undefined;
     try {
       for await (const chunk of readChunks(body)) {
         buffer += decoder.decode(chunk, { stream: true });
+        // a cursor over the buffer, cut once per chunk: slicing it per line made every line cost a copy
+        let start = 0;
         let nl: number;
-        while ((nl = buffer.indexOf('\n')) >= 0) {
-          let line = buffer.slice(0, nl);
-          buffer = buffer.slice(nl + 1);
-          if (line.endsWith('\r')) line = line.slice(0, -1);
-          if (line === '') {
-            if (data.length > 0) this.onEvent(data.join('\n'));
-            data = [];
-          } else if (line.startsWith('data:')) data.push(line.slice(line.charAt(5) === ' ' ? 6 : 5));
+        while ((nl = buffer.indexOf('\n', start)) >= 0) {
+          const end = nl > start && buffer.charCodeAt(nl - 1) === CR ? nl - 1 : nl;
+          if (end === start) {
+            if (data !== undefined) this.onEvent(data);
+            data = undefined;
+          } else if (buffer.startsWith('data:', start)) {
+            const value = buffer.slice(start + (buffer.charCodeAt(start + 5) === SPACE ? 6 : 5), end);
+            data = data === undefined ? value : `${data}\n${value}`;
+          }
           // comments (keep-alives), `event:`, `id:` and `retry:` carry nothing for ACP
+          start = nl + 1;
         }
+        if (start > 0) buffer = buffer.slice(start);
       }
       // a session stream may end alone (reopened on the next message for it); the connection stream may not
       if (session !== undefined) this.sessionStreams.delete(session);
@@ -269,23 +293,12 @@ export class HttpClientTransport implements Transport {
     }
   }
 
+  /** What an event's message goes through, made once in {@link start} (not one object per event). */
+  private eventHandlers: TransportHandlers | undefined;
+
   private onEvent(text: string): void {
     if (this.closed) return;
-    deliverMessageText(text, {
-      onMessage: (m) => {
-        const msg = isObj(m) ? m : undefined;
-        const result = msg && !('method' in msg) ? msg.result : undefined;
-        if (isObj(result) && typeof result.sessionId === 'string') void this.sessionStream(result.sessionId);
-        if (msg && typeof msg.method === 'string' && 'id' in msg) {
-          const s = sessionIdOf(msg);
-          if (s !== undefined) this.serverRequestSessions.set(JSON.stringify(msg.id), s);
-        }
-        this.handlers?.onMessage(m);
-      },
-      onInvalidLine: (i) => this.handlers?.onInvalidLine(i),
-      onTooDeep: this.handlers?.onTooDeep && ((m, l) => this.handlers?.onTooDeep?.(m, l)),
-      onClose: () => undefined,
-    }, this.options.maxDepth ?? MAX_JSON_DEPTH);
+    if (this.eventHandlers) deliverMessageText(text, this.eventHandlers, this.options.maxDepth ?? MAX_JSON_DEPTH);
   }
 
   whenWritable(): Promise<void> {
