@@ -200,8 +200,14 @@ export class CaptureWriter {
   private fd: number | undefined;
   private readonly t0: bigint;
   private seq = 0;
-  /** Lines held while corked: one write for all of them. */
-  private held: string[] | undefined;
+  /**
+   * Lines held while corked, encoded straight into one reused buffer: one write for all of them,
+   * and no per-frame array, join or Buffer allocation (the record path's cost per frame).
+   */
+  private buf: Buffer = Buffer.allocUnsafe(64 * 1024);
+  /** Bytes of {@link buf} in use; only meaningful while corked. */
+  private used = 0;
+  private corked = false;
 
   /** Creates (or appends to) `path` and writes the header line. */
   constructor(path: string, header: Omit<CaptureHeader, 'type' | 'format' | 'formatVersion' | 'start'> & { start?: string }) {
@@ -239,14 +245,17 @@ export class CaptureWriter {
    * the chunk only after `uncork`, so the crash guarantee holds with one write per chunk.
    */
   cork(): void {
-    this.held ??= [];
+    this.corked = true;
   }
 
   /** Writes what was held since {@link cork} (one write) and stops holding. */
   uncork(): void {
-    const held = this.held;
-    this.held = undefined;
-    if (held && held.length > 0) this.text(held.length === 1 ? held[0]! : held.join(''));
+    this.corked = false;
+    const used = this.used;
+    this.used = 0;
+    if (used > 0 && this.fd !== undefined) this.bytes(this.buf, used);
+    // a burst of huge lines must not pin a huge buffer for the rest of the session
+    if (this.buf.length > 4 * 1024 * 1024) this.buf = Buffer.allocUnsafe(64 * 1024);
   }
 
   /** Records a fact learnt at the last frame. */
@@ -273,13 +282,25 @@ export class CaptureWriter {
 
   private text(text: string): void {
     if (this.fd === undefined) return;
-    if (this.held) {
-      this.held.push(text);
+    if (!this.corked) {
+      this.bytes(Buffer.from(text, 'utf8'), -1);
       return;
     }
-    const buf = Buffer.from(text, 'utf8');
+    // UTF-8 needs at most 3 bytes per UTF-16 unit: reserve that, so one write() call encodes it
+    const need = this.used + text.length * 3;
+    if (need > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2));
+      this.buf.copy(grown, 0, 0, this.used);
+      this.buf = grown;
+    }
+    this.used += this.buf.write(text, this.used, 'utf8');
+  }
+
+  /** Writes the first `length` bytes of `buf` (all when -1) synchronously, to the end. */
+  private bytes(buf: Buffer, length: number): void {
+    const end = length < 0 ? buf.length : length;
     let off = 0;
-    while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
+    while (off < end) off += writeSync(this.fd!, buf, off, end - off);
   }
 }
 
