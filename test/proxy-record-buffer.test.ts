@@ -65,3 +65,38 @@ describe('capture writer: corked lines in one reused buffer', () => {
     expect(seqs).toEqual([1, 2]);
   });
 });
+
+describe('capture writer: raw bytes escaped without re-serialising', () => {
+  it('lines given with their bytes are written exactly as the JSON of the frame (quotes, backslashes, control bytes, invalid UTF-8)', async () => {
+    const lines: Buffer[] = [
+      Buffer.from(update('say "hi" \\ back\\slash ü € 😀 \u2028 \u007f')),
+      Buffer.from('{"jsonrpc":"2.0","id":"a\\"b","result":{}}'),
+      Buffer.from('tab\there\r'), // control bytes: JSON.stringify's short escapes
+      Buffer.from('\u0001\u001f bell'),
+      Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), // not UTF-8: decoded with U+FFFD
+      Buffer.from([0xed, 0xa0, 0x80]), // an encoded lone surrogate is not UTF-8 either
+      Buffer.from('\ufeff{"jsonrpc":"2.0","method":"x"}'), // a BOM is kept
+      Buffer.from(''),
+      Buffer.from(update('x'.repeat(200_000))), // past the buffer: it grows
+    ];
+    const withBytes = capturePath();
+    const plain = capturePath();
+    const a = new CaptureWriter(withBytes, { acpKit: '0.0.0-test', agent: ['a'], start: '2026-01-01T00:00:00.000Z' });
+    const b = new CaptureWriter(plain, { acpKit: '0.0.0-test', agent: ['a'], start: '2026-01-01T00:00:00.000Z' });
+    const written: CaptureFrame[] = [];
+    a.cork();
+    for (const bytes of lines) written.push(a.frame('agent->editor', bytes.toString('utf8'), undefined, 'agent', bytes));
+    a.uncork();
+    for (const bytes of lines) b.frame('agent->editor', bytes.toString('utf8'), undefined, 'agent');
+    a.close();
+    b.close();
+    const frameLines = (p: string) => readFileSync(p, 'utf8').split('\n').slice(1, -1).map((l) => JSON.parse(l) as CaptureFrame);
+    // bytes, not text: invalid UTF-8 copied through would decode to the same text but is not what JSON.stringify gives
+    const file = readFileSync(withBytes);
+    const body = file.subarray(file.indexOf(10) + 1);
+    expect(body.equals(Buffer.from(written.map((f) => JSON.stringify(f) + '\n').join('')))).toBe(true);
+    // the same capture the string path writes, apart from the clock
+    expect(frameLines(withBytes).map(({ t: _t, ...f }) => f)).toEqual(frameLines(plain).map(({ t: _t, ...f }) => f));
+    expect((await readCapture(withBytes)).frames.map((f) => f.raw)).toEqual(lines.map((l) => l.toString('utf8')));
+  });
+});

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -224,19 +225,61 @@ export class CaptureWriter {
     return Math.round(Number(process.hrtime.bigint() - this.t0) / 1000) / 1000;
   }
 
-  /** Records one frame and returns it (with its seq and time); `side` only for a bridge's legs. */
-  frame(dir: FrameDirection, raw: string, decoded: DecodedFrame = decodeFrame(raw), side?: CaptureSide): CaptureFrame {
+  /**
+   * Records one frame and returns it (with its seq and time); `side` only for a bridge's legs.
+   * `rawBytes`, the bytes `raw` was decoded from, lets a corked writer copy them escaped instead of
+   * serialising `raw` again (the capture line is the same either way).
+   */
+  frame(dir: FrameDirection, raw: string, decoded: DecodedFrame = decodeFrame(raw), side?: CaptureSide, rawBytes?: Buffer): CaptureFrame {
     const f: CaptureFrame = { seq: ++this.seq, t: this.now(), dir, raw, kind: decoded.kind };
     if (decoded.method !== undefined) f.method = decoded.method;
     if (decoded.id !== undefined) f.id = decoded.id;
     if (side !== undefined) f.side = side;
     // the same line JSON.stringify(f) gives, without building it from the object (hot path)
-    let line = `{"seq":${f.seq},"t":${f.t},"dir":"${dir}","raw":${JSON.stringify(raw)},"kind":"${f.kind}"`;
-    if (f.method !== undefined) line += `,"method":${JSON.stringify(f.method)}`;
-    if (f.id !== undefined) line += `,"id":${JSON.stringify(f.id)}`;
-    if (side !== undefined) line += `,"side":"${side}"`;
-    this.text(`${line}}\n`);
+    let tail = `,"kind":"${f.kind}"`;
+    if (f.method !== undefined) tail += `,"method":${JSON.stringify(f.method)}`;
+    if (f.id !== undefined) tail += `,"id":${JSON.stringify(f.id)}`;
+    if (side !== undefined) tail += `,"side":"${side}"`;
+    const head = `{"seq":${f.seq},"t":${f.t},"dir":"${dir}","raw":`;
+    if (rawBytes !== undefined && this.corked && this.fd !== undefined && this.escaped(head, rawBytes)) this.text(`${tail}}\n`);
+    else this.text(`${head}${JSON.stringify(raw)}${tail}}\n`);
     return f;
+  }
+
+  /**
+   * Appends `head` and the JSON string of `bytes` to the held buffer, escaping byte by byte
+   * (V8's JSON.stringify of a quote-heavy line costs more than the rest of the frame). Only for
+   * valid UTF-8 without control characters, where the result is byte for byte what
+   * `JSON.stringify(bytes.toString())` gives; returns false (nothing appended) otherwise.
+   */
+  private escaped(head: string, bytes: Buffer): boolean {
+    if (!isUtf8(bytes)) return false;
+    const start = this.used;
+    this.text(head);
+    // worst case every byte escaped, plus the quotes
+    const need = this.used + 2 * bytes.length + 2;
+    if (need > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2));
+      this.buf.copy(grown, 0, 0, this.used);
+      this.buf = grown;
+    }
+    const out = this.buf;
+    let o = this.used;
+    out[o++] = 34;
+    for (let i = 0; i < bytes.length; i++) {
+      const c = bytes[i]!;
+      if (c === 34 || c === 92) {
+        out[o++] = 92;
+        out[o++] = c;
+      } else if (c < 32) {
+        // JSON.stringify has its own short escapes for these: let it write the line
+        this.used = start;
+        return false;
+      } else out[o++] = c;
+    }
+    out[o++] = 34;
+    this.used = o;
+    return true;
   }
 
   /**
@@ -308,8 +351,8 @@ export class CaptureWriter {
  * Numbers frames the way {@link CaptureWriter.frame} does: through `recorder` when there is one,
  * else in memory only (validation without recording still needs seq and time).
  */
-export function frameStamper(recorder: CaptureWriter | undefined): (dir: FrameDirection, raw: string, decoded: DecodedFrame, side?: CaptureSide) => CaptureFrame {
-  if (recorder) return (dir, raw, decoded, side) => recorder.frame(dir, raw, decoded, side);
+export function frameStamper(recorder: CaptureWriter | undefined): (dir: FrameDirection, raw: string, decoded: DecodedFrame, side?: CaptureSide, rawBytes?: Buffer) => CaptureFrame {
+  if (recorder) return (dir, raw, decoded, side, rawBytes) => recorder.frame(dir, raw, decoded, side, rawBytes);
   let seq = 0;
   const t0 = process.hrtime.bigint();
   return (dir, raw, d, side) => {
