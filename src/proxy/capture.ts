@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -200,8 +201,14 @@ export class CaptureWriter {
   private fd: number | undefined;
   private readonly t0: bigint;
   private seq = 0;
-  /** Lines held while corked: one write for all of them. */
-  private held: string[] | undefined;
+  /**
+   * Lines held while corked, encoded straight into one reused buffer: one write for all of them,
+   * and no per-frame array, join or Buffer allocation (the record path's cost per frame).
+   */
+  private buf: Buffer = Buffer.allocUnsafe(64 * 1024);
+  /** Bytes of {@link buf} in use; only meaningful while corked. */
+  private used = 0;
+  private corked = false;
 
   /** Creates (or appends to) `path` and writes the header line. */
   constructor(path: string, header: Omit<CaptureHeader, 'type' | 'format' | 'formatVersion' | 'start'> & { start?: string }) {
@@ -218,19 +225,61 @@ export class CaptureWriter {
     return Math.round(Number(process.hrtime.bigint() - this.t0) / 1000) / 1000;
   }
 
-  /** Records one frame and returns it (with its seq and time); `side` only for a bridge's legs. */
-  frame(dir: FrameDirection, raw: string, decoded: DecodedFrame = decodeFrame(raw), side?: CaptureSide): CaptureFrame {
+  /**
+   * Records one frame and returns it (with its seq and time); `side` only for a bridge's legs.
+   * `rawBytes`, the bytes `raw` was decoded from, lets a corked writer copy them escaped instead of
+   * serialising `raw` again (the capture line is the same either way).
+   */
+  frame(dir: FrameDirection, raw: string, decoded: DecodedFrame = decodeFrame(raw), side?: CaptureSide, rawBytes?: Buffer): CaptureFrame {
     const f: CaptureFrame = { seq: ++this.seq, t: this.now(), dir, raw, kind: decoded.kind };
     if (decoded.method !== undefined) f.method = decoded.method;
     if (decoded.id !== undefined) f.id = decoded.id;
     if (side !== undefined) f.side = side;
     // the same line JSON.stringify(f) gives, without building it from the object (hot path)
-    let line = `{"seq":${f.seq},"t":${f.t},"dir":"${dir}","raw":${JSON.stringify(raw)},"kind":"${f.kind}"`;
-    if (f.method !== undefined) line += `,"method":${JSON.stringify(f.method)}`;
-    if (f.id !== undefined) line += `,"id":${JSON.stringify(f.id)}`;
-    if (side !== undefined) line += `,"side":"${side}"`;
-    this.text(`${line}}\n`);
+    let tail = `,"kind":"${f.kind}"`;
+    if (f.method !== undefined) tail += `,"method":${JSON.stringify(f.method)}`;
+    if (f.id !== undefined) tail += `,"id":${JSON.stringify(f.id)}`;
+    if (side !== undefined) tail += `,"side":"${side}"`;
+    const head = `{"seq":${f.seq},"t":${f.t},"dir":"${dir}","raw":`;
+    if (rawBytes !== undefined && this.corked && this.fd !== undefined && this.escaped(head, rawBytes)) this.text(`${tail}}\n`);
+    else this.text(`${head}${JSON.stringify(raw)}${tail}}\n`);
     return f;
+  }
+
+  /**
+   * Appends `head` and the JSON string of `bytes` to the held buffer, escaping byte by byte
+   * (V8's JSON.stringify of a quote-heavy line costs more than the rest of the frame). Only for
+   * valid UTF-8 without control characters, where the result is byte for byte what
+   * `JSON.stringify(bytes.toString())` gives; returns false (nothing appended) otherwise.
+   */
+  private escaped(head: string, bytes: Buffer): boolean {
+    if (!isUtf8(bytes)) return false;
+    const start = this.used;
+    this.text(head);
+    // worst case every byte escaped, plus the quotes
+    const need = this.used + 2 * bytes.length + 2;
+    if (need > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2));
+      this.buf.copy(grown, 0, 0, this.used);
+      this.buf = grown;
+    }
+    const out = this.buf;
+    let o = this.used;
+    out[o++] = 34;
+    for (let i = 0; i < bytes.length; i++) {
+      const c = bytes[i]!;
+      if (c === 34 || c === 92) {
+        out[o++] = 92;
+        out[o++] = c;
+      } else if (c < 32) {
+        // JSON.stringify has its own short escapes for these: let it write the line
+        this.used = start;
+        return false;
+      } else out[o++] = c;
+    }
+    out[o++] = 34;
+    this.used = o;
+    return true;
   }
 
   /**
@@ -239,14 +288,17 @@ export class CaptureWriter {
    * the chunk only after `uncork`, so the crash guarantee holds with one write per chunk.
    */
   cork(): void {
-    this.held ??= [];
+    this.corked = true;
   }
 
   /** Writes what was held since {@link cork} (one write) and stops holding. */
   uncork(): void {
-    const held = this.held;
-    this.held = undefined;
-    if (held && held.length > 0) this.text(held.length === 1 ? held[0]! : held.join(''));
+    this.corked = false;
+    const used = this.used;
+    this.used = 0;
+    if (used > 0 && this.fd !== undefined) this.bytes(this.buf, used);
+    // a burst of huge lines must not pin a huge buffer for the rest of the session
+    if (this.buf.length > 4 * 1024 * 1024) this.buf = Buffer.allocUnsafe(64 * 1024);
   }
 
   /** Records a fact learnt at the last frame. */
@@ -273,13 +325,25 @@ export class CaptureWriter {
 
   private text(text: string): void {
     if (this.fd === undefined) return;
-    if (this.held) {
-      this.held.push(text);
+    if (!this.corked) {
+      this.bytes(Buffer.from(text, 'utf8'), -1);
       return;
     }
-    const buf = Buffer.from(text, 'utf8');
+    // UTF-8 needs at most 3 bytes per UTF-16 unit: reserve that, so one write() call encodes it
+    const need = this.used + text.length * 3;
+    if (need > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2));
+      this.buf.copy(grown, 0, 0, this.used);
+      this.buf = grown;
+    }
+    this.used += this.buf.write(text, this.used, 'utf8');
+  }
+
+  /** Writes the first `length` bytes of `buf` (all when -1) synchronously, to the end. */
+  private bytes(buf: Buffer, length: number): void {
+    const end = length < 0 ? buf.length : length;
     let off = 0;
-    while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
+    while (off < end) off += writeSync(this.fd!, buf, off, end - off);
   }
 }
 
@@ -287,8 +351,8 @@ export class CaptureWriter {
  * Numbers frames the way {@link CaptureWriter.frame} does: through `recorder` when there is one,
  * else in memory only (validation without recording still needs seq and time).
  */
-export function frameStamper(recorder: CaptureWriter | undefined): (dir: FrameDirection, raw: string, decoded: DecodedFrame, side?: CaptureSide) => CaptureFrame {
-  if (recorder) return (dir, raw, decoded, side) => recorder.frame(dir, raw, decoded, side);
+export function frameStamper(recorder: CaptureWriter | undefined): (dir: FrameDirection, raw: string, decoded: DecodedFrame, side?: CaptureSide, rawBytes?: Buffer) => CaptureFrame {
+  if (recorder) return (dir, raw, decoded, side, rawBytes) => recorder.frame(dir, raw, decoded, side, rawBytes);
   let seq = 0;
   const t0 = process.hrtime.bigint();
   return (dir, raw, d, side) => {

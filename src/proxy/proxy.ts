@@ -50,10 +50,11 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
     const stamp = frameStamper(recorder);
     let initId: unknown;
     let initSeen = false;
-    const onLine = (dir: FrameDirection, raw: string): void => {
+    const onLine = (dir: FrameDirection, bytes: Buffer): void => {
+      const raw = bytes.toString('utf8');
       // validation needs the message; recording only kind/method/id, which a light scan finds
       const d: DecodedFrame = validator ? decodeFrame(raw) : (scanFrame(raw) ?? decodeFrame(raw));
-      const frame = stamp(dir, raw, d);
+      const frame = stamp(dir, raw, d, undefined, bytes);
       if (recorder && !initSeen) {
         // the negotiated version goes into the capture as soon as the initialize answer passes
         if (dir === 'editor->agent' && d.kind === 'request' && d.method === 'initialize') initId = d.id;
@@ -114,7 +115,7 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
  * Splits `from` into lines, hands each to `onLine` (record, check) and then writes the bytes
  * unchanged to `to`, honouring backpressure. A last line without `\n` is handled at EOF.
  */
-function forwardLines(from: Readable, to: Writable, dir: FrameDirection, onLine: (dir: FrameDirection, raw: string) => void, endTarget: boolean, batch?: { begin(): void; end(): void }): void {
+function forwardLines(from: Readable, to: Writable, dir: FrameDirection, onLine: (dir: FrameDirection, line: Buffer) => void, endTarget: boolean, batch?: { begin(): void; end(): void }): void {
   // bytes of a line not complete yet: neither recorded nor forwarded
   let held: Buffer[] = [];
   from.on('data', (chunk: Buffer) => {
@@ -131,7 +132,7 @@ function forwardLines(from: Readable, to: Writable, dir: FrameDirection, onLine:
       while (nl !== -1) {
         const part = chunk.subarray(start, nl);
         const line = start === 0 && before.length > 0 ? Buffer.concat([...before, part]) : part;
-        onLine(dir, line.toString('utf8'));
+        onLine(dir, line);
         start = nl + 1;
         nl = chunk.indexOf(10, start);
       }
@@ -152,7 +153,7 @@ function forwardLines(from: Readable, to: Writable, dir: FrameDirection, onLine:
     if (held.length > 0) {
       const rest = Buffer.concat(held);
       held = [];
-      onLine(dir, rest.toString('utf8'));
+      onLine(dir, rest);
       to.write(rest);
     }
     if (endTarget) to.end();
