@@ -50,7 +50,8 @@ interface BatchRow {
   /** how many of the `n` rows are history (the others are live-only: they do not touch the listed metadata) */
   h: number;
   expected: number | null;
-  bodies: unknown[];
+  /** the JSON text of each update, as `append` serialised it (spliced into the statement's parameter as is) */
+  texts: string[];
   lives: boolean[];
   title_set: boolean;
   title: string | null;
@@ -291,7 +292,7 @@ export class PostgresSessionStore implements SessionStore {
 
   private async writeRows(rows: BatchRow[]): Promise<Map<string, AcpError | undefined>> {
     const pool = await this.pool();
-    const written = await pool.query<{ session_id: string; last_seq: string }>(this.options.fanOut ? BATCH_NOTIFY_SQL : BATCH_SQL, [this.namespace, JSON.stringify(rows)]);
+    const written = await pool.query<{ session_id: string; last_seq: string }>(this.options.fanOut ? BATCH_NOTIFY_SQL : BATCH_SQL, [this.namespace, batchJson(rows)]);
     const outcome = new Map<string, AcpError | undefined>();
     for (const r of written.rows) {
       this.seqs.set(r.session_id, Number(r.last_seq));
@@ -431,11 +432,11 @@ function metaOf(row: SessionRow): StoredSessionMeta {
 
 /** One row per session of the batch, its writes in order. */
 function batchRows(batch: Pending[], seqs: ReadonlyMap<string, number>): BatchRow[] {
-  const bySession = new Map<string, BatchRow & { texts: string[] }>();
+  const bySession = new Map<string, BatchRow>();
   for (const p of batch) {
     let row = bySession.get(p.sessionId);
     if (!row) {
-      row = { session_id: p.sessionId, n: 0, h: 0, expected: seqs.get(p.sessionId) ?? null, bodies: [], lives: [], texts: [], title_set: false, title: null, explicit_at: null, config_set: false, config: null };
+      row = { session_id: p.sessionId, n: 0, h: 0, expected: seqs.get(p.sessionId) ?? null, lives: [], texts: [], title_set: false, title: null, explicit_at: null, config_set: false, config: null };
       bySession.set(p.sessionId, row);
     }
     if (p.kind === 'config') {
@@ -459,7 +460,17 @@ function batchRows(batch: Pending[], seqs: ReadonlyMap<string, number>): BatchRo
       if (typeof u.updatedAt === 'string') row.explicit_at = u.updatedAt;
     }
   }
-  return [...bySession.values()].map(({ texts, ...row }) => ({ ...row, bodies: texts.map((t) => JSON.parse(t) as unknown) }));
+  return [...bySession.values()];
+}
+
+/**
+ * The batch statement's JSON parameter: each row with its `bodies` array made of the texts `append`
+ * already serialised, spliced in as they are (an update is serialised once, not parsed back and
+ * serialised again on the hot path).
+ */
+function batchJson(rows: readonly BatchRow[]): string {
+  // JSON of a non-empty object ends with `}`: the bodies go in before it
+  return `[${rows.map(({ texts, ...row }) => `${JSON.stringify(row).slice(0, -1)},"bodies":[${texts.join(',')}]}`).join(',')}]`;
 }
 
 /** Key of a body that could not be stored as JSON as is (it contains U+0000, which `jsonb` refuses). */
