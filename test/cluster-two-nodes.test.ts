@@ -6,11 +6,11 @@ import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { PostgresSessionStore } from '../src/agent/postgres-session-store.js';
 import { migrate } from '../src/agent/store/postgres/migrations.js';
-import { connect, type ClientConnection, type PermissionPolicy } from '../src/client/index.js';
+import type { PermissionPolicy } from '../src/client/index.js';
 import { ClusterNode } from '../src/server/cluster/node.js';
 import { inProcessAgent, startAcpServer, type AcpServer } from '../src/server/index.js';
 import { describePostgres, usePostgres } from './support/postgres.js';
-import { TOKEN, wsUrl } from './support/remote.js';
+import { connectTapped, TOKEN, wsUrl, type TappedClient } from './support/remote.js';
 import { controlledAgent, type AgentControl } from './support/shared-agent.js';
 
 interface Instance {
@@ -19,13 +19,7 @@ interface Instance {
   url: string;
 }
 
-interface Client {
-  conn: ClientConnection;
-  /** every `session/update`'s `update`, in wire order */
-  updates: any[];
-  /** every message received, in wire order */
-  received: any[];
-}
+type Client = TappedClient;
 
 const chunkTexts = (us: any[]): string[] => us.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text);
 const never: PermissionPolicy = (_req, ctx) => new Promise((resolve) => ctx.signal?.addEventListener('abort', () => resolve({ outcome: 'cancelled' })));
@@ -57,23 +51,9 @@ describePostgres('two cluster instances on one database', () => {
   }
 
   async function client(url: string, permissionPolicy?: PermissionPolicy): Promise<Client> {
-    const updates: any[] = [];
-    const received: any[] = [];
-    const conn = await connect({
-      url,
-      token: TOKEN,
-      protocol: 2,
-      ...(permissionPolicy ? { permissionPolicy } : {}),
-      tap: {
-        sent: () => undefined,
-        received: (m: any) => {
-          received.push(m);
-          if (m?.method === 'session/update') updates.push(m.params.update);
-        },
-      },
-    });
-    cleanups.push(() => conn.close());
-    return { conn, updates, received };
+    const c = await connectTapped(url, TOKEN, permissionPolicy);
+    cleanups.push(() => c.conn.close());
+    return c;
   }
 
   /** Two instances, a client on each; A creates the session (its instance owns it), B resumes it on the other. */

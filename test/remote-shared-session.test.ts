@@ -2,9 +2,9 @@
 // real WebSockets and Streamable HTTP on loopback: a second client of the same token resumes the
 // session the first is using and both follow one turn, one prompt queue and one permission question.
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type ClientConnection, type PermissionPolicy } from '../src/client/index.js';
+import type { ClientConnection, PermissionPolicy } from '../src/client/index.js';
 import { inProcessAgent, startAcpServer, type AcpServer } from '../src/server/index.js';
-import { OTHER_TOKEN, TOKEN, wsUrl } from './support/remote.js';
+import { connectTapped, OTHER_TOKEN, TOKEN, wsUrl, type TappedClient } from './support/remote.js';
 import { controlledAgent } from './support/shared-agent.js';
 
 let server: AcpServer | undefined;
@@ -15,32 +15,12 @@ afterEach(async () => {
   server = undefined;
 });
 
-interface Client {
-  conn: ClientConnection;
-  /** every `session/update`'s `update`, in wire order */
-  updates: any[];
-  /** every message received, in wire order */
-  received: any[];
-}
+type Client = TappedClient;
 
 async function client(url: string, token: string, permissionPolicy?: PermissionPolicy): Promise<Client> {
-  const updates: any[] = [];
-  const received: any[] = [];
-  const conn = await connect({
-    url,
-    token,
-    protocol: 2,
-    ...(permissionPolicy ? { permissionPolicy } : {}),
-    tap: {
-      sent: () => undefined,
-      received: (m: any) => {
-        received.push(m);
-        if (m?.method === 'session/update') updates.push(m.params.update);
-      },
-    },
-  });
-  open.push(conn);
-  return { conn, updates, received };
+  const c = await connectTapped(url, token, permissionPolicy);
+  open.push(c.conn);
+  return c;
 }
 
 const chunkTexts = (us: any[]): string[] => us.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text);

@@ -1,5 +1,6 @@
 // Shared set-up of the remote tests: an in-process `acp-kit serve` (startAcpServer on 127.0.0.1,
 // port 0) serving the scripted e2e agent (test/fixtures/e2e-agent-definition.mjs) per connection.
+import { connect, type ClientConnection, type PermissionPolicy } from '../../src/client/index.js';
 import { AcpError } from '../../src/protocol/index.js';
 import { inProcessAgent, startAcpServer, type AcpServer, type AcpServerOptions } from '../../src/server/index.js';
 // @ts-expect-error plain ESM fixture without type declarations
@@ -27,4 +28,33 @@ export function chunksPrompt(n: number, sleepEvery = 0, sleepMs = 0): string {
     if (sleepEvery && i % sleepEvery === sleepEvery - 1) actions.push({ sleep: sleepMs });
   }
   return JSON.stringify({ actions });
+}
+
+/** A v2 client connection with what it received, in wire order. */
+export interface TappedClient {
+  conn: ClientConnection;
+  /** every `session/update`'s `update` */
+  updates: any[];
+  /** every message received */
+  received: any[];
+}
+
+/** Connects a v2 client to `url` that records what it receives; the caller closes `conn`. */
+export async function connectTapped(url: string, token: string, permissionPolicy?: PermissionPolicy): Promise<TappedClient> {
+  const updates: any[] = [];
+  const received: any[] = [];
+  const conn = await connect({
+    url,
+    token,
+    protocol: 2,
+    ...(permissionPolicy ? { permissionPolicy } : {}),
+    tap: {
+      sent: () => undefined,
+      received: (m: any) => {
+        received.push(m);
+        if (m?.method === 'session/update') updates.push(m.params.update);
+      },
+    },
+  });
+  return { conn, updates, received };
 }
