@@ -4,20 +4,14 @@
 // (v2) -> acp-kit proxy --bridge 2 --record -> tee -> the built-in agent (offered v1).
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { frameSide, readCapture, type CaptureFrame } from '../src/proxy/index.js';
-import { BIN, FIXTURES, cliEnv, ndjson, startCli, tempDir, type CliResult, type RunningCli } from './fixtures/cli-helpers.js';
+import { BIN, FIXTURES, cliEnv, ndjson, tempDir, type CliResult } from './fixtures/cli-helpers.js';
+import { useCli } from './support/cli.js';
 
 const node = process.execPath;
-const running: RunningCli[] = [];
-afterEach(() => {
-  for (const r of running.splice(0)) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
-});
-function cli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  const r = startCli(args, { env });
-  running.push(r);
-  return r.done;
-}
+const runCliWith = useCli();
+const cli = (args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> => runCliWith(args, { env });
 /** Bytes a leg carried one way: each frame's raw plus the newline it was split on. */
 const joined = (frames: CaptureFrame[], dir: CaptureFrame['dir']) => frames.filter((f) => f.dir === dir).map((f) => `${f.raw}\n`).join('');
 const initVersion = (frames: CaptureFrame[]): unknown => {

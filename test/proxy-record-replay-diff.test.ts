@@ -5,20 +5,14 @@
 // sessions; a run in another workspace is a real difference, and diff reports it.
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, cliEnv, startCli, tempDir, type CliResult, type RunningCli } from './fixtures/cli-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, cliEnv, tempDir, type CliResult } from './fixtures/cli-helpers.js';
+import { useCli } from './support/cli.js';
 
 const node = process.execPath;
 const PROMPT = 'create notes.txt containing hello';
-const running: RunningCli[] = [];
-afterEach(() => {
-  for (const r of running.splice(0)) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
-});
-function cli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  const r = startCli(args, { env });
-  running.push(r);
-  return r.done;
-}
+const runCliWith = useCli();
+const cli = (args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> => runCliWith(args, { env });
 
 describe.each([1, 2] as const)('record, replay both ways, diff: protocol v%s', (version) => {
   it('diff A B (replay --as client) and diff A C (replay --as agent behind a recording proxy) exit 0: no differences but timing', async () => {

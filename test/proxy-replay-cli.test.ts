@@ -2,21 +2,14 @@
 // replayed to acp-kit's client (--as agent) and to a fresh built-in agent (--as client).
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readCapture, type CaptureFrame } from '../src/proxy/index.js';
-import { BIN, cliEnv, ndjson, startCli, tempDir, type CliResult, type RunningCli } from './fixtures/cli-helpers.js';
+import { BIN, cliEnv, ndjson, tempDir, type CliResult } from './fixtures/cli-helpers.js';
+import { useCli } from './support/cli.js';
 
 const node = process.execPath;
 const PROMPT = 'create notes.txt containing hello';
-const running: RunningCli[] = [];
-afterEach(() => {
-  for (const r of running.splice(0)) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
-});
-function cli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliResult> {
-  const r = startCli(args, opts);
-  running.push(r);
-  return r.done;
-}
+const cli = useCli();
 
 /**
  * What a replay must reproduce, ignoring ids and timing: (direction, kind, method) per frame.
