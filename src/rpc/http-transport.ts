@@ -3,12 +3,10 @@ import { Readable } from 'node:stream';
 import { isObj } from '../protocol/codec/util.js';
 import { MAX_JSON_DEPTH } from './json-guard.js';
 import { deliverMessageText, messageToText } from './message-text.js';
+import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from './http-headers.js';
 import type { CloseInfo, Transport, TransportHandlers } from './transport.js';
 
-/** Header naming the connection, returned by the `initialize` POST (remote transport RFD). */
-export const HEADER_CONNECTION_ID = 'Acp-Connection-Id';
-/** Header naming the session of a session-scoped POST. */
-export const HEADER_SESSION_ID = 'Acp-Session-Id';
+export { HEADER_CONNECTION_ID, HEADER_SESSION_ID };
 
 /** Options of {@link HttpClientTransport}. */
 export interface HttpClientTransportOptions {

@@ -1,11 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttp2Server, type Http2Server, type Http2Session } from 'node:http2';
+import type { Http2Server, Http2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { isObj } from '../protocol/codec/util.js';
-import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from '../rpc/http-transport.js';
+import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from '../rpc/http-headers.js';
 import type { Transport } from '../rpc/transport.js';
 import { WebSocketTransport } from '../rpc/websocket-transport.js';
 import { GuardedTransport, SessionRegistry } from './guard.js';
@@ -338,6 +338,8 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
   let h2Port: number | undefined;
   const h2Sessions = new Set<Http2Session>();
   if (options.http2Port !== undefined) {
+    // loaded only when asked for: most servers speak HTTP/1.1 and WebSocket only
+    const { createServer: createHttp2Server } = await import('node:http2');
     const h2Server = createHttp2Server((req, res) => handle(req as unknown as IncomingMessage, res as unknown as ServerResponse));
     h2Server.on('session', (session) => {
       h2Sessions.add(session);
