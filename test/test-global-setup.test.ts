@@ -29,6 +29,11 @@ describe('global set-up', () => {
     const now = new Date();
     utimesSync(join(root, 'src/agent/a.ts'), now, new Date(Date.now() + 1000));
     expect(distIsStale(root)).toBe(true);
+    utimesSync(join(root, 'src/agent/a.ts'), now, new Date(Date.now() - 3_600_000));
+    expect(distIsStale(root)).toBe(false);
+    mkdirSync(join(root, 'scripts'));
+    writeFileSync(join(root, 'scripts/bundle.mjs'), '');
+    expect(distIsStale(root)).toBe(true);
     const unbuilt = tempDir('acp-kit-setup-test-');
     expect(distIsStale(unbuilt)).toBe(true);
   });

@@ -22,6 +22,8 @@ function newestMtime(dir: string, keep: (name: string) => boolean): number {
   return newest;
 }
 
+const BUILD_SCRIPTS = ['scripts/copy-schemas.mjs', 'scripts/precompile-validators.mjs', 'scripts/bundle.mjs'];
+
 /** True when dist/ is missing or some build input changed after the last build. */
 export function distIsStale(root = ROOT): boolean {
   // tsc rewrites every output file on each build, so one output's mtime dates the whole build
@@ -32,6 +34,8 @@ export function distIsStale(root = ROOT): boolean {
     newestMtime(join(root, 'src'), (name) => name.endsWith('.ts') || name.endsWith('.tsx') || name.endsWith('.json')),
     statSync(join(root, 'tsconfig.build.json')).mtimeMs,
     statSync(join(root, 'package.json')).mtimeMs,
+    // the build's own steps (schema copy, precompiled validators, bundle) are inputs too
+    ...BUILD_SCRIPTS.map((f) => (existsSync(join(root, f)) ? statSync(join(root, f)).mtimeMs : 0)),
   );
   return inputs > built;
 }
