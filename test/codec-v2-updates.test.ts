@@ -202,19 +202,13 @@ describe('v2 session/update codec', () => {
     ]);
   });
 
-  it('keeps the chunk path allocation-free and fast', () => {
+  it('keeps the chunk path allocation-free: a chunk is encoded and decoded as the same object', () => {
+    // speed is measured by `npm run bench` (core rows), not by a timed assertion here
     const enc = codec.createUpdateEncoder();
     const dec = codec.createUpdateDecoder();
     const u: SessionUpdate = { sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text: 'hello world' } };
     expect(enc.encode(u)[0]).toBe(u);
     const wire = { sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text: 'hello world' } };
     expect(dec.decode(wire)[0]).toBe(wire);
-    const n = 100_000;
-    for (let i = 0; i < 5_000; i++) dec.decode(enc.encode(u)[0]); // warm up
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) dec.decode(enc.encode(u)[0]);
-    const perOp = Number(process.hrtime.bigint() - t0) / n;
-    // encode + validate + decode of one chunk; generous bound for slow CI machines
-    expect(perOp).toBeLessThan(5_000);
   });
 });

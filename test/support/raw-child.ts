@@ -38,8 +38,11 @@ export class RawChild {
     this.write(JSON.stringify(obj) + '\n');
   }
 
-  /** Next line as written (waits up to `ms`). */
-  async line(ms = 5000): Promise<string> {
+  /**
+   * Next line as written (waits up to `ms`: generous, because a child's start-up on a loaded 2-core machine
+   * can take seconds; a hang still fails, just later).
+   */
+  async line(ms = 30_000): Promise<string> {
     const deadline = Date.now() + ms;
     while (this.lines.length === 0) {
       if (Date.now() > deadline) throw new Error(`no line from child within ${ms} ms; stderr: ${this.stderr}`);
@@ -52,7 +55,7 @@ export class RawChild {
   }
 
   /** Next line parsed as JSON (waits up to `ms`). */
-  async next(ms = 5000): Promise<unknown> {
+  async next(ms = 30_000): Promise<unknown> {
     const line = await this.line(ms);
     try {
       return JSON.parse(line);
@@ -62,7 +65,7 @@ export class RawChild {
   }
 
   /** Reads lines until one matches. */
-  async until(pred: (m: any) => boolean, ms = 5000): Promise<any> {
+  async until(pred: (m: any) => boolean, ms = 30_000): Promise<any> {
     const deadline = Date.now() + ms;
     for (;;) {
       const m = await this.next(Math.max(1, deadline - Date.now()));
