@@ -16,17 +16,24 @@ afterEach(async () => {
   pairs = [];
 });
 
-/** One ordered log of what the store persisted, history and live, like `acp_updates` by seq. */
+/**
+ * One ordered log of what the store was asked to persist, history and live, like `acp_updates` by seq
+ * (the sequence is taken when the write is issued, as the one writer does); `done` once it committed.
+ */
 class LiveStore extends InMemorySessionStore {
-  readonly rows: { live: boolean; update: AnySessionUpdate }[] = [];
+  readonly rows: { live: boolean; update: AnySessionUpdate; done: boolean }[] = [];
   constructor() {
     super({ asyncAppend: true });
   }
   override append(sessionId: string, update: AnySessionUpdate): Promise<void> {
-    return (super.append(sessionId, update) as Promise<void>).then(() => void this.rows.push({ live: false, update }));
+    const row = { live: false, update, done: false };
+    this.rows.push(row);
+    return (super.append(sessionId, update) as Promise<void>).then(() => void (row.done = true));
   }
   appendLive(_sessionId: string, update: AnySessionUpdate): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, 2)).then(() => void this.rows.push({ live: true, update }));
+    const row = { live: true, update, done: false };
+    this.rows.push(row);
+    return new Promise((resolve) => setTimeout(resolve, 2)).then(() => void (row.done = true));
   }
 }
 
@@ -43,7 +50,7 @@ describe('live-only updates go through the store (cluster fan-out)', () => {
     s.onUpdate((u: any) => {
       received.push(u);
       if (u.sessionUpdate === 'state_update' || (u.sessionUpdate === 'user_message' && received.filter((r) => r.sessionUpdate === 'user_message').length === 1)) {
-        liveAtArrival.push(store.rows.filter((r) => r.live).length);
+        liveAtArrival.push(store.rows.filter((r) => r.live && r.done).length);
       }
     });
     const result = await s.prompt('say:alpha beta');

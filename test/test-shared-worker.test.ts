@@ -1,22 +1,25 @@
 /**
- * The files of the shared, non-isolated worker (vitest.config.ts `SHARED_WORKER_FILES`) run one after
- * the other in one thread with modules kept: a file there that changes process-wide state would leak
- * it into the files after it, and a shared module that registers a hook at import time would run it
- * for the first file only. This keeps the list honest as files change.
+ * No worker is isolated (vitest.config.ts): the unit files (`SHARED_WORKER_FILES` in
+ * test/support/shared-worker-files.ts) run one after the other in one thread, every other file in one of
+ * three reused forks, modules kept. A file that changes process-wide state would leak it into the files
+ * after it, and a shared module that registers a hook at import time would run it for the first file
+ * only. This keeps every test file honest as files change.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SHARED_WORKER_FILES } from '../vitest.config.js';
+import { SHARED_WORKER_FILES } from './support/shared-worker-files.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
 /** What makes a test file unfit for the shared worker, one message per finding. */
 export function sharedWorkerProblems(source: string): string[] {
   // code inside string literals (child scripts given to `node -e`) runs elsewhere: ignore quoted text
-  const code = source.replace(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"/g, "''");
+  const code = source.replace(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g, "''");
   const rules: Array<[RegExp, string]> = [
-    [/\bvi\.(mock|doMock|spyOn|stubGlobal|stubEnv|useFakeTimers)\(/, 'mocks, spies or fake timers'],
+    [/\bvi\.(mock|doMock|stubGlobal|stubEnv)\(/, 'mocks modules, globals or the environment'],
+    [/^(?![^]*\bvi\.restoreAllMocks\(\))[^]*\bvi\.spyOn\(/, 'spies without vi.restoreAllMocks()'],
+    [/^(?![^]*\bvi\.useRealTimers\(\))[^]*\bvi\.useFakeTimers\(/, 'fake timers without vi.useRealTimers()'],
     [/\bprocess\.env(\.\w+|\[[^\]]+\])\s*=(?!=)|\bdelete\s+process\.env\b|Object\.assign\(process\.env\b/, 'changes process.env'],
     [/\bprocess\.(chdir|umask|setuid|setgid)\(/, 'changes the process cwd or identity'],
     [/\bprocess\.(on|once|addListener|prependListener)\(/, 'adds a process event handler'],
@@ -37,17 +40,21 @@ describe('the shared worker\'s files', () => {
   it('the checks find what they look for (and not code inside child-process scripts)', () => {
     expect(sharedWorkerProblems("process.env.ACP_KIT_DATA_DIR = dir;")).toEqual(['changes process.env']);
     expect(sharedWorkerProblems("delete process.env.FORCE_COLOR;")).toEqual(['changes process.env']);
-    expect(sharedWorkerProblems("vi.useFakeTimers();")).toEqual(['mocks, spies or fake timers']);
+    expect(sharedWorkerProblems("vi.useFakeTimers();")).toEqual(['fake timers without vi.useRealTimers()']);
+    expect(sharedWorkerProblems("vi.useFakeTimers();\nafterEach(() => vi.useRealTimers());")).toEqual([]);
+    expect(sharedWorkerProblems("vi.spyOn(globalThis, 'setTimeout');")).toEqual(['spies without vi.restoreAllMocks()']);
+    expect(sharedWorkerProblems("vi.mock('../src/x.js');")).toEqual(['mocks modules, globals or the environment']);
     expect(sharedWorkerProblems("process.on('SIGTERM', stop);")).toEqual(['adds a process event handler']);
     expect(sharedWorkerProblems("process.chdir(dir);")).toEqual(['changes the process cwd or identity']);
     expect(sharedWorkerProblems("if (process.env.CI === '1') skip();")).toEqual([]);
     expect(sharedWorkerProblems(`spawn(node, ['-e', 'process.on("SIGTERM", () => {})']);`)).toEqual([]);
+    expect(sharedWorkerProblems('const script = `process.on("exit", f); process.exit(3)`;')).toEqual([]);
     expect(importTimeHooks("import x;\nafterAll(() => cleanup());\nfunction f() {\n  afterEach(close);\n}\n")).toEqual(['afterAll']);
   });
 
-  it('every listed pattern matches a file, and no listed file changes process-wide state', () => {
+  it('every listed pattern matches a file, and no test file changes process-wide state', () => {
     expect(SHARED_WORKER_FILES.filter((g) => !TEST_FILES.some((f) => matches(g, f))), 'patterns matching no file').toEqual([]);
-    const files = TEST_FILES.filter((f) => SHARED_WORKER_FILES.some((g) => matches(g, f)));
+    const files = TEST_FILES.filter((f) => f.endsWith('.test.ts'));
     const problems = files.flatMap((f) => sharedWorkerProblems(readFileSync(join(ROOT, f), 'utf8')).map((p) => `${f}: ${p}`));
     expect(problems).toEqual([]);
   });
