@@ -86,6 +86,7 @@ export const SHARED_WORKER_FILES = [
   'test/agent-async-store.test.ts',
   'test/proxy-replay-agent.test.ts',
   'test/public-surface.test.ts',
+  'test/docs-typecheck.test.ts',
 ];
 
 // generous: without retries, CLI tests that start several processes must survive a machine shared
