@@ -87,6 +87,11 @@ export const SHARED_WORKER_FILES = [
   'test/proxy-replay-agent.test.ts',
   'test/public-surface.test.ts',
   'test/docs-typecheck.test.ts',
+  'test/interop-sdk-client.test.ts',
+  'test/agent-sdk-interop.test.ts',
+  'test/checker-client-upserts.test.ts',
+  'test/startup-modules.test.ts',
+  'test/bundle-entries.test.ts',
 ];
 
 // generous: without retries, CLI tests that start several processes must survive a machine shared
