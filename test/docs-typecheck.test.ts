@@ -4,8 +4,10 @@
 // package, all checked by one TypeScript program (test/support/dts-program.ts, in process, shared
 // with test/public-surface.test.ts). ```js blocks are runnable JavaScript: the ones of docs/api.md
 // are executed by test/examples.test.ts. Needs `npm run build`.
-import { describe, expect, it } from 'vitest';
-import { docSnippets, dtsProgram, formatDiagnostics } from './support/dts-program.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { docSnippets, doneWithDtsProgram, dtsProgram, formatDiagnostics } from './support/dts-program.js';
+
+afterAll(() => doneWithDtsProgram('docs-typecheck'));
 
 describe('TypeScript snippets in README.md and docs/ compile under strict', () => {
   it('finds the snippets, among them the ones that show narrowing', () => {

@@ -5,8 +5,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { describe, expect, it } from 'vitest';
-import { distFiles, dtsProgram, formatDiagnostics } from './support/dts-program.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { distFiles, doneWithDtsProgram, dtsProgram, formatDiagnostics } from './support/dts-program.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
@@ -63,6 +63,8 @@ function declaredNames(file: string): Set<string> {
   }
   return out;
 }
+
+afterAll(() => doneWithDtsProgram('public-surface'));
 
 describe('public surface (.d.ts)', () => {
   it('no member marked @internal in src is declared in the built .d.ts files', () => {

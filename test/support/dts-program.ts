@@ -62,6 +62,18 @@ export interface DtsProgram {
 }
 
 let built: DtsProgram | undefined;
+/** The test files that use the program; it is dropped once each is done with it (it holds ~100 MB). */
+const USERS = ['public-surface', 'docs-typecheck'] as const;
+const done = new Set<string>();
+
+/** Called by a user's afterAll: the program is released once every user is done (or at worker exit). */
+export function doneWithDtsProgram(user: (typeof USERS)[number]): void {
+  done.add(user);
+  if (USERS.every((u) => done.has(u))) {
+    built = undefined;
+    done.clear();
+  }
+}
 
 /**
  * The program, built on first use. The snippets are written into a temp project whose
