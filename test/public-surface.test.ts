@@ -5,7 +5,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { distFiles, doneWithDtsProgram, dtsProgram, formatDiagnostics } from './support/dts-program.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
@@ -63,6 +64,8 @@ function declaredNames(file: string): Set<string> {
   return out;
 }
 
+afterAll(() => doneWithDtsProgram('public-surface'));
+
 describe('public surface (.d.ts)', () => {
   it('no member marked @internal in src is declared in the built .d.ts files', () => {
     const leaked: string[] = [];
@@ -90,20 +93,13 @@ describe('public surface (.d.ts)', () => {
   });
 
   it('the built .d.ts files of every entry point type-check on their own', () => {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, { types?: string }> };
-    const entries = Object.values(pkg.exports).flatMap((e) => (typeof e === 'object' && e.types ? [join(root, e.types)] : []));
-    expect(entries.length).toBeGreaterThan(3);
-    const program = ts.createProgram(entries, {
-      module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022,
-      lib: ['lib.es2022.d.ts'], types: ['node'], strict: true, noEmit: true, jsx: ts.JsxEmit.ReactJSX, typeRoots: [join(root, 'node_modules/@types')],
-    });
+    // the program also holds the docs' snippets (test/docs-typecheck.test.ts): built once for both
+    const p = dtsProgram();
+    expect(p.entries.length).toBeGreaterThan(3);
     // only our own declarations are checked (a dependency's .d.ts problems are not ours to report)
-    const ours = program.getSourceFiles().filter((f) => f.fileName.startsWith(dist));
+    const ours = distFiles(p);
     expect(ours.length).toBeGreaterThan(20);
-    const problems = ours.flatMap((f) => program.getSemanticDiagnostics(f)).map((d) => {
-      const at = d.file && d.start !== undefined ? `${relative(root, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}` : '';
-      return `${at} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-    });
-    expect(problems).toEqual([]);
+    expect(ours.map((f) => f.fileName)).toEqual(expect.arrayContaining(p.entries));
+    expect(formatDiagnostics(ours.flatMap((f) => p.program.getSemanticDiagnostics(f)))).toEqual([]);
   });
 });
