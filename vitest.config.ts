@@ -86,6 +86,12 @@ export const SHARED_WORKER_FILES = [
   'test/agent-async-store.test.ts',
   'test/proxy-replay-agent.test.ts',
   'test/public-surface.test.ts',
+  'test/proxy-bridge-forward-values.test.ts',
+  'test/proxy-record-buffer.test.ts',
+  'test/proxy-record-conductor-trace.test.ts',
+  'test/proxy-capture-hint.test.ts',
+  'test/proxy-stats.test.ts',
+  'test/inspector-streaming.test.ts',
 ];
 
 // generous: without retries, CLI tests that start several processes must survive a machine shared
