@@ -3,13 +3,9 @@
 // recorded through a proxy in front of `replay A --as agent`, capture C), and `acp-kit diff` finds no
 // differences but timing. Every run uses the same, emptied workspace, so the sessions are the same
 // sessions; a run in another workspace is a real difference, and diff reports it.
-// The diffs run in process (what `acp-kit diff` prints and its exit code, from the same functions): the
-// command's own process, exit codes and files are covered by test/proxy-diff.test.ts.
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatDiff } from '../src/cli/commands/diff.js';
-import { diffCaptures, frameSide, readCapture } from '../src/proxy/index.js';
 import { BIN, cliEnv, tempDir, type CliResult } from './fixtures/cli-helpers.js';
 import { useCli } from './support/cli.js';
 
@@ -17,13 +13,6 @@ const node = process.execPath;
 const PROMPT = 'create notes.txt containing hello';
 const runCliWith = useCli();
 const cli = (args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> => runCliWith(args, { env });
-
-/** `acp-kit diff A B` in process: what it prints and its exit code (0 equal, 1 different), as diffCommand computes them. */
-async function diff(pathA: string, pathB: string): Promise<{ stdout: string; code: number }> {
-  const [a, b] = await Promise.all([readCapture(pathA), readCapture(pathB)]);
-  const d = diffCaptures(a.frames.filter((f) => frameSide(f) === 'editor'), b.frames.filter((f) => frameSide(f) === 'editor'));
-  return { stdout: formatDiff(d, pathA, pathB), code: d.equal ? 0 : 1 };
-}
 
 describe.each([1, 2] as const)('record, replay both ways, diff: protocol v%s', (version) => {
   it('diff A B (replay --as client) and diff A C (replay --as agent behind a recording proxy) exit 0: no differences but timing', async () => {
@@ -46,7 +35,7 @@ describe.each([1, 2] as const)('record, replay both ways, diff: protocol v%s', (
     freshWorkspace();
     const b = await cli(['replay', A, '--as', 'client', '--record', B, '--', node, BIN, 'agent', '--model', 'demo'], env);
     expect(b.code).toBe(0);
-    const ab = await diff(A, B);
+    const ab = await cli(['diff', A, B], env);
     expect(ab.stdout).toContain('no differences (timing aside)');
     expect(ab.code).toBe(0);
 
@@ -54,7 +43,7 @@ describe.each([1, 2] as const)('record, replay both ways, diff: protocol v%s', (
     // recorded timing (the default), as a client would see the recorded agent
     const c = await runThrough(`${node} ${BIN} proxy --record ${C} -- ${node} ${BIN} replay ${A} --as agent`, ws);
     expect(c.code).toBe(0);
-    const ac = await diff(A, C);
+    const ac = await cli(['diff', A, C], env);
     expect(ac.stdout).toContain('no differences (timing aside)');
     expect(ac.code).toBe(0);
 
@@ -63,7 +52,7 @@ describe.each([1, 2] as const)('record, replay both ways, diff: protocol v%s', (
     mkdirSync(ws2);
     const D = join(dir, 'D.ndjson');
     expect((await cli(['replay', A, '--as', 'client', '--cwd', ws2, '--record', D, '--', node, BIN, 'agent', '--model', 'demo'], env)).code).toBe(0);
-    const ad = await diff(A, D);
+    const ad = await cli(['diff', A, D], env);
     expect(ad.code).toBe(1);
     expect(ad.stdout).toContain(`params.cwd: ${JSON.stringify(ws)} -> ${JSON.stringify(ws2)}`);
   }, 90_000);
