@@ -21,10 +21,19 @@ const dirs: string[] = [];
 /** The agent's text names its working directory: one per capture. */
 const anon = (s: string) => dirs.reduce((acc, d) => acc.split(d).join('<cwd>'), s);
 
-async function record(protocol: 1 | 2): Promise<string> {
-  const dir = tempDir('acp-inspector-session-');
-  dirs.push(dir);
-  return recordTurn(dir, protocol, PROMPT, conns);
+const recordings = new Map<1 | 2, Promise<string>>();
+/**
+ * The capture of one turn per protocol version for the whole file (a proxy and an agent process each):
+ * the tests only read it.
+ */
+function record(protocol: 1 | 2): Promise<string> {
+  let r = recordings.get(protocol);
+  if (!r) {
+    const dir = tempDir('acp-inspector-session-');
+    dirs.push(dir);
+    recordings.set(protocol, (r = recordTurn(dir, protocol, PROMPT, conns)));
+  }
+  return r;
 }
 
 type Item = SessionView['items'][number] & Record<string, unknown>;
