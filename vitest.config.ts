@@ -86,6 +86,10 @@ export const SHARED_WORKER_FILES = [
   'test/agent-async-store.test.ts',
   'test/proxy-replay-agent.test.ts',
   'test/public-surface.test.ts',
+  'test/fs-confinement.test.ts',
+  'test/coding-mcp-session.test.ts',
+  'test/services-terminals.test.ts',
+  'test/chat-reconnect.test.ts',
 ];
 
 // generous: without retries, CLI tests that start several processes must survive a machine shared
