@@ -90,6 +90,8 @@ export const SHARED_WORKER_FILES = [
   'test/coding-mcp-session.test.ts',
   'test/services-terminals.test.ts',
   'test/chat-reconnect.test.ts',
+  'test/tool-process-lifetime.test.ts',
+  'test/cli-chat-markdown.test.ts',
 ];
 
 // generous: without retries, CLI tests that start several processes must survive a machine shared
