@@ -92,6 +92,7 @@ export const SHARED_WORKER_FILES = [
   'test/chat-reconnect.test.ts',
   'test/tool-process-lifetime.test.ts',
   'test/cli-chat-markdown.test.ts',
+  'test/coding-cli.test.ts',
 ];
 
 // generous: without retries, CLI tests that start several processes must survive a machine shared
