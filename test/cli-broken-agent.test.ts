@@ -57,7 +57,7 @@ describe.concurrent('acp-kit run with a broken agent', () => {
   it('a banner line followed by the initialize answer: the run works', { timeout: 60_000 }, async (ctx) => {
     const env = cliEnv({ ACP_KIT_DATA_DIR: dir(ctx, 'broken-data') });
     const r = await runCli(ctx, ['run', '--agent', `node ${join(FIXTURES, 'cli-banner-agent.mjs')}`, 'hello there'], { cwd: dir(ctx, 'broken'), env });
-    expect(r.stderr).toContain('sdk-fixture-agent 9.9.9');
+    expect(r.stderr).toContain('raw-fixture-agent 1.0.0');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('hello there');
   });

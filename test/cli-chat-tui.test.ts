@@ -6,9 +6,9 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { BUILT, FIXTURES } from './fixtures/cli-helpers.js';
-import { HAS_TMUX, useTmuxChat } from './support/tmux-chat.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BUILT, FIXTURES, waitFor } from './fixtures/cli-helpers.js';
+import { HAS_TMUX, useTmuxChat, type TmuxChat } from './support/tmux-chat.js';
 
 const { startChat } = useTmuxChat();
 
@@ -18,23 +18,80 @@ describe('acp-kit chat TUI (tmux)', () => {
     expect(BUILT, 'run `npm run build` first').toBe(true);
   });
 
-  it('shows the agent\'s Markdown rendered: bold, inline code and list items without their syntax', async () => {
-    const t = startChat();
-    await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
-    t.type('hello');
-    await t.waitScreen(/— end_turn/, 'the end of the turn');
-    const s = t.screen();
-    // the demo model's help text is Markdown: **demo model**, `code`, "- " list items
-    expect(s).toContain("I'm the acp-kit demo model: an offline, rule-based stand-in, not an AI.");
-    expect(s).toMatch(/^\s+\* create notes\.txt containing hello$/m);
-    expect(s).toMatch(/^\s+\* run ls -la$/m);
-    expect(s).not.toContain('**demo model**');
-    expect(s).not.toContain('`read README.md`');
-    // a blank line separates the turn's prompt from what came before it
-    expect(s).toMatch(/\n\n> hello\n/);
-    t.key('C-d');
-    expect(await t.exitCode()).toBe('EXIT=0');
-  }, 60_000);
+  // One chat (built-in agent, no delays) serves these tests in turn, in this order: a chat process
+  // costs more CPU to start than a turn. Each test waits for the end of ITS turn (the transcript keeps
+  // the earlier ones); the last test exits the chat with Ctrl-D.
+  describe('one chat, turn after turn', () => {
+    let t: TmuxChat;
+    /** How often `text` occurs on the screen (with scrollback). */
+    const count = (text: string) => t.screen().split(text).length - 1;
+    /** Waits for the `n`th end of a turn. */
+    const turnEnded = (n: number) => waitFor(() => count('— end_turn') >= n, 20_000, () => `the end of turn ${n}; screen was:\n${t.screen()}`);
+
+    beforeAll(async () => {
+      t = startChat({}, [], { forFile: true });
+      await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
+    });
+
+    it('shows the agent\'s Markdown rendered: bold, inline code and list items without their syntax', async () => {
+      t.type('hello');
+      await turnEnded(1);
+      const s = t.screen();
+      // the demo model's help text is Markdown: **demo model**, `code`, "- " list items
+      expect(s).toContain("I'm the acp-kit demo model: an offline, rule-based stand-in, not an AI.");
+      expect(s).toMatch(/^\s+\* create notes\.txt containing hello$/m);
+      expect(s).toMatch(/^\s+\* run ls -la$/m);
+      expect(s).not.toContain('**demo model**');
+      expect(s).not.toContain('`read README.md`');
+      // a blank line separates the turn's prompt from what came before it
+      expect(s).toMatch(/\n\n> hello\n/);
+    }, 60_000);
+
+    it('Esc in the permission picker rejects the request', async () => {
+      t.type('create notes.txt containing hello');
+      await t.waitScreen(/Permission: .*notes\.txt[\s\S]*Esc reject/, 'the permission picker');
+      t.key('Escape');
+      await turnEnded(2);
+      expect(t.screen()).toMatch(/✗ rejected \(reject_once\): .*notes\.txt/);
+      expect(existsSync(join(t.cwd, 'notes.txt'))).toBe(false);
+    }, 60_000);
+
+    it('command output shows its last lines at full width; Ctrl-O shows all of it', async () => {
+      t.type('run seq 1 30');
+      await t.waitScreen(/Permission: .*seq 1 30/, 'the permission picker');
+      t.key('Enter');
+      await turnEnded(3);
+      const s = t.screen();
+      expect(s).toMatch(/… 22 earlier lines · Ctrl-O shows all/);
+      expect(s).not.toMatch(/^│ 5\s+│$/m);
+      // the output box spans the whole 120 columns
+      expect(s).toMatch(/^┌─{118}┐$/m);
+      t.key('C-o');
+      await t.waitScreen(/full output of seq 1 30:/, 'the full output');
+      const full = t.screen().slice(t.screen().indexOf('full output of seq 1 30:'));
+      for (const n of [1, 5, 22, 30]) expect(full).toMatch(new RegExp(`^│ ${n}\\s+│$`, 'm'));
+    }, 60_000);
+
+    it('the first Ctrl-C clears the typed input (and arms exit); typing goes on normally', async () => {
+      // (no Ctrl-C was pressed in this chat before: the exit prompt below is this test's)
+      expect(t.screen()).not.toContain('press Ctrl-C again to exit');
+      const hellos = count('> hello');
+      t.key('-l', 'half a thought');
+      await t.waitScreen(/│ > half a thought/, 'the typed text');
+      t.key('C-c');
+      await t.waitScreen(/press Ctrl-C again to exit/, 'the exit prompt');
+      expect(t.screen()).not.toContain('half a thought');
+      t.type('hello');
+      await turnEnded(4);
+      // the 4th turn is the new text's: a new "> hello" before its end
+      expect(count('> hello')).toBe(hellos + 1);
+      const s = t.screen();
+      expect(s.slice(s.lastIndexOf('> hello'))).toContain('— end_turn');
+      expect(s).not.toContain('half a thought');
+      t.key('C-d');
+      expect(await t.exitCode()).toBe('EXIT=0');
+    }, 60_000);
+  });
 
   it('Enter during a running turn shows the prompt as queued and runs it after the turn', async () => {
     // a slow stream (30 ms per word) keeps the first turn running while the second prompt is typed
@@ -55,54 +112,6 @@ describe('acp-kit chat TUI (tmux)', () => {
     t.key('C-d');
     expect(await t.exitCode()).toBe('EXIT=0');
   }, 90_000);
-
-  it('Esc in the permission picker rejects the request', async () => {
-    const t = startChat();
-    await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
-    t.type('create notes.txt containing hello');
-    await t.waitScreen(/Permission: .*notes\.txt[\s\S]*Esc reject/, 'the permission picker');
-    t.key('Escape');
-    await t.waitScreen(/— end_turn/, 'the end of the turn');
-    expect(t.screen()).toMatch(/✗ rejected \(reject_once\): .*notes\.txt/);
-    expect(existsSync(join(t.cwd, 'notes.txt'))).toBe(false);
-    t.key('C-d');
-    expect(await t.exitCode()).toBe('EXIT=0');
-  }, 60_000);
-
-  it('the first Ctrl-C clears the typed input (and arms exit); typing goes on normally', async () => {
-    const t = startChat();
-    await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
-    t.key('-l', 'half a thought');
-    await t.waitScreen(/│ > half a thought/, 'the typed text');
-    t.key('C-c');
-    await t.waitScreen(/press Ctrl-C again to exit/, 'the exit prompt');
-    expect(t.screen()).not.toContain('half a thought');
-    t.type('hello');
-    await t.waitScreen(/> hello[\s\S]*— end_turn/, 'a turn with the new text only');
-    expect(t.screen()).not.toContain('half a thought');
-    t.key('C-d');
-    expect(await t.exitCode()).toBe('EXIT=0');
-  }, 60_000);
-
-  it('command output shows its last lines at full width; Ctrl-O shows all of it', async () => {
-    const t = startChat();
-    await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
-    t.type('run seq 1 30');
-    await t.waitScreen(/Permission: .*seq 1 30/, 'the permission picker');
-    t.key('Enter');
-    await t.waitScreen(/— end_turn/, 'the end of the turn');
-    const s = t.screen();
-    expect(s).toMatch(/… 22 earlier lines · Ctrl-O shows all/);
-    expect(s).not.toMatch(/^│ 5\s+│$/m);
-    // the output box spans the whole 120 columns
-    expect(s).toMatch(/^┌─{118}┐$/m);
-    t.key('C-o');
-    await t.waitScreen(/full output of seq 1 30:/, 'the full output');
-    const full = t.screen().slice(t.screen().indexOf('full output of seq 1 30:'));
-    for (const n of [1, 5, 22, 30]) expect(full).toMatch(new RegExp(`^│ ${n}\\s+│$`, 'm'));
-    t.key('C-d');
-    expect(await t.exitCode()).toBe('EXIT=0');
-  }, 60_000);
 
   it('shows the session title the agent sends (session_info_update) in the status line', async () => {
     const t = startChat({}, ['--agent', `${process.execPath} ${join(FIXTURES, 'agent-scripted.mjs')}`]);

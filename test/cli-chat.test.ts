@@ -1,7 +1,8 @@
 /**
  * `acp-kit chat` driven through a real pseudo-terminal with tmux (needs `npm run build` and the
- * `tmux` binary; a failing check says so when either is missing): one full turn with a permission
- * pick from the agent's own options, a turn cancelled with Ctrl-C, then Ctrl-C twice to exit.
+ * `tmux` binary; a failing check says so when either is missing): bare `acp-kit` starting the chat,
+ * one full turn with a permission pick from the agent's own options, a turn cancelled with Ctrl-C,
+ * then Ctrl-C twice to exit; `--resume` of that session.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
@@ -21,13 +22,17 @@ afterAll(() => {
   if (HAS_TMUX) tmux('kill-server');
 });
 
-/** Processes whose working directory is `dir` (the agent runs in the session cwd). */
+/**
+ * `node bin/acp-kit.js` processes whose working directory is `dir`: the built-in agent runs in the
+ * session cwd (the pane's shell, also there, is not one).
+ */
 function processesIn(dir: string): number[] {
   const pids: number[] = [];
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      if (readlinkSync(`/proc/${pid}/cwd`) === dir) pids.push(Number(pid));
+      const [exe, script] = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (readlinkSync(`/proc/${pid}/cwd`) === dir && exe === process.execPath && script === BIN) pids.push(Number(pid));
     } catch {
       /* gone or not ours */
     }
@@ -35,14 +40,14 @@ function processesIn(dir: string): number[] {
   return pids;
 }
 
-/** Starts `node bin/acp-kit.js ...args` in a new tmux window; returns screen/keys helpers. */
-function startInTmux(name: string, args: string[], data: string) {
+/** Starts `node bin/acp-kit.js ...args` in a new tmux window (working directory `dir`); returns screen/keys helpers. */
+function startInTmux(name: string, args: string[], data: string, dir = tempDir('chat-shell')) {
   const exitFile = join(tempDir('chat-exit'), 'code');
   // CI is unset for the chat: it is a real terminal here, whatever the test runner's environment
   const cmd =
     `env -u CI -u FORCE_COLOR NO_COLOR=1 ACP_KIT_DEMO_DELAY_MS=0 ACP_KIT_DATA_DIR=${q(data)} ` +
     `${q(process.execPath)} ${q(BIN)} ${args.map(q).join(' ')}; echo "EXIT=$?" > ${q(exitFile)}; sleep 30`;
-  const started = tmux('new-session', '-d', '-s', name, '-x', '110', '-y', '45', '-c', tempDir('chat-shell'), cmd);
+  const started = tmux('new-session', '-d', '-s', name, '-x', '110', '-y', '45', '-c', dir, cmd);
   expect(started.status, started.stderr).toBe(0);
   const screen = () => tmux('capture-pane', '-p', '-J', '-t', name, '-S', '-300').stdout; // -J joins wrapped lines
   return {
@@ -64,16 +69,21 @@ describe.runIf(HAS_TMUX)('acp-kit chat in a real terminal (tmux)', () => {
   const chatCwd = tempDir('chat');
   let sessionId = '';
 
-  it('runs a turn with a permission pick, cancels a turn with Ctrl-C, exits on a second Ctrl-C', async () => {
+  // (one chat process for both: a chat costs more CPU to start than a turn; `chat --cwd` is the
+  // resume test's, and Ctrl-D exiting 0 too)
+  it('bare `acp-kit` in a terminal starts the chat in its working directory: runs a turn with a permission pick, cancels a turn with Ctrl-C, exits on a second Ctrl-C', async () => {
     const cwd = chatCwd;
-    const { screen, key, waitScreen, exitCode } = startInTmux('chat', ['chat', '--cwd', cwd], data);
+    const { screen, key, waitScreen, exitCode } = startInTmux('chat', [], data, cwd);
     const type = (text: string) => {
       key('-l', text);
       key('Enter');
     };
 
+    await waitScreen(/acp-kit chat · acp-kit coding agent/, 'the chat header');
     await waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
     expect(screen()).toMatch(/acp-kit chat · acp-kit coding agent .* · protocol v2/);
+    // the chat and its agent run here (what the check after the exit looks for)
+    expect(processesIn(cwd)).toHaveLength(2);
 
     // one full turn; the picker lists the agent's own options, we pick the second one
     type('create notes.txt containing hello');
@@ -126,14 +136,6 @@ describe.runIf(HAS_TMUX)('acp-kit chat in a real terminal (tmux)', () => {
     expect(s).toContain('> create notes.txt containing hello');
     expect(s).toMatch(/Write notes\.txt/);
     expect(s).toContain(`resumed session ${sessionId}`);
-    t.key('C-d');
-    expect(await t.exitCode()).toBe('EXIT=0');
-  }, 30_000);
-
-  it('bare `acp-kit` in a terminal starts the chat', async () => {
-    const t = startInTmux('bare', [], data);
-    await t.waitScreen(/acp-kit chat · acp-kit coding agent/, 'the chat header');
-    await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
     t.key('C-d');
     expect(await t.exitCode()).toBe('EXIT=0');
   }, 30_000);

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { FIXTURES, cliEnv, ndjson, processWithMarkerAlive, runCli, startCli, tempDir, waitFor } from './fixtures/cli-helpers.js';
 
-const sdkAgent = `node ${join(FIXTURES, 'cli-sdk-agent.mjs')}`;
+// a hand-written v1-only agent: these tests are about acp-kit's handling, not SDK interop (cli-run's are)
+const v1Agent = `node ${join(FIXTURES, 'cli-raw-v1-agent.mjs')}`;
 
 function pidsWithMarker(marker: string): string[] {
   return readdirSync('/proc').filter((pid) => {
@@ -47,7 +48,7 @@ describe.concurrent('acp-kit errors', () => {
   });
 
   it('agent crash in the middle of a turn: exit 9 with the stderr tail', async () => {
-    const r = await runCli(['run', '--json', '--agent', sdkAgent, 'crash'], { cwd: tempDir('e-crash2') });
+    const r = await runCli(['run', '--json', '--agent', v1Agent, 'crash'], { cwd: tempDir('e-crash2') });
     expect(r.code).toBe(9);
     expect(r.stderr).toMatch(/the agent exited with code 4/);
     expect(r.stderr).toContain('fixture: segfault-ish failure in turn');
@@ -57,7 +58,7 @@ describe.concurrent('acp-kit errors', () => {
   });
 
   it('a prompt answered with a JSON-RPC error: exit 7 with the message', async () => {
-    const r = await runCli(['run', '--agent', sdkAgent, 'fail'], { cwd: tempDir('e-fail') });
+    const r = await runCli(['run', '--agent', v1Agent, 'fail'], { cwd: tempDir('e-fail') });
     expect(r.code).toBe(7);
     // v1's JSON-RPC error is the turn's `error` stop, shown like v2's: in the transcript's stop line
     expect(r.stdout).toMatch(/stop reason: error .*the model backend is down/);
@@ -94,14 +95,14 @@ describe.concurrent('acp-kit errors', () => {
   });
 
   it('version mismatch: --protocol 2 against a v1-only agent suggests dropping --protocol', async () => {
-    const r = await runCli(['run', '--protocol', '2', '--agent', sdkAgent, 'hi'], { cwd: tempDir('e-v2') });
+    const r = await runCli(['run', '--protocol', '2', '--agent', v1Agent, 'hi'], { cwd: tempDir('e-v2') });
     expect(r.code).toBe(10);
     expect(r.stderr).toContain('the agent answered version 1');
     expect(r.stderr).toContain('Drop --protocol');
   });
 
   it('authentication required: exit 11 listing the methods', async () => {
-    const r = await runCli(['run', '--agent', sdkAgent, 'hi'], { cwd: tempDir('e-auth'), env: cliEnv({ CLI_FIXTURE_AUTH: '1' }) });
+    const r = await runCli(['run', '--agent', v1Agent, 'hi'], { cwd: tempDir('e-auth'), env: cliEnv({ CLI_FIXTURE_AUTH: '1' }) });
     expect(r.code).toBe(11);
     expect(r.stderr).toContain('the agent requires authentication');
     expect(r.stderr).toContain('API key (id api-key): set FIXTURE_KEY');

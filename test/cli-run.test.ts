@@ -39,12 +39,13 @@ describe.concurrent('acp-kit run (built-in demo agent)', () => {
     expect(both.stdout).not.toContain('\u001b[');
   });
 
-  it('--cwd sets the session directory (default would be the process cwd)', async () => {
+  // one run checks both (a run costs more CPU than the checks)
+  it('--cwd sets the session directory (default would be the process cwd); "-" reads the prompt from stdin', async () => {
     const cwd = tempDir('run-cwd');
     const elsewhere = tempDir('run-elsewhere');
-    const r = await runCli(['run', '--cwd', cwd, '--approve-all', 'create notes.txt containing hi'], { cwd: elsewhere });
+    const r = await runCli(['run', '--cwd', cwd, '--approve-all', '-'], { cwd: elsewhere, input: 'create notes.txt containing piped\n' });
     expect(r.code).toBe(0);
-    expect(existsSync(join(cwd, 'notes.txt'))).toBe(true);
+    expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('piped\n');
     expect(existsSync(join(elsewhere, 'notes.txt'))).toBe(false);
   });
 
@@ -99,13 +100,6 @@ describe.concurrent('acp-kit run (built-in demo agent)', () => {
     expect(edit.code).toBe(8);
     expect(existsSync(join(cwd, 'notes.txt'))).toBe(false);
     expect(edit.stdout).toContain('policy --approve-reads');
-  });
-
-  it('reads the prompt from stdin with "-"', async () => {
-    const cwd = tempDir('run-stdin');
-    const r = await runCli(['run', '--approve-all', '-'], { cwd, input: 'create notes.txt containing piped\n' });
-    expect(r.code).toBe(0);
-    expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('piped\n');
   });
 });
 

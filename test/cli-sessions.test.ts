@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, cliEnv, ndjson, runCli, tempDir } from './fixtures/cli-helpers.js';
 
-const sdkAgent = `node ${join(FIXTURES, 'cli-sdk-agent.mjs')}`;
+// a hand-written v1 agent without session listing (cheaper to start than one on the official SDK)
+const noListAgent = `node ${join(FIXTURES, 'client-order-agent.mjs')} --version=1`;
 
 describe('acp-kit sessions', () => {
   it('lists and shows sessions of the built-in agent', async () => {
@@ -63,7 +64,7 @@ describe('acp-kit sessions', () => {
   });
 
   it('an agent without session listing: exit 12', async () => {
-    const r = await runCli(['sessions', 'list', '--agent', sdkAgent], { cwd: tempDir('s-nolist') });
+    const r = await runCli(['sessions', 'list', '--agent', noListAgent], { cwd: tempDir('s-nolist') });
     expect(r.code).toBe(12);
     expect(r.stderr).toContain('does not support listing sessions');
   });

@@ -54,11 +54,14 @@ interface Started {
   conn: ClientConnection;
   asked: PermissionRequest[];
   stderr: () => string;
+  /** Answers for one session's permission requests, in order (then reject), instead of `answers`. */
+  answerSession: (sessionId: string, answers: string[]) => void;
 }
 
 /** `acp-kit agent` (demo model, no pauses); permission requests get `answers` in order (then reject). */
 async function start(v: 1 | 2, opts: { answers?: string[]; dataDir?: string } = {}): Promise<Started> {
   const asked: PermissionRequest[] = [];
+  const perSession = new Map<string, string[]>();
   let stderr = '';
   const conn = await connect({
     command: process.execPath,
@@ -68,16 +71,18 @@ async function start(v: 1 | 2, opts: { answers?: string[]; dataDir?: string } = 
     onStderr: (t) => (stderr += t),
     permissionPolicy: interactive(async (req) => {
       asked.push(req);
-      return opts.answers?.[asked.length - 1] ?? 'reject_once';
+      const answers = perSession.get(req.sessionId) ?? opts.answers;
+      return answers?.[asked.filter((r) => r.sessionId === req.sessionId).length - 1] ?? 'reject_once';
     }),
   });
   conns.push(conn);
-  return { conn, asked, stderr: () => stderr };
+  return { conn, asked, stderr: () => stderr, answerSession: (id, answers) => perSession.set(id, answers) };
 }
 
-// One agent process per version for the tests that need no permission answers and no data dir of
-// their own (each opens its own sessions with their own MCP servers): an agent process costs more
-// CPU to start than such a test's turns. The tests about agent processes start their own.
+// One agent process per version for the tests that need no data dir of their own (each opens its
+// own sessions with their own MCP servers and answers only its own sessions' permission requests):
+// an agent process costs more CPU to start than such a test's turns. The tests about agent
+// processes start their own.
 const sharedAgents = new Map<1 | 2, Promise<Started>>();
 function sharedAgent(v: 1 | 2): Promise<Started> {
   let agent = sharedAgents.get(v);
@@ -147,16 +152,19 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
 
   it('a non-read-only MCP tool asks first: rejected -> failed and not run; approved -> runs in the session cwd; read-only mode refuses', async () => {
     const cwd = tmp('coding-mcp-');
-    const { conn, asked } = await start(v, { answers: ['reject_once', 'allow_once'] });
-    const s = await conn.newSession({ cwd, mcpServers: [echoServer('notes')] });
+    const agent = await sharedAgent(v);
+    const s = await agent.conn.newSession({ cwd, mcpServers: [echoServer('notes')] });
+    agent.answerSession(s.sessionId, ['reject_once', 'allow_once']);
+    // (the agent is shared: only this session's requests count)
+    const asked = { get all() { return agent.asked.filter((r) => r.sessionId === s.sessionId); } };
     await s.prompt('mcp notes write_note {"note": "first"}');
-    expect(asked).toHaveLength(1);
-    expect(asked[0].subject).toMatchObject({ type: 'tool_call', toolCall: { name: 'mcp__notes__write_note' } });
+    expect(asked.all).toHaveLength(1);
+    expect(asked.all[0].subject).toMatchObject({ type: 'tool_call', toolCall: { name: 'mcp__notes__write_note' } });
     expect(lastCall(s).status).toBe('failed');
     expect(existsSync(join(cwd, 'notes.txt'))).toBe(false);
 
     await s.prompt('mcp notes write_note {"note": "second"}');
-    expect(asked).toHaveLength(2);
+    expect(asked.all).toHaveLength(2);
     expect(lastCall(s).status).toBe('completed');
     expect(lastCall(s).toolKind).toBe('other');
     expect(texts(lastCall(s).content)).toEqual(['saved note "second"']);
@@ -164,7 +172,7 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
 
     await s.setConfigOption('mode', 'read-only');
     await s.prompt('mcp notes write_note {"note": "third"}');
-    expect(asked).toHaveLength(2);
+    expect(asked.all).toHaveLength(2);
     expect(lastCall(s).status).toBe('failed');
     expect(texts(lastCall(s).content).join()).toMatch(/read-only/);
     expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('second\n');
