@@ -118,9 +118,14 @@ describe('JsonRpcPeer over real stdio pipes', () => {
 
   it('rejects pending requests with the exit code and stderr tail when the agent dies', async () => {
     const { peer } = child();
-    const pending = peer.request('sleep', { ms: 10_000 });
-    await peer.request('crash', { code: 3 });
-    const err = await pending.then(() => null, (e: unknown) => e);
+    // the outcome is taken at once: the agent may die (and the request reject) before any later
+    // await resumes, and a rejection nobody holds yet is an unhandled one
+    const outcome = peer.request('sleep', { ms: 10_000 }).then(() => null, (e: unknown) => e);
+    // answered after the sleep request arrived (one ordered pipe), so the sleep is in flight; the
+    // agent then exits on a notification, with no answer of its own left to race its exit
+    expect(await peer.request('echo', 1)).toBe(1);
+    peer.notify('die', { code: 3 });
+    const err = await outcome;
     expect(err).toBeInstanceOf(ConnectionClosedError);
     expect((err as Error).message).toMatch(/exited with code 3/);
     expect((err as Error).message).toMatch(/fatal: simulated failure/);
