@@ -7,7 +7,7 @@ afterEach(() => {
   while (cleanup.length) cleanup.pop()!();
 });
 
-// methods of the echo fixture that are safe to hit at random (not `crash`)
+// methods of the echo fixture that are safe to hit at random (not `crash` or `die`)
 const methods = fc.constantFrom('echo', 'notifyThenAnswer', 'junk', 'problems', 'nope', '$/cancel_request', '_ext/x', 'session/prompt', '');
 const validish = fc.record(
   {
