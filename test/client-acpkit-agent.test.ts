@@ -1,19 +1,40 @@
 // Our client against acp-kit's own agent runtime (test/fixtures/agent-scripted.mjs over dist/), v1 and v2.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { connect, type ClientConnection, type ClientProblem } from '../src/client/index.js';
-import { approveAll, interactive } from '../src/client/services/permission-policy.js';
+import { approveAll, interactive, type PermissionPolicy } from '../src/client/services/permission-policy.js';
 
 const AGENT = fileURLToPath(new URL('./fixtures/agent-scripted.mjs', import.meta.url));
-const open: ClientConnection[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((c) => c.close()));
+// One agent process per protocol version for the whole file (a process costs more CPU than a
+// test's turns): each test opens its own sessions, and sets the policy the connection's permission
+// requests go to for its part; the problems a test checks are the ones reported during it.
+let policy: PermissionPolicy = approveAll();
+const conns = new Map<1 | 2, Promise<{ conn: ClientConnection; all: ClientProblem[] }>>();
+afterEach(() => {
+  policy = approveAll();
 });
-async function start(protocol: 1 | 2, opts: Record<string, unknown> = {}) {
-  const problems: ClientProblem[] = [];
-  const conn = await connect({ command: process.execPath, args: [AGENT], protocol: protocol === 2 ? 'auto' : 1, onProblem: (p) => problems.push(p), env: { ...process.env, AGENT_STORE: 'memory' }, ...opts });
-  open.push(conn);
-  return { conn, problems };
+afterAll(async () => {
+  const all = await Promise.all([...conns.values()].map((c) => c.catch(() => undefined)));
+  conns.clear();
+  await Promise.all(all.map((c) => c?.conn.close()));
+});
+async function start(protocol: 1 | 2) {
+  let c = conns.get(protocol);
+  if (!c) {
+    const all: ClientProblem[] = [];
+    c = connect({
+      command: process.execPath,
+      args: [AGENT],
+      protocol: protocol === 2 ? 'auto' : 1,
+      onProblem: (p) => all.push(p),
+      env: { ...process.env, AGENT_STORE: 'memory' },
+      permissionPolicy: (request, ctx) => policy(request, ctx),
+    }).then((conn) => ({ conn, all }));
+    conns.set(protocol, c);
+  }
+  const { conn, all } = await c;
+  const from = all.length;
+  return { conn, get problems() { return all.slice(from); } };
 }
 
 describe.each([1, 2] as const)('acp-kit agent runtime over v%i', (v) => {
@@ -35,14 +56,16 @@ describe.each([1, 2] as const)('acp-kit agent runtime over v%i', (v) => {
   });
 
   it('permission: approve, and cancel while pending', async () => {
-    const a = await start(v, { permissionPolicy: approveAll() });
+    policy = approveAll();
+    const a = await start(v);
     const s = await a.conn.newSession({ cwd: '/tmp' });
     await s.prompt('permission');
     expect(s.state.messageList.map((m) => m.text)).toContain('permission: allow');
 
     let asked!: () => void;
     const askedP = new Promise<void>((r) => (asked = r));
-    const b = await start(v, { permissionPolicy: interactive(() => (asked(), new Promise<never>(() => undefined))) });
+    policy = interactive(() => (asked(), new Promise<never>(() => undefined)));
+    const b = await start(v);
     const s2 = await b.conn.newSession({ cwd: '/tmp' });
     const done = s2.prompt('permission');
     await askedP;

@@ -1,9 +1,9 @@
 // Interop: our client against agents written with the official SDK (@agentclientprotocol/sdk
 // 2.4.0), over real stdio.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { connect, type ClientConnection, type ClientProblem } from '../src/client/index.js';
-import { approveAll, interactive } from '../src/client/services/permission-policy.js';
+import { approveAll, interactive, type PermissionPolicy } from '../src/client/services/permission-policy.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const open: ClientConnection[] = [];
@@ -17,11 +17,40 @@ async function start(file: string, extra: string[] = [], opts: Record<string, un
   open.push(conn);
   return { conn, problems };
 }
+// One connection per plain v1/v2 fixture for the whole file (the official SDK costs ~0.6 s of CPU
+// to load per process): each test opens its own session, and sets the policy the connection's
+// permission requests go to for that test.
+let policy: PermissionPolicy = approveAll();
+const sharedConns = new Map<string, Promise<{ conn: ClientConnection; problems: ClientProblem[] }>>();
+function shared(file: 'client-sdk-agent-v1.mjs' | 'client-sdk-agent-v2.mjs') {
+  let c = sharedConns.get(file);
+  if (!c) {
+    const problems: ClientProblem[] = [];
+    c = connect({
+      command: process.execPath,
+      args: [fixture(file)],
+      onProblem: (p) => problems.push(p),
+      // v1: our fs capability is part of what the v1 test checks; the permission tests do not touch files
+      ...(file === 'client-sdk-agent-v1.mjs' ? { fileSystem: true } : {}),
+      permissionPolicy: (request, ctx) => policy(request, ctx),
+    }).then((conn) => ({ conn, problems }));
+    sharedConns.set(file, c);
+  }
+  return c;
+}
+afterEach(() => {
+  policy = approveAll();
+});
+afterAll(async () => {
+  const conns = await Promise.all([...sharedConns.values()].map((c) => c.catch(() => undefined)));
+  sharedConns.clear();
+  await Promise.all(conns.map((c) => c?.conn.close()));
+});
 const initParams = async (conn: ClientConnection) => ((await conn.extRequest('_fixture/initParams', {})) as { params: Record<string, unknown> }).params;
 
 describe('official SDK agents', () => {
   it('v2 agent: the combined initialize passes its zod validation; prompt resolves at idle after insertion', async () => {
-    const { conn, problems } = await start('client-sdk-agent-v2.mjs');
+    const { conn, problems } = await shared('client-sdk-agent-v2.mjs');
     expect(conn.protocolVersion).toBe(2);
     expect(conn.agentInfo?.name).toBe('sdk-v2-agent');
     // the SDK strips the v1 fields it does not know (z.object strips unknown keys)
@@ -41,7 +70,7 @@ describe('official SDK agents', () => {
   });
 
   it('v1 agent (no router): answers 1 and sees our v1 fields, including fs', async () => {
-    const { conn, problems } = await start('client-sdk-agent-v1.mjs', [], { fileSystem: true });
+    const { conn, problems } = await shared('client-sdk-agent-v1.mjs');
     expect(conn.protocolVersion).toBe(1);
     const p = await initParams(conn);
     expect(p.protocolVersion).toBe(2);
@@ -85,7 +114,8 @@ describe('official SDK agents', () => {
   ] as const)('%s: cancel with a pending permission ends cancelled', async (file, version) => {
     let asked!: () => void;
     const askedP = new Promise<void>((r) => (asked = r));
-    const { conn } = await start(file, [], { permissionPolicy: interactive(() => (asked(), new Promise<never>(() => undefined))) });
+    policy = interactive(() => (asked(), new Promise<never>(() => undefined)));
+    const { conn } = await shared(file);
     expect(conn.protocolVersion).toBe(version);
     const s = await conn.newSession({ cwd: '/tmp' });
     const done = s.prompt('permission');
@@ -97,8 +127,9 @@ describe('official SDK agents', () => {
     expect(s.state.messageList.map((m) => m.text).join('|')).toContain('outcome:{"outcome":"cancelled"}');
   });
 
-  it.each(['client-sdk-agent-v1.mjs', 'client-sdk-agent-v2.mjs'])('%s: a policy approves', async (file) => {
-    const { conn } = await start(file, [], { permissionPolicy: approveAll() });
+  it.each(['client-sdk-agent-v1.mjs', 'client-sdk-agent-v2.mjs'] as const)('%s: a policy approves', async (file) => {
+    policy = approveAll();
+    const { conn } = await shared(file);
     const s = await conn.newSession({ cwd: '/tmp' });
     expect((await s.prompt('permission')).stopReason).toBe('end_turn');
     expect(s.state.messageList.map((m) => m.text).join('|')).toMatch(/outcome:\{("outcome":"selected","optionId":"yes"|"optionId":"yes","outcome":"selected")\}/);

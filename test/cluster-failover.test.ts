@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { afterEach, expect, it } from 'vitest';
+import { afterAll, afterEach, expect, it } from 'vitest';
 import { connect, type ClientConnection } from '../src/client/index.js';
 import { describePostgres, usePostgres } from './support/postgres.js';
 
@@ -54,6 +54,11 @@ describePostgres('failover between acp-kit serve instances (kill -9 of the owner
   const open: ClientConnection[] = [];
   afterEach(async () => {
     await Promise.all(open.splice(0).map((c) => c.close().catch(() => undefined)));
+  });
+  // the instances are shared by the tests (a serve process costs more CPU to start than a test's
+  // turns): each test kills an owner of its own and works on its own session
+  afterAll(async () => {
+    instances.clear();
     await Promise.all(
       procs.splice(0).map(
         (p) =>
@@ -66,6 +71,24 @@ describePostgres('failover between acp-kit serve instances (kill -9 of the owner
     );
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
+
+  let sharedDir: string | undefined;
+  /** The directory of the shared instances (token file, data dirs); sessions use it as their cwd. */
+  function clusterDir(): string {
+    if (!sharedDir) {
+      sharedDir = mkdtempSync(join(tmpdir(), 'acp-cluster-'));
+      dirs.push(sharedDir);
+      writeFileSync(join(sharedDir, 'token'), `${TOKEN}\n`);
+    }
+    return sharedDir;
+  }
+  const instances = new Map<string, Promise<Serve>>();
+  /** The serve instance with this id, started on first use. */
+  function serve(id: string): Promise<Serve> {
+    let p = instances.get(id);
+    if (!p) instances.set(id, (p = startServe(clusterDir(), id)));
+    return p;
+  }
 
   function startServe(dir: string, id: string): Promise<Serve> {
     const args = ['serve', '--port', '0', '--token-file', join(dir, 'token'), '--store', db.url, '--instance-id', id, '--lease-ms', String(LEASE_MS), '--model', 'demo'];
@@ -96,10 +119,8 @@ describePostgres('failover between acp-kit serve instances (kill -9 of the owner
   }
 
   it('the surviving client and a freshly resumed one see every persisted update once, and the turn ends with the reason', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'acp-cluster-'));
-    dirs.push(dir);
-    writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
-    const [one, two, three] = await Promise.all(['inst-1', 'inst-2', 'inst-3'].map((id) => startServe(dir, id)));
+    const dir = clusterDir();
+    const [one, two, three] = await Promise.all(['inst-1', 'inst-2', 'inst-3'].map(serve));
 
     const a = await client(one.ws);
     const sa = await a.conn.newSession({ cwd: dir });
@@ -168,10 +189,9 @@ describePostgres('failover between acp-kit serve instances (kill -9 of the owner
   }, 60_000);
 
   it('a client resuming through another instance while the dead owner\'s lease still runs gets the session once it is taken over, with the turn ended', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'acp-cluster-'));
-    dirs.push(dir);
-    writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
-    const [one, two] = await Promise.all(['inst-1', 'inst-2'].map((id) => startServe(dir, id)));
+    const dir = clusterDir();
+    // an owner of this test's own (inst-1 was killed by the test before), and a surviving instance
+    const [one, two] = await Promise.all(['inst-4', 'inst-2'].map(serve));
     const a = await client(one.ws);
     const sa = await a.conn.newSession({ cwd: dir });
     const turnA = sa.prompt('tell me a story').catch((e: unknown) => e);
@@ -187,7 +207,7 @@ describePostgres('failover between acp-kit serve instances (kill -9 of the owner
     await new Promise((r) => one.proc.once('exit', r));
     await turnA;
 
-    // at once: instance 1's lease is still live, so instance 2 waits for it to expire, then takes over
+    // at once: instance 4's lease is still live, so instance 2 waits for it to expire, then takes over
     const c = await client(two.ws);
     const sc = await c.conn.resumeSession(sa.sessionId, { cwd: dir, replay: true });
     await c.conn.listAllSessions();
@@ -204,7 +224,7 @@ describePostgres('failover between acp-kit serve instances (kill -9 of the owner
     const ends = rows.filter((r) => r.live && r.body.sessionUpdate === 'state_update' && r.body.state === 'idle');
     // exactly one end of the interrupted turn, naming why
     expect(ends).toHaveLength(1);
-    expect(ends[0].body).toMatchObject({ stopReason: 'error', error: { message: expect.stringMatching(/the instance that ran the turn \(inst-1\) stopped \(lease expired\)/) } });
+    expect(ends[0].body).toMatchObject({ stopReason: 'error', error: { message: expect.stringMatching(/the instance that ran the turn \(inst-4\) stopped \(lease expired\)/) } });
     // the owner's client saw only what was persisted; the resumed one sees all of it, once
     const storedText = chunkText(stored);
     expect(storedText.startsWith(chunkText(a.updates))).toBe(true);

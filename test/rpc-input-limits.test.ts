@@ -1,7 +1,7 @@
 // Input limits of the JSON-RPC peer over a real pipe (issue 7.14 input part, 7.16 batch part,
 // 7.20 ids part): nesting depth, arrays of any size (ACP has no batches: one -32600, nothing runs),
 // and integer ids beyond 2^53 kept exact.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../src/rpc/index.js';
 import { RawChild, fixture } from './support/raw-child.js';
 
@@ -27,6 +27,18 @@ function start(): RawLines {
   children.push(c);
   return c;
 }
+// One child for the tests that only need answers to what they send (each reads all of them): a
+// node process per test costs more CPU than its exchanges. The problems test keeps its own child,
+// since it reads the child's whole problem list.
+let sharedChild: RawLines | undefined;
+function shared(): RawLines {
+  sharedChild ??= new RawLines();
+  return sharedChild;
+}
+afterAll(() => {
+  sharedChild?.child.kill('SIGKILL');
+  sharedChild = undefined;
+});
 
 /** The one answer to any JSON array (ACP-V2-TRANS-11), as written on the wire. */
 const ARRAY_REFUSAL = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: a JSON array (batch) is not an ACP message: send one JSON-RPC object per line"}}';
@@ -40,7 +52,7 @@ function echoNested(id: number, depth: number): string {
 
 describe('nesting depth of incoming messages', () => {
   it(`answers a request nested deeper than ${MAX_JSON_DEPTH} levels with -32602 naming the limit, and serves one at the limit`, async () => {
-    const c = start();
+    const c = shared();
     c.writeLine(echoNested(1, MAX_JSON_DEPTH));
     const ok = await c.json();
     expect(ok.id).toBe(1);
@@ -77,7 +89,7 @@ describe('arrays of any size (no batches in ACP, ACP-V2-TRANS-11)', () => {
   const entries = (n: number) => Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'echo', params: i }));
 
   it('refuses an array of 1, 100, 101 or 2,000 requests with one -32600 each and runs none of them', async () => {
-    const c = start();
+    const c = shared();
     for (const n of [1, 100, 101, 2000]) c.writeLine(JSON.stringify(entries(n)));
     c.writeLine('{"jsonrpc":"2.0","id":"after","method":"echo","params":"next"}');
     // the echo requests would have answered with their own ids before "after"
@@ -88,7 +100,7 @@ describe('arrays of any size (no batches in ACP, ACP-V2-TRANS-11)', () => {
 
 describe('integer ids beyond 2^53 (ACP-ALL-RPC-03: the id is echoed unchanged)', () => {
   it('echoes the exact digits of a large integer id (single and negative; an array of them is refused with id null)', async () => {
-    const c = start();
+    const c = shared();
     c.writeLine('{"jsonrpc":"2.0","id":9007199254740993,"method":"echo","params":"big"}');
     expect(await c.line()).toBe('{"jsonrpc":"2.0","id":9007199254740993,"result":"big"}');
     c.writeLine('{"jsonrpc":"2.0", "id" : -123456789012345678901234567890,"method":"echo","params":{"id":1}}');
@@ -101,7 +113,7 @@ describe('integer ids beyond 2^53 (ACP-ALL-RPC-03: the id is echoed unchanged)',
   });
 
   it('$/cancel_request naming a large id cancels that request, answered with its exact id', async () => {
-    const c = start();
+    const c = shared();
     c.writeLine('{"jsonrpc":"2.0","id":9007199254740993,"method":"sleep","params":{"ms":60000}}');
     c.writeLine('{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":9007199254740993}}');
     expect(await c.line()).toMatch(/^\{"jsonrpc":"2\.0","id":9007199254740993,"error":\{"code":-32800,/);

@@ -56,7 +56,8 @@ export const f: v2.ToolCallStatus = 'some_future_status'; // open in v2
       writeFileSync(
         join(dir, 'tsconfig.json'),
         JSON.stringify({
-          compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', skipLibCheck: true, types: [] },
+          // lib without DOM: the wire types need none, and lib.dom.d.ts would be most of what tsc parses
+          compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022'], skipLibCheck: true, types: [] },
           files: ['usage.ts'],
         }),
       );
