@@ -23,6 +23,8 @@ export interface StreamTransportOptions {
  * while the OS pipe is full, messages accumulate in memory in order.
  */
 const FLUSH_BYTES = 64 * 1024;
+/** How long the input is still read after the output closed (see `start`). */
+const OUTPUT_CLOSED_READ_MS = 1000;
 
 export class StreamTransport implements Transport {
   private handlers: TransportHandlers | undefined;
@@ -31,6 +33,8 @@ export class StreamTransport implements Transport {
   private scheduled = false;
   private waitingDrain = false;
   private closed = false;
+  /** The output is gone but the input is still read to its end (see `start`). */
+  private outputClosed = false;
   private writableWaiters: Array<() => void> = [];
   private flushWaiters: Array<() => void> = [];
   private readonly hwm: number;
@@ -58,12 +62,29 @@ export class StreamTransport implements Transport {
     });
     this.input.on('end', () => {
       this.splitter.end();
-      this.close({ reason: 'input stream ended' });
+      this.close({ reason: this.outputClosed ? 'output stream closed' : 'input stream ended' });
     });
     this.input.on('error', (error) => this.close({ reason: `input stream failed: ${error.message}`, error }));
-    this.output.on('error', (error) => this.close({ reason: `output stream failed: ${error.message}`, error }));
+    this.output.on('error', (error) => {
+      if (!this.outputClosed) this.close({ reason: `output stream failed: ${error.message}`, error });
+    });
     this.output.on('close', () => {
-      if (!this.closed) this.close({ reason: 'output stream closed' });
+      if (this.closed) return;
+      // Nothing can be written any more, but what the other side wrote before it went away may still
+      // be unread: Node destroys a child's stdin as soon as the child exits, possibly before its last
+      // stdout lines (a final answer) were read. Read the input to its end first, for a short while
+      // at most (a peer that closed only its reading side would otherwise keep us open).
+      if (this.input.readableEnded || this.input.destroyed) {
+        this.close({ reason: 'output stream closed' });
+        return;
+      }
+      this.outputClosed = true;
+      this.waitingDrain = false;
+      this.queue = [];
+      this.queuedBytes = 0;
+      this.resolveWritable();
+      this.resolveFlush();
+      setTimeout(() => this.close({ reason: 'output stream closed' }), OUTPUT_CLOSED_READ_MS).unref();
     });
   }
 
@@ -89,7 +110,7 @@ export class StreamTransport implements Transport {
   }
 
   send(message: object): void {
-    if (this.closed) return;
+    if (this.closed || this.outputClosed) return;
     let s: string;
     try {
       s = JSON.stringify(message);
@@ -156,12 +177,12 @@ export class StreamTransport implements Transport {
   }
 
   whenWritable(): Promise<void> {
-    if (this.closed || (!this.waitingDrain && this.queuedBytes < this.hwm)) return Promise.resolve();
+    if (this.closed || this.outputClosed || (!this.waitingDrain && this.queuedBytes < this.hwm)) return Promise.resolve();
     return new Promise((resolve) => this.writableWaiters.push(resolve));
   }
 
   flush(): Promise<void> {
-    if (this.closed || (this.queue.length === 0 && !this.waitingDrain)) return Promise.resolve();
+    if (this.closed || this.outputClosed || (this.queue.length === 0 && !this.waitingDrain)) return Promise.resolve();
     return new Promise((resolve) => this.flushWaiters.push(resolve));
   }
 
@@ -169,7 +190,7 @@ export class StreamTransport implements Transport {
     if (this.closed) return;
     // hand over whatever is still queued before ending (also while waiting for drain: the
     // stream buffers it, and dropping it would lose the last messages to a slow reader)
-    if (this.queue.length > 0) {
+    if (this.queue.length > 0 && !this.outputClosed) {
       try {
         this.output.write(this.queue.join('\n') + '\n');
       } catch {
@@ -182,7 +203,7 @@ export class StreamTransport implements Transport {
     const fw = this.flushWaiters;
     this.flushWaiters = [];
     for (const f of fw) f();
-    if (this.options.endOnClose !== false) {
+    if (this.options.endOnClose !== false && !this.outputClosed) {
       try {
         this.output.end();
       } catch {
