@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURES, cliEnv, ndjson, processWithMarkerAlive, runCli, startCli, tempDir, waitFor } from './fixtures/cli-helpers.js';
 
 const sdkAgent = `node ${join(FIXTURES, 'cli-sdk-agent.mjs')}`;
+// hand-written, no SDK to load: for the exit-code mapping, which is acp-kit's, not SDK interop
+const rawAgent = `node ${join(FIXTURES, 'cli-raw-v1-agent.mjs')}`;
 
 describe.concurrent('acp-kit run (built-in demo agent)', () => {
   for (const protocol of ['1', '2'] as const) {
@@ -133,7 +135,7 @@ describe.concurrent('acp-kit run (agent written with the official SDK)', () => {
     const cwd = tempDir('run-stops');
     const expected: Record<string, number> = { max_tokens: 3, max_turn_requests: 4, refusal: 5, end_turn: 0 };
     const results = await Promise.all(
-      Object.keys(expected).map(async (reason) => [reason, await runCli(['run', '--json', '--agent', sdkAgent, `stop ${reason}`], { cwd })] as const),
+      Object.keys(expected).map(async (reason) => [reason, await runCli(['run', '--json', '--agent', rawAgent, `stop ${reason}`], { cwd })] as const),
     );
     for (const [reason, r] of results) {
       expect(r.code, reason).toBe(expected[reason]);

@@ -13,6 +13,8 @@ import { startHarness, type Harness } from './fixtures/coding-harness.js';
 import { alive, waitUntil } from './support/process.js';
 
 const SERVER = resolve('test/fixtures/mcp-echo-server.mjs');
+// no MCP SDK inside (cheaper to start): for the test about a server process going away
+const RAW_SERVER = resolve('test/fixtures/mcp-raw-echo-server.mjs');
 const harnesses: Harness[] = [];
 const pids: number[] = [];
 afterAll(async () => {
@@ -116,7 +118,7 @@ describe('coding agent MCP sessions (in process)', () => {
 
   it('a server that goes away mid-session: its tools stay listed and fail saying why', async () => {
     const logs: string[] = [];
-    const conns = await McpConnections.open([{ type: 'stdio', name: 'echo', command: process.execPath, args: [SERVER], env: [] }], { cwd: tmp('coding-mcp-h-'), log: (l) => logs.push(l) });
+    const conns = await McpConnections.open([{ type: 'stdio', name: 'echo', command: process.execPath, args: [RAW_SERVER], env: [] }], { cwd: tmp('coding-mcp-h-'), log: (l) => logs.push(l) });
     try {
       const [st] = conns.status();
       expect(st.state).toBe('connected');

@@ -2,7 +2,8 @@
  * MCP servers in the built-in coding agent (ACP-V1-SESS-01, ACP-ALL-SESS-08, ACP-V2-RESUME-09):
  * `acp-kit agent` as a real process (needs `npm run build`), driven by acp-kit's client, with a
  * real MCP server (test/fixtures/mcp-echo-server.mjs, official MCP SDK) over stdio and streamable
- * HTTP. The demo model calls MCP tools with `mcp <server> <tool> <json>`.
+ * HTTP. The demo model calls MCP tools with `mcp <server> <tool> <json>`. The tests about server
+ * processes and restores use test/fixtures/mcp-raw-echo-server.mjs (no SDK: cheaper to start).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -16,6 +17,8 @@ import { alive, waitUntil } from './support/process.js';
 
 const BIN = resolve('bin/acp-kit.js');
 const SERVER = resolve('test/fixtures/mcp-echo-server.mjs');
+// no MCP SDK inside: for the tests about server processes, not about MCP interop
+const RAW_SERVER = resolve('test/fixtures/mcp-raw-echo-server.mjs');
 
 const conns: ClientConnection[] = [];
 const pids: number[] = [];
@@ -35,9 +38,14 @@ function tmp(prefix: string): string {
 }
 
 /** A stdio config of the fixture server; `pidFile` receives its pid. */
-function echoServer(name: string, env: Record<string, string> = {}, pidFile?: string): McpServer {
+function echoServer(name: string, env: Record<string, string> = {}, pidFile?: string, script = SERVER): McpServer {
   const all = { ...env, ...(pidFile ? { MCP_PID_FILE: pidFile } : {}) };
-  return { type: 'stdio', name, command: process.execPath, args: [SERVER], env: Object.entries(all).map(([k, v]) => ({ name: k, value: v })) };
+  return { type: 'stdio', name, command: process.execPath, args: [script], env: Object.entries(all).map(([k, v]) => ({ name: k, value: v })) };
+}
+
+/** The SDK-free fixture server (one tool: echo): starts in a quarter of the CPU. */
+function rawEchoServer(name: string, env: Record<string, string> = {}, pidFile?: string): McpServer {
+  return echoServer(name, env, pidFile, RAW_SERVER);
 }
 
 // a hang guard, not a speed claim: a loaded 2-core CI machine can take seconds to start node processes
@@ -90,6 +98,40 @@ function sharedAgent(v: 1 | 2): Promise<Started> {
   return agent;
 }
 
+interface SharedSession {
+  agent: Started;
+  s: ClientSession;
+  cwd: string;
+  cancelFile: string;
+}
+
+// One session per version for the three tests about MCP tool calls and start failures (run in
+// order): a tagged SDK echo server (env reaches it) next to a missing binary and a server that
+// crashes at start. Each MCP server process costs ~0.5 s of CPU to start.
+const sharedSessions = new Map<1 | 2, Promise<SharedSession>>();
+function sharedSession(v: 1 | 2): Promise<SharedSession> {
+  let shared = sharedSessions.get(v);
+  if (!shared) {
+    shared = (async () => {
+      const agent = await sharedAgent(v);
+      const cwd = tmp('coding-mcp-');
+      const cancelFile = join(tmp('coding-mcp-cancel-'), 'cancelled');
+      const s = await agent.conn.newSession({
+        cwd,
+        mcpServers: [
+          { type: 'stdio', name: 'ghost', command: '/nonexistent/mcp-server-binary', args: [], env: [] },
+          { type: 'stdio', name: 'crashy', command: process.execPath, args: [SERVER, '--crash'], env: [] },
+          // MCP_TAG prefixes the echo
+          echoServer('echo', { MCP_TAG: 'tagged', MCP_CANCEL_FILE: cancelFile }),
+        ],
+      });
+      return { agent, s, cwd, cancelFile };
+    })();
+    sharedSessions.set(v, shared);
+  }
+  return shared;
+}
+
 function calls(s: ClientSession) {
   return [...s.state.toolCalls.values()];
 }
@@ -105,12 +147,12 @@ function texts(content: readonly unknown[]): string[] {
 
 describe.concurrent('coding agent MCP', () => {
 for (const v of [1, 2] as const) describe(`over v${v}`, () => {
+  // the three tests share one session (see sharedSession), in this order
+  describe.sequential('one session with a working and two failing servers', () => {
   it('calls MCP tools through the demo rule: read-only without asking, results as tool-call content, isError -> failed, images, cancel', async () => {
-    const { conn, asked } = await sharedAgent(v);
+    const { agent: { conn, asked }, s, cancelFile } = await sharedSession(v);
     expect(conn.agentCapabilities.mcp).toMatchObject({ http: true, ...(v === 2 ? { stdio: true } : {}) });
-    const cancelFile = join(tmp('coding-mcp-cancel-'), 'cancelled');
     // env reaches the server (MCP_TAG prefixes the echo)
-    const s = await conn.newSession({ cwd: tmp('coding-mcp-'), mcpServers: [echoServer('echo', { MCP_TAG: 'tagged', MCP_CANCEL_FILE: cancelFile })] });
     const r = await s.prompt('mcp echo echo {"text": "hello mcp"}');
     expect(r.stopReason).toBe('end_turn');
     const tc = lastCall(s);
@@ -150,47 +192,8 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
     await waitUntil(() => existsSync(cancelFile), WAIT_MS, 'the server saw the cancellation');
   });
 
-  it('a non-read-only MCP tool asks first: rejected -> failed and not run; approved -> runs in the session cwd; read-only mode refuses', async () => {
-    const cwd = tmp('coding-mcp-');
-    const agent = await sharedAgent(v);
-    const s = await agent.conn.newSession({ cwd, mcpServers: [echoServer('notes')] });
-    agent.answerSession(s.sessionId, ['reject_once', 'allow_once']);
-    // (the agent is shared: only this session's requests count)
-    const asked = { get all() { return agent.asked.filter((r) => r.sessionId === s.sessionId); } };
-    await s.prompt('mcp notes write_note {"note": "first"}');
-    expect(asked.all).toHaveLength(1);
-    expect(asked.all[0].subject).toMatchObject({ type: 'tool_call', toolCall: { name: 'mcp__notes__write_note' } });
-    expect(lastCall(s).status).toBe('failed');
-    expect(existsSync(join(cwd, 'notes.txt'))).toBe(false);
-
-    await s.prompt('mcp notes write_note {"note": "second"}');
-    expect(asked.all).toHaveLength(2);
-    expect(lastCall(s).status).toBe('completed');
-    expect(lastCall(s).toolKind).toBe('other');
-    expect(texts(lastCall(s).content)).toEqual(['saved note "second"']);
-    expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('second\n');
-
-    await s.setConfigOption('mode', 'read-only');
-    await s.prompt('mcp notes write_note {"note": "third"}');
-    expect(asked.all).toHaveLength(2);
-    expect(lastCall(s).status).toBe('failed');
-    expect(texts(lastCall(s).content).join()).toMatch(/read-only/);
-    expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('second\n');
-    // read-only tools still run in read-only mode
-    await s.prompt('mcp notes echo {"text": "still here"}');
-    expect(lastCall(s).status).toBe('completed');
-  });
-
   it('a server that cannot start does not break the session: the user is told, the other server works', async () => {
-    const { conn, stderr } = await sharedAgent(v);
-    const s = await conn.newSession({
-      cwd: tmp('coding-mcp-'),
-      mcpServers: [
-        { type: 'stdio', name: 'ghost', command: '/nonexistent/mcp-server-binary', args: [], env: [] },
-        { type: 'stdio', name: 'crashy', command: process.execPath, args: [SERVER, '--crash'], env: [] },
-        echoServer('echo'),
-      ],
-    });
+    const { agent: { stderr }, s } = await sharedSession(v);
     // acp-kit's client advertises notices in v1 too, so both versions get a notice per server
     await waitUntil(() => s.state.notices.length >= 2, WAIT_MS, 'two notices arrive');
     const notices = s.state.notices.map((n) => `${n.title} ${n.description}`);
@@ -200,7 +203,7 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
     expect(stderr()).toMatch(/MCP server "ghost" \(stdio\) failed to start/);
     const r = await s.prompt('mcp echo echo {"text": "works"}');
     expect(r.stopReason).toBe('end_turn');
-    expect(texts(lastCall(s).content)).toEqual(['echo: works']);
+    expect(texts(lastCall(s).content)).toEqual(['tagged: works']);
     // the failed server's tools do not exist; the model is told which do
     await s.prompt('mcp ghost anything');
     expect(lastCall(s).status).toBe('failed');
@@ -208,6 +211,37 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
     // /help lists the servers and their state
     await s.prompt('/help');
     expect(s.state.messageList.at(-1)!.text).toMatch(/MCP servers: ghost \(failed: .*ENOENT.*\), crashy \(failed: .*\), echo \(5 tools\)/);
+  });
+
+  it('a non-read-only MCP tool asks first: rejected -> failed and not run; approved -> runs in the session cwd; read-only mode refuses', async () => {
+    const { agent, s, cwd } = await sharedSession(v);
+    agent.answerSession(s.sessionId, ['reject_once', 'allow_once']);
+    // (the agent is shared: only this session's requests count)
+    const asked = { get all() { return agent.asked.filter((r) => r.sessionId === s.sessionId); } };
+    await s.prompt('mcp echo write_note {"note": "first"}');
+    expect(asked.all).toHaveLength(1);
+    expect(asked.all[0].subject).toMatchObject({ type: 'tool_call', toolCall: { name: 'mcp__echo__write_note' } });
+    expect(lastCall(s).status).toBe('failed');
+    expect(existsSync(join(cwd, 'notes.txt'))).toBe(false);
+
+    await s.prompt('mcp echo write_note {"note": "second"}');
+    expect(asked.all).toHaveLength(2);
+    expect(lastCall(s).status).toBe('completed');
+    expect(lastCall(s).toolKind).toBe('other');
+    expect(texts(lastCall(s).content)).toEqual(['saved note "second"']);
+    expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('second\n');
+
+    await s.setConfigOption('mode', 'read-only');
+    await s.prompt('mcp echo write_note {"note": "third"}');
+    expect(asked.all).toHaveLength(2);
+    expect(lastCall(s).status).toBe('failed');
+    expect(texts(lastCall(s).content).join()).toMatch(/read-only/);
+    expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('second\n');
+    // read-only tools still run in read-only mode
+    await s.prompt('mcp echo echo {"text": "still here"}');
+    expect(lastCall(s).status).toBe('completed');
+  });
+
   });
 
   it('server processes end on session/close and when the connection ends (even a server that ignores stdin EOF)', async () => {
@@ -221,7 +255,7 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
     const conn = await connect({ transport: new StreamTransport(child.stdout!, child.stdin!), protocol: v });
 
     const pid1File = join(tmp('coding-mcp-pid-'), 'pid');
-    const s1 = await conn.newSession({ cwd: tmp('coding-mcp-'), mcpServers: [echoServer('echo', {}, pid1File)] });
+    const s1 = await conn.newSession({ cwd: tmp('coding-mcp-'), mcpServers: [rawEchoServer('echo', {}, pid1File)] });
     const pid1 = await pidFrom(pid1File);
     await s1.prompt('mcp echo echo {"text": "x"}');
     expect(alive(pid1)).toBe(true);
@@ -229,7 +263,7 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
     await waitUntil(() => !alive(pid1), WAIT_MS, `MCP server ${pid1} is gone after session/close`);
 
     const pid2File = join(tmp('coding-mcp-pid-'), 'pid');
-    await conn.newSession({ cwd: tmp('coding-mcp-'), mcpServers: [echoServer('echo', { MCP_STUBBORN: '1' }, pid2File)] });
+    await conn.newSession({ cwd: tmp('coding-mcp-'), mcpServers: [rawEchoServer('echo', { MCP_STUBBORN: '1' }, pid2File)] });
     const pid2 = await pidFrom(pid2File);
     expect(alive(pid2)).toBe(true);
     await conn.close(); // ends the agent's stdin
@@ -242,7 +276,7 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
     const cwd = tmp('coding-mcp-');
     const first = await start(v, { dataDir });
     const pid1File = join(tmp('coding-mcp-pid-'), 'pid');
-    const s = await first.conn.newSession({ cwd, mcpServers: [echoServer('echo', { MCP_TAG: 'one' }, pid1File)] });
+    const s = await first.conn.newSession({ cwd, mcpServers: [rawEchoServer('echo', { MCP_TAG: 'one' }, pid1File)] });
     const pid1 = await pidFrom(pid1File);
     await s.prompt('mcp echo echo {"text": "a"}');
     expect(texts(lastCall(s).content)).toEqual(['one: a']);
@@ -252,7 +286,7 @@ for (const v of [1, 2] as const) describe(`over v${v}`, () => {
     // a new agent process restores the stored session with another server list
     const second = await start(v, { dataDir });
     const pid2File = join(tmp('coding-mcp-pid-'), 'pid');
-    const servers = [echoServer('echo', { MCP_TAG: 'two' }, pid2File)];
+    const servers = [rawEchoServer('echo', { MCP_TAG: 'two' }, pid2File)];
     const again = v === 1
       ? await second.conn.loadSession(s.sessionId, { cwd, mcpServers: servers })
       : await second.conn.resumeSession(s.sessionId, { cwd, mcpServers: servers });
