@@ -121,8 +121,13 @@ export async function runClientChecks(settings: ClientCheckSettings, options: Cl
       const cwd = settings.processCwd ?? join(root, `case-${i}`);
       if (!settings.processCwd) mkdirSync(cwd);
       const onVersion = first ? (unspoken: string | undefined) => gate.settle(unspoken) : undefined;
-      const result = await runClientCase(c, v, settings, relays, `${c.name}@v${v}#${i}-${Math.random().toString(36).slice(2, 10)}`, cwd, onVersion).finally(() => first && gate.settle(undefined));
+      const result = await runClientCase(c, v, settings, relays, `${c.name}@v${v}#${i}-${Math.random().toString(36).slice(2, 10)}`, cwd, onVersion).catch((e: unknown) => {
+        if (first) gate.settle(undefined);
+        throw e;
+      });
       if (result.status === 'error') stopped ??= `case ${result.name} (v${result.protocol}) could not run`;
+      // after `stopped`: the cases waiting on this one must see that it could not run
+      if (first) gate.settle(undefined);
       return result;
     });
     const requirements = judge(results, options.protocols, wanted);
