@@ -20,6 +20,12 @@ export interface ClientCheckSettings {
   agentVersion: string;
 }
 
+/**
+ * The client does not speak the case's protocol version (it offered another one, or left when
+ * the agent answered it): no other case of that version can run either.
+ */
+export class VersionNotSpoken extends NotApplicable {}
+
 /** A client conformance case: one scripted agent behaviour, one launch of the client. */
 export type ClientCase = CaseOf<ClientCaseContext>;
 
@@ -54,6 +60,11 @@ export class ClientCaseContext {
   private nextId = 1;
   /** Called when the case is over (e.g. to kill a process a case started). */
   readonly cleanups: Array<() => void | Promise<void>> = [];
+  /**
+   * Told once whether the client speaks the case's version: `undefined` when it opened a session
+   * in it, else why not. The runner holds the other cases of the version until it knows.
+   */
+  onVersion: (unspoken: string | undefined) => void = () => undefined;
 
   constructor(
     readonly settings: ClientCheckSettings,
@@ -95,6 +106,11 @@ export class ClientCaseContext {
 
   skip(reason: string): never {
     throw new NotApplicable(reason);
+  }
+
+  private unspoken(reason: string): never {
+    this.onVersion(reason);
+    throw new VersionNotSpoken(reason);
   }
 
   /** A fresh string id for a request of the agent (string ids on purpose: clients must echo them). */
@@ -158,7 +174,7 @@ export class ClientCaseContext {
     const asked = at(init.params, 'protocolVersion');
     if (this.version === 2 && !(typeof asked === 'number' && asked >= 2)) {
       p.respondError(init, -32022, 'Unsupported protocol version');
-      this.skip(`the client offered protocol version ${JSON.stringify(asked)}; the v2 cases need a client that offers 2`);
+      this.unspoken(`the client offered protocol version ${JSON.stringify(asked)}; the v2 cases need a client that offers 2`);
     }
     p.version = answer;
     const info = { name: 'acp-kit-check', title: 'acp-kit check (scripted agent)', version: this.settings.agentVersion };
@@ -185,9 +201,10 @@ export class ClientCaseContext {
       req = await this.setup('session/new', () => p.takeRequest('session/new', this.timeout));
     } catch (e) {
       // a client that offered v2 may leave when the agent answers v1: it does not speak v1 (allowed)
-      if (e instanceof ClientSetupError && e.gone && this.version === 1 && (p.asked ?? 1) >= 2) this.skip('the client offered v2 and left when the agent answered v1: it does not speak v1');
+      if (e instanceof ClientSetupError && e.gone && this.version === 1 && (p.asked ?? 1) >= 2) this.unspoken('the client offered v2 and left when the agent answered v1: it does not speak v1');
       throw e;
     }
+    this.onVersion(undefined);
     const sessionId = `check-${this.token.replace(/[^\w-]/g, '-')}`;
     this.sessionCwd = stringAt(req.params, 'cwd');
     before?.(sessionId, req);

@@ -107,13 +107,27 @@ export async function runClientChecks(settings: ClientCheckSettings, options: Cl
     // a client that cannot run one case (does not start, never launches the agent, never prompts)
     // cannot run the others either: report them instead of waiting for each to time out
     let stopped: string | undefined;
+    // the first case of a version finds out whether the client speaks it; the others of that
+    // version wait for it, so that a client that does not is launched once, not once per case
+    const gates = new Map<1 | 2, VersionGate>();
     const results = await runPool(jobs.length, options.concurrency ?? 4, async (i): Promise<CaseResult> => {
       const { c, v } = jobs[i]!;
+      let gate = gates.get(v);
+      const first = !gate;
+      if (!gate) gates.set(v, (gate = new VersionGate()));
+      else await gate.known;
+      if (gate.unspoken !== undefined) return { name: c.name, title: c.title, ids: c.ids, protocol: v, status: 'not-applicable', reason: gate.unspoken, checks: [], ms: 0 };
       if (stopped) return { name: c.name, title: c.title, ids: c.ids, protocol: v, status: 'error', reason: `not run: ${stopped}`, checks: [], ms: 0 };
       const cwd = settings.processCwd ?? join(root, `case-${i}`);
       if (!settings.processCwd) mkdirSync(cwd);
-      const result = await runClientCase(c, v, settings, relays, `${c.name}@v${v}#${i}-${Math.random().toString(36).slice(2, 10)}`, cwd);
+      const onVersion = first ? (unspoken: string | undefined) => gate.settle(unspoken) : undefined;
+      const result = await runClientCase(c, v, settings, relays, `${c.name}@v${v}#${i}-${Math.random().toString(36).slice(2, 10)}`, cwd, onVersion).catch((e: unknown) => {
+        if (first) gate.settle(undefined);
+        throw e;
+      });
       if (result.status === 'error') stopped ??= `case ${result.name} (v${result.protocol}) could not run`;
+      // after `stopped`: the cases waiting on this one must see that it could not run
+      if (first) gate.settle(undefined);
       return result;
     });
     const requirements = judge(results, options.protocols, wanted);
@@ -133,9 +147,29 @@ export async function runClientChecks(settings: ClientCheckSettings, options: Cl
   }
 }
 
-function runClientCase(c: ClientCase, v: 1 | 2, settings: ClientCheckSettings, source: ConnectionSource, token: string, cwd: string): Promise<CaseResult> {
+/** Whether the client speaks one version, once the first case of that version has found out. */
+class VersionGate {
+  /** Why the client does not speak the version (undefined: it does, or it is not known). */
+  unspoken: string | undefined;
+  readonly known: Promise<void>;
+  private open!: () => void;
+  private settled = false;
+  constructor() {
+    this.known = new Promise((resolve) => (this.open = resolve));
+  }
+  /** The first word wins: the case that found out, or its end (then the others find out themselves). */
+  settle(unspoken: string | undefined): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.unspoken = unspoken;
+    this.open();
+  }
+}
+
+function runClientCase(c: ClientCase, v: 1 | 2, settings: ClientCheckSettings, source: ConnectionSource, token: string, cwd: string, onVersion?: (unspoken: string | undefined) => void): Promise<CaseResult> {
   const started = Date.now();
   const ctx = new ClientCaseContext(settings, v, token, source, cwd);
+  if (onVersion) ctx.onVersion = onVersion;
   return runCaseWith(c, v, CLIENT_WIRE_IDS, {
     started,
     run: () => c.run(ctx),
