@@ -19,6 +19,15 @@ function shape(frames: CaptureFrame[]): string[] {
   return frames.map((f) => `${f.dir} ${f.kind} ${f.method ?? ''}`.trim());
 }
 
+/** The kind of the option the editor side picked for the (only) permission request of `frames`. */
+function permissionAnswerKind(frames: CaptureFrame[]): string | undefined {
+  const ask = frames.find((f) => f.method === 'session/request_permission');
+  if (!ask) throw new Error('the capture has no session/request_permission');
+  const options = JSON.parse(ask.raw).params.options as Array<{ optionId: string; kind: string }>;
+  const answer = JSON.parse(frames.find((f) => f.dir === 'editor->agent' && f.kind === 'response' && f.id === ask.id)!.raw);
+  return options.find((o) => o.optionId === answer.result.outcome.optionId)?.kind;
+}
+
 type Recording = { dir: string; ws: string; capture: string; transcript: Array<Record<string, unknown>>; env: NodeJS.ProcessEnv };
 const recordings = new Map<1 | 2, Promise<Recording>>();
 /**
@@ -85,10 +94,13 @@ describe.each([1, 2] as const)('acp-kit replay, protocol v%s', (version) => {
     expect(ndjson(r.stdout)[0]!.agent).toEqual([node, BIN, 'replay', rec.capture, '--as', 'agent']);
   });
 
-  it('--as client --record: the new capture has the frames of the original (direction, kind, method) and replay exits 0', async () => {
+  // v2 passes --permission recorded, v1 relies on it being the default: both answer the live permission
+  // request as the recording did (one run instead of a separate `--permission recorded` run)
+  it('--as client --record: the new capture has the frames of the original (direction, kind, method), the permission is answered as recorded (allow_once), and replay exits 0', async () => {
     const rec = await record(version);
     const { ws: ws2, out, env } = fresh(rec);
-    const r = await cli(['replay', rec.capture, '--as', 'client', '--cwd', ws2, '--record', out, '--', node, BIN, 'agent', '--model', 'demo'], { env });
+    const permission = version === 2 ? ['--permission', 'recorded'] : [];
+    const r = await cli(['replay', rec.capture, '--as', 'client', ...permission, '--cwd', ws2, '--record', out, '--', node, BIN, 'agent', '--model', 'demo'], { env });
     expect(r.stderr).toContain('done:');
     expect(r.code).toBe(0);
     const [a, b] = await Promise.all([readCapture(rec.capture), readCapture(out)]);
@@ -101,23 +113,19 @@ describe.each([1, 2] as const)('acp-kit replay, protocol v%s', (version) => {
     const prompt = JSON.parse(b.frames.find((f) => f.method === 'session/prompt')!.raw);
     expect(prompt.params.sessionId).toBe(liveSession);
     expect(JSON.parse(b.frames.find((f) => f.method === 'session/new')!.raw).params.cwd).toBe(ws2);
+    expect(permissionAnswerKind(b.frames)).toBe('allow_once');
   });
 });
 
 describe('acp-kit replay --as client: permission answers', () => {
-  it.each([
-    ['recorded', 'allow_once'],
-    ['reject', 'reject_once'],
-  ] as const)('--permission %s answers the live permission request with the %s option', async (policy, kind) => {
+  // `--permission recorded` (allow_once here) is checked by the `--as client --record` test above
+  it.each([['reject', 'reject_once']] as const)('--permission %s answers the live permission request with the %s option', async (policy, kind) => {
     const rec = await record(2);
     const { ws: ws2, out, env } = fresh(rec);
     const r = await cli(['replay', rec.capture, '--as', 'client', '--permission', policy, '--cwd', ws2, '--record', out, '--', node, BIN, 'agent', '--model', 'demo'], { env });
     expect(r.code).toBe(0);
     const { frames } = await readCapture(out);
-    const ask = frames.find((f) => f.method === 'session/request_permission')!;
-    const options = JSON.parse(ask.raw).params.options as Array<{ optionId: string; kind: string }>;
-    const answer = JSON.parse(frames.find((f) => f.dir === 'editor->agent' && f.kind === 'response' && f.id === ask.id)!.raw);
-    expect(options.find((o) => o.optionId === answer.result.outcome.optionId)?.kind).toBe(kind);
+    expect(permissionAnswerKind(frames)).toBe(kind);
   });
 });
 
