@@ -13,8 +13,19 @@ import { tempDir } from './temp.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/acp-kit.js', import.meta.url));
 export const CHROMIUM = '/usr/bin/chromium';
-/** Screenshots of the test runs (git-ignored). */
+/** Screenshots of the test runs (git-ignored), taken only with `ACP_KIT_SCREENSHOTS=1`: see {@link screenshot}. */
 export const SCREENSHOT_DIR = fileURLToPath(new URL('../../test-output/inspector/', import.meta.url));
+
+/**
+ * Saves a screenshot of `page` as `<SCREENSHOT_DIR>/<name>` when `ACP_KIT_SCREENSHOTS=1` (for a human
+ * looking at the pages). Nothing asserts on them, and rendering and encoding them was a good share of
+ * Chromium's CPU in a test run, so plain test runs skip them.
+ */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  if (process.env.ACP_KIT_SCREENSHOTS !== '1') return;
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOT_DIR, name), ...options });
+}
 
 /** Allows every permission request with the first allow option (the demo model asks before writing). */
 export const allowAll = async (request: Parameters<typeof selectOption>[0]) => selectOption(request, 'allow');
@@ -55,7 +66,6 @@ export async function recordTurn(dir: string, protocol: 1 | 2, prompt: string, c
  */
 export async function launchChromium(profileDir: string): Promise<BrowserContext> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium; .ci/run does it)`);
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const { chromium } = await import('playwright-core');
   return chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
