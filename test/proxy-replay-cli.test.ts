@@ -1,6 +1,7 @@
 // acp-kit replay as real processes: a run of the built-in agent is recorded through the proxy, then
-// replayed to acp-kit's client (--as agent) and to a fresh built-in agent (--as client).
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+// replayed to acp-kit's client (--as agent) and to a fresh built-in agent (--as client); and issue 10's
+// round trip on that recording: replayed both ways, `acp-kit diff` finds no differences but timing.
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCapture, type CaptureFrame } from '../src/proxy/index.js';
@@ -182,4 +183,49 @@ describe('acp-kit replay: divergence and bad input', () => {
       expect(r.stderr).not.toMatch(/internal error|at .*\.js:\d+/);
     }
   });
+});
+
+// Issue 10's round trip, as real processes: the recording A above (`acp-kit proxy --record A` in front of
+// the built-in agent), replayed both ways (`replay A --as client --record B -- acp-kit agent`, and a client
+// recorded through a proxy in front of `replay A --as agent`, capture C), and `acp-kit diff` finds no
+// differences but timing. Every replay uses the recording's workspace, emptied as it was before the
+// recorded run, so the sessions are the same sessions; a run in another workspace is a real difference,
+// and diff reports it.
+describe.each([1, 2] as const)('record, replay both ways, diff: protocol v%s', (version) => {
+  it('diff A B (replay --as client) and diff A C (replay --as agent behind a recording proxy) exit 0: no differences but timing', async () => {
+    const rec = await record(version);
+    const { ws, capture: A, env } = rec;
+    const dir = join(rec.dir, 'round-trip');
+    mkdirSync(dir);
+    /** The workspace as it was before the recorded run: empty. */
+    const freshWorkspace = () => {
+      rmSync(ws, { recursive: true, force: true });
+      mkdirSync(ws);
+    };
+    const run = (args: string[]) => cli(args, { env });
+    const [B, C, D] = ['B', 'C', 'D'].map((n) => join(dir, `${n}.ndjson`));
+
+    freshWorkspace();
+    const b = await run(['replay', A, '--as', 'client', '--record', B, '--', node, BIN, 'agent', '--model', 'demo']);
+    expect(b.code).toBe(0);
+    const ab = await run(['diff', A, B]);
+    expect(ab.stdout).toContain('no differences (timing aside)');
+    expect(ab.code).toBe(0);
+
+    freshWorkspace();
+    // recorded timing (the default), as a client would see the recorded agent
+    const c = await run(['run', '--json', '--protocol', String(version), '--approve-all', '--cwd', ws, '--agent', `${node} ${BIN} proxy --record ${C} -- ${node} ${BIN} replay ${A} --as agent`, PROMPT]);
+    expect(c.code).toBe(0);
+    const ac = await run(['diff', A, C]);
+    expect(ac.stdout).toContain('no differences (timing aside)');
+    expect(ac.code).toBe(0);
+
+    // the same replay in another workspace: the paths differ, and diff says where
+    const ws2 = join(dir, 'ws2');
+    mkdirSync(ws2);
+    expect((await run(['replay', A, '--as', 'client', '--cwd', ws2, '--record', D, '--', node, BIN, 'agent', '--model', 'demo'])).code).toBe(0);
+    const ad = await run(['diff', A, D]);
+    expect(ad.code).toBe(1);
+    expect(ad.stdout).toContain(`params.cwd: ${JSON.stringify(ws)} -> ${JSON.stringify(ws2)}`);
+  }, 90_000);
 });
