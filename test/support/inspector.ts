@@ -1,6 +1,7 @@
 // Helpers of the inspector tests: a recorded session of the built-in agent, and the system Chromium.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
 // only the files that launch a browser load playwright-core (~1 s of CPU at import): see launchChromium
@@ -9,6 +10,10 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { InspectorHandle } from '../../src/inspector/index.js';
 import { connect, type ClientConnection } from '../../src/client/index.js';
 import { selectOption } from '../../src/client/services/permission-policy.js';
+import { packageVersion } from '../../src/cli/version.js';
+import { CaptureWriter } from '../../src/proxy/capture.js';
+import { startProxy } from '../../src/proxy/proxy.js';
+import { StreamTransport } from '../../src/rpc/stream-transport.js';
 import { tempDir } from './temp.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/acp-kit.js', import.meta.url));
@@ -45,19 +50,45 @@ export async function connectThroughProxy(dir: string, protocol: 1 | 2, proxyArg
 }
 
 /**
- * One prompt of the built-in agent through `acp-kit proxy --record` (see {@link connectThroughProxy});
- * resolves with the capture's path once the turn ended end_turn and the connection closed. The
- * connection is pushed onto `conns` first, so the caller's afterEach closes it also on failure.
+ * One prompt of the built-in agent (`acp-kit agent`, a real process, its data dir under `dir`)
+ * recorded by the proxy as `acp-kit proxy --record` does it: `startProxy` with a `CaptureWriter`, here
+ * in this process (the tests that use it read the capture; the proxy's process is covered by the
+ * proxy-* tests, and it cost a Node start-up per capture). Resolves with the capture's path once the
+ * turn ended end_turn, the agent exited at stdin EOF and the capture was closed. The connection is
+ * pushed onto `conns` first, so the caller's afterEach closes it also on failure.
  */
 export async function recordTurn(dir: string, protocol: 1 | 2, prompt: string, conns: ClientConnection[]): Promise<string> {
   const cap = join(dir, 'cap.ndjson');
-  const conn = await connectThroughProxy(dir, protocol, ['--record', cap]);
-  conns.push(conn);
-  const s = await conn.newSession({ cwd: dir });
-  const r = await s.prompt(prompt);
-  if (r.stopReason !== 'end_turn') throw new Error(`the recorded turn ended ${r.stopReason}, not end_turn`);
-  await conn.close();
-  return cap;
+  const agent = [process.execPath, BIN, 'agent'];
+  const recorder = new CaptureWriter(cap, { acpKit: packageVersion(), agent });
+  const toProxy = new PassThrough();
+  const fromProxy = new PassThrough();
+  const proxy = startProxy({
+    command: agent[0]!,
+    args: agent.slice(1),
+    env: { ...process.env, ACP_KIT_DATA_DIR: join(dir, 'data') },
+    editorIn: toProxy,
+    editorOut: fromProxy,
+    agentStderr: new PassThrough().resume(),
+    recorder,
+    log: () => undefined,
+  });
+  try {
+    const conn = await connect({ transport: new StreamTransport(fromProxy, toProxy), protocol, permissionPolicy: allowAll });
+    conns.push(conn);
+    const s = await conn.newSession({ cwd: dir });
+    const r = await s.prompt(prompt);
+    if (r.stopReason !== 'end_turn') throw new Error(`the recorded turn ended ${r.stopReason}, not end_turn`);
+    await conn.close();
+    toProxy.end();
+    const { exitCode } = await proxy.done;
+    if (exitCode !== 0) throw new Error(`the recorded agent exited ${exitCode}, not 0`);
+    return cap;
+  } finally {
+    // ends the agent's process group if the turn failed (resolves at once when it already exited)
+    await proxy.stop();
+    recorder.close();
+  }
 }
 
 /**
