@@ -17,7 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientConnection } from '../src/client/index.js';
 import { startInspector, type InspectorHandle, type LiveRegistration, type SessionView } from '../src/inspector/index.js';
 import { readCapture } from '../src/proxy/index.js';
-import { BIN, SCREENSHOT_DIR, connectThroughProxy, recordTurn, useBrowser } from './support/inspector.js';
+import { BIN, connectThroughProxy, recordTurn, screenshot, useBrowser } from './support/inspector.js';
 import { waitUntil } from './support/process.js';
 import { tempDir } from './support/temp.js';
 
@@ -84,7 +84,7 @@ describe('acp-kit inspect in Chromium', () => {
     const detail = page.getByTestId('frame-detail');
     await expect.poll(() => detail.locator('h2').textContent()).toContain(`Frame ${first}`);
     expect(await detail.textContent()).toContain(String(toolItem.toolCallId));
-    await page.screenshot({ path: join(SCREENSHOT_DIR, 'live-tool-call.png') });
+    await screenshot(page, 'live-tool-call.png');
 
     // frames -> session view: a frame of the agent's text selects the message it built
     const msg = sessions[0]!.items.find((i) => i.kind === 'message' && i.role === 'agent')!;
@@ -125,7 +125,7 @@ describe('acp-kit inspect in Chromium', () => {
     await v.waitFor();
     expect(await v.textContent()).toContain('schema/v1');
     expect(await v.textContent()).toContain("must have required property 'stopReason'");
-    await page.screenshot({ path: join(SCREENSHOT_DIR, 'schema-violation.png') });
+    await screenshot(page, 'schema-violation.png');
     expect(errors).toEqual([]);
     child.kill('SIGINT');
     expect(await exit).toBe(0);
@@ -208,7 +208,7 @@ describe('inspector views in Chromium', () => {
     const latency = page.getByTestId('diff-latency').locator('tr', { hasText: 'session/prompt' });
     expect(await latency.locator('td').nth(2).textContent()).toMatch(/^1 · /);
     expect(await latency.locator('td').nth(3).textContent()).toMatch(/^1 · /);
-    await page.screenshot({ path: join(SCREENSHOT_DIR, 'diff.png'), fullPage: true });
+    await screenshot(page, 'diff.png', { fullPage: true });
 
     // the same pair picked in the page: close, then compare again from the select
     await view.getByRole('button', { name: 'close diff' }).click();
@@ -292,7 +292,7 @@ describe('inspector views in Chromium', () => {
     const shown = await rows.evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-seq'))));
     expect(shown.length).toBeGreaterThan(0);
     for (const seq of shown) expect(withText.map((f) => f.seq)).toContain(seq);
-    await page.screenshot({ path: join(SCREENSHOT_DIR, 'filters-search.png') });
+    await screenshot(page, 'filters-search.png');
     expect(errors).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 // acp-kit replay as real processes: a run of the built-in agent is recorded through the proxy, then
-// replayed to acp-kit's client (--as agent) and to a fresh built-in agent (--as client).
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+// replayed to acp-kit's client (--as agent) and to a fresh built-in agent (--as client); and issue 10's
+// round trip on that recording: replayed both ways, `acp-kit diff` finds no differences but timing.
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCapture, type CaptureFrame } from '../src/proxy/index.js';
@@ -17,6 +18,15 @@ const cli = useCli();
  */
 function shape(frames: CaptureFrame[]): string[] {
   return frames.map((f) => `${f.dir} ${f.kind} ${f.method ?? ''}`.trim());
+}
+
+/** The kind of the option the editor side picked for the (only) permission request of `frames`. */
+function permissionAnswerKind(frames: CaptureFrame[]): string | undefined {
+  const ask = frames.find((f) => f.method === 'session/request_permission');
+  if (!ask) throw new Error('the capture has no session/request_permission');
+  const options = JSON.parse(ask.raw).params.options as Array<{ optionId: string; kind: string }>;
+  const answer = JSON.parse(frames.find((f) => f.dir === 'editor->agent' && f.kind === 'response' && f.id === ask.id)!.raw);
+  return options.find((o) => o.optionId === answer.result.outcome.optionId)?.kind;
 }
 
 type Recording = { dir: string; ws: string; capture: string; transcript: Array<Record<string, unknown>>; env: NodeJS.ProcessEnv };
@@ -85,10 +95,13 @@ describe.each([1, 2] as const)('acp-kit replay, protocol v%s', (version) => {
     expect(ndjson(r.stdout)[0]!.agent).toEqual([node, BIN, 'replay', rec.capture, '--as', 'agent']);
   });
 
-  it('--as client --record: the new capture has the frames of the original (direction, kind, method) and replay exits 0', async () => {
+  // v2 passes --permission recorded, v1 relies on it being the default: both answer the live permission
+  // request as the recording did (one run instead of a separate `--permission recorded` run)
+  it('--as client --record: the new capture has the frames of the original (direction, kind, method), the permission is answered as recorded (allow_once), and replay exits 0', async () => {
     const rec = await record(version);
     const { ws: ws2, out, env } = fresh(rec);
-    const r = await cli(['replay', rec.capture, '--as', 'client', '--cwd', ws2, '--record', out, '--', node, BIN, 'agent', '--model', 'demo'], { env });
+    const permission = version === 2 ? ['--permission', 'recorded'] : [];
+    const r = await cli(['replay', rec.capture, '--as', 'client', ...permission, '--cwd', ws2, '--record', out, '--', node, BIN, 'agent', '--model', 'demo'], { env });
     expect(r.stderr).toContain('done:');
     expect(r.code).toBe(0);
     const [a, b] = await Promise.all([readCapture(rec.capture), readCapture(out)]);
@@ -101,23 +114,19 @@ describe.each([1, 2] as const)('acp-kit replay, protocol v%s', (version) => {
     const prompt = JSON.parse(b.frames.find((f) => f.method === 'session/prompt')!.raw);
     expect(prompt.params.sessionId).toBe(liveSession);
     expect(JSON.parse(b.frames.find((f) => f.method === 'session/new')!.raw).params.cwd).toBe(ws2);
+    expect(permissionAnswerKind(b.frames)).toBe('allow_once');
   });
 });
 
 describe('acp-kit replay --as client: permission answers', () => {
-  it.each([
-    ['recorded', 'allow_once'],
-    ['reject', 'reject_once'],
-  ] as const)('--permission %s answers the live permission request with the %s option', async (policy, kind) => {
+  // `--permission recorded` (allow_once here) is checked by the `--as client --record` test above
+  it.each([['reject', 'reject_once']] as const)('--permission %s answers the live permission request with the %s option', async (policy, kind) => {
     const rec = await record(2);
     const { ws: ws2, out, env } = fresh(rec);
     const r = await cli(['replay', rec.capture, '--as', 'client', '--permission', policy, '--cwd', ws2, '--record', out, '--', node, BIN, 'agent', '--model', 'demo'], { env });
     expect(r.code).toBe(0);
     const { frames } = await readCapture(out);
-    const ask = frames.find((f) => f.method === 'session/request_permission')!;
-    const options = JSON.parse(ask.raw).params.options as Array<{ optionId: string; kind: string }>;
-    const answer = JSON.parse(frames.find((f) => f.dir === 'editor->agent' && f.kind === 'response' && f.id === ask.id)!.raw);
-    expect(options.find((o) => o.optionId === answer.result.outcome.optionId)?.kind).toBe(kind);
+    expect(permissionAnswerKind(frames)).toBe(kind);
   });
 });
 
@@ -174,4 +183,49 @@ describe('acp-kit replay: divergence and bad input', () => {
       expect(r.stderr).not.toMatch(/internal error|at .*\.js:\d+/);
     }
   });
+});
+
+// Issue 10's round trip, as real processes: the recording A above (`acp-kit proxy --record A` in front of
+// the built-in agent), replayed both ways (`replay A --as client --record B -- acp-kit agent`, and a client
+// recorded through a proxy in front of `replay A --as agent`, capture C), and `acp-kit diff` finds no
+// differences but timing. Every replay uses the recording's workspace, emptied as it was before the
+// recorded run, so the sessions are the same sessions; a run in another workspace is a real difference,
+// and diff reports it.
+describe.each([1, 2] as const)('record, replay both ways, diff: protocol v%s', (version) => {
+  it('diff A B (replay --as client) and diff A C (replay --as agent behind a recording proxy) exit 0: no differences but timing', async () => {
+    const rec = await record(version);
+    const { ws, capture: A, env } = rec;
+    const dir = join(rec.dir, 'round-trip');
+    mkdirSync(dir);
+    /** The workspace as it was before the recorded run: empty. */
+    const freshWorkspace = () => {
+      rmSync(ws, { recursive: true, force: true });
+      mkdirSync(ws);
+    };
+    const run = (args: string[]) => cli(args, { env });
+    const [B, C, D] = ['B', 'C', 'D'].map((n) => join(dir, `${n}.ndjson`));
+
+    freshWorkspace();
+    const b = await run(['replay', A, '--as', 'client', '--record', B, '--', node, BIN, 'agent', '--model', 'demo']);
+    expect(b.code).toBe(0);
+    const ab = await run(['diff', A, B]);
+    expect(ab.stdout).toContain('no differences (timing aside)');
+    expect(ab.code).toBe(0);
+
+    freshWorkspace();
+    // recorded timing (the default), as a client would see the recorded agent
+    const c = await run(['run', '--json', '--protocol', String(version), '--approve-all', '--cwd', ws, '--agent', `${node} ${BIN} proxy --record ${C} -- ${node} ${BIN} replay ${A} --as agent`, PROMPT]);
+    expect(c.code).toBe(0);
+    const ac = await run(['diff', A, C]);
+    expect(ac.stdout).toContain('no differences (timing aside)');
+    expect(ac.code).toBe(0);
+
+    // the same replay in another workspace: the paths differ, and diff says where
+    const ws2 = join(dir, 'ws2');
+    mkdirSync(ws2);
+    expect((await run(['replay', A, '--as', 'client', '--cwd', ws2, '--record', D, '--', node, BIN, 'agent', '--model', 'demo'])).code).toBe(0);
+    const ad = await run(['diff', A, D]);
+    expect(ad.code).toBe(1);
+    expect(ad.stdout).toContain(`params.cwd: ${JSON.stringify(ws)} -> ${JSON.stringify(ws2)}`);
+  }, 90_000);
 });

@@ -6,17 +6,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type ClientConnection } from '../src/client/index.js';
-import { approveAll } from '../src/client/services/permission-policy.js';
+import type { ClientConnection } from '../src/client/index.js';
 import { CaptureValidator, openCapture, type Violation } from '../src/proxy/index.js';
+import { connectRecording } from './support/record-turn.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const CAPTURES = fileURLToPath(new URL('./fixtures/proxy-captures/', import.meta.url));
 const node = process.execPath;
 const dirs: string[] = [];
 const conns: ClientConnection[] = [];
+const stops: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   await Promise.all(conns.splice(0).map((c) => c.close()));
+  await Promise.all(stops.splice(0).map((stop) => stop()));
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 function tmp(): string {
@@ -79,20 +81,14 @@ describe('capture validation', () => {
   it.each([1, 2] as const)('a capture of the built-in agent over v%i has zero violations', async (version) => {
     const d = tmp();
     const cap = join(d, 'cap.ndjson');
-    const conn = await connect({
-      command: node,
-      args: [BIN, 'proxy', '--record', cap, '--', node, BIN, 'agent'],
-      env: { ...process.env, ACP_KIT_DATA_DIR: join(d, 'data') },
-      protocol: version === 2 ? 'auto' : 1,
-      permissionPolicy: approveAll(),
-    });
-    conns.push(conn);
+    // the recording proxy runs in this process (as acp-kit proxy --record does it), the agent is a real process
+    const { conn, finish } = await connectRecording({ capture: cap, dataDir: join(d, 'data'), protocol: version === 2 ? 'auto' : 1 }, conns, stops);
     expect(conn.protocolVersion).toBe(version);
     const s = await conn.newSession({ cwd: d });
     expect((await s.prompt('hello')).stopReason).toBe('end_turn');
     expect((await s.prompt('create notes.txt containing hello')).stopReason).toBe('end_turn');
     expect(readFileSync(join(d, 'notes.txt'), 'utf8')).toContain('hello');
-    await conn.close();
+    await finish();
     const frames: string[] = [];
     for await (const f of openCapture(cap)) frames.push(f.method ?? f.kind);
     expect(frames).toContain('session/request_permission');

@@ -8,16 +8,26 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { InspectorHandle } from '../../src/inspector/index.js';
 import { connect, type ClientConnection } from '../../src/client/index.js';
-import { selectOption } from '../../src/client/services/permission-policy.js';
+import { allowAll } from './record-turn.js';
 import { tempDir } from './temp.js';
+
+export { allowAll, recordTurn } from './record-turn.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/acp-kit.js', import.meta.url));
 export const CHROMIUM = '/usr/bin/chromium';
-/** Screenshots of the test runs (git-ignored). */
+/** Screenshots of the test runs (git-ignored), taken only with `ACP_KIT_SCREENSHOTS=1`: see {@link screenshot}. */
 export const SCREENSHOT_DIR = fileURLToPath(new URL('../../test-output/inspector/', import.meta.url));
 
-/** Allows every permission request with the first allow option (the demo model asks before writing). */
-export const allowAll = async (request: Parameters<typeof selectOption>[0]) => selectOption(request, 'allow');
+/**
+ * Saves a screenshot of `page` as `<SCREENSHOT_DIR>/<name>` when `ACP_KIT_SCREENSHOTS=1` (for a human
+ * looking at the pages). Nothing asserts on them, and rendering and PNG-encoding them (one full-page)
+ * is Chromium CPU in every run, so plain test runs skip them.
+ */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  if (process.env.ACP_KIT_SCREENSHOTS !== '1') return;
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOT_DIR, name), ...options });
+}
 
 /**
  * A client connected to `acp-kit proxy <proxyArgs> -- acp-kit agent` (the built-in agent with its
@@ -34,28 +44,11 @@ export async function connectThroughProxy(dir: string, protocol: 1 | 2, proxyArg
 }
 
 /**
- * One prompt of the built-in agent through `acp-kit proxy --record` (see {@link connectThroughProxy});
- * resolves with the capture's path once the turn ended end_turn and the connection closed. The
- * connection is pushed onto `conns` first, so the caller's afterEach closes it also on failure.
- */
-export async function recordTurn(dir: string, protocol: 1 | 2, prompt: string, conns: ClientConnection[]): Promise<string> {
-  const cap = join(dir, 'cap.ndjson');
-  const conn = await connectThroughProxy(dir, protocol, ['--record', cap]);
-  conns.push(conn);
-  const s = await conn.newSession({ cwd: dir });
-  const r = await s.prompt(prompt);
-  if (r.stopReason !== 'end_turn') throw new Error(`the recorded turn ended ${r.stopReason}, not end_turn`);
-  await conn.close();
-  return cap;
-}
-
-/**
  * The system Chromium, headless, with a fresh profile in `profileDir`. Fails (never skips) when
  * Chromium is missing: `.ci/run` installs Debian's `chromium`.
  */
 export async function launchChromium(profileDir: string): Promise<BrowserContext> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium; .ci/run does it)`);
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const { chromium } = await import('playwright-core');
   return chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
