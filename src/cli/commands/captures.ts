@@ -1,7 +1,9 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode } from '../../agent/error-text.js';
-import { CaptureFormatError, defaultCaptureDir, openCapture, redactRaw, type CaptureFrame } from '../../proxy/index.js';
+// single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
+import { CaptureFormatError, defaultCaptureDir, openCapture, type CaptureFrame } from '../../proxy/capture.js';
+import { redactRaw } from '../../proxy/redact.js';
 import { stringAt } from '../../proxy/json.js';
 import { usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';

@@ -1,6 +1,10 @@
 import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CaptureWriter, defaultCapturePath, startBridge, startProxy, type Violation } from '../../proxy/index.js';
+// single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
+import { CaptureWriter, defaultCapturePath } from '../../proxy/capture.js';
+import { startBridge } from '../../proxy/bridge/index.js';
+import { startProxy } from '../../proxy/proxy.js';
+import type { Violation } from '../../proxy/validate.js';
 import { messageOf } from '../../agent/error-text.js';
 import { CliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
-import { CaptureWriter, loadReplayScript, replayAsAgent, replayAsClient, type ReplayPermission, type ReplayScript } from '../../proxy/index.js';
+// single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
+import { CaptureWriter } from '../../proxy/capture.js';
+import { loadReplayScript, replayAsAgent, replayAsClient, type ReplayPermission, type ReplayScript } from '../../proxy/replay/index.js';
 import { messageOf } from '../../agent/error-text.js';
 import { CliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';

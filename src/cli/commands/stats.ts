@@ -1,4 +1,6 @@
-import { CaptureStatsCollector, frameSide, openCapture, type CaptureStats } from '../../proxy/index.js';
+// single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
+import { frameSide, openCapture } from '../../proxy/capture.js';
+import { CaptureStatsCollector, type CaptureStats } from '../../proxy/stats.js';
 import { captureReadFailure } from './captures.js';
 
 const n = (v: number): string => v.toLocaleString('en-US');

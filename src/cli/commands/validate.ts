@@ -1,4 +1,6 @@
-import { CaptureValidator, frameSide, openCapture, type CaptureSide, type Violation } from '../../proxy/index.js';
+// single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
+import { frameSide, openCapture, type CaptureSide } from '../../proxy/capture.js';
+import { CaptureValidator, type Violation } from '../../proxy/validate.js';
 import { captureReadFailure } from './captures.js';
 
 /**

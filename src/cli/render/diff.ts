@@ -1,4 +1,5 @@
-import { structuredPatch } from 'diff';
+import { createRequire } from 'node:module';
+import type * as DiffPackage from 'diff';
 import type { FileChange, ToolCallFileChanges, ToolCallTextDiff } from '../../protocol/model/tool-call.js';
 
 /** Kind of one rendered diff line, for colouring. */
@@ -7,6 +8,17 @@ export type DiffLineKind = 'header' | 'hunk' | 'add' | 'remove' | 'context' | 'i
 export interface DiffLine {
   kind: DiffLineKind;
   text: string;
+}
+
+/**
+ * The `diff` package (19 module files, ~25 ms) is loaded at the first diff shown, not at start-up:
+ * `run`, `chat` and `sessions show` start often and most turns carry no diff. Its CommonJS build
+ * can be required synchronously, so rendering stays synchronous.
+ */
+let diffPackage: typeof DiffPackage | undefined;
+function structuredPatch(...args: Parameters<typeof DiffPackage.structuredPatch>): ReturnType<typeof DiffPackage.structuredPatch> {
+  diffPackage ??= createRequire(import.meta.url)('diff') as typeof DiffPackage;
+  return diffPackage.structuredPatch(...args);
 }
 
 /** Lines shown for at most this many changed lines per file before "… N more lines". */
