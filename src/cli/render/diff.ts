@@ -17,7 +17,8 @@ export interface DiffLine {
  */
 let diffPackage: typeof DiffPackage | undefined;
 function structuredPatch(...args: Parameters<typeof DiffPackage.structuredPatch>): ReturnType<typeof DiffPackage.structuredPatch> {
-  diffPackage ??= createRequire(import.meta.url)('diff') as typeof DiffPackage;
+  const load: (id: 'diff') => typeof DiffPackage = createRequire(import.meta.url);
+  diffPackage ??= load('diff');
   return diffPackage.structuredPatch(...args);
 }
 
