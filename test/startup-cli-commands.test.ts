@@ -6,24 +6,16 @@
  * process loads); needs `npm run build`.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadedModules } from './support/module-trace.js';
+import { tempDir } from './support/temp.js';
 
 const ROOT = resolve('.');
 const TRACE = resolve('test/fixtures/module-trace.mjs');
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'acp-kit-startup-cli-'));
-  dirs.push(d);
-  return d;
-}
 
 /** Runs `acp-kit ...args` under the module tracer; returns its exit code, stdout and the packages it loaded. */
 function trace(args: string[], data: string): Promise<{ code: number | null; stdout: string; packages: string[] }> {
@@ -45,16 +37,7 @@ function trace(args: string[], data: string): Promise<{ code: number | null; std
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      const packages = new Set<string>();
-      for (const m of err.matchAll(/^(MODULE|CJS) (.+)$/gm)) {
-        const path = m[1] === 'MODULE' ? (m[2]!.startsWith('file:') ? fileURLToPath(m[2]!) : null) : m[2]!;
-        const nm = path?.lastIndexOf('/node_modules/') ?? -1;
-        if (path && nm >= 0) {
-          const parts = path.slice(nm + '/node_modules/'.length).split('/');
-          packages.add(parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!);
-        }
-      }
-      done({ code, stdout: out, packages: [...packages].sort() });
+      done({ code, stdout: out, packages: loadedModules(err).packages });
     });
   });
 }
@@ -69,7 +52,7 @@ function writeCapture(dir: string): string {
 
 describe('start-up: packages the often-spawned CLI commands load', () => {
   it('`acp-kit run` (demo model, a turn without a diff) loads commander only: no diff, ink, marked', async () => {
-    const data = tempDir();
+    const data = tempDir('acp-kit-startup-cli-');
     const r = await trace(['run', '--model', 'demo', 'hello'], data);
     expect(r.code).toBe(0);
     expect(r.stdout.length).toBeGreaterThan(0);
@@ -77,7 +60,7 @@ describe('start-up: packages the often-spawned CLI commands load', () => {
   });
 
   it('`acp-kit validate`, `stats` and `captures show` load commander only (the capture diff package stays out)', async () => {
-    const data = tempDir();
+    const data = tempDir('acp-kit-startup-cli-');
     const file = writeCapture(data);
     for (const command of [['validate', file], ['stats', file], ['captures', 'show', file]]) {
       const r = await trace(command, data);
@@ -88,7 +71,7 @@ describe('start-up: packages the often-spawned CLI commands load', () => {
   });
 
   it('`acp-kit diff` still loads the diff package it needs and compares', async () => {
-    const data = tempDir();
+    const data = tempDir('acp-kit-startup-cli-');
     const file = writeCapture(data);
     const r = await trace(['diff', file, file], data);
     expect(r.code).toBe(0);

@@ -10,8 +10,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadedModules } from './support/module-trace.js';
 
 const ROOT = resolve('.');
 const TRACE = resolve('test/fixtures/module-trace.mjs');
@@ -58,23 +59,9 @@ function traceStartup(args: string[]): Promise<Trace> {
       clearTimeout(timer);
       const line = out.split('\n')[0];
       if (!line) return fail(new Error(`no initialize answer\nstderr: ${err}`));
-      const files = new Set<string>();
-      const builtins = new Set<string>();
-      for (const m of err.matchAll(/^(MODULE|CJS) (.+)$/gm)) {
-        if (m[2].startsWith('node:')) builtins.add(m[2]);
-        const path = m[1] === 'MODULE' ? (m[2].startsWith('file:') ? fileURLToPath(m[2]) : null) : m[2];
-        if (path) files.add(path);
-      }
-      const packages = new Set<string>();
-      const ownFiles: string[] = [];
-      for (const f of files) {
-        const nm = f.lastIndexOf('/node_modules/');
-        if (nm >= 0) {
-          const parts = f.slice(nm + '/node_modules/'.length).split('/');
-          packages.add(parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]);
-        } else if (f.startsWith(ROOT + '/')) ownFiles.push(f.slice(ROOT.length + 1));
-      }
-      done({ answer: JSON.parse(line), ownFiles: ownFiles.sort(), packages: [...packages].sort(), builtins: [...builtins].sort() });
+      const { files, packages, builtins } = loadedModules(err);
+      const ownFiles = [...files].filter((f) => f.startsWith(ROOT + '/') && !f.includes('/node_modules/')).map((f) => f.slice(ROOT.length + 1));
+      done({ answer: JSON.parse(line), ownFiles: ownFiles.sort(), packages, builtins });
     });
     child.stdin.write(INIT);
   });

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { splitLineBatches } from './capture-lines.js';
+import { createInterface } from 'node:readline';
 import { at, isObj, type Obj } from './json.js';
 
 /** Which way a frame travelled through the proxy. */
@@ -393,14 +393,14 @@ export function openCapture(path: string): CaptureReader {
   const metas: CaptureMeta[] = [];
   const skipped: Array<{ line: number; reason: string }> = [];
   async function* frames(): AsyncGenerator<CaptureFrame> {
-    const batches = splitLineBatches(createReadStream(path));
+    const rl = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
     let lineNo = 0;
     let first: string | undefined;
     const rest: string[] = [];
     let devtools = false;
     let conductor: ConductorTrace | undefined;
     try {
-      for await (const batch of batches) for (const line of batch) {
+      for await (const line of rl) {
         lineNo++;
         if (first === undefined) {
           if (line.trim() === '') continue;
@@ -466,7 +466,7 @@ export function openCapture(path: string): CaptureReader {
         yield* mapDevtools(parsed);
       }
     } finally {
-      await batches.return(undefined);
+      rl.close();
     }
   }
   function* mapDevtools(doc: DevtoolsExport): Generator<CaptureFrame> {

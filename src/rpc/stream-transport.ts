@@ -190,7 +190,7 @@ export class StreamTransport implements Transport {
     if (this.closed) return;
     // hand over whatever is still queued before ending (also while waiting for drain: the
     // stream buffers it, and dropping it would lose the last messages to a slow reader)
-    if (this.queue.length > 0 && !this.outputClosed) {
+    if (this.queue.length > 0) {
       try {
         this.output.write(this.queue.join('\n') + '\n');
       } catch {

@@ -17,8 +17,10 @@ export interface DiffLine {
  */
 let diffPackage: typeof DiffPackage | undefined;
 function structuredPatch(...args: Parameters<typeof DiffPackage.structuredPatch>): ReturnType<typeof DiffPackage.structuredPatch> {
-  const load: (id: 'diff') => typeof DiffPackage = createRequire(import.meta.url);
-  diffPackage ??= load('diff');
+  if (!diffPackage) {
+    const load: (id: 'diff') => typeof DiffPackage = createRequire(import.meta.url);
+    diffPackage = load('diff');
+  }
   return diffPackage.structuredPatch(...args);
 }
 
