@@ -57,6 +57,24 @@ function run(o: RunOpts = {}) {
 }
 
 describe('capture diff', () => {
+  it('frames that only moved past frames of the other direction are no difference; a move within one direction is', () => {
+    // the agent's notification after session/new and the client's next request race through the proxy
+    const commands = rpc.update('sess_1', { sessionUpdate: 'available_commands_update', availableCommands: [] });
+    const prompt = rpc.req(2, 'session/prompt', { sessionId: 'sess_1', prompt: [{ type: 'text', text: 'hi' }] });
+    const chunk = rpc.update('sess_1', { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hello' } });
+    const head = [[0, E2A, rpc.req(1, 'session/new', { cwd: '/w', mcpServers: [] })], [1, A2E, rpc.ok(1, { sessionId: 'sess_1' })]] as const;
+    const tail = (first: unknown, second: unknown) => [...head, [2, A2E, first], [3, A2E, second], [4, A2E, rpc.ok(2, { stopReason: 'end_turn' })]] as const;
+    const a = frames([...head, [2, A2E, commands], [3, E2A, prompt], [4, A2E, chunk], [5, A2E, rpc.ok(2, { stopReason: 'end_turn' })]]);
+    const b = frames([...head, [2, E2A, prompt], [3, A2E, commands], [4, A2E, chunk], [5, A2E, rpc.ok(2, { stopReason: 'end_turn' })]]);
+    const crossed = diffCaptures(a, b);
+    expect(crossed.summary).toEqual({ aligned: 6, changed: 0, removed: 0, added: 0 });
+    expect(crossed.equal).toBe(true);
+    // the same two agent frames in the other order (one direction): a difference
+    const swapped = diffCaptures(frames([...tail(commands, chunk)]), frames([...tail(chunk, commands)]));
+    expect(swapped.equal).toBe(false);
+    expect(swapped.summary.removed + swapped.summary.added).toBe(2);
+  });
+
   it('same run with other request ids, session id, tool call ids, timestamps and timing: no differences; latency deltas reported', () => {
     const d = diffCaptures(run(), run({ sid: 'sess_other', ids: [7, 'x', 9], t: 2, tool: ['call_9', 'call_9'] }));
     expect(d.differences).toEqual([]);

@@ -200,6 +200,55 @@ function lcsOps(ka: number[], kb: number[], timeoutMs: number): { ops: Op[]; ali
   return { ops, alignment };
 }
 
+const WORST: ReadonlyArray<CaptureDiff['alignment']> = ['lcs', 'runs', 'none'];
+
+/**
+ * Aligns each direction on its own, then merges the pairs back into capture order. Within one
+ * direction the order is the sender's and means something; across directions it is timing: the two
+ * peers write at once (an agent's notification after `session/new` and the client's next request
+ * race through the proxy), so a frame that only moved past frames of the other direction is no
+ * difference. An answer still follows its request: the pair is in the other direction's sequence.
+ */
+function alignByDirection(a: readonly CaptureFrame[], b: readonly CaptureFrame[], ka: number[], kb: number[], timeoutMs: number): { ops: Op[]; alignment: CaptureDiff['alignment'] } {
+  const pairOfA = new Map<number, number>();
+  const pairedB = new Set<number>();
+  let alignment: CaptureDiff['alignment'] = 'lcs';
+  for (const dir of new Set([...a, ...b].map((f) => f.dir))) {
+    const ia = indicesOf(a, dir);
+    const ib = indicesOf(b, dir);
+    const r = lcsOps(ia.map((i) => ka[i]!), ib.map((i) => kb[i]!), timeoutMs);
+    if (WORST.indexOf(r.alignment) > WORST.indexOf(alignment)) alignment = r.alignment;
+    for (const op of r.ops) {
+      if (op.type !== 'same') continue;
+      pairOfA.set(ia[op.a]!, ib[op.b]!);
+      pairedB.add(ib[op.b]!);
+    }
+  }
+  // capture order of A; B's unpaired frames go where they stand relative to B's paired ones
+  const ops: Op[] = [];
+  let nextB = 0;
+  const flushB = (upTo: number): void => {
+    for (; nextB < upTo; nextB++) if (!pairedB.has(nextB)) ops.push({ type: 'added', b: nextB });
+  };
+  for (let i = 0; i < a.length; i++) {
+    const j = pairOfA.get(i);
+    if (j === undefined) {
+      ops.push({ type: 'removed', a: i });
+      continue;
+    }
+    flushB(j);
+    ops.push({ type: 'same', a: i, b: j });
+  }
+  flushB(b.length);
+  return { ops, alignment };
+}
+
+function indicesOf(frames: readonly CaptureFrame[], dir: FrameDirection): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < frames.length; i++) if (frames[i]!.dir === dir) out.push(i);
+  return out;
+}
+
 /** Fallback for very different captures: LCS over runs of equal keys, then runs paired frame by frame. */
 function runsDiff(ma: number[], mb: number[], timeoutMs: number): Array<{ value: number[]; added: boolean; removed: boolean }> | undefined {
   const runs = (k: number[]): Array<{ key: number; len: number }> => {
@@ -314,8 +363,9 @@ function ref(p: Prepared, i: number): DiffFrameRef {
 
 /**
  * Compares two captures (e.g. two recordings of the same scripted run). Frames are aligned by a
- * longest common subsequence over (direction, kind, method: for answers the answered method; for
- * `session/update` also the update kind), then aligned frames are compared field by field. Request ids, session ids, message ids, tool
+ * longest common subsequence over (kind, method: for answers the answered method; for
+ * `session/update` also the update kind), each direction on its own (how the two directions
+ * interleave is timing), then aligned frames are compared field by field. Request ids, session ids, message ids, tool
  * call ids (and other generated ids) are compared by correspondence, so two runs that only differ
  * in generated ids are equal; timestamps (frame times and `updatedAt`-like fields) never count.
  * Latency is reported per method (p50 of each side and the delta) but is not a difference.
@@ -324,7 +374,7 @@ export function diffCaptures(a: readonly CaptureFrame[], b: readonly CaptureFram
   const intern = new Map<string, number>();
   const pa = prepare(a, intern);
   const pb = prepare(b, intern);
-  const { ops, alignment } = lcsOps(pa.keys, pb.keys, options.timeoutMs ?? 2000);
+  const { ops, alignment } = alignByDirection(a, b, pa.keys, pb.keys, options.timeoutMs ?? 2000);
   const maxEntries = options.maxEntries ?? 1000;
   const ids = new IdCorrespondence();
   const differences: DiffEntry[] = [];
