@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { PassThrough, Writable, type Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { formatFailure } from '../protocol/validation/failure.js';
 import { getValidator } from '../protocol/validation/validator.js';
@@ -114,6 +114,28 @@ interface StartedAgent {
   readonly settled: Promise<void>;
 }
 
+/** A writable that hands each chunk (and the end) on to `to` in a later turn, in order. */
+function crossing(to: PassThrough): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      setImmediate(() => {
+        if (!to.destroyed && !to.writableEnded) to.write(chunk);
+        done();
+      });
+    },
+    final(done) {
+      setImmediate(() => {
+        if (!to.writableEnded) to.end();
+        done();
+      });
+    },
+    destroy(err, done) {
+      to.destroy(err ?? undefined);
+      done(err);
+    },
+  });
+}
+
 /** Spawns the agent process detached (its own group), so that killing it ends what it started too. */
 function startProcess(spec: LaunchSpec): StartedAgent {
   const child = spawn(spec.command, [...spec.args], { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
@@ -145,13 +167,19 @@ function startProcess(spec: LaunchSpec): StartedAgent {
  * output.
  */
 function startInProcess(agent: InProcessAgent): StartedAgent {
-  const stdin = new PassThrough();
+  // bytes cross in a later turn of the event loop, as over a pipe: neither side sees the other's
+  // answer inside its own write
+  const agentIn = new PassThrough();
+  const stdin = crossing(agentIn);
   const stdout = new PassThrough();
+  const agentOut = crossing(stdout);
+  // what an agent writes after its end has no reader, as on a closed pipe
+  agentOut.on('error', () => undefined);
   const stderr = new PassThrough();
   let error: Error | undefined;
   let handle: InProcessAgentHandle | undefined;
   try {
-    handle = agent({ input: stdin, output: stdout, stderr });
+    handle = agent({ input: agentIn, output: agentOut, stderr });
   } catch (e) {
     error = e instanceof Error ? e : new Error(String(e));
   }
@@ -167,7 +195,7 @@ function startInProcess(agent: InProcessAgent): StartedAgent {
     : Promise.resolve('it could not be started');
   const ended = Promise.race([
     closed.then(async (how) => {
-      if (!stdout.writableEnded) stdout.end();
+      if (!agentOut.writableEnded) agentOut.end();
       await outputDone;
       return how;
     }),
@@ -244,9 +272,10 @@ export class AgentDriver extends WireLog {
   }
 
   /** Writes a raw line (a newline is added unless `raw` is a Buffer). */
-  writeRaw(raw: string | Buffer): number {
+  writeRaw(raw: string | Buffer, before?: (seq: number) => void): number {
     const text = typeof raw === 'string' ? raw : raw.toString('utf8');
     const seq = this.recordOut(text.replace(/\n$/, ''));
+    before?.(seq);
     if (this.alive) this.agent.stdin.write(typeof raw === 'string' ? `${raw}\n` : raw);
     return seq;
   }
@@ -255,8 +284,8 @@ export class AgentDriver extends WireLog {
   send(method: string, params?: unknown, id: WireId = this.nextId++): { id: WireId; seq: number } {
     const msg: Record<string, unknown> = { jsonrpc: '2.0', id, method };
     if (params !== undefined) msg.params = params;
-    const seq = this.writeRaw(JSON.stringify(msg));
-    this.track(id, method, seq);
+    // tracked before the bytes go out, so that no answer can come before its request is known
+    const seq = this.writeRaw(JSON.stringify(msg), (at) => this.track(id, method, at));
     return { id, seq };
   }
 
