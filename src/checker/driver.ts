@@ -200,10 +200,7 @@ function startInProcess(agent: InProcessAgent): StartedAgent {
       return how;
     }),
     outputDone,
-  ]).then((how): AgentEnd => {
-    stderr.end();
-    return { code: null, signal: null, inProcess: how };
-  });
+  ]).then((how): AgentEnd => ({ code: null, signal: null, inProcess: how }));
   return {
     stdin,
     stdout,
