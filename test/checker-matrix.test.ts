@@ -1,7 +1,10 @@
 /**
  * The checker checked: fixture agents that each break exactly one requirement must fail exactly that
  * requirement (and nothing else); conformant agents (acp-kit's own agent, agents written with the
- * official SDK) must pass with no failure. Runs the real `acp-kit check` cases against real processes.
+ * official SDK) must pass with no failure. Runs the real `acp-kit check` cases; the agents run in
+ * process (the checker's in-memory launch: the same bytes, framing and schema checks, ~190 fewer
+ * processes), except one process run of each agent kind for what is about being a process (exit on
+ * stdin EOF, the first initialize, malformed input over a real pipe).
  */
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runChecks, type CheckRun } from '../src/checker/runner.js';
 import { ALL_CASES } from '../src/checker/cases/index.js';
+import { acpKitAgent, fixtureAgent, sdkAgents, type CountedAgent } from './support/checker-agents.js';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const FIXTURE = here('./fixtures/checker/agent.mjs');
@@ -24,13 +28,31 @@ const scratch = () => {
   return d;
 };
 
+const casesNamed = (names?: string[]) => (names ? ALL_CASES.filter((c) => names.includes(c.name)) : undefined);
+
+/** A check of an agent process (`node args…`), as `acp-kit check` runs it. */
 async function check(args: string[], env: Record<string, string>, protocols: Array<1 | 2>, caseNames?: string[], prompt = 'go'): Promise<CheckRun> {
   const cwd = scratch();
-  const cases = caseNames ? ALL_CASES.filter((c) => caseNames.includes(c.name)) : undefined;
-  return runChecks({ command: process.execPath, args, cwd, env: { FIXTURE_STORE: cwd, ACP_KIT_DATA_DIR: cwd, ...env }, timeoutMs: 8000, prompt, clientVersion: 'test' }, { protocols, concurrency: 4, cases });
+  return runChecks({ command: process.execPath, args, cwd, env: { FIXTURE_STORE: cwd, ACP_KIT_DATA_DIR: cwd, ...env }, timeoutMs: 8000, prompt, clientVersion: 'test' }, { protocols, concurrency: 4, cases: casesNamed(caseNames) });
 }
 
+/** A check of an in-process agent made by `make` (given the scratch folder its store lives in); every instance must be closed after the run. */
+async function checkInProcess(make: (dir: string) => CountedAgent, protocols: Array<1 | 2>, caseNames?: string[], prompt = 'go'): Promise<CheckRun> {
+  const cwd = scratch();
+  const agent = make(cwd);
+  const run = await runChecks({ inProcess: agent.agent, cwd, timeoutMs: 8000, prompt, clientVersion: 'test' }, { protocols, concurrency: 4, cases: casesNamed(caseNames) });
+  expect(agent.started()).toBeGreaterThan(0);
+  expect(agent.live(), 'in-process agents left open after the run').toBe(0);
+  return run;
+}
+
+/** The cases about being a process: each agent kind runs them once as a real process. */
+const PROCESS_CASES = ['stdout/exit-on-eof', 'initialize/basic', 'jsonrpc/malformed'];
+
 const failed = (run: CheckRun) => run.requirements.filter((r) => r.status === 'fail').map((r) => `v${r.protocol} ${r.id}`).sort();
+/** The cases that ran, as `v<n> <name>`. */
+const ran = (run: CheckRun) => run.cases.filter((c) => c.status === 'ran').map((c) => `v${c.protocol} ${c.name}`).sort();
+const ranAll = (names: string[]) => [1, 2].flatMap((v) => names.map((n) => `v${v} ${n}`)).sort();
 const explain = (run: CheckRun) => JSON.stringify(run.requirements.filter((r) => r.status === 'fail').map((r) => r.failures.map((f) => `${f.case}: ${f.message}`)), null, 1);
 
 describe('checker: fixture agents breaking one requirement each', () => {
@@ -50,38 +72,53 @@ describe('checker: fixture agents breaking one requirement each', () => {
     ['batch-reply', [1, 2], ['jsonrpc/batch', 'jsonrpc/ids'], ['v1 ACP-V1-TRANS-01', 'v2 ACP-V2-TRANS-11']],
   ];
   it.each(matrix)('%s fails exactly its requirement', async (rule, protocols, cases, expected) => {
-    const run = await check([FIXTURE], { BREAK: rule }, protocols, cases);
+    const run = await checkInProcess((dir) => fixtureAgent({ BREAK: rule, FIXTURE_STORE: dir }), protocols, cases);
     expect(failed(run), explain(run)).toEqual(expected.sort());
     expect(run.cases.filter((c) => c.status === 'error')).toEqual([]);
   }, 60_000);
 
   it('the same fixture without a broken rule passes everything it is checked on', async () => {
-    const run = await check([FIXTURE], {}, [1, 2]);
+    const run = await checkInProcess((dir) => fixtureAgent({ FIXTURE_STORE: dir }), [1, 2]);
     expect(failed(run), explain(run)).toEqual([]);
     expect(run.conformant).toBe(true);
     // the cases really ran: the turn and the cancel were judged, not skipped
     const passed = run.requirements.filter((r) => r.status === 'pass').map((r) => `v${r.protocol} ${r.id}`);
     expect(passed).toEqual(expect.arrayContaining(['v1 ACP-V1-CANCEL-05', 'v2 ACP-V2-CANCEL-05', 'v2 ACP-V2-LIFE-04', 'v2 ACP-V2-RESUME-03', 'v1 ACP-V1-PROMPT-03']));
   }, 60_000);
+
+  it('the fixture as a process passes the process-bound cases (exit on EOF, initialize, malformed input)', async () => {
+    const run = await check([FIXTURE], {}, [1, 2], PROCESS_CASES);
+    expect(failed(run), explain(run)).toEqual([]);
+    expect(run.conformant).toBe(true);
+    expect(ran(run)).toEqual(ranAll(PROCESS_CASES));
+  }, 60_000);
 });
 
 describe('checker: conformant agents', () => {
   it('acp-kit agent (v1 and v2) passes every case within 60 s', async () => {
-    const run = await check([BIN, 'agent'], { ACP_KIT_MODEL: 'demo' }, [1, 2], undefined, 'run sleep 3');
+    const run = await checkInProcess(acpKitAgent, [1, 2], undefined, 'run sleep 3');
     expect(failed(run), explain(run)).toEqual([]);
     expect(run.conformant).toBe(true);
     expect(run.ms).toBeLessThan(60_000);
   }, 90_000);
 
+  it('the acp-kit agent binary passes the process-bound cases', async () => {
+    const run = await check([BIN, 'agent'], { ACP_KIT_MODEL: 'demo' }, [1, 2], PROCESS_CASES, 'run sleep 3');
+    expect(failed(run), explain(run)).toEqual([]);
+    expect(run.conformant).toBe(true);
+    expect(ran(run)).toEqual(ranAll(PROCESS_CASES));
+  }, 60_000);
+
   // The SDK ships no runnable example agents; these are the project's SDK-based fixtures (test/fixtures/client-sdk-apps.mjs).
   // The v2 one advertises `capabilities.session` without list/resume and answers prompts for any
   // session id: the checker must name exactly those gaps (ACP-V2-CAP-02 asks for list and resume).
   const v2Gaps = ['v2 ACP-ALL-LIST-01', 'v2 ACP-V2-RESUME-03', 'v2 ACP-V2-RPC-01'];
+  // (in process: the app of client-sdk-agent-v1.mjs / -v2.mjs on the SDK's ndJsonStream over in-memory streams)
   it.each([
-    ['client-sdk-agent-v1.mjs', [1] as Array<1 | 2>, [] as string[]],
-    ['client-sdk-agent-v2.mjs', [2] as Array<1 | 2>, v2Gaps],
-  ])('SDK-based agent %s fails only where it is incomplete', async (file, protocols, expected) => {
-    const run = await check([here(`./fixtures/${file}`)], {}, protocols, undefined, 'permission');
+    ['client-sdk-agent-v1.mjs', sdkAgents.v1, [1] as Array<1 | 2>, [] as string[]],
+    ['client-sdk-agent-v2.mjs', sdkAgents.v2, [2] as Array<1 | 2>, v2Gaps],
+  ])('SDK-based agent %s fails only where it is incomplete', async (_file, make, protocols, expected) => {
+    const run = await checkInProcess(make, protocols, undefined, 'permission');
     expect(failed(run), explain(run)).toEqual(expected);
   }, 60_000);
 
@@ -92,12 +129,19 @@ describe('checker: conformant agents', () => {
   // the full 32-case run against the router repeated the two runs above).
   it('SDK-based router (v1 and v2) negotiates and frames like a conformant agent', async () => {
     const routed = ALL_CASES.filter((c) => c.name.startsWith('initialize/') || c.name.startsWith('jsonrpc/')).map((c) => c.name);
-    const run = await check([here('./fixtures/client-sdk-agent-router.mjs')], {}, [1, 2], routed, 'permission');
+    const run = await checkInProcess(sdkAgents.router, [1, 2], routed, 'permission');
     expect(failed(run), explain(run)).toEqual([]);
     expect(run.conformant).toBe(true);
     // both versions were really negotiated and judged (v2 has initialize/old-version on top)
-    expect(run.cases.filter((c) => c.status === 'ran').map((c) => `v${c.protocol} ${c.name}`).sort()).toEqual(
+    expect(ran(run)).toEqual(
       [1, 2].flatMap((v) => routed.filter((n) => v === 2 || n !== 'initialize/old-version').map((n) => `v${v} ${n}`)).sort(),
     );
+  }, 60_000);
+
+  it('the SDK-based router as a process passes the process-bound cases', async () => {
+    const run = await check([here('./fixtures/client-sdk-agent-router.mjs')], {}, [1, 2], PROCESS_CASES, 'permission');
+    expect(failed(run), explain(run)).toEqual([]);
+    expect(run.conformant).toBe(true);
+    expect(ran(run)).toEqual(ranAll(PROCESS_CASES));
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { StreamTransport } from '../rpc/stream-transport.js';
 import { serveAgent, type AgentConnection, type ServeAgentOptions } from './agent-connection.js';
@@ -35,26 +35,7 @@ export function runAgentOnStdio(definition: AgentDefinition, options: RunAgentOn
   process.on('unhandledRejection', (e) => logger.error(`unhandled rejection: ${(e instanceof Error ? e.stack : undefined) ?? String(e)}`));
   // one store per agent (keyed by its name): other acp-kit agents' sessions stay theirs
   const store = options.store === undefined ? new JsonlSessionStore({ dir: defaultSessionDir(process.env, definition.info?.name ?? '') }) : options.store;
-  // stdin's end is held back from the transport until what was read before it has been answered:
-  // a client that writes a request and closes its side at once still gets its answer
-  const input = new PassThrough();
-  let ended = false;
-  const endInput = async (): Promise<void> => {
-    if (ended) return;
-    ended = true;
-    // let the transport read and dispatch every line that arrived before the end
-    while (input.readableLength > 0 || input.writableLength > 0) await nextTurn();
-    await nextTurn();
-    await connection.drain(options.eofGraceMs ?? 5000);
-    input.end();
-  };
-  process.stdin.on('data', (chunk: Buffer) => input.write(chunk));
-  process.stdin.on('end', () => void endInput());
-  process.stdin.on('error', (e) => {
-    logger.warn(`stdin failed: ${e.message}`);
-    void endInput();
-  });
-  const connection = serveAgent(definition, new StreamTransport(input, process.stdout), { ...options, logger, store });
+  const connection = serveAgentOnStreams(definition, process.stdin, process.stdout, { ...options, logger, store });
   if (options.exitOnClose !== false) {
     void connection.closed.then((info) => {
       logger.debug(`connection closed: ${info.reason}`);
@@ -62,5 +43,36 @@ export function runAgentOnStdio(definition: AgentDefinition, options: RunAgentOn
       process.exit(0);
     });
   }
+  return connection;
+}
+
+/**
+ * Serves `definition` on `input`/`output` the way {@link runAgentOnStdio} serves it on stdio: the
+ * end of `input` is held back until the requests read before it were answered (for up to
+ * `eofGraceMs`), then the connection ends. For embedding an agent where a process would be (e.g.
+ * the conformance checker's in-process agents); `store` defaults as in {@link serveAgent}.
+ */
+export function serveAgentOnStreams(definition: AgentDefinition, input: Readable, output: Writable, options: Omit<RunAgentOnStdioOptions, 'exitOnClose'> = {}): AgentConnection {
+  const logger = options.logger ?? stderrLogger(definition.info?.name);
+  // the input's end is held back from the transport until what was read before it has been answered:
+  // a client that writes a request and closes its side at once still gets its answer
+  const held = new PassThrough();
+  let ended = false;
+  const endInput = async (): Promise<void> => {
+    if (ended) return;
+    ended = true;
+    // let the transport read and dispatch every line that arrived before the end
+    while (held.readableLength > 0 || held.writableLength > 0) await nextTurn();
+    await nextTurn();
+    await connection.drain(options.eofGraceMs ?? 5000);
+    held.end();
+  };
+  input.on('data', (chunk: Buffer) => held.write(chunk));
+  input.on('end', () => void endInput());
+  input.on('error', (e) => {
+    logger.warn(`input failed: ${e.message}`);
+    void endInput();
+  });
+  const connection = serveAgent(definition, new StreamTransport(held, output), { ...options, logger });
   return connection;
 }

@@ -1,17 +1,30 @@
 import { at, isObj, type Obj } from '../proxy/json.js';
-import { AgentDriver, type WireAnswer, type WireMessage } from './driver.js';
+import { AgentDriver, type InProcessAgent, type WireAnswer, type WireMessage } from './driver.js';
 
-/** What every case needs to know about the run. */
-export interface CheckSettings {
+/** The agent command the checker starts, a fresh process per case (what `acp-kit check` runs). */
+export interface AgentCommandSettings {
   /** The agent command and its arguments. */
   command: string;
   args: readonly string[];
-  /** Working directory of the sessions the checker opens (absolute). */
-  cwd: string;
   /** Working directory of the agent process (default: this process's). */
   processCwd?: string;
   /** Extra environment for the agent. */
   env: Readonly<Record<string, string>>;
+}
+
+/**
+ * An agent the checker starts inside this process instead, a fresh instance wherever it would start
+ * a process (library use: checking an agent without paying for processes). The bytes it writes are
+ * judged exactly as a process's stdout; "exiting" is ending its connection.
+ */
+export interface InProcessAgentSettings {
+  inProcess: InProcessAgent;
+}
+
+/** What every case needs to know about the run. */
+export type CheckSettings = (AgentCommandSettings | InProcessAgentSettings) & {
+  /** Working directory of the sessions the checker opens (absolute). */
+  cwd: string;
   /** How long any single answer may take, in milliseconds. */
   timeoutMs: number;
   /** The prompt for turns: it should make the agent work (or ask permission) long enough to cancel. */
@@ -20,7 +33,7 @@ export interface CheckSettings {
   auth?: string;
   /** Version of acp-kit, sent as the client's info. */
   clientVersion: string;
-}
+};
 
 /** One judgement of one requirement by one case. */
 export interface Check {
@@ -52,7 +65,7 @@ export interface CaseOf<Ctx> extends CaseInfo {
   run(ctx: Ctx): Promise<void>;
 }
 
-/** A conformance case: one scenario, run in a fresh agent process. */
+/** A conformance case: one scenario, run in a fresh agent process (or in-process instance). */
 export type CheckCase = CaseOf<CaseContext>;
 
 /**
@@ -80,9 +93,10 @@ export class CaseContext {
     this.driver = this.spawn();
   }
 
-  /** Starts another process of the agent (for cases that span processes). */
+  /** Starts another process (or in-process instance) of the agent, for cases that span processes. */
   spawn(): AgentDriver {
-    const d = new AgentDriver({ command: this.settings.command, args: this.settings.args, cwd: this.settings.processCwd ?? process.cwd(), env: this.settings.env });
+    const s = this.settings;
+    const d = new AgentDriver('inProcess' in s ? { inProcess: s.inProcess } : { command: s.command, args: s.args, cwd: s.processCwd ?? process.cwd(), env: s.env });
     d.onRequest = (m) => this.onAgentRequest(m);
     this.drivers.push(d);
     return d;

@@ -1,4 +1,6 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { PassThrough, Writable, type Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { formatFailure } from '../protocol/validation/failure.js';
 import { getValidator } from '../protocol/validation/validator.js';
 import type { ValidationFailure } from '../protocol/validation/types.js';
@@ -47,7 +49,7 @@ export interface Finding {
   seqs: number[];
 }
 
-/** What the driver needs to start the program under test. */
+/** What the driver needs to start the program under test as a process. */
 export interface LaunchSpec {
   command: string;
   args: readonly string[];
@@ -55,10 +57,170 @@ export interface LaunchSpec {
   env: Readonly<Record<string, string>>;
 }
 
+/**
+ * The byte streams an in-process agent is served on: the same bytes a process would read on its
+ * stdin and write on its stdout and stderr.
+ */
+export interface InProcessAgentIo {
+  /** What the checker writes to the agent; it ends when the checker closes the connection. */
+  input: Readable;
+  /** Where the agent writes its messages (newline-delimited JSON, as on stdout). */
+  output: Writable;
+  /** Where the agent may write diagnostics (its stderr); kept for failure reports. */
+  stderr: Writable;
+}
+
+/** A started in-process agent: how the checker learns that it ended, and how it ends it. */
+export interface InProcessAgentHandle {
+  /** Resolves once the agent has ended its connection (a rejection counts as an end, with its error). */
+  closed: Promise<void>;
+  /** Ends the agent for good (the in-process meaning of killing its process); `closed` then resolves. */
+  close(): void;
+}
+
+/**
+ * Starts one agent inside this process on `io`. The checker calls it once per agent it would
+ * otherwise spawn (a case that spans two processes gets two instances), so per-connection state
+ * belongs in the instance; what a second process would find on disk (a session store) may be
+ * shared through whatever the function closes over.
+ */
+export type InProcessAgent = (io: InProcessAgentIo) => InProcessAgentHandle;
+
+/** What the driver needs to start an in-process agent. */
+export interface InProcessLaunch {
+  inProcess: InProcessAgent;
+}
+
+/** How a started agent ended. */
+interface AgentEnd {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set for an in-process agent: how it ended, for messages. */
+  inProcess?: string;
+}
+
+/** A started agent, process or in-process, as the driver sees it: bytes both ways and its end. */
+interface StartedAgent {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Resolves once the agent has ended (exited, or closed its connection). */
+  readonly ended: Promise<AgentEnd>;
+  /** Set when the agent could not be started at all. */
+  readonly startError: () => Error | undefined;
+  /** Ends the agent for good. */
+  kill(): void;
+  /** Resolves once nothing of the agent is left running (after {@link kill}). */
+  readonly settled: Promise<void>;
+}
+
+/** A writable that hands each chunk (and the end) on to `to` in a later turn, in order. */
+function crossing(to: PassThrough): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      setImmediate(() => {
+        if (!to.destroyed && !to.writableEnded) to.write(chunk);
+        done();
+      });
+    },
+    final(done) {
+      setImmediate(() => {
+        if (!to.writableEnded) to.end();
+        done();
+      });
+    },
+    destroy(err, done) {
+      to.destroy(err ?? undefined);
+      done(err);
+    },
+  });
+}
+
+/** Spawns the agent process detached (its own group), so that killing it ends what it started too. */
+function startProcess(spec: LaunchSpec): StartedAgent {
+  const child = spawn(spec.command, [...spec.args], { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+  let error: Error | undefined;
+  const ended = new Promise<AgentEnd>((resolve) => {
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+    child.on('error', (e) => {
+      error = e;
+      resolve({ code: null, signal: null });
+    });
+  });
+  return {
+    stdin: child.stdin,
+    stdout: child.stdout,
+    stderr: child.stderr,
+    ended,
+    startError: () => error,
+    kill: () => {
+      child.stdin.end();
+      killGroup(child);
+    },
+    settled: ended.then(() => undefined),
+  };
+}
+
+/**
+ * Starts `agent` on in-memory streams. It has ended once its `closed` resolved (its output is then
+ * read to the end, so that every line it wrote before is in the transcript) or once it ended its
+ * output.
+ */
+function startInProcess(agent: InProcessAgent): StartedAgent {
+  // bytes cross in a later turn of the event loop, as over a pipe: neither side sees the other's
+  // answer inside its own write
+  const agentIn = new PassThrough();
+  const stdin = crossing(agentIn);
+  const stdout = new PassThrough();
+  const agentOut = crossing(stdout);
+  // what an agent writes after its end has no reader, as on a closed pipe
+  agentOut.on('error', () => undefined);
+  const stderr = new PassThrough();
+  let error: Error | undefined;
+  let handle: InProcessAgentHandle | undefined;
+  try {
+    handle = agent({ input: agentIn, output: agentOut, stderr });
+  } catch (e) {
+    error = e instanceof Error ? e : new Error(String(e));
+  }
+  const outputDone = finished(stdout).then(
+    () => 'it ended its output',
+    (e: Error) => `its output failed: ${e.message}`,
+  );
+  const closed = handle
+    ? handle.closed.then(
+        () => 'it closed its connection',
+        (e: unknown) => `it failed: ${e instanceof Error ? e.message : String(e)}`,
+      )
+    : Promise.resolve('it could not be started');
+  const ended = Promise.race([
+    closed.then(async (how) => {
+      if (!agentOut.writableEnded) agentOut.end();
+      await outputDone;
+      return how;
+    }),
+    outputDone,
+  ]).then((how): AgentEnd => ({ code: null, signal: null, inProcess: how }));
+  return {
+    stdin,
+    stdout,
+    stderr,
+    ended,
+    startError: () => error,
+    kill: () => {
+      stdin.end();
+      handle?.close();
+    },
+    settled: Promise.all([ended, closed]).then(() => undefined),
+  };
+}
+
 const V2_MESSAGE_UPDATES = new Set(['user_message', 'agent_message', 'agent_thought', 'user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk']);
 
 /**
- * Speaks raw newline-delimited JSON-RPC to one agent process. Every received line is kept with
+ * Speaks raw newline-delimited JSON-RPC to one agent: a process (a {@link LaunchSpec}) or an
+ * in-process agent on in-memory streams (an {@link InProcessLaunch}); the bytes are judged the
+ * same way. Every received line is kept with
  * its bytes, checked for framing (UTF-8, JSON, one object per line) and, once a protocol version
  * is set, against that version's official schema; what breaks a requirement becomes a
  * {@link Finding}. The driver does not judge behaviour: cases do, on top of it.
@@ -70,53 +232,48 @@ export class AgentDriver extends WireLog {
   /** Requests of ours that a client method the agent calls answers by default (permission etc.). */
   onRequest: (msg: WireMessage) => WireAnswer | undefined | Promise<WireAnswer | undefined> = () => undefined;
 
-  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly agent: StartedAgent;
   private nextId = 1;
-  private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  private readonly exitPromise: Promise<void>;
+  private exitInfo: AgentEnd | undefined;
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
   private readonly announcedToolCalls = new Set<string>();
-  spawnError: Error | undefined;
 
-  constructor(spec: LaunchSpec) {
+  constructor(launch: LaunchSpec | InProcessLaunch) {
     super();
-    this.child = spawn(spec.command, [...spec.args], { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
-    this.exitPromise = new Promise((resolve) => {
-      this.child.on('exit', (code, signal) => {
-        this.exitInfo = { code, signal };
-        this.wake();
-        resolve();
-      });
-      this.child.on('error', (e) => {
-        this.spawnError = e;
-        this.exitInfo ??= { code: null, signal: null };
-        this.wake();
-        resolve();
-      });
+    this.agent = 'inProcess' in launch ? startInProcess(launch.inProcess) : startProcess(launch);
+    void this.agent.ended.then((info) => {
+      this.exitInfo = info;
+      this.wake();
     });
-    this.child.stdin.on('error', () => undefined);
-    this.child.stdout.on('data', (d: Buffer) => this.onData(d));
-    this.child.stderr.setEncoding('utf8');
-    this.child.stderr.on('data', (d: string) => {
+    this.agent.stdin.on('error', () => undefined);
+    this.agent.stdout.on('data', (d: Buffer) => this.onData(d));
+    this.agent.stderr.setEncoding('utf8');
+    this.agent.stderr.on('data', (d: string) => {
       if (this.stderr.length < 64_000) this.stderr += d;
     });
   }
 
-  /** Whether the process is still running. */
+  /** Why the agent could not be started, if it could not. */
+  get spawnError(): Error | undefined {
+    return this.agent.startError();
+  }
+
+  /** Whether the agent is still running (an in-process one: its connection is open). */
   get alive(): boolean {
     return this.exitInfo === undefined;
   }
 
-  /** How the process ended, once it has. */
+  /** How the process ended, once it has (an in-process agent has neither code nor signal). */
   get exit(): { code: number | null; signal: NodeJS.Signals | null } | undefined {
-    return this.exitInfo;
+    return this.exitInfo && { code: this.exitInfo.code, signal: this.exitInfo.signal };
   }
 
   /** Writes a raw line (a newline is added unless `raw` is a Buffer). */
-  writeRaw(raw: string | Buffer): number {
+  writeRaw(raw: string | Buffer, before?: (seq: number) => void): number {
     const text = typeof raw === 'string' ? raw : raw.toString('utf8');
     const seq = this.recordOut(text.replace(/\n$/, ''));
-    if (this.alive) this.child.stdin.write(typeof raw === 'string' ? `${raw}\n` : raw);
+    before?.(seq);
+    if (this.alive) this.agent.stdin.write(typeof raw === 'string' ? `${raw}\n` : raw);
     return seq;
   }
 
@@ -124,8 +281,8 @@ export class AgentDriver extends WireLog {
   send(method: string, params?: unknown, id: WireId = this.nextId++): { id: WireId; seq: number } {
     const msg: Record<string, unknown> = { jsonrpc: '2.0', id, method };
     if (params !== undefined) msg.params = params;
-    const seq = this.writeRaw(JSON.stringify(msg));
-    this.track(id, method, seq);
+    // tracked before the bytes go out, so that no answer can come before its request is known
+    const seq = this.writeRaw(JSON.stringify(msg), (at) => this.track(id, method, at));
     return { id, seq };
   }
 
@@ -166,25 +323,31 @@ export class AgentDriver extends WireLog {
     return this.transcript.filter((l) => l.dir === 'in' && l.msg && l.seq > after && l.seq <= until).map((l) => ({ ...l.msg!, seq: l.seq }));
   }
 
-  /** Closes stdin and waits up to `ms` for the process to exit; true when it did. */
+  /** Closes the agent's input (stdin) and waits up to `ms` for it to end; true when it did. */
   async closeStdin(ms: number): Promise<boolean> {
-    this.child.stdin.end();
-    return Promise.race([this.exitPromise.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+    this.agent.stdin.end();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((r) => {
+      timer = setTimeout(() => r(false), ms);
+    });
+    try {
+      return await Promise.race([this.agent.ended.then(() => true), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
-  /** Ends the process (and its group) for good. */
+  /** Ends the agent (a process: with its group) for good. */
   async dispose(): Promise<void> {
-    if (this.alive) {
-      this.child.stdin.end();
-      killGroup(this.child);
-    }
-    await this.exitPromise;
+    if (this.alive) this.agent.kill();
+    await this.agent.settled;
   }
 
   describeExit(): string {
     if (this.spawnError) return `could not start: ${this.spawnError.message}`;
     const e = this.exitInfo;
     if (!e) return 'still running';
+    if (e.inProcess) return e.inProcess;
     return e.signal ? `killed by ${e.signal}` : `exit code ${e.code}`;
   }
 

@@ -1,6 +1,9 @@
 import type { CheckCase } from '../case.js';
 
-/** The agent ends when its stdin closes (a client closes the pipe to end the connection). */
+/**
+ * The agent ends when its stdin closes (a client closes the pipe to end the connection). For an
+ * in-process agent this is its honest equivalent: it ends its connection when its input ends.
+ */
 export const exitOnEof: CheckCase = {
   name: 'stdout/exit-on-eof',
   title: 'the agent exits when stdin closes',
