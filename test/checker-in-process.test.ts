@@ -11,7 +11,7 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ALL_CASES } from '../src/checker/cases/index.js';
-import type { InProcessAgent } from '../src/checker/driver.js';
+import type { InProcessAgent } from '../src/checker/launch.js';
 import { runChecks, type CheckRun } from '../src/checker/runner.js';
 import { startFixtureAgent } from './fixtures/checker/agent-core.mjs';
 import { acpKitAgent, counted, fixtureAgent } from './support/checker-agents.js';

@@ -1,5 +1,6 @@
 import { at, isObj, type Obj } from '../proxy/json.js';
-import { AgentDriver, type InProcessAgent, type WireAnswer, type WireMessage } from './driver.js';
+import { AgentDriver, type WireAnswer, type WireMessage } from './driver.js';
+import type { InProcessAgent } from './launch.js';
 
 /** The agent command the checker starts, a fresh process per case (what `acp-kit check` runs). */
 export interface AgentCommandSettings {

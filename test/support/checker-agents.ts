@@ -8,7 +8,7 @@ import * as v1 from '@agentclientprotocol/sdk';
 import * as v2 from '@agentclientprotocol/sdk/experimental/v2';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import type { InProcessAgent, InProcessAgentHandle } from '../../src/checker/driver.js';
+import type { InProcessAgent, InProcessAgentHandle } from '../../src/checker/launch.js';
 import { createCodingAgent, createDemoModel } from '../../src/agent/coding-entry.js';
 import { JsonlSessionStore } from '../../src/agent/jsonl-session-store.js';
 import type { AgentLogger } from '../../src/agent/logger.js';
