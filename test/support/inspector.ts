@@ -54,7 +54,9 @@ export async function launchChromium(profileDir: string): Promise<BrowserContext
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1400, height: 860 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    // one renderer, no site isolation: the pages are all one loopback origin, and a renderer process
+    // per frame/site cost ~1.5 s of CPU per file (measured: 16.3 -> 14.2 s for inspector-chromium)
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--renderer-process-limit=1', '--disable-site-isolation-trials', '--disable-features=site-per-process,IsolateOrigins'],
   });
 }
 
