@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURES, cliEnv, ndjson, processWithMarkerAlive, runCli, startCli, tempDir, waitFor } from './fixtures/cli-helpers.js';
 
 const sdkAgent = `node ${join(FIXTURES, 'cli-sdk-agent.mjs')}`;
-// hand-written, no SDK to load: for the exit-code mapping and signals, which are acp-kit's, not SDK interop
+// hand-written, no SDK to load: for the terminal display, exit-code mapping and signals, which are acp-kit's, not SDK interop
 const rawAgent = `node ${join(FIXTURES, 'cli-raw-v1-agent.mjs')}`;
 
 describe.concurrent('acp-kit run (built-in demo agent)', () => {
@@ -113,10 +113,14 @@ describe.concurrent('acp-kit run (agent written with the official SDK)', () => {
     expect(j.code).toBe(8);
     expect(ndjson(j.stdout).find((e) => e.type === 'permission')).toMatchObject({ request: { title: 'Write out2.txt' }, allowed: false });
   });
+});
 
+// how a client terminal is shown, the exit-code mapping and the signal handling are acp-kit run's, not
+// SDK interop: a raw agent (no SDK to load)
+describe.concurrent('acp-kit run (hand-written agent: client terminal, stop reasons, signals)', () => {
   it('shows a command the agent runs through the client (v1 terminal/*) as the agent sent it, with its output', async () => {
     const cwd = tempDir('run-sh');
-    const r = await runCli(['run', '--agent', sdkAgent, 'sh echo from-client-terminal; exit 3'], { cwd, env: cliEnv() });
+    const r = await runCli(['run', '--agent', rawAgent, 'sh echo from-client-terminal; exit 3'], { cwd, env: cliEnv() });
     expect(r.code).toBe(0);
     // the requested command line, not the `/bin/sh -c` it was run with
     expect(r.stdout).toContain('    $ echo from-client-terminal; exit 3\n');
@@ -125,10 +129,6 @@ describe.concurrent('acp-kit run (agent written with the official SDK)', () => {
     expect(r.stdout).toContain('command exited with 3');
   });
 
-});
-
-// the exit-code mapping and the signal handling are acp-kit run's, not SDK interop: a raw agent (no SDK to load)
-describe.concurrent('acp-kit run (hand-written agent: stop reasons, signals)', () => {
   it('maps stop reasons to their exit codes', async () => {
     const cwd = tempDir('run-stops');
     const expected: Record<string, number> = { max_tokens: 3, max_turn_requests: 4, refusal: 5, end_turn: 0 };
