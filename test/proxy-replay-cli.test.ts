@@ -5,7 +5,7 @@ import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCapture, type CaptureFrame } from '../src/proxy/index.js';
-import { BIN, cliEnv, ndjson, tempDir, type CliResult } from './fixtures/cli-helpers.js';
+import { BIN, FIXTURES, cliEnv, ndjson, tempDir, type CliResult } from './fixtures/cli-helpers.js';
 import { useCli } from './support/cli.js';
 
 const node = process.execPath;
@@ -87,7 +87,8 @@ describe('acp-kit replay: divergence and bad input', () => {
       { seq: 4, t: 3, dir: 'agent->editor', kind: 'response', id: 1, raw: JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }) },
     ];
     writeFileSync(cap, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const r = await cli(['replay', cap, '--as', 'client', '--', node, BIN, 'agent', '--model', 'demo'], { env: cliEnv({ ACP_KIT_DATA_DIR: join(dir, 'data') }) });
+    // any agent that errs there will do: the hand-written one (no CLI to start) has no session/load
+    const r = await cli(['replay', cap, '--as', 'client', '--', node, join(FIXTURES, 'cli-raw-v1-agent.mjs')], { env: cliEnv({ ACP_KIT_DATA_DIR: join(dir, 'data') }) });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/the agent answered session\/load \(frame 3\) with an error .*; the recording has a result at frame 4/);
   });
