@@ -75,11 +75,7 @@ describe('acp-kit run with an OpenAI-compatible model', () => {
     expect(events.at(-1)).toMatchObject({ type: 'result', stopReason: 'end_turn', exitCode: 0 });
   });
 
-  it('chat takes the same model flags as run', async () => {
-    const r = await runCli(['chat', '--help'], { env: cliEnv({ ACP_KIT_DATA_DIR: dir('m-data') }) });
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/--model <backend>[\s\S]*--model-name <name>[\s\S]*--base-url <url>/);
-  });
+  // "chat takes the same model flags as run" is checked on the `chat --help` run of cli-errors.test.ts
 
   it('a provider error is reported once', async () => {
     const llm = await fakeLlm();

@@ -1,6 +1,7 @@
 /**
  * `acp-kit run` as a real process (needs `npm run build`): the built-in demo agent over v1 and
- * v2, permission policies and their exit codes, NDJSON framing, an official-SDK agent, SIGINT.
+ * v2, permission policies and their exit codes, NDJSON framing, an official-SDK agent, stop reasons,
+ * SIGINT and SIGTERM (with a hand-written agent).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,14 +10,14 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURES, cliEnv, ndjson, processWithMarkerAlive, runCli, startCli, tempDir, waitFor } from './fixtures/cli-helpers.js';
 
 const sdkAgent = `node ${join(FIXTURES, 'cli-sdk-agent.mjs')}`;
-// hand-written, no SDK to load: for the exit-code mapping, which is acp-kit's, not SDK interop
+// hand-written, no SDK to load: for the terminal display, exit-code mapping and signals, which are acp-kit's, not SDK interop
 const rawAgent = `node ${join(FIXTURES, 'cli-raw-v1-agent.mjs')}`;
 
 describe.concurrent('acp-kit run (built-in demo agent)', () => {
   for (const protocol of ['1', '2'] as const) {
-    it(`creates a file with --approve-all over v${protocol} (--protocol ${protocol})`, async () => {
+    it(`creates a file with --approve-all over v${protocol} (--protocol ${protocol}); NO_COLOR wins over FORCE_COLOR`, async () => {
       const cwd = tempDir(`run-v${protocol}`);
-      const r = await runCli(['run', '--protocol', protocol, '--approve-all', 'create notes.txt containing hello'], { cwd });
+      const r = await runCli(['run', '--protocol', protocol, '--approve-all', 'create notes.txt containing hello'], { cwd, env: cliEnv({ NO_COLOR: '1', FORCE_COLOR: '1' }) });
       expect(r.stderr).toContain(`protocol v${protocol}`);
       expect(r.code).toBe(0);
       expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('hello\n');
@@ -25,36 +26,28 @@ describe.concurrent('acp-kit run (built-in demo agent)', () => {
       expect(r.stdout).toContain('+hello');
       expect(r.stdout).toMatch(/permission: .*notes\.txt\?? ✓ allowed/);
       expect(r.stdout).toContain('stop reason: end_turn');
-      // NO_COLOR: no escape sequences at all
+      // NO_COLOR (even with FORCE_COLOR=1): no escape sequences at all
       expect(r.stdout).not.toContain('\u001b[');
     });
   }
 
-  it('colours diffs when forced (FORCE_COLOR=1) and never with NO_COLOR', async () => {
+  // "never with NO_COLOR, even forced" is checked by the runs above (NO_COLOR=1 FORCE_COLOR=1)
+  it('colours diffs when forced (FORCE_COLOR=1)', async () => {
     const cwd = tempDir('run-color');
     const forced = await runCli(['run', '--approve-all', 'create notes.txt containing hello'], { cwd, env: cliEnv({ NO_COLOR: undefined, FORCE_COLOR: '1' }) });
     expect(forced.code).toBe(0);
     expect(forced.stdout).toContain('\u001b[32m+hello\u001b[39m');
-    const both = await runCli(['run', '--approve-all', 'create other.txt containing hi'], { cwd, env: cliEnv({ NO_COLOR: '1', FORCE_COLOR: '1' }) });
-    expect(both.code).toBe(0);
-    expect(both.stdout).toContain('+hi');
-    expect(both.stdout).not.toContain('\u001b[');
   });
 
-  // one run checks both (a run costs more CPU than the checks)
-  it('--cwd sets the session directory (default would be the process cwd); "-" reads the prompt from stdin', async () => {
-    const cwd = tempDir('run-cwd');
-    const elsewhere = tempDir('run-elsewhere');
-    const r = await runCli(['run', '--cwd', cwd, '--approve-all', '-'], { cwd: elsewhere, input: 'create notes.txt containing piped\n' });
-    expect(r.code).toBe(0);
-    expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('piped\n');
-    expect(existsSync(join(elsewhere, 'notes.txt'))).toBe(false);
-  });
-
+  // the v2 run also checks --cwd and "-" (one run checks several things: a run costs more CPU than the checks)
   for (const protocol of ['1', '2'] as const) {
-    it(`--json prints NDJSON: connection first (v${protocol}), result last`, async () => {
+    it(`--json prints NDJSON: connection first (v${protocol}), result last${protocol === '2' ? '; --cwd sets the session directory (default would be the process cwd); "-" reads the prompt from stdin' : ''}`, async () => {
       const cwd = tempDir('run-json');
-      const r = await runCli(['run', '--json', '--protocol', protocol, '--approve-all', 'create notes.txt containing hello'], { cwd });
+      const elsewhere = tempDir('run-elsewhere');
+      const r =
+        protocol === '1'
+          ? await runCli(['run', '--json', '--protocol', protocol, '--approve-all', 'create notes.txt containing hello'], { cwd })
+          : await runCli(['run', '--json', '--protocol', protocol, '--cwd', cwd, '--approve-all', '-'], { cwd: elsewhere, input: 'create notes.txt containing piped\n' });
       expect(r.code).toBe(0);
       const events = ndjson(r.stdout);
       const first = events[0]!;
@@ -74,7 +67,8 @@ describe.concurrent('acp-kit run (built-in demo agent)', () => {
       const perm = events.find((e) => e.type === 'permission')!;
       expect(perm.allowed).toBe(true);
       expect(perm.outcome.outcome).toBe('selected');
-      expect(existsSync(join(cwd, 'notes.txt'))).toBe(true);
+      expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe(protocol === '1' ? 'hello\n' : 'piped\n');
+      expect(existsSync(join(elsewhere, 'notes.txt'))).toBe(false);
     });
   }
 
@@ -119,10 +113,14 @@ describe.concurrent('acp-kit run (agent written with the official SDK)', () => {
     expect(j.code).toBe(8);
     expect(ndjson(j.stdout).find((e) => e.type === 'permission')).toMatchObject({ request: { title: 'Write out2.txt' }, allowed: false });
   });
+});
 
+// how a client terminal is shown, the exit-code mapping and the signal handling are acp-kit run's, not
+// SDK interop: a raw agent (no SDK to load)
+describe.concurrent('acp-kit run (hand-written agent: client terminal, stop reasons, signals)', () => {
   it('shows a command the agent runs through the client (v1 terminal/*) as the agent sent it, with its output', async () => {
     const cwd = tempDir('run-sh');
-    const r = await runCli(['run', '--agent', sdkAgent, 'sh echo from-client-terminal; exit 3'], { cwd, env: cliEnv() });
+    const r = await runCli(['run', '--agent', rawAgent, 'sh echo from-client-terminal; exit 3'], { cwd, env: cliEnv() });
     expect(r.code).toBe(0);
     // the requested command line, not the `/bin/sh -c` it was run with
     expect(r.stdout).toContain('    $ echo from-client-terminal; exit 3\n');
@@ -146,7 +144,7 @@ describe.concurrent('acp-kit run (agent written with the official SDK)', () => {
   it('Ctrl-C (SIGINT) cancels the turn, exits 130 and leaves no agent process behind', async () => {
     const cwd = tempDir('run-sigint');
     const marker = `marker-${randomUUID()}`;
-    const run = startCli(['run', '--agent', `${sdkAgent} ${marker}`, 'wait'], { cwd, env: cliEnv() });
+    const run = startCli(['run', '--agent', `${rawAgent} ${marker}`, 'wait'], { cwd, env: cliEnv() });
     await waitFor(() => run.stdout().includes('waiting for a cancel'), 15_000, 'the agent to start waiting');
     expect(processWithMarkerAlive(marker)).toBe(true);
     run.child.kill('SIGINT');
@@ -160,7 +158,7 @@ describe.concurrent('acp-kit run (agent written with the official SDK)', () => {
   it('SIGTERM closes the connection and exits 143 without orphaning the agent', async () => {
     const cwd = tempDir('run-sigterm');
     const marker = `marker-${randomUUID()}`;
-    const run = startCli(['run', '--json', '--agent', `${sdkAgent} ${marker}`, 'wait'], { cwd, env: cliEnv() });
+    const run = startCli(['run', '--json', '--agent', `${rawAgent} ${marker}`, 'wait'], { cwd, env: cliEnv() });
     await waitFor(() => run.stdout().includes('waiting for a cancel'), 15_000, 'the agent to start waiting');
     run.child.kill('SIGTERM');
     const r = await run.done;

@@ -5,7 +5,7 @@ import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCapture, type CaptureFrame } from '../src/proxy/index.js';
-import { BIN, cliEnv, ndjson, tempDir, type CliResult } from './fixtures/cli-helpers.js';
+import { BIN, FIXTURES, cliEnv, ndjson, tempDir, type CliResult } from './fixtures/cli-helpers.js';
 import { useCli } from './support/cli.js';
 
 const node = process.execPath;
@@ -63,63 +63,8 @@ async function recordRun(version: 1 | 2): Promise<Recording> {
   return { dir, ws, capture, transcript: ndjson(r.stdout), env };
 }
 
-describe.each([1, 2] as const)('acp-kit replay, protocol v%s', (version) => {
-  it('--as agent: acp-kit run against the replayed agent prints the transcript of the recorded run (messages, tool call, permission, stop reason)', async () => {
-    const rec = await record(version);
-    // the recorded run did something worth comparing
-    const types = rec.transcript.map((e) => (e.type === 'update' ? (e.update as { sessionUpdate?: string }).sessionUpdate ?? 'update' : e.type));
-    expect(types).toEqual(expect.arrayContaining(['connection', 'session', 'agent_message_chunk', 'tool_call_update', 'permission', 'result']));
-    expect(rec.transcript.at(-1)).toMatchObject({ type: 'result', stopReason: 'end_turn', exitCode: 0 });
-
-    // recorded timing (the default): the client sees the recorded gaps, as it saw them live
-    const replay = `${node} ${BIN} replay ${rec.capture} --as agent`;
-    const r = await cli(['run', '--json', '--protocol', String(version), '--approve-all', '--cwd', rec.ws, '--agent', replay, PROMPT], { env: fresh(rec).env });
-    expect(r.code).toBe(0);
-    // the same events, only the agent command line of the connection event differs; the client's own
-    // echo of the prompt (emitted when it sends the prompt) may land before or after an agent update
-    // already in flight, so it is compared apart from the agent's ordered stream
-    // (v1 also: the client's emulated v2 state_update events, derived from its own prompt lifetime)
-    const isLocalEcho = (e: Record<string, unknown>) => {
-      const u = e.update as { messageId?: unknown; sessionUpdate?: unknown } | undefined;
-      return String(u?.messageId ?? '').startsWith('_local_') || (version === 1 && u?.sessionUpdate === 'state_update');
-    };
-    const split = (events: Array<Record<string, unknown>>) => {
-      const rest = events.map(({ agent: _agent, ...e }) => e);
-      return { ordered: rest.filter((e) => !isLocalEcho(e)), local: rest.filter(isLocalEcho) };
-    };
-    const replayed = split(ndjson(r.stdout));
-    const recorded = split(rec.transcript);
-    expect(replayed.ordered).toEqual(recorded.ordered);
-    expect(replayed.local).toEqual(recorded.local);
-    expect(recorded.local.length).toBeGreaterThanOrEqual(version === 1 ? 2 : 0); // v2 agents send these themselves
-    expect(ndjson(r.stdout)[0]!.agent).toEqual([node, BIN, 'replay', rec.capture, '--as', 'agent']);
-  });
-
-  // v2 passes --permission recorded, v1 relies on it being the default: both answer the live permission
-  // request as the recording did (one run instead of a separate `--permission recorded` run)
-  it('--as client --record: the new capture has the frames of the original (direction, kind, method), the permission is answered as recorded (allow_once), and replay exits 0', async () => {
-    const rec = await record(version);
-    const { ws: ws2, out, env } = fresh(rec);
-    const permission = version === 2 ? ['--permission', 'recorded'] : [];
-    const r = await cli(['replay', rec.capture, '--as', 'client', ...permission, '--cwd', ws2, '--record', out, '--', node, BIN, 'agent', '--model', 'demo'], { env });
-    expect(r.stderr).toContain('done:');
-    expect(r.code).toBe(0);
-    const [a, b] = await Promise.all([readCapture(rec.capture), readCapture(out)]);
-    expect(shape(b.frames)).toEqual(shape(a.frames));
-    expect(b.metas).toContainEqual(expect.objectContaining({ protocolVersion: version }));
-    // the live session id went into the prompt, the recorded cwd was mapped onto --cwd
-    const liveSession = JSON.parse(b.frames.find((f) => f.dir === 'agent->editor' && f.id === b.frames.find((x) => x.method === 'session/new')!.id && f.kind === 'response')!.raw).result.sessionId as string;
-    const recordedSession = JSON.parse(a.frames.find((f) => f.dir === 'agent->editor' && f.id === a.frames.find((x) => x.method === 'session/new')!.id && f.kind === 'response')!.raw).result.sessionId as string;
-    expect(liveSession).not.toBe(recordedSession);
-    const prompt = JSON.parse(b.frames.find((f) => f.method === 'session/prompt')!.raw);
-    expect(prompt.params.sessionId).toBe(liveSession);
-    expect(JSON.parse(b.frames.find((f) => f.method === 'session/new')!.raw).params.cwd).toBe(ws2);
-    expect(permissionAnswerKind(b.frames)).toBe('allow_once');
-  });
-});
-
 describe('acp-kit replay --as client: permission answers', () => {
-  // `--permission recorded` (allow_once here) is checked by the `--as client --record` test above
+  // `--permission recorded` (allow_once here) is checked by the round-trip test below (its replay D)
   it.each([['reject', 'reject_once']] as const)('--permission %s answers the live permission request with the %s option', async (policy, kind) => {
     const rec = await record(2);
     const { ws: ws2, out, env } = fresh(rec);
@@ -142,7 +87,8 @@ describe('acp-kit replay: divergence and bad input', () => {
       { seq: 4, t: 3, dir: 'agent->editor', kind: 'response', id: 1, raw: JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }) },
     ];
     writeFileSync(cap, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const r = await cli(['replay', cap, '--as', 'client', '--', node, BIN, 'agent', '--model', 'demo'], { env: cliEnv({ ACP_KIT_DATA_DIR: join(dir, 'data') }) });
+    // any agent that errs there will do: the hand-written one (no CLI to start) has no session/load
+    const r = await cli(['replay', cap, '--as', 'client', '--', node, join(FIXTURES, 'cli-raw-v1-agent.mjs')], { env: cliEnv({ ACP_KIT_DATA_DIR: join(dir, 'data') }) });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/the agent answered session\/load \(frame 3\) with an error .*; the recording has a result at frame 4/);
   });
@@ -191,8 +137,11 @@ describe('acp-kit replay: divergence and bad input', () => {
 // differences but timing. Every replay uses the recording's workspace, emptied as it was before the
 // recorded run, so the sessions are the same sessions; a run in another workspace is a real difference,
 // and diff reports it.
+// The same invocations check what each replay direction must reproduce (one process set serves both,
+// a replay costs two or three CLI processes): C's `acp-kit run` transcript against the recorded one
+// (`--as agent`), D's capture frame by frame against A (`--as client --record` in another workspace).
 describe.each([1, 2] as const)('record, replay both ways, diff: protocol v%s', (version) => {
-  it('diff A B (replay --as client) and diff A C (replay --as agent behind a recording proxy) exit 0: no differences but timing', async () => {
+  it('diff A B (replay --as client) and diff A C (replay --as agent behind a recording proxy) exit 0: no differences but timing; C reproduces the recorded transcript; D (--as client --record, another --cwd) has the frames of A, answers the permission as recorded and exits 0', async () => {
     const rec = await record(version);
     const { ws, capture: A, env } = rec;
     const dir = join(rec.dir, 'round-trip');
@@ -205,6 +154,11 @@ describe.each([1, 2] as const)('record, replay both ways, diff: protocol v%s', (
     const run = (args: string[]) => cli(args, { env });
     const [B, C, D] = ['B', 'C', 'D'].map((n) => join(dir, `${n}.ndjson`));
 
+    // the recorded run did something worth comparing
+    const types = rec.transcript.map((e) => (e.type === 'update' ? (e.update as { sessionUpdate?: string }).sessionUpdate ?? 'update' : e.type));
+    expect(types).toEqual(expect.arrayContaining(['connection', 'session', 'agent_message_chunk', 'tool_call_update', 'permission', 'result']));
+    expect(rec.transcript.at(-1)).toMatchObject({ type: 'result', stopReason: 'end_turn', exitCode: 0 });
+
     freshWorkspace();
     const b = await run(['replay', A, '--as', 'client', '--record', B, '--', node, BIN, 'agent', '--model', 'demo']);
     expect(b.code).toBe(0);
@@ -213,17 +167,51 @@ describe.each([1, 2] as const)('record, replay both ways, diff: protocol v%s', (
     expect(ab.code).toBe(0);
 
     freshWorkspace();
-    // recorded timing (the default), as a client would see the recorded agent
+    // --as agent, recorded timing (the default): the client sees the recorded gaps, as it saw them live
     const c = await run(['run', '--json', '--protocol', String(version), '--approve-all', '--cwd', ws, '--agent', `${node} ${BIN} proxy --record ${C} -- ${node} ${BIN} replay ${A} --as agent`, PROMPT]);
     expect(c.code).toBe(0);
+    // acp-kit run against the replayed agent prints the transcript of the recorded run (messages, tool
+    // call, permission, stop reason): the same events, only the agent command line of the connection
+    // event differs; the client's own echo of the prompt (emitted when it sends the prompt) may land
+    // before or after an agent update already in flight, so it is compared apart from the agent's
+    // ordered stream (v1 also: the client's emulated v2 state_update events, derived from its own prompt lifetime)
+    const isLocalEcho = (e: Record<string, unknown>) => {
+      const u = e.update as { messageId?: unknown; sessionUpdate?: unknown } | undefined;
+      return String(u?.messageId ?? '').startsWith('_local_') || (version === 1 && u?.sessionUpdate === 'state_update');
+    };
+    const split = (events: Array<Record<string, unknown>>) => {
+      const rest = events.map(({ agent: _agent, ...e }) => e);
+      return { ordered: rest.filter((e) => !isLocalEcho(e)), local: rest.filter(isLocalEcho) };
+    };
+    const replayed = split(ndjson(c.stdout));
+    const recorded = split(rec.transcript);
+    expect(replayed.ordered).toEqual(recorded.ordered);
+    expect(replayed.local).toEqual(recorded.local);
+    expect(recorded.local.length).toBeGreaterThanOrEqual(version === 1 ? 2 : 0); // v2 agents send these themselves
+    expect(ndjson(c.stdout)[0]!.agent).toEqual([node, BIN, 'proxy', '--record', C, '--', node, BIN, 'replay', A, '--as', 'agent']);
     const ac = await run(['diff', A, C]);
     expect(ac.stdout).toContain('no differences (timing aside)');
     expect(ac.code).toBe(0);
 
-    // the same replay in another workspace: the paths differ, and diff says where
+    // the same replay in another workspace: the paths differ, and diff says where.
+    // v2 passes --permission recorded, v1 relies on it being the default: both answer the live
+    // permission request as the recording did
     const ws2 = join(dir, 'ws2');
     mkdirSync(ws2);
-    expect((await run(['replay', A, '--as', 'client', '--cwd', ws2, '--record', D, '--', node, BIN, 'agent', '--model', 'demo'])).code).toBe(0);
+    const permission = version === 2 ? ['--permission', 'recorded'] : [];
+    const d = await run(['replay', A, '--as', 'client', ...permission, '--cwd', ws2, '--record', D, '--', node, BIN, 'agent', '--model', 'demo']);
+    expect(d.stderr).toContain('done:');
+    expect(d.code).toBe(0);
+    const [a, dCap] = await Promise.all([readCapture(A), readCapture(D)]);
+    expect(shape(dCap.frames)).toEqual(shape(a.frames));
+    expect(dCap.metas).toContainEqual(expect.objectContaining({ protocolVersion: version }));
+    // the live session id went into the prompt, the recorded cwd was mapped onto --cwd
+    const sessionOf = (frames: CaptureFrame[]) => JSON.parse(frames.find((f) => f.dir === 'agent->editor' && f.id === frames.find((x) => x.method === 'session/new')!.id && f.kind === 'response')!.raw).result.sessionId as string;
+    const liveSession = sessionOf(dCap.frames);
+    expect(liveSession).not.toBe(sessionOf(a.frames));
+    expect(JSON.parse(dCap.frames.find((f) => f.method === 'session/prompt')!.raw).params.sessionId).toBe(liveSession);
+    expect(JSON.parse(dCap.frames.find((f) => f.method === 'session/new')!.raw).params.cwd).toBe(ws2);
+    expect(permissionAnswerKind(dCap.frames)).toBe('allow_once');
     const ad = await run(['diff', A, D]);
     expect(ad.code).toBe(1);
     expect(ad.stdout).toContain(`params.cwd: ${JSON.stringify(ws)} -> ${JSON.stringify(ws2)}`);
