@@ -5,41 +5,16 @@
  * that shows a file diff; `ink`/`marked` only by `chat`. Real processes (this is about what a
  * process loads); needs `npm run build`.
  */
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadedModules } from './support/module-trace.js';
+import { loadedModules, runTraced } from './support/module-trace.js';
 import { tempDir } from './support/temp.js';
 
-const ROOT = resolve('.');
-const TRACE = resolve('test/fixtures/module-trace.mjs');
-
-
 /** Runs `acp-kit ...args` under the module tracer; returns its exit code, stdout and the packages it loaded. */
-function trace(args: string[], data: string): Promise<{ code: number | null; stdout: string; packages: string[] }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', pathToFileURL(TRACE).href, 'bin/acp-kit.js', ...args], {
-      cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ACP_KIT_DATA_DIR: data, NO_COLOR: '1' },
-    });
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      fail(new Error(`no exit within 20 s\nstdout: ${out}\nstderr: ${err}`));
-    }, 20_000);
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      fail(e);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout: out, packages: loadedModules(err).packages });
-    });
-  });
+async function trace(args: string[], data: string): Promise<{ code: number | null; stdout: string; packages: string[] }> {
+  const r = await runTraced(['bin/acp-kit.js', ...args], { ACP_KIT_DATA_DIR: data, NO_COLOR: '1' });
+  return { code: r.code, stdout: r.stdout, packages: loadedModules(r.stderr).packages };
 }
 
 function writeCapture(dir: string): string {

@@ -6,16 +6,13 @@
  * `npm run bench` (bench/startup.mjs); these tests pin what those times depend on. Real processes
  * over real pipes; needs `npm run build`.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadedModules } from './support/module-trace.js';
+import { loadedModules, runTraced } from './support/module-trace.js';
 
 const ROOT = resolve('.');
-const TRACE = resolve('test/fixtures/module-trace.mjs');
 const INIT = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 2, info: { name: 'startup-test', version: '0' }, capabilities: {} } })}\n`;
 
 interface Trace {
@@ -35,36 +32,15 @@ afterEach(() => {
 });
 
 /** Runs `node --import module-trace.mjs ...args`, sends `initialize`, closes stdin, collects what was loaded. */
-function traceStartup(args: string[]): Promise<Trace> {
+async function traceStartup(args: string[]): Promise<Trace> {
   const data = mkdtempSync(join(tmpdir(), 'acp-kit-startup-modules-'));
   dirs.push(data);
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', pathToFileURL(TRACE).href, ...args], {
-      cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ACP_KIT_DATA_DIR: data },
-    });
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      fail(new Error(`no exit within 20 s\nstdout: ${out}\nstderr: ${err}`));
-    }, 20_000);
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      // close stdin only after the answer: the agent then exits, and the exit hook lists CommonJS
-      if (out.includes('\n')) child.stdin.end();
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.on('error', fail);
-    child.on('close', () => {
-      clearTimeout(timer);
-      const line = out.split('\n')[0];
-      if (!line) return fail(new Error(`no initialize answer\nstderr: ${err}`));
-      const { files, packages, builtins } = loadedModules(err);
-      const ownFiles = [...files].filter((f) => f.startsWith(ROOT + '/') && !f.includes('/node_modules/')).map((f) => f.slice(ROOT.length + 1));
-      done({ answer: JSON.parse(line), ownFiles: ownFiles.sort(), packages, builtins });
-    });
-    child.stdin.write(INIT);
-  });
+  const r = await runTraced(args, { ACP_KIT_DATA_DIR: data }, INIT);
+  const line = r.stdout.split('\n')[0];
+  if (!line) throw new Error(`no initialize answer\nstderr: ${r.stderr}`);
+  const { files, packages, builtins } = loadedModules(r.stderr);
+  const ownFiles = [...files].filter((f) => f.startsWith(ROOT + '/') && !f.includes('/node_modules/')).map((f) => f.slice(ROOT.length + 1));
+  return { answer: JSON.parse(line), ownFiles: ownFiles.sort(), packages, builtins };
 }
 
 /** Marks of code that must not load: the coding agent's system prompt, the client runtime's connection class. */
