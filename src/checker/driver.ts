@@ -100,10 +100,9 @@ export class AgentDriver extends WireLog {
   }
 
   /** Writes a raw line (a newline is added unless `raw` is a Buffer). */
-  writeRaw(raw: string | Buffer, before?: (seq: number) => void): number {
+  writeRaw(raw: string | Buffer): number {
     const text = typeof raw === 'string' ? raw : raw.toString('utf8');
     const seq = this.recordOut(text.replace(/\n$/, ''));
-    before?.(seq);
     if (this.alive) this.agent.stdin.write(typeof raw === 'string' ? `${raw}\n` : raw);
     return seq;
   }
@@ -112,8 +111,9 @@ export class AgentDriver extends WireLog {
   send(method: string, params?: unknown, id: WireId = this.nextId++): { id: WireId; seq: number } {
     const msg: Record<string, unknown> = { jsonrpc: '2.0', id, method };
     if (params !== undefined) msg.params = params;
-    // tracked before the bytes go out, so that no answer can come before its request is known
-    const seq = this.writeRaw(JSON.stringify(msg), (at) => this.track(id, method, at));
+    // tracked after the write: nothing is delivered inside it (a pipe, or launch.ts's deferred crossing)
+    const seq = this.writeRaw(JSON.stringify(msg));
+    this.track(id, method, seq);
     return { id, seq };
   }
 

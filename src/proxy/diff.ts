@@ -213,7 +213,7 @@ function alignByDirection(a: readonly CaptureFrame[], b: readonly CaptureFrame[]
   const pairOfA = new Map<number, number>();
   const pairedB = new Set<number>();
   let alignment: CaptureDiff['alignment'] = 'lcs';
-  for (const dir of new Set([...a, ...b].map((f) => f.dir))) {
+  for (const dir of ['editor->agent', 'agent->editor'] as const) {
     const ia = indicesOf(a, dir);
     const ib = indicesOf(b, dir);
     const r = lcsOps(ia.map((i) => ka[i]!), ib.map((i) => kb[i]!), timeoutMs);
