@@ -13,7 +13,11 @@
 //   chunk per set of entries that reach it, so they sliced what `acp-kit/agent` loads into 13
 //   files (measured: ~1 ms of start-up per file). The CLI loads no user module that imports
 //   acp-kit, so its own copies of the library classes never meet the package's.
-// - Packages stay external (loaded from node_modules as before).
+// - Packages stay external (loaded from node_modules as before), except in the CLI build the
+//   chat's terminal UI (ink, react, marked, marked-terminal and what they import): those are
+//   ~400 module files, and loading them from node_modules cost `acp-kit chat` 1.4 s of CPU before
+//   its first frame; bundled (React's production build) it is ~0.45 s. They stay lazy: only
+//   `chat` imports them. A library user's own React is never this copy (the CLI loads no user module).
 // - All outputs are written flat into dist/bundle/, one level below dist/, so `import.meta.url`
 //   can be rewritten per source module to that module's own dist/ URL: relative lookups (schema/,
 //   precompiled validators, package.json, bin/) resolve exactly as in the unbundled build.
@@ -43,6 +47,26 @@ export const BUNDLE_ENTRIES = {
 /** The CLI (bin/acp-kit.js loads dist/bundle/cli.js), built on its own: see the header. */
 export const CLI_ENTRY = { cli: 'cli/main.js' };
 
+/** Packages the CLI build bundles (see the header); everything they import comes along. */
+const CLI_INLINE = new Set(['ink', 'react', 'marked', 'marked-terminal']);
+
+/** Which bare imports stay external: all of them in the library, all but {@link CLI_INLINE}'s in the CLI. */
+const inlinePlugin = (inline) => ({
+  name: 'acp-kit-inline-packages',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:')) return { path: args.path, external: true };
+      const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
+      // ink imports its React devtools only when DEV=true; react-devtools-core is not a dependency
+      if (name === 'react-devtools-core') return { path: args.path, namespace: 'acp-kit-empty' };
+      const fromInlined = args.importer.includes(`${sep}node_modules${sep}`);
+      if (fromInlined || inline.has(name)) return undefined;
+      return { path: args.path, external: true };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'acp-kit-empty' }, () => ({ contents: 'export default {};', loader: 'js' }));
+  },
+});
+
 /** Replaces `import.meta.url` in a dist module with the URL the module has in the unbundled build. */
 const importMetaUrlPlugin = {
   name: 'acp-kit-import-meta-url',
@@ -61,7 +85,7 @@ const importMetaUrlPlugin = {
 
 rmSync(out, { recursive: true, force: true });
 /** One ESM build with code splitting of `entries` into dist/bundle/; returns its .js output files. */
-async function bundle(entries, chunkPrefix) {
+async function bundle(entries, chunkPrefix, inline = new Set()) {
   const result = await build({
     entryPoints: Object.entries(entries).map(([name, file]) => ({ in: join(dist, file), out: name })),
     outdir: out,
@@ -70,17 +94,23 @@ async function bundle(entries, chunkPrefix) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    packages: 'external',
     chunkNames: `${chunkPrefix}-[hash]`,
     sourcemap: true,
     logLevel: 'warning',
     metafile: true,
-    plugins: [importMetaUrlPlugin],
+    plugins: [inlinePlugin(inline), importMetaUrlPlugin],
+    ...(inline.size > 0
+      ? {
+          // React's production build; a bundled CommonJS package's require() of a Node built-in needs a require
+          define: { 'process.env.NODE_ENV': '"production"' },
+          banner: { js: "import { createRequire as __acpKitCreateRequire } from 'node:module'; const require = __acpKitCreateRequire(import.meta.url);" },
+        }
+      : {}),
   });
   return Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js'));
 }
 const library = await bundle(BUNDLE_ENTRIES, 'chunk');
-const cli = await bundle(CLI_ENTRY, 'cli-chunk');
+const cli = await bundle(CLI_ENTRY, 'cli-chunk', CLI_INLINE);
 console.log(`bundle: ${Object.keys(BUNDLE_ENTRIES).length} entries in ${library.length} files, the CLI in ${cli.length} files, in ${relative(root, out)}`);
 
 // The inspector's page (browser code, not part of the tsc build): one script and one stylesheet in

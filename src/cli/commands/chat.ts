@@ -14,14 +14,16 @@ import { ChatController, chatSessionOf, type ChatSession } from '../ui/chat-cont
  * Loads ink with the environment it should see. Colour: ink's chalk reads FORCE_COLOR when it is
  * first imported, so NO_COLOR is translated before that. CI: ink renders only static output when
  * `CI` is set, but `chat` runs only on a real terminal, so it is hidden from ink for the import.
+ * DEV=true would make ink connect to React devtools (not a dependency) and read its package.json,
+ * which the CLI bundle does not carry (scripts/bundle.mjs): hidden too.
  */
 async function loadInk(): Promise<{ ink: typeof import('ink'); react: typeof import('react') }> {
   if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') process.env.FORCE_COLOR = '0';
-  const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
+  const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION, DEV: process.env.DEV };
+  for (const k of Object.keys(saved)) delete process.env[k];
   try {
-    const [ink, react] = await Promise.all([import('ink'), import('react')]);
+    // React is CommonJS: its default export is the whole module, in Node and in the CLI bundle alike
+    const [ink, { default: react }] = await Promise.all([import('ink'), import('react')]);
     return { ink, react };
   } finally {
     for (const [k, v] of Object.entries(saved)) if (v !== undefined) process.env[k] = v;
