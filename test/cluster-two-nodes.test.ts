@@ -83,10 +83,12 @@ describePostgres('two cluster instances on one database', () => {
     control.open('g');
     const [rTurn, rB, rA] = await Promise.all([turn, fromB, fromA]);
     expect([rTurn.stopReason, rB.stopReason, rA.stopReason]).toEqual(['end_turn', 'end_turn', 'end_turn']);
-    // B has seen its own turn end; A's idle comes through the table too: wait for B's last idle count
-    await Promise.all([a.conn.listAllSessions(), b.conn.listAllSessions()]);
+    // every turn end reaches each client as an idle, and may still be on its way when the prompts'
+    // answers are in (the follower's through the table): wait for the gated turn's, from-b's and
+    // from-a's on both (A also saw hello's)
     const idles = (us: any[]) => us.filter((u) => u.sessionUpdate === 'state_update' && u.state === 'idle').length;
     while (idles(b.updates.slice(snapshot + 1)) < 3) await sb.nextIdle();
+    while (idles(a.updates) < 4) await sa.nextIdle();
 
     const live = b.updates.slice(snapshot + 1);
     expect(a.updates.slice(a.updates.length - live.length)).toEqual(live);
