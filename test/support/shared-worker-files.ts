@@ -86,4 +86,6 @@ export const SHARED_WORKER_FILES: string[] = [
   'test/agent-async-store.test.ts',
   'test/proxy-replay-agent.test.ts',
   'test/public-surface.test.ts',
+  // shares public-surface's TypeScript program (test/support/dts-program.ts): only within one worker
+  'test/docs-typecheck.test.ts',
 ];
