@@ -16,6 +16,9 @@ describePostgres('cluster leases and inbox (PostgreSQL)', () => {
 
   beforeEach(async () => {
     pool = new pg.Pool({ connectionString: db.url, max: 8 });
+    // as createPostgresPool's pools: a connection the server ends (terminated, database dropped) while
+    // it idles or is being closed must not become an unhandled error of the test worker
+    pool.on('error', () => undefined);
     await migrate(pool);
     await pool.query('truncate acp_leases, acp_inbox');
   });

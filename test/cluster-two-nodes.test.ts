@@ -34,6 +34,9 @@ describePostgres('two cluster instances on one database', () => {
 
   async function instance(id: string, control: AgentControl): Promise<Instance> {
     const pool = new pg.Pool({ connectionString: db.url, max: 6 });
+    // as createPostgresPool's pools: a connection the server ends (terminated, database dropped) while
+    // it idles or is being closed must not become an unhandled error of the test worker
+    pool.on('error', () => undefined);
     cleanups.push(() => pool.end());
     const stores = new Map<string, PostgresSessionStore>();
     const storeFor = (namespace: string): PostgresSessionStore => {
