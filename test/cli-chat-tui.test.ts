@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { BUILT, FIXTURES, waitFor } from './fixtures/cli-helpers.js';
 import { HAS_TMUX, useTmuxChat, type TmuxChat } from './support/tmux-chat.js';
 
@@ -18,18 +18,17 @@ describe('acp-kit chat TUI (tmux)', () => {
     expect(BUILT, 'run `npm run build` first').toBe(true);
   });
 
-  // One chat (built-in agent, no delays) serves these tests in turn, in this order: a chat process
-  // costs more CPU to start than a turn. Each test waits for the end of ITS turn (the transcript keeps
-  // the earlier ones); the last test exits the chat with Ctrl-D.
-  describe('one chat, turn after turn', () => {
+  // A chat of its own per test (built-in agent, no delays): a failing test leaves nothing behind for
+  // the next one. Each waits for the end of its own turns.
+  describe('one chat per test', () => {
     let t: TmuxChat;
     /** How often `text` occurs on the screen (with scrollback). */
     const count = (text: string) => t.screen().split(text).length - 1;
     /** Waits for the `n`th end of a turn. */
     const turnEnded = (n: number) => waitFor(() => count('— end_turn') >= n, 20_000, () => `the end of turn ${n}; screen was:\n${t.screen()}`);
 
-    beforeAll(async () => {
-      t = startChat({}, [], { forFile: true });
+    beforeEach(async () => {
+      t = startChat();
       await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
     });
 
@@ -51,7 +50,7 @@ describe('acp-kit chat TUI (tmux)', () => {
       t.type('create notes.txt containing hello');
       await t.waitScreen(/Permission: .*notes\.txt[\s\S]*Esc reject/, 'the permission picker');
       t.key('Escape');
-      await turnEnded(2);
+      await turnEnded(1);
       expect(t.screen()).toMatch(/✗ rejected \(reject_once\): .*notes\.txt/);
       expect(existsSync(join(t.cwd, 'notes.txt'))).toBe(false);
     }, 60_000);
@@ -60,7 +59,7 @@ describe('acp-kit chat TUI (tmux)', () => {
       t.type('run seq 1 30');
       await t.waitScreen(/Permission: .*seq 1 30/, 'the permission picker');
       t.key('Enter');
-      await turnEnded(3);
+      await turnEnded(1);
       const s = t.screen();
       expect(s).toMatch(/… 22 earlier lines · Ctrl-O shows all/);
       expect(s).not.toMatch(/^│ 5\s+│$/m);
@@ -73,7 +72,6 @@ describe('acp-kit chat TUI (tmux)', () => {
     }, 60_000);
 
     it('the first Ctrl-C clears the typed input (and arms exit); typing goes on normally', async () => {
-      // (no Ctrl-C was pressed in this chat before: the exit prompt below is this test's)
       expect(t.screen()).not.toContain('press Ctrl-C again to exit');
       const hellos = count('> hello');
       t.key('-l', 'half a thought');
@@ -82,8 +80,8 @@ describe('acp-kit chat TUI (tmux)', () => {
       await t.waitScreen(/press Ctrl-C again to exit/, 'the exit prompt');
       expect(t.screen()).not.toContain('half a thought');
       t.type('hello');
-      await turnEnded(4);
-      // the 4th turn is the new text's: a new "> hello" before its end
+      await turnEnded(1);
+      // the turn is the new text's: a new "> hello" before its end
       expect(count('> hello')).toBe(hellos + 1);
       const s = t.screen();
       expect(s.slice(s.lastIndexOf('> hello'))).toContain('— end_turn');

@@ -2,8 +2,7 @@
 // chat (`kill-server` returns before the old server is gone, and a `new-session` on the same
 // socket name can reach the dying one: "server exited unexpectedly"). Register `useTmuxChat()` in
 // a test file; each chat's window (and the chat and agent in it) goes away after its test, also
-// when the test failed; a chat started with `{ forFile: true }` (in a beforeAll, to serve several
-// tests in turn: a chat costs more CPU to start than a turn) goes away after the file instead.
+// when the test failed.
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -30,11 +29,10 @@ export interface TmuxChat {
 
 /** Hooks for one test file; `mkdir` gives temp dirs removed after the file. */
 export function useTmuxChat(): {
-  startChat(env?: Record<string, string>, args?: string[], opts?: { forFile?: boolean }): TmuxChat;
+  startChat(env?: Record<string, string>, args?: string[]): TmuxChat;
   mkdir(prefix: string): string;
 } {
   const sockets: string[] = [];
-  const fileSockets: string[] = [];
   const dirs: string[] = [];
   const mkdir = (prefix: string): string => {
     const d = tempDir(prefix);
@@ -46,16 +44,14 @@ export function useTmuxChat(): {
     for (const s of sockets.splice(0)) spawnSync('tmux', ['-L', s, 'kill-server'], { encoding: 'utf8' });
   });
   afterAll(() => {
-    if (HAS_TMUX) for (const s of fileSockets.splice(0)) spawnSync('tmux', ['-L', s, 'kill-server'], { encoding: 'utf8' });
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
   /**
    * Starts `acp-kit chat --cwd <cwd> ...args` with `env` (demo words at once, its own data dir, no colour).
-   * `forFile`: the chat lives until the file's tests are done, not just until the end of the test.
    */
-  const startChat = (env: Record<string, string> = {}, args: string[] = [], opts: { forFile?: boolean } = {}): TmuxChat => {
+  const startChat = (env: Record<string, string> = {}, args: string[] = []): TmuxChat => {
     const socket = `acp-kit-tui-${randomUUID().slice(0, 8)}`;
-    (opts.forFile ? fileSockets : sockets).push(socket);
+    sockets.push(socket);
     const tmux = (...a: string[]) => spawnSync('tmux', ['-L', socket, ...a], { encoding: 'utf8' });
     const cwd = mkdir('tui-cwd');
     const exitFile = join(mkdir('tui-exit'), 'code');
