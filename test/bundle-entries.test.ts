@@ -6,8 +6,8 @@
  * in a fresh process that imports the package by name, as an app does. Needs `npm run build`.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve('.');
@@ -71,5 +71,19 @@ describe('bundled entry points (dist/bundle)', () => {
     expect(r.status, r.stderr).toBe(0);
     const last = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { stopReason?: string; agent?: { name?: string } };
     expect(last.stopReason).toBe('end_turn');
+  });
+
+  it("the CLI bundle carries the chat's terminal UI (no ink, React or Markdown renderer left for node_modules, React's production build)", () => {
+    const dir = join(ROOT, 'dist', 'bundle');
+    const read = (f: string) => readFileSync(join(dir, f), 'utf8');
+    const cli = readdirSync(dir).filter((f) => /^cli.*\.js$/.test(f)).map(read).join('\n');
+    const specifiers = (code: string) => [...code.matchAll(/\bfrom "([^"]+)"|\bimport\("([^"]+)"\)/g)].map((m) => m[1] ?? m[2]!);
+    const ui = /^(ink|react|react-reconciler|marked|marked-terminal|yoga-layout|cli-highlight|highlight\.js)(\/|$)/;
+    expect(specifiers(cli).filter((s) => ui.test(s))).toEqual([]);
+    expect(cli).toContain('node_modules/react/cjs/react.production.js');
+    expect(cli).not.toContain('react.development.js');
+    // the library bundle still loads its packages from node_modules (only the CLI is an app)
+    const library = readdirSync(dir).filter((f) => /^(?!cli).*\.js$/.test(f)).map(read).join('\n');
+    expect(specifiers(library)).toContain('ws');
   });
 });
