@@ -4,33 +4,13 @@ import { CaptureValidator, type Violation } from '../proxy/validate.js';
 import { at, stringAt } from '../proxy/json.js';
 import { SessionViewBuilder, type SessionView } from './session-view.js';
 import { latencyTable, type MethodLatency, type RequestSpan } from './stats.js';
-import { markFields, type FieldMarks } from './undeclared.js';
+import { markFields } from './undeclared.js';
+import { ROW, type FieldMarks, type FrameDetail, type RowTuple } from './api-types.js';
 
-/**
- * One timeline row, as sent to the page: a compact array so 100k frames stay a few MB.
- * `[seq, t, dir (0 editor->agent, 1 agent->editor), kind, method, id, size, session, update, group, latency, pair, violations]`;
- * strings are indexes into the model's string table (-1 = none); latency/pair are -1 when unknown.
- */
-export type RowTuple = [number, number, 0 | 1, number, number, number, number, number, number, number, number, number, number];
-
-/** Indexes of {@link RowTuple} fields. */
-export const ROW = { seq: 0, t: 1, dir: 2, kind: 3, method: 4, id: 5, size: 6, session: 7, update: 8, group: 9, latency: 10, pair: 11, violations: 12 } as const;
+export { ROW, type FrameDetail, type RowTuple } from './api-types.js';
 
 /** Update kinds that stream one piece of something: consecutive ones collapse into one timeline row. */
 const CHUNK_KINDS = new Set(['agent_message_chunk', 'agent_thought_chunk', 'user_message_chunk', 'tool_call_content_chunk', 'terminal_output_chunk', 'compaction_summary_chunk']);
-
-/** Everything the frame detail shows. */
-export interface FrameDetail {
-  frame: CaptureFrame;
-  /** parsed JSON, undefined for lines that are not JSON */
-  json: unknown;
-  marks: FieldMarks;
-  violations: Violation[];
-  /** the request this frame answers / the answer to this request */
-  pair: number | undefined;
-  latency: number | undefined;
-  protocolVersion: 1 | 2 | undefined;
-}
 
 /**
  * A capture being inspected: every frame kept (raw text), validated with {@link CaptureValidator}

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { diffCaptures, type CaptureDiff } from '../proxy/diff.js';
 import { listLive, type LiveRegistration } from './live.js';
 import type { CaptureModel, ModelEvent } from './model.js';
+import type { SourceInfo } from './api-types.js';
 import { CaptureTail, startLoad, type CaptureLoad } from './source.js';
 
 /** Options of {@link startInspector}. */
@@ -33,17 +34,6 @@ export interface InspectorHandle {
   token: string;
   /** Stops the server, live streams and file watchers. */
   close(): Promise<void>;
-}
-
-/** One entry of the source list the page shows. */
-interface SourceInfo {
-  id: string;
-  name: string;
-  path: string;
-  live: boolean;
-  agent: string[];
-  frames: number;
-  finished: boolean;
 }
 
 /**

@@ -1,59 +1,14 @@
 import { codecFor } from '../protocol/codec/index.js';
 import type { WireCodec, UpdateDecoder } from '../protocol/codec/types.js';
 import type { AnySessionUpdate } from '../protocol/model/update.js';
-import type { PermissionOption, PermissionRequest } from '../protocol/model/session.js';
+import type { PermissionRequest } from '../protocol/model/session.js';
 import { SessionState } from '../protocol/state/session-state.js';
 import type { AnyContentBlock } from '../protocol/model/content.js';
 import type { CaptureFrame } from '../proxy/capture.js';
 import { at, isObj, stringAt } from '../proxy/json.js';
+import type { ClientTerminalView, ForegroundChange, PermissionView, SessionItem, SessionView } from './api-types.js';
 
-/** A permission request as the session view shows it: the question, the options and the answer. */
-export interface PermissionView {
-  kind: 'permission';
-  key: string;
-  title: string;
-  toolCallId: string | undefined;
-  options: PermissionOption[];
-  /** `selected` with the option, `cancelled`, `error`, or `pending` (no answer yet) */
-  outcome: 'selected' | 'cancelled' | 'error' | 'pending' | (string & {});
-  optionId: string | undefined;
-  seqs: number[];
-}
-
-/** One change of the foreground state (v2 `state_update`; v1 derived from the prompt request/response). */
-export interface ForegroundChange {
-  seq: number;
-  t: number;
-  state: string;
-  stopReason: string | null | undefined;
-}
-
-/** Client-owned (v1 `terminal/*`) terminal output, as the agent read it back. */
-export interface ClientTerminalView {
-  terminalId: string;
-  command: string | undefined;
-  output: string;
-  exitStatus: unknown;
-  seqs: number[];
-}
-
-/** One item of a session's conversation: a timeline entity with the frames that built it. */
-export type SessionItem = ({ key: string; seqs: number[] } & Record<string, unknown>) | PermissionView;
-
-/** A session rebuilt from the wire, through the codecs, into the neutral model. */
-export interface SessionView {
-  sessionId: string;
-  protocolVersion: 1 | 2;
-  title: string | undefined;
-  /** messages, tool calls, plans, compactions (entity JSON + `key` + `seqs`) and permission requests, in order */
-  items: SessionItem[];
-  terminals: Array<Record<string, unknown> & { seqs: number[] }>;
-  clientTerminals: ClientTerminalView[];
-  foreground: ForegroundChange[];
-  usage: unknown;
-  /** frames whose update could not be decoded (seq + message) */
-  decodeErrors: Array<{ seq: number; message: string }>;
-}
+export type { ClientTerminalView, EntityItem, ForegroundChange, PermissionView, SessionItem, SessionView, TerminalItem } from './api-types.js';
 
 interface Tracked {
   state: SessionState;
@@ -83,7 +38,6 @@ interface OpenRequest {
  */
 export class SessionViewBuilder {
   private version: 1 | 2 | undefined;
-  private initId: unknown;
   private readonly sessions = new Map<string, Tracked>();
   private readonly open = new Map<string, OpenRequest>();
 
@@ -103,7 +57,6 @@ export class SessionViewBuilder {
     const m = message;
     const params = isObj(m.params) ? m.params : undefined;
     if (typeof m.method === 'string') {
-      if (m.method === 'initialize' && frame.dir === 'editor->agent') this.initId = m.id;
       if ('id' in m) this.open.set(`${frame.dir}:${JSON.stringify(m.id)}`, { seq: frame.seq, method: m.method, sessionId: typeof params?.sessionId === 'string' ? params.sessionId : undefined, params });
       this.onCall(frame, m.method, params, 'id' in m);
       return;
@@ -257,7 +210,7 @@ export class SessionViewBuilder {
       const json: Record<string, unknown> = { ...e.toJSON() };
       const key = timelineKey(json);
       // entries without provenance were built by setup results; keep them at their timeline position
-      entries.push({ at: s.firstSeq.get(key) ?? i, item: { ...json, key, seqs: s.provenance.get(key) ?? [] } });
+      entries.push({ at: s.firstSeq.get(key) ?? i, item: { ...json, kind: e.kind, key, seqs: s.provenance.get(key) ?? [] } });
     });
     for (const p of s.permissions) entries.push({ at: p.seqs[0]!, item: p });
     // stable: timeline order first (its own order is authoritative), permissions slotted by first seq
@@ -275,7 +228,7 @@ export class SessionViewBuilder {
       protocolVersion: this.version ?? 1,
       title: s.state.info.title,
       items,
-      terminals: [...s.state.terminals.values()].map((t) => ({ ...t.toJSON(), outputText: t.outputText, seqs: s.provenance.get(`terminal:${t.terminalId}`) ?? [] })),
+      terminals: [...s.state.terminals.values()].map((t) => ({ ...t.toJSON(), terminalId: t.terminalId, outputText: t.outputText, seqs: s.provenance.get(`terminal:${t.terminalId}`) ?? [] })),
       clientTerminals: [...s.clientTerminals.values()],
       foreground: s.foreground,
       usage: s.state.usage,

@@ -1,11 +1,8 @@
 import { defsOf, isSchemaObject, loadSchema, methodTable, type JsonSchema, type MethodDefs } from '../protocol/validation/schema-source.js';
 import { at } from '../proxy/json.js';
+import type { FieldMarks } from './api-types.js';
 
-/** Paths (e.g. `params.update.foo`) of fields the schema does not declare, and of `_meta` fields. */
-export interface FieldMarks {
-  undeclared: string[];
-  meta: string[];
-}
+export type { FieldMarks } from './api-types.js';
 
 type Cx = { defs: Record<string, JsonSchema> };
 

@@ -4,42 +4,13 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { at, isObj, type Obj } from './json.js';
+import type { CaptureFrame, CaptureSide, FrameDirection, FrameId, FrameKind } from './frame.js';
 
-/** Which way a frame travelled through the proxy. */
-export type FrameDirection = 'editor->agent' | 'agent->editor';
-
-/**
- * Which leg of the connection a frame was on. A plain proxy has one leg (both sides see the same
- * bytes); the bridge has two: the editor's (in the editor's version) and the agent's (in the
- * agent's version). A frame without `side` is on the editor's leg.
- */
-export type CaptureSide = 'editor' | 'agent';
+export type { CaptureFrame, CaptureSide, FrameDirection, FrameId, FrameKind } from './frame.js';
 
 /** The leg a frame was on (`editor` when the capture does not say). */
 export function frameSide(f: Pick<CaptureFrame, 'side'>): CaptureSide {
   return f.side ?? 'editor';
-}
-
-/** The JSON-RPC kind of a frame; `invalid` = not a JSON-RPC object (not JSON, an array, no method/id). */
-export type FrameKind = 'request' | 'notification' | 'response' | 'error' | 'invalid';
-
-/** A JSON-RPC id as it appeared on the wire. */
-export type FrameId = string | number | null;
-
-/** One line that passed the proxy, as recorded (one NDJSON line of a capture, without `type`). */
-export interface CaptureFrame {
-  /** 1-based, in the order the proxy forwarded frames (both directions share the counter). */
-  seq: number;
-  /** Milliseconds since the capture started, monotonic clock. */
-  t: number;
-  dir: FrameDirection;
-  /** The line exactly as text, without its `\n` (a `\r` before it is kept). */
-  raw: string;
-  kind: FrameKind;
-  method?: string;
-  id?: FrameId;
-  /** The leg (bridge captures only; absent = `editor`, see {@link CaptureSide}). */
-  side?: CaptureSide;
 }
 
 /** The first line of an acp-kit capture. */

@@ -1,5 +1,5 @@
 import { diffArrays } from 'diff';
-import type { CaptureFrame, FrameDirection, FrameKind } from './capture.js';
+import type { CaptureFrame, FrameDirection, FrameKind } from './frame.js';
 import { at, isObj } from './json.js';
 import { RequestPairer, oppositeDirection, summarizeLatencies } from './latency.js';
 

@@ -1,4 +1,4 @@
-import type { CaptureFrame, FrameDirection, FrameId } from './capture.js';
+import type { CaptureFrame, FrameDirection, FrameId } from './frame.js';
 
 /** The other side of a direction: where the answer to a request travels. */
 export function oppositeDirection(dir: FrameDirection): FrameDirection {

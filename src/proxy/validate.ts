@@ -1,38 +1,10 @@
 import { getValidator } from '../protocol/validation/validator.js';
 import { formatFailure } from '../protocol/validation/failure.js';
-import type { CaptureFrame, CaptureSide, FrameDirection } from './capture.js';
+import type { CaptureFrame, FrameDirection } from './capture.js';
 import { at, isObj, type Obj } from './json.js';
+import type { Violation } from './violation.js';
 
-/** One broken rule, with the requirement it breaks and the frames involved. */
-export interface Violation {
-  /** Short rule name, e.g. `schema`, `unanswered-request`, `update-after-prompt-response`. */
-  rule: ViolationRule;
-  /**
-   * The requirement ID from the ACP requirements digest (e.g. `ACP-V1-PROMPT-03`); for schema
-   * failures `schema/v1` or `schema/v2` (the official schema of that version).
-   */
-  requirement: string;
-  /** The seq numbers of the frames involved, in order; the last one is where it was detected. */
-  seqs: number[];
-  /** What is wrong, naming the field and the expectation. */
-  message: string;
-  /** Bridge captures: the leg the frames are on (each leg is checked against its own version). */
-  side?: CaptureSide;
-}
-
-/** The rules {@link CaptureValidator} checks. */
-export type ViolationRule =
-  | 'schema'
-  | 'non-json-agent-stdout'
-  | 'non-json-editor-stdin'
-  | 'update-after-prompt-response'
-  | 'update-after-idle'
-  | 'unanswered-request'
-  | 'response-to-unknown-id'
-  | 'duplicate-request-id'
-  | 'permission-pending-after-cancel'
-  | 'cancel-answered-with-error'
-  | 'replay-after-load-response';
+export type { Violation, ViolationRule } from './violation.js';
 
 interface Pending {
   seq: number;

@@ -64,6 +64,7 @@ export const SHARED_WORKER_FILES: string[] = [
   'test/coding-usage-meta.test.ts',
   'test/inspector-bridge-legs.test.ts',
   'test/inspector-latency-shared.test.ts',
+  'test/inspector-page-types.test.ts',
   'test/inspector-security.test.ts',
   'test/inspector-tail-lines.test.ts',
   'test/methods-supports.test.ts',

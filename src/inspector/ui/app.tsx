@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { diffLines } from 'diff';
-import { getJson, ROW, type CaptureDiff, type DiffEntry, type DiffFrameRef, type FrameDetail, type MethodLatency, type RequestSpan, type RowTuple, type SessionView, type SourceInfo } from './api.js';
+import { getJson, ROW, type CaptureDiff, type DiffEntry, type DiffFrameRef, type FrameDetail, type MethodLatency, type RequestSpan, type RowTuple, type SessionItem, type SessionView, type SourceInfo, type TerminalItem, type ClientTerminalView } from './api.js';
 import { renderMarkdown } from './markdown.js';
 
 const ROW_H = 24;
@@ -746,7 +746,7 @@ function Blocks(props: { blocks: unknown; markdown: boolean }) {
   );
 }
 
-function Item(props: { it: AnyRec & { kind: string }; terminals: Map<string, AnyRec & { outputText: string }>; clientTerminals: Map<string, { output: string; command?: string }> }) {
+function Item(props: { it: SessionItem; terminals: Map<string, TerminalItem>; clientTerminals: Map<string, ClientTerminalView> }) {
   const { it } = props;
   if (it.kind === 'message') {
     const role = String(it.role);
@@ -811,13 +811,12 @@ function Item(props: { it: AnyRec & { kind: string }; terminals: Map<string, Any
     );
   }
   if (it.kind === 'permission') {
-    const options = list(it.options).map(rec);
     return (
       <>
-        <div class="label">Permission: {String(it.title)} <span class="badge" data-testid="permission-outcome">{String(it.outcome)}</span></div>
+        <div class="label">Permission: {it.title} <span class="badge" data-testid="permission-outcome">{it.outcome}</span></div>
         <ul class="options">
-          {options.map((o) => (
-            <li key={String(o?.optionId)} class={o?.optionId === it.optionId ? 'chosen' : ''}>{o?.optionId === it.optionId ? '✓ ' : ''}{String(o?.name)} <span class="muted">({String(o?.kind)})</span></li>
+          {it.options.map((o) => (
+            <li key={o.optionId} class={o.optionId === it.optionId ? 'chosen' : ''}>{o.optionId === it.optionId ? '✓ ' : ''}{o.name} <span class="muted">({o.kind})</span></li>
           ))}
         </ul>
       </>

@@ -141,6 +141,13 @@ export interface Cost {
   currency: string;
 }
 
+/** Session-level usage as a session's state holds it: the latest `usage_update` applied (ACP-ALL-USAGE-01). */
+export interface UsageInfo {
+  used: number;
+  size: number;
+  cost: Cost | undefined;
+}
+
 /** Session-level context usage and cumulative cost (ACP-ALL-USAGE-01). */
 export interface UsageUpdate {
   sessionUpdate: 'usage_update';

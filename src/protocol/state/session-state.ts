@@ -3,9 +3,11 @@ import type { AvailableCommand, ConfigOption, SessionModeState } from '../model/
 import type { ForegroundState, StopReason } from '../model/stop-reason.js';
 import type { ToolCallPatch } from '../model/tool-call.js';
 import type {
-  AnySessionUpdate, BackgroundWork, CompactionUpdate, Cost, ErrorObject, MessageChunk,
-  MessageRole, MessageUpdate, Notice, StateUpdate, TerminalUpdate, UnknownUpdate,
+  AnySessionUpdate, BackgroundWork, CompactionUpdate, ErrorObject, MessageChunk,
+  MessageRole, MessageUpdate, Notice, StateUpdate, TerminalUpdate, UnknownUpdate, UsageInfo,
 } from '../model/update.js';
+
+export type { UsageInfo } from '../model/update.js';
 import {
   CompactionState, MessageState, PlanState, TerminalState, ToolCallState, decodeBase64, type TimelineEntry,
 } from './entities.js';
@@ -21,13 +23,6 @@ export interface ForegroundInfo {
   lastError: ErrorObject | undefined;
   /** Latest reported `background` snapshot; `undefined` = never reported (ACP-V2-BG-01). */
   background: BackgroundWork[] | undefined;
-}
-
-/** Session-level usage (ACP-ALL-USAGE-01). */
-export interface UsageInfo {
-  used: number;
-  size: number;
-  cost: Cost | undefined;
 }
 
 /** Session metadata from `session_info_update` (ACP-ALL-INFO-01). */
