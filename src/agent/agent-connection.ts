@@ -11,9 +11,8 @@ import type {
 } from '../protocol/model/methods.js';
 import { Methods, type AgentMethod, type ClientMethod, type EmptyResult, type NewSessionResponse, type ParamsOf, type PromptResponse, type ResultOf } from '../protocol/model/methods.js';
 import type { AgentCapabilities, ConfigOption, McpServer, PermissionOutcome, PermissionRequest } from '../protocol/model/session.js';
-import type { AnySessionUpdate } from '../protocol/model/update.js';
 import { getValidator } from '../protocol/validation/validator.js';
-import type { ValidationFailure, WireValidator } from '../protocol/validation/types.js';
+import type { WireValidator } from '../protocol/validation/types.js';
 import { negotiateVersion, SUPPORTED_VERSIONS, type ProtocolVersion } from '../protocol/version.js';
 import { JsonRpcPeer, type PeerOptions, type RequestContext } from '../rpc/peer.js';
 import type { CloseInfo, Transport } from '../rpc/transport.js';

@@ -450,11 +450,6 @@ function readHeader(line: string | undefined): StoredSessionMeta | string {
   return { ...meta, additionalDirectories: Array.isArray(meta.additionalDirectories) ? meta.additionalDirectories : [] };
 }
 
-function parseHeader(line: string | undefined): StoredSessionMeta | undefined {
-  const h = readHeader(line);
-  return typeof h === 'string' ? undefined : h;
-}
-
 /** A problem found in a stored session file: where, and what is wrong. */
 export interface StoreProblem {
   file: string;

@@ -74,15 +74,9 @@ export interface CaptureStats {
   stopReasons: Record<string, number>;
 }
 
-interface MethodAcc {
-  method: string;
-  dir: FrameDirection;
-  requests: number;
-  notifications: number;
-  responses: number;
-  errors: number;
+/** A {@link MethodStats} being counted: latencies collected, summarized (and `unanswered` counted) at the end. */
+interface MethodAcc extends Omit<MethodStats, 'latency' | 'unanswered'> {
   latencies: number[];
-  bytes: number;
 }
 
 interface OpenTurn {

@@ -2,7 +2,7 @@ import { readTurnTokenUsage, type TurnTokenUsage } from '../../agent/coding/usag
 import { AcpError, ErrorCode } from '../../protocol/errors.js';
 import type { AnySessionUpdate } from '../../protocol/model/update.js';
 import {
-  type ClientSession, type ReconnectingSession, type SessionState,
+  type ClientSession, type ReconnectingSession,
   approveAll, approveReads, denyAll, describePermissionDecision, observed, type PermissionPolicy,
 } from '../../client/index.js';
 import { agentContext, resolveAgentCommand } from '../agent-command.js';

@@ -1,4 +1,5 @@
 import { AcpError, ErrorCode } from '../errors.js';
+import type { AnySessionUpdate } from '../model/update.js';
 import type { ValidationFailure, WireValidator } from '../validation/types.js';
 
 /** A plain JSON object (not an array, not `null`). */
@@ -104,4 +105,19 @@ export function isPlainTextChunk(w: Obj, messageIdRequired: boolean): boolean {
   if (n !== 2) return false;
   for (const k in w) if (k !== 'sessionUpdate' && k !== 'messageId' && k !== 'content') return false;
   return true;
+}
+
+/** A session update's wire body (`params.update`) as an object, or -32602 naming the field. */
+export function updateBody(wire: unknown): Obj {
+  if (!isObj(wire)) throw AcpError.invalidParams('params.update: must be object', { path: 'params.update' });
+  return wire;
+}
+
+/**
+ * An update decoder's result as the list `decode` returns. `out` is schema-checked and mapped to
+ * the neutral shape (known kinds) or an unknown kind kept raw (`undefined`: dropped): this is the
+ * one place a checked wire object is taken as the neutral update.
+ */
+export function decodedUpdates(out: Obj | undefined): AnySessionUpdate[] {
+  return out === undefined ? [] : [out as AnySessionUpdate];
 }

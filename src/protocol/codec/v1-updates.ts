@@ -5,7 +5,6 @@
  * that carry none (ACP-V1-MSG-01/02).
  */
 import { randomUUID } from '../lazy-crypto.js';
-import { AcpError } from '../errors.js';
 import type { AnyContentBlock, TextContent } from '../model/content.js';
 import { V1_PLAN_ID, type PlanEntry } from '../model/plan.js';
 import type { ClientCapabilities } from '../model/session.js';
@@ -19,7 +18,7 @@ import {
   blockToV1, blocksToV1, commandToV1, configOptionsFromV1, configOptionsToV1, planEntryToV1, toolContentsToV1,
   toolPatchFromV1, toolPatchToV1,
 } from './v1-shapes.js';
-import { invalidParams, isObj, isPlainTextChunk, type Obj } from './util.js';
+import { decodedUpdates, invalidParams, isObj, isPlainTextChunk, updateBody, type Obj } from './util.js';
 
 /** The `sessionUpdate` kinds of the stable v1 schema. */
 export const V1_UPDATE_KINDS: ReadonlySet<string> = new Set([
@@ -276,14 +275,10 @@ export class V1UpdateDecoder implements UpdateDecoder {
   constructor(private readonly validator: WireValidator | null) {}
 
   decode(wire: unknown): AnySessionUpdate[] {
-    const out = this.decodeOne(wire);
-    // `out` is schema-checked and mapped to the neutral shape (known kinds) or an unknown kind
-    // kept raw: this is the one place the checked wire object is taken as the neutral update
-    return out === undefined ? [] : [out as AnySessionUpdate];
+    return decodedUpdates(this.decodeOne(updateBody(wire)));
   }
 
-  private decodeOne(wire: unknown): Obj | undefined {
-    if (!isObj(wire)) throw AcpError.invalidParams('params.update: must be object', { path: 'params.update' });
+  private decodeOne(wire: Obj): Obj | undefined {
     const kind = wire.sessionUpdate;
     if (typeof kind !== 'string') {
       const f = { path: kind === undefined ? '' : 'sessionUpdate', message: kind === undefined ? "must have required property 'sessionUpdate'" : 'must be string' };

@@ -3,12 +3,11 @@
  * through as the same object (no copy: the benchmark pushes 100k chunks/s through here). Mapped:
  * tool-call diffs, tagged commands, and the two neutral kinds stable v2 lacks.
  */
-import { AcpError } from '../errors.js';
 import type { ConfigOption } from '../model/session.js';
 import { KNOWN_UPDATE_KINDS, type AnySessionUpdate } from '../model/update.js';
 import type { WireValidator } from '../validation/types.js';
 import type { UpdateDecoder, UpdateEncoder } from './types.js';
-import { invalidParams, isObj, isPlainTextChunk, type Obj } from './util.js';
+import { decodedUpdates, invalidParams, isObj, isPlainTextChunk, updateBody, type Obj } from './util.js';
 import { commandFromV2, commandToV2, toolContentFromV2, toolContentToV2, toolPatchFromV2, toolPatchToV2 } from './v2-shapes.js';
 
 /** The `sessionUpdate` kinds of the stable v2 schema (19, ACP §3.2). */
@@ -92,14 +91,11 @@ export class V2UpdateDecoder implements UpdateDecoder {
   constructor(private readonly validator: WireValidator | null) {}
 
   decode(wire: unknown): AnySessionUpdate[] {
-    const out = this.decodeOne(wire);
-    // `out` is schema-checked (known kinds) or an unknown kind kept raw: the neutral model mirrors
-    // v2, so this is the one place the checked wire object is taken as the neutral update
-    return out === undefined ? [] : [out as AnySessionUpdate];
+    // the neutral model mirrors v2: known kinds are only schema-checked, not mapped
+    return decodedUpdates(this.decodeOne(updateBody(wire)));
   }
 
-  private decodeOne(wire: unknown): Obj | undefined {
-    if (!isObj(wire)) throw AcpError.invalidParams('params.update: must be object', { path: 'params.update' });
+  private decodeOne(wire: Obj): Obj | undefined {
     let w = wire;
     const tag = w.sessionUpdate;
     if (typeof tag !== 'string') {

@@ -2,7 +2,7 @@ import type { AnyContentBlock } from '../model/content.js';
 import type { Meta } from '../model/json.js';
 import type { PlanContent } from '../model/plan.js';
 import type { AnyToolCallContent, ToolCallLocation, ToolCallStatus, ToolKind } from '../model/tool-call.js';
-import type { MessageRole, ErrorObject } from '../model/update.js';
+import type { MessageRole } from '../model/update.js';
 
 /**
  * One message (user, agent or thought), keyed by (role, `messageId`) (ACP-V2-MSG-08).

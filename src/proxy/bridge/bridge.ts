@@ -1,4 +1,4 @@
-import type { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { codecFor } from '../../protocol/codec/index.js';
 import { AcpError, ErrorCode } from '../../protocol/errors.js';
 import { Methods, type InitializeRequest } from '../../protocol/model/methods.js';
@@ -11,7 +11,7 @@ import { decodeFrame, frameStamper, scanFrame, type CaptureSide, type FrameDirec
 import { at, isObj, type Obj } from '../json.js';
 import { describeExit, killAfterEditorClosed, proxyResult, type AgentCommandOptions, type ProxyResult } from '../agent-process.js';
 import type { ProxyHandle } from '../proxy.js';
-import { CaptureValidator, type Violation } from '../validate.js';
+import { CaptureValidator } from '../validate.js';
 import { RelayTransport } from './relay-transport.js';
 import { Translator } from './translator.js';
 

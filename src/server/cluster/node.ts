@@ -9,7 +9,7 @@ import type { SessionStore } from '../../agent/session-store.js';
 import type { AnySessionUpdate } from '../../protocol/model/update.js';
 import type { AgentHostFactory } from '../server.js';
 import { clusterConnection, type ClusterInstance } from './connection.js';
-import { isControlRow, PERMISSION, PERMISSION_DONE, type ControlRow } from './control.js';
+import { isControlRow, PERMISSION_DONE, type ControlRow } from './control.js';
 import { Follower } from './follower.js';
 import { Inbox, type InboxRequest } from './inbox.js';
 import { Leases, sessionKey } from './leases.js';
