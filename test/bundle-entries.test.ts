@@ -86,4 +86,25 @@ describe('bundled entry points (dist/bundle)', () => {
     const library = readdirSync(dir).filter((f) => /^(?!cli).*\.js$/.test(f)).map(read).join('\n');
     expect(specifiers(library)).toContain('ws');
   });
+
+  it('every package a bundle imports is a dependency; what the CLI bundle carries is not (an install does not fetch it)', () => {
+    const dir = join(ROOT, 'dist', 'bundle');
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    const packageOf = (s: string) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]!);
+    const imported = new Set<string>();
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('.js'))) {
+      // esbuild's output: one static import per line, dynamic imports anywhere (require() inside
+      // bundled CommonJS packages stays as written: ws's optional native add-ons, in a try)
+      for (const m of readFileSync(join(dir, f), 'utf8').matchAll(/^(?:import|export)\b[^;]*?\bfrom "([^"]+)";$|^import "([^"]+)";$|\bimport\("([^"]+)"\)/gm)) {
+        const s = (m[1] ?? m[2] ?? m[3])!;
+        if (!s.startsWith('node:') && !s.startsWith('.')) imported.add(packageOf(s));
+      }
+    }
+    expect(imported.size).toBeGreaterThan(3);
+    expect([...imported].filter((p) => !(p in pkg.dependencies))).toEqual([]);
+    for (const ui of ['ink', 'react', 'marked', 'marked-terminal']) {
+      expect(pkg.dependencies[ui], `${ui} is bundled into the CLI`).toBeUndefined();
+      expect(pkg.devDependencies[ui], `${ui} is needed to build`).toBeDefined();
+    }
+  });
 });
