@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { connect, type ClientConnection } from '../src/client/index.js';
+import { OWNER_STOPPED } from '../src/server/index.js';
 import { describePostgres, usePostgres } from './support/postgres.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
@@ -146,6 +147,8 @@ describePostgres('failover between acp-kit serve instances (kill -9 of the owner
     const end = await idleB;
     expect(end.stopReason).toBe('error');
     expect(end.error?.message).toMatch(/the instance that ran the turn \(inst-1\) stopped \(lease expired\)/);
+    // its own code, not a generic -32603: a client can tell a stopped server from an agent's failure
+    expect(end.error).toMatchObject({ code: OWNER_STOPPED, data: { owner: 'inst-1' } });
     await turnA; // A's connection died with its instance
 
     // a client resuming now through the third instance: the history from the table
@@ -224,7 +227,7 @@ describePostgres('failover between acp-kit serve instances (kill -9 of the owner
     const ends = rows.filter((r) => r.live && r.body.sessionUpdate === 'state_update' && r.body.state === 'idle');
     // exactly one end of the interrupted turn, naming why
     expect(ends).toHaveLength(1);
-    expect(ends[0].body).toMatchObject({ stopReason: 'error', error: { message: expect.stringMatching(/the instance that ran the turn \(inst-4\) stopped \(lease expired\)/) } });
+    expect(ends[0].body).toMatchObject({ stopReason: 'error', error: { code: OWNER_STOPPED, message: expect.stringMatching(/the instance that ran the turn \(inst-4\) stopped \(lease expired\)/) } });
     // the owner's client saw only what was persisted; the resumed one sees all of it, once
     const storedText = chunkText(stored);
     expect(storedText.startsWith(chunkText(a.updates))).toBe(true);

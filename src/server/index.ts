@@ -9,3 +9,4 @@ export { HttpServerConnection } from './http-connection.js';
 export { WebSocketTransport, connectWebSocketTransport, type WebSocketTransportOptions, type WebSocketClientOptions } from '../rpc/websocket-transport.js';
 export { HttpClientTransport, HEADER_CONNECTION_ID, HEADER_SESSION_ID, type HttpClientTransportOptions } from '../rpc/http-transport.js';
 export { ClusterNode, type ClusterOptions } from './cluster/node.js';
+export { NOT_OWNER, OWNER_STOPPED } from './cluster/error-codes.js';

@@ -10,6 +10,7 @@ import type { AnySessionUpdate } from '../../protocol/model/update.js';
 import type { AgentHostFactory } from '../server.js';
 import { clusterConnection, type ClusterInstance } from './connection.js';
 import { isControlRow, PERMISSION_DONE, type ControlRow } from './control.js';
+import { NOT_OWNER, OWNER_STOPPED } from './error-codes.js';
 import { Follower } from './follower.js';
 import { Inbox, type InboxRequest } from './inbox.js';
 import { Leases, sessionKey } from './leases.js';
@@ -32,9 +33,6 @@ export interface ClusterOptions {
   /** Diagnostics. */
   log?: (line: string) => void;
 }
-
-/** The JSON-RPC error of an inbox request sent to an instance that does not own the session (any more). */
-const NOT_OWNER = -32012;
 
 /**
  * One `acp-kit serve` instance of several on one PostgreSQL database. Each session is run by one
@@ -322,7 +320,7 @@ export class ClusterNode implements ClusterInstance {
       sessionUpdate: 'state_update',
       state: 'idle',
       stopReason: 'error',
-      error: { code: -32603, message: `Internal error: the instance that ran the turn (${previous}) stopped (lease expired)` },
+      error: { code: OWNER_STOPPED, message: `the instance that ran the turn (${previous}) stopped (lease expired)`, data: { owner: previous } },
     });
   }
 
