@@ -108,6 +108,26 @@ describePostgres('two cluster instances on one database', () => {
     expect(kinds.filter((k) => k === 'user_message')).toHaveLength(2);
   });
 
+  it("a user message the agent sends itself reaches the client on the other instance once, as the owner's, and a replay has it once", async () => {
+    const control = controlledAgent();
+    const { two, a, sa, b } = await shared(control);
+    const sb = await b.conn.resumeSession(sa.sessionId, { cwd: '/tmp' });
+    const idleB = sb.nextIdle();
+    expect((await sa.prompt('user:added by the agent')).stopReason).toBe('end_turn');
+    await idleB;
+    const authored = (us: any[]) => us.filter((u) => u.sessionUpdate === 'user_message' && u.content[0].text === 'added by the agent');
+    expect(authored(a.updates)).toHaveLength(1);
+    expect(authored(b.updates)).toHaveLength(1);
+    // the turn as each client saw it, from the prompt's echo to the idle: the same updates in the same order
+    const turnOf = (us: any[]) => us.slice(us.findIndex((u) => u.sessionUpdate === 'user_message' && u.content[0].text === 'user:added by the agent'));
+    expect(turnOf(b.updates)).toEqual(turnOf(a.updates));
+    expect(chunkTexts(turnOf(b.updates))).toEqual(['noted ']);
+    // replayed from the table through the other instance: the prompt and the agent's user message, once each
+    const c = await client(two.url);
+    await c.conn.resumeSession(sa.sessionId, { cwd: '/tmp', replay: true });
+    expect(c.updates.filter((u) => u.sessionUpdate === 'user_message').map((u) => u.content[0].text)).toEqual(['user:added by the agent', 'added by the agent']);
+  });
+
   it('a cancel from the client on the other instance cancels the running turn, for both', async () => {
     const control = controlledAgent();
     const { a, sa, b } = await shared(control);

@@ -408,6 +408,9 @@ export class SessionRuntime implements AgentSession {
     if (isHistoryUpdate(update)) {
       this.stored(this.host.store.append(this.sessionId, update));
       this.appended++;
+      // clients on other instances (a cluster's store) take user messages from live rows only: the
+      // stored one of a prompt is echoed live by the lifecycle (v2), an author's is sent live here
+      if (update.sessionUpdate === 'user_message') this.stored(this.host.store.appendLive?.(this.sessionId, update));
     } else this.stored(this.host.store.appendLive?.(this.sessionId, update));
     this.noteToolCall(update);
     this.encoderUsed = true;

@@ -1,6 +1,7 @@
 // A small agent the shared-session tests steer: `say:<words>` streams one message, `gate:<name>:<n>`
 // streams n chunks, waits until the test opens the gate (or the turn is cancelled), streams n more;
-// `ask` asks a permission question and reports the outcome as a message.
+// `ask` asks a permission question and reports the outcome as a message; `user:<text>` sends a
+// user message of its own (one the agent adds to the conversation), then says `noted`.
 import type { AgentDefinition, Turn } from '../../src/agent/types.js';
 
 export interface AgentControl {
@@ -46,6 +47,11 @@ export function controlledAgent(): AgentControl {
         const aborted = new Promise<'cancelled'>((r) => turn.signal.addEventListener('abort', () => r('cancelled'), { once: true }));
         if ((await Promise.race([gate(openGates, a).promise, aborted])) === 'cancelled') return 'cancelled';
         await say(turn, messageId, Array.from({ length: n }, (_, i) => `after${i}`));
+        return 'end_turn';
+      }
+      if (cmd === 'user') {
+        await turn.send({ sessionUpdate: 'user_message', messageId: turn.session.newId('user'), content: [{ type: 'text', text: a ?? '' }] });
+        await say(turn, messageId, ['noted']);
         return 'end_turn';
       }
       if (cmd === 'ask') {
