@@ -42,6 +42,7 @@ export const BUNDLE_ENTRIES = {
   proxy: 'proxy/index.js',
   inspector: 'inspector/index.js',
   server: 'server/index.js',
+  checker: 'checker/index.js',
 };
 
 /** The CLI (bin/acp-kit.js loads dist/bundle/cli.js), built on its own: see the header. */

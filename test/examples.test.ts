@@ -283,3 +283,17 @@ describe('examples/custom-model-agent.mjs', () => {
     }
   });
 });
+
+describe('examples/check-agent.mjs', () => {
+  it('checks its agent definition in process for both versions and prints the CLI report: conformant, exit 0', async () => {
+    const r = await run(resolve(EXAMPLES, 'check-agent.mjs'), []);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^acp-kit check agent: examples\/check-agent\.mjs$/m);
+    expect(r.stdout).toMatch(/^Protocol v1$/m);
+    expect(r.stdout).toMatch(/^Protocol v2$/m);
+    // the cancel, load and resume cases ran and passed (the agent stops when cancelled; one store for all instances)
+    for (const id of ['ACP-V1-CANCEL-05', 'ACP-V2-CANCEL-05', 'ACP-V1-LOAD-02', 'ACP-V2-RESUME-03']) expect(r.stdout).toMatch(new RegExp(`^ {4}pass {2}${id} `, 'm'));
+    expect(r.stdout).not.toMatch(/^ {4}FAIL /m);
+    expect(r.stdout).toMatch(/Verdict: CONFORMANT \(0 MUST failures\)$/m);
+  });
+});

@@ -1,7 +1,7 @@
 export type * from './types.js';
 export { serveAgent, type AgentConnection, type ServeAgentOptions } from './agent-connection.js';
 export { SharedSessions } from './shared-sessions.js';
-export { runAgentOnStdio, type RunAgentOnStdioOptions } from './stdio.js';
+export { runAgentOnStdio, serveAgentOnStreams, type RunAgentOnStdioOptions } from './stdio.js';
 export { InMemorySessionStore, isHistoryUpdate, SESSION_LOCKED, SESSION_STORE_UNAVAILABLE, type SessionStore, type StoredSession, type StoredSessionMeta, type ConfigValues } from './session-store.js';
 export { JsonlSessionStore, defaultSessionDir, agentDirName, BUILTIN_AGENT_NAME, parseSessionFile } from './jsonl-session-store.js';
 export { PostgresSessionStore, createPostgresPool, postgresHostPort, isConnectionError, type PostgresSessionStoreOptions, type PostgresPoolOptions } from './postgres-session-store.js';

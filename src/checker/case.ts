@@ -22,6 +22,9 @@ export interface InProcessAgentSettings {
   inProcess: InProcessAgent;
 }
 
+/** The prompt of the checker's turns unless told otherwise: the built-in demo agent asks to run a command, any agent does some work. */
+export const DEFAULT_CHECK_PROMPT = 'run sleep 3';
+
 /** What every case needs to know about the run. */
 export type CheckSettings = (AgentCommandSettings | InProcessAgentSettings) & {
   /** Working directory of the sessions the checker opens (absolute). */

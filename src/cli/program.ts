@@ -4,11 +4,10 @@ import { ExitCode, formatExitCodeTable } from './exit-codes.js';
 import { NdjsonWriter } from './render/ndjson-events.js';
 import type { AgentFlags, ChatFlags, RunFlags, SessionsFlags } from './flags.js';
 import { colorEnabled, createStyle } from './style.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../protocol/package-version.js';
 
-// flag types and the version live in leaf modules so that commands never import this file
+// flag types live in a leaf module (the version in protocol/package-version.ts) so that commands never import this file
 export type { AgentFlags, ChatFlags, ModelFlags, RunFlags, SessionsFlags } from './flags.js';
-export { packageVersion } from './version.js';
 
 const EXIT_HELP = `\nExit codes:\n${formatExitCodeTable()}\n`;
 

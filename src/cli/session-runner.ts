@@ -9,7 +9,7 @@ import type { TerminalExitStatus } from '../protocol/model/methods.js';
 import { agentContext, resolveAgentCommand, type AgentCommand } from './agent-command.js';
 import { connectError, toCliError, usageError, type AgentContext } from './errors.js';
 import type { AgentFlags, ModelFlags } from './flags.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../protocol/package-version.js';
 
 /** A connected agent plus what the CLI needs to report errors about it. */
 export interface OpenAgent {

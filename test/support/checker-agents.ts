@@ -13,7 +13,7 @@ import { createCodingAgent, createDemoModel } from '../../src/agent/coding-entry
 import { JsonlSessionStore } from '../../src/agent/jsonl-session-store.js';
 import type { AgentLogger } from '../../src/agent/logger.js';
 import { serveAgentOnStreams } from '../../src/agent/stdio.js';
-import { packageVersion } from '../../src/cli/version.js';
+import { packageVersion } from '../../src/protocol/package-version.js';
 import { startFixtureAgent } from '../fixtures/checker/agent-core.mjs';
 import { inProcessSdkAgent, v1App, v2App } from '../fixtures/client-sdk-apps.mjs';
 

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { packageVersion } from '../../src/cli/version.js';
+import { packageVersion } from '../../src/protocol/package-version.js';
 import { connect, type ClientConnection, type ClientOptions } from '../../src/client/index.js';
 import { selectOption } from '../../src/client/services/permission-policy.js';
 import { CaptureWriter } from '../../src/proxy/capture.js';

@@ -61,6 +61,7 @@ export const SHARED_WORKER_FILES: string[] = [
   'test/cast-budget-apps.test.ts',
   'test/checker-requirements.test.ts',
   'test/checker-shared-runner.test.ts',
+  'test/checker-library.test.ts',
   'test/coding-usage-meta.test.ts',
   'test/inspector-bridge-legs.test.ts',
   'test/inspector-latency-shared.test.ts',

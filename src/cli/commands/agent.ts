@@ -7,7 +7,7 @@ import { createCodingAgent, createDemoModel, type AgentMode, type LanguageModel 
 import { signalToolProcesses } from '../../agent/coding/terminal.js';
 import { usageError } from '../errors.js';
 import { chooseModel, DEFAULT_MODEL_NAMES } from '../model-choice.js';
-import { packageVersion } from '../version.js';
+import { packageVersion } from '../../protocol/package-version.js';
 
 import type { ModelBackend } from '../flags.js';
 

@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { formatJson, formatJunit, formatText } from '../../checker/report.js';
 import { runChecks, type CheckRun } from '../../checker/runner.js';
+import { DEFAULT_CHECK_PROMPT } from '../../checker/case.js';
 import { runClientChecks } from '../../checker/client/runner.js';
 import { usageError } from '../errors.js';
 import { joinCommandLine } from '../split-command-line.js';
-import { packageVersion } from '../version.js';
+import { packageVersion } from '../../protocol/package-version.js';
 
 /** Flags of `acp-kit check client` as commander hands them over; `check agent` takes them too. */
 export interface CheckClientFlags {
@@ -26,9 +27,6 @@ export interface CheckAgentFlags extends CheckClientFlags {
   prompt?: string;
   auth?: string;
 }
-
-/** The default prompt: makes the built-in demo agent ask to run a command, and any agent do some work. */
-export const DEFAULT_CHECK_PROMPT = 'run sleep 3';
 
 const splitIds = (values: string[] | undefined): string[] => (values ?? []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
 

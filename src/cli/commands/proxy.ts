@@ -8,7 +8,7 @@ import type { Violation } from '../../proxy/validate.js';
 import { messageOf } from '../../agent/error-text.js';
 import { CliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { packageVersion } from '../version.js';
+import { packageVersion } from '../../protocol/package-version.js';
 
 /** Flags of `acp-kit proxy`. */
 export interface ProxyFlags {

@@ -5,7 +5,7 @@ import { loadReplayScript, replayAsAgent, replayAsClient, type ReplayPermission,
 import { messageOf } from '../../agent/error-text.js';
 import { CliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { packageVersion } from '../version.js';
+import { packageVersion } from '../../protocol/package-version.js';
 import { captureReadFailure } from './captures.js';
 
 /** Flags of `acp-kit replay`. */

@@ -5,7 +5,7 @@ import { messageOf } from '../../agent/error-text.js';
 import { usageError } from '../errors.js';
 import type { ModelBackend } from '../flags.js';
 import { splitCommandLine } from '../split-command-line.js';
-import { packageVersion } from '../version.js';
+import { packageVersion } from '../../protocol/package-version.js';
 
 /** Flags of `acp-kit serve`. */
 export interface ServeFlags {

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 
 /**
- * The package version, read from package.json next to `dist/`. A leaf module (no CLI imports) so
- * that commands, the session runner and the program can all use it without an import cycle.
+ * acp-kit's own version, read from package.json next to `dist/` (the bundle rewrites the relative
+ * lookup, scripts/bundle.mjs). A leaf module of the lowest layer: the CLI and the checker (the
+ * client info it sends) use it without an import cycle.
  */
 export function packageVersion(): string {
   try {
