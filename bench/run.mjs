@@ -94,3 +94,8 @@ console.log(`acp-kit/raw throughput: ${(ours / by.raw.updatesPerSec).toFixed(2)}
 console.log('');
 console.log(`acp-kit inspect (bench/inspector.mjs): headless /usr/bin/chromium on a generated ${INSPECTOR_FRAMES.toLocaleString('en-US')}-frame capture; goals first paint < ${INSPECTOR_GOALS.firstPaintMs} ms, no long task > ${INSPECTOR_GOALS.longTaskMs} ms while scrolling`);
 console.log(formatInspectorRows(await runInspectorBench()));
+
+console.log('');
+console.log('acp-kit/checker (bench/checker.mjs): a whole check of both versions against the built-in agent (demo model), in this process and as a process per case; median of 3');
+const { formatCheckerRows, runCheckerBench } = await import('./checker.mjs');
+console.log(formatCheckerRows(await runCheckerBench({ runs: 3 })));
