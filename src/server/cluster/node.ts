@@ -56,6 +56,8 @@ export class ClusterNode implements ClusterInstance {
   private readonly links = new Map<string, OwnerLink>();
   /** followers on this instance: key -> followers and the owner they follow */
   private readonly following = new Map<string, { namespace: string; sessionId: string; owner: string; followers: Set<Follower> }>();
+  /** the owner check of a followed session in progress (key -> its promise), see checkOwner */
+  private readonly ownerChecks = new Map<string, Promise<void>>();
   private pollTimer: NodeJS.Timeout | undefined;
   private beatTimer: NodeJS.Timeout | undefined;
   private polling = false;
@@ -199,6 +201,13 @@ export class ClusterNode implements ClusterInstance {
   /** Sends an inbox request to the session's owner; when that instance is no longer the owner, finds the new one and tries again. */
   private async toOwner(e: { namespace: string; sessionId: string; owner: string }, kind: Parameters<Inbox['send']>[3], payload: Record<string, unknown>): Promise<unknown> {
     for (let attempt = 0; ; attempt++) {
+      // An owner that stops cleanly (SIGTERM) gives its lease back at once, but nothing tells this
+      // instance: without this check a client's request (a prompt after the owner's turn ended
+      // `cancelled`) went to the stopped owner's inbox, waited for the next poll (lease/4) and then
+      // failed as if the owner had died mid-request (NOT_OWNER, ownerStopped), instead of running on
+      // the instance that takes the free lease at once (docs/postgres-cluster.md, "Clean stop").
+      // One read of the lease per client request; a free or expired lease is taken here.
+      if (kind !== 'attach' && kind !== 'detach') await this.checkOwner(sessionKey(e.namespace, e.sessionId));
       const owner = e.owner;
       try {
         return await this.inbox.send(e.namespace, e.sessionId, owner, kind, payload);
@@ -268,7 +277,20 @@ export class ClusterNode implements ClusterInstance {
    * Whether the owner of a followed session still holds its lease; when it expired, this instance
    * tries to take it over (and ends the turn it left), and the followers attach to the new owner.
    */
-  private async checkOwner(key: string): Promise<void> {
+  private checkOwner(key: string): Promise<void> {
+    // one check at a time per session, each after the previous one: a client's request (toOwner)
+    // and the poll may both find an expired lease, and two claims at once could both end the dead
+    // owner's turn; a request's check must still read the lease after it arrived (not join an older one)
+    const run = (this.ownerChecks.get(key) ?? Promise.resolve()).catch(() => undefined).then(() => this.checkOwnerNow(key));
+    this.ownerChecks.set(key, run);
+    void run.then(
+      () => this.ownerChecks.get(key) === run && this.ownerChecks.delete(key),
+      () => this.ownerChecks.get(key) === run && this.ownerChecks.delete(key),
+    );
+    return run;
+  }
+
+  private async checkOwnerNow(key: string): Promise<void> {
     const e = this.following.get(key);
     if (!e) return;
     const live = await this.leases.liveOwner(e.namespace, e.sessionId);
