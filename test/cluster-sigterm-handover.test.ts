@@ -141,10 +141,9 @@ describePostgres('clean SIGTERM handover between acp-kit serve instances with a 
     expect(one.stderr()).toMatch(/SIGTERM: stopping/);
     expect(one.stderr()).toMatch(/acp-kit serve: stopped/);
     await aClosed;
-    // A's prompt settles (it does not hang on the closed connection). Not asserted: that A itself
-    // receives the `cancelled` end before its socket closes (docs/remote.md says so for v2 turns);
-    // with the built-in agent it does not, also without a cluster (reported separately)
-    await turnA;
+    // A, the owner's own client, is told too: its prompt ends `cancelled` before its socket closed
+    // (the shutdown waits for the v2 turn's end, not only for open requests)
+    expect(await turnA).toMatchObject({ stopReason: 'cancelled' });
 
     // the session goes on through instance 2 at once: it took the lease given back (not waited for it to expire)
     const bBefore = b.updates.length;

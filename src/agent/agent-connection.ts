@@ -66,10 +66,10 @@ export interface AgentConnection {
   /** Ends the connection (running turns are cancelled). */
   close(): void;
   /**
-   * For an input that has ended (the client closed its side): cancels every running turn, then
-   * resolves once each request received so far has been answered, or after `timeoutMs` (default
-   * 5000). Resolves `true` when nothing was left unanswered. The connection stays open: call
-   * {@link close} afterwards.
+   * For an input that has ended (the client closed its side) or a server shutting down: cancels
+   * every running turn, then resolves once each request received so far has been answered and each
+   * turn has ended (a v2 turn's `cancelled` idle queued), or after `timeoutMs` (default 5000).
+   * Resolves `true` when nothing was left. The connection stays open: call {@link close} afterwards.
    */
   drain(timeoutMs?: number): Promise<boolean>;
 }
@@ -168,22 +168,27 @@ class AgentConnectionImpl implements AgentConnection {
   async drain(timeoutMs = DEFAULT_DRAIN_TIMEOUT): Promise<boolean> {
     // the client can send nothing more (no cancel, no permission answer): end the turns now, so
     // open v1 prompts are answered `cancelled` instead of running on unseen
-    for (const s of this.sessions.values()) s.cancel('the end of the input');
-    if (this.inFlight === 0) return true;
-    return new Promise<boolean>((resolve) => {
-      const done = (ok: boolean): void => {
-        clearTimeout(timer);
-        this.onAnswered = undefined;
-        resolve(ok);
-      };
-      const timer = setTimeout(() => {
-        this.logger.warn(`input ended: ${this.inFlight} request(s) still unanswered after ${timeoutMs} ms; closing anyway`);
-        done(false);
-      }, timeoutMs);
-      this.onAnswered = () => {
-        if (this.inFlight === 0) done(true);
-      };
-    });
+    const sessions = [...this.sessions.values()];
+    for (const s of sessions) s.cancel('the end of the input');
+    // a v2 prompt was answered at insertion: its turn's `cancelled` end (the idle) is not a request
+    // answer, so wait for the turns themselves too, or the connection closes before it is sent; with
+    // an asynchronous store (a cluster's) what the turn sent goes out once persisted: wait for that too
+    const turnsEnded = Promise.all(sessions.map((s) => s.flushed()));
+    const answered =
+      this.inFlight === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            this.onAnswered = () => {
+              if (this.inFlight === 0) resolve();
+            };
+          });
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const ok = await Promise.race([Promise.all([turnsEnded, answered]).then(() => true as const), timedOut]);
+    clearTimeout(timer);
+    this.onAnswered = undefined;
+    if (!ok) this.logger.warn(`input ended: ${this.inFlight} request(s) unanswered or a turn still running after ${timeoutMs} ms; closing anyway`);
+    return ok;
   }
 
   // ---- dispatch -------------------------------------------------------------

@@ -769,6 +769,16 @@ export class SessionRuntime implements AgentSession {
     while (this.activeDone) await this.activeDone;
   }
 
+  /**
+   * Resolves once the running turn (if any) has ended and everything the session sent is persisted
+   * and out, its end included (or the store failed): the end is held until the turn's writes
+   * persist, then written and held again.
+   */
+  async flushed(): Promise<void> {
+    await this.settled();
+    while (!this.quiescent && !this.storeFailure) await this.whenPersisted();
+  }
+
   /** `session/close` / connection end: cancel like `session/cancel`, wait for the turn, release. */
   async close(reason = 'session/close'): Promise<void> {
     if (this.closing) return this.settled();

@@ -30,7 +30,7 @@ export function chunksPrompt(n: number, sleepEvery = 0, sleepMs = 0): string {
   return JSON.stringify({ actions });
 }
 
-/** A v2 client connection with what it received, in wire order. */
+/** A client connection with what it received, in wire order. */
 export interface TappedClient {
   conn: ClientConnection;
   /** every `session/update`'s `update` */
@@ -39,14 +39,14 @@ export interface TappedClient {
   received: any[];
 }
 
-/** Connects a v2 client to `url` that records what it receives; the caller closes `conn`. */
-export async function connectTapped(url: string, token: string, permissionPolicy?: PermissionPolicy): Promise<TappedClient> {
+/** Connects a client (v2 unless told) to `url` that records what it receives; the caller closes `conn`. */
+export async function connectTapped(url: string, token: string, permissionPolicy?: PermissionPolicy, protocol: 1 | 2 = 2): Promise<TappedClient> {
   const updates: any[] = [];
   const received: any[] = [];
   const conn = await connect({
     url,
     token,
-    protocol: 2,
+    protocol,
     ...(permissionPolicy ? { permissionPolicy } : {}),
     tap: {
       sent: () => undefined,

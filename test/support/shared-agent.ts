@@ -1,5 +1,6 @@
 // A small agent the shared-session tests steer: `say:<words>` streams one message, `gate:<name>:<n>`
-// streams n chunks, waits until the test opens the gate (or the turn is cancelled), streams n more;
+// streams n chunks, waits until the test opens the gate (or the turn is cancelled; `gate:<name>:<n>:<ms>`
+// then takes ms to stop), streams n more;
 // `ask` asks a permission question and reports the outcome as a message; `user:<text>` sends a
 // user message of its own (one the agent adds to the conversation), then says `noted`.
 import type { AgentDefinition, Turn } from '../../src/agent/types.js';
@@ -34,7 +35,7 @@ export function controlledAgent(): AgentControl {
     async prompt(turn) {
       const first = turn.prompt[0];
       const text = first?.type === 'text' ? first.text : '';
-      const [cmd, a, b] = text.split(':');
+      const [cmd, a, b, c] = text.split(':');
       const messageId = turn.session.newId('msg');
       if (cmd === 'say') {
         await say(turn, messageId, (a ?? '').split(' '));
@@ -45,7 +46,11 @@ export function controlledAgent(): AgentControl {
         await say(turn, messageId, Array.from({ length: n }, (_, i) => `before${i}`));
         gate(reachedGates, a).resolve();
         const aborted = new Promise<'cancelled'>((r) => turn.signal.addEventListener('abort', () => r('cancelled'), { once: true }));
-        if ((await Promise.race([gate(openGates, a).promise, aborted])) === 'cancelled') return 'cancelled';
+        if ((await Promise.race([gate(openGates, a).promise, aborted])) === 'cancelled') {
+          // `gate:<name>:<n>:<ms>`: an agent that needs a moment to stop (kill a process, flush a file)
+          if (c) await new Promise((r) => setTimeout(r, Number(c)));
+          return 'cancelled';
+        }
         await say(turn, messageId, Array.from({ length: n }, (_, i) => `after${i}`));
         return 'end_turn';
       }

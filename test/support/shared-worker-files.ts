@@ -76,6 +76,7 @@ export const SHARED_WORKER_FILES: string[] = [
   'test/remote-reconnect.test.ts',
   'test/remote-security.test.ts',
   'test/remote-shared-session.test.ts',
+  'test/remote-shutdown-turns.test.ts',
   'test/remote-transport.test.ts',
   'test/remote-ws-batching.test.ts',
   'test/rpc-fuzz.test.ts',

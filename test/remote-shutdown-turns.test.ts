@@ -1,0 +1,32 @@
+// A server shutting down (SIGTERM of `acp-kit serve`: AcpServer.close) while a client's turn runs:
+// the turn ends `cancelled` and the client gets that end before its connection closes, also a v2
+// turn whose prompt was answered at insertion (docs/remote.md, "SIGTERM / SIGINT"). In process:
+// startAcpServer on loopback, real WebSockets, the shared-session test agent.
+import { afterEach, expect, it } from 'vitest';
+import { inProcessAgent, startAcpServer } from '../src/server/index.js';
+import { connectTapped, TOKEN, wsUrl } from './support/remote.js';
+import { controlledAgent } from './support/shared-agent.js';
+
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
+});
+
+it.each([1, 2] as const)('v%i: a turn running when the server shuts down ends cancelled, and the client is told before the connection closes', async (v) => {
+  const control = controlledAgent();
+  const server = await startAcpServer({ tokens: [TOKEN], agent: inProcessAgent(control.definition) });
+  cleanups.push(() => server.close(0));
+  const c = await connectTapped(wsUrl(server), TOKEN, undefined, v);
+  cleanups.push(() => c.conn.close());
+  const s = await c.conn.newSession({ cwd: '/tmp' });
+  // an agent that takes 50 ms to stop: the shutdown must wait for the turn's end, not just for open requests
+  const turn = s.prompt('gate:g:1:50');
+  await control.reached('g');
+  const closed = c.conn.closed.then(() => c.updates.length);
+  await server.close(2000);
+  // the prompt ends (it does not reject with the connection's end)
+  expect((await turn).stopReason).toBe('cancelled');
+  // v2: the idle `cancelled` came over the wire, before the connection closed
+  const before = await closed;
+  if (v === 2) expect(c.updates.slice(0, before).filter((u) => u.sessionUpdate === 'state_update').map((u) => `${u.state}:${u.stopReason ?? ''}`)).toEqual(['running:', 'idle:cancelled']);
+});
