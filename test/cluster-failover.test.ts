@@ -4,83 +4,28 @@
 // middle of a turn. The surviving client and a client that resumes afterwards through the third
 // instance see the same transcript: every update persisted before the kill, nothing twice, and the
 // turn's end with its reason.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { afterAll, afterEach, expect, it } from 'vitest';
-import { connect, type ClientConnection } from '../src/client/index.js';
+import { afterAll, expect, it } from 'vitest';
 import { OWNER_STOPPED } from '../src/server/index.js';
+import { transcript, useClusterServes, type Serve } from './support/cluster-serve.js';
 import { describePostgres, usePostgres } from './support/postgres.js';
 
-const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const TOKEN = 'cluster-failover-token';
 const LEASE_MS = 1500;
 
-interface Serve {
-  proc: ChildProcess;
-  ws: string;
-  stderr: () => string;
-}
-
-interface Client {
-  conn: ClientConnection;
-  /** every `session/update`'s `update`, in wire order */
-  updates: any[];
-}
-
 const chunkText = (us: any[]): string => us.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text).join('');
-/** What a transcript shows: each message (by id, in order of appearance) with its kind and whole text; state updates aside. */
-function transcript(us: any[]): { messageId: string; kind: string; text: string }[] {
-  const out = new Map<string, { messageId: string; kind: string; text: string }>();
-  for (const u of us) {
-    if (typeof u.messageId !== 'string') continue;
-    const kind = String(u.sessionUpdate).replace(/_chunk$/, '');
-    const blocks = Array.isArray(u.content) ? u.content : u.content ? [u.content] : [];
-    const text = blocks.map((c: any) => c.text ?? '').join('');
-    const m = out.get(u.messageId) ?? { messageId: u.messageId, kind, text: '' };
-    m.text += text;
-    out.set(u.messageId, m);
-  }
-  return [...out.values()];
-}
 
 describePostgres('failover between acp-kit serve instances (kill -9 of the owner mid-turn)', () => {
   const db = usePostgres();
-  const procs: ChildProcess[] = [];
-  const dirs: string[] = [];
-  const open: ClientConnection[] = [];
-  afterEach(async () => {
-    await Promise.all(open.splice(0).map((c) => c.close().catch(() => undefined)));
-  });
+  const { clusterDir: newClusterDir, startServe, client } = useClusterServes({ databaseUrl: () => db.url, token: TOKEN, leaseMs: LEASE_MS });
   // the instances are shared by the tests (a serve process costs more CPU to start than a test's
   // turns): each test kills an owner of its own and works on its own session
-  afterAll(async () => {
-    instances.clear();
-    await Promise.all(
-      procs.splice(0).map(
-        (p) =>
-          new Promise<void>((resolve) => {
-            if (p.exitCode !== null || p.signalCode !== null) return resolve();
-            p.once('exit', () => resolve());
-            p.kill('SIGKILL');
-          }),
-      ),
-    );
-    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-  });
+  afterAll(() => instances.clear());
 
   let sharedDir: string | undefined;
   /** The directory of the shared instances (token file, data dirs); sessions use it as their cwd. */
   function clusterDir(): string {
-    if (!sharedDir) {
-      sharedDir = mkdtempSync(join(tmpdir(), 'acp-cluster-'));
-      dirs.push(sharedDir);
-      writeFileSync(join(sharedDir, 'token'), `${TOKEN}\n`);
-    }
+    sharedDir ??= newClusterDir();
     return sharedDir;
   }
   const instances = new Map<string, Promise<Serve>>();
@@ -89,34 +34,6 @@ describePostgres('failover between acp-kit serve instances (kill -9 of the owner
     let p = instances.get(id);
     if (!p) instances.set(id, (p = startServe(clusterDir(), id)));
     return p;
-  }
-
-  function startServe(dir: string, id: string): Promise<Serve> {
-    const args = ['serve', '--port', '0', '--token-file', join(dir, 'token'), '--store', db.url, '--instance-id', id, '--lease-ms', String(LEASE_MS), '--model', 'demo'];
-    const proc = spawn(process.execPath, [BIN, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // a slow demo model: the turn streams long enough to be killed in the middle
-      env: { ...process.env, ACP_KIT_DATA_DIR: join(dir, 'data'), ACP_KIT_DEMO_DELAY_MS: '40' },
-    });
-    procs.push(proc);
-    let err = '';
-    proc.stderr!.on('data', (c) => (err += c));
-    return new Promise((resolve, reject) => {
-      proc.once('exit', (code) => reject(new Error(`serve ${id} exited ${code}: ${err}`)));
-      createInterface({ input: proc.stdout! }).once('line', (line) => resolve({ proc, ...JSON.parse(line), stderr: () => err }));
-    });
-  }
-
-  async function client(url: string): Promise<Client> {
-    const updates: any[] = [];
-    const conn = await connect({
-      url,
-      token: TOKEN,
-      protocol: 2,
-      tap: { sent: () => undefined, received: (m: any) => void (m?.method === 'session/update' && updates.push(m.params.update)) },
-    });
-    open.push(conn);
-    return { conn, updates };
   }
 
   it('the surviving client and a freshly resumed one see every persisted update once, and the turn ends with the reason', async () => {

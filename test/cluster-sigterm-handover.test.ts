@@ -7,108 +7,27 @@
 // blow the time budget instead of passing slowly. (A follower's request that went to the stopped
 // owner's inbox used to wait for the next poll, lease/4, and then fail NOT_OWNER: see toOwner in
 // src/server/cluster/node.ts.)
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { afterAll, afterEach, expect, it } from 'vitest';
-import { connect, type ClientConnection } from '../src/client/index.js';
+import { expect, it } from 'vitest';
+import { transcript, useClusterServes } from './support/cluster-serve.js';
 import { describePostgres, usePostgres } from './support/postgres.js';
 
-const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const TOKEN = 'cluster-sigterm-token';
 const LEASE_MS = 30_000;
 /** SIGTERM to the end of the follower's next turn: far below the lease (measured: about 1.2 s). */
 const HANDOVER_BUDGET_MS = 10_000;
 
-interface Serve {
-  proc: ChildProcess;
-  ws: string;
-  stderr: () => string;
-}
-
-interface Client {
-  conn: ClientConnection;
-  /** every `session/update`'s `update`, in wire order */
-  updates: any[];
-}
-
 const chunks = (us: any[]): any[] => us.filter((u) => u.sessionUpdate === 'agent_message_chunk');
 const chunkTexts = (us: any[]): string[] => chunks(us).map((u) => u.content.text);
 /** The ends of turns a client saw (`idle` with a stop reason). */
 const turnEnds = (us: any[]): any[] => us.filter((u) => u.sessionUpdate === 'state_update' && u.state === 'idle' && u.stopReason);
-/** What a transcript shows: each message (by id, in order of appearance) with its kind and whole text; state updates aside. */
-function transcript(us: any[]): { messageId: string; kind: string; text: string }[] {
-  const out = new Map<string, { messageId: string; kind: string; text: string }>();
-  for (const u of us) {
-    if (typeof u.messageId !== 'string') continue;
-    const kind = String(u.sessionUpdate).replace(/_chunk$/, '');
-    const blocks = Array.isArray(u.content) ? u.content : u.content ? [u.content] : [];
-    const text = blocks.map((c: any) => c.text ?? '').join('');
-    const m = out.get(u.messageId) ?? { messageId: u.messageId, kind, text: '' };
-    m.text += text;
-    out.set(u.messageId, m);
-  }
-  return [...out.values()];
-}
 
 describePostgres('clean SIGTERM handover between acp-kit serve instances with a follower attached', () => {
   const db = usePostgres();
-  const procs: ChildProcess[] = [];
-  const dirs: string[] = [];
-  const open: ClientConnection[] = [];
-  afterEach(async () => {
-    await Promise.all(open.splice(0).map((c) => c.close().catch(() => undefined)));
-  });
-  afterAll(async () => {
-    await Promise.all(
-      procs.splice(0).map(
-        (p) =>
-          new Promise<void>((resolve) => {
-            if (p.exitCode !== null || p.signalCode !== null) return resolve();
-            p.once('exit', () => resolve());
-            p.kill('SIGKILL');
-          }),
-      ),
-    );
-    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-  });
-
-  function startServe(dir: string, id: string): Promise<Serve> {
-    const args = ['serve', '--port', '0', '--token-file', join(dir, 'token'), '--store', db.url, '--instance-id', id, '--lease-ms', String(LEASE_MS), '--model', 'demo'];
-    const proc = spawn(process.execPath, [BIN, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // a slow demo model: the turn streams long enough to be stopped in the middle
-      env: { ...process.env, ACP_KIT_DATA_DIR: join(dir, 'data'), ACP_KIT_DEMO_DELAY_MS: '40' },
-    });
-    procs.push(proc);
-    let err = '';
-    proc.stderr!.on('data', (c) => (err += c));
-    return new Promise((resolve, reject) => {
-      proc.once('exit', (code) => reject(new Error(`serve ${id} exited ${code}: ${err}`)));
-      createInterface({ input: proc.stdout! }).once('line', (line) => resolve({ proc, ...JSON.parse(line), stderr: () => err }));
-    });
-  }
-
-  async function client(url: string): Promise<Client> {
-    const updates: any[] = [];
-    const conn = await connect({
-      url,
-      token: TOKEN,
-      protocol: 2,
-      tap: { sent: () => undefined, received: (m: any) => void (m?.method === 'session/update' && updates.push(m.params.update)) },
-    });
-    open.push(conn);
-    return { conn, updates };
-  }
+  const { clusterDir, startServe, client } = useClusterServes({ databaseUrl: () => db.url, token: TOKEN, leaseMs: LEASE_MS });
 
   it('the running turn ends cancelled once for the follower, the other instance takes the session at once, and nothing is lost or doubled', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'acp-cluster-sigterm-'));
-    dirs.push(dir);
-    writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
+    const dir = clusterDir();
     const [one, two] = await Promise.all(['inst-1', 'inst-2'].map((id) => startServe(dir, id)));
 
     // A on instance 1 creates the session (instance 1 owns it); B on instance 2 follows it
