@@ -310,7 +310,7 @@ export class PostgresSessionStore implements SessionStore {
     for (const r of missing) {
       const seq = now.get(r.session_id);
       if (seq === undefined) outcome.set(r.session_id, undefined);
-      else if (r.expected !== null && seq === r.expected + r.n) {
+      else if (r.expected !== null && seq === r.expected + r.n && (await this.ownRows(pool, r))) {
         this.seqs.set(r.session_id, seq);
         outcome.set(r.session_id, undefined);
       } else {
@@ -321,6 +321,26 @@ export class PostgresSessionStore implements SessionStore {
       }
     }
     return outcome;
+  }
+
+  /**
+   * Whether the `n` rows after `expected` are this batch's own (a retry of a batch that did commit).
+   * `last_seq` having moved by exactly the batch's count is not enough: in a cluster, an instance
+   * that lost the database longer than its lease is taken over, and the new owner may have appended
+   * as many rows meanwhile (the end of the interrupted turn: one row). Taken for ours, the stalled
+   * instance sent its client an update that is in no row, and its next write (the turn's end)
+   * matched the moved `last_seq` and went into the table after the takeover: the follower saw the
+   * turn end twice (docs/postgres-cluster.md: its writes must fail loudly instead of interleaving).
+   */
+  private async ownRows(pool: Pool, r: BatchRow): Promise<boolean> {
+    if (r.n === 0) return true;
+    const same = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(body, ord)
+       JOIN acp_updates u ON u.namespace = $1 AND u.session_id = $2 AND u.seq = $4::bigint + t.ord
+       WHERE u.body = t.body AND u.live = ($5::jsonb ->> (t.ord::int - 1))::boolean`,
+      [this.namespace, r.session_id, `[${r.texts.join(',')}]`, r.expected, JSON.stringify(r.lives)],
+    );
+    return same.rows[0]?.n === r.n;
   }
 
   async load(sessionId: string): Promise<StoredSession | undefined> {

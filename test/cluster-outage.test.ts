@@ -1,0 +1,234 @@
+// The database going away under a cluster (docs/postgres-cluster.md): two ClusterNode instances in
+// this process, each with its own pool reaching the one real PostgreSQL database through a TCP relay
+// of its own (test/support/cut-proxy.ts) that the test cuts and holds, each behind startAcpServer with
+// real WebSockets; client A on instance 1 (the owner), client B on instance 2 (a follower).
+// - Both instances lose the database for less than the lease and the store's retryForMs: the turn
+//   rides it out (appends retried), nothing lost or doubled, no takeover.
+// - The owner alone loses it for longer than its lease: instance 2 takes the session over and ends
+//   the turn; the stalled owner's writes, retried once the database is back, fail loudly (its turn
+//   ends -32011 for A, A's next prompt is refused) and none of them lands in the table after the
+//   takeover: B sees the turn end once, with the takeover's reason.
+import pg from 'pg';
+import { afterEach, expect, it } from 'vitest';
+import { PostgresSessionStore } from '../src/agent/postgres-session-store.js';
+import { SESSION_STORE_UNAVAILABLE } from '../src/agent/session-store.js';
+import { migrate } from '../src/agent/store/postgres/migrations.js';
+import { ClusterNode } from '../src/server/cluster/node.js';
+import { inProcessAgent, OWNER_STOPPED, startAcpServer, type AcpServer } from '../src/server/index.js';
+import { startCutProxy, type CutProxy } from './support/cut-proxy.js';
+import { describePostgres, usePostgres } from './support/postgres.js';
+import { connectTapped, TOKEN, wsUrl, type TappedClient } from './support/remote.js';
+import { controlledAgent, type AgentControl } from './support/shared-agent.js';
+
+interface Instance {
+  node: ClusterNode;
+  server: AcpServer;
+  url: string;
+  /** the relay between this instance's pool (and LISTEN connection) and the database */
+  proxy: CutProxy;
+  /** what the instance and its agent logged */
+  log: string[];
+}
+
+interface Row {
+  seq: number;
+  live: boolean;
+  body: any;
+}
+
+const chunkTexts = (us: any[]): string[] => us.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text);
+const turnEnds = (us: any[]): any[] => us.filter((u) => u.sessionUpdate === 'state_update' && u.state === 'idle' && u.stopReason);
+/** A v2 replay without its primers (an empty whole message before each message's first chunk, ACP-V2-RESUME-04): the stored updates. */
+const withoutPrimers = (us: any[]): any[] => us.filter((u) => !(u.sessionUpdate === 'agent_message' && Array.isArray(u.content) && u.content.length === 0));
+const until = async (cond: () => boolean, what: string, ms = 8000): Promise<void> => {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+describePostgres('a database outage with two cluster instances and a follower', () => {
+  const db = usePostgres();
+  const proxies: CutProxy[] = [];
+  const cleanups: (() => Promise<unknown> | unknown)[] = [];
+  afterEach(async () => {
+    // a test that failed with a relay held: let everything through first, so the stores flush and the pools end
+    for (const p of proxies.splice(0)) p.release();
+    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
+  });
+
+  async function instance(id: string, control: AgentControl, opts: { leaseMs: number; retryForMs: number }): Promise<Instance> {
+    const target = new URL(db.url);
+    const proxy = await startCutProxy(Number(target.port));
+    proxies.push(proxy);
+    cleanups.push(() => proxy.close());
+    target.port = String(proxy.port);
+    // no connect timeout: a connection opened while the relay holds waits for the database to come back
+    const pool = new pg.Pool({ connectionString: target.toString(), max: 6 });
+    pool.on('error', () => undefined);
+    cleanups.push(() => pool.end());
+    const stores = new Map<string, PostgresSessionStore>();
+    const storeFor = (namespace: string): PostgresSessionStore => {
+      let s = stores.get(namespace);
+      if (!s) stores.set(namespace, (s = new PostgresSessionStore({ pool, namespace, fanOut: true, retryForMs: opts.retryForMs })));
+      return s;
+    };
+    cleanups.push(() => Promise.all([...stores.values()].map((s) => s.close())));
+    await migrate(pool);
+    const log: string[] = [];
+    const logger = { debug: () => undefined, info: (m: string) => log.push(m), warn: (m: string) => log.push(`warning: ${m}`), error: (m: string) => log.push(`error: ${m}`) };
+    // the LISTEN connection is made from the pool's options: it goes through the relay too
+    const node = await ClusterNode.start({ pool, instanceId: id, leaseMs: opts.leaseMs, log: (l) => log.push(l) });
+    cleanups.push(() => node.stop());
+    const server = await startAcpServer({ tokens: [TOKEN], agent: node.agent(inProcessAgent(control.definition, { storeFor, logger }), storeFor) });
+    cleanups.push(() => server.close(1000));
+    return { node, server, url: wsUrl(server), proxy, log };
+  }
+
+  async function client(url: string): Promise<TappedClient> {
+    const c = await connectTapped(url, TOKEN);
+    cleanups.push(() => c.conn.close());
+    return c;
+  }
+
+  /** Runs `sql` on a connection of its own, straight to the database (not through a relay). */
+  async function query<T extends object>(sql: string, params: unknown[]): Promise<T[]> {
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      return (await c.query<T>(sql, params)).rows;
+    } finally {
+      await c.end();
+    }
+  }
+
+  const rowsOf = async (sessionId: string): Promise<Row[]> =>
+    (await query<{ seq: string; live: boolean; body: unknown }>('select seq, live, body from acp_updates where session_id = $1 order by seq', [sessionId])).map((r) => ({
+      seq: Number(r.seq),
+      live: r.live,
+      body: r.body,
+    }));
+
+  /** Two instances, A on instance 1 creates the session (instance 1 owns it), B follows it through instance 2. */
+  async function shared(opts: { leaseMs: number; retryForMs: number }) {
+    const control = controlledAgent();
+    const one = await instance('node-1', control, opts);
+    const two = await instance('node-2', control, opts);
+    const a = await client(one.url);
+    const sa = await a.conn.newSession({ cwd: '/tmp' });
+    const b = await client(two.url);
+    const sb = await b.conn.resumeSession(sa.sessionId, { cwd: '/tmp' });
+    return { control, one, two, a, sa, b, sb };
+  }
+
+  it('a short outage of both instances mid-turn is ridden out: the turn ends end_turn, A and B see the same updates once each, a replay equals the table', async () => {
+    const { control, one, two, a, sa, b, sb } = await shared({ leaseMs: 1500, retryForMs: 5000 });
+    const idleB = sb.nextIdle();
+    const turn = sa.prompt('gate:g:2');
+    await control.reached('g');
+    // both clients have the chunks before the gate (committed: they are sent only then)
+    await until(() => chunkTexts(a.updates).length === 2 && chunkTexts(b.updates).length === 2, 'the chunks before the gate on A and B');
+    const accepted = [one.proxy.accepted, two.proxy.accepted];
+    for (const p of [one.proxy, two.proxy]) {
+      p.hold();
+      p.cut();
+    }
+    control.open('g');
+    // the owner's store writes the rest of the turn over a new connection (held), and the follower
+    // instance reconnects (its LISTEN connection and its poll): both wait for the database
+    await until(() => one.proxy.accepted > accepted[0] && two.proxy.accepted > accepted[1], 'both instances trying to reconnect');
+    // nothing of the rest of the turn could be committed, so nothing of it was sent
+    expect(chunkTexts(a.updates)).toHaveLength(2);
+    for (const p of [one.proxy, two.proxy]) p.release();
+
+    expect((await turn).stopReason).toBe('end_turn');
+    expect((await idleB).stopReason).toBe('end_turn');
+    // A and B: the same updates in the same order (B's first one is its resume's state snapshot), each chunk once
+    expect(b.updates[0]).toEqual({ sessionUpdate: 'state_update', state: 'idle' });
+    expect(b.updates.slice(1)).toEqual(a.updates);
+    expect(chunkTexts(a.updates)).toEqual(['before0 ', 'before1 ', 'after0 ', 'after1 ']);
+    expect(turnEnds(b.updates)).toEqual([{ sessionUpdate: 'state_update', state: 'idle', stopReason: 'end_turn' }]);
+
+    // the table: gap-free, no takeover (the lease stayed with instance 1), the turn's rows once each
+    const rows = await rowsOf(sa.sessionId);
+    expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1));
+    expect(rows.some((r) => r.body.error?.code === OWNER_STOPPED)).toBe(false);
+    expect(await query('select owner from acp_leases where session_id = $1', [sa.sessionId])).toEqual([{ owner: 'node-1' }]);
+    const history = rows.filter((r) => !r.live).map((r) => r.body);
+    expect(chunkTexts(history)).toEqual(['before0 ', 'before1 ', 'after0 ', 'after1 ']);
+    // what A and B were sent live is the table's rows (the prompt's stored user message is echoed by its live row)
+    expect(rows.filter((r) => r.live || r.body.sessionUpdate !== 'user_message').map((r) => r.body)).toEqual(a.updates);
+
+    // a fresh client resuming with replay through instance 2: exactly the stored history, then the state
+    const c = await client(two.url);
+    await c.conn.resumeSession(sa.sessionId, { cwd: '/tmp', replay: true });
+    expect(withoutPrimers(c.updates)).toEqual([...history, { sessionUpdate: 'state_update', state: 'idle' }]);
+  });
+
+  it.each([
+    // the takeover appends one row (the end of the turn): a stalled write of as many rows looked like
+    // its own retried, committed batch, so the stalled owner went on writing into the taken session
+    ['one row', 1],
+    ['two rows', 2],
+  ])('the owner alone loses the database for longer than its lease (stalled write of %s): instance 2 takes over and ends the turn once for B; the stalled owner fails loudly for A and writes nothing after the takeover', async (_what, n) => {
+    const LEASE_MS = 1000;
+    // the stalled owner is still retrying its writes when the database comes back after the takeover
+    const { control, one, two, a, sa, b, sb } = await shared({ leaseMs: LEASE_MS, retryForMs: 6000 });
+    const turn = sa.prompt(`gate:g:${n}`);
+    await control.reached('g');
+    await until(() => chunkTexts(a.updates).length === n && chunkTexts(b.updates).length === n, 'the chunks before the gate on A and B');
+    const before = await rowsOf(sa.sessionId);
+    const idleB = sb.nextIdle();
+    const cutAt = Date.now();
+    one.proxy.hold();
+    one.proxy.cut();
+    // the turn goes on on the stalled owner: its writes wait for the database
+    control.open('g');
+
+    // B: after the lease, instance 2 takes the session over and ends the turn, with the reason
+    const endB = await idleB;
+    expect(Date.now() - cutAt).toBeGreaterThanOrEqual(LEASE_MS / 2);
+    expect(endB).toEqual({
+      sessionUpdate: 'state_update',
+      state: 'idle',
+      stopReason: 'error',
+      error: { code: OWNER_STOPPED, message: 'the instance that ran the turn (node-1) stopped (lease expired)', data: { owner: 'node-1' } },
+    });
+    expect(await query('select owner from acp_leases where session_id = $1', [sa.sessionId])).toEqual([{ owner: 'node-2' }]);
+    const takeover = await rowsOf(sa.sessionId);
+    expect(takeover.slice(0, before.length)).toEqual(before);
+    expect(takeover.slice(before.length).map((r) => r.body)).toEqual([endB]);
+
+    // the database comes back for instance 1: its retried writes find the session taken over
+    one.proxy.release();
+    // A is told: its turn ends with the store's reason, not end_turn, and it does not hang
+    const endA = await turn;
+    expect(endA).toMatchObject({ stopReason: 'error', error: { code: SESSION_STORE_UNAVAILABLE, message: expect.stringMatching(/was written by another writer/) } });
+    // A saw only what is stored: nothing of the stalled part of the turn
+    expect(chunkTexts(a.updates)).toEqual(chunkTexts(before.filter((r) => !r.live).map((r) => r.body)));
+    expect(turnEnds(a.updates)).toEqual([{ sessionUpdate: 'state_update', state: 'idle', stopReason: 'error', error: endA.error }]);
+    // and the stalled instance writes no more to the session: A's next prompt is refused, loudly
+    await expect(sa.prompt('say:from-a')).rejects.toMatchObject({ code: SESSION_STORE_UNAVAILABLE });
+    expect(one.log.some((l) => l.includes(`lost the lease of session ${sa.sessionId}`))).toBe(true);
+
+    // the table after all that: nothing of the stalled owner after the takeover's row
+    expect(await rowsOf(sa.sessionId)).toEqual(takeover);
+
+    // the session goes on for B, run by instance 2; B's updates are complete through its next turn's
+    // end (rows are delivered in seq order): the turn ended once, nothing doubled or lost
+    expect((await sb.prompt('say:next')).stopReason).toBe('end_turn');
+    const rows = await rowsOf(sa.sessionId);
+    expect(rows.slice(0, takeover.length)).toEqual(takeover);
+    expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1));
+    expect(b.updates[0]).toEqual({ sessionUpdate: 'state_update', state: 'idle' });
+    expect(b.updates.slice(1)).toEqual(rows.filter((r) => r.live || r.body.sessionUpdate !== 'user_message').map((r) => r.body));
+    expect(turnEnds(b.updates)).toEqual([endB, { sessionUpdate: 'state_update', state: 'idle', stopReason: 'end_turn' }]);
+    expect(chunkTexts(b.updates)).toEqual([...chunkTexts(a.updates), 'next ']);
+
+    // a replay through instance 2 (now the owner): the table's history
+    const c = await client(two.url);
+    await c.conn.resumeSession(sa.sessionId, { cwd: '/tmp', replay: true });
+    expect(withoutPrimers(c.updates)).toEqual([...rows.filter((r) => !r.live).map((r) => r.body), { sessionUpdate: 'state_update', state: 'idle' }]);
+  });
+});
