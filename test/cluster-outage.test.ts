@@ -8,6 +8,9 @@
 //   the turn; the stalled owner's writes, retried once the database is back, fail loudly (its turn
 //   ends -32011 for A, A's next prompt is refused) and none of them lands in the table after the
 //   takeover: B sees the turn end once, with the takeover's reason.
+// - The owner loses it while the session is idle and is taken over: the new owner writes nothing, so
+//   only the lease tells the stalled owner's writes apart (the store is fenced by it): A's next
+//   prompt is refused naming the new owner, nothing of it lands in the table, B goes on.
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { PostgresSessionStore } from '../src/agent/postgres-session-store.js';
@@ -71,7 +74,7 @@ describePostgres('a database outage with two cluster instances and a follower', 
     const stores = new Map<string, PostgresSessionStore>();
     const storeFor = (namespace: string): PostgresSessionStore => {
       let s = stores.get(namespace);
-      if (!s) stores.set(namespace, (s = new PostgresSessionStore({ pool, namespace, fanOut: true, retryForMs: opts.retryForMs })));
+      if (!s) stores.set(namespace, (s = new PostgresSessionStore({ pool, namespace, fanOut: true, retryForMs: opts.retryForMs, leaseOwner: id })));
       return s;
     };
     cleanups.push(() => Promise.all([...stores.values()].map((s) => s.close())));
@@ -204,7 +207,7 @@ describePostgres('a database outage with two cluster instances and a follower', 
     one.proxy.release();
     // A is told: its turn ends with the store's reason, not end_turn, and it does not hang
     const endA = await turn;
-    expect(endA).toMatchObject({ stopReason: 'error', error: { code: SESSION_STORE_UNAVAILABLE, message: expect.stringMatching(/was written by another writer/) } });
+    expect(endA).toMatchObject({ stopReason: 'error', error: { code: SESSION_STORE_UNAVAILABLE, message: expect.stringMatching(/is run by instance node-2 now \(instance node-1 lost its lease/) } });
     // A saw only what is stored: nothing of the stalled part of the turn
     expect(chunkTexts(a.updates)).toEqual(chunkTexts(before.filter((r) => !r.live).map((r) => r.body)));
     expect(turnEnds(a.updates)).toEqual([{ sessionUpdate: 'state_update', state: 'idle', stopReason: 'error', error: endA.error }]);
@@ -230,5 +233,36 @@ describePostgres('a database outage with two cluster instances and a follower', 
     const c = await client(two.url);
     await c.conn.resumeSession(sa.sessionId, { cwd: '/tmp', replay: true });
     expect(withoutPrimers(c.updates)).toEqual([...rows.filter((r) => !r.live).map((r) => r.body), { sessionUpdate: 'state_update', state: 'idle' }]);
+  });
+
+  it('an idle session taken over while its owner had lost the database: the stalled owner writes nothing more into it (fenced by the lease), A is refused naming the new owner, B goes on', async () => {
+    const { one, a, sa, b, sb } = await shared({ leaseMs: 1000, retryForMs: 2000 });
+    expect((await sa.prompt('say:first')).stopReason).toBe('end_turn');
+    await until(() => turnEnds(b.updates).length === 1, "the first turn's end on B");
+    const before = await rowsOf(sa.sessionId);
+    one.proxy.hold();
+    one.proxy.cut();
+    // instance 2 follows the session: its poll finds the lease expired and takes the session over
+    for (const deadline = Date.now() + 8000; ; ) {
+      const [lease] = await query<{ owner: string }>('select owner from acp_leases where session_id = $1', [sa.sessionId]);
+      if (lease?.owner === 'node-2') break;
+      if (Date.now() > deadline) throw new Error('instance 2 did not take the session over');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    // an idle session: the takeover wrote nothing the stalled owner's next write could collide with
+    expect(await rowsOf(sa.sessionId)).toEqual(before);
+    one.proxy.release();
+
+    // A prompts through the stalled instance, which still has the session open: refused, loudly
+    await expect(sa.prompt('say:from-a')).rejects.toMatchObject({ code: SESSION_STORE_UNAVAILABLE, message: expect.stringMatching(/is run by instance node-2 now/) });
+    expect(await rowsOf(sa.sessionId)).toEqual(before);
+    // B's session goes on, run by instance 2, with nothing of A's refused prompt
+    expect((await sb.prompt('say:from-b')).stopReason).toBe('end_turn');
+    const rows = await rowsOf(sa.sessionId);
+    expect(rows.slice(0, before.length)).toEqual(before);
+    expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1));
+    expect(rows.filter((r) => !r.live && r.body.sessionUpdate === 'user_message').map((r) => r.body.content[0].text)).toEqual(['say:first', 'say:from-b']);
+    expect(chunkTexts(b.updates)).toEqual(['first ', 'from-b ']);
+    expect(turnEnds(b.updates).map((u) => u.stopReason)).toEqual(['end_turn', 'end_turn']);
   });
 });

@@ -36,6 +36,14 @@ export interface PostgresSessionStoreOptions {
    * so clients on other instances get exactly what local clients get, at once.
    */
   fanOut?: boolean;
+  /**
+   * Cluster mode: the id of the instance whose session leases this store writes under. A write to a
+   * session whose lease another instance holds is not applied and fails with
+   * {@link SESSION_STORE_UNAVAILABLE} naming that instance (fencing): an instance that stalled past
+   * its lease and was taken over never writes into the session again, also when the session was
+   * idle at the takeover (no row of the new owner to collide with).
+   */
+  leaseOwner?: string;
 }
 
 /** A write waiting for its batch. */
@@ -96,6 +104,13 @@ const BATCH_NOTIFY_SQL = BATCH_SQL.replace(
   /SELECT session_id, last_seq FROM s$/,
   "SELECT session_id, last_seq, CASE WHEN n > 0 THEN pg_notify('acp_updates', $1 || '/' || session_id || ':' || last_seq) END FROM s",
 );
+
+/** A batch of a lease holder ($3, the instance id): sessions another instance holds the lease of are not written. */
+const fenced = (sql: string): string =>
+  sql.replace(
+    'AND (b.expected IS NULL OR a.last_seq = b.expected)',
+    'AND (b.expected IS NULL OR a.last_seq = b.expected)\n    AND NOT EXISTS (SELECT 1 FROM acp_leases l WHERE l.namespace = $1 AND l.session_id = b.session_id AND l.owner <> $3)',
+  );
 
 /**
  * A {@link SessionStore} on PostgreSQL (schema: docs/postgres.md). Writes are asynchronous and
@@ -292,7 +307,12 @@ export class PostgresSessionStore implements SessionStore {
 
   private async writeRows(rows: BatchRow[]): Promise<Map<string, AcpError | undefined>> {
     const pool = await this.pool();
-    const written = await pool.query<{ session_id: string; last_seq: string }>(this.options.fanOut ? BATCH_NOTIFY_SQL : BATCH_SQL, [this.namespace, batchJson(rows)]);
+    const sql = this.options.fanOut ? BATCH_NOTIFY_SQL : BATCH_SQL;
+    const owner = this.options.leaseOwner;
+    const written = await pool.query<{ session_id: string; last_seq: string }>(
+      owner === undefined ? sql : fenced(sql),
+      owner === undefined ? [this.namespace, batchJson(rows)] : [this.namespace, batchJson(rows), owner],
+    );
     const outcome = new Map<string, AcpError | undefined>();
     for (const r of written.rows) {
       this.seqs.set(r.session_id, Number(r.last_seq));
@@ -307,12 +327,30 @@ export class PostgresSessionStore implements SessionStore {
       [this.namespace, missing.map((r) => r.session_id)],
     );
     const now = new Map(found.rows.map((r) => [r.session_id, Number(r.last_seq)]));
+    // fenced out: another instance holds the lease (it took the session over)
+    const others =
+      owner === undefined
+        ? new Map<string, string>()
+        : new Map(
+            (
+              await pool.query<{ session_id: string; owner: string }>('SELECT session_id, owner FROM acp_leases WHERE namespace = $1 AND session_id = ANY($2) AND owner <> $3', [
+                this.namespace,
+                missing.map((r) => r.session_id),
+                owner,
+              ])
+            ).rows.map((r) => [r.session_id, r.owner]),
+          );
     for (const r of missing) {
       const seq = now.get(r.session_id);
       if (seq === undefined) outcome.set(r.session_id, undefined);
       else if (r.expected !== null && seq === r.expected + r.n && (await this.ownRows(pool, r))) {
         this.seqs.set(r.session_id, seq);
         outcome.set(r.session_id, undefined);
+      } else if (others.has(r.session_id)) {
+        outcome.set(
+          r.session_id,
+          new AcpError(SESSION_STORE_UNAVAILABLE, `the session store (PostgreSQL at ${this.where}): session ${r.session_id} is run by instance ${others.get(r.session_id)} now (instance ${owner} lost its lease, e.g. when it lost the database for longer than the lease); resume it again`, { sessionId: r.session_id, owner: others.get(r.session_id) }),
+        );
       } else {
         outcome.set(
           r.session_id,

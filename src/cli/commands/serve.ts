@@ -86,7 +86,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     const model = await resolveModel({ model: flags.model, modelName: flags.modelName, baseUrl: flags.baseUrl });
     const definition = createCodingAgent({ model, info: { name: 'acp-kit-agent', version: packageVersion(), title: 'acp-kit coding agent' } });
     const base = defaultSessionDir(process.env);
-    const postgres = flags.store && flags.store !== 'jsonl' ? await postgresStores(flags.store, cleanup) : undefined;
+    const postgres = flags.store && flags.store !== 'jsonl' ? await postgresStores(flags.store, cleanup, () => cluster?.instanceId) : undefined;
     // a PostgreSQL store: this instance is one of several on the database (cluster mode)
     if (postgres) cluster = await startCluster(flags, postgres.pool, log);
     storeFor = postgres?.storeFor;
@@ -142,7 +142,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
  * `--store postgres://...`: one pool for the process, the schema brought up to date at start (an
  * unreachable database stops the start with a clear message), one store per token owner (namespace).
  */
-async function postgresStores(url: string, cleanup: (() => Promise<void>)[]): Promise<{ pool: import('pg').Pool; storeFor: (owner: string) => import('../../agent/index.js').SessionStore }> {
+async function postgresStores(url: string, cleanup: (() => Promise<void>)[], leaseOwner: () => string | undefined): Promise<{ pool: import('pg').Pool; storeFor: (owner: string) => import('../../agent/index.js').SessionStore }> {
   const { createPostgresPool, postgresHostPort, PostgresSessionStore } = await import('../../agent/index.js');
   const { migrate } = await import('../../agent/index.js');
   const where = postgresHostPort(url);
@@ -156,12 +156,13 @@ async function postgresStores(url: string, cleanup: (() => Promise<void>)[]): Pr
     throw usageError(`the session store (PostgreSQL at ${where}) is unreachable or refused the schema: ${messageOf(e)}`, 'Check that the server runs and the URL is right (acp-kit db migrate --url ... tells more).');
   }
   // one store per owner, kept: the agent and the cluster write each session's rows through the same
-  // one (one writer per session), announcing them to the other instances (NOTIFY)
+  // one (one writer per session), announcing them to the other instances (NOTIFY), fenced by this
+  // instance's leases (stores are made once the cluster runs, so its id is known)
   const stores = new Map<string, InstanceType<typeof PostgresSessionStore>>();
   cleanup.unshift(async () => void (await Promise.all([...stores.values()].map((s) => s.close().catch(() => undefined)))));
   const storeFor = (owner: string) => {
     let store = stores.get(owner);
-    if (!store) stores.set(owner, (store = new PostgresSessionStore({ pool, namespace: owner, migrate: false, fanOut: true })));
+    if (!store) stores.set(owner, (store = new PostgresSessionStore({ pool, namespace: owner, migrate: false, fanOut: true, leaseOwner: leaseOwner() })));
     return store;
   };
   return { pool, storeFor };
