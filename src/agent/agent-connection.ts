@@ -112,6 +112,8 @@ class AgentConnectionImpl implements AgentConnection {
   private inFlight = 0;
   private replayValidator: WireValidator | undefined;
   private onAnswered: (() => void) | undefined;
+  /** set by drain(): the agent is ending (shutdown, end of input), new turns are refused */
+  private draining = false;
 
   constructor(
     private readonly definition: AgentDefinition,
@@ -168,6 +170,7 @@ class AgentConnectionImpl implements AgentConnection {
   async drain(timeoutMs = DEFAULT_DRAIN_TIMEOUT): Promise<boolean> {
     // the client can send nothing more (no cancel, no permission answer): end the turns now, so
     // open v1 prompts are answered `cancelled` instead of running on unseen
+    this.draining = true;
     const sessions = [...this.sessions.values()];
     for (const s of sessions) s.cancel('the end of the input');
     // a v2 prompt was answered at insertion: its turn's `cancelled` end (the idle) is not a request
@@ -563,6 +566,8 @@ class AgentConnectionImpl implements AgentConnection {
 
   private async prompt(p: PromptRequest, ctx: RequestContext): Promise<PromptResponse> {
     const s = this.session(p.sessionId);
+    // a turn started now would only be cancelled by the shutdown waiting for the turns to end
+    if (this.draining) throw AcpError.cancelled('the agent is shutting down: the prompt was not started');
     if (!Array.isArray(p.prompt) || (!this.negotiated.allowsEmptyPrompt && p.prompt.length === 0)) {
       throw AcpError.invalidParams('params.prompt: must contain at least one content block (ACP-V2-LIFE-14)', { path: 'params.prompt' });
     }

@@ -130,6 +130,8 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     for (const s of ['SIGTERM', 'SIGINT'] as const) process.once(s, () => resolve(s));
   });
   process.stderr.write(`acp-kit serve: ${signal}: stopping (running turns are cancelled)\n`);
+  // followers on other instances stop sending work here; they move once the leases are given back
+  cluster?.beginStop();
   await server.close((flags.shutdownGrace ?? 5) * 1000);
   // after the turns ended: the leases are given back, so other instances take the sessions at once
   await cluster?.stop();

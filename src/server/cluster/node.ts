@@ -62,6 +62,8 @@ export class ClusterNode implements ClusterInstance {
   private beatTimer: NodeJS.Timeout | undefined;
   private polling = false;
   private stopped = false;
+  /** set by beginStop(): followers' requests are turned away while this instance's turns end */
+  private draining = false;
   readonly log: (line: string) => void;
   private readonly logger: AgentLogger;
 
@@ -213,10 +215,21 @@ export class ClusterNode implements ClusterInstance {
         return await this.inbox.send(e.namespace, e.sessionId, owner, kind, payload);
       } catch (err) {
         if (!(err instanceof AcpError) || err.code !== NOT_OWNER || attempt >= 3 || kind === 'detach') throw err;
+        // turned away by an owner that is stopping cleanly (nothing was carried out): it gives the
+        // lease back once its own turns ended; wait for that, then go to whoever takes the session
+        if (isObj(err.data) && err.data.ownerStopping === true) await this.leaseLeaves(e.namespace, e.sessionId, owner);
         // an owner that died may have carried out a request before: only an attach is safe to send again
         if (isObj(err.data) && err.data.ownerStopped === true && kind !== 'attach') throw err;
         await this.checkOwner(sessionKey(e.namespace, e.sessionId));
       }
+    }
+  }
+
+  /** Resolves once `owner` no longer holds a live lease of the session (given back, or expired: at most about one lease). */
+  private async leaseLeaves(namespace: string, sessionId: string, owner: string): Promise<void> {
+    const deadline = Date.now() + 2 * this.leaseMs;
+    while (!this.stopped && Date.now() < deadline && (await this.leases.liveOwner(namespace, sessionId)) === owner) {
+      await new Promise((r) => setTimeout(r, Math.min(100, this.pollMs)));
     }
   }
 
@@ -370,6 +383,11 @@ export class ClusterNode implements ClusterInstance {
       await this.links.get(key)?.detach(followerId);
       return null;
     }
+    // a clean stop: no new work from other instances (a prompt would start a turn the stop then
+    // cancels); the follower waits for the lease this instance gives back and goes to the next owner
+    if (this.draining || this.stopped) {
+      throw new AcpError(NOT_OWNER, `instance ${this.instanceId} is stopping; session ${r.sessionId} moves to another instance`, { ownerStopping: true, owner: this.instanceId });
+    }
     if (!this.leases.holds(r.namespace, r.sessionId)) {
       throw new AcpError(NOT_OWNER, `instance ${this.instanceId} does not run session ${r.sessionId}`);
     }
@@ -413,6 +431,15 @@ export class ClusterNode implements ClusterInstance {
     });
     this.links.set(key, made);
     return made;
+  }
+
+  /**
+   * A clean stop begins (before the server's own shutdown): requests that followers on other
+   * instances send to sessions run here are turned away (NOT_OWNER, `data.ownerStopping`); those
+   * instances wait for the lease this one gives back in {@link stop} and send them to the next owner.
+   */
+  beginStop(): void {
+    this.draining = true;
   }
 
   /** Stops polling and listening; `release`: gives the leases back (a clean shutdown) instead of letting them expire. */

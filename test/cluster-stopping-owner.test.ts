@@ -1,0 +1,86 @@
+// A follower's prompt that reaches a session's owner while the owner stops cleanly (a rolling
+// restart: serve's SIGTERM calls ClusterNode.beginStop, closes its server, then gives its leases
+// back). The stopping owner turns it away instead of starting a turn its own stop would cancel; the
+// follower's instance waits for the lease and runs it as the next owner. Two ClusterNode instances in
+// this process on a real PostgreSQL database, each behind startAcpServer with real WebSockets.
+import pg from 'pg';
+import { afterEach, expect, it } from 'vitest';
+import { PostgresSessionStore } from '../src/agent/postgres-session-store.js';
+import { migrate } from '../src/agent/store/postgres/migrations.js';
+import { ClusterNode } from '../src/server/cluster/node.js';
+import { inProcessAgent, startAcpServer, type AcpServer } from '../src/server/index.js';
+import { describePostgres, usePostgres } from './support/postgres.js';
+import { connectTapped, TOKEN, wsUrl, type TappedClient } from './support/remote.js';
+import { controlledAgent, type AgentControl } from './support/shared-agent.js';
+
+const turnEnds = (us: any[]): string[] => us.filter((u) => u.sessionUpdate === 'state_update' && u.state === 'idle' && u.stopReason).map((u) => u.stopReason);
+
+describePostgres('a follower prompting while the owner stops cleanly', () => {
+  const db = usePostgres();
+  const cleanups: (() => Promise<unknown> | unknown)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
+  });
+
+  async function instance(id: string, control: AgentControl): Promise<{ node: ClusterNode; server: AcpServer; url: string }> {
+    const pool = new pg.Pool({ connectionString: db.url, max: 6 });
+    pool.on('error', () => undefined);
+    cleanups.push(() => pool.end());
+    const stores = new Map<string, PostgresSessionStore>();
+    const storeFor = (namespace: string): PostgresSessionStore => {
+      let s = stores.get(namespace);
+      if (!s) stores.set(namespace, (s = new PostgresSessionStore({ pool, namespace, fanOut: true, leaseOwner: id })));
+      return s;
+    };
+    cleanups.push(() => Promise.all([...stores.values()].map((s) => s.close())));
+    await migrate(pool);
+    const node = await ClusterNode.start({ pool, instanceId: id, leaseMs: 3000 });
+    cleanups.push(() => node.stop());
+    const server = await startAcpServer({ tokens: [TOKEN], agent: node.agent(inProcessAgent(control.definition, { storeFor }), storeFor) });
+    cleanups.push(() => server.close(1000));
+    return { node, server, url: wsUrl(server) };
+  }
+
+  async function client(url: string): Promise<TappedClient> {
+    const c = await connectTapped(url, TOKEN);
+    cleanups.push(() => c.conn.close());
+    return c;
+  }
+
+  it('the stopping owner turns the prompt away; the follower runs it as the next owner, and the stop does not wait for it', async () => {
+    const control = controlledAgent();
+    const one = await instance('node-1', control);
+    const two = await instance('node-2', control);
+    const a = await client(one.url);
+    const sa = await a.conn.newSession({ cwd: '/tmp' });
+    const b = await client(two.url);
+    const sb = await b.conn.resumeSession(sa.sessionId, { cwd: '/tmp' });
+    // A's turn takes 1.5 s to stop once cancelled: the owner's stop is under way for that long
+    const turnA = sa.prompt('gate:g:1:1500');
+    await control.reached('g');
+    const firstEnd = sb.nextIdle();
+    one.node.beginStop();
+    let stopped = false;
+    const stopping = one.server.close(5000).then(() => one.node.stop()).then(() => (stopped = true));
+
+    // B prompts during the stop: a turn that waits at gate h until the test opens it
+    const turnB = sb.prompt('gate:h:1');
+    await control.reached('h');
+    // the owner stopped without waiting for B's turn: B's turn runs on node 2, which took the session
+    await stopping;
+    expect(stopped).toBe(true);
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      expect((await c.query('select owner from acp_leases where session_id = $1', [sa.sessionId])).rows).toEqual([{ owner: 'node-2' }]);
+    } finally {
+      await c.end();
+    }
+    control.open('h');
+    expect((await turnB).stopReason).toBe('end_turn');
+    // A's turn ended cancelled by the stop (and A was told); B saw that end, then its own turn's
+    expect((await turnA).stopReason).toBe('cancelled');
+    expect((await firstEnd).stopReason).toBe('cancelled');
+    expect(turnEnds(b.updates)).toEqual(['cancelled', 'end_turn']);
+  });
+});
