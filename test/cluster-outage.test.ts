@@ -13,20 +13,15 @@
 //   prompt is refused naming the new owner, nothing of it lands in the table, B goes on.
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
-import { PostgresSessionStore } from '../src/agent/postgres-session-store.js';
 import { SESSION_STORE_UNAVAILABLE } from '../src/agent/session-store.js';
-import { migrate } from '../src/agent/store/postgres/migrations.js';
-import { ClusterNode } from '../src/server/cluster/node.js';
-import { inProcessAgent, OWNER_STOPPED, startAcpServer, type AcpServer } from '../src/server/index.js';
+import { OWNER_STOPPED } from '../src/server/index.js';
+import { startClusterInstance, type ClusterInstance } from './support/cluster-instance.js';
 import { startCutProxy, type CutProxy } from './support/cut-proxy.js';
 import { describePostgres, usePostgres } from './support/postgres.js';
-import { connectTapped, TOKEN, wsUrl, type TappedClient } from './support/remote.js';
+import { connectTapped, TOKEN, type TappedClient } from './support/remote.js';
 import { controlledAgent, type AgentControl } from './support/shared-agent.js';
 
-interface Instance {
-  node: ClusterNode;
-  server: AcpServer;
-  url: string;
+interface Instance extends ClusterInstance {
   /** the relay between this instance's pool (and LISTEN connection) and the database */
   proxy: CutProxy;
   /** what the instance and its agent logged */
@@ -67,26 +62,9 @@ describePostgres('a database outage with two cluster instances and a follower', 
     proxies.push(proxy);
     cleanups.push(() => proxy.close());
     target.port = String(proxy.port);
-    // no connect timeout: a connection opened while the relay holds waits for the database to come back
-    const pool = new pg.Pool({ connectionString: target.toString(), max: 6 });
-    pool.on('error', () => undefined);
-    cleanups.push(() => pool.end());
-    const stores = new Map<string, PostgresSessionStore>();
-    const storeFor = (namespace: string): PostgresSessionStore => {
-      let s = stores.get(namespace);
-      if (!s) stores.set(namespace, (s = new PostgresSessionStore({ pool, namespace, fanOut: true, retryForMs: opts.retryForMs, leaseOwner: id })));
-      return s;
-    };
-    cleanups.push(() => Promise.all([...stores.values()].map((s) => s.close())));
-    await migrate(pool);
     const log: string[] = [];
-    const logger = { debug: () => undefined, info: (m: string) => log.push(m), warn: (m: string) => log.push(`warning: ${m}`), error: (m: string) => log.push(`error: ${m}`) };
-    // the LISTEN connection is made from the pool's options: it goes through the relay too
-    const node = await ClusterNode.start({ pool, instanceId: id, leaseMs: opts.leaseMs, log: (l) => log.push(l) });
-    cleanups.push(() => node.stop());
-    const server = await startAcpServer({ tokens: [TOKEN], agent: node.agent(inProcessAgent(control.definition, { storeFor, logger }), storeFor) });
-    cleanups.push(() => server.close(1000));
-    return { node, server, url: wsUrl(server), proxy, log };
+    const started = await startClusterInstance({ databaseUrl: target.toString(), id, control, leaseMs: opts.leaseMs, retryForMs: opts.retryForMs, log, cleanups });
+    return { ...started, proxy, log };
   }
 
   async function client(url: string): Promise<TappedClient> {

@@ -5,12 +5,9 @@
 // this process on a real PostgreSQL database, each behind startAcpServer with real WebSockets.
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
-import { PostgresSessionStore } from '../src/agent/postgres-session-store.js';
-import { migrate } from '../src/agent/store/postgres/migrations.js';
-import { ClusterNode } from '../src/server/cluster/node.js';
-import { inProcessAgent, startAcpServer, type AcpServer } from '../src/server/index.js';
+import { startClusterInstance, type ClusterInstance } from './support/cluster-instance.js';
 import { describePostgres, usePostgres } from './support/postgres.js';
-import { connectTapped, TOKEN, wsUrl, type TappedClient } from './support/remote.js';
+import { connectTapped, TOKEN, type TappedClient } from './support/remote.js';
 import { controlledAgent, type AgentControl } from './support/shared-agent.js';
 
 const turnEnds = (us: any[]): string[] => us.filter((u) => u.sessionUpdate === 'state_update' && u.state === 'idle' && u.stopReason).map((u) => u.stopReason);
@@ -22,24 +19,7 @@ describePostgres('a follower prompting while the owner stops cleanly', () => {
     for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
   });
 
-  async function instance(id: string, control: AgentControl): Promise<{ node: ClusterNode; server: AcpServer; url: string }> {
-    const pool = new pg.Pool({ connectionString: db.url, max: 6 });
-    pool.on('error', () => undefined);
-    cleanups.push(() => pool.end());
-    const stores = new Map<string, PostgresSessionStore>();
-    const storeFor = (namespace: string): PostgresSessionStore => {
-      let s = stores.get(namespace);
-      if (!s) stores.set(namespace, (s = new PostgresSessionStore({ pool, namespace, fanOut: true, leaseOwner: id })));
-      return s;
-    };
-    cleanups.push(() => Promise.all([...stores.values()].map((s) => s.close())));
-    await migrate(pool);
-    const node = await ClusterNode.start({ pool, instanceId: id, leaseMs: 3000 });
-    cleanups.push(() => node.stop());
-    const server = await startAcpServer({ tokens: [TOKEN], agent: node.agent(inProcessAgent(control.definition, { storeFor }), storeFor) });
-    cleanups.push(() => server.close(1000));
-    return { node, server, url: wsUrl(server) };
-  }
+  const instance = (id: string, control: AgentControl): Promise<ClusterInstance> => startClusterInstance({ databaseUrl: db.url, id, control, leaseMs: 3000, cleanups });
 
   async function client(url: string): Promise<TappedClient> {
     const c = await connectTapped(url, TOKEN);

@@ -4,20 +4,11 @@
 // session owns it; the other follows it from the table and sends its requests through the inbox.
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
-import { PostgresSessionStore } from '../src/agent/postgres-session-store.js';
-import { migrate } from '../src/agent/store/postgres/migrations.js';
 import type { PermissionPolicy } from '../src/client/index.js';
-import { ClusterNode } from '../src/server/cluster/node.js';
-import { inProcessAgent, startAcpServer, type AcpServer } from '../src/server/index.js';
+import { startClusterInstance, type ClusterInstance } from './support/cluster-instance.js';
 import { describePostgres, usePostgres } from './support/postgres.js';
-import { connectTapped, TOKEN, wsUrl, type TappedClient } from './support/remote.js';
+import { connectTapped, TOKEN, type TappedClient } from './support/remote.js';
 import { controlledAgent, type AgentControl } from './support/shared-agent.js';
-
-interface Instance {
-  node: ClusterNode;
-  server: AcpServer;
-  url: string;
-}
 
 type Client = TappedClient;
 
@@ -32,26 +23,8 @@ describePostgres('two cluster instances on one database', () => {
     for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
   });
 
-  async function instance(id: string, control: AgentControl): Promise<Instance> {
-    const pool = new pg.Pool({ connectionString: db.url, max: 6 });
-    // as createPostgresPool's pools: a connection the server ends (terminated, database dropped) while
-    // it idles or is being closed must not become an unhandled error of the test worker
-    pool.on('error', () => undefined);
-    cleanups.push(() => pool.end());
-    const stores = new Map<string, PostgresSessionStore>();
-    const storeFor = (namespace: string): PostgresSessionStore => {
-      let s = stores.get(namespace);
-      if (!s) stores.set(namespace, (s = new PostgresSessionStore({ pool, namespace, fanOut: true })));
-      return s;
-    };
-    cleanups.push(() => Promise.all([...stores.values()].map((s) => s.close())));
-    await migrate(pool);
-    const node = await ClusterNode.start({ pool, instanceId: id, leaseMs: 1500, pollMs: 200 });
-    cleanups.push(() => node.stop());
-    const server = await startAcpServer({ tokens: [TOKEN], agent: node.agent(inProcessAgent(control.definition, { storeFor }), storeFor) });
-    cleanups.push(() => server.close(1000));
-    return { node, server, url: wsUrl(server) };
-  }
+  const instance = (id: string, control: AgentControl): Promise<ClusterInstance> =>
+    startClusterInstance({ databaseUrl: db.url, id, control, leaseMs: 1500, pollMs: 200, cleanups });
 
   async function client(url: string, permissionPolicy?: PermissionPolicy): Promise<Client> {
     const c = await connectTapped(url, TOKEN, permissionPolicy);

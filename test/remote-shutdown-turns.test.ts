@@ -12,13 +12,19 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
 });
 
-it.each([1, 2] as const)('v%i: a turn running when the server shuts down ends cancelled, and the client is told before the connection closes', async (v) => {
+/** A server with the test agent, a client of version `v` on it, and one session. */
+async function setup(v: 1 | 2) {
   const control = controlledAgent();
   const server = await startAcpServer({ tokens: [TOKEN], agent: inProcessAgent(control.definition) });
   cleanups.push(() => server.close(0));
   const c = await connectTapped(wsUrl(server), TOKEN, undefined, v);
   cleanups.push(() => c.conn.close());
   const s = await c.conn.newSession({ cwd: '/tmp' });
+  return { control, server, c, s };
+}
+
+it.each([1, 2] as const)('v%i: a turn running when the server shuts down ends cancelled, and the client is told before the connection closes', async (v) => {
+  const { control, server, c, s } = await setup(v);
   // an agent that takes 50 ms to stop: the shutdown must wait for the turn's end, not just for open requests
   const turn = s.prompt('gate:g:1:50');
   await control.reached('g');
@@ -32,12 +38,7 @@ it.each([1, 2] as const)('v%i: a turn running when the server shuts down ends ca
 });
 
 it.each([1, 2] as const)('v%i: a prompt sent while the server shuts down is refused (-32800), not started for the shutdown to cancel', async (v) => {
-  const control = controlledAgent();
-  const server = await startAcpServer({ tokens: [TOKEN], agent: inProcessAgent(control.definition) });
-  cleanups.push(() => server.close(0));
-  const c = await connectTapped(wsUrl(server), TOKEN, undefined, v);
-  cleanups.push(() => c.conn.close());
-  const s = await c.conn.newSession({ cwd: '/tmp' });
+  const { control, server, c, s } = await setup(v);
   // the running turn takes 300 ms to stop: the shutdown is under way when the next prompt arrives
   const first = s.prompt('gate:g:1:300');
   await control.reached('g');

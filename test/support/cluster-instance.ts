@@ -1,0 +1,59 @@
+// One cluster instance in this process for the in-process cluster tests: a pg pool of its own (to
+// the database, or through a relay the test cuts), one PostgresSessionStore per namespace, a
+// ClusterNode, and startAcpServer on loopback (real WebSockets) with the steerable test agent.
+// Everything it opens is closed by the caller's cleanups, last opened first.
+import pg from 'pg';
+import { PostgresSessionStore } from '../../src/agent/postgres-session-store.js';
+import { migrate } from '../../src/agent/store/postgres/migrations.js';
+import { ClusterNode } from '../../src/server/cluster/node.js';
+import { inProcessAgent, startAcpServer, type AcpServer } from '../../src/server/index.js';
+import { TOKEN, wsUrl } from './remote.js';
+import type { AgentControl } from './shared-agent.js';
+
+export interface ClusterInstance {
+  node: ClusterNode;
+  server: AcpServer;
+  /** the server's WebSocket URL */
+  url: string;
+}
+
+export interface ClusterInstanceOptions {
+  /** where the pool connects (the database, or a relay in front of it) */
+  databaseUrl: string;
+  id: string;
+  control: AgentControl;
+  leaseMs: number;
+  pollMs?: number;
+  /** the stores' retry window for a running turn's writes */
+  retryForMs?: number;
+  /** fence the stores' writes by this instance's leases, as `acp-kit serve` does (default true) */
+  fenced?: boolean;
+  /** what the node and the agent log */
+  log?: string[];
+  cleanups: (() => Promise<unknown> | unknown)[];
+}
+
+export async function startClusterInstance(o: ClusterInstanceOptions): Promise<ClusterInstance> {
+  // no connect timeout: a connection opened while a relay holds waits for the database to come back
+  const pool = new pg.Pool({ connectionString: o.databaseUrl, max: 6 });
+  // as createPostgresPool's pools: a connection the server ends (terminated, database dropped) while
+  // it idles or is being closed must not become an unhandled error of the test worker
+  pool.on('error', () => undefined);
+  o.cleanups.push(() => pool.end());
+  const stores = new Map<string, PostgresSessionStore>();
+  const storeFor = (namespace: string): PostgresSessionStore => {
+    let s = stores.get(namespace);
+    if (!s) stores.set(namespace, (s = new PostgresSessionStore({ pool, namespace, fanOut: true, retryForMs: o.retryForMs, leaseOwner: o.fenced === false ? undefined : o.id })));
+    return s;
+  };
+  o.cleanups.push(() => Promise.all([...stores.values()].map((s) => s.close())));
+  await migrate(pool);
+  const log = o.log;
+  const logger = log && { debug: () => undefined, info: (m: string) => log.push(m), warn: (m: string) => log.push(`warning: ${m}`), error: (m: string) => log.push(`error: ${m}`) };
+  // the LISTEN connection is made from the pool's options: it goes through a relay too
+  const node = await ClusterNode.start({ pool, instanceId: o.id, leaseMs: o.leaseMs, pollMs: o.pollMs, log: log && ((l) => log.push(l)) });
+  o.cleanups.push(() => node.stop());
+  const server = await startAcpServer({ tokens: [TOKEN], agent: node.agent(inProcessAgent(o.control.definition, { storeFor, ...(logger ? { logger } : {}) }), storeFor) });
+  o.cleanups.push(() => server.close(1000));
+  return { node, server, url: wsUrl(server) };
+}
