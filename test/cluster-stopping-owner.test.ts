@@ -27,7 +27,8 @@ describePostgres('a follower prompting while the owner stops cleanly', () => {
     return c;
   }
 
-  it('the stopping owner turns the prompt away; the follower runs it as the next owner, and the stop does not wait for it', async () => {
+  /** Two instances, A on node 1 creates the session (node 1 owns it), B follows it through node 2. */
+  async function shared() {
     const control = controlledAgent();
     const one = await instance('node-1', control);
     const two = await instance('node-2', control);
@@ -35,6 +36,11 @@ describePostgres('a follower prompting while the owner stops cleanly', () => {
     const sa = await a.conn.newSession({ cwd: '/tmp' });
     const b = await client(two.url);
     const sb = await b.conn.resumeSession(sa.sessionId, { cwd: '/tmp' });
+    return { control, one, two, a, sa, b, sb };
+  }
+
+  it('the stopping owner turns the prompt away; the follower runs it as the next owner, and the stop does not wait for it', async () => {
+    const { control, one, a, sa, b, sb } = await shared();
     // A's turn takes 1.5 s to stop once cancelled: the owner's stop is under way for that long
     const turnA = sa.prompt('gate:g:1:1500');
     await control.reached('g');
@@ -61,6 +67,23 @@ describePostgres('a follower prompting while the owner stops cleanly', () => {
     // A's turn ended cancelled by the stop (and A was told); B saw that end, then its own turn's
     expect((await turnA).stopReason).toBe('cancelled');
     expect((await firstEnd).stopReason).toBe('cancelled');
+    expect(turnEnds(b.updates)).toEqual(['cancelled', 'end_turn']);
+  });
+
+  it("a turn the owner runs only for a follower (its own client left) ends cancelled for it when the owner stops cleanly, and the session goes on through the follower's instance", async () => {
+    const { control, one, a, sa, b, sb } = await shared();
+    // A leaves: node 1 runs the session only for B now (through its link for other instances)
+    await a.conn.close();
+    // an agent that takes 300 ms to stop once cancelled: its turn's end comes well after the cancel
+    const turn = sb.prompt('gate:g:1:300');
+    await control.reached('g');
+    await one.stopLikeServe();
+    // B is told: its turn ended cancelled (written before the lease was given back), not left running
+    let timer: NodeJS.Timeout | undefined;
+    const end = await Promise.race([turn, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("B's turn never ended")), 10_000)))]);
+    clearTimeout(timer);
+    expect(end.stopReason).toBe('cancelled');
+    expect((await sb.prompt('say:next')).stopReason).toBe('end_turn');
     expect(turnEnds(b.updates)).toEqual(['cancelled', 'end_turn']);
   });
 });

@@ -105,6 +105,25 @@ describePostgres('PostgresSessionStore', () => {
     expect(await a.load('same-id')).toBeDefined();
   });
 
+  it('leaseOwner fences writes: a session whose lease another instance holds gets neither rows nor config values, and the error names that instance', async () => {
+    const store = await open('owner-fence', { leaseOwner: 'node-1' });
+    await store.create(meta('f1'));
+    await store.append('f1', chunk('mine '));
+    await store.setConfigValues('f1', { mode: 'ask' });
+    // another instance takes the session over (the lease is its own now)
+    await pool.query(`INSERT INTO acp_leases (namespace, session_id, owner, lease_until) VALUES ('owner-fence', 'f1', 'node-2', now() + interval '1 minute')`);
+    const refused = { code: SESSION_STORE_UNAVAILABLE, message: expect.stringMatching(/session f1 is run by instance node-2 now \(instance node-1 lost its lease/) };
+    // a config change alone moves no seq: not applied, it must not pass for an already committed retry
+    await expect(store.setConfigValues('f1', { mode: 'code' })).rejects.toMatchObject(refused);
+    await expect(store.append('f1', chunk('stalled '))).rejects.toMatchObject(refused);
+    // appends of a store that has not written the session yet are fenced too
+    const other = await open('owner-fence', { leaseOwner: 'node-1' });
+    await expect(other.append('f1', chunk('other '))).rejects.toMatchObject(refused);
+    const loaded = await (await open('owner-fence')).load('f1');
+    expect(loaded?.updates).toEqual([chunk('mine ')]);
+    expect(loaded?.meta.configValues).toEqual({ mode: 'ask' });
+  });
+
   it('prune deletes the sessions not updated since the cutoff, with their history', async () => {
     const store = await open('prune');
     await store.create(meta('old'));

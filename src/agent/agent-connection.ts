@@ -566,8 +566,12 @@ class AgentConnectionImpl implements AgentConnection {
 
   private async prompt(p: PromptRequest, ctx: RequestContext): Promise<PromptResponse> {
     const s = this.session(p.sessionId);
-    // a turn started now would only be cancelled by the shutdown waiting for the turns to end
-    if (this.draining) throw AcpError.cancelled('the agent is shutting down: the prompt was not started');
+    // a turn started now would only be cancelled by the shutdown waiting for the turns to end: the
+    // prompt is answered as one held when the turns were cancelled (v1 `cancelled`, v2 -32800)
+    if (this.draining) {
+      const lifecycle = this.negotiated;
+      return new Promise<PromptResponse>((resolve, reject) => lifecycle.cancelHeld({ prompt: p.prompt, resolve, reject, detach: () => undefined }, 'the agent shutting down (it was not started)'));
+    }
     if (!Array.isArray(p.prompt) || (!this.negotiated.allowsEmptyPrompt && p.prompt.length === 0)) {
       throw AcpError.invalidParams('params.prompt: must contain at least one content block (ACP-V2-LIFE-14)', { path: 'params.prompt' });
     }

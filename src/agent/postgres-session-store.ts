@@ -106,11 +106,17 @@ const BATCH_NOTIFY_SQL = BATCH_SQL.replace(
 );
 
 /** A batch of a lease holder ($3, the instance id): sessions another instance holds the lease of are not written. */
-const fenced = (sql: string): string =>
-  sql.replace(
+function fenced(sql: string): string {
+  const out = sql.replace(
     'AND (b.expected IS NULL OR a.last_seq = b.expected)',
     'AND (b.expected IS NULL OR a.last_seq = b.expected)\n    AND NOT EXISTS (SELECT 1 FROM acp_leases l WHERE l.namespace = $1 AND l.session_id = b.session_id AND l.owner <> $3)',
   );
+  // an edit of BATCH_SQL must not drop the fence without a word
+  if (out === sql) throw new Error('postgres-session-store: the lease fence no longer fits the batch statement');
+  return out;
+}
+const BATCH_FENCED_SQL = fenced(BATCH_SQL);
+const BATCH_NOTIFY_FENCED_SQL = fenced(BATCH_NOTIFY_SQL);
 
 /**
  * A {@link SessionStore} on PostgreSQL (schema: docs/postgres.md). Writes are asynchronous and
@@ -307,10 +313,10 @@ export class PostgresSessionStore implements SessionStore {
 
   private async writeRows(rows: BatchRow[]): Promise<Map<string, AcpError | undefined>> {
     const pool = await this.pool();
-    const sql = this.options.fanOut ? BATCH_NOTIFY_SQL : BATCH_SQL;
     const owner = this.options.leaseOwner;
+    const sql = this.options.fanOut ? (owner === undefined ? BATCH_NOTIFY_SQL : BATCH_NOTIFY_FENCED_SQL) : owner === undefined ? BATCH_SQL : BATCH_FENCED_SQL;
     const written = await pool.query<{ session_id: string; last_seq: string }>(
-      owner === undefined ? sql : fenced(sql),
+      sql,
       owner === undefined ? [this.namespace, batchJson(rows)] : [this.namespace, batchJson(rows), owner],
     );
     const outcome = new Map<string, AcpError | undefined>();
@@ -343,7 +349,9 @@ export class PostgresSessionStore implements SessionStore {
     for (const r of missing) {
       const seq = now.get(r.session_id);
       if (seq === undefined) outcome.set(r.session_id, undefined);
-      else if (r.expected !== null && seq === r.expected + r.n && (await this.ownRows(pool, r))) {
+      // a retry of a batch with rows that did commit (rows only: a config change alone is
+      // idempotent and not applied only when fenced out or overtaken)
+      else if (r.n > 0 && r.expected !== null && seq === r.expected + r.n && (await this.ownRows(pool, r))) {
         this.seqs.set(r.session_id, seq);
         outcome.set(r.session_id, undefined);
       } else if (others.has(r.session_id)) {
@@ -371,7 +379,6 @@ export class PostgresSessionStore implements SessionStore {
    * turn end twice (docs/postgres-cluster.md: its writes must fail loudly instead of interleaving).
    */
   private async ownRows(pool: Pool, r: BatchRow): Promise<boolean> {
-    if (r.n === 0) return true;
     const same = await pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(body, ord)
        JOIN acp_updates u ON u.namespace = $1 AND u.session_id = $2 AND u.seq = $4::bigint + t.ord

@@ -776,7 +776,8 @@ export class SessionRuntime implements AgentSession {
    */
   async flushed(): Promise<void> {
     await this.settled();
-    while (!this.quiescent && !this.storeFailure) await this.whenPersisted();
+    // (whenPersisted resolves at once when nothing is in flight: no loop then, whatever is held)
+    while (!this.quiescent && !this.storeFailure && this.issued !== this.persisted) await this.whenPersisted();
   }
 
   /** `session/close` / connection end: cancel like `session/cancel`, wait for the turn, release. */

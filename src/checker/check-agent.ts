@@ -30,7 +30,7 @@ export type AgentUnderCheck = AgentDefinition | InProcessAgent | AgentCommand;
 /** Options of {@link checkAgent}; each defaults as in `acp-kit check agent`. */
 export interface CheckAgentOptions {
   /** The versions to check (default both). */
-  protocols?: Array<1 | 2>;
+  protocols?: readonly (1 | 2)[];
   /** Only these requirement IDs (exact, or a prefix ending in `*`) and the cases that judge them. */
   only?: readonly string[];
   skip?: readonly string[];
@@ -93,7 +93,7 @@ export async function checkAgent(agent: AgentUnderCheck, options: CheckAgentOpti
         : 'command' in agent
           ? { command: agent.command, args: agent.args ?? [], env: agent.env ?? {}, processCwd: agent.processCwd, ...common }
           : { inProcess: agentInProcess(agent), ...common };
-    return await runChecks(settings, { protocols: options.protocols ?? [1, 2], only: options.only, skip: options.skip, concurrency: options.concurrency ?? 4 });
+    return await runChecks(settings, { protocols: [...(options.protocols ?? [1, 2])], only: options.only, skip: options.skip, concurrency: options.concurrency ?? 4 });
   } finally {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   }

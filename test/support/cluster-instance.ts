@@ -15,6 +15,11 @@ export interface ClusterInstance {
   server: AcpServer;
   /** the server's WebSocket URL */
   url: string;
+  /**
+   * A clean stop in the order of `acp-kit serve`'s SIGTERM: beginStop, the server's shutdown, the
+   * node's stop (leases given back), then the stores and the pool closed.
+   */
+  stopLikeServe(graceMs?: number): Promise<void>;
 }
 
 export interface ClusterInstanceOptions {
@@ -55,5 +60,12 @@ export async function startClusterInstance(o: ClusterInstanceOptions): Promise<C
   o.cleanups.push(() => node.stop());
   const server = await startAcpServer({ tokens: [TOKEN], agent: node.agent(inProcessAgent(o.control.definition, { storeFor, ...(logger ? { logger } : {}) }), storeFor) });
   o.cleanups.push(() => server.close(1000));
-  return { node, server, url: wsUrl(server) };
+  const stopLikeServe = async (graceMs = 5000): Promise<void> => {
+    node.beginStop();
+    await server.close(graceMs);
+    await node.stop();
+    await Promise.all([...stores.values()].map((s) => s.close().catch(() => undefined)));
+    await pool.end().catch(() => undefined);
+  };
+  return { node, server, url: wsUrl(server), stopLikeServe };
 }

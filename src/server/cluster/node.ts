@@ -444,16 +444,22 @@ export class ClusterNode implements ClusterInstance {
 
   /** Stops polling and listening; `release`: gives the leases back (a clean shutdown) instead of letting them expire. */
   async stop(options: { release?: boolean } = {}): Promise<void> {
+    const release = options.release ?? true;
     this.stopped = true;
     clearInterval(this.pollTimer);
     clearInterval(this.beatTimer);
-    for (const link of this.links.values()) link.kill();
+    const links = [...this.links.values()];
     this.links.clear();
+    // a clean stop: sessions run here only for followers on other instances end their turns
+    // `cancelled`, written and announced while this instance still holds the leases (killed, a turn
+    // that takes a moment to stop would end after the lease is given back: fenced out, never told)
+    if (release) await Promise.all(links.map((link) => link.close()));
+    else for (const link of links) link.kill();
     this.inbox.stop();
     await this.wakeups.stop();
-    await this.leases.stop(options.release ?? true);
+    await this.leases.stop(release);
     // a clean stop: owners need not wait for the heartbeat to run out to forget this instance's followers
-    if (options.release ?? true) await this.pool.query('delete from acp_instances where id = $1', [this.instanceId]).catch(() => undefined);
+    if (release) await this.pool.query('delete from acp_instances where id = $1', [this.instanceId]).catch(() => undefined);
     if (this.ownPool) await this.pool.end().catch(() => undefined);
   }
 }
