@@ -434,9 +434,10 @@ export class ClusterNode implements ClusterInstance {
   }
 
   /**
-   * A clean stop begins (before the server's own shutdown): requests that followers on other
-   * instances send to sessions run here are turned away (NOT_OWNER, `data.ownerStopping`); those
-   * instances wait for the lease this one gives back in {@link stop} and send them to the next owner.
+   * A clean stop begins: call it before closing the server, then {@link stop} (`acp-kit serve` does
+   * so on SIGTERM). Requests that followers on other instances send to sessions run here are turned
+   * away (NOT_OWNER, `data.ownerStopping`); those instances wait for the lease this one gives back
+   * in {@link stop} and send them to the next owner.
    */
   beginStop(): void {
     this.draining = true;
