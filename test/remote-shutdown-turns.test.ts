@@ -4,6 +4,7 @@
 // startAcpServer on loopback, real WebSockets, the shared-session test agent.
 import { afterEach, expect, it } from 'vitest';
 import { inProcessAgent, startAcpServer } from '../src/server/index.js';
+import { connectInProcess } from './support/in-process.js';
 import { connectTapped, TOKEN, wsUrl } from './support/remote.js';
 import { controlledAgent } from './support/shared-agent.js';
 
@@ -49,4 +50,17 @@ it.each([1, 2] as const)('v%i: a prompt sent while the server shuts down is not 
   else await expect(second).rejects.toMatchObject({ code: -32800, message: expect.stringMatching(/cancelled by the agent shutting down \(it was not started\)/) });
   expect((await first).stopReason).toBe('cancelled');
   await closing;
+});
+
+it('two drains at once (the end of input during a shutdown) both wait for the same end, neither times out', async () => {
+  const control = controlledAgent();
+  const pair = await connectInProcess(control.definition, { version: 1 });
+  cleanups.push(() => pair.close());
+  const s = await pair.conn.newSession({ cwd: '/tmp' });
+  // a v1 prompt is an open request until its turn ends; the turn takes 100 ms to stop
+  const turn = s.prompt('gate:g:1:100');
+  await control.reached('g');
+  const [first, second] = await Promise.all([pair.agent.drain(3000), pair.agent.drain(3000)]);
+  expect([first, second]).toEqual([true, true]);
+  expect((await turn).stopReason).toBe('cancelled');
 });

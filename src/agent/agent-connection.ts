@@ -114,6 +114,7 @@ class AgentConnectionImpl implements AgentConnection {
   private onAnswered: (() => void) | undefined;
   /** set by drain(): the agent is ending (shutdown, end of input), new turns are refused */
   private draining = false;
+  private drained: Promise<boolean> | undefined;
 
   constructor(
     private readonly definition: AgentDefinition,
@@ -167,7 +168,12 @@ class AgentConnectionImpl implements AgentConnection {
     this.peer.close({ reason: 'closed by the agent' });
   }
 
-  async drain(timeoutMs = DEFAULT_DRAIN_TIMEOUT): Promise<boolean> {
+  drain(timeoutMs = DEFAULT_DRAIN_TIMEOUT): Promise<boolean> {
+    // once: a second caller (the end of input during a shutdown) waits for the same drain
+    return (this.drained ??= this.drainOnce(timeoutMs));
+  }
+
+  private async drainOnce(timeoutMs: number): Promise<boolean> {
     // the client can send nothing more (no cancel, no permission answer): end the turns now, so
     // open v1 prompts are answered `cancelled` instead of running on unseen
     this.draining = true;
