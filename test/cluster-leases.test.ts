@@ -113,4 +113,32 @@ describePostgres('cluster leases and inbox (PostgreSQL)', () => {
     expect(got.map((r) => r.payload)).toEqual([{ n: 1 }, { n: 2 }]);
     expect(lines.join('\n')).toMatch(/LISTEN connection lost/);
   });
+
+  it("an answer whose wake-up overtakes the sender's own insert reply is still read at once, not at the next poll", async () => {
+    const owner: Inbox = new Inbox(pool, 'owner', (r) => void owner.answer(r, { result: { echoed: r.payload } }), () => undefined);
+    // the sender's pool as the network can order it: its insert's reply comes back only after the
+    // owner has read the request, answered it, and the answer's NOTIFY has woken the sender
+    let sender!: Inbox;
+    const slowReplies = {
+      query: async (...args: Parameters<pg.Pool['query']>) => {
+        const result = await (pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
+        if (String(args[0]).includes('insert into acp_inbox')) {
+          await owner.readRequests();
+          while ((await pool.query('select 1 from acp_inbox where done_at is not null')).rows.length === 0) await new Promise((r) => setTimeout(r, 10));
+          await sender.readAnswers();
+        }
+        return result;
+      },
+    } as unknown as pg.Pool;
+    sender = new Inbox(slowReplies, 'sender', () => undefined, () => undefined);
+    cleanups.push(() => owner.stop(), () => sender.stop());
+    // nothing polls and no other wake-up comes: without the re-read the answer would wait forever
+    let timer: NodeJS.Timeout | undefined;
+    const answer = await Promise.race([
+      sender.send('ns', 's', 'owner', 'request', { n: 1 }),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('the answer was not read')), 5000))),
+    ]);
+    clearTimeout(timer);
+    expect(answer).toEqual({ echoed: { n: 1 } });
+  });
 });

@@ -32,6 +32,8 @@ interface Waiting {
  */
 export class Inbox {
   private readonly waiting = new Map<string, Waiting>();
+  /** readAnswers() calls so far: a send whose insert saw one happen re-reads once registered */
+  private answerWakes = 0;
   /** Requests of this instance's inbox handed to the handler and still open in the table. */
   private readonly taking = new Set<string>();
   private reading = false;
@@ -49,13 +51,19 @@ export class Inbox {
   async send(namespace: string, sessionId: string, to: string, kind: InboxKind, payload: unknown): Promise<unknown> {
     // nobody would read its answer
     if (this.stopped) throw AcpError.internal('the instance is stopping');
+    const wakes = this.answerWakes;
     const r = await this.pool.query<{ id: string }>(
       `with ins as (insert into acp_inbox (namespace, session_id, to_owner, from_owner, kind, payload) values ($1, $2, $3, $4, $5, $6) returning id)
        select id, pg_notify('${INBOX_CHANNEL}', 'to:' || $3) from ins`,
       [namespace, sessionId, to, this.instanceId, kind, JSON.stringify(payload ?? null)],
     );
     const id = r.rows[0].id;
-    return new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject, to }));
+    const answer = new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject, to }));
+    // the owner can answer before the insert's result is back here (its NOTIFY on the LISTEN
+    // connection overtakes this pool query's reply): that wake found nothing waiting, so read again
+    // now instead of leaving the answer to the next poll
+    if (this.answerWakes !== wakes) void this.readAnswers().catch(() => undefined);
+    return answer;
   }
 
   /** Requests of this instance still waiting for an answer. */
@@ -74,6 +82,7 @@ export class Inbox {
 
   /** Reads the answers to this instance's requests (woken by `done:`, and on every poll). */
   async readAnswers(): Promise<void> {
+    this.answerWakes++;
     if (this.waiting.size === 0) return;
     const ids = [...this.waiting.keys()];
     const r = await this.pool.query<{ id: string; result: unknown; error: { code: number; message: string; data?: unknown } | null }>(
