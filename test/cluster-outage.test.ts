@@ -8,6 +8,7 @@
 //   the turn; the stalled owner's writes, retried once the database is back, fail loudly (its turn
 //   ends -32011 for A, A's next prompt is refused) and none of them lands in the table after the
 //   takeover: B sees the turn end once, with the takeover's reason.
+// - A follower's instance cannot reach it: its client's prompt is refused -32011 naming the store.
 // - The owner loses it while the session is idle and is taken over: the new owner writes nothing, so
 //   only the lease tells the stalled owner's writes apart (the store is fenced by it): A's next
 //   prompt is refused naming the new owner, nothing of it lands in the table, B goes on.
@@ -242,5 +243,17 @@ describePostgres('a database outage with two cluster instances and a follower', 
     expect(rows.filter((r) => !r.live && r.body.sessionUpdate === 'user_message').map((r) => r.body.content[0].text)).toEqual(['say:first', 'say:from-b']);
     expect(chunkTexts(b.updates)).toEqual(['first ', 'from-b ']);
     expect(turnEnds(b.updates).map((u) => u.stopReason)).toEqual(['end_turn', 'end_turn']);
+  });
+
+  it("a follower's instance that cannot reach the database refuses its client's prompt naming the store (-32011), not with an opaque -32603", async () => {
+    const { two, sb } = await shared({ leaseMs: 1500, retryForMs: 2000 });
+    // instance 2's connections now end at once: nothing listens where its relay points
+    two.proxy.retarget(1);
+    two.proxy.cut();
+    await expect(sb.prompt('say:x')).rejects.toMatchObject({
+      code: SESSION_STORE_UNAVAILABLE,
+      message: expect.stringMatching(new RegExp(`the session store \\(PostgreSQL at 127\\.0\\.0\\.1:${two.proxy.port}\\) is unreachable from instance node-2: .+; try again`)),
+    });
+    two.proxy.retarget(Number(new URL(db.url).port));
   });
 });

@@ -5,7 +5,8 @@ import { AcpError } from '../../protocol/errors.js';
 import { isObj } from '../../protocol/codec/util.js';
 import type { ClientCapabilities } from '../../protocol/model/session.js';
 import type { AgentLogger } from '../../agent/logger.js';
-import type { SessionStore } from '../../agent/session-store.js';
+import { SESSION_STORE_UNAVAILABLE, type SessionStore } from '../../agent/session-store.js';
+import { isConnectionError, postgresHostPort } from '../../agent/postgres-session-store.js';
 import type { AnySessionUpdate } from '../../protocol/model/update.js';
 import type { AgentHostFactory } from '../server.js';
 import { clusterConnection, type ClusterInstance } from './connection.js';
@@ -202,6 +203,25 @@ export class ClusterNode implements ClusterInstance {
 
   /** Sends an inbox request to the session's owner; when that instance is no longer the owner, finds the new one and tries again. */
   private async toOwner(e: { namespace: string; sessionId: string; owner: string }, kind: Parameters<Inbox['send']>[3], payload: Record<string, unknown>): Promise<unknown> {
+    try {
+      return await this.toOwnerThroughInbox(e, kind, payload);
+    } catch (err) {
+      throw this.unreachable(err);
+    }
+  }
+
+  /**
+   * A database failure on a follower's path as its client should see it: the store's code (-32011)
+   * naming the database and this instance, not an opaque -32603 "Connection terminated".
+   */
+  private unreachable(err: unknown): unknown {
+    if (err instanceof AcpError || !isConnectionError(err)) return err;
+    const o = this.pool.options;
+    const where = (o.connectionString ? postgresHostPort(o.connectionString) : undefined) ?? `${o.host ?? 'localhost'}:${o.port ?? 5432}`;
+    return new AcpError(SESSION_STORE_UNAVAILABLE, `the session store (PostgreSQL at ${where}) is unreachable from instance ${this.instanceId}: ${err instanceof Error ? err.message : String(err)}; try again`);
+  }
+
+  private async toOwnerThroughInbox(e: { namespace: string; sessionId: string; owner: string }, kind: Parameters<Inbox['send']>[3], payload: Record<string, unknown>): Promise<unknown> {
     for (let attempt = 0; ; attempt++) {
       // An owner that stops cleanly (SIGTERM) gives its lease back at once, but nothing tells this
       // instance: without this check a client's request (a prompt after the owner's turn ended
