@@ -245,7 +245,7 @@ describePostgres('a database outage with two cluster instances and a follower', 
     expect(turnEnds(b.updates).map((u) => u.stopReason)).toEqual(['end_turn', 'end_turn']);
   });
 
-  it("a follower's instance that cannot reach the database refuses its client's prompt naming the store (-32011), not with an opaque -32603", async () => {
+  it("a follower's instance that cannot reach the database refuses its client's prompt and a resume naming the store (-32011), not with an opaque -32603", async () => {
     const { two, sb } = await shared({ leaseMs: 1500, retryForMs: 2000 });
     // instance 2's connections now end at once: nothing listens where its relay points
     two.proxy.retarget(1);
@@ -254,6 +254,9 @@ describePostgres('a database outage with two cluster instances and a follower', 
       code: SESSION_STORE_UNAVAILABLE,
       message: expect.stringMatching(new RegExp(`the session store \\(PostgreSQL at 127\\.0\\.0\\.1:${two.proxy.port}\\) is unreachable from instance node-2: .+; try again`)),
     });
+    // and a client resuming the session through it: the same, not an opaque -32603
+    const c = await client(two.url);
+    await expect(c.conn.resumeSession(sb.sessionId, { cwd: '/tmp' })).rejects.toMatchObject({ code: SESSION_STORE_UNAVAILABLE, message: expect.stringMatching(/is unreachable from instance node-2/) });
     two.proxy.retarget(Number(new URL(db.url).port));
   });
 });

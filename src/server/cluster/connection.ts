@@ -23,6 +23,8 @@ export interface ClusterInstance {
   follower(namespace: string, sessionId: string, owner: string, setup: FollowerSetup, caps: ClientCapabilities, send: (m: object) => void, whenWritable: () => Promise<void>): Follower;
   forget(namespace: string, f: Follower): void;
   log(line: string): void;
+  /** What a client is answered for a failure on this instance's cluster path (a database error names the store). */
+  clientError(e: unknown): AcpError;
 }
 
 /** Session-addressed requests a follower carries to the owner. */
@@ -50,7 +52,7 @@ export function clusterConnection(node: ClusterInstance, inner: AgentHostFactory
   let ended = false;
 
   const reply = (id: unknown, answer: { result: unknown } | { error: unknown }): void => client.send({ jsonrpc: '2.0', id, ...answer });
-  const errorOf = (e: unknown): { code: number; message: string; data?: unknown } => AcpError.from(e).toJSON();
+  const errorOf = (e: unknown): { code: number; message: string; data?: unknown } => node.clientError(e).toJSON();
 
   const hold = (sessionId: string): void => {
     held.add(sessionId);

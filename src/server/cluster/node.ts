@@ -210,6 +210,11 @@ export class ClusterNode implements ClusterInstance {
     }
   }
 
+  /** {@link ClusterInstance.clientError}: {@link unreachable}, else the error as an AcpError. */
+  clientError(e: unknown): AcpError {
+    return AcpError.from(this.unreachable(e));
+  }
+
   /**
    * A database failure on a follower's path as its client should see it: the store's code (-32011)
    * naming the database and this instance, not an opaque -32603 "Connection terminated".
