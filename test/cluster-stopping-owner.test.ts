@@ -5,10 +5,10 @@
 // this process on a real PostgreSQL database, each behind startAcpServer with real WebSockets.
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
-import { startClusterInstance, type ClusterInstance } from './support/cluster-instance.js';
+import { ownerAndFollower, startClusterInstance, type ClusterInstance } from './support/cluster-instance.js';
 import { describePostgres, usePostgres } from './support/postgres.js';
 import { connectTapped, TOKEN, type TappedClient } from './support/remote.js';
-import { controlledAgent, type AgentControl } from './support/shared-agent.js';
+import type { AgentControl } from './support/shared-agent.js';
 
 const turnEnds = (us: any[]): string[] => us.filter((u) => u.sessionUpdate === 'state_update' && u.state === 'idle' && u.stopReason).map((u) => u.stopReason);
 
@@ -28,16 +28,7 @@ describePostgres('a follower prompting while the owner stops cleanly', () => {
   }
 
   /** Two instances, A on node 1 creates the session (node 1 owns it), B follows it through node 2. */
-  async function shared() {
-    const control = controlledAgent();
-    const one = await instance('node-1', control);
-    const two = await instance('node-2', control);
-    const a = await client(one.url);
-    const sa = await a.conn.newSession({ cwd: '/tmp' });
-    const b = await client(two.url);
-    const sb = await b.conn.resumeSession(sa.sessionId, { cwd: '/tmp' });
-    return { control, one, two, a, sa, b, sb };
-  }
+  const shared = () => ownerAndFollower(instance, client);
 
   it('the stopping owner turns the prompt away; the follower runs it as the next owner, and the stop does not wait for it', async () => {
     const { control, one, a, sa, b, sb } = await shared();

@@ -194,11 +194,7 @@ export class PostgresSessionStore implements SessionStore {
 
   /** The error for a failed operation: unreachable (connection-level) or the database's own error. */
   private unavailable(e: unknown): AcpError {
-    if (e instanceof AcpError) return e;
-    const reason = e instanceof Error ? e.message || e.name : String(e);
-    return isConnectionError(e)
-      ? new AcpError(SESSION_STORE_UNAVAILABLE, `the session store (PostgreSQL at ${this.where}) is unreachable: ${reason}`)
-      : new AcpError(SESSION_STORE_UNAVAILABLE, `the session store (PostgreSQL at ${this.where}) failed: ${reason}`);
+    return e instanceof AcpError ? e : postgresError(this.where, e);
   }
 
   /** Runs a read or an administrative write, with the store's errors. */
@@ -334,18 +330,14 @@ export class PostgresSessionStore implements SessionStore {
     );
     const now = new Map(found.rows.map((r) => [r.session_id, Number(r.last_seq)]));
     // fenced out: another instance holds the lease (it took the session over)
-    const others =
-      owner === undefined
-        ? new Map<string, string>()
-        : new Map(
-            (
-              await pool.query<{ session_id: string; owner: string }>('SELECT session_id, owner FROM acp_leases WHERE namespace = $1 AND session_id = ANY($2) AND owner <> $3', [
-                this.namespace,
-                missing.map((r) => r.session_id),
-                owner,
-              ])
-            ).rows.map((r) => [r.session_id, r.owner]),
-          );
+    const others = new Map<string, string>();
+    if (owner !== undefined) {
+      const leases = await pool.query<{ session_id: string; owner: string }>(
+        'SELECT session_id, owner FROM acp_leases WHERE namespace = $1 AND session_id = ANY($2) AND owner <> $3',
+        [this.namespace, missing.map((r) => r.session_id), owner],
+      );
+      for (const l of leases.rows) others.set(l.session_id, l.owner);
+    }
     for (const r of missing) {
       const seq = now.get(r.session_id);
       if (seq === undefined) outcome.set(r.session_id, undefined);
@@ -562,12 +554,25 @@ function validDate(iso: string): Date {
 
 /** `host:port` of a connection string (no credentials), for messages. */
 function describeWhere(options: PostgresSessionStoreOptions): string {
-  if (!options.url) {
-    const o = (options.pool as { options?: { host?: string; port?: number; connectionString?: string } } | undefined)?.options;
-    if (o?.connectionString) return postgresHostPort(o.connectionString) ?? 'the given pool';
-    return o?.host ? `${o.host}:${o.port ?? 5432}` : 'the given pool';
-  }
+  if (!options.url) return options.pool ? poolWhere(options.pool) : 'the given pool';
   return postgresHostPort(options.url) ?? 'an invalid URL';
+}
+
+/** `host:port` a pool connects to (no credentials), for messages. */
+export function poolWhere(pool: Pool): string {
+  const o = (pool as { options?: { host?: string; port?: number; connectionString?: string } }).options;
+  if (o?.connectionString) return postgresHostPort(o.connectionString) ?? 'the given pool';
+  return o?.host ? `${o.host}:${o.port ?? 5432}` : 'the given pool';
+}
+
+/**
+ * The store's error for a failure of the database (`context`: where it was seen from, e.g. `from
+ * instance node-2`): "unreachable" when it could not be reached, "failed" otherwise.
+ */
+export function postgresError(where: string, e: unknown, context = ''): AcpError {
+  const reason = e instanceof Error ? e.message || e.name : String(e);
+  const at = `the session store (PostgreSQL at ${where})`;
+  return new AcpError(SESSION_STORE_UNAVAILABLE, isConnectionError(e) ? `${at} is unreachable${context}: ${reason}` : `${at} failed${context}: ${reason}`);
 }
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', '57P01', '57P02', '57P03']);

@@ -776,8 +776,9 @@ export class SessionRuntime implements AgentSession {
    */
   async flushed(): Promise<void> {
     await this.settled();
-    // (whenPersisted resolves at once when nothing is in flight: no loop then, whatever is held)
-    while (!this.quiescent && !this.storeFailure && this.issued !== this.persisted) await this.whenPersisted();
+    // output is held only behind writes in flight (drain() sends it as they persist), and the end's
+    // own write is issued while the earlier ones persist: wait until none is in flight
+    while (!this.storeFailure && this.issued !== this.persisted) await this.whenPersisted();
   }
 
   /** `session/close` / connection end: cancel like `session/cancel`, wait for the turn, release. */

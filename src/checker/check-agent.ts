@@ -1,6 +1,6 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 // the agent entry itself, not its modules: the checker entry then reaches exactly the agent entry's
 // module graph, so esbuild's code splitting cuts the agent's chunks as before (a minimal agent
@@ -82,9 +82,8 @@ export function agentInProcess(definition: AgentDefinition, options: AgentInProc
  * `expect((await checkAgent(myAgent)).conformant).toBe(true)`.
  */
 export async function checkAgent(agent: AgentUnderCheck, options: CheckAgentOptions = {}): Promise<CheckRun> {
-  const scratch = options.cwd === undefined ? realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-check-'))) : undefined;
-  const cwd = scratch ?? resolve(options.cwd!);
-  if (!isAbsolute(cwd)) throw new TypeError(`checkAgent: options.cwd must resolve to an absolute path (got ${cwd})`);
+  const cwd = options.cwd === undefined ? realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-check-'))) : resolve(options.cwd);
+  const scratch = options.cwd === undefined ? cwd : undefined;
   try {
     const common = { cwd, timeoutMs: options.timeoutMs ?? 10_000, prompt: options.prompt ?? DEFAULT_CHECK_PROMPT, auth: options.auth, clientVersion: packageVersion() };
     const settings: CheckSettings =

@@ -7,8 +7,8 @@ import { PostgresSessionStore } from '../../src/agent/postgres-session-store.js'
 import { migrate } from '../../src/agent/store/postgres/migrations.js';
 import { ClusterNode } from '../../src/server/cluster/node.js';
 import { inProcessAgent, startAcpServer, type AcpServer } from '../../src/server/index.js';
-import { TOKEN, wsUrl } from './remote.js';
-import type { AgentControl } from './shared-agent.js';
+import { TOKEN, wsUrl, type TappedClient } from './remote.js';
+import { controlledAgent, type AgentControl } from './shared-agent.js';
 
 export interface ClusterInstance {
   node: ClusterNode;
@@ -68,4 +68,19 @@ export async function startClusterInstance(o: ClusterInstanceOptions): Promise<C
     await pool.end().catch(() => undefined);
   };
   return { node, server, url: wsUrl(server), stopLikeServe };
+}
+
+/**
+ * Two instances of one steerable agent: client A on the first creates a session (its instance owns
+ * it), client B resumes it through the second (a follower).
+ */
+export async function ownerAndFollower<I extends { url: string }>(instance: (id: string, control: AgentControl) => Promise<I>, client: (url: string) => Promise<TappedClient>) {
+  const control = controlledAgent();
+  const one = await instance('node-1', control);
+  const two = await instance('node-2', control);
+  const a = await client(one.url);
+  const sa = await a.conn.newSession({ cwd: '/tmp' });
+  const b = await client(two.url);
+  const sb = await b.conn.resumeSession(sa.sessionId, { cwd: '/tmp' });
+  return { control, one, two, a, sa, b, sb };
 }

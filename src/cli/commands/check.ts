@@ -1,9 +1,8 @@
-import { mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { statSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { formatJson, formatJunit, formatText } from '../../checker/report.js';
-import { runChecks, type CheckRun } from '../../checker/runner.js';
-import { DEFAULT_CHECK_PROMPT } from '../../checker/case.js';
+import { checkAgent } from '../../checker/check-agent.js';
+import type { CheckRun } from '../../checker/runner.js';
 import { runClientChecks } from '../../checker/client/runner.js';
 import { usageError } from '../errors.js';
 import { joinCommandLine } from '../split-command-line.js';
@@ -71,17 +70,10 @@ function report(run: CheckRun, label: string, flags: CheckClientFlags, subject: 
 export async function checkAgentCommand(agent: string[], flags: CheckAgentFlags): Promise<number> {
   if (agent.length === 0) throw usageError('no agent command given', 'Put the agent command after --, e.g. acp-kit check agent -- npx acp-kit agent');
   const env = envOf(flags);
-  // without --cwd, a scratch directory: the agent's tools must not touch the user's files
-  const cwd = flags.cwd !== undefined ? cwdOf(flags.cwd) : realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-check-')));
-  const ownCwd = flags.cwd === undefined ? cwd : undefined;
-  if (!isAbsolute(cwd)) throw usageError(`--cwd must resolve to an absolute path (got ${cwd})`);
-  const label = joinCommandLine(agent);
-  try {
-    const run = await runChecks({ command: agent[0]!, args: agent.slice(1), cwd, env, timeoutMs: flags.timeout ?? 10_000, prompt: flags.prompt ?? DEFAULT_CHECK_PROMPT, auth: flags.auth, clientVersion: packageVersion() }, runOptionsOf(flags));
-    return report(run, label, flags, 'agent');
-  } finally {
-    if (ownCwd) rmSync(ownCwd, { recursive: true, force: true });
-  }
+  // without --cwd, checkAgent's scratch directory: the agent's tools must not touch the user's files
+  const cwd = flags.cwd !== undefined ? cwdOf(flags.cwd) : undefined;
+  const run = await checkAgent({ command: agent[0]!, args: agent.slice(1), env }, { cwd, timeoutMs: flags.timeout, prompt: flags.prompt, auth: flags.auth, ...runOptionsOf(flags) });
+  return report(run, joinCommandLine(agent), flags, 'agent');
 }
 
 /**

@@ -6,12 +6,12 @@ import type {
   AnySessionUpdate, BackgroundWork, CompactionUpdate, ErrorObject, MessageChunk,
   MessageRole, MessageUpdate, Notice, StateUpdate, TerminalUpdate, UnknownUpdate, UsageInfo,
 } from '../model/update.js';
-
-export type { UsageInfo } from '../model/update.js';
 import {
   CompactionState, MessageState, PlanState, TerminalState, ToolCallState, decodeBase64, type TimelineEntry,
 } from './entities.js';
 import { patchField, patchMeta } from './meta-patch.js';
+
+export type { UsageInfo } from '../model/update.js';
 
 /** Aggregate foreground activity (v2 `state_update`; synthesized from the prompt request in v1). */
 export interface ForegroundInfo {

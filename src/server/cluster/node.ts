@@ -5,8 +5,8 @@ import { AcpError } from '../../protocol/errors.js';
 import { isObj } from '../../protocol/codec/util.js';
 import type { ClientCapabilities } from '../../protocol/model/session.js';
 import type { AgentLogger } from '../../agent/logger.js';
-import { SESSION_STORE_UNAVAILABLE, type SessionStore } from '../../agent/session-store.js';
-import { isConnectionError, postgresHostPort } from '../../agent/postgres-session-store.js';
+import type { SessionStore } from '../../agent/session-store.js';
+import { isConnectionError, poolWhere, postgresError } from '../../agent/postgres-session-store.js';
 import type { AnySessionUpdate } from '../../protocol/model/update.js';
 import type { AgentHostFactory } from '../server.js';
 import { clusterConnection, type ClusterInstance } from './connection.js';
@@ -220,10 +220,7 @@ export class ClusterNode implements ClusterInstance {
    * naming the database and this instance, not an opaque -32603 "Connection terminated".
    */
   private unreachable(err: unknown): unknown {
-    if (err instanceof AcpError || !isConnectionError(err)) return err;
-    const o = this.pool.options;
-    const where = (o.connectionString ? postgresHostPort(o.connectionString) : undefined) ?? `${o.host ?? 'localhost'}:${o.port ?? 5432}`;
-    return new AcpError(SESSION_STORE_UNAVAILABLE, `the session store (PostgreSQL at ${where}) is unreachable from instance ${this.instanceId}: ${err instanceof Error ? err.message : String(err)}; try again`);
+    return err instanceof AcpError || !isConnectionError(err) ? err : postgresError(poolWhere(this.pool), err, ` from instance ${this.instanceId}`);
   }
 
   private async toOwnerThroughInbox(e: { namespace: string; sessionId: string; owner: string }, kind: Parameters<Inbox['send']>[3], payload: Record<string, unknown>): Promise<unknown> {
