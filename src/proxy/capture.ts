@@ -50,7 +50,7 @@ export type CaptureEntry = CaptureHeader | CaptureMeta | ({ type: 'frame' } & Ca
 /**
  * The decoded JSON-RPC shape of one raw line, by `kind`: requests and notifications have a method,
  * answers an id, and every JSON-RPC kind carries its parsed object as `message` (left out by the
- * light {@link scanFrame}); `invalid` carries whatever parsed (undefined when not JSON).
+ * light `scanFrame`); `invalid` carries whatever parsed (undefined when not JSON).
  */
 export type DecodedFrame =
   | { kind: 'request'; method: string; id?: FrameId; message?: Record<string, unknown> }
@@ -87,60 +87,7 @@ export function decodeFrame(raw: string): DecodedFrame {
   return { kind: 'invalid', message };
 }
 
-const CANONICAL_PREFIX = '{"jsonrpc":"2.0",';
-
-/**
- * A light scan of the common, canonical shape (`{"jsonrpc":"2.0",` then `"id":…` and/or
- * `"method":"…"`, or `"result"` / `"error"`, as acp-kit, the official SDKs and most agents write
- * them) that finds kind, method and id without building the message. Returns `undefined` when the
- * line has any other shape (other key order, escapes in the method, spaces): call
- * {@link decodeFrame} then. Like the recorder, it does not check the rest of the line: readers that
- * need the message parse `raw` (a line that only looks like JSON-RPC fails there).
- */
-export function scanFrame(raw: string): DecodedFrame | undefined {
-  if (!raw.startsWith(CANONICAL_PREFIX) || raw.charCodeAt(raw.length - 1) !== 125 /* } */) return undefined;
-  let i = CANONICAL_PREFIX.length;
-  let id: FrameId | undefined;
-  let hasId = false;
-  if (raw.startsWith('"id":', i)) {
-    i += 5;
-    let end: number;
-    if (raw.charCodeAt(i) === 34 /* " */) {
-      end = raw.indexOf('"', i + 1);
-      if (end === -1) return undefined;
-      const text = raw.slice(i + 1, end);
-      if (text.includes('\\')) return undefined;
-      id = text;
-      end++;
-    } else {
-      end = raw.indexOf(',', i);
-      if (end === -1) return undefined;
-      const text = raw.slice(i, end);
-      if (text === 'null') id = null;
-      else {
-        if (!/^-?\d+$/.test(text)) return undefined;
-        id = Number(text);
-      }
-    }
-    if (raw.charCodeAt(end) !== 44 /* , */) return undefined;
-    i = end + 1;
-    hasId = true;
-  }
-  if (raw.startsWith('"method":"', i)) {
-    const start = i + 10;
-    const end = raw.indexOf('"', start);
-    if (end === -1) return undefined;
-    const method = raw.slice(start, end);
-    if (method.includes('\\')) return undefined;
-    const next = raw.charCodeAt(end + 1);
-    if (next !== 44 /* , */ && next !== 125 /* } */) return undefined;
-    return hasId ? { kind: 'request', method, id } : { kind: 'notification', method };
-  }
-  if (!hasId) return undefined;
-  if (raw.startsWith('"result":', i)) return { kind: 'response', id };
-  if (raw.startsWith('"error":', i)) return { kind: 'error', id };
-  return undefined;
-}
+export { scanFrame } from './scan.js';
 
 /**
  * The data root acp-kit uses (same rule as the agent runtime's session store): `$ACP_KIT_DATA_DIR`,
