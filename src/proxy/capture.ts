@@ -3,7 +3,8 @@ import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, statSync, 
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { at, isObj, type Obj } from './json.js';
+import { devtoolsFrames, devtoolsHeader, devtoolsMessageLines, isDevtoolsExport, type DevtoolsExport } from './devtools-export.js';
+import { isObj, type Obj } from './json.js';
 import type { CaptureFrame, CaptureSide, FrameDirection, FrameId, FrameKind } from './frame.js';
 
 export type { CaptureFrame, CaptureSide, FrameDirection, FrameId, FrameKind } from './frame.js';
@@ -316,6 +317,7 @@ export function openCapture(path: string): CaptureReader {
     let first: string | undefined;
     const rest: string[] = [];
     let devtools = false;
+    let firstLine = 1;
     let conductor: ConductorTrace | undefined;
     try {
       for await (const line of rl) {
@@ -330,13 +332,14 @@ export function openCapture(path: string): CaptureReader {
           } catch {
             devtools = line.trimStart().startsWith('{');
             if (devtools) {
+              firstLine = lineNo;
               rest.push(line);
               continue;
             }
             throw new CaptureFormatError(`${path}: line 1 is not JSON; expected an acp-kit capture (NDJSON), an acp-devtools export or a Rust conductor trace (.jsons)`);
           }
           if (isDevtoolsExport(parsed)) {
-            yield* mapDevtools(parsed);
+            yield* mapDevtools(parsed, line, lineNo);
             return;
           }
           if (isConductorEvent(parsed)) {
@@ -375,40 +378,22 @@ export function openCapture(path: string): CaptureReader {
       }
       if (devtools) {
         let parsed: unknown;
+        const text = rest.join('\n');
         try {
-          parsed = JSON.parse(rest.join('\n'));
+          parsed = JSON.parse(text);
         } catch {
           throw new CaptureFormatError(`${path}: not JSON; expected an acp-kit capture (NDJSON) or an acp-devtools export`);
         }
         if (!isDevtoolsExport(parsed)) throw new CaptureFormatError(`${path}: JSON document without a messages array; expected an acp-devtools export {version, session, messages:[…]}`);
-        yield* mapDevtools(parsed);
+        yield* mapDevtools(parsed, text, firstLine);
       }
     } finally {
       rl.close();
     }
   }
-  function* mapDevtools(doc: DevtoolsExport): Generator<CaptureFrame> {
-    const start = doc.messages.length > 0 ? Date.parse(String(at(doc.messages[0], 'timestamp'))) : NaN;
-    header = { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: 'acp-devtools', agent: devtoolsAgent(doc), start: Number.isFinite(start) ? new Date(start).toISOString() : new Date(0).toISOString(), source: 'acp-devtools' };
-    let seq = 0;
-    for (const m of doc.messages) {
-      const recorded = at(m, 'raw');
-      const raw = typeof recorded === 'string' ? recorded : JSON.stringify(at(m, 'payload') ?? null);
-      const d = decodeFrame(raw);
-      const ts = Date.parse(String(at(m, 'timestamp')));
-      const direction = at(m, 'direction');
-      const dir = devtoolsDirection(direction);
-      if (!dir) {
-        skipped.push({ line: seq + 1, reason: `unknown direction ${JSON.stringify(direction)}` });
-        continue;
-      }
-      const mseq = at(m, 'seq');
-      const f: CaptureFrame = { seq: typeof mseq === 'number' ? mseq : ++seq, t: Number.isFinite(ts) && Number.isFinite(start) ? ts - start : 0, dir, raw, kind: d.kind };
-      seq = f.seq;
-      if (d.method !== undefined) f.method = d.method;
-      if (d.id !== undefined) f.id = d.id;
-      yield f;
-    }
+  function* mapDevtools(doc: DevtoolsExport, text: string, firstLine: number): Generator<CaptureFrame> {
+    header = devtoolsHeader(doc);
+    yield* devtoolsFrames(doc, header, devtoolsMessageLines(text, firstLine), skipped, decodeFrame);
   }
   return {
     [Symbol.asyncIterator]: () => frames(),
@@ -552,30 +537,6 @@ function componentRank(name: string): number | undefined {
   if (s === 'agent') return Number.MAX_SAFE_INTEGER;
   const m = /^proxy(?:\((\d+)\)|:(\d+))$/.exec(s);
   return m ? 1 + Number(m[1] ?? m[2]) : undefined;
-}
-
-/** An acp-devtools export: its messages are read field by field (`seq`, `timestamp`, `direction`, `raw`, `payload`). */
-interface DevtoolsExport extends Obj {
-  session?: unknown;
-  messages: unknown[];
-}
-
-function isDevtoolsExport(v: unknown): v is DevtoolsExport {
-  return isObj(v) && Array.isArray(v.messages) && v.type !== 'header';
-}
-
-/** acp-devtools names directions from the proxy's point of view in a few spellings; accept them all. */
-function devtoolsDirection(d: unknown): FrameDirection | undefined {
-  const s = String(d).toLowerCase().replace(/[\s_]/g, '');
-  if (['client->agent', 'clienttoagent', 'editor->agent', 'toagent', 'c2a'].includes(s)) return 'editor->agent';
-  if (['agent->client', 'agenttoclient', 'agent->editor', 'toclient', 'a2c'].includes(s)) return 'agent->editor';
-  return undefined;
-}
-
-function devtoolsAgent(doc: DevtoolsExport): string[] {
-  const cmd = at(doc.session, 'command') ?? at(doc.session, 'agent');
-  if (Array.isArray(cmd)) return cmd.map(String);
-  return typeof cmd === 'string' ? [cmd] : [];
 }
 
 /** Reads a whole capture into memory (for small captures and tests). */
