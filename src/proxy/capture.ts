@@ -539,6 +539,30 @@ function componentRank(name: string): number | undefined {
   return m ? 1 + Number(m[1] ?? m[2]) : undefined;
 }
 
+/** A line the reader skipped, with its 1-based line number and why. */
+export interface SkippedLine {
+  line: number;
+  reason: string;
+}
+
+/** `N lines skipped; the first, line L: reason` (undefined when none was skipped). */
+export function describeSkipped(skipped: readonly SkippedLine[]): string | undefined {
+  const first = skipped[0];
+  if (!first) return undefined;
+  return `${skipped.length} line${skipped.length === 1 ? '' : 's'} skipped; ${skipped.length === 1 ? '' : 'the first, '}line ${first.line}: ${first.reason}`;
+}
+
+/**
+ * Why a capture that was read to its end holds nothing to work on (no frame at all: an empty file,
+ * only a header, every line skipped), naming `path`; undefined when it has frames. Tools must not
+ * report "clean" on nothing.
+ */
+export function emptyCaptureProblem(path: string, frames: number, skipped: readonly SkippedLine[]): string | undefined {
+  if (frames > 0) return undefined;
+  const why = describeSkipped(skipped);
+  return why ? `${path}: no frames: ${why}` : `${path}: no frames (an empty capture: nothing was recorded in it)`;
+}
+
 /** Reads a whole capture into memory (for small captures and tests). */
 export async function readCapture(path: string): Promise<{ header: CaptureHeader | undefined; frames: CaptureFrame[]; metas: CaptureMeta[]; skipped: Array<{ line: number; reason: string }> }> {
   const r = openCapture(path);
