@@ -149,16 +149,18 @@ export class CaptureWriter {
    * `rawBytes`, the bytes `raw` was decoded from, lets a corked writer copy them escaped instead of
    * serialising `raw` again (the capture line is the same either way).
    */
-  frame(dir: FrameDirection, raw: string, decoded: DecodedFrame = decodeFrame(raw), side?: CaptureSide, rawBytes?: Buffer): CaptureFrame {
+  frame(dir: FrameDirection, raw: string, decoded: DecodedFrame = decodeFrame(raw), side?: CaptureSide, rawBytes?: Buffer, truncated?: number): CaptureFrame {
     const f: CaptureFrame = { seq: ++this.seq, t: this.now(), dir, raw, kind: decoded.kind };
     if (decoded.method !== undefined) f.method = decoded.method;
     if (decoded.id !== undefined) f.id = decoded.id;
     if (side !== undefined) f.side = side;
+    if (truncated !== undefined) f.truncated = truncated;
     // the same line JSON.stringify(f) gives, without building it from the object (hot path)
     let tail = `,"kind":"${f.kind}"`;
     if (f.method !== undefined) tail += `,"method":${JSON.stringify(f.method)}`;
     if (f.id !== undefined) tail += `,"id":${JSON.stringify(f.id)}`;
     if (side !== undefined) tail += `,"side":"${side}"`;
+    if (truncated !== undefined) tail += `,"truncated":${truncated}`;
     const head = `{"seq":${f.seq},"t":${f.t},"dir":"${dir}","raw":`;
     if (rawBytes !== undefined && this.corked && this.fd !== undefined && this.escaped(head, rawBytes)) this.text(`${tail}}\n`);
     else this.text(`${head}${JSON.stringify(raw)}${tail}}\n`);
@@ -270,15 +272,16 @@ export class CaptureWriter {
  * Numbers frames the way {@link CaptureWriter.frame} does: through `recorder` when there is one,
  * else in memory only (validation without recording still needs seq and time).
  */
-export function frameStamper(recorder: CaptureWriter | undefined): (dir: FrameDirection, raw: string, decoded: DecodedFrame, side?: CaptureSide, rawBytes?: Buffer) => CaptureFrame {
-  if (recorder) return (dir, raw, decoded, side, rawBytes) => recorder.frame(dir, raw, decoded, side, rawBytes);
+export function frameStamper(recorder: CaptureWriter | undefined): (dir: FrameDirection, raw: string, decoded: DecodedFrame, side?: CaptureSide, rawBytes?: Buffer, truncated?: number) => CaptureFrame {
+  if (recorder) return (dir, raw, decoded, side, rawBytes, truncated) => recorder.frame(dir, raw, decoded, side, rawBytes, truncated);
   let seq = 0;
   const t0 = process.hrtime.bigint();
-  return (dir, raw, d, side) => {
+  return (dir, raw, d, side, _bytes, truncated) => {
     const f: CaptureFrame = { seq: ++seq, t: Math.round(Number(process.hrtime.bigint() - t0) / 1000) / 1000, dir, raw, kind: d.kind };
     if (d.method !== undefined) f.method = d.method;
     if (d.id !== undefined) f.id = d.id;
     if (side !== undefined) f.side = side;
+    if (truncated !== undefined) f.truncated = truncated;
     return f;
   };
 }
@@ -438,13 +441,14 @@ export function metaFrom(o: Obj): CaptureMeta {
  * reads as 0, a missing or unknown kind is taken from the raw line.
  */
 export function frameFrom(o: Obj): CaptureFrame | undefined {
-  const { type: _type, seq, t, dir, raw, kind, method, id, side, ...rest } = o;
+  const { type: _type, seq, t, dir, raw, kind, method, id, side, truncated, ...rest } = o;
   if (typeof seq !== 'number' || typeof raw !== 'string' || (dir !== 'editor->agent' && dir !== 'agent->editor')) return undefined;
   const f: CaptureFrame = { ...rest, seq, t: typeof t === 'number' ? t : 0, dir, raw, kind: isFrameKind(kind) ? kind : decodeFrame(raw).kind };
   if (typeof method === 'string') f.method = method;
   if (id !== undefined && isFrameId(id)) f.id = id;
   // an unknown side is no leg this reader knows: the frame keeps the editor's leg
   if (side === 'agent' || side === 'editor') f.side = side;
+  if (typeof truncated === 'number') f.truncated = truncated;
   return f;
 }
 
