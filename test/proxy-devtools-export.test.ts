@@ -1,10 +1,13 @@
 // acp-devtools exports, read with the exports acp-devtools itself wrote (test/fixtures/acp-devtools: real editors
 // and agents, see its README): every message is a frame in every acp-kit command that reads captures.
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCapture } from '../src/proxy/index.js';
-import { ndjson, runCli } from './fixtures/cli-helpers.js';
+import { loadCapture } from '../src/inspector/source.js';
+import { BIN, cliEnv, ndjson, runCli } from './fixtures/cli-helpers.js';
+import { jsonLines } from './support/json-lines.js';
 import { tempDir } from './support/temp.js';
 
 const DIR = join(import.meta.dirname, 'fixtures', 'acp-devtools');
@@ -77,6 +80,23 @@ describe('acp-devtools exports (written by acp-devtools)', () => {
     expect(same.stdout).toMatch(/no differences/);
     expect(differ.code).toBe(1);
     expect(differ.stdout).toMatch(/A: .* \(18 frames\)\nB: .* \(571 frames\)/);
+  }, 30_000);
+
+  it('the inspector loads an export and replay --as agent answers from it (real process)', async () => {
+    const goose = load(GOOSE);
+    const model = await loadCapture(GOOSE);
+    expect(model.frames).toHaveLength(goose.messages.length);
+    expect(model.rows.length).toBeGreaterThan(0);
+    const zed = load(ZED);
+    const init = zed.messages[0]!;
+    const answer = zed.messages.find((m) => m.direction === 'agent-to-editor' && (JSON.parse(m.raw) as { id?: unknown }).id === (JSON.parse(init.raw) as { id?: unknown }).id)!;
+    const replay = spawn(process.execPath, [BIN, 'replay', ZED, '--as', 'agent', '--fast'], { env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = new Promise((res) => replay.on('close', res));
+    const out = jsonLines(replay.stdout);
+    replay.stdin.write(`${init.raw}\n`);
+    expect(await out.next()).toEqual(JSON.parse(answer.raw));
+    replay.kill();
+    await exited;
   }, 30_000);
 
   it('a message with an unknown direction is skipped at the line where it starts', async () => {
