@@ -145,6 +145,25 @@ describe('proxy --record without --validate (real processes)', () => {
     expect(ndjson(v.stdout).at(-1)).toMatchObject({ type: 'result', frames: 2, protocolVersion: 1, violations: 0 });
     expect(v.code).toBe(0);
   }, 30_000);
+
+  it('the bridge recorder (proxy --bridge 1 --record) files it as a request too', async () => {
+    const dir = tempDir('acp-scan-cli-');
+    const cap = join(dir, 'x.ndjson');
+    const proxy = spawn(process.execPath, [BIN, 'proxy', '--bridge', '1', '--record', cap, '--', process.execPath, BIN, 'agent'], { env: cliEnv(), stdio: ['pipe', 'pipe', 'ignore'] });
+    const exited = new Promise<number | null>((res) => proxy.on('close', (code) => res(code)));
+    const out = jsonLines(proxy.stdout);
+    proxy.stdin.write('{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}},"id":0}\n');
+    expect(await out.next()).toMatchObject({ id: 0, result: { protocolVersion: 1 } });
+    proxy.stdin.end();
+    expect(await exited).toBe(0);
+    const c = await readCapture(cap);
+    expect(c.frames.filter((f) => f.dir === 'editor->agent').map((f) => [f.side ?? 'editor', f.kind, f.method, f.id])).toEqual([
+      ['editor', 'request', 'initialize', 0],
+      ['agent', 'request', 'initialize', 0],
+    ]);
+    const v = await runCli(['validate', cap, '--json']);
+    expect(ndjson(v.stdout).at(-1)).toMatchObject({ type: 'result', protocolVersion: 1, agentProtocolVersion: 2, violations: 0 });
+  }, 30_000);
 });
 
 function* permutations<T>(items: T[]): Generator<T[]> {
