@@ -6,6 +6,9 @@ const CLOSE_BRACE = 125;
 const COMMA = 44;
 const QUOTE = 34;
 const BACKSLASH = 92;
+/** Keys that could change what the decode finds when they come later, or a `\u` escape that could spell one. */
+const LATER_ID_OR_METHOD = /"id"|"method"|\\u/g;
+const LATER_ID_METHOD_OR_ERROR = /"id"|"method"|"error"|\\u/g;
 
 /**
  * A light scan of the common shapes (`{"jsonrpc":"2.0",` then `"id":…` and/or `"method":"…"`, or
@@ -35,7 +38,7 @@ export function scanFrame(raw: string): DecodedFrame | undefined {
     if (end === -1) return undefined;
     const method = raw.slice(start, end);
     if (method.includes('\\')) return undefined;
-    const tail = scanTail(raw, end + 1, ['"id"', '"method"'], !hasId);
+    const tail = scanTail(raw, end + 1, LATER_ID_OR_METHOD, !hasId);
     if (tail === undefined) return undefined;
     if (tail.id !== undefined) return { kind: 'request', method, id: tail.id.value };
     return hasId ? { kind: 'request', method, id } : { kind: 'notification', method };
@@ -44,7 +47,7 @@ export function scanFrame(raw: string): DecodedFrame | undefined {
     if (!raw.startsWith(key, i)) continue;
     // `error` wins over `result` in the decode, a `method` over both, the last `id` over the first;
     // without an id before, `{"jsonrpc":"2.0","result":…,"id":…}` needs the id as the last key
-    const tail = scanTail(raw, i, kind === 'response' ? ['"id"', '"method"', '"error"'] : ['"id"', '"method"'], !hasId, key.length);
+    const tail = scanTail(raw, i, kind === 'response' ? LATER_ID_METHOD_OR_ERROR : LATER_ID_OR_METHOD, !hasId, key.length);
     if (tail === undefined) return undefined;
     if (hasId) return { kind, id };
     return tail.id === undefined ? undefined : { kind, id: tail.id.value };
@@ -58,9 +61,11 @@ export function scanFrame(raw: string): DecodedFrame | undefined {
  * must be exactly `,"<key>":<value>` (when `valueAt` is given: the value of the key at `at`), then, if
  * `trailingId`, optionally `,"id":<id>`, then `}`.
  */
-function scanTail(raw: string, at: number, keys: readonly string[], trailingId: boolean, valueAt?: number): { id?: { value: FrameId } } | undefined {
+function scanTail(raw: string, at: number, keys: RegExp, trailingId: boolean, valueAt?: number): { id?: { value: FrameId } } | undefined {
   if (valueAt === undefined && raw.charCodeAt(at) === CLOSE_BRACE) return at === raw.length - 1 ? {} : undefined;
-  if (!keys.some((k) => raw.indexOf(k, at) !== -1) && raw.indexOf('\\u', at) === -1) return {};
+  // one native pass over the rest of the line, the common case (a session/update) ends here
+  keys.lastIndex = at;
+  if (!keys.test(raw)) return {};
   let i = at;
   if (valueAt !== undefined) i = skipValue(raw, at + valueAt);
   else {
