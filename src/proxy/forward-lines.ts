@@ -32,6 +32,28 @@ function headOf(parts: readonly Buffer[], n: number): Buffer {
 }
 
 /**
+ * Hands the complete lines of `chunk` (the first at `nl`, `before` the held start of the first) to
+ * `sink`, inside one `batch`; returns where the incomplete rest of `chunk` starts.
+ */
+function recordLines(chunk: Buffer, firstNl: number, before: readonly Buffer[], dir: FrameDirection, sink: LineSink, batch: { begin(): void; end(): void } | undefined, maxLineBytes: number): number {
+  let start = 0;
+  batch?.begin();
+  try {
+    for (let nl = firstNl; nl !== -1; nl = chunk.indexOf(10, start)) {
+      const part = chunk.subarray(start, nl);
+      const line = start === 0 && before.length > 0 ? Buffer.concat([...before, part]) : part;
+      if (line.length > maxLineBytes) sink.oversize(dir, line.subarray(0, HEAD_BYTES), line.length);
+      else sink.line(dir, line);
+      start = nl + 1;
+    }
+  } finally {
+    // on disk before forwarded
+    batch?.end();
+  }
+  return start;
+}
+
+/**
  * Splits `from` into lines, hands each to `sink.line` (record, check) and then writes the bytes
  * unchanged to `to`, honouring backpressure. A last line without `\n` is handled at EOF. A line
  * longer than `maxLineBytes` is not held: its bytes are forwarded as they come (unchanged) and
@@ -77,7 +99,7 @@ export function forwardLines(from: Readable, to: Writable, dir: FrameDirection, 
       if (nl + 1 < chunk.length) onData(chunk.subarray(nl + 1));
       return;
     }
-    let nl = chunk.indexOf(10);
+    const nl = chunk.indexOf(10);
     if (nl === -1 || heldBytes + nl > maxLineBytes) {
       if (heldBytes + (nl === -1 ? chunk.length : nl) > maxLineBytes) {
         const before = held;
@@ -97,21 +119,7 @@ export function forwardLines(from: Readable, to: Writable, dir: FrameDirection, 
     const before = held;
     held = [];
     heldBytes = 0;
-    let start = 0;
-    batch?.begin();
-    try {
-      while (nl !== -1) {
-        const part = chunk.subarray(start, nl);
-        const line = start === 0 && before.length > 0 ? Buffer.concat([...before, part]) : part;
-        if (line.length > maxLineBytes) sink.oversize(dir, line.subarray(0, HEAD_BYTES), line.length);
-        else sink.line(dir, line);
-        start = nl + 1;
-        nl = chunk.indexOf(10, start);
-      }
-    } finally {
-      // on disk before forwarded
-      batch?.end();
-    }
+    const start = recordLines(chunk, nl, before, dir, sink, batch, maxLineBytes);
     // forward the whole lines only after they were recorded; the rest goes with its newline
     const head = chunk.subarray(0, start);
     write(before.length > 0 ? Buffer.concat([...before, head]) : head);
