@@ -12,7 +12,7 @@ const ZED = join(import.meta.dirname, 'fixtures', 'acp-devtools', 'zed-1.5.4-cla
 const HEADER = '{"type":"header","format":"acp-kit-capture","formatVersion":1,"acpKit":"0.1.0","agent":["a"],"start":"2026-11-20T10:00:00.000Z"}';
 
 /** Each command that reads one capture, with and without --json. */
-const commands = (p: string): string[][] => [['validate', p], ['validate', p, '--json'], ['stats', p], ['stats', p, '--json'], ['diff', p, p], ['diff', p, p, '--json'], ['captures', 'show', p]];
+const commands = (p: string): string[][] => [['validate', p], ['validate', p, '--json'], ['stats', p], ['stats', p, '--json'], ['diff', p, p], ['diff', p, p, '--json'], ['captures', 'show', p], ['captures', 'export', p]];
 
 function expectRefused(r: CliResult, args: string[], message: RegExp): void {
   const what = args.join(' ');
