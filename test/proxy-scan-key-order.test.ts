@@ -124,18 +124,25 @@ describe('the light scan agrees with the full decode', () => {
   });
 });
 
+/**
+ * Sends the issue's repro line (Zed's initialize, id after params) through `acp-kit proxy <flags> --record`
+ * in front of `acp-kit agent`, waits for the answer (recorded before it was forwarded), closes stdin; the capture.
+ */
+async function recordZedInitialize(flags: string[]): Promise<string> {
+  const cap = join(tempDir('acp-scan-cli-'), 'x.ndjson');
+  const proxy = spawn(process.execPath, [BIN, 'proxy', ...flags, '--record', cap, '--', process.execPath, BIN, 'agent'], { env: cliEnv(), stdio: ['pipe', 'pipe', 'ignore'] });
+  const exited = new Promise<number | null>((res) => proxy.on('close', (code) => res(code)));
+  const out = jsonLines(proxy.stdout);
+  proxy.stdin.write('{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}},"id":0}\n');
+  expect(await out.next()).toMatchObject({ id: 0, result: { protocolVersion: 1 } });
+  proxy.stdin.end();
+  expect(await exited).toBe(0);
+  return cap;
+}
+
 describe('proxy --record without --validate (real processes)', () => {
   it("files Zed's initialize (id after params) as a request: validate finds 0 violations and the answer matched", async () => {
-    const dir = tempDir('acp-scan-cli-');
-    const cap = join(dir, 'x.ndjson');
-    const proxy = spawn(process.execPath, [BIN, 'proxy', '--record', cap, '--', process.execPath, BIN, 'agent'], { env: cliEnv(), stdio: ['pipe', 'pipe', 'inherit'] });
-    const exited = new Promise<number | null>((res) => proxy.on('close', (code) => res(code)));
-    const out = jsonLines(proxy.stdout);
-    proxy.stdin.write('{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}},"id":0}\n');
-    // the answer came back through the proxy: it was recorded before it was forwarded
-    expect(await out.next()).toMatchObject({ id: 0, result: { protocolVersion: 1 } });
-    proxy.stdin.end();
-    expect(await exited).toBe(0);
+    const cap = await recordZedInitialize([]);
     const c = await readCapture(cap);
     expect(c.frames.map((f) => [f.dir, f.kind, f.method ?? null, f.id ?? null])).toEqual([
       ['editor->agent', 'request', 'initialize', 0],
@@ -147,15 +154,7 @@ describe('proxy --record without --validate (real processes)', () => {
   }, 30_000);
 
   it('the bridge recorder (proxy --bridge 1 --record) files it as a request too', async () => {
-    const dir = tempDir('acp-scan-cli-');
-    const cap = join(dir, 'x.ndjson');
-    const proxy = spawn(process.execPath, [BIN, 'proxy', '--bridge', '1', '--record', cap, '--', process.execPath, BIN, 'agent'], { env: cliEnv(), stdio: ['pipe', 'pipe', 'ignore'] });
-    const exited = new Promise<number | null>((res) => proxy.on('close', (code) => res(code)));
-    const out = jsonLines(proxy.stdout);
-    proxy.stdin.write('{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}},"id":0}\n');
-    expect(await out.next()).toMatchObject({ id: 0, result: { protocolVersion: 1 } });
-    proxy.stdin.end();
-    expect(await exited).toBe(0);
+    const cap = await recordZedInitialize(['--bridge', '1']);
     const c = await readCapture(cap);
     expect(c.frames.filter((f) => f.dir === 'editor->agent').map((f) => [f.side ?? 'editor', f.kind, f.method, f.id])).toEqual([
       ['editor', 'request', 'initialize', 0],
