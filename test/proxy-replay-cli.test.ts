@@ -93,6 +93,15 @@ describe('acp-kit replay: divergence and bad input', () => {
     expect(r.stderr).toMatch(/the agent answered session\/load \(frame 3\) with an error .*; the recording has a result at frame 4/);
   });
 
+  it('--as client: a v2 recording against a v1 agent (official SDK) says version mismatch and exits 10, not a timeout', async () => {
+    const rec = await record(2);
+    const { ws: ws2, env } = fresh(rec);
+    const r = await cli(['replay', rec.capture, '--as', 'client', '--timeout', '30', '--cwd', ws2, '--', node, join(FIXTURES, 'cli-sdk-agent.mjs')], { env });
+    expect(r.stderr).toMatch(/version mismatch: the recording speaks ACP v2, the live agent answered initialize \(frame 1\) with v1/);
+    expect(r.stderr).not.toMatch(/timeout|waited/);
+    expect(r.code).toBe(10);
+  });
+
   it('--as agent: a client request that does not match gets a JSON-RPC error naming the expected method and frame, and a stderr line', async () => {
     const rec = await record(1);
     const init = JSON.parse((await readCapture(rec.capture)).frames[0]!.raw);
