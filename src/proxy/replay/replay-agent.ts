@@ -3,7 +3,8 @@ import { at } from '../json.js';
 import { decodeFrame, type DecodedFrame, type FrameId } from '../capture.js';
 import { key, RequestIdMap, ValueMap } from './id-map.js';
 import { LineQueue, writeLine } from './lines.js';
-import { describeFrame, type ReplayScript, type ScriptFrame } from './script.js';
+import { ReplaySchedule } from './schedule.js';
+import { describeFrame, type ReplayScript } from './script.js';
 
 /**
  * JSON-RPC error code replay answers a live request with when it is not the one the recording
@@ -57,15 +58,19 @@ interface Live {
 }
 
 /**
- * Plays the agent side of a capture to a live client: the client's requests are matched to the
- * recorded editor requests in order by method (not by id) and answered with the recorded
- * responses under the live request's id; recorded agent requests keep their ids unless one is
- * still in flight, and the client's answers are matched back by id. Session, message, tool call
- * and terminal ids stay as recorded unless the live client chose others (e.g. the `sessionId` of
- * a `session/load`, a v1 `terminalId`), which are then rewritten consistently; a different live
- * `cwd` maps recorded paths under it. A request that does not match gets a
- * {@link REPLAY_MISMATCH_CODE} error naming the expected method and frame, and replay keeps
- * waiting for the expected one. Resolves when the client closes its side.
+ * Plays the agent side of a capture to a live client: each live request or notification stands
+ * for the first recorded client frame of the same method still open (by method and order, so a
+ * client that waits for each answer replays a recording whose client pipelined several requests,
+ * and the reverse), and every recorded agent frame is played as soon as what it waits for
+ * happened ({@link ReplaySchedule}): an answer goes under the live request's id once that
+ * request arrived; other agent frames once everything the client sent before them in the
+ * recording did. Recorded agent requests keep their ids unless one is still in flight, and the
+ * client's answers are matched back by id. Session, message, tool call and terminal ids stay as
+ * recorded unless the live client chose others (e.g. the `sessionId` of a `session/load`, a v1
+ * `terminalId`), which are then rewritten consistently; a different live `cwd` maps recorded
+ * paths under it. A request the recording has no open frame for gets a
+ * {@link REPLAY_MISMATCH_CODE} error naming the recorded frame replay expected next. Resolves
+ * when the client closes its side.
  */
 export async function replayAsAgent(options: ReplayAgentOptions): Promise<ReplayAgentResult> {
   const input = options.input ?? process.stdin;
@@ -74,162 +79,139 @@ export async function replayAsAgent(options: ReplayAgentOptions): Promise<Replay
   const speed = options.fast ? Infinity : options.speed ?? 1;
   const frames = options.script.frames;
   const live = new LineQueue(input);
+  const schedule = new ReplaySchedule(frames);
   const values = new ValueMap();
-  const editorIds = new Map<string, FrameId>(); // recorded editor request id -> live id
+  const editorIds = new Map<number, FrameId>(); // recorded client request index -> live id
   const agentIds = new RequestIdMap();
-  const answers = new Map<string, Live>(); // live answers to our requests, by live id
-  const pushback: Live[] = []; // live requests/notifications read while waiting for an answer
+  const recordedIdOf = new Map<string, FrameId>(); // live id of our request -> recorded id
   const divergences: ReplayDivergence[] = [];
   let framesSent = 0;
-  let closed = false;
   let lastT = frames.length > 0 ? frames[0]!.t : 0;
 
-  const send = async (line: string): Promise<void> => {
-    await writeLine(output, line);
-    framesSent++;
-  };
   const diverge = (seq: number, expected: string, got: string, message: string): void => {
     divergences.push({ seq, expected, got, message });
     log(message);
   };
+  const refuse = async (m: Live, message: string, data: Record<string, unknown>): Promise<void> => {
+    if (m.d.kind === 'request') await writeLine(output, JSON.stringify({ jsonrpc: '2.0', id: m.d.id, error: { code: REPLAY_MISMATCH_CODE, message, data: { ...data, got: m.d.method } } }));
+  };
   const readLive = async (): Promise<Live | undefined> => {
     for (;;) {
       const raw = await live.next();
-      if (raw === undefined) {
-        closed = true;
-        return undefined;
-      }
+      if (raw === undefined) return undefined;
       const d = decodeFrame(raw);
-      if (d.kind === 'invalid') {
-        log(`ignored a line from the client that is not JSON-RPC: ${raw.length > 120 ? raw.slice(0, 120) + '…' : raw}`);
-        continue;
-      }
-      return { raw, d };
+      if (d.kind !== 'invalid') return { raw, d };
+      log(`ignored a line from the client that is not JSON-RPC: ${raw.length > 120 ? raw.slice(0, 120) + '…' : raw}`);
     }
   };
-  /** The next live request or notification (answers to our requests are put aside). */
-  const nextCall = async (): Promise<Live | undefined> => {
-    const held = pushback.shift();
-    if (held) return held;
-    for (;;) {
-      const m = await readLive();
-      if (!m) return undefined;
-      if (m.d.kind === 'response' || m.d.kind === 'error') answers.set(key(m.d.id), m);
-      else return m;
-    }
-  };
-  /** The live answer to our request `liveId` (requests arriving meanwhile are kept for later). */
-  const answerTo = async (liveId: FrameId): Promise<Live | undefined> => {
-    for (;;) {
-      const a = answers.get(key(liveId));
-      if (a) {
-        answers.delete(key(liveId));
-        return a;
-      }
-      const m = await readLive();
-      if (!m) return undefined;
-      if (m.d.kind === 'response' || m.d.kind === 'error') answers.set(key(m.d.id), m);
-      else pushback.push(m);
-    }
-  };
-  const mismatch = async (f: ScriptFrame, m: Live): Promise<void> => {
-    const got = `${m.d.method}`;
-    const message = `replay: expected ${f.method} at frame ${f.seq}, got ${got}`;
-    diverge(f.seq, describeFrame(f), describeFrame(m.d), message);
-    if (m.d.kind === 'request') {
-      await writeLine(output, JSON.stringify({ jsonrpc: '2.0', id: m.d.id, error: { code: REPLAY_MISMATCH_CODE, message, data: { expected: f.method, frame: f.seq, got: m.d.method } } }));
-    }
-  };
-  // the client closing its side ends any wait, also a recorded gap
-  // (lines still queued are read first: `closed` is set by readLive at the real end)
   let outputGone = false;
-  const onOutputError = (e: Error): void => {
+  // stays attached: a late EPIPE from a client that went away must not crash the process
+  output.on('error', (e: Error) => {
     outputGone = true;
     log(`client output: ${e.message}`);
-  };
-  // stays attached: a late EPIPE from a client that went away must not crash the process
-  output.on('error', onOutputError);
-  const closedSignal = live.closed;
+  });
+  // the client closing its side ends any wait, also a recorded gap
   const pause = async (ms: number): Promise<void> => {
     if (!(ms > 0) || !Number.isFinite(ms)) return;
     let t: NodeJS.Timeout | undefined;
-    await Promise.race([new Promise<void>((resolve) => (t = setTimeout(resolve, ms))), closedSignal]);
+    await Promise.race([new Promise<void>((resolve) => (t = setTimeout(resolve, ms))), live.closed]);
     clearTimeout(t);
   };
 
-  let i = 0;
-  for (; i < frames.length && !closed && !outputGone; i++) {
+  /** The recorded agent frame `i`, under the live ids, as the line to write (undefined: skip it). */
+  const liveLine = (i: number): string | undefined => {
     const f = frames[i]!;
-    if (f.dir === 'agent->editor') {
+    if (f.kind === 'invalid') return f.raw; // what the recorded agent wrote, garbage included
+    let msg = f.message!;
+    if (f.kind === 'response' || f.kind === 'error') {
+      const r = schedule.requestIndexOf(i);
+      const liveId = r === undefined ? undefined : editorIds.get(r);
+      if (r === undefined || liveId === undefined) {
+        log(`skipped frame ${f.seq}: ${describeFrame(f)} answers no request the client sent`);
+        return undefined;
+      }
+      if (liveId !== f.id) msg = { ...msg, id: liveId };
+    } else if (f.kind === 'request') {
+      const id = agentIds.open(f.id!);
+      recordedIdOf.set(key(id), f.id!);
+      if (id !== f.id) msg = { ...msg, id };
+    }
+    const mapped = values.apply(msg);
+    return msg === f.message && !mapped.changed ? f.raw : JSON.stringify(mapped.value);
+  };
+  /** Plays every agent frame that is due, in recorded order, with the recorded gaps. */
+  const playDue = async (): Promise<void> => {
+    for (let i = schedule.nextPlayable(); i !== undefined && !outputGone; i = schedule.nextPlayable()) {
+      const f = frames[i]!;
       await pause((f.t - lastT) / speed);
-      lastT = f.t;
-      if (f.kind === 'invalid') {
-        await send(f.raw); // what the recorded agent wrote, garbage included
-        continue;
-      }
-      let msg = f.message!;
-      let changed = false;
-      if (f.kind === 'response' || f.kind === 'error') {
-        const liveId = editorIds.get(key(f.id));
-        if (liveId === undefined) {
-          log(`skipped frame ${f.seq}: ${describeFrame(f)} answers no request the client sent`);
-          continue;
-        }
-        editorIds.delete(key(f.id));
-        if (liveId !== f.id) {
-          msg = { ...msg, id: liveId };
-          changed = true;
-        }
-      } else if (f.kind === 'request') {
-        const id = agentIds.open(f.id!);
-        if (id !== f.id) {
-          msg = { ...msg, id };
-          changed = true;
-        }
-      }
-      const mapped = values.apply(msg);
-      await send(changed || mapped.changed ? JSON.stringify(mapped.value) : f.raw);
-      continue;
+      lastT = Math.max(lastT, f.t);
+      const line = liveLine(i);
+      schedule.played(i);
+      if (line === undefined) continue;
+      await writeLine(output, line);
+      framesSent++;
     }
-    // editor -> agent: what the live client has to do next
-    if (f.kind === 'invalid') continue;
-    if (f.kind === 'request' || f.kind === 'notification') {
-      for (;;) {
-        const m = await nextCall();
-        if (!m) break;
-        if (m.d.kind === f.kind && m.d.method === f.method) {
-          values.learn(f.message!.params, at(m.d.message, 'params'));
-          if (f.kind === 'request') editorIds.set(key(f.id), m.d.id ?? null);
-          break;
-        }
-        await mismatch(f, m);
+  };
+  /** A live request or notification: the recorded one it stands for, or the mismatch error. */
+  const onCall = async (m: Live): Promise<void> => {
+    const kind = m.d.kind === 'request' ? 'request' : 'notification';
+    const i = schedule.matchCall(kind, m.d.method ?? '');
+    if (i === undefined) {
+      const f = schedule.nextExpectedCall();
+      if (!f) {
+        const message = `replay: the recording has ended (${frames.length} frames), got ${m.d.method}`;
+        diverge(frames.length > 0 ? frames[frames.length - 1]!.seq : 0, 'nothing (end of recording)', describeFrame(m.d), message);
+        return refuse(m, message, { expected: null, frame: null });
       }
-    } else {
-      const liveId = agentIds.liveId(f.id ?? null);
-      if (liveId === undefined) continue; // answers a request that was never sent
-      const a = await answerTo(liveId);
-      if (!a) break;
-      agentIds.close(liveId);
-      const result = at(a.d.message, 'result');
-      if (a.d.kind !== f.kind) log(`note: frame ${f.seq}: the client answered #${String(liveId)} with ${a.d.kind === 'error' ? 'an error' : 'a result'}, the recording has ${f.kind === 'error' ? 'an error' : 'a result'}; replay goes on as recorded`);
-      else if (f.kind === 'response') values.learn(f.message!.result, result);
+      const message = `replay: expected ${f.method} at frame ${f.seq}, got ${m.d.method}`;
+      diverge(f.seq, describeFrame(f), describeFrame(m.d), message);
+      return refuse(m, message, { expected: f.method, frame: f.seq });
     }
-    if (closed) break;
-    lastT = f.t;
+    const f = frames[i]!;
+    values.learn(f.message!.params, at(m.d.message, 'params'));
+    if (kind === 'request') editorIds.set(i, m.d.id ?? null);
+    lastT = Math.max(lastT, f.t);
+    schedule.clientDid(i);
+  };
+  /** The live client's answer to one of the recorded agent's requests. */
+  const onAnswer = (m: Live): void => {
+    const recordedId = recordedIdOf.get(key(m.d.id));
+    const i = recordedId === undefined ? undefined : schedule.clientAnswerTo(recordedId);
+    if (recordedId === undefined || i === undefined) {
+      log(`the client answered #${String(m.d.id)}, which no replayed request in flight has`);
+      return;
+    }
+    recordedIdOf.delete(key(m.d.id));
+    agentIds.close(m.d.id ?? null);
+    const f = frames[i]!;
+    if (m.d.kind !== f.kind) log(`note: frame ${f.seq}: the client answered #${String(m.d.id)} with ${m.d.kind === 'error' ? 'an error' : 'a result'}, the recording has ${f.kind === 'error' ? 'an error' : 'a result'}; replay goes on as recorded`);
+    else if (f.kind === 'response') values.learn(f.message!.result, at(m.d.message, 'result'));
+    lastT = Math.max(lastT, f.t);
+    schedule.clientDid(i);
+  };
+
+  let closed = false;
+  let ended = false;
+  while (!outputGone) {
+    await playDue();
+    if (!ended && schedule.finished) {
+      ended = true;
+      log(`replay: all ${frames.length} recorded frames played`);
+    }
+    const m = await readLive();
+    if (!m) {
+      closed = true;
+      break;
+    }
+    if (m.d.kind === 'response' || m.d.kind === 'error') onAnswer(m);
+    else await onCall(m);
   }
-  const completed = i >= frames.length;
+  const completed = schedule.finished;
   if (!completed) {
-    const f = frames[i] ?? frames[frames.length - 1]!;
+    const f = schedule.firstPending() ?? frames[frames.length - 1]!;
     const expected = describeFrame(f);
-    diverge(f.seq, expected, 'connection closed', `replay: the client closed the connection at frame ${f.seq} (expected ${f.dir === 'editor->agent' ? 'the client to send' : 'to send'} ${expected}); ${frames.length - i} recorded frame(s) not played`);
-  } else log(`replay: all ${frames.length} recorded frames played`);
-  // the recording is over: a live request from now on has nothing to match
-  for (;;) {
-    const m = await nextCall();
-    if (!m) break;
-    const message = `replay: the recording has ended (${frames.length} frames), got ${m.d.method}`;
-    diverge(frames.length > 0 ? frames[frames.length - 1]!.seq : 0, 'nothing (end of recording)', describeFrame(m.d), message);
-    if (m.d.kind === 'request') await writeLine(output, JSON.stringify({ jsonrpc: '2.0', id: m.d.id, error: { code: REPLAY_MISMATCH_CODE, message, data: { expected: null, frame: null, got: m.d.method } } }));
+    const left = frames.length - frames.indexOf(f);
+    diverge(f.seq, expected, closed ? 'connection closed' : 'client output closed', `replay: the client closed the connection at frame ${f.seq} (expected ${f.dir === 'editor->agent' ? 'the client to send' : 'to send'} ${expected}); ${left} recorded frame(s) from there not played`);
   }
   return { completed, divergences, framesSent };
 }
