@@ -6,7 +6,7 @@
 // recording does not have is refused naming the recorded frame replay expected. The capture's
 // `captures export --format json` is read back by every command that reads captures.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
@@ -69,10 +69,13 @@ async function recordPipelined(dir: string): Promise<{ capture: string; ws: stri
   return { capture, ws, env, kinds: c.kinds };
 }
 
+let recording: ReturnType<typeof recordPipelined> | undefined;
+/** One pipelined recording for the file (the tests only read it). */
+const pipelined = (): ReturnType<typeof recordPipelined> => (recording ??= recordPipelined(tempDir('replay-pipelined')));
+
 describe('replay --as agent of a recording whose client pipelined its requests', () => {
   it('a client that waits for each answer gets every one (initialize first), the turn as recorded, exit 0; an unknown request names the expected frame', async () => {
-    const dir = tempDir('replay-pipelined');
-    const rec = await recordPipelined(dir);
+    const rec = await pipelined();
     const { frames } = await readCapture(rec.capture);
     // the recording really is pipelined: session/new was sent before initialize was answered
     const order = frames.map((f) => `${f.dir === 'editor->agent' ? '>' : '<'}${f.method ?? f.kind}`);
@@ -95,5 +98,36 @@ describe('replay --as agent of a recording whose client pipelined its requests',
     expect(await c.exited).toBe(1); // the refused request is a divergence
     expect(c.stderr()).toContain(`expected session/prompt at frame ${prompt?.seq}, got session/list`);
     expect(c.stderr()).toContain('all ');
+  }, 120_000);
+});
+
+describe('captures export --format json is read back by every command that reads captures', () => {
+  it('validate, stats, captures show, diff and replay --as agent read the export as they read the recording', async () => {
+    const rec = await pipelined();
+    const exported = await cli(['captures', 'export', '--format', 'json', rec.capture], { env: rec.env });
+    expect(exported.code, exported.stderr).toBe(0);
+    const json = join(tempDir('replay-export'), 'export.json');
+    writeFileSync(json, exported.stdout);
+    const { frames } = await readCapture(rec.capture);
+    for (const args of [['validate'], ['stats'], ['captures', 'show']]) {
+      const [a, b] = await Promise.all([cli([...args, rec.capture], { env: rec.env }), cli([...args, json], { env: rec.env })]);
+      expect({ args, code: b.code, stderr: b.stderr }).toEqual({ args, code: 0, stderr: '' });
+      // the same report, but for the file name it gives
+      expect(b.stdout.replaceAll(json, 'CAPTURE'), args.join(' ')).toBe(a.stdout.replaceAll(rec.capture, 'CAPTURE'));
+    }
+    const validated = await cli(['validate', json], { env: rec.env });
+    expect(validated.stdout).toContain(`${frames.length} frames, protocol v1: no violations`);
+    const diff = await cli(['diff', rec.capture, json], { env: rec.env });
+    expect(diff.code, diff.stdout + diff.stderr).toBe(0);
+    expect(diff.stdout).toMatch(/no differences/);
+
+    const c = sdkClient(['replay', json, '--as', 'agent', '--fast'], rec.env, rec.ws);
+    expect((await answered(c.conn.agent.request('initialize', INIT), 'initialize', c)).protocolVersion).toBe(1);
+    const session = await answered(c.conn.agent.request('session/new', { cwd: rec.ws, mcpServers: [] }), 'session/new', c);
+    const r = await answered(c.conn.agent.request('session/prompt', { sessionId: session.sessionId, prompt: [{ type: 'text', text: PROMPT }] }), 'session/prompt', c);
+    expect(r.stopReason).toBe('end_turn');
+    c.child.stdin.end();
+    expect(await c.exited).toBe(0);
+    expect(c.stderr()).toContain(`all ${frames.length} recorded frames played`);
   }, 120_000);
 });

@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { at, isObj, type Obj } from './json.js';
+import { isCaptureJsonExport, type CaptureJsonExport } from './json-export.js';
 import type { CaptureFrame, CaptureSide, FrameDirection, FrameId, FrameKind } from './frame.js';
 
 export type { CaptureFrame, CaptureSide, FrameDirection, FrameId, FrameKind } from './frame.js';
@@ -388,6 +389,10 @@ export function openCapture(path: string): CaptureReader {
             }
             throw new CaptureFormatError(`${path}: line 1 is not JSON; expected an acp-kit capture (NDJSON), an acp-devtools export or a Rust conductor trace (.jsons)`);
           }
+          if (isCaptureJsonExport(parsed)) {
+            yield* mapJsonExport(parsed);
+            return;
+          }
           if (isDevtoolsExport(parsed)) {
             yield* mapDevtools(parsed);
             return;
@@ -433,11 +438,24 @@ export function openCapture(path: string): CaptureReader {
         } catch {
           throw new CaptureFormatError(`${path}: not JSON; expected an acp-kit capture (NDJSON) or an acp-devtools export`);
         }
+        if (isCaptureJsonExport(parsed)) {
+          yield* mapJsonExport(parsed);
+          return;
+        }
         if (!isDevtoolsExport(parsed)) throw new CaptureFormatError(`${path}: JSON document without a messages array; expected an acp-devtools export {version, session, messages:[…]}`);
         yield* mapDevtools(parsed);
       }
     } finally {
       rl.close();
+    }
+  }
+  function* mapJsonExport(doc: CaptureJsonExport): Generator<CaptureFrame> {
+    if (doc.header) header = headerFrom(doc.header);
+    for (const m of doc.metas) if (isObj(m) && m.type === 'meta') metas.push(metaFrom(m));
+    for (const [i, e] of doc.frames.entries()) {
+      const f = isObj(e) ? frameFrom(e) : undefined;
+      if (f) yield f;
+      else skipped.push({ line: 0, reason: `frames[${i}] is not a frame` });
     }
   }
   function* mapDevtools(doc: DevtoolsExport): Generator<CaptureFrame> {

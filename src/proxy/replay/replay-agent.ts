@@ -99,6 +99,7 @@ export async function replayAsAgent(options: ReplayAgentOptions): Promise<Replay
     for (;;) {
       const raw = await live.next();
       if (raw === undefined) return undefined;
+      if (raw.trim() === '') continue; // blank lines between messages carry nothing
       const d = decodeFrame(raw);
       if (d.kind !== 'invalid') return { raw, d };
       log(`ignored a line from the client that is not JSON-RPC: ${raw.length > 120 ? raw.slice(0, 120) + '…' : raw}`);
