@@ -10,6 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readCapture } from '../src/proxy/index.js';
 import { BIN, cliEnv, tempDir } from './fixtures/cli-helpers.js';
@@ -120,6 +121,29 @@ describe('captures export --format json is read back by every command that reads
     const diff = await cli(['diff', rec.capture, json], { env: rec.env });
     expect(diff.code, diff.stdout + diff.stderr).toBe(0);
     expect(diff.stdout).toMatch(/no differences/);
+
+    // the reader over every key order and whitespace of that real export (raw frames are strings: untouched)
+    const doc: unknown = JSON.parse(exported.stdout);
+    const base = await readCapture(json);
+    expect(base.frames).toEqual(frames);
+    const shuffle = (v: unknown, seed: number): unknown => {
+      if (Array.isArray(v)) return v.map((x, i) => shuffle(x, seed + i));
+      if (typeof v !== 'object' || v === null) return v;
+      const entries = Object.entries(v);
+      // a seeded rotation and reversal: every position of every key over the runs
+      const k = entries.length > 0 ? seed % entries.length : 0;
+      const turned = [...entries.slice(k), ...entries.slice(0, k)];
+      return Object.fromEntries((seed & 1 ? turned.reverse() : turned).map(([key, x]) => [key, shuffle(x, seed * 31 + 7)]));
+    };
+    const variant = join(tempDir('replay-export-keys'), 'variant.json');
+    await fc.assert(
+      fc.asyncProperty(fc.nat(1_000_000), fc.constantFrom(0, 1, 2, '\t', ' \t'), fc.constantFrom('', '\n', '\r\n', '  \n\n'), async (seed, indent, around) => {
+        writeFileSync(variant, `${around}${JSON.stringify(shuffle(doc, seed), null, indent)}${around}`);
+        const again = await readCapture(variant);
+        expect(again).toEqual(base);
+      }),
+      { numRuns: 30 },
+    );
 
     const c = sdkClient(['replay', json, '--as', 'agent', '--fast'], rec.env, rec.ws);
     expect((await answered(c.conn.agent.request('initialize', INIT), 'initialize', c)).protocolVersion).toBe(1);
