@@ -73,146 +73,171 @@ interface Live {
  * when the client closes its side.
  */
 export async function replayAsAgent(options: ReplayAgentOptions): Promise<ReplayAgentResult> {
-  const input = options.input ?? process.stdin;
-  const output = options.output ?? process.stdout;
-  const log = options.log ?? (() => undefined);
-  const speed = options.fast ? Infinity : options.speed ?? 1;
-  const frames = options.script.frames;
-  const live = new LineQueue(input);
-  const schedule = new ReplaySchedule(frames);
-  const values = new ValueMap();
-  const editorIds = new Map<number, FrameId>(); // recorded client request index -> live id
-  const agentIds = new RequestIdMap();
-  const recordedIdOf = new Map<string, FrameId>(); // live id of our request -> recorded id
-  const divergences: ReplayDivergence[] = [];
-  let framesSent = 0;
-  let lastT = frames.length > 0 ? frames[0]!.t : 0;
+  return new AgentPlayback(options).run();
+}
 
-  const diverge = (seq: number, expected: string, got: string, message: string): void => {
-    divergences.push({ seq, expected, got, message });
-    log(message);
-  };
-  const refuse = async (m: Live, message: string, data: Record<string, unknown>): Promise<void> => {
-    if (m.d.kind === 'request') await writeLine(output, JSON.stringify({ jsonrpc: '2.0', id: m.d.id, error: { code: REPLAY_MISMATCH_CODE, message, data: { ...data, got: m.d.method } } }));
-  };
-  const readLive = async (): Promise<Live | undefined> => {
+/** One {@link replayAsAgent} run: the live connection, the schedule and the id maps. */
+class AgentPlayback {
+  private readonly output: Writable;
+  private readonly log: (line: string) => void;
+  private readonly speed: number;
+  private readonly frames: ReplayScript['frames'];
+  private readonly live: LineQueue;
+  private readonly schedule: ReplaySchedule;
+  private readonly values = new ValueMap();
+  /** recorded client request index -> live id */
+  private readonly editorIds = new Map<number, FrameId>();
+  private readonly agentIds = new RequestIdMap();
+  /** live id of a replayed agent request -> its recorded id */
+  private readonly recordedIdOf = new Map<string, FrameId>();
+  private readonly divergences: ReplayDivergence[] = [];
+  private framesSent = 0;
+  private lastT: number;
+  private outputGone = false;
+
+  constructor(options: ReplayAgentOptions) {
+    this.output = options.output ?? process.stdout;
+    this.log = options.log ?? (() => undefined);
+    this.speed = options.fast ? Infinity : options.speed ?? 1;
+    this.frames = options.script.frames;
+    this.live = new LineQueue(options.input ?? process.stdin);
+    this.schedule = new ReplaySchedule(this.frames);
+    this.lastT = this.frames.length > 0 ? this.frames[0]!.t : 0;
+    // stays attached: a late EPIPE from a client that went away must not crash the process
+    this.output.on('error', (e: Error) => {
+      this.outputGone = true;
+      this.log(`client output: ${e.message}`);
+    });
+  }
+
+  async run(): Promise<ReplayAgentResult> {
+    let ended = false;
+    let closed = false;
+    while (!this.outputGone) {
+      await this.playDue();
+      if (!ended && this.schedule.finished) {
+        ended = true;
+        this.log(`replay: all ${this.frames.length} recorded frames played`);
+      }
+      const m = await this.readLive();
+      if (!m) {
+        closed = true;
+        break;
+      }
+      if (m.d.kind === 'response' || m.d.kind === 'error') this.onAnswer(m);
+      else await this.onCall(m);
+    }
+    const completed = this.schedule.finished;
+    if (!completed) {
+      const f = this.schedule.firstPending() ?? this.frames[this.frames.length - 1]!;
+      const expected = describeFrame(f);
+      const left = this.frames.length - this.frames.indexOf(f);
+      this.diverge(f.seq, expected, closed ? 'connection closed' : 'client output closed', `replay: the client closed the connection at frame ${f.seq} (expected ${f.dir === 'editor->agent' ? 'the client to send' : 'to send'} ${expected}); ${left} recorded frame(s) from there not played`);
+    }
+    return { completed, divergences: this.divergences, framesSent: this.framesSent };
+  }
+
+  private diverge(seq: number, expected: string, got: string, message: string): void {
+    this.divergences.push({ seq, expected, got, message });
+    this.log(message);
+  }
+
+  private async refuse(m: Live, message: string, data: Record<string, unknown>): Promise<void> {
+    if (m.d.kind === 'request') await writeLine(this.output, JSON.stringify({ jsonrpc: '2.0', id: m.d.id, error: { code: REPLAY_MISMATCH_CODE, message, data: { ...data, got: m.d.method } } }));
+  }
+
+  /** The client's next JSON-RPC message (undefined once it closed its side). */
+  private async readLive(): Promise<Live | undefined> {
     for (;;) {
-      const raw = await live.next();
+      const raw = await this.live.next();
       if (raw === undefined) return undefined;
       if (raw.trim() === '') continue; // blank lines between messages carry nothing
       const d = decodeFrame(raw);
       if (d.kind !== 'invalid') return { raw, d };
-      log(`ignored a line from the client that is not JSON-RPC: ${raw.length > 120 ? raw.slice(0, 120) + '…' : raw}`);
+      this.log(`ignored a line from the client that is not JSON-RPC: ${raw.length > 120 ? raw.slice(0, 120) + '…' : raw}`);
     }
-  };
-  let outputGone = false;
-  // stays attached: a late EPIPE from a client that went away must not crash the process
-  output.on('error', (e: Error) => {
-    outputGone = true;
-    log(`client output: ${e.message}`);
-  });
-  // the client closing its side ends any wait, also a recorded gap
-  const pause = async (ms: number): Promise<void> => {
+  }
+
+  /** A recorded gap; the client closing its side ends it. */
+  private async pause(ms: number): Promise<void> {
     if (!(ms > 0) || !Number.isFinite(ms)) return;
     let t: NodeJS.Timeout | undefined;
-    await Promise.race([new Promise<void>((resolve) => (t = setTimeout(resolve, ms))), live.closed]);
+    await Promise.race([new Promise<void>((resolve) => (t = setTimeout(resolve, ms))), this.live.closed]);
     clearTimeout(t);
-  };
+  }
 
   /** The recorded agent frame `i`, under the live ids, as the line to write (undefined: skip it). */
-  const liveLine = (i: number): string | undefined => {
-    const f = frames[i]!;
+  private liveLine(i: number): string | undefined {
+    const f = this.frames[i]!;
     if (f.kind === 'invalid') return f.raw; // what the recorded agent wrote, garbage included
     let msg = f.message!;
     if (f.kind === 'response' || f.kind === 'error') {
-      const r = schedule.requestIndexOf(i);
-      const liveId = r === undefined ? undefined : editorIds.get(r);
-      if (r === undefined || liveId === undefined) {
-        log(`skipped frame ${f.seq}: ${describeFrame(f)} answers no request the client sent`);
+      const r = this.schedule.requestIndexOf(i);
+      const liveId = r === undefined ? undefined : this.editorIds.get(r);
+      if (liveId === undefined) {
+        this.log(`skipped frame ${f.seq}: ${describeFrame(f)} answers no request the client sent`);
         return undefined;
       }
       if (liveId !== f.id) msg = { ...msg, id: liveId };
     } else if (f.kind === 'request') {
-      const id = agentIds.open(f.id!);
-      recordedIdOf.set(key(id), f.id!);
+      const id = this.agentIds.open(f.id!);
+      this.recordedIdOf.set(key(id), f.id!);
       if (id !== f.id) msg = { ...msg, id };
     }
-    const mapped = values.apply(msg);
+    const mapped = this.values.apply(msg);
     return msg === f.message && !mapped.changed ? f.raw : JSON.stringify(mapped.value);
-  };
+  }
+
   /** Plays every agent frame that is due, in recorded order, with the recorded gaps. */
-  const playDue = async (): Promise<void> => {
-    for (let i = schedule.nextPlayable(); i !== undefined && !outputGone; i = schedule.nextPlayable()) {
-      const f = frames[i]!;
-      await pause((f.t - lastT) / speed);
-      lastT = Math.max(lastT, f.t);
-      const line = liveLine(i);
-      schedule.played(i);
+  private async playDue(): Promise<void> {
+    for (let i = this.schedule.nextPlayable(); i !== undefined && !this.outputGone; i = this.schedule.nextPlayable()) {
+      const f = this.frames[i]!;
+      await this.pause((f.t - this.lastT) / this.speed);
+      this.lastT = Math.max(this.lastT, f.t);
+      const line = this.liveLine(i);
+      this.schedule.played(i);
       if (line === undefined) continue;
-      await writeLine(output, line);
-      framesSent++;
+      await writeLine(this.output, line);
+      this.framesSent++;
     }
-  };
+  }
+
   /** A live request or notification: the recorded one it stands for, or the mismatch error. */
-  const onCall = async (m: Live): Promise<void> => {
+  private async onCall(m: Live): Promise<void> {
     const kind = m.d.kind === 'request' ? 'request' : 'notification';
-    const i = schedule.matchCall(kind, m.d.method ?? '');
+    const i = this.schedule.matchCall(kind, m.d.method ?? '');
     if (i === undefined) {
-      const f = schedule.nextExpectedCall();
+      const f = this.schedule.nextExpectedCall();
       if (!f) {
-        const message = `replay: the recording has ended (${frames.length} frames), got ${m.d.method}`;
-        diverge(frames.length > 0 ? frames[frames.length - 1]!.seq : 0, 'nothing (end of recording)', describeFrame(m.d), message);
-        return refuse(m, message, { expected: null, frame: null });
+        const message = `replay: the recording has ended (${this.frames.length} frames), got ${m.d.method}`;
+        this.diverge(this.frames.length > 0 ? this.frames[this.frames.length - 1]!.seq : 0, 'nothing (end of recording)', describeFrame(m.d), message);
+        return this.refuse(m, message, { expected: null, frame: null });
       }
       const message = `replay: expected ${f.method} at frame ${f.seq}, got ${m.d.method}`;
-      diverge(f.seq, describeFrame(f), describeFrame(m.d), message);
-      return refuse(m, message, { expected: f.method, frame: f.seq });
+      this.diverge(f.seq, describeFrame(f), describeFrame(m.d), message);
+      return this.refuse(m, message, { expected: f.method, frame: f.seq });
     }
-    const f = frames[i]!;
-    values.learn(f.message!.params, at(m.d.message, 'params'));
-    if (kind === 'request') editorIds.set(i, m.d.id ?? null);
-    lastT = Math.max(lastT, f.t);
-    schedule.clientDid(i);
-  };
+    const f = this.frames[i]!;
+    this.values.learn(f.message!.params, at(m.d.message, 'params'));
+    if (kind === 'request') this.editorIds.set(i, m.d.id ?? null);
+    this.lastT = Math.max(this.lastT, f.t);
+    this.schedule.clientDid(i);
+  }
+
   /** The live client's answer to one of the recorded agent's requests. */
-  const onAnswer = (m: Live): void => {
-    const recordedId = recordedIdOf.get(key(m.d.id));
-    const i = recordedId === undefined ? undefined : schedule.clientAnswerTo(recordedId);
+  private onAnswer(m: Live): void {
+    const recordedId = this.recordedIdOf.get(key(m.d.id));
+    const i = recordedId === undefined ? undefined : this.schedule.clientAnswerTo(recordedId);
     if (recordedId === undefined || i === undefined) {
-      log(`the client answered #${String(m.d.id)}, which no replayed request in flight has`);
+      this.log(`the client answered #${String(m.d.id)}, which no replayed request in flight has`);
       return;
     }
-    recordedIdOf.delete(key(m.d.id));
-    agentIds.close(m.d.id ?? null);
-    const f = frames[i]!;
-    if (m.d.kind !== f.kind) log(`note: frame ${f.seq}: the client answered #${String(m.d.id)} with ${m.d.kind === 'error' ? 'an error' : 'a result'}, the recording has ${f.kind === 'error' ? 'an error' : 'a result'}; replay goes on as recorded`);
-    else if (f.kind === 'response') values.learn(f.message!.result, at(m.d.message, 'result'));
-    lastT = Math.max(lastT, f.t);
-    schedule.clientDid(i);
-  };
-
-  let closed = false;
-  let ended = false;
-  while (!outputGone) {
-    await playDue();
-    if (!ended && schedule.finished) {
-      ended = true;
-      log(`replay: all ${frames.length} recorded frames played`);
-    }
-    const m = await readLive();
-    if (!m) {
-      closed = true;
-      break;
-    }
-    if (m.d.kind === 'response' || m.d.kind === 'error') onAnswer(m);
-    else await onCall(m);
+    this.recordedIdOf.delete(key(m.d.id));
+    this.agentIds.close(m.d.id ?? null);
+    const f = this.frames[i]!;
+    if (m.d.kind !== f.kind) this.log(`note: frame ${f.seq}: the client answered #${String(m.d.id)} with ${m.d.kind === 'error' ? 'an error' : 'a result'}, the recording has ${f.kind === 'error' ? 'an error' : 'a result'}; replay goes on as recorded`);
+    else if (f.kind === 'response') this.values.learn(f.message!.result, at(m.d.message, 'result'));
+    this.lastT = Math.max(this.lastT, f.t);
+    this.schedule.clientDid(i);
   }
-  const completed = schedule.finished;
-  if (!completed) {
-    const f = schedule.firstPending() ?? frames[frames.length - 1]!;
-    const expected = describeFrame(f);
-    const left = frames.length - frames.indexOf(f);
-    diverge(f.seq, expected, closed ? 'connection closed' : 'client output closed', `replay: the client closed the connection at frame ${f.seq} (expected ${f.dir === 'editor->agent' ? 'the client to send' : 'to send'} ${expected}); ${left} recorded frame(s) from there not played`);
-  }
-  return { completed, divergences, framesSent };
 }
