@@ -7,11 +7,11 @@
 // of README.md and docs/ (the same extraction as test/docs-typecheck.test.ts) and an import of every
 // entry in package.json `exports` are compiled there by tsc with `strict` and `skipLibCheck: false`,
 // so every declaration file they reach is checked as the app's tsc sees it.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { docSnippets } from './support/dts-program.js';
+import { runCommand } from './support/run-command.js';
 import { tempDir } from './support/temp.js';
 
 const ROOT = resolve('.');
@@ -21,19 +21,18 @@ const typesVersion = (name: string): string => (JSON.parse(readFileSync(join(ROO
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; devDependencies: Record<string, string> };
 
 describe('installed from the packed tarball, the declarations compile without skipLibCheck', () => {
-  it('every docs snippet and every exports entry type-checks in an app without our devDependencies', () => {
+  it('every docs snippet and every exports entry type-checks in an app without our devDependencies', async () => {
     const dir = tempDir('acp-kit-types-');
     const app = join(dir, 'app');
     mkdirSync(app);
-    const pack = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    const pack = await runCommand('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, timeoutMs: 120_000 });
     expect(pack.status, pack.stderr).toBe(0);
     const [info] = JSON.parse(pack.stdout) as Array<{ filename: string }>;
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }));
     // what a new user types; the npm cache answers (no network when it has everything)
-    const install = spawnSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(dir, info!.filename), `@types/node@${pkg.devDependencies['@types/node']}`, `@types/json-schema@${typesVersion('json-schema')}`], {
+    const install = await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(dir, info!.filename), `@types/node@${pkg.devDependencies['@types/node']}`, `@types/json-schema@${typesVersion('json-schema')}`], {
       cwd: app,
-      encoding: 'utf8',
-      timeout: 280_000,
+      timeoutMs: 280_000,
     });
     expect(install.status, `${install.stdout}\n${install.stderr}`).toBe(0);
     expect(existsSync(join(app, 'node_modules', 'acp-kit', 'dist', 'index.d.ts'))).toBe(true);
@@ -52,7 +51,7 @@ describe('installed from the packed tarball, the declarations compile without sk
       compilerOptions: { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'], skipLibCheck: false, noEmit: true },
       files,
     }));
-    const tsc = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: app, encoding: 'utf8', timeout: 240_000 });
+    const tsc = await runCommand(process.execPath, [TSC, '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: app, timeoutMs: 240_000 });
     const errors = `${tsc.stdout}${tsc.stderr}`.trim().split('\n').filter(Boolean);
     expect(errors).toEqual([]);
     expect(tsc.status).toBe(0);

@@ -5,11 +5,12 @@
 // installs the checkout into npx's cache and runs `prepare` (12-30 s) before the first answer.
 // Asserted on behaviour: dist/ not rewritten, no `prepare` output, nothing installed into the
 // fresh npm cache, the run finished and the editor command answered initialize.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from './support/run-command.js';
 
 const ROOT = resolve('.');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -54,17 +55,17 @@ describe('README first run after npm ci (fresh HOME and npm cache)', () => {
   let checkout = '';
   let before: Record<string, number> = {};
 
-  beforeAll(() => {
+  beforeAll(async () => {
     base = mkdtempSync(join(tmpdir(), 'acp-kit-first-run-'));
     checkout = join(base, 'acp-kit');
     mkdirSync(checkout);
     // the working tree as a clone of it would have it (tracked and new files, no node_modules or dist)
-    const files = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
+    const files = await runCommand('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, timeoutMs: 60_000 });
     expect(files.status, files.stderr).toBe(0);
     const present = files.stdout.split('\0').filter((f) => f && existsSync(join(ROOT, f)));
-    const copy = spawnSync('sh', ['-c', `tar -cf - --null -T - | tar -xf - -C ${JSON.stringify(checkout)}`], { cwd: ROOT, input: present.join('\0'), encoding: 'utf8' });
+    const copy = await runCommand('sh', ['-c', `tar -cf - --null -T - | tar -xf - -C ${JSON.stringify(checkout)}`], { cwd: ROOT, input: present.join('\0'), timeoutMs: 120_000 });
     expect(copy.status, copy.stderr).toBe(0);
-    const ci = spawnSync('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: checkout, encoding: 'utf8', timeout: 280_000 });
+    const ci = await runCommand('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: checkout, timeoutMs: 280_000 });
     expect(ci.status, `${ci.stdout}\n${ci.stderr}`).toBe(0);
     before = bundleTimes(checkout);
     expect(Object.keys(before)).toContain('cli.js');
@@ -73,10 +74,10 @@ describe('README first run after npm ci (fresh HOME and npm cache)', () => {
     if (base) rmSync(base, { recursive: true, force: true });
   });
 
-  it('the main job runs without building again', () => {
+  it('the main job runs without building again', async () => {
     const command = mainJobCommand();
     const env = freshEnv(base, 'run');
-    const r = spawnSync('sh', ['-c', command], { cwd: checkout, env, encoding: 'utf8', timeout: 120_000 });
+    const r = await runCommand('sh', ['-c', command], { cwd: checkout, env, timeoutMs: 120_000 });
     const output = `${r.stdout}\n${r.stderr}`;
     expect(r.status, output).toBe(0);
     expect(readFileSync(join(checkout, 'hello.txt'), 'utf8').trim()).toBe('hi');
