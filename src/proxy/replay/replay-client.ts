@@ -378,7 +378,7 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
       }
       const left = deadline - Date.now();
       if (left <= 0) {
-        diverge(at?.seq ?? 0, pending(), 'timeout', `replay: waited ${timeoutMs / 1000} s ${where} for ${pending()}`);
+        diverge(at?.seq ?? frames[frames.length - 1]?.seq ?? 0, pending(), 'timeout', `replay: waited ${timeoutMs / 1000} s ${where} for ${pending()}`);
         return false;
       }
       let t: NodeJS.Timeout | undefined;
