@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { devtoolsFrames, devtoolsHeader, devtoolsMessageLines, isDevtoolsExport, type DevtoolsExport } from './devtools-export.js';
 import { isObj, type Obj } from './json.js';
+import { isCaptureJsonExport, type CaptureJsonExport } from './json-export.js';
 import type { CaptureFrame, CaptureSide, FrameDirection, FrameId, FrameKind } from './frame.js';
 
 export type { CaptureFrame, CaptureSide, FrameDirection, FrameId, FrameKind } from './frame.js';
@@ -341,6 +342,10 @@ export function openCapture(path: string): CaptureReader {
             }
             throw new CaptureFormatError(`${path}: line 1 is not JSON; expected an acp-kit capture (NDJSON), an acp-devtools export or a Rust conductor trace (.jsons)`);
           }
+          if (isCaptureJsonExport(parsed)) {
+            yield* mapJsonExport(parsed);
+            return;
+          }
           if (isDevtoolsExport(parsed)) {
             yield* mapDevtools(parsed, line, lineNo);
             return;
@@ -387,11 +392,24 @@ export function openCapture(path: string): CaptureReader {
         } catch {
           throw new CaptureFormatError(`${path}: not JSON; expected an acp-kit capture (NDJSON) or an acp-devtools export`);
         }
+        if (isCaptureJsonExport(parsed)) {
+          yield* mapJsonExport(parsed);
+          return;
+        }
         if (!isDevtoolsExport(parsed)) throw new CaptureFormatError(`${path}: JSON document without a messages array; expected an acp-devtools export {version, session, messages:[…]}`);
         yield* mapDevtools(parsed, text, firstLine);
       }
     } finally {
       rl.close();
+    }
+  }
+  function* mapJsonExport(doc: CaptureJsonExport): Generator<CaptureFrame> {
+    if (doc.header) header = headerFrom(doc.header);
+    for (const m of doc.metas) if (isObj(m) && m.type === 'meta') metas.push(metaFrom(m));
+    for (const [i, e] of doc.frames.entries()) {
+      const f = isObj(e) ? frameFrom(e) : undefined;
+      if (f) yield f;
+      else skipped.push({ line: 0, reason: `frames[${i}] is not a frame` });
     }
   }
   function* mapDevtools(doc: DevtoolsExport, text: string, firstLine: number): Generator<CaptureFrame> {

@@ -3,6 +3,7 @@ import { WebSocket } from 'ws';
 import { MAX_JSON_DEPTH } from './json-guard.js';
 import { deliverMessageText, messageToText } from './message-text.js';
 import type { CloseInfo, Transport, TransportHandlers } from './transport.js';
+import type { WebSocketLike } from './websocket-like.js';
 
 export interface WebSocketTransportOptions {
   /** Bytes handed to `ws` but not yet to the OS before {@link Transport.whenWritable} waits (default 4 MiB). */
@@ -20,7 +21,7 @@ export interface WebSocketTransportOptions {
 const FLUSH_BYTES = 64 * 1024;
 
 /** The TCP socket under a `ws` WebSocket: `ws` keeps it in `_socket` (stable across ws 8) and offers no batching API. */
-function rawSocket(ws: WebSocket): Duplex | undefined {
+function rawSocket(ws: WebSocketLike): Duplex | undefined {
   const s: unknown = Reflect.get(ws, '_socket');
   return s instanceof Duplex ? s : undefined;
 }
@@ -49,8 +50,8 @@ export class WebSocketTransport implements Transport {
   private uncorkScheduled = false;
 
   constructor(
-    /** The underlying socket. */
-    readonly socket: WebSocket,
+    /** The underlying socket (a `ws` WebSocket). */
+    readonly socket: WebSocketLike,
     private readonly options: WebSocketTransportOptions = {},
   ) {
     this.hwm = options.highWaterMark ?? 4 * 1024 * 1024;
