@@ -115,4 +115,14 @@ describe('README first run after npm ci (fresh HOME and npm cache)', () => {
     expect(bundleTimes(checkout)).toEqual(before);
     expect(existsSync(join(env.npm_config_cache!, '_npx')), 'nothing installed into the npm cache').toBe(false);
   }, 150_000);
+
+  it('npx acp-kit in the checkout (the habit of many) installs the link but does not build again', async () => {
+    const env = freshEnv(base, 'npx');
+    const r = await runCommand('npx', ['acp-kit', '--version'], { cwd: checkout, env, timeoutMs: 120_000 });
+    const output = `${r.stdout}\n${r.stderr}`;
+    expect(r.status, output).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    expect(output).not.toMatch(/> acp-kit@[^ ]+ (prepare|build)/);
+    expect(bundleTimes(checkout)).toEqual(before);
+  }, 150_000);
 });
