@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { isObj } from '../protocol/codec/util.js';
 import { messageToText } from '../rpc/message-text.js';
+import { requestIdKey } from '../rpc/request-id.js';
 import type { CloseInfo, Transport, TransportHandlers } from '../rpc/transport.js';
 
 type Json = Record<string, unknown>;
-
-const idKey = (id: unknown): string => JSON.stringify(id);
 
 /** Resolves on `res`'s next 'drain' or its 'close', removing both listeners (a long stream waits often). */
 function drained(res: ServerResponse): Promise<void> {
@@ -80,7 +79,7 @@ export class HttpServerConnection implements Transport {
   /** Hands the `initialize` request to the agent and resolves with its answer. */
   initializeWith(message: Json): Promise<object> {
     return new Promise((resolve) => {
-      this.initialize = { key: idKey(message.id), resolve };
+      this.initialize = { key: requestIdKey(message.id), resolve };
       this.handlers?.onMessage(message);
     });
   }
@@ -97,7 +96,7 @@ export class HttpServerConnection implements Transport {
   deliver(message: Json, session: string | undefined): void {
     if (this.closed) return;
     if (typeof message.method === 'string' && 'id' in message && session !== undefined && message.method !== 'session/load') {
-      this.requestSessions.set(idKey(message.id), session);
+      this.requestSessions.set(requestIdKey(message.id), session);
     }
     this.handlers?.onMessage(message);
   }
@@ -146,7 +145,7 @@ export class HttpServerConnection implements Transport {
   send(message: object): void {
     if (this.closed) return;
     const id = 'id' in message ? message.id : undefined;
-    if (this.initialize && !('method' in message) && idKey(id) === this.initialize.key) {
+    if (this.initialize && !('method' in message) && requestIdKey(id) === this.initialize.key) {
       const { resolve } = this.initialize;
       this.initialize = undefined;
       resolve(message);
@@ -157,7 +156,7 @@ export class HttpServerConnection implements Transport {
       const p = 'params' in message ? message.params : undefined;
       session = isObj(p) && typeof p.sessionId === 'string' ? p.sessionId : undefined;
     } else {
-      const key = idKey(id);
+      const key = requestIdKey(id);
       session = this.requestSessions.get(key);
       this.requestSessions.delete(key);
     }

@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { isObj } from '../protocol/codec/util.js';
 import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from '../rpc/http-headers.js';
+import { messageToText, parseMessageText } from '../rpc/message-text.js';
 import type { Transport } from '../rpc/transport.js';
 import { WebSocketTransport } from '../rpc/websocket-transport.js';
 import { GuardedTransport, SessionRegistry } from './guard.js';
@@ -232,7 +233,8 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     if (typeof body !== 'string') return text(res, body.status, body.message);
     let message: unknown;
     try {
-      message = JSON.parse(body);
+      // exact ids: an integer beyond 2^53 must come back with the digits it was sent with
+      message = parseMessageText(body);
     } catch (e) {
       return text(res, 400, `Invalid JSON: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -260,7 +262,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
       const answer = await http.initializeWith(msg);
       http.expectStreamWithin(streamOpenTimeoutMs);
       res.writeHead(200, { 'content-type': 'application/json', [HEADER_CONNECTION_ID]: http.id });
-      res.end(JSON.stringify(answer));
+      res.end(messageToText(answer));
       return;
     }
     if (connectionId === undefined) return text(res, 400, `Missing ${HEADER_CONNECTION_ID}: POST initialize first`);
