@@ -200,6 +200,7 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .option('--allow-origin <origin>', 'browser Origin allowed to connect (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--max-message-bytes <n>', 'largest client message (default 16 MiB)', count('--max-message-bytes'))
     .option('--max-buffered-bytes <n>', 'unread bytes held per connection before it is dropped (default 64 MiB)', count('--max-buffered-bytes'))
+    .option('--max-unread-bytes <n>', 'unread bytes held across all connections; beyond it the slowest readers are cut first (default 256 MiB)', count('--max-unread-bytes'))
     .option('--max-connections <n>', 'concurrent connections (default 256)', count('--max-connections'))
     .option('--http2-port <port>', 'also serve Streamable HTTP over cleartext HTTP/2 (h2c, prior knowledge) on this port (0 = any free one)', (v) => {
       const n = Number(v);

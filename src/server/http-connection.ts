@@ -55,6 +55,8 @@ export class HttpServerConnection implements Transport {
   private streamTimer: NodeJS.Timeout | undefined;
   /** Called once when the connection ends. */
   onEnd: ((info: CloseInfo) => void) | undefined;
+  /** Called with {@link bufferedBytes} after each message routed (a server's budget across connections). */
+  onBuffered: ((bytes: number) => void) | undefined;
 
   constructor(
     /** Identity of the token that created it: every later request must carry the same. */
@@ -169,9 +171,10 @@ export class HttpServerConnection implements Transport {
       this.waiting.push({ session, text });
       this.waitingBytes += text.length;
     } else this.write(res, `data: ${text}\n\n`);
-    if (this.bufferedBytes > this.maxBufferedBytes) {
-      this.close({ reason: `buffered bytes limit exceeded: the client left more than ${this.maxBufferedBytes} bytes unread` });
-    }
+    const held = this.bufferedBytes;
+    if (held > this.maxBufferedBytes) {
+      this.close({ reason: `buffered bytes limit exceeded: the client left more than ${this.maxBufferedBytes} bytes unread`, unreadCut: true });
+    } else this.onBuffered?.(held);
   }
 
   /** Adds an SSE event to `res`'s batch; the batch goes out at {@link FLUSH_BYTES} or at the end of the macrotask. */
@@ -227,7 +230,7 @@ export class HttpServerConnection implements Transport {
     this.closed = true;
     clearInterval(this.keepAlive);
     clearTimeout(this.streamTimer);
-    const overflow = info.reason.startsWith('buffered bytes limit');
+    const overflow = info.unreadCut === true;
     // what was sent before the close still reaches the client (not when it is the client that left it unread)
     if (overflow) this.batches.clear();
     else this.writeBatches();

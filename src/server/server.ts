@@ -11,6 +11,7 @@ import type { Transport } from '../rpc/transport.js';
 import { WebSocketTransport } from '../rpc/websocket-transport.js';
 import { GuardedTransport, SessionRegistry } from './guard.js';
 import { HttpServerConnection } from './http-connection.js';
+import { UnreadBudget } from './unread-budget.js';
 
 /** What the server knows about the connection it asks an agent for. */
 export interface AgentHostContext {
@@ -52,6 +53,11 @@ export interface AcpServerOptions {
   maxMessageBytes?: number;
   /** Unread bytes held per connection before it is closed (default 64 MiB). */
   maxBufferedBytes?: number;
+  /**
+   * Unread bytes held across all connections (default 256 MiB): beyond it the connections holding
+   * the most (the slowest readers) are cut first, the reason naming this budget in the log.
+   */
+  maxUnreadBytes?: number;
   /** Concurrent connections (default 256); more get 503. */
   maxConnections?: number;
   /** Open sessions per token (default 64). */
@@ -78,6 +84,8 @@ export interface AcpServer {
   readonly http2Url?: string;
   /** Connections currently open. */
   readonly connectionCount: number;
+  /** Bytes sent to clients and not yet taken by them, across all connections (see {@link AcpServerOptions.maxUnreadBytes}). */
+  readonly unreadBytes: number;
   /** Stop accepting, end turns `cancelled`, flush, close every connection; resolves when done. */
   close(graceMs?: number): Promise<void>;
 }
@@ -126,6 +134,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
   const tokenDigests = tokens.map((t) => ({ digest: digest(t), owner: digest(t).toString('hex').slice(0, 12) }));
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
   const registry = new SessionRegistry(options.maxSessions ?? 64);
+  const budget = new UnreadBudget(options.maxUnreadBytes ?? 256 * 1024 * 1024, log);
   const live = new Map<string, Live>();
   const httpConnections = new Map<string, HttpServerConnection>();
   let stopping = false;
@@ -251,9 +260,11 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
       if (live.size >= maxConnections) return text(res, 503, `connection limit reached (${maxConnections}): try again later`, { 'retry-after': '5' });
       if (!('id' in msg) || msg.id === null) return text(res, 400, 'Invalid Request: initialize must have an id');
       const http = new HttpServerConnection(owner, maxBufferedBytes);
+      http.onBuffered = (bytes) => budget.report(http, bytes);
       httpConnections.set(http.id, http);
       const entry = startHost(http, owner, http.id, 'http', http);
       http.onEnd = (info) => {
+        budget.forget(http);
         httpConnections.delete(http.id);
         live.delete(http.id);
         entry.host.close();
@@ -312,10 +323,11 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     const id = crypto.randomUUID();
     upgradeIds.set(req, id);
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const transport = new WebSocketTransport(ws, { maxBufferedBytes });
+      const transport: WebSocketTransport = new WebSocketTransport(ws, { maxBufferedBytes, onBuffered: (bytes) => budget.report(transport, bytes) });
       const entry = startHost(transport, admitted.owner, id, 'websocket');
       ws.once('close', (code, reason) => {
         log(`connection ${id} closed: ${transport.closeReason ?? `WebSocket closed (${code} ${reason.toString()})`}`);
+        budget.forget(transport);
         live.delete(id);
         entry.host.close();
       });
@@ -371,6 +383,9 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     host: addr.address,
     get connectionCount() {
       return live.size;
+    },
+    get unreadBytes() {
+      return budget.totalBytes;
     },
     close(graceMs = 5000) {
       closing ??= (async () => {

@@ -17,6 +17,7 @@ export interface ServeFlags {
   allowOrigin?: string[];
   maxMessageBytes?: number;
   maxBufferedBytes?: number;
+  maxUnreadBytes?: number;
   maxConnections?: number;
   maxSessions?: number;
   http2Port?: number;
@@ -109,6 +110,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     allowedOrigins: flags.allowOrigin,
     maxMessageBytes: flags.maxMessageBytes,
     maxBufferedBytes: flags.maxBufferedBytes,
+    maxUnreadBytes: flags.maxUnreadBytes,
     maxConnections: flags.maxConnections,
     maxSessions: flags.maxSessions,
     http2Port: flags.http2Port,
