@@ -11,6 +11,7 @@ import type { Transport } from '../rpc/transport.js';
 import { WebSocketTransport } from '../rpc/websocket-transport.js';
 import { GuardedTransport, SessionRegistry } from './guard.js';
 import { HttpServerConnection } from './http-connection.js';
+import { openFilesLimit, SocketGuard } from './socket-guard.js';
 import { UnreadBudget } from './unread-budget.js';
 
 /** What the server knows about the connection it asks an agent for. */
@@ -60,6 +61,16 @@ export interface AcpServerOptions {
   maxUnreadBytes?: number;
   /** Concurrent connections (default 256); more get 503. */
   maxConnections?: number;
+  /**
+   * Sockets accepted but without an admitted (authenticated) request yet, across all addresses
+   * (default 1024, at most a quarter of the process's open-files limit); more are answered 503 with
+   * `Retry-After` and closed before their request is read.
+   */
+  maxPendingSockets?: number;
+  /** The same per remote address (default a quarter of {@link maxPendingSockets}, at most 256: one address cannot fill them all); more get 429 with `Retry-After`. */
+  maxPendingSocketsPerIp?: number;
+  /** A socket without an admitted request this long after it connected is closed (default 10 s; slowloris). */
+  pendingSocketTimeoutMs?: number;
   /** Open sessions per token (default 64). */
   maxSessions?: number;
   /** An HTTP connection whose event stream was not opened this long after `initialize` is dropped (default 30 s). */
@@ -134,6 +145,9 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
   const tokenDigests = tokens.map((t) => ({ digest: digest(t), owner: digest(t).toString('hex').slice(0, 12) }));
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
   const registry = new SessionRegistry(options.maxSessions ?? 64);
+  const fdLimit = openFilesLimit();
+  const maxPending = options.maxPendingSockets ?? Math.max(16, Math.min(1024, Math.floor((fdLimit ?? 4096) / 4)));
+  const sockets = new SocketGuard({ maxPending, maxPendingPerIp: options.maxPendingSocketsPerIp ?? Math.min(256, Math.max(4, Math.floor(maxPending / 4))), admitWithinMs: options.pendingSocketTimeoutMs ?? 10_000, log });
   const budget = new UnreadBudget(options.maxUnreadBytes ?? 256 * 1024 * 1024, log);
   const live = new Map<string, Live>();
   const httpConnections = new Map<string, HttpServerConnection>();
@@ -212,6 +226,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     if (url.pathname !== path) return text(res, 404, `not found: the ACP endpoint is ${path}`);
     const admitted = admit(req);
     if ('status' in admitted) return text(res, admitted.status, admitted.message, admitted.headers);
+    sockets.admitted(req.socket);
     const { owner } = admitted;
     const connectionId = headerOf(req, HEADER_CONNECTION_ID);
     const sessionHeader = headerOf(req, HEADER_SESSION_ID);
@@ -307,6 +322,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     });
   };
   const server: Server = createServer(handle);
+  sockets.watch(server);
   // Idle keep-alive sockets stay open longer than clients keep them (undici: the server's hint minus
   // 1 s): with Node's 5 s default, a client whose timers run late on a busy machine sends its next
   // POST on a socket the server is closing, and the request fails ("fetch failed").
@@ -318,8 +334,9 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     if (url.pathname !== path) return refuseUpgrade(socket, { status: 404, message: `not found: the ACP endpoint is ${path}` });
     const admitted = admit(req);
     if ('status' in admitted) return refuseUpgrade(socket, admitted);
+    sockets.admitted(socket);
     if (stopping) return refuseUpgrade(socket, { status: 503, message: 'the server is shutting down' });
-    if (live.size >= maxConnections) return refuseUpgrade(socket, { status: 503, message: `connection limit reached (${maxConnections}): try again later` });
+    if (live.size >= maxConnections) return refuseUpgrade(socket, { status: 503, message: `connection limit reached (${maxConnections}): try again later`, headers: { 'retry-after': '5' } });
     const id = crypto.randomUUID();
     upgradeIds.set(req, id);
     wss.handleUpgrade(req, socket, head, (ws) => {
@@ -338,6 +355,8 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
       server.off('error', reject);
+      // e.g. accept failing with EMFILE: the server goes on with the sockets it has
+      server.on('error', (e) => log(`server error: ${e.message}`));
       resolve();
     });
   });

@@ -18,6 +18,9 @@ export interface ServeFlags {
   maxMessageBytes?: number;
   maxBufferedBytes?: number;
   maxUnreadBytes?: number;
+  maxPendingSockets?: number;
+  maxPendingPerIp?: number;
+  pendingTimeoutMs?: number;
   maxConnections?: number;
   maxSessions?: number;
   http2Port?: number;
@@ -111,6 +114,9 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     maxMessageBytes: flags.maxMessageBytes,
     maxBufferedBytes: flags.maxBufferedBytes,
     maxUnreadBytes: flags.maxUnreadBytes,
+    maxPendingSockets: flags.maxPendingSockets,
+    maxPendingSocketsPerIp: flags.maxPendingPerIp,
+    pendingSocketTimeoutMs: flags.pendingTimeoutMs,
     maxConnections: flags.maxConnections,
     maxSessions: flags.maxSessions,
     http2Port: flags.http2Port,
