@@ -10,60 +10,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIdTokens } from '../src/rpc/json-guard.js';
 import { RawChild, fixture } from './support/raw-child.js';
 import { httpLink, stdioLink, wsLink, type RawLink } from './support/raw-links.js';
+import { roundTrips } from './support/request-ids.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const TOKEN = 'request-ids-token-0123456789abcdef';
 const INIT_V2 = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"info":{"name":"ids","version":"1"},"capabilities":{}}}';
 const INIT_V1 = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}';
-
-/** Numbers JSON.parse cannot keep as written: beyond 2^53, beyond a double's digits, exponents, -0. */
-const inexactNumber = fc.oneof(
-  fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }).filter((n) => n > 2n ** 53n || n < -(2n ** 53n)).map(String),
-  fc.tuple(fc.integer({ min: -999, max: 999 }), fc.integer({ min: -400, max: 400 })).map(([m, e]) => `${m}e${e}`),
-  fc.tuple(fc.bigInt({ min: -(10n ** 25n), max: 10n ** 25n }), fc.stringMatching(/^[0-9]{1,30}$/)).map(([i, f]) => `${i}.${f}`),
-  fc.constantFrom('9007199254740993', '-9007199254740993', '-0', '1.0', '1E2', '1e400', '-1e+400', '0.1000000000000000055511151231257827'),
-);
-/** Every id shape, as the JSON text that goes on the wire. */
-const idText = fc.oneof(
-  inexactNumber,
-  fc.integer().map(String),
-  fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d)),
-  fc.string({ maxLength: 40, unit: 'grapheme' }).map((s) => JSON.stringify(s)),
-  fc.integer({ min: 10_000, max: 300_000 }).map((n) => JSON.stringify('x'.repeat(n))),
-  fc.constant('null'),
-  fc.constantFrom('{}', '{"a":1}', '[]', '[1]', 'true', 'false'),
-);
-/** A request carrying `id` (its place among the members and the spacing vary). */
-const request = fc.record({ id: idText, idFirst: fc.boolean(), spaced: fc.boolean() }).map(({ id, idFirst, spaced }) => {
-  const member = spaced ? `"id" : ${id}` : `"id":${id}`;
-  return { id, text: idFirst ? `{"jsonrpc":"2.0",${member},"method":"session/list","params":{}}` : `{"jsonrpc":"2.0","method":"session/list","params":{},${member}}` };
-});
-
-/** The answer to `sentId` carries it exactly, or is -32600 with id null for an id JSON-RPC does not allow. */
-function expectEcho(sentId: string, response: string): void {
-  const sent: unknown = JSON.parse(sentId);
-  const got = JSON.parse(response);
-  if (typeof sent === 'object' && sent !== null) return void expect([got.id, got.error?.code], `answer to id ${sentId.slice(0, 80)}: ${response.slice(0, 300)}`).toEqual([null, -32600]);
-  if (typeof sent === 'boolean') return void expect([got.id, got.error?.code], response.slice(0, 300)).toEqual([null, -32600]);
-  if (typeof sent === 'number') return void expect(rawIdTokens(response)[0], `the id in ${response.slice(0, 300)}`).toBe(sentId);
-  expect(got.id, response.slice(0, 300)).toEqual(sent);
-}
-
-/** Sends every generated request on `link` in turn and checks each answer. */
-async function roundTrips(link: RawLink, numRuns: number): Promise<void> {
-  await fc.assert(
-    fc.asyncProperty(request, async ({ id, text }) => {
-      await link.send(text);
-      expectEcho(id, await link.response());
-    }),
-    { numRuns },
-  );
-}
 
 const dirs: string[] = [];
 const procs: ChildProcess[] = [];

@@ -4,7 +4,7 @@ import { isObj } from '../../protocol/codec/util.js';
 import type { ClientCapabilities } from '../../protocol/model/session.js';
 import { lifecycleFor } from '../../agent/lifecycle/index.js';
 import { SESSION_LOCKED } from '../../agent/session-store.js';
-import { requestIdKey } from '../../rpc/request-id.js';
+import { isWireRequestId, requestIdKey } from '../../rpc/request-id.js';
 import type { CloseInfo, Transport } from '../../rpc/transport.js';
 import type { AgentHost, AgentHostContext, AgentHostFactory } from '../server.js';
 import { Follower } from './follower.js';
@@ -72,6 +72,8 @@ export function clusterConnection(node: ClusterInstance, inner: AgentHostFactory
     const method = typeof m.method === 'string' ? m.method : '';
     const params = isObj(m.params) ? m.params : {};
     const sessionId = typeof params.sessionId === 'string' ? params.sessionId : undefined;
+    // an id JSON-RPC does not allow: the agent refuses it (-32600, id null) before anything here uses it
+    if ('id' in m && !isWireRequestId(m.id)) return toAgent.send(m);
     const isRequest = 'id' in m;
     if (method === 'initialize' && isRequest) {
       // the neutral capabilities, whichever version's field set the client sent (a follower encodes for v2 only)
