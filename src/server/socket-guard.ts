@@ -24,7 +24,7 @@ const RETRY_AFTER_S = 5;
  * admitted in time. Refusals are HTTP answers with `Retry-After`, written before the request is read.
  */
 export class SocketGuard {
-  private readonly pending = new Map<Socket, { ip: string; timer: NodeJS.Timeout }>();
+  private readonly pending = new Map<object, { ip: string; timer: NodeJS.Timeout }>();
   private readonly perIp = new Map<string, number>();
 
   constructor(private readonly options: SocketGuardOptions) {}
@@ -35,9 +35,9 @@ export class SocketGuard {
   }
 
   /** A request on `socket` was admitted: it no longer counts as pending. */
-  admitted(socket: unknown): void {
-    const entry = this.pending.get(socket as Socket);
-    if (entry) this.settle(socket as Socket, entry);
+  admitted(socket: object): void {
+    const entry = this.pending.get(socket);
+    if (entry) this.settle(socket, entry);
   }
 
   /** Sockets accepted and not admitted yet. */
@@ -68,7 +68,7 @@ export class SocketGuard {
     });
   }
 
-  private settle(socket: Socket, entry: { ip: string; timer: NodeJS.Timeout }): void {
+  private settle(socket: object, entry: { ip: string; timer: NodeJS.Timeout }): void {
     clearTimeout(entry.timer);
     this.pending.delete(socket);
     const n = (this.perIp.get(entry.ip) ?? 1) - 1;
