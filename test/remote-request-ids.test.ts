@@ -4,17 +4,17 @@
 // answer carries the id exactly (a number digit for digit as sent, a string as the same string, null
 // as null), or it is -32600 with id null for ids JSON-RPC does not allow (objects, arrays,
 // booleans); the process is alive afterwards (and `serve` still answers /healthz).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIdTokens } from '../src/rpc/json-guard.js';
 import { RawChild, fixture } from './support/raw-child.js';
 import { httpLink, stdioLink, wsLink, type RawLink } from './support/raw-links.js';
 import { roundTrips } from './support/request-ids.js';
+import { startServe, type ServeProcess } from './support/serve-process.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const TOKEN = 'request-ids-token-0123456789abcdef';
@@ -35,18 +35,6 @@ const tmp = (): string => {
   return d;
 };
 
-/** `acp-kit serve` as a real process (extra flags given), resolved once it listens. */
-function startServe(args: string[]): Promise<{ proc: ChildProcess; url: string; ws: string; stderr: () => string }> {
-  const data = tmp();
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--token', TOKEN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ACP_KIT_DATA_DIR: data } });
-  procs.push(proc);
-  let err = '';
-  proc.stderr!.on('data', (c) => (err += c));
-  return new Promise((resolve, reject) => {
-    proc.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-    createInterface({ input: proc.stdout! }).once('line', (line) => resolve({ proc, ...JSON.parse(line), stderr: () => err }));
-  });
-}
 
 /** A link whose first answer (initialize's) is consumed. */
 async function initialized(link: RawLink, init = INIT_V2): Promise<RawLink> {
@@ -56,10 +44,13 @@ async function initialized(link: RawLink, init = INIT_V2): Promise<RawLink> {
   return link;
 }
 
+/** `acp-kit serve` with a data dir of its own. */
+const serveWith = (args: string[]): Promise<ServeProcess> => startServe(['--token', TOKEN, ...args], { procs, env: { ...process.env, ACP_KIT_DATA_DIR: tmp() } });
+
 describe('serve (real process, built-in agent)', () => {
-  let serve: Awaited<ReturnType<typeof startServe>>;
+  let serve: ServeProcess;
   beforeAll(async () => {
-    serve = await startServe([]);
+    serve = await serveWith([]);
   }, 60_000);
 
   it('the issue\'s frame: session/list with id 9007199254740993 over WebSocket is answered with that id and serve lives', async () => {
@@ -91,7 +82,7 @@ describe('serve (real process, built-in agent)', () => {
 });
 
 it('serve --agent (a stdio agent relayed per connection): every id shape over WebSocket', async () => {
-  const serve = await startServe(['--agent', `${JSON.stringify(process.execPath)} ${JSON.stringify(fixture('e2e-agent.mjs'))}`]);
+  const serve = await serveWith(['--agent', `${JSON.stringify(process.execPath)} ${JSON.stringify(fixture('e2e-agent.mjs'))}`]);
   const link = await initialized(await wsLink(serve.ws, TOKEN));
   await roundTrips(link, 60);
   await link.close();

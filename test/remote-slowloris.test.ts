@@ -4,18 +4,16 @@
 // nothing or half a request. The ones beyond the per-address cap are answered 429 with Retry-After
 // at once, the rest are closed after the pending timeout, and meanwhile a client from 127.0.0.1
 // opens a session and runs a turn; serve lives.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { connect, type ClientConnection } from '../src/client/index.js';
 import { AcpError, OUT_OF_DESCRIPTORS } from '../src/protocol/errors.js';
+import { startServe, type ServeProcess } from './support/serve-process.js';
 
-const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const TOKEN = 'slowloris-token-0123456789abcdef';
 const ATTACKERS = 300;
 // the defaults at ulimit -n 256: 64 pending sockets (a quarter of it), 16 per address, 10 s to be admitted
@@ -34,18 +32,10 @@ afterAll(async () => {
 });
 
 /** `acp-kit serve` (built-in agent, JSONL sessions) under `ulimit -n 256`. */
-function startServe(args: string[]): Promise<{ proc: ChildProcess; url: string; ws: string; stderr: () => string }> {
+function serveUnderUlimit(): Promise<ServeProcess> {
   const data = mkdtempSync(join(tmpdir(), 'acp-slowloris-'));
   dirs.push(data);
-  const cmd = [process.execPath, BIN, 'serve', '--port', '0', '--token', TOKEN, '--model', 'demo', '--verbose', ...args].map((a) => `'${a}'`).join(' ');
-  const proc = spawn('bash', ['-c', `ulimit -n 256; exec ${cmd}`], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ACP_KIT_DATA_DIR: data } });
-  procs.push(proc);
-  let err = '';
-  proc.stderr!.on('data', (c) => (err += c));
-  return new Promise((resolve, reject) => {
-    proc.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-    createInterface({ input: proc.stdout! }).once('line', (line) => resolve({ proc, ...JSON.parse(line), stderr: () => err }));
-  });
+  return startServe(['--token', TOKEN, '--model', 'demo', '--verbose'], { procs, env: { ...process.env, ACP_KIT_DATA_DIR: data }, openFilesLimit: 256 });
 }
 
 /** A raw socket from 127.0.0.2 that sends nothing, or half a request; records what it was answered and when it closed. */
@@ -61,7 +51,7 @@ function attacker(port: number, half: boolean): { answer: () => string; closed: 
 }
 
 it(`${ATTACKERS} half-open sockets against serve under ulimit -n 256: 429 + Retry-After beyond the default ${PER_IP} per address, the rest closed after the pending timeout, a legitimate client runs a turn meanwhile`, async () => {
-  const serve = await startServe([]);
+  const serve = await serveUnderUlimit();
   const port = Number(new URL(serve.url).port);
   const started = Date.now();
   const attackers = Array.from({ length: ATTACKERS }, (_, i) => attacker(port, i % 2 === 0));
