@@ -1,12 +1,13 @@
 import { isObj } from '../protocol/codec/util.js';
 import { AcpError, ErrorCode, isAbortError } from '../protocol/errors.js';
 import { CANCEL_REQUEST_METHOD, type RequestId } from '../protocol/jsonrpc.js';
+import { isWireRequestId, showRequestId, type WireRequestId } from './request-id.js';
 import type { CloseInfo, InvalidLine, Transport } from './transport.js';
 
 /** Passed to every request handler. */
 export interface RequestContext {
-  /** The request's id; a `bigint` for an integer id beyond 2^53, kept exact and echoed as sent. */
-  id: RequestId | bigint | null;
+  /** The request's id, echoed as sent: a `bigint` for an integer beyond 2^53, an `ExactNumberId` for another number JSON would not write back as sent. */
+  id: WireRequestId;
   method: string;
   /** Fires on `$/cancel_request` for this id or when the connection closes. */
   signal: AbortSignal;
@@ -82,7 +83,7 @@ const hasOwn = Object.prototype.hasOwnProperty;
 export class JsonRpcPeer {
   private nextId = 1;
   private readonly pending = new Map<RequestId, Pending>();
-  private readonly inbound = new Map<RequestId | bigint, AbortController>();
+  private readonly inbound = new Map<WireRequestId, AbortController>();
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private fallbackRequest: ((method: string, params: unknown, ctx: RequestContext) => unknown) | undefined;
@@ -275,7 +276,7 @@ export class JsonRpcPeer {
       }
       if (hasId) {
         const id = m.id;
-        if (!isValidId(id)) {
+        if (!isWireRequestId(id)) {
           this.sendReply(errorReply(null, AcpError.invalidRequest(`"id" must be a string, a number or null (got ${describe(id)})`)));
           return undefined;
         }
@@ -306,7 +307,7 @@ export class JsonRpcPeer {
     this.sendReply(errorReply(null, AcpError.invalidRequest(BATCH_REFUSAL)));
   }
 
-  private startRequest(id: RequestId | bigint | null, method: string, params: unknown): void {
+  private startRequest(id: WireRequestId, method: string, params: unknown): void {
     if (method === CANCEL_REQUEST_METHOD) {
       this.sendReply(errorReply(id, AcpError.invalidRequest(`${CANCEL_REQUEST_METHOD} is a notification; send it without "id"`)));
       return;
@@ -388,7 +389,7 @@ export class JsonRpcPeer {
     const id = m.id;
     const p = this.pendingFor(id);
     if (!p) {
-      this.problem('unknown-response', `response for unknown request id ${showId(id)}`, m);
+      this.problem('unknown-response', `response for unknown request id ${showRequestId(id)}`, m);
       return;
     }
     this.pending.delete(p.id);
@@ -428,7 +429,7 @@ export class JsonRpcPeer {
           const err = new AcpError(ErrorCode.InvalidParams, `Invalid result: the response to ${p.method} is nested deeper than ${limit} levels (the limit for incoming JSON)`, { maxDepth: limit });
           this.answered(p, { error: err });
           p.reject(err);
-        } else this.problem('unknown-response', `response for unknown request id ${showId(r.id)} (and ${why})`);
+        } else this.problem('unknown-response', `response for unknown request id ${showRequestId(r.id)} (and ${why})`);
         return;
       }
       this.sendReply(errorReply(hasId ? validId(r.id) : null, AcpError.invalidRequest(why)));
@@ -491,14 +492,11 @@ class TooDeep {
   ) {}
 }
 
-function showId(id: unknown): string {
-  return typeof id === 'bigint' ? id.toString() : JSON.stringify(id);
-}
 
 /** What a JSON array is told; says what to send instead. */
 const BATCH_REFUSAL = 'a JSON array (batch) is not an ACP message: send one JSON-RPC object per line';
 
-function errorReply(id: RequestId | bigint | null, e: AcpError): object {
+function errorReply(id: WireRequestId, e: AcpError): object {
   return { jsonrpc: '2.0', id, error: e.toJSON() };
 }
 
@@ -513,14 +511,9 @@ function answeredIds(messages: readonly unknown[], from: number): Set<unknown> {
   return ids;
 }
 
-/** A request id this peer accepts: a string, a finite number, an exact large integer (`bigint`) or `null`. */
-function isValidId(id: unknown): id is RequestId | bigint | null {
-  return id === null || typeof id === 'string' || typeof id === 'bigint' || (typeof id === 'number' && Number.isFinite(id));
-}
-
 /** The id to echo in an error reply: the request's own when valid, else `null`. */
-function validId(id: unknown): RequestId | bigint | null {
-  return isValidId(id) ? id : null;
+function validId(id: unknown): WireRequestId {
+  return isWireRequestId(id) ? id : null;
 }
 
 /** What a thrown value says about itself, for problem reports and -32603 messages. */

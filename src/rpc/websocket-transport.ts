@@ -15,6 +15,8 @@ export interface WebSocketTransportOptions {
   maxBufferedBytes?: number;
   /** Deepest nesting accepted in one incoming message (default 128). */
   maxDepth?: number;
+  /** Called with {@link WebSocketTransport.bufferedBytes} after each write (a server's budget across connections). */
+  onBuffered?: (bytes: number) => void;
 }
 
 /** Corked bytes after which a batch goes out without waiting for the macrotask to end (as the stdio transport). */
@@ -96,7 +98,7 @@ export class WebSocketTransport implements Transport {
     this.unflushed += bytes;
     const limit = this.options.maxBufferedBytes;
     if (limit !== undefined && this.unflushed > limit) {
-      this.close({ reason: `buffered bytes limit exceeded: the peer left more than ${limit} bytes unread` });
+      this.close({ reason: `buffered bytes limit exceeded: the peer left more than ${limit} bytes unread`, unreadCut: true });
       return;
     }
     this.cork(bytes);
@@ -106,6 +108,8 @@ export class WebSocketTransport implements Transport {
       if (this.unflushed < this.hwm) this.wake();
     });
     if (this.corkedBytes >= FLUSH_BYTES) this.uncork();
+    // last: the budget may cut this connection
+    this.options.onBuffered?.(this.unflushed);
   }
 
   /**
@@ -172,7 +176,7 @@ export class WebSocketTransport implements Transport {
 
   close(info: CloseInfo = { reason: 'closed locally' }): void {
     if (this.closed) return;
-    if (info.reason.startsWith('buffered bytes limit')) {
+    if (info.unreadCut) {
       // a peer that does not read would never read a close frame either: cut the TCP connection
       this.corked = undefined;
       this.socket.terminate();

@@ -17,6 +17,10 @@ export interface ServeFlags {
   allowOrigin?: string[];
   maxMessageBytes?: number;
   maxBufferedBytes?: number;
+  maxUnreadBytes?: number;
+  maxPendingSockets?: number;
+  maxPendingPerIp?: number;
+  pendingTimeoutMs?: number;
   maxConnections?: number;
   maxSessions?: number;
   http2Port?: number;
@@ -109,6 +113,10 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     allowedOrigins: flags.allowOrigin,
     maxMessageBytes: flags.maxMessageBytes,
     maxBufferedBytes: flags.maxBufferedBytes,
+    maxUnreadBytes: flags.maxUnreadBytes,
+    maxPendingSockets: flags.maxPendingSockets,
+    maxPendingSocketsPerIp: flags.maxPendingPerIp,
+    pendingSocketTimeoutMs: flags.pendingTimeoutMs,
     maxConnections: flags.maxConnections,
     maxSessions: flags.maxSessions,
     http2Port: flags.http2Port,
