@@ -236,6 +236,48 @@ describePostgres('a database outage with two cluster instances and a follower', 
     expect(turnEnds(b.updates).map((u) => u.stopReason)).toEqual(['end_turn', 'end_turn']);
   });
 
+  it('an outage longer than the store retries, mid-turn, on both instances: the turn ends with the store\'s error; afterwards a second client resumes through the owner instance (while A is still attached) and through instance 2, both with the stored history, and prompts', async () => {
+    // issue 24 item 5: the owner's failed runtime stayed registered, and every resume joining it read
+    // the history 20 times and answered -32603 "kept changing while its history was read"
+    const { control, one, two, a, sa, b } = await shared({ leaseMs: 30_000, retryForMs: 800 });
+    const turn = sa.prompt('gate:g:2');
+    await control.reached('g');
+    await until(() => chunkTexts(a.updates).length === 2 && chunkTexts(b.updates).length === 2, 'the chunks before the gate on A and B');
+    // the database is down: connections are refused at once (nothing listens where the relays point)
+    for (const p of [one.proxy, two.proxy]) {
+      p.retarget(1);
+      p.cut();
+    }
+    control.open('g');
+    // the owner's writes give up after retryForMs: the turn ends with the store's reason
+    expect(await turn).toMatchObject({ stopReason: 'error', error: { code: SESSION_STORE_UNAVAILABLE } });
+    for (const p of [one.proxy, two.proxy]) p.retarget(Number(new URL(db.url).port));
+    const history = (await rowsOf(sa.sessionId)).filter((r) => !r.live).map((r) => r.body);
+    expect(chunkTexts(history)).toEqual(['before0 ', 'before1 ']);
+
+    // a second client on the owner instance, A still attached there
+    const c = await client(one.url);
+    const sc = await c.conn.resumeSession(sa.sessionId, { cwd: '/tmp', replay: true });
+    expect(withoutPrimers(c.updates)).toEqual([...history, { sessionUpdate: 'state_update', state: 'idle' }]);
+    // and one through instance 2
+    const d = await client(two.url);
+    await d.conn.resumeSession(sa.sessionId, { cwd: '/tmp', replay: true });
+    expect(withoutPrimers(d.updates)).toEqual([...history, { sessionUpdate: 'state_update', state: 'idle' }]);
+    // the session is usable again through the owner instance
+    expect((await sc.prompt('say:again')).stopReason).toBe('end_turn');
+    const rows = await rowsOf(sa.sessionId);
+    expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1));
+    expect(chunkTexts(rows.filter((r) => !r.live).map((r) => r.body))).toEqual(['before0 ', 'before1 ', 'again ']);
+    // B (following through instance 2) saw the failed turn end once (its end was stored on reopening), then the next turn
+    await until(() => turnEnds(b.updates).length === 2, "both turns' ends on B");
+    expect(turnEnds(b.updates).map((u) => [u.stopReason, u.error?.code])).toEqual([['error', SESSION_STORE_UNAVAILABLE], ['end_turn', undefined]]);
+    // A, still on the failed runtime, is refused until it resumes; then it shares the reopened session
+    await expect(sa.prompt('say:from-a')).rejects.toMatchObject({ code: SESSION_STORE_UNAVAILABLE });
+    const sa2 = await a.conn.resumeSession(sa.sessionId, { cwd: '/tmp' });
+    expect((await sa2.prompt('say:from-a')).stopReason).toBe('end_turn');
+    await until(() => chunkTexts(c.updates).includes('from-a '), "A's turn on C");
+  });
+
   it("a follower's instance that cannot reach the database refuses its client's prompt and a resume naming the store (-32011), not with an opaque -32603", async () => {
     const { two, sb } = await shared({ leaseMs: 1500, retryForMs: 2000 });
     // instance 2's connections now end at once: nothing listens where its relay points

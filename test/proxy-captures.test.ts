@@ -1,4 +1,4 @@
-// Capture files: reading (torn last line, acp-devtools exports), and the captures CLI (list, show, export redacted).
+// Capture files: reading (torn last line; acp-devtools exports: proxy-devtools-export.test.ts), and the captures CLI (list, show, export redacted).
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CaptureWriter, readCapture } from '../src/proxy/index.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
-const DEVTOOLS = fileURLToPath(new URL('./fixtures/proxy-devtools-export.json', import.meta.url));
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -52,17 +51,6 @@ describe('capture files', () => {
     expect(c.frames.map((f) => [f.seq, f.dir, f.kind, f.method ?? f.id])).toEqual([[1, 'editor->agent', 'request', 'initialize'], [2, 'agent->editor', 'response', 0], [3, 'editor->agent', 'request', 'session/new']]);
     expect(c.metas).toEqual([expect.objectContaining({ type: 'meta', seq: 2, protocolVersion: 1 })]);
     expect(c.skipped).toEqual([{ line: 6, reason: 'not JSON (torn line)' }]);
-  });
-
-  it('reads an acp-devtools export: directions, relative times, raw or payload', async () => {
-    const c = await readCapture(DEVTOOLS);
-    expect(c.header).toMatchObject({ source: 'acp-devtools', agent: ['gemini --experimental-acp'], start: '2026-11-20T10:00:00.000Z' });
-    expect(c.frames.map((f) => [f.seq, f.t, f.dir, f.kind])).toEqual([[1, 0, 'editor->agent', 'request'], [2, 250, 'agent->editor', 'response'], [3, 1000, 'agent->editor', 'response']]);
-    expect(JSON.parse(c.frames[1]!.raw)).toEqual({ jsonrpc: '2.0', id: 0, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
-    // and it validates like any capture: the response to id 7 answers nothing
-    const r = spawnSync(process.execPath, [BIN, 'validate', DEVTOOLS], { encoding: 'utf8' });
-    expect(r.status).toBe(1);
-    expect(r.stdout).toMatch(/^ACP-ALL-RPC-03 +\[response-to-unknown-id\] +seq 3/m);
   });
 
   it('captures export redacts auth _meta, MCP env values, authorization headers and auth method env; keeps the rest', () => {

@@ -1,9 +1,8 @@
-// Reading the Rust SDK conductor's `.jsons` traces as captures. The fixture is written by hand after the
-// format of agentclientprotocol/rust-sdk src/agent-client-protocol-conductor/src/trace.rs (TraceEvent:
-// {type, ts (seconds), protocol, from, to, id, method, session?, params} / {type: "response", ts, from, to, id,
-// is_error, payload}) and the component names of its tests/trace_snapshot.rs ("Client", "Proxy(0)", "Agent").
+// Reading the Rust SDK conductor's `.jsons` traces as captures, with the traces of the rust-sdk's own snapshot tests
+// (test/fixtures/rust-conductor, see its README): a real client, proxy chain and test agent, events as the
+// conductor's EventWriter writes them.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,40 +10,54 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { captureStats, readCapture } from '../src/proxy/index.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
-const TRACE = fileURLToPath(new URL('./fixtures/proxy-conductor-trace.jsons', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('./fixtures/rust-conductor/', import.meta.url));
+const TRACE = join(FIXTURES, 'trace_snapshot.jsons');
+const MCP_TRACE = join(FIXTURES, 'trace_mcp_tool_call.jsons');
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 describe('Rust conductor traces (.jsons)', () => {
-  it('maps events to frames: direction by position in the chain, seconds to ms, results and errors; MCP events and a torn last line are skipped', async () => {
-    const c = await readCapture(TRACE);
+  it('maps events to frames: direction by position in the chain, _proxy/initialize as initialize, results; a torn last line is skipped', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'acp-conductor-'));
+    dirs.push(d);
+    const torn = join(d, 'torn.jsons');
+    const text = readFileSync(TRACE, 'utf8');
+    // a conductor killed while writing its last event
+    writeFileSync(torn, text + text.split('\n')[0]!.slice(0, 60));
+    const c = await readCapture(torn);
     expect(c.header).toMatchObject({ format: 'acp-kit-capture', source: 'rust-conductor', agent: [] });
     expect(c.frames.map((f) => [f.seq, f.t, f.dir, f.kind, f.method ?? null, f.id ?? null])).toEqual([
-      [1, 0, 'editor->agent', 'request', 'initialize', 'a1'],
-      [2, 12.5, 'agent->editor', 'response', null, 'a1'],
-      [3, 20, 'editor->agent', 'request', 'session/new', 'a2'],
-      [4, 35, 'agent->editor', 'response', null, 'a2'],
-      [5, 100, 'editor->agent', 'request', 'session/prompt', 'a3'],
+      [1, 0, 'editor->agent', 'request', 'initialize', 'id:0'],
+      [2, 0, 'agent->editor', 'response', null, 'id:0'],
+      [3, 0, 'editor->agent', 'request', 'session/new', 'id:1'],
+      [4, 0, 'agent->editor', 'response', null, 'id:1'],
+      [5, 0, 'editor->agent', 'request', 'session/prompt', 'id:2'],
       // Proxy(1) -> Proxy(0) travels towards the client
-      [6, 150, 'agent->editor', 'notification', 'session/update', null],
-      [7, 200, 'editor->agent', 'request', 'session/set_mode', 'a4'],
-      [8, 210, 'agent->editor', 'error', null, 'a4'],
-      [9, 400, 'agent->editor', 'response', null, 'a3'],
+      [6, 0, 'agent->editor', 'notification', 'session/update', null],
+      [7, 0, 'agent->editor', 'response', null, 'id:2'],
     ]);
-    expect(JSON.parse(c.frames[0]!.raw)).toEqual({ jsonrpc: '2.0', id: 'a1', method: 'initialize', params: { clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, protocolVersion: 1 } });
-    expect(JSON.parse(c.frames[7]!.raw)).toEqual({ jsonrpc: '2.0', id: 'a4', error: { code: -32601, message: 'Method not found' } });
-    expect(JSON.parse(c.frames[8]!.raw)).toEqual({ jsonrpc: '2.0', id: 'a3', result: { stopReason: 'end_turn' } });
-    expect(c.skipped).toEqual([
-      { line: 6, reason: 'MCP-over-ACP request tools/call' },
-      { line: 7, reason: 'MCP-over-ACP response' },
-      { line: 12, reason: 'not JSON (torn line)' },
-    ]);
+    expect(JSON.parse(c.frames[0]!.raw)).toEqual({ jsonrpc: '2.0', id: 'id:0', method: 'initialize', params: { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false } } });
+    expect(JSON.parse(c.frames[6]!.raw)).toEqual({ jsonrpc: '2.0', id: 'id:2', result: { stopReason: 'end_turn' } });
+    expect(c.skipped).toEqual([{ line: 8, reason: 'not JSON (torn line)' }]);
     const s = await captureStats(c.frames);
     expect(s.protocolVersion).toBe(1);
-    expect(s.turns).toEqual([{ sessionId: 's-1', promptSeq: 5, t: 100, timeToFirstChunkMs: 50, durationMs: 300, endSeq: 9, stopReason: 'end_turn' }]);
-    expect(s.errors).toEqual([{ code: -32601, count: 1, message: 'Method not found', methods: ['session/set_mode'] }]);
+    expect(s.turns).toEqual([{ sessionId: 'session:0', promptSeq: 5, t: 0, timeToFirstChunkMs: 0, durationMs: 0, endSeq: 7, stopReason: 'end_turn' }]);
+  });
+
+  it('MCP-over-ACP events and their answers are skipped with the reason, the ACP ones of every hop are frames', async () => {
+    const c = await readCapture(MCP_TRACE);
+    expect(c.skipped).toEqual([
+      { line: 13, reason: 'MCP-over-ACP request initialize' },
+      { line: 14, reason: 'MCP-over-ACP response' },
+      { line: 15, reason: 'MCP-over-ACP notification notifications/initialized' },
+      { line: 16, reason: 'MCP-over-ACP request tools/call' },
+      { line: 17, reason: 'MCP-over-ACP response' },
+    ]);
+    expect(c.frames).toHaveLength(readFileSync(MCP_TRACE, 'utf8').trim().split('\n').length - 5);
+    // the proxy's mcp/connect (an ACP request from Proxy(1) to Proxy(0)) and its answer
+    expect(c.frames.filter((f) => f.id === 'id:4').map((f) => [f.dir, f.kind, f.method ?? null])).toEqual([['agent->editor', 'request', 'mcp/connect'], ['editor->agent', 'response', null]]);
   });
 
   it('older component names (client, proxy:0, agent) read the same; unknown components are skipped with the reason', async () => {
@@ -61,13 +74,16 @@ describe('Rust conductor traces (.jsons)', () => {
     expect(c.skipped).toEqual([{ line: 3, reason: 'unknown components "editor" -> "agent"' }]);
   });
 
-  it('acp-kit captures show and stats read a .jsons trace', () => {
+  it('acp-kit captures show, stats and validate read a .jsons trace', () => {
+    const validate = spawnSync(process.execPath, [BIN, 'validate', TRACE], { encoding: 'utf8' });
+    expect(validate.stdout).toBe('7 frames, protocol v1: no violations\n');
+    expect(validate.status).toBe(0);
     const show = spawnSync(process.execPath, [BIN, 'captures', 'show', TRACE], { encoding: 'utf8' });
     expect(show.status).toBe(0);
     expect(show.stdout).toMatch(/from rust-conductor/);
-    expect(show.stdout).toMatch(/6 +0\.150s +agent -> editor +notification session\/update agent_message_chunk/);
+    expect(show.stdout).toMatch(/6 +0\.000s +agent -> editor +notification session\/update agent_message_chunk/);
     const stats = spawnSync(process.execPath, [BIN, 'stats', TRACE, '--json'], { encoding: 'utf8' });
     expect(stats.status).toBe(0);
-    expect(JSON.parse(stats.stdout)).toMatchObject({ frames: 9, protocolVersion: 1, stopReasons: { end_turn: 1 } });
+    expect(JSON.parse(stats.stdout)).toMatchObject({ frames: 7, protocolVersion: 1, stopReasons: { end_turn: 1 } });
   });
 });

@@ -102,6 +102,42 @@ describe('replayAsAgent', () => {
     expect(c.logs).toContain('replay: expected session/new at frame 3, got session/list');
   });
 
+  it('a recording whose client pipelined initialize and session/new answers a client that waits for each answer (before: nothing answered)', async () => {
+    const frames = capture([
+      ['editor->agent', { id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }],
+      ['editor->agent', { id: 1, method: 'session/new', params: { cwd: '/w', mcpServers: [] } }],
+      ['agent->editor', { id: 0, result: { protocolVersion: 1 } }],
+      ['agent->editor', { id: 1, result: { sessionId: 's1' } }],
+      ['editor->agent', { id: 2, method: 'session/prompt', params: { sessionId: 's1', prompt: [] } }],
+      ['agent->editor', { method: 'session/update', params: { sessionId: 's1', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hi' } } } }],
+      ['editor->agent', { method: 'session/cancel', params: { sessionId: 's1' } }],
+      ['agent->editor', { id: 2, result: { stopReason: 'cancelled' } }],
+    ]);
+    const c = client(frames);
+    c.send({ id: 'a', method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+    expect(await c.next()).toEqual({ jsonrpc: '2.0', id: 'a', result: { protocolVersion: 1 } });
+    c.send({ id: 'b', method: 'session/new', params: { cwd: '/w', mcpServers: [] } });
+    expect(await c.next()).toEqual({ jsonrpc: '2.0', id: 'b', result: { sessionId: 's1' } });
+    c.send({ id: 'c', method: 'session/prompt', params: { sessionId: 's1', prompt: [] } });
+    expect(await c.next()).toMatchObject({ method: 'session/update' });
+    // the recorded answer came after the client's cancel: it waits for the live one
+    c.send({ method: 'session/cancel', params: { sessionId: 's1' } });
+    expect(await c.next()).toEqual({ jsonrpc: '2.0', id: 'c', result: { stopReason: 'cancelled' } });
+    c.end();
+    expect(await c.done).toMatchObject({ completed: true, divergences: [] });
+  });
+
+  it('a client that pipelines what the recorded client sent one by one gets the answers in recorded order', async () => {
+    const frames = capture([...INIT, ['editor->agent', { id: 1, method: 'session/new', params: { cwd: '/w', mcpServers: [] } }], ['agent->editor', { id: 1, result: { sessionId: 's1' } }]]);
+    const c = client(frames);
+    c.send({ id: 5, method: 'initialize', params: {} });
+    c.send({ id: 6, method: 'session/new', params: { cwd: '/w', mcpServers: [] } });
+    expect(await c.next()).toMatchObject({ id: 5, result: { protocolVersion: 1 } });
+    expect(await c.next()).toEqual({ jsonrpc: '2.0', id: 6, result: { sessionId: 's1' } });
+    c.end();
+    expect(await c.done).toMatchObject({ completed: true, divergences: [] });
+  });
+
   it('the client closing early is reported with the frame replay was at; lines that are not JSON-RPC from the recorded agent are replayed as they were', async () => {
     const frames = capture([...INIT, ['agent->editor', 'banner: not json'], ['editor->agent', { id: 1, method: 'session/new', params: { cwd: '/w' } }], ['agent->editor', { id: 1, result: { sessionId: 's' } }]]);
     const c = client(frames);

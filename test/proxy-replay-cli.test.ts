@@ -93,6 +93,37 @@ describe('acp-kit replay: divergence and bad input', () => {
     expect(r.stderr).toMatch(/the agent answered session\/load \(frame 3\) with an error .*; the recording has a result at frame 4/);
   });
 
+  it('--as client: a wait that times out at the end of the recording names the last frame, not frame 0', async () => {
+    const dir = tempDir('replay-end-timeout');
+    const cap = join(dir, 'cap.ndjson');
+    const frame = (seq: number, dir: string, kind: string, msg: Record<string, unknown>) => ({ seq, t: seq, dir, kind, ...('method' in msg ? { method: msg.method } : {}), id: msg.id, raw: JSON.stringify({ jsonrpc: '2.0', ...msg }) });
+    const lines = [
+      { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: '0.1.0', agent: ['x'], start: new Date(0).toISOString() },
+      frame(1, 'editor->agent', 'request', { id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }),
+      frame(2, 'agent->editor', 'response', { id: 0, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } }),
+      frame(3, 'editor->agent', 'request', { id: 1, method: 'session/new', params: { cwd: dir, mcpServers: [] } }),
+      frame(4, 'agent->editor', 'response', { id: 1, result: { sessionId: 'raw-s1' } }),
+      // "wait" keeps the hand-written agent's turn open: the recorded answer never comes live
+      frame(5, 'editor->agent', 'request', { id: 2, method: 'session/prompt', params: { sessionId: 'raw-s1', prompt: [{ type: 'text', text: 'wait' }] } }),
+      frame(6, 'agent->editor', 'response', { id: 2, result: { stopReason: 'end_turn' } }),
+    ];
+    writeFileSync(cap, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const r = await cli(['replay', cap, '--as', 'client', '--timeout', '1', '--', node, join(FIXTURES, 'cli-raw-v1-agent.mjs')], { env: cliEnv({ ACP_KIT_DATA_DIR: join(dir, 'data') }) });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('waited 1 s at the end of the recording for the answer to session/prompt (frame 5)');
+    expect(r.stderr).toMatch(/diverged at frame 6: /);
+    expect(r.stderr).not.toMatch(/frame 0/);
+  });
+
+  it('--as client: a v2 recording against a v1 agent (official SDK) says version mismatch and exits 10, not a timeout', async () => {
+    const rec = await record(2);
+    const { ws: ws2, env } = fresh(rec);
+    const r = await cli(['replay', rec.capture, '--as', 'client', '--timeout', '30', '--cwd', ws2, '--', node, join(FIXTURES, 'cli-sdk-agent.mjs')], { env });
+    expect(r.stderr).toMatch(/version mismatch: the recording speaks ACP v2, the live agent answered initialize \(frame 1\) with v1/);
+    expect(r.stderr).not.toMatch(/timeout|waited/);
+    expect(r.code).toBe(10);
+  });
+
   it('--as agent: a client request that does not match gets a JSON-RPC error naming the expected method and frame, and a stderr line', async () => {
     const rec = await record(1);
     const init = JSON.parse((await readCapture(rec.capture)).frames[0]!.raw);

@@ -5,10 +5,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
 import { connect, type ClientConnection } from '../src/client/index.js';
+import { startServe } from './support/serve-process.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const AGENT = fileURLToPath(new URL('./fixtures/e2e-agent.mjs', import.meta.url));
@@ -21,22 +21,12 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function startServe(args: string[]): Promise<{ proc: ChildProcess; url: string; ws: string; stderr: () => string }> {
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  procs.push(proc);
-  let err = '';
-  proc.stderr!.on('data', (c) => (err += c));
-  return new Promise((resolve, reject) => {
-    proc.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-    createInterface({ input: proc.stdout! }).once('line', (line) => resolve({ proc, ...JSON.parse(line), stderr: () => err }));
-  });
-}
 
 it('serve --agent: a turn over WebSocket; SIGTERM mid-turn ends it cancelled, then exits 0', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'acp-serve-'));
   dirs.push(dir);
   writeFileSync(join(dir, 'token'), 'file-token\n');
-  const serve = await startServe(['--token-file', join(dir, 'token'), '--agent', `${JSON.stringify(process.execPath)} ${JSON.stringify(AGENT)}`]);
+  const serve = await startServe(['--token-file', join(dir, 'token'), '--agent', `${JSON.stringify(process.execPath)} ${JSON.stringify(AGENT)}`], { procs });
   expect(serve.stderr()).toMatch(/listening on ws:\/\/127\.0\.0\.1:\d+\/acp \(WebSocket\)/);
   expect(serve.stderr()).not.toContain('file-token');
   const conn = await connect({ url: serve.ws, token: 'file-token' });

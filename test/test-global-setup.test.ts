@@ -1,5 +1,5 @@
 /** The vitest global set-up (test/support/global-setup.ts): when it rebuilds dist/, and how it reports leftovers. */
-import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,8 +10,9 @@ function project(): string {
   const root = tempDir('acp-kit-setup-test-');
   mkdirSync(join(root, 'src/agent'), { recursive: true });
   mkdirSync(join(root, 'dist/cli'), { recursive: true });
+  mkdirSync(join(root, 'dist/bundle'), { recursive: true });
   for (const f of ['package.json', 'tsconfig.build.json', 'src/index.ts', 'src/agent/a.ts']) writeFileSync(join(root, f), '{}');
-  for (const f of ['dist/index.js', 'dist/cli/main.js']) writeFileSync(join(root, f), '');
+  for (const f of ['dist/index.js', 'dist/cli/main.js', 'dist/bundle/cli.js']) writeFileSync(join(root, f), '');
   // every input an hour older than the build
   const old = new Date(Date.now() - 3_600_000);
   for (const f of ['package.json', 'tsconfig.build.json', 'src/index.ts', 'src/agent/a.ts']) utimesSync(join(root, f), old, old);
@@ -36,6 +37,21 @@ describe('global set-up', () => {
     expect(distIsStale(root)).toBe(true);
     const unbuilt = tempDir('acp-kit-setup-test-');
     expect(distIsStale(unbuilt)).toBe(true);
+  });
+
+  it('a changed lock file or a missing bundle means stale; an installed copy without src/ is not', () => {
+    const root = project();
+    writeFileSync(join(root, 'package-lock.json'), '{}');
+    utimesSync(join(root, 'package-lock.json'), new Date(), new Date(Date.now() + 1000));
+    expect(distIsStale(root)).toBe(true);
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(join(root, 'package-lock.json'), old, old);
+    expect(distIsStale(root)).toBe(false);
+    rmSync(join(root, 'dist/bundle/cli.js'));
+    expect(distIsStale(root)).toBe(true);
+    writeFileSync(join(root, 'dist/bundle/cli.js'), '');
+    rmSync(join(root, 'src'), { recursive: true });
+    expect(distIsStale(root)).toBe(false);
   });
 
   it('counts leftover temp entries by name prefix', () => {

@@ -11,6 +11,7 @@ import type {
 } from '../protocol/model/methods.js';
 import { Methods, type AgentMethod, type ClientMethod, type EmptyResult, type NewSessionResponse, type ParamsOf, type PromptResponse, type ResultOf } from '../protocol/model/methods.js';
 import type { AgentCapabilities, ConfigOption, McpServer, PermissionOutcome, PermissionRequest } from '../protocol/model/session.js';
+import type { StateUpdate } from '../protocol/model/update.js';
 import { getValidator } from '../protocol/validation/validator.js';
 import type { WireValidator } from '../protocol/validation/types.js';
 import { negotiateVersion, SUPPORTED_VERSIONS, type ProtocolVersion } from '../protocol/version.js';
@@ -390,25 +391,43 @@ class AgentConnectionImpl implements AgentConnection {
     // a connection that dropped may still be closing this session (its turn ending, its history
     // being written): restore what it leaves behind, not a half-written history beside it
     if (!this.sessions.has(p.sessionId)) await this.options.sharedSessions?.whenClosed(p.sessionId);
-    const existing = this.sessions.get(p.sessionId);
-    const shared = existing ? undefined : this.sharing?.get(p.sessionId);
+    let existing = this.sessions.get(p.sessionId);
+    let shared = existing ? undefined : this.sharing?.get(p.sessionId);
+    // a runtime whose store failed refuses every prompt from then on and never settles (its failed
+    // writes stay unpersisted): the session opens afresh from what the store holds now, and the
+    // failed runtime is left to the clients still on it (their next resume moves them here too)
+    const failed = shared?.storeFailed ? shared : existing?.storeFailed ? existing : undefined;
+    const unstoredEnd = failed?.unstoredTurnEnd;
+    if (failed) {
+      if (failed === shared) {
+        this.options.sharedSessions?.delete(shared);
+        shared = undefined;
+      } else {
+        await this.leave(failed, 'reopening the session after its store failed');
+        existing = undefined;
+        // another connection may have reopened it already: attach to that one
+        shared = this.sharing?.get(p.sessionId);
+      }
+    }
     // open on another connection of this process: attach to it rather than open a second runtime
     if (shared) return this.join(shared, p, kind, replay);
     // one writer per stored session: refused while another process has it open (already ours when open here)
     if (!existing) this.store.acquire?.(p.sessionId);
     try {
-      return await this.restoreLocked(p, kind, replay, existing);
+      return await this.restoreLocked(p, kind, replay, existing, unstoredEnd);
     } catch (e) {
       if (!existing) this.store.release?.(p.sessionId);
       throw e;
     }
   }
 
-  private async restoreLocked(p: LoadSessionRequest | ResumeSessionRequest, kind: 'load' | 'resume', replay: boolean, existing: SessionRuntime | undefined): Promise<SessionSetupResult> {
+  /** `unstoredEnd`: the end of a turn whose store failed, for clients on other instances (stored after the read, which clears the store's failure). */
+  private async restoreLocked(p: LoadSessionRequest | ResumeSessionRequest, kind: 'load' | 'resume', replay: boolean, existing: SessionRuntime | undefined, unstoredEnd?: StateUpdate): Promise<SessionSetupResult> {
     // an asynchronous store: read once what is stored was also sent (a replay must not repeat held output)
     if (existing && !existing.quiescent) await existing.whenPersisted();
     const stored = await this.store.load(p.sessionId);
     if (!stored) throw AcpError.sessionNotFound(p.sessionId);
+    if (unstoredEnd && this.store.appendLive) await Promise.resolve(this.store.appendLive(p.sessionId, unstoredEnd)).catch((e: unknown) => Promise.reject(storeError(e)));
     if (existing && (kind === 'resume' || existing.attachedCount > 1) && sameSetup(existing, p)) {
       // already open here with the same roots and MCP servers (or shared with other clients, which
       // a reopen would cut off): keep it (and its running turn);

@@ -2,7 +2,7 @@
  * Sessions in PostgreSQL: what the JSONL store keeps (metadata, config values, the ordered history),
  * in tables several `acp-kit serve` instances can share. `pg` is loaded on first use only.
  */
-import type { Pool } from 'pg';
+import type { PgPool as Pool } from './store/postgres/pg-types.js';
 import { AcpError } from '../protocol/errors.js';
 import type { AnySessionUpdate } from '../protocol/model/update.js';
 import { SESSION_STORE_UNAVAILABLE, type ConfigValues, type SessionStore, type StoredSession, type StoredSessionMeta } from './session-store.js';
@@ -560,7 +560,7 @@ function describeWhere(options: PostgresSessionStoreOptions): string {
 
 /** `host:port` a pool connects to (no credentials), for messages. */
 export function poolWhere(pool: Pool): string {
-  const o = (pool as { options?: { host?: string; port?: number; connectionString?: string } }).options;
+  const o = pool.options;
   if (o?.connectionString) return postgresHostPort(o.connectionString) ?? 'the given pool';
   return o?.host ? `${o.host}:${o.port ?? 5432}` : 'the given pool';
 }

@@ -143,6 +143,8 @@ export class SessionRuntime implements AgentSession {
   private readonly persistWaiters: { upTo: number; resolve(): void }[] = [];
   /** Set when a store write failed: the turn ends `error` with it and new prompts are refused with it. */
   private storeFailure: AcpError | undefined;
+  /** The foreground state of the last `state_update` the store took (live rows, a cluster's store). */
+  private storedState: unknown = 'idle';
 
   constructor(
     private readonly host: SessionHost,
@@ -217,6 +219,29 @@ export class SessionRuntime implements AgentSession {
 
   // ---- asynchronous store -----------------------------------------------------
 
+  /** A live-only update to the store, noting the foreground state the store holds once it took it. */
+  private storedLive(update: AnySessionUpdate): void {
+    const written = this.host.store.appendLive?.(this.sessionId, update);
+    this.stored(written);
+    if (update.sessionUpdate !== 'state_update') return;
+    if (!isPending(written)) this.storedState = update.state;
+    else {
+      this.writes = this.writes.then(() => {
+        if (!this.storeFailure) this.storedState = update.state;
+      });
+    }
+  }
+
+  /**
+   * After a store failure, the end of the turn the store holds as still running (its end could
+   * not be stored, so clients on other instances would wait for it forever): appended by whoever
+   * reopens the session. None when the store holds the session idle.
+   */
+  get unstoredTurnEnd(): StateUpdate | undefined {
+    if (!this.storeFailure || this.storedState === 'idle') return undefined;
+    return { sessionUpdate: 'state_update', state: 'idle', stopReason: 'error', error: this.storeFailure.toJSON() };
+  }
+
   /** Tracks a store write; a promise holds the output that follows until it (and those before it) resolved. */
   private stored(result: void | Promise<void>): void {
     if (!isPending(result)) return;
@@ -285,6 +310,11 @@ export class SessionRuntime implements AgentSession {
     if (this.issued === this.persisted || this.storeFailure) return Promise.resolve();
     const upTo = this.issued;
     return new Promise<void>((resolve) => this.persistWaiters.push({ upTo, resolve }));
+  }
+
+  /** Whether a store write failed: the runtime refuses prompts from then on (a resume opens the session afresh). */
+  get storeFailed(): boolean {
+    return this.storeFailure !== undefined;
   }
 
   /** Whether every store write issued so far is persisted and its output sent. */
@@ -411,7 +441,7 @@ export class SessionRuntime implements AgentSession {
       // clients on other instances (a cluster's store) take user messages from live rows only: the
       // stored one of a prompt is echoed live by the lifecycle (v2), an author's is sent live here
       if (update.sessionUpdate === 'user_message') this.stored(this.host.store.appendLive?.(this.sessionId, update));
-    } else this.stored(this.host.store.appendLive?.(this.sessionId, update));
+    } else this.storedLive(update);
     this.noteToolCall(update);
     this.encoderUsed = true;
     if (modeChanged && update.sessionUpdate === 'current_mode_update') {
@@ -431,7 +461,7 @@ export class SessionRuntime implements AgentSession {
   sendLive(update: AnySessionUpdate): void {
     if (this.closed) return;
     // for clients on other instances (a cluster's store): held until persisted, like history
-    this.stored(this.host.store.appendLive?.(this.sessionId, update));
+    this.storedLive(update);
     this.noteToolCall(update);
     this.encoderUsed = true;
     this.deliver(update);

@@ -1,4 +1,4 @@
-import { AcpError } from '../protocol/errors.js';
+import { AcpError, OUT_OF_DESCRIPTORS, outOfDescriptors } from '../protocol/errors.js';
 import type { Meta } from '../protocol/model/json.js';
 import type { AnySessionUpdate } from '../protocol/model/update.js';
 
@@ -86,7 +86,8 @@ export const SESSION_STORE_UNAVAILABLE = -32011;
 /** The error a failed store write stands for: the store's own {@link SESSION_STORE_UNAVAILABLE} error, else one naming the store. */
 export function storeError(e: unknown): AcpError {
   if (e instanceof AcpError && e.code === SESSION_STORE_UNAVAILABLE) return e;
-  const reason = e instanceof Error ? e.message || e.name : String(e);
+  // the system error's message names the store's files
+  const reason = outOfDescriptors(e) ? OUT_OF_DESCRIPTORS : e instanceof Error ? e.message || e.name : String(e);
   return new AcpError(SESSION_STORE_UNAVAILABLE, `the session store failed: ${reason}`);
 }
 

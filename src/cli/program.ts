@@ -200,7 +200,11 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .option('--allow-origin <origin>', 'browser Origin allowed to connect (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--max-message-bytes <n>', 'largest client message (default 16 MiB)', count('--max-message-bytes'))
     .option('--max-buffered-bytes <n>', 'unread bytes held per connection before it is dropped (default 64 MiB)', count('--max-buffered-bytes'))
+    .option('--max-unread-bytes <n>', 'unread bytes held across all connections; beyond it the slowest readers are cut first (default 256 MiB)', count('--max-unread-bytes'))
     .option('--max-connections <n>', 'concurrent connections (default 256)', count('--max-connections'))
+    .option('--max-pending-sockets <n>', 'sockets not authenticated yet, in total (default 1024, at most a quarter of ulimit -n); more get 503 + Retry-After', count('--max-pending-sockets'))
+    .option('--max-pending-per-ip <n>', 'the same per client address (default a quarter of --max-pending-sockets, at most 256); more get 429 + Retry-After', count('--max-pending-per-ip'))
+    .option('--pending-timeout-ms <n>', 'a socket without an authenticated request this long is closed (default 10000)', count('--pending-timeout-ms'))
     .option('--http2-port <port>', 'also serve Streamable HTTP over cleartext HTTP/2 (h2c, prior knowledge) on this port (0 = any free one)', (v) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 0 || n > 65535) throw usageError(`--http2-port must be 0..65535 (got ${JSON.stringify(v)})`);

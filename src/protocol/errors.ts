@@ -12,6 +12,18 @@ export const ErrorCode = {
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
+/**
+ * What a client is told when the process ran out of file descriptors: the system error's own
+ * message names server paths (`EMFILE: too many open files, open '/home/…'`), which a client must not see.
+ */
+export const OUT_OF_DESCRIPTORS = 'the server is out of file descriptors (EMFILE) for the moment: try again later';
+
+/** Whether `e` is the system running out of file descriptors (EMFILE, ENFILE). */
+export function outOfDescriptors(e: unknown): boolean {
+  const code = e !== null && typeof e === 'object' && 'code' in e ? e.code : undefined;
+  return code === 'EMFILE' || code === 'ENFILE';
+}
+
 /** A JSON-RPC error object as it travels on the wire. */
 export interface RpcErrorObject {
   code: number;
@@ -45,6 +57,7 @@ export class AcpError extends Error {
    */
   static from(e: unknown): AcpError {
     if (e instanceof AcpError) return e;
+    if (outOfDescriptors(e)) return new AcpError(ErrorCode.InternalError, OUT_OF_DESCRIPTORS, { reason: 'EMFILE', retryable: true });
     if (e instanceof Error) return new AcpError(ErrorCode.InternalError, e.message || e.name, { name: e.name });
     return new AcpError(ErrorCode.InternalError, typeof e === 'string' ? e : JSON.stringify(e) ?? String(e));
   }

@@ -3,7 +3,9 @@ import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, statSync, 
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { at, isObj, type Obj } from './json.js';
+import { devtoolsFrames, devtoolsHeader, devtoolsMessageLines, isDevtoolsExport, type DevtoolsExport } from './devtools-export.js';
+import { isObj, type Obj } from './json.js';
+import { isCaptureJsonExport, type CaptureJsonExport } from './json-export.js';
 import type { CaptureFrame, CaptureSide, FrameDirection, FrameId, FrameKind } from './frame.js';
 
 export type { CaptureFrame, CaptureSide, FrameDirection, FrameId, FrameKind } from './frame.js';
@@ -50,7 +52,7 @@ export type CaptureEntry = CaptureHeader | CaptureMeta | ({ type: 'frame' } & Ca
 /**
  * The decoded JSON-RPC shape of one raw line, by `kind`: requests and notifications have a method,
  * answers an id, and every JSON-RPC kind carries its parsed object as `message` (left out by the
- * light {@link scanFrame}); `invalid` carries whatever parsed (undefined when not JSON).
+ * light `scanFrame`); `invalid` carries whatever parsed (undefined when not JSON).
  */
 export type DecodedFrame =
   | { kind: 'request'; method: string; id?: FrameId; message?: Record<string, unknown> }
@@ -87,60 +89,7 @@ export function decodeFrame(raw: string): DecodedFrame {
   return { kind: 'invalid', message };
 }
 
-const CANONICAL_PREFIX = '{"jsonrpc":"2.0",';
-
-/**
- * A light scan of the common, canonical shape (`{"jsonrpc":"2.0",` then `"id":…` and/or
- * `"method":"…"`, or `"result"` / `"error"`, as acp-kit, the official SDKs and most agents write
- * them) that finds kind, method and id without building the message. Returns `undefined` when the
- * line has any other shape (other key order, escapes in the method, spaces): call
- * {@link decodeFrame} then. Like the recorder, it does not check the rest of the line: readers that
- * need the message parse `raw` (a line that only looks like JSON-RPC fails there).
- */
-export function scanFrame(raw: string): DecodedFrame | undefined {
-  if (!raw.startsWith(CANONICAL_PREFIX) || raw.charCodeAt(raw.length - 1) !== 125 /* } */) return undefined;
-  let i = CANONICAL_PREFIX.length;
-  let id: FrameId | undefined;
-  let hasId = false;
-  if (raw.startsWith('"id":', i)) {
-    i += 5;
-    let end: number;
-    if (raw.charCodeAt(i) === 34 /* " */) {
-      end = raw.indexOf('"', i + 1);
-      if (end === -1) return undefined;
-      const text = raw.slice(i + 1, end);
-      if (text.includes('\\')) return undefined;
-      id = text;
-      end++;
-    } else {
-      end = raw.indexOf(',', i);
-      if (end === -1) return undefined;
-      const text = raw.slice(i, end);
-      if (text === 'null') id = null;
-      else {
-        if (!/^-?\d+$/.test(text)) return undefined;
-        id = Number(text);
-      }
-    }
-    if (raw.charCodeAt(end) !== 44 /* , */) return undefined;
-    i = end + 1;
-    hasId = true;
-  }
-  if (raw.startsWith('"method":"', i)) {
-    const start = i + 10;
-    const end = raw.indexOf('"', start);
-    if (end === -1) return undefined;
-    const method = raw.slice(start, end);
-    if (method.includes('\\')) return undefined;
-    const next = raw.charCodeAt(end + 1);
-    if (next !== 44 /* , */ && next !== 125 /* } */) return undefined;
-    return hasId ? { kind: 'request', method, id } : { kind: 'notification', method };
-  }
-  if (!hasId) return undefined;
-  if (raw.startsWith('"result":', i)) return { kind: 'response', id };
-  if (raw.startsWith('"error":', i)) return { kind: 'error', id };
-  return undefined;
-}
+export { scanFrame } from './scan.js';
 
 /**
  * The data root acp-kit uses (same rule as the agent runtime's session store): `$ACP_KIT_DATA_DIR`,
@@ -201,16 +150,18 @@ export class CaptureWriter {
    * `rawBytes`, the bytes `raw` was decoded from, lets a corked writer copy them escaped instead of
    * serialising `raw` again (the capture line is the same either way).
    */
-  frame(dir: FrameDirection, raw: string, decoded: DecodedFrame = decodeFrame(raw), side?: CaptureSide, rawBytes?: Buffer): CaptureFrame {
+  frame(dir: FrameDirection, raw: string, decoded: DecodedFrame = decodeFrame(raw), side?: CaptureSide, rawBytes?: Buffer, truncated?: number): CaptureFrame {
     const f: CaptureFrame = { seq: ++this.seq, t: this.now(), dir, raw, kind: decoded.kind };
     if (decoded.method !== undefined) f.method = decoded.method;
     if (decoded.id !== undefined) f.id = decoded.id;
     if (side !== undefined) f.side = side;
+    if (truncated !== undefined) f.truncated = truncated;
     // the same line JSON.stringify(f) gives, without building it from the object (hot path)
     let tail = `,"kind":"${f.kind}"`;
     if (f.method !== undefined) tail += `,"method":${JSON.stringify(f.method)}`;
     if (f.id !== undefined) tail += `,"id":${JSON.stringify(f.id)}`;
     if (side !== undefined) tail += `,"side":"${side}"`;
+    if (truncated !== undefined) tail += `,"truncated":${truncated}`;
     const head = `{"seq":${f.seq},"t":${f.t},"dir":"${dir}","raw":`;
     if (rawBytes !== undefined && this.corked && this.fd !== undefined && this.escaped(head, rawBytes)) this.text(`${tail}}\n`);
     else this.text(`${head}${JSON.stringify(raw)}${tail}}\n`);
@@ -322,15 +273,16 @@ export class CaptureWriter {
  * Numbers frames the way {@link CaptureWriter.frame} does: through `recorder` when there is one,
  * else in memory only (validation without recording still needs seq and time).
  */
-export function frameStamper(recorder: CaptureWriter | undefined): (dir: FrameDirection, raw: string, decoded: DecodedFrame, side?: CaptureSide, rawBytes?: Buffer) => CaptureFrame {
-  if (recorder) return (dir, raw, decoded, side, rawBytes) => recorder.frame(dir, raw, decoded, side, rawBytes);
+export function frameStamper(recorder: CaptureWriter | undefined): (dir: FrameDirection, raw: string, decoded: DecodedFrame, side?: CaptureSide, rawBytes?: Buffer, truncated?: number) => CaptureFrame {
+  if (recorder) return (dir, raw, decoded, side, rawBytes, truncated) => recorder.frame(dir, raw, decoded, side, rawBytes, truncated);
   let seq = 0;
   const t0 = process.hrtime.bigint();
-  return (dir, raw, d, side) => {
+  return (dir, raw, d, side, _bytes, truncated) => {
     const f: CaptureFrame = { seq: ++seq, t: Math.round(Number(process.hrtime.bigint() - t0) / 1000) / 1000, dir, raw, kind: d.kind };
     if (d.method !== undefined) f.method = d.method;
     if (d.id !== undefined) f.id = d.id;
     if (side !== undefined) f.side = side;
+    if (truncated !== undefined) f.truncated = truncated;
     return f;
   };
 }
@@ -369,6 +321,7 @@ export function openCapture(path: string): CaptureReader {
     let first: string | undefined;
     const rest: string[] = [];
     let devtools = false;
+    let firstLine = 1;
     let conductor: ConductorTrace | undefined;
     try {
       for await (const line of rl) {
@@ -383,13 +336,18 @@ export function openCapture(path: string): CaptureReader {
           } catch {
             devtools = line.trimStart().startsWith('{');
             if (devtools) {
+              firstLine = lineNo;
               rest.push(line);
               continue;
             }
             throw new CaptureFormatError(`${path}: line 1 is not JSON; expected an acp-kit capture (NDJSON), an acp-devtools export or a Rust conductor trace (.jsons)`);
           }
+          if (isCaptureJsonExport(parsed)) {
+            yield* mapJsonExport(parsed);
+            return;
+          }
           if (isDevtoolsExport(parsed)) {
-            yield* mapDevtools(parsed);
+            yield* mapDevtools(parsed, line, lineNo);
             return;
           }
           if (isConductorEvent(parsed)) {
@@ -428,40 +386,35 @@ export function openCapture(path: string): CaptureReader {
       }
       if (devtools) {
         let parsed: unknown;
+        const text = rest.join('\n');
         try {
-          parsed = JSON.parse(rest.join('\n'));
+          parsed = JSON.parse(text);
         } catch {
           throw new CaptureFormatError(`${path}: not JSON; expected an acp-kit capture (NDJSON) or an acp-devtools export`);
         }
+        if (isCaptureJsonExport(parsed)) {
+          yield* mapJsonExport(parsed);
+          return;
+        }
         if (!isDevtoolsExport(parsed)) throw new CaptureFormatError(`${path}: JSON document without a messages array; expected an acp-devtools export {version, session, messages:[…]}`);
-        yield* mapDevtools(parsed);
+        yield* mapDevtools(parsed, text, firstLine);
       }
     } finally {
       rl.close();
     }
   }
-  function* mapDevtools(doc: DevtoolsExport): Generator<CaptureFrame> {
-    const start = doc.messages.length > 0 ? Date.parse(String(at(doc.messages[0], 'timestamp'))) : NaN;
-    header = { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: 'acp-devtools', agent: devtoolsAgent(doc), start: Number.isFinite(start) ? new Date(start).toISOString() : new Date(0).toISOString(), source: 'acp-devtools' };
-    let seq = 0;
-    for (const m of doc.messages) {
-      const recorded = at(m, 'raw');
-      const raw = typeof recorded === 'string' ? recorded : JSON.stringify(at(m, 'payload') ?? null);
-      const d = decodeFrame(raw);
-      const ts = Date.parse(String(at(m, 'timestamp')));
-      const direction = at(m, 'direction');
-      const dir = devtoolsDirection(direction);
-      if (!dir) {
-        skipped.push({ line: seq + 1, reason: `unknown direction ${JSON.stringify(direction)}` });
-        continue;
-      }
-      const mseq = at(m, 'seq');
-      const f: CaptureFrame = { seq: typeof mseq === 'number' ? mseq : ++seq, t: Number.isFinite(ts) && Number.isFinite(start) ? ts - start : 0, dir, raw, kind: d.kind };
-      seq = f.seq;
-      if (d.method !== undefined) f.method = d.method;
-      if (d.id !== undefined) f.id = d.id;
-      yield f;
+  function* mapJsonExport(doc: CaptureJsonExport): Generator<CaptureFrame> {
+    if (doc.header) header = headerFrom(doc.header);
+    for (const m of doc.metas) if (isObj(m) && m.type === 'meta') metas.push(metaFrom(m));
+    for (const [i, e] of doc.frames.entries()) {
+      const f = isObj(e) ? frameFrom(e) : undefined;
+      if (f) yield f;
+      else skipped.push({ line: 0, reason: `frames[${i}] is not a frame` });
     }
+  }
+  function* mapDevtools(doc: DevtoolsExport, text: string, firstLine: number): Generator<CaptureFrame> {
+    header = devtoolsHeader(doc);
+    yield* devtoolsFrames(doc, header, devtoolsMessageLines(text, firstLine), skipped, decodeFrame);
   }
   return {
     [Symbol.asyncIterator]: () => frames(),
@@ -506,13 +459,14 @@ export function metaFrom(o: Obj): CaptureMeta {
  * reads as 0, a missing or unknown kind is taken from the raw line.
  */
 export function frameFrom(o: Obj): CaptureFrame | undefined {
-  const { type: _type, seq, t, dir, raw, kind, method, id, side, ...rest } = o;
+  const { type: _type, seq, t, dir, raw, kind, method, id, side, truncated, ...rest } = o;
   if (typeof seq !== 'number' || typeof raw !== 'string' || (dir !== 'editor->agent' && dir !== 'agent->editor')) return undefined;
   const f: CaptureFrame = { ...rest, seq, t: typeof t === 'number' ? t : 0, dir, raw, kind: isFrameKind(kind) ? kind : decodeFrame(raw).kind };
   if (typeof method === 'string') f.method = method;
   if (id !== undefined && isFrameId(id)) f.id = id;
   // an unknown side is no leg this reader knows: the frame keeps the editor's leg
   if (side === 'agent' || side === 'editor') f.side = side;
+  if (typeof truncated === 'number') f.truncated = truncated;
   return f;
 }
 
@@ -607,28 +561,28 @@ function componentRank(name: string): number | undefined {
   return m ? 1 + Number(m[1] ?? m[2]) : undefined;
 }
 
-/** An acp-devtools export: its messages are read field by field (`seq`, `timestamp`, `direction`, `raw`, `payload`). */
-interface DevtoolsExport extends Obj {
-  session?: unknown;
-  messages: unknown[];
+/** A line the reader skipped, with its 1-based line number and why. */
+export interface SkippedLine {
+  line: number;
+  reason: string;
 }
 
-function isDevtoolsExport(v: unknown): v is DevtoolsExport {
-  return isObj(v) && Array.isArray(v.messages) && v.type !== 'header';
+/** `N lines skipped; the first, line L: reason` (undefined when none was skipped). */
+export function describeSkipped(skipped: readonly SkippedLine[]): string | undefined {
+  const first = skipped[0];
+  if (!first) return undefined;
+  return `${skipped.length} line${skipped.length === 1 ? '' : 's'} skipped; ${skipped.length === 1 ? '' : 'the first, '}line ${first.line}: ${first.reason}`;
 }
 
-/** acp-devtools names directions from the proxy's point of view in a few spellings; accept them all. */
-function devtoolsDirection(d: unknown): FrameDirection | undefined {
-  const s = String(d).toLowerCase().replace(/[\s_]/g, '');
-  if (['client->agent', 'clienttoagent', 'editor->agent', 'toagent', 'c2a'].includes(s)) return 'editor->agent';
-  if (['agent->client', 'agenttoclient', 'agent->editor', 'toclient', 'a2c'].includes(s)) return 'agent->editor';
-  return undefined;
-}
-
-function devtoolsAgent(doc: DevtoolsExport): string[] {
-  const cmd = at(doc.session, 'command') ?? at(doc.session, 'agent');
-  if (Array.isArray(cmd)) return cmd.map(String);
-  return typeof cmd === 'string' ? [cmd] : [];
+/**
+ * Why a capture that was read to its end holds nothing to work on (no frame at all: an empty file,
+ * only a header, every line skipped), naming `path`; undefined when it has frames. Tools must not
+ * report "clean" on nothing.
+ */
+export function emptyCaptureProblem(path: string, frames: number, skipped: readonly SkippedLine[]): string | undefined {
+  if (frames > 0) return undefined;
+  const why = describeSkipped(skipped);
+  return why ? `${path}: no frames: ${why}` : `${path}: no frames (an empty capture: nothing was recorded in it)`;
 }
 
 /** Reads a whole capture into memory (for small captures and tests). */

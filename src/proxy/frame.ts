@@ -33,4 +33,9 @@ export interface CaptureFrame {
   id?: FrameId;
   /** The leg (bridge captures only; absent = `editor`, see {@link CaptureSide}). */
   side?: CaptureSide;
+  /**
+   * Set when the line was longer than the proxy records whole: its length in bytes (`raw` holds
+   * only its start, `kind` is `invalid`). The line itself was forwarded unchanged.
+   */
+  truncated?: number;
 }

@@ -1,6 +1,6 @@
-import type { Readable, Writable } from 'node:stream';
 import { describeExit, killAfterEditorClosed, proxyResult, spawnRawAgent, type AgentCommandOptions, type ProxyResult } from './agent-process.js';
 import { decodeFrame, frameStamper, scanFrame, type DecodedFrame, type FrameDirection } from './capture.js';
+import { DEFAULT_MAX_LINE_BYTES, forwardLines } from './forward-lines.js';
 import { numberAt } from './json.js';
 import { CaptureValidator } from './validate.js';
 
@@ -10,6 +10,12 @@ export type { ProxyResult } from './agent-process.js';
 export interface ProxyOptions extends AgentCommandOptions {
   /** Grace between SIGTERM and SIGKILL when the agent is killed (default 2000 ms). */
   killTimeoutMs?: number;
+  /**
+   * Longest line recorded and checked whole when recording or validating (default 256 MiB): a longer
+   * one is forwarded unchanged as its bytes come and recorded as a frame with its first 64 KiB and
+   * `truncated` (its length in bytes).
+   */
+  maxLineBytes?: number;
 }
 
 /** A running proxy. */
@@ -69,10 +75,17 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
       }
       if (validator) for (const v of validator.push(frame, d.message)) options.onViolation!(v);
     };
+    const onOversize = (dir: FrameDirection, head: Buffer, bytes: number): void => {
+      log(`${dir}: a line of ${bytes} bytes (over ${options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES}) was forwarded unchanged and recorded truncated`);
+      // only the head is kept: a character cut in two at its end is dropped
+      const raw = head.toString('utf8').replace(/\uFFFD$/, '');
+      stamp(dir, raw, { kind: 'invalid' }, undefined, undefined, bytes);
+    };
     // one capture write per input chunk: every complete line of it is recorded, then it is forwarded
     const batch = recorder ? { begin: () => recorder.cork(), end: () => recorder.uncork() } : undefined;
-    forwardLines(editorIn, child.stdin, 'editor->agent', onLine, true, batch);
-    forwardLines(child.stdout, editorOut, 'agent->editor', onLine, false, batch);
+    const sink = { line: onLine, oversize: onOversize };
+    forwardLines(editorIn, child.stdin, 'editor->agent', sink, true, batch, options.maxLineBytes);
+    forwardLines(child.stdout, editorOut, 'agent->editor', sink, false, batch, options.maxLineBytes);
     if (validator) {
       void exited.then(async () => {
         await stdoutEnded;
@@ -109,53 +122,4 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
       return done;
     },
   };
-}
-
-/**
- * Splits `from` into lines, hands each to `onLine` (record, check) and then writes the bytes
- * unchanged to `to`, honouring backpressure. A last line without `\n` is handled at EOF.
- */
-function forwardLines(from: Readable, to: Writable, dir: FrameDirection, onLine: (dir: FrameDirection, line: Buffer) => void, endTarget: boolean, batch?: { begin(): void; end(): void }): void {
-  // bytes of a line not complete yet: neither recorded nor forwarded
-  let held: Buffer[] = [];
-  from.on('data', (chunk: Buffer) => {
-    let nl = chunk.indexOf(10);
-    if (nl === -1) {
-      held.push(chunk);
-      return;
-    }
-    const before = held;
-    held = [];
-    let start = 0;
-    batch?.begin();
-    try {
-      while (nl !== -1) {
-        const part = chunk.subarray(start, nl);
-        const line = start === 0 && before.length > 0 ? Buffer.concat([...before, part]) : part;
-        onLine(dir, line);
-        start = nl + 1;
-        nl = chunk.indexOf(10, start);
-      }
-    } finally {
-      // on disk before forwarded
-      batch?.end();
-    }
-    if (start < chunk.length) held.push(chunk.subarray(start));
-    // forward the whole lines only after they were recorded; the rest goes with its newline
-    const head = chunk.subarray(0, start);
-    const out = before.length > 0 ? Buffer.concat([...before, head]) : head;
-    if (!to.write(out)) {
-      from.pause();
-      to.once('drain', () => from.resume());
-    }
-  });
-  from.once('end', () => {
-    if (held.length > 0) {
-      const rest = Buffer.concat(held);
-      held = [];
-      onLine(dir, rest);
-      to.write(rest);
-    }
-    if (endTarget) to.end();
-  });
 }

@@ -67,6 +67,8 @@ export class CaptureValidator {
   /** Checks one frame; `message` is its parsed JSON when the caller has it already. */
   push(frame: CaptureFrame, message?: unknown): Violation[] {
     const out: Violation[] = [];
+    // only the start of an over-long line was kept: nothing in it can be checked
+    if (frame.truncated !== undefined) return out;
     if (message === undefined && frame.kind !== 'invalid') {
       try {
         message = JSON.parse(frame.raw);

@@ -4,6 +4,7 @@ import { isObj } from '../protocol/codec/util.js';
 import { MAX_JSON_DEPTH } from './json-guard.js';
 import { deliverMessageText, messageToText } from './message-text.js';
 import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from './http-headers.js';
+import { requestIdKey } from './request-id.js';
 import type { CloseInfo, Transport, TransportHandlers } from './transport.js';
 
 export { HEADER_CONNECTION_ID, HEADER_SESSION_ID };
@@ -153,7 +154,7 @@ export class HttpClientTransport implements Transport {
         if (isObj(result) && typeof result.sessionId === 'string') void this.sessionStream(result.sessionId);
         if (msg && typeof msg.method === 'string' && 'id' in msg) {
           const s = sessionIdOf(msg);
-          if (s !== undefined) this.serverRequestSessions.set(JSON.stringify(msg.id), s);
+          if (s !== undefined) this.serverRequestSessions.set(requestIdKey(msg.id), s);
         }
         handlers.onMessage(m);
       },
@@ -205,7 +206,7 @@ export class HttpClientTransport implements Transport {
     }
     let session = sessionIdOf(message);
     if (session === undefined && !('method' in message) && 'id' in message) {
-      const key = JSON.stringify(message.id);
+      const key = requestIdKey(message.id);
       session = this.serverRequestSessions.get(key);
       this.serverRequestSessions.delete(key);
     }

@@ -3,6 +3,7 @@
  * (line length, a parsed id that is not a safe integer) says it may matter.
  */
 import { isObj } from '../protocol/codec/util.js';
+import { ExactNumberId } from './request-id.js';
 
 /**
  * Deepest nesting of objects/arrays accepted in one incoming message (the envelope counts as
@@ -112,67 +113,86 @@ export function rawIdTokens(line: string): Array<string | undefined> {
   return out;
 }
 
-/** An id `JSON.parse` could not keep exact, as a `bigint` when its raw token is a plain integer. */
+/**
+ * The exact form of an id `JSON.parse` may have changed, from its raw `token`: a `bigint` for a plain
+ * integer beyond 2^53, an {@link ExactNumberId} for any other number whose JSON text is not the
+ * token (digits a double cannot hold, an exponent, `-0`), else the parsed value itself.
+ */
 export function exactId(parsed: unknown, token: string | undefined): unknown {
-  if (typeof parsed !== 'number' || Number.isSafeInteger(parsed) || !Number.isInteger(parsed)) return parsed;
-  return token !== undefined && INTEGER.test(token) ? BigInt(token) : parsed;
+  if (typeof parsed !== 'number' || token === undefined || token === JSON.stringify(parsed)) return parsed;
+  if (INTEGER.test(token) && !Number.isSafeInteger(parsed)) return BigInt(token);
+  return new ExactNumberId(token);
 }
 
-/** True for a message (or batch) whose `id` is a value JSON.parse may have rounded. */
-function unsafeId(m: unknown): boolean {
+/** Characters that may continue a JSON number token. */
+const NUMBER_CHAR = /[-+0-9.eE]/;
+
+/**
+ * True when the message's numeric id may not be the text it came as. A safe integer is settled by
+ * finding `"id":<its digits>` (not followed by more of a number) in the line, which is how every
+ * compact writer puts it; anything else (fractions, big or pretty-printed ids) is read from the line.
+ */
+function inexactId(m: unknown, line: string): boolean {
   if (m === null || typeof m !== 'object' || !('id' in m)) return false;
   const id = m.id;
-  return typeof id === 'number' && Number.isInteger(id) && !Number.isSafeInteger(id);
+  if (typeof id !== 'number') return false;
+  if (!Number.isSafeInteger(id) || Object.is(id, -0)) return true;
+  const needle = `"id":${id}`;
+  for (let at = line.indexOf(needle); at !== -1; at = line.indexOf(needle, at + 1)) {
+    const next = line[at + needle.length];
+    if (next === undefined || !NUMBER_CHAR.test(next)) return false;
+  }
+  return true;
 }
 
 /**
- * Replaces ids that JSON.parse rounded (integers beyond 2^53) with their exact `bigint` value
- * read from the raw line; returns the message (mutated in place).
+ * Replaces ids that JSON.parse changed (integers beyond 2^53, digits a double cannot hold, other
+ * spellings of a number) with their exact form read from the raw line; returns the message (mutated in place).
  */
 export function restoreExactIds(message: unknown, line: string): unknown {
   if (Array.isArray(message)) {
-    if (!message.some(unsafeId)) return message;
+    if (!message.some((m) => inexactId(m, line))) return message;
     const tokens = rawIdTokens(line);
     message.forEach((m: unknown, i) => {
-      if (unsafeId(m) && isObj(m)) m.id = exactId(m.id, tokens[i]);
+      if (isObj(m) && typeof m.id === 'number') m.id = exactId(m.id, tokens[i]);
     });
     return message;
   }
-  if (unsafeId(message) && isObj(message)) message.id = exactId(message.id, rawIdTokens(line)[0]);
+  if (inexactId(message, line) && isObj(message)) message.id = exactId(message.id, rawIdTokens(line)[0]);
   return message;
 }
 
-/** Quick per-message test used by the transport (one property read in the common case). */
-export function mayHaveUnsafeId(message: unknown): boolean {
-  if (Array.isArray(message)) return message.some(unsafeId);
-  return unsafeId(message);
+/** Quick per-message test used by the transports (a property read and, for numeric ids, one search). */
+export function mayHaveUnsafeId(message: unknown, line: string): boolean {
+  if (Array.isArray(message)) return message.some((m) => inexactId(m, line));
+  return inexactId(message, line);
 }
 
 const MARKER = `\u0000acp-kit-exact-id-${Math.random().toString(36).slice(2)}`;
 const MARKER_JSON = JSON.stringify(MARKER);
 
-function hasBigintId(m: unknown): boolean {
-  return isObj(m) && typeof m.id === 'bigint';
+/** The JSON text of an id `JSON.stringify` cannot write as received, else undefined. */
+function exactIdText(m: unknown): string | undefined {
+  if (!isObj(m)) return undefined;
+  const id = m.id;
+  return typeof id === 'bigint' || id instanceof ExactNumberId ? id.toString() : undefined;
 }
 
 function stringifyOne(m: unknown): string {
-  if (isObj(m) && typeof m.id === 'bigint') {
+  const text = exactIdText(m);
+  if (text !== undefined && isObj(m)) {
     // the marker is unique to this process, so the one occurrence is the id's place
-    return JSON.stringify({ ...m, id: MARKER }).replace(MARKER_JSON, m.id.toString());
+    return JSON.stringify({ ...m, id: MARKER }).replace(MARKER_JSON, text);
   }
   return JSON.stringify(m);
 }
 
 /**
- * JSON for a message whose top-level `id` (or a batch entry's) is a `bigint` (an exact large id
- * echoed back), or `undefined` when the message has no such id. Any other `bigint` still throws,
- * as `JSON.stringify` does.
+ * The JSON text of a message, writing a top-level `bigint` or {@link ExactNumberId} id (an exact id
+ * echoed back; a batch entry's too) digit for digit. Any other `bigint` still throws, as
+ * `JSON.stringify` does.
  */
-export function stringifyWithExactIds(message: object): string | undefined {
-  if (Array.isArray(message)) {
-    if (!message.some(hasBigintId)) return undefined;
-    return `[${message.map(stringifyOne).join(',')}]`;
-  }
-  if (!('id' in message) || typeof message.id !== 'bigint') return undefined;
+export function stringifyMessage(message: object): string {
+  if (Array.isArray(message)) return message.some((m) => exactIdText(m) !== undefined) ? `[${message.map(stringifyOne).join(',')}]` : JSON.stringify(message);
   return stringifyOne(message);
 }

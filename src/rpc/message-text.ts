@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH, mayHaveUnsafeId, nestedDeeperThan, restoreExactIds, stringifyWithExactIds } from './json-guard.js';
+import { MAX_JSON_DEPTH, mayHaveUnsafeId, nestedDeeperThan, restoreExactIds, stringifyMessage } from './json-guard.js';
 import type { TransportHandlers } from './transport.js';
 
 /**
@@ -15,7 +15,7 @@ export function deliverMessageText(text: string, handlers: TransportHandlers | u
     handlers?.onInvalidLine({ line: text.length > 200 ? text.slice(0, 200) + '…' : text, error: e instanceof Error ? e : new Error(String(e)) });
     return;
   }
-  if (mayHaveUnsafeId(value)) value = restoreExactIds(value, text);
+  if (mayHaveUnsafeId(value, text)) value = restoreExactIds(value, text);
   if (tooDeep) {
     if (handlers?.onTooDeep) handlers.onTooDeep(value, maxDepth);
     else handlers?.onInvalidLine({ line: text.slice(0, 200) + '…', error: new Error(`message nested deeper than ${maxDepth} levels`) });
@@ -24,13 +24,16 @@ export function deliverMessageText(text: string, handlers: TransportHandlers | u
   handlers?.onMessage(value);
 }
 
-/** `JSON.stringify`, keeping exact large (bigint) ids; throws for anything else unserializable. */
+/** `JSON.stringify`, keeping exact ids (`bigint`, `ExactNumberId`) as sent; throws for anything else unserializable. */
 export function messageToText(message: object): string {
-  try {
-    return JSON.stringify(message);
-  } catch (e) {
-    const exact = stringifyWithExactIds(message);
-    if (exact === undefined) throw e;
-    return exact;
-  }
+  return stringifyMessage(message);
+}
+
+/**
+ * Parses one message text (a POST body) the way the transports do, with exact ids; throws
+ * `JSON.parse`'s error for text that is not JSON.
+ */
+export function parseMessageText(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  return mayHaveUnsafeId(value, text) ? restoreExactIds(value, text) : value;
 }

@@ -2,12 +2,13 @@ import { isObj } from '../protocol/codec/util.js';
 import { AcpError, ErrorCode, isAbortError } from '../protocol/errors.js';
 import { CANCEL_REQUEST_METHOD, type RequestId } from '../protocol/jsonrpc.js';
 import { messageToText } from './message-text.js';
+import { isWireRequestId, showRequestId, type WireRequestId } from './request-id.js';
 import type { CloseInfo, InvalidLine, Transport } from './transport.js';
 
 /** Passed to every request handler. */
 export interface RequestContext {
-  /** The request's id; a `bigint` for an integer id beyond 2^53, kept exact and echoed as sent. */
-  id: RequestId | bigint | null;
+  /** The request's id, echoed as sent: a `bigint` for an integer beyond 2^53, an `ExactNumberId` for another number JSON would not write back as sent. */
+  id: WireRequestId;
   method: string;
   /** Fires on `$/cancel_request` for this id or when the connection closes. */
   signal: AbortSignal;
@@ -83,7 +84,7 @@ const hasOwn = Object.prototype.hasOwnProperty;
 export class JsonRpcPeer {
   private nextId = 1;
   private readonly pending = new Map<RequestId, Pending>();
-  private readonly inbound = new Map<RequestId | bigint, AbortController>();
+  private readonly inbound = new Map<WireRequestId, AbortController>();
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private fallbackRequest: ((method: string, params: unknown, ctx: RequestContext) => unknown) | undefined;
@@ -309,7 +310,7 @@ export class JsonRpcPeer {
       }
       if (hasId) {
         const id = m.id;
-        if (!isValidId(id)) {
+        if (!isWireRequestId(id)) {
           reply(errorReply(null, AcpError.invalidRequest(`"id" must be a string, a number or null (got ${describe(id)})`)));
           return undefined;
         }
@@ -330,7 +331,7 @@ export class JsonRpcPeer {
 
   private readonly sendReply: Sink = (msg) => this.write(msg);
 
-  private startRequest(id: RequestId | bigint | null, method: string, params: unknown, reply: Sink): void {
+  private startRequest(id: WireRequestId, method: string, params: unknown, reply: Sink): void {
     if (method === CANCEL_REQUEST_METHOD) {
       reply(errorReply(id, AcpError.invalidRequest(`${CANCEL_REQUEST_METHOD} is a notification; send it without "id"`)));
       return;
@@ -412,7 +413,7 @@ export class JsonRpcPeer {
     const id = m.id;
     const p = this.pendingFor(id);
     if (!p) {
-      this.problem('unknown-response', `response for unknown request id ${showId(id)}`, m);
+      this.problem('unknown-response', `response for unknown request id ${showRequestId(id)}`, m);
       return;
     }
     this.pending.delete(p.id);
@@ -452,7 +453,7 @@ export class JsonRpcPeer {
           const err = new AcpError(ErrorCode.InvalidParams, `Invalid result: the response to ${p.method} is nested deeper than ${limit} levels (the limit for incoming JSON)`, { maxDepth: limit });
           this.answered(p, { error: err });
           p.reject(err);
-        } else this.problem('unknown-response', `response for unknown request id ${showId(r.id)} (and ${why})`);
+        } else this.problem('unknown-response', `response for unknown request id ${showRequestId(r.id)} (and ${why})`);
         return;
       }
       reply(errorReply(hasId ? validId(r.id) : null, AcpError.invalidRequest(why)));
@@ -525,9 +526,6 @@ class TooDeep {
   ) {}
 }
 
-function showId(id: unknown): string {
-  return typeof id === 'bigint' ? id.toString() : JSON.stringify(id);
-}
 
 /** Most entries one batch may hold; a bigger one is refused whole (one -32600), nothing of it runs. */
 export const MAX_BATCH_ENTRIES = 1000;
@@ -574,7 +572,7 @@ class BatchEntry {
   ) {}
 }
 
-function errorReply(id: RequestId | bigint | null, e: AcpError): object {
+function errorReply(id: WireRequestId, e: AcpError): object {
   return { jsonrpc: '2.0', id, error: e.toJSON() };
 }
 
@@ -589,14 +587,9 @@ function answeredIds(messages: readonly unknown[], from: number): Set<unknown> {
   return ids;
 }
 
-/** A request id this peer accepts: a string, a finite number, an exact large integer (`bigint`) or `null`. */
-function isValidId(id: unknown): id is RequestId | bigint | null {
-  return id === null || typeof id === 'string' || typeof id === 'bigint' || (typeof id === 'number' && Number.isFinite(id));
-}
-
 /** The id to echo in an error reply: the request's own when valid, else `null`. */
-function validId(id: unknown): RequestId | bigint | null {
-  return isValidId(id) ? id : null;
+function validId(id: unknown): WireRequestId {
+  return isWireRequestId(id) ? id : null;
 }
 
 /** What a thrown value says about itself, for problem reports and -32603 messages. */

@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { MAX_JSON_DEPTH, mayHaveUnsafeId, nestedDeeperThan, restoreExactIds, stringifyWithExactIds } from './json-guard.js';
+import { MAX_JSON_DEPTH, mayHaveUnsafeId, nestedDeeperThan, restoreExactIds, stringifyMessage } from './json-guard.js';
 import { LineSplitter } from './ndjson.js';
 import type { CloseInfo, Transport, TransportHandlers } from './transport.js';
 
@@ -99,8 +99,8 @@ export class StreamTransport implements Transport {
       this.handlers?.onInvalidLine({ line: line.length > 200 ? line.slice(0, 200) + '…' : line, error: e instanceof Error ? e : new Error(String(e)) });
       return;
     }
-    // integer ids beyond 2^53 were rounded by JSON.parse: take their digits from the line
-    if (mayHaveUnsafeId(value)) value = restoreExactIds(value, line);
+    // ids JSON.parse changed (beyond 2^53, beyond a double's digits): take their text from the line
+    if (mayHaveUnsafeId(value, line)) value = restoreExactIds(value, line);
     if (tooDeep) {
       if (this.handlers?.onTooDeep) this.handlers.onTooDeep(value, this.maxDepth);
       else this.handlers?.onInvalidLine({ line: line.slice(0, 200) + '…', error: new Error(`message nested deeper than ${this.maxDepth} levels`) });
@@ -111,15 +111,8 @@ export class StreamTransport implements Transport {
 
   send(message: object): void {
     if (this.closed || this.outputClosed) return;
-    let s: string;
-    try {
-      s = JSON.stringify(message);
-    } catch (e) {
-      // a bigint id is an exact large id being echoed back; anything else unserializable throws
-      const exact = stringifyWithExactIds(message);
-      if (exact === undefined) throw e;
-      s = exact;
-    }
+    // an exact id (bigint, ExactNumberId) is written as it came; anything else unserializable throws
+    const s = stringifyMessage(message);
     this.queue.push(s);
     this.queuedBytes += s.length + 1;
     if (this.waitingDrain) return;

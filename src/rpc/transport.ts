@@ -7,6 +7,11 @@ export interface CloseInfo {
   /** The last lines the peer process wrote to stderr, when known. */
   stderrTail?: string;
   error?: Error;
+  /**
+   * The peer left too much unread (its own limit or a server's budget across connections): the
+   * connection is cut without a close handshake, which it would not read either.
+   */
+  unreadCut?: boolean;
 }
 
 /** A line that could not be used as a JSON-RPC message. */

@@ -3,6 +3,7 @@ import { WebSocket } from 'ws';
 import { MAX_JSON_DEPTH } from './json-guard.js';
 import { deliverMessageText, messageToText } from './message-text.js';
 import type { CloseInfo, Transport, TransportHandlers } from './transport.js';
+import type { WebSocketLike } from './websocket-like.js';
 
 export interface WebSocketTransportOptions {
   /** Bytes handed to `ws` but not yet to the OS before {@link Transport.whenWritable} waits (default 4 MiB). */
@@ -14,13 +15,15 @@ export interface WebSocketTransportOptions {
   maxBufferedBytes?: number;
   /** Deepest nesting accepted in one incoming message (default 128). */
   maxDepth?: number;
+  /** Called with {@link WebSocketTransport.bufferedBytes} after each write (a server's budget across connections). */
+  onBuffered?: (bytes: number) => void;
 }
 
 /** Corked bytes after which a batch goes out without waiting for the macrotask to end (as the stdio transport). */
 const FLUSH_BYTES = 64 * 1024;
 
 /** The TCP socket under a `ws` WebSocket: `ws` keeps it in `_socket` (stable across ws 8) and offers no batching API. */
-function rawSocket(ws: WebSocket): Duplex | undefined {
+function rawSocket(ws: WebSocketLike): Duplex | undefined {
   const s: unknown = Reflect.get(ws, '_socket');
   return s instanceof Duplex ? s : undefined;
 }
@@ -49,8 +52,8 @@ export class WebSocketTransport implements Transport {
   private uncorkScheduled = false;
 
   constructor(
-    /** The underlying socket. */
-    readonly socket: WebSocket,
+    /** The underlying socket (a `ws` WebSocket). */
+    readonly socket: WebSocketLike,
     private readonly options: WebSocketTransportOptions = {},
   ) {
     this.hwm = options.highWaterMark ?? 4 * 1024 * 1024;
@@ -95,7 +98,7 @@ export class WebSocketTransport implements Transport {
     this.unflushed += bytes;
     const limit = this.options.maxBufferedBytes;
     if (limit !== undefined && this.unflushed > limit) {
-      this.close({ reason: `buffered bytes limit exceeded: the peer left more than ${limit} bytes unread` });
+      this.close({ reason: `buffered bytes limit exceeded: the peer left more than ${limit} bytes unread`, unreadCut: true });
       return;
     }
     this.cork(bytes);
@@ -105,6 +108,8 @@ export class WebSocketTransport implements Transport {
       if (this.unflushed < this.hwm) this.wake();
     });
     if (this.corkedBytes >= FLUSH_BYTES) this.uncork();
+    // last: the budget may cut this connection
+    this.options.onBuffered?.(this.unflushed);
   }
 
   /**
@@ -171,7 +176,7 @@ export class WebSocketTransport implements Transport {
 
   close(info: CloseInfo = { reason: 'closed locally' }): void {
     if (this.closed) return;
-    if (info.reason.startsWith('buffered bytes limit')) {
+    if (info.unreadCut) {
       // a peer that does not read would never read a close frame either: cut the TCP connection
       this.corked = undefined;
       this.socket.terminate();

@@ -1,4 +1,5 @@
 import { isObj } from '../protocol/codec/util.js';
+import { requestIdKey } from '../rpc/request-id.js';
 import type { CloseInfo, Transport, TransportHandlers } from '../rpc/transport.js';
 
 /** Sessions per token owner, shared by every connection of one server. */
@@ -91,7 +92,7 @@ export class GuardedTransport implements Transport {
         }
       }
       if (isRequest && (OPENING.has(msg.method) || msg.method === 'session/close' || msg.method === 'session/list')) {
-        this.watched.set(JSON.stringify(msg.id), { method: msg.method, sessionId });
+        this.watched.set(requestIdKey(msg.id), { method: msg.method, sessionId });
       }
     }
     this.handlers?.onMessage(msg);
@@ -100,7 +101,7 @@ export class GuardedTransport implements Transport {
   send(message: object): void {
     const m = message;
     if (isObj(m) && !('method' in m) && 'id' in m && this.watched.size > 0) {
-      const key = JSON.stringify(m.id);
+      const key = requestIdKey(m.id);
       const w = this.watched.get(key);
       if (w) {
         this.watched.delete(key);

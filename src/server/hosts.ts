@@ -4,6 +4,7 @@ import { InMemorySessionStore, type SessionStore } from '../agent/session-store.
 import { SharedSessions } from '../agent/shared-sessions.js';
 import type { AgentDefinition } from '../agent/types.js';
 import { spawnAgent, type SpawnAgentOptions } from '../rpc/child.js';
+import { requestIdKey } from '../rpc/request-id.js';
 import type { Transport } from '../rpc/transport.js';
 import type { AgentHost, AgentHostContext, AgentHostFactory } from './server.js';
 
@@ -79,7 +80,7 @@ export function stdioAgent(command: string, args: readonly string[] = [], option
       onMessage: (m) => {
         if (isObj(m)) {
           if (!('method' in m)) {
-            if (prompts.delete(JSON.stringify(m.id))) settled();
+            if (prompts.delete(requestIdKey(m.id))) settled();
           } else if (m.method === 'session/update' && isObj(m.params)) {
             const { sessionId, update } = m.params;
             if (isObj(update) && update.sessionUpdate === 'state_update' && typeof sessionId === 'string') {
@@ -103,7 +104,7 @@ export function stdioAgent(command: string, args: readonly string[] = [], option
       onMessage: (m) => {
         if (isObj(m) && m.method === 'session/prompt' && 'id' in m) {
           const sessionId = isObj(m.params) ? m.params.sessionId : undefined;
-          prompts.set(JSON.stringify(m.id), typeof sessionId === 'string' ? sessionId : '');
+          prompts.set(requestIdKey(m.id), typeof sessionId === 'string' ? sessionId : '');
         }
         // relayed as it came, as above
         agent.transport.send(m as object);

@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { isObj } from '../protocol/codec/util.js';
 import { messageToText } from '../rpc/message-text.js';
+import { requestIdKey } from '../rpc/request-id.js';
 import type { CloseInfo, Transport, TransportHandlers } from '../rpc/transport.js';
 
 type Json = Record<string, unknown>;
-
-const idKey = (id: unknown): string => JSON.stringify(id);
 
 /** Resolves on `res`'s next 'drain' or its 'close', removing both listeners (a long stream waits often). */
 function drained(res: ServerResponse): Promise<void> {
@@ -56,6 +55,8 @@ export class HttpServerConnection implements Transport {
   private streamTimer: NodeJS.Timeout | undefined;
   /** Called once when the connection ends. */
   onEnd: ((info: CloseInfo) => void) | undefined;
+  /** Called with {@link bufferedBytes} after each message routed (a server's budget across connections). */
+  onBuffered: ((bytes: number) => void) | undefined;
 
   constructor(
     /** Identity of the token that created it: every later request must carry the same. */
@@ -80,7 +81,7 @@ export class HttpServerConnection implements Transport {
   /** Hands the `initialize` request to the agent and resolves with its answer. */
   initializeWith(message: Json): Promise<object> {
     return new Promise((resolve) => {
-      this.initialize = { key: idKey(message.id), resolve };
+      this.initialize = { key: requestIdKey(message.id), resolve };
       this.handlers?.onMessage(message);
     });
   }
@@ -97,7 +98,7 @@ export class HttpServerConnection implements Transport {
   deliver(message: Json, session: string | undefined): void {
     if (this.closed) return;
     if (typeof message.method === 'string' && 'id' in message && session !== undefined && message.method !== 'session/load') {
-      this.requestSessions.set(idKey(message.id), session);
+      this.requestSessions.set(requestIdKey(message.id), session);
     }
     this.handlers?.onMessage(message);
   }
@@ -146,7 +147,7 @@ export class HttpServerConnection implements Transport {
   send(message: object): void {
     if (this.closed) return;
     const id = 'id' in message ? message.id : undefined;
-    if (this.initialize && !('method' in message) && idKey(id) === this.initialize.key) {
+    if (this.initialize && !('method' in message) && requestIdKey(id) === this.initialize.key) {
       const { resolve } = this.initialize;
       this.initialize = undefined;
       resolve(message);
@@ -157,7 +158,7 @@ export class HttpServerConnection implements Transport {
       const p = 'params' in message ? message.params : undefined;
       session = isObj(p) && typeof p.sessionId === 'string' ? p.sessionId : undefined;
     } else {
-      const key = idKey(id);
+      const key = requestIdKey(id);
       session = this.requestSessions.get(key);
       this.requestSessions.delete(key);
     }
@@ -170,9 +171,10 @@ export class HttpServerConnection implements Transport {
       this.waiting.push({ session, text });
       this.waitingBytes += text.length;
     } else this.write(res, `data: ${text}\n\n`);
-    if (this.bufferedBytes > this.maxBufferedBytes) {
-      this.close({ reason: `buffered bytes limit exceeded: the client left more than ${this.maxBufferedBytes} bytes unread` });
-    }
+    const held = this.bufferedBytes;
+    if (held > this.maxBufferedBytes) {
+      this.close({ reason: `buffered bytes limit exceeded: the client left more than ${this.maxBufferedBytes} bytes unread`, unreadCut: true });
+    } else this.onBuffered?.(held);
   }
 
   /** Adds an SSE event to `res`'s batch; the batch goes out at {@link FLUSH_BYTES} or at the end of the macrotask. */
@@ -228,7 +230,7 @@ export class HttpServerConnection implements Transport {
     this.closed = true;
     clearInterval(this.keepAlive);
     clearTimeout(this.streamTimer);
-    const overflow = info.reason.startsWith('buffered bytes limit');
+    const overflow = info.unreadCut === true;
     // what was sent before the close still reaches the client (not when it is the client that left it unread)
     if (overflow) this.batches.clear();
     else this.writeBatches();

@@ -6,10 +6,13 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { isObj } from '../protocol/codec/util.js';
 import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from '../rpc/http-headers.js';
+import { messageToText, parseMessageText } from '../rpc/message-text.js';
 import type { Transport } from '../rpc/transport.js';
 import { WebSocketTransport } from '../rpc/websocket-transport.js';
 import { GuardedTransport, SessionRegistry } from './guard.js';
 import { HttpServerConnection } from './http-connection.js';
+import { openFilesLimit, SocketGuard } from './socket-guard.js';
+import { UnreadBudget } from './unread-budget.js';
 
 /** What the server knows about the connection it asks an agent for. */
 export interface AgentHostContext {
@@ -51,8 +54,23 @@ export interface AcpServerOptions {
   maxMessageBytes?: number;
   /** Unread bytes held per connection before it is closed (default 64 MiB). */
   maxBufferedBytes?: number;
+  /**
+   * Unread bytes held across all connections (default 256 MiB): beyond it the connections holding
+   * the most (the slowest readers) are cut first, the reason naming this budget in the log.
+   */
+  maxUnreadBytes?: number;
   /** Concurrent connections (default 256); more get 503. */
   maxConnections?: number;
+  /**
+   * Sockets accepted but without an admitted (authenticated) request yet, across all addresses
+   * (default 1024, at most a quarter of the process's open-files limit); more are answered 503 with
+   * `Retry-After` and closed before their request is read.
+   */
+  maxPendingSockets?: number;
+  /** The same per remote address (default a quarter of {@link maxPendingSockets}, at most 256: one address cannot fill them all); more get 429 with `Retry-After`. */
+  maxPendingSocketsPerIp?: number;
+  /** A socket without an admitted request this long after it connected is closed (default 10 s; slowloris). */
+  pendingSocketTimeoutMs?: number;
   /** Open sessions per token (default 64). */
   maxSessions?: number;
   /** An HTTP connection whose event stream was not opened this long after `initialize` is dropped (default 30 s). */
@@ -77,6 +95,8 @@ export interface AcpServer {
   readonly http2Url?: string;
   /** Connections currently open. */
   readonly connectionCount: number;
+  /** Bytes sent to clients and not yet taken by them, across all connections (see {@link AcpServerOptions.maxUnreadBytes}). */
+  readonly unreadBytes: number;
   /** Stop accepting, end turns `cancelled`, flush, close every connection; resolves when done. */
   close(graceMs?: number): Promise<void>;
 }
@@ -125,6 +145,10 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
   const tokenDigests = tokens.map((t) => ({ digest: digest(t), owner: digest(t).toString('hex').slice(0, 12) }));
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
   const registry = new SessionRegistry(options.maxSessions ?? 64);
+  const fdLimit = openFilesLimit();
+  const maxPending = options.maxPendingSockets ?? Math.max(16, Math.min(1024, Math.floor((fdLimit ?? 4096) / 4)));
+  const sockets = new SocketGuard({ maxPending, maxPendingPerIp: options.maxPendingSocketsPerIp ?? Math.min(256, Math.max(4, Math.floor(maxPending / 4))), admitWithinMs: options.pendingSocketTimeoutMs ?? 10_000, log });
+  const budget = new UnreadBudget(options.maxUnreadBytes ?? 256 * 1024 * 1024, log);
   const live = new Map<string, Live>();
   const httpConnections = new Map<string, HttpServerConnection>();
   let stopping = false;
@@ -202,6 +226,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     if (url.pathname !== path) return text(res, 404, `not found: the ACP endpoint is ${path}`);
     const admitted = admit(req);
     if ('status' in admitted) return text(res, admitted.status, admitted.message, admitted.headers);
+    sockets.admitted(req.socket);
     const { owner } = admitted;
     const connectionId = headerOf(req, HEADER_CONNECTION_ID);
     const sessionHeader = headerOf(req, HEADER_SESSION_ID);
@@ -232,7 +257,8 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     if (typeof body !== 'string') return text(res, body.status, body.message);
     let message: unknown;
     try {
-      message = JSON.parse(body);
+      // exact ids: an integer beyond 2^53 must come back with the digits it was sent with
+      message = parseMessageText(body);
     } catch (e) {
       return text(res, 400, `Invalid JSON: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -249,9 +275,11 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
       if (live.size >= maxConnections) return text(res, 503, `connection limit reached (${maxConnections}): try again later`, { 'retry-after': '5' });
       if (!('id' in msg) || msg.id === null) return text(res, 400, 'Invalid Request: initialize must have an id');
       const http = new HttpServerConnection(owner, maxBufferedBytes);
+      http.onBuffered = (bytes) => budget.report(http, bytes);
       httpConnections.set(http.id, http);
       const entry = startHost(http, owner, http.id, 'http', http);
       http.onEnd = (info) => {
+        budget.forget(http);
         httpConnections.delete(http.id);
         live.delete(http.id);
         entry.host.close();
@@ -260,7 +288,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
       const answer = await http.initializeWith(msg);
       http.expectStreamWithin(streamOpenTimeoutMs);
       res.writeHead(200, { 'content-type': 'application/json', [HEADER_CONNECTION_ID]: http.id });
-      res.end(JSON.stringify(answer));
+      res.end(messageToText(answer));
       return;
     }
     if (connectionId === undefined) return text(res, 400, `Missing ${HEADER_CONNECTION_ID}: POST initialize first`);
@@ -294,6 +322,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     });
   };
   const server: Server = createServer(handle);
+  sockets.watch(server);
   // Idle keep-alive sockets stay open longer than clients keep them (undici: the server's hint minus
   // 1 s): with Node's 5 s default, a client whose timers run late on a busy machine sends its next
   // POST on a socket the server is closing, and the request fails ("fetch failed").
@@ -305,15 +334,17 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     if (url.pathname !== path) return refuseUpgrade(socket, { status: 404, message: `not found: the ACP endpoint is ${path}` });
     const admitted = admit(req);
     if ('status' in admitted) return refuseUpgrade(socket, admitted);
+    sockets.admitted(socket);
     if (stopping) return refuseUpgrade(socket, { status: 503, message: 'the server is shutting down' });
-    if (live.size >= maxConnections) return refuseUpgrade(socket, { status: 503, message: `connection limit reached (${maxConnections}): try again later` });
+    if (live.size >= maxConnections) return refuseUpgrade(socket, { status: 503, message: `connection limit reached (${maxConnections}): try again later`, headers: { 'retry-after': '5' } });
     const id = crypto.randomUUID();
     upgradeIds.set(req, id);
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const transport = new WebSocketTransport(ws, { maxBufferedBytes });
+      const transport: WebSocketTransport = new WebSocketTransport(ws, { maxBufferedBytes, onBuffered: (bytes) => budget.report(transport, bytes) });
       const entry = startHost(transport, admitted.owner, id, 'websocket');
       ws.once('close', (code, reason) => {
         log(`connection ${id} closed: ${transport.closeReason ?? `WebSocket closed (${code} ${reason.toString()})`}`);
+        budget.forget(transport);
         live.delete(id);
         entry.host.close();
       });
@@ -324,6 +355,8 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
       server.off('error', reject);
+      // e.g. accept failing with EMFILE: the server goes on with the sockets it has
+      server.on('error', (e) => log(`server error: ${e.message}`));
       resolve();
     });
   });
@@ -369,6 +402,9 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     host: addr.address,
     get connectionCount() {
       return live.size;
+    },
+    get unreadBytes() {
+      return budget.totalBytes;
     },
     close(graceMs = 5000) {
       closing ??= (async () => {

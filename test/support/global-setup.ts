@@ -4,40 +4,17 @@
  * the teardown can count and remove what tests and spawned processes left behind.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { distIsStale as distIsStaleAt } from '../../scripts/dist-stale.mjs';
 import { stopSharedCluster } from '../../scripts/pg-cluster.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-/** Newest mtime (ms) of the files under `dir` whose names pass `keep`. */
-function newestMtime(dir: string, keep: (name: string) => boolean): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(path, keep));
-    else if (keep(entry.name)) newest = Math.max(newest, statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-const BUILD_SCRIPTS = ['scripts/copy-schemas.mjs', 'scripts/precompile-validators.mjs', 'scripts/bundle.mjs'];
-
 /** True when dist/ is missing or some build input changed after the last build. */
 export function distIsStale(root = ROOT): boolean {
-  // tsc rewrites every output file on each build, so one output's mtime dates the whole build
-  const marker = join(root, 'dist/index.js');
-  if (!existsSync(marker) || !existsSync(join(root, 'dist/cli/main.js'))) return true;
-  const built = statSync(marker).mtimeMs;
-  const inputs = Math.max(
-    newestMtime(join(root, 'src'), (name) => name.endsWith('.ts') || name.endsWith('.tsx') || name.endsWith('.json')),
-    statSync(join(root, 'tsconfig.build.json')).mtimeMs,
-    statSync(join(root, 'package.json')).mtimeMs,
-    // the build's own steps (schema copy, precompiled validators, bundle) are inputs too
-    ...BUILD_SCRIPTS.map((f) => (existsSync(join(root, f)) ? statSync(join(root, f)).mtimeMs : 0)),
-  );
-  return inputs > built;
+  return distIsStaleAt(root);
 }
 
 /** Leftover entries in the run's temp folder, grouped by name prefix (`acp-kit-data-x1y2` -> `acp-kit-data`). */

@@ -2,7 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode } from '../../agent/error-text.js';
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
-import { CaptureFormatError, defaultCaptureDir, openCapture, type CaptureFrame } from '../../proxy/capture.js';
+import { CaptureFormatError, defaultCaptureDir, describeSkipped, emptyCaptureProblem, openCapture, type CaptureFrame, type SkippedLine } from '../../proxy/capture.js';
 import { redactRaw } from '../../proxy/redact.js';
 import { stringAt } from '../../proxy/json.js';
 import { usageError } from '../errors.js';
@@ -15,10 +15,28 @@ export interface CapturesExportFlags {
 
 const write = (s: string): void => void process.stdout.write(s);
 
+const FORMATS_HINT = 'Pass one of the three formats acp-kit reads: an acp-kit capture (.ndjson, from acp-kit proxy --record), an acp-devtools export (.json) or a Rust SDK conductor trace (.jsons).';
+
+/** A capture that cannot be read: a usage error (exit 2) naming the file and what is wrong with it. */
 function fail(path: string, e: unknown): never {
-  if (e instanceof CaptureFormatError) throw usageError(e.message, 'Pass one of the three formats acp-kit reads: an acp-kit capture (.ndjson, from acp-kit proxy --record), an acp-devtools export (.json) or a Rust SDK conductor trace (.jsons).');
-  if (errnoCode(e) === 'ENOENT') throw usageError(`no such capture file: ${path}`, 'acp-kit captures list shows the recorded captures.');
+  if (e instanceof CaptureFormatError) throw usageError(e.message, FORMATS_HINT);
+  const code = errnoCode(e);
+  if (code === 'ENOENT') throw usageError(`no such capture file: ${path}`, 'acp-kit captures list shows the recorded captures.');
+  if (code === 'EISDIR') throw usageError(`${path} is a directory, not a capture file`, 'Pass one capture file (acp-kit captures list shows the recorded captures).');
+  if (code === 'EACCES' || code === 'EPERM') throw usageError(`cannot read ${path}: permission denied`, 'Check the file\'s permissions, or run as a user who may read it.');
+  if (code !== undefined) throw usageError(`cannot read ${path}: ${e instanceof Error ? e.message : code}`, FORMATS_HINT);
   throw e;
+}
+
+/**
+ * After a capture was read to its end: a usage error (exit 2) when it held no frame (empty, or every
+ * line skipped), so that no command reports "clean" on nothing; otherwise notes skipped lines on stderr.
+ */
+export function requireFrames(path: string, frames: number, skipped: readonly SkippedLine[]): void {
+  const problem = emptyCaptureProblem(path, frames, skipped);
+  if (problem !== undefined) throw usageError(problem, FORMATS_HINT);
+  const note = describeSkipped(skipped);
+  if (note !== undefined) process.stderr.write(`${path}: ${note}\n`);
 }
 
 /** `captures list`: the files of the default capture folder, newest last. */
@@ -71,9 +89,11 @@ function describe(f: CaptureFrame): string {
 /** `captures show FILE`: one readable line per frame. */
 export async function capturesShowCommand(path: string): Promise<number> {
   const r = openCapture(path);
+  let frames = 0;
   try {
     let first = true;
     for await (const f of r) {
+      frames++;
       if (first) {
         const h = r.header();
         if (h) write(`capture of ${h.agent.join(' ') || '(unknown agent)'}, started ${h.start}${h.source ? `, from ${h.source}` : ''}\n`);
@@ -84,9 +104,9 @@ export async function capturesShowCommand(path: string): Promise<number> {
   } catch (e) {
     fail(path, e);
   }
+  requireFrames(path, frames, r.skipped());
   const pv = r.metas().find((m) => m.protocolVersion !== undefined)?.protocolVersion;
   if (pv !== undefined) write(`protocol version ${pv}\n`);
-  for (const s of r.skipped()) process.stderr.write(`line ${s.line} skipped: ${s.reason}\n`);
   return ExitCode.Ok;
 }
 
@@ -97,8 +117,10 @@ export async function capturesExportCommand(path: string, flags: CapturesExportF
   const r = openCapture(path);
   const frames: CaptureFrame[] = [];
   let headerWritten = false;
+  let count = 0;
   try {
     for await (const f of r) {
+      count++;
       const red = { ...f, raw: redactRaw(f.raw) };
       if (format === 'json') frames.push(red);
       else {
@@ -112,6 +134,7 @@ export async function capturesExportCommand(path: string, flags: CapturesExportF
   } catch (e) {
     fail(path, e);
   }
+  requireFrames(path, count, r.skipped());
   if (format === 'json') write(`${JSON.stringify({ header: r.header() ?? null, metas: r.metas(), frames }, null, 2)}\n`);
   else {
     if (!headerWritten && r.header()) write(`${JSON.stringify(r.header())}\n`);

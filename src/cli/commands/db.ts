@@ -20,7 +20,7 @@ export function parseDuration(text: string, flag = '--older-than'): number {
 }
 
 /** A pool on the database of `--url` or `$ACP_KIT_DATABASE_URL`, checked to be a postgres:// URL. */
-async function connect(flags: DbFlags): Promise<{ pool: import('pg').Pool; where: string }> {
+async function connect(flags: DbFlags): Promise<{ pool: import('../../agent/store/postgres/pg-types.js').PgPool; where: string }> {
   const url = flags.url ?? process.env.ACP_KIT_DATABASE_URL;
   if (!url) throw usageError('no database given', 'Pass --url postgres://user@host:port/db or set $ACP_KIT_DATABASE_URL.');
   const { createPostgresPool, postgresHostPort } = await import('../../agent/index.js');

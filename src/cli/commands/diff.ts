@@ -1,5 +1,5 @@
 import { diffCaptures, frameSide, readCapture, type CaptureDiff, type DiffFrameRef, type FieldDifference } from '../../proxy/index.js';
-import { captureReadFailure } from './captures.js';
+import { captureReadFailure, requireFrames } from './captures.js';
 
 const show = (v: unknown): string => {
   if (v === undefined) return '(absent)';
@@ -55,11 +55,14 @@ export function formatDiff(d: CaptureDiff, pathA: string, pathB: string): string
 export async function diffCommand(pathA: string, pathB: string, flags: { json?: boolean; side?: string }): Promise<number> {
   const side = flags.side === 'agent' ? 'agent' : 'editor';
   const read = async (p: string) => {
+    let c: Awaited<ReturnType<typeof readCapture>>;
     try {
-      return await readCapture(p);
+      c = await readCapture(p);
     } catch (e) {
       captureReadFailure(p, e);
     }
+    requireFrames(p, c.frames.length, c.skipped);
+    return c;
   };
   const a = await read(pathA);
   const b = await read(pathB);

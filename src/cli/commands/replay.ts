@@ -29,7 +29,8 @@ const log = (line: string): void => void process.stderr.write(`acp-kit replay: $
  * `acp-kit replay CAPTURE --as agent` (play the recorded agent on stdio to a live client) and
  * `acp-kit replay CAPTURE --as client [--record OUT] -- <agent command...>` (drive a live agent
  * with the recorded client side). Exit 0 = the whole recording was replayed, 1 = the live side
- * diverged (reported on stderr), 2 = usage (bad flags, unreadable capture).
+ * diverged (reported on stderr), 2 = usage (bad flags, unreadable capture), 10 = the live agent
+ * negotiated another protocol version than the recording.
  */
 export async function replayCommand(capture: string, agent: string[], flags: ReplayFlags): Promise<number> {
   const as = flags.as;
@@ -95,6 +96,7 @@ export async function replayCommand(capture: string, agent: string[], flags: Rep
       log(`done: ${r.sent} recorded client message(s) sent, the agent answered like the recording${recorder ? `; new capture ${recorder.path}` : ''}`);
       return ExitCode.Ok;
     }
+    if (r.versionMismatch) return ExitCode.VersionMismatch; // the message above says which versions
     log(`diverged${r.divergence ? ` at frame ${r.divergence.seq}: expected ${r.divergence.expected}, got ${r.divergence.got}` : ''}`);
     return 1;
   } finally {

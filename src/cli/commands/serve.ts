@@ -17,6 +17,10 @@ export interface ServeFlags {
   allowOrigin?: string[];
   maxMessageBytes?: number;
   maxBufferedBytes?: number;
+  maxUnreadBytes?: number;
+  maxPendingSockets?: number;
+  maxPendingPerIp?: number;
+  pendingTimeoutMs?: number;
   maxConnections?: number;
   maxSessions?: number;
   http2Port?: number;
@@ -109,6 +113,10 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     allowedOrigins: flags.allowOrigin,
     maxMessageBytes: flags.maxMessageBytes,
     maxBufferedBytes: flags.maxBufferedBytes,
+    maxUnreadBytes: flags.maxUnreadBytes,
+    maxPendingSockets: flags.maxPendingSockets,
+    maxPendingSocketsPerIp: flags.maxPendingPerIp,
+    pendingSocketTimeoutMs: flags.pendingTimeoutMs,
     maxConnections: flags.maxConnections,
     maxSessions: flags.maxSessions,
     http2Port: flags.http2Port,
@@ -144,7 +152,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
  * `--store postgres://...`: one pool for the process, the schema brought up to date at start (an
  * unreachable database stops the start with a clear message), one store per token owner (namespace).
  */
-async function postgresStores(url: string, cleanup: (() => Promise<void>)[], leaseOwner: () => string | undefined): Promise<{ pool: import('pg').Pool; storeFor: (owner: string) => import('../../agent/index.js').SessionStore }> {
+async function postgresStores(url: string, cleanup: (() => Promise<void>)[], leaseOwner: () => string | undefined): Promise<{ pool: import('../../agent/store/postgres/pg-types.js').PgPool; storeFor: (owner: string) => import('../../agent/index.js').SessionStore }> {
   const { createPostgresPool, postgresHostPort, PostgresSessionStore } = await import('../../agent/index.js');
   const { migrate } = await import('../../agent/index.js');
   const where = postgresHostPort(url);
@@ -174,7 +182,7 @@ async function postgresStores(url: string, cleanup: (() => Promise<void>)[], lea
  * Cluster mode: with a PostgreSQL store, this instance is one of several on the database (leases,
  * fan-out between instances, failover; docs/postgres-cluster.md), on the store's pool.
  */
-async function startCluster(flags: ServeFlags, pool: import('pg').Pool, log: (line: string) => void): Promise<Cluster> {
+async function startCluster(flags: ServeFlags, pool: import('../../agent/store/postgres/pg-types.js').PgPool, log: (line: string) => void): Promise<Cluster> {
   const { ClusterNode } = await import('../../server/index.js');
   try {
     return await ClusterNode.start({ pool, instanceId: flags.instanceId, leaseMs: flags.leaseMs, log });

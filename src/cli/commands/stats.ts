@@ -1,7 +1,7 @@
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
 import { frameSide, openCapture } from '../../proxy/capture.js';
 import { CaptureStatsCollector, type CaptureStats } from '../../proxy/stats.js';
-import { captureReadFailure } from './captures.js';
+import { captureReadFailure, requireFrames } from './captures.js';
 
 const n = (v: number): string => v.toLocaleString('en-US');
 const ms = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : v.toFixed(1));
@@ -56,14 +56,18 @@ export async function statsCommand(path: string, flags: { json?: boolean; side?:
   const side = flags.side === 'agent' ? 'agent' : 'editor';
   const r = openCapture(path);
   const c = new CaptureStatsCollector();
+  let all = 0;
   try {
-    for await (const f of r) if (frameSide(f) === side) c.push(f);
+    for await (const f of r) {
+      all++;
+      if (frameSide(f) === side) c.push(f);
+    }
   } catch (e) {
     captureReadFailure(path, e);
   }
+  requireFrames(path, all, r.skipped());
   const s = c.result();
   if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'stats', capture: path, ...s })}\n`);
   else process.stdout.write(formatStats(s, path));
-  for (const k of r.skipped()) process.stderr.write(`line ${k.line} skipped: ${k.reason}\n`);
   return 0;
 }

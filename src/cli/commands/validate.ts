@@ -1,7 +1,8 @@
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
 import { frameSide, openCapture, type CaptureSide } from '../../proxy/capture.js';
 import { CaptureValidator, type Violation } from '../../proxy/validate.js';
-import { captureReadFailure } from './captures.js';
+import { usageError } from '../errors.js';
+import { captureReadFailure, requireFrames } from './captures.js';
 
 /**
  * `acp-kit validate CAPTURE [--json] [--side editor|agent]`: exit 0 clean, 1 violations, 2 usage.
@@ -14,8 +15,10 @@ export async function validateCommand(path: string, flags: { json?: boolean; sid
   const validators = new Map<CaptureSide, CaptureValidator>();
   const violations: Violation[] = [];
   let frames = 0;
+  let all = 0;
   try {
     for await (const f of r) {
+      all++;
       const side = frameSide(f);
       if (only !== undefined && side !== only) continue;
       frames++;
@@ -26,6 +29,8 @@ export async function validateCommand(path: string, flags: { json?: boolean; sid
   } catch (e) {
     captureReadFailure(path, e);
   }
+  requireFrames(path, all, r.skipped());
+  if (frames === 0 && only !== undefined) throw usageError(`${path}: no frames on the ${only} leg (${all} frames on the other)`, 'Only bridge captures (acp-kit proxy --bridge) have an agent leg; leave out --side to check the capture.');
   for (const [side, validator] of validators) for (const v of validator.finish()) violations.push(side === 'agent' ? { ...v, side } : v);
   const version = (side: CaptureSide): number | null => validators.get(side)?.protocolVersion ?? null;
   const bridged = validators.has('agent');

@@ -4,6 +4,7 @@ import { AcpError, ErrorCode } from '../../protocol/errors.js';
 import { Methods, type InitializeRequest } from '../../protocol/model/methods.js';
 import { spawnAgent } from '../../rpc/child.js';
 import type { PeerOptions } from '../../rpc/peer.js';
+import { messageToText } from '../../rpc/message-text.js';
 import { StreamTransport } from '../../rpc/stream-transport.js';
 import type { CloseInfo } from '../../rpc/transport.js';
 import type { FileSystemSandboxOptions } from '../../client/services/fs-sandbox.js';
@@ -72,7 +73,7 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     const frame = stamp(dir, line, d, side);
     if (validators) for (const v of validators[side].push(frame, d.message)) options.onViolation!({ ...v, side });
   };
-  const record = (dir: FrameDirection, message: unknown, raw?: string): void => recordLine('editor', dir, raw ?? JSON.stringify(sendable(message)));
+  const record = (dir: FrameDirection, message: unknown, raw?: string): void => recordLine('editor', dir, raw ?? messageToText(sendable(message)));
   const recording = options.recorder !== undefined || validators !== undefined;
   const toEditor = (m: unknown): void => {
     const out = sendable(m);
@@ -97,7 +98,7 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     const out = sendable(m);
     agent.transport.send(out);
     agentTap?.sent?.(out);
-    if (recording) recordLine('agent', 'editor->agent', JSON.stringify(out));
+    if (recording) recordLine('agent', 'editor->agent', messageToText(out));
   };
   // the agent leg's raw lines, byte-exact (also those that are not JSON), before the transport parses them
   if (recording) splitRawLines(agent.process.stdout, (line) => recordLine('agent', 'agent->editor', line));
@@ -235,7 +236,7 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     }
     log(`editor speaks ACP v${editorVersion}, agent v${answered}: translating`);
     editorRelay = new RelayTransport(editorT, recording ? (m) => record('agent->editor', m) : undefined);
-    agentRelay = new RelayTransport(agent.transport, recording ? (m) => recordLine('agent', 'editor->agent', JSON.stringify(m)) : undefined);
+    agentRelay = new RelayTransport(agent.transport, recording ? (m) => recordLine('agent', 'editor->agent', messageToText(m)) : undefined);
     translator = new Translator(editorRelay, agentRelay, {
       editorCodec: E,
       agentCodec: A,

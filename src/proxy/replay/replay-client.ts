@@ -51,6 +51,11 @@ export interface ReplayClientResult {
   completed: boolean;
   /** Where the agent did something else than the recording (the run stops there). */
   divergence?: ReplayDivergence;
+  /**
+   * Set when the live agent answered `initialize` with another protocol version than the
+   * recorded agent: nothing after it can match, so the run stops there (also in `divergence`).
+   */
+  versionMismatch?: { recorded: number; live: number };
   /** Requests and notifications sent to the agent. */
   sent: number;
   agentExitCode: number | null;
@@ -131,6 +136,7 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
   const agentOut = new LineQueue(child.stdout);
 
   let divergence: ReplayDivergence | undefined;
+  let versionMismatch: { recorded: number; live: number } | undefined;
   let agentGone = false;
   let sentCount = 0;
   const ids = new RequestIdMap();
@@ -275,6 +281,14 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
     await send(JSON.stringify(msg), false);
   };
 
+  /** Recorded and live versions when the live initialize answer negotiated another one than the recording. */
+  const otherVersion = (s: Sent, msg: Record<string, unknown> | undefined): { recorded: number; live: number } | undefined => {
+    if (s.request.method !== 'initialize') return undefined;
+    const recorded = numberAt(s.answer?.message, 'result', 'protocolVersion');
+    const live = numberAt(msg, 'result', 'protocolVersion');
+    return recorded !== undefined && live !== undefined && recorded !== live ? { recorded, live } : undefined;
+  };
+
   const onAgentLine = (raw: string): void => {
     recorder?.frame('agent->editor', raw);
     const d = decodeFrame(raw);
@@ -298,6 +312,10 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
       if (s.answer && s.answer.kind !== d.kind) {
         const what = d.kind === 'error' ? `an error ${JSON.stringify(at(msg, 'error', 'message') ?? '')}` : 'a result';
         diverge(s.answer.seq, describeFrame(s.answer), describeFrame(d), `replay: the agent answered ${s.request.method} (frame ${s.request.seq}) with ${what}; the recording has ${s.answer.kind === 'error' ? 'an error' : 'a result'} at frame ${s.answer.seq}`);
+      } else if (d.kind === 'response' && (versionMismatch = otherVersion(s, msg))) {
+        const { recorded, live } = versionMismatch;
+        // every later frame is in the recorded version's shapes: waiting for them would only time out
+        diverge(s.answer?.seq ?? s.request.seq, `protocol version ${recorded}`, `protocol version ${live}`, `replay: version mismatch: the recording speaks ACP v${recorded}, the live agent answered initialize (frame ${s.request.seq}) with v${live}; replay a v${live} recording against it, or put \`acp-kit proxy --bridge ${recorded}\` in front of the agent`);
       } else if (s.answer && d.kind === 'response') values.learn(s.answer.message?.result, msg?.result);
       notify();
       return;
@@ -360,7 +378,7 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
       }
       const left = deadline - Date.now();
       if (left <= 0) {
-        diverge(at?.seq ?? 0, pending(), 'timeout', `replay: waited ${timeoutMs / 1000} s ${where} for ${pending()}`);
+        diverge(at?.seq ?? frames[frames.length - 1]?.seq ?? 0, pending(), 'timeout', `replay: waited ${timeoutMs / 1000} s ${where} for ${pending()}`);
         return false;
       }
       let t: NodeJS.Timeout | undefined;
@@ -414,5 +432,5 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
   await Promise.all(terminalManagers.map((m) => m.releaseAll()));
   terminalManagers = [];
   recorder?.meta({ exitCode: r.exitCode, signal: r.signal });
-  return { completed: completed && !divergence, divergence, sent: sentCount, agentExitCode: r.exitCode, agentSignal: r.signal };
+  return { completed: completed && !divergence, divergence, versionMismatch, sent: sentCount, agentExitCode: r.exitCode, agentSignal: r.signal };
 }

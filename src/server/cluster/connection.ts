@@ -4,6 +4,7 @@ import { isObj } from '../../protocol/codec/util.js';
 import type { ClientCapabilities } from '../../protocol/model/session.js';
 import { lifecycleFor } from '../../agent/lifecycle/index.js';
 import { SESSION_LOCKED } from '../../agent/session-store.js';
+import { isWireRequestId, requestIdKey } from '../../rpc/request-id.js';
 import type { CloseInfo, Transport } from '../../rpc/transport.js';
 import type { AgentHost, AgentHostContext, AgentHostFactory } from '../server.js';
 import { Follower } from './follower.js';
@@ -71,6 +72,8 @@ export function clusterConnection(node: ClusterInstance, inner: AgentHostFactory
     const method = typeof m.method === 'string' ? m.method : '';
     const params = isObj(m.params) ? m.params : {};
     const sessionId = typeof params.sessionId === 'string' ? params.sessionId : undefined;
+    // an id JSON-RPC does not allow: the agent refuses it (-32600, id null) before anything here uses it
+    if ('id' in m && !isWireRequestId(m.id)) return toAgent.send(m);
     const isRequest = 'id' in m;
     if (method === 'initialize' && isRequest) {
       // the neutral capabilities, whichever version's field set the client sent (a follower encodes for v2 only)
@@ -80,7 +83,7 @@ export function clusterConnection(node: ClusterInstance, inner: AgentHostFactory
       } catch {
         // the agent answers a malformed initialize; the follower then encodes for a client without capabilities
       }
-      watched.set(JSON.stringify(m.id), (r) => {
+      watched.set(requestIdKey(m.id), (r) => {
         if (isObj(r.result) && typeof r.result.protocolVersion === 'number') version = r.result.protocolVersion;
       });
       return toAgent.send(m);
@@ -126,7 +129,7 @@ export function clusterConnection(node: ClusterInstance, inner: AgentHostFactory
       if (claim.mine) {
         hold(sessionId);
         // given back when the agent refuses it
-        watched.set(JSON.stringify(m.id), (r) => {
+        watched.set(requestIdKey(m.id), (r) => {
           if ('error' in r) release(sessionId);
         });
         return toAgent.send(m);
@@ -139,7 +142,7 @@ export function clusterConnection(node: ClusterInstance, inner: AgentHostFactory
       return openFollower(m.id, method === 'session/load' ? 'load' : 'resume', sessionId, params, claim.owner);
     }
     if (method === 'session/new' && isRequest) {
-      watched.set(JSON.stringify(m.id), async (r) => {
+      watched.set(requestIdKey(m.id), async (r) => {
         const id = isObj(r.result) && typeof r.result.sessionId === 'string' ? r.result.sessionId : undefined;
         if (id === undefined) return;
         // a new id is free: the lease is ours before the client can hand the id to another instance
@@ -149,7 +152,7 @@ export function clusterConnection(node: ClusterInstance, inner: AgentHostFactory
         );
       });
     } else if (method === 'session/close' && isRequest && sessionId !== undefined) {
-      watched.set(JSON.stringify(m.id), (r) => {
+      watched.set(requestIdKey(m.id), (r) => {
         if ('result' in r) release(sessionId);
       });
     }
@@ -191,7 +194,7 @@ export function clusterConnection(node: ClusterInstance, inner: AgentHostFactory
   toAgent.start({
     onMessage: (m) => {
       if (isObj(m) && !('method' in m) && 'id' in m) {
-        const key = JSON.stringify(m.id);
+        const key = requestIdKey(m.id);
         const w = watched.get(key);
         if (w) {
           watched.delete(key);

@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { PgPool as Pool } from '../../agent/store/postgres/pg-types.js';
 import { AcpError } from '../../protocol/errors.js';
 import { INBOX_CHANNEL } from './schema.js';
 

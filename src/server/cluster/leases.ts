@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { PgPool as Pool } from '../../agent/store/postgres/pg-types.js';
 
 /** The outcome of {@link Leases.claim}. */
 export type Claim =

@@ -1,3 +1,4 @@
+import { messageToText, parseMessageText } from '../../rpc/message-text.js';
 import type { CloseInfo, Transport, TransportHandlers } from '../../rpc/transport.js';
 
 /**
@@ -27,9 +28,10 @@ class MemoryTransport implements Transport {
 
   send(message: object): void {
     if (this.closed) return;
-    const text = JSON.stringify(message);
+    // exact ids (bigint, ExactNumberId) cross as they would over a socket
+    const text = messageToText(message);
     const peer = this.peer;
-    queueMicrotask(() => peer?.receive(JSON.parse(text)));
+    queueMicrotask(() => peer?.receive(parseMessageText(text)));
   }
 
   private receive(m: unknown): void {

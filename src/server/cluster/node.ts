@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Client, Pool } from 'pg';
+import type { PgClient as Client, PgPool as Pool } from '../../agent/store/postgres/pg-types.js';
 import { AcpError } from '../../protocol/errors.js';
 import { isObj } from '../../protocol/codec/util.js';
 import type { ClientCapabilities } from '../../protocol/model/session.js';

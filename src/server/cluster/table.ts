@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { PgPool as Pool } from '../../agent/store/postgres/pg-types.js';
 import { UPDATES_CHANNEL } from './schema.js';
 import type { UpdateRow } from './follower.js';
 

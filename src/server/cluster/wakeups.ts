@@ -1,4 +1,4 @@
-import type { Client, ClientConfig, Notification } from 'pg';
+import type { PgClient as Client, PgClientConfig as ClientConfig, PgNotification as Notification } from '../../agent/store/postgres/pg-types.js';
 import { INBOX_CHANNEL, UPDATES_CHANNEL } from './schema.js';
 
 /** What the instance's LISTEN connection wakes. */

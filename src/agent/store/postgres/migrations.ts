@@ -2,7 +2,7 @@
  * The PostgreSQL store's schema, as numbered migrations applied in order and recorded in
  * `acp_schema_migrations` (so `acp-kit db migrate` is idempotent and a newer acp-kit only adds).
  */
-import type { Pool, PoolClient } from 'pg';
+import type { PgPool as Pool, PgPoolClient as PoolClient } from './pg-types.js';
 import { CLUSTER_MIGRATION } from './cluster-migration.js';
 
 /** One schema step: applied once, in a transaction, in `version` order. */
