@@ -8,9 +8,11 @@
 import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { JsonRpcPeer, MAX_BATCH_ENTRIES, MAX_JSON_DEPTH, StreamTransport, type ProtocolProblem } from '../src/rpc/index.js';
 import { jsonLines } from './support/json-lines.js';
 import { fixture, RawChild } from './support/raw-child.js';
+import { startE2EServer, TOKEN, wsUrl } from './support/remote.js';
 
 const cleanup: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
@@ -225,5 +227,47 @@ describe.each([1, 2] as const)('`acp-kit agent` at protocol v%i answers the publ
     expect(Array.isArray(reply) && reply.length).toBe(2);
     const ids = byId(reply);
     for (const id of ['tck-batch-a', 'tck-batch-b']) expect(ids.get(id)).toHaveProperty('result');
+  });
+});
+
+describe('remote transports: the WebSocket accepts batches, a Streamable HTTP POST of an array gets 501 (the remote-transport RFD)', () => {
+  const INIT = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 2, info: { name: 'c', version: '1' }, capabilities: {} } };
+
+  it('WebSocket: two session/list in one text frame -> one frame holding both answers; a notification-only batch gets none', async () => {
+    const server = await startE2EServer();
+    cleanup.push(() => server.close(1000));
+    const ws = new WebSocket(wsUrl(server), { headers: { authorization: `Bearer ${TOKEN}` } });
+    cleanup.push(() => ws.terminate());
+    const frames: unknown[] = [];
+    const waiters: Array<() => void> = [];
+    ws.on('message', (d) => {
+      frames.push(JSON.parse(d.toString()));
+      waiters.splice(0).forEach((w) => w());
+    });
+    const next = async () => {
+      while (frames.length === 0) await new Promise<void>((r) => waiters.push(r));
+      return frames.shift() as any;
+    };
+    await new Promise((r) => ws.once('open', r));
+    ws.send(JSON.stringify(INIT));
+    expect((await next()).result.protocolVersion).toBe(2);
+    ws.send(JSON.stringify([{ jsonrpc: '2.0', method: '_tck/notify_only' }]));
+    ws.send(JSON.stringify([{ jsonrpc: '2.0', id: 'a', method: 'session/list' }, { jsonrpc: '2.0', id: 'b', method: 'session/list' }]));
+    const reply = await next();
+    expect(Array.isArray(reply)).toBe(true);
+    expect(reply.map((r: any) => r.id).sort()).toEqual(['a', 'b']);
+    for (const r of reply) expect(r.result.sessions).toEqual(expect.any(Array));
+  });
+
+  it('Streamable HTTP: an array POST is 501 with a -32600 body saying to send one message per POST', async () => {
+    const server = await startE2EServer();
+    cleanup.push(() => server.close(1000));
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(server.url, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+    const init = await post(INIT);
+    const id = init.headers.get('acp-connection-id') ?? '';
+    const r = await post([{ jsonrpc: '2.0', id: 1, method: 'session/list' }], { 'acp-connection-id': id });
+    expect(r.status).toBe(501);
+    expect(await r.json()).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('one JSON-RPC message per POST') } });
   });
 });
