@@ -281,13 +281,8 @@ export class JsonRpcPeer {
    * and responses only gets no reply. Empty or oversized arrays get one -32600 and run nothing.
    */
   private startBatch(entries: unknown[]): void {
-    const refusal = batchRefusal(entries.length);
-    if (refusal) {
-      this.problem('invalid-message', refusal);
-      this.sendReply(errorReply(null, AcpError.invalidRequest(refusal)));
-      return;
-    }
-    const batch = new BatchReplies(entries.filter(expectsReply).length, (replies) => this.write(replies));
+    const batch = this.openBatch(entries);
+    if (!batch) return;
     // queued at the head of the backlog, so nothing that arrived after the batch overtakes its entries
     this.backlog.splice(this.backlogHead, 0, ...entries.map((m) => new BatchEntry(m, batch)));
     if (!this.draining && !this.blocked) this.drain();
@@ -463,14 +458,19 @@ export class JsonRpcPeer {
       return;
     }
     // a batch: each entry is refused as above (none runs), the replies go back as one array
-    const refusal = batchRefusal(message.length);
+    const batch = this.openBatch(message);
+    if (batch) for (const m of message) one(m, batch.sink);
+  }
+
+  /** The reply collector for a batch, or `undefined` after refusing an empty or oversized array whole. */
+  private openBatch(entries: unknown[]): BatchReplies | undefined {
+    const refusal = batchRefusal(entries.length);
     if (refusal) {
       this.problem('invalid-message', refusal);
       this.sendReply(errorReply(null, AcpError.invalidRequest(refusal)));
-      return;
+      return undefined;
     }
-    const batch = new BatchReplies(message.filter(expectsReply).length, (replies) => this.write(replies));
-    for (const m of message) one(m, batch.sink);
+    return new BatchReplies(entries.filter(expectsReply).length, (replies) => this.write(replies));
   }
 
   /** The request a response answers; ids this peer never sent (other types included) have none. */
