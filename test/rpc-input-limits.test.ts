@@ -1,8 +1,8 @@
-// Input limits of the JSON-RPC peer over a real pipe (issue 7.14 input part, 7.16 batch part,
-// 7.20 ids part): nesting depth, arrays of any size (ACP has no batches: one -32600, nothing runs),
+// Input limits of the JSON-RPC peer over a real pipe (issue 7.14 input part, 7.16 batch part (now issue 23.5),
+// 7.20 ids part): nesting depth, batches of any size (accepted up to MAX_BATCH_ENTRIES, refused whole above),
 // and integer ids beyond 2^53 kept exact.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../src/rpc/index.js';
+import { MAX_BATCH_ENTRIES, MAX_JSON_DEPTH } from '../src/rpc/index.js';
 import { RawChild, fixture } from './support/raw-child.js';
 
 /** rpc-echo.mjs (built from dist/) spoken to with raw lines; answers are read as raw lines too. */
@@ -40,8 +40,8 @@ afterAll(() => {
   sharedChild = undefined;
 });
 
-/** The one answer to any JSON array (ACP-V2-TRANS-11), as written on the wire. */
-const ARRAY_REFUSAL = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: a JSON array (batch) is not an ACP message: send one JSON-RPC object per line"}}';
+/** The one answer to a batch over the limit (ACP-V2-TRANS-11), as written on the wire. */
+const OVER_LIMIT = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: a batch of 2000 entries is over the limit of ${MAX_BATCH_ENTRIES}: send at most ${MAX_BATCH_ENTRIES} per array, or one JSON-RPC object per line"}}`;
 
 /** `{"jsonrpc":"2.0","id":ID,"method":"echo","params":P}` where the whole message nests `depth` levels. */
 function echoNested(id: number, depth: number): string {
@@ -77,36 +77,37 @@ describe('nesting depth of incoming messages', () => {
     const c = start();
     const deep = '['.repeat(5000) + ']'.repeat(5000);
     c.writeLine(`{"jsonrpc":"2.0","method":"tick","params":${deep}}`);
-    // an array with a too-deep entry is still just an array: one -32600 id null, nothing runs
+    // a batch with a too-deep entry: the whole line is too deep, so each request gets -32602 (one array), nothing runs
     c.writeLine(`[{"jsonrpc":"2.0","id":"a","method":"echo","params":1},{"jsonrpc":"2.0","id":"b","method":"echo","params":${deep}}]`);
-    expect(await c.line()).toBe(ARRAY_REFUSAL);
+    expect((await c.json()).map((r: { id: string; error: { code: number } }) => [r.id, r.error.code])).toEqual([['a', -32602], ['b', -32602]]);
     c.writeLine('{"jsonrpc":"2.0","id":5,"method":"problems"}');
-    expect(await c.json()).toEqual({ jsonrpc: '2.0', id: 5, result: ['invalid-message', 'invalid-message'] });
+    expect(await c.json()).toEqual({ jsonrpc: '2.0', id: 5, result: ['invalid-message'] });
   });
 });
 
-describe('arrays of any size (no batches in ACP, ACP-V2-TRANS-11)', () => {
+describe(`batches of any size (ACP-V2-TRANS-11; at most MAX_BATCH_ENTRIES = ${MAX_BATCH_ENTRIES})`, () => {
   const entries = (n: number) => Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'echo', params: i }));
 
-  it('refuses an array of 1, 100, 101 or 2,000 requests with one -32600 each and runs none of them', async () => {
+  it('answers batches of 1, 100 and 1,000 requests with one array each; refuses 2,000 whole and runs none of it', async () => {
     const c = shared();
-    for (const n of [1, 100, 101, 2000]) c.writeLine(JSON.stringify(entries(n)));
+    for (const n of [1, 100, MAX_BATCH_ENTRIES, 2000]) c.writeLine(JSON.stringify(entries(n)));
     c.writeLine('{"jsonrpc":"2.0","id":"after","method":"echo","params":"next"}');
-    // the echo requests would have answered with their own ids before "after"
-    for (let i = 0; i < 4; i++) expect(await c.line()).toBe(ARRAY_REFUSAL);
+    for (const n of [1, 100, MAX_BATCH_ENTRIES]) expect(await c.json()).toEqual(entries(n).map((e) => ({ jsonrpc: '2.0', id: e.id, result: e.params })));
+    // had any of the 2,000 run, its answer would come before "after"
+    expect(await c.line()).toBe(OVER_LIMIT);
     expect(await c.json()).toEqual({ jsonrpc: '2.0', id: 'after', result: 'next' });
   });
 });
 
 describe('integer ids beyond 2^53 (ACP-ALL-RPC-03: the id is echoed unchanged)', () => {
-  it('echoes the exact digits of a large integer id (single and negative; an array of them is refused with id null)', async () => {
+  it('echoes the exact digits of a large integer id (single, negative, and inside a batch)', async () => {
     const c = shared();
     c.writeLine('{"jsonrpc":"2.0","id":9007199254740993,"method":"echo","params":"big"}');
     expect(await c.line()).toBe('{"jsonrpc":"2.0","id":9007199254740993,"result":"big"}');
     c.writeLine('{"jsonrpc":"2.0", "id" : -123456789012345678901234567890,"method":"echo","params":{"id":1}}');
     expect(await c.line()).toBe('{"jsonrpc":"2.0","id":-123456789012345678901234567890,"result":{"id":1}}');
     c.writeLine('[{"jsonrpc":"2.0","id":1,"method":"echo","params":"x"},{"method":"echo","params":{"id":2},"jsonrpc":"2.0","id":18446744073709551615}]');
-    expect(await c.line()).toBe(ARRAY_REFUSAL);
+    expect(await c.line()).toBe('[{"jsonrpc":"2.0","id":1,"result":"x"},{"jsonrpc":"2.0","id":18446744073709551615,"result":{"id":2}}]');
     // an error reply keeps the exact id too
     c.writeLine('{"jsonrpc":"2.0","id":90071992547409931,"method":"nope"}');
     expect(await c.line()).toMatch(/^\{"jsonrpc":"2\.0","id":90071992547409931,"error":\{"code":-32601,/);

@@ -1,7 +1,7 @@
 // JSON-RPC 2.0 lets a request omit `params` (issue 7.1): one mechanism (the codec's decodeParams)
 // reads it as `{}` on both sides, so methods without required fields work and the others answer
-// -32602 naming the first missing field. (An array of such requests is not a batch: ACP has none,
-// so it is one -32600 and none of it runs, ACP-V2-TRANS-11.)
+// -32602 naming the first missing field. (A batch of such requests is answered as one array,
+// entries answered like single requests, ACP-V2-TRANS-11.)
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InMemorySessionStore, serveAgent, silentLogger, type AgentDefinition } from '../src/agent/index.js';
@@ -31,7 +31,7 @@ function rawAgent() {
 
 describe('omitted params', () => {
   for (const version of [1, 2] as const) {
-    it(`v${version} agent: session/list without params lists; session/prompt without params names the missing field; an array of them runs none`, async () => {
+    it(`v${version} agent: session/list without params lists; session/prompt without params names the missing field; a batch of them answers as one array`, async () => {
       const a = rawAgent();
       const init = version === 2
         ? { protocolVersion: 2, info: { name: 'c', version: '1' }, capabilities: {} }
@@ -49,8 +49,8 @@ describe('omitted params', () => {
       expect(bad.error.message).toBe("Invalid params: params: must have required property 'sessionId'");
 
       a.write('[{"jsonrpc":"2.0","id":3,"method":"session/list"},{"jsonrpc":"2.0","id":4,"method":"session/list"},{"jsonrpc":"2.0","method":"session/cancel"}]');
-      expect(await a.next()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request: a JSON array (batch) is not an ACP message: send one JSON-RPC object per line' } });
-      // round trip: the answer to a single request comes next, so no entry of the array was answered
+      // the notification gets no reply; the two requests' replies come back together
+      expect(await a.next()).toEqual([{ jsonrpc: '2.0', id: 3, result: { sessions: [] } }, { jsonrpc: '2.0', id: 4, result: { sessions: [] } }]);
       a.write('{"jsonrpc":"2.0","id":5,"method":"session/list"}');
       expect(await a.next()).toEqual({ jsonrpc: '2.0', id: 5, result: { sessions: [] } });
     });

@@ -189,7 +189,7 @@ describe('JsonRpcPeer over real stdio pipes', () => {
 });
 
 describe('malformed input gets specific JSON-RPC errors and never kills the peer', () => {
-  it('answers -32700, -32600 and a JSON array (no batches in ACP, ACP-V2-TRANS-11); then still serves', async () => {
+  it('answers -32700, -32600, an empty array and a batch (ACP-V2-TRANS-11); then still serves', async () => {
     const c = rawEcho();
     c.write('not json at all\n');
     expect(await c.next()).toMatchObject({ id: null, error: { code: -32700 } });
@@ -204,17 +204,20 @@ describe('malformed input gets specific JSON-RPC errors and never kills the peer
     expect(await c.next()).toMatchObject({ id: 3, error: { code: -32600, message: expect.stringContaining('"method" must be a string') } });
     c.send(42);
     expect(await c.next()).toMatchObject({ id: null, error: { code: -32600 } });
-    // ACP has no batches (ACP-V2-TRANS-11): any array is one -32600 id null and none of it runs
-    const refusal = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request: a JSON array (batch) is not an ACP message: send one JSON-RPC object per line' } };
+    // batches per JSON-RPC 2.0 (ACP-V2-TRANS-11): [] is one -32600 object, a batch one array of replies
     c.send([]);
-    expect(await c.next()).toEqual(refusal);
+    expect(await c.next()).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('empty JSON array') } });
     c.send([
       { jsonrpc: '2.0', id: 10, method: 'echo', params: 'a' },
       { jsonrpc: '2.0', method: 'note' },
       { jsonrpc: '2.0', id: 11, method: 'missing' },
       7,
     ]);
-    expect(await c.next()).toEqual(refusal);
+    expect(await c.next()).toEqual([
+      { jsonrpc: '2.0', id: 10, result: 'a' },
+      { jsonrpc: '2.0', id: 11, error: { code: -32601, message: 'Method not found: missing', data: { method: 'missing' } } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request: expected a JSON object, got number 7' } },
+    ]);
     c.send({ jsonrpc: '2.0', id: 99, method: 'echo', params: { ok: true } });
     expect(await c.next()).toEqual({ jsonrpc: '2.0', id: 99, result: { ok: true } });
     expect(c.alive).toBe(true);

@@ -1,6 +1,7 @@
 import { isObj } from '../protocol/codec/util.js';
 import { AcpError, ErrorCode, isAbortError } from '../protocol/errors.js';
 import { CANCEL_REQUEST_METHOD, type RequestId } from '../protocol/jsonrpc.js';
+import { messageToText } from './message-text.js';
 import { isWireRequestId, showRequestId, type WireRequestId } from './request-id.js';
 import type { CloseInfo, InvalidLine, Transport } from './transport.js';
 
@@ -92,6 +93,8 @@ export class JsonRpcPeer {
   private backlog: unknown[] = [];
   private backlogHead = 0;
   private blocked = false;
+  /** True while the backlog is being worked through (a batch's entries are queued at its head). */
+  private draining = false;
   private closeInfo: CloseInfo | undefined;
   private readonly closedPromise: Promise<CloseInfo>;
   private resolveClosed!: (info: CloseInfo) => void;
@@ -229,8 +232,17 @@ export class JsonRpcPeer {
       this.refuseTooDeep(message);
       return;
     }
+    if (message instanceof BatchEntry) {
+      const wait = this.dispatch(message.message, message.batch.sink);
+      if (wait) this.block(wait);
+      return;
+    }
     if (this.tapReceived) this.tapReceived(message);
-    const wait = this.dispatch(message);
+    if (Array.isArray(message)) {
+      this.startBatch(message);
+      return;
+    }
+    const wait = this.dispatch(message, this.sendReply);
     if (wait) this.block(wait);
   }
 
@@ -238,31 +250,48 @@ export class JsonRpcPeer {
     this.blocked = true;
     const resume = (): void => {
       this.blocked = false;
-      while (this.backlogHead < this.backlog.length && !this.blocked) {
-        const next = this.backlog[this.backlogHead];
-        this.backlog[this.backlogHead++] = undefined;
-        this.process(next);
-      }
-      if (this.backlogHead === this.backlog.length) {
-        this.backlog = [];
-        this.backlogHead = 0;
-      } else if (this.backlogHead > 1024 && this.backlogHead * 2 > this.backlog.length) {
-        // compact now and then so a long-blocked inbox does not keep its consumed head alive
-        this.backlog = this.backlog.slice(this.backlogHead);
-        this.backlogHead = 0;
-      }
+      this.drain();
     };
     wait.then(resume, resume);
   }
 
-  private dispatch(message: unknown): Promise<unknown> | undefined {
-    if (Array.isArray(message)) {
-      this.refuseArray(message.length);
-      return undefined;
+  /** Works through the backlog in order until it is empty or a message blocks the inbox again. */
+  private drain(): void {
+    this.draining = true;
+    while (this.backlogHead < this.backlog.length && !this.blocked) {
+      const next = this.backlog[this.backlogHead];
+      this.backlog[this.backlogHead++] = undefined;
+      this.process(next);
     }
+    this.draining = false;
+    if (this.backlogHead === this.backlog.length) {
+      this.backlog = [];
+      this.backlogHead = 0;
+    } else if (this.backlogHead > 1024 && this.backlogHead * 2 > this.backlog.length) {
+      // compact now and then so a long-blocked inbox does not keep its consumed head alive
+      this.backlog = this.backlog.slice(this.backlogHead);
+      this.backlogHead = 0;
+    }
+  }
+
+  /**
+   * A JSON-RPC 2.0 batch (ACP-V2-TRANS-11: accepted on every connection, never sent by us): its
+   * entries run in order exactly like single messages, ahead of whatever arrived after it, and
+   * their replies go back together as one array once the last is known; a batch of notifications
+   * and responses only gets no reply. Empty or oversized arrays get one -32600 and run nothing.
+   */
+  private startBatch(entries: unknown[]): void {
+    const batch = this.openBatch(entries);
+    if (!batch) return;
+    // queued at the head of the backlog, so nothing that arrived after the batch overtakes its entries
+    this.backlog.splice(this.backlogHead, 0, ...entries.map((m) => new BatchEntry(m, batch)));
+    if (!this.draining && !this.blocked) this.drain();
+  }
+
+  private dispatch(message: unknown, reply: Sink): Promise<unknown> | undefined {
     if (!isObj(message)) {
       this.problem('invalid-message', `expected a JSON-RPC object, got ${describe(message)}`);
-      this.sendReply(errorReply(null, AcpError.invalidRequest(`expected a JSON object, got ${describe(message)}`)));
+      reply(errorReply(null, AcpError.invalidRequest(`expected a JSON object, got ${describe(message)}`)));
       return undefined;
     }
     const m = message;
@@ -270,17 +299,17 @@ export class JsonRpcPeer {
     const hasId = hasOwn.call(m, 'id');
     if (typeof method === 'string') {
       if (m.jsonrpc !== '2.0') {
-        if (hasId) this.sendReply(errorReply(validId(m.id), AcpError.invalidRequest(`"jsonrpc" must be "2.0" (got ${describe(m.jsonrpc)})`)));
+        if (hasId) reply(errorReply(validId(m.id), AcpError.invalidRequest(`"jsonrpc" must be "2.0" (got ${describe(m.jsonrpc)})`)));
         else this.problem('invalid-message', `notification ${method} without "jsonrpc": "2.0"`);
         return undefined;
       }
       if (hasId) {
         const id = m.id;
         if (!isWireRequestId(id)) {
-          this.sendReply(errorReply(null, AcpError.invalidRequest(`"id" must be a string, a number or null (got ${describe(id)})`)));
+          reply(errorReply(null, AcpError.invalidRequest(`"id" must be a string, a number or null (got ${describe(id)})`)));
           return undefined;
         }
-        this.startRequest(id, method, m.params);
+        this.startRequest(id, method, m.params, reply);
         return undefined;
       }
       return this.runNotification(method, m.params);
@@ -290,32 +319,22 @@ export class JsonRpcPeer {
       return undefined;
     }
     const id = hasId ? validId(m.id) : null;
-    if (method !== undefined) this.sendReply(errorReply(id, AcpError.invalidRequest(`"method" must be a string (got ${describe(method)})`)));
-    else this.sendReply(errorReply(id, AcpError.invalidRequest('a message needs "method" (request or notification) or "result"/"error" (response)')));
+    if (method !== undefined) reply(errorReply(id, AcpError.invalidRequest(`"method" must be a string (got ${describe(method)})`)));
+    else reply(errorReply(id, AcpError.invalidRequest('a message needs "method" (request or notification) or "result"/"error" (response)')));
     return undefined;
   }
 
   private readonly sendReply: Sink = (msg) => this.write(msg);
 
-  /**
-   * ACP has no batches in any version (ACP-V2-TRANS-11): a JSON array is one invalid message,
-   * answered like the official SDK does (one -32600 with id null) and none of its entries run, so
-   * a sender relying on JSON-RPC 2.0 §6 learns at once instead of getting replies it cannot match.
-   */
-  private refuseArray(entries: number): void {
-    this.problem('invalid-message', `refused a JSON array of ${entries} entries: ACP has no JSON-RPC batches`);
-    this.sendReply(errorReply(null, AcpError.invalidRequest(BATCH_REFUSAL)));
-  }
-
-  private startRequest(id: WireRequestId, method: string, params: unknown): void {
+  private startRequest(id: WireRequestId, method: string, params: unknown, reply: Sink): void {
     if (method === CANCEL_REQUEST_METHOD) {
-      this.sendReply(errorReply(id, AcpError.invalidRequest(`${CANCEL_REQUEST_METHOD} is a notification; send it without "id"`)));
+      reply(errorReply(id, AcpError.invalidRequest(`${CANCEL_REQUEST_METHOD} is a notification; send it without "id"`)));
       return;
     }
     const handler = this.requestHandlers.get(method);
     const fallback = this.fallbackRequest;
     if (!handler && !fallback) {
-      this.sendReply(errorReply(id, AcpError.methodNotFound(method)));
+      reply(errorReply(id, AcpError.methodNotFound(method)));
       return;
     }
     const controller = new AbortController();
@@ -325,11 +344,11 @@ export class JsonRpcPeer {
       if (id !== null && this.inbound.get(id) === controller) this.inbound.delete(id);
       if (this.closeInfo) return;
       try {
-        if (!failed) this.sendReply({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
-        else this.sendReply(errorReply(id, toAcpError(error, controller.signal.aborted)));
+        if (!failed) reply({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
+        else reply(errorReply(id, toAcpError(error, controller.signal.aborted)));
       } catch (e) {
         // a result/error that JSON cannot carry (BigInt, cycle) must still get an answer, not crash the peer
-        this.sendReply(errorReply(id, AcpError.internal(`the ${failed ? 'error' : 'result'} of ${method} could not be sent as JSON: ${messageOf(e)}`)));
+        reply(errorReply(id, AcpError.internal(`the ${failed ? 'error' : 'result'} of ${method} could not be sent as JSON: ${messageOf(e)}`)));
       }
     };
     let result: unknown;
@@ -410,16 +429,16 @@ export class JsonRpcPeer {
    */
   private refuseTooDeep({ message, limit }: TooDeep): void {
     const why = `the message is nested deeper than ${limit} levels (the limit for incoming JSON)`;
-    const one = (m: unknown): void => {
+    const one = (m: unknown, reply: Sink): void => {
       if (!isObj(m)) {
-        this.sendReply(errorReply(null, AcpError.invalidRequest(why)));
+        reply(errorReply(null, AcpError.invalidRequest(why)));
         return;
       }
       const r = m;
       const hasId = hasOwn.call(r, 'id');
       if (typeof r.method === 'string') {
         if (!hasId) this.problem('invalid-message', `notification ${r.method} dropped: ${why}`);
-        else this.sendReply(errorReply(validId(r.id), AcpError.invalidParams(`${why}; send shallower params`, { maxDepth: limit })));
+        else reply(errorReply(validId(r.id), AcpError.invalidParams(`${why}; send shallower params`, { maxDepth: limit })));
         return;
       }
       if (hasId && (hasOwn.call(r, 'result') || hasOwn.call(r, 'error'))) {
@@ -432,11 +451,26 @@ export class JsonRpcPeer {
         } else this.problem('unknown-response', `response for unknown request id ${showRequestId(r.id)} (and ${why})`);
         return;
       }
-      this.sendReply(errorReply(hasId ? validId(r.id) : null, AcpError.invalidRequest(why)));
+      reply(errorReply(hasId ? validId(r.id) : null, AcpError.invalidRequest(why)));
     };
-    // an array is refused as a whole whatever its depth, exactly like a shallow one
-    if (Array.isArray(message)) this.refuseArray(message.length);
-    else one(message);
+    if (!Array.isArray(message)) {
+      one(message, this.sendReply);
+      return;
+    }
+    // a batch: each entry is refused as above (none runs), the replies go back as one array
+    const batch = this.openBatch(message);
+    if (batch) for (const m of message) one(m, batch.sink);
+  }
+
+  /** The reply collector for a batch, or `undefined` after refusing an empty or oversized array whole. */
+  private openBatch(entries: unknown[]): BatchReplies | undefined {
+    const refusal = batchRefusal(entries.length);
+    if (refusal) {
+      this.problem('invalid-message', refusal);
+      this.sendReply(errorReply(null, AcpError.invalidRequest(refusal)));
+      return undefined;
+    }
+    return new BatchReplies(entries.filter(expectsReply).length, (replies) => this.write(replies));
   }
 
   /** The request a response answers; ids this peer never sent (other types included) have none. */
@@ -493,8 +527,50 @@ class TooDeep {
 }
 
 
-/** What a JSON array is told; says what to send instead. */
-const BATCH_REFUSAL = 'a JSON array (batch) is not an ACP message: send one JSON-RPC object per line';
+/** Most entries one batch may hold; a bigger one is refused whole (one -32600), nothing of it runs. */
+export const MAX_BATCH_ENTRIES = 1000;
+
+/** Why a JSON array cannot be run as a batch (JSON-RPC 2.0 §6), or `undefined` when it can. */
+function batchRefusal(entries: number): string | undefined {
+  if (entries === 0) return 'an empty JSON array is not a batch: a batch needs at least one JSON-RPC message';
+  if (entries > MAX_BATCH_ENTRIES) return `a batch of ${entries} entries is over the limit of ${MAX_BATCH_ENTRIES}: send at most ${MAX_BATCH_ENTRIES} per array, or one JSON-RPC object per line`;
+  return undefined;
+}
+
+/**
+ * True for a batch entry that gets a reply: everything but a notification and a response (the
+ * same split {@link JsonRpcPeer}'s dispatch makes), so a batch knows how many replies to wait for.
+ */
+function expectsReply(m: unknown): boolean {
+  if (!isObj(m)) return true;
+  const hasId = hasOwn.call(m, 'id');
+  if (typeof m.method === 'string') return hasId;
+  return !(hasId && (hasOwn.call(m, 'result') || hasOwn.call(m, 'error')));
+}
+
+/** Collects the replies to one batch's entries and sends them as one array when the last is in. */
+class BatchReplies {
+  private readonly replies: object[] = [];
+  constructor(
+    private outstanding: number,
+    private readonly send: (replies: object[]) => void,
+  ) {}
+  /** Takes one entry's reply; throws, like a direct write, when it cannot be sent as JSON. */
+  readonly sink: Sink = (reply) => {
+    // checked now, so the one entry gets its -32603 instead of the whole array failing later
+    messageToText(reply);
+    this.replies.push(reply);
+    if (--this.outstanding === 0) this.send(this.replies);
+  };
+}
+
+/** One entry of a batch, queued in the backlog like a single message; its reply goes to the batch. */
+class BatchEntry {
+  constructor(
+    readonly message: unknown,
+    readonly batch: BatchReplies,
+  ) {}
+}
 
 function errorReply(id: WireRequestId, e: AcpError): object {
   return { jsonrpc: '2.0', id, error: e.toJSON() };

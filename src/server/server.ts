@@ -264,7 +264,8 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
     }
     if (Array.isArray(message)) {
       res.writeHead(501, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported by ACP' } }));
+      // the remote-transport RFD: "Batch JSON-RPC requests return 501" (stdio and WebSocket accept batches)
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: Streamable HTTP takes one JSON-RPC message per POST (batches get 501, as the remote-transport RFD says): send each entry as its own POST, or use the WebSocket' } }));
       return;
     }
     if (!isObj(message)) return text(res, 400, 'Invalid JSON-RPC message: the body must be one JSON object');

@@ -81,7 +81,6 @@ export const SHARED_WORKER_FILES: string[] = [
   'test/remote-ws-batching.test.ts',
   'test/rpc-fuzz.test.ts',
   'test/rpc-input-limits.test.ts',
-  'test/rpc-no-batch.test.ts',
   'test/client-runtime.test.ts',
   'test/remote-http2.test.ts',
   'test/remote-resume-teardown.test.ts',

@@ -2,7 +2,7 @@ import type { CheckCase } from '../case.js';
 import { cancelTurn } from './cancel.js';
 import { customPromptBlock, extensionMethods, metaEverywhere } from './extensions.js';
 import { initializeBasic, initializeOldVersion, initializeUnknownVersion } from './initialize.js';
-import { batchRejected, idsEchoed, malformedInput, notificationsUnanswered } from './jsonrpc.js';
+import { batchBehaviour, idsEchoed, malformedInput, notificationsUnanswered } from './jsonrpc.js';
 import { promptLifecycleV2, promptTurnV1, promptUnknownSessionV2 } from './prompt.js';
 import { sessionClose, sessionDelete, sessionList, sessionLoadV1, sessionResumeV2 } from './sessions.js';
 import { exitOnEof } from './stdout.js';
@@ -27,6 +27,6 @@ export const ALL_CASES: readonly CheckCase[] = [
   idsEchoed,
   notificationsUnanswered,
   malformedInput,
-  batchRejected,
+  batchBehaviour,
   exitOnEof,
 ];
