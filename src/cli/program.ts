@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, formatCliError, usageError } from './errors.js';
 import { ExitCode, formatExitCodeTable } from './exit-codes.js';
-import { NdjsonWriter } from './render/ndjson-events.js';
+import { resultLine } from './render/ndjson-events.js';
 import type { AgentFlags, ChatFlags, RunFlags, SessionsFlags } from './flags.js';
 import { colorEnabled, createStyle } from './style.js';
 import { packageVersion } from '../protocol/package-version.js';
@@ -405,15 +405,16 @@ export async function main(argv: string[] = process.argv): Promise<never> {
         const hint = `run \`${commandPath(argv)} --help\` to see the options.`;
         process.stderr.write(`${style.yellow('hint:')} ${hint}\n`);
         result.code = ExitCode.Usage;
-        if (wantsJson(argv)) writeJsonFailure(new CliError('usage', ExitCode.Usage, e.message.replace(/^error: /, '').trim(), { hint: hint[0]!.toUpperCase() + hint.slice(1) }));
+        if (wantsJson(argv)) writeJsonFailure(argv, new CliError('usage', ExitCode.Usage, e.message.replace(/^error: /, '').trim(), { hint: hint[0]!.toUpperCase() + hint.slice(1) }));
       }
     } else if (e instanceof CliError) {
       process.stderr.write(formatCliError(e, style));
       result.code = e.exitCode;
-      if (wantsJson(argv)) writeJsonFailure(e);
+      if (wantsJson(argv)) writeJsonFailure(argv, e);
     } else {
       process.stderr.write(`${style.red('acp-kit: internal error:')} ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
       result.code = ExitCode.Internal;
+      if (wantsJson(argv)) writeJsonFailure(argv, new CliError('internal', ExitCode.Internal, `internal error: ${e instanceof Error ? e.message : String(e)}`));
     }
   }
   await flushStdio();
@@ -427,9 +428,9 @@ function wantsJson(argv: string[]): boolean {
   return (end === -1 ? args : args.slice(0, end)).includes('--json');
 }
 
-/** The `result` line of a run that failed before a command could report it itself. */
-function writeJsonFailure(e: CliError): void {
-  new NdjsonWriter((line) => void process.stdout.write(line)).emit({ type: 'result', stopReason: null, exitCode: e.exitCode, rejectedPermissions: 0, error: e.toJSON() });
+/** The `result` line of a command that failed before it could report it itself (`run`'s carries its turn fields). */
+function writeJsonFailure(argv: string[], e: CliError): void {
+  process.stdout.write(resultLine(e.exitCode, { ...(commandPath(argv) === 'acp-kit run' ? { stopReason: null, rejectedPermissions: 0 } : {}), error: e.toJSON() }));
 }
 
 function commandPath(argv: string[]): string {
