@@ -71,6 +71,18 @@ describe('acp-kit chat TUI (tmux)', () => {
       for (const n of [1, 5, 22, 30]) expect(full).toMatch(new RegExp(`^│ ${n}\\s+│$`, 'm'));
     }, 60_000);
 
+    it('the / menu lists /exit and /quit after the agent\'s commands; Enter completes /qu, a second Enter exits 0', async () => {
+      t.key('-l', '/');
+      await t.waitScreen(/\/exit — leave the chat/, 'the / menu with /exit');
+      expect(t.screen()).toMatch(/\/quit — leave the chat/);
+      t.key('-l', 'qu');
+      await t.waitScreen(/│ > \/qu/, 'the typed /qu');
+      t.key('Enter');
+      await t.waitScreen(/│ > \/quit /, 'the completed /quit');
+      t.key('Enter');
+      expect(await t.exitCode()).toBe('EXIT=0');
+    }, 60_000);
+
     it('the first Ctrl-C clears the typed input (and arms exit); typing goes on normally', async () => {
       expect(t.screen()).not.toContain('press Ctrl-C again to exit');
       const hellos = count('> hello');

@@ -10,3 +10,9 @@ it('agent --help says that an API key in the environment switches the model to a
   expect(help).toMatch(/an OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment switches the agent from the free demo model to that paid provider/);
   expect(help).toContain('--model demo to stay offline');
 });
+
+it('chat --help names /exit and /quit', async () => {
+  const r = await runCli(['chat', '--help'], { env: cliEnv() });
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('/exit or /quit exits');
+});

@@ -130,7 +130,7 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .addOption(new Option('--approve-reads', 'approve read-only tool calls without asking; ask for the rest').conflicts(['approveAll']))
     .addHelpText(
       'after',
-      `\nKeys: Enter sends, Ctrl-C cancels the running turn (a second Ctrl-C exits), Ctrl-D exits,\n/ lists the agent's slash commands, up/down + Enter pick a permission option.\n${AGENT_HELP}${EXIT_HELP}`,
+      `\nKeys: Enter sends, Ctrl-C cancels the running turn (a second Ctrl-C exits), Ctrl-D exits,\n/ lists the agent's slash commands, /exit or /quit exits, up/down + Enter pick a permission option.\n${AGENT_HELP}${EXIT_HELP}`,
     )
     .action(async (flags: ChatFlags) => {
       result.code = await handlers.chat(flags);

@@ -7,7 +7,7 @@ import { diffLinesOf, describeBlock } from '../render/transcript.js';
 import { formatTokens, formatUsage, planMark, toolStatusIcon } from '../render/symbols.js';
 import { stripAnsi } from '../style.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
-import type { ChatActions, ChatView, FeedItem, Note } from './chat-model.js';
+import { slashMenu, type ChatActions, type ChatView, type FeedItem, type Note } from './chat-model.js';
 import { SessionPicker } from './SessionPicker.js';
 import { StreamingMarkdown } from './markdown.js';
 
@@ -299,7 +299,7 @@ function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions })
   const [history] = useState<string[]>([]);
   const [hIndex, setHIndex] = useState(-1);
   const [sel, setSel] = useState(0);
-  const commands = view.state.availableCommands;
+  const commands = slashMenu(view.state.availableCommands);
   const slash = text.startsWith('/') && !text.includes(' ');
   const matches = slash ? commands.filter((c) => `/${c.name}`.startsWith(text)) : [];
   const submit = (raw: string): void => {
