@@ -46,6 +46,16 @@ describe('acp-kit chat TUI (tmux)', () => {
       expect(s).toMatch(/\n\n> hello\n/);
     }, 60_000);
 
+    it('thoughts are shown as rendered Markdown (inline code without its backticks)', async () => {
+      t.type('create notes.txt containing hello');
+      await t.waitScreen(/Permission: .*notes\.txt[\s\S]*Esc reject/, 'the permission picker');
+      // the demo model thinks "The user wants me to create `notes.txt`. ..."; shown without the backticks
+      expect(t.screen()).toMatch(/The user wants me to create notes\.txt/);
+      expect(t.screen()).not.toMatch(/The user wants[^\n]*`/);
+      t.key('Escape');
+      await turnEnded(1);
+    }, 60_000);
+
     it('Esc in the permission picker rejects the request', async () => {
       t.type('create notes.txt containing hello');
       await t.waitScreen(/Permission: .*notes\.txt[\s\S]*Esc reject/, 'the permission picker');

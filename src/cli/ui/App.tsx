@@ -56,13 +56,6 @@ function statusColor(status: string): string {
 function MessageView({ m }: { m: MessageState }): React.ReactElement | null {
   const text = stripAnsi(messageText(m));
   if (!text) return null;
-  if (m.role === 'thought') {
-    return (
-      <Text dimColor italic>
-        {text}
-      </Text>
-    );
-  }
   if (m.role === 'user') {
     return (
       <Text bold>
@@ -74,11 +67,13 @@ function MessageView({ m }: { m: MessageState }): React.ReactElement | null {
   let md = markdownOf.get(m);
   if (!md) markdownOf.set(m, (md = new StreamingMarkdown()));
   const blocks = md.update(text);
+  // thoughts are Markdown too, dimmed as a whole block (one style around each rendered block)
+  const thought = m.role === 'thought';
   return (
     <Box flexDirection="column">
       {blocks.map((b, i) => (
         <Box key={i} marginTop={i > 0 ? 1 : 0}>
-          <Text>{b}</Text>
+          <Text dimColor={thought}>{b}</Text>
         </Box>
       ))}
     </Box>
