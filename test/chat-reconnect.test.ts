@@ -215,6 +215,8 @@ describe('chat controller on a reconnecting connection (WebSocket, client side o
     ]).finally(() => clearTimeout(timer));
     expect(exit.code).toBe(ExitCode.AgentFailed);
     expect(exit.error?.kind).toBe('agent_unreachable');
+    // the command line that comes back to the session, as docs/remote.md promises
+    expect(exit.error?.hint).toBe('Once the server is reachable, resume this chat with: acp-kit chat --resume <id>');
     expect(exit.error?.message).toMatch(/^lost the connection to ws:\/\/127\.0\.0\.1:\d+\/acp and could not reconnect in 2 attempts \(last error: .+\): check that the server is running and reachable, then connect again$/);
   });
 });

@@ -179,14 +179,14 @@ describe('check reports (CLI)', () => {
     const junit = join(dir, 'report.xml');
     const bad = cli(['check', 'client', '--protocol', '1', '--only', 'ACP-ALL-TRANS-05', '--json', '--junit', junit, '--', process.execPath, CLIENT], { BREAK: 'dies-on-non-json' });
     expect(bad.status, bad.stderr).toBe(1);
-    const doc = JSON.parse(bad.stdout) as { client: string; conformant: boolean; requirements: Array<{ id: string; status: string }> };
+    const doc = JSON.parse(bad.stdout.split('\n')[0]!) as { client: string; conformant: boolean; requirements: Array<{ id: string; status: string }> };
     expect(doc.conformant).toBe(false);
     expect(doc.requirements.map((r) => `${r.id} ${r.status}`)).toEqual(['ACP-ALL-TRANS-05 fail']);
     const root = parseXml(readFileSync(junit, 'utf8'));
     expect(root.children[0]!.attrs).toMatchObject({ name: 'ACP v1', tests: '1', failures: '1' });
     const good = cli(['check', 'client', '--protocol', '1', '--only', 'ACP-ALL-TRANS-05', '--json', '--', process.execPath, CLIENT]);
     expect(good.status, good.stderr).toBe(0);
-    expect(JSON.parse(good.stdout)).toMatchObject({ conformant: true, requirements: [{ id: 'ACP-ALL-TRANS-05', status: 'pass' }] });
+    expect(JSON.parse(good.stdout.split('\n')[0]!)).toMatchObject({ conformant: true, requirements: [{ id: 'ACP-ALL-TRANS-05', status: 'pass' }] });
   }, 60_000);
 
   it('check agent --json --junit FILE: exit 1 and the failure in both', () => {
@@ -194,7 +194,7 @@ describe('check reports (CLI)', () => {
     const junit = join(dir, 'agent.xml');
     const r = cli(['check', 'agent', '--protocol', '1', '--only', 'ACP-ALL-RPC-03', '--json', '--junit', junit, '--', process.execPath, AGENT], { BREAK: 'id-not-echoed', FIXTURE_STORE: dir });
     expect(r.status, r.stderr).toBe(1);
-    const doc = JSON.parse(r.stdout) as { agent: string; requirements: Array<{ id: string; status: string }> };
+    const doc = JSON.parse(r.stdout.split('\n')[0]!) as { agent: string; requirements: Array<{ id: string; status: string }> };
     expect(doc.requirements.map((x) => `${x.id} ${x.status}`)).toEqual(['ACP-ALL-RPC-03 fail']);
     const root = parseXml(readFileSync(junit, 'utf8'));
     const tc = root.children[0]!.children[0]!;

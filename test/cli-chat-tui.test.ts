@@ -46,6 +46,16 @@ describe('acp-kit chat TUI (tmux)', () => {
       expect(s).toMatch(/\n\n> hello\n/);
     }, 60_000);
 
+    it('thoughts are shown as rendered Markdown (inline code without its backticks)', async () => {
+      t.type('create notes.txt containing hello');
+      await t.waitScreen(/Permission: .*notes\.txt[\s\S]*Esc reject/, 'the permission picker');
+      // the demo model thinks "The user wants me to create `notes.txt`. ..."; shown without the backticks
+      expect(t.screen()).toMatch(/The user wants me to create notes\.txt/);
+      expect(t.screen()).not.toMatch(/The user wants[^\n]*`/);
+      t.key('Escape');
+      await turnEnded(1);
+    }, 60_000);
+
     it('Esc in the permission picker rejects the request', async () => {
       t.type('create notes.txt containing hello');
       await t.waitScreen(/Permission: .*notes\.txt[\s\S]*Esc reject/, 'the permission picker');
@@ -69,6 +79,18 @@ describe('acp-kit chat TUI (tmux)', () => {
       await t.waitScreen(/full output of seq 1 30:/, 'the full output');
       const full = t.screen().slice(t.screen().indexOf('full output of seq 1 30:'));
       for (const n of [1, 5, 22, 30]) expect(full).toMatch(new RegExp(`^│ ${n}\\s+│$`, 'm'));
+    }, 60_000);
+
+    it('the / menu lists /exit and /quit after the agent\'s commands; Enter completes /qu, a second Enter exits 0', async () => {
+      t.key('-l', '/');
+      await t.waitScreen(/\/exit — leave the chat/, 'the / menu with /exit');
+      expect(t.screen()).toMatch(/\/quit — leave the chat/);
+      t.key('-l', 'qu');
+      await t.waitScreen(/│ > \/qu/, 'the typed /qu');
+      t.key('Enter');
+      await t.waitScreen(/│ > \/quit /, 'the completed /quit');
+      t.key('Enter');
+      expect(await t.exitCode()).toBe('EXIT=0');
     }, 60_000);
 
     it('the first Ctrl-C clears the typed input (and arms exit); typing goes on normally', async () => {

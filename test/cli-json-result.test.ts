@@ -29,7 +29,8 @@ describe.concurrent('--json result line on usage errors', () => {
       expect(r.code).toBe(2);
       const events = ndjson(r.stdout);
       expect(events).toHaveLength(1);
-      expect(events[0]).toMatchObject({ type: 'result', stopReason: null, exitCode: 2, rejectedPermissions: 0, error: { kind: 'usage', exitCode: 2 } });
+      // run's turn fields (stopReason, rejectedPermissions) only on run: every command shares type, exitCode, error
+      expect(events[0]).toMatchObject({ type: 'result', exitCode: 2, error: { kind: 'usage', exitCode: 2 }, ...(args[0] === 'run' ? { stopReason: null, rejectedPermissions: 0 } : {}) });
       expect(events[0]!.error.message).toMatch(message);
       expect(events[0]!.error.hint).toMatch(/--help|Drop/);
       // humans still read the error on stderr

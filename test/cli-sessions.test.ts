@@ -31,13 +31,14 @@ describe('acp-kit sessions', () => {
     }
 
     for (const protocol of ['1', '2']) {
-      // --json streams the replay: session, one update line per replayed update, history last
+      // --json streams the replay: session, one update line per replayed update, history, then the result line
       const show = await runCli(['sessions', 'show', '--json', '--protocol', protocol, sessionId], { cwd, env });
       expect(show.code, `v${protocol}`).toBe(0);
       const events = ndjson(show.stdout);
       expect(events[0], `v${protocol}`).toEqual({ type: 'session', sessionId, cwd, mode: protocol === '1' ? 'load' : 'resume' });
-      expect(events.at(-1)!.type).toBe('history');
-      const updates = events.slice(1, -1);
+      expect(events.at(-1)).toEqual({ type: 'result', exitCode: 0 });
+      expect(events.at(-2)!.type).toBe('history');
+      const updates = events.slice(1, -2);
       expect(updates.length, `v${protocol}`).toBeGreaterThan(2);
       expect(updates.every((e) => e.type === 'update' && e.sessionId === sessionId), `v${protocol}`).toBe(true);
       const kinds = updates.map((e) => e.update.sessionUpdate as string);
@@ -51,7 +52,7 @@ describe('acp-kit sessions', () => {
       expect(kinds.findIndex((k) => k.startsWith('user_message')), `v${protocol}`).toBeLessThan(kinds.findIndex((k) => k.startsWith('tool_call')));
       if (protocol === '2') expect(kinds, 'the resume snapshot (ACP-V2-RESUME-08)').toContain('state_update');
       // the final snapshot holds what the updates built
-      expect(JSON.stringify(events.at(-1)!.state)).toContain('Write notes.txt');
+      expect(JSON.stringify(events.at(-2)!.state)).toContain('Write notes.txt');
     }
 
     const missing = await runCli(['sessions', 'show', 'sess_does_not_exist'], { cwd, env });

@@ -52,7 +52,7 @@ describe('proxy --bridge --record: both legs in the capture', () => {
 
     const validate = await cli(['validate', cap, '--json'], env);
     const result = ndjson(validate.stdout).at(-1);
-    expect({ code: validate.code, result }).toEqual({ code: 0, result: { type: 'result', frames: frames.length, protocolVersion: 2, agentProtocolVersion: 1, violations: 0 } });
+    expect({ code: validate.code, result }).toEqual({ code: 0, result: { type: 'result', frames: frames.length, protocolVersion: 2, agentProtocolVersion: 1, violations: 0, exitCode: 0 } });
     const human = await cli(['validate', cap], env);
     expect(human.stdout).toContain(`${frames.length} frames, editor leg v2, agent leg v1: no violations`);
 

@@ -79,7 +79,7 @@ describe('capture files', () => {
     const env = { ...process.env, ACP_KIT_DATA_DIR: d };
     const list = spawnSync(process.execPath, [BIN, 'captures', 'list', '--json'], { encoding: 'utf8', env });
     expect(list.status).toBe(0);
-    expect(JSON.parse(list.stdout)).toMatchObject({ path: join(d, 'captures', 'one.ndjson'), agent: 'my-agent --acp', frames: 3 });
+    expect(JSON.parse(list.stdout.split('\n')[0]!)).toMatchObject({ path: join(d, 'captures', 'one.ndjson'), agent: 'my-agent --acp', frames: 3 });
     const show = spawnSync(process.execPath, [BIN, 'captures', 'show', join(d, 'captures', 'one.ndjson')], { encoding: 'utf8', env });
     expect(show.status).toBe(0);
     expect(show.stdout).toMatch(/capture of my-agent --acp/);
@@ -94,7 +94,7 @@ describe('capture files', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('a\nb\n');
     const list = spawnSync(process.execPath, [BIN, 'captures', 'list', '--json'], { encoding: 'utf8', env });
-    expect(JSON.parse(list.stdout)).toMatchObject({ frames: 4 });
+    expect(JSON.parse(list.stdout.split('\n')[0]!)).toMatchObject({ frames: 4 });
   });
 
   it('proxy --record to a path that cannot be written: exit 2 with the path and a hint, the agent is not started', () => {

@@ -143,7 +143,7 @@ describe('capture diff', () => {
     expect(text.stdout).toMatch(/the captures differ\n$/);
     const json = spawnSync(process.execPath, [BIN, 'diff', join(d, 'a.ndjson'), join(d, 'b.ndjson'), '--json'], { encoding: 'utf8' });
     expect(json.status).toBe(1);
-    const out = JSON.parse(json.stdout) as CaptureDiff & { type: string; formatVersion: number; paths: unknown };
+    const out = JSON.parse(json.stdout.split('\n')[0]!) as CaptureDiff & { type: string; formatVersion: number; paths: unknown };
     expect(Object.keys(out)).toEqual(['type', 'formatVersion', 'paths', 'equal', 'alignment', 'a', 'b', 'versionsEqual', 'capabilities', 'summary', 'differences', 'truncated', 'latency']);
     expect(out).toMatchObject({ type: 'diff', formatVersion: 1, equal: false, summary: { changed: 1, added: 1 } });
     const same = spawnSync(process.execPath, [BIN, 'diff', join(d, 'a.ndjson'), join(d, 'a.ndjson')], { encoding: 'utf8' });

@@ -84,6 +84,6 @@ describe('Rust conductor traces (.jsons)', () => {
     expect(show.stdout).toMatch(/6 +0\.000s +agent -> editor +notification session\/update agent_message_chunk/);
     const stats = spawnSync(process.execPath, [BIN, 'stats', TRACE, '--json'], { encoding: 'utf8' });
     expect(stats.status).toBe(0);
-    expect(JSON.parse(stats.stdout)).toMatchObject({ frames: 7, protocolVersion: 1, stopReasons: { end_turn: 1 } });
+    expect(JSON.parse(stats.stdout.split('\n')[0] ?? '')).toMatchObject({ frames: 7, protocolVersion: 1, stopReasons: { end_turn: 1 } });
   });
 });

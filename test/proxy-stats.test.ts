@@ -113,7 +113,7 @@ describe('capture stats', () => {
     const json = spawnSync(process.execPath, [BIN, 'stats', file, '--json'], { encoding: 'utf8' });
     expect(json.stderr).toBe('');
     expect(json.status).toBe(0);
-    const s = JSON.parse(json.stdout) as { type: string; frames: number; turns: Array<{ timeToFirstChunkMs: number }> };
+    const s = JSON.parse(json.stdout.split('\n')[0]!) as { type: string; frames: number; turns: Array<{ timeToFirstChunkMs: number }> };
     expect(s).toMatchObject({ type: 'stats', frames: 15, protocolVersion: 1 });
     expect(s.turns[0]!.timeToFirstChunkMs).toBe(50);
     const text = spawnSync(process.execPath, [BIN, 'stats', file], { encoding: 'utf8' });

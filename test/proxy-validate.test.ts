@@ -70,7 +70,7 @@ describe('capture validation', () => {
     const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toEqual([
       expect.objectContaining({ type: 'violation', requirement: 'ACP-V2-LIFE-06', seqs: [9, 10] }),
-      { type: 'result', frames: 10, protocolVersion: 2, violations: 1 },
+      { type: 'result', frames: 10, protocolVersion: 2, violations: 1, exitCode: 1 },
     ]);
     expect(spawnSync(node, [BIN, 'validate', join(CAPTURES, 'v2-clean.ndjson')], { encoding: 'utf8' }).status).toBe(0);
     const missing = spawnSync(node, [BIN, 'validate', join(CAPTURES, 'nope.ndjson')], { encoding: 'utf8' });

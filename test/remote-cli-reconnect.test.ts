@@ -87,7 +87,8 @@ function runCli(url: string, extra: readonly string[], prompt: string, cwd: stri
 /** The output with the session id (minted per session) made neutral. */
 function normalized(lines: string[]): string[] {
   const id = (JSON.parse(lines.find((l) => JSON.parse(l).type === 'session')!) as { sessionId: string }).sessionId;
-  return lines.map((l) => l.split(id).join('<session>'));
+  // the connection line names the URL run connected to (the relay's or the server's port)
+  return lines.map((l) => l.split(id).join('<session>').replace(/"agent":\["(ws|http)s?:\/\/127\.0\.0\.1:\d+\/acp"\]/, '"agent":["<url>"]'));
 }
 
 /** Per profile: the server URL to reach, and the URL of the same endpoint through the relay. */

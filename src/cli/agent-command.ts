@@ -35,11 +35,7 @@ export function resolveAgentCommand(agentFlag: string | undefined, env: NodeJS.P
     if (m.baseUrl !== undefined) args.push('--base-url', m.baseUrl);
     return { command: process.execPath, args, builtIn: true, display: `acp-kit agent --model ${m.backend} (built-in)`, model: m.label };
   }
-  const given = (['model', 'modelName', 'baseUrl'] as const).filter((k) => modelFlags[k] !== undefined);
-  if (given.length > 0) {
-    const names = given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ');
-    throw usageError(`${names} ${given.length === 1 ? 'chooses' : 'choose'} the model of the built-in agent, but ${agentFlag !== undefined ? '--agent' : '$ACP_KIT_AGENT'} runs another agent`, `Drop ${names}, or drop ${agentFlag !== undefined ? '--agent' : 'ACP_KIT_AGENT'} to use the built-in agent.`);
-  }
+  refuseModelFlags(modelFlags, agentFlag !== undefined ? '--agent' : '$ACP_KIT_AGENT', agentFlag !== undefined ? '--agent' : 'ACP_KIT_AGENT');
   let words: string[];
   try {
     words = splitCommandLine(line);
@@ -48,6 +44,24 @@ export function resolveAgentCommand(agentFlag: string | undefined, env: NodeJS.P
   }
   if (words.length === 0 || words[0] === '') throw usageError('--agent needs a command line, e.g. --agent "my-agent --acp"');
   return { command: words[0]!, args: words.slice(1), builtIn: false, display: joinCommandLine(words) };
+}
+
+/** Model flags only choose the built-in agent's model: with another agent they are a usage error. */
+function refuseModelFlags(modelFlags: ModelFlags, other: string, drop: string): void {
+  const given = (['model', 'modelName', 'baseUrl'] as const).filter((k) => modelFlags[k] !== undefined);
+  if (given.length === 0) return;
+  const names = given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ');
+  throw usageError(`${names} ${given.length === 1 ? 'chooses' : 'choose'} the model of the built-in agent, but ${other} runs another agent`, `Drop ${names}, or drop ${drop} to use the built-in agent.`);
+}
+
+/**
+ * The agent of `--agent-url`: named by its URL, with no local command and no model (the remote
+ * agent's own `initialize` answer says what it is). `--agent` and the model flags are usage errors.
+ */
+export function remoteAgentCommand(url: string, agentFlag: string | undefined, modelFlags: ModelFlags = {}): AgentCommand {
+  if (agentFlag !== undefined) throw usageError('give --agent or --agent-url, not both');
+  refuseModelFlags(modelFlags, '--agent-url', '--agent-url');
+  return { command: url, args: [], builtIn: false, display: url };
 }
 
 /** The error context for an agent command. */

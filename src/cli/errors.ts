@@ -214,6 +214,31 @@ export function connectError(e: unknown, ctx: AgentContext): CliError {
   return err;
 }
 
+/**
+ * A failed connect to `--agent-url`: the server refusing the token (HTTP 401/403, on the
+ * WebSocket upgrade or the HTTP `initialize`) is an authentication problem saying where the token
+ * goes; anything else is phrased as {@link connectError} does.
+ */
+export function remoteConnectError(e: unknown, ctx: AgentContext, tokenGiven: boolean): CliError {
+  const status = refusedStatus(e);
+  if (status === undefined) return connectError(e, ctx);
+  const what = tokenGiven ? `the server at ${ctx.commandLine} refused the token (HTTP ${status})` : `the server at ${ctx.commandLine} needs a token (HTTP ${status})`;
+  return new CliError('auth_required', ExitCode.AuthRequired, what, {
+    hint: `Put the token the server was started with (acp-kit serve --token-file or $ACP_KIT_SERVE_TOKEN) in $ACP_KIT_AGENT_TOKEN or in a file named by --agent-token-file.`,
+    cause: e,
+  });
+}
+
+/** The HTTP 401/403 the transports report (in the error or the closed connection's cause) when a server refuses the credentials. */
+function refusedStatus(e: unknown): number | undefined {
+  for (let cur: unknown = e, depth = 0; cur instanceof Error && depth < 5; depth++) {
+    const m = /\b(?:upgrade|refused): HTTP (40[13])\b/.exec(cur.message);
+    if (m) return Number(m[1]);
+    cur = cur instanceof ConnectionClosedError && cur.info.error ? cur.info.error : cur.cause;
+  }
+  return undefined;
+}
+
 function quoteLine(line: string): string {
   const l = line.length > 200 ? `${line.slice(0, 200)}…` : line;
   return JSON.stringify(l);

@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, formatCliError, usageError } from './errors.js';
 import { ExitCode, formatExitCodeTable } from './exit-codes.js';
-import { NdjsonWriter } from './render/ndjson-events.js';
+import { resultLine } from './render/ndjson-events.js';
 import type { AgentFlags, ChatFlags, RunFlags, SessionsFlags } from './flags.js';
 import { colorEnabled, createStyle } from './style.js';
 import { packageVersion } from '../protocol/package-version.js';
@@ -130,7 +130,7 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .addOption(new Option('--approve-reads', 'approve read-only tool calls without asking; ask for the rest').conflicts(['approveAll']))
     .addHelpText(
       'after',
-      `\nKeys: Enter sends, Ctrl-C cancels the running turn (a second Ctrl-C exits), Ctrl-D exits,\n/ lists the agent's slash commands, up/down + Enter pick a permission option.\n${AGENT_HELP}${EXIT_HELP}`,
+      `\nKeys: Enter sends, Ctrl-C cancels the running turn (a second Ctrl-C exits), Ctrl-D exits,\n/ lists the agent's slash commands, /exit or /quit exits, up/down + Enter pick a permission option.\n${AGENT_HELP}${EXIT_HELP}`,
     )
     .action(async (flags: ChatFlags) => {
       result.code = await handlers.chat(flags);
@@ -163,7 +163,7 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
   program
     .command('agent')
     .description('run the built-in ACP coding agent on stdio (what `run` and `chat` start by default)')
-    .addOption(new Option('--model <backend>', 'model backend (default: $ACP_KIT_MODEL, else demo — offline, rule-based)').choices(['demo', 'openai', 'anthropic']))
+    .addOption(new Option('--model <backend>', 'model backend (default: $ACP_KIT_MODEL, else openai when OPENAI_API_KEY is set, else anthropic when ANTHROPIC_API_KEY is set, else demo — offline, rule-based)').choices(['demo', 'openai', 'anthropic']))
     .option('--model-name <name>', 'model name (default gpt-4o-mini / claude-sonnet-4-5)')
     .option('--base-url <url>', 'API base URL (e.g. a local OpenAI-compatible server)')
     .option('--max-turn-requests <n>', 'model requests per turn before stopping with max_turn_requests (default 25)', positive('--max-turn-requests'))
@@ -173,6 +173,8 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .addHelpText(
       'after',
       '\nThe agent speaks ACP (v1 and v2) on stdin/stdout, logs to stderr and ends when stdin closes.\n' +
+        'Cost: without --model, an OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment switches the agent from the\n' +
+        'free demo model to that paid provider (every prompt is billed to the key); pass --model demo to stay offline.\n' +
         'Environment: OPENAI_API_KEY / ANTHROPIC_API_KEY, OPENAI_BASE_URL / ANTHROPIC_BASE_URL, ACP_KIT_MODEL,\n' +
         'ACP_KIT_MODEL_NAME, ACP_KIT_DATA_DIR (where sessions are stored).\n',
     )
@@ -409,15 +411,16 @@ export async function main(argv: string[] = process.argv): Promise<never> {
         const hint = `run \`${commandPath(argv)} --help\` to see the options.`;
         process.stderr.write(`${style.yellow('hint:')} ${hint}\n`);
         result.code = ExitCode.Usage;
-        if (wantsJson(argv)) writeJsonFailure(new CliError('usage', ExitCode.Usage, e.message.replace(/^error: /, '').trim(), { hint: hint[0]!.toUpperCase() + hint.slice(1) }));
+        if (wantsJson(argv)) writeJsonFailure(argv, new CliError('usage', ExitCode.Usage, e.message.replace(/^error: /, '').trim(), { hint: hint[0]!.toUpperCase() + hint.slice(1) }));
       }
     } else if (e instanceof CliError) {
       process.stderr.write(formatCliError(e, style));
       result.code = e.exitCode;
-      if (wantsJson(argv)) writeJsonFailure(e);
+      if (wantsJson(argv)) writeJsonFailure(argv, e);
     } else {
       process.stderr.write(`${style.red('acp-kit: internal error:')} ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
       result.code = ExitCode.Internal;
+      if (wantsJson(argv)) writeJsonFailure(argv, new CliError('internal', ExitCode.Internal, `internal error: ${e instanceof Error ? e.message : String(e)}`));
     }
   }
   await flushStdio();
@@ -431,9 +434,9 @@ function wantsJson(argv: string[]): boolean {
   return (end === -1 ? args : args.slice(0, end)).includes('--json');
 }
 
-/** The `result` line of a run that failed before a command could report it itself. */
-function writeJsonFailure(e: CliError): void {
-  new NdjsonWriter((line) => void process.stdout.write(line)).emit({ type: 'result', stopReason: null, exitCode: e.exitCode, rejectedPermissions: 0, error: e.toJSON() });
+/** The `result` line of a command that failed before it could report it itself (`run`'s carries its turn fields). */
+function writeJsonFailure(argv: string[], e: CliError): void {
+  process.stdout.write(resultLine(e.exitCode, { ...(commandPath(argv) === 'acp-kit run' ? { stopReason: null, rejectedPermissions: 0 } : {}), error: e.toJSON() }));
 }
 
 function commandPath(argv: string[]): string {

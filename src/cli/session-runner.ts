@@ -6,8 +6,8 @@ import {
   type ReconnectingConnection, type RemoteTarget, type RestoreSessionOptions,
 } from '../client/index.js';
 import type { TerminalExitStatus } from '../protocol/model/methods.js';
-import { agentContext, resolveAgentCommand, type AgentCommand } from './agent-command.js';
-import { connectError, toCliError, usageError, type AgentContext } from './errors.js';
+import { agentContext, remoteAgentCommand, resolveAgentCommand, type AgentCommand } from './agent-command.js';
+import { connectError, remoteConnectError, toCliError, usageError, type AgentContext } from './errors.js';
 import type { AgentFlags, ModelFlags } from './flags.js';
 import { packageVersion } from '../protocol/package-version.js';
 
@@ -71,10 +71,9 @@ export async function openAgent(
 ): Promise<OpenAgent> {
   const cwd = resolveCwd(flags.cwd);
   const protocol = protocolChoice(flags.protocol);
-  const agent = resolveAgentCommand(flags.agent, process.env, flags);
+  // a remote agent is named by its URL: the local agent is not started, its model not chosen
+  const agent = flags.agentUrl !== undefined ? remoteAgentCommand(flags.agentUrl, flags.agent, flags) : resolveAgentCommand(flags.agent, process.env, flags);
   const ctx = agentContext(agent, protocol === 'auto' ? undefined : protocol);
-  // messages name the remote agent by its URL, not the local agent that is not started
-  if (flags.agentUrl !== undefined) Object.assign(ctx, { commandLine: flags.agentUrl, command: flags.agentUrl, builtIn: false });
   const options: ClientOptions = {
     protocol,
     clientInfo: { name: 'acp-kit', version: packageVersion(), title: 'acp-kit CLI' },
@@ -102,7 +101,7 @@ export async function openAgent(
       // resumes the open sessions with a replay: the user sees no loss and no duplicate
       rc = await connectReconnecting({ ...options, ...target });
     } catch (e) {
-      throw connectError(e, ctx);
+      throw remoteConnectError(e, ctx, target.token !== undefined);
     }
     ctx.authMethods = rc.connection.authMethods;
     ctx.agentArgs = agent.args;
@@ -130,7 +129,6 @@ export async function openAgent(
 
 /** `--agent-url`, with the token of `--agent-token-file` or $ACP_KIT_AGENT_TOKEN (the URL checked before connecting). */
 async function remoteTarget(flags: AgentFlags): Promise<RemoteTarget & { url: string }> {
-  if (flags.agent !== undefined) throw usageError('give --agent or --agent-url, not both');
   let token = process.env.ACP_KIT_AGENT_TOKEN;
   if (flags.agentTokenFile !== undefined) {
     try {

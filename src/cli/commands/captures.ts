@@ -7,6 +7,7 @@ import { redactRaw } from '../../proxy/redact.js';
 import { stringAt } from '../../proxy/json.js';
 import { usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
+import { resultLine } from '../render/ndjson-events.js';
 
 /** Flags of `acp-kit captures export`. */
 export interface CapturesExportFlags {
@@ -64,8 +65,9 @@ export async function capturesListCommand(flags: { json?: boolean }): Promise<nu
     }
     const h = r.header();
     const row = { path, size, agent: h?.agent.join(' ') ?? '', frames, start: h?.start ?? '' };
-    write(flags.json ? `${JSON.stringify(row)}\n` : `${row.start}  ${String(frames).padStart(6)} frames  ${String(size).padStart(9)} B  ${row.agent}  ${path}\n`);
+    write(flags.json ? `${JSON.stringify({ type: 'capture', ...row })}\n` : `${row.start}  ${String(frames).padStart(6)} frames  ${String(size).padStart(9)} B  ${row.agent}  ${path}\n`);
   }
+  if (flags.json) write(resultLine(ExitCode.Ok, { captures: names.length }));
   return ExitCode.Ok;
 }
 

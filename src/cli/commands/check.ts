@@ -1,4 +1,5 @@
 import { statSync, writeFileSync } from 'node:fs';
+import { resultLine } from '../render/ndjson-events.js';
 import { resolve } from 'node:path';
 import { formatJson, formatJunit, formatText } from '../../checker/report.js';
 import { checkAgent } from '../../checker/check-agent.js';
@@ -61,9 +62,11 @@ const runOptionsOf = (flags: CheckClientFlags) => ({ protocols: protocolsOf(flag
 function report(run: CheckRun, label: string, flags: CheckClientFlags, subject: 'agent' | 'client'): number {
   // when no case could run, the reason is the one thing to read first
   if (run.cases.length > 0 && run.cases.every((c) => c.status === 'error')) process.stderr.write(`acp-kit check: ${run.cases[0]!.reason}\n`);
-  process.stdout.write(flags.json ? formatJson(run, label, subject) : formatText(run, label, subject));
+  const code = run.conformant ? 0 : 1;
+  // --json: the report as one `report` line, then the result line every --json command ends with
+  process.stdout.write(flags.json ? `${JSON.stringify({ type: 'report', ...JSON.parse(formatJson(run, label, subject)) })}\n${resultLine(code, { conformant: run.conformant })}` : formatText(run, label, subject));
   if (flags.junit) writeFileSync(flags.junit, formatJunit(run, label, subject));
-  return run.conformant ? 0 : 1;
+  return code;
 }
 
 /** `acp-kit check agent [flags] -- <agent command...>`: exit 0 conformant, 1 not, 2 usage. */

@@ -1,3 +1,4 @@
+import { resultLine } from '../render/ndjson-events.js';
 import { diffCaptures, frameSide, readCapture, type CaptureDiff, type DiffFrameRef, type FieldDifference } from '../../proxy/index.js';
 import { captureReadFailure, requireFrames } from './captures.js';
 
@@ -67,6 +68,6 @@ export async function diffCommand(pathA: string, pathB: string, flags: { json?: 
   const a = await read(pathA);
   const b = await read(pathB);
   const d = diffCaptures(a.frames.filter((f) => frameSide(f) === side), b.frames.filter((f) => frameSide(f) === side));
-  process.stdout.write(flags.json ? `${JSON.stringify({ type: 'diff', formatVersion: 1, paths: { a: pathA, b: pathB }, ...d })}\n` : formatDiff(d, pathA, pathB));
+  process.stdout.write(flags.json ? `${JSON.stringify({ type: 'diff', formatVersion: 1, paths: { a: pathA, b: pathB }, ...d })}\n${resultLine(d.equal ? 0 : 1)}` : formatDiff(d, pathA, pathB));
   return d.equal ? 0 : 1;
 }

@@ -1,5 +1,5 @@
-import { appendFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { appendFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
 import { CaptureWriter, defaultCapturePath } from '../../proxy/capture.js';
 import { startBridge } from '../../proxy/bridge/index.js';
@@ -40,6 +40,8 @@ export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<
     : (line: string) => void process.stderr.write(`acp-kit proxy: ${line}\n`);
   const record = flags.inspect && (flags.record === undefined || flags.record === false) ? true : flags.record;
   const recordPath = record === undefined || record === false ? undefined : record === true ? defaultCapturePath() : resolve(record);
+  // a path the user typed: its folder must exist (a typo must not create folders); the default folder is ours to create
+  if (typeof record === 'string' && recordPath !== undefined) requireFolder(recordPath);
   let recorder: CaptureWriter | undefined;
   try {
     recorder = recordPath ? new CaptureWriter(recordPath, { acpKit: packageVersion(), agent }) : undefined;
@@ -72,6 +74,18 @@ export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<
     recorder?.close();
     await inspector?.close();
   }
+}
+
+/** Refuses a `--record` path whose folder does not exist, naming the folder (exit 2). */
+function requireFolder(path: string): void {
+  const folder = dirname(path);
+  let isDir = false;
+  try {
+    isDir = statSync(folder).isDirectory();
+  } catch {
+    throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${path}: the folder ${folder} does not exist`, { hint: `Create it first (mkdir -p ${folder}) or pass --record a path in an existing folder.` });
+  }
+  if (!isDir) throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${path}: ${folder} is not a folder`, { hint: 'Pass --record a path in an existing folder.' });
 }
 
 /** `--inspect`: the inspector follows the capture being recorded; registered so other inspector pages list it. */

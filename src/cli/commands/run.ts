@@ -5,7 +5,7 @@ import {
   type ClientSession, type ReconnectingSession,
   approveAll, approveReads, denyAll, describePermissionDecision, observed, type PermissionPolicy,
 } from '../../client/index.js';
-import { agentContext, resolveAgentCommand } from '../agent-command.js';
+import { agentContext, remoteAgentCommand, resolveAgentCommand } from '../agent-command.js';
 import { CliError, toCliError } from '../errors.js';
 import { ExitCode, exitCodeForTurn } from '../exit-codes.js';
 import type { RunFlags } from '../flags.js';
@@ -174,7 +174,8 @@ export async function runCommand(prompt: string, flags: RunFlags, reporter: RunR
 function safeContext(flags: RunFlags) {
   try {
     const p = protocolChoice(flags.protocol);
-    return agentContext(resolveAgentCommand(flags.agent, process.env, flags), p === 'auto' ? undefined : p);
+    const agent = flags.agentUrl !== undefined ? remoteAgentCommand(flags.agentUrl, flags.agent, flags) : resolveAgentCommand(flags.agent, process.env, flags);
+    return agentContext(agent, p === 'auto' ? undefined : p);
   } catch {
     return { commandLine: flags.agent ?? '(built-in agent)', command: flags.agent ?? 'acp-kit' };
   }

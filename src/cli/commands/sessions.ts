@@ -3,7 +3,7 @@ import type { SessionInfo } from '../../protocol/model/session.js';
 import { CliError, formatCliError, toCliError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import type { SessionsFlags } from '../flags.js';
-import { NdjsonWriter } from '../render/ndjson-events.js';
+import { NdjsonWriter, resultLine } from '../render/ndjson-events.js';
 import { TranscriptRenderer } from '../render/transcript.js';
 import { handleSignals, openAgent, openSession, type OpenAgent } from '../session-runner.js';
 import { colorEnabled, createStyle, stripAnsi } from '../style.js';
@@ -23,7 +23,7 @@ async function withAgent(flags: SessionsFlags, body: (a: OpenAgent) => Promise<n
     return await body(open);
   } catch (e) {
     const err = toCliError(e, open?.ctx ?? { commandLine: flags.agent ?? '(built-in agent)', command: flags.agent ?? 'acp-kit' });
-    if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'result', stopReason: null, exitCode: err.exitCode, rejectedPermissions: 0, error: err.toJSON() })}\n`);
+    if (flags.json) process.stdout.write(resultLine(err.exitCode, { error: err.toJSON() }));
     process.stderr.write(formatCliError(err, errStyle));
     return err.exitCode;
   } finally {
@@ -50,6 +50,7 @@ export async function sessionsListCommand(flags: SessionsFlags & { all?: boolean
     }
     if (flags.json) {
       new NdjsonWriter((s) => void process.stdout.write(s)).emit({ type: 'sessions', sessions });
+      process.stdout.write(resultLine(ExitCode.Ok, { sessions: sessions.length }));
       return ExitCode.Ok;
     }
     const style = createStyle(colorEnabled(process.stdout));
@@ -81,6 +82,7 @@ export async function sessionsShowCommand(sessionId: string, flags: SessionsFlag
       // the replay streams as it arrives; the merged entities follow once it is complete
       const { session } = await openSession(a, sessionId, (update) => w.emit({ type: 'update', sessionId, update }));
       w.emit({ type: 'history', sessionId: session.sessionId, state: session.state.toJSON() });
+      process.stdout.write(resultLine(ExitCode.Ok));
       return ExitCode.Ok;
     }
     const { session } = await openSession(a, sessionId);

@@ -2,6 +2,7 @@
 import { frameSide, openCapture } from '../../proxy/capture.js';
 import { CaptureStatsCollector, type CaptureStats } from '../../proxy/stats.js';
 import { captureReadFailure, requireFrames } from './captures.js';
+import { resultLine } from '../render/ndjson-events.js';
 
 const n = (v: number): string => v.toLocaleString('en-US');
 const ms = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : v.toFixed(1));
@@ -67,7 +68,7 @@ export async function statsCommand(path: string, flags: { json?: boolean; side?:
   }
   requireFrames(path, all, r.skipped());
   const s = c.result();
-  if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'stats', capture: path, ...s })}\n`);
+  if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'stats', capture: path, ...s })}\n${resultLine(0)}`);
   else process.stdout.write(formatStats(s, path));
   return 0;
 }

@@ -1,4 +1,5 @@
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
+import { resultLine } from '../render/ndjson-events.js';
 import { frameSide, openCapture, type CaptureSide } from '../../proxy/capture.js';
 import { CaptureValidator, type Violation } from '../../proxy/validate.js';
 import { usageError } from '../errors.js';
@@ -36,7 +37,7 @@ export async function validateCommand(path: string, flags: { json?: boolean; sid
   const bridged = validators.has('agent');
   if (flags.json) {
     for (const v of violations) process.stdout.write(`${JSON.stringify({ type: 'violation', ...v })}\n`);
-    process.stdout.write(`${JSON.stringify({ type: 'result', frames, protocolVersion: version(only ?? 'editor'), ...(bridged && only === undefined ? { agentProtocolVersion: version('agent') } : {}), violations: violations.length })}\n`);
+    process.stdout.write(resultLine(violations.length === 0 ? 0 : 1, { frames, protocolVersion: version(only ?? 'editor'), ...(bridged && only === undefined ? { agentProtocolVersion: version('agent') } : {}), violations: violations.length }));
   } else {
     for (const v of violations) process.stdout.write(`${v.side ? `[${v.side} leg] ` : ''}${v.requirement}  [${v.rule}]  seq ${v.seqs.join(', ')}: ${v.message}\n`);
     const versions = bridged && only === undefined ? `editor leg v${version('editor') ?? '?'}, agent leg v${version('agent') ?? '?'}` : `protocol v${version(only ?? 'editor') ?? '?'}`;

@@ -57,6 +57,15 @@ export type CliEvent =
       tokens?: { inputTokens: number; outputTokens: number; totalTokens: number; cost?: { amount: number; currency: string } };
     };
 
+/**
+ * The last line of every `--json` command (src/cli/README.md, "--json output"): `type: "result"`
+ * and the process's exit code, after the command's own fields (`run`: stopReason,
+ * rejectedPermissions; `validate`: frames, violations; a failure: `error`).
+ */
+export function resultLine(exitCode: number, fields: Record<string, unknown> = {}): string {
+  return `${JSON.stringify({ type: 'result', ...fields, exitCode })}\n`;
+}
+
 /** Writes NDJSON events; each event is one `write` call ending in `\n`. */
 export class NdjsonWriter {
   private ended = false;

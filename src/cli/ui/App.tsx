@@ -7,7 +7,7 @@ import { diffLinesOf, describeBlock } from '../render/transcript.js';
 import { formatTokens, formatUsage, planMark, toolStatusIcon } from '../render/symbols.js';
 import { stripAnsi } from '../style.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
-import type { ChatActions, ChatView, FeedItem, Note } from './chat-model.js';
+import { slashMenu, type ChatActions, type ChatView, type FeedItem, type Note } from './chat-model.js';
 import { SessionPicker } from './SessionPicker.js';
 import { StreamingMarkdown } from './markdown.js';
 
@@ -56,13 +56,6 @@ function statusColor(status: string): string {
 function MessageView({ m }: { m: MessageState }): React.ReactElement | null {
   const text = stripAnsi(messageText(m));
   if (!text) return null;
-  if (m.role === 'thought') {
-    return (
-      <Text dimColor italic>
-        {text}
-      </Text>
-    );
-  }
   if (m.role === 'user') {
     return (
       <Text bold>
@@ -74,11 +67,13 @@ function MessageView({ m }: { m: MessageState }): React.ReactElement | null {
   let md = markdownOf.get(m);
   if (!md) markdownOf.set(m, (md = new StreamingMarkdown()));
   const blocks = md.update(text);
+  // thoughts are Markdown too, dimmed as a whole block (one style around each rendered block)
+  const thought = m.role === 'thought';
   return (
     <Box flexDirection="column">
       {blocks.map((b, i) => (
         <Box key={i} marginTop={i > 0 ? 1 : 0}>
-          <Text>{b}</Text>
+          <Text dimColor={thought}>{b}</Text>
         </Box>
       ))}
     </Box>
@@ -299,7 +294,7 @@ function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions })
   const [history] = useState<string[]>([]);
   const [hIndex, setHIndex] = useState(-1);
   const [sel, setSel] = useState(0);
-  const commands = view.state.availableCommands;
+  const commands = slashMenu(view.state.availableCommands);
   const slash = text.startsWith('/') && !text.includes(' ');
   const matches = slash ? commands.filter((c) => `/${c.name}`.startsWith(text)) : [];
   const submit = (raw: string): void => {

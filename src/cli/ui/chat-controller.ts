@@ -219,7 +219,11 @@ export class ChatController implements ChatActions {
   followReconnects(rc: Pick<ReconnectingConnection, 'on'>, resumeLater: string): void {
     rc.on('disconnected', () => this.disconnected('connection lost · reconnecting…'));
     rc.on('reconnecting', ({ attempt, attempts }) => this.disconnected(`connection lost · reconnecting (attempt ${attempt}/${attempts})…`));
-    rc.on('failed', (err) => this.exit(ExitCode.AgentFailed, new CliError('agent_unreachable', ExitCode.AgentFailed, err.message, { cause: err })));
+    rc.on('failed', (err) => this.exit(ExitCode.AgentFailed, new CliError('agent_unreachable', ExitCode.AgentFailed, err.message, {
+      // the session lives on in the server: say how to come back to it (docs/remote.md)
+      hint: `Once the server is reachable, resume this chat with: ${resumeLater}`,
+      cause: err,
+    })));
     rc.on('sessionLost', ({ sessionId, error }) => {
       if (sessionId !== this.view.sessionId) return;
       this.exit(ExitCode.AgentFailed, new CliError('session_lost', ExitCode.AgentFailed, `the server could not resume session ${sessionId} after the connection dropped: ${error.message}`, {

@@ -1,5 +1,5 @@
 import type { TurnTokenUsage } from '../../agent/coding/usage-meta.js';
-import type { PermissionRequest, SessionInfo } from '../../protocol/model/session.js';
+import type { AvailableCommand, PermissionRequest, SessionInfo } from '../../protocol/model/session.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
 import type { TimelineEntry } from '../../protocol/state/entities.js';
 
@@ -90,4 +90,15 @@ export interface ChatActions {
   exit(): void;
   /** Subscribe to view changes; returns the unsubscribe function. */
   subscribe(listener: () => void): () => void;
+}
+
+/** The chat's own slash commands, listed in the `/` menu after the agent's (an agent command of the same name wins). */
+export const CHAT_COMMANDS: readonly AvailableCommand[] = [
+  { name: 'exit', description: 'leave the chat (as Ctrl-D)' },
+  { name: 'quit', description: 'leave the chat (as Ctrl-D)' },
+];
+
+/** The `/` menu: the agent's commands, then the chat's own ones the agent does not shadow. */
+export function slashMenu(agentCommands: readonly AvailableCommand[]): AvailableCommand[] {
+  return [...agentCommands, ...CHAT_COMMANDS.filter((c) => !agentCommands.some((a) => a.name === c.name))];
 }

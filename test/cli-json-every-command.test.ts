@@ -1,0 +1,112 @@
+/**
+ * One `--json` shape for every command (src/cli/README.md, "--json output"): every line is an
+ * object with a `type`, and the last line is `{"type":"result", ..., "exitCode"}` equal to the
+ * process's exit code — on success, on empty lists and on usage errors. The commands are taken
+ * from the commander program, so a new command with `--json` fails here until it has a case.
+ * Real `acp-kit` processes; needs `npm run build`.
+ */
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { describe, expect, it, type TestContext } from 'vitest';
+import { buildProgram } from '../src/cli/program.js';
+import { cliEnv, FIXTURES, ndjson, runCli, tempDir, type CliResult } from './fixtures/cli-helpers.js';
+
+const CAPTURE = join(FIXTURES, 'proxy-captures', 'v1-clean.ndjson');
+const CHECK_AGENT = join(FIXTURES, 'checker', 'agent.mjs');
+const CHECK_CLIENT = join(FIXTURES, 'checker', 'client.mjs');
+
+/** Every command path (`sessions list`) that has a `--json` option. */
+function jsonCommands(c: Command, prefix: string[] = []): string[] {
+  return c.commands.flatMap((sub) => {
+    const path = [...prefix, sub.name()];
+    return [...(sub.options.some((o) => o.long === '--json') ? [path.join(' ')] : []), ...jsonCommands(sub, path)];
+  });
+}
+
+interface Setup { env: NodeJS.ProcessEnv; cwd: string; data: string }
+function setup(ctx: TestContext): Setup {
+  const data = tempDir('json-every-data');
+  const cwd = tempDir('json-every-cwd');
+  ctx.onTestFinished(() => {
+    rmSync(data, { recursive: true, force: true });
+    rmSync(cwd, { recursive: true, force: true });
+  });
+  return { env: cliEnv({ ACP_KIT_DATA_DIR: data }), cwd, data };
+}
+
+/** A run of each command that succeeds (or, for the checkers, reaches its verdict). */
+const success: Record<string, (s: Setup) => Promise<CliResult>> = {
+  run: (s) => runCli(['run', '--json', 'hi'], { env: s.env, cwd: s.cwd }),
+  'sessions list': (s) => runCli(['sessions', 'list', '--json'], { env: s.env, cwd: s.cwd }),
+  'sessions show': async (s) => {
+    const first = ndjson((await runCli(['run', '--json', 'hi'], { env: s.env, cwd: s.cwd })).stdout);
+    const id = first.find((e) => e.type === 'session')?.sessionId;
+    expect(typeof id).toBe('string');
+    return runCli(['sessions', 'show', id, '--json'], { env: s.env, cwd: s.cwd });
+  },
+  'captures list': (s) => runCli(['captures', 'list', '--json'], { env: s.env, cwd: s.cwd }),
+  'check agent': (s) => runCli(['check', 'agent', '--protocol', '1', '--only', 'ACP-ALL-RPC-0*', '--json', '--', process.execPath, CHECK_AGENT], { env: { ...s.env, FIXTURE_STORE: s.cwd }, cwd: s.cwd }),
+  'check client': (s) => runCli(['check', 'client', '--protocol', '1', '--only', 'ACP-ALL-TRANS-0*', '--json', '--', process.execPath, CHECK_CLIENT], { env: s.env, cwd: s.cwd }),
+  validate: (s) => runCli(['validate', CAPTURE, '--json'], { env: s.env, cwd: s.cwd }),
+  stats: (s) => runCli(['stats', CAPTURE, '--json'], { env: s.env, cwd: s.cwd }),
+  diff: (s) => runCli(['diff', CAPTURE, CAPTURE, '--json'], { env: s.env, cwd: s.cwd }),
+};
+
+/** Every line typed, exactly one `result` and it is last, its exitCode the process's; returns it. */
+function expectResultShape(r: CliResult): Record<string, any> {
+  const events = ndjson(r.stdout);
+  expect(events.length, `stdout: ${r.stdout}\nstderr: ${r.stderr}`).toBeGreaterThan(0);
+  for (const e of events) expect(typeof e.type).toBe('string');
+  expect(events.filter((e) => e.type === 'result')).toHaveLength(1);
+  const last = events.at(-1)!;
+  expect(last.type).toBe('result');
+  expect(last.exitCode).toBe(r.code);
+  return last;
+}
+
+const commands = jsonCommands(buildProgram({ code: 0 }));
+
+it('every command with --json has a case here', () => {
+  expect(commands.length).toBeGreaterThan(5);
+  expect(commands.filter((c) => !(c in success))).toEqual([]);
+});
+
+describe.concurrent('--json: the last line is the result, its exitCode the process exit code', () => {
+  for (const path of commands) {
+    it(`${path}: success`, async (ctx) => {
+      const r = await success[path]!(setup(ctx));
+      expect(r.code, r.stderr).toBe(path.startsWith('check ') ? r.code : 0);
+      expectResultShape(r);
+    }, 60_000);
+
+    it(`${path}: a usage error is exit 2 and a result line with the error (run's turn fields only on run)`, async (ctx) => {
+      const s = setup(ctx);
+      const r = await runCli([...path.split(' '), '--json', '--bogus'], { env: s.env, cwd: s.cwd });
+      expect(r.code).toBe(2);
+      const last = expectResultShape(r);
+      expect(last.error).toMatchObject({ kind: 'usage', exitCode: 2 });
+      expect(last.error.message).toMatch(/unknown option '--bogus'/);
+      if (path === 'run') expect(last).toMatchObject({ stopReason: null, rejectedPermissions: 0 });
+      else expect(Object.keys(last).sort()).toEqual(['error', 'exitCode', 'type']);
+    }, 30_000);
+  }
+
+  it('captures list --json with one capture: a typed capture line, then the result', async (ctx) => {
+    const s = setup(ctx);
+    mkdirSync(join(s.data, 'captures'), { recursive: true });
+    copyFileSync(CAPTURE, join(s.data, 'captures', 'one.ndjson'));
+    const r = await runCli(['captures', 'list', '--json'], { env: s.env, cwd: s.cwd });
+    expect(r.code).toBe(0);
+    const events = ndjson(r.stdout);
+    expect(events.map((e) => e.type)).toEqual(['capture', 'result']);
+    expect(events[1]).toMatchObject({ captures: 1, exitCode: 0 });
+  });
+
+  it('validate --json: a capture with violations ends with exitCode 1', async (ctx) => {
+    const s = setup(ctx);
+    const r = await runCli(['validate', join(FIXTURES, 'proxy-captures', 'duplicate-request-id.ndjson'), '--json'], { env: s.env, cwd: s.cwd });
+    expect(r.code).toBe(1);
+    expect(expectResultShape(r).violations).toBeGreaterThan(0);
+  });
+});
