@@ -40,7 +40,7 @@ export const initializeUnknownVersion: CheckCase = {
   },
 };
 
-/** A version older than any (0): v1 agents offer their own, v2 agents fail with -32022. */
+/** A version older than any (0): the agent offers one it speaks, or (SDK draft) fails with -32022. */
 export const initializeOldVersion: CheckCase = {
   name: 'initialize/old-version',
   title: 'initialize asking for protocol version 0',
@@ -56,7 +56,8 @@ export const initializeOldVersion: CheckCase = {
       return;
     }
     const pv = at(r.result, 'protocolVersion');
-    // the v1 rule (offer the agent's own version) is still met when the agent answers one it speaks
-    ctx.judge('ACP-ALL-INIT-03', pv === 1, `asked for 0, the agent answered ${JSON.stringify(pv)}; a v2 agent fails with -32022 unless it speaks a version at or below 0 (a v1 agent answers 1)`, [r.seq], d);
+    // the spec pages' rule (answer the latest version you support) is met by any version the agent
+    // speaks; -32022 is the SDK draft's (ACP-V2-INIT-05, tier draft)
+    ctx.judge('ACP-ALL-INIT-03', pv === 1 || pv === 2, `asked for 0, the agent answered ${JSON.stringify(pv)}; it must answer a version it supports (or fail with -32022)`, [r.seq], d);
   },
 };
