@@ -29,7 +29,7 @@ export function formatText(run: CheckRun, agent: string, subject: 'agent' | 'cli
   out.push(
     '',
     `${run.cases.length} cases in ${(run.ms / 1000).toFixed(1)} s. Verdict: ${run.conformant ? 'CONFORMANT' : 'NOT CONFORMANT'}` +
-      ` (${mustFails} MUST failure${mustFails === 1 ? '' : 's'}${otherFails ? `, ${otherFails} SHOULD/MAY warning${otherFails === 1 ? '' : 's'}` : ''}${errors ? `, ${errors} case${errors === 1 ? '' : 's'} could not run` : ''})`,
+      ` (${mustFails} MUST failure${mustFails === 1 ? '' : 's'}${otherFails ? `, ${otherFails} SHOULD/MAY/draft warning${otherFails === 1 ? '' : 's'}` : ''}${errors ? `, ${errors} case${errors === 1 ? '' : 's'} could not run` : ''})`,
     '',
   );
   return out.join('\n');
