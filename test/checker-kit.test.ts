@@ -37,6 +37,7 @@ describe('checker calibration on the conformance kit fixtures (v2)', () => {
     ['message_chunk_missing_message_id', ['ACP-V2-MSG-01']],
     // the kit's ACP-PATCH-204; ours has no row of its own for toolCallId: the schema requires it
     ['tool_call_update_missing_id', ['schema/v2']],
+    ['duplicate_session_ids (our mirror of the kit check; its fixture file was not in the stored copy)', ['ACP-ALL-SESS-02']],
   ];
   it.each(table)('%s', async (fixture, expected) => {
     const run = await check(fixture.startsWith('conforming') ? '' : fixture.split(' ')[0]!);

@@ -45,6 +45,7 @@ const rows: ReadonlyArray<readonly [string, Tier, string]> = [
   ["ACP-V1-CAP-02", "MUST", "v1 mixes boolean flags (false/absent = no) and object markers (object = yes, null/absent = no)."],
   ["ACP-V2-CAP-01", "MUST", "Every v2 capability is an object marker: present object = supported, null/absent = not; test presence, not truthiness."],
   ["ACP-ALL-CAP-01", "MUST", "A capability not advertised at initialize is not supported."],
+  ["ACP-ALL-SESS-02", "MUST", "`session/new` returns a unique `sessionId` (checked within one process)."],
   ["ACP-ALL-LIST-01", "MUST", "`session/list` returns a `sessions` array (maybe empty) and `nextCursor` only when more pages exist."],
   ["ACP-ALL-LIST-02", "MUST", "A `cwd` filter returns only sessions with exactly that cwd; empty params give the first page."],
   ["ACP-ALL-CLOSE-01", "MUST", "`session/close` cancels running work like `session/cancel`, frees the session and returns `{}`."],

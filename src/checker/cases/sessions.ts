@@ -60,6 +60,21 @@ export const sessionDelete = sessionMethodCase(
   },
 );
 
+/** Two session/new in one process: two different session ids (across processes no text asks it). */
+export const sessionIdsUnique: CheckCase = {
+  name: 'sessions/unique-ids',
+  title: 'session/new twice gives two session ids',
+  ids: ['ACP-ALL-SESS-02'],
+  protocols: [1, 2],
+  async run(ctx) {
+    await ctx.init();
+    const a = await ctx.newSession();
+    const b = await ctx.newSession();
+    const last = ctx.driver.received().at(-1)?.seq ?? 0;
+    ctx.judge('ACP-ALL-SESS-02', a !== b, `two session/new calls both answered sessionId ${JSON.stringify(a)}`, [last]);
+  },
+};
+
 /** v1 session/load: the conversation is replayed as updates, all before the response. */
 export const sessionLoadV1: CheckCase = {
   name: 'sessions/load-v1',
