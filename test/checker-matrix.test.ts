@@ -67,6 +67,8 @@ describe('checker: fixture agents breaking one requirement each', () => {
     ['update-after-response', [1], ['prompt-v1/turn', 'cancel/turn'], ['v1 ACP-V1-PROMPT-03']],
     ['answer-notification', [1, 2], ['jsonrpc/notifications', 'extensions/methods', 'initialize/basic'], ['v1 ACP-ALL-RPC-02', 'v2 ACP-ALL-RPC-02']],
     ['id-not-echoed', [1, 2], ['jsonrpc/ids', 'initialize/basic'], ['v1 ACP-ALL-RPC-03', 'v2 ACP-ALL-RPC-03']],
+    // a v1 agent echoing any requested version (999 too) claims versions that do not exist
+    ['echo-any-version', [1], ['initialize/unknown-version'], ['v1 ACP-ALL-INIT-03']],
     ['stdout-log', [1, 2], ['initialize/basic', 'prompt-v1/turn', 'lifecycle-v2/prompt', 'stdout/exit-on-eof'], ['v1 ACP-ALL-TRANS-05', 'v2 ACP-ALL-TRANS-05']],
     // v2 forbids batches (MUST); v1 has no batch types but is JSON-RPC 2.0, so under v1 it is a SHOULD (ACP-V1-TRANS-01)
     ['batch-reply', [1, 2], ['jsonrpc/batch', 'jsonrpc/ids'], ['v1 ACP-V1-TRANS-01', 'v2 ACP-V2-TRANS-11']],

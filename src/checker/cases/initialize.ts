@@ -1,6 +1,9 @@
 import { at } from '../../proxy/json.js';
 import type { CheckCase } from '../case.js';
 
+/** The latest protocol version with a schema: an agent cannot support a later one. */
+const LATEST_VERSION = 2;
+
 /** initialize at the case's version: version echoed, info, capability shapes (schema-checked by the driver). */
 export const initializeBasic: CheckCase = {
   name: 'initialize/basic',
@@ -36,7 +39,8 @@ export const initializeUnknownVersion: CheckCase = {
     const pv = at(r.result, 'protocolVersion');
     if (r.error) return ctx.fail('ACP-ALL-INIT-03', `initialize with protocolVersion 999 was refused (${JSON.stringify(r.error)}); the agent must answer with the latest version it supports`, [r.seq]);
     if (!ctx.judge('ACP-ALL-RPC-10', typeof pv === 'number' && Number.isInteger(pv) && pv >= 0 && pv <= 65535, `protocolVersion ${JSON.stringify(pv)} must be an integer in 0..65535`, [r.seq])) return;
-    ctx.judge('ACP-ALL-INIT-03', typeof pv === 'number' && pv >= ctx.version && pv <= 999, `asked for 999, the agent answered ${JSON.stringify(pv)}: it must answer the latest version it supports (at least ${ctx.version}, which it speaks)`, [r.seq]);
+    // echoing 999 claims a version no schema defines: the answer must be one that exists (1 or 2 today) and at least the one it speaks
+    ctx.judge('ACP-ALL-INIT-03', typeof pv === 'number' && pv >= ctx.version && pv <= LATEST_VERSION, `asked for 999, the agent answered ${JSON.stringify(pv)}: it must answer the latest version it supports (at least ${ctx.version}, which it speaks; at most ${LATEST_VERSION}, the latest defined)`, [r.seq]);
   },
 };
 
