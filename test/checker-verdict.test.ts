@@ -47,5 +47,6 @@ describe('check agent on an agent that cannot be checked', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('/nonexistent/acp-agent-x');
     expect(r.stderr).not.toMatch(/n\/a/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 });

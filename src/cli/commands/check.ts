@@ -75,7 +75,7 @@ export async function checkAgentCommand(agent: string[], flags: CheckAgentFlags)
   const cwd = flags.cwd !== undefined ? cwdOf(flags.cwd) : undefined;
   const run = await checkAgent({ command: agent[0]!, args: agent.slice(1), env }, { cwd, timeoutMs: flags.timeout, prompt: flags.prompt, auth: flags.auth, ...runOptionsOf(flags) });
   // nothing to judge: one line, the exit code of an agent that could not be started
-  if (run.unstartable) throw new CliError('agent_start_failed', ExitCode.AgentFailed, `acp-kit check: ${run.unstartable} (${joinCommandLine(agent)})`, { hint: 'Check the agent command after --.' });
+  if (run.unstartable) throw new CliError('agent_start_failed', ExitCode.AgentFailed, `acp-kit check: ${run.unstartable} (${joinCommandLine(agent)})`);
   return report(run, joinCommandLine(agent), flags, 'agent');
 }
 
