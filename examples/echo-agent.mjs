@@ -16,7 +16,7 @@
 //
 // Try it: `node examples/client.mjs` (spawns this agent), or `npx acp-kit run -- node examples/echo-agent.mjs`.
 import { parseArgs } from 'node:util';
-import { runAgentOnStdio, InMemorySessionStore } from 'acp-kit/agent';
+import { runAgentOnStdio } from 'acp-kit/agent';
 
 const { values: opts } = parseArgs({
   options: {
@@ -133,6 +133,8 @@ const echoAgent = {
   },
 };
 
-// stdout carries only protocol messages; logs go to stderr. The in-memory store keeps sessions
-// for this process's lifetime (the default, `JsonlSessionStore`, writes them to disk).
-runAgentOnStdio(echoAgent, { store: new InMemorySessionStore() });
+// stdout carries only protocol messages; logs go to stderr. Sessions go to the default store, a
+// `JsonlSessionStore` on disk ($ACP_KIT_DATA_DIR, else ~/.local/share/acp-kit/agents/echo-agent):
+// the runtime advertises load and resume, and a new process of this agent can keep that promise.
+// (An `InMemorySessionStore` would lose them with the process that made them.)
+runAgentOnStdio(echoAgent);

@@ -59,7 +59,9 @@ describe('checker: in-process agents', () => {
     // without a shared store the second instance knows nothing of the first one's session: it really is another instance
     const alone = fixtureAgent({});
     const lost = await runChecks({ inProcess: alone.agent, ...common(scratch()) }, { protocols: [2], cases: cases('sessions/resume-v2') });
-    expect(failed(lost)).toContain('v2 ACP-V2-RESUME-03');
+    // a session that did not survive its instance is not exercised, not a failure: no route is guaranteed to persist (issue 23 item 14a)
+    expect(failed(lost)).toEqual([]);
+    expect(lost.cases.find((c) => c.name === 'sessions/resume-v2')?.reason).toMatch(/new process of the agent does not know the session/);
     expect(alone.started()).toBe(2);
     expect([shared.live(), alone.live()]).toEqual([0, 0]);
   }, 30_000);

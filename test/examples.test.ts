@@ -17,6 +17,10 @@ const CLIENT = resolve(EXAMPLES, 'client.mjs');
 const ECHO = resolve(EXAMPLES, 'echo-agent.mjs');
 const TRANSCRIPT = resolve(EXAMPLES, 'v1-to-v2-transcript.mjs');
 const CUSTOM_MODEL = resolve(EXAMPLES, 'custom-model-agent.mjs');
+// the echo agent keeps sessions in the default on-disk store: here, never in the user's data folder
+const DATA = mkdtempSync(join(tmpdir(), 'acp-kit-examples-data-'));
+const ENV = { ...process.env, ACP_KIT_DATA_DIR: DATA };
+afterAll(() => rmSync(DATA, { recursive: true, force: true }));
 
 interface Run {
   code: number | null;
@@ -27,7 +31,7 @@ interface Run {
 /** Runs `node <script> ...args` from the package root (as a user would) and collects its output. */
 function run(script: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}, timeoutMs = 15_000): Promise<Run> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [script, ...args], { cwd: opts.cwd ?? resolve('.'), env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, ...args], { cwd: opts.cwd ?? resolve('.'), env: opts.env ?? ENV, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -118,6 +122,7 @@ describe.each([1, 2] as const)('examples/echo-agent.mjs on the wire (v%i)', (v) 
     const conn = await connect({
       command: process.execPath,
       args: [ECHO, '--chunk-delay', '0'],
+      env: ENV,
       protocol: v,
       permissionPolicy: approveAll(),
       tap: {
@@ -282,6 +287,35 @@ describe('examples/custom-model-agent.mjs', () => {
       rmSync(project, { recursive: true, force: true });
     }
   });
+});
+
+describe('every agent in examples/ and docs/api.md passes acp-kit check agent (issue 23 item 7)', () => {
+  // as processes: the point is what a new process of the agent can load and resume
+  const checkProcess = async (script: string) => {
+    const { checkAgent } = await import('../src/checker/index.js');
+    return checkAgent({ command: process.execPath, args: [script], env: { ACP_KIT_DATA_DIR: DATA } }, { timeoutMs: 8000 });
+  };
+  const verdict = (run: Awaited<ReturnType<typeof checkProcess>>) => ({
+    conformant: run.conformant,
+    failed: run.requirements.filter((r) => r.status === 'fail' && r.tier === 'MUST').map((r) => `v${r.protocol} ${r.id}: ${r.failures[0]?.message ?? ''}`),
+    // load and resume ran in a second process (not skipped): what is advertised works across processes
+    restored: run.cases.filter((c) => ['sessions/load-v1', 'sessions/resume-v2'].includes(c.name)).map((c) => `${c.name} ${c.status}`),
+  });
+  it('examples/echo-agent.mjs', async () => {
+    expect(verdict(await checkProcess(ECHO))).toEqual({ conformant: true, failed: [], restored: ['sessions/load-v1 ran', 'sessions/resume-v2 ran'] });
+  }, 60_000);
+  it("docs/api.md's echo agent", async () => {
+    const blocks = [...readFileSync(resolve('docs/api.md'), 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const agent = blocks.find((b) => /runAgentOnStdio\(\{/.test(b));
+    expect(agent).toBeDefined();
+    const path = join(EXAMPLES, `.doc-agent-${process.pid}.mjs`);
+    writeFileSync(path, agent ?? '');
+    try {
+      expect(verdict(await checkProcess(path))).toEqual({ conformant: true, failed: [], restored: ['sessions/load-v1 ran', 'sessions/resume-v2 ran'] });
+    } finally {
+      rmSync(path, { force: true });
+    }
+  }, 60_000);
 });
 
 describe('examples/check-agent.mjs', () => {

@@ -3,7 +3,7 @@ import { getValidator } from '../protocol/validation/validator.js';
 import type { ValidationFailure } from '../protocol/validation/types.js';
 import { at, isObj } from '../proxy/json.js';
 import { startAgent, type AgentEnd, type InProcessLaunch, type LaunchSpec, type StartedAgent } from './launch.js';
-import { WireLog } from './wire.js';
+import { WaitTimeout, WireLog } from './wire.js';
 
 export { WaitTimeout } from './wire.js';
 
@@ -117,10 +117,28 @@ export class AgentDriver extends WireLog {
     return { id, seq };
   }
 
+  /**
+   * Whether a line that is not JSON, arriving while we wait for an answer, ends the wait at once
+   * (the handshake: such an agent does not speak ACP on stdout, and waiting out the timeout tells nothing more).
+   */
+  stopOnGarbage = false;
+
   /** Sends a request and waits for its response. */
   async request(method: string, params: unknown, ms: number, id?: WireId): Promise<WireMessage & { seq: number }> {
     const sent = this.send(method, params, id);
-    return this.answerTo(sent.id, sent.seq, ms, `the response to ${method} (id ${JSON.stringify(sent.id)})`);
+    const what = `the response to ${method} (id ${JSON.stringify(sent.id)})`;
+    if (!this.stopOnGarbage) return this.answerTo(sent.id, sent.seq, ms, what);
+    const key = JSON.stringify(sent.id);
+    const started = Date.now();
+    const first = await this.waitFor((l) => l.dir === 'in' && (l.msg === undefined || (l.msg.method === undefined && JSON.stringify(l.msg.id) === key)), ms, what, 0);
+    if (first.msg !== undefined) return { ...first.msg, seq: first.seq };
+    // a stray log line may still be followed by the answer: a short grace, not the whole timeout
+    try {
+      return await this.answerTo(sent.id, sent.seq, Math.max(0, Math.min(GARBAGE_GRACE_MS, ms - (Date.now() - started))), what);
+    } catch (e) {
+      if (!(e instanceof WaitTimeout)) throw e;
+      throw new Error(`${what} did not arrive: the agent wrote ${preview(first.raw)} on stdout, which is not an ACP message (does it speak ACP over stdio?)`);
+    }
   }
 
   /** Sends a notification. */
@@ -340,6 +358,9 @@ export class AgentDriver extends WireLog {
     return this.transcript.find((l) => l.msg === msg)?.seq ?? this.seq;
   }
 }
+
+/** How long the handshake waits for its answer after a line that is not JSON (see {@link AgentDriver.stopOnGarbage}). */
+const GARBAGE_GRACE_MS = 1500;
 
 /** A line shortened for a message. */
 export function preview(raw: string, max = 120): string {

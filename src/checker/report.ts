@@ -1,7 +1,7 @@
 import type { CheckRun, RequirementResult } from './runner.js';
 import type { Tier } from './requirements.js';
 
-const TIERS: Tier[] = ['MUST', 'SHOULD', 'MAY', 'info'];
+const TIERS: Tier[] = ['MUST', 'SHOULD', 'MAY', 'info', 'draft'];
 
 /** The readable report: per protocol version, requirements grouped by tier, failures with evidence, the verdict. */
 export function formatText(run: CheckRun, agent: string, subject: 'agent' | 'client' = 'agent'): string {
@@ -10,6 +10,7 @@ export function formatText(run: CheckRun, agent: string, subject: 'agent' | 'cli
     out.push('', `Protocol v${v}`);
     const notSpoken = run.cases.find((c) => c.protocol === v && c.name === 'initialize/basic' && c.status === 'not-applicable');
     if (notSpoken) out.push(`  the agent does not speak v${v}: ${notSpoken.reason}`);
+    for (const n of run.notRun?.filter((x) => x.protocol === v) ?? []) out.push(`  the handshake failed, ${n.cases} other case${n.cases === 1 ? '' : 's'} not run: ${n.reason}`);
     const reqs = run.requirements.filter((r) => r.protocol === v);
     for (const tier of TIERS) {
       const group = reqs.filter((r) => r.tier === tier);
@@ -28,7 +29,7 @@ export function formatText(run: CheckRun, agent: string, subject: 'agent' | 'cli
   out.push(
     '',
     `${run.cases.length} cases in ${(run.ms / 1000).toFixed(1)} s. Verdict: ${run.conformant ? 'CONFORMANT' : 'NOT CONFORMANT'}` +
-      ` (${mustFails} MUST failure${mustFails === 1 ? '' : 's'}${otherFails ? `, ${otherFails} SHOULD/MAY warning${otherFails === 1 ? '' : 's'}` : ''}${errors ? `, ${errors} case${errors === 1 ? '' : 's'} could not run` : ''})`,
+      ` (${mustFails} MUST failure${mustFails === 1 ? '' : 's'}${otherFails ? `, ${otherFails} SHOULD/MAY/draft warning${otherFails === 1 ? '' : 's'}` : ''}${errors ? `, ${errors} case${errors === 1 ? '' : 's'} could not run` : ''})`,
     '',
   );
   return out.join('\n');
@@ -48,7 +49,7 @@ function formatRequirement(r: RequirementResult): string[] {
 
 /** The machine-readable report (`--json`): one JSON document. */
 export function formatJson(run: CheckRun, agent: string, subject: 'agent' | 'client' = 'agent'): string {
-  return `${JSON.stringify({ [subject]: agent, conformant: run.conformant, protocols: run.protocols, ms: run.ms, requirements: run.requirements, cases: run.cases.map(({ checks, ...c }) => ({ ...c, failed: checks.filter((x) => !x.ok).map((x) => x.id) })) }, null, 2)}\n`;
+  return `${JSON.stringify({ [subject]: agent, conformant: run.conformant, protocols: run.protocols, ms: run.ms, ...(run.notRun ? { notRun: run.notRun } : {}), requirements: run.requirements, cases: run.cases.map(({ checks, ...c }) => ({ ...c, failed: checks.filter((x) => !x.ok).map((x) => x.id) })) }, null, 2)}\n`;
 }
 
 const xml = (s: string): string => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');

@@ -4,8 +4,12 @@
  * The tier is the digest level of the requirement (MUST NOT counts as MUST).
  */
 
-/** How binding a requirement is: a failed MUST makes the agent non-conformant, the rest are warnings. */
-export type Tier = 'MUST' | 'SHOULD' | 'MAY' | 'info';
+/**
+ * How binding a requirement is: a failed MUST makes the agent non-conformant, the rest are warnings.
+ * `draft`: a MUST of the newer SDK draft (sdk:v2) that the spec pages do not require; reported for
+ * information, never a failure of the verdict (issue 23 item 14: a MUST only for what both require).
+ */
+export type Tier = 'MUST' | 'SHOULD' | 'MAY' | 'info' | 'draft';
 
 /** One requirement as the report shows it. */
 export interface Requirement {
@@ -25,7 +29,7 @@ const rows: ReadonlyArray<readonly [string, Tier, string]> = [
   ["ACP-ALL-RPC-04", "MUST", "An error is `{code: integer, message: string, data?}`."],
   ["ACP-ALL-RPC-05", "MUST", "Reserved error codes keep their meaning (-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002, v2 -32022)."],
   ["ACP-ALL-RPC-10", "MUST", "`protocolVersion` is an integer in 0..65535, never a string."],
-  ["ACP-V2-RPC-01", "MUST", "A request for an unknown or inactive session fails with -32002 and `data.sessionId`."],
+  ["ACP-V2-RPC-01", "draft", "A request for an unknown or inactive session fails with -32002 and `data.sessionId`."],
   ["ACP-ALL-TRANS-01", "MUST", "JSON-RPC messages are UTF-8 encoded."],
   ["ACP-ALL-TRANS-03", "SHOULD", "Over stdio the client starts the agent as a child process; agent reads stdin and writes stdout."],
   ["ACP-ALL-TRANS-04", "MUST", "One message per line: newline-terminated, no raw newline inside a message."],
@@ -36,10 +40,11 @@ const rows: ReadonlyArray<readonly [string, Tier, string]> = [
   ["ACP-V1-INIT-01", "SHOULD", "v1 peers should identify themselves in `clientInfo` / `agentInfo` (name, version, title)."],
   ["ACP-V2-INIT-01", "MUST", "v2 peers must send `info` (name, version, optional title) in initialize params and result."],
   ["ACP-V2-INIT-02", "MUST", "v2 uses the role-neutral `info` / `capabilities` field names only."],
-  ["ACP-V2-INIT-05", "MUST", "No supported version at or below the request: fail initialize with -32022 `{requested, supported}`."],
+  ["ACP-V2-INIT-05", "draft", "No supported version at or below the request: fail initialize with -32022 `{requested, supported}`."],
   ["ACP-V1-CAP-02", "MUST", "v1 mixes boolean flags (false/absent = no) and object markers (object = yes, null/absent = no)."],
   ["ACP-V2-CAP-01", "MUST", "Every v2 capability is an object marker: present object = supported, null/absent = not; test presence, not truthiness."],
   ["ACP-ALL-CAP-01", "MUST", "A capability not advertised at initialize is not supported."],
+  ["ACP-ALL-SESS-02", "MUST", "`session/new` returns a unique `sessionId` (checked within one process)."],
   ["ACP-ALL-LIST-01", "MUST", "`session/list` returns a `sessions` array (maybe empty) and `nextCursor` only when more pages exist."],
   ["ACP-ALL-LIST-02", "MUST", "A `cwd` filter returns only sessions with exactly that cwd; empty params give the first page."],
   ["ACP-ALL-CLOSE-01", "MUST", "`session/close` cancels running work like `session/cancel`, frees the session and returns `{}`."],
@@ -49,7 +54,7 @@ const rows: ReadonlyArray<readonly [string, Tier, string]> = [
   ["ACP-V1-LOAD-03", "MUST", "The `session/load` response comes only after the last replayed update."],
   ["ACP-V2-RESUME-03", "MUST", "`replayFrom: {type:\"start\"}` replays all retained history before the response."],
   ["ACP-V2-RESUME-04", "MUST", "Replayed messages carry unique opaque `messageId`s (whole messages or chunks)."],
-  ["ACP-V2-RESUME-08", "MUST", "Every successful resume sends a current `state_update` after the replay and before the response."],
+  ["ACP-V2-RESUME-08", "draft", "Every successful resume sends a current `state_update` after the replay and before the response."],
   ["ACP-V1-PROMPT-03", "MUST", "A v1 turn ends by answering `session/prompt` with a `stopReason`."],
   ["ACP-V1-STOP-01", "MUST", "v1 stop reasons are the closed set end_turn, max_tokens, max_turn_requests, refusal, cancelled."],
   ["ACP-V2-LIFE-03", "MUST", "v2 `session/prompt` answers `{messageId}` as soon as the user message is inserted, before processing."],

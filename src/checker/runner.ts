@@ -33,8 +33,15 @@ export interface CheckRun {
   protocols: Array<1 | 2>;
   cases: CaseResult[];
   requirements: RequirementResult[];
-  /** True when no MUST requirement failed (and the agent spoke every asked version). */
+  /** True when no MUST requirement failed, no case failed or could not run, and the agent spoke every asked version. */
   conformant: boolean;
+  /**
+   * Versions whose cases were not run because the handshake (initialize/basic) already showed the
+   * agent cannot be checked: it could not be started, exited, or does not speak ACP on stdout.
+   */
+  notRun?: Array<{ protocol: 1 | 2; reason: string; cases: number }>;
+  /** Set when the agent could not be started at all (the command does not exist, is not executable). */
+  unstartable?: string;
   ms: number;
 }
 
@@ -76,10 +83,11 @@ export interface CaseJob<C extends CaseInfo> {
  * --only/--skip filter; with --only a case runs when it judges a wanted ID, and since its wire
  * checks (`wireIds`, the version's schema) run along with any case, a wanted wire ID keeps them all.
  */
-export function planJobs<C extends CaseInfo>(cases: readonly C[], options: RunOptions<C>, wireIds: readonly string[]): { jobs: Array<CaseJob<C>>; wanted: (id: string) => boolean } {
+export function planJobs<C extends CaseInfo>(cases: readonly C[], options: RunOptions<C>, wireIds: readonly string[]): { jobs: Array<CaseJob<C>>; wanted: (id: string) => boolean; skipped: (id: string) => boolean } {
   const only = options.only ?? [];
   const skip = options.skip ?? [];
-  const wanted = (id: string) => (only.length === 0 || only.some((p) => matchesId(id, p))) && !skip.some((p) => matchesId(id, p));
+  const skipped = (id: string) => skip.some((p) => matchesId(id, p));
+  const wanted = (id: string) => (only.length === 0 || only.some((p) => matchesId(id, p))) && !skipped(id);
   const jobs: Array<CaseJob<C>> = [];
   for (const v of options.protocols) {
     for (const c of cases) {
@@ -88,7 +96,7 @@ export function planJobs<C extends CaseInfo>(cases: readonly C[], options: RunOp
       jobs.push({ c, v });
     }
   }
-  return { jobs, wanted };
+  return { jobs, wanted, skipped };
 }
 
 /** Runs `run(0)` … `run(n - 1)`, `concurrency` (at least 1) at a time, in order of index; the results by index. */
@@ -156,26 +164,58 @@ export async function runCaseWith(c: CaseInfo, v: 1 | 2, wireIds: readonly strin
   return { name: c.name, title: c.title, ids: c.ids, protocol: v, status, reason, checks, ms: Date.now() - steps.started, stderr: failed ? steps.stderr().slice(-2000) || undefined : undefined };
 }
 
+/** The handshake case: it runs first under each version, and the other cases only when it went through. */
+const GATE = 'initialize/basic';
+
+/** Why a handshake result means the other cases of its version cannot tell anything; undefined when they can. */
+function gateFailure(r: CaseResult): string | undefined {
+  if (r.status === 'error') return r.reason ?? 'the case could not run';
+  if (r.status !== 'ran') return undefined;
+  // initialize never answered (timeout, exit, not ACP on stdout): the step failure of the case
+  const step = r.checks.find((x) => !x.ok && x.id === 'ACP-ALL-INIT-03');
+  return step?.message;
+}
+
 /** Runs the cases against the agent of `settings` and judges every requirement. */
 export async function runChecks(settings: CheckSettings, options: RunOptions): Promise<CheckRun> {
   const started = Date.now();
-  const { jobs, wanted } = planJobs(options.cases ?? ALL_CASES, options, WIRE_IDS);
-  const results = await runPool(jobs.length, options.concurrency ?? 4, (i) => runCase(jobs[i]!.c, jobs[i]!.v, settings));
-  const requirements = judge(results, options.protocols, wanted);
-  const spoke = options.protocols.every((v) => results.some((r) => r.protocol === v && r.name === 'initialize/basic' && r.status === 'ran') || !jobs.some((j) => j.v === v && j.c.name === 'initialize/basic'));
-  const conformant = spoke && !requirements.some((r) => r.status === 'fail' && r.tier === 'MUST') && !results.some((r) => r.status === 'error');
-  return { protocols: options.protocols, cases: results, requirements, conformant, ms: Date.now() - started };
+  const all = options.cases ?? ALL_CASES;
+  const { jobs, wanted, skipped } = planJobs(all, options, WIRE_IDS);
+  // the handshake runs first (even when --only leaves it out): an agent that cannot be started or
+  // does not speak ACP is known after one case, not after every case timed out
+  const gateCase = all.find((c) => c.name === GATE);
+  const gates = gateCase ? options.protocols.filter((v) => gateCase.protocols.includes(v)).map((v) => ({ c: gateCase, v })) : [];
+  const gateResults = await runPool(gates.length, options.concurrency ?? 4, (i) => runCase(gates[i]!.c, gates[i]!.v, settings, true));
+  const notRun: NonNullable<CheckRun['notRun']> = [];
+  for (const g of gateResults) {
+    const reason = gateFailure(g);
+    if (reason !== undefined) notRun.push({ protocol: g.protocol, reason, cases: jobs.filter((j) => j.v === g.protocol && j.c.name !== GATE).length });
+  }
+  const rest = jobs.filter((j) => j.c.name !== GATE && !notRun.some((n) => n.protocol === j.v));
+  const restResults = await runPool(rest.length, options.concurrency ?? 4, (i) => runCase(rest[i]!.c, rest[i]!.v, settings));
+  const results = [...gateResults, ...restResults];
+  const requirements = judge(results, options.protocols, wanted, skipped);
+  const spoke = options.protocols.every((v) => !gateCase?.protocols.includes(v) || gateResults.some((r) => r.protocol === v && r.status === 'ran'));
+  const failedCase = results.some((r) => r.status === 'error' || r.checks.some((x) => !x.ok && !skipped(x.id) && requirement(x.id).tier === 'MUST'));
+  const conformant = spoke && notRun.length === 0 && !failedCase && !requirements.some((r) => r.status === 'fail' && r.tier === 'MUST');
+  const unstartable = gateResults.find((r) => r.status === 'error' && r.reason?.startsWith(UNSTARTABLE))?.reason;
+  return { protocols: options.protocols, cases: results, requirements, conformant, ms: Date.now() - started, ...(notRun.length ? { notRun } : {}), ...(unstartable ? { unstartable } : {}) };
 }
 
-function runCase(c: CheckCase, v: 1 | 2, settings: CheckSettings): Promise<CaseResult> {
+/** How the reason of a case whose agent could not be started begins. */
+export const UNSTARTABLE = 'the agent could not be started';
+
+function runCase(c: CheckCase, v: 1 | 2, settings: CheckSettings, gate = false): Promise<CaseResult> {
   const started = Date.now();
   const ctx = new CaseContext(settings, v);
+  // the handshake stops at the first line that is not JSON instead of waiting out the timeout
+  if (gate) ctx.driver.stopOnGarbage = true;
   return runCaseWith(c, v, WIRE_IDS, {
     started,
     run: () => c.run(ctx),
     thrown: (e) => {
       const d = ctx.all.at(-1)!;
-      if (d.spawnError) return `the agent could not be started: ${d.spawnError.message}`;
+      if (d.spawnError) return `${UNSTARTABLE}: ${d.spawnError.message}`;
       const tail = d.stderr.trim().split('\n').slice(-3).join(' | ');
       const msg = `${e instanceof Error ? e.message : String(e)}${!d.alive && tail ? ` (agent stderr: ${tail.slice(-300)})` : ''}`;
       ctx.fail(stepFailureId(c, v), msg, d.transcript.length ? [d.transcript.at(-1)!.seq] : [], d);
@@ -190,11 +230,12 @@ function runCase(c: CheckCase, v: 1 | 2, settings: CheckSettings): Promise<CaseR
 }
 
 /** Turns the checks of all cases into one verdict per requirement and version (shared with `check client`). */
-export function judge(results: CaseResult[], protocols: Array<1 | 2>, wanted: (id: string) => boolean): RequirementResult[] {
+export function judge(results: CaseResult[], protocols: Array<1 | 2>, wanted: (id: string) => boolean, skipped?: (id: string) => boolean): RequirementResult[] {
   const out = new Map<string, RequirementResult>();
   for (const r of results) {
     for (const ch of r.checks) {
-      if (!wanted(ch.id)) continue;
+      // a failure is reported even outside --only (a case that failed is never conformant); --skip hides it
+      if (!wanted(ch.id) && (ch.ok || skipped === undefined || skipped(ch.id))) continue;
       if (otherVersionId(ch.id, r.protocol)) continue;
       const key = `${r.protocol}:${ch.id}`;
       let rr = out.get(key);

@@ -4,7 +4,7 @@ import { customPromptBlock, extensionMethods, metaEverywhere } from './extension
 import { initializeBasic, initializeOldVersion, initializeUnknownVersion } from './initialize.js';
 import { batchBehaviour, idsEchoed, malformedInput, notificationsUnanswered } from './jsonrpc.js';
 import { promptLifecycleV2, promptTurnV1, promptUnknownSessionV2 } from './prompt.js';
-import { sessionClose, sessionDelete, sessionList, sessionLoadV1, sessionResumeV2 } from './sessions.js';
+import { sessionClose, sessionDelete, sessionIdsUnique, sessionList, sessionLoadV1, sessionResumeV2 } from './sessions.js';
 import { exitOnEof } from './stdout.js';
 
 /** Every case, in report order. */
@@ -13,6 +13,7 @@ export const ALL_CASES: readonly CheckCase[] = [
   initializeUnknownVersion,
   initializeOldVersion,
   sessionList,
+  sessionIdsUnique,
   sessionClose,
   sessionDelete,
   sessionLoadV1,

@@ -1,6 +1,9 @@
 import { at } from '../../proxy/json.js';
 import type { CheckCase } from '../case.js';
 
+/** The latest protocol version with a schema: an agent cannot support a later one. */
+const LATEST_VERSION = 2;
+
 /** initialize at the case's version: version echoed, info, capability shapes (schema-checked by the driver). */
 export const initializeBasic: CheckCase = {
   name: 'initialize/basic',
@@ -36,11 +39,12 @@ export const initializeUnknownVersion: CheckCase = {
     const pv = at(r.result, 'protocolVersion');
     if (r.error) return ctx.fail('ACP-ALL-INIT-03', `initialize with protocolVersion 999 was refused (${JSON.stringify(r.error)}); the agent must answer with the latest version it supports`, [r.seq]);
     if (!ctx.judge('ACP-ALL-RPC-10', typeof pv === 'number' && Number.isInteger(pv) && pv >= 0 && pv <= 65535, `protocolVersion ${JSON.stringify(pv)} must be an integer in 0..65535`, [r.seq])) return;
-    ctx.judge('ACP-ALL-INIT-03', typeof pv === 'number' && pv >= ctx.version && pv <= 999, `asked for 999, the agent answered ${JSON.stringify(pv)}: it must answer the latest version it supports (at least ${ctx.version}, which it speaks)`, [r.seq]);
+    // echoing 999 claims a version no schema defines: the answer must be one that exists (1 or 2 today) and at least the one it speaks
+    ctx.judge('ACP-ALL-INIT-03', typeof pv === 'number' && pv >= ctx.version && pv <= LATEST_VERSION, `asked for 999, the agent answered ${JSON.stringify(pv)}: it must answer the latest version it supports (at least ${ctx.version}, which it speaks; at most ${LATEST_VERSION}, the latest defined)`, [r.seq]);
   },
 };
 
-/** A version older than any (0): v1 agents offer their own, v2 agents fail with -32022. */
+/** A version older than any (0): the agent offers one it speaks, or (SDK draft) fails with -32022. */
 export const initializeOldVersion: CheckCase = {
   name: 'initialize/old-version',
   title: 'initialize asking for protocol version 0',
@@ -56,7 +60,8 @@ export const initializeOldVersion: CheckCase = {
       return;
     }
     const pv = at(r.result, 'protocolVersion');
-    // the v1 rule (offer the agent's own version) is still met when the agent answers one it speaks
-    ctx.judge('ACP-ALL-INIT-03', pv === 1, `asked for 0, the agent answered ${JSON.stringify(pv)}; a v2 agent fails with -32022 unless it speaks a version at or below 0 (a v1 agent answers 1)`, [r.seq], d);
+    // the spec pages' rule (answer the latest version you support) is met by any version the agent
+    // speaks; -32022 is the SDK draft's (ACP-V2-INIT-05, tier draft)
+    ctx.judge('ACP-ALL-INIT-03', pv === 1 || pv === 2, `asked for 0, the agent answered ${JSON.stringify(pv)}; it must answer a version it supports (or fail with -32022)`, [r.seq], d);
   },
 };

@@ -98,7 +98,7 @@ class RelayServer implements ConnectionSource {
 /** Runs the client cases: one launch of the client per case and version, the scripted agent in this process. */
 export async function runClientChecks(settings: ClientCheckSettings, options: ClientRunOptions): Promise<CheckRun> {
   const started = Date.now();
-  const { jobs, wanted } = planJobs(options.cases ?? CLIENT_CASES, options, CLIENT_WIRE_IDS);
+  const { jobs, wanted, skipped } = planJobs(options.cases ?? CLIENT_CASES, options, CLIENT_WIRE_IDS);
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-check-client-')));
   let server: RelayServer | undefined;
   try {
@@ -130,7 +130,7 @@ export async function runClientChecks(settings: ClientCheckSettings, options: Cl
       if (first) gate.settle(undefined);
       return result;
     });
-    const requirements = judge(results, options.protocols, wanted);
+    const requirements = judge(results, options.protocols, wanted, skipped);
     // a case that ran may leave an ID unjudged (e.g. nothing pending to answer): not checked
     for (const r of results) {
       for (const id of r.ids) {

@@ -5,7 +5,8 @@ import { formatJson, formatJunit, formatText } from '../../checker/report.js';
 import { checkAgent } from '../../checker/check-agent.js';
 import type { CheckRun } from '../../checker/runner.js';
 import { runClientChecks } from '../../checker/client/runner.js';
-import { usageError } from '../errors.js';
+import { CliError, usageError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
 import { joinCommandLine } from '../split-command-line.js';
 import { packageVersion } from '../../protocol/package-version.js';
 
@@ -76,6 +77,8 @@ export async function checkAgentCommand(agent: string[], flags: CheckAgentFlags)
   // without --cwd, checkAgent's scratch directory: the agent's tools must not touch the user's files
   const cwd = flags.cwd !== undefined ? cwdOf(flags.cwd) : undefined;
   const run = await checkAgent({ command: agent[0]!, args: agent.slice(1), env }, { cwd, timeoutMs: flags.timeout, prompt: flags.prompt, auth: flags.auth, ...runOptionsOf(flags) });
+  // nothing to judge: one line, the exit code of an agent that could not be started
+  if (run.unstartable) throw new CliError('agent_start_failed', ExitCode.AgentFailed, `acp-kit check: ${run.unstartable} (${joinCommandLine(agent)})`);
   return report(run, joinCommandLine(agent), flags, 'agent');
 }
 
