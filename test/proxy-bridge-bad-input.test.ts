@@ -78,8 +78,11 @@ describe('proxy --bridge 2 --record: an agent that misbehaves', () => {
     expect(bridged.code).toBe(0);
     const { frames } = await readCapture(cap);
     expect(agentLegOut(frames)).toBe(sent);
-    const invalid = frames.filter((f) => frameSide(f) === 'agent' && f.kind === 'invalid').map((f) => f.raw);
+    const invalid = frames.filter((f) => frameSide(f) === 'agent' && f.kind === 'invalid' && f.dir === 'agent->editor').map((f) => f.raw);
     expect(invalid).toEqual(['agent banner: not json', 'garbage line { not json\r', '[1,2,3]', '\u0000\u0001 binary-ish']);
+    // `[1,2,3]` is a JSON-RPC 2.0 batch of three invalid entries: the bridge answers it as one (-32600, id null each)
+    const answers = frames.filter((f) => frameSide(f) === 'agent' && f.kind === 'invalid' && f.dir === 'editor->agent').map((f) => JSON.parse(f.raw) as unknown);
+    expect(answers).toEqual([[1, 2, 3].map((n) => ({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid request: expected a JSON object, got number ${n}` } }))]);
     // the editor leg holds what the editor got: JSON-RPC only
     expect(frames.filter((f) => frameSide(f) === 'editor' && f.kind === 'invalid')).toEqual([]);
   }, 60_000);
