@@ -1,6 +1,6 @@
 import { getValidator } from '../protocol/validation/validator.js';
 import { formatFailure } from '../protocol/validation/failure.js';
-import type { CaptureFrame, FrameDirection } from './capture.js';
+import { decodeFrame, type CaptureFrame, type FrameDirection } from './capture.js';
 import { at, isObj, type Obj } from './json.js';
 import type { Violation } from './violation.js';
 
@@ -69,23 +69,16 @@ export class CaptureValidator {
     const out: Violation[] = [];
     // only the start of an over-long line was kept: nothing in it can be checked
     if (frame.truncated !== undefined) return out;
-    if (message === undefined && frame.kind !== 'invalid') {
+    if (message === undefined) {
       try {
         message = JSON.parse(frame.raw);
       } catch {
-        /* classified as JSON by the recorder, but not: treat as invalid below */
+        /* not JSON: judged below */
       }
     }
+    if (Array.isArray(message) && message.length > 0) return this.pushBatch(frame, message);
     if (frame.kind === 'invalid' || message === undefined) {
-      let isJson = message !== undefined;
-      if (!isJson) {
-        try {
-          JSON.parse(frame.raw);
-          isJson = true;
-        } catch {
-          /* not JSON */
-        }
-      }
+      const isJson = message !== undefined;
       if (!isJson) {
         const preview = frame.raw.length > 60 ? `${frame.raw.slice(0, 60)}…` : frame.raw;
         out.push(
@@ -107,6 +100,25 @@ export class CaptureValidator {
     if (m.jsonrpc !== '2.0') out.push(this.schema(frame, 'jsonrpc: must be "2.0"'));
     if (frame.kind === 'request' || frame.kind === 'notification') this.onCall(frame, m, out);
     else this.onResponse(frame, m, out);
+    return out;
+  }
+
+  /**
+   * A JSON-RPC 2.0 batch (ACP-V2-TRANS-11: accepted, answered as one array): each entry is judged as
+   * a frame of its own, at the batch's place in the capture.
+   */
+  private pushBatch(frame: CaptureFrame, entries: readonly unknown[]): Violation[] {
+    const out: Violation[] = [];
+    for (const entry of entries) {
+      const raw = JSON.stringify(entry);
+      const d = decodeFrame(raw);
+      const part: CaptureFrame = { ...frame, raw, kind: d.kind };
+      if (d.method !== undefined) part.method = d.method;
+      else delete part.method;
+      if (d.id !== undefined) part.id = d.id;
+      else delete part.id;
+      out.push(...this.push(part, entry));
+    }
     return out;
   }
 
@@ -244,6 +256,8 @@ export class CaptureValidator {
   private onResponse(frame: CaptureFrame, m: Obj, out: Violation[]): void {
     const key = `${other(frame.dir)}:${idKey(m.id)}`;
     const req = this.pending.get(key);
+    // an error with id null answers a message whose id could not be read (JSON-RPC 2.0 section 5)
+    if (!req && m.id === null && frame.kind === 'error') return;
     if (!req) {
       out.push({ rule: 'response-to-unknown-id', requirement: 'ACP-ALL-RPC-03', seqs: [frame.seq], message: `response with id ${idKey(m.id)} answers no request in flight from the ${frame.dir === 'agent->editor' ? 'editor' : 'agent'}` });
       return;
