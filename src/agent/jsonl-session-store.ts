@@ -1,6 +1,6 @@
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync, fstatSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, linkSync, mkdirSync, openSync, readFileSync, writeSync, fstatSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
-import { createHash } from '../protocol/lazy-crypto.js';
+import { createHash, randomUUID } from '../protocol/lazy-crypto.js';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import type { AnySessionUpdate } from '../protocol/model/update.js';
@@ -317,8 +317,10 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   /**
-   * Single writer per session: `<id>.lock` (created exclusively) names the holding process. A
-   * lock whose process is gone (same host, pid not alive) is stale and taken over.
+   * Single writer per session: `<id>.lock` names the holding process. It appears complete or not at
+   * all (written aside, then hard-linked into place, which fails if it exists). A lock whose process
+   * is gone (same host, pid not alive) is stale and taken over under `<id>.lock.takeover`, a mutex
+   * created exclusively: of two processes taking over one stale lock at once, exactly one wins.
    */
   acquire(sessionId: string): void {
     const held = this.locks.get(sessionId);
@@ -329,43 +331,23 @@ export class JsonlSessionStore implements SessionStore {
     const file = this.file(sessionId);
     if (!file) return;
     const lock = file.replace(/\.jsonl$/, '.lock');
-    mkdirSync(this.dir, { recursive: true });
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const me: LockInfo = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const fd = openSync(lock, 'wx');
-        writeSync(fd, JSON.stringify(me));
-        closeSync(fd);
-        this.locks.set(sessionId, 1);
-        return;
-      } catch (e) {
-        if (errnoCode(e) !== 'EEXIST') throw e;
-      }
+    if (!createLock(lock, me)) {
       const holder = readLock(lock);
-      if (!holder && lockAgeMs(lock) < 5000) {
-        // just created by a process that has not written its pid yet
-        throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`, { sessionId });
-      }
       if (holder && holder.pid === process.pid && holder.host === me.host) {
         // ours, left behind by another store object of this process
         this.locks.set(sessionId, 1);
         return;
       }
-      if (holder && (holder.host !== me.host || pidAlive(holder.pid))) {
-        throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is open in another process (pid ${holder.pid}${holder.host !== me.host ? ` on ${holder.host}` : ''}, since ${holder.since}); close it there first. Lock file: ${lock}`, {
-          sessionId,
-          pid: holder.pid,
-          host: holder.host,
-        });
+      if (!holder && lockAgeMs(lock) < 5000) {
+        // an empty lock is being written by an older acp-kit (open, then write)
+        throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`, { sessionId });
       }
-      // stale (its process is gone) or unreadable: take it over
-      try {
-        unlinkSync(lock);
-      } catch {
-        /* another process took it over first: retry sees it */
-      }
+      if (holder && (holder.host !== me.host || pidAlive(holder.pid))) throw lockedBy(sessionId, lock, holder, me.host);
+      takeOver(sessionId, lock, holder, me);
     }
-    throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`, { sessionId });
+    this.locks.set(sessionId, 1);
   }
 
   release(sessionId: string): void {
@@ -404,6 +386,63 @@ interface LockInfo {
   pid: number;
   host: string;
   since: string;
+}
+
+/** Creates `lock` naming `me`, complete or not at all; false if a lock exists. */
+function createLock(lock: string, me: LockInfo): boolean {
+  const aside = `${lock}.${process.pid}.${randomUUID()}`;
+  writeFileSync(aside, JSON.stringify(me), { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(aside, lock);
+    return true;
+  } catch (e) {
+    if (errnoCode(e) !== 'EEXIST') throw e;
+    return false;
+  } finally {
+    unlinkSync(aside);
+  }
+}
+
+/**
+ * Replaces the stale lock `seen` (undefined: unreadable) with ours, under the takeover mutex; throws
+ * SESSION_LOCKED if another process holds the mutex or took the lock over first.
+ */
+function takeOver(sessionId: string, lock: string, seen: LockInfo | undefined, me: LockInfo): void {
+  const mutex = `${lock}.takeover`;
+  if (!createLock(mutex, me)) {
+    // a process killed inside the few calls below leaves the mutex behind: old ones are void
+    if (lockAgeMs(mutex) < 5000) throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`, { sessionId });
+    unlinkQuiet(mutex); // (gone already: the takeover that held it just ended)
+    if (!createLock(mutex, me)) throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`, { sessionId });
+  }
+  try {
+    const now = readLock(lock);
+    const same = now === undefined ? seen === undefined : seen !== undefined && now.pid === seen.pid && now.host === seen.host && now.since === seen.since;
+    if (!same) {
+      if (now) throw lockedBy(sessionId, lock, now, me.host);
+      throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`, { sessionId });
+    }
+    unlinkQuiet(lock);
+    if (!createLock(lock, me)) throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`, { sessionId });
+  } finally {
+    unlinkSync(mutex);
+  }
+}
+
+function unlinkQuiet(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (e) {
+    if (errnoCode(e) !== 'ENOENT') throw e;
+  }
+}
+
+function lockedBy(sessionId: string, lock: string, holder: LockInfo, host: string): AcpError {
+  return new AcpError(SESSION_LOCKED, `Session ${sessionId} is open in another process (pid ${holder.pid}${holder.host !== host ? ` on ${holder.host}` : ''}, since ${holder.since}); close it there first. Lock file: ${lock}`, {
+    sessionId,
+    pid: holder.pid,
+    host: holder.host,
+  });
 }
 
 function readLock(file: string): LockInfo | undefined {
