@@ -218,7 +218,9 @@ export class JsonRpcPeer {
   // ---- inbound ------------------------------------------------------------
 
   private receive(message: unknown): void {
-    if (this.blocked) {
+    // while draining, a message a transport delivers synchronously (from a handler) queues behind
+    // the backlog: it came after the batch entries still there
+    if (this.blocked || this.draining) {
       this.backlog.push(message);
       return;
     }
