@@ -1,5 +1,6 @@
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { JsonRpcPeer, type Transport, type TransportHandlers } from '../src/rpc/index.js';
+import { JsonRpcPeer, StreamTransport, type Transport, type TransportHandlers } from '../src/rpc/index.js';
 
 /** A transport whose owner delivers messages by hand, synchronously (as a custom in-process transport may). */
 class HandTransport implements Transport {
@@ -38,4 +39,23 @@ describe('JsonRpcPeer (review of the batch and request-id changes)', () => {
     ]);
     expect(seen).toEqual(['a', 'b', 'c']);
   });
+
+  for (const id of ['1.0', '1e2', '-0', '12345678901234567890']) {
+    it(`$/cancel_request cancels a running request whose id ${id} JSON.parse does not keep exactly`, async () => {
+      const toPeer = new PassThrough();
+      const fromPeer = new PassThrough();
+      const peer = new JsonRpcPeer(new StreamTransport(toPeer, fromPeer));
+      peer.onRequest('slow', (_p, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))));
+      let out = '';
+      fromPeer.on('data', (c: Buffer) => (out += c.toString()));
+      toPeer.write(`{"jsonrpc":"2.0","id":${id},"method":"slow"}\n`);
+      toPeer.write(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":${id}}}\n`);
+      // a request sent after the cancel proves, by its answer, that the cancel was handled
+      peer.onRequest('ping', () => 'pong');
+      toPeer.write('{"jsonrpc":"2.0","id":"p","method":"ping"}\n');
+      await new Promise<void>((resolve) => fromPeer.on('data', () => out.includes('"pong"') && resolve()));
+      expect(out).toContain(`"id":${id},"error":{"code":-32800`);
+      peer.close();
+    });
+  }
 });
