@@ -58,4 +58,17 @@ describe('JsonRpcPeer (review of the batch and request-id changes)', () => {
       peer.close();
     });
   }
+
+  it('echoes an id 5.0 exactly when the params hold an "id":5 of their own', async () => {
+    const toPeer = new PassThrough();
+    const fromPeer = new PassThrough();
+    const peer = new JsonRpcPeer(new StreamTransport(toPeer, fromPeer));
+    peer.onRequest('echo', (p) => p);
+    let out = '';
+    const answered = new Promise<void>((resolve) => fromPeer.on('data', (c: Buffer) => (out += c.toString()).includes('\n') && resolve()));
+    toPeer.write('{"jsonrpc":"2.0","method":"echo","params":{"id":5},"id":5.0}\n');
+    await answered;
+    expect(out).toBe('{"jsonrpc":"2.0","id":5.0,"result":{"id":5}}\n');
+    peer.close();
+  });
 });
