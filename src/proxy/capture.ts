@@ -3,7 +3,7 @@ import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, statSync, 
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { devtoolsFrames, devtoolsHeader, devtoolsMessageLines, isDevtoolsExport, type DevtoolsExport } from './devtools-export.js';
+import { devtoolsFrames, devtoolsHeader, devtoolsMessageLines, isDevtoolsExport, topLevelArrayLines, type DevtoolsExport } from './devtools-export.js';
 import { isObj, type Obj } from './json.js';
 import { isCaptureJsonExport, type CaptureJsonExport } from './json-export.js';
 import type { CaptureFrame, CaptureSide, FrameDirection, FrameId, FrameKind } from './frame.js';
@@ -343,7 +343,7 @@ export function openCapture(path: string): CaptureReader {
             throw new CaptureFormatError(`${path}: line 1 is not JSON; expected an acp-kit capture (NDJSON), an acp-devtools export or a Rust conductor trace (.jsons)`);
           }
           if (isCaptureJsonExport(parsed)) {
-            yield* mapJsonExport(parsed);
+            yield* mapJsonExport(parsed, line, lineNo);
             return;
           }
           if (isDevtoolsExport(parsed)) {
@@ -393,7 +393,7 @@ export function openCapture(path: string): CaptureReader {
           throw new CaptureFormatError(`${path}: not JSON; expected an acp-kit capture (NDJSON) or an acp-devtools export`);
         }
         if (isCaptureJsonExport(parsed)) {
-          yield* mapJsonExport(parsed);
+          yield* mapJsonExport(parsed, text, firstLine);
           return;
         }
         if (!isDevtoolsExport(parsed)) throw new CaptureFormatError(`${path}: JSON document without a messages array; expected an acp-devtools export {version, session, messages:[…]}`);
@@ -403,13 +403,18 @@ export function openCapture(path: string): CaptureReader {
       rl.close();
     }
   }
-  function* mapJsonExport(doc: CaptureJsonExport): Generator<CaptureFrame> {
+  function* mapJsonExport(doc: CaptureJsonExport, text: string, firstLine: number): Generator<CaptureFrame> {
     if (doc.header) header = headerFrom(doc.header);
     for (const m of doc.metas) if (isObj(m) && m.type === 'meta') metas.push(metaFrom(m));
+    let lines: number[] | undefined;
     for (const [i, e] of doc.frames.entries()) {
       const f = isObj(e) ? frameFrom(e) : undefined;
       if (f) yield f;
-      else skipped.push({ line: 0, reason: `frames[${i}] is not a frame` });
+      else {
+        // located only when needed: a clean export is not scanned twice
+        lines ??= topLevelArrayLines(text, firstLine, 'frames');
+        skipped.push({ line: lines[i] ?? firstLine, reason: `frames[${i}] is not a frame` });
+      }
     }
   }
   function* mapDevtools(doc: DevtoolsExport, text: string, firstLine: number): Generator<CaptureFrame> {

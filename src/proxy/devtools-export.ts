@@ -74,6 +74,11 @@ export function* devtoolsFrames(doc: DevtoolsExport, header: CaptureHeader, line
  * exports (one message over many lines) or, with `--no-pretty`, writes one line.
  */
 export function devtoolsMessageLines(text: string, firstLine: number): number[] {
+  return topLevelArrayLines(text, firstLine, 'messages');
+}
+
+/** The 1-based line (from `firstLine`) where each element of the top-level array `key` of the JSON document `text` starts. */
+export function topLevelArrayLines(text: string, firstLine: number, arrayKey: string): number[] {
   const lines: number[] = [];
   let line = firstLine;
   let depth = 0;
@@ -97,7 +102,7 @@ export function devtoolsMessageLines(text: string, firstLine: number): number[] 
         expectValue = false;
       }
       depth++;
-      if (depth === 2 && c === 91 && key === 'messages') {
+      if (depth === 2 && c === 91 && key === arrayKey) {
         inMessages = true;
         expectValue = true;
       }

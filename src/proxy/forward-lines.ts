@@ -65,10 +65,16 @@ export function forwardLines(from: Readable, to: Writable, dir: FrameDirection, 
   let heldBytes = 0;
   // an over-long line in progress: forwarded as it comes, its head kept for the record
   let over: { head: Buffer; bytes: number } | undefined;
+  // one wait per backpressure episode: an over-long line writes all its held chunks at once
+  let waitingForDrain = false;
   const write = (out: Buffer): void => {
-    if (!to.write(out)) {
+    if (!to.write(out) && !waitingForDrain) {
+      waitingForDrain = true;
       from.pause();
-      to.once('drain', () => from.resume());
+      to.once('drain', () => {
+        waitingForDrain = false;
+        from.resume();
+      });
     }
   };
   const recordOver = (): void => {

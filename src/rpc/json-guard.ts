@@ -129,21 +129,26 @@ const NUMBER_CHAR = /[-+0-9.eE]/;
 
 /**
  * True when the message's numeric id may not be the text it came as. A safe integer is settled by
- * finding `"id":<its digits>` (not followed by more of a number) in the line, which is how every
- * compact writer puts it; anything else (fractions, big or pretty-printed ids) is read from the line.
+ * finding `"id":<its digits>` (not followed by more of a number) where compact writers put the
+ * top-level id: first, right after `"jsonrpc":"2.0"`, or last. Anywhere else it may be a nested
+ * `"id"` of the params (`"params":{"id":5},"id":5.0`), so the id is read from the line.
  */
 function inexactId(m: unknown, line: string): boolean {
   if (m === null || typeof m !== 'object' || !('id' in m)) return false;
   const id = m.id;
   if (typeof id !== 'number') return false;
   if (!Number.isSafeInteger(id) || Object.is(id, -0)) return true;
-  const needle = `"id":${id}`;
-  for (let at = line.indexOf(needle); at !== -1; at = line.indexOf(needle, at + 1)) {
-    const next = line[at + needle.length];
-    if (next === undefined || !NUMBER_CHAR.test(next)) return false;
+  const digits = String(id);
+  for (const head of ID_FIRST) {
+    if (!line.startsWith(head) || !line.startsWith(digits, head.length)) continue;
+    const next = line[head.length + digits.length];
+    if (next !== undefined && !NUMBER_CHAR.test(next)) return false;
   }
-  return true;
+  return !line.endsWith(`,"id":${digits}}`);
 }
+
+/** Openings of a compact line whose next value is the top-level id. */
+const ID_FIRST = ['{"jsonrpc":"2.0","id":', '{"id":'];
 
 /**
  * Replaces ids that JSON.parse changed (integers beyond 2^53, digits a double cannot hold, other

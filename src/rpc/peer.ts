@@ -2,7 +2,7 @@ import { isObj } from '../protocol/codec/util.js';
 import { AcpError, ErrorCode, isAbortError } from '../protocol/errors.js';
 import { CANCEL_REQUEST_METHOD, type RequestId } from '../protocol/jsonrpc.js';
 import { messageToText } from './message-text.js';
-import { isWireRequestId, showRequestId, type WireRequestId } from './request-id.js';
+import { ExactNumberId, isWireRequestId, showRequestId, type WireRequestId } from './request-id.js';
 import type { CloseInfo, InvalidLine, Transport } from './transport.js';
 
 /** Passed to every request handler. */
@@ -218,7 +218,9 @@ export class JsonRpcPeer {
   // ---- inbound ------------------------------------------------------------
 
   private receive(message: unknown): void {
-    if (this.blocked) {
+    // while draining, a message a transport delivers synchronously (from a handler) queues behind
+    // the backlog: it came after the batch entries still there
+    if (this.blocked || this.draining) {
       this.backlog.push(message);
       return;
     }
@@ -370,7 +372,7 @@ export class JsonRpcPeer {
         const reason = AcpError.cancelled(`cancelled by the peer ($/cancel_request ${JSON.stringify(requestId)})`);
         const c = this.inbound.get(requestId);
         if (c) c.abort(reason);
-        else if (typeof requestId === 'number' && Number.isInteger(requestId) && !Number.isSafeInteger(requestId)) this.inboundRounded(requestId)?.abort(reason);
+        else if (typeof requestId === 'number') this.inboundRounded(requestId)?.abort(reason);
       }
       return undefined;
     }
@@ -391,13 +393,14 @@ export class JsonRpcPeer {
   }
 
   /**
-   * The running request whose exact (bigint) id JSON.parse rounded to `rounded` in a
-   * `$/cancel_request`; none when that is ambiguous. Rare, so a scan is fine.
+   * The running request whose exact id (a `bigint`, an {@link ExactNumberId} such as `1.0` or `1e2`)
+   * JSON.parse read as `rounded` in a `$/cancel_request`; none when that is ambiguous. Only on a
+   * miss, over the requests running, so a scan is fine.
    */
   private inboundRounded(rounded: number): AbortController | undefined {
     let found: AbortController | undefined;
     for (const [id, c] of this.inbound) {
-      if (typeof id !== 'bigint' || Number(id) !== rounded) continue;
+      if (!(typeof id === 'bigint' || id instanceof ExactNumberId) || Number(id.toString()) !== rounded) continue;
       if (found) return undefined;
       found = c;
     }

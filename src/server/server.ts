@@ -317,6 +317,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    if (sockets.refused(req.socket)) return;
     onRequest(req, res).catch((e: Error) => {
       log(`request failed: ${e.stack ?? e.message}`);
       text(res, 500, `internal error: ${e.message}`);
@@ -331,6 +332,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
   server.headersTimeout = 66_000;
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => undefined);
+    if (sockets.refused(socket)) return;
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname !== path) return refuseUpgrade(socket, { status: 404, message: `not found: the ACP endpoint is ${path}` });
     const admitted = admit(req);

@@ -26,6 +26,8 @@ const RETRY_AFTER_S = 5;
 export class SocketGuard {
   private readonly pending = new Map<object, { ip: string; timer: NodeJS.Timeout }>();
   private readonly perIp = new Map<string, number>();
+  /** Sockets answered 503/429 at accept: the HTTP parser still reads them, their requests must not run. */
+  private readonly refusedSockets = new WeakSet<object>();
 
   constructor(private readonly options: SocketGuardOptions) {}
 
@@ -40,6 +42,11 @@ export class SocketGuard {
     if (entry) this.settle(socket, entry);
   }
 
+  /** Whether `socket` was refused at accept: a request parsed from it is dropped unanswered (its answer was the refusal). */
+  refused(socket: object): boolean {
+    return this.refusedSockets.has(socket);
+  }
+
   /** Sockets accepted and not admitted yet. */
   get pendingCount(): number {
     return this.pending.size;
@@ -49,10 +56,12 @@ export class SocketGuard {
     const ip = socket.remoteAddress ?? 'unknown';
     const o = this.options;
     if (this.pending.size >= o.maxPending) {
+      this.refusedSockets.add(socket);
       return refuse(socket, 503, 'Service Unavailable', `too many connections waiting to authenticate (at most ${o.maxPending}, acp-kit serve --max-pending-sockets): try again later`);
     }
     const n = this.perIp.get(ip) ?? 0;
     if (n >= o.maxPendingPerIp) {
+      this.refusedSockets.add(socket);
       return refuse(socket, 429, 'Too Many Requests', `too many connections from ${ip} waiting to authenticate (at most ${o.maxPendingPerIp} per address): try again later`);
     }
     this.perIp.set(ip, n + 1);

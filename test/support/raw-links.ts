@@ -46,9 +46,13 @@ class Inbox {
     while (this.texts.length === 0) {
       if (this.closed !== undefined) throw new Error(`the link closed: ${this.closed}`);
       if (Date.now() > deadline) throw new Error(`no response within ${ms} ms`);
+      // woken by a text or the end, else at the deadline (no timer left behind either way)
       await new Promise<void>((r) => {
-        this.waiters.push(r);
-        setTimeout(r, 100);
+        const timer = setTimeout(r, deadline - Date.now() + 1);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          r();
+        });
       });
     }
     return this.texts.shift() ?? '';
