@@ -137,14 +137,52 @@ export function toolPatchToV1(p: ToolCallPatch): Obj {
   return out;
 }
 
-/** A v1 `ToolCallUpdate` body as a neutral patch: v1 `null` = unchanged, so nulls are dropped. */
+/**
+ * A v1 `ToolCallUpdate` body as a neutral patch: v1 `null` = unchanged, so nulls are dropped;
+ * locations and content blocks pass {@link locationFromV1} and {@link blockFromV1}.
+ */
 export function toolPatchFromV1(w: Obj): Obj {
   const out: Obj = {};
   for (const k in w) {
     if (k === 'sessionUpdate') continue;
     const v = w[k];
     if (v === null || v === undefined) continue;
-    out[k] = v;
+    if (k === 'locations' && Array.isArray(v)) out[k] = v.map(locationFromV1);
+    else if (k === 'content' && Array.isArray(v)) out[k] = v.map((c) => (isObj(c) && c.type === 'content' && isObj(c.content) ? { ...c, content: blockFromV1(c.content) } : c));
+    else out[k] = v;
+  }
+  return out;
+}
+
+// Where the v1 schema is looser than v2's for the same field (scripts/schema-diff.mjs lists them;
+// docs/bridge.md says what happens to each), the v1 decoder takes what both versions mean.
+
+/**
+ * A v1 tool-call location. Both versions document `line` as 1-based, but v1's schema allows `0`,
+ * which real v1 agents send for "from the start of the file" (claude-code-acp: `line: offset ?? 0`).
+ * v2 rejects 0 and says an omitted line means no specific line: that is what 0 becomes.
+ */
+export function locationFromV1(l: unknown): unknown {
+  if (!isObj(l) || l.line !== 0) return l;
+  const { line: _zero, ...rest } = l;
+  return rest;
+}
+
+/**
+ * A v1 content block. `annotations.priority` outside 0..1 (v1: any number) and a negative
+ * `resource_link` `size` (v1: any int64) are left out: both are optional hints v2 cannot carry.
+ */
+export function blockFromV1(b: unknown): unknown {
+  if (!isObj(b)) return b;
+  let out = b;
+  const a = b.annotations;
+  if (isObj(a) && typeof a.priority === 'number' && (a.priority < 0 || a.priority > 1)) {
+    const { priority: _p, ...rest } = a;
+    out = { ...out, annotations: rest };
+  }
+  if (typeof b.size === 'number' && b.size < 0) {
+    const { size: _s, ...rest } = out;
+    out = rest;
   }
   return out;
 }

@@ -16,7 +16,7 @@ import type { WireValidator } from '../validation/types.js';
 import type { UpdateDecoder, UpdateEncoder } from './types.js';
 import {
   blockToV1, blocksToV1, commandToV1, configOptionsFromV1, configOptionsToV1, planEntryToV1, toolContentsToV1,
-  toolPatchFromV1, toolPatchToV1,
+  blockFromV1, toolPatchFromV1, toolPatchToV1,
 } from './v1-shapes.js';
 import { decodedUpdates, invalidParams, isObj, isPlainTextChunk, updateBody, type Obj } from './util.js';
 
@@ -337,7 +337,9 @@ export class V1UpdateDecoder implements UpdateDecoder {
     this.run = null;
   }
 
-  private chunk(wire: Obj, role: MessageRole): Obj {
+  private chunk(received: Obj, role: MessageRole): Obj {
+    const c = received.content;
+    const wire = isObj(c) && (c.annotations !== undefined || c.size !== undefined) ? { ...received, content: blockFromV1(c) } : received;
     const id = wire.messageId;
     if (typeof id === 'string') {
       this.run = { role, id };
