@@ -84,6 +84,31 @@ describe('Rust conductor traces (.jsons)', () => {
     expect(show.stdout).toMatch(/6 +0\.000s +agent -> editor +notification session\/update agent_message_chunk/);
     const stats = spawnSync(process.execPath, [BIN, 'stats', TRACE, '--json'], { encoding: 'utf8' });
     expect(stats.status).toBe(0);
-    expect(JSON.parse(stats.stdout)).toMatchObject({ frames: 7, protocolVersion: 1, stopReasons: { end_turn: 1 } });
+    // one stats line per hop: the client's hop holds the turn, the next one the update the conductor traced there
+    const hops = stats.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(hops.map((h) => [h.hop, h.frames])).toEqual([['Client-Proxy(0)', 6], ['Proxy(0)-Proxy(1)', 1]]);
+    expect(hops[0]).toMatchObject({ protocolVersion: 1, stopReasons: { end_turn: 1 } });
+  });
+
+  it('a message traced once per hop (new ids each hop) is judged hop by hop: no false ACP-V1-PROMPT-03 on the rust-sdk\'s own traces, nothing counted twice', () => {
+    const violations = (file: string): string[] => {
+      const r = spawnSync(process.execPath, [BIN, 'validate', join(FIXTURES, file), '--json'], { encoding: 'utf8' });
+      return r.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.type === 'violation').map((v) => `${v.hop ?? ''} ${v.requirement} ${v.message}`);
+    };
+    expect(violations('trace_snapshot.jsons')).toEqual([]);
+    // the one violation left is real under the stable v1 schema: an MCP server of type "acp"
+    // (MCP-over-ACP) exists only in the unstable schema; it is judged on the hop that carries it
+    const acpServer = "schema/v1 session/new: params.mcpServers[0]: must have required property 'url'";
+    expect(violations('trace_mcp_tool_call.jsons')).toEqual([`Proxy(0)-Proxy(1) ${acpServer}`]);
+    expect(violations('trace_client_mcp_server.jsons')).toEqual([`Client-Proxy(0) ${acpServer}`]);
+    const stats = spawnSync(process.execPath, [BIN, 'stats', MCP_TRACE, '--json'], { encoding: 'utf8' });
+    expect(stats.status).toBe(0);
+    const perHop = stats.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const count = (h: { methods: Array<{ method: string; requests: number; notifications: number }> }, m: string): number => h.methods.filter((x) => x.method === m).reduce((a, x) => a + x.requests + x.notifications, 0);
+    expect(perHop.map((h) => [h.hop, count(h, 'session/prompt'), count(h, 'session/update'), count(h, 'initialize')])).toEqual([
+      ['Client-Proxy(0)', 1, 0, 1],
+      ['Proxy(0)-Proxy(1)', 1, 1, 1],
+      ['Proxy(1)-Proxy(2)', 0, 1, 0],
+    ]);
   });
 });
