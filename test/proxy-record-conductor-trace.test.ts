@@ -60,6 +60,24 @@ describe('Rust conductor traces (.jsons)', () => {
     expect(c.frames.filter((f) => f.id === 'id:4').map((f) => [f.dir, f.kind, f.method ?? null])).toEqual([['agent->editor', 'request', 'mcp/connect'], ['editor->agent', 'response', null]]);
   });
 
+  it('diff compares hop by hop: the same trace with its hops interleaved otherwise is equal, a changed answer on one hop is named with its hop', () => {
+    const d = mkdtempSync(join(tmpdir(), 'acp-conductor-'));
+    dirs.push(d);
+    const lines = readFileSync(MCP_TRACE, 'utf8').trim().split('\n');
+    // the first hop's events first, then the rest: each hop keeps its own order
+    const first = lines.filter((l) => /"(from|to)":"Client"/.test(l));
+    const moved = join(d, 'moved.jsons');
+    writeFileSync(moved, [...first, ...lines.filter((l) => !first.includes(l))].join('\n') + '\n');
+    const same = spawnSync(process.execPath, [BIN, 'diff', MCP_TRACE, moved, '--json'], { encoding: 'utf8' });
+    expect(same.stdout.trim().split('\n').map((l) => JSON.parse(l)).map((x) => [x.hop, x.equal])).toEqual([['Client-Proxy(0)', true], ['Proxy(0)-Proxy(1)', true], ['Proxy(1)-Proxy(2)', true]]);
+    expect(same.status).toBe(0);
+    const changed = join(d, 'changed.jsons');
+    writeFileSync(changed, lines.map((l, i) => (i === lines.length - 1 ? l.replace('end_turn', 'cancelled') : l)).join('\n') + '\n');
+    const diff = spawnSync(process.execPath, [BIN, 'diff', MCP_TRACE, changed, '--json'], { encoding: 'utf8' });
+    expect(diff.stdout.trim().split('\n').map((l) => JSON.parse(l)).map((x) => [x.hop, x.equal])).toEqual([['Client-Proxy(0)', false], ['Proxy(0)-Proxy(1)', true], ['Proxy(1)-Proxy(2)', true]]);
+    expect(diff.status).toBe(1);
+  });
+
   it('older component names (client, proxy:0, agent) read the same; unknown components are skipped with the reason', async () => {
     const d = mkdtempSync(join(tmpdir(), 'acp-conductor-'));
     dirs.push(d);
