@@ -99,7 +99,7 @@ describe('Rust conductor traces (.jsons)', () => {
     const show = spawnSync(process.execPath, [BIN, 'captures', 'show', TRACE], { encoding: 'utf8' });
     expect(show.status).toBe(0);
     expect(show.stdout).toMatch(/from rust-conductor/);
-    expect(show.stdout).toMatch(/6 +0\.000s +agent -> editor +notification session\/update agent_message_chunk/);
+    expect(show.stdout).toMatch(/6 +0\.000s +\[hop Proxy\(0\)-Proxy\(1\)\] agent -> editor +notification session\/update agent_message_chunk/);
     const stats = spawnSync(process.execPath, [BIN, 'stats', TRACE, '--json'], { encoding: 'utf8' });
     expect(stats.status).toBe(0);
     // one stats line per hop: the client's hop holds the turn, the next one the update the conductor traced there
