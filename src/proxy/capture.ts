@@ -464,13 +464,14 @@ export function metaFrom(o: Obj): CaptureMeta {
  * reads as 0, a missing or unknown kind is taken from the raw line.
  */
 export function frameFrom(o: Obj): CaptureFrame | undefined {
-  const { type: _type, seq, t, dir, raw, kind, method, id, side, truncated, ...rest } = o;
+  const { type: _type, seq, t, dir, raw, kind, method, id, side, hop, truncated, ...rest } = o;
   if (typeof seq !== 'number' || typeof raw !== 'string' || (dir !== 'editor->agent' && dir !== 'agent->editor')) return undefined;
   const f: CaptureFrame = { ...rest, seq, t: typeof t === 'number' ? t : 0, dir, raw, kind: isFrameKind(kind) ? kind : decodeFrame(raw).kind };
   if (typeof method === 'string') f.method = method;
   if (id !== undefined && isFrameId(id)) f.id = id;
   // an unknown side is no leg this reader knows: the frame keeps the editor's leg
   if (side === 'agent' || side === 'editor') f.side = side;
+  if (typeof hop === 'string') f.hop = hop;
   if (typeof truncated === 'number') f.truncated = truncated;
   return f;
 }
@@ -528,6 +529,9 @@ class ConductorTrace {
       return undefined;
     }
     const dir: FrameDirection = from < to ? 'editor->agent' : 'agent->editor';
+    // the conductor traces a forwarded message once per hop, with that hop's ids: the hop keeps
+    // each hop's conversation apart (validate, stats and diff judge hop by hop)
+    const hop = from < to ? `${event.from}-${event.to}` : `${event.to}-${event.from}`;
     const idKey = `${JSON.stringify(event.id ?? null)}`;
     if (event.protocol === 'mcp') {
       if (event.type === 'request') this.mcpIds.add(idKey);
@@ -550,7 +554,7 @@ class ConductorTrace {
     }
     const raw = JSON.stringify(message);
     const d = decodeFrame(raw);
-    const f: CaptureFrame = { seq: ++this.seq, t: Math.round(event.ts * 1e6) / 1000, dir, raw, kind: d.kind };
+    const f: CaptureFrame = { seq: ++this.seq, t: Math.round(event.ts * 1e6) / 1000, dir, raw, kind: d.kind, hop };
     if (d.method !== undefined) f.method = d.method;
     if (d.id !== undefined) f.id = d.id;
     return f;

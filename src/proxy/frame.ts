@@ -34,6 +34,12 @@ export interface CaptureFrame {
   /** The leg (bridge captures only; absent = `editor`, see {@link CaptureSide}). */
   side?: CaptureSide;
   /**
+   * Traces of a proxy chain (Rust conductor): the hop the frame was on, its two adjacent
+   * endpoints client-ward first (e.g. `Client-Proxy(0)`). Each hop is its own conversation, with
+   * its own request ids; `dir` is the direction on that hop.
+   */
+  hop?: string;
+  /**
    * Set when the line was longer than the proxy records whole: its length in bytes (`raw` holds
    * only its start, `kind` is `invalid`). The line itself was forwarded unchanged.
    */

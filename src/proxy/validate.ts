@@ -54,9 +54,18 @@ export class CaptureValidator {
   private readonly pending = new Map<string, Pending>();
   private readonly sessions = new Map<string, SessionState>();
 
-  /** @param options.protocolVersion the version to assume until an initialize response says otherwise. */
-  constructor(options: { protocolVersion?: number } = {}) {
+  private readonly tracedOrder: boolean;
+
+  /**
+   * @param options.protocolVersion the version to assume until an initialize response says otherwise.
+   * @param options.tracedOrder the frames are in a tracer's order, not the wire's: the Rust
+   * conductor traces a request or notification where it is received and an answer where it is
+   * first seen (often where it is sent), so an answer can come before an update that preceded it
+   * on the wire. Rules that compare an answer with the updates around it are then not judged.
+   */
+  constructor(options: { protocolVersion?: number; tracedOrder?: boolean } = {}) {
     if (options.protocolVersion === 1 || options.protocolVersion === 2) this.version = options.protocolVersion;
+    this.tracedOrder = options.tracedOrder === true;
   }
 
   /** The protocol version in force (undefined before initialize when none was given). */
@@ -215,13 +224,13 @@ export class CaptureValidator {
     const update = at(params, 'update');
     const sessionUpdate = at(update, 'sessionUpdate');
     const kind = typeof sessionUpdate === 'string' ? sessionUpdate : '';
-    if (s.loaded && (this.version === 2 ? V2_REPLAY_UPDATES.has(kind) && !s.running : V1_TURN_UPDATES.has(kind))) {
+    if (!this.tracedOrder && s.loaded && (this.version === 2 ? V2_REPLAY_UPDATES.has(kind) && !s.running : V1_TURN_UPDATES.has(kind))) {
       const id = s.loaded.method === 'session/load' ? 'ACP-V1-LOAD-03' : 'ACP-V2-RESUME-03';
       out.push({ rule: 'replay-after-load-response', requirement: id, seqs: [s.loaded.requestSeq, s.loaded.responseSeq, frame.seq], message: `${kind} for session ${String(params?.sessionId)} arrived after the ${s.loaded.method} response (seq ${s.loaded.responseSeq}); replay must be complete before the response` });
       return;
     }
     if (this.version !== 2) {
-      if (!s.prompt && s.ended && V1_TURN_UPDATES.has(kind)) {
+      if (!this.tracedOrder && !s.prompt && s.ended && V1_TURN_UPDATES.has(kind)) {
         out.push({ rule: 'update-after-prompt-response', requirement: 'ACP-V1-PROMPT-03', seqs: [s.ended.promptSeq, s.ended.responseSeq, frame.seq], message: `${kind} for session ${String(params?.sessionId)} arrived after the session/prompt response (seq ${s.ended.responseSeq}) ended the turn` });
       }
       return;

@@ -20,6 +20,8 @@ export interface Violation {
   message: string;
   /** Bridge captures: the leg the frames are on (each leg is checked against its own version). */
   side?: CaptureSide;
+  /** Traces of a proxy chain: the hop the frames are on (each hop is checked on its own). */
+  hop?: string;
 }
 
 /** The rules `CaptureValidator` (validate.ts) checks. */

@@ -73,7 +73,8 @@ export async function capturesListCommand(flags: { json?: boolean }): Promise<nu
 
 function describe(f: CaptureFrame): string {
   // bridge captures: the agent leg is marked, the editor leg reads as a plain capture
-  const arrow = `${f.side === 'agent' ? '[agent leg] ' : ''}${f.dir === 'editor->agent' ? 'editor -> agent' : 'agent -> editor'}`;
+  // proxy-chain traces: the hop is marked (each message is there once per hop it crossed)
+  const arrow = `${f.side === 'agent' ? '[agent leg] ' : ''}${f.hop !== undefined ? `[hop ${f.hop}] ` : ''}${f.dir === 'editor->agent' ? 'editor -> agent' : 'agent -> editor'}`;
   const id = f.id !== undefined ? ` #${JSON.stringify(f.id)}` : '';
   let what = `${f.kind}${f.method ? ` ${f.method}` : ''}${id}`;
   if (f.method === 'session/update') {

@@ -67,7 +67,18 @@ export async function diffCommand(pathA: string, pathB: string, flags: { json?: 
   };
   const a = await read(pathA);
   const b = await read(pathB);
-  const d = diffCaptures(a.frames.filter((f) => frameSide(f) === side), b.frames.filter((f) => frameSide(f) === side));
-  process.stdout.write(flags.json ? `${JSON.stringify({ type: 'diff', formatVersion: 1, paths: { a: pathA, b: pathB }, ...d })}\n${resultLine(d.equal ? 0 : 1)}` : formatDiff(d, pathA, pathB));
-  return d.equal ? 0 : 1;
+  const fa = a.frames.filter((f) => frameSide(f) === side);
+  const fb = b.frames.filter((f) => frameSide(f) === side);
+  // traces of a proxy chain: each hop is compared on its own (the interleaving of hops is the
+  // tracer's order, not something either run did)
+  const hops = [...new Set([...fa, ...fb].map((f) => f.hop))];
+  let equal = true;
+  for (const hop of hops) {
+    const d = diffCaptures(fa.filter((f) => f.hop === hop), fb.filter((f) => f.hop === hop));
+    equal &&= d.equal;
+    const at = hop === undefined ? {} : { hop };
+    process.stdout.write(flags.json ? `${JSON.stringify({ type: 'diff', formatVersion: 1, paths: { a: pathA, b: pathB }, ...at, ...d })}\n` : `${hop === undefined ? '' : `hop ${hop}\n`}${formatDiff(d, pathA, pathB)}`);
+  }
+  if (flags.json) process.stdout.write(resultLine(equal ? 0 : 1));
+  return equal ? 0 : 1;
 }

@@ -56,19 +56,27 @@ export function formatStats(s: CaptureStats, label: string): string {
 export async function statsCommand(path: string, flags: { json?: boolean; side?: string }): Promise<number> {
   const side = flags.side === 'agent' ? 'agent' : 'editor';
   const r = openCapture(path);
-  const c = new CaptureStatsCollector();
+  // traces of a proxy chain hold each message once per hop it crossed: one set of stats per hop
+  const collectors = new Map<string | undefined, CaptureStatsCollector>();
   let all = 0;
   try {
     for await (const f of r) {
       all++;
-      if (frameSide(f) === side) c.push(f);
+      if (frameSide(f) !== side) continue;
+      let c = collectors.get(f.hop);
+      if (!c) collectors.set(f.hop, (c = new CaptureStatsCollector()));
+      c.push(f);
     }
   } catch (e) {
     captureReadFailure(path, e);
   }
   requireFrames(path, all, r.skipped());
-  const s = c.result();
-  if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'stats', capture: path, ...s })}\n${resultLine(0)}`);
-  else process.stdout.write(formatStats(s, path));
+  if (collectors.size === 0) collectors.set(undefined, new CaptureStatsCollector());
+  for (const [hop, c] of collectors) {
+    const s = c.result();
+    if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'stats', capture: path, ...(hop === undefined ? {} : { hop }), ...s })}\n`);
+    else process.stdout.write(hop === undefined ? formatStats(s, path) : `hop ${hop}\n${formatStats(s, path)}\n`);
+  }
+  if (flags.json) process.stdout.write(resultLine(0));
   return 0;
 }
