@@ -69,12 +69,12 @@ describe('Rust conductor traces (.jsons)', () => {
     const moved = join(d, 'moved.jsons');
     writeFileSync(moved, [...first, ...lines.filter((l) => !first.includes(l))].join('\n') + '\n');
     const same = spawnSync(process.execPath, [BIN, 'diff', MCP_TRACE, moved, '--json'], { encoding: 'utf8' });
-    expect(same.stdout.trim().split('\n').map((l) => JSON.parse(l)).map((x) => [x.hop, x.equal])).toEqual([['Client-Proxy(0)', true], ['Proxy(0)-Proxy(1)', true], ['Proxy(1)-Proxy(2)', true]]);
+    expect(same.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((x) => x.type === 'diff').map((x) => [x.hop, x.equal])).toEqual([['Client-Proxy(0)', true], ['Proxy(0)-Proxy(1)', true], ['Proxy(1)-Proxy(2)', true]]);
     expect(same.status).toBe(0);
     const changed = join(d, 'changed.jsons');
     writeFileSync(changed, lines.map((l, i) => (i === lines.length - 1 ? l.replace('end_turn', 'cancelled') : l)).join('\n') + '\n');
     const diff = spawnSync(process.execPath, [BIN, 'diff', MCP_TRACE, changed, '--json'], { encoding: 'utf8' });
-    expect(diff.stdout.trim().split('\n').map((l) => JSON.parse(l)).map((x) => [x.hop, x.equal])).toEqual([['Client-Proxy(0)', false], ['Proxy(0)-Proxy(1)', true], ['Proxy(1)-Proxy(2)', true]]);
+    expect(diff.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((x) => x.type === 'diff').map((x) => [x.hop, x.equal])).toEqual([['Client-Proxy(0)', false], ['Proxy(0)-Proxy(1)', true], ['Proxy(1)-Proxy(2)', true]]);
     expect(diff.status).toBe(1);
   });
 
