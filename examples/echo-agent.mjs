@@ -16,7 +16,7 @@
 //
 // Try it: `node examples/client.mjs` (spawns this agent), or `npx acp-kit run -- node examples/echo-agent.mjs`.
 import { parseArgs } from 'node:util';
-import { runAgentOnStdio, InMemorySessionStore } from 'acp-kit/agent';
+import { runAgentOnStdio } from 'acp-kit/agent';
 
 const { values: opts } = parseArgs({
   options: {
@@ -133,6 +133,8 @@ const echoAgent = {
   },
 };
 
-// stdout carries only protocol messages; logs go to stderr. The in-memory store keeps sessions
-// for this process's lifetime (the default, `JsonlSessionStore`, writes them to disk).
-runAgentOnStdio(echoAgent, { store: new InMemorySessionStore() });
+// stdout carries only protocol messages; logs go to stderr. Sessions go to the default
+// `JsonlSessionStore` ($ACP_KIT_DATA_DIR/agents/echo-agent/sessions): an editor (or
+// `acp-kit check agent`) loads or resumes them from a later process. An `InMemorySessionStore`
+// would still advertise load and resume, yet forget every session when the process exits.
+runAgentOnStdio(echoAgent);

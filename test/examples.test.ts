@@ -11,12 +11,16 @@ import { connect } from '../src/client/index.js';
 import { approveAll } from '../src/client/services/permission-policy.js';
 import { getValidator } from '../src/protocol/validation/index.js';
 import { createSchemaTap } from './support/schema-tap.js';
+import { tempDir } from './support/temp.js';
 
 const EXAMPLES = resolve('examples');
 const CLIENT = resolve(EXAMPLES, 'client.mjs');
 const ECHO = resolve(EXAMPLES, 'echo-agent.mjs');
 const TRANSCRIPT = resolve(EXAMPLES, 'v1-to-v2-transcript.mjs');
 const CUSTOM_MODEL = resolve(EXAMPLES, 'custom-model-agent.mjs');
+const BIN = resolve('bin/acp-kit.js');
+// the echo agent keeps its sessions in the default JSONL store: never in the real data dir
+const ENV: NodeJS.ProcessEnv = { ...process.env, ACP_KIT_DATA_DIR: join(tempDir('acp-kit-examples-'), 'data') };
 
 interface Run {
   code: number | null;
@@ -27,7 +31,7 @@ interface Run {
 /** Runs `node <script> ...args` from the package root (as a user would) and collects its output. */
 function run(script: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}, timeoutMs = 15_000): Promise<Run> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [script, ...args], { cwd: opts.cwd ?? resolve('.'), env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, ...args], { cwd: opts.cwd ?? resolve('.'), env: opts.env ?? ENV, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -118,6 +122,7 @@ describe.each([1, 2] as const)('examples/echo-agent.mjs on the wire (v%i)', (v) 
     const conn = await connect({
       command: process.execPath,
       args: [ECHO, '--chunk-delay', '0'],
+      env: ENV,
       protocol: v,
       permissionPolicy: approveAll(),
       tap: {
@@ -295,5 +300,16 @@ describe('examples/check-agent.mjs', () => {
     for (const id of ['ACP-V1-CANCEL-05', 'ACP-V2-CANCEL-05', 'ACP-V1-LOAD-02', 'ACP-V2-RESUME-03']) expect(r.stdout).toMatch(new RegExp(`^ {4}pass {2}${id} `, 'm'));
     expect(r.stdout).not.toMatch(/^ {4}FAIL /m);
     expect(r.stdout).toMatch(/Verdict: CONFORMANT \(0 MUST failures\)$/m);
+  });
+});
+
+describe('acp-kit check agent -- node examples/echo-agent.mjs', () => {
+  it('is conformant: a session it stored is loaded (v1) and resumed (v2) by a later process', async () => {
+    // before: the example kept sessions in memory yet advertised load/resume, so the checker's
+    // process per case failed ACP-V1-LOAD-02 and ACP-V2-RESUME-03 (exit 1)
+    const r = await run(BIN, ['check', 'agent', '--', process.execPath, ECHO], {}, 60_000);
+    for (const id of ['ACP-V1-LOAD-02', 'ACP-V2-RESUME-03']) expect(r.stdout).toMatch(new RegExp(`^ {4}pass {2}${id} `, 'm'));
+    expect(r.stdout).not.toMatch(/^ {4}FAIL /m);
+    expect(r.code, r.stdout.slice(-2000)).toBe(0);
   });
 });
