@@ -14,7 +14,7 @@
 //
 //   node examples/echo-agent.mjs [--chunk-delay <ms>] [--chunk-size <chars>]
 //
-// Try it: `node examples/client.mjs` (spawns this agent), or `npx acp-kit run -- node examples/echo-agent.mjs`.
+// Try it: `node examples/client.mjs` (spawns this agent), or `npx acp-kit run --agent "node examples/echo-agent.mjs" --approve-all "hello"`.
 import { parseArgs } from 'node:util';
 import { runAgentOnStdio } from 'acp-kit/agent';
 
