@@ -131,6 +131,21 @@ describe('acp-kit inspect in Chromium', () => {
     expect(await exit).toBe(0);
   });
 
+  it('tool output keeps its lines: the fenced file text a read tool call returns renders as a code block', async () => {
+    // before: tool call text was one <p>, so "```\nfirst line\nsecond line\n```" showed as one line
+    const dir = tempDir('acp-inspector-tool-text-');
+    writeFileSync(join(dir, 'notes.txt'), 'first line\nsecond line\n');
+    const cap = await recordTurn(dir, 2, 'read notes.txt', conns);
+    const h = await startInspector({ captures: [cap], listLive: false });
+    servers.push(h);
+    const { page, errors } = await open(h.url);
+    const tool = page.getByTestId('item-tool_call').first();
+    await tool.locator('.blocks').first().waitFor();
+    const shown = (await tool.locator('.blocks pre').allInnerTexts()).map((t) => t.trimEnd());
+    expect(shown).toEqual(['first line\nsecond line']);
+    expect(errors).toEqual([]);
+  });
+
   it('capture content never runs in the page: HTML in agent text is shown as text, javascript: links are dropped, Markdown still renders', async () => {
     const dir = tempDir('acp-inspector-xss-');
     const cap = join(dir, 'xss.ndjson');

@@ -91,6 +91,16 @@ function closedError(e: ConnectionClosedError, ctx: AgentContext): CliError {
       cause: e,
     });
   }
+  if (info.error && isAgentUrl(ctx.command)) {
+    // --agent-url: there is no command line to check; the server is down or wants its token
+    const refused = /\bHTTP 401\b/.test(info.error.message);
+    return new CliError('agent_start_failed', ExitCode.AgentFailed, `could not connect to the agent at ${ctx.command}: ${info.error.message}`, {
+      hint: refused
+        ? 'Pass the server\'s token: set $ACP_KIT_AGENT_TOKEN or use --agent-token-file <file> (the file given to acp-kit serve --token-file).'
+        : 'Check that the server is running (e.g. acp-kit serve --port 8765) and that --agent-url names its /acp endpoint.',
+      cause: e,
+    });
+  }
   if (info.error) {
     return new CliError('agent_start_failed', ExitCode.AgentFailed, `could not start agent "${ctx.commandLine}": ${info.error.message}`, {
       hint: 'Check the --agent command line.',
@@ -106,6 +116,11 @@ function closedError(e: ConnectionClosedError, ctx: AgentContext): CliError {
       : 'The agent wrote nothing to stderr. Check that the command is an ACP agent that speaks JSON-RPC on stdio.',
     cause: e,
   });
+}
+
+/** True for an `--agent-url` target (ws, wss, http, https), which has no command line. */
+function isAgentUrl(target: string): boolean {
+  return /^(wss?|https?):\/\//i.test(target);
 }
 
 function indent(s: string): string {

@@ -50,7 +50,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     try {
       token = readFileSync(flags.tokenFile, 'utf8').trim();
     } catch (e) {
-      throw usageError(`cannot read --token-file ${flags.tokenFile}: ${messageOf(e)}`);
+      throw usageError(`cannot read --token-file ${flags.tokenFile}: ${messageOf(e)}`, `Create it first (one line), e.g. openssl rand -hex 24 > ${flags.tokenFile}; without a token a loopback bind generates one and prints it.`);
     }
     if (!token) throw usageError(`--token-file ${flags.tokenFile} is empty`, 'Write the token (one line) into the file.');
   }

@@ -723,7 +723,7 @@ function Markdown(props: { text: string }) {
   return <div class="md" dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
-function Blocks(props: { blocks: unknown; markdown: boolean }) {
+function Blocks(props: { blocks: unknown }) {
   // consecutive text blocks are one text (chunks split words anywhere)
   const parts: Array<{ text: string } | { block: AnyRec | undefined }> = [];
   for (const b of list(props.blocks).map(rec)) {
@@ -737,7 +737,7 @@ function Blocks(props: { blocks: unknown; markdown: boolean }) {
     <div class="blocks">
       {parts.map((p, i) =>
         'text' in p ? (
-          props.markdown ? <Markdown key={i} text={p.text} /> : <p key={i} class="plain">{p.text}</p>
+          <Markdown key={i} text={p.text} />
         ) : (
           <div key={i} class="block-other"><span class="badge">{String(p.block?.type)}</span> {String(p.block?.uri ?? p.block?.name ?? p.block?.mimeType ?? '')}</div>
         ),
@@ -754,14 +754,14 @@ function Item(props: { it: SessionItem; terminals: Map<string, TerminalItem>; cl
       return (
         <details class="thought">
           <summary>Thought</summary>
-          <Blocks blocks={it.content} markdown />
+          <Blocks blocks={it.content} />
         </details>
       );
     }
     return (
       <>
         <div class="label">{role === 'user' ? 'User' : 'Agent'}</div>
-        <Blocks blocks={it.content} markdown />
+        <Blocks blocks={it.content} />
       </>
     );
   }
@@ -776,7 +776,8 @@ function Item(props: { it: SessionItem; terminals: Map<string, TerminalItem>; cl
         {content.map((raw, i) => {
           const c = rec(raw);
           if (!c) return <pre key={i} class="raw">{JSON.stringify(raw, null, 2)}</pre>;
-          if (c.type === 'content') return <Blocks key={i} blocks={[c.content]} markdown={false} />;
+          // Markdown, as an editor shows it: agents fence file text and command output in it
+          if (c.type === 'content') return <Blocks key={i} blocks={[c.content]} />;
           if (c.type === 'diff') return <TextDiff key={i} path={String(c.path)} oldText={typeof c.oldText === 'string' ? c.oldText : ''} newText={String(c.newText ?? '')} />;
           if (c.type === 'file_changes') {
             const text = rec(c.patch)?.text;
@@ -826,7 +827,7 @@ function Item(props: { it: SessionItem; terminals: Map<string, TerminalItem>; cl
     return (
       <>
         <div class="label">Compaction <span class="badge">{String(it.status)}</span></div>
-        <Blocks blocks={it.summary} markdown />
+        <Blocks blocks={it.summary} />
       </>
     );
   }
