@@ -75,12 +75,17 @@ describe('README first run after npm ci (fresh HOME and npm cache)', () => {
   });
 
   it('the main job runs without building again', async () => {
-    const command = mainJobCommand();
+    // the README's session folder (/tmp/demo), moved into this run's own folder
+    const demo = join(base, 'demo');
+    const command = mainJobCommand().replaceAll('/tmp/demo', demo);
+    expect(command).toContain(demo);
+    expect(README).toContain('mkdir -p /tmp/demo');
+    mkdirSync(demo); // the README's line before the main job
     const env = freshEnv(base, 'run');
     const r = await runCommand('sh', ['-c', command], { cwd: checkout, env, timeoutMs: 120_000 });
     const output = `${r.stdout}\n${r.stderr}`;
     expect(r.status, output).toBe(0);
-    expect(readFileSync(join(checkout, 'hello.txt'), 'utf8').trim()).toBe('hi');
+    expect(readFileSync(join(demo, 'hello.txt'), 'utf8').trim()).toBe('hi');
     expect(output).not.toMatch(/> acp-kit@[^ ]+ (prepare|build)/);
     expect(bundleTimes(checkout)).toEqual(before);
     expect(existsSync(join(env.npm_config_cache!, '_npx')), 'nothing installed into the npm cache').toBe(false);
