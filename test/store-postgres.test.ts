@@ -105,6 +105,12 @@ describePostgres('PostgresSessionStore', () => {
     expect(await a.load('same-id')).toBeDefined();
   });
 
+  it('a session id with a NUL (PostgreSQL text cannot hold one) is a session that does not exist, as in the JSONL store: load finds nothing, delete does nothing (issue 24 item 6; load failed with PostgreSQL\'s own error before)', async () => {
+    const store = await open('nul-id');
+    await expect(store.load('a\u0000b')).resolves.toBeUndefined();
+    await expect(store.delete('a\u0000b')).resolves.toBeUndefined();
+  });
+
   it('leaseOwner fences writes: a session whose lease another instance holds gets neither rows nor config values, and the error names that instance', async () => {
     const store = await open('owner-fence', { leaseOwner: 'node-1' });
     await store.create(meta('f1'));

@@ -381,6 +381,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async load(sessionId: string): Promise<StoredSession | undefined> {
+    if (!storableId(sessionId)) return undefined;
     // one statement: the metadata and the history of one snapshot
     const rows = await this.query<SessionRow & { history: [number, unknown][] }>(
       `SELECT s.session_id, s.meta, s.config_values, s.title, s.updated_at, s.last_seq,
@@ -409,6 +410,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async delete(sessionId: string): Promise<void> {
+    if (!storableId(sessionId)) return;
     await this.query('DELETE FROM acp_sessions WHERE namespace = $1 AND session_id = $2', [this.namespace, sessionId]);
     this.seqs.delete(sessionId);
     this.failed.delete(sessionId);
@@ -583,4 +585,13 @@ export function isConnectionError(e: unknown): boolean {
   const code = (e as { code?: unknown }).code;
   if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED/i.test(e.message);
+}
+
+/**
+ * Whether PostgreSQL `text` can hold a session id: never one with a NUL. Such an id names no stored
+ * session (as in the JSONL store, whose file names cannot hold it either), instead of failing the
+ * request with PostgreSQL's own error.
+ */
+function storableId(sessionId: string): boolean {
+  return !sessionId.includes('\u0000');
 }
