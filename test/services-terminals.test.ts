@@ -99,6 +99,16 @@ describe('TerminalManager with real processes (ACP-V1-TERM-02..08)', () => {
     expect(e.message).toContain('params.command');
   });
 
+  it('an outputByteLimit beyond maxOutputByteLimit is lowered to it: a flood keeps only the newest bytes of the cap (issue 24 item 6; 2 GB were allowed before)', async () => {
+    const m = manager({ maxOutputByteLimit: 64 * 1024 });
+    const { terminalId } = m.create({ command: node, args: ['-e', "process.stdout.write('x'.repeat(1024 * 1024) + 'END')"], outputByteLimit: 2 ** 31 });
+    await m.waitForExit(terminalId);
+    const out = m.output(terminalId);
+    expect(out.truncated).toBe(true);
+    expect(Buffer.byteLength(out.output)).toBeLessThanOrEqual(64 * 1024);
+    expect(out.output.endsWith('END')).toBe(true);
+  });
+
   it('runs a whole command line through /bin/sh -c when args are empty', async () => {
     const m = manager();
     const { terminalId } = m.create({ command: 'echo hello && echo world | tr a-z A-Z' });

@@ -32,6 +32,12 @@ export interface TerminalManagerOptions {
   /** Output cap when the request sets no `outputByteLimit` (default 16 MiB; protects the client's memory). */
   defaultOutputByteLimit?: number;
   /**
+   * The most output one terminal retains, whatever `outputByteLimit` the agent asks for (default
+   * 64 MiB): a larger request is lowered to it (the output then reports `truncated` earlier), so
+   * an agent cannot make the client hold gigabytes per terminal times {@link maxTerminals}.
+   */
+  maxOutputByteLimit?: number;
+  /**
    * Maximum unreleased terminals at once (default 64); `terminal/create` beyond it fails with
    * -32603 naming the limit, so a runaway agent cannot fork without bound.
    */
@@ -367,7 +373,7 @@ export class TerminalManager {
     if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0) {
       throw AcpError.invalidParams(`params.outputByteLimit must be a non-negative integer or null, got ${JSON.stringify(raw)}`);
     }
-    return raw;
+    return Math.min(raw, this.options.maxOutputByteLimit ?? 64 * 1024 * 1024);
   }
 
   private wire(term: Terminal): void {
