@@ -39,7 +39,7 @@ describe('acp-kit run --agent-url: errors a new user meets', () => {
     const env = { ...process.env };
     delete env.ACP_KIT_AGENT_TOKEN;
     const r = await cli(['run', '--agent-url', scheme === 'ws' ? serve.ws : serve.url, 'hi'], { env });
-    expect(r.code).not.toBe(0);
+    expect(r.code).toBe(11); // authentication required, one path for every 401 (issue 23 item 10)
     expect(r.stderr).toContain('401');
     expect(r.stderr).toMatch(/hint: .*ACP_KIT_AGENT_TOKEN.*--agent-token-file/);
     expect(r.stderr).not.toContain('--agent command line');

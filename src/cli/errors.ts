@@ -93,11 +93,10 @@ function closedError(e: ConnectionClosedError, ctx: AgentContext): CliError {
   }
   if (info.error && isAgentUrl(ctx.command)) {
     // --agent-url: there is no command line to check; the server is down or wants its token
-    const refused = /\bHTTP 401\b/.test(info.error.message);
+    const status = refusedStatus(e);
+    if (status !== undefined) return tokenRefused(e, ctx, status, undefined);
     return new CliError('agent_start_failed', ExitCode.AgentFailed, `could not connect to the agent at ${ctx.command}: ${info.error.message}`, {
-      hint: refused
-        ? 'Pass the server\'s token: set $ACP_KIT_AGENT_TOKEN or use --agent-token-file <file> (the file given to acp-kit serve --token-file).'
-        : 'Check that the server is running (e.g. acp-kit serve --port 8765) and that --agent-url names its /acp endpoint.',
+      hint: 'Check that the server is running (e.g. acp-kit serve --port 8765) and that --agent-url names its /acp endpoint.',
       cause: e,
     });
   }
@@ -236,8 +235,17 @@ export function connectError(e: unknown, ctx: AgentContext): CliError {
  */
 export function remoteConnectError(e: unknown, ctx: AgentContext, tokenGiven: boolean): CliError {
   const status = refusedStatus(e);
-  if (status === undefined) return connectError(e, ctx);
-  const what = tokenGiven ? `the server at ${ctx.commandLine} refused the token (HTTP ${status})` : `the server at ${ctx.commandLine} needs a token (HTTP ${status})`;
+  return status === undefined ? connectError(e, ctx) : tokenRefused(e, ctx, status, tokenGiven);
+}
+
+/** The server at `--agent-url` refused the credentials: exit 11, saying where the token goes. */
+function tokenRefused(e: unknown, ctx: AgentContext, status: number, tokenGiven: boolean | undefined): CliError {
+  const what =
+    tokenGiven === undefined
+      ? `the server at ${ctx.commandLine} refused the connection (HTTP ${status}): it needs its token`
+      : tokenGiven
+        ? `the server at ${ctx.commandLine} refused the token (HTTP ${status})`
+        : `the server at ${ctx.commandLine} needs a token (HTTP ${status})`;
   return new CliError('auth_required', ExitCode.AuthRequired, what, {
     hint: `Put the token the server was started with (acp-kit serve --token-file or $ACP_KIT_SERVE_TOKEN) in $ACP_KIT_AGENT_TOKEN or in a file named by --agent-token-file.`,
     cause: e,
