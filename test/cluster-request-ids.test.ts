@@ -47,3 +47,31 @@ describePostgres('request ids through the cluster', () => {
     await roundTrips(follower, 60, 'session/set_mode', JSON.stringify({ sessionId, modeId: 'no-such-mode' }));
   }, 120_000);
 });
+
+describePostgres('session ids PostgreSQL cannot store, through the cluster', () => {
+  const db = usePostgres();
+  const cleanups: (() => Promise<unknown> | unknown)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
+  });
+
+  // issue 24 item 6: the lease query failed with PostgreSQL's own text (-32603 naming the store);
+  // an id with a NUL names no session, as in the store itself: the same answer as any unknown id
+  it('a NUL in the session id of session/load and session/resume is answered like an unknown session', async () => {
+    const control = controlledAgent();
+    const one = await startClusterInstance({ databaseUrl: db.url, id: 'node-1', control, leaseMs: 5000, cleanups });
+    const l = await wsLink(one.url, TOKEN);
+    cleanups.push(() => l.close());
+    await l.send(INIT_V2);
+    await l.response();
+    const answers: Record<string, unknown>[] = [];
+    for (const [i, sessionId] of ['a\u0000b', 'no-such-session'].entries()) {
+      await l.send(JSON.stringify({ jsonrpc: '2.0', id: 10 + i, method: 'session/resume', params: { sessionId, cwd: '/tmp' } }));
+      answers.push(JSON.parse(await l.response()));
+    }
+    const [nul, unknown] = answers.map((a) => a.error as { code: number; message: string } | undefined);
+    expect(unknown?.code, JSON.stringify(answers[1])).toBeDefined();
+    expect(nul?.code, JSON.stringify(answers[0])).toBe(unknown?.code);
+    expect(nul?.message).not.toMatch(/postgres|database|0x00|invalid byte sequence/i);
+  }, 60_000);
+});

@@ -7,6 +7,7 @@ import { AcpError } from '../protocol/errors.js';
 import type { AnySessionUpdate } from '../protocol/model/update.js';
 import { SESSION_STORE_UNAVAILABLE, type ConfigValues, type SessionStore, type StoredSession, type StoredSessionMeta } from './session-store.js';
 import { migrate } from './store/postgres/migrations.js';
+import { isStorableSessionId } from './store/postgres/storable-id.js';
 
 /** Options of {@link PostgresSessionStore}. */
 export interface PostgresSessionStoreOptions {
@@ -381,7 +382,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async load(sessionId: string): Promise<StoredSession | undefined> {
-    if (!storableId(sessionId)) return undefined;
+    if (!isStorableSessionId(sessionId)) return undefined;
     // one statement: the metadata and the history of one snapshot
     const rows = await this.query<SessionRow & { history: [number, unknown][] }>(
       `SELECT s.session_id, s.meta, s.config_values, s.title, s.updated_at, s.last_seq,
@@ -410,7 +411,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async delete(sessionId: string): Promise<void> {
-    if (!storableId(sessionId)) return;
+    if (!isStorableSessionId(sessionId)) return;
     await this.query('DELETE FROM acp_sessions WHERE namespace = $1 AND session_id = $2', [this.namespace, sessionId]);
     this.seqs.delete(sessionId);
     this.failed.delete(sessionId);
@@ -585,13 +586,4 @@ export function isConnectionError(e: unknown): boolean {
   const code = (e as { code?: unknown }).code;
   if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED/i.test(e.message);
-}
-
-/**
- * Whether PostgreSQL `text` can hold a session id: never one with a NUL. Such an id names no stored
- * session (as in the JSONL store, whose file names cannot hold it either), instead of failing the
- * request with PostgreSQL's own error.
- */
-function storableId(sessionId: string): boolean {
-  return !sessionId.includes('\u0000');
 }

@@ -4,6 +4,7 @@ import { isObj } from '../../protocol/codec/util.js';
 import type { ClientCapabilities } from '../../protocol/model/session.js';
 import { lifecycleFor } from '../../agent/lifecycle/index.js';
 import { SESSION_LOCKED } from '../../agent/session-store.js';
+import { isStorableSessionId } from '../../agent/store/postgres/storable-id.js';
 import { isWireRequestId, requestIdKey } from '../../rpc/request-id.js';
 import type { CloseInfo, Transport } from '../../rpc/transport.js';
 import type { AgentHost, AgentHostContext, AgentHostFactory } from '../server.js';
@@ -119,7 +120,8 @@ export function clusterConnection(node: ClusterInstance, inner: AgentHostFactory
         await followed.close();
       }
     }
-    if (OPENING.has(method) && isRequest && sessionId !== undefined && !held.has(sessionId)) {
+    // an id PostgreSQL cannot hold names no session: no lease to take, the agent answers it unknown
+    if (OPENING.has(method) && isRequest && sessionId !== undefined && !held.has(sessionId) && isStorableSessionId(sessionId)) {
       let claim: Awaited<ReturnType<ClusterInstance['claimFor']>>;
       try {
         claim = await node.claimFor(namespace, sessionId);
