@@ -1,7 +1,22 @@
 // Session state store: appending chunks to one message must cost O(total size).
 // Prints the cost per chunk at three sizes; a flat ns/chunk column means linear total cost.
-import { benchAppendTextChunks } from '../dist/protocol/state/bench.js';
+import { SessionState } from '../dist/protocol/index.js';
 import { CHUNK_TEXT } from './common.mjs';
+
+/**
+ * Streams `count` `agent_message_chunk`s of `chunkText` into one message of a fresh SessionState,
+ * reading `text` every `readEvery` chunks, and returns the final text length.
+ */
+function benchAppendTextChunks(count, chunkText, readEvery) {
+  const state = new SessionState('bench');
+  state.apply({ sessionUpdate: 'agent_message', messageId: 'm' });
+  const msg = state.message('agent', 'm');
+  for (let i = 1; i <= count; i++) {
+    state.apply({ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'text', text: chunkText } });
+    if (readEvery > 0 && i % readEvery === 0) void msg.text;
+  }
+  return msg.text.length;
+}
 
 export function runStateStoreBench(sizes = [250_000, 500_000, 1_000_000]) {
   benchAppendTextChunks(50_000, CHUNK_TEXT, 1000); // warm-up

@@ -10,6 +10,10 @@ import { StreamTransport } from '../src/rpc/stream-transport.js';
 import { tempDir } from './support/temp.js';
 // @ts-expect-error plain ESM fixture without type declarations
 import { rawAgent } from './fixtures/client-raw-agent.mjs';
+import { readFileSync } from 'node:fs';
+
+/** the package's own version: the client's default info follows package.json */
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const RAW = fileURLToPath(new URL('./fixtures/client-raw-agent.mjs', import.meta.url));
 const open: ClientConnection[] = [];
@@ -47,8 +51,8 @@ describe('initialize', () => {
     expect(conn.protocolVersion).toBe(2);
     const { params } = (await conn.extRequest('_fixture/initParams', {})) as { params: Record<string, unknown> };
     expect(params.protocolVersion).toBe(2);
-    expect(params.info).toEqual({ name: 'acp-kit', version: '0.1.0' });
-    expect(params.clientInfo).toEqual({ name: 'acp-kit', version: '0.1.0' });
+    expect(params.info).toEqual({ name: 'acp-kit', version: PACKAGE_VERSION });
+    expect(params.clientInfo).toEqual({ name: 'acp-kit', version: PACKAGE_VERSION });
     expect(params).toHaveProperty('capabilities');
     expect(params).toHaveProperty('clientCapabilities');
     expect(conn.agentInfo).toEqual({ name: 'raw-agent', version: '2' });

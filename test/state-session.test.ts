@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { SessionState, patchMeta } from '../src/protocol/state/index.js';
-import { benchAppendTextChunks } from '../src/protocol/state/bench.js';
 import type { AnySessionUpdate } from '../src/protocol/model/update.js';
 
 const t = (text: string) => ({ type: 'text' as const, text });
@@ -106,7 +105,6 @@ describe('messages (digest §5 item 4, ACP-V2-MSG-02..08)', () => {
     expect(text.startsWith('abab')).toBe(true);
     expect(text.endsWith('abab')).toBe(true);
     expect(s.message('agent', 'big')!.content.length).toBe(1_000_000);
-    expect(benchAppendTextChunks(1000, 'xyz', 10)).toBe(3000);
   });
 });
 

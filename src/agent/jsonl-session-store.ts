@@ -559,11 +559,6 @@ function parseMetaOnly(text: string): StoredSessionMeta | string {
   return meta;
 }
 
-/** Synchronous variant used by tools that inspect a store on disk. */
-export function readSessionFileSync(path: string): StoredSession | undefined {
-  return parseSessionFile(readFileSync(path, 'utf8'));
-}
-
 /** A parsed line or index with the metadata fields a session cannot do without. */
 function isMetaLike<T extends Record<string, unknown>>(v: T): v is T & StoredSessionMeta {
   return typeof v.sessionId === 'string' && typeof v.cwd === 'string';

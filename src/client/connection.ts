@@ -19,13 +19,13 @@ import { TerminalManager } from './services/terminals.js';
 import { RequestTimeoutError } from './request-timeout.js';
 import { UpdateRouter } from './update-router.js';
 import { isObj } from '../protocol/codec/util.js';
+import { packageVersion } from '../protocol/package-version.js';
 
 /** The v2 session surface a `session` marker promises (ACP-V2-CAP-02). */
 const V2_SESSION_SURFACE: ReadonlySet<AgentMethod> = new Set<AgentMethod>([Methods.sessionList, Methods.sessionResume, Methods.sessionClose]);
 
 type ClientHandler<M extends ClientMethod> = (params: ParamsOf<M>, ctx: RequestContext) => ResultOf<M> | Promise<ResultOf<M>>;
 
-const DEFAULT_CLIENT_INFO: Implementation = { name: 'acp-kit', version: '0.1.0' };
 
 /**
  * Connects to an agent — spawned from `command` over stdio, over a given `transport`, or remote at
@@ -241,7 +241,7 @@ export class ClientConnection {
   async initialize(): Promise<void> {
     const choice = this.options.protocol ?? 'auto';
     if (choice !== 'auto' && choice !== 1 && choice !== 2) throw new TypeError(`protocol must be 'auto', 1 or 2 (got ${String(choice)})`);
-    const info = this.options.clientInfo ?? DEFAULT_CLIENT_INFO;
+    const info = this.options.clientInfo ?? { name: 'acp-kit', version: packageVersion() };
     let params = buildInitializeParams(choice, this.codecFor, info, this.clientCaps);
     let accept = acceptableVersions(choice);
     let raw: unknown;

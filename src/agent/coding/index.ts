@@ -10,6 +10,7 @@ import { historyHasTitle, titleFromPrompt } from './title.js';
 import type { AgentMode, Tool } from './tool.js';
 import { builtinTools } from './tools/index.js';
 import { closeSessionMcp, describeMcpFailure, openSessionMcp, sessionMcp, sessionMcpTools, type SessionMcpOptions } from './mcp/index.js';
+import { packageVersion } from '../../protocol/package-version.js';
 
 export * from './model.js';
 export * from './tool.js';
@@ -120,7 +121,7 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
     codingState(session).mode = value;
   };
 
-  const info = options.info ?? { name: 'acp-kit-coding-agent', version: '0.1.0', title: 'acp-kit coding agent' };
+  const info = options.info ?? { name: 'acp-kit-coding-agent', version: packageVersion(), title: 'acp-kit coding agent' };
   return {
     info,
     // stdio is mandatory (ACP-V1-SESS-01); streamable HTTP is what new agents SHOULD support

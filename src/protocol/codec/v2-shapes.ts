@@ -42,11 +42,6 @@ function needsV2Mapping(list: readonly AnyToolCallContent[]): boolean {
   return false;
 }
 
-/** The list for v2; the same array when nothing needs mapping. */
-export function toolContentsToV2(list: readonly AnyToolCallContent[]): ReadonlyArray<AnyToolCallContent | Obj> {
-  return needsV2Mapping(list) ? list.map(toolContentToV2) : list;
-}
-
 /**
  * A v2 wire tool content item (schema-checked by the caller) as neutral: v2 `diff` -> neutral
  * `file_changes`; the rest unchanged (same object).

@@ -6,6 +6,7 @@ import { abortError } from '../model.js';
 import type { Tool } from '../tool.js';
 import { createMcpTool, type McpToolCaller } from './mcp-tool.js';
 import { mcpToolName, uniqueToolName } from './tool-name.js';
+import { packageVersion } from '../../../protocol/package-version.js';
 
 /**
  * Default time a server gets to start, answer `initialize` and list its tools (ms). Generous: an
@@ -172,7 +173,7 @@ class ServerConnection implements McpToolCaller {
     try {
       const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
       const transport = await this.createTransport();
-      client = new Client(this.options.clientInfo ?? { name: 'acp-kit-coding-agent', version: '0.1.0' }, {
+      client = new Client(this.options.clientInfo ?? { name: 'acp-kit-coding-agent', version: packageVersion() }, {
         capabilities: {},
         listChanged: {
           tools: {
