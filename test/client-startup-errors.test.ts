@@ -104,3 +104,12 @@ describe('connect fails fast on a broken agent (ACP-ALL-TRANS-05: stdout carries
     expect(conn.protocolVersion).toBe(1);
   });
 });
+
+describe('connect() with no usable agent says which field is wrong (a new user wrote command: [program, ...args])', () => {
+  it('an array, a missing command and an empty string each name `command` and what it must be', async () => {
+    const bad = (v: unknown) => connect({ command: v } as unknown as Parameters<typeof connect>[0]);
+    await expect(bad(['node', 'agent.js'])).rejects.toThrow(/`command` must be the program as a string, with its arguments in `args` \(got an array\)/);
+    await expect(bad(undefined)).rejects.toThrow(/give `command` .*`url` .*`transport`/);
+    await expect(bad('')).rejects.toThrow(/`command` must be a non-empty string .*\(got ""\)/);
+  });
+});

@@ -51,6 +51,13 @@ export async function connectRemote(options: ClientOptions & RemoteTarget): Prom
   return connectToAgent({ transport: await openRemoteTransport({ url, token, headers, http2 }) }, clientOptions);
 }
 
+/** What a caller who gave no usable agent is told: the field, what it must be, what it got. */
+function badTargetMessage(command: unknown): string {
+  if (command === undefined) return 'connect: give `command` (the agent program, e.g. "node"), `url` (a remote agent) or `transport`';
+  if (Array.isArray(command)) return 'connect: `command` must be the program as a string, with its arguments in `args` (got an array)';
+  return `connect: \`command\` must be a non-empty string naming the agent program (got ${JSON.stringify(command) ?? typeof command})`;
+}
+
 type RemoteConnectOptions = ClientOptions & RemoteTarget & { command?: undefined; transport?: undefined };
 type ConnectOptions = ClientOptions & (AgentTarget | (RemoteTarget & { command?: undefined; transport?: undefined }));
 
@@ -75,7 +82,7 @@ export async function connectToAgent(target: AgentTarget, options: ClientOptions
   let agent: AgentProcess | undefined;
   let transport = target.transport;
   if (!transport) {
-    if (typeof target.command !== 'string' || target.command.length === 0) throw new TypeError('connectToAgent needs a command or a transport');
+    if (typeof target.command !== 'string' || target.command.length === 0) throw new TypeError(badTargetMessage(target.command));
     agent = spawnAgent(target.command, target.args ?? [], {
       cwd: target.cwd,
       env: target.env,
