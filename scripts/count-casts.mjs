@@ -6,11 +6,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
-/**
- * The casts under `root`: one `{ file, line, text }` per type assertion, `as const` and the
- * generated wire types left out.
- */
-export function findCasts(root) {
+/** The hand-written TypeScript files under `root` (the generated wire types left out). */
+function tsFiles(root) {
   const files = [];
   const walk = (dir) => {
     for (const name of readdirSync(dir)) {
@@ -22,8 +19,16 @@ export function findCasts(root) {
     }
   };
   walk(root);
+  return files;
+}
+
+/**
+ * The casts under `root`: one `{ file, line, text }` per type assertion, `as const` and the
+ * generated wire types left out.
+ */
+export function findCasts(root) {
   const casts = [];
-  for (const file of files) {
+  for (const file of tsFiles(root)) {
     const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node) => {
       if (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) {
@@ -39,6 +44,26 @@ export function findCasts(root) {
     visit(sf);
   }
   return casts;
+}
+
+/**
+ * The non-null assertions (`x!`) under `root`: the same trust as a cast, hidden (issue 25 item 6).
+ * One `{ file, line, text }` each, the generated wire types left out.
+ */
+export function findNonNullAssertions(root) {
+  const found = [];
+  for (const file of tsFiles(root)) {
+    const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+    const visit = (node) => {
+      if (ts.isNonNullExpression(node)) {
+        const { line } = sf.getLineAndCharacterOfPosition(node.getStart(sf));
+        found.push({ file, line: line + 1, text: node.getText(sf).replace(/\s+/g, ' ').slice(0, 100) });
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+  }
+  return found;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
