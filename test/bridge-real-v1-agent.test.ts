@@ -16,9 +16,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, type ClientConnection } from '../src/client/index.js';
-import { approveAll } from '../src/client/services/permission-policy.js';
-import { startFakeAnthropic, type FakeAnthropic } from './support/fake-anthropic.js';
-import { createSchemaTap } from './support/schema-tap.js';
+import { approveAll, type PermissionPolicy } from '../src/client/services/permission-policy.js';
+import type { PermissionRequest } from '../src/protocol/model/session.js';
+import { startFakeAnthropic, type FakeAnthropic, type ScriptedToolUse } from './support/fake-anthropic.js';
+import { createSchemaTap, type SchemaTap } from './support/schema-tap.js';
 import { tempDir } from './support/temp.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
@@ -83,80 +84,144 @@ function locations(messages: unknown[]): Array<{ toolCallId?: string; path: stri
   return out;
 }
 
+type Wire = { method?: string; id?: unknown; params?: { update?: { sessionUpdate?: string; toolCallId?: string; status?: string; state?: string } }; result?: unknown };
+
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-describe('proxy --bridge 2 in front of the real @zed-industries/claude-code-acp (v1)', () => {
-  it('a turn that reads a file: end_turn, the read as a tool call, every editor message v2-valid although the agent sent line 0', async () => {
-    const bin = agentBin();
-    const cwd = realpathSync(tempDir('acp-real-v1-cwd-'));
-    const home = tempDir('acp-real-v1-home-');
-    const capture = join(tempDir('acp-real-v1-cap-'), 'bridge.ndjson');
-    const file = join(cwd, 'notes.txt');
-    writeFileSync(file, 'alpha line\nbravo line\ncharlie line\ndelta line\n');
-    // mcp__acp__Read when the agent was offered fs (the bridge offers it and serves the reads), else Read
-    const names = ['mcp__acp__Read', 'Read'];
-    const fake = await startFakeAnthropic([
-      { names, input: { file_path: file } },
-      { names, input: { file_path: file, offset: 2, limit: 1 } },
-    ]);
-    cleanups.push(() => fake.close());
+interface Run {
+  conn: ClientConnection;
+  cwd: string;
+  capture: string;
+  fake: FakeAnthropic;
+  editorTap: SchemaTap;
+  /** Every message the v2 editor received, in order. */
+  got: Wire[];
+  /** What to show when an assertion fails: the fake endpoint's requests and the bridge's stderr. */
+  context(): string;
+}
 
-    const editorTap = createSchemaTap(2);
-    const got: unknown[] = [];
-    let stderr = '';
-    const conn: ClientConnection = await connect({
-      command: process.execPath,
-      args: [BIN, 'proxy', '--bridge', '2', '--record', capture, '--', process.execPath, bin],
-      cwd,
-      env: agentEnv(home, fake),
-      protocol: 2,
-      permissionPolicy: approveAll(),
-      onStderr: (t) => (stderr += t),
-      tap: { sent: (m: object) => editorTap.clientSide.sent(m), received: (m: unknown) => (got.push(m), editorTap.clientSide.received(m)) },
-      initializeTimeoutMs: 30_000,
-    });
-    cleanups.push(() => conn.close());
-    expect(conn.protocolVersion).toBe(2);
-    const session = await conn.newSession({ cwd });
+/**
+ * A session folder, the fake model scripting `toolUses` (each may name files in the folder), and
+ * the real `acp-kit proxy --bridge 2 --record` in front of the real agent, with acp-kit's client
+ * connected over its stdio in v2, every message it receives through a v2 schema tap.
+ */
+async function startBehindBridge(toolUses: (cwd: string) => ScriptedToolUse[], permissionPolicy: PermissionPolicy): Promise<Run> {
+  const bin = agentBin();
+  const cwd = realpathSync(tempDir('acp-real-v1-cwd-'));
+  const capture = join(tempDir('acp-real-v1-cap-'), 'bridge.ndjson');
+  const fake = await startFakeAnthropic(toolUses(cwd));
+  cleanups.push(() => fake.close());
+  const editorTap = createSchemaTap(2);
+  const got: Wire[] = [];
+  let stderr = '';
+  const conn = await connect({
+    command: process.execPath,
+    args: [BIN, 'proxy', '--bridge', '2', '--record', capture, '--', process.execPath, bin],
+    cwd,
+    env: agentEnv(tempDir('acp-real-v1-home-'), fake),
+    protocol: 2,
+    permissionPolicy,
+    onStderr: (t) => (stderr += t),
+    tap: { sent: (m: object) => editorTap.clientSide.sent(m), received: (m: unknown) => (got.push(m as Wire), editorTap.clientSide.received(m)) },
+    initializeTimeoutMs: 30_000,
+  });
+  cleanups.push(() => conn.close());
+  const context = () => `fake endpoint requests: ${JSON.stringify(fake.requests.map((r) => `${r.method} ${r.path}`))}\nstderr tail: ${stderr.slice(-2000)}`;
+  return { conn, cwd, capture, fake, editorTap, got, context };
+}
+
+/** The agent leg of the capture, checked against the official v1 schema (the agent is valid v1). */
+function validAgentLeg(capture: string): Array<{ fromAgent: boolean; message: Wire }> {
+  const leg = legMessages(capture, 'agent');
+  const v1Tap = createSchemaTap(1);
+  for (const f of leg) (f.fromAgent ? v1Tap.fromAgent : v1Tap.fromClient)(f.message);
+  v1Tap.assertAllValid();
+  return leg as Array<{ fromAgent: boolean; message: Wire }>;
+}
+
+const agentAnswer = (s: { state: { messageList: Array<{ role: string; text: string }> } }) =>
+  s.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text).join('');
+
+// mcp__acp__* when the agent was offered fs (the bridge offers it and serves the calls), else built-in
+const READ = ['mcp__acp__Read', 'Read'];
+const WRITE = ['mcp__acp__Write', 'Write'];
+
+describe('proxy --bridge 2 in front of the real @zed-industries/claude-code-acp (v1)', () => {
+  it('a turn that reads a file: end_turn, the reads as tool calls, every editor message v2-valid although the agent sent line 0', async () => {
+    const text = 'alpha line\nbravo line\ncharlie line\ndelta line\n';
+    const run = await startBehindBridge((cwd) => {
+      writeFileSync(join(cwd, 'notes.txt'), text);
+      const file_path = join(cwd, 'notes.txt');
+      return [{ names: READ, input: { file_path } }, { names: READ, input: { file_path, offset: 2, limit: 1 } }];
+    }, approveAll());
+    const file = join(run.cwd, 'notes.txt');
+    expect(run.conn.protocolVersion).toBe(2);
+    const session = await run.conn.newSession({ cwd: run.cwd });
     const result = await session.prompt('Read notes.txt and tell me what it says.');
-    const context = `fake endpoint requests: ${JSON.stringify(fake.requests.map((r) => `${r.method} ${r.path}`))}\nstderr tail: ${stderr.slice(-2000)}`;
-    expect(result.stopReason, context).toBe('end_turn');
-    expect(fake.usedTools.length, context).toBe(2);
+    expect(result.stopReason, run.context()).toBe('end_turn');
+    expect(run.fake.usedTools, run.context()).toEqual(['mcp__acp__Read', 'mcp__acp__Read']);
 
     // What the real agent sent on its v1 leg (valid v1): the read without an offset located at
-    // `line: 0`, the other at `line: 2`; both reads were served by the bridge (it offers the v1
-    // agent fs) from the session folder.
-    const agentLeg = legMessages(capture, 'agent');
-    const v1Tap = createSchemaTap(1);
-    for (const f of agentLeg) (f.fromAgent ? v1Tap.fromAgent : v1Tap.fromClient)(f.message);
-    v1Tap.assertAllValid();
+    // `line: 0`, the other at `line: 2`; both reads were served by the bridge from the session folder.
+    const agentLeg = validAgentLeg(run.capture);
     const agentLocs = locations(agentLeg.filter((f) => f.fromAgent).map((f) => f.message));
     const zero = agentLocs.find((l) => l.path === file && l.line === 0);
     const two = agentLocs.find((l) => l.path === file && l.line === 2);
     expect(zero, `the agent sent no line-0 location: ${JSON.stringify(agentLocs)}`).toBeDefined();
     expect(two).toBeDefined();
-    const reads = agentLeg.filter((f) => (f.message as { method?: string }).method === 'fs/read_text_file');
-    expect(reads.length).toBe(2);
+    expect(agentLeg.filter((f) => f.message.method === 'fs/read_text_file').length).toBe(2);
 
     // What the v2 editor got: every message valid v2; the line-0 read's location without a line,
     // the other's line kept; both reads completed, their results quoted in the answer.
-    editorTap.assertAllValid();
-    expect(editorTap.checked).toBeGreaterThan(10);
-    const editorLocs = locations(got);
+    run.editorTap.assertAllValid();
+    expect(run.editorTap.checked).toBeGreaterThan(10);
+    const editorLocs = locations(run.got);
     expect(editorLocs.filter((l) => l.line === 0)).toEqual([]);
     expect(editorLocs).toContainEqual({ toolCallId: zero!.toolCallId, path: file });
     expect(editorLocs).toContainEqual({ toolCallId: two!.toolCallId, path: file, line: 2 });
-    const updates = (got as Array<{ method?: string; params?: { update?: { sessionUpdate?: string; toolCallId?: string; status?: string } } }>)
-      .filter((m) => m.method === 'session/update')
-      .map((m) => m.params!.update!);
+    const updates = run.got.filter((m) => m.method === 'session/update').map((m) => m.params!.update!);
     const completed = updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'completed').map((u) => u.toolCallId);
     expect(completed.sort()).toEqual([zero!.toolCallId, two!.toolCallId].sort());
-    const answer = session.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text).join('');
-    expect(answer).toContain(`Result ${zero!.toolCallId}: alpha line\nbravo line\ncharlie line\ndelta line`);
+    const answer = agentAnswer(session);
+    expect(answer).toContain(`Result ${zero!.toolCallId}: ${text}`);
     expect(answer).toContain(`Result ${two!.toolCallId}: bravo line\n`);
     expect(answer).not.toContain(`Result ${two!.toolCallId}: bravo line\ncharlie`);
+  }, 90_000);
+
+  it('a write the agent asks permission for: the v2 editor is asked (requires_action), its answer reaches the agent, the bridge writes the file', async () => {
+    const asked: PermissionRequest[] = [];
+    const approve = approveAll();
+    const run = await startBehindBridge(
+      (cwd) => [{ names: WRITE, input: { file_path: join(cwd, 'out.txt'), content: 'written through the bridge\n' } }],
+      (request, ctx) => (asked.push(request), approve(request, ctx)),
+    );
+    const session = await run.conn.newSession({ cwd: run.cwd });
+    const states: string[] = [];
+    session.onUpdate((u) => {
+      if (u.sessionUpdate === 'state_update') states.push((u as { state: string }).state);
+    });
+    const result = await session.prompt('Write out.txt.');
+    expect(result.stopReason, run.context()).toBe('end_turn');
+    expect(run.fake.usedTools).toEqual(['mcp__acp__Write']);
+    expect(readFileSync(join(run.cwd, 'out.txt'), 'utf8')).toBe('written through the bridge\n');
+
+    // the agent asked once (v1), the editor was asked in v2 while the turn showed requires_action,
+    // and the agent got the option the editor's policy picked (allow_once = the agent's "allow")
+    expect(asked.length).toBe(1);
+    expect(run.got.filter((m) => m.method === 'session/request_permission').length).toBe(1);
+    expect(states).toEqual(['running', 'requires_action', 'running', 'idle']);
+    const agentLeg = validAgentLeg(run.capture);
+    const permission = agentLeg.find((f) => f.fromAgent && f.message.method === 'session/request_permission')!.message;
+    const answer = agentLeg.find((f) => !f.fromAgent && f.message.id === permission.id && 'result' in f.message)!.message;
+    expect(answer.result).toEqual({ outcome: { outcome: 'selected', optionId: 'allow' } });
+    expect(agentLeg.filter((f) => f.fromAgent && f.message.method === 'fs/write_text_file').length).toBe(1);
+    run.editorTap.assertAllValid();
+    // the tool's result reached the model: the fake quotes it by tool_use id in the final answer
+    const toolCallId = (permission.params as { toolCall?: { toolCallId?: string } }).toolCall?.toolCallId;
+    expect(toolCallId).toMatch(/^toolu_fake_/);
+    expect(agentAnswer(session)).toContain(`Result ${toolCallId}: `);
   }, 90_000);
 });
