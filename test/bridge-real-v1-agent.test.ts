@@ -11,11 +11,11 @@
 // "Where the two schemas differ"), and every message the v2 editor received is validated against
 // the official v2 schema (before the fix the tool_call carried `line: 0` to the editor).
 import { createRequire } from 'node:module';
-import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type ClientConnection } from '../src/client/index.js';
+import { connect, type ClientConnection, type ClientSession } from '../src/client/index.js';
 import { approveAll, type PermissionPolicy } from '../src/client/services/permission-policy.js';
 import type { PermissionRequest } from '../src/protocol/model/session.js';
 import { startFakeAnthropic, type FakeAnthropic, type ScriptedToolUse } from './support/fake-anthropic.js';
@@ -223,5 +223,43 @@ describe('proxy --bridge 2 in front of the real @zed-industries/claude-code-acp 
     const toolCallId = (permission.params as { toolCall?: { toolCallId?: string } }).toolCall?.toolCallId;
     expect(toolCallId).toMatch(/^toolu_fake_/);
     expect(agentAnswer(session)).toContain(`Result ${toolCallId}: `);
+  }, 90_000);
+  it('cancel while the agent waits for permission: the agent gets `cancelled` from the bridge, the turn ends cancelled, nothing is written', async () => {
+    let session: ClientSession | undefined;
+    const asked: PermissionRequest[] = [];
+    // The editor does not allow: it cancels the turn while asked, and answers the request `cancelled`
+    // (cancel() withdraws the session's pending permission requests, ACP-V1-CANCEL-03).
+    const policy: PermissionPolicy = async (request) => {
+      asked.push(request);
+      session!.cancel();
+      return { outcome: 'cancelled' };
+    };
+    const run = await startBehindBridge((cwd) => [{ names: WRITE, input: { file_path: join(cwd, 'never.txt'), content: 'must not be written\n' } }], policy);
+    session = await run.conn.newSession({ cwd: run.cwd });
+    const states: string[] = [];
+    session.onUpdate((u) => {
+      if (u.sessionUpdate === 'state_update') states.push((u as { state: string }).state);
+    });
+    const result = await session.prompt('Write never.txt.');
+    expect(result.stopReason, run.context()).toBe('cancelled');
+    expect(asked.length).toBe(1);
+    // (the bridge reports `running` again once the request is answered, while the agent winds the
+    // turn down: ACP-V2-LIFE-07 wants `running` on resumption or `idle` when work ends, and which
+    // one applies here is the bridge's call, so only the ends are pinned)
+    expect(states.slice(0, 2)).toEqual(['running', 'requires_action']);
+    expect(states.at(-1)).toBe('idle');
+    expect(existsSync(join(run.cwd, 'never.txt'))).toBe(false);
+
+    // agent leg: session/cancel went to the agent, the bridge answered its permission request
+    // `cancelled` (the v1 client's duty, ACP-V1-CANCEL-03), the agent ended the prompt `cancelled`
+    const agentLeg = validAgentLeg(run.capture);
+    const toAgent = agentLeg.filter((f) => !f.fromAgent).map((f) => f.message);
+    expect(toAgent.filter((m) => m.method === 'session/cancel').length).toBe(1);
+    const permission = agentLeg.find((f) => f.fromAgent && f.message.method === 'session/request_permission')!.message;
+    expect(toAgent.find((m) => m.id === permission.id && 'result' in m)?.result).toEqual({ outcome: { outcome: 'cancelled' } });
+    expect(agentLeg.some((f) => f.fromAgent && f.message.method === 'fs/write_text_file')).toBe(false);
+    const prompt = toAgent.find((m) => m.method === 'session/prompt')!;
+    expect(agentLeg.find((f) => f.fromAgent && f.message.id === prompt.id)?.message.result).toEqual({ stopReason: 'cancelled' });
+    run.editorTap.assertAllValid();
   }, 90_000);
 });
