@@ -11,7 +11,7 @@
 // "Where the two schemas differ"), and every message the v2 editor received is validated against
 // the official v2 schema (before the fix the tool_call carried `line: 0` to the editor).
 import { createRequire } from 'node:module';
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -94,6 +94,8 @@ afterEach(async () => {
 interface Run {
   conn: ClientConnection;
   cwd: string;
+  /** The agent's HOME (Claude Code keeps its session transcripts there). */
+  home: string;
   capture: string;
   fake: FakeAnthropic;
   editorTap: SchemaTap;
@@ -104,13 +106,18 @@ interface Run {
 }
 
 /**
- * A session folder, the fake model scripting `toolUses` (each may name files in the folder), and
+ * A session folder and HOME (new ones unless `reuse`d), the fake model scripting `toolUses` (each
+ * may name files in the folder), and
  * the real `acp-kit proxy --bridge 2 --record` in front of the real agent, with acp-kit's client
  * connected over its stdio in v2, every message it receives through a v2 schema tap.
  */
-async function startBehindBridge(toolUses: (cwd: string) => ScriptedToolUse[], permissionPolicy: PermissionPolicy): Promise<Run> {
+async function startBehindBridge(
+  toolUses: (cwd: string) => ScriptedToolUse[],
+  permissionPolicy: PermissionPolicy,
+  reuse: { cwd: string; home: string } = { cwd: realpathSync(tempDir('acp-real-v1-cwd-')), home: tempDir('acp-real-v1-home-') },
+): Promise<Run> {
   const bin = agentBin();
-  const cwd = realpathSync(tempDir('acp-real-v1-cwd-'));
+  const { cwd, home } = reuse;
   const capture = join(tempDir('acp-real-v1-cap-'), 'bridge.ndjson');
   const fake = await startFakeAnthropic(toolUses(cwd));
   cleanups.push(() => fake.close());
@@ -121,7 +128,7 @@ async function startBehindBridge(toolUses: (cwd: string) => ScriptedToolUse[], p
     command: process.execPath,
     args: [BIN, 'proxy', '--bridge', '2', '--record', capture, '--', process.execPath, bin],
     cwd,
-    env: agentEnv(tempDir('acp-real-v1-home-'), fake),
+    env: agentEnv(home, fake),
     protocol: 2,
     permissionPolicy,
     onStderr: (t) => (stderr += t),
@@ -130,7 +137,7 @@ async function startBehindBridge(toolUses: (cwd: string) => ScriptedToolUse[], p
   });
   cleanups.push(() => conn.close());
   const context = () => `fake endpoint requests: ${JSON.stringify(fake.requests.map((r) => `${r.method} ${r.path}`))}\nstderr tail: ${stderr.slice(-2000)}`;
-  return { conn, cwd, capture, fake, editorTap, got, context };
+  return { conn, cwd, home, capture, fake, editorTap, got, context };
 }
 
 /** The agent leg of the capture, checked against the official v1 schema (the agent is valid v1). */
@@ -140,6 +147,33 @@ function validAgentLeg(capture: string): Array<{ fromAgent: boolean; message: Wi
   for (const f of leg) (f.fromAgent ? v1Tap.fromAgent : v1Tap.fromClient)(f.message);
   v1Tap.assertAllValid();
   return leg as Array<{ fromAgent: boolean; message: Wire }>;
+}
+
+/**
+ * Resolves once Claude Code's transcript of `sessionId` (what claude-code-acp's session/load
+ * replays: `~/.claude/projects/<cwd with every non-alphanumeric as ->/<id>.jsonl`, its
+ * sessionFilePath) contains `text`. The CLI appends the turn's last message there after the ACP
+ * prompt has already answered `end_turn`, so closing the agent at once can lose it (seen: 2 runs
+ * in 5). Event-driven (fs.watch on the folder), bounded by `timeoutMs`.
+ */
+function transcriptHas(home: string, cwd: string, sessionId: string, text: string, timeoutMs = 20_000): Promise<void> {
+  const dir = join(home, '.claude', 'projects', cwd.replace(/[^a-zA-Z0-9]/g, '-'));
+  const file = join(dir, `${sessionId}.jsonl`);
+  mkdirSync(dir, { recursive: true });
+  return new Promise((resolve, reject) => {
+    const has = () => existsSync(file) && readFileSync(file, 'utf8').includes(text);
+    const done = (error?: Error) => {
+      watcher.close();
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve();
+    };
+    const watcher = watch(dir, () => {
+      if (has()) done();
+    });
+    const timer = setTimeout(() => done(new Error(`${file} did not get ${JSON.stringify(text)} within ${timeoutMs} ms`)), timeoutMs);
+    if (has()) done();
+  });
 }
 
 const agentAnswer = (s: { state: { messageList: Array<{ role: string; text: string }> } }) =>
@@ -262,4 +296,31 @@ describe('proxy --bridge 2 in front of the real @zed-industries/claude-code-acp 
     expect(agentLeg.find((f) => f.fromAgent && f.message.id === prompt.id)?.message.result).toEqual({ stopReason: 'cancelled' });
     run.editorTap.assertAllValid();
   }, 90_000);
+  it('session/resume with replay of a finished turn (v1 session/load from Claude Code\'s transcript): the replayed read is v2-valid too', async () => {
+    const first = await startBehindBridge((cwd) => {
+      writeFileSync(join(cwd, 'notes.txt'), 'alpha line\n');
+      return [{ names: READ, input: { file_path: join(cwd, 'notes.txt') } }];
+    }, approveAll());
+    const file = join(first.cwd, 'notes.txt');
+    const s1 = await first.conn.newSession({ cwd: first.cwd });
+    expect((await s1.prompt('Read notes.txt.')).stopReason, first.context()).toBe('end_turn');
+    await transcriptHas(first.home, first.cwd, s1.sessionId, 'Done. Result');
+    await first.conn.close();
+
+    // a new bridge and agent process on the same HOME, as an editor reopening the session
+    const second = await startBehindBridge(() => [], approveAll(), { cwd: first.cwd, home: first.home });
+    const s2 = await second.conn.resumeSession(s1.sessionId, { cwd: first.cwd, replay: true });
+    const agentLeg = validAgentLeg(second.capture);
+    expect(agentLeg.filter((f) => !f.fromAgent && f.message.method === 'session/load').length).toBe(1);
+    // the agent replays the read as it first reported it: `line: 0`, valid v1 only
+    const replayedLocs = locations(agentLeg.filter((f) => f.fromAgent).map((f) => f.message));
+    expect(replayedLocs, second.context()).toContainEqual(expect.objectContaining({ path: file, line: 0 }));
+    second.editorTap.assertAllValid();
+    const editorLocs = locations(second.got);
+    expect(editorLocs.filter((l) => l.line === 0)).toEqual([]);
+    expect(editorLocs).toContainEqual(expect.objectContaining({ path: file }));
+    expect(s2.state.messageList.filter((m) => m.role === 'user').map((m) => m.text)).toEqual(['Read notes.txt.']);
+    expect(agentAnswer(s2)).toContain('alpha line');
+    expect(s2.state.foreground.state).toBe('idle');
+  }, 120_000);
 });
