@@ -1,15 +1,17 @@
 // Issue 23 item 4 on a real artifact: the npm package `@zed-industries/claude-code-acp` (a v1 agent
 // on @agentclientprotocol/sdk 0.14, driving the real Claude Code CLI of @anthropic-ai/claude-agent-sdk)
 // behind the real `acp-kit proxy --bridge 2 --record`, with acp-kit's client speaking v2 in front.
-// No network: the CLI's model is test/support/fake-anthropic.ts on loopback, which scripts one turn
-// of two reads of a real file in the session folder (one without an offset, one with `offset: 2`),
-// then a text answer quoting what the reads returned.
+// No network: the CLI's model is test/support/fake-anthropic.ts on loopback, which scripts each
+// turn's tool calls (reads of a real file in the session folder, one without an offset and one with
+// `offset: 2`; or a write), then a text answer quoting what the tools returned.
 //
 // claude-code-acp reports a read's location as `line: offset ?? 0` (its tools.js), valid v1 and
-// invalid v2 (`line >= 1`). The test can fail: it checks in the capture that the agent really sent
-// `line: 0` on its v1 leg (so the v2 leg is only valid because the bridge leaves it out, docs/bridge.md
-// "Where the two schemas differ"), and every message the v2 editor received is validated against
-// the official v2 schema (before the fix the tool_call carried `line: 0` to the editor).
+// invalid v2 (`line >= 1`). The read and resume cases can fail: they check in the capture that the
+// agent really sent `line: 0` on its v1 leg (so the v2 leg is only valid because the bridge leaves
+// it out, docs/bridge.md "Where the two schemas differ"), and validate every message the v2 editor
+// received against the official v2 schema (with locationFromV1 made a no-op both fail there:
+// "locations/0/line must be >= 1" on the tool_call_update). The permission and cancel cases run the
+// agent's session/request_permission through the bridge.
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, realpathSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
