@@ -272,6 +272,28 @@ describe('terminals (digest §5 item 15, ACP-V2-TERM-04..10)', () => {
       }),
     );
   });
+
+  // issue 24 item 6: a consumer reading `output` after every chunk (a renderer) made a 40 MiB
+  // stream quadratic, each read joining everything so far. Reads are views now: over 2 000
+  // chunks of 4 KiB read after each, the bytes are copied into a new buffer only when it doubles.
+  it('reading output after every chunk copies the bytes only when the buffer doubles', () => {
+    const s = new SessionState('s');
+    s.apply({ sessionUpdate: 'terminal_update', terminalId: 't' });
+    const chunk = Buffer.alloc(4096, 0x78).toString('base64');
+    const buffers = new Set<ArrayBufferLike>();
+    let earlier: Uint8Array | undefined;
+    for (let i = 0; i < 2000; i++) {
+      s.apply({ sessionUpdate: 'terminal_output_chunk', terminalId: 't', data: chunk });
+      const out = s.terminals.get('t')!.output;
+      expect(out.length).toBe((i + 1) * 4096);
+      buffers.add(out.buffer);
+      if (i === 10) earlier = out;
+    }
+    expect(buffers.size).toBeLessThanOrEqual(Math.ceil(Math.log2(2000)) + 1);
+    // a view read earlier still shows what it showed
+    expect(earlier?.length).toBe(11 * 4096);
+    expect(earlier?.every((b) => b === 0x78)).toBe(true);
+  });
 });
 
 describe('foreground, config, commands, info, usage, notices, unknown', () => {

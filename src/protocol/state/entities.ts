@@ -121,8 +121,9 @@ export class CompactionState {
 
 /**
  * An Agent-owned display terminal (v2, ACP-V2-TERM-04..10). Output is kept as a list of
- * decoded byte chunks (each `terminal_output_chunk` decoded on its own, ACP-V2-TERM-08) and
- * concatenated lazily.
+ * decoded byte chunks (each `terminal_output_chunk` decoded on its own, ACP-V2-TERM-08) copied
+ * into one buffer that doubles when full, so reading `output` after every chunk stays linear in
+ * total (a join per read made a 40 MiB stream quadratic).
  */
 export class TerminalState {
   readonly kind = 'terminal' as const;
@@ -132,18 +133,18 @@ export class TerminalState {
   size: { cols: number; rows: number } | undefined;
   capabilities: { cancel?: Meta | null; [key: string]: unknown } | undefined;
   meta: Meta | undefined;
-  private parts: Uint8Array[] = [];
-  private joined: Uint8Array | undefined = new Uint8Array(0);
+  /** bytes [0, length) are the output; the rest is room to grow. Never written below `length`. */
+  private buffer: Uint8Array = new Uint8Array(0);
+  private length = 0;
 
   constructor(readonly terminalId: string) {}
 
-  /** All output bytes (snapshot + later chunks). */
+  /**
+   * All output bytes (snapshot + later chunks): a view, not a copy. A view read earlier keeps
+   * showing what it showed (later chunks go after it or into a new buffer).
+   */
   get output(): Uint8Array {
-    if (!this.joined) {
-      this.joined = concatBytes(this.parts);
-      this.parts = [this.joined];
-    }
-    return this.joined;
+    return this.buffer.subarray(0, this.length);
   }
 
   /**
@@ -161,15 +162,21 @@ export class TerminalState {
 
   /** @internal an `output` snapshot replaces everything (ACP-V2-TERM-07); `null` clears */
   replaceOutput(bytes: Uint8Array): void {
-    this.parts = [bytes];
-    this.joined = bytes;
+    this.buffer = bytes;
+    this.length = bytes.length;
   }
 
   /** @internal */
   appendOutput(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
-    this.parts.push(bytes);
-    this.joined = undefined;
+    const needed = this.length + bytes.length;
+    if (needed > this.buffer.length) {
+      const grown = new Uint8Array(Math.max(needed, this.buffer.length * 2, 4096));
+      grown.set(this.output);
+      this.buffer = grown;
+    }
+    this.buffer.set(bytes, this.length);
+    this.length = needed;
   }
 
   toJSON(): object {
@@ -179,19 +186,6 @@ export class TerminalState {
       capabilities: this.capabilities, _meta: this.meta,
     };
   }
-}
-
-function concatBytes(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }
 
 /** Decodes one base64 chunk on its own (never concatenating base64 text, ACP-V2-TERM-08). */
