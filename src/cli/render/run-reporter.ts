@@ -157,6 +157,7 @@ export class TextRunReporter implements RunReporter {
   }
 
   cancelling(): void {
+    this.renderer?.closeStyle();
     this.io.stderr(this.io.errStyle.yellow('\nacp-kit: cancelling the turn… (Ctrl-C again to quit now)\n'));
   }
 
@@ -173,6 +174,7 @@ export class TextRunReporter implements RunReporter {
   }
 
   failed(err: CliError): void {
+    this.renderer?.closeStyle();
     this.io.stderr(formatCliError(err, this.io.errStyle));
   }
 }

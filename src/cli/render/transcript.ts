@@ -100,25 +100,61 @@ export class TranscriptRenderer {
   private lastAgentMessage: { state: SessionState; messageId: string } | undefined;
 
   private lastKey: { role: MessageRole; messageId: string; key: string } | undefined;
-  private readonly roleStyle: Record<MessageRole, (t: string) => string>;
+  /** Each role's style as its opening and closing escape sequences (both empty without colour). */
+  private readonly roleStyle: Record<MessageRole, StyleRun>;
+  /** The closing sequence of the style run now open in the output, if any. */
+  private openRun: string | undefined;
 
   constructor(private readonly opts: TranscriptOptions) {
     this.w = opts.write;
     this.s = opts.style;
     const s = opts.style;
-    this.roleStyle = { agent: (t) => t, thought: (t) => s.dim(s.italic(t)), user: s.bold };
+    this.roleStyle = { agent: styleRun((t) => t), thought: styleRun((t) => s.dim(s.italic(t))), user: styleRun(s.bold) };
   }
 
+  /** Writes unstyled text, closing the open style run first. */
   private out(text: string): void {
     if (!text) return;
+    this.closeStyle();
     this.w(text);
     this.atLineStart = text.endsWith('\n');
+  }
+
+  /**
+   * Writes streamed message text in its role's style. The style opens once per line and stays
+   * open across chunks, so a thought streamed a word per chunk costs one pair of escape sequences
+   * per line, not one per word; it closes at each line end and before anything else is written.
+   */
+  private outStyled(run: StyleRun, text: string): void {
+    if (!text) return;
+    if (!run.open) return this.out(text);
+    const lines = text.split('\n');
+    lines.forEach((part, i) => {
+      if (i > 0) this.out('\n');
+      if (!part) return;
+      if (this.openRun === undefined) {
+        this.w(run.open);
+        this.openRun = run.close;
+      }
+      this.w(part);
+      this.atLineStart = false;
+    });
   }
 
   /** Ends the streaming text line, if one is open. */
   private block(): void {
     if (!this.atLineStart) this.out('\n');
     this.streaming = undefined;
+  }
+
+  /**
+   * Closes the style of a message whose line is still open (the text itself goes on after it).
+   * Call before writing to a stream sharing the terminal, e.g. a note on stderr mid-message.
+   */
+  closeStyle(): void {
+    if (this.openRun === undefined) return;
+    this.w(this.openRun);
+    this.openRun = undefined;
   }
 
   /** Prints one line (ending any open text). */
@@ -185,7 +221,7 @@ export class TranscriptRenderer {
       const delta = describeBlock(chunk);
       if (!delta) return;
       this.openMessage(role, key);
-      this.out(style(stripAnsi(delta)));
+      this.outStyled(style, stripAnsi(delta));
       this.printed.set(key, done + delta.length);
       return;
     }
@@ -196,13 +232,13 @@ export class TranscriptRenderer {
     if (text.length >= done) {
       if (text.length === done) return;
       this.openMessage(role, key);
-      this.out(style(stripAnsi(text.slice(done))));
+      this.outStyled(style, stripAnsi(text.slice(done)));
     } else {
       // whole-message replacement (ACP-V2-MSG-03) that shrank the text: show it again
       this.block();
       this.out(this.s.dim('(message revised) '));
       this.streaming = key;
-      this.out(style(stripAnsi(text)));
+      this.outStyled(style, stripAnsi(text));
     }
     this.printed.set(key, text.length);
   }
@@ -368,4 +404,15 @@ function itemKey(item: AnyToolCallContent): string {
   } catch {
     return String(Math.random());
   }
+}
+
+/** A style as the escape sequences it opens and closes with, to keep one open across chunks. */
+interface StyleRun {
+  open: string;
+  close: string;
+}
+
+function styleRun(style: (t: string) => string): StyleRun {
+  const [open = '', close = ''] = style('\u0000').split('\u0000');
+  return { open, close };
 }
