@@ -62,6 +62,8 @@ describe('run: client terminal output', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/polls=[1-9]\d* final=16777216 truncated=true exit=0/);
     expect(r.stdout.match(/^ {4}\$ .*node/gm)).toHaveLength(1);
+    // every line of the command's output is one "│ x…" line, though the pipe cuts it into chunks
+    expect(r.stdout.match(/^ {4}│ x{65535}$/gm)).toHaveLength(24 * 16);
     // all of the command's output is shown live (not only the retained 16 MiB)
     const shown = r.stdout.split('\n').filter((l) => l.startsWith('    │ ')).map((l) => l.slice(6)).join('');
     expect(shown).toBe('x'.repeat(24 * 16 * 65535));

@@ -149,7 +149,7 @@ export class TextRunReporter implements RunReporter {
       this.terminalsShown.add(t.terminalId);
       if (t.command) r.line(dim(`    $ ${stripAnsi(displayCommand(t.command.command, t.command.args))}`));
     }
-    r.line(dim(stripAnsi(text).replace(/\n$/, '').replace(/^/gm, '    │ ')));
+    r.terminalText(t.terminalId, text);
   }
 
   clientTerminalExit(_t: ClientTerminalReport, status: { exitCode?: number | null; signal?: string | null }): void {

@@ -1,3 +1,4 @@
+import { TextDecoder } from 'node:util';
 import type { AnyContentBlock } from '../../protocol/model/content.js';
 import type { AnyToolCallContent } from '../../protocol/model/tool-call.js';
 import type { AnySessionUpdate, ErrorObject, MessageRole, TerminalOutputChunk, TerminalUpdate } from '../../protocol/model/update.js';
@@ -95,7 +96,7 @@ export class TranscriptRenderer {
   private readonly printed = new Map<string, number>();
   private readonly toolSeen = new Map<string, { status: string; title: string; items: Set<string> }>();
   private readonly planSeen = new Map<string, string>();
-  private readonly terminalSeen = new Map<string, { header: boolean; exited: boolean; bytes: number }>();
+  private readonly terminalSeen = new Map<string, TerminalSeen>();
   /** The agent message printed last, to avoid repeating an error the agent already wrote there. */
   private lastAgentMessage: { state: SessionState; messageId: string } | undefined;
 
@@ -341,12 +342,16 @@ export class TranscriptRenderer {
       this.line(this.s.dim(`    $ ${stripAnsi(t.command)}`));
     }
     const bytes = t.output;
-    if (bytes.length < seen.bytes) seen.bytes = 0; // a snapshot replaced the output (ACP-V2-TERM-07)
+    if (bytes.length < seen.bytes) {
+      // a snapshot replaced the output (ACP-V2-TERM-07)
+      seen.bytes = 0;
+      seen.decoder = new TextDecoder();
+    }
     if (bytes.length > seen.bytes) {
-      const text = new TextDecoder().decode(bytes.subarray(seen.bytes));
+      // streaming decode: a character split across chunks is printed whole, not as two U+FFFD
+      const text = seen.decoder.decode(bytes.subarray(seen.bytes), { stream: true });
       seen.bytes = bytes.length;
-      this.block();
-      this.out(this.s.dim(stripAnsi(text).replace(/^/gm, '    │ ').replace(/    │ $/, '')));
+      this.terminalText(u.terminalId, text);
     }
     if (!seen.exited && t.exitStatus) {
       seen.exited = true;
@@ -355,10 +360,30 @@ export class TranscriptRenderer {
     }
   }
 
-  private terminalState(terminalId: string): { header: boolean; exited: boolean; bytes: number } {
+  /**
+   * Prints a terminal's output as `    │ ` lines. Chunks end anywhere (a pipe read, a 64 KiB
+   * write), so a chunk that continues the line printed last goes on on that line: before, each
+   * chunk started a new `│` line, cutting the command's lines in two.
+   */
+  terminalText(terminalId: string, text: string): void {
+    const body = stripAnsi(text);
+    if (!body) return;
+    const key = `terminal\u0000${terminalId}`;
+    const goesOn = this.streaming === key && !this.atLineStart;
+    if (!goesOn) this.block();
+    const ends = body.endsWith('\n');
+    const lines = (ends ? body.slice(0, -1) : body).replace(/\n/g, '\n    │ ');
+    const shown = goesOn ? lines : `    │ ${lines}`;
+    // the newline outside the style, so that the next chunk knows the line ended
+    if (shown) this.out(this.s.dim(shown));
+    if (ends) this.out('\n');
+    this.streaming = key;
+  }
+
+  private terminalState(terminalId: string): TerminalSeen {
     let seen = this.terminalSeen.get(terminalId);
     if (!seen) {
-      seen = { header: false, exited: false, bytes: 0 };
+      seen = { header: false, exited: false, bytes: 0, decoder: new TextDecoder() };
       this.terminalSeen.set(terminalId, seen);
     }
     return seen;
@@ -415,4 +440,13 @@ interface StyleRun {
 function styleRun(style: (t: string) => string): StyleRun {
   const [open = '', close = ''] = style('\u0000').split('\u0000');
   return { open, close };
+}
+
+/** What was printed of a terminal an agent reports (v2 `terminal_update` / `terminal_output_chunk`). */
+interface TerminalSeen {
+  header: boolean;
+  exited: boolean;
+  /** output bytes printed */
+  bytes: number;
+  decoder: TextDecoder;
 }
