@@ -22,7 +22,7 @@ function reporter(style: Style) {
     state.apply(u);
     rep.update('s1', u, state);
   };
-  return { rep, send, text: () => out.join('') };
+  return { rep, send, state, text: () => out.join('') };
 }
 
 const t1 = { sessionId: 's1', terminalId: 't1', command: { command: 'sh', args: ['-c', 'make'] } };
@@ -52,5 +52,23 @@ describe('terminal output lines', () => {
     send({ sessionUpdate: 'terminal_output_chunk', terminalId: 'd1', data: b64(bytes.subarray(2)) });
     send({ sessionUpdate: 'terminal_update', terminalId: 'd1', exitStatus: { exitCode: 0 } });
     expect(text()).toBe(['    $ echo', '    │ héllo wörld', '    exit code 0', ''].join('\n'));
+  });
+
+  it('display terminal (v2): each chunk is printed from its own bytes, the whole output is not joined per chunk', () => {
+    const { send, text, state } = reporter(createStyle(false));
+    send({ sessionUpdate: 'terminal_update', terminalId: 'd2', command: 'yes' });
+    // count how often the renderer asks the state for the joined output (a copy of all of it)
+    const term = state.terminals.get('d2')!;
+    const joined = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(term), 'output')!.get!;
+    let joins = 0;
+    Object.defineProperty(term, 'output', { get: () => (joins++, joined.call(term)) });
+    for (let i = 0; i < 200; i++) send({ sessionUpdate: 'terminal_output_chunk', terminalId: 'd2', data: b64(`line ${i}\n`) });
+    expect(joins).toBe(0);
+    const lines = stripAnsi(text()).split('\n').filter((l) => l.startsWith('    │ '));
+    expect(lines).toEqual(Array.from({ length: 200 }, (_, i) => `    │ line ${i}`));
+    // a snapshot (ACP-V2-TERM-07) is read once, and only what it adds is printed
+    send({ sessionUpdate: 'terminal_update', terminalId: 'd2', output: { data: b64(`${Array.from({ length: 200 }, (_, i) => `line ${i}\n`).join('')}tail\n`) } });
+    expect(joins).toBe(1);
+    expect(stripAnsi(text()).endsWith('    │ line 199\n    │ tail\n')).toBe(true);
   });
 });

@@ -3,7 +3,7 @@ import type { AnyContentBlock } from '../../protocol/model/content.js';
 import type { AnyToolCallContent } from '../../protocol/model/tool-call.js';
 import type { AnySessionUpdate, ErrorObject, MessageRole, TerminalOutputChunk, TerminalUpdate } from '../../protocol/model/update.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
-import type { ToolCallState } from '../../protocol/state/entities.js';
+import { decodeBase64, type ToolCallState } from '../../protocol/state/entities.js';
 import { stripAnsi, type Style } from '../style.js';
 import { fileChangesLines, textDiffLines, type DiffLine } from './diff.js';
 import type { TurnTokenUsage } from '../../agent/coding/usage-meta.js';
@@ -341,23 +341,31 @@ export class TranscriptRenderer {
       seen.header = true;
       this.line(this.s.dim(`    $ ${stripAnsi(t.command)}`));
     }
-    const bytes = t.output;
-    if (bytes.length < seen.bytes) {
-      // a snapshot replaced the output (ACP-V2-TERM-07)
-      seen.bytes = 0;
-      seen.decoder = new TextDecoder();
-    }
-    if (bytes.length > seen.bytes) {
-      // streaming decode: a character split across chunks is printed whole, not as two U+FFFD
-      const text = seen.decoder.decode(bytes.subarray(seen.bytes), { stream: true });
-      seen.bytes = bytes.length;
-      this.terminalText(u.terminalId, text);
+    if (u.sessionUpdate === 'terminal_output_chunk') {
+      // the chunk's own bytes: `t.output` joins all the output so far, which per chunk made a
+      // long-running command's display quadratic in its output
+      this.terminalBytes(u.terminalId, seen, decodeBase64(u.data));
+    } else if (u.output !== undefined) {
+      // a snapshot replaced the output (ACP-V2-TERM-07): shown from where it differs in length
+      const bytes = t.output;
+      if (bytes.length < seen.bytes) {
+        seen.bytes = 0;
+        seen.decoder = new TextDecoder();
+      }
+      this.terminalBytes(u.terminalId, seen, bytes.subarray(seen.bytes));
     }
     if (!seen.exited && t.exitStatus) {
       seen.exited = true;
       const es = t.exitStatus;
       this.line(this.s.dim(`    ${es.signal ? `killed by ${es.signal}` : `exit code ${es.exitCode ?? '?'}`}`));
     }
+  }
+
+  /** Prints new output bytes of a display terminal, decoded as one stream (a character cut across chunks comes out whole). */
+  private terminalBytes(terminalId: string, seen: TerminalSeen, bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    seen.bytes += bytes.length;
+    this.terminalText(terminalId, seen.decoder.decode(bytes, { stream: true }));
   }
 
   /**
