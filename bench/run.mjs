@@ -8,7 +8,7 @@ import { runStateStoreBench } from './state-store.mjs';
 import { formatPeerBacklogRows, runPeerBacklogBench } from './peer-backlog.mjs';
 import { CANCEL_TARGET_P99_MS, formatCancelRows, runCancelBench } from './cancel.mjs';
 import { formatStartupRows, runStartupBench } from './startup.mjs';
-import { RENDERER_TARGET_CHUNKS_PER_SEC, formatRendererRows, runRendererBench } from './renderer.mjs';
+import { RENDERER_TARGET_CHUNKS_PER_SEC, formatRendererRows, formatTerminalOutputRows, runRendererBench, runTerminalOutputBench } from './renderer.mjs';
 import { PROXY_GOALS, formatProxyRows, runProxyBench } from './proxy.mjs';
 import { REMOTE_GOALS, formatRemoteRows, runRemoteBench } from './remote.mjs';
 import { INSPECTOR_FRAMES, INSPECTOR_GOALS, formatInspectorRows, runInspectorBench } from './inspector.mjs';
@@ -64,6 +64,9 @@ console.log(formatPeerBacklogRows(await runPeerBacklogBench()));
 console.log('');
 console.log(`acp-kit run renderer: one agent message of N chunks through the state and run's text reporter to /dev/null; target >= ${RENDERER_TARGET_CHUNKS_PER_SEC.toLocaleString('en-US')} chunks/s, flat ns/chunk`);
 console.log(formatRendererRows(runRendererBench()));
+console.log('');
+console.log("acp-kit run with a command printing N MiB through the client's terminals (a real agent polling terminal/output, output to a pipe); flat ms/MiB = linear");
+console.log(formatTerminalOutputRows(runTerminalOutputBench()));
 console.log('');
 // the ratios use the slower of our two protocol versions
 const ours = Math.min(by['acp-kit-v2'].updatesPerSec, by['acp-kit-v1'].updatesPerSec);

@@ -10,6 +10,7 @@ import { agentContext, remoteAgentCommand, resolveAgentCommand, type AgentComman
 import { connectError, remoteConnectError, toCliError, usageError, type AgentContext } from './errors.js';
 import type { AgentFlags, ModelFlags } from './flags.js';
 import { packageVersion } from '../protocol/package-version.js';
+import type { ClientTerminalReport } from './render/run-reporter.js';
 
 /** A connected agent plus what the CLI needs to report errors about it. */
 export interface OpenAgent {
@@ -29,6 +30,27 @@ export interface OpenAgent {
 export interface TerminalHooks {
   onOutput?: (terminalId: string, text: string) => void;
   onExit?: (terminalId: string, status: TerminalExitStatus) => void;
+}
+
+/**
+ * Names a client terminal for the reporters (session, id, command). The command is looked up once
+ * per terminal: `clientTerminal()` decodes the whole retained output (up to 16 MiB) to build its
+ * snapshot, and output arrives in 64 KiB pipe chunks, so a lookup per chunk made `run` quadratic
+ * in the command's output (10 MB 4 s, 40 MB 31 s). A terminal not found yet is not remembered.
+ */
+export function terminalNamer(
+  session: () => Pick<ClientSession, 'sessionId' | 'clientTerminal'> | undefined,
+): (terminalId: string) => ClientTerminalReport {
+  const known = new Map<string, ClientTerminalReport>();
+  return (terminalId) => {
+    const seen = known.get(terminalId);
+    if (seen) return seen;
+    const s = session();
+    const t = s?.clientTerminal(terminalId);
+    const report: ClientTerminalReport = { sessionId: s?.sessionId ?? '', terminalId, ...(t ? { command: { command: t.command, args: t.args } } : {}) };
+    if (t) known.set(terminalId, report);
+    return report;
+  };
 }
 
 /** Validates `--cwd` (default: the current directory) and makes it absolute. */

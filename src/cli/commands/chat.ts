@@ -81,7 +81,7 @@ export async function chatCommand(flags: ChatFlags): Promise<number> {
     const policy: PermissionPolicy = async (request, ctx) => {
       const outcome = await remembered(request, ctx);
       const o = selectedOption(request, outcome);
-      controller?.note({ kind: 'permission', text: `${o?.kind.startsWith('allow') ? '✓' : '✗'} ${describePermissionDecision(request, outcome)}` });
+      controller?.decided(request, { kind: 'permission', text: `${o?.kind.startsWith('allow') ? '✓' : '✗'} ${describePermissionDecision(request, outcome)}` });
       return outcome;
     };
 

@@ -10,7 +10,7 @@ import { CliError, toCliError } from '../errors.js';
 import { ExitCode, exitCodeForTurn } from '../exit-codes.js';
 import type { RunFlags } from '../flags.js';
 import { NdjsonRunReporter, TextRunReporter, type RunReporter } from '../render/run-reporter.js';
-import { handleSignals, openAgent, openSession, protocolChoice, type OpenAgent } from '../session-runner.js';
+import { handleSignals, openAgent, openSession, protocolChoice, terminalNamer, type OpenAgent } from '../session-runner.js';
 import { colorEnabled, createStyle } from '../style.js';
 
 /** What `run` uses of a session: a {@link ClientSession}, or with `--agent-url` one that survives reconnects. */
@@ -93,10 +93,7 @@ export async function runCommand(prompt: string, flags: RunFlags, reporter: RunR
   );
 
   try {
-    const terminal = (terminalId: string) => {
-      const t = session?.clientTerminal(terminalId);
-      return { sessionId: session?.sessionId ?? '', terminalId, ...(t ? { command: { command: t.command, args: t.args } } : {}) };
-    };
+    const terminal = terminalNamer(() => session);
     open = await openAgent(flags, {
       permissionPolicy: policy,
       // the first Ctrl-C while connecting gives up at once (the agent is killed)

@@ -149,7 +149,7 @@ export class TextRunReporter implements RunReporter {
       this.terminalsShown.add(t.terminalId);
       if (t.command) r.line(dim(`    $ ${stripAnsi(displayCommand(t.command.command, t.command.args))}`));
     }
-    r.line(dim(stripAnsi(text).replace(/\n$/, '').replace(/^/gm, '    │ ')));
+    r.terminalText(t.terminalId, text);
   }
 
   clientTerminalExit(_t: ClientTerminalReport, status: { exitCode?: number | null; signal?: string | null }): void {
@@ -157,6 +157,7 @@ export class TextRunReporter implements RunReporter {
   }
 
   cancelling(): void {
+    this.renderer?.closeStyle();
     this.io.stderr(this.io.errStyle.yellow('\nacp-kit: cancelling the turn… (Ctrl-C again to quit now)\n'));
   }
 
@@ -173,6 +174,7 @@ export class TextRunReporter implements RunReporter {
   }
 
   failed(err: CliError): void {
+    this.renderer?.closeStyle();
     this.io.stderr(formatCliError(err, this.io.errStyle));
   }
 }

@@ -1,8 +1,9 @@
+import { TextDecoder } from 'node:util';
 import type { AnyContentBlock } from '../../protocol/model/content.js';
 import type { AnyToolCallContent } from '../../protocol/model/tool-call.js';
 import type { AnySessionUpdate, ErrorObject, MessageRole, TerminalOutputChunk, TerminalUpdate } from '../../protocol/model/update.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
-import type { ToolCallState } from '../../protocol/state/entities.js';
+import { decodeBase64, type ToolCallState } from '../../protocol/state/entities.js';
 import { stripAnsi, type Style } from '../style.js';
 import { fileChangesLines, textDiffLines, type DiffLine } from './diff.js';
 import type { TurnTokenUsage } from '../../agent/coding/usage-meta.js';
@@ -95,30 +96,66 @@ export class TranscriptRenderer {
   private readonly printed = new Map<string, number>();
   private readonly toolSeen = new Map<string, { status: string; title: string; items: Set<string> }>();
   private readonly planSeen = new Map<string, string>();
-  private readonly terminalSeen = new Map<string, { header: boolean; exited: boolean; bytes: number }>();
+  private readonly terminalSeen = new Map<string, TerminalSeen>();
   /** The agent message printed last, to avoid repeating an error the agent already wrote there. */
   private lastAgentMessage: { state: SessionState; messageId: string } | undefined;
 
   private lastKey: { role: MessageRole; messageId: string; key: string } | undefined;
-  private readonly roleStyle: Record<MessageRole, (t: string) => string>;
+  /** Each role's style as its opening and closing escape sequences (both empty without colour). */
+  private readonly roleStyle: Record<MessageRole, StyleRun>;
+  /** The closing sequence of the style run now open in the output, if any. */
+  private openRun: string | undefined;
 
   constructor(private readonly opts: TranscriptOptions) {
     this.w = opts.write;
     this.s = opts.style;
     const s = opts.style;
-    this.roleStyle = { agent: (t) => t, thought: (t) => s.dim(s.italic(t)), user: s.bold };
+    this.roleStyle = { agent: styleRun((t) => t), thought: styleRun((t) => s.dim(s.italic(t))), user: styleRun(s.bold) };
   }
 
+  /** Writes unstyled text, closing the open style run first. */
   private out(text: string): void {
     if (!text) return;
+    this.closeStyle();
     this.w(text);
     this.atLineStart = text.endsWith('\n');
+  }
+
+  /**
+   * Writes streamed message text in its role's style. The style opens once per line and stays
+   * open across chunks, so a thought streamed a word per chunk costs one pair of escape sequences
+   * per line, not one per word; it closes at each line end and before anything else is written.
+   */
+  private outStyled(run: StyleRun, text: string): void {
+    if (!text) return;
+    if (!run.open) return this.out(text);
+    const lines = text.split('\n');
+    lines.forEach((part, i) => {
+      if (i > 0) this.out('\n');
+      if (!part) return;
+      if (this.openRun === undefined) {
+        this.w(run.open);
+        this.openRun = run.close;
+      }
+      this.w(part);
+      this.atLineStart = false;
+    });
   }
 
   /** Ends the streaming text line, if one is open. */
   private block(): void {
     if (!this.atLineStart) this.out('\n');
     this.streaming = undefined;
+  }
+
+  /**
+   * Closes the style of a message whose line is still open (the text itself goes on after it).
+   * Call before writing to a stream sharing the terminal, e.g. a note on stderr mid-message.
+   */
+  closeStyle(): void {
+    if (this.openRun === undefined) return;
+    this.w(this.openRun);
+    this.openRun = undefined;
   }
 
   /** Prints one line (ending any open text). */
@@ -185,7 +222,7 @@ export class TranscriptRenderer {
       const delta = describeBlock(chunk);
       if (!delta) return;
       this.openMessage(role, key);
-      this.out(style(stripAnsi(delta)));
+      this.outStyled(style, stripAnsi(delta));
       this.printed.set(key, done + delta.length);
       return;
     }
@@ -196,13 +233,13 @@ export class TranscriptRenderer {
     if (text.length >= done) {
       if (text.length === done) return;
       this.openMessage(role, key);
-      this.out(style(stripAnsi(text.slice(done))));
+      this.outStyled(style, stripAnsi(text.slice(done)));
     } else {
       // whole-message replacement (ACP-V2-MSG-03) that shrank the text: show it again
       this.block();
       this.out(this.s.dim('(message revised) '));
       this.streaming = key;
-      this.out(style(stripAnsi(text)));
+      this.outStyled(style, stripAnsi(text));
     }
     this.printed.set(key, text.length);
   }
@@ -304,13 +341,18 @@ export class TranscriptRenderer {
       seen.header = true;
       this.line(this.s.dim(`    $ ${stripAnsi(t.command)}`));
     }
-    const bytes = t.output;
-    if (bytes.length < seen.bytes) seen.bytes = 0; // a snapshot replaced the output (ACP-V2-TERM-07)
-    if (bytes.length > seen.bytes) {
-      const text = new TextDecoder().decode(bytes.subarray(seen.bytes));
-      seen.bytes = bytes.length;
-      this.block();
-      this.out(this.s.dim(stripAnsi(text).replace(/^/gm, '    │ ').replace(/    │ $/, '')));
+    if (u.sessionUpdate === 'terminal_output_chunk') {
+      // the chunk's own bytes: `t.output` joins all the output so far, which per chunk made a
+      // long-running command's display quadratic in its output
+      this.terminalBytes(u.terminalId, seen, decodeBase64(u.data));
+    } else if (u.output !== undefined) {
+      // a snapshot replaced the output (ACP-V2-TERM-07): shown from where it differs in length
+      const bytes = t.output;
+      if (bytes.length < seen.bytes) {
+        seen.bytes = 0;
+        seen.decoder = new TextDecoder();
+      }
+      this.terminalBytes(u.terminalId, seen, bytes.subarray(seen.bytes));
     }
     if (!seen.exited && t.exitStatus) {
       seen.exited = true;
@@ -319,10 +361,37 @@ export class TranscriptRenderer {
     }
   }
 
-  private terminalState(terminalId: string): { header: boolean; exited: boolean; bytes: number } {
+  /** Prints new output bytes of a display terminal, decoded as one stream (a character cut across chunks comes out whole). */
+  private terminalBytes(terminalId: string, seen: TerminalSeen, bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    seen.bytes += bytes.length;
+    this.terminalText(terminalId, seen.decoder.decode(bytes, { stream: true }));
+  }
+
+  /**
+   * Prints a terminal's output as `    │ ` lines. Chunks end anywhere (a pipe read, a 64 KiB
+   * write), so a chunk that continues the line printed last goes on on that line: before, each
+   * chunk started a new `│` line, cutting the command's lines in two.
+   */
+  terminalText(terminalId: string, text: string): void {
+    const body = stripAnsi(text);
+    if (!body) return;
+    const key = `terminal\u0000${terminalId}`;
+    const goesOn = this.streaming === key && !this.atLineStart;
+    if (!goesOn) this.block();
+    const ends = body.endsWith('\n');
+    const lines = (ends ? body.slice(0, -1) : body).replace(/\n/g, '\n    │ ');
+    const shown = goesOn ? lines : `    │ ${lines}`;
+    // the newline outside the style, so that the next chunk knows the line ended
+    if (shown) this.out(this.s.dim(shown));
+    if (ends) this.out('\n');
+    this.streaming = key;
+  }
+
+  private terminalState(terminalId: string): TerminalSeen {
     let seen = this.terminalSeen.get(terminalId);
     if (!seen) {
-      seen = { header: false, exited: false, bytes: 0 };
+      seen = { header: false, exited: false, bytes: 0, decoder: new TextDecoder() };
       this.terminalSeen.set(terminalId, seen);
     }
     return seen;
@@ -368,4 +437,24 @@ function itemKey(item: AnyToolCallContent): string {
   } catch {
     return String(Math.random());
   }
+}
+
+/** A style as the escape sequences it opens and closes with, to keep one open across chunks. */
+interface StyleRun {
+  open: string;
+  close: string;
+}
+
+function styleRun(style: (t: string) => string): StyleRun {
+  const [open = '', close = ''] = style('\u0000').split('\u0000');
+  return { open, close };
+}
+
+/** What was printed of a terminal an agent reports (v2 `terminal_update` / `terminal_output_chunk`). */
+interface TerminalSeen {
+  header: boolean;
+  exited: boolean;
+  /** output bytes printed */
+  bytes: number;
+  decoder: TextDecoder;
 }

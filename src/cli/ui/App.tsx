@@ -130,6 +130,7 @@ function TerminalView({ terminalId, view }: { terminalId: string; view: ReadyVie
 
 function ToolCallView({ tc, view }: { tc: ToolCallState; view: ReadyView }): React.ReactElement {
   const title = stripAnsi(tc.title ?? tc.name ?? tc.toolCallId);
+  const decision = view.decisions.get(tc.toolCallId);
   return (
     <Box flexDirection="column">
       <Text>
@@ -138,6 +139,7 @@ function ToolCallView({ tc, view }: { tc: ToolCallState; view: ReadyView }): Rea
         {tc.toolKind !== 'other' ? <Text dimColor> [{tc.toolKind}]</Text> : null}
         <Text color={statusColor(tc.status)}> {tc.status}</Text>
       </Text>
+      {decision ? <Text color="magenta">  {decision.text}</Text> : null}
       {tc.content.map((item, i) => {
         if (item.type === 'terminal') return <TerminalView key={i} terminalId={item.terminalId} view={view} />;
         if (item.type === 'content') {

@@ -106,6 +106,7 @@ export class ChatController implements ChatActions {
       cancelling: false,
       exitArmed: false,
       permission: undefined,
+      decisions: new Map(),
       turnTokens: undefined,
       clientTerminal: (id) => self.clientTerminal(id),
     };
@@ -188,6 +189,18 @@ export class ChatController implements ChatActions {
 
   note(note: Note): void {
     this.push({ note });
+    this.changed();
+  }
+
+  /**
+   * How a permission request was answered: shown in its tool call when the feed shows that tool
+   * call (the agent announced it first), else as a note (the tool call, if any, comes after it).
+   */
+  decided(request: PermissionRequest, note: Note): void {
+    const id = toolCallIdOf(request);
+    const shown = id !== undefined && this.view.feed.some((f) => 'entry' in f && f.entry.kind === 'tool_call' && f.entry.toolCallId === id);
+    if (!shown) return this.note(note);
+    this.view.decisions.set(id, note);
     this.changed();
   }
 
@@ -470,4 +483,12 @@ export class ChatController implements ChatActions {
     this.abort?.abort();
     for (const w of this.exitWaiters.splice(0)) w(this.exited);
   }
+}
+
+/** The tool call a permission request is about, if it names one. */
+function toolCallIdOf(request: PermissionRequest): string | undefined {
+  const subject = request.subject;
+  if (!subject) return undefined;
+  const id = subject.type === 'tool_call' ? (subject.toolCall as { toolCallId?: unknown }).toolCallId : subject.type === 'command' ? subject.toolCallId : undefined;
+  return typeof id === 'string' ? id : undefined;
 }

@@ -71,6 +71,11 @@ export interface ChatView {
   /** Set after Ctrl-C while idle: a second one exits. */
   exitArmed: boolean;
   permission: PendingPermission | undefined;
+  /**
+   * Permission answers by tool call id, shown inside their tool call right under its title: a note
+   * appended to the feed showed below the tool's output, which arrives before the feed moves on.
+   */
+  decisions: Map<string, Note>;
   clientTerminal(terminalId: string): ClientTerminalView | undefined;
 }
 
