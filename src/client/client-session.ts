@@ -256,11 +256,18 @@ export class ClientSession {
    * the output retained so far, `truncated`, and the exit status once it exited. `undefined` for
    * an unknown id and once the agent released the terminal (ACP-V1-TERM-08).
    *
-   * Made for the `terminals.onOutput` / `onExit` callbacks, which only pass the terminal id:
+   * Each call decodes the retained output (up to `outputByteLimit` bytes), so from the
+   * `terminals.onOutput` callback, which runs per chunk and only passes the terminal id, look the
+   * command up once per terminal (calling this per chunk makes a long output quadratic):
    * ```ts
+   * const commands = new Map<string, string>();
    * onOutput: (id, text) => {
-   *   const t = session.clientTerminal(id);
-   *   if (t) show(`$ ${[t.command, ...t.args].join(' ')}`, text);
+   *   let command = commands.get(id);
+   *   if (command === undefined) {
+   *     const t = session.clientTerminal(id);
+   *     if (t) commands.set(id, (command = [t.command, ...t.args].join(' ')));
+   *   }
+   *   show(`$ ${command ?? id}`, text);
    * }
    * ```
    * Display terminals an agent reports with `terminal_update` (v2) are in `state.terminals`.
