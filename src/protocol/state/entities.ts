@@ -172,7 +172,7 @@ export class TerminalState {
     const needed = this.length + bytes.length;
     if (needed > this.buffer.length) {
       const grown = new Uint8Array(Math.max(needed, this.buffer.length * 2, 4096));
-      grown.set(this.output);
+      grown.set(this.buffer.subarray(0, this.length));
       this.buffer = grown;
     }
     this.buffer.set(bytes, this.length);
