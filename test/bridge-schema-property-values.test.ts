@@ -9,7 +9,7 @@ type Msg = Record<string, any>;
 const updateFromAgent = async (p: BridgePair, update: Msg): Promise<Msg[]> => {
   const from = p.editor.sent.length;
   p.agent.deliver({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's-1', update } });
-  return (await agentRoundTrip(p, from)).filter((m) => m.method === 'session/update').map((m) => m.params.update as Msg);
+  return (await agentRoundTrip(p, from)).filter((m) => m.method === 'session/update').map((m) => (m.params as Msg).update as Msg);
 };
 
 const valid = (p: BridgePair): void => {
@@ -83,7 +83,7 @@ describe('bridge, v1 editor -> v2 agent: v1-only values', () => {
     const got = await editorRoundTrip(p, from);
     const prompts = got.filter((m) => m.method === 'session/prompt');
     expect(prompts).toHaveLength(1); // only the second one
-    expect(prompts[0]!.params.prompt).toEqual([{ type: 'resource_link', name: 'f', uri: 'file:///f', annotations: {} }]);
+    expect((prompts[0]!.params as Msg).prompt).toEqual([{ type: 'resource_link', name: 'f', uri: 'file:///f', annotations: {} }]);
     valid(p);
   });
 });
@@ -101,7 +101,7 @@ describe('bridge, v2 agent -> v1 editor: v2-only values', () => {
     const options = [{ optionId: 'y', name: 'Yes', kind: 'allow_once' }, { optionId: 'z', name: 'Later', kind: '_defer' }];
     const { editorGot } = await agentAsks(p, 'session/request_permission', { sessionId: 's-1', title: 'Run?', subject: { type: 'command', command: 'ls', cwd: '/tmp' }, options }, { outcome: { outcome: 'selected', optionId: 'y' } });
     const asked = editorGot.find((m) => m.method === 'session/request_permission')!;
-    expect(asked.params.options).toEqual([options[0]]);
+    expect((asked.params as Msg).options).toEqual([options[0]]);
     valid(p);
   });
 
@@ -110,7 +110,7 @@ describe('bridge, v2 agent -> v1 editor: v2-only values', () => {
     const schema = { type: 'object', properties: { when: { type: 'string', format: '_duration' }, mail: { type: 'string', format: 'email' } } };
     const { editorGot } = await agentAsks(p, 'elicitation/create', { sessionId: 's-1', mode: 'form', message: 'm', requestedSchema: schema }, { action: 'decline' });
     const asked = editorGot.find((m) => m.method === 'elicitation/create')!;
-    expect(asked.params.requestedSchema.properties).toEqual({ when: { type: 'string' }, mail: { type: 'string', format: 'email' } });
+    expect((asked.params as Msg).requestedSchema.properties).toEqual({ when: { type: 'string' }, mail: { type: 'string', format: 'email' } });
     valid(p);
   });
 });
