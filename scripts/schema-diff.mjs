@@ -32,7 +32,16 @@ function resolved(field, defs, depth = 0) {
     const types = [...new Set(rs.flatMap((r) => (Array.isArray(r.type) ? r.type : r.type === undefined ? ['?'] : [r.type])))];
     const nonNull = rs.filter((r) => r.type !== 'null');
     const base = nonNull.length === 1 ? nonNull[0] : {};
-    return { ...base, type: types.length === 1 ? types[0] : types };
+    const out = { ...base, type: types.length === 1 ? types[0] : types };
+    // a union of constants (a closed enum in one version, open with a plain `string` branch in
+    // the other: Role, PermissionOptionKind, StringFormat...) compares as the set of its values
+    if (nonNull.length > 1 && nonNull.every((r) => r.const !== undefined || (r.type === 'string' && r.enum === undefined))) {
+      out.enum = nonNull.map((r) => (r.const !== undefined ? r.const : '<any string>'));
+    }
+    // branches that all require a minimum length (SessionConfigSelectOptions: flat or grouped)
+    const mins = [...new Set(nonNull.map((r) => r.minItems))];
+    if (nonNull.length > 1 && nonNull.every((r) => r.type === 'array')) out.minItems = mins.length === 1 ? mins[0] : undefined;
+    return out;
   }
   return field;
 }
@@ -61,7 +70,7 @@ export function schemaGaps(v1 = loadSchema(1), v2 = loadSchema(2)) {
     const a = d1[name];
     const b = d2[name];
     if (!b) continue;
-    const own = fieldDiff(withoutKeys(a, ['type']), withoutKeys(b, ['type']));
+    const own = fieldDiff(withoutKeys(resolved(a, d1), ['type']), withoutKeys(resolved(b, d2), ['type']));
     if (own) gaps.push({ path: name, diff: own });
     const pa = a.properties ?? {};
     const pb = b.properties ?? {};

@@ -31,6 +31,8 @@ export type MethodTable = {
 } & {
   /** the agent's notification: its `update` body is the update codecs' job */
   readonly 'session/update'?: MethodMapping;
+  /** not typed by the neutral model (passed through); only what one version cannot carry is mapped */
+  readonly 'elicitation/create'?: MethodMapping<Record<string, unknown>, Record<string, unknown>>;
 };
 
 /** `null`/absent results of methods whose result is `{}` (docs examples show `null`, ACP §5.10). */

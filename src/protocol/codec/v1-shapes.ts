@@ -24,12 +24,20 @@ const V1_BLOCK_TYPES = new Set(['text', 'image', 'audio', 'resource_link', 'reso
  */
 export function blockToV1(b: AnyContentBlock): AnyContentBlock | undefined {
   if (!V1_BLOCK_TYPES.has(b.type)) return undefined;
-  if (b.type === 'resource_link' && b.icons !== undefined) {
-    const { icons: _icons, ...rest } = b;
-    return rest;
+  let out = b;
+  if (out.type === 'resource_link' && out.icons !== undefined) {
+    const { icons: _icons, ...rest } = out;
+    out = rest;
   }
-  return b;
+  const a: unknown = out.annotations;
+  if (isObj(a) && Array.isArray(a.audience) && a.audience.some((r) => !V1_ROLES.has(r as string))) {
+    // v1's Role is closed (`assistant`, `user`); a custom v2 role names no v1 reader: left out
+    out = { ...out, annotations: { ...a, audience: a.audience.filter((r) => V1_ROLES.has(r as string)) } } as AnyContentBlock;
+  }
+  return out;
 }
+
+const V1_ROLES: ReadonlySet<string> = new Set(['assistant', 'user']);
 
 export function blocksToV1(blocks: readonly AnyContentBlock[]): AnyContentBlock[] {
   const out: AnyContentBlock[] = [];
@@ -253,15 +261,28 @@ export function configOptionsToV1(options: readonly ConfigOption[], booleans = t
   return out;
 }
 
-/** v1 config options (schema-checked by the caller) in the neutral shape. */
+/**
+ * v1 config options (schema-checked by the caller) in the neutral shape. v1 allows a select with
+ * no options and groups with none; v2 requires at least one in each (a choice among nothing):
+ * empty groups are left out, and a select left with nothing to choose is left out.
+ */
 export function configOptionsFromV1(options: readonly unknown[]): unknown[] {
-  return options.map((o) => {
-    if (!isObj(o)) return o;
+  const out: unknown[] = [];
+  for (const o of options) {
+    if (!isObj(o)) {
+      out.push(o);
+      continue;
+    }
     const { id, ...rest } = o;
     const n: Obj = { configId: id, ...rest };
-    if (n.type === 'select') n.options = selectOptionsFromV1(n.options);
-    return n;
-  });
+    if (n.type === 'select') {
+      const list = selectOptionsFromV1(n.options);
+      n.options = Array.isArray(list) ? list.filter((x) => !(isObj(x) && Array.isArray(x.options) && x.options.length === 0)) : list;
+      if (Array.isArray(n.options) && n.options.length === 0) continue;
+    }
+    out.push(n);
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- MCP servers

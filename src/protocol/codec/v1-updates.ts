@@ -322,9 +322,14 @@ export class V1UpdateDecoder implements UpdateDecoder {
       }
       case 'config_option_update':
         return Array.isArray(wire.configOptions) ? { ...wire, configOptions: configOptionsFromV1(wire.configOptions) } : wire;
+      // content blocks outside chunks and tool calls pass the same v1 -> v2 value rules
+      case 'compaction_summary_chunk':
+        return { ...wire, content: blockFromV1(wire.content) };
+      case 'compaction_update':
+        return Array.isArray(wire.summary) ? { ...wire, summary: wire.summary.map(blockFromV1) } : wire;
       default:
         // available_commands_update, current_mode_update, session_info_update, usage_update,
-        // notice, compaction_*: the neutral shape is the v1 shape.
+        // notice: the neutral shape is the v1 shape.
         return wire;
     }
   }

@@ -16,7 +16,7 @@ import { v1NeutralMethod, v1WireMethod } from './method-names.js';
 import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions } from './types.js';
 import { isObj, withMeta, type Obj } from './util.js';
 import {
-  agentCapsFromV1, agentCapsToV1, authMethodsFromV1, authMethodsToV1, blocksToV1, clientCapsFromV1, clientCapsToV1,
+  agentCapsFromV1, agentCapsToV1, authMethodsFromV1, authMethodsToV1, blockFromV1, blocksToV1, clientCapsFromV1, clientCapsToV1,
   configOptionsFromV1, configOptionsToV1, mcpServersFromV1, mcpServersToV1, toolPatchFromV1, toolPatchToV1,
 } from './v1-shapes.js';
 import { V1UpdateDecoder, V1UpdateEncoder } from './v1-updates.js';
@@ -81,8 +81,13 @@ function permissionToV1(p: PermissionRequest): Obj {
     }
     if (p.description) toolCall.content = [{ type: 'content', content: { type: 'text', text: p.description } }];
   }
-  return withMeta({ sessionId: p.sessionId, toolCall, options: p.options }, p);
+  // v1's option kinds are closed: an option of a custom v2 kind cannot say whether it allows or
+  // rejects, so it is not offered (never presented as something it may not be)
+  const options = Array.isArray(p.options) ? p.options.filter((o) => V1_OPTION_KINDS.has(o.kind)) : p.options;
+  return withMeta({ sessionId: p.sessionId, toolCall, options }, p);
 }
+
+const V1_OPTION_KINDS: ReadonlySet<string> = new Set(['allow_once', 'allow_always', 'reject_once', 'reject_always']);
 
 function permissionFromV1(w: Obj): Obj {
   const toolCall = toolPatchFromV1(isObj(w.toolCall) ? w.toolCall : {});
@@ -93,6 +98,30 @@ function permissionFromV1(w: Obj): Obj {
     options: w.options,
   };
   return withMeta(out, w);
+}
+
+const V1_STRING_FORMATS: ReadonlySet<unknown> = new Set(['email', 'uri', 'date', 'date-time']);
+
+/**
+ * A requested-input schema for v1, whose string `format`s are a closed set (v2: open): a custom
+ * format is a hint v1 cannot name, left out (the agent still validates what it gets).
+ */
+function elicitationSchemaToV1(s: Obj): Obj {
+  if (!isObj(s.properties)) return s;
+  let changed = false;
+  const properties: Obj = {};
+  for (const [name, prop] of Object.entries(s.properties)) {
+    if (isObj(prop) && typeof prop.format === 'string' && !V1_STRING_FORMATS.has(prop.format)) {
+      const { format: _f, ...rest } = prop;
+      properties[name] = rest;
+      changed = true;
+    } else properties[name] = prop;
+  }
+  return changed ? { ...s, properties } : s;
+}
+
+function isV1ElicitationValue(v: unknown): boolean {
+  return ['string', 'number', 'boolean'].includes(typeof v) || (Array.isArray(v) && v.every((x) => typeof x === 'string'));
 }
 
 // ---------------------------------------------------------------- method table
@@ -166,6 +195,8 @@ const TABLE = {
   },
   [Methods.sessionPrompt]: {
     encodeParams: (p) => (Array.isArray(p.prompt) ? { ...p, prompt: blocksToV1(p.prompt) } : p),
+    // the prompt's blocks pass the v1 -> v2 value rules (annotation priority, resource size)
+    decodeParams: (w) => (Array.isArray(w.prompt) ? { ...w, prompt: w.prompt.map(blockFromV1) } : w),
     // v1 answers at the end of the turn with a closed-set stop reason; `messageId` (v2) is dropped.
     encodeResult: (r) => {
       const stopReason = toV1StopReason(r.stopReason);
@@ -182,6 +213,23 @@ const TABLE = {
       const o = r.outcome;
       if (isObj(o) && (o.outcome === 'cancelled' || (o.outcome === 'selected' && typeof o.optionId === 'string'))) return r;
       return { ...r, outcome: { outcome: 'cancelled' } };
+    },
+  },
+  'elicitation/create': {
+    encodeParams: (p) => (isObj(p.requestedSchema) ? { ...p, requestedSchema: elicitationSchemaToV1(p.requestedSchema) } : p),
+    // v1 allows `requestId: null` ("no request"); v2 has no null id: the same as leaving it out
+    decodeParams: (w) => {
+      if (w.requestId !== null) return w;
+      const { requestId: _null, ...rest } = w;
+      return rest;
+    },
+    // v2 accepts any JSON as a content value ("Other"); v1 only strings, numbers, booleans and
+    // string arrays: a value v1 cannot carry is left out (the agent sees the field unanswered)
+    encodeResult: (r) => {
+      const content: unknown = r.content;
+      if (!isObj(content)) return r;
+      const kept = Object.entries(content).filter(([, v]) => isV1ElicitationValue(v));
+      return kept.length === Object.keys(content).length ? r : { ...r, content: Object.fromEntries(kept) };
     },
   },
   [Methods.fsWriteTextFile]: { prepareResult: emptyResultOk },

@@ -51,6 +51,22 @@ function setupResultFromV2(w: Obj): Obj {
 
 const setup: MethodMapping<unknown, SessionSetupResult> = { encodeResult: setupResultToV2, prepareResult: prepareSetupResult, decodeResult: setupResultFromV2 };
 
+/**
+ * A requested-input schema for v2, which requires `type` and `properties` (v1: optional, meaning
+ * an object with none) and at least one choice in every `enum`/`oneOf`/`anyOf` list (v1 allows
+ * empty ones). A property offering no choice cannot be answered in v2: the request is refused.
+ */
+function elicitationSchemaToV2(s: Obj): Obj {
+  const props = isObj(s.properties) ? s.properties : {};
+  for (const [name, prop] of Object.entries(props)) {
+    const lists = isObj(prop) ? [prop.enum, prop.oneOf, isObj(prop.items) ? prop.items.enum : undefined, isObj(prop.items) ? prop.items.anyOf : undefined] : [];
+    if (lists.some((l) => Array.isArray(l) && l.length === 0)) {
+      throw AcpError.invalidParams(`params.requestedSchema.properties.${name}: offers no value to choose (v2 requires at least one)`, { path: `params.requestedSchema.properties.${name}` });
+    }
+  }
+  return { ...s, type: s.type ?? 'object', properties: props };
+}
+
 // ---------------------------------------------------------------- method table
 
 const TABLE = {
@@ -106,6 +122,11 @@ const TABLE = {
     },
   },
   [Methods.sessionPrompt]: {
+    // v2 requires at least one block (ACP-V2-LIFE-14; v1 allows an empty prompt): refused
+    encodeParams: (p) => {
+      if (Array.isArray(p.prompt) && p.prompt.length === 0) throw AcpError.invalidParams('params.prompt: a v2 prompt needs at least one content block (ACP-V2-LIFE-14)', { path: 'params.prompt' });
+      return p;
+    },
     // v2 answers at insertion with the user message's id (ACP-V2-LIFE-03); the stop reason
     // travels in the idle `state_update` instead.
     encodeResult: (r) => {
@@ -124,6 +145,8 @@ const TABLE = {
   [Methods.sessionUpdate]: SESSION_UPDATE_ENVELOPE,
   [Methods.requestPermission]: {
     encodeParams: (p) => {
+      // v2 requires a choice (`options` minItems 1; v1 allows none): nothing to ask is refused
+      if (Array.isArray(p.options) && p.options.length === 0) throw AcpError.invalidParams('params.options: a v2 permission request needs at least one option', { path: 'params.options' });
       const s = p.subject;
       if (!isObj(s) || s.type !== 'tool_call' || !isObj(s.toolCall)) return p;
       const toolCall = toolPatchToV2(s.toolCall);
@@ -134,6 +157,15 @@ const TABLE = {
       if (!isObj(s) || s.type !== 'tool_call' || !isObj(s.toolCall)) return w;
       const toolCall = toolPatchFromV2(s.toolCall);
       return toolCall === s.toolCall ? w : { ...w, subject: { ...s, toolCall } };
+    },
+  },
+  'elicitation/create': {
+    // v2 scopes every elicitation to a session or a request (v1 may name neither): unscoped is refused
+    encodeParams: (p) => {
+      if (typeof p.sessionId !== 'string' && typeof p.requestId !== 'string' && typeof p.requestId !== 'number') {
+        throw AcpError.invalidParams('params: a v2 elicitation needs a sessionId or a requestId', { path: 'params' });
+      }
+      return isObj(p.requestedSchema) ? { ...p, requestedSchema: elicitationSchemaToV2(p.requestedSchema) } : p;
     },
   },
   [Methods.toolCallCancel]: { prepareResult: emptyResultOk },

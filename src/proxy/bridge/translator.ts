@@ -65,6 +65,8 @@ class BridgeSession {
   /** Updates of a v1 `session/load` used only to resume (no replay asked): not shown. */
   suppressReplay = false;
   configOptions: ConfigOption[] | undefined;
+  /** Update kinds the editor's codec dropped in this session (reported once each). */
+  readonly droppedKinds = new Set<string>();
 
   constructor(readonly sessionId: string, editor: WireCodec, agent: WireCodec, editorCaps: ClientCapabilities) {
     this.decoder = agent.createUpdateDecoder();
@@ -570,7 +572,10 @@ export class Translator {
   /** Encodes one neutral update for the editor and sends it. */
   private toEditor(s: BridgeSession, u: AnySessionUpdate): void {
     const update = this.E.version === 1 ? withoutDisplayTerminals(u) : u;
-    if (!update) return;
+    if (!update) {
+      this.reportDrop(s, u.sessionUpdate);
+      return;
+    }
     let wires: object[];
     try {
       wires = s.encoder.encode(update);
@@ -578,7 +583,19 @@ export class Translator {
       this.options.log(`dropped a ${u.sessionUpdate} update the editor's ACP v${this.E.version} cannot carry: ${AcpError.from(e).message}`);
       return;
     }
+    if (wires.length === 0) this.reportDrop(s, u.sessionUpdate);
     for (const w of wires) this.editor.notify(Methods.sessionUpdate, { sessionId: s.sessionId, update: w });
+  }
+
+  /**
+   * An update the editor's codec had no form for (e.g. a v1 mode change before the v2 editor knows
+   * the mode option, a v2 display terminal for a v1 editor) is dropped, and said so: once per
+   * session and kind, as terminal output may arrive in thousands of chunks.
+   */
+  private reportDrop(s: BridgeSession, kind: string): void {
+    if (s.droppedKinds.has(kind)) return;
+    s.droppedKinds.add(kind);
+    this.options.log(`dropped a ${kind} update of session ${s.sessionId}: ACP v${this.E.version} has no form for it here (codec README, "What a version cannot express"); further ones of this kind are not logged`);
   }
 
   // ---- sessions -------------------------------------------------------------------------------
