@@ -325,4 +325,26 @@ describe('proxy --bridge 2 in front of the real @zed-industries/claude-code-acp 
     expect(agentAnswer(s2)).toContain('alpha line');
     expect(s2.state.foreground.state).toBe('idle');
   }, 120_000);
+  // found by the case above's capture: claude-code-acp answers session/new with v1 `modes` and no
+  // config options, and the v2 codec drops `modes`: a v2 editor had no way to see or switch them
+  it('the agent\'s v1 modes reach the v2 editor as a `category: "mode"` option, and setting it is v1 session/set_mode', async () => {
+    const run = await startBehindBridge(() => [], approveAll());
+    const session = await run.conn.newSession({ cwd: run.cwd });
+    const agentLeg = validAgentLeg(run.capture);
+    const newAnswer = agentLeg.find((f) => f.fromAgent && (f.message.result as { modes?: unknown } | undefined)?.modes !== undefined);
+    const modes = (newAnswer?.message.result as { modes: { currentModeId: string; availableModes: Array<{ id: string }> } } | undefined)?.modes;
+    expect(modes?.availableModes.length, run.context()).toBeGreaterThan(1);
+    const option = session.state.configOptions.find((o) => o.category === 'mode');
+    expect(option?.type).toBe('select');
+    if (option?.type !== 'select' || !modes) throw new Error('no mode option');
+    expect(option.currentValue).toBe(modes.currentModeId);
+    expect(option.options.map((o) => ('value' in o ? o.value : o.groupId))).toEqual(modes.availableModes.map((m) => m.id));
+    const other = modes.availableModes.map((m) => m.id).find((id) => id !== modes.currentModeId);
+    if (!other) throw new Error('one mode only');
+    const after = await session.setConfigOption(option.configId, other);
+    expect(after.find((o) => o.configId === option.configId)).toMatchObject({ currentValue: other });
+    const setMode = validAgentLeg(run.capture).filter((f) => !f.fromAgent && f.message.method === 'session/set_mode');
+    expect(setMode.map((f) => (f.message.params as { modeId?: string } | undefined)?.modeId)).toEqual([other]);
+    run.editorTap.assertAllValid();
+  }, 90_000);
 });

@@ -3,13 +3,14 @@ import { AcpError, ErrorCode } from '../../protocol/errors.js';
 import type { InitializeRequest, InitializeResponse, LoadSessionRequest, ResultOf, ResumeSessionRequest, SessionSetupResult } from '../../protocol/model/methods.js';
 import { Methods } from '../../protocol/model/methods.js';
 import type { AnyContentBlock } from '../../protocol/model/content.js';
-import type { ClientCapabilities, ConfigOption } from '../../protocol/model/session.js';
+import type { ClientCapabilities, ConfigOption, SelectConfigOption } from '../../protocol/model/session.js';
 import type { AnySessionUpdate, ErrorObject, StateUpdate } from '../../protocol/model/update.js';
 import { JsonRpcPeer, type PeerOptions, type RequestContext } from '../../rpc/peer.js';
 import type { Transport } from '../../rpc/transport.js';
 import type { FileSystemSandboxOptions } from '../../client/services/fs-sandbox.js';
 import { at, stringAt } from '../json.js';
 import { BridgeClientServices } from './client-services.js';
+import { hasModeOption, modeOptionFromV1, withCurrentMode } from './modes.js';
 
 /** What the translator needs from the bridge. */
 export interface TranslatorOptions {
@@ -65,6 +66,8 @@ class BridgeSession {
   /** Updates of a v1 `session/load` used only to resume (no replay asked): not shown. */
   suppressReplay = false;
   configOptions: ConfigOption[] | undefined;
+  /** v2 editor, v1 agent: the config option standing for the agent's v1 modes (see modes.ts). */
+  modeOption: SelectConfigOption | undefined;
   /** Update kinds the editor's codec dropped in this session (reported once each). */
   readonly droppedKinds = new Set<string>();
 
@@ -172,6 +175,8 @@ export class Translator {
     if (m === Methods.sessionSetConfigOption) {
       // typed through the method table: the answer's options are kept (v1 set_mode emulation)
       const p = this.E.decodeParams(m, params);
+      const emulated = this.sessions.get(p.sessionId)?.modeOption;
+      if (emulated && emulated.configId === p.configId) return this.setModeOverV1(p.sessionId, p.value, ctx);
       const res = this.A.decodeResult(m, await this.agent.request(agentWire, this.A.encodeParams(m, p), { signal: ctx.signal }));
       const s = this.sessions.get(p.sessionId);
       if (s && Array.isArray(res.configOptions)) s.configOptions = res.configOptions;
@@ -202,7 +207,8 @@ export class Translator {
    * A setup result in the editor's version. v1 results cannot carry commands: they go out as an
    * `available_commands_update` (before the response of a restore, right after a new session's).
    */
-  private setupAnswer<M extends 'session/new' | 'session/load' | 'session/resume'>(s: BridgeSession, m: M, res: ResultOf<M>, restored: boolean): unknown {
+  private setupAnswer<M extends 'session/new' | 'session/load' | 'session/resume'>(s: BridgeSession, m: M, answer: ResultOf<M>, restored: boolean): unknown {
+    const res = this.withModeOption(s, answer);
     if (Array.isArray(res.configOptions)) s.configOptions = res.configOptions;
     s.encoder = this.E.createUpdateEncoder({ clientCapabilities: this.options.editorCapabilities, configOptions: s.configOptions });
     if (this.E.version === 1 && res.availableCommands) {
@@ -211,6 +217,28 @@ export class Translator {
       else setImmediate(() => this.toEditor(s, u));
     }
     return this.E.encodeResult(m, res);
+  }
+
+  /** v2 editor, v1 agent: the agent's v1 `modes` offered as a `category: "mode"` option (modes.ts). */
+  private withModeOption<R extends SessionSetupResult>(s: BridgeSession, res: R): R {
+    s.modeOption = undefined;
+    // no modes to choose from: a select needs at least one option (v2 schema), nothing is offered
+    if (this.E.version !== 2 || this.A.version !== 1 || !res.modes?.availableModes.length || hasModeOption(res.configOptions ?? undefined)) return res;
+    const own = res.configOptions ?? [];
+    s.modeOption = modeOptionFromV1(res.modes, own);
+    return { ...res, configOptions: [...own, s.modeOption] };
+  }
+
+  /** v2 editor, v1 agent: setting the emulated mode option is v1 `session/set_mode`. */
+  private async setModeOverV1(sessionId: string, value: string | boolean, ctx: RequestContext): Promise<unknown> {
+    const s = this.sessions.get(sessionId);
+    const option = s?.modeOption;
+    if (!s || !option) throw AcpError.invalidParams(`params.configId: session ${sessionId} has no mode option`, { path: 'params.configId' });
+    if (typeof value !== 'string') throw AcpError.invalidParams(`params.value: expected a mode id (string) for config option "${option.configId}", got ${JSON.stringify(value)}`, { path: 'params.value' });
+    await this.agent.request(Methods.sessionSetMode, this.A.encodeParams(Methods.sessionSetMode, { sessionId, modeId: value }), { signal: ctx.signal });
+    s.modeOption = { ...option, currentValue: value };
+    s.configOptions = withCurrentMode(s.configOptions ?? [s.modeOption], option.configId, value);
+    return this.E.encodeResult(Methods.sessionSetConfigOption, { configOptions: s.configOptions });
   }
 
   /** v1 editor, v2 agent: `session/load` = `session/resume` with a replay from the start. */
@@ -535,7 +563,8 @@ export class Translator {
       this.options.log(`dropped an invalid session/update from the agent: ${AcpError.from(e).message}`);
       return;
     }
-    for (const u of updates) {
+    for (const update of updates) {
+      const u = s.modeOption ? this.observeModes(s, update) : update;
       if (this.E.version === 1 && !this.observeV2(s, u)) continue;
       if (s.suppressReplay) continue;
       this.toEditor(s, u);
@@ -567,6 +596,26 @@ export class Translator {
     }
     if (u.sessionUpdate === 'config_option_update') s.configOptions = u.configOptions;
     return true;
+  }
+
+  /**
+   * v2 editor, v1 agent with emulated modes: a v1 mode change moves the option's value (the v2
+   * encoder turns it into a `config_option_update`); the agent's own new option list keeps the
+   * emulated option at its end.
+   */
+  private observeModes(s: BridgeSession, u: AnySessionUpdate): AnySessionUpdate {
+    const option = s.modeOption;
+    if (!option) return u;
+    if (u.sessionUpdate === 'current_mode_update') {
+      s.modeOption = { ...option, currentValue: u.currentModeId };
+      s.configOptions = withCurrentMode(s.configOptions ?? [s.modeOption], option.configId, u.currentModeId);
+      return u;
+    }
+    if (u.sessionUpdate === 'config_option_update' && !hasModeOption(u.configOptions)) {
+      s.configOptions = [...u.configOptions, option];
+      return { ...u, configOptions: s.configOptions };
+    }
+    return u;
   }
 
   /** Encodes one neutral update for the editor and sends it. */
