@@ -99,6 +99,12 @@ function replaceText<T>(value: T, from: string, to: string): T {
   return JSON.parse(JSON.stringify(value).split(JSON.stringify(from).slice(1, -1)).join(JSON.stringify(to).slice(1, -1))) as T;
 }
 
+/**
+ * Whether `owner` may open a session rooted at `cwd` (an absolute path as the client sent it):
+ * `undefined` if so, else the rule it breaks (a sentence for the client).
+ */
+export type CwdCheck = (owner: string, cwd: string) => string | undefined;
+
 const OPENING = new Set(['session/new', 'session/load', 'session/resume', 'session/fork']);
 const SESSION_ADDRESSING = new Set(['session/load', 'session/resume', 'session/fork', 'session/prompt', 'session/cancel', 'session/close', 'session/delete', 'session/set_mode', 'session/set_model', 'session/set_config_option']);
 
@@ -118,6 +124,7 @@ export class GuardedTransport implements Transport {
     private readonly inner: Transport,
     private readonly owner: string,
     private readonly registry: SessionRegistry,
+    private readonly checkCwd?: CwdCheck,
   ) {}
 
   start(handlers: TransportHandlers): void {
@@ -151,6 +158,13 @@ export class GuardedTransport implements Transport {
         this.handlers?.onMessage({ ...msg, params: { ...(p as object), sessionId: fake } });
         return;
       }
+      if (isRequest && OPENING.has(msg.method) && this.checkCwd && isObj(p)) {
+        const refusal = this.cwdRefusal(p);
+        if (refusal) {
+          this.inner.send({ jsonrpc: '2.0', id: msg.id, error: { code: -32602, message: `Invalid params: ${refusal.path}: ${refusal.reason}`, data: { path: refusal.path } } });
+          return;
+        }
+      }
       if (isRequest && OPENING.has(msg.method) && !(sessionId !== undefined && (this.sessions.has(sessionId) || this.registry.isOpen(this.owner, sessionId)))) {
         if (this.registry.openCount(this.owner) >= this.registry.maxSessions) {
           this.refuse(msg.id, -32000, `session limit reached: this server keeps at most ${this.registry.maxSessions} open sessions per token (acp-kit serve --max-sessions); close one first`);
@@ -162,6 +176,22 @@ export class GuardedTransport implements Transport {
       }
     }
     this.handlers?.onMessage(msg);
+  }
+
+  /** Why the session roots of an opening request are refused (cwd, then each additional directory), if they are. */
+  private cwdRefusal(p: Record<string, unknown>): { path: string; reason: string } | undefined {
+    const check = this.checkCwd;
+    if (!check) return undefined;
+    if (typeof p.cwd === 'string') {
+      const reason = check(this.owner, p.cwd);
+      if (reason) return { path: 'params.cwd', reason };
+    }
+    const dirs = Array.isArray(p.additionalDirectories) ? p.additionalDirectories : [];
+    for (let i = 0; i < dirs.length; i++) {
+      const reason = typeof dirs[i] === 'string' ? check(this.owner, dirs[i] as string) : undefined;
+      if (reason) return { path: `params.additionalDirectories[${i}]`, reason };
+    }
+    return undefined;
   }
 
   send(message: object): void {

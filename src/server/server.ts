@@ -9,7 +9,7 @@ import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from '../rpc/http-headers.js'
 import { messageToText, parseMessageText } from '../rpc/message-text.js';
 import type { Transport } from '../rpc/transport.js';
 import { WebSocketTransport } from '../rpc/websocket-transport.js';
-import { GuardedTransport, SessionRegistry } from './guard.js';
+import { GuardedTransport, SessionRegistry, type CwdCheck } from './guard.js';
 import { HttpServerConnection } from './http-connection.js';
 import { openFilesLimit, SocketGuard } from './socket-guard.js';
 import { UnreadBudget } from './unread-budget.js';
@@ -80,6 +80,12 @@ export interface AcpServerOptions {
    * agent whose sessions outlive the server (e.g. a stdio agent with its own store).
    */
   ownersFile?: string;
+  /**
+   * Checked on session/new, load, resume and fork before the agent sees them: a `cwd` (or
+   * additional directory) it refuses is answered -32602 naming the field and the rule. See
+   * {@link cwdRootsCheck} for allowed roots and per-tenant workspaces.
+   */
+  checkCwd?: CwdCheck;
   /** An HTTP connection whose event stream was not opened this long after `initialize` is dropped (default 30 s). */
   streamOpenTimeoutMs?: number;
   /**
@@ -192,7 +198,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
   };
 
   const startHost = (transport: Transport, owner: string, connectionId: string, kind: 'websocket' | 'http', http?: HttpServerConnection): Live => {
-    const guarded = new GuardedTransport(transport, owner, registry);
+    const guarded = new GuardedTransport(transport, owner, registry, options.checkCwd);
     // the host is registered once it exists: a factory that throws leaves no half entry behind
     const entry: Live = { transport, owner, http, host: options.agent(guarded, { owner, connectionId, transport: kind }) };
     live.set(connectionId, entry);

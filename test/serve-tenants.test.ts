@@ -1,0 +1,144 @@
+// Tenants of a real `acp-kit serve` process (needs `npm run build`): tokens from a token file (one
+// a line), weak or blank tokens refused at start, session roots confined to each tenant's workspace
+// (never over the data folder: a tenant cannot grep another's stored sessions), files private
+// (0600 in 0700 folders under umask 022), and `proxy --record` captures 0600.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { BIN } from './fixtures/cli-helpers.js';
+import { tempDir } from './support/temp.js';
+
+const ALICE = 'alice-0123456789abcdef';
+const BOB = 'bob-fedcba9876543210';
+const ownerOf = (token: string): string => createHash('sha256').update(token).digest('hex').slice(0, 12);
+
+const procs: ChildProcess[] = [];
+const sockets: WebSocket[] = [];
+afterEach(() => {
+  for (const s of sockets.splice(0)) s.terminate();
+  for (const p of procs.splice(0)) if (p.exitCode === null) p.kill('SIGKILL');
+});
+
+const quote = (a: string): string => `'${a.replace(/'/g, `'\\''`)}'`;
+
+/** `acp-kit serve --port 0 <args>` under umask 022; resolves with its ws URL once it listens. */
+function serve(args: string[], env: NodeJS.ProcessEnv): Promise<{ ws: string; proc: ChildProcess }> {
+  const proc = spawn('bash', ['-c', `umask 022; exec ${[process.execPath, BIN, 'serve', '--port', '0', '--model', 'demo', ...args].map(quote).join(' ')}`], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  procs.push(proc);
+  let err = '';
+  proc.stderr!.on('data', (c) => (err += c));
+  return new Promise((resolve, reject) => {
+    proc.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+    createInterface({ input: proc.stdout! }).once('line', (line) => resolve({ ws: JSON.parse(line).ws, proc }));
+  });
+}
+
+/** A v1 client over a WebSocket: `call` resolves with the response; `seen` holds every message received. */
+async function client(ws: string, token: string) {
+  const socket = new WebSocket(ws, { headers: { authorization: `Bearer ${token}` } });
+  sockets.push(socket);
+  const seen: any[] = [];
+  const waiting = new Map<number, (m: any) => void>();
+  socket.on('message', (d) => {
+    const m = JSON.parse(d.toString());
+    seen.push(m);
+    if (!('method' in m)) waiting.get(m.id)?.(m);
+    // the demo agent asks before writes only; reads run freely, but answer anything asked
+    else if (m.method === 'session/request_permission') socket.send(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { outcome: { outcome: 'cancelled' } } }));
+  });
+  await new Promise((r, j) => socket.once('open', r).once('error', j));
+  let next = 1;
+  const call = (method: string, params: unknown): Promise<any> =>
+    new Promise((resolve) => {
+      const id = next++;
+      waiting.set(id, resolve);
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    });
+  expect((await call('initialize', { protocolVersion: 1, clientCapabilities: {} })).result.protocolVersion).toBe(1);
+  return { call, seen };
+}
+
+/** A `serve` that must refuse to start: its exit code and stderr. */
+function refusedStart(args: string[], env: NodeJS.ProcessEnv): { status: number | null; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, 'serve', '--port', '0', '--model', 'demo', ...args], { encoding: 'utf8', env, timeout: 20_000 });
+  return { status: r.status, stderr: r.stderr };
+}
+
+it('weak tokens and a blank $ACP_KIT_SERVE_TOKEN stop the start (exit 2, naming the rule)', () => {
+  const data = tempDir('acp-serve-tenants-');
+  const env = { ...process.env, ACP_KIT_DATA_DIR: data };
+  delete env.ACP_KIT_SERVE_TOKEN;
+  const short = refusedStart(['--token', 'abc123'], env);
+  expect(short.status, short.stderr).toBe(2);
+  expect(short.stderr).toMatch(/weak token in --token: a token needs at least 16 characters, at least 8 of them different/);
+  // long enough but only two different characters
+  const repetitive = refusedStart(['--token', 'abababababababababab'], env);
+  expect(repetitive.status, repetitive.stderr).toBe(2);
+  expect(repetitive.stderr).toMatch(/at least 8 of them different/);
+  const file = join(data, 'tokens');
+  writeFileSync(file, `# tenants\n${ALICE}\n\nshort-token\n`);
+  const inFile = refusedStart(['--token-file', file], env);
+  expect(inFile.status, inFile.stderr).toBe(2);
+  expect(inFile.stderr).toMatch(/weak token in --token-file .* \(token 2\)/);
+  const blank = refusedStart([], { ...env, ACP_KIT_SERVE_TOKEN: '   ' });
+  expect(blank.status, blank.stderr).toBe(2);
+  expect(blank.stderr).toMatch(/\$ACP_KIT_SERVE_TOKEN is set but blank/);
+}, 60_000);
+
+it('several tokens from a token file: sessions rooted in each tenant\'s workspace only, no grep into the data folder, files 0600 in 0700 folders', async () => {
+  const data = tempDir('acp-serve-tenants-');
+  const file = join(data, '..', `${data.split('/').pop()}.tokens`);
+  writeFileSync(file, `# one tenant a line\n${ALICE}\n\n  # Bob\n${BOB}\n`);
+  const env = { ...process.env, ACP_KIT_DATA_DIR: data, ACP_KIT_DEMO_DELAY_MS: '0' };
+  const { ws } = await serve(['--token-file', file], env);
+  const alice = await client(ws, ALICE);
+  const bob = await client(ws, BOB);
+  const aliceWs = join(data, 'tenants', ownerOf(ALICE), 'workspace');
+  const bobWs = join(data, 'tenants', ownerOf(BOB), 'workspace');
+
+  // outside the workspace, the data folder, another tenant's workspace: refused naming cwd and the rule
+  for (const cwd of ['/', data, join(data, 'sessions'), aliceWs, tempDir('acp-elsewhere-')]) {
+    const r = await bob.call('session/new', { cwd, mcpServers: [] });
+    expect(r.error, `${cwd}: ${JSON.stringify(r)}`).toMatchObject({ code: -32602, data: { path: 'params.cwd' } });
+    expect(r.error.message).toMatch(/^Invalid params: params\.cwd: must (be inside your workspace|not contain the server's data folder|not be inside the server's data folder)/);
+  }
+
+  const a = await alice.call('session/new', { cwd: aliceWs, mcpServers: [] });
+  expect(a.error, JSON.stringify(a)).toBeUndefined();
+  const secret = 'zebra-crossing-4471';
+  expect((await alice.call('session/prompt', { sessionId: a.result.sessionId, prompt: [{ type: 'text', text: `my secret is ${secret}` }] })).result.stopReason).toBe('end_turn');
+
+  const b = await bob.call('session/new', { cwd: bobWs, mcpServers: [] });
+  expect(b.error, JSON.stringify(b)).toBeUndefined();
+  // Bob's agent searches up out of his workspace, where Alice's history lies
+  const turn = await bob.call('session/prompt', { sessionId: b.result.sessionId, prompt: [{ type: 'text', text: `search ${secret} in ../../..` }] });
+  expect(turn.result?.stopReason, JSON.stringify(turn)).toBe('end_turn');
+  const bobSaw = JSON.stringify(bob.seen);
+  expect(bobSaw).toContain('search_text');
+  // the sandbox refuses the path: the tool call fails, saying so
+  const ended = bob.seen.filter((m) => m.method === 'session/update' && m.params.update.sessionUpdate === 'tool_call_update' && m.params.update.status !== 'in_progress');
+  expect(ended.map((m) => m.params.update.status)).toEqual(['failed']);
+  expect(JSON.stringify(ended[0].params.update.content)).toMatch(/is outside the session roots/);
+  const hits = bob.seen.filter((m) => m.method === 'session/update' && JSON.stringify(m.params.update).includes('.jsonl'));
+  expect(hits, JSON.stringify(hits)).toEqual([]);
+
+  // private files under umask 022
+  const store = join(data, 'sessions', 'serve', ownerOf(ALICE));
+  for (const dir of [store, join(data, 'serve'), join(data, 'tenants'), join(data, 'tenants', ownerOf(ALICE)), aliceWs]) expect(statSync(dir).mode & 0o777, dir).toBe(0o700);
+  const files = readdirSync(store).filter((f) => !f.endsWith('.lock')).map((f) => join(store, f));
+  expect(files.length).toBeGreaterThan(0);
+  for (const f of [...files, join(data, 'serve', 'owners.json')]) expect(statSync(f).mode & 0o777, f).toBe(0o600);
+}, 90_000);
+
+it('proxy --record writes its capture 0600 (umask 022)', () => {
+  const d = tempDir('acp-capture-mode-');
+  const capture = join(d, 'x.ndjson');
+  const agent = `process.stdin.on('data', () => undefined); process.stdin.on('end', () => process.exit(0));`;
+  const r = spawnSync('bash', ['-c', `umask 022; exec ${[process.execPath, BIN, 'proxy', '--record', capture, '--', process.execPath, '-e', agent].map(quote).join(' ')}`], { input: '', encoding: 'utf8', timeout: 20_000 });
+  expect(r.status, r.stderr).toBe(0);
+  expect(statSync(capture).mode & 0o777).toBe(0o600);
+});
