@@ -38,7 +38,7 @@ function serve(args: string[], env: NodeJS.ProcessEnv): Promise<{ ws: string; pr
 }
 
 /** A v1 client over a WebSocket: `call` resolves with the response; `seen` holds every message received. */
-async function client(ws: string, token: string) {
+async function client(ws: string, token: string, protocolVersion = 1) {
   const socket = new WebSocket(ws, { headers: { authorization: `Bearer ${token}` } });
   sockets.push(socket);
   const seen: any[] = [];
@@ -58,7 +58,8 @@ async function client(ws: string, token: string) {
       waiting.set(id, resolve);
       socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
     });
-  expect((await call('initialize', { protocolVersion: 1, clientCapabilities: {} })).result.protocolVersion).toBe(1);
+  const init = protocolVersion === 1 ? { protocolVersion, clientCapabilities: {} } : { protocolVersion, info: { name: 'tenants', version: '1' }, capabilities: {} };
+  expect((await call('initialize', init)).result.protocolVersion).toBe(protocolVersion);
   return { call, seen };
 }
 
@@ -142,3 +143,34 @@ it('proxy --record writes its capture 0600 (umask 022)', () => {
   expect(r.status, r.stderr).toBe(0);
   expect(statSync(capture).mode & 0o777).toBe(0o600);
 });
+
+it('v1 twins: a second v1 connection loading a session the first has open is refused like the stdio lock (-32010); v2 clients still share it', async () => {
+  const data = tempDir('acp-serve-twins-');
+  const cwd = tempDir('acp-serve-twins-cwd-');
+  const env = { ...process.env, ACP_KIT_DATA_DIR: data, ACP_KIT_DEMO_DELAY_MS: '0' };
+  const { ws } = await serve(['--token', ALICE], env);
+  const first = await client(ws, ALICE);
+  const second = await client(ws, ALICE);
+  const sessionId: string = (await first.call('session/new', { cwd, mcpServers: [] })).result.sessionId;
+  expect((await first.call('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hello' }] })).result.stopReason).toBe('end_turn');
+  const twin = await second.call('session/load', { sessionId, cwd, mcpServers: [] });
+  expect(twin.error, JSON.stringify(twin)).toMatchObject({ code: -32010, message: `Session ${sessionId} is open on another connection of this server; close it there first`, data: { sessionId } });
+  // its prompt finds no session on that connection; the first one still works
+  expect((await second.call('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'twin' }] })).error).toBeDefined();
+  expect((await first.call('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'again' }] })).result.stopReason).toBe('end_turn');
+  // once the first closes it, the second may load it (the refusal was about the twin, not the session)
+  expect((await first.call('session/close', { sessionId })).error).toBeUndefined();
+  const loaded = await second.call('session/load', { sessionId, cwd, mcpServers: [] });
+  expect(loaded.error, JSON.stringify(loaded)).toBeUndefined();
+  expect((await second.call('session/close', { sessionId })).error).toBeUndefined();
+
+  // v2: two clients resume the same session and share it
+  const a = await client(ws, ALICE, 2);
+  const b = await client(ws, ALICE, 2);
+  const ra = await a.call('session/resume', { sessionId, cwd, mcpServers: [] });
+  const rb = await b.call('session/resume', { sessionId, cwd, mcpServers: [] });
+  expect([ra.error, rb.error], JSON.stringify([ra, rb])).toEqual([undefined, undefined]);
+  // and a v1 twin of a shared v2 session is refused too
+  const third = await client(ws, ALICE);
+  expect((await third.call('session/load', { sessionId, cwd, mcpServers: [] })).error).toMatchObject({ code: -32010 });
+}, 90_000);
