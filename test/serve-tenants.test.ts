@@ -174,3 +174,48 @@ it('v1 twins: a second v1 connection loading a session the first has open is ref
   const third = await client(ws, ALICE);
   expect((await third.call('session/load', { sessionId, cwd, mcpServers: [] })).error).toMatchObject({ code: -32010 });
 }, 90_000);
+
+it('one token: any root as before; with --allowed-root, roots outside it are refused naming cwd and the rule', async () => {
+  const data = tempDir('acp-serve-roots-');
+  const allowed = tempDir('acp-serve-allowed-');
+  const elsewhere = tempDir('acp-serve-elsewhere-');
+  const env = { ...process.env, ACP_KIT_DATA_DIR: data, ACP_KIT_DEMO_DELAY_MS: '0' };
+  const plain = await serve(['--token', ALICE], env);
+  const before = await client(plain.ws, ALICE);
+  expect((await before.call('session/new', { cwd: elsewhere, mcpServers: [] })).error).toBeUndefined();
+  plain.proc.kill('SIGKILL');
+
+  const { ws } = await serve(['--token', ALICE, '--allowed-root', allowed], env);
+  const alice = await client(ws, ALICE);
+  const out = await alice.call('session/new', { cwd: elsewhere, mcpServers: [] });
+  expect(out.error).toMatchObject({ code: -32602, data: { path: 'params.cwd' }, message: expect.stringContaining('must be inside an allowed root (acp-kit serve --allowed-root)') });
+  const extra = await alice.call('session/new', { cwd: allowed, additionalDirectories: [elsewhere], mcpServers: [] });
+  expect(extra.error).toMatchObject({ code: -32602, data: { path: 'params.additionalDirectories[0]' } });
+  const inside = join(allowed, 'project');
+  expect((await alice.call('session/new', { cwd: allowed, mcpServers: [] })).error).toBeUndefined();
+  expect((await alice.call('session/new', { cwd: inside, mcpServers: [] })).error).toBeUndefined();
+}, 60_000);
+
+it('built-in agent after a restart of serve: Bob\'s load of Alice\'s session is answered as a missing one (the per-tenant store)', async () => {
+  const data = tempDir('acp-serve-restart-');
+  const file = join(data, '..', `${data.split('/').pop()}.tokens`);
+  writeFileSync(file, `${ALICE}\n${BOB}\n`);
+  const env = { ...process.env, ACP_KIT_DATA_DIR: data, ACP_KIT_DEMO_DELAY_MS: '0' };
+  const first = await serve(['--token-file', file], env);
+  const alice = await client(first.ws, ALICE);
+  const cwd = join(data, 'tenants', ownerOf(ALICE), 'workspace');
+  const sessionId: string = (await alice.call('session/new', { cwd, mcpServers: [] })).result.sessionId;
+  expect((await alice.call('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hi' }] })).result.stopReason).toBe('end_turn');
+  const exited = new Promise((r) => first.proc.once('exit', r));
+  first.proc.kill('SIGTERM');
+  await exited;
+  const second = await serve(['--token-file', file], env);
+  const bob = await client(second.ws, BOB);
+  const bobCwd = join(data, 'tenants', ownerOf(BOB), 'workspace');
+  expect(JSON.stringify((await bob.call('session/list', {})).result.sessions)).not.toContain(sessionId);
+  const random = `sess_${'0123456789abcdef'.split('').reverse().join('')}${'fedcba9876543210'}`;
+  const theirs = await bob.call('session/load', { sessionId, cwd: bobCwd, mcpServers: [] });
+  const none = await bob.call('session/load', { sessionId: random, cwd: bobCwd, mcpServers: [] });
+  expect(theirs.error).toBeDefined();
+  expect(JSON.stringify(theirs.error)).toBe(JSON.stringify(none.error).split(random).join(sessionId));
+}, 60_000);
