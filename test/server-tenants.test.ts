@@ -3,7 +3,7 @@
 // restart of the server Bob still cannot reach Alice's session, and his every attempt is answered
 // byte for byte as for a session that does not exist. /healthz tells a stranger nothing.
 import { randomBytes } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
@@ -78,6 +78,11 @@ it('after a restart Bob can neither list, load, resume, prompt, close, delete no
   expect(JSON.stringify(aliceList.result.sessions)).toContain(sessionId);
   const loaded = JSON.parse(await call(alice2, 'session/load', { sessionId, cwd, mcpServers: [] }));
   expect(loaded.error, JSON.stringify(loaded)).toBeUndefined();
+  // her delete takes it out of the stored owners (the file does not grow with deleted sessions)
+  expect(readFileSync(ownersFile, 'utf8')).toContain(sessionId);
+  const deleted = JSON.parse(await call(alice2, 'session/delete', { sessionId }));
+  expect(deleted.error, JSON.stringify(deleted)).toBeUndefined();
+  expect(readFileSync(ownersFile, 'utf8')).not.toContain(sessionId);
 }, 120_000);
 
 /** Bob's load, resume, prompt, fork, close and delete of `sessionId`: each answered as for a random id of its shape. */

@@ -45,6 +45,12 @@ export class SessionRegistry {
     if (!counts) this.open.set(owner, (counts = new Map()));
     counts.set(sessionId, (counts.get(sessionId) ?? 0) + 1);
   }
+  /** `sessionId` was deleted by its owner: its entry leaves the stored owners (the file stays bounded). */
+  forget(owner: string, sessionId: string): void {
+    if (this.ownerOf.get(sessionId) !== owner) return;
+    this.ownerOf.delete(sessionId);
+    if (this.ownersFile) writeOwners(this.ownersFile, this.ownerOf);
+  }
   remove(owner: string, sessionId: string): void {
     const counts = this.open.get(owner);
     const n = counts?.get(sessionId) ?? 0;
@@ -171,7 +177,7 @@ export class GuardedTransport implements Transport {
           return;
         }
       }
-      if (isRequest && (OPENING.has(msg.method) || msg.method === 'session/close' || msg.method === 'session/list')) {
+      if (isRequest && (OPENING.has(msg.method) || msg.method === 'session/close' || msg.method === 'session/delete' || msg.method === 'session/list')) {
         this.watched.set(requestIdKey(msg.id), { method: msg.method, sessionId });
       }
     }
@@ -218,6 +224,9 @@ export class GuardedTransport implements Transport {
           } else if (w.method === 'session/close' && w.sessionId !== undefined && this.sessions.has(w.sessionId)) {
             this.sessions.delete(w.sessionId);
             this.registry.remove(this.owner, w.sessionId);
+          } else if (w.method === 'session/delete' && w.sessionId !== undefined) {
+            if (this.sessions.delete(w.sessionId)) this.registry.remove(this.owner, w.sessionId);
+            this.registry.forget(this.owner, w.sessionId);
           } else if (w.method === 'session/list' && Array.isArray(result.sessions)) {
             const sessions = result.sessions.filter((s: unknown) => {
               const id = isObj(s) ? s.sessionId : undefined;
