@@ -30,7 +30,12 @@ export function cwdRootsCheck(options: CwdRootsOptions): CwdCheck {
     if (!own) {
       if (!options.workspaceOf) return 'no session root is allowed on this server';
       const ws = options.workspaceOf(owner);
-      mkdirSync(ws, { recursive: true, mode: 0o700 });
+      try {
+        mkdirSync(ws, { recursive: true, mode: 0o700 });
+      } catch {
+        // refused rather than thrown: this runs inside the connection's message handler
+        return 'must be inside your workspace, which this server cannot create (see its log folder permissions)';
+      }
       own = [real(ws)];
     }
     if (data !== undefined && inside(data, path)) return "must not contain the server's data folder (every tenant's stored sessions)";
