@@ -92,7 +92,7 @@ it('weak tokens and a blank $ACP_KIT_SERVE_TOKEN stop the start (exit 2, naming 
 
 it('several tokens from a token file: sessions rooted in each tenant\'s workspace only, no grep into the data folder, files 0600 in 0700 folders', async () => {
   const data = tempDir('acp-serve-tenants-');
-  const file = join(data, '..', `${data.split('/').pop()}.tokens`);
+  const file = join(tempDir('acp-tokens-'), 'tokens');
   writeFileSync(file, `# one tenant a line\n${ALICE}\n\n  # Bob\n${BOB}\n`);
   const env = { ...process.env, ACP_KIT_DATA_DIR: data, ACP_KIT_DEMO_DELAY_MS: '0' };
   const { ws } = await serve(['--token-file', file], env);
@@ -198,7 +198,7 @@ it('one token: any root as before; with --allowed-root, roots outside it are ref
 
 it('built-in agent after a restart of serve: Bob\'s load of Alice\'s session is answered as a missing one (the per-tenant store)', async () => {
   const data = tempDir('acp-serve-restart-');
-  const file = join(data, '..', `${data.split('/').pop()}.tokens`);
+  const file = join(tempDir('acp-tokens-'), 'tokens');
   writeFileSync(file, `${ALICE}\n${BOB}\n`);
   const env = { ...process.env, ACP_KIT_DATA_DIR: data, ACP_KIT_DEMO_DELAY_MS: '0' };
   const first = await serve(['--token-file', file], env);

@@ -34,7 +34,7 @@ export function cwdRootsCheck(options: CwdRootsOptions): CwdCheck {
         mkdirSync(ws, { recursive: true, mode: 0o700 });
       } catch {
         // refused rather than thrown: this runs inside the connection's message handler
-        return 'must be inside your workspace, which this server cannot create (see its log folder permissions)';
+        return "must be inside your workspace, which this server cannot create (check the data folder's permissions)";
       }
       own = [real(ws)];
     }
