@@ -101,16 +101,10 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     agent = cluster.agent(agent, storeFor);
     agentLabel += `; cluster instance ${cluster.instanceId} (lease ${cluster.leaseMs} ms)`;
   }
-  // <data>/sessions holds the built-in agent's sessions; the server's own files sit beside it
-  const dataRoot = dirname(defaultSessionDir(process.env));
-  const roots = flags.allowedRoot?.map((r) => resolve(r));
   const server = await startAcpServer({
     agent,
     tokens,
-    // who opened which session survives a restart (a stdio agent's store knows no tokens)
-    ownersFile: join(dataRoot, 'serve', 'owners.json'),
-    // several tenants, or roots asked for: sessions are rooted in allowed folders only, never over the data
-    checkCwd: tokens.length > 1 || roots ? cwdRootsCheck({ roots, dataDir: dataRoot, workspaceOf: (owner) => join(dataRoot, 'tenants', owner, 'workspace') }) : undefined,
+    ...tenantOptions(tokens.length, flags.allowedRoot, dirname(defaultSessionDir(process.env)), cwdRootsCheck),
     host: flags.host,
     port: flags.port,
     allowedOrigins: flags.allowOrigin,
@@ -204,6 +198,19 @@ function checkClusterFlags(flags: ServeFlags): void {
   if (flags.leaseMs !== undefined && flags.leaseMs < 300) {
     throw usageError(`--lease-ms must be at least 300 (got ${flags.leaseMs}): an instance renews its leases every third of it`, 'Use 10000 (the default) unless failover must be faster.');
   }
+}
+
+/**
+ * What keeps tenants apart (`dataRoot`: the folder whose `sessions` the built-in agent uses; the
+ * server's own files sit beside it): who opened which session survives a restart (a stdio agent's
+ * store knows no tokens), and with several tenants or roots asked for, sessions are rooted in
+ * allowed folders only, never over the data.
+ */
+function tenantOptions(tokenCount: number, allowedRoots: string[] | undefined, dataRoot: string, check: typeof import('../../server/index.js').cwdRootsCheck): { ownersFile: string; checkCwd?: import('../../server/index.js').CwdCheck } {
+  const roots = allowedRoots?.map((r) => resolve(r));
+  const ownersFile = join(dataRoot, 'serve', 'owners.json');
+  if (tokenCount < 2 && !roots) return { ownersFile };
+  return { ownersFile, checkCwd: check({ roots, dataDir: dataRoot, workspaceOf: (owner) => join(dataRoot, 'tenants', owner, 'workspace') }) };
 }
 
 /** The token rule, checked at start: a guessable token is worse than none (it looks safe). */
