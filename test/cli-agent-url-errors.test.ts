@@ -35,7 +35,7 @@ describe('acp-kit run --agent-url: errors a new user meets', () => {
   });
 
   it.each(['ws', 'http'])('no token (%s): the hint names $ACP_KIT_AGENT_TOKEN and --agent-token-file', async (scheme) => {
-    const serve = await startServe(['--token', 'the-token', '--model', 'demo'], { procs, env: { ...process.env, ACP_KIT_DATA_DIR: tempDir('acp-url-errors-') } });
+    const serve = await startServe(['--token', 'the-token-0123456789abcdef', '--model', 'demo'], { procs, env: { ...process.env, ACP_KIT_DATA_DIR: tempDir('acp-url-errors-') } });
     const env = { ...process.env };
     delete env.ACP_KIT_AGENT_TOKEN;
     const r = await cli(['run', '--agent-url', scheme === 'ws' ? serve.ws : serve.url, 'hi'], { env });

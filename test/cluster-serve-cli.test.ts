@@ -41,7 +41,7 @@ describePostgres('serve --store postgres:// is a cluster instance', () => {
   it('names its instance id and lease, and stops cleanly on SIGTERM giving its leases back', async () => {
     const p = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--store', db.url, '--instance-id', 'cli-1', '--lease-ms', '1200', '--model', 'demo'], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ACP_KIT_SERVE_TOKEN: 'cli-token' },
+      env: { ...process.env, ACP_KIT_SERVE_TOKEN: 'cli-token-0123456789abcdef' },
     });
     let err = '';
     p.stderr!.on('data', (c) => (err += c));
@@ -52,7 +52,7 @@ describePostgres('serve --store postgres:// is a cluster instance', () => {
       });
       expect(err).toMatch(/cluster instance cli-1 \(lease 1200 ms\)/);
       // a session open here: this instance holds its lease
-      const conn = await connect({ url: ws, token: 'cli-token', protocol: 2 });
+      const conn = await connect({ url: ws, token: 'cli-token-0123456789abcdef', protocol: 2 });
       const s = await conn.newSession({ cwd: process.cwd() });
       const leases = async () => {
         const c = new pg.Client({ connectionString: db.url });

@@ -25,11 +25,11 @@ afterEach(async () => {
 it('serve --agent: a turn over WebSocket; SIGTERM mid-turn ends it cancelled, then exits 0', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'acp-serve-'));
   dirs.push(dir);
-  writeFileSync(join(dir, 'token'), 'file-token\n');
+  writeFileSync(join(dir, 'token'), 'file-token-0123456789abcdef\n');
   const serve = await startServe(['--token-file', join(dir, 'token'), '--agent', `${JSON.stringify(process.execPath)} ${JSON.stringify(AGENT)}`], { procs });
   expect(serve.stderr()).toMatch(/listening on ws:\/\/127\.0\.0\.1:\d+\/acp \(WebSocket\)/);
-  expect(serve.stderr()).not.toContain('file-token');
-  const conn = await connect({ url: serve.ws, token: 'file-token' });
+  expect(serve.stderr()).not.toContain('file-token-0123456789abcdef');
+  const conn = await connect({ url: serve.ws, token: 'file-token-0123456789abcdef' });
   open.push(conn);
   const s = await conn.newSession({ cwd: dir });
   expect((await s.prompt('hi')).stopReason).toBe('end_turn');
@@ -50,7 +50,7 @@ it('serve --agent: a turn over WebSocket; SIGTERM mid-turn ends it cancelled, th
 }, 30_000);
 
 it('serve refuses a non-loopback bind without a token, saying what to do', async () => {
-  const proc = spawn(process.execPath, [BIN, 'serve', '--host', '0.0.0.0', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ACP_KIT_SERVE_TOKEN: '' } });
+  const proc = spawn(process.execPath, [BIN, 'serve', '--host', '0.0.0.0', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: withoutServeToken() });
   procs.push(proc);
   let err = '';
   proc.stderr!.on('data', (c) => (err += c));
@@ -59,3 +59,10 @@ it('serve refuses a non-loopback bind without a token, saying what to do', async
   expect(err).toMatch(/refusing to serve on 0\.0\.0\.0 without a token/);
   expect(err).toMatch(/--token-file/);
 });
+
+/** The environment without $ACP_KIT_SERVE_TOKEN (set but blank is an error of its own). */
+function withoutServeToken(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.ACP_KIT_SERVE_TOKEN;
+  return env;
+}

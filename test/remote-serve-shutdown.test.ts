@@ -10,7 +10,7 @@ import { afterEach, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const AGENT = fileURLToPath(new URL('./fixtures/e2e-agent.mjs', import.meta.url));
-const TOKEN = 'shutdown-token';
+const TOKEN = 'shutdown-token-0123456789';
 const procs: ChildProcess[] = [];
 const responses: IncomingMessage[] = [];
 afterEach(async () => {

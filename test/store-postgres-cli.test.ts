@@ -76,7 +76,7 @@ describePostgres('acp-kit db and serve --store postgres://', () => {
   it('serve --store postgres:// keeps the built-in agent\'s sessions in the database, one namespace per token, and resumes them after a restart', async () => {
     const url = await db.newDatabase();
     const startServe = async () => {
-      const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--token', 'tok-1', '--model', 'demo', '--store', url], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--token', 'tok-1-0123456789abcdef', '--model', 'demo', '--store', url], { stdio: ['ignore', 'pipe', 'pipe'] });
       procs.push(proc);
       let err = '';
       proc.stderr!.on('data', (c) => (err += c));
@@ -87,7 +87,7 @@ describePostgres('acp-kit db and serve --store postgres://', () => {
       return { proc, ws: first.ws };
     };
     const one = await startServe();
-    const conn = await connect({ url: one.ws, token: 'tok-1' });
+    const conn = await connect({ url: one.ws, token: 'tok-1-0123456789abcdef' });
     open.push(conn);
     const s = await conn.newSession({ cwd: process.cwd() });
     expect((await s.prompt('hello there')).stopReason).toBe('end_turn');
@@ -98,24 +98,24 @@ describePostgres('acp-kit db and serve --store postgres://', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0].n).toBeGreaterThan(1);
     // the namespace is the token's owner id, not the token
-    expect(rows[0].namespace).not.toContain('tok-1');
+    expect(rows[0].namespace).not.toContain('tok-1-0123456789abcdef');
     const stopped = new Promise((r) => one.proc.once('exit', r));
     one.proc.kill('SIGTERM');
     await stopped;
 
     // another instance on the same database serves the session
     const two = await startServe();
-    const again = await connect({ url: two.ws, token: 'tok-1' });
+    const again = await connect({ url: two.ws, token: 'tok-1-0123456789abcdef' });
     open.push(again);
     const resumed = await again.resumeSession(s.sessionId, { cwd: process.cwd(), replay: true });
     expect(resumed.state.messageList.map((m) => m.text)).toEqual(said);
   });
 
   it('serve --store with a bad URL or an unreachable database does not start, saying why', async () => {
-    const bad = await run(['serve', '--port', '0', '--token', 't', '--model', 'demo', '--store', 'redis://x']);
+    const bad = await run(['serve', '--port', '0', '--token', 'token-0123456789abcdef', '--model', 'demo', '--store', 'redis://x']);
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--store must be jsonl or a postgres:// URL (got "redis://x")');
-    const down = await run(['serve', '--port', '0', '--token', 't', '--model', 'demo', '--store', 'postgres://postgres@127.0.0.1:1/x']);
+    const down = await run(['serve', '--port', '0', '--token', 'token-0123456789abcdef', '--model', 'demo', '--store', 'postgres://postgres@127.0.0.1:1/x']);
     expect(down.code).toBe(2);
     expect(down.err).toMatch(/the session store \(PostgreSQL at 127\.0\.0\.1:1\) is unreachable or refused the schema: .*ECONNREFUSED/);
   });

@@ -25,7 +25,7 @@ import { listPage } from './session-list.js';
 import { replayHistory } from './replay.js';
 import { SessionRuntime, type SessionAttachment, type SessionHost } from './session-runtime.js';
 import type { SharedSessions } from './shared-sessions.js';
-import { InMemorySessionStore, isHistoryUpdate, isPending, storeError, type SessionStore, type StoredSession } from './session-store.js';
+import { InMemorySessionStore, SESSION_LOCKED, isHistoryUpdate, isPending, storeError, type SessionStore, type StoredSession } from './session-store.js';
 import type { AgentDefinition, ClientPeerInfo, ClientServices, PermissionQuestion, SessionSetup } from './types.js';
 
 export interface ServeAgentOptions {
@@ -379,7 +379,8 @@ class AgentConnectionImpl implements AgentConnection {
     }
     s.openWith(setup?.configOptions ?? []);
     this.sessions.set(sessionId, s);
-    this.sharing?.add(s);
+    if (this.sharing) this.sharing.add(s);
+    else this.options.sharedSessions?.hold(s);
     return { sessionId, ...this.setupResult(s, setup) };
   }
 
@@ -411,7 +412,9 @@ class AgentConnectionImpl implements AgentConnection {
     }
     // open on another connection of this process: attach to it rather than open a second runtime
     if (shared) return this.join(shared, p, kind, replay);
-    // one writer per stored session: refused while another process has it open (already ours when open here)
+    // one writer per stored session: refused while another process has it open (already ours when
+    // open here), or another connection of this process has it open unshared (v1 twins)
+    if (!existing) this.refuseTwin(p.sessionId);
     if (!existing) this.store.acquire?.(p.sessionId);
     try {
       return await this.restoreLocked(p, kind, replay, existing, unstoredEnd);
@@ -453,8 +456,20 @@ class AgentConnectionImpl implements AgentConnection {
     // the state snapshot is this connection's alone (not a live update of the session for other instances' clients)
     this.negotiated.restored(this.viewFor(s, s.attachmentOf(this.host!)));
     this.sessions.set(p.sessionId, s);
-    this.sharing?.add(s);
+    if (this.sharing) this.sharing.add(s);
+    else this.options.sharedSessions?.hold(s);
     return this.setupResult(s, setup, true);
+  }
+
+  /**
+   * Refuses to open `sessionId` beside a runtime another connection of this process holds alone
+   * (v1), or, from a v1 connection, beside one v2 clients share: the same answer as the store's
+   * lock gives for another process (SESSION_LOCKED).
+   */
+  private refuseTwin(sessionId: string): void {
+    const registry = this.options.sharedSessions;
+    const other = registry?.holder(sessionId) ?? (this.sharing ? undefined : registry?.get(sessionId));
+    if (other && !other.closed) throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is open on another connection of this server; close it there first`, { sessionId });
   }
 
   /** The shared-session registry, when this connection's version shares sessions. */

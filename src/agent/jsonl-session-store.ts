@@ -124,7 +124,7 @@ export class JsonlSessionStore implements SessionStore {
       if (last[0] !== 0x0a) writeSync(fd, '\n', size);
     }
     closeSync(fd);
-    fd = openSync(file, 'a');
+    fd = openSync(file, 'a', 0o600);
     this.fds.set(sessionId, fd);
     return fd;
   }
@@ -138,9 +138,10 @@ export class JsonlSessionStore implements SessionStore {
   create(meta: StoredSessionMeta): void {
     const file = this.file(meta.sessionId);
     if (!file) throw new Error(`session id ${JSON.stringify(meta.sessionId)} cannot be stored (allowed: letters, digits, _ . -)`);
-    mkdirSync(this.dir, { recursive: true });
+    // histories are private: other users of the machine read neither the folder nor the files
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const header: HeaderLine = { acpKitSession: 1, ...meta, title: meta.title ?? null };
-    const fd = openSync(file, 'w');
+    const fd = openSync(file, 'w', 0o600);
     writeSync(fd, JSON.stringify(header) + '\n');
     closeSync(fd);
     const { acpKitSession: _v, configValues: _c, ...indexed } = header;
@@ -171,7 +172,7 @@ export class JsonlSessionStore implements SessionStore {
     this.metas.set(sessionId, indexed);
     try {
       const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify({ acpKitIndex: 1, ...indexed }));
+      writeFileSync(tmp, JSON.stringify({ acpKitIndex: 1, ...indexed }), { mode: 0o600 });
       renameSync(tmp, file);
     } catch (e) {
       // the history is what matters; a missing index is rebuilt from the file by `list`

@@ -12,6 +12,12 @@ import type { SessionRuntime } from './session-runtime.js';
  */
 export class SharedSessions {
   private readonly open = new Map<string, SessionRuntime>();
+  /**
+   * Sessions a v1 connection has open (v1 has no shared sessions): a second connection restoring one
+   * of them is refused like a session another process holds, instead of a second runtime writing
+   * the same history beside it (the store's lock is the process's, so it would not stop it).
+   */
+  private readonly held = new Map<string, SessionRuntime>();
   /** Sessions whose last client left and that are closing (their turn ending, their history being written). */
   private readonly closing = new Map<string, Promise<void>>();
 
@@ -33,6 +39,17 @@ export class SharedSessions {
   /** @internal forgets `session` (closing); a newer runtime of the same id stays */
   delete(session: SessionRuntime): void {
     if (this.open.get(session.sessionId) === session) this.open.delete(session.sessionId);
+    if (this.held.get(session.sessionId) === session) this.held.delete(session.sessionId);
+  }
+
+  /** @internal registers a session a connection opened for itself alone (v1) */
+  hold(session: SessionRuntime): void {
+    this.held.set(session.sessionId, session);
+  }
+
+  /** @internal the runtime of `sessionId` one connection holds for itself alone, if any */
+  holder(sessionId: string): SessionRuntime | undefined {
+    return this.held.get(sessionId);
   }
 
   /**

@@ -197,7 +197,8 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
       return n;
     }, 8765)
     .option('--token <token>', 'bearer token clients must send (visible in ps: prefer --token-file or $ACP_KIT_SERVE_TOKEN)')
-    .option('--token-file <file>', 'read the bearer token from this file')
+    .option('--token-file <file>', 'read the bearer tokens from this file: one token a line, one tenant each (blank lines and # comments skipped)')
+    .option('--allowed-root <dir>', 'session roots (cwd) must lie inside this folder (repeatable); with several tokens the default is each tenant\'s workspace under the data dir', (v: string, prev: string[] = []) => [...prev, v])
     .option('--agent <command line>', 'stdio agent to run per connection (default: the built-in agent, in-process)')
     .option('--allow-origin <origin>', 'browser Origin allowed to connect (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--max-message-bytes <n>', 'largest client message (default 16 MiB)', count('--max-message-bytes'))

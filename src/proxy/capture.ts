@@ -133,8 +133,9 @@ export class CaptureWriter {
   /** Creates (or appends to) `path` and writes the header line. */
   constructor(path: string, header: Omit<CaptureHeader, 'type' | 'format' | 'formatVersion' | 'start'> & { start?: string }) {
     this.path = path;
-    mkdirSync(dirname(path), { recursive: true });
-    this.fd = openSync(path, 'a');
+    // a capture holds whole conversations (prompts, files, tokens in them): private to the user
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    this.fd = openSync(path, 'a', 0o600);
     this.t0 = process.hrtime.bigint();
     const head: CaptureHeader = { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: header.acpKit, agent: header.agent, start: header.start ?? new Date().toISOString(), ...(header.source ? { source: header.source } : {}) };
     this.line(head);

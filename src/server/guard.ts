@@ -1,3 +1,6 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { randomInt } from 'node:crypto';
+import { dirname } from 'node:path';
 import { isObj } from '../protocol/codec/util.js';
 import { requestIdKey } from '../rpc/request-id.js';
 import type { CloseInfo, Transport, TransportHandlers } from '../rpc/transport.js';
@@ -9,7 +12,17 @@ export class SessionRegistry {
   /** sessionId -> owner that created or attached it first (never forgotten while the server runs) */
   private readonly ownerOf = new Map<string, string>();
 
-  constructor(readonly maxSessions: number) {}
+  /**
+   * @param ownersFile where `ownerOf` is kept across restarts (JSON, written aside then renamed,
+   *   0600 in a 0700 folder): without it a restarted server forgets who opened what, and a session
+   *   another token created becomes addressable by every token.
+   */
+  constructor(
+    readonly maxSessions: number,
+    private readonly ownersFile?: string,
+  ) {
+    if (ownersFile) for (const [id, owner] of Object.entries(readOwners(ownersFile))) this.ownerOf.set(id, owner);
+  }
 
   openCount(owner: string): number {
     return this.open.get(owner)?.size ?? 0;
@@ -24,10 +37,19 @@ export class SessionRegistry {
     return this.open.get(owner)?.has(sessionId) ?? false;
   }
   add(owner: string, sessionId: string): void {
-    if (!this.ownerOf.has(sessionId)) this.ownerOf.set(sessionId, owner);
+    if (!this.ownerOf.has(sessionId)) {
+      this.ownerOf.set(sessionId, owner);
+      if (this.ownersFile) writeOwners(this.ownersFile, this.ownerOf);
+    }
     let counts = this.open.get(owner);
     if (!counts) this.open.set(owner, (counts = new Map()));
     counts.set(sessionId, (counts.get(sessionId) ?? 0) + 1);
+  }
+  /** `sessionId` was deleted by its owner: its entry leaves the stored owners (the file stays bounded). */
+  forget(owner: string, sessionId: string): void {
+    if (this.ownerOf.get(sessionId) !== owner) return;
+    this.ownerOf.delete(sessionId);
+    if (this.ownersFile) writeOwners(this.ownersFile, this.ownerOf);
   }
   remove(owner: string, sessionId: string): void {
     const counts = this.open.get(owner);
@@ -36,6 +58,58 @@ export class SessionRegistry {
     else counts?.set(sessionId, n - 1);
   }
 }
+
+/** The stored owners (`{"acpKitOwners":1,"owners":{sessionId:owner}}`); none if the file is absent. */
+function readOwners(file: string): Record<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw e;
+  }
+  const v: unknown = JSON.parse(text);
+  // a file we cannot read as ours must stop the start: serving without it would hand sessions to anyone
+  if (!isObj(v) || v.acpKitOwners !== 1 || !isObj(v.owners)) throw new Error(`${file} is not an acp-kit owners file`);
+  const owners: Record<string, string> = {};
+  for (const [id, o] of Object.entries(v.owners)) if (typeof o === 'string') owners[id] = o;
+  return owners;
+}
+
+/** Replaces the owners file at once (written aside, then renamed): a crash leaves the old or the new one. */
+function writeOwners(file: string, ownerOf: Map<string, string>): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const aside = `${file}.${process.pid}.tmp`;
+  writeFileSync(aside, JSON.stringify({ acpKitOwners: 1, owners: Object.fromEntries(ownerOf) }), { mode: 0o600 });
+  renameSync(aside, file);
+}
+
+/**
+ * An id shaped like `id` (same length, each character replaced by a random one of its class: digit,
+ * a-f, g-z, A-F, G-Z; others kept) that names no session: asking the agent about it gives the exact
+ * answer it gives for a session that does not exist, in the format it expects.
+ */
+function lookalikeId(id: string): string {
+  const classes = ['0123456789', 'abcdef', 'ghijklmnopqrstuvwxyz', 'ABCDEF', 'GHIJKLMNOPQRSTUVWXYZ'];
+  let out = '';
+  for (const ch of id) {
+    const c = classes.find((k) => k.includes(ch));
+    out += c ? c[randomInt(c.length)] : ch;
+  }
+  // an id without replaceable characters cannot be disguised: make it unmistakably absent
+  return out === id ? `${id}-${randomInt(1e9)}` : out;
+}
+
+/** `value` with every occurrence of `from` in its strings (and keys) replaced by `to`. */
+function replaceText<T>(value: T, from: string, to: string): T {
+  return JSON.parse(JSON.stringify(value).split(JSON.stringify(from).slice(1, -1)).join(JSON.stringify(to).slice(1, -1))) as T;
+}
+
+/**
+ * Whether `owner` may open a session rooted at `cwd` (an absolute path as the client sent it):
+ * `undefined` if so, else the rule it breaks (a sentence for the client).
+ */
+export type CwdCheck = (owner: string, cwd: string) => string | undefined;
 
 const OPENING = new Set(['session/new', 'session/load', 'session/resume', 'session/fork']);
 const SESSION_ADDRESSING = new Set(['session/load', 'session/resume', 'session/fork', 'session/prompt', 'session/cancel', 'session/close', 'session/delete', 'session/set_mode', 'session/set_model', 'session/set_config_option']);
@@ -48,7 +122,7 @@ const SESSION_ADDRESSING = new Set(['session/load', 'session/resume', 'session/f
 export class GuardedTransport implements Transport {
   private handlers: TransportHandlers | undefined;
   /** request id key -> method, for answers we need to look at */
-  private readonly watched = new Map<string, { method: string; sessionId?: string }>();
+  private readonly watched = new Map<string, { method: string; sessionId?: string; disguised?: { fake: string; real: string } }>();
   /** sessions this connection holds open */
   readonly sessions = new Set<string>();
 
@@ -56,6 +130,7 @@ export class GuardedTransport implements Transport {
     private readonly inner: Transport,
     private readonly owner: string,
     private readonly registry: SessionRegistry,
+    private readonly checkCwd?: CwdCheck,
   ) {}
 
   start(handlers: TransportHandlers): void {
@@ -81,9 +156,20 @@ export class GuardedTransport implements Transport {
       const sessionId = isObj(p) && typeof p.sessionId === 'string' ? p.sessionId : undefined;
       const isRequest = 'id' in msg;
       if (sessionId !== undefined && SESSION_ADDRESSING.has(msg.method) && !this.registry.visible(this.owner, sessionId)) {
-        // the same answer as for a session that does not exist: nothing about it leaks
-        if (isRequest) this.refuse(msg.id, -32602, `Invalid params: params.sessionId: unknown session ${JSON.stringify(sessionId)}`);
+        // another token's session: the agent is asked about a lookalike id that names no session, and
+        // its answer goes back with the id put back, byte for byte what a session that does not exist gets
+        if (!isRequest) return;
+        const fake = lookalikeId(sessionId);
+        this.watched.set(requestIdKey(msg.id), { method: msg.method, disguised: { fake, real: sessionId } });
+        this.handlers?.onMessage({ ...msg, params: { ...(p as object), sessionId: fake } });
         return;
+      }
+      if (isRequest && OPENING.has(msg.method) && this.checkCwd && isObj(p)) {
+        const refusal = this.cwdRefusal(p);
+        if (refusal) {
+          this.inner.send({ jsonrpc: '2.0', id: msg.id, error: { code: -32602, message: `Invalid params: ${refusal.path}: ${refusal.reason}`, data: { path: refusal.path } } });
+          return;
+        }
       }
       if (isRequest && OPENING.has(msg.method) && !(sessionId !== undefined && (this.sessions.has(sessionId) || this.registry.isOpen(this.owner, sessionId)))) {
         if (this.registry.openCount(this.owner) >= this.registry.maxSessions) {
@@ -91,11 +177,27 @@ export class GuardedTransport implements Transport {
           return;
         }
       }
-      if (isRequest && (OPENING.has(msg.method) || msg.method === 'session/close' || msg.method === 'session/list')) {
+      if (isRequest && (OPENING.has(msg.method) || msg.method === 'session/close' || msg.method === 'session/delete' || msg.method === 'session/list')) {
         this.watched.set(requestIdKey(msg.id), { method: msg.method, sessionId });
       }
     }
     this.handlers?.onMessage(msg);
+  }
+
+  /** Why the session roots of an opening request are refused (cwd, then each additional directory), if they are. */
+  private cwdRefusal(p: Record<string, unknown>): { path: string; reason: string } | undefined {
+    const check = this.checkCwd;
+    if (!check) return undefined;
+    if (typeof p.cwd === 'string') {
+      const reason = check(this.owner, p.cwd);
+      if (reason) return { path: 'params.cwd', reason };
+    }
+    const dirs = Array.isArray(p.additionalDirectories) ? p.additionalDirectories : [];
+    for (let i = 0; i < dirs.length; i++) {
+      const reason = typeof dirs[i] === 'string' ? check(this.owner, dirs[i] as string) : undefined;
+      if (reason) return { path: `params.additionalDirectories[${i}]`, reason };
+    }
+    return undefined;
   }
 
   send(message: object): void {
@@ -103,6 +205,12 @@ export class GuardedTransport implements Transport {
     if (isObj(m) && !('method' in m) && 'id' in m && this.watched.size > 0) {
       const key = requestIdKey(m.id);
       const w = this.watched.get(key);
+      if (w?.disguised) {
+        // nothing is registered for a disguised request: the answer only goes back with the id put back
+        this.watched.delete(key);
+        this.inner.send(replaceText(m, w.disguised.fake, w.disguised.real));
+        return;
+      }
       if (w) {
         this.watched.delete(key);
         const result = m.result;
@@ -116,6 +224,9 @@ export class GuardedTransport implements Transport {
           } else if (w.method === 'session/close' && w.sessionId !== undefined && this.sessions.has(w.sessionId)) {
             this.sessions.delete(w.sessionId);
             this.registry.remove(this.owner, w.sessionId);
+          } else if (w.method === 'session/delete' && w.sessionId !== undefined) {
+            if (this.sessions.delete(w.sessionId)) this.registry.remove(this.owner, w.sessionId);
+            this.registry.forget(this.owner, w.sessionId);
           } else if (w.method === 'session/list' && Array.isArray(result.sessions)) {
             const sessions = result.sessions.filter((s: unknown) => {
               const id = isObj(s) ? s.sessionId : undefined;

@@ -5,6 +5,8 @@
  */
 export { startAcpServer, isLoopbackHost, type AcpServer, type AcpServerOptions, type AgentHost, type AgentHostContext, type AgentHostFactory } from './server.js';
 export { inProcessAgent, stdioAgent, type InProcessAgentOptions } from './hosts.js';
+export { cwdRootsCheck, type CwdRootsOptions } from './cwd-roots.js';
+export type { CwdCheck } from './guard.js';
 export { HttpServerConnection } from './http-connection.js';
 export { WebSocketTransport, connectWebSocketTransport, type WebSocketTransportOptions, type WebSocketClientOptions } from '../rpc/websocket-transport.js';
 export { HttpClientTransport, HEADER_CONNECTION_ID, HEADER_SESSION_ID, type HttpClientTransportOptions } from '../rpc/http-transport.js';

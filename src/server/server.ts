@@ -9,7 +9,7 @@ import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from '../rpc/http-headers.js'
 import { messageToText, parseMessageText } from '../rpc/message-text.js';
 import type { Transport } from '../rpc/transport.js';
 import { WebSocketTransport } from '../rpc/websocket-transport.js';
-import { GuardedTransport, SessionRegistry } from './guard.js';
+import { GuardedTransport, SessionRegistry, type CwdCheck } from './guard.js';
 import { HttpServerConnection } from './http-connection.js';
 import { openFilesLimit, SocketGuard } from './socket-guard.js';
 import { UnreadBudget } from './unread-budget.js';
@@ -73,6 +73,19 @@ export interface AcpServerOptions {
   pendingSocketTimeoutMs?: number;
   /** Open sessions per token (default 64). */
   maxSessions?: number;
+  /**
+   * Where the owner (token) of each session is kept, so a restarted server still refuses one
+   * token's sessions to the others (a JSON file, replaced atomically, mode 0600 in a 0700 folder).
+   * Without it ownership lasts as long as the process: give it whenever several tokens share an
+   * agent whose sessions outlive the server (e.g. a stdio agent with its own store).
+   */
+  ownersFile?: string;
+  /**
+   * Checked on session/new, load, resume and fork before the agent sees them: a `cwd` (or
+   * additional directory) it refuses is answered -32602 naming the field and the rule. See
+   * {@link cwdRootsCheck} for allowed roots and per-tenant workspaces.
+   */
+  checkCwd?: CwdCheck;
   /** An HTTP connection whose event stream was not opened this long after `initialize` is dropped (default 30 s). */
   streamOpenTimeoutMs?: number;
   /**
@@ -144,7 +157,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
   const log = options.log ?? (() => undefined);
   const tokenDigests = tokens.map((t) => ({ digest: digest(t), owner: digest(t).toString('hex').slice(0, 12) }));
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
-  const registry = new SessionRegistry(options.maxSessions ?? 64);
+  const registry = new SessionRegistry(options.maxSessions ?? 64, options.ownersFile);
   const fdLimit = openFilesLimit();
   const maxPending = options.maxPendingSockets ?? Math.max(16, Math.min(1024, Math.floor((fdLimit ?? 4096) / 4)));
   const sockets = new SocketGuard({ maxPending, maxPendingPerIp: options.maxPendingSocketsPerIp ?? Math.min(256, Math.max(4, Math.floor(maxPending / 4))), admitWithinMs: options.pendingSocketTimeoutMs ?? 10_000, log });
@@ -185,7 +198,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
   };
 
   const startHost = (transport: Transport, owner: string, connectionId: string, kind: 'websocket' | 'http', http?: HttpServerConnection): Live => {
-    const guarded = new GuardedTransport(transport, owner, registry);
+    const guarded = new GuardedTransport(transport, owner, registry, options.checkCwd);
     // the host is registered once it exists: a factory that throws leaves no half entry behind
     const entry: Live = { transport, owner, http, host: options.agent(guarded, { owner, connectionId, transport: kind }) };
     live.set(connectionId, entry);
@@ -219,8 +232,9 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname === '/healthz' && req.method === 'GET') {
-      res.writeHead(stopping ? 503 : 200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ status: stopping ? 'stopping' : 'ok', connections: live.size }) + '\n');
+      // asked without a token: liveness only (no version, counts or paths a stranger could use)
+      res.writeHead(stopping ? 503 : 200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.end(JSON.stringify({ ok: !stopping }) + '\n');
       return;
     }
     if (url.pathname !== path) return text(res, 404, `not found: the ACP endpoint is ${path}`);

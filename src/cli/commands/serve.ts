@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { messageOf } from '../../agent/error-text.js';
 import { usageError } from '../errors.js';
 import type { ModelBackend } from '../flags.js';
@@ -29,6 +29,8 @@ export interface ServeFlags {
   modelName?: string;
   baseUrl?: string;
   verbose?: boolean;
+  /** Folders session roots (cwd) must lie in (repeatable); with several tokens the default is each tenant's workspace. */
+  allowedRoot?: string[];
   /** `jsonl` (default) or a `postgres://` URL. */
   store?: string;
   /** Cluster mode (a `postgres://` store): this instance's id in session leases. */
@@ -43,26 +45,20 @@ export interface ServeFlags {
  * Resolves with the exit code after SIGTERM/SIGINT: stop accepting, cancel turns, flush, exit 0.
  */
 export async function serveCommand(flags: ServeFlags): Promise<number> {
-  const { startAcpServer, isLoopbackHost, inProcessAgent, stdioAgent } = await import('../../server/index.js');
+  const { startAcpServer, isLoopbackHost, inProcessAgent, stdioAgent, cwdRootsCheck } = await import('../../server/index.js');
+  const { defaultSessionDir } = await import('../../agent/index.js');
   if (flags.token !== undefined && flags.tokenFile !== undefined) throw usageError('give --token or --token-file, not both');
-  let token = flags.token ?? process.env.ACP_KIT_SERVE_TOKEN;
-  if (flags.tokenFile !== undefined) {
-    try {
-      token = readFileSync(flags.tokenFile, 'utf8').trim();
-    } catch (e) {
-      throw usageError(`cannot read --token-file ${flags.tokenFile}: ${messageOf(e)}`, `Create it first (one line), e.g. openssl rand -hex 24 > ${flags.tokenFile}; without a token a loopback bind generates one and prints it.`);
-    }
-    if (!token) throw usageError(`--token-file ${flags.tokenFile} is empty`, 'Write the token (one line) into the file.');
-  }
+  let tokens = readTokens(flags);
   let generated = false;
-  if (!token) {
+  if (tokens.length === 0) {
     if (!isLoopbackHost(flags.host)) {
       throw usageError(`refusing to serve on ${flags.host} without a token: anyone who can reach it could run the agent`, 'Pass --token-file <file> (or --token, or $ACP_KIT_SERVE_TOKEN), or bind 127.0.0.1.');
     }
     // other local users can reach loopback too: a token is still required, made up here
-    token = randomBytes(24).toString('base64url');
+    tokens = [randomBytes(24).toString('base64url')];
     generated = true;
   }
+  const token = tokens[0];
   if (flags.store !== undefined && flags.agent !== undefined) throw usageError('--store applies to the built-in agent only (an --agent keeps its own sessions)');
   const cleanup: (() => Promise<void>)[] = [];
   const log = (line: string): void => {
@@ -82,7 +78,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     agent = stdioAgent(words[0], words.slice(1), { log });
     agentLabel = `${flags.agent} (one process per connection)`;
   } else {
-    const [{ createCodingAgent }, { resolveModel }, { JsonlSessionStore, defaultSessionDir, stderrLogger }] = await Promise.all([
+    const [{ createCodingAgent }, { resolveModel }, { JsonlSessionStore, stderrLogger }] = await Promise.all([
       import('../../agent/coding-entry.js'),
       import('./agent.js'),
       import('../../agent/index.js'),
@@ -107,7 +103,8 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   }
   const server = await startAcpServer({
     agent,
-    tokens: [token],
+    tokens,
+    ...tenantOptions(tokens.length, flags.allowedRoot, dirname(defaultSessionDir(process.env)), cwdRootsCheck),
     host: flags.host,
     port: flags.port,
     allowedOrigins: flags.allowOrigin,
@@ -201,4 +198,53 @@ function checkClusterFlags(flags: ServeFlags): void {
   if (flags.leaseMs !== undefined && flags.leaseMs < 300) {
     throw usageError(`--lease-ms must be at least 300 (got ${flags.leaseMs}): an instance renews its leases every third of it`, 'Use 10000 (the default) unless failover must be faster.');
   }
+}
+
+/**
+ * What keeps tenants apart (`dataRoot`: the folder whose `sessions` the built-in agent uses; the
+ * server's own files sit beside it): who opened which session survives a restart (a stdio agent's
+ * store knows no tokens), and with several tenants or roots asked for, sessions are rooted in
+ * allowed folders only, never over the data.
+ */
+function tenantOptions(tokenCount: number, allowedRoots: string[] | undefined, dataRoot: string, check: typeof import('../../server/index.js').cwdRootsCheck): { ownersFile: string; checkCwd?: import('../../server/index.js').CwdCheck } {
+  const roots = allowedRoots?.map((r) => resolve(r));
+  const ownersFile = join(dataRoot, 'serve', 'owners.json');
+  if (tokenCount < 2 && !roots) return { ownersFile };
+  return { ownersFile, checkCwd: check({ roots, dataDir: dataRoot, workspaceOf: (owner) => join(dataRoot, 'tenants', owner, 'workspace') }) };
+}
+
+/** The token rule, checked at start: a guessable token is worse than none (it looks safe). */
+export const TOKEN_RULE = 'a token needs at least 16 characters, at least 8 of them different (e.g. openssl rand -hex 24)';
+
+/**
+ * The tokens given: `--token`, `--token-file` (one token per line; blank lines and lines starting
+ * with `#` skipped: each line is one tenant) or `$ACP_KIT_SERVE_TOKEN`. A set but blank variable is
+ * an error, not "no token" (a deployment that lost its secret must not start open); so is a weak token.
+ */
+function readTokens(flags: ServeFlags): string[] {
+  let tokens: string[];
+  let source: string;
+  if (flags.tokenFile !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(flags.tokenFile, 'utf8');
+    } catch (e) {
+      throw usageError(`cannot read --token-file ${flags.tokenFile}: ${messageOf(e)}`, `Create it first (one token a line), e.g. openssl rand -hex 24 > ${flags.tokenFile}; without a token a loopback bind generates one and prints it.`);
+    }
+    tokens = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+    if (tokens.length === 0) throw usageError(`--token-file ${flags.tokenFile} is empty`, 'Write the token (one a line; # starts a comment) into the file.');
+    source = `--token-file ${flags.tokenFile}`;
+  } else if (flags.token !== undefined) {
+    tokens = [flags.token];
+    source = '--token';
+  } else if (process.env.ACP_KIT_SERVE_TOKEN !== undefined) {
+    if (process.env.ACP_KIT_SERVE_TOKEN.trim() === '') throw usageError('$ACP_KIT_SERVE_TOKEN is set but blank', 'Put the token in it, or unset it (a loopback bind then generates one).');
+    tokens = [process.env.ACP_KIT_SERVE_TOKEN.trim()];
+    source = '$ACP_KIT_SERVE_TOKEN';
+  } else return [];
+  tokens.forEach((t, i) => {
+    if (t.length < 16 || new Set(t).size < 8) throw usageError(`weak token in ${source}${tokens.length > 1 ? ` (token ${i + 1})` : ''}: ${TOKEN_RULE}`, 'Make one with: openssl rand -hex 24');
+  });
+  if (new Set(tokens).size !== tokens.length) throw usageError(`${source} holds the same token twice: each line is one tenant`);
+  return tokens;
 }
