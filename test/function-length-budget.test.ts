@@ -16,8 +16,8 @@ interface LongFunction {
  */
 const LEFT: Record<string, number> = {
   'src/proxy/replay/replay-client.ts replayAsClient': 353,
-  'src/server/server.ts startAcpServer': 305,
-  'src/cli/program.ts buildProgram': 298,
+  'src/server/server.ts startAcpServer': 301,
+  'src/cli/program.ts buildProgram': 295,
   'src/proxy/bridge/bridge.ts startBridge': 244,
   'src/inspector/server.ts startInspector': 225,
   'src/server/cluster/connection.ts clusterConnection': 210,
@@ -28,7 +28,6 @@ const LEFT: Record<string, number> = {
   'src/proxy/capture.ts openCapture': 117,
   'src/agent/coding/index.ts createCodingAgent': 114,
   'src/cli/commands/chat.ts chatCommand': 109,
-  'src/cli/commands/serve.ts serveCommand': 105,
   'src/agent/coding/restore.ts conversationFromHistory': 103,
   'src/proxy/diff.ts diffCaptures': 102,
   'src/cli/ui/App.tsx InputLine': 101,

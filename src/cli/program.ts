@@ -59,6 +59,13 @@ export interface CommandHandlers {
   agent(flags: Record<string, unknown>): Promise<number>;
 }
 
+/** `serve --port`: 0 (any free port) to 65535. */
+function portNumber(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw usageError(`--port must be 0..65535 (got ${JSON.stringify(v)})`);
+  return n;
+}
+
 const defaultHandlers: CommandHandlers = {
   run: async (prompt, flags) => (await import('./commands/run.js')).runCommand(prompt, flags),
   chat: async (flags) => (await import('./commands/chat.js')).chatCommand(flags),
@@ -191,11 +198,7 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .command('serve')
     .description('serve an agent over the network: WebSocket and Streamable HTTP on one /acp endpoint')
     .option('--host <address>', 'address to bind (a non-loopback one needs a token)', '127.0.0.1')
-    .option('--port <n>', 'port (0: any free one)', (v) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 0 || n > 65535) throw usageError(`--port must be 0..65535 (got ${JSON.stringify(v)})`);
-      return n;
-    }, 8765)
+    .option('--port <n>', 'port (0: any free one)', portNumber, 8765)
     .option('--token <token>', 'bearer token clients must send (visible in ps: prefer --token-file or $ACP_KIT_SERVE_TOKEN)')
     .option('--token-file <file>', 'read the bearer tokens from this file: one token a line, one tenant each (blank lines and # comments skipped)')
     .option('--allowed-root <dir>', 'session roots (cwd) must lie inside this folder (repeatable); with several tokens the default is each tenant\'s workspace under the data dir', (v: string, prev: string[] = []) => [...prev, v])

@@ -231,12 +231,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (url.pathname === '/healthz' && req.method === 'GET') {
-      // asked without a token: liveness only (no version, counts or paths a stranger could use)
-      res.writeHead(stopping ? 503 : 200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(JSON.stringify({ ok: !stopping }) + '\n');
-      return;
-    }
+    if (url.pathname === '/healthz' && req.method === 'GET') return healthz(res, stopping);
     if (url.pathname !== path) return text(res, 404, `not found: the ACP endpoint is ${path}`);
     const admitted = admit(req);
     if ('status' in admitted) return text(res, admitted.status, admitted.message, admitted.headers);
@@ -464,4 +459,10 @@ function within(p: Promise<unknown>, ms: number): Promise<void> {
 function headerOf(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name.toLowerCase()];
   return Array.isArray(v) ? v.join(', ') : v;
+}
+
+/** `/healthz`, asked without a token: liveness only (no version, counts or paths a stranger could use). */
+function healthz(res: ServerResponse, stopping: boolean): void {
+  res.writeHead(stopping ? 503 : 200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify({ ok: !stopping }) + '\n');
 }

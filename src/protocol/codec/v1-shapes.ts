@@ -30,14 +30,15 @@ export function blockToV1(b: AnyContentBlock): AnyContentBlock | undefined {
     out = rest;
   }
   const a: unknown = out.annotations;
-  if (isObj(a) && Array.isArray(a.audience) && a.audience.some((r) => !V1_ROLES.has(r as string))) {
+  if (isObj(a) && Array.isArray(a.audience) && a.audience.some((r) => !isV1Role(r))) {
     // v1's Role is closed (`assistant`, `user`); a custom v2 role names no v1 reader: left out
-    out = { ...out, annotations: { ...a, audience: a.audience.filter((r) => V1_ROLES.has(r as string)) } } as AnyContentBlock;
+    out = { ...out, annotations: { ...a, audience: a.audience.filter(isV1Role) } };
   }
   return out;
 }
 
-const V1_ROLES: ReadonlySet<string> = new Set(['assistant', 'user']);
+const V1_ROLES: ReadonlySet<unknown> = new Set(['assistant', 'user']);
+const isV1Role = (r: unknown): r is 'assistant' | 'user' => V1_ROLES.has(r);
 
 export function blocksToV1(blocks: readonly AnyContentBlock[]): AnyContentBlock[] {
   const out: AnyContentBlock[] = [];
