@@ -18,6 +18,12 @@ export interface ClientCheckSettings {
   timeoutMs: number;
   /** Version of acp-kit, sent as the scripted agent's info. */
   agentVersion: string;
+  /**
+   * How long a whole case may take before it is stopped and reported as an error (default: six
+   * steps, `6 * timeoutMs`): a case waits on several steps, each bounded, but a client that never
+   * ends must not keep the run from ending.
+   */
+  caseLimitMs?: number;
 }
 
 /** A client conformance case: one scripted agent behaviour, one launch of the client. */
