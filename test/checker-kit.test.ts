@@ -45,4 +45,13 @@ describe('checker calibration on the conformance kit fixtures (v2)', () => {
     expect(run.conformant).toBe(expected.length === 0);
   }, 60_000);
 
+  it('answers-in-arrays (ours): an agent answering each request as a one-entry batch is understood, and the batch reported (info)', async () => {
+    const run = await check('answers-in-arrays');
+    expect(mustFailures(run), explain(run)).toEqual([]);
+    expect(run.conformant).toBe(true);
+    const batch = run.requirements.find((r) => r.id === 'ACP-V2-TRANS-11');
+    expect([batch?.status, batch?.tier]).toEqual(['fail', 'info']);
+    expect(batch?.failures[0]?.message).toMatch(/sent a JSON-RPC batch \(an array of 1\)/);
+  }, 60_000);
+
 });
