@@ -22,7 +22,8 @@ export const cancelTurn: CheckCase = {
     const sid = await ctx.newSession();
     ctx.permissionPolicy = 'hold';
     const d = ctx.driver;
-    const sent = d.send('session/prompt', ctx.promptParams(sid));
+    // the one case that needs a long turn: its own prompt when given
+    const sent = d.send('session/prompt', ctx.promptParams(sid, ctx.settings.cancelPrompt ?? ctx.settings.prompt));
     const isResponse = (l: TranscriptLine) => l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(sent.id);
     const isEnd = (l: TranscriptLine) => (v === 1 ? isResponse(l) : isUpdate(l.msg, sid, 'state_update') && updateOf(l.msg)!.state === 'idle');
     const busy = await d.waitFor(

@@ -85,7 +85,8 @@ export const sessionLoadV1: CheckCase = {
     await ctx.init();
     if (ctx.capabilities.loadSession !== true) ctx.skip('the agent does not advertise loadSession');
     const sid = await ctx.newSession();
-    await ctx.turn(sid);
+    // any turn that ends makes a conversation to replay: the short prompt, not the general one
+    await ctx.turn(sid, ctx.driver, ctx.shortPrompt);
     // a second process (after the first ended: an agent may lock its open sessions) loads it: the replay must come from the agent's store
     await ctx.driver.closeStdin(ctx.timeout);
     const d = ctx.spawn();
@@ -111,7 +112,8 @@ export const sessionResumeV2: CheckCase = {
     await ctx.init();
     if (!ctx.advertises('session')) ctx.skip('the agent advertises no session capability');
     const sid = await ctx.newSession();
-    await ctx.turn(sid);
+    // any turn that ends makes a conversation to replay: the short prompt, not the general one
+    await ctx.turn(sid, ctx.driver, ctx.shortPrompt);
     await ctx.driver.closeStdin(ctx.timeout);
     const d = ctx.spawn();
     await ctx.init(d);
