@@ -38,6 +38,8 @@ describe('checker calibration on the conformance kit fixtures (v2)', () => {
     // the kit's ACP-PATCH-204; ours has no row of its own for toolCallId: the schema requires it
     ['tool_call_update_missing_id', ['schema/v2']],
     ['duplicate_session_ids (our mirror of the kit check; its fixture file was not in the stored copy)', ['ACP-ALL-SESS-02']],
+    // ours, for the kit's capability gating: a client capability the checker's initialize did not advertise
+    ['unadvertised_elicitation (ours: elicitation/create without the client advertising elicitation)', ['ACP-ALL-CAP-01']],
   ];
   it.each(table)('%s', async (fixture, expected) => {
     const run = await check(fixture.startsWith('conforming') ? '' : fixture.split(' ')[0]!);

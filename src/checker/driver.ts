@@ -405,8 +405,9 @@ export class AgentDriver extends WireLog {
       reply = undefined;
     }
     if (reply === undefined) {
-      // the checker advertises no client capabilities, so a call to fs/terminal breaks ACP-ALL-CAP-01
-      if (/^(fs|terminal)\//.test(method)) this.fail('ACP-ALL-CAP-01', `the agent called ${method}, which the checker did not advertise`, [this.seqOf(msg)]);
+      // the checker advertises no client capabilities (no fs, terminal or elicitation), so a call to
+      // one of them breaks ACP-ALL-CAP-01 (`elicitation/complete` is a notification: not answered here)
+      if (/^(fs|terminal|elicitation)\//.test(method)) this.fail('ACP-ALL-CAP-01', `the agent called ${method}, which the checker did not advertise`, [this.seqOf(msg)]);
       reply = { error: { code: -32601, message: `Method not found: ${method}` } };
     }
     if (!this.alive) return;
