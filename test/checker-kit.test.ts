@@ -23,7 +23,7 @@ async function check(kitBreak: string): Promise<CheckRun> {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-kit-')));
   dirs.push(cwd);
   const cases = ALL_CASES.filter((c) => c.name !== 'jsonrpc/batch');
-  return runChecks({ command: process.execPath, args: [KIT_V2], cwd, env: { KIT_BREAK: kitBreak }, timeoutMs: 5000, prompt: 'go', clientVersion: 'test' }, { protocols: [2], concurrency: 4, cases });
+  return runChecks({ command: process.execPath, args: [KIT_V2], cwd, env: { KIT_BREAK: kitBreak }, timeoutMs: 5000, prompt: 'go', cancelPrompt: '__hang__', clientVersion: 'test' }, { protocols: [2], concurrency: 4, cases });
 }
 const mustFailures = (run: CheckRun) => run.requirements.filter((r) => r.status === 'fail' && r.tier === 'MUST').map((r) => r.id).sort();
 const explain = (run: CheckRun) => JSON.stringify(run.requirements.filter((r) => r.status === 'fail').map((r) => r.failures.map((f) => `${f.case}: ${f.message}`)), null, 1);
@@ -39,6 +39,7 @@ describe('checker calibration on the conformance kit fixtures (v2)', () => {
     ['tool_call_update_missing_id', ['schema/v2']],
     ['duplicate_session_ids (our mirror of the kit check; its fixture file was not in the stored copy)', ['ACP-ALL-SESS-02']],
     // ours, for the kit's capability gating: a client capability the checker's initialize did not advertise
+    ['close_without_cancelled (ours: session/close of a busy session drops the turn without an idle cancelled)', ['ACP-ALL-CLOSE-01']],
     ['unadvertised_elicitation (ours: elicitation/create without the client advertising elicitation)', ['ACP-ALL-CAP-01']],
   ];
   it.each(table)('%s', async (fixture, expected) => {
