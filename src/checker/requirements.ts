@@ -55,6 +55,7 @@ const rows: ReadonlyArray<readonly [string, Tier, string]> = [
   ["ACP-ALL-DEL-03", "SHOULD", "Deleting a missing or already deleted session succeeds quietly."],
   ["ACP-V1-LOAD-02", "MUST", "`session/load` replays the whole conversation as `session/update` notifications."],
   ["ACP-V1-LOAD-03", "MUST", "The `session/load` response comes only after the last replayed update."],
+  ["ACP-V2-RESUME-02", "draft", "`session/resume` without `replayFrom` (or with `null`) replays no history."],
   ["ACP-V2-RESUME-03", "MUST", "`replayFrom: {type:\"start\"}` replays all retained history before the response."],
   ["ACP-V2-RESUME-04", "MUST", "Replayed messages carry unique opaque `messageId`s (whole messages or chunks)."],
   ["ACP-V2-RESUME-08", "draft", "Every successful resume sends a current `state_update` after the replay and before the response."],
