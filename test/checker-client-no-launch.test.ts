@@ -1,7 +1,8 @@
 /**
  * `acp-kit check client` with a client that ends at once without launching the agent, on both
  * versions (the default): a new user's `check client -- node examples/client.mjs --agent "{agent}"`
- * (the example takes the agent after `--`, so it exits 1 on the unknown option). Every case must be
+ * (the client runs in a scratch directory per case, where the relative `examples/client.mjs` does
+ * not exist, so node exits 1 at once). Every case must be
  * reported as not run, with the reason, and the command must end; before, the first v2 case was
  * "not run" after the v1 failure and never opened its version gate, so the other v2 cases waited
  * for ever.
@@ -36,6 +37,10 @@ describe('check client: a client that never launches the agent', () => {
     clearTimeout(guard);
     expect(code).toBe(1);
     expect(err).toMatch(/the client ended \(exit code 1\) without launching the agent/);
+    // the reason is the error line of the client's crash (the relative path, resolved in the
+    // case's scratch directory), not the stack's last lines, and what to do about it
+    expect(err).toMatch(/client stderr: Error: Cannot find module '[^']*\/examples\/client\.mjs'/);
+    expect(err).toMatch(/ran in a scratch directory .* give absolute paths, or --cwd/);
     expect(out).toMatch(/Verdict: NOT CONFORMANT/);
     expect(out).toMatch(/Protocol v2/);
   }, 20_000);
