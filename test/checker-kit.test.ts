@@ -23,7 +23,7 @@ async function check(kitBreak: string): Promise<CheckRun> {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-kit-')));
   dirs.push(cwd);
   const cases = ALL_CASES.filter((c) => c.name !== 'jsonrpc/batch');
-  return runChecks({ command: process.execPath, args: [KIT_V2], cwd, env: { KIT_BREAK: kitBreak }, timeoutMs: 5000, prompt: 'go', clientVersion: 'test' }, { protocols: [2], concurrency: 4, cases });
+  return runChecks({ command: process.execPath, args: [KIT_V2], cwd, env: { KIT_BREAK: kitBreak }, timeoutMs: 5000, prompt: 'go', cancelPrompt: '__hang__', clientVersion: 'test' }, { protocols: [2], concurrency: 4, cases });
 }
 const mustFailures = (run: CheckRun) => run.requirements.filter((r) => r.status === 'fail' && r.tier === 'MUST').map((r) => r.id).sort();
 const explain = (run: CheckRun) => JSON.stringify(run.requirements.filter((r) => r.status === 'fail').map((r) => r.failures.map((f) => `${f.case}: ${f.message}`)), null, 1);
@@ -38,6 +38,9 @@ describe('checker calibration on the conformance kit fixtures (v2)', () => {
     // the kit's ACP-PATCH-204; ours has no row of its own for toolCallId: the schema requires it
     ['tool_call_update_missing_id', ['schema/v2']],
     ['duplicate_session_ids (our mirror of the kit check; its fixture file was not in the stored copy)', ['ACP-ALL-SESS-02']],
+    // ours, for the kit's capability gating: a client capability the checker's initialize did not advertise
+    ['close_without_cancelled (ours: session/close of a busy session drops the turn without an idle cancelled)', ['ACP-ALL-CLOSE-01']],
+    ['unadvertised_elicitation (ours: elicitation/create without the client advertising elicitation)', ['ACP-ALL-CAP-01']],
   ];
   it.each(table)('%s', async (fixture, expected) => {
     const run = await check(fixture.startsWith('conforming') ? '' : fixture.split(' ')[0]!);
@@ -45,4 +48,39 @@ describe('checker calibration on the conformance kit fixtures (v2)', () => {
     expect(run.conformant).toBe(expected.length === 0);
   }, 60_000);
 
+  // draft tier (the v2 auth page requires them, the SDK draft's schema does not): reported, never a failure
+  it.each([
+    ['auth_unprefixed_type', 'ACP-V2-AUTH-04'],
+    ['auth_duplicate_env', 'ACP-V2-AUTH-07'],
+    ['resume_replays_unasked', 'ACP-V2-RESUME-02'],
+  ])('%s (ours): reported as %s in the draft tier, still conformant', async (fixture, id) => {
+    const run = await check(fixture);
+    expect(mustFailures(run), explain(run)).toEqual([]);
+    // besides what the kit's base reports in the draft tier anyway (no state_update on resume)
+    const reported = run.requirements.filter((r) => r.status === 'fail').map((r) => [r.id, r.tier]);
+    expect(reported).toContainEqual([id, 'draft']);
+    expect(reported.filter(([x]) => x!.includes('AUTH') || x === 'ACP-V2-RESUME-02')).toEqual([[id, 'draft']]);
+    expect(run.conformant).toBe(true);
+  }, 60_000);
+
+  it('answers-in-arrays (ours): an agent answering each request as a one-entry batch is understood, and the batch reported (info)', async () => {
+    const run = await check('answers-in-arrays');
+    expect(mustFailures(run), explain(run)).toEqual([]);
+    expect(run.conformant).toBe(true);
+    const batch = run.requirements.find((r) => r.id === 'ACP-V2-TRANS-11');
+    expect([batch?.status, batch?.tier]).toEqual(['fail', 'info']);
+    expect(batch?.failures[0]?.message).toMatch(/sent a JSON-RPC batch \(an array of 1\)/);
+  }, 60_000);
+
+  it('a general prompt that never ends on its own (the kit\'s __hang__): resume still runs (short prompt), cancel runs on it', async () => {
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-kit-')));
+    dirs.push(cwd);
+    const cases = ALL_CASES.filter((c) => c.name === 'sessions/resume-v2' || c.name === 'cancel/turn');
+    const run = await runChecks({ command: process.execPath, args: [KIT_V2], cwd, env: { KIT_BREAK: 'session' }, timeoutMs: 1500, prompt: '__hang__', clientVersion: 'test' }, { protocols: [2], concurrency: 2, cases });
+    expect(run.cases.map((c) => [c.name, c.status, c.reason])).toEqual([['sessions/resume-v2', 'ran', undefined], ['cancel/turn', 'ran', undefined]]);
+    // the kit's base sends no state_update on resume: ACP-V2-RESUME-08 is a draft-tier report, not a failure
+    expect(mustFailures(run), explain(run)).toEqual([]);
+    expect(run.conformant).toBe(true);
+    expect(run.requirements.filter((r) => r.status === 'pass').map((r) => r.id)).toEqual(expect.arrayContaining(['ACP-V2-RESUME-03', 'ACP-V2-CANCEL-05']));
+  }, 60_000);
 });

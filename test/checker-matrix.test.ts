@@ -69,6 +69,8 @@ describe('checker: fixture agents breaking one requirement each', () => {
     ['id-not-echoed', [1, 2], ['jsonrpc/ids', 'initialize/basic'], ['v1 ACP-ALL-RPC-03', 'v2 ACP-ALL-RPC-03']],
     // a v1 agent echoing any requested version (999 too) claims versions that do not exist
     ['echo-any-version', [1], ['initialize/unknown-version'], ['v1 ACP-ALL-INIT-03']],
+    // terminal auth advertised to a client whose clientCapabilities did not offer auth.terminal
+    ['terminal-auth-unasked', [1], ['initialize/basic'], ['v1 ACP-V1-AUTH-04']],
     ['stdout-log', [1, 2], ['initialize/basic', 'prompt-v1/turn', 'lifecycle-v2/prompt', 'stdout/exit-on-eof'], ['v1 ACP-ALL-TRANS-05', 'v2 ACP-ALL-TRANS-05']],
   ];
   it.each(matrix)('%s fails exactly its requirement', async (rule, protocols, cases, expected) => {

@@ -25,14 +25,28 @@ export interface InProcessAgentSettings {
 /** The prompt of the checker's turns unless told otherwise: the built-in demo agent asks to run a command, any agent does some work. */
 export const DEFAULT_CHECK_PROMPT = 'run sleep 3';
 
+/** The prompt of the cases that only need a finished turn: any agent answers it quickly. */
+export const SHORT_CHECK_PROMPT = 'hello';
+
 /** What every case needs to know about the run. */
 export type CheckSettings = (AgentCommandSettings | InProcessAgentSettings) & {
   /** Working directory of the sessions the checker opens (absolute). */
   cwd: string;
   /** How long any single answer may take, in milliseconds. */
   timeoutMs: number;
-  /** The prompt for turns: it should make the agent work (or ask permission) long enough to cancel. */
+  /** The prompt of the general turn cases (the user's `--prompt`); the cancel case's too unless {@link cancelPrompt} is set. */
   prompt: string;
+  /**
+   * The prompt of the cancel case: it must keep the agent busy until the cancel arrives. Only this
+   * case needs a long turn; default {@link prompt}.
+   */
+  cancelPrompt?: string;
+  /**
+   * The prompt of the cases that only need a turn that ends (load and resume need a conversation
+   * to replay): short, so that a slow general prompt does not make them time out. Default
+   * {@link SHORT_CHECK_PROMPT}.
+   */
+  shortPrompt?: string;
   /** An auth method id to log in with after initialize (v1 `authenticate`, v2 `auth/login`). */
   auth?: string;
   /** Version of acp-kit, sent as the client's info. */
@@ -193,13 +207,18 @@ export class CaseContext {
    * Runs one turn to its end: v1 until the prompt response, v2 until the idle state update after
    * the prompt. Returns the seqs that mark it.
    */
-  async turn(sessionId: string, driver: AgentDriver = this.driver): Promise<{ promptSeq: number; response: WireMessage & { seq: number }; endSeq: number; stopReason: unknown }> {
-    const sent = driver.send('session/prompt', this.promptParams(sessionId));
+  async turn(sessionId: string, driver: AgentDriver = this.driver, text = this.settings.prompt): Promise<{ promptSeq: number; response: WireMessage & { seq: number }; endSeq: number; stopReason: unknown }> {
+    const sent = driver.send('session/prompt', this.promptParams(sessionId, text));
     const responseLine = await driver.waitFor((l) => l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(sent.id), this.turnTimeout, 'the session/prompt response', sent.seq);
     const response = { ...responseLine.msg!, seq: responseLine.seq };
     if (this.version === 1 || response.error) return { promptSeq: sent.seq, response, endSeq: response.seq, stopReason: at(response.result, 'stopReason') };
     const idle = await this.waitIdle(sessionId, sent.seq, driver);
     return { promptSeq: sent.seq, response, endSeq: idle.seq, stopReason: idle.stopReason };
+  }
+
+  /** The prompt of the cases that only need a turn that ends (see {@link CheckSettings.shortPrompt}). */
+  get shortPrompt(): string {
+    return this.settings.shortPrompt ?? SHORT_CHECK_PROMPT;
   }
 
   /** A whole turn may take longer than one answer: the agent may think, run tools or call a model. */

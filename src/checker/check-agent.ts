@@ -40,8 +40,12 @@ export interface CheckAgentOptions {
   cwd?: string;
   /** How long any single answer may take, in milliseconds (default 10 000). */
   timeoutMs?: number;
-  /** The prompt of the checker's turns (default {@link DEFAULT_CHECK_PROMPT}). */
+  /** The prompt of the general turn cases and (unless `cancelPrompt`) of the cancel case (default {@link DEFAULT_CHECK_PROMPT}). */
   prompt?: string;
+  /** The prompt of the cancel case: one that keeps the agent busy until the cancel (default `prompt`). */
+  cancelPrompt?: string;
+  /** The prompt of the cases that only need a turn that ends, load and resume (default {@link SHORT_CHECK_PROMPT}). */
+  shortPrompt?: string;
   /** An auth method id to log in with after initialize. */
   auth?: string;
 }
@@ -85,7 +89,7 @@ export async function checkAgent(agent: AgentUnderCheck, options: CheckAgentOpti
   const cwd = options.cwd === undefined ? realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-check-'))) : resolve(options.cwd);
   const scratch = options.cwd === undefined ? cwd : undefined;
   try {
-    const common = { cwd, timeoutMs: options.timeoutMs ?? 10_000, prompt: options.prompt ?? DEFAULT_CHECK_PROMPT, auth: options.auth, clientVersion: packageVersion() };
+    const common = { cwd, timeoutMs: options.timeoutMs ?? 10_000, prompt: options.prompt ?? DEFAULT_CHECK_PROMPT, cancelPrompt: options.cancelPrompt, shortPrompt: options.shortPrompt, auth: options.auth, clientVersion: packageVersion() };
     const settings: CheckSettings =
       typeof agent === 'function'
         ? { inProcess: agent, ...common }

@@ -35,8 +35,14 @@ export interface TranscriptLine {
   seq: number;
   dir: 'in' | 'out';
   raw: string;
-  /** The parsed message, when the line was a JSON object. */
+  /** The parsed message, when the line was a JSON object (or is one entry of a batch line). */
   msg?: WireMessage;
+  /**
+   * Set on the entries of a JSON-RPC batch (an array line): the seq of the array line. Each entry
+   * gets a transcript line of its own (its JSON as `raw`), right after the array line, so that an
+   * answer inside a batch is matched like any other.
+   */
+  batch?: number;
 }
 
 /** A broken requirement seen on the wire, with the lines that show it. */
@@ -68,6 +74,8 @@ export class AgentDriver extends WireLog {
   private exitInfo: AgentEnd | undefined;
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
   private readonly announcedToolCalls = new Set<string>();
+  /** Ids of the requests we sent inside a batch (an array line): an array answering them is the normal reply. */
+  private readonly batchedIds = new Set<string>();
 
   constructor(launch: LaunchSpec | InProcessLaunch) {
     super();
@@ -103,8 +111,28 @@ export class AgentDriver extends WireLog {
   writeRaw(raw: string | Buffer): number {
     const text = typeof raw === 'string' ? raw : raw.toString('utf8');
     const seq = this.recordOut(text.replace(/\n$/, ''));
+    this.noteBatch(text, seq);
     if (this.alive) this.agent.stdin.write(typeof raw === 'string' ? `${raw}\n` : raw);
     return seq;
+  }
+
+  /**
+   * Tracks the requests of a batch we write (at `seq`), so that their answers are matched and
+   * checked, and an array answering them is not reported as a batch the agent started.
+   */
+  private noteBatch(text: string, seq: number): void {
+    if (!text.trimStart().startsWith('[')) return;
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (!Array.isArray(parsed)) return;
+      for (const e of parsed) {
+        if (!isObj(e) || e.id === undefined || typeof e.method !== 'string') continue;
+        this.batchedIds.add(JSON.stringify(e.id));
+        this.track(e.id as WireId, e.method, seq);
+      }
+    } catch {
+      /* deliberately malformed input */
+    }
   }
 
   /** Sends a request with a fresh numeric id (or `id`); returns the id used and its seq. */
@@ -130,7 +158,9 @@ export class AgentDriver extends WireLog {
     if (!this.stopOnGarbage) return this.answerTo(sent.id, sent.seq, ms, what);
     const key = JSON.stringify(sent.id);
     const started = Date.now();
-    const first = await this.waitFor((l) => l.dir === 'in' && (l.msg === undefined || (l.msg.method === undefined && JSON.stringify(l.msg.id) === key)), ms, what, 0);
+    // an array line is a batch (its entries follow as lines of their own), not garbage
+    const garbage = (l: TranscriptLine) => l.msg === undefined && l.batch === undefined && !l.raw.trimStart().startsWith('[');
+    const first = await this.waitFor((l) => l.dir === 'in' && (garbage(l) || (l.msg !== undefined && l.msg.method === undefined && JSON.stringify(l.msg.id) === key)), ms, what, 0);
     if (first.msg !== undefined) return { ...first.msg, seq: first.seq };
     // a stray log line may still be followed by the answer: a short grace, not the whole timeout
     try {
@@ -232,9 +262,9 @@ export class AgentDriver extends WireLog {
       }
       return;
     }
-    if (Array.isArray(parsed) && this.version !== undefined) {
-      // a JSON-RPC 2.0 batch (ACP-V2-TRANS-11): never a failure; the batch case judges replies to its probe
+    if (Array.isArray(parsed)) {
       this.transcript.push({ seq, dir: 'in', raw });
+      this.onBatch(parsed, seq);
       return;
     }
     if (!isObj(parsed)) {
@@ -246,6 +276,35 @@ export class AgentDriver extends WireLog {
     this.transcript.push({ seq, dir: 'in', raw, msg });
     this.checkMessage(msg, seq);
     if (typeof msg.method === 'string' && msg.id !== undefined) void this.answer(msg, msg.method);
+  }
+
+  /**
+   * A JSON-RPC 2.0 batch from the agent (ACP-V2-TRANS-11): every entry is read, checked and, when it
+   * is a request, answered, as if it had come on a line of its own; a client must accept batches.
+   * Agents should not send them, so a batch that is not the answer to a batch of ours is reported
+   * under the informational tier, never as a failure (the batch case judges the answer to its probe).
+   */
+  private onBatch(entries: unknown[], lineSeq: number): void {
+    if (entries.length === 0) return this.fail('ACP-ALL-RPC-01', 'the agent wrote an empty JSON array: no JSON-RPC message', [lineSeq]);
+    let answersOurBatch = true;
+    for (const entry of entries) {
+      const seq = ++this.seq;
+      const raw = JSON.stringify(entry);
+      if (!isObj(entry)) {
+        this.transcript.push({ seq, dir: 'in', raw, batch: lineSeq });
+        this.fail('ACP-ALL-RPC-01', `the agent wrote a batch entry that is not a JSON-RPC message object: ${preview(raw)}`, [lineSeq]);
+        answersOurBatch = false;
+        continue;
+      }
+      const msg: WireMessage = entry;
+      this.transcript.push({ seq, dir: 'in', raw, msg, batch: lineSeq });
+      if (msg.method !== undefined || !this.batchedIds.has(JSON.stringify(msg.id ?? null))) answersOurBatch = false;
+      this.checkMessage(msg, seq);
+      if (typeof msg.method === 'string' && msg.id !== undefined) void this.answer(msg, msg.method);
+    }
+    if (!answersOurBatch) {
+      this.fail('ACP-V2-TRANS-11', `the agent sent a JSON-RPC batch (an array of ${entries.length}) that does not answer a batch of the checker's: read entry by entry, but agents should not send batches (clients must accept them)`, [lineSeq]);
+    }
   }
 
   private checkMessage(msg: WireMessage, seq: number): void {
@@ -346,8 +405,9 @@ export class AgentDriver extends WireLog {
       reply = undefined;
     }
     if (reply === undefined) {
-      // the checker advertises no client capabilities, so a call to fs/terminal breaks ACP-ALL-CAP-01
-      if (/^(fs|terminal)\//.test(method)) this.fail('ACP-ALL-CAP-01', `the agent called ${method}, which the checker did not advertise`, [this.seqOf(msg)]);
+      // the checker advertises no client capabilities (no fs, terminal or elicitation), so a call to
+      // one of them breaks ACP-ALL-CAP-01 (`elicitation/complete` is a notification: not answered here)
+      if (/^(fs|terminal|elicitation)\//.test(method)) this.fail('ACP-ALL-CAP-01', `the agent called ${method}, which the checker did not advertise`, [this.seqOf(msg)]);
       reply = { error: { code: -32601, message: `Method not found: ${method}` } };
     }
     if (!this.alive) return;

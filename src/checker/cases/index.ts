@@ -1,5 +1,5 @@
 import type { CheckCase } from '../case.js';
-import { cancelTurn } from './cancel.js';
+import { cancelTurn, closeBusySession } from './cancel.js';
 import { customPromptBlock, extensionMethods, metaEverywhere } from './extensions.js';
 import { initializeBasic, initializeOldVersion, initializeUnknownVersion } from './initialize.js';
 import { batchBehaviour, idsEchoed, malformedInput, notificationsUnanswered } from './jsonrpc.js';
@@ -22,6 +22,7 @@ export const ALL_CASES: readonly CheckCase[] = [
   promptLifecycleV2,
   promptUnknownSessionV2,
   cancelTurn,
+  closeBusySession,
   extensionMethods,
   metaEverywhere,
   customPromptBlock,

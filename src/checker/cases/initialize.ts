@@ -1,5 +1,5 @@
 import { at } from '../../proxy/json.js';
-import type { CheckCase } from '../case.js';
+import type { CaseContext, CheckCase } from '../case.js';
 
 /** The latest protocol version with a schema: an agent cannot support a later one. */
 const LATEST_VERSION = 2;
@@ -8,11 +8,12 @@ const LATEST_VERSION = 2;
 export const initializeBasic: CheckCase = {
   name: 'initialize/basic',
   title: 'initialize at the requested version',
-  ids: ['ACP-ALL-INIT-03', 'ACP-ALL-INIT-06', 'ACP-ALL-RPC-10', 'ACP-V1-INIT-01', 'ACP-V2-INIT-01', 'ACP-V2-INIT-02', 'ACP-V1-CAP-02', 'ACP-V2-CAP-01'],
+  ids: ['ACP-ALL-INIT-03', 'ACP-ALL-INIT-06', 'ACP-ALL-RPC-10', 'ACP-V1-INIT-01', 'ACP-V2-INIT-01', 'ACP-V2-INIT-02', 'ACP-V1-CAP-02', 'ACP-V2-CAP-01', 'ACP-V1-AUTH-04', 'ACP-V2-AUTH-04', 'ACP-V2-AUTH-07'],
   protocols: [1, 2],
   async run(ctx) {
     const r = await ctx.init();
     const seq = ctx.driver.received().find((m) => m.result === r)?.seq ?? ctx.driver.received().at(-1)?.seq ?? 0;
+    authMethodRules(ctx, r.authMethods, seq);
     ctx.pass('ACP-ALL-INIT-03');
     ctx.pass('ACP-ALL-RPC-10');
     ctx.pass(ctx.version === 2 ? 'ACP-V2-CAP-01' : 'ACP-V1-CAP-02');
@@ -65,3 +66,29 @@ export const initializeOldVersion: CheckCase = {
     ctx.judge('ACP-ALL-INIT-03', pv === 1 || pv === 2, `asked for 0, the agent answered ${JSON.stringify(pv)}; it must answer a version it supports (or fail with -32022)`, [r.seq], d);
   },
 };
+
+/** The auth method types the v2 schema defines; any other must start with `_` (ACP-V2-AUTH-04). */
+const V2_AUTH_TYPES = new Set(['agent', 'terminal']);
+
+/**
+ * The advertised auth methods (the checker's initialize offers no terminal auth): v1 terminal
+ * methods only for a client that sent `auth.terminal: true` (ACP-V1-AUTH-04); v2 custom types start
+ * with `_` (ACP-V2-AUTH-04) and a terminal method's env names are unique (ACP-V2-AUTH-07), both of the
+ * v2 auth page only (the SDK draft's schema takes any type and any env list): tier draft.
+ */
+function authMethodRules(ctx: CaseContext, methods: unknown, seq: number): void {
+  if (!Array.isArray(methods) || methods.length === 0) return;
+  const typeOf = (m: unknown) => at(m, 'type');
+  if (ctx.version === 1) {
+    const terminal = methods.filter((m) => typeOf(m) === 'terminal');
+    ctx.judge('ACP-V1-AUTH-04', terminal.length === 0, `the agent advertises terminal auth (${terminal.map((m) => JSON.stringify(at(m, 'id'))).join(', ')}) though the checker's clientCapabilities did not send auth.terminal: true`, [seq]);
+    return;
+  }
+  const unprefixed = methods.map(typeOf).filter((t) => typeof t === 'string' && !V2_AUTH_TYPES.has(t) && !t.startsWith('_'));
+  ctx.judge('ACP-V2-AUTH-04', unprefixed.length === 0, `auth method type(s) ${unprefixed.map((t) => JSON.stringify(t)).join(', ')} are neither ACP's (agent, terminal) nor custom ones starting with _`, [seq]);
+  const duplicated = methods.filter((m) => typeOf(m) === 'terminal').flatMap((m) => {
+    const names = (Array.isArray(at(m, 'env')) ? (at(m, 'env') as unknown[]) : []).map((e) => at(e, 'name'));
+    return names.filter((n, i) => names.indexOf(n) !== i).map((n) => `${JSON.stringify(at(m, 'methodId'))}: ${JSON.stringify(n)}`);
+  });
+  ctx.judge('ACP-V2-AUTH-07', duplicated.length === 0, `terminal auth env names must be unique; repeated: ${duplicated.join(', ')}`, [seq]);
+}

@@ -71,8 +71,10 @@ export const batchBehaviour: CheckCase = {
     await ctx.init();
     const seq = ctx.driver.writeRaw(JSON.stringify([{ jsonrpc: '2.0', id: 'acp-kit-check-batched', method: '_acp_kit_check/batched', params: {} }]));
     const ping = await ctx.driver.roundTrip(ctx.timeout);
-    const answers = ctx.driver.received(seq, ping).filter((m) => m.method === undefined && m.seq !== ping);
-    const arrays = ctx.driver.transcript.filter((l) => l.dir === 'in' && l.seq > seq && l.seq < ping && l.raw.trimStart().startsWith('['));
+    // answers on lines of their own (the entries of an array line are judged as the array)
+    const inBatch = new Set(ctx.driver.transcript.filter((l) => l.batch !== undefined).map((l) => l.seq));
+    const answers = ctx.driver.received(seq, ping).filter((m) => m.method === undefined && m.seq !== ping && !inBatch.has(m.seq));
+    const arrays = ctx.driver.transcript.filter((l) => l.dir === 'in' && l.batch === undefined && l.seq > seq && l.seq < ping && l.raw.trimStart().startsWith('['));
     const refused = arrays.length === 0 && answers.length === 1 && answers[0]?.id === null && at(answers[0]?.error, 'code') === -32600;
     const answered = answers.length === 0 && arrays.length === 1 && batchAnswers(arrays[0]?.raw ?? '', 'acp-kit-check-batched');
     ctx.judge(

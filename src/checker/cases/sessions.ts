@@ -85,7 +85,8 @@ export const sessionLoadV1: CheckCase = {
     await ctx.init();
     if (ctx.capabilities.loadSession !== true) ctx.skip('the agent does not advertise loadSession');
     const sid = await ctx.newSession();
-    await ctx.turn(sid);
+    // any turn that ends makes a conversation to replay: the short prompt, not the general one
+    await ctx.turn(sid, ctx.driver, ctx.shortPrompt);
     // a second process (after the first ended: an agent may lock its open sessions) loads it: the replay must come from the agent's store
     await ctx.driver.closeStdin(ctx.timeout);
     const d = ctx.spawn();
@@ -105,13 +106,15 @@ export const sessionLoadV1: CheckCase = {
 export const sessionResumeV2: CheckCase = {
   name: 'sessions/resume-v2',
   title: 'session/resume with replayFrom start',
-  ids: ['ACP-V2-RESUME-03', 'ACP-V2-RESUME-04', 'ACP-V2-RESUME-08'],
+  ids: ['ACP-V2-RESUME-02', 'ACP-V2-RESUME-03', 'ACP-V2-RESUME-04', 'ACP-V2-RESUME-08'],
   protocols: [2],
   async run(ctx) {
     await ctx.init();
     if (!ctx.advertises('session')) ctx.skip('the agent advertises no session capability');
     const sid = await ctx.newSession();
-    await ctx.turn(sid);
+    // any turn that ends makes a conversation to replay: the short prompt, not the general one
+    await ctx.turn(sid, ctx.driver, ctx.shortPrompt);
+    await resumeWithoutReplay(ctx, sid);
     await ctx.driver.closeStdin(ctx.timeout);
     const d = ctx.spawn();
     await ctx.init(d);
@@ -127,3 +130,18 @@ export const sessionResumeV2: CheckCase = {
     ctx.judge('ACP-V2-RESUME-08', lastState !== undefined && (lastMessage === undefined || lastState.seq > lastMessage.seq), 'no state_update arrived after the replay and before the session/resume response', [r.seq], d);
   },
 };
+
+/**
+ * `session/resume` without `replayFrom`, in the process that holds the conversation: nothing of
+ * it may be replayed (ACP-V2-RESUME-02; the SDK draft only says omitted "means" no replay: draft
+ * tier). An agent that refuses to resume a session open in the same process is not exercised.
+ */
+async function resumeWithoutReplay(ctx: CaseContext, sid: string): Promise<void> {
+  const d = ctx.driver;
+  const r = await d.request('session/resume', { sessionId: sid, cwd: ctx.settings.cwd, mcpServers: [] }, ctx.turnTimeout);
+  if (r.error) return;
+  const ping = await d.roundTrip(ctx.timeout);
+  const start = d.transcript.find((l) => l.dir === 'out' && l.msg?.method === 'session/resume' && l.msg.id !== undefined && JSON.stringify(l.msg.id) === JSON.stringify(r.id))?.seq ?? r.seq;
+  const replayed = d.received(start, ping).filter((m) => isUpdate(m, sid) && /^(user|agent)_(message|thought)/.test(String(updateOf(m)!.sessionUpdate)));
+  ctx.judge('ACP-V2-RESUME-02', replayed.length === 0, `session/resume without replayFrom replayed ${replayed.length} message update(s); history is replayed only when replayFrom asks for it`, [start, ...replayed.map((m) => m.seq)]);
+}

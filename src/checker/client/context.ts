@@ -18,6 +18,12 @@ export interface ClientCheckSettings {
   timeoutMs: number;
   /** Version of acp-kit, sent as the scripted agent's info. */
   agentVersion: string;
+  /**
+   * How long a whole case may take before it is stopped and reported as an error (default: six
+   * steps, `6 * timeoutMs`): a case waits on several steps, each bounded, but a client that never
+   * ends must not keep the run from ending.
+   */
+  caseLimitMs?: number;
 }
 
 /** A client conformance case: one scripted agent behaviour, one launch of the client. */
@@ -144,7 +150,7 @@ export class ClientCaseContext {
     const peer = await Promise.race([
       this.source.connection(this.token),
       this.exitPromise.then(() => {
-        throw new ClientLaunchError(this.spawnError ? `the client could not be started: ${this.spawnError.message}` : `the client ended (${this.describeExit()}) without launching the agent${this.stderrTail()}`);
+        throw new ClientLaunchError(this.spawnError ? `the client could not be started: ${this.spawnError.message}` : `the client ended (${this.describeExit()}) without launching the agent${this.stderrTail()}${this.ownsCwd ? `; it ran in a scratch directory (${this.clientCwd}), so relative paths in its command do not reach your files: give absolute paths, or --cwd` : ''}`);
       }),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new ClientLaunchError(`the client did not launch the agent within ${connectMs} ms (does the command contain {agent}, or read $ACP_CHECK_AGENT?)${this.stderrTail()}`)), connectMs);
@@ -293,8 +299,11 @@ export class ClientCaseContext {
   }
 
   stderrTail(): string {
-    const tail = this.stderr.trim().split('\n').slice(-3).join(' | ');
-    return tail ? ` (client stderr: ${tail.slice(-300)})` : '';
+    const lines = this.stderr.trim().split('\n').filter((l) => l.trim() !== '');
+    // a crash ends with a stack and the runtime's version: the error line is what says why
+    const error = [...lines].reverse().find((l) => /^\s*(\w*Error\b|error:)/i.test(l));
+    const tail = [...(error !== undefined && !lines.slice(-3).includes(error) ? [error] : []), ...lines.slice(-3)].join(' | ');
+    return tail ? ` (client stderr: ${tail.slice(0, 400)})` : '';
   }
 
   /** Ends the client (and its process group), the connection and what the case started. */

@@ -116,19 +116,21 @@ export async function runClientChecks(settings: ClientCheckSettings, options: Cl
       const first = !gate;
       if (!gate) gates.set(v, (gate = new VersionGate()));
       else await gate.known;
-      if (gate.unspoken !== undefined) return { name: c.name, title: c.title, ids: c.ids, protocol: v, status: 'not-applicable', reason: gate.unspoken, checks: [], ms: 0 };
-      if (stopped) return { name: c.name, title: c.title, ids: c.ids, protocol: v, status: 'error', reason: `not run: ${stopped}`, checks: [], ms: 0 };
-      const cwd = settings.processCwd ?? join(root, `case-${i}`);
-      if (!settings.processCwd) mkdirSync(cwd);
-      const onVersion = first ? (unspoken: string | undefined) => gate.settle(unspoken) : undefined;
-      const result = await runClientCase(c, v, settings, relays, `${c.name}@v${v}#${i}-${Math.random().toString(36).slice(2, 10)}`, cwd, onVersion).catch((e: unknown) => {
+      // the first case of a version settles its gate on every way out (also when it is not run
+      // because a case of the other version could not run): otherwise the others wait forever
+      try {
+        if (gate.unspoken !== undefined) return { name: c.name, title: c.title, ids: c.ids, protocol: v, status: 'not-applicable', reason: gate.unspoken, checks: [], ms: 0 };
+        if (stopped) return { name: c.name, title: c.title, ids: c.ids, protocol: v, status: 'error', reason: `not run: ${stopped}`, checks: [], ms: 0 };
+        const cwd = settings.processCwd ?? join(root, `case-${i}`);
+        if (!settings.processCwd) mkdirSync(cwd);
+        const onVersion = first ? (unspoken: string | undefined) => gate.settle(unspoken) : undefined;
+        const result = await runClientCase(c, v, settings, relays, `${c.name}@v${v}#${i}-${Math.random().toString(36).slice(2, 10)}`, cwd, onVersion);
+        // before the gate settles (finally): the cases waiting on this one must see that it could not run
+        if (result.status === 'error') stopped ??= `case ${result.name} (v${result.protocol}) could not run`;
+        return result;
+      } finally {
         if (first) gate.settle(undefined);
-        throw e;
-      });
-      if (result.status === 'error') stopped ??= `case ${result.name} (v${result.protocol}) could not run`;
-      // after `stopped`: the cases waiting on this one must see that it could not run
-      if (first) gate.settle(undefined);
-      return result;
+      }
     });
     const requirements = judge(results, options.protocols, wanted, skipped);
     // a case that ran may leave an ID unjudged (e.g. nothing pending to answer): not checked
@@ -172,7 +174,7 @@ function runClientCase(c: ClientCase, v: 1 | 2, settings: ClientCheckSettings, s
   if (onVersion) ctx.onVersion = onVersion;
   return runCaseWith(c, v, CLIENT_WIRE_IDS, {
     started,
-    run: () => c.run(ctx),
+    run: () => withinLimit(c.run(ctx), settings.caseLimitMs ?? 6 * settings.timeoutMs),
     thrown: (e) => {
       if (e instanceof ClientLaunchError) return e.message;
       const msg = `${e instanceof Error ? e.message : String(e)}${ctx.exited ? ` (the client ended: ${ctx.describeExit()})${ctx.stderrTail()}` : ''}`;
@@ -187,4 +189,22 @@ function runClientCase(c: ClientCase, v: 1 | 2, settings: ClientCheckSettings, s
     },
     stderr: () => ctx.stderr,
   });
+}
+
+/**
+ * `work`, or a {@link ClientLaunchError} once `ms` have passed: the case is then reported as an
+ * error with the limit, and its dispose stops the client (which ends what `work` waits on).
+ */
+async function withinLimit(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ClientLaunchError(`the case did not end within ${ms} ms (the client never finished it); the client was stopped`)), ms);
+  });
+  try {
+    await Promise.race([work, limit]);
+  } finally {
+    clearTimeout(timer);
+    // `work` may still settle after the limit: its outcome no longer matters
+    work.catch(() => undefined);
+  }
 }
