@@ -4,11 +4,12 @@
 // v1 and a v2 agent).
 //
 //   node examples/client.mjs [--protocol auto|1|2] [--prompt <text>] [--policy approve-all|deny-all]
-//                            [--cancel-after-chars <n>] [-- <agent command> [args...]]
+//                            [--cancel-after-chars <n>] [--agent "<command line>" | -- <agent command> [args...]]
 //
 // Without an agent command it runs the echo agent next to this file. Examples:
 //   node examples/client.mjs --protocol 1 --prompt "hello v1"
 //   node examples/client.mjs -- npx acp-kit agent          # any ACP agent on stdio
+//   acp-kit check client -- node examples/client.mjs --agent "{agent}"   # check this client
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { connect, approveAll, denyAll } from 'acp-kit/client';
@@ -21,12 +22,43 @@ const { values: opts, positionals } = parseArgs({
     policy: { type: 'string', default: 'approve-all' },
     // cancel the turn once this many characters of the reply have arrived (shows cancellation)
     'cancel-after-chars': { type: 'string' },
+    // the agent as one command line (split like a shell: quotes and backslashes), as `check client` passes it
+    agent: { type: 'string' },
   },
 });
+
+/** Splits a command line into words as a POSIX shell would for quotes and backslashes (no expansions). */
+function splitCommandLine(text) {
+  const words = [];
+  let word = null;
+  let quote = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quote === "'") {
+      if (c === "'") quote = null;
+      else word += c;
+    } else if (c === '\\' && quote !== "'" && i + 1 < text.length) {
+      word = (word ?? '') + text[++i];
+    } else if (quote === '"') {
+      if (c === '"') quote = null;
+      else word += c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      word ??= '';
+    } else if (/\s/.test(c)) {
+      if (word !== null) words.push(word);
+      word = null;
+    } else word = (word ?? '') + c;
+  }
+  if (word !== null) words.push(word);
+  return words;
+}
 const protocol = opts.protocol === 'auto' ? 'auto' : Number(opts.protocol);
-const [command, ...args] = positionals.length > 0
-  ? positionals
-  : [process.execPath, fileURLToPath(new URL('./echo-agent.mjs', import.meta.url))];
+const [command, ...args] = opts.agent !== undefined
+  ? splitCommandLine(opts.agent)
+  : positionals.length > 0
+    ? positionals
+    : [process.execPath, fileURLToPath(new URL('./echo-agent.mjs', import.meta.url))];
 
 const out = process.stdout;
 let midLine = false; // streamed text leaves the cursor mid-line; event lines start on their own
@@ -55,6 +87,12 @@ async function main() {
 
     // Every decoded update is applied to `session.state`, then listeners run with the update and the state.
     const printed = new Map(); // messageId -> characters already printed
+    // an agent may send updates before its session/new answer: they are in the state already
+    for (const m of session.state.messageList) {
+      if (m.role !== 'agent' || !m.text) continue;
+      line(m.text);
+      printed.set(m.messageId, m.text.length);
+    }
     const cancelAfter = opts['cancel-after-chars'] === undefined ? Infinity : Number(opts['cancel-after-chars']);
     let received = 0;
     let cancelSent = false;

@@ -25,8 +25,9 @@ describe('check client: a client that never launches the agent', () => {
     expect(run.cases[0]!.reason).toMatch(/without launching the agent.*unknown option --agent/);
   }, 20_000);
 
-  it('the CLI on the example client with --agent: exit 1 with the reason, within the time limit', async () => {
-    const child = spawn(process.execPath, ['bin/acp-kit.js', 'check', 'client', '--', 'node', 'examples/client.mjs', '--agent', '{agent}'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  /** `acp-kit check client -- <words>` from the repository root, stopped by the test if it hangs. */
+  async function checkClient(words: string[]): Promise<{ code: number | null; out: string; err: string }> {
+    const child = spawn(process.execPath, ['bin/acp-kit.js', 'check', 'client', '--', ...words], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     // a hang must fail the test, not leave the checker running after it
     const guard = setTimeout(() => child.kill(), 15_000);
     let out = '';
@@ -35,11 +36,25 @@ describe('check client: a client that never launches the agent', () => {
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     clearTimeout(guard);
+    return { code, out, err };
+  }
+
+  // the new user's exact command: it hung (a gate never opened), then could not find
+  // examples/client.mjs from the scratch directory, and the example had no --agent option
+  it('the README\'s command on the example client, typed in the repository: conformant, exit 0', async () => {
+    const { code, out, err } = await checkClient(['node', 'examples/client.mjs', '--agent', '{agent}']);
+    expect(out, err).toMatch(/Verdict: CONFORMANT/);
+    expect(out).toMatch(/Protocol v1/);
+    expect(out).toMatch(/Protocol v2/);
+    expect(code).toBe(0);
+  }, 20_000);
+
+  it('a client file that exists nowhere: exit 1 with the client\'s error line and what to do, within the time limit', async () => {
+    const { code, out, err } = await checkClient(['node', 'examples/no-such-client.mjs', '--agent', '{agent}']);
     expect(code).toBe(1);
     expect(err).toMatch(/the client ended \(exit code 1\) without launching the agent/);
-    // the reason is the error line of the client's crash (the relative path, resolved in the
-    // case's scratch directory), not the stack's last lines, and what to do about it
-    expect(err).toMatch(/client stderr: Error: Cannot find module '[^']*\/examples\/client\.mjs'/);
+    // the reason is the error line of the client's crash, not the stack's last lines
+    expect(err).toMatch(/client stderr: Error: Cannot find module '[^']*\/examples\/no-such-client\.mjs'/);
     expect(err).toMatch(/ran in a scratch directory .* give absolute paths, or --cwd/);
     expect(out).toMatch(/Verdict: NOT CONFORMANT/);
     expect(out).toMatch(/Protocol v2/);

@@ -3,6 +3,7 @@ import { at, isObj, stringAt } from '../../proxy/json.js';
 import { NotApplicable, type CaseOf, type Check } from '../case.js';
 import { WaitTimeout, type TranscriptLine, type WireId } from '../driver.js';
 import { killGroup } from '../process.js';
+import { absoluteFileWords } from './file-args.js';
 import { ClientGone, ClientPeer, type Received } from './peer.js';
 
 /** What every client case needs to know about the run. */
@@ -122,8 +123,10 @@ export class ClientCaseContext {
   /** Starts the client and waits until it launches the scripted agent. */
   async launch(): Promise<ClientPeer> {
     const agent = this.source.agentCommand(this.token);
-    const args = this.settings.args.map((a) => a.split('{agent}').join(agent));
-    const command = this.settings.command.split('{agent}').join(agent);
+    // in the checker's scratch directory, paths typed relative to where the check was started
+    const [typed, ...typedArgs] = this.ownsCwd ? absoluteFileWords([this.settings.command, ...this.settings.args], process.cwd()) : [this.settings.command, ...this.settings.args];
+    const args = typedArgs.map((a) => a.split('{agent}').join(agent));
+    const command = (typed ?? this.settings.command).split('{agent}').join(agent);
     const child = spawn(command, args, { cwd: this.clientCwd, env: { ...process.env, ...this.settings.env, ACP_CHECK_AGENT: agent }, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
     this.child = child;
     this.exitPromise = new Promise((resolve) => {
