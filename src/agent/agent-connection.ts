@@ -414,7 +414,7 @@ class AgentConnectionImpl implements AgentConnection {
     if (shared) return this.join(shared, p, kind, replay);
     // one writer per stored session: refused while another process has it open (already ours when
     // open here), or another connection of this process has it open unshared (v1 twins)
-    if (!existing) this.refuseTwin(p.sessionId);
+    if (!existing) await this.refuseTwin(p.sessionId);
     if (!existing) this.store.acquire?.(p.sessionId);
     try {
       return await this.restoreLocked(p, kind, replay, existing, unstoredEnd);
@@ -462,14 +462,22 @@ class AgentConnectionImpl implements AgentConnection {
   }
 
   /**
-   * Refuses to open `sessionId` beside a runtime another connection of this process holds alone
-   * (v1), or, from a v1 connection, beside one v2 clients share: the same answer as the store's
-   * lock gives for another process (SESSION_LOCKED).
+   * One writer per session inside this process. A runtime another connection holds alone (v1) is
+   * taken over when idle: that connection may be gone without the server knowing yet (a client
+   * reconnecting after its side dropped), and its next request on the session finds none. While
+   * its turn runs, or beside a session v2 clients share (from a v1 connection), the open is
+   * refused with the answer the store's lock gives for another process (SESSION_LOCKED).
    */
-  private refuseTwin(sessionId: string): void {
+  private async refuseTwin(sessionId: string): Promise<void> {
     const registry = this.options.sharedSessions;
-    const other = registry?.holder(sessionId) ?? (this.sharing ? undefined : registry?.get(sessionId));
-    if (other && !other.closed) throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is open on another connection of this server; close it there first`, { sessionId });
+    const held = registry?.holder(sessionId);
+    const other = held ?? (this.sharing ? undefined : registry?.get(sessionId));
+    if (!registry || !other || other.closed) return;
+    if (other !== held || other.busy) throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is open on another connection of this server${other.busy ? ' with a turn running' : ''}; close it there first`, { sessionId });
+    registry.delete(other);
+    const closed = other.close('taken over by another connection').finally(() => this.store.release?.(sessionId));
+    registry.closingUntil(sessionId, closed);
+    await closed;
   }
 
   /** The shared-session registry, when this connection's version shares sessions. */

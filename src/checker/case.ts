@@ -228,8 +228,8 @@ export class CaseContext {
 
   /** Waits for a v2 idle state update of `sessionId` after `after`. */
   async waitIdle(sessionId: string, after: number, driver: AgentDriver = this.driver): Promise<{ seq: number; stopReason: unknown }> {
-    const line = await driver.waitFor((l) => isUpdate(l.msg, sessionId, 'state_update') && updateOf(l.msg)!.state === 'idle', this.turnTimeout, 'the idle state_update that ends the turn', after);
-    return { seq: line.seq, stopReason: updateOf(line.msg)!.stopReason };
+    const line = await driver.waitFor((l) => isUpdate(l.msg, sessionId, 'state_update') && updateOf(l.msg)?.state === 'idle', this.turnTimeout, 'the idle state_update that ends the turn', after);
+    return { seq: line.seq, stopReason: updateOf(line.msg)?.stopReason };
   }
 
   /** Answers a held permission request. */

@@ -10,6 +10,8 @@ export { WaitTimeout } from './wire.js';
 /** A JSON-RPC id as the wire carries it. */
 export type WireId = string | number | null;
 
+const isWireId = (v: unknown): v is WireId => v === null || typeof v === 'string' || typeof v === 'number';
+
 /**
  * One parsed wire message: any JSON object. Every field is `unknown` because the checker must see
  * whatever the peer sent (a numeric method, a string error); readers narrow before they trust.
@@ -126,9 +128,9 @@ export class AgentDriver extends WireLog {
       const parsed: unknown = JSON.parse(text);
       if (!Array.isArray(parsed)) return;
       for (const e of parsed) {
-        if (!isObj(e) || e.id === undefined || typeof e.method !== 'string') continue;
+        if (!isObj(e) || !isWireId(e.id) || typeof e.method !== 'string') continue;
         this.batchedIds.add(JSON.stringify(e.id));
-        this.track(e.id as WireId, e.method, seq);
+        this.track(e.id, e.method, seq);
       }
     } catch {
       /* deliberately malformed input */

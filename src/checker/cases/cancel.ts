@@ -34,7 +34,7 @@ export const cancelTurn: CheckCase = {
     if (v === 1) {
       if (end.msg!.error) return ctx.fail(ids[1]!, `the cancelled session/prompt was answered with a JSON-RPC error ${JSON.stringify(end.msg!.error)}; it must end with stopReason "cancelled"`, [cancelSeq, end.seq]);
       stop = at(end.msg, 'result', 'stopReason');
-    } else stop = updateOf(end.msg)!.stopReason;
+    } else stop = updateOf(end.msg)?.stopReason;
     if (end.seq < cancelSeq) ctx.skip('the turn ended before the cancel reached the agent; give --prompt a task that keeps the agent busy');
     // a turn that ended on its own right as the cancel went out (the end was already in the pipe)
     // raced it: not exercised, not a failure (an agent that ignores the cancel ends much later)
@@ -44,8 +44,8 @@ export const cancelTurn: CheckCase = {
     ctx.judge(ids[0]!, stop === 'cancelled', `the cancelled turn ended with stopReason ${JSON.stringify(stop)}; it must be "cancelled"`, [cancelSeq, end.seq]);
     const ping = await d.roundTrip(ctx.timeout);
     const kinds = v === 1 ? V1_TURN_UPDATES : V2_WORK_UPDATES;
-    const late = d.received(end.seq, ping).filter((m) => isUpdate(m, sid) && kinds.has(String(updateOf(m)!.sessionUpdate)));
-    ctx.judge(ids[2]!, late.length === 0, `${late.length} update(s) of the cancelled turn (${late.map((m) => updateOf(m)!.sessionUpdate).join(', ')}) arrived after its end`, [end.seq, ...late.map((m) => m.seq)]);
+    const late = d.received(end.seq, ping).filter((m) => isUpdate(m, sid) && kinds.has(String(updateOf(m)?.sessionUpdate)));
+    ctx.judge(ids[2]!, late.length === 0, `${late.length} update(s) of the cancelled turn (${late.map((m) => updateOf(m)?.sessionUpdate).join(', ')}) arrived after its end`, [end.seq, ...late.map((m) => m.seq)]);
   },
 };
 
@@ -59,12 +59,12 @@ async function busyTurn(ctx: CaseContext, sid: string): Promise<{ sent: { seq: n
   const d = ctx.driver;
   const sent = d.send('session/prompt', ctx.promptParams(sid, ctx.settings.cancelPrompt ?? ctx.settings.prompt));
   const isResponse = (l: TranscriptLine) => l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(sent.id);
-  const isEnd = (l: TranscriptLine) => (v === 1 ? isResponse(l) : isUpdate(l.msg, sid, 'state_update') && updateOf(l.msg)!.state === 'idle');
+  const isEnd = (l: TranscriptLine) => (v === 1 ? isResponse(l) : isUpdate(l.msg, sid, 'state_update') && updateOf(l.msg)?.state === 'idle');
   const busy = await d.waitFor(
     (l) =>
       isEnd(l) ||
       (l.dir === 'in' && l.msg?.method === 'session/request_permission') ||
-      (v === 1 ? isUpdate(l.msg, sid) && V1_TURN_UPDATES.has(String(updateOf(l.msg)!.sessionUpdate)) : isUpdate(l.msg, sid, 'state_update') && updateOf(l.msg)!.state === 'running'),
+      (v === 1 ? isUpdate(l.msg, sid) && V1_TURN_UPDATES.has(String(updateOf(l.msg)?.sessionUpdate)) : isUpdate(l.msg, sid, 'state_update') && updateOf(l.msg)?.state === 'running'),
     ctx.turnTimeout,
     'a sign of work for the prompt (an update or a permission request)',
     sent.seq,
@@ -102,7 +102,7 @@ export const closeBusySession: CheckCase = {
     // the end of the turn: before the close response, or (v1's prompt answer) right after it
     const ping = await d.roundTrip(ctx.timeout);
     const end = d.transcript.find((l) => l.seq > sent.seq && l.seq < ping && isEnd(l));
-    const stop = end === undefined ? undefined : ctx.version === 1 ? at(end.msg, 'result', 'stopReason') ?? (end.msg?.error ? 'a JSON-RPC error' : undefined) : updateOf(end.msg)!.stopReason;
+    const stop = end === undefined ? undefined : ctx.version === 1 ? at(end.msg, 'result', 'stopReason') ?? (end.msg?.error ? 'a JSON-RPC error' : undefined) : updateOf(end.msg)?.stopReason;
     if (end !== undefined && end.seq < close.seq) ctx.skip('the turn ended before the close reached the agent; give --prompt a task that keeps the agent busy');
     if (stop !== 'cancelled' && stop !== undefined && Date.now() - closedAt < RACE_MS) ctx.skip(`the turn ended ${JSON.stringify(stop)} within ${RACE_MS} ms of the close, before it could have been read`);
     ctx.judge('ACP-ALL-CLOSE-01', stop === 'cancelled', end === undefined ? `the turn running when session/close arrived never ended (${ctx.version === 1 ? 'no session/prompt answer' : 'no idle state_update'}); close must cancel it like session/cancel, ending it "cancelled"` : `the turn running when session/close arrived ended with ${JSON.stringify(stop)}; close must cancel it like session/cancel, ending it "cancelled"`, [close.seq, ...(end ? [end.seq] : [])]);

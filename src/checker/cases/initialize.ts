@@ -87,7 +87,8 @@ function authMethodRules(ctx: CaseContext, methods: unknown, seq: number): void 
   const unprefixed = methods.map(typeOf).filter((t) => typeof t === 'string' && !V2_AUTH_TYPES.has(t) && !t.startsWith('_'));
   ctx.judge('ACP-V2-AUTH-04', unprefixed.length === 0, `auth method type(s) ${unprefixed.map((t) => JSON.stringify(t)).join(', ')} are neither ACP's (agent, terminal) nor custom ones starting with _`, [seq]);
   const duplicated = methods.filter((m) => typeOf(m) === 'terminal').flatMap((m) => {
-    const names = (Array.isArray(at(m, 'env')) ? (at(m, 'env') as unknown[]) : []).map((e) => at(e, 'name'));
+    const env = at(m, 'env');
+    const names = (Array.isArray(env) ? env : []).map((e: unknown) => at(e, 'name'));
     return names.filter((n, i) => names.indexOf(n) !== i).map((n) => `${JSON.stringify(at(m, 'methodId'))}: ${JSON.stringify(n)}`);
   });
   ctx.judge('ACP-V2-AUTH-07', duplicated.length === 0, `terminal auth env names must be unique; repeated: ${duplicated.join(', ')}`, [seq]);

@@ -22,8 +22,8 @@ export const promptTurnV1: CheckCase = {
     if (t.response.error) return ctx.fail('ACP-V1-PROMPT-03', `session/prompt failed: ${JSON.stringify(t.response.error)}`, [t.response.seq]);
     if (!ctx.judge('ACP-V1-STOP-01', typeof t.stopReason === 'string' && V1_STOP.has(t.stopReason), `stopReason ${JSON.stringify(t.stopReason)} is not one of ${[...V1_STOP].join(', ')}`, [t.response.seq])) return;
     const ping = await ctx.driver.roundTrip(ctx.timeout);
-    const late = ctx.driver.received(t.response.seq, ping).filter((m) => isUpdate(m, sid) && V1_TURN_UPDATES.has(String(updateOf(m)!.sessionUpdate)));
-    ctx.judge('ACP-V1-PROMPT-03', late.length === 0, `${late.length} update(s) of the turn (${late.map((m) => updateOf(m)!.sessionUpdate).join(', ')}) arrived after the session/prompt response ended it`, [t.response.seq, ...late.map((m) => m.seq)]);
+    const late = ctx.driver.received(t.response.seq, ping).filter((m) => isUpdate(m, sid) && V1_TURN_UPDATES.has(String(updateOf(m)?.sessionUpdate)));
+    ctx.judge('ACP-V1-PROMPT-03', late.length === 0, `${late.length} update(s) of the turn (${late.map((m) => updateOf(m)?.sessionUpdate).join(', ')}) arrived after the session/prompt response ended it`, [t.response.seq, ...late.map((m) => m.seq)]);
     observed(ctx, 1);
   },
 };
@@ -42,16 +42,16 @@ export const promptLifecycleV2: CheckCase = {
     const messageId = at(t.response.result, 'messageId');
     ctx.judge('ACP-V2-LIFE-03', typeof messageId === 'string', `the session/prompt result must be {messageId}; got ${JSON.stringify(t.response.result)}`, [t.response.seq]);
     const turn = ctx.driver.received(t.promptSeq, t.endSeq).filter((m) => isUpdate(m, sid));
-    const echo = turn.filter((m) => ['user_message', 'user_message_chunk'].includes(String(updateOf(m)!.sessionUpdate)));
-    ctx.judge('ACP-V2-LIFE-04', echo.some((m) => updateOf(m)!.messageId === messageId), `no user_message or user_message_chunk with the prompt's messageId ${JSON.stringify(messageId)} arrived before idle${echo.length ? ` (echoes had ${echo.map((m) => JSON.stringify(updateOf(m)!.messageId)).join(', ')})` : ''}`, [t.response.seq, t.endSeq]);
-    const running = turn.find((m) => updateOf(m)!.sessionUpdate === 'state_update' && updateOf(m)!.state === 'running');
+    const echo = turn.filter((m) => ['user_message', 'user_message_chunk'].includes(String(updateOf(m)?.sessionUpdate)));
+    ctx.judge('ACP-V2-LIFE-04', echo.some((m) => updateOf(m)?.messageId === messageId), `no user_message or user_message_chunk with the prompt's messageId ${JSON.stringify(messageId)} arrived before idle${echo.length ? ` (echoes had ${echo.map((m) => JSON.stringify(updateOf(m)?.messageId)).join(', ')})` : ''}`, [t.response.seq, t.endSeq]);
+    const running = turn.find((m) => updateOf(m)?.sessionUpdate === 'state_update' && updateOf(m)?.state === 'running');
     ctx.judge('ACP-V2-LIFE-05', running !== undefined, 'no running state_update arrived between the prompt and idle', [t.promptSeq, t.endSeq]);
     ctx.judge('ACP-V2-LIFE-06', true, '');
     ctx.judge('ACP-V2-STOP-01', typeof t.stopReason === 'string' && (V2_STOP.has(t.stopReason) || t.stopReason.startsWith('_')), `idle stopReason ${JSON.stringify(t.stopReason)} is neither a known stop reason nor a custom one starting with _`, [t.endSeq]);
     // the work's output ends with idle: nothing of it afterwards (proved by a round trip)
     const ping = await ctx.driver.roundTrip(ctx.timeout);
-    const workIds = new Set<unknown>(turn.map((m) => updateOf(m)!.messageId).filter((x) => typeof x === 'string'));
-    const late = ctx.driver.received(t.endSeq, ping).filter((m) => isUpdate(m, sid) && V2_WORK_UPDATES.has(String(updateOf(m)!.sessionUpdate)) && workIds.has(updateOf(m)!.messageId));
+    const workIds = new Set<unknown>(turn.map((m) => updateOf(m)?.messageId).filter((x) => typeof x === 'string'));
+    const late = ctx.driver.received(t.endSeq, ping).filter((m) => isUpdate(m, sid) && V2_WORK_UPDATES.has(String(updateOf(m)?.sessionUpdate)) && workIds.has(updateOf(m)?.messageId));
     if (late.length) ctx.fail('ACP-V2-LIFE-06', `${late.length} update(s) of the finished work arrived after its idle state_update`, [t.endSeq, ...late.map((m) => m.seq)]);
     observed(ctx, 2);
   },

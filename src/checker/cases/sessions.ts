@@ -97,7 +97,7 @@ export const sessionLoadV1: CheckCase = {
     // zero replayed updates conform too (what is retained is the agent's business); what is replayed must be updates of that session
     ctx.pass('ACP-V1-LOAD-02');
     const ping = await d.roundTrip(ctx.timeout);
-    const late = d.received(r.seq, ping).filter((m) => isUpdate(m, sid) && ['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan'].includes(String(updateOf(m)!.sessionUpdate)));
+    const late = d.received(r.seq, ping).filter((m) => isUpdate(m, sid) && ['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan'].includes(String(updateOf(m)?.sessionUpdate)));
     ctx.judge('ACP-V1-LOAD-03', late.length === 0, `${late.length} replayed update(s) arrived after the session/load response`, [r.seq, ...late.map((m) => m.seq)], d);
   },
 };
@@ -122,10 +122,10 @@ export const sessionResumeV2: CheckCase = {
     // as for v1 load: no route is guaranteed to persist, and an empty replay ("all retained history") conforms
     if (r.error) ctx.skip(`a new process of the agent does not know the session (${JSON.stringify(r.error)}); resume across processes is not exercised`);
     const replay = d.received(0, r.seq).filter((m) => isUpdate(m, sid));
-    const messages = replay.filter((m) => /^(user|agent)_(message|thought)/.test(String(updateOf(m)!.sessionUpdate)));
+    const messages = replay.filter((m) => /^(user|agent)_(message|thought)/.test(String(updateOf(m)?.sessionUpdate)));
     ctx.pass('ACP-V2-RESUME-03');
-    ctx.judge('ACP-V2-RESUME-04', messages.every((m) => typeof updateOf(m)!.messageId === 'string'), 'a replayed message has no messageId', [r.seq, ...messages.filter((m) => typeof updateOf(m)!.messageId !== 'string').map((m) => m.seq)], d);
-    const lastState = replay.filter((m) => updateOf(m)!.sessionUpdate === 'state_update').at(-1);
+    ctx.judge('ACP-V2-RESUME-04', messages.every((m) => typeof updateOf(m)?.messageId === 'string'), 'a replayed message has no messageId', [r.seq, ...messages.filter((m) => typeof updateOf(m)?.messageId !== 'string').map((m) => m.seq)], d);
+    const lastState = replay.filter((m) => updateOf(m)?.sessionUpdate === 'state_update').at(-1);
     const lastMessage = messages.at(-1);
     ctx.judge('ACP-V2-RESUME-08', lastState !== undefined && (lastMessage === undefined || lastState.seq > lastMessage.seq), 'no state_update arrived after the replay and before the session/resume response', [r.seq], d);
   },
@@ -142,6 +142,6 @@ async function resumeWithoutReplay(ctx: CaseContext, sid: string): Promise<void>
   if (r.error) return;
   const ping = await d.roundTrip(ctx.timeout);
   const start = d.transcript.find((l) => l.dir === 'out' && l.msg?.method === 'session/resume' && l.msg.id !== undefined && JSON.stringify(l.msg.id) === JSON.stringify(r.id))?.seq ?? r.seq;
-  const replayed = d.received(start, ping).filter((m) => isUpdate(m, sid) && /^(user|agent)_(message|thought)/.test(String(updateOf(m)!.sessionUpdate)));
+  const replayed = d.received(start, ping).filter((m) => isUpdate(m, sid) && /^(user|agent)_(message|thought)/.test(String(updateOf(m)?.sessionUpdate)));
   ctx.judge('ACP-V2-RESUME-02', replayed.length === 0, `session/resume without replayFrom replayed ${replayed.length} message update(s); history is replayed only when replayFrom asks for it`, [start, ...replayed.map((m) => m.seq)]);
 }

@@ -4,6 +4,7 @@ import type { TerminalExitStatus } from '../../protocol/model/methods.js';
 import type { TimelineEntry } from '../../protocol/state/entities.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
 import type { AnySessionUpdate } from '../../protocol/model/update.js';
+import { isObj } from '../../protocol/codec/util.js';
 import { readTurnTokenUsage, type TurnTokenUsage } from '../../agent/coding/usage-meta.js';
 import { CliError, toCliError, type AgentContext } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -489,6 +490,7 @@ export class ChatController implements ChatActions {
 function toolCallIdOf(request: PermissionRequest): string | undefined {
   const subject = request.subject;
   if (!subject) return undefined;
-  const id = subject.type === 'tool_call' ? (subject.toolCall as { toolCallId?: unknown }).toolCallId : subject.type === 'command' ? subject.toolCallId : undefined;
+  const call: unknown = subject.type === 'tool_call' ? subject.toolCall : undefined;
+  const id = isObj(call) ? call.toolCallId : subject.type === 'command' ? subject.toolCallId : undefined;
   return typeof id === 'string' ? id : undefined;
 }
