@@ -1,26 +1,10 @@
 // Counts TypeScript type assertions (`x as T`, `<T>x`) in hand-written sources, excluding `as const`
 // and the generated wire types (src/protocol/wire). Used to track issue 9.1's cast budget.
 // Usage: node scripts/count-casts.mjs [dir] [--list]
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
-
-/** The hand-written TypeScript files under `root` (the generated wire types left out). */
-function tsFiles(root) {
-  const files = [];
-  const walk = (dir) => {
-    for (const name of readdirSync(dir)) {
-      const p = join(dir, name);
-      if (statSync(p).isDirectory()) {
-        if (p.split('/').join('/').endsWith('protocol/wire')) continue;
-        walk(p);
-      } else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) files.push(p);
-    }
-  };
-  walk(root);
-  return files;
-}
+import { tsFiles } from './ts-files.mjs';
 
 /**
  * The casts under `root`: one `{ file, line, text }` per type assertion, `as const` and the

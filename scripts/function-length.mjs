@@ -3,24 +3,10 @@
 // its first to its last line. The generated wire types (src/protocol/wire) are left out.
 // Issue 25 item 3: "no hand-written function over 100 lines in src, reported by a script in CI".
 // Usage: node scripts/function-length.mjs [dir] [--limit N]
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
-
-function sourceFiles(root) {
-  const files = [];
-  const walk = (dir) => {
-    for (const name of readdirSync(dir)) {
-      const p = join(dir, name);
-      if (statSync(p).isDirectory()) {
-        if (!p.endsWith(join('protocol', 'wire'))) walk(p);
-      } else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) files.push(p);
-    }
-  };
-  walk(root);
-  return files.sort();
-}
+import { tsFiles } from './ts-files.mjs';
 
 /** The name a reader would search for: the declaration's own name, or the variable/property holding it. */
 function nameOf(node, sf) {
@@ -33,7 +19,7 @@ function nameOf(node, sf) {
 /** Every function under `root` longer than `limit` lines: `{ file, line, name, lines }`, longest first. */
 export function longFunctions(root, limit = 100) {
   const found = [];
-  for (const file of sourceFiles(root)) {
+  for (const file of tsFiles(root)) {
     const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
     const visit = (node) => {
       if (ts.isFunctionLike(node) && 'body' in node && node.body) {

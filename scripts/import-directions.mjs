@@ -2,10 +2,11 @@
 // tools (proxy, inspector, checker, server) <- cli. Lists every import in src that goes against it.
 // Every form counts: import, import type, export ... from, dynamic import().
 // Usage: node scripts/import-directions.mjs
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
+import { tsFiles } from './ts-files.mjs';
 
 /** What each top-level folder of src may import besides itself. */
 export const ALLOWED = {
@@ -20,19 +21,6 @@ export const ALLOWED = {
   cli: ['protocol', 'rpc', 'agent', 'client', 'proxy', 'server', 'inspector', 'checker'],
   'index.ts': ['protocol', 'rpc'],
 };
-
-function sourceFiles(root) {
-  const files = [];
-  const walk = (dir) => {
-    for (const name of readdirSync(dir)) {
-      const p = join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) files.push(p);
-    }
-  };
-  walk(root);
-  return files.sort();
-}
 
 /** The relative module specifiers of one file, with their lines. */
 function relativeImports(file) {
@@ -54,7 +42,7 @@ function relativeImports(file) {
 /** Every import in `root` (default src) from a layer it may not use: `{ file, line, from, to, spec }`. */
 export function wrongDirections(root = 'src', allowed = ALLOWED) {
   const wrong = [];
-  for (const file of sourceFiles(root)) {
+  for (const file of tsFiles(root, { skipWire: false })) {
     const from = relative(root, file).split('/')[0];
     for (const { spec, line } of relativeImports(file)) {
       const to = relative(root, resolve(dirname(file), spec)).split('/')[0];
