@@ -1,5 +1,5 @@
 // The layer rule of README's "Dependencies point one way": protocol <- rpc <- agent / client <-
-// tools (proxy, inspector, checker, server) <- cli. Lists every import in src that goes against it.
+// captures <- tools (proxy, inspector, checker, server) <- cli. Lists every import in src that goes against it.
 // Every form counts: import, import type, export ... from, dynamic import().
 // Usage: node scripts/import-directions.mjs
 import { readFileSync } from 'node:fs';
@@ -14,11 +14,13 @@ export const ALLOWED = {
   rpc: ['protocol'],
   agent: ['protocol', 'rpc'],
   client: ['protocol', 'rpc'],
-  proxy: ['protocol', 'rpc', 'agent', 'client'],
+  // capture files (record, read, redact, latency, stats, diff, validate): shared by the tools
+  captures: ['protocol'],
+  proxy: ['protocol', 'rpc', 'agent', 'client', 'captures'],
   server: ['protocol', 'rpc', 'agent', 'client'],
-  inspector: ['protocol', 'rpc', 'agent', 'client'],
-  checker: ['protocol', 'rpc', 'agent', 'client'],
-  cli: ['protocol', 'rpc', 'agent', 'client', 'proxy', 'server', 'inspector', 'checker'],
+  inspector: ['protocol', 'rpc', 'agent', 'client', 'captures'],
+  checker: ['protocol', 'rpc', 'agent', 'client', 'captures'],
+  cli: ['protocol', 'rpc', 'agent', 'client', 'captures', 'proxy', 'server', 'inspector', 'checker'],
   'index.ts': ['protocol', 'rpc'],
 };
 

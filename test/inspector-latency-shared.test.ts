@@ -1,5 +1,5 @@
 /**
- * The inspector's latency figures come from the proxy's helpers (src/proxy/latency.ts): one pairing
+ * The inspector's latency figures come from the proxy's helpers (src/captures/latency.ts): one pairing
  * and one percentile for `acp-kit stats`, `acp-kit diff` and the page, so they always agree.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 // The inspector page (src/inspector/ui, a browser bundle) type-checks under its own DOM-only
-// tsconfig against the server's own API shapes: src/inspector/api-types.ts, src/proxy/frame.ts,
-// src/proxy/violation.ts, src/proxy/diff.ts and src/inspector/stats.ts hold no runtime imports of
+// tsconfig against the server's own API shapes: src/inspector/api-types.ts, src/captures/frame.ts,
+// src/captures/violation.ts, src/captures/diff.ts and src/inspector/stats.ts hold no runtime imports of
 // Node, so the page imports them instead of keeping copies that drift from what the server sends.
 // In process: one TypeScript program, as `tsc -p src/inspector/ui/tsconfig.json` builds it.
 import { dirname, join, relative } from 'node:path';
@@ -32,7 +32,7 @@ describe('the inspector page shares the server API types', () => {
       return `${where} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
     });
     expect(diagnostics).toEqual([]);
-    expect(own).toEqual(expect.arrayContaining(['src/inspector/api-types.ts', 'src/proxy/diff.ts', 'src/inspector/stats.ts', 'src/inspector/ui/app.tsx']));
+    expect(own).toEqual(expect.arrayContaining(['src/inspector/api-types.ts', 'src/captures/diff.ts', 'src/inspector/stats.ts', 'src/inspector/ui/app.tsx']));
     // a server module that starts importing Node would only type-check here with Node's types
     expect(program.getSourceFiles().filter((f) => f.fileName.includes('/@types/node/'))).toEqual([]);
   });
@@ -45,6 +45,6 @@ describe('the inspector page shares the server API types', () => {
       .map((s) => s.getText(api).split('\n')[0]);
     expect(declared).toEqual([]);
     const reexported = api!.statements.filter(ts.isExportDeclaration).map((s) => (s.moduleSpecifier as ts.StringLiteral).text);
-    expect(reexported).toEqual(['../api-types.js', '../api-types.js', '../../proxy/diff.js', '../stats.js']);
+    expect(reexported).toEqual(['../api-types.js', '../api-types.js', '../../captures/diff.js', '../stats.js']);
   });
 });

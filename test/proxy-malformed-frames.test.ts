@@ -1,5 +1,5 @@
 // Captures and frames of the wrong shape: the capture reader and the validator read parsed JSON through
-// checks (src/proxy/json.ts), so a line that is JSON but not the expected object is skipped or reported,
+// checks (src/protocol/json.ts), so a line that is JSON but not the expected object is skipped or reported,
 // never a TypeError, and no field of the wrong type reaches a typed frame, header or meta.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

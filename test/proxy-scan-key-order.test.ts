@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientConnection } from '../src/client/index.js';
 import { decodeFrame, readCapture, scanFrame, type DecodedFrame } from '../src/proxy/index.js';
-import { isObj } from '../src/proxy/json.js';
+import { isObj } from '../src/protocol/json.js';
 import { BIN, cliEnv, ndjson, runCli } from './fixtures/cli-helpers.js';
 import { jsonLines } from './support/json-lines.js';
 import { recordTurn } from './support/record-turn.js';

@@ -1,4 +1,4 @@
-import { at, isObj, type Obj } from '../proxy/json.js';
+import { at, isObj, type Obj } from '../protocol/json.js';
 import { AgentDriver, type WireAnswer, type WireMessage } from './driver.js';
 import type { InProcessAgent } from './launch.js';
 

@@ -1,7 +1,7 @@
 import { formatFailure } from '../protocol/validation/failure.js';
 import { getValidator } from '../protocol/validation/validator.js';
 import type { ValidationFailure } from '../protocol/validation/types.js';
-import { at, isObj } from '../proxy/json.js';
+import { at, isObj } from '../protocol/json.js';
 import { startAgent, type AgentEnd, type InProcessLaunch, type LaunchSpec, type StartedAgent } from './launch.js';
 import { WaitTimeout, WireLog } from './wire.js';
 

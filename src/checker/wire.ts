@@ -1,4 +1,4 @@
-import { isObj } from '../proxy/json.js';
+import { isObj } from '../protocol/json.js';
 import type { Finding, TranscriptLine, WireId, WireMessage } from './driver.js';
 
 /** Raised when the peer did not do something in time; the case fails the requirement it names. */

@@ -1,7 +1,7 @@
 import type { PermissionOption } from '../protocol/model/session.js';
 import type { UsageInfo } from '../protocol/model/update.js';
-import type { CaptureFrame } from '../proxy/frame.js';
-import type { Violation } from '../proxy/violation.js';
+import type { CaptureFrame } from '../captures/frame.js';
+import type { Violation } from '../captures/violation.js';
 
 /*
  * The shapes of the inspector's JSON API: what the server builds and the page reads. Types, one

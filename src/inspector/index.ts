@@ -11,5 +11,5 @@ export { loadCapture, CaptureTail } from './source.js';
 export { registerLive, listLive, liveDir, type LiveRegistration } from './live.js';
 export { latencyTable, type MethodLatency, type RequestSpan } from './stats.js';
 /** Nearest-rank percentile: the proxy's, re-exported here for the inspector's earlier users. */
-export { percentile } from '../proxy/latency.js';
+export { percentile } from '../captures/latency.js';
 export { markFields, type FieldMarks } from './undeclared.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dataRoot } from '../proxy/capture.js';
-import { isObj } from '../proxy/json.js';
+import { dataRoot } from '../captures/capture.js';
+import { isObj } from '../protocol/json.js';
 
 /** What a running `acp-kit proxy --inspect` writes to `<data dir>/inspect/<pid>.json`. */
 export interface LiveRegistration {

@@ -1,7 +1,7 @@
-import { frameSide, type CaptureFrame, type CaptureHeader, type CaptureMeta, type CaptureSide } from '../proxy/capture.js';
-import { RequestPairer } from '../proxy/latency.js';
-import { CaptureValidator, type Violation } from '../proxy/validate.js';
-import { at, stringAt } from '../proxy/json.js';
+import { frameSide, type CaptureFrame, type CaptureHeader, type CaptureMeta, type CaptureSide } from '../captures/capture.js';
+import { RequestPairer } from '../captures/latency.js';
+import { CaptureValidator, type Violation } from '../captures/validate.js';
+import { at, stringAt } from '../protocol/json.js';
 import { SessionViewBuilder, type SessionView } from './session-view.js';
 import { latencyTable, type MethodLatency, type RequestSpan } from './stats.js';
 import { markFields } from './undeclared.js';

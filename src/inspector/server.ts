@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { diffCaptures, type CaptureDiff } from '../proxy/diff.js';
+import { diffCaptures, type CaptureDiff } from '../captures/diff.js';
 import { listLive, type LiveRegistration } from './live.js';
 import type { CaptureModel, ModelEvent } from './model.js';
 import type { SourceInfo } from './api-types.js';

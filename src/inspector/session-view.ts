@@ -4,8 +4,8 @@ import type { AnySessionUpdate } from '../protocol/model/update.js';
 import type { PermissionRequest } from '../protocol/model/session.js';
 import { SessionState } from '../protocol/state/session-state.js';
 import type { AnyContentBlock } from '../protocol/model/content.js';
-import type { CaptureFrame } from '../proxy/capture.js';
-import { at, isObj, stringAt } from '../proxy/json.js';
+import type { CaptureFrame } from '../captures/capture.js';
+import { at, isObj, stringAt } from '../protocol/json.js';
 import type { ClientTerminalView, ForegroundChange, PermissionView, SessionItem, SessionView } from './api-types.js';
 
 export type { ClientTerminalView, EntityItem, ForegroundChange, PermissionView, SessionItem, SessionView, TerminalItem } from './api-types.js';

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { frameFrom, headerFrom, metaFrom, openCapture, type CaptureSide } from '../proxy/capture.js';
-import { isObj } from '../proxy/json.js';
+import { frameFrom, headerFrom, metaFrom, openCapture, type CaptureSide } from '../captures/capture.js';
+import { isObj } from '../protocol/json.js';
 import { CaptureModel } from './model.js';
 
 /**

@@ -1,8 +1,8 @@
-import { summarizeLatencies } from '../proxy/latency.js';
+import { summarizeLatencies } from '../captures/latency.js';
 
 /**
  * The inspector's latency shapes. Pairing and percentiles are the proxy's
- * (`RequestPairer`, `summarizeLatencies` in src/proxy/latency.ts): one implementation for
+ * (`RequestPairer`, `summarizeLatencies` in src/captures/latency.ts): one implementation for
  * `acp-kit stats`, `acp-kit diff` and the page.
  */
 

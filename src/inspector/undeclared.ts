@@ -1,5 +1,5 @@
 import { defsOf, isSchemaObject, loadSchema, methodTable, type JsonSchema, type MethodDefs } from '../protocol/validation/schema-source.js';
-import { at } from '../proxy/json.js';
+import { at } from '../protocol/json.js';
 import type { FieldMarks } from './api-types.js';
 
 export type { FieldMarks } from './api-types.js';

@@ -2,8 +2,8 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { describeSpawnError, spawnInProcessGroup, watchChildExit } from '../rpc/child.js';
 import { signalProcessGroup } from '../rpc/process-group.js';
-import type { CaptureSide, CaptureWriter } from './capture.js';
-import type { Violation } from './validate.js';
+import type { CaptureSide, CaptureWriter } from '../captures/capture.js';
+import type { Violation } from '../captures/validate.js';
 
 /** What the proxy, the bridge and their CLI share: the agent to run and the editor's side. */
 export interface AgentCommandOptions {

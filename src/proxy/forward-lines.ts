@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import type { FrameDirection } from './frame.js';
+import type { FrameDirection } from '../captures/frame.js';
 
 /**
  * Longest line the recording/validating proxy holds whole (256 MiB): a longer one is forwarded as

@@ -30,9 +30,9 @@ export {
   type FrameDirection,
   type FrameId,
   type FrameKind,
-} from './capture.js';
-export { CaptureValidator, type Violation, type ViolationRule } from './validate.js';
-export { redactMessage, redactRaw } from './redact.js';
+} from '../captures/capture.js';
+export { CaptureValidator, type Violation, type ViolationRule } from '../captures/validate.js';
+export { redactMessage, redactRaw } from '../captures/redact.js';
 export { startBridge, type BridgeOptions, type BridgeMode, type BridgeHandle, type BridgeRoute } from './bridge/index.js';
 export {
   replayAsAgent,
@@ -49,6 +49,6 @@ export {
   type ReplayScript,
   type ScriptFrame,
 } from './replay/index.js';
-export { RequestPairer, oppositeDirection, percentile, summarizeLatencies, type AnsweredRequest, type LatencySummary, type PendingRequest } from './latency.js';
-export { CaptureStatsCollector, captureStats, type CaptureStats, type ErrorCodeStats, type MethodStats, type TurnStats } from './stats.js';
-export { diffCaptures, type CaptureDiff, type DiffEntry, type DiffFrameRef, type FieldDifference, type MethodLatencyDelta, type VersionInfo } from './diff.js';
+export { RequestPairer, oppositeDirection, percentile, summarizeLatencies, type AnsweredRequest, type LatencySummary, type PendingRequest } from '../captures/latency.js';
+export { CaptureStatsCollector, captureStats, type CaptureStats, type ErrorCodeStats, type MethodStats, type TurnStats } from '../captures/stats.js';
+export { diffCaptures, type CaptureDiff, type DiffEntry, type DiffFrameRef, type FieldDifference, type MethodLatencyDelta, type VersionInfo } from '../captures/diff.js';

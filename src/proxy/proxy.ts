@@ -1,8 +1,8 @@
 import { describeExit, killAfterEditorClosed, proxyResult, spawnRawAgent, type AgentCommandOptions, type ProxyResult } from './agent-process.js';
-import { decodeFrame, frameStamper, scanFrame, type DecodedFrame, type FrameDirection } from './capture.js';
+import { decodeFrame, frameStamper, scanFrame, type DecodedFrame, type FrameDirection } from '../captures/capture.js';
 import { DEFAULT_MAX_LINE_BYTES, forwardLines } from './forward-lines.js';
-import { numberAt } from './json.js';
-import { CaptureValidator } from './validate.js';
+import { numberAt } from '../protocol/json.js';
+import { CaptureValidator } from '../captures/validate.js';
 
 export type { ProxyResult } from './agent-process.js';
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { packageVersion } from '../../src/protocol/package-version.js';
 import { connect, type ClientConnection, type ClientOptions } from '../../src/client/index.js';
 import { selectOption } from '../../src/client/services/permission-policy.js';
-import { CaptureWriter } from '../../src/proxy/capture.js';
+import { CaptureWriter } from '../../src/captures/capture.js';
 import { startProxy } from '../../src/proxy/proxy.js';
 import { StreamTransport } from '../../src/rpc/stream-transport.js';
 

@@ -25,6 +25,9 @@ export function runCommand(command: string, args: readonly string[], opts: { cwd
       clearTimeout(timer);
       resolve({ status, stdout, stderr });
     });
+    // a command that exits without reading its stdin closes the pipe first: EPIPE is not its failure
+    // (its status says how it ended), and unhandled it is an uncaught exception of the test worker
+    child.stdin.on('error', () => undefined);
     child.stdin.end(opts.input ?? '');
   });
 }

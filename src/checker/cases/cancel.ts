@@ -1,4 +1,4 @@
-import { at, isObj } from '../../proxy/json.js';
+import { at, isObj } from '../../protocol/json.js';
 import { isUpdate, updateOf, type CaseContext, type CheckCase } from '../case.js';
 import type { TranscriptLine } from '../driver.js';
 import { V1_TURN_UPDATES, V2_WORK_UPDATES } from './prompt.js';

@@ -1,4 +1,4 @@
-import { at, isObj } from '../../proxy/json.js';
+import { at, isObj } from '../../protocol/json.js';
 import type { CheckCase } from '../case.js';
 
 /** Unknown `_` request: answered -32601. Unknown `_` notification: ignored, not answered. */

@@ -1,4 +1,4 @@
-import { at } from '../../proxy/json.js';
+import { at } from '../../protocol/json.js';
 import type { CaseContext, CheckCase } from '../case.js';
 
 /** The latest protocol version with a schema: an agent cannot support a later one. */

@@ -1,4 +1,4 @@
-import { at } from '../../proxy/json.js';
+import { at } from '../../protocol/json.js';
 import type { CheckCase } from '../case.js';
 import { isObj } from '../../protocol/codec/util.js';
 

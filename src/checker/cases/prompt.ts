@@ -1,4 +1,4 @@
-import { at } from '../../proxy/json.js';
+import { at } from '../../protocol/json.js';
 import { isUpdate, updateOf, type CheckCase } from '../case.js';
 import type { WireMessage } from '../driver.js';
 

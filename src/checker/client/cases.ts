@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { getValidator } from '../../protocol/validation/validator.js';
-import { at } from '../../proxy/json.js';
+import { at } from '../../protocol/json.js';
 import { WaitTimeout, type TranscriptLine } from '../driver.js';
 import { ClientSetupError, type ClientCase, type ClientCaseContext } from './context.js';
 import { ClientGone, type Received } from './peer.js';

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { at, isObj, stringAt } from '../../proxy/json.js';
+import { at, isObj, stringAt } from '../../protocol/json.js';
 import { NotApplicable, type CaseOf, type Check } from '../case.js';
 import { WaitTimeout, type TranscriptLine, type WireId } from '../driver.js';
 import { killGroup } from '../process.js';

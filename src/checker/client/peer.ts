@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { formatFailure } from '../../protocol/validation/failure.js';
 import { getValidator } from '../../protocol/validation/validator.js';
-import { at, isObj } from '../../proxy/json.js';
+import { at, isObj } from '../../protocol/json.js';
 import { preview, type WireId, type WireMessage } from '../driver.js';
 import { WireLog } from '../wire.js';
 

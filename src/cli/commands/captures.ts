@@ -2,9 +2,9 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode } from '../../agent/error-text.js';
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
-import { CaptureFormatError, defaultCaptureDir, describeSkipped, emptyCaptureProblem, openCapture, type CaptureFrame, type SkippedLine } from '../../proxy/capture.js';
-import { redactRaw } from '../../proxy/redact.js';
-import { stringAt } from '../../proxy/json.js';
+import { CaptureFormatError, defaultCaptureDir, describeSkipped, emptyCaptureProblem, openCapture, type CaptureFrame, type SkippedLine } from '../../captures/capture.js';
+import { redactRaw } from '../../captures/redact.js';
+import { stringAt } from '../../protocol/json.js';
 import { usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { resultLine } from '../render/ndjson-events.js';

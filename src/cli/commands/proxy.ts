@@ -1,10 +1,10 @@
 import { appendFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
-import { CaptureWriter, defaultCapturePath } from '../../proxy/capture.js';
+import { CaptureWriter, defaultCapturePath } from '../../captures/capture.js';
 import { startBridge } from '../../proxy/bridge/index.js';
 import { startProxy } from '../../proxy/proxy.js';
-import type { Violation } from '../../proxy/validate.js';
+import type { Violation } from '../../captures/validate.js';
 import { messageOf } from '../../agent/error-text.js';
 import { CliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
-import { CaptureWriter } from '../../proxy/capture.js';
+import { CaptureWriter } from '../../captures/capture.js';
 import { loadReplayScript, replayAsAgent, replayAsClient, type ReplayPermission, type ReplayScript } from '../../proxy/replay/index.js';
 import { messageOf } from '../../agent/error-text.js';
 import { CliError, usageError } from '../errors.js';

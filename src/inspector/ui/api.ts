@@ -1,11 +1,11 @@
 /**
  * Client side of the inspector's JSON API (paths relative to the tokened page URL). The shapes are
- * the server's own (src/inspector/api-types.ts, src/proxy/diff.ts, src/inspector/stats.ts).
+ * the server's own (src/inspector/api-types.ts, src/captures/diff.ts, src/inspector/stats.ts).
  */
 
 export { ROW } from '../api-types.js';
 export type { ClientTerminalView, FrameDetail, RowTuple, SessionItem, SessionView, SourceInfo, TerminalItem } from '../api-types.js';
-export type { CaptureDiff, DiffEntry, DiffFrameRef, FieldDifference } from '../../proxy/diff.js';
+export type { CaptureDiff, DiffEntry, DiffFrameRef, FieldDifference } from '../../captures/diff.js';
 export type { MethodLatency, RequestSpan } from '../stats.js';
 
 export async function getJson<T>(path: string): Promise<T> {

@@ -8,11 +8,11 @@ import { messageToText } from '../../rpc/message-text.js';
 import { StreamTransport } from '../../rpc/stream-transport.js';
 import type { CloseInfo } from '../../rpc/transport.js';
 import type { FileSystemSandboxOptions } from '../../client/services/fs-sandbox.js';
-import { decodeFrame, frameStamper, scanFrame, type CaptureSide, type FrameDirection } from '../capture.js';
-import { at, isObj, type Obj } from '../json.js';
+import { decodeFrame, frameStamper, scanFrame, type CaptureSide, type FrameDirection } from '../../captures/capture.js';
+import { at, isObj, type Obj } from '../../protocol/json.js';
 import { describeExit, killAfterEditorClosed, proxyResult, type AgentCommandOptions, type ProxyResult } from '../agent-process.js';
 import type { ProxyHandle } from '../proxy.js';
-import { CaptureValidator } from '../validate.js';
+import { CaptureValidator } from '../../captures/validate.js';
 import { RelayTransport } from './relay-transport.js';
 import { Translator } from './translator.js';
 

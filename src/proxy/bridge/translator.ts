@@ -8,7 +8,7 @@ import type { AnySessionUpdate, ErrorObject, StateUpdate } from '../../protocol/
 import { JsonRpcPeer, type PeerOptions, type RequestContext } from '../../rpc/peer.js';
 import type { Transport } from '../../rpc/transport.js';
 import type { FileSystemSandboxOptions } from '../../client/services/fs-sandbox.js';
-import { at, stringAt } from '../json.js';
+import { at, stringAt } from '../../protocol/json.js';
 import { BridgeClientServices } from './client-services.js';
 import { hasModeOption, modeOptionFromV1, withCurrentMode } from './modes.js';
 

@@ -1,5 +1,5 @@
-import type { FrameId } from '../capture.js';
-import { isObj } from '../json.js';
+import type { FrameId } from '../../captures/capture.js';
+import { isObj } from '../../protocol/json.js';
 
 /**
  * Fields whose string values are identifiers one side chose and the other side repeats later

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
-import { at } from '../json.js';
-import { decodeFrame, type DecodedFrame, type FrameId } from '../capture.js';
+import { at } from '../../protocol/json.js';
+import { decodeFrame, type DecodedFrame, type FrameId } from '../../captures/capture.js';
 import { key, RequestIdMap, ValueMap } from './id-map.js';
 import { LineQueue, writeLine } from './lines.js';
 import { ReplaySchedule } from './schedule.js';

@@ -1,5 +1,5 @@
-import { numberAt, stringAt } from '../json.js';
-import { CaptureFormatError, decodeFrame, frameSide, openCapture, type CaptureFrame, type CaptureHeader, type DecodedFrame } from '../capture.js';
+import { numberAt, stringAt } from '../../protocol/json.js';
+import { CaptureFormatError, decodeFrame, frameSide, openCapture, type CaptureFrame, type CaptureHeader, type DecodedFrame } from '../../captures/capture.js';
 
 /** One recorded frame with its decoded JSON-RPC shape, as replay walks it. */
 export interface ScriptFrame extends CaptureFrame {

@@ -1,4 +1,4 @@
-import { isObj, type Obj } from '../protocol/codec/util.js';
+import { isObj, type Obj } from './codec/util.js';
 
 /**
  * Reading parsed JSON of unknown shape (captures, live lines) without trusting it: every access

@@ -1,7 +1,7 @@
 import { getValidator } from '../protocol/validation/validator.js';
 import { formatFailure } from '../protocol/validation/failure.js';
 import { decodeFrame, type CaptureFrame, type FrameDirection } from './capture.js';
-import { at, isObj, type Obj } from './json.js';
+import { at, isObj, type Obj } from '../protocol/json.js';
 import type { Violation } from './violation.js';
 
 export type { Violation, ViolationRule } from './violation.js';

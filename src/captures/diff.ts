@@ -1,6 +1,6 @@
 import { diffArrays } from 'diff';
 import type { CaptureFrame, FrameDirection, FrameKind } from './frame.js';
-import { at, isObj } from './json.js';
+import { at, isObj } from '../protocol/json.js';
 import { RequestPairer, oppositeDirection, summarizeLatencies } from './latency.js';
 
 /** Where a frame is in its capture, and what it is. */

@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { devtoolsFrames, devtoolsHeader, devtoolsMessageLines, isDevtoolsExport, topLevelArrayLines, type DevtoolsExport } from './devtools-export.js';
-import { isObj, type Obj } from './json.js';
+import { isObj, type Obj } from '../protocol/json.js';
 import { isCaptureJsonExport, type CaptureJsonExport } from './json-export.js';
 import type { CaptureFrame, CaptureSide, FrameDirection, FrameId, FrameKind } from './frame.js';
 

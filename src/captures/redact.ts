@@ -1,4 +1,4 @@
-import { isObj } from './json.js';
+import { isObj } from '../protocol/json.js';
 
 /** What replaces a secret on export. */
 const REDACTED = '[redacted]';

@@ -1,6 +1,6 @@
 import type { CaptureHeader } from './capture.js';
 import type { CaptureFrame, FrameDirection } from './frame.js';
-import { isObj, type Obj } from './json.js';
+import { isObj, type Obj } from '../protocol/json.js';
 
 /**
  * An acp-devtools session export, as its `acp-devtools export` writes it (public repository

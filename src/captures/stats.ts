@@ -1,5 +1,5 @@
 import type { CaptureFrame, FrameDirection } from './capture.js';
-import { at, isObj, numberAt, stringAt } from './json.js';
+import { at, isObj, numberAt, stringAt } from '../protocol/json.js';
 import { RequestPairer, summarizeLatencies, type LatencySummary } from './latency.js';
 
 /** Traffic of one method in one direction. */

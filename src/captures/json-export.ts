@@ -1,4 +1,4 @@
-import { isObj, type Obj } from './json.js';
+import { isObj, type Obj } from '../protocol/json.js';
 
 /**
  * The document `acp-kit captures export --format json` writes: the capture's header (null when it
