@@ -4,7 +4,7 @@ export { SharedSessions } from './shared-sessions.js';
 export { runAgentOnStdio, serveAgentOnStreams, type RunAgentOnStdioOptions } from './stdio.js';
 export { InMemorySessionStore, isHistoryUpdate, SESSION_LOCKED, SESSION_STORE_UNAVAILABLE, type SessionStore, type StoredSession, type StoredSessionMeta, type ConfigValues } from './session-store.js';
 export { JsonlSessionStore, defaultSessionDir, agentDirName, BUILTIN_AGENT_NAME, parseSessionFile } from './jsonl-session-store.js';
-export { PostgresSessionStore, createPostgresPool, postgresHostPort, isConnectionError, type PostgresSessionStoreOptions, type PostgresPoolOptions } from './postgres-session-store.js';
+export { PostgresSessionStore, createPostgresPool, postgresHostPort, isConnectionError, type PostgresSessionStoreOptions, type PostgresPoolOptions } from './store/postgres/postgres-session-store.js';
 export { migrate, prune, MIGRATIONS, type Migration, type MigrateResult } from './store/postgres/migrations.js';
 export { stderrLogger, silentLogger, type AgentLogger } from './logger.js';
 export { LIST_PAGE_SIZE } from './session-list.js';

@@ -3,7 +3,7 @@
 // ClusterNode, and startAcpServer on loopback (real WebSockets) with the steerable test agent.
 // Everything it opens is closed by the caller's cleanups, last opened first.
 import pg from 'pg';
-import { PostgresSessionStore } from '../../src/agent/postgres-session-store.js';
+import { PostgresSessionStore } from '../../src/agent/store/postgres/postgres-session-store.js';
 import { migrate } from '../../src/agent/store/postgres/migrations.js';
 import { ClusterNode } from '../../src/server/cluster/node.js';
 import { inProcessAgent, startAcpServer, type AcpServer } from '../../src/server/index.js';

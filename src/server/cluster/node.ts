@@ -6,7 +6,7 @@ import { isObj } from '../../protocol/codec/util.js';
 import type { ClientCapabilities } from '../../protocol/model/session.js';
 import type { AgentLogger } from '../../agent/logger.js';
 import type { SessionStore } from '../../agent/session-store.js';
-import { isConnectionError, poolWhere, postgresError } from '../../agent/postgres-session-store.js';
+import { isConnectionError, poolWhere, postgresError } from '../../agent/store/postgres/postgres-session-store.js';
 import type { AnySessionUpdate } from '../../protocol/model/update.js';
 import type { AgentHostFactory } from '../server.js';
 import { clusterConnection, type ClusterInstance } from './connection.js';

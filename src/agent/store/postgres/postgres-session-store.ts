@@ -2,12 +2,12 @@
  * Sessions in PostgreSQL: what the JSONL store keeps (metadata, config values, the ordered history),
  * in tables several `acp-kit serve` instances can share. `pg` is loaded on first use only.
  */
-import type { PgPool as Pool } from './store/postgres/pg-types.js';
-import { AcpError } from '../protocol/errors.js';
-import type { AnySessionUpdate } from '../protocol/model/update.js';
-import { SESSION_STORE_UNAVAILABLE, type ConfigValues, type SessionStore, type StoredSession, type StoredSessionMeta } from './session-store.js';
-import { migrate } from './store/postgres/migrations.js';
-import { isStorableSessionId } from './store/postgres/storable-id.js';
+import type { PgPool as Pool } from './pg-types.js';
+import { AcpError } from '../../../protocol/errors.js';
+import type { AnySessionUpdate } from '../../../protocol/model/update.js';
+import { SESSION_STORE_UNAVAILABLE, type ConfigValues, type SessionStore, type StoredSession, type StoredSessionMeta } from '../../session-store.js';
+import { migrate } from './migrations.js';
+import { isStorableSessionId } from './storable-id.js';
 
 /** Options of {@link PostgresSessionStore}. */
 export interface PostgresSessionStoreOptions {
