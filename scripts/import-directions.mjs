@@ -10,17 +10,19 @@ import { tsFiles } from './ts-files.mjs';
 
 /** What each top-level folder of src may import besides itself. */
 export const ALLOWED = {
+  // Node.js utilities with no protocol in them (a confined file system, process groups)
+  node: [],
   protocol: [],
-  rpc: ['protocol'],
-  agent: ['protocol', 'rpc'],
-  client: ['protocol', 'rpc'],
+  rpc: ['protocol', 'node'],
+  agent: ['node', 'protocol', 'rpc'],
+  client: ['node', 'protocol', 'rpc'],
   // capture files (record, read, redact, latency, stats, diff, validate): shared by the tools
   captures: ['protocol'],
-  proxy: ['protocol', 'rpc', 'agent', 'client', 'captures'],
-  server: ['protocol', 'rpc', 'agent', 'client'],
-  inspector: ['protocol', 'rpc', 'agent', 'client', 'captures'],
-  checker: ['protocol', 'rpc', 'agent', 'client', 'captures'],
-  cli: ['protocol', 'rpc', 'agent', 'client', 'captures', 'proxy', 'server', 'inspector', 'checker'],
+  proxy: ['node', 'protocol', 'rpc', 'agent', 'client', 'captures'],
+  server: ['node', 'protocol', 'rpc', 'agent', 'client'],
+  inspector: ['node', 'protocol', 'rpc', 'agent', 'client', 'captures'],
+  checker: ['node', 'protocol', 'rpc', 'agent', 'client', 'captures'],
+  cli: ['node', 'protocol', 'rpc', 'agent', 'client', 'captures', 'proxy', 'server', 'inspector', 'checker'],
   'index.ts': ['protocol', 'rpc'],
 };
 

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createCodingAgent, createDemoModel, Sandbox, SandboxError } from '../src/agent/coding/index.js';
 import { FileSystemSandbox } from '../src/client/services/index.js';
 import { AcpError } from '../src/protocol/errors.js';
-import { ConfinementError, writeConfined } from '../src/rpc/confined-fs.js';
+import { ConfinementError, writeConfined } from '../src/node/confined-fs.js';
 import { walkFiles } from '../src/agent/coding/tools/walk.js';
 import { answer, startHarness, type Harness } from './fixtures/coding-harness.js';
 import { fixture } from './support/raw-child.js';

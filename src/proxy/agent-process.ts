@@ -1,7 +1,7 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { describeSpawnError, spawnInProcessGroup, watchChildExit } from '../rpc/child.js';
-import { signalProcessGroup } from '../rpc/process-group.js';
+import { signalProcessGroup } from '../node/process-group.js';
 import type { CaptureSide, CaptureWriter } from '../captures/capture.js';
 import type { Violation } from '../captures/validate.js';
 

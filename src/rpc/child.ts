@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { signalProcessGroup as killGroup, trackProcessGroup, untrackProcessGroup } from './process-group.js';
+import { signalProcessGroup as killGroup, trackProcessGroup, untrackProcessGroup } from '../node/process-group.js';
 import { StreamTransport, type StreamTransportOptions } from './stream-transport.js';
 import type { CloseInfo, Transport, TransportHandlers } from './transport.js';
 

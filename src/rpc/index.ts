@@ -4,5 +4,5 @@ export * from './stream-transport.js';
 export * from './peer.js';
 export * from './request-id.js';
 export * from './child.js';
-export * from './process-group.js';
+export * from '../node/process-group.js';
 export { MAX_JSON_DEPTH } from './json-guard.js';

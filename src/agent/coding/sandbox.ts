@@ -1,6 +1,6 @@
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, join, normalize, relative, resolve, sep, dirname, basename } from 'node:path';
-import { ConfinementError, openConfinedForRead, readdirConfined, writeConfined } from '../../rpc/confined-fs.js';
+import { ConfinementError, openConfinedForRead, readdirConfined, writeConfined } from '../../node/confined-fs.js';
 import { errnoCode } from '../error-text.js';
 
 /** A path the sandbox refused (outside the session roots). */

@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { AcpError } from '../../protocol/errors.js';
-import { ConfinementError, isWithinRoot as isWithin, openConfinedForRead, writeConfined } from '../../rpc/confined-fs.js';
+import { ConfinementError, isWithinRoot as isWithin, openConfinedForRead, writeConfined } from '../../node/confined-fs.js';
 
 /** Parameters of `fs/read_text_file` the sandbox looks at (`sessionId` and `_meta` are ignored). */
 export interface ReadTextFileParams {
@@ -118,7 +118,7 @@ function splitLinesKeepEnds(text: string): string[] {
  *
  * No check-then-open window: after the check, files are opened and the opened descriptor is
  * verified to lie inside the roots before anything is read or written; new files are created
- * inside a verified directory without following links (see `rpc/confined-fs.ts`, which also
+ * inside a verified directory without following links (see `node/confined-fs.ts`, which also
  * states the weaker guarantee on platforms without `/proc/self/fd`). A path swapped for a
  * symlink to outside in between is refused with -32602, never read or written.
  */

@@ -1,4 +1,4 @@
-import { signalProcessGroup, trackProcessGroup, untrackProcessGroup } from '../../rpc/process-group.js';
+import { signalProcessGroup, trackProcessGroup, untrackProcessGroup } from '../../node/process-group.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants as fsConstants, promises as fsp, realpathSync, statSync } from 'node:fs';
