@@ -20,7 +20,7 @@ export * from './session-state.js';
 export { conversationFromHistory, type ConversationFromHistoryOptions, type RestoredCommandEffect } from './restore.js';
 export { createWorkspaceFs, type WorkspaceFs } from './workspace-fs.js';
 export { titleFromPrompt, MAX_TITLE_CHARS } from './title.js';
-export { USAGE_META_KEY, readTurnTokenUsage, type TurnTokenUsage } from './usage-meta.js';
+export { USAGE_META_KEY, readTurnTokenUsage, type TurnTokenUsage } from '../../protocol/usage-meta.js';
 export { createCommandRunner, signalToolProcesses, type CommandRunner, type CommandResult, type CommandOptions } from './terminal.js';
 export { builtinTools } from './tools/index.js';
 export { createDemoModel, parseDemoRequest, DEMO_HELP, type DemoModelOptions } from './models/demo.js';

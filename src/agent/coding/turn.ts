@@ -7,7 +7,7 @@ import { Sandbox } from './sandbox.js';
 import { codingState, type CodingSessionState } from './session-state.js';
 import { createCommandRunner } from './terminal.js';
 import { runCall, settleCalls, updatePlanSpec, type TurnContext, type TurnTokenTally } from './tool-call.js';
-import { USAGE_META_KEY, type TurnTokenUsage } from './usage-meta.js';
+import { USAGE_META_KEY, type TurnTokenUsage } from '../../protocol/usage-meta.js';
 import type { Tool } from './tool.js';
 import { createWorkspaceFs } from './workspace-fs.js';
 

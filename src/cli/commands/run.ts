@@ -1,4 +1,4 @@
-import { readTurnTokenUsage, type TurnTokenUsage } from '../../agent/coding/usage-meta.js';
+import { readTurnTokenUsage, type TurnTokenUsage } from '../../protocol/usage-meta.js';
 import { AcpError, ErrorCode } from '../../protocol/errors.js';
 import type { AnySessionUpdate } from '../../protocol/model/update.js';
 import {

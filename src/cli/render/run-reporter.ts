@@ -7,7 +7,7 @@ import type { AgentCapabilities, AuthMethod, Implementation, PermissionOutcome, 
 import type { StopReason } from '../../protocol/model/stop-reason.js';
 import type { AnySessionUpdate, ErrorObject } from '../../protocol/model/update.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
-import type { TurnTokenUsage } from '../../agent/coding/usage-meta.js';
+import type { TurnTokenUsage } from '../../protocol/usage-meta.js';
 import type { CliError } from '../errors.js';
 import { formatCliError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';

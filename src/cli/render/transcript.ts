@@ -6,7 +6,7 @@ import type { SessionState } from '../../protocol/state/session-state.js';
 import { decodeBase64, type ToolCallState } from '../../protocol/state/entities.js';
 import { stripAnsi, type Style } from '../style.js';
 import { fileChangesLines, textDiffLines, type DiffLine } from './diff.js';
-import type { TurnTokenUsage } from '../../agent/coding/usage-meta.js';
+import type { TurnTokenUsage } from '../../protocol/usage-meta.js';
 import { describeStopReason, formatTokens, formatUsage, planMark, toolStatusIcon } from './symbols.js';
 
 export interface TranscriptOptions {

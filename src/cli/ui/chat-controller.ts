@@ -5,7 +5,7 @@ import type { TimelineEntry } from '../../protocol/state/entities.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
 import type { AnySessionUpdate } from '../../protocol/model/update.js';
 import { isObj } from '../../protocol/codec/util.js';
-import { readTurnTokenUsage, type TurnTokenUsage } from '../../agent/coding/usage-meta.js';
+import { readTurnTokenUsage, type TurnTokenUsage } from '../../protocol/usage-meta.js';
 import { CliError, toCliError, type AgentContext } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { describeStopReason, formatTokens } from '../render/symbols.js';

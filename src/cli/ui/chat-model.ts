@@ -1,4 +1,4 @@
-import type { TurnTokenUsage } from '../../agent/coding/usage-meta.js';
+import type { TurnTokenUsage } from '../../protocol/usage-meta.js';
 import type { AvailableCommand, PermissionRequest, SessionInfo } from '../../protocol/model/session.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
 import type { TimelineEntry } from '../../protocol/state/entities.js';

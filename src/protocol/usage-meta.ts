@@ -1,5 +1,5 @@
-import type { Cost } from '../../protocol/index.js';
-import { isObj } from '../../protocol/codec/util.js';
+import type { Cost } from './model/update.js';
+import { isObj } from './codec/util.js';
 
 /**
  * The `_meta` key under which the built-in agent reports a turn's token counts. A `usage_update`
