@@ -1,4 +1,5 @@
 import type { CheckCase } from '../case.js';
+import { imagePrompt, logout, setConfigOption } from './advertised.js';
 import { cancelTurn, closeBusySession } from './cancel.js';
 import { customPromptBlock, extensionMethods, metaEverywhere } from './extensions.js';
 import { initializeBasic, initializeOldVersion, initializeUnknownVersion } from './initialize.js';
@@ -16,11 +17,14 @@ export const ALL_CASES: readonly CheckCase[] = [
   sessionIdsUnique,
   sessionClose,
   sessionDelete,
+  setConfigOption,
   sessionLoadV1,
   sessionResumeV2,
   promptTurnV1,
   promptLifecycleV2,
   promptUnknownSessionV2,
+  imagePrompt,
+  logout,
   cancelTurn,
   closeBusySession,
   extensionMethods,

@@ -1,5 +1,6 @@
 import { at } from '../../proxy/json.js';
 import { isUpdate, updateOf, type CaseContext, type CaseInfo, type CheckCase } from '../case.js';
+import type { WireMessage } from '../driver.js';
 
 /**
  * A case of a session method both versions have, which an agent offers only when it advertises
@@ -115,6 +116,7 @@ export const sessionResumeV2: CheckCase = {
     // any turn that ends makes a conversation to replay: the short prompt, not the general one
     await ctx.turn(sid, ctx.driver, ctx.shortPrompt);
     await resumeWithoutReplay(ctx, sid);
+    await resumeWithReplayHere(ctx, sid);
     await ctx.driver.closeStdin(ctx.timeout);
     const d = ctx.spawn();
     await ctx.init(d);
@@ -144,4 +146,24 @@ async function resumeWithoutReplay(ctx: CaseContext, sid: string): Promise<void>
   const start = d.transcript.find((l) => l.dir === 'out' && l.msg?.method === 'session/resume' && l.msg.id !== undefined && JSON.stringify(l.msg.id) === JSON.stringify(r.id))?.seq ?? r.seq;
   const replayed = d.received(start, ping).filter((m) => isUpdate(m, sid) && /^(user|agent)_(message|thought)/.test(String(updateOf(m)!.sessionUpdate)));
   ctx.judge('ACP-V2-RESUME-02', replayed.length === 0, `session/resume without replayFrom replayed ${replayed.length} message update(s); history is replayed only when replayFrom asks for it`, [start, ...replayed.map((m) => m.seq)]);
+}
+
+/**
+ * `session/resume` with `replayFrom: {type:"start"}` in the process that holds the conversation
+ * (an agent that keeps history in memory is judged here; the second process may know nothing):
+ * every replayed message carries a messageId (ACP-V2-RESUME-04) and the whole replay comes before
+ * the response (ACP-V2-RESUME-03, proved by a round trip after it). A refusal is not exercised.
+ */
+async function resumeWithReplayHere(ctx: CaseContext, sid: string): Promise<void> {
+  const d = ctx.driver;
+  const sent = d.send('session/resume', { sessionId: sid, cwd: ctx.settings.cwd, mcpServers: [], replayFrom: { type: 'start' } });
+  const line = await d.waitFor((l) => l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(sent.id), ctx.turnTimeout, 'the session/resume response', sent.seq);
+  if (line.msg?.error) return;
+  const ping = await d.roundTrip(ctx.timeout);
+  const isMessage = (m: WireMessage) => isUpdate(m, sid) && /^(user|agent)_(message|thought)/.test(String(updateOf(m)!.sessionUpdate));
+  const replay = d.received(sent.seq, line.seq).filter(isMessage);
+  const late = d.received(line.seq, ping).filter(isMessage);
+  ctx.judge('ACP-V2-RESUME-03', late.length === 0, `${late.length} replayed message update(s) arrived after the session/resume response; the replay must be complete before it`, [line.seq, ...late.map((m) => m.seq)]);
+  const bare = [...replay, ...late].filter((m) => typeof updateOf(m)!.messageId !== 'string');
+  ctx.judge('ACP-V2-RESUME-04', bare.length === 0, `${bare.length} replayed message update(s) have no messageId`, [line.seq, ...bare.map((m) => m.seq)]);
 }
