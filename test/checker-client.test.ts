@@ -77,6 +77,20 @@ describe('check client: fixture clients breaking one requirement each', () => {
   }, 60_000);
 });
 
+describe('check client on a client that writes JSON-RPC batches', () => {
+  it('writes-in-arrays: each message in a one-entry array is read as a line, the batch reported (info), the run conformant', async () => {
+    const run = await check([FIXTURE], { BREAK: 'writes-in-arrays' }, ['client/basic', 'client/cancel-permission']);
+    expect(run.cases.filter((c) => c.status === 'error'), explain(run)).toEqual([]);
+    // a v2 ID: the v1 run reads the arrays the same way but reports nothing (as for agents)
+    expect(failed(run), explain(run)).toEqual(['v2 ACP-V2-TRANS-11']);
+    expect(run.requirements.filter((r) => r.status === 'fail').map((r) => r.tier)).toEqual(['info']);
+    expect(run.requirements.find((r) => r.id === 'ACP-V2-TRANS-11')?.failures[0]?.message).toMatch(/sent a JSON-RPC batch \(an array of 1\)/);
+    // what the client said inside its arrays was understood: the permission rules were judged, not skipped
+    expect(passed(run)).toEqual(expect.arrayContaining(['v1 ACP-ALL-PERM-03', 'v2 ACP-ALL-PERM-03']));
+    expect(run.conformant).toBe(true);
+  }, 60_000);
+});
+
 describe('check client against clients written with the official SDK', () => {
   // test/fixtures/checker/sdk-client.mjs: the SDK's v1 or v2 client app, holding permission requests until Ctrl-C
   it.each([

@@ -19,11 +19,11 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function check(kitBreak: string): Promise<CheckRun> {
+async function check(kitBreak: string, auth?: string): Promise<CheckRun> {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-kit-')));
   dirs.push(cwd);
   const cases = ALL_CASES.filter((c) => c.name !== 'jsonrpc/batch');
-  return runChecks({ command: process.execPath, args: [KIT_V2], cwd, env: { KIT_BREAK: kitBreak }, timeoutMs: 5000, prompt: 'go', cancelPrompt: '__hang__', clientVersion: 'test' }, { protocols: [2], concurrency: 4, cases });
+  return runChecks({ command: process.execPath, args: [KIT_V2], cwd, env: { KIT_BREAK: kitBreak }, timeoutMs: 5000, prompt: 'go', cancelPrompt: '__hang__', clientVersion: 'test', ...(auth ? { auth } : {}) }, { protocols: [2], concurrency: 4, cases });
 }
 const mustFailures = (run: CheckRun) => run.requirements.filter((r) => r.status === 'fail' && r.tier === 'MUST').map((r) => r.id).sort();
 const explain = (run: CheckRun) => JSON.stringify(run.requirements.filter((r) => r.status === 'fail').map((r) => r.failures.map((f) => `${f.case}: ${f.message}`)), null, 1);
@@ -34,18 +34,39 @@ describe('checker calibration on the conformance kit fixtures (v2)', () => {
     ['conforming (_base.py ConformingAgent)', []],
     ['session (_base.py with capabilities {session: {}}, as the broken fixtures start it)', []],
     ['boolean_session_capability', ['ACP-V2-CAP-01']],
-    ['message_chunk_missing_message_id', ['ACP-V2-MSG-01']],
+    // the mirror keeps the broken chunk in its history and replays it on resume: the replay rule fails too
+    ['message_chunk_missing_message_id', ['ACP-V2-MSG-01', 'ACP-V2-RESUME-04']],
     // the kit's ACP-PATCH-204; ours has no row of its own for toolCallId: the schema requires it
     ['tool_call_update_missing_id', ['schema/v2']],
     ['duplicate_session_ids (our mirror of the kit check; its fixture file was not in the stored copy)', ['ACP-ALL-SESS-02']],
     // ours, for the kit's capability gating: a client capability the checker's initialize did not advertise
     ['close_without_cancelled (ours: session/close of a busy session drops the turn without an idle cancelled)', ['ACP-ALL-CLOSE-01']],
     ['unadvertised_elicitation (ours: elicitation/create without the client advertising elicitation)', ['ACP-ALL-CAP-01']],
+    // ours, for the kit's partial config list, rejected image prompts, resume replay and logout checks
+    ['config_options (ours: two options, set_config_option answers both)', []],
+    ['config_partial (ours: set_config_option answers only the option it set)', ['ACP-ALL-CFG-05']],
+    ['image_advertised (ours: session.prompt.image advertised, images taken)', []],
+    ['image_rejected (ours: session.prompt.image advertised, image blocks refused with -32602)', ['ACP-V2-CAP-01']],
+    ['resume_replay_no_message_id (ours: replayed messages lose their messageId; the message rule fails with it)', ['ACP-V2-MSG-01', 'ACP-V2-RESUME-04']],
+    ['resume_answers_before_replay (ours: session/resume answered, then the replay)', ['ACP-V2-RESUME-03']],
+    ['logout_ok (ours: an agent auth method, auth/logout answers {})', []],
+    ['logout_missing (ours: an agent auth method, no auth/logout)', ['ACP-V2-AUTH-01']],
   ];
   it.each(table)('%s', async (fixture, expected) => {
     const run = await check(fixture.startsWith('conforming') ? '' : fixture.split(' ')[0]!);
     expect(mustFailures(run), explain(run)).toEqual(expected);
     expect(run.conformant).toBe(expected.length === 0);
+  }, 60_000);
+
+  it('logout_errors (ours): after a login (--auth), an auth/logout that fails is ACP-ALL-AUTH-01; without a login it is not exercised', async () => {
+    const run = await check('logout_errors', 'acct');
+    expect(mustFailures(run), explain(run)).toEqual(['ACP-ALL-AUTH-01']);
+    const ok = await check('logout_ok', 'acct');
+    expect(mustFailures(ok), explain(ok)).toEqual([]);
+    expect(ok.requirements.find((r) => r.id === 'ACP-ALL-AUTH-01')?.status).toBe('pass');
+    const bare = await check('logout_errors');
+    expect(mustFailures(bare), explain(bare)).toEqual([]);
+    expect(bare.cases.find((c) => c.name === 'auth/logout')?.status).toBe('not-applicable');
   }, 60_000);
 
   // draft tier (the v2 auth page requires them, the SDK draft's schema does not): reported, never a failure

@@ -71,8 +71,18 @@ describe('checker: fixture agents breaking one requirement each', () => {
     ['echo-any-version', [1], ['initialize/unknown-version'], ['v1 ACP-ALL-INIT-03']],
     // terminal auth advertised to a client whose clientCapabilities did not offer auth.terminal
     ['terminal-auth-unasked', [1], ['initialize/basic'], ['v1 ACP-V1-AUTH-04']],
+    // v1: image prompts advertised (promptCapabilities.image) but image blocks refused; auth.logout advertised, no logout
+    ['v1-extras', [1], ['prompt/image', 'auth/logout'], []],
+    ['image-rejected', [1], ['prompt/image'], ['v1 ACP-V1-CAP-02']],
+    ['logout-missing', [1], ['auth/logout'], ['v1 ACP-V1-CAP-02']],
     ['stdout-log', [1, 2], ['initialize/basic', 'prompt-v1/turn', 'lifecycle-v2/prompt', 'stdout/exit-on-eof'], ['v1 ACP-ALL-TRANS-05', 'v2 ACP-ALL-TRANS-05']],
   ];
+  it('v1-extras: the image and logout cases run (not n/a) and pass on a v1 agent that takes images and logs out', async () => {
+    const run = await checkInProcess((dir) => fixtureAgent({ BREAK: 'v1-extras', FIXTURE_STORE: dir }), [1], ['prompt/image', 'auth/logout']);
+    expect(ran(run)).toEqual(['v1 auth/logout', 'v1 prompt/image']);
+    expect(failed(run), explain(run)).toEqual([]);
+  }, 60_000);
+
   it.each(matrix)('%s fails exactly its requirement', async (rule, protocols, cases, expected) => {
     const run = await checkInProcess((dir) => fixtureAgent({ BREAK: rule, FIXTURE_STORE: dir }), protocols, cases);
     expect(failed(run), explain(run)).toEqual(expected.sort());

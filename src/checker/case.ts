@@ -199,16 +199,16 @@ export class CaseContext {
   }
 
   /** The prompt params for `sessionId`. */
-  promptParams(sessionId: string, text = this.settings.prompt): Record<string, unknown> {
-    return { sessionId, prompt: [{ type: 'text', text }] };
+  promptParams(sessionId: string, text = this.settings.prompt, extra: readonly unknown[] = []): Record<string, unknown> {
+    return { sessionId, prompt: [{ type: 'text', text }, ...extra] };
   }
 
   /**
    * Runs one turn to its end: v1 until the prompt response, v2 until the idle state update after
    * the prompt. Returns the seqs that mark it.
    */
-  async turn(sessionId: string, driver: AgentDriver = this.driver, text = this.settings.prompt): Promise<{ promptSeq: number; response: WireMessage & { seq: number }; endSeq: number; stopReason: unknown }> {
-    const sent = driver.send('session/prompt', this.promptParams(sessionId, text));
+  async turn(sessionId: string, driver: AgentDriver = this.driver, text = this.settings.prompt, extra: readonly unknown[] = []): Promise<{ promptSeq: number; response: WireMessage & { seq: number }; endSeq: number; stopReason: unknown }> {
+    const sent = driver.send('session/prompt', this.promptParams(sessionId, text, extra));
     const responseLine = await driver.waitFor((l) => l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(sent.id), this.turnTimeout, 'the session/prompt response', sent.seq);
     const response = { ...responseLine.msg!, seq: responseLine.seq };
     if (this.version === 1 || response.error) return { promptSeq: sent.seq, response, endSeq: response.seq, stopReason: at(response.result, 'stopReason') };

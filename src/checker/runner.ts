@@ -1,6 +1,6 @@
 import { CaseContext, NotApplicable, excerpt, type CaseInfo, type Check, type CheckCase, type CheckSettings } from './case.js';
 import { ALL_CASES } from './cases/index.js';
-import { requirement, type Requirement } from './requirements.js';
+import { REQUIREMENTS, requirement, type Requirement } from './requirements.js';
 
 /** How one case ended. */
 export interface CaseResult {
@@ -113,9 +113,12 @@ export async function runPool<T>(n: number, concurrency: number, run: (i: number
   return results;
 }
 
-/** The requirement a case's step that never completed fails: the case's first one for `v`. */
+/** The requirement a case's step that never completed fails: the case's first MUST for `v` (else its first). */
 export function stepFailureId(c: CaseInfo, v: 1 | 2): string {
-  return c.ids.find((x) => !otherVersionId(x, v)) ?? `schema/v${v}`;
+  // a MUST of the case first: a step that failed left the case unfinished, which a draft or SHOULD
+  // row (reported, never failing the verdict) would let pass as conformant
+  const own = c.ids.filter((x) => !otherVersionId(x, v));
+  return own.find((x) => REQUIREMENTS.get(x)?.tier === 'MUST') ?? own[0] ?? `schema/v${v}`;
 }
 
 /** How {@link runCaseWith} drives one case (agent and client cases differ only in these). */

@@ -74,6 +74,15 @@ const defaultHandlers: CommandHandlers = {
   agent: async (flags) => (await import('./commands/agent-launch.js')).agentCommand(flags),
 };
 
+/** `check agent`'s three prompts, one per kind of case (docs/checker.md); kept out of buildProgram, which must not grow. */
+const CHECK_PROMPT_FLAGS = [
+  ['--prompt <text>', 'prompt of the general turn cases; the cancel case\'s too unless --cancel-prompt (default "run sleep 3")'],
+  ['--cancel-prompt <text>', 'prompt of the cancel cases: must keep the agent busy until the cancel arrives (default: --prompt)'],
+  ['--short-prompt <text>', 'prompt of the cases that only need a turn that ends (load, resume, image; default "hello")'],
+] as const;
+/** A fresh Option per program built (an Option is not shared between commands). */
+const checkPromptOption = (i: 0 | 1 | 2): Option => new Option(CHECK_PROMPT_FLAGS[i][0], CHECK_PROMPT_FLAGS[i][1]);
+
 /**
  * Builds the `acp-kit` command tree. Actions store their exit code in `result.code`; parse
  * errors surface as {@link CommanderError} (see {@link main}).
@@ -296,7 +305,7 @@ export function buildProgram(result: { code: number }, handlers: CommandHandlers
     .option('--concurrency <n>', 'cases run at once (default 4)', positive('--concurrency'))
     .option('--cwd <dir>', 'working directory for the agent and its sessions (default: a fresh temporary directory)')
     .option('--env <NAME=VALUE...>', 'extra environment for the agent')
-    .option('--prompt <text>', 'prompt for the turns; should keep the agent busy long enough to cancel (default "run sleep 3")')
+    .addOption(checkPromptOption(0)).addOption(checkPromptOption(1)).addOption(checkPromptOption(2))
     .option('--auth <methodId>', 'auth method to log in with after initialize')
     .option('--json', 'print the report as JSON')
     .option('--junit <file>', 'also write a JUnit XML report')

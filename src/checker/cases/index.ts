@@ -1,10 +1,10 @@
 import type { CheckCase } from '../case.js';
 import { cancelTurn, closeBusySession } from './cancel.js';
 import { customPromptBlock, extensionMethods, metaEverywhere } from './extensions.js';
-import { initializeBasic, initializeOldVersion, initializeUnknownVersion } from './initialize.js';
+import { initializeBasic, initializeOldVersion, initializeUnknownVersion, logout } from './initialize.js';
 import { batchBehaviour, idsEchoed, malformedInput, notificationsUnanswered } from './jsonrpc.js';
-import { promptLifecycleV2, promptTurnV1, promptUnknownSessionV2 } from './prompt.js';
-import { sessionClose, sessionDelete, sessionIdsUnique, sessionList, sessionLoadV1, sessionResumeV2 } from './sessions.js';
+import { imagePrompt, promptLifecycleV2, promptTurnV1, promptUnknownSessionV2 } from './prompt.js';
+import { sessionClose, sessionDelete, sessionIdsUnique, sessionList, sessionLoadV1, sessionResumeV2, setConfigOption } from './sessions.js';
 import { exitOnEof } from './stdout.js';
 
 /** Every case, in report order. */
@@ -16,11 +16,14 @@ export const ALL_CASES: readonly CheckCase[] = [
   sessionIdsUnique,
   sessionClose,
   sessionDelete,
+  setConfigOption,
   sessionLoadV1,
   sessionResumeV2,
   promptTurnV1,
   promptLifecycleV2,
   promptUnknownSessionV2,
+  imagePrompt,
+  logout,
   cancelTurn,
   closeBusySession,
   extensionMethods,

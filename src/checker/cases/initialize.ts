@@ -1,4 +1,4 @@
-import { at } from '../../protocol/json.js';
+import { at, isObj } from '../../protocol/json.js';
 import type { CaseContext, CheckCase } from '../case.js';
 
 /** The latest protocol version with a schema: an agent cannot support a later one. */
@@ -93,3 +93,28 @@ function authMethodRules(ctx: CaseContext, methods: unknown, seq: number): void 
   });
   ctx.judge('ACP-V2-AUTH-07', duplicated.length === 0, `terminal auth env names must be unique; repeated: ${duplicated.join(', ')}`, [seq]);
 }
+/**
+ * Logout where the agent offers it (v1: `auth.logout` advertised; v2: any auth method, which
+ * obliges both auth/login and auth/logout, ACP-V2-AUTH-01) answers `{}` (ACP-ALL-AUTH-01). A
+ * missing method fails. Another error counts only after the checker logged in (--auth): no text
+ * says what logging out without a login gives, so that is not exercised.
+ */
+export const logout: CheckCase = {
+  name: 'auth/logout',
+  title: 'logout where the agent offers it',
+  ids: ['ACP-ALL-AUTH-01', 'ACP-V1-CAP-02', 'ACP-V2-AUTH-01'],
+  protocols: [1, 2],
+  async run(ctx) {
+    const init = await ctx.init();
+    const v = ctx.version;
+    const methods = at(init, 'authMethods');
+    if (v === 1 && !ctx.advertises('auth.logout')) return ctx.skip('the agent does not advertise auth.logout');
+    if (v === 2 && (!Array.isArray(methods) || methods.length === 0)) return ctx.skip('the agent advertises no auth methods');
+    const method = v === 2 ? 'auth/logout' : 'logout';
+    const r = await ctx.driver.request(method, {}, ctx.timeout);
+    const why = v === 2 ? 'it advertises auth methods, so it must implement auth/logout' : 'it advertises auth.logout';
+    if (!ctx.judge(v === 2 ? 'ACP-V2-AUTH-01' : 'ACP-V1-CAP-02', at(r.error, 'code') !== -32601, `${method} is not implemented (${JSON.stringify(r.error)}) though ${why}`, [r.seq])) return;
+    if (r.error && ctx.settings.auth === undefined) return ctx.skip(`${method} without a login failed (${JSON.stringify(r.error)}); run with --auth to judge logout after a login`);
+    ctx.judge('ACP-ALL-AUTH-01', r.error === undefined && isObj(r.result), `${method} after a login must answer {}; got ${JSON.stringify(r.error ?? r.result)}`, [r.seq]);
+  },
+};

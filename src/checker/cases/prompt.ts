@@ -84,3 +84,29 @@ export function observed(ctx: { driver: { received(): WireMessage[] }; pass(id: 
     if (kinds.has('tool_call')) ctx.pass('ACP-V1-TOOL-01');
   }
 }
+/** A 1x1 transparent PNG: the smallest image any agent that takes images can read. */
+const PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+
+/**
+ * An agent that advertises image prompts takes a prompt with an image block: an advertised
+ * capability is supported (v1: `promptCapabilities.image: true`, ACP-V1-CAP-02; v2:
+ * `session.prompt.image` present, ACP-V2-CAP-01). A text turn runs first, so that an agent that
+ * fails every prompt (no model, no key) is not reported for images.
+ */
+export const imagePrompt: CheckCase = {
+  name: 'prompt/image',
+  title: 'an advertised image prompt is taken',
+  ids: ['ACP-V1-CAP-02', 'ACP-V2-CAP-01'],
+  protocols: [1, 2],
+  async run(ctx) {
+    await ctx.init();
+    const path = ctx.version === 2 ? 'session.prompt.image' : 'promptCapabilities.image';
+    if (!ctx.advertises(path)) return ctx.skip(`the agent does not advertise ${path}`);
+    const sid = await ctx.newSession();
+    const text = await ctx.turn(sid, ctx.driver, ctx.shortPrompt);
+    if (text.response.error) return ctx.skip(`a text prompt fails too (${JSON.stringify(text.response.error)}); images not exercised`);
+    const t = await ctx.turn(sid, ctx.driver, ctx.shortPrompt, [{ type: 'image', mimeType: 'image/png', data: PIXEL_PNG }]);
+    const id = ctx.version === 2 ? 'ACP-V2-CAP-01' : 'ACP-V1-CAP-02';
+    ctx.judge(id, t.response.error === undefined, `the agent advertises ${path} but refused a prompt with an image block: ${JSON.stringify(t.response.error)}`, [t.response.seq]);
+  },
+};

@@ -1,5 +1,6 @@
 import { at } from '../../protocol/json.js';
 import { isUpdate, updateOf, type CaseContext, type CaseInfo, type CheckCase } from '../case.js';
+import type { WireMessage } from '../driver.js';
 
 /**
  * A case of a session method both versions have, which an agent offers only when it advertises
@@ -115,6 +116,7 @@ export const sessionResumeV2: CheckCase = {
     // any turn that ends makes a conversation to replay: the short prompt, not the general one
     await ctx.turn(sid, ctx.driver, ctx.shortPrompt);
     await resumeWithoutReplay(ctx, sid);
+    await resumeWithReplayHere(ctx, sid);
     await ctx.driver.closeStdin(ctx.timeout);
     const d = ctx.spawn();
     await ctx.init(d);
@@ -145,3 +147,58 @@ async function resumeWithoutReplay(ctx: CaseContext, sid: string): Promise<void>
   const replayed = d.received(start, ping).filter((m) => isUpdate(m, sid) && /^(user|agent)_(message|thought)/.test(String(updateOf(m)?.sessionUpdate)));
   ctx.judge('ACP-V2-RESUME-02', replayed.length === 0, `session/resume without replayFrom replayed ${replayed.length} message update(s); history is replayed only when replayFrom asks for it`, [start, ...replayed.map((m) => m.seq)]);
 }
+
+/**
+ * `session/resume` with `replayFrom: {type:"start"}` in the process that holds the conversation
+ * (an agent that keeps history in memory is judged here; the second process may know nothing):
+ * every replayed message carries a messageId (ACP-V2-RESUME-04) and the whole replay comes before
+ * the response (ACP-V2-RESUME-03, proved by a round trip after it). A refusal is not exercised.
+ */
+async function resumeWithReplayHere(ctx: CaseContext, sid: string): Promise<void> {
+  const d = ctx.driver;
+  const sent = d.send('session/resume', { sessionId: sid, cwd: ctx.settings.cwd, mcpServers: [], replayFrom: { type: 'start' } });
+  const line = await d.waitFor((l) => l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(sent.id), ctx.turnTimeout, 'the session/resume response', sent.seq);
+  if (line.msg?.error) return;
+  const ping = await d.roundTrip(ctx.timeout);
+  const isMessage = (m: WireMessage) => isUpdate(m, sid) && /^(user|agent)_(message|thought)/.test(String(updateOf(m)?.sessionUpdate));
+  const replay = d.received(sent.seq, line.seq).filter(isMessage);
+  const late = d.received(line.seq, ping).filter(isMessage);
+  ctx.judge('ACP-V2-RESUME-03', late.length === 0, `${late.length} replayed message update(s) arrived after the session/resume response; the replay must be complete before it`, [line.seq, ...late.map((m) => m.seq)]);
+  const bare = [...replay, ...late].filter((m) => typeof updateOf(m)?.messageId !== 'string');
+  ctx.judge('ACP-V2-RESUME-04', bare.length === 0, `${bare.length} replayed message update(s) have no messageId`, [line.seq, ...bare.map((m) => m.seq)]);
+}
+
+/** The id of a config option: v1 `id`, v2 `configId`. */
+const configIdOf = (o: unknown, version: 1 | 2): unknown => at(o, version === 2 ? 'configId' : 'id');
+
+/**
+ * session/set_config_option answers the complete option list (ACP-ALL-CFG-05: the v1 page and the
+ * v2 schema's `configOptions` "full list"). The checker sets an option to its current value, which
+ * every agent must take, so that only the shape of the answer is judged. v1 boolean options need a
+ * client capability the checker does not send: only select options are set there.
+ */
+export const setConfigOption: CheckCase = {
+  name: 'sessions/set-config-option',
+  title: 'session/set_config_option answers every option',
+  ids: ['ACP-ALL-CFG-05'],
+  protocols: [1, 2],
+  async run(ctx) {
+    await ctx.init();
+    if (ctx.version === 2 && !ctx.advertises('session')) return ctx.skip('the agent advertises no session capability');
+    const n = await ctx.driver.request('session/new', { cwd: ctx.settings.cwd, mcpServers: [] }, ctx.timeout);
+    const sid = at(n.result, 'sessionId');
+    const options = at(n.result, 'configOptions');
+    if (typeof sid !== 'string' || !Array.isArray(options) || options.length === 0) return ctx.skip('session/new returned no configOptions');
+    const v = ctx.version;
+    const target = options.find((o) => at(o, 'type') === 'select' || (v === 2 && at(o, 'type') === 'boolean'));
+    if (target === undefined) return ctx.skip('no select option to set (v1 boolean options need a capability the checker does not send)');
+    const value = at(target, 'currentValue');
+    const params = { sessionId: sid, configId: configIdOf(target, v), ...(v === 2 ? { type: at(target, 'type') === 'boolean' ? 'boolean' : 'id' } : {}), value };
+    const r = await ctx.driver.request('session/set_config_option', params, ctx.timeout);
+    if (r.error) return ctx.skip(`setting option ${JSON.stringify(params.configId)} to its current value ${JSON.stringify(value)} failed (${JSON.stringify(r.error)}); not exercised`);
+    const answered = at(r.result, 'configOptions');
+    const got = new Set((Array.isArray(answered) ? answered : []).map((o) => configIdOf(o, v)));
+    const missing = options.map((o) => configIdOf(o, v)).filter((id) => !got.has(id));
+    ctx.judge('ACP-ALL-CFG-05', missing.length === 0, `session/set_config_option must answer the complete configOptions list; missing ${missing.map((id) => JSON.stringify(id)).join(', ')} (session/new listed ${options.length})`, [n.seq, r.seq]);
+  },
+};

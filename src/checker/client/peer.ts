@@ -119,12 +119,39 @@ export class ClientPeer extends WireLog {
       this.transcript.push({ seq, dir: 'in', raw });
       return this.fail('ACP-ALL-TRANS-06', `the client wrote a line to the agent's stdin that is not a JSON message: ${preview(raw)}`, [seq]);
     }
+    if (Array.isArray(parsed)) {
+      this.transcript.push({ seq, dir: 'in', raw });
+      return this.onBatch(parsed, seq);
+    }
     if (!isObj(parsed)) {
       this.transcript.push({ seq, dir: 'in', raw });
       return this.fail('ACP-ALL-TRANS-06', `the client wrote JSON that is not one JSON-RPC message object: ${preview(raw)}`, [seq]);
     }
-    const msg: WireMessage = parsed;
-    this.transcript.push({ seq, dir: 'in', raw, msg });
+    this.take(parsed, seq, raw);
+  }
+
+  /**
+   * A JSON-RPC 2.0 batch from the client (ACP-V2-TRANS-11, as the agent side reads one): every entry
+   * is read, checked and answered as a line of its own (an agent must accept batches); sending one
+   * is reported under the informational tier, never as a failure.
+   */
+  private onBatch(entries: unknown[], lineSeq: number): void {
+    if (entries.length === 0) return this.fail('ACP-ALL-RPC-01', 'the client wrote an empty JSON array: no JSON-RPC message', [lineSeq]);
+    for (const entry of entries) {
+      const seq = ++this.seq;
+      const raw = JSON.stringify(entry);
+      if (isObj(entry)) this.take(entry, seq, raw, lineSeq);
+      else {
+        this.transcript.push({ seq, dir: 'in', raw, batch: lineSeq });
+        this.fail('ACP-ALL-RPC-01', `the client wrote a batch entry that is not a JSON-RPC message object: ${preview(raw)}`, [lineSeq]);
+      }
+    }
+    this.fail('ACP-V2-TRANS-11', `the client sent a JSON-RPC batch (an array of ${entries.length}): read entry by entry, but peers should not send batches (agents must accept them)`, [lineSeq]);
+  }
+
+  /** One message from the client (a line, or an entry of the batch line `batch`): recorded, checked, answered -32601 unless a case takes it. */
+  private take(msg: WireMessage, seq: number, raw: string, batch?: number): void {
+    this.transcript.push({ seq, dir: 'in', raw, msg, ...(batch !== undefined ? { batch } : {}) });
     this.check(msg, seq);
     if (typeof msg.method === 'string' && msg.id !== undefined && !this.handled.has(msg.method)) {
       this.taken.add(seq);

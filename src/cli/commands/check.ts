@@ -26,6 +26,8 @@ export interface CheckClientFlags {
 /** Flags of `acp-kit check agent` as commander hands them over. */
 export interface CheckAgentFlags extends CheckClientFlags {
   prompt?: string;
+  cancelPrompt?: string;
+  shortPrompt?: string;
   auth?: string;
 }
 
@@ -76,7 +78,7 @@ export async function checkAgentCommand(agent: string[], flags: CheckAgentFlags)
   const env = envOf(flags);
   // without --cwd, checkAgent's scratch directory: the agent's tools must not touch the user's files
   const cwd = flags.cwd !== undefined ? cwdOf(flags.cwd) : undefined;
-  const run = await checkAgent({ command: agent[0]!, args: agent.slice(1), env }, { cwd, timeoutMs: flags.timeout, prompt: flags.prompt, auth: flags.auth, ...runOptionsOf(flags) });
+  const run = await checkAgent({ command: agent[0]!, args: agent.slice(1), env }, { cwd, timeoutMs: flags.timeout, prompt: flags.prompt, cancelPrompt: flags.cancelPrompt, shortPrompt: flags.shortPrompt, auth: flags.auth, ...runOptionsOf(flags) });
   // nothing to judge: one line, the exit code of an agent that could not be started
   if (run.unstartable) throw new CliError('agent_start_failed', ExitCode.AgentFailed, `acp-kit check: ${run.unstartable} (${joinCommandLine(agent)})`);
   return report(run, joinCommandLine(agent), flags, 'agent');
