@@ -78,10 +78,14 @@ it('after a restart Bob can neither list, load, resume, prompt, close, delete no
   expect(JSON.stringify(aliceList.result.sessions)).toContain(sessionId);
   const loaded = JSON.parse(await call(alice2, 'session/load', { sessionId, cwd, mcpServers: [] }));
   expect(loaded.error, JSON.stringify(loaded)).toBeUndefined();
-  // her delete takes it out of the stored owners (the file does not grow with deleted sessions)
+  // her delete takes it out of the stored owners (a "remove" line, and gone from the file once
+  // the next start compacts the log: the file does not grow with deleted sessions)
   expect(readFileSync(ownersFile, 'utf8')).toContain(sessionId);
   const deleted = JSON.parse(await call(alice2, 'session/delete', { sessionId }));
   expect(deleted.error, JSON.stringify(deleted)).toBeUndefined();
+  expect(readFileSync(ownersFile, 'utf8')).toContain(`{"remove":${JSON.stringify(sessionId)}}`);
+  await second.close(1000);
+  await serve(data, ownersFile);
   expect(readFileSync(ownersFile, 'utf8')).not.toContain(sessionId);
 }, 120_000);
 

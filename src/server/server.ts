@@ -157,7 +157,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
   const log = options.log ?? (() => undefined);
   const tokenDigests = tokens.map((t) => ({ digest: digest(t), owner: digest(t).toString('hex').slice(0, 12) }));
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
-  const registry = new SessionRegistry(options.maxSessions ?? 64, options.ownersFile);
+  const registry = new SessionRegistry(options.maxSessions ?? 64, options.ownersFile, tokens.length > 1, log);
   const fdLimit = openFilesLimit();
   const maxPending = options.maxPendingSockets ?? Math.max(16, Math.min(1024, Math.floor((fdLimit ?? 4096) / 4)));
   const sockets = new SocketGuard({ maxPending, maxPendingPerIp: options.maxPendingSocketsPerIp ?? Math.min(256, Math.max(4, Math.floor(maxPending / 4))), admitWithinMs: options.pendingSocketTimeoutMs ?? 10_000, log });
