@@ -139,6 +139,8 @@ for (const transport of ['websocket', 'http'] as const) {
         const none = await call(link, method, params(random), id);
         expect(theirs, `${method} of the unowned session`).toBe(none.split(random).join(sessionId));
         expect(theirs).not.toContain('nobody owns this plan');
+        // a JSON-RPC answer from the agent, not a transport refusal that would make both sides equal for nothing
+        expect(JSON.parse(none).jsonrpc, none).toBe('2.0');
       }
     }
   }, 120_000);
