@@ -326,7 +326,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    if (sockets.refused(req.socket)) return;
+    if (sockets.refused(req.socket, res)) return;
     onRequest(req, res).catch((e: Error) => {
       log(`request failed: ${e.stack ?? e.message}`);
       text(res, 500, `internal error: ${e.message}`);
@@ -383,27 +383,13 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
   let h2Port: number | undefined;
   const h2Sessions = new Set<Http2Session>();
   if (options.http2Port !== undefined) {
-    // loaded only when asked for: most servers speak HTTP/1.1 and WebSocket only
-    const { createServer: createHttp2Server } = await import('node:http2');
-    const h2Server = createHttp2Server((req, res) => handle(req as unknown as IncomingMessage, res as unknown as ServerResponse));
-    h2Server.on('session', (session) => {
-      h2Sessions.add(session);
-      session.once('close', () => h2Sessions.delete(session));
-    });
     try {
-      await new Promise<void>((resolve, reject) => {
-        h2Server.once('error', reject);
-        h2Server.listen(options.http2Port, host, () => {
-          h2Server.off('error', reject);
-          resolve();
-        });
-      });
+      h2 = await listenHttp2(options.http2Port, host, handle, sockets, h2Sessions);
     } catch (e) {
       server.close();
       throw e;
     }
-    h2 = h2Server;
-    h2Port = (h2Server.address() as AddressInfo).port;
+    h2Port = (h2.address() as AddressInfo).port;
   }
 
   let closing: Promise<void> | undefined;
@@ -443,6 +429,30 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
       return closing;
     },
   };
+}
+
+/**
+ * The h2c listener: its requests go through the same handler as HTTP/1.1 (compat objects), and
+ * its sockets through the same guard (pending caps, per-address limits, the admission timeout).
+ */
+async function listenHttp2(port: number, host: string, handle: (req: IncomingMessage, res: ServerResponse) => void, sockets: SocketGuard, h2Sessions: Set<Http2Session>): Promise<Http2Server> {
+  // loaded only when asked for: most servers speak HTTP/1.1 and WebSocket only
+  const { createServer: createHttp2Server } = await import('node:http2');
+  const h2Server = createHttp2Server((req, res) => handle(req as unknown as IncomingMessage, res as unknown as ServerResponse));
+  sockets.watch(h2Server, true);
+  h2Server.on('session', (session) => {
+    sockets.h2Session(session);
+    h2Sessions.add(session);
+    session.once('close', () => h2Sessions.delete(session));
+  });
+  await new Promise<void>((resolve, reject) => {
+    h2Server.once('error', reject);
+    h2Server.listen(port, host, () => {
+      h2Server.off('error', reject);
+      resolve();
+    });
+  });
+  return h2Server;
 }
 
 /** After the grace period, how long a connection's shutdown may still take to flush what it sent. */
