@@ -75,7 +75,8 @@ export interface AcpServerOptions {
   maxSessions?: number;
   /**
    * Where the owner (token) of each session is kept, so a restarted server still refuses one
-   * token's sessions to the others (a JSON file, replaced atomically, mode 0600 in a 0700 folder).
+   * token's sessions to the others (an append-only log compacted atomically, mode 0600 in a 0700
+   * folder; see OwnersLog and docs/remote.md "Tenants").
    * Without it ownership lasts as long as the process: give it whenever several tokens share an
    * agent whose sessions outlive the server (e.g. a stdio agent with its own store).
    */
