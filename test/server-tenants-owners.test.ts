@@ -156,3 +156,24 @@ it('with one token a session with no stored owner stays that token\'s to list an
   const loaded = JSON.parse(await call(link, 'session/load', { sessionId, cwd, mcpServers: [] }));
   expect(loaded.error, JSON.stringify(loaded)).toBeUndefined();
 }, 120_000);
+
+it('the log is compacted once it holds more than 4x the live entries: churn does not grow the file without bound', async () => {
+  const { SessionRegistry } = await import('../src/server/guard.js');
+  const data = tempDir('acp-owners-');
+  const ownersFile = join(data, 'serve', 'owners.json');
+  const registry = new SessionRegistry(1e9, ownersFile, true);
+  registry.add('alice', 'sess_kept');
+  // 2,000 sessions opened and deleted: 4,000 lines without compaction
+  for (let i = 0; i < 2000; i++) {
+    registry.add('bob', `sess_${i}`);
+    registry.forget('bob', `sess_${i}`);
+  }
+  const lines = readFileSync(ownersFile, 'utf8').split('\n').filter(Boolean);
+  expect(lines.length).toBeLessThanOrEqual(4 * 256 + 1);
+  // what the file says is what the registry holds: a fresh one reads the same owners
+  const again = new SessionRegistry(1e9, ownersFile, true);
+  expect(again.visible('alice', 'sess_kept')).toBe(true);
+  expect(again.visible('bob', 'sess_kept')).toBe(false);
+  expect(again.visible('bob', 'sess_1999')).toBe(false);
+  expect(statSync(ownersFile).mode & 0o777).toBe(0o600);
+});
