@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
 import { startAcpServer, stdioAgent, type AcpServer } from '../src/server/index.js';
-import { wsLink, type RawLink } from './support/raw-links.js';
+import { httpLink, wsLink, type RawLink } from './support/raw-links.js';
 import { tempDir } from './support/temp.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
@@ -37,16 +37,26 @@ async function call(link: RawLink, method: string, params: unknown, id = nextId+
   return link.response(30_000);
 }
 
-async function client(server: AcpServer, token: string, cwd: string): Promise<RawLink> {
-  const link = await wsLink(server.url.replace(/^http/, 'ws'), token);
+type Profile = 'websocket' | 'http';
+
+async function client(server: AcpServer, token: string, cwd: string, profile: Profile = 'websocket'): Promise<RawLink> {
+  const init = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+  let link: RawLink;
+  if (profile === 'http') {
+    link = await httpLink(server.url, token, init);
+  } else {
+    link = await wsLink(server.url.replace(/^http/, 'ws'), token);
+    await link.send(init);
+  }
   links.push(link);
-  const init = JSON.parse(await call(link, 'initialize', { protocolVersion: 1, clientCapabilities: {} }));
-  expect(init.result?.protocolVersion, JSON.stringify(init)).toBe(1);
+  const answer = JSON.parse(await link.response(30_000));
+  expect(answer.result?.protocolVersion, JSON.stringify(answer)).toBe(1);
   void cwd;
   return link;
 }
 
-it('after a restart Bob can neither list, load, resume, prompt, close, delete nor fork Alice\'s session; each answer equals a missing session\'s', async () => {
+for (const profile of ['websocket', 'http'] as const) {
+it(`after a restart Bob can neither list, load, resume, prompt, close, delete nor fork Alice's session; each answer equals a missing session's (${profile})`, async () => {
   const data = tempDir('acp-tenants-');
   const cwd = tempDir('acp-tenants-cwd-');
   const ownersFile = join(data, 'serve', 'owners.json');
@@ -65,7 +75,7 @@ it('after a restart Bob can neither list, load, resume, prompt, close, delete no
   expect(statSync(join(data, 'serve')).mode & 0o777).toBe(0o700);
 
   const second = await serve(data, ownersFile);
-  const bob = await client(second, BOB, cwd);
+  const bob = await client(second, BOB, cwd, profile);
   const listed = JSON.parse(await call(bob, 'session/list', {}));
   expect(listed.result, JSON.stringify(listed)).toBeDefined();
   expect(JSON.stringify(listed.result.sessions)).not.toContain(sessionId);
@@ -73,17 +83,23 @@ it('after a restart Bob can neither list, load, resume, prompt, close, delete no
   await expectSameAsMissing(bob, sessionId, cwd);
 
   // Alice's session is still there and hers: the refusals were not about a lost session
-  const alice2 = await client(second, ALICE, cwd);
+  const alice2 = await client(second, ALICE, cwd, profile);
   const aliceList = JSON.parse(await call(alice2, 'session/list', {}));
   expect(JSON.stringify(aliceList.result.sessions)).toContain(sessionId);
   const loaded = JSON.parse(await call(alice2, 'session/load', { sessionId, cwd, mcpServers: [] }));
-  expect(loaded.error, JSON.stringify(loaded)).toBeUndefined();
-  // her delete takes it out of the stored owners (the file does not grow with deleted sessions)
+  expect(loaded.result, JSON.stringify(loaded)).toBeDefined();
+  // her delete takes it out of the stored owners (a "remove" line, and gone from the file once
+  // the next start compacts the log: the file does not grow with deleted sessions)
   expect(readFileSync(ownersFile, 'utf8')).toContain(sessionId);
   const deleted = JSON.parse(await call(alice2, 'session/delete', { sessionId }));
-  expect(deleted.error, JSON.stringify(deleted)).toBeUndefined();
+  expect(deleted.result, JSON.stringify(deleted)).toBeDefined();
+  expect(readFileSync(ownersFile, 'utf8')).toContain(`{"remove":${JSON.stringify(sessionId)}}`);
+  await second.close(1000);
+  await serve(data, ownersFile);
   expect(readFileSync(ownersFile, 'utf8')).not.toContain(sessionId);
 }, 120_000);
+
+}
 
 /** Bob's load, resume, prompt, fork, close and delete of `sessionId`: each answered as for a random id of its shape. */
 async function expectSameAsMissing(bob: RawLink, sessionId: string, cwd: string): Promise<void> {
@@ -104,19 +120,22 @@ async function expectSameAsMissing(bob: RawLink, sessionId: string, cwd: string)
     const none = await call(bob, method, params(random), id);
     expect(theirs, `${method} of Alice's session`).toBe(none.split(random).join(sessionId));
     expect(theirs, `${method}: ${theirs}`).not.toContain('alice secret plan');
+    expect(JSON.parse(none).jsonrpc, none).toBe('2.0');
   }
 
 }
 
-it('without a restart too: Bob addressing Alice\'s open session gets a missing session\'s answer, byte for byte', async () => {
+for (const profile of ['websocket', 'http'] as const) {
+it(`without a restart too: Bob addressing Alice's open session gets a missing session's answer, byte for byte (${profile})`, async () => {
   const data = tempDir('acp-tenants-');
   const cwd = tempDir('acp-tenants-cwd-');
   const server = await serve(data, join(data, 'owners.json'));
   const alice = await client(server, ALICE, cwd);
   const sessionId: string = JSON.parse(await call(alice, 'session/new', { cwd, mcpServers: [] })).result.sessionId;
-  const bob = await client(server, BOB, cwd);
+  const bob = await client(server, BOB, cwd, profile);
   await expectSameAsMissing(bob, sessionId, cwd);
 }, 120_000);
+}
 
 it('/healthz answers a stranger {"ok":true} and nothing else', async () => {
   const data = tempDir('acp-tenants-');

@@ -1,8 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { randomInt } from 'node:crypto';
-import { dirname } from 'node:path';
 import { isObj } from '../protocol/codec/util.js';
 import { requestIdKey } from '../rpc/request-id.js';
+import { OwnersLog } from './owners-log.js';
 import type { CloseInfo, Transport, TransportHandlers } from '../rpc/transport.js';
 
 /** Sessions per token owner, shared by every connection of one server. */
@@ -12,16 +11,23 @@ export class SessionRegistry {
   /** sessionId -> owner that created or attached it first (never forgotten while the server runs) */
   private readonly ownerOf = new Map<string, string>();
 
+  private readonly ownersLog: OwnersLog | undefined;
+
   /**
-   * @param ownersFile where `ownerOf` is kept across restarts (JSON, written aside then renamed,
-   *   0600 in a 0700 folder): without it a restarted server forgets who opened what, and a session
-   *   another token created becomes addressable by every token.
+   * @param ownersFile where `ownerOf` is kept across restarts (an append-only log, see
+   *   {@link OwnersLog}): without it a restarted server forgets who opened what.
+   * @param shared whether several tokens share the agent: then a session with no stored owner
+   *   (created before owners were stored, or outside the server) is addressable by none of them,
+   *   as if it did not exist; with one token that token sees it.
    */
   constructor(
     readonly maxSessions: number,
-    private readonly ownersFile?: string,
+    ownersFile?: string,
+    private readonly shared = false,
+    log?: (line: string) => void,
   ) {
-    if (ownersFile) for (const [id, owner] of Object.entries(readOwners(ownersFile))) this.ownerOf.set(id, owner);
+    this.ownersLog = ownersFile ? new OwnersLog(ownersFile, log) : undefined;
+    if (this.ownersLog) for (const [id, owner] of this.ownersLog.load()) this.ownerOf.set(id, owner);
   }
 
   openCount(owner: string): number {
@@ -30,7 +36,7 @@ export class SessionRegistry {
   /** Whether `owner` may address `sessionId`: sessions another token created are invisible. */
   visible(owner: string, sessionId: string): boolean {
     const o = this.ownerOf.get(sessionId);
-    return o === undefined || o === owner;
+    return o === undefined ? !this.shared : o === owner;
   }
   /** Whether some connection of `owner` has `sessionId` open (attaching to it opens nothing new). */
   isOpen(owner: string, sessionId: string): boolean {
@@ -39,7 +45,7 @@ export class SessionRegistry {
   add(owner: string, sessionId: string): void {
     if (!this.ownerOf.has(sessionId)) {
       this.ownerOf.set(sessionId, owner);
-      if (this.ownersFile) writeOwners(this.ownersFile, this.ownerOf);
+      this.ownersLog?.add(sessionId, owner, this.ownerOf);
     }
     let counts = this.open.get(owner);
     if (!counts) this.open.set(owner, (counts = new Map()));
@@ -49,7 +55,7 @@ export class SessionRegistry {
   forget(owner: string, sessionId: string): void {
     if (this.ownerOf.get(sessionId) !== owner) return;
     this.ownerOf.delete(sessionId);
-    if (this.ownersFile) writeOwners(this.ownersFile, this.ownerOf);
+    this.ownersLog?.remove(sessionId, this.ownerOf);
   }
   remove(owner: string, sessionId: string): void {
     const counts = this.open.get(owner);
@@ -57,31 +63,6 @@ export class SessionRegistry {
     if (n <= 1) counts?.delete(sessionId);
     else counts?.set(sessionId, n - 1);
   }
-}
-
-/** The stored owners (`{"acpKitOwners":1,"owners":{sessionId:owner}}`); none if the file is absent. */
-function readOwners(file: string): Record<string, string> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw e;
-  }
-  const v: unknown = JSON.parse(text);
-  // a file we cannot read as ours must stop the start: serving without it would hand sessions to anyone
-  if (!isObj(v) || v.acpKitOwners !== 1 || !isObj(v.owners)) throw new Error(`${file} is not an acp-kit owners file`);
-  const owners: Record<string, string> = {};
-  for (const [id, o] of Object.entries(v.owners)) if (typeof o === 'string') owners[id] = o;
-  return owners;
-}
-
-/** Replaces the owners file at once (written aside, then renamed): a crash leaves the old or the new one. */
-function writeOwners(file: string, ownerOf: Map<string, string>): void {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const aside = `${file}.${process.pid}.tmp`;
-  writeFileSync(aside, JSON.stringify({ acpKitOwners: 1, owners: Object.fromEntries(ownerOf) }), { mode: 0o600 });
-  renameSync(aside, file);
 }
 
 /**

@@ -75,7 +75,8 @@ export interface AcpServerOptions {
   maxSessions?: number;
   /**
    * Where the owner (token) of each session is kept, so a restarted server still refuses one
-   * token's sessions to the others (a JSON file, replaced atomically, mode 0600 in a 0700 folder).
+   * token's sessions to the others (an append-only log compacted atomically, mode 0600 in a 0700
+   * folder; see OwnersLog and docs/remote.md "Tenants").
    * Without it ownership lasts as long as the process: give it whenever several tokens share an
    * agent whose sessions outlive the server (e.g. a stdio agent with its own store).
    */
@@ -157,7 +158,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
   const log = options.log ?? (() => undefined);
   const tokenDigests = tokens.map((t) => ({ digest: digest(t), owner: digest(t).toString('hex').slice(0, 12) }));
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
-  const registry = new SessionRegistry(options.maxSessions ?? 64, options.ownersFile);
+  const registry = new SessionRegistry(options.maxSessions ?? 64, options.ownersFile, tokens.length > 1, log);
   const fdLimit = openFilesLimit();
   const maxPending = options.maxPendingSockets ?? Math.max(16, Math.min(1024, Math.floor((fdLimit ?? 4096) / 4)));
   const sockets = new SocketGuard({ maxPending, maxPendingPerIp: options.maxPendingSocketsPerIp ?? Math.min(256, Math.max(4, Math.floor(maxPending / 4))), admitWithinMs: options.pendingSocketTimeoutMs ?? 10_000, log });
@@ -326,7 +327,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    if (sockets.refused(req.socket)) return;
+    if (sockets.refused(req.socket, res)) return;
     onRequest(req, res).catch((e: Error) => {
       log(`request failed: ${e.stack ?? e.message}`);
       text(res, 500, `internal error: ${e.message}`);
@@ -383,27 +384,13 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
   let h2Port: number | undefined;
   const h2Sessions = new Set<Http2Session>();
   if (options.http2Port !== undefined) {
-    // loaded only when asked for: most servers speak HTTP/1.1 and WebSocket only
-    const { createServer: createHttp2Server } = await import('node:http2');
-    const h2Server = createHttp2Server((req, res) => handle(req as unknown as IncomingMessage, res as unknown as ServerResponse));
-    h2Server.on('session', (session) => {
-      h2Sessions.add(session);
-      session.once('close', () => h2Sessions.delete(session));
-    });
     try {
-      await new Promise<void>((resolve, reject) => {
-        h2Server.once('error', reject);
-        h2Server.listen(options.http2Port, host, () => {
-          h2Server.off('error', reject);
-          resolve();
-        });
-      });
+      h2 = await listenHttp2(options.http2Port, host, handle, sockets, h2Sessions);
     } catch (e) {
       server.close();
       throw e;
     }
-    h2 = h2Server;
-    h2Port = (h2Server.address() as AddressInfo).port;
+    h2Port = (h2.address() as AddressInfo).port;
   }
 
   let closing: Promise<void> | undefined;
@@ -443,6 +430,30 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
       return closing;
     },
   };
+}
+
+/**
+ * The h2c listener: its requests go through the same handler as HTTP/1.1 (compat objects), and
+ * its sockets through the same guard (pending caps, per-address limits, the admission timeout).
+ */
+async function listenHttp2(port: number, host: string, handle: (req: IncomingMessage, res: ServerResponse) => void, sockets: SocketGuard, h2Sessions: Set<Http2Session>): Promise<Http2Server> {
+  // loaded only when asked for: most servers speak HTTP/1.1 and WebSocket only
+  const { createServer: createHttp2Server } = await import('node:http2');
+  const h2Server = createHttp2Server((req, res) => handle(req as unknown as IncomingMessage, res as unknown as ServerResponse));
+  sockets.watch(h2Server, true);
+  h2Server.on('session', (session) => {
+    sockets.h2Session(session);
+    h2Sessions.add(session);
+    session.once('close', () => h2Sessions.delete(session));
+  });
+  await new Promise<void>((resolve, reject) => {
+    h2Server.once('error', reject);
+    h2Server.listen(port, host, () => {
+      h2Server.off('error', reject);
+      resolve();
+    });
+  });
+  return h2Server;
 }
 
 /** After the grace period, how long a connection's shutdown may still take to flush what it sent. */

@@ -2,7 +2,7 @@
 // hands back the text of each response as it came off the wire (stdio line, WebSocket frame, SSE
 // `data`), notifications skipped. Nothing is parsed on the way, so a rounded id shows.
 import WebSocket from 'ws';
-import { HEADER_CONNECTION_ID } from '../../src/rpc/http-headers.js';
+import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from '../../src/rpc/http-headers.js';
 import type { RawChild } from './raw-child.js';
 
 /** One connection, spoken to with raw text. */
@@ -126,7 +126,10 @@ export async function httpLink(url: string, token: string, initializeText: strin
   })();
   return {
     send: async (text) => {
-      const r = await fetch(url, { method: 'POST', headers: { ...headers, [HEADER_CONNECTION_ID]: id }, body: text });
+      // session-scoped messages carry the session header the profile requires (a text that is not
+      // JSON, or names no session, goes without it, as given)
+      const session = sessionOf(text);
+      const r = await fetch(url, { method: 'POST', headers: { ...headers, [HEADER_CONNECTION_ID]: id, ...(session !== undefined ? { [HEADER_SESSION_ID]: session } : {}) }, body: text });
       const body = await r.text();
       if (r.status !== 202) inbox.push(JSON.stringify({ httpStatus: r.status, body }));
     },
@@ -136,4 +139,16 @@ export async function httpLink(url: string, token: string, initializeText: strin
       await fetch(url, { method: 'DELETE', headers: { ...headers, [HEADER_CONNECTION_ID]: id } }).catch(() => undefined);
     },
   };
+}
+
+/** `params.sessionId` of a message text, if it is JSON and has one. */
+function sessionOf(text: string): string | undefined {
+  try {
+    const m: unknown = JSON.parse(text);
+    const p = typeof m === 'object' && m !== null && 'params' in m ? (m as { params: unknown }).params : undefined;
+    const s = typeof p === 'object' && p !== null && 'sessionId' in p ? (p as { sessionId: unknown }).sessionId : undefined;
+    return typeof s === 'string' ? s : undefined;
+  } catch {
+    return undefined;
+  }
 }
