@@ -16,7 +16,7 @@ interface LongFunction {
  */
 const LEFT: Record<string, number> = {
   'src/proxy/replay/replay-client.ts replayAsClient': 353,
-  'src/server/server.ts startAcpServer': 301,
+  'src/server/server.ts startAcpServer': 287,
   'src/cli/program.ts buildProgram': 295,
   'src/proxy/bridge/bridge.ts startBridge': 244,
   'src/inspector/server.ts startInspector': 225,
@@ -24,7 +24,7 @@ const LEFT: Record<string, number> = {
   'src/inspector/ui/app.tsx App': 148,
   'src/inspector/ui/app.tsx Timeline': 132,
   'src/inspector/ui/app.tsx RowList': 131,
-  'src/cli/commands/run.ts runCommand': 117,
+  'src/cli/commands/run.ts runCommand': 114,
   'src/captures/capture.ts openCapture': 117,
   'src/agent/coding/index.ts createCodingAgent': 114,
   'src/cli/commands/chat.ts chatCommand': 109,

@@ -10,6 +10,8 @@ import { inProcessAgent, type AcpServer, type AgentHostFactory } from '../src/se
 import { createE2EAgent } from './fixtures/e2e-agent-definition.mjs';
 import { startCutProxy, type CutProxy } from './support/cut-proxy.js';
 import { startE2EServer, TOKEN } from './support/remote.js';
+import { join } from 'node:path';
+import { tempDir } from './support/temp.js';
 
 let servers: AcpServer[] = [];
 let proxy: CutProxy | undefined;
@@ -166,7 +168,9 @@ it('v1: the connection re-loads its sessions (session/load) and keeps one copy o
 it('a server restarted on the same port: the sessions resume from its store', async () => {
   // a store that outlives the server (as `acp-kit serve` keeps sessions on disk)
   const agent = e2eAgentWithStore(new InMemorySessionStore());
-  const a = await startE2EServer({ agent });
+  // two tokens: who owns a session must outlive the server too, or its sessions are nobody's
+  const ownersFile = join(tempDir('acp-reconnect-owners-'), 'owners.json');
+  const a = await startE2EServer({ agent, ownersFile });
   servers.push(a);
   const rc = await connectReconnecting({ url: asWs(a.url), token: TOKEN, reconnect: { attempts: 8, baseDelayMs: 20, maxDelayMs: 100 } });
   clients.push(rc);
@@ -175,7 +179,7 @@ it('a server restarted on the same port: the sessions resume from its store', as
   const reconnected = new Promise((resolve) => rc.on('reconnected', resolve));
   await a.close(1000);
   servers = [];
-  const b = await startE2EServer({ agent, port: a.port });
+  const b = await startE2EServer({ agent, port: a.port, ownersFile });
   servers.push(b);
   await reconnected;
   expect((await s.prompt('after')).stopReason).toBe('end_turn');
