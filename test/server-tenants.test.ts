@@ -122,6 +122,10 @@ async function expectSameAsMissing(bob: RawLink, sessionId: string, cwd: string)
     expect(theirs, `${method}: ${theirs}`).not.toContain('alice secret plan');
     expect(JSON.parse(none).jsonrpc, none).toBe('2.0');
   }
+  // a request id beyond 2^53 comes back exact: the disguised answer's id is not re-parsed as JSON
+  await bob.send(`{"jsonrpc":"2.0","id":9007199254740993,"method":"session/close","params":{"sessionId":${JSON.stringify(sessionId)}}}`);
+  const big = await bob.response(30_000);
+  expect(big).toMatch(/"id":9007199254740993[,}]/);
 
 }
 

@@ -38,6 +38,10 @@ export class SessionRegistry {
     const o = this.ownerOf.get(sessionId);
     return o === undefined ? !this.shared : o === owner;
   }
+  /** Whether `sessionId` has a stored owner (any token's). */
+  known(sessionId: string): boolean {
+    return this.ownerOf.has(sessionId);
+  }
   /** Whether some connection of `owner` has `sessionId` open (attaching to it opens nothing new). */
   isOpen(owner: string, sessionId: string): boolean {
     return this.open.get(owner)?.has(sessionId) ?? false;
@@ -65,25 +69,34 @@ export class SessionRegistry {
   }
 }
 
+const ID_CLASSES = ['0123456789', 'abcdef', 'ghijklmnopqrstuvwxyz', 'ABCDEF', 'GHIJKLMNOPQRSTUVWXYZ'];
+/** Below this many replaceable characters a look-alike could be a real id (`s1` -> `s7`). */
+const MIN_DISGUISED = 8;
+
 /**
  * An id shaped like `id` (same length, each character replaced by a random one of its class: digit,
  * a-f, g-z, A-F, G-Z; others kept) that names no session: asking the agent about it gives the exact
- * answer it gives for a session that does not exist, in the format it expects.
+ * answer it gives for a session that does not exist, in the format it expects. `known` ids are
+ * never produced; a short id gets a random suffix instead, since a same-shaped one could name a
+ * real session (of a third tenant, or unowned) and the request would act on it.
  */
-function lookalikeId(id: string): string {
-  const classes = ['0123456789', 'abcdef', 'ghijklmnopqrstuvwxyz', 'ABCDEF', 'GHIJKLMNOPQRSTUVWXYZ'];
-  let out = '';
-  for (const ch of id) {
-    const c = classes.find((k) => k.includes(ch));
-    out += c ? c[randomInt(c.length)] : ch;
+function lookalikeId(id: string, known: (id: string) => boolean): string {
+  for (;;) {
+    let out = '';
+    let replaced = 0;
+    for (const ch of id) {
+      const c = ID_CLASSES.find((k) => k.includes(ch));
+      if (c) replaced++;
+      out += c ? c[randomInt(c.length)] : ch;
+    }
+    if (replaced < MIN_DISGUISED) out = `${id}-${randomInt(2 ** 47).toString(36)}${randomInt(2 ** 47).toString(36)}`;
+    if (!known(out)) return out;
   }
-  // an id without replaceable characters cannot be disguised: make it unmistakably absent
-  return out === id ? `${id}-${randomInt(1e9)}` : out;
 }
 
-/** `value` with every occurrence of `from` in its strings (and keys) replaced by `to`. */
-function replaceText<T>(value: T, from: string, to: string): T {
-  return JSON.parse(JSON.stringify(value).split(JSON.stringify(from).slice(1, -1)).join(JSON.stringify(to).slice(1, -1))) as T;
+/** `value` (plain JSON: an answer's result or error) with every occurrence of `from` in its strings and keys replaced by `to`. */
+function replaceText(value: unknown, from: string, to: string): unknown {
+  return JSON.parse(JSON.stringify(value).split(JSON.stringify(from).slice(1, -1)).join(JSON.stringify(to).slice(1, -1)));
 }
 
 /**
@@ -140,7 +153,7 @@ export class GuardedTransport implements Transport {
         // another token's session: the agent is asked about a lookalike id that names no session, and
         // its answer goes back with the id put back, byte for byte what a session that does not exist gets
         if (!isRequest) return;
-        const fake = lookalikeId(sessionId);
+        const fake = lookalikeId(sessionId, (id) => this.registry.known(id));
         this.watched.set(requestIdKey(msg.id), { method: msg.method, disguised: { fake, real: sessionId } });
         this.handlers?.onMessage({ ...msg, params: { ...(p as object), sessionId: fake } });
         return;
@@ -174,8 +187,8 @@ export class GuardedTransport implements Transport {
       if (reason) return { path: 'params.cwd', reason };
     }
     const dirs = Array.isArray(p.additionalDirectories) ? p.additionalDirectories : [];
-    for (let i = 0; i < dirs.length; i++) {
-      const reason = typeof dirs[i] === 'string' ? check(this.owner, dirs[i] as string) : undefined;
+    for (const [i, dir] of dirs.entries()) {
+      const reason = typeof dir === 'string' ? check(this.owner, dir) : undefined;
       if (reason) return { path: `params.additionalDirectories[${i}]`, reason };
     }
     return undefined;
@@ -189,7 +202,9 @@ export class GuardedTransport implements Transport {
       if (w?.disguised) {
         // nothing is registered for a disguised request: the answer only goes back with the id put back
         this.watched.delete(key);
-        this.inner.send(replaceText(m, w.disguised.fake, w.disguised.real));
+        // only the payload: the id stays the exact value it is (a big id must not go through JSON.parse)
+        const { fake, real } = w.disguised;
+        this.inner.send({ ...m, ...('result' in m ? { result: replaceText(m.result, fake, real) } : {}), ...('error' in m ? { error: replaceText(m.error, fake, real) } : {}) });
         return;
       }
       if (w) {
