@@ -3,7 +3,7 @@ import type { AnyContentBlock } from '../../protocol/model/content.js';
 import type { AnyToolCallContent } from '../../protocol/model/tool-call.js';
 import type { AnySessionUpdate, ErrorObject, MessageRole, TerminalOutputChunk, TerminalUpdate } from '../../protocol/model/update.js';
 import type { SessionState } from '../../protocol/state/session-state.js';
-import { decodeBase64, type ToolCallState } from '../../protocol/state/entities.js';
+import type { ToolCallState } from '../../protocol/state/entities.js';
 import { stripAnsi, type Style } from '../style.js';
 import { fileChangesLines, textDiffLines, type DiffLine } from './diff.js';
 import type { TurnTokenUsage } from '../../protocol/usage-meta.js';
@@ -341,19 +341,15 @@ export class TranscriptRenderer {
       seen.header = true;
       this.line(this.s.dim(`    $ ${stripAnsi(t.command)}`));
     }
-    if (u.sessionUpdate === 'terminal_output_chunk') {
-      // the chunk's own bytes: `t.output` joins all the output so far, which per chunk made a
-      // long-running command's display quadratic in its output
-      this.terminalBytes(u.terminalId, seen, decodeBase64(u.data));
-    } else if (u.output !== undefined) {
-      // a snapshot replaced the output (ACP-V2-TERM-07): shown from where it differs in length
-      const bytes = t.output;
-      if (bytes.length < seen.bytes) {
-        seen.bytes = 0;
-        seen.decoder = new TextDecoder();
-      }
-      this.terminalBytes(u.terminalId, seen, bytes.subarray(seen.bytes));
+    // `t.output` is a view of the state's buffer (no copy), so what is new since the last print is
+    // a slice of it: the chunk already decoded by the state, or what a snapshot added
+    const bytes = t.output;
+    if (bytes.length < seen.bytes) {
+      // a snapshot replaced the output with less (ACP-V2-TERM-07): shown again from its start
+      seen.bytes = 0;
+      seen.decoder = new TextDecoder();
     }
+    this.terminalBytes(u.terminalId, seen, bytes.subarray(seen.bytes));
     if (!seen.exited && t.exitStatus) {
       seen.exited = true;
       const es = t.exitStatus;
