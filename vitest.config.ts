@@ -1,9 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
 import { SHARED_WORKER_FILES } from './test/support/shared-worker-files.js';
+import { sourceAliases } from './test/support/source-aliases.js';
 
 // generous: without retries, CLI tests that start several processes must survive a machine shared
 // with other jobs (a hang still fails, just later)
+// `@acp-kit/*` from their src/ (as the root tsconfig's `paths` do): tests run the code under test, not a
+// build of it, and a class is one class whether a test imports it by path or by package name. Per project:
+// an inline project does not inherit the root config.
+const resolve = { alias: sourceAliases() };
 const common = { testTimeout: 90_000, hookTimeout: 90_000, setupFiles: ['test/support/per-file.ts'] };
 
 export default defineConfig({
@@ -25,8 +30,8 @@ export default defineConfig({
       threads: { maxThreads: 1, minThreads: 1, isolate: false },
     },
     projects: [
-      { test: { name: 'unit', include: SHARED_WORKER_FILES, pool: 'threads', ...common } },
-      { test: { name: 'process', include: ['test/**/*.test.ts'], exclude: SHARED_WORKER_FILES, pool: 'forks', ...common } },
+      { resolve, test: { name: 'unit', include: SHARED_WORKER_FILES, pool: 'threads', ...common } },
+      { resolve, test: { name: 'process', include: ['test/**/*.test.ts'], exclude: SHARED_WORKER_FILES, pool: 'forks', ...common } },
     ],
   },
 });

@@ -1,6 +1,6 @@
 // acp-kit agent runtime streaming agent_message_chunk updates through the neutral model + codec.
-import { serveAgent } from '../dist/agent/index.js';
-import { stdioTransport } from '../dist/rpc/index.js';
+import { serveAgent } from '@acp-kit/agent';
+import { stdioTransport } from '@acp-kit/protocol/rpc';
 import { CHUNK_TEXT, peakRssMb } from './common.mjs';
 
 const conn = serveAgent(

@@ -1,6 +1,6 @@
 // acp-kit client runtime: validates each update, decodes it and applies it to the session state.
 import { fileURLToPath } from 'node:url';
-import { connect } from '../dist/client/index.js';
+import { connect } from '@acp-kit/client';
 import { measureAcpKitClient, peakRssMb, percentile, report, UPDATES } from './common.mjs';
 
 const protocol = Number(process.argv[2] ?? 2);

@@ -1,7 +1,7 @@
 // The built-in coding agent for the cancel-latency bench: demo model streaming one word every
 // BENCH_DELTA_MS (default 5) ms, `auto` mode (commands run without asking), sessions in memory.
-import { InMemorySessionStore, runAgentOnStdio } from '../dist/agent/index.js';
-import { createCodingAgent, createDemoModel } from '../dist/agent/coding-entry.js';
+import { InMemorySessionStore, runAgentOnStdio } from '@acp-kit/agent';
+import { createCodingAgent, createDemoModel } from '@acp-kit/coding-agent';
 
 const model = createDemoModel({ delayMs: Number(process.env.BENCH_DELTA_MS ?? 5) });
 runAgentOnStdio(createCodingAgent({ model, mode: 'auto' }), {

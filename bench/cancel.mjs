@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connect } from '../dist/client/index.js';
+import { connect } from '@acp-kit/client';
 import { percentile } from './common.mjs';
 
 const AGENT = fileURLToPath(new URL('./cancel-agent.mjs', import.meta.url));

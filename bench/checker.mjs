@@ -4,8 +4,8 @@
 // agent -- acp-kit agent`: a process per case, 4 at once). Median of RUNS runs each, alternating.
 // `node bench/checker.mjs [runs]` prints the table alone; `npm run bench` includes it.
 import { fileURLToPath } from 'node:url';
-import { agentInProcess, checkAgent } from '../dist/bundle/checker.js';
-import { createCodingAgent, createDemoModel } from '../dist/bundle/agent-coding.js';
+import { agentInProcess, checkAgent } from '@acp-kit/tools/checker';
+import { createCodingAgent, createDemoModel } from '@acp-kit/coding-agent';
 import { percentile } from './common.mjs';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));

@@ -6,9 +6,9 @@
 //   following the session on another instance (committed, NOTIFY, read from the table, sent).
 // - 1,000 sessions (20 stored updates each) resumed with their history across 3 instances.
 import { performance } from 'node:perf_hooks';
-import { PostgresSessionStore, migrate } from '../dist/bundle/agent.js';
-import { connect } from '../dist/bundle/client.js';
-import { ClusterNode, inProcessAgent, startAcpServer } from '../dist/bundle/server.js';
+import { PostgresSessionStore, migrate } from 'acp-kit/agent';
+import { connect } from '@acp-kit/client';
+import { ClusterNode, inProcessAgent, startAcpServer } from '@acp-kit/server';
 import { findPostgresBin, startCluster } from '../scripts/pg-cluster.mjs';
 
 const TOKEN = 'bench-cluster-token';

@@ -62,7 +62,7 @@ export const INSPECTOR_SCROLL_PAGES = 200;
  * and one jump to the end; long tasks > 100 ms during load and during the scroll.
  */
 export async function runInspectorBench(frames = INSPECTOR_FRAMES, pages = INSPECTOR_SCROLL_PAGES) {
-  const { startInspector } = await import('../dist/bundle/inspector.js');
+  const { startInspector } = await import('@acp-kit/tools/inspector');
   const { chromium } = await import('playwright-core');
   const dir = mkdtempSync(join(tmpdir(), 'acp-inspector-bench-'));
   let handle;

@@ -1,6 +1,6 @@
 // Peer inbox drain: N notifications queued behind an async handler, then released. A linear drain
 // (head index + periodic compaction) stays flat in ns/message as N grows; Array#shift would not.
-import { JsonRpcPeer } from '../dist/bundle/rpc.js';
+import { JsonRpcPeer } from '@acp-kit/protocol/rpc';
 
 async function drain(n) {
   let h;

@@ -18,7 +18,7 @@ export const PROXY_GOALS = { plain: 0.7, record: 0.5, addedP50Ms: 0.15, bridge: 
 const BRIDGE_FLAGS = ['--bridge', '2'];
 
 async function client(mode, capture) {
-  const { connect } = await import('../dist/client/index.js');
+  const { connect } = await import('@acp-kit/client');
   const argv = mode === 'direct' ? AGENT : [process.execPath, BIN, 'proxy', ...(mode === 'record' || mode === 'bridge-record' ? ['--record', capture] : []), ...(mode.startsWith('bridge') ? BRIDGE_FLAGS : []), '--', ...AGENT];
   const conn = await connect({ command: argv[0], args: argv.slice(1), protocol: 2 });
   const session = await conn.newSession({ cwd: process.cwd() });

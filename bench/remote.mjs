@@ -40,8 +40,8 @@ async function streamChunks(n, send) {
 async function server(kind) {
   let http;
   if (kind === 'acp-kit') {
-    const { startAcpServer } = await import('../dist/server/index.js');
-    const { serveAgent } = await import('../dist/agent/index.js');
+    const { startAcpServer } = await import('@acp-kit/server');
+    const { serveAgent } = await import('@acp-kit/agent');
     const definition = {
       info: { name: 'acp-kit-bench-agent', version: '0.0.0' },
       async prompt(turn) {
@@ -94,7 +94,7 @@ async function server(kind) {
 }
 
 async function client(url, label) {
-  const { connect } = await import('../dist/client/index.js');
+  const { connect } = await import('@acp-kit/client');
   const conn = await connect({ url, token: TOKEN });
   const session = await conn.newSession({ cwd: process.cwd() });
   const { rtts, secs } = await measureAcpKitClient(conn, session, label);
@@ -107,7 +107,7 @@ async function client(url, label) {
  * per connection in KB, measured after a warm-up round (code loaded and compiled, pools grown).
  */
 async function openIdle(url) {
-  const { connect } = await import('../dist/client/index.js');
+  const { connect } = await import('@acp-kit/client');
   const probe = await connect({ url, token: TOKEN });
   const open = async (n) => {
     const out = [];

@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { SessionState } from '../dist/protocol/state/session-state.js';
+import { SessionState } from '@acp-kit/protocol';
 import { TextRunReporter } from '../dist/cli/render/run-reporter.js';
 import { createStyle } from '../dist/cli/style.js';
 import { CHUNK_TEXT } from './common.mjs';

@@ -1,6 +1,6 @@
 // Session state store: appending chunks to one message must cost O(total size).
 // Prints the cost per chunk at three sizes; a flat ns/chunk column means linear total cost.
-import { SessionState } from '../dist/protocol/index.js';
+import { SessionState } from '@acp-kit/protocol';
 import { CHUNK_TEXT } from './common.mjs';
 
 /**

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { JsonlSessionStore, PostgresSessionStore, serveAgent } from '../dist/bundle/agent.js';
-import { approveAll, connect } from '../dist/bundle/client.js';
-import { StreamTransport } from '../dist/bundle/rpc.js';
+import { JsonlSessionStore, PostgresSessionStore, serveAgent } from 'acp-kit/agent';
+import { approveAll, connect } from '@acp-kit/client';
+import { StreamTransport } from '@acp-kit/protocol/rpc';
 import { findPostgresBin, startCluster } from '../scripts/pg-cluster.mjs';
 import { CHUNK_TEXT } from './common.mjs';
 

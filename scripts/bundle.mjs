@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Build step (after tsc): bundles the public entry points and the CLI from dist/ into dist/bundle/,
-// which package.json `exports` and bin/acp-kit.js load. Why: start-up. Node's ESM loader pays per
+// Build step (after tsc, called by scripts/build.mjs): bundles each package's entry points from its
+// dist/ into its dist/bundle/ (package.json `exports`), and the CLI (bin/acp-kit.js loads dist/bundle/cli.js). Why: start-up. Node's ESM loader pays per
 // module file (resolve, open, read, link), and an agent loads ~50 of them before it can answer
 // `initialize`; editors spawn one agent per thread. tsc's per-file output stays in dist/ for the
 // type declarations (`types`) and for tests and scripts that load single modules.
@@ -13,7 +13,8 @@
 //   chunk per set of entries that reach it, so they sliced what `acp-kit/agent` loads into 13
 //   files (measured: ~1 ms of start-up per file). The CLI loads no user module that imports
 //   acp-kit, so its own copies of the library classes never meet the package's.
-// - Packages stay external (loaded from node_modules as before), except in the CLI build the
+// - Packages stay external (loaded from node_modules, @acp-kit/* too: one instance of each class per
+//   process), except in the CLI build the
 //   chat's terminal UI (ink, react, marked, marked-terminal and what they import): those are
 //   ~400 module files, and loading them from node_modules cost `acp-kit chat` 1.4 s of CPU before
 //   its first frame; bundled (React's production build) it is ~0.45 s. They stay lazy: only
@@ -23,30 +24,7 @@
 //   precompiled validators, package.json, bin/) resolve exactly as in the unbundled build.
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dist = join(root, 'dist');
-const out = join(dist, 'bundle');
-
-/** Output name (dist/bundle/<name>.js) -> tsc output it bundles. */
-export const BUNDLE_ENTRIES = {
-  index: 'index.js',
-  protocol: 'protocol/index.js',
-  rpc: 'rpc/index.js',
-  agent: 'agent/index.js',
-  'agent-coding': 'agent/coding-entry.js',
-  'agent-models': 'agent/models.js',
-  client: 'client/index.js',
-  proxy: 'proxy/index.js',
-  inspector: 'inspector/index.js',
-  server: 'server/index.js',
-  checker: 'checker/index.js',
-};
-
-/** The CLI (bin/acp-kit.js loads dist/bundle/cli.js), built on its own: see the header. */
-export const CLI_ENTRY = { cli: 'cli/main.js' };
+import { join, relative, sep } from 'node:path';
 
 /** Packages the CLI build bundles (see the header); everything they import comes along. */
 const CLI_INLINE = new Set(['ink', 'react', 'marked', 'marked-terminal']);
@@ -69,7 +47,7 @@ const inlinePlugin = (inline) => ({
 });
 
 /** Replaces `import.meta.url` in a dist module with the URL the module has in the unbundled build. */
-const importMetaUrlPlugin = {
+const importMetaUrlPlugin = (dist, out) => ({
   name: 'acp-kit-import-meta-url',
   setup(b) {
     b.onLoad({ filter: /\.js$/ }, (args) => {
@@ -82,11 +60,14 @@ const importMetaUrlPlugin = {
       return { contents, loader: 'js' };
     });
   },
-};
+});
 
-rmSync(out, { recursive: true, force: true });
-/** One ESM build with code splitting of `entries` into dist/bundle/; returns its .js output files. */
-async function bundle(entries, chunkPrefix, inline = new Set()) {
+/**
+ * One ESM build with code splitting of `entries` (output name -> file below `dist`) into
+ * `dist/bundle/`; returns its .js output files.
+ */
+export async function bundle(dist, entries, chunkPrefix, inline = new Set()) {
+  const out = join(dist, 'bundle');
   const result = await build({
     entryPoints: Object.entries(entries).map(([name, file]) => ({ in: join(dist, file), out: name })),
     outdir: out,
@@ -99,7 +80,7 @@ async function bundle(entries, chunkPrefix, inline = new Set()) {
     sourcemap: true,
     logLevel: 'warning',
     metafile: true,
-    plugins: [inlinePlugin(inline), importMetaUrlPlugin],
+    plugins: [inlinePlugin(inline), importMetaUrlPlugin(dist, out)],
     ...(inline.size > 0
       ? {
           // React's production build; a bundled CommonJS package's require() of a Node built-in needs a require
@@ -110,25 +91,56 @@ async function bundle(entries, chunkPrefix, inline = new Set()) {
   });
   return Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js'));
 }
-const library = await bundle(BUNDLE_ENTRIES, 'chunk');
-const cli = await bundle(CLI_ENTRY, 'cli-chunk', CLI_INLINE);
-console.log(`bundle: ${Object.keys(BUNDLE_ENTRIES).length} entries in ${library.length} files, the CLI in ${cli.length} files, in ${relative(root, out)}`);
 
-// The inspector's page (browser code, not part of the tsc build): one script and one stylesheet in
-// dist/inspector/ui/, next to the server that serves them. Everything is bundled: no CDN, no network.
-const ui = join(root, 'src', 'inspector', 'ui');
-await build({
-  entryPoints: [join(ui, 'app.tsx'), join(ui, 'app.css')],
-  outdir: join(dist, 'inspector', 'ui'),
-  bundle: true,
-  format: 'esm',
-  platform: 'browser',
-  target: 'es2022',
-  jsx: 'automatic',
-  jsxImportSource: 'preact',
-  minify: true,
-  sourcemap: false,
-  legalComments: 'none',
-  logLevel: 'warning',
-});
-console.log(`bundle: inspector page in ${relative(root, join(dist, 'inspector', 'ui'))}`);
+/** A package's bundle entries from its package.json `exports`: `./dist/bundle/<name>.js` <- `./dist/<types path>.js`. */
+export function packageEntries(pkgDir) {
+  const { exports } = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
+  const entries = {};
+  for (const target of Object.values(exports)) {
+    if (typeof target !== 'object' || !target.import.startsWith('./dist/bundle/')) continue;
+    entries[target.import.slice('./dist/bundle/'.length, -'.js'.length)] = target.types.slice('./dist/'.length).replace(/\.d\.ts$/, '.js');
+  }
+  return entries;
+}
+
+/** Bundles one package (packages/<name>) from its tsc output. */
+export async function bundlePackage(pkgDir) {
+  const dist = join(pkgDir, 'dist');
+  rmSync(join(dist, 'bundle'), { recursive: true, force: true });
+  const entries = packageEntries(pkgDir);
+  const files = await bundle(dist, entries, 'chunk');
+  console.log(`bundle: ${Object.keys(entries).length} entries in ${files.length} files in ${relative(process.cwd(), join(dist, 'bundle'))}`);
+}
+
+/** The CLI (bin/acp-kit.js loads dist/bundle/cli.js), built on its own: see the header. */
+export async function bundleCli(root) {
+  const dist = join(root, 'dist');
+  rmSync(join(dist, 'bundle'), { recursive: true, force: true });
+  const files = await bundle(dist, { cli: 'cli/main.js' }, 'cli-chunk', CLI_INLINE);
+  console.log(`bundle: the CLI in ${files.length} files in ${relative(process.cwd(), join(dist, 'bundle'))}`);
+}
+
+/**
+ * The inspector's page (browser code, not part of the tsc build): one script and one stylesheet in
+ * the tools package's dist/inspector/ui/, next to the server that serves them. Everything is
+ * bundled: no CDN, no network.
+ */
+export async function bundleInspectorPage(toolsDir) {
+  const ui = join(toolsDir, 'src', 'inspector', 'ui');
+  const outdir = join(toolsDir, 'dist', 'inspector', 'ui');
+  await build({
+    entryPoints: [join(ui, 'app.tsx'), join(ui, 'app.css')],
+    outdir,
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    minify: true,
+    sourcemap: false,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  console.log(`bundle: inspector page in ${relative(process.cwd(), outdir)}`);
+}

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const CATALOGUE = 'docs/conformance.md';
 /** Where citations are searched (the catalogue itself excluded). */
-export const CITING = ['src', 'test', 'docs', 'examples', 'bench', 'README.md'];
+export const CITING = ['src', 'packages', 'test', 'docs', 'examples', 'bench', 'README.md'];
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'fixtures-generated', '.git']);
 const TEXT_FILE = /\.(ts|tsx|mts|cts|js|mjs|cjs|md|mdx|json)$/;
 

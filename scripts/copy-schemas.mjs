@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Copies the official ACP JSON schemas from the SDK (a devDependency only) into `schema/` at the
+// Copies the official ACP JSON schemas from the SDK (a devDependency only) into `packages/protocol/schema/` at the
 // package root, so the published package can validate at runtime without the SDK installed.
 // Run by `npm run build` before tsc. `schema/` is gitignored and listed in package.json `files`.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const sdk = join(root, 'node_modules', '@agentclientprotocol', 'sdk');
-const out = join(root, 'schema');
+const out = join(root, 'packages', 'protocol', 'schema');
 
 if (!existsSync(join(sdk, 'schema'))) {
   // A consumer building from a tarball without devDependencies keeps whatever schema/ it shipped with.

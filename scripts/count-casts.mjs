@@ -1,16 +1,16 @@
 // Counts TypeScript type assertions (`x as T`, `<T>x`) in hand-written sources, excluding `as const`
-// and the generated wire types (src/protocol/wire). Used to track issue 9.1's cast budget.
+// and the generated wire types (packages/protocol/src/wire). Used to track issue 9.1's cast budget.
 // Usage: node scripts/count-casts.mjs [dir] [--list]
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
-import { tsFiles } from './ts-files.mjs';
+import { SOURCE_ROOTS, tsFiles } from './ts-files.mjs';
 
 /**
  * The casts under `root`: one `{ file, line, text }` per type assertion, `as const` and the
  * generated wire types left out.
  */
-export function findCasts(root) {
+export function findCasts(root = SOURCE_ROOTS) {
   const casts = [];
   for (const file of tsFiles(root)) {
     const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
@@ -34,7 +34,7 @@ export function findCasts(root) {
  * The non-null assertions (`x!`) under `root`: the same trust as a cast, hidden (issue 25 item 6).
  * One `{ file, line, text }` each, the generated wire types left out.
  */
-export function findNonNullAssertions(root) {
+export function findNonNullAssertions(root = SOURCE_ROOTS) {
   const found = [];
   for (const file of tsFiles(root)) {
     const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
@@ -51,7 +51,7 @@ export function findNonNullAssertions(root) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const root = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : 'src';
+  const root = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : SOURCE_ROOTS;
   const casts = findCasts(root);
   if (process.argv.includes('--list')) {
     for (const c of casts) console.log(`${c.file}:${c.line}: ${c.text}`);

@@ -1,37 +1,47 @@
-// The layer rule of README's "Dependencies point one way": protocol <- rpc <- agent / client <-
-// captures <- tools (proxy, inspector, checker, server) <- cli. Lists every import in src that goes against it.
-// Every form counts: import, import type, export ... from, dynamic import().
+// The dependency rule of README's "Dependencies point one way", checked on every import in the
+// sources (import, import type, export ... from, dynamic import()):
+// 1. a package reaches another package only by name (`@acp-kit/<name>`), never by a relative path
+//    out of its own folder;
+// 2. and only a package listed in its package.json `dependencies`: the packages' manifests are the
+//    one place the allowed directions are written (protocol <- agent / client <- coding-agent,
+//    server, tools <- acp-kit), and npm refuses a cycle among them;
+// 3. inside @acp-kit/protocol the model (codecs, validators, state) imports neither the JSON-RPC
+//    layer (rpc/) nor the Node.js utilities (node/); rpc/ may use both.
 // Usage: node scripts/import-directions.mjs
-import { readFileSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { tsFiles } from './ts-files.mjs';
 
-/** What each top-level folder of src may import besides itself. */
-export const ALLOWED = {
-  // Node.js utilities with no protocol in them (a confined file system, process groups)
-  node: [],
-  protocol: [],
-  rpc: ['protocol', 'node'],
-  agent: ['node', 'protocol', 'rpc'],
-  client: ['node', 'protocol', 'rpc'],
-  // capture files (record, read, redact, latency, stats, diff, validate): shared by the tools
-  captures: ['protocol'],
-  proxy: ['node', 'protocol', 'rpc', 'agent', 'client', 'captures'],
-  server: ['node', 'protocol', 'rpc', 'agent', 'client'],
-  inspector: ['node', 'protocol', 'rpc', 'agent', 'client', 'captures'],
-  checker: ['node', 'protocol', 'rpc', 'agent', 'client', 'captures'],
-  cli: ['node', 'protocol', 'rpc', 'agent', 'client', 'captures', 'proxy', 'server', 'inspector', 'checker'],
-  'index.ts': ['protocol', 'rpc'],
-};
+/** Inside @acp-kit/protocol: top-level folder -> the folders it may import ('' is the model at the top). */
+export const PROTOCOL_LAYERS = { '': [], rpc: ['', 'node'], node: [] };
+/** Entry files of @acp-kit/protocol that gather every layer for other packages. */
+const PROTOCOL_GATHERERS = new Set(['internal.ts']);
 
-/** The relative module specifiers of one file, with their lines. */
-function relativeImports(file) {
+/** The packages of a workspace: name -> { dir (its src), deps }. */
+export function workspacePackages(root) {
+  root = resolve(root);
+  const read = (dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const list = [];
+  const rootPkg = read(root);
+  list.push({ name: rootPkg.name, src: join(root, 'src'), deps: Object.keys(rootPkg.dependencies ?? {}) });
+  const packagesDir = join(root, 'packages');
+  for (const name of existsSync(packagesDir) ? readdirSync(packagesDir).sort() : []) {
+    const dir = join(packagesDir, name);
+    if (!existsSync(join(dir, 'package.json'))) continue;
+    const pkg = read(dir);
+    list.push({ name: pkg.name, short: name, src: join(dir, 'src'), deps: Object.keys(pkg.dependencies ?? {}) });
+  }
+  return list;
+}
+
+/** The module specifiers of one file (relative and bare), with their lines. */
+function moduleSpecifiers(file) {
   const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   const found = [];
   const add = (lit) => {
-    if (ts.isStringLiteralLike(lit) && lit.text.startsWith('.')) found.push({ spec: lit.text, line: sf.getLineAndCharacterOfPosition(lit.getStart(sf)).line + 1 });
+    if (ts.isStringLiteralLike(lit)) found.push({ spec: lit.text, line: sf.getLineAndCharacterOfPosition(lit.getStart(sf)).line + 1 });
   };
   const visit = (node) => {
     if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) add(node.moduleSpecifier);
@@ -43,15 +53,33 @@ function relativeImports(file) {
   return found;
 }
 
-/** Every import in `root` (default src) from a layer it may not use: `{ file, line, from, to, spec }`. */
-export function wrongDirections(root = 'src', allowed = ALLOWED) {
+/**
+ * Every import in the workspace at `root` against the rule: `{ file, line, from, to, spec }`,
+ * `from`/`to` naming packages (or protocol layers as `protocol:rpc`).
+ */
+export function wrongDirections(root = '.') {
+  root = resolve(root);
+  const packages = workspacePackages(root);
+  const owner = (path) => packages.find((p) => path === p.src || path.startsWith(p.src + sep));
   const wrong = [];
-  for (const file of tsFiles(root, { skipWire: false })) {
-    const from = relative(root, file).split('/')[0];
-    for (const { spec, line } of relativeImports(file)) {
-      const to = relative(root, resolve(dirname(file), spec)).split('/')[0];
-      if (to === from || to.startsWith('..')) continue;
-      if (!(allowed[from] ?? []).includes(to)) wrong.push({ file, line, from, to, spec });
+  for (const pkg of packages) {
+    if (!existsSync(pkg.src)) continue;
+    for (const file of tsFiles(pkg.src, { skipWire: false })) {
+      for (const { spec, line } of moduleSpecifiers(file)) {
+        if (spec.startsWith('.')) {
+          const target = resolve(dirname(file), spec);
+          const to = owner(target);
+          if (to !== pkg) wrong.push({ file: relative(root, file), line, from: pkg.name, to: to?.name ?? relative(root, target), spec });
+          else if (pkg.short === 'protocol') {
+            const layer = (p) => { const first = relative(pkg.src, p).split(sep)[0]; return first in PROTOCOL_LAYERS && first !== '' && relative(pkg.src, p).includes(sep) ? first : ''; };
+            const [a, b] = [layer(file), layer(target)];
+            if (a !== b && !PROTOCOL_LAYERS[a].includes(b) && !PROTOCOL_GATHERERS.has(relative(pkg.src, file))) wrong.push({ file: relative(root, file), line, from: `protocol:${a || 'model'}`, to: `protocol:${b || 'model'}`, spec });
+          }
+        } else if (spec.startsWith('@acp-kit/') || spec === 'acp-kit' || spec.startsWith('acp-kit/')) {
+          const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : 'acp-kit';
+          if (!pkg.deps.includes(name)) wrong.push({ file: relative(root, file), line, from: pkg.name, to: name, spec });
+        }
+      }
     }
   }
   return wrong;
@@ -60,5 +88,5 @@ export function wrongDirections(root = 'src', allowed = ALLOWED) {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const wrong = wrongDirections();
   for (const w of wrong) console.log(`${w.file}:${w.line}: ${w.from} -> ${w.to} (${w.spec})`);
-  console.log(`${wrong.length} imports against the layer rule`);
+  console.log(`${wrong.length} imports against the dependency rule`);
 }

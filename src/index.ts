@@ -6,5 +6,5 @@
  * - `acp-kit/agent`: write an agent once, serve v1 and v2
  * - `acp-kit/client`: drive any ACP agent
  */
-export * from './protocol/index.js';
-export * from './rpc/index.js';
+export * from '@acp-kit/protocol';
+export * from '@acp-kit/protocol/rpc';

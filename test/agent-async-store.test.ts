@@ -3,9 +3,9 @@
 // fails. Proven without a database: InMemorySessionStore({ asyncAppend: true }) applies each write
 // on a later macrotask. Real client and agent runtimes in process (test/support/in-process.ts).
 import { afterEach, describe, expect, it } from 'vitest';
-import { InMemorySessionStore, SESSION_STORE_UNAVAILABLE, SharedSessions } from '../src/agent/index.js';
-import type { AgentDefinition } from '../src/agent/types.js';
-import type { AnySessionUpdate } from '../src/protocol/model/update.js';
+import { InMemorySessionStore, SESSION_STORE_UNAVAILABLE, SharedSessions } from '../packages/agent/src/index.js';
+import type { AgentDefinition } from '../packages/agent/src/types.js';
+import type { AnySessionUpdate } from '../packages/protocol/src/model/update.js';
 import { connectInProcess, serveRawPeer, type InProcessPair, type WireEntry } from './support/in-process.js';
 import { controlledAgent } from './support/shared-agent.js';
 

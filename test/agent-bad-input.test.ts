@@ -3,7 +3,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JsonlSessionStore, silentLogger, type AgentDefinition, type SessionStore } from '../src/agent/index.js';
+import { JsonlSessionStore, silentLogger, type AgentDefinition, type SessionStore } from '../packages/agent/src/index.js';
 import { initParams, tempDataDir } from './agent-harness.js';
 import { serveRawPeer, type RawPeerPair } from './support/in-process.js';
 

@@ -8,8 +8,22 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
+/**
+ * A workspace package's entry (`@acp-kit/agent`, `@acp-kit/server/postgres`) as the per-file module
+ * its package.json `exports` names (the declarations' path with .js), so the walks below go on through
+ * it; undefined for any other package.
+ */
+function workspaceModule(spec: string): string | undefined {
+  const m = /^@acp-kit\/([a-z-]+)(\/.*)?$/.exec(spec);
+  if (!m) return undefined;
+  const dir = resolve('packages', m[1] ?? '');
+  const pkg = JSON.parse(readFileSync(resolve(dir, 'package.json'), 'utf8')) as { exports: Record<string, { types: string }> };
+  const target = pkg.exports[`.${m[2] ?? ''}`];
+  if (!target) throw new Error(`${spec}: not an entry point of its package`);
+  return resolve(dir, target.types.replace(/\.d\.ts$/, '.js'));
+}
 
-/** Every bare package a module imports, following relative imports (static and dynamic) through dist. */
+/** Every bare package a module imports, following relative imports (static and dynamic) and the workspace packages through dist. */
 function packagesReachable(entry: string, followDynamic: boolean): Set<string> {
   const seen = new Set<string>();
   const packages = new Set<string>();
@@ -23,7 +37,9 @@ function packagesReachable(entry: string, followDynamic: boolean): Set<string> {
       ...(followDynamic ? [...src.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]) : []),
     ];
     for (const s of specs) {
+      const workspace = workspaceModule(s);
       if (s.startsWith('.')) visit(resolve(dirname(file), s));
+      else if (workspace) visit(workspace);
       else packages.add(s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]);
     }
   };
@@ -31,7 +47,7 @@ function packagesReachable(entry: string, followDynamic: boolean): Set<string> {
   return packages;
 }
 
-/** Every dist module a module loads statically (relative imports only). */
+/** Every dist module a module loads statically (relative imports and workspace packages). */
 function modulesReachable(entry: string): string[] {
   const seen = new Set<string>();
   const visit = (file: string): void => {
@@ -42,7 +58,11 @@ function modulesReachable(entry: string): string[] {
       ...[...src.matchAll(/^\s*(?:import|export)\s[^'"]*?\sfrom\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]),
       ...[...src.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]),
     ];
-    for (const s of specs) if (s.startsWith('.')) visit(resolve(dirname(file), s));
+    for (const s of specs) {
+      const workspace = workspaceModule(s);
+      if (s.startsWith('.')) visit(resolve(dirname(file), s));
+      else if (workspace) visit(workspace);
+    }
   };
   visit(resolve(entry));
   return [...seen];
@@ -76,15 +96,17 @@ describe('agent entry points', () => {
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toEqual({ run: 'function', serve: 'function', coding: [] });
-    expect(modulesReachable('dist/agent/index.js').filter((f) => f.includes('/dist/agent/coding'))).toEqual([]);
+    const reached = modulesReachable('dist/entries/agent.js');
+    expect(reached.some((f) => f.includes('/packages/agent/dist/'))).toBe(true);
+    expect(reached.filter((f) => f.includes('/packages/coding-agent/'))).toEqual([]);
   });
 
   it('acp-kit/agent and acp-kit/agent/coding never load the AI SDK; acp-kit/agent/models does', () => {
-    const agent = packagesReachable('dist/agent/index.js', true);
+    const agent = packagesReachable('dist/entries/agent.js', true);
     expect([...agent].filter((p) => p === 'ai' || p.startsWith('@ai-sdk/'))).toEqual([]);
-    const coding = packagesReachable('dist/agent/coding-entry.js', false);
+    const coding = packagesReachable('dist/entries/agent-coding.js', false);
     expect([...coding].filter((p) => p === 'ai' || p.startsWith('@ai-sdk/'))).toEqual([]);
-    const models = packagesReachable('dist/agent/models.js', false);
+    const models = packagesReachable('dist/entries/agent-models.js', false);
     expect(models.has('ai')).toBe(true);
     expect(models.has('@ai-sdk/openai-compatible')).toBe(true);
     // the `acp-kit agent` command loads providers only on demand
@@ -94,9 +116,11 @@ describe('agent entry points', () => {
 
   it('package.json maps ./agent/coding and ./agent/models to the built modules', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
-    // code from the bundle (scripts/bundle.mjs, start-up), declarations from tsc's per-file output
-    expect(pkg.exports['./agent/coding']).toEqual({ types: './dist/agent/coding-entry.d.ts', import: './dist/bundle/agent-coding.js' });
-    expect(pkg.exports['./agent/models']).toEqual({ types: './dist/agent/models.d.ts', import: './dist/bundle/agent-models.js' });
+    // re-exports of @acp-kit/coding-agent and @acp-kit/coding-agent/models (each loads that package's bundle)
+    expect(pkg.exports['./agent/coding']).toEqual({ types: './dist/entries/agent-coding.d.ts', import: './dist/entries/agent-coding.js' });
+    expect(pkg.exports['./agent/models']).toEqual({ types: './dist/entries/agent-models.d.ts', import: './dist/entries/agent-models.js' });
+    expect(readFileSync(pkg.exports['./agent/coding'].import, 'utf8')).toContain("export * from '@acp-kit/coding-agent';");
+    expect(readFileSync(pkg.exports['./agent/models'].import, 'utf8')).toContain("export * from '@acp-kit/coding-agent/models';");
     for (const e of ['./agent/coding', './agent/models']) {
       expect(existsSync(resolve(pkg.exports[e].types))).toBe(true);
       expect(existsSync(resolve(pkg.exports[e].import))).toBe(true);

@@ -4,10 +4,10 @@
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { InMemorySessionStore, JsonlSessionStore, defaultSessionDir, serveAgent, type AgentConnection, type AgentLogger } from '../src/agent/index.js';
-import type { AgentDefinition } from '../src/agent/types.js';
-import { AcpError } from '../src/protocol/index.js';
-import { JsonRpcPeer, spawnAgent, StreamTransport, type AgentProcess, type RequestContext, type Transport } from '../src/rpc/index.js';
+import { InMemorySessionStore, JsonlSessionStore, defaultSessionDir, serveAgent, type AgentConnection, type AgentLogger } from '../packages/agent/src/index.js';
+import type { AgentDefinition } from '../packages/agent/src/types.js';
+import { AcpError } from '../packages/protocol/src/index.js';
+import { JsonRpcPeer, spawnAgent, StreamTransport, type AgentProcess, type RequestContext, type Transport } from '../packages/protocol/src/rpc/index.js';
 // @ts-expect-error plain ESM fixture without type declarations
 import { createScriptedAgent } from './fixtures/agent-scripted-definition.mjs';
 // @ts-expect-error plain ESM fixture without type declarations

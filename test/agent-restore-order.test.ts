@@ -3,7 +3,7 @@
 // a client resuming twice ends with one copy of everything.
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, SessionState, type ClientConnection } from '../src/client/index.js';
+import { connect, SessionState, type ClientConnection } from '../packages/client/src/index.js';
 import { fixturePath, initParams, openSession, tempDataDir, text, useAgents } from './agent-harness.js';
 
 const start = useAgents();

@@ -1,8 +1,8 @@
 // serveAgent in-process over a pair of in-memory pipes: options and the connection handle.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { InMemorySessionStore, serveAgent, silentLogger, type AgentDefinition } from '../src/agent/index.js';
-import { JsonRpcPeer, StreamTransport } from '../src/rpc/index.js';
+import { InMemorySessionStore, serveAgent, silentLogger, type AgentDefinition } from '../packages/agent/src/index.js';
+import { JsonRpcPeer, StreamTransport } from '../packages/protocol/src/rpc/index.js';
 import { createSchemaTap } from './support/schema-tap.js';
 
 function pipePair() {

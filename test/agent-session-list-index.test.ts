@@ -2,8 +2,8 @@
 import { existsSync, mkdirSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JsonlSessionStore } from '../src/agent/index.js';
-import { listPage } from '../src/agent/session-list.js';
+import { JsonlSessionStore } from '../packages/agent/src/index.js';
+import { listPage } from '../packages/agent/src/session-list.js';
 import { tempDataDir } from './agent-harness.js';
 
 const dirs: string[] = [];

@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SESSION_LOCKED } from '../src/agent/index.js';
+import { SESSION_LOCKED } from '../packages/agent/src/index.js';
 import { fixture, RawChild } from './support/raw-child.js';
 import { tempDir } from './support/temp.js';
 

@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SESSION_LOCKED } from '../src/agent/index.js';
+import { SESSION_LOCKED } from '../packages/agent/src/index.js';
 import { initParams, openSession, tempDataDir, useAgents } from './agent-harness.js';
 
 const start = useAgents();

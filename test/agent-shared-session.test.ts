@@ -2,8 +2,8 @@
 // in-memory pipes against agent runtimes sharing one store and one SharedSessions registry, the
 // way `acp-kit serve` serves the connections of one token.
 import { afterEach, describe, expect, it } from 'vitest';
-import { InMemorySessionStore, SharedSessions } from '../src/agent/index.js';
-import type { PermissionPolicy } from '../src/client/index.js';
+import { InMemorySessionStore, SharedSessions } from '../packages/agent/src/index.js';
+import type { PermissionPolicy } from '../packages/client/src/index.js';
 import { connectInProcess, type InProcessPair, type WireEntry } from './support/in-process.js';
 import { controlledAgent, type AgentControl } from './support/shared-agent.js';
 

@@ -3,8 +3,8 @@
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JsonlSessionStore, type AgentDefinition, type AgentLogger } from '../src/agent/index.js';
-import type { StoreProblem } from '../src/agent/jsonl-session-store.js';
+import { JsonlSessionStore, type AgentDefinition, type AgentLogger } from '../packages/agent/src/index.js';
+import type { StoreProblem } from '../packages/agent/src/jsonl-session-store.js';
 import { initParams, tempDataDir } from './agent-harness.js';
 import { serveRawPeer } from './support/in-process.js';
 

@@ -2,8 +2,8 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentDirName, BUILTIN_AGENT_NAME, defaultSessionDir } from '../src/agent/index.js';
-import { JsonRpcPeer, spawnAgent, type AgentProcess } from '../src/rpc/index.js';
+import { agentDirName, BUILTIN_AGENT_NAME, defaultSessionDir } from '../packages/agent/src/index.js';
+import { JsonRpcPeer, spawnAgent, type AgentProcess } from '../packages/protocol/src/rpc/index.js';
 import { fixturePath, initParams, tempDataDir } from './agent-harness.js';
 
 const agents: AgentProcess[] = [];

@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InMemorySessionStore, JsonlSessionStore, type SessionStore } from '../src/agent/index.js';
-import { listPage } from '../src/agent/session-list.js';
+import { InMemorySessionStore, JsonlSessionStore, type SessionStore } from '../packages/agent/src/index.js';
+import { listPage } from '../packages/agent/src/session-list.js';
 import { tempDataDir } from './agent-harness.js';
 
 const chunk = (text: string) => ({ sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text } }) as const;

@@ -17,9 +17,9 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, watch, writeFileSync
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type ClientConnection, type ClientSession } from '../src/client/index.js';
-import { approveAll, type PermissionPolicy } from '../src/client/services/permission-policy.js';
-import type { PermissionRequest } from '../src/protocol/model/session.js';
+import { connect, type ClientConnection, type ClientSession } from '../packages/client/src/index.js';
+import { approveAll, type PermissionPolicy } from '../packages/client/src/services/permission-policy.js';
+import type { PermissionRequest } from '../packages/protocol/src/model/session.js';
 import { startFakeAnthropic, type FakeAnthropic, type ScriptedToolUse } from './support/fake-anthropic.js';
 import { createSchemaTap, type SchemaTap } from './support/schema-tap.js';
 import { tempDir } from './support/temp.js';

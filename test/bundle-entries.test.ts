@@ -1,6 +1,6 @@
 /**
- * The published entry points are bundled (scripts/bundle.mjs -> dist/bundle/, for start-up). A
- * bundle must behave like the per-file build: one instance of each class across entries (code
+ * Each workspace package's entry points are bundled (scripts/bundle.mjs -> packages/<name>/dist/bundle/,
+ * for start-up); the acp-kit package's entry points re-export them. A bundle must behave like the per-file build: one instance of each class across entries (code
  * splitting), and the lookups relative to a module's own file (`import.meta.url`: the schema
  * folder, the precompiled validators, package.json, bin/) still find their files. Each check runs
  * in a fresh process that imports the package by name, as an app does. Needs `npm run build`.
@@ -11,6 +11,9 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve('.');
+const PACKAGES = ['protocol', 'agent', 'client', 'coding-agent', 'server', 'tools'];
+const packageJson = (dir: string) =>
+  JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { exports: Record<string, string | { import?: string; types?: string }>; dependencies: Record<string, string>; devDependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
 
 /** Runs an ESM script in a fresh node process at the package root; returns its stdout parsed as JSON. */
 function runScript(script: string): unknown {
@@ -21,11 +24,20 @@ function runScript(script: string): unknown {
 }
 
 describe('bundled entry points (dist/bundle)', () => {
-  it('package.json exports and bin load the bundle', () => {
-    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { exports: Record<string, { import?: string }> };
-    const imports = Object.entries(pkg.exports).filter(([k]) => k !== './package.json').map(([, v]) => v.import);
-    expect(imports.length).toBeGreaterThan(0);
-    expect(imports.filter((p) => !p?.startsWith('./dist/bundle/'))).toEqual([]);
+  it("each package's exports load its bundle; acp-kit's entry points only re-export packages; bin loads the CLI bundle", () => {
+    for (const name of PACKAGES) {
+      const pkg = packageJson(join(ROOT, 'packages', name));
+      const imports = Object.entries(pkg.exports).filter(([k]) => k !== './package.json').map(([, v]) => (typeof v === 'string' ? v : v.import));
+      expect(imports.length, name).toBeGreaterThan(0);
+      expect(imports.filter((p) => !p?.startsWith('./dist/bundle/')), name).toEqual([]);
+    }
+    const root = packageJson(ROOT);
+    for (const [key, target] of Object.entries(root.exports)) {
+      if (typeof target === 'string') continue;
+      const code = readFileSync(join(ROOT, target.import ?? ''), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
+      const statements = code.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('//'));
+      expect(statements.filter((l) => !/^export \* from '@acp-kit\/[a-z-]+(\/[a-z]+)?';$/.test(l)), key).toEqual([]);
+    }
     expect(readFileSync('bin/acp-kit.js', 'utf8')).toContain("'dist', 'bundle', 'cli.js'");
   });
 
@@ -59,7 +71,7 @@ describe('bundled entry points (dist/bundle)', () => {
       const ajvLoaded = Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('/node_modules/ajv/'));
       console.log(JSON.stringify({ failure, valid, ajvLoaded, schema: schemaLocation(2), hasDefs: typeof loadSchema(1).$defs }));
     `);
-    expect(out).toEqual({ failure: { path: 'protocolVersion', message: 'must be integer' }, valid: null, ajvLoaded: false, schema: resolve(ROOT, 'schema/v2/schema.json'), hasDefs: 'object' });
+    expect(out).toEqual({ failure: { path: 'protocolVersion', message: 'must be integer' }, valid: null, ajvLoaded: false, schema: resolve(ROOT, 'packages/protocol/schema/v2/schema.json'), hasDefs: 'object' });
   });
 
   it('the bundled CLI reads its version from package.json and starts the built-in agent from bin/', () => {
@@ -82,14 +94,16 @@ describe('bundled entry points (dist/bundle)', () => {
     expect(specifiers(cli).filter((s) => ui.test(s))).toEqual([]);
     expect(cli).toContain('node_modules/react/cjs/react.production.js');
     expect(cli).not.toContain('react.development.js');
-    // the library bundle still loads its packages from node_modules (only the CLI is an app)
-    const library = readdirSync(dir).filter((f) => /^(?!cli).*\.js$/.test(f)).map(read).join('\n');
+    // the packages' bundles still load their dependencies from node_modules (only the CLI is an app)
+    const protocol = join(ROOT, 'packages', 'protocol', 'dist', 'bundle');
+    const library = readdirSync(protocol).filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(protocol, f), 'utf8')).join('\n');
     expect(specifiers(library)).toContain('ws');
   });
 
-  it('every package a bundle imports is a dependency; what the CLI bundle carries is not (an install does not fetch it)', () => {
-    const dir = join(ROOT, 'dist', 'bundle');
-    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+  it.each(['acp-kit', ...PACKAGES])('every package a bundle of %s imports is its dependency; what the CLI bundle carries is not', (name) => {
+    const home = name === 'acp-kit' ? ROOT : join(ROOT, 'packages', name);
+    const dir = join(home, 'dist', 'bundle');
+    const pkg = packageJson(home);
     const packageOf = (s: string) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]!);
     const imported = new Set<string>();
     for (const f of readdirSync(dir).filter((n) => n.endsWith('.js'))) {
@@ -100,11 +114,13 @@ describe('bundled entry points (dist/bundle)', () => {
         if (!s.startsWith('node:') && !s.startsWith('.')) imported.add(packageOf(s));
       }
     }
-    expect(imported.size).toBeGreaterThan(3);
-    expect([...imported].filter((p) => !(p in pkg.dependencies))).toEqual([]);
+    expect(imported.size).toBeGreaterThan(0);
+    // an optional peer (ws, ajv of @acp-kit/protocol) is loaded only by the code that needs it
+    expect([...imported].filter((p) => !(p in pkg.dependencies) && !(p in (pkg.peerDependencies ?? {})))).toEqual([]);
+    if (name !== 'acp-kit') return;
     for (const ui of ['ink', 'react', 'marked', 'marked-terminal']) {
       expect(pkg.dependencies[ui], `${ui} is bundled into the CLI`).toBeUndefined();
-      expect(pkg.devDependencies[ui], `${ui} is needed to build`).toBeDefined();
+      expect(pkg.devDependencies?.[ui], `${ui} is needed to build`).toBeDefined();
     }
   });
 });

@@ -4,12 +4,12 @@
 // The session's state is replaced by the resume; the feed must go on from it with nothing the user
 // saw shown twice, nothing lost, and one line saying it reconnected.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentDefinition } from '../src/agent/index.js';
-import { connectReconnecting, type ReconnectingConnection } from '../src/client/index.js';
+import type { AgentDefinition } from '../packages/agent/src/index.js';
+import { connectReconnecting, type ReconnectingConnection } from '../packages/client/src/index.js';
 import { ChatController, chatSessionOf } from '../src/cli/ui/chat-controller.js';
 import { ExitCode } from '../src/cli/exit-codes.js';
 import type { FeedItem } from '../src/cli/ui/chat-model.js';
-import { inProcessAgent, startAcpServer, type AcpServer } from '../src/server/index.js';
+import { inProcessAgent, startAcpServer, type AcpServer } from '../packages/server/src/index.js';
 import { startCutProxy, type CutProxy } from './support/cut-proxy.js';
 
 const TOKEN = 'chat-reconnect-token';

@@ -11,8 +11,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runClientChecks } from '../src/checker/client/runner.js';
-import type { CheckRun } from '../src/checker/runner.js';
+import { runClientChecks } from '../packages/tools/src/checker/client/runner.js';
+import type { CheckRun } from '../packages/tools/src/checker/runner.js';
 
 const require = createRequire(import.meta.url);
 const ACPX = join(dirname(require.resolve('acpx/package.json')), 'dist/cli.js');

@@ -10,8 +10,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { ClientCase } from '../src/checker/client/context.js';
-import { runClientChecks } from '../src/checker/client/runner.js';
+import type { ClientCase } from '../packages/tools/src/checker/client/context.js';
+import { runClientChecks } from '../packages/tools/src/checker/client/runner.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLIENT = fileURLToPath(new URL('./fixtures/checker/client.mjs', import.meta.url));

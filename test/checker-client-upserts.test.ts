@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLIENT_CASES } from '../src/checker/client/cases.js';
-import { runClientChecks } from '../src/checker/client/runner.js';
-import type { CheckRun } from '../src/checker/runner.js';
+import { CLIENT_CASES } from '../packages/tools/src/checker/client/cases.js';
+import { runClientChecks } from '../packages/tools/src/checker/client/runner.js';
+import type { CheckRun } from '../packages/tools/src/checker/runner.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/checker/client.mjs', import.meta.url));
 const dirs: string[] = [];

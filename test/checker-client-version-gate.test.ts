@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLIENT_CASES } from '../src/checker/client/cases.js';
-import { runClientChecks } from '../src/checker/client/runner.js';
+import { CLIENT_CASES } from '../packages/tools/src/checker/client/cases.js';
+import { runClientChecks } from '../packages/tools/src/checker/client/runner.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/checker/client.mjs', import.meta.url));
 const dirs: string[] = [];

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLIENT_CASES } from '../src/checker/client/cases.js';
-import { runClientChecks } from '../src/checker/client/runner.js';
-import type { CheckRun } from '../src/checker/runner.js';
+import { CLIENT_CASES } from '../packages/tools/src/checker/client/cases.js';
+import { runClientChecks } from '../packages/tools/src/checker/client/runner.js';
+import type { CheckRun } from '../packages/tools/src/checker/runner.js';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const BIN = here('../bin/acp-kit.js');

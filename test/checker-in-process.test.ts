@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ALL_CASES } from '../src/checker/cases/index.js';
-import type { InProcessAgent } from '../src/checker/launch.js';
-import { runChecks, type CheckRun } from '../src/checker/runner.js';
+import { ALL_CASES } from '../packages/tools/src/checker/cases/index.js';
+import type { InProcessAgent } from '../packages/tools/src/checker/launch.js';
+import { runChecks, type CheckRun } from '../packages/tools/src/checker/runner.js';
 import { startFixtureAgent } from './fixtures/checker/agent-core.mjs';
 import { acpKitAgent, counted, fixtureAgent } from './support/checker-agents.js';
 

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ALL_CASES } from '../src/checker/cases/index.js';
-import { runChecks, type CheckRun } from '../src/checker/runner.js';
+import { ALL_CASES } from '../packages/tools/src/checker/cases/index.js';
+import { runChecks, type CheckRun } from '../packages/tools/src/checker/runner.js';
 
 const KIT_V2 = fileURLToPath(new URL('./fixtures/checker/kit-v2-conforming.mjs', import.meta.url));
 const dirs: string[] = [];

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentDefinition } from '../src/agent/types.js';
-import { checkAgent, formatText, type CheckRun } from '../src/checker/index.js';
+import type { AgentDefinition } from '../packages/agent/src/types.js';
+import { checkAgent, formatText, type CheckRun } from '../packages/tools/src/checker/index.js';
 import { fixtureAgent } from './support/checker-agents.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/checker/agent.mjs', import.meta.url));

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runChecks, type CheckRun } from '../src/checker/runner.js';
-import { ALL_CASES } from '../src/checker/cases/index.js';
+import { runChecks, type CheckRun } from '../packages/tools/src/checker/runner.js';
+import { ALL_CASES } from '../packages/tools/src/checker/cases/index.js';
 import { acpKitAgent, fixtureAgent, sdkAgents, type CountedAgent } from './support/checker-agents.js';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));

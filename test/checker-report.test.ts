@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ALL_CASES } from '../src/checker/cases/index.js';
-import { CLIENT_CASES } from '../src/checker/client/cases.js';
-import { runClientChecks } from '../src/checker/client/runner.js';
-import { formatJson, formatJunit } from '../src/checker/report.js';
-import { runChecks, type CheckRun } from '../src/checker/runner.js';
+import { ALL_CASES } from '../packages/tools/src/checker/cases/index.js';
+import { CLIENT_CASES } from '../packages/tools/src/checker/client/cases.js';
+import { runClientChecks } from '../packages/tools/src/checker/client/runner.js';
+import { formatJson, formatJunit } from '../packages/tools/src/checker/report.js';
+import { runChecks, type CheckRun } from '../packages/tools/src/checker/runner.js';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const BIN = here('../bin/acp-kit.js');

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM script without type declarations
 import { parseCatalogue } from '../scripts/conformance.mjs';
 import { readFileSync } from 'node:fs';
-import { REQUIREMENTS } from '../src/checker/requirements.js';
-import { ALL_CASES } from '../src/checker/cases/index.js';
+import { REQUIREMENTS } from '../packages/tools/src/checker/requirements.js';
+import { ALL_CASES } from '../packages/tools/src/checker/cases/index.js';
 
 describe('checker requirements', () => {
   it('quote the row of docs/conformance.md word for word', () => {

@@ -1,7 +1,7 @@
 /** The planning and pooling that `check agent` and `check client` share (src/checker/runner.ts). */
 import { describe, expect, it } from 'vitest';
-import type { CaseInfo } from '../src/checker/case.js';
-import { planJobs, runPool } from '../src/checker/runner.js';
+import type { CaseInfo } from '../packages/tools/src/checker/case.js';
+import { planJobs, runPool } from '../packages/tools/src/checker/runner.js';
 
 const cases: CaseInfo[] = [
   { name: 'a', title: 'a', ids: ['ACP-ALL-LIST-01'], protocols: [1, 2] },

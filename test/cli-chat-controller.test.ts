@@ -3,9 +3,9 @@
 // clearing the input, the cancelling line replaced by the outcome, Ctrl-O's full output.
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveAgent, silentLogger, type AgentDefinition } from '../src/agent/index.js';
-import { connect, interactive, type ClientConnection } from '../src/client/index.js';
-import { StreamTransport } from '../src/rpc/index.js';
+import { serveAgent, silentLogger, type AgentDefinition } from '../packages/agent/src/index.js';
+import { connect, interactive, type ClientConnection } from '../packages/client/src/index.js';
+import { StreamTransport } from '../packages/protocol/src/rpc/index.js';
 import { ChatController } from '../src/cli/ui/chat-controller.js';
 import type { FeedItem } from '../src/cli/ui/chat-model.js';
 

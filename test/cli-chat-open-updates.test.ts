@@ -4,10 +4,10 @@
 // token counts of `_meta["acp-kit/usage"]` show in the stop line and the status.
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveAgent, silentLogger, type AgentDefinition } from '../src/agent/index.js';
-import { USAGE_META_KEY } from '../src/agent/coding/index.js';
-import { connect, type ClientConnection } from '../src/client/index.js';
-import { StreamTransport } from '../src/rpc/index.js';
+import { serveAgent, silentLogger, type AgentDefinition } from '../packages/agent/src/index.js';
+import { USAGE_META_KEY } from '../packages/coding-agent/src/coding-agent.js';
+import { connect, type ClientConnection } from '../packages/client/src/index.js';
+import { StreamTransport } from '../packages/protocol/src/rpc/index.js';
 import { ChatController } from '../src/cli/ui/chat-controller.js';
 import type { FeedItem } from '../src/cli/ui/chat-model.js';
 

@@ -6,8 +6,8 @@
  * was followed by an empty line.
  */
 import { describe, expect, it } from 'vitest';
-import { SessionState } from '../src/protocol/state/session-state.js';
-import type { AnySessionUpdate } from '../src/protocol/model/update.js';
+import { SessionState } from '../packages/protocol/src/state/session-state.js';
+import type { AnySessionUpdate } from '../packages/protocol/src/model/update.js';
 import { TextRunReporter, type ConnectedReport } from '../src/cli/render/run-reporter.js';
 import { createStyle, stripAnsi, type Style } from '../src/cli/style.js';
 

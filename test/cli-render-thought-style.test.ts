@@ -5,8 +5,8 @@
  * built-in agent, colour forced on) and in-process on a multi-line thought cut by other output.
  */
 import { describe, expect, it } from 'vitest';
-import { SessionState } from '../src/protocol/state/session-state.js';
-import type { AnySessionUpdate } from '../src/protocol/model/update.js';
+import { SessionState } from '../packages/protocol/src/state/session-state.js';
+import type { AnySessionUpdate } from '../packages/protocol/src/model/update.js';
 import { TextRunReporter } from '../src/cli/render/run-reporter.js';
 import { CliError } from '../src/cli/errors.js';
 import { createStyle, stripAnsi } from '../src/cli/style.js';

@@ -3,8 +3,8 @@
  * string sinks: what each event prints, duplicates that must not appear, and linear streaming.
  */
 import { describe, expect, it } from 'vitest';
-import { SessionState } from '../src/protocol/state/session-state.js';
-import type { AnySessionUpdate } from '../src/protocol/model/update.js';
+import { SessionState } from '../packages/protocol/src/state/session-state.js';
+import type { AnySessionUpdate } from '../packages/protocol/src/model/update.js';
 import { CliError, usageError } from '../src/cli/errors.js';
 import { NdjsonRunReporter, TextRunReporter, displayCommand, type ConnectedReport } from '../src/cli/render/run-reporter.js';
 import { TranscriptRenderer } from '../src/cli/render/transcript.js';

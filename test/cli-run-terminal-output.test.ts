@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TerminalManager } from '../src/client/services/index.js';
+import { TerminalManager } from '../packages/client/src/services/index.js';
 import { terminalNamer } from '../src/cli/session-runner.js';
 import { FIXTURES, cliEnv, runCli, tempDir } from './fixtures/cli-helpers.js';
 

@@ -1,8 +1,8 @@
 // Our client against acp-kit's own agent runtime (test/fixtures/agent-scripted.mjs over dist/), v1 and v2.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { connect, type ClientConnection, type ClientProblem } from '../src/client/index.js';
-import { approveAll, interactive, type PermissionPolicy } from '../src/client/services/permission-policy.js';
+import { connect, type ClientConnection, type ClientProblem } from '../packages/client/src/index.js';
+import { approveAll, interactive, type PermissionPolicy } from '../packages/client/src/services/permission-policy.js';
 
 const AGENT = fileURLToPath(new URL('./fixtures/agent-scripted.mjs', import.meta.url));
 // One agent process per protocol version for the whole file (a process costs more CPU than a

@@ -3,10 +3,10 @@
  * (`_meta["terminal-auth"]`, `type: "terminal"`) and the methods a -32000 error repeats.
  */
 import { describe, expect, it } from 'vitest';
-import { authMethodsFromError, mergeAuthMethods, shellCommandLine, terminalLoginCommand } from '../src/client/index.js';
-import { codecFor } from '../src/protocol/codec/index.js';
-import { AcpError } from '../src/protocol/errors.js';
-import type { AuthMethod } from '../src/protocol/model/session.js';
+import { authMethodsFromError, mergeAuthMethods, shellCommandLine, terminalLoginCommand } from '../packages/client/src/index.js';
+import { codecFor } from '../packages/protocol/src/codec/index.js';
+import { AcpError } from '../packages/protocol/src/errors.js';
+import type { AuthMethod } from '../packages/protocol/src/model/session.js';
 
 describe('terminalLoginCommand', () => {
   it('reads _meta["terminal-auth"] of a v1 method as decoded by the codec (claude-agent-acp form)', () => {

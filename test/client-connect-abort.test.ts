@@ -1,7 +1,7 @@
 /** `ClientOptions.initializeTimeoutMs` and `signal`: giving up on an agent that does not answer `initialize`. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { ConnectAbortedError, connect, type ClientConnection } from '../src/client/index.js';
+import { ConnectAbortedError, connect, type ClientConnection } from '../packages/client/src/index.js';
 import { alive, waitUntil } from './support/process.js';
 import { processWithMarkerAlive } from './fixtures/cli-helpers.js';
 

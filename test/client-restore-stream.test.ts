@@ -4,8 +4,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { connect, type ClientConnection, type ClientProblem, type SessionState } from '../src/client/index.js';
-import type { AnySessionUpdate } from '../src/protocol/model/update.js';
+import { connect, type ClientConnection, type ClientProblem, type SessionState } from '../packages/client/src/index.js';
+import type { AnySessionUpdate } from '../packages/protocol/src/model/update.js';
 
 const RAW = fileURLToPath(new URL('./fixtures/client-raw-agent.mjs', import.meta.url));
 const open: ClientConnection[] = [];

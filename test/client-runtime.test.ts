@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { connect, type ClientConnection, type ClientProblem } from '../src/client/index.js';
-import { approveAll, interactive, type PermissionContext } from '../src/client/services/permission-policy.js';
-import type { PermissionRequest } from '../src/protocol/model/session.js';
-import { ConnectionClosedError } from '../src/rpc/peer.js';
-import { AcpError } from '../src/protocol/errors.js';
-import { StreamTransport } from '../src/rpc/stream-transport.js';
+import { connect, type ClientConnection, type ClientProblem } from '../packages/client/src/index.js';
+import { approveAll, interactive, type PermissionContext } from '../packages/client/src/services/permission-policy.js';
+import type { PermissionRequest } from '../packages/protocol/src/model/session.js';
+import { ConnectionClosedError } from '../packages/protocol/src/rpc/peer.js';
+import { AcpError } from '../packages/protocol/src/errors.js';
+import { StreamTransport } from '../packages/protocol/src/rpc/stream-transport.js';
 import { tempDir } from './support/temp.js';
 // @ts-expect-error plain ESM fixture without type declarations
 import { rawAgent } from './fixtures/client-raw-agent.mjs';
@@ -98,7 +98,7 @@ describe('initialize', () => {
   });
 
   it('connects over a given transport', async () => {
-    const { spawnAgent } = await import('../src/rpc/child.js');
+    const { spawnAgent } = await import('../packages/protocol/src/rpc/child.js');
     const agent = spawnAgent(process.execPath, [RAW]);
     const conn = await connect({ transport: agent.transport });
     open.push(conn);

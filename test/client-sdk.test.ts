@@ -2,8 +2,8 @@
 // 2.4.0), over real stdio.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { connect, type ClientConnection, type ClientProblem } from '../src/client/index.js';
-import { approveAll, interactive, type PermissionPolicy } from '../src/client/services/permission-policy.js';
+import { connect, type ClientConnection, type ClientProblem } from '../packages/client/src/index.js';
+import { approveAll, interactive, type PermissionPolicy } from '../packages/client/src/services/permission-policy.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const open: ClientConnection[] = [];

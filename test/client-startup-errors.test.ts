@@ -3,7 +3,7 @@
 // agent that exits before answering says so with its exit code and its last stdout and stderr
 // lines; a stray line followed by valid JSON-RPC keeps the connection.
 import { afterEach, describe, expect, it } from 'vitest';
-import { AgentStartupError, connect, ConnectionClosedError, NON_JSON_STDOUT_GRACE_MS, type ClientConnection, type ClientProblem } from '../src/client/index.js';
+import { AgentStartupError, connect, ConnectionClosedError, NON_JSON_STDOUT_GRACE_MS, type ClientConnection, type ClientProblem } from '../packages/client/src/index.js';
 import { alive, waitUntil } from './support/process.js';
 
 const cleanup: Array<() => void | Promise<void>> = [];

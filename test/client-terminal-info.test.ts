@@ -1,7 +1,7 @@
 /** `ClientSession.clientTerminal`: the public lookup of v1 client-executed terminals. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { connect, type ClientConnection, type ClientSession, type ClientTerminalInfo } from '../src/client/index.js';
+import { connect, type ClientConnection, type ClientSession, type ClientTerminalInfo } from '../packages/client/src/index.js';
 
 const RAW = fileURLToPath(new URL('./fixtures/client-raw-agent.mjs', import.meta.url));
 const open: ClientConnection[] = [];

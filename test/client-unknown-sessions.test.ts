@@ -4,10 +4,10 @@
 // early updates. Closed session ids are remembered up to a bound too.
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type ClientConnection, type ClientProblem } from '../src/client/index.js';
-import { UpdateRouter } from '../src/client/update-router.js';
-import { codecFor } from '../src/protocol/codec/index.js';
-import { JsonRpcPeer, StreamTransport } from '../src/rpc/index.js';
+import { connect, type ClientConnection, type ClientProblem } from '../packages/client/src/index.js';
+import { UpdateRouter } from '../packages/client/src/update-router.js';
+import { codecFor } from '../packages/protocol/src/codec/index.js';
+import { JsonRpcPeer, StreamTransport } from '../packages/protocol/src/rpc/index.js';
 
 const cleanup: Array<() => void | Promise<void>> = [];
 afterEach(async () => {

@@ -5,9 +5,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { AcpError } from '../src/protocol/errors.js';
-import { connect, RequestTimeoutError, type ClientConnection, type ClientOptions } from '../src/client/index.js';
-import type { AnySessionUpdate } from '../src/protocol/model/update.js';
+import { AcpError } from '../packages/protocol/src/errors.js';
+import { connect, RequestTimeoutError, type ClientConnection, type ClientOptions } from '../packages/client/src/index.js';
+import type { AnySessionUpdate } from '../packages/protocol/src/model/update.js';
 
 const AGENT = fileURLToPath(new URL('./fixtures/client-order-agent.mjs', import.meta.url));
 const open: ClientConnection[] = [];

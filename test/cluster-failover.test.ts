@@ -6,7 +6,7 @@
 // turn's end with its reason.
 import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
-import { OWNER_STOPPED } from '../src/server/index.js';
+import { OWNER_STOPPED } from '../packages/server/src/index.js';
 import { transcript, useClusterServes, type Serve } from './support/cluster-serve.js';
 import { describePostgres, usePostgres } from './support/postgres.js';
 

@@ -3,10 +3,10 @@
 // request that still arrives when the LISTEN connection was dropped (the poll delivers it).
 import pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { Inbox, type InboxRequest } from '../src/server/cluster/inbox.js';
-import { Leases } from '../src/server/cluster/leases.js';
-import { migrate } from '../src/agent/store/postgres/migrations.js';
-import { Wakeups } from '../src/server/cluster/wakeups.js';
+import { Inbox, type InboxRequest } from '../packages/server/src/cluster/inbox.js';
+import { Leases } from '../packages/server/src/cluster/leases.js';
+import { migrate } from '../packages/server/src/store/postgres/migrations.js';
+import { Wakeups } from '../packages/server/src/cluster/wakeups.js';
 import { describePostgres, usePostgres } from './support/postgres.js';
 
 describePostgres('cluster leases and inbox (PostgreSQL)', () => {

@@ -3,8 +3,8 @@
 // order with the history (clients on other instances read them from the store: both must agree).
 // No database here: an in-memory store with an asynchronous appendLive; real runtimes in process.
 import { afterEach, describe, expect, it } from 'vitest';
-import { InMemorySessionStore } from '../src/agent/index.js';
-import type { AnySessionUpdate } from '../src/protocol/model/update.js';
+import { InMemorySessionStore } from '../packages/agent/src/index.js';
+import type { AnySessionUpdate } from '../packages/protocol/src/model/update.js';
 import { connectInProcess, type InProcessPair } from './support/in-process.js';
 import { controlledAgent } from './support/shared-agent.js';
 

@@ -14,8 +14,8 @@
 //   prompt is refused naming the new owner, nothing of it lands in the table, B goes on.
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
-import { SESSION_STORE_UNAVAILABLE } from '../src/agent/session-store.js';
-import { OWNER_STOPPED } from '../src/server/index.js';
+import { SESSION_STORE_UNAVAILABLE } from '../packages/agent/src/session-store.js';
+import { OWNER_STOPPED } from '../packages/server/src/index.js';
 import { ownerAndFollower, startClusterInstance, type ClusterInstance } from './support/cluster-instance.js';
 import { startCutProxy, type CutProxy } from './support/cut-proxy.js';
 import { describePostgres, usePostgres } from './support/postgres.js';

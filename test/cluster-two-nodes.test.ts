@@ -4,7 +4,7 @@
 // session owns it; the other follows it from the table and sends its requests through the inbox.
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
-import type { PermissionPolicy } from '../src/client/index.js';
+import type { PermissionPolicy } from '../packages/client/src/index.js';
 import { startClusterInstance, type ClusterInstance } from './support/cluster-instance.js';
 import { describePostgres, usePostgres } from './support/postgres.js';
 import { connectTapped, TOKEN, type TappedClient } from './support/remote.js';

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import type {
   AnyContentBlock, AnyToolCallContent, ConfigOption, PlanEntry, SessionUpdate, ToolCallLocation,
-} from '../src/protocol/index.js';
+} from '../packages/protocol/src/index.js';
 
 const opt = <T>(a: fc.Arbitrary<T>) => a; // readability in records with requiredKeys
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { authMethodsFromV1 } from '../src/protocol/codec/v1-shapes.js';
-import { authMethodsFromV2 } from '../src/protocol/codec/v2-shapes.js';
+import { authMethodsFromV1 } from '../packages/protocol/src/codec/v1-shapes.js';
+import { authMethodsFromV2 } from '../packages/protocol/src/codec/v2-shapes.js';
 
 // The decoders build a typed AuthMethod from the wire entry, so an entry without the two required
 // strings (only reachable without schema validation, e.g. from an error's `data.authMethods`) is

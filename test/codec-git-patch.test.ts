@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { quoteGitPath, textDiffToGitPatch } from '../src/protocol/codec/index.js';
+import { quoteGitPath, textDiffToGitPatch } from '../packages/protocol/src/codec/index.js';
 
 function hasGit(): boolean {
   try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { v1NeutralMethod, v1WireMethod, v2NeutralMethod, v2WireMethod } from '../src/protocol/codec/method-names.js';
+import { v1NeutralMethod, v1WireMethod, v2NeutralMethod, v2WireMethod } from '../packages/protocol/src/codec/method-names.js';
 
 describe('method name mapping is not fooled by Object.prototype names', () => {
   it.each(['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf'])('%s maps to itself as a plain string', (name) => {

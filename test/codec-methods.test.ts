@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   AcpError, Methods, type AgentCapabilities, type ClientCapabilities, type InitializeRequest, type InitializeResponse,
-} from '../src/protocol/index.js';
-import { codecFor } from '../src/protocol/codec/index.js';
-import { getValidator } from '../src/protocol/validation/validator.js';
+} from '../packages/protocol/src/index.js';
+import { codecFor } from '../packages/protocol/src/codec/index.js';
+import { getValidator } from '../packages/protocol/src/validation/validator.js';
 import { configOption, id, absPath } from './codec-arbitraries.js';
 
 const v1 = codecFor(1);

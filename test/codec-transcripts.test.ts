@@ -3,8 +3,8 @@
  * transcript must come out unchanged, a v1 transcript unchanged apart from minted message ids.
  */
 import { describe, expect, it } from 'vitest';
-import { codecFor } from '../src/protocol/codec/index.js';
-import { getValidator } from '../src/protocol/validation/validator.js';
+import { codecFor } from '../packages/protocol/src/codec/index.js';
+import { getValidator } from '../packages/protocol/src/validation/validator.js';
 
 function relay(version: 1 | 2, transcript: object[], caps = { notices: true, compaction: true, booleanConfigOptions: true }): object[] {
   const codec = codecFor(version);

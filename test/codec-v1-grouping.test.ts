@@ -4,9 +4,9 @@
  * change, a new tool call or a new prompt turn starts a new message.
  */
 import { describe, expect, it } from 'vitest';
-import { codecFor } from '../src/protocol/codec/index.js';
-import type { UpdateDecoder } from '../src/protocol/codec/types.js';
-import type { AnySessionUpdate } from '../src/protocol/model/update.js';
+import { codecFor } from '../packages/protocol/src/codec/index.js';
+import type { UpdateDecoder } from '../packages/protocol/src/codec/types.js';
+import type { AnySessionUpdate } from '../packages/protocol/src/model/update.js';
 
 const codec = codecFor(1);
 const text = (t: string) => ({ type: 'text', text: t });

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import {
   AcpError, V1_PLAN_ID, type AnySessionUpdate, type AnyToolCallContent, type ClientCapabilities, type SessionUpdate,
   type ToolCallFileChanges,
-} from '../src/protocol/index.js';
-import { codecFor, messageDelta, V1Codec } from '../src/protocol/codec/index.js';
-import { getValidator } from '../src/protocol/validation/validator.js';
+} from '../packages/protocol/src/index.js';
+import { codecFor, messageDelta, V1Codec } from '../packages/protocol/src/codec/index.js';
+import { getValidator } from '../packages/protocol/src/validation/validator.js';
 import { anyUpdate, updates } from './codec-arbitraries.js';
 
 const validator = getValidator(1);

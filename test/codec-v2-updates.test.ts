@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AcpError, type AnyToolCallContent, type ConfigOption, type SessionUpdate, type ToolCallTextDiff } from '../src/protocol/index.js';
-import { codecFor, textDiffToGitPatch, V2Codec } from '../src/protocol/codec/index.js';
-import { getValidator } from '../src/protocol/validation/validator.js';
+import { AcpError, type AnyToolCallContent, type ConfigOption, type SessionUpdate, type ToolCallTextDiff } from '../packages/protocol/src/index.js';
+import { codecFor, textDiffToGitPatch, V2Codec } from '../packages/protocol/src/codec/index.js';
+import { getValidator } from '../packages/protocol/src/validation/validator.js';
 import { anyUpdate, updates } from './codec-arbitraries.js';
 
 const validator = getValidator(2);

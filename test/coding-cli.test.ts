@@ -7,8 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnAgent, type AgentProcess } from '../src/rpc/child.js';
-import { JsonRpcPeer } from '../src/rpc/peer.js';
+import { spawnAgent, type AgentProcess } from '../packages/protocol/src/rpc/child.js';
+import { JsonRpcPeer } from '../packages/protocol/src/rpc/peer.js';
 import { openai, startFakeLlm, type FakeLlm } from './fixtures/coding-fake-llm.js';
 import { tempDir } from './support/temp.js';
 

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCodingAgent, createDemoModel, type CodingAgentOptions, type LanguageModel, type ModelRequest } from '../src/agent/coding/index.js';
+import { createCodingAgent, createDemoModel, type CodingAgentOptions, type LanguageModel, type ModelRequest } from '../packages/coding-agent/src/coding-agent.js';
 import { answer, chunkText, startHarness, type Harness, type HarnessOptions, type Wire } from './fixtures/coding-harness.js';
 import { tempDir } from './support/temp.js';
 

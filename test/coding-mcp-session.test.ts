@@ -7,8 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tempDir } from './support/temp.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCodingAgent, createDemoModel } from '../src/agent/coding/index.js';
-import { McpConnections, mcpToolName, mcpToolOutcome, uniqueToolName } from '../src/agent/coding/mcp/index.js';
+import { createCodingAgent, createDemoModel } from '../packages/coding-agent/src/coding-agent.js';
+import { McpConnections, mcpToolName, mcpToolOutcome, uniqueToolName } from '../packages/coding-agent/src/mcp/index.js';
 import { startHarness, type Harness } from './fixtures/coding-harness.js';
 import { alive, waitUntil } from './support/process.js';
 

@@ -10,9 +10,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tempDir } from './support/temp.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connect, interactive, type ClientConnection, type ClientSession } from '../src/client/index.js';
-import type { McpServer, PermissionRequest } from '../src/protocol/index.js';
-import { StreamTransport } from '../src/rpc/stream-transport.js';
+import { connect, interactive, type ClientConnection, type ClientSession } from '../packages/client/src/index.js';
+import type { McpServer, PermissionRequest } from '../packages/protocol/src/index.js';
+import { StreamTransport } from '../packages/protocol/src/rpc/stream-transport.js';
 import { alive, waitUntil } from './support/process.js';
 
 const BIN = resolve('bin/acp-kit.js');

@@ -5,8 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCodingAgent, type LanguageModel, type ModelEvent } from '../src/agent/coding/index.js';
-import { createAnthropicModel, createOpenAICompatibleModel } from '../src/agent/coding/models/providers.js';
+import { createCodingAgent, type LanguageModel, type ModelEvent } from '../packages/coding-agent/src/coding-agent.js';
+import { createAnthropicModel, createOpenAICompatibleModel } from '../packages/coding-agent/src/models/providers.js';
 import { anthropic, openai, startFakeLlm, type FakeLlm } from './fixtures/coding-fake-llm.js';
 import { chunkText, startHarness, type Harness, type Wire } from './fixtures/coding-harness.js';
 import { tempDir } from './support/temp.js';

@@ -6,8 +6,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { conversationFromHistory } from '../src/agent/coding/restore.js';
-import type { AnySessionUpdate } from '../src/protocol/index.js';
+import { conversationFromHistory } from '../packages/coding-agent/src/restore.js';
+import type { AnySessionUpdate } from '../packages/protocol/src/index.js';
 import { initParams, promptTurn, startAgent, type Harness } from './agent-harness.js';
 import { tempDir } from './support/temp.js';
 

@@ -4,8 +4,8 @@
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCodingAgent, createDemoModel, Sandbox, SandboxError } from '../src/agent/coding/index.js';
-import { globToRegExp } from '../src/agent/coding/tools/walk.js';
+import { createCodingAgent, createDemoModel, Sandbox, SandboxError } from '../packages/coding-agent/src/coding-agent.js';
+import { globToRegExp } from '../packages/coding-agent/src/tools/walk.js';
 import { answer, chunkText, startHarness, type Harness, type Wire } from './fixtures/coding-harness.js';
 import { tempDir } from './support/temp.js';
 

@@ -6,7 +6,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCodingAgent, createDemoModel, titleFromPrompt } from '../src/agent/coding/index.js';
+import { createCodingAgent, createDemoModel, titleFromPrompt } from '../packages/coding-agent/src/coding-agent.js';
 import { startHarness, type Harness } from './fixtures/coding-harness.js';
 
 let h: Harness | undefined;

@@ -8,8 +8,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCodingAgent, readTurnTokenUsage, USAGE_META_KEY } from '../src/agent/coding/index.js';
-import { createOpenAICompatibleModel, type ProviderModelOptions } from '../src/agent/coding/models/providers.js';
+import { createCodingAgent, readTurnTokenUsage, USAGE_META_KEY } from '../packages/coding-agent/src/coding-agent.js';
+import { createOpenAICompatibleModel, type ProviderModelOptions } from '../packages/coding-agent/src/models/providers.js';
 import { openai, startFakeLlm, type FakeLlm } from './fixtures/coding-fake-llm.js';
 import { startHarness, type Harness, type Wire } from './fixtures/coding-harness.js';
 import { tempDir } from './support/temp.js';

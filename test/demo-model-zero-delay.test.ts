@@ -1,7 +1,7 @@
 // The demo model at delayMs 0 streams without a timer per token: setTimeout's 1 ms floor would cap
 // a stream at ~1,000 tokens/s (bench/store-pg.mjs streams through `acp-kit serve` with it).
 import { afterEach, expect, it, vi } from 'vitest';
-import { createDemoModel, type ModelEvent, type ModelRequest } from '../src/agent/coding/index.js';
+import { createDemoModel, type ModelEvent, type ModelRequest } from '../packages/coding-agent/src/coding-agent.js';
 
 afterEach(() => {
   vi.restoreAllMocks();

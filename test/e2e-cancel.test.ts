@@ -3,8 +3,8 @@
 // Requirement IDs: ACP-V1-CANCEL-02/03/05/06/07, ACP-V2-CANCEL-02/03/05/06/07, ACP-ALL-PERM-03,
 // ACP-ALL-CREQ-04/07, ACP-ALL-RPC-02, ACP-ALL-CLOSE-01, ACP-V2-CLOSE-01/02, §5.1, §5.2, §5.17.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ClientConnection } from '../src/client/index.js';
-import { interactive } from '../src/client/services/permission-policy.js';
+import type { ClientConnection } from '../packages/client/src/index.js';
+import { interactive } from '../packages/client/src/services/permission-policy.js';
 import { chunk, isUpdate, QUESTION, responseIndex, script, startE2E, text, updateOf, waitFor } from './support/e2e.js';
 
 const open: ClientConnection[] = [];

@@ -3,7 +3,7 @@
 // Requirement IDs: ACP-ALL-CFG-05/06/07, ACP-V2-CFG-05, ACP-V1-CFG-03/04, ACP-V1-MODE-02/03,
 // ACP-ALL-EXT-04/05/06, ACP-V2-EXT-03, §5.13.
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type ClientConnection } from '../src/client/index.js';
+import { connect, type ClientConnection } from '../packages/client/src/index.js';
 import { createSchemaTap } from './support/schema-tap.js';
 import { E2E_AGENT as AGENT, startE2E } from './support/e2e.js';
 

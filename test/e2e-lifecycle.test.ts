@@ -3,8 +3,8 @@
 // Requirement IDs: ACP-V1-PROMPT-03, ACP-V2-LIFE-03..07/09/10/12/13, ACP-V2-STOP-01, ACP-V1-STOP-01,
 // ACP-V2-PERM-02, ACP-V2-SESS-05, §5.3. Cancellation and close: e2e-cancel.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ClientConnection } from '../src/client/index.js';
-import { approveAll } from '../src/client/services/permission-policy.js';
+import type { ClientConnection } from '../packages/client/src/index.js';
+import { approveAll } from '../packages/client/src/services/permission-policy.js';
 import { chunk, isUpdate, QUESTION, responseIndex, script, startE2E, updateOf, waitFor } from './support/e2e.js';
 
 const open: ClientConnection[] = [];

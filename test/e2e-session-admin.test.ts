@@ -3,7 +3,7 @@
 // schema-checked. Requirement IDs: ACP-ALL-LIST-01..03/05, ACP-ALL-CLOSE-01/02, ACP-ALL-DEL-01..03,
 // ACP-V2-RPC-01, ACP-V2-RESUME-06, ACP-V2-LIFE-14, ACP-V1-SESS-02/03, ACP-V2-SESS-01/02, §5.12.
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ClientConnection } from '../src/client/index.js';
+import { type ClientConnection } from '../packages/client/src/index.js';
 import { startE2E } from './support/e2e.js';
 
 const open: ClientConnection[] = [];

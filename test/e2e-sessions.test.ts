@@ -7,8 +7,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { approveAll } from '../src/client/services/permission-policy.js';
-import { type ClientConnection, type SessionState } from '../src/client/index.js';
+import { approveAll } from '../packages/client/src/services/permission-policy.js';
+import { type ClientConnection, type SessionState } from '../packages/client/src/index.js';
 import { startE2E } from './support/e2e.js';
 
 const dirs: string[] = [];

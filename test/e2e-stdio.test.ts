@@ -1,7 +1,7 @@
 // The e2e agent as a real process over stdio pipes (the other e2e-*.test.ts files run it in process):
 // the same script language and wire checks hold across the process boundary, in both versions.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ClientConnection } from '../src/client/index.js';
+import type { ClientConnection } from '../packages/client/src/index.js';
 import { chunk, script, startE2EProcess } from './support/e2e.js';
 
 const open: ClientConnection[] = [];

@@ -3,7 +3,7 @@
 // versions, modulo the degradations documented in src/protocol/codec/README.md. Every message on
 // the wire is checked against the official schema of the negotiated version.
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ClientConnection } from '../src/client/index.js';
+import { type ClientConnection } from '../packages/client/src/index.js';
 import { startE2E, type Wire } from './support/e2e.js';
 
 const open: ClientConnection[] = [];

@@ -7,9 +7,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../src/client/index.js';
-import { approveAll } from '../src/client/services/permission-policy.js';
-import { getValidator } from '../src/protocol/validation/index.js';
+import { connect } from '../packages/client/src/index.js';
+import { approveAll } from '../packages/client/src/services/permission-policy.js';
+import { getValidator } from '../packages/protocol/src/validation/index.js';
 import { createSchemaTap } from './support/schema-tap.js';
 
 const EXAMPLES = resolve('examples');
@@ -54,7 +54,7 @@ function toolStatuses(stdout: string): string[] {
 
 beforeAll(() => {
   // the examples import `acp-kit/*`, which resolves to dist/ through package.json `exports`
-  expect(existsSync(resolve('dist/agent/index.js')) && existsSync(resolve('dist/client/index.js')), 'run `npm run build` first').toBe(true);
+  expect(existsSync(resolve('dist/entries/agent.js')) && existsSync(resolve('packages/client/dist/bundle/index.js')), 'run `npm run build` first').toBe(true);
 });
 
 describe.each([1, 2] as const)('examples/client.mjs + examples/echo-agent.mjs over v%i', (v) => {
@@ -292,7 +292,7 @@ describe('examples/custom-model-agent.mjs', () => {
 describe('every agent in examples/ and docs/api.md passes acp-kit check agent (issue 23 item 7)', () => {
   // as processes: the point is what a new process of the agent can load and resume
   const checkProcess = async (script: string) => {
-    const { checkAgent } = await import('../src/checker/index.js');
+    const { checkAgent } = await import('../packages/tools/src/checker/index.js');
     return checkAgent({ command: process.execPath, args: [script], env: { ACP_KIT_DATA_DIR: DATA } }, { timeoutMs: 8000 });
   };
   const verdict = (run: Awaited<ReturnType<typeof checkProcess>>) => ({

@@ -2,8 +2,8 @@
 // a source of its own, decoded and validated with that leg's protocol version.
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { startInspector, type InspectorHandle, type SessionView } from '../src/inspector/index.js';
-import type { CaptureFrame } from '../src/proxy/index.js';
+import { startInspector, type InspectorHandle, type SessionView } from '../packages/tools/src/inspector/index.js';
+import type { CaptureFrame } from '../packages/tools/src/proxy/index.js';
 import { A2E, E2A, frames, rpc, writeCaptureFile } from './support/capture-builder.js';
 import { httpGet } from './support/http.js';
 import { tempDir } from './support/temp.js';

@@ -3,8 +3,8 @@
  * and one percentile for `acp-kit stats`, `acp-kit diff` and the page, so they always agree.
  */
 import { describe, expect, it } from 'vitest';
-import { CaptureModel, percentile as inspectorPercentile } from '../src/inspector/index.js';
-import { captureStats, percentile as proxyPercentile } from '../src/proxy/index.js';
+import { CaptureModel, percentile as inspectorPercentile } from '../packages/tools/src/inspector/index.js';
+import { captureStats, percentile as proxyPercentile } from '../packages/tools/src/proxy/index.js';
 import { A2E, E2A, frames, rpc } from './support/capture-builder.js';
 
 describe('inspector latency uses the proxy latency helpers', () => {

@@ -1,4 +1,4 @@
-// The inspector page (src/inspector/ui, a browser bundle) type-checks under its own DOM-only
+// The inspector page (packages/tools/src/inspector/ui, a browser bundle) type-checks under its own DOM-only
 // tsconfig against the server's own API shapes: src/inspector/api-types.ts, src/captures/frame.ts,
 // src/captures/violation.ts, src/captures/diff.ts and src/inspector/stats.ts hold no runtime imports of
 // Node, so the page imports them instead of keeping copies that drift from what the server sends.
@@ -9,7 +9,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const uiDir = join(root, 'src/inspector/ui');
+const uiDir = join(root, 'packages/tools/src/inspector/ui');
 
 function pageProgram(): ts.Program {
   const parsed = ts.getParsedCommandLineOfConfigFile(join(uiDir, 'tsconfig.json'), {}, {
@@ -18,7 +18,7 @@ function pageProgram(): ts.Program {
       throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     },
   });
-  if (!parsed) throw new Error('src/inspector/ui/tsconfig.json could not be read');
+  if (!parsed) throw new Error('packages/tools/src/inspector/ui/tsconfig.json could not be read');
   return ts.createProgram(parsed.fileNames, parsed.options);
 }
 
@@ -32,7 +32,7 @@ describe('the inspector page shares the server API types', () => {
       return `${where} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
     });
     expect(diagnostics).toEqual([]);
-    expect(own).toEqual(expect.arrayContaining(['src/inspector/api-types.ts', 'src/captures/diff.ts', 'src/inspector/stats.ts', 'src/inspector/ui/app.tsx']));
+    expect(own).toEqual(expect.arrayContaining(['packages/tools/src/inspector/api-types.ts', 'packages/tools/src/captures/diff.ts', 'packages/tools/src/inspector/stats.ts', 'packages/tools/src/inspector/ui/app.tsx']));
     // a server module that starts importing Node would only type-check here with Node's types
     expect(program.getSourceFiles().filter((f) => f.fileName.includes('/@types/node/'))).toEqual([]);
   });

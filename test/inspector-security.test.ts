@@ -4,7 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY, startInspector, type InspectorHandle } from '../src/inspector/index.js';
+import { CONTENT_SECURITY_POLICY, startInspector, type InspectorHandle } from '../packages/tools/src/inspector/index.js';
 import { httpGet } from './support/http.js';
 
 const capture = fileURLToPath(new URL('./fixtures/proxy-captures/v2-clean.ndjson', import.meta.url));

@@ -6,8 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ClientConnection } from '../src/client/index.js';
-import { loadCapture, type SessionView } from '../src/inspector/index.js';
+import type { ClientConnection } from '../packages/client/src/index.js';
+import { loadCapture, type SessionView } from '../packages/tools/src/inspector/index.js';
 import { recordTurn } from './support/inspector.js';
 import { tempDir } from './support/temp.js';
 

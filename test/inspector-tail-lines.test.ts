@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CaptureTail, loadCapture } from '../src/inspector/index.js';
+import { CaptureTail, loadCapture } from '../packages/tools/src/inspector/index.js';
 import { tempDir } from './support/temp.js';
 
 const tails: CaptureTail[] = [];

@@ -5,12 +5,12 @@
 // is answered -32601 exactly when `supports()` says no.
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveAgent, type AgentConnection, type ServeAgentOptions } from '../src/agent/index.js';
-import type { AgentDefinition } from '../src/agent/types.js';
-import { codecFor } from '../src/protocol/codec/index.js';
-import type { AgentMethod } from '../src/protocol/model/methods.js';
-import { JsonRpcPeer } from '../src/rpc/peer.js';
-import { StreamTransport } from '../src/rpc/stream-transport.js';
+import { serveAgent, type AgentConnection, type ServeAgentOptions } from '../packages/agent/src/index.js';
+import type { AgentDefinition } from '../packages/agent/src/types.js';
+import { codecFor } from '../packages/protocol/src/codec/index.js';
+import type { AgentMethod } from '../packages/protocol/src/model/methods.js';
+import { JsonRpcPeer } from '../packages/protocol/src/rpc/peer.js';
+import { StreamTransport } from '../packages/protocol/src/rpc/stream-transport.js';
 import { connectInProcess, type InProcessPair } from './support/in-process.js';
 
 const ALL: AgentMethod[] = [

@@ -40,11 +40,9 @@ describe('README install story: npm pack -> install into an app -> the README ag
     expect(pack.status, pack.stderr).toBe(0);
     const [info] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const files = info.files.map((f) => f.path);
-    expect(files).toContain('dist/agent/index.js');
-    expect(files).toContain('dist/bundle/agent.js'); // what package.json exports load (start-up)
-    expect(files).toContain('schema/v2/schema.json');
-    expect(files).toContain('dist/protocol/validation/precompiled/v2-InitializeRequest.cjs');
-    expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
+    expect(files).toContain('dist/entries/agent.js'); // `acp-kit/agent`: @acp-kit/agent + the PostgreSQL store
+    expect(files).toContain('dist/bundle/cli.js'); // what bin/acp-kit.js loads (start-up)
+    expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('packages/'))).toBe(false);
 
     // install: unpack as node_modules/acp-kit; its dependencies are linked from this checkout (offline)
     const untar = spawnSync('tar', ['-xzf', join(dir, info.filename), '-C', dir], { encoding: 'utf8' });

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { docSnippets } from './support/dts-program.js';
+import { packWorkspace, tarballsFor } from './support/pack.js';
 import { runCommand } from './support/run-command.js';
 import { tempDir } from './support/temp.js';
 
@@ -25,12 +26,11 @@ describe('installed from the packed tarball, the declarations compile without sk
     const dir = tempDir('acp-kit-types-');
     const app = join(dir, 'app');
     mkdirSync(app);
-    const pack = await runCommand('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, timeoutMs: 120_000 });
-    expect(pack.status, pack.stderr).toBe(0);
-    const [info] = JSON.parse(pack.stdout) as Array<{ filename: string }>;
+    // acp-kit and the @acp-kit/* packages it depends on, each from its own tarball
+    const packed = await packWorkspace(dir);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }));
     // what a new user types; the npm cache answers (no network when it has everything)
-    const install = await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(dir, info!.filename), `@types/node@${pkg.devDependencies['@types/node']}`, `@types/json-schema@${typesVersion('json-schema')}`], {
+    const install = await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', ...tarballsFor(packed, 'acp-kit'), `@types/node@${pkg.devDependencies['@types/node']}`, `@types/json-schema@${typesVersion('json-schema')}`], {
       cwd: app,
       timeoutMs: 280_000,
     });

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   approveAll, approveReads, decidePermission, denyAll, observed, remembering, type PermissionDecisionReport, type PermissionPolicy,
-} from '../src/client/services/index.js';
-import type { PermissionOption, PermissionOutcome, PermissionRequest } from '../src/protocol/model/session.js';
+} from '../packages/client/src/services/index.js';
+import type { PermissionOption, PermissionOutcome, PermissionRequest } from '../packages/protocol/src/model/session.js';
 
 const OPTIONS: PermissionOption[] = [
   { optionId: 'a1', name: 'Allow', kind: 'allow_once' },

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type ClientConnection } from '../src/client/index.js';
-import { frameSide, readCapture, type CaptureFrame } from '../src/proxy/index.js';
-import { StreamTransport } from '../src/rpc/stream-transport.js';
+import { connect, type ClientConnection } from '../packages/client/src/index.js';
+import { frameSide, readCapture, type CaptureFrame } from '../packages/tools/src/proxy/index.js';
+import { StreamTransport } from '../packages/protocol/src/rpc/stream-transport.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const AGENT = fileURLToPath(new URL('./fixtures/bridge-bad-agent.mjs', import.meta.url));

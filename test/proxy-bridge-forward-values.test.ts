@@ -4,7 +4,7 @@
 import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startBridge, type BridgeHandle } from '../src/proxy/index.js';
+import { startBridge, type BridgeHandle } from '../packages/tools/src/proxy/index.js';
 
 const ECHO_AGENT = `
 const rl = require('node:readline').createInterface({ input: process.stdin });

@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type ClientConnection } from '../src/client/index.js';
-import { startBridge, type BridgeHandle } from '../src/proxy/index.js';
-import { StreamTransport } from '../src/rpc/index.js';
+import { connect, type ClientConnection } from '../packages/client/src/index.js';
+import { startBridge, type BridgeHandle } from '../packages/tools/src/proxy/index.js';
+import { StreamTransport } from '../packages/protocol/src/rpc/index.js';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { schemaGaps } from '../scripts/schema-diff.mjs';
 import { createSchemaTap } from './support/schema-tap.js';

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type ClientConnection } from '../src/client/index.js';
-import { approveAll, interactive } from '../src/client/services/permission-policy.js';
-import { startBridge, type BridgeHandle } from '../src/proxy/index.js';
-import { StreamTransport } from '../src/rpc/stream-transport.js';
+import { connect, type ClientConnection } from '../packages/client/src/index.js';
+import { approveAll, interactive } from '../packages/client/src/services/permission-policy.js';
+import { startBridge, type BridgeHandle } from '../packages/tools/src/proxy/index.js';
+import { StreamTransport } from '../packages/protocol/src/rpc/stream-transport.js';
 import { createSchemaTap, type SchemaTap } from './support/schema-tap.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { readCapture } from '../src/captures/capture.js';
+import { readCapture } from '../packages/tools/src/captures/capture.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CaptureWriter, readCapture } from '../src/proxy/index.js';
+import { CaptureWriter, readCapture } from '../packages/tools/src/proxy/index.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const dirs: string[] = [];

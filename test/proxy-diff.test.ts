@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { diffCaptures, readCapture, type CaptureDiff } from '../src/proxy/index.js';
-import type { ClientConnection } from '../src/client/index.js';
+import { diffCaptures, readCapture, type CaptureDiff } from '../packages/tools/src/proxy/index.js';
+import type { ClientConnection } from '../packages/client/src/index.js';
 import { A2E, E2A, frames, rpc, writeCaptureFile } from './support/capture-builder.js';
 import { recordTurn } from './support/record-turn.js';
 

@@ -3,7 +3,7 @@
 // MaxListenersExceededWarning past 10, and as many resumes). One wait per backpressure episode.
 import { PassThrough, Writable } from 'node:stream';
 import { expect, it } from 'vitest';
-import { forwardLines } from '../src/proxy/forward-lines.js';
+import { forwardLines } from '../packages/tools/src/proxy/forward-lines.js';
 
 it('an over-long line forwarding its held chunks under backpressure waits for drain once, and every byte arrives', async () => {
   const from = new PassThrough();

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type ClientConnection } from '../src/client/index.js';
-import { readCapture, startProxy, type CaptureFrame } from '../src/proxy/index.js';
+import { connect, type ClientConnection } from '../packages/client/src/index.js';
+import { readCapture, startProxy, type CaptureFrame } from '../packages/tools/src/proxy/index.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { readCapture } from '../src/proxy/index.js';
+import { readCapture } from '../packages/tools/src/proxy/index.js';
 
 const dirs: string[] = [];
 afterEach(() => {

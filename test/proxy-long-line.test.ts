@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { CaptureWriter, readCapture, startProxy } from '../src/proxy/index.js';
+import { CaptureWriter, readCapture, startProxy } from '../packages/tools/src/proxy/index.js';
 import { BIN, cliEnv, ndjson, runCli } from './fixtures/cli-helpers.js';
 import { jsonLines } from './support/json-lines.js';
 import { tempDir } from './support/temp.js';

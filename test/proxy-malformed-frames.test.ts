@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CaptureFormatError, CaptureValidator, readCapture, type CaptureFrame } from '../src/proxy/index.js';
+import { CaptureFormatError, CaptureValidator, readCapture, type CaptureFrame } from '../packages/tools/src/proxy/index.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CaptureWriter, readCapture, type CaptureFrame } from '../src/proxy/index.js';
+import { CaptureWriter, readCapture, type CaptureFrame } from '../packages/tools/src/proxy/index.js';
 
 const dirs: string[] = [];
 afterEach(() => {

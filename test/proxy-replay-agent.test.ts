@@ -1,9 +1,9 @@
 // replayAsAgent in process: id remapping both ways, mismatch recovery, recorded timing vs --fast/--speed.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { replayAsAgent, scriptFromFrames, type CaptureFrame, type FrameDirection } from '../src/proxy/index.js';
-import { ValueMap } from '../src/proxy/replay/id-map.js';
-import { REPLAY_MISMATCH_CODE } from '../src/proxy/replay/replay-agent.js';
+import { replayAsAgent, scriptFromFrames, type CaptureFrame, type FrameDirection } from '../packages/tools/src/proxy/index.js';
+import { ValueMap } from '../packages/tools/src/proxy/replay/id-map.js';
+import { REPLAY_MISMATCH_CODE } from '../packages/tools/src/proxy/replay/replay-agent.js';
 
 type Msg = Record<string, unknown>;
 

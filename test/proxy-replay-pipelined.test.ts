@@ -12,7 +12,7 @@ import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readCapture } from '../src/proxy/index.js';
+import { readCapture } from '../packages/tools/src/proxy/index.js';
 import { BIN, cliEnv, tempDir } from './fixtures/cli-helpers.js';
 import { useCli } from './support/cli.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { captureStats, percentile, RequestPairer, summarizeLatencies } from '../src/proxy/index.js';
+import { captureStats, percentile, RequestPairer, summarizeLatencies } from '../packages/tools/src/proxy/index.js';
 import { A2E, E2A, frames, rpc, writeCaptureFile } from './support/capture-builder.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));

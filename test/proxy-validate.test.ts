@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ClientConnection } from '../src/client/index.js';
-import { CaptureValidator, openCapture, type Violation } from '../src/proxy/index.js';
+import type { ClientConnection } from '../packages/client/src/index.js';
+import { CaptureValidator, openCapture, type Violation } from '../packages/tools/src/proxy/index.js';
 import { connectRecording } from './support/record-turn.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));

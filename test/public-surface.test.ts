@@ -9,8 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { distFiles, doneWithDtsProgram, dtsProgram, formatDiagnostics } from './support/dts-program.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const src = join(root, 'src');
-const dist = join(root, 'dist');
+/** Each package's sources and the declarations its build writes: acp-kit's own and every workspace package's. */
+const HOMES = [root, ...readdirSync(join(root, 'packages')).map((p) => join(root, 'packages', p))].map((home) => ({ src: join(home, 'src'), dist: join(home, 'dist') }));
 
 function files(dir: string, test: (name: string) => boolean): string[] {
   const out: string[] = [];
@@ -70,7 +70,7 @@ describe('public surface (.d.ts)', () => {
   it('no member marked @internal in src is declared in the built .d.ts files', () => {
     const leaked: string[] = [];
     let checked = 0;
-    for (const file of files(src, (n) => /\.tsx?$/.test(n))) {
+    for (const { src, dist } of HOMES) for (const file of files(src, (n) => /\.tsx?$/.test(n) && !n.endsWith('.d.ts')).filter((f) => !f.includes('/inspector/ui/'))) {
       const names = internalNames(file);
       if (names.length === 0) continue;
       const dts = join(dist, relative(src, file)).replace(/\.tsx?$/, '.d.ts');
@@ -87,7 +87,7 @@ describe('public surface (.d.ts)', () => {
   });
 
   it('ClientSession declares no way to inject updates or end a session from outside', () => {
-    const declared = declaredNames(join(dist, 'client/client-session.d.ts'));
+    const declared = declaredNames(join(root, 'packages/client/dist/client-session.d.ts'));
     expect(declared.has('ClientSession.prompt')).toBe(true);
     for (const m of ['receive', 'markClosed', 'supersede', 'requestPermission']) expect(declared.has(`ClientSession.${m}`), m).toBe(false);
   });

@@ -65,11 +65,12 @@ describe('README first run after npm ci (fresh HOME and npm cache)', () => {
     const present = files.stdout.split('\0').filter((f) => f && existsSync(join(ROOT, f)));
     const copy = await runCommand('sh', ['-c', `tar -cf - --null -T - | tar -xf - -C ${JSON.stringify(checkout)}`], { cwd: ROOT, input: present.join('\0'), timeoutMs: 120_000 });
     expect(copy.status, copy.stderr).toBe(0);
-    const ci = await runCommand('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: checkout, timeoutMs: 280_000 });
+    // `prepare` builds the seven packages (about a minute on a busy 2-core machine)
+    const ci = await runCommand('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: checkout, timeoutMs: 450_000 });
     expect(ci.status, `${ci.stdout}\n${ci.stderr}`).toBe(0);
     before = bundleTimes(checkout);
     expect(Object.keys(before)).toContain('cli.js');
-  }, 300_000);
+  }, 480_000);
   afterAll(() => {
     if (base) rmSync(base, { recursive: true, force: true });
   });

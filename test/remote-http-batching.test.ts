@@ -4,7 +4,7 @@
 // event still arrives whole and in order.
 import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpServerConnection } from '../src/server/http-connection.js';
+import { HttpServerConnection } from '../packages/server/src/http-connection.js';
 
 let http: Server | undefined;
 const conns: HttpServerConnection[] = [];

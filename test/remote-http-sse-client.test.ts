@@ -3,7 +3,7 @@
 // multi-line data, comments and other fields, and UTF-8 split inside a character all arrive whole.
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpClientTransport } from '../src/rpc/http-transport.js';
+import { HttpClientTransport } from '../packages/protocol/src/rpc/http-transport.js';
 
 let http: Server | undefined;
 let client: HttpClientTransport | undefined;

@@ -3,8 +3,8 @@
 // --http2-port) and the client's `http2: true`. One HTTP/2 connection carries the event stream and
 // the POSTs; a turn streams in order as over HTTP/1.1.
 import { afterEach, expect, it } from 'vitest';
-import { connect, type ClientConnection } from '../src/client/index.js';
-import type { AcpServer } from '../src/server/index.js';
+import { connect, type ClientConnection } from '../packages/client/src/index.js';
+import type { AcpServer } from '../packages/server/src/index.js';
 import { chunksPrompt, startE2EServer, TOKEN } from './support/remote.js';
 
 const servers: AcpServer[] = [];

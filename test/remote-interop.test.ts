@@ -11,8 +11,8 @@ import { AcpServer as SdkServer } from '@agentclientprotocol/sdk/experimental/se
 import { createWebSocketStream } from '@agentclientprotocol/sdk/experimental/ws-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { connect, type ClientConnection } from '../src/client/index.js';
-import type { AcpServer } from '../src/server/index.js';
+import { connect, type ClientConnection } from '../packages/client/src/index.js';
+import type { AcpServer } from '../packages/server/src/index.js';
 // @ts-expect-error plain ESM fixture without type declarations
 import { v1App, v2App } from './fixtures/client-sdk-apps.mjs';
 import { startE2EServer, TOKEN, wsUrl } from './support/remote.js';

@@ -2,10 +2,10 @@
 // SSE stream cut, server restarted) reconnects with bounded backoff, resumes its sessions with a
 // replay, and ends with the same transcript as an uninterrupted client: no loss, no duplicate.
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, connectReconnecting, ReconnectFailedError, type ClientConnection, type ReconnectingConnection, type SessionState } from '../src/client/index.js';
-import { InMemorySessionStore } from '../src/agent/session-store.js';
-import { AcpError } from '../src/protocol/index.js';
-import { inProcessAgent, type AcpServer, type AgentHostFactory } from '../src/server/index.js';
+import { connect, connectReconnecting, ReconnectFailedError, type ClientConnection, type ReconnectingConnection, type SessionState } from '../packages/client/src/index.js';
+import { InMemorySessionStore } from '../packages/agent/src/session-store.js';
+import { AcpError } from '../packages/protocol/src/index.js';
+import { inProcessAgent, type AcpServer, type AgentHostFactory } from '../packages/server/src/index.js';
 // @ts-expect-error plain ESM fixture without type declarations
 import { createE2EAgent } from './fixtures/e2e-agent-definition.mjs';
 import { startCutProxy, type CutProxy } from './support/cut-proxy.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawIdTokens } from '../src/rpc/json-guard.js';
+import { rawIdTokens } from '../packages/protocol/src/rpc/json-guard.js';
 import { RawChild, fixture } from './support/raw-child.js';
 import { httpLink, stdioLink, wsLink, type RawLink } from './support/raw-links.js';
 import { roundTrips } from './support/request-ids.js';

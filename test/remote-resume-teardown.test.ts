@@ -4,10 +4,10 @@
 // what the old turn wrote while it ended, and one runtime of the session writes to the store, not
 // two. Before, the resume opened a second runtime on a half-written history.
 import { afterEach, expect, it } from 'vitest';
-import { connect, type ClientConnection, type SessionState } from '../src/client/index.js';
-import { InMemorySessionStore } from '../src/agent/session-store.js';
-import { AcpError } from '../src/protocol/index.js';
-import { inProcessAgent, type AcpServer } from '../src/server/index.js';
+import { connect, type ClientConnection, type SessionState } from '../packages/client/src/index.js';
+import { InMemorySessionStore } from '../packages/agent/src/session-store.js';
+import { AcpError } from '../packages/protocol/src/index.js';
+import { inProcessAgent, type AcpServer } from '../packages/server/src/index.js';
 // @ts-expect-error plain ESM fixture without type declarations
 import { createE2EAgent } from './fixtures/e2e-agent-definition.mjs';
 import { startCutProxy, type CutProxy } from './support/cut-proxy.js';

@@ -2,8 +2,8 @@
 // unread bytes, connections, sessions, token isolation. Loopback only, in-process server.
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { connect, type ClientConnection } from '../src/client/index.js';
-import { startAcpServer, type AcpServer } from '../src/server/index.js';
+import { connect, type ClientConnection } from '../packages/client/src/index.js';
+import { startAcpServer, type AcpServer } from '../packages/server/src/index.js';
 import { chunksPrompt, OTHER_TOKEN, startE2EServer, TOKEN, wsUrl } from './support/remote.js';
 
 let server: AcpServer | undefined;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
-import { connect, type ClientConnection } from '../src/client/index.js';
+import { connect, type ClientConnection } from '../packages/client/src/index.js';
 import { startServe } from './support/serve-process.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));

@@ -2,8 +2,8 @@
 // real WebSockets and Streamable HTTP on loopback: a second client of the same token resumes the
 // session the first is using and both follow one turn, one prompt queue and one permission question.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ClientConnection, PermissionPolicy } from '../src/client/index.js';
-import { inProcessAgent, startAcpServer, type AcpServer } from '../src/server/index.js';
+import type { ClientConnection, PermissionPolicy } from '../packages/client/src/index.js';
+import { inProcessAgent, startAcpServer, type AcpServer } from '../packages/server/src/index.js';
 import { connectTapped, OTHER_TOKEN, TOKEN, wsUrl, type TappedClient } from './support/remote.js';
 import { controlledAgent } from './support/shared-agent.js';
 

@@ -3,7 +3,7 @@
 // turn whose prompt was answered at insertion (docs/remote.md, "SIGTERM / SIGINT"). In process:
 // startAcpServer on loopback, real WebSockets, the shared-session test agent.
 import { afterEach, expect, it } from 'vitest';
-import { inProcessAgent, startAcpServer } from '../src/server/index.js';
+import { inProcessAgent, startAcpServer } from '../packages/server/src/index.js';
 import { connectInProcess } from './support/in-process.js';
 import { connectTapped, TOKEN, wsUrl } from './support/remote.js';
 import { controlledAgent } from './support/shared-agent.js';

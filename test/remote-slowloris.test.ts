@@ -10,8 +10,8 @@ import { connect as tcpConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { connect, type ClientConnection } from '../src/client/index.js';
-import { AcpError, OUT_OF_DESCRIPTORS } from '../src/protocol/errors.js';
+import { connect, type ClientConnection } from '../packages/client/src/index.js';
+import { AcpError, OUT_OF_DESCRIPTORS } from '../packages/protocol/src/errors.js';
 import { startServe, type ServeProcess } from './support/serve-process.js';
 
 const TOKEN = 'slowloris-token-0123456789abcdef';

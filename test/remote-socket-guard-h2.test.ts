@@ -5,7 +5,7 @@
 import { connect as h2connect, type ClientHttp2Session } from 'node:http2';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import type { AcpServer } from '../src/server/index.js';
+import type { AcpServer } from '../packages/server/src/index.js';
 import { startE2EServer, TOKEN } from './support/remote.js';
 
 const servers: AcpServer[] = [];

@@ -3,8 +3,8 @@
 // got the 429 and, behind it, the server still parsed the request and started an agent for it.
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import type { AgentHostFactory } from '../src/server/index.js';
-import { inProcessAgent, startAcpServer, type AcpServer } from '../src/server/index.js';
+import type { AgentHostFactory } from '../packages/server/src/index.js';
+import { inProcessAgent, startAcpServer, type AcpServer } from '../packages/server/src/index.js';
 
 const TOKEN = 'guard-refused-token-0123456789abcdef';
 const cleanups: Array<() => unknown> = [];

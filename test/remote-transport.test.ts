@@ -1,8 +1,8 @@
 // The two remote profiles (WebSocket, Streamable HTTP) end to end: acp-kit's client over
 // connect({ url, token }) against an in-process server on loopback, both protocol versions.
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type ClientConnection } from '../src/client/index.js';
-import type { AcpServer } from '../src/server/index.js';
+import { connect, type ClientConnection } from '../packages/client/src/index.js';
+import type { AcpServer } from '../packages/server/src/index.js';
 import { chunksPrompt, startE2EServer, TOKEN, wsUrl } from './support/remote.js';
 
 let server: AcpServer | undefined;

@@ -5,8 +5,8 @@
 // budget, and a client that reads goes on undisturbed.
 import { afterEach, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { connect, type ClientConnection } from '../src/client/index.js';
-import type { AcpServer } from '../src/server/index.js';
+import { connect, type ClientConnection } from '../packages/client/src/index.js';
+import type { AcpServer } from '../packages/server/src/index.js';
 import { chunksPrompt, startE2EServer, TOKEN, wsUrl } from './support/remote.js';
 
 let server: AcpServer | undefined;

@@ -5,8 +5,8 @@ import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { connectWebSocketTransport, WebSocketTransport } from '../src/rpc/websocket-transport.js';
-import type { TransportHandlers } from '../src/rpc/transport.js';
+import { connectWebSocketTransport, WebSocketTransport } from '../packages/protocol/src/rpc/websocket-transport.js';
+import type { TransportHandlers } from '../packages/protocol/src/rpc/transport.js';
 
 let http: Server | undefined;
 let wss: WebSocketServer | undefined;

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { JsonRpcPeer, MAX_BATCH_ENTRIES, MAX_JSON_DEPTH, StreamTransport, type ProtocolProblem } from '../src/rpc/index.js';
+import { JsonRpcPeer, MAX_BATCH_ENTRIES, MAX_JSON_DEPTH, StreamTransport, type ProtocolProblem } from '../packages/protocol/src/rpc/index.js';
 import { jsonLines } from './support/json-lines.js';
 import { fixture, RawChild } from './support/raw-child.js';
 import { startE2EServer, TOKEN, wsUrl } from './support/remote.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineSplitter } from '../src/rpc/ndjson.js';
+import { LineSplitter } from '../packages/protocol/src/rpc/ndjson.js';
 
 function split(chunks: Buffer[], max?: number) {
   const lines: string[] = [];

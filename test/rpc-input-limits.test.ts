@@ -2,7 +2,7 @@
 // 7.20 ids part): nesting depth, batches of any size (accepted up to MAX_BATCH_ENTRIES, refused whole above),
 // and integer ids beyond 2^53 kept exact.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { MAX_BATCH_ENTRIES, MAX_JSON_DEPTH } from '../src/rpc/index.js';
+import { MAX_BATCH_ENTRIES, MAX_JSON_DEPTH } from '../packages/protocol/src/rpc/index.js';
 import { RawChild, fixture } from './support/raw-child.js';
 
 /** rpc-echo.mjs (built from dist/) spoken to with raw lines; answers are read as raw lines too. */

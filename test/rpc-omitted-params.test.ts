@@ -4,9 +4,9 @@
 // entries answered like single requests, ACP-V2-TRANS-11.)
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InMemorySessionStore, serveAgent, silentLogger, type AgentDefinition } from '../src/agent/index.js';
-import { connect, type ClientConnection } from '../src/client/index.js';
-import { JsonRpcPeer, StreamTransport } from '../src/rpc/index.js';
+import { InMemorySessionStore, serveAgent, silentLogger, type AgentDefinition } from '../packages/agent/src/index.js';
+import { connect, type ClientConnection } from '../packages/client/src/index.js';
+import { JsonRpcPeer, StreamTransport } from '../packages/protocol/src/rpc/index.js';
 import { jsonLines } from './support/json-lines.js';
 
 const cleanup: Array<() => void | Promise<void>> = [];

@@ -5,8 +5,8 @@
  */
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { StreamTransport } from '../src/rpc/stream-transport.js';
-import type { CloseInfo } from '../src/rpc/transport.js';
+import { StreamTransport } from '../packages/protocol/src/rpc/stream-transport.js';
+import type { CloseInfo } from '../packages/protocol/src/rpc/transport.js';
 
 function open() {
   const input = new PassThrough();

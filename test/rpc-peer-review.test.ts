@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { JsonRpcPeer, StreamTransport, type Transport, type TransportHandlers } from '../src/rpc/index.js';
+import { JsonRpcPeer, StreamTransport, type Transport, type TransportHandlers } from '../packages/protocol/src/rpc/index.js';
 
 /** A transport whose owner delivers messages by hand, synchronously (as a custom in-process transport may). */
 class HandTransport implements Transport {

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { AcpError } from '../src/protocol/index.js';
-import { ConnectionClosedError, JsonRpcPeer, spawnAgent, StreamTransport, type ProtocolProblem } from '../src/rpc/index.js';
+import { AcpError } from '../packages/protocol/src/index.js';
+import { ConnectionClosedError, JsonRpcPeer, spawnAgent, StreamTransport, type ProtocolProblem } from '../packages/protocol/src/rpc/index.js';
 import { fixture, RawChild } from './support/raw-child.js';
 import { alive } from './support/process.js';
 

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { StreamTransport } from '../src/rpc/index.js';
+import { StreamTransport } from '../packages/protocol/src/rpc/index.js';
 
 describe('StreamTransport close', () => {
   it('hands over messages queued while waiting for drain instead of dropping them', async () => {

@@ -7,7 +7,7 @@ import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
-import { startAcpServer, stdioAgent, type AcpServer } from '../src/server/index.js';
+import { startAcpServer, stdioAgent, type AcpServer } from '../packages/server/src/index.js';
 import { httpLink, wsLink, type RawLink } from './support/raw-links.js';
 import { tempDir } from './support/temp.js';
 
@@ -158,7 +158,7 @@ it('with one token a session with no stored owner stays that token\'s to list an
 }, 120_000);
 
 it('the log is compacted once it holds more than 4x the live entries: churn does not grow the file without bound', async () => {
-  const { SessionRegistry } = await import('../src/server/guard.js');
+  const { SessionRegistry } = await import('../packages/server/src/guard.js');
   const data = tempDir('acp-owners-');
   const ownersFile = join(data, 'serve', 'owners.json');
   const registry = new SessionRegistry(1e9, ownersFile, true);

@@ -7,7 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
-import { startAcpServer, stdioAgent, type AcpServer } from '../src/server/index.js';
+import { startAcpServer, stdioAgent, type AcpServer } from '../packages/server/src/index.js';
 import { httpLink, wsLink, type RawLink } from './support/raw-links.js';
 import { tempDir } from './support/temp.js';
 

@@ -2,8 +2,8 @@ import { mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AcpError } from '../src/protocol/errors.js';
-import { FileSystemSandbox } from '../src/client/services/index.js';
+import { AcpError } from '../packages/protocol/src/errors.js';
+import { FileSystemSandbox } from '../packages/client/src/services/index.js';
 
 let base: string;
 let root: string;

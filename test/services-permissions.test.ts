@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PermissionOption, PermissionOutcome, PermissionRequest } from '../src/protocol/model/session.js';
+import type { PermissionOption, PermissionOutcome, PermissionRequest } from '../packages/protocol/src/model/session.js';
 import {
   approveAll,
   approveReads,
@@ -10,7 +10,7 @@ import {
   remembering,
   rules,
   type PermissionPolicy,
-} from '../src/client/services/index.js';
+} from '../packages/client/src/services/index.js';
 
 const ALL: PermissionOption[] = [
   { optionId: 'a1', name: 'Allow once', kind: 'allow_once' },

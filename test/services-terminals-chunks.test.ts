@@ -5,7 +5,7 @@
  * child process; the reads happen in the output callback, so no timing is involved.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TerminalManager } from '../src/client/services/index.js';
+import { TerminalManager } from '../packages/client/src/services/index.js';
 
 const managers: TerminalManager[] = [];
 afterEach(async () => {

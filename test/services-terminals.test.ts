@@ -2,8 +2,8 @@ import { mkdirSync, realpathSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AcpError } from '../src/protocol/errors.js';
-import { TailByteBuffer, TerminalManager } from '../src/client/services/index.js';
+import { AcpError } from '../packages/protocol/src/errors.js';
+import { TailByteBuffer, TerminalManager } from '../packages/client/src/services/index.js';
 import { alive } from './support/process.js';
 import { tempDir } from './support/temp.js';
 
@@ -274,7 +274,7 @@ describe('TerminalManager input validation and limits', () => {
 });
 
 describe('client exit leaves no orphans', () => {
-  const dist = path.resolve('dist/client/services/index.js');
+  const dist = path.resolve('packages/client/dist/services/index.js');
   it('the exit hook kills running terminals and stragglers when the client process exits', () => {
     // a real client process: starts terminals, prints their pids, exits without releasing
     const script = `

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { SessionState, patchMeta } from '../src/protocol/state/index.js';
-import type { AnySessionUpdate } from '../src/protocol/model/update.js';
+import { SessionState, patchMeta } from '../packages/protocol/src/state/index.js';
+import type { AnySessionUpdate } from '../packages/protocol/src/model/update.js';
 
 const t = (text: string) => ({ type: 'text' as const, text });
 const texts = (s: SessionState, role: 'user' | 'agent' | 'thought', id: string) =>

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
-import { connect, type ClientConnection } from '../src/client/index.js';
+import { connect, type ClientConnection } from '../packages/client/src/index.js';
 import { describePostgres, usePostgres } from './support/postgres.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));

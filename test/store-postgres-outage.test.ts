@@ -3,7 +3,8 @@
 // or doubled); a long one ends the turn loudly with the store's reason and refuses new prompts.
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
-import { PostgresSessionStore, SESSION_STORE_UNAVAILABLE } from '../src/agent/index.js';
+import { SESSION_STORE_UNAVAILABLE } from '../packages/agent/src/index.js';
+import { PostgresSessionStore } from '../packages/server/src/store/postgres/index.js';
 import { connectInProcess, type InProcessPair, type WireEntry } from './support/in-process.js';
 import { startCutProxy, type CutProxy } from './support/cut-proxy.js';
 import { describePostgres, usePostgres } from './support/postgres.js';

@@ -3,8 +3,9 @@
 // agent runtime on it (updates sent only once committed, replays equal to the live transcript).
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { MIGRATIONS, migrate, PostgresSessionStore, prune, SESSION_STORE_UNAVAILABLE } from '../src/agent/index.js';
-import type { AnySessionUpdate } from '../src/protocol/model/update.js';
+import { SESSION_STORE_UNAVAILABLE } from '../packages/agent/src/index.js';
+import { MIGRATIONS, migrate, PostgresSessionStore, prune } from '../packages/server/src/store/postgres/index.js';
+import type { AnySessionUpdate } from '../packages/protocol/src/model/update.js';
 import { connectInProcess, type InProcessPair, type WireEntry } from './support/in-process.js';
 import { describePostgres, usePostgres } from './support/postgres.js';
 import { controlledAgent } from './support/shared-agent.js';

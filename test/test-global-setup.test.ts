@@ -6,16 +6,21 @@ import { describe, expect, it } from 'vitest';
 import { distIsStale, leftovers } from './support/global-setup.js';
 import { tempDir } from './support/temp.js';
 
+const PACKAGES = ['protocol', 'agent', 'client', 'coding-agent', 'server', 'tools'];
+const CLIENT_SOURCE = 'packages/client/src/connection.ts';
+
 function project(): string {
   const root = tempDir('acp-kit-setup-test-');
   mkdirSync(join(root, 'src/agent'), { recursive: true });
   mkdirSync(join(root, 'dist/cli'), { recursive: true });
   mkdirSync(join(root, 'dist/bundle'), { recursive: true });
-  for (const f of ['package.json', 'tsconfig.build.json', 'src/index.ts', 'src/agent/a.ts']) writeFileSync(join(root, f), '{}');
+  for (const p of PACKAGES) mkdirSync(join(root, 'packages', p, 'dist/bundle'), { recursive: true });
+  mkdirSync(join(root, 'packages/client/src'), { recursive: true });
+  for (const f of ['package.json', 'tsconfig.build.json', 'src/index.ts', 'src/agent/a.ts', CLIENT_SOURCE]) writeFileSync(join(root, f), '{}');
   for (const f of ['dist/index.js', 'dist/cli/main.js', 'dist/bundle/cli.js']) writeFileSync(join(root, f), '');
   // every input an hour older than the build
   const old = new Date(Date.now() - 3_600_000);
-  for (const f of ['package.json', 'tsconfig.build.json', 'src/index.ts', 'src/agent/a.ts']) utimesSync(join(root, f), old, old);
+  for (const f of ['package.json', 'tsconfig.build.json', 'src/index.ts', 'src/agent/a.ts', CLIENT_SOURCE]) utimesSync(join(root, f), old, old);
   return root;
 }
 
@@ -31,6 +36,13 @@ describe('global set-up', () => {
     utimesSync(join(root, 'src/agent/a.ts'), now, new Date(Date.now() + 1000));
     expect(distIsStale(root)).toBe(true);
     utimesSync(join(root, 'src/agent/a.ts'), now, new Date(Date.now() - 3_600_000));
+    expect(distIsStale(root)).toBe(false);
+    utimesSync(join(root, CLIENT_SOURCE), now, new Date(Date.now() + 1000));
+    expect(distIsStale(root), 'a workspace package source changed').toBe(true);
+    utimesSync(join(root, CLIENT_SOURCE), now, new Date(Date.now() - 3_600_000));
+    rmSync(join(root, 'packages/server/dist'), { recursive: true });
+    expect(distIsStale(root), 'a workspace package is not built').toBe(true);
+    mkdirSync(join(root, 'packages/server/dist/bundle'), { recursive: true });
     expect(distIsStale(root)).toBe(false);
     mkdirSync(join(root, 'scripts'));
     writeFileSync(join(root, 'scripts/bundle.mjs'), '');

@@ -8,9 +8,9 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TerminalManager } from '../src/client/services/index.js';
-import { JsonRpcPeer } from '../src/rpc/peer.js';
-import { StreamTransport } from '../src/rpc/stream-transport.js';
+import { TerminalManager } from '../packages/client/src/services/index.js';
+import { JsonRpcPeer } from '../packages/protocol/src/rpc/peer.js';
+import { StreamTransport } from '../packages/protocol/src/rpc/stream-transport.js';
 import { alive, waitUntil } from './support/process.js';
 
 const bin = resolve('bin/acp-kit.js');

@@ -5,7 +5,7 @@
  * replaced by values of other types, every string tag swapped), both must agree on valid/invalid.
  */
 import { describe, expect, it } from 'vitest';
-import { getValidator } from '../src/protocol/validation/index.js';
+import { getValidator } from '../packages/protocol/src/validation/index.js';
 import { createSchemaTap } from './support/schema-tap.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

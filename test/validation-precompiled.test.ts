@@ -1,6 +1,6 @@
 /**
  * `npm run build` precompiles the validators of every method params/result and update branch
- * (Ajv standalone code in dist/protocol/validation/precompiled/, scripts/precompile-validators.mjs)
+ * (Ajv standalone code in packages/protocol/dist/validation/precompiled/, scripts/precompile-validators.mjs)
  * so that start-up does not load Ajv or compile. They must check exactly what the run-time compiled
  * validators check: the built validator (precompiled) and the source one (Ajv at run time, nothing
  * precompiled next to src/) must return the same failure, path and message, for valid messages and
@@ -10,10 +10,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getValidator as runtimeValidator } from '../src/protocol/validation/index.js';
-import type { WireValidator } from '../src/protocol/validation/index.js';
+import { getValidator as runtimeValidator } from '../packages/protocol/src/validation/index.js';
+import type { WireValidator } from '../packages/protocol/src/validation/index.js';
 
-const DIST_VALIDATION = resolve('dist/protocol/validation');
+const DIST_VALIDATION = resolve('packages/protocol/dist/validation');
 const PRECOMPILED = resolve(DIST_VALIDATION, 'precompiled');
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { JsonRpcPeer, StreamTransport } from '../src/rpc/index.js';
+import { JsonRpcPeer, StreamTransport } from '../packages/protocol/src/rpc/index.js';
 import { createSchemaTap } from './support/schema-tap.js';
 
 const text = { type: 'text', text: 'hi' };

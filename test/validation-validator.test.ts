@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatFailure, getValidator, type ValidationFailure } from '../src/protocol/validation/index.js';
+import { formatFailure, getValidator, type ValidationFailure } from '../packages/protocol/src/validation/index.js';
 
 const v1 = getValidator(1);
 const v2 = getValidator(2);
@@ -172,21 +172,21 @@ describe('formatFailure', () => {
 });
 
 describe('schema files at runtime', () => {
-  it('loads the schemas copied to schema/ at the package root, from src/ and from dist/', async () => {
-    const { schemaLocation } = await import('../src/protocol/validation/index.js');
+  it('loads the schemas copied to schema/ at the @acp-kit/protocol package root, from src/ and from dist/', async () => {
+    const { schemaLocation } = await import('../packages/protocol/src/validation/index.js');
     const { spawnSync } = await import('node:child_process');
     const { resolve } = await import('node:path');
     const root = resolve(import.meta.dirname, '..');
     // under vitest (src/): the copy made by `npm run build` (scripts/copy-schemas.mjs)
-    expect(schemaLocation(1)).toBe(resolve(root, 'schema/v1/schema.json'));
-    expect(schemaLocation(2, 'unstable')).toBe(resolve(root, 'schema/v2/schema.unstable.json'));
+    expect(schemaLocation(1)).toBe(resolve(root, 'packages/protocol/schema/v1/schema.json'));
+    expect(schemaLocation(2, 'unstable')).toBe(resolve(root, 'packages/protocol/schema/v2/schema.unstable.json'));
     // built (dist/): same depth below the root, same files
     const script = `
-      const m = await import(${JSON.stringify(resolve(root, 'dist/protocol/validation/index.js'))});
+      const m = await import(${JSON.stringify(resolve(root, 'packages/protocol/dist/validation/index.js'))});
       const v = m.getValidator(2);
       console.log(JSON.stringify([m.schemaLocation(2), v.update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'x' } }, 'params.update')]));`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
-    expect(JSON.parse(r.stdout)).toEqual([resolve(root, 'schema/v2/schema.json'), { path: 'params.update', message: "must have required property 'messageId'" }]);
+    expect(JSON.parse(r.stdout)).toEqual([resolve(root, 'packages/protocol/schema/v2/schema.json'), { path: 'params.update', message: "must have required property 'messageId'" }]);
   });
 });

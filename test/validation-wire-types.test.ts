@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getValidator } from '../src/protocol/validation/index.js';
-import type { v1, v2 } from '../src/protocol/wire/index.js';
+import { getValidator } from '../packages/protocol/src/validation/index.js';
+import type { v1, v2 } from '../packages/protocol/src/wire/index.js';
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -31,7 +31,7 @@ describe('generated wire types', () => {
   it('reject wrong shapes at compile time (tsc --strict on a usage file)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'acp-wire-types-'));
     try {
-      const wire = join(root, 'src/protocol/wire/index.js').replace(/\\/g, '/');
+      const wire = join(root, 'packages/protocol/src/wire/index.js').replace(/\\/g, '/');
       writeFileSync(
         join(dir, 'usage.ts'),
         `import type { v1, v2 } from '${wire}';

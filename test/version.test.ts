@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AcpError, negotiateVersion } from '../src/protocol/index.js';
+import { AcpError, negotiateVersion } from '../packages/protocol/src/index.js';
 
 describe('negotiateVersion (ACP-ALL-INIT-03, ACP-V2-INIT-05)', () => {
   it('answers the requested version when spoken, else the newest lower one', () => {

@@ -1,12 +1,12 @@
 // the client's leaf modules, not its index: `acp-kit agent` must not load the client runtime (start-up)
-import { AgentStartupError, ConnectAbortedError } from '../client/connect-abort.js';
-import { RequestTimeoutError } from '../client/request-timeout.js';
-import { authMethodsFromError, mergeAuthMethods, shellCommandLine, terminalLoginCommand } from '../client/auth.js';
-import { AcpError, ErrorCode } from '../protocol/errors.js';
-import type { AuthMethod } from '../protocol/model/session.js';
-import { ConnectionClosedError } from '../rpc/peer.js';
+import { AgentStartupError, ConnectAbortedError } from '@acp-kit/client/errors';
+import { RequestTimeoutError } from '@acp-kit/client/errors';
+import { authMethodsFromError, mergeAuthMethods, shellCommandLine, terminalLoginCommand } from '@acp-kit/client/errors';
+import { AcpError, ErrorCode } from '@acp-kit/protocol';
+import type { AuthMethod } from '@acp-kit/protocol';
+import { ConnectionClosedError } from '@acp-kit/protocol/rpc';
 import { ExitCode } from './exit-codes.js';
-import { isObj } from '../protocol/codec/util.js';
+import { isObj } from '@acp-kit/protocol/internal';
 
 /** An error the CLI reports to the user: a message, an optional hint, and its exit code. */
 export class CliError extends Error {

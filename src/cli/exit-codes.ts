@@ -1,4 +1,4 @@
-import type { StopReason } from '../protocol/model/stop-reason.js';
+import type { StopReason } from '@acp-kit/protocol';
 
 /**
  * Exit codes of `acp-kit`. Scripts depend on them: never renumber, only add.

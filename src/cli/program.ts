@@ -4,7 +4,7 @@ import { ExitCode, formatExitCodeTable } from './exit-codes.js';
 import { resultLine } from './render/ndjson-events.js';
 import type { AgentFlags, ChatFlags, RunFlags, SessionsFlags } from './flags.js';
 import { colorEnabled, createStyle } from './style.js';
-import { packageVersion } from '../protocol/package-version.js';
+import { packageVersion } from '@acp-kit/protocol/internal';
 
 // flag types live in a leaf module (the version in protocol/package-version.ts) so that commands never import this file
 export type { AgentFlags, ChatFlags, ModelFlags, RunFlags, SessionsFlags } from './flags.js';

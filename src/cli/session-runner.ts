@@ -1,15 +1,15 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { messageOf } from '../agent/error-text.js';
+import { messageOf } from '@acp-kit/agent/internal';
 import {
   connectReconnecting, connectToAgent, type ClientConnection, type ClientOptions, type ClientSession, type PermissionPolicy,
   type ReconnectingConnection, type RemoteTarget, type RestoreSessionOptions,
-} from '../client/index.js';
-import type { TerminalExitStatus } from '../protocol/model/methods.js';
+} from '@acp-kit/client';
+import type { TerminalExitStatus } from '@acp-kit/protocol';
 import { agentContext, remoteAgentCommand, resolveAgentCommand, type AgentCommand } from './agent-command.js';
 import { connectError, remoteConnectError, toCliError, usageError, type AgentContext } from './errors.js';
 import type { AgentFlags, ModelFlags } from './flags.js';
-import { packageVersion } from '../protocol/package-version.js';
+import { packageVersion } from '@acp-kit/protocol/internal';
 import type { ClientTerminalReport } from './render/run-reporter.js';
 
 /** A connected agent plus what the CLI needs to report errors about it. */

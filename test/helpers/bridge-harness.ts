@@ -4,10 +4,10 @@
  * Every message either end sends or receives is checked against the official schema of that
  * end's version (test/support/schema-tap.ts). Protocol logic only: no process, no pipes.
  */
-import { codecFor } from '../../src/protocol/codec/index.js';
-import { Methods } from '../../src/protocol/model/methods.js';
-import { Translator } from '../../src/proxy/bridge/index.js';
-import type { CloseInfo, Transport, TransportHandlers } from '../../src/rpc/transport.js';
+import { codecFor } from '../../packages/protocol/src/codec/index.js';
+import { Methods } from '../../packages/protocol/src/model/methods.js';
+import { Translator } from '../../packages/tools/src/proxy/bridge/index.js';
+import type { CloseInfo, Transport, TransportHandlers } from '../../packages/protocol/src/rpc/transport.js';
 import { createSchemaTap, type SchemaTap } from '../support/schema-tap.js';
 
 type Msg = Record<string, unknown>;

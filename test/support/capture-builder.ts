@@ -1,6 +1,6 @@
 // Hand-built captures with synthetic times, for tests of capture readers, stats and diff.
 import { writeFileSync } from 'node:fs';
-import { decodeFrame, type CaptureFrame, type FrameDirection } from '../../src/proxy/index.js';
+import { decodeFrame, type CaptureFrame, type FrameDirection } from '../../packages/tools/src/proxy/index.js';
 
 /** Editor to agent / agent to editor. */
 export const E2A: FrameDirection = 'editor->agent';

@@ -8,12 +8,12 @@ import * as v1 from '@agentclientprotocol/sdk';
 import * as v2 from '@agentclientprotocol/sdk/experimental/v2';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import type { InProcessAgent, InProcessAgentHandle } from '../../src/checker/launch.js';
-import { createCodingAgent, createDemoModel } from '../../src/agent/coding-entry.js';
-import { JsonlSessionStore } from '../../src/agent/jsonl-session-store.js';
-import type { AgentLogger } from '../../src/agent/logger.js';
-import { serveAgentOnStreams } from '../../src/agent/stdio.js';
-import { packageVersion } from '../../src/protocol/package-version.js';
+import type { InProcessAgent, InProcessAgentHandle } from '../../packages/tools/src/checker/launch.js';
+import { createCodingAgent, createDemoModel } from '../../packages/coding-agent/src/index.js';
+import { JsonlSessionStore } from '../../packages/agent/src/jsonl-session-store.js';
+import type { AgentLogger } from '../../packages/agent/src/logger.js';
+import { serveAgentOnStreams } from '../../packages/agent/src/stdio.js';
+import { packageVersion } from '../../packages/protocol/src/package-version.js';
 import { startFixtureAgent } from '../fixtures/checker/agent-core.mjs';
 import { inProcessSdkAgent, v1App, v2App } from '../fixtures/client-sdk-apps.mjs';
 

@@ -3,10 +3,10 @@
 // ClusterNode, and startAcpServer on loopback (real WebSockets) with the steerable test agent.
 // Everything it opens is closed by the caller's cleanups, last opened first.
 import pg from 'pg';
-import { PostgresSessionStore } from '../../src/agent/store/postgres/postgres-session-store.js';
-import { migrate } from '../../src/agent/store/postgres/migrations.js';
-import { ClusterNode } from '../../src/server/cluster/node.js';
-import { inProcessAgent, startAcpServer, type AcpServer } from '../../src/server/index.js';
+import { PostgresSessionStore } from '../../packages/server/src/store/postgres/postgres-session-store.js';
+import { migrate } from '../../packages/server/src/store/postgres/migrations.js';
+import { ClusterNode } from '../../packages/server/src/cluster/node.js';
+import { inProcessAgent, startAcpServer, type AcpServer } from '../../packages/server/src/index.js';
 import { TOKEN, wsUrl, type TappedClient } from './remote.js';
 import { controlledAgent, type AgentControl } from './shared-agent.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach } from 'vitest';
-import { connect, type ClientConnection } from '../../src/client/index.js';
+import { connect, type ClientConnection } from '../../packages/client/src/index.js';
 
 const BIN = fileURLToPath(new URL('../../bin/acp-kit.js', import.meta.url));
 

@@ -1,5 +1,6 @@
 /**
- * One TypeScript program over the built declarations (dist/*.d.ts of every package.json entry) and
+ * One TypeScript program over the built declarations (dist/*.d.ts of every package.json entry, and
+ * through them the workspace packages' own) and
  * the ```ts snippets of README.md and docs/*.md, for test/public-surface.test.ts (the declarations
  * type-check on their own) and test/docs-typecheck.test.ts (the snippets compile under strict, as
  * an app that installed the package sees them). Parsing and binding @types/node, the libs and the
@@ -33,11 +34,12 @@ function tsBlocks(mdPath: string): Array<{ line: number; code: string }> {
   return out;
 }
 
-/** Every ```ts / ```typescript block of README.md and docs/*.md. */
+/** Every ```ts / ```typescript block of README.md, docs/*.md and each workspace package's README.md. */
 export function docSnippets(): Snippet[] {
   const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f));
+  const packages = readdirSync(join(ROOT, 'packages')).map((p) => join('packages', p, 'README.md')).filter((f) => existsSync(join(ROOT, f)));
   const snippets: Snippet[] = [];
-  for (const md of ['README.md', ...docs]) {
+  for (const md of ['README.md', ...docs, ...packages]) {
     for (const b of tsBlocks(join(ROOT, md))) {
       const file = `${md.replace(/[^A-Za-z0-9]+/g, '-')}-L${b.line}.ts`;
       // each block is its own module (top-level await, no clashes between blocks)
@@ -90,6 +92,8 @@ export function dtsProgram(): DtsProgram {
   try {
     mkdirSync(join(dir, 'node_modules'));
     symlinkSync(ROOT, join(dir, 'node_modules', 'acp-kit'), 'dir');
+    // the workspace packages, as npm links them (a README of a package imports it by its own name)
+    symlinkSync(join(ROOT, 'node_modules', '@acp-kit'), join(dir, 'node_modules', '@acp-kit'), 'dir');
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'doc-snippets', private: true, type: 'module' }));
     for (const s of snippets) writeFileSync(join(dir, s.file), s.code);
     const byFile = new Map(snippets.map((s) => [join(dir, s.file), s]));
@@ -112,7 +116,8 @@ export function formatDiagnostics(ds: readonly ts.Diagnostic[], where: (file: ts
   });
 }
 
-/** The program's own declarations (dist/), every one of them. */
+/** The program's own declarations (acp-kit's dist/ and every workspace package's), every one of them. */
 export function distFiles(p: DtsProgram): ts.SourceFile[] {
-  return p.program.getSourceFiles().filter((f) => f.fileName.startsWith(DIST));
+  const own = /^packages\/[a-z-]+\/dist\//;
+  return p.program.getSourceFiles().filter((f) => f.fileName.startsWith(DIST) || own.test(relative(ROOT, f.fileName)));
 }

@@ -3,10 +3,10 @@
 // over in-memory streams, see in-process.ts) or as a real process over stdio pipes (startE2EProcess),
 // every wire message recorded and checked against the official schema of the version spoken.
 import { fileURLToPath } from 'node:url';
-import type { AgentConnection } from '../../src/agent/index.js';
-import { InMemorySessionStore, JsonlSessionStore } from '../../src/agent/index.js';
-import { connect, type ClientConnection, type ClientProblem, type ClientSession } from '../../src/client/index.js';
-import { AcpError } from '../../src/protocol/index.js';
+import type { AgentConnection } from '../../packages/agent/src/index.js';
+import { InMemorySessionStore, JsonlSessionStore } from '../../packages/agent/src/index.js';
+import { connect, type ClientConnection, type ClientProblem, type ClientSession } from '../../packages/client/src/index.js';
+import { AcpError } from '../../packages/protocol/src/index.js';
 // @ts-expect-error plain ESM fixture without type declarations
 import { createE2EAgent } from '../fixtures/e2e-agent-definition.mjs';
 import { connectInProcess } from './in-process.js';

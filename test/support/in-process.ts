@@ -6,11 +6,11 @@
  * only where the behaviour under test is about processes or pipes.
  */
 import { PassThrough } from 'node:stream';
-import { serveAgent, type AgentConnection, type AgentLogger, type ServeAgentOptions } from '../../src/agent/index.js';
-import type { AgentDefinition } from '../../src/agent/types.js';
-import { connect, type ClientConnection, type ClientOptions, type ClientProblem } from '../../src/client/index.js';
-import { JsonRpcPeer } from '../../src/rpc/peer.js';
-import { StreamTransport } from '../../src/rpc/stream-transport.js';
+import { serveAgent, type AgentConnection, type AgentLogger, type ServeAgentOptions } from '../../packages/agent/src/index.js';
+import type { AgentDefinition } from '../../packages/agent/src/types.js';
+import { connect, type ClientConnection, type ClientOptions, type ClientProblem } from '../../packages/client/src/index.js';
+import { JsonRpcPeer } from '../../packages/protocol/src/rpc/peer.js';
+import { StreamTransport } from '../../packages/protocol/src/rpc/stream-transport.js';
 import { createSchemaTap, type SchemaTap } from './schema-tap.js';
 
 /** One message on the wire, seen from the client: `out` = client -> agent. */

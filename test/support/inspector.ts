@@ -6,8 +6,8 @@ import type { ChildProcess } from 'node:child_process';
 // only the files that launch a browser load playwright-core (~1 s of CPU at import): see launchChromium
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import type { InspectorHandle } from '../../src/inspector/index.js';
-import { connect, type ClientConnection } from '../../src/client/index.js';
+import type { InspectorHandle } from '../../packages/tools/src/inspector/index.js';
+import { connect, type ClientConnection } from '../../packages/client/src/index.js';
 import { allowAll } from './record-turn.js';
 import { tempDir } from './temp.js';
 

@@ -2,7 +2,7 @@
 // hands back the text of each response as it came off the wire (stdio line, WebSocket frame, SSE
 // `data`), notifications skipped. Nothing is parsed on the way, so a rounded id shows.
 import WebSocket from 'ws';
-import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from '../../src/rpc/http-headers.js';
+import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from '../../packages/protocol/src/rpc/http-headers.js';
 import type { RawChild } from './raw-child.js';
 
 /** One connection, spoken to with raw text. */

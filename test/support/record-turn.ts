@@ -3,12 +3,12 @@
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { packageVersion } from '../../src/protocol/package-version.js';
-import { connect, type ClientConnection, type ClientOptions } from '../../src/client/index.js';
-import { selectOption } from '../../src/client/services/permission-policy.js';
-import { CaptureWriter } from '../../src/captures/capture.js';
-import { startProxy } from '../../src/proxy/proxy.js';
-import { StreamTransport } from '../../src/rpc/stream-transport.js';
+import { packageVersion } from '../../packages/protocol/src/package-version.js';
+import { connect, type ClientConnection, type ClientOptions } from '../../packages/client/src/index.js';
+import { selectOption } from '../../packages/client/src/services/permission-policy.js';
+import { CaptureWriter } from '../../packages/tools/src/captures/capture.js';
+import { startProxy } from '../../packages/tools/src/proxy/proxy.js';
+import { StreamTransport } from '../../packages/protocol/src/rpc/stream-transport.js';
 
 const BIN = fileURLToPath(new URL('../../bin/acp-kit.js', import.meta.url));
 

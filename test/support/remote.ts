@@ -1,8 +1,8 @@
 // Shared set-up of the remote tests: an in-process `acp-kit serve` (startAcpServer on 127.0.0.1,
 // port 0) serving the scripted e2e agent (test/fixtures/e2e-agent-definition.mjs) per connection.
-import { connect, type ClientConnection, type PermissionPolicy } from '../../src/client/index.js';
-import { AcpError } from '../../src/protocol/index.js';
-import { inProcessAgent, startAcpServer, type AcpServer, type AcpServerOptions } from '../../src/server/index.js';
+import { connect, type ClientConnection, type PermissionPolicy } from '../../packages/client/src/index.js';
+import { AcpError } from '../../packages/protocol/src/index.js';
+import { inProcessAgent, startAcpServer, type AcpServer, type AcpServerOptions } from '../../packages/server/src/index.js';
 // @ts-expect-error plain ESM fixture without type declarations
 import { createE2EAgent } from '../fixtures/e2e-agent-definition.mjs';
 

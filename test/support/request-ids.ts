@@ -3,7 +3,7 @@
 // not allow. Used by the transport tests (remote-request-ids) and the cluster's (cluster-request-ids).
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { rawIdTokens } from '../../src/rpc/json-guard.js';
+import { rawIdTokens } from '../../packages/protocol/src/rpc/json-guard.js';
 import type { RawLink } from './raw-links.js';
 
 /** Numbers JSON.parse cannot keep as written: beyond 2^53, beyond a double's digits, exponents, -0. */

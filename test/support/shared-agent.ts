@@ -3,7 +3,7 @@
 // then takes ms to stop), streams n more;
 // `ask` asks a permission question and reports the outcome as a message; `user:<text>` sends a
 // user message of its own (one the agent adds to the conversation), then says `noted`.
-import type { AgentDefinition, Turn } from '../../src/agent/types.js';
+import type { AgentDefinition, Turn } from '../../packages/agent/src/types.js';
 
 export interface AgentControl {
   definition: AgentDefinition;

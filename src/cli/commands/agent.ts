@@ -2,12 +2,12 @@
  * `acp-kit agent`: the built-in coding agent on stdio. stdout carries only ACP messages; logs go
  * to stderr. The process ends when stdin closes.
  */
-import { InMemorySessionStore, JsonlSessionStore, runAgentOnStdio, stderrLogger } from '../../agent/index.js';
-import { createCodingAgent, createDemoModel, type AgentMode, type LanguageModel } from '../../agent/coding-entry.js';
-import { signalToolProcesses } from '../../agent/coding/terminal.js';
+import { InMemorySessionStore, JsonlSessionStore, runAgentOnStdio, stderrLogger } from '@acp-kit/agent';
+import { createCodingAgent, createDemoModel, type AgentMode, type LanguageModel } from '@acp-kit/coding-agent';
+import { signalToolProcesses } from '@acp-kit/coding-agent/internal';
 import { usageError } from '../errors.js';
 import { chooseModel, DEFAULT_MODEL_NAMES } from '../model-choice.js';
-import { packageVersion } from '../../protocol/package-version.js';
+import { packageVersion } from '@acp-kit/protocol/internal';
 
 import type { ModelBackend } from '../flags.js';
 
@@ -71,7 +71,7 @@ export async function resolveModel(opts: AgentCommandOptions, env: NodeJS.Proces
     case 'demo':
       return createDemoModel({ delayMs: opts.demoDelayMs ?? nonNegativeInt('ACP_KIT_DEMO_DELAY_MS', env.ACP_KIT_DEMO_DELAY_MS), contextWindow });
     case 'openai': {
-      const { createOpenAICompatibleModel } = await import('../../agent/models.js');
+      const { createOpenAICompatibleModel } = await import('@acp-kit/coding-agent/models');
       return createOpenAICompatibleModel({
         modelName: modelName ?? DEFAULT_MODEL_NAMES.openai,
         baseUrl: choice.baseUrl ?? 'https://api.openai.com/v1',
@@ -80,7 +80,7 @@ export async function resolveModel(opts: AgentCommandOptions, env: NodeJS.Proces
       });
     }
     case 'anthropic': {
-      const { createAnthropicModel } = await import('../../agent/models.js');
+      const { createAnthropicModel } = await import('@acp-kit/coding-agent/models');
       return createAnthropicModel({
         modelName: modelName ?? DEFAULT_MODEL_NAMES.anthropic,
         baseUrl: choice.baseUrl,

@@ -1,10 +1,10 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { errnoCode } from '../../agent/error-text.js';
+import { errnoCode } from '@acp-kit/agent/internal';
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
-import { CaptureFormatError, defaultCaptureDir, describeSkipped, emptyCaptureProblem, openCapture, type CaptureFrame, type SkippedLine } from '../../captures/capture.js';
-import { redactRaw } from '../../captures/redact.js';
-import { stringAt } from '../../protocol/json.js';
+import { CaptureFormatError, defaultCaptureDir, describeSkipped, emptyCaptureProblem, openCapture, type CaptureFrame, type SkippedLine } from '@acp-kit/tools/captures';
+import { redactRaw } from '@acp-kit/tools/captures';
+import { stringAt } from '@acp-kit/protocol/internal';
 import { usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { resultLine } from '../render/ndjson-events.js';

@@ -1,8 +1,8 @@
 import {
   approveAll, describePermissionDecision, interactive, READ_ONLY_KINDS, remembering, rules, selectedOption, type PermissionPolicy, type RestoreSessionOptions,
-} from '../../client/index.js';
-import type { SessionInfo } from '../../protocol/model/session.js';
-import { ConnectionClosedError } from '../../rpc/peer.js';
+} from '@acp-kit/client';
+import type { SessionInfo } from '@acp-kit/protocol';
+import { ConnectionClosedError } from '@acp-kit/protocol/rpc';
 import { CliError, formatCliError, toCliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import type { ChatFlags } from '../program.js';

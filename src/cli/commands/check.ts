@@ -1,14 +1,14 @@
 import { statSync, writeFileSync } from 'node:fs';
 import { resultLine } from '../render/ndjson-events.js';
 import { resolve } from 'node:path';
-import { formatJson, formatJunit, formatText } from '../../checker/report.js';
-import { checkAgent } from '../../checker/check-agent.js';
-import type { CheckRun } from '../../checker/runner.js';
-import { runClientChecks } from '../../checker/client/runner.js';
+import { formatJson, formatJunit, formatText } from '@acp-kit/tools/checker';
+import { checkAgent } from '@acp-kit/tools/checker';
+import type { CheckRun } from '@acp-kit/tools/checker';
+import { runClientChecks } from '@acp-kit/tools/checker';
 import { CliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { joinCommandLine } from '../split-command-line.js';
-import { packageVersion } from '../../protocol/package-version.js';
+import { packageVersion } from '@acp-kit/protocol/internal';
 
 /** Flags of `acp-kit check client` as commander hands them over; `check agent` takes them too. */
 export interface CheckClientFlags {

@@ -20,10 +20,10 @@ export function parseDuration(text: string, flag = '--older-than'): number {
 }
 
 /** A pool on the database of `--url` or `$ACP_KIT_DATABASE_URL`, checked to be a postgres:// URL. */
-async function connect(flags: DbFlags): Promise<{ pool: import('../../agent/store/postgres/pg-types.js').PgPool; where: string }> {
+async function connect(flags: DbFlags): Promise<{ pool: import('@acp-kit/server/postgres').PgPool; where: string }> {
   const url = flags.url ?? process.env.ACP_KIT_DATABASE_URL;
   if (!url) throw usageError('no database given', 'Pass --url postgres://user@host:port/db or set $ACP_KIT_DATABASE_URL.');
-  const { createPostgresPool, postgresHostPort } = await import('../../agent/index.js');
+  const { createPostgresPool, postgresHostPort } = await import('@acp-kit/server/postgres');
   const where = postgresHostPort(url);
   if (!where) throw usageError(`--url must be a postgres:// or postgresql:// URL (got ${JSON.stringify(redact(url))})`);
   return { pool: await createPostgresPool({ url, maxConnections: 2 }), where };
@@ -31,7 +31,7 @@ async function connect(flags: DbFlags): Promise<{ pool: import('../../agent/stor
 
 /** A database failure as a CLI error: what failed, where, and what to check. */
 async function dbError(e: unknown, where: string): Promise<CliError> {
-  const { isConnectionError } = await import('../../agent/index.js');
+  const { isConnectionError } = await import('@acp-kit/server/postgres');
   const reason = e instanceof Error ? e.message || e.name : String(e);
   return isConnectionError(e)
     ? new CliError('database-unreachable', ExitCode.Internal, `the database (PostgreSQL at ${where}) is unreachable: ${reason}`, { hint: 'Check that the server runs and the URL (host, port, database, user) is right.' })
@@ -42,7 +42,7 @@ async function dbError(e: unknown, where: string): Promise<CliError> {
 export async function dbMigrateCommand(flags: DbFlags): Promise<number> {
   const { pool, where } = await connect(flags);
   try {
-    const { migrate } = await import('../../agent/index.js');
+    const { migrate } = await import('@acp-kit/server/postgres');
     const r = await migrate(pool).catch(async (e: unknown) => Promise.reject(await dbError(e, where)));
     process.stdout.write(r.applied.length > 0 ? `applied migrations ${r.applied.join(', ')}; schema version ${r.version}\n` : `schema is up to date (version ${r.version}); nothing applied\n`);
     return ExitCode.Ok;
@@ -57,7 +57,7 @@ export async function dbPruneCommand(flags: DbFlags): Promise<number> {
   const ms = parseDuration(flags.olderThan);
   const { pool, where } = await connect(flags);
   try {
-    const { prune } = await import('../../agent/index.js');
+    const { prune } = await import('@acp-kit/server/postgres');
     const n = await prune(pool, ms, flags.namespace).catch(async (e: unknown) => Promise.reject(await dbError(e, where)));
     process.stdout.write(`deleted ${n} session${n === 1 ? '' : 's'} not updated for ${flags.olderThan}${flags.namespace !== undefined ? ` (namespace ${flags.namespace})` : ''}\n`);
     return ExitCode.Ok;

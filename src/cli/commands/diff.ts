@@ -1,5 +1,6 @@
 import { resultLine } from '../render/ndjson-events.js';
-import { diffCaptures, frameSide, readCapture, type CaptureDiff, type DiffFrameRef, type FieldDifference } from '../../proxy/index.js';
+import { frameSide, readCapture } from '@acp-kit/tools/captures';
+import { diffCaptures, type CaptureDiff, type DiffFrameRef, type FieldDifference } from '@acp-kit/tools/captures/diff';
 import { captureReadFailure, requireFrames } from './captures.js';
 
 const show = (v: unknown): string => {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { errnoCode, messageOf } from '../../agent/error-text.js';
-import { startInspector, type InspectorHandle } from '../../inspector/index.js';
+import { errnoCode, messageOf } from '@acp-kit/agent/internal';
+import { startInspector, type InspectorHandle } from '@acp-kit/tools/inspector';
 import { usageError } from '../errors.js';
 import { captureReadFailure } from './captures.js';
 

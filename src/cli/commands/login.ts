@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import {
   authMethodsFromError, mergeAuthMethods, shellCommandLine, terminalLoginCommand, type TerminalLoginCommand,
-} from '../../client/index.js';
-import { AcpError, ErrorCode } from '../../protocol/errors.js';
-import type { AuthMethod } from '../../protocol/model/session.js';
+} from '@acp-kit/client';
+import { AcpError, ErrorCode } from '@acp-kit/protocol';
+import type { AuthMethod } from '@acp-kit/protocol';
 import { CliError, formatCliError, toCliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import type { AgentFlags } from '../program.js';

@@ -1,14 +1,14 @@
 import { appendFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
-import { CaptureWriter, defaultCapturePath } from '../../captures/capture.js';
-import { startBridge } from '../../proxy/bridge/index.js';
-import { startProxy } from '../../proxy/proxy.js';
-import type { Violation } from '../../captures/validate.js';
-import { messageOf } from '../../agent/error-text.js';
+import { CaptureWriter, defaultCapturePath } from '@acp-kit/tools/proxy';
+import { startBridge } from '@acp-kit/tools/proxy';
+import { startProxy } from '@acp-kit/tools/proxy';
+import type { Violation } from '@acp-kit/tools/proxy';
+import { messageOf } from '@acp-kit/agent/internal';
 import { CliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { packageVersion } from '../../protocol/package-version.js';
+import { packageVersion } from '@acp-kit/protocol/internal';
 
 /** Flags of `acp-kit proxy`. */
 export interface ProxyFlags {
@@ -90,7 +90,7 @@ function requireFolder(path: string): void {
 
 /** `--inspect`: the inspector follows the capture being recorded; registered so other inspector pages list it. */
 async function startInspectorFor(capture: string, agent: string[], log: (line: string) => void): Promise<{ close(): Promise<void> }> {
-  const { startInspector, registerLive } = await import('../../inspector/index.js');
+  const { startInspector, registerLive } = await import('@acp-kit/tools/inspector');
   const handle = await startInspector({ liveCapture: { path: capture, agent } });
   const unregister = registerLive({ capture, agent, url: handle.url, start: new Date().toISOString() });
   log(`inspector: ${handle.url}`);

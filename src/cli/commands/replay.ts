@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
-import { CaptureWriter } from '../../captures/capture.js';
-import { loadReplayScript, replayAsAgent, replayAsClient, type ReplayPermission, type ReplayScript } from '../../proxy/replay/index.js';
-import { messageOf } from '../../agent/error-text.js';
+import { CaptureWriter } from '@acp-kit/tools/proxy';
+import { loadReplayScript, replayAsAgent, replayAsClient, type ReplayPermission, type ReplayScript } from '@acp-kit/tools/proxy';
+import { messageOf } from '@acp-kit/agent/internal';
 import { CliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { packageVersion } from '../../protocol/package-version.js';
+import { packageVersion } from '@acp-kit/protocol/internal';
 import { captureReadFailure } from './captures.js';
 
 /** Flags of `acp-kit replay`. */

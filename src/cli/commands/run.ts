@@ -1,10 +1,10 @@
-import { readTurnTokenUsage, type TurnTokenUsage } from '../../protocol/usage-meta.js';
-import { AcpError, ErrorCode } from '../../protocol/errors.js';
-import type { AnySessionUpdate } from '../../protocol/model/update.js';
+import { readTurnTokenUsage, type TurnTokenUsage } from '@acp-kit/protocol/internal';
+import { AcpError, ErrorCode } from '@acp-kit/protocol';
+import type { AnySessionUpdate } from '@acp-kit/protocol';
 import {
   type ClientSession, type ReconnectingSession,
   approveAll, approveReads, denyAll, describePermissionDecision, observed, type PermissionPolicy,
-} from '../../client/index.js';
+} from '@acp-kit/client';
 import { agentContext, remoteAgentCommand, resolveAgentCommand } from '../agent-command.js';
 import { CliError, toCliError } from '../errors.js';
 import { ExitCode, exitCodeForTurn } from '../exit-codes.js';

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { messageOf } from '../../agent/error-text.js';
+import { messageOf } from '@acp-kit/agent/internal';
 import { usageError } from '../errors.js';
 import type { ModelBackend } from '../flags.js';
 import { splitCommandLine } from '../split-command-line.js';
-import { packageVersion } from '../../protocol/package-version.js';
+import { packageVersion } from '@acp-kit/protocol/internal';
 
 /** Flags of `acp-kit serve`. */
 export interface ServeFlags {
@@ -45,8 +45,8 @@ export interface ServeFlags {
  * Resolves with the exit code after SIGTERM/SIGINT: stop accepting, cancel turns, flush, exit 0.
  */
 export async function serveCommand(flags: ServeFlags): Promise<number> {
-  const { startAcpServer, isLoopbackHost, inProcessAgent, stdioAgent, cwdRootsCheck } = await import('../../server/index.js');
-  const { defaultSessionDir } = await import('../../agent/index.js');
+  const { startAcpServer, isLoopbackHost, inProcessAgent, stdioAgent, cwdRootsCheck } = await import('@acp-kit/server');
+  const { defaultSessionDir } = await import('@acp-kit/agent');
   if (flags.token !== undefined && flags.tokenFile !== undefined) throw usageError('give --token or --token-file, not both');
   let tokens = readTokens(flags);
   let generated = false;
@@ -69,7 +69,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   }
   checkClusterFlags(flags);
   let cluster: Cluster | undefined;
-  let storeFor: ((owner: string) => import('../../agent/index.js').SessionStore) | undefined;
+  let storeFor: ((owner: string) => import('@acp-kit/agent').SessionStore) | undefined;
   let agent;
   let agentLabel: string;
   if (flags.agent !== undefined) {
@@ -79,9 +79,9 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     agentLabel = `${flags.agent} (one process per connection)`;
   } else {
     const [{ createCodingAgent }, { resolveModel }, { JsonlSessionStore, stderrLogger }] = await Promise.all([
-      import('../../agent/coding-entry.js'),
+      import('@acp-kit/coding-agent'),
       import('./agent.js'),
-      import('../../agent/index.js'),
+      import('@acp-kit/agent'),
     ]);
     const model = await resolveModel({ model: flags.model, modelName: flags.modelName, baseUrl: flags.baseUrl });
     const definition = createCodingAgent({ model, info: { name: 'acp-kit-agent', version: packageVersion(), title: 'acp-kit coding agent' } });
@@ -149,9 +149,9 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
  * `--store postgres://...`: one pool for the process, the schema brought up to date at start (an
  * unreachable database stops the start with a clear message), one store per token owner (namespace).
  */
-async function postgresStores(url: string, cleanup: (() => Promise<void>)[], leaseOwner: () => string | undefined): Promise<{ pool: import('../../agent/store/postgres/pg-types.js').PgPool; storeFor: (owner: string) => import('../../agent/index.js').SessionStore }> {
-  const { createPostgresPool, postgresHostPort, PostgresSessionStore } = await import('../../agent/index.js');
-  const { migrate } = await import('../../agent/index.js');
+async function postgresStores(url: string, cleanup: (() => Promise<void>)[], leaseOwner: () => string | undefined): Promise<{ pool: import('@acp-kit/server/postgres').PgPool; storeFor: (owner: string) => import('@acp-kit/agent').SessionStore }> {
+  const { createPostgresPool, postgresHostPort, PostgresSessionStore } = await import('@acp-kit/server/postgres');
+  const { migrate } = await import('@acp-kit/server/postgres');
   const where = postgresHostPort(url);
   if (!where) throw usageError(`--store must be jsonl or a postgres:// URL (got ${JSON.stringify(url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@'))})`);
   const pool = await createPostgresPool({ url });
@@ -179,8 +179,8 @@ async function postgresStores(url: string, cleanup: (() => Promise<void>)[], lea
  * Cluster mode: with a PostgreSQL store, this instance is one of several on the database (leases,
  * fan-out between instances, failover; docs/postgres-cluster.md), on the store's pool.
  */
-async function startCluster(flags: ServeFlags, pool: import('../../agent/store/postgres/pg-types.js').PgPool, log: (line: string) => void): Promise<Cluster> {
-  const { ClusterNode } = await import('../../server/index.js');
+async function startCluster(flags: ServeFlags, pool: import('@acp-kit/server/postgres').PgPool, log: (line: string) => void): Promise<Cluster> {
+  const { ClusterNode } = await import('@acp-kit/server');
   try {
     return await ClusterNode.start({ pool, instanceId: flags.instanceId, leaseMs: flags.leaseMs, log });
   } catch (e) {
@@ -188,7 +188,7 @@ async function startCluster(flags: ServeFlags, pool: import('../../agent/store/p
   }
 }
 
-type Cluster = import('../../server/index.js').ClusterNode;
+type Cluster = import('@acp-kit/server').ClusterNode;
 
 /** The cluster flags, checked before anything connects. */
 function checkClusterFlags(flags: ServeFlags): void {
@@ -206,7 +206,7 @@ function checkClusterFlags(flags: ServeFlags): void {
  * store knows no tokens), and with several tenants or roots asked for, sessions are rooted in
  * allowed folders only, never over the data.
  */
-function tenantOptions(tokenCount: number, allowedRoots: string[] | undefined, dataRoot: string, check: typeof import('../../server/index.js').cwdRootsCheck): { ownersFile: string; checkCwd?: import('../../server/index.js').CwdCheck } {
+function tenantOptions(tokenCount: number, allowedRoots: string[] | undefined, dataRoot: string, check: typeof import('@acp-kit/server').cwdRootsCheck): { ownersFile: string; checkCwd?: import('@acp-kit/server').CwdCheck } {
   const roots = allowedRoots?.map((r) => resolve(r));
   const ownersFile = join(dataRoot, 'serve', 'owners.json');
   if (tokenCount < 2 && !roots) return { ownersFile };

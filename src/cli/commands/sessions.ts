@@ -1,5 +1,5 @@
-import { denyAll } from '../../client/index.js';
-import type { SessionInfo } from '../../protocol/model/session.js';
+import { denyAll } from '@acp-kit/client';
+import type { SessionInfo } from '@acp-kit/protocol';
 import { CliError, formatCliError, toCliError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import type { SessionsFlags } from '../flags.js';

@@ -1,6 +1,6 @@
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
-import { frameSide, openCapture } from '../../captures/capture.js';
-import { CaptureStatsCollector, type CaptureStats } from '../../captures/stats.js';
+import { frameSide, openCapture } from '@acp-kit/tools/captures';
+import { CaptureStatsCollector, type CaptureStats } from '@acp-kit/tools/captures';
 import { captureReadFailure, requireFrames } from './captures.js';
 import { resultLine } from '../render/ndjson-events.js';
 

@@ -1,7 +1,7 @@
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
 import { resultLine } from '../render/ndjson-events.js';
-import { frameSide, openCapture, type CaptureSide } from '../../captures/capture.js';
-import { CaptureValidator, type Violation } from '../../captures/validate.js';
+import { frameSide, openCapture, type CaptureSide } from '@acp-kit/tools/captures';
+import { CaptureValidator, type Violation } from '@acp-kit/tools/captures';
 import { usageError } from '../errors.js';
 import { captureReadFailure, requireFrames } from './captures.js';
 

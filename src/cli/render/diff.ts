@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as DiffPackage from 'diff';
-import type { FileChange, ToolCallFileChanges, ToolCallTextDiff } from '../../protocol/model/tool-call.js';
+import type { FileChange, ToolCallFileChanges, ToolCallTextDiff } from '@acp-kit/protocol';
 
 /** Kind of one rendered diff line, for colouring. */
 export type DiffLineKind = 'header' | 'hunk' | 'add' | 'remove' | 'context' | 'info';

@@ -1,6 +1,6 @@
-import type { AgentCapabilities, AuthMethod, Implementation, PermissionOutcome, PermissionRequest, SessionInfo } from '../../protocol/model/session.js';
-import type { StopReason } from '../../protocol/model/stop-reason.js';
-import type { AnySessionUpdate, ErrorObject } from '../../protocol/model/update.js';
+import type { AgentCapabilities, AuthMethod, Implementation, PermissionOutcome, PermissionRequest, SessionInfo } from '@acp-kit/protocol';
+import type { StopReason } from '@acp-kit/protocol';
+import type { AnySessionUpdate, ErrorObject } from '@acp-kit/protocol';
 
 /**
  * The `--json` output of `acp-kit run`/`sessions`: one JSON object per line (NDJSON).

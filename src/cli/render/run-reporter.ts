@@ -3,11 +3,11 @@
  * NDJSON). `run` drives the turn and calls the reporter; the reporters only format and write to
  * the streams they were given, so both can be tested in-process with string sinks.
  */
-import type { AgentCapabilities, AuthMethod, Implementation, PermissionOutcome, PermissionRequest } from '../../protocol/model/session.js';
-import type { StopReason } from '../../protocol/model/stop-reason.js';
-import type { AnySessionUpdate, ErrorObject } from '../../protocol/model/update.js';
-import type { SessionState } from '../../protocol/state/session-state.js';
-import type { TurnTokenUsage } from '../../protocol/usage-meta.js';
+import type { AgentCapabilities, AuthMethod, Implementation, PermissionOutcome, PermissionRequest } from '@acp-kit/protocol';
+import type { StopReason } from '@acp-kit/protocol';
+import type { AnySessionUpdate, ErrorObject } from '@acp-kit/protocol';
+import type { SessionState } from '@acp-kit/protocol';
+import type { TurnTokenUsage } from '@acp-kit/protocol/internal';
 import type { CliError } from '../errors.js';
 import { formatCliError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';

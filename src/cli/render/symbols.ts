@@ -1,5 +1,5 @@
-import type { PlanEntryStatus } from '../../protocol/model/plan.js';
-import type { ToolCallStatus } from '../../protocol/model/tool-call.js';
+import type { PlanEntryStatus } from '@acp-kit/protocol';
+import type { ToolCallStatus } from '@acp-kit/protocol';
 
 /** Icon for a tool call status; unknown statuses count as still running (ACP-V2-TOOL-06). */
 export function toolStatusIcon(status: ToolCallStatus): string {

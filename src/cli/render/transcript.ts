@@ -1,12 +1,12 @@
 import { TextDecoder } from 'node:util';
-import type { AnyContentBlock } from '../../protocol/model/content.js';
-import type { AnyToolCallContent } from '../../protocol/model/tool-call.js';
-import type { AnySessionUpdate, ErrorObject, MessageRole, TerminalOutputChunk, TerminalUpdate } from '../../protocol/model/update.js';
-import type { SessionState } from '../../protocol/state/session-state.js';
-import type { ToolCallState } from '../../protocol/state/entities.js';
+import type { AnyContentBlock } from '@acp-kit/protocol';
+import type { AnyToolCallContent } from '@acp-kit/protocol';
+import type { AnySessionUpdate, ErrorObject, MessageRole, TerminalOutputChunk, TerminalUpdate } from '@acp-kit/protocol';
+import type { SessionState } from '@acp-kit/protocol';
+import type { ToolCallState } from '@acp-kit/protocol';
 import { stripAnsi, type Style } from '../style.js';
 import { fileChangesLines, textDiffLines, type DiffLine } from './diff.js';
-import type { TurnTokenUsage } from '../../protocol/usage-meta.js';
+import type { TurnTokenUsage } from '@acp-kit/protocol/internal';
 import { describeStopReason, formatTokens, formatUsage, planMark, toolStatusIcon } from './symbols.js';
 
 export interface TranscriptOptions {

@@ -1,6 +1,6 @@
 import React, { useState } from 'react';
 import { Box, Text, useInput } from 'ink';
-import type { SessionInfo } from '../../protocol/model/session.js';
+import type { SessionInfo } from '@acp-kit/protocol';
 import { stripAnsi } from '../style.js';
 
 /** Lists sessions to resume; `onPick(undefined)` starts a new session. */

@@ -1,7 +1,7 @@
-import type { TurnTokenUsage } from '../../protocol/usage-meta.js';
-import type { AvailableCommand, PermissionRequest, SessionInfo } from '../../protocol/model/session.js';
-import type { SessionState } from '../../protocol/state/session-state.js';
-import type { TimelineEntry } from '../../protocol/state/entities.js';
+import type { TurnTokenUsage } from '@acp-kit/protocol/internal';
+import type { AvailableCommand, PermissionRequest, SessionInfo } from '@acp-kit/protocol';
+import type { SessionState } from '@acp-kit/protocol';
+import type { TimelineEntry } from '@acp-kit/protocol';
 
 /** A permission request waiting for the user's pick. */
 export interface PendingPermission {

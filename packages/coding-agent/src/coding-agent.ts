@@ -1,0 +1,203 @@
+import type { AvailableCommand, ConfigOption } from '@acp-kit/protocol';
+import { AcpError } from '@acp-kit/protocol';
+import type { AgentDefinition, AgentSession, Turn, TurnResult } from '@acp-kit/agent';
+import { DEFAULT_MAX_TURN_REQUESTS, promptText, runTurn } from './engine.js';
+import type { LanguageModel } from './model.js';
+import { createDemoModel, DEMO_HELP } from './models/demo.js';
+import { conversationFromHistory } from './restore.js';
+import { codingState, type CodingSessionState } from './session-state.js';
+import { historyHasTitle, titleFromPrompt } from './title.js';
+import type { AgentMode, Tool } from './tool.js';
+import { builtinTools } from './tools/index.js';
+import { closeSessionMcp, describeMcpFailure, openSessionMcp, sessionMcp, sessionMcpTools, type SessionMcpOptions } from './mcp/index.js';
+import { packageVersion } from '@acp-kit/protocol/internal';
+
+export * from './model.js';
+export * from './tool.js';
+export * from './sandbox.js';
+export * from './engine.js';
+export * from './session-state.js';
+export { conversationFromHistory, type ConversationFromHistoryOptions, type RestoredCommandEffect } from './restore.js';
+export { createWorkspaceFs, type WorkspaceFs } from './workspace-fs.js';
+export { titleFromPrompt, MAX_TITLE_CHARS } from './title.js';
+export { USAGE_META_KEY, readTurnTokenUsage, type TurnTokenUsage } from '@acp-kit/protocol/internal';
+export { createCommandRunner, signalToolProcesses, type CommandRunner, type CommandResult, type CommandOptions } from './terminal.js';
+export { builtinTools } from './tools/index.js';
+export { createDemoModel, parseDemoRequest, DEMO_HELP, type DemoModelOptions } from './models/demo.js';
+export * from './mcp/index.js';
+
+/** Options of {@link createCodingAgent}. */
+export interface CodingAgentOptions {
+  /** The model (default: the offline demo model). */
+  model?: LanguageModel;
+  /** Cap on model requests per prompt turn (default 25) -> `max_turn_requests`. */
+  maxTurnRequests?: number;
+  /** Output token cap per model request -> `max_tokens` when hit. */
+  maxOutputTokens?: number;
+  /** Tools (default: the built-ins: read_file, list_files, search_text, write_file, edit_file, run_command). */
+  tools?: readonly Tool[];
+  /** Initial permission mode (default `ask`). */
+  mode?: AgentMode;
+  /** Extra instructions appended to the system prompt. */
+  instructions?: string;
+  /** Agent name/version reported at `initialize`. */
+  info?: { name: string; version: string; title?: string };
+  /**
+   * MCP servers the client passes at session setup (stdio and streamable HTTP): connect time
+   * limit, per-call time limit, where diagnostics go (default: stderr).
+   */
+  mcp?: SessionMcpOptions;
+}
+
+export const MODES: ReadonlyArray<{ value: AgentMode; name: string; description: string }> = [
+  { value: 'ask', name: 'Ask', description: 'Reads run freely; file writes and commands ask for permission' },
+  { value: 'auto', name: 'Auto', description: 'Everything runs without asking' },
+  { value: 'read-only', name: 'Read-only', description: 'File writes and commands are refused' },
+];
+
+export const COMMANDS: readonly AvailableCommand[] = [
+  { name: 'help', description: 'What this agent can do and how to configure a model', input: null },
+  { name: 'clear', description: 'Forget the conversation so far (the model starts fresh)', input: null },
+  { name: 'mode', description: 'Show or switch the permission mode', input: { hint: 'ask | auto | read-only' } },
+];
+
+function isMode(v: unknown): v is AgentMode {
+  return v === 'ask' || v === 'auto' || v === 'read-only';
+}
+
+function systemPrompt(turn: Turn, state: CodingSessionState, extra?: string): string {
+  const s = turn.session;
+  const roots = [s.cwd, ...s.additionalDirectories];
+  const mcpDown = sessionMcp(s)?.status().filter((m) => m.state !== 'connected') ?? [];
+  return [
+    'You are a coding agent working in a software project on the user\'s machine, through the tools provided.',
+    `Project root (cwd): ${s.cwd}`,
+    roots.length > 1 ? `Other accessible directories: ${roots.slice(1).join(', ')}` : '',
+    'File tools only work inside these directories; use paths relative to the project root.',
+    `Permission mode: ${state.mode}${state.mode === 'read-only' ? ' (do not try to write files or run commands)' : ''}.`,
+    'Read files before you change them. Prefer edit_file for small changes. Keep answers short and concrete.',
+    'For multi-step tasks, report your plan with update_plan and keep it current.',
+    sessionMcpTools(s).length > 0 ? 'Tools named mcp__<server>__<tool> come from MCP servers the user configured.' : '',
+    ...mcpDown.map((m) => (m.state === 'failed' ? describeMcpFailure(m) : `MCP server "${m.name}" stopped: ${m.error ?? 'closed'}.`)),
+    extra ?? '',
+  ].filter(Boolean).join('\n');
+}
+
+/**
+ * Builds the built-in coding agent: an {@link AgentDefinition} for `serveAgent` /
+ * `runAgentOnStdio`. Config options: `mode` (ask / auto / read-only) and `model` (informational).
+ */
+export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefinition {
+  const model = options.model ?? createDemoModel();
+  const tools = options.tools ?? builtinTools();
+  const maxTurnRequests = options.maxTurnRequests ?? DEFAULT_MAX_TURN_REQUESTS;
+  if (!Number.isInteger(maxTurnRequests) || maxTurnRequests < 1) throw new RangeError(`maxTurnRequests must be a positive integer, got ${maxTurnRequests}`);
+
+  const configOptions = (session: AgentSession): ConfigOption[] => [
+    {
+      type: 'select',
+      configId: 'mode',
+      name: 'Mode',
+      description: 'When the agent asks before changing files or running commands',
+      category: 'mode',
+      currentValue: codingState(session).mode,
+      options: MODES.map((m) => ({ value: m.value, name: m.name, description: m.description })),
+    },
+    {
+      type: 'select',
+      configId: 'model',
+      name: 'Model',
+      description: 'The model this agent was started with (restart the agent to change it)',
+      category: 'model',
+      currentValue: model.id,
+      options: [{ value: model.id, name: model.id }],
+    },
+  ];
+
+  const setMode = (session: AgentSession, value: unknown): void => {
+    if (!isMode(value)) {
+      throw AcpError.invalidParams(`value: expected one of ${MODES.map((m) => `"${m.value}"`).join(', ')} for config option "mode", got ${JSON.stringify(value)}`);
+    }
+    codingState(session).mode = value;
+  };
+
+  const info = options.info ?? { name: 'acp-kit-coding-agent', version: packageVersion(), title: 'acp-kit coding agent' };
+  return {
+    info,
+    // stdio is mandatory (ACP-V1-SESS-01); streamable HTTP is what new agents SHOULD support
+    capabilities: { prompt: { image: true, embeddedContext: true }, mcp: { stdio: true, http: true } },
+    async openSession(session, context) {
+      const state = codingState(session, { mode: options.mode });
+      // after an agent restart the model continues the conversation the client sees (load/resume)
+      if (context?.restored) {
+        state.titled = historyHasTitle(context.history);
+        state.history = conversationFromHistory(context.history, {
+          command: (name) => (name === 'clear' ? 'clear' : COMMANDS.some((c) => c.name === name) ? 'ignore' : undefined),
+        });
+      }
+      // a restored session keeps its mode
+      const saved = session.configOptions.find((o) => o.configId === 'mode');
+      if (saved && 'currentValue' in saved && isMode(saved.currentValue)) state.mode = saved.currentValue;
+      // before the response: restored sessions reconnect their servers, then answer (ACP-V1-RESUME-02)
+      await openSessionMcp(session, { clientInfo: { name: info.name, version: info.version }, ...options.mcp });
+      return { configOptions: configOptions(session), availableCommands: [...COMMANDS] };
+    },
+    setConfigOption(session, configId, value) {
+      if (configId === 'mode') setMode(session, value);
+      else if (configId === 'model') {
+        if (value !== model.id) throw AcpError.invalidParams(`value: this agent runs model "${model.id}" only; restart it with --model/--model-name to change, got ${JSON.stringify(value)}`);
+      } else throw AcpError.invalidParams(`configId: unknown config option ${JSON.stringify(configId)}; expected "mode" or "model"`);
+      return configOptions(session);
+    },
+    closeSession(session) {
+      return closeSessionMcp(session);
+    },
+    async prompt(turn): Promise<TurnResult> {
+      const text = promptText(turn.prompt).trim();
+      const slash = /^\/(\S+)\s*([\s\S]*)$/.exec(text);
+      if (slash && COMMANDS.some((c) => c.name === slash[1])) return runCommand(turn, slash[1], slash[2].trim());
+      const state = codingState(turn.session);
+      // pickers and `sessions list` show something better than "(untitled)"; sent when the first
+      // answer is done, so the turn's own updates come first
+      const title = state.titled ? undefined : titleFromPrompt(text);
+      if (title !== undefined) state.titled = true;
+      try {
+        return await runTurn(turn, {
+          model,
+          tools: [...tools, ...sessionMcpTools(turn.session)],
+          maxTurnRequests,
+          maxOutputTokens: options.maxOutputTokens,
+          system: (t, s) => systemPrompt(t, s, options.instructions),
+        });
+      } finally {
+        if (title !== undefined) await turn.send({ sessionUpdate: 'session_info_update', title });
+      }
+    },
+  };
+
+  async function say(turn: Turn, text: string): Promise<void> {
+    await turn.send({ sessionUpdate: 'agent_message_chunk', messageId: turn.session.newId('msg'), content: { type: 'text', text } });
+  }
+
+  async function runCommand(turn: Turn, name: string, arg: string): Promise<TurnResult> {
+    const state = codingState(turn.session);
+    if (name === 'help') {
+      const tips = model.id === 'demo' ? DEMO_HELP : `Model: ${model.id}. Ask for changes in plain language.`;
+      const mcp = sessionMcp(turn.session)?.status() ?? [];
+      const servers = mcp.length === 0 ? '' : `\n\nMCP servers: ${mcp.map((m) => `${m.name} (${m.state === 'connected' ? `${m.toolCount} tool${m.toolCount === 1 ? '' : 's'}` : `${m.state}: ${m.error ?? ''}`})`).join(', ')}.`;
+      await say(turn, `${tips}\n\nCommands: ${COMMANDS.map((c) => `/${c.name}`).join(', ')}. Mode: ${state.mode}.${servers}`);
+    } else if (name === 'clear') {
+      state.history.length = 0;
+      await say(turn, 'Conversation cleared.');
+    } else if (name === 'mode') {
+      if (arg === '') await say(turn, `Mode: ${state.mode} (${MODES.map((m) => m.value).join(' | ')}).`);
+      else if (!isMode(arg)) await say(turn, `Unknown mode "${arg}". Use one of: ${MODES.map((m) => m.value).join(', ')}.`);
+      else {
+        state.mode = arg;
+        await turn.send({ sessionUpdate: 'config_option_update', configOptions: configOptions(turn.session) });
+        await say(turn, `Mode set to ${arg}.`);
+      }
+    }
+    return 'end_turn';
+  }
+}

@@ -1,0 +1,103 @@
+import { isObj } from '@acp-kit/protocol/internal';
+import type { Finding, TranscriptLine, WireId, WireMessage } from './driver.js';
+
+/** Raised when the peer did not do something in time; the case fails the requirement it names. */
+export class WaitTimeout extends Error {
+  constructor(what: string, ms: number) {
+    super(`${what} did not arrive within ${ms} ms`);
+  }
+}
+
+/**
+ * The checker's end of one newline-delimited JSON-RPC conversation, whichever side it plays: the
+ * transcript of every line both ways, the findings, and waiting for a line. The agent driver and
+ * the scripted agent of `check client` differ only in how lines travel and what they must obey.
+ */
+export abstract class WireLog {
+  readonly transcript: TranscriptLine[] = [];
+  readonly findings: Finding[] = [];
+
+  protected seq = 0;
+  /** Our requests in flight (and answered), by JSON of their id. */
+  protected readonly waiting = new Map<string, { method: string; seq: number }>();
+  private pendingBytes = Buffer.alloc(0);
+  private listeners: Array<() => void> = [];
+
+  /** Records a finding. */
+  fail(id: string, message: string, seqs: number[]): void {
+    this.findings.push({ id, message, seqs });
+  }
+
+  /**
+   * Waits for the first line after seq `after` matching `pred`. Throws {@link WaitTimeout} after
+   * `ms`, or the error of {@link gone} when the other side ends before a match.
+   */
+  async waitFor(pred: (l: TranscriptLine) => boolean, ms: number, what: string, after = 0): Promise<TranscriptLine> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const hit = this.transcript.find((l) => l.seq > after && pred(l));
+      if (hit) return hit;
+      const gone = this.gone(what);
+      if (gone) throw gone;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new WaitTimeout(what, ms);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.listeners.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** The error {@link waitFor} throws once no more lines can come; undefined while they can. */
+  protected abstract gone(what: string): Error | undefined;
+
+  /** Handles one received line (its bytes, without the newline). */
+  protected abstract onLine(bytes: Buffer): void;
+
+  /** Puts a line we send into the transcript (parsed when it is a JSON object); returns its seq. */
+  protected recordOut(text: string): number {
+    const seq = ++this.seq;
+    let msg: WireMessage | undefined;
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (isObj(parsed)) msg = parsed;
+    } catch {
+      /* deliberately malformed input */
+    }
+    this.transcript.push({ seq, dir: 'out', raw: text, msg });
+    return seq;
+  }
+
+  /** Remembers a request of ours, so that its answer can be matched and checked. */
+  protected track(id: WireId, method: string, seq: number): void {
+    this.waiting.set(JSON.stringify(id), { method, seq });
+  }
+
+  /** Waits for the answer to our request `id` (sent at seq `after`), matched by the exact id. */
+  protected async answerTo(id: WireId, after: number, ms: number, what: string): Promise<WireMessage & { seq: number }> {
+    const line = await this.waitFor((l) => l.dir === 'in' && l.msg !== undefined && l.msg.method === undefined && JSON.stringify(l.msg.id) === JSON.stringify(id), ms, what, after);
+    return { ...line.msg!, seq: line.seq };
+  }
+
+  /** Splits received bytes into lines; a partial line waits for the rest. */
+  protected onData(d: Buffer): void {
+    this.pendingBytes = Buffer.concat([this.pendingBytes, d]);
+    let i: number;
+    while ((i = this.pendingBytes.indexOf(0x0a)) >= 0) {
+      const bytes = this.pendingBytes.subarray(0, i);
+      this.pendingBytes = this.pendingBytes.subarray(i + 1);
+      this.onLine(bytes);
+    }
+    this.wake();
+  }
+
+  /** Lets every {@link waitFor} look again. */
+  protected wake(): void {
+    const l = this.listeners;
+    this.listeners = [];
+    for (const f of l) f();
+  }
+}

@@ -1,0 +1,108 @@
+import type { PermissionOption } from '@acp-kit/protocol';
+import type { UsageInfo } from '@acp-kit/protocol';
+import type { CaptureFrame } from '../captures/frame.js';
+import type { Violation } from '../captures/violation.js';
+
+/*
+ * The shapes of the inspector's JSON API: what the server builds and the page reads. Types, one
+ * constant and type-only imports of modules without runtime imports, so the page (a browser bundle
+ * type-checked without Node's types) imports them instead of keeping copies.
+ */
+
+/** One entry of the source list the page shows. */
+export interface SourceInfo {
+  id: string;
+  name: string;
+  path: string;
+  live: boolean;
+  agent: string[];
+  frames: number;
+  finished: boolean;
+}
+
+/**
+ * One timeline row, as sent to the page: a compact array so 100k frames stay a few MB.
+ * `[seq, t, dir (0 editor->agent, 1 agent->editor), kind, method, id, size, session, update, group, latency, pair, violations]`;
+ * strings are indexes into the model's string table (-1 = none); latency/pair are -1 when unknown.
+ */
+export type RowTuple = [number, number, 0 | 1, number, number, number, number, number, number, number, number, number, number];
+
+/** Indexes of {@link RowTuple} fields. */
+export const ROW = { seq: 0, t: 1, dir: 2, kind: 3, method: 4, id: 5, size: 6, session: 7, update: 8, group: 9, latency: 10, pair: 11, violations: 12 } as const;
+
+/** Everything the frame detail shows. */
+export interface FrameDetail {
+  frame: CaptureFrame;
+  /** parsed JSON, undefined for lines that are not JSON */
+  json: unknown;
+  marks: FieldMarks;
+  violations: Violation[];
+  /** the request this frame answers / the answer to this request */
+  pair: number | undefined;
+  latency: number | undefined;
+  protocolVersion: 1 | 2 | undefined;
+}
+
+/** Paths (e.g. `params.update.foo`) of fields the schema does not declare, and of `_meta` fields. */
+export interface FieldMarks {
+  undeclared: string[];
+  meta: string[];
+}
+
+/** A permission request as the session view shows it: the question, the options and the answer. */
+export interface PermissionView {
+  kind: 'permission';
+  key: string;
+  title: string;
+  toolCallId: string | undefined;
+  options: PermissionOption[];
+  /** `selected` with the option, `cancelled`, `error`, or `pending` (no answer yet) */
+  outcome: 'selected' | 'cancelled' | 'error' | 'pending' | (string & {});
+  optionId: string | undefined;
+  seqs: number[];
+}
+
+/** One change of the foreground state (v2 `state_update`; v1 derived from the prompt request/response). */
+export interface ForegroundChange {
+  seq: number;
+  t: number;
+  state: string;
+  stopReason: string | null | undefined;
+}
+
+/** Client-owned (v1 `terminal/*`) terminal output, as the agent read it back. */
+export interface ClientTerminalView {
+  terminalId: string;
+  command: string | undefined;
+  output: string;
+  exitStatus: unknown;
+  seqs: number[];
+}
+
+/** A timeline entity of the neutral model as JSON (its `toJSON()`), with its key and the frames that built it. */
+export type EntityItem = Record<string, unknown> & {
+  kind: 'message' | 'tool_call' | 'plan' | 'compaction';
+  key: string;
+  seqs: number[];
+};
+
+/** One item of a session's conversation: a timeline entity or a permission request; narrows on `kind`. */
+export type SessionItem = EntityItem | PermissionView;
+
+/** An agent-owned (v2) terminal as JSON, its output decoded to text, with the frames that built it. */
+export type TerminalItem = Record<string, unknown> & { terminalId: string; outputText: string; seqs: number[] };
+
+/** A session rebuilt from the wire, through the codecs, into the neutral model. */
+export interface SessionView {
+  sessionId: string;
+  protocolVersion: 1 | 2;
+  title: string | undefined;
+  /** messages, tool calls, plans, compactions (entity JSON + `key` + `seqs`) and permission requests, in order */
+  items: SessionItem[];
+  terminals: TerminalItem[];
+  clientTerminals: ClientTerminalView[];
+  foreground: ForegroundChange[];
+  usage: UsageInfo | undefined;
+  /** frames whose update could not be decoded (seq + message) */
+  decodeErrors: Array<{ seq: number; message: string }>;
+}

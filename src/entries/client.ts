@@ -1,0 +1,2 @@
+/** `acp-kit/client`: the same as `@acp-kit/client`. @module */
+export * from '@acp-kit/client';

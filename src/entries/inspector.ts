@@ -1,0 +1,2 @@
+/** `acp-kit/inspector`: the same as `@acp-kit/tools/inspector`. @module */
+export * from '@acp-kit/tools/inspector';
