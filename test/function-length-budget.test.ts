@@ -17,7 +17,6 @@ interface LongFunction {
 const LEFT: Record<string, number> = {
   'src/server/server.ts startAcpServer': 287,
   'src/cli/program.ts buildProgram': 295,
-  'src/proxy/bridge/bridge.ts startBridge': 244,
   'src/inspector/server.ts startInspector': 225,
   'src/server/cluster/connection.ts clusterConnection': 210,
   'src/inspector/ui/app.tsx App': 148,
