@@ -23,7 +23,6 @@ const LEFT: Record<string, number> = {
   'src/inspector/ui/app.tsx Timeline': 132,
   'src/inspector/ui/app.tsx RowList': 131,
   'src/cli/commands/run.ts runCommand': 114,
-  'src/captures/capture.ts openCapture': 117,
   'src/agent/coding/index.ts createCodingAgent': 114,
   'src/cli/commands/chat.ts chatCommand': 109,
   'src/agent/coding/restore.ts conversationFromHistory': 103,
