@@ -26,7 +26,6 @@ const LEFT: Record<string, number> = {
   'src/agent/coding/index.ts createCodingAgent': 114,
   'src/cli/commands/chat.ts chatCommand': 109,
   'src/agent/coding/restore.ts conversationFromHistory': 103,
-  'src/captures/diff.ts diffCaptures': 102,
   'src/cli/ui/App.tsx InputLine': 101,
 };
 
