@@ -23,9 +23,7 @@ const LEFT: Record<string, number> = {
   'src/inspector/ui/app.tsx Timeline': 132,
   'src/inspector/ui/app.tsx RowList': 131,
   'src/cli/commands/run.ts runCommand': 114,
-  'src/agent/coding/index.ts createCodingAgent': 114,
   'src/cli/commands/chat.ts chatCommand': 109,
-  'src/agent/coding/restore.ts conversationFromHistory': 103,
   'src/cli/ui/App.tsx InputLine': 101,
 };
 
