@@ -67,7 +67,7 @@ export class LiveProgress {
  * requests, a number of permission requests, a number of `state_update`s per state. The driver
  * sends that frame only once the live agent has done as much ({@link RecordedNeeds.unmet} empty).
  */
-export class RecordedNeeds {
+class RecordedNeeds {
   private readonly answers = new Set<number>();
   private permissions = 0;
   private readonly states = new Map<string, number>();
@@ -115,7 +115,7 @@ export interface DriverIo {
  * Waits until the live agent has done all of `needs`. False (with the divergence recorded in the
  * progress) when a divergence was found, the agent went away, or nothing moved for `timeoutMs`.
  */
-export async function waitForNeeds(needs: RecordedNeeds, at: ScriptFrame | undefined, lastSeq: number, io: DriverIo): Promise<boolean> {
+async function waitForNeeds(needs: RecordedNeeds, at: ScriptFrame | undefined, lastSeq: number, io: DriverIo): Promise<boolean> {
   const live = io.progress;
   const deadline = Date.now() + io.timeoutMs;
   const where = at ? `before frame ${at.seq} (${describeFrame(at)})` : 'at the end of the recording';

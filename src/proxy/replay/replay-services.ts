@@ -11,7 +11,7 @@ import type { ValueMap } from './id-map.js';
 export type ReplayPermission = 'recorded' | 'allow' | 'reject';
 
 /** A JSON-RPC answer body: `result` or `error`. */
-export interface ReplyBody {
+interface ReplyBody {
   result?: unknown;
   error?: unknown;
 }
