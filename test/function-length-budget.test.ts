@@ -15,21 +15,15 @@ interface LongFunction {
  * Remove a row when its function is split (the test says so when a row is stale).
  */
 const LEFT: Record<string, number> = {
-  'packages/tools/src/proxy/replay/replay-client.ts replayAsClient': 353,
   'packages/server/src/server.ts startAcpServer': 287,
   'src/cli/program.ts buildProgram': 295,
-  'packages/tools/src/proxy/bridge/bridge.ts startBridge': 244,
   'packages/tools/src/inspector/server.ts startInspector': 225,
   'packages/server/src/cluster/connection.ts clusterConnection': 210,
   'packages/tools/src/inspector/ui/app.tsx App': 148,
   'packages/tools/src/inspector/ui/app.tsx Timeline': 132,
   'packages/tools/src/inspector/ui/app.tsx RowList': 131,
   'src/cli/commands/run.ts runCommand': 114,
-  'packages/tools/src/captures/capture.ts openCapture': 117,
-  'packages/coding-agent/src/coding-agent.ts createCodingAgent': 114,
   'src/cli/commands/chat.ts chatCommand': 109,
-  'packages/coding-agent/src/restore.ts conversationFromHistory': 103,
-  'packages/tools/src/captures/diff.ts diffCaptures': 102,
   'src/cli/ui/App.tsx InputLine': 101,
 };
 

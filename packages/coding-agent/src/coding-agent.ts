@@ -93,34 +93,6 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
   const maxTurnRequests = options.maxTurnRequests ?? DEFAULT_MAX_TURN_REQUESTS;
   if (!Number.isInteger(maxTurnRequests) || maxTurnRequests < 1) throw new RangeError(`maxTurnRequests must be a positive integer, got ${maxTurnRequests}`);
 
-  const configOptions = (session: AgentSession): ConfigOption[] => [
-    {
-      type: 'select',
-      configId: 'mode',
-      name: 'Mode',
-      description: 'When the agent asks before changing files or running commands',
-      category: 'mode',
-      currentValue: codingState(session).mode,
-      options: MODES.map((m) => ({ value: m.value, name: m.name, description: m.description })),
-    },
-    {
-      type: 'select',
-      configId: 'model',
-      name: 'Model',
-      description: 'The model this agent was started with (restart the agent to change it)',
-      category: 'model',
-      currentValue: model.id,
-      options: [{ value: model.id, name: model.id }],
-    },
-  ];
-
-  const setMode = (session: AgentSession, value: unknown): void => {
-    if (!isMode(value)) {
-      throw AcpError.invalidParams(`value: expected one of ${MODES.map((m) => `"${m.value}"`).join(', ')} for config option "mode", got ${JSON.stringify(value)}`);
-    }
-    codingState(session).mode = value;
-  };
-
   const info = options.info ?? { name: 'acp-kit-coding-agent', version: packageVersion(), title: 'acp-kit coding agent' };
   return {
     info,
@@ -140,14 +112,14 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
       if (saved && 'currentValue' in saved && isMode(saved.currentValue)) state.mode = saved.currentValue;
       // before the response: restored sessions reconnect their servers, then answer (ACP-V1-RESUME-02)
       await openSessionMcp(session, { clientInfo: { name: info.name, version: info.version }, ...options.mcp });
-      return { configOptions: configOptions(session), availableCommands: [...COMMANDS] };
+      return { configOptions: configOptions(session, model), availableCommands: [...COMMANDS] };
     },
     setConfigOption(session, configId, value) {
       if (configId === 'mode') setMode(session, value);
       else if (configId === 'model') {
         if (value !== model.id) throw AcpError.invalidParams(`value: this agent runs model "${model.id}" only; restart it with --model/--model-name to change, got ${JSON.stringify(value)}`);
       } else throw AcpError.invalidParams(`configId: unknown config option ${JSON.stringify(configId)}; expected "mode" or "model"`);
-      return configOptions(session);
+      return configOptions(session, model);
     },
     closeSession(session) {
       return closeSessionMcp(session);
@@ -155,7 +127,9 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
     async prompt(turn): Promise<TurnResult> {
       const text = promptText(turn.prompt).trim();
       const slash = /^\/(\S+)\s*([\s\S]*)$/.exec(text);
-      if (slash && COMMANDS.some((c) => c.name === slash[1])) return runCommand(turn, slash[1], slash[2].trim());
+      const command = slash?.[1];
+      // the second group always takes part in a match (it may be empty)
+      if (command !== undefined && COMMANDS.some((c) => c.name === command)) return runCommand(turn, model, command, (slash?.[2] ?? '').trim());
       const state = codingState(turn.session);
       // pickers and `sessions list` show something better than "(untitled)"; sent when the first
       // answer is done, so the turn's own updates come first
@@ -174,30 +148,62 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
       }
     },
   };
+}
 
-  async function say(turn: Turn, text: string): Promise<void> {
-    await turn.send({ sessionUpdate: 'agent_message_chunk', messageId: turn.session.newId('msg'), content: { type: 'text', text } });
+/** The session's config options: the permission mode (settable) and the model (informational). */
+function configOptions(session: AgentSession, model: LanguageModel): ConfigOption[] {
+  return [
+    {
+      type: 'select',
+      configId: 'mode',
+      name: 'Mode',
+      description: 'When the agent asks before changing files or running commands',
+      category: 'mode',
+      currentValue: codingState(session).mode,
+      options: MODES.map((m) => ({ value: m.value, name: m.name, description: m.description })),
+    },
+    {
+      type: 'select',
+      configId: 'model',
+      name: 'Model',
+      description: 'The model this agent was started with (restart the agent to change it)',
+      category: 'model',
+      currentValue: model.id,
+      options: [{ value: model.id, name: model.id }],
+    },
+  ];
+}
+
+function setMode(session: AgentSession, value: unknown): void {
+  if (!isMode(value)) {
+    throw AcpError.invalidParams(`value: expected one of ${MODES.map((m) => `"${m.value}"`).join(', ')} for config option "mode", got ${JSON.stringify(value)}`);
   }
+  codingState(session).mode = value;
+}
 
-  async function runCommand(turn: Turn, name: string, arg: string): Promise<TurnResult> {
-    const state = codingState(turn.session);
-    if (name === 'help') {
-      const tips = model.id === 'demo' ? DEMO_HELP : `Model: ${model.id}. Ask for changes in plain language.`;
-      const mcp = sessionMcp(turn.session)?.status() ?? [];
-      const servers = mcp.length === 0 ? '' : `\n\nMCP servers: ${mcp.map((m) => `${m.name} (${m.state === 'connected' ? `${m.toolCount} tool${m.toolCount === 1 ? '' : 's'}` : `${m.state}: ${m.error ?? ''}`})`).join(', ')}.`;
-      await say(turn, `${tips}\n\nCommands: ${COMMANDS.map((c) => `/${c.name}`).join(', ')}. Mode: ${state.mode}.${servers}`);
-    } else if (name === 'clear') {
-      state.history.length = 0;
-      await say(turn, 'Conversation cleared.');
-    } else if (name === 'mode') {
-      if (arg === '') await say(turn, `Mode: ${state.mode} (${MODES.map((m) => m.value).join(' | ')}).`);
-      else if (!isMode(arg)) await say(turn, `Unknown mode "${arg}". Use one of: ${MODES.map((m) => m.value).join(', ')}.`);
-      else {
-        state.mode = arg;
-        await turn.send({ sessionUpdate: 'config_option_update', configOptions: configOptions(turn.session) });
-        await say(turn, `Mode set to ${arg}.`);
-      }
+async function say(turn: Turn, text: string): Promise<void> {
+  await turn.send({ sessionUpdate: 'agent_message_chunk', messageId: turn.session.newId('msg'), content: { type: 'text', text } });
+}
+
+/** The slash commands (see {@link COMMANDS}): answered by the agent itself, no model call. */
+async function runCommand(turn: Turn, model: LanguageModel, name: string, arg: string): Promise<TurnResult> {
+  const state = codingState(turn.session);
+  if (name === 'help') {
+    const tips = model.id === 'demo' ? DEMO_HELP : `Model: ${model.id}. Ask for changes in plain language.`;
+    const mcp = sessionMcp(turn.session)?.status() ?? [];
+    const servers = mcp.length === 0 ? '' : `\n\nMCP servers: ${mcp.map((m) => `${m.name} (${m.state === 'connected' ? `${m.toolCount} tool${m.toolCount === 1 ? '' : 's'}` : `${m.state}: ${m.error ?? ''}`})`).join(', ')}.`;
+    await say(turn, `${tips}\n\nCommands: ${COMMANDS.map((c) => `/${c.name}`).join(', ')}. Mode: ${state.mode}.${servers}`);
+  } else if (name === 'clear') {
+    state.history.length = 0;
+    await say(turn, 'Conversation cleared.');
+  } else if (name === 'mode') {
+    if (arg === '') await say(turn, `Mode: ${state.mode} (${MODES.map((m) => m.value).join(' | ')}).`);
+    else if (!isMode(arg)) await say(turn, `Unknown mode "${arg}". Use one of: ${MODES.map((m) => m.value).join(', ')}.`);
+    else {
+      state.mode = arg;
+      await turn.send({ sessionUpdate: 'config_option_update', configOptions: configOptions(turn.session, model) });
+      await say(turn, `Mode set to ${arg}.`);
     }
-    return 'end_turn';
   }
+  return 'end_turn';
 }

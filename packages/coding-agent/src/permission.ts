@@ -1,5 +1,6 @@
 import type { AnyToolCallContent, PermissionOption } from '@acp-kit/protocol';
 import type { PendingCall, TurnContext } from './tool-call.js';
+import type { Tool } from './tool.js';
 
 /** Permission option ids the engine offers (ACP-ALL-PERM-04). */
 export const PERMISSION_OPTIONS: readonly PermissionOption[] = [
@@ -20,9 +21,8 @@ export type PermissionDecision =
  * `session/request_permission` with the four option kinds. Anything not understood is not
  * approval (ACP-V2-PERM-06); a cancelled request (or turn) cancels the call.
  */
-export async function decidePermission(ctx: TurnContext, c: PendingCall, preview: readonly AnyToolCallContent[]): Promise<PermissionDecision> {
+export async function decidePermission(ctx: TurnContext, c: PendingCall, tool: Tool, preview: readonly AnyToolCallContent[]): Promise<PermissionDecision> {
   const { turn, state } = ctx;
-  const tool = c.tool!;
   if (state.alwaysReject.has(tool.name)) {
     return { run: false, reason: `Rejected: the user chose to always reject ${tool.name} in this session.`, showPreview: false };
   }

@@ -1,4 +1,4 @@
-import { SessionState, type AnyContentBlock, type AnySessionUpdate, type TerminalState, type ToolCallState } from '@acp-kit/protocol';
+import { SessionState, type AnyContentBlock, type AnySessionUpdate, type MessageChunk, type MessageUpdate, type TerminalState, type ToolCallState, type ToolCallUpdate } from '@acp-kit/protocol';
 import { promptToUserMessage } from './engine.js';
 import type { AssistantPart, ConversationMessage, ToolResult, UserPart } from './model.js';
 
@@ -28,10 +28,32 @@ const DEFAULT_MAX_RESULT = 16_000;
  * conversation stays valid for providers that require a result for every call.
  */
 export function conversationFromHistory(history: readonly AnySessionUpdate[], options: ConversationFromHistoryOptions = {}): ConversationMessage[] {
-  const maxChars = options.maxResultChars ?? DEFAULT_MAX_RESULT;
-  const hidden = new Set(options.hiddenTools ?? []);
-  // pass 1: the final state of every tool call and display terminal, by the same reducer clients
-  // use (patch semantics, ACP-V2-TOOL-03); a malformed stored update is skipped, not fatal
+  const b = new ConversationBuilder(finalState(history), options);
+  for (const u of history) {
+    switch (u.sessionUpdate) {
+      case 'user_message':
+      case 'user_message_chunk':
+        b.user(u);
+        break;
+      case 'agent_message_chunk':
+      case 'agent_message':
+        b.agent(u);
+        break;
+      case 'tool_call_update':
+        b.toolCall(u);
+        break;
+      default:
+        break;
+    }
+  }
+  return b.finish();
+}
+
+/**
+ * Pass 1: the final state of every tool call and display terminal, by the same reducer clients use
+ * (patch semantics, ACP-V2-TOOL-03); a malformed stored update is skipped, not fatal.
+ */
+function finalState(history: readonly AnySessionUpdate[]): SessionState {
   const state = new SessionState();
   for (const u of history) {
     try {
@@ -40,95 +62,106 @@ export function conversationFromHistory(history: readonly AnySessionUpdate[], op
       /* skipped */
     }
   }
-  const calls = state.toolCalls;
-  const terminals = state.terminals;
+  return state;
+}
 
-  // pass 2: the conversation, in order
-  const out: ConversationMessage[] = [];
-  /** The assistant response being rebuilt: its messages' text (by id, in order) and its tool calls. */
-  let cur: { texts: Map<string, string>; calls: string[]; ran: boolean } | null = null;
-  let userId: string | undefined;
-  let skipping = false;
+/** The assistant response being rebuilt: its messages' text (by id, in order) and its tool calls (by ACP id, in order). */
+interface Response {
+  texts: Map<string, string>;
+  calls: Map<string, ToolCallState>;
+  ran: boolean;
+}
 
-  const flush = (): void => {
+/** Pass 2: the conversation, in order, one stored update at a time. */
+class ConversationBuilder {
+  private readonly out: ConversationMessage[] = [];
+  private cur: Response | null = null;
+  private userId: string | undefined;
+  /** inside a slash command's turn, which the model never saw */
+  private skipping = false;
+  private readonly maxChars: number;
+  private readonly hidden: ReadonlySet<string>;
+
+  constructor(
+    private readonly state: SessionState,
+    private readonly options: ConversationFromHistoryOptions,
+  ) {
+    this.maxChars = options.maxResultChars ?? DEFAULT_MAX_RESULT;
+    this.hidden = new Set(options.hiddenTools ?? []);
+  }
+
+  user(u: MessageUpdate | MessageChunk): void {
+    const id = typeof u.messageId === 'string' ? u.messageId : undefined;
+    const blocks: AnyContentBlock[] = u.sessionUpdate === 'user_message_chunk' ? [u.content] : Array.isArray(u.content) ? u.content : [];
+    const last = this.out[this.out.length - 1];
+    if (u.sessionUpdate === 'user_message_chunk' && id !== undefined && id === this.userId && !this.cur) {
+      // another chunk of the same prompt
+      if (!this.skipping && last?.role === 'user') last.content.push(...userParts(blocks));
+      return;
+    }
+    this.flush();
+    this.userId = id;
+    const name = /^\/(\S+)/.exec(textOf(blocks).trim())?.[1];
+    const effect = name !== undefined ? this.options.command?.(name) : undefined;
+    this.skipping = effect !== undefined;
+    if (effect === 'clear') this.out.length = 0;
+    if (!this.skipping) this.out.push(promptToUserMessage(blocks));
+  }
+
+  agent(u: MessageUpdate | MessageChunk): void {
+    if (this.skipping) return;
+    const id = typeof u.messageId === 'string' ? u.messageId : '';
+    // text after tool calls is the model's next response (it had read their results)
+    if (this.cur && this.cur.calls.size > 0 && !this.cur.texts.has(id)) this.flush();
+    const cur = (this.cur ??= { texts: new Map(), calls: new Map(), ran: false });
+    if (u.sessionUpdate === 'agent_message_chunk') cur.texts.set(id, (cur.texts.get(id) ?? '') + textOf([u.content]));
+    else if (u.content !== undefined) cur.texts.set(id, Array.isArray(u.content) ? textOf(u.content) : '');
+  }
+
+  toolCall(u: ToolCallUpdate): void {
+    if (this.skipping || typeof u.toolCallId !== 'string') return;
+    const c = this.state.toolCalls.get(u.toolCallId);
+    if (!c || (c.name !== undefined && this.hidden.has(c.name))) return;
+    if (this.cur && !this.cur.calls.has(u.toolCallId) && this.cur.ran) this.flush();
+    const cur = (this.cur ??= { texts: new Map(), calls: new Map(), ran: false });
+    if (!cur.calls.has(u.toolCallId)) cur.calls.set(u.toolCallId, c);
+    // the engine announces every call of a response (pending) before running any of them, so a
+    // call first seen after one of them ran belongs to the model's next response
+    if (u.status !== undefined && u.status !== 'pending') cur.ran = true;
+  }
+
+  finish(): ConversationMessage[] {
+    this.flush();
+    return this.out;
+  }
+
+  /** Ends the assistant response being rebuilt: its message, then its calls' results. */
+  private flush(): void {
+    const cur = this.cur;
     if (!cur) return;
     const parts: AssistantPart[] = [];
     const text = [...cur.texts.values()].join('');
     if (text !== '') parts.push({ type: 'text', text });
     const results: ToolResult[] = [];
-    for (const id of cur.calls) {
-      const c = calls.get(id)!;
+    for (const [id, c] of cur.calls) {
       const toolCallId = modelCallId(id);
       const toolName = c.name ?? 'tool';
       parts.push({ type: 'tool_call', toolCallId, toolName, input: c.rawInput ?? {} });
-      results.push({ toolCallId, toolName, ...resultOf(c) });
+      results.push({ toolCallId, toolName, ...this.resultOf(c) });
     }
-    if (parts.length > 0) out.push({ role: 'assistant', content: parts });
-    if (results.length > 0) out.push({ role: 'tool', results });
-    cur = null;
-  };
+    if (parts.length > 0) this.out.push({ role: 'assistant', content: parts });
+    if (results.length > 0) this.out.push({ role: 'tool', results });
+    this.cur = null;
+  }
 
-  const resultOf = (c: ToolCallState): { output: string; isError?: boolean } => {
+  private resultOf(c: ToolCallState): { output: string; isError?: boolean } {
     const status = c.status;
-    const body = cap(callText(c, terminals), maxChars);
+    const body = cap(callText(c, this.state.terminals), this.maxChars);
     if (status === 'completed') return { output: body || 'Done.' };
     if (status === 'failed') return { output: body || 'The tool call failed.', isError: true };
     if (status === 'cancelled') return { output: `Cancelled by the user.${body ? `\n${body}` : ''}`, isError: true };
     return { output: `Not completed: the agent stopped before this tool call finished.${body ? `\n${body}` : ''}`, isError: true };
-  };
-
-  for (const u of history) {
-    switch (u.sessionUpdate) {
-      case 'user_message':
-      case 'user_message_chunk': {
-        const id = typeof u.messageId === 'string' ? u.messageId : undefined;
-        const blocks: AnyContentBlock[] = u.sessionUpdate === 'user_message_chunk'
-          ? [u.content]
-          : (Array.isArray(u.content) ? u.content : []);
-        const last = out[out.length - 1];
-        if (u.sessionUpdate === 'user_message_chunk' && id !== undefined && id === userId && !cur) {
-          // another chunk of the same prompt
-          if (!skipping && last?.role === 'user') last.content.push(...userParts(blocks));
-          break;
-        }
-        flush();
-        userId = id;
-        const slash = /^\/(\S+)/.exec(textOf(blocks).trim());
-        const effect = slash ? options.command?.(slash[1]) : undefined;
-        skipping = effect !== undefined;
-        if (effect === 'clear') out.length = 0;
-        if (!skipping) out.push(promptToUserMessage(blocks));
-        break;
-      }
-      case 'agent_message_chunk':
-      case 'agent_message': {
-        if (skipping) break;
-        const id = typeof u.messageId === 'string' ? u.messageId : '';
-        // text after tool calls is the model's next response (it had read their results)
-        if (cur && cur.calls.length > 0 && !cur.texts.has(id)) flush();
-        cur ??= { texts: new Map(), calls: [], ran: false };
-        if (u.sessionUpdate === 'agent_message_chunk') cur.texts.set(id, (cur.texts.get(id) ?? '') + textOf([u.content]));
-        else if (u.content !== undefined) cur.texts.set(id, Array.isArray(u.content) ? textOf(u.content) : '');
-        break;
-      }
-      case 'tool_call_update': {
-        if (skipping || typeof u.toolCallId !== 'string') break;
-        const c = calls.get(u.toolCallId);
-        if (!c || (c.name !== undefined && hidden.has(c.name))) break;
-        if (cur && !cur.calls.includes(u.toolCallId) && cur.ran) flush();
-        cur ??= { texts: new Map(), calls: [], ran: false };
-        if (!cur.calls.includes(u.toolCallId)) cur.calls.push(u.toolCallId);
-        // the engine announces every call of a response (pending) before running any of them, so a
-        // call first seen after one of them ran belongs to the model's next response
-        if (u.status !== undefined && u.status !== 'pending') cur.ran = true;
-        break;
-      }
-      default:
-        break;
-    }
   }
-  flush();
-  return out;
 }
 
 function userParts(blocks: readonly AnyContentBlock[]): UserPart[] {

@@ -66,7 +66,10 @@ class OutputBuffer {
 }
 
 async function runOnClient(session: AgentSession, command: string, o: CommandOptions, limit: number): Promise<CommandResult> {
-  const term: ClientTerminal = await session.clientServices.createTerminal!(
+  const services = session.clientServices;
+  // createCommandRunner picks this strategy only when the client services have createTerminal
+  if (!services.createTerminal) throw new Error('run_command: the client offers no terminal/create');
+  const term: ClientTerminal = await services.createTerminal(
     { command: SHELL, args: shellArgs(command), cwd: o.cwd, outputByteLimit: limit },
     { signal: o.signal },
   );
@@ -158,6 +161,9 @@ async function runLocal(session: AgentSession, command: string, o: CommandOption
     stdio: posix ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, TERM: process.env.TERM ?? 'dumb' },
   });
+  const { stdout, stderr } = child;
+  // not reached: both are 'pipe' above
+  if (!stdout || !stderr) throw new Error('run_command: the spawned shell has no stdout/stderr pipe');
   const fd3 = child.stdio[3];
   const lifeline = posix && fd3 instanceof Socket ? fd3 : null;
   lifeline?.on('error', () => undefined); // the watcher is gone with its group: nothing to tell
@@ -170,8 +176,8 @@ async function runLocal(session: AgentSession, command: string, o: CommandOption
       if (--pending === 0) lifeline.end('done\n');
     };
     child.once('exit', release);
-    child.stdout!.once('close', release);
-    child.stderr!.once('close', release);
+    stdout.once('close', release);
+    stderr.once('close', release);
   }
   let timedOut = false;
   let aborted = false;
@@ -184,8 +190,8 @@ async function runLocal(session: AgentSession, command: string, o: CommandOption
       sending = sending.then(() => o.send({ sessionUpdate: 'terminal_output_chunk', terminalId, data }));
     }
   };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  stdout.on('data', onData);
+  stderr.on('data', onData);
   let killTimer: NodeJS.Timeout | undefined;
   const stop = () => {
     killGroup(child.pid, 'SIGTERM');

@@ -199,7 +199,7 @@ export async function runCall(ctx: TurnContext, c: PendingCall): Promise<CallOut
       if (preview.length) await send({ sessionUpdate: 'tool_call_update', toolCallId: c.acpId, content: preview });
     }
     if (state.mode === 'ask' && tool.needsPermission(input, { session, sandbox })) {
-      const decision = await decidePermission(ctx, c, preview);
+      const decision = await decidePermission(ctx, c, tool, preview);
       if (!decision.run) {
         if (decision.cancelled) {
           await send({ sessionUpdate: 'tool_call_update', toolCallId: c.acpId, status: ctx.cancelledStatus });

@@ -162,8 +162,7 @@ async function turnLoop(turn: Turn, opts: EngineOptions, tokens: TurnTokenTally)
 
     // the tool calls, in order; a cancel gives the rest the cancelled status
     const results: ToolResult[] = [];
-    for (let i = 0; i < calls.length; i++) {
-      const c = calls[i];
+    for (const [i, c] of calls.entries()) {
       if (turn.signal.aborted) {
         results.push(...(await settleCalls(ctx, calls.slice(i), ctx.cancelledStatus, 'Cancelled by the user.')));
         history.push({ role: 'tool', results });

@@ -42,11 +42,13 @@ export function createWorkspaceFs(session: AgentSession, sandbox = new Sandbox(s
   const v1 = session.client.protocolVersion === 1;
   const caps = session.client.capabilities.fs;
   const svc = session.clientServices;
-  const clientRead = v1 && caps?.readTextFile === true && typeof svc.readTextFile === 'function';
-  const clientWrite = v1 && caps?.writeTextFile === true && typeof svc.writeTextFile === 'function';
+  const readViaClient = v1 && caps?.readTextFile === true && svc.readTextFile ? svc.readTextFile.bind(svc) : undefined;
+  const writeViaClient = v1 && caps?.writeTextFile === true && svc.writeTextFile ? svc.writeTextFile.bind(svc) : undefined;
+  const clientRead = readViaClient !== undefined;
+  const clientWrite = writeViaClient !== undefined;
 
   const readText = async (p: ResolvedPath, signal?: AbortSignal): Promise<string> => {
-    if (clientRead) return svc.readTextFile!(p.path, { signal });
+    if (readViaClient) return readViaClient(p.path, { signal });
     return readLocal(p);
   };
 
@@ -54,9 +56,9 @@ export function createWorkspaceFs(session: AgentSession, sandbox = new Sandbox(s
     viaClient: { read: clientRead, write: clientWrite },
     readText,
     async readTextIfExists(p, signal) {
-      if (!clientRead) return (await localExists(p.real)) ? readLocal(p) : null;
+      if (!readViaClient) return (await localExists(p.real)) ? readLocal(p) : null;
       try {
-        return await svc.readTextFile!(p.path, { signal });
+        return await readViaClient(p.path, { signal });
       } catch (e) {
         // clients report a missing file as an error; tell "missing" from real failures by the disk
         if (!(await localExists(p.real))) return null;
@@ -64,7 +66,7 @@ export function createWorkspaceFs(session: AgentSession, sandbox = new Sandbox(s
       }
     },
     async writeText(p, content, signal) {
-      if (clientWrite) return svc.writeTextFile!(p.path, content, { signal });
+      if (writeViaClient) return writeViaClient(p.path, content, { signal });
       await sandbox.writeFile(p, content);
     },
   };

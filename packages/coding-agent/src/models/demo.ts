@@ -42,6 +42,13 @@ type Action =
 
 const unquote = (s: string) => s.trim().replace(/^(["'`])([\s\S]*)\1$/, '$2');
 
+/** Group `i` of a match where that group is not optional (so it took part: a miss is a bug in the pattern). */
+function group(m: RegExpMatchArray, i: number): string {
+  const g = m[i];
+  if (g === undefined) throw new Error(`demo model: group ${i} of ${String(m[0])} did not take part in the match`);
+  return g;
+}
+
 /** Parses one request sentence. Exported for the docs/tests of the demo grammar. */
 export function parseDemoRequest(text: string): Action | { refuse: string } | null {
   const t = text.trim().replace(/[.!]+$/, '');
@@ -56,18 +63,18 @@ export function parseDemoRequest(text: string): Action | { refuse: string } | nu
         input = m[3]; // not JSON: the tool call fails with an input error the user sees
       }
     }
-    return { tool: mcpToolName(m[1], m[2]), input, intent: `call \`${m[2]}\` of the MCP server \`${m[1]}\`` };
+    return { tool: mcpToolName(group(m, 1), group(m, 2)), input, intent: `call \`${group(m, 2)}\` of the MCP server \`${group(m, 1)}\`` };
   }
   if ((m = t.match(/^(?:please\s+)?(?:create|write|make)\s+(?:a\s+)?(?:new\s+)?(?:file\s+)?(\S+)\s+(?:containing|with(?:\s+content)?|saying)\s+([\s\S]+)$/i))) {
-    const path = unquote(m[1]);
-    return { tool: 'write_file', input: { path, content: unquote(m[2]) + '\n' }, intent: `create \`${path}\`` };
+    const path = unquote(group(m, 1));
+    return { tool: 'write_file', input: { path, content: unquote(group(m, 2)) + '\n' }, intent: `create \`${path}\`` };
   }
   if ((m = t.match(/^(?:please\s+)?edit\s+(\S+)\s+(?:and\s+)?replace\s+([\s\S]+?)\s+with\s+([\s\S]+)$/i))) {
-    const path = unquote(m[1]);
-    return { tool: 'edit_file', input: { path, old_string: unquote(m[2]), new_string: unquote(m[3]) }, intent: `edit \`${path}\`` };
+    const path = unquote(group(m, 1));
+    return { tool: 'edit_file', input: { path, old_string: unquote(group(m, 2)), new_string: unquote(group(m, 3)) }, intent: `edit \`${path}\`` };
   }
   if ((m = t.match(/^(?:please\s+)?(?:read|show|cat|open)\s+(?:me\s+)?(?:the\s+)?(?:file\s+)?(\S+)$/i))) {
-    const path = unquote(m[1]);
+    const path = unquote(group(m, 1));
     return { tool: 'read_file', input: { path }, intent: `read \`${path}\`` };
   }
   if ((m = t.match(/^(?:please\s+)?(?:list|ls)(?:\s+(?:all\s+)?(?:the\s+)?files)?(?:\s+in\s+(\S+))?(?:\s+matching\s+(\S+))?$/i))) {
@@ -77,12 +84,12 @@ export function parseDemoRequest(text: string): Action | { refuse: string } | nu
     return { tool: 'list_files', input, intent: `list the files${input.path ? ` in \`${input.path}\`` : ''}` };
   }
   if ((m = t.match(/^(?:please\s+)?(?:search|grep|find)\s+(?:for\s+)?(.+?)(?:\s+in\s+(\S+))?$/i))) {
-    const input: { pattern: string; path?: string } = { pattern: unquote(m[1]) };
+    const input: { pattern: string; path?: string } = { pattern: unquote(group(m, 1)) };
     if (m[2]) input.path = unquote(m[2]);
     return { tool: 'search_text', input, intent: `search for \`${input.pattern}\`` };
   }
   if ((m = t.match(/^(?:please\s+)?(?:run|execute|exec)\s+([\s\S]+)$/i))) {
-    const command = unquote(m[1]);
+    const command = unquote(group(m, 1));
     return { tool: 'run_command', input: { command }, intent: `run \`${command}\`` };
   }
   return null;
@@ -148,7 +155,7 @@ function summarize(call: Extract<AssistantPart, { type: 'tool_call' }>, r: ToolR
       return hits === 0 ? r.output : `I found ${hits} match${hits === 1 ? '' : 'es'}; the first is \`${r.output.split('\n')[0]}\`.`;
     }
     case 'run_command': {
-      const first = r.output.split('\n')[0];
+      const [first = ''] = r.output.split('\n'); // split gives at least one element
       return `The command finished (${first.replace(/^Command /, '').replace(/\.$/, '')}).`;
     }
     default:

@@ -77,13 +77,13 @@ export const searchTextTool: Tool<SearchTextInput> = {
       const buf = await ctx.sandbox.readFile({ path: abs, real: f.path }, MAX_FILE_BYTES).catch(() => null);
       if (!buf || buf.includes(0)) continue; // unreadable, too large or binary
       const textLines = buf.toString('utf8').split('\n');
-      for (let n = 0; n < textLines.length; n++) {
-        if (!re.test(textLines[n])) continue;
+      for (const [n, text] of textLines.entries()) {
+        if (!re.test(text)) continue;
         if (lines.length >= limit) {
           more = true;
           break outer;
         }
-        const l = textLines[n].length > 300 ? textLines[n].slice(0, 300) + '…' : textLines[n];
+        const l = text.length > 300 ? text.slice(0, 300) + '…' : text;
         lines.push(`${shown}:${n + 1}: ${l}`);
         if (locations.length < 50) locations.push({ path: abs, line: n + 1 });
       }

@@ -14,7 +14,7 @@ export function globToRegExp(glob: string): RegExp {
   let re = '';
   let depth = 0;
   for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
+    const c = glob.charAt(i);
     if (c === '*') {
       if (glob[i + 1] === '*') {
         i++;
@@ -64,9 +64,10 @@ export async function* walkFiles(
   list: (dir: string) => Promise<Dirent[]> = (dir) => readdir(dir, { withFileTypes: true }),
 ): AsyncGenerator<WalkEntry> {
   const stack: string[] = [root];
-  while (stack.length) {
+  for (;;) {
     if (signal?.aborted) return;
-    const dir = stack.pop()!;
+    const dir = stack.pop();
+    if (dir === undefined) return;
     let entries;
     try {
       entries = await list(dir);
@@ -83,6 +84,7 @@ export async function* walkFiles(
         yield { path: abs, rel: relative(root, abs).split(sep).join('/') };
       }
     }
-    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]);
+    // the first subdirectory on top: the walk stays in sorted order
+    stack.push(...subdirs.reverse());
   }
 }

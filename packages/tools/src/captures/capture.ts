@@ -189,8 +189,10 @@ export class CaptureWriter {
     const out = this.buf;
     let o = this.used;
     out[o++] = 34;
+    // an indexed loop: for-of over a Buffer is several times slower on this hot path
     for (let i = 0; i < bytes.length; i++) {
-      const c = bytes[i]!;
+      const c = bytes[i];
+      if (c === undefined) break; // not reached: i < length
       if (c === 34 || c === 92) {
         out[o++] = 92;
         out[o++] = c;
@@ -219,7 +221,7 @@ export class CaptureWriter {
     this.corked = false;
     const used = this.used;
     this.used = 0;
-    if (used > 0 && this.fd !== undefined) this.bytes(this.buf, used);
+    if (used > 0 && this.fd !== undefined) writeAll(this.fd, this.buf, used);
     // a burst of huge lines must not pin a huge buffer for the rest of the session
     if (this.buf.length > 4 * 1024 * 1024) this.buf = Buffer.allocUnsafe(64 * 1024);
   }
@@ -249,7 +251,7 @@ export class CaptureWriter {
   private text(text: string): void {
     if (this.fd === undefined) return;
     if (!this.corked) {
-      this.bytes(Buffer.from(text, 'utf8'), -1);
+      writeAll(this.fd, Buffer.from(text, 'utf8'), -1);
       return;
     }
     // UTF-8 needs at most 3 bytes per UTF-16 unit: reserve that, so one write() call encodes it
@@ -261,13 +263,13 @@ export class CaptureWriter {
     }
     this.used += this.buf.write(text, this.used, 'utf8');
   }
+}
 
-  /** Writes the first `length` bytes of `buf` (all when -1) synchronously, to the end. */
-  private bytes(buf: Buffer, length: number): void {
-    const end = length < 0 ? buf.length : length;
-    let off = 0;
-    while (off < end) off += writeSync(this.fd!, buf, off, end - off);
-  }
+/** Writes the first `length` bytes of `buf` (all when -1) to `fd` synchronously, to the end. */
+function writeAll(fd: number, buf: Buffer, length: number): void {
+  const end = length < 0 ? buf.length : length;
+  let off = 0;
+  while (off < end) off += writeSync(fd, buf, off, end - off);
 }
 
 /**
@@ -313,100 +315,139 @@ export class CaptureFormatError extends Error {
  * line is skipped and listed in {@link CaptureReader.skipped}.
  */
 export function openCapture(path: string): CaptureReader {
-  let header: CaptureHeader | undefined;
-  const metas: CaptureMeta[] = [];
-  const skipped: Array<{ line: number; reason: string }> = [];
-  async function* frames(): AsyncGenerator<CaptureFrame> {
-    const rl = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const r = new CaptureFileReader(path);
+  return {
+    [Symbol.asyncIterator]: () => r.frames(),
+    header: () => r.header,
+    metas: () => r.metas,
+    skipped: () => r.skipped,
+  };
+}
+
+/**
+ * What the first line that is not empty says the file is: NDJSON (acp-kit capture, a header first),
+ * a Rust conductor trace (its first frame read already), one JSON document on that line (frames to
+ * yield), or the start of a pretty-printed JSON document (collected to the end, then read whole).
+ */
+type CaptureStart =
+  | { kind: 'ndjson' }
+  | { kind: 'conductor'; trace: ConductorTrace; first: unknown }
+  | { kind: 'whole'; frames: Iterable<CaptureFrame> }
+  | { kind: 'document' };
+
+/** One reading of a capture file (see {@link openCapture}): the frames, and what was learnt on the way. */
+class CaptureFileReader {
+  header: CaptureHeader | undefined;
+  readonly metas: CaptureMeta[] = [];
+  readonly skipped: Array<{ line: number; reason: string }> = [];
+
+  constructor(private readonly path: string) {}
+
+  async *frames(): AsyncGenerator<CaptureFrame> {
+    const rl = createInterface({ input: createReadStream(this.path, { encoding: 'utf8' }), crlfDelay: Infinity });
     let lineNo = 0;
-    let first: string | undefined;
+    let start: CaptureStart | undefined;
+    // a pretty-printed JSON document: its lines, and the line it starts on
     const rest: string[] = [];
-    let devtools = false;
     let firstLine = 1;
-    let conductor: ConductorTrace | undefined;
     try {
       for await (const line of rl) {
         lineNo++;
-        if (first === undefined) {
+        if (start === undefined) {
           if (line.trim() === '') continue;
-          first = line;
-          // an acp-devtools export is one (possibly pretty-printed) JSON document, not NDJSON
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(line);
-          } catch {
-            devtools = line.trimStart().startsWith('{');
-            if (devtools) {
-              firstLine = lineNo;
-              rest.push(line);
-              continue;
-            }
-            throw new CaptureFormatError(`${path}: line 1 is not JSON; expected an acp-kit capture (NDJSON), an acp-devtools export or a Rust conductor trace (.jsons)`);
-          }
-          if (isCaptureJsonExport(parsed)) {
-            yield* mapJsonExport(parsed, line, lineNo);
+          start = this.start(line, lineNo);
+          if (start.kind === 'whole') {
+            yield* start.frames;
             return;
           }
-          if (isDevtoolsExport(parsed)) {
-            yield* mapDevtools(parsed, line, lineNo);
-            return;
-          }
-          if (isConductorEvent(parsed)) {
-            conductor = new ConductorTrace(path);
-            header = conductor.header;
-            const f = conductor.frame(parsed, lineNo, skipped);
+          if (start.kind === 'document') {
+            firstLine = lineNo;
+            rest.push(line);
+          } else if (start.kind === 'conductor') {
+            const f = start.trace.frame(start.first, lineNo, this.skipped);
             if (f) yield f;
-            continue;
           }
-          if (!isObj(parsed) || parsed.type !== 'header' || parsed.format !== 'acp-kit-capture') throw new CaptureFormatError(`${path}: line 1 is not a capture header (expected {"type":"header","format":"acp-kit-capture",…}, a Rust conductor trace event {"type":"request","ts":…} or an acp-devtools export)`);
-          header = headerFrom(parsed);
           continue;
         }
-        if (devtools) {
-          rest.push(line);
-          continue;
-        }
-        if (line === '') continue;
-        let e: unknown;
-        try {
-          e = JSON.parse(line);
-        } catch {
-          skipped.push({ line: lineNo, reason: 'not JSON (torn line)' });
-          continue;
-        }
-        if (conductor) {
-          const f = conductor.frame(e, lineNo, skipped);
+        if (start.kind === 'document') rest.push(line);
+        else if (line !== '') {
+          const f = this.frameLine(line, lineNo, start.kind === 'conductor' ? start.trace : undefined);
           if (f) yield f;
-          continue;
         }
-        const meta = isObj(e) && e.type === 'meta' ? metaFrom(e) : undefined;
-        const f = meta || !isObj(e) ? undefined : frameFrom(e);
-        if (meta) metas.push(meta);
-        else if (f) yield f;
-        else skipped.push({ line: lineNo, reason: 'not a frame' });
       }
-      if (devtools) {
-        let parsed: unknown;
-        const text = rest.join('\n');
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          throw new CaptureFormatError(`${path}: not JSON; expected an acp-kit capture (NDJSON) or an acp-devtools export`);
-        }
-        if (isCaptureJsonExport(parsed)) {
-          yield* mapJsonExport(parsed, text, firstLine);
-          return;
-        }
-        if (!isDevtoolsExport(parsed)) throw new CaptureFormatError(`${path}: JSON document without a messages array; expected an acp-devtools export {version, session, messages:[…]}`);
-        yield* mapDevtools(parsed, text, firstLine);
-      }
+      if (start?.kind === 'document') yield* this.document(rest.join('\n'), firstLine);
     } finally {
       rl.close();
     }
   }
-  function* mapJsonExport(doc: CaptureJsonExport, text: string, firstLine: number): Generator<CaptureFrame> {
-    if (doc.header) header = headerFrom(doc.header);
-    for (const m of doc.metas) if (isObj(m) && m.type === 'meta') metas.push(metaFrom(m));
+
+  /** Reads the first line that is not empty (line 1 in messages: what comes before it is blank). */
+  private start(line: string, lineNo: number): CaptureStart {
+    const path = this.path;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      // an acp-devtools export is one (possibly pretty-printed) JSON document, not NDJSON
+      if (line.trimStart().startsWith('{')) return { kind: 'document' };
+      throw new CaptureFormatError(`${path}: line 1 is not JSON; expected an acp-kit capture (NDJSON), an acp-devtools export or a Rust conductor trace (.jsons)`);
+    }
+    if (isCaptureJsonExport(parsed) || isDevtoolsExport(parsed)) return { kind: 'whole', frames: this.wholeDocument(parsed, line, lineNo) };
+    if (isConductorEvent(parsed)) {
+      const trace = new ConductorTrace(path);
+      this.header = trace.header;
+      return { kind: 'conductor', trace, first: parsed };
+    }
+    if (!isObj(parsed) || parsed.type !== 'header' || parsed.format !== 'acp-kit-capture') throw new CaptureFormatError(`${path}: line 1 is not a capture header (expected {"type":"header","format":"acp-kit-capture",…}, a Rust conductor trace event {"type":"request","ts":…} or an acp-devtools export)`);
+    this.header = headerFrom(parsed);
+    return { kind: 'ndjson' };
+  }
+
+  /** One NDJSON line after the header: a frame, a meta line, or a skipped line. */
+  private frameLine(line: string, lineNo: number, conductor: ConductorTrace | undefined): CaptureFrame | undefined {
+    let e: unknown;
+    try {
+      e = JSON.parse(line);
+    } catch {
+      this.skipped.push({ line: lineNo, reason: 'not JSON (torn line)' });
+      return undefined;
+    }
+    if (conductor) return conductor.frame(e, lineNo, this.skipped);
+    const meta = isObj(e) && e.type === 'meta' ? metaFrom(e) : undefined;
+    if (meta) {
+      this.metas.push(meta);
+      return undefined;
+    }
+    const f = isObj(e) ? frameFrom(e) : undefined;
+    if (!f) this.skipped.push({ line: lineNo, reason: 'not a frame' });
+    return f;
+  }
+
+  /** A JSON document read whole on one line: a `captures export --format json` or an acp-devtools export. */
+  private *wholeDocument(parsed: CaptureJsonExport | DevtoolsExport, line: string, lineNo: number): Generator<CaptureFrame> {
+    if (isCaptureJsonExport(parsed)) yield* this.mapJsonExport(parsed, line, lineNo);
+    else yield* this.mapDevtools(parsed, line, lineNo);
+  }
+
+  /** A pretty-printed JSON document, collected from its first line to the end of the file. */
+  private *document(text: string, firstLine: number): Generator<CaptureFrame> {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new CaptureFormatError(`${this.path}: not JSON; expected an acp-kit capture (NDJSON) or an acp-devtools export`);
+    }
+    if (isCaptureJsonExport(parsed)) {
+      yield* this.mapJsonExport(parsed, text, firstLine);
+      return;
+    }
+    if (!isDevtoolsExport(parsed)) throw new CaptureFormatError(`${this.path}: JSON document without a messages array; expected an acp-devtools export {version, session, messages:[…]}`);
+    yield* this.mapDevtools(parsed, text, firstLine);
+  }
+
+  private *mapJsonExport(doc: CaptureJsonExport, text: string, firstLine: number): Generator<CaptureFrame> {
+    if (doc.header) this.header = headerFrom(doc.header);
+    for (const m of doc.metas) if (isObj(m) && m.type === 'meta') this.metas.push(metaFrom(m));
     let lines: number[] | undefined;
     for (const [i, e] of doc.frames.entries()) {
       const f = isObj(e) ? frameFrom(e) : undefined;
@@ -414,20 +455,15 @@ export function openCapture(path: string): CaptureReader {
       else {
         // located only when needed: a clean export is not scanned twice
         lines ??= topLevelArrayLines(text, firstLine, 'frames');
-        skipped.push({ line: lines[i] ?? firstLine, reason: `frames[${i}] is not a frame` });
+        this.skipped.push({ line: lines[i] ?? firstLine, reason: `frames[${i}] is not a frame` });
       }
     }
   }
-  function* mapDevtools(doc: DevtoolsExport, text: string, firstLine: number): Generator<CaptureFrame> {
-    header = devtoolsHeader(doc);
-    yield* devtoolsFrames(doc, header, devtoolsMessageLines(text, firstLine), skipped, decodeFrame);
+
+  private *mapDevtools(doc: DevtoolsExport, text: string, firstLine: number): Generator<CaptureFrame> {
+    this.header = devtoolsHeader(doc);
+    yield* devtoolsFrames(doc, this.header, devtoolsMessageLines(text, firstLine), this.skipped, decodeFrame);
   }
-  return {
-    [Symbol.asyncIterator]: () => frames(),
-    header: () => header,
-    metas: () => metas,
-    skipped: () => skipped,
-  };
 }
 
 /**

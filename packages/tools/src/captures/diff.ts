@@ -108,6 +108,16 @@ interface Prepared {
   latencies: Map<string, { method: string; dir: FrameDirection; values: number[] }>;
 }
 
+/**
+ * `xs[i]` for an index the diff computed itself (from the arrays' own lengths): a miss is a bug in
+ * the alignment, said as such, not an `undefined` travelling on.
+ */
+function nth<T>(xs: readonly T[], i: number): T {
+  const x = xs[i];
+  if (x === undefined) throw new RangeError(`diff: index ${i} outside the ${xs.length} items it was computed from`);
+  return x;
+}
+
 function parse(raw: string): unknown {
   try {
     return JSON.parse(raw);
@@ -124,8 +134,7 @@ function prepare(frames: readonly CaptureFrame[], intern: Map<string, number>): 
   let clientCaps: unknown;
   let agentCaps: unknown;
   const latencies = new Map<string, { method: string; dir: FrameDirection; values: number[] }>();
-  for (let i = 0; i < frames.length; i++) {
-    const f = frames[i]!;
+  for (const [i, f] of frames.entries()) {
     let method = f.method;
     if (f.kind === 'response' || f.kind === 'error') {
       const answered = pairer.push(f);
@@ -177,19 +186,11 @@ function lcsOps(ka: number[], kb: number[], timeoutMs: number): { ops: Op[]; ali
   const mb = kb.slice(pre, kb.length - suf);
   let alignment: CaptureDiff['alignment'] = 'lcs';
   if (ma.length > 0 || mb.length > 0) {
-    let changes: Array<{ value: number[]; added?: boolean; removed?: boolean }> | undefined = ma.length > 0 && mb.length > 0 ? diffArrays(ma, mb, { timeout: timeoutMs }) : [{ value: ma.length ? ma : mb, removed: ma.length > 0, added: mb.length > 0 }];
-    if (!changes) {
-      alignment = 'runs';
-      // runs are few (a streamed turn is one run), so they get a budget of their own
-      changes = runsDiff(ma, mb, Math.max(timeoutMs, 1000));
-    }
-    if (!changes) {
-      alignment = 'none';
-      changes = [{ value: ma, removed: true }, { value: mb, added: true }];
-    }
+    const middle = middleChanges(ma, mb, timeoutMs);
+    alignment = middle.alignment;
     let ia = pre;
     let ib = pre;
-    for (const c of changes!) {
+    for (const c of middle.changes) {
       const count = c.value.length;
       if (c.added) for (let j = 0; j < count; j++) ops.push({ type: 'added', b: ib++ });
       else if (c.removed) for (let j = 0; j < count; j++) ops.push({ type: 'removed', a: ia++ });
@@ -198,6 +199,19 @@ function lcsOps(ka: number[], kb: number[], timeoutMs: number): { ops: Op[]; ali
   }
   for (let i = suf; i > 0; i--) ops.push({ type: 'same', a: ka.length - i, b: kb.length - i });
   return { ops, alignment };
+}
+
+type Change = { value: number[]; added?: boolean; removed?: boolean };
+
+/** The changes between two non-empty-together key lists: exact in time, else over runs, else positional. */
+function middleChanges(ma: number[], mb: number[], timeoutMs: number): { changes: Change[]; alignment: CaptureDiff['alignment'] } {
+  if (ma.length === 0 || mb.length === 0) return { changes: [{ value: ma.length ? ma : mb, removed: ma.length > 0, added: mb.length > 0 }], alignment: 'lcs' };
+  const exact = diffArrays(ma, mb, { timeout: timeoutMs });
+  if (exact) return { changes: exact, alignment: 'lcs' };
+  // runs are few (a streamed turn is one run), so they get a budget of their own
+  const runs = runsDiff(ma, mb, Math.max(timeoutMs, 1000));
+  if (runs) return { changes: runs, alignment: 'runs' };
+  return { changes: [{ value: ma, removed: true }, { value: mb, added: true }], alignment: 'none' };
 }
 
 const WORST: ReadonlyArray<CaptureDiff['alignment']> = ['lcs', 'runs', 'none'];
@@ -216,12 +230,13 @@ function alignByDirection(a: readonly CaptureFrame[], b: readonly CaptureFrame[]
   for (const dir of ['editor->agent', 'agent->editor'] as const) {
     const ia = indicesOf(a, dir);
     const ib = indicesOf(b, dir);
-    const r = lcsOps(ia.map((i) => ka[i]!), ib.map((i) => kb[i]!), timeoutMs);
+    const r = lcsOps(ia.map((i) => nth(ka, i)), ib.map((i) => nth(kb, i)), timeoutMs);
     if (WORST.indexOf(r.alignment) > WORST.indexOf(alignment)) alignment = r.alignment;
     for (const op of r.ops) {
       if (op.type !== 'same') continue;
-      pairOfA.set(ia[op.a]!, ib[op.b]!);
-      pairedB.add(ib[op.b]!);
+      const j = nth(ib, op.b);
+      pairOfA.set(nth(ia, op.a), j);
+      pairedB.add(j);
     }
   }
   // capture order of A; B's unpaired frames go where they stand relative to B's paired ones
@@ -245,7 +260,7 @@ function alignByDirection(a: readonly CaptureFrame[], b: readonly CaptureFrame[]
 
 function indicesOf(frames: readonly CaptureFrame[], dir: FrameDirection): number[] {
   const out: number[] = [];
-  for (let i = 0; i < frames.length; i++) if (frames[i]!.dir === dir) out.push(i);
+  for (const [i, f] of frames.entries()) if (f.dir === dir) out.push(i);
   return out;
 }
 
@@ -279,11 +294,11 @@ function runsDiff(ma: number[], mb: number[], timeoutMs: number): Array<{ value:
       ib += n;
     } else {
       // a common run: pair as many frames as both have, the rest is only on one side
-      for (let j = 0; j < c.value.length; j++) {
+      for (const run of c.value) {
         let la = 0;
         let lb = 0;
-        while (ia + la < ma.length && ma[ia + la] === c.value[j]!.key && (la === 0 || ma[ia + la - 1] === ma[ia + la])) la++;
-        while (ib + lb < mb.length && mb[ib + lb] === c.value[j]!.key && (lb === 0 || mb[ib + lb - 1] === mb[ib + lb])) lb++;
+        while (ia + la < ma.length && ma[ia + la] === run.key && (la === 0 || ma[ia + la - 1] === ma[ia + la])) la++;
+        while (ib + lb < mb.length && mb[ib + lb] === run.key && (lb === 0 || mb[ib + lb - 1] === mb[ib + lb])) lb++;
         const both = Math.min(la, lb);
         out.push({ value: take(ma, ia, both), added: false, removed: false });
         if (la > both) out.push({ value: take(ma, ia + both, la - both), added: false, removed: true });
@@ -354,7 +369,7 @@ function compareValues(a: unknown, b: unknown, path: string, out: FieldDifferenc
 }
 
 function ref(p: Prepared, i: number): DiffFrameRef {
-  const f = p.frames[i]!;
+  const f = nth(p.frames, i);
   const r: DiffFrameRef = { seq: f.seq, t: f.t, dir: f.dir, kind: f.kind };
   const m = p.methods[i];
   if (m !== undefined) r.method = m;
@@ -375,7 +390,30 @@ export function diffCaptures(a: readonly CaptureFrame[], b: readonly CaptureFram
   const pa = prepare(a, intern);
   const pb = prepare(b, intern);
   const { ops, alignment } = alignByDirection(a, b, pa.keys, pb.keys, options.timeoutMs ?? 2000);
-  const maxEntries = options.maxEntries ?? 1000;
+  const { differences, truncated, summary } = collectDifferences(ops, pa, pb, options.maxEntries ?? 1000);
+  const capabilities: FieldDifference[] = [];
+  compareValues(pa.clientCaps ?? null, pb.clientCaps ?? null, 'client', capabilities, undefined);
+  compareValues(pa.agentCaps ?? null, pb.agentCaps ?? null, 'agent', capabilities, undefined);
+  const versionsEqual = pa.version.offered === pb.version.offered && pa.version.negotiated === pb.version.negotiated;
+  return {
+    equal: summary.changed === 0 && summary.removed === 0 && summary.added === 0 && versionsEqual && capabilities.length === 0,
+    alignment,
+    a: { frames: a.length, version: pa.version },
+    b: { frames: b.length, version: pb.version },
+    versionsEqual,
+    capabilities,
+    summary,
+    differences,
+    truncated,
+    latency: latencyDeltas(pa, pb),
+  };
+}
+
+/**
+ * Walks the alignment: aligned frames compared field by field, frames on one side only grouped in
+ * runs of the same key. At most `maxEntries` entries listed; the summary counts all.
+ */
+function collectDifferences(ops: readonly Op[], pa: Prepared, pb: Prepared, maxEntries: number): Pick<CaptureDiff, 'differences' | 'truncated' | 'summary'> {
   const ids = new IdCorrespondence();
   const differences: DiffEntry[] = [];
   let truncated = 0;
@@ -396,25 +434,11 @@ export function diffCaptures(a: readonly CaptureFrame[], b: readonly CaptureFram
     if (op.type === 'same') {
       flush();
       summary.aligned++;
-      const fa = a[op.a]!;
-      const fb = b[op.b]!;
+      const fa = nth(pa.frames, op.a);
+      const fb = nth(pb.frames, op.b);
       lastA = fa.seq;
       lastB = fb.seq;
-      const fields: FieldDifference[] = [];
-      const ma = fa.kind === 'invalid' ? undefined : parse(fa.raw);
-      const mb = fb.kind === 'invalid' ? undefined : parse(fb.raw);
-      if (!isObj(ma) || !isObj(mb)) {
-        if (fa.raw !== fb.raw) fields.push({ path: '(line)', a: fa.raw, b: fb.raw });
-      } else {
-        // the JSON-RPC id: requests pair by (direction, id); answers use their request's pairing
-        const { id: ida, ...restA } = ma;
-        const { id: idb, ...restB } = mb;
-        const reqDirA = fa.kind === 'request' ? fa.dir : oppositeDirection(fa.dir);
-        if ('id' in ma || 'id' in mb) {
-          if (!ids.match(`id:${reqDirA}`, ida ?? null, idb ?? null)) fields.push({ path: 'id', a: ida, b: idb });
-        }
-        compareValues(restA, restB, '', fields, ids);
-      }
+      const fields = compareFrames(fa, fb, ids);
       if (fields.length > 0) {
         summary.changed++;
         const e: DiffEntry = { type: 'changed', a: ref(pa, op.a), b: ref(pb, op.b), fields: fields.slice(0, MAX_FIELDS) };
@@ -426,7 +450,7 @@ export function diffCaptures(a: readonly CaptureFrame[], b: readonly CaptureFram
     const side = op.type === 'removed' ? pa : pb;
     const i = op.type === 'removed' ? op.a : op.b;
     summary[op.type]++;
-    const key = side.keys[i]!;
+    const key = nth(side.keys, i);
     if (run && run.type === op.type && runKey === key) {
       run.count++;
       run.last = ref(side, i);
@@ -437,38 +461,47 @@ export function diffCaptures(a: readonly CaptureFrame[], b: readonly CaptureFram
     }
   }
   flush();
+  return { differences, truncated, summary };
+}
 
-  const capabilities: FieldDifference[] = [];
-  compareValues(pa.clientCaps ?? null, pb.clientCaps ?? null, 'client', capabilities, undefined);
-  compareValues(pa.agentCaps ?? null, pb.agentCaps ?? null, 'agent', capabilities, undefined);
-  const versionsEqual = pa.version.offered === pb.version.offered && pa.version.negotiated === pb.version.negotiated;
+/** The fields in which two aligned frames differ (the whole line when either is not a JSON object). */
+function compareFrames(fa: CaptureFrame, fb: CaptureFrame, ids: IdCorrespondence): FieldDifference[] {
+  const fields: FieldDifference[] = [];
+  const ma = fa.kind === 'invalid' ? undefined : parse(fa.raw);
+  const mb = fb.kind === 'invalid' ? undefined : parse(fb.raw);
+  if (!isObj(ma) || !isObj(mb)) {
+    if (fa.raw !== fb.raw) fields.push({ path: '(line)', a: fa.raw, b: fb.raw });
+    return fields;
+  }
+  // the JSON-RPC id: requests pair by (direction, id); answers use their request's pairing
+  const { id: ida, ...restA } = ma;
+  const { id: idb, ...restB } = mb;
+  const reqDirA = fa.kind === 'request' ? fa.dir : oppositeDirection(fa.dir);
+  if ('id' in ma || 'id' in mb) {
+    if (!ids.match(`id:${reqDirA}`, ida ?? null, idb ?? null)) fields.push({ path: 'id', a: ida, b: idb });
+  }
+  compareValues(restA, restB, '', fields, ids);
+  return fields;
+}
 
+/** p50 latency per method and direction in A and B, sorted by method. */
+function latencyDeltas(pa: Prepared, pb: Prepared): MethodLatencyDelta[] {
   const latency: MethodLatencyDelta[] = [];
   for (const key of new Set([...pa.latencies.keys(), ...pb.latencies.keys()])) {
     const la = pa.latencies.get(key);
     const lb = pb.latencies.get(key);
+    const either = la ?? lb;
+    if (!either) continue; // not reached: the key came from one of the two maps
     const sa = la ? summarizeLatencies(la.values) : undefined;
     const sb = lb ? summarizeLatencies(lb.values) : undefined;
     latency.push({
-      method: (la ?? lb)!.method,
-      dir: (la ?? lb)!.dir,
+      method: either.method,
+      dir: either.dir,
       a: sa ? { count: sa.count, p50: sa.p50 } : null,
       b: sb ? { count: sb.count, p50: sb.p50 } : null,
       deltaP50Ms: sa && sb ? Math.round((sb.p50 - sa.p50) * 1000) / 1000 : null,
     });
   }
   latency.sort((x, y) => (x.method === y.method ? x.dir.localeCompare(y.dir) : x.method < y.method ? -1 : 1));
-
-  return {
-    equal: summary.changed === 0 && summary.removed === 0 && summary.added === 0 && versionsEqual && capabilities.length === 0,
-    alignment,
-    a: { frames: a.length, version: pa.version },
-    b: { frames: b.length, version: pb.version },
-    versionsEqual,
-    capabilities,
-    summary,
-    differences,
-    truncated,
-    latency,
-  };
+  return latency;
 }

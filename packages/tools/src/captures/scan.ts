@@ -119,7 +119,7 @@ function skipValue(raw: string, i: number): number {
     return -1;
   }
   let j = i;
-  while (j < raw.length && /[-+.\w]/.test(raw[j]!)) j++;
+  while (j < raw.length && /[-+.\w]/.test(raw.charAt(j))) j++;
   return j === i ? -1 : j;
 }
 

@@ -144,7 +144,8 @@ export class CaptureValidator {
       }
     }
     this.pending.clear();
-    return out.sort((a, b) => a.seqs[0]! - b.seqs[0]!);
+    // every violation here names its request frame first; one without frames would sort first
+    return out.sort((a, b) => (a.seqs[0] ?? 0) - (b.seqs[0] ?? 0));
   }
 
   private schema(frame: CaptureFrame, message: string): Violation {

@@ -52,7 +52,8 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
     child.stdout.pipe(editorOut, { end: false });
   } else {
     const recorder = options.recorder;
-    const validator = options.onViolation ? new CaptureValidator() : undefined;
+    const onViolation = options.onViolation;
+    const validator = onViolation ? new CaptureValidator() : undefined;
     const stamp = frameStamper(recorder);
     let initId: unknown;
     let initSeen = false;
@@ -73,7 +74,7 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
           }
         }
       }
-      if (validator) for (const v of validator.push(frame, d.message)) options.onViolation!(v);
+      if (validator && onViolation) for (const v of validator.push(frame, d.message)) onViolation(v);
     };
     const onOversize = (dir: FrameDirection, head: Buffer, bytes: number): void => {
       log(`${dir}: a line of ${bytes} bytes (over ${options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES}) was forwarded unchanged and recorded truncated`);
@@ -86,10 +87,10 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
     const sink = { line: onLine, oversize: onOversize };
     forwardLines(editorIn, child.stdin, 'editor->agent', sink, true, batch, options.maxLineBytes);
     forwardLines(child.stdout, editorOut, 'agent->editor', sink, false, batch, options.maxLineBytes);
-    if (validator) {
+    if (validator && onViolation) {
       void exited.then(async () => {
         await stdoutEnded;
-        for (const v of validator.finish()) options.onViolation!(v);
+        for (const v of validator.finish()) onViolation(v);
       });
     }
   }

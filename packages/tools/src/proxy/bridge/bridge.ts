@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { codecFor } from '@acp-kit/protocol';
 import { AcpError, ErrorCode } from '@acp-kit/protocol';
 import { Methods, type InitializeRequest } from '@acp-kit/protocol';
-import { spawnAgent } from '@acp-kit/protocol/rpc';
+import { spawnAgent, type AgentProcess } from '@acp-kit/protocol/rpc';
 import type { PeerOptions } from '@acp-kit/protocol/rpc';
 import { messageToText } from '@acp-kit/protocol/internal';
 import { StreamTransport } from '@acp-kit/protocol/rpc';
@@ -44,137 +44,194 @@ export interface BridgeHandle extends ProxyHandle {
   readonly route: Promise<BridgeRoute>;
 }
 
+/** Where the bridge is: waiting for `initialize`, forwarding unchanged, or translating through its relays. */
+type BridgeState =
+  | { kind: 'init' }
+  | { kind: 'forward' }
+  | { kind: 'translate'; editorRelay: RelayTransport; agentRelay: RelayTransport; translator: Translator };
+
+/**
+ * The bridge's capture: both legs, the editor's (what the editor sent and got, in its version) and
+ * the agent's (what the agent sent and got, in its version); each leg has its own validator.
+ */
+class BridgeRecording {
+  private readonly stamp: ReturnType<typeof frameStamper>;
+  private readonly validators: Record<CaptureSide, CaptureValidator> | undefined;
+
+  constructor(
+    recorder: BridgeOptions['recorder'],
+    private readonly onViolation: BridgeOptions['onViolation'],
+  ) {
+    this.stamp = frameStamper(recorder);
+    this.validators = onViolation ? { editor: new CaptureValidator(), agent: new CaptureValidator() } : undefined;
+  }
+
+  line(side: CaptureSide, dir: FrameDirection, line: string): void {
+    // validation needs the message; recording only kind/method/id, which a light scan finds without
+    // parsing the line a second time (the transport parsed it already)
+    const d = this.validators ? decodeFrame(line) : (scanFrame(line) ?? decodeFrame(line));
+    const frame = this.stamp(dir, line, d, side);
+    if (this.validators && this.onViolation) for (const v of this.validators[side].push(frame, d.message)) this.onViolation({ ...v, side });
+  }
+
+  /** A message on the editor's leg (`raw` when it was a line that is not JSON). */
+  editor(dir: FrameDirection, message: unknown, raw?: string): void {
+    this.line('editor', dir, raw ?? messageToText(sendable(message)));
+  }
+
+  /** Reports what the validators find only at the end (requests never answered, …). */
+  finish(): void {
+    if (!this.validators || !this.onViolation) return;
+    for (const side of SIDES) for (const v of this.validators[side].finish()) this.onViolation({ ...v, side });
+  }
+}
+
 /**
  * The v1<->v2 bridge: an editor speaking one ACP version and an agent speaking the other,
  * translated through the neutral model (see {@link Translator}). The agent runs in its own process
  * group and never outlives the bridge.
  */
 export function startBridge(options: BridgeOptions): BridgeHandle {
-  const log = options.log ?? (() => undefined);
-  const agentStderr = options.agentStderr ?? process.stderr;
-  const agent = spawnAgent(options.command, [...(options.args ?? [])], {
-    cwd: options.cwd,
-    env: options.env ?? process.env,
-    onStderr: (text) => agentStderr.write(text),
-  });
-  const editorIn = options.editorIn ?? process.stdin;
-  const editorOut = options.editorOut ?? process.stdout;
-  editorOut.on('error', (e) => log(`editor stdout: ${e.message}`));
-  const editorT = new StreamTransport(editorIn, editorOut, { endOnClose: false });
-
-  // the capture holds both legs: the editor's (what the editor sent and got, in its version) and
-  // the agent's (what the agent sent and got, in its version); each leg has its own validator
-  const validators = options.onViolation ? { editor: new CaptureValidator(), agent: new CaptureValidator() } : undefined;
-  const stamp = frameStamper(options.recorder);
-  const recordLine = (side: CaptureSide, dir: FrameDirection, line: string): void => {
-    // validation needs the message; recording only kind/method/id, which a light scan finds without
-    // parsing the line a second time (the transport parsed it already)
-    const d = validators ? decodeFrame(line) : (scanFrame(line) ?? decodeFrame(line));
-    const frame = stamp(dir, line, d, side);
-    if (validators) for (const v of validators[side].push(frame, d.message)) options.onViolation!({ ...v, side });
+  const bridge = new Bridge(options);
+  const done = bridge.finish();
+  void done.then(() => bridge.settleRoute({ kind: 'forward', version: 0 }));
+  return {
+    pid: bridge.agent.process.pid,
+    done,
+    route: bridge.route,
+    stop: async () => {
+      await bridge.agent.kill();
+      return done;
+    },
   };
-  const record = (dir: FrameDirection, message: unknown, raw?: string): void => recordLine('editor', dir, raw ?? messageToText(sendable(message)));
-  const recording = options.recorder !== undefined || validators !== undefined;
-  const toEditor = (m: unknown): void => {
+}
+
+/** One running bridge: the two transports, the `initialize` negotiation, then forwarding or translating. */
+class Bridge {
+  readonly agent: AgentProcess;
+  readonly route: Promise<BridgeRoute>;
+  private readonly log: (line: string) => void;
+  private readonly editorT: StreamTransport;
+  private readonly rec: BridgeRecording | undefined;
+  private readonly editorTap: BridgeTap;
+  private readonly agentTap: BridgeTap;
+  private state: BridgeState = { kind: 'init' };
+  private readonly heldFromEditor: unknown[] = [];
+  private readonly heldFromAgent: unknown[] = [];
+  private awaiting: { id: unknown; resolve(m: Obj): void } | undefined;
+  private negotiating = false;
+  private initAttempt = 0;
+  private editorClosed: CloseInfo | undefined;
+  private agentClosed: CloseInfo | undefined;
+  private resolveRoute: (r: BridgeRoute) => void = () => undefined;
+
+  constructor(private readonly options: BridgeOptions) {
+    const log = (this.log = options.log ?? (() => undefined));
+    const agentStderr = options.agentStderr ?? process.stderr;
+    this.agent = spawnAgent(options.command, [...(options.args ?? [])], { cwd: options.cwd, env: options.env ?? process.env, onStderr: (text) => agentStderr.write(text) });
+    const editorOut = options.editorOut ?? process.stdout;
+    editorOut.on('error', (e) => log(`editor stdout: ${e.message}`));
+    this.editorT = new StreamTransport(options.editorIn ?? process.stdin, editorOut, { endOnClose: false });
+    this.rec = options.recorder !== undefined || options.onViolation !== undefined ? new BridgeRecording(options.recorder, options.onViolation) : undefined;
+    this.editorTap = options.tap?.editor;
+    this.agentTap = options.tap?.agent;
+    this.route = new Promise<BridgeRoute>((r) => (this.resolveRoute = r));
+    const rec = this.rec;
+    // the agent leg's raw lines, byte-exact (also those that are not JSON), before the transport parses them
+    if (rec) splitRawLines(this.agent.process.stdout, (line) => rec.line('agent', 'agent->editor', line));
+    this.editorT.start({
+      onMessage: (m) => this.onEditorMessage(m),
+      onInvalidLine: (info) => {
+        rec?.editor('editor->agent', undefined, info.line);
+        log(`editor sent a line that is not JSON: ${info.error.message}`);
+        if (this.state.kind === 'translate') this.state.editorRelay.invalidLine(info);
+      },
+      onClose: (info) => this.onEditorClose(info),
+    });
+    this.agent.transport.start({
+      onMessage: (m) => this.onAgentMessage(m),
+      onInvalidLine: (info) => log(`agent wrote a line that is not JSON (not forwarded): ${info.line}`),
+      onClose: (info) => {
+        this.agentClosed = info;
+        if (this.state.kind === 'translate') this.state.agentRelay.end(info);
+        this.awaiting?.resolve({ error: { code: ErrorCode.InternalError, message: `the agent ended before answering initialize: ${info.reason}` } });
+        this.awaiting = undefined;
+      },
+    });
+  }
+
+  settleRoute(r: BridgeRoute): void {
+    this.resolveRoute(r);
+  }
+
+  private toEditor(m: unknown): void {
     const out = sendable(m);
-    editorT.send(out);
-    options.tap?.editor?.sent?.(out);
-    if (recording) record('agent->editor', m);
-  };
+    this.editorT.send(out);
+    this.editorTap?.sent?.(out);
+    this.rec?.editor('agent->editor', m);
+  }
 
-  let mode: 'init' | 'forward' | 'translate' = 'init';
-  const heldFromEditor: unknown[] = [];
-  const heldFromAgent: unknown[] = [];
-  let editorRelay: RelayTransport | undefined;
-  let agentRelay: RelayTransport | undefined;
-  let translator: Translator | undefined;
-  let awaiting: { id: unknown; resolve(m: Obj): void } | undefined;
-  let negotiating = false;
-  let resolveRoute!: (r: BridgeRoute) => void;
-  const route = new Promise<BridgeRoute>((r) => (resolveRoute = r));
-  const agentTap = options.tap?.agent;
-  const editorTap = options.tap?.editor;
-  const sendAgent = (m: unknown): void => {
+  private sendAgent(m: unknown): void {
     const out = sendable(m);
-    agent.transport.send(out);
-    agentTap?.sent?.(out);
-    if (recording) recordLine('agent', 'editor->agent', messageToText(out));
-  };
-  // the agent leg's raw lines, byte-exact (also those that are not JSON), before the transport parses them
-  if (recording) splitRawLines(agent.process.stdout, (line) => recordLine('agent', 'agent->editor', line));
+    this.agent.transport.send(out);
+    this.agentTap?.sent?.(out);
+    this.rec?.line('agent', 'editor->agent', messageToText(out));
+  }
 
-  let editorClosed: CloseInfo | undefined;
-  let agentClosed: CloseInfo | undefined;
+  private onEditorMessage(m: unknown): void {
+    this.rec?.editor('editor->agent', m);
+    if (this.state.kind === 'forward') {
+      this.editorTap?.received?.(m);
+      this.sendAgent(m);
+    } else if (this.state.kind === 'translate') this.state.editorRelay.deliver(m);
+    else if (!this.negotiating && isRequest(m, Methods.initialize)) {
+      this.editorTap?.received?.(m);
+      this.negotiating = true;
+      void this.negotiate(m).finally(() => (this.negotiating = false));
+    } else this.heldFromEditor.push(m);
+  }
 
-  editorT.start({
-    onMessage: (m) => {
-      if (recording) record('editor->agent', m);
-      if (mode === 'forward') {
-        editorTap?.received?.(m);
-        sendAgent(m);
-      } else if (mode === 'translate') editorRelay!.deliver(m);
-      else if (!negotiating && isRequest(m, Methods.initialize)) {
-        editorTap?.received?.(m);
-        negotiating = true;
-        void negotiate(m).finally(() => (negotiating = false));
-      } else heldFromEditor.push(m);
-    },
-    onInvalidLine: (info) => {
-      if (recording) record('editor->agent', undefined, info.line);
-      log(`editor sent a line that is not JSON: ${info.error.message}`);
-      if (mode === 'translate') editorRelay!.invalidLine(info);
-    },
-    onClose: (info) => {
-      editorClosed = info;
-      editorRelay?.end(info);
-      // the agent gets EOF and a bounded time to finish, as with a direct connection
-      try {
-        agent.process.stdin?.end();
-      } catch {
-        /* already closed */
-      }
-      killAfterEditorClosed(agent.exited, () => agent.kill(), log, options.exitTimeoutMs);
-    },
-  });
-  agent.transport.start({
-    onMessage: (m) => {
-      if (mode === 'forward') {
-        agentTap?.received?.(m);
-        toEditor(m);
-      } else if (mode === 'translate') agentRelay!.deliver(m);
-      else if (awaiting && isResponse(m, awaiting.id)) {
-        agentTap?.received?.(m);
-        const a = awaiting;
-        awaiting = undefined;
-        a.resolve(m);
-      } else heldFromAgent.push(m);
-    },
-    onInvalidLine: (info) => {
-      log(`agent wrote a line that is not JSON (not forwarded): ${info.line}`);
-    },
-    onClose: (info) => {
-      agentClosed = info;
-      agentRelay?.end(info);
-      awaiting?.resolve({ error: { code: ErrorCode.InternalError, message: `the agent ended before answering initialize: ${info.reason}` } });
-      awaiting = undefined;
-    },
-  });
+  private onEditorClose(info: CloseInfo): void {
+    this.editorClosed = info;
+    if (this.state.kind === 'translate') this.state.editorRelay.end(info);
+    // the agent gets EOF and a bounded time to finish, as with a direct connection
+    try {
+      this.agent.process.stdin?.end();
+    } catch {
+      /* already closed */
+    }
+    killAfterEditorClosed(this.agent.exited, () => this.agent.kill(), this.log, this.options.exitTimeoutMs);
+  }
+
+  private onAgentMessage(m: unknown): void {
+    if (this.state.kind === 'forward') {
+      this.agentTap?.received?.(m);
+      this.toEditor(m);
+    } else if (this.state.kind === 'translate') this.state.agentRelay.deliver(m);
+    else if (this.awaiting && isResponse(m, this.awaiting.id)) {
+      this.agentTap?.received?.(m);
+      const a = this.awaiting;
+      this.awaiting = undefined;
+      a.resolve(m);
+    } else this.heldFromAgent.push(m);
+  }
 
   /** Sends `initialize` to the agent with `id` and waits for its answer. */
-  const ask = (id: unknown, params: unknown): Promise<Obj> =>
-    new Promise<Obj>((resolve) => {
-      if (agentClosed) {
-        resolve({ error: { code: ErrorCode.InternalError, message: `the agent ended before answering initialize: ${agentClosed.reason}` } });
+  private ask(id: unknown, params: unknown): Promise<Obj> {
+    return new Promise<Obj>((resolve) => {
+      if (this.agentClosed) {
+        resolve({ error: { code: ErrorCode.InternalError, message: `the agent ended before answering initialize: ${this.agentClosed.reason}` } });
         return;
       }
-      awaiting = { id, resolve };
-      sendAgent({ jsonrpc: '2.0', id, method: Methods.initialize, params });
+      this.awaiting = { id, resolve };
+      this.sendAgent({ jsonrpc: '2.0', id, method: Methods.initialize, params });
     });
+  }
 
-  let initAttempt = 0;
-  const negotiate = async (req: Obj): Promise<void> => {
+  /** Answers the editor's `initialize` from the agent's, and chooses the route. */
+  private async negotiate(req: Obj): Promise<void> {
     const requested = at(req.params, 'protocolVersion');
-    const editorVersion: 1 | 2 = options.mode === 'auto' ? (typeof requested === 'number' && requested >= 2 ? 2 : 1) : options.mode;
+    const editorVersion: 1 | 2 = this.options.mode === 'auto' ? (typeof requested === 'number' && requested >= 2 ? 2 : 1) : this.options.mode;
     const other: 1 | 2 = editorVersion === 1 ? 2 : 1;
     const E = codecFor(editorVersion);
     let editorInit: InitializeRequest;
@@ -182,117 +239,119 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
       editorInit = E.decodeParams(Methods.initialize, req.params);
     } catch (e) {
       const err = e instanceof AcpError ? e : new AcpError(ErrorCode.InvalidParams, AcpError.from(e).message);
-      toEditor({ jsonrpc: '2.0', id: req.id, error: err.toJSON() });
+      this.toEditor({ jsonrpc: '2.0', id: req.id, error: err.toJSON() });
       return;
     }
     const shaped = (v: 1 | 2): unknown => (v === editorVersion ? req.params : Translator.agentInitParams(codecFor(v), editorInit));
-    let offered: 1 | 2 = options.mode === 'auto' ? editorVersion : other;
-    // the first attempt keeps the editor's id: a forwarded connection stays byte-for-byte the editor's
-    const idFor = (): unknown => (initAttempt++ === 0 ? req.id : `acp-kit-bridge-initialize-${initAttempt}`);
-    let answer = await ask(idFor(), shaped(offered));
-    for (let tries = 0; tries < 2; tries++) {
-      if (answer.error !== undefined) {
-        // an agent that cannot speak the offered version and says so (-32022 {supported})
-        const supported = at(answer.error, 'data', 'supported');
-        const alt = offered === 1 ? 2 : 1;
-        if (at(answer.error, 'code') === ErrorCode.UnsupportedVersion && Array.isArray(supported) && supported.includes(alt) && tries === 0) {
-          offered = alt;
-          answer = await ask(idFor(), shaped(offered));
-          continue;
-        }
-        break;
-      }
-      const answered = at(answer.result, 'protocolVersion');
-      if ((answered === 1 || answered === 2) && answered !== offered && tries === 0) {
-        // the agent picked the other version: ask again in that version's shape (initialize may be
-        // repeated before any other request), so it reads the capabilities meant for it
-        offered = answered;
-        answer = await ask(idFor(), shaped(offered));
-        continue;
-      }
-      break;
-    }
+    const { answer, offered } = await this.askAgent(req.id, this.options.mode === 'auto' ? editorVersion : other, shaped);
     const answered = at(answer.result, 'protocolVersion');
-    if (answer.error !== undefined || answered !== other || answered !== offered) {
-      // errors, the editor's own version and versions the bridge does not know pass through unchanged
-      mode = answer.error !== undefined ? 'init' : 'forward';
-      toEditor({ ...answer, jsonrpc: '2.0', id: req.id });
-      if (mode === 'forward') {
-        if (typeof answered === 'number') options.recorder?.meta({ protocolVersion: answered, agentProtocolVersion: answered });
-        log(`agent speaks ACP v${String(answered)}: forwarding unchanged`);
-        resolveRoute({ kind: 'forward', version: typeof answered === 'number' ? answered : 0 });
-        flushHeld();
-      }
-      return;
+    if (answer.error !== undefined || answered !== other || answered !== offered) this.passAnswer(req, answer);
+    else this.translate(req, answer, editorInit, editorVersion, other);
+  }
+
+  /**
+   * Offers the agent `offered` and, once, the other version when the agent asks for it (an error
+   * -32022 with `supported`, or an answer in the other version). The agent's last answer.
+   */
+  private async askAgent(editorId: unknown, first: 1 | 2, shaped: (v: 1 | 2) => unknown): Promise<{ answer: Obj; offered: 1 | 2 }> {
+    // the first attempt keeps the editor's id: a forwarded connection stays byte-for-byte the editor's
+    const idFor = (): unknown => (this.initAttempt++ === 0 ? editorId : `acp-kit-bridge-initialize-${this.initAttempt}`);
+    let offered = first;
+    const answer = await this.ask(idFor(), shaped(offered));
+    let next: 1 | 2 | undefined;
+    if (answer.error !== undefined) {
+      // an agent that cannot speak the offered version and says so (-32022 {supported})
+      const supported = at(answer.error, 'data', 'supported');
+      const alt = offered === 1 ? 2 : 1;
+      if (at(answer.error, 'code') === ErrorCode.UnsupportedVersion && Array.isArray(supported) && supported.includes(alt)) next = alt;
+    } else {
+      const answered = at(answer.result, 'protocolVersion');
+      // the agent picked the other version: ask again in that version's shape (initialize may be
+      // repeated before any other request), so it reads the capabilities meant for it
+      if ((answered === 1 || answered === 2) && answered !== offered) next = answered;
     }
-    const agentVersion: 1 | 2 = other;
+    if (next === undefined) return { answer, offered };
+    offered = next;
+    return { answer: await this.ask(idFor(), shaped(offered)), offered };
+  }
+
+  /** Errors, the editor's own version and versions the bridge does not know pass through unchanged. */
+  private passAnswer(req: Obj, answer: Obj): void {
+    const answered = at(answer.result, 'protocolVersion');
+    this.state = answer.error !== undefined ? { kind: 'init' } : { kind: 'forward' };
+    this.toEditor({ ...answer, jsonrpc: '2.0', id: req.id });
+    if (this.state.kind !== 'forward') return;
+    if (typeof answered === 'number') this.options.recorder?.meta({ protocolVersion: answered, agentProtocolVersion: answered });
+    this.log(`agent speaks ACP v${String(answered)}: forwarding unchanged`);
+    this.resolveRoute({ kind: 'forward', version: typeof answered === 'number' ? answered : 0 });
+    this.flushHeld();
+  }
+
+  /** The agent answered the other version: from now on every message goes through the translator. */
+  private translate(req: Obj, answer: Obj, editorInit: InitializeRequest, editorVersion: 1 | 2, agentVersion: 1 | 2): void {
+    const E = codecFor(editorVersion);
     const A = codecFor(agentVersion);
     let agentInit;
     try {
       agentInit = A.decodeResult(Methods.initialize, answer.result);
     } catch (e) {
-      toEditor({ jsonrpc: '2.0', id: req.id, error: { code: ErrorCode.InternalError, message: `the agent's initialize answer is not valid ACP v${answered}: ${AcpError.from(e).message}` } });
+      this.toEditor({ jsonrpc: '2.0', id: req.id, error: { code: ErrorCode.InternalError, message: `the agent's initialize answer is not valid ACP v${agentVersion}: ${AcpError.from(e).message}` } });
       return;
     }
-    log(`editor speaks ACP v${editorVersion}, agent v${answered}: translating`);
-    editorRelay = new RelayTransport(editorT, recording ? (m) => record('agent->editor', m) : undefined);
-    agentRelay = new RelayTransport(agent.transport, recording ? (m) => recordLine('agent', 'editor->agent', messageToText(m)) : undefined);
-    translator = new Translator(editorRelay, agentRelay, {
+    this.log(`editor speaks ACP v${editorVersion}, agent v${agentVersion}: translating`);
+    const rec = this.rec;
+    const editorRelay = new RelayTransport(this.editorT, rec ? (m) => rec.editor('agent->editor', m) : undefined);
+    const agentRelay = new RelayTransport(this.agent.transport, rec ? (m) => rec.line('agent', 'editor->agent', messageToText(m)) : undefined);
+    const translator = new Translator(editorRelay, agentRelay, {
       editorCodec: E,
       agentCodec: A,
       editorCapabilities: editorInit.clientCapabilities ?? {},
       agentInit,
-      fileSystem: options.fileSystem,
-      log,
-      editorTap,
-      agentTap,
+      fileSystem: this.options.fileSystem,
+      log: this.log,
+      editorTap: this.editorTap,
+      agentTap: this.agentTap,
     });
-    mode = 'translate';
-    toEditor({ jsonrpc: '2.0', id: req.id, result: Translator.editorInitResult(E, agentInit) });
-    options.recorder?.meta({ protocolVersion: editorVersion, agentProtocolVersion: agentVersion });
-    resolveRoute({ kind: 'translate', editorVersion, agentVersion });
-    if (editorClosed) editorRelay.end(editorClosed);
-    if (agentClosed) agentRelay.end(agentClosed);
-    flushHeld();
-  };
+    this.state = { kind: 'translate', editorRelay, agentRelay, translator };
+    this.toEditor({ jsonrpc: '2.0', id: req.id, result: Translator.editorInitResult(E, agentInit) });
+    this.options.recorder?.meta({ protocolVersion: editorVersion, agentProtocolVersion: agentVersion });
+    this.resolveRoute({ kind: 'translate', editorVersion, agentVersion });
+    if (this.editorClosed) editorRelay.end(this.editorClosed);
+    if (this.agentClosed) agentRelay.end(this.agentClosed);
+    this.flushHeld();
+  }
 
-  const flushHeld = (): void => {
-    for (const m of heldFromAgent.splice(0)) {
-      if (mode === 'forward') toEditor(m);
-      else agentRelay!.deliver(m);
+  /** What either side sent while `initialize` was being negotiated, now on the chosen route. */
+  private flushHeld(): void {
+    const state = this.state;
+    for (const m of this.heldFromAgent.splice(0)) {
+      if (state.kind === 'translate') state.agentRelay.deliver(m);
+      else this.toEditor(m);
     }
-    for (const m of heldFromEditor.splice(0)) {
-      if (mode === 'forward') sendAgent(m);
-      else editorRelay!.deliver(m);
+    for (const m of this.heldFromEditor.splice(0)) {
+      if (state.kind === 'translate') state.editorRelay.deliver(m);
+      else this.sendAgent(m);
     }
-  };
+  }
 
-  const done = (async (): Promise<ProxyResult> => {
-    const r = await agent.exited;
+  /** Settles when the agent has exited and everything it said reached the editor. */
+  async finish(): Promise<ProxyResult> {
+    const r = await this.agent.exited;
     // answers to what was pending (errors, since the agent is gone) reach the editor first
     await new Promise((res) => setImmediate(res));
-    await translator?.dispose();
-    await editorT.flush();
-    if (validators) for (const side of SIDES) for (const v of validators[side].finish()) options.onViolation!({ ...v, side });
-    editorT.close({ reason: 'the agent exited' });
-    await agent.kill(); // leftovers of the group never outlive us
-    if (r.exitCode === null && r.signal === null) return { exitCode: 1, agentExitCode: null, agentSignal: null, error: new Error(agentClosed?.reason ?? 'the agent could not be started') };
-    log(describeExit(r));
-    options.recorder?.meta({ exitCode: r.exitCode, signal: r.signal });
+    if (this.state.kind === 'translate') await this.state.translator.dispose();
+    await this.editorT.flush();
+    this.rec?.finish();
+    this.editorT.close({ reason: 'the agent exited' });
+    await this.agent.kill(); // leftovers of the group never outlive us
+    if (r.exitCode === null && r.signal === null) return { exitCode: 1, agentExitCode: null, agentSignal: null, error: new Error(this.agentClosed?.reason ?? 'the agent could not be started') };
+    this.log(describeExit(r));
+    this.options.recorder?.meta({ exitCode: r.exitCode, signal: r.signal });
     return proxyResult(r);
-  })();
-  void done.then(() => resolveRoute({ kind: 'forward', version: 0 }));
-
-  return {
-    pid: agent.process.pid,
-    done,
-    route,
-    stop: async () => {
-      await agent.kill();
-      return done;
-    },
-  };
+  }
 }
+
+type BridgeTap = PeerOptions['tap'] | undefined;
 
 function isRequest(m: unknown, method: string): m is Obj {
   return isObj(m) && m.method === method && m.id !== undefined;

@@ -92,11 +92,11 @@ export class ValueMap {
   }
 
   private mapPath(p: string): string {
-    let best: string | undefined;
-    for (const root of this.roots.keys()) {
-      if ((p === root || p.startsWith(root + '/')) && (best === undefined || root.length > best.length)) best = root;
+    let best: [recorded: string, live: string] | undefined;
+    for (const [root, live] of this.roots) {
+      if ((p === root || p.startsWith(root + '/')) && (best === undefined || root.length > best[0].length)) best = [root, live];
     }
-    return best === undefined ? p : this.roots.get(best)! + p.slice(best.length);
+    return best === undefined ? p : best[1] + p.slice(best[0].length);
   }
 }
 

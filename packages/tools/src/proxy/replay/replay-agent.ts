@@ -4,7 +4,7 @@ import { decodeFrame, type DecodedFrame, type FrameId } from '../../captures/cap
 import { key, RequestIdMap, ValueMap } from './id-map.js';
 import { LineQueue, writeLine } from './lines.js';
 import { ReplaySchedule } from './schedule.js';
-import { describeFrame, type ReplayScript } from './script.js';
+import { describeFrame, type ReplayScript, type ScriptFrame } from './script.js';
 
 /**
  * JSON-RPC error code replay answers a live request with when it is not the one the recording
@@ -102,7 +102,7 @@ class AgentPlayback {
     this.frames = options.script.frames;
     this.live = new LineQueue(options.input ?? process.stdin);
     this.schedule = new ReplaySchedule(this.frames);
-    this.lastT = this.frames.length > 0 ? this.frames[0]!.t : 0;
+    this.lastT = this.frames[0]?.t ?? 0;
     // stays attached: a late EPIPE from a client that went away must not crash the process
     this.output.on('error', (e: Error) => {
       this.outputGone = true;
@@ -128,13 +128,21 @@ class AgentPlayback {
       else await this.onCall(m);
     }
     const completed = this.schedule.finished;
-    if (!completed) {
-      const f = this.schedule.firstPending() ?? this.frames[this.frames.length - 1]!;
+    // an empty recording is finished at once: there is always a frame here
+    const f = completed ? undefined : (this.schedule.firstPending() ?? this.frames[this.frames.length - 1]);
+    if (f) {
       const expected = describeFrame(f);
       const left = this.frames.length - this.frames.indexOf(f);
       this.diverge(f.seq, expected, closed ? 'connection closed' : 'client output closed', `replay: the client closed the connection at frame ${f.seq} (expected ${f.dir === 'editor->agent' ? 'the client to send' : 'to send'} ${expected}); ${left} recorded frame(s) from there not played`);
     }
     return { completed, divergences: this.divergences, framesSent: this.framesSent };
+  }
+
+  /** The recorded frame at `i`, an index the schedule gave (a miss is a bug in the schedule, said as such). */
+  private frame(i: number): ScriptFrame {
+    const f = this.frames[i];
+    if (!f) throw new RangeError(`replay: frame index ${i} outside the ${this.frames.length} recorded frames`);
+    return f;
   }
 
   private diverge(seq: number, expected: string, got: string, message: string): void {
@@ -168,9 +176,10 @@ class AgentPlayback {
 
   /** The recorded agent frame `i`, under the live ids, as the line to write (undefined: skip it). */
   private liveLine(i: number): string | undefined {
-    const f = this.frames[i]!;
-    if (f.kind === 'invalid') return f.raw; // what the recorded agent wrote, garbage included
-    let msg = f.message!;
+    const f = this.frame(i);
+    let msg = f.message;
+    // what the recorded agent wrote, garbage included (every other kind has its message)
+    if (f.kind === 'invalid' || msg === undefined) return f.raw;
     if (f.kind === 'response' || f.kind === 'error') {
       const r = this.schedule.requestIndexOf(i);
       const liveId = r === undefined ? undefined : this.editorIds.get(r);
@@ -180,8 +189,9 @@ class AgentPlayback {
       }
       if (liveId !== f.id) msg = { ...msg, id: liveId };
     } else if (f.kind === 'request') {
-      const id = this.agentIds.open(f.id!);
-      this.recordedIdOf.set(key(id), f.id!);
+      const recordedId = f.id ?? null;
+      const id = this.agentIds.open(recordedId);
+      this.recordedIdOf.set(key(id), recordedId);
       if (id !== f.id) msg = { ...msg, id };
     }
     const mapped = this.values.apply(msg);
@@ -191,7 +201,7 @@ class AgentPlayback {
   /** Plays every agent frame that is due, in recorded order, with the recorded gaps. */
   private async playDue(): Promise<void> {
     for (let i = this.schedule.nextPlayable(); i !== undefined && !this.outputGone; i = this.schedule.nextPlayable()) {
-      const f = this.frames[i]!;
+      const f = this.frame(i);
       await this.pause((f.t - this.lastT) / this.speed);
       this.lastT = Math.max(this.lastT, f.t);
       const line = this.liveLine(i);
@@ -210,15 +220,15 @@ class AgentPlayback {
       const f = this.schedule.nextExpectedCall();
       if (!f) {
         const message = `replay: the recording has ended (${this.frames.length} frames), got ${m.d.method}`;
-        this.diverge(this.frames.length > 0 ? this.frames[this.frames.length - 1]!.seq : 0, 'nothing (end of recording)', describeFrame(m.d), message);
+        this.diverge(this.frames[this.frames.length - 1]?.seq ?? 0, 'nothing (end of recording)', describeFrame(m.d), message);
         return this.refuse(m, message, { expected: null, frame: null });
       }
       const message = `replay: expected ${f.method} at frame ${f.seq}, got ${m.d.method}`;
       this.diverge(f.seq, describeFrame(f), describeFrame(m.d), message);
       return this.refuse(m, message, { expected: f.method, frame: f.seq });
     }
-    const f = this.frames[i]!;
-    this.values.learn(f.message!.params, at(m.d.message, 'params'));
+    const f = this.frame(i);
+    this.values.learn(f.message?.params, at(m.d.message, 'params'));
     if (kind === 'request') this.editorIds.set(i, m.d.id ?? null);
     this.lastT = Math.max(this.lastT, f.t);
     this.schedule.clientDid(i);
@@ -234,9 +244,9 @@ class AgentPlayback {
     }
     this.recordedIdOf.delete(key(m.d.id));
     this.agentIds.close(m.d.id ?? null);
-    const f = this.frames[i]!;
+    const f = this.frame(i);
     if (m.d.kind !== f.kind) this.log(`note: frame ${f.seq}: the client answered #${String(m.d.id)} with ${m.d.kind === 'error' ? 'an error' : 'a result'}, the recording has ${f.kind === 'error' ? 'an error' : 'a result'}; replay goes on as recorded`);
-    else if (f.kind === 'response') this.values.learn(f.message!.result, at(m.d.message, 'result'));
+    else if (f.kind === 'response') this.values.learn(f.message?.result, at(m.d.message, 'result'));
     this.lastT = Math.max(this.lastT, f.t);
     this.schedule.clientDid(i);
   }

@@ -57,8 +57,8 @@ export class ReplaySchedule {
    */
   matchCall(kind: 'request' | 'notification', method: string): number | undefined {
     for (let i = this.firstOpen; i < this.frames.length; i++) {
-      const f = this.frames[i]!;
-      if (!this.clientDone[i] && f.kind === kind && f.method === method) return i;
+      const f = this.frames[i];
+      if (f && !this.clientDone[i] && f.kind === kind && f.method === method) return i;
     }
     return undefined;
   }
@@ -66,8 +66,8 @@ export class ReplaySchedule {
   /** The first client request or notification the recording still expects (for mismatch messages). */
   nextExpectedCall(): ScriptFrame | undefined {
     for (let i = this.firstOpen; i < this.frames.length; i++) {
-      const f = this.frames[i]!;
-      if (!this.clientDone[i] && (f.kind === 'request' || f.kind === 'notification')) return f;
+      const f = this.frames[i];
+      if (f && !this.clientDone[i] && (f.kind === 'request' || f.kind === 'notification')) return f;
     }
     return undefined;
   }
@@ -118,7 +118,7 @@ export class ReplaySchedule {
     while (this.firstOpen < n && this.clientDone[this.firstOpen]) this.firstOpen++;
     while (this.firstUnplayed < n && this.agentDone[this.firstUnplayed]) this.firstUnplayed++;
     let j = Math.max(this.firstOpenNonRequest, this.firstOpen);
-    while (j < n && (this.clientDone[j] || this.frames[j]!.kind === 'request')) j++;
+    while (j < n && (this.clientDone[j] || this.frames[j]?.kind === 'request')) j++;
     this.firstOpenNonRequest = j;
   }
 }
