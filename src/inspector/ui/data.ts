@@ -1,4 +1,5 @@
 import type { RowTuple } from './api.js';
+import { RowStore } from './row-store.js';
 
 /** Pixel height of one timeline row (the list is virtualised on it). */
 export const ROW_H = 24;
@@ -8,25 +9,24 @@ export const KINDS = ['request', 'notification', 'response', 'error', 'invalid']
 
 /** One line of the timeline: a frame, or a run of chunk frames collapsed into one. */
 export interface DisplayRow {
-  /** index into rows of the first frame */
+  /** index into the rows of the first frame */
   first: number;
   /** indexes of every frame of the row (one unless collapsed) */
-  members: number[];
+  members: Int32Array<ArrayBuffer>;
 }
 
 /** The frames of one source as the page holds them. */
 export interface Data {
   /** string table and rows grow in place; `version` tells memos they changed */
   strings: string[];
-  rows: RowTuple[];
+  store: RowStore;
   finished: boolean;
   /** every frame so far is validated and decoded (the session view can be asked for) */
   analysisComplete: boolean;
-  index: Map<number, number>;
   version: number;
 }
 
-export const emptyData = (): Data => ({ strings: [], rows: [], finished: false, analysisComplete: false, index: new Map(), version: 0 });
+export const emptyData = (): Data => ({ strings: [], store: new RowStore(), finished: false, analysisComplete: false, version: 0 });
 
 /** A `rows` event of the server's stream (src/inspector/server.ts). */
 export interface RowsEvent {

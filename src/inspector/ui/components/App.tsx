@@ -49,9 +49,9 @@ export function App() {
           </div>
           <div class="tabpanel">
             {sourceId && tab === 'session' ? <SessionPane sourceId={sourceId} data={data} selected={selected} onSelect={select} /> : null}
-            {sourceId && tab === 'latency' ? <LatencyPane sourceId={sourceId} version={data.version + data.rows.length} onSelect={select} /> : null}
+            {sourceId && tab === 'latency' ? <LatencyPane sourceId={sourceId} version={data.version + data.store.length} onSelect={select} /> : null}
           </div>
-          {sourceId && focusSeq !== undefined ? <FrameDetailPane sourceId={sourceId} seq={focusSeq} onSelect={select} rowVersion={data.rows[data.index.get(focusSeq) ?? -1]} /> : <div class="detail muted">Select a frame.</div>}
+          {sourceId && focusSeq !== undefined ? <FrameDetailPane sourceId={sourceId} seq={focusSeq} onSelect={select} rowVersion={data.store.signature(data.store.indexOf(focusSeq) ?? -1)} /> : <div class="detail muted">Select a frame.</div>}
         </section>
       </main>
     </div>

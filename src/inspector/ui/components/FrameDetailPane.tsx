@@ -4,7 +4,7 @@ import { fmtMs, fmtT } from '../format.js';
 import { Tree } from './Tree.js';
 
 /** Raw JSON + tree, with schema marks and violations. */
-export function FrameDetailPane(props: { sourceId: string; seq: number; onSelect: (seqs: number[], focus?: number) => void; rowVersion: unknown }) {
+export function FrameDetailPane(props: { sourceId: string; seq: number; onSelect: (seqs: number[], focus?: number) => void; rowVersion: string }) {
   const { sourceId, seq, onSelect } = props;
   const [d, setD] = useState<FrameDetail | undefined>(undefined);
   const [view, setView] = useState<'tree' | 'raw'>('tree');

@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ROW } from '../api.js';
 import { OVERSCAN, ROW_H, type Data, type DisplayRow, type OnSelect } from '../data.js';
+import { seqsOf, type DisplayRows } from '../display.js';
 import { TimelineRow } from './TimelineRow.js';
 
 /** The row a navigation key moves to from `i` (-1: none active), or undefined for other keys. */
@@ -34,9 +35,10 @@ function useHeight(ref: { current: HTMLElement | null }): number {
  * scroll step lays out a few dozen small boxes and nothing else; the scroll position lives here,
  * so scrolling re-renders the rows and not the filters.
  */
-export function RowList(props: { data: Data; display: DisplayRow[]; live: boolean; selected: Set<number>; activeIndex: number | undefined; focusSeq: number | undefined; expanded: Set<number>; onSelect: OnSelect; onToggle: (d: DisplayRow) => void }) {
+export function RowList(props: { data: Data; display: DisplayRows; live: boolean; selected: Set<number>; activeIndex: number | undefined; focusSeq: number | undefined; expanded: Set<number>; onSelect: OnSelect; onToggle: (d: DisplayRow) => void }) {
   const { data, display, selected, activeIndex, focusSeq, expanded, onSelect, onToggle } = props;
-  const { strings, rows } = data;
+  const { strings, store } = data;
+  const count = display.count;
   const [scrollTop, setScrollTop] = useState(0);
   const listRef = useRef<HTMLDivElement>(null);
   const height = useHeight(listRef);
@@ -52,22 +54,21 @@ export function RowList(props: { data: Data; display: DisplayRow[]; live: boolea
   }, [activeIndex, focusSeq]);
 
   const start = Math.max(0, Math.floor(scrollTop / ROW_H) - OVERSCAN);
-  const end = Math.min(display.length, Math.ceil((scrollTop + height) / ROW_H) + OVERSCAN);
+  const end = Math.min(count, Math.ceil((scrollTop + height) / ROW_H) + OVERSCAN);
   const choose = (d: DisplayRow): void => {
-    const seqs = d.members.flatMap((i) => rows[i]?.[ROW.seq] ?? []);
-    onSelect(seqs, rows[d.first]?.[ROW.seq]);
+    onSelect(seqsOf(store, d), store.get(d.first, ROW.seq));
   };
 
   const onKey = (e: KeyboardEvent) => {
-    if (display.length === 0) return;
+    if (count === 0) return;
     const i = activeIndex ?? -1;
-    const active = display[i];
+    const active = display.row(i);
     if ((e.key === 'Enter' || e.key === ' ') && active && active.members.length > 1) {
       onToggle(active);
       e.preventDefault();
       return;
     }
-    const target = display[keyTarget(e.key, i, display.length, Math.floor(height / ROW_H)) ?? -1];
+    const target = display.row(keyTarget(e.key, i, count, Math.floor(height / ROW_H)) ?? -1);
     if (!target) return;
     e.preventDefault();
     choose(target);
@@ -78,7 +79,7 @@ export function RowList(props: { data: Data; display: DisplayRow[]; live: boolea
     if (!(t instanceof Element)) return;
     const rowEl = t.closest<HTMLElement>('[data-index]');
     if (!rowEl) return;
-    const d = display[Number(rowEl.dataset.index)];
+    const d = display.row(Number(rowEl.dataset.index));
     if (!d) return;
     if (t.closest('button.run')) onToggle(d);
     else choose(d);
@@ -86,10 +87,10 @@ export function RowList(props: { data: Data; display: DisplayRow[]; live: boolea
 
   const visible: preact.JSX.Element[] = [];
   for (let i = start; i < end; i++) {
-    const d = display[i];
+    const d = display.row(i);
     if (!d) continue;
-    const growing = d.members.length > 1 && props.live && !data.finished && i === display.length - 1;
-    visible.push(<TimelineRow key={i} d={d} index={i} rows={rows} strings={strings} selected={selected} expanded={expanded} growing={growing} focusable={i === (activeIndex ?? 0)} />);
+    const growing = d.members.length > 1 && props.live && !data.finished && i === count - 1;
+    visible.push(<TimelineRow key={i} d={d} index={i} store={store} strings={strings} selected={selected} expanded={expanded} growing={growing} focusable={i === (activeIndex ?? 0)} />);
   }
 
   return (
@@ -105,7 +106,7 @@ export function RowList(props: { data: Data; display: DisplayRow[]; live: boolea
       onKeyDown={onKey}
       onClick={onClick}
     >
-      <div class="spacer" style={{ height: `${display.length * ROW_H}px` }}>
+      <div class="spacer" style={{ height: `${count * ROW_H}px` }}>
         <div class="window" style={{ transform: `translateY(${start * ROW_H}px)` }}>{visible}</div>
       </div>
     </div>

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { SessionView } from '../api.js';
 import { fmtT } from '../format.js';
 import { Item } from './Item.js';
+import { useProgressive } from '../use-progressive.js';
 
 /** Session items rendered at once. */
 const ITEM_WINDOW = 200;
@@ -17,6 +18,8 @@ export function SessionBlock(props: { s: SessionView; selected: Set<number>; onS
   let from = anchor ?? Math.max(0, s.items.length - ITEM_WINDOW);
   if (selIdx >= 0 && (selIdx < from || selIdx >= from + ITEM_WINDOW)) from = Math.max(0, selIdx - ITEM_WINDOW / 2);
   const to = Math.min(s.items.length, from + ITEM_WINDOW);
+  // a window the selection moved renders whole (the selected item is scrolled to); others fill in steps
+  const shown = useProgressive(to - from, `${s.sessionId}|${anchor ?? "end"}`, selIdx >= 0);
   return (
     <article class="session-block" aria-label={`Session ${s.sessionId}`}>
       <header>
@@ -39,7 +42,7 @@ export function SessionBlock(props: { s: SessionView; selected: Set<number>; onS
         ) : null}
       </header>
       {from > 0 ? <button class="link" onClick={() => setAnchor(Math.max(0, from - ITEM_WINDOW))}>▲ {from} earlier items</button> : null}
-      {s.items.slice(from, to).map((it) => {
+      {s.items.slice(from, from + shown).map((it) => {
         const isSel = it.seqs.some((x) => selected.has(x));
         return (
           <div

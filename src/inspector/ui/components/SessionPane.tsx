@@ -6,13 +6,14 @@ import { SessionBlock } from './SessionBlock.js';
 /** The conversation rebuilt from the frames, with a replay scrubber. */
 export function SessionPane(props: { sourceId: string; data: Data; selected: Set<number>; onSelect: (seqs: number[], focus?: number) => void }) {
   const { sourceId, data, selected, onSelect } = props;
-  const total = data.rows.length;
+  const { store } = data;
+  const total = store.length;
   const [pos, setPos] = useState<number | undefined>(undefined); // undefined = follow the end
   const [playing, setPlaying] = useState(false);
   const [speed, setSpeed] = useState(4);
   const [sessions, setSessions] = useState<SessionView[]>([]);
   const at = pos === undefined ? total : Math.min(pos, total);
-  const uptoSeq = pos === undefined || at >= total ? undefined : at === 0 ? 0 : data.rows[at - 1]![ROW.seq];
+  const uptoSeq = pos === undefined || at >= total ? undefined : at === 0 ? 0 : store.get(at - 1, ROW.seq);
   const inflight = useRef(false);
   const wanted = useRef<string>('');
   const [again, setAgain] = useState(0);
@@ -51,10 +52,10 @@ export function SessionPane(props: { sourceId: string; data: Data; selected: Set
           setPlaying(false);
           return undefined;
         }
-        const tNow = i === 0 ? 0 : data.rows[i - 1]![ROW.t];
+        const tNow = i === 0 ? 0 : store.get(i - 1, ROW.t);
         const target = tNow + tick * speed;
         let j = i + 1;
-        while (j < total && data.rows[j]![ROW.t] <= target) j++;
+        while (j < total && store.get(j, ROW.t) <= target) j++;
         return Math.min(j, total);
       });
     }, tick);
