@@ -19,14 +19,15 @@ export function FrameDetailPane(props: { sourceId: string; seq: number; onSelect
   }, [sourceId, seq, props.rowVersion]);
   if (!d || d.frame.seq !== seq) return <div class="detail muted">Loading frame {seq}…</div>;
   const f = d.frame;
+  const pair = d.pair;
   const pretty = d.json === undefined ? f.raw : JSON.stringify(d.json, null, 2);
   return (
     <section class="detail" aria-label={`Frame ${f.seq}`} data-testid="frame-detail">
       <h2>
         Frame {f.seq} <span class="muted">{f.dir} · {f.kind} {f.method ?? ''} {f.id !== undefined ? `id ${JSON.stringify(f.id)}` : ''} · t {fmtT(f.t)} s</span>
-        {d.pair !== undefined ? (
-          <button class="link" onClick={() => onSelect([f.seq, d.pair!], d.pair)}>
-            {f.kind === 'request' ? 'answer' : 'request'}: #{d.pair}{d.latency !== undefined ? ` (${fmtMs(d.latency)} ms)` : ''}
+        {pair !== undefined ? (
+          <button class="link" onClick={() => onSelect([f.seq, pair], pair)}>
+            {f.kind === 'request' ? 'answer' : 'request'}: #{pair}{d.latency !== undefined ? ` (${fmtMs(d.latency)} ms)` : ''}
           </button>
         ) : null}
       </h2>
