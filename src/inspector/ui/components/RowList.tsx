@@ -15,15 +15,19 @@ function keyTarget(key: string, i: number, count: number, pageRows: number): num
   return undefined;
 }
 
-/** The list's height in pixels, followed as the page is resized. */
+/**
+ * The list's height in pixels, followed as the page is resized. The observer reports the first
+ * size too, after the browser's own layout: reading clientHeight here forced a layout of the whole
+ * page inside the script's first task.
+ */
 function useHeight(ref: { current: HTMLElement | null }): number {
   const [height, setHeight] = useState(600);
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const ro = new ResizeObserver(() => setHeight(el.clientHeight));
+    // the content box: clientHeight without a read (the list has no padding)
+    const ro = new ResizeObserver((entries) => setHeight(entries[entries.length - 1]?.contentRect.height ?? el.clientHeight));
     ro.observe(el);
-    setHeight(el.clientHeight);
     return () => ro.disconnect();
   }, []);
   return height;
@@ -90,7 +94,7 @@ export function RowList(props: { data: Data; display: DisplayRows; live: boolean
     const d = display.row(i);
     if (!d) continue;
     const growing = d.members.length > 1 && props.live && !data.finished && i === count - 1;
-    visible.push(<TimelineRow key={i} d={d} index={i} store={store} strings={strings} selected={selected} expanded={expanded} growing={growing} focusable={i === (activeIndex ?? 0)} />);
+    visible.push(<TimelineRow key={i - start} d={d} index={i} store={store} strings={strings} selected={selected} expanded={expanded} growing={growing} focusable={i === (activeIndex ?? 0)} />);
   }
 
   return (
