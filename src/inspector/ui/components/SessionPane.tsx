@@ -3,6 +3,11 @@ import { getJson, ROW, type SessionView } from '../api.js';
 import type { Data } from '../data.js';
 import { SessionBlock } from './SessionBlock.js';
 
+/** `v`, in a task of its own: what the caller does next does not lengthen the current task. */
+function inNextTask<T>(v: T): Promise<T> {
+  return new Promise((resolve) => setTimeout(() => resolve(v), 0));
+}
+
 /** The conversation rebuilt from the frames, with a replay scrubber. */
 export function SessionPane(props: { sourceId: string; data: Data; selected: Set<number>; onSelect: (seqs: number[], focus?: number) => void }) {
   const { sourceId, data, selected, onSelect } = props;
@@ -28,7 +33,8 @@ export function SessionPane(props: { sourceId: string; data: Data; selected: Set
     const load = () => {
       if (inflight.current) return;
       inflight.current = true;
-      void getJson<{ sessions: SessionView[] }>(`api/s/${sourceId}/sessions${q}`).then((r) => {
+      // parsing the answer (2.4 MB at 100k frames) and rendering it are two tasks, not one
+      void getJson<{ sessions: SessionView[] }>(`api/s/${sourceId}/sessions${q}`).then(inNextTask).then((r) => {
         inflight.current = false;
         setSessions(r.sessions);
         // a newer position was asked for while this one loaded
