@@ -15,14 +15,15 @@ export function Timeline(props: { data: Data; live: boolean; selected: Set<numbe
   const matches = useSearch(sourceId, f.query, store.length);
   const onChange = useCallback((patch: Partial<FilterState>) => setF((cur) => ({ ...cur, ...patch })), []);
 
-  const methods = useMemo(() => [...store.methodIds].map((i) => strings[i] ?? '').sort(), [data.version]);
-  const sessions = useMemo(() => [...store.sessionIds].map((i) => strings[i] ?? ''), [data.version]);
-  // extended in place as frames arrive (see DisplayRows): the memo hands on the same object
+  const methods = useMemo(() => [...store.methodIds].map((i) => strings[i] ?? '').sort(), [store, data.version]);
+  const sessions = useMemo(() => [...store.sessionIds].map((i) => strings[i] ?? ''), [store, data.version]);
+  // extended in place as frames arrive (see DisplayRows): the memo hands on the same object. A
+  // reconnect or another source starts a new store at version 0: the store is part of every key.
   const built = useRef<DisplayRows | undefined>(undefined);
   const display = useMemo(() => {
     built.current = displayRows(built.current, data, { kinds: f.kinds, method: f.method, session: f.session, onlyViolations: f.onlyViolations, matches, expanded });
     return built.current;
-  }, [data.version, f.kinds, f.method, f.session, f.onlyViolations, matches, expanded]);
+  }, [store, data.version, f.kinds, f.method, f.session, f.onlyViolations, matches, expanded]);
   const ri = focusSeq === undefined ? undefined : store.indexOf(focusSeq);
   const activeIndex = useMemo(() => (ri === undefined ? undefined : display.indexOfRow(ri)), [display, ri, display.count]);
 
