@@ -107,13 +107,17 @@ export class CaptureModel {
       this.spans.set(frame.seq, { seq: frame.seq, answerSeq: undefined, method: frame.method, dir: frame.dir, start: frame.t, latency: undefined, error: false });
     } else if (answered) {
       const reqSeq = answered.request.seq;
-      const span = this.spans.get(reqSeq)!;
-      span.answerSeq = frame.seq;
-      span.latency = answered.latencyMs;
-      span.error = frame.kind === 'error';
-      latency = span.latency;
+      latency = answered.latencyMs;
       pair = reqSeq;
-      const reqRow = this.rows[this.bySeq.get(reqSeq)!];
+      // a request without a method name has no span (the pairer pairs it all the same)
+      const span = this.spans.get(reqSeq);
+      if (span) {
+        span.answerSeq = frame.seq;
+        span.latency = latency;
+        span.error = frame.kind === 'error';
+      }
+      const reqIndex = this.bySeq.get(reqSeq);
+      const reqRow = reqIndex === undefined ? undefined : this.rows[reqIndex];
       if (reqRow) {
         reqRow[ROW.latency] = latency;
         reqRow[ROW.pair] = frame.seq;
@@ -185,7 +189,8 @@ export class CaptureModel {
     while (this.analyzedCount < this.frames.length) {
       const i = this.analyzedCount;
       this.applyMetas(i);
-      const frame = this.frames[i]!;
+      const frame = this.frames[i];
+      if (!frame) break;
       let json: unknown;
       try {
         json = JSON.parse(frame.raw);
@@ -215,8 +220,11 @@ export class CaptureModel {
   }
 
   private applyMetas(framesBefore: number): void {
-    while (this.metasApplied < this.metas.length && this.metaAt[this.metasApplied]! <= framesBefore) {
-      const meta = this.metas[this.metasApplied++]!;
+    for (;;) {
+      const meta = this.metas[this.metasApplied];
+      const at = this.metaAt[this.metasApplied];
+      if (meta === undefined || at === undefined || at > framesBefore) return;
+      this.metasApplied++;
       if (typeof meta.protocolVersion === 'number') this.sessions.setVersion(meta.protocolVersion);
     }
   }
@@ -256,8 +264,9 @@ export class CaptureModel {
   detail(seq: number): FrameDetail | undefined {
     const i = this.bySeq.get(seq);
     if (i === undefined) return undefined;
-    const frame = this.frames[i]!;
-    const row = this.rows[i]!;
+    const frame = this.frames[i];
+    const row = this.rows[i];
+    if (!frame || !row) return undefined;
     let json: unknown;
     try {
       json = JSON.parse(frame.raw);
@@ -319,9 +328,10 @@ export class CaptureModel {
         list.push(v);
         this.violationsBySeq.set(seq, list);
         const i = this.bySeq.get(seq);
-        if (i !== undefined) {
-          this.rows[i]![ROW.violations] = list.length;
-          if (!changed.includes(this.rows[i]!)) changed.push(this.rows[i]!);
+        const row = i === undefined ? undefined : this.rows[i];
+        if (row) {
+          row[ROW.violations] = list.length;
+          if (!changed.includes(row)) changed.push(row);
         }
       }
     }

@@ -212,17 +212,18 @@ export class SessionViewBuilder {
       // entries without provenance were built by setup results; keep them at their timeline position
       entries.push({ at: s.firstSeq.get(key) ?? i, item: { ...json, kind: e.kind, key, seqs: s.provenance.get(key) ?? [] } });
     });
-    for (const p of s.permissions) entries.push({ at: p.seqs[0]!, item: p });
+    // a permission without frames (none is recorded so) goes last, as an unknown position always did
+    for (const p of s.permissions) entries.push({ at: p.seqs[0] ?? Infinity, item: p });
     // stable: timeline order first (its own order is authoritative), permissions slotted by first seq
     const timeline = entries.filter((e) => e.item.kind !== 'permission');
     const perms = entries.filter((e) => e.item.kind === 'permission');
     const items: SessionItem[] = [];
     let pi = 0;
     for (const e of timeline) {
-      while (pi < perms.length && perms[pi]!.at < e.at) items.push(perms[pi++]!.item);
+      for (let p = perms[pi]; p && p.at < e.at; p = perms[++pi]) items.push(p.item);
       items.push(e.item);
     }
-    while (pi < perms.length) items.push(perms[pi++]!.item);
+    for (const p of perms.slice(pi)) items.push(p.item);
     return {
       sessionId,
       protocolVersion: this.version ?? 1,

@@ -47,15 +47,21 @@ export function startLoad(path: string, sliceMs = 12, side: CaptureSide = 'edito
   const done = (async () => {
     const r = openCapture(path);
     let metaCount = 0;
+    // metas the reader found since the last call, in order
+    const applyMetas = (): void => {
+      for (const metas = r.metas(); metaCount < metas.length; metaCount++) {
+        const m = metas[metaCount];
+        if (m) model.meta(m);
+      }
+    };
     let sliceEnd = performance.now() + sliceMs;
     let n = 0;
     try {
       for await (const f of r) {
         if (stopped) return;
         model.header ??= r.header();
-        const metas = r.metas();
         // metas are written after the frame that revealed them: apply them before the next frame
-        while (metaCount < metas.length) model.meta(metas[metaCount++]!);
+        applyMetas();
         model.push(f);
         if (n++ === 0) markReady();
         // the clock is read every 64 frames; past the slice, let the server answer requests
@@ -69,8 +75,7 @@ export function startLoad(path: string, sliceMs = 12, side: CaptureSide = 'edito
       throw e;
     }
     model.header ??= r.header();
-    const metas = r.metas();
-    while (metaCount < metas.length) model.meta(metas[metaCount++]!);
+    applyMetas();
     markReady();
     if (!stopped) model.finish();
   })();
