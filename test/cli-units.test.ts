@@ -5,6 +5,7 @@ import { colorEnabled, stripAnsi } from '../src/cli/style.js';
 import { textDiffLines } from '../src/cli/render/diff.js';
 import { CliError } from '../src/cli/errors.js';
 import { buildProgram } from '../src/cli/program.js';
+import { integerFlag } from '../src/cli/options.js';
 
 describe('splitCommandLine', () => {
   it('splits on whitespace', () => {
@@ -95,5 +96,16 @@ describe('integer flags: one parser, one wording (src/cli/options.ts integerFlag
   it('ports keep their range wording', async () => {
     expect(await refusal(['serve', '--port', '65536'])).toBe('--port must be 0..65535 (got "65536")');
     expect(await refusal(['serve', '--http2-port', '-1'])).toBe('--http2-port must be 0..65535 (got "-1")');
+  });
+});
+
+describe('integerFlag', () => {
+  it('accepts the whole numbers of its range and names the range when it refuses', () => {
+    const atLeastZero = integerFlag('--n', { min: 0 });
+    expect(atLeastZero('0')).toBe(0);
+    expect(() => atLeastZero('-1')).toThrow('--n must be an integer of at least 0 (got "-1")');
+    expect(() => atLeastZero('2.5')).toThrow('--n must be an integer of at least 0 (got "2.5")');
+    expect(() => atLeastZero('9007199254740992')).toThrow(/must be an integer of at least 0/);
+    expect(integerFlag('--port', { min: 0, max: 65535 })('65535')).toBe(65535);
   });
 });
