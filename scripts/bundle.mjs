@@ -35,6 +35,9 @@ const inlinePlugin = (inline) => ({
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith('node:')) return { path: args.path, external: true };
+      // types only: at run time the package re-exports commander's classes (its index.js), so the
+      // CLI imports commander itself and start-up loads one package, not two
+      if (args.path === '@commander-js/extra-typings') return { path: 'commander', external: true };
       const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
       // ink imports its React devtools only when DEV=true; react-devtools-core is not a dependency
       if (name === 'react-devtools-core') return { path: args.path, namespace: 'acp-kit-empty' };

@@ -3,6 +3,9 @@ import { joinCommandLine, splitCommandLine } from '../src/cli/split-command-line
 import { EXIT_CODE_TABLE, ExitCode, exitCodeForStopReason, exitCodeForTurn } from '../src/cli/exit-codes.js';
 import { colorEnabled, stripAnsi } from '../src/cli/style.js';
 import { textDiffLines } from '../src/cli/render/diff.js';
+import { CliError } from '../src/cli/errors.js';
+import { buildProgram } from '../src/cli/program.js';
+import { integerFlag } from '../src/cli/options.js';
 
 describe('splitCommandLine', () => {
   it('splits on whitespace', () => {
@@ -62,5 +65,47 @@ describe('colour and diff helpers', () => {
   it('renders a new-file diff with relative paths', () => {
     const lines = textDiffLines({ type: 'diff', path: '/w/notes.txt', oldText: null, newText: 'hello\n' }, '/w');
     expect(lines.map((l) => `${l.kind}:${l.text}`)).toEqual(['header:new file notes.txt', 'hunk:@@ -0,0 +1,1 @@', 'add:+hello']);
+  });
+});
+
+describe('integer flags: one parser, one wording (src/cli/options.ts integerFlag)', () => {
+  const never = async (): Promise<number> => {
+    throw new Error('the action ran: the flag should have been refused');
+  };
+  const handlers = { run: never, chat: never, sessionsList: never, sessionsShow: never, agent: never };
+  /** Parses `acp-kit ...args` in-process; returns the usage error's message. */
+  async function refusal(args: string[]): Promise<string> {
+    const program = buildProgram({ code: 0 }, handlers);
+    const e: unknown = await program.parseAsync(['node', 'acp-kit', ...args]).then(() => undefined, (err: unknown) => err);
+    expect(e).toBeInstanceOf(CliError);
+    return e instanceof CliError ? e.message : '';
+  }
+
+  it('serve, agent and check say the same thing about a count that is not a positive integer', async () => {
+    // before: serve said "a positive whole number", agent and check "a positive integer"
+    expect(await refusal(['serve', '--max-sessions', '1.5'])).toBe('--max-sessions must be a positive integer (got "1.5")');
+    expect(await refusal(['agent', '--max-turn-requests', '0'])).toBe('--max-turn-requests must be a positive integer (got "0")');
+    expect(await refusal(['check', 'agent', '--concurrency', 'x', '--', 'a'])).toBe('--concurrency must be a positive integer (got "x")');
+  });
+
+  it('refuses integers past the safe range everywhere (agent and check accepted 1e300)', async () => {
+    expect(await refusal(['agent', '--context-window', '1e300'])).toBe('--context-window must be a positive integer (got "1e300")');
+    expect(await refusal(['check', 'client', '--timeout', '1e300', '--', 'a'])).toBe('--timeout must be a positive integer (got "1e300")');
+  });
+
+  it('ports keep their range wording', async () => {
+    expect(await refusal(['serve', '--port', '65536'])).toBe('--port must be 0..65535 (got "65536")');
+    expect(await refusal(['serve', '--http2-port', '-1'])).toBe('--http2-port must be 0..65535 (got "-1")');
+  });
+});
+
+describe('integerFlag', () => {
+  it('accepts the whole numbers of its range and names the range when it refuses', () => {
+    const atLeastZero = integerFlag('--n', { min: 0 });
+    expect(atLeastZero('0')).toBe(0);
+    expect(() => atLeastZero('-1')).toThrow('--n must be an integer of at least 0 (got "-1")');
+    expect(() => atLeastZero('2.5')).toThrow('--n must be an integer of at least 0 (got "2.5")');
+    expect(() => atLeastZero('9007199254740992')).toThrow(/must be an integer of at least 0/);
+    expect(integerFlag('--port', { min: 0, max: 65535 })('65535')).toBe(65535);
   });
 });

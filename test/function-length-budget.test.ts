@@ -16,12 +16,8 @@ interface LongFunction {
  */
 const LEFT: Record<string, number> = {
   'packages/server/src/server.ts startAcpServer': 287,
-  'src/cli/program.ts buildProgram': 295,
   'packages/tools/src/inspector/server.ts startInspector': 225,
   'packages/server/src/cluster/connection.ts clusterConnection': 210,
-  'src/cli/commands/run.ts runCommand': 114,
-  'src/cli/commands/chat.ts chatCommand': 109,
-  'src/cli/ui/App.tsx InputLine': 101,
 };
 
 describe('function length (issue 25 item 3)', () => {

@@ -42,8 +42,9 @@ export function resolveAgentCommand(agentFlag: string | undefined, env: NodeJS.P
   } catch (e) {
     throw usageError(`invalid --agent command line: ${e instanceof Error ? e.message : String(e)}`, 'Quote the whole command line once, e.g. --agent "my-agent --acp".');
   }
-  if (words.length === 0 || words[0] === '') throw usageError('--agent needs a command line, e.g. --agent "my-agent --acp"');
-  return { command: words[0]!, args: words.slice(1), builtIn: false, display: joinCommandLine(words) };
+  const [command, ...args] = words;
+  if (command === undefined || command === '') throw usageError('--agent needs a command line, e.g. --agent "my-agent --acp"');
+  return { command, args, builtIn: false, display: joinCommandLine(words) };
 }
 
 /** Model flags only choose the built-in agent's model: with another agent they are a usage error. */

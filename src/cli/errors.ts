@@ -67,10 +67,12 @@ function describeAuthMethods(methods: readonly AuthMethod[] | undefined): string
 
 function authHint(ctx: AgentContext, methods: readonly AuthMethod[] | undefined): string {
   const logins = (methods ?? [])
-    .map((m) => ({ m, cmd: terminalLoginCommand(m, { command: ctx.command, args: ctx.agentArgs ?? [] }) }))
-    .filter((x) => x.cmd !== undefined);
+    .flatMap((m) => {
+      const cmd = terminalLoginCommand(m, { command: ctx.command, args: ctx.agentArgs ?? [] });
+      return cmd ? [{ m, cmd }] : [];
+    });
   if (logins.length > 0) {
-    const lines = logins.map(({ m, cmd }) => `  ${shellCommandLine(cmd!)}${logins.length > 1 ? `   (${cmd!.label ?? m.name})` : ''}`);
+    const lines = logins.map(({ m, cmd }) => `  ${shellCommandLine(cmd)}${logins.length > 1 ? `   (${cmd.label ?? m.name})` : ''}`);
     return `Log in by running ${logins.length === 1 ? 'this command' : 'one of these commands'} in a terminal, then try again (or: acp-kit login --agent ${JSON.stringify(ctx.commandLine)}):\n${lines.join('\n')}`;
   }
   return "Log in with the agent's own tool (or set the API key it expects in the environment), then try again.";

@@ -1,6 +1,9 @@
 /**
  * Parsed flags of the `acp-kit` commands. A leaf module (types only) shared by the command tree
- * in program.ts and the command implementations, so neither imports the other.
+ * (program.ts and the `commands/<name>.options.ts` that declare the flags) and the command
+ * implementations, so neither imports the other. The declarations are typed
+ * (`@commander-js/extra-typings`): an action passes its parsed flags where these types are
+ * expected, so a declaration and its type cannot drift apart unnoticed.
  */
 
 /** Model backends of the built-in coding agent. */
@@ -46,4 +49,21 @@ export interface ChatFlags extends AgentFlags, ModelFlags {
 
 export interface SessionsFlags extends AgentFlags {
   json?: boolean;
+}
+
+/** `acp-kit agent`: the built-in agent's model and limits (the environment fills the rest). */
+export interface AgentLaunchFlags extends ModelFlags {
+  maxTurnRequests?: number;
+  maxOutputTokens?: number;
+  contextWindow?: number;
+  mode?: 'ask' | 'auto' | 'read-only';
+}
+
+/** Lazily loaded command implementations keep `--help` fast and the heavy UI out of `run`. */
+export interface CommandHandlers {
+  run(prompt: string, flags: RunFlags): Promise<number>;
+  chat(flags: ChatFlags): Promise<number>;
+  sessionsList(flags: SessionsFlags & { all?: boolean }): Promise<number>;
+  sessionsShow(sessionId: string, flags: SessionsFlags): Promise<number>;
+  agent(flags: AgentLaunchFlags): Promise<number>;
 }

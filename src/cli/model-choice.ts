@@ -17,7 +17,7 @@ export interface ModelChoice {
 const BACKENDS: readonly ModelBackend[] = ['demo', 'openai', 'anthropic'];
 
 /** Whether `v` names a model backend. */
-export function isModelBackend(v: unknown): v is ModelBackend {
+function isModelBackend(v: unknown): v is ModelBackend {
   return BACKENDS.some((b) => b === v);
 }
 /** Default model names; keep in step with `resolveModel` in commands/agent.ts. */

@@ -116,7 +116,7 @@ export async function openAgent(
     },
   };
   if (flags.agentUrl !== undefined) {
-    const target = await remoteTarget(flags);
+    const target = await remoteTarget(flags, flags.agentUrl);
     let rc: ReconnectingConnection;
     try {
       // a dropped network path (not the agent's answer) reconnects with bounded backoff and
@@ -150,7 +150,7 @@ export async function openAgent(
 }
 
 /** `--agent-url`, with the token of `--agent-token-file` or $ACP_KIT_AGENT_TOKEN (the URL checked before connecting). */
-async function remoteTarget(flags: AgentFlags): Promise<RemoteTarget & { url: string }> {
+async function remoteTarget(flags: AgentFlags, url: string): Promise<RemoteTarget & { url: string }> {
   let token = process.env.ACP_KIT_AGENT_TOKEN;
   if (flags.agentTokenFile !== undefined) {
     try {
@@ -159,7 +159,6 @@ async function remoteTarget(flags: AgentFlags): Promise<RemoteTarget & { url: st
       throw usageError(`cannot read --agent-token-file ${flags.agentTokenFile}: ${messageOf(e)}`);
     }
   }
-  const url = flags.agentUrl!;
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -13,7 +13,7 @@ export function splitCommandLine(line: string): string[] {
   let inWord = false;
   let i = 0;
   while (i < line.length) {
-    const c = line[i]!;
+    const c = line.charAt(i);
     if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
       if (inWord) words.push(word);
       word = '';
@@ -30,9 +30,9 @@ export function splitCommandLine(line: string): string[] {
       i++;
       for (;;) {
         if (i >= line.length) throw new Error(`unterminated double quote at position ${start + 1} in ${JSON.stringify(line)}`);
-        const d = line[i]!;
+        const d = line.charAt(i);
         if (d === '"') break;
-        if (d === '\\' && i + 1 < line.length && '"\\$`\n'.includes(line[i + 1]!)) {
+        if (d === '\\' && i + 1 < line.length && '"\\$`\n'.includes(line.charAt(i + 1))) {
           if (line[i + 1] !== '\n') word += line[i + 1];
           i += 2;
           continue;
@@ -63,4 +63,10 @@ export function splitCommandLine(line: string): string[] {
 /** Quotes words for display so that {@link splitCommandLine} gives them back. */
 export function joinCommandLine(words: readonly string[]): string {
   return words.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+/** An argv-style command (`-- node agent.js`): its first word and the rest; undefined when there is none. */
+export function commandOf(words: readonly string[]): { command: string; args: string[] } | undefined {
+  const [command, ...args] = words;
+  return command === undefined ? undefined : { command, args };
 }

@@ -5,7 +5,7 @@ import type { SessionInfo } from '@acp-kit/protocol';
 import { ConnectionClosedError } from '@acp-kit/protocol/rpc';
 import { CliError, formatCliError, toCliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import type { ChatFlags } from '../program.js';
+import type { ChatFlags } from '../flags.js';
 import { handleSignals, openAgent, openSession, type OpenAgent } from '../session-runner.js';
 import { colorEnabled, createStyle } from '../style.js';
 import { ChatController, chatSessionOf, type ChatSession } from '../ui/chat-controller.js';
@@ -46,6 +46,54 @@ async function openChatSession(a: OpenAgent, resumeId: string | undefined, onUpd
   }
 }
 
+/**
+ * The chat's permission policy: the user's pick through the picker, "always" answers remembered
+ * for the session, optional auto-approval in front; every decision is noted in the feed. The
+ * controller exists only once the agent is connected; a request before that (none is expected:
+ * requests come with a turn) is answered cancelled.
+ */
+function chatPolicy(flags: ChatFlags, controller: () => ChatController | undefined): PermissionPolicy {
+  const ask = interactive(async (req, ctx) => controller()?.ask(req, ctx) ?? 'cancelled');
+  const front: PermissionPolicy = flags.approveAll
+    ? approveAll()
+    : flags.approveReads
+      ? rules([{ match: { kind: READ_ONLY_KINDS }, decision: 'allow' }], ask)
+      : ask;
+  const remembered = remembering(front);
+  return async (request, ctx) => {
+    const outcome = await remembered(request, ctx);
+    const o = selectedOption(request, outcome);
+    controller()?.decided(request, { kind: 'permission', text: `${o?.kind.startsWith('allow') ? '✓' : '✗'} ${describePermissionDecision(request, outcome)}` });
+    return outcome;
+  };
+}
+
+/** The chat's controller, headed with what the agent said about itself. */
+function newController(a: OpenAgent): ChatController {
+  const info = a.conn.agentInfo;
+  return new ChatController(
+    {
+      agentLabel: info ? `${info.title ?? info.name} ${info.version}` : a.agent.display,
+      protocolVersion: a.conn.protocolVersion,
+      cwd: a.cwd,
+      ...(a.agent.model ? { model: a.agent.model } : {}),
+    },
+    a.ctx,
+  );
+}
+
+/** `--resume <id>`: that id; a bare `--resume`: the one picked from the agent's list (none when the list is empty). */
+async function sessionToResume(flags: ChatFlags, a: OpenAgent, c: ChatController): Promise<string | undefined> {
+  if (flags.resume !== true) return flags.resume;
+  let sessions: SessionInfo[] = [];
+  try {
+    sessions = await a.conn.listAllSessions({ cwd: a.cwd });
+  } catch (e) {
+    throw toCliError(e, a.ctx);
+  }
+  return sessions.length > 0 ? c.pickSession(sessions) : undefined;
+}
+
 /** `acp-kit chat`: the interactive client. */
 export async function chatCommand(flags: ChatFlags): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
@@ -69,24 +117,8 @@ export async function chatCommand(flags: ChatFlags): Promise<number> {
   );
 
   try {
-    // Policy: the user's pick through the picker, "always" answers remembered for the session,
-    // optional auto-approval in front; every decision is noted in the feed.
-    const ask = interactive((req, ctx) => controller!.ask(req, ctx));
-    const front: PermissionPolicy = flags.approveAll
-      ? approveAll()
-      : flags.approveReads
-        ? rules([{ match: { kind: READ_ONLY_KINDS }, decision: 'allow' }], ask)
-        : ask;
-    const remembered = remembering(front);
-    const policy: PermissionPolicy = async (request, ctx) => {
-      const outcome = await remembered(request, ctx);
-      const o = selectedOption(request, outcome);
-      controller?.decided(request, { kind: 'permission', text: `${o?.kind.startsWith('allow') ? '✓' : '✗'} ${describePermissionDecision(request, outcome)}` });
-      return outcome;
-    };
-
     open = await openAgent(flags, {
-      permissionPolicy: policy,
+      permissionPolicy: chatPolicy(flags, () => controller),
       terminals: {
         onOutput: (id, text) => controller?.onTerminalOutput(id, text),
         onExit: (id, status) => controller?.onTerminalExit(id, status),
@@ -95,18 +127,7 @@ export async function chatCommand(flags: ChatFlags): Promise<number> {
       onReconnected: (message) => controller?.reconnected(message),
     });
     const a = open;
-    const info = a.conn.agentInfo;
-    controller = new ChatController(
-      {
-        agentLabel: info ? `${info.title ?? info.name} ${info.version}` : a.agent.display,
-        protocolVersion: a.conn.protocolVersion,
-        cwd: a.cwd,
-        ...(a.agent.model ? { model: a.agent.model } : {}),
-      },
-      a.ctx,
-    );
-
-    const c = controller;
+    const c = (controller = newController(a));
     // one ink instance for the whole chat (picker, loading, chat screen)
     const inst = ink.render(React.createElement(App, { view: c.view, actions: c }), { exitOnCtrlC: false });
     unmount = () => {
@@ -115,16 +136,7 @@ export async function chatCommand(flags: ChatFlags): Promise<number> {
       inst.unmount();
     };
 
-    let resumeId: string | undefined = typeof flags.resume === 'string' ? flags.resume : undefined;
-    if (flags.resume === true) {
-      let sessions: SessionInfo[] = [];
-      try {
-        sessions = await a.conn.listAllSessions({ cwd: a.cwd });
-      } catch (e) {
-        throw toCliError(e, a.ctx);
-      }
-      if (sessions.length > 0) resumeId = await c.pickSession(sessions);
-    }
+    const resumeId = await sessionToResume(flags, a, c);
     // what the agent sends while the session opens (with the session/new answer, during a replay) reaches the view too
     const session = await openChatSession(a, resumeId, c.opening);
     c.attach(session);

@@ -7,7 +7,7 @@ import type { CheckRun } from '@acp-kit/tools/checker';
 import { runClientChecks } from '@acp-kit/tools/checker';
 import { CliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { joinCommandLine } from '../split-command-line.js';
+import { commandOf, joinCommandLine } from '../split-command-line.js';
 import { packageVersion } from '@acp-kit/protocol/internal';
 
 /** Flags of `acp-kit check client` as commander hands them over; `check agent` takes them too. */
@@ -64,7 +64,8 @@ const runOptionsOf = (flags: CheckClientFlags) => ({ protocols: protocolsOf(flag
 /** Writes the report (text or --json, and --junit) and returns the exit code: 0 conformant, 1 not. */
 function report(run: CheckRun, label: string, flags: CheckClientFlags, subject: 'agent' | 'client'): number {
   // when no case could run, the reason is the one thing to read first
-  if (run.cases.length > 0 && run.cases.every((c) => c.status === 'error')) process.stderr.write(`acp-kit check: ${run.cases[0]!.reason}\n`);
+  const [first] = run.cases;
+  if (first && run.cases.every((c) => c.status === 'error')) process.stderr.write(`acp-kit check: ${first.reason}\n`);
   const code = run.conformant ? 0 : 1;
   // --json: the report as one `report` line, then the result line every --json command ends with
   process.stdout.write(flags.json ? `${JSON.stringify({ type: 'report', ...JSON.parse(formatJson(run, label, subject)) })}\n${resultLine(code, { conformant: run.conformant })}` : formatText(run, label, subject));
@@ -74,11 +75,12 @@ function report(run: CheckRun, label: string, flags: CheckClientFlags, subject: 
 
 /** `acp-kit check agent [flags] -- <agent command...>`: exit 0 conformant, 1 not, 2 usage. */
 export async function checkAgentCommand(agent: string[], flags: CheckAgentFlags): Promise<number> {
-  if (agent.length === 0) throw usageError('no agent command given', 'Put the agent command after --, e.g. acp-kit check agent -- npx acp-kit agent');
+  const agentCommand = commandOf(agent);
+  if (!agentCommand) throw usageError('no agent command given', 'Put the agent command after --, e.g. acp-kit check agent -- npx acp-kit agent');
   const env = envOf(flags);
   // without --cwd, checkAgent's scratch directory: the agent's tools must not touch the user's files
   const cwd = flags.cwd !== undefined ? cwdOf(flags.cwd) : undefined;
-  const run = await checkAgent({ command: agent[0]!, args: agent.slice(1), env }, { cwd, timeoutMs: flags.timeout, prompt: flags.prompt, cancelPrompt: flags.cancelPrompt, shortPrompt: flags.shortPrompt, auth: flags.auth, ...runOptionsOf(flags) });
+  const run = await checkAgent({ ...agentCommand, env }, { cwd, timeoutMs: flags.timeout, prompt: flags.prompt, cancelPrompt: flags.cancelPrompt, shortPrompt: flags.shortPrompt, auth: flags.auth, ...runOptionsOf(flags) });
   // nothing to judge: one line, the exit code of an agent that could not be started
   if (run.unstartable) throw new CliError('agent_start_failed', ExitCode.AgentFailed, `acp-kit check: ${run.unstartable} (${joinCommandLine(agent)})`);
   return report(run, joinCommandLine(agent), flags, 'agent');
@@ -89,13 +91,14 @@ export async function checkAgentCommand(agent: string[], flags: CheckAgentFlags)
  * agent that the client launches (`{agent}` in the command, or $ACP_CHECK_AGENT). Exit 0 conformant, 1 not, 2 usage.
  */
 export async function checkClientCommand(client: string[], flags: CheckClientFlags): Promise<number> {
-  if (client.length === 0) throw usageError('no client command given', 'Put the client command after --, with {agent} where it takes the agent command, e.g. acp-kit check client -- acp-kit run --agent "{agent}" hello');
+  const clientCommand = commandOf(client);
+  if (!clientCommand) throw usageError('no client command given', 'Put the client command after --, with {agent} where it takes the agent command, e.g. acp-kit check client -- acp-kit run --agent "{agent}" hello');
   const env = envOf(flags);
   const processCwd = flags.cwd !== undefined ? cwdOf(flags.cwd) : undefined;
   if (!client.some((w) => w.includes('{agent}'))) {
     process.stderr.write('acp-kit check: the client command has no {agent}; the client must read the agent command from $ACP_CHECK_AGENT\n');
   }
   const label = joinCommandLine(client);
-  const run = await runClientChecks({ command: client[0]!, args: client.slice(1), env, processCwd, timeoutMs: flags.timeout ?? 10_000, agentVersion: packageVersion() }, runOptionsOf(flags));
+  const run = await runClientChecks({ ...clientCommand, env, processCwd, timeoutMs: flags.timeout ?? 10_000, agentVersion: packageVersion() }, runOptionsOf(flags));
   return report(run, label, flags, 'client');
 }

@@ -15,8 +15,9 @@ const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000
 /** `30d` -> milliseconds; a usage error naming the flag otherwise. */
 export function parseDuration(text: string, flag = '--older-than'): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$/.exec(text.trim());
-  if (!m) throw usageError(`${flag} must be a duration like 30d, 12h, 90m, 45s or 500ms (got ${JSON.stringify(text)})`);
-  return Number(m[1]) * UNITS[m[2]];
+  const unit = m?.[2] === undefined ? undefined : UNITS[m[2]];
+  if (!m || unit === undefined) throw usageError(`${flag} must be a duration like 30d, 12h, 90m, 45s or 500ms (got ${JSON.stringify(text)})`);
+  return Number(m[1]) * unit;
 }
 
 /** A pool on the database of `--url` or `$ACP_KIT_DATABASE_URL`, checked to be a postgres:// URL. */

@@ -1,4 +1,5 @@
 import { resultLine } from '../render/ndjson-events.js';
+import { alignColumns } from '../render/table.js';
 import { frameSide, readCapture } from '@acp-kit/tools/captures';
 import { diffCaptures, type CaptureDiff, type DiffFrameRef, type FieldDifference } from '@acp-kit/tools/captures/diff';
 import { captureReadFailure, requireFrames } from './captures.js';
@@ -42,8 +43,7 @@ export function formatDiff(d: CaptureDiff, pathA: string, pathB: string): string
     const rows = [['latency p50 ms', 'dir', 'A', 'B', 'delta']];
     const f = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : v.toFixed(1));
     for (const l of d.latency) rows.push([l.method, l.dir === 'editor->agent' ? 'e->a' : 'a->e', f(l.a?.p50), f(l.b?.p50), l.deltaP50Ms === null ? '-' : `${l.deltaP50Ms >= 0 ? '+' : ''}${l.deltaP50Ms.toFixed(1)}`]);
-    const w = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-    for (const r of rows) out.push(r.map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join('  '));
+    out.push(...alignColumns(rows, (i) => i === 0));
   }
   out.push('');
   out.push(d.equal ? 'no differences (timing aside)' : 'the captures differ');

@@ -51,14 +51,15 @@ export async function loginCommand(methodId: string | undefined, flags: AgentFla
           logins.length ? `Terminal logins the agent offers:\n${list}` : 'The agent offers no terminal login; use its own login tool.',
         );
       }
-    } else if (logins.length === 1) {
-      chosen = logins[0];
-    } else if (logins.length === 0) {
-      throw new CliError('auth_unavailable', ExitCode.Unsupported, 'the agent offers no terminal login command', {
-        hint: "Log in with the agent's own tool (or set the API key it expects in the environment).",
-      });
     } else {
-      throw usageError('the agent offers several terminal logins: name one as METHOD', `acp-kit login [--agent ...] METHOD, with METHOD one of:\n${list}`);
+      const [only, ...more] = logins;
+      if (!only) {
+        throw new CliError('auth_unavailable', ExitCode.Unsupported, 'the agent offers no terminal login command', {
+          hint: "Log in with the agent's own tool (or set the API key it expects in the environment).",
+        });
+      }
+      if (more.length > 0) throw usageError('the agent offers several terminal logins: name one as METHOD', `acp-kit login [--agent ...] METHOD, with METHOD one of:\n${list}`);
+      chosen = only;
     }
     say(`running ${chosen.cmd.label ?? chosen.m.name}: ${shellCommandLine(chosen.cmd)}`);
     const code = await runInteractive(chosen.cmd, cwd);

@@ -7,6 +7,7 @@ import { startProxy } from '@acp-kit/tools/proxy';
 import type { Violation } from '@acp-kit/tools/proxy';
 import { messageOf } from '@acp-kit/agent/internal';
 import { CliError, usageError } from '../errors.js';
+import { commandOf } from '../split-command-line.js';
 import { ExitCode } from '../exit-codes.js';
 import { packageVersion } from '@acp-kit/protocol/internal';
 
@@ -26,13 +27,15 @@ const SIGNALS: Array<[NodeJS.Signals, number]> = [['SIGTERM', 143], ['SIGINT', 1
 
 /** `acp-kit proxy [options] -- <agent command...>`: stdio to the editor, the agent behind it. */
 export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<number> {
-  if (agent.length === 0) throw usageError('the agent command is missing', 'Put it after --, e.g. acp-kit proxy --record -- npx @zed-industries/claude-code-acp');
+  const agentCommand = commandOf(agent);
+  if (!agentCommand) throw usageError('the agent command is missing', 'Put it after --, e.g. acp-kit proxy --record -- npx @zed-industries/claude-code-acp');
   const bridge = flags.bridge === undefined ? undefined : flags.bridge === '1' ? 1 : flags.bridge === '2' ? 2 : flags.bridge === 'auto' ? 'auto' : null;
   if (bridge === null) throw usageError(`--bridge must be 1, 2 or auto (got ${JSON.stringify(flags.bridge)})`, 'Pass the version your editor speaks, e.g. --bridge 2 for a v2 editor in front of a v1 agent, or --bridge auto.');
-  const log = flags.log
+  const logFile = flags.log;
+  const log = logFile
     ? (line: string) => {
         try {
-          appendFileSync(flags.log!, `${new Date().toISOString()} ${line}\n`);
+          appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`);
         } catch {
           /* a log that cannot be written must not break the editor's connection */
         }
@@ -54,8 +57,8 @@ export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<
   const onViolation = flags.validate ? (v: Violation) => log(`violation ${v.requirement} [${v.rule}] seq ${v.seqs.join(',')}: ${v.message}`) : undefined;
   if (bridge !== undefined) log(`bridge mode ${bridge}${recorder ? ': the capture holds both legs (docs/captures.md)' : ''}`);
   const proxy = bridge === undefined
-    ? startProxy({ command: agent[0]!, args: agent.slice(1), recorder, onViolation, log })
-    : startBridge({ mode: bridge, command: agent[0]!, args: agent.slice(1), recorder, onViolation, log });
+    ? startProxy({ ...agentCommand, recorder, onViolation, log })
+    : startBridge({ mode: bridge, ...agentCommand, recorder, onViolation, log });
   let signalled: number | undefined;
   const handlers = SIGNALS.map(([sig, code]) => {
     const h = (): void => {

@@ -4,6 +4,7 @@ import { CaptureWriter } from '@acp-kit/tools/proxy';
 import { loadReplayScript, replayAsAgent, replayAsClient, type ReplayPermission, type ReplayScript } from '@acp-kit/tools/proxy';
 import { messageOf } from '@acp-kit/agent/internal';
 import { CliError, usageError } from '../errors.js';
+import { commandOf } from '../split-command-line.js';
 import { ExitCode } from '../exit-codes.js';
 import { packageVersion } from '@acp-kit/protocol/internal';
 import { captureReadFailure } from './captures.js';
@@ -25,6 +26,8 @@ function isPermissionAnswer(v: string): v is ReplayPermission {
 
 const log = (line: string): void => void process.stderr.write(`acp-kit replay: ${line.replace(/^replay: /, '')}\n`);
 
+const missingAgent = (): CliError => usageError('--as client needs the agent command', 'Put it after --, e.g. acp-kit replay cap.ndjson --as client -- acp-kit agent');
+
 /**
  * `acp-kit replay CAPTURE --as agent` (play the recorded agent on stdio to a live client) and
  * `acp-kit replay CAPTURE --as client [--record OUT] -- <agent command...>` (drive a live agent
@@ -42,7 +45,7 @@ export async function replayCommand(capture: string, agent: string[], flags: Rep
       if (v !== undefined) throw usageError(`${flag} applies to --as client only`);
     }
   } else {
-    if (agent.length === 0) throw usageError('--as client needs the agent command', 'Put it after --, e.g. acp-kit replay cap.ndjson --as client -- acp-kit agent');
+    if (agent.length === 0) throw missingAgent();
     if (flags.fast || flags.speed !== undefined) throw usageError('--fast and --speed apply to --as agent only (the client side waits for the live agent instead)');
     if (flags.permission !== undefined) {
       if (!isPermissionAnswer(flags.permission)) throw usageError(`--permission must be recorded, allow or reject (got ${JSON.stringify(flags.permission)})`);
@@ -67,7 +70,8 @@ export async function replayCommand(capture: string, agent: string[], flags: Rep
   } catch (e) {
     captureReadFailure(capture, e);
   }
-  if (script.skipped.length > 0) log(`skipped ${script.skipped.length} unreadable line(s) of ${capture} (first: line ${script.skipped[0]!.line}, ${script.skipped[0]!.reason})`);
+  const [firstSkipped] = script.skipped;
+  if (firstSkipped) log(`skipped ${script.skipped.length} unreadable line(s) of ${capture} (first: line ${firstSkipped.line}, ${firstSkipped.reason})`);
 
   if (as === 'agent') {
     const r = await replayAsAgent({ script, fast: flags.fast, speed, log });
@@ -81,11 +85,13 @@ export async function replayCommand(capture: string, agent: string[], flags: Rep
   } catch (e) {
     throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${recordPath}: ${messageOf(e)}`, { hint: 'Pass a writable path to --record.' });
   }
+  // (checked with the other flags above; here for the type)
+  const agentCommand = commandOf(agent);
+  if (!agentCommand) throw missingAgent();
   try {
     const r = await replayAsClient({
       script,
-      command: agent[0]!,
-      args: agent.slice(1),
+      ...agentCommand,
       cwd: flags.cwd === undefined ? undefined : resolve(flags.cwd),
       permission,
       recorder,

@@ -105,40 +105,9 @@ export async function runCommand(prompt: string, flags: RunFlags, reporter: RunR
       },
     });
     const a = open;
-    reporter.connected({
-      protocolVersion: a.conn.protocolVersion,
-      agentInfo: a.conn.agentInfo,
-      agentCapabilities: a.conn.agentCapabilities,
-      authMethods: a.conn.authMethods,
-      agent: [a.agent.command, ...a.agent.args],
-      agentDisplay: a.agent.display,
-      ...(a.agent.model ? { model: a.agent.model } : {}),
-      cwd: a.cwd,
-    });
+    reportConnected(reporter, a);
     if (abort.signal.aborted) throw new CliError('interrupted', ExitCode.Interrupted, 'interrupted before the prompt was sent');
-
-    // what the agent sends while the session opens (e.g. available_commands_update before or
-    // with the session/new answer) is shown after the session line, in wire order
-    const early: AnySessionUpdate[] = [];
-    let mode: 'new' | 'load' | 'resume' = 'new';
-    if (a.reconnecting) {
-      try {
-        session = runSessionOf(await a.reconnecting.newSession({ cwd: a.cwd, onUpdate: (u) => early.push(u) }));
-      } catch (e) {
-        throw toCliError(e, a.ctx);
-      }
-    } else {
-      const opened = await openSession(a, undefined, (u) => early.push(u));
-      session = opened.session;
-      mode = opened.mode;
-    }
-    const s = session;
-    reporter.session({ sessionId: s.sessionId, cwd: a.cwd, mode });
-    for (const u of early) reporter.update(s.sessionId, u, s.state);
-    s.onUpdate((u, state) => {
-      if (u.sessionUpdate === 'session_info_update') tokens = readTurnTokenUsage(u._meta) ?? tokens;
-      reporter.update(s.sessionId, u, state);
-    });
+    const s = await startSession(a, reporter, (t) => (tokens = t), (opened) => (session = opened));
     if (abort.signal.aborted) throw new CliError('interrupted', ExitCode.Interrupted, 'interrupted before the prompt was sent');
 
     let result;
@@ -166,6 +135,56 @@ export async function runCommand(prompt: string, flags: RunFlags, reporter: RunR
     uninstall();
     await open?.close();
   }
+}
+
+/** The connection line: what the agent said about itself in its `initialize` answer. */
+function reportConnected(reporter: RunReporter, a: OpenAgent): void {
+  reporter.connected({
+    protocolVersion: a.conn.protocolVersion,
+    agentInfo: a.conn.agentInfo,
+    agentCapabilities: a.conn.agentCapabilities,
+    authMethods: a.conn.authMethods,
+    agent: [a.agent.command, ...a.agent.args],
+    agentDisplay: a.agent.display,
+    ...(a.agent.model ? { model: a.agent.model } : {}),
+    cwd: a.cwd,
+  });
+}
+
+/**
+ * Opens the session (new, or through the reconnecting remote one) and streams its updates to the
+ * reporter. `opened` hears of the session before any update is reported (the Ctrl-C report and
+ * terminal names read it); `onTokens` gets the turn's token counts, from the
+ * `session_info_update` the built-in agent ends it with.
+ */
+async function startSession(a: OpenAgent, reporter: RunReporter, onTokens: (t: TurnTokenUsage) => void, opened: (s: RunSession) => void): Promise<RunSession> {
+  // what the agent sends while the session opens (e.g. available_commands_update before or
+  // with the session/new answer) is shown after the session line, in wire order
+  const early: AnySessionUpdate[] = [];
+  let mode: 'new' | 'load' | 'resume' = 'new';
+  let s: RunSession;
+  if (a.reconnecting) {
+    try {
+      s = runSessionOf(await a.reconnecting.newSession({ cwd: a.cwd, onUpdate: (u) => early.push(u) }));
+    } catch (e) {
+      throw toCliError(e, a.ctx);
+    }
+  } else {
+    const o = await openSession(a, undefined, (u) => early.push(u));
+    s = o.session;
+    mode = o.mode;
+  }
+  opened(s);
+  reporter.session({ sessionId: s.sessionId, cwd: a.cwd, mode });
+  for (const u of early) reporter.update(s.sessionId, u, s.state);
+  s.onUpdate((u, state) => {
+    if (u.sessionUpdate === 'session_info_update') {
+      const t = readTurnTokenUsage(u._meta);
+      if (t) onTokens(t);
+    }
+    reporter.update(s.sessionId, u, state);
+  });
+  return s;
 }
 
 function safeContext(flags: RunFlags) {

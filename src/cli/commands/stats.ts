@@ -3,6 +3,7 @@ import { frameSide, openCapture } from '@acp-kit/tools/captures';
 import { CaptureStatsCollector, type CaptureStats } from '@acp-kit/tools/captures';
 import { captureReadFailure, requireFrames } from './captures.js';
 import { resultLine } from '../render/ndjson-events.js';
+import { alignColumns } from '../render/table.js';
 
 const n = (v: number): string => v.toLocaleString('en-US');
 const ms = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : v.toFixed(1));
@@ -24,8 +25,7 @@ export function formatStats(s: CaptureStats, label: string): string {
   for (const m of s.methods) {
     rows.push([m.method, arrow(m.dir), n(m.requests + m.notifications), m.requests ? n(m.errors) : '-', m.requests ? n(m.unanswered) : '-', ms(m.latency?.p50), ms(m.latency?.p99), ms(m.latency?.max), bytes(m.bytes)]);
   }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows) out.push(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd());
+  for (const line of alignColumns(rows, (i) => i === 0)) out.push(line.trimEnd());
   if (Object.keys(s.updates).length > 0) {
     out.push('');
     out.push(`updates: ${Object.entries(s.updates).map(([k, v]) => `${k} ${n(v)}`).join(', ')}`);
@@ -43,8 +43,7 @@ export function formatStats(s: CaptureStats, label: string): string {
     for (const t of s.turns) {
       trows.push([String(t.promptSeq), t.sessionId ?? '-', ms(t.timeToFirstChunkMs), ms(t.durationMs), t.error ? `error ${t.error.code ?? ''} ${t.error.message}`.trim() : t.endSeq === null ? '(unfinished)' : (t.stopReason ?? '(none)')]);
     }
-    const tw = trows[0]!.map((_, i) => Math.max(...trows.map((r) => r[i]!.length)));
-    for (const r of trows) out.push(`  ${r.map((c, i) => (i === 1 || i === 4 ? c.padEnd(tw[i]!) : c.padStart(tw[i]!))).join('  ').trimEnd()}`);
+    for (const line of alignColumns(trows, (i) => i === 1 || i === 4)) out.push(`  ${line.trimEnd()}`);
   }
   return `${out.join('\n')}\n`;
 }

@@ -109,7 +109,8 @@ export interface RunReporter {
 export function displayCommand(command: string, args: readonly string[]): string {
   if (args.length === 0) return command; // a whole command line
   const shell = /(^|\/)(sh|bash|dash|zsh|ksh)$/.test(command);
-  if (shell && args.length === 2 && args[0] === '-c') return args[1]!;
+  const [flag, script] = args;
+  if (shell && args.length === 2 && flag === '-c' && script !== undefined) return script;
   return joinCommandLine([command, ...args]);
 }
 

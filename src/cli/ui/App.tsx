@@ -7,6 +7,7 @@ import { diffLinesOf, describeBlock } from '../render/transcript.js';
 import { formatTokens, formatUsage, planMark, toolStatusIcon } from '../render/symbols.js';
 import { stripAnsi } from '../style.js';
 import type { SessionState } from '@acp-kit/protocol';
+import type { AvailableCommand } from '@acp-kit/protocol';
 import { slashMenu, type ChatActions, type ChatView, type FeedItem, type Note } from './chat-model.js';
 import { SessionPicker } from './SessionPicker.js';
 import { StreamingMarkdown } from './markdown.js';
@@ -259,8 +260,13 @@ function PermissionPicker({ view, actions }: { view: ReadyView; actions: ChatAct
       if (key.escape) actions.rejectPermission();
       else if (key.upArrow) setIndex((i) => (i + options.length - 1) % options.length);
       else if (key.downArrow || key.tab) setIndex((i) => (i + 1) % options.length);
-      else if (key.return && options[indexRef.current]) pending.answer(options[indexRef.current]!.optionId);
-      else if (/^[1-9]$/.test(input) && options[Number(input) - 1]) pending.answer(options[Number(input) - 1]!.optionId);
+      else if (key.return) {
+        const chosen = options[indexRef.current];
+        if (chosen) pending.answer(chosen.optionId);
+      } else {
+        const typed = /^[1-9]$/.test(input) ? options[Number(input) - 1] : undefined;
+        if (typed) pending.answer(typed.optionId);
+      }
     },
     { isActive: !!pending },
   );
@@ -303,9 +309,10 @@ function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions })
     const t = raw.trim();
     if (!t) return setText(raw);
     const partial = t.startsWith('/') && !t.includes(' ') ? commands.filter((c) => `/${c.name}`.startsWith(t)) : [];
-    if (partial.length > 0 && !commands.some((c) => `/${c.name}` === t)) {
+    const completion = partial[sel] ?? partial[0];
+    if (completion && !commands.some((c) => `/${c.name}` === t)) {
       // first Enter on a partial slash command completes it
-      setText(`/${(partial[sel] ?? partial[0]!).name} `);
+      setText(`/${completion.name} `);
       return;
     }
     // while a turn runs, send() queues it (shown above the input line)
@@ -319,16 +326,18 @@ function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions })
     (input, key) => {
       if (key.ctrl && input === 'd') return actions.exit();
       if (key.return) return submit(textRef.current);
-      if (key.tab && slash && matches[sel]) {
-        setText(`/${matches[sel]!.name} `);
+      const match = slash ? matches[sel] : undefined;
+      if (key.tab && match) {
+        setText(`/${match.name} `);
         return;
       }
       if (key.upArrow) {
         if (slash && matches.length > 0) return setSel((s) => (s + matches.length - 1) % matches.length);
         const n = Math.min(hIndex + 1, history.length - 1);
-        if (n >= 0) {
+        const earlier = history[n];
+        if (earlier !== undefined) {
           setHIndex(n);
-          setText(history[n]!);
+          setText(earlier);
         }
         return;
       }
@@ -336,7 +345,8 @@ function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions })
         if (slash && matches.length > 0) return setSel((s) => (s + 1) % matches.length);
         const n = hIndex - 1;
         setHIndex(Math.max(n, -1));
-        setText(n >= 0 ? history[n]! : '');
+        // below the newest entry (n = -1): the empty line
+        setText(history[n] ?? '');
         return;
       }
       if (key.backspace || key.delete) {
@@ -358,6 +368,11 @@ function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions })
     },
     { isActive: !view.permission },
   );
+  return <InputBox view={view} text={text} matches={matches} sel={sel} />;
+}
+
+/** The input line: queued prompts above it, the slash commands that match what is typed below. */
+function InputBox({ view, text, matches, sel }: { view: ReadyView; text: string; matches: AvailableCommand[]; sel: number }): React.ReactElement {
   return (
     <Box flexDirection="column">
       {view.queued.map((q, i) => (

@@ -10,7 +10,8 @@ export function SessionPicker({ sessions, onPick }: { sessions: SessionInfo[]; o
   useInput((input, key) => {
     if (key.upArrow) setIndex((i) => (i + rows.length - 1) % rows.length);
     else if (key.downArrow || key.tab) setIndex((i) => (i + 1) % rows.length);
-    else if (key.return) onPick(rows[index]!.id);
+    // rows is never empty (the "new session" row), and index stays in range
+    else if (key.return) onPick(rows[index]?.id);
     else if (key.escape || (key.ctrl && input === 'c')) onPick(undefined);
   });
   return (

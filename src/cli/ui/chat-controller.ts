@@ -275,9 +275,9 @@ export class ChatController implements ChatActions {
     const counterpart = new Map<TimelineEntry, TimelineEntry>();
     const n = Math.min(held.timeline.length, next.timeline.length);
     for (let i = 0; i < n; i++) {
-      const a = held.timeline[i]!;
-      const b = next.timeline[i]!;
-      if (!sameEntry(a, b)) break;
+      const a = held.timeline[i];
+      const b = next.timeline[i];
+      if (a === undefined || b === undefined || !sameEntry(a, b)) break;
       counterpart.set(a, b);
       if (this.seen.has(a)) this.seen.add(b);
     }
@@ -433,14 +433,13 @@ export class ChatController implements ChatActions {
 
   /** The whole output of the latest tool call that has output (terminal or text content). */
   private latestOutput(): { title: string; output: string } | undefined {
-    const tl = this.view.state?.timeline ?? [];
-    for (let i = tl.length - 1; i >= 0; i--) {
-      const e = tl[i]!;
+    const state = this.view.state;
+    if (!state) return undefined;
+    for (const e of [...state.timeline].reverse()) {
       if (e.kind !== 'tool_call') continue;
-      for (let j = e.content.length - 1; j >= 0; j--) {
-        const item = e.content[j]!;
+      for (const item of [...e.content].reverse()) {
         if (item.type === 'terminal' && item.terminalId) {
-          const t = this.view.state!.terminals.get(item.terminalId);
+          const t = state.terminals.get(item.terminalId);
           if (t) return { title: t.command ?? e.title ?? e.toolCallId, output: t.outputText };
           const c = this.clientTerminal(item.terminalId);
           if (c) return { title: c.command || (e.title ?? e.toolCallId), output: c.output };

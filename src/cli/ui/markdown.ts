@@ -78,9 +78,9 @@ export class StreamingMarkdown {
       const nl = text.indexOf('\n', pos);
       if (nl < 0) break;
       const line = text.slice(pos, nl);
-      const fence = FENCE.exec(line);
-      if (fence) {
-        const mark = fence[1]![0]!;
+      // the fence's first character (` or ~): a fence closes only with its own kind
+      const mark = FENCE.exec(line)?.[1]?.charAt(0);
+      if (mark) {
         if (this.inFence === undefined) this.inFence = mark;
         else if (this.inFence === mark) this.inFence = undefined;
       } else if (this.inFence === undefined && line.trim() === '') {

@@ -1,0 +1,40 @@
+/** `acp-kit run`: its flags and help; the action (`run.ts`, heavy) loads only when the command runs. */
+import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { usageError } from '../errors.js';
+import type { CommandHandlers } from '../flags.js';
+import { addAgentOptions, addModelOptions, AGENT_HELP, EXIT_HELP, type ExitResult } from '../options.js';
+
+export function register(program: CommandUnknownOpts, result: ExitResult, run: CommandHandlers['run']): void {
+  addModelOptions(addAgentOptions(
+    program
+      .command('run')
+      .description('send one prompt to an agent and stream the answer (non-interactive; works without a TTY)')
+      .argument('<prompt...>', 'the prompt (several words are joined with spaces; "-" reads it from stdin)'),
+  ))
+    .addOption(new Option('--approve-all', 'approve every permission request').conflicts(['approveReads', 'denyAll']))
+    .addOption(new Option('--approve-reads', 'approve read-only tool calls, reject the rest (default)').conflicts(['approveAll', 'denyAll']))
+    .addOption(new Option('--deny-all', 'reject every permission request').conflicts(['approveAll', 'approveReads']))
+    .option('--json', 'print NDJSON events (first: connection, last: result) instead of text')
+    .addHelpText(
+      'after',
+      `\nExamples:\n  acp-kit run "create notes.txt containing hello" --approve-all\n  acp-kit run --json "list files" | jq -c .type\n  acp-kit run --agent "node my-agent.js" --protocol 1 "hello"\n${AGENT_HELP}${EXIT_HELP}`,
+    )
+    .action(async (words, flags) => {
+      result.code = await run(await promptText(words), flags);
+    });
+}
+
+/** The prompt: the words joined, or stdin for a lone `-`. */
+async function promptText(words: string[]): Promise<string> {
+  if (words.length === 1 && words[0] === '-') {
+    if (process.stdin.isTTY) throw usageError('"-" reads the prompt from stdin, but stdin is a terminal');
+    const chunks: Buffer[] = [];
+    for await (const c of process.stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(String(c)));
+    const text = Buffer.concat(chunks).toString('utf8').trim();
+    if (!text) throw usageError('the prompt read from stdin is empty');
+    return text;
+  }
+  const text = words.join(' ').trim();
+  if (!text) throw usageError('the prompt is empty');
+  return text;
+}
