@@ -80,7 +80,7 @@ async function runScenario(s, iterations) {
     samples.sort((a, b) => a - b);
     return { scenario: s.scenario, version: s.version, n: samples.length, p50: percentile(samples, 50), p99: percentile(samples, 99), max: samples[samples.length - 1] };
   } catch (e) {
-    throw new Error(`${e instanceof Error ? e.message : e}${stderr ? `\nagent stderr:\n${stderr}` : ''}`);
+    throw new Error(`${e instanceof Error ? e.message : e}${stderr ? `\nagent stderr:\n${stderr}` : ''}`, { cause: e });
   } finally {
     try {
       await conn.close();

@@ -54,7 +54,7 @@ function runServerBinary(bin, name, args) {
     return execFileSync(command, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
   } catch (e) {
     const out = `${e.stdout ?? ''}${e.stderr ?? ''}`.trim();
-    throw new Error(`${name} ${args.join(' ')} failed: ${out || e.message}`);
+    throw new Error(`${name} ${args.join(' ')} failed: ${out || e.message}`, { cause: e });
   }
 }
 

@@ -1,7 +1,6 @@
 // A raw JSON-RPC test client for the agent runtime tests: serves a fixture agent in this process
 // (the real runtime from src/ over in-memory streams) or, with `process: true`, spawns it as a real
 // process over real pipes; records every message in wire order.
-import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { InMemorySessionStore, JsonlSessionStore, defaultSessionDir, serveAgent, type AgentConnection, type AgentLogger } from '../packages/agent/src/index.js';

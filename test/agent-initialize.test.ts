@@ -1,6 +1,6 @@
 // The agent runtime over real pipes: initialize and version negotiation.
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentText, initParams, openSession, stderrLine, startAgent, text, type Harness, type Msg } from './agent-harness.js';
+import { initParams, stderrLine, startAgent, type Harness } from './agent-harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -11,7 +11,6 @@ afterEach(async () => {
   last?.assertAgentMessagesValid();
 });
 
-const isResponse = (id: unknown) => (m: Msg) => m.id === id && m.method === undefined;
 
 describe('initialize (ACP-ALL-INIT-03, ACP-V2-INIT-05)', () => {
   it('negotiates 2 -> 2 with the v2 shape and fills session capabilities', async () => {

@@ -1,6 +1,6 @@
 // The agent runtime over real pipes: the prompt lifecycle and cancellation, in both versions.
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentText, initParams, openSession, promptTurn, roundTrip, stderrLine, startAgent, text, type Harness, type Msg } from './agent-harness.js';
+import { agentText, openSession, promptTurn, roundTrip, stderrLine, startAgent, text, type Harness, type Msg } from './agent-harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {

@@ -12,7 +12,7 @@ import { CliError } from '../src/cli/errors.js';
 import { createStyle, stripAnsi } from '../src/cli/style.js';
 import { cliEnv, ndjson, runCli, tempDir } from './fixtures/cli-helpers.js';
 
-// eslint-disable-next-line no-control-regex
+ 
 const ESC = /\u001b\[[0-9;]*m/g;
 const escapes = (s: string) => s.match(ESC) ?? [];
 const DIM_ITALIC = '\u001b[2m\u001b[3m';

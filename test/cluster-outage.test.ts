@@ -206,7 +206,7 @@ describePostgres('a database outage with two cluster instances and a follower', 
   });
 
   it('an idle session taken over while its owner had lost the database: the stalled owner writes nothing more into it (fenced by the lease), A is refused naming the new owner, B goes on', async () => {
-    const { one, a, sa, b, sb } = await shared({ leaseMs: 1000, retryForMs: 2000 });
+    const { one, a: _a, sa, b, sb } = await shared({ leaseMs: 1000, retryForMs: 2000 });
     expect((await sa.prompt('say:first')).stopReason).toBe('end_turn');
     await until(() => turnEnds(b.updates).length === 1, "the first turn's end on B");
     const before = await rowsOf(sa.sessionId);

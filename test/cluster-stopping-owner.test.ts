@@ -31,7 +31,7 @@ describePostgres('a follower prompting while the owner stops cleanly', () => {
   const shared = () => ownerAndFollower(instance, client);
 
   it('the stopping owner turns the prompt away; the follower runs it as the next owner, and the stop does not wait for it', async () => {
-    const { control, one, a, sa, b, sb } = await shared();
+    const { control, one, a: _a, sa, b, sb } = await shared();
     // A's turn takes 1.5 s to stop once cancelled: the owner's stop is under way for that long
     const turnA = sa.prompt('gate:g:1:1500');
     await control.reached('g');
@@ -62,7 +62,7 @@ describePostgres('a follower prompting while the owner stops cleanly', () => {
   });
 
   it("a turn the owner runs only for a follower (its own client left) ends cancelled for it when the owner stops cleanly, and the session goes on through the follower's instance", async () => {
-    const { control, one, a, sa, b, sb } = await shared();
+    const { control, one, a, sa: _sa, b, sb } = await shared();
     // A leaves: node 1 runs the session only for B now (through its link for other instances)
     await a.conn.close();
     // an agent that takes 300 ms to stop once cancelled: its turn's end comes well after the cancel

@@ -13,7 +13,6 @@ export const id = fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,11}$/);
 export const absPath = fc.stringMatching(/^(\/[a-z0-9_. -]{1,8}){1,3}$/);
 export const base64 = fc.uint8Array({ maxLength: 24 }).map((b) => Buffer.from(b).toString('base64'));
 export const meta = fc.dictionary(fc.stringMatching(/^[a-z]{1,6}$/), fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean()), { maxKeys: 3 });
-const custom = fc.stringMatching(/^_[a-z]{1,6}$/);
 const iso = fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
 const json = fc.oneof(fc.string({ maxLength: 10 }), fc.integer(), fc.boolean(), fc.dictionary(fc.stringMatching(/^[a-z]{1,4}$/), fc.string({ maxLength: 5 }), { maxKeys: 2 }));
 

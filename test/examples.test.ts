@@ -205,7 +205,7 @@ describe('examples/v1-to-v2-transcript.mjs', () => {
     const lines = r.stdout.split('\n');
     expect(lines[0]).toMatch(/^ACP v1 +\| ACP v2$/);
     expect(lines).toContain(lines.find((l) => /^\(nothing on the wire\) +\| \{$/.test(l)));
-    expect(lines.some((l) => /^ "sessionUpdate": "tool_call", +\|  "sessionUpdate": "tool_call_update",$/.test(l))).toBe(true);
+    expect(lines.some((l) => /^ "sessionUpdate": "tool_call", +\| {2}"sessionUpdate": "tool_call_update",$/.test(l))).toBe(true);
   });
 });
 

@@ -8,14 +8,12 @@
  *   scrubber, and the timeline's method filter and full-text search.
  * Needs `npm run build` (the page bundle, bin/acp-kit.js).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ClientConnection } from '../packages/client/src/index.js';
-import { startInspector, type InspectorHandle, type LiveRegistration, type SessionView } from '../packages/tools/src/inspector/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startInspector, type LiveRegistration, type SessionView } from '../packages/tools/src/inspector/index.js';
 import { readCapture } from '../packages/tools/src/proxy/index.js';
 import { BIN, connectThroughProxy, recordTurn, screenshot, useBrowser } from './support/inspector.js';
 import { waitUntil } from './support/process.js';
@@ -24,7 +22,7 @@ import { tempDir } from './support/temp.js';
 const violationCapture = fileURLToPath(new URL('./fixtures/proxy-captures/schema-prompt-response.ndjson', import.meta.url));
 
 const browser = useBrowser('acp-inspector-chromium-');
-const { conns, children, pages, servers } = browser;
+const { conns, children, servers } = browser;
 
 const open = (url: string) => browser.open(url);
 

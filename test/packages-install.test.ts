@@ -3,7 +3,7 @@
 // loads there. Installs come from the npm cache (`--offline`): `npm ci` filled it with every
 // dependency of the lock, so no network is used. Someone who wants only the codecs gets at most
 // 3 packages with @acp-kit/protocol.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { packWorkspace, ROOT, tarballsFor, type PackedPackage } from './support/pack.js';

@@ -5,7 +5,7 @@ import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCapture, type CaptureFrame } from '../packages/tools/src/proxy/index.js';
-import { BIN, FIXTURES, cliEnv, ndjson, tempDir, type CliResult } from './fixtures/cli-helpers.js';
+import { BIN, FIXTURES, cliEnv, ndjson, tempDir } from './fixtures/cli-helpers.js';
 import { useCli } from './support/cli.js';
 
 const node = process.execPath;

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { connect, type ClientConnection } from '../packages/client/src/index.js';
 import { startAcpServer, type AcpServer } from '../packages/server/src/index.js';
-import { chunksPrompt, OTHER_TOKEN, startE2EServer, TOKEN, wsUrl } from './support/remote.js';
+import { OTHER_TOKEN, startE2EServer, TOKEN, wsUrl } from './support/remote.js';
 
 let server: AcpServer | undefined;
 const open: ClientConnection[] = [];

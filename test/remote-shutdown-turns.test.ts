@@ -39,7 +39,7 @@ it.each([1, 2] as const)('v%i: a turn running when the server shuts down ends ca
 });
 
 it.each([1, 2] as const)('v%i: a prompt sent while the server shuts down is not started (v1 cancelled, v2 -32800)', async (v) => {
-  const { control, server, c, s } = await setup(v);
+  const { control, server, c: _c, s } = await setup(v);
   // the running turn takes 300 ms to stop: the shutdown is under way when the next prompt arrives
   const first = s.prompt('gate:g:1:300');
   await control.reached('g');

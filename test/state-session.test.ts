@@ -199,7 +199,10 @@ describe('tool calls (digest §5 items 5, 6; ACP-V2-TOOL-03/04)', () => {
         for (const p of patches) {
           cur = patchMeta(cur, p as Record<string, unknown> | null | undefined);
           if (p === null) model = {};
-          else if (p) for (const [k, v] of Object.entries(p)) v === null ? delete model[k] : (model[k] = v);
+          else if (p) for (const [k, v] of Object.entries(p)) {
+            if (v === null) delete model[k];
+            else model[k] = v;
+          }
           expect(cur ?? {}).toEqual(model);
         }
       }),

@@ -46,6 +46,6 @@ export function createStyle(enabled: boolean): Style {
 
 /** Removes ANSI escape sequences (for agent-supplied text and terminal output we print). */
 export function stripAnsi(s: string): string {
-  // eslint-disable-next-line no-control-regex
+   
   return s.replace(/\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g, '');
 }

@@ -12,7 +12,7 @@ const loadDiff = (): typeof Diff => (diffLib ??= createRequire(import.meta.url)(
  * ACP-V2-DIFF-06 asks for "Git quoting" of the absolute paths.
  */
 export function quoteGitPath(path: string): string {
-  // eslint-disable-next-line no-control-regex
+   
   if (!/[\u0000-\u001f"\\\u007f-\uffff]/.test(path)) return path;
   let out = '"';
   for (const byte of Buffer.from(path, 'utf8')) {

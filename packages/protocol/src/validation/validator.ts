@@ -38,7 +38,7 @@ function ajvClass(): typeof Ajv2020 {
     // ajv is an optional peer of @acp-kit/protocol: the build precompiles every method's params and
     // result and every session update, so only def() of another def compiles at run time
     if (!(e instanceof Error) || !('code' in e) || e.code !== 'MODULE_NOT_FOUND') throw e;
-    throw new Error('this check compiles a schema def at run time, which needs the ajv package: npm install ajv@8 (method params, results and session updates are precompiled and need no Ajv)');
+    throw new Error('this check compiles a schema def at run time, which needs the ajv package: npm install ajv@8 (method params, results and session updates are precompiled and need no Ajv)', { cause: e });
   }
 }
 

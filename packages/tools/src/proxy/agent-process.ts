@@ -2,7 +2,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { describeSpawnError, spawnInProcessGroup, watchChildExit } from '@acp-kit/protocol/rpc';
 import { signalProcessGroup } from '@acp-kit/protocol/rpc';
-import type { CaptureSide, CaptureWriter } from '../captures/capture.js';
+import type { CaptureWriter } from '../captures/capture.js';
 import type { Violation } from '../captures/validate.js';
 
 /** What the proxy, the bridge and their CLI share: the agent to run and the editor's side. */

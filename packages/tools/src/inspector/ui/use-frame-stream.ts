@@ -69,7 +69,7 @@ export function useFrameStream(sourceId: string | undefined, sources: SourceInfo
       if (raf) cancelAnimationFrame(raf);
     };
     // the list is polled: only its first arrival (not every poll) reopens the stream
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // (deliberately not every dependency: a hooks linter would ask for `sources`)
   }, [sourceId, sources.length > 0]);
   return data;
 }
