@@ -80,7 +80,7 @@ export class AgentDriver extends WireLog {
   private readonly batchedIds = new Set<string>();
 
   constructor(launch: LaunchSpec | InProcessLaunch) {
-    super();
+    super('agent->editor');
     this.agent = startAgent(launch);
     void this.agent.ended.then((info) => {
       this.exitInfo = info;
@@ -239,7 +239,7 @@ export class AgentDriver extends WireLog {
       raw = this.decoder.decode(bytes);
     } catch {
       raw = bytes.toString('utf8');
-      this.transcript.push({ seq, dir: 'in', raw });
+      this.record({ seq, dir: 'in', raw });
       this.fail('ACP-ALL-TRANS-01', 'the agent wrote a line on stdout that is not valid UTF-8', [seq]);
       return;
     }
@@ -252,7 +252,7 @@ export class AgentDriver extends WireLog {
       isJson = false;
     }
     if (!isJson) {
-      this.transcript.push({ seq, dir: 'in', raw });
+      this.record({ seq, dir: 'in', raw });
       const prev = this.transcript.filter((l) => l.dir === 'in').at(-2);
       // a message split over lines: this line or the one before starts a JSON value that does not end
       if (/^\s*[{[]/.test(text) || (prev && prev.msg === undefined && /^\s*[{[]/.test(prev.raw))) {
@@ -265,17 +265,17 @@ export class AgentDriver extends WireLog {
       return;
     }
     if (Array.isArray(parsed)) {
-      this.transcript.push({ seq, dir: 'in', raw });
+      this.record({ seq, dir: 'in', raw }, false);
       this.onBatch(parsed, seq);
       return;
     }
     if (!isObj(parsed)) {
-      this.transcript.push({ seq, dir: 'in', raw });
+      this.record({ seq, dir: 'in', raw });
       this.fail('ACP-ALL-RPC-01', `the agent wrote JSON that is not a JSON-RPC message object: ${preview(raw)}`, [seq]);
       return;
     }
     const msg: WireMessage = parsed;
-    this.transcript.push({ seq, dir: 'in', raw, msg });
+    this.record({ seq, dir: 'in', raw, msg });
     this.checkMessage(msg, seq);
     if (typeof msg.method === 'string' && msg.id !== undefined) void this.answer(msg, msg.method);
   }
@@ -293,13 +293,13 @@ export class AgentDriver extends WireLog {
       const seq = ++this.seq;
       const raw = JSON.stringify(entry);
       if (!isObj(entry)) {
-        this.transcript.push({ seq, dir: 'in', raw, batch: lineSeq });
+        this.record({ seq, dir: 'in', raw, batch: lineSeq });
         this.fail('ACP-ALL-RPC-01', `the agent wrote a batch entry that is not a JSON-RPC message object: ${preview(raw)}`, [lineSeq]);
         answersOurBatch = false;
         continue;
       }
       const msg: WireMessage = entry;
-      this.transcript.push({ seq, dir: 'in', raw, msg, batch: lineSeq });
+      this.record({ seq, dir: 'in', raw, msg, batch: lineSeq });
       if (msg.method !== undefined || !this.batchedIds.has(JSON.stringify(msg.id ?? null))) answersOurBatch = false;
       this.checkMessage(msg, seq);
       if (typeof msg.method === 'string' && msg.id !== undefined) void this.answer(msg, msg.method);

@@ -1,4 +1,6 @@
 import { isObj } from '../protocol/json.js';
+import { decodeFrame, type CaptureFrame, type FrameDirection } from '../captures/capture.js';
+import { CaptureValidator, type Violation, type ViolationRule } from '../captures/validate.js';
 import type { Finding, TranscriptLine, WireId, WireMessage } from './driver.js';
 
 /** Raised when the peer did not do something in time; the case fails the requirement it names. */
@@ -16,12 +18,46 @@ export class WaitTimeout extends Error {
 export abstract class WireLog {
   readonly transcript: TranscriptLine[] = [];
   readonly findings: Finding[] = [];
+  /**
+   * What the capture validator (the one engine of the passive rules, the same that judges a
+   * capture) found in this transcript, both directions, in order. Cases read the rules they
+   * exercise from here ({@link violationsOf}) instead of judging them with code of their own.
+   */
+  readonly violations: Violation[] = [];
+  private readonly rules = new CaptureValidator();
 
   protected seq = 0;
   /** Our requests in flight (and answered), by JSON of their id. */
   protected readonly waiting = new Map<string, { method: string; seq: number }>();
   private pendingBytes = Buffer.alloc(0);
   private listeners: Array<() => void> = [];
+
+  /** `inbound`: the capture direction of the lines this end receives (the peer under test writes them). */
+  constructor(private readonly inbound: FrameDirection) {}
+
+  /**
+   * Puts a line into the transcript and runs the capture validator over it. `judged` is false for
+   * a received array line: its entries follow as lines of their own and are judged one by one,
+   * so that each violation names the seq of its entry.
+   */
+  protected record(line: TranscriptLine, judged = true): void {
+    this.transcript.push(line);
+    if (!judged) return;
+    const d = decodeFrame(line.raw);
+    const frame: CaptureFrame = { seq: line.seq, t: 0, dir: line.dir === 'in' ? this.inbound : this.inbound === 'agent->editor' ? 'editor->agent' : 'agent->editor', raw: line.raw, kind: d.kind };
+    if (d.method !== undefined) frame.method = d.method;
+    if (d.id !== undefined) frame.id = d.id;
+    this.violations.push(...this.rules.push(frame, line.msg));
+  }
+
+  /**
+   * Violations of `rule` that the peer committed: found on a line it sent (the last seq of the
+   * violation) after seq `after` and up to `until`, inclusive.
+   */
+  violationsOf(rule: ViolationRule, after: number, until = Number.POSITIVE_INFINITY): Violation[] {
+    const received = new Set(this.transcript.filter((l) => l.dir === 'in' && l.seq > after && l.seq <= until).map((l) => l.seq));
+    return this.violations.filter((v) => v.rule === rule && received.has(v.seqs[v.seqs.length - 1] ?? 0));
+  }
 
   /** Records a finding. */
   fail(id: string, message: string, seqs: number[]): void {
@@ -67,7 +103,7 @@ export abstract class WireLog {
     } catch {
       /* deliberately malformed input */
     }
-    this.transcript.push({ seq, dir: 'out', raw: text, msg });
+    this.record({ seq, dir: 'out', raw: text, msg });
     return seq;
   }
 

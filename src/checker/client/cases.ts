@@ -177,13 +177,19 @@ export const clientCancelPermission: ClientCase = {
     // the client writes in order: an answer to A before its session/cancel is already in the transcript
     const answeredA = p.transcript.find(answer(idA, seqA));
     const pendingAtCancel = !answeredA || answeredA.seq > cancelSeq;
+    const answered = (line: TranscriptLine) => (line.msg?.error !== undefined ? `the JSON-RPC error ${JSON.stringify(line.msg.error)}` : `outcome ${JSON.stringify(at(line.msg, 'result', 'outcome'))}`);
+    // sent after the cancel, so no passive rule knows it belongs to the cancelled turn: judged here
     const judgeAnswer = async (id: string, sent: number, ids: string[], what: string) => {
       const line = await p.waitFor(answer(id, sent), ctx.timeout, `the answer to the ${what}`, sent);
       const outcome = at(line.msg, 'result', 'outcome', 'outcome');
-      const got = line.msg!.error ? `the JSON-RPC error ${JSON.stringify(line.msg!.error)}` : `outcome ${JSON.stringify(at(line.msg, 'result', 'outcome'))}`;
-      for (const rid of ids) ctx.judge(rid, !line.msg!.error && outcome === 'cancelled', `the ${what} was answered with ${got}; after the client cancelled the turn it must be {outcome: "cancelled"}`, [cancelSeq, sent, line.seq]);
+      for (const rid of ids) ctx.judge(rid, line.msg?.error === undefined && outcome === 'cancelled', `the ${what} was answered with ${answered(line)}; after the client cancelled the turn it must be {outcome: "cancelled"}`, [cancelSeq, sent, line.seq]);
     };
-    if (pendingAtCancel) await judgeAnswer(idA, seqA, ctx.version === 1 ? ['ACP-ALL-PERM-03', 'ACP-V1-CANCEL-03'] : ['ACP-ALL-PERM-03'], 'permission request pending at session/cancel');
+    if (pendingAtCancel) {
+      // pending at the cancel: the capture validator's rule, read off the transcript once the answer is in
+      const line = await p.waitFor(answer(idA, seqA), ctx.timeout, 'the answer to the permission request pending at session/cancel', seqA);
+      const broken = p.violationsOf('permission-pending-after-cancel', line.seq - 1, line.seq).filter((v) => v.seqs[0] === seqA);
+      for (const rid of ctx.version === 1 ? ['ACP-ALL-PERM-03', 'ACP-V1-CANCEL-03'] : ['ACP-ALL-PERM-03']) ctx.judge(rid, broken.length === 0, `the permission request pending at session/cancel was answered with ${answered(line)}; after the client cancelled the turn it must be {outcome: "cancelled"}`, [cancelSeq, seqA, line.seq]);
+    }
     await judgeAnswer(idB, seqB, ['ACP-ALL-PERM-03'], 'permission request of the cancelled turn sent after session/cancel');
     p.update(sid, { sessionUpdate: 'tool_call_update', toolCallId, status: ctx.version === 1 ? 'failed' : 'cancelled' });
     ctx.endTurn(req, sid, 'cancelled');

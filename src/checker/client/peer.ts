@@ -32,7 +32,7 @@ export class ClientPeer extends WireLog {
     private readonly socket: Socket,
     initial: Buffer = Buffer.alloc(0),
   ) {
-    super();
+    super('editor->agent');
     socket.on('data', (d: Buffer) => this.onData(d));
     socket.on('close', () => {
       this.ended = true;
@@ -109,22 +109,22 @@ export class ClientPeer extends WireLog {
     try {
       raw = this.decoder.decode(bytes).replace(/\r$/, '');
     } catch {
-      this.transcript.push({ seq, dir: 'in', raw: bytes.toString('utf8') });
+      this.record({ seq, dir: 'in', raw: bytes.toString('utf8') });
       return this.fail('ACP-ALL-TRANS-06', "the client wrote a line to the agent's stdin that is not valid UTF-8", [seq]);
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw);
     } catch {
-      this.transcript.push({ seq, dir: 'in', raw });
+      this.record({ seq, dir: 'in', raw });
       return this.fail('ACP-ALL-TRANS-06', `the client wrote a line to the agent's stdin that is not a JSON message: ${preview(raw)}`, [seq]);
     }
     if (Array.isArray(parsed)) {
-      this.transcript.push({ seq, dir: 'in', raw });
+      this.record({ seq, dir: 'in', raw }, false);
       return this.onBatch(parsed, seq);
     }
     if (!isObj(parsed)) {
-      this.transcript.push({ seq, dir: 'in', raw });
+      this.record({ seq, dir: 'in', raw });
       return this.fail('ACP-ALL-TRANS-06', `the client wrote JSON that is not one JSON-RPC message object: ${preview(raw)}`, [seq]);
     }
     this.take(parsed, seq, raw);
@@ -142,7 +142,7 @@ export class ClientPeer extends WireLog {
       const raw = JSON.stringify(entry);
       if (isObj(entry)) this.take(entry, seq, raw, lineSeq);
       else {
-        this.transcript.push({ seq, dir: 'in', raw, batch: lineSeq });
+        this.record({ seq, dir: 'in', raw, batch: lineSeq });
         this.fail('ACP-ALL-RPC-01', `the client wrote a batch entry that is not a JSON-RPC message object: ${preview(raw)}`, [lineSeq]);
       }
     }
@@ -151,7 +151,7 @@ export class ClientPeer extends WireLog {
 
   /** One message from the client (a line, or an entry of the batch line `batch`): recorded, checked, answered -32601 unless a case takes it. */
   private take(msg: WireMessage, seq: number, raw: string, batch?: number): void {
-    this.transcript.push({ seq, dir: 'in', raw, msg, ...(batch !== undefined ? { batch } : {}) });
+    this.record({ seq, dir: 'in', raw, msg, ...(batch !== undefined ? { batch } : {}) });
     this.check(msg, seq);
     if (typeof msg.method === 'string' && msg.id !== undefined && !this.handled.has(msg.method)) {
       this.taken.add(seq);
