@@ -260,8 +260,8 @@ export class JsonlSessionStore implements SessionStore {
     const out: StoredSessionMeta[] = [];
     let next = 0;
     const worker = async (): Promise<void> => {
-      while (next < ids.length) {
-        const meta = await this.listOne(ids[next++]);
+      for (let id = ids[next++]; id !== undefined; id = ids[next++]) {
+        const meta = await this.listOne(id);
         if (meta) out.push(meta);
       }
     };

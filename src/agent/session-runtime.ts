@@ -270,16 +270,16 @@ export class SessionRuntime implements AgentSession {
 
   /** Sends what the persisted writes released, in order; everything once the store failed. */
   private drain(): void {
-    while (this.heldOutput.length > 0 && (this.storeFailure || this.heldOutput[0].after <= this.persisted)) {
-      const held = this.heldOutput.shift()!;
+    for (let held = this.heldOutput[0]; held !== undefined && (this.storeFailure || held.after <= this.persisted); held = this.heldOutput[0]) {
+      this.heldOutput.shift();
       try {
         held.run(this.storeFailure);
       } catch (e) {
         this.host.logger.error(`session ${this.sessionId}: could not send held output: ${describeError(e)}`);
       }
     }
-    for (let i = this.persistWaiters.length - 1; i >= 0; i--) {
-      const w = this.persistWaiters[i];
+    // from the end, so that removing one keeps the indexes still to visit
+    for (const [i, w] of [...this.persistWaiters.entries()].reverse()) {
       if (this.storeFailure || w.upTo <= this.persisted) {
         this.persistWaiters.splice(i, 1);
         w.resolve();
@@ -374,8 +374,8 @@ export class SessionRuntime implements AgentSession {
 
   /** Backpressure: the turn streams at the pace of the slowest attached connection. */
   private whenWritable(): Promise<void> {
-    const wire =
-      this.attachments.length === 1 ? this.attachments[0].host.whenWritable() : Promise.all(this.attachments.map((a) => a.host.whenWritable())).then(() => undefined);
+    const [only] = this.attachments;
+    const wire = this.attachments.length === 1 && only !== undefined ? only.host.whenWritable() : Promise.all(this.attachments.map((a) => a.host.whenWritable())).then(() => undefined);
     // and at the pace of an asynchronous store, once too many of its writes are outstanding
     if (this.issued - this.persisted <= STORE_WINDOW) return wire;
     return Promise.all([wire, this.whenPersisted()]).then(() => undefined);

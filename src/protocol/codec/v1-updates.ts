@@ -27,13 +27,15 @@ export const V1_UPDATE_KINDS: ReadonlySet<string> = new Set([
   'notice', 'compaction_update', 'compaction_summary_chunk',
 ]);
 
-const CHUNK_ROLE: Readonly<Record<string, MessageRole>> = {
+const CHUNK_ROLE: Readonly<Record<MessageChunk['sessionUpdate'], MessageRole>> = {
   user_message_chunk: 'user', agent_message_chunk: 'agent', agent_thought_chunk: 'thought',
 };
-const MESSAGE_CHUNK_KIND: Readonly<Record<string, MessageChunk['sessionUpdate']>> = {
+/** Whether `kind` is a message chunk kind (own keys only: `toString` is no update kind). */
+const isChunkKind = (kind: string): kind is MessageChunk['sessionUpdate'] => Object.hasOwn(CHUNK_ROLE, kind);
+const MESSAGE_CHUNK_KIND: Readonly<Record<MessageUpdate['sessionUpdate'], MessageChunk['sessionUpdate']>> = {
   user_message: 'user_message_chunk', agent_message: 'agent_message_chunk', agent_thought: 'agent_thought_chunk',
 };
-const MESSAGE_ROLE: Readonly<Record<string, MessageRole>> = { user_message: 'user', agent_message: 'agent', agent_thought: 'thought' };
+const MESSAGE_ROLE: Readonly<Record<MessageUpdate['sessionUpdate'], MessageRole>> = { user_message: 'user', agent_message: 'agent', agent_thought: 'thought' };
 /**
  * v1 kinds that start no new content in the timeline: an id-less chunk after one of them
  * continues the current message (goose interleaves `usage_update` with its answer's chunks).
@@ -82,10 +84,11 @@ export function messageDelta(shown: readonly AnyContentBlock[], next: readonly A
   const b = segments(next);
   if (a.length > b.length) return null;
   const delta: Segment[] = [];
-  for (let i = 0; i < a.length; i++) {
-    if (sameSegment(a[i], b[i])) continue;
-    const x = a[i];
+  for (const [i, x] of a.entries()) {
     const y = b[i];
+    // b is at least as long as a
+    if (y === undefined) return null;
+    if (sameSegment(x, y)) continue;
     if (i === a.length - 1 && typeof x === 'string' && typeof y === 'string' && y.startsWith(x)) {
       delta.push(y.slice(x.length));
       continue;
@@ -232,7 +235,8 @@ export class V1UpdateEncoder implements UpdateEncoder {
       this.shown(role, id, block);
       out.push({ sessionUpdate: kind, messageId: id, content: block });
     }
-    if (isObj(u._meta)) out[0]._meta = u._meta;
+    const [head] = out;
+    if (head && isObj(u._meta)) head._meta = u._meta;
     return out;
   }
 
@@ -288,7 +292,7 @@ export class V1UpdateDecoder implements UpdateDecoder {
       if (kind !== 'plan_update' && kind !== 'plan_removed') this.run = null;
       return this.unknown(wire, kind);
     }
-    const role = CHUNK_ROLE[kind];
+    const role = isChunkKind(kind) ? CHUNK_ROLE[kind] : undefined;
     if (this.validator && !(role && isPlainTextChunk(wire, false))) {
       const f = this.validator.update(wire);
       if (f && f !== 'unknown') throw invalidParams('params.update', f);
