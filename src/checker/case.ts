@@ -1,6 +1,7 @@
 import { at, isObj, type Obj } from '../protocol/json.js';
 import { AgentDriver, type WireAnswer, type WireMessage } from './driver.js';
 import type { InProcessAgent } from './launch.js';
+import { answering } from './wire.js';
 
 /** The agent command the checker starts, a fresh process per case (what `acp-kit check` runs). */
 export interface AgentCommandSettings {
@@ -124,6 +125,11 @@ export class CaseContext {
     return this.drivers;
   }
 
+  /** The agent process (or instance) started last: where a step that threw was talking. */
+  get latest(): AgentDriver {
+    return this.drivers.at(-1) ?? this.driver;
+  }
+
   get timeout(): number {
     return this.settings.timeoutMs;
   }
@@ -209,8 +215,8 @@ export class CaseContext {
    */
   async turn(sessionId: string, driver: AgentDriver = this.driver, text = this.settings.prompt, extra: readonly unknown[] = []): Promise<{ promptSeq: number; response: WireMessage & { seq: number }; endSeq: number; stopReason: unknown }> {
     const sent = driver.send('session/prompt', this.promptParams(sessionId, text, extra));
-    const responseLine = await driver.waitFor((l) => l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(sent.id), this.turnTimeout, 'the session/prompt response', sent.seq);
-    const response = { ...responseLine.msg!, seq: responseLine.seq };
+    const responseLine = await driver.waitFor(answering(sent.id), this.turnTimeout, 'the session/prompt response', sent.seq);
+    const response = { ...responseLine.msg, seq: responseLine.seq };
     if (this.version === 1 || response.error) return { promptSeq: sent.seq, response, endSeq: response.seq, stopReason: at(response.result, 'stopReason') };
     const idle = await this.waitIdle(sessionId, sent.seq, driver);
     return { promptSeq: sent.seq, response, endSeq: idle.seq, stopReason: idle.stopReason };

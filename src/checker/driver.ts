@@ -3,7 +3,7 @@ import { getValidator } from '../protocol/validation/validator.js';
 import type { ValidationFailure } from '../protocol/validation/types.js';
 import { at, isObj } from '../protocol/json.js';
 import { startAgent, type AgentEnd, type InProcessLaunch, type LaunchSpec, type StartedAgent } from './launch.js';
-import { WaitTimeout, WireLog } from './wire.js';
+import { hasMessage, WaitTimeout, WireLog, type MessageLine } from './wire.js';
 
 export { WaitTimeout } from './wire.js';
 
@@ -201,7 +201,7 @@ export class AgentDriver extends WireLog {
 
   /** Messages from the agent after `after` (and up to `until`, inclusive). */
   received(after = 0, until = Number.POSITIVE_INFINITY): Array<WireMessage & { seq: number }> {
-    return this.transcript.filter((l) => l.dir === 'in' && l.msg && l.seq > after && l.seq <= until).map((l) => ({ ...l.msg!, seq: l.seq }));
+    return this.transcript.filter((l): l is MessageLine => l.dir === 'in' && hasMessage(l) && l.seq > after && l.seq <= until).map((l) => ({ ...l.msg, seq: l.seq }));
   }
 
   /** Closes the agent's input (stdin) and waits up to `ms` for it to end; true when it did. */
@@ -343,7 +343,7 @@ export class AgentDriver extends WireLog {
   private checkResult(method: string, msg: WireMessage, seq: number): void {
     if (!this.version) return;
     const f = getValidator(this.version).result(method, msg.result, 'result');
-    if (f) this.schemaFailure(method, null, f, seq, `${method} result`);
+    if (f) this.schemaFailure(this.version, method, null, f, seq, `${method} result`);
   }
 
   /** Validates the result at `seq` again, now that {@link version} is set (the initialize answer). */
@@ -354,8 +354,9 @@ export class AgentDriver extends WireLog {
   }
 
   private checkCall(msg: WireMessage, method: string, seq: number): void {
-    if (!this.version) return;
-    const v = getValidator(this.version);
+    const version = this.version;
+    if (!version) return;
+    const v = getValidator(version);
     if (method === 'session/update') {
       const p = msg.params;
       if (typeof p !== 'object' || p === null) return this.fail(`schema/v${this.version}`, 'session/update: params must be an object', [seq]);
@@ -364,7 +365,7 @@ export class AgentDriver extends WireLog {
       if (typeof sessionId !== 'string') this.fail(`schema/v${this.version}`, 'session/update: params.sessionId must be a string', [seq]);
       const f = v.update(update, 'params.update');
       const kind = at(update, 'sessionUpdate');
-      if (f && f !== 'unknown') this.schemaFailure(method, typeof kind === 'string' ? kind : '', f, seq, 'session/update');
+      if (f && f !== 'unknown') this.schemaFailure(version, method, typeof kind === 'string' ? kind : '', f, seq, 'session/update');
       const toolCallId = at(update, 'toolCallId');
       if (this.version === 2 && kind === 'tool_call_update' && typeof toolCallId === 'string') {
         const id = `${String(sessionId)}\u0000${toolCallId}`;
@@ -381,13 +382,12 @@ export class AgentDriver extends WireLog {
       return;
     }
     const f = v.params(method, msg.params, 'params');
-    if (f) this.schemaFailure(method, null, f, seq, method);
+    if (f) this.schemaFailure(version, method, null, f, seq, method);
   }
 
   /** Attributes a schema failure to the most specific requirement it breaks. */
-  private schemaFailure(method: string, kind: string | null, f: ValidationFailure, seq: number, label: string): void {
+  private schemaFailure(v: 1 | 2, method: string, kind: string | null, f: ValidationFailure, seq: number, label: string): void {
     const text = `${label}: ${formatFailure('', f)}`;
-    const v = this.version!;
     let id = `schema/v${v}`;
     if (method === 'initialize' && /capabilities|Capabilities/.test(f.path)) id = v === 2 ? 'ACP-V2-CAP-01' : 'ACP-V1-CAP-02';
     else if (method === 'initialize' && v === 2 && /(^|\.)info/.test(f.path)) id = 'ACP-V2-INIT-01';

@@ -10,6 +10,18 @@ export class WaitTimeout extends Error {
   }
 }
 
+/** A transcript line that holds a parsed message. */
+export type MessageLine = TranscriptLine & { msg: WireMessage };
+
+/** Whether `l` holds a parsed message. */
+export const hasMessage = (l: TranscriptLine): l is MessageLine => l.msg !== undefined;
+
+/** Matches a response from the peer to the request with id `id` (compared as JSON: ids must be echoed exactly). */
+export const answering =
+  (id: unknown) =>
+  (l: TranscriptLine): l is MessageLine =>
+    l.dir === 'in' && hasMessage(l) && l.msg.method === undefined && JSON.stringify(l.msg.id) === JSON.stringify(id);
+
 /**
  * The checker's end of one newline-delimited JSON-RPC conversation, whichever side it plays: the
  * transcript of every line both ways, the findings, and waiting for a line. The agent driver and
@@ -68,6 +80,8 @@ export abstract class WireLog {
    * Waits for the first line after seq `after` matching `pred`. Throws {@link WaitTimeout} after
    * `ms`, or the error of {@link gone} when the other side ends before a match.
    */
+  async waitFor<T extends TranscriptLine>(pred: (l: TranscriptLine) => l is T, ms: number, what: string, after?: number): Promise<T>;
+  async waitFor(pred: (l: TranscriptLine) => boolean, ms: number, what: string, after?: number): Promise<TranscriptLine>;
   async waitFor(pred: (l: TranscriptLine) => boolean, ms: number, what: string, after = 0): Promise<TranscriptLine> {
     const deadline = Date.now() + ms;
     for (;;) {
@@ -114,8 +128,8 @@ export abstract class WireLog {
 
   /** Waits for the answer to our request `id` (sent at seq `after`), matched by the exact id. */
   protected async answerTo(id: WireId, after: number, ms: number, what: string): Promise<WireMessage & { seq: number }> {
-    const line = await this.waitFor((l) => l.dir === 'in' && l.msg !== undefined && l.msg.method === undefined && JSON.stringify(l.msg.id) === JSON.stringify(id), ms, what, after);
-    return { ...line.msg!, seq: line.seq };
+    const line = await this.waitFor(answering(id), ms, what, after);
+    return { ...line.msg, seq: line.seq };
   }
 
   /** Splits received bytes into lines; a partial line waits for the rest. */

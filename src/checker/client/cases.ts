@@ -82,8 +82,11 @@ export const clientNegotiateDown: ClientCase = {
     await ctx.ping();
     ctx.endTurn(req, sid);
     const mixed = ctx.p.findings.filter((f) => f.id === 'schema/v1');
-    const v2Only = ctx.p.transcript.filter((l) => l.dir === 'in' && l.seq > init.seq && l.msg && typeof l.msg.method === 'string' && !getValidator(1).knows(l.msg.method) && !l.msg.method.startsWith('_'));
-    ctx.judge('ACP-V2-INIT-03', mixed.length === 0 && v2Only.length === 0, `the client asked for v2, got v1 and then sent what v1 does not have: ${[...mixed.map((f) => f.message), ...v2Only.map((l) => `method ${l.msg!.method}`)].join('; ')}`, [...mixed.flatMap((f) => f.seqs), ...v2Only.map((l) => l.seq)]);
+    const v2Only = ctx.p.transcript.flatMap((l) => {
+      const method = l.msg?.method;
+      return l.dir === 'in' && l.seq > init.seq && typeof method === 'string' && !getValidator(1).knows(method) && !method.startsWith('_') ? [{ seq: l.seq, method }] : [];
+    });
+    ctx.judge('ACP-V2-INIT-03', mixed.length === 0 && v2Only.length === 0, `the client asked for v2, got v1 and then sent what v1 does not have: ${[...mixed.map((f) => f.message), ...v2Only.map((l) => `method ${l.method}`)].join('; ')}`, [...mixed.flatMap((f) => f.seqs), ...v2Only.map((l) => l.seq)]);
   },
 };
 
@@ -341,12 +344,13 @@ export const clientTerminalRelease: ClientCase = {
     const terminalId = at(created.result, 'terminalId');
     if (created.error || typeof terminalId !== 'string') ctx.skip(`the client refused terminal/create: ${JSON.stringify(created.error ?? created.result)}`);
     if (!(await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', ctx.timeout))) ctx.skip(`the command of terminal/create did not start within ${ctx.timeout} ms`);
-    pid = Number(readFileSync(pidFile, 'utf8'));
+    const started = Number(readFileSync(pidFile, 'utf8'));
+    pid = started;
     const released = await p.request('terminal/release', { sessionId: sid, terminalId }, ctx.id('release'), ctx.timeout);
     if (!ctx.judge('ACP-V1-TERM-08', released.error === undefined, `terminal/release failed: ${JSON.stringify(released.error)}`, [released.seq])) return;
     const alive = () => {
       try {
-        process.kill(pid!, 0);
+        process.kill(started, 0);
         return true;
       } catch {
         return false;

@@ -3,7 +3,7 @@ import { formatFailure } from '../../protocol/validation/failure.js';
 import { getValidator } from '../../protocol/validation/validator.js';
 import { at, isObj } from '../../protocol/json.js';
 import { preview, type WireId, type WireMessage } from '../driver.js';
-import { WireLog } from '../wire.js';
+import { hasMessage, WireLog, type MessageLine } from '../wire.js';
 
 /** A message from the client, with its place in the transcript. */
 export type Received = WireMessage & { seq: number };
@@ -86,9 +86,9 @@ export class ClientPeer extends WireLog {
 
   /** Waits for the next request of `method` from the client that no case took yet. */
   async takeRequest(method: string, ms: number, after = 0): Promise<Received> {
-    const line = await this.waitFor((l) => l.dir === 'in' && l.seq > after && l.msg?.method === method && l.msg.id !== undefined && !this.taken.has(l.seq), ms, `the client's ${method} request`);
+    const line = await this.waitFor((l): l is MessageLine => l.dir === 'in' && l.seq > after && hasMessage(l) && l.msg.method === method && l.msg.id !== undefined && !this.taken.has(l.seq), ms, `the client's ${method} request`);
     this.taken.add(line.seq);
-    return { ...line.msg!, seq: line.seq };
+    return { ...line.msg, seq: line.seq };
   }
 
   /** Waiting ends with {@link ClientGone} once the client closed the connection. */
