@@ -23,7 +23,7 @@ import { lifecycleFor, type AgentLifecycle, type LifecycleSession } from './life
 import { stderrLogger, type AgentLogger } from './logger.js';
 import { listPage } from './session-list.js';
 import { replayHistory } from './replay.js';
-import { SessionRuntime, type SessionAttachment, type SessionHost } from './session-runtime.js';
+import { SessionRuntime, type SessionAttachment, type AgentSessionHost } from './session-runtime.js';
 import type { SharedSessions } from './shared-sessions.js';
 import { InMemorySessionStore, SESSION_LOCKED, isHistoryUpdate, isPending, storeError, type SessionStore, type StoredSession } from './session-store.js';
 import type { AgentDefinition, ClientPeerInfo, ClientServices, PermissionQuestion, SessionSetup } from './types.js';
@@ -108,7 +108,7 @@ class AgentConnectionImpl implements AgentConnection {
   private client: ClientPeerInfo = { protocolVersion: 2, info: null, capabilities: {} };
   private otherRequestSeen = false;
   private readonly sessions = new Map<string, SessionRuntime>();
-  private host: SessionHost | undefined;
+  private host: AgentSessionHost | undefined;
   /** Requests received and not yet answered (drained at the end of input). */
   private inFlight = 0;
   private replayValidator: WireValidator | undefined;
@@ -166,7 +166,7 @@ class AgentConnectionImpl implements AgentConnection {
   }
 
   /** The host of this connection's sessions (made by `initialize`). */
-  private get negotiatedHost(): SessionHost {
+  private get negotiatedHost(): AgentSessionHost {
     if (!this.host) throw AcpError.internal('no protocol version negotiated yet');
     return this.host;
   }
@@ -678,7 +678,7 @@ class AgentConnectionImpl implements AgentConnection {
 
   // ---- wire helpers -----------------------------------------------------------
 
-  private makeHost(lifecycle: AgentLifecycle, codec: WireCodec): SessionHost {
+  private makeHost(lifecycle: AgentLifecycle, codec: WireCodec): AgentSessionHost {
     const conn = this;
     return {
       lifecycle,

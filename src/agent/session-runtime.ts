@@ -12,8 +12,8 @@ import { isHistoryUpdate, isPending, storeError, type SessionStore } from './ses
 import { abortError, TurnRuntime } from './turn.js';
 import type { AgentDefinition, AgentSession, ClientPeerInfo, ClientServices, PermissionQuestion, TurnResult } from './types.js';
 
-/** What a session needs from its connection. */
-export interface SessionHost {
+/** What an agent session needs from the connection that serves it (the client side has its own, `ClientSessionHost`). */
+export interface AgentSessionHost {
   /** The negotiated version's prompt lifecycle: every per-version choice of a session is its. */
   readonly lifecycle: AgentLifecycle;
   readonly codec: WireCodec;
@@ -43,7 +43,7 @@ export class SessionAttachment {
   private pending: (readonly object[])[] | undefined;
 
   constructor(
-    readonly host: SessionHost,
+    readonly host: AgentSessionHost,
     private readonly sessionId: string,
     buffered: boolean,
   ) {
@@ -71,7 +71,7 @@ export class SessionAttachment {
 
 /** A permission question open on a session: `ask` puts it to one more connection. */
 interface OpenQuestion {
-  ask(host: SessionHost): void;
+  ask(host: AgentSessionHost): void;
 }
 
 const FINAL_TOOL_STATUSES: ReadonlySet<unknown> = new Set(['completed', 'failed', 'cancelled']);
@@ -147,7 +147,7 @@ export class SessionRuntime implements AgentSession {
   private storedState: unknown = 'idle';
 
   constructor(
-    private readonly host: SessionHost,
+    private readonly host: AgentSessionHost,
     init: SessionInit,
   ) {
     this.sessionId = init.sessionId;
@@ -170,7 +170,7 @@ export class SessionRuntime implements AgentSession {
   }
 
   /** The attachment of `host`, if attached. */
-  attachmentOf(host: SessionHost): SessionAttachment | undefined {
+  attachmentOf(host: AgentSessionHost): SessionAttachment | undefined {
     return this.attachments.find((a) => a.host === host);
   }
 
@@ -179,7 +179,7 @@ export class SessionRuntime implements AgentSession {
    * are held for it until {@link SessionAttachment.flush}, so its replay goes out first and it
    * misses nothing emitted meanwhile.
    */
-  attach(host: SessionHost, buffered: boolean): SessionAttachment {
+  attach(host: AgentSessionHost, buffered: boolean): SessionAttachment {
     const existing = this.attachmentOf(host);
     if (existing) return existing;
     const a = new SessionAttachment(host, this.sessionId, buffered);
@@ -188,7 +188,7 @@ export class SessionRuntime implements AgentSession {
   }
 
   /** Detaches a connection (it left); returns how many remain. The session itself goes on. */
-  detach(host: SessionHost): number {
+  detach(host: AgentSessionHost): number {
     const i = this.attachments.findIndex((a) => a.host === host);
     if (i >= 0) this.attachments.splice(i, 1);
     return this.attachments.length;

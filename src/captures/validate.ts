@@ -1,7 +1,7 @@
 import { getValidator } from '../protocol/validation/validator.js';
 import { formatFailure } from '../protocol/validation/failure.js';
 import { decodeFrame, type CaptureFrame, type FrameDirection } from './capture.js';
-import { at, isObj, type Obj } from '../protocol/json.js';
+import { at, isObj, type JsonObject } from '../protocol/json.js';
 import type { Violation } from './violation.js';
 
 export type { Violation, ViolationRule } from './violation.js';
@@ -161,7 +161,7 @@ export class CaptureValidator {
     return s;
   }
 
-  private onCall(frame: CaptureFrame, m: Obj, out: Violation[]): void {
+  private onCall(frame: CaptureFrame, m: JsonObject, out: Violation[]): void {
     if (typeof m.method !== 'string') {
       out.push(this.schema(frame, 'method: must be string'));
       return;
@@ -262,7 +262,7 @@ export class CaptureValidator {
     }
   }
 
-  private onResponse(frame: CaptureFrame, m: Obj, out: Violation[]): void {
+  private onResponse(frame: CaptureFrame, m: JsonObject, out: Violation[]): void {
     const key = `${other(frame.dir)}:${idKey(m.id)}`;
     const req = this.pending.get(key);
     // an error with id null answers a message whose id could not be read (JSON-RPC 2.0 section 5)

@@ -1,4 +1,4 @@
-import { at, isObj, type Obj } from '../protocol/json.js';
+import { at, isObj, type JsonObject } from '../protocol/json.js';
 import { AgentDriver, type WireAnswer, type WireMessage } from './driver.js';
 import type { InProcessAgent } from './launch.js';
 import { answering } from './wire.js';
@@ -267,7 +267,7 @@ export class CaseContext {
 }
 
 /** The `update` of a session/update notification, if `m` is one. */
-export function updateOf(m: WireMessage | undefined): Obj | undefined {
+export function updateOf(m: WireMessage | undefined): JsonObject | undefined {
   if (m?.method !== 'session/update' || m.id !== undefined) return undefined;
   const u = at(m.params, 'update');
   return isObj(u) ? u : undefined;

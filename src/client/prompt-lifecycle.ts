@@ -2,12 +2,12 @@ import { AcpError } from '../protocol/errors.js';
 import type { AnyContentBlock } from '../protocol/model/content.js';
 import type { PermissionRequest } from '../protocol/model/session.js';
 import type { AnySessionUpdate, StateUpdate } from '../protocol/model/update.js';
-import type { PromptResult, SessionHost } from './client-session.js';
+import type { PromptResult, ClientSessionHost } from './client-session.js';
 
 /** What a prompt lifecycle sees of its session: the host and the arrival bookkeeping. */
 export interface PromptContext {
   readonly sessionId: string;
-  readonly host: SessionHost;
+  readonly host: ClientSessionHost;
   /** Applies a synthesized update as if it had arrived now. */
   apply(update: AnySessionUpdate): void;
   /** Arrival number of the last applied update. */

@@ -18,7 +18,7 @@ import {
   blockToV1, blocksToV1, commandToV1, configOptionsFromV1, configOptionsToV1, planEntryToV1, toolContentsToV1,
   blockFromV1, toolPatchFromV1, toolPatchToV1,
 } from './v1-shapes.js';
-import { decodedUpdates, invalidParams, isObj, isPlainTextChunk, updateBody, type Obj } from './util.js';
+import { decodedUpdates, invalidParams, isObj, isPlainTextChunk, updateBody, type JsonObject } from './util.js';
 
 /** The `sessionUpdate` kinds of the stable v1 schema. */
 export const V1_UPDATE_KINDS: ReadonlySet<string> = new Set([
@@ -52,7 +52,7 @@ type Segment = string | AnyContentBlock;
 function isPlainText(b: AnyContentBlock): b is TextContent {
   if (b.type !== 'text') return false;
   const { type: _t, text: _x, ...rest } = b;
-  const other: Obj = rest; // annotations, _meta and any extension keys
+  const other: JsonObject = rest; // annotations, _meta and any extension keys
   for (const k in other) if (other[k] !== undefined && other[k] !== null) return false;
   return true;
 }
@@ -230,7 +230,7 @@ export class V1UpdateEncoder implements UpdateEncoder {
       delta = cur && cur.id === id ? messageDelta(cur.blocks, blocks) : null;
     }
     if (!delta || delta.length === 0) return [];
-    const out: Obj[] = [];
+    const out: JsonObject[] = [];
     for (const block of delta) {
       this.shown(role, id, block);
       out.push({ sessionUpdate: kind, messageId: id, content: block });
@@ -240,7 +240,7 @@ export class V1UpdateEncoder implements UpdateEncoder {
     return out;
   }
 
-  private mergedPlan(meta: unknown): Obj {
+  private mergedPlan(meta: unknown): JsonObject {
     const entries: PlanEntry[] = [];
     for (const list of this.plans.values()) {
       for (const e of list) {
@@ -248,7 +248,7 @@ export class V1UpdateEncoder implements UpdateEncoder {
         if (m) entries.push(m);
       }
     }
-    const out: Obj = { sessionUpdate: 'plan', entries };
+    const out: JsonObject = { sessionUpdate: 'plan', entries };
     if (isObj(meta)) out._meta = meta;
     return out;
   }
@@ -282,7 +282,7 @@ export class V1UpdateDecoder implements UpdateDecoder {
     return decodedUpdates(this.decodeOne(updateBody(wire)));
   }
 
-  private decodeOne(wire: Obj): Obj | undefined {
+  private decodeOne(wire: JsonObject): JsonObject | undefined {
     const kind = wire.sessionUpdate;
     if (typeof kind !== 'string') {
       const f = { path: kind === undefined ? '' : 'sessionUpdate', message: kind === undefined ? "must have required property 'sessionUpdate'" : 'must be string' };
@@ -320,7 +320,7 @@ export class V1UpdateDecoder implements UpdateDecoder {
       case 'tool_call_update':
         return { ...toolPatchFromV1(wire), sessionUpdate: 'tool_call_update' };
       case 'plan': {
-        const out: Obj = { sessionUpdate: 'plan_update', plan: { type: 'items', planId: V1_PLAN_ID, entries: wire.entries } };
+        const out: JsonObject = { sessionUpdate: 'plan_update', plan: { type: 'items', planId: V1_PLAN_ID, entries: wire.entries } };
         if (isObj(wire._meta)) out._meta = wire._meta;
         return out;
       }
@@ -346,7 +346,7 @@ export class V1UpdateDecoder implements UpdateDecoder {
     this.run = null;
   }
 
-  private chunk(received: Obj, role: MessageRole): Obj {
+  private chunk(received: JsonObject, role: MessageRole): JsonObject {
     const c = received.content;
     const wire = isObj(c) && (c.annotations !== undefined || c.size !== undefined) ? { ...received, content: blockFromV1(c) } : received;
     const id = wire.messageId;
@@ -360,7 +360,7 @@ export class V1UpdateDecoder implements UpdateDecoder {
     return { ...wire, messageId };
   }
 
-  private unknown(wire: Obj, kind: string): Obj | undefined {
+  private unknown(wire: JsonObject, kind: string): JsonObject | undefined {
     // The unstable v1 plan variants (sent only to clients that advertised `plan`) have the neutral shape.
     if (kind === 'plan_update' && isObj(wire.plan) && typeof wire.plan.planId === 'string' && typeof wire.plan.type === 'string') {
       return wire;

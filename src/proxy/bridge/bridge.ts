@@ -9,7 +9,7 @@ import { StreamTransport } from '../../rpc/stream-transport.js';
 import type { CloseInfo } from '../../rpc/transport.js';
 import type { FileSystemSandboxOptions } from '../../client/services/fs-sandbox.js';
 import { decodeFrame, frameStamper, scanFrame, type CaptureSide, type FrameDirection } from '../../captures/capture.js';
-import { at, isObj, type Obj } from '../../protocol/json.js';
+import { at, isObj, type JsonObject } from '../../protocol/json.js';
 import { describeExit, killAfterEditorClosed, proxyResult, type AgentCommandOptions, type ProxyResult } from '../agent-process.js';
 import type { ProxyHandle } from '../proxy.js';
 import { CaptureValidator } from '../../captures/validate.js';
@@ -88,7 +88,7 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
   let editorRelay: RelayTransport | undefined;
   let agentRelay: RelayTransport | undefined;
   let translator: Translator | undefined;
-  let awaiting: { id: unknown; resolve(m: Obj): void } | undefined;
+  let awaiting: { id: unknown; resolve(m: JsonObject): void } | undefined;
   let negotiating = false;
   let resolveRoute!: (r: BridgeRoute) => void;
   const route = new Promise<BridgeRoute>((r) => (resolveRoute = r));
@@ -161,8 +161,8 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
   });
 
   /** Sends `initialize` to the agent with `id` and waits for its answer. */
-  const ask = (id: unknown, params: unknown): Promise<Obj> =>
-    new Promise<Obj>((resolve) => {
+  const ask = (id: unknown, params: unknown): Promise<JsonObject> =>
+    new Promise<JsonObject>((resolve) => {
       if (agentClosed) {
         resolve({ error: { code: ErrorCode.InternalError, message: `the agent ended before answering initialize: ${agentClosed.reason}` } });
         return;
@@ -172,7 +172,7 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
     });
 
   let initAttempt = 0;
-  const negotiate = async (req: Obj): Promise<void> => {
+  const negotiate = async (req: JsonObject): Promise<void> => {
     const requested = at(req.params, 'protocolVersion');
     const editorVersion: 1 | 2 = options.mode === 'auto' ? (typeof requested === 'number' && requested >= 2 ? 2 : 1) : options.mode;
     const other: 1 | 2 = editorVersion === 1 ? 2 : 1;
@@ -294,11 +294,11 @@ export function startBridge(options: BridgeOptions): BridgeHandle {
   };
 }
 
-function isRequest(m: unknown, method: string): m is Obj {
+function isRequest(m: unknown, method: string): m is JsonObject {
   return isObj(m) && m.method === method && m.id !== undefined;
 }
 
-function isResponse(m: unknown, id: unknown): m is Obj {
+function isResponse(m: unknown, id: unknown): m is JsonObject {
   return isObj(m) && m.method === undefined && m.id === id && ('result' in m || 'error' in m);
 }
 
