@@ -1,6 +1,6 @@
 import { isObj } from '../protocol/json.js';
 import { decodeFrame, type CaptureFrame, type FrameDirection } from '../captures/capture.js';
-import { CaptureValidator, type Violation, type ViolationRule } from '../captures/validate.js';
+import { CaptureValidator, type CaptureValidatorOptions, type Violation, type ViolationRule } from '../captures/validate.js';
 import type { Finding, TranscriptLine, WireId, WireMessage } from './driver.js';
 
 /** Raised when the peer did not do something in time; the case fails the requirement it names. */
@@ -36,7 +36,7 @@ export abstract class WireLog {
    * exercise from here ({@link violationsOf}) instead of judging them with code of their own.
    */
   readonly violations: Violation[] = [];
-  private readonly rules = new CaptureValidator();
+  private readonly rules: CaptureValidator;
 
   protected seq = 0;
   /** Our requests in flight (and answered), by JSON of their id. */
@@ -44,8 +44,16 @@ export abstract class WireLog {
   private pendingBytes = Buffer.alloc(0);
   private listeners: Array<() => void> = [];
 
-  /** `inbound`: the capture direction of the lines this end receives (the peer under test writes them). */
-  constructor(private readonly inbound: FrameDirection) {}
+  /**
+   * `inbound`: the capture direction of the lines this end receives (the peer under test writes
+   * them); `rules`: the capture validator's settings (how the checker names schema failures).
+   */
+  constructor(
+    private readonly inbound: FrameDirection,
+    rules: CaptureValidatorOptions = {},
+  ) {
+    this.rules = new CaptureValidator(rules);
+  }
 
   /**
    * Puts a line into the transcript and runs the capture validator over it. `judged` is false for
@@ -59,7 +67,14 @@ export abstract class WireLog {
     const frame: CaptureFrame = { seq: line.seq, t: 0, dir: line.dir === 'in' ? this.inbound : this.inbound === 'agent->editor' ? 'editor->agent' : 'agent->editor', raw: line.raw, kind: d.kind };
     if (d.method !== undefined) frame.method = d.method;
     if (d.id !== undefined) frame.id = d.id;
-    this.violations.push(...this.rules.push(frame, line.msg));
+    const found = this.rules.push(frame, line.msg);
+    this.violations.push(...found);
+    if (line.dir === 'in') for (const v of found) this.onViolation(v);
+  }
+
+  /** A violation the peer committed, as the line that shows it arrives (the driver reports schema failures). */
+  protected onViolation(v: Violation): void {
+    void v;
   }
 
   /**
