@@ -1,7 +1,7 @@
 import type { SchemaFailureContext, Violation } from '../captures/validate.js';
 import { at, isObj } from '../protocol/json.js';
 import { startAgent, type AgentEnd, type InProcessLaunch, type LaunchSpec, type StartedAgent } from './launch.js';
-import { hasMessage, WaitTimeout, WireLog, type MessageLine } from './wire.js';
+import { hasMessage, isEnvelopeFailure, WaitTimeout, WireLog, type MessageLine } from './wire.js';
 
 export { WaitTimeout } from './wire.js';
 
@@ -382,7 +382,7 @@ export class AgentDriver extends WireLog {
  * that is no message) is judged by the driver itself, with the JSON-RPC requirements.
  */
 function attributeSchema({ version: v, method, kind, failure: f }: SchemaFailureContext): string | undefined {
-  if (f.path === 'jsonrpc' || f.path === 'error' || f.path === 'method' || f.path === 'the message') return undefined;
+  if (isEnvelopeFailure(f)) return undefined;
   if (method === 'initialize' && /capabilities|Capabilities/.test(f.path)) return v === 2 ? 'ACP-V2-CAP-01' : 'ACP-V1-CAP-02';
   if (method === 'initialize' && v === 2 && /(^|\.)info/.test(f.path)) return 'ACP-V2-INIT-01';
   if (kind && V2_MESSAGE_UPDATES.has(kind) && v === 2 && /messageId/.test(`${f.path} ${f.message}`)) return 'ACP-V2-MSG-01';

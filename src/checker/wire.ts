@@ -1,6 +1,7 @@
 import { isObj } from '../protocol/json.js';
 import { decodeFrame, type CaptureFrame, type FrameDirection } from '../captures/capture.js';
 import { CaptureValidator, type CaptureValidatorOptions, type Violation, type ViolationRule } from '../captures/validate.js';
+import type { ValidationFailure } from '../protocol/validation/types.js';
 import type { Finding, TranscriptLine, WireId, WireMessage } from './driver.js';
 
 /** Raised when the peer did not do something in time; the case fails the requirement it names. */
@@ -9,6 +10,13 @@ export class WaitTimeout extends Error {
     super(`${what} did not arrive within ${ms} ms`);
   }
 }
+
+/**
+ * Whether a schema failure is about the JSON-RPC envelope (`jsonrpc`, `error`, a non-string
+ * method, a line that is no message object): the checker judges those itself, under the
+ * JSON-RPC requirements (RPC-01, RPC-04), not as schema failures.
+ */
+export const isEnvelopeFailure = (f: ValidationFailure): boolean => f.path === 'jsonrpc' || f.path === 'error' || f.path === 'method' || f.path === 'the message';
 
 /** A transcript line that holds a parsed message. */
 export type MessageLine = TranscriptLine & { msg: WireMessage };

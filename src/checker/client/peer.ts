@@ -1,9 +1,8 @@
 import type { Socket } from 'node:net';
-import { formatFailure } from '../../protocol/validation/failure.js';
-import { getValidator } from '../../protocol/validation/validator.js';
+import type { Violation } from '../../captures/validate.js';
 import { at, isObj } from '../../protocol/json.js';
 import { preview, type WireId, type WireMessage } from '../driver.js';
-import { hasMessage, WireLog, type MessageLine } from '../wire.js';
+import { hasMessage, isEnvelopeFailure, WireLog, type MessageLine } from '../wire.js';
 
 /** A message from the client, with its place in the transcript. */
 export type Received = WireMessage & { seq: number };
@@ -32,7 +31,8 @@ export class ClientPeer extends WireLog {
     private readonly socket: Socket,
     initial: Buffer = Buffer.alloc(0),
   ) {
-    super('editor->agent');
+    // the client's schema failures are the capture validator's, under the schema of the version
+    super('editor->agent', { attribute: ({ version, failure }) => (isEnvelopeFailure(failure) ? undefined : `schema/v${version}`) });
     socket.on('data', (d: Buffer) => this.onData(d));
     socket.on('close', () => {
       this.ended = true;
@@ -165,13 +165,6 @@ export class ClientPeer extends WireLog {
       const asked = at(msg.params, 'protocolVersion');
       if (msg.method === 'initialize' && typeof asked === 'number') this.asked = asked;
       if (msg.id === null && this.version === 2) this.fail('ACP-ALL-RPC-03', `${msg.method} request has id null, which v2 forbids`, [seq]);
-      // initialize is checked in the shape of the version the client asked for; the rest in the agreed one
-      const v = msg.method === 'initialize' ? (this.asked !== undefined && this.asked >= 2 ? 2 : 1) : this.version;
-      if (!v) return;
-      const validator = getValidator(v);
-      if (validator.sideOf(msg.method) === 'client') return this.fail(`schema/v${v}`, `${msg.method} is a method the client handles; a client must not send it`, [seq]);
-      const f = validator.params(msg.method, msg.params, 'params');
-      if (f) this.fail(`schema/v${v}`, `${msg.method}: ${formatFailure('', f)}`, [seq]);
       return;
     }
     const hasResult = 'result' in msg;
@@ -190,10 +183,11 @@ export class ClientPeer extends WireLog {
       else this.fail('ACP-ALL-RPC-03', `the client answered id ${JSON.stringify(msg.id)}, which no request of the agent carried (ids must be echoed exactly)`, [seq]);
       return;
     }
-    if (hasResult && this.version) {
-      const f = getValidator(this.version).result(req.method, msg.result, 'result');
-      if (f) this.fail(`schema/v${this.version}`, `${req.method} result: ${formatFailure('', f)}`, [seq]);
-    }
+  }
+
+  /** Schema failures are the capture validator's: reported as findings. */
+  protected override onViolation(v: Violation): void {
+    if (v.rule === 'schema') this.fail(v.requirement, v.message, v.seqs);
   }
 }
 
