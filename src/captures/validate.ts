@@ -191,6 +191,27 @@ export class CaptureValidator {
     return s;
   }
 
+  /** The schema failures of a call: its side (who may send it), then its params (of a session/update: the update). */
+  private callSchema(frame: CaptureFrame, method: string, p: unknown): Violation[] {
+    const v = this.version ? getValidator(this.version) : undefined;
+    if (!v) return [];
+    const side = v.sideOf(method);
+    const expected = frame.dir === 'editor->agent' ? 'agent' : 'client';
+    if (side !== undefined && side !== 'protocol' && side !== expected) {
+      return this.schema(frame, { path: '', message: `is handled by the ${side}, so only the ${side === 'agent' ? 'editor' : 'agent'} may send it` }, method);
+    }
+    if (method !== 'session/update') {
+      const f = v.params(method, p, 'params');
+      return f ? this.schema(frame, f, method) : [];
+    }
+    if (typeof p !== 'object' || p === null) return this.schema(frame, { path: 'params', message: 'must be object' }, method);
+    const out = typeof at(p, 'sessionId') !== 'string' ? this.schema(frame, { path: 'params.sessionId', message: 'must be string' }, method) : [];
+    const f = v.update(at(p, 'update'), 'params.update');
+    const kind = at(p, 'update', 'sessionUpdate');
+    if (f && f !== 'unknown') out.push(...this.schema(frame, f, method, typeof kind === 'string' ? kind : undefined));
+    return out;
+  }
+
   private onCall(frame: CaptureFrame, m: JsonObject, out: Violation[]): void {
     if (typeof m.method !== 'string') {
       out.push(...this.schema(frame, { path: 'method', message: 'must be string' }));
@@ -204,26 +225,7 @@ export class CaptureValidator {
       const offered = at(params, 'protocolVersion');
       if (this.version === undefined && (offered === 1 || offered === 2)) this.version = offered;
     }
-    const v = this.version ? getValidator(this.version) : undefined;
-    if (v) {
-      const side = v.sideOf(method);
-      const expected = frame.dir === 'editor->agent' ? 'agent' : 'client';
-      if (side !== undefined && side !== 'protocol' && side !== expected) {
-        out.push(...this.schema(frame, { path: '', message: `is handled by the ${side}, so only the ${side === 'agent' ? 'editor' : 'agent'} may send it` }, method));
-      } else if (method === 'session/update') {
-        const p = m.params;
-        if (typeof p !== 'object' || p === null) out.push(...this.schema(frame, { path: 'params', message: 'must be object' }, method));
-        else {
-          if (typeof at(p, 'sessionId') !== 'string') out.push(...this.schema(frame, { path: 'params.sessionId', message: 'must be string' }, method));
-          const f = v.update(at(p, 'update'), 'params.update');
-          const kind = at(p, 'update', 'sessionUpdate');
-          if (f && f !== 'unknown') out.push(...this.schema(frame, f, method, typeof kind === 'string' ? kind : undefined));
-        }
-      } else {
-        const f = v.params(method, m.params, 'params');
-        if (f) out.push(...this.schema(frame, f, method));
-      }
-    }
+    out.push(...this.callSchema(frame, method, m.params));
     if (frame.kind === 'request') {
       const key = `${frame.dir}:${idKey(m.id)}`;
       const prev = this.pending.get(key);
