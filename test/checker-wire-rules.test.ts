@@ -58,4 +58,16 @@ describe('checker wire log: the capture validator judges the transcript', () => 
     });
     expect(d.violations).toEqual(fromCapture);
   });
+
+  it('an answer to no request of the checker is ACP-ALL-RPC-03, found by the validator', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-wire-rules-')));
+    dirs.push(dir);
+    const d = new AgentDriver({ inProcess: fixtureAgent({ BREAK: 'id-not-echoed', FIXTURE_STORE: dir }).agent });
+    drivers.push(d);
+    // the fixture answers a string id with "<id>-x"
+    const sent = d.send('initialize', { protocolVersion: 1, clientCapabilities: {} }, 'wire-rules-1');
+    const answer = await d.waitFor((l) => l.dir === 'in' && l.msg?.id === 'wire-rules-1-x', 5000, 'the answer with the wrong id', sent.seq);
+    expect(d.violationsOf('response-to-unknown-id', 0).map((v) => v.seqs)).toEqual([[answer.seq]]);
+    expect(d.findings.filter((f) => f.id === 'ACP-ALL-RPC-03').map((f) => f.seqs)).toEqual([[answer.seq]]);
+  });
 });

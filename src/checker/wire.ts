@@ -77,12 +77,18 @@ export abstract class WireLog {
     if (d.id !== undefined) frame.id = d.id;
     const found = this.rules.push(frame, line.msg);
     this.violations.push(...found);
-    if (line.dir === 'in') for (const v of found) this.onViolation(v);
+    if (line.dir === 'in') for (const v of found) this.onViolation(v, line);
   }
 
-  /** A violation the peer committed, as the line that shows it arrives (the driver reports schema failures). */
-  protected onViolation(v: Violation): void {
-    void v;
+  /**
+   * A violation the peer committed, as the line that shows it arrives: the rules every line is
+   * judged by become findings (the schema, named by the `attribute` option; an answer to no
+   * request of ours, ACP-ALL-RPC-03). An answer without an id is the subclass's (ACP-ALL-RPC-02).
+   */
+  private onViolation(v: Violation, line: TranscriptLine): void {
+    if (v.rule === 'schema') this.fail(v.requirement, v.message, v.seqs);
+    const id = line.msg?.id;
+    if (v.rule === 'response-to-unknown-id' && id !== null && id !== undefined) this.fail('ACP-ALL-RPC-03', v.message, v.seqs);
   }
 
   /**

@@ -1,5 +1,4 @@
 import type { Socket } from 'node:net';
-import type { Violation } from '../../captures/validate.js';
 import { at, isObj } from '../../protocol/json.js';
 import { preview, type WireId, type WireMessage } from '../driver.js';
 import { hasMessage, isEnvelopeFailure, WireLog, type MessageLine } from '../wire.js';
@@ -179,16 +178,12 @@ export class ClientPeer extends WireLog {
       const code = hasError ? at(msg.error, 'code') : undefined;
       // id null is how JSON-RPC answers a line whose id could not be read (e.g. a stray non-JSON line)
       if ((msg.id === null || msg.id === undefined) && (code === -32700 || code === -32600)) return;
+      // an id that answers no request of ours is the capture validator's (see WireLog.onViolation)
       if (msg.id === null || msg.id === undefined) this.fail('ACP-ALL-RPC-02', `the client sent a response without an id (${preview(JSON.stringify(msg))}): it answered a notification`, [seq]);
-      else this.fail('ACP-ALL-RPC-03', `the client answered id ${JSON.stringify(msg.id)}, which no request of the agent carried (ids must be echoed exactly)`, [seq]);
       return;
     }
   }
 
-  /** Schema failures are the capture validator's: reported as findings. */
-  protected override onViolation(v: Violation): void {
-    if (v.rule === 'schema') this.fail(v.requirement, v.message, v.seqs);
-  }
 }
 
 /** The client closed the connection while a case waited for it. */
