@@ -67,6 +67,8 @@ describe('check client: fixture clients breaking one requirement each', () => {
     ['dies-on-non-json', ['client/non-json-line'], ['v1 ACP-ALL-TRANS-05', 'v2 ACP-ALL-TRANS-05']],
     // exits on a session update kind it does not know (v2 only: v1 has no extension of update kinds)
     ['dies-on-unknown-update', ['client/unknown-updates'], ['v2 ACP-V2-EXT-03']],
+    // sends a prompt whose content block has no type: the official schema of each version refuses it
+    ['untyped-prompt-block', ['client/basic'], ['v1 schema/v1', 'v2 schema/v2']],
   ])('%s fails exactly its requirement', async (rule, cases, expected) => {
     const run = await check([FIXTURE], { BREAK: rule }, cases);
     expect(failed(run), explain(run)).toEqual([...expected].sort());

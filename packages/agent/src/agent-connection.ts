@@ -23,7 +23,7 @@ import { lifecycleFor, type AgentLifecycle, type LifecycleSession } from './life
 import { stderrLogger, type AgentLogger } from './logger.js';
 import { listPage } from './session-list.js';
 import { replayHistory } from './replay.js';
-import { SessionRuntime, type SessionAttachment, type SessionHost } from './session-runtime.js';
+import { SessionRuntime, type SessionAttachment, type AgentSessionHost } from './session-runtime.js';
 import type { SharedSessions } from './shared-sessions.js';
 import { InMemorySessionStore, SESSION_LOCKED, isHistoryUpdate, isPending, storeError, type SessionStore, type StoredSession } from './session-store.js';
 import type { AgentDefinition, ClientPeerInfo, ClientServices, PermissionQuestion, SessionSetup } from './types.js';
@@ -108,7 +108,7 @@ class AgentConnectionImpl implements AgentConnection {
   private client: ClientPeerInfo = { protocolVersion: 2, info: null, capabilities: {} };
   private otherRequestSeen = false;
   private readonly sessions = new Map<string, SessionRuntime>();
-  private host: SessionHost | undefined;
+  private host: AgentSessionHost | undefined;
   /** Requests received and not yet answered (drained at the end of input). */
   private inFlight = 0;
   private replayValidator: WireValidator | undefined;
@@ -163,6 +163,18 @@ class AgentConnectionImpl implements AgentConnection {
   private get negotiated(): AgentLifecycle {
     if (!this.lifecycle) throw AcpError.internal('no protocol version negotiated yet');
     return this.lifecycle;
+  }
+
+  /** The host of this connection's sessions (made by `initialize`). */
+  private get negotiatedHost(): AgentSessionHost {
+    if (!this.host) throw AcpError.internal('no protocol version negotiated yet');
+    return this.host;
+  }
+
+  /** The negotiated version's codec (set by `initialize`). */
+  private get negotiatedCodec(): WireCodec {
+    if (!this.codec) throw AcpError.internal('no protocol version negotiated yet');
+    return this.codec;
   }
 
   close(): void {
@@ -368,7 +380,7 @@ class AgentConnectionImpl implements AgentConnection {
     // an asynchronous store: the session exists once it is persisted (a failure refuses session/new with the store's reason)
     if (isPending(created)) await created.catch((e: unknown) => Promise.reject(storeError(e)));
     this.store.acquire?.(sessionId);
-    const s = new SessionRuntime(this.host!, { sessionId, cwd: p.cwd, additionalDirectories, mcpServers: p.mcpServers ?? [], restored: false });
+    const s = new SessionRuntime(this.negotiatedHost, { sessionId, cwd: p.cwd, additionalDirectories, mcpServers: p.mcpServers ?? [], restored: false });
     let setup: SessionSetup | void;
     try {
       setup = await this.definition.openSession?.(s, { restored: false, history: [] });
@@ -436,8 +448,8 @@ class AgentConnectionImpl implements AgentConnection {
       // a reopen would cut off): keep it (and its running turn);
       // replay through a fresh encoder. Another setup reopens it below like `session/load`, so
       // `openSession` sees the request's complete `mcpServers` list (ACP-V2-RESUME-09).
-      if (replay) await this.replay(existing, stored, this.codec!.createUpdateEncoder({ clientCapabilities: this.client.capabilities, configOptions: existing.configOptions }));
-      this.negotiated.restored(this.viewFor(existing, existing.attachmentOf(this.host!)));
+      if (replay) await this.replay(existing, stored, this.negotiatedCodec.createUpdateEncoder({ clientCapabilities: this.client.capabilities, configOptions: existing.configOptions }));
+      this.negotiated.restored(this.viewFor(existing, existing.attachmentOf(this.negotiatedHost)));
       return this.setupResult(existing, undefined);
     }
     if (existing && existing.attachedCount > 1) throw sharedSetupMismatch(p.sessionId);
@@ -447,14 +459,14 @@ class AgentConnectionImpl implements AgentConnection {
       await existing.close('reopening the session');
     }
     const additionalDirectories = [...(p.additionalDirectories ?? [])];
-    const s = new SessionRuntime(this.host!, { sessionId: p.sessionId, cwd: p.cwd, additionalDirectories, mcpServers: p.mcpServers ?? [], restored: true });
+    const s = new SessionRuntime(this.negotiatedHost, { sessionId: p.sessionId, cwd: p.cwd, additionalDirectories, mcpServers: p.mcpServers ?? [], restored: true });
     const history = stored.updates.filter(isHistoryUpdate);
     const setup = await this.definition.openSession?.(s, { restored: true, history });
     s.openWith(restoreValues(setup?.configOptions ?? [], stored.meta.configValues));
     if (replay) await this.replay(s, stored);
     else for (const u of stored.updates) if (isHistoryUpdate(u)) s.prime(u);
     // the state snapshot is this connection's alone (not a live update of the session for other instances' clients)
-    this.negotiated.restored(this.viewFor(s, s.attachmentOf(this.host!)));
+    this.negotiated.restored(this.viewFor(s, s.attachmentOf(this.negotiatedHost)));
     this.sessions.set(p.sessionId, s);
     if (this.sharing) this.sharing.add(s);
     else this.options.sharedSessions?.hold(s);
@@ -512,12 +524,12 @@ class AgentConnectionImpl implements AgentConnection {
     }
     // closed meanwhile (its last client left): open it afresh instead
     if (s.closed || this.sharing?.get(p.sessionId) !== s) return this.restore(p, kind);
-    const attachment = s.attach(this.host!, true);
+    const attachment = s.attach(this.negotiatedHost, true);
     this.sessions.set(p.sessionId, s);
     try {
       // the state as of attaching goes first among the held live updates
       this.negotiated.restored(this.viewFor(s, attachment));
-      if (stored) await this.replay(s, stored, this.codec!.createUpdateEncoder({ clientCapabilities: this.client.capabilities, configOptions: s.configOptions }));
+      if (stored) await this.replay(s, stored, this.negotiatedCodec.createUpdateEncoder({ clientCapabilities: this.client.capabilities, configOptions: s.configOptions }));
     } finally {
       s.activate(attachment);
     }
@@ -666,7 +678,7 @@ class AgentConnectionImpl implements AgentConnection {
 
   // ---- wire helpers -----------------------------------------------------------
 
-  private makeHost(lifecycle: AgentLifecycle, codec: WireCodec): SessionHost {
+  private makeHost(lifecycle: AgentLifecycle, codec: WireCodec): AgentSessionHost {
     const conn = this;
     return {
       lifecycle,
@@ -756,8 +768,8 @@ const MAX_PROMPT_DEPTH = 64;
 /** The path of the first value nested deeper than `max` below `root`, else `undefined` (iterative: no stack to overflow). */
 function tooDeep(root: unknown, rootPath: string, max: number): string | undefined {
   const stack: Array<[unknown, string, number]> = [[root, rootPath, 0]];
-  while (stack.length > 0) {
-    const [v, path, depth] = stack.pop()!;
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [v, path, depth] = top;
     if (v === null || typeof v !== 'object') continue;
     if (depth >= max) return path;
     if (Array.isArray(v)) v.forEach((x, i) => stack.push([x, `${path}[${i}]`, depth + 1]));

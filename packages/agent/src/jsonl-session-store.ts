@@ -220,11 +220,12 @@ export class JsonlSessionStore implements SessionStore {
     } catch {
       return undefined;
     }
-    const { session: parsed, header, problems } = parseSessionFileDetailed(text, file);
-    if (!parsed) {
-      const h = header!;
+    const detailed = parseSessionFileDetailed(text, file);
+    if (detailed.header) {
+      const h = detailed.header;
       throw AcpError.internal(`session ${sessionId} is stored corrupt: ${h.file}:${h.line}: ${h.message}; repair or remove that file`, { sessionId, file: h.file, line: h.line });
     }
+    const { session: parsed, problems } = detailed;
     for (const p of problems) this.problem(p);
     const st = await stat(file).catch(() => undefined);
     if (st && !parsed.meta.updatedAt) parsed.meta.updatedAt = st.mtime.toISOString();
@@ -260,8 +261,8 @@ export class JsonlSessionStore implements SessionStore {
     const out: StoredSessionMeta[] = [];
     let next = 0;
     const worker = async (): Promise<void> => {
-      while (next < ids.length) {
-        const meta = await this.listOne(ids[next++]);
+      for (let id = ids[next++]; id !== undefined; id = ids[next++]) {
+        const meta = await this.listOne(id);
         if (meta) out.push(meta);
       }
     };
@@ -499,7 +500,7 @@ export interface StoreProblem {
 }
 
 /** A parsed session file, or why its header is unusable; `problems` lists lines that were skipped. */
-export function parseSessionFileDetailed(text: string, file = '<session file>'): { session?: StoredSession; header?: StoreProblem; problems: StoreProblem[] } {
+export function parseSessionFileDetailed(text: string, file = '<session file>'): { session: StoredSession; header?: undefined; problems: StoreProblem[] } | { session?: undefined; header: StoreProblem; problems: StoreProblem[] } {
   const lines = text.split('\n');
   const h = readHeader(lines[0]);
   if (typeof h === 'string') return { header: { file, line: 1, message: h }, problems: [] };

@@ -67,8 +67,7 @@ export async function replayHistory(t: ReplayTarget, stored: Pick<StoredSession,
   };
   const primed = new Set<string>();
   let n = 0;
-  for (let i = 0; i < stored.updates.length; i++) {
-    const u = stored.updates[i];
+  for (const [i, u] of stored.updates.entries()) {
     if (!isHistoryUpdate(u)) continue;
     const where = stored.locations?.[i] ?? `history entry ${i + 1}`;
     const primer = lifecycle.replayPrimer(u, primed);

@@ -57,6 +57,7 @@ export function listPage(all: StoredSessionMeta[], cwd: string | null | undefine
     return info;
   });
   const res: ListSessionsResponse = { sessions };
-  if (start >= 0 && start + pageSize < rows.length) res.nextCursor = encodeCursor(keyOf(page[page.length - 1]));
+  const last = page.at(-1);
+  if (last !== undefined && start >= 0 && start + pageSize < rows.length) res.nextCursor = encodeCursor(keyOf(last));
   return res;
 }

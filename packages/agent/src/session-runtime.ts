@@ -12,8 +12,8 @@ import { isHistoryUpdate, isPending, storeError, type SessionStore } from './ses
 import { abortError, TurnRuntime } from './turn.js';
 import type { AgentDefinition, AgentSession, ClientPeerInfo, ClientServices, PermissionQuestion, TurnResult } from './types.js';
 
-/** What a session needs from its connection. */
-export interface SessionHost {
+/** What an agent session needs from the connection that serves it (the client side has its own, `ClientSessionHost`). */
+export interface AgentSessionHost {
   /** The negotiated version's prompt lifecycle: every per-version choice of a session is its. */
   readonly lifecycle: AgentLifecycle;
   readonly codec: WireCodec;
@@ -43,7 +43,7 @@ export class SessionAttachment {
   private pending: (readonly object[])[] | undefined;
 
   constructor(
-    readonly host: SessionHost,
+    readonly host: AgentSessionHost,
     private readonly sessionId: string,
     buffered: boolean,
   ) {
@@ -71,7 +71,7 @@ export class SessionAttachment {
 
 /** A permission question open on a session: `ask` puts it to one more connection. */
 interface OpenQuestion {
-  ask(host: SessionHost): void;
+  ask(host: AgentSessionHost): void;
 }
 
 const FINAL_TOOL_STATUSES: ReadonlySet<unknown> = new Set(['completed', 'failed', 'cancelled']);
@@ -147,7 +147,7 @@ export class SessionRuntime implements AgentSession {
   private storedState: unknown = 'idle';
 
   constructor(
-    private readonly host: SessionHost,
+    private readonly host: AgentSessionHost,
     init: SessionInit,
   ) {
     this.sessionId = init.sessionId;
@@ -170,7 +170,7 @@ export class SessionRuntime implements AgentSession {
   }
 
   /** The attachment of `host`, if attached. */
-  attachmentOf(host: SessionHost): SessionAttachment | undefined {
+  attachmentOf(host: AgentSessionHost): SessionAttachment | undefined {
     return this.attachments.find((a) => a.host === host);
   }
 
@@ -179,7 +179,7 @@ export class SessionRuntime implements AgentSession {
    * are held for it until {@link SessionAttachment.flush}, so its replay goes out first and it
    * misses nothing emitted meanwhile.
    */
-  attach(host: SessionHost, buffered: boolean): SessionAttachment {
+  attach(host: AgentSessionHost, buffered: boolean): SessionAttachment {
     const existing = this.attachmentOf(host);
     if (existing) return existing;
     const a = new SessionAttachment(host, this.sessionId, buffered);
@@ -188,7 +188,7 @@ export class SessionRuntime implements AgentSession {
   }
 
   /** Detaches a connection (it left); returns how many remain. The session itself goes on. */
-  detach(host: SessionHost): number {
+  detach(host: AgentSessionHost): number {
     const i = this.attachments.findIndex((a) => a.host === host);
     if (i >= 0) this.attachments.splice(i, 1);
     return this.attachments.length;
@@ -270,16 +270,16 @@ export class SessionRuntime implements AgentSession {
 
   /** Sends what the persisted writes released, in order; everything once the store failed. */
   private drain(): void {
-    while (this.heldOutput.length > 0 && (this.storeFailure || this.heldOutput[0].after <= this.persisted)) {
-      const held = this.heldOutput.shift()!;
+    for (let held = this.heldOutput[0]; held !== undefined && (this.storeFailure || held.after <= this.persisted); held = this.heldOutput[0]) {
+      this.heldOutput.shift();
       try {
         held.run(this.storeFailure);
       } catch (e) {
         this.host.logger.error(`session ${this.sessionId}: could not send held output: ${describeError(e)}`);
       }
     }
-    for (let i = this.persistWaiters.length - 1; i >= 0; i--) {
-      const w = this.persistWaiters[i];
+    // from the end, so that removing one keeps the indexes still to visit
+    for (const [i, w] of [...this.persistWaiters.entries()].reverse()) {
       if (this.storeFailure || w.upTo <= this.persisted) {
         this.persistWaiters.splice(i, 1);
         w.resolve();
@@ -374,8 +374,8 @@ export class SessionRuntime implements AgentSession {
 
   /** Backpressure: the turn streams at the pace of the slowest attached connection. */
   private whenWritable(): Promise<void> {
-    const wire =
-      this.attachments.length === 1 ? this.attachments[0].host.whenWritable() : Promise.all(this.attachments.map((a) => a.host.whenWritable())).then(() => undefined);
+    const [only] = this.attachments;
+    const wire = this.attachments.length === 1 && only !== undefined ? only.host.whenWritable() : Promise.all(this.attachments.map((a) => a.host.whenWritable())).then(() => undefined);
     // and at the pace of an asynchronous store, once too many of its writes are outstanding
     if (this.issued - this.persisted <= STORE_WINDOW) return wire;
     return Promise.all([wire, this.whenPersisted()]).then(() => undefined);

@@ -32,8 +32,8 @@ export interface PromptOptions {
   signal?: AbortSignal;
 }
 
-/** What a session needs from its connection. @internal */
-export interface SessionHost {
+/** What a client session needs from the connection it was opened on (not the agent runtime's `AgentSessionHost`). @internal */
+export interface ClientSessionHost {
   readonly protocolVersion: 1 | 2;
   readonly agentCapabilities: AgentCapabilities;
   /** Whether the agent has `method` on this connection (`ClientConnection.supports`). */
@@ -89,7 +89,7 @@ export class ClientSession {
 
   /** @internal use `ClientConnection.newSession` / `loadSession` / `resumeSession` */
   constructor(
-    private readonly host: SessionHost,
+    private readonly host: ClientSessionHost,
     readonly sessionId: string,
     readonly cwd: string,
     readonly additionalDirectories: readonly string[],

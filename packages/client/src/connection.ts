@@ -8,7 +8,7 @@ import { isAbsolute } from 'node:path';
 import { spawnAgent, type AgentProcess } from '@acp-kit/protocol/rpc';
 import { ConnectionClosedError, JsonRpcPeer, type RequestContext, type RequestOptions } from '@acp-kit/protocol/rpc';
 import type { CloseInfo } from '@acp-kit/protocol/rpc';
-import { ClientSession, type SessionHost } from './client-session.js';
+import { ClientSession, type ClientSessionHost } from './client-session.js';
 import { ConnectAbortedError, describeTarget, untilInitialized, watchStartup } from './connect-abort.js';
 import { Emitter, type ClientEvents, type ClientProblem } from './events.js';
 import { UnsupportedProtocolVersionError, acceptableVersions, buildInitializeParams } from './initialize.js';
@@ -592,7 +592,7 @@ export class ClientConnection {
   }
 
   private makeSession(sessionId: string, options: NewSessionOptions): ClientSession {
-    const host: SessionHost = {
+    const host: ClientSessionHost = {
       protocolVersion: this.protocolVersion,
       agentCapabilities: this.agentCapabilities,
       supports: (m) => this.supports(m),

@@ -29,10 +29,10 @@ export class Emitter<E extends { [K in keyof E]: (...args: never[]) => void }> {
 
   /** Adds a listener; returns the function that removes it. */
   on<K extends keyof E>(event: K, listener: E[K]): () => void {
-    let set = this.listeners.get(event);
-    if (!set) this.listeners.set(event, (set = new Set()));
+    const set = this.listeners.get(event) ?? new Set();
+    this.listeners.set(event, set);
     set.add(listener);
-    return () => set!.delete(listener);
+    return () => set.delete(listener);
   }
 
   emit<K extends keyof E>(event: K, ...args: Parameters<E[K]>): void {

@@ -2,12 +2,12 @@ import { AcpError } from '@acp-kit/protocol';
 import type { AnyContentBlock } from '@acp-kit/protocol';
 import type { PermissionRequest } from '@acp-kit/protocol';
 import type { AnySessionUpdate, StateUpdate } from '@acp-kit/protocol';
-import type { PromptResult, SessionHost } from './client-session.js';
+import type { PromptResult, ClientSessionHost } from './client-session.js';
 
 /** What a prompt lifecycle sees of its session: the host and the arrival bookkeeping. */
 export interface PromptContext {
   readonly sessionId: string;
-  readonly host: SessionHost;
+  readonly host: ClientSessionHost;
   /** Applies a synthesized update as if it had arrived now. */
   apply(update: AnySessionUpdate): void;
   /** Arrival number of the last applied update. */

@@ -89,7 +89,9 @@ export class UpdateRouter {
       for (const u of updates) this.deliver(session, u);
       return;
     }
-    const buf = this.buffers.get(sessionId)!;
+    // made above for an unknown id; made again should decoding have dropped it
+    const buf = this.buffers.get(sessionId) ?? [];
+    this.buffers.set(sessionId, buf);
     // over the total: drop whole buffers of older unknown sessions, then (alone) this update
     while (this.buffered + updates.length > this.maxBuffered && this.buffers.size > 1) {
       this.dropOldestBuffer(sessionId);

@@ -1,11 +1,11 @@
-import { isObj, type Obj } from './codec/util.js';
+import { isObj, type JsonObject } from './codec/util.js';
 
 /**
  * Reading parsed JSON of unknown shape (captures, live lines) without trusting it: every access
  * goes through a check, so a frame of the wrong shape yields `undefined` instead of a crash or a
  * value of the wrong type.
  */
-export { isObj, type Obj };
+export { isObj, type JsonObject };
 
 /**
  * The value at `keys` below `v` (`at(m, 'result', 'protocolVersion')`), or `undefined` as soon as

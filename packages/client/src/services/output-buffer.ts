@@ -34,6 +34,8 @@ export class TailByteBuffer {
     while (this.total > this.limit) {
       this.dropped = true;
       const first = this.chunks[0];
+      // total counts the retained chunks only, so over the limit there is a first one
+      if (first === undefined) break;
       const excess = this.total - this.limit;
       if (first.length <= excess) {
         this.chunks.shift();
@@ -52,11 +54,12 @@ export class TailByteBuffer {
    * is trimmed from the front if that replacement would push it over the byte limit.
    */
   read(final: boolean): string {
-    let bytes = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.total);
+    const [only] = this.chunks;
+    let bytes = this.chunks.length === 1 && only !== undefined ? only : Buffer.concat(this.chunks, this.total);
     let start = 0;
     if (this.dropped) {
       // skip UTF-8 continuation bytes (10xxxxxx) left over from a dropped lead byte
-      while (start < bytes.length && start < 3 && (bytes[start] & 0xc0) === 0x80) start++;
+      while (start < bytes.length && start < 3 && (bytes.readUInt8(start) & 0xc0) === 0x80) start++;
     }
     let end = bytes.length;
     if (!final) end = completeUtf8Prefix(bytes, start);
@@ -67,7 +70,11 @@ export class TailByteBuffer {
       const chars = Array.from(text);
       let size = Buffer.byteLength(text, 'utf8');
       let i = 0;
-      while (size > this.limit && i < chars.length) size -= Buffer.byteLength(chars[i++], 'utf8');
+      for (const ch of chars) {
+        if (size <= this.limit) break;
+        size -= Buffer.byteLength(ch, 'utf8');
+        i++;
+      }
       text = chars.slice(i).join('');
     }
     return text;
@@ -79,7 +86,7 @@ function completeUtf8Prefix(bytes: Buffer, start: number): number {
   const end = bytes.length;
   // look back at most 3 bytes for the lead byte of the last sequence
   for (let i = end - 1; i >= Math.max(start, end - 4); i--) {
-    const b = bytes[i];
+    const b = bytes.readUInt8(i);
     if ((b & 0xc0) === 0x80) continue; // continuation byte
     const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
     return end - i < need && need > 1 ? i : end;

@@ -1,5 +1,6 @@
 import { signalProcessGroup, trackProcessGroup, untrackProcessGroup } from '@acp-kit/protocol/rpc';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants as fsConstants, promises as fsp, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
@@ -179,7 +180,7 @@ class Terminal {
 
   constructor(
     readonly info: TerminalInfo,
-    readonly child: ChildProcess,
+    readonly child: ChildProcessByStdio<null, Readable, Readable>,
     limit: number,
     private readonly killTimeoutMs: number,
     /** value of {@link TERMINAL_MARKER_ENV} in the command's environment */
@@ -329,7 +330,7 @@ export class TerminalManager {
     const terminalId = `term_${this.idPrefix}_${++this.counter}`;
     const marker = `${terminalId}.${process.pid}`;
     env[TERMINAL_MARKER_ENV] = marker;
-    let child: ChildProcess;
+    let child: ChildProcessByStdio<null, Readable, Readable>;
     try {
       child = spawn(file, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
     } catch (e) {
@@ -412,7 +413,7 @@ export class TerminalManager {
         if (text) emitOutput(text);
       }
     };
-    for (const stream of [child.stdout!, child.stderr!]) {
+    for (const stream of [child.stdout, child.stderr]) {
       stream.on('data', onData);
       stream.once('close', () => {
         if (--open === 0) {

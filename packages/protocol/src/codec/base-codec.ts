@@ -2,7 +2,7 @@ import { AcpError } from '../errors.js';
 import type { NeutralMethod, ParamsOf, RequestMethod, ResultOf } from '../model/methods.js';
 import type { WireValidator } from '../validation/types.js';
 import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions, WireCodec } from './types.js';
-import { checkParams, checkResult, isObj, type Obj } from './util.js';
+import { checkParams, checkResult, isObj, type JsonObject } from './util.js';
 
 /**
  * How one method's payloads map between neutral and wire. Every step is optional (identity).
@@ -14,12 +14,12 @@ export interface MethodMapping<P = unknown, R = unknown> {
   prepareParams?(wire: unknown): unknown;
   /** Replaces the schema check of the params (e.g. `session/update`, whose body the update decoder checks). */
   checkParams?(wire: unknown): void;
-  decodeParams?(wire: Obj): unknown;
+  decodeParams?(wire: JsonObject): unknown;
   encodeResult?(result: R): unknown;
   prepareResult?(wire: unknown): unknown;
   /** A tolerated legacy result, already in neutral form (skips validation), or `undefined`. */
   acceptResult?(wire: unknown): unknown;
-  decodeResult?(wire: Obj): unknown;
+  decodeResult?(wire: JsonObject): unknown;
 }
 
 /**

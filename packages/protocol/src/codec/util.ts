@@ -2,10 +2,12 @@ import { AcpError, ErrorCode } from '../errors.js';
 import type { AnySessionUpdate } from '../model/update.js';
 import type { ValidationFailure, WireValidator } from '../validation/types.js';
 
-/** A plain JSON object (not an array, not `null`). */
-export type Obj = Record<string, unknown>;
+import type { JsonObject } from '../model/json.js';
 
-export function isObj(v: unknown): v is Obj {
+/** A plain JSON object (not an array, not `null`): the model's {@link JsonObject}. */
+export type { JsonObject };
+
+export function isObj(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
@@ -52,10 +54,10 @@ export function checkResult(validator: WireValidator | null, wireMethod: string,
 }
 
 /** A copy of `o` without the keys whose value is `undefined` (wire objects never carry them). */
-export function compact(o: Obj): Obj {
+export function compact(o: JsonObject): JsonObject {
   for (const k in o) {
     if (o[k] === undefined) {
-      const out: Obj = {};
+      const out: JsonObject = {};
       for (const key in o) if (o[key] !== undefined) out[key] = o[key];
       return out;
     }
@@ -79,7 +81,7 @@ export function present(v: unknown): boolean {
 }
 
 /** `{}` for a supported v2/v1 object marker, omitted otherwise. */
-export function marker(on: boolean | undefined): Obj | undefined {
+export function marker(on: boolean | undefined): JsonObject | undefined {
   return on ? {} : undefined;
 }
 
@@ -95,7 +97,7 @@ export function compactBool<T extends Record<string, boolean | undefined>>(o: T)
  * nothing else: valid in both schemas whenever `messageId` is a string (v1 also: absent/`null`),
  * so decoders skip the schema run for it (100k chunks/s budget).
  */
-export function isPlainTextChunk(w: Obj, messageIdRequired: boolean): boolean {
+export function isPlainTextChunk(w: JsonObject, messageIdRequired: boolean): boolean {
   const c = w.content;
   if (!isObj(c) || c.type !== 'text' || typeof c.text !== 'string') return false;
   const id = w.messageId;
@@ -108,7 +110,7 @@ export function isPlainTextChunk(w: Obj, messageIdRequired: boolean): boolean {
 }
 
 /** A session update's wire body (`params.update`) as an object, or -32602 naming the field. */
-export function updateBody(wire: unknown): Obj {
+export function updateBody(wire: unknown): JsonObject {
   if (!isObj(wire)) throw AcpError.invalidParams('params.update: must be object', { path: 'params.update' });
   return wire;
 }
@@ -118,6 +120,6 @@ export function updateBody(wire: unknown): Obj {
  * the neutral shape (known kinds) or an unknown kind kept raw (`undefined`: dropped): this is the
  * one place a checked wire object is taken as the neutral update.
  */
-export function decodedUpdates(out: Obj | undefined): AnySessionUpdate[] {
+export function decodedUpdates(out: JsonObject | undefined): AnySessionUpdate[] {
   return out === undefined ? [] : [out as AnySessionUpdate];
 }

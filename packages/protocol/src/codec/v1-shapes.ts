@@ -11,7 +11,7 @@ import type {
 import type {
   AnyToolCallContent, FileChange, ToolCallContentBlock, ToolCallFileChanges, ToolCallPatch,
 } from '../model/tool-call.js';
-import { compact, compactBool, isObj, marker, present, withMeta, type Obj } from './util.js';
+import { compact, compactBool, isObj, marker, present, withMeta, type JsonObject } from './util.js';
 
 // ---------------------------------------------------------------- content
 
@@ -132,8 +132,8 @@ export function toolContentsToV1(list: readonly AnyToolCallContent[]): AnyToolCa
  * (`title`, `name`, `rawInput`, `rawOutput`, `_meta`) cannot be cleared and are dropped.
  * `capabilities` (v2 only) is dropped.
  */
-export function toolPatchToV1(p: ToolCallPatch): Obj {
-  const out: Obj = { toolCallId: p.toolCallId };
+export function toolPatchToV1(p: ToolCallPatch): JsonObject {
+  const out: JsonObject = { toolCallId: p.toolCallId };
   if (typeof p.title === 'string') out.title = p.title;
   if (typeof p.name === 'string') out.name = p.name;
   if (p.kind !== undefined) out.kind = p.kind === null ? 'other' : kindToV1(p.kind);
@@ -150,8 +150,8 @@ export function toolPatchToV1(p: ToolCallPatch): Obj {
  * A v1 `ToolCallUpdate` body as a neutral patch: v1 `null` = unchanged, so nulls are dropped;
  * locations and content blocks pass {@link locationFromV1} and {@link blockFromV1}.
  */
-export function toolPatchFromV1(w: Obj): Obj {
-  const out: Obj = {};
+export function toolPatchFromV1(w: JsonObject): JsonObject {
+  const out: JsonObject = {};
   for (const k in w) {
     if (k === 'sessionUpdate') continue;
     const v = w[k];
@@ -250,12 +250,12 @@ function selectOptionsFromV1(options: unknown): unknown {
  * closed: options of other types are dropped; boolean options are dropped too unless the client
  * advertised `session.configOptions.boolean` (ACP-V1-CFG-01) — pass `booleans: false` for that.
  */
-export function configOptionsToV1(options: readonly ConfigOption[], booleans = true): Obj[] {
-  const out: Obj[] = [];
+export function configOptionsToV1(options: readonly ConfigOption[], booleans = true): JsonObject[] {
+  const out: JsonObject[] = [];
   for (const o of options) {
     if (o.type !== 'select' && !(o.type === 'boolean' && booleans)) continue;
     const { configId, ...rest } = o;
-    const v1: Obj = { id: configId, ...rest };
+    const v1: JsonObject = { id: configId, ...rest };
     if (o.type === 'select') v1.options = selectOptionsToV1(v1.options);
     out.push(v1);
   }
@@ -275,7 +275,7 @@ export function configOptionsFromV1(options: readonly unknown[]): unknown[] {
       continue;
     }
     const { id, ...rest } = o;
-    const n: Obj = { configId: id, ...rest };
+    const n: JsonObject = { configId: id, ...rest };
     if (n.type === 'select') {
       const list = selectOptionsFromV1(n.options);
       n.options = Array.isArray(list) ? list.filter((x) => !(isObj(x) && Array.isArray(x.options) && x.options.length === 0)) : list;
@@ -292,16 +292,16 @@ export function configOptionsFromV1(options: readonly unknown[]): unknown[] {
  * v1 stdio servers have no `type`; http/sse keep theirs. Other (v2 `_custom`) transports cannot
  * be expressed in v1 and are dropped (an agent could not connect to them anyway).
  */
-export function mcpServersToV1(servers: readonly McpServer[]): Obj[] {
-  const out: Obj[] = [];
+export function mcpServersToV1(servers: readonly McpServer[]): JsonObject[] {
+  const out: JsonObject[] = [];
   for (const s of servers) {
     if (s.type === 'stdio') {
       const { type: _t, ...rest } = s;
       // defaults first: a neutral server built loosely may lack the lists v1 requires
-      const defaults: Obj = { args: [], env: [] };
+      const defaults: JsonObject = { args: [], env: [] };
       out.push({ ...defaults, ...rest });
     } else if (s.type === 'http' || s.type === 'sse') {
-      const defaults: Obj = { headers: [] };
+      const defaults: JsonObject = { headers: [] };
       out.push({ ...defaults, ...s });
     }
   }
@@ -323,12 +323,12 @@ export function mcpServersFromV1(servers: readonly unknown[]): unknown[] {
  * v1: `id` instead of `methodId`; an agent method has no `type`; terminal `env` is a string map.
  * Methods of other (v2 `_custom`) types are dropped: a v1 client would take them for agent methods.
  */
-export function authMethodsToV1(methods: readonly AuthMethod[]): Obj[] {
-  const out: Obj[] = [];
+export function authMethodsToV1(methods: readonly AuthMethod[]): JsonObject[] {
+  const out: JsonObject[] = [];
   for (const m of methods) {
     const type = m.type ?? 'agent';
     if (type !== 'agent' && type !== 'terminal') continue;
-    const v1: Obj = { id: m.methodId, name: m.name };
+    const v1: JsonObject = { id: m.methodId, name: m.name };
     if (m.description !== undefined) v1.description = m.description;
     if (type === 'terminal') {
       v1.type = 'terminal';
@@ -356,8 +356,8 @@ export function authMethodsFromV1(methods: readonly unknown[]): AuthMethod[] {
 // ---------------------------------------------------------------- capabilities
 
 /** v1 client capabilities: booleans for `fs.*`, `terminal`, `auth.terminal`; object markers elsewhere (ACP-V1-CAP-02). */
-export function clientCapsToV1(c: ClientCapabilities): Obj {
-  const out: Obj = {
+export function clientCapsToV1(c: ClientCapabilities): JsonObject {
+  const out: JsonObject = {
     fs: { readTextFile: c.fs?.readTextFile === true, writeTextFile: c.fs?.writeTextFile === true },
     terminal: c.terminal === true,
     auth: { terminal: c.authTerminal === true },
@@ -398,9 +398,9 @@ export function clientCapsFromV1(w: unknown): ClientCapabilities {
 }
 
 /** v1 agent capabilities: booleans for load/prompt/mcp, object markers for session/auth (ACP-V1-CAP-02). */
-export function agentCapsToV1(c: AgentCapabilities): Obj {
+export function agentCapsToV1(c: AgentCapabilities): JsonObject {
   const s = c.session ?? {};
-  const out: Obj = {
+  const out: JsonObject = {
     loadSession: c.loadSession === true,
     promptCapabilities: { image: c.prompt?.image === true, audio: c.prompt?.audio === true, embeddedContext: c.prompt?.embeddedContext === true },
     mcpCapabilities: { http: c.mcp?.http === true, sse: c.mcp?.sse === true },

@@ -18,7 +18,7 @@ import {
   blockToV1, blocksToV1, commandToV1, configOptionsFromV1, configOptionsToV1, planEntryToV1, toolContentsToV1,
   blockFromV1, toolPatchFromV1, toolPatchToV1,
 } from './v1-shapes.js';
-import { decodedUpdates, invalidParams, isObj, isPlainTextChunk, updateBody, type Obj } from './util.js';
+import { decodedUpdates, invalidParams, isObj, isPlainTextChunk, updateBody, type JsonObject } from './util.js';
 
 /** The `sessionUpdate` kinds of the stable v1 schema. */
 export const V1_UPDATE_KINDS: ReadonlySet<string> = new Set([
@@ -27,13 +27,15 @@ export const V1_UPDATE_KINDS: ReadonlySet<string> = new Set([
   'notice', 'compaction_update', 'compaction_summary_chunk',
 ]);
 
-const CHUNK_ROLE: Readonly<Record<string, MessageRole>> = {
+const CHUNK_ROLE: Readonly<Record<MessageChunk['sessionUpdate'], MessageRole>> = {
   user_message_chunk: 'user', agent_message_chunk: 'agent', agent_thought_chunk: 'thought',
 };
-const MESSAGE_CHUNK_KIND: Readonly<Record<string, MessageChunk['sessionUpdate']>> = {
+/** Whether `kind` is a message chunk kind (own keys only: `toString` is no update kind). */
+const isChunkKind = (kind: string): kind is MessageChunk['sessionUpdate'] => Object.hasOwn(CHUNK_ROLE, kind);
+const MESSAGE_CHUNK_KIND: Readonly<Record<MessageUpdate['sessionUpdate'], MessageChunk['sessionUpdate']>> = {
   user_message: 'user_message_chunk', agent_message: 'agent_message_chunk', agent_thought: 'agent_thought_chunk',
 };
-const MESSAGE_ROLE: Readonly<Record<string, MessageRole>> = { user_message: 'user', agent_message: 'agent', agent_thought: 'thought' };
+const MESSAGE_ROLE: Readonly<Record<MessageUpdate['sessionUpdate'], MessageRole>> = { user_message: 'user', agent_message: 'agent', agent_thought: 'thought' };
 /**
  * v1 kinds that start no new content in the timeline: an id-less chunk after one of them
  * continues the current message (goose interleaves `usage_update` with its answer's chunks).
@@ -50,7 +52,7 @@ type Segment = string | AnyContentBlock;
 function isPlainText(b: AnyContentBlock): b is TextContent {
   if (b.type !== 'text') return false;
   const { type: _t, text: _x, ...rest } = b;
-  const other: Obj = rest; // annotations, _meta and any extension keys
+  const other: JsonObject = rest; // annotations, _meta and any extension keys
   for (const k in other) if (other[k] !== undefined && other[k] !== null) return false;
   return true;
 }
@@ -82,10 +84,11 @@ export function messageDelta(shown: readonly AnyContentBlock[], next: readonly A
   const b = segments(next);
   if (a.length > b.length) return null;
   const delta: Segment[] = [];
-  for (let i = 0; i < a.length; i++) {
-    if (sameSegment(a[i], b[i])) continue;
-    const x = a[i];
+  for (const [i, x] of a.entries()) {
     const y = b[i];
+    // b is at least as long as a
+    if (y === undefined) return null;
+    if (sameSegment(x, y)) continue;
     if (i === a.length - 1 && typeof x === 'string' && typeof y === 'string' && y.startsWith(x)) {
       delta.push(y.slice(x.length));
       continue;
@@ -227,16 +230,17 @@ export class V1UpdateEncoder implements UpdateEncoder {
       delta = cur && cur.id === id ? messageDelta(cur.blocks, blocks) : null;
     }
     if (!delta || delta.length === 0) return [];
-    const out: Obj[] = [];
+    const out: JsonObject[] = [];
     for (const block of delta) {
       this.shown(role, id, block);
       out.push({ sessionUpdate: kind, messageId: id, content: block });
     }
-    if (isObj(u._meta)) out[0]._meta = u._meta;
+    const [head] = out;
+    if (head && isObj(u._meta)) head._meta = u._meta;
     return out;
   }
 
-  private mergedPlan(meta: unknown): Obj {
+  private mergedPlan(meta: unknown): JsonObject {
     const entries: PlanEntry[] = [];
     for (const list of this.plans.values()) {
       for (const e of list) {
@@ -244,7 +248,7 @@ export class V1UpdateEncoder implements UpdateEncoder {
         if (m) entries.push(m);
       }
     }
-    const out: Obj = { sessionUpdate: 'plan', entries };
+    const out: JsonObject = { sessionUpdate: 'plan', entries };
     if (isObj(meta)) out._meta = meta;
     return out;
   }
@@ -278,7 +282,7 @@ export class V1UpdateDecoder implements UpdateDecoder {
     return decodedUpdates(this.decodeOne(updateBody(wire)));
   }
 
-  private decodeOne(wire: Obj): Obj | undefined {
+  private decodeOne(wire: JsonObject): JsonObject | undefined {
     const kind = wire.sessionUpdate;
     if (typeof kind !== 'string') {
       const f = { path: kind === undefined ? '' : 'sessionUpdate', message: kind === undefined ? "must have required property 'sessionUpdate'" : 'must be string' };
@@ -288,7 +292,7 @@ export class V1UpdateDecoder implements UpdateDecoder {
       if (kind !== 'plan_update' && kind !== 'plan_removed') this.run = null;
       return this.unknown(wire, kind);
     }
-    const role = CHUNK_ROLE[kind];
+    const role = isChunkKind(kind) ? CHUNK_ROLE[kind] : undefined;
     if (this.validator && !(role && isPlainTextChunk(wire, false))) {
       const f = this.validator.update(wire);
       if (f && f !== 'unknown') throw invalidParams('params.update', f);
@@ -316,7 +320,7 @@ export class V1UpdateDecoder implements UpdateDecoder {
       case 'tool_call_update':
         return { ...toolPatchFromV1(wire), sessionUpdate: 'tool_call_update' };
       case 'plan': {
-        const out: Obj = { sessionUpdate: 'plan_update', plan: { type: 'items', planId: V1_PLAN_ID, entries: wire.entries } };
+        const out: JsonObject = { sessionUpdate: 'plan_update', plan: { type: 'items', planId: V1_PLAN_ID, entries: wire.entries } };
         if (isObj(wire._meta)) out._meta = wire._meta;
         return out;
       }
@@ -342,7 +346,7 @@ export class V1UpdateDecoder implements UpdateDecoder {
     this.run = null;
   }
 
-  private chunk(received: Obj, role: MessageRole): Obj {
+  private chunk(received: JsonObject, role: MessageRole): JsonObject {
     const c = received.content;
     const wire = isObj(c) && (c.annotations !== undefined || c.size !== undefined) ? { ...received, content: blockFromV1(c) } : received;
     const id = wire.messageId;
@@ -356,7 +360,7 @@ export class V1UpdateDecoder implements UpdateDecoder {
     return { ...wire, messageId };
   }
 
-  private unknown(wire: Obj, kind: string): Obj | undefined {
+  private unknown(wire: JsonObject, kind: string): JsonObject | undefined {
     // The unstable v1 plan variants (sent only to clients that advertised `plan`) have the neutral shape.
     if (kind === 'plan_update' && isObj(wire.plan) && typeof wire.plan.planId === 'string' && typeof wire.plan.type === 'string') {
       return wire;

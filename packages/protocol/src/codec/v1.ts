@@ -14,7 +14,7 @@ import type { WireValidator } from '../validation/types.js';
 import { BaseCodec, emptyResultOk, SESSION_UPDATE_ENVELOPE, type MethodMapping, type MethodTable } from './base-codec.js';
 import { v1NeutralMethod, v1WireMethod } from './method-names.js';
 import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions } from './types.js';
-import { isObj, withMeta, type Obj } from './util.js';
+import { isObj, withMeta, type JsonObject } from './util.js';
 import {
   agentCapsFromV1, agentCapsToV1, authMethodsFromV1, authMethodsToV1, blockFromV1, blocksToV1, clientCapsFromV1, clientCapsToV1,
   configOptionsFromV1, configOptionsToV1, mcpServersFromV1, mcpServersToV1, toolPatchFromV1, toolPatchToV1,
@@ -39,13 +39,13 @@ export function promptErrorForV1(error?: ErrorObject | null): AcpError {
 
 // ---------------------------------------------------------------- session setup results
 
-function setupResultToV1(r: SessionSetupResult): Obj {
+function setupResultToV1(r: SessionSetupResult): JsonObject {
   // `availableCommands` is v2 only: a v1 agent sends an `available_commands_update` instead.
   const { availableCommands: _c, ...out } = r;
   return Array.isArray(out.configOptions) ? { ...out, configOptions: configOptionsToV1(out.configOptions) } : out;
 }
 
-function setupResultFromV1(w: Obj): Obj {
+function setupResultFromV1(w: JsonObject): JsonObject {
   const out = { ...w };
   if (Array.isArray(out.configOptions)) out.configOptions = configOptionsFromV1(out.configOptions);
   else delete out.configOptions; // v1 allows `null`: the neutral model says "absent"
@@ -54,7 +54,7 @@ function setupResultFromV1(w: Obj): Obj {
 
 const setup: MethodMapping<unknown, SessionSetupResult> = { encodeResult: setupResultToV1, prepareResult: emptyResultOk, decodeResult: setupResultFromV1 };
 
-function withMcpFromV1(w: Obj): Obj {
+function withMcpFromV1(w: JsonObject): JsonObject {
   return Array.isArray(w.mcpServers) ? { ...w, mcpServers: mcpServersFromV1(w.mcpServers) } : w;
 }
 
@@ -66,9 +66,9 @@ function withMcpFromV1(w: Obj): Obj {
  * subject becomes a synthetic tool call carrying the permission's title (and the description as
  * text content); a `command` subject associated with an existing call refers to that call.
  */
-function permissionToV1(p: PermissionRequest): Obj {
+function permissionToV1(p: PermissionRequest): JsonObject {
   const s = isObj(p.subject) ? p.subject : null;
-  let toolCall: Obj;
+  let toolCall: JsonObject;
   if (s && s.type === 'tool_call' && isObj(s.toolCall)) {
     toolCall = toolPatchToV1(s.toolCall);
   } else if (s && s.type === 'command' && typeof s.toolCallId === 'string') {
@@ -89,9 +89,9 @@ function permissionToV1(p: PermissionRequest): Obj {
 
 const V1_OPTION_KINDS: ReadonlySet<string> = new Set(['allow_once', 'allow_always', 'reject_once', 'reject_always']);
 
-function permissionFromV1(w: Obj): Obj {
+function permissionFromV1(w: JsonObject): JsonObject {
   const toolCall = toolPatchFromV1(isObj(w.toolCall) ? w.toolCall : {});
-  const out: Obj = {
+  const out: JsonObject = {
     sessionId: w.sessionId,
     title: typeof toolCall.title === 'string' ? toolCall.title : 'Permission requested',
     subject: { type: 'tool_call', toolCall },
@@ -106,10 +106,10 @@ const V1_STRING_FORMATS: ReadonlySet<unknown> = new Set(['email', 'uri', 'date',
  * A requested-input schema for v1, whose string `format`s are a closed set (v2: open): a custom
  * format is a hint v1 cannot name, left out (the agent still validates what it gets).
  */
-function elicitationSchemaToV1(s: Obj): Obj {
+function elicitationSchemaToV1(s: JsonObject): JsonObject {
   if (!isObj(s.properties)) return s;
   let changed = false;
-  const properties: Obj = {};
+  const properties: JsonObject = {};
   for (const [name, prop] of Object.entries(s.properties)) {
     if (isObj(prop) && typeof prop.format === 'string' && !V1_STRING_FORMATS.has(prop.format)) {
       const { format: _f, ...rest } = prop;
@@ -129,7 +129,7 @@ function isV1ElicitationValue(v: unknown): boolean {
 const TABLE = {
   [Methods.initialize]: {
     encodeParams: (p) => {
-      const out: Obj = { protocolVersion: p.protocolVersion, clientCapabilities: clientCapsToV1(p.clientCapabilities ?? {}) };
+      const out: JsonObject = { protocolVersion: p.protocolVersion, clientCapabilities: clientCapsToV1(p.clientCapabilities ?? {}) };
       if (isObj(p.clientInfo)) out.clientInfo = p.clientInfo;
       return withMeta(out, p);
     },
@@ -139,7 +139,7 @@ const TABLE = {
       clientCapabilities: clientCapsFromV1(w.clientCapabilities),
     }, w),
     encodeResult: (r) => {
-      const out: Obj = {
+      const out: JsonObject = {
         protocolVersion: r.protocolVersion,
         agentCapabilities: agentCapsToV1(r.agentCapabilities ?? {}),
         authMethods: authMethodsToV1(r.authMethods ?? []),
@@ -182,7 +182,7 @@ const TABLE = {
   [Methods.sessionSetConfigOption]: {
     // v1: select values carry no `type`, booleans `type: "boolean"` (ACP-V1-CFG-02).
     encodeParams: (p) => {
-      const rest: Obj = { ...p };
+      const rest: JsonObject = { ...p };
       delete rest.type;
       return typeof p.value === 'boolean' ? { ...rest, type: 'boolean' } : rest;
     },

@@ -8,7 +8,7 @@ import type {
 } from '../model/session.js';
 import type { AnyToolCallContent, ToolCallPatch, ToolCallTextDiff } from '../model/tool-call.js';
 import { textDiffToGitPatch } from './git-patch.js';
-import { compact, compactBool, isObj, marker, present, withMeta, type Obj } from './util.js';
+import { compact, compactBool, isObj, marker, present, withMeta, type JsonObject } from './util.js';
 
 // ---------------------------------------------------------------- tool content
 
@@ -17,15 +17,15 @@ import { compact, compactBool, isObj, marker, present, withMeta, type Obj } from
  * `null`) or `modify` change, plus a `git_patch` computed from the two texts (omitted when
  * they are equal: no patch can express a no-op).
  */
-export function textDiffToV2(d: ToolCallTextDiff): Obj {
-  const out: Obj = { type: 'diff', changes: [{ operation: d.oldText === null ? 'add' : 'modify', path: d.path }] };
+export function textDiffToV2(d: ToolCallTextDiff): JsonObject {
+  const out: JsonObject = { type: 'diff', changes: [{ operation: d.oldText === null ? 'add' : 'modify', path: d.path }] };
   const text = textDiffToGitPatch(d.path, d.oldText, d.newText);
   if (text !== null) out.patch = { format: 'git_patch', text };
   return withMeta(out, d);
 }
 
 /** One tool content item for v2; returns the same object unless it is a diff (then a v2 wire `diff`). */
-export function toolContentToV2(c: AnyToolCallContent): AnyToolCallContent | Obj {
+export function toolContentToV2(c: AnyToolCallContent): AnyToolCallContent | JsonObject {
   if (c.type === 'diff') {
     // A neutral `diff` is always v1's whole-text form; v2's structured form is `file_changes`.
     return typeof c.newText === 'string' ? textDiffToV2(c) : c;
@@ -58,13 +58,13 @@ export function toolContentsFromV2(list: readonly unknown[]): readonly unknown[]
 }
 
 /** A tool-call patch for v2 (only `content` may need mapping); the same object when nothing does. */
-export function toolPatchToV2<T extends ToolCallPatch>(p: T): T | Obj {
+export function toolPatchToV2<T extends ToolCallPatch>(p: T): T | JsonObject {
   if (!Array.isArray(p.content) || !needsV2Mapping(p.content)) return p;
   return { ...p, content: p.content.map(toolContentToV2) };
 }
 
 /** A v2 wire tool-call patch (schema-checked by the caller) as neutral; the same object when no content maps. */
-export function toolPatchFromV2(p: Obj): Obj {
+export function toolPatchFromV2(p: JsonObject): JsonObject {
   if (!Array.isArray(p.content)) return p;
   const content = toolContentsFromV2(p.content);
   return content === p.content ? p : { ...p, content };
@@ -76,9 +76,9 @@ export function toolPatchFromV2(p: Obj): Obj {
  * v2 commands are tagged (`type: "command"`, input `type: "text"`). A command or input that
  * already carries a `type` (an unknown v2 one kept raw by the decoder) passes through.
  */
-export function commandToV2(c: AvailableCommand): AvailableCommand | Obj {
+export function commandToV2(c: AvailableCommand): AvailableCommand | JsonObject {
   if ('type' in c && typeof c.type === 'string') return c;
-  const out: Obj = { type: 'command', name: c.name, description: c.description };
+  const out: JsonObject = { type: 'command', name: c.name, description: c.description };
   const input = c.input;
   if (input === null) out.input = null;
   else if (isObj(input)) out.input = 'type' in input && typeof input.type === 'string' ? input : { type: 'text', ...input };
@@ -120,10 +120,10 @@ export function mcpServersFromV2(servers: readonly unknown[]): unknown[] {
 // ---------------------------------------------------------------- auth methods
 
 /** v2 auth methods: required `type` (default `agent`), terminal `env` as `[{name, value}]`. */
-export function authMethodsToV2(methods: readonly AuthMethod[]): Obj[] {
+export function authMethodsToV2(methods: readonly AuthMethod[]): JsonObject[] {
   return methods.map((m) => {
     const { env, type, ...rest } = m;
-    const out: Obj = { ...rest, type: type ?? 'agent' };
+    const out: JsonObject = { ...rest, type: type ?? 'agent' };
     if (env !== undefined) out.env = Object.entries(env).map(([name, value]) => ({ name, value }));
     return out;
   });
@@ -151,8 +151,8 @@ export function authMethodsFromV2(methods: readonly unknown[]): AuthMethod[] {
 // ---------------------------------------------------------------- capabilities
 
 /** v2 client capabilities: only `auth.terminal` and `elicitation.*` markers exist (ACP-V2-CAP-05). */
-export function clientCapsToV2(c: ClientCapabilities): Obj {
-  const out: Obj = {};
+export function clientCapsToV2(c: ClientCapabilities): JsonObject {
+  const out: JsonObject = {};
   if (c.authTerminal) out.auth = { terminal: {} };
   if (c.elicitation && (c.elicitation.form || c.elicitation.url)) {
     out.elicitation = compact({ form: marker(c.elicitation.form), url: marker(c.elicitation.url) });
@@ -184,9 +184,9 @@ export function clientCapsFromV2(w: unknown): ClientCapabilities {
  * (new/list/resume/close/prompt/cancel, ACP-V2-CAP-02) which every acp-kit agent runtime serves.
  * `loadSession` and `logout` have no v2 marker (auth/logout follows `authMethods`).
  */
-export function agentCapsToV2(c: AgentCapabilities): Obj {
+export function agentCapsToV2(c: AgentCapabilities): JsonObject {
   const s = c.session ?? {};
-  const session: Obj = {};
+  const session: JsonObject = {};
   if (c.prompt && (c.prompt.image || c.prompt.audio || c.prompt.embeddedContext)) {
     session.prompt = compact({ image: marker(c.prompt.image), audio: marker(c.prompt.audio), embeddedContext: marker(c.prompt.embeddedContext) });
   }

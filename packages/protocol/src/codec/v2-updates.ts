@@ -7,7 +7,7 @@ import type { ConfigOption } from '../model/session.js';
 import { KNOWN_UPDATE_KINDS, type AnySessionUpdate } from '../model/update.js';
 import type { WireValidator } from '../validation/types.js';
 import type { UpdateDecoder, UpdateEncoder } from './types.js';
-import { decodedUpdates, invalidParams, isObj, isPlainTextChunk, updateBody, type Obj } from './util.js';
+import { decodedUpdates, invalidParams, isObj, isPlainTextChunk, updateBody, type JsonObject } from './util.js';
 import { commandFromV2, commandToV2, toolContentFromV2, toolContentToV2, toolPatchFromV2, toolPatchToV2 } from './v2-shapes.js';
 
 /** The `sessionUpdate` kinds of the stable v2 schema (19, ACP §3.2). */
@@ -65,12 +65,12 @@ export class V2UpdateEncoder implements UpdateEncoder {
         });
         if (!found) return [];
         this.configOptions = next;
-        const out: Obj = { sessionUpdate: 'config_option_update', configOptions: next };
+        const out: JsonObject = { sessionUpdate: 'config_option_update', configOptions: next };
         if (isObj(u._meta)) out._meta = u._meta;
         return [out];
       }
       case 'plan_removed': {
-        const out: Obj = { sessionUpdate: 'plan_update', plan: { type: 'items', planId: u.planId, entries: [] } };
+        const out: JsonObject = { sessionUpdate: 'plan_update', plan: { type: 'items', planId: u.planId, entries: [] } };
         if (isObj(u._meta)) out._meta = u._meta;
         return [out];
       }
@@ -95,7 +95,7 @@ export class V2UpdateDecoder implements UpdateDecoder {
     return decodedUpdates(this.decodeOne(updateBody(wire)));
   }
 
-  private decodeOne(wire: Obj): Obj | undefined {
+  private decodeOne(wire: JsonObject): JsonObject | undefined {
     let w = wire;
     const tag = w.sessionUpdate;
     if (typeof tag !== 'string') {
@@ -127,7 +127,7 @@ export class V2UpdateDecoder implements UpdateDecoder {
     }
   }
 
-  private unknown(w: Obj, kind: string): Obj | undefined {
+  private unknown(w: JsonObject, kind: string): JsonObject | undefined {
     // Unstable v2 `plan_removed`, and v1's `current_mode_update` from a confused peer: the
     // neutral model has both, so keep them when well formed.
     if (kind === 'plan_removed' && typeof w.planId === 'string') return w;
@@ -138,9 +138,9 @@ export class V2UpdateDecoder implements UpdateDecoder {
 }
 
 /** August-draft `state_change` / `stop_reason` -> `state_update` / `stopReason` (ACP digest §6.1-2). */
-function normalizeStateUpdate(w: Obj): Obj {
+function normalizeStateUpdate(w: JsonObject): JsonObject {
   const { stop_reason, ...rest } = w;
-  const out: Obj = { ...rest, sessionUpdate: 'state_update' };
+  const out: JsonObject = { ...rest, sessionUpdate: 'state_update' };
   if (out.stopReason === undefined && stop_reason !== undefined) out.stopReason = stop_reason;
   return out;
 }

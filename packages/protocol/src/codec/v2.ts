@@ -11,7 +11,7 @@ import type { WireValidator } from '../validation/types.js';
 import { BaseCodec, emptyResultOk, SESSION_UPDATE_ENVELOPE, type MethodMapping, type MethodTable } from './base-codec.js';
 import { v2NeutralMethod, v2WireMethod } from './method-names.js';
 import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions } from './types.js';
-import { isObj, withMeta, type Obj } from './util.js';
+import { isObj, withMeta, type JsonObject } from './util.js';
 import {
   agentCapsFromV2, agentCapsToV2, authMethodsFromV2, authMethodsToV2, clientCapsFromV2, clientCapsToV2,
   commandFromV2, commandToV2, mcpServersFromV2, mcpServersToV2, toolPatchFromV2, toolPatchToV2,
@@ -27,9 +27,9 @@ export const UNKNOWN_IMPLEMENTATION: Implementation = { name: 'unknown', version
  * v2 setup results: no `modes` (modes are a `category: "mode"` config option, ACP-V2-CFG-04);
  * `configOptions`/`availableCommands` are arrays or omitted, never `null` (ACP-V2-SESS-06).
  */
-function setupResultToV2(r: SessionSetupResult): Obj {
+function setupResultToV2(r: SessionSetupResult): JsonObject {
   const { modes: _m, configOptions, availableCommands, ...out } = r;
-  const wire: Obj = out;
+  const wire: JsonObject = out;
   if (Array.isArray(configOptions)) wire.configOptions = configOptions;
   if (Array.isArray(availableCommands)) wire.availableCommands = availableCommands.map(commandToV2);
   return wire;
@@ -45,7 +45,7 @@ function prepareSetupResult(wire: unknown): unknown {
   return out;
 }
 
-function setupResultFromV2(w: Obj): Obj {
+function setupResultFromV2(w: JsonObject): JsonObject {
   return Array.isArray(w.availableCommands) ? { ...w, availableCommands: w.availableCommands.map(commandFromV2) } : w;
 }
 
@@ -56,7 +56,7 @@ const setup: MethodMapping<unknown, SessionSetupResult> = { encodeResult: setupR
  * an object with none) and at least one choice in every `enum`/`oneOf`/`anyOf` list (v1 allows
  * empty ones). A property offering no choice cannot be answered in v2: the request is refused.
  */
-function elicitationSchemaToV2(s: Obj): Obj {
+function elicitationSchemaToV2(s: JsonObject): JsonObject {
   const props = isObj(s.properties) ? s.properties : {};
   for (const [name, prop] of Object.entries(props)) {
     const lists = isObj(prop) ? [prop.enum, prop.oneOf, isObj(prop.items) ? prop.items.enum : undefined, isObj(prop.items) ? prop.items.anyOf : undefined] : [];

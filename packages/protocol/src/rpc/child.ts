@@ -52,8 +52,8 @@ export function spawnAgent(command: string, args: readonly string[] = [], option
   const maxLines = options.stderrLines ?? 20;
   let tail: string[] = [];
   let partial = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (text: string) => {
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (text: string) => {
     options.onStderr?.(text);
     const lines = (partial + text).split('\n');
     partial = lines.pop() ?? '';
@@ -65,9 +65,9 @@ export function spawnAgent(command: string, args: readonly string[] = [], option
 
   const { exited, spawnError } = watchChildExit(child);
 
-  const inner = new StreamTransport(child.stdout!, child.stdin!, options);
+  const inner = new StreamTransport(child.stdout, child.stdin, options);
   // stdin write errors (EPIPE) surface through the close path, not as crashes
-  child.stdin!.on('error', () => undefined);
+  child.stdin.on('error', () => undefined);
 
   const describeExit = async (fallback: CloseInfo): Promise<CloseInfo> => {
     const r = await Promise.race([exited, new Promise<null>((res) => setTimeout(() => res(null), 1000).unref())]);
@@ -88,7 +88,7 @@ export function spawnAgent(command: string, args: readonly string[] = [], option
         const leaderRunning = child.exitCode === null && child.signalCode === null;
         if (leaderRunning) {
           try {
-            child.stdin!.end();
+            child.stdin.end();
           } catch {
             /* ignore */
           }

@@ -89,7 +89,7 @@ export function rawIdTokens(line: string): Array<string | undefined> {
           j++;
           while (j < n && (line.charCodeAt(j) === 32 || line.charCodeAt(j) === 9)) j++;
           let k = j;
-          while (k < n && /[-+0-9.eE]/.test(line[k])) k++;
+          while (k < n && /[-+0-9.eE]/.test(line.charAt(k))) k++;
           const token = line.slice(j, k);
           if (token.length > 0) out[out.length - 1] = token;
           i = k;

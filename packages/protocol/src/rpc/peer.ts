@@ -149,13 +149,14 @@ export class JsonRpcPeer {
     const id = this.nextId++;
     return new Promise<R>((resolve, reject) => {
       const signal = options?.signal;
-      let onAbort: (() => void) | undefined;
+      // set only with the signal it listens on, so that the answer can stop listening
+      let listening: { signal: AbortSignal; onAbort: () => void } | undefined;
       if (signal) {
         if (signal.aborted) {
           reject(AcpError.cancelled(`${method} was cancelled before it was sent`));
           return;
         }
-        onAbort = () => {
+        const onAbort = () => {
           if (!this.pending.has(id)) return;
           this.notify(CANCEL_REQUEST_METHOD, { requestId: id });
           if (options?.onAbort !== 'wait') {
@@ -164,17 +165,18 @@ export class JsonRpcPeer {
           }
         };
         signal.addEventListener('abort', onAbort, { once: true });
+        listening = { signal, onAbort };
       }
       this.pending.set(id, {
         id,
         method,
         onAnswer: options?.onAnswer,
         resolve: (v) => {
-          if (onAbort) signal!.removeEventListener('abort', onAbort);
+          listening?.signal.removeEventListener('abort', listening.onAbort);
           resolve(v as R);
         },
         reject: (e) => {
-          if (onAbort) signal!.removeEventListener('abort', onAbort);
+          listening?.signal.removeEventListener('abort', listening.onAbort);
           reject(e);
         },
       });
@@ -333,9 +335,9 @@ export class JsonRpcPeer {
       reply(errorReply(id, AcpError.invalidRequest(`${CANCEL_REQUEST_METHOD} is a notification; send it without "id"`)));
       return;
     }
-    const handler = this.requestHandlers.get(method);
     const fallback = this.fallbackRequest;
-    if (!handler && !fallback) {
+    const handler: RequestHandler | undefined = this.requestHandlers.get(method) ?? (fallback && ((p, c) => fallback(method, p, c)));
+    if (!handler) {
       reply(errorReply(id, AcpError.methodNotFound(method)));
       return;
     }
@@ -355,7 +357,7 @@ export class JsonRpcPeer {
     };
     let result: unknown;
     try {
-      result = handler ? handler(params, ctx) : fallback!(method, params, ctx);
+      result = handler(params, ctx);
     } catch (e) {
       done(undefined, e, true);
       return;

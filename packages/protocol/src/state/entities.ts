@@ -34,8 +34,7 @@ export class MessageState {
     const blocks = this.blocks;
     if (this.textUpTo < blocks.length) {
       const parts: string[] = [];
-      for (let i = this.textUpTo; i < blocks.length; i++) {
-        const b = blocks[i];
+      for (const b of blocks.slice(this.textUpTo)) {
         if (b.type === 'text' && typeof b.text === 'string') parts.push(b.text);
       }
       this.textCache += parts.join('');

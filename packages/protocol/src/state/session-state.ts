@@ -35,7 +35,7 @@ export interface SessionInfoState {
 /** Called after each applied update, with the update as applied and the state. */
 export type StateChangeListener = (update: AnySessionUpdate, state: SessionState) => void;
 
-const ROLE_OF: Record<string, MessageRole> = {
+const ROLE_OF: Readonly<Record<MessageUpdate['sessionUpdate'] | MessageChunk['sessionUpdate'], MessageRole>> = {
   user_message: 'user', agent_message: 'agent', agent_thought: 'thought',
   user_message_chunk: 'user', agent_message_chunk: 'agent', agent_thought_chunk: 'thought',
 };

@@ -69,8 +69,8 @@ function depth(e: ErrorObject): number {
 }
 
 /** Wrapper errors that only say "a sub-schema failed"; the sub-schema's own error precedes them. */
-function isWrapper(e: ErrorObject): boolean {
-  return e.keyword === 'if';
+function isWrapper(e: ErrorObject | undefined): boolean {
+  return e?.keyword === 'if';
 }
 
 /**
@@ -84,11 +84,16 @@ export function pickFailure(errors: readonly ErrorObject[], prefix: string): Val
   let end = errors.length;
   while (end > 1 && isWrapper(errors[end - 1])) end--;
   const last = errors[end - 1];
+  // Ajv reports at least one error for a failed run; none means the caller asked about a pass
+  if (last === undefined) return { path: prefix, message: 'is not valid' };
   if ((last.keyword === 'anyOf' || last.keyword === 'oneOf') && last.params && !('passingSchemas' in last.params && last.params.passingSchemas)) {
     const inner = errors.slice(0, end - 1).filter((e) => !isWrapper(e) && e.instancePath.startsWith(last.instancePath));
     if (inner.length > 0) {
       const deepest = Math.max(...inner.map(depth));
-      const ranked = inner.filter((e) => depth(e) === deepest);
+      const [first, ...others] = inner.filter((e) => depth(e) === deepest);
+      // the deepest of a non-empty list is one of its elements
+      if (first === undefined) throw new Error('pickFailure: no error at the deepest level');
+      const ranked = [first, ...others];
       if (ranked.every((e) => e.keyword === 'type' || e.keyword === 'const' || e.keyword === 'enum')) {
         const expected: string[] = [];
         for (const e of ranked) {
@@ -97,10 +102,10 @@ export function pickFailure(errors: readonly ErrorObject[], prefix: string): Val
           else if (e.keyword === 'const') expected.push(JSON.stringify(p.allowedValue));
           else expected.push(...(Array.isArray(p.allowedValues) ? p.allowedValues : []).map((v) => JSON.stringify(v)));
         }
-        return { path: pointerToPath(prefix, ranked[0].instancePath), message: `must be ${[...new Set(expected)].join(' or ')}` };
+        return { path: pointerToPath(prefix, first.instancePath), message: `must be ${[...new Set(expected)].join(' or ')}` };
       }
       // A wrong type at the union's own place says less than an error deeper inside a branch.
-      const best = ranked.find((e) => e.keyword !== 'type') ?? ranked[0];
+      const best = ranked.find((e) => e.keyword !== 'type') ?? first;
       if (best.keyword === 'anyOf' || best.keyword === 'oneOf') return pickFailure(errors.slice(0, errors.indexOf(best) + 1), prefix);
       return { path: pointerToPath(prefix, best.instancePath), message: describeError(best) };
     }

@@ -170,7 +170,7 @@ function rewriteTagged(
 const FALLBACK_KEYS = new Set(['title', 'description', 'type', 'format']);
 
 function rewriteConsts(keyword: string, branches: JsonSchema[], annotations: JsonSchema): JsonSchema | undefined {
-  const type = branches[0].type;
+  const type = branches[0]?.type;
   if (typeof type !== 'string' || type === 'object' || type === 'array' || type === 'null') return undefined;
   const values: unknown[] = [];
   let open = false;

@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { devtoolsFrames, devtoolsHeader, devtoolsMessageLines, isDevtoolsExport, topLevelArrayLines, type DevtoolsExport } from './devtools-export.js';
-import { isObj, type Obj } from '@acp-kit/protocol/internal';
+import { isObj, type JsonObject } from '@acp-kit/protocol/internal';
 import { isCaptureJsonExport, type CaptureJsonExport } from './json-export.js';
 import type { CaptureFrame, CaptureSide, FrameDirection, FrameId, FrameKind } from './frame.js';
 
@@ -470,7 +470,7 @@ class CaptureFileReader {
  * A header line as read: fields of the wrong type get neutral values (lenient on input), fields
  * this version does not know are kept.
  */
-export function headerFrom(h: Obj): CaptureHeader {
+export function headerFrom(h: JsonObject): CaptureHeader {
   const { source, ...rest } = h;
   const out: CaptureHeader = {
     ...rest,
@@ -486,7 +486,7 @@ export function headerFrom(h: Obj): CaptureHeader {
 }
 
 /** A meta line as read: known fields of the wrong type are left out, unknown ones kept. */
-export function metaFrom(o: Obj): CaptureMeta {
+export function metaFrom(o: JsonObject): CaptureMeta {
   const { protocolVersion, agentProtocolVersion, exitCode, signal, ...rest } = o;
   const out: CaptureMeta = { ...rest, type: 'meta', seq: typeof o.seq === 'number' ? o.seq : 0, t: typeof o.t === 'number' ? o.t : 0 };
   if (typeof protocolVersion === 'number') out.protocolVersion = protocolVersion;
@@ -500,7 +500,7 @@ export function metaFrom(o: Obj): CaptureMeta {
  * A frame line as read, or `undefined` when it has no `seq`, `raw` and `dir`. A missing time
  * reads as 0, a missing or unknown kind is taken from the raw line.
  */
-export function frameFrom(o: Obj): CaptureFrame | undefined {
+export function frameFrom(o: JsonObject): CaptureFrame | undefined {
   const { type: _type, seq, t, dir, raw, kind, method, id, side, hop, truncated, ...rest } = o;
   if (typeof seq !== 'number' || typeof raw !== 'string' || (dir !== 'editor->agent' && dir !== 'agent->editor')) return undefined;
   const f: CaptureFrame = { ...rest, seq, t: typeof t === 'number' ? t : 0, dir, raw, kind: isFrameKind(kind) ? kind : decodeFrame(raw).kind };
@@ -519,7 +519,7 @@ export function frameFrom(o: Obj): CaptureFrame | undefined {
  * trace started, "from", "to", …}` (format: agentclientprotocol/rust-sdk,
  * src/agent-client-protocol-conductor/src/trace.rs, `TraceEvent`).
  */
-interface ConductorEvent extends Obj {
+interface ConductorEvent extends JsonObject {
   type: 'request' | 'response' | 'notification';
   ts: number;
   from: string;

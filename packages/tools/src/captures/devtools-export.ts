@@ -1,6 +1,6 @@
 import type { CaptureHeader } from './capture.js';
 import type { CaptureFrame, FrameDirection } from './frame.js';
-import { isObj, type Obj } from '@acp-kit/protocol/internal';
+import { isObj, type JsonObject } from '@acp-kit/protocol/internal';
 
 /**
  * An acp-devtools session export, as its `acp-devtools export` writes it (public repository
@@ -11,7 +11,7 @@ import { isObj, type Obj } from '@acp-kit/protocol/internal';
  * `agent-to-editor`, `agentCommand` the agent's command line joined with spaces, `raw` the line as
  * it passed (its `\r` and empty lines dropped by acp-devtools).
  */
-export interface DevtoolsExport extends Obj {
+export interface DevtoolsExport extends JsonObject {
   session?: unknown;
   messages: unknown[];
 }

@@ -1,4 +1,4 @@
-import { isObj, type Obj } from '@acp-kit/protocol/internal';
+import { isObj, type JsonObject } from '@acp-kit/protocol/internal';
 
 /**
  * The document `acp-kit captures export --format json` writes: the capture's header (null when it
@@ -6,7 +6,7 @@ import { isObj, type Obj } from '@acp-kit/protocol/internal';
  * captures takes it back ({@link openCapture}).
  */
 export interface CaptureJsonExport {
-  header: Obj | null;
+  header: JsonObject | null;
   metas: unknown[];
   frames: unknown[];
 }

@@ -1,7 +1,8 @@
 import { getValidator } from '@acp-kit/protocol';
 import { formatFailure } from '@acp-kit/protocol';
 import { decodeFrame, type CaptureFrame, type FrameDirection } from './capture.js';
-import { at, isObj, type Obj } from '@acp-kit/protocol/internal';
+import { at, isObj, type JsonObject } from '@acp-kit/protocol/internal';
+import type { ValidationFailure } from '@acp-kit/protocol';
 import type { Violation } from './violation.js';
 
 export type { Violation, ViolationRule } from './violation.js';
@@ -33,6 +34,36 @@ interface SessionState {
   cancelSeq?: number;
 }
 
+/** A schema failure, for {@link CaptureValidatorOptions.attribute}. */
+export interface SchemaFailureContext {
+  /** The protocol version the frame was checked against. */
+  version: 1 | 2;
+  /** The method of the call, or of the request a result answers (absent for a frame with none). */
+  method?: string;
+  /** The `sessionUpdate` kind, for a failure inside a session/update. */
+  kind?: string;
+  /** What failed: `path` is `jsonrpc`, `error`, `method` or `the message` for the JSON-RPC envelope. */
+  failure: ValidationFailure;
+}
+
+/** Settings of a {@link CaptureValidator}. */
+export interface CaptureValidatorOptions {
+  /** The version to assume until an initialize response says otherwise. */
+  protocolVersion?: number;
+  /**
+   * The frames are in a tracer's order, not the wire's: the Rust conductor traces a request or
+   * notification where it is received and an answer where it is first seen (often where it is
+   * sent), so an answer can come before an update that preceded it on the wire. Rules that compare
+   * an answer with the updates around it are then not judged.
+   */
+  tracedOrder?: boolean;
+  /**
+   * The requirement a schema failure breaks (default `schema/v1` or `schema/v2`), or `undefined`
+   * when the caller judges that failure itself (the checker names finer requirements).
+   */
+  attribute?: (context: SchemaFailureContext) => string | undefined;
+}
+
 /** v1 updates that belong to a prompt turn (other kinds, e.g. commands or mode changes, may come any time). */
 const V1_TURN_UPDATES = new Set(['agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan', 'user_message_chunk']);
 const V2_REPLAY_UPDATES = new Set(['user_message', 'user_message_chunk']);
@@ -55,17 +86,12 @@ export class CaptureValidator {
   private readonly sessions = new Map<string, SessionState>();
 
   private readonly tracedOrder: boolean;
+  private readonly attribute: CaptureValidatorOptions['attribute'];
 
-  /**
-   * @param options.protocolVersion the version to assume until an initialize response says otherwise.
-   * @param options.tracedOrder the frames are in a tracer's order, not the wire's: the Rust
-   * conductor traces a request or notification where it is received and an answer where it is
-   * first seen (often where it is sent), so an answer can come before an update that preceded it
-   * on the wire. Rules that compare an answer with the updates around it are then not judged.
-   */
-  constructor(options: { protocolVersion?: number; tracedOrder?: boolean } = {}) {
+  constructor(options: CaptureValidatorOptions = {}) {
     if (options.protocolVersion === 1 || options.protocolVersion === 2) this.version = options.protocolVersion;
     this.tracedOrder = options.tracedOrder === true;
+    this.attribute = options.attribute;
   }
 
   /** The protocol version in force (undefined before initialize when none was given). */
@@ -96,17 +122,17 @@ export class CaptureValidator {
             : { rule: 'non-json-editor-stdin', requirement: 'ACP-ALL-TRANS-06', seqs: [frame.seq], message: `editor wrote a line that is not JSON to the agent's stdin: ${JSON.stringify(preview)}` },
         );
       } else {
-        out.push(this.schema(frame, 'the message: must be a JSON-RPC 2.0 request, notification or response object'));
+        out.push(...this.schema(frame, { path: 'the message', message: 'must be a JSON-RPC 2.0 request, notification or response object' }));
       }
       return out;
     }
     if (!isObj(message)) {
       // a frame recorded as JSON-RPC whose line holds no object
-      out.push(this.schema(frame, 'the message: must be a JSON-RPC 2.0 request, notification or response object'));
+      out.push(...this.schema(frame, { path: 'the message', message: 'must be a JSON-RPC 2.0 request, notification or response object' }));
       return out;
     }
     const m = message;
-    if (m.jsonrpc !== '2.0') out.push(this.schema(frame, 'jsonrpc: must be "2.0"'));
+    if (m.jsonrpc !== '2.0') out.push(...this.schema(frame, { path: 'jsonrpc', message: 'must be "2.0"' }));
     if (frame.kind === 'request' || frame.kind === 'notification') this.onCall(frame, m, out);
     else this.onResponse(frame, m, out);
     return out;
@@ -148,8 +174,12 @@ export class CaptureValidator {
     return out.sort((a, b) => (a.seqs[0] ?? 0) - (b.seqs[0] ?? 0));
   }
 
-  private schema(frame: CaptureFrame, message: string): Violation {
-    return { rule: 'schema', requirement: `schema/v${this.version ?? 1}`, seqs: [frame.seq], message: `${frame.method ?? (frame.kind === 'invalid' ? 'message' : 'response')}: ${message}` };
+  /** A schema failure at `frame`: none when the caller's {@link CaptureValidatorOptions.attribute} judges it itself. */
+  private schema(frame: CaptureFrame, failure: ValidationFailure, method?: string, kind?: string, label?: string): Violation[] {
+    const version = this.version ?? 1;
+    const requirement = this.attribute ? this.attribute({ version, ...(method !== undefined ? { method } : {}), ...(kind !== undefined ? { kind } : {}), failure }) : `schema/v${version}`;
+    if (requirement === undefined) return [];
+    return [{ rule: 'schema', requirement, seqs: [frame.seq], message: `${label ?? frame.method ?? (frame.kind === 'invalid' ? 'message' : 'response')}: ${formatFailure('', failure)}` }];
   }
 
   private session(id: unknown): SessionState | undefined {
@@ -162,9 +192,30 @@ export class CaptureValidator {
     return s;
   }
 
-  private onCall(frame: CaptureFrame, m: Obj, out: Violation[]): void {
+  /** The schema failures of a call: its side (who may send it), then its params (of a session/update: the update). */
+  private callSchema(frame: CaptureFrame, method: string, p: unknown): Violation[] {
+    const v = this.version ? getValidator(this.version) : undefined;
+    if (!v) return [];
+    const side = v.sideOf(method);
+    const expected = frame.dir === 'editor->agent' ? 'agent' : 'client';
+    if (side !== undefined && side !== 'protocol' && side !== expected) {
+      return this.schema(frame, { path: '', message: `is handled by the ${side}, so only the ${side === 'agent' ? 'editor' : 'agent'} may send it` }, method);
+    }
+    if (method !== 'session/update') {
+      const f = v.params(method, p, 'params');
+      return f ? this.schema(frame, f, method) : [];
+    }
+    if (typeof p !== 'object' || p === null) return this.schema(frame, { path: 'params', message: 'must be object' }, method);
+    const out = typeof at(p, 'sessionId') !== 'string' ? this.schema(frame, { path: 'params.sessionId', message: 'must be string' }, method) : [];
+    const f = v.update(at(p, 'update'), 'params.update');
+    const kind = at(p, 'update', 'sessionUpdate');
+    if (f && f !== 'unknown') out.push(...this.schema(frame, f, method, typeof kind === 'string' ? kind : undefined));
+    return out;
+  }
+
+  private onCall(frame: CaptureFrame, m: JsonObject, out: Violation[]): void {
     if (typeof m.method !== 'string') {
-      out.push(this.schema(frame, 'method: must be string'));
+      out.push(...this.schema(frame, { path: 'method', message: 'must be string' }));
       return;
     }
     const method = m.method;
@@ -175,25 +226,7 @@ export class CaptureValidator {
       const offered = at(params, 'protocolVersion');
       if (this.version === undefined && (offered === 1 || offered === 2)) this.version = offered;
     }
-    const v = this.version ? getValidator(this.version) : undefined;
-    if (v) {
-      const side = v.sideOf(method);
-      const expected = frame.dir === 'editor->agent' ? 'agent' : 'client';
-      if (side !== undefined && side !== 'protocol' && side !== expected) {
-        out.push(this.schema(frame, `is handled by the ${side}, so only the ${side === 'agent' ? 'editor' : 'agent'} may send it`));
-      } else if (method === 'session/update') {
-        const p = m.params;
-        if (typeof p !== 'object' || p === null) out.push(this.schema(frame, 'params: must be object'));
-        else {
-          if (typeof at(p, 'sessionId') !== 'string') out.push(this.schema(frame, 'params.sessionId: must be string'));
-          const f = v.update(at(p, 'update'), 'params.update');
-          if (f && f !== 'unknown') out.push(this.schema(frame, formatFailure('', f)));
-        }
-      } else {
-        const f = v.params(method, m.params, 'params');
-        if (f) out.push(this.schema(frame, formatFailure('', f)));
-      }
-    }
+    out.push(...this.callSchema(frame, method, m.params));
     if (frame.kind === 'request') {
       const key = `${frame.dir}:${idKey(m.id)}`;
       const prev = this.pending.get(key);
@@ -263,7 +296,7 @@ export class CaptureValidator {
     }
   }
 
-  private onResponse(frame: CaptureFrame, m: Obj, out: Violation[]): void {
+  private onResponse(frame: CaptureFrame, m: JsonObject, out: Violation[]): void {
     const key = `${other(frame.dir)}:${idKey(m.id)}`;
     const req = this.pending.get(key);
     // an error with id null answers a message whose id could not be read (JSON-RPC 2.0 section 5)
@@ -275,7 +308,7 @@ export class CaptureValidator {
     this.pending.delete(key);
     if (frame.kind === 'error') {
       const e = m.error;
-      if (!isObj(e) || !Number.isInteger(e.code) || typeof e.message !== 'string') out.push(this.schema(frame, 'error: must be {code: integer, message: string, data?}'));
+      if (!isObj(e) || !Number.isInteger(e.code) || typeof e.message !== 'string') out.push(...this.schema(frame, { path: 'error', message: 'must be {code: integer, message: string, data?}' }, req.method));
     }
     if (m.id === this.initId && req.method === 'initialize' && frame.kind === 'response') {
       const pv = at(m.result, 'protocolVersion');
@@ -283,7 +316,7 @@ export class CaptureValidator {
     }
     if (frame.kind === 'response' && this.version) {
       const f = getValidator(this.version).result(req.method, m.result, 'result');
-      if (f) out.push({ ...this.schema(frame, formatFailure('', f)), message: `${req.method} result: ${formatFailure('', f)}` });
+      if (f) out.push(...this.schema(frame, f, req.method, undefined, `${req.method} result`));
     }
     const s = req.sessionId !== undefined ? this.sessions.get(req.sessionId) : undefined;
     if (req.method === 'session/request_permission' && req.cancelSeq !== undefined) {

@@ -1,6 +1,7 @@
-import { at, isObj, type Obj } from '@acp-kit/protocol/internal';
+import { at, isObj, type JsonObject } from '@acp-kit/protocol/internal';
 import { AgentDriver, type WireAnswer, type WireMessage } from './driver.js';
 import type { InProcessAgent } from './launch.js';
+import { answering } from './wire.js';
 
 /** The agent command the checker starts, a fresh process per case (what `acp-kit check` runs). */
 export interface AgentCommandSettings {
@@ -124,6 +125,11 @@ export class CaseContext {
     return this.drivers;
   }
 
+  /** The agent process (or instance) started last: where a step that threw was talking. */
+  get latest(): AgentDriver {
+    return this.drivers.at(-1) ?? this.driver;
+  }
+
   get timeout(): number {
     return this.settings.timeoutMs;
   }
@@ -164,9 +170,8 @@ export class CaseContext {
     if (r.error) this.skip(`the agent refused initialize at protocol version ${this.version}: ${JSON.stringify(r.error)}`);
     const result = isObj(r.result) ? r.result : {};
     if (result.protocolVersion !== this.version) this.skip(`the agent answered protocol version ${JSON.stringify(result.protocolVersion)} to a request for ${this.version}`);
+    // the capture validator judged the result already: it takes the version from the answer
     driver.version = this.version;
-    // validated now that the version is known (the response arrived before it was)
-    driver.recheck(r.seq);
     if (this.settings.auth !== undefined) {
       const method = this.version === 2 ? 'auth/login' : 'authenticate';
       const a = await driver.request(method, { methodId: this.settings.auth }, this.timeout);
@@ -209,8 +214,8 @@ export class CaseContext {
    */
   async turn(sessionId: string, driver: AgentDriver = this.driver, text = this.settings.prompt, extra: readonly unknown[] = []): Promise<{ promptSeq: number; response: WireMessage & { seq: number }; endSeq: number; stopReason: unknown }> {
     const sent = driver.send('session/prompt', this.promptParams(sessionId, text, extra));
-    const responseLine = await driver.waitFor((l) => l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(sent.id), this.turnTimeout, 'the session/prompt response', sent.seq);
-    const response = { ...responseLine.msg!, seq: responseLine.seq };
+    const responseLine = await driver.waitFor(answering(sent.id), this.turnTimeout, 'the session/prompt response', sent.seq);
+    const response = { ...responseLine.msg, seq: responseLine.seq };
     if (this.version === 1 || response.error) return { promptSeq: sent.seq, response, endSeq: response.seq, stopReason: at(response.result, 'stopReason') };
     const idle = await this.waitIdle(sessionId, sent.seq, driver);
     return { promptSeq: sent.seq, response, endSeq: idle.seq, stopReason: idle.stopReason };
@@ -261,7 +266,7 @@ export class CaseContext {
 }
 
 /** The `update` of a session/update notification, if `m` is one. */
-export function updateOf(m: WireMessage | undefined): Obj | undefined {
+export function updateOf(m: WireMessage | undefined): JsonObject | undefined {
   if (m?.method !== 'session/update' || m.id !== undefined) return undefined;
   const u = at(m.params, 'update');
   return isObj(u) ? u : undefined;

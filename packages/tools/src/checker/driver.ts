@@ -1,9 +1,7 @@
-import { formatFailure } from '@acp-kit/protocol';
-import { getValidator } from '@acp-kit/protocol';
-import type { ValidationFailure } from '@acp-kit/protocol';
+import type { SchemaFailureContext } from '../captures/validate.js';
 import { at, isObj } from '@acp-kit/protocol/internal';
 import { startAgent, type AgentEnd, type InProcessLaunch, type LaunchSpec, type StartedAgent } from './launch.js';
-import { WaitTimeout, WireLog } from './wire.js';
+import { hasMessage, isEnvelopeFailure, WaitTimeout, WireLog, type MessageLine } from './wire.js';
 
 export { WaitTimeout } from './wire.js';
 
@@ -59,14 +57,14 @@ const V2_MESSAGE_UPDATES = new Set(['user_message', 'agent_message', 'agent_thou
 /**
  * Speaks raw newline-delimited JSON-RPC to one agent: a process (a {@link LaunchSpec}) or an
  * in-process agent on in-memory streams (an {@link InProcessLaunch}); the bytes are judged the
- * same way. Every received line is kept with
- * its bytes, checked for framing (UTF-8, JSON, one object per line) and, once a protocol version
- * is set, against that version's official schema; what breaks a requirement becomes a
+ * same way. Every received line is kept with its bytes and checked for framing (UTF-8, JSON, one
+ * object per line) and the JSON-RPC envelope; the capture validator judges it against the official
+ * schema of the version the initialize exchange agreed. What breaks a requirement becomes a
  * {@link Finding}. The driver does not judge behaviour: cases do, on top of it.
  */
 export class AgentDriver extends WireLog {
   stderr = '';
-  /** The negotiated protocol version; schema checks start once it is set. */
+  /** The negotiated protocol version (set by the case once initialized); the v2-only checks use it. */
   version: 1 | 2 | undefined;
   /** Requests of ours that a client method the agent calls answers by default (permission etc.). */
   onRequest: (msg: WireMessage) => WireAnswer | undefined | Promise<WireAnswer | undefined> = () => undefined;
@@ -80,7 +78,7 @@ export class AgentDriver extends WireLog {
   private readonly batchedIds = new Set<string>();
 
   constructor(launch: LaunchSpec | InProcessLaunch) {
-    super();
+    super('agent->editor', { attribute: attributeSchema });
     this.agent = startAgent(launch);
     void this.agent.ended.then((info) => {
       this.exitInfo = info;
@@ -201,7 +199,7 @@ export class AgentDriver extends WireLog {
 
   /** Messages from the agent after `after` (and up to `until`, inclusive). */
   received(after = 0, until = Number.POSITIVE_INFINITY): Array<WireMessage & { seq: number }> {
-    return this.transcript.filter((l) => l.dir === 'in' && l.msg && l.seq > after && l.seq <= until).map((l) => ({ ...l.msg!, seq: l.seq }));
+    return this.transcript.filter((l): l is MessageLine => l.dir === 'in' && hasMessage(l) && l.seq > after && l.seq <= until).map((l) => ({ ...l.msg, seq: l.seq }));
   }
 
   /** Closes the agent's input (stdin) and waits up to `ms` for it to end; true when it did. */
@@ -239,7 +237,7 @@ export class AgentDriver extends WireLog {
       raw = this.decoder.decode(bytes);
     } catch {
       raw = bytes.toString('utf8');
-      this.transcript.push({ seq, dir: 'in', raw });
+      this.record({ seq, dir: 'in', raw });
       this.fail('ACP-ALL-TRANS-01', 'the agent wrote a line on stdout that is not valid UTF-8', [seq]);
       return;
     }
@@ -252,7 +250,7 @@ export class AgentDriver extends WireLog {
       isJson = false;
     }
     if (!isJson) {
-      this.transcript.push({ seq, dir: 'in', raw });
+      this.record({ seq, dir: 'in', raw });
       const prev = this.transcript.filter((l) => l.dir === 'in').at(-2);
       // a message split over lines: this line or the one before starts a JSON value that does not end
       if (/^\s*[{[]/.test(text) || (prev && prev.msg === undefined && /^\s*[{[]/.test(prev.raw))) {
@@ -265,17 +263,17 @@ export class AgentDriver extends WireLog {
       return;
     }
     if (Array.isArray(parsed)) {
-      this.transcript.push({ seq, dir: 'in', raw });
+      this.record({ seq, dir: 'in', raw }, false);
       this.onBatch(parsed, seq);
       return;
     }
     if (!isObj(parsed)) {
-      this.transcript.push({ seq, dir: 'in', raw });
+      this.record({ seq, dir: 'in', raw });
       this.fail('ACP-ALL-RPC-01', `the agent wrote JSON that is not a JSON-RPC message object: ${preview(raw)}`, [seq]);
       return;
     }
     const msg: WireMessage = parsed;
-    this.transcript.push({ seq, dir: 'in', raw, msg });
+    this.record({ seq, dir: 'in', raw, msg });
     this.checkMessage(msg, seq);
     if (typeof msg.method === 'string' && msg.id !== undefined) void this.answer(msg, msg.method);
   }
@@ -293,13 +291,13 @@ export class AgentDriver extends WireLog {
       const seq = ++this.seq;
       const raw = JSON.stringify(entry);
       if (!isObj(entry)) {
-        this.transcript.push({ seq, dir: 'in', raw, batch: lineSeq });
+        this.record({ seq, dir: 'in', raw, batch: lineSeq });
         this.fail('ACP-ALL-RPC-01', `the agent wrote a batch entry that is not a JSON-RPC message object: ${preview(raw)}`, [lineSeq]);
         answersOurBatch = false;
         continue;
       }
       const msg: WireMessage = entry;
-      this.transcript.push({ seq, dir: 'in', raw, msg, batch: lineSeq });
+      this.record({ seq, dir: 'in', raw, msg, batch: lineSeq });
       if (msg.method !== undefined || !this.batchedIds.has(JSON.stringify(msg.id ?? null))) answersOurBatch = false;
       this.checkMessage(msg, seq);
       if (typeof msg.method === 'string' && msg.id !== undefined) void this.answer(msg, msg.method);
@@ -313,7 +311,7 @@ export class AgentDriver extends WireLog {
     if (msg.jsonrpc !== '2.0') this.fail('ACP-ALL-RPC-01', `jsonrpc is ${JSON.stringify(msg.jsonrpc)}; it must be "2.0"`, [seq]);
     if (typeof msg.method === 'string') {
       if (msg.id === null && this.version === 2) this.fail('ACP-ALL-RPC-03', `${msg.method} request has id null, which v2 forbids`, [seq]);
-      this.checkCall(msg, msg.method, seq);
+      if (msg.method === 'session/update') this.checkToolTitle(msg);
       return;
     }
     const key = JSON.stringify(msg.id ?? null);
@@ -333,70 +331,22 @@ export class AgentDriver extends WireLog {
       const code = hasError ? at(msg, 'error', 'code') : undefined;
       // id null is how JSON-RPC answers a line whose id could not be read (parse error, invalid request)
       if ((msg.id === null || msg.id === undefined) && (code === -32700 || code === -32600)) return;
+      // an id that answers no request of ours is the capture validator's (see WireLog.onViolation)
       if (msg.id === null || msg.id === undefined) this.fail('ACP-ALL-RPC-02', `the agent sent a response without an id (${preview(JSON.stringify(msg))}): it answered a notification`, [seq]);
-      else this.fail('ACP-ALL-RPC-03', `response id ${key} matches no request the checker sent`, [seq]);
       return;
     }
-    if (hasResult) this.checkResult(req.method, msg, seq);
   }
 
-  private checkResult(method: string, msg: WireMessage, seq: number): void {
-    if (!this.version) return;
-    const f = getValidator(this.version).result(method, msg.result, 'result');
-    if (f) this.schemaFailure(method, null, f, seq, `${method} result`);
-  }
-
-  /** Validates the result at `seq` again, now that {@link version} is set (the initialize answer). */
-  recheck(seq: number): void {
-    const l = this.transcript.find((x) => x.seq === seq);
-    const method = l?.msg ? this.methodOf(l.msg.id) : undefined;
-    if (l?.msg && method && 'result' in l.msg) this.checkResult(method, l.msg, seq);
-  }
-
-  private checkCall(msg: WireMessage, method: string, seq: number): void {
-    if (!this.version) return;
-    const v = getValidator(this.version);
-    if (method === 'session/update') {
-      const p = msg.params;
-      if (typeof p !== 'object' || p === null) return this.fail(`schema/v${this.version}`, 'session/update: params must be an object', [seq]);
-      const sessionId = at(p, 'sessionId');
-      const update = at(p, 'update');
-      if (typeof sessionId !== 'string') this.fail(`schema/v${this.version}`, 'session/update: params.sessionId must be a string', [seq]);
-      const f = v.update(update, 'params.update');
-      const kind = at(update, 'sessionUpdate');
-      if (f && f !== 'unknown') this.schemaFailure(method, typeof kind === 'string' ? kind : '', f, seq, 'session/update');
-      const toolCallId = at(update, 'toolCallId');
-      if (this.version === 2 && kind === 'tool_call_update' && typeof toolCallId === 'string') {
-        const id = `${String(sessionId)}\u0000${toolCallId}`;
-        if (!this.announcedToolCalls.has(id)) {
-          this.announcedToolCalls.add(id);
-          if (typeof at(update, 'title') !== 'string') this.fail('ACP-V2-TOOL-02', `the first tool_call_update of tool call ${JSON.stringify(toolCallId)} has no title`, [seq]);
-        }
-      }
-      return;
-    }
-    const side = v.sideOf(method);
-    if (side === 'agent') {
-      this.fail(`schema/v${this.version}`, `${method} is a method the agent handles; an agent must not send it`, [seq]);
-      return;
-    }
-    const f = v.params(method, msg.params, 'params');
-    if (f) this.schemaFailure(method, null, f, seq, method);
-  }
-
-  /** Attributes a schema failure to the most specific requirement it breaks. */
-  private schemaFailure(method: string, kind: string | null, f: ValidationFailure, seq: number, label: string): void {
-    const text = `${label}: ${formatFailure('', f)}`;
-    const v = this.version!;
-    let id = `schema/v${v}`;
-    if (method === 'initialize' && /capabilities|Capabilities/.test(f.path)) id = v === 2 ? 'ACP-V2-CAP-01' : 'ACP-V1-CAP-02';
-    else if (method === 'initialize' && v === 2 && /(^|\.)info/.test(f.path)) id = 'ACP-V2-INIT-01';
-    else if (kind && V2_MESSAGE_UPDATES.has(kind) && v === 2 && /messageId/.test(`${f.path} ${f.message}`)) id = 'ACP-V2-MSG-01';
-    else if (kind === 'plan_update' && /planId|\.type|plan$/.test(`${f.path} ${f.message}`)) id = 'ACP-V2-PLAN-01';
-    else if (kind === 'plan') id = 'ACP-V1-PLAN-01';
-    else if (kind === 'tool_call' && v === 1) id = 'ACP-V1-TOOL-01';
-    else if (method === 'session/request_permission') id = v === 2 ? 'ACP-V2-PERM-01' : 'ACP-V1-PERM-01';
-    this.fail(id, text, [seq]);
+  /** ACP-V2-TOOL-02: the first tool_call_update of a tool call carries its title (no schema can say "first"). */
+  private checkToolTitle(msg: WireMessage): void {
+    if (this.version !== 2) return;
+    const update = at(msg.params, 'update');
+    const toolCallId = at(update, 'toolCallId');
+    if (at(update, 'sessionUpdate') !== 'tool_call_update' || typeof toolCallId !== 'string') return;
+    const id = `${String(at(msg.params, 'sessionId'))}\u0000${toolCallId}`;
+    if (this.announcedToolCalls.has(id)) return;
+    this.announcedToolCalls.add(id);
+    if (typeof at(update, 'title') !== 'string') this.fail('ACP-V2-TOOL-02', `the first tool_call_update of tool call ${JSON.stringify(toolCallId)} has no title`, [this.seqOf(msg)]);
   }
 
   private async answer(msg: WireMessage, method: string): Promise<void> {
@@ -419,6 +369,23 @@ export class AgentDriver extends WireLog {
   private seqOf(msg: WireMessage): number {
     return this.transcript.find((l) => l.msg === msg)?.seq ?? this.seq;
   }
+}
+
+/**
+ * The requirement a schema failure of the agent's breaks: the most specific one, else the
+ * schema of the version. The JSON-RPC envelope (`jsonrpc`, `error`, a non-string method, a line
+ * that is no message) is judged by the driver itself, with the JSON-RPC requirements.
+ */
+function attributeSchema({ version: v, method, kind, failure: f }: SchemaFailureContext): string | undefined {
+  if (isEnvelopeFailure(f)) return undefined;
+  if (method === 'initialize' && /capabilities|Capabilities/.test(f.path)) return v === 2 ? 'ACP-V2-CAP-01' : 'ACP-V1-CAP-02';
+  if (method === 'initialize' && v === 2 && /(^|\.)info/.test(f.path)) return 'ACP-V2-INIT-01';
+  if (kind && V2_MESSAGE_UPDATES.has(kind) && v === 2 && /messageId/.test(`${f.path} ${f.message}`)) return 'ACP-V2-MSG-01';
+  if (kind === 'plan_update' && /planId|\.type|plan$/.test(`${f.path} ${f.message}`)) return 'ACP-V2-PLAN-01';
+  if (kind === 'plan') return 'ACP-V1-PLAN-01';
+  if (kind === 'tool_call' && v === 1) return 'ACP-V1-TOOL-01';
+  if (method === 'session/request_permission') return v === 2 ? 'ACP-V2-PERM-01' : 'ACP-V1-PERM-01';
+  return `schema/v${v}`;
 }
 
 /** How long the handshake waits for its answer after a line that is not JSON (see {@link AgentDriver.stopOnGarbage}). */

@@ -52,7 +52,7 @@ export function formatJson(run: CheckRun, agent: string, subject: 'agent' | 'cli
   return `${JSON.stringify({ [subject]: agent, conformant: run.conformant, protocols: run.protocols, ms: run.ms, ...(run.notRun ? { notRun: run.notRun } : {}), requirements: run.requirements, cases: run.cases.map(({ checks, ...c }) => ({ ...c, failed: checks.filter((x) => !x.ok).map((x) => x.id) })) }, null, 2)}\n`;
 }
 
-const xml = (s: string): string => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+const xml = (s: string): string => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
 /** JUnit XML (`--junit FILE`): one suite per protocol version, one test per requirement; SHOULD/MAY failures are reported as failures too, typed by tier. */
 export function formatJunit(run: CheckRun, agent: string, subject: 'agent' | 'client' = 'agent'): string {

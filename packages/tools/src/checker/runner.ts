@@ -113,6 +113,15 @@ export async function runPool<T>(n: number, concurrency: number, run: (i: number
   return results;
 }
 
+/** {@link runPool} over `items`: runs `run` on each, at most `concurrency` at a time, results in order. */
+export function runEach<I, T>(items: readonly I[], concurrency: number, run: (item: I, i: number) => Promise<T>): Promise<T[]> {
+  return runPool(items.length, concurrency, (i) => {
+    const item = items[i];
+    if (item === undefined) throw new RangeError(`runEach: no item ${i} of ${items.length}`);
+    return run(item, i);
+  });
+}
+
 /** The requirement a case's step that never completed fails: the case's first MUST for `v` (else its first). */
 export function stepFailureId(c: CaseInfo, v: 1 | 2): string {
   // a MUST of the case first: a step that failed left the case unfinished, which a draft or SHOULD
@@ -188,14 +197,14 @@ export async function runChecks(settings: CheckSettings, options: RunOptions): P
   // does not speak ACP is known after one case, not after every case timed out
   const gateCase = all.find((c) => c.name === GATE);
   const gates = gateCase ? options.protocols.filter((v) => gateCase.protocols.includes(v)).map((v) => ({ c: gateCase, v })) : [];
-  const gateResults = await runPool(gates.length, options.concurrency ?? 4, (i) => runCase(gates[i]!.c, gates[i]!.v, settings, true));
+  const gateResults = await runEach(gates, options.concurrency ?? 4, (g) => runCase(g.c, g.v, settings, true));
   const notRun: NonNullable<CheckRun['notRun']> = [];
   for (const g of gateResults) {
     const reason = gateFailure(g);
     if (reason !== undefined) notRun.push({ protocol: g.protocol, reason, cases: jobs.filter((j) => j.v === g.protocol && j.c.name !== GATE).length });
   }
   const rest = jobs.filter((j) => j.c.name !== GATE && !notRun.some((n) => n.protocol === j.v));
-  const restResults = await runPool(rest.length, options.concurrency ?? 4, (i) => runCase(rest[i]!.c, rest[i]!.v, settings));
+  const restResults = await runEach(rest, options.concurrency ?? 4, (j) => runCase(j.c, j.v, settings));
   const results = [...gateResults, ...restResults];
   const requirements = judge(results, options.protocols, wanted, skipped);
   const spoke = options.protocols.every((v) => !gateCase?.protocols.includes(v) || gateResults.some((r) => r.protocol === v && r.status === 'ran'));
@@ -217,11 +226,12 @@ function runCase(c: CheckCase, v: 1 | 2, settings: CheckSettings, gate = false):
     started,
     run: () => c.run(ctx),
     thrown: (e) => {
-      const d = ctx.all.at(-1)!;
+      const d = ctx.latest;
       if (d.spawnError) return `${UNSTARTABLE}: ${d.spawnError.message}`;
       const tail = d.stderr.trim().split('\n').slice(-3).join(' | ');
       const msg = `${e instanceof Error ? e.message : String(e)}${!d.alive && tail ? ` (agent stderr: ${tail.slice(-300)})` : ''}`;
-      ctx.fail(stepFailureId(c, v), msg, d.transcript.length ? [d.transcript.at(-1)!.seq] : [], d);
+      const last = d.transcript.at(-1);
+      ctx.fail(stepFailureId(c, v), msg, last ? [last.seq] : [], d);
       return undefined;
     },
     dispose: async () => {

@@ -1,4 +1,7 @@
 import { isObj } from '@acp-kit/protocol/internal';
+import { decodeFrame, type CaptureFrame, type FrameDirection } from '../captures/capture.js';
+import { CaptureValidator, type CaptureValidatorOptions, type Violation, type ViolationRule } from '../captures/validate.js';
+import type { ValidationFailure } from '@acp-kit/protocol';
 import type { Finding, TranscriptLine, WireId, WireMessage } from './driver.js';
 
 /** Raised when the peer did not do something in time; the case fails the requirement it names. */
@@ -9,6 +12,25 @@ export class WaitTimeout extends Error {
 }
 
 /**
+ * Whether a schema failure is about the JSON-RPC envelope (`jsonrpc`, `error`, a non-string
+ * method, a line that is no message object): the checker judges those itself, under the
+ * JSON-RPC requirements (RPC-01, RPC-04), not as schema failures.
+ */
+export const isEnvelopeFailure = (f: ValidationFailure): boolean => f.path === 'jsonrpc' || f.path === 'error' || f.path === 'method' || f.path === 'the message';
+
+/** A transcript line that holds a parsed message. */
+export type MessageLine = TranscriptLine & { msg: WireMessage };
+
+/** Whether `l` holds a parsed message. */
+export const hasMessage = (l: TranscriptLine): l is MessageLine => l.msg !== undefined;
+
+/** Matches a response from the peer to the request with id `id` (compared as JSON: ids must be echoed exactly). */
+export const answering =
+  (id: unknown) =>
+  (l: TranscriptLine): l is MessageLine =>
+    l.dir === 'in' && hasMessage(l) && l.msg.method === undefined && JSON.stringify(l.msg.id) === JSON.stringify(id);
+
+/**
  * The checker's end of one newline-delimited JSON-RPC conversation, whichever side it plays: the
  * transcript of every line both ways, the findings, and waiting for a line. The agent driver and
  * the scripted agent of `check client` differ only in how lines travel and what they must obey.
@@ -16,12 +38,67 @@ export class WaitTimeout extends Error {
 export abstract class WireLog {
   readonly transcript: TranscriptLine[] = [];
   readonly findings: Finding[] = [];
+  /**
+   * What the capture validator (the one engine of the passive rules, the same that judges a
+   * capture) found in this transcript, both directions, in order. Cases read the rules they
+   * exercise from here ({@link violationsOf}) instead of judging them with code of their own.
+   */
+  readonly violations: Violation[] = [];
+  private readonly rules: CaptureValidator;
 
   protected seq = 0;
   /** Our requests in flight (and answered), by JSON of their id. */
   protected readonly waiting = new Map<string, { method: string; seq: number }>();
   private pendingBytes = Buffer.alloc(0);
   private listeners: Array<() => void> = [];
+
+  /**
+   * `inbound`: the capture direction of the lines this end receives (the peer under test writes
+   * them); `rules`: the capture validator's settings (how the checker names schema failures).
+   */
+  constructor(
+    private readonly inbound: FrameDirection,
+    rules: CaptureValidatorOptions = {},
+  ) {
+    this.rules = new CaptureValidator(rules);
+  }
+
+  /**
+   * Puts a line into the transcript and runs the capture validator over it. `judged` is false for
+   * a received array line: its entries follow as lines of their own and are judged one by one,
+   * so that each violation names the seq of its entry.
+   */
+  protected record(line: TranscriptLine, judged = true): void {
+    this.transcript.push(line);
+    if (!judged) return;
+    const d = decodeFrame(line.raw);
+    const frame: CaptureFrame = { seq: line.seq, t: 0, dir: line.dir === 'in' ? this.inbound : this.inbound === 'agent->editor' ? 'editor->agent' : 'agent->editor', raw: line.raw, kind: d.kind };
+    if (d.method !== undefined) frame.method = d.method;
+    if (d.id !== undefined) frame.id = d.id;
+    const found = this.rules.push(frame, line.msg);
+    this.violations.push(...found);
+    if (line.dir === 'in') for (const v of found) this.onViolation(v, line);
+  }
+
+  /**
+   * A violation the peer committed, as the line that shows it arrives: the rules every line is
+   * judged by become findings (the schema, named by the `attribute` option; an answer to no
+   * request of ours, ACP-ALL-RPC-03). An answer without an id is the subclass's (ACP-ALL-RPC-02).
+   */
+  private onViolation(v: Violation, line: TranscriptLine): void {
+    if (v.rule === 'schema') this.fail(v.requirement, v.message, v.seqs);
+    const id = line.msg?.id;
+    if (v.rule === 'response-to-unknown-id' && id !== null && id !== undefined) this.fail('ACP-ALL-RPC-03', v.message, v.seqs);
+  }
+
+  /**
+   * Violations of `rule` that the peer committed: found on a line it sent (the last seq of the
+   * violation) after seq `after` and up to `until`, inclusive.
+   */
+  violationsOf(rule: ViolationRule, after: number, until = Number.POSITIVE_INFINITY): Violation[] {
+    const received = new Set(this.transcript.filter((l) => l.dir === 'in' && l.seq > after && l.seq <= until).map((l) => l.seq));
+    return this.violations.filter((v) => v.rule === rule && received.has(v.seqs[v.seqs.length - 1] ?? 0));
+  }
 
   /** Records a finding. */
   fail(id: string, message: string, seqs: number[]): void {
@@ -32,6 +109,8 @@ export abstract class WireLog {
    * Waits for the first line after seq `after` matching `pred`. Throws {@link WaitTimeout} after
    * `ms`, or the error of {@link gone} when the other side ends before a match.
    */
+  async waitFor<T extends TranscriptLine>(pred: (l: TranscriptLine) => l is T, ms: number, what: string, after?: number): Promise<T>;
+  async waitFor(pred: (l: TranscriptLine) => boolean, ms: number, what: string, after?: number): Promise<TranscriptLine>;
   async waitFor(pred: (l: TranscriptLine) => boolean, ms: number, what: string, after = 0): Promise<TranscriptLine> {
     const deadline = Date.now() + ms;
     for (;;) {
@@ -67,7 +146,7 @@ export abstract class WireLog {
     } catch {
       /* deliberately malformed input */
     }
-    this.transcript.push({ seq, dir: 'out', raw: text, msg });
+    this.record({ seq, dir: 'out', raw: text, msg });
     return seq;
   }
 
@@ -78,8 +157,8 @@ export abstract class WireLog {
 
   /** Waits for the answer to our request `id` (sent at seq `after`), matched by the exact id. */
   protected async answerTo(id: WireId, after: number, ms: number, what: string): Promise<WireMessage & { seq: number }> {
-    const line = await this.waitFor((l) => l.dir === 'in' && l.msg !== undefined && l.msg.method === undefined && JSON.stringify(l.msg.id) === JSON.stringify(id), ms, what, after);
-    return { ...line.msg!, seq: line.seq };
+    const line = await this.waitFor(answering(id), ms, what, after);
+    return { ...line.msg, seq: line.seq };
   }
 
   /** Splits received bytes into lines; a partial line waits for the rest. */

@@ -181,7 +181,10 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   private async connect(): Promise<Pool> {
-    const pool = this.options.pool ?? (await createPostgresPool({ ...this.options, url: this.options.url! }));
+    const { pool: given, url } = this.options;
+    // the constructor refused options with neither
+    if (!given && !url) throw new TypeError('PostgresSessionStore: give `url` (postgres://...) or `pool`');
+    const pool = given ?? (await createPostgresPool({ ...this.options, url: url ?? '' }));
     if (this.options.migrate !== false) {
       try {
         await migrate(pool);

@@ -28,24 +28,23 @@ export const cancelTurn: CheckCase = {
     // held ones now, later ones as they come
     ctx.permissionPolicy = 'cancelled';
     for (const p of ctx.permissionRequests) ctx.answerPermission(p, { outcome: 'cancelled' });
-    const ids = v === 1 ? ['ACP-V1-CANCEL-05', 'ACP-V1-CANCEL-06', 'ACP-V1-CANCEL-07'] : ['ACP-V2-CANCEL-05', 'ACP-V2-CANCEL-06', 'ACP-V2-CANCEL-07'];
+    const [cancelledId, noErrorId, nothingAfterId] = v === 1 ? (['ACP-V1-CANCEL-05', 'ACP-V1-CANCEL-06', 'ACP-V1-CANCEL-07'] as const) : (['ACP-V2-CANCEL-05', 'ACP-V2-CANCEL-06', 'ACP-V2-CANCEL-07'] as const);
     const end = await d.waitFor(isEnd, ctx.turnTimeout, v === 1 ? 'the session/prompt response after session/cancel' : 'the idle state_update after session/cancel', sent.seq);
-    let stop: unknown;
-    if (v === 1) {
-      if (end.msg!.error) return ctx.fail(ids[1]!, `the cancelled session/prompt was answered with a JSON-RPC error ${JSON.stringify(end.msg!.error)}; it must end with stopReason "cancelled"`, [cancelSeq, end.seq]);
-      stop = at(end.msg, 'result', 'stopReason');
-    } else stop = updateOf(end.msg)?.stopReason;
+    // an end with an error (v1: a JSON-RPC error; v2: stopReason "error") is the capture validator's rule
+    const errored = d.violationsOf('cancel-answered-with-error', end.seq - 1, end.seq).length > 0;
+    if (v === 1 && errored) return ctx.fail(noErrorId, `the cancelled session/prompt was answered with a JSON-RPC error ${JSON.stringify(end.msg?.error)}; it must end with stopReason "cancelled"`, [cancelSeq, end.seq]);
+    const stop = v === 1 ? at(end.msg, 'result', 'stopReason') : updateOf(end.msg)?.stopReason;
     if (end.seq < cancelSeq) ctx.skip('the turn ended before the cancel reached the agent; give --prompt a task that keeps the agent busy');
     // a turn that ended on its own right as the cancel went out (the end was already in the pipe)
     // raced it: not exercised, not a failure (an agent that ignores the cancel ends much later)
     if (stop !== 'cancelled' && stop !== 'error' && Date.now() - cancelledAt < RACE_MS) ctx.skip(`the turn ended ${JSON.stringify(stop)} within ${RACE_MS} ms of the cancel, before it could have been read; give --prompt a task that keeps the agent busy`);
-    if (stop === 'error') return ctx.fail(ids[1]!, `the cancelled turn ended with stopReason "error"; it must end "cancelled"`, [cancelSeq, end.seq]);
-    ctx.pass(ids[1]!);
-    ctx.judge(ids[0]!, stop === 'cancelled', `the cancelled turn ended with stopReason ${JSON.stringify(stop)}; it must be "cancelled"`, [cancelSeq, end.seq]);
+    if (errored) return ctx.fail(noErrorId, `the cancelled turn ended with stopReason "error"; it must end "cancelled"`, [cancelSeq, end.seq]);
+    ctx.pass(noErrorId);
+    ctx.judge(cancelledId, stop === 'cancelled', `the cancelled turn ended with stopReason ${JSON.stringify(stop)}; it must be "cancelled"`, [cancelSeq, end.seq]);
     const ping = await d.roundTrip(ctx.timeout);
     const kinds = v === 1 ? V1_TURN_UPDATES : V2_WORK_UPDATES;
     const late = d.received(end.seq, ping).filter((m) => isUpdate(m, sid) && kinds.has(String(updateOf(m)?.sessionUpdate)));
-    ctx.judge(ids[2]!, late.length === 0, `${late.length} update(s) of the cancelled turn (${late.map((m) => updateOf(m)?.sessionUpdate).join(', ')}) arrived after its end`, [end.seq, ...late.map((m) => m.seq)]);
+    ctx.judge(nothingAfterId, late.length === 0, `${late.length} update(s) of the cancelled turn (${late.map((m) => updateOf(m)?.sessionUpdate).join(', ')}) arrived after its end`, [end.seq, ...late.map((m) => m.seq)]);
   },
 };
 

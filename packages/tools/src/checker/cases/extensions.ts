@@ -36,7 +36,6 @@ export const metaEverywhere: CheckCase = {
     const result = isObj(r.result) ? r.result : undefined;
     if (result?.protocolVersion !== ctx.version) ctx.skip(`the agent does not speak protocol version ${ctx.version}`);
     ctx.driver.version = ctx.version;
-    ctx.driver.recheck(r.seq);
     ctx.initResult = result;
     if (ctx.version === 2 && !ctx.advertises('session')) return ctx.pass('ACP-ALL-EXT-02');
     const s = await ctx.driver.request('session/new', { cwd: ctx.settings.cwd, mcpServers: [], _meta: meta }, ctx.timeout);

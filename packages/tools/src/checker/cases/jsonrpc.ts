@@ -1,5 +1,6 @@
 import { at } from '@acp-kit/protocol/internal';
 import type { CheckCase } from '../case.js';
+import { hasMessage, type MessageLine } from '../wire.js';
 import { isObj } from '@acp-kit/protocol/internal';
 
 /** Ids are echoed exactly: a string id with non-ASCII text and a large integer. */
@@ -11,8 +12,8 @@ export const idsEchoed: CheckCase = {
   async run(ctx) {
     for (const id of ['acp-kit-check:é/1', 9007199254740991]) {
       const sent = ctx.driver.send('initialize', ctx.initializeParams(), id);
-      const r = await ctx.driver.waitFor((l) => l.dir === 'in' && l.msg !== undefined && l.msg.method === undefined, ctx.timeout, `the response to initialize with id ${JSON.stringify(id)}`, sent.seq);
-      if (!ctx.judge('ACP-ALL-RPC-03', JSON.stringify(r.msg!.id) === JSON.stringify(id), `initialize sent with id ${JSON.stringify(id)} was answered with id ${JSON.stringify(r.msg!.id)}`, [sent.seq, r.seq])) return;
+      const r = await ctx.driver.waitFor((l): l is MessageLine => l.dir === 'in' && hasMessage(l) && l.msg.method === undefined, ctx.timeout, `the response to initialize with id ${JSON.stringify(id)}`, sent.seq);
+      if (!ctx.judge('ACP-ALL-RPC-03', JSON.stringify(r.msg.id) === JSON.stringify(id), `initialize sent with id ${JSON.stringify(id)} was answered with id ${JSON.stringify(r.msg.id)}`, [sent.seq, r.seq])) return;
     }
   },
 };

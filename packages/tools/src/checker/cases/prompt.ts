@@ -1,6 +1,7 @@
 import { at } from '@acp-kit/protocol/internal';
 import { isUpdate, updateOf, type CheckCase } from '../case.js';
-import type { WireMessage } from '../driver.js';
+import type { AgentDriver, WireMessage } from '../driver.js';
+import type { Violation } from '../../captures/violation.js';
 
 const V1_STOP = new Set(['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled']);
 const V2_STOP = new Set([...V1_STOP, 'error']);
@@ -21,8 +22,9 @@ export const promptTurnV1: CheckCase = {
     const t = await ctx.turn(sid);
     if (t.response.error) return ctx.fail('ACP-V1-PROMPT-03', `session/prompt failed: ${JSON.stringify(t.response.error)}`, [t.response.seq]);
     if (!ctx.judge('ACP-V1-STOP-01', typeof t.stopReason === 'string' && V1_STOP.has(t.stopReason), `stopReason ${JSON.stringify(t.stopReason)} is not one of ${[...V1_STOP].join(', ')}`, [t.response.seq])) return;
+    // the stimulus is the turn and a round trip after it; the rule is the capture validator's
     const ping = await ctx.driver.roundTrip(ctx.timeout);
-    const late = ctx.driver.received(t.response.seq, ping).filter((m) => isUpdate(m, sid) && V1_TURN_UPDATES.has(String(updateOf(m)?.sessionUpdate)));
+    const late = lateUpdates(ctx.driver, ctx.driver.violationsOf('update-after-prompt-response', t.response.seq, ping).filter((v) => v.seqs[1] === t.response.seq));
     ctx.judge('ACP-V1-PROMPT-03', late.length === 0, `${late.length} update(s) of the turn (${late.map((m) => updateOf(m)?.sessionUpdate).join(', ')}) arrived after the session/prompt response ended it`, [t.response.seq, ...late.map((m) => m.seq)]);
     observed(ctx, 1);
   },
@@ -48,11 +50,10 @@ export const promptLifecycleV2: CheckCase = {
     ctx.judge('ACP-V2-LIFE-05', running !== undefined, 'no running state_update arrived between the prompt and idle', [t.promptSeq, t.endSeq]);
     ctx.judge('ACP-V2-LIFE-06', true, '');
     ctx.judge('ACP-V2-STOP-01', typeof t.stopReason === 'string' && (V2_STOP.has(t.stopReason) || t.stopReason.startsWith('_')), `idle stopReason ${JSON.stringify(t.stopReason)} is neither a known stop reason nor a custom one starting with _`, [t.endSeq]);
-    // the work's output ends with idle: nothing of it afterwards (proved by a round trip)
+    // the work's output ends with idle: nothing of it afterwards (proved by a round trip; judged by the capture validator)
     const ping = await ctx.driver.roundTrip(ctx.timeout);
-    const workIds = new Set<unknown>(turn.map((m) => updateOf(m)?.messageId).filter((x) => typeof x === 'string'));
-    const late = ctx.driver.received(t.endSeq, ping).filter((m) => isUpdate(m, sid) && V2_WORK_UPDATES.has(String(updateOf(m)?.sessionUpdate)) && workIds.has(updateOf(m)?.messageId));
-    if (late.length) ctx.fail('ACP-V2-LIFE-06', `${late.length} update(s) of the finished work arrived after its idle state_update`, [t.endSeq, ...late.map((m) => m.seq)]);
+    const late = ctx.driver.violationsOf('update-after-idle', t.endSeq, ping).filter((v) => v.seqs[0] === t.endSeq);
+    if (late.length) ctx.fail('ACP-V2-LIFE-06', `${late.length} update(s) of the finished work arrived after its idle state_update`, [t.endSeq, ...late.flatMap((v) => v.seqs.slice(-1))]);
     observed(ctx, 2);
   },
 };
@@ -71,6 +72,12 @@ export const promptUnknownSessionV2: CheckCase = {
     ctx.judge('ACP-V2-RPC-01', at(r.error, 'code') === -32002 && at(r.error, 'data', 'sessionId') === sid, `session/prompt for an unknown session must fail with -32002 and data {sessionId}; got ${JSON.stringify(r.error ?? r.result)}`, [r.seq]);
   },
 };
+
+/** The received messages at the seqs where `violations` were found (the last seq of each). */
+export function lateUpdates(driver: AgentDriver, violations: readonly Violation[]): Array<WireMessage & { seq: number }> {
+  const seqs = new Set(violations.flatMap((v) => v.seqs.slice(-1)));
+  return driver.received().filter((m) => seqs.has(m.seq));
+}
 
 /** Marks the update-shape requirements a turn exercised as checked (failures come from the driver). */
 export function observed(ctx: { driver: { received(): WireMessage[] }; pass(id: string): void }, version: 1 | 2): void {

@@ -1,6 +1,7 @@
 import { at } from '@acp-kit/protocol/internal';
 import { isUpdate, updateOf, type CaseContext, type CaseInfo, type CheckCase } from '../case.js';
 import type { WireMessage } from '../driver.js';
+import { lateUpdates } from './prompt.js';
 
 /**
  * A case of a session method both versions have, which an agent offers only when it advertises
@@ -97,8 +98,9 @@ export const sessionLoadV1: CheckCase = {
     if (r.error) ctx.skip(`a new process of the agent does not know the session (${JSON.stringify(r.error)}); load across processes is not exercised`);
     // zero replayed updates conform too (what is retained is the agent's business); what is replayed must be updates of that session
     ctx.pass('ACP-V1-LOAD-02');
+    // the round trip proves the replay is all in; the rule is the capture validator's
     const ping = await d.roundTrip(ctx.timeout);
-    const late = d.received(r.seq, ping).filter((m) => isUpdate(m, sid) && ['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan'].includes(String(updateOf(m)?.sessionUpdate)));
+    const late = lateUpdates(d, d.violationsOf('replay-after-load-response', r.seq, ping).filter((v) => v.seqs[1] === r.seq));
     ctx.judge('ACP-V1-LOAD-03', late.length === 0, `${late.length} replayed update(s) arrived after the session/load response`, [r.seq, ...late.map((m) => m.seq)], d);
   },
 };

@@ -82,8 +82,11 @@ export const clientNegotiateDown: ClientCase = {
     await ctx.ping();
     ctx.endTurn(req, sid);
     const mixed = ctx.p.findings.filter((f) => f.id === 'schema/v1');
-    const v2Only = ctx.p.transcript.filter((l) => l.dir === 'in' && l.seq > init.seq && l.msg && typeof l.msg.method === 'string' && !getValidator(1).knows(l.msg.method) && !l.msg.method.startsWith('_'));
-    ctx.judge('ACP-V2-INIT-03', mixed.length === 0 && v2Only.length === 0, `the client asked for v2, got v1 and then sent what v1 does not have: ${[...mixed.map((f) => f.message), ...v2Only.map((l) => `method ${l.msg!.method}`)].join('; ')}`, [...mixed.flatMap((f) => f.seqs), ...v2Only.map((l) => l.seq)]);
+    const v2Only = ctx.p.transcript.flatMap((l) => {
+      const method = l.msg?.method;
+      return l.dir === 'in' && l.seq > init.seq && typeof method === 'string' && !getValidator(1).knows(method) && !method.startsWith('_') ? [{ seq: l.seq, method }] : [];
+    });
+    ctx.judge('ACP-V2-INIT-03', mixed.length === 0 && v2Only.length === 0, `the client asked for v2, got v1 and then sent what v1 does not have: ${[...mixed.map((f) => f.message), ...v2Only.map((l) => `method ${l.method}`)].join('; ')}`, [...mixed.flatMap((f) => f.seqs), ...v2Only.map((l) => l.seq)]);
   },
 };
 
@@ -177,13 +180,19 @@ export const clientCancelPermission: ClientCase = {
     // the client writes in order: an answer to A before its session/cancel is already in the transcript
     const answeredA = p.transcript.find(answer(idA, seqA));
     const pendingAtCancel = !answeredA || answeredA.seq > cancelSeq;
+    const answered = (line: TranscriptLine) => (line.msg?.error !== undefined ? `the JSON-RPC error ${JSON.stringify(line.msg.error)}` : `outcome ${JSON.stringify(at(line.msg, 'result', 'outcome'))}`);
+    // sent after the cancel, so no passive rule knows it belongs to the cancelled turn: judged here
     const judgeAnswer = async (id: string, sent: number, ids: string[], what: string) => {
       const line = await p.waitFor(answer(id, sent), ctx.timeout, `the answer to the ${what}`, sent);
       const outcome = at(line.msg, 'result', 'outcome', 'outcome');
-      const got = line.msg!.error ? `the JSON-RPC error ${JSON.stringify(line.msg!.error)}` : `outcome ${JSON.stringify(at(line.msg, 'result', 'outcome'))}`;
-      for (const rid of ids) ctx.judge(rid, !line.msg!.error && outcome === 'cancelled', `the ${what} was answered with ${got}; after the client cancelled the turn it must be {outcome: "cancelled"}`, [cancelSeq, sent, line.seq]);
+      for (const rid of ids) ctx.judge(rid, line.msg?.error === undefined && outcome === 'cancelled', `the ${what} was answered with ${answered(line)}; after the client cancelled the turn it must be {outcome: "cancelled"}`, [cancelSeq, sent, line.seq]);
     };
-    if (pendingAtCancel) await judgeAnswer(idA, seqA, ctx.version === 1 ? ['ACP-ALL-PERM-03', 'ACP-V1-CANCEL-03'] : ['ACP-ALL-PERM-03'], 'permission request pending at session/cancel');
+    if (pendingAtCancel) {
+      // pending at the cancel: the capture validator's rule, read off the transcript once the answer is in
+      const line = await p.waitFor(answer(idA, seqA), ctx.timeout, 'the answer to the permission request pending at session/cancel', seqA);
+      const broken = p.violationsOf('permission-pending-after-cancel', line.seq - 1, line.seq).filter((v) => v.seqs[0] === seqA);
+      for (const rid of ctx.version === 1 ? ['ACP-ALL-PERM-03', 'ACP-V1-CANCEL-03'] : ['ACP-ALL-PERM-03']) ctx.judge(rid, broken.length === 0, `the permission request pending at session/cancel was answered with ${answered(line)}; after the client cancelled the turn it must be {outcome: "cancelled"}`, [cancelSeq, seqA, line.seq]);
+    }
     await judgeAnswer(idB, seqB, ['ACP-ALL-PERM-03'], 'permission request of the cancelled turn sent after session/cancel');
     p.update(sid, { sessionUpdate: 'tool_call_update', toolCallId, status: ctx.version === 1 ? 'failed' : 'cancelled' });
     ctx.endTurn(req, sid, 'cancelled');
@@ -335,12 +344,13 @@ export const clientTerminalRelease: ClientCase = {
     const terminalId = at(created.result, 'terminalId');
     if (created.error || typeof terminalId !== 'string') ctx.skip(`the client refused terminal/create: ${JSON.stringify(created.error ?? created.result)}`);
     if (!(await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', ctx.timeout))) ctx.skip(`the command of terminal/create did not start within ${ctx.timeout} ms`);
-    pid = Number(readFileSync(pidFile, 'utf8'));
+    const started = Number(readFileSync(pidFile, 'utf8'));
+    pid = started;
     const released = await p.request('terminal/release', { sessionId: sid, terminalId }, ctx.id('release'), ctx.timeout);
     if (!ctx.judge('ACP-V1-TERM-08', released.error === undefined, `terminal/release failed: ${JSON.stringify(released.error)}`, [released.seq])) return;
     const alive = () => {
       try {
-        process.kill(pid!, 0);
+        process.kill(started, 0);
         return true;
       } catch {
         return false;

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { at, isObj, stringAt } from '@acp-kit/protocol/internal';
 import { NotApplicable, type CaseOf, type Check } from '../case.js';
 import { WaitTimeout, type TranscriptLine, type WireId } from '../driver.js';
+import { hasMessage, type MessageLine } from '../wire.js';
 import { killGroup } from '../process.js';
 import { absoluteFileWords } from './file-args.js';
 import { ClientGone, ClientPeer, type Received } from './peer.js';
@@ -140,12 +141,12 @@ export class ClientCaseContext {
         resolve();
       });
     });
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (d: string) => {
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => {
       if (this.stdout.length < 256_000) this.stdout += d;
     });
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (d: string) => {
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (d: string) => {
       if (this.stderr.length < 64_000) this.stderr += d;
     });
     const connectMs = Math.max(this.timeout, 15_000);
@@ -250,8 +251,8 @@ export class ClientCaseContext {
   async ping(id: WireId = this.id('ping')): Promise<number> {
     const p = this.p;
     const sent = p.send('_acp_kit_check/ping', { _meta: { 'acp-kit-check': true } }, id);
-    const line = await p.waitFor((l) => l.dir === 'in' && l.msg !== undefined && l.msg.method === undefined && (JSON.stringify(l.msg.id) === JSON.stringify(id) || p.findings.some((f) => f.seqs.includes(l.seq))), this.timeout, `the client's answer to the unknown method _acp_kit_check/ping (id ${JSON.stringify(id)})`, sent);
-    if (!this.judge('ACP-ALL-RPC-03', JSON.stringify(line.msg!.id) === JSON.stringify(id), `the client answered the request with id ${JSON.stringify(id)} with id ${JSON.stringify(line.msg!.id)}`, [sent, line.seq])) return line.seq;
+    const line = await p.waitFor((l): l is MessageLine => l.dir === 'in' && hasMessage(l) && l.msg.method === undefined && (JSON.stringify(l.msg.id) === JSON.stringify(id) || p.findings.some((f) => f.seqs.includes(l.seq))), this.timeout, `the client's answer to the unknown method _acp_kit_check/ping (id ${JSON.stringify(id)})`, sent);
+    if (!this.judge('ACP-ALL-RPC-03', JSON.stringify(line.msg.id) === JSON.stringify(id), `the client answered the request with id ${JSON.stringify(id)} with id ${JSON.stringify(line.msg.id)}`, [sent, line.seq])) return line.seq;
     const code = at(line.msg, 'error', 'code');
     this.judge('ACP-ALL-EXT-05', code === -32601, `an unknown request of the agent must be answered with error -32601; the client answered ${line.raw.slice(0, 200)}`, [sent, line.seq]);
     return line.seq;
@@ -273,11 +274,12 @@ export class ClientCaseContext {
 
   /** Sends Ctrl-C to the client's process group (what a user in a terminal does to cancel). */
   interrupt(): void {
-    const pid = this.child?.pid;
-    if (pid === undefined || this.exitInfo) return;
+    const child = this.child;
+    const pid = child?.pid;
+    if (child === undefined || pid === undefined || this.exitInfo) return;
     try {
       if (process.platform !== 'win32') process.kill(-pid, 'SIGINT');
-      else this.child!.kill('SIGINT');
+      else child.kill('SIGINT');
     } catch {
       /* already gone */
     }

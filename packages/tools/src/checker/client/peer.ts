@@ -1,9 +1,7 @@
 import type { Socket } from 'node:net';
-import { formatFailure } from '@acp-kit/protocol';
-import { getValidator } from '@acp-kit/protocol';
 import { at, isObj } from '@acp-kit/protocol/internal';
 import { preview, type WireId, type WireMessage } from '../driver.js';
-import { WireLog } from '../wire.js';
+import { hasMessage, isEnvelopeFailure, WireLog, type MessageLine } from '../wire.js';
 
 /** A message from the client, with its place in the transcript. */
 export type Received = WireMessage & { seq: number };
@@ -32,7 +30,8 @@ export class ClientPeer extends WireLog {
     private readonly socket: Socket,
     initial: Buffer = Buffer.alloc(0),
   ) {
-    super();
+    // the client's schema failures are the capture validator's, under the schema of the version
+    super('editor->agent', { attribute: ({ version, failure }) => (isEnvelopeFailure(failure) ? undefined : `schema/v${version}`) });
     socket.on('data', (d: Buffer) => this.onData(d));
     socket.on('close', () => {
       this.ended = true;
@@ -86,9 +85,9 @@ export class ClientPeer extends WireLog {
 
   /** Waits for the next request of `method` from the client that no case took yet. */
   async takeRequest(method: string, ms: number, after = 0): Promise<Received> {
-    const line = await this.waitFor((l) => l.dir === 'in' && l.seq > after && l.msg?.method === method && l.msg.id !== undefined && !this.taken.has(l.seq), ms, `the client's ${method} request`);
+    const line = await this.waitFor((l): l is MessageLine => l.dir === 'in' && l.seq > after && hasMessage(l) && l.msg.method === method && l.msg.id !== undefined && !this.taken.has(l.seq), ms, `the client's ${method} request`);
     this.taken.add(line.seq);
-    return { ...line.msg!, seq: line.seq };
+    return { ...line.msg, seq: line.seq };
   }
 
   /** Waiting ends with {@link ClientGone} once the client closed the connection. */
@@ -109,22 +108,22 @@ export class ClientPeer extends WireLog {
     try {
       raw = this.decoder.decode(bytes).replace(/\r$/, '');
     } catch {
-      this.transcript.push({ seq, dir: 'in', raw: bytes.toString('utf8') });
+      this.record({ seq, dir: 'in', raw: bytes.toString('utf8') });
       return this.fail('ACP-ALL-TRANS-06', "the client wrote a line to the agent's stdin that is not valid UTF-8", [seq]);
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw);
     } catch {
-      this.transcript.push({ seq, dir: 'in', raw });
+      this.record({ seq, dir: 'in', raw });
       return this.fail('ACP-ALL-TRANS-06', `the client wrote a line to the agent's stdin that is not a JSON message: ${preview(raw)}`, [seq]);
     }
     if (Array.isArray(parsed)) {
-      this.transcript.push({ seq, dir: 'in', raw });
+      this.record({ seq, dir: 'in', raw }, false);
       return this.onBatch(parsed, seq);
     }
     if (!isObj(parsed)) {
-      this.transcript.push({ seq, dir: 'in', raw });
+      this.record({ seq, dir: 'in', raw });
       return this.fail('ACP-ALL-TRANS-06', `the client wrote JSON that is not one JSON-RPC message object: ${preview(raw)}`, [seq]);
     }
     this.take(parsed, seq, raw);
@@ -142,7 +141,7 @@ export class ClientPeer extends WireLog {
       const raw = JSON.stringify(entry);
       if (isObj(entry)) this.take(entry, seq, raw, lineSeq);
       else {
-        this.transcript.push({ seq, dir: 'in', raw, batch: lineSeq });
+        this.record({ seq, dir: 'in', raw, batch: lineSeq });
         this.fail('ACP-ALL-RPC-01', `the client wrote a batch entry that is not a JSON-RPC message object: ${preview(raw)}`, [lineSeq]);
       }
     }
@@ -151,7 +150,7 @@ export class ClientPeer extends WireLog {
 
   /** One message from the client (a line, or an entry of the batch line `batch`): recorded, checked, answered -32601 unless a case takes it. */
   private take(msg: WireMessage, seq: number, raw: string, batch?: number): void {
-    this.transcript.push({ seq, dir: 'in', raw, msg, ...(batch !== undefined ? { batch } : {}) });
+    this.record({ seq, dir: 'in', raw, msg, ...(batch !== undefined ? { batch } : {}) });
     this.check(msg, seq);
     if (typeof msg.method === 'string' && msg.id !== undefined && !this.handled.has(msg.method)) {
       this.taken.add(seq);
@@ -165,13 +164,6 @@ export class ClientPeer extends WireLog {
       const asked = at(msg.params, 'protocolVersion');
       if (msg.method === 'initialize' && typeof asked === 'number') this.asked = asked;
       if (msg.id === null && this.version === 2) this.fail('ACP-ALL-RPC-03', `${msg.method} request has id null, which v2 forbids`, [seq]);
-      // initialize is checked in the shape of the version the client asked for; the rest in the agreed one
-      const v = msg.method === 'initialize' ? (this.asked !== undefined && this.asked >= 2 ? 2 : 1) : this.version;
-      if (!v) return;
-      const validator = getValidator(v);
-      if (validator.sideOf(msg.method) === 'client') return this.fail(`schema/v${v}`, `${msg.method} is a method the client handles; a client must not send it`, [seq]);
-      const f = validator.params(msg.method, msg.params, 'params');
-      if (f) this.fail(`schema/v${v}`, `${msg.method}: ${formatFailure('', f)}`, [seq]);
       return;
     }
     const hasResult = 'result' in msg;
@@ -186,15 +178,12 @@ export class ClientPeer extends WireLog {
       const code = hasError ? at(msg.error, 'code') : undefined;
       // id null is how JSON-RPC answers a line whose id could not be read (e.g. a stray non-JSON line)
       if ((msg.id === null || msg.id === undefined) && (code === -32700 || code === -32600)) return;
+      // an id that answers no request of ours is the capture validator's (see WireLog.onViolation)
       if (msg.id === null || msg.id === undefined) this.fail('ACP-ALL-RPC-02', `the client sent a response without an id (${preview(JSON.stringify(msg))}): it answered a notification`, [seq]);
-      else this.fail('ACP-ALL-RPC-03', `the client answered id ${JSON.stringify(msg.id)}, which no request of the agent carried (ids must be echoed exactly)`, [seq]);
       return;
     }
-    if (hasResult && this.version) {
-      const f = getValidator(this.version).result(req.method, msg.result, 'result');
-      if (f) this.fail(`schema/v${this.version}`, `${req.method} result: ${formatFailure('', f)}`, [seq]);
-    }
   }
+
 }
 
 /** The client closed the connection while a case waited for it. */

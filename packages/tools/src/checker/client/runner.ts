@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { judge, otherVersionId, planJobs, runCaseWith, runPool, stepFailureId, type CaseResult, type CheckRun, type RunOptions } from '../runner.js';
+import { judge, otherVersionId, planJobs, runCaseWith, runEach, stepFailureId, type CaseResult, type CheckRun, type RunOptions } from '../runner.js';
 import { requirement } from '../requirements.js';
 import { CLIENT_CASES } from './cases.js';
 import { ClientCaseContext, ClientLaunchError, excerptOf, type ClientCase, type ClientCheckSettings, type ConnectionSource } from './context.js';
@@ -110,8 +110,7 @@ export async function runClientChecks(settings: ClientCheckSettings, options: Cl
     // the first case of a version finds out whether the client speaks it; the others of that
     // version wait for it, so that a client that does not is launched once, not once per case
     const gates = new Map<1 | 2, VersionGate>();
-    const results = await runPool(jobs.length, options.concurrency ?? 4, async (i): Promise<CaseResult> => {
-      const { c, v } = jobs[i]!;
+    const results = await runEach(jobs, options.concurrency ?? 4, async ({ c, v }, i): Promise<CaseResult> => {
       let gate = gates.get(v);
       const first = !gate;
       if (!gate) gates.set(v, (gate = new VersionGate()));

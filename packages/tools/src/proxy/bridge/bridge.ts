@@ -9,7 +9,7 @@ import { StreamTransport } from '@acp-kit/protocol/rpc';
 import type { CloseInfo } from '@acp-kit/protocol/rpc';
 import type { FileSystemSandboxOptions } from '@acp-kit/client';
 import { decodeFrame, frameStamper, scanFrame, type CaptureSide, type FrameDirection } from '../../captures/capture.js';
-import { at, isObj, type Obj } from '@acp-kit/protocol/internal';
+import { at, isObj, type JsonObject } from '@acp-kit/protocol/internal';
 import { describeExit, killAfterEditorClosed, proxyResult, type AgentCommandOptions, type ProxyResult } from '../agent-process.js';
 import type { ProxyHandle } from '../proxy.js';
 import { CaptureValidator } from '../../captures/validate.js';
@@ -118,7 +118,7 @@ class Bridge {
   private state: BridgeState = { kind: 'init' };
   private readonly heldFromEditor: unknown[] = [];
   private readonly heldFromAgent: unknown[] = [];
-  private awaiting: { id: unknown; resolve(m: Obj): void } | undefined;
+  private awaiting: { id: unknown; resolve(m: JsonObject): void } | undefined;
   private negotiating = false;
   private initAttempt = 0;
   private editorClosed: CloseInfo | undefined;
@@ -217,8 +217,8 @@ class Bridge {
   }
 
   /** Sends `initialize` to the agent with `id` and waits for its answer. */
-  private ask(id: unknown, params: unknown): Promise<Obj> {
-    return new Promise<Obj>((resolve) => {
+  private ask(id: unknown, params: unknown): Promise<JsonObject> {
+    return new Promise<JsonObject>((resolve) => {
       if (this.agentClosed) {
         resolve({ error: { code: ErrorCode.InternalError, message: `the agent ended before answering initialize: ${this.agentClosed.reason}` } });
         return;
@@ -229,7 +229,7 @@ class Bridge {
   }
 
   /** Answers the editor's `initialize` from the agent's, and chooses the route. */
-  private async negotiate(req: Obj): Promise<void> {
+  private async negotiate(req: JsonObject): Promise<void> {
     const requested = at(req.params, 'protocolVersion');
     const editorVersion: 1 | 2 = this.options.mode === 'auto' ? (typeof requested === 'number' && requested >= 2 ? 2 : 1) : this.options.mode;
     const other: 1 | 2 = editorVersion === 1 ? 2 : 1;
@@ -253,7 +253,7 @@ class Bridge {
    * Offers the agent `offered` and, once, the other version when the agent asks for it (an error
    * -32022 with `supported`, or an answer in the other version). The agent's last answer.
    */
-  private async askAgent(editorId: unknown, first: 1 | 2, shaped: (v: 1 | 2) => unknown): Promise<{ answer: Obj; offered: 1 | 2 }> {
+  private async askAgent(editorId: unknown, first: 1 | 2, shaped: (v: 1 | 2) => unknown): Promise<{ answer: JsonObject; offered: 1 | 2 }> {
     // the first attempt keeps the editor's id: a forwarded connection stays byte-for-byte the editor's
     const idFor = (): unknown => (this.initAttempt++ === 0 ? editorId : `acp-kit-bridge-initialize-${this.initAttempt}`);
     let offered = first;
@@ -276,7 +276,7 @@ class Bridge {
   }
 
   /** Errors, the editor's own version and versions the bridge does not know pass through unchanged. */
-  private passAnswer(req: Obj, answer: Obj): void {
+  private passAnswer(req: JsonObject, answer: JsonObject): void {
     const answered = at(answer.result, 'protocolVersion');
     this.state = answer.error !== undefined ? { kind: 'init' } : { kind: 'forward' };
     this.toEditor({ ...answer, jsonrpc: '2.0', id: req.id });
@@ -288,7 +288,7 @@ class Bridge {
   }
 
   /** The agent answered the other version: from now on every message goes through the translator. */
-  private translate(req: Obj, answer: Obj, editorInit: InitializeRequest, editorVersion: 1 | 2, agentVersion: 1 | 2): void {
+  private translate(req: JsonObject, answer: JsonObject, editorInit: InitializeRequest, editorVersion: 1 | 2, agentVersion: 1 | 2): void {
     const E = codecFor(editorVersion);
     const A = codecFor(agentVersion);
     let agentInit;
@@ -353,11 +353,11 @@ class Bridge {
 
 type BridgeTap = PeerOptions['tap'] | undefined;
 
-function isRequest(m: unknown, method: string): m is Obj {
+function isRequest(m: unknown, method: string): m is JsonObject {
   return isObj(m) && m.method === method && m.id !== undefined;
 }
 
-function isResponse(m: unknown, id: unknown): m is Obj {
+function isResponse(m: unknown, id: unknown): m is JsonObject {
   return isObj(m) && m.method === undefined && m.id === id && ('result' in m || 'error' in m);
 }
 
