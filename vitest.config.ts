@@ -31,7 +31,16 @@ export default defineConfig({
     },
     projects: [
       { resolve, test: { name: 'unit', include: SHARED_WORKER_FILES, pool: 'threads', ...common } },
-      { resolve, test: { name: 'process', include: ['test/**/*.test.ts'], exclude: SHARED_WORKER_FILES, pool: 'forks', ...common } },
+      {
+        resolve,
+        test: {
+          name: 'process',
+          include: ['test/**/*.test.ts'],
+          exclude: SHARED_WORKER_FILES,
+          pool: 'forks',
+          ...common,
+        },
+      },
     ],
   },
 });

@@ -10,7 +10,11 @@ const conn = serveAgent(
       const n = Number(turn.prompt[0]?.text ?? 0);
       const messageId = turn.session.newId('msg');
       for (let k = 0; k < n; k++) {
-        await turn.send({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text: CHUNK_TEXT } });
+        await turn.send({
+          sessionUpdate: 'agent_message_chunk',
+          messageId,
+          content: { type: 'text', text: CHUNK_TEXT },
+        });
       }
       return 'end_turn';
     },

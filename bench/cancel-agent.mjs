@@ -6,5 +6,10 @@ import { createCodingAgent, createDemoModel } from '@acp-kit/coding-agent';
 const model = createDemoModel({ delayMs: Number(process.env.BENCH_DELTA_MS ?? 5) });
 runAgentOnStdio(createCodingAgent({ model, mode: 'auto' }), {
   store: new InMemorySessionStore(),
-  logger: { debug() {}, info() {}, warn: (m) => process.stderr.write(`${m}\n`), error: (m) => process.stderr.write(`${m}\n`) },
+  logger: {
+    debug() {},
+    info() {},
+    warn: (m) => process.stderr.write(`${m}\n`),
+    error: (m) => process.stderr.write(`${m}\n`),
+  },
 });

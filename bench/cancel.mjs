@@ -21,8 +21,19 @@ export const CANCEL_TARGET_P99_MS = 50;
 const SCENARIOS = [
   { scenario: 'streaming', version: 1, prompt: 'tell me a long story please', ready: chunksArrived(5) },
   { scenario: 'streaming', version: 2, prompt: 'tell me a long story please', ready: chunksArrived(5) },
-  { scenario: 'command (agent process + display terminal)', version: 2, prompt: 'run sleep 30', ready: commandRunning() },
-  { scenario: 'command (client terminal)', version: 1, terminals: true, prompt: 'run sleep 30', ready: commandRunning() },
+  {
+    scenario: 'command (agent process + display terminal)',
+    version: 2,
+    prompt: 'run sleep 30',
+    ready: commandRunning(),
+  },
+  {
+    scenario: 'command (client terminal)',
+    version: 1,
+    terminals: true,
+    prompt: 'run sleep 30',
+    ready: commandRunning(),
+  },
   { scenario: 'command (agent process)', version: 1, prompt: 'run sleep 30', ready: commandRunning() },
 ];
 
@@ -74,11 +85,19 @@ async function runScenario(s, iterations) {
       session.cancel();
       const { stopReason } = await done;
       const ms = performance.now() - t0;
-      if (stopReason !== 'cancelled') throw new Error(`${s.scenario} v${s.version}: stop reason ${stopReason}, expected cancelled`);
+      if (stopReason !== 'cancelled')
+        throw new Error(`${s.scenario} v${s.version}: stop reason ${stopReason}, expected cancelled`);
       if (i >= WARMUP) samples.push(ms);
     }
     samples.sort((a, b) => a - b);
-    return { scenario: s.scenario, version: s.version, n: samples.length, p50: percentile(samples, 50), p99: percentile(samples, 99), max: samples[samples.length - 1] };
+    return {
+      scenario: s.scenario,
+      version: s.version,
+      n: samples.length,
+      p50: percentile(samples, 50),
+      p99: percentile(samples, 99),
+      max: samples[samples.length - 1],
+    };
   } catch (e) {
     throw new Error(`${e instanceof Error ? e.message : e}${stderr ? `\nagent stderr:\n${stderr}` : ''}`, { cause: e });
   } finally {
@@ -115,9 +134,13 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const iterations = Number(process.argv[2] ?? process.env.BENCH_CANCEL_ITERATIONS ?? 30);
   const t = performance.now();
   const { rows } = await runCancelBench({ iterations });
-  console.log(`Cancel latency: session/cancel -> end of turn as seen by the client (v1 prompt response / v2 idle), built-in agent, demo model ${process.env.BENCH_DELTA_MS ?? 5} ms/word. node ${process.version}`);
+  console.log(
+    `Cancel latency: session/cancel -> end of turn as seen by the client (v1 prompt response / v2 idle), built-in agent, demo model ${process.env.BENCH_DELTA_MS ?? 5} ms/word. node ${process.version}`,
+  );
   console.log(formatCancelRows(rows));
   const worst = Math.max(...rows.map((r) => r.p99));
-  console.log(`worst p99 ${worst.toFixed(1)} ms (target < ${CANCEL_TARGET_P99_MS} ms): ${worst < CANCEL_TARGET_P99_MS ? 'ok' : 'MISSED'}; ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  console.log(
+    `worst p99 ${worst.toFixed(1)} ms (target < ${CANCEL_TARGET_P99_MS} ms): ${worst < CANCEL_TARGET_P99_MS ? 'ok' : 'MISSED'}; ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  );
   process.exit(0);
 }

@@ -16,16 +16,33 @@ async function once(agent) {
   const t0 = performance.now();
   const run = await checkAgent(agent, { protocols: [1, 2] });
   const used = process.cpuUsage(cpu);
-  if (!run.conformant) throw new Error(`bench/checker.mjs: the built-in agent is not conformant: ${run.requirements.filter((r) => r.status === 'fail').map((r) => r.id).join(', ')}`);
+  if (!run.conformant)
+    throw new Error(
+      `bench/checker.mjs: the built-in agent is not conformant: ${run.requirements
+        .filter((r) => r.status === 'fail')
+        .map((r) => r.id)
+        .join(', ')}`,
+    );
   return { ms: performance.now() - t0, cpuMs: (used.user + used.system) / 1000, cases: run.cases.length };
 }
 
-const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
+const median = (values) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 
 export async function runCheckerBench({ runs = 3 } = {}) {
   const modes = [
-    { label: 'in process (agentInProcess, in-memory store)', agent: () => agentInProcess(createCodingAgent({ model: createDemoModel(), info: { name: 'acp-kit-agent', version: '0' } })) },
-    { label: 'a process per case (`acp-kit agent --model demo`, 4 at once)', agent: () => ({ command: process.execPath, args: [BIN, 'agent', '--model', 'demo'], env: {} }) },
+    {
+      label: 'in process (agentInProcess, in-memory store)',
+      agent: () =>
+        agentInProcess(createCodingAgent({ model: createDemoModel(), info: { name: 'acp-kit-agent', version: '0' } })),
+    },
+    {
+      label: 'a process per case (`acp-kit agent --model demo`, 4 at once)',
+      agent: () => ({ command: process.execPath, args: [BIN, 'agent', '--model', 'demo'], env: {} }),
+    },
   ];
   const samples = modes.map(() => []);
   for (let i = 0; i < runs; i++) for (const [k, m] of modes.entries()) samples[k].push(await once(m.agent()));
@@ -46,4 +63,5 @@ export function formatCheckerRows(rows) {
   ].join('\n');
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(formatCheckerRows(await runCheckerBench({ runs: Number(process.argv[2] ?? 3) })));
+if (process.argv[1] === fileURLToPath(import.meta.url))
+  console.log(formatCheckerRows(await runCheckerBench({ runs: Number(process.argv[2] ?? 3) })));

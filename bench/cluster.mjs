@@ -25,7 +25,11 @@ const definition = {
     const messageId = turn.session.newId('msg');
     for (let k = 0; k < n; k++) {
       // the emission time rides in the text: every instance runs in this process, one clock
-      await turn.send({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text: `${performance.now()}` } });
+      await turn.send({
+        sessionUpdate: 'agent_message_chunk',
+        messageId,
+        content: { type: 'text', text: `${performance.now()}` },
+      });
       await new Promise((r) => setTimeout(r, FANOUT_SPACING_MS));
     }
     return 'end_turn';
@@ -42,7 +46,11 @@ async function instance(url, id) {
   };
   await migrate(pool);
   const node = await ClusterNode.start({ pool, instanceId: id });
-  const server = await startAcpServer({ tokens: [TOKEN], agent: node.agent(inProcessAgent(definition, { storeFor }), storeFor), maxSessions: RESUME_SESSIONS + 10 });
+  const server = await startAcpServer({
+    tokens: [TOKEN],
+    agent: node.agent(inProcessAgent(definition, { storeFor }), storeFor),
+    maxSessions: RESUME_SESSIONS + 10,
+  });
   return {
     ws: server.url.replace(/^http/, 'ws'),
     storeFor,
@@ -104,11 +112,24 @@ async function resumeMany(instances, url) {
     for (let i = 0; i < RESUME_SESSIONS; i++) {
       const sessionId = `sess_bench_${i}`;
       ids.push(sessionId);
-      await store.create({ sessionId, cwd: process.cwd(), additionalDirectories: [], createdAt: new Date().toISOString(), title: null });
+      await store.create({
+        sessionId,
+        cwd: process.cwd(),
+        additionalDirectories: [],
+        createdAt: new Date().toISOString(),
+        title: null,
+      });
     }
     const appends = [];
     for (const sessionId of ids) {
-      for (let k = 0; k < RESUME_HISTORY; k++) appends.push(store.append(sessionId, { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'text', text: `history chunk ${k} ` } }));
+      for (let k = 0; k < RESUME_HISTORY; k++)
+        appends.push(
+          store.append(sessionId, {
+            sessionUpdate: 'agent_message_chunk',
+            messageId: 'm',
+            content: { type: 'text', text: `history chunk ${k} ` },
+          }),
+        );
     }
     await Promise.all(appends);
   } finally {

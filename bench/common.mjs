@@ -36,7 +36,8 @@ export async function measureAcpKitClient(conn, session, label) {
   if (result.stopReason !== 'end_turn') throw new Error(`${label}: stop reason ${result.stopReason}`);
   const agentMessages = session.state.messageList.filter((m) => m.role === 'agent');
   const text = agentMessages.map((m) => m.text).join('');
-  if (text.length !== UPDATES * CHUNK_TEXT.length) throw new Error(`${label}: got ${text.length} chars in ${agentMessages.length} messages`);
+  if (text.length !== UPDATES * CHUNK_TEXT.length)
+    throw new Error(`${label}: got ${text.length} chars in ${agentMessages.length} messages`);
   rtts.sort((a, b) => a - b);
   return { rtts, secs };
 }

@@ -15,7 +15,16 @@ export const INSPECTOR_FRAMES = 100_000;
 
 /** A v2 capture of one long turn: chunks, tool call updates, usage, and agent->editor requests with answers. */
 export function writeCapture(path, frames) {
-  const lines = [JSON.stringify({ type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: '0.1.0', agent: ['bench'], start: new Date(0).toISOString() })];
+  const lines = [
+    JSON.stringify({
+      type: 'header',
+      format: 'acp-kit-capture',
+      formatVersion: 1,
+      acpKit: '0.1.0',
+      agent: ['bench'],
+      start: new Date(0).toISOString(),
+    }),
+  ];
   let seq = 0;
   let t = 0;
   const frame = (dir, msg) => {
@@ -27,21 +36,47 @@ export function writeCapture(path, frames) {
     lines.push(JSON.stringify(f));
   };
   const update = (u) => frame('agent->editor', { method: 'session/update', params: { sessionId: 's1', update: u } });
-  frame('editor->agent', { id: 0, method: 'initialize', params: { protocolVersion: 2, info: { name: 'bench', version: '1' }, capabilities: {} } });
-  frame('agent->editor', { id: 0, result: { protocolVersion: 2, info: { name: 'bench-agent', version: '1' }, capabilities: {}, authMethods: [] } });
+  frame('editor->agent', {
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: 2, info: { name: 'bench', version: '1' }, capabilities: {} },
+  });
+  frame('agent->editor', {
+    id: 0,
+    result: { protocolVersion: 2, info: { name: 'bench-agent', version: '1' }, capabilities: {}, authMethods: [] },
+  });
   frame('editor->agent', { id: 1, method: 'session/new', params: { cwd: '/w', mcpServers: [] } });
   frame('agent->editor', { id: 1, result: { sessionId: 's1' } });
-  frame('editor->agent', { id: 2, method: 'session/prompt', params: { sessionId: 's1', prompt: [{ type: 'text', text: 'go' }] } });
+  frame('editor->agent', {
+    id: 2,
+    method: 'session/prompt',
+    params: { sessionId: 's1', prompt: [{ type: 'text', text: 'go' }] },
+  });
   update({ sessionUpdate: 'state_update', state: 'running' });
   let n = 0;
   while (seq < frames - 2) {
     const k = n++;
     const mid = `m${Math.floor(k / 8)}`;
-    for (let i = 0; i < 4 && seq < frames - 2; i++) update({ sessionUpdate: 'agent_message_chunk', messageId: mid, content: { type: 'text', text: `word ${k}.${i} ` } });
+    for (let i = 0; i < 4 && seq < frames - 2; i++)
+      update({
+        sessionUpdate: 'agent_message_chunk',
+        messageId: mid,
+        content: { type: 'text', text: `word ${k}.${i} ` },
+      });
     if (seq >= frames - 2) break;
-    update({ sessionUpdate: 'tool_call_update', toolCallId: `t${k % 50}`, title: `step ${k}`, kind: 'read', status: k % 3 === 0 ? 'completed' : 'in_progress' });
+    update({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: `t${k % 50}`,
+      title: `step ${k}`,
+      kind: 'read',
+      status: k % 3 === 0 ? 'completed' : 'in_progress',
+    });
     if (seq >= frames - 4) break;
-    frame('agent->editor', { id: 1000 + k, method: 'fs/read_text_file', params: { sessionId: 's1', path: `/w/f${k}.txt` } });
+    frame('agent->editor', {
+      id: 1000 + k,
+      method: 'fs/read_text_file',
+      params: { sessionId: 's1', path: `/w/f${k}.txt` },
+    });
     frame('editor->agent', { id: 1000 + k, result: { content: `contents of file ${k}` } });
     if (seq >= frames - 2) break;
     update({ sessionUpdate: 'usage_update', used: k, size: 200000 });
@@ -59,7 +94,9 @@ export function writeCapture(path, frames) {
  * waited for a core, which on a loaded machine is most of it.
  */
 function longestCpuTasks(events, mark) {
-  const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const main = new Set(
+    events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`),
+  );
   const at = events.find((e) => e.name === mark)?.ts ?? Infinity;
   let load = 0;
   let scroll = 0;
@@ -96,7 +133,16 @@ export async function runInspectorBench(frames = INSPECTOR_FRAMES, pages = INSPE
       executablePath: '/usr/bin/chromium',
       headless: true,
       viewport: { width: 1400, height: 900 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     const page = await browser.newPage();
     // main-thread tasks with their thread time (the category that records every task, nothing else)
@@ -104,7 +150,10 @@ export async function runInspectorBench(frames = INSPECTOR_FRAMES, pages = INSPE
     const traceEvents = [];
     cdp.on('Tracing.dataCollected', (e) => traceEvents.push(...e.value));
     const traced = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
-    await cdp.send('Tracing.start', { categories: 'disabled-by-default-devtools.timeline,blink.user_timing', transferMode: 'ReportEvents' });
+    await cdp.send('Tracing.start', {
+      categories: 'disabled-by-default-devtools.timeline,blink.user_timing',
+      transferMode: 'ReportEvents',
+    });
     // injected by the driver (not by the page), so the page's CSP does not apply
     await page.addInitScript(() => {
       window.__longTasks = [];
@@ -127,9 +176,16 @@ export async function runInspectorBench(frames = INSPECTOR_FRAMES, pages = INSPE
     const startMs = performance.now() - l0;
     await page.goto(handle.url);
     await page.waitForFunction(() => window.__firstPaint !== undefined, null, { timeout: 120_000 });
-    const { nav, wall } = await page.evaluate(() => ({ nav: window.__firstPaint, wall: performance.timeOrigin + window.__firstPaint }));
+    const { nav, wall } = await page.evaluate(() => ({
+      nav: window.__firstPaint,
+      wall: performance.timeOrigin + window.__firstPaint,
+    }));
     const firstPaintMs = wall - wall0;
-    await page.waitForFunction((n) => document.querySelector('[data-testid=row-count]')?.textContent?.includes(`· ${n} frames`), written, { timeout: 120_000 });
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-testid=row-count]')?.textContent?.includes(`· ${n} frames`),
+      written,
+      { timeout: 120_000 },
+    );
     const indexedMs = Date.now() - wall0;
     await page.locator('[data-testid^=item-]').first().waitFor({ timeout: 120_000 });
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
@@ -154,8 +210,13 @@ export async function runInspectorBench(frames = INSPECTOR_FRAMES, pages = INSPE
       await frame();
       return { steps, pagesMs, jumpMs: performance.now() - j0 };
     }, pages);
-    const lastSeq = await page.evaluate(() => Math.max(...[...document.querySelectorAll('[data-testid=timeline-row]')].map((e) => Number(e.getAttribute('data-seq')))));
-    if (lastSeq !== written) throw new Error(`scrolled to the end but the last row shown is seq ${lastSeq}, not ${written}`);
+    const lastSeq = await page.evaluate(() =>
+      Math.max(
+        ...[...document.querySelectorAll('[data-testid=timeline-row]')].map((e) => Number(e.getAttribute('data-seq'))),
+      ),
+    );
+    if (lastSeq !== written)
+      throw new Error(`scrolled to the end but the last row shown is seq ${lastSeq}, not ${written}`);
     const tasks = await page.evaluate(() => window.__longTasks);
     await cdp.send('Tracing.end');
     await traced;
@@ -189,7 +250,8 @@ export async function runInspectorBench(frames = INSPECTOR_FRAMES, pages = INSPE
   }
 }
 
-const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a');
+const fmt = (n, d = 0) =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a';
 
 /** Markdown rows for the bench report. */
 export function formatInspectorRows(r) {
@@ -201,7 +263,10 @@ export function formatInspectorRows(r) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const r = await runInspectorBench(Number(process.argv[2] ?? INSPECTOR_FRAMES), Number(process.argv[3] ?? INSPECTOR_SCROLL_PAGES));
+  const r = await runInspectorBench(
+    Number(process.argv[2] ?? INSPECTOR_FRAMES),
+    Number(process.argv[3] ?? INSPECTOR_SCROLL_PAGES),
+  );
   console.log(formatInspectorRows(r));
   console.log(JSON.stringify(r));
 }

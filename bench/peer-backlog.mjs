@@ -4,7 +4,13 @@ import { JsonRpcPeer } from '@acp-kit/protocol/rpc';
 
 async function drain(n) {
   let h;
-  const transport = { start: (handlers) => void (h = handlers), send: () => undefined, whenWritable: async () => undefined, flush: async () => undefined, close: () => undefined };
+  const transport = {
+    start: (handlers) => void (h = handlers),
+    send: () => undefined,
+    whenWritable: async () => undefined,
+    flush: async () => undefined,
+    close: () => undefined,
+  };
   const peer = new JsonRpcPeer(transport);
   let release;
   const gate = new Promise((r) => (release = r));
@@ -34,7 +40,11 @@ export async function runPeerBacklogBench(sizes = [50_000, 200_000, 800_000]) {
 
 export function formatPeerBacklogRows(rows) {
   const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-  return ['| queued notifications | drain ms | ns/message |', '|---:|---:|---:|', ...rows.map((r) => `| ${fmt(r.messages)} | ${fmt(r.ms, 1)} | ${fmt(r.nsPerMessage)} |`)].join('\n');
+  return [
+    '| queued notifications | drain ms | ns/message |',
+    '|---:|---:|---:|',
+    ...rows.map((r) => `| ${fmt(r.messages)} | ${fmt(r.ms, 1)} | ${fmt(r.nsPerMessage)} |`),
+  ].join('\n');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) console.log(formatPeerBacklogRows(await runPeerBacklogBench()));

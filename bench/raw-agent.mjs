@@ -17,7 +17,19 @@ process.stdin.on('data', (d) => {
       const n = m.params.count;
       let batch = '';
       for (let k = 0; k < n; k++) {
-        batch += JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's1', update: { sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text: CHUNK_TEXT } } } }) + '\n';
+        batch +=
+          JSON.stringify({
+            jsonrpc: '2.0',
+            method: 'session/update',
+            params: {
+              sessionId: 's1',
+              update: {
+                sessionUpdate: 'agent_message_chunk',
+                messageId: 'm1',
+                content: { type: 'text', text: CHUNK_TEXT },
+              },
+            },
+          }) + '\n';
         if (batch.length > 1 << 20) {
           process.stdout.write(batch);
           batch = '';

@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CHUNK_TEXT, peakRssMb, percentile, report, ROUND_TRIPS, UPDATES } from './common.mjs';
 
-const child = spawn(process.execPath, [fileURLToPath(new URL('./raw-agent.mjs', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [fileURLToPath(new URL('./raw-agent.mjs', import.meta.url))], {
+  stdio: ['pipe', 'pipe', 'inherit'],
+});
 let buf = '';
 let nextId = 1;
 const pending = new Map();
@@ -37,8 +39,16 @@ for (let i = 0; i < ROUND_TRIPS; i++) {
 const t0 = process.hrtime.bigint();
 await request('session/prompt', { sessionId: 's1', count: UPDATES });
 const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-if (chunks.length !== UPDATES || chunks.join('').length !== UPDATES * CHUNK_TEXT.length) throw new Error(`raw: got ${chunks.length} chunks`);
+if (chunks.length !== UPDATES || chunks.join('').length !== UPDATES * CHUNK_TEXT.length)
+  throw new Error(`raw: got ${chunks.length} chunks`);
 const agent = await request('_bench/rss', {});
 rtts.sort((a, b) => a - b);
-report({ name: 'raw', updatesPerSec: UPDATES / secs, p50: percentile(rtts, 50), p99: percentile(rtts, 99), clientRssMb: peakRssMb(), agentRssMb: agent.rssMb });
+report({
+  name: 'raw',
+  updatesPerSec: UPDATES / secs,
+  p50: percentile(rtts, 50),
+  p99: percentile(rtts, 99),
+  clientRssMb: peakRssMb(),
+  agentRssMb: agent.rssMb,
+});
 child.stdin.end();

@@ -46,7 +46,9 @@ async function server(kind) {
       info: { name: 'acp-kit-bench-agent', version: '0.0.0' },
       async prompt(turn) {
         const messageId = turn.session.newId('msg');
-        await streamChunks(Number(turn.prompt[0]?.text ?? 0), (text) => turn.send({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text } }));
+        await streamChunks(Number(turn.prompt[0]?.text ?? 0), (text) =>
+          turn.send({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text } }),
+        );
         return 'end_turn';
       },
     };
@@ -60,7 +62,13 @@ async function server(kind) {
         const conn = serveAgent(definition, transport, { store: null, logger });
         conn.peer.onRequest('_bench/ping', () => ({}));
         conn.peer.onRequest('_bench/rss', () => memoryMb());
-        return { async shutdown() { conn.close(); await conn.closed; }, close: () => conn.close() };
+        return {
+          async shutdown() {
+            conn.close();
+            await conn.closed;
+          },
+          close: () => conn.close(),
+        };
       },
     });
     process.stdout.write(JSON.stringify({ port: s.port }) + '\n');
@@ -68,23 +76,30 @@ async function server(kind) {
   }
   const acp = await import('@agentclientprotocol/sdk');
   const { AcpServer } = await import('@agentclientprotocol/sdk/experimental/server');
-  const { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } = await import('@agentclientprotocol/sdk/experimental/node');
+  const { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } =
+    await import('@agentclientprotocol/sdk/experimental/node');
   const { WebSocketServer } = await import('ws');
   let sessions = 0;
-  const app = () => acp
-    .agent({ name: 'sdk-bench-agent' })
-    .onRequest('initialize', () => ({ protocolVersion: 1, agentCapabilities: {}, authMethods: [] }))
-    .onRequest('session/new', () => ({ sessionId: `s${++sessions}` }))
-    .onRequest('session/prompt', async ({ params, client }) => {
-      const n = Number(params.prompt[0]?.text ?? 0);
-      await streamChunks(n, (text) => client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text } } }));
-      return { stopReason: 'end_turn' };
-    })
-    .onRequest('*', ({ method }) => {
-      if (method === '_bench/ping') return {};
-      if (method === '_bench/rss') return memoryMb();
-      throw acp.RequestError.methodNotFound(method);
-    });
+  const app = () =>
+    acp
+      .agent({ name: 'sdk-bench-agent' })
+      .onRequest('initialize', () => ({ protocolVersion: 1, agentCapabilities: {}, authMethods: [] }))
+      .onRequest('session/new', () => ({ sessionId: `s${++sessions}` }))
+      .onRequest('session/prompt', async ({ params, client }) => {
+        const n = Number(params.prompt[0]?.text ?? 0);
+        await streamChunks(n, (text) =>
+          client.notify('session/update', {
+            sessionId: params.sessionId,
+            update: { sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text } },
+          }),
+        );
+        return { stopReason: 'end_turn' };
+      })
+      .onRequest('*', ({ method }) => {
+        if (method === '_bench/ping') return {};
+        if (method === '_bench/rss') return memoryMb();
+        throw acp.RequestError.methodNotFound(method);
+      });
   const sdk = new AcpServer({ createAgent: app });
   const wss = new WebSocketServer({ noServer: true });
   http = createServer(createNodeHttpHandler(sdk));
@@ -98,7 +113,14 @@ async function client(url, label) {
   const conn = await connect({ url, token: TOKEN });
   const session = await conn.newSession({ cwd: process.cwd() });
   const { rtts, secs } = await measureAcpKitClient(conn, session, label);
-  report({ label, protocol: conn.protocolVersion, updatesPerSec: UPDATES / secs, p50: percentile(rtts, 50), p99: percentile(rtts, 99), clientRssMb: peakRssMb() });
+  report({
+    label,
+    protocol: conn.protocolVersion,
+    updatesPerSec: UPDATES / secs,
+    p50: percentile(rtts, 50),
+    p99: percentile(rtts, 99),
+    clientRssMb: peakRssMb(),
+  });
   await conn.close();
 }
 
@@ -113,10 +135,14 @@ async function openIdle(url) {
     const out = [];
     // opened a few at a time: a burst of n handshakes measures accept(), not the transport
     for (let i = 0; i < n; i += 20) {
-      out.push(...(await Promise.all(Array.from({ length: Math.min(20, n - i) }, async () => {
-        const conn = await connect({ url, token: TOKEN });
-        return { conn, session: await conn.newSession({ cwd: process.cwd() }) };
-      }))));
+      out.push(
+        ...(await Promise.all(
+          Array.from({ length: Math.min(20, n - i) }, async () => {
+            const conn = await connect({ url, token: TOKEN });
+            return { conn, session: await conn.newSession({ cwd: process.cwd() }) };
+          }),
+        )),
+      );
     }
     return out;
   };
@@ -133,28 +159,45 @@ async function many(url, label) {
   const { probe, conns, idleKbPerConn, idleHeapKbPerConn } = await openIdle(url);
   const rtts = [];
   const t0 = process.hrtime.bigint();
-  await Promise.all(conns.map(async ({ conn, session }) => {
-    const turn = session.prompt(String(MANY_UPDATES));
-    // round trips while every connection streams
-    for (let i = 0; i < 5; i++) {
-      const t = process.hrtime.bigint();
-      await conn.extRequest('_bench/ping', {});
-      rtts.push(Number(process.hrtime.bigint() - t) / 1e6);
-    }
-    const r = await turn;
-    if (r.stopReason !== 'end_turn') throw new Error(`${label}: stop reason ${r.stopReason}`);
-    const text = session.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text).join('');
-    if (text.length !== MANY_UPDATES * CHUNK_TEXT.length) throw new Error(`${label}: got ${text.length} chars`);
-  }));
+  await Promise.all(
+    conns.map(async ({ conn, session }) => {
+      const turn = session.prompt(String(MANY_UPDATES));
+      // round trips while every connection streams
+      for (let i = 0; i < 5; i++) {
+        const t = process.hrtime.bigint();
+        await conn.extRequest('_bench/ping', {});
+        rtts.push(Number(process.hrtime.bigint() - t) / 1e6);
+      }
+      const r = await turn;
+      if (r.stopReason !== 'end_turn') throw new Error(`${label}: stop reason ${r.stopReason}`);
+      const text = session.state.messageList
+        .filter((m) => m.role === 'agent')
+        .map((m) => m.text)
+        .join('');
+      if (text.length !== MANY_UPDATES * CHUNK_TEXT.length) throw new Error(`${label}: got ${text.length} chars`);
+    }),
+  );
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
   rtts.sort((a, b) => a - b);
-  report({ label, conns: CONNS, updatesPerSec: (CONNS * MANY_UPDATES) / secs, p50: percentile(rtts, 50), p99: percentile(rtts, 99), idleKbPerConn, idleHeapKbPerConn });
+  report({
+    label,
+    conns: CONNS,
+    updatesPerSec: (CONNS * MANY_UPDATES) / secs,
+    p50: percentile(rtts, 50),
+    p99: percentile(rtts, 99),
+    idleKbPerConn,
+    idleHeapKbPerConn,
+  });
   await Promise.all(conns.map(({ conn }) => conn.close()));
   await probe.close();
 }
 
 function runNode(args) {
-  const r = spawnSync(process.execPath, [here('./remote.mjs'), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 600_000 });
+  const r = spawnSync(process.execPath, [here('./remote.mjs'), ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 600_000,
+  });
   if (r.status !== 0) throw new Error(`bench/remote.mjs ${args.join(' ')} failed with status ${r.status}: ${r.stdout}`);
   const lines = r.stdout.trim().split('\n');
   return JSON.parse(lines[lines.length - 1]);
@@ -163,7 +206,9 @@ function runNode(args) {
 /** Starts a server process; resolves with its port and a stop function. */
 async function startServer(kind) {
   // --expose-gc: the idle-connection memory is read after full collections (see memoryMb)
-  const child = spawn(process.execPath, ['--expose-gc', here('./remote.mjs'), '--server', kind], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--expose-gc', here('./remote.mjs'), '--server', kind], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise((resolve, reject) => {
     const rl = createInterface({ input: child.stdout });
     rl.once('line', (l) => {
@@ -175,11 +220,12 @@ async function startServer(kind) {
   const { port } = JSON.parse(line);
   return {
     port,
-    stop: () => new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', resolve);
-      child.kill('SIGKILL');
-    }),
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', resolve);
+        child.kill('SIGKILL');
+      }),
   };
 }
 
@@ -200,9 +246,18 @@ export async function runRemoteBench() {
     }
     return { rows, many: [] };
   }
-  const stdio = spawnSync(process.execPath, [here('./acp-kit-client.mjs'), '2'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 600_000 });
+  const stdio = spawnSync(process.execPath, [here('./acp-kit-client.mjs'), '2'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 600_000,
+  });
   if (stdio.status !== 0) throw new Error(`bench/acp-kit-client.mjs failed: ${stdio.stdout}`);
-  rows.push({ ...JSON.parse(stdio.stdout.trim().split('\n').at(-1)), label: 'acp-kit v2, stdio', server: 'acp-kit', profile: 'stdio' });
+  rows.push({
+    ...JSON.parse(stdio.stdout.trim().split('\n').at(-1)),
+    label: 'acp-kit v2, stdio',
+    server: 'acp-kit',
+    profile: 'stdio',
+  });
   const many = [];
   for (const kind of ['acp-kit', 'sdk']) {
     const s = await startServer(kind);
@@ -211,7 +266,10 @@ export async function runRemoteBench() {
         const url = `${profile === 'websocket' ? 'ws' : 'http'}://127.0.0.1:${s.port}/acp`;
         rows.push({ ...runNode(['--client', url, `${kind} ${profile}`]), server: kind, profile });
       }
-      many.push({ ...runNode(['--many', `ws://127.0.0.1:${s.port}/acp`, `${kind} websocket x${CONNS}`]), server: kind });
+      many.push({
+        ...runNode(['--many', `ws://127.0.0.1:${s.port}/acp`, `${kind} websocket x${CONNS}`]),
+        server: kind,
+      });
     } finally {
       await s.stop();
     }
@@ -219,20 +277,36 @@ export async function runRemoteBench() {
   return { rows, many };
 }
 
-const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a');
+const fmt = (n, d = 0) =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a';
 
 /** The markdown tables of {@link runRemoteBench}. */
 export function formatRemoteRows({ rows, many }) {
   const stdio = rows.find((r) => r.profile === 'stdio') ?? { updatesPerSec: NaN };
-  const label = (r) => (r.profile === 'stdio' ? 'acp-kit v2, stdio (reference)' : `${r.server === 'sdk' ? "official SDK AcpServer (v1 app)" : 'acp-kit startAcpServer (v2)'}, ${r.profile === 'websocket' ? 'WebSocket' : 'Streamable HTTP'}`);
-  const out = ['| server, transport | updates/s | % of stdio | vs SDK same transport | round trip p50 ms | p99 ms |', '|---|---:|---:|---:|---:|---:|'];
+  const label = (r) =>
+    r.profile === 'stdio'
+      ? 'acp-kit v2, stdio (reference)'
+      : `${r.server === 'sdk' ? 'official SDK AcpServer (v1 app)' : 'acp-kit startAcpServer (v2)'}, ${r.profile === 'websocket' ? 'WebSocket' : 'Streamable HTTP'}`;
+  const out = [
+    '| server, transport | updates/s | % of stdio | vs SDK same transport | round trip p50 ms | p99 ms |',
+    '|---|---:|---:|---:|---:|---:|',
+  ];
   for (const r of rows) {
     const sdk = rows.find((x) => x.server === 'sdk' && x.profile === r.profile);
-    out.push(`| ${label(r)} | ${fmt(r.updatesPerSec)} | ${fmt((100 * r.updatesPerSec) / stdio.updatesPerSec, 1)} % | ${r.server === 'acp-kit' && sdk ? `${fmt(r.updatesPerSec / sdk.updatesPerSec, 2)}x` : ''} | ${fmt(r.p50, 3)} | ${fmt(r.p99, 3)} |`);
+    out.push(
+      `| ${label(r)} | ${fmt(r.updatesPerSec)} | ${fmt((100 * r.updatesPerSec) / stdio.updatesPerSec, 1)} % | ${r.server === 'acp-kit' && sdk ? `${fmt(r.updatesPerSec / sdk.updatesPerSec, 2)}x` : ''} | ${fmt(r.p50, 3)} | ${fmt(r.p99, 3)} |`,
+    );
   }
   if (many.length === 0) return out.join('\n');
-  out.push('', `| ${CONNS} connections streaming at once (WebSocket) | updates/s, all | round trip p50 ms | p99 ms | server RSS per idle connection KB | JS heap + buffers per idle connection KB |`, '|---|---:|---:|---:|---:|---:|');
-  for (const m of many) out.push(`| ${m.server === 'sdk' ? 'official SDK AcpServer' : 'acp-kit startAcpServer'} | ${fmt(m.updatesPerSec)} | ${fmt(m.p50, 2)} | ${fmt(m.p99, 2)} | ${fmt(m.idleKbPerConn, 1)} | ${fmt(m.idleHeapKbPerConn, 1)} |`);
+  out.push(
+    '',
+    `| ${CONNS} connections streaming at once (WebSocket) | updates/s, all | round trip p50 ms | p99 ms | server RSS per idle connection KB | JS heap + buffers per idle connection KB |`,
+    '|---|---:|---:|---:|---:|---:|',
+  );
+  for (const m of many)
+    out.push(
+      `| ${m.server === 'sdk' ? 'official SDK AcpServer' : 'acp-kit startAcpServer'} | ${fmt(m.updatesPerSec)} | ${fmt(m.p50, 2)} | ${fmt(m.p99, 2)} | ${fmt(m.idleKbPerConn, 1)} | ${fmt(m.idleHeapKbPerConn, 1)} |`,
+    );
   return out.join('\n');
 }
 
@@ -252,17 +326,23 @@ if (process.argv[2] === '--server') {
   process.exit(0);
 } else if (process.argv[2] === '--idle') {
   // only the idle-connection memory, both servers side by side: node bench/remote.mjs --idle
-  console.log(`| server (WebSocket, ${CONNS} idle connections, a session each) | RSS KB per connection | JS heap + buffers KB per connection |\n|---|---:|---:|`);
+  console.log(
+    `| server (WebSocket, ${CONNS} idle connections, a session each) | RSS KB per connection | JS heap + buffers KB per connection |\n|---|---:|---:|`,
+  );
   for (const kind of ['acp-kit', 'sdk']) {
     const s = await startServer(kind);
     try {
       const r = runNode(['--idle-client', `ws://127.0.0.1:${s.port}/acp`, `${kind} idle`]);
-      console.log(`| ${kind === 'sdk' ? 'official SDK AcpServer' : 'acp-kit startAcpServer'} | ${fmt(r.idleKbPerConn, 1)} | ${fmt(r.idleHeapKbPerConn, 1)} |`);
+      console.log(
+        `| ${kind === 'sdk' ? 'official SDK AcpServer' : 'acp-kit startAcpServer'} | ${fmt(r.idleKbPerConn, 1)} | ${fmt(r.idleHeapKbPerConn, 1)} |`,
+      );
     } finally {
       await s.stop();
     }
   }
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  console.log(`Remote transports (bench/remote.mjs): ${UPDATES.toLocaleString('en-US')} agent_message_chunk updates + ${ROUND_TRIPS} round trips per row, acp-kit's client on loopback; goals WebSocket >= ${REMOTE_GOALS.wsOfStdio * 100} % of stdio, acp-kit >= ${REMOTE_GOALS.vsSdk}x the SDK's AcpServer`);
+  console.log(
+    `Remote transports (bench/remote.mjs): ${UPDATES.toLocaleString('en-US')} agent_message_chunk updates + ${ROUND_TRIPS} round trips per row, acp-kit's client on loopback; goals WebSocket >= ${REMOTE_GOALS.wsOfStdio * 100} % of stdio, acp-kit >= ${REMOTE_GOALS.vsSdk}x the SDK's AcpServer`,
+  );
   console.log(formatRemoteRows(await runRemoteBench()));
 }

@@ -21,7 +21,15 @@ function streamOneMessage(chunks, fd) {
   };
   const style = createStyle(false);
   const reporter = new TextRunReporter({ stdout: write, stderr: () => {}, style, errStyle: style });
-  reporter.connected({ protocolVersion: 2, agentInfo: null, agentCapabilities: {}, authMethods: [], agent: ['bench'], agentDisplay: 'bench', cwd: '/' });
+  reporter.connected({
+    protocolVersion: 2,
+    agentInfo: null,
+    agentCapabilities: {},
+    authMethods: [],
+    agent: ['bench'],
+    agentDisplay: 'bench',
+    cwd: '/',
+  });
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < chunks; i++) {
     const u = { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'text', text: CHUNK_TEXT } };
@@ -46,11 +54,17 @@ export function runRendererBench(sizes = (process.env.BENCH_RENDERER_CHUNKS ?? '
 
 export function formatRendererRows(rows) {
   const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-  return ['| chunks | total ms | ns/chunk | chunks/s |', '|---:|---:|---:|---:|', ...rows.map((r) => `| ${fmt(r.chunks)} | ${fmt(r.ms)} | ${fmt(r.nsPerChunk)} | ${fmt(r.chunksPerSec)} |`)].join('\n');
+  return [
+    '| chunks | total ms | ns/chunk | chunks/s |',
+    '|---:|---:|---:|---:|',
+    ...rows.map((r) => `| ${fmt(r.chunks)} | ${fmt(r.ms)} | ${fmt(r.nsPerChunk)} | ${fmt(r.chunksPerSec)} |`),
+  ].join('\n');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(`run renderer: one message of N chunks (~${CHUNK_TEXT.length} chars) to /dev/null; target >= ${RENDERER_TARGET_CHUNKS_PER_SEC.toLocaleString('en-US')} chunks/s, flat ns/chunk`);
+  console.log(
+    `run renderer: one message of N chunks (~${CHUNK_TEXT.length} chars) to /dev/null; target >= ${RENDERER_TARGET_CHUNKS_PER_SEC.toLocaleString('en-US')} chunks/s, flat ns/chunk`,
+  );
   console.log(formatRendererRows(runRendererBench()));
   console.log('run with a client terminal printing N MiB (real agent polling terminal/output); flat ms/MiB');
   console.log(formatTerminalOutputRows(runTerminalOutputBench()));
@@ -67,7 +81,11 @@ export function runTerminalOutputBench(sizes = (process.env.BENCH_TERMINAL_MIB ?
   const agent = `${JSON.stringify(process.execPath)} ${JSON.stringify(fileURLToPath(new URL('../test/fixtures/terminal-flood-agent.mjs', import.meta.url)))}`;
   return sizes.map((mib) => {
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, [bin, 'run', '--agent', agent, `flood ${mib}`], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' }, maxBuffer: 1 << 30 });
+    const r = spawnSync(process.execPath, [bin, 'run', '--agent', agent, `flood ${mib}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+      maxBuffer: 1 << 30,
+    });
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     const said = /polls=(\d+) final=(\d+) truncated=(\w+)/.exec(r.stdout?.toString() ?? '');
     if (r.status !== 0 || !said) throw new Error(`run with ${mib} MiB failed (exit ${r.status}): ${r.stderr}`);
@@ -77,5 +95,9 @@ export function runTerminalOutputBench(sizes = (process.env.BENCH_TERMINAL_MIB ?
 
 export function formatTerminalOutputRows(rows) {
   const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-  return ['| MiB | total ms | agent polls | ms/MiB |', '|---:|---:|---:|---:|', ...rows.map((r) => `| ${r.mib} | ${fmt(r.ms)} | ${fmt(r.polls)} | ${fmt(r.msPerMiB)} |`)].join('\n');
+  return [
+    '| MiB | total ms | agent polls | ms/MiB |',
+    '|---:|---:|---:|---:|',
+    ...rows.map((r) => `| ${r.mib} | ${fmt(r.ms)} | ${fmt(r.polls)} | ${fmt(r.msPerMiB)} |`),
+  ].join('\n');
 }

@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import * as acp from '@agentclientprotocol/sdk';
 import { CHUNK_TEXT, peakRssMb, percentile, report, ROUND_TRIPS, UPDATES } from './common.mjs';
 
-const child = spawn(process.execPath, [fileURLToPath(new URL('./sdk-agent.mjs', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [fileURLToPath(new URL('./sdk-agent.mjs', import.meta.url))], {
+  stdio: ['pipe', 'pipe', 'inherit'],
+});
 const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
 // the "session state": chunks grouped per messageId
 const messages = new Map();
@@ -32,10 +34,18 @@ const t0 = process.hrtime.bigint();
 await cx.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'go' }], _meta: { count: UPDATES } });
 const secs = Number(process.hrtime.bigint() - t0) / 1e9;
 const got = messages.get('m1') ?? [];
-if (got.length !== UPDATES || got.map((c) => c.text).join('').length !== UPDATES * CHUNK_TEXT.length) throw new Error(`sdk: got ${got.length} chunks`);
+if (got.length !== UPDATES || got.map((c) => c.text).join('').length !== UPDATES * CHUNK_TEXT.length)
+  throw new Error(`sdk: got ${got.length} chunks`);
 const agent = await cx.request('_bench/rss', {});
 rtts.sort((a, b) => a - b);
-report({ name: 'sdk', updatesPerSec: UPDATES / secs, p50: percentile(rtts, 50), p99: percentile(rtts, 99), clientRssMb: peakRssMb(), agentRssMb: agent.rssMb });
+report({
+  name: 'sdk',
+  updatesPerSec: UPDATES / secs,
+  p50: percentile(rtts, 50),
+  p99: percentile(rtts, 99),
+  clientRssMb: peakRssMb(),
+  agentRssMb: agent.rssMb,
+});
 conn.close();
 child.stdin.end();
 process.exit(0);

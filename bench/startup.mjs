@@ -16,7 +16,11 @@ export const STARTUP_AGENTS = [
   { key: 'bare', label: 'bare node (answers initialize by hand)', args: [here('startup-bare-agent.mjs')] },
   { key: 'minimal', label: 'minimal acp-kit agent (runAgentOnStdio)', args: [here('startup-minimal-agent.mjs')] },
   { key: 'sdk', label: 'official SDK 2.4.0 agent', args: [here('startup-sdk-agent.mjs')] },
-  { key: 'acp-kit-agent', label: '`acp-kit agent` (built-in coding agent, demo model)', args: [BIN, 'agent', '--model', 'demo'] },
+  {
+    key: 'acp-kit-agent',
+    label: '`acp-kit agent` (built-in coding agent, demo model)',
+    args: [BIN, 'agent', '--model', 'demo'],
+  },
 ];
 
 const INIT = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 2, info: { name: 'startup-bench', version: '0' }, capabilities: {} } })}\n`;
@@ -35,7 +39,9 @@ export function timeToInitialize(args, env) {
     child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
     child.stdout.setEncoding('utf8').on('data', (d) => {
       out += d;
-      const line = out.split('\n').find((l) => l.includes('"id":1') && (l.includes('"result"') || l.includes('"error"')));
+      const line = out
+        .split('\n')
+        .find((l) => l.includes('"id":1') && (l.includes('"result"') || l.includes('"error"')));
       if (!line) return;
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       clearTimeout(timer);
@@ -74,7 +80,8 @@ export function formatStartupRows(rows) {
   const lines = ['| agent | median ms | min ms | vs bare node | goal |', '|---|---:|---:|---:|---|'];
   for (const r of rows) {
     const delta = r.key === 'bare' ? '' : `+${(r.median - bare).toFixed(0)} ms`;
-    const g = goal[r.key] === undefined ? '' : `<= +${goal[r.key]} ms ${r.median - bare <= goal[r.key] ? 'met' : 'NOT met'}`;
+    const g =
+      goal[r.key] === undefined ? '' : `<= +${goal[r.key]} ms ${r.median - bare <= goal[r.key] ? 'met' : 'NOT met'}`;
     lines.push(`| ${r.label} | ${r.median.toFixed(0)} | ${r.min.toFixed(0)} | ${delta} | ${g} |`);
   }
   return lines.join('\n');

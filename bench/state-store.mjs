@@ -33,5 +33,6 @@ export function runStateStoreBench(sizes = [250_000, 500_000, 1_000_000]) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const r of runStateStoreBench()) console.log(`${r.chunks} chunks: ${r.ms.toFixed(0)} ms, ${r.nsPerChunk.toFixed(0)} ns/chunk`);
+  for (const r of runStateStoreBench())
+    console.log(`${r.chunks} chunks: ${r.ms.toFixed(0)} ms, ${r.nsPerChunk.toFixed(0)} ns/chunk`);
 }

@@ -25,7 +25,8 @@ const definition = {
   async prompt(turn) {
     const n = Number(turn.prompt[0]?.text ?? 0);
     const messageId = turn.session.newId('msg');
-    for (let k = 0; k < n; k++) await turn.send({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text: CHUNK_TEXT } });
+    for (let k = 0; k < n; k++)
+      await turn.send({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text: CHUNK_TEXT } });
     return 'end_turn';
   },
 };
@@ -43,7 +44,8 @@ async function turnThrough(store, updates) {
     const secs = Number(process.hrtime.bigint() - t0) / 1e9;
     if (r.stopReason !== 'end_turn') throw new Error(`stop reason ${r.stopReason}`);
     const stored = await store.load(session.sessionId);
-    if (stored.updates.length !== updates + 1) throw new Error(`stored ${stored.updates.length} updates, expected ${updates + 1}`);
+    if (stored.updates.length !== updates + 1)
+      throw new Error(`stored ${stored.updates.length} updates, expected ${updates + 1}`);
     return updates / secs;
   } finally {
     await conn.close();
@@ -66,11 +68,12 @@ async function startServe(store, dataDir) {
   });
   let err = '';
   child.stderr.on('data', (c) => (err += c));
-  const stop = () => new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', resolve);
-    child.kill('SIGKILL');
-  });
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', resolve);
+      child.kill('SIGKILL');
+    });
   try {
     const line = await new Promise((resolve, reject) => {
       const rl = createInterface({ input: child.stdout });
@@ -94,24 +97,30 @@ async function startServe(store, dataDir) {
  */
 async function serveTurns(ws, cwd, sessions, words) {
   const content = Array.from({ length: words }, (_, i) => `w${i % 10}`).join(' ');
-  const clients = await Promise.all(Array.from({ length: sessions }, async (_, i) => {
-    const conn = await connect({ url: ws, token: TOKEN, protocol: 2, permissionPolicy: approveAll() });
-    const session = await conn.newSession({ cwd });
-    const seen = { updates: 0, chunks: 0 };
-    session.onUpdate((u) => {
-      seen.updates++;
-      if (u.sessionUpdate === 'agent_message_chunk') seen.chunks++;
-    });
-    return { conn, session, seen, file: `out-${i}.txt` };
-  }));
+  const clients = await Promise.all(
+    Array.from({ length: sessions }, async (_, i) => {
+      const conn = await connect({ url: ws, token: TOKEN, protocol: 2, permissionPolicy: approveAll() });
+      const session = await conn.newSession({ cwd });
+      const seen = { updates: 0, chunks: 0 };
+      session.onUpdate((u) => {
+        seen.updates++;
+        if (u.sessionUpdate === 'agent_message_chunk') seen.chunks++;
+      });
+      return { conn, session, seen, file: `out-${i}.txt` };
+    }),
+  );
   try {
     const t0 = process.hrtime.bigint();
-    const results = await Promise.all(clients.map(({ session, file }) => session.prompt(`create ${file} containing ${content}`)));
+    const results = await Promise.all(
+      clients.map(({ session, file }) => session.prompt(`create ${file} containing ${content}`)),
+    );
     const secs = Number(process.hrtime.bigint() - t0) / 1e9;
     for (const [i, r] of results.entries()) {
-      if (r.stopReason !== 'end_turn') throw new Error(`session ${i}: stop reason ${r.stopReason}${r.error ? ` (${r.error.message})` : ''}`);
+      if (r.stopReason !== 'end_turn')
+        throw new Error(`session ${i}: stop reason ${r.stopReason}${r.error ? ` (${r.error.message})` : ''}`);
       // the summary quotes every word: a turn cut short would show here
-      if (clients[i].seen.chunks < words) throw new Error(`session ${i}: ${clients[i].seen.chunks} message chunks, expected >= ${words}`);
+      if (clients[i].seen.chunks < words)
+        throw new Error(`session ${i}: ${clients[i].seen.chunks} message chunks, expected >= ${words}`);
     }
     return clients.reduce((n, c) => n + c.seen.updates, 0) / secs;
   } finally {
@@ -144,7 +153,8 @@ async function serveRates(pgUrl, words) {
     for (const n of SERVE_SESSIONS) {
       const best = { jsonl: 0, postgres: 0 };
       for (let round = 0; round < SERVE_ROUNDS; round++) {
-        for (const kind of ['jsonl', 'postgres']) best[kind] = Math.max(best[kind], await serveTurns(servers[kind].ws, cwd, n, Math.ceil(words / n)));
+        for (const kind of ['jsonl', 'postgres'])
+          best[kind] = Math.max(best[kind], await serveTurns(servers[kind].ws, cwd, n, Math.ceil(words / n)));
       }
       rates[n] = best;
     }
@@ -156,8 +166,11 @@ async function serveRates(pgUrl, words) {
 }
 
 /** Rows: store, updates/s, ratio to JSONL (in process, then through `acp-kit serve`); or one `skipped` row without server binaries. */
-export async function runPgStoreBench({ updates = Number(process.env.BENCH_STORE_UPDATES ?? 20_000), serveWords = Number(process.env.BENCH_STORE_SERVE_WORDS ?? 16_000) } = {}) {
-  if (!findPostgresBin()) return { skipped: 'skipped: no PostgreSQL (install Debian\'s postgresql for this row)' };
+export async function runPgStoreBench({
+  updates = Number(process.env.BENCH_STORE_UPDATES ?? 20_000),
+  serveWords = Number(process.env.BENCH_STORE_SERVE_WORDS ?? 16_000),
+} = {}) {
+  if (!findPostgresBin()) return { skipped: "skipped: no PostgreSQL (install Debian's postgresql for this row)" };
   const dir = mkdtempSync(join(tmpdir(), 'acp-kit-bench-jsonl-'));
   const cluster = await startCluster();
   const pg = new PostgresSessionStore({ url: cluster.url, namespace: 'bench' });
@@ -190,8 +203,15 @@ export function formatPgStoreRows(r) {
     `| PostgreSQL (batched INSERT per tick, committed before sent) | ${fmt(r.postgres)} | ${r.ratio.toFixed(2)} (goal >= ${PG_STORE_GOAL}) |`,
   ];
   if (r.serve) {
-    out.push('', `| through one \`acp-kit serve\` per store (WebSocket, ${fmt(r.serveWords)} chunks in all, best of ${SERVE_ROUNDS}) | JSONL updates/s | PostgreSQL updates/s | PostgreSQL vs JSONL |`, '|---|---:|---:|---:|');
-    for (const s of r.serve) out.push(`| ${s.sessions} session${s.sessions === 1 ? '' : 's'} streaming at once | ${fmt(s.jsonl)} | ${fmt(s.postgres)} | ${s.ratio.toFixed(2)} (goal >= ${PG_STORE_GOAL}) |`);
+    out.push(
+      '',
+      `| through one \`acp-kit serve\` per store (WebSocket, ${fmt(r.serveWords)} chunks in all, best of ${SERVE_ROUNDS}) | JSONL updates/s | PostgreSQL updates/s | PostgreSQL vs JSONL |`,
+      '|---|---:|---:|---:|',
+    );
+    for (const s of r.serve)
+      out.push(
+        `| ${s.sessions} session${s.sessions === 1 ? '' : 's'} streaming at once | ${fmt(s.jsonl)} | ${fmt(s.postgres)} | ${s.ratio.toFixed(2)} (goal >= ${PG_STORE_GOAL}) |`,
+      );
   }
   return out.join('\n');
 }

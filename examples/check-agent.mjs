@@ -14,7 +14,14 @@ import { checkAgent, formatText } from 'acp-kit/checker';
 const pause = (ms, signal) =>
   new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 
 /** A small agent: streams a few words, slowly enough for the checker to cancel a turn. */

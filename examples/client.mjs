@@ -54,11 +54,12 @@ function splitCommandLine(text) {
   return words;
 }
 const protocol = opts.protocol === 'auto' ? 'auto' : Number(opts.protocol);
-const [command, ...args] = opts.agent !== undefined
-  ? splitCommandLine(opts.agent)
-  : positionals.length > 0
-    ? positionals
-    : [process.execPath, fileURLToPath(new URL('./echo-agent.mjs', import.meta.url))];
+const [command, ...args] =
+  opts.agent !== undefined
+    ? splitCommandLine(opts.agent)
+    : positionals.length > 0
+      ? positionals
+      : [process.execPath, fileURLToPath(new URL('./echo-agent.mjs', import.meta.url))];
 
 const out = process.stdout;
 let midLine = false; // streamed text leaves the cursor mid-line; event lines start on their own

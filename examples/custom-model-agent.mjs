@@ -38,7 +38,12 @@ const fileCountingModel = {
     // first call: ask for a tool the engine offers (`tools` lists names, descriptions, JSON schemas)
     if (!tools.some((t) => t.name === 'list_files')) throw new Error('list_files is not available');
     yield { type: 'text_delta', text: 'Let me look at the project files.' };
-    yield { type: 'tool_call', toolCallId: `call-${messages.length}`, toolName: 'list_files', input: { path: '.', limit: 20 } };
+    yield {
+      type: 'tool_call',
+      toolCallId: `call-${messages.length}`,
+      toolName: 'list_files',
+      input: { path: '.', limit: 20 },
+    };
     yield { type: 'finish', reason: 'tool_calls' };
   },
 };

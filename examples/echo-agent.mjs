@@ -67,7 +67,9 @@ const echoAgent = {
   async prompt(turn) {
     const { session, signal } = turn;
     const text = turn.prompt
-      .map((block) => (block.type === 'text' ? block.text : block.type === 'resource_link' ? `<${block.uri}>` : `[${block.type}]`))
+      .map((block) =>
+        block.type === 'text' ? block.text : block.type === 'resource_link' ? `<${block.uri}>` : `[${block.type}]`,
+      )
       .join(' ');
 
     await turn.send(plan('in_progress', 'pending'));
@@ -95,7 +97,12 @@ const echoAgent = {
     });
     if (answer.outcome === 'cancelled') return 'cancelled'; // the turn was cancelled while we waited
     if (answer.outcome !== 'selected' || answer.optionId !== 'allow') {
-      await turn.send({ sessionUpdate: 'tool_call_update', toolCallId, status: 'failed', rawOutput: { error: 'permission rejected' } });
+      await turn.send({
+        sessionUpdate: 'tool_call_update',
+        toolCallId,
+        status: 'failed',
+        rawOutput: { error: 'permission rejected' },
+      });
       await turn.send(plan('cancelled', 'completed'));
       await turn.send({
         sessionUpdate: 'agent_message_chunk',
@@ -112,7 +119,11 @@ const echoAgent = {
       for (let i = 0; i < reply.length; i += chunkSize) {
         await sleep(chunkDelayMs, signal);
         // `await` gives backpressure: it resolves when the transport can take more
-        await turn.send({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text: reply.slice(i, i + chunkSize) } });
+        await turn.send({
+          sessionUpdate: 'agent_message_chunk',
+          messageId,
+          content: { type: 'text', text: reply.slice(i, i + chunkSize) },
+        });
       }
     } catch (e) {
       if (e?.name !== 'AbortError') throw e;

@@ -20,7 +20,11 @@ export const neutralTurn = [
   { sessionUpdate: 'agent_thought_chunk', messageId: 'thought-1', content: { type: 'text', text: 'One small edit.' } },
   {
     sessionUpdate: 'plan_update',
-    plan: { type: 'items', planId: 'main', entries: [{ content: 'Edit greet.js', priority: 'high', status: 'in_progress' }] },
+    plan: {
+      type: 'items',
+      planId: 'main',
+      entries: [{ content: 'Edit greet.js', priority: 'high', status: 'in_progress' }],
+    },
   },
   {
     sessionUpdate: 'tool_call_update',
@@ -34,7 +38,12 @@ export const neutralTurn = [
   {
     sessionUpdate: 'tool_call_content_chunk',
     toolCallId: 'call-1',
-    content: { type: 'diff', path: '/project/greet.js', oldText: 'console.log("hi");\n', newText: 'console.log("hello");\n' },
+    content: {
+      type: 'diff',
+      path: '/project/greet.js',
+      oldText: 'console.log("hi");\n',
+      newText: 'console.log("hello");\n',
+    },
   },
   { sessionUpdate: 'tool_call_update', toolCallId: 'call-1', status: 'completed', capabilities: null },
   { sessionUpdate: 'agent_message_chunk', messageId: 'msg-1', content: { type: 'text', text: 'Done: greet.js ' } },
@@ -65,7 +74,8 @@ function wrap(text, width) {
 function printColumns(rows) {
   const total = Math.max(100, process.stdout.columns ?? 160);
   const width = Math.floor((total - 3) / 2);
-  const show = (wire) => (wire.length === 0 ? '(nothing on the wire)' : wire.map((w) => JSON.stringify(w, null, 1)).join('\n'));
+  const show = (wire) =>
+    wire.length === 0 ? '(nothing on the wire)' : wire.map((w) => JSON.stringify(w, null, 1)).join('\n');
   const bar = '-'.repeat(width);
   console.log(`${'ACP v1'.padEnd(width)} | ACP v2`);
   rows.forEach(({ neutral, v1, v2 }, i) => {

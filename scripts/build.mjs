@@ -13,10 +13,16 @@ const root = join(import.meta.dirname, '..');
 export const PACKAGE_ORDER = ['protocol', 'agent', 'client', 'coding-agent', 'server', 'tools'];
 
 const node = (script) => execFileSync(process.execPath, [join(root, script)], { cwd: root, stdio: 'inherit' });
-const tsc = (project) => execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: root, stdio: 'inherit' });
+const tsc = (project) =>
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project], {
+    cwd: root,
+    stdio: 'inherit',
+  });
 
 const wanted = process.argv.slice(2);
-for (const name of wanted) if (name !== 'acp-kit' && !PACKAGE_ORDER.includes(name)) throw new Error(`build: no package "${name}" (packages: ${PACKAGE_ORDER.join(', ')}, acp-kit)`);
+for (const name of wanted)
+  if (name !== 'acp-kit' && !PACKAGE_ORDER.includes(name))
+    throw new Error(`build: no package "${name}" (packages: ${PACKAGE_ORDER.join(', ')}, acp-kit)`);
 const all = wanted.length === 0;
 
 if (all || wanted.includes('protocol')) node('scripts/copy-schemas.mjs');

@@ -88,7 +88,9 @@ export async function bundle(dist, entries, chunkPrefix, inline = new Set()) {
       ? {
           // React's production build; a bundled CommonJS package's require() of a Node built-in needs a require
           define: { 'process.env.NODE_ENV': '"production"' },
-          banner: { js: "import { createRequire as __acpKitCreateRequire } from 'node:module'; const require = __acpKitCreateRequire(import.meta.url);" },
+          banner: {
+            js: "import { createRequire as __acpKitCreateRequire } from 'node:module'; const require = __acpKitCreateRequire(import.meta.url);",
+          },
         }
       : {}),
   });
@@ -101,7 +103,9 @@ export function packageEntries(pkgDir) {
   const entries = {};
   for (const target of Object.values(exports)) {
     if (typeof target !== 'object' || !target.import.startsWith('./dist/bundle/')) continue;
-    entries[target.import.slice('./dist/bundle/'.length, -'.js'.length)] = target.types.slice('./dist/'.length).replace(/\.d\.ts$/, '.js');
+    entries[target.import.slice('./dist/bundle/'.length, -'.js'.length)] = target.types
+      .slice('./dist/'.length)
+      .replace(/\.d\.ts$/, '.js');
   }
   return entries;
 }
@@ -112,7 +116,9 @@ export async function bundlePackage(pkgDir) {
   rmSync(join(dist, 'bundle'), { recursive: true, force: true });
   const entries = packageEntries(pkgDir);
   const files = await bundle(dist, entries, 'chunk');
-  console.log(`bundle: ${Object.keys(entries).length} entries in ${files.length} files in ${relative(process.cwd(), join(dist, 'bundle'))}`);
+  console.log(
+    `bundle: ${Object.keys(entries).length} entries in ${files.length} files in ${relative(process.cwd(), join(dist, 'bundle'))}`,
+  );
 }
 
 /** The CLI (bin/acp-kit.js loads dist/bundle/cli.js), built on its own: see the header. */

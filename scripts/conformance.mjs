@@ -151,7 +151,11 @@ export function parseDigest(digest) {
     const c = cells(line);
     const source = c[4] ?? '';
     // the spec page(s): repository paths and sdk:<file> references, without the parenthesised anchors
-    const pages = [...source.matchAll(/(docs\/[\w./-]+\.mdx|schema\/v\d\/[\w.-]+\.json|sdk:[\w:/.-]+|agent-client-protocol-schema\/[\w./-]+)/g)].map((m) => m[1]);
+    const pages = [
+      ...source.matchAll(
+        /(docs\/[\w./-]+\.mdx|schema\/v\d\/[\w.-]+\.json|sdk:[\w:/.-]+|agent-client-protocol-schema\/[\w./-]+)/g,
+      ),
+    ].map((m) => m[1]);
     rows.set(c[0], { section, spec: [...new Set(pages)].join(', '), retired: /RETIRED/.test(c[3] ?? '') });
   }
   return { rows, sections };
@@ -165,7 +169,8 @@ const escapeCell = (text) => text.replace(/\|/g, '\\|');
  */
 export function renderCatalogue({ citations, previous, digest }) {
   const ids = new Set([...citations.keys(), ...previous.keys()]);
-  const sectionOf = (id) => digest.rows.get(id)?.section ?? previous.get(id)?.section ?? 'Not in the requirements digest';
+  const sectionOf = (id) =>
+    digest.rows.get(id)?.section ?? previous.get(id)?.section ?? 'Not in the requirements digest';
   const order = [...digest.rows.keys()];
   const rank = (id) => (order.includes(id) ? order.indexOf(id) : Number.MAX_SAFE_INTEGER);
   const bySection = new Map();
@@ -219,8 +224,11 @@ function previousRows(markdown) {
 function main(argv) {
   if (argv[0] === '--write') {
     const digestPath = argv[1] ?? '/work/shared/spec-digest.md';
-    const digest = existsSync(digestPath) ? parseDigest(readFileSync(digestPath, 'utf8')) : { rows: new Map(), sections: [] };
-    if (digest.rows.size === 0) console.warn(`conformance: no digest at ${digestPath}; spec pages are kept from the existing rows`);
+    const digest = existsSync(digestPath)
+      ? parseDigest(readFileSync(digestPath, 'utf8'))
+      : { rows: new Map(), sections: [] };
+    if (digest.rows.size === 0)
+      console.warn(`conformance: no digest at ${digestPath}; spec pages are kept from the existing rows`);
     const path = join(ROOT, CATALOGUE);
     const previous = existsSync(path) ? previousRows(readFileSync(path, 'utf8')) : new Map();
     writeFileSync(path, renderCatalogue({ citations: collectCitations(), previous, digest }));
@@ -229,7 +237,9 @@ function main(argv) {
   const problems = checkCatalogue();
   for (const p of problems) console.error(`conformance: ${p}`);
   if (problems.length > 0) {
-    console.error(`conformance: ${problems.length} problem(s); fix ${CATALOGUE} (node scripts/conformance.mjs --write adds missing rows)`);
+    console.error(
+      `conformance: ${problems.length} problem(s); fix ${CATALOGUE} (node scripts/conformance.mjs --write adds missing rows)`,
+    );
     process.exitCode = 1;
   } else console.log(`conformance: ${CATALOGUE} covers every cited requirement ID`);
 }

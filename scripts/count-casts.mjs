@@ -37,7 +37,13 @@ export function findCasts(root = SOURCE_ROOTS) {
 export function findNonNullAssertions(root = SOURCE_ROOTS) {
   const found = [];
   for (const file of tsFiles(root)) {
-    const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+    const sf = ts.createSourceFile(
+      file,
+      readFileSync(file, 'utf8'),
+      ts.ScriptTarget.Latest,
+      true,
+      file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+    );
     const visit = (node) => {
       if (ts.isNonNullExpression(node)) {
         const { line } = sf.getLineAndCharacterOfPosition(node.getStart(sf));

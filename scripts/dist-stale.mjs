@@ -16,9 +16,15 @@ function newestMtime(dir, keep) {
   return newest;
 }
 
-const BUILD_SCRIPTS = ['scripts/build.mjs', 'scripts/copy-schemas.mjs', 'scripts/precompile-validators.mjs', 'scripts/bundle.mjs'];
+const BUILD_SCRIPTS = [
+  'scripts/build.mjs',
+  'scripts/copy-schemas.mjs',
+  'scripts/precompile-validators.mjs',
+  'scripts/bundle.mjs',
+];
 const PACKAGES = ['protocol', 'agent', 'client', 'coding-agent', 'server', 'tools'];
-const isSource = (name) => name.endsWith('.ts') || name.endsWith('.tsx') || name.endsWith('.json') || name.endsWith('.css');
+const isSource = (name) =>
+  name.endsWith('.ts') || name.endsWith('.tsx') || name.endsWith('.json') || name.endsWith('.css');
 const mtime = (path) => (existsSync(path) ? statSync(path).mtimeMs : 0);
 
 /**
@@ -30,13 +36,24 @@ const mtime = (path) => (existsSync(path) ? statSync(path).mtimeMs : 0);
 export function distIsStale(root) {
   // the build writes the acp-kit package last, so its tsc output dates the whole build
   const marker = join(root, 'dist/index.js');
-  const outputs = ['dist/index.js', 'dist/cli/main.js', 'dist/bundle/cli.js', ...PACKAGES.map((p) => `packages/${p}/dist/bundle`)];
+  const outputs = [
+    'dist/index.js',
+    'dist/cli/main.js',
+    'dist/bundle/cli.js',
+    ...PACKAGES.map((p) => `packages/${p}/dist/bundle`),
+  ];
   if (outputs.some((f) => !existsSync(join(root, f)))) return true;
   if (!existsSync(join(root, 'src'))) return false; // an installed package: nothing to build from
   const built = statSync(marker).mtimeMs;
   const inputs = Math.max(
     newestMtime(join(root, 'src'), isSource),
-    ...PACKAGES.map((p) => Math.max(newestMtime(join(root, 'packages', p, 'src'), isSource), mtime(join(root, 'packages', p, 'package.json')), mtime(join(root, 'packages', p, 'tsconfig.json')))),
+    ...PACKAGES.map((p) =>
+      Math.max(
+        newestMtime(join(root, 'packages', p, 'src'), isSource),
+        mtime(join(root, 'packages', p, 'package.json')),
+        mtime(join(root, 'packages', p, 'tsconfig.json')),
+      ),
+    ),
     mtime(join(root, 'tsconfig.build.json')),
     mtime(join(root, 'tsconfig.base.json')),
     mtime(join(root, 'package.json')),

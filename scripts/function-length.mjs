@@ -12,7 +12,8 @@ import { SOURCE_ROOTS, tsFiles } from './ts-files.mjs';
 function nameOf(node, sf) {
   if (node.name) return node.name.getText(sf);
   const p = node.parent;
-  if (p && (ts.isVariableDeclaration(p) || ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p)) && p.name) return p.name.getText(sf);
+  if (p && (ts.isVariableDeclaration(p) || ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p)) && p.name)
+    return p.name.getText(sf);
   return '(anonymous)';
 }
 
@@ -20,7 +21,13 @@ function nameOf(node, sf) {
 export function longFunctions(root = SOURCE_ROOTS, limit = 100) {
   const found = [];
   for (const file of tsFiles(root)) {
-    const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+    const sf = ts.createSourceFile(
+      file,
+      readFileSync(file, 'utf8'),
+      ts.ScriptTarget.Latest,
+      true,
+      file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+    );
     const visit = (node) => {
       if (ts.isFunctionLike(node) && 'body' in node && node.body) {
         const first = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line;

@@ -39,7 +39,10 @@ function liftTags(node) {
       const { properties: _p, required: _r, type: _t, allOf, ...rest } = b;
       return {
         ...rest,
-        allOf: [{ type: 'object', properties: { [tag]: schema }, required: [tag], additionalProperties: false }, ...allOf],
+        allOf: [
+          { type: 'object', properties: { [tag]: schema }, required: [tag], additionalProperties: false },
+          ...allOf,
+        ],
       };
     });
   }
@@ -54,7 +57,11 @@ function dropInlineTitles(node, keep) {
   for (const [k, v] of Object.entries(node)) {
     if (k === 'title' && !keep) continue;
     if (k === '$defs') out[k] = Object.fromEntries(Object.entries(v).map(([n, d]) => [n, dropInlineTitles(d, true)]));
-    else out[k] = isObj(v) && k === 'properties' ? Object.fromEntries(Object.entries(v).map(([n, p]) => [n, dropInlineTitles(p, false)])) : dropInlineTitles(v, false);
+    else
+      out[k] =
+        isObj(v) && k === 'properties'
+          ? Object.fromEntries(Object.entries(v).map(([n, p]) => [n, dropInlineTitles(p, false)]))
+          : dropInlineTitles(v, false);
   }
   return out;
 }

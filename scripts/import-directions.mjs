@@ -41,11 +41,14 @@ function moduleSpecifiers(file) {
   const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   const found = [];
   const add = (lit) => {
-    if (ts.isStringLiteralLike(lit)) found.push({ spec: lit.text, line: sf.getLineAndCharacterOfPosition(lit.getStart(sf)).line + 1 });
+    if (ts.isStringLiteralLike(lit))
+      found.push({ spec: lit.text, line: sf.getLineAndCharacterOfPosition(lit.getStart(sf)).line + 1 });
   };
   const visit = (node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) add(node.moduleSpecifier);
-    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0]) add(node.arguments[0]);
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier)
+      add(node.moduleSpecifier);
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0])
+      add(node.arguments[0]);
     else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal);
     ts.forEachChild(node, visit);
   };
@@ -69,15 +72,33 @@ export function wrongDirections(root = '.') {
         if (spec.startsWith('.')) {
           const target = resolve(dirname(file), spec);
           const to = owner(target);
-          if (to !== pkg) wrong.push({ file: relative(root, file), line, from: pkg.name, to: to?.name ?? relative(root, target), spec });
+          if (to !== pkg)
+            wrong.push({
+              file: relative(root, file),
+              line,
+              from: pkg.name,
+              to: to?.name ?? relative(root, target),
+              spec,
+            });
           else if (pkg.short === 'protocol') {
-            const layer = (p) => { const first = relative(pkg.src, p).split(sep)[0]; return first in PROTOCOL_LAYERS && first !== '' && relative(pkg.src, p).includes(sep) ? first : ''; };
+            const layer = (p) => {
+              const first = relative(pkg.src, p).split(sep)[0];
+              return first in PROTOCOL_LAYERS && first !== '' && relative(pkg.src, p).includes(sep) ? first : '';
+            };
             const [a, b] = [layer(file), layer(target)];
-            if (a !== b && !PROTOCOL_LAYERS[a].includes(b) && !PROTOCOL_GATHERERS.has(relative(pkg.src, file))) wrong.push({ file: relative(root, file), line, from: `protocol:${a || 'model'}`, to: `protocol:${b || 'model'}`, spec });
+            if (a !== b && !PROTOCOL_LAYERS[a].includes(b) && !PROTOCOL_GATHERERS.has(relative(pkg.src, file)))
+              wrong.push({
+                file: relative(root, file),
+                line,
+                from: `protocol:${a || 'model'}`,
+                to: `protocol:${b || 'model'}`,
+                spec,
+              });
           }
         } else if (spec.startsWith('@acp-kit/') || spec === 'acp-kit' || spec.startsWith('acp-kit/')) {
           const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : 'acp-kit';
-          if (!pkg.deps.includes(name)) wrong.push({ file: relative(root, file), line, from: pkg.name, to: name, spec });
+          if (!pkg.deps.includes(name))
+            wrong.push({ file: relative(root, file), line, from: pkg.name, to: name, spec });
         }
       }
     }

@@ -6,7 +6,20 @@
  * `postgres` user (Debian's package creates it) through `runuser`, and the cluster dir is handed to it.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,7 +64,11 @@ function runServerBinary(bin, name, args) {
   const file = join(bin, name);
   const [command, argv] = isRoot() ? ['runuser', ['-u', 'postgres', '--', file, ...args]] : [file, args];
   try {
-    return execFileSync(command, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
+    return execFileSync(command, argv, {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LC_ALL: 'C' },
+    });
   } catch (e) {
     const out = `${e.stdout ?? ''}${e.stderr ?? ''}`.trim();
     throw new Error(`${name} ${args.join(' ')} failed: ${out || e.message}`, { cause: e });
@@ -84,12 +101,34 @@ export async function startCluster(options = {}) {
       chownSync(dir, uid, gid);
     }
     chmodSync(dir, 0o700);
-    runServerBinary(bin, 'initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
+    runServerBinary(bin, 'initdb', [
+      '-D',
+      data,
+      '-A',
+      'trust',
+      '-U',
+      'postgres',
+      '-E',
+      'UTF8',
+      '--locale=C',
+      '--no-sync',
+    ]);
     const port = await freePort();
     // unix socket in our own dir (the default /var/run/postgresql may not exist or be writable);
     // fsync off: a throwaway cluster needs no durability and the machine's disk is shared
     const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-    runServerBinary(bin, 'pg_ctl', ['start', '-w', '-t', '60', '-D', data, '-l', join(dir, 'server.log'), '-o', serverOptions]);
+    runServerBinary(bin, 'pg_ctl', [
+      'start',
+      '-w',
+      '-t',
+      '60',
+      '-D',
+      data,
+      '-l',
+      join(dir, 'server.log'),
+      '-o',
+      serverOptions,
+    ]);
     let stopped = false;
     return {
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,
@@ -132,7 +171,9 @@ function postgresIds() {
     const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
     return { uid, gid };
   } catch {
-    throw new Error('running as root, but there is no `postgres` user to run the server as (Debian\'s postgresql package creates it)');
+    throw new Error(
+      "running as root, but there is no `postgres` user to run the server as (Debian's postgresql package creates it)",
+    );
   }
 }
 
@@ -170,8 +211,10 @@ export async function sharedClusterUrl(stateDir, timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (existsSync(urlFile)) return readFileSync(urlFile, 'utf8');
-    if (existsSync(errorFile)) throw new Error(`the shared PostgreSQL cluster did not start: ${readFileSync(errorFile, 'utf8')}`);
-    if (Date.now() > deadline) throw new Error(`the shared PostgreSQL cluster did not start within ${timeoutMs} ms (state in ${stateDir})`);
+    if (existsSync(errorFile))
+      throw new Error(`the shared PostgreSQL cluster did not start: ${readFileSync(errorFile, 'utf8')}`);
+    if (Date.now() > deadline)
+      throw new Error(`the shared PostgreSQL cluster did not start within ${timeoutMs} ms (state in ${stateDir})`);
     // another process is running initdb (seconds): a file in a dir has no portable "wait until created"
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -184,10 +227,11 @@ export async function sharedClusterUrl(stateDir, timeoutMs = 120_000) {
 export function stopSharedCluster(stateDir) {
   const dirFile = join(stateDir, 'dir');
   if (existsSync(dirFile)) stopClusterDir(readFileSync(dirFile, 'utf8'));
-  else for (const name of existsSync(stateDir) ? readdirSync(stateDir) : []) {
-    // a starter that died between initdb and writing `dir`
-    if (name.startsWith('acp-kit-pg-')) stopClusterDir(join(stateDir, name));
-  }
+  else
+    for (const name of existsSync(stateDir) ? readdirSync(stateDir) : []) {
+      // a starter that died between initdb and writing `dir`
+      if (name.startsWith('acp-kit-pg-')) stopClusterDir(join(stateDir, name));
+    }
   rmSync(stateDir, { recursive: true, force: true });
 }
 

@@ -7,5 +7,8 @@ import { distIsStale } from './dist-stale.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 if (process.env.ACP_KIT_FORCE_BUILD === '1' || distIsStale(root)) {
-  execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', '--silent', 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
 }

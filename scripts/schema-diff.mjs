@@ -6,7 +6,21 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const KEYWORDS = ['type', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'pattern', 'format', 'enum', 'const', 'minItems', 'maxItems'];
+const KEYWORDS = [
+  'type',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'enum',
+  'const',
+  'minItems',
+  'maxItems',
+];
 
 /** The official schema of one version (the pinned @agentclientprotocol/sdk). */
 export function loadSchema(version) {
@@ -25,22 +39,29 @@ const norm = (v) => (v === undefined ? undefined : JSON.stringify(Array.isArray(
 function resolved(field, defs, depth = 0) {
   if (depth > 8 || typeof field !== 'object' || field === null) return field ?? {};
   if (typeof field.$ref === 'string') return resolved(defs[field.$ref.split('/').pop()], defs, depth + 1);
-  if (Array.isArray(field.allOf) && field.allOf.length === 1) return { ...resolved(field.allOf[0], defs, depth + 1), ...withoutKeys(field, ['allOf']) };
+  if (Array.isArray(field.allOf) && field.allOf.length === 1)
+    return { ...resolved(field.allOf[0], defs, depth + 1), ...withoutKeys(field, ['allOf']) };
   const branches = field.anyOf ?? field.oneOf;
   if (Array.isArray(branches) && field.type === undefined) {
     const rs = branches.map((b) => resolved(b, defs, depth + 1));
-    const types = [...new Set(rs.flatMap((r) => (Array.isArray(r.type) ? r.type : r.type === undefined ? ['?'] : [r.type])))];
+    const types = [
+      ...new Set(rs.flatMap((r) => (Array.isArray(r.type) ? r.type : r.type === undefined ? ['?'] : [r.type]))),
+    ];
     const nonNull = rs.filter((r) => r.type !== 'null');
     const base = nonNull.length === 1 ? nonNull[0] : {};
     const out = { ...base, type: types.length === 1 ? types[0] : types };
     // a union of constants (a closed enum in one version, open with a plain `string` branch in
     // the other: Role, PermissionOptionKind, StringFormat...) compares as the set of its values
-    if (nonNull.length > 1 && nonNull.every((r) => r.const !== undefined || (r.type === 'string' && r.enum === undefined))) {
+    if (
+      nonNull.length > 1 &&
+      nonNull.every((r) => r.const !== undefined || (r.type === 'string' && r.enum === undefined))
+    ) {
       out.enum = nonNull.map((r) => (r.const !== undefined ? r.const : '<any string>'));
     }
     // branches that all require a minimum length (SessionConfigSelectOptions: flat or grouped)
     const mins = [...new Set(nonNull.map((r) => r.minItems))];
-    if (nonNull.length > 1 && nonNull.every((r) => r.type === 'array')) out.minItems = mins.length === 1 ? mins[0] : undefined;
+    if (nonNull.length > 1 && nonNull.every((r) => r.type === 'array'))
+      out.minItems = mins.length === 1 ? mins[0] : undefined;
     return out;
   }
   return field;
@@ -81,8 +102,10 @@ export function schemaGaps(v1 = loadSchema(1), v2 = loadSchema(2)) {
     }
     const r1 = new Set(a.required ?? []);
     const r2 = new Set(b.required ?? []);
-    for (const f of r2) if (!r1.has(f) && pa[f]) gaps.push({ path: `${name}.${f}`, diff: { required: { v1: false, v2: true } } });
-    for (const f of r1) if (!r2.has(f) && pb[f]) gaps.push({ path: `${name}.${f}`, diff: { required: { v1: true, v2: false } } });
+    for (const f of r2)
+      if (!r1.has(f) && pa[f]) gaps.push({ path: `${name}.${f}`, diff: { required: { v1: false, v2: true } } });
+    for (const f of r1)
+      if (!r2.has(f) && pb[f]) gaps.push({ path: `${name}.${f}`, diff: { required: { v1: true, v2: false } } });
   }
   return gaps;
 }
@@ -90,5 +113,11 @@ export function schemaGaps(v1 = loadSchema(1), v2 = loadSchema(2)) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const gaps = schemaGaps();
   if (process.argv.includes('--json')) console.log(JSON.stringify(gaps, null, 2));
-  else for (const g of gaps) console.log(`${g.path}: ${Object.entries(g.diff).map(([k, v]) => `${k} v1=${JSON.stringify(v.v1)} v2=${JSON.stringify(v.v2)}`).join('; ')}`);
+  else
+    for (const g of gaps)
+      console.log(
+        `${g.path}: ${Object.entries(g.diff)
+          .map(([k, v]) => `${k} v1=${JSON.stringify(v.v1)} v2=${JSON.stringify(v.v2)}`)
+          .join('; ')}`,
+      );
 }

@@ -4,7 +4,10 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Where the hand-written sources live: the acp-kit package (the CLI) and each workspace package. */
-export const SOURCE_ROOTS = ['src', ...['protocol', 'agent', 'client', 'coding-agent', 'server', 'tools'].map((p) => `packages/${p}/src`)];
+export const SOURCE_ROOTS = [
+  'src',
+  ...['protocol', 'agent', 'client', 'coding-agent', 'server', 'tools'].map((p) => `packages/${p}/src`),
+];
 
 /**
  * The `.ts` / `.tsx` files under `root` (a folder or a list of them; default: every source root, no

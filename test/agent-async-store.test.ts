@@ -17,14 +17,23 @@ afterEach(async () => {
   pairs = [];
 });
 
-async function client(definition: AgentDefinition, version: 1 | 2, store: InMemorySessionStore, sharedSessions?: SharedSessions): Promise<InProcessPair> {
-  const pair = await connectInProcess(definition, { version, serve: { store, ...(sharedSessions ? { sharedSessions } : {}) } });
+async function client(
+  definition: AgentDefinition,
+  version: 1 | 2,
+  store: InMemorySessionStore,
+  sharedSessions?: SharedSessions,
+): Promise<InProcessPair> {
+  const pair = await connectInProcess(definition, {
+    version,
+    serve: { store, ...(sharedSessions ? { sharedSessions } : {}) },
+  });
   pairs.push(pair);
   return pair;
 }
 
 /** The `update` of every `session/update` this client received, in wire order. */
-const updates = (p: InProcessPair): any[] => p.wire.filter((e: WireEntry) => e.dir === 'in' && e.msg.method === 'session/update').map((e) => e.msg.params.update);
+const updates = (p: InProcessPair): any[] =>
+  p.wire.filter((e: WireEntry) => e.dir === 'in' && e.msg.method === 'session/update').map((e) => e.msg.params.update);
 const isHistory = (u: any): boolean => u.sessionUpdate !== 'state_update' && u.sessionUpdate !== 'notice';
 /** A request and its answer: everything the agent wrote to this client before it has arrived. */
 const roundTrip = (p: InProcessPair): Promise<unknown> => p.conn.listAllSessions();
@@ -35,7 +44,8 @@ function storedNow(store: InMemorySessionStore, sessionId: string): Promise<numb
 /** Per message id, the text of its chunks, in order. */
 function texts(us: any[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const u of us) if (u.sessionUpdate === 'agent_message_chunk') out[u.messageId] = (out[u.messageId] ?? '') + u.content.text;
+  for (const u of us)
+    if (u.sessionUpdate === 'agent_message_chunk') out[u.messageId] = (out[u.messageId] ?? '') + u.content.text;
   return out;
 }
 const words = (n: number): string => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
@@ -71,7 +81,8 @@ class FailingStore extends InMemorySessionStore {
     super({ asyncAppend: true });
   }
   override append(sessionId: string, update: AnySessionUpdate): void | Promise<void> {
-    if (++this.appends >= this.failFrom) return new Promise((_, reject) => setImmediate(() => reject(new Error('disk on fire'))));
+    if (++this.appends >= this.failFrom)
+      return new Promise((_, reject) => setImmediate(() => reject(new Error('disk on fire'))));
     return super.append(sessionId, update);
   }
 }
@@ -86,7 +97,8 @@ describe.each([1, 2] as const)('an asynchronous store, protocol v%i', (version) 
     const atArrival: Promise<number>[] = [];
     s.onUpdate((u) => {
       // (a v1 client shows its own prompt as a user message without it being sent)
-      if (isHistory(u) && !(version === 1 && u.sessionUpdate === 'user_message')) atArrival.push(storedNow(store, s.sessionId));
+      if (isHistory(u) && !(version === 1 && u.sessionUpdate === 'user_message'))
+        atArrival.push(storedNow(store, s.sessionId));
     });
     const result = await s.prompt(`say:${words(40)}`);
     const atEnd = await storedNow(store, s.sessionId);
@@ -96,7 +108,9 @@ describe.each([1, 2] as const)('an asynchronous store, protocol v%i', (version) 
     const received = updates(a).filter(isHistory);
     expect(received.length).toBe(version === 2 ? 41 : 40);
     const offset = version === 2 ? 0 : 1; // v1: the stored user message precedes what is received
-    counts.forEach((n, i) => expect(n, `history update ${i} arrived before it was stored`).toBeGreaterThanOrEqual(i + 1 + offset));
+    counts.forEach((n, i) =>
+      expect(n, `history update ${i} arrived before it was stored`).toBeGreaterThanOrEqual(i + 1 + offset),
+    );
     // the end came after the last update was stored (and sent)
     expect(atEnd).toBe(41);
     expect(received.map((u) => u.content?.text ?? '').join('')).toContain('w39 ');
@@ -118,7 +132,8 @@ describe.each([1, 2] as const)('an asynchronous store, protocol v%i', (version) 
     // v1 receives no echo of its own prompt; otherwise the transcript is the stored history
     expect(received).toEqual(version === 2 ? stored : stored.slice(1));
     expect(received.filter((u) => u.sessionUpdate === 'agent_message_chunk')).toHaveLength(30);
-    if (version === 2) expect(updates(a).at(-1)).toEqual({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'cancelled' });
+    if (version === 2)
+      expect(updates(a).at(-1)).toEqual({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'cancelled' });
   });
 
   it('a replay on a new connection equals what the first client was sent live', async () => {
@@ -148,14 +163,28 @@ describe.each([1, 2] as const)('an asynchronous store, protocol v%i', (version) 
     const a = await client(control.definition, version, store);
     const s = await a.conn.newSession({ cwd: CWD });
     const end = await s.prompt(`say:${words(20)}`);
-    expect(end).toMatchObject({ stopReason: 'error', error: { code: SESSION_STORE_UNAVAILABLE, message: expect.stringContaining('the session store failed: disk on fire') } });
+    expect(end).toMatchObject({
+      stopReason: 'error',
+      error: {
+        code: SESSION_STORE_UNAVAILABLE,
+        message: expect.stringContaining('the session store failed: disk on fire'),
+      },
+    });
     await roundTrip(a);
     if (version === 1) {
       // v1 has no `error` stop reason: the prompt request itself failed with the store's error
       const answer = a.wire.find((e) => e.dir === 'in' && e.msg.error);
-      expect(answer?.msg.error).toMatchObject({ code: SESSION_STORE_UNAVAILABLE, message: 'the session store failed: disk on fire' });
+      expect(answer?.msg.error).toMatchObject({
+        code: SESSION_STORE_UNAVAILABLE,
+        message: 'the session store failed: disk on fire',
+      });
     } else {
-      expect(updates(a).at(-1)).toMatchObject({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'error', error: { code: SESSION_STORE_UNAVAILABLE, message: 'the session store failed: disk on fire' } });
+      expect(updates(a).at(-1)).toMatchObject({
+        sessionUpdate: 'state_update',
+        state: 'idle',
+        stopReason: 'error',
+        error: { code: SESSION_STORE_UNAVAILABLE, message: 'the session store failed: disk on fire' },
+      });
     }
     const stored = (await store.load(s.sessionId))!.updates;
     expect(stored).toHaveLength(5);
@@ -163,8 +192,14 @@ describe.each([1, 2] as const)('an asynchronous store, protocol v%i', (version) 
     expect(received).toEqual(version === 2 ? stored : stored.slice(1));
     // the session refuses further prompts with the store's reason
     // (v1's client reports a failed prompt request as an `error` end, v2's rejects the prompt)
-    const refused = await s.prompt('say:again').then((r: any) => r.error, (e: unknown) => e);
-    expect(refused).toMatchObject({ code: SESSION_STORE_UNAVAILABLE, message: expect.stringContaining('disk on fire') });
+    const refused = await s.prompt('say:again').then(
+      (r: any) => r.error,
+      (e: unknown) => e,
+    );
+    expect(refused).toMatchObject({
+      code: SESSION_STORE_UNAVAILABLE,
+      message: expect.stringContaining('disk on fire'),
+    });
     expect((await store.load(s.sessionId))!.updates).toHaveLength(5);
     expect(a.log.join('')).toContain('the session store failed: disk on fire');
   });
@@ -179,7 +214,10 @@ describe('an asynchronous store (protocol-independent)', () => {
     }
     const control = controlledAgent();
     const a = await client(control.definition, 2, new NoCreate({ asyncAppend: true }));
-    await expect(a.conn.newSession({ cwd: CWD })).rejects.toMatchObject({ code: SESSION_STORE_UNAVAILABLE, message: 'the session store failed: no room for sessions' });
+    await expect(a.conn.newSession({ cwd: CWD })).rejects.toMatchObject({
+      code: SESSION_STORE_UNAVAILABLE,
+      message: 'the session store failed: no room for sessions',
+    });
 
     const store = new InMemorySessionStore({ asyncAppend: true });
     const b = await client(control.definition, 2, store);
@@ -193,8 +231,14 @@ describe('an asynchronous store (protocol-independent)', () => {
     const control = controlledAgent();
     const raw = serveRawPeer(control.definition, 2, { store });
     try {
-      await raw.client.request('initialize', { protocolVersion: 2, info: { name: 't', version: '1' }, capabilities: {} });
-      const { sessionId } = (await raw.client.request('session/new', { cwd: CWD, mcpServers: [] })) as { sessionId: string };
+      await raw.client.request('initialize', {
+        protocolVersion: 2,
+        info: { name: 't', version: '1' },
+        capabilities: {},
+      });
+      const { sessionId } = (await raw.client.request('session/new', { cwd: CWD, mcpServers: [] })) as {
+        sessionId: string;
+      };
       // read in the same microtask sequence as the answer arrives: no store write can land in between
       const { messageId, storedAtAnswer } = await raw.client
         .request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'say:hi' }] })

@@ -3,7 +3,12 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JsonlSessionStore, silentLogger, type AgentDefinition, type SessionStore } from '../packages/agent/src/index.js';
+import {
+  JsonlSessionStore,
+  silentLogger,
+  type AgentDefinition,
+  type SessionStore,
+} from '../packages/agent/src/index.js';
 import { initParams, tempDataDir } from './agent-harness.js';
 import { serveRawPeer, type RawPeerPair } from './support/in-process.js';
 
@@ -11,7 +16,11 @@ const echo: AgentDefinition = {
   info: { name: 'echo', version: '0' },
   async prompt(turn) {
     const text = turn.prompt.map((b) => (b.type === 'text' ? b.text : '')).join('');
-    await turn.send({ sessionUpdate: 'agent_message_chunk', messageId: turn.session.newId('m'), content: { type: 'text', text: `echo ${text}` } });
+    await turn.send({
+      sessionUpdate: 'agent_message_chunk',
+      messageId: turn.session.newId('m'),
+      content: { type: 'text', text: `echo ${text}` },
+    });
     return 'end_turn';
   },
 };
@@ -51,30 +60,39 @@ describe.each([1, 2] as const)('v%i session roots', (version) => {
     ['"." segment', '/tmp/./x', /params\.cwd: must be an absolute path without "\." or "\.\." segments/],
   ];
 
-  it.each(bad)('session/new refuses a cwd with a %s (-32602 naming params.cwd, never normalised)', async (_what, cwd, message) => {
-    const p = start(version);
-    await p.client.request('initialize', initParams(version));
-    const e = await p.client.request('session/new', { cwd, mcpServers: [] }).then(
-      () => undefined,
-      (x) => x,
-    );
-    expect(e?.code).toBe(-32602);
-    expect(e.message).toMatch(message);
-    expect(e.data).toMatchObject({ path: 'params.cwd' });
-  });
+  it.each(bad)(
+    'session/new refuses a cwd with a %s (-32602 naming params.cwd, never normalised)',
+    async (_what, cwd, message) => {
+      const p = start(version);
+      await p.client.request('initialize', initParams(version));
+      const e = await p.client.request('session/new', { cwd, mcpServers: [] }).then(
+        () => undefined,
+        (x) => x,
+      );
+      expect(e?.code).toBe(-32602);
+      expect(e.message).toMatch(message);
+      expect(e.data).toMatchObject({ path: 'params.cwd' });
+    },
+  );
 
   it('refuses the same in additionalDirectories entries and on load/resume', async () => {
     const p = start(version);
     await p.client.request('initialize', initParams(version));
-    const e = await p.client.request('session/new', { cwd: '/tmp', additionalDirectories: ['/srv', '/srv/../etc'], mcpServers: [] }).catch((x) => x);
+    const e = await p.client
+      .request('session/new', { cwd: '/tmp', additionalDirectories: ['/srv', '/srv/../etc'], mcpServers: [] })
+      .catch((x) => x);
     expect(e.code).toBe(-32602);
-    expect(e.message).toMatch(/params\.additionalDirectories\[1\]: must be an absolute path without "\." or "\.\." segments/);
+    expect(e.message).toMatch(
+      /params\.additionalDirectories\[1\]: must be an absolute path without "\." or "\.\." segments/,
+    );
     const { sessionId } = await p.client.request<any>('session/new', { cwd: '/tmp', mcpServers: [] });
     const method = version === 1 ? 'session/load' : 'session/resume';
     const r = await p.client.request(method, { sessionId, cwd: '/tmp/../etc', mcpServers: [] }).catch((x) => x);
     expect(r.code).toBe(-32602);
     expect(r.message).toMatch(/params\.cwd: /);
-    const nul = await p.client.request(method, { sessionId, cwd: '/tmp', additionalDirectories: ['/x\0'], mcpServers: [] }).catch((x) => x);
+    const nul = await p.client
+      .request(method, { sessionId, cwd: '/tmp', additionalDirectories: ['/x\0'], mcpServers: [] })
+      .catch((x) => x);
     expect(nul.code).toBe(-32602);
     expect(nul.message).toMatch(/params\.additionalDirectories\[0\]: must be an absolute path without NUL bytes/);
     p.tap.assertAllValid();
@@ -116,7 +134,9 @@ describe.each([1, 2] as const)('v%i a bad prompt does not wedge its session', (v
     const after = await turn(p, version, sessionId, 'one');
     const deep = p.sent.find((m) => m.id === 9002);
     expect(deep?.error?.code).toBe(-32602);
-    expect(deep.error.message).toMatch(/^Invalid params: params\.prompt\[0\]\._meta(\.a)+: nested deeper than 64 levels/);
+    expect(deep.error.message).toMatch(
+      /^Invalid params: params\.prompt\[0\]\._meta(\.a)+: nested deeper than 64 levels/,
+    );
     if (version === 1) expect(after).toEqual({ stopReason: 'end_turn' });
     else expect(after.messageId).toEqual(expect.any(String));
     p.tap.assertAllValid();
@@ -139,7 +159,9 @@ describe.each([1, 2] as const)('v%i a bad prompt does not wedge its session', (v
     const p = start(version, new FullOnce({ dir: join(dir, 'sessions') }));
     await p.client.request('initialize', initParams(version));
     const { sessionId } = await p.client.request<any>('session/new', { cwd: '/tmp', mcpServers: [] });
-    const e = await p.client.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'lost' }] }).catch((x) => x);
+    const e = await p.client
+      .request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'lost' }] })
+      .catch((x) => x);
     expect(e.code).toBe(-32603);
     expect(e.message).toMatch(/the prompt could not be stored: Error: ENOSPC/);
     const after = await turn(p, version, sessionId, 'kept');

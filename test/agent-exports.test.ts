@@ -17,7 +17,9 @@ function workspaceModule(spec: string): string | undefined {
   const m = /^@acp-kit\/([a-z-]+)(\/.*)?$/.exec(spec);
   if (!m) return undefined;
   const dir = resolve('packages', m[1] ?? '');
-  const pkg = JSON.parse(readFileSync(resolve(dir, 'package.json'), 'utf8')) as { exports: Record<string, { types: string }> };
+  const pkg = JSON.parse(readFileSync(resolve(dir, 'package.json'), 'utf8')) as {
+    exports: Record<string, { types: string }>;
+  };
   const target = pkg.exports[`.${m[2] ?? ''}`];
   if (!target) throw new Error(`${spec}: not an entry point of its package`);
   return resolve(dir, target.types.replace(/\.d\.ts$/, '.js'));
@@ -83,8 +85,16 @@ describe('agent entry points', () => {
     `;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
-    const [a, m] = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(a).toEqual({ agent: 'function', demo: 'demo', tools: ['read_file', 'list_files', 'search_text', 'write_file', 'edit_file', 'run_command'], providers: false });
+    const [a, m] = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(a).toEqual({
+      agent: 'function',
+      demo: 'demo',
+      tools: ['read_file', 'list_files', 'search_text', 'write_file', 'edit_file', 'run_command'],
+      providers: false,
+    });
     expect(m).toEqual({ openai: 'openai:gpt-4o-mini', anthropic: 'anthropic:claude-sonnet-4-5' });
   });
 
@@ -117,10 +127,20 @@ describe('agent entry points', () => {
   it('package.json maps ./agent/coding and ./agent/models to the built modules', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
     // re-exports of @acp-kit/coding-agent and @acp-kit/coding-agent/models (each loads that package's bundle)
-    expect(pkg.exports['./agent/coding']).toEqual({ types: './dist/entries/agent-coding.d.ts', import: './dist/entries/agent-coding.js' });
-    expect(pkg.exports['./agent/models']).toEqual({ types: './dist/entries/agent-models.d.ts', import: './dist/entries/agent-models.js' });
-    expect(readFileSync(pkg.exports['./agent/coding'].import, 'utf8')).toContain("export * from '@acp-kit/coding-agent';");
-    expect(readFileSync(pkg.exports['./agent/models'].import, 'utf8')).toContain("export * from '@acp-kit/coding-agent/models';");
+    expect(pkg.exports['./agent/coding']).toEqual({
+      types: './dist/entries/agent-coding.d.ts',
+      import: './dist/entries/agent-coding.js',
+    });
+    expect(pkg.exports['./agent/models']).toEqual({
+      types: './dist/entries/agent-models.d.ts',
+      import: './dist/entries/agent-models.js',
+    });
+    expect(readFileSync(pkg.exports['./agent/coding'].import, 'utf8')).toContain(
+      "export * from '@acp-kit/coding-agent';",
+    );
+    expect(readFileSync(pkg.exports['./agent/models'].import, 'utf8')).toContain(
+      "export * from '@acp-kit/coding-agent/models';",
+    );
     for (const e of ['./agent/coding', './agent/models']) {
       expect(existsSync(resolve(pkg.exports[e].types))).toBe(true);
       expect(existsSync(resolve(pkg.exports[e].import))).toBe(true);

@@ -3,10 +3,24 @@
 // process over real pipes; records every message in wire order.
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { InMemorySessionStore, JsonlSessionStore, defaultSessionDir, serveAgent, type AgentConnection, type AgentLogger } from '../packages/agent/src/index.js';
+import {
+  InMemorySessionStore,
+  JsonlSessionStore,
+  defaultSessionDir,
+  serveAgent,
+  type AgentConnection,
+  type AgentLogger,
+} from '../packages/agent/src/index.js';
 import type { AgentDefinition } from '../packages/agent/src/types.js';
 import { AcpError } from '../packages/protocol/src/index.js';
-import { JsonRpcPeer, spawnAgent, StreamTransport, type AgentProcess, type RequestContext, type Transport } from '../packages/protocol/src/rpc/index.js';
+import {
+  JsonRpcPeer,
+  spawnAgent,
+  StreamTransport,
+  type AgentProcess,
+  type RequestContext,
+  type Transport,
+} from '../packages/protocol/src/rpc/index.js';
 // @ts-expect-error plain ESM fixture without type declarations
 import { createScriptedAgent } from './fixtures/agent-scripted-definition.mjs';
 // @ts-expect-error plain ESM fixture without type declarations
@@ -17,7 +31,14 @@ import { afterEach } from 'vitest';
 
 export const fixturePath = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 
-export type Msg = { jsonrpc: '2.0'; id?: number | string | null; method?: string; params?: any; result?: any; error?: any };
+export type Msg = {
+  jsonrpc: '2.0';
+  id?: number | string | null;
+  method?: string;
+  params?: any;
+  result?: any;
+  error?: any;
+};
 
 export interface Harness {
   peer: JsonRpcPeer;
@@ -61,10 +82,20 @@ export interface StartAgentOptions {
 }
 
 /** An in-process agent: the fixture's definition served by `serveAgent` as its stdio wrapper would. */
-function serveInProcess(fixture: string, env: Record<string, string | undefined>, dataDir: string, log: (t: string) => void) {
+function serveInProcess(
+  fixture: string,
+  env: Record<string, string | undefined>,
+  dataDir: string,
+  log: (t: string) => void,
+) {
   const c2a = new PassThrough();
   const a2c = new PassThrough();
-  const logger: AgentLogger = { debug: () => undefined, info: (m) => log(`${m}\n`), warn: (m) => log(`${m}\n`), error: (m) => log(`${m}\n`) };
+  const logger: AgentLogger = {
+    debug: () => undefined,
+    info: (m) => log(`${m}\n`),
+    warn: (m) => log(`${m}\n`),
+    error: (m) => log(`${m}\n`),
+  };
   let connection: AgentConnection | undefined;
   let definition: AgentDefinition;
   let store;
@@ -73,7 +104,10 @@ function serveInProcess(fixture: string, env: Record<string, string | undefined>
   if (fixture === 'agent-scripted.mjs') {
     definition = createScriptedAgent({ env, log });
     // as agent-scripted.mjs under runAgentOnStdio: the agent's own JSONL folder in $ACP_KIT_DATA_DIR unless AGENT_STORE=memory
-    store = env.AGENT_STORE === 'memory' ? new InMemorySessionStore() : new JsonlSessionStore({ dir: defaultSessionDir({ ACP_KIT_DATA_DIR: dataDir }, definition.info.name) });
+    store =
+      env.AGENT_STORE === 'memory'
+        ? new InMemorySessionStore()
+        : new JsonlSessionStore({ dir: defaultSessionDir({ ACP_KIT_DATA_DIR: dataDir }, definition.info.name) });
     validateOutgoing = env.AGENT_VALIDATE === '1';
     cancelTimeoutMs = Number(env.AGENT_CANCEL_TIMEOUT ?? 5000);
   } else if (fixture === 'e2e-agent.mjs') {
@@ -83,7 +117,12 @@ function serveInProcess(fixture: string, env: Record<string, string | undefined>
   } else {
     throw new Error(`startAgent: ${fixture} has no in-process form; pass process: true`);
   }
-  connection = serveAgent(definition, new StreamTransport(c2a, a2c), { logger, store, validateOutgoing, cancelTimeoutMs });
+  connection = serveAgent(definition, new StreamTransport(c2a, a2c), {
+    logger,
+    store,
+    validateOutgoing,
+    cancelTimeoutMs,
+  });
   if (store instanceof JsonlSessionStore) void connection.closed.then(() => store.close());
   const transport: Transport = new StreamTransport(a2c, c2a);
   return { transport, connection };
@@ -157,7 +196,9 @@ export function startAgent(options: StartAgentOptions = {}): Harness {
         return f.from === 'agent' && !(inits.has(id) && id !== lastInit);
       });
       if (bad.length > 0) {
-        throw new Error(`agent sent ${bad.length} schema-invalid message(s) (v${version}):\n${bad.map((f) => `${f.against}: ${f.text}\n  ${JSON.stringify(f.message).slice(0, 500)}`).join('\n')}`);
+        throw new Error(
+          `agent sent ${bad.length} schema-invalid message(s) (v${version}):\n${bad.map((f) => `${f.against}: ${f.text}\n  ${JSON.stringify(f.message).slice(0, 500)}`).join('\n')}`,
+        );
       }
       if (tap.checked === 0) throw new Error('schema tap checked nothing');
     },
@@ -166,7 +207,10 @@ export function startAgent(options: StartAgentOptions = {}): Harness {
         ctx.signal.addEventListener('abort', () => resolve({ outcome: { outcome: 'cancelled' } }), { once: true });
       }),
     stderr: () => stderr,
-    updates: (sessionId) => received.filter((m) => m.method === 'session/update' && (!sessionId || m.params?.sessionId === sessionId)).map((m) => m.params.update),
+    updates: (sessionId) =>
+      received
+        .filter((m) => m.method === 'session/update' && (!sessionId || m.params?.sessionId === sessionId))
+        .map((m) => m.params.update),
     waitFor(pred, timeoutMs = 10_000) {
       const hit = received.find(pred);
       if (hit) return Promise.resolve(hit);
@@ -200,7 +244,11 @@ export const CLIENT_INFO = { name: 'agent-test-client', version: '0.0.1' };
 /** `initialize` params in the shape of the given version. */
 export function initParams(version: number, caps: Record<string, unknown> = {}): object {
   if (version >= 2) return { protocolVersion: version, info: CLIENT_INFO, capabilities: caps };
-  return { protocolVersion: version, clientInfo: CLIENT_INFO, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, ...caps } };
+  return {
+    protocolVersion: version,
+    clientInfo: CLIENT_INFO,
+    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, ...caps },
+  };
 }
 
 /** initialize + session/new; returns the session id. */
@@ -217,7 +265,7 @@ export const text = (t: string) => [{ type: 'text', text: t }];
 export function agentText(updates: any[]): string {
   return updates
     .filter((u) => u.sessionUpdate === 'agent_message_chunk' || u.sessionUpdate === 'agent_message')
-    .map((u) => (Array.isArray(u.content) ? u.content.map((c: any) => c.text).join('') : u.content?.text ?? ''))
+    .map((u) => (Array.isArray(u.content) ? u.content.map((c: any) => c.text).join('') : (u.content?.text ?? '')))
     .join('');
 }
 
@@ -227,7 +275,8 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function stderrLine(h: Harness, re: RegExp, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
   while (!re.test(h.stderr())) {
-    if (Date.now() > end) throw new Error(`agent wrote nothing matching ${re} on stderr within ${ms} ms:\n${h.stderr()}`);
+    if (Date.now() > end)
+      throw new Error(`agent wrote nothing matching ${re} on stderr within ${ms} ms:\n${h.stderr()}`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
@@ -246,8 +295,15 @@ export async function roundTrip(h: Harness): Promise<void> {
  * Sends a prompt and resolves at the end of its turn: the v1 response, or (v2) the response and
  * then the turn's `idle` state update. Returns the response and the idle update (v2).
  */
-export async function promptTurn(h: Harness, sessionId: string, prompt: unknown): Promise<{ response: any; idle?: any }> {
-  const idles = () => h.received.filter((m) => m.params?.sessionId === sessionId && m.params?.update?.state === 'idle' && 'stopReason' in m.params.update);
+export async function promptTurn(
+  h: Harness,
+  sessionId: string,
+  prompt: unknown,
+): Promise<{ response: any; idle?: any }> {
+  const idles = () =>
+    h.received.filter(
+      (m) => m.params?.sessionId === sessionId && m.params?.update?.state === 'idle' && 'stopReason' in m.params.update,
+    );
   const before = idles().length;
   const response = await h.request('session/prompt', { sessionId, prompt });
   if (response && 'stopReason' in response) return { response };

@@ -11,7 +11,6 @@ afterEach(async () => {
   last?.assertAgentMessagesValid();
 });
 
-
 describe('initialize (ACP-ALL-INIT-03, ACP-V2-INIT-05)', () => {
   it('negotiates 2 -> 2 with the v2 shape and fills session capabilities', async () => {
     h = startAgent();
@@ -63,7 +62,6 @@ describe('initialize (ACP-ALL-INIT-03, ACP-V2-INIT-05)', () => {
     expect(e.code).toBe(-32600);
   });
 });
-
 
 describe('authentication (ACP-V1-AUTH-*, ACP-V2-AUTH-*)', () => {
   it('v1: authenticate and logout; terminal methods only for clients with auth.terminal', async () => {

@@ -6,7 +6,8 @@ import { lifecycleFor } from '../packages/agent/src/lifecycle/index.js';
 // Issue 9 item 2: every per-version choice of the agent runtime lives in one lifecycle object per
 // version, chosen at `initialize`. The runtime files themselves compare no version numbers.
 const RUNTIME_DIR = new URL('../packages/agent/src/', import.meta.url).pathname;
-const VERSION_BRANCH = /\b(?:version|protocolVersion)\s*[!=]==?\s*[12]\b|\b[12]\s*[!=]==?\s*[\w.!]*(?:version|protocolVersion)\b/i;
+const VERSION_BRANCH =
+  /\b(?:version|protocolVersion)\s*[!=]==?\s*[12]\b|\b[12]\s*[!=]==?\s*[\w.!]*(?:version|protocolVersion)\b/i;
 
 describe('agent lifecycle strategy', () => {
   it('the runtime (packages/agent/src/*.ts) has no version branches: they live in its lifecycle/', () => {

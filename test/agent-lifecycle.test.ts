@@ -1,6 +1,16 @@
 // The agent runtime over real pipes: the prompt lifecycle and cancellation, in both versions.
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentText, openSession, promptTurn, roundTrip, stderrLine, startAgent, text, type Harness, type Msg } from './agent-harness.js';
+import {
+  agentText,
+  openSession,
+  promptTurn,
+  roundTrip,
+  stderrLine,
+  startAgent,
+  text,
+  type Harness,
+  type Msg,
+} from './agent-harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -49,14 +59,22 @@ describe.each([1, 2] as const)('prompt turn, protocol v%i', (version) => {
     if (version === 1) {
       expect(res).toEqual({ stopReason: 'cancelled' });
     } else {
-      const idle = await h.waitFor((m) => m.params?.update?.sessionUpdate === 'state_update' && m.params.update.state === 'idle');
+      const idle = await h.waitFor(
+        (m) => m.params?.update?.sessionUpdate === 'state_update' && m.params.update.state === 'idle',
+      );
       expect(idle.params.update.stopReason).toBe('cancelled');
-      const ups = h.updates(sessionId).filter((u) => u.sessionUpdate === 'state_update').map((u) => u.state);
+      const ups = h
+        .updates(sessionId)
+        .filter((u) => u.sessionUpdate === 'state_update')
+        .map((u) => u.state);
       expect(ups).toEqual(['running', 'requires_action', 'idle']);
     }
     // the turn's own wrap-up (tool failed, message) came before the end; nothing after it
     await roundTrip(h);
-    const endIndex = version === 1 ? h.received.findIndex(isResponse(h.sent.find((m) => m.method === 'session/prompt')!.id)) : h.received.findIndex((m) => m.params?.update?.state === 'idle');
+    const endIndex =
+      version === 1
+        ? h.received.findIndex(isResponse(h.sent.find((m) => m.method === 'session/prompt')!.id))
+        : h.received.findIndex((m) => m.params?.update?.state === 'idle');
     expect(h.received.slice(endIndex + 1).filter((m) => m.method === 'session/update')).toEqual([]);
     expect(agentText(h.updates(sessionId))).toBe('permission: cancelled');
   });
@@ -70,7 +88,11 @@ describe.each([1, 2] as const)('prompt turn, protocol v%i', (version) => {
     // the turn ended (with the author's error) while the question was open: the client is told to drop it
     const cancelReq = await h.waitFor((m) => m.method === '$/cancel_request' && m.params?.requestId === req.id, 3000);
     const res = await p;
-    const end = version === 1 ? h.received.findIndex(isResponse(h.sent.find((m) => m.method === 'session/prompt')!.id)) : (await h.waitFor((m) => m.params?.update?.state === 'idle'), h.received.findIndex((m) => m.params?.update?.state === 'idle'));
+    const end =
+      version === 1
+        ? h.received.findIndex(isResponse(h.sent.find((m) => m.method === 'session/prompt')!.id))
+        : (await h.waitFor((m) => m.params?.update?.state === 'idle'),
+          h.received.findIndex((m) => m.params?.update?.state === 'idle'));
     // withdrawn before the turn's final message, so no client shows a question for a finished turn
     expect(h.received.indexOf(cancelReq)).toBeLessThan(end);
     if (version === 1) expect(res.code).toBe(-32603);
@@ -122,7 +144,9 @@ describe.each([1, 2] as const)('prompt turn, protocol v%i', (version) => {
     const e1 = await h.request('session/new', { cwd: 'relative/dir', mcpServers: [] }).catch((x) => x);
     expect(e1.code).toBe(-32602);
     expect(e1.message).toContain('params.cwd');
-    const e2 = await h.request('session/new', { cwd: '/tmp', mcpServers: [], additionalDirectories: ['/ok', 'nope'] }).catch((x) => x);
+    const e2 = await h
+      .request('session/new', { cwd: '/tmp', mcpServers: [], additionalDirectories: ['/ok', 'nope'] })
+      .catch((x) => x);
     expect(e2.code).toBe(-32602);
     expect(e2.message).toContain('params.additionalDirectories[1]');
     const e3 = await h.request('session/prompt', { sessionId, prompt: 'not an array' }).catch((x) => x);
@@ -142,8 +166,10 @@ describe.each([1, 2] as const)('prompt turn, protocol v%i', (version) => {
     const b = (await h.request('session/new', { cwd: '/tmp', mcpServers: [] })).sessionId;
     expect(a).not.toBe(b);
     for (const t of ['hello', 'hello', 'hello']) await promptTurn(h, a, text(t));
-    const ids = h.updates(a).filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.messageId);
+    const ids = h
+      .updates(a)
+      .filter((u) => u.sessionUpdate === 'agent_message_chunk')
+      .map((u) => u.messageId);
     expect(new Set(ids).size).toBe(3);
   });
 });
-

@@ -35,7 +35,10 @@ describe('v1 session/load: nothing for the session after the response', () => {
     const listId = h.sent.at(-1)!.id;
     const loadAt = h.received.findIndex((m) => m.id === loadId && !m.method);
     const listAt = h.received.findIndex((m) => m.id === listId && !m.method);
-    const before = h.received.slice(0, loadAt).filter((m) => m.params?.sessionId === sessionId).map((m) => m.params.update.sessionUpdate);
+    const before = h.received
+      .slice(0, loadAt)
+      .filter((m) => m.params?.sessionId === sessionId)
+      .map((m) => m.params.update.sessionUpdate);
     expect(before).toContain('available_commands_update');
     expect(before).toContain('agent_message_chunk');
     expect(res.modes.currentModeId).toBe('ask');
@@ -61,7 +64,13 @@ describe('v2 replay primers', () => {
     const dir = dataDir();
     const env = { ...process.env, ACP_KIT_DATA_DIR: dir } as Record<string, string>;
     const open = async () => {
-      const c = await connect({ command: process.execPath, args: [fixturePath('agent-scripted.mjs')], protocol: 2, env, onStderr: () => undefined });
+      const c = await connect({
+        command: process.execPath,
+        args: [fixturePath('agent-scripted.mjs')],
+        protocol: 2,
+        env,
+        onStderr: () => undefined,
+      });
       conns.push(c);
       return c;
     };
@@ -69,23 +78,36 @@ describe('v2 replay primers', () => {
     const s = await live.newSession({ cwd: '/tmp' });
     await s.prompt('hello');
     await s.prompt('hello');
-    const liveMessages = s.state.timeline.filter((e) => e.kind === 'message').map((e: any) => [e.role, e.messageId, e.text]);
+    const liveMessages = s.state.timeline
+      .filter((e) => e.kind === 'message')
+      .map((e: any) => [e.role, e.messageId, e.text]);
     await live.close();
 
     // one client view kept across both resumes, as an editor that already shows the conversation
     const view = new SessionState(s.sessionId);
     const c = await open();
-    const messages = (st: SessionState) => st.timeline.filter((e) => e.kind === 'message').map((e: any) => [e.role, e.messageId, e.text]);
+    const messages = (st: SessionState) =>
+      st.timeline.filter((e) => e.kind === 'message').map((e: any) => [e.role, e.messageId, e.text]);
     for (let i = 0; i < 2; i++) {
       const wire: any[] = [];
       await c.resumeSession(s.sessionId, { cwd: '/tmp', replay: true, onUpdate: (u) => (wire.push(u), view.apply(u)) });
       // a whole-message primer with `content: []` right before the first chunk of each agent message
-      const firstChunks = wire.flatMap((u, j) => (u.sessionUpdate === 'agent_message_chunk' && !wire.slice(0, j).some((p) => p.sessionUpdate === 'agent_message_chunk' && p.messageId === u.messageId) ? [j] : []));
+      const firstChunks = wire.flatMap((u, j) =>
+        u.sessionUpdate === 'agent_message_chunk' &&
+        !wire.slice(0, j).some((p) => p.sessionUpdate === 'agent_message_chunk' && p.messageId === u.messageId)
+          ? [j]
+          : [],
+      );
       expect(firstChunks.length).toBe(2);
-      for (const j of firstChunks) expect(wire[j - 1]).toEqual({ sessionUpdate: 'agent_message', messageId: wire[j].messageId, content: [] });
+      for (const j of firstChunks)
+        expect(wire[j - 1]).toEqual({ sessionUpdate: 'agent_message', messageId: wire[j].messageId, content: [] });
     }
     expect(liveMessages.length).toBe(4);
     expect(messages(view)).toEqual(liveMessages);
-    expect(messages(view).filter(([role]) => role === 'agent').map(([, , t]) => t)).toEqual(['Hello, world', 'Hello, world']);
+    expect(
+      messages(view)
+        .filter(([role]) => role === 'agent')
+        .map(([, , t]) => t),
+    ).toEqual(['Hello, world', 'Hello, world']);
   });
 });

@@ -26,9 +26,15 @@ function spawnFixture(): { stream: ReturnType<typeof v1.ndJsonStream>; child: Ch
 describe('official SDK clients against the acp-kit runtime', () => {
   it('v1 client: initialize, session/new, prompt with permission, cancel', async () => {
     const { stream } = spawnFixture();
-    const app = v1.client({ name: 'sdk-v1-client' }).onRequest('session/request_permission', () => ({ outcome: { outcome: 'selected', optionId: 'allow' } }));
+    const app = v1
+      .client({ name: 'sdk-v1-client' })
+      .onRequest('session/request_permission', () => ({ outcome: { outcome: 'selected', optionId: 'allow' } }));
     const out = await app.connectWith(stream, async (cx) => {
-      const init = await cx.request('initialize', { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: 'sdk-v1-client', version: '1' } });
+      const init = await cx.request('initialize', {
+        protocolVersion: 1,
+        clientCapabilities: {},
+        clientInfo: { name: 'sdk-v1-client', version: '1' },
+      });
       const session = await cx.buildSession('/tmp').start();
       const r1 = await session.prompt('hello');
       const text1 = await session.readText();
@@ -50,9 +56,15 @@ describe('official SDK clients against the acp-kit runtime', () => {
 
   it('v2 client: insertion response, idle stop messages, held prompt, tool call cancel', async () => {
     const { stream } = spawnFixture();
-    const app = v2.client({ name: 'sdk-v2-client' }).onRequest('session/request_permission', () => ({ outcome: { outcome: 'selected', optionId: 'allow' } }));
+    const app = v2
+      .client({ name: 'sdk-v2-client' })
+      .onRequest('session/request_permission', () => ({ outcome: { outcome: 'selected', optionId: 'allow' } }));
     const out = await app.connectWith(stream as unknown as Parameters<typeof app.connectWith>[0], async (cx) => {
-      const init = await cx.request('initialize', { protocolVersion: 2, info: { name: 'sdk-v2-client', version: '1' }, capabilities: {} });
+      const init = await cx.request('initialize', {
+        protocolVersion: 2,
+        info: { name: 'sdk-v2-client', version: '1' },
+        capabilities: {},
+      });
       const session = await cx.buildSession('/tmp').start();
       const p1 = await session.prompt('hello');
       const text1 = await session.readTextUntilIdle();
@@ -69,7 +81,8 @@ describe('official SDK clients against the acp-kit runtime', () => {
       let toolCallId: string | undefined;
       while (!toolCallId) {
         const m = await session.nextUpdate();
-        if (m.kind === 'session_update' && m.update.sessionUpdate === 'tool_call_update') toolCallId = m.update.toolCallId;
+        if (m.kind === 'session_update' && m.update.sessionUpdate === 'tool_call_update')
+          toolCallId = m.update.toolCallId;
       }
       expect(session.canCancelToolCall(toolCallId)).toBe(true);
       await session.cancelToolCall(toolCallId);

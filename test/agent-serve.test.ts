@@ -21,9 +21,18 @@ describe('serveAgent', () => {
   it('serves only the configured versions and advertises no persistence with store: null', async () => {
     const pipes = pipePair();
     const tap = createSchemaTap(1);
-    const conn = serveAgent(hanging, pipes.agent, { supportedVersions: [1], store: null, logger: silentLogger, peer: { tap: tap.agentSide } });
+    const conn = serveAgent(hanging, pipes.agent, {
+      supportedVersions: [1],
+      store: null,
+      logger: silentLogger,
+      peer: { tap: tap.agentSide },
+    });
     const client = new JsonRpcPeer(pipes.client);
-    const init = await client.request<any>('initialize', { protocolVersion: 2, info: { name: 'c', version: '1' }, capabilities: {} });
+    const init = await client.request<any>('initialize', {
+      protocolVersion: 2,
+      info: { name: 'c', version: '1' },
+      capabilities: {},
+    });
     expect(init.protocolVersion).toBe(1);
     expect(conn.protocolVersion).toBe(1);
     expect(init.agentCapabilities.loadSession).toBe(false);
@@ -35,7 +44,10 @@ describe('serveAgent', () => {
     tap.assertAllValid();
     conn.close();
     expect((await conn.closed).reason).toBe('closed by the agent');
-    expect(client.isClosed || (await Promise.race([client.closed.then(() => true), new Promise((r) => setTimeout(() => r(false), 500))]))).toBe(true);
+    expect(
+      client.isClosed ||
+        (await Promise.race([client.closed.then(() => true), new Promise((r) => setTimeout(() => r(false), 500))])),
+    ).toBe(true);
   });
 
   it('store: null keeps no history; v2 baseline list/resume still work, replaying nothing', async () => {
@@ -44,7 +56,11 @@ describe('serveAgent', () => {
       info: { name: 'talker', version: '0' },
       async prompt(turn) {
         turn.session.send({ sessionUpdate: 'session_info_update', title: 'Talk' });
-        await turn.send({ sessionUpdate: 'agent_message_chunk', messageId: turn.session.newId('m'), content: { type: 'text', text: 'said' } });
+        await turn.send({
+          sessionUpdate: 'agent_message_chunk',
+          messageId: turn.session.newId('m'),
+          content: { type: 'text', text: 'said' },
+        });
         return 'end_turn';
       },
     };
@@ -57,7 +73,11 @@ describe('serveAgent', () => {
       updates.push(p.update);
       if (p.update.state === 'idle' && p.update.stopReason) idle();
     });
-    const init = await client.request<any>('initialize', { protocolVersion: 2, info: { name: 'c', version: '1' }, capabilities: {} });
+    const init = await client.request<any>('initialize', {
+      protocolVersion: 2,
+      info: { name: 'c', version: '1' },
+      capabilities: {},
+    });
     expect(init.protocolVersion).toBe(2);
     const cwd = '/tmp/store-null';
     const { sessionId } = await client.request<any>('session/new', { cwd });
@@ -87,7 +107,11 @@ describe('serveAgent', () => {
         seen.push({ restored: context.restored, history: [...context.history] });
       },
       async prompt(turn) {
-        await turn.send({ sessionUpdate: 'agent_message_chunk', messageId: 'a1', content: { type: 'text', text: 'reply' } });
+        await turn.send({
+          sessionUpdate: 'agent_message_chunk',
+          messageId: 'a1',
+          content: { type: 'text', text: 'reply' },
+        });
         return 'end_turn';
       },
     };

@@ -22,7 +22,8 @@ function makeStore(): { store: JsonlSessionStore; dir: string } {
   return { store, dir };
 }
 
-const chunk = (text: string) => ({ sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text } }) as const;
+const chunk = (text: string) =>
+  ({ sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text } }) as const;
 // beyond V8's longest string (~512 MiB): a store that reads a whole history as text cannot list these
 const HUGE = 600 * 1024 * 1024;
 
@@ -33,7 +34,12 @@ describe('JsonlSessionStore list without reading histories', () => {
     for (let i = 0; i < 300; i++) {
       const sessionId = `sess_${String(i).padStart(3, '0')}`;
       ids.push(sessionId);
-      store.create({ sessionId, cwd: i % 3 === 0 ? '/w/a' : '/w/b', additionalDirectories: [], createdAt: '2026-01-01T00:00:00.000Z' });
+      store.create({
+        sessionId,
+        cwd: i % 3 === 0 ? '/w/a' : '/w/b',
+        additionalDirectories: [],
+        createdAt: '2026-01-01T00:00:00.000Z',
+      });
       store.append(sessionId, chunk('hello'));
       store.append(sessionId, { sessionUpdate: 'session_info_update', title: `Title ${i}` });
       store.append(sessionId, chunk('more'));
@@ -71,9 +77,16 @@ describe('JsonlSessionStore list without reading histories', () => {
     expect((await store.list())[0].title ?? null).toBeNull();
     store.append('sess_t', { sessionUpdate: 'session_info_update', title: 'First' });
     expect((await store.list())[0].title).toBe('First');
-    store.append('sess_t', { sessionUpdate: 'session_info_update', title: 'Second', updatedAt: '2021-05-05T00:00:00.000Z' });
+    store.append('sess_t', {
+      sessionUpdate: 'session_info_update',
+      title: 'Second',
+      updatedAt: '2021-05-05T00:00:00.000Z',
+    });
     const lists = await Promise.all(Array.from({ length: 40 }, () => store.list()));
-    for (const l of lists) expect(l.map((m) => [m.sessionId, m.title, m.updatedAt])).toEqual([['sess_t', 'Second', '2021-05-05T00:00:00.000Z']]);
+    for (const l of lists)
+      expect(l.map((m) => [m.sessionId, m.title, m.updatedAt])).toEqual([
+        ['sess_t', 'Second', '2021-05-05T00:00:00.000Z'],
+      ]);
     await store.delete('sess_t');
     expect(await store.list()).toEqual([]);
   });
@@ -85,7 +98,14 @@ describe('JsonlSessionStore list without reading histories', () => {
     writeFileSync(
       file,
       [
-        JSON.stringify({ acpKitSession: 1, sessionId: 'sess_old', cwd: '/w', additionalDirectories: [], createdAt: '2020-01-01T00:00:00.000Z', title: null }),
+        JSON.stringify({
+          acpKitSession: 1,
+          sessionId: 'sess_old',
+          cwd: '/w',
+          additionalDirectories: [],
+          createdAt: '2020-01-01T00:00:00.000Z',
+          title: null,
+        }),
         JSON.stringify(chunk('x')),
         JSON.stringify({ sessionUpdate: 'session_info_update', title: 'Old one' }),
         '',

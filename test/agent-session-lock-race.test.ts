@@ -42,7 +42,10 @@ describe('stale session lock', () => {
       const at = Date.now() + 40;
       a.write(`acquire ${sessionId} ${at}\n`);
       b.write(`acquire ${sessionId} ${at}\n`);
-      const results = [(await a.next()) as { won: boolean; code?: number }, (await b.next()) as { won: boolean; code?: number }];
+      const results = [
+        (await a.next()) as { won: boolean; code?: number },
+        (await b.next()) as { won: boolean; code?: number },
+      ];
       const winners = results.filter((r) => r.won).length;
       if (winners !== 1) bothWon.push(`${sessionId}: ${winners} winners`);
       for (const r of results) if (!r.won) expect(r.code).toBe(SESSION_LOCKED);

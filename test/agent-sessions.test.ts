@@ -4,13 +4,15 @@ import { useAgents, agentText, initParams, openSession, roundTrip, tempDataDir, 
 
 const start = useAgents();
 
-
 describe.each([1, 2] as const)('session management, protocol v%i', (version) => {
   it('lists sessions with an exact cwd filter and opaque cursor paging', async () => {
     const h = start();
     await h.request('initialize', initParams(version));
     const ids: string[] = [];
-    for (let i = 0; i < 55; i++) ids.push((await h.request('session/new', { cwd: i % 5 === 0 ? '/work/b' : '/work/a', mcpServers: [] })).sessionId);
+    for (let i = 0; i < 55; i++)
+      ids.push(
+        (await h.request('session/new', { cwd: i % 5 === 0 ? '/work/b' : '/work/a', mcpServers: [] })).sessionId,
+      );
     const p1 = await h.request('session/list', {});
     expect(p1.sessions.length).toBe(50);
     expect(p1.nextCursor).toBeTypeOf('string');
@@ -85,7 +87,10 @@ describe.each([1, 2] as const)('session management, protocol v%i', (version) => 
     const dataDir = tempDataDir();
     const h = start({ dataDir });
     const sessionId = await openSession(h, version);
-    const set = version === 2 ? { sessionId, configId: 'mode', type: 'id', value: 'code' } : { sessionId, configId: 'mode', value: 'code' };
+    const set =
+      version === 2
+        ? { sessionId, configId: 'mode', type: 'id', value: 'code' }
+        : { sessionId, configId: 'mode', value: 'code' };
     const r = await h.request('session/set_config_option', set);
     expect(r.configOptions.find((o: any) => (o.configId ?? o.id) === 'mode').currentValue).toBe('code');
     const bad = await h.request('session/set_config_option', { ...set, value: 'yolo' }).catch((x) => x);

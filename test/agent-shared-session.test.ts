@@ -29,7 +29,11 @@ function rig(): Rig {
     control,
     store,
     async client(permissionPolicy) {
-      const pair = await connectInProcess(control.definition, { version: 2, client: permissionPolicy ? { permissionPolicy } : {}, serve: { store, sharedSessions } });
+      const pair = await connectInProcess(control.definition, {
+        version: 2,
+        client: permissionPolicy ? { permissionPolicy } : {},
+        serve: { store, sharedSessions },
+      });
       pairs.push(pair);
       return pair;
     },
@@ -37,16 +41,19 @@ function rig(): Rig {
 }
 
 /** The `update` of every `session/update` this client received, in wire order. */
-const updates = (p: InProcessPair): any[] => p.wire.filter((e: WireEntry) => e.dir === 'in' && e.msg.method === 'session/update').map((e) => e.msg.params.update);
+const updates = (p: InProcessPair): any[] =>
+  p.wire.filter((e: WireEntry) => e.dir === 'in' && e.msg.method === 'session/update').map((e) => e.msg.params.update);
 /** A request and its answer: everything the agent wrote to this client before it has arrived. */
 const roundTrip = (p: InProcessPair): Promise<unknown> => p.conn.listAllSessions();
 /** Per message id, the text of its chunks, in order. */
 function texts(us: any[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const u of us) if (u.sessionUpdate === 'agent_message_chunk') out[u.messageId] = (out[u.messageId] ?? '') + u.content.text;
+  for (const u of us)
+    if (u.sessionUpdate === 'agent_message_chunk') out[u.messageId] = (out[u.messageId] ?? '') + u.content.text;
   return out;
 }
-const userEchoes = (us: any[]): string[] => us.filter((u) => u.sessionUpdate === 'user_message').map((u) => u.content[0].text);
+const userEchoes = (us: any[]): string[] =>
+  us.filter((u) => u.sessionUpdate === 'user_message').map((u) => u.content[0].text);
 
 describe('several clients on one v2 session (in process)', () => {
   it('a client resuming a session in use gets the history, then every live update in the same order as the first', async () => {
@@ -142,7 +149,11 @@ describe('several clients on one v2 session (in process)', () => {
     for (const p of [a, b]) {
       const us = updates(p);
       expect(Object.values(texts(us))).toEqual(['outcome=allow ']);
-      expect(us.filter((u) => u.sessionUpdate === 'state_update').map((u) => u.state)).toEqual(p === a ? ['running', 'requires_action', 'running', 'idle'] : ['idle', 'running', 'requires_action', 'running', 'idle']);
+      expect(us.filter((u) => u.sessionUpdate === 'state_update').map((u) => u.state)).toEqual(
+        p === a
+          ? ['running', 'requires_action', 'running', 'idle']
+          : ['idle', 'running', 'requires_action', 'running', 'idle'],
+      );
     }
   });
 
@@ -151,14 +162,15 @@ describe('several clients on one v2 session (in process)', () => {
     let askedA!: () => void;
     const aWasAsked = new Promise<void>((resolve) => (askedA = resolve));
     const withdrawn: string[] = [];
-    const a = await r.client((req, ctx) =>
-      new Promise((resolve) => {
-        askedA();
-        ctx.signal?.addEventListener('abort', () => {
-          withdrawn.push(req.title ?? '');
-          resolve({ outcome: 'cancelled' });
-        });
-      }),
+    const a = await r.client(
+      (req, ctx) =>
+        new Promise((resolve) => {
+          askedA();
+          ctx.signal?.addEventListener('abort', () => {
+            withdrawn.push(req.title ?? '');
+            resolve({ outcome: 'cancelled' });
+          });
+        }),
     );
     const sa = await a.conn.newSession({ cwd: CWD });
     const turn = sa.prompt('ask');
@@ -170,7 +182,10 @@ describe('several clients on one v2 session (in process)', () => {
     expect(withdrawn).toEqual(['May I?']);
     const ub = updates(b);
     // B: the snapshot says a question is open, then it is asked, answers, and the turn goes on
-    expect(ub.find((u) => u.sessionUpdate === 'state_update')).toEqual({ sessionUpdate: 'state_update', state: 'requires_action' });
+    expect(ub.find((u) => u.sessionUpdate === 'state_update')).toEqual({
+      sessionUpdate: 'state_update',
+      state: 'requires_action',
+    });
     expect(b.wire.filter((e) => e.dir === 'in' && e.msg.method === 'session/request_permission')).toHaveLength(1);
     for (const p of [a, b]) expect(Object.values(texts(updates(p)))).toEqual(['outcome=reject ']);
   });
@@ -212,7 +227,9 @@ describe('several clients on one v2 session (in process)', () => {
     pairs = pairs.filter((p) => p !== b);
     const c = await r.client();
     await c.conn.resumeSession(sa.sessionId, { cwd: CWD, replay: true });
-    expect(updates(c).filter((u) => u.sessionUpdate === 'state_update')).toEqual([{ sessionUpdate: 'state_update', state: 'idle' }]);
+    expect(updates(c).filter((u) => u.sessionUpdate === 'state_update')).toEqual([
+      { sessionUpdate: 'state_update', state: 'idle' },
+    ]);
     expect(Object.values(texts(updates(c)))).toEqual(['before0 before1 after0 after1 ', 'again ']);
   });
 
@@ -231,7 +248,7 @@ describe('several clients on one v2 session (in process)', () => {
     expect(Object.values(texts(updates(b)))).toEqual(['before0 after0 ']);
   });
 
-  it('v1 twins: a second v1 connection loading a session another has open is refused like the store lock (-32010), the first one\'s turn untouched', async () => {
+  it("v1 twins: a second v1 connection loading a session another has open is refused like the store lock (-32010), the first one's turn untouched", async () => {
     const control = controlledAgent();
     const store = new InMemorySessionStore();
     const sharedSessions = new SharedSessions();
@@ -246,7 +263,10 @@ describe('several clients on one v2 session (in process)', () => {
     await control.reached('g');
     const b = await open();
     // two runtimes would both write the one history: refused as another process's open session is
-    await expect(b.conn.resumeSession(sa.sessionId, { cwd: CWD, replay: true })).rejects.toMatchObject({ code: -32010, message: expect.stringContaining('is open on another connection of this server') });
+    await expect(b.conn.resumeSession(sa.sessionId, { cwd: CWD, replay: true })).rejects.toMatchObject({
+      code: -32010,
+      message: expect.stringContaining('is open on another connection of this server'),
+    });
     expect(sharedSessions.size).toBe(0);
     control.open('g');
     expect((await turn).stopReason).toBe('end_turn');
@@ -258,6 +278,9 @@ describe('several clients on one v2 session (in process)', () => {
     const a = await r.client();
     const sa = await a.conn.newSession({ cwd: CWD });
     const b = await r.client();
-    await expect(b.conn.resumeSession(sa.sessionId, { cwd: '/' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('is open on another connection with another cwd') });
+    await expect(b.conn.resumeSession(sa.sessionId, { cwd: '/' })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('is open on another connection with another cwd'),
+    });
   });
 });

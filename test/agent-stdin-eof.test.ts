@@ -15,7 +15,10 @@ afterEach(() => {
 function spawnAgent() {
   const dir = tempDataDir();
   dirs.push(dir);
-  const child = spawn(process.execPath, [fixturePath('agent-scripted.mjs')], { env: { ...process.env, ACP_KIT_DATA_DIR: dir }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [fixturePath('agent-scripted.mjs')], {
+    env: { ...process.env, ACP_KIT_DATA_DIR: dir },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   children.push(child);
   const lines: any[] = [];
   let buf = '';
@@ -44,7 +47,8 @@ function spawnAgent() {
       };
       check();
     });
-  const line = (id: number, method: string, params: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n';
+  const line = (id: number, method: string, params: unknown) =>
+    JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n';
   return { child, lines, exited, answer, line, stderr: () => stderr };
 }
 
@@ -52,17 +56,27 @@ describe('stdin EOF', () => {
   it('answers a session/list written in the same write as the end of stdin, then exits 0', async () => {
     const a = spawnAgent();
     // initialize, session/new and session/list, then the end of input, in one tick
-    a.child.stdin.end(a.line(1, 'initialize', initParams(2)) + a.line(2, 'session/new', { cwd: '/tmp' }) + a.line(3, 'session/list', {}));
+    a.child.stdin.end(
+      a.line(1, 'initialize', initParams(2)) +
+        a.line(2, 'session/new', { cwd: '/tmp' }) +
+        a.line(3, 'session/list', {}),
+    );
     expect(await a.exited).toBe(0);
     const list = a.lines.find((m) => m.id === 3);
-    expect(list?.result?.sessions?.map((s: any) => s.sessionId)).toEqual([a.lines.find((m) => m.id === 2)?.result?.sessionId]);
+    expect(list?.result?.sessions?.map((s: any) => s.sessionId)).toEqual([
+      a.lines.find((m) => m.id === 2)?.result?.sessionId,
+    ]);
   });
 
   it('v1: a running prompt is cancelled and answered `cancelled` when stdin ends, then the process exits 0', async () => {
     const a = spawnAgent();
-    a.child.stdin.write(a.line(1, 'initialize', initParams(1)) + a.line(2, 'session/new', { cwd: '/tmp', mcpServers: [] }));
+    a.child.stdin.write(
+      a.line(1, 'initialize', initParams(1)) + a.line(2, 'session/new', { cwd: '/tmp', mcpServers: [] }),
+    );
     const { result } = await a.answer(2);
-    a.child.stdin.end(a.line(3, 'session/prompt', { sessionId: result.sessionId, prompt: [{ type: 'text', text: 'stream 1000 20' }] }));
+    a.child.stdin.end(
+      a.line(3, 'session/prompt', { sessionId: result.sessionId, prompt: [{ type: 'text', text: 'stream 1000 20' }] }),
+    );
     expect(await a.exited).toBe(0);
     expect(a.lines.find((m) => m.id === 3)).toMatchObject({ result: { stopReason: 'cancelled' } });
   });

@@ -1,7 +1,16 @@
 // runAgentOnStdio and the v1 client services, over real pipes.
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitUntil } from './support/process.js';
-import { agentText, initParams, openSession, promptTurn, sleep, startAgent, text, type Harness } from './agent-harness.js';
+import {
+  agentText,
+  initParams,
+  openSession,
+  promptTurn,
+  sleep,
+  startAgent,
+  text,
+  type Harness,
+} from './agent-harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -43,15 +52,26 @@ describe('v1 client services (ACP-V1-FS-01, ACP-V1-TERM-01)', () => {
     const files = new Map<string, string>();
     const calls: string[] = [];
     h.peer.onRequest('fs/write_text_file', (p: any) => (calls.push('write'), files.set(p.path, p.content), {}));
-    h.peer.onRequest('fs/read_text_file', (p: any) => (calls.push(`read ${p.line} ${p.limit}`), { content: files.get(p.path) ?? '' }));
-    h.peer.onRequest('terminal/create', (p: any) => (calls.push(`create ${p.command} ${p.args.join(' ')} ${p.cwd}`), { terminalId: 'term-1' }));
+    h.peer.onRequest(
+      'fs/read_text_file',
+      (p: any) => (calls.push(`read ${p.line} ${p.limit}`), { content: files.get(p.path) ?? '' }),
+    );
+    h.peer.onRequest(
+      'terminal/create',
+      (p: any) => (calls.push(`create ${p.command} ${p.args.join(' ')} ${p.cwd}`), { terminalId: 'term-1' }),
+    );
     h.peer.onRequest('terminal/wait_for_exit', () => (calls.push('wait'), { exitCode: 0, signal: null }));
-    h.peer.onRequest('terminal/output', () => (calls.push('output'), { output: 'hi\n', truncated: false, exitStatus: { exitCode: 0, signal: null } }));
+    h.peer.onRequest(
+      'terminal/output',
+      () => (calls.push('output'), { output: 'hi\n', truncated: false, exitStatus: { exitCode: 0, signal: null } }),
+    );
     h.peer.onRequest('terminal/release', () => (calls.push('release'), {}));
     await h.request('initialize', initParams(1, { fs: { readTextFile: true, writeTextFile: true }, terminal: true }));
     const { sessionId } = await h.request('session/new', { cwd: '/tmp', mcpServers: [] });
     await h.request('session/prompt', { sessionId, prompt: text('services') });
-    expect(agentText(h.updates(sessionId))).toBe('services: readTextFile,writeTextFile,createTerminal;read: written;terminal term-1: hi exit 0;');
+    expect(agentText(h.updates(sessionId))).toBe(
+      'services: readTextFile,writeTextFile,createTerminal;read: written;terminal term-1: hi exit 0;',
+    );
     expect(calls).toEqual(['write', 'read 1 5', 'create echo hi /tmp', 'wait', 'output', 'release']);
   });
 

@@ -14,7 +14,10 @@ afterEach(async () => {
 });
 
 async function named(name: string, dataDir: string): Promise<JsonRpcPeer> {
-  const agent = spawnAgent(process.execPath, [fixturePath('agent-named.mjs'), name], { env: { ...process.env, ACP_KIT_DATA_DIR: dataDir }, killTimeoutMs: 500 });
+  const agent = spawnAgent(process.execPath, [fixturePath('agent-named.mjs'), name], {
+    env: { ...process.env, ACP_KIT_DATA_DIR: dataDir },
+    killTimeoutMs: 500,
+  });
   agents.push(agent);
   const peer = new JsonRpcPeer(agent.transport);
   await peer.request('initialize', initParams(2));
@@ -22,7 +25,7 @@ async function named(name: string, dataDir: string): Promise<JsonRpcPeer> {
 }
 
 describe('sessions per agent', () => {
-  it('two agents sharing ACP_KIT_DATA_DIR neither list nor resume each other\'s sessions', async () => {
+  it("two agents sharing ACP_KIT_DATA_DIR neither list nor resume each other's sessions", async () => {
     const dir = tempDataDir();
     dirs.push(dir);
     const a = await named('agent-a', dir);
@@ -32,7 +35,9 @@ describe('sessions per agent', () => {
     expect((await b.request<any>('session/list', {})).sessions).toEqual([]);
     const e = await b.request('session/resume', { sessionId, cwd: '/tmp' }).catch((x) => x);
     expect(e.code).toBe(-32002);
-    expect(readdirSync(join(dir, 'agents', 'agent-a', 'sessions')).filter((f) => f.endsWith('.jsonl'))).toEqual([`${sessionId}.jsonl`]);
+    expect(readdirSync(join(dir, 'agents', 'agent-a', 'sessions')).filter((f) => f.endsWith('.jsonl'))).toEqual([
+      `${sessionId}.jsonl`,
+    ]);
     expect(existsSync(join(dir, 'sessions'))).toBe(false);
   });
 
@@ -42,7 +47,8 @@ describe('sessions per agent', () => {
     expect(defaultSessionDir({ ACP_KIT_DATA_DIR: '/d' }, BUILTIN_AGENT_NAME)).toBe('/d/sessions');
     expect(defaultSessionDir({ XDG_DATA_HOME: '/x' })).toBe('/x/acp-kit/sessions');
     // no path tricks, and names that sanitise alike stay apart
-    for (const n of ['..', '.', '', '../../etc', 'a/b']) expect(agentDirName(n)).toMatch(/^[A-Za-z0-9_][A-Za-z0-9._-]*-[0-9a-f]{8}$/);
+    for (const n of ['..', '.', '', '../../etc', 'a/b'])
+      expect(agentDirName(n)).toMatch(/^[A-Za-z0-9_][A-Za-z0-9._-]*-[0-9a-f]{8}$/);
     expect(agentDirName('a/b')).not.toBe(agentDirName('a:b'));
   });
 });

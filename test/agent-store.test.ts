@@ -6,7 +6,8 @@ import { InMemorySessionStore, JsonlSessionStore, type SessionStore } from '../p
 import { listPage } from '../packages/agent/src/session-list.js';
 import { tempDataDir } from './agent-harness.js';
 
-const chunk = (text: string) => ({ sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text } }) as const;
+const chunk = (text: string) =>
+  ({ sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text } }) as const;
 
 describe.each([
   ['JsonlSessionStore', () => new JsonlSessionStore({ dir: join(tempDataDir(), 'sessions') })],
@@ -14,14 +15,25 @@ describe.each([
 ] as const)('%s', (_name, make: () => SessionStore) => {
   it('round-trips metadata, updates in order, config values and titles', async () => {
     const store = make();
-    store.create({ sessionId: 'sess_a', cwd: '/w', additionalDirectories: ['/x'], createdAt: '2026-01-01T00:00:00.000Z' });
+    store.create({
+      sessionId: 'sess_a',
+      cwd: '/w',
+      additionalDirectories: ['/x'],
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
     store.append('sess_a', chunk('one'));
     store.setConfigValues('sess_a', { mode: 'ask' });
     store.append('sess_a', { sessionUpdate: 'session_info_update', title: 'First' });
     store.append('sess_a', chunk('two'));
     store.setConfigValues('sess_a', { mode: 'code', fast: true });
     const s = await store.load('sess_a');
-    expect(s?.meta).toMatchObject({ sessionId: 'sess_a', cwd: '/w', additionalDirectories: ['/x'], title: 'First', configValues: { mode: 'code', fast: true } });
+    expect(s?.meta).toMatchObject({
+      sessionId: 'sess_a',
+      cwd: '/w',
+      additionalDirectories: ['/x'],
+      title: 'First',
+      configValues: { mode: 'code', fast: true },
+    });
     expect(s?.updates.map((u: any) => u.content?.text ?? u.title)).toEqual(['one', 'First', 'two']);
     const listed = await store.list();
     expect(listed.map((m) => [m.sessionId, m.title])).toEqual([['sess_a', 'First']]);
@@ -83,8 +95,18 @@ describe('JsonlSessionStore files', () => {
     const store = new JsonlSessionStore({ dir });
     store.create({ sessionId: 'sess_f', cwd: '/w', additionalDirectories: [], createdAt: '2026-01-01T00:00:00.000Z' });
     store.append('sess_f', chunk('x'));
-    const lines = readFileSync(join(dir, 'sess_f.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(lines[0]).toMatchObject({ acpKitSession: 1, sessionId: 'sess_f', cwd: '/w', additionalDirectories: [], createdAt: '2026-01-01T00:00:00.000Z', title: null });
+    const lines = readFileSync(join(dir, 'sess_f.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({
+      acpKitSession: 1,
+      sessionId: 'sess_f',
+      cwd: '/w',
+      additionalDirectories: [],
+      createdAt: '2026-01-01T00:00:00.000Z',
+      title: null,
+    });
     expect(lines[1]).toEqual(chunk('x'));
     store.close();
   });
@@ -93,12 +115,20 @@ describe('JsonlSessionStore files', () => {
     const store = new JsonlSessionStore({ dir: join(tempDataDir(), 'sessions') });
     expect(await store.load('../../etc/passwd')).toBeUndefined();
     expect(await store.load('a/b')).toBeUndefined();
-    expect(() => store.create({ sessionId: '../evil', cwd: '/w', additionalDirectories: [], createdAt: '' })).toThrow(/cannot be stored/);
+    expect(() => store.create({ sessionId: '../evil', cwd: '/w', additionalDirectories: [], createdAt: '' })).toThrow(
+      /cannot be stored/,
+    );
   });
 });
 
 describe('session/list paging', () => {
-  const meta = (i: number, cwd = '/w') => ({ sessionId: `s${String(i).padStart(3, '0')}`, cwd, additionalDirectories: [], createdAt: '', updatedAt: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.${String(i).padStart(3, '0')}Z` });
+  const meta = (i: number, cwd = '/w') => ({
+    sessionId: `s${String(i).padStart(3, '0')}`,
+    cwd,
+    additionalDirectories: [],
+    createdAt: '',
+    updatedAt: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.${String(i).padStart(3, '0')}Z`,
+  });
 
   it('pages newest first without duplicates or gaps, even when sessions are added between pages', () => {
     const all = Array.from({ length: 120 }, (_, i) => meta(i));

@@ -1,6 +1,15 @@
 // The agent runtime over real pipes: what differs between v1 and v2 turns (busy prompts, errors, stop reasons, ordering).
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentText, initParams, openSession, roundTrip, startAgent, text, type Harness, type Msg } from './agent-harness.js';
+import {
+  agentText,
+  initParams,
+  openSession,
+  roundTrip,
+  startAgent,
+  text,
+  type Harness,
+  type Msg,
+} from './agent-harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -36,7 +45,9 @@ describe('v1 specifics', () => {
   it('reports custom stop reasons as end_turn', async () => {
     h = startAgent();
     const sessionId = await openSession(h, 1);
-    expect(await h.request('session/prompt', { sessionId, prompt: text('custom') })).toEqual({ stopReason: 'end_turn' });
+    expect(await h.request('session/prompt', { sessionId, prompt: text('custom') })).toEqual({
+      stopReason: 'end_turn',
+    });
   });
 
   it('queues a prompt that arrives during a turn; session/cancel answers it `cancelled`', async () => {
@@ -51,7 +62,9 @@ describe('v1 specifics', () => {
     expect(agentText(h.updates(sessionId))).toBe('chunk 0;chunk 1;chunk 2;Hello, world');
     const c = h.request('session/prompt', { sessionId, prompt: text('stream 100 20') });
     const d = h.request('session/prompt', { sessionId, prompt: text('hello') });
-    await h.waitFor((m) => m.params?.sessionId === sessionId && agentText(h.updates(sessionId)).includes('Hello, worldchunk 0;'));
+    await h.waitFor(
+      (m) => m.params?.sessionId === sessionId && agentText(h.updates(sessionId)).includes('Hello, worldchunk 0;'),
+    );
     h.peer.notify('session/cancel', { sessionId });
     expect(await c).toEqual({ stopReason: 'cancelled' });
     expect(await d).toEqual({ stopReason: 'cancelled' });
@@ -75,8 +88,21 @@ describe('v2 specifics', () => {
     const id = h.sent.find((m) => m.method === 'session/prompt')!.id;
     const seq = h.received
       .filter((m) => m.id === id || m.params?.sessionId === sessionId)
-      .map((m) => (m.id === id ? 'response' : m.params.update.sessionUpdate === 'state_update' ? `state:${m.params.update.state}` : m.params.update.sessionUpdate));
-    expect(seq).toEqual(['response', 'user_message', 'state:running', 'agent_message_chunk', 'agent_message_chunk', 'state:idle']);
+      .map((m) =>
+        m.id === id
+          ? 'response'
+          : m.params.update.sessionUpdate === 'state_update'
+            ? `state:${m.params.update.state}`
+            : m.params.update.sessionUpdate,
+      );
+    expect(seq).toEqual([
+      'response',
+      'user_message',
+      'state:running',
+      'agent_message_chunk',
+      'agent_message_chunk',
+      'state:idle',
+    ]);
     const echo = h.updates(sessionId).find((u) => u.sessionUpdate === 'user_message');
     expect(echo).toEqual({ sessionUpdate: 'user_message', messageId: res.messageId, content: text('hello') });
     expect(h.updates(sessionId).at(-1)).toMatchObject({ state: 'idle', stopReason: 'end_turn' });
@@ -119,7 +145,10 @@ describe('v2 specifics', () => {
     expect(at(ids[1])).toBeGreaterThan(idles[0]);
     expect(at(ids[1])).toBeLessThan(idles[1]);
     expect(at(ids[2])).toBeGreaterThan(idles[1]);
-    const echoes = h.updates(sessionId).filter((u) => u.sessionUpdate === 'user_message').map((u) => u.content[0].text);
+    const echoes = h
+      .updates(sessionId)
+      .filter((u) => u.sessionUpdate === 'user_message')
+      .map((u) => u.content[0].text);
     expect(echoes).toEqual(['stream 3 30', 'hello', 'custom']);
   });
 
@@ -129,7 +158,9 @@ describe('v2 specifics', () => {
     const running = await h.request('session/prompt', { sessionId, prompt: text('stream 200 20') });
     expect(running.messageId).toBeTypeOf('string');
     const ac = new AbortController();
-    const withdrawn = h.peer.request('session/prompt', { sessionId, prompt: text('hello') }, { signal: ac.signal, onAbort: 'wait' }).catch((x) => x);
+    const withdrawn = h.peer
+      .request('session/prompt', { sessionId, prompt: text('hello') }, { signal: ac.signal, onAbort: 'wait' })
+      .catch((x) => x);
     const held = h.request('session/prompt', { sessionId, prompt: text('hello') }).catch((x) => x);
     await roundTrip(h); // both prompts are held
     ac.abort();
@@ -146,7 +177,11 @@ describe('v2 specifics', () => {
   });
 
   describe('requires_action (ACP-V2-LIFE-07)', () => {
-    const states = (sessionId: string) => h!.updates(sessionId).filter((u) => u.sessionUpdate === 'state_update').map((u) => u.state);
+    const states = (sessionId: string) =>
+      h!
+        .updates(sessionId)
+        .filter((u) => u.sessionUpdate === 'state_update')
+        .map((u) => u.state);
     /** Answers permission requests only when the test says so. */
     function heldAnswers() {
       const pending: Array<(r: unknown) => void> = [];
@@ -178,7 +213,11 @@ describe('v2 specifics', () => {
       const sessionId = await openSession(h, 2);
       const answers = heldAnswers();
       await h.request('session/prompt', { sessionId, prompt: text('permission2') });
-      await h.waitFor(() => answers.pending.length === 2 && h!.received.filter((m) => m.method === 'session/request_permission').length === 2);
+      await h.waitFor(
+        () =>
+          answers.pending.length === 2 &&
+          h!.received.filter((m) => m.method === 'session/request_permission').length === 2,
+      );
       answers.allow(0);
       await roundTrip(h);
       // answering one request does not imply running
@@ -219,7 +258,9 @@ describe('v2 specifics', () => {
     const tc = await h.waitFor((m) => m.params?.update?.sessionUpdate === 'tool_call_update');
     const toolCallId = tc.params.update.toolCallId;
     expect(await h.request('tool_call/cancel', { sessionId, toolCallId })).toEqual({});
-    await h.waitFor((m) => m.params?.update?.sessionUpdate === 'tool_call_update' && m.params.update.status === 'cancelled');
+    await h.waitFor(
+      (m) => m.params?.update?.sessionUpdate === 'tool_call_update' && m.params.update.status === 'cancelled',
+    );
     const again = await h.request('tool_call/cancel', { sessionId, toolCallId }).catch((x) => x);
     expect(again.code).toBe(-32602);
     expect(again.message).toContain('params.toolCallId');
@@ -231,10 +272,18 @@ describe('v2 specifics', () => {
   it('rejects MCP transports the agent does not support with -32602 (ACP-V2-SESS-03)', async () => {
     h = startAgent();
     await h.request('initialize', initParams(2));
-    const e = await h.request('session/new', { cwd: '/tmp', mcpServers: [{ type: 'http', name: 'web', url: 'https://example.invalid/mcp', headers: [] }] }).catch((x) => x);
+    const e = await h
+      .request('session/new', {
+        cwd: '/tmp',
+        mcpServers: [{ type: 'http', name: 'web', url: 'https://example.invalid/mcp', headers: [] }],
+      })
+      .catch((x) => x);
     expect(e.code).toBe(-32602);
     expect(e.message).toContain('params.mcpServers[0].type');
-    const ok = await h.request('session/new', { cwd: '/tmp', mcpServers: [{ type: 'stdio', name: 'tools', command: '/bin/true', args: [], env: [] }] });
+    const ok = await h.request('session/new', {
+      cwd: '/tmp',
+      mcpServers: [{ type: 'stdio', name: 'tools', command: '/bin/true', args: [], env: [] }],
+    });
     expect(ok.sessionId).toBeTypeOf('string');
   });
 

@@ -68,7 +68,10 @@ interface Frame {
 
 /** The JSON messages of one leg of a bridge capture, in order, with who sent each. */
 function legMessages(capture: string, side: 'editor' | 'agent'): Array<{ fromAgent: boolean; message: unknown }> {
-  const frames = readFileSync(capture, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Frame);
+  const frames = readFileSync(capture, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Frame);
   return frames
     .filter((f) => f.type === undefined && f.side === side && f.raw !== undefined)
     .map((f) => ({ fromAgent: f.dir === 'agent->editor', message: JSON.parse(f.raw!) as unknown }));
@@ -86,7 +89,12 @@ function locations(messages: unknown[]): Array<{ toolCallId?: string; path: stri
   return out;
 }
 
-type Wire = { method?: string; id?: unknown; params?: { update?: { sessionUpdate?: string; toolCallId?: string; status?: string; state?: string } }; result?: unknown };
+type Wire = {
+  method?: string;
+  id?: unknown;
+  params?: { update?: { sessionUpdate?: string; toolCallId?: string; status?: string; state?: string } };
+  result?: unknown;
+};
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -116,7 +124,10 @@ interface Run {
 async function startBehindBridge(
   toolUses: (cwd: string) => ScriptedToolUse[],
   permissionPolicy: PermissionPolicy,
-  reuse: { cwd: string; home: string } = { cwd: realpathSync(tempDir('acp-real-v1-cwd-')), home: tempDir('acp-real-v1-home-') },
+  reuse: { cwd: string; home: string } = {
+    cwd: realpathSync(tempDir('acp-real-v1-cwd-')),
+    home: tempDir('acp-real-v1-home-'),
+  },
 ): Promise<Run> {
   const bin = agentBin();
   const { cwd, home } = reuse;
@@ -134,11 +145,15 @@ async function startBehindBridge(
     protocol: 2,
     permissionPolicy,
     onStderr: (t) => (stderr += t),
-    tap: { sent: (m: object) => editorTap.clientSide.sent(m), received: (m: unknown) => (got.push(m as Wire), editorTap.clientSide.received(m)) },
+    tap: {
+      sent: (m: object) => editorTap.clientSide.sent(m),
+      received: (m: unknown) => (got.push(m as Wire), editorTap.clientSide.received(m)),
+    },
     initializeTimeoutMs: 30_000,
   });
   cleanups.push(() => conn.close());
-  const context = () => `fake endpoint requests: ${JSON.stringify(fake.requests.map((r) => `${r.method} ${r.path}`))}\nstderr tail: ${stderr.slice(-2000)}`;
+  const context = () =>
+    `fake endpoint requests: ${JSON.stringify(fake.requests.map((r) => `${r.method} ${r.path}`))}\nstderr tail: ${stderr.slice(-2000)}`;
   return { conn, cwd, home, capture, fake, editorTap, got, context };
 }
 
@@ -173,13 +188,19 @@ function transcriptHas(home: string, cwd: string, sessionId: string, text: strin
     const watcher = watch(dir, () => {
       if (has()) done();
     });
-    const timer = setTimeout(() => done(new Error(`${file} did not get ${JSON.stringify(text)} within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => done(new Error(`${file} did not get ${JSON.stringify(text)} within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     if (has()) done();
   });
 }
 
 const agentAnswer = (s: { state: { messageList: Array<{ role: string; text: string }> } }) =>
-  s.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text).join('');
+  s.state.messageList
+    .filter((m) => m.role === 'agent')
+    .map((m) => m.text)
+    .join('');
 
 // mcp__acp__* when the agent was offered fs (the bridge offers it and serves the calls), else built-in
 const READ = ['mcp__acp__Read', 'Read'];
@@ -191,7 +212,10 @@ describe('proxy --bridge 2 in front of the real @zed-industries/claude-code-acp 
     const run = await startBehindBridge((cwd) => {
       writeFileSync(join(cwd, 'notes.txt'), text);
       const file_path = join(cwd, 'notes.txt');
-      return [{ names: READ, input: { file_path } }, { names: READ, input: { file_path, offset: 2, limit: 1 } }];
+      return [
+        { names: READ, input: { file_path } },
+        { names: READ, input: { file_path, offset: 2, limit: 1 } },
+      ];
     }, approveAll());
     const file = join(run.cwd, 'notes.txt');
     expect(run.conn.protocolVersion).toBe(2);
@@ -219,7 +243,9 @@ describe('proxy --bridge 2 in front of the real @zed-industries/claude-code-acp 
     expect(editorLocs).toContainEqual({ toolCallId: zero!.toolCallId, path: file });
     expect(editorLocs).toContainEqual({ toolCallId: two!.toolCallId, path: file, line: 2 });
     const updates = run.got.filter((m) => m.method === 'session/update').map((m) => m.params!.update!);
-    const completed = updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'completed').map((u) => u.toolCallId);
+    const completed = updates
+      .filter((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'completed')
+      .map((u) => u.toolCallId);
     expect(completed.sort()).toEqual([zero!.toolCallId, two!.toolCallId].sort());
     const answer = agentAnswer(session);
     expect(answer).toContain(`Result ${zero!.toolCallId}: ${text}`);
@@ -251,7 +277,9 @@ describe('proxy --bridge 2 in front of the real @zed-industries/claude-code-acp 
     expect(states).toEqual(['running', 'requires_action', 'running', 'idle']);
     const agentLeg = validAgentLeg(run.capture);
     const permission = agentLeg.find((f) => f.fromAgent && f.message.method === 'session/request_permission')!.message;
-    const answer = agentLeg.find((f) => !f.fromAgent && f.message.id === permission.id && 'result' in f.message)!.message;
+    const answer = agentLeg.find(
+      (f) => !f.fromAgent && f.message.id === permission.id && 'result' in f.message,
+    )!.message;
     expect(answer.result).toEqual({ outcome: { outcome: 'selected', optionId: 'allow' } });
     expect(agentLeg.filter((f) => f.fromAgent && f.message.method === 'fs/write_text_file').length).toBe(1);
     run.editorTap.assertAllValid();
@@ -270,7 +298,10 @@ describe('proxy --bridge 2 in front of the real @zed-industries/claude-code-acp 
       session!.cancel();
       return { outcome: 'cancelled' };
     };
-    const run = await startBehindBridge((cwd) => [{ names: WRITE, input: { file_path: join(cwd, 'never.txt'), content: 'must not be written\n' } }], policy);
+    const run = await startBehindBridge(
+      (cwd) => [{ names: WRITE, input: { file_path: join(cwd, 'never.txt'), content: 'must not be written\n' } }],
+      policy,
+    );
     session = await run.conn.newSession({ cwd: run.cwd });
     const states: string[] = [];
     session.onUpdate((u) => {
@@ -292,13 +323,17 @@ describe('proxy --bridge 2 in front of the real @zed-industries/claude-code-acp 
     const toAgent = agentLeg.filter((f) => !f.fromAgent).map((f) => f.message);
     expect(toAgent.filter((m) => m.method === 'session/cancel').length).toBe(1);
     const permission = agentLeg.find((f) => f.fromAgent && f.message.method === 'session/request_permission')!.message;
-    expect(toAgent.find((m) => m.id === permission.id && 'result' in m)?.result).toEqual({ outcome: { outcome: 'cancelled' } });
+    expect(toAgent.find((m) => m.id === permission.id && 'result' in m)?.result).toEqual({
+      outcome: { outcome: 'cancelled' },
+    });
     expect(agentLeg.some((f) => f.fromAgent && f.message.method === 'fs/write_text_file')).toBe(false);
     const prompt = toAgent.find((m) => m.method === 'session/prompt')!;
-    expect(agentLeg.find((f) => f.fromAgent && f.message.id === prompt.id)?.message.result).toEqual({ stopReason: 'cancelled' });
+    expect(agentLeg.find((f) => f.fromAgent && f.message.id === prompt.id)?.message.result).toEqual({
+      stopReason: 'cancelled',
+    });
     run.editorTap.assertAllValid();
   }, 90_000);
-  it('session/resume with replay of a finished turn (v1 session/load from Claude Code\'s transcript): the replayed read is v2-valid too', async () => {
+  it("session/resume with replay of a finished turn (v1 session/load from Claude Code's transcript): the replayed read is v2-valid too", async () => {
     const first = await startBehindBridge((cwd) => {
       writeFileSync(join(cwd, 'notes.txt'), 'alpha line\n');
       return [{ names: READ, input: { file_path: join(cwd, 'notes.txt') } }];
@@ -331,14 +366,21 @@ describe('proxy --bridge 2 in front of the real @zed-industries/claude-code-acp 
     const run = await startBehindBridge(() => [], approveAll());
     const session = await run.conn.newSession({ cwd: run.cwd });
     const agentLeg = validAgentLeg(run.capture);
-    const newAnswer = agentLeg.find((f) => f.fromAgent && (f.message.result as { modes?: unknown } | undefined)?.modes !== undefined);
-    const modes = (newAnswer?.message.result as { modes: { currentModeId: string; availableModes: Array<{ id: string }> } } | undefined)?.modes;
+    const newAnswer = agentLeg.find(
+      (f) => f.fromAgent && (f.message.result as { modes?: unknown } | undefined)?.modes !== undefined,
+    );
+    const modes = (
+      newAnswer?.message.result as
+        { modes: { currentModeId: string; availableModes: Array<{ id: string }> } } | undefined
+    )?.modes;
     expect(modes?.availableModes.length, run.context()).toBeGreaterThan(1);
     const option = session.state.configOptions.find((o) => o.category === 'mode');
     expect(option?.type).toBe('select');
     if (option?.type !== 'select' || !modes) throw new Error('no mode option');
     expect(option.currentValue).toBe(modes.currentModeId);
-    expect(option.options.map((o) => ('value' in o ? o.value : o.groupId))).toEqual(modes.availableModes.map((m) => m.id));
+    expect(option.options.map((o) => ('value' in o ? o.value : o.groupId))).toEqual(
+      modes.availableModes.map((m) => m.id),
+    );
     const other = modes.availableModes.map((m) => m.id).find((id) => id !== modes.currentModeId);
     if (!other) throw new Error('one mode only');
     const after = await session.setConfigOption(option.configId, other);

@@ -9,7 +9,11 @@ describe('bridge: an update the editor cannot be shown is reported, once per ses
   it('v1 agent, v2 editor: a mode change with no known mode option is dropped and logged', async () => {
     const p = bridgePair(2);
     for (const modeId of ['code', 'ask']) {
-      p.agent.deliver({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's-1', update: { sessionUpdate: 'current_mode_update', currentModeId: modeId } } });
+      p.agent.deliver({
+        jsonrpc: '2.0',
+        method: 'session/update',
+        params: { sessionId: 's-1', update: { sessionUpdate: 'current_mode_update', currentModeId: modeId } },
+      });
     }
     const got = await agentRoundTrip(p, 0);
     expect(got.filter((m) => m.method === 'session/update')).toEqual([]);
@@ -21,13 +25,18 @@ describe('bridge: an update the editor cannot be shown is reported, once per ses
 
   it('v2 agent, v1 editor: a cleared agent message and display-terminal output are dropped and logged', async () => {
     const p = bridgePair(1);
-    const send = (update: Record<string, unknown>): void => p.agent.deliver({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's-9', update } });
+    const send = (update: Record<string, unknown>): void =>
+      p.agent.deliver({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's-9', update } });
     send({ sessionUpdate: 'agent_message', messageId: 'm1', content: null });
     send({ sessionUpdate: 'terminal_output_chunk', terminalId: 't1', data: 'hi' });
     send({ sessionUpdate: 'agent_message_chunk', messageId: 'm2', content: { type: 'text', text: 'shown' } });
     const got = await agentRoundTrip(p, 0);
     // what v1 can carry still arrives
-    expect(got.filter((m) => m.method === 'session/update').map((m) => (m.params as { update: { sessionUpdate: string } }).update.sessionUpdate)).toEqual(['agent_message_chunk']);
+    expect(
+      got
+        .filter((m) => m.method === 'session/update')
+        .map((m) => (m.params as { update: { sessionUpdate: string } }).update.sessionUpdate),
+    ).toEqual(['agent_message_chunk']);
     expect(p.log.some((l) => l.includes('dropped a agent_message update of session s-9'))).toBe(true);
     expect(p.log.some((l) => l.includes('dropped a terminal_output_chunk update of session s-9'))).toBe(true);
     p.editorTap.assertAllValid();

@@ -35,7 +35,16 @@ const loaded = new Map<Version, Versioned>();
 function V(v: Version): Versioned {
   const hit = loaded.get(v);
   if (hit) return hit;
-  const file = join(import.meta.dirname, '..', 'node_modules', '@agentclientprotocol', 'sdk', 'schema', `v${v}`, 'schema.json');
+  const file = join(
+    import.meta.dirname,
+    '..',
+    'node_modules',
+    '@agentclientprotocol',
+    'sdk',
+    'schema',
+    `v${v}`,
+    'schema.json',
+  );
   const schema = JSON.parse(readFileSync(file, 'utf8')) as Versioned['schema'];
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, logger: false });
   ajv.addSchema({ ...schema, $id: `v${v}` });
@@ -62,7 +71,10 @@ function defValidator(v: Version, def: string): ValidateFunction {
 /** The generator's promise, checked: a generated value that is invalid at its source is a generator bug. */
 function assertGenerated(v: Version, def: string, value: unknown): void {
   const fn = defValidator(v, def);
-  if (!fn(value)) throw new Error(`generator bug: a v${v} ${def} that the v${v} schema rejects: ${V(v).ajv.errorsText(fn.errors)}\n${JSON.stringify(value)}`);
+  if (!fn(value))
+    throw new Error(
+      `generator bug: a v${v} ${def} that the v${v} schema rejects: ${V(v).ajv.errorsText(fn.errors)}\n${JSON.stringify(value)}`,
+    );
 }
 
 function assertTapsValid(p: BridgePair): void {
@@ -75,7 +87,10 @@ let ids = 0;
 const errorsSeen = new Map<string, Map<string, number>>();
 function noteError(key: string, message: string): void {
   const m = errorsSeen.get(key) ?? new Map<string, number>();
-  const short = message.replace(/Session not found: .*/s, 'Session not found: <id>').replace(/"[^"]*"/g, '"…"').slice(0, 120);
+  const short = message
+    .replace(/Session not found: .*/s, 'Session not found: <id>')
+    .replace(/"[^"]*"/g, '"…"')
+    .slice(0, 120);
   m.set(short, (m.get(short) ?? 0) + 1);
   errorsSeen.set(key, m);
 }
@@ -97,7 +112,12 @@ function updateArbitrary(agentVersion: Version): fc.Arbitrary<{ kind: string; pa
   const g = V(agentVersion).gen;
   const branches = g.unionBranches('SessionUpdate', 'sessionUpdate');
   const envelope = agentVersion === 1 ? 'SessionNotification' : 'UpdateSessionNotification';
-  return fc.oneof(...branches.map((b) => fc.record({ kind: fc.constant(b.tag), update: b.arbitrary, sessionId: fc.constantFrom('s-1', 's-2') })))
+  return fc
+    .oneof(
+      ...branches.map((b) =>
+        fc.record({ kind: fc.constant(b.tag), update: b.arbitrary, sessionId: fc.constantFrom('s-1', 's-2') }),
+      ),
+    )
     .map(({ kind, update, sessionId }) => {
       const params = { sessionId, update } as Msg;
       assertGenerated(agentVersion, envelope, params);
@@ -117,7 +137,10 @@ async function pushUpdates(p: BridgePair, updates: Array<{ kind: string; params:
       // reported now, or earlier for the same kind in the same session (the bridge says it once)
       const once = `a ${u.kind} update of session ${String(u.params.sessionId)}:`;
       const reported = p.log.length > logged || p.log.some((l) => l.includes(once));
-      expect(reported, `a ${u.kind} update produced nothing for the v${p.editorVersion} editor and no problem was reported:\n${JSON.stringify(u.params)}\nlog: ${p.log.join('\n')}`).toBe(true);
+      expect(
+        reported,
+        `a ${u.kind} update produced nothing for the v${p.editorVersion} editor and no problem was reported:\n${JSON.stringify(u.params)}\nlog: ${p.log.join('\n')}`,
+      ).toBe(true);
     }
   }
 }
@@ -127,7 +150,9 @@ describe.each([
   { agentVersion: 2 as const, editorVersion: 1 as const },
 ])('bridge property: a v$agentVersion agent, a v$editorVersion editor', ({ agentVersion, editorVersion }) => {
   it(`every session/update the v${agentVersion} schema allows reaches the editor valid under v${editorVersion} (or is reported)`, async () => {
-    const kinds = V(agentVersion).gen.unionBranches('SessionUpdate', 'sessionUpdate').map((b) => b.tag);
+    const kinds = V(agentVersion)
+      .gen.unionBranches('SessionUpdate', 'sessionUpdate')
+      .map((b) => b.tag);
     expect(kinds.length).toBeGreaterThanOrEqual(agentVersion === 1 ? 13 : 19);
     const seen = new Set<string>();
     await fc.assert(
@@ -143,7 +168,9 @@ describe.each([
 
   it(`every request of the v${agentVersion} agent, and the editor's answers: valid on both sides (or refused where v${editorVersion} cannot carry it)`, async () => {
     const av = V(agentVersion);
-    const requests = [...av.methods].filter(([m, i]) => i.side === 'client' && i.result && i.params && m !== 'session/update').map(([m, i]) => ({ method: m, def: i.params! }));
+    const requests = [...av.methods]
+      .filter(([m, i]) => i.side === 'client' && i.result && i.params && m !== 'session/update')
+      .map(([m, i]) => ({ method: m, def: i.params! }));
     expect(requests.map((r) => r.method)).toContain('session/request_permission');
     for (const { method, def } of requests) {
       await fc.assert(
@@ -158,14 +185,25 @@ describe.each([
 
   it(`every request of the v${editorVersion} editor, and the agent's answers: valid on both sides (or refused where v${agentVersion} cannot carry it)`, async () => {
     const ev = V(editorVersion);
-    const requests = [...ev.methods].filter(([, i]) => i.side === 'agent' && i.result && i.params).map(([m, i]) => ({ method: m, def: i.params! }));
-    expect(requests.map((r) => r.method)).toEqual(expect.arrayContaining(['initialize', 'session/new', 'session/resume', 'session/prompt', 'session/set_config_option']));
+    const requests = [...ev.methods]
+      .filter(([, i]) => i.side === 'agent' && i.result && i.params)
+      .map(([m, i]) => ({ method: m, def: i.params! }));
+    expect(requests.map((r) => r.method)).toEqual(
+      expect.arrayContaining([
+        'initialize',
+        'session/new',
+        'session/resume',
+        'session/prompt',
+        'session/set_config_option',
+      ]),
+    );
     const blocks = new Set<string>();
     for (const { method, def } of requests) {
       await fc.assert(
         fc.asyncProperty(ev.gen.forDef(def), fc.nat(), async (params, answerSeed) => {
           assertGenerated(editorVersion, def, params);
-          if (method === 'session/prompt') for (const b of (params as { prompt: Msg[] }).prompt) blocks.add(String(b.type));
+          if (method === 'session/prompt')
+            for (const b of (params as { prompt: Msg[] }).prompt) blocks.add(String(b.type));
           await editorRequest(bridgePair(editorVersion), method, params as Msg, answerSeed);
         }),
         { seed: SEED, numRuns: RUNS, endOnFailure: true },
@@ -177,7 +215,9 @@ describe.each([
 
   it(`every notification of the v${editorVersion} editor (session/cancel) reaches the agent valid under v${agentVersion}`, async () => {
     const ev = V(editorVersion);
-    const notes = [...ev.methods].filter(([m, i]) => i.side === 'agent' && !i.result && i.params && !m.startsWith('$/'));
+    const notes = [...ev.methods].filter(
+      ([m, i]) => i.side === 'agent' && !i.result && i.params && !m.startsWith('$/'),
+    );
     expect(notes.map(([m]) => m)).toContain('session/cancel');
     for (const [method, info] of notes) {
       await fc.assert(
@@ -231,20 +271,34 @@ async function agentRequest(p: BridgePair, method: string, params: Msg, seed: nu
   const from = p.editor.sent.length;
   p.agent.deliver({ jsonrpc: '2.0', id, method, params });
   const answered = p.agent.next(isResponseTo(id), 0, `answer to ${method}`);
-  const forwarded = p.editor.next((m) => typeof m.method === 'string' && m.id !== undefined, from, `${method} at the editor`);
+  const forwarded = p.editor.next(
+    (m) => typeof m.method === 'string' && m.id !== undefined,
+    from,
+    `${method} at the editor`,
+  );
   const first = await Promise.race([answered.then((a) => ({ a })), forwarded.then((f) => ({ f }))]);
   if ('f' in first) {
     const f = first.f;
     const result = V(p.editorVersion).methods.get(String(f.method))?.result;
-    expect(result, `the editor got ${String(f.method)}, which its v${p.editorVersion} schema has no answer for`).toBeDefined();
-    p.editor.deliver({ jsonrpc: '2.0', id: f.id as string | number, result: generated(p.editorVersion, result!, seed) });
+    expect(
+      result,
+      `the editor got ${String(f.method)}, which its v${p.editorVersion} schema has no answer for`,
+    ).toBeDefined();
+    p.editor.deliver({
+      jsonrpc: '2.0',
+      id: f.id as string | number,
+      result: generated(p.editorVersion, result!, seed),
+    });
   }
   const answer = await answered;
   assertTapsValid(p);
   if ('error' in answer) {
     noteError(`v${p.agentVersion} agent asks ${method}`, String((answer.error as Msg).message));
     // the bridge refused: that is the reported problem, allowed only where the translation is impossible
-    expect(isExpectedRefusal(method, answer.error as Msg), `unexpected error answer to ${method}: ${JSON.stringify(answer.error)}\n${JSON.stringify(params)}`).toBe(true);
+    expect(
+      isExpectedRefusal(method, answer.error as Msg),
+      `unexpected error answer to ${method}: ${JSON.stringify(answer.error)}\n${JSON.stringify(params)}`,
+    ).toBe(true);
   }
 }
 
@@ -260,14 +314,28 @@ async function editorRequest(p: BridgePair, method: string, params: Msg, seed: n
   p.editor.deliver({ jsonrpc: '2.0', id, method, params: sent });
   const answered = p.editor.next(isResponseTo(id), 0, `answer to ${method}`);
   let done = false;
-  void answered.then(() => (done = true), () => (done = true));
+  void answered.then(
+    () => (done = true),
+    () => (done = true),
+  );
   let served = 0;
   // serve the agent's requests until the editor has its answer (a v1 prompt is sent after the v2 one is answered)
   while (!done || (p.agentVersion === 1 && method === 'session/prompt' && served === 0)) {
-    const req = await Promise.race([answered.then(() => undefined), p.agent.next((m) => typeof m.method === 'string' && m.id !== undefined && !String(m.method).startsWith('_'), next, `request at the agent for ${method}`)]);
+    const req = await Promise.race([
+      answered.then(() => undefined),
+      p.agent.next(
+        (m) => typeof m.method === 'string' && m.id !== undefined && !String(m.method).startsWith('_'),
+        next,
+        `request at the agent for ${method}`,
+      ),
+    ]);
     if (req === undefined && !(p.agentVersion === 1 && method === 'session/prompt' && served === 0)) break;
     if (req === undefined) {
-      const r = await p.agent.next((m) => m.method === 'session/prompt' && m.id !== undefined, next, 'the v1 session/prompt');
+      const r = await p.agent.next(
+        (m) => m.method === 'session/prompt' && m.id !== undefined,
+        next,
+        'the v1 session/prompt',
+      );
       await answerAgentRequest(p, r, seed, ++served);
       next = p.agent.sent.indexOf(r) + 1;
       continue;
@@ -278,12 +346,22 @@ async function editorRequest(p: BridgePair, method: string, params: Msg, seed: n
   const answer = await answered;
   if (p.editorVersion === 2 && method === 'session/prompt' && 'result' in answer) {
     // the v1 turn ends: the editor's idle state follows
-    await p.editor.next((m) => m.method === 'session/update' && (m.params as Msg).update !== undefined && ((m.params as Msg).update as Msg).state === 'idle', 0, 'idle');
+    await p.editor.next(
+      (m) =>
+        m.method === 'session/update' &&
+        (m.params as Msg).update !== undefined &&
+        ((m.params as Msg).update as Msg).state === 'idle',
+      0,
+      'idle',
+    );
   }
   assertTapsValid(p);
   if ('error' in answer) {
     noteError(`v${p.editorVersion} editor asks ${method}`, String((answer.error as Msg).message));
-    expect(isExpectedRefusal(method, answer.error as Msg), `unexpected error answer to ${method}: ${JSON.stringify(answer.error)}\n${JSON.stringify(params)}`).toBe(true);
+    expect(
+      isExpectedRefusal(method, answer.error as Msg),
+      `unexpected error answer to ${method}: ${JSON.stringify(answer.error)}\n${JSON.stringify(params)}`,
+    ).toBe(true);
   }
 }
 
@@ -296,8 +374,10 @@ async function answerAgentRequest(p: BridgePair, req: Msg, seed: number, n: numb
     // a v2 prompt is answered at insertion; the turn ends with the idle state the v1 editor waits for
     p.agent.deliver({ jsonrpc: '2.0', id: req.id as string, result: answer });
     const { sessionId, prompt } = req.params as Msg;
-    const update = (u: Msg): void => p.agent.deliver({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: u } });
-    if (typeof answer.messageId === 'string') update({ sessionUpdate: 'user_message', messageId: answer.messageId, content: prompt });
+    const update = (u: Msg): void =>
+      p.agent.deliver({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: u } });
+    if (typeof answer.messageId === 'string')
+      update({ sessionUpdate: 'user_message', messageId: answer.messageId, content: prompt });
     update({ sessionUpdate: 'state_update', state: 'running' });
     update({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'end_turn' });
     return;
@@ -312,9 +392,32 @@ async function openSession(p: BridgePair): Promise<string> {
   const sessionId = `sess-${ids}`;
   p.editor.deliver({ jsonrpc: '2.0', id, method: 'session/new', params: { cwd: '/tmp', mcpServers: [] } });
   const req = await p.agent.next((m) => m.method === 'session/new', 0, 'session/new at the agent');
-  const modes = p.agentVersion === 1
-    ? { modes: { currentModeId: 'ask', availableModes: [{ id: 'ask', name: 'Ask' }, { id: 'code', name: 'Code' }] } }
-    : { configOptions: [{ type: 'select', configId: 'mode', name: 'Mode', category: 'mode', currentValue: 'ask', options: [{ value: 'ask', name: 'Ask' }, { value: 'code', name: 'Code' }] }] };
+  const modes =
+    p.agentVersion === 1
+      ? {
+          modes: {
+            currentModeId: 'ask',
+            availableModes: [
+              { id: 'ask', name: 'Ask' },
+              { id: 'code', name: 'Code' },
+            ],
+          },
+        }
+      : {
+          configOptions: [
+            {
+              type: 'select',
+              configId: 'mode',
+              name: 'Mode',
+              category: 'mode',
+              currentValue: 'ask',
+              options: [
+                { value: 'ask', name: 'Ask' },
+                { value: 'code', name: 'Code' },
+              ],
+            },
+          ],
+        };
   p.agent.deliver({ jsonrpc: '2.0', id: req.id as string, result: { sessionId, ...modes } });
   await p.editor.next(isResponseTo(id), 0, 'session/new answer');
   return sessionId;

@@ -13,11 +13,20 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve('.');
 const PACKAGES = ['protocol', 'agent', 'client', 'coding-agent', 'server', 'tools'];
 const packageJson = (dir: string) =>
-  JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { exports: Record<string, string | { import?: string; types?: string }>; dependencies: Record<string, string>; devDependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
+  JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+    exports: Record<string, string | { import?: string; types?: string }>;
+    dependencies: Record<string, string>;
+    devDependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+  };
 
 /** Runs an ESM script in a fresh node process at the package root; returns its stdout parsed as JSON. */
 function runScript(script: string): unknown {
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
   return JSON.parse(r.stdout);
@@ -27,16 +36,24 @@ describe('bundled entry points (dist/bundle)', () => {
   it("each package's exports load its bundle; acp-kit's entry points only re-export packages; bin loads the CLI bundle", () => {
     for (const name of PACKAGES) {
       const pkg = packageJson(join(ROOT, 'packages', name));
-      const imports = Object.entries(pkg.exports).filter(([k]) => k !== './package.json').map(([, v]) => (typeof v === 'string' ? v : v.import));
+      const imports = Object.entries(pkg.exports)
+        .filter(([k]) => k !== './package.json')
+        .map(([, v]) => (typeof v === 'string' ? v : v.import));
       expect(imports.length, name).toBeGreaterThan(0);
-      expect(imports.filter((p) => !p?.startsWith('./dist/bundle/')), name).toEqual([]);
+      expect(
+        imports.filter((p) => !p?.startsWith('./dist/bundle/')),
+        name,
+      ).toEqual([]);
     }
     const root = packageJson(ROOT);
     for (const [key, target] of Object.entries(root.exports)) {
       if (typeof target === 'string') continue;
       const code = readFileSync(join(ROOT, target.import ?? ''), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
       const statements = code.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('//'));
-      expect(statements.filter((l) => !/^export \* from '@acp-kit\/[a-z-]+(\/[a-z]+)?';$/.test(l)), key).toEqual([]);
+      expect(
+        statements.filter((l) => !/^export \* from '@acp-kit\/[a-z-]+(\/[a-z]+)?';$/.test(l)),
+        key,
+      ).toEqual([]);
     }
     expect(readFileSync('bin/acp-kit.js', 'utf8')).toContain("'dist', 'bundle', 'cli.js'");
   });
@@ -71,56 +88,85 @@ describe('bundled entry points (dist/bundle)', () => {
       const ajvLoaded = Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('/node_modules/ajv/'));
       console.log(JSON.stringify({ failure, valid, ajvLoaded, schema: schemaLocation(2), hasDefs: typeof loadSchema(1).$defs }));
     `);
-    expect(out).toEqual({ failure: { path: 'protocolVersion', message: 'must be integer' }, valid: null, ajvLoaded: false, schema: resolve(ROOT, 'packages/protocol/schema/v2/schema.json'), hasDefs: 'object' });
+    expect(out).toEqual({
+      failure: { path: 'protocolVersion', message: 'must be integer' },
+      valid: null,
+      ajvLoaded: false,
+      schema: resolve(ROOT, 'packages/protocol/schema/v2/schema.json'),
+      hasDefs: 'object',
+    });
   });
 
   it('the bundled CLI reads its version from package.json and starts the built-in agent from bin/', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
-    const v = spawnSync(process.execPath, ['bin/acp-kit.js', '--version'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+    const v = spawnSync(process.execPath, ['bin/acp-kit.js', '--version'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(v.stdout.trim()).toBe(pkg.version);
     // `run` without --agent spawns bin/acp-kit.js agent, found relative to the CLI module
-    const r = spawnSync(process.execPath, ['bin/acp-kit.js', 'run', '--json', '--model', 'demo', 'hello'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, ['bin/acp-kit.js', 'run', '--json', '--model', 'demo', 'hello'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(r.status, r.stderr).toBe(0);
-    const last = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { stopReason?: string; agent?: { name?: string } };
+    const last = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as {
+      stopReason?: string;
+      agent?: { name?: string };
+    };
     expect(last.stopReason).toBe('end_turn');
   });
 
   it("the CLI bundle carries the chat's terminal UI (no ink, React or Markdown renderer left for node_modules, React's production build)", () => {
     const dir = join(ROOT, 'dist', 'bundle');
     const read = (f: string) => readFileSync(join(dir, f), 'utf8');
-    const cli = readdirSync(dir).filter((f) => /^cli.*\.js$/.test(f)).map(read).join('\n');
-    const specifiers = (code: string) => [...code.matchAll(/\bfrom "([^"]+)"|\bimport\("([^"]+)"\)/g)].map((m) => m[1] ?? m[2]!);
+    const cli = readdirSync(dir)
+      .filter((f) => /^cli.*\.js$/.test(f))
+      .map(read)
+      .join('\n');
+    const specifiers = (code: string) =>
+      [...code.matchAll(/\bfrom "([^"]+)"|\bimport\("([^"]+)"\)/g)].map((m) => m[1] ?? m[2]!);
     const ui = /^(ink|react|react-reconciler|marked|marked-terminal|yoga-layout|cli-highlight|highlight\.js)(\/|$)/;
     expect(specifiers(cli).filter((s) => ui.test(s))).toEqual([]);
     expect(cli).toContain('node_modules/react/cjs/react.production.js');
     expect(cli).not.toContain('react.development.js');
     // the packages' bundles still load their dependencies from node_modules (only the CLI is an app)
     const protocol = join(ROOT, 'packages', 'protocol', 'dist', 'bundle');
-    const library = readdirSync(protocol).filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(protocol, f), 'utf8')).join('\n');
+    const library = readdirSync(protocol)
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => readFileSync(join(protocol, f), 'utf8'))
+      .join('\n');
     expect(specifiers(library)).toContain('ws');
   });
 
-  it.each(['acp-kit', ...PACKAGES])('every package a bundle of %s imports is its dependency; what the CLI bundle carries is not', (name) => {
-    const home = name === 'acp-kit' ? ROOT : join(ROOT, 'packages', name);
-    const dir = join(home, 'dist', 'bundle');
-    const pkg = packageJson(home);
-    const packageOf = (s: string) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]!);
-    const imported = new Set<string>();
-    for (const f of readdirSync(dir).filter((n) => n.endsWith('.js'))) {
-      // esbuild's output: one static import per line, dynamic imports anywhere (require() inside
-      // bundled CommonJS packages stays as written: ws's optional native add-ons, in a try)
-      for (const m of readFileSync(join(dir, f), 'utf8').matchAll(/^(?:import|export)\b[^;]*?\bfrom "([^"]+)";$|^import "([^"]+)";$|\bimport\("([^"]+)"\)/gm)) {
-        const s = (m[1] ?? m[2] ?? m[3])!;
-        if (!s.startsWith('node:') && !s.startsWith('.')) imported.add(packageOf(s));
+  it.each(['acp-kit', ...PACKAGES])(
+    'every package a bundle of %s imports is its dependency; what the CLI bundle carries is not',
+    (name) => {
+      const home = name === 'acp-kit' ? ROOT : join(ROOT, 'packages', name);
+      const dir = join(home, 'dist', 'bundle');
+      const pkg = packageJson(home);
+      const packageOf = (s: string) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]!);
+      const imported = new Set<string>();
+      for (const f of readdirSync(dir).filter((n) => n.endsWith('.js'))) {
+        // esbuild's output: one static import per line, dynamic imports anywhere (require() inside
+        // bundled CommonJS packages stays as written: ws's optional native add-ons, in a try)
+        for (const m of readFileSync(join(dir, f), 'utf8').matchAll(
+          /^(?:import|export)\b[^;]*?\bfrom "([^"]+)";$|^import "([^"]+)";$|\bimport\("([^"]+)"\)/gm,
+        )) {
+          const s = (m[1] ?? m[2] ?? m[3])!;
+          if (!s.startsWith('node:') && !s.startsWith('.')) imported.add(packageOf(s));
+        }
       }
-    }
-    expect(imported.size).toBeGreaterThan(0);
-    // an optional peer (ws, ajv of @acp-kit/protocol) is loaded only by the code that needs it
-    expect([...imported].filter((p) => !(p in pkg.dependencies) && !(p in (pkg.peerDependencies ?? {})))).toEqual([]);
-    if (name !== 'acp-kit') return;
-    for (const ui of ['ink', 'react', 'marked', 'marked-terminal']) {
-      expect(pkg.dependencies[ui], `${ui} is bundled into the CLI`).toBeUndefined();
-      expect(pkg.devDependencies?.[ui], `${ui} is needed to build`).toBeDefined();
-    }
-  });
+      expect(imported.size).toBeGreaterThan(0);
+      // an optional peer (ws, ajv of @acp-kit/protocol) is loaded only by the code that needs it
+      expect([...imported].filter((p) => !(p in pkg.dependencies) && !(p in (pkg.peerDependencies ?? {})))).toEqual([]);
+      if (name !== 'acp-kit') return;
+      for (const ui of ['ink', 'react', 'marked', 'marked-terminal']) {
+        expect(pkg.dependencies[ui], `${ui} is bundled into the CLI`).toBeUndefined();
+        expect(pkg.devDependencies?.[ui], `${ui} is needed to build`).toBeDefined();
+      }
+    },
+  );
 });

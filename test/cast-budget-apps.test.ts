@@ -18,7 +18,11 @@ const BUDGET = 1;
 
 describe('cast budget of the checker, the CLI and the client (issue 9.1)', () => {
   it(`the checker, the CLI and the client hold at most ${BUDGET} type assertion`, () => {
-    const casts: Cast[] = [...findCasts('packages/tools/src/checker'), ...findCasts('src/cli'), ...findCasts('packages/client/src')];
+    const casts: Cast[] = [
+      ...findCasts('packages/tools/src/checker'),
+      ...findCasts('src/cli'),
+      ...findCasts('packages/client/src'),
+    ];
     const listing = casts.map((c) => `${c.file}:${c.line}: ${c.text}`).join('\n');
     expect(casts.length, `casts found:\n${listing}`).toBeLessThanOrEqual(BUDGET);
   });

@@ -74,11 +74,19 @@ describe('acp-kit chat --agent-url across a dropped connection (tmux)', () => {
     const s = t.screen();
     // one line says it reconnected, shown while the turn still ran (before its end)
     expect(count(s, 'reconnected')).toBe(1);
-    expect(s).toMatch(/^the connection to ws:\/\/127\.0\.0\.1:\d+\/acp dropped; reconnected \(attempt 1\) and resumed the session$/m);
+    expect(s).toMatch(
+      /^the connection to ws:\/\/127\.0\.0\.1:\d+\/acp dropped; reconnected \(attempt 1\) and resumed the session$/m,
+    );
     expect(s.indexOf('reconnected (attempt 1)')).toBeLessThan(s.indexOf('— end_turn'));
     // the whole answer, once: its first line, every list item, its last line; one end
     expect(count(s, "I'm the acp-kit demo model: an offline, rule-based stand-in, not an AI.")).toBe(1);
-    for (const item of ['create notes.txt containing hello', 'read README.md', 'search TODO in src', 'edit notes.txt replace hello with goodbye', 'run ls -la']) {
+    for (const item of [
+      'create notes.txt containing hello',
+      'read README.md',
+      'search TODO in src',
+      'edit notes.txt replace hello with goodbye',
+      'run ls -la',
+    ]) {
       expect(s).toMatch(new RegExp(`^\\s+\\* ${item.replace(/[.*]/g, '\\$&')}$`, 'm'));
       expect(count(s, item)).toBe(1);
     }

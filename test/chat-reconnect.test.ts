@@ -40,7 +40,8 @@ function chatAgent(g: Gates): AgentDefinition {
     info: { name: 'chat-reconnect', version: '0' },
     async prompt(turn) {
       const text = turn.prompt.map((b) => (b.type === 'text' ? (b as { text: string }).text : '')).join('');
-      const say = (messageId: string, t: string) => turn.send({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text: t } });
+      const say = (messageId: string, t: string) =>
+        turn.send({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text: t } });
       if (text !== 'long') {
         await say(turn.session.newId('echo'), `echo: ${text}`);
         return 'end_turn';
@@ -48,7 +49,14 @@ function chatAgent(g: Gates): AgentDefinition {
       await say('m1', 'part one,');
       await g.away.promise;
       await say('m1', ' part two');
-      await turn.send({ sessionUpdate: 'tool_call_update', toolCallId: 't1', title: 'Read notes', kind: 'read', status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'notes' } }] });
+      await turn.send({
+        sessionUpdate: 'tool_call_update',
+        toolCallId: 't1',
+        title: 'Read notes',
+        kind: 'read',
+        status: 'completed',
+        content: [{ type: 'content', content: { type: 'text', text: 'notes' } }],
+      });
       g.sentWhileAway.resolve();
       await g.back.promise;
       await say('m2', 'after the tool');
@@ -81,7 +89,10 @@ async function start(version: 1 | 2, attempts = 5) {
     await rc.close();
   });
   expect(rc.connection.protocolVersion).toBe(version);
-  c = new ChatController({ agentLabel: 'test', protocolVersion: version, cwd: '/tmp' }, { commandLine: url, command: url });
+  c = new ChatController(
+    { agentLabel: 'test', protocolVersion: version, cwd: '/tmp' },
+    { commandLine: url, command: url },
+  );
   // as `chat` wires it: the status line follows the reconnect; the reconnect line comes with `reconnected`
   c.followReconnects(rc, 'acp-kit chat --resume <id>');
   const reconnects: number[] = [];
@@ -95,7 +106,13 @@ async function start(version: 1 | 2, attempts = 5) {
   const until = (pred: () => boolean, what: string) =>
     new Promise<void>((resolve, reject) => {
       if (pred()) return resolve();
-      const timer = setTimeout(() => (off(), reject(new Error(`timed out waiting for ${what}; feed: ${describeFeed(c.view.feed).join(' | ')}`))), 10_000);
+      const timer = setTimeout(
+        () => (
+          off(),
+          reject(new Error(`timed out waiting for ${what}; feed: ${describeFeed(c.view.feed).join(' | ')}`))
+        ),
+        10_000,
+      );
       const off = c.subscribe(() => {
         if (pred()) {
           clearTimeout(timer);
@@ -140,7 +157,12 @@ describe('chat controller on a reconnecting connection (WebSocket, client side o
     // the feed reads the resumed state now (the held one no longer changes)
     expect(c.view.state).toBe(session.state);
     expect(c.view.state).not.toBe(held);
-    expect(describeFeed(c.view.feed)).toEqual(['prompt:long', 'agent:part one, part two', 'tool:Read notes:completed', RECONNECTED]);
+    expect(describeFeed(c.view.feed)).toEqual([
+      'prompt:long',
+      'agent:part one, part two',
+      'tool:Read notes:completed',
+      RECONNECTED,
+    ]);
     expect(c.view.running).toBe(true);
     g.back.resolve();
     await until(() => !c.view.running, 'the turn to end');
@@ -156,28 +178,38 @@ describe('chat controller on a reconnecting connection (WebSocket, client side o
     // the chat goes on on the new connection
     c.send('more');
     await until(() => !c.view.running && c.view.feed.length === 9, 'the next turn to end');
-    expect(describeFeed(c.view.feed).slice(6)).toEqual(['prompt:more', 'agent:echo: more', 'stop:end_turn (the agent finished)']);
+    expect(describeFeed(c.view.feed).slice(6)).toEqual([
+      'prompt:more',
+      'agent:echo: more',
+      'stop:end_turn (the agent finished)',
+    ]);
     expect(reconnects).toEqual([1]);
   });
 
-  it.each([1, 2] as const)('v%i, dropped between turns: the history is not shown again and the next turn shows', async (v) => {
-    const { c, relay, until, reconnects } = await start(v);
-    c.send('one');
-    await until(() => !c.view.running, 'the first turn to end');
-    relay.severClients();
-    await until(() => reconnects.length === 1, 'the reconnect');
-    c.send('two');
-    await until(() => !c.view.running && c.view.feed.filter((i) => 'note' in i && i.note.kind === 'stop').length === 2, 'the second turn to end');
-    expect(describeFeed(c.view.feed)).toEqual([
-      'prompt:one',
-      'agent:echo: one',
-      'stop:end_turn (the agent finished)',
-      RECONNECTED,
-      'prompt:two',
-      'agent:echo: two',
-      'stop:end_turn (the agent finished)',
-    ]);
-  });
+  it.each([1, 2] as const)(
+    'v%i, dropped between turns: the history is not shown again and the next turn shows',
+    async (v) => {
+      const { c, relay, until, reconnects } = await start(v);
+      c.send('one');
+      await until(() => !c.view.running, 'the first turn to end');
+      relay.severClients();
+      await until(() => reconnects.length === 1, 'the reconnect');
+      c.send('two');
+      await until(
+        () => !c.view.running && c.view.feed.filter((i) => 'note' in i && i.note.kind === 'stop').length === 2,
+        'the second turn to end',
+      );
+      expect(describeFeed(c.view.feed)).toEqual([
+        'prompt:one',
+        'agent:echo: one',
+        'stop:end_turn (the agent finished)',
+        RECONNECTED,
+        'prompt:two',
+        'agent:echo: two',
+        'stop:end_turn (the agent finished)',
+      ]);
+    },
+  );
 
   it('v2, a prompt typed while the connection is down is sent once the session is resumed', async () => {
     const { c, relay, until, reconnects } = await start(2);
@@ -211,12 +243,20 @@ describe('chat controller on a reconnecting connection (WebSocket, client side o
     let timer: NodeJS.Timeout | undefined;
     const exit = await Promise.race([
       c.whenExited(),
-      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the chat did not end within 10 s of the last failed attempt')), 10_000))),
+      new Promise<never>(
+        (_, reject) =>
+          (timer = setTimeout(
+            () => reject(new Error('the chat did not end within 10 s of the last failed attempt')),
+            10_000,
+          )),
+      ),
     ]).finally(() => clearTimeout(timer));
     expect(exit.code).toBe(ExitCode.AgentFailed);
     expect(exit.error?.kind).toBe('agent_unreachable');
     // the command line that comes back to the session, as docs/remote.md promises
     expect(exit.error?.hint).toBe('Once the server is reachable, resume this chat with: acp-kit chat --resume <id>');
-    expect(exit.error?.message).toMatch(/^lost the connection to ws:\/\/127\.0\.0\.1:\d+\/acp and could not reconnect in 2 attempts \(last error: .+\): check that the server is running and reachable, then connect again$/);
+    expect(exit.error?.message).toMatch(
+      /^lost the connection to ws:\/\/127\.0\.0\.1:\d+\/acp and could not reconnect in 2 attempts \(last error: .+\): check that the server is running and reachable, then connect again$/,
+    );
   });
 });

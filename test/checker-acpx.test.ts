@@ -26,10 +26,23 @@ async function checkAcpx(protocols: Array<1 | 2>): Promise<CheckRun> {
   const home = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-check-acpx-home-')));
   dirs.push(home);
   // --approve-all so that acpx runs the terminal the terminal-release case asks for (otherwise it refuses terminal/create)
-  return runClientChecks({ command: process.execPath, args: [ACPX, '--agent', '{agent}', '--approve-all', 'exec', 'hello'], env: { HOME: home, NO_COLOR: '1' }, timeoutMs: 8000, agentVersion: 'test' }, { protocols, concurrency: 4 });
+  return runClientChecks(
+    {
+      command: process.execPath,
+      args: [ACPX, '--agent', '{agent}', '--approve-all', 'exec', 'hello'],
+      env: { HOME: home, NO_COLOR: '1' },
+      timeoutMs: 8000,
+      agentVersion: 'test',
+    },
+    { protocols, concurrency: 4 },
+  );
 }
 
-const byStatus = (run: CheckRun, status: string) => run.requirements.filter((r) => r.status === status).map((r) => `v${r.protocol} ${r.id}`).sort();
+const byStatus = (run: CheckRun, status: string) =>
+  run.requirements
+    .filter((r) => r.status === status)
+    .map((r) => `v${r.protocol} ${r.id}`)
+    .sort();
 
 describe('check client against acpx 0.1.15', () => {
   it('v1: every case runs; the only failure is ACP-V1-FS-05, through a symlink inside the session cwd', async () => {
@@ -39,13 +52,28 @@ describe('check client against acpx 0.1.15', () => {
     expect(run.conformant).toBe(false);
     // exactly the two symlink requests fail: the absolute and `..` paths were refused
     const failures = run.requirements.find((r) => r.id === 'ACP-V1-FS-05')!.failures;
-    expect(failures.map((f) => f.message.replace(/ of [^\s,]+/, ' of <path>').replace(/cwd [^\s,]+,/, 'cwd <cwd>,'))).toEqual([
+    expect(
+      failures.map((f) => f.message.replace(/ of [^\s,]+/, ' of <path>').replace(/cwd [^\s,]+,/, 'cwd <cwd>,')),
+    ).toEqual([
       "fs/read_text_file of <path>, outside the session cwd <cwd>, returned the file's content; it must be refused",
       'fs/write_text_file of <path>, outside the session cwd <cwd>, wrote the file; it must be refused',
     ]);
     for (const f of failures) expect(f.message).toMatch(/acp-kit-check-link\/(secret|written-\d)\.txt/);
     expect(byStatus(run, 'pass')).toEqual(
-      ['v1 ACP-ALL-EXT-02', 'v1 ACP-ALL-EXT-05', 'v1 ACP-ALL-EXT-06', 'v1 ACP-ALL-PERM-03', 'v1 ACP-ALL-RPC-01', 'v1 ACP-ALL-RPC-02', 'v1 ACP-ALL-RPC-03', 'v1 ACP-ALL-RPC-04', 'v1 ACP-ALL-TRANS-05', 'v1 ACP-ALL-TRANS-06', 'v1 ACP-V1-TERM-08', 'v1 schema/v1'].sort(),
+      [
+        'v1 ACP-ALL-EXT-02',
+        'v1 ACP-ALL-EXT-05',
+        'v1 ACP-ALL-EXT-06',
+        'v1 ACP-ALL-PERM-03',
+        'v1 ACP-ALL-RPC-01',
+        'v1 ACP-ALL-RPC-02',
+        'v1 ACP-ALL-RPC-03',
+        'v1 ACP-ALL-RPC-04',
+        'v1 ACP-ALL-TRANS-05',
+        'v1 ACP-ALL-TRANS-06',
+        'v1 ACP-V1-TERM-08',
+        'v1 schema/v1',
+      ].sort(),
     );
     // acpx answers permission requests at once (here by --approve-all), so none is pending at the cancel
     expect(byStatus(run, 'not-checked')).toEqual(['v1 ACP-V1-CANCEL-03']);

@@ -10,11 +10,37 @@ import { describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const KIT_V2 = fileURLToPath(new URL('./fixtures/checker/kit-v2-conforming.mjs', import.meta.url));
-type Report = { requirements: Array<{ id: string; status: string; failures?: Array<{ message: string }> }>; cases: Array<{ name: string; status: string; reason?: string }> };
+type Report = {
+  requirements: Array<{ id: string; status: string; failures?: Array<{ message: string }> }>;
+  cases: Array<{ name: string; status: string; reason?: string }>;
+};
 function check(flags: string[]): { status: number | null; report: Report; out: string } {
-  const r = spawnSync(process.execPath, [BIN, 'check', 'agent', '--protocol', '2', '--json', '--timeout', '1500', '--env', 'KIT_BREAK=session', ...flags, '--', process.execPath, KIT_V2], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
+  const r = spawnSync(
+    process.execPath,
+    [
+      BIN,
+      'check',
+      'agent',
+      '--protocol',
+      '2',
+      '--json',
+      '--timeout',
+      '1500',
+      '--env',
+      'KIT_BREAK=session',
+      ...flags,
+      '--',
+      process.execPath,
+      KIT_V2,
+    ],
+    { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 },
+  );
   const first = r.stdout.split('\n')[0] ?? '';
-  return { status: r.status, report: (first.startsWith('{') ? JSON.parse(first) : { requirements: [], cases: [] }) as Report, out: r.stdout + r.stderr };
+  return {
+    status: r.status,
+    report: (first.startsWith('{') ? JSON.parse(first) : { requirements: [], cases: [] }) as Report,
+    out: r.stdout + r.stderr,
+  };
 }
 const statusOf = (r: Report, id: string) => r.requirements.find((x) => x.id === id)?.status;
 
@@ -35,6 +61,9 @@ describe('check agent --cancel-prompt / --short-prompt', () => {
     expect(r.status, r.out).toBe(1);
     // the unfinished case fails its MUST (before: its first id, the draft-tier RESUME-02, and the verdict said CONFORMANT)
     const failed = r.report.requirements.find((x) => x.id === 'ACP-V2-RESUME-03');
-    expect([failed?.status, failed?.failures?.[0]?.message], r.out).toEqual(['fail', expect.stringMatching(/idle state_update that ends the turn did not arrive/)]);
+    expect([failed?.status, failed?.failures?.[0]?.message], r.out).toEqual([
+      'fail',
+      expect.stringMatching(/idle state_update that ends the turn did not arrive/),
+    ]);
   });
 });

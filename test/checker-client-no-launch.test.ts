@@ -18,7 +18,16 @@ const CLIENT = fileURLToPath(new URL('./fixtures/checker/client.mjs', import.met
 
 describe('check client: a client that never launches the agent', () => {
   it('both versions: every case is an error with the reason, and the run ends', async () => {
-    const run = await runClientChecks({ command: process.execPath, args: ['-e', 'process.stderr.write("unknown option --agent\\n"); process.exit(1)', '{agent}'], env: {}, timeoutMs: 5000, agentVersion: 'test' }, { protocols: [1, 2], concurrency: 4 });
+    const run = await runClientChecks(
+      {
+        command: process.execPath,
+        args: ['-e', 'process.stderr.write("unknown option --agent\\n"); process.exit(1)', '{agent}'],
+        env: {},
+        timeoutMs: 5000,
+        agentVersion: 'test',
+      },
+      { protocols: [1, 2], concurrency: 4 },
+    );
     expect(run.conformant).toBe(false);
     expect(new Set(run.cases.map((c) => c.protocol))).toEqual(new Set([1, 2]));
     for (const c of run.cases) expect(c.status).toBe('error');
@@ -27,7 +36,10 @@ describe('check client: a client that never launches the agent', () => {
 
   /** `acp-kit check client -- <words>` from the repository root, stopped by the test if it hangs. */
   async function checkClient(words: string[]): Promise<{ code: number | null; out: string; err: string }> {
-    const child = spawn(process.execPath, ['bin/acp-kit.js', 'check', 'client', '--', ...words], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/acp-kit.js', 'check', 'client', '--', ...words], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     // a hang must fail the test, not leave the checker running after it
     const guard = setTimeout(() => child.kill(), 15_000);
     let out = '';
@@ -41,7 +53,7 @@ describe('check client: a client that never launches the agent', () => {
 
   // the new user's exact command: it hung (a gate never opened), then could not find
   // examples/client.mjs from the scratch directory, and the example had no --agent option
-  it('the README\'s command on the example client, typed in the repository: conformant, exit 0', async () => {
+  it("the README's command on the example client, typed in the repository: conformant, exit 0", async () => {
     const { code, out, err } = await checkClient(['node', 'examples/client.mjs', '--agent', '{agent}']);
     expect(out, err).toMatch(/Verdict: CONFORMANT/);
     expect(out).toMatch(/Protocol v1/);
@@ -49,7 +61,7 @@ describe('check client: a client that never launches the agent', () => {
     expect(code).toBe(0);
   }, 20_000);
 
-  it('a client file that exists nowhere: exit 1 with the client\'s error line and what to do, within the time limit', async () => {
+  it("a client file that exists nowhere: exit 1 with the client's error line and what to do, within the time limit", async () => {
     const { code, out, err } = await checkClient(['node', 'examples/no-such-client.mjs', '--agent', '{agent}']);
     expect(code).toBe(1);
     expect(err).toMatch(/the client ended \(exit code 1\) without launching the agent/);
@@ -75,8 +87,13 @@ describe('check client: a client that never launches the agent', () => {
         await ctx.waitExit(1e9);
       },
     };
-    const run = await runClientChecks({ command: process.execPath, args: [CLIENT], env: {}, timeoutMs: 5000, caseLimitMs: 1500, agentVersion: 'test' }, { protocols: [2], cases: [hangs] });
-    expect(run.cases.map((c) => [c.status, c.reason])).toEqual([['error', 'the case did not end within 1500 ms (the client never finished it); the client was stopped']]);
+    const run = await runClientChecks(
+      { command: process.execPath, args: [CLIENT], env: {}, timeoutMs: 5000, caseLimitMs: 1500, agentVersion: 'test' },
+      { protocols: [2], cases: [hangs] },
+    );
+    expect(run.cases.map((c) => [c.status, c.reason])).toEqual([
+      ['error', 'the case did not end within 1500 ms (the client never finished it); the client was stopped'],
+    ]);
     expect(run.conformant).toBe(false);
     expect(exited()).toBe(true);
   }, 20_000);

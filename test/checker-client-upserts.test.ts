@@ -22,11 +22,28 @@ afterEach(() => {
 async function checkUpserts(env: Record<string, string>): Promise<CheckRun> {
   const data = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-check-upserts-')));
   dirs.push(data);
-  return runClientChecks({ command: process.execPath, args: [FIXTURE], env: { ACP_KIT_DATA_DIR: data, ...env }, timeoutMs: 8000, agentVersion: 'test' }, { protocols: [2], concurrency: 2, cases: CLIENT_CASES.filter((c) => c.name === 'client/upserts' || c.name === 'client/basic') });
+  return runClientChecks(
+    {
+      command: process.execPath,
+      args: [FIXTURE],
+      env: { ACP_KIT_DATA_DIR: data, ...env },
+      timeoutMs: 8000,
+      agentVersion: 'test',
+    },
+    {
+      protocols: [2],
+      concurrency: 2,
+      cases: CLIENT_CASES.filter((c) => c.name === 'client/upserts' || c.name === 'client/basic'),
+    },
+  );
 }
 
 const status = (run: CheckRun, id: string) => run.requirements.find((r) => r.protocol === 2 && r.id === id)?.status;
-const failed = (run: CheckRun) => run.requirements.filter((r) => r.status === 'fail').map((r) => `v${r.protocol} ${r.id}`).sort();
+const failed = (run: CheckRun) =>
+  run.requirements
+    .filter((r) => r.status === 'fail')
+    .map((r) => `v${r.protocol} ${r.id}`)
+    .sort();
 
 describe('check client: v2 upserts observed on the client stdout', () => {
   it('a client printing its final message state is judged, and passes when it applies replacements and clears', async () => {
@@ -51,7 +68,9 @@ describe('check client: v2 upserts observed on the client stdout', () => {
     const run = await checkUpserts({});
     const c = run.cases.find((x) => x.name === 'client/upserts')!;
     expect(c.status).toBe('not-applicable');
-    expect(c.reason).toMatch(/^informational: the client prints messages as they stream \(it showed OLD-\w+, the text that was replaced\)/);
+    expect(c.reason).toMatch(
+      /^informational: the client prints messages as they stream \(it showed OLD-\w+, the text that was replaced\)/,
+    );
     expect(status(run, 'ACP-V2-MSG-03')).toBe('not-checked');
     expect(failed(run)).toEqual([]);
   }, 60_000);

@@ -21,7 +21,16 @@ async function checkClient(offer: string, version: 1 | 2) {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-check-version-gate-')));
   dirs.push(dir);
   const log = join(dir, 'launches');
-  const run = await runClientChecks({ command: process.execPath, args: [FIXTURE], env: { OFFER: offer, LAUNCH_LOG: log, NO_COLOR: '1' }, timeoutMs: 8000, agentVersion: 'test' }, { protocols: [version], concurrency: 4 });
+  const run = await runClientChecks(
+    {
+      command: process.execPath,
+      args: [FIXTURE],
+      env: { OFFER: offer, LAUNCH_LOG: log, NO_COLOR: '1' },
+      timeoutMs: 8000,
+      agentVersion: 'test',
+    },
+    { protocols: [version], concurrency: 4 },
+  );
   const launches = readFileSync(log, 'utf8').split('\n').filter(Boolean).length;
   return { run, launches };
 }
@@ -32,7 +41,12 @@ describe('check client: a version the client does not speak is found out once', 
     const v2Cases = CLIENT_CASES.filter((c) => c.protocols.includes(2)).map((c) => c.name);
     expect(v2Cases.length).toBeGreaterThan(4);
     expect(run.cases.map((c) => c.name)).toEqual(v2Cases);
-    for (const c of run.cases) expect([c.name, c.status, c.reason]).toEqual([c.name, 'not-applicable', 'the client offered protocol version 1; the v2 cases need a client that offers 2']);
+    for (const c of run.cases)
+      expect([c.name, c.status, c.reason]).toEqual([
+        c.name,
+        'not-applicable',
+        'the client offered protocol version 1; the v2 cases need a client that offers 2',
+      ]);
     expect(launches).toBe(1);
     expect(run.requirements.filter((r) => r.status !== 'not-checked')).toEqual([]);
   }, 30_000);
@@ -42,7 +56,12 @@ describe('check client: a version the client does not speak is found out once', 
     const v1Cases = CLIENT_CASES.filter((c) => c.protocols.includes(1)).map((c) => c.name);
     expect(v1Cases.length).toBeGreaterThan(4);
     expect(run.cases.map((c) => c.name)).toEqual(v1Cases);
-    for (const c of run.cases) expect([c.name, c.status, c.reason]).toEqual([c.name, 'not-applicable', 'the client offered v2 and left when the agent answered v1: it does not speak v1']);
+    for (const c of run.cases)
+      expect([c.name, c.status, c.reason]).toEqual([
+        c.name,
+        'not-applicable',
+        'the client offered v2 and left when the agent answered v1: it does not speak v1',
+      ]);
     expect(launches).toBe(1);
     expect(run.requirements.filter((r) => r.status !== 'not-checked')).toEqual([]);
   }, 30_000);

@@ -13,7 +13,11 @@ import { checkAgent, formatText, type CheckRun } from '../packages/tools/src/che
 import { fixtureAgent } from './support/checker-agents.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/checker/agent.mjs', import.meta.url));
-const failed = (run: CheckRun) => run.requirements.filter((r) => r.status === 'fail').map((r) => `v${r.protocol} ${r.id}`).sort();
+const failed = (run: CheckRun) =>
+  run.requirements
+    .filter((r) => r.status === 'fail')
+    .map((r) => `v${r.protocol} ${r.id}`)
+    .sort();
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -48,7 +52,10 @@ describe('acp-kit/checker: checkAgent', () => {
     expect(run.protocols).toEqual([1, 2]);
     expect(run.cases.filter((c) => c.status === 'ran').length).toBeGreaterThan(20);
     // v1 load and v2 resume open the session in a second instance: one store is shared
-    for (const [v, id] of [[1, 'ACP-V1-LOAD-02'], [2, 'ACP-V2-RESUME-03']] as const) {
+    for (const [v, id] of [
+      [1, 'ACP-V1-LOAD-02'],
+      [2, 'ACP-V2-RESUME-03'],
+    ] as const) {
       expect(run.requirements.find((r) => r.protocol === v && r.id === id)?.status, id).toBe('pass');
     }
     expect(formatText(run, 'words-agent')).toContain('Verdict: CONFORMANT');
@@ -63,8 +70,15 @@ describe('acp-kit/checker: checkAgent', () => {
     const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-checker-lib-')));
     dirs.push(cwd);
     const only = ['ACP-ALL-TRANS-05'];
-    const inProcess = await checkAgent(fixtureAgent({ BREAK: 'stdout-log', FIXTURE_STORE: cwd }).agent, { only, cwd, protocols: [2] });
-    const asProcess = await checkAgent({ command: process.execPath, args: [FIXTURE], env: { BREAK: 'stdout-log', FIXTURE_STORE: cwd } }, { only, cwd, protocols: [2] });
+    const inProcess = await checkAgent(fixtureAgent({ BREAK: 'stdout-log', FIXTURE_STORE: cwd }).agent, {
+      only,
+      cwd,
+      protocols: [2],
+    });
+    const asProcess = await checkAgent(
+      { command: process.execPath, args: [FIXTURE], env: { BREAK: 'stdout-log', FIXTURE_STORE: cwd } },
+      { only, cwd, protocols: [2] },
+    );
     expect(failed(inProcess)).toEqual(['v2 ACP-ALL-TRANS-05']);
     expect(failed(asProcess)).toEqual(failed(inProcess));
     expect(inProcess.conformant).toBe(false);

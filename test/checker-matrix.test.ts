@@ -31,16 +31,41 @@ const scratch = () => {
 const casesNamed = (names?: string[]) => (names ? ALL_CASES.filter((c) => names.includes(c.name)) : undefined);
 
 /** A check of an agent process (`node args…`), as `acp-kit check` runs it. */
-async function check(args: string[], env: Record<string, string>, protocols: Array<1 | 2>, caseNames?: string[], prompt = 'go'): Promise<CheckRun> {
+async function check(
+  args: string[],
+  env: Record<string, string>,
+  protocols: Array<1 | 2>,
+  caseNames?: string[],
+  prompt = 'go',
+): Promise<CheckRun> {
   const cwd = scratch();
-  return runChecks({ command: process.execPath, args, cwd, env: { FIXTURE_STORE: cwd, ACP_KIT_DATA_DIR: cwd, ...env }, timeoutMs: 8000, prompt, clientVersion: 'test' }, { protocols, concurrency: 4, cases: casesNamed(caseNames) });
+  return runChecks(
+    {
+      command: process.execPath,
+      args,
+      cwd,
+      env: { FIXTURE_STORE: cwd, ACP_KIT_DATA_DIR: cwd, ...env },
+      timeoutMs: 8000,
+      prompt,
+      clientVersion: 'test',
+    },
+    { protocols, concurrency: 4, cases: casesNamed(caseNames) },
+  );
 }
 
 /** A check of an in-process agent made by `make` (given the scratch folder its store lives in); every instance must be closed after the run. */
-async function checkInProcess(make: (dir: string) => CountedAgent, protocols: Array<1 | 2>, caseNames?: string[], prompt = 'go'): Promise<CheckRun> {
+async function checkInProcess(
+  make: (dir: string) => CountedAgent,
+  protocols: Array<1 | 2>,
+  caseNames?: string[],
+  prompt = 'go',
+): Promise<CheckRun> {
   const cwd = scratch();
   const agent = make(cwd);
-  const run = await runChecks({ inProcess: agent.agent, cwd, timeoutMs: 8000, prompt, clientVersion: 'test' }, { protocols, concurrency: 4, cases: casesNamed(caseNames) });
+  const run = await runChecks(
+    { inProcess: agent.agent, cwd, timeoutMs: 8000, prompt, clientVersion: 'test' },
+    { protocols, concurrency: 4, cases: casesNamed(caseNames) },
+  );
   expect(agent.started()).toBeGreaterThan(0);
   expect(agent.live(), 'in-process agents left open after the run').toBe(0);
   return run;
@@ -49,11 +74,24 @@ async function checkInProcess(make: (dir: string) => CountedAgent, protocols: Ar
 /** The cases about being a process: each agent kind runs them once as a real process. */
 const PROCESS_CASES = ['stdout/exit-on-eof', 'initialize/basic', 'jsonrpc/malformed'];
 
-const failed = (run: CheckRun) => run.requirements.filter((r) => r.status === 'fail').map((r) => `v${r.protocol} ${r.id}`).sort();
+const failed = (run: CheckRun) =>
+  run.requirements
+    .filter((r) => r.status === 'fail')
+    .map((r) => `v${r.protocol} ${r.id}`)
+    .sort();
 /** The cases that ran, as `v<n> <name>`. */
-const ran = (run: CheckRun) => run.cases.filter((c) => c.status === 'ran').map((c) => `v${c.protocol} ${c.name}`).sort();
+const ran = (run: CheckRun) =>
+  run.cases
+    .filter((c) => c.status === 'ran')
+    .map((c) => `v${c.protocol} ${c.name}`)
+    .sort();
 const ranAll = (names: string[]) => [1, 2].flatMap((v) => names.map((n) => `v${v} ${n}`)).sort();
-const explain = (run: CheckRun) => JSON.stringify(run.requirements.filter((r) => r.status === 'fail').map((r) => r.failures.map((f) => `${f.case}: ${f.message}`)), null, 1);
+const explain = (run: CheckRun) =>
+  JSON.stringify(
+    run.requirements.filter((r) => r.status === 'fail').map((r) => r.failures.map((f) => `${f.case}: ${f.message}`)),
+    null,
+    1,
+  );
 
 describe('checker: fixture agents breaking one requirement each', () => {
   // [rule broken, versions, cases to run (undefined = all), the failures expected]
@@ -63,9 +101,19 @@ describe('checker: fixture agents breaking one requirement each', () => {
     ['chunk-no-message-id', [2], ['lifecycle-v2/prompt', 'sessions/resume-v2', 'cancel/turn'], ['v2 ACP-V2-MSG-01']],
     ['plan-no-plan-id', [2], ['lifecycle-v2/prompt', 'sessions/resume-v2'], ['v2 ACP-V2-PLAN-01']],
     ['boolean-capability', [2], ['initialize/basic', 'lifecycle-v2/prompt'], ['v2 ACP-V2-CAP-01']],
-    ['cancel-error', [1, 2], ['cancel/turn', 'prompt-v1/turn', 'lifecycle-v2/prompt'], ['v1 ACP-V1-CANCEL-06', 'v2 ACP-V2-CANCEL-06']],
+    [
+      'cancel-error',
+      [1, 2],
+      ['cancel/turn', 'prompt-v1/turn', 'lifecycle-v2/prompt'],
+      ['v1 ACP-V1-CANCEL-06', 'v2 ACP-V2-CANCEL-06'],
+    ],
     ['update-after-response', [1], ['prompt-v1/turn', 'cancel/turn'], ['v1 ACP-V1-PROMPT-03']],
-    ['answer-notification', [1, 2], ['jsonrpc/notifications', 'extensions/methods', 'initialize/basic'], ['v1 ACP-ALL-RPC-02', 'v2 ACP-ALL-RPC-02']],
+    [
+      'answer-notification',
+      [1, 2],
+      ['jsonrpc/notifications', 'extensions/methods', 'initialize/basic'],
+      ['v1 ACP-ALL-RPC-02', 'v2 ACP-ALL-RPC-02'],
+    ],
     ['id-not-echoed', [1, 2], ['jsonrpc/ids', 'initialize/basic'], ['v1 ACP-ALL-RPC-03', 'v2 ACP-ALL-RPC-03']],
     // a v1 agent echoing any requested version (999 too) claims versions that do not exist
     ['echo-any-version', [1], ['initialize/unknown-version'], ['v1 ACP-ALL-INIT-03']],
@@ -75,32 +123,55 @@ describe('checker: fixture agents breaking one requirement each', () => {
     ['v1-extras', [1], ['prompt/image', 'auth/logout'], []],
     ['image-rejected', [1], ['prompt/image'], ['v1 ACP-V1-CAP-02']],
     ['logout-missing', [1], ['auth/logout'], ['v1 ACP-V1-CAP-02']],
-    ['stdout-log', [1, 2], ['initialize/basic', 'prompt-v1/turn', 'lifecycle-v2/prompt', 'stdout/exit-on-eof'], ['v1 ACP-ALL-TRANS-05', 'v2 ACP-ALL-TRANS-05']],
+    [
+      'stdout-log',
+      [1, 2],
+      ['initialize/basic', 'prompt-v1/turn', 'lifecycle-v2/prompt', 'stdout/exit-on-eof'],
+      ['v1 ACP-ALL-TRANS-05', 'v2 ACP-ALL-TRANS-05'],
+    ],
   ];
   it('v1-extras: the image and logout cases run (not n/a) and pass on a v1 agent that takes images and logs out', async () => {
-    const run = await checkInProcess((dir) => fixtureAgent({ BREAK: 'v1-extras', FIXTURE_STORE: dir }), [1], ['prompt/image', 'auth/logout']);
+    const run = await checkInProcess(
+      (dir) => fixtureAgent({ BREAK: 'v1-extras', FIXTURE_STORE: dir }),
+      [1],
+      ['prompt/image', 'auth/logout'],
+    );
     expect(ran(run)).toEqual(['v1 auth/logout', 'v1 prompt/image']);
     expect(failed(run), explain(run)).toEqual([]);
   }, 60_000);
 
-  it.each(matrix)('%s fails exactly its requirement', async (rule, protocols, cases, expected) => {
-    const run = await checkInProcess((dir) => fixtureAgent({ BREAK: rule, FIXTURE_STORE: dir }), protocols, cases);
-    expect(failed(run), explain(run)).toEqual(expected.sort());
-    expect(run.cases.filter((c) => c.status === 'error')).toEqual([]);
-  }, 60_000);
+  it.each(matrix)(
+    '%s fails exactly its requirement',
+    async (rule, protocols, cases, expected) => {
+      const run = await checkInProcess((dir) => fixtureAgent({ BREAK: rule, FIXTURE_STORE: dir }), protocols, cases);
+      expect(failed(run), explain(run)).toEqual(expected.sort());
+      expect(run.cases.filter((c) => c.status === 'error')).toEqual([]);
+    },
+    60_000,
+  );
 
   it('batches (ACP-V2-TRANS-11): answering them per JSON-RPC 2.0 and refusing them both pass; a wrong answer is reported, still conformant', async () => {
     // the plain fixture refuses arrays as the TypeScript SDK does; `batch-reply` answers as the Rust SDK does
     for (const BREAK of ['', 'batch-reply']) {
-      const run = await checkInProcess((dir) => fixtureAgent({ BREAK, FIXTURE_STORE: dir }), [1, 2], ['jsonrpc/batch', 'jsonrpc/ids']);
+      const run = await checkInProcess(
+        (dir) => fixtureAgent({ BREAK, FIXTURE_STORE: dir }),
+        [1, 2],
+        ['jsonrpc/batch', 'jsonrpc/ids'],
+      );
       expect(failed(run), explain(run)).toEqual([]);
       // judged under v2 (the ID's version); under v1 the array reply must not fail any wire check either
       expect(run.requirements.filter((r) => r.id === 'ACP-V2-TRANS-11').map((r) => r.status)).toEqual(['pass']);
       expect(run.conformant).toBe(true);
     }
     // silently dropping the array (what the public kit's own v1 fixtures do) is reported under the informational tier
-    const wrong = await checkInProcess((dir) => fixtureAgent({ BREAK: 'batch-dropped', FIXTURE_STORE: dir }), [1, 2], ['jsonrpc/batch']);
-    expect(wrong.requirements.filter((r) => r.status === 'fail').map((r) => `${r.id} ${r.tier}`)).toEqual(['ACP-V2-TRANS-11 info']);
+    const wrong = await checkInProcess(
+      (dir) => fixtureAgent({ BREAK: 'batch-dropped', FIXTURE_STORE: dir }),
+      [1, 2],
+      ['jsonrpc/batch'],
+    );
+    expect(wrong.requirements.filter((r) => r.status === 'fail').map((r) => `${r.id} ${r.tier}`)).toEqual([
+      'ACP-V2-TRANS-11 info',
+    ]);
     expect(wrong.conformant).toBe(true);
   }, 60_000);
 
@@ -110,7 +181,15 @@ describe('checker: fixture agents breaking one requirement each', () => {
     expect(run.conformant).toBe(true);
     // the cases really ran: the turn and the cancel were judged, not skipped
     const passed = run.requirements.filter((r) => r.status === 'pass').map((r) => `v${r.protocol} ${r.id}`);
-    expect(passed).toEqual(expect.arrayContaining(['v1 ACP-V1-CANCEL-05', 'v2 ACP-V2-CANCEL-05', 'v2 ACP-V2-LIFE-04', 'v2 ACP-V2-RESUME-03', 'v1 ACP-V1-PROMPT-03']));
+    expect(passed).toEqual(
+      expect.arrayContaining([
+        'v1 ACP-V1-CANCEL-05',
+        'v2 ACP-V2-CANCEL-05',
+        'v2 ACP-V2-LIFE-04',
+        'v2 ACP-V2-RESUME-03',
+        'v1 ACP-V1-PROMPT-03',
+      ]),
+    );
   }, 60_000);
 
   it('the fixture as a process passes the process-bound cases (exit on EOF, initialize, malformed input)', async () => {
@@ -146,10 +225,14 @@ describe('checker: conformant agents', () => {
   it.each([
     ['client-sdk-agent-v1.mjs', sdkAgents.v1, [1] as Array<1 | 2>, [] as string[]],
     ['client-sdk-agent-v2.mjs', sdkAgents.v2, [2] as Array<1 | 2>, v2Gaps],
-  ])('SDK-based agent %s fails only where it is incomplete', async (_file, make, protocols, expected) => {
-    const run = await checkInProcess(make, protocols, undefined, 'permission');
-    expect(failed(run), explain(run)).toEqual(expected);
-  }, 60_000);
+  ])(
+    'SDK-based agent %s fails only where it is incomplete',
+    async (_file, make, protocols, expected) => {
+      const run = await checkInProcess(make, protocols, undefined, 'permission');
+      expect(failed(run), explain(run)).toEqual(expected);
+    },
+    60_000,
+  );
 
   // The SDK's router (v1 and v2 behind one initialize) normalizes only the initialize params and
   // forwards every later message unchanged to the same v1App/v2App checked in full above, so what
@@ -157,13 +240,17 @@ describe('checker: conformant agents', () => {
   // and jsonrpc cases of both versions (every SDK agent process costs ~0.5 s of CPU to start, and
   // the full 32-case run against the router repeated the two runs above).
   it('SDK-based router (v1 and v2) negotiates and frames like a conformant agent', async () => {
-    const routed = ALL_CASES.filter((c) => c.name.startsWith('initialize/') || c.name.startsWith('jsonrpc/')).map((c) => c.name);
+    const routed = ALL_CASES.filter((c) => c.name.startsWith('initialize/') || c.name.startsWith('jsonrpc/')).map(
+      (c) => c.name,
+    );
     const run = await checkInProcess(sdkAgents.router, [1, 2], routed, 'permission');
     expect(failed(run), explain(run)).toEqual([]);
     expect(run.conformant).toBe(true);
     // both versions were really negotiated and judged (v2 has initialize/old-version on top)
     expect(ran(run)).toEqual(
-      [1, 2].flatMap((v) => routed.filter((n) => v === 2 || n !== 'initialize/old-version').map((n) => `v${v} ${n}`)).sort(),
+      [1, 2]
+        .flatMap((v) => routed.filter((n) => v === 2 || n !== 'initialize/old-version').map((n) => `v${v} ${n}`))
+        .sort(),
     );
   }, 60_000);
 

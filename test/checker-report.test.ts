@@ -87,13 +87,20 @@ function parseXml(xml: string): XmlNode {
 }
 
 /** The JSON report's documented shape, and its agreement with the run it reports. */
-function expectJsonShape(doc: Record<string, unknown>, run: CheckRun, subject: 'agent' | 'client', label: string): void {
+function expectJsonShape(
+  doc: Record<string, unknown>,
+  run: CheckRun,
+  subject: 'agent' | 'client',
+  label: string,
+): void {
   expect(Object.keys(doc).sort()).toEqual([subject, 'cases', 'conformant', 'ms', 'protocols', 'requirements'].sort());
   expect(doc[subject]).toBe(label);
   expect(doc.conformant).toBe(run.conformant);
   expect(doc.protocols).toEqual(run.protocols);
   const reqs = doc.requirements as Array<Record<string, unknown>>;
-  expect(reqs.map((r) => `${r.protocol} ${r.id} ${r.status}`)).toEqual(run.requirements.map((r) => `${r.protocol} ${r.id} ${r.status}`));
+  expect(reqs.map((r) => `${r.protocol} ${r.id} ${r.status}`)).toEqual(
+    run.requirements.map((r) => `${r.protocol} ${r.id} ${r.status}`),
+  );
   for (const r of reqs) {
     expect(Object.keys(r).sort()).toEqual(['cases', 'failures', 'id', 'protocol', 'status', 'text', 'tier']);
     expect(['pass', 'fail', 'not-checked']).toContain(r.status);
@@ -107,7 +114,12 @@ function expectJsonShape(doc: Record<string, unknown>, run: CheckRun, subject: '
   expect(cases).toHaveLength(run.cases.length);
   for (const [i, c] of cases.entries()) {
     expect(c).not.toHaveProperty('checks');
-    expect(c).toMatchObject({ name: run.cases[i]!.name, protocol: run.cases[i]!.protocol, status: run.cases[i]!.status, failed: run.cases[i]!.checks.filter((x) => !x.ok).map((x) => x.id) });
+    expect(c).toMatchObject({
+      name: run.cases[i]!.name,
+      protocol: run.cases[i]!.protocol,
+      status: run.cases[i]!.status,
+      failed: run.cases[i]!.checks.filter((x) => !x.ok).map((x) => x.id),
+    });
   }
 }
 
@@ -125,13 +137,20 @@ function expectJunit(xml: string, run: CheckRun, subject: 'agent' | 'client'): X
     expect(suite.children.map((t) => t.attrs.name)).toEqual(reqs.map((r) => `${r.id} ${r.text}`));
     expect(suite.children.map((t) => t.attrs.classname)).toEqual(reqs.map((r) => `v${v}.${r.tier}`));
     expect(Number(suite.attrs.tests)).toBe(reqs.length);
-    expect(Number(suite.attrs.failures)).toBe(suite.children.filter((t) => t.children.some((c) => c.name === 'failure')).length);
-    expect(Number(suite.attrs.skipped)).toBe(suite.children.filter((t) => t.children.some((c) => c.name === 'skipped')).length);
+    expect(Number(suite.attrs.failures)).toBe(
+      suite.children.filter((t) => t.children.some((c) => c.name === 'failure')).length,
+    );
+    expect(Number(suite.attrs.skipped)).toBe(
+      suite.children.filter((t) => t.children.some((c) => c.name === 'skipped')).length,
+    );
     for (const [j, t] of suite.children.entries()) {
       const r = reqs[j]!;
       const failure = t.children.find((c) => c.name === 'failure');
       expect(!!failure, r.id).toBe(r.status === 'fail');
-      expect(t.children.some((c) => c.name === 'skipped'), r.id).toBe(r.status === 'not-checked');
+      expect(
+        t.children.some((c) => c.name === 'skipped'),
+        r.id,
+      ).toBe(r.status === 'not-checked');
       if (failure) {
         expect(failure.attrs.type).toBe(r.tier);
         expect(failure.attrs.message).toBe(r.failures[0]!.message);
@@ -150,7 +169,18 @@ describe('check reports (in-process)', () => {
   it('check agent: --json and --junit describe the same run, failures with their evidence', async () => {
     const cwd = scratch();
     const cases = ALL_CASES.filter((c) => ['jsonrpc/ids', 'initialize/basic', 'sessions/load-v1'].includes(c.name));
-    const run = await runChecks({ command: process.execPath, args: [AGENT], cwd, env: { BREAK: 'id-not-echoed', FIXTURE_STORE: cwd }, timeoutMs: 8000, prompt: 'go', clientVersion: 'test' }, { protocols: [1, 2], concurrency: 4, cases });
+    const run = await runChecks(
+      {
+        command: process.execPath,
+        args: [AGENT],
+        cwd,
+        env: { BREAK: 'id-not-echoed', FIXTURE_STORE: cwd },
+        timeoutMs: 8000,
+        prompt: 'go',
+        clientVersion: 'test',
+      },
+      { protocols: [1, 2], concurrency: 4, cases },
+    );
     // the run has all three statuses, so every branch of the formats is exercised
     expect(new Set(run.requirements.map((r) => r.status))).toEqual(new Set(['pass', 'fail', 'not-checked']));
     expectJsonShape(JSON.parse(formatJson(run, 'node agent.mjs')), run, 'agent', 'node agent.mjs');
@@ -161,40 +191,111 @@ describe('check reports (in-process)', () => {
   }, 60_000);
 
   it('check client: --json and --junit describe the same run', async () => {
-    const cases = CLIENT_CASES.filter((c) => ['client/non-json-line', 'client/fs-roots', 'client/basic'].includes(c.name));
-    const run = await runClientChecks({ command: process.execPath, args: [CLIENT], env: { BREAK: 'dies-on-non-json' }, timeoutMs: 8000, agentVersion: 'test' }, { protocols: [1], concurrency: 3, cases });
+    const cases = CLIENT_CASES.filter((c) =>
+      ['client/non-json-line', 'client/fs-roots', 'client/basic'].includes(c.name),
+    );
+    const run = await runClientChecks(
+      {
+        command: process.execPath,
+        args: [CLIENT],
+        env: { BREAK: 'dies-on-non-json' },
+        timeoutMs: 8000,
+        agentVersion: 'test',
+      },
+      { protocols: [1], concurrency: 3, cases },
+    );
     expect(new Set(run.requirements.map((r) => r.status))).toEqual(new Set(['pass', 'fail', 'not-checked']));
     expectJsonShape(JSON.parse(formatJson(run, 'node client.mjs', 'client')), run, 'client', 'node client.mjs');
     const root = expectJunit(formatJunit(run, 'node client.mjs', 'client'), run, 'client');
-    const failedNames = root.children.flatMap((s) => s.children.filter((t) => t.children.some((c) => c.name === 'failure')).map((t) => t.attrs.name!.split(' ')[0]));
+    const failedNames = root.children.flatMap((s) =>
+      s.children.filter((t) => t.children.some((c) => c.name === 'failure')).map((t) => t.attrs.name!.split(' ')[0]),
+    );
     expect(failedNames).toEqual(['ACP-ALL-TRANS-05']);
   }, 60_000);
 });
 
 describe('check reports (CLI)', () => {
-  const cli = (args: string[], env: Record<string, string> = {}) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 50_000 });
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    spawnSync(process.execPath, [BIN, ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      timeout: 50_000,
+    });
 
   it('check client --json --junit FILE: exit 1 with a failure in both, exit 0 when conformant', () => {
     const dir = scratch();
     const junit = join(dir, 'report.xml');
-    const bad = cli(['check', 'client', '--protocol', '1', '--only', 'ACP-ALL-TRANS-05', '--json', '--junit', junit, '--', process.execPath, CLIENT], { BREAK: 'dies-on-non-json' });
+    const bad = cli(
+      [
+        'check',
+        'client',
+        '--protocol',
+        '1',
+        '--only',
+        'ACP-ALL-TRANS-05',
+        '--json',
+        '--junit',
+        junit,
+        '--',
+        process.execPath,
+        CLIENT,
+      ],
+      { BREAK: 'dies-on-non-json' },
+    );
     expect(bad.status, bad.stderr).toBe(1);
-    const doc = JSON.parse(bad.stdout.split('\n')[0]!) as { client: string; conformant: boolean; requirements: Array<{ id: string; status: string }> };
+    const doc = JSON.parse(bad.stdout.split('\n')[0]!) as {
+      client: string;
+      conformant: boolean;
+      requirements: Array<{ id: string; status: string }>;
+    };
     expect(doc.conformant).toBe(false);
     expect(doc.requirements.map((r) => `${r.id} ${r.status}`)).toEqual(['ACP-ALL-TRANS-05 fail']);
     const root = parseXml(readFileSync(junit, 'utf8'));
     expect(root.children[0]!.attrs).toMatchObject({ name: 'ACP v1', tests: '1', failures: '1' });
-    const good = cli(['check', 'client', '--protocol', '1', '--only', 'ACP-ALL-TRANS-05', '--json', '--', process.execPath, CLIENT]);
+    const good = cli([
+      'check',
+      'client',
+      '--protocol',
+      '1',
+      '--only',
+      'ACP-ALL-TRANS-05',
+      '--json',
+      '--',
+      process.execPath,
+      CLIENT,
+    ]);
     expect(good.status, good.stderr).toBe(0);
-    expect(JSON.parse(good.stdout.split('\n')[0]!)).toMatchObject({ conformant: true, requirements: [{ id: 'ACP-ALL-TRANS-05', status: 'pass' }] });
+    expect(JSON.parse(good.stdout.split('\n')[0]!)).toMatchObject({
+      conformant: true,
+      requirements: [{ id: 'ACP-ALL-TRANS-05', status: 'pass' }],
+    });
   }, 60_000);
 
   it('check agent --json --junit FILE: exit 1 and the failure in both', () => {
     const dir = scratch();
     const junit = join(dir, 'agent.xml');
-    const r = cli(['check', 'agent', '--protocol', '1', '--only', 'ACP-ALL-RPC-03', '--json', '--junit', junit, '--', process.execPath, AGENT], { BREAK: 'id-not-echoed', FIXTURE_STORE: dir });
+    const r = cli(
+      [
+        'check',
+        'agent',
+        '--protocol',
+        '1',
+        '--only',
+        'ACP-ALL-RPC-03',
+        '--json',
+        '--junit',
+        junit,
+        '--',
+        process.execPath,
+        AGENT,
+      ],
+      { BREAK: 'id-not-echoed', FIXTURE_STORE: dir },
+    );
     expect(r.status, r.stderr).toBe(1);
-    const doc = JSON.parse(r.stdout.split('\n')[0]!) as { agent: string; requirements: Array<{ id: string; status: string }> };
+    const doc = JSON.parse(r.stdout.split('\n')[0]!) as {
+      agent: string;
+      requirements: Array<{ id: string; status: string }>;
+    };
     expect(doc.requirements.map((x) => `${x.id} ${x.status}`)).toEqual(['ACP-ALL-RPC-03 fail']);
     const root = parseXml(readFileSync(junit, 'utf8'));
     const tc = root.children[0]!.children[0]!;

@@ -8,7 +8,9 @@ import { ALL_CASES } from '../packages/tools/src/checker/cases/index.js';
 
 describe('checker requirements', () => {
   it('quote the row of docs/conformance.md word for word', () => {
-    const rows: Map<string, { description: string }> = parseCatalogue(readFileSync(new URL('../docs/conformance.md', import.meta.url), 'utf8'));
+    const rows: Map<string, { description: string }> = parseCatalogue(
+      readFileSync(new URL('../docs/conformance.md', import.meta.url), 'utf8'),
+    );
     for (const r of REQUIREMENTS.values()) {
       if (r.id.startsWith('schema/')) continue;
       expect(rows.get(r.id)?.description, r.id).toBe(r.text);

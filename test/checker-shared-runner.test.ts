@@ -9,7 +9,8 @@ const cases: CaseInfo[] = [
   { name: 'c', title: 'c', ids: ['ACP-V1-LOAD-02', 'ACP-ALL-CLOSE-01'], protocols: [1] },
 ];
 const WIRE = ['ACP-ALL-RPC-01'];
-const planned = (options: Parameters<typeof planJobs<CaseInfo>>[1]) => planJobs(cases, options, WIRE).jobs.map((j) => `${j.c.name}@v${j.v}`);
+const planned = (options: Parameters<typeof planJobs<CaseInfo>>[1]) =>
+  planJobs(cases, options, WIRE).jobs.map((j) => `${j.c.name}@v${j.v}`);
 
 describe('planJobs', () => {
   it('plans each case under each asked version it speaks, version by version', () => {

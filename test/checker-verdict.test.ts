@@ -10,7 +10,12 @@ import { describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const GARBAGE = fileURLToPath(new URL('./fixtures/checker/garbage-agent.mjs', import.meta.url));
-const cli = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
+const cli = (args: string[]) =>
+  spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+    timeout: 60_000,
+  });
 
 describe('check agent on an agent that cannot be checked', () => {
   it('--only ACP-V2-INIT* on a program that prints one non-JSON line: NOT CONFORMANT in seconds, the failure listed', () => {
@@ -24,12 +29,30 @@ describe('check agent on an agent that cannot be checked', () => {
   });
 
   it('--json: conformant false, the failed requirement in requirements, the cases not run named', () => {
-    const r = cli(['check', 'agent', '--protocol', '2', '--only', 'ACP-V2-INIT*', '--json', '--', process.execPath, GARBAGE]);
+    const r = cli([
+      'check',
+      'agent',
+      '--protocol',
+      '2',
+      '--only',
+      'ACP-V2-INIT*',
+      '--json',
+      '--',
+      process.execPath,
+      GARBAGE,
+    ]);
     expect(r.status).toBe(1);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string });
     expect(lines.map((l) => l.type)).toEqual(['report', 'result']);
     expect(lines[1]).toMatchObject({ type: 'result', conformant: false, exitCode: 1 });
-    const doc = lines[0] as unknown as { conformant: boolean; requirements: Array<{ id: string; status: string }>; notRun: Array<{ protocol: number; cases: number }> };
+    const doc = lines[0] as unknown as {
+      conformant: boolean;
+      requirements: Array<{ id: string; status: string }>;
+      notRun: Array<{ protocol: number; cases: number }>;
+    };
     expect(doc.conformant).toBe(false);
     expect(doc.requirements.filter((x) => x.status === 'fail').map((x) => x.id)).toContain('ACP-ALL-TRANS-05');
     expect(doc.notRun[0]!.protocol).toBe(2);

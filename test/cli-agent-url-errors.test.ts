@@ -34,16 +34,22 @@ describe('acp-kit run --agent-url: errors a new user meets', () => {
     expect(r.stderr).not.toContain('--agent command line');
   });
 
-  it.each(['ws', 'http'])('no token (%s): the hint names $ACP_KIT_AGENT_TOKEN and --agent-token-file', async (scheme) => {
-    const serve = await startServe(['--token', 'the-token-0123456789abcdef', '--model', 'demo'], { procs, env: { ...process.env, ACP_KIT_DATA_DIR: tempDir('acp-url-errors-') } });
-    const env = { ...process.env };
-    delete env.ACP_KIT_AGENT_TOKEN;
-    const r = await cli(['run', '--agent-url', scheme === 'ws' ? serve.ws : serve.url, 'hi'], { env });
-    expect(r.code).toBe(11); // authentication required, one path for every 401 (issue 23 item 10)
-    expect(r.stderr).toContain('401');
-    expect(r.stderr).toMatch(/hint: .*ACP_KIT_AGENT_TOKEN.*--agent-token-file/);
-    expect(r.stderr).not.toContain('--agent command line');
-  });
+  it.each(['ws', 'http'])(
+    'no token (%s): the hint names $ACP_KIT_AGENT_TOKEN and --agent-token-file',
+    async (scheme) => {
+      const serve = await startServe(['--token', 'the-token-0123456789abcdef', '--model', 'demo'], {
+        procs,
+        env: { ...process.env, ACP_KIT_DATA_DIR: tempDir('acp-url-errors-') },
+      });
+      const env = { ...process.env };
+      delete env.ACP_KIT_AGENT_TOKEN;
+      const r = await cli(['run', '--agent-url', scheme === 'ws' ? serve.ws : serve.url, 'hi'], { env });
+      expect(r.code).toBe(11); // authentication required, one path for every 401 (issue 23 item 10)
+      expect(r.stderr).toContain('401');
+      expect(r.stderr).toMatch(/hint: .*ACP_KIT_AGENT_TOKEN.*--agent-token-file/);
+      expect(r.stderr).not.toContain('--agent command line');
+    },
+  );
 });
 
 describe('acp-kit serve --token-file: a file that does not exist yet', () => {

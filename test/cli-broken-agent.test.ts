@@ -25,18 +25,30 @@ const junkAgent = `node ${join(FIXTURES, 'cli-stdout-junk-agent.mjs')}`;
 
 describe.concurrent('acp-kit run with a broken agent', () => {
   // a generous connect timeout: the run must end long before it by noticing the stdout line
-  it('an agent that prints a non-JSON line to stdout and waits: exit 9 quoting the line, said to be stdout', { timeout: 60_000 }, async (ctx) => {
-    const env = cliEnv({ ACP_KIT_DATA_DIR: dir(ctx, 'broken-data') });
-    const r = await runCli(ctx, ['run', '--connect-timeout', '600', '--agent', junkAgent, 'hi'], { cwd: dir(ctx, 'broken'), env });
-    expect(r.code).toBe(9);
-    expect(r.stderr).toContain('acp-kit: error: the agent wrote a line to stdout that is not JSON-RPC: "Welcome to FixtureAgent 1.0 (interactive mode)"');
-    expect(r.stderr).toMatch(/hint: .*ACP mode/);
-    expect(r.stderr).not.toContain('did not answer initialize');
-  });
+  it(
+    'an agent that prints a non-JSON line to stdout and waits: exit 9 quoting the line, said to be stdout',
+    { timeout: 60_000 },
+    async (ctx) => {
+      const env = cliEnv({ ACP_KIT_DATA_DIR: dir(ctx, 'broken-data') });
+      const r = await runCli(ctx, ['run', '--connect-timeout', '600', '--agent', junkAgent, 'hi'], {
+        cwd: dir(ctx, 'broken'),
+        env,
+      });
+      expect(r.code).toBe(9);
+      expect(r.stderr).toContain(
+        'acp-kit: error: the agent wrote a line to stdout that is not JSON-RPC: "Welcome to FixtureAgent 1.0 (interactive mode)"',
+      );
+      expect(r.stderr).toMatch(/hint: .*ACP mode/);
+      expect(r.stderr).not.toContain('did not answer initialize');
+    },
+  );
 
   it('the same with --json: the result line carries the error kind agent_not_acp', { timeout: 60_000 }, async (ctx) => {
     const env = cliEnv({ ACP_KIT_DATA_DIR: dir(ctx, 'broken-data') });
-    const r = await runCli(ctx, ['run', '--json', '--connect-timeout', '600', '--agent', junkAgent, 'hi'], { cwd: dir(ctx, 'broken'), env });
+    const r = await runCli(ctx, ['run', '--json', '--connect-timeout', '600', '--agent', junkAgent, 'hi'], {
+      cwd: dir(ctx, 'broken'),
+      env,
+    });
     expect(r.code).toBe(9);
     const events = ndjson(r.stdout);
     expect(events).toHaveLength(1);
@@ -56,7 +68,10 @@ describe.concurrent('acp-kit run with a broken agent', () => {
 
   it('a banner line followed by the initialize answer: the run works', { timeout: 60_000 }, async (ctx) => {
     const env = cliEnv({ ACP_KIT_DATA_DIR: dir(ctx, 'broken-data') });
-    const r = await runCli(ctx, ['run', '--agent', `node ${join(FIXTURES, 'cli-banner-agent.mjs')}`, 'hello there'], { cwd: dir(ctx, 'broken'), env });
+    const r = await runCli(ctx, ['run', '--agent', `node ${join(FIXTURES, 'cli-banner-agent.mjs')}`, 'hello there'], {
+      cwd: dir(ctx, 'broken'),
+      env,
+    });
     expect(r.stderr).toContain('raw-fixture-agent 1.0.0');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('hello there');

@@ -17,7 +17,12 @@ function testAgent(gates: Array<() => void>): AgentDefinition {
     info: { name: 'chat-test', version: '0' },
     async prompt(turn) {
       const text = turn.prompt.map((b) => (b.type === 'text' ? (b as { text: string }).text : '')).join('');
-      const say = (t: string) => turn.send({ sessionUpdate: 'agent_message_chunk', messageId: turn.session.newId('m'), content: { type: 'text', text: t } });
+      const say = (t: string) =>
+        turn.send({
+          sessionUpdate: 'agent_message_chunk',
+          messageId: turn.session.newId('m'),
+          content: { type: 'text', text: t },
+        });
       if (text === 'wait') {
         await say('waiting'); // the client sees the turn has started
         await new Promise<void>((r) => {
@@ -38,7 +43,14 @@ function testAgent(gates: Array<() => void>): AgentDefinition {
         return 'end_turn';
       } else if (text === 'out') {
         const toolCallId = turn.session.newId('tool');
-        await turn.send({ sessionUpdate: 'tool_call_update', toolCallId, title: 'Print lines', kind: 'execute', status: 'completed', content: [{ type: 'content', content: { type: 'text', text: LONG_OUTPUT } }] });
+        await turn.send({
+          sessionUpdate: 'tool_call_update',
+          toolCallId,
+          title: 'Print lines',
+          kind: 'execute',
+          status: 'completed',
+          content: [{ type: 'content', content: { type: 'text', text: LONG_OUTPUT } }],
+        });
       }
       await say(`echo: ${text}`);
       return 'end_turn';
@@ -82,14 +94,23 @@ async function start(version: 1 | 2) {
     agentConn.close();
   });
   expect(conn.protocolVersion).toBe(version);
-  c = new ChatController({ agentLabel: 'test', protocolVersion: version, cwd: '/tmp' }, { commandLine: 'test', command: 'test' });
+  c = new ChatController(
+    { agentLabel: 'test', protocolVersion: version, cwd: '/tmp' },
+    { commandLine: 'test', command: 'test' },
+  );
   const session = await conn.newSession({ cwd: '/tmp' });
   c.attach(session);
   /** Resolves once `pred` holds for the view (checked on every view change). */
   const until = (pred: () => boolean, what: string) =>
     new Promise<void>((resolve, reject) => {
       if (pred()) return resolve();
-      const timer = setTimeout(() => (off(), reject(new Error(`timed out waiting for ${what}; feed: ${describeFeed(c.view.feed).join(' | ')}`))), 5000);
+      const timer = setTimeout(
+        () => (
+          off(),
+          reject(new Error(`timed out waiting for ${what}; feed: ${describeFeed(c.view.feed).join(' | ')}`))
+        ),
+        5000,
+      );
       const off = c.subscribe(() => {
         if (pred()) {
           clearTimeout(timer);
@@ -124,7 +145,13 @@ describe.each([1, 2] as const)('chat controller over v%i', (v) => {
     // v2 sends queued prompts at once (the agent holds them); v1 keeps them until the turn ends
     expect(prompts).toEqual(v === 2 ? ['wait', 'second', 'third'] : ['wait']);
     gates[0]!();
-    await until(() => !c.view.running && c.view.queued.length === 0 && c.view.feed.filter((i) => 'note' in i && i.note.kind === 'stop').length === 3, 'all three turns to end');
+    await until(
+      () =>
+        !c.view.running &&
+        c.view.queued.length === 0 &&
+        c.view.feed.filter((i) => 'note' in i && i.note.kind === 'stop').length === 3,
+      'all three turns to end',
+    );
     expect(prompts).toEqual(['wait', 'second', 'third']);
     expect(describeFeed(c.view.feed)).toEqual([
       'prompt:wait',

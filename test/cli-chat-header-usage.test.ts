@@ -32,30 +32,48 @@ describe('acp-kit chat: model in the header, tokens without a context window (tm
     expect(HAS_TMUX, 'tmux is not installed (apt-get install -y tmux)').toBe(true);
     expect(BUILT, 'run `npm run build` first').toBe(true);
     llm = await startFakeLlm();
-    llm.push({ steps: [openai.role(), openai.text('Hello there!'), openai.finish('stop'), openai.usage(1234, 56), openai.done()] });
+    llm.push({
+      steps: [openai.role(), openai.text('Hello there!'), openai.finish('stop'), openai.usage(1234, 56), openai.done()],
+    });
     const cwd = tempDir('hdr-cwd');
     const data = tempDir('hdr-data');
     const exitDir = tempDir('hdr-exit');
     dirs.push(cwd, data, exitDir);
     const exitFile = join(exitDir, 'code');
     const vars = Object.entries({
-      ACP_KIT_DATA_DIR: data, ACP_KIT_MODEL: 'openai', ACP_KIT_MODEL_NAME: 'no-window-model', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${llm.url}/v1`,
-    }).map(([k, v]) => `${k}=${q(v)}`).join(' ');
+      ACP_KIT_DATA_DIR: data,
+      ACP_KIT_MODEL: 'openai',
+      ACP_KIT_MODEL_NAME: 'no-window-model',
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: `${llm.url}/v1`,
+    })
+      .map(([k, v]) => `${k}=${q(v)}`)
+      .join(' ');
     const cmd = `env -u CI -u FORCE_COLOR -u ACP_KIT_CONTEXT_WINDOW -u ANTHROPIC_API_KEY NO_COLOR=1 ${vars} ${q(process.execPath)} ${q(BIN)} chat --cwd ${q(cwd)}; echo "EXIT=$?" > ${q(exitFile)}; sleep 30`;
     const started = tmux('new-session', '-d', '-s', 'hdr', '-x', '120', '-y', '40', '-c', cwd, cmd);
     expect(started.status, started.stderr).toBe(0);
     const screen = () => tmux('capture-pane', '-p', '-J', '-t', 'hdr', '-S', '-500').stdout;
-    const waitScreen = (re: RegExp, what: string) => waitFor(() => re.test(screen()), 20_000, () => `${what}; screen was:\n${screen().replace(/\n{3,}/g, '\n')}`);
+    const waitScreen = (re: RegExp, what: string) =>
+      waitFor(
+        () => re.test(screen()),
+        20_000,
+        () => `${what}; screen was:\n${screen().replace(/\n{3,}/g, '\n')}`,
+      );
 
     await waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
     expect(screen()).toMatch(/acp-kit chat · .* · model openai:no-window-model · protocol v2/);
     tmux('send-keys', '-t', 'hdr', '-l', 'say hello');
     tmux('send-keys', '-t', 'hdr', 'Enter');
     await waitScreen(/— end_turn .*· 1290 tokens \(1234 in, 56 out\)/, 'the tokens in the stop line');
-    await waitScreen(/ready · Ctrl-D exits · \/ commands +.*1290 tokens \(1234 in, 56 out\)/, 'the tokens in the status line');
+    await waitScreen(
+      /ready · Ctrl-D exits · \/ commands +.*1290 tokens \(1234 in, 56 out\)/,
+      'the tokens in the status line',
+    );
     expect(llm.requests).toHaveLength(1);
     expect(screen()).toContain('Hello there!');
     tmux('send-keys', '-t', 'hdr', 'C-d');
-    expect(await waitFor(() => existsSync(exitFile) && readFileSync(exitFile, 'utf8').trim(), 10_000, 'the chat to exit')).toBe('EXIT=0');
+    expect(
+      await waitFor(() => existsSync(exitFile) && readFileSync(exitFile, 'utf8').trim(), 10_000, 'the chat to exit'),
+    ).toBe('EXIT=0');
   }, 60_000);
 });

@@ -37,7 +37,10 @@ describe('renderMarkdown in colour (a separate process: chalk reads FORCE_COLOR 
   it('highlights fenced code by language and styles bold and inline code (needs `npm run build`)', () => {
     const src = ['**bold** and `code`', '', '```js', 'const a = 1;', '```'].join('\n');
     const script = `import('./dist/cli/ui/markdown.js').then((m) => process.stdout.write(m.renderMarkdown(${JSON.stringify(src)})))`;
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '3', NO_COLOR: '' } });
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      env: { ...process.env, FORCE_COLOR: '3', NO_COLOR: '' },
+    });
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe('\u001b[1mbold\u001b[22m and \u001b[33mcode\u001b[39m');

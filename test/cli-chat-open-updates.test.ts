@@ -11,18 +11,29 @@ import { StreamTransport } from '../packages/protocol/src/rpc/index.js';
 import { ChatController } from '../src/cli/ui/chat-controller.js';
 import type { FeedItem } from '../src/cli/ui/chat-model.js';
 
-const usageMeta = (inputTokens: number, outputTokens: number) => ({ [USAGE_META_KEY]: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens } });
+const usageMeta = (inputTokens: number, outputTokens: number) => ({
+  [USAGE_META_KEY]: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
+});
 
 /** Sends a notice and a turn-usage info update with the `session/new` answer; turns report usage. */
 const agent: AgentDefinition = {
   info: { name: 'chat-open-test', version: '0' },
   openSession(session) {
-    session.send({ sessionUpdate: 'notice', severity: 'warning', title: 'model fallback', description: 'using the small model' });
+    session.send({
+      sessionUpdate: 'notice',
+      severity: 'warning',
+      title: 'model fallback',
+      description: 'using the small model',
+    });
     session.send({ sessionUpdate: 'session_info_update', _meta: usageMeta(7, 3) });
     return { availableCommands: [{ name: 'help', description: 'Help' }] };
   },
   async prompt(turn) {
-    await turn.send({ sessionUpdate: 'agent_message_chunk', messageId: turn.session.newId('m'), content: { type: 'text', text: 'hi' } });
+    await turn.send({
+      sessionUpdate: 'agent_message_chunk',
+      messageId: turn.session.newId('m'),
+      content: { type: 'text', text: 'hi' },
+    });
     await turn.send({ sessionUpdate: 'session_info_update', _meta: usageMeta(1234, 56) });
     return 'end_turn';
   },
@@ -36,9 +47,19 @@ afterEach(async () => {
 async function start(version: 1 | 2, passOpening: boolean) {
   const toAgent = new PassThrough();
   const toClient = new PassThrough();
-  const agentConn = serveAgent(agent, new StreamTransport(toAgent, toClient), { supportedVersions: [version], store: null, logger: silentLogger });
-  const conn: ClientConnection = await connect({ transport: new StreamTransport(toClient, toAgent), protocol: version === 2 ? 'auto' : 1 });
-  const c = new ChatController({ agentLabel: 'test', protocolVersion: version, cwd: '/tmp', model: 'openai:m' }, { commandLine: 'test', command: 'test' });
+  const agentConn = serveAgent(agent, new StreamTransport(toAgent, toClient), {
+    supportedVersions: [version],
+    store: null,
+    logger: silentLogger,
+  });
+  const conn: ClientConnection = await connect({
+    transport: new StreamTransport(toClient, toAgent),
+    protocol: version === 2 ? 'auto' : 1,
+  });
+  const c = new ChatController(
+    { agentLabel: 'test', protocolVersion: version, cwd: '/tmp', model: 'openai:m' },
+    { commandLine: 'test', command: 'test' },
+  );
   cleanups.push(async () => {
     c.exit();
     await conn.close();

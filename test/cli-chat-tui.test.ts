@@ -25,14 +25,19 @@ describe('acp-kit chat TUI (tmux)', () => {
     /** How often `text` occurs on the screen (with scrollback). */
     const count = (text: string) => t.screen().split(text).length - 1;
     /** Waits for the `n`th end of a turn. */
-    const turnEnded = (n: number) => waitFor(() => count('— end_turn') >= n, 20_000, () => `the end of turn ${n}; screen was:\n${t.screen()}`);
+    const turnEnded = (n: number) =>
+      waitFor(
+        () => count('— end_turn') >= n,
+        20_000,
+        () => `the end of turn ${n}; screen was:\n${t.screen()}`,
+      );
 
     beforeEach(async () => {
       t = startChat();
       await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
     });
 
-    it('shows the agent\'s Markdown rendered: bold, inline code and list items without their syntax', async () => {
+    it("shows the agent's Markdown rendered: bold, inline code and list items without their syntax", async () => {
       t.type('hello');
       await turnEnded(1);
       const s = t.screen();
@@ -81,7 +86,7 @@ describe('acp-kit chat TUI (tmux)', () => {
       for (const n of [1, 5, 22, 30]) expect(full).toMatch(new RegExp(`^│ ${n}\\s+│$`, 'm'));
     }, 60_000);
 
-    it('the / menu lists /exit and /quit after the agent\'s commands; Enter completes /qu, a second Enter exits 0', async () => {
+    it("the / menu lists /exit and /quit after the agent's commands; Enter completes /qu, a second Enter exits 0", async () => {
       t.key('-l', '/');
       await t.waitScreen(/\/exit — leave the chat/, 'the / menu with /exit');
       expect(t.screen()).toMatch(/\/quit — leave the chat/);
@@ -121,7 +126,11 @@ describe('acp-kit chat TUI (tmux)', () => {
     await t.waitScreen(/working… \(\d+s/, 'the spinner with the elapsed time');
     t.type('list files');
     await t.waitScreen(/queued: list files/, 'the queued prompt');
-    await t.waitScreen(/> list files[\s\S]*— end_turn[\s\S]*ready · Ctrl-D exits/, 'the queued prompt to run after the first turn', 40_000);
+    await t.waitScreen(
+      /> list files[\s\S]*— end_turn[\s\S]*ready · Ctrl-D exits/,
+      'the queued prompt to run after the first turn',
+      40_000,
+    );
     const s = t.screen();
     // in order: the first turn ends, then the queued prompt starts its own turn
     expect(s.indexOf('> hello')).toBeLessThan(s.indexOf('— end_turn'));
@@ -139,7 +148,10 @@ describe('acp-kit chat TUI (tmux)', () => {
     expect(t.screen()).not.toContain('Fix the login bug');
     // the scripted agent's `title <text>` sends session_info_update { title: <text> }
     t.type('title Fix the login bug');
-    await t.waitScreen(/— end_turn[\s\S]*ready · Ctrl-D exits · \/ commands +Fix the login bug/, 'the title in the status line');
+    await t.waitScreen(
+      /— end_turn[\s\S]*ready · Ctrl-D exits · \/ commands +Fix the login bug/,
+      'the title in the status line',
+    );
     t.key('C-d');
     expect(await t.exitCode()).toBe('EXIT=0');
   }, 60_000);

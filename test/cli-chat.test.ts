@@ -32,7 +32,8 @@ function processesIn(dir: string): number[] {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const [exe, script] = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      if (readlinkSync(`/proc/${pid}/cwd`) === dir && exe === process.execPath && script === BIN) pids.push(Number(pid));
+      if (readlinkSync(`/proc/${pid}/cwd`) === dir && exe === process.execPath && script === BIN)
+        pids.push(Number(pid));
     } catch {
       /* gone or not ours */
     }
@@ -54,8 +55,13 @@ function startInTmux(name: string, args: string[], data: string, dir = tempDir('
     screen,
     key: (...keys: string[]) => tmux('send-keys', '-t', name, ...keys),
     waitScreen: (re: RegExp, what: string, ms = 15_000) =>
-      waitFor(() => re.test(screen()), ms, () => `${what}; screen was:\n${screen().replace(/\n{3,}/g, '\n')}`),
-    exitCode: () => waitFor(() => existsSync(exitFile) && readFileSync(exitFile, 'utf8').trim(), 10_000, `${name} to exit`),
+      waitFor(
+        () => re.test(screen()),
+        ms,
+        () => `${what}; screen was:\n${screen().replace(/\n{3,}/g, '\n')}`,
+      ),
+    exitCode: () =>
+      waitFor(() => existsSync(exitFile) && readFileSync(exitFile, 'utf8').trim(), 10_000, `${name} to exit`),
   };
 }
 

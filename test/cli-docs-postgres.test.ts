@@ -15,7 +15,8 @@ describePostgres('docs/postgres.md sample output', () => {
     const sample = /```text\n(\$ acp-kit db migrate [\s\S]*?)```/.exec(doc)?.[1];
     expect(sample, 'the db migrate sample of docs/postgres.md').toBeDefined();
     const lines = sample!.trimEnd().split('\n');
-    const migrate = () => spawnSync(process.execPath, [BIN, 'db', 'migrate', '--url', db.url], { encoding: 'utf8', env: cliEnv() });
+    const migrate = () =>
+      spawnSync(process.execPath, [BIN, 'db', 'migrate', '--url', db.url], { encoding: 'utf8', env: cliEnv() });
     const first = migrate();
     const second = migrate();
     expect([first.status, second.status]).toEqual([0, 0]);

@@ -6,7 +6,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { FIXTURES, cliEnv, ndjson, processWithMarkerAlive, runCli, startCli, tempDir, waitFor } from './fixtures/cli-helpers.js';
+import {
+  FIXTURES,
+  cliEnv,
+  ndjson,
+  processWithMarkerAlive,
+  runCli,
+  startCli,
+  tempDir,
+  waitFor,
+} from './fixtures/cli-helpers.js';
 
 // a hand-written v1-only agent: these tests are about acp-kit's handling, not SDK interop (cli-run's are)
 const v1Agent = `node ${join(FIXTURES, 'cli-raw-v1-agent.mjs')}`;
@@ -35,12 +44,19 @@ describe.concurrent('acp-kit errors', () => {
     expect(r.code).toBe(9);
     const events = ndjson(r.stdout);
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ type: 'result', stopReason: null, exitCode: 9, error: { kind: 'agent_not_found', exitCode: 9 } });
+    expect(events[0]).toMatchObject({
+      type: 'result',
+      stopReason: null,
+      exitCode: 9,
+      error: { kind: 'agent_not_found', exitCode: 9 },
+    });
     expect(events[0]!.error.hint).toContain('PATH');
   });
 
   it('agent crash: exit 9 with its exit code and last stderr lines', async () => {
-    const r = await runCli(['run', '--agent', `node ${join(FIXTURES, 'cli-crash-agent.mjs')}`, 'hi'], { cwd: tempDir('e-crash') });
+    const r = await runCli(['run', '--agent', `node ${join(FIXTURES, 'cli-crash-agent.mjs')}`, 'hi'], {
+      cwd: tempDir('e-crash'),
+    });
     expect(r.code).toBe(9);
     expect(r.stderr).toMatch(/the agent exited with code 3/);
     expect(r.stderr).toContain('fixture: FATAL missing FIXTURE_TOKEN');
@@ -54,7 +70,12 @@ describe.concurrent('acp-kit errors', () => {
     expect(r.stderr).toContain('fixture: segfault-ish failure in turn');
     const events = ndjson(r.stdout);
     expect(events[0]!.type).toBe('connection');
-    expect(events.at(-1)).toMatchObject({ type: 'result', stopReason: null, exitCode: 9, error: { kind: 'agent_crashed' } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'result',
+      stopReason: null,
+      exitCode: 9,
+      error: { kind: 'agent_crashed' },
+    });
   });
 
   it('a prompt answered with a JSON-RPC error: exit 7 with the message', async () => {
@@ -66,7 +87,10 @@ describe.concurrent('acp-kit errors', () => {
 
   it('an agent that never answers initialize: exit 9 after --connect-timeout, no orphan left', async () => {
     const marker = `mute-${randomUUID()}`;
-    const r = await runCli(['run', '--connect-timeout', '1', '--agent', `node -e "setTimeout(() => {}, 1e6)" ${marker}`, 'hi'], { cwd: tempDir('e-mute') });
+    const r = await runCli(
+      ['run', '--connect-timeout', '1', '--agent', `node -e "setTimeout(() => {}, 1e6)" ${marker}`, 'hi'],
+      { cwd: tempDir('e-mute') },
+    );
     expect(r.code).toBe(9);
     expect(r.stderr).toContain('the agent did not answer initialize within 1 s');
     expect(r.stderr).toContain('--connect-timeout');
@@ -75,7 +99,10 @@ describe.concurrent('acp-kit errors', () => {
 
   it('Ctrl-C while waiting for initialize: exit 130 at once (not after --connect-timeout), agent killed', async () => {
     const marker = `mute-int-${randomUUID()}`;
-    const run = startCli(['run', '--json', '--connect-timeout', '60', '--agent', `node -e "setTimeout(() => {}, 1e6)" ${marker}`, 'hi'], { cwd: tempDir('e-mute-int') });
+    const run = startCli(
+      ['run', '--json', '--connect-timeout', '60', '--agent', `node -e "setTimeout(() => {}, 1e6)" ${marker}`, 'hi'],
+      { cwd: tempDir('e-mute-int') },
+    );
     // the marker is in the CLI's own argv too: wait for a second process (the spawned agent)
     await waitFor(() => pidsWithMarker(marker).length >= 2, 10_000, 'the mute agent to start');
     const sent = Date.now();
@@ -83,12 +110,19 @@ describe.concurrent('acp-kit errors', () => {
     const r = await run.done;
     expect(Date.now() - sent).toBeLessThan(5000);
     expect(r.code).toBe(130);
-    expect(ndjson(r.stdout).at(-1)).toMatchObject({ type: 'result', stopReason: null, exitCode: 130, error: { kind: 'interrupted' } });
+    expect(ndjson(r.stdout).at(-1)).toMatchObject({
+      type: 'result',
+      stopReason: null,
+      exitCode: 130,
+      error: { kind: 'interrupted' },
+    });
     await waitFor(() => !processWithMarkerAlive(marker), 5000, 'the mute agent to be killed');
   });
 
   it('version mismatch: exit 10 (agent answers a version acp-kit does not speak)', async () => {
-    const r = await runCli(['run', '--agent', `node ${join(FIXTURES, 'cli-v3-agent.mjs')}`, 'hi'], { cwd: tempDir('e-v3') });
+    const r = await runCli(['run', '--agent', `node ${join(FIXTURES, 'cli-v3-agent.mjs')}`, 'hi'], {
+      cwd: tempDir('e-v3'),
+    });
     expect(r.code).toBe(10);
     expect(r.stderr).toContain('protocol version mismatch: the agent answered version 3');
     expect(r.stderr).toContain('hint:');
@@ -102,7 +136,10 @@ describe.concurrent('acp-kit errors', () => {
   });
 
   it('authentication required: exit 11 listing the methods', async () => {
-    const r = await runCli(['run', '--agent', v1Agent, 'hi'], { cwd: tempDir('e-auth'), env: cliEnv({ CLI_FIXTURE_AUTH: '1' }) });
+    const r = await runCli(['run', '--agent', v1Agent, 'hi'], {
+      cwd: tempDir('e-auth'),
+      env: cliEnv({ CLI_FIXTURE_AUTH: '1' }),
+    });
     expect(r.code).toBe(11);
     expect(r.stderr).toContain('the agent requires authentication');
     expect(r.stderr).toContain('API key (id api-key): set FIXTURE_KEY');

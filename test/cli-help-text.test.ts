@@ -6,8 +6,12 @@ it('agent --help says that an API key in the environment switches the model to a
   const r = await runCli(['agent', '--help'], { env: cliEnv() });
   expect(r.code).toBe(0);
   const help = r.stdout.replace(/\s+/g, ' ');
-  expect(help).toMatch(/else openai when OPENAI_API_KEY is set, else anthropic when ANTHROPIC_API_KEY is set, else demo/);
-  expect(help).toMatch(/an OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment switches the agent from the free demo model to that paid provider/);
+  expect(help).toMatch(
+    /else openai when OPENAI_API_KEY is set, else anthropic when ANTHROPIC_API_KEY is set, else demo/,
+  );
+  expect(help).toMatch(
+    /an OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment switches the agent from the free demo model to that paid provider/,
+  );
   expect(help).toContain('--model demo to stay offline');
 });
 

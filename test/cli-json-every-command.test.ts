@@ -24,7 +24,11 @@ function jsonCommands(c: Command, prefix: string[] = []): string[] {
   });
 }
 
-interface Setup { env: NodeJS.ProcessEnv; cwd: string; data: string }
+interface Setup {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  data: string;
+}
 function setup(ctx: TestContext): Setup {
   const data = tempDir('json-every-data');
   const cwd = tempDir('json-every-cwd');
@@ -46,8 +50,27 @@ const success: Record<string, (s: Setup) => Promise<CliResult>> = {
     return runCli(['sessions', 'show', id, '--json'], { env: s.env, cwd: s.cwd });
   },
   'captures list': (s) => runCli(['captures', 'list', '--json'], { env: s.env, cwd: s.cwd }),
-  'check agent': (s) => runCli(['check', 'agent', '--protocol', '1', '--only', 'ACP-ALL-RPC-0*', '--json', '--', process.execPath, CHECK_AGENT], { env: { ...s.env, FIXTURE_STORE: s.cwd }, cwd: s.cwd }),
-  'check client': (s) => runCli(['check', 'client', '--protocol', '1', '--only', 'ACP-ALL-TRANS-0*', '--json', '--', process.execPath, CHECK_CLIENT], { env: s.env, cwd: s.cwd }),
+  'check agent': (s) =>
+    runCli(
+      ['check', 'agent', '--protocol', '1', '--only', 'ACP-ALL-RPC-0*', '--json', '--', process.execPath, CHECK_AGENT],
+      { env: { ...s.env, FIXTURE_STORE: s.cwd }, cwd: s.cwd },
+    ),
+  'check client': (s) =>
+    runCli(
+      [
+        'check',
+        'client',
+        '--protocol',
+        '1',
+        '--only',
+        'ACP-ALL-TRANS-0*',
+        '--json',
+        '--',
+        process.execPath,
+        CHECK_CLIENT,
+      ],
+      { env: s.env, cwd: s.cwd },
+    ),
   validate: (s) => runCli(['validate', CAPTURE, '--json'], { env: s.env, cwd: s.cwd }),
   stats: (s) => runCli(['stats', CAPTURE, '--json'], { env: s.env, cwd: s.cwd }),
   diff: (s) => runCli(['diff', CAPTURE, CAPTURE, '--json'], { env: s.env, cwd: s.cwd }),
@@ -105,7 +128,10 @@ describe.concurrent('--json: the last line is the result, its exitCode the proce
 
   it('validate --json: a capture with violations ends with exitCode 1', async (ctx) => {
     const s = setup(ctx);
-    const r = await runCli(['validate', join(FIXTURES, 'proxy-captures', 'duplicate-request-id.ndjson'), '--json'], { env: s.env, cwd: s.cwd });
+    const r = await runCli(['validate', join(FIXTURES, 'proxy-captures', 'duplicate-request-id.ndjson'), '--json'], {
+      env: s.env,
+      cwd: s.cwd,
+    });
     expect(r.code).toBe(1);
     expect(expectResultShape(r).violations).toBeGreaterThan(0);
   });

@@ -17,10 +17,22 @@ describe.concurrent('--json result line on usage errors', () => {
   const cases: Array<[string, string[], RegExp]> = [
     ['an unknown option', ['run', '--json', '--bogus', 'hi'], /unknown option '--bogus'/],
     ['a missing prompt', ['run', '--json'], /missing required argument 'prompt'/],
-    ['a bad flag value', ['run', '--json', '--connect-timeout', '-1', 'hi'], /--connect-timeout must be a positive number/],
-    ['conflicting flags', ['run', '--json', '--approve-all', '--deny-all', 'hi'], /cannot be used with option '--deny-all'/],
+    [
+      'a bad flag value',
+      ['run', '--json', '--connect-timeout', '-1', 'hi'],
+      /--connect-timeout must be a positive number/,
+    ],
+    [
+      'conflicting flags',
+      ['run', '--json', '--approve-all', '--deny-all', 'hi'],
+      /cannot be used with option '--deny-all'/,
+    ],
     ['a bad choice', ['run', '--json', '--protocol', '7', 'hi'], /Allowed choices are auto, 1, 2/],
-    ['model flags with --agent', ['run', '--json', '--agent', 'my-agent', '--model', 'openai', 'hi'], /--model chooses the model of the built-in agent/],
+    [
+      'model flags with --agent',
+      ['run', '--json', '--agent', 'my-agent', '--model', 'openai', 'hi'],
+      /--model chooses the model of the built-in agent/,
+    ],
     ['an unknown option of sessions list', ['sessions', 'list', '--json', '--bogus'], /unknown option '--bogus'/],
   ];
   for (const [what, args, message] of cases) {
@@ -30,7 +42,12 @@ describe.concurrent('--json result line on usage errors', () => {
       const events = ndjson(r.stdout);
       expect(events).toHaveLength(1);
       // run's turn fields (stopReason, rejectedPermissions) only on run: every command shares type, exitCode, error
-      expect(events[0]).toMatchObject({ type: 'result', exitCode: 2, error: { kind: 'usage', exitCode: 2 }, ...(args[0] === 'run' ? { stopReason: null, rejectedPermissions: 0 } : {}) });
+      expect(events[0]).toMatchObject({
+        type: 'result',
+        exitCode: 2,
+        error: { kind: 'usage', exitCode: 2 },
+        ...(args[0] === 'run' ? { stopReason: null, rejectedPermissions: 0 } : {}),
+      });
       expect(events[0]!.error.message).toMatch(message);
       expect(events[0]!.error.hint).toMatch(/--help|Drop/);
       // humans still read the error on stderr

@@ -24,7 +24,11 @@ describe('permission answer before the tool output', () => {
     t.type('run echo marker-out');
     await t.waitScreen(/Permission: .*echo marker-out/, 'the permission picker');
     t.key('Enter');
-    await waitFor(() => t.screen().includes('— end_turn'), 20_000, () => `the end of the turn; screen was:\n${t.screen()}`);
+    await waitFor(
+      () => t.screen().includes('— end_turn'),
+      20_000,
+      () => `the end of the turn; screen was:\n${t.screen()}`,
+    );
     const lines = t.screen().split('\n');
     const title = lineOf(lines, /✓ Run `echo marker-out`/);
     const answer = lineOf(lines, /✓ approved \(allow_once\): .*echo marker-out/);
@@ -36,7 +40,10 @@ describe('permission answer before the tool output', () => {
   }, 60_000);
 
   it('run (v1 client terminal): the answer is printed before the command and its output', async () => {
-    const r = await runCli(['run', '--protocol', '1', '--approve-all', 'run echo marker-out'], { cwd: tempDir('perm-order'), env: cliEnv({ NO_COLOR: '1' }) });
+    const r = await runCli(['run', '--protocol', '1', '--approve-all', 'run echo marker-out'], {
+      cwd: tempDir('perm-order'),
+      env: cliEnv({ NO_COLOR: '1' }),
+    });
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
     const answer = lineOf(lines, /permission: .*echo marker-out.*✓ allowed/);

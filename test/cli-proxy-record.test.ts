@@ -17,7 +17,20 @@ it('proxy --record into a missing folder: exit 2 naming the folder, nothing crea
   dirs.push(d);
   const missing = join(d, 'no-such-dir', 'deeper');
   const marker = join(d, 'started');
-  const r = spawnSync(process.execPath, [BIN, 'proxy', '--record', join(missing, 'x.ndjson'), '--', process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`], { input: '', encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [
+      BIN,
+      'proxy',
+      '--record',
+      join(missing, 'x.ndjson'),
+      '--',
+      process.execPath,
+      '-e',
+      `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`,
+    ],
+    { input: '', encoding: 'utf8' },
+  );
   expect(r.status, r.stderr).toBe(2);
   expect(r.stderr).toContain(`the folder ${missing} does not exist`);
   expect(r.stderr).toMatch(/hint: Create it first \(mkdir -p /);

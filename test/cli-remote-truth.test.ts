@@ -20,7 +20,20 @@ let dir = '';
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'acp-remote-truth-'));
-  serve = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--token', TOKEN, '--agent', `${JSON.stringify(process.execPath)} ${JSON.stringify(AGENT)}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  serve = spawn(
+    process.execPath,
+    [
+      BIN,
+      'serve',
+      '--port',
+      '0',
+      '--token',
+      TOKEN,
+      '--agent',
+      `${JSON.stringify(process.execPath)} ${JSON.stringify(AGENT)}`,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let err = '';
   serve.stderr!.on('data', (c) => (err += c));
   urls = await new Promise((resolve, reject) => {
@@ -70,7 +83,10 @@ it('--model with --agent-url is a usage error saying what to do', async () => {
   expect(JSON.parse(j.stdout.trim().split('\n').pop()!)).toMatchObject({ type: 'result', exitCode: 2 });
 }, 30_000);
 
-for (const [what, token] of [['missing', undefined], ['wrong', 'not-the-token']] as const) {
+for (const [what, token] of [
+  ['missing', undefined],
+  ['wrong', 'not-the-token'],
+] as const) {
   for (const which of ['ws', 'url'] as const) {
     it(`a ${what} token (${which === 'ws' ? 'WebSocket' : 'HTTP'}) is exit 11 naming ACP_KIT_AGENT_TOKEN and --agent-token-file`, async () => {
       const r = await run(['--agent-url', urls[which], 'hi'], token);

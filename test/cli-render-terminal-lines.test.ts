@@ -11,7 +11,14 @@ import type { AnySessionUpdate } from '../packages/protocol/src/model/update.js'
 import { TextRunReporter, type ConnectedReport } from '../src/cli/render/run-reporter.js';
 import { createStyle, stripAnsi, type Style } from '../src/cli/style.js';
 
-const connected: ConnectedReport = { protocolVersion: 2, agentCapabilities: {}, authMethods: [], agent: ['a'], agentDisplay: 'a', cwd: '/p' };
+const connected: ConnectedReport = {
+  protocolVersion: 2,
+  agentCapabilities: {},
+  authMethods: [],
+  agent: ['a'],
+  agentDisplay: 'a',
+  cwd: '/p',
+};
 
 function reporter(style: Style) {
   const out: string[] = [];
@@ -38,7 +45,17 @@ describe('terminal output lines', () => {
       rep.clientTerminalOutput(t1, 'ok\n');
       rep.clientTerminalExit(t1, { exitCode: 0 });
       expect(stripAnsi(text())).toBe(
-        ['    $ make', '    │ building a', '    │ building b', '    │ linking', '    │ done ', 'meanwhile', '    │ ok', '    exit code 0', ''].join('\n'),
+        [
+          '    $ make',
+          '    │ building a',
+          '    │ building b',
+          '    │ linking',
+          '    │ done ',
+          'meanwhile',
+          '    │ ok',
+          '    exit code 0',
+          '',
+        ].join('\n'),
       );
     });
   }
@@ -59,12 +76,23 @@ describe('terminal output lines', () => {
   it('display terminal (v2): each chunk is printed once, in order; a later snapshot prints only what it adds', () => {
     const { send, text } = reporter(createStyle(false));
     send({ sessionUpdate: 'terminal_update', terminalId: 'd2', command: 'yes' });
-    for (let i = 0; i < 200; i++) send({ sessionUpdate: 'terminal_output_chunk', terminalId: 'd2', data: b64(`line ${i}\n`) });
-    const lines = stripAnsi(text()).split('\n').filter((l) => l.startsWith('    │ '));
+    for (let i = 0; i < 200; i++)
+      send({ sessionUpdate: 'terminal_output_chunk', terminalId: 'd2', data: b64(`line ${i}\n`) });
+    const lines = stripAnsi(text())
+      .split('\n')
+      .filter((l) => l.startsWith('    │ '));
     expect(lines).toEqual(Array.from({ length: 200 }, (_, i) => `    │ line ${i}`));
     // a snapshot (ACP-V2-TERM-07) holding everything so far plus more: only the addition is printed
-    send({ sessionUpdate: 'terminal_update', terminalId: 'd2', output: { data: b64(`${Array.from({ length: 200 }, (_, i) => `line ${i}\n`).join('')}tail\n`) } });
+    send({
+      sessionUpdate: 'terminal_update',
+      terminalId: 'd2',
+      output: { data: b64(`${Array.from({ length: 200 }, (_, i) => `line ${i}\n`).join('')}tail\n`) },
+    });
     expect(stripAnsi(text()).endsWith('    │ line 199\n    │ tail\n')).toBe(true);
-    expect(stripAnsi(text()).split('\n').filter((l) => l.startsWith('    │ ')).length).toBe(201);
+    expect(
+      stripAnsi(text())
+        .split('\n')
+        .filter((l) => l.startsWith('    │ ')).length,
+    ).toBe(201);
   });
 });

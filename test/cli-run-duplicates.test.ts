@@ -19,7 +19,10 @@ const env = (ctx: TestContext) => cliEnv({ ACP_KIT_DATA_DIR: dir(ctx, 'dup-data'
 describe.concurrent('acp-kit run: no duplicates, no off-by-ones', () => {
   for (const protocol of ['1', '2'] as const) {
     it(`v${protocol}: the command header appears once, as the command was typed`, async (ctx) => {
-      const r = await runCli(['run', '--protocol', protocol, '--approve-all', 'run echo hi; echo there'], { cwd: dir(ctx, 'dup-cmd'), env: env(ctx) });
+      const r = await runCli(['run', '--protocol', protocol, '--approve-all', 'run echo hi; echo there'], {
+        cwd: dir(ctx, 'dup-cmd'),
+        env: env(ctx),
+      });
       expect(r.code).toBe(0);
       const headers = r.stdout.split('\n').filter((l) => l.trimStart().startsWith('$ '));
       expect(headers).toEqual(['    $ echo hi; echo there']);
@@ -27,12 +30,17 @@ describe.concurrent('acp-kit run: no duplicates, no off-by-ones', () => {
     });
 
     it(`v${protocol} --json: the permission request's tool call is not repeated as an update`, async (ctx) => {
-      const r = await runCli(['run', '--json', '--protocol', protocol, '--approve-all', 'run echo hi'], { cwd: dir(ctx, 'dup-json'), env: env(ctx) });
+      const r = await runCli(['run', '--json', '--protocol', protocol, '--approve-all', 'run echo hi'], {
+        cwd: dir(ctx, 'dup-json'),
+        env: env(ctx),
+      });
       expect(r.code).toBe(0);
       const events = ndjson(r.stdout);
       const perm = events.findIndex((e) => e.type === 'permission');
       expect(perm).toBeGreaterThan(0);
-      const toolUpdates = events.slice(0, perm).filter((e) => e.type === 'update' && e.update.sessionUpdate === 'tool_call_update');
+      const toolUpdates = events
+        .slice(0, perm)
+        .filter((e) => e.type === 'update' && e.update.sessionUpdate === 'tool_call_update');
       // one announcement of the pending call before the request, not one per (re)application
       expect(toolUpdates).toHaveLength(1);
       expect(toolUpdates[0]!.update).toMatchObject({ status: 'pending', title: 'Run `echo hi`' });

@@ -12,18 +12,42 @@ import { cliEnv, ndjson, runCli, tempDir } from './fixtures/cli-helpers.js';
 describe('chooseModel', () => {
   it('takes --model, then ACP_KIT_MODEL, then the provider whose key is set, then demo', () => {
     expect(chooseModel({}, {})).toEqual({ backend: 'demo', label: 'demo', source: 'default' });
-    expect(chooseModel({}, { ANTHROPIC_API_KEY: 'a' })).toMatchObject({ backend: 'anthropic', modelName: 'claude-sonnet-4-5', label: 'anthropic:claude-sonnet-4-5', source: 'ANTHROPIC_API_KEY' });
-    expect(chooseModel({}, { ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o' })).toMatchObject({ backend: 'openai', source: 'OPENAI_API_KEY' });
-    expect(chooseModel({}, { OPENAI_API_KEY: 'o', ACP_KIT_MODEL: 'demo' })).toMatchObject({ backend: 'demo', source: 'ACP_KIT_MODEL' });
-    expect(chooseModel({ model: 'anthropic' }, { ACP_KIT_MODEL: 'openai' })).toMatchObject({ backend: 'anthropic', source: 'flag' });
+    expect(chooseModel({}, { ANTHROPIC_API_KEY: 'a' })).toMatchObject({
+      backend: 'anthropic',
+      modelName: 'claude-sonnet-4-5',
+      label: 'anthropic:claude-sonnet-4-5',
+      source: 'ANTHROPIC_API_KEY',
+    });
+    expect(chooseModel({}, { ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o' })).toMatchObject({
+      backend: 'openai',
+      source: 'OPENAI_API_KEY',
+    });
+    expect(chooseModel({}, { OPENAI_API_KEY: 'o', ACP_KIT_MODEL: 'demo' })).toMatchObject({
+      backend: 'demo',
+      source: 'ACP_KIT_MODEL',
+    });
+    expect(chooseModel({ model: 'anthropic' }, { ACP_KIT_MODEL: 'openai' })).toMatchObject({
+      backend: 'anthropic',
+      source: 'flag',
+    });
   });
   it('takes the model name and base URL from flags before the environment', () => {
     const env = { OPENAI_API_KEY: 'o', OPENAI_BASE_URL: 'http://env/v1', ACP_KIT_MODEL_NAME: 'env-model' };
-    expect(chooseModel({}, env)).toMatchObject({ modelName: 'env-model', baseUrl: 'http://env/v1', label: 'openai:env-model' });
-    expect(chooseModel({ modelName: 'm', baseUrl: 'http://flag/v1' }, env)).toMatchObject({ modelName: 'm', baseUrl: 'http://flag/v1', label: 'openai:m' });
+    expect(chooseModel({}, env)).toMatchObject({
+      modelName: 'env-model',
+      baseUrl: 'http://env/v1',
+      label: 'openai:env-model',
+    });
+    expect(chooseModel({ modelName: 'm', baseUrl: 'http://flag/v1' }, env)).toMatchObject({
+      modelName: 'm',
+      baseUrl: 'http://flag/v1',
+      label: 'openai:m',
+    });
   });
   it('rejects an unknown ACP_KIT_MODEL with a usage error naming the variable', () => {
-    expect(() => chooseModel({}, { ACP_KIT_MODEL: 'gpt' })).toThrow(/ACP_KIT_MODEL must be demo, openai or anthropic \(got "gpt"\)/);
+    expect(() => chooseModel({}, { ACP_KIT_MODEL: 'gpt' })).toThrow(
+      /ACP_KIT_MODEL must be demo, openai or anthropic \(got "gpt"\)/,
+    );
   });
 });
 
@@ -45,12 +69,26 @@ describe('acp-kit run with an OpenAI-compatible model', () => {
     dirs.push(d);
     return d;
   };
-  const hello = () => ({ steps: [openai.role(), openai.text('Hello '), openai.text('there!'), openai.finish('stop'), openai.usage(1200, 34), openai.done()] });
+  const hello = () => ({
+    steps: [
+      openai.role(),
+      openai.text('Hello '),
+      openai.text('there!'),
+      openai.finish('stop'),
+      openai.usage(1200, 34),
+      openai.done(),
+    ],
+  });
 
   it('ACP_KIT_MODEL=openai with OPENAI_BASE_URL: the fake server gets the request, the header names the model, usage is shown', async () => {
     const llm = await fakeLlm();
     llm.push(hello());
-    const env = cliEnv({ ACP_KIT_DATA_DIR: dir('m-data'), ACP_KIT_MODEL: 'openai', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${llm.url}/v1` });
+    const env = cliEnv({
+      ACP_KIT_DATA_DIR: dir('m-data'),
+      ACP_KIT_MODEL: 'openai',
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: `${llm.url}/v1`,
+    });
     const r = await runCli(['run', 'say hello'], { cwd: dir('m-cwd'), env });
     expect(r.stderr).toContain('model openai:gpt-4o-mini');
     expect(r.code).toBe(0);
@@ -65,8 +103,16 @@ describe('acp-kit run with an OpenAI-compatible model', () => {
   it('only OPENAI_API_KEY set: picks OpenAI; --model-name and --base-url reach the agent; --json names the model', async () => {
     const llm = await fakeLlm();
     llm.push(hello());
-    const env = cliEnv({ ACP_KIT_DATA_DIR: dir('m-data'), OPENAI_API_KEY: 'sk-key-only', ACP_KIT_MODEL: undefined, OPENAI_BASE_URL: undefined });
-    const r = await runCli(['run', '--json', '--model-name', 'fake-gpt', '--base-url', `${llm.url}/v1`, 'say hello'], { cwd: dir('m-cwd'), env });
+    const env = cliEnv({
+      ACP_KIT_DATA_DIR: dir('m-data'),
+      OPENAI_API_KEY: 'sk-key-only',
+      ACP_KIT_MODEL: undefined,
+      OPENAI_BASE_URL: undefined,
+    });
+    const r = await runCli(['run', '--json', '--model-name', 'fake-gpt', '--base-url', `${llm.url}/v1`, 'say hello'], {
+      cwd: dir('m-cwd'),
+      env,
+    });
     expect(r.code).toBe(0);
     expect(llm.requests).toHaveLength(1);
     expect(llm.requests[0]!.body).toMatchObject({ model: 'fake-gpt' });

@@ -6,7 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { SessionState } from '../packages/protocol/src/state/session-state.js';
 import type { AnySessionUpdate } from '../packages/protocol/src/model/update.js';
 import { CliError, usageError } from '../src/cli/errors.js';
-import { NdjsonRunReporter, TextRunReporter, displayCommand, type ConnectedReport } from '../src/cli/render/run-reporter.js';
+import {
+  NdjsonRunReporter,
+  TextRunReporter,
+  displayCommand,
+  type ConnectedReport,
+} from '../src/cli/render/run-reporter.js';
 import { TranscriptRenderer } from '../src/cli/render/transcript.js';
 import { createStyle } from '../src/cli/style.js';
 
@@ -15,7 +20,16 @@ const plain = createStyle(false);
 function sinks() {
   const out: string[] = [];
   const err: string[] = [];
-  return { out, err, io: { stdout: (s: string) => void out.push(s), stderr: (s: string) => void err.push(s), style: plain, errStyle: plain } };
+  return {
+    out,
+    err,
+    io: {
+      stdout: (s: string) => void out.push(s),
+      stderr: (s: string) => void err.push(s),
+      style: plain,
+      errStyle: plain,
+    },
+  };
 }
 
 const connected: ConnectedReport = {
@@ -37,17 +51,29 @@ function feed(state: SessionState, updates: AnySessionUpdate[], sink: (u: AnySes
   }
 }
 
-const chunk = (text: string, messageId = 'm1'): AnySessionUpdate => ({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text } });
+const chunk = (text: string, messageId = 'm1'): AnySessionUpdate => ({
+  sessionUpdate: 'agent_message_chunk',
+  messageId,
+  content: { type: 'text', text },
+});
 
 describe('text reporter', () => {
   it('prints the header with agent, model, protocol and cwd on stderr, the transcript on stdout', () => {
     const { out, err, io } = sinks();
     const r = new TextRunReporter(io);
     r.connected(connected);
-    expect(err.join('')).toBe('acp-kit: acp-kit coding agent 1.2.3 · model openai:gpt-4o-mini · protocol v2 · /work/project\n');
+    expect(err.join('')).toBe(
+      'acp-kit: acp-kit coding agent 1.2.3 · model openai:gpt-4o-mini · protocol v2 · /work/project\n',
+    );
     const state = new SessionState('s1');
     feed(state, [chunk('Hello '), chunk('world')], (u) => r.update('s1', u, state));
-    r.finished({ stopReason: 'end_turn', exitCode: 0, rejectedPermissions: 0, policyName: 'approve-reads', usage: { used: 1200, size: 0 } as never });
+    r.finished({
+      stopReason: 'end_turn',
+      exitCode: 0,
+      rejectedPermissions: 0,
+      policyName: 'approve-reads',
+      usage: { used: 1200, size: 0 } as never,
+    });
     expect(out.join('')).toBe('Hello world\n— stop reason: end_turn (the agent finished) · 1.2k/0 tokens\n');
   });
 
@@ -62,7 +88,11 @@ describe('text reporter', () => {
     const { out, io } = sinks();
     const r = new TextRunReporter(io);
     r.connected(connected);
-    const t = { sessionId: 's1', terminalId: 't1', command: { command: '/bin/sh', args: ['-c', 'echo hi; echo there'] } };
+    const t = {
+      sessionId: 's1',
+      terminalId: 't1',
+      command: { command: '/bin/sh', args: ['-c', 'echo hi; echo there'] },
+    };
     r.clientTerminalOutput(t, 'hi\n');
     r.clientTerminalOutput(t, 'there\n');
     r.clientTerminalExit(t, { exitCode: 0 });
@@ -84,14 +114,23 @@ describe('NDJSON reporter', () => {
     const r = new NdjsonRunReporter(io);
     r.connected(connected);
     r.session({ sessionId: 's1', cwd: '/work/project', mode: 'new' });
-    r.failed(new CliError('agent_crashed', 9, 'the agent exited with code 3: node agent.js'), { rejectedPermissions: 1 });
+    r.failed(new CliError('agent_crashed', 9, 'the agent exited with code 3: node agent.js'), {
+      rejectedPermissions: 1,
+    });
     r.failed(new CliError('interrupted', 130, 'interrupted by SIGTERM'));
     r.finished({ stopReason: 'end_turn', exitCode: 0, rejectedPermissions: 0, policyName: 'approve-reads' });
-    const events = out.join('').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+    const events = out
+      .join('')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>);
     expect(events.map((e) => e.type)).toEqual(['connection', 'session', 'result']);
     expect(events[0]!.model).toBe('openai:gpt-4o-mini');
     expect(events[2]).toEqual({
-      type: 'result', stopReason: null, exitCode: 9, rejectedPermissions: 1,
+      type: 'result',
+      stopReason: null,
+      exitCode: 9,
+      rejectedPermissions: 1,
       error: { kind: 'agent_crashed', message: 'the agent exited with code 3: node agent.js', exitCode: 9 },
     });
     expect(err.join('')).toContain('acp-kit: error: the agent exited with code 3');
@@ -101,16 +140,36 @@ describe('NDJSON reporter', () => {
     const { out, io } = sinks();
     const r = new NdjsonRunReporter(io);
     const state = new SessionState('s1');
-    const full: AnySessionUpdate = { sessionUpdate: 'tool_call_update', toolCallId: 'tool-4', title: 'Run `echo hi`', kind: 'execute', status: 'pending' };
-    feed(state, [
-      full,
-      { ...full } as AnySessionUpdate, // v2: the request repeats the tool call
-      { sessionUpdate: 'tool_call_update', toolCallId: 'tool-4' }, // v1: a bare id
-      { sessionUpdate: 'tool_call_update', toolCallId: 'tool-4', status: 'completed' },
-    ], (u) => r.update('s1', u));
-    const updates = out.join('').trimEnd().split('\n').map((l) => (JSON.parse(l) as { update: Record<string, unknown> }).update);
+    const full: AnySessionUpdate = {
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'tool-4',
+      title: 'Run `echo hi`',
+      kind: 'execute',
+      status: 'pending',
+    };
+    feed(
+      state,
+      [
+        full,
+        { ...full } as AnySessionUpdate, // v2: the request repeats the tool call
+        { sessionUpdate: 'tool_call_update', toolCallId: 'tool-4' }, // v1: a bare id
+        { sessionUpdate: 'tool_call_update', toolCallId: 'tool-4', status: 'completed' },
+      ],
+      (u) => r.update('s1', u),
+    );
+    const updates = out
+      .join('')
+      .trimEnd()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { update: Record<string, unknown> }).update);
     expect(updates).toEqual([
-      { sessionUpdate: 'tool_call_update', toolCallId: 'tool-4', title: 'Run `echo hi`', kind: 'execute', status: 'pending' },
+      {
+        sessionUpdate: 'tool_call_update',
+        toolCallId: 'tool-4',
+        title: 'Run `echo hi`',
+        kind: 'execute',
+        status: 'pending',
+      },
       { sessionUpdate: 'tool_call_update', toolCallId: 'tool-4', status: 'completed' },
     ]);
   });
@@ -122,13 +181,17 @@ describe('transcript renderer', () => {
     const r = new TranscriptRenderer({ write: (s) => void out.push(s), style: plain });
     const state = new SessionState('s1');
     const b64 = (s: string) => Buffer.from(s).toString('base64');
-    feed(state, [
-      { sessionUpdate: 'tool_call_update', toolCallId: 't', title: 'Run', status: 'in_progress' },
-      { sessionUpdate: 'terminal_update', terminalId: 'term-1', command: 'echo hi; echo there' },
-      { sessionUpdate: 'tool_call_update', toolCallId: 't', content: [{ type: 'terminal', terminalId: 'term-1' }] },
-      { sessionUpdate: 'terminal_output_chunk', terminalId: 'term-1', data: b64('hi\n') },
-      { sessionUpdate: 'terminal_update', terminalId: 'term-1', exitStatus: { exitCode: 0 } },
-    ], (u) => r.onUpdate(u, state));
+    feed(
+      state,
+      [
+        { sessionUpdate: 'tool_call_update', toolCallId: 't', title: 'Run', status: 'in_progress' },
+        { sessionUpdate: 'terminal_update', terminalId: 'term-1', command: 'echo hi; echo there' },
+        { sessionUpdate: 'tool_call_update', toolCallId: 't', content: [{ type: 'terminal', terminalId: 'term-1' }] },
+        { sessionUpdate: 'terminal_output_chunk', terminalId: 'term-1', data: b64('hi\n') },
+        { sessionUpdate: 'terminal_update', terminalId: 'term-1', exitStatus: { exitCode: 0 } },
+      ],
+      (u) => r.onUpdate(u, state),
+    );
     const text = out.join('');
     expect(text.match(/\$ echo hi; echo there/g)).toHaveLength(1);
     expect(text).toContain('    │ hi\n');
@@ -153,7 +216,11 @@ describe('transcript renderer', () => {
     const r = new TranscriptRenderer({ write: (s) => void out.push(s), style: plain });
     const state = new SessionState('s1');
     const parts = Array.from({ length: 500 }, (_, i) => `part ${i}; `);
-    feed(state, parts.map((p) => chunk(p)), (u) => r.onUpdate(u, state));
+    feed(
+      state,
+      parts.map((p) => chunk(p)),
+      (u) => r.onUpdate(u, state),
+    );
     expect(out).toEqual(parts);
     // a second message after other output starts on its own line, and so does a resumed one
     feed(state, [chunk('other', 'm2'), chunk(' more', 'm1')], (u) => r.onUpdate(u, state));
@@ -185,7 +252,11 @@ describe('transcript renderer', () => {
     });
     const n = 2000;
     const text = 'x'.repeat(40);
-    feed(state, Array.from({ length: n }, () => chunk(text)), (u) => r.onUpdate(u, counted));
+    feed(
+      state,
+      Array.from({ length: n }, () => chunk(text)),
+      (u) => r.onUpdate(u, counted),
+    );
     expect(out.join('').length).toBe(n * text.length);
     // re-reading the whole text per chunk would read ~n²/2 * 40 characters (80 million here)
     expect(charsRead).toBeLessThanOrEqual(n * text.length);

@@ -45,7 +45,8 @@ describe('run: client terminal output', () => {
     });
     managers.push(manager);
     // 400 writes of 4 KiB, each after the previous one was flushed: many separate pipe reads
-    const script = "let n=400;const w=()=>{if(n--<=0)return;process.stdout.write('y'.repeat(4095)+'\\n',()=>setImmediate(w));};w();";
+    const script =
+      "let n=400;const w=()=>{if(n--<=0)return;process.stdout.write('y'.repeat(4095)+'\\n',()=>setImmediate(w));};w();";
     const { terminalId } = manager.create({ command: process.execPath, args: ['-e', script] });
     await exit;
     expect(manager.output(terminalId).output).toHaveLength(400 * 4096);
@@ -58,14 +59,21 @@ describe('run: client terminal output', () => {
 
   it('a real agent polling terminal/output of a command printing 24 MiB gets the newest 16 MiB, truncated, and run shows the command once', async () => {
     const agent = `node ${join(FIXTURES, 'terminal-flood-agent.mjs')}`;
-    const r = await runCli(['run', '--agent', agent, 'flood 24'], { cwd: tempDir('run-flood'), env: cliEnv({ NO_COLOR: '1' }) });
+    const r = await runCli(['run', '--agent', agent, 'flood 24'], {
+      cwd: tempDir('run-flood'),
+      env: cliEnv({ NO_COLOR: '1' }),
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/polls=[1-9]\d* final=16777216 truncated=true exit=0/);
     expect(r.stdout.match(/^ {4}\$ .*node/gm)).toHaveLength(1);
     // every line of the command's output is one "│ x…" line, though the pipe cuts it into chunks
     expect(r.stdout.match(/^ {4}│ x{65535}$/gm)).toHaveLength(24 * 16);
     // all of the command's output is shown live (not only the retained 16 MiB)
-    const shown = r.stdout.split('\n').filter((l) => l.startsWith('    │ ')).map((l) => l.slice(6)).join('');
+    const shown = r.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('    │ '))
+      .map((l) => l.slice(6))
+      .join('');
     expect(shown).toBe('x'.repeat(24 * 16 * 65535));
   });
 });

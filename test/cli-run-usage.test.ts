@@ -23,8 +23,17 @@ describe('acp-kit run: tokens without a context window', () => {
     const cwd = tempDir('usage-cwd');
     dirs.push(data, cwd);
     // the fake server reports 1234 prompt and 56 completion tokens for the one request
-    llm.push({ steps: [openai.role(), openai.text('Hello!'), openai.finish('stop'), openai.usage(1234, 56), openai.done()] });
-    const env = cliEnv({ ACP_KIT_DATA_DIR: data, ACP_KIT_MODEL: 'openai', ACP_KIT_MODEL_NAME: 'no-window-model', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${llm.url}/v1`, ACP_KIT_CONTEXT_WINDOW: undefined });
+    llm.push({
+      steps: [openai.role(), openai.text('Hello!'), openai.finish('stop'), openai.usage(1234, 56), openai.done()],
+    });
+    const env = cliEnv({
+      ACP_KIT_DATA_DIR: data,
+      ACP_KIT_MODEL: 'openai',
+      ACP_KIT_MODEL_NAME: 'no-window-model',
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: `${llm.url}/v1`,
+      ACP_KIT_CONTEXT_WINDOW: undefined,
+    });
     return { llm, env, cwd };
   };
 
@@ -45,7 +54,11 @@ describe('acp-kit run: tokens without a context window', () => {
     const r = await runCli(['run', '--json', 'say hello'], { cwd, env });
     expect(r.code, r.stderr).toBe(0);
     const result = ndjson(r.stdout).at(-1);
-    expect(result).toMatchObject({ type: 'result', stopReason: 'end_turn', tokens: { inputTokens: 1234, outputTokens: 56, totalTokens: 1290 } });
+    expect(result).toMatchObject({
+      type: 'result',
+      stopReason: 'end_turn',
+      tokens: { inputTokens: 1234, outputTokens: 56, totalTokens: 1290 },
+    });
     expect(result).not.toHaveProperty('usage');
   });
 });

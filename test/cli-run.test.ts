@@ -7,7 +7,16 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES, cliEnv, ndjson, processWithMarkerAlive, runCli, startCli, tempDir, waitFor } from './fixtures/cli-helpers.js';
+import {
+  FIXTURES,
+  cliEnv,
+  ndjson,
+  processWithMarkerAlive,
+  runCli,
+  startCli,
+  tempDir,
+  waitFor,
+} from './fixtures/cli-helpers.js';
 
 const sdkAgent = `node ${join(FIXTURES, 'cli-sdk-agent.mjs')}`;
 // hand-written, no SDK to load: for the terminal display, exit-code mapping and signals, which are acp-kit's, not SDK interop
@@ -17,7 +26,10 @@ describe.concurrent('acp-kit run (built-in demo agent)', () => {
   for (const protocol of ['1', '2'] as const) {
     it(`creates a file with --approve-all over v${protocol} (--protocol ${protocol}); NO_COLOR wins over FORCE_COLOR`, async () => {
       const cwd = tempDir(`run-v${protocol}`);
-      const r = await runCli(['run', '--protocol', protocol, '--approve-all', 'create notes.txt containing hello'], { cwd, env: cliEnv({ NO_COLOR: '1', FORCE_COLOR: '1' }) });
+      const r = await runCli(['run', '--protocol', protocol, '--approve-all', 'create notes.txt containing hello'], {
+        cwd,
+        env: cliEnv({ NO_COLOR: '1', FORCE_COLOR: '1' }),
+      });
       expect(r.stderr).toContain(`protocol v${protocol}`);
       expect(r.code).toBe(0);
       expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('hello\n');
@@ -34,7 +46,10 @@ describe.concurrent('acp-kit run (built-in demo agent)', () => {
   // "never with NO_COLOR, even forced" is checked by the runs above (NO_COLOR=1 FORCE_COLOR=1)
   it('colours diffs when forced (FORCE_COLOR=1)', async () => {
     const cwd = tempDir('run-color');
-    const forced = await runCli(['run', '--approve-all', 'create notes.txt containing hello'], { cwd, env: cliEnv({ NO_COLOR: undefined, FORCE_COLOR: '1' }) });
+    const forced = await runCli(['run', '--approve-all', 'create notes.txt containing hello'], {
+      cwd,
+      env: cliEnv({ NO_COLOR: undefined, FORCE_COLOR: '1' }),
+    });
     expect(forced.code).toBe(0);
     expect(forced.stdout).toContain('\u001b[32m+hello\u001b[39m');
   });
@@ -46,8 +61,14 @@ describe.concurrent('acp-kit run (built-in demo agent)', () => {
       const elsewhere = tempDir('run-elsewhere');
       const r =
         protocol === '1'
-          ? await runCli(['run', '--json', '--protocol', protocol, '--approve-all', 'create notes.txt containing hello'], { cwd })
-          : await runCli(['run', '--json', '--protocol', protocol, '--cwd', cwd, '--approve-all', '-'], { cwd: elsewhere, input: 'create notes.txt containing piped\n' });
+          ? await runCli(
+              ['run', '--json', '--protocol', protocol, '--approve-all', 'create notes.txt containing hello'],
+              { cwd },
+            )
+          : await runCli(['run', '--json', '--protocol', protocol, '--cwd', cwd, '--approve-all', '-'], {
+              cwd: elsewhere,
+              input: 'create notes.txt containing piped\n',
+            });
       expect(r.code).toBe(0);
       const events = ndjson(r.stdout);
       const first = events[0]!;
@@ -111,7 +132,10 @@ describe.concurrent('acp-kit run (agent written with the official SDK)', () => {
     // the v1 request's tool call carries only its id: the library titles it from the tool call
     const j = await runCli(['run', '--json', '--agent', sdkAgent, '--deny-all', 'write out2.txt x'], { cwd });
     expect(j.code).toBe(8);
-    expect(ndjson(j.stdout).find((e) => e.type === 'permission')).toMatchObject({ request: { title: 'Write out2.txt' }, allowed: false });
+    expect(ndjson(j.stdout).find((e) => e.type === 'permission')).toMatchObject({
+      request: { title: 'Write out2.txt' },
+      allowed: false,
+    });
   });
 });
 
@@ -120,7 +144,10 @@ describe.concurrent('acp-kit run (agent written with the official SDK)', () => {
 describe.concurrent('acp-kit run (hand-written agent: client terminal, stop reasons, signals)', () => {
   it('shows a command the agent runs through the client (v1 terminal/*) as the agent sent it, with its output', async () => {
     const cwd = tempDir('run-sh');
-    const r = await runCli(['run', '--agent', rawAgent, 'sh echo from-client-terminal; exit 3'], { cwd, env: cliEnv() });
+    const r = await runCli(['run', '--agent', rawAgent, 'sh echo from-client-terminal; exit 3'], {
+      cwd,
+      env: cliEnv(),
+    });
     expect(r.code).toBe(0);
     // the requested command line, not the `/bin/sh -c` it was run with
     expect(r.stdout).toContain('    $ echo from-client-terminal; exit 3\n');
@@ -133,11 +160,18 @@ describe.concurrent('acp-kit run (hand-written agent: client terminal, stop reas
     const cwd = tempDir('run-stops');
     const expected: Record<string, number> = { max_tokens: 3, max_turn_requests: 4, refusal: 5, end_turn: 0 };
     const results = await Promise.all(
-      Object.keys(expected).map(async (reason) => [reason, await runCli(['run', '--json', '--agent', rawAgent, `stop ${reason}`], { cwd })] as const),
+      Object.keys(expected).map(
+        async (reason) =>
+          [reason, await runCli(['run', '--json', '--agent', rawAgent, `stop ${reason}`], { cwd })] as const,
+      ),
     );
     for (const [reason, r] of results) {
       expect(r.code, reason).toBe(expected[reason]);
-      expect(ndjson(r.stdout).at(-1), reason).toMatchObject({ type: 'result', stopReason: reason, exitCode: expected[reason] });
+      expect(ndjson(r.stdout).at(-1), reason).toMatchObject({
+        type: 'result',
+        stopReason: reason,
+        exitCode: expected[reason],
+      });
     }
   });
 

@@ -22,7 +22,11 @@ function setup() {
   return { dir, env, token: join(dir, 'token') };
 }
 const agentLine = (...args: string[]) => [process.execPath, AGENT, ...args].map((w) => JSON.stringify(w)).join(' ');
-const lines = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('run --json shows every update', () => {
   it('available_commands_update sent before and with the session/new answer, after the session line, in wire order', async () => {
@@ -53,9 +57,13 @@ describe('run --json shows every update', () => {
 describe('run --timeout', () => {
   it('an agent that never answers session/new: clear exit 9 after the limit', async () => {
     const { env, dir } = setup();
-    const r = await runCli(['run', '--timeout', '0.5', '--cwd', dir, '--agent', agentLine('--mute-new'), 'hello'], { env });
+    const r = await runCli(['run', '--timeout', '0.5', '--cwd', dir, '--agent', agentLine('--mute-new'), 'hello'], {
+      env,
+    });
     expect(r.code).toBe(9);
-    expect(r.stderr).toContain(`acp-kit: error: the agent did not answer session/new within 0.5 s: ${process.execPath}`);
+    expect(r.stderr).toContain(
+      `acp-kit: error: the agent did not answer session/new within 0.5 s: ${process.execPath}`,
+    );
     expect(r.stderr).toContain('raise --timeout');
   });
 
@@ -117,4 +125,3 @@ describe('terminal-auth login', () => {
     expect(existsSync(token)).toBe(false);
   });
 });
-

@@ -35,12 +35,20 @@ describe('acp-kit sessions', () => {
       const show = await runCli(['sessions', 'show', '--json', '--protocol', protocol, sessionId], { cwd, env });
       expect(show.code, `v${protocol}`).toBe(0);
       const events = ndjson(show.stdout);
-      expect(events[0], `v${protocol}`).toEqual({ type: 'session', sessionId, cwd, mode: protocol === '1' ? 'load' : 'resume' });
+      expect(events[0], `v${protocol}`).toEqual({
+        type: 'session',
+        sessionId,
+        cwd,
+        mode: protocol === '1' ? 'load' : 'resume',
+      });
       expect(events.at(-1)).toEqual({ type: 'result', exitCode: 0 });
       expect(events.at(-2)!.type).toBe('history');
       const updates = events.slice(1, -2);
       expect(updates.length, `v${protocol}`).toBeGreaterThan(2);
-      expect(updates.every((e) => e.type === 'update' && e.sessionId === sessionId), `v${protocol}`).toBe(true);
+      expect(
+        updates.every((e) => e.type === 'update' && e.sessionId === sessionId),
+        `v${protocol}`,
+      ).toBe(true);
       const kinds = updates.map((e) => e.update.sessionUpdate as string);
       const userText = updates
         .filter((e) => (e.update.sessionUpdate as string).startsWith('user_message'))
@@ -49,7 +57,10 @@ describe('acp-kit sessions', () => {
         .join('');
       expect(userText, `v${protocol}`).toBe('create notes.txt containing hello');
       // the user message is replayed before the tool call it led to
-      expect(kinds.findIndex((k) => k.startsWith('user_message')), `v${protocol}`).toBeLessThan(kinds.findIndex((k) => k.startsWith('tool_call')));
+      expect(
+        kinds.findIndex((k) => k.startsWith('user_message')),
+        `v${protocol}`,
+      ).toBeLessThan(kinds.findIndex((k) => k.startsWith('tool_call')));
       if (protocol === '2') expect(kinds, 'the resume snapshot (ACP-V2-RESUME-08)').toContain('state_update');
       // the final snapshot holds what the updates built
       expect(JSON.stringify(events.at(-2)!.state)).toContain('Write notes.txt');

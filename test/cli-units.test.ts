@@ -15,7 +15,12 @@ describe('splitCommandLine', () => {
     expect(splitCommandLine(`echo 'a  b' 'c\\d' '$HOME'`)).toEqual(['echo', 'a  b', 'c\\d', '$HOME']);
   });
   it('handles double quotes with escapes', () => {
-    expect(splitCommandLine(`run "a \\"quoted\\" word" "x\\y" "\\$v"`)).toEqual(['run', 'a "quoted" word', 'x\\y', '$v']);
+    expect(splitCommandLine(`run "a \\"quoted\\" word" "x\\y" "\\$v"`)).toEqual([
+      'run',
+      'a "quoted" word',
+      'x\\y',
+      '$v',
+    ]);
   });
   it('joins adjacent quoted parts into one word and keeps empty words', () => {
     expect(splitCommandLine(`--opt="a b"'c' '' ""`)).toEqual(['--opt=a bc', '', '']);
@@ -64,7 +69,11 @@ describe('colour and diff helpers', () => {
   });
   it('renders a new-file diff with relative paths', () => {
     const lines = textDiffLines({ type: 'diff', path: '/w/notes.txt', oldText: null, newText: 'hello\n' }, '/w');
-    expect(lines.map((l) => `${l.kind}:${l.text}`)).toEqual(['header:new file notes.txt', 'hunk:@@ -0,0 +1,1 @@', 'add:+hello']);
+    expect(lines.map((l) => `${l.kind}:${l.text}`)).toEqual([
+      'header:new file notes.txt',
+      'hunk:@@ -0,0 +1,1 @@',
+      'add:+hello',
+    ]);
   });
 });
 
@@ -76,21 +85,34 @@ describe('integer flags: one parser, one wording (src/cli/options.ts integerFlag
   /** Parses `acp-kit ...args` in-process; returns the usage error's message. */
   async function refusal(args: string[]): Promise<string> {
     const program = buildProgram({ code: 0 }, handlers);
-    const e: unknown = await program.parseAsync(['node', 'acp-kit', ...args]).then(() => undefined, (err: unknown) => err);
+    const e: unknown = await program.parseAsync(['node', 'acp-kit', ...args]).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect(e).toBeInstanceOf(CliError);
     return e instanceof CliError ? e.message : '';
   }
 
   it('serve, agent and check say the same thing about a count that is not a positive integer', async () => {
     // before: serve said "a positive whole number", agent and check "a positive integer"
-    expect(await refusal(['serve', '--max-sessions', '1.5'])).toBe('--max-sessions must be a positive integer (got "1.5")');
-    expect(await refusal(['agent', '--max-turn-requests', '0'])).toBe('--max-turn-requests must be a positive integer (got "0")');
-    expect(await refusal(['check', 'agent', '--concurrency', 'x', '--', 'a'])).toBe('--concurrency must be a positive integer (got "x")');
+    expect(await refusal(['serve', '--max-sessions', '1.5'])).toBe(
+      '--max-sessions must be a positive integer (got "1.5")',
+    );
+    expect(await refusal(['agent', '--max-turn-requests', '0'])).toBe(
+      '--max-turn-requests must be a positive integer (got "0")',
+    );
+    expect(await refusal(['check', 'agent', '--concurrency', 'x', '--', 'a'])).toBe(
+      '--concurrency must be a positive integer (got "x")',
+    );
   });
 
   it('refuses integers past the safe range everywhere (agent and check accepted 1e300)', async () => {
-    expect(await refusal(['agent', '--context-window', '1e300'])).toBe('--context-window must be a positive integer (got "1e300")');
-    expect(await refusal(['check', 'client', '--timeout', '1e300', '--', 'a'])).toBe('--timeout must be a positive integer (got "1e300")');
+    expect(await refusal(['agent', '--context-window', '1e300'])).toBe(
+      '--context-window must be a positive integer (got "1e300")',
+    );
+    expect(await refusal(['check', 'client', '--timeout', '1e300', '--', 'a'])).toBe(
+      '--timeout must be a positive integer (got "1e300")',
+    );
   });
 
   it('ports keep their range wording', async () => {

@@ -34,7 +34,12 @@ async function start(protocol: 1 | 2) {
   }
   const { conn, all } = await c;
   const from = all.length;
-  return { conn, get problems() { return all.slice(from); } };
+  return {
+    conn,
+    get problems() {
+      return all.slice(from);
+    },
+  };
 }
 
 describe.each([1, 2] as const)('acp-kit agent runtime over v%i', (v) => {
@@ -76,7 +81,10 @@ describe.each([1, 2] as const)('acp-kit agent runtime over v%i', (v) => {
   it('an author error ends the turn (v2: error stop; v1: error response)', async () => {
     const { conn } = await start(v);
     const s = await conn.newSession({ cwd: '/tmp' });
-    expect(await s.prompt('fail')).toMatchObject({ stopReason: 'error', error: { message: expect.stringContaining('disk on fire') } });
+    expect(await s.prompt('fail')).toMatchObject({
+      stopReason: 'error',
+      error: { message: expect.stringContaining('disk on fire') },
+    });
     expect(s.state.foreground.lastStopReason).toBe('error');
   });
 
@@ -86,7 +94,10 @@ describe.each([1, 2] as const)('acp-kit agent runtime over v%i', (v) => {
     await s.prompt('hello');
     expect((await conn.listAllSessions()).map((x) => x.sessionId)).toContain(s.sessionId);
     const again = await conn.resumeSession(s.sessionId, { cwd: '/tmp', replay: true });
-    expect(again.state.messageList.map((m) => [m.role, m.text])).toEqual([['user', 'hello'], ['agent', 'Hello, world']]);
+    expect(again.state.messageList.map((m) => [m.role, m.text])).toEqual([
+      ['user', 'hello'],
+      ['agent', 'Hello, world'],
+    ]);
   });
 });
 
@@ -94,10 +105,12 @@ describe('acp-kit agent runtime, v2 only', () => {
   it('tool_call/cancel while the call advertises capabilities.cancel', async () => {
     const { conn } = await start(2);
     const s = await conn.newSession({ cwd: '/tmp' });
-    const ready = new Promise<string>((resolve) => s.onUpdate((u) => {
-      const tc = u as { sessionUpdate: string; toolCallId?: string; capabilities?: unknown };
-      if (tc.sessionUpdate === 'tool_call_update' && tc.capabilities) resolve(tc.toolCallId!);
-    }));
+    const ready = new Promise<string>((resolve) =>
+      s.onUpdate((u) => {
+        const tc = u as { sessionUpdate: string; toolCallId?: string; capabilities?: unknown };
+        if (tc.sessionUpdate === 'tool_call_update' && tc.capabilities) resolve(tc.toolCallId!);
+      }),
+    );
     const done = s.prompt('toolcancel');
     const id = await ready;
     await s.cancelToolCall(id);

@@ -19,13 +19,21 @@ describe('connect timeout and abort (ClientOptions.initializeTimeoutMs / signal)
    * The group was signalled before connect rejected; the kernel may need a moment to finish the exits.
    */
   async function expectGone(pids: number[], marker: string): Promise<void> {
-    await waitUntil(() => !pids.some(alive) && !processWithMarkerAlive(marker), 10_000, `no process of ${marker} is left`);
+    await waitUntil(
+      () => !pids.some(alive) && !processWithMarkerAlive(marker),
+      10_000,
+      `no process of ${marker} is left`,
+    );
   }
   /**
    * Connects to the mute agent; resolves with the rejection, the elapsed time and the pids it reported.
    * `onStderr` sees the agent's stderr (`pids ...`, then `got <method>` per request it read).
    */
-  async function connectMute(opts: { initializeTimeoutMs?: number; signal?: AbortSignal; onStderr?: (all: string) => void }) {
+  async function connectMute(opts: {
+    initializeTimeoutMs?: number;
+    signal?: AbortSignal;
+    onStderr?: (all: string) => void;
+  }) {
     let stderr = '';
     const marker = `client-mute-agent-${process.pid}-${++runs}`;
     const started = Date.now();
@@ -60,7 +68,9 @@ describe('connect timeout and abort (ClientOptions.initializeTimeoutMs / signal)
   });
 
   it('formats whole seconds as seconds', () => {
-    expect(new ConnectAbortedError('timeout', 'node agent.js', 60_000).message).toBe('agent did not answer initialize within 60 s (node agent.js)');
+    expect(new ConnectAbortedError('timeout', 'node agent.js', 60_000).message).toBe(
+      'agent did not answer initialize within 60 s (node agent.js)',
+    );
   });
 
   it('aborting the signal while waiting for initialize kills the agent and rejects with the reason as cause', async () => {
@@ -78,19 +88,28 @@ describe('connect timeout and abort (ClientOptions.initializeTimeoutMs / signal)
     expect(error).toBeInstanceOf(ConnectAbortedError);
     expect((error as ConnectAbortedError).reason).toBe('aborted');
     expect((error as ConnectAbortedError).cause).toBe(why);
-    expect((error as Error).message).toMatch(/aborted before the agent answered initialize \(.*client-mute-agent\.mjs .*\)/);
+    expect((error as Error).message).toMatch(
+      /aborted before the agent answered initialize \(.*client-mute-agent\.mjs .*\)/,
+    );
     expect(pids).toHaveLength(2);
     await expectGone(pids, marker);
   });
 
   it('an already aborted signal rejects without spawning anything', async () => {
     // a spawn would fail with "agent command not found" instead
-    await expect(connect({ command: '/nonexistent/agent-binary', signal: AbortSignal.abort() })).rejects.toBeInstanceOf(ConnectAbortedError);
+    await expect(connect({ command: '/nonexistent/agent-binary', signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
+      ConnectAbortedError,
+    );
   });
 
   it('a timely answer is unaffected; aborting after connect does not close the connection', async () => {
     const ac = new AbortController();
-    const conn = await connect({ command: process.execPath, args: [RAW], initializeTimeoutMs: 10_000, signal: ac.signal });
+    const conn = await connect({
+      command: process.execPath,
+      args: [RAW],
+      initializeTimeoutMs: 10_000,
+      signal: ac.signal,
+    });
     open.push(conn);
     ac.abort();
     const s = await conn.newSession({ cwd: '/w' });
@@ -98,7 +117,11 @@ describe('connect timeout and abort (ClientOptions.initializeTimeoutMs / signal)
   });
 
   it('rejects a bad initializeTimeoutMs before spawning', async () => {
-    await expect(connect({ command: '/nonexistent/agent-binary', initializeTimeoutMs: 0 })).rejects.toThrow(/initializeTimeoutMs must be a positive number/);
-    await expect(connect({ command: '/nonexistent/agent-binary', initializeTimeoutMs: Number.NaN })).rejects.toThrow(/initializeTimeoutMs/);
+    await expect(connect({ command: '/nonexistent/agent-binary', initializeTimeoutMs: 0 })).rejects.toThrow(
+      /initializeTimeoutMs must be a positive number/,
+    );
+    await expect(connect({ command: '/nonexistent/agent-binary', initializeTimeoutMs: Number.NaN })).rejects.toThrow(
+      /initializeTimeoutMs/,
+    );
   });
 });

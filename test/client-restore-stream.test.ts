@@ -15,7 +15,11 @@ afterEach(async () => {
 
 async function start(v: 1 | 2) {
   const problems: ClientProblem[] = [];
-  const conn = await connect({ command: process.execPath, args: [RAW, `--versions=${v}`], onProblem: (p) => problems.push(p) });
+  const conn = await connect({
+    command: process.execPath,
+    args: [RAW, `--versions=${v}`],
+    onProblem: (p) => problems.push(p),
+  });
   open.push(conn);
   return { conn, problems };
 }
@@ -90,6 +94,12 @@ describe('RestoreSessionOptions.onUpdate', () => {
     });
     expect(seen).toEqual(['user_message', 'agent_message', 'state_update']);
     expect(s.state.messageList.map((m) => m.text)).toEqual(['old question', 'old answer']);
-    expect(problems).toEqual([expect.objectContaining({ kind: 'handler-error', sessionId: 'old-1', message: expect.stringContaining('renderer broke') })]);
+    expect(problems).toEqual([
+      expect.objectContaining({
+        kind: 'handler-error',
+        sessionId: 'old-1',
+        message: expect.stringContaining('renderer broke'),
+      }),
+    ]);
   });
 });

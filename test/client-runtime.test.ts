@@ -13,7 +13,9 @@ import { rawAgent } from './fixtures/client-raw-agent.mjs';
 import { readFileSync } from 'node:fs';
 
 /** the package's own version: the client's default info follows package.json */
-const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 const RAW = fileURLToPath(new URL('./fixtures/client-raw-agent.mjs', import.meta.url));
 const open: ClientConnection[] = [];
@@ -31,8 +33,17 @@ async function start(args: string[] = [], opts: ConnectOptions = {}) {
   const problems: ClientProblem[] = [];
   const toAgent = new PassThrough();
   const fromAgent = new PassThrough();
-  rawAgent(['node', RAW, ...args], { stdin: toAgent, stdout: fromAgent, stderr: new PassThrough().resume(), exit: () => fromAgent.end() });
-  const conn = await connect({ transport: new StreamTransport(fromAgent, toAgent), onProblem: (p) => problems.push(p), ...(opts as object) });
+  rawAgent(['node', RAW, ...args], {
+    stdin: toAgent,
+    stdout: fromAgent,
+    stderr: new PassThrough().resume(),
+    exit: () => fromAgent.end(),
+  });
+  const conn = await connect({
+    transport: new StreamTransport(fromAgent, toAgent),
+    onProblem: (p) => problems.push(p),
+    ...(opts as object),
+  });
   open.push(conn);
   return { conn, problems };
 }
@@ -40,7 +51,12 @@ async function start(args: string[] = [], opts: ConnectOptions = {}) {
 /** The raw agent as a real process on stdio: for what is about the process (exit code, stderr, kill). */
 async function startProcess(args: string[] = [], opts: ConnectOptions = {}) {
   const problems: ClientProblem[] = [];
-  const conn = await connect({ command: process.execPath, args: [RAW, ...args], onProblem: (p) => problems.push(p), ...(opts as object) });
+  const conn = await connect({
+    command: process.execPath,
+    args: [RAW, ...args],
+    onProblem: (p) => problems.push(p),
+    ...(opts as object),
+  });
   open.push(conn);
   return { conn, problems };
 }
@@ -62,7 +78,9 @@ describe('initialize', () => {
   it('auto: a v1-only agent answers 1 and the connection speaks v1 (ACP-V2-INIT-03)', async () => {
     const { conn } = await start(['--versions=1'], { fileSystem: true });
     expect(conn.protocolVersion).toBe(1);
-    const { params } = (await conn.extRequest('_fixture/initParams', {})) as { params: { clientCapabilities: { fs: unknown } } };
+    const { params } = (await conn.extRequest('_fixture/initParams', {})) as {
+      params: { clientCapabilities: { fs: unknown } };
+    };
     expect(params.clientCapabilities.fs).toEqual({ readTextFile: true, writeTextFile: true });
     expect(conn.agentCapabilities.loadSession).toBe(true);
   });
@@ -86,7 +104,9 @@ describe('initialize', () => {
 
   it('disconnects with a clear error when the agent answers an unsupported version (ACP-ALL-INIT-04)', async () => {
     await expect(start(['--answer=3'])).rejects.toThrow(/protocolVersion 3.*speaks 1 or 2/);
-    await expect(start(['--versions=1,2'], { protocol: 1 }).then(() => start(['--answer=2'], { protocol: 1 }))).rejects.toThrow(/protocolVersion 2/);
+    await expect(
+      start(['--versions=1,2'], { protocol: 1 }).then(() => start(['--answer=2'], { protocol: 1 })),
+    ).rejects.toThrow(/protocolVersion 2/);
   });
 
   it('auto: an agent that rejects v2 with -32022 {supported: [1]} is retried with v1', async () => {
@@ -94,7 +114,9 @@ describe('initialize', () => {
     expect(conn.protocolVersion).toBe(1);
     const { params } = (await conn.extRequest('_fixture/initParams', {})) as { params: Record<string, unknown> };
     expect(params.protocolVersion).toBe(1);
-    await expect(start(['--versions=2', '--reject-newer'], { protocol: 1 })).rejects.toThrow(/unsupported protocol version/);
+    await expect(start(['--versions=2', '--reject-newer'], { protocol: 1 })).rejects.toThrow(
+      /unsupported protocol version/,
+    );
   });
 
   it('connects over a given transport', async () => {
@@ -167,21 +189,27 @@ describe.each([1, 2] as const)('sessions over v%i', (v) => {
   it('cancel with a pending permission: answered cancelled, tool calls marked, later updates applied', async () => {
     let asked!: () => void;
     const askedP = new Promise<void>((r) => (asked = r));
-    const { conn } = await start(args, { permissionPolicy: interactive(() => (asked(), new Promise<never>(() => undefined))) });
+    const { conn } = await start(args, {
+      permissionPolicy: interactive(() => (asked(), new Promise<never>(() => undefined))),
+    });
     const s = await conn.newSession({ cwd: '/work' });
     const done = s.prompt('permission');
     await askedP;
     expect(s.pendingPermissionCount).toBe(1);
     const statuses: string[] = [];
     s.onUpdate((u) => {
-      if (u.sessionUpdate === 'tool_call_update' && (u as { toolCallId: string }).toolCallId === 'perm-tool') statuses.push(String((u as { status?: string }).status));
+      if (u.sessionUpdate === 'tool_call_update' && (u as { toolCallId: string }).toolCallId === 'perm-tool')
+        statuses.push(String((u as { status?: string }).status));
     });
     s.cancel();
     expect(s.pendingPermissionCount).toBe(0);
     expect(statuses[0]).toBe('cancelled');
     const r = await done;
     expect(r.stopReason).toBe('cancelled');
-    const agentText = s.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text).join('|');
+    const agentText = s.state.messageList
+      .filter((m) => m.role === 'agent')
+      .map((m) => m.text)
+      .join('|');
     expect(agentText).toContain('outcome:{"outcome":"cancelled"}');
     // the agent's late update still applied (ACP-V1-CANCEL-08)
     expect(s.state.toolCalls.get('other-tool')!.status).toBe('failed');
@@ -189,13 +217,21 @@ describe.each([1, 2] as const)('sessions over v%i', (v) => {
 
   it('permission policy answers and the tool call from the request is applied first', async () => {
     const titles: string[] = [];
-    const { conn } = await start(args, { permissionPolicy: (req: PermissionRequest, ctx: PermissionContext) => (titles.push(req.title), approveAll()(req, ctx)) });
+    const { conn } = await start(args, {
+      permissionPolicy: (req: PermissionRequest, ctx: PermissionContext) => (
+        titles.push(req.title),
+        approveAll()(req, ctx)
+      ),
+    });
     const s = await conn.newSession({ cwd: '/work' });
     expect((await s.prompt('permission')).stopReason).toBe('end_turn');
     // v2: the request's own title; v1: the request's tool call patch has only an id, so the title
     // is the one of the tool call it refers to (not a placeholder)
     expect(titles).toEqual([v === 2 ? 'Edit the file?' : 'Edit file']);
-    const agentText = s.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text).join('|');
+    const agentText = s.state.messageList
+      .filter((m) => m.role === 'agent')
+      .map((m) => m.text)
+      .join('|');
     expect(agentText).toContain('outcome:{"outcome":"selected","optionId":"ok"}');
     expect(s.state.toolCalls.get('perm-tool')!.title).toBe('Edit file');
   });
@@ -232,7 +268,10 @@ describe.each([1, 2] as const)('sessions over v%i', (v) => {
   it('crash: pending prompt rejects with the exit code and the stderr tail', async () => {
     const { conn } = await startProcess(args);
     const s = await conn.newSession({ cwd: '/work' });
-    const err = await s.prompt('crash').then(() => null, (e: unknown) => e);
+    const err = await s.prompt('crash').then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ConnectionClosedError);
     const e = err as ConnectionClosedError;
     expect(e.info.exitCode).toBe(3);
@@ -259,7 +298,10 @@ describe.each([1, 2] as const)('sessions over v%i', (v) => {
   it('load / resume with replay fill a fresh state', async () => {
     const { conn } = await start(args);
     const s = await conn.resumeSession('old-1', { cwd: '/w', replay: true });
-    expect(s.state.messageList.map((m) => [m.role, m.text])).toEqual([['user', 'old question'], ['agent', 'old answer']]);
+    expect(s.state.messageList.map((m) => [m.role, m.text])).toEqual([
+      ['user', 'old question'],
+      ['agent', 'old answer'],
+    ]);
     const r = await conn.resumeSession('old-2', { cwd: '/w' });
     expect(r.state.messageList).toEqual([]);
     if (v === 1) await expect(conn.loadSession('old-3', { cwd: '/w' })).resolves.toBeDefined();
@@ -269,16 +311,22 @@ describe.each([1, 2] as const)('sessions over v%i', (v) => {
   it('rejects content the agent did not advertise, and empty prompts', async () => {
     const { conn } = await start(args);
     const s = await conn.newSession({ cwd: '/work' });
-    await expect(s.prompt([{ type: 'image', data: 'AAAA', mimeType: 'image/png' }])).rejects.toThrow(/params.prompt\[0\].*image/);
+    await expect(s.prompt([{ type: 'image', data: 'AAAA', mimeType: 'image/png' }])).rejects.toThrow(
+      /params.prompt\[0\].*image/,
+    );
     await expect(s.prompt([])).rejects.toBeInstanceOf(AcpError);
     await expect(conn.newSession({ cwd: 'relative/dir' })).rejects.toThrow(/params.cwd must be an absolute path/);
-    await expect(conn.newSession({ cwd: '/w', additionalDirectories: ['/x'] })).rejects.toThrow(/additionalDirectories/);
+    await expect(conn.newSession({ cwd: '/w', additionalDirectories: ['/x'] })).rejects.toThrow(
+      /additionalDirectories/,
+    );
   });
 });
 
 describe('process lifecycle', () => {
   it('a missing agent command rejects connect with a clear reason', async () => {
-    await expect(connect({ command: '/nonexistent/agent-binary' })).rejects.toThrow(/agent command not found: \/nonexistent\/agent-binary/);
+    await expect(connect({ command: '/nonexistent/agent-binary' })).rejects.toThrow(
+      /agent command not found: \/nonexistent\/agent-binary/,
+    );
   });
 
   it('stderr is streamed as events', async () => {
@@ -339,7 +387,9 @@ describe('out-of-turn updates (v2)', () => {
   it('updates after idle land in the same state', async () => {
     const { conn } = await start(['--versions=2']);
     const s = await conn.newSession({ cwd: '/work' });
-    const seen = new Promise<void>((resolve) => s.onUpdate((u) => (u as { toolCallId?: string }).toolCallId === 'bg-tool' && resolve()));
+    const seen = new Promise<void>((resolve) =>
+      s.onUpdate((u) => (u as { toolCallId?: string }).toolCallId === 'bg-tool' && resolve()),
+    );
     expect((await s.prompt('background')).stopReason).toBe('end_turn');
     await seen;
     expect(s.state.toolCalls.get('bg-tool')!.status).toBe('in_progress');

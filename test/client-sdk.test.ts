@@ -13,7 +13,12 @@ afterEach(async () => {
 
 async function start(file: string, extra: string[] = [], opts: Record<string, unknown> = {}) {
   const problems: ClientProblem[] = [];
-  const conn = await connect({ command: process.execPath, args: [fixture(file), ...extra], onProblem: (p) => problems.push(p), ...opts });
+  const conn = await connect({
+    command: process.execPath,
+    args: [fixture(file), ...extra],
+    onProblem: (p) => problems.push(p),
+    ...opts,
+  });
   open.push(conn);
   return { conn, problems };
 }
@@ -46,7 +51,8 @@ afterAll(async () => {
   sharedConns.clear();
   await Promise.all(conns.map((c) => c?.conn.close()));
 });
-const initParams = async (conn: ClientConnection) => ((await conn.extRequest('_fixture/initParams', {})) as { params: Record<string, unknown> }).params;
+const initParams = async (conn: ClientConnection) =>
+  ((await conn.extRequest('_fixture/initParams', {})) as { params: Record<string, unknown> }).params;
 
 describe('official SDK agents', () => {
   it('v2 agent: the combined initialize passes its zod validation; prompt resolves at idle after insertion', async () => {
@@ -93,7 +99,10 @@ describe('official SDK agents', () => {
     const b = await start('client-sdk-agent-router.mjs', [], { protocol: 1, fileSystem: true });
     expect(b.conn.protocolVersion).toBe(1);
     expect(b.conn.agentInfo?.name).toBe('sdk-v1-agent');
-    expect(((await initParams(b.conn)).clientCapabilities as { fs: unknown }).fs).toEqual({ readTextFile: true, writeTextFile: true });
+    expect(((await initParams(b.conn)).clientCapabilities as { fs: unknown }).fs).toEqual({
+      readTextFile: true,
+      writeTextFile: true,
+    });
     expect((await (await b.conn.newSession({ cwd: '/tmp' })).prompt('x')).stopReason).toBe('end_turn');
   });
 
@@ -132,6 +141,8 @@ describe('official SDK agents', () => {
     const { conn } = await shared(file);
     const s = await conn.newSession({ cwd: '/tmp' });
     expect((await s.prompt('permission')).stopReason).toBe('end_turn');
-    expect(s.state.messageList.map((m) => m.text).join('|')).toMatch(/outcome:\{("outcome":"selected","optionId":"yes"|"optionId":"yes","outcome":"selected")\}/);
+    expect(s.state.messageList.map((m) => m.text).join('|')).toMatch(
+      /outcome:\{("outcome":"selected","optionId":"yes"|"optionId":"yes","outcome":"selected")\}/,
+    );
   });
 });

@@ -3,7 +3,14 @@
 // agent that exits before answering says so with its exit code and its last stdout and stderr
 // lines; a stray line followed by valid JSON-RPC keeps the connection.
 import { afterEach, describe, expect, it } from 'vitest';
-import { AgentStartupError, connect, ConnectionClosedError, NON_JSON_STDOUT_GRACE_MS, type ClientConnection, type ClientProblem } from '../packages/client/src/index.js';
+import {
+  AgentStartupError,
+  connect,
+  ConnectionClosedError,
+  NON_JSON_STDOUT_GRACE_MS,
+  type ClientConnection,
+  type ClientProblem,
+} from '../packages/client/src/index.js';
 import { alive, waitUntil } from './support/process.js';
 
 const cleanup: Array<() => void | Promise<void>> = [];
@@ -27,14 +34,24 @@ setInterval(() => {}, 1 << 30);
 `;
 
 async function connectTo(script: string, problems: ClientProblem[] = []): Promise<ClientConnection> {
-  const conn = await connect({ command: process.execPath, args: ['-e', script], initializeTimeoutMs: 20_000, onProblem: (p) => problems.push(p) });
+  const conn = await connect({
+    command: process.execPath,
+    args: ['-e', script],
+    initializeTimeoutMs: 20_000,
+    onProblem: (p) => problems.push(p),
+  });
   cleanup.push(() => conn.close());
   return conn;
 }
 
 async function startupError(script: string): Promise<AgentStartupError> {
   const started = Date.now();
-  const e = await connect({ command: process.execPath, args: ['-e', script], initializeTimeoutMs: 20_000, onStderr: () => undefined }).then(
+  const e = await connect({
+    command: process.execPath,
+    args: ['-e', script],
+    initializeTimeoutMs: 20_000,
+    onStderr: () => undefined,
+  }).then(
     (c) => {
       cleanup.push(() => c.close());
       return null;
@@ -50,12 +67,17 @@ async function startupError(script: string): Promise<AgentStartupError> {
 
 describe('connect fails fast on a broken agent (ACP-ALL-TRANS-05: stdout carries only ACP messages)', () => {
   it(`a non-JSON stdout line followed by silence rejects after ${NON_JSON_STDOUT_GRACE_MS} ms, quoting the line and saying it came from stdout`, async () => {
-    const script = agentScript('', "process.stdout.write('Starting my-agent v1.2 on port 8080\\n'); process.stderr.write('loading config\\n');");
+    const script = agentScript(
+      '',
+      "process.stdout.write('Starting my-agent v1.2 on port 8080\\n'); process.stderr.write('loading config\\n');",
+    );
     const err = await startupError(script);
     expect(err.kind).toBe('non-json-stdout');
     expect(err.firstNonJsonLine).toBe('Starting my-agent v1.2 on port 8080');
     expect(err.stdoutTail).toEqual(['Starting my-agent v1.2 on port 8080']);
-    expect(err.message).toMatch(/^the agent wrote a line that is not JSON to stdout and then no JSON-RPC message within 1 s: "Starting my-agent v1\.2 on port 8080" \(/);
+    expect(err.message).toMatch(
+      /^the agent wrote a line that is not JSON to stdout and then no JSON-RPC message within 1 s: "Starting my-agent v1\.2 on port 8080" \(/,
+    );
     expect(err.message).toContain('log to stderr');
     expect(err).toBeInstanceOf(ConnectionClosedError);
   });
@@ -78,7 +100,8 @@ describe('connect fails fast on a broken agent (ACP-ALL-TRANS-05: stdout carries
   });
 
   it('an agent that exits before answering: exit code and its last stdout and stderr lines', async () => {
-    const script = "process.stdout.write('usage: my-agent [--acp]\\n'); process.stderr.write('error: unknown flag\\nfatal: no config\\n'); process.exitCode = 7;";
+    const script =
+      "process.stdout.write('usage: my-agent [--acp]\\n'); process.stderr.write('error: unknown flag\\nfatal: no config\\n'); process.exitCode = 7;";
     const err = await startupError(script);
     expect(err.kind).toBe('exited');
     expect(err.exitCode).toBe(7);
@@ -100,7 +123,11 @@ describe('connect fails fast on a broken agent (ACP-ALL-TRANS-05: stdout carries
 
   it('a stray line followed by a valid JSON-RPC message keeps waiting for a slow answer past the grace', async () => {
     const note = JSON.stringify({ jsonrpc: '2.0', method: '_vendor/starting', params: {} });
-    const conn = await connectTo(agentScript(`process.stdout.write('warming up\\n' + ${JSON.stringify(note)} + '\\n'); setTimeout(() => process.stdout.write(answer), ${NON_JSON_STDOUT_GRACE_MS + 500});`));
+    const conn = await connectTo(
+      agentScript(
+        `process.stdout.write('warming up\\n' + ${JSON.stringify(note)} + '\\n'); setTimeout(() => process.stdout.write(answer), ${NON_JSON_STDOUT_GRACE_MS + 500});`,
+      ),
+    );
     expect(conn.protocolVersion).toBe(1);
   });
 });
@@ -108,7 +135,9 @@ describe('connect fails fast on a broken agent (ACP-ALL-TRANS-05: stdout carries
 describe('connect() with no usable agent says which field is wrong (a new user wrote command: [program, ...args])', () => {
   it('an array, a missing command and an empty string each name `command` and what it must be', async () => {
     const bad = (v: unknown) => connect({ command: v } as unknown as Parameters<typeof connect>[0]);
-    await expect(bad(['node', 'agent.js'])).rejects.toThrow(/`command` must be the program as a string, with its arguments in `args` \(got an array\)/);
+    await expect(bad(['node', 'agent.js'])).rejects.toThrow(
+      /`command` must be the program as a string, with its arguments in `args` \(got an array\)/,
+    );
     await expect(bad(undefined)).rejects.toThrow(/give `command` .*`url` .*`transport`/);
     await expect(bad('')).rejects.toThrow(/`command` must be a non-empty string .*\(got ""\)/);
   });

@@ -1,7 +1,12 @@
 /** `ClientSession.clientTerminal`: the public lookup of v1 client-executed terminals. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { connect, type ClientConnection, type ClientSession, type ClientTerminalInfo } from '../packages/client/src/index.js';
+import {
+  connect,
+  type ClientConnection,
+  type ClientSession,
+  type ClientTerminalInfo,
+} from '../packages/client/src/index.js';
 
 const RAW = fileURLToPath(new URL('./fixtures/client-raw-agent.mjs', import.meta.url));
 const open: ClientConnection[] = [];
@@ -30,10 +35,19 @@ describe('ClientSession.clientTerminal (v1 client-executed commands)', () => {
     session = await conn.newSession({ cwd: process.cwd() });
     await session.prompt('term');
     expect(onOutput[0]).toEqual({
-      terminalId: ids[0], sessionId: session.sessionId, command: process.execPath, args: ['-e', 'console.log("from terminal")'],
-      cwd: process.cwd(), output: 'from terminal\n', truncated: false,
+      terminalId: ids[0],
+      sessionId: session.sessionId,
+      command: process.execPath,
+      args: ['-e', 'console.log("from terminal")'],
+      cwd: process.cwd(),
+      output: 'from terminal\n',
+      truncated: false,
     });
-    expect(onExit[0]).toMatchObject({ terminalId: ids[0], output: 'from terminal\n', exitStatus: { exitCode: 0, signal: null } });
+    expect(onExit[0]).toMatchObject({
+      terminalId: ids[0],
+      output: 'from terminal\n',
+      exitStatus: { exitCode: 0, signal: null },
+    });
     // the agent released it (ACP-V1-TERM-08)
     expect(session.clientTerminal(ids[0]!)).toBeUndefined();
     expect(session.clientTerminal('term_nope')).toBeUndefined();
@@ -45,8 +59,14 @@ describe('ClientSession.clientTerminal (v1 client-executed commands)', () => {
     await s.prompt('term-sh');
     const id = /term-sh:(\S+):3/.exec(s.state.messageList.map((m) => m.text).join('|'))![1]!;
     expect(s.clientTerminal(id)).toEqual({
-      terminalId: id, sessionId: s.sessionId, command: "printf 'abcdefgh'; exit 3", args: [], cwd: process.cwd(),
-      output: 'efgh', truncated: true, exitStatus: { exitCode: 3, signal: null },
+      terminalId: id,
+      sessionId: s.sessionId,
+      command: "printf 'abcdefgh'; exit 3",
+      args: [],
+      cwd: process.cwd(),
+      output: 'efgh',
+      truncated: true,
+      exitStatus: { exitCode: 3, signal: null },
     });
   });
 

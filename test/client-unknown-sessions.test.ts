@@ -14,14 +14,23 @@ afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();
 });
 
-const chunk = (text: string) => ({ sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text } });
+const chunk = (text: string) => ({
+  sessionUpdate: 'agent_message_chunk',
+  messageId: 'm1',
+  content: { type: 'text', text },
+});
 
 /** A v2 agent peer on in-memory pipes; `flood` is sent before `session/new` answers. */
 async function setup(flood: (agent: JsonRpcPeer) => void) {
   const toAgent = new PassThrough();
   const toClient = new PassThrough();
   const agent = new JsonRpcPeer(new StreamTransport(toAgent, toClient));
-  agent.onRequest('initialize', () => ({ protocolVersion: 2, info: { name: 'flood', version: '0' }, capabilities: { session: {} }, authMethods: [] }));
+  agent.onRequest('initialize', () => ({
+    protocolVersion: 2,
+    info: { name: 'flood', version: '0' },
+    capabilities: { session: {} },
+    authMethods: [],
+  }));
   agent.onRequest('session/new', async () => {
     flood(agent);
     // the session being opened: its early update must survive the flood before it
@@ -29,7 +38,10 @@ async function setup(flood: (agent: JsonRpcPeer) => void) {
     return { sessionId: 'real' };
   });
   const problems: ClientProblem[] = [];
-  const conn: ClientConnection = await connect({ transport: new StreamTransport(toClient, toAgent), onProblem: (p) => problems.push(p) });
+  const conn: ClientConnection = await connect({
+    transport: new StreamTransport(toClient, toAgent),
+    onProblem: (p) => problems.push(p),
+  });
   cleanup.push(() => conn.close());
   return { conn, problems, router: () => (conn as unknown as { router: UpdateRouter }).router };
 }
@@ -38,7 +50,8 @@ describe('updates for unknown sessions', () => {
   // 20k: 300 times the id bound and twice the update bound (100k cost five times the CPU, proving no more)
   it('20k updates for 20k unknown session ids: bounded retention, one reported problem, the opened session keeps its early update', async () => {
     const { conn, problems, router } = await setup((agent) => {
-      for (let i = 0; i < 20_000; i++) agent.notify('session/update', { sessionId: `ghost-${i}`, update: chunk(`ghost ${i}`) });
+      for (let i = 0; i < 20_000; i++)
+        agent.notify('session/update', { sessionId: `ghost-${i}`, update: chunk(`ghost ${i}`) });
     });
     const session = await conn.newSession({ cwd: '/w' });
     expect(session.state.message('agent', 'm1')!.text).toBe('kept');
@@ -66,7 +79,9 @@ describe('updates for unknown sessions', () => {
     expect(session.state.message('agent', 'm1')!.text).toBe('kept');
     expect(router().retained.bufferedUpdates).toBe(0);
     const overflow = problems.filter((p) => p.kind === 'unknown-session');
-    expect(overflow.map((p) => p.message)).toEqual(['more than 10000 updates buffered for unknown session ghost; dropping the rest until it is opened']);
+    expect(overflow.map((p) => p.message)).toEqual([
+      'more than 10000 updates buffered for unknown session ghost; dropping the rest until it is opened',
+    ]);
   });
 
   it('updates sent before the initialize answer are bounded too (one problem, the rest dropped)', async () => {
@@ -75,15 +90,26 @@ describe('updates for unknown sessions', () => {
     const agent = new JsonRpcPeer(new StreamTransport(toAgent, toClient));
     agent.onRequest('initialize', () => {
       for (let i = 0; i < 12_000; i++) agent.notify('session/update', { sessionId: 'pre', update: chunk('x') });
-      return { protocolVersion: 2, info: { name: 'early', version: '0' }, capabilities: { session: {} }, authMethods: [] };
+      return {
+        protocolVersion: 2,
+        info: { name: 'early', version: '0' },
+        capabilities: { session: {} },
+        authMethods: [],
+      };
     });
     const problems: ClientProblem[] = [];
-    const conn = await connect({ transport: new StreamTransport(toClient, toAgent), onProblem: (p) => problems.push(p), maxBufferedUpdates: 5000 });
+    const conn = await connect({
+      transport: new StreamTransport(toClient, toAgent),
+      onProblem: (p) => problems.push(p),
+      maxBufferedUpdates: 5000,
+    });
     cleanup.push(() => conn.close());
     // the updates are read before the answer, so they were routed by the time connect resolved
     const r = (conn as unknown as { router: UpdateRouter }).router.retained;
     expect(r.bufferedUpdates).toBe(5000);
-    expect(problems.map((p) => p.message)).toEqual(['too many session/update notifications before the initialize response; dropping the rest']);
+    expect(problems.map((p) => p.message)).toEqual([
+      'too many session/update notifications before the initialize response; dropping the rest',
+    ]);
   });
 
   it('remembers at most 1024 closed session ids, the most recent ones', () => {

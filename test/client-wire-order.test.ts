@@ -6,7 +6,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { AcpError } from '../packages/protocol/src/errors.js';
-import { connect, RequestTimeoutError, type ClientConnection, type ClientOptions } from '../packages/client/src/index.js';
+import {
+  connect,
+  RequestTimeoutError,
+  type ClientConnection,
+  type ClientOptions,
+} from '../packages/client/src/index.js';
 import type { AnySessionUpdate } from '../packages/protocol/src/model/update.js';
 
 const AGENT = fileURLToPath(new URL('./fixtures/client-order-agent.mjs', import.meta.url));
@@ -23,7 +28,8 @@ async function start(args: string[], options: ClientOptions = {}): Promise<Clien
 
 /** `available_commands_update` -> `commands:a,b`, other kinds by name (state_update with its state). */
 function label(u: AnySessionUpdate): string {
-  if (u.sessionUpdate === 'available_commands_update') return `commands:${(u as { availableCommands: Array<{ name: string }> }).availableCommands.map((c) => c.name).join(',')}`;
+  if (u.sessionUpdate === 'available_commands_update')
+    return `commands:${(u as { availableCommands: Array<{ name: string }> }).availableCommands.map((c) => c.name).join(',')}`;
   if (u.sessionUpdate === 'state_update') return `state:${(u as { state: string }).state}`;
   return u.sessionUpdate;
 }
@@ -85,7 +91,12 @@ describe('v1 message grouping across turns', () => {
     await s.prompt('one');
     await s.prompt('two');
     // the turn ends with a session_info_update, which no longer ends a message by itself
-    expect(s.state.messageList.map((m) => `${m.role}:${m.text}`)).toEqual(['user:one', 'agent:answer', 'user:two', 'agent:answer']);
+    expect(s.state.messageList.map((m) => `${m.role}:${m.text}`)).toEqual([
+      'user:one',
+      'agent:answer',
+      'user:two',
+      'agent:answer',
+    ]);
   });
 });
 
@@ -109,17 +120,25 @@ describe('v2 session surface without the capability marker', () => {
 
   it('only a -32601 answer reports it unsupported, naming the method', async () => {
     const conn = await start(['--version=2', '--no-session-marker', '--no-session-new']);
-    const e = await conn.newSession({ cwd: '/w' }).then(() => undefined, (x: unknown) => x);
+    const e = await conn.newSession({ cwd: '/w' }).then(
+      () => undefined,
+      (x: unknown) => x,
+    );
     expect(e).toBeInstanceOf(AcpError);
     expect((e as AcpError).code).toBe(-32601);
-    expect((e as AcpError).message).toBe('the agent does not support session/new (it answered -32601: Method not found: session/new)');
+    expect((e as AcpError).message).toBe(
+      'the agent does not support session/new (it answered -32601: Method not found: session/new)',
+    );
   });
 });
 
 describe('session set-up time limit', () => {
   it('session/new that is never answered rejects with RequestTimeoutError after sessionSetupTimeoutMs; the connection stays usable', async () => {
     const conn = await start(['--version=1', '--mute-new'], { sessionSetupTimeoutMs: 300 });
-    const e = await conn.newSession({ cwd: '/w' }).then(() => undefined, (x: unknown) => x);
+    const e = await conn.newSession({ cwd: '/w' }).then(
+      () => undefined,
+      (x: unknown) => x,
+    );
     expect(e).toBeInstanceOf(RequestTimeoutError);
     expect((e as RequestTimeoutError).message).toBe('the agent did not answer session/new within 0.3 s');
     expect((e as RequestTimeoutError).method).toBe('session/new');
@@ -137,11 +156,16 @@ describe('session set-up time limit', () => {
   });
 
   it('refuses a bad limit with a clear TypeError', async () => {
-    const e = await connect({ command: process.execPath, args: [AGENT], sessionSetupTimeoutMs: -1 }).then((c) => {
-      open.push(c); // closed by afterEach when the limit is (wrongly) accepted
-      return undefined;
-    }, (x: unknown) => x);
+    const e = await connect({ command: process.execPath, args: [AGENT], sessionSetupTimeoutMs: -1 }).then(
+      (c) => {
+        open.push(c); // closed by afterEach when the limit is (wrongly) accepted
+        return undefined;
+      },
+      (x: unknown) => x,
+    );
     expect(e).toBeInstanceOf(TypeError);
-    expect((e as TypeError).message).toBe('sessionSetupTimeoutMs must be a positive number of milliseconds up to 2^31-1 (got -1)');
+    expect((e as TypeError).message).toBe(
+      'sessionSetupTimeoutMs must be a positive number of milliseconds up to 2^31-1 (got -1)',
+    );
   });
 });

@@ -13,11 +13,19 @@ import { describePostgres, usePostgres } from './support/postgres.js';
 const TOKEN = 'cluster-failover-token';
 const LEASE_MS = 1500;
 
-const chunkText = (us: any[]): string => us.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text).join('');
+const chunkText = (us: any[]): string =>
+  us
+    .filter((u) => u.sessionUpdate === 'agent_message_chunk')
+    .map((u) => u.content.text)
+    .join('');
 
 describePostgres('failover between acp-kit serve instances (kill -9 of the owner mid-turn)', () => {
   const db = usePostgres();
-  const { clusterDir: newClusterDir, startServe, client } = useClusterServes({ databaseUrl: () => db.url, token: TOKEN, leaseMs: LEASE_MS });
+  const {
+    clusterDir: newClusterDir,
+    startServe,
+    client,
+  } = useClusterServes({ databaseUrl: () => db.url, token: TOKEN, leaseMs: LEASE_MS });
   // the instances are shared by the tests (a serve process costs more CPU to start than a test's
   // turns): each test kills an owner of its own and works on its own session
   afterAll(() => instances.clear());
@@ -78,7 +86,11 @@ describePostgres('failover between acp-kit serve instances (kill -9 of the owner
     await admin.connect();
     let stored: any[];
     try {
-      stored = (await admin.query('select body from acp_updates where session_id = $1 and not live order by seq', [sa.sessionId])).rows.map((r) => r.body);
+      stored = (
+        await admin.query('select body from acp_updates where session_id = $1 and not live order by seq', [
+          sa.sessionId,
+        ])
+      ).rows.map((r) => r.body);
     } finally {
       await admin.end();
     }
@@ -100,7 +112,11 @@ describePostgres('failover between acp-kit serve instances (kill -9 of the owner
     // B saw the end exactly once, as its last update
     const idles = b.updates.filter((u) => u.sessionUpdate === 'state_update' && u.state === 'idle' && u.stopReason);
     expect(idles).toHaveLength(1);
-    expect(b.updates.at(-1)).toEqual(end.stopReason === 'error' ? expect.objectContaining({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'error' }) : undefined);
+    expect(b.updates.at(-1)).toEqual(
+      end.stopReason === 'error'
+        ? expect.objectContaining({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'error' })
+        : undefined,
+    );
 
     // and the session goes on: a prompt through the third instance runs on the new owner
     const next = await sc.prompt('list files');
@@ -108,7 +124,7 @@ describePostgres('failover between acp-kit serve instances (kill -9 of the owner
     void two;
   }, 60_000);
 
-  it('a client resuming through another instance while the dead owner\'s lease still runs gets the session once it is taken over, with the turn ended', async () => {
+  it("a client resuming through another instance while the dead owner's lease still runs gets the session once it is taken over, with the turn ended", async () => {
     const dir = clusterDir();
     // an owner of this test's own (inst-1 was killed by the test before), and a surviving instance
     const [one, two] = await Promise.all(['inst-4', 'inst-2'].map(serve));
@@ -136,7 +152,9 @@ describePostgres('failover between acp-kit serve instances (kill -9 of the owner
     await admin.connect();
     let rows: { live: boolean; body: any }[];
     try {
-      rows = (await admin.query('select live, body from acp_updates where session_id = $1 order by seq', [sa.sessionId])).rows;
+      rows = (
+        await admin.query('select live, body from acp_updates where session_id = $1 order by seq', [sa.sessionId])
+      ).rows;
     } finally {
       await admin.end();
     }
@@ -144,12 +162,20 @@ describePostgres('failover between acp-kit serve instances (kill -9 of the owner
     const ends = rows.filter((r) => r.live && r.body.sessionUpdate === 'state_update' && r.body.state === 'idle');
     // exactly one end of the interrupted turn, naming why
     expect(ends).toHaveLength(1);
-    expect(ends[0].body).toMatchObject({ stopReason: 'error', error: { code: OWNER_STOPPED, message: expect.stringMatching(/the instance that ran the turn \(inst-4\) stopped \(lease expired\)/) } });
+    expect(ends[0].body).toMatchObject({
+      stopReason: 'error',
+      error: {
+        code: OWNER_STOPPED,
+        message: expect.stringMatching(/the instance that ran the turn \(inst-4\) stopped \(lease expired\)/),
+      },
+    });
     // the owner's client saw only what was persisted; the resumed one sees all of it, once
     const storedText = chunkText(stored);
     expect(storedText.startsWith(chunkText(a.updates))).toBe(true);
     expect(transcript(c.updates).map((m) => m.text)).toEqual(['tell me a story', storedText]);
-    expect(c.updates.filter((u) => u.sessionUpdate === 'agent_message_chunk')).toHaveLength(stored.filter((u) => u.sessionUpdate === 'agent_message_chunk').length);
+    expect(c.updates.filter((u) => u.sessionUpdate === 'agent_message_chunk')).toHaveLength(
+      stored.filter((u) => u.sessionUpdate === 'agent_message_chunk').length,
+    );
     expect(c.updates.at(-1)).toEqual({ sessionUpdate: 'state_update', state: 'idle' });
     // the session goes on, run by instance 2
     expect((await sc.prompt('list files')).stopReason).toBe('end_turn');

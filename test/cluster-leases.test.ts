@@ -76,12 +76,25 @@ describePostgres('cluster leases and inbox (PostgreSQL)', () => {
   it('an inbox request reaches its owner and its answer the sender; with the LISTEN connection dropped, by the poll', async () => {
     const got: InboxRequest[] = [];
     let owner!: Inbox;
-    owner = new Inbox(pool, 'owner', (r) => {
-      got.push(r);
-      void owner.answer(r, { result: { echoed: r.payload } });
-    }, () => undefined);
-    const sender = new Inbox(pool, 'sender', () => undefined, () => undefined);
-    cleanups.push(() => owner.stop(), () => sender.stop());
+    owner = new Inbox(
+      pool,
+      'owner',
+      (r) => {
+        got.push(r);
+        void owner.answer(r, { result: { echoed: r.payload } });
+      },
+      () => undefined,
+    );
+    const sender = new Inbox(
+      pool,
+      'sender',
+      () => undefined,
+      () => undefined,
+    );
+    cleanups.push(
+      () => owner.stop(),
+      () => sender.stop(),
+    );
     const connect = async (): Promise<pg.Client> => {
       const c = new pg.Client({ connectionString: db.url });
       await c.connect();
@@ -89,10 +102,23 @@ describePostgres('cluster leases and inbox (PostgreSQL)', () => {
     };
     const lines: string[] = [];
     const wake = (inbox: Inbox, id: string): Wakeups =>
-      new Wakeups(connect, id, { updates: () => undefined, inbox: (k) => void (k === 'to' ? inbox.readRequests() : inbox.readAnswers()), resumed: () => undefined, log: (l) => lines.push(l) }, 60_000);
+      new Wakeups(
+        connect,
+        id,
+        {
+          updates: () => undefined,
+          inbox: (k) => void (k === 'to' ? inbox.readRequests() : inbox.readAnswers()),
+          resumed: () => undefined,
+          log: (l) => lines.push(l),
+        },
+        60_000,
+      );
     const ownerWake = wake(owner, 'owner');
     const senderWake = wake(sender, 'sender');
-    cleanups.push(() => ownerWake.stop(), () => senderWake.stop());
+    cleanups.push(
+      () => ownerWake.stop(),
+      () => senderWake.stop(),
+    );
     await ownerWake.start();
     await senderWake.start();
 
@@ -115,7 +141,12 @@ describePostgres('cluster leases and inbox (PostgreSQL)', () => {
   });
 
   it("an answer whose wake-up overtakes the sender's own insert reply is still read at once, not at the next poll", async () => {
-    const owner: Inbox = new Inbox(pool, 'owner', (r) => void owner.answer(r, { result: { echoed: r.payload } }), () => undefined);
+    const owner: Inbox = new Inbox(
+      pool,
+      'owner',
+      (r) => void owner.answer(r, { result: { echoed: r.payload } }),
+      () => undefined,
+    );
     // the sender's pool as the network can order it: its insert's reply comes back only after the
     // owner has read the request, answered it, and the answer's NOTIFY has woken the sender
     let sender!: Inbox;
@@ -124,14 +155,23 @@ describePostgres('cluster leases and inbox (PostgreSQL)', () => {
         const result = await (pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
         if (String(args[0]).includes('insert into acp_inbox')) {
           await owner.readRequests();
-          while ((await pool.query('select 1 from acp_inbox where done_at is not null')).rows.length === 0) await new Promise((r) => setTimeout(r, 10));
+          while ((await pool.query('select 1 from acp_inbox where done_at is not null')).rows.length === 0)
+            await new Promise((r) => setTimeout(r, 10));
           await sender.readAnswers();
         }
         return result;
       },
     } as unknown as pg.Pool;
-    sender = new Inbox(slowReplies, 'sender', () => undefined, () => undefined);
-    cleanups.push(() => owner.stop(), () => sender.stop());
+    sender = new Inbox(
+      slowReplies,
+      'sender',
+      () => undefined,
+      () => undefined,
+    );
+    cleanups.push(
+      () => owner.stop(),
+      () => sender.stop(),
+    );
     // nothing polls and no other wake-up comes: without the re-read the answer would wait forever
     let timer: NodeJS.Timeout | undefined;
     const answer = await Promise.race([

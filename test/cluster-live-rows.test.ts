@@ -49,7 +49,10 @@ describe('live-only updates go through the store (cluster fan-out)', () => {
     const received: any[] = [];
     s.onUpdate((u: any) => {
       received.push(u);
-      if (u.sessionUpdate === 'state_update' || (u.sessionUpdate === 'user_message' && received.filter((r) => r.sessionUpdate === 'user_message').length === 1)) {
+      if (
+        u.sessionUpdate === 'state_update' ||
+        (u.sessionUpdate === 'user_message' && received.filter((r) => r.sessionUpdate === 'user_message').length === 1)
+      ) {
         liveAtArrival.push(store.rows.filter((r) => r.live && r.done).length);
       }
     });
@@ -57,11 +60,21 @@ describe('live-only updates go through the store (cluster fan-out)', () => {
     expect(result.stopReason).toBe('end_turn');
     await pair.conn.listAllSessions(); // a round trip: the idle sent before its answer has arrived
     const live = store.rows.filter((r) => r.live).map((r) => r.update);
-    expect(live.map((u) => (u.sessionUpdate === 'state_update' ? `state:${(u as { state: string }).state}` : u.sessionUpdate))).toEqual(['user_message', 'state:running', 'state:idle']);
-    liveAtArrival.forEach((n, i) => expect(n, `live update ${i} arrived before the store had it`).toBeGreaterThanOrEqual(i + 1));
+    expect(
+      live.map((u) =>
+        u.sessionUpdate === 'state_update' ? `state:${(u as { state: string }).state}` : u.sessionUpdate,
+      ),
+    ).toEqual(['user_message', 'state:running', 'state:idle']);
+    liveAtArrival.forEach((n, i) =>
+      expect(n, `live update ${i} arrived before the store had it`).toBeGreaterThanOrEqual(i + 1),
+    );
     // the store's order (history + live) is the order the client saw
     const wireOrder = received.map((u) => u.sessionUpdate);
-    expect(store.rows.filter((r) => !(r.update.sessionUpdate === 'user_message' && !r.live)).map((r) => r.update.sessionUpdate)).toEqual(wireOrder);
+    expect(
+      store.rows
+        .filter((r) => !(r.update.sessionUpdate === 'user_message' && !r.live))
+        .map((r) => r.update.sessionUpdate),
+    ).toEqual(wireOrder);
     // live rows are never history: a replay leaves them out
     expect((await store.load(s.sessionId))!.updates.some((u) => u.sessionUpdate === 'state_update')).toBe(false);
   });

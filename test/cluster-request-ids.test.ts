@@ -11,7 +11,8 @@ import { connectTapped, TOKEN } from './support/remote.js';
 import { roundTrips } from './support/request-ids.js';
 import { controlledAgent } from './support/shared-agent.js';
 
-const INIT_V2 = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"info":{"name":"ids","version":"1"},"capabilities":{}}}';
+const INIT_V2 =
+  '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"info":{"name":"ids","version":"1"},"capabilities":{}}}';
 
 describePostgres('request ids through the cluster', () => {
   const db = usePostgres();
@@ -41,7 +42,9 @@ describePostgres('request ids through the cluster', () => {
     await roundTrips(owner, 60);
 
     const follower = await link(two.url, INIT_V2);
-    await follower.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/resume', params: { sessionId, cwd: '/tmp' } }));
+    await follower.send(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/resume', params: { sessionId, cwd: '/tmp' } }),
+    );
     expect(JSON.parse(await follower.response()).result, 'resume through instance 2').toBeDefined();
     // forwarded to the owner and answered by the cluster connection (an unknown mode: an error, with the id)
     await roundTrips(follower, 60, 'session/set_mode', JSON.stringify({ sessionId, modeId: 'no-such-mode' }));
@@ -66,7 +69,9 @@ describePostgres('session ids PostgreSQL cannot store, through the cluster', () 
     await l.response();
     const answers: Record<string, unknown>[] = [];
     for (const [i, sessionId] of ['a\u0000b', 'no-such-session'].entries()) {
-      await l.send(JSON.stringify({ jsonrpc: '2.0', id: 10 + i, method: 'session/resume', params: { sessionId, cwd: '/tmp' } }));
+      await l.send(
+        JSON.stringify({ jsonrpc: '2.0', id: 10 + i, method: 'session/resume', params: { sessionId, cwd: '/tmp' } }),
+      );
       answers.push(JSON.parse(await l.response()));
     }
     const [nul, unknown] = answers.map((a) => a.error as { code: number; message: string } | undefined);

@@ -39,10 +39,27 @@ it('--instance-id / --lease-ms without a postgres:// store, a bad id or a too sh
 describePostgres('serve --store postgres:// is a cluster instance', () => {
   const db = usePostgres();
   it('names its instance id and lease, and stops cleanly on SIGTERM giving its leases back', async () => {
-    const p = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--store', db.url, '--instance-id', 'cli-1', '--lease-ms', '1200', '--model', 'demo'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ACP_KIT_SERVE_TOKEN: 'cli-token-0123456789abcdef' },
-    });
+    const p = spawn(
+      process.execPath,
+      [
+        BIN,
+        'serve',
+        '--port',
+        '0',
+        '--store',
+        db.url,
+        '--instance-id',
+        'cli-1',
+        '--lease-ms',
+        '1200',
+        '--model',
+        'demo',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, ACP_KIT_SERVE_TOKEN: 'cli-token-0123456789abcdef' },
+      },
+    );
     let err = '';
     p.stderr!.on('data', (c) => (err += c));
     try {

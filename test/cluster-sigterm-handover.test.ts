@@ -20,11 +20,16 @@ const HANDOVER_BUDGET_MS = 10_000;
 const chunks = (us: any[]): any[] => us.filter((u) => u.sessionUpdate === 'agent_message_chunk');
 const chunkTexts = (us: any[]): string[] => chunks(us).map((u) => u.content.text);
 /** The ends of turns a client saw (`idle` with a stop reason). */
-const turnEnds = (us: any[]): any[] => us.filter((u) => u.sessionUpdate === 'state_update' && u.state === 'idle' && u.stopReason);
+const turnEnds = (us: any[]): any[] =>
+  us.filter((u) => u.sessionUpdate === 'state_update' && u.state === 'idle' && u.stopReason);
 
 describePostgres('clean SIGTERM handover between acp-kit serve instances with a follower attached', () => {
   const db = usePostgres();
-  const { clusterDir, startServe, client } = useClusterServes({ databaseUrl: () => db.url, token: TOKEN, leaseMs: LEASE_MS });
+  const { clusterDir, startServe, client } = useClusterServes({
+    databaseUrl: () => db.url,
+    token: TOKEN,
+    leaseMs: LEASE_MS,
+  });
 
   it('the running turn ends cancelled once for the follower, the other instance takes the session at once, and nothing is lost or doubled', async () => {
     const dir = clusterDir();
@@ -86,7 +91,9 @@ describePostgres('clean SIGTERM handover between acp-kit serve instances with a 
     let rows: { live: boolean; body: any }[];
     let leases: { owner: string }[];
     try {
-      rows = (await admin.query('select live, body from acp_updates where session_id = $1 order by seq', [sa.sessionId])).rows;
+      rows = (
+        await admin.query('select live, body from acp_updates where session_id = $1 order by seq', [sa.sessionId])
+      ).rows;
       leases = (await admin.query('select owner from acp_leases where session_id = $1', [sa.sessionId])).rows;
     } finally {
       await admin.end();
@@ -108,7 +115,9 @@ describePostgres('clean SIGTERM handover between acp-kit serve instances with a 
     // the stop landed mid-turn: the story is cut short (the demo's help text ends with this)
     expect(seen[1].text).not.toMatch(/real model/);
     // the table has the one end of the stopped turn, cancelled (not an OWNER_STOPPED failover end)
-    const ends = rows.filter((r) => r.live && r.body.sessionUpdate === 'state_update' && r.body.state === 'idle' && r.body.stopReason);
+    const ends = rows.filter(
+      (r) => r.live && r.body.sessionUpdate === 'state_update' && r.body.state === 'idle' && r.body.stopReason,
+    );
     expect(ends.map((r) => r.body.stopReason)).toEqual(['cancelled', 'end_turn']);
   }, 60_000);
 });

@@ -10,7 +10,8 @@ import { describePostgres, usePostgres } from './support/postgres.js';
 import { connectTapped, TOKEN, type TappedClient } from './support/remote.js';
 import type { AgentControl } from './support/shared-agent.js';
 
-const turnEnds = (us: any[]): string[] => us.filter((u) => u.sessionUpdate === 'state_update' && u.state === 'idle' && u.stopReason).map((u) => u.stopReason);
+const turnEnds = (us: any[]): string[] =>
+  us.filter((u) => u.sessionUpdate === 'state_update' && u.state === 'idle' && u.stopReason).map((u) => u.stopReason);
 
 describePostgres('a follower prompting while the owner stops cleanly', () => {
   const db = usePostgres();
@@ -19,7 +20,8 @@ describePostgres('a follower prompting while the owner stops cleanly', () => {
     for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
   });
 
-  const instance = (id: string, control: AgentControl): Promise<ClusterInstance> => startClusterInstance({ databaseUrl: db.url, id, control, leaseMs: 3000, cleanups });
+  const instance = (id: string, control: AgentControl): Promise<ClusterInstance> =>
+    startClusterInstance({ databaseUrl: db.url, id, control, leaseMs: 3000, cleanups });
 
   async function client(url: string): Promise<TappedClient> {
     const c = await connectTapped(url, TOKEN);
@@ -38,7 +40,10 @@ describePostgres('a follower prompting while the owner stops cleanly', () => {
     const firstEnd = sb.nextIdle();
     one.node.beginStop();
     let stopped = false;
-    const stopping = one.server.close(5000).then(() => one.node.stop()).then(() => (stopped = true));
+    const stopping = one.server
+      .close(5000)
+      .then(() => one.node.stop())
+      .then(() => (stopped = true));
 
     // B prompts during the stop: a turn that waits at gate h until the test opens it
     const turnB = sb.prompt('gate:h:1');
@@ -49,7 +54,9 @@ describePostgres('a follower prompting while the owner stops cleanly', () => {
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
     try {
-      expect((await c.query('select owner from acp_leases where session_id = $1', [sa.sessionId])).rows).toEqual([{ owner: 'node-2' }]);
+      expect((await c.query('select owner from acp_leases where session_id = $1', [sa.sessionId])).rows).toEqual([
+        { owner: 'node-2' },
+      ]);
     } finally {
       await c.end();
     }
@@ -71,7 +78,10 @@ describePostgres('a follower prompting while the owner stops cleanly', () => {
     await one.stopLikeServe();
     // B is told: its turn ended cancelled (written before the lease was given back), not left running
     let timer: NodeJS.Timeout | undefined;
-    const end = await Promise.race([turn, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("B's turn never ended")), 10_000)))]);
+    const end = await Promise.race([
+      turn,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("B's turn never ended")), 10_000))),
+    ]);
     clearTimeout(timer);
     expect(end.stopReason).toBe('cancelled');
     expect((await sb.prompt('say:next')).stopReason).toBe('end_turn');

@@ -12,8 +12,10 @@ import { controlledAgent, type AgentControl } from './support/shared-agent.js';
 
 type Client = TappedClient;
 
-const chunkTexts = (us: any[]): string[] => us.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text);
-const never: PermissionPolicy = (_req, ctx) => new Promise((resolve) => ctx.signal?.addEventListener('abort', () => resolve({ outcome: 'cancelled' })));
+const chunkTexts = (us: any[]): string[] =>
+  us.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text);
+const never: PermissionPolicy = (_req, ctx) =>
+  new Promise((resolve) => ctx.signal?.addEventListener('abort', () => resolve({ outcome: 'cancelled' })));
 const allow: PermissionPolicy = async (req) => ({ outcome: 'selected', optionId: req.options[0].optionId });
 
 describePostgres('two cluster instances on one database', () => {
@@ -88,17 +90,24 @@ describePostgres('two cluster instances on one database', () => {
     const idleB = sb.nextIdle();
     expect((await sa.prompt('user:added by the agent')).stopReason).toBe('end_turn');
     await idleB;
-    const authored = (us: any[]) => us.filter((u) => u.sessionUpdate === 'user_message' && u.content[0].text === 'added by the agent');
+    const authored = (us: any[]) =>
+      us.filter((u) => u.sessionUpdate === 'user_message' && u.content[0].text === 'added by the agent');
     expect(authored(a.updates)).toHaveLength(1);
     expect(authored(b.updates)).toHaveLength(1);
     // the turn as each client saw it, from the prompt's echo to the idle: the same updates in the same order
-    const turnOf = (us: any[]) => us.slice(us.findIndex((u) => u.sessionUpdate === 'user_message' && u.content[0].text === 'user:added by the agent'));
+    const turnOf = (us: any[]) =>
+      us.slice(
+        us.findIndex((u) => u.sessionUpdate === 'user_message' && u.content[0].text === 'user:added by the agent'),
+      );
     expect(turnOf(b.updates)).toEqual(turnOf(a.updates));
     expect(chunkTexts(turnOf(b.updates))).toEqual(['noted ']);
     // replayed from the table through the other instance: the prompt and the agent's user message, once each
     const c = await client(two.url);
     await c.conn.resumeSession(sa.sessionId, { cwd: '/tmp', replay: true });
-    expect(c.updates.filter((u) => u.sessionUpdate === 'user_message').map((u) => u.content[0].text)).toEqual(['user:added by the agent', 'added by the agent']);
+    expect(c.updates.filter((u) => u.sessionUpdate === 'user_message').map((u) => u.content[0].text)).toEqual([
+      'user:added by the agent',
+      'added by the agent',
+    ]);
   });
 
   it('a cancel from the client on the other instance cancels the running turn, for both', async () => {
@@ -117,23 +126,26 @@ describePostgres('two cluster instances on one database', () => {
   it.each([
     ['the follower', 'the owner'],
     ['the owner', 'the follower'],
-  ] as const)('a permission question goes to both clients: %s answers first and wins, %s has its copy withdrawn', async (winner) => {
-    const control = controlledAgent();
-    const followerWins = winner === 'the follower';
-    const { a, sa, b } = await shared(control, followerWins ? { a: never, b: allow } : { a: allow, b: never });
-    const sb = await b.conn.resumeSession(sa.sessionId, { cwd: '/tmp' });
-    const idleB = sb.nextIdle();
-    const r = await sa.prompt('ask');
-    expect(r.stopReason).toBe('end_turn');
-    await idleB;
-    expect(chunkTexts(a.updates)).toEqual(['outcome=allow ']);
-    expect(chunkTexts(b.updates)).toEqual(['outcome=allow ']);
-    const loser = followerWins ? a : b;
-    const asked = loser.received.find((m) => m.method === 'session/request_permission');
-    expect(asked, 'the losing client was asked too').toBeDefined();
-    // the withdrawal came before the turn's end (both clients have seen the idle)
-    expect(loser.received.find((m) => m.method === '$/cancel_request')?.params).toEqual({ requestId: asked.id });
-  });
+  ] as const)(
+    'a permission question goes to both clients: %s answers first and wins, %s has its copy withdrawn',
+    async (winner) => {
+      const control = controlledAgent();
+      const followerWins = winner === 'the follower';
+      const { a, sa, b } = await shared(control, followerWins ? { a: never, b: allow } : { a: allow, b: never });
+      const sb = await b.conn.resumeSession(sa.sessionId, { cwd: '/tmp' });
+      const idleB = sb.nextIdle();
+      const r = await sa.prompt('ask');
+      expect(r.stopReason).toBe('end_turn');
+      await idleB;
+      expect(chunkTexts(a.updates)).toEqual(['outcome=allow ']);
+      expect(chunkTexts(b.updates)).toEqual(['outcome=allow ']);
+      const loser = followerWins ? a : b;
+      const asked = loser.received.find((m) => m.method === 'session/request_permission');
+      expect(asked, 'the losing client was asked too').toBeDefined();
+      // the withdrawal came before the turn's end (both clients have seen the idle)
+      expect(loser.received.find((m) => m.method === '$/cancel_request')?.params).toEqual({ requestId: asked.id });
+    },
+  );
 
   it('a notification the follower instance misses (its LISTEN connection killed) is still delivered, by the poll', async () => {
     const control = controlledAgent();
@@ -166,7 +178,9 @@ describePostgres('two cluster instances on one database', () => {
       const c = new pg.Client({ connectionString: db.url });
       await c.connect();
       try {
-        return (await c.query('select owner from acp_leases where session_id = $1', [sa.sessionId])).rows.map((r) => r.owner);
+        return (await c.query('select owner from acp_leases where session_id = $1', [sa.sessionId])).rows.map(
+          (r) => r.owner,
+        );
       } finally {
         await c.end();
       }

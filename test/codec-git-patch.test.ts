@@ -23,13 +23,19 @@ describe('git_patch text for v1 whole-text diffs (ACP-V2-DIFF-06)', () => {
   });
 
   it('writes an added file with new file mode and /dev/null', () => {
-    expect(textDiffToGitPatch('/w/new.txt', null, 'a\nb\n')).toBe('diff --git /w/new.txt /w/new.txt\nnew file mode 100644\n--- /dev/null\n+++ /w/new.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n');
+    expect(textDiffToGitPatch('/w/new.txt', null, 'a\nb\n')).toBe(
+      'diff --git /w/new.txt /w/new.txt\nnew file mode 100644\n--- /dev/null\n+++ /w/new.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n',
+    );
     // an empty new file has no hunks; the ---/+++ lines stay (git needs them with absolute paths)
-    expect(textDiffToGitPatch('/w/empty', null, '')).toBe('diff --git /w/empty /w/empty\nnew file mode 100644\n--- /dev/null\n+++ /w/empty\n');
+    expect(textDiffToGitPatch('/w/empty', null, '')).toBe(
+      'diff --git /w/empty /w/empty\nnew file mode 100644\n--- /dev/null\n+++ /w/empty\n',
+    );
   });
 
   it('marks a missing final newline; no patch for an unchanged file', () => {
-    expect(textDiffToGitPatch('/w/a', 'x', 'y')).toBe('diff --git /w/a /w/a\n--- /w/a\n+++ /w/a\n@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n');
+    expect(textDiffToGitPatch('/w/a', 'x', 'y')).toBe(
+      'diff --git /w/a /w/a\n--- /w/a\n+++ /w/a\n@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n',
+    );
     expect(textDiffToGitPatch('/w/a', 'same\n', 'same\n')).toBeNull();
   });
 
@@ -47,7 +53,9 @@ describe('git_patch text for v1 whole-text diffs (ACP-V2-DIFF-06)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'acp-kit-patch-'));
     try {
       const line = fc.constantFrom('alpha', 'beta', 'gamma', 'delta', '', '  indented', 'x y z');
-      const text = fc.array(line, { maxLength: 12 }).chain((lines) => fc.boolean().map((nl) => lines.join('\n') + (nl && lines.length ? '\n' : '')));
+      const text = fc
+        .array(line, { maxLength: 12 })
+        .chain((lines) => fc.boolean().map((nl) => lines.join('\n') + (nl && lines.length ? '\n' : '')));
       const cases = fc.sample(fc.tuple(fc.option(text, { freq: 4 }), text), { numRuns: 60, seed: 42 });
       const patches: string[] = [];
       cases.forEach(([oldText, newText], i) => {

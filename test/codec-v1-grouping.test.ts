@@ -68,12 +68,16 @@ describe('v1 decoder: id-less chunks continue the current message across non-con
 
   it('a role change starts a new message, also back to the earlier role', () => {
     const dec = codec.createUpdateDecoder();
-    expect(messages(dec, [thought('hmm '), thought('ok'), agent('A'), { sessionUpdate: 'usage_update', used: 1, size: 2 }, thought('again'), agent('B')])).toEqual([
-      'hmm ok',
-      'A',
-      'again',
-      'B',
-    ]);
+    expect(
+      messages(dec, [
+        thought('hmm '),
+        thought('ok'),
+        agent('A'),
+        { sessionUpdate: 'usage_update', used: 1, size: 2 },
+        thought('again'),
+        agent('B'),
+      ]),
+    ).toEqual(['hmm ok', 'A', 'again', 'B']);
   });
 
   it('startTurn (a new prompt) starts a new message even with the same role and nothing in between', () => {

@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  AcpError, V1_PLAN_ID, type AnySessionUpdate, type AnyToolCallContent, type ClientCapabilities, type SessionUpdate,
+  AcpError,
+  V1_PLAN_ID,
+  type AnySessionUpdate,
+  type AnyToolCallContent,
+  type ClientCapabilities,
+  type SessionUpdate,
   type ToolCallFileChanges,
 } from '../packages/protocol/src/index.js';
 import { codecFor, messageDelta, V1Codec } from '../packages/protocol/src/codec/index.js';
@@ -12,8 +17,20 @@ const validator = getValidator(1);
 const codec = codecFor(1);
 const ALL_CAPS: ClientCapabilities = { notices: true, compaction: true, booleanConfigOptions: true };
 
-const V1_KINDS = new Set(['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'switch_mode', 'other']);
-const v1Status = (s: string) => (['pending', 'in_progress', 'completed', 'failed'].includes(s) ? s : s === 'cancelled' ? 'failed' : 'in_progress');
+const V1_KINDS = new Set([
+  'read',
+  'edit',
+  'delete',
+  'move',
+  'search',
+  'execute',
+  'think',
+  'fetch',
+  'switch_mode',
+  'other',
+]);
+const v1Status = (s: string) =>
+  ['pending', 'in_progress', 'completed', 'failed'].includes(s) ? s : s === 'cancelled' ? 'failed' : 'in_progress';
 const chunkKind = (k: string) => `${k}_chunk`;
 
 function v1ToolContent(c: AnyToolCallContent): AnyToolCallContent {
@@ -22,7 +39,11 @@ function v1ToolContent(c: AnyToolCallContent): AnyToolCallContent {
   const text = (fc.patch ? [] : []).concat(['Changed files:']);
   for (const ch of fc.changes) {
     const x = ch as { operation: string; path: string; oldPath?: string };
-    text.push(x.oldPath !== undefined && (x.operation === 'move' || x.operation === 'copy') ? `- ${x.operation} \`${x.oldPath}\` → \`${x.path}\`` : `- ${x.operation} \`${x.path}\``);
+    text.push(
+      x.oldPath !== undefined && (x.operation === 'move' || x.operation === 'copy')
+        ? `- ${x.operation} \`${x.oldPath}\` → \`${x.path}\``
+        : `- ${x.operation} \`${x.path}\``,
+    );
   }
   if (fc.patch) text.push('', '```diff', fc.patch.text.replace(/\n$/, ''), '```');
   return { type: 'content', content: { type: 'text', text: text.join('\n') } };
@@ -36,7 +57,11 @@ function expectedV1(u: SessionUpdate, caps: ClientCapabilities): unknown[] {
     case 'agent_thought': {
       if (!u.content) return [];
       return u.content.map((content, i) => {
-        const out: Record<string, unknown> = { sessionUpdate: chunkKind(u.sessionUpdate), messageId: u.messageId, content };
+        const out: Record<string, unknown> = {
+          sessionUpdate: chunkKind(u.sessionUpdate),
+          messageId: u.messageId,
+          content,
+        };
         if (i === 0 && u._meta) out._meta = u._meta;
         return out;
       });
@@ -58,25 +83,55 @@ function expectedV1(u: SessionUpdate, caps: ClientCapabilities): unknown[] {
       return [out];
     }
     case 'tool_call_content_chunk':
-      return [{ sessionUpdate: 'tool_call_update', toolCallId: u.toolCallId, title: 'Tool call', kind: 'other', status: 'pending', content: [v1ToolContent(u.content)], locations: [] }];
-    case 'plan_update': {
-      const entries = u.plan.type === 'items' ? (u.plan.entries as Array<{ content: string; priority: string; status: string }>) : [];
-      return [{
-        sessionUpdate: 'plan_update',
-        plan: {
-          type: 'items', planId: V1_PLAN_ID,
-          entries: entries.filter((e) => e.status !== 'cancelled').map((e) => ({
-            ...e,
-            priority: ['high', 'medium', 'low'].includes(e.priority) ? e.priority : 'medium',
-            status: ['pending', 'in_progress', 'completed'].includes(e.status) ? e.status : 'pending',
-          })),
+      return [
+        {
+          sessionUpdate: 'tool_call_update',
+          toolCallId: u.toolCallId,
+          title: 'Tool call',
+          kind: 'other',
+          status: 'pending',
+          content: [v1ToolContent(u.content)],
+          locations: [],
         },
-      }];
+      ];
+    case 'plan_update': {
+      const entries =
+        u.plan.type === 'items' ? (u.plan.entries as Array<{ content: string; priority: string; status: string }>) : [];
+      return [
+        {
+          sessionUpdate: 'plan_update',
+          plan: {
+            type: 'items',
+            planId: V1_PLAN_ID,
+            entries: entries
+              .filter((e) => e.status !== 'cancelled')
+              .map((e) => ({
+                ...e,
+                priority: ['high', 'medium', 'low'].includes(e.priority) ? e.priority : 'medium',
+                status: ['pending', 'in_progress', 'completed'].includes(e.status) ? e.status : 'pending',
+              })),
+          },
+        },
+      ];
     }
     case 'available_commands_update':
-      return [{ ...u, availableCommands: u.availableCommands.map((c) => (c.input ? c : { name: c.name, description: c.description })) }];
+      return [
+        {
+          ...u,
+          availableCommands: u.availableCommands.map((c) =>
+            c.input ? c : { name: c.name, description: c.description },
+          ),
+        },
+      ];
     case 'config_option_update':
-      return [{ ...u, configOptions: u.configOptions.filter((o) => o.type === 'select' || (o.type === 'boolean' && caps.booleanConfigOptions)) }];
+      return [
+        {
+          ...u,
+          configOptions: u.configOptions.filter(
+            (o) => o.type === 'select' || (o.type === 'boolean' && caps.booleanConfigOptions),
+          ),
+        },
+      ];
     case 'notice':
       return caps.notices ? [u] : [];
     case 'compaction_update':
@@ -124,7 +179,17 @@ describe('v1 session/update codec', () => {
         expect(back.length).toBe(wire.length);
         // the v1 stream never carries what v1 cannot express
         const kinds = new Set(wire.map((w) => (w as { sessionUpdate: string }).sessionUpdate));
-        for (const k of ['state_update', 'terminal_update', 'terminal_output_chunk', 'plan_update', 'plan_removed', 'tool_call_content_chunk', 'agent_message', 'user_message', 'agent_thought']) {
+        for (const k of [
+          'state_update',
+          'terminal_update',
+          'terminal_output_chunk',
+          'plan_update',
+          'plan_removed',
+          'tool_call_content_chunk',
+          'agent_message',
+          'user_message',
+          'agent_thought',
+        ]) {
           expect(kinds.has(k)).toBe(false);
         }
       }),
@@ -135,17 +200,47 @@ describe('v1 session/update codec', () => {
   describe('tool calls', () => {
     it('creates with tool_call, then patches with tool_call_update (ACP-V1-TOOL-01/03)', () => {
       const enc = codec.createUpdateEncoder();
-      expect(enc.encode({ sessionUpdate: 'tool_call_update', toolCallId: 't', name: 'read_file', status: 'in_progress' })).toEqual([
+      expect(
+        enc.encode({ sessionUpdate: 'tool_call_update', toolCallId: 't', name: 'read_file', status: 'in_progress' }),
+      ).toEqual([
         { sessionUpdate: 'tool_call', toolCallId: 't', name: 'read_file', status: 'in_progress', title: 'read_file' },
       ]);
-      expect(enc.encode({ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'paused' })).toEqual([{ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'in_progress' }]);
-      expect(enc.encode({ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'cancelled', kind: '_deploy' })).toEqual([{ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'failed', kind: 'other' }]);
+      expect(enc.encode({ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'paused' })).toEqual([
+        { sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'in_progress' },
+      ]);
+      expect(
+        enc.encode({ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'cancelled', kind: '_deploy' }),
+      ).toEqual([{ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'failed', kind: 'other' }]);
       // v2 resets: null kind/status -> other/pending; null arrays -> []
-      expect(enc.encode({ sessionUpdate: 'tool_call_update', toolCallId: 't', kind: null, status: null, locations: null, content: null })).toEqual([
-        { sessionUpdate: 'tool_call_update', toolCallId: 't', kind: 'other', status: 'pending', content: [], locations: [] },
+      expect(
+        enc.encode({
+          sessionUpdate: 'tool_call_update',
+          toolCallId: 't',
+          kind: null,
+          status: null,
+          locations: null,
+          content: null,
+        }),
+      ).toEqual([
+        {
+          sessionUpdate: 'tool_call_update',
+          toolCallId: 't',
+          kind: 'other',
+          status: 'pending',
+          content: [],
+          locations: [],
+        },
       ]);
       // what v1 cannot clear is dropped; nothing left -> nothing sent
-      expect(enc.encode({ sessionUpdate: 'tool_call_update', toolCallId: 't', title: null, rawInput: null, capabilities: { cancel: {} } })).toEqual([]);
+      expect(
+        enc.encode({
+          sessionUpdate: 'tool_call_update',
+          toolCallId: 't',
+          title: null,
+          rawInput: null,
+          capabilities: { cancel: {} },
+        }),
+      ).toEqual([]);
       const title = { sessionUpdate: 'tool_call', toolCallId: 'u', title: 'Tool call' };
       expect(enc.encode({ sessionUpdate: 'tool_call_update', toolCallId: 'u' })).toEqual([title]);
     });
@@ -155,35 +250,90 @@ describe('v1 session/update codec', () => {
       const a = { type: 'content', content: { type: 'text', text: 'a' } } as const;
       const b = { type: 'content', content: { type: 'text', text: 'b' } } as const;
       const c = { type: 'terminal', terminalId: 'term-1' } as const;
-      expect(enc.encode({ sessionUpdate: 'tool_call_content_chunk', toolCallId: 't', content: a })).toEqual([{ sessionUpdate: 'tool_call', toolCallId: 't', title: 'Tool call', content: [a] }]);
-      expect(enc.encode({ sessionUpdate: 'tool_call_content_chunk', toolCallId: 't', content: b })).toEqual([{ sessionUpdate: 'tool_call_update', toolCallId: 't', content: [a, b] }]);
+      expect(enc.encode({ sessionUpdate: 'tool_call_content_chunk', toolCallId: 't', content: a })).toEqual([
+        { sessionUpdate: 'tool_call', toolCallId: 't', title: 'Tool call', content: [a] },
+      ]);
+      expect(enc.encode({ sessionUpdate: 'tool_call_content_chunk', toolCallId: 't', content: b })).toEqual([
+        { sessionUpdate: 'tool_call_update', toolCallId: 't', content: [a, b] },
+      ]);
       // a content replacement resets the list; later chunks append to the replacement (ACP-V2-TOOL-04)
-      expect(enc.encode({ sessionUpdate: 'tool_call_update', toolCallId: 't', content: [c] })).toEqual([{ sessionUpdate: 'tool_call_update', toolCallId: 't', content: [c] }]);
-      expect(enc.encode({ sessionUpdate: 'tool_call_content_chunk', toolCallId: 't', content: a })).toEqual([{ sessionUpdate: 'tool_call_update', toolCallId: 't', content: [c, a] }]);
+      expect(enc.encode({ sessionUpdate: 'tool_call_update', toolCallId: 't', content: [c] })).toEqual([
+        { sessionUpdate: 'tool_call_update', toolCallId: 't', content: [c] },
+      ]);
+      expect(enc.encode({ sessionUpdate: 'tool_call_content_chunk', toolCallId: 't', content: a })).toEqual([
+        { sessionUpdate: 'tool_call_update', toolCallId: 't', content: [c, a] },
+      ]);
     });
 
     it('sends structured file changes as a text summary with the patch', () => {
       const [w] = codec.createUpdateEncoder().encode({
-        sessionUpdate: 'tool_call_update', toolCallId: 't', title: 'Edit',
-        content: [{ type: 'file_changes', changes: [{ operation: 'move', oldPath: '/a.ts', path: '/b.ts' }, { operation: 'modify', path: '/c.ts' }], patch: { format: 'git_patch', text: 'diff --git /c.ts /c.ts\n' } }],
+        sessionUpdate: 'tool_call_update',
+        toolCallId: 't',
+        title: 'Edit',
+        content: [
+          {
+            type: 'file_changes',
+            changes: [
+              { operation: 'move', oldPath: '/a.ts', path: '/b.ts' },
+              { operation: 'modify', path: '/c.ts' },
+            ],
+            patch: { format: 'git_patch', text: 'diff --git /c.ts /c.ts\n' },
+          },
+        ],
       });
-      expect((w as { content: unknown }).content).toEqual([{
-        type: 'content',
-        content: { type: 'text', text: 'Changed files:\n- move `/a.ts` → `/b.ts`\n- modify `/c.ts`\n\n```diff\ndiff --git /c.ts /c.ts\n```' },
-      }]);
+      expect((w as { content: unknown }).content).toEqual([
+        {
+          type: 'content',
+          content: {
+            type: 'text',
+            text: 'Changed files:\n- move `/a.ts` → `/b.ts`\n- modify `/c.ts`\n\n```diff\ndiff --git /c.ts /c.ts\n```',
+          },
+        },
+      ]);
       expect(validator.update(w)).toBeNull();
     });
 
     it('decodes tool_call with defaults (replacement) and drops tool_call_update nulls (v1 null = unchanged)', () => {
       const dec = codec.createUpdateDecoder();
       expect(dec.decode({ sessionUpdate: 'tool_call', toolCallId: 't', title: 'Read' })).toEqual([
-        { sessionUpdate: 'tool_call_update', toolCallId: 't', title: 'Read', kind: 'other', status: 'pending', content: [], locations: [] },
+        {
+          sessionUpdate: 'tool_call_update',
+          toolCallId: 't',
+          title: 'Read',
+          kind: 'other',
+          status: 'pending',
+          content: [],
+          locations: [],
+        },
       ]);
-      expect(dec.decode({ sessionUpdate: 'tool_call_update', toolCallId: 't', title: null, status: 'completed', content: null, rawOutput: { ok: true } })).toEqual([
-        { sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'completed', rawOutput: { ok: true } },
-      ]);
-      expect(dec.decode({ sessionUpdate: 'tool_call', toolCallId: 'd', title: 'Write', kind: 'edit', content: [{ type: 'diff', path: '/x', oldText: null, newText: 'hi' }] })).toEqual([
-        { sessionUpdate: 'tool_call_update', toolCallId: 'd', title: 'Write', kind: 'edit', status: 'pending', content: [{ type: 'diff', path: '/x', oldText: null, newText: 'hi' }], locations: [] },
+      expect(
+        dec.decode({
+          sessionUpdate: 'tool_call_update',
+          toolCallId: 't',
+          title: null,
+          status: 'completed',
+          content: null,
+          rawOutput: { ok: true },
+        }),
+      ).toEqual([{ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'completed', rawOutput: { ok: true } }]);
+      expect(
+        dec.decode({
+          sessionUpdate: 'tool_call',
+          toolCallId: 'd',
+          title: 'Write',
+          kind: 'edit',
+          content: [{ type: 'diff', path: '/x', oldText: null, newText: 'hi' }],
+        }),
+      ).toEqual([
+        {
+          sessionUpdate: 'tool_call_update',
+          toolCallId: 'd',
+          title: 'Write',
+          kind: 'edit',
+          status: 'pending',
+          content: [{ type: 'diff', path: '/x', oldText: null, newText: 'hi' }],
+          locations: [],
+        },
       ]);
     });
   });
@@ -192,17 +342,43 @@ describe('v1 session/update codec', () => {
     it('merges all plans into the single v1 plan; plan_removed drops one (ACP-V1-PLAN-03)', () => {
       const enc = codec.createUpdateEncoder();
       const e = (content: string, status = 'pending', priority = 'high') => ({ content, priority, status });
-      expect(enc.encode({ sessionUpdate: 'plan_update', plan: { type: 'items', planId: 'a', entries: [e('a1'), e('a2', 'cancelled')] } })).toEqual([{ sessionUpdate: 'plan', entries: [e('a1')] }]);
-      expect(enc.encode({ sessionUpdate: 'plan_update', plan: { type: 'items', planId: 'b', entries: [e('b1', '_blocked', '_urgent')] } })).toEqual([{ sessionUpdate: 'plan', entries: [e('a1'), e('b1', 'pending', 'medium')] }]);
-      expect(enc.encode({ sessionUpdate: 'plan_update', plan: { type: 'items', planId: 'a', entries: [e('a1', 'completed')] } })).toEqual([{ sessionUpdate: 'plan', entries: [e('a1', 'completed'), e('b1', 'pending', 'medium')] }]);
-      expect(enc.encode({ sessionUpdate: 'plan_removed', planId: 'a' })).toEqual([{ sessionUpdate: 'plan', entries: [e('b1', 'pending', 'medium')] }]);
+      expect(
+        enc.encode({
+          sessionUpdate: 'plan_update',
+          plan: { type: 'items', planId: 'a', entries: [e('a1'), e('a2', 'cancelled')] },
+        }),
+      ).toEqual([{ sessionUpdate: 'plan', entries: [e('a1')] }]);
+      expect(
+        enc.encode({
+          sessionUpdate: 'plan_update',
+          plan: { type: 'items', planId: 'b', entries: [e('b1', '_blocked', '_urgent')] },
+        }),
+      ).toEqual([{ sessionUpdate: 'plan', entries: [e('a1'), e('b1', 'pending', 'medium')] }]);
+      expect(
+        enc.encode({
+          sessionUpdate: 'plan_update',
+          plan: { type: 'items', planId: 'a', entries: [e('a1', 'completed')] },
+        }),
+      ).toEqual([{ sessionUpdate: 'plan', entries: [e('a1', 'completed'), e('b1', 'pending', 'medium')] }]);
+      expect(enc.encode({ sessionUpdate: 'plan_removed', planId: 'a' })).toEqual([
+        { sessionUpdate: 'plan', entries: [e('b1', 'pending', 'medium')] },
+      ]);
       expect(enc.encode({ sessionUpdate: 'plan_removed', planId: 'zzz' })).toEqual([]);
-      expect(enc.encode({ sessionUpdate: 'plan_update', plan: { type: 'markdown', planId: 'b', content: '# x' } })).toEqual([{ sessionUpdate: 'plan', entries: [] }]);
+      expect(
+        enc.encode({ sessionUpdate: 'plan_update', plan: { type: 'markdown', planId: 'b', content: '# x' } }),
+      ).toEqual([{ sessionUpdate: 'plan', entries: [] }]);
     });
 
     it('decodes plan as plan_update of the v1 plan id', () => {
-      expect(codec.createUpdateDecoder().decode({ sessionUpdate: 'plan', entries: [{ content: 'x', priority: 'low', status: 'pending' }] })).toEqual([
-        { sessionUpdate: 'plan_update', plan: { type: 'items', planId: 'main', entries: [{ content: 'x', priority: 'low', status: 'pending' }] } },
+      expect(
+        codec
+          .createUpdateDecoder()
+          .decode({ sessionUpdate: 'plan', entries: [{ content: 'x', priority: 'low', status: 'pending' }] }),
+      ).toEqual([
+        {
+          sessionUpdate: 'plan_update',
+          plan: { type: 'items', planId: 'main', entries: [{ content: 'x', priority: 'low', status: 'pending' }] },
+        },
       ]);
     });
   });
@@ -220,11 +396,21 @@ describe('v1 session/update codec', () => {
 
     it('sends only the new tail when an upsert extends what was shown (snapshot streaming)', () => {
       const enc = codec.createUpdateEncoder();
-      expect(enc.encode({ sessionUpdate: 'agent_message', messageId: 'm', content: [text('Hel')] })).toEqual([{ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: text('Hel') }]);
-      expect(enc.encode({ sessionUpdate: 'agent_message', messageId: 'm', content: [text('Hello')] })).toEqual([{ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: text('lo') }]);
-      expect(enc.encode({ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: text(', wor') })).toHaveLength(1);
-      expect(enc.encode({ sessionUpdate: 'agent_message', messageId: 'm', content: [text('Hello, world'), text('!')] })).toEqual([{ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: text('ld!') }]);
-      expect(enc.encode({ sessionUpdate: 'agent_message', messageId: 'm', content: [text('Hello, world!')] })).toEqual([]); // unchanged
+      expect(enc.encode({ sessionUpdate: 'agent_message', messageId: 'm', content: [text('Hel')] })).toEqual([
+        { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: text('Hel') },
+      ]);
+      expect(enc.encode({ sessionUpdate: 'agent_message', messageId: 'm', content: [text('Hello')] })).toEqual([
+        { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: text('lo') },
+      ]);
+      expect(enc.encode({ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: text(', wor') })).toHaveLength(
+        1,
+      );
+      expect(
+        enc.encode({ sessionUpdate: 'agent_message', messageId: 'm', content: [text('Hello, world'), text('!')] }),
+      ).toEqual([{ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: text('ld!') }]);
+      expect(enc.encode({ sessionUpdate: 'agent_message', messageId: 'm', content: [text('Hello, world!')] })).toEqual(
+        [],
+      ); // unchanged
     });
 
     it('drops replacements and clears of an already-sent message (not expressible in v1)', () => {
@@ -237,19 +423,30 @@ describe('v1 session/update codec', () => {
       enc.encode({ sessionUpdate: 'agent_message_chunk', messageId: 'n', content: text('next') });
       expect(enc.encode({ sessionUpdate: 'agent_message', messageId: 'm', content: [text('draft+')] })).toEqual([]);
       // ids are per role (ACP-V2-MSG-08): a thought with the same id is a new message
-      expect(enc.encode({ sessionUpdate: 'agent_thought', messageId: 'm', content: [text('hmm')] })).toEqual([{ sessionUpdate: 'agent_thought_chunk', messageId: 'm', content: text('hmm') }]);
+      expect(enc.encode({ sessionUpdate: 'agent_thought', messageId: 'm', content: [text('hmm')] })).toEqual([
+        { sessionUpdate: 'agent_thought_chunk', messageId: 'm', content: text('hmm') },
+      ]);
     });
 
     it('computes deltas over merged text runs', () => {
       expect(messageDelta([text('a'), text('b')], [text('abc')])).toEqual([text('c')]);
       expect(messageDelta([text('abc')], [text('ab')])).toBeNull();
       expect(messageDelta([], [text('x')])).toEqual([text('x')]);
-      expect(messageDelta([text('a'), { type: 'image', data: 'AA==', mimeType: 'image/png' }], [text('a'), { type: 'image', data: 'AA==', mimeType: 'image/png' }, text('z')])).toEqual([text('z')]);
+      expect(
+        messageDelta(
+          [text('a'), { type: 'image', data: 'AA==', mimeType: 'image/png' }],
+          [text('a'), { type: 'image', data: 'AA==', mimeType: 'image/png' }, text('z')],
+        ),
+      ).toEqual([text('z')]);
     });
 
     it('mints ids for chunks without messageId: same id while the run continues (ACP-V1-MSG-01/02)', () => {
       const dec = codec.createUpdateDecoder();
-      const chunk = (kind: string, t: string, messageId?: string | null) => ({ sessionUpdate: kind, content: text(t), ...(messageId !== undefined ? { messageId } : {}) });
+      const chunk = (kind: string, t: string, messageId?: string | null) => ({
+        sessionUpdate: kind,
+        content: text(t),
+        ...(messageId !== undefined ? { messageId } : {}),
+      });
       const ids = (list: AnySessionUpdate[]) => list.map((u) => (u as { messageId: string }).messageId);
       const a = ids(dec.decode(chunk('agent_message_chunk', 'a')));
       const b = ids(dec.decode(chunk('agent_message_chunk', 'b', null)));
@@ -275,7 +472,12 @@ describe('v1 session/update codec', () => {
   describe('capability gating and v1-less kinds', () => {
     it('sends notices and compactions only when the client advertised them', () => {
       const notice: SessionUpdate = { sessionUpdate: 'notice', severity: 'info', title: 'Heads up' };
-      const comp: SessionUpdate = { sessionUpdate: 'compaction_update', compactionId: 'c', status: 'completed', error: null };
+      const comp: SessionUpdate = {
+        sessionUpdate: 'compaction_update',
+        compactionId: 'c',
+        status: 'completed',
+        error: null,
+      };
       expect(codec.createUpdateEncoder().encode(notice)).toEqual([]);
       expect(codec.createUpdateEncoder({ clientCapabilities: { notices: true } }).encode(notice)).toEqual([notice]);
       expect(codec.createUpdateEncoder({ clientCapabilities: { notices: true } }).encode(comp)).toEqual([]);
@@ -286,16 +488,38 @@ describe('v1 session/update codec', () => {
       const u: SessionUpdate = {
         sessionUpdate: 'config_option_update',
         configOptions: [
-          { type: 'select', configId: 'model', name: 'Model', currentValue: 'a', options: [{ groupId: 'g', name: 'G', options: [{ value: 'a', name: 'A' }] }] },
+          {
+            type: 'select',
+            configId: 'model',
+            name: 'Model',
+            currentValue: 'a',
+            options: [{ groupId: 'g', name: 'G', options: [{ value: 'a', name: 'A' }] }],
+          },
           { type: 'boolean', configId: 'fast', name: 'Fast', currentValue: true },
           { type: '_slider', configId: 'temp', name: 'Temp', currentValue: 0.3 },
         ],
       };
-      expect(codec.createUpdateEncoder().encode(u)).toEqual([{
-        sessionUpdate: 'config_option_update',
-        configOptions: [{ type: 'select', id: 'model', name: 'Model', currentValue: 'a', options: [{ group: 'g', name: 'G', options: [{ value: 'a', name: 'A' }] }] }],
-      }]);
-      expect((codec.createUpdateEncoder({ clientCapabilities: { booleanConfigOptions: true } }).encode(u)[0] as { configOptions: unknown[] }).configOptions).toHaveLength(2);
+      expect(codec.createUpdateEncoder().encode(u)).toEqual([
+        {
+          sessionUpdate: 'config_option_update',
+          configOptions: [
+            {
+              type: 'select',
+              id: 'model',
+              name: 'Model',
+              currentValue: 'a',
+              options: [{ group: 'g', name: 'G', options: [{ value: 'a', name: 'A' }] }],
+            },
+          ],
+        },
+      ]);
+      expect(
+        (
+          codec.createUpdateEncoder({ clientCapabilities: { booleanConfigOptions: true } }).encode(u)[0] as {
+            configOptions: unknown[];
+          }
+        ).configOptions,
+      ).toHaveLength(2);
     });
 
     it('sends nothing for state, terminal and terminal output updates', () => {
@@ -315,14 +539,26 @@ describe('v1 session/update codec', () => {
       expect(enc.encode(custom as never)).toEqual([]);
       expect(enc.encode(future as never)).toEqual([]);
       // known kinds around them are unaffected
-      expect(enc.encode({ sessionUpdate: 'usage_update', used: 1, size: 10 })).toEqual([{ sessionUpdate: 'usage_update', used: 1, size: 10 }]);
+      expect(enc.encode({ sessionUpdate: 'usage_update', used: 1, size: 10 })).toEqual([
+        { sessionUpdate: 'usage_update', used: 1, size: 10 },
+      ]);
     });
 
     it('degrades v2-only content: unknown blocks dropped, resource_link icons removed', () => {
       const enc = codec.createUpdateEncoder();
-      expect(enc.encode({ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: '_widget', x: 1 } })).toEqual([]);
-      const [w] = enc.encode({ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'resource_link', uri: 'file:///a', name: 'a', icons: [{ src: 'https://x/i.png' }] } });
-      expect(w).toEqual({ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'resource_link', uri: 'file:///a', name: 'a' } });
+      expect(
+        enc.encode({ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: '_widget', x: 1 } }),
+      ).toEqual([]);
+      const [w] = enc.encode({
+        sessionUpdate: 'agent_message_chunk',
+        messageId: 'm',
+        content: { type: 'resource_link', uri: 'file:///a', name: 'a', icons: [{ src: 'https://x/i.png' }] },
+      });
+      expect(w).toEqual({
+        sessionUpdate: 'agent_message_chunk',
+        messageId: 'm',
+        content: { type: 'resource_link', uri: 'file:///a', name: 'a' },
+      });
     });
 
     it('maps v2 tagged-shape commands to v1 {name, description, input: {hint}}', () => {
@@ -336,7 +572,11 @@ describe('v1 session/update codec', () => {
       });
       expect(w).toEqual({
         sessionUpdate: 'available_commands_update',
-        availableCommands: [{ name: 'test', description: 'Run', input: { hint: 'path' } }, { name: 'pick', description: 'Pick' }, { name: 'm', description: 'Macro' }],
+        availableCommands: [
+          { name: 'test', description: 'Run', input: { hint: 'path' } },
+          { name: 'pick', description: 'Pick' },
+          { name: 'm', description: 'Macro' },
+        ],
       });
     });
   });
@@ -351,7 +591,9 @@ describe('v1 session/update codec', () => {
       // unstable v1 plan variants have the neutral shape
       const pu = { sessionUpdate: 'plan_update', plan: { type: 'markdown', planId: 'p', content: '# x' } };
       expect(dec.decode(pu)).toEqual([pu]);
-      expect(dec.decode({ sessionUpdate: 'plan_removed', planId: 'p' })).toEqual([{ sessionUpdate: 'plan_removed', planId: 'p' }]);
+      expect(dec.decode({ sessionUpdate: 'plan_removed', planId: 'p' })).toEqual([
+        { sessionUpdate: 'plan_removed', planId: 'p' },
+      ]);
       // v2-only kinds on a v1 connection are ignored
       expect(dec.decode({ sessionUpdate: 'state_update', state: 'idle' })).toEqual([]);
     });
@@ -359,11 +601,26 @@ describe('v1 session/update codec', () => {
     it('rejects a known kind with an invalid body, naming the path', () => {
       const dec = codec.createUpdateDecoder();
       const cases: Array<[unknown, string]> = [
-        [{ sessionUpdate: 'tool_call', toolCallId: 't' }, "Invalid params: params.update: must have required property 'title'"],
-        [{ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'cancelled' }, 'Invalid params: params.update.status: must be equal to one of: pending, in_progress, completed, failed'],
-        [{ sessionUpdate: 'plan', entries: [{ content: 'x', priority: 'high' }] }, "Invalid params: params.update.entries[0]: must have required property 'status'"],
-        [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text' } }, "Invalid params: params.update.content: must have required property 'text'"],
-        [{ sessionUpdate: 'current_mode_update', modeId: 'x' }, "Invalid params: params.update: must have required property 'currentModeId'"],
+        [
+          { sessionUpdate: 'tool_call', toolCallId: 't' },
+          "Invalid params: params.update: must have required property 'title'",
+        ],
+        [
+          { sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'cancelled' },
+          'Invalid params: params.update.status: must be equal to one of: pending, in_progress, completed, failed',
+        ],
+        [
+          { sessionUpdate: 'plan', entries: [{ content: 'x', priority: 'high' }] },
+          "Invalid params: params.update.entries[0]: must have required property 'status'",
+        ],
+        [
+          { sessionUpdate: 'agent_message_chunk', content: { type: 'text' } },
+          "Invalid params: params.update.content: must have required property 'text'",
+        ],
+        [
+          { sessionUpdate: 'current_mode_update', modeId: 'x' },
+          "Invalid params: params.update: must have required property 'currentModeId'",
+        ],
       ];
       for (const [wire, message] of cases) {
         let err: unknown;
@@ -380,8 +637,16 @@ describe('v1 session/update codec', () => {
 
     it('maps without a validator too (pure mapping logic)', () => {
       const dec = new V1Codec(null).createUpdateDecoder();
-      expect(dec.decode({ sessionUpdate: 'config_option_update', configOptions: [{ type: 'boolean', id: 'b', name: 'B', currentValue: true }] })).toEqual([
-        { sessionUpdate: 'config_option_update', configOptions: [{ type: 'boolean', configId: 'b', name: 'B', currentValue: true }] },
+      expect(
+        dec.decode({
+          sessionUpdate: 'config_option_update',
+          configOptions: [{ type: 'boolean', id: 'b', name: 'B', currentValue: true }],
+        }),
+      ).toEqual([
+        {
+          sessionUpdate: 'config_option_update',
+          configOptions: [{ type: 'boolean', configId: 'b', name: 'B', currentValue: true }],
+        },
       ]);
     });
   });

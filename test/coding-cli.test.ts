@@ -32,7 +32,10 @@ function start(args: string[], env: Record<string, string>, cwd: string) {
   });
   procs.push(proc);
   const problems: string[] = [];
-  const peer = new JsonRpcPeer(proc.transport, { answerParseErrors: false, onProblem: (p) => problems.push(p.message) });
+  const peer = new JsonRpcPeer(proc.transport, {
+    answerParseErrors: false,
+    onProblem: (p) => problems.push(p.message),
+  });
   const updates: any[] = [];
   peer.onNotification('session/update', (p) => void updates.push((p as any).update));
   peer.onRequest('session/request_permission', () => ({ outcome: { outcome: 'selected', optionId: 'allow_once' } }));
@@ -48,7 +51,10 @@ describe('acp-kit agent (process)', () => {
     expect(init.protocolVersion).toBe(1);
     expect(init.agentInfo.name).toBe('acp-kit-agent');
     const { sessionId } = (await a.peer.request('session/new', { cwd, mcpServers: [] })) as any;
-    const r = (await a.peer.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'create notes.txt containing hello' }] })) as any;
+    const r = (await a.peer.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'create notes.txt containing hello' }],
+    })) as any;
     expect(r.stopReason).toBe('end_turn');
     expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('hello\n');
     expect(a.updates.some((u) => u.sessionUpdate === 'tool_call' && u.name === 'write_file')).toBe(true);
@@ -63,25 +69,49 @@ describe('acp-kit agent (process)', () => {
 
   it('--model openai with OPENAI_BASE_URL / OPENAI_API_KEY from the environment (v2)', async () => {
     llm = await startFakeLlm();
-    llm.push({ steps: [openai.role(), openai.text('Hello from '), openai.text('the fake.'), openai.finish('stop'), openai.usage(10, 4), openai.done()] });
+    llm.push({
+      steps: [
+        openai.role(),
+        openai.text('Hello from '),
+        openai.text('the fake.'),
+        openai.finish('stop'),
+        openai.usage(10, 4),
+        openai.done(),
+      ],
+    });
     const cwd = tempDir('coding-cli-');
-    const a = start(['--model', 'openai', '--model-name', 'fake-gpt'], {
-      OPENAI_BASE_URL: `${llm.url}/v1`, OPENAI_API_KEY: 'sk-env', ACP_KIT_DATA_DIR: tempDir('coding-cli-data-'),
-    }, cwd);
+    const a = start(
+      ['--model', 'openai', '--model-name', 'fake-gpt'],
+      {
+        OPENAI_BASE_URL: `${llm.url}/v1`,
+        OPENAI_API_KEY: 'sk-env',
+        ACP_KIT_DATA_DIR: tempDir('coding-cli-data-'),
+      },
+      cwd,
+    );
     await a.peer.request('initialize', { protocolVersion: 2, info: { name: 't', version: '0' }, capabilities: {} });
     const { sessionId } = (await a.peer.request('session/new', { cwd })) as any;
     await a.peer.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hi' }] });
     const deadline = Date.now() + 10_000;
-    while (!a.updates.some((u) => u.sessionUpdate === 'state_update' && u.state === 'idle') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (!a.updates.some((u) => u.sessionUpdate === 'state_update' && u.state === 'idle') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     const idle = a.updates.find((u) => u.sessionUpdate === 'state_update' && u.state === 'idle');
     expect(idle?.stopReason).toBe('end_turn');
-    expect(a.updates.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text).join('')).toBe('Hello from the fake.');
+    expect(
+      a.updates
+        .filter((u) => u.sessionUpdate === 'agent_message_chunk')
+        .map((u) => u.content.text)
+        .join(''),
+    ).toBe('Hello from the fake.');
     expect(llm.requests[0].headers.authorization).toBe('Bearer sk-env');
     expect(llm.requests[0].body.model).toBe('fake-gpt');
   });
 
   it('a bad configuration fails fast with a usage error (exit 2) naming the problem', async () => {
-    const child = spawn(process.execPath, [bin, 'agent'], { env: { ...process.env, ACP_KIT_MODE: 'yolo' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, 'agent'], {
+      env: { ...process.env, ACP_KIT_MODE: 'yolo' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stderr = '';
     let stdout = '';
     child.stderr.on('data', (d) => (stderr += d));
@@ -92,4 +122,3 @@ describe('acp-kit agent (process)', () => {
     expect(stdout).toBe('');
   });
 });
-

@@ -5,8 +5,21 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCodingAgent, createDemoModel, type CodingAgentOptions, type LanguageModel, type ModelRequest } from '../packages/coding-agent/src/coding-agent.js';
-import { answer, chunkText, startHarness, type Harness, type HarnessOptions, type Wire } from './fixtures/coding-harness.js';
+import {
+  createCodingAgent,
+  createDemoModel,
+  type CodingAgentOptions,
+  type LanguageModel,
+  type ModelRequest,
+} from '../packages/coding-agent/src/coding-agent.js';
+import {
+  answer,
+  chunkText,
+  startHarness,
+  type Harness,
+  type HarnessOptions,
+  type Wire,
+} from './fixtures/coding-harness.js';
 import { tempDir } from './support/temp.js';
 
 let open: Harness[] = [];
@@ -24,7 +37,10 @@ function project(): string {
   return dir;
 }
 
-async function start(version: 1 | 2, opts: Partial<HarnessOptions> & { agent?: CodingAgentOptions; cwd?: string } = {}): Promise<Harness & { cwd: string }> {
+async function start(
+  version: 1 | 2,
+  opts: Partial<HarnessOptions> & { agent?: CodingAgentOptions; cwd?: string } = {},
+): Promise<Harness & { cwd: string }> {
   const cwd = opts.cwd ?? project();
   const agent = createCodingAgent({ model: createDemoModel({ delayMs: 0 }), ...opts.agent });
   const h = await startHarness({ version, cwd, ...opts, agent });
@@ -32,7 +48,8 @@ async function start(version: 1 | 2, opts: Partial<HarnessOptions> & { agent?: C
   return Object.assign(h, { cwd });
 }
 
-const toolUpdates = (us: Wire[]) => us.filter((u) => u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update');
+const toolUpdates = (us: Wire[]) =>
+  us.filter((u) => u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update');
 
 describe('coding agent turn engine (demo model)', () => {
   it('v1: create a file: plan, thought, streamed text, pending tool call, permission, in_progress, diff, summary (ACP-V1-PROMPT-03..08)', async () => {
@@ -51,19 +68,33 @@ describe('coding agent turn engine (demo model)', () => {
     expect(new Set(msgChunks.map((u) => u.messageId)).size).toBe(2);
 
     const calls = toolUpdates(r.updates);
-    expect(calls[0]).toMatchObject({ sessionUpdate: 'tool_call', title: 'Write notes.txt', kind: 'edit', status: 'pending', name: 'write_file', rawInput: { path: 'notes.txt', content: 'hello\n' } });
+    expect(calls[0]).toMatchObject({
+      sessionUpdate: 'tool_call',
+      title: 'Write notes.txt',
+      kind: 'edit',
+      status: 'pending',
+      name: 'write_file',
+      rawInput: { path: 'notes.txt', content: 'hello\n' },
+    });
     const id = calls[0].toolCallId;
     expect(calls.every((u) => u.toolCallId === id)).toBe(true);
     const statuses = calls.map((u) => u.status).filter(Boolean);
     expect(statuses).toEqual(['pending', 'in_progress', 'completed']);
     const final = calls[calls.length - 1];
-    expect(final.content).toEqual([{ type: 'diff', path: join(h.cwd, 'notes.txt'), oldText: null, newText: 'hello\n' }]);
+    expect(final.content).toEqual([
+      { type: 'diff', path: join(h.cwd, 'notes.txt'), oldText: null, newText: 'hello\n' },
+    ]);
     expect(final.locations).toEqual([{ path: join(h.cwd, 'notes.txt'), line: 1 }]);
 
     // permission asked once, about this tool call, with the four option kinds (ACP-ALL-PERM-04, ACP-V1-PERM-01)
     expect(h.permissions).toHaveLength(1);
     expect(h.permissions[0].toolCall.toolCallId).toBe(id);
-    expect(h.permissions[0].options.map((o: Wire) => o.kind).sort()).toEqual(['allow_always', 'allow_once', 'reject_always', 'reject_once']);
+    expect(h.permissions[0].options.map((o: Wire) => o.kind).sort()).toEqual([
+      'allow_always',
+      'allow_once',
+      'reject_always',
+      'reject_once',
+    ]);
     // asked before in_progress
     const inProgressAt = r.updates.findIndex((u) => u.status === 'in_progress');
     expect(inProgressAt).toBeGreaterThan(r.updates.indexOf(calls[0]));
@@ -73,7 +104,12 @@ describe('coding agent turn engine (demo model)', () => {
     expect(usage).toHaveLength(2); // one per model call
     expect(usage[0].size).toBe(32768);
     expect(usage[0].used).toBeGreaterThan(0);
-    expect(r.updates.filter((u) => u.sessionUpdate === 'plan').at(-1)!.entries.every((e: Wire) => e.status === 'completed')).toBe(true);
+    expect(
+      r.updates
+        .filter((u) => u.sessionUpdate === 'plan')
+        .at(-1)!
+        .entries.every((e: Wire) => e.status === 'completed'),
+    ).toBe(true);
   });
 
   it('v2: same flow with plan_update, structured diff, idle end_turn (ACP-V2-LIFE-05/06, ACP-V2-PLAN-01)', async () => {
@@ -88,7 +124,9 @@ describe('coding agent turn engine (demo model)', () => {
     const final = calls[calls.length - 1];
     expect(final.status).toBe('completed');
     expect(final.content[0].type).toBe('diff');
-    expect(final.content[0].changes).toEqual([expect.objectContaining({ operation: 'add', path: join(h.cwd, 'notes.txt') })]);
+    expect(final.content[0].changes).toEqual([
+      expect.objectContaining({ operation: 'add', path: join(h.cwd, 'notes.txt') }),
+    ]);
     expect(h.permissions[0].title).toMatch(/Write notes\.txt/);
     // waiting for permission is requires_action, then running again (ACP-V2-LIFE-07)
     const states = r.updates.filter((u) => u.sessionUpdate === 'state_update').map((u) => u.state);
@@ -170,13 +208,14 @@ describe('coding agent turn engine (demo model)', () => {
   it('cancel while waiting for permission: cancelled, file untouched (ACP-V1-CANCEL-03)', async () => {
     let h!: Harness & { cwd: string };
     h = await start(1, {
-      permission: () => new Promise((resolve) => {
-        // the client answers the pending request `cancelled` after sending session/cancel
-        setTimeout(() => {
-          h.cancel();
-          resolve({ outcome: { outcome: 'cancelled' } });
-        }, 20);
-      }),
+      permission: () =>
+        new Promise((resolve) => {
+          // the client answers the pending request `cancelled` after sending session/cancel
+          setTimeout(() => {
+            h.cancel();
+            resolve({ outcome: { outcome: 'cancelled' } });
+          }, 20);
+        }),
     });
     const r = await h.turn('create notes.txt containing hello');
     expect(r.stopReason).toBe('cancelled');
@@ -205,7 +244,8 @@ describe('coding agent turn engine (demo model)', () => {
     const turn = h.turn('run sleep 30 & echo $! > child.pid; wait');
     await h.waitFor((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'in_progress');
     const pidFile = join(h.cwd, 'child.pid');
-    for (let i = 0; i < 100 && !(existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim()); i++) await new Promise((res) => setTimeout(res, 20));
+    for (let i = 0; i < 100 && !(existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim()); i++)
+      await new Promise((res) => setTimeout(res, 20));
     const pid = Number(readFileSync(pidFile, 'utf8'));
     expect(() => process.kill(pid, 0)).not.toThrow();
     const t0 = Date.now();
@@ -244,7 +284,11 @@ describe('coding agent turn engine (demo model)', () => {
   it('keeps the conversation per session: follow-up requests carry earlier turns; refused turns are dropped', async () => {
     const seen: ModelRequest[] = [];
     const demo = createDemoModel({ delayMs: 0 });
-    const recording: LanguageModel = { id: demo.id, contextWindow: demo.contextWindow, stream: (req) => (seen.push(req), demo.stream(req)) };
+    const recording: LanguageModel = {
+      id: demo.id,
+      contextWindow: demo.contextWindow,
+      stream: (req) => (seen.push(req), demo.stream(req)),
+    };
     const h = await start(1, { agent: { model: recording } });
     await h.prompt('read README.md');
     await h.prompt('run sudo reboot');
@@ -253,7 +297,10 @@ describe('coding agent turn engine (demo model)', () => {
     const last = seen.at(-2)!.messages;
     expect(last[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'read README.md' }] });
     expect(last[1].role).toBe('assistant');
-    expect(last[2]).toMatchObject({ role: 'tool', results: [{ toolName: 'read_file', output: expect.stringContaining('# Demo project') }] });
+    expect(last[2]).toMatchObject({
+      role: 'tool',
+      results: [{ toolName: 'read_file', output: expect.stringContaining('# Demo project') }],
+    });
     expect(last[3].role).toBe('assistant');
     // the refused "run sudo reboot" is not part of the context any more (ACP-V1-STOP-02)
     expect(JSON.stringify(last)).not.toContain('sudo');
@@ -270,13 +317,23 @@ describe('coding agent turn engine (demo model)', () => {
     const h = await start(2);
     const modeOpt = h.newSession.configOptions.find((o: Wire) => o.configId === 'mode');
     expect(modeOpt).toMatchObject({ currentValue: 'ask', category: 'mode' });
-    const set = (await h.peer.request('session/set_config_option', { sessionId: h.sessionId, configId: 'mode', type: 'id', value: 'auto' })) as Wire;
+    const set = (await h.peer.request('session/set_config_option', {
+      sessionId: h.sessionId,
+      configId: 'mode',
+      type: 'id',
+      value: 'auto',
+    })) as Wire;
     expect(set.configOptions.find((o: Wire) => o.configId === 'mode').currentValue).toBe('auto');
     expect(await h.prompt('create auto.txt containing yes')).toBe('end_turn');
     expect(h.permissions).toHaveLength(0);
     expect(readFileSync(join(h.cwd, 'auto.txt'), 'utf8')).toBe('yes\n');
 
-    await h.peer.request('session/set_config_option', { sessionId: h.sessionId, configId: 'mode', type: 'id', value: 'read-only' });
+    await h.peer.request('session/set_config_option', {
+      sessionId: h.sessionId,
+      configId: 'mode',
+      type: 'id',
+      value: 'read-only',
+    });
     const r = await h.turn('create ro.txt containing no');
     expect(existsSync(join(h.cwd, 'ro.txt'))).toBe(false);
     const final = toolUpdates(r.updates).at(-1)!;
@@ -285,22 +342,35 @@ describe('coding agent turn engine (demo model)', () => {
     // reads still work in read-only mode
     expect(toolUpdates((await h.turn('read README.md')).updates).at(-1)!.status).toBe('completed');
 
-    await expect(h.peer.request('session/set_config_option', { sessionId: h.sessionId, configId: 'mode', type: 'id', value: 'yolo' }))
-      .rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/ask.*auto.*read-only/) });
-    await expect(h.peer.request('session/set_config_option', { sessionId: h.sessionId, configId: 'nope', type: 'id', value: 'x' }))
-      .rejects.toMatchObject({ code: -32602 });
+    await expect(
+      h.peer.request('session/set_config_option', {
+        sessionId: h.sessionId,
+        configId: 'mode',
+        type: 'id',
+        value: 'yolo',
+      }),
+    ).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/ask.*auto.*read-only/) });
+    await expect(
+      h.peer.request('session/set_config_option', { sessionId: h.sessionId, configId: 'nope', type: 'id', value: 'x' }),
+    ).rejects.toMatchObject({ code: -32602 });
   });
 
   it('slash commands: advertised, /help answers locally, /mode switches and reports config_option_update', async () => {
     const h = await start(1);
     await h.waitFor((u) => u.sessionUpdate === 'available_commands_update');
-    const cmds = h.updates.find((u) => u.sessionUpdate === 'available_commands_update').availableCommands.map((c: Wire) => c.name);
+    const cmds = h.updates
+      .find((u) => u.sessionUpdate === 'available_commands_update')
+      .availableCommands.map((c: Wire) => c.name);
     expect(cmds).toEqual(expect.arrayContaining(['help', 'clear', 'mode']));
     const help = await h.turn('/help');
     expect(help.stopReason).toBe('end_turn');
     expect(chunkText(help.updates)).toMatch(/--model openai/);
     const mode = await h.turn('/mode auto');
-    expect(mode.updates.find((u) => u.sessionUpdate === 'config_option_update').configOptions.find((o: Wire) => o.id === 'mode').currentValue).toBe('auto');
+    expect(
+      mode.updates
+        .find((u) => u.sessionUpdate === 'config_option_update')
+        .configOptions.find((o: Wire) => o.id === 'mode').currentValue,
+    ).toBe('auto');
     expect(await h.prompt('create x.txt containing y')).toBe('end_turn');
     expect(h.permissions).toHaveLength(0);
   });
@@ -353,7 +423,10 @@ describe('coding agent turn engine (demo model)', () => {
           return { terminalId: 'term-A' };
         },
         'terminal/wait_for_exit': () => (calls.push('wait'), { exitCode: 0, signal: null }),
-        'terminal/output': () => (calls.push('output'), { output: 'hello from client\n', truncated: false, exitStatus: { exitCode: 0, signal: null } }),
+        'terminal/output': () => (
+          calls.push('output'),
+          { output: 'hello from client\n', truncated: false, exitStatus: { exitCode: 0, signal: null } }
+        ),
         'terminal/release': () => (calls.push('release'), {}),
         'terminal/kill': () => (calls.push('kill'), {}),
       },
@@ -405,7 +478,11 @@ describe('coding agent turn engine (demo model)', () => {
     const first = r.updates.find((u) => u.sessionUpdate === 'terminal_update');
     expect(first).toMatchObject({ command: "printf 'a\\nb\\n'; printf 'c' 1>&2", cwd: h.cwd });
     const id = first.terminalId;
-    const bytes = Buffer.concat(r.updates.filter((u) => u.sessionUpdate === 'terminal_output_chunk' && u.terminalId === id).map((u) => Buffer.from(u.data, 'base64')));
+    const bytes = Buffer.concat(
+      r.updates
+        .filter((u) => u.sessionUpdate === 'terminal_output_chunk' && u.terminalId === id)
+        .map((u) => Buffer.from(u.data, 'base64')),
+    );
     expect(bytes.toString().split('').sort().join('')).toBe('\n\nabc');
     const exit = r.updates.filter((u) => u.sessionUpdate === 'terminal_update' && u.exitStatus);
     expect(exit).toHaveLength(1);

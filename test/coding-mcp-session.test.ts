@@ -22,8 +22,6 @@ afterAll(async () => {
   for (const p of pids) if (alive(p)) process.kill(p, 'SIGKILL');
 });
 
-
-
 const tmp = (p: string) => tempDir(p);
 
 async function harness(version: 1 | 2, logs: string[], connectTimeoutMs?: number) {
@@ -43,11 +41,15 @@ describe('coding agent MCP sessions (in process)', () => {
     const h = await harness(1, logs);
     const from = h.updates.length;
     // v1 wire shape: stdio servers carry no `type`
-    const res = await h.peer.request('session/new', {
+    const res = (await h.peer.request('session/new', {
       cwd: tmp('coding-mcp-h-'),
       mcpServers: [{ name: 'ghost', command: '/nonexistent/mcp-binary', args: [], env: [] }],
-    }) as { sessionId: string };
-    const msg = await h.waitFor((u) => u.sessionUpdate === 'agent_message_chunk' && /ghost/.test(u.content?.text ?? ''), from, 5000);
+    })) as { sessionId: string };
+    const msg = await h.waitFor(
+      (u) => u.sessionUpdate === 'agent_message_chunk' && /ghost/.test(u.content?.text ?? ''),
+      from,
+      5000,
+    );
     expect(msg.content.text).toMatch(/MCP server "ghost" \(stdio\) could not be started: .*ENOENT/);
     expect(h.updates.slice(from).some((u) => u.sessionUpdate === 'notice')).toBe(false);
     expect(res.sessionId).toMatch(/^sess_/);
@@ -63,12 +65,19 @@ describe('coding agent MCP sessions (in process)', () => {
     const t0 = Date.now();
     await h.peer.request('session/new', {
       cwd: tmp('coding-mcp-h-'),
-      mcpServers: [{
-        type: 'stdio', name: 'mute', command: process.execPath,
-        // never speaks MCP and ignores stdin EOF: only a kill ends it
-        args: ['-e', `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1e9)`],
-        env: [],
-      }],
+      mcpServers: [
+        {
+          type: 'stdio',
+          name: 'mute',
+          command: process.execPath,
+          // never speaks MCP and ignores stdin EOF: only a kill ends it
+          args: [
+            '-e',
+            `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1e9)`,
+          ],
+          env: [],
+        },
+      ],
     });
     expect(Date.now() - t0).toBeLessThan(3000);
     const notice = await h.waitFor((u) => u.sessionUpdate === 'notice', from, 5000);
@@ -91,10 +100,13 @@ describe('coding agent MCP sessions (in process)', () => {
     expect(uniqueToolName(long, new Set([long]))).toHaveLength(64);
 
     // two real servers whose names sanitize to the same thing
-    const conns = await McpConnections.open([
-      { type: 'stdio', name: 'a b', command: process.execPath, args: [SERVER], env: [] },
-      { type: 'stdio', name: 'a_b', command: process.execPath, args: [SERVER], env: [] },
-    ], { cwd: tmp('coding-mcp-h-'), log: () => undefined });
+    const conns = await McpConnections.open(
+      [
+        { type: 'stdio', name: 'a b', command: process.execPath, args: [SERVER], env: [] },
+        { type: 'stdio', name: 'a_b', command: process.execPath, args: [SERVER], env: [] },
+      ],
+      { cwd: tmp('coding-mcp-h-'), log: () => undefined },
+    );
     try {
       const names = conns.tools().map((t) => t.name);
       expect(names.filter((n) => n.startsWith('mcp__a_b__echo'))).toEqual(['mcp__a_b__echo', 'mcp__a_b__echo_2']);
@@ -105,7 +117,10 @@ describe('coding agent MCP sessions (in process)', () => {
       expect(echo.inputSchema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } } });
       const write = conns.tools().find((t) => t.name === 'mcp__a_b__write_note')!;
       expect(write).toMatchObject({ kind: 'other', mutates: true });
-      expect(conns.status().map((s) => [s.name, s.state, s.toolCount])).toEqual([['a b', 'connected', 5], ['a_b', 'connected', 5]]);
+      expect(conns.status().map((s) => [s.name, s.state, s.toolCount])).toEqual([
+        ['a b', 'connected', 5],
+        ['a_b', 'connected', 5],
+      ]);
       const statusPids = conns.status().map((s) => s.pid!);
       expect(statusPids.every(alive)).toBe(true);
       await conns.close();
@@ -118,7 +133,10 @@ describe('coding agent MCP sessions (in process)', () => {
 
   it('a server that goes away mid-session: its tools stay listed and fail saying why', async () => {
     const logs: string[] = [];
-    const conns = await McpConnections.open([{ type: 'stdio', name: 'echo', command: process.execPath, args: [RAW_SERVER], env: [] }], { cwd: tmp('coding-mcp-h-'), log: (l) => logs.push(l) });
+    const conns = await McpConnections.open(
+      [{ type: 'stdio', name: 'echo', command: process.execPath, args: [RAW_SERVER], env: [] }],
+      { cwd: tmp('coding-mcp-h-'), log: (l) => logs.push(l) },
+    );
     try {
       const [st] = conns.status();
       expect(st.state).toBe('connected');
@@ -127,7 +145,9 @@ describe('coding agent MCP sessions (in process)', () => {
       expect(logs.join('\n')).toMatch(/MCP server "echo": the server went away/);
       const echo = conns.tools().find((t) => t.name === 'mcp__echo__echo')!;
       const ctx = { signal: new AbortController().signal } as Parameters<typeof echo.execute>[1];
-      await expect(echo.execute({ text: 'x' }, ctx)).rejects.toThrow(/MCP server "echo" is not connected: the server went away/);
+      await expect(echo.execute({ text: 'x' }, ctx)).rejects.toThrow(
+        /MCP server "echo" is not connected: the server went away/,
+      );
     } finally {
       await conns.close();
     }
@@ -144,7 +164,10 @@ describe('coding agent MCP sessions (in process)', () => {
     });
     expect(out.isError).toBe(false);
     expect(out.content).toEqual([
-      { type: 'content', content: { type: 'resource', resource: { uri: 'file:///a.txt', text: 'alpha', mimeType: 'text/plain' } } },
+      {
+        type: 'content',
+        content: { type: 'resource', resource: { uri: 'file:///a.txt', text: 'alpha', mimeType: 'text/plain' } },
+      },
       { type: 'content', content: { type: 'resource', resource: { uri: 'file:///b.bin', blob: 'AAEC' } } },
       { type: 'content', content: { type: 'resource_link', uri: 'file:///c.md', name: 'c.md', description: 'notes' } },
       { type: 'content', content: { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' } },

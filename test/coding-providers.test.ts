@@ -34,22 +34,48 @@ async function agentOn(model: LanguageModel, version: 1 | 2 = 2, maxOutputTokens
   return harness;
 }
 
-const tools = (us: Wire[]) => us.filter((u) => u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update');
+const tools = (us: Wire[]) =>
+  us.filter((u) => u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update');
 const usageOf = (us: Wire[]) => us.filter((u) => u.sessionUpdate === 'usage_update');
 
 describe('OpenAI-compatible provider', () => {
   const model = (extra: { contextWindow?: number } = {}) =>
     createOpenAICompatibleModel({
-      modelName: 'fake-gpt', baseUrl: `${llm.url}/v1`, apiKey: 'sk-test', contextWindow: 1000,
-      pricing: { inputPerMillion: 1_000_000, outputPerMillion: 2_000_000, currency: 'USD' }, ...extra,
+      modelName: 'fake-gpt',
+      baseUrl: `${llm.url}/v1`,
+      apiKey: 'sk-test',
+      contextWindow: 1000,
+      pricing: { inputPerMillion: 1_000_000, outputPerMillion: 2_000_000, currency: 'USD' },
+      ...extra,
     });
 
   it('streams reasoning and text, runs a streamed tool call, sends the result back, reports usage and cumulative cost', async () => {
     llm.push(
-      { steps: [openai.role(), openai.reasoning('Let me '), openai.reasoning('look.'), openai.text('Reading '), openai.text('it.'),
-        openai.toolStart(0, 'call_1', 'read_file'), openai.toolArgs(0, '{"path":'), openai.toolArgs(0, '"README.md"}'),
-        openai.finish('tool_calls'), openai.usage(100, 20), openai.done()] },
-      { steps: [openai.role(), openai.text('The README '), openai.text('is a title.'), openai.finish('stop'), openai.usage(150, 10), openai.done()] },
+      {
+        steps: [
+          openai.role(),
+          openai.reasoning('Let me '),
+          openai.reasoning('look.'),
+          openai.text('Reading '),
+          openai.text('it.'),
+          openai.toolStart(0, 'call_1', 'read_file'),
+          openai.toolArgs(0, '{"path":'),
+          openai.toolArgs(0, '"README.md"}'),
+          openai.finish('tool_calls'),
+          openai.usage(100, 20),
+          openai.done(),
+        ],
+      },
+      {
+        steps: [
+          openai.role(),
+          openai.text('The README '),
+          openai.text('is a title.'),
+          openai.finish('stop'),
+          openai.usage(150, 10),
+          openai.done(),
+        ],
+      },
     );
     const h = await agentOn(model());
     const r = await h.turn('what is in the readme?');
@@ -57,10 +83,19 @@ describe('OpenAI-compatible provider', () => {
     expect(chunkText(r.updates, 'agent_thought_chunk')).toBe('Let me look.');
     expect(chunkText(r.updates)).toBe('Reading it.The README is a title.');
     const t = tools(r.updates);
-    expect(t[0]).toMatchObject({ title: 'Read README.md', name: 'read_file', kind: 'read', status: 'pending', rawInput: { path: 'README.md' } });
+    expect(t[0]).toMatchObject({
+      title: 'Read README.md',
+      name: 'read_file',
+      kind: 'read',
+      status: 'pending',
+      rawInput: { path: 'README.md' },
+    });
     expect(t.at(-1)!.status).toBe('completed');
     // used = input + output of each call; cost is cumulative for the session (ACP-ALL-USAGE-01)
-    expect(usageOf(r.updates).map((u) => [u.used, u.size, u.cost?.amount])).toEqual([[120, 1000, 140], [160, 1000, 310]]);
+    expect(usageOf(r.updates).map((u) => [u.used, u.size, u.cost?.amount])).toEqual([
+      [120, 1000, 140],
+      [160, 1000, 310],
+    ]);
 
     const [first, second] = llm.requests;
     expect(first.url).toBe('/v1/chat/completions');
@@ -69,17 +104,29 @@ describe('OpenAI-compatible provider', () => {
     expect(first.body.messages[0].role).toBe('system');
     expect(first.body.messages.at(-1)).toEqual({ role: 'user', content: 'what is in the readme?' });
     const names = first.body.tools.map((x: Wire) => x.function.name);
-    expect(names).toEqual(['read_file', 'list_files', 'search_text', 'write_file', 'edit_file', 'run_command', 'update_plan']);
+    expect(names).toEqual([
+      'read_file',
+      'list_files',
+      'search_text',
+      'write_file',
+      'edit_file',
+      'run_command',
+      'update_plan',
+    ]);
     expect(first.body.tools[0].function.parameters.required).toEqual(['path']);
     const asst = second.body.messages.find((m: Wire) => m.role === 'assistant');
-    expect(asst.tool_calls).toEqual([{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"README.md"}' } }]);
+    expect(asst.tool_calls).toEqual([
+      { id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"README.md"}' } },
+    ]);
     const toolMsg = second.body.messages.find((m: Wire) => m.role === 'tool');
     expect(toolMsg.tool_call_id).toBe('call_1');
     expect(toolMsg.content).toContain('# Demo project');
   });
 
   it('finish_reason "length" ends the turn max_tokens; maxOutputTokens is sent as max_tokens', async () => {
-    llm.push({ steps: [openai.role(), openai.text('Once upon a'), openai.finish('length'), openai.usage(10, 3), openai.done()] });
+    llm.push({
+      steps: [openai.role(), openai.text('Once upon a'), openai.finish('length'), openai.usage(10, 3), openai.done()],
+    });
     const h = await agentOn(model(), 1, 3);
     expect(await h.prompt('tell me a story')).toBe('max_tokens');
     expect(llm.requests[0].body.max_tokens).toBe(3);
@@ -87,7 +134,23 @@ describe('OpenAI-compatible provider', () => {
 
   it('update_plan tool calls become plan updates, not visible tool calls', async () => {
     llm.push(
-      { steps: [openai.toolStart(0, 'p1', 'update_plan'), openai.toolArgs(0, JSON.stringify({ entries: [{ content: 'Read', status: 'in_progress' }, { content: 'Answer', status: 'pending' }] })), openai.finish('tool_calls'), openai.usage(5, 5), openai.done()] },
+      {
+        steps: [
+          openai.toolStart(0, 'p1', 'update_plan'),
+          openai.toolArgs(
+            0,
+            JSON.stringify({
+              entries: [
+                { content: 'Read', status: 'in_progress' },
+                { content: 'Answer', status: 'pending' },
+              ],
+            }),
+          ),
+          openai.finish('tool_calls'),
+          openai.usage(5, 5),
+          openai.done(),
+        ],
+      },
       { steps: [openai.text('ok'), openai.finish('stop'), openai.usage(5, 5), openai.done()] },
     );
     const h = await agentOn(model(), 2);
@@ -116,7 +179,10 @@ describe('OpenAI-compatible provider', () => {
   }
 
   it('an HTTP error ends the v2 turn with stopReason error and the message (ACP-V2-LIFE-12)', async () => {
-    llm.push({ status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } });
+    llm.push({
+      status: 401,
+      body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } },
+    });
     const h = await agentOn(model(), 2);
     const r = await h.turn('hi');
     expect(r.stopReason).toBe('error');
@@ -134,8 +200,17 @@ describe('OpenAI-compatible provider', () => {
 
   it('unknown tools and malformed arguments fail the call and tell the model why', async () => {
     llm.push(
-      { steps: [openai.toolStart(0, 'c1', 'delete_everything'), openai.toolArgs(0, '{}'), openai.toolStart(1, 'c2', 'read_file'), openai.toolArgs(1, '{"path": 42}'),
-        openai.finish('tool_calls'), openai.usage(5, 5), openai.done()] },
+      {
+        steps: [
+          openai.toolStart(0, 'c1', 'delete_everything'),
+          openai.toolArgs(0, '{}'),
+          openai.toolStart(1, 'c2', 'read_file'),
+          openai.toolArgs(1, '{"path": 42}'),
+          openai.finish('tool_calls'),
+          openai.usage(5, 5),
+          openai.done(),
+        ],
+      },
       { steps: [openai.text('Sorry.'), openai.finish('stop'), openai.usage(5, 5), openai.done()] },
     );
     const h = await agentOn(model(), 2);
@@ -154,7 +229,12 @@ describe('OpenAI-compatible provider', () => {
     const ac = new AbortController();
     const seen: ModelEvent[] = [];
     const run = (async () => {
-      for await (const ev of model().stream({ system: 's', messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }], tools: [], signal: ac.signal })) {
+      for await (const ev of model().stream({
+        system: 's',
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }],
+        tools: [],
+        signal: ac.signal,
+      })) {
         seen.push(ev);
         if (ev.type === 'text_delta') ac.abort();
       }
@@ -165,15 +245,45 @@ describe('OpenAI-compatible provider', () => {
 });
 
 describe('Anthropic provider', () => {
-  const model = () => createAnthropicModel({ modelName: 'claude-fake', baseUrl: `${llm.url}/v1`, apiKey: 'ak-test', contextWindow: 200_000 });
+  const model = () =>
+    createAnthropicModel({
+      modelName: 'claude-fake',
+      baseUrl: `${llm.url}/v1`,
+      apiKey: 'ak-test',
+      contextWindow: 200_000,
+    });
 
   it('streams thinking and text, runs a tool_use with partial JSON, sends tool_result back, reports usage', async () => {
     llm.push(
-      { steps: [anthropic.start(50), anthropic.thinkingStart(0), anthropic.thinking(0, 'Need the file.'), anthropic.signature(0), anthropic.blockStop(0),
-        anthropic.textStart(1), anthropic.text(1, 'Let me '), anthropic.text(1, 'check.'), anthropic.blockStop(1),
-        anthropic.toolStart(2, 'toolu_1', 'read_file'), anthropic.toolJson(2, '{"path": "READ'), anthropic.toolJson(2, 'ME.md"}'), anthropic.blockStop(2),
-        anthropic.delta('tool_use', 30), anthropic.stop()] },
-      { steps: [anthropic.start(90), anthropic.textStart(0), anthropic.text(0, 'It is a title.'), anthropic.blockStop(0), anthropic.delta('end_turn', 7), anthropic.stop()] },
+      {
+        steps: [
+          anthropic.start(50),
+          anthropic.thinkingStart(0),
+          anthropic.thinking(0, 'Need the file.'),
+          anthropic.signature(0),
+          anthropic.blockStop(0),
+          anthropic.textStart(1),
+          anthropic.text(1, 'Let me '),
+          anthropic.text(1, 'check.'),
+          anthropic.blockStop(1),
+          anthropic.toolStart(2, 'toolu_1', 'read_file'),
+          anthropic.toolJson(2, '{"path": "READ'),
+          anthropic.toolJson(2, 'ME.md"}'),
+          anthropic.blockStop(2),
+          anthropic.delta('tool_use', 30),
+          anthropic.stop(),
+        ],
+      },
+      {
+        steps: [
+          anthropic.start(90),
+          anthropic.textStart(0),
+          anthropic.text(0, 'It is a title.'),
+          anthropic.blockStop(0),
+          anthropic.delta('end_turn', 7),
+          anthropic.stop(),
+        ],
+      },
     );
     const h = await agentOn(model(), 1);
     const r = await h.turn('read the readme');
@@ -181,25 +291,59 @@ describe('Anthropic provider', () => {
     expect(chunkText(r.updates, 'agent_thought_chunk')).toBe('Need the file.');
     expect(chunkText(r.updates)).toBe('Let me check.It is a title.');
     const t = tools(r.updates);
-    expect(t[0]).toMatchObject({ sessionUpdate: 'tool_call', name: 'read_file', rawInput: { path: 'README.md' }, status: 'pending' });
+    expect(t[0]).toMatchObject({
+      sessionUpdate: 'tool_call',
+      name: 'read_file',
+      rawInput: { path: 'README.md' },
+      status: 'pending',
+    });
     expect(t.at(-1)!.status).toBe('completed');
-    expect(usageOf(r.updates).map((u) => [u.used, u.size])).toEqual([[80, 200_000], [97, 200_000]]);
+    expect(usageOf(r.updates).map((u) => [u.used, u.size])).toEqual([
+      [80, 200_000],
+      [97, 200_000],
+    ]);
 
     const [first, second] = llm.requests;
     expect(first.url).toBe('/v1/messages');
     expect(first.headers['x-api-key']).toBe('ak-test');
     expect(first.body).toMatchObject({ model: 'claude-fake', stream: true });
-    expect(typeof first.body.system === 'string' ? first.body.system : JSON.stringify(first.body.system)).toContain('coding agent');
-    expect(first.body.tools.find((x: Wire) => x.name === 'edit_file').input_schema.required).toEqual(['path', 'old_string', 'new_string']);
-    const result = second.body.messages.flatMap((m: Wire) => (Array.isArray(m.content) ? m.content : [])).find((c: Wire) => c.type === 'tool_result');
+    expect(typeof first.body.system === 'string' ? first.body.system : JSON.stringify(first.body.system)).toContain(
+      'coding agent',
+    );
+    expect(first.body.tools.find((x: Wire) => x.name === 'edit_file').input_schema.required).toEqual([
+      'path',
+      'old_string',
+      'new_string',
+    ]);
+    const result = second.body.messages
+      .flatMap((m: Wire) => (Array.isArray(m.content) ? m.content : []))
+      .find((c: Wire) => c.type === 'tool_result');
     expect(result.tool_use_id).toBe('toolu_1');
     expect(JSON.stringify(result.content)).toContain('# Demo project');
   });
 
   it('stop_reason max_tokens ends the turn max_tokens; refusal ends it refusal', async () => {
     llm.push(
-      { steps: [anthropic.start(5), anthropic.textStart(0), anthropic.text(0, 'Partial'), anthropic.blockStop(0), anthropic.delta('max_tokens', 4), anthropic.stop()] },
-      { steps: [anthropic.start(5), anthropic.textStart(0), anthropic.text(0, 'No.'), anthropic.blockStop(0), anthropic.delta('refusal', 2), anthropic.stop()] },
+      {
+        steps: [
+          anthropic.start(5),
+          anthropic.textStart(0),
+          anthropic.text(0, 'Partial'),
+          anthropic.blockStop(0),
+          anthropic.delta('max_tokens', 4),
+          anthropic.stop(),
+        ],
+      },
+      {
+        steps: [
+          anthropic.start(5),
+          anthropic.textStart(0),
+          anthropic.text(0, 'No.'),
+          anthropic.blockStop(0),
+          anthropic.delta('refusal', 2),
+          anthropic.stop(),
+        ],
+      },
     );
     const h = await agentOn(model(), 2, 4);
     expect(await h.prompt('write an essay')).toBe('max_tokens');

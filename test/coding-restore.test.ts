@@ -18,11 +18,23 @@ afterEach(async () => {
 });
 
 function start(dataDir: string, recordFile: string): Harness {
-  const h = startAgent({ fixture: 'coding-recording-agent.mjs', process: true, dataDir, env: { RECORD_FILE: recordFile } });
+  const h = startAgent({
+    fixture: 'coding-recording-agent.mjs',
+    process: true,
+    dataDir,
+    env: { RECORD_FILE: recordFile },
+  });
   harnesses.push(h);
   return h;
 }
-const requests = (file: string): any[][] => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+const requests = (file: string): any[][] =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
 const text = (t: string) => [{ type: 'text', text: t }];
 const userText = (m: any) => m.content.map((p: any) => p.text).join('');
 
@@ -44,7 +56,11 @@ describe.each([1, 2] as const)('coding agent restored in v%i', (version) => {
     await a.close();
     // what the model knew at the end of the first process: its last request
     const before = requests(rec1).at(-1)!;
-    expect(before.filter((m) => m.role === 'user').map(userText)).toEqual(['read README.md', 'run echo from-the-shell', 'hello there']);
+    expect(before.filter((m) => m.role === 'user').map(userText)).toEqual([
+      'read README.md',
+      'run echo from-the-shell',
+      'hello there',
+    ]);
 
     const b = start(dataDir, rec2);
     await b.request('initialize', initParams(version));
@@ -53,11 +69,30 @@ describe.each([1, 2] as const)('coding agent restored in v%i', (version) => {
     expect(requests(rec2)).toEqual([]);
     await promptTurn(b, sessionId, text('list files'));
     const after = requests(rec2)[0];
-    expect(after.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'user']);
+    expect(after.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+    ]);
     // everything the first process's model had seen comes back in order (tool call ids aside)
     expect(after.slice(0, before.length).map((m) => m.role)).toEqual(before.map((m) => m.role));
-    expect(after.filter((m) => m.role === 'user').map(userText)).toEqual(['read README.md', 'run echo from-the-shell', 'hello there', 'list files']);
-    const calls = after.filter((m) => m.role === 'assistant').flatMap((m) => m.content.filter((p: any) => p.type === 'tool_call'));
+    expect(after.filter((m) => m.role === 'user').map(userText)).toEqual([
+      'read README.md',
+      'run echo from-the-shell',
+      'hello there',
+      'list files',
+    ]);
+    const calls = after
+      .filter((m) => m.role === 'assistant')
+      .flatMap((m) => m.content.filter((p: any) => p.type === 'tool_call'));
     expect(calls.map((c: any) => [c.toolName, c.input])).toEqual([
       ['read_file', { path: 'README.md' }],
       ['run_command', { command: 'echo from-the-shell' }],
@@ -69,22 +104,36 @@ describe.each([1, 2] as const)('coding agent restored in v%i', (version) => {
     expect(results[1].output).toContain('from-the-shell');
     expect(results.every((r: any) => !r.isError)).toBe(true);
     // agent text the client saw is the model's own earlier output
-    const said = after.filter((m) => m.role === 'assistant').flatMap((m) => m.content.filter((p: any) => p.type === 'text').map((p: any) => p.text));
-    const beforeSaid = before.filter((m) => m.role === 'assistant').flatMap((m) => m.content.filter((p: any) => p.type === 'text').map((p: any) => p.text));
+    const said = after
+      .filter((m) => m.role === 'assistant')
+      .flatMap((m) => m.content.filter((p: any) => p.type === 'text').map((p: any) => p.text));
+    const beforeSaid = before
+      .filter((m) => m.role === 'assistant')
+      .flatMap((m) => m.content.filter((p: any) => p.type === 'text').map((p: any) => p.text));
     expect(said.slice(0, beforeSaid.length)).toEqual(beforeSaid);
     expect(said.at(-1)).toContain("I can't do that yet");
   });
 });
 
 describe('conversationFromHistory', () => {
-  const chunk = (messageId: string, t: string): AnySessionUpdate => ({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text: t } });
-  const user = (messageId: string, t: string): AnySessionUpdate => ({ sessionUpdate: 'user_message', messageId, content: [{ type: 'text', text: t }] });
-  const call = (id: string, patch: Record<string, unknown>): AnySessionUpdate => ({ sessionUpdate: 'tool_call_update', toolCallId: id, ...patch }) as AnySessionUpdate;
+  const chunk = (messageId: string, t: string): AnySessionUpdate => ({
+    sessionUpdate: 'agent_message_chunk',
+    messageId,
+    content: { type: 'text', text: t },
+  });
+  const user = (messageId: string, t: string): AnySessionUpdate => ({
+    sessionUpdate: 'user_message',
+    messageId,
+    content: [{ type: 'text', text: t }],
+  });
+  const call = (id: string, patch: Record<string, unknown>): AnySessionUpdate =>
+    ({ sessionUpdate: 'tool_call_update', toolCallId: id, ...patch }) as AnySessionUpdate;
 
   it('splits model responses at tool results, keeps several calls of one response together', () => {
     const conv = conversationFromHistory([
       user('u1', 'do two things'),
-      chunk('m1', 'Doing '), chunk('m1', 'both.'),
+      chunk('m1', 'Doing '),
+      chunk('m1', 'both.'),
       call('tool-1', { name: 'read_file', status: 'pending', rawInput: { path: 'a' } }),
       call('tool-2', { name: 'read_file', status: 'pending', rawInput: { path: 'b' } }),
       call('tool-1', { status: 'in_progress' }),
@@ -93,40 +142,63 @@ describe('conversationFromHistory', () => {
       call('tool-2', { status: 'failed', content: [{ type: 'content', content: { type: 'text', text: 'no b' } }] }),
       // the next response starts with a call, no text
       call('tool-3.x', { name: 'list_files', status: 'pending', rawInput: {} }),
-      call('tool-3.x', { status: 'completed', content: [{ type: 'diff', path: '/w/c', oldText: null, newText: 'x\ny' }] }),
+      call('tool-3.x', {
+        status: 'completed',
+        content: [{ type: 'diff', path: '/w/c', oldText: null, newText: 'x\ny' }],
+      }),
       chunk('m2', 'Done.'),
     ]);
     expect(conv).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'do two things' }] },
-      { role: 'assistant', content: [
-        { type: 'text', text: 'Doing both.' },
-        { type: 'tool_call', toolCallId: 'tool-1', toolName: 'read_file', input: { path: 'a' } },
-        { type: 'tool_call', toolCallId: 'tool-2', toolName: 'read_file', input: { path: 'b' } },
-      ] },
-      { role: 'tool', results: [
-        { toolCallId: 'tool-1', toolName: 'read_file', output: 'A' },
-        { toolCallId: 'tool-2', toolName: 'read_file', output: 'no b', isError: true },
-      ] },
-      { role: 'assistant', content: [{ type: 'tool_call', toolCallId: 'tool-3_x', toolName: 'list_files', input: {} }] },
-      { role: 'tool', results: [{ toolCallId: 'tool-3_x', toolName: 'list_files', output: 'Created /w/c (2 lines now).' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Doing both.' },
+          { type: 'tool_call', toolCallId: 'tool-1', toolName: 'read_file', input: { path: 'a' } },
+          { type: 'tool_call', toolCallId: 'tool-2', toolName: 'read_file', input: { path: 'b' } },
+        ],
+      },
+      {
+        role: 'tool',
+        results: [
+          { toolCallId: 'tool-1', toolName: 'read_file', output: 'A' },
+          { toolCallId: 'tool-2', toolName: 'read_file', output: 'no b', isError: true },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_call', toolCallId: 'tool-3_x', toolName: 'list_files', input: {} }],
+      },
+      {
+        role: 'tool',
+        results: [{ toolCallId: 'tool-3_x', toolName: 'list_files', output: 'Created /w/c (2 lines now).' }],
+      },
       { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] },
     ]);
   });
 
   it('gives calls the agent never finished an error result, and drops slash-command turns (/clear drops everything before)', () => {
     const history = [
-      user('u1', 'first'), chunk('m1', 'one'),
-      user('u2', '/help'), chunk('m2', 'help text'),
-      user('u3', 'run it'), call('tool-1', { name: 'run_command', status: 'pending', rawInput: { command: 'sleep 9' } }), call('tool-1', { status: 'in_progress' }),
+      user('u1', 'first'),
+      chunk('m1', 'one'),
+      user('u2', '/help'),
+      chunk('m2', 'help text'),
+      user('u3', 'run it'),
+      call('tool-1', { name: 'run_command', status: 'pending', rawInput: { command: 'sleep 9' } }),
+      call('tool-1', { status: 'in_progress' }),
     ];
-    const command = (n: string) => (n === 'clear' ? 'clear' as const : n === 'help' ? 'ignore' as const : undefined);
+    const command = (n: string) =>
+      n === 'clear' ? ('clear' as const) : n === 'help' ? ('ignore' as const) : undefined;
     const conv = conversationFromHistory(history, { command });
     expect(conv.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'tool']);
     expect(JSON.stringify(conv)).not.toContain('help');
     const last = conv.at(-1) as any;
     expect(last.results[0]).toMatchObject({ toolCallId: 'tool-1', isError: true });
     expect(last.results[0].output).toMatch(/Not completed/);
-    const cleared = conversationFromHistory([...history, user('u4', '/clear'), chunk('m4', 'Conversation cleared.'), user('u5', 'fresh'), chunk('m5', 'ok')], { command });
+    const cleared = conversationFromHistory(
+      [...history, user('u4', '/clear'), chunk('m4', 'Conversation cleared.'), user('u5', 'fresh'), chunk('m5', 'ok')],
+      { command },
+    );
     expect(cleared).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'fresh' }] },
       { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },

@@ -4,7 +4,12 @@
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCodingAgent, createDemoModel, Sandbox, SandboxError } from '../packages/coding-agent/src/coding-agent.js';
+import {
+  createCodingAgent,
+  createDemoModel,
+  Sandbox,
+  SandboxError,
+} from '../packages/coding-agent/src/coding-agent.js';
 import { globToRegExp } from '../packages/coding-agent/src/tools/walk.js';
 import { answer, chunkText, startHarness, type Harness, type Wire } from './fixtures/coding-harness.js';
 import { tempDir } from './support/temp.js';
@@ -40,9 +45,13 @@ describe('Sandbox', () => {
   it('refuses `..`, absolute paths outside and symlinks leading outside, naming the path and the roots', async () => {
     const { root, outside } = layout();
     const sb = new Sandbox(root);
-    await expect(sb.resolve('../outside/secret.txt')).rejects.toThrow(new SandboxError(`path ${join(outside, 'secret.txt')} is outside the session roots: ${root}`));
+    await expect(sb.resolve('../outside/secret.txt')).rejects.toThrow(
+      new SandboxError(`path ${join(outside, 'secret.txt')} is outside the session roots: ${root}`),
+    );
     await expect(sb.resolve('/etc/passwd')).rejects.toThrow(`path /etc/passwd is outside the session roots: ${root}`);
-    await expect(sb.resolve('link-to-secret')).rejects.toThrow(`path ${join(root, 'link-to-secret')} (resolves to ${join(outside, 'secret.txt')}) is outside the session roots`);
+    await expect(sb.resolve('link-to-secret')).rejects.toThrow(
+      `path ${join(root, 'link-to-secret')} (resolves to ${join(outside, 'secret.txt')}) is outside the session roots`,
+    );
     // a file that does not exist yet under a symlinked directory that leads outside
     await expect(sb.resolve('link-dir/new.txt')).rejects.toThrow(/resolves to .*outside\/new\.txt/);
     await expect(sb.resolve('')).rejects.toThrow(SandboxError);
@@ -66,11 +75,17 @@ describe('file tools through the agent', () => {
     await h?.close();
     h = undefined;
   });
-  const tools = (us: Wire[]) => us.filter((u) => u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update');
+  const tools = (us: Wire[]) =>
+    us.filter((u) => u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update');
 
   it('escapes are refused as failed tool calls before any permission is asked', async () => {
     const { root, outside } = layout();
-    h = await startHarness({ version: 1, cwd: root, agent: createCodingAgent({ model: createDemoModel({ delayMs: 0 }) }), permission: answer('allow_once') });
+    h = await startHarness({
+      version: 1,
+      cwd: root,
+      agent: createCodingAgent({ model: createDemoModel({ delayMs: 0 }) }),
+      permission: answer('allow_once'),
+    });
     for (const [prompt, needle] of [
       ['read ../outside/secret.txt', `path ${join(outside, 'secret.txt')} is outside the session roots: ${root}`],
       ['read /etc/passwd', 'path /etc/passwd is outside the session roots'],
@@ -90,7 +105,12 @@ describe('file tools through the agent', () => {
 
   it('additionalDirectories are roots too (v2)', async () => {
     const { root, extra } = layout();
-    h = await startHarness({ version: 2, cwd: root, additionalDirectories: [extra], agent: createCodingAgent({ model: createDemoModel({ delayMs: 0 }) }) });
+    h = await startHarness({
+      version: 2,
+      cwd: root,
+      additionalDirectories: [extra],
+      agent: createCodingAgent({ model: createDemoModel({ delayMs: 0 }) }),
+    });
     const r = await h.turn(`read ${join(extra, 'lib.txt')}`);
     expect(tools(r.updates).at(-1)!.status).toBe('completed');
     expect(chunkText(r.updates)).toContain('shared lib');
@@ -98,7 +118,11 @@ describe('file tools through the agent', () => {
 
   it('list_files lists recursively (not following symlinks) and filters by glob', async () => {
     const { root } = layout();
-    h = await startHarness({ version: 1, cwd: root, agent: createCodingAgent({ model: createDemoModel({ delayMs: 0 }) }) });
+    h = await startHarness({
+      version: 1,
+      cwd: root,
+      agent: createCodingAgent({ model: createDemoModel({ delayMs: 0 }) }),
+    });
     const all = tools((await h.turn('list files')).updates).at(-1)!;
     const listing = all.content[0].content.text.split('\n');
     expect(listing).toEqual(['README.md', 'src/a.ts', 'src/c.md', 'src/deep/b.ts']);
@@ -110,21 +134,42 @@ describe('file tools through the agent', () => {
 
   it('search_text finds regex matches with path:line and locations', async () => {
     const { root } = layout();
-    h = await startHarness({ version: 2, cwd: root, agent: createCodingAgent({ model: createDemoModel({ delayMs: 0 }) }) });
+    h = await startHarness({
+      version: 2,
+      cwd: root,
+      agent: createCodingAgent({ model: createDemoModel({ delayMs: 0 }) }),
+    });
     const r = await h.turn('search TODO');
     const final = tools(r.updates).at(-1)!;
-    expect(final.content[0].content.text.split('\n')).toEqual(['README.md:2: TODO: write docs', 'src/a.ts:1: export const a = 1; // TODO tidy']);
-    expect(final.locations).toEqual([{ path: join(root, 'README.md'), line: 2 }, { path: join(root, 'src', 'a.ts'), line: 1 }]);
+    expect(final.content[0].content.text.split('\n')).toEqual([
+      'README.md:2: TODO: write docs',
+      'src/a.ts:1: export const a = 1; // TODO tidy',
+    ]);
+    expect(final.locations).toEqual([
+      { path: join(root, 'README.md'), line: 2 },
+      { path: join(root, 'src', 'a.ts'), line: 1 },
+    ]);
     expect(chunkText(r.updates)).toMatch(/2 matches/);
   });
 
   it('edit_file replaces exactly one occurrence and reports a diff with the line', async () => {
     const { root } = layout();
-    h = await startHarness({ version: 1, cwd: root, agent: createCodingAgent({ model: createDemoModel({ delayMs: 0 }), mode: 'auto' }) });
+    h = await startHarness({
+      version: 1,
+      cwd: root,
+      agent: createCodingAgent({ model: createDemoModel({ delayMs: 0 }), mode: 'auto' }),
+    });
     const r = await h.turn('edit README.md replace write docs with ship it');
     const final = tools(r.updates).at(-1)!;
     expect(final.status).toBe('completed');
-    expect(final.content).toEqual([{ type: 'diff', path: join(root, 'README.md'), oldText: '# readme\nTODO: write docs\n', newText: '# readme\nTODO: ship it\n' }]);
+    expect(final.content).toEqual([
+      {
+        type: 'diff',
+        path: join(root, 'README.md'),
+        oldText: '# readme\nTODO: write docs\n',
+        newText: '# readme\nTODO: ship it\n',
+      },
+    ]);
     expect(final.locations).toEqual([{ path: join(root, 'README.md'), line: 2 }]);
     expect(readFileSync(join(root, 'README.md'), 'utf8')).toBe('# readme\nTODO: ship it\n');
     // a string that is not there fails with a message the model can act on

@@ -24,7 +24,8 @@ function cwd(): string {
   return d;
 }
 
-const titles = (updates: Array<Record<string, any>>) => updates.filter((u) => u.sessionUpdate === 'session_info_update').map((u) => u.title);
+const titles = (updates: Array<Record<string, any>>) =>
+  updates.filter((u) => u.sessionUpdate === 'session_info_update').map((u) => u.title);
 
 describe('session titles from the first prompt', () => {
   it('titleFromPrompt: one line, collapsed whitespace, at most 60 characters cut at a word, with …', () => {
@@ -39,7 +40,11 @@ describe('session titles from the first prompt', () => {
 
   for (const version of [1, 2] as const) {
     it(`v${version}: the first prompt sends one title, later prompts and slash commands none; session/list shows it`, async () => {
-      h = await startHarness({ version, cwd: cwd(), agent: createCodingAgent({ model: createDemoModel({ delayMs: 0 }) }) });
+      h = await startHarness({
+        version,
+        cwd: cwd(),
+        agent: createCodingAgent({ model: createDemoModel({ delayMs: 0 }) }),
+      });
       expect(titles((await h.turn('/help')).updates)).toEqual([]);
       const first = await h.turn('list   the\nfiles');
       expect(titles(first.updates)).toEqual(['list the files']);
@@ -48,7 +53,9 @@ describe('session titles from the first prompt', () => {
       expect(first.updates[named]).toEqual({ sessionUpdate: 'session_info_update', title: 'list the files' });
       expect(named).toBeGreaterThan(first.updates.findLastIndex((u) => u.sessionUpdate === 'agent_message_chunk'));
       expect(titles((await h.turn('search TODO')).updates)).toEqual([]);
-      const list = (await h.peer.request('session/list', {})) as { sessions: Array<{ sessionId: string; title?: string | null }> };
+      const list = (await h.peer.request('session/list', {})) as {
+        sessions: Array<{ sessionId: string; title?: string | null }>;
+      };
       expect(list.sessions.find((s) => s.sessionId === h!.sessionId)?.title).toBe('list the files');
     });
   }

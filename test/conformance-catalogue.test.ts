@@ -15,14 +15,26 @@ const P = 'ACP';
 describe('conformance catalogue (docs/conformance.md)', () => {
   it('has a described row for every requirement ID cited in src/, test/, docs/, examples/, bench/ and README.md', () => {
     const problems: string[] = checkCatalogue();
-    expect(problems, `run node scripts/conformance.mjs --write, then describe the TODO rows:\n${problems.join('\n')}`).toEqual([]);
+    expect(
+      problems,
+      `run node scripts/conformance.mjs --write, then describe the TODO rows:\n${problems.join('\n')}`,
+    ).toEqual([]);
   });
 
   it('expands lists and ranges in citations to every ID they name', () => {
     expect(citedIds(`see ${P}-ALL-DEL-01..03 and ${P}-V2-LIFE-05/06; ${P}-V2-LIFE-03..05/09/10.`)).toEqual(
-      ['ALL-DEL-01', 'ALL-DEL-02', 'ALL-DEL-03', 'V2-LIFE-05', 'V2-LIFE-06', 'V2-LIFE-03', 'V2-LIFE-04', 'V2-LIFE-05', 'V2-LIFE-09', 'V2-LIFE-10'].map(
-        (id) => `${P}-${id}`,
-      ),
+      [
+        'ALL-DEL-01',
+        'ALL-DEL-02',
+        'ALL-DEL-03',
+        'V2-LIFE-05',
+        'V2-LIFE-06',
+        'V2-LIFE-03',
+        'V2-LIFE-04',
+        'V2-LIFE-05',
+        'V2-LIFE-09',
+        'V2-LIFE-10',
+      ].map((id) => `${P}-${id}`),
     );
     expect(citedIds(`${P}-V1-TERM-02..08:`)).toHaveLength(7);
     expect(citedIds(`no ids here, ${P}-X-1 neither`)).toEqual([]);
@@ -54,7 +66,13 @@ describe('conformance catalogue (docs/conformance.md)', () => {
   });
 
   it('reads the table cells, escaped pipes included', () => {
-    const rows = parseCatalogue(`| ${P}-ALL-EXT-05 | answer \\| reply -32601 | docs/x.mdx | \`test/a.test.ts\`, \`test/b.test.ts\` |\n`);
-    expect(rows.get(`${P}-ALL-EXT-05`)).toEqual({ description: 'answer | reply -32601', spec: 'docs/x.mdx', tests: ['test/a.test.ts', 'test/b.test.ts'] });
+    const rows = parseCatalogue(
+      `| ${P}-ALL-EXT-05 | answer \\| reply -32601 | docs/x.mdx | \`test/a.test.ts\`, \`test/b.test.ts\` |\n`,
+    );
+    expect(rows.get(`${P}-ALL-EXT-05`)).toEqual({
+      description: 'answer | reply -32601',
+      spec: 'docs/x.mdx',
+      tests: ['test/a.test.ts', 'test/b.test.ts'],
+    });
   });
 });

@@ -11,7 +11,9 @@ const WORDS = 300;
 const request = (signal: AbortSignal): ModelRequest => ({
   system: '',
   // a request it does not understand: the reply quotes it (first 80 chars) and the help text
-  messages: [{ role: 'user', content: [{ type: 'text', text: Array.from({ length: WORDS }, (_, i) => `w${i}`).join(' ') }] }],
+  messages: [
+    { role: 'user', content: [{ type: 'text', text: Array.from({ length: WORDS }, (_, i) => `w${i}`).join(' ') }] },
+  ],
   tools: [],
   signal,
 });

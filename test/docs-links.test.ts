@@ -7,15 +7,25 @@ import { expect, it } from 'vitest';
 const ROOT = resolve('.');
 function markdownFiles(): string[] {
   const readmes = (dir: string): string[] =>
-    readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? readmes(join(dir, e.name)) : e.name === 'README.md' ? [join(dir, e.name)] : []));
-  return ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((n) => n.endsWith('.md')).map((n) => join('docs', n)), ...readmes('src')];
+    readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? readmes(join(dir, e.name)) : e.name === 'README.md' ? [join(dir, e.name)] : [],
+    );
+  return [
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((n) => n.endsWith('.md'))
+      .map((n) => join('docs', n)),
+    ...readmes('src'),
+  ];
 }
 
 it('relative links in the Markdown docs resolve to files that exist', () => {
   const broken: string[] = [];
   for (const file of markdownFiles()) {
     // code spans and fences are not links
-    const text = readFileSync(join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+    const text = readFileSync(join(ROOT, file), 'utf8')
+      .replace(/```[\s\S]*?```/g, '')
+      .replace(/`[^`\n]*`/g, '');
     for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
       const target = m[1]!.split('#')[0]!;
       if (target === '' || /^[a-z]+:/i.test(target)) continue;

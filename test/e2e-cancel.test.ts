@@ -12,16 +12,26 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
-
-const start = (v: 1 | 2, opts: Record<string, unknown> = {}, env: Record<string, string> = {}) => startE2E(v, open, opts, env);
+const start = (v: 1 | 2, opts: Record<string, unknown> = {}, env: Record<string, string> = {}) =>
+  startE2E(v, open, opts, env);
 
 describe.each([1, 2] as const)('cancellation over v%i', (v) => {
   it('cancel while streaming: stop reason cancelled, nothing of the turn after its end (§5.1/5.2, ACP-V1-CANCEL-07, ACP-V2-CANCEL-07)', async () => {
     const { conn, tap, wire, problems, roundTrip, stderrLine } = await start(v);
     const s = await conn.newSession({ cwd: '/tmp' });
     // what a careless author sends after its turn ended must be dropped: armed now, fired after the end
-    const actions: unknown[] = [{ onExt: '_e2e/late', send: { sessionUpdate: 'agent_message_chunk', messageId: 'late', content: text('LATE') } }];
-    actions.push({ send: { sessionUpdate: 'tool_call_update', toolCallId: 'run', title: 'Run', kind: 'execute', status: 'in_progress' } });
+    const actions: unknown[] = [
+      { onExt: '_e2e/late', send: { sessionUpdate: 'agent_message_chunk', messageId: 'late', content: text('LATE') } },
+    ];
+    actions.push({
+      send: {
+        sessionUpdate: 'tool_call_update',
+        toolCallId: 'run',
+        title: 'Run',
+        kind: 'execute',
+        status: 'in_progress',
+      },
+    });
     for (let i = 0; i < 50; i++) actions.push(chunk('m', `${i};`), { sleep: 20 });
     const started = waitFor(s, (u) => u.sessionUpdate === 'agent_message_chunk');
     const p = s.prompt(script(actions));
@@ -58,7 +68,9 @@ describe.each([1, 2] as const)('cancellation over v%i', (v) => {
   it('cancel during a permission question: answered cancelled, the question resolves cancelled, turn ends cancelled (§5.1, ACP-ALL-PERM-03)', async () => {
     let asked!: () => void;
     const askedP = new Promise<void>((r) => (asked = r));
-    const { conn, tap, wire, problems } = await start(v, { permissionPolicy: interactive(() => (asked(), new Promise<never>(() => undefined))) });
+    const { conn, tap, wire, problems } = await start(v, {
+      permissionPolicy: interactive(() => (asked(), new Promise<never>(() => undefined))),
+    });
     const s = await conn.newSession({ cwd: '/tmp' });
     const p = s.prompt(script([{ ask: QUESTION, as: 'w' }, { reportSignal: true }]));
     await askedP;
@@ -74,7 +86,9 @@ describe.each([1, 2] as const)('cancellation over v%i', (v) => {
     const answer = wire.find((w) => w.dir === 'out' && w.msg.id === permReq.msg.id && !('method' in w.msg));
     expect(answer?.msg.result).toEqual({ outcome: { outcome: 'cancelled' } });
     if (v === 2) {
-      const states = wire.filter((w) => isUpdate(w) && updateOf(w).sessionUpdate === 'state_update').map((w) => updateOf(w).state);
+      const states = wire
+        .filter((w) => isUpdate(w) && updateOf(w).sessionUpdate === 'state_update')
+        .map((w) => updateOf(w).state);
       expect(states).toEqual(['idle', 'running', 'requires_action', 'idle'].slice(states[0] === 'idle' ? 0 : 1));
     }
     expect(wire.some((w) => w.dir === 'in' && 'error' in w.msg)).toBe(false);
@@ -141,7 +155,9 @@ describe.each([1, 2] as const)('cancellation over v%i', (v) => {
   it('closing a session during a permission question: the question is cancelled, the turn ends cancelled, then the close answers (ACP-V2-CLOSE-02)', async () => {
     let asked!: () => void;
     const askedP = new Promise<void>((r) => (asked = r));
-    const { conn, tap, wire, problems } = await start(v, { permissionPolicy: interactive(() => (asked(), new Promise<never>(() => undefined))) });
+    const { conn, tap, wire, problems } = await start(v, {
+      permissionPolicy: interactive(() => (asked(), new Promise<never>(() => undefined))),
+    });
     const s = await conn.newSession({ cwd: '/tmp' });
     const p = s.prompt(script([{ ask: QUESTION, as: 'w' }, { sleep: 10_000 }]));
     await askedP;
@@ -154,7 +170,9 @@ describe.each([1, 2] as const)('cancellation over v%i', (v) => {
     expect(wire.filter((w) => w.dir === 'out' && w.msg.id === permReq.msg.id && !('method' in w.msg)).length).toBe(1);
     const closeResp = responseIndex(wire, 'session/close');
     // the agent withdrew its question itself (ACP-V2-CANCEL-03, ACP-ALL-CREQ-07)
-    const withdrawn = wire.findIndex((w) => w.dir === 'in' && w.msg.method === '$/cancel_request' && w.msg.params?.requestId === permReq.msg.id);
+    const withdrawn = wire.findIndex(
+      (w) => w.dir === 'in' && w.msg.method === '$/cancel_request' && w.msg.params?.requestId === permReq.msg.id,
+    );
     expect(withdrawn).toBeGreaterThan(0);
     expect(withdrawn).toBeLessThan(answer);
     if (v === 2) {
@@ -177,7 +195,11 @@ describe.each([1, 2] as const)('cancellation over v%i', (v) => {
     s.cancel();
     await roundTrip();
     // between the cancel and the probe's round trip, nothing came back
-    expect(wire.slice(n).map((w) => `${w.dir}:${w.msg.method}`)).toEqual(['out:session/cancel', 'out:_e2e/echo', 'in:undefined']);
+    expect(wire.slice(n).map((w) => `${w.dir}:${w.msg.method}`)).toEqual([
+      'out:session/cancel',
+      'out:_e2e/echo',
+      'in:undefined',
+    ]);
     expect((await s.prompt('again')).stopReason).toBe('end_turn');
     tap.assertAllValid();
   });

@@ -12,14 +12,16 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
-
-const start = (v: 1 | 2, opts: Record<string, unknown> = {}, env: Record<string, string> = {}) => startE2E(v, open, opts, env);
+const start = (v: 1 | 2, opts: Record<string, unknown> = {}, env: Record<string, string> = {}) =>
+  startE2E(v, open, opts, env);
 
 describe.each([1, 2] as const)('prompt lifecycle over v%i', (v) => {
   it('prompt() resolves only when the turn ends, after every update of it (ACP-V1-PROMPT-03, ACP-V2-LIFE-10)', async () => {
     const { conn, tap, wire, problems } = await start(v);
     const s = await conn.newSession({ cwd: '/tmp' });
-    const r = await s.prompt(script([chunk('m', 'one'), { sleep: 150 }, chunk('m', ' two'), { sleep: 50 }], 'max_tokens'));
+    const r = await s.prompt(
+      script([chunk('m', 'one'), { sleep: 150 }, chunk('m', ' two'), { sleep: 50 }], 'max_tokens'),
+    );
     expect(r.stopReason).toBe('max_tokens');
     expect(s.state.message('agent', 'm')?.text).toBe('one two');
     expect(s.state.foreground).toMatchObject({ state: 'idle', lastStopReason: 'max_tokens' });
@@ -31,9 +33,16 @@ describe.each([1, 2] as const)('prompt lifecycle over v%i', (v) => {
       // v2: response at insertion with the echo's id, then running, output, idle (ACP-V2-LIFE-03..06)
       const { messageId } = wire[resp].msg.result as { messageId: string };
       expect(r.userMessageId).toBe(messageId);
-      const after = wire.slice(resp + 1).filter(isUpdate).map(updateOf);
-      expect(after.map((u) => u.sessionUpdate === 'state_update' ? `state:${u.state}` : u.sessionUpdate)).toEqual([
-        'user_message', 'state:running', 'agent_message_chunk', 'agent_message_chunk', 'state:idle',
+      const after = wire
+        .slice(resp + 1)
+        .filter(isUpdate)
+        .map(updateOf);
+      expect(after.map((u) => (u.sessionUpdate === 'state_update' ? `state:${u.state}` : u.sessionUpdate))).toEqual([
+        'user_message',
+        'state:running',
+        'agent_message_chunk',
+        'agent_message_chunk',
+        'state:idle',
       ]);
       expect(after[0]).toMatchObject({ messageId });
       expect(after[4]).toMatchObject({ stopReason: 'max_tokens' });
@@ -47,7 +56,12 @@ describe.each([1, 2] as const)('prompt lifecycle over v%i', (v) => {
     const s = await conn.newSession({ cwd: '/tmp' });
     const states: string[] = [];
     s.onUpdate((u) => u.sessionUpdate === 'state_update' && states.push(String((u as { state: string }).state)));
-    const r = await s.prompt(script([{ ask: QUESTION, as: 'w' }, { send: { sessionUpdate: 'tool_call_update', toolCallId: 'w1', status: 'completed' } }]));
+    const r = await s.prompt(
+      script([
+        { ask: QUESTION, as: 'w' },
+        { send: { sessionUpdate: 'tool_call_update', toolCallId: 'w1', status: 'completed' } },
+      ]),
+    );
     expect(r.stopReason).toBe('end_turn');
     expect(s.state.message('agent', 'perm-w')?.text).toBe('permission w: allow');
     expect(s.state.toolCalls.get('w1')?.status).toBe('completed');
@@ -62,7 +76,10 @@ describe.each([1, 2] as const)('prompt lifecycle over v%i', (v) => {
     const s = await conn.newSession({ cwd: '/tmp' });
     // on the wire v2 sends an idle `error`, v1 a JSON-RPC error; the client resolves both alike
     const r = await s.prompt(script([chunk('m', 'x'), { throw: 'disk on fire' }]));
-    expect(r).toMatchObject({ stopReason: 'error', error: { code: -32603, message: v === 2 ? 'disk on fire' : expect.stringContaining('disk on fire') } });
+    expect(r).toMatchObject({
+      stopReason: 'error',
+      error: { code: -32603, message: v === 2 ? 'disk on fire' : expect.stringContaining('disk on fire') },
+    });
     expect(s.state.foreground).toMatchObject({ state: 'idle', lastStopReason: 'error' });
     // the session is still usable
     expect((await s.prompt('hi')).stopReason).toBe('end_turn');
@@ -92,7 +109,9 @@ describe.each([1, 2] as const)('prompt lifecycle over v%i', (v) => {
   it('background updates after the turn still apply (ACP-V2-LIFE-09, ACP-V1-CANCEL-08)', async () => {
     const { conn, tap } = await start(v);
     const s = await conn.newSession({ cwd: '/tmp' });
-    await s.prompt(script([{ afterSession: 50, send: { sessionUpdate: 'session_info_update', title: 'named later' } }]));
+    await s.prompt(
+      script([{ afterSession: 50, send: { sessionUpdate: 'session_info_update', title: 'named later' } }]),
+    );
     await waitFor(s, (u) => u.sessionUpdate === 'session_info_update');
     expect(s.state.info.title).toBe('named later');
     expect(s.state.foreground.state).toBe('idle');

@@ -11,8 +11,8 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
-
-const start = (v: 1 | 2, env: Record<string, string> = {}, opts: Record<string, unknown> = {}) => startE2E(v, open, opts, env);
+const start = (v: 1 | 2, env: Record<string, string> = {}, opts: Record<string, unknown> = {}) =>
+  startE2E(v, open, opts, env);
 
 const text = (t: string) => ({ type: 'text', text: t });
 
@@ -20,9 +20,22 @@ describe.each([1, 2] as const)('session administration over v%i', (v) => {
   it('unknown sessions: -32002 with data.sessionId (ACP-V2-RPC-01, ACP-ALL-CLOSE-02)', async () => {
     const { conn, tap, raw } = await start(v);
     const missing = 'sess_doesnotexist';
-    await expect(raw('session/prompt', { sessionId: missing, prompt: [text('x')] })).rejects.toMatchObject({ code: -32002, data: { sessionId: missing } });
-    await expect(raw('session/set_config_option', v === 2 ? { sessionId: missing, configId: 'mode', type: 'id', value: 'ask' } : { sessionId: missing, configId: 'mode', value: 'ask' })).rejects.toMatchObject({ code: -32002, data: { sessionId: missing } });
-    await expect(conn.resumeSession(missing, { cwd: '/tmp', replay: v === 2 })).rejects.toMatchObject({ code: -32002, data: { sessionId: missing } });
+    await expect(raw('session/prompt', { sessionId: missing, prompt: [text('x')] })).rejects.toMatchObject({
+      code: -32002,
+      data: { sessionId: missing },
+    });
+    await expect(
+      raw(
+        'session/set_config_option',
+        v === 2
+          ? { sessionId: missing, configId: 'mode', type: 'id', value: 'ask' }
+          : { sessionId: missing, configId: 'mode', value: 'ask' },
+      ),
+    ).rejects.toMatchObject({ code: -32002, data: { sessionId: missing } });
+    await expect(conn.resumeSession(missing, { cwd: '/tmp', replay: v === 2 })).rejects.toMatchObject({
+      code: -32002,
+      data: { sessionId: missing },
+    });
     if (v === 2) {
       // closing an unknown session succeeds in v2
       await expect(raw('session/close', { sessionId: missing })).resolves.toEqual({});
@@ -48,23 +61,42 @@ describe.each([1, 2] as const)('session administration over v%i', (v) => {
     expect(await conn.listAllSessions({ cwd: '/nowhere' })).toEqual([]);
     expect((await conn.listAllSessions()).length).toBe(55);
     // a cursor the agent never issued is -32602
-    await expect((conn.extRequest as (m: string, p: unknown) => Promise<unknown>)('session/list', { cursor: 'bogus' })).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      (conn.extRequest as (m: string, p: unknown) => Promise<unknown>)('session/list', { cursor: 'bogus' }),
+    ).rejects.toMatchObject({ code: -32602 });
     tap.assertAllValid();
   });
 
-  it('session parameters: stdio MCP servers in the version\'s shape; unadvertised transports refused before sending (§5.12, ACP-V1-SESS-02/03, ACP-V2-SESS-01/02)', async () => {
+  it("session parameters: stdio MCP servers in the version's shape; unadvertised transports refused before sending (§5.12, ACP-V1-SESS-02/03, ACP-V2-SESS-01/02)", async () => {
     const { conn, tap, wire } = await start(v);
-    const stdio = { type: 'stdio' as const, name: 'files', command: '/usr/bin/mcp-files', args: ['--root', '/tmp'], env: [{ name: 'K', value: 'v' }] };
+    const stdio = {
+      type: 'stdio' as const,
+      name: 'files',
+      command: '/usr/bin/mcp-files',
+      args: ['--root', '/tmp'],
+      env: [{ name: 'K', value: 'v' }],
+    };
     const s = await conn.newSession({ cwd: '/tmp', mcpServers: [stdio], additionalDirectories: ['/var/tmp'] });
-    const sent = wire.find((w) => w.dir === 'out' && w.msg.method === 'session/new')!.msg.params as { mcpServers: Array<Record<string, unknown>>; additionalDirectories: string[] };
-    if (v === 1) expect(sent.mcpServers).toEqual([{ name: 'files', command: '/usr/bin/mcp-files', args: ['--root', '/tmp'], env: [{ name: 'K', value: 'v' }] }]);
+    const sent = wire.find((w) => w.dir === 'out' && w.msg.method === 'session/new')!.msg.params as {
+      mcpServers: Array<Record<string, unknown>>;
+      additionalDirectories: string[];
+    };
+    if (v === 1)
+      expect(sent.mcpServers).toEqual([
+        { name: 'files', command: '/usr/bin/mcp-files', args: ['--root', '/tmp'], env: [{ name: 'K', value: 'v' }] },
+      ]);
     else expect(sent.mcpServers).toEqual([stdio]);
     expect(sent.additionalDirectories).toEqual(['/var/tmp']);
-    expect((await conn.listAllSessions({ cwd: '/tmp' })).find((x) => x.sessionId === s.sessionId)?.additionalDirectories).toEqual(['/var/tmp']);
+    expect(
+      (await conn.listAllSessions({ cwd: '/tmp' })).find((x) => x.sessionId === s.sessionId)?.additionalDirectories,
+    ).toEqual(['/var/tmp']);
     // the agent advertises stdio only: an http server must not be sent
     const before = wire.filter((w) => w.msg.method === 'session/new').length;
     const http = { type: 'http' as const, name: 'web', url: 'https://mcp.example/', headers: [] };
-    await expect(conn.newSession({ cwd: '/tmp', mcpServers: [http] })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/mcpServers\[0\].*http/) });
+    await expect(conn.newSession({ cwd: '/tmp', mcpServers: [http] })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/mcpServers\[0\].*http/),
+    });
     expect(wire.filter((w) => w.msg.method === 'session/new').length).toBe(before);
     tap.assertAllValid();
   });
@@ -88,8 +120,16 @@ describe.each([1, 2] as const)('session administration over v%i', (v) => {
       const { conn, tap, wire, raw } = await start(2);
       const s = await conn.newSession({ cwd: '/tmp' });
       const n = wire.length;
-      await expect(raw('session/resume', { sessionId: s.sessionId, cwd: '/tmp', replayFrom: { type: '_message', messageId: 'x' } })).rejects.toMatchObject({ code: -32602, data: { path: 'params.replayFrom.type' } });
-      await expect(raw('session/prompt', { sessionId: s.sessionId, prompt: [] })).rejects.toMatchObject({ code: -32602 });
+      await expect(
+        raw('session/resume', {
+          sessionId: s.sessionId,
+          cwd: '/tmp',
+          replayFrom: { type: '_message', messageId: 'x' },
+        }),
+      ).rejects.toMatchObject({ code: -32602, data: { path: 'params.replayFrom.type' } });
+      await expect(raw('session/prompt', { sessionId: s.sessionId, prompt: [] })).rejects.toMatchObject({
+        code: -32602,
+      });
       expect(wire.slice(n).some((w) => w.msg.method === 'session/update')).toBe(false);
       // the deliberately invalid requests are the only schema failures; the agent's answers are valid
       expect(tap.failures.map((f) => f.from)).toEqual(tap.failures.map(() => 'client'));
@@ -103,7 +143,9 @@ describe.each([1, 2] as const)('session administration over v%i', (v) => {
     await s.prompt('hi');
     await s.close();
     expect(conn.session(s.sessionId)).toBeUndefined();
-    await expect(raw('session/prompt', { sessionId: s.sessionId, prompt: [text('x')] })).rejects.toMatchObject({ code: -32002 });
+    await expect(raw('session/prompt', { sessionId: s.sessionId, prompt: [text('x')] })).rejects.toMatchObject({
+      code: -32002,
+    });
     tap.assertAllValid();
   });
 });

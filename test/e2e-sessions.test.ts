@@ -25,10 +25,11 @@ function storeDir(): string {
   return d;
 }
 
+const start = (v: 1 | 2, env: Record<string, string> = {}, opts: Record<string, unknown> = {}) =>
+  startE2E(v, open, opts, env);
 
-const start = (v: 1 | 2, env: Record<string, string> = {}, opts: Record<string, unknown> = {}) => startE2E(v, open, opts, env);
-
-const script = (actions: unknown[], stop?: unknown): string => JSON.stringify(stop === undefined ? { actions } : { actions, stop });
+const script = (actions: unknown[], stop?: unknown): string =>
+  JSON.stringify(stop === undefined ? { actions } : { actions, stop });
 const text = (t: string) => ({ type: 'text', text: t });
 const send = (update: Record<string, unknown>) => ({ send: update });
 
@@ -37,10 +38,24 @@ const TURN_1 = script([
   send({ sessionUpdate: 'agent_thought_chunk', messageId: 't1', content: text('thinking') }),
   send({ sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: text('Hel') }),
   send({ sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: text('lo') }),
-  send({ sessionUpdate: 'tool_call_update', toolCallId: 'tc1', title: 'Read', kind: 'read', status: 'in_progress', rawInput: { p: 1 } }),
-  send({ sessionUpdate: 'tool_call_content_chunk', toolCallId: 'tc1', content: { type: 'content', content: text('file text') } }),
+  send({
+    sessionUpdate: 'tool_call_update',
+    toolCallId: 'tc1',
+    title: 'Read',
+    kind: 'read',
+    status: 'in_progress',
+    rawInput: { p: 1 },
+  }),
+  send({
+    sessionUpdate: 'tool_call_content_chunk',
+    toolCallId: 'tc1',
+    content: { type: 'content', content: text('file text') },
+  }),
   send({ sessionUpdate: 'tool_call_update', toolCallId: 'tc1', status: 'completed', _meta: { a: 1 } }),
-  send({ sessionUpdate: 'plan_update', plan: { type: 'items', planId: 'p', entries: [{ content: 'step', priority: 'high', status: 'completed' }] } }),
+  send({
+    sessionUpdate: 'plan_update',
+    plan: { type: 'items', planId: 'p', entries: [{ content: 'step', priority: 'high', status: 'completed' }] },
+  }),
   send({ sessionUpdate: 'usage_update', used: 10, size: 100, cost: { amount: 1, currency: 'USD' } }),
   send({ sessionUpdate: 'session_info_update', title: 'My session' }),
   send({ sessionUpdate: 'notice', severity: 'info', title: 'live only' }),
@@ -58,7 +73,8 @@ function comparable(state: SessionState, v: 1 | 2): Record<string, unknown> {
   // notices are live only (ACP-V1-LOAD-05, ACP-V2-NOTICE-01)
   j.notices = [];
   // v1: message ids may change across session/load (§5.19); v1 user turns are recorded locally
-  if (v === 1) j.timeline = j.timeline.map((e) => (e.kind === 'message' && e.role === 'user' ? { ...e, messageId: '<user>' } : e));
+  if (v === 1)
+    j.timeline = j.timeline.map((e) => (e.kind === 'message' && e.role === 'user' ? { ...e, messageId: '<user>' } : e));
   return j;
 }
 
@@ -76,9 +92,13 @@ describe.each([1, 2] as const)('restoring sessions over v%i', (v) => {
     await a.conn.close();
 
     const b = await start(v, { E2E_STORE_DIR: dir });
-    const restored = v === 1 ? await b.conn.loadSession(live.sessionId, { cwd: '/tmp' }) : await b.conn.resumeSession(live.sessionId, { cwd: '/tmp', replay: true });
+    const restored =
+      v === 1
+        ? await b.conn.loadSession(live.sessionId, { cwd: '/tmp' })
+        : await b.conn.resumeSession(live.sessionId, { cwd: '/tmp', replay: true });
     // v1 results cannot carry commands: the runtime sends them in an update right after the response
-    if (v === 1 && restored.state.availableCommands.length === 0) await new Promise<void>((r) => restored.onUpdate((u) => u.sessionUpdate === 'available_commands_update' && r()));
+    if (v === 1 && restored.state.availableCommands.length === 0)
+      await new Promise<void>((r) => restored.onUpdate((u) => u.sessionUpdate === 'available_commands_update' && r()));
     expect(comparable(restored.state, v)).toEqual(liveJson);
     expect(restored.state.configOptions.find((o) => o.configId === 'model')?.currentValue).toBe('large');
     // every replayed update came before the response; v2: then a state snapshot (ACP-V1-LOAD-03, ACP-V2-RESUME-08)
@@ -87,7 +107,10 @@ describe.each([1, 2] as const)('restoring sessions over v%i', (v) => {
     const updates = b.wire.slice(b.wire.indexOf(req), respAt).filter((w) => w.msg.method === 'session/update');
     expect(updates.length).toBeGreaterThan(5);
     if (v === 2) {
-      expect((updates[updates.length - 1].msg.params as { update: unknown }).update).toEqual({ sessionUpdate: 'state_update', state: 'idle' });
+      expect((updates[updates.length - 1].msg.params as { update: unknown }).update).toEqual({
+        sessionUpdate: 'state_update',
+        state: 'idle',
+      });
       // replayed messages keep their ids (ACP-V2-RESUME-04)
       expect(restored.state.message('agent', 'm1')?.text).toBe('Hello');
     }
@@ -106,11 +129,15 @@ describe.each([1, 2] as const)('restoring sessions over v%i', (v) => {
     const b = await start(v, { E2E_STORE_DIR: dir });
     const s = await b.conn.resumeSession(live.sessionId, { cwd: '/tmp' });
     expect(s.state.timeline).toEqual([]);
-    const kinds = b.wire.filter((w) => w.msg.method === 'session/update').map((w) => (w.msg.params as { update: { sessionUpdate: string } }).update.sessionUpdate);
+    const kinds = b.wire
+      .filter((w) => w.msg.method === 'session/update')
+      .map((w) => (w.msg.params as { update: { sessionUpdate: string } }).update.sessionUpdate);
     if (v === 2) expect(kinds).toEqual(['state_update']);
     else expect(kinds.every((k) => k === 'available_commands_update')).toBe(true);
     // new turns continue the conversation with fresh ids
-    const r = await s.prompt(script([send({ sessionUpdate: 'agent_message_chunk', messageId: 'm3', content: text('again') })]));
+    const r = await s.prompt(
+      script([send({ sessionUpdate: 'agent_message_chunk', messageId: 'm3', content: text('again') })]),
+    );
     expect(r.stopReason).toBe('end_turn');
     if (v === 2) expect(r.userMessageId).not.toBe('user-1');
     b.tap.assertAllValid();
@@ -131,15 +158,34 @@ describe.each([1, 2] as const)('restoring sessions over v%i', (v) => {
     const live = await a.conn.newSession({ cwd: '/tmp' });
     const question = {
       title: 'Write /tmp/x?',
-      subject: { type: 'tool_call', toolCall: { toolCallId: 'w1', title: 'Write file', kind: 'edit', status: 'pending' } },
+      subject: {
+        type: 'tool_call',
+        toolCall: { toolCallId: 'w1', title: 'Write file', kind: 'edit', status: 'pending' },
+      },
       options: [{ optionId: 'allow', name: 'Allow', kind: 'allow_once' }],
     };
-    await live.prompt(script([{ ask: question, as: 'w' }, send({ sessionUpdate: 'tool_call_update', toolCallId: 'w1', status: 'completed' })]));
-    expect(live.state.toolCalls.get('w1')).toMatchObject({ title: 'Write file', toolKind: 'edit', status: 'completed' });
+    await live.prompt(
+      script([
+        { ask: question, as: 'w' },
+        send({ sessionUpdate: 'tool_call_update', toolCallId: 'w1', status: 'completed' }),
+      ]),
+    );
+    expect(live.state.toolCalls.get('w1')).toMatchObject({
+      title: 'Write file',
+      toolKind: 'edit',
+      status: 'completed',
+    });
     await a.conn.close();
     const b = await start(v, { E2E_STORE_DIR: dir });
-    const restored = v === 1 ? await b.conn.loadSession(live.sessionId, { cwd: '/tmp' }) : await b.conn.resumeSession(live.sessionId, { cwd: '/tmp', replay: true });
-    expect(restored.state.toolCalls.get('w1')).toMatchObject({ title: 'Write file', toolKind: 'edit', status: 'completed' });
+    const restored =
+      v === 1
+        ? await b.conn.loadSession(live.sessionId, { cwd: '/tmp' })
+        : await b.conn.resumeSession(live.sessionId, { cwd: '/tmp', replay: true });
+    expect(restored.state.toolCalls.get('w1')).toMatchObject({
+      title: 'Write file',
+      toolKind: 'edit',
+      status: 'completed',
+    });
     a.tap.assertAllValid();
     b.tap.assertAllValid();
   });
@@ -151,9 +197,21 @@ describe.each([1, 2] as const)('restoring sessions over v%i', (v) => {
     // `b` comes well after the resume: a live update the agent sends after the client claimed the
     // fresh state but before it handles the resume would be applied twice (live, then replayed),
     // which no client can tell apart on the wire
-    const p = s.prompt(script([send({ sessionUpdate: 'agent_message_chunk', messageId: 'a', content: text('A') }), { sleep: 600 }, send({ sessionUpdate: 'agent_message_chunk', messageId: 'b', content: text('B') })], 'max_tokens'));
+    const p = s.prompt(
+      script(
+        [
+          send({ sessionUpdate: 'agent_message_chunk', messageId: 'a', content: text('A') }),
+          { sleep: 600 },
+          send({ sessionUpdate: 'agent_message_chunk', messageId: 'b', content: text('B') }),
+        ],
+        'max_tokens',
+      ),
+    );
     await started;
-    const again = v === 1 ? await conn.loadSession(s.sessionId, { cwd: '/tmp' }) : await conn.resumeSession(s.sessionId, { cwd: '/tmp', replay: true });
+    const again =
+      v === 1
+        ? await conn.loadSession(s.sessionId, { cwd: '/tmp' })
+        : await conn.resumeSession(s.sessionId, { cwd: '/tmp', replay: true });
     expect(s.closed).toBe(true);
     expect(conn.session(s.sessionId)).toBe(again);
     const r = await p;
@@ -178,19 +236,36 @@ describe('cross-version restore', () => {
     const a = await start(2, { E2E_STORE_DIR: dir });
     const s2 = await a.conn.newSession({ cwd: '/tmp' });
     await s2.prompt(TURN_1);
-    await s2.prompt(script([
-      send({ sessionUpdate: 'plan_update', plan: { type: 'items', planId: 'q', entries: [{ content: 'other', priority: 'low', status: 'cancelled' }, { content: 'kept', priority: 'low', status: 'pending' }] } }),
-      send({ sessionUpdate: 'tool_call_update', toolCallId: 'tc9', title: 'Stopped', status: 'cancelled' }),
-      send({ sessionUpdate: '_e2e_custom', x: 1 }),
-    ]));
+    await s2.prompt(
+      script([
+        send({
+          sessionUpdate: 'plan_update',
+          plan: {
+            type: 'items',
+            planId: 'q',
+            entries: [
+              { content: 'other', priority: 'low', status: 'cancelled' },
+              { content: 'kept', priority: 'low', status: 'pending' },
+            ],
+          },
+        }),
+        send({ sessionUpdate: 'tool_call_update', toolCallId: 'tc9', title: 'Stopped', status: 'cancelled' }),
+        send({ sessionUpdate: '_e2e_custom', x: 1 }),
+      ]),
+    );
     await a.conn.close();
     const b = await start(1, { E2E_STORE_DIR: dir });
     const s1 = await b.conn.loadSession(s2.sessionId, { cwd: '/tmp' });
     expect(s1.state.message('agent', 'm1')?.text).toBe('Hello');
-    expect(s1.state.toolCalls.get('tc1')).toMatchObject({ status: 'completed', content: [{ type: 'content', content: text('file text') }] });
+    expect(s1.state.toolCalls.get('tc1')).toMatchObject({
+      status: 'completed',
+      content: [{ type: 'content', content: text('file text') }],
+    });
     expect(s1.state.toolCalls.get('tc9')?.status).toBe('failed');
     expect([...s1.state.plans.keys()]).toEqual(['main']);
-    expect((s1.state.plans.get('main')!.plan as { entries: Array<{ content: string }> }).entries.map((e) => e.content)).toEqual(['step', 'kept']);
+    expect(
+      (s1.state.plans.get('main')!.plan as { entries: Array<{ content: string }> }).entries.map((e) => e.content),
+    ).toEqual(['step', 'kept']);
     expect(s1.state.info.title).toBe('My session');
     // v1's update union is closed: the v1 encoder drops the custom kind from the replay, so the
     // client never sees it and every message is schema-valid

@@ -13,7 +13,9 @@ describe.each([1, 2] as const)('e2e agent process over stdio, v%i', (v) => {
   it('runs a scripted turn, an extension round trip and a cancel; every message schema-valid', async () => {
     const { conn, tap, problems, roundTrip, stderrLine } = await startE2EProcess(v, open);
     const s = await conn.newSession({ cwd: '/tmp' });
-    expect((await s.prompt(script([chunk('m', 'one'), chunk('m', ' two')], 'max_tokens'))).stopReason).toBe('max_tokens');
+    expect((await s.prompt(script([chunk('m', 'one'), chunk('m', ' two')], 'max_tokens'))).stopReason).toBe(
+      'max_tokens',
+    );
     expect(s.state.message('agent', 'm')?.text).toBe('one two');
     await stderrLine(/^script-done$/m);
     const started = new Promise<void>((r) => s.onUpdate((u) => u.sessionUpdate === 'agent_message_chunk' && r()));

@@ -29,16 +29,29 @@ interface Run {
 }
 
 /** Runs `node <script> ...args` from the package root (as a user would) and collects its output. */
-function run(script: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}, timeoutMs = 15_000): Promise<Run> {
+function run(
+  script: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  timeoutMs = 15_000,
+): Promise<Run> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [script, ...args], { cwd: opts.cwd ?? resolve('.'), env: opts.env ?? ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, ...args], {
+      cwd: opts.cwd ?? resolve('.'),
+      env: opts.env ?? ENV,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      fail(new Error(`${script} ${args.join(' ')} did not exit within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      fail(
+        new Error(
+          `${script} ${args.join(' ')} did not exit within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+        ),
+      );
     }, timeoutMs);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -54,7 +67,10 @@ function toolStatuses(stdout: string): string[] {
 
 beforeAll(() => {
   // the examples import `acp-kit/*`, which resolves to dist/ through package.json `exports`
-  expect(existsSync(resolve('dist/entries/agent.js')) && existsSync(resolve('packages/client/dist/bundle/index.js')), 'run `npm run build` first').toBe(true);
+  expect(
+    existsSync(resolve('dist/entries/agent.js')) && existsSync(resolve('packages/client/dist/bundle/index.js')),
+    'run `npm run build` first',
+  ).toBe(true);
 });
 
 describe.each([1, 2] as const)('examples/client.mjs + examples/echo-agent.mjs over v%i', (v) => {
@@ -85,7 +101,19 @@ describe.each([1, 2] as const)('examples/client.mjs + examples/echo-agent.mjs ov
 
   it('cancellation mid-stream (ACP-V1-CANCEL-05, ACP-V2-CANCEL-05): the agent stops and the turn ends cancelled', async () => {
     const prompt = 'this reply is streamed slowly enough to be cancelled long before its end';
-    const r = await run(CLIENT, ['--protocol', String(v), '--cancel-after-chars', '1', '--prompt', prompt, '--', process.execPath, ECHO, '--chunk-delay', '200']);
+    const r = await run(CLIENT, [
+      '--protocol',
+      String(v),
+      '--cancel-after-chars',
+      '1',
+      '--prompt',
+      prompt,
+      '--',
+      process.execPath,
+      ECHO,
+      '--chunk-delay',
+      '200',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^You said/m);
     expect(r.stdout).not.toContain(prompt);
@@ -99,7 +127,13 @@ describe.each([1, 2] as const)('examples/client.mjs + examples/echo-agent.mjs ov
 
 describe('examples/client.mjs', () => {
   it('drives another agent given after `--` (a v1-only agent written with the official SDK)', async () => {
-    const r = await run(CLIENT, ['--prompt', 'ping', '--', process.execPath, resolve('test/fixtures/client-sdk-agent-v1.mjs')]);
+    const r = await run(CLIENT, [
+      '--prompt',
+      'ping',
+      '--',
+      process.execPath,
+      resolve('test/fixtures/client-sdk-agent-v1.mjs'),
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^protocol: 1$/m);
     expect(r.stdout).toMatch(/^agent: sdk-v1-agent /m);
@@ -138,8 +172,12 @@ describe.each([1, 2] as const)('examples/echo-agent.mjs on the wire (v%i)', (v) 
       const s = await conn.newSession({ cwd: EXAMPLES });
       const r = await s.prompt('over the wire');
       expect(r.stopReason).toBe('end_turn');
-      expect(s.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text)).toEqual(['You said: over the wire']);
-      expect([...s.state.toolCalls.values()].map((t) => [t.title, t.status])).toEqual([['Echo the prompt', 'completed']]);
+      expect(s.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text)).toEqual([
+        'You said: over the wire',
+      ]);
+      expect([...s.state.toolCalls.values()].map((t) => [t.title, t.status])).toEqual([
+        ['Echo the prompt', 'completed'],
+      ]);
       expect(requests).toEqual(['session/request_permission']);
     } finally {
       await conn.close();
@@ -161,7 +199,7 @@ describe('examples/v1-to-v2-transcript.mjs', () => {
     json = await run(TRANSCRIPT, ['--json']);
   });
 
-  it('--json: every wire form validates against its version\'s official schema', async () => {
+  it("--json: every wire form validates against its version's official schema", async () => {
     expect(json.code, json.stderr).toBe(0);
     const rows = JSON.parse(json.stdout) as Row[];
     expect(rows.length).toBeGreaterThanOrEqual(10);
@@ -169,7 +207,10 @@ describe('examples/v1-to-v2-transcript.mjs', () => {
     for (const [i, row] of rows.entries()) {
       for (const v of [1, 2] as const) {
         for (const wire of row[`v${v}`]) {
-          expect(getValidator(v).update(wire), `row ${i + 1} (${row.neutral.sessionUpdate}) v${v}: ${JSON.stringify(wire)}`).toBeNull();
+          expect(
+            getValidator(v).update(wire),
+            `row ${i + 1} (${row.neutral.sessionUpdate}) v${v}: ${JSON.stringify(wire)}`,
+          ).toBeNull();
           checked++;
         }
       }
@@ -192,11 +233,18 @@ describe('examples/v1-to-v2-transcript.mjs', () => {
     expect(kinds(2)).not.toContain('tool_call');
     expect(kinds(1)).toContain('plan');
     expect(kinds(2)).toContain('plan_update');
-    const v2Diff = rows.flatMap((r) => r.v2).find((w) => w.sessionUpdate === 'tool_call_content_chunk') as { content: { type: string; patch: { format: string; text: string } } };
+    const v2Diff = rows.flatMap((r) => r.v2).find((w) => w.sessionUpdate === 'tool_call_content_chunk') as {
+      content: { type: string; patch: { format: string; text: string } };
+    };
     expect(v2Diff.content).toMatchObject({ type: 'diff', patch: { format: 'git_patch' } });
     expect(v2Diff.content.patch.text).toMatch(/^diff --git \/project\/greet\.js \/project\/greet\.js\n/);
-    const v1Diff = rows.flatMap((r) => r.v1).find((w) => Array.isArray(w.content) && (w.content as Array<{ type: string }>)[0]?.type === 'diff');
-    expect(v1Diff).toMatchObject({ sessionUpdate: 'tool_call_update', content: [{ type: 'diff', path: '/project/greet.js', newText: 'console.log("hello");\n' }] });
+    const v1Diff = rows
+      .flatMap((r) => r.v1)
+      .find((w) => Array.isArray(w.content) && (w.content as Array<{ type: string }>)[0]?.type === 'diff');
+    expect(v1Diff).toMatchObject({
+      sessionUpdate: 'tool_call_update',
+      content: [{ type: 'diff', path: '/project/greet.js', newText: 'console.log("hello");\n' }],
+    });
   });
 
   it('prints the two wire forms in columns', async () => {
@@ -205,7 +253,9 @@ describe('examples/v1-to-v2-transcript.mjs', () => {
     const lines = r.stdout.split('\n');
     expect(lines[0]).toMatch(/^ACP v1 +\| ACP v2$/);
     expect(lines).toContain(lines.find((l) => /^\(nothing on the wire\) +\| \{$/.test(l)));
-    expect(lines.some((l) => /^ "sessionUpdate": "tool_call", +\| {2}"sessionUpdate": "tool_call_update",$/.test(l))).toBe(true);
+    expect(
+      lines.some((l) => /^ "sessionUpdate": "tool_call", +\| {2}"sessionUpdate": "tool_call_update",$/.test(l)),
+    ).toBe(true);
   });
 });
 
@@ -227,22 +277,31 @@ describe('docs/api.md snippets run against the built package', () => {
 
   it('the agent snippet serves the client snippet (the client renders the streamed text)', async () => {
     const agent = file('agent.mjs', snippet(/runAgentOnStdio\(\{/));
-    const client = file('client.mjs', `const render = (t) => console.log('render:' + t);\n${snippet(/await connect\(/).replace("'examples/echo-agent.mjs'", JSON.stringify(agent))}`);
+    const client = file(
+      'client.mjs',
+      `const render = (t) => console.log('render:' + t);\n${snippet(/await connect\(/).replace("'examples/echo-agent.mjs'", JSON.stringify(agent))}`,
+    );
     const r = await run(client, []);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^protocol 2 echo-agent$/m);
     expect(r.stdout).toMatch(/^render:Hello $/m);
   });
 
-  it('the permission snippet, inside a turn, asks and gets the policy\'s answer (v1 and v2)', async () => {
-    const agent = file('permission-agent.mjs', `import { runAgentOnStdio } from 'acp-kit/agent';
+  it("the permission snippet, inside a turn, asks and gets the policy's answer (v1 and v2)", async () => {
+    const agent = file(
+      'permission-agent.mjs',
+      `import { runAgentOnStdio } from 'acp-kit/agent';
 runAgentOnStdio({ info: { name: 'permission-agent', version: '1' }, async prompt(turn) {
 ${snippet(/requestPermission\(/)}
   await turn.send({ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'text', text: 'answer=' + answer.optionId } });
   return 'end_turn';
 } }, { store: null });
-`);
-    for (const [v, policy, answer] of [[1, 'approve-all', 'allow'], [2, 'deny-all', 'reject']] as const) {
+`,
+    );
+    for (const [v, policy, answer] of [
+      [1, 'approve-all', 'allow'],
+      [2, 'deny-all', 'reject'],
+    ] as const) {
       const r = await run(CLIENT, ['--protocol', String(v), '--policy', policy, '--', process.execPath, agent]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain(`\nanswer=${answer}\n`);
@@ -252,7 +311,9 @@ ${snippet(/requestPermission\(/)}
   it('the custom-model snippet runs the coding agent with that model', async () => {
     const agent = file('model-agent.mjs', snippet(/createCodingAgent\(\{ model \}\)/));
     // runAgentOnStdio's default JsonlSessionStore writes under $ACP_KIT_DATA_DIR/agents/<info.name>
-    const r = await run(CLIENT, ['--prompt', 'hi', '--', process.execPath, agent], { env: { ...process.env, ACP_KIT_DATA_DIR: join(dir, 'data') } });
+    const r = await run(CLIENT, ['--prompt', 'hi', '--', process.execPath, agent], {
+      env: { ...process.env, ACP_KIT_DATA_DIR: join(dir, 'data') },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Hello! [1-9]\d* tools are available\.$/m);
     expect(r.stdout).toMatch(/^stop reason: end_turn$/m);
@@ -269,17 +330,25 @@ ${snippet(/requestPermission\(/)}
 });
 
 describe('examples/custom-model-agent.mjs', () => {
-  it.each([1, 2] as const)('the coding agent runs the custom LanguageModel\'s tool loop (v%i)', async (v) => {
+  it.each([1, 2] as const)("the coding agent runs the custom LanguageModel's tool loop (v%i)", async (v) => {
     // the client opens its session in its cwd: a project with exactly two files
     const project = mkdtempSync(join(tmpdir(), 'acp-kit-example-project-'));
     try {
       writeFileSync(join(project, 'alpha.txt'), 'a');
       writeFileSync(join(project, 'beta.md'), 'b');
-      const r = await run(CLIENT, ['--protocol', String(v), '--prompt', 'what is in here?', '--', process.execPath, CUSTOM_MODEL], { cwd: project });
+      const r = await run(
+        CLIENT,
+        ['--protocol', String(v), '--prompt', 'what is in here?', '--', process.execPath, CUSTOM_MODEL],
+        { cwd: project },
+      );
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(new RegExp(`^protocol: ${v}$`, 'm'));
       expect(r.stdout).toMatch(/^agent: custom-model-agent 0\.1\.0$/m);
-      expect([...r.stdout.matchAll(/^\[tool\] List files: (\S+)$/gm)].map((m) => m[1])).toEqual(['pending', 'in_progress', 'completed']);
+      expect([...r.stdout.matchAll(/^\[tool\] List files: (\S+)$/gm)].map((m) => m[1])).toEqual([
+        'pending',
+        'in_progress',
+        'completed',
+      ]);
       // the model's second call saw the tool result
       expect(r.stdout).toContain('\nI found 2 files, for example alpha.txt, beta.md.\n');
       expect(r.stdout).toMatch(/^stop reason: end_turn$/m);
@@ -293,25 +362,42 @@ describe('every agent in examples/ and docs/api.md passes acp-kit check agent (i
   // as processes: the point is what a new process of the agent can load and resume
   const checkProcess = async (script: string) => {
     const { checkAgent } = await import('../packages/tools/src/checker/index.js');
-    return checkAgent({ command: process.execPath, args: [script], env: { ACP_KIT_DATA_DIR: DATA } }, { timeoutMs: 8000 });
+    return checkAgent(
+      { command: process.execPath, args: [script], env: { ACP_KIT_DATA_DIR: DATA } },
+      { timeoutMs: 8000 },
+    );
   };
   const verdict = (run: Awaited<ReturnType<typeof checkProcess>>) => ({
     conformant: run.conformant,
-    failed: run.requirements.filter((r) => r.status === 'fail' && r.tier === 'MUST').map((r) => `v${r.protocol} ${r.id}: ${r.failures[0]?.message ?? ''}`),
+    failed: run.requirements
+      .filter((r) => r.status === 'fail' && r.tier === 'MUST')
+      .map((r) => `v${r.protocol} ${r.id}: ${r.failures[0]?.message ?? ''}`),
     // load and resume ran in a second process (not skipped): what is advertised works across processes
-    restored: run.cases.filter((c) => ['sessions/load-v1', 'sessions/resume-v2'].includes(c.name)).map((c) => `${c.name} ${c.status}`),
+    restored: run.cases
+      .filter((c) => ['sessions/load-v1', 'sessions/resume-v2'].includes(c.name))
+      .map((c) => `${c.name} ${c.status}`),
   });
   it('examples/echo-agent.mjs', async () => {
-    expect(verdict(await checkProcess(ECHO))).toEqual({ conformant: true, failed: [], restored: ['sessions/load-v1 ran', 'sessions/resume-v2 ran'] });
+    expect(verdict(await checkProcess(ECHO))).toEqual({
+      conformant: true,
+      failed: [],
+      restored: ['sessions/load-v1 ran', 'sessions/resume-v2 ran'],
+    });
   }, 60_000);
   it("docs/api.md's echo agent", async () => {
-    const blocks = [...readFileSync(resolve('docs/api.md'), 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const blocks = [...readFileSync(resolve('docs/api.md'), 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map(
+      (m) => m[1]!,
+    );
     const agent = blocks.find((b) => /runAgentOnStdio\(\{/.test(b));
     expect(agent).toBeDefined();
     const path = join(EXAMPLES, `.doc-agent-${process.pid}.mjs`);
     writeFileSync(path, agent ?? '');
     try {
-      expect(verdict(await checkProcess(path))).toEqual({ conformant: true, failed: [], restored: ['sessions/load-v1 ran', 'sessions/resume-v2 ran'] });
+      expect(verdict(await checkProcess(path))).toEqual({
+        conformant: true,
+        failed: [],
+        restored: ['sessions/load-v1 ran', 'sessions/resume-v2 ran'],
+      });
     } finally {
       rmSync(path, { force: true });
     }
@@ -326,7 +412,8 @@ describe('examples/check-agent.mjs', () => {
     expect(r.stdout).toMatch(/^Protocol v1$/m);
     expect(r.stdout).toMatch(/^Protocol v2$/m);
     // the cancel, load and resume cases ran and passed (the agent stops when cancelled; one store for all instances)
-    for (const id of ['ACP-V1-CANCEL-05', 'ACP-V2-CANCEL-05', 'ACP-V1-LOAD-02', 'ACP-V2-RESUME-03']) expect(r.stdout).toMatch(new RegExp(`^ {4}pass {2}${id} `, 'm'));
+    for (const id of ['ACP-V1-CANCEL-05', 'ACP-V2-CANCEL-05', 'ACP-V1-LOAD-02', 'ACP-V2-RESUME-03'])
+      expect(r.stdout).toMatch(new RegExp(`^ {4}pass {2}${id} `, 'm'));
     expect(r.stdout).not.toMatch(/^ {4}FAIL /m);
     expect(r.stdout).toMatch(/Verdict: CONFORMANT \(0 MUST failures\)$/m);
   });

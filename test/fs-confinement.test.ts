@@ -4,12 +4,27 @@
  * `FileSystemSandbox` (`fs/read_text_file`, `fs/write_text_file`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCodingAgent, createDemoModel, Sandbox, SandboxError } from '../packages/coding-agent/src/coding-agent.js';
+import {
+  createCodingAgent,
+  createDemoModel,
+  Sandbox,
+  SandboxError,
+} from '../packages/coding-agent/src/coding-agent.js';
 import { FileSystemSandbox } from '../packages/client/src/services/index.js';
 import { AcpError } from '../packages/protocol/src/errors.js';
 import { ConfinementError, writeConfined } from '../packages/protocol/src/node/confined-fs.js';
@@ -48,11 +63,18 @@ describe('dangling symlinks that leave the roots (issue 7.12)', () => {
   it('the built-in agent refuses to create a file through cwd/notes.txt -> ../out/new.txt, even when approved', async () => {
     const { root, outside } = layout();
     symlinkSync('../out/new.txt', join(root, 'notes.txt'));
-    h = await startHarness({ version: 1, cwd: root, agent: createCodingAgent({ model: createDemoModel({ delayMs: 0 }) }), permission: answer('allow_once') });
+    h = await startHarness({
+      version: 1,
+      cwd: root,
+      agent: createCodingAgent({ model: createDemoModel({ delayMs: 0 }) }),
+      permission: answer('allow_once'),
+    });
     const r = await h.turn('create notes.txt containing pwned');
     const final = r.updates.filter((u) => u.sessionUpdate === 'tool_call_update').at(-1)!;
     expect(final.status).toBe('failed');
-    expect(JSON.stringify(final.content)).toContain(`path ${join(root, 'notes.txt')} (resolves to ${join(outside, 'new.txt')}) is outside the session roots`);
+    expect(JSON.stringify(final.content)).toContain(
+      `path ${join(root, 'notes.txt')} (resolves to ${join(outside, 'new.txt')}) is outside the session roots`,
+    );
     expect(existsSync(join(outside, 'new.txt'))).toBe(false);
     expect(readdirSync(outside)).toEqual(['secret.txt']);
   });
@@ -62,7 +84,11 @@ describe('dangling symlinks that leave the roots (issue 7.12)', () => {
     symlinkSync('../out/new.txt', join(root, 'notes.txt'));
     symlinkSync('created-later.txt', join(root, 'inner.txt'));
     const sb = new Sandbox(root);
-    await expect(sb.resolve('notes.txt')).rejects.toThrow(new SandboxError(`path ${join(root, 'notes.txt')} (resolves to ${join(outside, 'new.txt')}) is outside the session roots: ${root}`));
+    await expect(sb.resolve('notes.txt')).rejects.toThrow(
+      new SandboxError(
+        `path ${join(root, 'notes.txt')} (resolves to ${join(outside, 'new.txt')}) is outside the session roots: ${root}`,
+      ),
+    );
     const inner = await sb.resolve('inner.txt');
     expect(inner.real).toBe(join(root, 'created-later.txt'));
     await sb.writeFile(inner, 'hello');
@@ -76,8 +102,12 @@ describe('dangling symlinks that leave the roots (issue 7.12)', () => {
     const err = await writeConfined(join(root, 'notes.txt'), 'pwned', [root]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfinementError);
     expect((err as ConfinementError).real).toBe(outside);
-    await expect(writeConfined(join(root, 'outdir', 'sub', 'x.txt'), 'pwned', [root], { mkdirs: true })).rejects.toBeInstanceOf(ConfinementError);
-    await expect(writeConfined(join(root, 'outdir', 'secret.txt'), 'pwned', [root])).rejects.toBeInstanceOf(ConfinementError);
+    await expect(
+      writeConfined(join(root, 'outdir', 'sub', 'x.txt'), 'pwned', [root], { mkdirs: true }),
+    ).rejects.toBeInstanceOf(ConfinementError);
+    await expect(writeConfined(join(root, 'outdir', 'secret.txt'), 'pwned', [root])).rejects.toBeInstanceOf(
+      ConfinementError,
+    );
     expect(readdirSync(outside)).toEqual(['secret.txt']);
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe(SECRET);
   });
@@ -85,7 +115,9 @@ describe('dangling symlinks that leave the roots (issue 7.12)', () => {
 
 /** Starts the swapper child (real process) and waits until it has flipped both paths once. */
 async function startSwapper(root: string, outside: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [fixture('path-swapper.mjs'), root, outside], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [fixture('path-swapper.mjs'), root, outside], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.push(child);
   const lines = createInterface({ input: child.stdout! });
   await new Promise<void>((resolve, reject) => {
@@ -96,7 +128,11 @@ async function startSwapper(root: string, outside: string): Promise<ChildProcess
 }
 
 /** Runs `n` operations, `width` at a time; returns the results of the ones that succeeded. */
-async function hammer<T>(n: number, width: number, op: (i: number) => Promise<T>): Promise<{ ok: T[]; failed: number }> {
+async function hammer<T>(
+  n: number,
+  width: number,
+  op: (i: number) => Promise<T>,
+): Promise<{ ok: T[]; failed: number }> {
   const ok: T[] = [];
   let failed = 0;
   let next = 0;
@@ -159,9 +195,16 @@ describe('check-then-open races: a real process swaps paths for symlinks to outs
     const { root, outside } = layout();
     const swapper = await startSwapper(root, outside);
     const sb = FileSystemSandbox.forSession({ cwd: root });
-    const reads = await hammer(2000, 8, async (i) => (await sb.readTextFile({ path: join(root, i % 2 ? 'f.txt' : 'd/f.txt') })).content);
+    const reads = await hammer(
+      2000,
+      8,
+      async (i) => (await sb.readTextFile({ path: join(root, i % 2 ? 'f.txt' : 'd/f.txt') })).content,
+    );
     const writes = await hammer(1000, 8, async (i) => {
-      await sb.writeTextFile({ path: join(root, ['f.txt', 'd/f.txt', `d/new-${i}.txt`, `d/sub-${i}/x.txt`][i % 4]), content: 'WRITTEN' });
+      await sb.writeTextFile({
+        path: join(root, ['f.txt', 'd/f.txt', `d/new-${i}.txt`, `d/sub-${i}/x.txt`][i % 4]),
+        content: 'WRITTEN',
+      });
     });
     expect(reads.ok.filter((t) => t !== 'INSIDE')).toEqual([]);
     expect(reads.ok.length).toBeGreaterThan(0);
@@ -177,16 +220,27 @@ describe('bad paths are invalid params, not internal errors (issue 7.20)', () =>
     const sb = FileSystemSandbox.forSession({ cwd: root });
     const long = join(root, 'a'.repeat(100 * 1024));
     // thunks: each call starts only when awaited (an eager array left later rejections unhandled)
-    for (const call of [() => sb.readTextFile({ path: long }), () => sb.writeTextFile({ path: long, content: 'x' }), () => sb.readTextFile({ path: join(root, 'x'.repeat(300)) })]) {
-      const e = await call().then(() => undefined, (err: unknown) => err);
+    for (const call of [
+      () => sb.readTextFile({ path: long }),
+      () => sb.writeTextFile({ path: long, content: 'x' }),
+      () => sb.readTextFile({ path: join(root, 'x'.repeat(300)) }),
+    ]) {
+      const e = await call().then(
+        () => undefined,
+        (err: unknown) => err,
+      );
       expect(e).toBeInstanceOf(AcpError);
       expect((e as AcpError).code).toBe(-32602);
-      expect((e as AcpError).message).toMatch(/params\.path: must be a path the file system accepts; .* too long \(ENAMETOOLONG\)/);
+      expect((e as AcpError).message).toMatch(
+        /params\.path: must be a path the file system accepts; .* too long \(ENAMETOOLONG\)/,
+      );
     }
   });
 
   it('the agent sandbox names an over-long path as such', async () => {
     const { root } = layout();
-    await expect(new Sandbox(root).resolve('b'.repeat(100 * 1024))).rejects.toThrow(/path is too long \(\d+ characters\)/);
+    await expect(new Sandbox(root).resolve('b'.repeat(100 * 1024))).rejects.toThrow(
+      /path is too long \(\d+ characters\)/,
+    );
   });
 });

@@ -19,12 +19,24 @@ const get = async (port: number, path: string): Promise<string> => (await httpGe
 function bridgeCapture(): CaptureFrame[] {
   const editor = frames([
     [0, E2A, rpc.req(0, 'initialize', { protocolVersion: 2, info: { name: 'ed', version: '1' }, capabilities: {} })],
-    [2, A2E, rpc.ok(0, { protocolVersion: 2, info: { name: 'bridge', version: '1' }, capabilities: {}, authMethods: [] })],
+    [
+      2,
+      A2E,
+      rpc.ok(0, { protocolVersion: 2, info: { name: 'bridge', version: '1' }, capabilities: {}, authMethods: [] }),
+    ],
     [3, E2A, rpc.req(1, 'session/new', { cwd: '/w', mcpServers: [] })],
     [5, A2E, rpc.ok(1, { sessionId: 's1' })],
     [6, E2A, rpc.req(2, 'session/prompt', { sessionId: 's1', prompt: [{ type: 'text', text: 'go' }] })],
     [7, A2E, rpc.ok(2, { messageId: 'u1' })],
-    [9, A2E, rpc.update('s1', { sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text: 'hi from v2' } })],
+    [
+      9,
+      A2E,
+      rpc.update('s1', {
+        sessionUpdate: 'agent_message_chunk',
+        messageId: 'm1',
+        content: { type: 'text', text: 'hi from v2' },
+      }),
+    ],
   ]).map((f): CaptureFrame => ({ ...f, side: 'editor' }));
   const agent = frames([
     [1, E2A, rpc.req(0, 'initialize', { protocolVersion: 1, clientCapabilities: {} })],
@@ -49,10 +61,18 @@ it('a bridge capture is two sources, the editor leg (v2) and the agent leg (v1),
   let sources: Array<{ id: string; name: string; frames: number; finished: boolean }> = [];
   // the agent leg is registered once the file is read: ask until it is listed (a hang guard of 20 s)
   const until = Date.now() + 20_000;
-  while ((sources = (JSON.parse(await get(h.port, `${base}api/sources`)) as { sources: typeof sources }).sources).filter((x) => x.finished).length < 2 && Date.now() < until) {
+  while (
+    (sources = (JSON.parse(await get(h.port, `${base}api/sources`)) as { sources: typeof sources }).sources).filter(
+      (x) => x.finished,
+    ).length < 2 &&
+    Date.now() < until
+  ) {
     await new Promise((r) => setTimeout(r, 20));
   }
-  expect(sources.map((s) => [s.id, s.frames])).toEqual([['c0', 7], ['c0-agent', 7]]);
+  expect(sources.map((s) => [s.id, s.frames])).toEqual([
+    ['c0', 7],
+    ['c0-agent', 7],
+  ]);
   expect(sources[1]!.name).toMatch(/agent leg/);
 
   // the session view of each leg holds that leg's agent message only

@@ -19,7 +19,9 @@ import { BIN, connectThroughProxy, recordTurn, screenshot, useBrowser } from './
 import { waitUntil } from './support/process.js';
 import { tempDir } from './support/temp.js';
 
-const violationCapture = fileURLToPath(new URL('./fixtures/proxy-captures/schema-prompt-response.ndjson', import.meta.url));
+const violationCapture = fileURLToPath(
+  new URL('./fixtures/proxy-captures/schema-prompt-response.ndjson', import.meta.url),
+);
 
 const browser = useBrowser('acp-inspector-chromium-');
 const { conns, children, servers } = browser;
@@ -28,7 +30,9 @@ const open = (url: string) => browser.open(url);
 
 const registrations = (dataDir: string): LiveRegistration[] => {
   try {
-    return readdirSync(join(dataDir, 'inspect')).filter((n) => n.endsWith('.json')).map((n) => JSON.parse(readFileSync(join(dataDir, 'inspect', n), 'utf8')) as LiveRegistration);
+    return readdirSync(join(dataDir, 'inspect'))
+      .filter((n) => n.endsWith('.json'))
+      .map((n) => JSON.parse(readFileSync(join(dataDir, 'inspect', n), 'utf8')) as LiveRegistration);
   } catch {
     return [];
   }
@@ -45,20 +49,30 @@ describe('acp-kit inspect in Chromium', () => {
     const session = await a.newSession({ cwd: dir });
     await waitUntil(() => registrations(data).length === 2, 20_000, 'both proxies registered in <data dir>/inspect');
     const regs = registrations(data);
-    const regA = regs.find((r) => r.agent.includes('agent') && readFileSync(join(dir, 'a.log'), 'utf8').includes(r.url))!;
+    const regA = regs.find(
+      (r) => r.agent.includes('agent') && readFileSync(join(dir, 'a.log'), 'utf8').includes(r.url),
+    )!;
     expect(regA).toBeDefined();
     const { page, errors } = await open(regA.url);
     const sourceId = `live-${regA.pid}`;
     // one page lists every live proxy
     const select = page.getByTestId('source-select');
-    await expect.poll(async () => (await select.locator('option').allTextContents()).filter((t) => t.startsWith('live:')).length, { timeout: 20_000 }).toBe(2);
+    await expect
+      .poll(
+        async () => (await select.locator('option').allTextContents()).filter((t) => t.startsWith('live:')).length,
+        { timeout: 20_000 },
+      )
+      .toBe(2);
     expect(await select.inputValue()).toBe(sourceId);
     await page.getByTestId('live-badge').waitFor();
     await page.locator('[data-testid=timeline-row]', { hasText: 'session/new' }).first().waitFor();
 
     // the page is open before the turn starts: what follows arrives over the live stream
     const turn = session.prompt('create notes.txt containing hello inspector');
-    await page.locator('[data-testid=timeline-row]', { hasText: 'agent_message_chunk' }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('[data-testid=timeline-row]', { hasText: 'agent_message_chunk' })
+      .first()
+      .waitFor({ timeout: 30_000 });
     expect((await turn).stopReason).toBe('end_turn');
     // the chunk run is one row (its count button), and the tool call is done
     await page.locator('[data-testid=timeline-row] button.run').first().waitFor();
@@ -76,7 +90,11 @@ describe('acp-kit inspect in Chromium', () => {
     const first = toolItem.seqs[0]!;
     const firstRow = page.locator(`[data-testid=timeline-row][data-seq="${first}"]`);
     await expect.poll(() => firstRow.getAttribute('aria-selected')).toBe('true');
-    const selectedSeqs = (await page.locator('[data-testid=timeline-row][aria-selected=true]').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-seq'))))).sort((x, y) => x - y);
+    const selectedSeqs = (
+      await page
+        .locator('[data-testid=timeline-row][aria-selected=true]')
+        .evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-seq'))))
+    ).sort((x, y) => x - y);
     expect(selectedSeqs.length).toBeGreaterThan(0);
     for (const s of selectedSeqs) expect(toolItem.seqs).toContain(s);
     const detail = page.getByTestId('frame-detail');
@@ -104,7 +122,10 @@ describe('acp-kit inspect in Chromium', () => {
 
   it('a saved capture with a schema violation: the row carries a badge, the detail names the requirement; acp-kit inspect exits 0 on Ctrl-C', async () => {
     const dir = tempDir('acp-inspector-saved-');
-    const child = spawn(process.execPath, [BIN, 'inspect', violationCapture], { env: { ...process.env, ACP_KIT_DATA_DIR: join(dir, 'data') }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'inspect', violationCapture], {
+      env: { ...process.env, ACP_KIT_DATA_DIR: join(dir, 'data') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     let out = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -147,18 +168,55 @@ describe('acp-kit inspect in Chromium', () => {
   it('capture content never runs in the page: HTML in agent text is shown as text, javascript: links are dropped, Markdown still renders', async () => {
     const dir = tempDir('acp-inspector-xss-');
     const cap = join(dir, 'xss.ndjson');
-    const hostile = 'hello <img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script> [click](javascript:window.__pwned=3) **bold**';
+    const hostile =
+      'hello <img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script> [click](javascript:window.__pwned=3) **bold**';
     const msgs: Array<[string, object]> = [
-      ['editor->agent', { id: 0, method: 'initialize', params: { protocolVersion: 2, info: { name: 'ed', version: '1' }, capabilities: {} } }],
-      ['agent->editor', { id: 0, result: { protocolVersion: 2, info: { name: 'a', version: '1' }, capabilities: {}, authMethods: [] } }],
+      [
+        'editor->agent',
+        {
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: 2, info: { name: 'ed', version: '1' }, capabilities: {} },
+        },
+      ],
+      [
+        'agent->editor',
+        { id: 0, result: { protocolVersion: 2, info: { name: 'a', version: '1' }, capabilities: {}, authMethods: [] } },
+      ],
       ['editor->agent', { id: 1, method: 'session/new', params: { cwd: '/w', mcpServers: [] } }],
       ['agent->editor', { id: 1, result: { sessionId: 's1' } }],
-      ['agent->editor', { method: 'session/update', params: { sessionId: 's1', update: { sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text: hostile } } } }],
+      [
+        'agent->editor',
+        {
+          method: 'session/update',
+          params: {
+            sessionId: 's1',
+            update: { sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text: hostile } },
+          },
+        },
+      ],
     ];
-    const lines = [{ type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: '0.1.0', agent: ['x'], start: '2026-11-23T00:00:00.000Z' }];
+    const lines = [
+      {
+        type: 'header',
+        format: 'acp-kit-capture',
+        formatVersion: 1,
+        acpKit: '0.1.0',
+        agent: ['x'],
+        start: '2026-11-23T00:00:00.000Z',
+      },
+    ];
     msgs.forEach(([d, m], i) => {
       const o = m as { id?: number; method?: string };
-      lines.push({ seq: i + 1, t: i, dir: d, raw: JSON.stringify({ jsonrpc: '2.0', ...m }), kind: o.method ? (o.id !== undefined ? 'request' : 'notification') : 'response', ...(o.method ? { method: o.method } : {}), ...(o.id !== undefined ? { id: o.id } : {}) } as never);
+      lines.push({
+        seq: i + 1,
+        t: i,
+        dir: d,
+        raw: JSON.stringify({ jsonrpc: '2.0', ...m }),
+        kind: o.method ? (o.id !== undefined ? 'request' : 'notification') : 'response',
+        ...(o.method ? { method: o.method } : {}),
+        ...(o.id !== undefined ? { id: o.id } : {}),
+      } as never);
     });
     writeFileSync(cap, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const h = await startInspector({ captures: [cap], listLive: false });
@@ -181,7 +239,6 @@ describe('acp-kit inspect in Chromium', () => {
 /** A v2 turn of the built-in agent (demo model), recorded by the proxy. */
 const record = (prompt: string): Promise<string> => recordTurn(tempDir('acp-inspector-views-'), 2, prompt, conns);
 
-
 const PROMPT_A = 'create notes.txt containing hello inspector';
 const PROMPT_B = 'create other.txt containing goodbye inspector';
 let capA: string;
@@ -194,11 +251,18 @@ describe('inspector views in Chromium', () => {
 
   it('acp-kit inspect A B --diff: the prompts differ field by field, side by side; versions and latency deltas are shown; the page can also pick the pair', async () => {
     const dir = tempDir('acp-inspector-diff-');
-    const child = spawn(process.execPath, [BIN, 'inspect', capA, capB, '--diff'], { env: { ...process.env, ACP_KIT_DATA_DIR: join(dir, 'data') }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'inspect', capA, capB, '--diff'], {
+      env: { ...process.env, ACP_KIT_DATA_DIR: join(dir, 'data') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     let out = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-    await waitUntil(() => /http:\/\/127\.0\.0\.1:\d+\/\S+\/#diff=c0,c1/.test(out), 20_000, 'acp-kit inspect printed the diff URL');
+    await waitUntil(
+      () => /http:\/\/127\.0\.0\.1:\d+\/\S+\/#diff=c0,c1/.test(out),
+      20_000,
+      'acp-kit inspect printed the diff URL',
+    );
     const url = out.match(/http:\/\/127\.0\.0\.1:\d+\/\S+\/#diff=c0,c1/)![0];
     const { page, errors } = await open(url);
     const view = page.getByTestId('diff-view');
@@ -211,7 +275,9 @@ describe('inspector views in Chromium', () => {
     expect(await promptField.locator('td.del').textContent()).toBe(JSON.stringify(PROMPT_A));
     expect(await promptField.locator('td.add').textContent()).toBe(JSON.stringify(PROMPT_B));
     const entry = page.getByTestId('diff-changed').filter({ has: promptField });
-    expect(await entry.locator('.diff-pair').first().textContent()).toMatch(/A #\d+ E→A request session\/prompt.*B #\d+ E→A request session\/prompt/);
+    expect(await entry.locator('.diff-pair').first().textContent()).toMatch(
+      /A #\d+ E→A request session\/prompt.*B #\d+ E→A request session\/prompt/,
+    );
     // both frames, the differing field highlighted in each
     await entry.getByRole('button', { name: 'show both frames' }).click();
     const marked = entry.locator('[data-changed="params.prompt[0].text"]');
@@ -283,7 +349,10 @@ describe('inspector views in Chromium', () => {
     }, at);
     await expect.poll(() => page.getByTestId('scrub-label').textContent()).toBe(`frame ${at} / ${frames.length}`);
     // what the server rebuilds up to that frame is what the page shows: fewer items, the tool call not done
-    const { sessions } = (await page.evaluate(async (p) => (await fetch(p)).json(), `api/s/c0/sessions?upto=${frames[at - 1]!.seq}`)) as { sessions: Array<{ items: unknown[] }> };
+    const { sessions } = (await page.evaluate(
+      async (p) => (await fetch(p)).json(),
+      `api/s/c0/sessions?upto=${frames[at - 1]!.seq}`,
+    )) as { sessions: Array<{ items: unknown[] }> };
     const expected = sessions[0]!.items.length;
     expect(expected).toBeLessThan(all);
     await expect.poll(() => items.count()).toBe(expected);

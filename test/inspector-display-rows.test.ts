@@ -10,7 +10,19 @@ import type { Data } from '../packages/tools/src/inspector/ui/data.js';
 import { displayRows, type RowFilter } from '../packages/tools/src/inspector/ui/display.js';
 import { RowStore } from '../packages/tools/src/inspector/ui/row-store.js';
 
-const STRINGS = ['request', 'notification', 'response', 'error', 'invalid', 'session/update', 'session/prompt', 's1', 's2', 'g1', 'g2'];
+const STRINGS = [
+  'request',
+  'notification',
+  'response',
+  'error',
+  'invalid',
+  'session/update',
+  'session/prompt',
+  's1',
+  's2',
+  'g1',
+  'g2',
+];
 const KIND_COUNT = 5;
 
 /** The former build: frames the filter keeps, consecutive frames of one group collapsed unless expanded. */
@@ -57,8 +69,24 @@ const filterArb = fc.record({
   expandEvery: fc.integer({ min: 0, max: 4 }),
 });
 
-function tuples(specs: Array<{ kind: number; method: number; session: number; group: number; violations: number }>): RowTuple[] {
-  return specs.map((s, i) => [i + 1, i * 10, i % 2 === 0 ? 0 : 1, s.kind, s.method, -1, 100, s.session, -1, s.group, -1, -1, s.violations]);
+function tuples(
+  specs: Array<{ kind: number; method: number; session: number; group: number; violations: number }>,
+): RowTuple[] {
+  return specs.map((s, i) => [
+    i + 1,
+    i * 10,
+    i % 2 === 0 ? 0 : 1,
+    s.kind,
+    s.method,
+    -1,
+    100,
+    s.session,
+    -1,
+    s.group,
+    -1,
+    -1,
+    s.violations,
+  ]);
 }
 
 function shown(d: ReturnType<typeof displayRows>): number[][] {
@@ -70,40 +98,71 @@ function shown(d: ReturnType<typeof displayRows>): number[][] {
 describe('inspector page: timeline rows built as frames arrive', () => {
   it('extending page by page gives the rows of one pass over every frame, for any filter', () => {
     fc.assert(
-      fc.property(fc.array(rowArb, { maxLength: 120 }), fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }), filterArb, (specs, pages, fa) => {
-        const rows = tuples(specs);
-        const filter: RowFilter = {
-          kinds: new Set(fa.kinds),
-          method: fa.method,
-          session: fa.session,
-          onlyViolations: fa.onlyViolations,
-          matches: fa.matchEvery === null ? undefined : new Set(rows.map((r) => r[ROW.seq]).filter((s) => s % fa.matchEvery === 0)),
-          expanded: new Set(fa.expandEvery === 0 ? [] : rows.map((r) => r[ROW.seq]).filter((s) => s % fa.expandEvery === 0)),
-        };
-        const data: Data = { strings: [...STRINGS], store: new RowStore(), finished: false, analysisComplete: false, version: 0 };
-        let d: ReturnType<typeof displayRows> | undefined;
-        let at = 0;
-        for (let p = 0; at < rows.length; p++) {
-          const n = pages[p % pages.length] ?? 1;
-          for (const r of rows.slice(at, at + n)) data.store.put(r);
-          at += n;
-          const next = displayRows(d, data, filter);
-          // the same filter on a grown store is extended, never rebuilt
-          if (d) expect(next).toBe(d);
-          d = next;
-        }
-        d = displayRows(d, data, filter);
-        expect(shown(d)).toEqual(reference(rows, STRINGS, filter));
-      }),
+      fc.property(
+        fc.array(rowArb, { maxLength: 120 }),
+        fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }),
+        filterArb,
+        (specs, pages, fa) => {
+          const rows = tuples(specs);
+          const filter: RowFilter = {
+            kinds: new Set(fa.kinds),
+            method: fa.method,
+            session: fa.session,
+            onlyViolations: fa.onlyViolations,
+            matches:
+              fa.matchEvery === null
+                ? undefined
+                : new Set(rows.map((r) => r[ROW.seq]).filter((s) => s % fa.matchEvery === 0)),
+            expanded: new Set(
+              fa.expandEvery === 0 ? [] : rows.map((r) => r[ROW.seq]).filter((s) => s % fa.expandEvery === 0),
+            ),
+          };
+          const data: Data = {
+            strings: [...STRINGS],
+            store: new RowStore(),
+            finished: false,
+            analysisComplete: false,
+            version: 0,
+          };
+          let d: ReturnType<typeof displayRows> | undefined;
+          let at = 0;
+          for (let p = 0; at < rows.length; p++) {
+            const n = pages[p % pages.length] ?? 1;
+            for (const r of rows.slice(at, at + n)) data.store.put(r);
+            at += n;
+            const next = displayRows(d, data, filter);
+            // the same filter on a grown store is extended, never rebuilt
+            if (d) expect(next).toBe(d);
+            d = next;
+          }
+          d = displayRows(d, data, filter);
+          expect(shown(d)).toEqual(reference(rows, STRINGS, filter));
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('a violation found in a row already shown rebuilds the "violations only" rows; a store of 100k rows is one buffer', () => {
-    const rows = tuples(Array.from({ length: 6 }, () => ({ kind: 1, method: 5, session: 7, group: -1, violations: 0 })));
-    const data: Data = { strings: [...STRINGS], store: new RowStore(), finished: false, analysisComplete: false, version: 0 };
+    const rows = tuples(
+      Array.from({ length: 6 }, () => ({ kind: 1, method: 5, session: 7, group: -1, violations: 0 })),
+    );
+    const data: Data = {
+      strings: [...STRINGS],
+      store: new RowStore(),
+      finished: false,
+      analysisComplete: false,
+      version: 0,
+    };
     for (const r of rows) data.store.put(r);
-    const filter: RowFilter = { kinds: new Set(['request', 'notification', 'response', 'error', 'invalid']), method: '', session: '', onlyViolations: true, matches: undefined, expanded: new Set() };
+    const filter: RowFilter = {
+      kinds: new Set(['request', 'notification', 'response', 'error', 'invalid']),
+      method: '',
+      session: '',
+      onlyViolations: true,
+      matches: undefined,
+      expanded: new Set(),
+    };
     const before = displayRows(undefined, data, filter);
     expect(before.count).toBe(0);
     const third = rows[2];

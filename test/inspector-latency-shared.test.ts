@@ -43,7 +43,12 @@ describe('inspector latency uses the proxy latency helpers', () => {
         max: s.latency?.max,
       });
     }
-    expect(table.find((r) => r.method === 'fs/read_text_file')).toMatchObject({ count: 3, open: 0, p50: 0.125, max: 5 });
+    expect(table.find((r) => r.method === 'fs/read_text_file')).toMatchObject({
+      count: 3,
+      open: 0,
+      p50: 0.125,
+      max: 5,
+    });
     expect(table.find((r) => r.method === 'session/prompt')).toMatchObject({ count: 1, open: 1, p50: undefined });
     expect(spans.find((s) => s.seq === 7)).toMatchObject({ answerSeq: 8, error: true, latency: 5 });
   });

@@ -4,7 +4,11 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY, startInspector, type InspectorHandle } from '../packages/tools/src/inspector/index.js';
+import {
+  CONTENT_SECURITY_POLICY,
+  startInspector,
+  type InspectorHandle,
+} from '../packages/tools/src/inspector/index.js';
 import { httpGet } from './support/http.js';
 
 const capture = fileURLToPath(new URL('./fixtures/proxy-captures/v2-clean.ndjson', import.meta.url));
@@ -12,7 +16,21 @@ const capture = fileURLToPath(new URL('./fixtures/proxy-captures/v2-clean.ndjson
 const get = httpGet;
 
 /** Every route the page uses (relative to /<token>/). */
-const ROUTES = ['', 'app.js', 'app.css', 'api/sources', 'api/diff?a=c0&b=c0', 'api/s/c0/rows', 'api/s/c0/frame/1', 'api/s/c0/sessions', 'api/s/c0/sessions?upto=3', 'api/s/c0/latency', 'api/s/c0/violations', 'api/s/c0/search?q=hi', 'api/s/c0/events'];
+const ROUTES = [
+  '',
+  'app.js',
+  'app.css',
+  'api/sources',
+  'api/diff?a=c0&b=c0',
+  'api/s/c0/rows',
+  'api/s/c0/frame/1',
+  'api/s/c0/sessions',
+  'api/s/c0/sessions?upto=3',
+  'api/s/c0/latency',
+  'api/s/c0/violations',
+  'api/s/c0/search?q=hi',
+  'api/s/c0/events',
+];
 
 describe('inspector security', () => {
   let h: InspectorHandle;
@@ -33,7 +51,10 @@ describe('inspector security', () => {
       const r = await get(h.port, `/${h.token}/${route}`, { origin: 'http://evil.example' });
       expect(r.status, route).toBe(200);
       expect(r.headers['content-security-policy'], route).toBe(CONTENT_SECURITY_POLICY);
-      expect(Object.keys(r.headers).filter((k) => k.startsWith('access-control-')), route).toEqual([]);
+      expect(
+        Object.keys(r.headers).filter((k) => k.startsWith('access-control-')),
+        route,
+      ).toEqual([]);
     }
     expect(CONTENT_SECURITY_POLICY).toContain("script-src 'self'");
     expect(CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-inline|unsafe-eval|https?:/);

@@ -37,7 +37,8 @@ function record(protocol: 1 | 2): Promise<string> {
 }
 
 type Item = SessionView['items'][number] & Record<string, unknown>;
-const text = (it: Item) => ((it.content as Array<{ type: string; text?: string }>) ?? []).map((b) => b.text ?? `[${b.type}]`).join('');
+const text = (it: Item) =>
+  ((it.content as Array<{ type: string; text?: string }>) ?? []).map((b) => b.text ?? `[${b.type}]`).join('');
 
 /** What the editor should show, without ids (v1 has none, the decoder mints them). */
 function shown(v: SessionView): unknown[] {
@@ -47,11 +48,23 @@ function shown(v: SessionView): unknown[] {
     if (it.kind === 'tool_call') {
       // v1 carries a whole-text diff, v2 a structured change list with a patch: the same edit
       const content = (it.content as Array<Record<string, unknown>>).map((c) =>
-        c.type === 'diff' ? { edit: String(c.path).split('/').pop() } : c.type === 'file_changes' ? { edit: String((c.changes as Array<{ path: string }>)[0]!.path).split('/').pop() } : c.type,
+        c.type === 'diff'
+          ? { edit: String(c.path).split('/').pop() }
+          : c.type === 'file_changes'
+            ? {
+                edit: String((c.changes as Array<{ path: string }>)[0]!.path)
+                  .split('/')
+                  .pop(),
+              }
+            : c.type,
       );
       return { tool: it.title, status: it.status, toolKind: it.toolKind, content };
     }
-    if (it.kind === 'permission') return { permission: it.outcome, chosen: (it.options as Array<{ optionId: string; name: string }>).find((o) => o.optionId === it.optionId)?.name };
+    if (it.kind === 'permission')
+      return {
+        permission: it.outcome,
+        chosen: (it.options as Array<{ optionId: string; name: string }>).find((o) => o.optionId === it.optionId)?.name,
+      };
     if (it.kind === 'plan') return { plan: (it.plan as { entries: unknown[] }).entries.length };
     return { other: it.kind };
   });
@@ -74,14 +87,23 @@ describe('inspector session view', () => {
     expect(tool.status).toBe('completed');
     expect(tool.content).toEqual([{ edit: 'notes.txt' }]);
     const v1tool = v1!.items.find((i) => i.kind === 'tool_call') as Item;
-    expect(v1tool.content).toEqual([expect.objectContaining({ type: 'diff', oldText: null, newText: 'hello inspector\n' })]);
+    expect(v1tool.content).toEqual([
+      expect.objectContaining({ type: 'diff', oldText: null, newText: 'hello inspector\n' }),
+    ]);
     const v2tool = v2!.items.find((i) => i.kind === 'tool_call') as Item;
     expect(JSON.stringify(v2tool.content)).toContain('+hello inspector');
-    expect(s1.find((x) => (x as { permission?: unknown }).permission !== undefined)).toMatchObject({ permission: 'selected' });
+    expect(s1.find((x) => (x as { permission?: unknown }).permission !== undefined)).toMatchObject({
+      permission: 'selected',
+    });
     expect(s1.filter((x) => (x as { message?: string }).message === 'agent').length).toBeGreaterThan(0);
-    for (const [m, v] of [[m1, v1!], [m2, v2!]] as const) {
+    for (const [m, v] of [
+      [m1, v1!],
+      [m2, v2!],
+    ] as const) {
       // foreground over time: v1 derived from the prompt request/response; v2 as reported (waiting on the permission)
-      expect(v.foreground.map((f) => f.state)).toEqual(v.protocolVersion === 1 ? ['running', 'idle'] : ['running', 'requires_action', 'running', 'idle']);
+      expect(v.foreground.map((f) => f.state)).toEqual(
+        v.protocolVersion === 1 ? ['running', 'idle'] : ['running', 'requires_action', 'running', 'idle'],
+      );
       expect(v.foreground.at(-1)!.stopReason).toBe('end_turn');
       for (const it of v.items) {
         expect(it.seqs.length, it.key).toBeGreaterThan(0);
@@ -127,7 +149,10 @@ describe('inspector session view', () => {
     const row = table.find((t) => t.method === 'session/prompt')!;
     expect(row).toMatchObject({ count: 1, open: 0, p50: prompt.latency, p99: prompt.latency, max: prompt.latency });
     // the agent's permission request was answered by the editor
-    expect(spans.find((s) => s.method === 'session/request_permission')).toMatchObject({ dir: 'agent->editor', error: false });
+    expect(spans.find((s) => s.method === 'session/request_permission')).toMatchObject({
+      dir: 'agent->editor',
+      error: false,
+    });
     expect(table.map((t) => t.method)).toEqual([...table.map((t) => t.method)].sort());
   });
 
@@ -135,10 +160,54 @@ describe('inspector session view', () => {
     const dir = tempDir('acp-inspector-marks-');
     const cap = join(dir, 'c.ndjson');
     const lines = [
-      { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: '0.1.0', agent: ['x'], start: '2026-11-23T00:00:00.000Z' },
-      { seq: 1, t: 0, dir: 'editor->agent', kind: 'request', method: 'initialize', id: 0, raw: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 2, info: { name: 'ed', version: '1' }, capabilities: {} } }) },
-      { seq: 2, t: 1, dir: 'agent->editor', kind: 'response', id: 0, raw: JSON.stringify({ jsonrpc: '2.0', id: 0, result: { protocolVersion: 2, info: { name: 'a', version: '1' }, capabilities: {}, authMethods: [] } }) },
-      { seq: 3, t: 2, dir: 'editor->agent', kind: 'request', method: 'session/new', id: 1, raw: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/w', mcpServers: [], bogus: 1, _meta: { 'x.y/trace': 'abc' } } }) },
+      {
+        type: 'header',
+        format: 'acp-kit-capture',
+        formatVersion: 1,
+        acpKit: '0.1.0',
+        agent: ['x'],
+        start: '2026-11-23T00:00:00.000Z',
+      },
+      {
+        seq: 1,
+        t: 0,
+        dir: 'editor->agent',
+        kind: 'request',
+        method: 'initialize',
+        id: 0,
+        raw: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: 2, info: { name: 'ed', version: '1' }, capabilities: {} },
+        }),
+      },
+      {
+        seq: 2,
+        t: 1,
+        dir: 'agent->editor',
+        kind: 'response',
+        id: 0,
+        raw: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          result: { protocolVersion: 2, info: { name: 'a', version: '1' }, capabilities: {}, authMethods: [] },
+        }),
+      },
+      {
+        seq: 3,
+        t: 2,
+        dir: 'editor->agent',
+        kind: 'request',
+        method: 'session/new',
+        id: 1,
+        raw: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'session/new',
+          params: { cwd: '/w', mcpServers: [], bogus: 1, _meta: { 'x.y/trace': 'abc' } },
+        }),
+      },
     ];
     writeFileSync(cap, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const m = await loadCapture(cap);
@@ -146,7 +215,9 @@ describe('inspector session view', () => {
     expect(d.marks.undeclared).toEqual(['params.bogus']);
     expect(d.marks.meta).toEqual(['params._meta']);
     // never answered by the end of the capture
-    expect(d.violations).toEqual([expect.objectContaining({ requirement: 'ACP-ALL-RPC-01', rule: 'unanswered-request', seqs: [3] })]);
+    expect(d.violations).toEqual([
+      expect.objectContaining({ requirement: 'ACP-ALL-RPC-01', rule: 'unanswered-request', seqs: [3] }),
+    ]);
     expect(m.detail(1)!.marks).toEqual({ undeclared: [], meta: [] });
     expect(m.detail(2)!.marks).toEqual({ undeclared: [], meta: [] });
     expect(m.rows.find((r) => r[0] === 3)![12]).toBe(1);

@@ -9,7 +9,14 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CaptureModel, ROW, startInspector, type InspectorHandle, type RowTuple, type SessionView } from '../packages/tools/src/inspector/index.js';
+import {
+  CaptureModel,
+  ROW,
+  startInspector,
+  type InspectorHandle,
+  type RowTuple,
+  type SessionView,
+} from '../packages/tools/src/inspector/index.js';
 import { readCapture } from '../packages/tools/src/proxy/index.js';
 import { A2E, E2A, frames, rpc, writeCaptureFile } from './support/capture-builder.js';
 import { httpGet } from './support/http.js';
@@ -25,7 +32,14 @@ afterEach(async () => {
   for (const h of handles.splice(0)) await h.close();
 });
 
-const HEADER = { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: '0.0.0-test', agent: ['test-agent'], start: '2026-11-20T10:00:00.000Z' };
+const HEADER = {
+  type: 'header',
+  format: 'acp-kit-capture',
+  formatVersion: 1,
+  acpKit: '0.0.0-test',
+  agent: ['test-agent'],
+  start: '2026-11-20T10:00:00.000Z',
+};
 const CHUNKS = 12_000;
 
 /** A v2 turn: initialize, session/new, a prompt never answered, then `CHUNKS` message chunks. */
@@ -37,7 +51,16 @@ function turn() {
     [3, A2E, rpc.ok(1, { sessionId: 's1' })],
     [4, E2A, rpc.req(2, 'session/prompt', { sessionId: 's1', prompt: [{ type: 'text', text: 'go' }] })],
   ];
-  for (let i = 0; i < CHUNKS; i++) rows.push([5 + i / 100, A2E, rpc.update('s1', { sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text: `w${i} ` } })]);
+  for (let i = 0; i < CHUNKS; i++)
+    rows.push([
+      5 + i / 100,
+      A2E,
+      rpc.update('s1', {
+        sessionUpdate: 'agent_message_chunk',
+        messageId: 'm1',
+        content: { type: 'text', text: `w${i} ` },
+      }),
+    ]);
   return frames(rows);
 }
 
@@ -88,7 +111,9 @@ describe('inspector: a saved capture is served while it is read', () => {
     handles.push(h);
     const base = `/${h.token}/`;
 
-    const sources = JSON.parse((await get(h.port, `${base}api/sources`)).body) as { sources: Array<{ frames: number; finished: boolean }> };
+    const sources = JSON.parse((await get(h.port, `${base}api/sources`)).body) as {
+      sources: Array<{ frames: number; finished: boolean }>;
+    };
     expect(sources.sources[0]!.finished).toBe(false);
     expect(sources.sources[0]!.frames).toBeLessThanOrEqual(4);
 
@@ -98,7 +123,15 @@ describe('inspector: a saved capture is served while it is read', () => {
     expect(got[0]!.data).toMatchObject({ finished: false });
 
     // now the rest of the file, and its end
-    await new Promise<void>((r) => w.end(list.slice(4).map((l) => JSON.stringify(l)).join('\n') + '\n', () => r()));
+    await new Promise<void>((r) =>
+      w.end(
+        list
+          .slice(4)
+          .map((l) => JSON.stringify(l))
+          .join('\n') + '\n',
+        () => r(),
+      ),
+    );
     await waitUntil(() => got.some((e) => e.data.analysisComplete === true), 30_000, 'the end of the analysis');
 
     const rowEvents = got.filter((e) => e.event === 'rows');
@@ -114,13 +147,19 @@ describe('inspector: a saved capture is served while it is read', () => {
     expect(finishedAt).toBeGreaterThan(0);
     expect(completeAt).toBeGreaterThanOrEqual(finishedAt);
     // the unanswered prompt (ACP-ALL-RPC-01, known only at the end) arrives as a changed row
-    const changed = got.flatMap((e) => (e.data.changed as RowTuple[] | undefined) ?? []).filter((r) => r[ROW.seq] === 5);
+    const changed = got
+      .flatMap((e) => (e.data.changed as RowTuple[] | undefined) ?? [])
+      .filter((r) => r[ROW.seq] === 5);
     expect(changed.at(-1)![ROW.violations]).toBe(1);
 
-    const { sessions } = JSON.parse((await get(h.port, `${base}api/s/c0/sessions`)).body) as { sessions: SessionView[] };
+    const { sessions } = JSON.parse((await get(h.port, `${base}api/s/c0/sessions`)).body) as {
+      sessions: SessionView[];
+    };
     const msg = sessions[0]!.items.find((i) => i.kind === 'message' && i.role === 'agent')!;
     expect(msg.seqs.length).toBe(CHUNKS);
-    const { violations } = JSON.parse((await get(h.port, `${base}api/s/c0/violations`)).body) as { violations: Array<{ requirement: string; seqs: number[] }> };
+    const { violations } = JSON.parse((await get(h.port, `${base}api/s/c0/violations`)).body) as {
+      violations: Array<{ requirement: string; seqs: number[] }>;
+    };
     expect(violations).toEqual([expect.objectContaining({ requirement: 'ACP-ALL-RPC-01', seqs: [5] })]);
   });
 

@@ -18,13 +18,32 @@ describe('CaptureTail reads lines as openCapture does', () => {
   it('fills a frame without kind or time, skips non-object JSON lines and normalizes header and meta like a saved capture', async () => {
     const path = join(tempDir('acp-inspector-tail-'), 'live.acpcap');
     const lines = [
-      { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: '0.0.0', agent: 'not-an-array', start: '2025-01-01T00:00:00.000Z' },
+      {
+        type: 'header',
+        format: 'acp-kit-capture',
+        formatVersion: 1,
+        acpKit: '0.0.0',
+        agent: 'not-an-array',
+        start: '2025-01-01T00:00:00.000Z',
+      },
       null,
       42,
       // no `t`, no `kind`: a saved capture reads t = 0 and the kind from the raw line
-      { type: 'frame', seq: 1, dir: 'editor->agent', raw: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 2 } }) },
+      {
+        type: 'frame',
+        seq: 1,
+        dir: 'editor->agent',
+        raw: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 2 } }),
+      },
       { type: 'meta', seq: 1, t: 3, protocolVersion: 'two' },
-      { type: 'frame', seq: 2, t: 5, dir: 'agent->editor', raw: JSON.stringify({ jsonrpc: '2.0', id: 1, result: { protocolVersion: 2 } }), kind: 'response' },
+      {
+        type: 'frame',
+        seq: 2,
+        t: 5,
+        dir: 'agent->editor',
+        raw: JSON.stringify({ jsonrpc: '2.0', id: 1, result: { protocolVersion: 2 } }),
+        kind: 'response',
+      },
     ];
     writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
 

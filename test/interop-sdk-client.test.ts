@@ -27,7 +27,10 @@ function startAgent() {
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   kill.push(() => child.kill('SIGKILL'));
-  const stream = { output: Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, input: Readable.toWeb(child.stdout) as ReadableStream<Uint8Array> };
+  const stream = {
+    output: Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    input: Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+  };
   return { cwd, child, stream, stderr: () => stderr };
 }
 
@@ -45,11 +48,18 @@ describe('official SDK client -> acp-kit agent', () => {
         return { outcome: { outcome: 'selected', optionId: allow.optionId } };
       });
     const conn = app.connect(acp1.ndJsonStream(stream.output, stream.input));
-    const init = await conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: 'sdk', version: '1' } });
+    const init = await conn.agent.request('initialize', {
+      protocolVersion: 1,
+      clientCapabilities: {},
+      clientInfo: { name: 'sdk', version: '1' },
+    });
     expect(init.protocolVersion).toBe(1);
     expect(init.agentCapabilities?.loadSession).toBe(true);
     const { sessionId } = await conn.agent.request('session/new', { cwd, mcpServers: [] });
-    const r = await conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'create notes.txt containing hello' }] });
+    const r = await conn.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'create notes.txt containing hello' }],
+    });
     expect(r.stopReason).toBe('end_turn');
     expect(asked).toBe(1);
     expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toContain('hello');
@@ -65,7 +75,11 @@ describe('official SDK client -> acp-kit agent', () => {
       return { outcome: { outcome: 'selected', optionId: allow.optionId } };
     });
     const conn = app.connect(acp2.ndJsonStream(stream.output, stream.input));
-    const init = await conn.agent.request('initialize', { protocolVersion: 2, info: { name: 'sdk', version: '2' }, capabilities: {} });
+    const init = await conn.agent.request('initialize', {
+      protocolVersion: 2,
+      info: { name: 'sdk', version: '2' },
+      capabilities: {},
+    });
     expect(init.protocolVersion).toBe(2);
     const session = await conn.agent.buildSession(cwd).start();
     const ack = await session.prompt('create notes.txt containing hello');

@@ -14,8 +14,19 @@ import { StreamTransport } from '../packages/protocol/src/rpc/stream-transport.j
 import { connectInProcess, type InProcessPair } from './support/in-process.js';
 
 const ALL: AgentMethod[] = [
-  'authenticate', 'logout', 'session/new', 'session/load', 'session/resume', 'session/list', 'session/close', 'session/delete',
-  'session/set_mode', 'session/set_config_option', 'session/prompt', 'tool_call/cancel', 'terminal/cancel',
+  'authenticate',
+  'logout',
+  'session/new',
+  'session/load',
+  'session/resume',
+  'session/list',
+  'session/close',
+  'session/delete',
+  'session/set_mode',
+  'session/set_config_option',
+  'session/prompt',
+  'tool_call/cancel',
+  'terminal/cancel',
 ];
 
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -27,7 +38,15 @@ function definition(extra: Partial<AgentDefinition> = {}): AgentDefinition {
 const setups: Array<{ name: string; def: Partial<AgentDefinition>; serve: ServeAgentOptions }> = [
   { name: 'in-memory store, no auth', def: {}, serve: {} },
   { name: 'no store (store: null)', def: {}, serve: { store: null } },
-  { name: 'auth methods and logout', def: { authMethods: [{ methodId: 'key', name: 'API key' }], authenticate: () => undefined, logout: () => undefined }, serve: {} },
+  {
+    name: 'auth methods and logout',
+    def: {
+      authMethods: [{ methodId: 'key', name: 'API key' }],
+      authenticate: () => undefined,
+      logout: () => undefined,
+    },
+    serve: {},
+  },
 ];
 
 const open: Array<() => Promise<void>> = [];
@@ -72,7 +91,8 @@ describe.each([1, 2] as const)('v%i: ClientConnection.supports() matches what th
     for (const method of ALL) {
       const wire = codec.wireMethod(method) ?? method;
       const served = !(await answeredMethodNotFound(peer, wire));
-      if (served !== pair.conn.supports(method)) mismatches.push(`${method} (${wire}): agent serves ${served}, supports() says ${pair.conn.supports(method)}`);
+      if (served !== pair.conn.supports(method))
+        mismatches.push(`${method} (${wire}): agent serves ${served}, supports() says ${pair.conn.supports(method)}`);
     }
     expect(mismatches).toEqual([]);
   });
@@ -82,11 +102,19 @@ describe('the version-dependent facts come from supports()', () => {
   it('v1: load exists only with a store; set_mode yes; the v2 cancels no', async () => {
     const durable = await connectInProcess(definition(), { version: 1 });
     open.push(() => durable.close());
-    expect([durable.conn.supports('session/load'), durable.conn.supports('session/set_mode'), durable.conn.supports('tool_call/cancel')]).toEqual([true, true, false]);
+    expect([
+      durable.conn.supports('session/load'),
+      durable.conn.supports('session/set_mode'),
+      durable.conn.supports('tool_call/cancel'),
+    ]).toEqual([true, true, false]);
     expect(durable.conn.replayMethod).toBe('session/load');
     const bare = await connectInProcess(definition(), { version: 1, serve: { store: null } });
     open.push(() => bare.close());
-    expect([bare.conn.supports('session/load'), bare.conn.supports('session/resume'), bare.conn.supports('session/list')]).toEqual([false, false, false]);
+    expect([
+      bare.conn.supports('session/load'),
+      bare.conn.supports('session/resume'),
+      bare.conn.supports('session/list'),
+    ]).toEqual([false, false, false]);
     // v1 resume never replays (ACP-V1-RESUME-02): without load there is no way to replay
     expect(bare.conn.replayMethod).toBeUndefined();
   });
@@ -94,7 +122,12 @@ describe('the version-dependent facts come from supports()', () => {
   it('v2: no load or set_mode; resume replays even without a store; the cancels yes', async () => {
     const pair = await connectInProcess(definition(), { version: 2, serve: { store: null } });
     open.push(() => pair.close());
-    expect([pair.conn.supports('session/load'), pair.conn.supports('session/set_mode'), pair.conn.supports('tool_call/cancel'), pair.conn.supports('session/resume')]).toEqual([false, false, true, true]);
+    expect([
+      pair.conn.supports('session/load'),
+      pair.conn.supports('session/set_mode'),
+      pair.conn.supports('tool_call/cancel'),
+      pair.conn.supports('session/resume'),
+    ]).toEqual([false, false, true, true]);
     expect(pair.conn.replayMethod).toBe('session/resume');
   });
 });

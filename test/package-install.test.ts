@@ -4,7 +4,16 @@
 // real stdio pipes. Proves the tarball carries everything an app needs (dist, schemas, precompiled
 // validators, bin) and that the README programs work as they stand. Needs `npm run build`.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +23,9 @@ const TSC = join(ROOT, 'node_modules', 'typescript', 'lib', 'tsc.js');
 
 /** The README ts block that contains `marker`. */
 function readmeBlock(marker: string): string {
-  const blocks = [...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+  const blocks = [...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map(
+    (m) => m[1],
+  );
   const found = blocks.filter((b) => b.includes(marker));
   expect(found, `exactly one ts block of README.md contains ${marker}`).toHaveLength(1);
   return found[0];
@@ -36,7 +47,11 @@ describe('README install story: npm pack -> install into an app -> the README ag
 
   it('packs, installs, compiles and runs', async () => {
     // dist/ is already built: skip `prepare` so packing does not rebuild
-    const pack = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    const pack = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(pack.status, pack.stderr).toBe(0);
     const [info] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const files = info.files.map((f) => f.path);
@@ -48,7 +63,9 @@ describe('README install story: npm pack -> install into an app -> the README ag
     const untar = spawnSync('tar', ['-xzf', join(dir, info.filename), '-C', dir], { encoding: 'utf8' });
     expect(untar.status, untar.stderr).toBe(0);
     renameSync(join(dir, 'package'), join(app, 'node_modules', 'acp-kit'));
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     for (const dep of Object.keys(pkg.dependencies)) {
       mkdirSync(join(app, 'node_modules', dep, '..'), { recursive: true });
       symlinkSync(join(ROOT, 'node_modules', dep), join(app, 'node_modules', dep), 'dir');
@@ -58,17 +75,36 @@ describe('README install story: npm pack -> install into an app -> the README ag
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }));
     writeFileSync(join(app, 'agent.ts'), readmeBlock('runAgentOnStdio('));
     writeFileSync(join(app, 'client.ts'), readmeBlock('await connect('));
-    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'], skipLibCheck: true, outDir: '.' },
-      files: ['agent.ts', 'client.ts'],
-    }));
-    const tsc = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: app, encoding: 'utf8', timeout: 120_000 });
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          types: ['node'],
+          skipLibCheck: true,
+          outDir: '.',
+        },
+        files: ['agent.ts', 'client.ts'],
+      }),
+    );
+    const tsc = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.json', '--pretty', 'false'], {
+      cwd: app,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(`${tsc.stdout}${tsc.stderr}`.trim()).toBe('');
     expect(tsc.status).toBe(0);
 
     // `node client.js` starts `node agent.js` (the README's default) over real stdio pipes
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-      const child = spawn(process.execPath, ['client.js'], { cwd: app, env: { ...process.env, ACP_KIT_DATA_DIR: join(dir, 'data') }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['client.js'], {
+        cwd: app,
+        env: { ...process.env, ACP_KIT_DATA_DIR: join(dir, 'data') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

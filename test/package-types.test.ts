@@ -18,8 +18,13 @@ import { tempDir } from './support/temp.js';
 const ROOT = resolve('.');
 const TSC = join(ROOT, 'node_modules', 'typescript', 'lib', 'tsc.js');
 /** The version this checkout has of an @types package (what the npm cache holds). */
-const typesVersion = (name: string): string => (JSON.parse(readFileSync(join(ROOT, 'node_modules', '@types', name, 'package.json'), 'utf8')) as { version: string }).version;
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; devDependencies: Record<string, string> };
+const typesVersion = (name: string): string =>
+  (JSON.parse(readFileSync(join(ROOT, 'node_modules', '@types', name, 'package.json'), 'utf8')) as { version: string })
+    .version;
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  exports: Record<string, unknown>;
+  devDependencies: Record<string, string>;
+};
 
 describe('installed from the packed tarball, the declarations compile without skipLibCheck', () => {
   it('every docs snippet and every exports entry type-checks in an app without our devDependencies', async () => {
@@ -30,10 +35,23 @@ describe('installed from the packed tarball, the declarations compile without sk
     const packed = await packWorkspace(dir);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }));
     // what a new user types; the npm cache answers (no network when it has everything)
-    const install = await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', ...tarballsFor(packed, 'acp-kit'), `@types/node@${pkg.devDependencies['@types/node']}`, `@types/json-schema@${typesVersion('json-schema')}`], {
-      cwd: app,
-      timeoutMs: 280_000,
-    });
+    const install = await runCommand(
+      'npm',
+      [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        ...tarballsFor(packed, 'acp-kit'),
+        `@types/node@${pkg.devDependencies['@types/node']}`,
+        `@types/json-schema@${typesVersion('json-schema')}`,
+      ],
+      {
+        cwd: app,
+        timeoutMs: 280_000,
+      },
+    );
     expect(install.status, `${install.stdout}\n${install.stderr}`).toBe(0);
     expect(existsSync(join(app, 'node_modules', 'acp-kit', 'dist', 'index.d.ts'))).toBe(true);
     // the point of the test: our devDependencies' types are not there
@@ -45,13 +63,35 @@ describe('installed from the packed tarball, the declarations compile without sk
       files.push(s.file);
     }
     const entries = Object.keys(pkg.exports).filter((e) => e !== './package.json');
-    writeFileSync(join(app, 'entries.ts'), entries.map((e, i) => `import type * as e${i} from '${e === '.' ? 'acp-kit' : `acp-kit/${e.slice(2)}`}';\nexport type T${i} = typeof e${i};\n`).join(''));
+    writeFileSync(
+      join(app, 'entries.ts'),
+      entries
+        .map(
+          (e, i) =>
+            `import type * as e${i} from '${e === '.' ? 'acp-kit' : `acp-kit/${e.slice(2)}`}';\nexport type T${i} = typeof e${i};\n`,
+        )
+        .join(''),
+    );
     files.push('entries.ts');
-    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'], skipLibCheck: false, noEmit: true },
-      files,
-    }));
-    const tsc = await runCommand(process.execPath, [TSC, '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: app, timeoutMs: 240_000 });
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          types: ['node'],
+          skipLibCheck: false,
+          noEmit: true,
+        },
+        files,
+      }),
+    );
+    const tsc = await runCommand(process.execPath, [TSC, '-p', 'tsconfig.json', '--pretty', 'false'], {
+      cwd: app,
+      timeoutMs: 240_000,
+    });
     const errors = `${tsc.stdout}${tsc.stderr}`.trim().split('\n').filter(Boolean);
     expect(errors).toEqual([]);
     expect(tsc.status).toBe(0);

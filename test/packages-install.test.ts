@@ -10,17 +10,41 @@ import { packWorkspace, ROOT, tarballsFor, type PackedPackage } from './support/
 import { runCommand } from './support/run-command.js';
 import { tempDir } from './support/temp.js';
 
-const WS_VERSION = (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'ws', 'package.json'), 'utf8')) as { version: string }).version;
-const PACKAGES = ['@acp-kit/protocol', '@acp-kit/agent', '@acp-kit/client', '@acp-kit/coding-agent', '@acp-kit/server', '@acp-kit/tools'];
+const WS_VERSION = (
+  JSON.parse(readFileSync(join(ROOT, 'node_modules', 'ws', 'package.json'), 'utf8')) as { version: string }
+).version;
+const PACKAGES = [
+  '@acp-kit/protocol',
+  '@acp-kit/agent',
+  '@acp-kit/client',
+  '@acp-kit/coding-agent',
+  '@acp-kit/server',
+  '@acp-kit/tools',
+];
 
 /** Installs `name` into a new empty app; returns the app folder and the packages npm placed there. */
-async function installAlone(packed: Map<string, PackedPackage>, name: string, extra: string[] = []): Promise<{ app: string; installed: string[] }> {
+async function installAlone(
+  packed: Map<string, PackedPackage>,
+  name: string,
+  extra: string[] = [],
+): Promise<{ app: string; installed: string[] }> {
   const app = tempDir('acp-kit-alone-');
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }));
-  const install = await runCommand('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', ...tarballsFor(packed, name), ...extra], { cwd: app, timeoutMs: 240_000 });
+  const install = await runCommand(
+    'npm',
+    ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', ...tarballsFor(packed, name), ...extra],
+    { cwd: app, timeoutMs: 240_000 },
+  );
   expect(install.status, `${install.stdout}\n${install.stderr}`).toBe(0);
-  const lock = JSON.parse(readFileSync(join(app, 'node_modules', '.package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
-  return { app, installed: Object.keys(lock.packages).filter((k) => k.startsWith('node_modules/')).map((k) => k.slice('node_modules/'.length)) };
+  const lock = JSON.parse(readFileSync(join(app, 'node_modules', '.package-lock.json'), 'utf8')) as {
+    packages: Record<string, unknown>;
+  };
+  return {
+    app,
+    installed: Object.keys(lock.packages)
+      .filter((k) => k.startsWith('node_modules/'))
+      .map((k) => k.slice('node_modules/'.length)),
+  };
 }
 
 describe('each package installs alone from its tarball', () => {
@@ -33,8 +57,14 @@ describe('each package installs alone from its tarball', () => {
     expect([...packed.keys()].sort()).toEqual(['acp-kit', ...PACKAGES].sort());
     for (const name of PACKAGES) {
       const p = packed.get(name);
-      expect(p?.files.some((f) => f.startsWith('dist/bundle/')), name).toBe(true);
-      expect(p?.files.filter((f) => f.startsWith('src/') || f.startsWith('test/')), name).toEqual([]);
+      expect(
+        p?.files.some((f) => f.startsWith('dist/bundle/')),
+        name,
+      ).toBe(true);
+      expect(
+        p?.files.filter((f) => f.startsWith('src/') || f.startsWith('test/')),
+        name,
+      ).toEqual([]);
     }
     expect(packed.get('@acp-kit/protocol')?.files).toContain('schema/v2/schema.json');
     expect(packed.get('@acp-kit/protocol')?.files).toContain('dist/validation/precompiled/v2-InitializeRequest.cjs');
@@ -48,21 +78,38 @@ describe('each package installs alone from its tarball', () => {
       const { getValidator, codecFor } = await import('@acp-kit/protocol');
       const failure = getValidator(2).params('initialize', { protocolVersion: 'two', info: { name: 'x', version: '0' }, capabilities: {} });
       console.log(JSON.stringify({ failure, codec: typeof codecFor(1) }));`;
-    const r = await runCommand(process.execPath, ['--input-type=module', '-e', script], { cwd: app, timeoutMs: 30_000 });
+    const r = await runCommand(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: app,
+      timeoutMs: 30_000,
+    });
     expect(r.stderr).toBe('');
-    expect(JSON.parse(r.stdout)).toEqual({ failure: { path: 'protocolVersion', message: 'must be integer' }, codec: 'object' });
+    expect(JSON.parse(r.stdout)).toEqual({
+      failure: { path: 'protocolVersion', message: 'must be integer' },
+      codec: 'object',
+    });
   }, 300_000);
 
-  it.each(PACKAGES)('%s installs alone and every entry point of it loads', async (name) => {
-    // @acp-kit/protocol/websocket needs its optional peer ws (the client and the server depend on it)
-    const { app } = await installAlone(packed, name, name === '@acp-kit/protocol' ? [`ws@${WS_VERSION}`] : []);
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'packages', name.replace('@acp-kit/', ''), 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
-    const entries = Object.keys(manifest.exports).filter((e) => e !== './package.json').map((e) => (e === '.' ? name : `${name}/${e.slice(2)}`));
-    // every entry loads with its dependencies from the app's node_modules, and exports something
-    const script = `const out = {}; for (const e of ${JSON.stringify(entries)}) out[e] = Object.keys(await import(e)).length > 0; console.log(JSON.stringify(out));`;
-    const r = await runCommand(process.execPath, ['--input-type=module', '-e', script], { cwd: app, timeoutMs: 60_000 });
-    expect(r.stderr).toBe('');
-    expect(JSON.parse(r.stdout)).toEqual(Object.fromEntries(entries.map((e) => [e, true])));
-    expect(existsSync(join(app, 'node_modules', name, 'dist'))).toBe(true);
-  }, 300_000);
+  it.each(PACKAGES)(
+    '%s installs alone and every entry point of it loads',
+    async (name) => {
+      // @acp-kit/protocol/websocket needs its optional peer ws (the client and the server depend on it)
+      const { app } = await installAlone(packed, name, name === '@acp-kit/protocol' ? [`ws@${WS_VERSION}`] : []);
+      const manifest = JSON.parse(
+        readFileSync(join(ROOT, 'packages', name.replace('@acp-kit/', ''), 'package.json'), 'utf8'),
+      ) as { exports: Record<string, unknown> };
+      const entries = Object.keys(manifest.exports)
+        .filter((e) => e !== './package.json')
+        .map((e) => (e === '.' ? name : `${name}/${e.slice(2)}`));
+      // every entry loads with its dependencies from the app's node_modules, and exports something
+      const script = `const out = {}; for (const e of ${JSON.stringify(entries)}) out[e] = Object.keys(await import(e)).length > 0; console.log(JSON.stringify(out));`;
+      const r = await runCommand(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: app,
+        timeoutMs: 60_000,
+      });
+      expect(r.stderr).toBe('');
+      expect(JSON.parse(r.stdout)).toEqual(Object.fromEntries(entries.map((e) => [e, true])));
+      expect(existsSync(join(app, 'node_modules', name, 'dist'))).toBe(true);
+    },
+    300_000,
+  );
 });

@@ -4,7 +4,14 @@
 // Counted by reading `request.options` (every choice or check against the offered options reads it).
 import { describe, expect, it } from 'vitest';
 import {
-  approveAll, approveReads, decidePermission, denyAll, observed, remembering, type PermissionDecisionReport, type PermissionPolicy,
+  approveAll,
+  approveReads,
+  decidePermission,
+  denyAll,
+  observed,
+  remembering,
+  type PermissionDecisionReport,
+  type PermissionPolicy,
 } from '../packages/client/src/services/index.js';
 import type { PermissionOption, PermissionOutcome, PermissionRequest } from '../packages/protocol/src/model/session.js';
 
@@ -31,15 +38,16 @@ function counted(kind = 'read'): { request: PermissionRequest; reads: () => numb
 const ctx = () => ({ signal: new AbortController().signal });
 
 describe('the client decides a permission request once', () => {
-  it.each([['approveAll', approveAll()], ['approveReads', approveReads()], ['denyAll', denyAll()]] as const)(
-    '%s run the way the session runs it reads the offered options once',
-    async (_name, policy) => {
-      const { request, reads } = counted();
-      const outcome = await decidePermission(policy, request, ctx());
-      expect(outcome.outcome).toBe('selected');
-      expect(reads()).toBe(1);
-    },
-  );
+  it.each([
+    ['approveAll', approveAll()],
+    ['approveReads', approveReads()],
+    ['denyAll', denyAll()],
+  ] as const)('%s run the way the session runs it reads the offered options once', async (_name, policy) => {
+    const { request, reads } = counted();
+    const outcome = await decidePermission(policy, request, ctx());
+    expect(outcome.outcome).toBe('selected');
+    expect(reads()).toBe(1);
+  });
 
   it('the CLI stack (observed over a built-in policy, run by the session): the policy runs once, the report carries the option', async () => {
     const { request, reads } = counted('edit');
@@ -49,7 +57,11 @@ describe('the client decides a permission request once', () => {
       return approveAll()(req, c);
     };
     const reports: PermissionDecisionReport[] = [];
-    const outcome = await decidePermission(observed(base, (r) => reports.push(r)), request, ctx());
+    const outcome = await decidePermission(
+      observed(base, (r) => reports.push(r)),
+      request,
+      ctx(),
+    );
     expect(outcome).toEqual({ outcome: 'selected', optionId: 'a1' });
     expect(calls).toBe(1);
     expect(reports).toHaveLength(1);
@@ -62,7 +74,11 @@ describe('the client decides a permission request once', () => {
     const { request, reads } = counted();
     const rogue: PermissionPolicy = async () => ({ outcome: 'selected', optionId: 'not-offered' }) as PermissionOutcome;
     const reports: PermissionDecisionReport[] = [];
-    const outcome = await decidePermission(observed(remembering(rogue), (r) => reports.push(r)), request, ctx());
+    const outcome = await decidePermission(
+      observed(remembering(rogue), (r) => reports.push(r)),
+      request,
+      ctx(),
+    );
     expect(outcome).toEqual({ outcome: 'cancelled' });
     expect(reports[0]).toMatchObject({ option: undefined, cancelled: false });
     expect(reads()).toBeLessThanOrEqual(3);

@@ -46,12 +46,25 @@ async function start(args: string[], protocol: 1 | 2, env: NodeJS.ProcessEnv): P
   conns.push(conn);
   return { conn, child, exit };
 }
-const agentText = (s: { state: { messageList: Array<{ role: string; text: string }> } }) => s.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text);
+const agentText = (s: { state: { messageList: Array<{ role: string; text: string }> } }) =>
+  s.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text);
 /** What the agent wrote, as the agent leg of the capture has it: each raw plus the newline it was split on. */
-const agentLegOut = (frames: CaptureFrame[]) => frames.filter((f) => frameSide(f) === 'agent' && f.dir === 'agent->editor').map((f) => `${f.raw}\n`).join('');
+const agentLegOut = (frames: CaptureFrame[]) =>
+  frames
+    .filter((f) => frameSide(f) === 'agent' && f.dir === 'agent->editor')
+    .map((f) => `${f.raw}\n`)
+    .join('');
 
 /** The same prompt directly (v1 client, v1 agent) and through the recording bridge (v2 client). */
-async function both(prompt: string): Promise<{ direct: { text: string[]; result: PromiseSettledResult<{ stopReason: string }>; code: number | null }; bridged: { text: string[]; result: PromiseSettledResult<{ stopReason: string }>; code: number | null }; cap: string; sent: string; proxyPid: number }> {
+async function both(
+  prompt: string,
+): Promise<{
+  direct: { text: string[]; result: PromiseSettledResult<{ stopReason: string }>; code: number | null };
+  bridged: { text: string[]; result: PromiseSettledResult<{ stopReason: string }>; code: number | null };
+  cap: string;
+  sent: string;
+  proxyPid: number;
+}> {
   const d = tmp();
   const cap = join(d, 'cap.ndjson');
   const sent = join(d, 'agent-sent');
@@ -64,7 +77,11 @@ async function both(prompt: string): Promise<{ direct: { text: string[]; result:
     return { text, result, code: await side.exit, pid: side.child.pid! };
   };
   const direct = await run([AGENT], 1, { ...process.env });
-  const bridged = await run([BIN, 'proxy', '--bridge', '2', '--record', cap, '--', node, AGENT], 2, { ...process.env, AGENT_SENT: sent, ACP_KIT_DATA_DIR: join(d, 'data') });
+  const bridged = await run([BIN, 'proxy', '--bridge', '2', '--record', cap, '--', node, AGENT], 2, {
+    ...process.env,
+    AGENT_SENT: sent,
+    ACP_KIT_DATA_DIR: join(d, 'data'),
+  });
   return { direct, bridged, cap, sent: readFileSync(sent, 'utf8'), proxyPid: bridged.pid };
 }
 
@@ -78,11 +95,26 @@ describe('proxy --bridge 2 --record: an agent that misbehaves', () => {
     expect(bridged.code).toBe(0);
     const { frames } = await readCapture(cap);
     expect(agentLegOut(frames)).toBe(sent);
-    const invalid = frames.filter((f) => frameSide(f) === 'agent' && f.kind === 'invalid' && f.dir === 'agent->editor').map((f) => f.raw);
-    expect(invalid).toEqual(['agent banner: not json', 'garbage line { not json\r', '[1,2,3]', '\u0000\u0001 binary-ish']);
+    const invalid = frames
+      .filter((f) => frameSide(f) === 'agent' && f.kind === 'invalid' && f.dir === 'agent->editor')
+      .map((f) => f.raw);
+    expect(invalid).toEqual([
+      'agent banner: not json',
+      'garbage line { not json\r',
+      '[1,2,3]',
+      '\u0000\u0001 binary-ish',
+    ]);
     // `[1,2,3]` is a JSON-RPC 2.0 batch of three invalid entries: the bridge answers it as one (-32600, id null each)
-    const answers = frames.filter((f) => frameSide(f) === 'agent' && f.kind === 'invalid' && f.dir === 'editor->agent').map((f) => JSON.parse(f.raw) as unknown);
-    expect(answers).toEqual([[1, 2, 3].map((n) => ({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid request: expected a JSON object, got number ${n}` } }))]);
+    const answers = frames
+      .filter((f) => frameSide(f) === 'agent' && f.kind === 'invalid' && f.dir === 'editor->agent')
+      .map((f) => JSON.parse(f.raw) as unknown);
+    expect(answers).toEqual([
+      [1, 2, 3].map((n) => ({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: `Invalid request: expected a JSON object, got number ${n}` },
+      })),
+    ]);
     // the editor leg holds what the editor got: JSON-RPC only
     expect(frames.filter((f) => frameSide(f) === 'editor' && f.kind === 'invalid')).toEqual([]);
   }, 60_000);
@@ -97,7 +129,10 @@ describe('proxy --bridge 2 --record: an agent that misbehaves', () => {
     const { frames } = await readCapture(cap);
     // compared as a boolean: a failing diff of two 50 MB strings takes minutes to print
     expect(agentLegOut(frames) === sent).toBe(true);
-    const big = (side: 'editor' | 'agent') => frames.filter((f) => frameSide(f) === side && f.dir === 'agent->editor' && f.raw.length > size).map((f) => JSON.parse(f.raw).params.update.content.text.length);
+    const big = (side: 'editor' | 'agent') =>
+      frames
+        .filter((f) => frameSide(f) === side && f.dir === 'agent->editor' && f.raw.length > size)
+        .map((f) => JSON.parse(f.raw).params.update.content.text.length);
     expect(big('agent')).toEqual([size]);
     expect(big('editor')).toEqual([size]);
   }, 120_000);
@@ -112,7 +147,11 @@ describe('proxy --bridge 2 --record: an agent that misbehaves', () => {
     expect(bridged.code).toBe(3);
     const { frames, metas } = await readCapture(cap);
     expect(agentLegOut(frames)).toBe(`${sent}\n`);
-    expect(frames.filter((f) => frameSide(f) === 'agent').at(-1)).toMatchObject({ dir: 'agent->editor', kind: 'invalid', raw: '{"jsonrpc":"2.0","id":' });
+    expect(frames.filter((f) => frameSide(f) === 'agent').at(-1)).toMatchObject({
+      dir: 'agent->editor',
+      kind: 'invalid',
+      raw: '{"jsonrpc":"2.0","id":',
+    });
     expect(metas.at(-1)).toMatchObject({ exitCode: 3 });
   }, 60_000);
 });

@@ -13,10 +13,16 @@ const node = process.execPath;
 const runCliWith = useCli();
 const cli = (args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> => runCliWith(args, { env });
 /** Bytes a leg carried one way: each frame's raw plus the newline it was split on. */
-const joined = (frames: CaptureFrame[], dir: CaptureFrame['dir']) => frames.filter((f) => f.dir === dir).map((f) => `${f.raw}\n`).join('');
+const joined = (frames: CaptureFrame[], dir: CaptureFrame['dir']) =>
+  frames
+    .filter((f) => f.dir === dir)
+    .map((f) => `${f.raw}\n`)
+    .join('');
 const initVersion = (frames: CaptureFrame[]): unknown => {
   const req = frames.find((f) => f.method === 'initialize' && f.kind === 'request')!;
-  const answers = frames.filter((f) => f.kind === 'response' && f.dir === 'agent->editor').map((f) => JSON.parse(f.raw));
+  const answers = frames
+    .filter((f) => f.kind === 'response' && f.dir === 'agent->editor')
+    .map((f) => JSON.parse(f.raw));
   return answers.find((m) => m.id === req.id)?.result?.protocolVersion;
 };
 
@@ -29,7 +35,21 @@ describe('proxy --bridge --record: both legs in the capture', () => {
     const env = cliEnv({ ACP_KIT_DATA_DIR: join(dir, 'data') });
     const tee = `${node} ${join(FIXTURES, 'proxy-tee.mjs')} ${join(dir, 'agent-got')} ${join(dir, 'agent-sent')} -- ${node} ${BIN} agent --model demo`;
     const agent = `${node} ${BIN} proxy --bridge 2 --record ${cap} -- ${tee}`;
-    const run = await cli(['run', '--json', '--protocol', '2', '--approve-all', '--cwd', ws, '--agent', agent, 'create notes.txt containing hello'], env);
+    const run = await cli(
+      [
+        'run',
+        '--json',
+        '--protocol',
+        '2',
+        '--approve-all',
+        '--cwd',
+        ws,
+        '--agent',
+        agent,
+        'create notes.txt containing hello',
+      ],
+      env,
+    );
     expect(run.stderr).not.toMatch(/error/i);
     expect(run.code).toBe(0);
 
@@ -46,19 +66,37 @@ describe('proxy --bridge --record: both legs in the capture', () => {
     expect(joined(agentLeg, 'editor->agent')).toBe(readFileSync(join(dir, 'agent-got'), 'utf8'));
     expect(joined(agentLeg, 'agent->editor')).toBe(readFileSync(join(dir, 'agent-sent'), 'utf8'));
     // the v2-only state_update is on the editor leg only (the bridge derived it from the v1 turn)
-    const stateUpdates = (leg: CaptureFrame[]) => leg.filter((f) => f.method === 'session/update' && JSON.parse(f.raw).params.update.sessionUpdate === 'state_update').length;
+    const stateUpdates = (leg: CaptureFrame[]) =>
+      leg.filter(
+        (f) => f.method === 'session/update' && JSON.parse(f.raw).params.update.sessionUpdate === 'state_update',
+      ).length;
     expect(stateUpdates(editorLeg)).toBeGreaterThan(0);
     expect(stateUpdates(agentLeg)).toBe(0);
 
     const validate = await cli(['validate', cap, '--json'], env);
     const result = ndjson(validate.stdout).at(-1);
-    expect({ code: validate.code, result }).toEqual({ code: 0, result: { type: 'result', frames: frames.length, protocolVersion: 2, agentProtocolVersion: 1, violations: 0, exitCode: 0 } });
+    expect({ code: validate.code, result }).toEqual({
+      code: 0,
+      result: {
+        type: 'result',
+        frames: frames.length,
+        protocolVersion: 2,
+        agentProtocolVersion: 1,
+        violations: 0,
+        exitCode: 0,
+      },
+    });
     const human = await cli(['validate', cap], env);
     expect(human.stdout).toContain(`${frames.length} frames, editor leg v2, agent leg v1: no violations`);
 
     const stats = async (...extra: string[]) => ndjson((await cli(['stats', cap, '--json', ...extra], env)).stdout)[0]!;
     const [ed, ag] = [await stats(), await stats('--side', 'agent')];
-    expect([ed.protocolVersion, ed.frames, ag.protocolVersion, ag.frames]).toEqual([2, editorLeg.length, 1, agentLeg.length]);
+    expect([ed.protocolVersion, ed.frames, ag.protocolVersion, ag.frames]).toEqual([
+      2,
+      editorLeg.length,
+      1,
+      agentLeg.length,
+    ]);
 
     // diff compares one leg: --side agent aligns the agent leg only
     const diffLegs = await cli(['diff', cap, cap, '--side', 'agent', '--json'], env);

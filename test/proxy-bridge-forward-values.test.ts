@@ -30,18 +30,29 @@ describe('bridge in forward mode', () => {
   it('passes JSON values that are no object (5, null, "text", true) through unchanged, in order, both ways', async () => {
     const toBridge = new PassThrough();
     const fromBridge = new PassThrough();
-    const bridge = startBridge({ mode: 'auto', command: process.execPath, args: ['-e', ECHO_AGENT], editorIn: toBridge, editorOut: fromBridge, agentStderr: new PassThrough().resume() });
+    const bridge = startBridge({
+      mode: 'auto',
+      command: process.execPath,
+      args: ['-e', ECHO_AGENT],
+      editorIn: toBridge,
+      editorOut: fromBridge,
+      agentStderr: new PassThrough().resume(),
+    });
     bridges.push({ bridge, toBridge });
     const lines: string[] = [];
     const waiters: Array<{ until: (l: string) => boolean; resolve(): void }> = [];
     createInterface({ input: fromBridge }).on('line', (l) => {
       lines.push(l);
-      for (const w of waiters.splice(0)) if (w.until(l)) w.resolve();
-      else waiters.push(w);
+      for (const w of waiters.splice(0))
+        if (w.until(l)) w.resolve();
+        else waiters.push(w);
     });
-    const arrived = (until: (l: string) => boolean): Promise<void> => new Promise((resolve) => (lines.some(until) ? resolve() : waiters.push({ until, resolve })));
+    const arrived = (until: (l: string) => boolean): Promise<void> =>
+      new Promise((resolve) => (lines.some(until) ? resolve() : waiters.push({ until, resolve })));
 
-    toBridge.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } })}\n`);
+    toBridge.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } })}\n`,
+    );
     await expect(bridge.route).resolves.toEqual({ kind: 'forward', version: 1 });
     toBridge.write('5\nnull\n"text"\ntrue\n');
     // the echo of a request written after them proves everything before it went through

@@ -50,7 +50,10 @@ describe('bridge: where v1 and v2 constrain the same field differently', () => {
     });
     bridges.push(bridge);
     const got: unknown[] = [];
-    const tap = { sent: (m: object) => editorTap.clientSide.sent(m), received: (m: unknown) => (got.push(m), editorTap.clientSide.received(m)) };
+    const tap = {
+      sent: (m: object) => editorTap.clientSide.sent(m),
+      received: (m: unknown) => (got.push(m), editorTap.clientSide.received(m)),
+    };
     const conn = await connect({ transport: new StreamTransport(fromBridge, toBridge), protocol: 2, tap });
     conns.push(conn);
     const session = await conn.newSession({ cwd: tempDir('acp-bridge-gaps-') });

@@ -25,7 +25,11 @@ afterEach(() => {
 type Update = { sessionUpdate: string; content?: { type: string; text?: string } };
 
 /** `acp-kit proxy <flags> -- <agent>` with the SDK's v1 client on its stdio; both directions go through a v1 schema tap. */
-function bridgeTo(flags: string[], agent: string[], options: { cwd: string; permission?: (params: unknown) => Promise<unknown> | unknown } ) {
+function bridgeTo(
+  flags: string[],
+  agent: string[],
+  options: { cwd: string; permission?: (params: unknown) => Promise<unknown> | unknown },
+) {
   const child = spawn(process.execPath, [BIN, 'proxy', ...flags, '--', ...agent], {
     cwd: options.cwd,
     env: { ...process.env, ACP_KIT_DATA_DIR: join(options.cwd, '.data'), ACP_KIT_DEMO_DELAY_MS: '0' },
@@ -64,13 +68,30 @@ function bridgeTo(flags: string[], agent: string[], options: { cwd: string; perm
   const app = acp1
     .client({ name: 'sdk-v1-client' })
     .onNotification('session/update', ({ params }) => void updates.push(params.update as Update))
-    .onRequest('session/request_permission', async ({ params }) => (options.permission ? options.permission(params) : { outcome: { outcome: 'selected', optionId: params.options.find((o) => o.kind === 'allow_once')!.optionId } }) as never);
-  const conn = app.connect(acp1.ndJsonStream(Writable.toWeb(toAgent) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
+    .onRequest(
+      'session/request_permission',
+      async ({ params }) =>
+        (options.permission
+          ? options.permission(params)
+          : {
+              outcome: { outcome: 'selected', optionId: params.options.find((o) => o.kind === 'allow_once')!.optionId },
+            }) as never,
+    );
+  const conn = app.connect(
+    acp1.ndJsonStream(
+      Writable.toWeb(toAgent) as WritableStream<Uint8Array>,
+      Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>,
+    ),
+  );
   closers.push(() => conn.close());
   return { conn, updates, tap, received, sent, exit, child, stderr: () => stderr };
 }
 
-const text = (updates: Update[]) => updates.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content?.text ?? '').join('');
+const text = (updates: Update[]) =>
+  updates
+    .filter((u) => u.sessionUpdate === 'agent_message_chunk')
+    .map((u) => u.content?.text ?? '')
+    .join('');
 
 describe('proxy --bridge 1: the official SDK v1 client, v2 agents', () => {
   it("acp-kit's built-in v2 agent: a turn with a permission answers the v1 prompt end_turn; session/load replays through v2 session/resume", async () => {
@@ -78,11 +99,18 @@ describe('proxy --bridge 1: the official SDK v1 client, v2 agents', () => {
     writeFileSync(join(cwd, 'README.md'), '# hi\n');
     const first = bridgeTo(['--bridge', '1'], [process.execPath, BIN, 'agent', '--model', 'demo'], { cwd });
     const { conn, updates, tap, stderr } = first;
-    const init = await conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: 'sdk', version: '1' } });
+    const init = await conn.agent.request('initialize', {
+      protocolVersion: 1,
+      clientCapabilities: {},
+      clientInfo: { name: 'sdk', version: '1' },
+    });
     expect(init.protocolVersion).toBe(1);
     expect(init.agentCapabilities?.loadSession).toBe(true);
     const { sessionId } = await conn.agent.request('session/new', { cwd, mcpServers: [] });
-    const r = await conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'create notes.txt containing hello' }] });
+    const r = await conn.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'create notes.txt containing hello' }],
+    });
     expect(r.stopReason).toBe('end_turn');
     expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toContain('hello');
     const kinds = new Set(updates.map((u) => u.sessionUpdate));
@@ -101,7 +129,9 @@ describe('proxy --bridge 1: the official SDK v1 client, v2 agents', () => {
     await second.conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
     await second.conn.agent.request('session/load', { sessionId, cwd, mcpServers: [] });
     const replayed = second.updates;
-    expect(replayed.filter((u) => u.sessionUpdate === 'user_message_chunk').map((u) => u.content?.text)).toEqual(['create notes.txt containing hello']);
+    expect(replayed.filter((u) => u.sessionUpdate === 'user_message_chunk').map((u) => u.content?.text)).toEqual([
+      'create notes.txt containing hello',
+    ]);
     expect(text(replayed)).toBe(text(updates.slice(0, live)));
     tap.assertAllValid();
     second.tap.assertAllValid();
@@ -144,14 +174,34 @@ describe('proxy --bridge 1: the official SDK v1 client, v2 agents', () => {
     const cwd = tempDir('acp-bridge-auto-');
     const got = join(cwd, 'agent-got');
     const sentByAgent = join(cwd, 'agent-sent');
-    const { conn, tap, stderr, received, sent } = bridgeTo(['--bridge', 'auto'], [process.execPath, fixture('proxy-tee.mjs'), got, sentByAgent, '--', process.execPath, fixture('cli-raw-v1-agent.mjs')], { cwd });
-    const init = await conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: false } }, clientInfo: { name: 'sdk', version: '1' } });
+    const { conn, tap, stderr, received, sent } = bridgeTo(
+      ['--bridge', 'auto'],
+      [
+        process.execPath,
+        fixture('proxy-tee.mjs'),
+        got,
+        sentByAgent,
+        '--',
+        process.execPath,
+        fixture('cli-raw-v1-agent.mjs'),
+      ],
+      { cwd },
+    );
+    const init = await conn.agent.request('initialize', {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: false } },
+      clientInfo: { name: 'sdk', version: '1' },
+    });
     expect(init.protocolVersion).toBe(1);
     const { sessionId } = await conn.agent.request('session/new', { cwd, mcpServers: [] });
     const r = await conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'x' }] });
     expect(r.stopReason).toBe('end_turn');
     expect(stderr()).toContain('agent speaks ACP v1: forwarding unchanged');
-    const lines = (f: string) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const lines = (f: string) =>
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
     expect(lines(got)).toEqual(sent);
     expect(received).toEqual(lines(sentByAgent));
     expect(sent.length).toBe(3);

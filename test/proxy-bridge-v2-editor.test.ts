@@ -31,7 +31,16 @@ function tmp(): string {
   return d;
 }
 
-async function start(options: { permissions?: Parameters<typeof connect>[0]['permissionPolicy'] } = {}): Promise<{ conn: ClientConnection; bridge: BridgeHandle; editorTap: SchemaTap; agentTap: SchemaTap; log: string[]; editorGot: unknown[] }> {
+async function start(
+  options: { permissions?: Parameters<typeof connect>[0]['permissionPolicy'] } = {},
+): Promise<{
+  conn: ClientConnection;
+  bridge: BridgeHandle;
+  editorTap: SchemaTap;
+  agentTap: SchemaTap;
+  log: string[];
+  editorGot: unknown[];
+}> {
   const toBridge = new PassThrough();
   const fromBridge = new PassThrough();
   const editorTap = createSchemaTap(2);
@@ -49,13 +58,22 @@ async function start(options: { permissions?: Parameters<typeof connect>[0]['per
   });
   bridges.push(bridge);
   const editorGot: unknown[] = [];
-  const tap = { sent: (m: object) => editorTap.clientSide.sent(m), received: (m: unknown) => (editorGot.push(m), editorTap.clientSide.received(m)) };
-  const conn = await connect({ transport: new StreamTransport(fromBridge, toBridge), protocol: 2, tap, permissionPolicy: options.permissions ?? approveAll() });
+  const tap = {
+    sent: (m: object) => editorTap.clientSide.sent(m),
+    received: (m: unknown) => (editorGot.push(m), editorTap.clientSide.received(m)),
+  };
+  const conn = await connect({
+    transport: new StreamTransport(fromBridge, toBridge),
+    protocol: 2,
+    tap,
+    permissionPolicy: options.permissions ?? approveAll(),
+  });
   conns.push(conn);
   return { conn, bridge, editorTap, agentTap, log, editorGot };
 }
 
-const agentText = (s: { state: { messageList: Array<{ role: string; text: string }> } }) => s.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text);
+const agentText = (s: { state: { messageList: Array<{ role: string; text: string }> } }) =>
+  s.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text);
 
 describe('proxy --bridge 2: v2 editor, v1 agent', () => {
   it('translates: the v2 lifecycle over a v1 turn (messageId at once, echo, running, idle), schema-valid on both sides', async () => {
@@ -75,9 +93,14 @@ describe('proxy --bridge 2: v2 editor, v1 agent', () => {
     expect(agentText(s)).toEqual(['echo:hello']);
     expect(s.state.messageList.filter((m) => m.role === 'user').map((m) => m.text)).toEqual(['hello']);
     // the v1 agent was offered fs and terminals (the bridge serves them)
-    const init = await conn.extRequest<{ params: { protocolVersion: number; clientCapabilities: { fs?: unknown; terminal?: unknown } } }>('_fixture/initParams', {});
+    const init = await conn.extRequest<{
+      params: { protocolVersion: number; clientCapabilities: { fs?: unknown; terminal?: unknown } };
+    }>('_fixture/initParams', {});
     expect(init.params.protocolVersion).toBe(1);
-    expect(init.params.clientCapabilities).toMatchObject({ fs: { readTextFile: true, writeTextFile: true }, terminal: true });
+    expect(init.params.clientCapabilities).toMatchObject({
+      fs: { readTextFile: true, writeTextFile: true },
+      terminal: true,
+    });
     editorTap.assertAllValid();
     agentTap.assertAllValid();
     expect(editorTap.checked).toBeGreaterThan(6);
@@ -117,7 +140,9 @@ describe('proxy --bridge 2: v2 editor, v1 agent', () => {
       permissions: interactive(async (_req, ctx) => {
         asked();
         // never answers: only the withdrawal ends it
-        await new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true }));
+        await new Promise((_, reject) =>
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true }),
+        );
         return { outcome: 'cancelled' };
       }),
     });
@@ -136,8 +161,14 @@ describe('proxy --bridge 2: v2 editor, v1 agent', () => {
     expect(r.error).toBeUndefined();
     expect(agentText(s)).toEqual(['outcome:{"outcome":"cancelled"}']);
     // the bridge withdrew the question from the v2 editor itself (a v1 agent sends no $/cancel_request)
-    const question = editorGot.find((m) => (m as { method?: string }).method === 'session/request_permission') as { id: number };
-    expect(editorGot).toContainEqual({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: question.id } });
+    const question = editorGot.find((m) => (m as { method?: string }).method === 'session/request_permission') as {
+      id: number;
+    };
+    expect(editorGot).toContainEqual({
+      jsonrpc: '2.0',
+      method: '$/cancel_request',
+      params: { requestId: question.id },
+    });
     // the withdrawn question puts the turn back to running until the agent ends it cancelled
     expect(states).toEqual(['running', 'requires_action', 'running', 'idle']);
     editorTap.assertAllValid();
@@ -184,13 +215,16 @@ describe('proxy --bridge 2: v2 editor, v1 agent', () => {
   it('session/resume with replayFrom is served by v1 session/load (replay, then the state snapshot)', async () => {
     const { conn, editorTap, agentTap } = await start();
     const s = await conn.resumeSession('fs-s9', { cwd: tmp(), replay: true });
-    expect(s.state.messageList.map((m) => [m.role, m.text])).toEqual([['user', 'earlier'], ['agent', 'answer']]);
+    expect(s.state.messageList.map((m) => [m.role, m.text])).toEqual([
+      ['user', 'earlier'],
+      ['agent', 'answer'],
+    ]);
     expect(s.state.foreground.state).toBe('idle');
     editorTap.assertAllValid();
     agentTap.assertAllValid();
   });
 
-  it('agent death mid-turn: the pending request fails, the bridge exits with the agent\'s code', async () => {
+  it("agent death mid-turn: the pending request fails, the bridge exits with the agent's code", async () => {
     const { conn, bridge } = await start();
     const s = await conn.newSession({ cwd: tmp() });
     const p = s.prompt('die');

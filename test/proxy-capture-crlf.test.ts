@@ -15,8 +15,24 @@ it('readCapture over CRLF lines: frames read, a torn line reported with its line
   const dir = mkdtempSync(join(tmpdir(), 'acp-kit-capture-lines-'));
   dirs.push(dir);
   const file = join(dir, 'c.ndjson');
-  const header = JSON.stringify({ type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: '0', agent: { command: 'x', args: [] }, start: new Date(0).toISOString() });
-  const frame = (seq: number): string => JSON.stringify({ seq, t: seq, dir: 'editor->agent', raw: JSON.stringify({ jsonrpc: '2.0', id: seq, method: 'ping', params: { s: 'ü' } }), kind: 'request', method: 'ping', id: seq });
+  const header = JSON.stringify({
+    type: 'header',
+    format: 'acp-kit-capture',
+    formatVersion: 1,
+    acpKit: '0',
+    agent: { command: 'x', args: [] },
+    start: new Date(0).toISOString(),
+  });
+  const frame = (seq: number): string =>
+    JSON.stringify({
+      seq,
+      t: seq,
+      dir: 'editor->agent',
+      raw: JSON.stringify({ jsonrpc: '2.0', id: seq, method: 'ping', params: { s: 'ü' } }),
+      kind: 'request',
+      method: 'ping',
+      id: seq,
+    });
   writeFileSync(file, `${header}\r\n${frame(1)}\r\n\r\n{"seq":2,"t":\r\n${frame(3)}`);
   const r = await readCapture(file);
   expect(r.header?.format).toBe('acp-kit-capture');

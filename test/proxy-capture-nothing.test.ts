@@ -9,10 +9,20 @@ import { BIN, cliEnv, ndjson, runCli, type CliResult } from './fixtures/cli-help
 import { tempDir } from './support/temp.js';
 
 const ZED = join(import.meta.dirname, 'fixtures', 'acp-devtools', 'zed-1.5.4-claude-code-0.43.0.json');
-const HEADER = '{"type":"header","format":"acp-kit-capture","formatVersion":1,"acpKit":"0.1.0","agent":["a"],"start":"2026-11-20T10:00:00.000Z"}';
+const HEADER =
+  '{"type":"header","format":"acp-kit-capture","formatVersion":1,"acpKit":"0.1.0","agent":["a"],"start":"2026-11-20T10:00:00.000Z"}';
 
 /** Each command that reads one capture, with and without --json. */
-const commands = (p: string): string[][] => [['validate', p], ['validate', p, '--json'], ['stats', p], ['stats', p, '--json'], ['diff', p, p], ['diff', p, p, '--json'], ['captures', 'show', p], ['captures', 'export', p]];
+const commands = (p: string): string[][] => [
+  ['validate', p],
+  ['validate', p, '--json'],
+  ['stats', p],
+  ['stats', p, '--json'],
+  ['diff', p, p],
+  ['diff', p, p, '--json'],
+  ['captures', 'show', p],
+  ['captures', 'export', p],
+];
 
 function expectRefused(r: CliResult, args: string[], message: RegExp): void {
   const what = args.join(' ');
@@ -48,7 +58,10 @@ describe('captures with nothing to check are refused (exit 2)', () => {
   it('a capture whose lines were all skipped: the count and the first reason at its real line', async () => {
     const d = tempDir('acp-nothing-');
     const p = join(d, 'skipped.ndjson');
-    writeFileSync(p, [HEADER, '', '{"seq":1,"dir":"sideways","raw":"{}"}', '{"seq":2,"t":1,"dir":"agent->ed'].join('\n'));
+    writeFileSync(
+      p,
+      [HEADER, '', '{"seq":1,"dir":"sideways","raw":"{}"}', '{"seq":2,"t":1,"dir":"agent->ed'].join('\n'),
+    );
     await expectAllRefused(p, new RegExp(`${esc(p)}: no frames: 2 lines skipped; the first, line 3: not a frame`));
     // an acp-devtools export whose messages all have a direction acp-devtools never writes
     const doc = JSON.parse(readFileSync(ZED, 'utf8')) as { messages: Array<{ direction: string }> };
@@ -57,7 +70,12 @@ describe('captures with nothing to check are refused (exit 2)', () => {
     const dt = join(d, 'export.json');
     writeFileSync(dt, text);
     const line = text.split('\n').findIndex((l) => l.trim() === '"messages": [') + 2;
-    await expectAllRefused(dt, new RegExp(`${esc(dt)}: no frames: 18 lines skipped; the first, line ${line}: messages\\[0\\]: direction "editor->agent" is neither`));
+    await expectAllRefused(
+      dt,
+      new RegExp(
+        `${esc(dt)}: no frames: 18 lines skipped; the first, line ${line}: messages\\[0\\]: direction "editor->agent" is neither`,
+      ),
+    );
   }, 60_000);
 
   it('a directory', async () => {
@@ -72,22 +90,40 @@ describe('captures with nothing to check are refused (exit 2)', () => {
     writeFileSync(p, `${HEADER}\n`);
     chmodSync(p, 0o000);
     const asRoot = process.getuid?.() === 0;
-    for (const args of [['validate', p, '--json'], ['stats', p]]) {
+    for (const args of [
+      ['validate', p, '--json'],
+      ['stats', p],
+    ]) {
       // root reads any file: drop to nobody for the CLI, so the open really fails with EACCES
-      const child = spawn(process.execPath, [BIN, ...args], { env: cliEnv({ ACP_KIT_DATA_DIR: d }), stdio: ['ignore', 'pipe', 'pipe'], ...(asRoot ? { uid: 65534, gid: 65534 } : {}) });
+      const child = spawn(process.execPath, [BIN, ...args], {
+        env: cliEnv({ ACP_KIT_DATA_DIR: d }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
       child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
       const code = await new Promise<number | null>((res) => child.on('close', res));
-      expectRefused({ code, signal: null, stdout, stderr }, args, new RegExp(`cannot read ${esc(p)}: permission denied`));
+      expectRefused(
+        { code, signal: null, stdout, stderr },
+        args,
+        new RegExp(`cannot read ${esc(p)}: permission denied`),
+      );
     }
   }, 60_000);
 
   it('a capture with frames and a torn last line is read, the skipped line noted on stderr', async () => {
     const d = tempDir('acp-nothing-');
     const p = join(d, 'torn.ndjson');
-    writeFileSync(p, [HEADER, '{"seq":1,"t":0,"dir":"editor->agent","raw":"{\\"jsonrpc\\":\\"2.0\\",\\"method\\":\\"x\\"}","kind":"notification","method":"x"}', '{"seq":2,"t":1,"dir":"agent->ed'].join('\n'));
+    writeFileSync(
+      p,
+      [
+        HEADER,
+        '{"seq":1,"t":0,"dir":"editor->agent","raw":"{\\"jsonrpc\\":\\"2.0\\",\\"method\\":\\"x\\"}","kind":"notification","method":"x"}',
+        '{"seq":2,"t":1,"dir":"agent->ed',
+      ].join('\n'),
+    );
     const r = await runCli(['validate', p, '--json']);
     expect(r.code).toBe(0);
     expect(ndjson(r.stdout).at(-1)).toMatchObject({ type: 'result', frames: 1, violations: 0 });

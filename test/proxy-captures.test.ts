@@ -26,16 +26,40 @@ const SECRET_REQ = {
     cwd: '/w',
     mcpServers: [
       { name: 'gh', command: 'gh-mcp', args: [], env: [{ name: 'GITHUB_TOKEN', value: 'ghp_SECRET1' }] },
-      { type: 'http', name: 'api', url: 'https://x', headers: [{ name: 'Authorization', value: 'Bearer SECRET2' }, { name: 'Accept', value: 'json' }] },
+      {
+        type: 'http',
+        name: 'api',
+        url: 'https://x',
+        headers: [
+          { name: 'Authorization', value: 'Bearer SECRET2' },
+          { name: 'Accept', value: 'json' },
+        ],
+      },
     ],
     _meta: { apiToken: 'SECRET3', traceId: 'keep-me' },
   },
 };
-const AUTH_RESP = { jsonrpc: '2.0', id: 0, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [{ id: 'key', name: 'Key', type: 'env_var', env: { OPENAI_API_KEY: 'SECRET4' } }] } };
+const AUTH_RESP = {
+  jsonrpc: '2.0',
+  id: 0,
+  result: {
+    protocolVersion: 1,
+    agentCapabilities: {},
+    authMethods: [{ id: 'key', name: 'Key', type: 'env_var', env: { OPENAI_API_KEY: 'SECRET4' } }],
+  },
+};
 
 function writeCapture(path: string): void {
   const w = new CaptureWriter(path, { acpKit: '0.1.0', agent: ['my-agent', '--acp'] });
-  w.frame('editor->agent', JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }));
+  w.frame(
+    'editor->agent',
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: 1, clientCapabilities: {} },
+    }),
+  );
   w.frame('agent->editor', JSON.stringify(AUTH_RESP));
   w.meta({ protocolVersion: 1 });
   w.frame('editor->agent', JSON.stringify(SECRET_REQ));
@@ -48,7 +72,11 @@ describe('capture files', () => {
     writeCapture(p);
     appendFileSync(p, '{"seq":4,"t":1.5,"dir":"agent->ed');
     const c = await readCapture(p);
-    expect(c.frames.map((f) => [f.seq, f.dir, f.kind, f.method ?? f.id])).toEqual([[1, 'editor->agent', 'request', 'initialize'], [2, 'agent->editor', 'response', 0], [3, 'editor->agent', 'request', 'session/new']]);
+    expect(c.frames.map((f) => [f.seq, f.dir, f.kind, f.method ?? f.id])).toEqual([
+      [1, 'editor->agent', 'request', 'initialize'],
+      [2, 'agent->editor', 'response', 0],
+      [3, 'editor->agent', 'request', 'session/new'],
+    ]);
     expect(c.metas).toEqual([expect.objectContaining({ type: 'meta', seq: 2, protocolVersion: 1 })]);
     expect(c.skipped).toEqual([{ line: 6, reason: 'not JSON (torn line)' }]);
   });
@@ -64,11 +92,17 @@ describe('capture files', () => {
       expect(r.stdout).toContain('keep-me');
       expect(r.stdout).toContain('GITHUB_TOKEN');
     }
-    const lines = spawnSync(process.execPath, [BIN, 'captures', 'export', p], { encoding: 'utf8' }).stdout.trim().split('\n').map((l) => JSON.parse(l) as { raw?: string; type?: string });
+    const lines = spawnSync(process.execPath, [BIN, 'captures', 'export', p], { encoding: 'utf8' })
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { raw?: string; type?: string });
     expect(lines[0]).toMatchObject({ type: 'header', agent: ['my-agent', '--acp'] });
     const req = JSON.parse(lines[3]!.raw!) as typeof SECRET_REQ;
     expect(req.params.mcpServers[0]!.env).toEqual([{ name: 'GITHUB_TOKEN', value: '[redacted]' }]);
-    expect(req.params.mcpServers[1]!.headers).toEqual([{ name: 'Authorization', value: '[redacted]' }, { name: 'Accept', value: 'json' }]);
+    expect(req.params.mcpServers[1]!.headers).toEqual([
+      { name: 'Authorization', value: '[redacted]' },
+      { name: 'Accept', value: 'json' },
+    ]);
     expect(req.params._meta).toEqual({ apiToken: '[redacted]', traceId: 'keep-me' });
   });
 
@@ -79,8 +113,15 @@ describe('capture files', () => {
     const env = { ...process.env, ACP_KIT_DATA_DIR: d };
     const list = spawnSync(process.execPath, [BIN, 'captures', 'list', '--json'], { encoding: 'utf8', env });
     expect(list.status).toBe(0);
-    expect(JSON.parse(list.stdout.split('\n')[0]!)).toMatchObject({ path: join(d, 'captures', 'one.ndjson'), agent: 'my-agent --acp', frames: 3 });
-    const show = spawnSync(process.execPath, [BIN, 'captures', 'show', join(d, 'captures', 'one.ndjson')], { encoding: 'utf8', env });
+    expect(JSON.parse(list.stdout.split('\n')[0]!)).toMatchObject({
+      path: join(d, 'captures', 'one.ndjson'),
+      agent: 'my-agent --acp',
+      frames: 3,
+    });
+    const show = spawnSync(process.execPath, [BIN, 'captures', 'show', join(d, 'captures', 'one.ndjson')], {
+      encoding: 'utf8',
+      env,
+    });
     expect(show.status).toBe(0);
     expect(show.stdout).toMatch(/capture of my-agent --acp/);
     expect(show.stdout).toMatch(/3 .*editor -> agent +request session\/new #1/);
@@ -90,7 +131,11 @@ describe('capture files', () => {
   it('proxy --record without a file writes one capture per run into <data>/captures', () => {
     const d = tmp();
     const env = { ...process.env, ACP_KIT_DATA_DIR: d };
-    const r = spawnSync(process.execPath, [BIN, 'proxy', '--record', '--', process.execPath, '-e', 'process.stdin.pipe(process.stdout)'], { input: 'a\nb\n', encoding: 'utf8', env });
+    const r = spawnSync(
+      process.execPath,
+      [BIN, 'proxy', '--record', '--', process.execPath, '-e', 'process.stdin.pipe(process.stdout)'],
+      { input: 'a\nb\n', encoding: 'utf8', env },
+    );
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('a\nb\n');
     const list = spawnSync(process.execPath, [BIN, 'captures', 'list', '--json'], { encoding: 'utf8', env });
@@ -102,7 +147,20 @@ describe('capture files', () => {
     const marker = join(d, 'started');
     const blocker = join(d, 'file');
     appendFileSync(blocker, 'x');
-    const r = spawnSync(process.execPath, [BIN, 'proxy', '--record', join(blocker, 'c.ndjson'), '--', process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`], { input: '', encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [
+        BIN,
+        'proxy',
+        '--record',
+        join(blocker, 'c.ndjson'),
+        '--',
+        process.execPath,
+        '-e',
+        `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`,
+      ],
+      { input: '', encoding: 'utf8' },
+    );
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(`cannot write the capture ${join(blocker, 'c.ndjson')}`);
     expect(r.stdout).toBe('');

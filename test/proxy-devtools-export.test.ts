@@ -28,13 +28,27 @@ interface Export {
 const load = (path: string): Export => JSON.parse(readFileSync(path, 'utf8')) as Export;
 
 describe('acp-devtools exports (written by acp-devtools)', () => {
-  it.each(EXPORTS)('%s: every message is a frame (seq, direction, time since the session started, raw line) and the header has the agent command and start', async (name) => {
-    const doc = load(join(DIR, name));
-    const c = await readCapture(join(DIR, name));
-    expect(c.skipped).toEqual([]);
-    expect(c.frames.map((f) => [f.seq, f.dir, f.t, f.raw])).toEqual(doc.messages.map((m) => [m.seq, m.direction === 'editor-to-agent' ? 'editor->agent' : 'agent->editor', m.timestamp - doc.session.startedAt, m.raw]));
-    expect(c.header).toMatchObject({ source: 'acp-devtools', agent: (doc.session.agentCommand ?? '').split(' ').filter(Boolean), start: new Date(doc.session.startedAt).toISOString() });
-  });
+  it.each(EXPORTS)(
+    '%s: every message is a frame (seq, direction, time since the session started, raw line) and the header has the agent command and start',
+    async (name) => {
+      const doc = load(join(DIR, name));
+      const c = await readCapture(join(DIR, name));
+      expect(c.skipped).toEqual([]);
+      expect(c.frames.map((f) => [f.seq, f.dir, f.t, f.raw])).toEqual(
+        doc.messages.map((m) => [
+          m.seq,
+          m.direction === 'editor-to-agent' ? 'editor->agent' : 'agent->editor',
+          m.timestamp - doc.session.startedAt,
+          m.raw,
+        ]),
+      );
+      expect(c.header).toMatchObject({
+        source: 'acp-devtools',
+        agent: (doc.session.agentCommand ?? '').split(' ').filter(Boolean),
+        start: new Date(doc.session.startedAt).toISOString(),
+      });
+    },
+  );
 
   it('the Zed export: requests with the id after params are requests, the answers match them', async () => {
     const c = await readCapture(ZED);
@@ -46,7 +60,10 @@ describe('acp-devtools exports (written by acp-devtools)', () => {
       ['request', 'session/new', 'string'],
       ['request', 'session/prompt', 'string'],
     ]);
-    for (const r of requests) expect(c.frames.filter((f) => f.dir === 'agent->editor' && f.kind === 'response' && f.id === r.id)).toHaveLength(1);
+    for (const r of requests)
+      expect(c.frames.filter((f) => f.dir === 'agent->editor' && f.kind === 'response' && f.id === r.id)).toHaveLength(
+        1,
+      );
   });
 
   it('the one-line export (acp-devtools export --no-pretty) reads as the pretty one', async () => {
@@ -66,14 +83,25 @@ describe('acp-devtools exports (written by acp-devtools)', () => {
       runCli(['diff', ZED, GOOSE]),
     ]);
     expect(validate.code).toBe(0);
-    expect(ndjson(validate.stdout).at(-1)).toMatchObject({ type: 'result', frames: goose.messages.length, protocolVersion: 1, violations: 0 });
+    expect(ndjson(validate.stdout).at(-1)).toMatchObject({
+      type: 'result',
+      frames: goose.messages.length,
+      protocolVersion: 1,
+      violations: 0,
+    });
     expect(stats.code).toBe(0);
     expect(stats.stderr).toBe('');
     const s = ndjson(stats.stdout)[0]!;
     expect(s).toMatchObject({ frames: goose.messages.length, protocolVersion: 1, stopReasons: { end_turn: 2 } });
-    expect(s.methods.find((m: { method: string }) => m.method === 'fs/read_text_file')).toMatchObject({ dir: 'agent->editor', requests: 6, unanswered: 0 });
+    expect(s.methods.find((m: { method: string }) => m.method === 'fs/read_text_file')).toMatchObject({
+      dir: 'agent->editor',
+      requests: 6,
+      unanswered: 0,
+    });
     expect(show.code).toBe(0);
-    expect(show.stdout).toMatch(/^capture of npx -y @agentclientprotocol\/claude-agent-acp, started .*, from acp-devtools$/m);
+    expect(show.stdout).toMatch(
+      /^capture of npx -y @agentclientprotocol\/claude-agent-acp, started .*, from acp-devtools$/m,
+    );
     expect(show.stdout.split('\n').filter((l) => /^ +\d+ +[\d.]+s /.test(l))).toHaveLength(load(ZED).messages.length);
     expect(show.stdout).toMatch(/editor -> agent +request initialize #"923b32c5-8128-4f02-8682-f46726460ef8"/);
     expect(same.code).toBe(0);
@@ -89,8 +117,15 @@ describe('acp-devtools exports (written by acp-devtools)', () => {
     expect(model.rows.length).toBeGreaterThan(0);
     const zed = load(ZED);
     const init = zed.messages[0]!;
-    const answer = zed.messages.find((m) => m.direction === 'agent-to-editor' && (JSON.parse(m.raw) as { id?: unknown }).id === (JSON.parse(init.raw) as { id?: unknown }).id)!;
-    const replay = spawn(process.execPath, [BIN, 'replay', ZED, '--as', 'agent', '--fast'], { env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const answer = zed.messages.find(
+      (m) =>
+        m.direction === 'agent-to-editor' &&
+        (JSON.parse(m.raw) as { id?: unknown }).id === (JSON.parse(init.raw) as { id?: unknown }).id,
+    )!;
+    const replay = spawn(process.execPath, [BIN, 'replay', ZED, '--as', 'agent', '--fast'], {
+      env: cliEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const exited = new Promise((res) => replay.on('close', res));
     const out = jsonLines(replay.stdout);
     replay.stdin.write(`${init.raw}\n`);
@@ -108,7 +143,9 @@ describe('acp-devtools exports (written by acp-devtools)', () => {
     const c = await readCapture(p);
     // the message's "{" is on the line before its "seq"
     const line = text.split('\n').findIndex((l) => l.trim() === `"seq": ${doc.messages[3]!.seq},`);
-    expect(c.skipped).toEqual([{ line, reason: 'messages[3]: direction "sideways" is neither "editor-to-agent" nor "agent-to-editor"' }]);
+    expect(c.skipped).toEqual([
+      { line, reason: 'messages[3]: direction "sideways" is neither "editor-to-agent" nor "agent-to-editor"' },
+    ]);
     expect(c.frames).toHaveLength(doc.messages.length - 1);
   });
 });

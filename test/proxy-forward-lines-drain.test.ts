@@ -18,7 +18,15 @@ it('an over-long line forwarding its held chunks under backpressure waits for dr
     },
   });
   const oversize: number[] = [];
-  forwardLines(from, to, 'agent->editor', { line: () => undefined, oversize: (_d, _h, bytes) => void oversize.push(bytes) }, false, undefined, 100);
+  forwardLines(
+    from,
+    to,
+    'agent->editor',
+    { line: () => undefined, oversize: (_d, _h, bytes) => void oversize.push(bytes) },
+    false,
+    undefined,
+    100,
+  );
   // 30 chunks of 10 bytes: held until the 11th makes the line longer than 100 bytes
   const chunks = Array.from({ length: 30 }, (_, i) => Buffer.alloc(10, 97 + (i % 26)));
   for (const c of chunks.slice(0, 11)) from.write(c);

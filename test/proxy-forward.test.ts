@@ -52,15 +52,24 @@ async function until(cond: () => boolean, what: string, ms = 10_000): Promise<vo
   }
 }
 /** Bytes a side of the capture carried: each frame's raw plus the newline it was split on. */
-const joined = (frames: CaptureFrame[], dir: CaptureFrame['dir']) => frames.filter((f) => f.dir === dir).map((f) => `${f.raw}\n`).join('');
+const joined = (frames: CaptureFrame[], dir: CaptureFrame['dir']) =>
+  frames
+    .filter((f) => f.dir === dir)
+    .map((f) => `${f.raw}\n`)
+    .join('');
 
-function run(args: string[], env: NodeJS.ProcessEnv = process.env): { child: ChildProcess; stdout: Buffer[]; exit: Promise<{ code: number | null; signal: string | null }> } {
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): { child: ChildProcess; stdout: Buffer[]; exit: Promise<{ code: number | null; signal: string | null }> } {
   const child = spawn(node, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
   procs.push(child);
   const stdout: Buffer[] = [];
   child.stdout!.on('data', (b: Buffer) => stdout.push(b));
   child.stderr!.resume();
-  const exit = new Promise<{ code: number | null; signal: string | null }>((res) => child.once('close', (code, signal) => res({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: string | null }>((res) =>
+    child.once('close', (code, signal) => res({ code, signal })),
+  );
   return { child, stdout, exit };
 }
 
@@ -73,7 +82,26 @@ describe('acp-kit proxy', () => {
     // tee (editor side) -> proxy -> tee (agent side) -> built-in agent
     const conn = await connect({
       command: node,
-      args: [fixture('proxy-tee.mjs'), f('editor-sent'), f('editor-got'), '--', node, BIN, 'proxy', '--record', cap, '--', node, fixture('proxy-tee.mjs'), f('agent-got'), f('agent-sent'), '--', node, BIN, 'agent'],
+      args: [
+        fixture('proxy-tee.mjs'),
+        f('editor-sent'),
+        f('editor-got'),
+        '--',
+        node,
+        BIN,
+        'proxy',
+        '--record',
+        cap,
+        '--',
+        node,
+        fixture('proxy-tee.mjs'),
+        f('agent-got'),
+        f('agent-sent'),
+        '--',
+        node,
+        BIN,
+        'agent',
+      ],
       env,
       protocol: 'auto',
     });
@@ -83,7 +111,11 @@ describe('acp-kit proxy', () => {
     expect(r.stopReason).toBe('end_turn');
     await conn.close();
     const { header, frames, metas } = await readCapture(cap);
-    expect(header).toMatchObject({ type: 'header', format: 'acp-kit-capture', agent: [node, fixture('proxy-tee.mjs'), f('agent-got'), f('agent-sent'), '--', node, BIN, 'agent'] });
+    expect(header).toMatchObject({
+      type: 'header',
+      format: 'acp-kit-capture',
+      agent: [node, fixture('proxy-tee.mjs'), f('agent-got'), f('agent-sent'), '--', node, BIN, 'agent'],
+    });
     expect(metas.find((m) => m.protocolVersion !== undefined)?.protocolVersion).toBe(conn.protocolVersion);
     expect(frames.map((x) => x.seq)).toEqual(frames.map((_, i) => i + 1));
     expect(frames[0]).toMatchObject({ dir: 'editor->agent', kind: 'request', method: 'initialize' });
@@ -98,52 +130,90 @@ describe('acp-kit proxy', () => {
     expect(joined(frames, 'agent->editor')).toBe(agentSent);
   }, 30_000);
 
-  it.each(['plain', 'record'] as const)('%s: forwards non-JSON lines, CRLF, split UTF-8 and a 50 MB line unchanged, and exits with the agent at stdin EOF', async (mode) => {
-    const d = tmp();
-    const cap = join(d, 'cap.ndjson');
-    const received = join(d, 'received');
-    const p = run([BIN, 'proxy', ...(mode === 'record' ? ['--record', cap] : []), '--', node, fixture('proxy-echo-agent.mjs')], { ...process.env, ECHO_RECEIVED: received });
-    const big = `{"jsonrpc":"2.0","method":"_x/big","params":{"s":"${'x'.repeat(50 * 1024 * 1024)}"}}\n`;
-    const euro = Buffer.from('{"text":"\u20ac"}\r\n', 'utf8');
-    const parts: Buffer[] = [Buffer.from('plain text, not json\n'), euro.subarray(0, 11), euro.subarray(11), Buffer.from(big), Buffer.from('last line without newline')];
-    for (const b of parts) p.child.stdin!.write(b);
-    p.child.stdin!.end();
-    const { code } = await p.exit;
-    expect(code).toBe(0);
-    const sent = Buffer.concat(parts);
-    expect(readFileSync(received).equals(sent)).toBe(true);
-    const banner = Buffer.from('banner: not json\n{"jsonrpc":"2.0","method":"_x/hello"}\r\n');
-    expect(Buffer.concat(p.stdout).equals(Buffer.concat([banner, sent]))).toBe(true);
-    if (mode === 'plain') return;
-    const { frames } = await readCapture(cap);
-    const toAgent = frames.filter((x) => x.dir === 'editor->agent');
-    expect(toAgent.map((x) => x.kind)).toEqual(['invalid', 'invalid', 'notification', 'invalid']);
-    expect(toAgent[1]!.raw).toBe('{"text":"\u20ac"}\r');
-    expect(toAgent[2]!.raw.length).toBe(big.length - 1);
-    expect(frames.filter((x) => x.dir === 'agent->editor').map((x) => x.raw.slice(0, 30))).toEqual(['banner: not json', '{"jsonrpc":"2.0","method":"_x/', 'plain text, not json', '{"text":"\u20ac"}\r', '{"jsonrpc":"2.0","method":"_x/', 'last line without newline']);
-  }, 60_000);
+  it.each(['plain', 'record'] as const)(
+    '%s: forwards non-JSON lines, CRLF, split UTF-8 and a 50 MB line unchanged, and exits with the agent at stdin EOF',
+    async (mode) => {
+      const d = tmp();
+      const cap = join(d, 'cap.ndjson');
+      const received = join(d, 'received');
+      const p = run(
+        [BIN, 'proxy', ...(mode === 'record' ? ['--record', cap] : []), '--', node, fixture('proxy-echo-agent.mjs')],
+        { ...process.env, ECHO_RECEIVED: received },
+      );
+      const big = `{"jsonrpc":"2.0","method":"_x/big","params":{"s":"${'x'.repeat(50 * 1024 * 1024)}"}}\n`;
+      const euro = Buffer.from('{"text":"\u20ac"}\r\n', 'utf8');
+      const parts: Buffer[] = [
+        Buffer.from('plain text, not json\n'),
+        euro.subarray(0, 11),
+        euro.subarray(11),
+        Buffer.from(big),
+        Buffer.from('last line without newline'),
+      ];
+      for (const b of parts) p.child.stdin!.write(b);
+      p.child.stdin!.end();
+      const { code } = await p.exit;
+      expect(code).toBe(0);
+      const sent = Buffer.concat(parts);
+      expect(readFileSync(received).equals(sent)).toBe(true);
+      const banner = Buffer.from('banner: not json\n{"jsonrpc":"2.0","method":"_x/hello"}\r\n');
+      expect(Buffer.concat(p.stdout).equals(Buffer.concat([banner, sent]))).toBe(true);
+      if (mode === 'plain') return;
+      const { frames } = await readCapture(cap);
+      const toAgent = frames.filter((x) => x.dir === 'editor->agent');
+      expect(toAgent.map((x) => x.kind)).toEqual(['invalid', 'invalid', 'notification', 'invalid']);
+      expect(toAgent[1]!.raw).toBe('{"text":"\u20ac"}\r');
+      expect(toAgent[2]!.raw.length).toBe(big.length - 1);
+      expect(frames.filter((x) => x.dir === 'agent->editor').map((x) => x.raw.slice(0, 30))).toEqual([
+        'banner: not json',
+        '{"jsonrpc":"2.0","method":"_x/',
+        'plain text, not json',
+        '{"text":"\u20ac"}\r',
+        '{"jsonrpc":"2.0","method":"_x/',
+        'last line without newline',
+      ]);
+    },
+    60_000,
+  );
 
-  it.each(['plain', 'record'] as const)('%s: an agent that dies mid-turn: the editor sees what a direct connection sees, and the proxy exits with its code', async (mode) => {
-    const d = tmp();
-    const direct = run([fixture('proxy-crash-agent.mjs')]);
-    direct.child.stdin!.write('{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{}}\n');
-    const viaProxy = run([BIN, 'proxy', ...(mode === 'record' ? ['--record', join(d, 'c.ndjson')] : []), '--', node, fixture('proxy-crash-agent.mjs')]);
-    viaProxy.child.stdin!.write('{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{}}\n');
-    const [a, b] = await Promise.all([direct.exit, viaProxy.exit]);
-    expect(a.code).toBe(3);
-    expect(b.code).toBe(3);
-    expect(Buffer.concat(viaProxy.stdout).toString()).toBe(Buffer.concat(direct.stdout).toString());
-    if (mode === 'plain') return;
-    const { frames, metas } = await readCapture(join(d, 'c.ndjson'));
-    expect(frames.map((x) => [x.dir, x.kind])).toEqual([['editor->agent', 'request'], ['agent->editor', 'notification'], ['agent->editor', 'invalid']]);
-    expect(metas.at(-1)).toMatchObject({ exitCode: 3 });
-  }, 20_000);
+  it.each(['plain', 'record'] as const)(
+    '%s: an agent that dies mid-turn: the editor sees what a direct connection sees, and the proxy exits with its code',
+    async (mode) => {
+      const d = tmp();
+      const direct = run([fixture('proxy-crash-agent.mjs')]);
+      direct.child.stdin!.write('{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{}}\n');
+      const viaProxy = run([
+        BIN,
+        'proxy',
+        ...(mode === 'record' ? ['--record', join(d, 'c.ndjson')] : []),
+        '--',
+        node,
+        fixture('proxy-crash-agent.mjs'),
+      ]);
+      viaProxy.child.stdin!.write('{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{}}\n');
+      const [a, b] = await Promise.all([direct.exit, viaProxy.exit]);
+      expect(a.code).toBe(3);
+      expect(b.code).toBe(3);
+      expect(Buffer.concat(viaProxy.stdout).toString()).toBe(Buffer.concat(direct.stdout).toString());
+      if (mode === 'plain') return;
+      const { frames, metas } = await readCapture(join(d, 'c.ndjson'));
+      expect(frames.map((x) => [x.dir, x.kind])).toEqual([
+        ['editor->agent', 'request'],
+        ['agent->editor', 'notification'],
+        ['agent->editor', 'invalid'],
+      ]);
+      expect(metas.at(-1)).toMatchObject({ exitCode: 3 });
+    },
+    20_000,
+  );
 
   it('kill -9 of the proxy mid-stream: every frame the editor received is in the capture', async () => {
     const d = tmp();
     const cap = join(d, 'c.ndjson');
     const pids = join(d, 'pids');
-    const p = run([BIN, 'proxy', '--record', cap, '--', node, fixture('proxy-stream-agent.mjs')], { ...process.env, STREAM_PIDS: pids });
+    const p = run([BIN, 'proxy', '--record', cap, '--', node, fixture('proxy-stream-agent.mjs')], {
+      ...process.env,
+      STREAM_PIDS: pids,
+    });
     await until(() => Buffer.concat(p.stdout).toString().split('\n').length > 500, '500 lines');
     p.child.kill('SIGKILL');
     await p.exit;
@@ -159,7 +229,11 @@ describe('acp-kit proxy', () => {
   it('SIGTERM of the proxy ends the agent and its process group, even an agent that ignores SIGTERM', async () => {
     const d = tmp();
     const pids = join(d, 'pids');
-    const p = run([BIN, 'proxy', '--', node, fixture('proxy-stream-agent.mjs')], { ...process.env, STREAM_PIDS: pids, STREAM_IGNORE_TERM: '1' });
+    const p = run([BIN, 'proxy', '--', node, fixture('proxy-stream-agent.mjs')], {
+      ...process.env,
+      STREAM_PIDS: pids,
+      STREAM_IGNORE_TERM: '1',
+    });
     await until(() => p.stdout.length > 0, 'agent output');
     const [agentPid, grandPid] = readFileSync(pids, 'utf8').split(' ').map(Number);
     pidsToKill.push(grandPid!, agentPid!);
@@ -180,7 +254,16 @@ describe('acp-kit proxy', () => {
     const output = new Promise<void>((r) => (firstOutput = r));
     editorOut.on('data', () => firstOutput());
     const log: string[] = [];
-    const proxy = startProxy({ command: node, args: [fixture('proxy-stream-agent.mjs')], env: { ...process.env, STREAM_PIDS: pids }, editorIn, editorOut, agentStderr: new PassThrough().resume(), log: (l) => log.push(l), exitTimeoutMs: 300 });
+    const proxy = startProxy({
+      command: node,
+      args: [fixture('proxy-stream-agent.mjs')],
+      env: { ...process.env, STREAM_PIDS: pids },
+      editorIn,
+      editorOut,
+      agentStderr: new PassThrough().resume(),
+      log: (l) => log.push(l),
+      exitTimeoutMs: 300,
+    });
     stops.push(() => proxy.stop());
     await output;
     const [agentPid, grandPid] = readFileSync(pids, 'utf8').split(' ').map(Number);

@@ -15,8 +15,23 @@ afterEach(() => {
 it('a frame of a JSON export that is not a frame is reported at the line where it starts', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'acp-json-export-'));
   dirs.push(dir);
-  const header = { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: '0.0.0', agent: ['agent'], start: '2026-01-01T00:00:00.000Z' };
-  const good = { seq: 1, t: 0, dir: 'editor->agent', raw: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}', kind: 'request', method: 'initialize', id: 1 };
+  const header = {
+    type: 'header',
+    format: 'acp-kit-capture',
+    formatVersion: 1,
+    acpKit: '0.0.0',
+    agent: ['agent'],
+    start: '2026-01-01T00:00:00.000Z',
+  };
+  const good = {
+    seq: 1,
+    t: 0,
+    dir: 'editor->agent',
+    raw: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}',
+    kind: 'request',
+    method: 'initialize',
+    id: 1,
+  };
   const bad = { seq: 'two', dir: 'sideways' };
   // the exporter's own layout (src/cli/commands/captures.ts)
   const text = `${JSON.stringify({ header, metas: [], frames: [good, bad] }, null, 2)}\n`;

@@ -40,19 +40,34 @@ describe('a line over the proxy limit', () => {
   it('default limit, real processes: a 520 MiB line with --record --validate is forwarded byte-exact, recorded truncated, and the proxy goes on', async () => {
     const dir = tempDir('acp-long-');
     const cap = join(dir, 'cap.ndjson');
-    const proxy = spawn(process.execPath, [BIN, 'proxy', '--record', cap, '--validate', '--', process.execPath, AGENT], { env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const proxy = spawn(
+      process.execPath,
+      [BIN, 'proxy', '--record', cap, '--validate', '--', process.execPath, AGENT],
+      { env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     proxy.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
     const exited = new Promise<number | null>((res) => proxy.on('close', (code) => res(code)));
     const out = jsonLines(proxy.stdout);
     // the next line the agent answered, or the proxy's exit (it used to die here) as a failure
-    const answer = () => Promise.race([out.next(), exited.then((code) => Promise.reject(new Error(`the proxy exited ${code}: ${stderr}`)))]);
+    const answer = () =>
+      Promise.race([
+        out.next(),
+        exited.then((code) => Promise.reject(new Error(`the proxy exited ${code}: ${stderr}`))),
+      ]);
     const total = 520 * 1024 * 1024;
-    const hash = await Promise.race([writeLongLine(proxy.stdin, total), exited.then((code) => Promise.reject(new Error(`the proxy exited ${code}: ${stderr}`)))]);
+    const hash = await Promise.race([
+      writeLongLine(proxy.stdin, total),
+      exited.then((code) => Promise.reject(new Error(`the proxy exited ${code}: ${stderr}`))),
+    ]);
     expect(await answer()).toEqual({ jsonrpc: '2.0', method: '_test/line', params: { bytes: total, sha256: hash } });
     // still forwarding and recording line by line
     proxy.stdin.write(`${SMALL}\n`);
-    expect(await answer()).toEqual({ jsonrpc: '2.0', method: '_test/line', params: { bytes: SMALL.length, sha256: sha(SMALL) } });
+    expect(await answer()).toEqual({
+      jsonrpc: '2.0',
+      method: '_test/line',
+      params: { bytes: SMALL.length, sha256: sha(SMALL) },
+    });
     proxy.stdin.end();
     expect(await exited, stderr).toBe(0);
     const c = await readCapture(cap);
@@ -74,19 +89,43 @@ describe('a line over the proxy limit', () => {
     const recorder = new CaptureWriter(cap, { acpKit: '0.0.0-test', agent: ['hash-agent'] });
     const editorIn = new PassThrough();
     const editorOut = new PassThrough();
-    const proxy = startProxy({ command: process.execPath, args: [AGENT], editorIn, editorOut, agentStderr: new PassThrough().resume(), recorder, maxLineBytes: 70 * 1024, log: () => undefined });
+    const proxy = startProxy({
+      command: process.execPath,
+      args: [AGENT],
+      editorIn,
+      editorOut,
+      agentStderr: new PassThrough().resume(),
+      recorder,
+      maxLineBytes: 70 * 1024,
+      log: () => undefined,
+    });
     const out = jsonLines(editorOut);
     const long = (n: number, ch: string) => `${PREFIX}${ch.repeat(n)}"}}`;
     // 60 KiB fits; 80 KiB of "é" (2 bytes each, after an odd number of bytes) does not, and its 64 KiB head ends inside a character
-    const lines = [long(60 * 1024, 'a'), long(1, 'a').replace('a', `a${'é'.repeat(40 * 1024)}`), SMALL, long(100 * 1024, 'b')];
+    const lines = [
+      long(60 * 1024, 'a'),
+      long(1, 'a').replace('a', `a${'é'.repeat(40 * 1024)}`),
+      SMALL,
+      long(100 * 1024, 'b'),
+    ];
     editorIn.write(`${lines[0]}\n${lines[1]!.slice(0, 1000)}`);
     editorIn.write(`${lines[1]!.slice(1000)}\n${lines[2]}\n${lines[3]}\n`);
-    for (const l of lines) expect(await out.next()).toEqual({ jsonrpc: '2.0', method: '_test/line', params: { bytes: Buffer.byteLength(l), sha256: sha(l) } });
+    for (const l of lines)
+      expect(await out.next()).toEqual({
+        jsonrpc: '2.0',
+        method: '_test/line',
+        params: { bytes: Buffer.byteLength(l), sha256: sha(l) },
+      });
     editorIn.end();
     expect((await proxy.done).exitCode).toBe(0);
     recorder.close();
     const sent = (await readCapture(cap)).frames.filter((f) => f.dir === 'editor->agent');
-    expect(sent.map((f) => [f.kind, f.truncated ?? null])).toEqual([['notification', null], ['invalid', Buffer.byteLength(lines[1]!)], ['notification', null], ['invalid', Buffer.byteLength(lines[3]!)]]);
+    expect(sent.map((f) => [f.kind, f.truncated ?? null])).toEqual([
+      ['notification', null],
+      ['invalid', Buffer.byteLength(lines[1]!)],
+      ['notification', null],
+      ['invalid', Buffer.byteLength(lines[3]!)],
+    ]);
     expect(sent[0]!.raw).toBe(lines[0]);
     expect(lines[1]!.startsWith(sent[1]!.raw)).toBe(true);
     expect(sent[1]!.raw).not.toContain('\uFFFD');

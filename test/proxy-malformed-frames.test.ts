@@ -5,7 +5,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CaptureFormatError, CaptureValidator, readCapture, type CaptureFrame } from '../packages/tools/src/proxy/index.js';
+import {
+  CaptureFormatError,
+  CaptureValidator,
+  readCapture,
+  type CaptureFrame,
+} from '../packages/tools/src/proxy/index.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -20,7 +25,14 @@ function captureFile(lines: readonly string[]): string {
   return path;
 }
 
-const HEADER = JSON.stringify({ type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: '0.0.0-test', agent: ['a'], start: '2026-11-20T10:00:00.000Z' });
+const HEADER = JSON.stringify({
+  type: 'header',
+  format: 'acp-kit-capture',
+  formatVersion: 1,
+  acpKit: '0.0.0-test',
+  agent: ['a'],
+  start: '2026-11-20T10:00:00.000Z',
+});
 const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 2 } });
 
 describe('capture reader: JSON lines of the wrong shape', () => {
@@ -30,9 +42,20 @@ describe('capture reader: JSON lines of the wrong shape', () => {
   });
 
   it('null and array lines among the frames are skipped as "not a frame"; the frames around them are read', async () => {
-    const frame = { type: 'frame', seq: 1, t: 0.5, dir: 'editor->agent', raw: INIT, kind: 'request', method: 'initialize', id: 1 };
+    const frame = {
+      type: 'frame',
+      seq: 1,
+      t: 0.5,
+      dir: 'editor->agent',
+      raw: INIT,
+      kind: 'request',
+      method: 'initialize',
+      id: 1,
+    };
     const c = await readCapture(captureFile([HEADER, 'null', JSON.stringify(frame), '[1,2]']));
-    expect(c.frames).toEqual([{ seq: 1, t: 0.5, dir: 'editor->agent', raw: INIT, kind: 'request', method: 'initialize', id: 1 }]);
+    expect(c.frames).toEqual([
+      { seq: 1, t: 0.5, dir: 'editor->agent', raw: INIT, kind: 'request', method: 'initialize', id: 1 },
+    ]);
     expect(c.skipped).toEqual([
       { line: 2, reason: 'not a frame' },
       { line: 4, reason: 'not a frame' },
@@ -40,7 +63,16 @@ describe('capture reader: JSON lines of the wrong shape', () => {
   });
 
   it('a frame with an unknown kind takes its kind from the raw line; method and id of the wrong type are left out', async () => {
-    const frame = { type: 'frame', seq: 1, t: 1, dir: 'editor->agent', raw: INIT, kind: 'bogus', method: 7, id: { x: 1 } };
+    const frame = {
+      type: 'frame',
+      seq: 1,
+      t: 1,
+      dir: 'editor->agent',
+      raw: INIT,
+      kind: 'bogus',
+      method: 7,
+      id: { x: 1 },
+    };
     const c = await readCapture(captureFile([HEADER, JSON.stringify(frame)]));
     expect(c.frames).toEqual([{ seq: 1, t: 1, dir: 'editor->agent', raw: INIT, kind: 'request' }]);
   });
@@ -53,7 +85,13 @@ describe('capture reader: JSON lines of the wrong shape', () => {
 });
 
 describe('CaptureValidator: frames whose line is not the JSON-RPC object their kind says', () => {
-  const frame = (seq: number, dir: CaptureFrame['dir'], kind: CaptureFrame['kind'], message: unknown, method?: string): CaptureFrame => {
+  const frame = (
+    seq: number,
+    dir: CaptureFrame['dir'],
+    kind: CaptureFrame['kind'],
+    message: unknown,
+    method?: string,
+  ): CaptureFrame => {
     const f: CaptureFrame = { seq, t: seq, dir, raw: JSON.stringify(message), kind };
     if (method) f.method = method;
     return f;
@@ -62,14 +100,42 @@ describe('CaptureValidator: frames whose line is not the JSON-RPC object their k
   it('a "request" frame whose line is null is a schema violation naming the message, not a TypeError', () => {
     const v = new CaptureValidator({ protocolVersion: 2 });
     const out = v.push(frame(1, 'editor->agent', 'request', null, 'initialize'));
-    expect(out).toEqual([{ rule: 'schema', requirement: 'schema/v2', seqs: [1], message: 'initialize: the message: must be a JSON-RPC 2.0 request, notification or response object' }]);
+    expect(out).toEqual([
+      {
+        rule: 'schema',
+        requirement: 'schema/v2',
+        seqs: [1],
+        message: 'initialize: the message: must be a JSON-RPC 2.0 request, notification or response object',
+      },
+    ]);
   });
 
   it('a permission request answered after session/cancel with "error": null is reported (bad error object, not cancelled), not a TypeError', () => {
     const v = new CaptureValidator({ protocolVersion: 2 });
     const out = [
-      ...v.push(frame(1, 'agent->editor', 'request', { jsonrpc: '2.0', id: 7, method: 'session/request_permission', params: { sessionId: 's1', toolCall: { toolCallId: 't1' }, options: [] } }, 'session/request_permission')),
-      ...v.push(frame(2, 'editor->agent', 'notification', { jsonrpc: '2.0', method: 'session/cancel', params: { sessionId: 's1' } }, 'session/cancel')),
+      ...v.push(
+        frame(
+          1,
+          'agent->editor',
+          'request',
+          {
+            jsonrpc: '2.0',
+            id: 7,
+            method: 'session/request_permission',
+            params: { sessionId: 's1', toolCall: { toolCallId: 't1' }, options: [] },
+          },
+          'session/request_permission',
+        ),
+      ),
+      ...v.push(
+        frame(
+          2,
+          'editor->agent',
+          'notification',
+          { jsonrpc: '2.0', method: 'session/cancel', params: { sessionId: 's1' } },
+          'session/cancel',
+        ),
+      ),
       ...v.push(frame(3, 'editor->agent', 'error', { jsonrpc: '2.0', id: 7, error: null })),
     ];
     // (the hand-written permission params are no complete v2 request: only what frame 3 causes matters here)

@@ -16,7 +16,12 @@ function tmp(): string {
   return d;
 }
 
-const strip = (d: { kind: string; method?: string; id?: unknown } | undefined) => d && { kind: d.kind, ...(d.method !== undefined ? { method: d.method } : {}), ...('id' in d && d.id !== undefined ? { id: d.id } : {}) };
+const strip = (d: { kind: string; method?: string; id?: unknown } | undefined) =>
+  d && {
+    kind: d.kind,
+    ...(d.method !== undefined ? { method: d.method } : {}),
+    ...('id' in d && d.id !== undefined ? { id: d.id } : {}),
+  };
 
 describe('recording: light scan, frame lines, one write per chunk', () => {
   it('scanFrame finds kind, method and id of canonical lines exactly as the full decode does', () => {
@@ -79,7 +84,10 @@ describe('recording: light scan, frame lines, one write per chunk', () => {
     w.meta({ protocolVersion: 2 });
     expect(statSync(p).size).toBe(headerSize);
     w.uncork();
-    const afterUncork = readFileSync(p, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type?: string; seq?: number });
+    const afterUncork = readFileSync(p, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type?: string; seq?: number });
     expect(afterUncork.map((l) => l.type ?? `frame ${l.seq}`)).toEqual(['header', 'frame 1', 'frame 2', 'meta']);
     // not corked: written at once
     w.frame('editor->agent', '{"jsonrpc":"2.0","method":"x"}');

@@ -16,7 +16,12 @@ function capturePath(): string {
   return join(d, 'c.ndjson');
 }
 
-const update = (text: string) => JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } } });
+const update = (text: string) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    method: 'session/update',
+    params: { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } },
+  });
 
 describe('capture writer: corked lines in one reused buffer', () => {
   it('multi-byte text, lone surrogates and lines far larger than the buffer are written as the JSON of each frame', async () => {
@@ -61,7 +66,11 @@ describe('capture writer: corked lines in one reused buffer', () => {
     w.frame('agent->editor', update('direct'));
     expect(statSync(p).size).toBeGreaterThan(afterFirst);
     w.close();
-    const seqs = readFileSync(p, 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l).seq);
+    const seqs = readFileSync(p, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => JSON.parse(l).seq);
     expect(seqs).toEqual([1, 2]);
   });
 });
@@ -85,12 +94,17 @@ describe('capture writer: raw bytes escaped without re-serialising', () => {
     const b = new CaptureWriter(plain, { acpKit: '0.0.0-test', agent: ['a'], start: '2026-01-01T00:00:00.000Z' });
     const written: CaptureFrame[] = [];
     a.cork();
-    for (const bytes of lines) written.push(a.frame('agent->editor', bytes.toString('utf8'), undefined, 'agent', bytes));
+    for (const bytes of lines)
+      written.push(a.frame('agent->editor', bytes.toString('utf8'), undefined, 'agent', bytes));
     a.uncork();
     for (const bytes of lines) b.frame('agent->editor', bytes.toString('utf8'), undefined, 'agent');
     a.close();
     b.close();
-    const frameLines = (p: string) => readFileSync(p, 'utf8').split('\n').slice(1, -1).map((l) => JSON.parse(l) as CaptureFrame);
+    const frameLines = (p: string) =>
+      readFileSync(p, 'utf8')
+        .split('\n')
+        .slice(1, -1)
+        .map((l) => JSON.parse(l) as CaptureFrame);
     // bytes, not text: invalid UTF-8 copied through would decode to the same text but is not what JSON.stringify gives
     const file = readFileSync(withBytes);
     const body = file.subarray(file.indexOf(10) + 1);

@@ -38,12 +38,30 @@ describe('Rust conductor traces (.jsons)', () => {
       [6, 0, 'agent->editor', 'notification', 'session/update', null],
       [7, 0, 'agent->editor', 'response', null, 'id:2'],
     ]);
-    expect(JSON.parse(c.frames[0]!.raw)).toEqual({ jsonrpc: '2.0', id: 'id:0', method: 'initialize', params: { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false } } });
+    expect(JSON.parse(c.frames[0]!.raw)).toEqual({
+      jsonrpc: '2.0',
+      id: 'id:0',
+      method: 'initialize',
+      params: {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      },
+    });
     expect(JSON.parse(c.frames[6]!.raw)).toEqual({ jsonrpc: '2.0', id: 'id:2', result: { stopReason: 'end_turn' } });
     expect(c.skipped).toEqual([{ line: 8, reason: 'not JSON (torn line)' }]);
     const s = await captureStats(c.frames);
     expect(s.protocolVersion).toBe(1);
-    expect(s.turns).toEqual([{ sessionId: 'session:0', promptSeq: 5, t: 0, timeToFirstChunkMs: 0, durationMs: 0, endSeq: 7, stopReason: 'end_turn' }]);
+    expect(s.turns).toEqual([
+      {
+        sessionId: 'session:0',
+        promptSeq: 5,
+        t: 0,
+        timeToFirstChunkMs: 0,
+        durationMs: 0,
+        endSeq: 7,
+        stopReason: 'end_turn',
+      },
+    ]);
   });
 
   it('MCP-over-ACP events and their answers are skipped with the reason, the ACP ones of every hop are frames', async () => {
@@ -57,7 +75,10 @@ describe('Rust conductor traces (.jsons)', () => {
     ]);
     expect(c.frames).toHaveLength(readFileSync(MCP_TRACE, 'utf8').trim().split('\n').length - 5);
     // the proxy's mcp/connect (an ACP request from Proxy(1) to Proxy(0)) and its answer
-    expect(c.frames.filter((f) => f.id === 'id:4').map((f) => [f.dir, f.kind, f.method ?? null])).toEqual([['agent->editor', 'request', 'mcp/connect'], ['editor->agent', 'response', null]]);
+    expect(c.frames.filter((f) => f.id === 'id:4').map((f) => [f.dir, f.kind, f.method ?? null])).toEqual([
+      ['agent->editor', 'request', 'mcp/connect'],
+      ['editor->agent', 'response', null],
+    ]);
   });
 
   it('diff compares hop by hop: the same trace with its hops interleaved otherwise is equal, a changed answer on one hop is named with its hop', () => {
@@ -69,12 +90,37 @@ describe('Rust conductor traces (.jsons)', () => {
     const moved = join(d, 'moved.jsons');
     writeFileSync(moved, [...first, ...lines.filter((l) => !first.includes(l))].join('\n') + '\n');
     const same = spawnSync(process.execPath, [BIN, 'diff', MCP_TRACE, moved, '--json'], { encoding: 'utf8' });
-    expect(same.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((x) => x.type === 'diff').map((x) => [x.hop, x.equal])).toEqual([['Client-Proxy(0)', true], ['Proxy(0)-Proxy(1)', true], ['Proxy(1)-Proxy(2)', true]]);
+    expect(
+      same.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((x) => x.type === 'diff')
+        .map((x) => [x.hop, x.equal]),
+    ).toEqual([
+      ['Client-Proxy(0)', true],
+      ['Proxy(0)-Proxy(1)', true],
+      ['Proxy(1)-Proxy(2)', true],
+    ]);
     expect(same.status).toBe(0);
     const changed = join(d, 'changed.jsons');
-    writeFileSync(changed, lines.map((l, i) => (i === lines.length - 1 ? l.replace('end_turn', 'cancelled') : l)).join('\n') + '\n');
+    writeFileSync(
+      changed,
+      lines.map((l, i) => (i === lines.length - 1 ? l.replace('end_turn', 'cancelled') : l)).join('\n') + '\n',
+    );
     const diff = spawnSync(process.execPath, [BIN, 'diff', MCP_TRACE, changed, '--json'], { encoding: 'utf8' });
-    expect(diff.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((x) => x.type === 'diff').map((x) => [x.hop, x.equal])).toEqual([['Client-Proxy(0)', false], ['Proxy(0)-Proxy(1)', true], ['Proxy(1)-Proxy(2)', true]]);
+    expect(
+      diff.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((x) => x.type === 'diff')
+        .map((x) => [x.hop, x.equal]),
+    ).toEqual([
+      ['Client-Proxy(0)', false],
+      ['Proxy(0)-Proxy(1)', true],
+      ['Proxy(1)-Proxy(2)', true],
+    ]);
     expect(diff.status).toBe(1);
   });
 
@@ -82,13 +128,37 @@ describe('Rust conductor traces (.jsons)', () => {
     const d = mkdtempSync(join(tmpdir(), 'acp-conductor-'));
     dirs.push(d);
     const p = join(d, 'old.jsons');
-    writeFileSync(p, [
-      { type: 'notification', ts: 1.5, protocol: 'acp', from: 'client', to: 'proxy:0', method: 'session/cancel', params: { sessionId: 's' } },
-      { type: 'notification', ts: 2, protocol: 'acp', from: 'agent', to: 'proxy:3', method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'plan', entries: [] } } },
-      { type: 'notification', ts: 3, protocol: 'acp', from: 'editor', to: 'agent', method: 'x', params: null },
-    ].map((l) => JSON.stringify(l)).join('\n') + '\n');
+    writeFileSync(
+      p,
+      [
+        {
+          type: 'notification',
+          ts: 1.5,
+          protocol: 'acp',
+          from: 'client',
+          to: 'proxy:0',
+          method: 'session/cancel',
+          params: { sessionId: 's' },
+        },
+        {
+          type: 'notification',
+          ts: 2,
+          protocol: 'acp',
+          from: 'agent',
+          to: 'proxy:3',
+          method: 'session/update',
+          params: { sessionId: 's', update: { sessionUpdate: 'plan', entries: [] } },
+        },
+        { type: 'notification', ts: 3, protocol: 'acp', from: 'editor', to: 'agent', method: 'x', params: null },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n') + '\n',
+    );
     const c = await readCapture(p);
-    expect(c.frames.map((f) => [f.t, f.dir, f.method])).toEqual([[1500, 'editor->agent', 'session/cancel'], [2000, 'agent->editor', 'session/update']]);
+    expect(c.frames.map((f) => [f.t, f.dir, f.method])).toEqual([
+      [1500, 'editor->agent', 'session/cancel'],
+      [2000, 'agent->editor', 'session/update'],
+    ]);
     expect(c.skipped).toEqual([{ line: 3, reason: 'unknown components "editor" -> "agent"' }]);
   });
 
@@ -99,19 +169,33 @@ describe('Rust conductor traces (.jsons)', () => {
     const show = spawnSync(process.execPath, [BIN, 'captures', 'show', TRACE], { encoding: 'utf8' });
     expect(show.status).toBe(0);
     expect(show.stdout).toMatch(/from rust-conductor/);
-    expect(show.stdout).toMatch(/6 +0\.000s +\[hop Proxy\(0\)-Proxy\(1\)\] agent -> editor +notification session\/update agent_message_chunk/);
+    expect(show.stdout).toMatch(
+      /6 +0\.000s +\[hop Proxy\(0\)-Proxy\(1\)\] agent -> editor +notification session\/update agent_message_chunk/,
+    );
     const stats = spawnSync(process.execPath, [BIN, 'stats', TRACE, '--json'], { encoding: 'utf8' });
     expect(stats.status).toBe(0);
     // one stats line per hop: the client's hop holds the turn, the next one the update the conductor traced there
-    const hops = stats.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.type === 'stats');
-    expect(hops.map((h) => [h.hop, h.frames])).toEqual([['Client-Proxy(0)', 6], ['Proxy(0)-Proxy(1)', 1]]);
+    const hops = stats.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.type === 'stats');
+    expect(hops.map((h) => [h.hop, h.frames])).toEqual([
+      ['Client-Proxy(0)', 6],
+      ['Proxy(0)-Proxy(1)', 1],
+    ]);
     expect(hops[0]).toMatchObject({ protocolVersion: 1, stopReasons: { end_turn: 1 } });
   });
 
-  it('a message traced once per hop (new ids each hop) is judged hop by hop: no false ACP-V1-PROMPT-03 on the rust-sdk\'s own traces, nothing counted twice', () => {
+  it("a message traced once per hop (new ids each hop) is judged hop by hop: no false ACP-V1-PROMPT-03 on the rust-sdk's own traces, nothing counted twice", () => {
     const violations = (file: string): string[] => {
       const r = spawnSync(process.execPath, [BIN, 'validate', join(FIXTURES, file), '--json'], { encoding: 'utf8' });
-      return r.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.type === 'violation').map((v) => `${v.hop ?? ''} ${v.requirement} ${v.message}`);
+      return r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.type === 'violation')
+        .map((v) => `${v.hop ?? ''} ${v.requirement} ${v.message}`);
     };
     expect(violations('trace_snapshot.jsons')).toEqual([]);
     // the one violation left is real under the stable v1 schema: an MCP server of type "acp"
@@ -121,9 +205,18 @@ describe('Rust conductor traces (.jsons)', () => {
     expect(violations('trace_client_mcp_server.jsons')).toEqual([`Client-Proxy(0) ${acpServer}`]);
     const stats = spawnSync(process.execPath, [BIN, 'stats', MCP_TRACE, '--json'], { encoding: 'utf8' });
     expect(stats.status).toBe(0);
-    const perHop = stats.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.type === 'stats');
-    const count = (h: { methods: Array<{ method: string; requests: number; notifications: number }> }, m: string): number => h.methods.filter((x) => x.method === m).reduce((a, x) => a + x.requests + x.notifications, 0);
-    expect(perHop.map((h) => [h.hop, count(h, 'session/prompt'), count(h, 'session/update'), count(h, 'initialize')])).toEqual([
+    const perHop = stats.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.type === 'stats');
+    const count = (
+      h: { methods: Array<{ method: string; requests: number; notifications: number }> },
+      m: string,
+    ): number => h.methods.filter((x) => x.method === m).reduce((a, x) => a + x.requests + x.notifications, 0);
+    expect(
+      perHop.map((h) => [h.hop, count(h, 'session/prompt'), count(h, 'session/update'), count(h, 'initialize')]),
+    ).toEqual([
       ['Client-Proxy(0)', 1, 0, 1],
       ['Proxy(0)-Proxy(1)', 1, 1, 1],
       ['Proxy(1)-Proxy(2)', 0, 1, 0],

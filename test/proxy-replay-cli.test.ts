@@ -25,11 +25,19 @@ function permissionAnswerKind(frames: CaptureFrame[]): string | undefined {
   const ask = frames.find((f) => f.method === 'session/request_permission');
   if (!ask) throw new Error('the capture has no session/request_permission');
   const options = JSON.parse(ask.raw).params.options as Array<{ optionId: string; kind: string }>;
-  const answer = JSON.parse(frames.find((f) => f.dir === 'editor->agent' && f.kind === 'response' && f.id === ask.id)!.raw);
+  const answer = JSON.parse(
+    frames.find((f) => f.dir === 'editor->agent' && f.kind === 'response' && f.id === ask.id)!.raw,
+  );
   return options.find((o) => o.optionId === answer.result.outcome.optionId)?.kind;
 }
 
-type Recording = { dir: string; ws: string; capture: string; transcript: Array<Record<string, unknown>>; env: NodeJS.ProcessEnv };
+type Recording = {
+  dir: string;
+  ws: string;
+  capture: string;
+  transcript: Array<Record<string, unknown>>;
+  env: NodeJS.ProcessEnv;
+};
 const recordings = new Map<1 | 2, Promise<Recording>>();
 /**
  * One recording per protocol version for the whole file (three processes and a full turn each): the
@@ -57,7 +65,10 @@ async function recordRun(version: 1 | 2): Promise<Recording> {
   const capture = join(dir, 'cap.ndjson');
   const env = cliEnv({ ACP_KIT_DATA_DIR: join(dir, 'data') });
   const agent = `${node} ${BIN} proxy --record ${capture} -- ${node} ${BIN} agent --model demo`;
-  const r = await cli(['run', '--json', '--protocol', String(version), '--approve-all', '--cwd', ws, '--agent', agent, PROMPT], { env });
+  const r = await cli(
+    ['run', '--json', '--protocol', String(version), '--approve-all', '--cwd', ws, '--agent', agent, PROMPT],
+    { env },
+  );
   expect(r.stderr).not.toMatch(/error/i);
   expect(r.code).toBe(0);
   return { dir, ws, capture, transcript: ndjson(r.stdout), env };
@@ -65,14 +76,37 @@ async function recordRun(version: 1 | 2): Promise<Recording> {
 
 describe('acp-kit replay --as client: permission answers', () => {
   // `--permission recorded` (allow_once here) is checked by the round-trip test below (its replay D)
-  it.each([['reject', 'reject_once']] as const)('--permission %s answers the live permission request with the %s option', async (policy, kind) => {
-    const rec = await record(2);
-    const { ws: ws2, out, env } = fresh(rec);
-    const r = await cli(['replay', rec.capture, '--as', 'client', '--permission', policy, '--cwd', ws2, '--record', out, '--', node, BIN, 'agent', '--model', 'demo'], { env });
-    expect(r.code).toBe(0);
-    const { frames } = await readCapture(out);
-    expect(permissionAnswerKind(frames)).toBe(kind);
-  });
+  it.each([['reject', 'reject_once']] as const)(
+    '--permission %s answers the live permission request with the %s option',
+    async (policy, kind) => {
+      const rec = await record(2);
+      const { ws: ws2, out, env } = fresh(rec);
+      const r = await cli(
+        [
+          'replay',
+          rec.capture,
+          '--as',
+          'client',
+          '--permission',
+          policy,
+          '--cwd',
+          ws2,
+          '--record',
+          out,
+          '--',
+          node,
+          BIN,
+          'agent',
+          '--model',
+          'demo',
+        ],
+        { env },
+      );
+      expect(r.code).toBe(0);
+      const { frames } = await readCapture(out);
+      expect(permissionAnswerKind(frames)).toBe(kind);
+    },
+  );
 });
 
 describe('acp-kit replay: divergence and bad input', () => {
@@ -80,35 +114,119 @@ describe('acp-kit replay: divergence and bad input', () => {
     const dir = tempDir('replay-diverge');
     const cap = join(dir, 'cap.ndjson');
     const lines = [
-      { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: '0.1.0', agent: ['x'], start: new Date(0).toISOString() },
-      { seq: 1, t: 0, dir: 'editor->agent', kind: 'request', method: 'initialize', id: 0, raw: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }) },
-      { seq: 2, t: 1, dir: 'agent->editor', kind: 'response', id: 0, raw: JSON.stringify({ jsonrpc: '2.0', id: 0, result: { protocolVersion: 1, agentCapabilities: { loadSession: true }, authMethods: [] } }) },
-      { seq: 3, t: 2, dir: 'editor->agent', kind: 'request', method: 'session/load', id: 1, raw: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/load', params: { sessionId: 'sess_gone', cwd: dir, mcpServers: [] } }) },
-      { seq: 4, t: 3, dir: 'agent->editor', kind: 'response', id: 1, raw: JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }) },
+      {
+        type: 'header',
+        format: 'acp-kit-capture',
+        formatVersion: 1,
+        acpKit: '0.1.0',
+        agent: ['x'],
+        start: new Date(0).toISOString(),
+      },
+      {
+        seq: 1,
+        t: 0,
+        dir: 'editor->agent',
+        kind: 'request',
+        method: 'initialize',
+        id: 0,
+        raw: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: 1, clientCapabilities: {} },
+        }),
+      },
+      {
+        seq: 2,
+        t: 1,
+        dir: 'agent->editor',
+        kind: 'response',
+        id: 0,
+        raw: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          result: { protocolVersion: 1, agentCapabilities: { loadSession: true }, authMethods: [] },
+        }),
+      },
+      {
+        seq: 3,
+        t: 2,
+        dir: 'editor->agent',
+        kind: 'request',
+        method: 'session/load',
+        id: 1,
+        raw: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'session/load',
+          params: { sessionId: 'sess_gone', cwd: dir, mcpServers: [] },
+        }),
+      },
+      {
+        seq: 4,
+        t: 3,
+        dir: 'agent->editor',
+        kind: 'response',
+        id: 1,
+        raw: JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }),
+      },
     ];
     writeFileSync(cap, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     // any agent that errs there will do: the hand-written one (no CLI to start) has no session/load
-    const r = await cli(['replay', cap, '--as', 'client', '--', node, join(FIXTURES, 'cli-raw-v1-agent.mjs')], { env: cliEnv({ ACP_KIT_DATA_DIR: join(dir, 'data') }) });
+    const r = await cli(['replay', cap, '--as', 'client', '--', node, join(FIXTURES, 'cli-raw-v1-agent.mjs')], {
+      env: cliEnv({ ACP_KIT_DATA_DIR: join(dir, 'data') }),
+    });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/the agent answered session\/load \(frame 3\) with an error .*; the recording has a result at frame 4/);
+    expect(r.stderr).toMatch(
+      /the agent answered session\/load \(frame 3\) with an error .*; the recording has a result at frame 4/,
+    );
   });
 
   it('--as client: a wait that times out at the end of the recording names the last frame, not frame 0', async () => {
     const dir = tempDir('replay-end-timeout');
     const cap = join(dir, 'cap.ndjson');
-    const frame = (seq: number, dir: string, kind: string, msg: Record<string, unknown>) => ({ seq, t: seq, dir, kind, ...('method' in msg ? { method: msg.method } : {}), id: msg.id, raw: JSON.stringify({ jsonrpc: '2.0', ...msg }) });
+    const frame = (seq: number, dir: string, kind: string, msg: Record<string, unknown>) => ({
+      seq,
+      t: seq,
+      dir,
+      kind,
+      ...('method' in msg ? { method: msg.method } : {}),
+      id: msg.id,
+      raw: JSON.stringify({ jsonrpc: '2.0', ...msg }),
+    });
     const lines = [
-      { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: '0.1.0', agent: ['x'], start: new Date(0).toISOString() },
-      frame(1, 'editor->agent', 'request', { id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }),
-      frame(2, 'agent->editor', 'response', { id: 0, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } }),
+      {
+        type: 'header',
+        format: 'acp-kit-capture',
+        formatVersion: 1,
+        acpKit: '0.1.0',
+        agent: ['x'],
+        start: new Date(0).toISOString(),
+      },
+      frame(1, 'editor->agent', 'request', {
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: 1, clientCapabilities: {} },
+      }),
+      frame(2, 'agent->editor', 'response', {
+        id: 0,
+        result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] },
+      }),
       frame(3, 'editor->agent', 'request', { id: 1, method: 'session/new', params: { cwd: dir, mcpServers: [] } }),
       frame(4, 'agent->editor', 'response', { id: 1, result: { sessionId: 'raw-s1' } }),
       // "wait" keeps the hand-written agent's turn open: the recorded answer never comes live
-      frame(5, 'editor->agent', 'request', { id: 2, method: 'session/prompt', params: { sessionId: 'raw-s1', prompt: [{ type: 'text', text: 'wait' }] } }),
+      frame(5, 'editor->agent', 'request', {
+        id: 2,
+        method: 'session/prompt',
+        params: { sessionId: 'raw-s1', prompt: [{ type: 'text', text: 'wait' }] },
+      }),
       frame(6, 'agent->editor', 'response', { id: 2, result: { stopReason: 'end_turn' } }),
     ];
     writeFileSync(cap, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const r = await cli(['replay', cap, '--as', 'client', '--timeout', '1', '--', node, join(FIXTURES, 'cli-raw-v1-agent.mjs')], { env: cliEnv({ ACP_KIT_DATA_DIR: join(dir, 'data') }) });
+    const r = await cli(
+      ['replay', cap, '--as', 'client', '--timeout', '1', '--', node, join(FIXTURES, 'cli-raw-v1-agent.mjs')],
+      { env: cliEnv({ ACP_KIT_DATA_DIR: join(dir, 'data') }) },
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('waited 1 s at the end of the recording for the answer to session/prompt (frame 5)');
     expect(r.stderr).toMatch(/diverged at frame 6: /);
@@ -118,8 +236,25 @@ describe('acp-kit replay: divergence and bad input', () => {
   it('--as client: a v2 recording against a v1 agent (official SDK) says version mismatch and exits 10, not a timeout', async () => {
     const rec = await record(2);
     const { ws: ws2, env } = fresh(rec);
-    const r = await cli(['replay', rec.capture, '--as', 'client', '--timeout', '30', '--cwd', ws2, '--', node, join(FIXTURES, 'cli-sdk-agent.mjs')], { env });
-    expect(r.stderr).toMatch(/version mismatch: the recording speaks ACP v2, the live agent answered initialize \(frame 1\) with v1/);
+    const r = await cli(
+      [
+        'replay',
+        rec.capture,
+        '--as',
+        'client',
+        '--timeout',
+        '30',
+        '--cwd',
+        ws2,
+        '--',
+        node,
+        join(FIXTURES, 'cli-sdk-agent.mjs'),
+      ],
+      { env },
+    );
+    expect(r.stderr).toMatch(
+      /version mismatch: the recording speaks ACP v2, the live agent answered initialize \(frame 1\) with v1/,
+    );
     expect(r.stderr).not.toMatch(/timeout|waited/);
     expect(r.code).toBe(10);
   });
@@ -127,14 +262,28 @@ describe('acp-kit replay: divergence and bad input', () => {
   it('--as agent: a client request that does not match gets a JSON-RPC error naming the expected method and frame, and a stderr line', async () => {
     const rec = await record(1);
     const init = JSON.parse((await readCapture(rec.capture)).frames[0]!.raw);
-    const input = [
-      JSON.stringify({ ...init, id: 'i' }),
-      JSON.stringify({ jsonrpc: '2.0', id: 'x', method: 'session/load', params: { sessionId: 's', cwd: rec.ws, mcpServers: [] } }),
-    ].join('\n') + '\n';
+    const input =
+      [
+        JSON.stringify({ ...init, id: 'i' }),
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'x',
+          method: 'session/load',
+          params: { sessionId: 's', cwd: rec.ws, mcpServers: [] },
+        }),
+      ].join('\n') + '\n';
     const r = await cli(['replay', rec.capture, '--as', 'agent', '--fast'], { env: fresh(rec).env, input });
     const out = ndjson(r.stdout);
     expect(out[0]).toMatchObject({ id: 'i', result: { protocolVersion: 1 } });
-    expect(out[1]).toEqual({ jsonrpc: '2.0', id: 'x', error: { code: -32050, message: 'replay: expected session/new at frame 3, got session/load', data: { expected: 'session/new', frame: 3, got: 'session/load' } } });
+    expect(out[1]).toEqual({
+      jsonrpc: '2.0',
+      id: 'x',
+      error: {
+        code: -32050,
+        message: 'replay: expected session/new at frame 3, got session/load',
+        data: { expected: 'session/new', frame: 3, got: 'session/load' },
+      },
+    });
     expect(r.stderr).toContain('acp-kit replay: expected session/new at frame 3, got session/load');
     expect(r.code).toBe(1);
   });
@@ -144,7 +293,17 @@ describe('acp-kit replay: divergence and bad input', () => {
     const garbage = join(dir, 'garbage.ndjson');
     writeFileSync(garbage, 'this is not a capture\n\x00\x01\n');
     const torn = join(dir, 'torn.ndjson');
-    writeFileSync(torn, JSON.stringify({ type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: '0.1.0', agent: ['x'], start: new Date(0).toISOString() }) + '\n');
+    writeFileSync(
+      torn,
+      JSON.stringify({
+        type: 'header',
+        format: 'acp-kit-capture',
+        formatVersion: 1,
+        acpKit: '0.1.0',
+        agent: ['x'],
+        start: new Date(0).toISOString(),
+      }) + '\n',
+    );
     appendFileSync(torn, '{"seq":1,"t":0.5,"dir":"editor->ag');
     const cases: Array<[string[], RegExp]> = [
       [['replay', garbage, '--as', 'agent'], /line 1 is not JSON; expected an acp-kit capture/],
@@ -186,8 +345,19 @@ describe.each([1, 2] as const)('record, replay both ways, diff: protocol v%s', (
     const [B, C, D] = ['B', 'C', 'D'].map((n) => join(dir, `${n}.ndjson`));
 
     // the recorded run did something worth comparing
-    const types = rec.transcript.map((e) => (e.type === 'update' ? (e.update as { sessionUpdate?: string }).sessionUpdate ?? 'update' : e.type));
-    expect(types).toEqual(expect.arrayContaining(['connection', 'session', 'agent_message_chunk', 'tool_call_update', 'permission', 'result']));
+    const types = rec.transcript.map((e) =>
+      e.type === 'update' ? ((e.update as { sessionUpdate?: string }).sessionUpdate ?? 'update') : e.type,
+    );
+    expect(types).toEqual(
+      expect.arrayContaining([
+        'connection',
+        'session',
+        'agent_message_chunk',
+        'tool_call_update',
+        'permission',
+        'result',
+      ]),
+    );
     expect(rec.transcript.at(-1)).toMatchObject({ type: 'result', stopReason: 'end_turn', exitCode: 0 });
 
     freshWorkspace();
@@ -199,7 +369,18 @@ describe.each([1, 2] as const)('record, replay both ways, diff: protocol v%s', (
 
     freshWorkspace();
     // --as agent, recorded timing (the default): the client sees the recorded gaps, as it saw them live
-    const c = await run(['run', '--json', '--protocol', String(version), '--approve-all', '--cwd', ws, '--agent', `${node} ${BIN} proxy --record ${C} -- ${node} ${BIN} replay ${A} --as agent`, PROMPT]);
+    const c = await run([
+      'run',
+      '--json',
+      '--protocol',
+      String(version),
+      '--approve-all',
+      '--cwd',
+      ws,
+      '--agent',
+      `${node} ${BIN} proxy --record ${C} -- ${node} ${BIN} replay ${A} --as agent`,
+      PROMPT,
+    ]);
     expect(c.code).toBe(0);
     // acp-kit run against the replayed agent prints the transcript of the recorded run (messages, tool
     // call, permission, stop reason): the same events, only the agent command line of the connection
@@ -219,7 +400,20 @@ describe.each([1, 2] as const)('record, replay both ways, diff: protocol v%s', (
     expect(replayed.ordered).toEqual(recorded.ordered);
     expect(replayed.local).toEqual(recorded.local);
     expect(recorded.local.length).toBeGreaterThanOrEqual(version === 1 ? 2 : 0); // v2 agents send these themselves
-    expect(ndjson(c.stdout)[0]!.agent).toEqual([node, BIN, 'proxy', '--record', C, '--', node, BIN, 'replay', A, '--as', 'agent']);
+    expect(ndjson(c.stdout)[0]!.agent).toEqual([
+      node,
+      BIN,
+      'proxy',
+      '--record',
+      C,
+      '--',
+      node,
+      BIN,
+      'replay',
+      A,
+      '--as',
+      'agent',
+    ]);
     const ac = await run(['diff', A, C]);
     expect(ac.stdout).toContain('no differences (timing aside)');
     expect(ac.code).toBe(0);
@@ -230,14 +424,38 @@ describe.each([1, 2] as const)('record, replay both ways, diff: protocol v%s', (
     const ws2 = join(dir, 'ws2');
     mkdirSync(ws2);
     const permission = version === 2 ? ['--permission', 'recorded'] : [];
-    const d = await run(['replay', A, '--as', 'client', ...permission, '--cwd', ws2, '--record', D, '--', node, BIN, 'agent', '--model', 'demo']);
+    const d = await run([
+      'replay',
+      A,
+      '--as',
+      'client',
+      ...permission,
+      '--cwd',
+      ws2,
+      '--record',
+      D,
+      '--',
+      node,
+      BIN,
+      'agent',
+      '--model',
+      'demo',
+    ]);
     expect(d.stderr).toContain('done:');
     expect(d.code).toBe(0);
     const [a, dCap] = await Promise.all([readCapture(A), readCapture(D)]);
     expect(shape(dCap.frames)).toEqual(shape(a.frames));
     expect(dCap.metas).toContainEqual(expect.objectContaining({ protocolVersion: version }));
     // the live session id went into the prompt, the recorded cwd was mapped onto --cwd
-    const sessionOf = (frames: CaptureFrame[]) => JSON.parse(frames.find((f) => f.dir === 'agent->editor' && f.id === frames.find((x) => x.method === 'session/new')!.id && f.kind === 'response')!.raw).result.sessionId as string;
+    const sessionOf = (frames: CaptureFrame[]) =>
+      JSON.parse(
+        frames.find(
+          (f) =>
+            f.dir === 'agent->editor' &&
+            f.id === frames.find((x) => x.method === 'session/new')!.id &&
+            f.kind === 'response',
+        )!.raw,
+      ).result.sessionId as string;
     const liveSession = sessionOf(dCap.frames);
     expect(liveSession).not.toBe(sessionOf(a.frames));
     expect(JSON.parse(dCap.frames.find((f) => f.method === 'session/prompt')!.raw).params.sessionId).toBe(liveSession);

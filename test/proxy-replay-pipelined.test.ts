@@ -34,13 +34,23 @@ function sdkClient(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
   let asked = 0;
   const app = acp
     .client({ name: 'sdk-replay-client' })
-    .onNotification('session/update', ({ params }) => void kinds.push((params.update as { sessionUpdate: string }).sessionUpdate))
+    .onNotification(
+      'session/update',
+      ({ params }) => void kinds.push((params.update as { sessionUpdate: string }).sessionUpdate),
+    )
     .onRequest('session/request_permission', ({ params }) => {
       asked++;
       const allow = params.options.find((o) => o.kind === 'allow_once');
-      return allow ? { outcome: { outcome: 'selected', optionId: allow.optionId } } : { outcome: { outcome: 'cancelled' } };
+      return allow
+        ? { outcome: { outcome: 'selected', optionId: allow.optionId } }
+        : { outcome: { outcome: 'cancelled' } };
     });
-  const conn = app.connect(acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>));
+  const conn = app.connect(
+    acp.ndJsonStream(
+      Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+      Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+    ),
+  );
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return { conn, child, kinds, asked: () => asked, stderr: () => stderr, exited };
 }
@@ -48,22 +58,37 @@ function sdkClient(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
 /** `p`, or a rejection naming what was not answered when the process `c` says nothing for `ms`. */
 function answered<T>(p: Promise<T>, what: string, c: { stderr: () => string }, ms = 20_000): Promise<T> {
   let t: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (t = setTimeout(() => reject(new Error(`${what} not answered within ${ms} ms; replay said: ${c.stderr()}`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) =>
+      (t = setTimeout(() => reject(new Error(`${what} not answered within ${ms} ms; replay said: ${c.stderr()}`)), ms)),
+  );
   return Promise.race([p, late]).finally(() => clearTimeout(t));
 }
 
-const INIT = { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } }, clientInfo: { name: 'sdk', version: '1' } };
+const INIT = {
+  protocolVersion: 1,
+  clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
+  clientInfo: { name: 'sdk', version: '1' },
+};
 
-async function recordPipelined(dir: string): Promise<{ capture: string; ws: string; env: NodeJS.ProcessEnv; kinds: string[] }> {
+async function recordPipelined(
+  dir: string,
+): Promise<{ capture: string; ws: string; env: NodeJS.ProcessEnv; kinds: string[] }> {
   const ws = join(dir, 'ws');
   mkdirSync(ws);
   const capture = join(dir, 'pipelined.ndjson');
   const env = cliEnv({ ACP_KIT_DATA_DIR: join(dir, 'data') });
   const c = sdkClient(['proxy', '--record', capture, '--', node, BIN, 'agent', '--model', 'demo'], env, ws);
   // both requests are written before either answer: the SDK does not wait
-  const [init, session] = await Promise.all([c.conn.agent.request('initialize', INIT), c.conn.agent.request('session/new', { cwd: ws, mcpServers: [] })]);
+  const [init, session] = await Promise.all([
+    c.conn.agent.request('initialize', INIT),
+    c.conn.agent.request('session/new', { cwd: ws, mcpServers: [] }),
+  ]);
   expect(init.protocolVersion).toBe(1);
-  const r = await c.conn.agent.request('session/prompt', { sessionId: session.sessionId, prompt: [{ type: 'text', text: PROMPT }] });
+  const r = await c.conn.agent.request('session/prompt', {
+    sessionId: session.sessionId,
+    prompt: [{ type: 'text', text: PROMPT }],
+  });
   expect(r.stopReason).toBe('end_turn');
   c.child.stdin.end();
   await c.exited;
@@ -72,7 +97,8 @@ async function recordPipelined(dir: string): Promise<{ capture: string; ws: stri
 
 let recording: ReturnType<typeof recordPipelined> | undefined;
 /** One pipelined recording for the file (the tests only read it). */
-const pipelined = (): ReturnType<typeof recordPipelined> => (recording ??= recordPipelined(tempDir('replay-pipelined')));
+const pipelined = (): ReturnType<typeof recordPipelined> =>
+  (recording ??= recordPipelined(tempDir('replay-pipelined')));
 
 describe('replay --as agent of a recording whose client pipelined its requests', () => {
   it('a client that waits for each answer gets every one (initialize first), the turn as recorded, exit 0; an unknown request names the expected frame', async () => {
@@ -85,13 +111,24 @@ describe('replay --as agent of a recording whose client pipelined its requests',
     const c = sdkClient(['replay', rec.capture, '--as', 'agent', '--fast'], rec.env, rec.ws);
     const init = await answered(c.conn.agent.request('initialize', INIT), 'initialize', c);
     expect(init.protocolVersion).toBe(1);
-    const session = await answered(c.conn.agent.request('session/new', { cwd: rec.ws, mcpServers: [] }), 'session/new', c);
+    const session = await answered(
+      c.conn.agent.request('session/new', { cwd: rec.ws, mcpServers: [] }),
+      'session/new',
+      c,
+    );
     // a request the recording does not have: refused with the frame replay expects instead
     const prompt = frames.find((f) => f.dir === 'editor->agent' && f.method === 'session/prompt');
     await expect(answered(c.conn.agent.request('session/list', {}), 'session/list', c)).rejects.toMatchObject({
       message: expect.stringContaining(`expected session/prompt at frame ${prompt?.seq}, got session/list`),
     });
-    const r = await answered(c.conn.agent.request('session/prompt', { sessionId: session.sessionId, prompt: [{ type: 'text', text: PROMPT }] }), 'session/prompt', c);
+    const r = await answered(
+      c.conn.agent.request('session/prompt', {
+        sessionId: session.sessionId,
+        prompt: [{ type: 'text', text: PROMPT }],
+      }),
+      'session/prompt',
+      c,
+    );
     expect(r.stopReason).toBe('end_turn');
     expect(c.asked()).toBe(1);
     expect(c.kinds).toEqual(rec.kinds);
@@ -111,7 +148,10 @@ describe('captures export --format json is read back by every command that reads
     writeFileSync(json, exported.stdout);
     const { frames } = await readCapture(rec.capture);
     for (const args of [['validate'], ['stats'], ['captures', 'show']]) {
-      const [a, b] = await Promise.all([cli([...args, rec.capture], { env: rec.env }), cli([...args, json], { env: rec.env })]);
+      const [a, b] = await Promise.all([
+        cli([...args, rec.capture], { env: rec.env }),
+        cli([...args, json], { env: rec.env }),
+      ]);
       expect({ args, code: b.code, stderr: b.stderr }).toEqual({ args, code: 0, stderr: '' });
       // the same report, but for the file name it gives
       expect(b.stdout.replaceAll(json, 'CAPTURE'), args.join(' ')).toBe(a.stdout.replaceAll(rec.capture, 'CAPTURE'));
@@ -133,22 +173,40 @@ describe('captures export --format json is read back by every command that reads
       // a seeded rotation and reversal: every position of every key over the runs
       const k = entries.length > 0 ? seed % entries.length : 0;
       const turned = [...entries.slice(k), ...entries.slice(0, k)];
-      return Object.fromEntries((seed & 1 ? turned.reverse() : turned).map(([key, x]) => [key, shuffle(x, seed * 31 + 7)]));
+      return Object.fromEntries(
+        (seed & 1 ? turned.reverse() : turned).map(([key, x]) => [key, shuffle(x, seed * 31 + 7)]),
+      );
     };
     const variant = join(tempDir('replay-export-keys'), 'variant.json');
     await fc.assert(
-      fc.asyncProperty(fc.nat(1_000_000), fc.constantFrom(0, 1, 2, '\t', ' \t'), fc.constantFrom('', '\n', '\r\n', '  \n\n'), async (seed, indent, around) => {
-        writeFileSync(variant, `${around}${JSON.stringify(shuffle(doc, seed), null, indent)}${around}`);
-        const again = await readCapture(variant);
-        expect(again).toEqual(base);
-      }),
+      fc.asyncProperty(
+        fc.nat(1_000_000),
+        fc.constantFrom(0, 1, 2, '\t', ' \t'),
+        fc.constantFrom('', '\n', '\r\n', '  \n\n'),
+        async (seed, indent, around) => {
+          writeFileSync(variant, `${around}${JSON.stringify(shuffle(doc, seed), null, indent)}${around}`);
+          const again = await readCapture(variant);
+          expect(again).toEqual(base);
+        },
+      ),
       { numRuns: 30 },
     );
 
     const c = sdkClient(['replay', json, '--as', 'agent', '--fast'], rec.env, rec.ws);
     expect((await answered(c.conn.agent.request('initialize', INIT), 'initialize', c)).protocolVersion).toBe(1);
-    const session = await answered(c.conn.agent.request('session/new', { cwd: rec.ws, mcpServers: [] }), 'session/new', c);
-    const r = await answered(c.conn.agent.request('session/prompt', { sessionId: session.sessionId, prompt: [{ type: 'text', text: PROMPT }] }), 'session/prompt', c);
+    const session = await answered(
+      c.conn.agent.request('session/new', { cwd: rec.ws, mcpServers: [] }),
+      'session/new',
+      c,
+    );
+    const r = await answered(
+      c.conn.agent.request('session/prompt', {
+        sessionId: session.sessionId,
+        prompt: [{ type: 'text', text: PROMPT }],
+      }),
+      'session/prompt',
+      c,
+    );
     expect(r.stopReason).toBe('end_turn');
     c.child.stdin.end();
     expect(await c.exited).toBe(0);

@@ -25,8 +25,10 @@ afterAll(async () => {
 /** The raw lines of every capture fixture; acp-devtools exports are read field by field, not through the reader. */
 async function fixtureFrames(): Promise<string[]> {
   const raws: string[] = [];
-  for (const name of readdirSync(join(FIXTURES, 'proxy-captures'))) raws.push(...(await readCapture(join(FIXTURES, 'proxy-captures', name))).frames.map((f) => f.raw));
-  for (const name of readdirSync(join(FIXTURES, 'rust-conductor')).filter((n) => n.endsWith('.jsons'))) raws.push(...(await readCapture(join(FIXTURES, 'rust-conductor', name))).frames.map((f) => f.raw));
+  for (const name of readdirSync(join(FIXTURES, 'proxy-captures')))
+    raws.push(...(await readCapture(join(FIXTURES, 'proxy-captures', name))).frames.map((f) => f.raw));
+  for (const name of readdirSync(join(FIXTURES, 'rust-conductor')).filter((n) => n.endsWith('.jsons')))
+    raws.push(...(await readCapture(join(FIXTURES, 'rust-conductor', name))).frames.map((f) => f.raw));
   for (const name of readdirSync(join(FIXTURES, 'acp-devtools')).filter((n) => n.endsWith('.json'))) {
     const doc: unknown = JSON.parse(readFileSync(join(FIXTURES, 'acp-devtools', name), 'utf8'));
     const messages = isObj(doc) && Array.isArray(doc.messages) ? doc.messages : [];
@@ -67,7 +69,13 @@ beforeAll(async () => {
   const dir = tempDir('acp-scan-');
   const real: string[] = [];
   for (const protocol of [1, 2] as const) {
-    const cap = await recordTurn(dir, protocol, 'create notes.txt containing hello', conns, join(dir, `v${protocol}.ndjson`));
+    const cap = await recordTurn(
+      dir,
+      protocol,
+      'create notes.txt containing hello',
+      conns,
+      join(dir, `v${protocol}.ndjson`),
+    );
     real.push(...(await readCapture(cap)).frames.map((f) => f.raw));
   }
   frames = [...(await fixtureFrames()), ...real];
@@ -80,18 +88,25 @@ describe('the light scan agrees with the full decode', () => {
   });
 
   it('on every frame with its keys permuted and whitespace added (property)', () => {
-    const objects = frames.flatMap((raw): unknown[] => {
-      try {
-        return [JSON.parse(raw)];
-      } catch {
-        return []; // the non-JSON lines of the fixtures are covered as written above
-      }
-    }).filter(isObj);
+    const objects = frames
+      .flatMap((raw): unknown[] => {
+        try {
+          return [JSON.parse(raw)];
+        } catch {
+          return []; // the non-JSON lines of the fixtures are covered as written above
+        }
+      })
+      .filter(isObj);
     fc.assert(
-      fc.property(fc.constantFrom(...objects), fc.integer(), fc.constantFrom([''], ['', ' '], ['', '\t', '\n  '], [' ']), (msg, seed, spaces) => {
-        const raw = serialize(msg, prng(seed), spaces);
-        expect(recorded(raw), raw.slice(0, 200)).toEqual(shape(decodeFrame(raw)));
-      }),
+      fc.property(
+        fc.constantFrom(...objects),
+        fc.integer(),
+        fc.constantFrom([''], ['', ' '], ['', '\t', '\n  '], [' ']),
+        (msg, seed, spaces) => {
+          const raw = serialize(msg, prng(seed), spaces);
+          expect(recorded(raw), raw.slice(0, 200)).toEqual(shape(decodeFrame(raw)));
+        },
+      ),
       { numRuns: 3000, seed: 23 },
     );
     // each top-level key order of the shapes the editors and agents write, exhaustively
@@ -130,10 +145,16 @@ describe('the light scan agrees with the full decode', () => {
  */
 async function recordZedInitialize(flags: string[]): Promise<string> {
   const cap = join(tempDir('acp-scan-cli-'), 'x.ndjson');
-  const proxy = spawn(process.execPath, [BIN, 'proxy', ...flags, '--record', cap, '--', process.execPath, BIN, 'agent'], { env: cliEnv(), stdio: ['pipe', 'pipe', 'ignore'] });
+  const proxy = spawn(
+    process.execPath,
+    [BIN, 'proxy', ...flags, '--record', cap, '--', process.execPath, BIN, 'agent'],
+    { env: cliEnv(), stdio: ['pipe', 'pipe', 'ignore'] },
+  );
   const exited = new Promise<number | null>((res) => proxy.on('close', (code) => res(code)));
   const out = jsonLines(proxy.stdout);
-  proxy.stdin.write('{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}},"id":0}\n');
+  proxy.stdin.write(
+    '{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}},"id":0}\n',
+  );
   expect(await out.next()).toMatchObject({ id: 0, result: { protocolVersion: 1 } });
   proxy.stdin.end();
   expect(await exited).toBe(0);
@@ -156,12 +177,19 @@ describe('proxy --record without --validate (real processes)', () => {
   it('the bridge recorder (proxy --bridge 1 --record) files it as a request too', async () => {
     const cap = await recordZedInitialize(['--bridge', '1']);
     const c = await readCapture(cap);
-    expect(c.frames.filter((f) => f.dir === 'editor->agent').map((f) => [f.side ?? 'editor', f.kind, f.method, f.id])).toEqual([
+    expect(
+      c.frames.filter((f) => f.dir === 'editor->agent').map((f) => [f.side ?? 'editor', f.kind, f.method, f.id]),
+    ).toEqual([
       ['editor', 'request', 'initialize', 0],
       ['agent', 'request', 'initialize', 0],
     ]);
     const v = await runCli(['validate', cap, '--json']);
-    expect(ndjson(v.stdout).at(-1)).toMatchObject({ type: 'result', protocolVersion: 1, agentProtocolVersion: 2, violations: 0 });
+    expect(ndjson(v.stdout).at(-1)).toMatchObject({
+      type: 'result',
+      protocolVersion: 1,
+      agentProtocolVersion: 2,
+      violations: 0,
+    });
   }, 30_000);
 });
 
@@ -170,5 +198,6 @@ function* permutations<T>(items: T[]): Generator<T[]> {
     yield items;
     return;
   }
-  for (let i = 0; i < items.length; i++) for (const rest of permutations([...items.slice(0, i), ...items.slice(i + 1)])) yield [items[i]!, ...rest];
+  for (let i = 0; i < items.length; i++)
+    for (const rest of permutations([...items.slice(0, i), ...items.slice(i + 1)])) yield [items[i]!, ...rest];
 }

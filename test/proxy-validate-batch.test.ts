@@ -11,7 +11,10 @@ import { tempDir } from './support/temp.js';
 
 async function recordBatch(lines: string[]): Promise<{ cap: string; answers: unknown[] }> {
   const cap = join(tempDir('acp-batch-validate-'), 'x.ndjson');
-  const proxy = spawn(process.execPath, [BIN, 'proxy', '--record', cap, '--', process.execPath, BIN, 'agent'], { env: cliEnv(), stdio: ['pipe', 'pipe', 'ignore'] });
+  const proxy = spawn(process.execPath, [BIN, 'proxy', '--record', cap, '--', process.execPath, BIN, 'agent'], {
+    env: cliEnv(),
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
   const exited = new Promise<number | null>((res) => proxy.on('close', (code) => res(code)));
   const out = jsonLines(proxy.stdout);
   const answers: unknown[] = [];
@@ -24,13 +27,26 @@ async function recordBatch(lines: string[]): Promise<{ cap: string; answers: unk
   return { cap, answers };
 }
 
-const init = (id: number): string => JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: 2, clientCapabilities: {}, info: { name: 'batch-editor', version: '1.0.0' } } });
+const init = (id: number): string =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: 2, clientCapabilities: {}, info: { name: 'batch-editor', version: '1.0.0' } },
+  });
 
 describe('validate on a capture with JSON-RPC batches (real proxy and agent)', () => {
   it('a batch and its array answer: every entry judged, 0 violations', async () => {
-    const { cap, answers } = await recordBatch([`[${init(1)}]`, `[${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: tempDir('acp-batch-cwd-'), mcpServers: [] } })}]`]);
-    expect(answers[0]).toEqual([expect.objectContaining({ id: 1, result: expect.objectContaining({ protocolVersion: 2 }) })]);
-    expect(answers[1]).toEqual([expect.objectContaining({ id: 2, result: expect.objectContaining({ sessionId: expect.any(String) }) })]);
+    const { cap, answers } = await recordBatch([
+      `[${init(1)}]`,
+      `[${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: tempDir('acp-batch-cwd-'), mcpServers: [] } })}]`,
+    ]);
+    expect(answers[0]).toEqual([
+      expect.objectContaining({ id: 1, result: expect.objectContaining({ protocolVersion: 2 }) }),
+    ]);
+    expect(answers[1]).toEqual([
+      expect.objectContaining({ id: 2, result: expect.objectContaining({ sessionId: expect.any(String) }) }),
+    ]);
     const v = await runCli(['validate', cap, '--json']);
     expect(ndjson(v.stdout).at(-1)).toMatchObject({ type: 'result', protocolVersion: 2, violations: 0 });
     expect(v.code).toBe(0);
@@ -40,7 +56,12 @@ describe('validate on a capture with JSON-RPC batches (real proxy and agent)', (
     const { cap, answers } = await recordBatch([`[${init(1)},7]`]);
     // JSON-RPC 2.0 lets a batch's answers come in any order
     expect(answers[0]).toHaveLength(2);
-    expect(answers[0]).toEqual(expect.arrayContaining([expect.objectContaining({ id: 1, result: expect.anything() }), expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) })]));
+    expect(answers[0]).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: 1, result: expect.anything() }),
+        expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) }),
+      ]),
+    );
     const v = await runCli(['validate', cap, '--json']);
     const events = ndjson(v.stdout);
     const violations = events.filter((e) => (e as { type?: string }).type === 'violation');

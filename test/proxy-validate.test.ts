@@ -53,7 +53,9 @@ const CASES: Array<[string, string, string, number[]]> = [
 describe('capture validation', () => {
   it.each(CASES)('%s: exactly one violation, %s (%s)', async (file, rule, requirement, seqs) => {
     const vs = await validate(join(CAPTURES, `${file}.ndjson`));
-    expect(vs.map((v) => ({ rule: v.rule, requirement: v.requirement, seqs: v.seqs }))).toEqual([{ rule, requirement, seqs }]);
+    expect(vs.map((v) => ({ rule: v.rule, requirement: v.requirement, seqs: v.seqs }))).toEqual([
+      { rule, requirement, seqs },
+    ]);
   });
 
   it('the clean v1 and v2 conversations (cancel with a cancelled permission, idle then a new message) pass', async () => {
@@ -62,12 +64,19 @@ describe('capture validation', () => {
   });
 
   it('acp-kit validate: exit 1 with the ID on violations, 0 when clean, 2 for a missing file; --json prints NDJSON', () => {
-    const bad = spawnSync(node, [BIN, 'validate', join(CAPTURES, 'v1-cancel-answered-with-error.ndjson')], { encoding: 'utf8' });
+    const bad = spawnSync(node, [BIN, 'validate', join(CAPTURES, 'v1-cancel-answered-with-error.ndjson')], {
+      encoding: 'utf8',
+    });
     expect(bad.status).toBe(1);
     expect(bad.stdout).toMatch(/^ACP-V1-CANCEL-06 .*seq 6, 7/m);
-    const json = spawnSync(node, [BIN, 'validate', '--json', join(CAPTURES, 'v2-update-after-idle.ndjson')], { encoding: 'utf8' });
+    const json = spawnSync(node, [BIN, 'validate', '--json', join(CAPTURES, 'v2-update-after-idle.ndjson')], {
+      encoding: 'utf8',
+    });
     expect(json.status).toBe(1);
-    const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toEqual([
       expect.objectContaining({ type: 'violation', requirement: 'ACP-V2-LIFE-06', seqs: [9, 10] }),
       { type: 'result', frames: 10, protocolVersion: 2, violations: 1, exitCode: 1 },
@@ -78,32 +87,57 @@ describe('capture validation', () => {
     expect(missing.stderr).toContain('no such capture file');
   });
 
-  it.each([1, 2] as const)('a capture of the built-in agent over v%i has zero violations', async (version) => {
-    const d = tmp();
-    const cap = join(d, 'cap.ndjson');
-    // the recording proxy runs in this process (as acp-kit proxy --record does it), the agent is a real process
-    const { conn, finish } = await connectRecording({ capture: cap, dataDir: join(d, 'data'), protocol: version === 2 ? 'auto' : 1 }, conns, stops);
-    expect(conn.protocolVersion).toBe(version);
-    const s = await conn.newSession({ cwd: d });
-    expect((await s.prompt('hello')).stopReason).toBe('end_turn');
-    expect((await s.prompt('create notes.txt containing hello')).stopReason).toBe('end_turn');
-    expect(readFileSync(join(d, 'notes.txt'), 'utf8')).toContain('hello');
-    await finish();
-    const frames: string[] = [];
-    for await (const f of openCapture(cap)) frames.push(f.method ?? f.kind);
-    expect(frames).toContain('session/request_permission');
-    expect(await validate(cap)).toEqual([]);
-  }, 30_000);
+  it.each([1, 2] as const)(
+    'a capture of the built-in agent over v%i has zero violations',
+    async (version) => {
+      const d = tmp();
+      const cap = join(d, 'cap.ndjson');
+      // the recording proxy runs in this process (as acp-kit proxy --record does it), the agent is a real process
+      const { conn, finish } = await connectRecording(
+        { capture: cap, dataDir: join(d, 'data'), protocol: version === 2 ? 'auto' : 1 },
+        conns,
+        stops,
+      );
+      expect(conn.protocolVersion).toBe(version);
+      const s = await conn.newSession({ cwd: d });
+      expect((await s.prompt('hello')).stopReason).toBe('end_turn');
+      expect((await s.prompt('create notes.txt containing hello')).stopReason).toBe('end_turn');
+      expect(readFileSync(join(d, 'notes.txt'), 'utf8')).toContain('hello');
+      await finish();
+      const frames: string[] = [];
+      for await (const f of openCapture(cap)) frames.push(f.method ?? f.kind);
+      expect(frames).toContain('session/request_permission');
+      expect(await validate(cap)).toEqual([]);
+    },
+    30_000,
+  );
 
   it('--validate on the live proxy logs a violation as it happens and forwards the bytes unchanged', () => {
     const d = tmp();
     const log = join(d, 'proxy.log');
     const input = '{"jsonrpc":"2.0","method":"_x/ping","params":{}}\n';
-    const r = spawnSync(node, [BIN, 'proxy', '--validate', '--log', log, '--', node, fileURLToPath(new URL('./fixtures/proxy-echo-agent.mjs', import.meta.url))], { input, encoding: 'utf8' });
+    const r = spawnSync(
+      node,
+      [
+        BIN,
+        'proxy',
+        '--validate',
+        '--log',
+        log,
+        '--',
+        node,
+        fileURLToPath(new URL('./fixtures/proxy-echo-agent.mjs', import.meta.url)),
+      ],
+      { input, encoding: 'utf8' },
+    );
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(`banner: not json\n{"jsonrpc":"2.0","method":"_x/hello"}\r\n${input}`);
     const logged = readFileSync(log, 'utf8');
-    expect(logged.split('\n').filter((l) => l.includes(' violation '))).toEqual([expect.stringMatching(/violation ACP-ALL-TRANS-05 \[non-json-agent-stdout\] seq \d: agent wrote a line that is not JSON on stdout: "banner: not json"$/)]);
+    expect(logged.split('\n').filter((l) => l.includes(' violation '))).toEqual([
+      expect.stringMatching(
+        /violation ACP-ALL-TRANS-05 \[non-json-agent-stdout\] seq \d: agent wrote a line that is not JSON on stdout: "banner: not json"$/,
+      ),
+    ]);
     expect(readdirSync(d)).toEqual(['proxy.log']);
   });
 });

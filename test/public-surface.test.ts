@@ -10,7 +10,10 @@ import { distFiles, doneWithDtsProgram, dtsProgram, formatDiagnostics } from './
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Each package's sources and the declarations its build writes: acp-kit's own and every workspace package's. */
-const HOMES = [root, ...readdirSync(join(root, 'packages')).map((p) => join(root, 'packages', p))].map((home) => ({ src: join(home, 'src'), dist: join(home, 'dist') }));
+const HOMES = [root, ...readdirSync(join(root, 'packages')).map((p) => join(root, 'packages', p))].map((home) => ({
+  src: join(home, 'src'),
+  dist: join(home, 'dist'),
+}));
 
 function files(dir: string, test: (name: string) => boolean): string[] {
   const out: string[] = [];
@@ -31,7 +34,13 @@ const nameOf = (node: ts.Node, sf: ts.SourceFile): string | undefined => {
 
 /** `Container.member` (or `member` at module level) of every declaration marked `@internal`, per module path. */
 function internalNames(file: string): string[] {
-  const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const sf = ts.createSourceFile(
+    file,
+    readFileSync(file, 'utf8'),
+    ts.ScriptTarget.Latest,
+    true,
+    file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const out: string[] = [];
   for (const stmt of sf.statements) {
     const top = nameOf(stmt, sf);
@@ -70,17 +79,20 @@ describe('public surface (.d.ts)', () => {
   it('no member marked @internal in src is declared in the built .d.ts files', () => {
     const leaked: string[] = [];
     let checked = 0;
-    for (const { src, dist } of HOMES) for (const file of files(src, (n) => /\.tsx?$/.test(n) && !n.endsWith('.d.ts')).filter((f) => !f.includes('/inspector/ui/'))) {
-      const names = internalNames(file);
-      if (names.length === 0) continue;
-      const dts = join(dist, relative(src, file)).replace(/\.tsx?$/, '.d.ts');
-      expect(existsSync(dts), `${dts} (run npm run build)`).toBe(true);
-      const declared = declaredNames(dts);
-      for (const n of names) {
-        checked++;
-        if (declared.has(n)) leaked.push(`${relative(root, dts)}: ${n}`);
+    for (const { src, dist } of HOMES)
+      for (const file of files(src, (n) => /\.tsx?$/.test(n) && !n.endsWith('.d.ts')).filter(
+        (f) => !f.includes('/inspector/ui/'),
+      )) {
+        const names = internalNames(file);
+        if (names.length === 0) continue;
+        const dts = join(dist, relative(src, file)).replace(/\.tsx?$/, '.d.ts');
+        expect(existsSync(dts), `${dts} (run npm run build)`).toBe(true);
+        const declared = declaredNames(dts);
+        for (const n of names) {
+          checked++;
+          if (declared.has(n)) leaked.push(`${relative(root, dts)}: ${n}`);
+        }
       }
-    }
     // the members the issue names are among those checked
     expect(checked).toBeGreaterThan(10);
     expect(leaked).toEqual([]);
@@ -89,7 +101,8 @@ describe('public surface (.d.ts)', () => {
   it('ClientSession declares no way to inject updates or end a session from outside', () => {
     const declared = declaredNames(join(root, 'packages/client/dist/client-session.d.ts'));
     expect(declared.has('ClientSession.prompt')).toBe(true);
-    for (const m of ['receive', 'markClosed', 'supersede', 'requestPermission']) expect(declared.has(`ClientSession.${m}`), m).toBe(false);
+    for (const m of ['receive', 'markClosed', 'supersede', 'requestPermission'])
+      expect(declared.has(`ClientSession.${m}`), m).toBe(false);
   });
 
   it('the built .d.ts files of every entry point type-check on their own', () => {

@@ -26,10 +26,13 @@ function mainJobCommand(): string {
 /** The README's Zed entry that starts `acp-kit agent` (command and args). */
 function editorCommand(checkout: string): { command: string; args: string[] } {
   for (const m of README.matchAll(/^```json\n([\s\S]*?)^```$/gm)) {
-    const servers = (JSON.parse(m[1] ?? '{}') as { agent_servers?: Record<string, { command: string; args?: string[] }> }).agent_servers ?? {};
+    const servers =
+      (JSON.parse(m[1] ?? '{}') as { agent_servers?: Record<string, { command: string; args?: string[] }> })
+        .agent_servers ?? {};
     for (const s of Object.values(servers)) {
       const args = (s.args ?? []).map((a) => a.replaceAll('/path/to/acp-kit', checkout));
-      if (args.includes('agent') && !args.includes('proxy')) return { command: s.command.replaceAll('/path/to/acp-kit', checkout), args };
+      if (args.includes('agent') && !args.includes('proxy'))
+        return { command: s.command.replaceAll('/path/to/acp-kit', checkout), args };
     }
   }
   throw new Error('README.md has no agent_servers entry that starts acp-kit agent');
@@ -38,7 +41,11 @@ function editorCommand(checkout: string): { command: string; args: string[] } {
 /** mtimes of every file under dist/bundle (what a rebuild rewrites). */
 function bundleTimes(checkout: string): Record<string, number> {
   const dir = join(checkout, 'dist', 'bundle');
-  return Object.fromEntries(readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => [f, statSync(join(dir, f)).mtimeMs]));
+  return Object.fromEntries(
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => [f, statSync(join(dir, f)).mtimeMs]),
+  );
 }
 
 /** A first-time user's environment: fresh HOME and npm cache, no update check (no network). */
@@ -47,7 +54,13 @@ function freshEnv(base: string, name: string): NodeJS.ProcessEnv {
   const cache = join(base, `${name}-npm-cache`);
   mkdirSync(home, { recursive: true });
   mkdirSync(cache, { recursive: true });
-  return { ...process.env, HOME: home, npm_config_cache: cache, npm_config_update_notifier: 'false', ACP_KIT_DATA_DIR: join(base, `${name}-data`) };
+  return {
+    ...process.env,
+    HOME: home,
+    npm_config_cache: cache,
+    npm_config_update_notifier: 'false',
+    ACP_KIT_DATA_DIR: join(base, `${name}-data`),
+  };
 }
 
 describe('README first run after npm ci (fresh HOME and npm cache)', () => {
@@ -60,13 +73,23 @@ describe('README first run after npm ci (fresh HOME and npm cache)', () => {
     checkout = join(base, 'acp-kit');
     mkdirSync(checkout);
     // the working tree as a clone of it would have it (tracked and new files, no node_modules or dist)
-    const files = await runCommand('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, timeoutMs: 60_000 });
+    const files = await runCommand('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+      cwd: ROOT,
+      timeoutMs: 60_000,
+    });
     expect(files.status, files.stderr).toBe(0);
     const present = files.stdout.split('\0').filter((f) => f && existsSync(join(ROOT, f)));
-    const copy = await runCommand('sh', ['-c', `tar -cf - --null -T - | tar -xf - -C ${JSON.stringify(checkout)}`], { cwd: ROOT, input: present.join('\0'), timeoutMs: 120_000 });
+    const copy = await runCommand('sh', ['-c', `tar -cf - --null -T - | tar -xf - -C ${JSON.stringify(checkout)}`], {
+      cwd: ROOT,
+      input: present.join('\0'),
+      timeoutMs: 120_000,
+    });
     expect(copy.status, copy.stderr).toBe(0);
     // `prepare` builds the seven packages (about a minute on a busy 2-core machine)
-    const ci = await runCommand('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: checkout, timeoutMs: 450_000 });
+    const ci = await runCommand('npm', ['ci', '--offline', '--no-audit', '--no-fund'], {
+      cwd: checkout,
+      timeoutMs: 450_000,
+    });
     expect(ci.status, `${ci.stdout}\n${ci.stderr}`).toBe(0);
     before = bundleTimes(checkout);
     expect(Object.keys(before)).toContain('cli.js');
@@ -107,9 +130,18 @@ describe('README first run after npm ci (fresh HOME and npm cache)', () => {
         const nl = out.indexOf('\n');
         if (nl !== -1) done(out.slice(0, nl));
       });
-      child.on('close', (code) => fail(new Error(`the editor command exited (${code}) before answering\nstdout: ${out}\nstderr: ${stderr}`)));
+      child.on('close', (code) =>
+        fail(new Error(`the editor command exited (${code}) before answering\nstdout: ${out}\nstderr: ${stderr}`)),
+      );
     });
-    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }) + '\n');
+    child.stdin.write(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: 1, clientCapabilities: {} },
+      }) + '\n',
+    );
     try {
       const answer = JSON.parse(await first) as { id: number; result?: { protocolVersion: number } };
       expect(answer).toMatchObject({ id: 0, result: { protocolVersion: 1 } });

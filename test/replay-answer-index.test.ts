@@ -48,7 +48,7 @@ describe('AnswerIndex', () => {
     expect(index.answerTo(5)).toBeUndefined();
   });
 
-  it('keeps the two directions apart: the editor answering the agent\'s id 0 does not answer the editor\'s id 0', () => {
+  it("keeps the two directions apart: the editor answering the agent's id 0 does not answer the editor's id 0", () => {
     const frames = script([
       ['e', { id: 0, method: 'session/prompt', params: {} }],
       ['a', { id: 0, method: 'fs/read_text_file', params: { path: '/a' } }],
@@ -61,7 +61,7 @@ describe('AnswerIndex', () => {
     expect(index.nextAgentCall('fs/read_text_file')).toMatchObject({ request: { seq: 2 }, answer: { seq: 3 } });
   });
 
-  it('hands out the agent\'s requests per method in recorded order, one per call, then none', () => {
+  it("hands out the agent's requests per method in recorded order, one per call, then none", () => {
     const frames = script([
       ['a', { id: 'p1', method: 'session/request_permission', params: { options: [] } }],
       ['a', { id: 'x', method: 'ext/thing', params: {} }],
@@ -69,7 +69,10 @@ describe('AnswerIndex', () => {
       ['a', { id: 'p2', method: 'session/request_permission', params: { options: [] } }],
     ]);
     const index = new AnswerIndex(frames);
-    expect(index.nextAgentCall('session/request_permission')).toMatchObject({ request: { seq: 1 }, answer: { seq: 3 } });
+    expect(index.nextAgentCall('session/request_permission')).toMatchObject({
+      request: { seq: 1 },
+      answer: { seq: 3 },
+    });
     const second = index.nextAgentCall('session/request_permission');
     expect(second?.request.seq).toBe(4);
     expect(second?.answer).toBeUndefined();

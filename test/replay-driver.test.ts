@@ -18,7 +18,10 @@ function script(lines: Array<['e' | 'a', Record<string, unknown>]>): ScriptFrame
   return scriptFromFrames(frames).frames;
 }
 
-const stateUpdate = (state: string) => ({ method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'state_update', state } } });
+const stateUpdate = (state: string) => ({
+  method: 'session/update',
+  params: { sessionId: 's', update: { sessionUpdate: 'state_update', state } },
+});
 
 // initialize, session/new, a prompt during which the agent asks a permission and reports a state,
 // then the editor cancels and the prompt ends
@@ -50,7 +53,12 @@ function scriptedAgent(steps: Record<number, Step[]>, timeoutMs = 10_000, gone =
     timeoutMs,
     describeGone: () => Promise.resolve(gone),
     send: async (f) => {
-      sends.push({ seq: f.seq, answered: [...progress.answered], permissions: progress.permissions, idle: progress.states.get('idle') ?? 0 });
+      sends.push({
+        seq: f.seq,
+        answered: [...progress.answered],
+        permissions: progress.permissions,
+        idle: progress.states.get('idle') ?? 0,
+      });
       void (async () => {
         for (const step of steps[f.seq] ?? []) {
           await nextTurn();
@@ -92,7 +100,11 @@ describe('driveReplay', () => {
   it('the last answer missing: the wait at the end names the last frame', async () => {
     const { io, progress } = scriptedAgent({ ...FULL, 9: [] }, 200);
     expect(await driveReplay(FRAMES, new AnswerIndex(FRAMES), io)).toBe(false);
-    expect(progress.divergence).toMatchObject({ seq: 10, expected: 'the answer to session/prompt (frame 5)', got: 'timeout' });
+    expect(progress.divergence).toMatchObject({
+      seq: 10,
+      expected: 'the answer to session/prompt (frame 5)',
+      got: 'timeout',
+    });
     expect(progress.divergence?.message).toContain('at the end of the recording');
   });
 
@@ -103,11 +115,14 @@ describe('driveReplay', () => {
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(sends.map((s) => s.seq)).toEqual([1, 3]);
     expect(progress.divergence).toMatchObject({ seq: 5, got: 'agent gone' });
-    expect(progress.divergence?.message).toBe('replay: the agent exited with code 3 before frame 5 (session/prompt request), still waiting for the answer to session/new (frame 3)');
+    expect(progress.divergence?.message).toBe(
+      'replay: the agent exited with code 3 before frame 5 (session/prompt request), still waiting for the answer to session/new (frame 3)',
+    );
   });
 
   it('a divergence found on the agent side stops the driver before the next frame', async () => {
-    const diverged: Step = (p) => p.diverge(2, 'response to #0', 'error answer to #0', 'replay: the agent answered initialize with an error');
+    const diverged: Step = (p) =>
+      p.diverge(2, 'response to #0', 'error answer to #0', 'replay: the agent answered initialize with an error');
     const { io, sends, progress } = scriptedAgent({ ...FULL, 1: [diverged, (p) => p.answer(1)] });
     expect(await driveReplay(FRAMES, new AnswerIndex(FRAMES), io)).toBe(false);
     expect(sends.map((s) => s.seq)).toEqual([1]);

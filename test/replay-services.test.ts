@@ -13,7 +13,13 @@ import { ReplayClientServices, type ReplayPermission } from '../packages/tools/s
 import { scriptFromFrames } from '../packages/tools/src/proxy/replay/script.js';
 
 function script(lines: Array<['e' | 'a', Record<string, unknown>]>) {
-  const frames: CaptureFrame[] = lines.map(([d, m], i) => ({ seq: i + 1, t: i, dir: d === 'e' ? 'editor->agent' : 'agent->editor', raw: JSON.stringify({ jsonrpc: '2.0', ...m }), kind: 'invalid' }));
+  const frames: CaptureFrame[] = lines.map(([d, m], i) => ({
+    seq: i + 1,
+    t: i,
+    dir: d === 'e' ? 'editor->agent' : 'agent->editor',
+    raw: JSON.stringify({ jsonrpc: '2.0', ...m }),
+    kind: 'invalid',
+  }));
   return scriptFromFrames(frames).frames;
 }
 
@@ -51,9 +57,15 @@ function services(policy: ReplayPermission = 'recorded', values = new ValueMap()
 describe('ReplayClientServices', () => {
   it('recorded: picks the live option of the kind the recorded client chose, then passes the recorded error, then cancels', async () => {
     const s = services();
-    expect(await s.answer('session/request_permission', { options: LIVE_OPTIONS })).toEqual({ result: { outcome: { outcome: 'selected', optionId: 'live-3' } } });
-    expect(await s.answer('session/request_permission', { options: LIVE_OPTIONS })).toEqual({ error: { code: -32000, message: 'editor went away' } });
-    expect(await s.answer('session/request_permission', { options: LIVE_OPTIONS })).toEqual({ result: { outcome: { outcome: 'cancelled' } } });
+    expect(await s.answer('session/request_permission', { options: LIVE_OPTIONS })).toEqual({
+      result: { outcome: { outcome: 'selected', optionId: 'live-3' } },
+    });
+    expect(await s.answer('session/request_permission', { options: LIVE_OPTIONS })).toEqual({
+      error: { code: -32000, message: 'editor went away' },
+    });
+    expect(await s.answer('session/request_permission', { options: LIVE_OPTIONS })).toEqual({
+      result: { outcome: { outcome: 'cancelled' } },
+    });
     expect(logs).toEqual(['permission request #3 has no recorded answer; answering cancelled']);
   });
 
@@ -65,9 +77,15 @@ describe('ReplayClientServices', () => {
   });
 
   it('allow / reject: the first offered option of that kind, without reading the recording', async () => {
-    expect(await services('allow').answer('session/request_permission', { options: LIVE_OPTIONS })).toEqual({ result: { outcome: { outcome: 'selected', optionId: 'live-1' } } });
-    expect(await services('reject').answer('session/request_permission', { options: LIVE_OPTIONS })).toEqual({ result: { outcome: { outcome: 'selected', optionId: 'live-3' } } });
-    expect(await services('reject').answer('session/request_permission', { options: [LIVE_OPTIONS[1]] })).toEqual({ result: { outcome: { outcome: 'cancelled' } } });
+    expect(await services('allow').answer('session/request_permission', { options: LIVE_OPTIONS })).toEqual({
+      result: { outcome: { outcome: 'selected', optionId: 'live-1' } },
+    });
+    expect(await services('reject').answer('session/request_permission', { options: LIVE_OPTIONS })).toEqual({
+      result: { outcome: { outcome: 'selected', optionId: 'live-3' } },
+    });
+    expect(await services('reject').answer('session/request_permission', { options: [LIVE_OPTIONS[1]] })).toEqual({
+      result: { outcome: { outcome: 'cancelled' } },
+    });
   });
 
   it('another method: the recorded answer with the ids learnt so far; past the recording, method not found', async () => {
@@ -88,7 +106,9 @@ describe('ReplayClientServices', () => {
     const before = await s.answer('fs/read_text_file', { sessionId: 's', path: join(root, 'a.txt') });
     expect(before).toMatchObject({ error: { code: ErrorCode.InvalidParams } });
     s.addSessionRoots({ cwd: root, additionalDirectories: [] });
-    expect(await s.answer('fs/read_text_file', { sessionId: 's', path: join(root, 'a.txt') })).toEqual({ result: { content: 'inside\n' } });
+    expect(await s.answer('fs/read_text_file', { sessionId: 's', path: join(root, 'a.txt') })).toEqual({
+      result: { content: 'inside\n' },
+    });
     const outside = await s.answer('fs/read_text_file', { sessionId: 's', path: join(other, 'b.txt') });
     expect(outside.error).toBeDefined();
     await s.close();

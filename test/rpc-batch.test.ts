@@ -9,7 +9,13 @@ import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { JsonRpcPeer, MAX_BATCH_ENTRIES, MAX_JSON_DEPTH, StreamTransport, type ProtocolProblem } from '../packages/protocol/src/rpc/index.js';
+import {
+  JsonRpcPeer,
+  MAX_BATCH_ENTRIES,
+  MAX_JSON_DEPTH,
+  StreamTransport,
+  type ProtocolProblem,
+} from '../packages/protocol/src/rpc/index.js';
 import { jsonLines } from './support/json-lines.js';
 import { fixture, RawChild } from './support/raw-child.js';
 import { startE2EServer, TOKEN, wsUrl } from './support/remote.js';
@@ -19,8 +25,19 @@ afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();
 });
 
-const EMPTY = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request: an empty JSON array is not a batch: a batch needs at least one JSON-RPC message' } };
-const invalidEntry = (what: string) => ({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid request: expected a JSON object, got ${what}` } });
+const EMPTY = {
+  jsonrpc: '2.0',
+  id: null,
+  error: {
+    code: -32600,
+    message: 'Invalid request: an empty JSON array is not a batch: a batch needs at least one JSON-RPC message',
+  },
+};
+const invalidEntry = (what: string) => ({
+  jsonrpc: '2.0',
+  id: null,
+  error: { code: -32600, message: `Invalid request: expected a JSON object, got ${what}` },
+});
 
 /** A real peer on in-memory pipes, spoken to with raw lines; records what its handlers ran. */
 function rawPeer() {
@@ -67,11 +84,13 @@ describe('the peer accepts JSON-RPC 2.0 batches (ACP-V2-TRANS-11)', () => {
     const [reply] = await p.lines.until((m) => Array.isArray(m));
     expect(Array.isArray(reply)).toBe(true);
     expect(reply).toHaveLength(3);
-    expect(byId(reply)).toEqual(new Map<unknown, unknown>([
-      ['a', { jsonrpc: '2.0', id: 'a', result: 'a' }],
-      [2, { jsonrpc: '2.0', id: 2, result: 'two' }],
-      ['s', { jsonrpc: '2.0', id: 's', result: 'slow' }],
-    ]));
+    expect(byId(reply)).toEqual(
+      new Map<unknown, unknown>([
+        ['a', { jsonrpc: '2.0', id: 'a', result: 'a' }],
+        [2, { jsonrpc: '2.0', id: 2, result: 'two' }],
+        ['s', { jsonrpc: '2.0', id: 's', result: 'slow' }],
+      ]),
+    );
     expect(p.ran).toEqual(['echo a', 'note n', 'echo two']);
   });
 
@@ -96,7 +115,11 @@ describe('the peer accepts JSON-RPC 2.0 batches (ACP-V2-TRANS-11)', () => {
     expect(reply).toHaveLength(4);
     expect(reply.filter((r: any) => r.id === null)).toEqual([invalidEntry('number 17'), invalidEntry('an array')]);
     expect(byId(reply).get('ok')).toEqual({ jsonrpc: '2.0', id: 'ok', result: 'ok' });
-    expect(byId(reply).get(9)).toEqual({ jsonrpc: '2.0', id: 9, error: { code: -32601, message: 'Method not found: missing', data: { method: 'missing' } } });
+    expect(byId(reply).get(9)).toEqual({
+      jsonrpc: '2.0',
+      id: 9,
+      error: { code: -32601, message: 'Method not found: missing', data: { method: 'missing' } },
+    });
     // an array inside a batch is one invalid entry: its request never ran
     expect(p.ran).toEqual(['echo ok', 'echo probe-1']);
   });
@@ -127,11 +150,16 @@ describe('the peer accepts JSON-RPC 2.0 batches (ACP-V2-TRANS-11)', () => {
   it(`an array of more than ${MAX_BATCH_ENTRIES} entries is refused whole with one -32600 naming the limit; none of it runs`, async () => {
     const p = rawPeer();
     p.write(JSON.stringify(Array.from({ length: MAX_BATCH_ENTRIES + 1 }, (_, i) => req(i))));
-    expect(await p.roundTrip()).toEqual([{
-      jsonrpc: '2.0',
-      id: null,
-      error: { code: -32600, message: `Invalid request: a batch of ${MAX_BATCH_ENTRIES + 1} entries is over the limit of ${MAX_BATCH_ENTRIES}: send at most ${MAX_BATCH_ENTRIES} per array, or one JSON-RPC object per line` },
-    }]);
+    expect(await p.roundTrip()).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: `Invalid request: a batch of ${MAX_BATCH_ENTRIES + 1} entries is over the limit of ${MAX_BATCH_ENTRIES}: send at most ${MAX_BATCH_ENTRIES} per array, or one JSON-RPC object per line`,
+        },
+      },
+    ]);
     expect(p.ran).toEqual(['echo probe-1']);
     // exactly at the limit is a batch
     p.write(JSON.stringify(Array.from({ length: MAX_BATCH_ENTRIES }, (_, i) => req(i))));
@@ -151,9 +179,14 @@ describe('the peer accepts JSON-RPC 2.0 batches (ACP-V2-TRANS-11)', () => {
   it(`a batch nested deeper than ${MAX_JSON_DEPTH} levels: each request gets its -32602 in one array, none runs`, async () => {
     const p = rawPeer();
     const deep = '['.repeat(500) + ']'.repeat(500);
-    p.write(`[${JSON.stringify(req('a'))},{"jsonrpc":"2.0","id":"b","method":"echo","params":${deep}},{"jsonrpc":"2.0","method":"note","params":${deep}}]`);
+    p.write(
+      `[${JSON.stringify(req('a'))},{"jsonrpc":"2.0","id":"b","method":"echo","params":${deep}},{"jsonrpc":"2.0","method":"note","params":${deep}}]`,
+    );
     const [reply] = await p.roundTrip();
-    expect(reply.map((r: any) => [r.id, r.error.code])).toEqual([['a', -32602], ['b', -32602]]);
+    expect(reply.map((r: any) => [r.id, r.error.code])).toEqual([
+      ['a', -32602],
+      ['b', -32602],
+    ]);
     expect(p.ran).toEqual(['echo probe-1']);
   });
 
@@ -169,9 +202,17 @@ describe('the peer accepts JSON-RPC 2.0 batches (ACP-V2-TRANS-11)', () => {
   it('over a real pipe to another process: a batch is answered as one array line and the process keeps serving', async () => {
     const c = new RawChild(fixture('rpc-echo.mjs'));
     cleanup.push(() => c.kill());
-    c.send([{ jsonrpc: '2.0', id: 1, method: 'echo', params: 'x' }, { jsonrpc: '2.0', id: 2, method: 'sleep', params: { ms: 1 } }]);
+    c.send([
+      { jsonrpc: '2.0', id: 1, method: 'echo', params: 'x' },
+      { jsonrpc: '2.0', id: 2, method: 'sleep', params: { ms: 1 } },
+    ]);
     const reply = JSON.parse(await c.line());
-    expect(byId(reply)).toEqual(new Map<unknown, unknown>([[1, { jsonrpc: '2.0', id: 1, result: 'x' }], [2, { jsonrpc: '2.0', id: 2, result: 'slept' }]]));
+    expect(byId(reply)).toEqual(
+      new Map<unknown, unknown>([
+        [1, { jsonrpc: '2.0', id: 1, result: 'x' }],
+        [2, { jsonrpc: '2.0', id: 2, result: 'slept' }],
+      ]),
+    );
     c.send({ jsonrpc: '2.0', id: 'after', method: 'echo', params: 'after' });
     expect(await c.next()).toEqual({ jsonrpc: '2.0', id: 'after', result: 'after' });
   });
@@ -183,14 +224,17 @@ const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 async function startAgent(version: 1 | 2): Promise<RawChild> {
   const c = new RawChild(BIN, ['agent']);
   cleanup.push(() => c.kill());
-  const init = version === 2 ? { protocolVersion: 2, info: { name: 'tck-like', version: '1' }, capabilities: {} } : { protocolVersion: 1, clientCapabilities: {} };
+  const init =
+    version === 2
+      ? { protocolVersion: 2, info: { name: 'tck-like', version: '1' }, capabilities: {} }
+      : { protocolVersion: 1, clientCapabilities: {} };
   c.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: init });
   const r = await c.until((m) => m?.id === 0);
   expect(r.result.protocolVersion).toBe(version);
   return c;
 }
 
-describe.each([1, 2] as const)('`acp-kit agent` at protocol v%i answers the public kit\'s batch probes', (version) => {
+describe.each([1, 2] as const)("`acp-kit agent` at protocol v%i answers the public kit's batch probes", (version) => {
   it('acp-tck test_empty_batch_yields_a_single_invalid_request_object: `[]` -> one -32600 object, id null', async () => {
     const c = await startAgent(version);
     c.write('[]\n');
@@ -231,7 +275,12 @@ describe.each([1, 2] as const)('`acp-kit agent` at protocol v%i answers the publ
 });
 
 describe('remote transports: the WebSocket accepts batches, a Streamable HTTP POST of an array gets 501 (the remote-transport RFD)', () => {
-  const INIT = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 2, info: { name: 'c', version: '1' }, capabilities: {} } };
+  const INIT = {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: 2, info: { name: 'c', version: '1' }, capabilities: {} },
+  };
 
   it('WebSocket: two session/list in one text frame -> one frame holding both answers; a notification-only batch gets none', async () => {
     const server = await startE2EServer();
@@ -252,7 +301,12 @@ describe('remote transports: the WebSocket accepts batches, a Streamable HTTP PO
     ws.send(JSON.stringify(INIT));
     expect((await next()).result.protocolVersion).toBe(2);
     ws.send(JSON.stringify([{ jsonrpc: '2.0', method: '_tck/notify_only' }]));
-    ws.send(JSON.stringify([{ jsonrpc: '2.0', id: 'a', method: 'session/list' }, { jsonrpc: '2.0', id: 'b', method: 'session/list' }]));
+    ws.send(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 'a', method: 'session/list' },
+        { jsonrpc: '2.0', id: 'b', method: 'session/list' },
+      ]),
+    );
     const reply = await next();
     expect(Array.isArray(reply)).toBe(true);
     expect(reply.map((r: any) => r.id).sort()).toEqual(['a', 'b']);
@@ -263,11 +317,23 @@ describe('remote transports: the WebSocket accepts batches, a Streamable HTTP PO
     const server = await startE2EServer();
     cleanup.push(() => server.close(1000));
     const post = (body: unknown, headers: Record<string, string> = {}) =>
-      fetch(server.url, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+      fetch(server.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body: JSON.stringify(body),
+      });
     const init = await post(INIT);
     const id = init.headers.get('acp-connection-id') ?? '';
     const r = await post([{ jsonrpc: '2.0', id: 1, method: 'session/list' }], { 'acp-connection-id': id });
     expect(r.status).toBe(501);
-    expect(await r.json()).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('one JSON-RPC message per POST') } });
+    expect(await r.json()).toMatchObject({
+      id: null,
+      error: { code: -32600, message: expect.stringContaining('one JSON-RPC message per POST') },
+    });
   });
 });

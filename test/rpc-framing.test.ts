@@ -4,7 +4,11 @@ import { LineSplitter } from '../packages/protocol/src/rpc/ndjson.js';
 function split(chunks: Buffer[], max?: number) {
   const lines: string[] = [];
   const tooLong: number[] = [];
-  const s = new LineSplitter((l) => lines.push(l), (n) => tooLong.push(n), max);
+  const s = new LineSplitter(
+    (l) => lines.push(l),
+    (n) => tooLong.push(n),
+    max,
+  );
   for (const c of chunks) s.push(c);
   s.end();
   return { lines, tooLong };

@@ -8,7 +8,17 @@ afterEach(() => {
 });
 
 // methods of the echo fixture that are safe to hit at random (not `crash` or `die`)
-const methods = fc.constantFrom('echo', 'notifyThenAnswer', 'junk', 'problems', 'nope', '$/cancel_request', '_ext/x', 'session/prompt', '');
+const methods = fc.constantFrom(
+  'echo',
+  'notifyThenAnswer',
+  'junk',
+  'problems',
+  'nope',
+  '$/cancel_request',
+  '_ext/x',
+  'session/prompt',
+  '',
+);
 const validish = fc.record(
   {
     jsonrpc: fc.oneof(fc.constant('2.0'), fc.constant('1.0'), fc.integer()),
@@ -28,14 +38,22 @@ const frame = fc.oneof(
   fc.array(validish, { maxLength: 4 }).map((b) => JSON.stringify(b)),
   fc.string({ maxLength: 200 }),
   fc.uint8Array({ maxLength: 120 }).map((b) => Buffer.from(b).toString('latin1')),
-  fc.tuple(validish.map((m) => JSON.stringify(m)), fc.nat(), fc.string({ maxLength: 5 })).map(([s, i, ins]) => {
-    const at = s.length ? i % s.length : 0;
-    return s.slice(0, at) + ins + s.slice(at + 1);
-  }),
+  fc
+    .tuple(
+      validish.map((m) => JSON.stringify(m)),
+      fc.nat(),
+      fc.string({ maxLength: 5 }),
+    )
+    .map(([s, i, ins]) => {
+      const at = s.length ? i % s.length : 0;
+      return s.slice(0, at) + ins + s.slice(at + 1);
+    }),
   // nesting on both sides of the 128-level limit, mostly near it (where an off-by-one would show);
   // one in ten up to 3000 levels: every depth past the limit takes the same path, and 1400 frames of
   // ~3 KB each were two thirds of the bytes both processes had to parse
-  fc.oneof({ arbitrary: fc.nat({ max: 300 }), weight: 9 }, { arbitrary: fc.nat({ max: 3000 }), weight: 1 }).map((n) => '['.repeat(n) + ']'.repeat(n)),
+  fc
+    .oneof({ arbitrary: fc.nat({ max: 300 }), weight: 9 }, { arbitrary: fc.nat({ max: 3000 }), weight: 1 })
+    .map((n) => '['.repeat(n) + ']'.repeat(n)),
 );
 
 describe('fuzz: 10 000 random and mutated frames over a real pipe', () => {
@@ -61,7 +79,11 @@ describe('fuzz: 10 000 random and mutated frames over a real pipe', () => {
     const reply = await c.until((m) => {
       if (Array.isArray(m)) {
         arrays++;
-        notResponses.push(...m.filter((r) => !(r && typeof r === 'object' && 'id' in r && ('result' in r || 'error' in r) && !('method' in r))));
+        notResponses.push(
+          ...m.filter(
+            (r) => !(r && typeof r === 'object' && 'id' in r && ('result' in r || 'error' in r) && !('method' in r)),
+          ),
+        );
       }
       return m && typeof m === 'object' && !Array.isArray(m) && m.id === 'final-check';
     }, 60_000);

@@ -63,7 +63,11 @@ describe('nesting depth of incoming messages', () => {
     expect(refused).toEqual({
       jsonrpc: '2.0',
       id: 2,
-      error: { code: -32602, message: `Invalid params: the message is nested deeper than ${MAX_JSON_DEPTH} levels (the limit for incoming JSON); send shallower params`, data: { maxDepth: MAX_JSON_DEPTH } },
+      error: {
+        code: -32602,
+        message: `Invalid params: the message is nested deeper than ${MAX_JSON_DEPTH} levels (the limit for incoming JSON); send shallower params`,
+        data: { maxDepth: MAX_JSON_DEPTH },
+      },
     });
 
     // hostile depth: never a stack overflow (-32603) and the peer keeps serving
@@ -78,21 +82,28 @@ describe('nesting depth of incoming messages', () => {
     const deep = '['.repeat(5000) + ']'.repeat(5000);
     c.writeLine(`{"jsonrpc":"2.0","method":"tick","params":${deep}}`);
     // a batch with a too-deep entry: the whole line is too deep, so each request gets -32602 (one array), nothing runs
-    c.writeLine(`[{"jsonrpc":"2.0","id":"a","method":"echo","params":1},{"jsonrpc":"2.0","id":"b","method":"echo","params":${deep}}]`);
-    expect((await c.json()).map((r: { id: string; error: { code: number } }) => [r.id, r.error.code])).toEqual([['a', -32602], ['b', -32602]]);
+    c.writeLine(
+      `[{"jsonrpc":"2.0","id":"a","method":"echo","params":1},{"jsonrpc":"2.0","id":"b","method":"echo","params":${deep}}]`,
+    );
+    expect((await c.json()).map((r: { id: string; error: { code: number } }) => [r.id, r.error.code])).toEqual([
+      ['a', -32602],
+      ['b', -32602],
+    ]);
     c.writeLine('{"jsonrpc":"2.0","id":5,"method":"problems"}');
     expect(await c.json()).toEqual({ jsonrpc: '2.0', id: 5, result: ['invalid-message'] });
   });
 });
 
 describe(`batches of any size (ACP-V2-TRANS-11; at most MAX_BATCH_ENTRIES = ${MAX_BATCH_ENTRIES})`, () => {
-  const entries = (n: number) => Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'echo', params: i }));
+  const entries = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'echo', params: i }));
 
   it('answers batches of 1, 100 and 1,000 requests with one array each; refuses 2,000 whole and runs none of it', async () => {
     const c = shared();
     for (const n of [1, 100, MAX_BATCH_ENTRIES, 2000]) c.writeLine(JSON.stringify(entries(n)));
     c.writeLine('{"jsonrpc":"2.0","id":"after","method":"echo","params":"next"}');
-    for (const n of [1, 100, MAX_BATCH_ENTRIES]) expect(await c.json()).toEqual(entries(n).map((e) => ({ jsonrpc: '2.0', id: e.id, result: e.params })));
+    for (const n of [1, 100, MAX_BATCH_ENTRIES])
+      expect(await c.json()).toEqual(entries(n).map((e) => ({ jsonrpc: '2.0', id: e.id, result: e.params })));
     // had any of the 2,000 run, its answer would come before "after"
     expect(await c.line()).toBe(OVER_LIMIT);
     expect(await c.json()).toEqual({ jsonrpc: '2.0', id: 'after', result: 'next' });
@@ -106,8 +117,12 @@ describe('integer ids beyond 2^53 (ACP-ALL-RPC-03: the id is echoed unchanged)',
     expect(await c.line()).toBe('{"jsonrpc":"2.0","id":9007199254740993,"result":"big"}');
     c.writeLine('{"jsonrpc":"2.0", "id" : -123456789012345678901234567890,"method":"echo","params":{"id":1}}');
     expect(await c.line()).toBe('{"jsonrpc":"2.0","id":-123456789012345678901234567890,"result":{"id":1}}');
-    c.writeLine('[{"jsonrpc":"2.0","id":1,"method":"echo","params":"x"},{"method":"echo","params":{"id":2},"jsonrpc":"2.0","id":18446744073709551615}]');
-    expect(await c.line()).toBe('[{"jsonrpc":"2.0","id":1,"result":"x"},{"jsonrpc":"2.0","id":18446744073709551615,"result":{"id":2}}]');
+    c.writeLine(
+      '[{"jsonrpc":"2.0","id":1,"method":"echo","params":"x"},{"method":"echo","params":{"id":2},"jsonrpc":"2.0","id":18446744073709551615}]',
+    );
+    expect(await c.line()).toBe(
+      '[{"jsonrpc":"2.0","id":1,"result":"x"},{"jsonrpc":"2.0","id":18446744073709551615,"result":{"id":2}}]',
+    );
     // an error reply keeps the exact id too
     c.writeLine('{"jsonrpc":"2.0","id":90071992547409931,"method":"nope"}');
     expect(await c.line()).toMatch(/^\{"jsonrpc":"2\.0","id":90071992547409931,"error":\{"code":-32601,/);

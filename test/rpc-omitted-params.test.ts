@@ -20,7 +20,10 @@ const agentDef: AgentDefinition = { info: { name: 'omit', version: '0' }, prompt
 function rawAgent() {
   const toAgent = new PassThrough();
   const toClient = new PassThrough();
-  const conn = serveAgent(agentDef, new StreamTransport(toAgent, toClient), { store: new InMemorySessionStore(), logger: silentLogger });
+  const conn = serveAgent(agentDef, new StreamTransport(toAgent, toClient), {
+    store: new InMemorySessionStore(),
+    logger: silentLogger,
+  });
   cleanup.push(() => conn.close());
   const lines = jsonLines(toClient);
   return {
@@ -33,9 +36,10 @@ describe('omitted params', () => {
   for (const version of [1, 2] as const) {
     it(`v${version} agent: session/list without params lists; session/prompt without params names the missing field; a batch of them answers as one array`, async () => {
       const a = rawAgent();
-      const init = version === 2
-        ? { protocolVersion: 2, info: { name: 'c', version: '1' }, capabilities: {} }
-        : { protocolVersion: 1, clientCapabilities: {} };
+      const init =
+        version === 2
+          ? { protocolVersion: 2, info: { name: 'c', version: '1' }, capabilities: {} }
+          : { protocolVersion: 1, clientCapabilities: {} };
       a.write(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: init }));
       expect((await a.next()).result.protocolVersion).toBe(version);
 
@@ -48,9 +52,14 @@ describe('omitted params', () => {
       expect(bad.error.code).toBe(-32602);
       expect(bad.error.message).toBe("Invalid params: params: must have required property 'sessionId'");
 
-      a.write('[{"jsonrpc":"2.0","id":3,"method":"session/list"},{"jsonrpc":"2.0","id":4,"method":"session/list"},{"jsonrpc":"2.0","method":"session/cancel"}]');
+      a.write(
+        '[{"jsonrpc":"2.0","id":3,"method":"session/list"},{"jsonrpc":"2.0","id":4,"method":"session/list"},{"jsonrpc":"2.0","method":"session/cancel"}]',
+      );
       // the notification gets no reply; the two requests' replies come back together
-      expect(await a.next()).toEqual([{ jsonrpc: '2.0', id: 3, result: { sessions: [] } }, { jsonrpc: '2.0', id: 4, result: { sessions: [] } }]);
+      expect(await a.next()).toEqual([
+        { jsonrpc: '2.0', id: 3, result: { sessions: [] } },
+        { jsonrpc: '2.0', id: 4, result: { sessions: [] } },
+      ]);
       a.write('{"jsonrpc":"2.0","id":5,"method":"session/list"}');
       expect(await a.next()).toEqual({ jsonrpc: '2.0', id: 5, result: { sessions: [] } });
     });

@@ -1,6 +1,11 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { JsonRpcPeer, StreamTransport, type Transport, type TransportHandlers } from '../packages/protocol/src/rpc/index.js';
+import {
+  JsonRpcPeer,
+  StreamTransport,
+  type Transport,
+  type TransportHandlers,
+} from '../packages/protocol/src/rpc/index.js';
 
 function pair() {
   const a2b = new PassThrough();
@@ -54,8 +59,14 @@ describe('JsonRpcPeer edge cases (review)', () => {
       o.self = o;
       return o;
     });
-    await expect(a.request('bigint')).rejects.toMatchObject({ code: -32603, message: expect.stringContaining('bigint could not be sent') });
-    await expect(a.request('circular')).rejects.toMatchObject({ code: -32603, message: expect.stringContaining('circular could not be sent') });
+    await expect(a.request('bigint')).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining('bigint could not be sent'),
+    });
+    await expect(a.request('circular')).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining('circular could not be sent'),
+    });
     // the peer still serves
     b.onRequest('ok', () => 1);
     expect(await a.request('ok')).toBe(1);
@@ -92,11 +103,17 @@ describe('JsonRpcPeer edge cases (review)', () => {
       for (const l of c.toString('utf8').split('\n')) if (l) lines.push(JSON.parse(l));
     });
     b2a.write(JSON.stringify({ jsonrpc: '2.0', method: 'note', params: 1 }) + '\n');
-    b2a.write(JSON.stringify([{ jsonrpc: '2.0', method: 'note', params: 'x' }, { jsonrpc: '2.0', id: 1, method: 'echo', params: 'x' }]) + '\n');
+    b2a.write(
+      JSON.stringify([
+        { jsonrpc: '2.0', method: 'note', params: 'x' },
+        { jsonrpc: '2.0', id: 1, method: 'echo', params: 'x' },
+      ]) + '\n',
+    );
     b2a.write(JSON.stringify({ jsonrpc: '2.0', method: 'note', params: 2 }) + '\n');
     b2a.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'echo', params: 2 }) + '\n');
     // the answer to the last request comes after everything before it was handled
-    for (const end = Date.now() + 5000; lines.length < 2 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 5));
+    for (const end = Date.now() + 5000; lines.length < 2 && Date.now() < end;)
+      await new Promise((r) => setTimeout(r, 5));
     expect(order).toEqual(['note 1', 'note x', 'echo x', 'note 2', 'echo 2']);
     expect(lines).toEqual([[{ jsonrpc: '2.0', id: 1, result: 'x' }], { jsonrpc: '2.0', id: 2, result: 2 }]);
   });

@@ -1,6 +1,11 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { JsonRpcPeer, StreamTransport, type Transport, type TransportHandlers } from '../packages/protocol/src/rpc/index.js';
+import {
+  JsonRpcPeer,
+  StreamTransport,
+  type Transport,
+  type TransportHandlers,
+} from '../packages/protocol/src/rpc/index.js';
 
 /** A transport whose owner delivers messages by hand, synchronously (as a custom in-process transport may). */
 class HandTransport implements Transport {
@@ -45,7 +50,10 @@ describe('JsonRpcPeer (review of the batch and request-id changes)', () => {
       const toPeer = new PassThrough();
       const fromPeer = new PassThrough();
       const peer = new JsonRpcPeer(new StreamTransport(toPeer, fromPeer));
-      peer.onRequest('slow', (_p, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))));
+      peer.onRequest(
+        'slow',
+        (_p, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
+      );
       let out = '';
       fromPeer.on('data', (c: Buffer) => (out += c.toString()));
       toPeer.write(`{"jsonrpc":"2.0","id":${id},"method":"slow"}\n`);
@@ -65,7 +73,9 @@ describe('JsonRpcPeer (review of the batch and request-id changes)', () => {
     const peer = new JsonRpcPeer(new StreamTransport(toPeer, fromPeer));
     peer.onRequest('echo', (p) => p);
     let out = '';
-    const answered = new Promise<void>((resolve) => fromPeer.on('data', (c: Buffer) => (out += c.toString()).includes('\n') && resolve()));
+    const answered = new Promise<void>((resolve) =>
+      fromPeer.on('data', (c: Buffer) => (out += c.toString()).includes('\n') && resolve()),
+    );
     toPeer.write('{"jsonrpc":"2.0","method":"echo","params":{"id":5},"id":5.0}\n');
     await answered;
     expect(out).toBe('{"jsonrpc":"2.0","id":5.0,"result":{"id":5}}\n');

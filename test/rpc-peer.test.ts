@@ -1,7 +1,13 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { AcpError } from '../packages/protocol/src/index.js';
-import { ConnectionClosedError, JsonRpcPeer, spawnAgent, StreamTransport, type ProtocolProblem } from '../packages/protocol/src/rpc/index.js';
+import {
+  ConnectionClosedError,
+  JsonRpcPeer,
+  spawnAgent,
+  StreamTransport,
+  type ProtocolProblem,
+} from '../packages/protocol/src/rpc/index.js';
 import { fixture, RawChild } from './support/raw-child.js';
 import { alive } from './support/process.js';
 
@@ -67,9 +73,15 @@ describe('JsonRpcPeer in process', () => {
     });
     expect(await a.request('add', { x: 41 })).toBe(42);
     a.notify('note', { n: 1 });
-    await expect(b.request('fail', {})).rejects.toMatchObject({ code: -32602, message: 'Invalid params: params.x: must be number' });
+    await expect(b.request('fail', {})).rejects.toMatchObject({
+      code: -32602,
+      message: 'Invalid params: params.x: must be number',
+    });
     // a plain exception is not an opaque -32603: the cause is in the message
-    await expect(b.request('boom')).rejects.toMatchObject({ code: -32603, message: expect.stringContaining('cannot read properties of undefined') });
+    await expect(b.request('boom')).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining('cannot read properties of undefined'),
+    });
     await expect(a.request('nope')).rejects.toMatchObject({ code: -32601, message: 'Method not found: nope' });
     expect(seen).toEqual([{ n: 1 }]);
   });
@@ -95,13 +107,17 @@ describe('JsonRpcPeer in process', () => {
   it('wires $/cancel_request to the handler AbortSignal; the receiver still answers (ACP-ALL-CREQ-04)', async () => {
     const { a, b } = pair();
     let aborted = false;
-    b.onRequest('slow', (_p, ctx) => new Promise((resolve, reject) => {
-      ctx.signal.addEventListener('abort', () => {
-        aborted = true;
-        reject(ctx.signal.reason);
-      });
-      setTimeout(() => resolve('late'), 5000);
-    }));
+    b.onRequest(
+      'slow',
+      (_p, ctx) =>
+        new Promise((resolve, reject) => {
+          ctx.signal.addEventListener('abort', () => {
+            aborted = true;
+            reject(ctx.signal.reason);
+          });
+          setTimeout(() => resolve('late'), 5000);
+        }),
+    );
     const ac = new AbortController();
     const p = a.request('slow', {}, { signal: ac.signal, onAbort: 'wait' });
     setTimeout(() => ac.abort(), 20);
@@ -148,7 +164,10 @@ describe('JsonRpcPeer over real stdio pipes', () => {
     const { peer } = child();
     // the outcome is taken at once: the agent may die (and the request reject) before any later
     // await resumes, and a rejection nobody holds yet is an unhandled one
-    const outcome = peer.request('sleep', { ms: 10_000 }).then(() => null, (e: unknown) => e);
+    const outcome = peer.request('sleep', { ms: 10_000 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     // answered after the sleep request arrived (one ordered pipe), so the sleep is in flight; the
     // agent then exits on a notification, with no answer of its own left to race its exit
     expect(await peer.request('echo', 1)).toBe(1);
@@ -197,16 +216,28 @@ describe('malformed input gets specific JSON-RPC errors and never kills the peer
     c.write(',"params":[1]}\n'); // …and completed
     expect(await c.next()).toEqual({ jsonrpc: '2.0', id: 1, result: [1] });
     c.send({ id: 2, method: 'echo' });
-    expect(await c.next()).toMatchObject({ id: 2, error: { code: -32600, message: expect.stringContaining('"jsonrpc" must be "2.0"') } });
+    expect(await c.next()).toMatchObject({
+      id: 2,
+      error: { code: -32600, message: expect.stringContaining('"jsonrpc" must be "2.0"') },
+    });
     c.send({ jsonrpc: '2.0', id: { x: 1 }, method: 'echo' });
-    expect(await c.next()).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('"id" must be') } });
+    expect(await c.next()).toMatchObject({
+      id: null,
+      error: { code: -32600, message: expect.stringContaining('"id" must be') },
+    });
     c.send({ jsonrpc: '2.0', id: 3, method: 42 });
-    expect(await c.next()).toMatchObject({ id: 3, error: { code: -32600, message: expect.stringContaining('"method" must be a string') } });
+    expect(await c.next()).toMatchObject({
+      id: 3,
+      error: { code: -32600, message: expect.stringContaining('"method" must be a string') },
+    });
     c.send(42);
     expect(await c.next()).toMatchObject({ id: null, error: { code: -32600 } });
     // batches per JSON-RPC 2.0 (ACP-V2-TRANS-11): [] is one -32600 object, a batch one array of replies
     c.send([]);
-    expect(await c.next()).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('empty JSON array') } });
+    expect(await c.next()).toMatchObject({
+      id: null,
+      error: { code: -32600, message: expect.stringContaining('empty JSON array') },
+    });
     c.send([
       { jsonrpc: '2.0', id: 10, method: 'echo', params: 'a' },
       { jsonrpc: '2.0', method: 'note' },
@@ -215,8 +246,16 @@ describe('malformed input gets specific JSON-RPC errors and never kills the peer
     ]);
     expect(await c.next()).toEqual([
       { jsonrpc: '2.0', id: 10, result: 'a' },
-      { jsonrpc: '2.0', id: 11, error: { code: -32601, message: 'Method not found: missing', data: { method: 'missing' } } },
-      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request: expected a JSON object, got number 7' } },
+      {
+        jsonrpc: '2.0',
+        id: 11,
+        error: { code: -32601, message: 'Method not found: missing', data: { method: 'missing' } },
+      },
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Invalid request: expected a JSON object, got number 7' },
+      },
     ]);
     c.send({ jsonrpc: '2.0', id: 99, method: 'echo', params: { ok: true } });
     expect(await c.next()).toEqual({ jsonrpc: '2.0', id: 99, result: { ok: true } });

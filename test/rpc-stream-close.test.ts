@@ -15,7 +15,10 @@ describe('StreamTransport close', () => {
     let text = '';
     output.setEncoding('utf8');
     for await (const chunk of output) text += chunk as string;
-    const lines = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { params: { i: number } });
+    const lines = text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { params: { i: number } });
     expect(lines.length).toBe(n);
     expect(lines.map((l) => l.params.i)).toEqual(Array.from({ length: n }, (_, i) => i));
   });

@@ -27,7 +27,14 @@ const quote = (a: string): string => `'${a.replace(/'/g, `'\\''`)}'`;
 
 /** `acp-kit serve --port 0 <args>` under umask 022; resolves with its ws URL once it listens. */
 function serve(args: string[], env: NodeJS.ProcessEnv): Promise<{ ws: string; proc: ChildProcess }> {
-  const proc = spawn('bash', ['-c', `umask 022; exec ${[process.execPath, BIN, 'serve', '--port', '0', '--model', 'demo', ...args].map(quote).join(' ')}`], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const proc = spawn(
+    'bash',
+    [
+      '-c',
+      `umask 022; exec ${[process.execPath, BIN, 'serve', '--port', '0', '--model', 'demo', ...args].map(quote).join(' ')}`,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env },
+  );
   procs.push(proc);
   let err = '';
   proc.stderr!.on('data', (c) => (err += c));
@@ -48,7 +55,8 @@ async function client(ws: string, token: string, protocolVersion = 1) {
     seen.push(m);
     if (!('method' in m)) waiting.get(m.id)?.(m);
     // the demo agent asks before writes only; reads run freely, but answer anything asked
-    else if (m.method === 'session/request_permission') socket.send(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { outcome: { outcome: 'cancelled' } } }));
+    else if (m.method === 'session/request_permission')
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { outcome: { outcome: 'cancelled' } } }));
   });
   await new Promise((r, j) => socket.once('open', r).once('error', j));
   let next = 1;
@@ -58,14 +66,21 @@ async function client(ws: string, token: string, protocolVersion = 1) {
       waiting.set(id, resolve);
       socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
     });
-  const init = protocolVersion === 1 ? { protocolVersion, clientCapabilities: {} } : { protocolVersion, info: { name: 'tenants', version: '1' }, capabilities: {} };
+  const init =
+    protocolVersion === 1
+      ? { protocolVersion, clientCapabilities: {} }
+      : { protocolVersion, info: { name: 'tenants', version: '1' }, capabilities: {} };
   expect((await call('initialize', init)).result.protocolVersion).toBe(protocolVersion);
   return { call, seen };
 }
 
 /** A `serve` that must refuse to start: its exit code and stderr. */
 function refusedStart(args: string[], env: NodeJS.ProcessEnv): { status: number | null; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, 'serve', '--port', '0', '--model', 'demo', ...args], { encoding: 'utf8', env, timeout: 20_000 });
+  const r = spawnSync(process.execPath, [BIN, 'serve', '--port', '0', '--model', 'demo', ...args], {
+    encoding: 'utf8',
+    env,
+    timeout: 20_000,
+  });
   return { status: r.status, stderr: r.stderr };
 }
 
@@ -75,7 +90,9 @@ it('weak tokens and a blank $ACP_KIT_SERVE_TOKEN stop the start (exit 2, naming 
   delete env.ACP_KIT_SERVE_TOKEN;
   const short = refusedStart(['--token', 'abc123'], env);
   expect(short.status, short.stderr).toBe(2);
-  expect(short.stderr).toMatch(/weak token in --token: a token needs at least 16 characters, at least 8 of them different/);
+  expect(short.stderr).toMatch(
+    /weak token in --token: a token needs at least 16 characters, at least 8 of them different/,
+  );
   // long enough but only two different characters
   const repetitive = refusedStart(['--token', 'abababababababababab'], env);
   expect(repetitive.status, repetitive.stderr).toBe(2);
@@ -90,7 +107,7 @@ it('weak tokens and a blank $ACP_KIT_SERVE_TOKEN stop the start (exit 2, naming 
   expect(blank.stderr).toMatch(/\$ACP_KIT_SERVE_TOKEN is set but blank/);
 }, 60_000);
 
-it('several tokens from a token file: sessions rooted in each tenant\'s workspace only, no grep into the data folder, files 0600 in 0700 folders', async () => {
+it("several tokens from a token file: sessions rooted in each tenant's workspace only, no grep into the data folder, files 0600 in 0700 folders", async () => {
   const data = tempDir('acp-serve-tenants-');
   const file = join(tempDir('acp-tokens-'), 'tokens');
   writeFileSync(file, `# one tenant a line\n${ALICE}\n\n  # Bob\n${BOB}\n`);
@@ -105,32 +122,54 @@ it('several tokens from a token file: sessions rooted in each tenant\'s workspac
   for (const cwd of ['/', data, join(data, 'sessions'), aliceWs, tempDir('acp-elsewhere-')]) {
     const r = await bob.call('session/new', { cwd, mcpServers: [] });
     expect(r.error, `${cwd}: ${JSON.stringify(r)}`).toMatchObject({ code: -32602, data: { path: 'params.cwd' } });
-    expect(r.error.message).toMatch(/^Invalid params: params\.cwd: must (be inside your workspace|not contain the server's data folder|not be inside the server's data folder)/);
+    expect(r.error.message).toMatch(
+      /^Invalid params: params\.cwd: must (be inside your workspace|not contain the server's data folder|not be inside the server's data folder)/,
+    );
   }
 
   const a = await alice.call('session/new', { cwd: aliceWs, mcpServers: [] });
   expect(a.error, JSON.stringify(a)).toBeUndefined();
   const secret = 'zebra-crossing-4471';
-  expect((await alice.call('session/prompt', { sessionId: a.result.sessionId, prompt: [{ type: 'text', text: `my secret is ${secret}` }] })).result.stopReason).toBe('end_turn');
+  expect(
+    (
+      await alice.call('session/prompt', {
+        sessionId: a.result.sessionId,
+        prompt: [{ type: 'text', text: `my secret is ${secret}` }],
+      })
+    ).result.stopReason,
+  ).toBe('end_turn');
 
   const b = await bob.call('session/new', { cwd: bobWs, mcpServers: [] });
   expect(b.error, JSON.stringify(b)).toBeUndefined();
   // Bob's agent searches up out of his workspace, where Alice's history lies
-  const turn = await bob.call('session/prompt', { sessionId: b.result.sessionId, prompt: [{ type: 'text', text: `search ${secret} in ../../..` }] });
+  const turn = await bob.call('session/prompt', {
+    sessionId: b.result.sessionId,
+    prompt: [{ type: 'text', text: `search ${secret} in ../../..` }],
+  });
   expect(turn.result?.stopReason, JSON.stringify(turn)).toBe('end_turn');
   const bobSaw = JSON.stringify(bob.seen);
   expect(bobSaw).toContain('search_text');
   // the sandbox refuses the path: the tool call fails, saying so
-  const ended = bob.seen.filter((m) => m.method === 'session/update' && m.params.update.sessionUpdate === 'tool_call_update' && m.params.update.status !== 'in_progress');
+  const ended = bob.seen.filter(
+    (m) =>
+      m.method === 'session/update' &&
+      m.params.update.sessionUpdate === 'tool_call_update' &&
+      m.params.update.status !== 'in_progress',
+  );
   expect(ended.map((m) => m.params.update.status)).toEqual(['failed']);
   expect(JSON.stringify(ended[0].params.update.content)).toMatch(/is outside the session roots/);
-  const hits = bob.seen.filter((m) => m.method === 'session/update' && JSON.stringify(m.params.update).includes('.jsonl'));
+  const hits = bob.seen.filter(
+    (m) => m.method === 'session/update' && JSON.stringify(m.params.update).includes('.jsonl'),
+  );
   expect(hits, JSON.stringify(hits)).toEqual([]);
 
   // private files under umask 022
   const store = join(data, 'sessions', 'serve', ownerOf(ALICE));
-  for (const dir of [store, join(data, 'serve'), join(data, 'tenants'), join(data, 'tenants', ownerOf(ALICE)), aliceWs]) expect(statSync(dir).mode & 0o777, dir).toBe(0o700);
-  const files = readdirSync(store).filter((f) => !f.endsWith('.lock')).map((f) => join(store, f));
+  for (const dir of [store, join(data, 'serve'), join(data, 'tenants'), join(data, 'tenants', ownerOf(ALICE)), aliceWs])
+    expect(statSync(dir).mode & 0o777, dir).toBe(0o700);
+  const files = readdirSync(store)
+    .filter((f) => !f.endsWith('.lock'))
+    .map((f) => join(store, f));
   expect(files.length).toBeGreaterThan(0);
   for (const f of [...files, join(data, 'serve', 'owners.json')]) expect(statSync(f).mode & 0o777, f).toBe(0o600);
 }, 90_000);
@@ -140,12 +179,19 @@ it('proxy --record writes its capture 0600 (umask 022)', () => {
   const capture = join(d, 'x.ndjson');
   // reads until its stdin ends, then has nothing left to wait on and ends with 0
   const agent = `process.stdin.on('data', () => undefined);`;
-  const r = spawnSync('bash', ['-c', `umask 022; exec ${[process.execPath, BIN, 'proxy', '--record', capture, '--', process.execPath, '-e', agent].map(quote).join(' ')}`], { input: '', encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync(
+    'bash',
+    [
+      '-c',
+      `umask 022; exec ${[process.execPath, BIN, 'proxy', '--record', capture, '--', process.execPath, '-e', agent].map(quote).join(' ')}`,
+    ],
+    { input: '', encoding: 'utf8', timeout: 20_000 },
+  );
   expect(r.status, r.stderr).toBe(0);
   expect(statSync(capture).mode & 0o777).toBe(0o600);
 });
 
-it('v1 twins: a second v1 connection loading a session the first holds idle takes it over (the first one\'s requests then find none); v2 clients still share it', async () => {
+it("v1 twins: a second v1 connection loading a session the first holds idle takes it over (the first one's requests then find none); v2 clients still share it", async () => {
   const data = tempDir('acp-serve-twins-');
   const cwd = tempDir('acp-serve-twins-cwd-');
   const env = { ...process.env, ACP_KIT_DATA_DIR: data, ACP_KIT_DEMO_DELAY_MS: '0' };
@@ -153,13 +199,19 @@ it('v1 twins: a second v1 connection loading a session the first holds idle take
   const first = await client(ws, ALICE);
   const second = await client(ws, ALICE);
   const sessionId: string = (await first.call('session/new', { cwd, mcpServers: [] })).result.sessionId;
-  expect((await first.call('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hello' }] })).result.stopReason).toBe('end_turn');
+  expect(
+    (await first.call('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hello' }] })).result.stopReason,
+  ).toBe('end_turn');
   // the first may be a client whose side dropped unseen (a reconnect): the idle session moves over
   const twin = await second.call('session/load', { sessionId, cwd, mcpServers: [] });
   expect(twin.error, JSON.stringify(twin)).toBeUndefined();
   // never two writers: the first connection's prompt finds no session now, the second's runs
-  expect((await first.call('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'old' }] })).error).toMatchObject({ code: -32002 });
-  expect((await second.call('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'again' }] })).result.stopReason).toBe('end_turn');
+  expect(
+    (await first.call('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'old' }] })).error,
+  ).toMatchObject({ code: -32002 });
+  expect(
+    (await second.call('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'again' }] })).result.stopReason,
+  ).toBe('end_turn');
   expect((await second.call('session/close', { sessionId })).error).toBeUndefined();
 
   // v2: two clients resume the same session and share it
@@ -186,7 +238,11 @@ it('one token: any root as before; with --allowed-root, roots outside it are ref
   const { ws } = await serve(['--token', ALICE, '--allowed-root', allowed], env);
   const alice = await client(ws, ALICE);
   const out = await alice.call('session/new', { cwd: elsewhere, mcpServers: [] });
-  expect(out.error).toMatchObject({ code: -32602, data: { path: 'params.cwd' }, message: expect.stringContaining('must be inside an allowed root (acp-kit serve --allowed-root)') });
+  expect(out.error).toMatchObject({
+    code: -32602,
+    data: { path: 'params.cwd' },
+    message: expect.stringContaining('must be inside an allowed root (acp-kit serve --allowed-root)'),
+  });
   const extra = await alice.call('session/new', { cwd: allowed, additionalDirectories: [elsewhere], mcpServers: [] });
   expect(extra.error).toMatchObject({ code: -32602, data: { path: 'params.additionalDirectories[0]' } });
   const inside = join(allowed, 'project');
@@ -194,7 +250,7 @@ it('one token: any root as before; with --allowed-root, roots outside it are ref
   expect((await alice.call('session/new', { cwd: inside, mcpServers: [] })).error).toBeUndefined();
 }, 60_000);
 
-it('built-in agent after a restart of serve: Bob\'s load of Alice\'s session is answered as a missing one (the per-tenant store)', async () => {
+it("built-in agent after a restart of serve: Bob's load of Alice's session is answered as a missing one (the per-tenant store)", async () => {
   const data = tempDir('acp-serve-restart-');
   const file = join(tempDir('acp-tokens-'), 'tokens');
   writeFileSync(file, `${ALICE}\n${BOB}\n`);
@@ -203,7 +259,9 @@ it('built-in agent after a restart of serve: Bob\'s load of Alice\'s session is 
   const alice = await client(first.ws, ALICE);
   const cwd = join(data, 'tenants', ownerOf(ALICE), 'workspace');
   const sessionId: string = (await alice.call('session/new', { cwd, mcpServers: [] })).result.sessionId;
-  expect((await alice.call('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hi' }] })).result.stopReason).toBe('end_turn');
+  expect(
+    (await alice.call('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hi' }] })).result.stopReason,
+  ).toBe('end_turn');
   const exited = new Promise((r) => first.proc.once('exit', r));
   first.proc.kill('SIGTERM');
   await exited;

@@ -22,9 +22,19 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close(1000)));
 });
 
-async function serve(data: string, ownersFile: string, tokens: string[], log?: (line: string) => void): Promise<AcpServer> {
+async function serve(
+  data: string,
+  ownersFile: string,
+  tokens: string[],
+  log?: (line: string) => void,
+): Promise<AcpServer> {
   const env = { ...process.env, ACP_KIT_DATA_DIR: data, ACP_KIT_DEMO_DELAY_MS: '0' };
-  const s = await startAcpServer({ tokens, agent: stdioAgent(process.execPath, [BIN, 'agent', '--model', 'demo'], { env }), ownersFile, ...(log ? { log } : {}) });
+  const s = await startAcpServer({
+    tokens,
+    agent: stdioAgent(process.execPath, [BIN, 'agent', '--model', 'demo'], { env }),
+    ownersFile,
+    ...(log ? { log } : {}),
+  });
   servers.push(s);
   return s;
 }
@@ -35,9 +45,14 @@ async function call(link: RawLink, method: string, params: unknown, id = nextId+
   return link.response(30_000);
 }
 
-const INIT = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+const INIT = (id: number) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
 
-async function client(server: AcpServer, token: string, transport: 'websocket' | 'http' = 'websocket'): Promise<RawLink> {
+async function client(
+  server: AcpServer,
+  token: string,
+  transport: 'websocket' | 'http' = 'websocket',
+): Promise<RawLink> {
   let link: RawLink;
   if (transport === 'http') {
     link = await httpLink(server.url, token, INIT(nextId++));
@@ -68,12 +83,18 @@ it('a new session appends one line to the owners log: the file is neither rewrit
   const alice = await client(server, ALICE);
   const cwd = tempDir('acp-owners-cwd-');
   const ids: string[] = [];
-  for (let i = 0; i < 3; i++) ids.push(JSON.parse(await call(alice, 'session/new', { cwd, mcpServers: [] })).result.sessionId);
+  for (let i = 0; i < 3; i++)
+    ids.push(JSON.parse(await call(alice, 'session/new', { cwd, mcpServers: [] })).result.sessionId);
   const after = statSync(ownersFile);
   // the same file (no rename of a rewritten copy), grown by one short line per session
   expect(after.ino).toBe(before.ino);
   const added = readFileSync(ownersFile, 'utf8').slice(before.size);
-  expect(added.split('\n').filter(Boolean).map((l) => JSON.parse(l).add)).toEqual(ids);
+  expect(
+    added
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).add),
+  ).toEqual(ids);
   expect(after.size - before.size).toBeLessThan(3 * 200);
   expect(after.mode & 0o777).toBe(0o600);
   expect(statSync(join(data, 'serve')).mode & 0o777).toBe(0o700);
@@ -105,8 +126,14 @@ it('a corrupt line in the middle stops the start with an error naming the file a
   const data = tempDir('acp-owners-');
   const ownersFile = join(data, 'serve', 'owners.json');
   mkdirSync(join(data, 'serve'), { recursive: true, mode: 0o700 });
-  writeFileSync(ownersFile, '{"acpKitOwners":1,"owners":{}}\n{"add":"sess_a","owner":"x"}\nnot json\n{"add":"sess_b","owner":"y"}\n', { mode: 0o600 });
-  await expect(serve(data, ownersFile, [ALICE, BOB])).rejects.toThrow(`${ownersFile}:3: not an acp-kit owners file line`);
+  writeFileSync(
+    ownersFile,
+    '{"acpKitOwners":1,"owners":{}}\n{"add":"sess_a","owner":"x"}\nnot json\n{"add":"sess_b","owner":"y"}\n',
+    { mode: 0o600 },
+  );
+  await expect(serve(data, ownersFile, [ALICE, BOB])).rejects.toThrow(
+    `${ownersFile}:3: not an acp-kit owners file line`,
+  );
 });
 
 /** A session created by the agent with an owners file the next server does not get: it has no stored owner. */
@@ -114,7 +141,9 @@ async function unownedSession(data: string, cwd: string): Promise<string> {
   const first = await serve(data, join(data, 'first-owners.json'), [ALICE]);
   const link = await client(first, ALICE);
   const sessionId: string = JSON.parse(await call(link, 'session/new', { cwd, mcpServers: [] })).result.sessionId;
-  const prompted = JSON.parse(await call(link, 'session/prompt', { sessionId, prompt: [{ type: 'text', text: 'nobody owns this plan' }] }));
+  const prompted = JSON.parse(
+    await call(link, 'session/prompt', { sessionId, prompt: [{ type: 'text', text: 'nobody owns this plan' }] }),
+  );
   expect(prompted.result?.stopReason, JSON.stringify(prompted)).toBe('end_turn');
   await first.close(1000);
   return sessionId;
@@ -133,7 +162,10 @@ for (const transport of ['websocket', 'http'] as const) {
       expect(JSON.stringify(listed.result.sessions)).not.toContain(sessionId);
       const random = `sess_${randomBytes(16).toString('hex')}`;
       for (const method of ['session/load', 'session/resume', 'session/prompt']) {
-        const params = (id: string) => (method === 'session/prompt' ? { sessionId: id, prompt: [{ type: 'text', text: 'hi' }] } : { sessionId: id, cwd, mcpServers: [] });
+        const params = (id: string) =>
+          method === 'session/prompt'
+            ? { sessionId: id, prompt: [{ type: 'text', text: 'hi' }] }
+            : { sessionId: id, cwd, mcpServers: [] };
         const id = nextId++;
         const theirs = await call(link, method, params(sessionId), id);
         const none = await call(link, method, params(random), id);
@@ -146,7 +178,7 @@ for (const transport of ['websocket', 'http'] as const) {
   }, 120_000);
 }
 
-it('with one token a session with no stored owner stays that token\'s to list and load', async () => {
+it("with one token a session with no stored owner stays that token's to list and load", async () => {
   const data = tempDir('acp-owners-');
   const cwd = tempDir('acp-owners-cwd-');
   const sessionId = await unownedSession(data, cwd);

@@ -24,7 +24,11 @@ afterEach(async () => {
 
 function serve(data: string, ownersFile: string): Promise<AcpServer> {
   const env = { ...process.env, ACP_KIT_DATA_DIR: data, ACP_KIT_DEMO_DELAY_MS: '0' };
-  return startAcpServer({ tokens: [ALICE, BOB], agent: stdioAgent(process.execPath, [BIN, 'agent', '--model', 'demo'], { env }), ownersFile }).then((s) => {
+  return startAcpServer({
+    tokens: [ALICE, BOB],
+    agent: stdioAgent(process.execPath, [BIN, 'agent', '--model', 'demo'], { env }),
+    ownersFile,
+  }).then((s) => {
     servers.push(s);
     return s;
   });
@@ -40,7 +44,12 @@ async function call(link: RawLink, method: string, params: unknown, id = nextId+
 type Profile = 'websocket' | 'http';
 
 async function client(server: AcpServer, token: string, cwd: string, profile: Profile = 'websocket'): Promise<RawLink> {
-  const init = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+  const init = JSON.stringify({
+    jsonrpc: '2.0',
+    id: nextId++,
+    method: 'initialize',
+    params: { protocolVersion: 1, clientCapabilities: {} },
+  });
   let link: RawLink;
   if (profile === 'http') {
     link = await httpLink(server.url, token, init);
@@ -56,49 +65,50 @@ async function client(server: AcpServer, token: string, cwd: string, profile: Pr
 }
 
 for (const profile of ['websocket', 'http'] as const) {
-it(`after a restart Bob can neither list, load, resume, prompt, close, delete nor fork Alice's session; each answer equals a missing session's (${profile})`, async () => {
-  const data = tempDir('acp-tenants-');
-  const cwd = tempDir('acp-tenants-cwd-');
-  const ownersFile = join(data, 'serve', 'owners.json');
-  const first = await serve(data, ownersFile);
-  const alice = await client(first, ALICE, cwd);
-  const created = JSON.parse(await call(alice, 'session/new', { cwd, mcpServers: [] }));
-  const sessionId: string = created.result.sessionId;
-  const prompted = JSON.parse(await call(alice, 'session/prompt', { sessionId, prompt: [{ type: 'text', text: 'alice secret plan' }] }));
-  expect(prompted.result?.stopReason, JSON.stringify(prompted)).toBe('end_turn');
-  await alice.close();
-  links.length = 0;
-  await first.close(1000);
+  it(`after a restart Bob can neither list, load, resume, prompt, close, delete nor fork Alice's session; each answer equals a missing session's (${profile})`, async () => {
+    const data = tempDir('acp-tenants-');
+    const cwd = tempDir('acp-tenants-cwd-');
+    const ownersFile = join(data, 'serve', 'owners.json');
+    const first = await serve(data, ownersFile);
+    const alice = await client(first, ALICE, cwd);
+    const created = JSON.parse(await call(alice, 'session/new', { cwd, mcpServers: [] }));
+    const sessionId: string = created.result.sessionId;
+    const prompted = JSON.parse(
+      await call(alice, 'session/prompt', { sessionId, prompt: [{ type: 'text', text: 'alice secret plan' }] }),
+    );
+    expect(prompted.result?.stopReason, JSON.stringify(prompted)).toBe('end_turn');
+    await alice.close();
+    links.length = 0;
+    await first.close(1000);
 
-  // the owners file: 0600 in a 0700 folder
-  expect(statSync(ownersFile).mode & 0o777).toBe(0o600);
-  expect(statSync(join(data, 'serve')).mode & 0o777).toBe(0o700);
+    // the owners file: 0600 in a 0700 folder
+    expect(statSync(ownersFile).mode & 0o777).toBe(0o600);
+    expect(statSync(join(data, 'serve')).mode & 0o777).toBe(0o700);
 
-  const second = await serve(data, ownersFile);
-  const bob = await client(second, BOB, cwd, profile);
-  const listed = JSON.parse(await call(bob, 'session/list', {}));
-  expect(listed.result, JSON.stringify(listed)).toBeDefined();
-  expect(JSON.stringify(listed.result.sessions)).not.toContain(sessionId);
+    const second = await serve(data, ownersFile);
+    const bob = await client(second, BOB, cwd, profile);
+    const listed = JSON.parse(await call(bob, 'session/list', {}));
+    expect(listed.result, JSON.stringify(listed)).toBeDefined();
+    expect(JSON.stringify(listed.result.sessions)).not.toContain(sessionId);
 
-  await expectSameAsMissing(bob, sessionId, cwd);
+    await expectSameAsMissing(bob, sessionId, cwd);
 
-  // Alice's session is still there and hers: the refusals were not about a lost session
-  const alice2 = await client(second, ALICE, cwd, profile);
-  const aliceList = JSON.parse(await call(alice2, 'session/list', {}));
-  expect(JSON.stringify(aliceList.result.sessions)).toContain(sessionId);
-  const loaded = JSON.parse(await call(alice2, 'session/load', { sessionId, cwd, mcpServers: [] }));
-  expect(loaded.result, JSON.stringify(loaded)).toBeDefined();
-  // her delete takes it out of the stored owners (a "remove" line, and gone from the file once
-  // the next start compacts the log: the file does not grow with deleted sessions)
-  expect(readFileSync(ownersFile, 'utf8')).toContain(sessionId);
-  const deleted = JSON.parse(await call(alice2, 'session/delete', { sessionId }));
-  expect(deleted.result, JSON.stringify(deleted)).toBeDefined();
-  expect(readFileSync(ownersFile, 'utf8')).toContain(`{"remove":${JSON.stringify(sessionId)}}`);
-  await second.close(1000);
-  await serve(data, ownersFile);
-  expect(readFileSync(ownersFile, 'utf8')).not.toContain(sessionId);
-}, 120_000);
-
+    // Alice's session is still there and hers: the refusals were not about a lost session
+    const alice2 = await client(second, ALICE, cwd, profile);
+    const aliceList = JSON.parse(await call(alice2, 'session/list', {}));
+    expect(JSON.stringify(aliceList.result.sessions)).toContain(sessionId);
+    const loaded = JSON.parse(await call(alice2, 'session/load', { sessionId, cwd, mcpServers: [] }));
+    expect(loaded.result, JSON.stringify(loaded)).toBeDefined();
+    // her delete takes it out of the stored owners (a "remove" line, and gone from the file once
+    // the next start compacts the log: the file does not grow with deleted sessions)
+    expect(readFileSync(ownersFile, 'utf8')).toContain(sessionId);
+    const deleted = JSON.parse(await call(alice2, 'session/delete', { sessionId }));
+    expect(deleted.result, JSON.stringify(deleted)).toBeDefined();
+    expect(readFileSync(ownersFile, 'utf8')).toContain(`{"remove":${JSON.stringify(sessionId)}}`);
+    await second.close(1000);
+    await serve(data, ownersFile);
+    expect(readFileSync(ownersFile, 'utf8')).not.toContain(sessionId);
+  }, 120_000);
 }
 
 /** Bob's load, resume, prompt, fork, close and delete of `sessionId`: each answered as for a random id of its shape. */
@@ -123,22 +133,23 @@ async function expectSameAsMissing(bob: RawLink, sessionId: string, cwd: string)
     expect(JSON.parse(none).jsonrpc, none).toBe('2.0');
   }
   // a request id beyond 2^53 comes back exact: the disguised answer's id is not re-parsed as JSON
-  await bob.send(`{"jsonrpc":"2.0","id":9007199254740993,"method":"session/close","params":{"sessionId":${JSON.stringify(sessionId)}}}`);
+  await bob.send(
+    `{"jsonrpc":"2.0","id":9007199254740993,"method":"session/close","params":{"sessionId":${JSON.stringify(sessionId)}}}`,
+  );
   const big = await bob.response(30_000);
   expect(big).toMatch(/"id":9007199254740993[,}]/);
-
 }
 
 for (const profile of ['websocket', 'http'] as const) {
-it(`without a restart too: Bob addressing Alice's open session gets a missing session's answer, byte for byte (${profile})`, async () => {
-  const data = tempDir('acp-tenants-');
-  const cwd = tempDir('acp-tenants-cwd-');
-  const server = await serve(data, join(data, 'owners.json'));
-  const alice = await client(server, ALICE, cwd);
-  const sessionId: string = JSON.parse(await call(alice, 'session/new', { cwd, mcpServers: [] })).result.sessionId;
-  const bob = await client(server, BOB, cwd, profile);
-  await expectSameAsMissing(bob, sessionId, cwd);
-}, 120_000);
+  it(`without a restart too: Bob addressing Alice's open session gets a missing session's answer, byte for byte (${profile})`, async () => {
+    const data = tempDir('acp-tenants-');
+    const cwd = tempDir('acp-tenants-cwd-');
+    const server = await serve(data, join(data, 'owners.json'));
+    const alice = await client(server, ALICE, cwd);
+    const sessionId: string = JSON.parse(await call(alice, 'session/new', { cwd, mcpServers: [] })).result.sessionId;
+    const bob = await client(server, BOB, cwd, profile);
+    await expectSameAsMissing(bob, sessionId, cwd);
+  }, 120_000);
 }
 
 it('/healthz answers a stranger {"ok":true} and nothing else', async () => {

@@ -1,4 +1,13 @@
-import { mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  mkdtempSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,7 +131,9 @@ describe('FileSystemSandbox confinement (ACP-V1-FS-05, ACP-ALL-SESS-04)', () => 
   });
 
   it('refuses files above maxReadBytes', async () => {
-    const e = await rejection(new FileSystemSandbox([root], { maxReadBytes: 4 }).readTextFile({ path: path.join(root, 'a.txt') }));
+    const e = await rejection(
+      new FileSystemSandbox([root], { maxReadBytes: 4 }).readTextFile({ path: path.join(root, 'a.txt') }),
+    );
     expect(e.code).toBe(-32602);
     expect(e.message).toContain('too large');
   });
@@ -143,7 +154,9 @@ describe('readTextFile line/limit (ACP-V1-FS-03)', () => {
     expect((await sb().readTextFile({ path: file(), limit: 1 })).content).toBe('one\n');
     expect((await sb().readTextFile({ path: file(), line: 1, limit: 0 })).content).toBe('');
     expect((await sb().readTextFile({ path: file(), line: 99 })).content).toBe('');
-    expect((await sb().readTextFile({ path: file(), line: null, limit: null })).content).toBe('one\ntwo\nthree\nfour\n');
+    expect((await sb().readTextFile({ path: file(), line: null, limit: null })).content).toBe(
+      'one\ntwo\nthree\nfour\n',
+    );
   });
 
   it('handles a last line without newline', async () => {
@@ -180,7 +193,9 @@ describe('writeTextFile (ACP-V1-FS-04)', () => {
   });
 
   it('rejects non-string content naming params.content', async () => {
-    const e = await rejection(new FileSystemSandbox([root]).writeTextFile({ path: path.join(root, 'x.txt'), content: 5 as unknown as string }));
+    const e = await rejection(
+      new FileSystemSandbox([root]).writeTextFile({ path: path.join(root, 'x.txt'), content: 5 as unknown as string }),
+    );
     expect(e.code).toBe(-32602);
     expect(e.message).toContain('params.content');
   });

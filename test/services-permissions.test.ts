@@ -19,11 +19,18 @@ const ALL: PermissionOption[] = [
   { optionId: 'ra', name: 'Always reject', kind: 'reject_always' },
 ];
 
-function req(kind: string | undefined, opts: PermissionOption[] = ALL, extra: { name?: string; title?: string; sessionId?: string } = {}): PermissionRequest {
+function req(
+  kind: string | undefined,
+  opts: PermissionOption[] = ALL,
+  extra: { name?: string; title?: string; sessionId?: string } = {},
+): PermissionRequest {
   return {
     sessionId: extra.sessionId ?? 's1',
     title: extra.title ?? `${kind ?? 'tool'} notes.txt`,
-    subject: { type: 'tool_call', toolCall: { toolCallId: 'tc1', ...(kind ? { kind } : {}), ...(extra.name ? { name: extra.name } : {}) } },
+    subject: {
+      type: 'tool_call',
+      toolCall: { toolCallId: 'tc1', ...(kind ? { kind } : {}), ...(extra.name ? { name: extra.name } : {}) },
+    },
     options: opts,
   };
 }
@@ -64,7 +71,8 @@ describe('approveAll / denyAll', () => {
 
 describe('approveReads', () => {
   it('allows read/search/fetch/think and rejects the rest', async () => {
-    for (const k of ['read', 'search', 'fetch', 'think']) expect(await approveReads()(req(k), ctx())).toEqual(sel('a1'));
+    for (const k of ['read', 'search', 'fetch', 'think'])
+      expect(await approveReads()(req(k), ctx())).toEqual(sel('a1'));
     for (const k of ['edit', 'delete', 'move', 'execute', 'other', 'switch_mode', '_custom']) {
       expect(await approveReads()(req(k), ctx())).toEqual(sel('r1'));
     }
@@ -78,7 +86,12 @@ describe('approveReads', () => {
   });
 
   it('rejects v2 command subjects (they authorize execution)', async () => {
-    const r: PermissionRequest = { sessionId: 's', title: 'Run ls', subject: { type: 'command', command: 'ls', cwd: '/tmp' }, options: ALL };
+    const r: PermissionRequest = {
+      sessionId: 's',
+      title: 'Run ls',
+      subject: { type: 'command', command: 'ls', cwd: '/tmp' },
+      options: ALL,
+    };
     expect(await approveReads()(r, ctx())).toEqual(sel('r1'));
   });
 });
@@ -152,10 +165,16 @@ describe('rules', () => {
 
   it('first matching rule wins; ask and no match go to the fallback', async () => {
     const fallbackCalls: string[] = [];
-    const withAsk = rules([{ match: { kind: 'edit' }, decision: 'ask' }, { match: { kind: 'read' }, decision: 'allow' }], async (r) => {
-      fallbackCalls.push(r.title);
-      return sel('aa');
-    });
+    const withAsk = rules(
+      [
+        { match: { kind: 'edit' }, decision: 'ask' },
+        { match: { kind: 'read' }, decision: 'allow' },
+      ],
+      async (r) => {
+        fallbackCalls.push(r.title);
+        return sel('aa');
+      },
+    );
     expect(await withAsk(req('edit'), ctx())).toEqual(sel('aa'));
     expect(await withAsk(req('read'), ctx())).toEqual(sel('a1'));
     expect(await withAsk(req('execute'), ctx())).toEqual(sel('aa'));
@@ -271,9 +290,11 @@ describe('decidePermission guards any policy', () => {
       rules([{ match: { kind: 'read' }, decision: 'allow' }], denyAll()),
     ];
     let seed = 42;
-    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let i = 0; i < 200; i++) {
-      const opts = kinds.filter((_, j) => (i >> j) & 1 || rand() < 0.3).map((k, j) => ({ optionId: `${k}-${i}-${j}`, name: k, kind: k }));
+      const opts = kinds
+        .filter((_, j) => (i >> j) & 1 || rand() < 0.3)
+        .map((k, j) => ({ optionId: `${k}-${i}-${j}`, name: k, kind: k }));
       const r = req(['read', 'edit', undefined][i % 3], opts);
       for (const p of policies) {
         const out = await p(r, ctx());
@@ -291,7 +312,12 @@ describe('describePermissionDecision', () => {
     expect(describePermissionDecision(r, sel('ra'))).toBe('rejected (reject_always): Write notes.txt');
     expect(describePermissionDecision(r, { outcome: 'cancelled' })).toBe('cancelled: Write notes.txt');
     expect(describePermissionDecision(r, sel('nope'))).toBe('invalid answer (unknown option "nope"): Write notes.txt');
-    const cmd: PermissionRequest = { sessionId: 's', title: '', subject: { type: 'command', command: 'make', cwd: '/w' }, options: ALL };
+    const cmd: PermissionRequest = {
+      sessionId: 's',
+      title: '',
+      subject: { type: 'command', command: 'make', cwd: '/w' },
+      options: ALL,
+    };
     expect(describePermissionDecision(cmd, sel('a1'))).toBe('approved (allow_once): make');
   });
 });

@@ -39,7 +39,8 @@ describe('terminal output over many chunks', () => {
     });
     managers.push(m);
     // 300 writes, each flushed before the next, of text mixing 1- to 4-byte characters
-    const script = "let n=300;const w=()=>{if(n--<=0)return;process.stdout.write(n+':aé€😀'.repeat(7),()=>setTimeout(w,1));};w();";
+    const script =
+      "let n=300;const w=()=>{if(n--<=0)return;process.stdout.write(n+':aé€😀'.repeat(7),()=>setTimeout(w,1));};w();";
     id = m.create({ command: process.execPath, args: ['-e', script], outputByteLimit: limit }).terminalId;
     await done;
     expect(reads).toBeGreaterThan(10); // enough separate reads for the check to mean something

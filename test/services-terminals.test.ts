@@ -18,7 +18,6 @@ function manager(opts: ConstructorParameters<typeof TerminalManager>[0] = {}): T
   return m;
 }
 
-
 async function until(cond: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
@@ -53,13 +52,20 @@ describe('TerminalManager with real processes (ACP-V1-TERM-02..08)', () => {
     const t0 = Date.now();
     const { terminalId } = m.create({
       command: node,
-      args: ['-e', 'process.stdout.write("out1\\n"); setTimeout(() => { process.stderr.write("err2\\n"); setTimeout(() => { process.stdout.write("out3\\n"); process.exit(3); }, 50); }, 1000);'],
+      args: [
+        '-e',
+        'process.stdout.write("out1\\n"); setTimeout(() => { process.stderr.write("err2\\n"); setTimeout(() => { process.stdout.write("out3\\n"); process.exit(3); }, 50); }, 1000);',
+      ],
     });
     expect(Date.now() - t0).toBeLessThan(800); // ACP-V1-TERM-02: not waiting for the command
     expect(m.output(terminalId).exitStatus).toBeUndefined();
     const status = await m.waitForExit(terminalId);
     expect(status).toEqual({ exitCode: 3, signal: null });
-    expect(m.output(terminalId)).toEqual({ output: 'out1\nerr2\nout3\n', truncated: false, exitStatus: { exitCode: 3, signal: null } });
+    expect(m.output(terminalId)).toEqual({
+      output: 'out1\nerr2\nout3\n',
+      truncated: false,
+      exitStatus: { exitCode: 3, signal: null },
+    });
   });
 
   it('passes env as [{name,value}] on top of the base environment', async () => {
@@ -78,7 +84,11 @@ describe('TerminalManager with real processes (ACP-V1-TERM-02..08)', () => {
 
   it('runs in the requested cwd, which must be absolute and inside the roots', async () => {
     const m = manager({ roots: [root] });
-    const { terminalId } = m.create({ command: node, args: ['-e', 'console.log(process.cwd())'], cwd: path.join(root, 'sub') });
+    const { terminalId } = m.create({
+      command: node,
+      args: ['-e', 'console.log(process.cwd())'],
+      cwd: path.join(root, 'sub'),
+    });
     await m.waitForExit(terminalId);
     expect(m.output(terminalId).output).toBe(path.join(root, 'sub') + '\n');
 
@@ -86,11 +96,15 @@ describe('TerminalManager with real processes (ACP-V1-TERM-02..08)', () => {
     await m.waitForExit(def.terminalId);
     expect(m.output(def.terminalId).output).toBe(root + '\n'); // default: first root
 
-    expect(acpError(() => m.create({ command: node, cwd: 'sub' })).message).toContain('params.cwd must be an absolute path');
+    expect(acpError(() => m.create({ command: node, cwd: 'sub' })).message).toContain(
+      'params.cwd must be an absolute path',
+    );
     const outside = acpError(() => m.create({ command: node, cwd: base }));
     expect(outside.code).toBe(-32602);
     expect(outside.message).toContain(`params.cwd ${base} is outside the session roots (${root})`);
-    expect(acpError(() => m.create({ command: node, cwd: path.join(root, 'nope') })).message).toContain('does not exist');
+    expect(acpError(() => m.create({ command: node, cwd: path.join(root, 'nope') })).message).toContain(
+      'does not exist',
+    );
   });
 
   it('rejects a command that is not found, naming params.command', () => {
@@ -101,7 +115,11 @@ describe('TerminalManager with real processes (ACP-V1-TERM-02..08)', () => {
 
   it('an outputByteLimit beyond maxOutputByteLimit is lowered to it: a flood keeps only the newest bytes of the cap (issue 24 item 6; 2 GB were allowed before)', async () => {
     const m = manager({ maxOutputByteLimit: 64 * 1024 });
-    const { terminalId } = m.create({ command: node, args: ['-e', "process.stdout.write('x'.repeat(1024 * 1024) + 'END')"], outputByteLimit: 2 ** 31 });
+    const { terminalId } = m.create({
+      command: node,
+      args: ['-e', "process.stdout.write('x'.repeat(1024 * 1024) + 'END')"],
+      outputByteLimit: 2 ** 31,
+    });
     await m.waitForExit(terminalId);
     const out = m.output(terminalId);
     expect(out.truncated).toBe(true);
@@ -152,12 +170,17 @@ describe('TerminalManager with real processes (ACP-V1-TERM-02..08)', () => {
     await Promise.all([m.waitForExit(zero.terminalId), m.waitForExit(small.terminalId)]);
     expect(m.output(zero.terminalId)).toMatchObject({ output: '', truncated: true });
     expect(m.output(small.terminalId)).toMatchObject({ output: 'x\n', truncated: false });
-    expect(acpError(() => m.create({ command: node, outputByteLimit: -1 })).message).toContain('params.outputByteLimit');
+    expect(acpError(() => m.create({ command: node, outputByteLimit: -1 })).message).toContain(
+      'params.outputByteLimit',
+    );
   });
 
   it('kill stops the process group but keeps output until release (ACP-V1-TERM-07)', async () => {
     const m = manager();
-    const { terminalId } = m.create({ command: node, args: ['-e', 'console.log("ready"); setInterval(() => {}, 1000)'] });
+    const { terminalId } = m.create({
+      command: node,
+      args: ['-e', 'console.log("ready"); setInterval(() => {}, 1000)'],
+    });
     await until(() => m.output(terminalId).output.includes('ready'));
     const pid = m.info(terminalId)!.pid!;
     await m.kill(terminalId);
@@ -171,7 +194,10 @@ describe('TerminalManager with real processes (ACP-V1-TERM-02..08)', () => {
 
   it('kill escalates to SIGKILL when SIGTERM is ignored', async () => {
     const m = manager({ killTimeoutMs: 200 });
-    const { terminalId } = m.create({ command: node, args: ['-e', 'process.on("SIGTERM", () => {}); console.log("ready"); setInterval(() => {}, 1000)'] });
+    const { terminalId } = m.create({
+      command: node,
+      args: ['-e', 'process.on("SIGTERM", () => {}); console.log("ready"); setInterval(() => {}, 1000)'],
+    });
     await until(() => m.output(terminalId).output.includes('ready'));
     await m.kill(terminalId);
     expect(m.output(terminalId).exitStatus).toEqual({ exitCode: null, signal: 'SIGKILL' });
@@ -244,7 +270,13 @@ describe('TerminalManager with real processes (ACP-V1-TERM-02..08)', () => {
     const chunks: string[] = [];
     const exits: unknown[] = [];
     const m = manager({ onOutput: (_id, t) => chunks.push(t), onExit: (id, s) => exits.push([id, s]) });
-    const { terminalId } = m.create({ command: node, args: ['-e', 'process.stdout.write(Buffer.from([0xc3])); setTimeout(() => process.stdout.write(Buffer.from([0xa9, 0x0a])), 50)'] });
+    const { terminalId } = m.create({
+      command: node,
+      args: [
+        '-e',
+        'process.stdout.write(Buffer.from([0xc3])); setTimeout(() => process.stdout.write(Buffer.from([0xa9, 0x0a])), 50)',
+      ],
+    });
     await m.waitForExit(terminalId);
     expect(chunks.join('')).toBe('é\n');
     expect(exits).toEqual([[terminalId, { exitCode: 0, signal: null }]]);
@@ -255,10 +287,16 @@ describe('TerminalManager input validation and limits', () => {
   it('rejects malformed args/env naming the field', () => {
     const m = manager();
     expect(acpError(() => m.create({ command: '' })).message).toContain('params.command');
-    expect(acpError(() => m.create({ command: 'echo', args: ['ok', 3 as unknown as string] })).message).toContain('params.args[1]');
+    expect(acpError(() => m.create({ command: 'echo', args: ['ok', 3 as unknown as string] })).message).toContain(
+      'params.args[1]',
+    );
     expect(acpError(() => m.create({ command: 'echo', args: ['a\0b'] })).message).toContain('params.args[0]');
-    expect(acpError(() => m.create({ command: 'echo', env: [{ name: 'A=B', value: 'x' }] })).message).toContain('params.env[0]');
-    expect(acpError(() => m.create({ command: 'echo', env: [{ name: 'A', value: 'x\0' }] })).message).toContain('params.env[0]');
+    expect(acpError(() => m.create({ command: 'echo', env: [{ name: 'A=B', value: 'x' }] })).message).toContain(
+      'params.env[0]',
+    );
+    expect(acpError(() => m.create({ command: 'echo', env: [{ name: 'A', value: 'x\0' }] })).message).toContain(
+      'params.env[0]',
+    );
     expect(m.ids()).toEqual([]);
   });
 

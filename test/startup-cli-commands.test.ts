@@ -12,16 +12,34 @@ import { loadedModules, runTraced } from './support/module-trace.js';
 import { tempDir } from './support/temp.js';
 
 /** Runs `acp-kit ...args` under the module tracer; returns its exit code, stdout and the packages it loaded. */
-async function trace(args: string[], data: string): Promise<{ code: number | null; stdout: string; packages: string[] }> {
+async function trace(
+  args: string[],
+  data: string,
+): Promise<{ code: number | null; stdout: string; packages: string[] }> {
   const r = await runTraced(['bin/acp-kit.js', ...args], { ACP_KIT_DATA_DIR: data, NO_COLOR: '1' });
   return { code: r.code, stdout: r.stdout, packages: loadedModules(r.stderr).packages };
 }
 
 function writeCapture(dir: string): string {
   const file = join(dir, 'c.ndjson');
-  const header = JSON.stringify({ type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: '0', agent: { command: 'x', args: [] }, start: new Date(0).toISOString() });
-  const raw = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 2, capabilities: {} } });
-  writeFileSync(file, `${header}\n${JSON.stringify({ seq: 1, t: 0, dir: 'editor->agent', raw, kind: 'request', method: 'initialize', id: 1 })}\n`);
+  const header = JSON.stringify({
+    type: 'header',
+    format: 'acp-kit-capture',
+    formatVersion: 1,
+    acpKit: '0',
+    agent: { command: 'x', args: [] },
+    start: new Date(0).toISOString(),
+  });
+  const raw = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: 2, capabilities: {} },
+  });
+  writeFileSync(
+    file,
+    `${header}\n${JSON.stringify({ seq: 1, t: 0, dir: 'editor->agent', raw, kind: 'request', method: 'initialize', id: 1 })}\n`,
+  );
   return file;
 }
 
@@ -37,7 +55,11 @@ describe('start-up: packages the often-spawned CLI commands load', () => {
   it('`acp-kit validate`, `stats` and `captures show` load commander only (the capture diff package stays out)', async () => {
     const data = tempDir('acp-kit-startup-cli-');
     const file = writeCapture(data);
-    for (const command of [['validate', file], ['stats', file], ['captures', 'show', file]]) {
+    for (const command of [
+      ['validate', file],
+      ['stats', file],
+      ['captures', 'show', file],
+    ]) {
       const r = await trace(command, data);
       // validate: 1 = the capture was read and has violations (an unanswered initialize); 2 would be unreadable
       expect(r.code, command.join(' ')).toBe(command[0] === 'validate' ? 1 : 0);

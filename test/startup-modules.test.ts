@@ -39,7 +39,9 @@ async function traceStartup(args: string[]): Promise<Trace> {
   const line = r.stdout.split('\n')[0];
   if (!line) throw new Error(`no initialize answer\nstderr: ${r.stderr}`);
   const { files, packages, builtins } = loadedModules(r.stderr);
-  const ownFiles = [...files].filter((f) => f.startsWith(ROOT + '/') && !f.includes('/node_modules/')).map((f) => f.slice(ROOT.length + 1));
+  const ownFiles = [...files]
+    .filter((f) => f.startsWith(ROOT + '/') && !f.includes('/node_modules/'))
+    .map((f) => f.slice(ROOT.length + 1));
   return { answer: JSON.parse(line), ownFiles: ownFiles.sort(), packages, builtins };
 }
 

@@ -50,7 +50,12 @@ describe('messages (digest §5 item 4, ACP-V2-MSG-02..08)', () => {
     expect(s.message('agent', '1')!.text).toBe('ac');
     expect(s.message('thought', '1')!.text).toBe('t');
     expect(s.message('agent', '2')!.text).toBe('b');
-    expect(s.timeline.map((e) => (e.kind === 'message' ? `${e.role}:${e.messageId}` : e.kind))).toEqual(['user:1', 'agent:1', 'thought:1', 'agent:2']);
+    expect(s.timeline.map((e) => (e.kind === 'message' ? `${e.role}:${e.messageId}` : e.kind))).toEqual([
+      'user:1',
+      'agent:1',
+      'thought:1',
+      'agent:2',
+    ]);
   });
 
   it('chunk _meta is chunk-scoped, message _meta patches per key (ACP-V2-MSG-06, ACP-V2-EXT-06)', () => {
@@ -70,7 +75,14 @@ describe('messages (digest §5 item 4, ACP-V2-MSG-02..08)', () => {
     type Op = { kind: 'chunk'; text: string } | { kind: 'set'; content: string[] | null | undefined };
     const op = fc.oneof(
       fc.record({ kind: fc.constant('chunk' as const), text: fc.string({ maxLength: 3 }) }),
-      fc.record({ kind: fc.constant('set' as const), content: fc.oneof(fc.constant(null), fc.constant(undefined), fc.array(fc.string({ maxLength: 3 }), { maxLength: 3 })) }),
+      fc.record({
+        kind: fc.constant('set' as const),
+        content: fc.oneof(
+          fc.constant(null),
+          fc.constant(undefined),
+          fc.array(fc.string({ maxLength: 3 }), { maxLength: 3 }),
+        ),
+      }),
     );
     fc.assert(
       fc.property(fc.array(op, { maxLength: 30 }), (ops: Op[]) => {
@@ -81,7 +93,14 @@ describe('messages (digest §5 item 4, ACP-V2-MSG-02..08)', () => {
             s.apply({ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: t(o.text) });
             model.push(o.text);
           } else {
-            const u: AnySessionUpdate = o.content === undefined ? { sessionUpdate: 'agent_message', messageId: 'm' } : { sessionUpdate: 'agent_message', messageId: 'm', content: o.content === null ? null : o.content.map(t) };
+            const u: AnySessionUpdate =
+              o.content === undefined
+                ? { sessionUpdate: 'agent_message', messageId: 'm' }
+                : {
+                    sessionUpdate: 'agent_message',
+                    messageId: 'm',
+                    content: o.content === null ? null : o.content.map(t),
+                  };
             s.apply(u);
             if (o.content !== undefined) model = o.content === null ? [] : [...o.content];
           }
@@ -119,13 +138,41 @@ describe('tool calls (digest §5 items 5, 6; ACP-V2-TOOL-03/04)', () => {
 
   it('omitted keeps, null resets status->pending and kind->other, values replace', () => {
     const s = new SessionState('s');
-    s.apply({ sessionUpdate: 'tool_call_update', toolCallId: 'c', title: 'Read', kind: 'read', status: 'in_progress', name: 'read_file', rawInput: { p: 1 } });
+    s.apply({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'c',
+      title: 'Read',
+      kind: 'read',
+      status: 'in_progress',
+      name: 'read_file',
+      rawInput: { p: 1 },
+    });
     s.apply({ sessionUpdate: 'tool_call_update', toolCallId: 'c' });
     let c = s.toolCalls.get('c')!;
-    expect([c.title, c.toolKind, c.status, c.name, c.rawInput]).toEqual(['Read', 'read', 'in_progress', 'read_file', { p: 1 }]);
-    s.apply({ sessionUpdate: 'tool_call_update', toolCallId: 'c', kind: null, status: null, title: null, name: null, rawInput: null });
+    expect([c.title, c.toolKind, c.status, c.name, c.rawInput]).toEqual([
+      'Read',
+      'read',
+      'in_progress',
+      'read_file',
+      { p: 1 },
+    ]);
+    s.apply({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'c',
+      kind: null,
+      status: null,
+      title: null,
+      name: null,
+      rawInput: null,
+    });
     c = s.toolCalls.get('c')!;
-    expect([c.title, c.toolKind, c.status, c.name, c.rawInput]).toEqual([undefined, 'other', 'pending', undefined, undefined]);
+    expect([c.title, c.toolKind, c.status, c.name, c.rawInput]).toEqual([
+      undefined,
+      'other',
+      'pending',
+      undefined,
+      undefined,
+    ]);
   });
 
   it('arrays replace wholesale; chunks append to whatever is current; [] and null clear', () => {
@@ -133,7 +180,12 @@ describe('tool calls (digest §5 items 5, 6; ACP-V2-TOOL-03/04)', () => {
     const item = (x: string) => ({ type: 'content' as const, content: t(x) });
     s.apply({ sessionUpdate: 'tool_call_content_chunk', toolCallId: 'c', content: item('a') });
     s.apply({ sessionUpdate: 'tool_call_content_chunk', toolCallId: 'c', content: item('b') });
-    s.apply({ sessionUpdate: 'tool_call_update', toolCallId: 'c', content: [item('C')], locations: [{ path: '/x' }, { path: '/y' }] });
+    s.apply({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'c',
+      content: [item('C')],
+      locations: [{ path: '/x' }, { path: '/y' }],
+    });
     s.apply({ sessionUpdate: 'tool_call_content_chunk', toolCallId: 'c', content: item('d') });
     expect(s.toolCalls.get('c')!.content).toEqual([item('C'), item('d')]);
     s.apply({ sessionUpdate: 'tool_call_update', toolCallId: 'c', locations: [{ path: '/z' }] });
@@ -144,14 +196,19 @@ describe('tool calls (digest §5 items 5, 6; ACP-V2-TOOL-03/04)', () => {
   });
 
   it('property: tool-call patches equal a three-state model (omitted keeps, null resets, value replaces)', () => {
-    const tri = <T,>(v: fc.Arbitrary<T>) => fc.oneof(fc.constant(undefined), fc.constant(null), v);
+    const tri = <T>(v: fc.Arbitrary<T>) => fc.oneof(fc.constant(undefined), fc.constant(null), v);
     const item = (x: string) => ({ type: 'content' as const, content: t(x) });
     const op = fc.oneof(
       fc.record({ chunk: fc.string({ maxLength: 2 }) }),
-      fc.record({
-        title: tri(fc.string({ maxLength: 3 })), status: tri(fc.constantFrom('in_progress', 'completed', '_x')),
-        kind: tri(fc.constantFrom('read', 'edit')), content: tri(fc.array(fc.string({ maxLength: 2 }), { maxLength: 2 })),
-      }, { requiredKeys: [] }),
+      fc.record(
+        {
+          title: tri(fc.string({ maxLength: 3 })),
+          status: tri(fc.constantFrom('in_progress', 'completed', '_x')),
+          kind: tri(fc.constantFrom('read', 'edit')),
+          content: tri(fc.array(fc.string({ maxLength: 2 }), { maxLength: 2 })),
+        },
+        { requiredKeys: [] },
+      ),
     );
     fc.assert(
       fc.property(fc.array(op, { maxLength: 20 }), (ops) => {
@@ -177,7 +234,12 @@ describe('tool calls (digest §5 items 5, 6; ACP-V2-TOOL-03/04)', () => {
           expect(c).toBeUndefined();
           return;
         }
-        expect([c!.title, c!.status, c!.toolKind, c!.content]).toEqual([m.title, m.status, m.kind, m.content.map(item)]);
+        expect([c!.title, c!.status, c!.toolKind, c!.content]).toEqual([
+          m.title,
+          m.status,
+          m.kind,
+          m.content.map(item),
+        ]);
       }),
     );
   });
@@ -199,10 +261,11 @@ describe('tool calls (digest §5 items 5, 6; ACP-V2-TOOL-03/04)', () => {
         for (const p of patches) {
           cur = patchMeta(cur, p as Record<string, unknown> | null | undefined);
           if (p === null) model = {};
-          else if (p) for (const [k, v] of Object.entries(p)) {
-            if (v === null) delete model[k];
-            else model[k] = v;
-          }
+          else if (p)
+            for (const [k, v] of Object.entries(p)) {
+              if (v === null) delete model[k];
+              else model[k] = v;
+            }
           expect(cur ?? {}).toEqual(model);
         }
       }),
@@ -217,7 +280,12 @@ describe('tool calls (digest §5 items 5, 6; ACP-V2-TOOL-03/04)', () => {
     s.apply({ sessionUpdate: 'tool_call_update', toolCallId: 'p' });
     s.apply({ sessionUpdate: 'state_update', state: 'running', background: [{ type: 'tool_call', toolCallId: 'bg' }] });
     expect(s.markUnfinishedToolCallsCancelled().sort()).toEqual(['a', 'p']);
-    expect([...s.toolCalls.values()].map((c) => c.status)).toEqual(['cancelled', 'completed', 'in_progress', 'cancelled']);
+    expect([...s.toolCalls.values()].map((c) => c.status)).toEqual([
+      'cancelled',
+      'completed',
+      'in_progress',
+      'cancelled',
+    ]);
     // later agent updates still apply (ACP-V1-CANCEL-08)
     s.apply({ sessionUpdate: 'tool_call_update', toolCallId: 'a', status: 'failed' });
     expect(s.toolCalls.get('a')!.status).toBe('failed');
@@ -270,7 +338,8 @@ describe('terminals (digest §5 item 15, ACP-V2-TERM-04..10)', () => {
       fc.property(fc.array(fc.uint8Array({ maxLength: 8 }), { maxLength: 10 }), (chunks) => {
         const s = new SessionState('s');
         s.apply({ sessionUpdate: 'terminal_update', terminalId: 't' });
-        for (const c of chunks) s.apply({ sessionUpdate: 'terminal_output_chunk', terminalId: 't', data: Buffer.from(c).toString('base64') });
+        for (const c of chunks)
+          s.apply({ sessionUpdate: 'terminal_output_chunk', terminalId: 't', data: Buffer.from(c).toString('base64') });
         expect(Buffer.from(s.terminals.get('t')!.output)).toEqual(Buffer.concat(chunks.map((c) => Buffer.from(c))));
       }),
     );
@@ -306,20 +375,54 @@ describe('foreground, config, commands, info, usage, notices, unknown', () => {
     s.apply({ sessionUpdate: 'state_update', state: 'running', background: [] });
     expect(s.busy).toBe(true);
     s.apply({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'error', error: { code: 1, message: 'boom' } });
-    expect(s.foreground).toEqual({ state: 'idle', lastStopReason: 'error', lastError: { code: 1, message: 'boom' }, background: [] });
+    expect(s.foreground).toEqual({
+      state: 'idle',
+      lastStopReason: 'error',
+      lastError: { code: 1, message: 'boom' },
+      background: [],
+    });
     s.apply({ sessionUpdate: 'state_update', state: 'idle' });
     expect(s.foreground.lastStopReason).toBe('error');
     s.apply({ sessionUpdate: 'state_update', state: '_thinking_hard' });
     expect(s.busy).toBe(true);
-    s.apply({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'end_turn', background: [{ type: 'terminal', terminalId: 't' }] });
-    expect(s.foreground).toEqual({ state: 'idle', lastStopReason: 'end_turn', lastError: undefined, background: [{ type: 'terminal', terminalId: 't' }] });
+    s.apply({
+      sessionUpdate: 'state_update',
+      state: 'idle',
+      stopReason: 'end_turn',
+      background: [{ type: 'terminal', terminalId: 't' }],
+    });
+    expect(s.foreground).toEqual({
+      state: 'idle',
+      lastStopReason: 'end_turn',
+      lastError: undefined,
+      background: [{ type: 'terminal', terminalId: 't' }],
+    });
   });
 
   it('config options replace fully; current_mode_update moves the mode option', () => {
     const s = new SessionState('s');
-    const mode = (v: string) => ({ type: 'select' as const, configId: 'mode', name: 'Mode', category: 'mode', currentValue: v, options: [{ value: 'ask', name: 'Ask' }, { value: 'code', name: 'Code' }] });
+    const mode = (v: string) => ({
+      type: 'select' as const,
+      configId: 'mode',
+      name: 'Mode',
+      category: 'mode',
+      currentValue: v,
+      options: [
+        { value: 'ask', name: 'Ask' },
+        { value: 'code', name: 'Code' },
+      ],
+    });
     const bool = { type: 'boolean' as const, configId: 'fast', name: 'Fast', currentValue: true };
-    s.applySetup({ configOptions: [mode('ask'), bool], modes: { currentModeId: 'ask', availableModes: [{ id: 'ask', name: 'Ask' }, { id: 'code', name: 'Code' }] } });
+    s.applySetup({
+      configOptions: [mode('ask'), bool],
+      modes: {
+        currentModeId: 'ask',
+        availableModes: [
+          { id: 'ask', name: 'Ask' },
+          { id: 'code', name: 'Code' },
+        ],
+      },
+    });
     s.apply({ sessionUpdate: 'current_mode_update', currentModeId: 'code' });
     expect(s.configOptions).toEqual([mode('code'), bool]);
     expect(s.modes!.currentModeId).toBe('code');

@@ -17,7 +17,10 @@ afterEach(async () => {
 });
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string; err: string }> {
-  const proc = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ACP_KIT_DATABASE_URL: '', ...env } });
+  const proc = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ACP_KIT_DATABASE_URL: '', ...env },
+  });
   procs.push(proc);
   let out = '';
   let err = '';
@@ -52,7 +55,10 @@ describePostgres('acp-kit db and serve --store postgres://', () => {
   it('db prune deletes the sessions not updated for the given time and prints how many', async () => {
     const url = await db.newDatabase();
     expect((await run(['db', 'migrate', '--url', url])).code).toBe(0);
-    await query(url, `INSERT INTO acp_sessions (namespace, session_id, meta, updated_at) VALUES ('o', 'old1', '{}', now() - interval '31 days'), ('o', 'old2', '{}', now() - interval '40 days'), ('o', 'new', '{}', now())`);
+    await query(
+      url,
+      `INSERT INTO acp_sessions (namespace, session_id, meta, updated_at) VALUES ('o', 'old1', '{}', now() - interval '31 days'), ('o', 'old2', '{}', now() - interval '40 days'), ('o', 'new', '{}', now())`,
+    );
     const r = await run(['db', 'prune', '--older-than', '30d', '--url', url]);
     expect(r).toMatchObject({ code: 0, out: 'deleted 2 sessions not updated for 30d\n' });
     expect(await query(url, 'SELECT session_id FROM acp_sessions')).toEqual([{ session_id: 'new' }]);
@@ -61,22 +67,30 @@ describePostgres('acp-kit db and serve --store postgres://', () => {
   it('db commands: a bad duration, a bad URL or no URL is a usage error (exit 2) saying what to do; an unreachable server exits 1 naming it', async () => {
     const badDuration = await run(['db', 'prune', '--older-than', '30 days', '--url', db.url]);
     expect(badDuration.code).toBe(2);
-    expect(badDuration.err).toContain('--older-than must be a duration like 30d, 12h, 90m, 45s or 500ms (got "30 days")');
+    expect(badDuration.err).toContain(
+      '--older-than must be a duration like 30d, 12h, 90m, 45s or 500ms (got "30 days")',
+    );
     const badUrl = await run(['db', 'migrate', '--url', 'mysql://x@h/db']);
     expect(badUrl.code).toBe(2);
     expect(badUrl.err).toContain('--url must be a postgres:// or postgresql:// URL (got "mysql://x@h/db")');
     const none = await run(['db', 'migrate']);
     expect(none.code).toBe(2);
-    expect(none.err).toMatch(/no database given[\s\S]*--url postgres:\/\/user@host:port\/db or set \$ACP_KIT_DATABASE_URL/);
+    expect(none.err).toMatch(
+      /no database given[\s\S]*--url postgres:\/\/user@host:port\/db or set \$ACP_KIT_DATABASE_URL/,
+    );
     const down = await run(['db', 'migrate', '--url', 'postgres://postgres@127.0.0.1:1/x']);
     expect(down.code).toBe(1);
     expect(down.err).toMatch(/the database \(PostgreSQL at 127\.0\.0\.1:1\) is unreachable: .*ECONNREFUSED/);
   });
 
-  it('serve --store postgres:// keeps the built-in agent\'s sessions in the database, one namespace per token, and resumes them after a restart', async () => {
+  it("serve --store postgres:// keeps the built-in agent's sessions in the database, one namespace per token, and resumes them after a restart", async () => {
     const url = await db.newDatabase();
     const startServe = async () => {
-      const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--token', 'tok-1-0123456789abcdef', '--model', 'demo', '--store', url], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const proc = spawn(
+        process.execPath,
+        [BIN, 'serve', '--port', '0', '--token', 'tok-1-0123456789abcdef', '--model', 'demo', '--store', url],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       procs.push(proc);
       let err = '';
       proc.stderr!.on('data', (c) => (err += c));
@@ -94,7 +108,11 @@ describePostgres('acp-kit db and serve --store postgres://', () => {
     const said = s.state.messageList.map((m) => m.text);
     await conn.close();
     open.splice(0);
-    const rows = await query<{ namespace: string; n: number }>(url, 'SELECT s.namespace, count(u.seq)::int AS n FROM acp_sessions s JOIN acp_updates u USING (namespace, session_id) WHERE s.session_id = $1 GROUP BY s.namespace', [s.sessionId]);
+    const rows = await query<{ namespace: string; n: number }>(
+      url,
+      'SELECT s.namespace, count(u.seq)::int AS n FROM acp_sessions s JOIN acp_updates u USING (namespace, session_id) WHERE s.session_id = $1 GROUP BY s.namespace',
+      [s.sessionId],
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0].n).toBeGreaterThan(1);
     // the namespace is the token's owner id, not the token
@@ -112,11 +130,33 @@ describePostgres('acp-kit db and serve --store postgres://', () => {
   });
 
   it('serve --store with a bad URL or an unreachable database does not start, saying why', async () => {
-    const bad = await run(['serve', '--port', '0', '--token', 'token-0123456789abcdef', '--model', 'demo', '--store', 'redis://x']);
+    const bad = await run([
+      'serve',
+      '--port',
+      '0',
+      '--token',
+      'token-0123456789abcdef',
+      '--model',
+      'demo',
+      '--store',
+      'redis://x',
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--store must be jsonl or a postgres:// URL (got "redis://x")');
-    const down = await run(['serve', '--port', '0', '--token', 'token-0123456789abcdef', '--model', 'demo', '--store', 'postgres://postgres@127.0.0.1:1/x']);
+    const down = await run([
+      'serve',
+      '--port',
+      '0',
+      '--token',
+      'token-0123456789abcdef',
+      '--model',
+      'demo',
+      '--store',
+      'postgres://postgres@127.0.0.1:1/x',
+    ]);
     expect(down.code).toBe(2);
-    expect(down.err).toMatch(/the session store \(PostgreSQL at 127\.0\.0\.1:1\) is unreachable or refused the schema: .*ECONNREFUSED/);
+    expect(down.err).toMatch(
+      /the session store \(PostgreSQL at 127\.0\.0\.1:1\) is unreachable or refused the schema: .*ECONNREFUSED/,
+    );
   });
 });

@@ -19,12 +19,24 @@ describePostgres('PostgresSessionStore when the database is unreachable', () => 
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
   });
 
-  async function rig(retryForMs: number): Promise<{ proxy: CutProxy; store: PostgresSessionStore; pair: InProcessPair; control: ReturnType<typeof controlledAgent> }> {
+  async function rig(
+    retryForMs: number,
+  ): Promise<{
+    proxy: CutProxy;
+    store: PostgresSessionStore;
+    pair: InProcessPair;
+    control: ReturnType<typeof controlledAgent>;
+  }> {
     const target = new URL(db.url);
     const proxy = await startCutProxy(Number(target.port));
     cleanups.push(() => proxy.close());
     target.port = String(proxy.port);
-    const store = await PostgresSessionStore.open({ url: target.toString(), namespace: 'outage', retryForMs, connectTimeoutMs: 500 });
+    const store = await PostgresSessionStore.open({
+      url: target.toString(),
+      namespace: 'outage',
+      retryForMs,
+      connectTimeoutMs: 500,
+    });
     cleanups.push(() => store.close());
     const control = controlledAgent();
     const pair = await connectInProcess(control.definition, { version: 2, serve: { store } });
@@ -42,8 +54,12 @@ describePostgres('PostgresSessionStore when the database is unreachable', () => 
     while (chunkTexts(updatesOf(p)).length < n) await new Promise((r) => setTimeout(r, 10));
   }
 
-  const updatesOf = (p: InProcessPair): any[] => p.wire.filter((e: WireEntry) => e.dir === 'in' && e.msg.method === 'session/update').map((e) => e.msg.params.update);
-  const chunkTexts = (us: any[]): string[] => us.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text);
+  const updatesOf = (p: InProcessPair): any[] =>
+    p.wire
+      .filter((e: WireEntry) => e.dir === 'in' && e.msg.method === 'session/update')
+      .map((e) => e.msg.params.update);
+  const chunkTexts = (us: any[]): string[] =>
+    us.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text);
 
   it('a short outage mid-turn: the appends are retried, the turn ends normally, nothing lost or doubled', async () => {
     const { proxy, store, pair, control } = await rig(30_000);
@@ -61,11 +77,20 @@ describePostgres('PostgresSessionStore when the database is unreachable', () => 
     expect((await turn).stopReason).toBe('end_turn');
     await pair.conn.listAllSessions();
     expect(chunkTexts(updatesOf(pair))).toEqual(['before0 ', 'before1 ', 'before2 ', 'after0 ', 'after1 ', 'after2 ']);
-    expect(chunkTexts((await store.load(s.sessionId))!.updates)).toEqual(['before0 ', 'before1 ', 'before2 ', 'after0 ', 'after1 ', 'after2 ']);
+    expect(chunkTexts((await store.load(s.sessionId))!.updates)).toEqual([
+      'before0 ',
+      'before1 ',
+      'before2 ',
+      'after0 ',
+      'after1 ',
+      'after2 ',
+    ]);
     const check = new pg.Client({ connectionString: db.url });
     await check.connect();
     try {
-      const { rows } = await check.query(`SELECT seq FROM acp_updates WHERE session_id = $1 ORDER BY seq`, [s.sessionId]);
+      const { rows } = await check.query(`SELECT seq FROM acp_updates WHERE session_id = $1 ORDER BY seq`, [
+        s.sessionId,
+      ]);
       expect(rows.map((r) => Number(r.seq))).toEqual([1, 2, 3, 4, 5, 6, 7]);
     } finally {
       await check.end();
@@ -83,8 +108,14 @@ describePostgres('PostgresSessionStore when the database is unreachable', () => 
     control.open('g');
     const end = await turn;
     const reason = new RegExp(`^the session store \\(PostgreSQL at 127\\.0\\.0\\.1:${proxy.port}\\) is unreachable: `);
-    expect(end).toMatchObject({ stopReason: 'error', error: { code: SESSION_STORE_UNAVAILABLE, message: expect.stringMatching(reason) } });
-    await expect(s.prompt('say:again')).rejects.toMatchObject({ code: SESSION_STORE_UNAVAILABLE, message: expect.stringMatching(reason) });
+    expect(end).toMatchObject({
+      stopReason: 'error',
+      error: { code: SESSION_STORE_UNAVAILABLE, message: expect.stringMatching(reason) },
+    });
+    await expect(s.prompt('say:again')).rejects.toMatchObject({
+      code: SESSION_STORE_UNAVAILABLE,
+      message: expect.stringMatching(reason),
+    });
     await pair.conn.listAllSessions().catch(() => undefined);
     // what the client saw is exactly what is stored (the chunks before the outage)
     proxy.release();

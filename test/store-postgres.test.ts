@@ -11,15 +11,28 @@ import { describePostgres, usePostgres } from './support/postgres.js';
 import { controlledAgent } from './support/shared-agent.js';
 
 const CWD = process.cwd();
-const chunk = (text: string, messageId = 'msg-1'): AnySessionUpdate => ({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text } });
-const meta = (sessionId: string) => ({ sessionId, cwd: CWD, additionalDirectories: ['/tmp/extra'], createdAt: '2026-01-02T03:04:05.000Z', title: null });
+const chunk = (text: string, messageId = 'msg-1'): AnySessionUpdate => ({
+  sessionUpdate: 'agent_message_chunk',
+  messageId,
+  content: { type: 'text', text },
+});
+const meta = (sessionId: string) => ({
+  sessionId,
+  cwd: CWD,
+  additionalDirectories: ['/tmp/extra'],
+  createdAt: '2026-01-02T03:04:05.000Z',
+  title: null,
+});
 
 describePostgres('PostgresSessionStore', () => {
   const db = usePostgres();
   let pool: pg.Pool;
   const stores: PostgresSessionStore[] = [];
   const pairs: InProcessPair[] = [];
-  const open = async (namespace = 'owner-a', extra: Partial<ConstructorParameters<typeof PostgresSessionStore>[0]> = {}) => {
+  const open = async (
+    namespace = 'owner-a',
+    extra: Partial<ConstructorParameters<typeof PostgresSessionStore>[0]> = {},
+  ) => {
     const s = await PostgresSessionStore.open({ url: db.url, namespace, ...extra });
     stores.push(s);
     return s;
@@ -47,16 +60,38 @@ describePostgres('PostgresSessionStore', () => {
       { version: 1, name: 'sessions and updates' },
       { version: 2, name: 'cluster: session leases and the inbox between instances' },
     ]);
-    const cols = await pool.query(`SELECT table_name, column_name FROM information_schema.columns WHERE table_name IN ('acp_sessions', 'acp_updates') ORDER BY table_name, ordinal_position`);
-    expect(cols.rows.filter((r) => r.table_name === 'acp_updates').map((r) => r.column_name)).toEqual(['namespace', 'session_id', 'seq', 'live', 'body', 'created_at']);
-    expect(cols.rows.filter((r) => r.table_name === 'acp_sessions').map((r) => r.column_name)).toEqual(['namespace', 'session_id', 'meta', 'config_values', 'title', 'created_at', 'updated_at', 'last_seq']);
+    const cols = await pool.query(
+      `SELECT table_name, column_name FROM information_schema.columns WHERE table_name IN ('acp_sessions', 'acp_updates') ORDER BY table_name, ordinal_position`,
+    );
+    expect(cols.rows.filter((r) => r.table_name === 'acp_updates').map((r) => r.column_name)).toEqual([
+      'namespace',
+      'session_id',
+      'seq',
+      'live',
+      'body',
+      'created_at',
+    ]);
+    expect(cols.rows.filter((r) => r.table_name === 'acp_sessions').map((r) => r.column_name)).toEqual([
+      'namespace',
+      'session_id',
+      'meta',
+      'config_values',
+      'title',
+      'created_at',
+      'updated_at',
+      'last_seq',
+    ]);
   });
 
   it('stores a session, its ordered history (gap-free seq), title and config values; load replays them, list reads no history', async () => {
     const store = await open();
     await store.create(meta('s1'));
     const writes = [
-      store.append('s1', { sessionUpdate: 'user_message', messageId: 'user-1', content: [{ type: 'text', text: 'hi' }] }),
+      store.append('s1', {
+        sessionUpdate: 'user_message',
+        messageId: 'user-1',
+        content: [{ type: 'text', text: 'hi' }],
+      }),
       store.append('s1', chunk('one ')),
       store.setConfigValues('s1', { mode: 'ask' }),
       store.append('s1', { sessionUpdate: 'session_info_update', title: 'A title' }),
@@ -64,8 +99,20 @@ describePostgres('PostgresSessionStore', () => {
     ];
     await Promise.all(writes);
     const loaded = await store.load('s1');
-    expect(loaded!.updates.map((u: any) => u.content?.text ?? u.content?.[0]?.text ?? u.title)).toEqual(['hi', 'one ', 'A title', 'two ']);
-    expect(loaded!.meta).toMatchObject({ sessionId: 's1', cwd: CWD, additionalDirectories: ['/tmp/extra'], createdAt: '2026-01-02T03:04:05.000Z', title: 'A title', configValues: { mode: 'ask' } });
+    expect(loaded!.updates.map((u: any) => u.content?.text ?? u.content?.[0]?.text ?? u.title)).toEqual([
+      'hi',
+      'one ',
+      'A title',
+      'two ',
+    ]);
+    expect(loaded!.meta).toMatchObject({
+      sessionId: 's1',
+      cwd: CWD,
+      additionalDirectories: ['/tmp/extra'],
+      createdAt: '2026-01-02T03:04:05.000Z',
+      title: 'A title',
+      configValues: { mode: 'ask' },
+    });
     const { rows } = await pool.query(`SELECT seq, live FROM acp_updates WHERE session_id = 's1' ORDER BY seq`);
     expect(rows.map((r) => Number(r.seq))).toEqual([1, 2, 3, 4]);
     expect((await pool.query(`SELECT last_seq FROM acp_sessions WHERE session_id = 's1'`)).rows[0].last_seq).toBe('4');
@@ -83,7 +130,9 @@ describePostgres('PostgresSessionStore', () => {
     const store = await open();
     await store.create(meta('batch'));
     await Promise.all(Array.from({ length: 500 }, (_, i) => store.append('batch', chunk(`c${i} `))));
-    const { rows } = await pool.query(`SELECT seq, body->'content'->>'text' AS text, xmin::text AS tx FROM acp_updates WHERE session_id = 'batch' ORDER BY seq`);
+    const { rows } = await pool.query(
+      `SELECT seq, body->'content'->>'text' AS text, xmin::text AS tx FROM acp_updates WHERE session_id = 'batch' ORDER BY seq`,
+    );
     expect(rows.map((r) => Number(r.seq))).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
     expect(rows.map((r) => r.text)).toEqual(Array.from({ length: 500 }, (_, i) => `c${i} `));
     // rows written by one transaction share its id
@@ -98,7 +147,9 @@ describePostgres('PostgresSessionStore', () => {
     await a.append('same-id', chunk('for a \u0000 with a NUL'));
     await b.append('same-id', chunk('for b'));
     // a live-only row (state updates written for other instances) is not history
-    await pool.query(`INSERT INTO acp_updates (namespace, session_id, seq, live, body) VALUES ('ns-a', 'same-id', 2, true, '{"sessionUpdate":"state_update","state":"idle"}')`);
+    await pool.query(
+      `INSERT INTO acp_updates (namespace, session_id, seq, live, body) VALUES ('ns-a', 'same-id', 2, true, '{"sessionUpdate":"state_update","state":"idle"}')`,
+    );
     expect((await a.load('same-id'))!.updates).toEqual([chunk('for a \u0000 with a NUL')]);
     expect((await b.load('same-id'))!.updates).toEqual([chunk('for b')]);
     expect((await a.list()).map((m) => m.sessionId)).toEqual(['same-id']);
@@ -106,7 +157,7 @@ describePostgres('PostgresSessionStore', () => {
     expect(await a.load('same-id')).toBeDefined();
   });
 
-  it('a session id with a NUL (PostgreSQL text cannot hold one) is a session that does not exist, as in the JSONL store: load finds nothing, delete does nothing (issue 24 item 6; load failed with PostgreSQL\'s own error before)', async () => {
+  it("a session id with a NUL (PostgreSQL text cannot hold one) is a session that does not exist, as in the JSONL store: load finds nothing, delete does nothing (issue 24 item 6; load failed with PostgreSQL's own error before)", async () => {
     const store = await open('nul-id');
     await expect(store.load('a\u0000b')).resolves.toBeUndefined();
     await expect(store.delete('a\u0000b')).resolves.toBeUndefined();
@@ -118,8 +169,13 @@ describePostgres('PostgresSessionStore', () => {
     await store.append('f1', chunk('mine '));
     await store.setConfigValues('f1', { mode: 'ask' });
     // another instance takes the session over (the lease is its own now)
-    await pool.query(`INSERT INTO acp_leases (namespace, session_id, owner, lease_until) VALUES ('owner-fence', 'f1', 'node-2', now() + interval '1 minute')`);
-    const refused = { code: SESSION_STORE_UNAVAILABLE, message: expect.stringMatching(/session f1 is run by instance node-2 now \(instance node-1 lost its lease/) };
+    await pool.query(
+      `INSERT INTO acp_leases (namespace, session_id, owner, lease_until) VALUES ('owner-fence', 'f1', 'node-2', now() + interval '1 minute')`,
+    );
+    const refused = {
+      code: SESSION_STORE_UNAVAILABLE,
+      message: expect.stringMatching(/session f1 is run by instance node-2 now \(instance node-1 lost its lease/),
+    };
     // a config change alone moves no seq: not applied, it must not pass for an already committed retry
     await expect(store.setConfigValues('f1', { mode: 'code' })).rejects.toMatchObject(refused);
     await expect(store.append('f1', chunk('stalled '))).rejects.toMatchObject(refused);
@@ -136,10 +192,14 @@ describePostgres('PostgresSessionStore', () => {
     await store.create(meta('old'));
     await store.create(meta('new'));
     await store.append('old', chunk('x'));
-    await pool.query(`UPDATE acp_sessions SET updated_at = now() - interval '40 days' WHERE namespace = 'prune' AND session_id = 'old'`);
+    await pool.query(
+      `UPDATE acp_sessions SET updated_at = now() - interval '40 days' WHERE namespace = 'prune' AND session_id = 'old'`,
+    );
     expect(await prune(pool, 30 * 24 * 3600_000, 'prune')).toBe(1);
     expect((await store.list()).map((m) => m.sessionId)).toEqual(['new']);
-    expect((await pool.query(`SELECT count(*)::int AS n FROM acp_updates WHERE namespace = 'prune'`)).rows[0].n).toBe(0);
+    expect((await pool.query(`SELECT count(*)::int AS n FROM acp_updates WHERE namespace = 'prune'`)).rows[0].n).toBe(
+      0,
+    );
   });
 
   it('an unreachable database refuses with an error naming the store, host and port', async () => {
@@ -153,44 +213,66 @@ describePostgres('PostgresSessionStore', () => {
     });
     const store = new PostgresSessionStore({ url: `postgres://postgres@127.0.0.1:${port}/x`, namespace: 'n' });
     stores.push(store);
-    await expect(store.ready()).rejects.toMatchObject({ code: SESSION_STORE_UNAVAILABLE, message: expect.stringMatching(new RegExp(`^the session store \\(PostgreSQL at 127\\.0\\.0\\.1:${port}\\) is unreachable: .*ECONNREFUSED`)) });
+    await expect(store.ready()).rejects.toMatchObject({
+      code: SESSION_STORE_UNAVAILABLE,
+      message: expect.stringMatching(
+        new RegExp(`^the session store \\(PostgreSQL at 127\\.0\\.0\\.1:${port}\\) is unreachable: .*ECONNREFUSED`),
+      ),
+    });
     // and through the agent runtime: session/new is refused with it
     const control = controlledAgent();
     const pair = await connectInProcess(control.definition, { version: 2, serve: { store } });
     pairs.push(pair);
-    await expect(pair.conn.newSession({ cwd: CWD })).rejects.toMatchObject({ code: SESSION_STORE_UNAVAILABLE, message: expect.stringContaining(`PostgreSQL at 127.0.0.1:${port}) is unreachable`) });
+    await expect(pair.conn.newSession({ cwd: CWD })).rejects.toMatchObject({
+      code: SESSION_STORE_UNAVAILABLE,
+      message: expect.stringContaining(`PostgreSQL at 127.0.0.1:${port}) is unreachable`),
+    });
   });
 
-  it.each([1, 2] as const)('the agent runtime (v%i) on it: updates are committed before they are sent, and a replay equals the live transcript', async (version) => {
-    const store = await open(`runtime-v${version}`);
-    const control = controlledAgent();
-    const a = await connectInProcess(control.definition, { version, serve: { store } });
-    pairs.push(a);
-    const s = await a.conn.newSession({ cwd: CWD });
-    const committedAtArrival: Promise<number>[] = [];
-    s.onUpdate((u) => {
-      if (u.sessionUpdate === 'agent_message_chunk') {
-        committedAtArrival.push(pool.query(`SELECT count(*)::int AS n FROM acp_updates WHERE session_id = $1`, [s.sessionId]).then((r) => r.rows[0].n));
-      }
-    });
-    expect((await s.prompt('say:a b c d e f g h')).stopReason).toBe('end_turn');
-    expect((await s.prompt('say:i j')).stopReason).toBe('end_turn');
-    const counts = await Promise.all(committedAtArrival);
-    // chunk i of the first turn arrived when the user message and chunks 0..i were committed
-    counts.slice(0, 8).forEach((n, i) => expect(n).toBeGreaterThanOrEqual(i + 2));
-    const texts = (us: any[]) => us.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text);
-    const live = a.wire.filter((e: WireEntry) => e.dir === 'in' && e.msg.method === 'session/update').map((e) => e.msg.params.update);
-    await a.close();
-    const b = await connectInProcess(control.definition, { version, serve: { store } });
-    pairs.push(b);
-    if (version === 1) await b.conn.loadSession(s.sessionId, { cwd: CWD });
-    else await b.conn.resumeSession(s.sessionId, { cwd: CWD, replay: true });
-    await b.conn.listAllSessions();
-    const replayed = b.wire.filter((e: WireEntry) => e.dir === 'in' && e.msg.method === 'session/update').map((e) => e.msg.params.update);
-    expect(texts(replayed)).toEqual(texts(live));
-    expect(texts(replayed)).toEqual(['a ', 'b ', 'c ', 'd ', 'e ', 'f ', 'g ', 'h ', 'i ', 'j ']);
-    expect(b.tap.failures).toEqual([]);
-    const { rows } = await pool.query(`SELECT seq FROM acp_updates WHERE session_id = $1 ORDER BY seq`, [s.sessionId]);
-    expect(rows.map((r) => Number(r.seq))).toEqual(Array.from({ length: rows.length }, (_, i) => i + 1));
-  });
+  it.each([1, 2] as const)(
+    'the agent runtime (v%i) on it: updates are committed before they are sent, and a replay equals the live transcript',
+    async (version) => {
+      const store = await open(`runtime-v${version}`);
+      const control = controlledAgent();
+      const a = await connectInProcess(control.definition, { version, serve: { store } });
+      pairs.push(a);
+      const s = await a.conn.newSession({ cwd: CWD });
+      const committedAtArrival: Promise<number>[] = [];
+      s.onUpdate((u) => {
+        if (u.sessionUpdate === 'agent_message_chunk') {
+          committedAtArrival.push(
+            pool
+              .query(`SELECT count(*)::int AS n FROM acp_updates WHERE session_id = $1`, [s.sessionId])
+              .then((r) => r.rows[0].n),
+          );
+        }
+      });
+      expect((await s.prompt('say:a b c d e f g h')).stopReason).toBe('end_turn');
+      expect((await s.prompt('say:i j')).stopReason).toBe('end_turn');
+      const counts = await Promise.all(committedAtArrival);
+      // chunk i of the first turn arrived when the user message and chunks 0..i were committed
+      counts.slice(0, 8).forEach((n, i) => expect(n).toBeGreaterThanOrEqual(i + 2));
+      const texts = (us: any[]) =>
+        us.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text);
+      const live = a.wire
+        .filter((e: WireEntry) => e.dir === 'in' && e.msg.method === 'session/update')
+        .map((e) => e.msg.params.update);
+      await a.close();
+      const b = await connectInProcess(control.definition, { version, serve: { store } });
+      pairs.push(b);
+      if (version === 1) await b.conn.loadSession(s.sessionId, { cwd: CWD });
+      else await b.conn.resumeSession(s.sessionId, { cwd: CWD, replay: true });
+      await b.conn.listAllSessions();
+      const replayed = b.wire
+        .filter((e: WireEntry) => e.dir === 'in' && e.msg.method === 'session/update')
+        .map((e) => e.msg.params.update);
+      expect(texts(replayed)).toEqual(texts(live));
+      expect(texts(replayed)).toEqual(['a ', 'b ', 'c ', 'd ', 'e ', 'f ', 'g ', 'h ', 'i ', 'j ']);
+      expect(b.tap.failures).toEqual([]);
+      const { rows } = await pool.query(`SELECT seq FROM acp_updates WHERE session_id = $1 ORDER BY seq`, [
+        s.sessionId,
+      ]);
+      expect(rows.map((r) => Number(r.seq))).toEqual(Array.from({ length: rows.length }, (_, i) => i + 1));
+    },
+  );
 });

@@ -16,11 +16,13 @@ function project(): string {
   mkdirSync(join(root, 'dist/bundle'), { recursive: true });
   for (const p of PACKAGES) mkdirSync(join(root, 'packages', p, 'dist/bundle'), { recursive: true });
   mkdirSync(join(root, 'packages/client/src'), { recursive: true });
-  for (const f of ['package.json', 'tsconfig.build.json', 'src/index.ts', 'src/agent/a.ts', CLIENT_SOURCE]) writeFileSync(join(root, f), '{}');
+  for (const f of ['package.json', 'tsconfig.build.json', 'src/index.ts', 'src/agent/a.ts', CLIENT_SOURCE])
+    writeFileSync(join(root, f), '{}');
   for (const f of ['dist/index.js', 'dist/cli/main.js', 'dist/bundle/cli.js']) writeFileSync(join(root, f), '');
   // every input an hour older than the build
   const old = new Date(Date.now() - 3_600_000);
-  for (const f of ['package.json', 'tsconfig.build.json', 'src/index.ts', 'src/agent/a.ts', CLIENT_SOURCE]) utimesSync(join(root, f), old, old);
+  for (const f of ['package.json', 'tsconfig.build.json', 'src/index.ts', 'src/agent/a.ts', CLIENT_SOURCE])
+    utimesSync(join(root, f), old, old);
   return root;
 }
 
@@ -68,7 +70,8 @@ describe('global set-up', () => {
 
   it('counts leftover temp entries by name prefix', () => {
     const dir = tempDir('acp-kit-setup-test-');
-    for (const name of ['acp-kit-data-a1B2c3', 'acp-kit-data-Zz9yY8', 'acp-kit-agent-test-q1w2e3', 'coding-cli-x9X9x9']) mkdirSync(join(dir, name));
+    for (const name of ['acp-kit-data-a1B2c3', 'acp-kit-data-Zz9yY8', 'acp-kit-agent-test-q1w2e3', 'coding-cli-x9X9x9'])
+      mkdirSync(join(dir, name));
     expect(Object.fromEntries(leftovers(dir))).toEqual({ 'acp-kit-data': 2, 'acp-kit-agent-test': 1, 'coding-cli': 1 });
     expect(leftovers(join(dir, 'missing')).size).toBe(0);
   });

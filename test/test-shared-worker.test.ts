@@ -20,7 +20,10 @@ export function sharedWorkerProblems(source: string): string[] {
     [/\bvi\.(mock|doMock|stubGlobal|stubEnv)\(/, 'mocks modules, globals or the environment'],
     [/^(?![^]*\bvi\.restoreAllMocks\(\))[^]*\bvi\.spyOn\(/, 'spies without vi.restoreAllMocks()'],
     [/^(?![^]*\bvi\.useRealTimers\(\))[^]*\bvi\.useFakeTimers\(/, 'fake timers without vi.useRealTimers()'],
-    [/\bprocess\.env(\.\w+|\[[^\]]+\])\s*=(?!=)|\bdelete\s+process\.env\b|Object\.assign\(process\.env\b/, 'changes process.env'],
+    [
+      /\bprocess\.env(\.\w+|\[[^\]]+\])\s*=(?!=)|\bdelete\s+process\.env\b|Object\.assign\(process\.env\b/,
+      'changes process.env',
+    ],
     [/\bprocess\.(chdir|umask|setuid|setgid)\(/, 'changes the process cwd or identity'],
     [/\bprocess\.(on|once|addListener|prependListener)\(/, 'adds a process event handler'],
     [/\bprocess\.exit(Code)?\b/, 'ends the process or sets its exit code'],
@@ -34,35 +37,51 @@ export function importTimeHooks(source: string): string[] {
 }
 
 const TEST_FILES = readdirSync(join(ROOT, 'test')).map((f) => `test/${f}`);
-const matches = (glob: string, file: string) => new RegExp(`^${glob.replace(/\./g, '\\.').replace(/\*/g, '[^/]*')}$`).test(file);
+const matches = (glob: string, file: string) =>
+  new RegExp(`^${glob.replace(/\./g, '\\.').replace(/\*/g, '[^/]*')}$`).test(file);
 
-describe('the shared worker\'s files', () => {
+describe("the shared worker's files", () => {
   it('the checks find what they look for (and not code inside child-process scripts)', () => {
-    expect(sharedWorkerProblems("process.env.ACP_KIT_DATA_DIR = dir;")).toEqual(['changes process.env']);
-    expect(sharedWorkerProblems("delete process.env.FORCE_COLOR;")).toEqual(['changes process.env']);
-    expect(sharedWorkerProblems("vi.useFakeTimers();")).toEqual(['fake timers without vi.useRealTimers()']);
-    expect(sharedWorkerProblems("vi.useFakeTimers();\nafterEach(() => vi.useRealTimers());")).toEqual([]);
+    expect(sharedWorkerProblems('process.env.ACP_KIT_DATA_DIR = dir;')).toEqual(['changes process.env']);
+    expect(sharedWorkerProblems('delete process.env.FORCE_COLOR;')).toEqual(['changes process.env']);
+    expect(sharedWorkerProblems('vi.useFakeTimers();')).toEqual(['fake timers without vi.useRealTimers()']);
+    expect(sharedWorkerProblems('vi.useFakeTimers();\nafterEach(() => vi.useRealTimers());')).toEqual([]);
     expect(sharedWorkerProblems("vi.spyOn(globalThis, 'setTimeout');")).toEqual(['spies without vi.restoreAllMocks()']);
     expect(sharedWorkerProblems("vi.mock('../src/x.js');")).toEqual(['mocks modules, globals or the environment']);
     expect(sharedWorkerProblems("process.on('SIGTERM', stop);")).toEqual(['adds a process event handler']);
-    expect(sharedWorkerProblems("process.chdir(dir);")).toEqual(['changes the process cwd or identity']);
+    expect(sharedWorkerProblems('process.chdir(dir);')).toEqual(['changes the process cwd or identity']);
     expect(sharedWorkerProblems("if (process.env.CI === '1') skip();")).toEqual([]);
     expect(sharedWorkerProblems(`spawn(node, ['-e', 'process.on("SIGTERM", () => {})']);`)).toEqual([]);
     expect(sharedWorkerProblems('const script = `process.on("exit", f); process.exit(3)`;')).toEqual([]);
-    expect(importTimeHooks("import x;\nafterAll(() => cleanup());\nfunction f() {\n  afterEach(close);\n}\n")).toEqual(['afterAll']);
+    expect(importTimeHooks('import x;\nafterAll(() => cleanup());\nfunction f() {\n  afterEach(close);\n}\n')).toEqual([
+      'afterAll',
+    ]);
   });
 
   it('every listed pattern matches a file, and no test file changes process-wide state', () => {
-    expect(SHARED_WORKER_FILES.filter((g) => !TEST_FILES.some((f) => matches(g, f))), 'patterns matching no file').toEqual([]);
+    expect(
+      SHARED_WORKER_FILES.filter((g) => !TEST_FILES.some((f) => matches(g, f))),
+      'patterns matching no file',
+    ).toEqual([]);
     const files = TEST_FILES.filter((f) => f.endsWith('.test.ts'));
-    const problems = files.flatMap((f) => sharedWorkerProblems(readFileSync(join(ROOT, f), 'utf8')).map((p) => `${f}: ${p}`));
+    const problems = files.flatMap((f) =>
+      sharedWorkerProblems(readFileSync(join(ROOT, f), 'utf8')).map((p) => `${f}: ${p}`),
+    );
     expect(problems).toEqual([]);
   });
 
   it('no shared test module registers a hook at import time (it would run for the first file only)', () => {
     const modules = ['test/support', 'test/fixtures']
-      .flatMap((dir) => readdirSync(join(ROOT, dir)).filter((f) => f.endsWith('.ts')).map((f) => `${dir}/${f}`))
-      .concat(readdirSync(join(ROOT, 'test')).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => `test/${f}`))
+      .flatMap((dir) =>
+        readdirSync(join(ROOT, dir))
+          .filter((f) => f.endsWith('.ts'))
+          .map((f) => `${dir}/${f}`),
+      )
+      .concat(
+        readdirSync(join(ROOT, 'test'))
+          .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+          .map((f) => `test/${f}`),
+      )
       // the per-file setup file is run again for every test file: registering there is its job
       .filter((f) => f !== 'test/support/per-file.ts');
     const found = modules.flatMap((f) => importTimeHooks(readFileSync(join(ROOT, f), 'utf8')).map((h) => `${f}: ${h}`));

@@ -20,7 +20,8 @@ const agents: ChildProcessWithoutNullStreams[] = [];
 const managers: TerminalManager[] = [];
 
 beforeAll(() => {
-  if (!existsSync(resolve('dist/cli/commands/agent.js'))) throw new Error('dist/ is missing: run `npm run build` first');
+  if (!existsSync(resolve('dist/cli/commands/agent.js')))
+    throw new Error('dist/ is missing: run `npm run build` first');
 });
 
 afterEach(async () => {
@@ -53,7 +54,10 @@ async function pidFrom(file: string): Promise<number> {
 }
 
 /** Starts `acp-kit agent` (demo model, auto mode) in its own session, so only the agent gets our signals. */
-async function agentRunning(cwd: string, command: string): Promise<{ agent: ChildProcessWithoutNullStreams; exited: Promise<NodeJS.Signals | number | null> }> {
+async function agentRunning(
+  cwd: string,
+  command: string,
+): Promise<{ agent: ChildProcessWithoutNullStreams; exited: Promise<NodeJS.Signals | number | null> }> {
   const agent = spawn(process.execPath, [bin, 'agent'], {
     cwd,
     env: { ...process.env, ACP_KIT_DEMO_DELAY_MS: '0', ACP_KIT_MODE: 'auto', ACP_KIT_DATA_DIR: tempDir() },
@@ -61,18 +65,25 @@ async function agentRunning(cwd: string, command: string): Promise<{ agent: Chil
   });
   agents.push(agent);
   agent.stderr.resume();
-  const exited = new Promise<NodeJS.Signals | number | null>((r) => agent.once('exit', (code, signal) => r(signal ?? code)));
+  const exited = new Promise<NodeJS.Signals | number | null>((r) =>
+    agent.once('exit', (code, signal) => r(signal ?? code)),
+  );
   const peer = new JsonRpcPeer(new StreamTransport(agent.stdout, agent.stdin), { answerParseErrors: false });
   await peer.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
   const { sessionId } = (await peer.request('session/new', { cwd, mcpServers: [] })) as { sessionId: string };
-  void peer.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: `run ${command}` }] }).catch(() => undefined);
+  void peer
+    .request('session/prompt', { sessionId, prompt: [{ type: 'text', text: `run ${command}` }] })
+    .catch(() => undefined);
   return { agent, exited };
 }
 
 describe('tool commands of `acp-kit agent` do not outlive it (issue 7.15)', () => {
   it('SIGTERM: the agent terminates its tool commands (they get SIGTERM first), then dies of the signal', async () => {
     const cwd = tempDir();
-    const { agent, exited } = await agentRunning(cwd, `trap 'echo term > got-term.txt; exit 0' TERM; echo $$ > shell.pid; sleep 300 & echo $! > sleep.pid; wait`);
+    const { agent, exited } = await agentRunning(
+      cwd,
+      `trap 'echo term > got-term.txt; exit 0' TERM; echo $$ > shell.pid; sleep 300 & echo $! > sleep.pid; wait`,
+    );
     const shell = await pidFrom(join(cwd, 'shell.pid'));
     const sleep = await pidFrom(join(cwd, 'sleep.pid'));
     agent.kill('SIGTERM');
@@ -106,7 +117,11 @@ describe.runIf(process.platform === 'linux')('client terminals: daemons that lef
     const leader = m.info(terminalId)!.pid!;
     // the daemon really is out of the terminal's process group and session
     const stat = readFileSync(`/proc/${daemon}/stat`, 'utf8');
-    const [pgid, sid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(2, 4).map(Number);
+    const [pgid, sid] = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .slice(2, 4)
+      .map(Number);
     expect(pgid).not.toBe(leader);
     expect(sid).not.toBe(leader);
     await m.release(terminalId);

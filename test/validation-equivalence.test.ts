@@ -10,7 +10,23 @@ import { createSchemaTap } from './support/schema-tap.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-const REPLACEMENTS: Json[] = [null, 5, 1.5, -1, 'x', true, [], {}, 'end_turn', 'text', 'pending', 'completed', 'cancelled', 'diff', 'plan'];
+const REPLACEMENTS: Json[] = [
+  null,
+  5,
+  1.5,
+  -1,
+  'x',
+  true,
+  [],
+  {},
+  'end_turn',
+  'text',
+  'pending',
+  'completed',
+  'cancelled',
+  'diff',
+  'plan',
+];
 
 /** Every variant of `value` with one change somewhere inside it. */
 function* mutations(value: Json): Generator<Json> {
@@ -40,24 +56,130 @@ interface Case {
 const textBlock = { type: 'text', text: 'hi' };
 
 const V1: Case[] = [
-  { from: 'client', method: 'initialize', params: { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: false }, terminal: true }, clientInfo: { name: 'ed', version: '1' } } },
-  { from: 'client', method: 'session/new', params: { cwd: '/w', mcpServers: [{ name: 'm', command: 'c', args: [], env: [{ name: 'A', value: 'b' }] }] } },
-  { from: 'client', method: 'session/prompt', params: { sessionId: 's', prompt: [textBlock, { type: 'resource_link', uri: 'file:///a', name: 'a' }, { type: 'resource', resource: { uri: 'file:///b', text: 'b' } }] } },
-  { from: 'agent', method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk', content: textBlock } } },
-  { from: 'agent', method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'tool_call', toolCallId: 't', title: 'Edit', kind: 'edit', status: 'pending', locations: [{ path: '/a', line: 1 }] } } },
-  { from: 'agent', method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'completed', content: [{ type: 'diff', path: '/a', oldText: 'x', newText: 'y' }, { type: 'content', content: textBlock }, { type: 'terminal', terminalId: 'term' }] } } },
-  { from: 'agent', method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'plan', entries: [{ content: 'step', priority: 'high', status: 'in_progress' }] } } },
-  { from: 'agent', method: 'session/request_permission', params: { sessionId: 's', toolCall: { toolCallId: 't' }, options: [{ optionId: 'o', name: 'Allow', kind: 'allow_once' }] } },
+  {
+    from: 'client',
+    method: 'initialize',
+    params: {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: false }, terminal: true },
+      clientInfo: { name: 'ed', version: '1' },
+    },
+  },
+  {
+    from: 'client',
+    method: 'session/new',
+    params: { cwd: '/w', mcpServers: [{ name: 'm', command: 'c', args: [], env: [{ name: 'A', value: 'b' }] }] },
+  },
+  {
+    from: 'client',
+    method: 'session/prompt',
+    params: {
+      sessionId: 's',
+      prompt: [
+        textBlock,
+        { type: 'resource_link', uri: 'file:///a', name: 'a' },
+        { type: 'resource', resource: { uri: 'file:///b', text: 'b' } },
+      ],
+    },
+  },
+  {
+    from: 'agent',
+    method: 'session/update',
+    params: { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk', content: textBlock } },
+  },
+  {
+    from: 'agent',
+    method: 'session/update',
+    params: {
+      sessionId: 's',
+      update: {
+        sessionUpdate: 'tool_call',
+        toolCallId: 't',
+        title: 'Edit',
+        kind: 'edit',
+        status: 'pending',
+        locations: [{ path: '/a', line: 1 }],
+      },
+    },
+  },
+  {
+    from: 'agent',
+    method: 'session/update',
+    params: {
+      sessionId: 's',
+      update: {
+        sessionUpdate: 'tool_call_update',
+        toolCallId: 't',
+        status: 'completed',
+        content: [
+          { type: 'diff', path: '/a', oldText: 'x', newText: 'y' },
+          { type: 'content', content: textBlock },
+          { type: 'terminal', terminalId: 'term' },
+        ],
+      },
+    },
+  },
+  {
+    from: 'agent',
+    method: 'session/update',
+    params: {
+      sessionId: 's',
+      update: { sessionUpdate: 'plan', entries: [{ content: 'step', priority: 'high', status: 'in_progress' }] },
+    },
+  },
+  {
+    from: 'agent',
+    method: 'session/request_permission',
+    params: {
+      sessionId: 's',
+      toolCall: { toolCallId: 't' },
+      options: [{ optionId: 'o', name: 'Allow', kind: 'allow_once' }],
+    },
+  },
   { from: 'client', method: '$/cancel_request', params: { requestId: 3 } },
 ];
 
 const V2: Case[] = [
-  { from: 'client', method: 'initialize', params: { protocolVersion: 2, info: { name: 'ed', version: '1' }, capabilities: {} } },
-  { from: 'client', method: 'session/prompt', params: { sessionId: 's', prompt: [textBlock, { type: 'image', data: 'AA==', mimeType: 'image/png' }] } },
-  { from: 'agent', method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: textBlock } } },
-  { from: 'agent', method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'tool_call_update', toolCallId: 't', title: 'Edit', kind: 'edit', status: 'in_progress', content: [{ type: 'content', content: textBlock }] } } },
-  { from: 'agent', method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'state_update', state: 'idle', stopReason: 'end_turn' } } },
-  { from: 'agent', method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'state_update', state: 'running' } } },
+  {
+    from: 'client',
+    method: 'initialize',
+    params: { protocolVersion: 2, info: { name: 'ed', version: '1' }, capabilities: {} },
+  },
+  {
+    from: 'client',
+    method: 'session/prompt',
+    params: { sessionId: 's', prompt: [textBlock, { type: 'image', data: 'AA==', mimeType: 'image/png' }] },
+  },
+  {
+    from: 'agent',
+    method: 'session/update',
+    params: { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: textBlock } },
+  },
+  {
+    from: 'agent',
+    method: 'session/update',
+    params: {
+      sessionId: 's',
+      update: {
+        sessionUpdate: 'tool_call_update',
+        toolCallId: 't',
+        title: 'Edit',
+        kind: 'edit',
+        status: 'in_progress',
+        content: [{ type: 'content', content: textBlock }],
+      },
+    },
+  },
+  {
+    from: 'agent',
+    method: 'session/update',
+    params: { sessionId: 's', update: { sessionUpdate: 'state_update', state: 'idle', stopReason: 'end_turn' } },
+  },
+  {
+    from: 'agent',
+    method: 'session/update',
+    params: { sessionId: 's', update: { sessionUpdate: 'state_update', state: 'running' } },
+  },
   { from: 'client', method: '$/cancel_request', params: { requestId: 'r1' } },
 ];
 
@@ -79,7 +201,9 @@ function agreement(version: 1 | 2, cases: Case[]) {
       const ours = validator.params(c.method, params);
       if (!tapValid) invalid++;
       if (tapValid !== (ours === null)) {
-        disagreements.push(`${c.method} ${JSON.stringify(params)}: schema says ${tapValid ? 'valid' : 'invalid'}, validator ${ours ? JSON.stringify(ours) : 'valid'}`);
+        disagreements.push(
+          `${c.method} ${JSON.stringify(params)}: schema says ${tapValid ? 'valid' : 'invalid'}, validator ${ours ? JSON.stringify(ours) : 'valid'}`,
+        );
       }
     }
   }

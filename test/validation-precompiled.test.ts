@@ -43,16 +43,41 @@ const text = { type: 'text', text: 'hi' };
 /** Valid-ish messages per version: [kind, method or '', value]. */
 const SAMPLES: Record<1 | 2, Array<['params' | 'result' | 'update', string, Json]>> = {
   1: [
-    ['params', 'initialize', { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: false } } }],
+    [
+      'params',
+      'initialize',
+      { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: false } } },
+    ],
     ['result', 'initialize', { protocolVersion: 1, agentCapabilities: { loadSession: true }, authMethods: [] }],
     ['params', 'session/new', { cwd: '/tmp', mcpServers: [{ name: 'm', command: 'x', args: [], env: [] }] }],
-    ['params', 'session/prompt', { sessionId: 's', prompt: [text, { type: 'resource_link', uri: 'file:///a', name: 'a' }] }],
+    [
+      'params',
+      'session/prompt',
+      { sessionId: 's', prompt: [text, { type: 'resource_link', uri: 'file:///a', name: 'a' }] },
+    ],
     ['result', 'session/prompt', { stopReason: 'end_turn' }],
-    ['params', 'session/request_permission', {
-      sessionId: 's', toolCall: { toolCallId: 't', title: 'T' }, options: [{ optionId: 'a', name: 'A', kind: 'allow_once' }],
-    }],
+    [
+      'params',
+      'session/request_permission',
+      {
+        sessionId: 's',
+        toolCall: { toolCallId: 't', title: 'T' },
+        options: [{ optionId: 'a', name: 'A', kind: 'allow_once' }],
+      },
+    ],
     ['update', '', { sessionUpdate: 'agent_message_chunk', content: text }],
-    ['update', '', { sessionUpdate: 'tool_call', toolCallId: 't', title: 'T', kind: 'edit', status: 'pending', content: [{ type: 'diff', path: '/a', oldText: null, newText: 'x' }] }],
+    [
+      'update',
+      '',
+      {
+        sessionUpdate: 'tool_call',
+        toolCallId: 't',
+        title: 'T',
+        kind: 'edit',
+        status: 'pending',
+        content: [{ type: 'diff', path: '/a', oldText: null, newText: 'x' }],
+      },
+    ],
     ['update', '', { sessionUpdate: 'plan', entries: [{ content: 'c', priority: 'high', status: 'pending' }] }],
   ],
   2: [
@@ -93,7 +118,13 @@ describe('precompiled validators (dist) check exactly what run-time compiled one
       console.log(JSON.stringify({ failure, bad, update, unknown, ajvLoaded }));`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
     expect(r.status, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { failure: unknown; bad: { path: string; message: string } | null; update: unknown; unknown: unknown; ajvLoaded: boolean };
+    const out = JSON.parse(r.stdout) as {
+      failure: unknown;
+      bad: { path: string; message: string } | null;
+      update: unknown;
+      unknown: unknown;
+      ajvLoaded: boolean;
+    };
     expect(out.failure).toBeNull();
     expect(out.update).toBeNull();
     expect(out.unknown).toBe('unknown');
@@ -127,17 +158,42 @@ describe('precompiled validators (dist) check exactly what run-time compiled one
       const methods = readdirSync(PRECOMPILED).length; // keep the loop honest: there is something to check
       expect(methods).toBeGreaterThan(0);
       const junk: Json[] = [null, {}, [], 'x', { sessionId: 's' }, { sessionId: 5, cwd: '/' }, { _meta: {} }];
-      const names = ['initialize', 'authenticate', 'session/new', 'session/load', 'session/resume', 'session/list', 'session/close',
-        'session/prompt', 'session/cancel', 'session/update', 'session/request_permission', 'session/set_mode',
-        'session/set_config_option', 'fs/read_text_file', 'fs/write_text_file', 'terminal/create', 'terminal/output',
-        'terminal/wait_for_exit', 'terminal/kill', 'terminal/release', 'tool_call/cancel', 'terminal/cancel', 'logout'];
+      const names = [
+        'initialize',
+        'authenticate',
+        'session/new',
+        'session/load',
+        'session/resume',
+        'session/list',
+        'session/close',
+        'session/prompt',
+        'session/cancel',
+        'session/update',
+        'session/request_permission',
+        'session/set_mode',
+        'session/set_config_option',
+        'fs/read_text_file',
+        'fs/write_text_file',
+        'terminal/create',
+        'terminal/output',
+        'terminal/wait_for_exit',
+        'terminal/kill',
+        'terminal/release',
+        'tool_call/cancel',
+        'terminal/cancel',
+        'logout',
+      ];
       let known = 0;
       for (const method of names) {
         if (!b.knows(method)) continue;
         known++;
         for (const v of junk) {
-          expect(a.params(method, v, 'params'), `params ${method} ${JSON.stringify(v)}`).toEqual(b.params(method, v, 'params'));
-          expect(a.result(method, v, 'result'), `result ${method} ${JSON.stringify(v)}`).toEqual(b.result(method, v, 'result'));
+          expect(a.params(method, v, 'params'), `params ${method} ${JSON.stringify(v)}`).toEqual(
+            b.params(method, v, 'params'),
+          );
+          expect(a.result(method, v, 'result'), `result ${method} ${JSON.stringify(v)}`).toEqual(
+            b.result(method, v, 'result'),
+          );
         }
       }
       expect(known).toBeGreaterThan(10);

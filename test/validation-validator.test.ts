@@ -39,29 +39,56 @@ describe('update(): session/update dispatched on sessionUpdate', () => {
   it('v2 requires messageId on message chunks (ACP v2 ContentChunk)', () => {
     const f = failure(v2.update({ sessionUpdate: 'agent_message_chunk', content: text }, 'params.update'));
     expect(f).toEqual({ path: 'params.update', message: "must have required property 'messageId'" });
-    expect(failure(v2.update({ sessionUpdate: 'user_message_chunk', messageId: 7, content: text })).path).toBe('messageId');
+    expect(failure(v2.update({ sessionUpdate: 'user_message_chunk', messageId: 7, content: text })).path).toBe(
+      'messageId',
+    );
   });
 
   it('v1 tool_call needs a title; tool_call_update does not', () => {
-    expect(failure(v1.update({ sessionUpdate: 'tool_call', toolCallId: 't1' }))).toEqual({ path: '', message: "must have required property 'title'" });
+    expect(failure(v1.update({ sessionUpdate: 'tool_call', toolCallId: 't1' }))).toEqual({
+      path: '',
+      message: "must have required property 'title'",
+    });
     expect(v1.update({ sessionUpdate: 'tool_call', toolCallId: 't1', title: 'Read file' })).toBeNull();
     expect(v1.update({ sessionUpdate: 'tool_call_update', toolCallId: 't1' })).toBeNull();
-    expect(failure(v1.update({ sessionUpdate: 'tool_call_update', title: 'x' }))).toEqual({ path: '', message: "must have required property 'toolCallId'" });
+    expect(failure(v1.update({ sessionUpdate: 'tool_call_update', title: 'x' }))).toEqual({
+      path: '',
+      message: "must have required property 'toolCallId'",
+    });
   });
 
   it('a known discriminator with a bad body is rejected with the path into the body', () => {
     // bad content block inside a chunk: the error of the `text` branch, not "must match anyOf"
-    expect(failure(v1.update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 5 } }, 'params.update'))).toEqual({
+    expect(
+      failure(v1.update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 5 } }, 'params.update')),
+    ).toEqual({
       path: 'params.update.content.text',
       message: 'must be string',
     });
-    expect(failure(v2.update({ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'image' } }, 'params.update'))).toEqual({
+    expect(
+      failure(
+        v2.update(
+          { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'image' } },
+          'params.update',
+        ),
+      ),
+    ).toEqual({
       path: 'params.update.content',
       message: "must have required property 'data'",
     });
     // array index in the path, nested tagged unions (tool call content -> content block)
-    const bad = { sessionUpdate: 'tool_call_update', toolCallId: 't', content: [{ type: 'content', content: text }, { type: 'content', content: { type: 'text' } }] };
-    expect(failure(v1.update(bad, 'params.update'))).toEqual({ path: 'params.update.content[1].content', message: "must have required property 'text'" });
+    const bad = {
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 't',
+      content: [
+        { type: 'content', content: text },
+        { type: 'content', content: { type: 'text' } },
+      ],
+    };
+    expect(failure(v1.update(bad, 'params.update'))).toEqual({
+      path: 'params.update.content[1].content',
+      message: "must have required property 'text'",
+    });
     expect(failure(v2.update(bad, 'params.update')).path).toBe('params.update.content[1].content');
   });
 
@@ -69,15 +96,23 @@ describe('update(): session/update dispatched on sessionUpdate', () => {
     const f = failure(v1.update({ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'cancelled' }));
     expect(f).toEqual({ path: 'status', message: 'must be equal to one of: pending, in_progress, completed, failed' });
     const g = failure(v1.update({ sessionUpdate: 'agent_message_chunk', content: { type: 'video' } }));
-    expect(g).toEqual({ path: 'content.type', message: 'must be equal to one of: text, image, audio, resource_link, resource' });
+    expect(g).toEqual({
+      path: 'content.type',
+      message: 'must be equal to one of: text, image, audio, resource_link, resource',
+    });
   });
 
   it('v2 unions and enums are open: unknown tags and statuses pass', () => {
     expect(v2.update({ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'cancelled' })).toBeNull();
     expect(v2.update({ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'some_future_status' })).toBeNull();
-    expect(v2.update({ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'video', src: 'x' } })).toBeNull();
+    expect(
+      v2.update({ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'video', src: 'x' } }),
+    ).toBeNull();
     // ...but still typed: an open enum is a string
-    expect(failure(v2.update({ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 3 }))).toEqual({ path: 'status', message: 'must be string' });
+    expect(failure(v2.update({ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 3 }))).toEqual({
+      path: 'status',
+      message: 'must be string',
+    });
   });
 
   it("returns 'unknown' for a discriminator the schema does not define", () => {
@@ -91,19 +126,39 @@ describe('update(): session/update dispatched on sessionUpdate', () => {
   it('fails a non-object or a missing / non-string discriminator', () => {
     expect(failure(v1.update(null, 'params.update'))).toEqual({ path: 'params.update', message: 'must be object' });
     expect(failure(v2.update([], 'params.update'))).toEqual({ path: 'params.update', message: 'must be object' });
-    expect(failure(v1.update({ content: text }))).toEqual({ path: '', message: "must have required property 'sessionUpdate'" });
-    expect(failure(v2.update({ sessionUpdate: 1 }, 'u'))).toEqual({ path: 'u.sessionUpdate', message: 'must be string' });
+    expect(failure(v1.update({ content: text }))).toEqual({
+      path: '',
+      message: "must have required property 'sessionUpdate'",
+    });
+    expect(failure(v2.update({ sessionUpdate: 1 }, 'u'))).toEqual({
+      path: 'u.sessionUpdate',
+      message: 'must be string',
+    });
   });
 });
 
 describe('params() and result()', () => {
   it('initialize params: v1 needs an integer protocolVersion, v2 also needs info', () => {
-    expect(v1.params('initialize', { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true } } })).toBeNull();
-    expect(failure(v1.params('initialize', { protocolVersion: '1' }, 'params'))).toEqual({ path: 'params.protocolVersion', message: 'must be integer' });
-    expect(failure(v1.params('initialize', { protocolVersion: 70000 }, 'params'))).toEqual({ path: 'params.protocolVersion', message: 'must be <= 65535' });
-    expect(failure(v1.params('initialize', {}))).toEqual({ path: '', message: "must have required property 'protocolVersion'" });
+    expect(
+      v1.params('initialize', { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true } } }),
+    ).toBeNull();
+    expect(failure(v1.params('initialize', { protocolVersion: '1' }, 'params'))).toEqual({
+      path: 'params.protocolVersion',
+      message: 'must be integer',
+    });
+    expect(failure(v1.params('initialize', { protocolVersion: 70000 }, 'params'))).toEqual({
+      path: 'params.protocolVersion',
+      message: 'must be <= 65535',
+    });
+    expect(failure(v1.params('initialize', {}))).toEqual({
+      path: '',
+      message: "must have required property 'protocolVersion'",
+    });
     expect(v2.params('initialize', { protocolVersion: 2, info: { name: 'ed', version: '1' } })).toBeNull();
-    expect(failure(v2.params('initialize', { protocolVersion: 2 }, 'params'))).toEqual({ path: 'params', message: "must have required property 'info'" });
+    expect(failure(v2.params('initialize', { protocolVersion: 2 }, 'params'))).toEqual({
+      path: 'params',
+      message: "must have required property 'info'",
+    });
     expect(failure(v2.params('initialize', { protocolVersion: 2, info: { name: 'ed' } }, 'params'))).toEqual({
       path: 'params.info',
       message: "must have required property 'version'",
@@ -118,25 +173,48 @@ describe('params() and result()', () => {
       path: 'result.stopReason',
       message: 'must be equal to one of: end_turn, max_tokens, max_turn_requests, refusal, cancelled',
     });
-    expect(failure(v1.result('session/prompt', {}))).toEqual({ path: '', message: "must have required property 'stopReason'" });
+    expect(failure(v1.result('session/prompt', {}))).toEqual({
+      path: '',
+      message: "must have required property 'stopReason'",
+    });
     // v2: the prompt result is just the message id; the stop reason arrives as a state update
     expect(v2.result('session/prompt', { messageId: 'm1' })).toBeNull();
-    expect(failure(v2.result('session/prompt', { stopReason: 'end_turn' }))).toEqual({ path: '', message: "must have required property 'messageId'" });
+    expect(failure(v2.result('session/prompt', { stopReason: 'end_turn' }))).toEqual({
+      path: '',
+      message: "must have required property 'messageId'",
+    });
     expect(v2.update({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'end_turn' })).toBeNull();
     // an idle update that ends no foreground work need not carry one
     expect(v2.update({ sessionUpdate: 'state_update', state: 'idle' })).toBeNull();
-    expect(failure(v2.update({ sessionUpdate: 'state_update', state: 'idle', stopReason: 4 }))).toEqual({ path: 'stopReason', message: 'must be string' });
+    expect(failure(v2.update({ sessionUpdate: 'state_update', state: 'idle', stopReason: 4 }))).toEqual({
+      path: 'stopReason',
+      message: 'must be string',
+    });
   });
 
   it('checks notification params, including the update inside session/update', () => {
     expect(v1.params('session/cancel', { sessionId: 's' })).toBeNull();
-    expect(failure(v1.params('session/cancel', {}))).toEqual({ path: '', message: "must have required property 'sessionId'" });
-    expect(failure(v1.params('session/update', { sessionId: 's', update: { sessionUpdate: 'tool_call', toolCallId: 't' } }, 'params'))).toEqual({
+    expect(failure(v1.params('session/cancel', {}))).toEqual({
+      path: '',
+      message: "must have required property 'sessionId'",
+    });
+    expect(
+      failure(
+        v1.params(
+          'session/update',
+          { sessionId: 's', update: { sessionUpdate: 'tool_call', toolCallId: 't' } },
+          'params',
+        ),
+      ),
+    ).toEqual({
       path: 'params.update',
       message: "must have required property 'title'",
     });
     expect(v1.params('$/cancel_request', { requestId: 3 })).toBeNull();
-    expect(failure(v2.params('$/cancel_request', { requestId: true }, 'params'))).toEqual({ path: 'params.requestId', message: 'must be integer or string' });
+    expect(failure(v2.params('$/cancel_request', { requestId: true }, 'params'))).toEqual({
+      path: 'params.requestId',
+      message: 'must be integer or string',
+    });
   });
 
   it('is lenient with methods the schema does not define', () => {
@@ -156,7 +234,13 @@ describe('params() and result()', () => {
   });
 
   it('names unusual keys readably in paths', () => {
-    const f = failure(v1.params('session/new', { cwd: '/w', mcpServers: [{ name: 'a', command: 'c', args: [], env: [{ name: 'A' }] }] }, 'params'));
+    const f = failure(
+      v1.params(
+        'session/new',
+        { cwd: '/w', mcpServers: [{ name: 'a', command: 'c', args: [], env: [{ name: 'A' }] }] },
+        'params',
+      ),
+    );
     expect(f.path).toBe('params.mcpServers[0].env[0]');
     expect(f.message).toBe("must have required property 'value'");
   });
@@ -164,7 +248,9 @@ describe('params() and result()', () => {
 
 describe('formatFailure', () => {
   it('joins the prefix and the path and says what was expected', () => {
-    expect(formatFailure('params', { path: 'update.content.type', message: 'must be string' })).toBe('params.update.content.type: must be string');
+    expect(formatFailure('params', { path: 'update.content.type', message: 'must be string' })).toBe(
+      'params.update.content.type: must be string',
+    );
     expect(formatFailure('params', { path: '[0]', message: 'must be object' })).toBe('params[0]: must be object');
     expect(formatFailure('params', { path: '', message: 'must be object' })).toBe('params: must be object');
     expect(formatFailure('', { path: '', message: 'must be object' })).toBe('must be object');
@@ -187,6 +273,9 @@ describe('schema files at runtime', () => {
       console.log(JSON.stringify([m.schemaLocation(2), v.update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'x' } }, 'params.update')]));`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
-    expect(JSON.parse(r.stdout)).toEqual([resolve(root, 'packages/protocol/schema/v2/schema.json'), { path: 'params.update', message: "must have required property 'messageId'" }]);
+    expect(JSON.parse(r.stdout)).toEqual([
+      resolve(root, 'packages/protocol/schema/v2/schema.json'),
+      { path: 'params.update', message: "must have required property 'messageId'" },
+    ]);
   });
 });

@@ -16,9 +16,16 @@ describe('generated wire types', () => {
   it('typed values are valid on the wire', () => {
     const chunk1: v1.SessionUpdate = { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hi' } };
     const call1: v1.SessionUpdate = { sessionUpdate: 'tool_call', toolCallId: 't', title: 'Read', status: 'pending' };
-    const init1: v1.InitializeRequest = { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false } };
+    const init1: v1.InitializeRequest = {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+    };
     const prompt1: v1.PromptResponse = { stopReason: 'end_turn' };
-    const chunk2: v2.SessionUpdate = { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'text', text: 'hi' } };
+    const chunk2: v2.SessionUpdate = {
+      sessionUpdate: 'agent_message_chunk',
+      messageId: 'm',
+      content: { type: 'text', text: 'hi' },
+    };
     const init2: v2.InitializeRequest = { protocolVersion: 2, info: { name: 'ed', version: '1' } };
     expect(getValidator(1).update(chunk1)).toBeNull();
     expect(getValidator(1).update(call1)).toBeNull();
@@ -57,11 +64,24 @@ export const f: v2.ToolCallStatus = 'some_future_status'; // open in v2
         join(dir, 'tsconfig.json'),
         JSON.stringify({
           // lib without DOM: the wire types need none, and lib.dom.d.ts would be most of what tsc parses
-          compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022'], skipLibCheck: true, types: [] },
+          compilerOptions: {
+            strict: true,
+            noEmit: true,
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            target: 'ES2022',
+            lib: ['ES2022'],
+            skipLibCheck: true,
+            types: [],
+          },
           files: ['usage.ts'],
         }),
       );
-      const r = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
+      const r = spawnSync(
+        process.execPath,
+        [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')],
+        { encoding: 'utf8' },
+      );
       expect(r.stdout + r.stderr).toBe('');
       expect(r.status).toBe(0);
     } finally {

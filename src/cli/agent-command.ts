@@ -26,24 +26,42 @@ export function launcherPath(): string {
  * the built-in agent, run with this very Node binary so that it works on a fresh machine with no
  * PATH setup. The built-in agent gets the model {@link chooseModel} picks (demo without keys).
  */
-export function resolveAgentCommand(agentFlag: string | undefined, env: NodeJS.ProcessEnv = process.env, modelFlags: ModelFlags = {}): AgentCommand {
+export function resolveAgentCommand(
+  agentFlag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  modelFlags: ModelFlags = {},
+): AgentCommand {
   const line = agentFlag ?? (env.ACP_KIT_AGENT ? env.ACP_KIT_AGENT : undefined);
   if (line === undefined) {
     const m = chooseModel(modelFlags, env);
     const args = [launcherPath(), 'agent', '--model', m.backend];
     if (m.modelName !== undefined) args.push('--model-name', m.modelName);
     if (m.baseUrl !== undefined) args.push('--base-url', m.baseUrl);
-    return { command: process.execPath, args, builtIn: true, display: `acp-kit agent --model ${m.backend} (built-in)`, model: m.label };
+    return {
+      command: process.execPath,
+      args,
+      builtIn: true,
+      display: `acp-kit agent --model ${m.backend} (built-in)`,
+      model: m.label,
+    };
   }
-  refuseModelFlags(modelFlags, agentFlag !== undefined ? '--agent' : '$ACP_KIT_AGENT', agentFlag !== undefined ? '--agent' : 'ACP_KIT_AGENT');
+  refuseModelFlags(
+    modelFlags,
+    agentFlag !== undefined ? '--agent' : '$ACP_KIT_AGENT',
+    agentFlag !== undefined ? '--agent' : 'ACP_KIT_AGENT',
+  );
   let words: string[];
   try {
     words = splitCommandLine(line);
   } catch (e) {
-    throw usageError(`invalid --agent command line: ${e instanceof Error ? e.message : String(e)}`, 'Quote the whole command line once, e.g. --agent "my-agent --acp".');
+    throw usageError(
+      `invalid --agent command line: ${e instanceof Error ? e.message : String(e)}`,
+      'Quote the whole command line once, e.g. --agent "my-agent --acp".',
+    );
   }
   const [command, ...args] = words;
-  if (command === undefined || command === '') throw usageError('--agent needs a command line, e.g. --agent "my-agent --acp"');
+  if (command === undefined || command === '')
+    throw usageError('--agent needs a command line, e.g. --agent "my-agent --acp"');
   return { command, args, builtIn: false, display: joinCommandLine(words) };
 }
 
@@ -52,14 +70,21 @@ function refuseModelFlags(modelFlags: ModelFlags, other: string, drop: string): 
   const given = (['model', 'modelName', 'baseUrl'] as const).filter((k) => modelFlags[k] !== undefined);
   if (given.length === 0) return;
   const names = given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ');
-  throw usageError(`${names} ${given.length === 1 ? 'chooses' : 'choose'} the model of the built-in agent, but ${other} runs another agent`, `Drop ${names}, or drop ${drop} to use the built-in agent.`);
+  throw usageError(
+    `${names} ${given.length === 1 ? 'chooses' : 'choose'} the model of the built-in agent, but ${other} runs another agent`,
+    `Drop ${names}, or drop ${drop} to use the built-in agent.`,
+  );
 }
 
 /**
  * The agent of `--agent-url`: named by its URL, with no local command and no model (the remote
  * agent's own `initialize` answer says what it is). `--agent` and the model flags are usage errors.
  */
-export function remoteAgentCommand(url: string, agentFlag: string | undefined, modelFlags: ModelFlags = {}): AgentCommand {
+export function remoteAgentCommand(
+  url: string,
+  agentFlag: string | undefined,
+  modelFlags: ModelFlags = {},
+): AgentCommand {
   if (agentFlag !== undefined) throw usageError('give --agent or --agent-url, not both');
   refuseModelFlags(modelFlags, '--agent-url', '--agent-url');
   return { command: url, args: [], builtIn: false, display: url };

@@ -17,7 +17,12 @@ export class CliError extends Error {
   /** A short machine-readable kind for `--json` output. */
   readonly kind: string;
 
-  constructor(kind: string, exitCode: number, message: string, opts: { hint?: string; details?: string; cause?: unknown } = {}) {
+  constructor(
+    kind: string,
+    exitCode: number,
+    message: string,
+    opts: { hint?: string; details?: string; cause?: unknown } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'CliError';
     this.kind = kind;
@@ -61,18 +66,22 @@ export interface AgentContext {
 function describeAuthMethods(methods: readonly AuthMethod[] | undefined): string | undefined {
   if (!methods || methods.length === 0) return undefined;
   return methods
-    .map((m) => `  - ${m.name} (id ${m.methodId}${m.type && m.type !== 'agent' ? `, type ${m.type}` : ''})${m.description ? `: ${m.description}` : ''}`)
+    .map(
+      (m) =>
+        `  - ${m.name} (id ${m.methodId}${m.type && m.type !== 'agent' ? `, type ${m.type}` : ''})${m.description ? `: ${m.description}` : ''}`,
+    )
     .join('\n');
 }
 
 function authHint(ctx: AgentContext, methods: readonly AuthMethod[] | undefined): string {
-  const logins = (methods ?? [])
-    .flatMap((m) => {
-      const cmd = terminalLoginCommand(m, { command: ctx.command, args: ctx.agentArgs ?? [] });
-      return cmd ? [{ m, cmd }] : [];
-    });
+  const logins = (methods ?? []).flatMap((m) => {
+    const cmd = terminalLoginCommand(m, { command: ctx.command, args: ctx.agentArgs ?? [] });
+    return cmd ? [{ m, cmd }] : [];
+  });
   if (logins.length > 0) {
-    const lines = logins.map(({ m, cmd }) => `  ${shellCommandLine(cmd)}${logins.length > 1 ? `   (${cmd.label ?? m.name})` : ''}`);
+    const lines = logins.map(
+      ({ m, cmd }) => `  ${shellCommandLine(cmd)}${logins.length > 1 ? `   (${cmd.label ?? m.name})` : ''}`,
+    );
     return `Log in by running ${logins.length === 1 ? 'this command' : 'one of these commands'} in a terminal, then try again (or: acp-kit login --agent ${JSON.stringify(ctx.commandLine)}):\n${lines.join('\n')}`;
   }
   return "Log in with the agent's own tool (or set the API key it expects in the environment), then try again.";
@@ -88,30 +97,50 @@ function closedError(e: ConnectionClosedError, ctx: AgentContext): CliError {
     });
   }
   if (spawnCode === 'EACCES') {
-    return new CliError('agent_not_executable', ExitCode.AgentFailed, `agent command is not executable: ${ctx.command}`, {
-      hint: `Make it executable (chmod +x) or run it through its interpreter, e.g. --agent "node ${ctx.command}".`,
-      cause: e,
-    });
+    return new CliError(
+      'agent_not_executable',
+      ExitCode.AgentFailed,
+      `agent command is not executable: ${ctx.command}`,
+      {
+        hint: `Make it executable (chmod +x) or run it through its interpreter, e.g. --agent "node ${ctx.command}".`,
+        cause: e,
+      },
+    );
   }
   if (info.error && isAgentUrl(ctx.command)) {
     // --agent-url: there is no command line to check; the server is down or wants its token
     const status = refusedStatus(e);
     if (status !== undefined) return tokenRefused(e, ctx, status, undefined);
-    return new CliError('agent_start_failed', ExitCode.AgentFailed, `could not connect to the agent at ${ctx.command}: ${info.error.message}`, {
-      hint: 'Check that the server is running (e.g. acp-kit serve --port 8765) and that --agent-url names its /acp endpoint.',
-      cause: e,
-    });
+    return new CliError(
+      'agent_start_failed',
+      ExitCode.AgentFailed,
+      `could not connect to the agent at ${ctx.command}: ${info.error.message}`,
+      {
+        hint: 'Check that the server is running (e.g. acp-kit serve --port 8765) and that --agent-url names its /acp endpoint.',
+        cause: e,
+      },
+    );
   }
   if (info.error) {
-    return new CliError('agent_start_failed', ExitCode.AgentFailed, `could not start agent "${ctx.commandLine}": ${info.error.message}`, {
-      hint: 'Check the --agent command line.',
-      cause: e,
-    });
+    return new CliError(
+      'agent_start_failed',
+      ExitCode.AgentFailed,
+      `could not start agent "${ctx.commandLine}": ${info.error.message}`,
+      {
+        hint: 'Check the --agent command line.',
+        cause: e,
+      },
+    );
   }
-  const how =
-    info.signal ? `was killed by signal ${info.signal}` : info.exitCode !== undefined && info.exitCode !== null ? `exited with code ${info.exitCode}` : `closed the connection (${info.reason})`;
+  const how = info.signal
+    ? `was killed by signal ${info.signal}`
+    : info.exitCode !== undefined && info.exitCode !== null
+      ? `exited with code ${info.exitCode}`
+      : `closed the connection (${info.reason})`;
   return new CliError('agent_crashed', ExitCode.AgentFailed, `the agent ${how}: ${ctx.commandLine}`, {
-    details: info.stderrTail ? `last lines the agent wrote to stderr:\n${indent(info.stderrTail.trimEnd())}` : undefined,
+    details: info.stderrTail
+      ? `last lines the agent wrote to stderr:\n${indent(info.stderrTail.trimEnd())}`
+      : undefined,
     hint: info.stderrTail
       ? 'See the agent output above. Run the agent command on its own to check that it starts and speaks ACP on stdio.'
       : 'The agent wrote nothing to stderr. Check that the command is an ACP agent that speaks JSON-RPC on stdio.',
@@ -139,17 +168,30 @@ export function toCliError(e: unknown, ctx: AgentContext): CliError {
   if (e instanceof CliError) return e;
   if (e instanceof ConnectionClosedError) return closedError(e, ctx);
   if (e instanceof ConnectAbortedError) {
-    if (e.reason === 'aborted') return new CliError('interrupted', ExitCode.Interrupted, 'interrupted while connecting to the agent', { cause: e });
-    return new CliError('agent_timeout', ExitCode.AgentFailed, `the agent did not answer initialize within ${(e.timeoutMs ?? 0) / 1000} s: ${ctx.commandLine}`, {
-      hint: 'Check that the command is an ACP agent (JSON-RPC on stdin/stdout), or raise --connect-timeout for slow starts.',
-      cause: e,
-    });
+    if (e.reason === 'aborted')
+      return new CliError('interrupted', ExitCode.Interrupted, 'interrupted while connecting to the agent', {
+        cause: e,
+      });
+    return new CliError(
+      'agent_timeout',
+      ExitCode.AgentFailed,
+      `the agent did not answer initialize within ${(e.timeoutMs ?? 0) / 1000} s: ${ctx.commandLine}`,
+      {
+        hint: 'Check that the command is an ACP agent (JSON-RPC on stdin/stdout), or raise --connect-timeout for slow starts.',
+        cause: e,
+      },
+    );
   }
   if (e instanceof RequestTimeoutError) {
-    return new CliError('agent_timeout', ExitCode.AgentFailed, `the agent did not answer ${e.method} within ${e.timeoutMs / 1000} s: ${ctx.commandLine}`, {
-      hint: 'The agent started but did not open the session; run it with --verbose to see its stderr, or raise --timeout if it is just slow.',
-      cause: e,
-    });
+    return new CliError(
+      'agent_timeout',
+      ExitCode.AgentFailed,
+      `the agent did not answer ${e.method} within ${e.timeoutMs / 1000} s: ${ctx.commandLine}`,
+      {
+        hint: 'The agent started but did not open the session; run it with --verbose to see its stderr, or raise --timeout if it is just slow.',
+        cause: e,
+      },
+    );
   }
   if (e instanceof AcpError || isRpcErrorLike(e)) {
     const { code, message, data } = e;
@@ -159,7 +201,9 @@ export function toCliError(e: unknown, ctx: AgentContext): CliError {
         const methods = mergeAuthMethods(ctx.authMethods ?? [], authMethodsFromError(e));
         const list = describeAuthMethods(methods);
         return new CliError('auth_required', ExitCode.AuthRequired, `the agent requires authentication: ${message}`, {
-          details: list ? `authentication methods offered by the agent:\n${list}` : 'the agent listed no authentication methods',
+          details: list
+            ? `authentication methods offered by the agent:\n${list}`
+            : 'the agent listed no authentication methods',
           hint: authHint(ctx, methods),
           cause: e,
         });
@@ -168,30 +212,46 @@ export function toCliError(e: unknown, ctx: AgentContext): CliError {
         const d = isObj(data) ? data : undefined;
         if (d && 'answered' in d) {
           // the agent answered initialize with a version we did not ask for / cannot speak
-          return new CliError('version_mismatch', ExitCode.VersionMismatch, `protocol version mismatch: the agent answered version ${JSON.stringify(d.answered)}, but acp-kit asked for ${Array.isArray(d.supported) ? d.supported.join(' or ') : '?'}`, {
-            hint: ctx.forcedProtocol ? 'Drop --protocol (or use --protocol auto) to let both sides negotiate.' : 'Upgrade the agent or acp-kit so that both speak a common version.',
-            cause: e,
-          });
+          return new CliError(
+            'version_mismatch',
+            ExitCode.VersionMismatch,
+            `protocol version mismatch: the agent answered version ${JSON.stringify(d.answered)}, but acp-kit asked for ${Array.isArray(d.supported) ? d.supported.join(' or ') : '?'}`,
+            {
+              hint: ctx.forcedProtocol
+                ? 'Drop --protocol (or use --protocol auto) to let both sides negotiate.'
+                : 'Upgrade the agent or acp-kit so that both speak a common version.',
+              cause: e,
+            },
+          );
         }
         const supported = Array.isArray(d?.supported) ? d.supported.join(', ') : 'unknown';
         return new CliError('version_mismatch', ExitCode.VersionMismatch, `protocol version mismatch: ${message}`, {
           details: `the agent speaks version(s) ${supported}; acp-kit speaks 1 and 2`,
-          hint: ctx.forcedProtocol ? 'Drop --protocol (or use --protocol auto) to let both sides negotiate.' : 'Upgrade the agent or acp-kit so that both speak a common version.',
+          hint: ctx.forcedProtocol
+            ? 'Drop --protocol (or use --protocol auto) to let both sides negotiate.'
+            : 'Upgrade the agent or acp-kit so that both speak a common version.',
           cause: e,
         });
       }
       case ErrorCode.MethodNotFound:
-        return new CliError('unsupported', ExitCode.Unsupported, `the agent does not support this: ${message}`, { cause: e });
+        return new CliError('unsupported', ExitCode.Unsupported, `the agent does not support this: ${message}`, {
+          cause: e,
+        });
       case ErrorCode.ResourceNotFound:
         return new CliError('not_found', ExitCode.SessionNotFound, message, {
           hint: 'List the known sessions with `acp-kit sessions list`.',
           cause: e,
         });
       default:
-        return new CliError('agent_error', ExitCode.TurnError, `the agent answered with an error: ${message} (code ${code})`, {
-          details: data === undefined ? undefined : `error data: ${safeJson(data)}`,
-          cause: e,
-        });
+        return new CliError(
+          'agent_error',
+          ExitCode.TurnError,
+          `the agent answered with an error: ${message} (code ${code})`,
+          {
+            details: data === undefined ? undefined : `error data: ${safeJson(data)}`,
+            cause: e,
+          },
+        );
     }
   }
   if (e instanceof Error && 'code' in e && e.code === 'ACP_VERSION_MISMATCH') {
@@ -215,17 +275,26 @@ export function toCliError(e: unknown, ctx: AgentContext): CliError {
  */
 export function connectError(e: unknown, ctx: AgentContext): CliError {
   if (e instanceof AgentStartupError && e.kind === 'non-json-stdout' && e.firstNonJsonLine !== undefined) {
-    return new CliError('agent_not_acp', ExitCode.AgentFailed, `the agent wrote a line to stdout that is not JSON-RPC: ${quoteLine(e.firstNonJsonLine)}`, {
-      details: `agent: ${ctx.commandLine}\nACP agents write only JSON-RPC messages to stdout (logs go to stderr); acp-kit stopped waiting for the initialize answer.`,
-      hint: 'Check that the command starts the agent in ACP mode (many agents need a flag such as --acp), and that it logs to stderr.',
-      cause: e,
-    });
+    return new CliError(
+      'agent_not_acp',
+      ExitCode.AgentFailed,
+      `the agent wrote a line to stdout that is not JSON-RPC: ${quoteLine(e.firstNonJsonLine)}`,
+      {
+        details: `agent: ${ctx.commandLine}\nACP agents write only JSON-RPC messages to stdout (logs go to stderr); acp-kit stopped waiting for the initialize answer.`,
+        hint: 'Check that the command starts the agent in ACP mode (many agents need a flag such as --acp), and that it logs to stderr.',
+        cause: e,
+      },
+    );
   }
   const err = toCliError(e, ctx);
   const tail = e instanceof AgentStartupError ? e.stdoutTail : [];
   if (err.kind === 'agent_crashed' && tail.length > 0) {
     const lines = `last lines the agent wrote to stdout (not JSON-RPC):\n${indent(tail.join('\n'))}`;
-    return new CliError(err.kind, err.exitCode, err.message, { details: err.details ? `${lines}\n${err.details}` : lines, hint: err.hint, cause: e });
+    return new CliError(err.kind, err.exitCode, err.message, {
+      details: err.details ? `${lines}\n${err.details}` : lines,
+      hint: err.hint,
+      cause: e,
+    });
   }
   return err;
 }
@@ -270,7 +339,14 @@ function quoteLine(line: string): string {
 }
 
 function isRpcErrorLike(e: unknown): e is { code: number; message: string; data?: unknown } {
-  return typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'number' && 'message' in e && typeof e.message === 'string';
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    'code' in e &&
+    typeof e.code === 'number' &&
+    'message' in e &&
+    typeof e.message === 'string'
+  );
 }
 
 function safeJson(v: unknown): string {
@@ -283,7 +359,10 @@ function safeJson(v: unknown): string {
 }
 
 /** Formats an error for stderr: `acp-kit: message`, details, `hint: ...`. */
-export function formatCliError(e: CliError, style: { red(s: string): string; dim(s: string): string; yellow(s: string): string }): string {
+export function formatCliError(
+  e: CliError,
+  style: { red(s: string): string; dim(s: string): string; yellow(s: string): string },
+): string {
   let out = `${style.red('acp-kit: error:')} ${e.message}\n`;
   if (e.details) out += `${style.dim(e.details)}\n`;
   if (e.hint) out += `${style.yellow('hint:')} ${e.hint}\n`;

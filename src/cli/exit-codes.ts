@@ -83,7 +83,8 @@ export function exitCodeForStopReason(stopReason: StopReason | null | undefined)
  */
 export function exitCodeForTurn(stopReason: StopReason | null | undefined, rejectedPermissions: number): ExitCode {
   const code = exitCodeForStopReason(stopReason);
-  if (rejectedPermissions > 0 && (code === ExitCode.Ok || code === ExitCode.Cancelled)) return ExitCode.PermissionDenied;
+  if (rejectedPermissions > 0 && (code === ExitCode.Ok || code === ExitCode.Cancelled))
+    return ExitCode.PermissionDenied;
   return code;
 }
 

@@ -38,7 +38,10 @@ export function chooseModel(flags: ModelFlags, env: NodeJS.ProcessEnv = process.
     source = 'flag';
   } else if (fromEnv !== undefined) {
     if (!isModelBackend(fromEnv)) {
-      throw usageError(`ACP_KIT_MODEL must be demo, openai or anthropic (got ${JSON.stringify(fromEnv)})`, 'Set ACP_KIT_MODEL to one of them, or unset it.');
+      throw usageError(
+        `ACP_KIT_MODEL must be demo, openai or anthropic (got ${JSON.stringify(fromEnv)})`,
+        'Set ACP_KIT_MODEL to one of them, or unset it.',
+      );
     }
     backend = fromEnv;
     source = 'ACP_KIT_MODEL';
@@ -57,5 +60,11 @@ export function chooseModel(flags: ModelFlags, env: NodeJS.ProcessEnv = process.
   const modelName = flags.modelName ?? envName ?? DEFAULT_MODEL_NAMES[backend];
   const envUrl = backend === 'openai' ? env.OPENAI_BASE_URL : env.ANTHROPIC_BASE_URL;
   const baseUrl = flags.baseUrl ?? (envUrl === '' ? undefined : envUrl);
-  return { backend, modelName, ...(baseUrl !== undefined ? { baseUrl } : {}), label: `${backend}:${modelName}`, source };
+  return {
+    backend,
+    modelName,
+    ...(baseUrl !== undefined ? { baseUrl } : {}),
+    label: `${backend}:${modelName}`,
+    source,
+  };
 }

@@ -37,10 +37,16 @@ export interface IntegerRange {
  */
 export function integerFlag(flag: string, range: IntegerRange): (value: string) => number {
   const max = range.max ?? Number.MAX_SAFE_INTEGER;
-  const wanted = range.max !== undefined ? `${range.min}..${range.max}` : range.min === 1 ? 'a positive integer' : `an integer of at least ${range.min}`;
+  const wanted =
+    range.max !== undefined
+      ? `${range.min}..${range.max}`
+      : range.min === 1
+        ? 'a positive integer'
+        : `an integer of at least ${range.min}`;
   return (value) => {
     const n = Number(value);
-    if (!Number.isSafeInteger(n) || n < range.min || n > max) throw usageError(`${flag} must be ${wanted} (got ${JSON.stringify(value)})`);
+    if (!Number.isSafeInteger(n) || n < range.min || n > max)
+      throw usageError(`${flag} must be ${wanted} (got ${JSON.stringify(value)})`);
     return n;
   };
 }
@@ -50,7 +56,9 @@ export function secondsFlag(flag: string, max?: number): (value: string) => numb
   return (value) => {
     const n = Number(value);
     if (!Number.isFinite(n) || n <= 0 || (max !== undefined && n > max)) {
-      throw usageError(`${flag} must be a positive number of seconds${max !== undefined ? ` up to ${max}` : ''} (got ${JSON.stringify(value)})`);
+      throw usageError(
+        `${flag} must be a positive number of seconds${max !== undefined ? ` up to ${max}` : ''} (got ${JSON.stringify(value)})`,
+      );
     }
     return n;
   };
@@ -76,23 +84,48 @@ export const collect = (value: string, previous: string[] = []): string[] => [..
 export function addAgentOptions<A extends unknown[]>(cmd: Command<A, {}, OptionValues>) {
   return cmd
     .option('--agent <command line>', 'agent to run, as one command line (default: the built-in demo agent)')
-    .option('--agent-url <url>', 'remote agent (acp-kit serve): ws://host:port/acp or http://host:port/acp; token from $ACP_KIT_AGENT_TOKEN or --agent-token-file')
+    .option(
+      '--agent-url <url>',
+      'remote agent (acp-kit serve): ws://host:port/acp or http://host:port/acp; token from $ACP_KIT_AGENT_TOKEN or --agent-token-file',
+    )
     .option('--agent-token-file <file>', 'file holding the bearer token for --agent-url')
-    .option('--agent-http2', 'an http:// or https:// --agent-url: speak HTTP/2 (cleartext h2c for http://, e.g. acp-kit serve --http2-port)')
+    .option(
+      '--agent-http2',
+      'an http:// or https:// --agent-url: speak HTTP/2 (cleartext h2c for http://, e.g. acp-kit serve --http2-port)',
+    )
     .option('--cwd <dir>', 'working directory of the session (default: the current directory)')
-    .addOption(new Option('--protocol <version>', 'protocol version to use').choices(['auto', '1', '2']).default('auto'))
-    .option('--connect-timeout <seconds>', "how long to wait for the agent's initialize answer (default 60)", secondsFlag('--connect-timeout'))
-    .option('--timeout <seconds>', 'how long to wait for the agent to open the session (session/new, load, resume; default 60)', secondsFlag('--timeout', 2_000_000))
+    .addOption(
+      new Option('--protocol <version>', 'protocol version to use').choices(['auto', '1', '2']).default('auto'),
+    )
+    .option(
+      '--connect-timeout <seconds>',
+      "how long to wait for the agent's initialize answer (default 60)",
+      secondsFlag('--connect-timeout'),
+    )
+    .option(
+      '--timeout <seconds>',
+      'how long to wait for the agent to open the session (session/new, load, resume; default 60)',
+      secondsFlag('--timeout', 2_000_000),
+    )
     .option('--verbose', "print the agent's stderr and protocol notes to stderr");
 }
 
 /** The flags {@link addAgentOptions} declares, as parsed. */
-export type AgentOptionValues = ReturnType<typeof addAgentOptions> extends Command<unknown[], infer O, OptionValues> ? O : never;
+export type AgentOptionValues =
+  ReturnType<typeof addAgentOptions> extends Command<unknown[], infer O, OptionValues> ? O : never;
 
 /** Model choice of the built-in agent, for `run` and `chat` (the agent itself has the same flags); declared after the agent flags. */
 export function addModelOptions<A extends unknown[]>(cmd: Command<A, AgentOptionValues, OptionValues>) {
   return cmd
-    .addOption(new Option('--model <backend>', 'model of the built-in agent (default: $ACP_KIT_MODEL, else the provider whose API key is set, else demo)').choices(['demo', 'openai', 'anthropic']))
+    .addOption(
+      new Option(
+        '--model <backend>',
+        'model of the built-in agent (default: $ACP_KIT_MODEL, else the provider whose API key is set, else demo)',
+      ).choices(['demo', 'openai', 'anthropic']),
+    )
     .option('--model-name <name>', 'model name (default: $ACP_KIT_MODEL_NAME, else gpt-4o-mini / claude-sonnet-4-5)')
-    .option('--base-url <url>', 'API base URL (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL), e.g. a local OpenAI-compatible server');
+    .option(
+      '--base-url <url>',
+      'API base URL (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL), e.g. a local OpenAI-compatible server',
+    );
 }

@@ -81,7 +81,10 @@ function rootProgram(result: ExitResult, handlers: CommandHandlers): CommandUnkn
     .argument('[command]')
     .action(async (word) => {
       if (word !== undefined) {
-        throw usageError(`unknown command '${word}'`, 'Commands: run, chat, sessions, agent, login, proxy, captures, validate, check, replay, stats, diff, inspect. To send a prompt: acp-kit run "<prompt>".');
+        throw usageError(
+          `unknown command '${word}'`,
+          'Commands: run, chat, sessions, agent, login, proxy, captures, validate, check, replay, stats, diff, inspect. To send a prompt: acp-kit run "<prompt>".',
+        );
       }
       if (process.stdin.isTTY && process.stdout.isTTY) {
         result.code = await handlers.chat({ protocol: 'auto' });
@@ -114,22 +117,35 @@ export async function main(argv: string[] = process.argv): Promise<never> {
     await program.parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') result.code = 0;
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help')
+        result.code = 0;
       else {
         // commander printed "error: ..." already
         const hint = `run \`${commandPath(argv)} --help\` to see the options.`;
         process.stderr.write(`${style.yellow('hint:')} ${hint}\n`);
         result.code = ExitCode.Usage;
-        if (wantsJson(argv)) writeJsonFailure(argv, new CliError('usage', ExitCode.Usage, e.message.replace(/^error: /, '').trim(), { hint: `Run \`${commandPath(argv)} --help\` to see the options.` }));
+        if (wantsJson(argv))
+          writeJsonFailure(
+            argv,
+            new CliError('usage', ExitCode.Usage, e.message.replace(/^error: /, '').trim(), {
+              hint: `Run \`${commandPath(argv)} --help\` to see the options.`,
+            }),
+          );
       }
     } else if (e instanceof CliError) {
       process.stderr.write(formatCliError(e, style));
       result.code = e.exitCode;
       if (wantsJson(argv)) writeJsonFailure(argv, e);
     } else {
-      process.stderr.write(`${style.red('acp-kit: internal error:')} ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.stderr.write(
+        `${style.red('acp-kit: internal error:')} ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+      );
       result.code = ExitCode.Internal;
-      if (wantsJson(argv)) writeJsonFailure(argv, new CliError('internal', ExitCode.Internal, `internal error: ${e instanceof Error ? e.message : String(e)}`));
+      if (wantsJson(argv))
+        writeJsonFailure(
+          argv,
+          new CliError('internal', ExitCode.Internal, `internal error: ${e instanceof Error ? e.message : String(e)}`),
+        );
     }
   }
   await flushStdio();
@@ -145,10 +161,33 @@ function wantsJson(argv: string[]): boolean {
 
 /** The `result` line of a command that failed before it could report it itself (`run`'s carries its turn fields). */
 function writeJsonFailure(argv: string[], e: CliError): void {
-  process.stdout.write(resultLine(e.exitCode, { ...(commandPath(argv) === 'acp-kit run' ? { stopReason: null, rejectedPermissions: 0 } : {}), error: e.toJSON() }));
+  process.stdout.write(
+    resultLine(e.exitCode, {
+      ...(commandPath(argv) === 'acp-kit run' ? { stopReason: null, rejectedPermissions: 0 } : {}),
+      error: e.toJSON(),
+    }),
+  );
 }
 
 function commandPath(argv: string[]): string {
   const sub = argv.slice(2).find((a) => !a.startsWith('-'));
-  return sub && ['run', 'chat', 'sessions', 'agent', 'login', 'proxy', 'captures', 'validate', 'check', 'replay', 'stats', 'diff', 'inspect', 'db'].includes(sub) ? `acp-kit ${sub}` : 'acp-kit';
+  return sub &&
+    [
+      'run',
+      'chat',
+      'sessions',
+      'agent',
+      'login',
+      'proxy',
+      'captures',
+      'validate',
+      'check',
+      'replay',
+      'stats',
+      'diff',
+      'inspect',
+      'db',
+    ].includes(sub)
+    ? `acp-kit ${sub}`
+    : 'acp-kit';
 }

@@ -2,8 +2,15 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { messageOf } from '@acp-kit/agent/internal';
 import {
-  connectReconnecting, connectToAgent, type ClientConnection, type ClientOptions, type ClientSession, type PermissionPolicy,
-  type ReconnectingConnection, type RemoteTarget, type RestoreSessionOptions,
+  connectReconnecting,
+  connectToAgent,
+  type ClientConnection,
+  type ClientOptions,
+  type ClientSession,
+  type PermissionPolicy,
+  type ReconnectingConnection,
+  type RemoteTarget,
+  type RestoreSessionOptions,
 } from '@acp-kit/client';
 import type { TerminalExitStatus } from '@acp-kit/protocol';
 import { agentContext, remoteAgentCommand, resolveAgentCommand, type AgentCommand } from './agent-command.js';
@@ -47,7 +54,11 @@ export function terminalNamer(
     if (seen) return seen;
     const s = session();
     const t = s?.clientTerminal(terminalId);
-    const report: ClientTerminalReport = { sessionId: s?.sessionId ?? '', terminalId, ...(t ? { command: { command: t.command, args: t.args } } : {}) };
+    const report: ClientTerminalReport = {
+      sessionId: s?.sessionId ?? '',
+      terminalId,
+      ...(t ? { command: { command: t.command, args: t.args } } : {}),
+    };
     if (t) known.set(terminalId, report);
     return report;
   };
@@ -94,7 +105,10 @@ export async function openAgent(
   const cwd = resolveCwd(flags.cwd);
   const protocol = protocolChoice(flags.protocol);
   // a remote agent is named by its URL: the local agent is not started, its model not chosen
-  const agent = flags.agentUrl !== undefined ? remoteAgentCommand(flags.agentUrl, flags.agent, flags) : resolveAgentCommand(flags.agent, process.env, flags);
+  const agent =
+    flags.agentUrl !== undefined
+      ? remoteAgentCommand(flags.agentUrl, flags.agent, flags)
+      : resolveAgentCommand(flags.agent, process.env, flags);
   const ctx = agentContext(agent, protocol === 'auto' ? undefined : protocol);
   const options: ClientOptions = {
     protocol,
@@ -128,13 +142,17 @@ export async function openAgent(
     ctx.authMethods = rc.connection.authMethods;
     ctx.agentArgs = agent.args;
     const told = opts.onReconnected ?? ((message: string) => void process.stderr.write(`acp-kit: ${message}\n`));
-    rc.on('reconnected', ({ attempt }) => told(`the connection to ${target.url} dropped; reconnected (attempt ${attempt}) and resumed the session`));
+    rc.on('reconnected', ({ attempt }) =>
+      told(`the connection to ${target.url} dropped; reconnected (attempt ${attempt}) and resumed the session`),
+    );
     return {
       get conn() {
         return rc.connection;
       },
       reconnecting: rc,
-      agent, ctx, cwd,
+      agent,
+      ctx,
+      cwd,
       close: () => rc.close(),
     };
   }

@@ -29,7 +29,8 @@ export function splitCommandLine(line: string): string[] {
       const start = i;
       i++;
       for (;;) {
-        if (i >= line.length) throw new Error(`unterminated double quote at position ${start + 1} in ${JSON.stringify(line)}`);
+        if (i >= line.length)
+          throw new Error(`unterminated double quote at position ${start + 1} in ${JSON.stringify(line)}`);
         const d = line.charAt(i);
         if (d === '"') break;
         if (d === '\\' && i + 1 < line.length && '"\\$`\n'.includes(line.charAt(i + 1))) {

@@ -20,7 +20,8 @@ export interface Style {
 /** Whether colour should be used on a stream, honouring NO_COLOR and FORCE_COLOR. */
 export function colorEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '') return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '')
+    return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
   return stream.isTTY === true && env.TERM !== 'dumb';
 }
 
@@ -46,6 +47,5 @@ export function createStyle(enabled: boolean): Style {
 
 /** Removes ANSI escape sequences (for agent-supplied text and terminal output we print). */
 export function stripAnsi(s: string): string {
-   
   return s.replace(/\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g, '');
 }

@@ -44,7 +44,13 @@ export class MemoryEnd implements Transport {
     if (hit) return Promise.resolve(hit);
     return new Promise<Msg>((resolve, reject) => {
       // a guard against a hang, not a test of absence: the bridge owes this message
-      const t = setTimeout(() => reject(new Error(`no ${what} arrived within 5 s; got ${JSON.stringify(this.sent.slice(from)).slice(0, 800)}`)), 5000);
+      const t = setTimeout(
+        () =>
+          reject(
+            new Error(`no ${what} arrived within 5 s; got ${JSON.stringify(this.sent.slice(from)).slice(0, 800)}`),
+          ),
+        5000,
+      );
       this.waiters.push({ from, pred, resolve: (m) => (clearTimeout(t), resolve(m)) });
     });
   }
@@ -62,7 +68,11 @@ export class MemoryEnd implements Transport {
 const EDITOR_INIT: Record<1 | 2, Msg> = {
   1: {
     protocolVersion: 1,
-    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true, session: { configOptions: { boolean: {} }, notices: {}, compaction: {} } },
+    clientCapabilities: {
+      fs: { readTextFile: true, writeTextFile: true },
+      terminal: true,
+      session: { configOptions: { boolean: {} }, notices: {}, compaction: {} },
+    },
     clientInfo: { name: 'editor', version: '1.0.0' },
   },
   2: { protocolVersion: 2, info: { name: 'editor', version: '1.0.0' }, capabilities: {} },
@@ -83,7 +93,14 @@ const AGENT_INIT: Record<1 | 2, Msg> = {
   2: {
     protocolVersion: 2,
     info: { name: 'agent', version: '1.0.0' },
-    capabilities: { session: { prompt: { image: {}, audio: {}, embeddedContext: {} }, mcp: { stdio: {}, http: {} }, delete: {}, additionalDirectories: {} } },
+    capabilities: {
+      session: {
+        prompt: { image: {}, audio: {}, embeddedContext: {} },
+        mcp: { stdio: {}, http: {} },
+        delete: {},
+        additionalDirectories: {},
+      },
+    },
     authMethods: [{ type: 'agent', methodId: 'key', name: 'API key' }],
   },
 };
@@ -136,7 +153,11 @@ let probes = 0;
 export async function agentRoundTrip(p: BridgePair, from: number): Promise<Msg[]> {
   const id = `probe-${++probes}`;
   p.agent.deliver({ jsonrpc: '2.0', id, method: '_probe', params: { id } });
-  const got = await p.editor.next((m) => m.method === '_probe' && (m.params as Msg | undefined)?.id === id, from, 'forwarded _probe');
+  const got = await p.editor.next(
+    (m) => m.method === '_probe' && (m.params as Msg | undefined)?.id === id,
+    from,
+    'forwarded _probe',
+  );
   const at = p.editor.sent.indexOf(got);
   p.editor.deliver({ jsonrpc: '2.0', id: got.id as string | number, result: {} });
   await p.agent.next((m) => m.id === id && m.method === undefined, 0, '_probe answer');
@@ -147,7 +168,11 @@ export async function agentRoundTrip(p: BridgePair, from: number): Promise<Msg[]
 export async function editorRoundTrip(p: BridgePair, from: number): Promise<Msg[]> {
   const id = `probe-${++probes}`;
   p.editor.deliver({ jsonrpc: '2.0', id, method: '_probe', params: { id } });
-  const got = await p.agent.next((m) => m.method === '_probe' && (m.params as Msg | undefined)?.id === id, from, 'forwarded _probe');
+  const got = await p.agent.next(
+    (m) => m.method === '_probe' && (m.params as Msg | undefined)?.id === id,
+    from,
+    'forwarded _probe',
+  );
   const at = p.agent.sent.indexOf(got);
   p.agent.deliver({ jsonrpc: '2.0', id: got.id as string | number, result: {} });
   await p.editor.next((m) => m.id === id && m.method === undefined, 0, '_probe answer');
@@ -155,12 +180,21 @@ export async function editorRoundTrip(p: BridgePair, from: number): Promise<Msg[
 }
 
 /** The agent sends a request; the editor's end answers whatever reaches it with `answer`. Returns the agent's answer and what the editor got. */
-export async function agentAsks(p: BridgePair, method: string, params: Msg, answer: unknown = {}): Promise<{ answer: Msg; editorGot: Msg[] }> {
+export async function agentAsks(
+  p: BridgePair,
+  method: string,
+  params: Msg,
+  answer: unknown = {},
+): Promise<{ answer: Msg; editorGot: Msg[] }> {
   const id = `ask-${++probes}`;
   const from = p.editor.sent.length;
   p.agent.deliver({ jsonrpc: '2.0', id, method, params });
   const answered = p.agent.next((m) => m.id === id && m.method === undefined, 0, `answer to ${method}`);
-  const forwarded = p.editor.next((m) => typeof m.method === 'string' && m.id !== undefined, from, `${method} at the editor`);
+  const forwarded = p.editor.next(
+    (m) => typeof m.method === 'string' && m.id !== undefined,
+    from,
+    `${method} at the editor`,
+  );
   const first = await Promise.race([answered.then(() => undefined), forwarded]);
   if (first) p.editor.deliver({ jsonrpc: '2.0', id: first.id as string | number, result: answer });
   return { answer: await answered, editorGot: p.editor.sent.slice(from) };

@@ -40,7 +40,12 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const shortString = (min = 0, max = 8): fc.Arbitrary<string> =>
   fc.oneof(
     { weight: 4, arbitrary: fc.string({ minLength: min, maxLength: Math.max(min, max) }) },
-    { weight: 1, arbitrary: fc.constantFrom('a"b', 'x\ny', 'é✓', '/tmp/a b.txt').filter((s) => s.length >= min && s.length <= Math.max(min, max)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom('a"b', 'x\ny', 'é✓', '/tmp/a b.txt')
+        .filter((s) => s.length >= min && s.length <= Math.max(min, max)),
+    },
   );
 
 function stringArbitrary(s: Obj): fc.Arbitrary<string> {
@@ -59,14 +64,18 @@ function stringArbitrary(s: Obj): fc.Arbitrary<string> {
 }
 
 function integerArbitrary(s: Obj): fc.Arbitrary<number> {
-  let [min, max] = typeof s.format === 'string' && INT_FORMATS[s.format] ? INT_FORMATS[s.format]! : [-(2 ** 31), 2 ** 31 - 1];
+  let [min, max] =
+    typeof s.format === 'string' && INT_FORMATS[s.format] ? INT_FORMATS[s.format]! : [-(2 ** 31), 2 ** 31 - 1];
   if (typeof s.minimum === 'number') min = Math.max(min, Math.ceil(s.minimum));
   if (typeof s.exclusiveMinimum === 'number') min = Math.max(min, Math.floor(s.exclusiveMinimum) + 1);
   if (typeof s.maximum === 'number') max = Math.min(max, Math.floor(s.maximum));
   if (typeof s.exclusiveMaximum === 'number') max = Math.min(max, Math.ceil(s.exclusiveMaximum) - 1);
   // the bounds and values around 0 are where versions disagree (line 0, exit code -1): weight them
   const edges = [min, max, 0, 1, -1, 2].filter((n) => n >= min && n <= max);
-  return fc.oneof({ weight: 3, arbitrary: fc.integer({ min, max }) }, { weight: 1, arbitrary: fc.constantFrom(...edges) });
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.integer({ min, max }) },
+    { weight: 1, arbitrary: fc.constantFrom(...edges) },
+  );
 }
 
 function numberArbitrary(s: Obj): fc.Arbitrary<number> {
@@ -74,13 +83,17 @@ function numberArbitrary(s: Obj): fc.Arbitrary<number> {
   const max = typeof s.maximum === 'number' ? s.maximum : 1e6;
   const edges = [min, max, 0, 0.5, 1, -1, 2].filter((n) => n >= min && n <= max);
   return fc.oneof(
-    { weight: 3, arbitrary: fc.double({ min, max, noNaN: true, noDefaultInfinity: true }).map((n) => (Object.is(n, -0) ? 0 : n)) },
+    {
+      weight: 3,
+      arbitrary: fc.double({ min, max, noNaN: true, noDefaultInfinity: true }).map((n) => (Object.is(n, -0) ? 0 : n)),
+    },
     { weight: 1, arbitrary: fc.constantFrom(...edges) },
   );
 }
 
 /** A small JSON value (for `{}` / `true` schemas such as `rawInput`). */
-const anyJson = (): fc.Arbitrary<unknown> => fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown);
+const anyJson = (): fc.Arbitrary<unknown> =>
+  fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown);
 
 /** Generates arbitraries for the definitions of one root schema. */
 export class SchemaArbitraries {
@@ -115,7 +128,8 @@ export class SchemaArbitraries {
    */
   unionBranches(name: string, tag: string): Array<{ tag: string; arbitrary: fc.Arbitrary<unknown> }> {
     const d = this.deref(this.def(name));
-    const branches = (isObj(d) && (Array.isArray(d.oneOf) ? d.oneOf : Array.isArray(d.anyOf) ? d.anyOf : [])) as Schema[];
+    const branches = (isObj(d) &&
+      (Array.isArray(d.oneOf) ? d.oneOf : Array.isArray(d.anyOf) ? d.anyOf : [])) as Schema[];
     const out: Array<{ tag: string; arbitrary: fc.Arbitrary<unknown> }> = [];
     for (const b of branches) {
       const m = this.merged(b);
@@ -133,7 +147,10 @@ export class SchemaArbitraries {
       if (!ref.startsWith('#/$defs/')) throw new Error(`unsupported $ref ${ref}`);
       const { $ref: _r, ...rest } = cur;
       const target = this.def(ref.slice('#/$defs/'.length));
-      cur = Object.keys(rest).filter((k) => k !== 'description').length > 0 && isObj(target) ? this.mergeTwo(target, rest) : target;
+      cur =
+        Object.keys(rest).filter((k) => k !== 'description').length > 0 && isObj(target)
+          ? this.mergeTwo(target, rest)
+          : target;
     }
     return cur;
   }
@@ -151,8 +168,10 @@ export class SchemaArbitraries {
 
   private mergeTwo(a: Obj, b: Obj): Obj {
     const out: Obj = { ...a, ...b };
-    if (isObj(a.properties) || isObj(b.properties)) out.properties = { ...(a.properties as Obj), ...(b.properties as Obj) };
-    if (Array.isArray(a.required) || Array.isArray(b.required)) out.required = [...new Set([...((a.required as string[]) ?? []), ...((b.required as string[]) ?? [])])];
+    if (isObj(a.properties) || isObj(b.properties))
+      out.properties = { ...(a.properties as Obj), ...(b.properties as Obj) };
+    if (Array.isArray(a.required) || Array.isArray(b.required))
+      out.required = [...new Set([...((a.required as string[]) ?? []), ...((b.required as string[]) ?? [])])];
     if (a.type !== undefined && b.type === undefined) out.type = a.type;
     return out;
   }
@@ -163,10 +182,13 @@ export class SchemaArbitraries {
     const m = this.merged(s);
     if ('const' in m) return fc.constant(m.const);
     if (Array.isArray(m.enum)) return fc.constantFrom(...(m.enum as unknown[]));
-    const union = (Array.isArray(m.oneOf) ? m.oneOf : Array.isArray(m.anyOf) ? m.anyOf : undefined) as Schema[] | undefined;
+    const union = (Array.isArray(m.oneOf) ? m.oneOf : Array.isArray(m.anyOf) ? m.anyOf : undefined) as
+      Schema[] | undefined;
     if (union) {
       const { oneOf: _o, anyOf: _a, ...siblings } = m;
-      const hasSiblings = Object.keys(siblings).some((k) => k !== 'description' && k !== 'discriminator' && k !== 'title');
+      const hasSiblings = Object.keys(siblings).some(
+        (k) => k !== 'description' && k !== 'discriminator' && k !== 'title',
+      );
       const branches = union
         .filter((b) => !(isObj(b) && b.not !== undefined))
         .map((b) => this.of(hasSiblings && isObj(b) ? this.mergeTwo(siblings, this.merged(b)) : b, depth + 1));

@@ -20,7 +20,14 @@ export function frames(rows: ReadonlyArray<readonly [number, FrameDirection, unk
 
 /** Writes frames as an acp-kit capture file (header + one line per frame). */
 export function writeCaptureFile(path: string, list: readonly CaptureFrame[], agent: string[] = ['test-agent']): void {
-  const header = { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: '0.0.0-test', agent, start: '2026-11-20T10:00:00.000Z' };
+  const header = {
+    type: 'header',
+    format: 'acp-kit-capture',
+    formatVersion: 1,
+    acpKit: '0.0.0-test',
+    agent,
+    start: '2026-11-20T10:00:00.000Z',
+  };
   writeFileSync(path, [header, ...list].map((l) => JSON.stringify(l)).join('\n') + '\n');
 }
 
@@ -29,5 +36,9 @@ export const rpc = {
   note: (method: string, params: unknown) => ({ jsonrpc: '2.0', method, params }),
   ok: (id: number | string, result: unknown) => ({ jsonrpc: '2.0', id, result }),
   err: (id: number | string, code: number, message: string) => ({ jsonrpc: '2.0', id, error: { code, message } }),
-  update: (sessionId: string, update: Record<string, unknown>) => ({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } }),
+  update: (sessionId: string, update: Record<string, unknown>) => ({
+    jsonrpc: '2.0',
+    method: 'session/update',
+    params: { sessionId, update },
+  }),
 };

@@ -54,7 +54,8 @@ export function fixtureAgent(env: Readonly<Record<string, string>>): CountedAgen
 export const sdkAgents = {
   v1: (): CountedAgent => counted(inProcessSdkAgent(v1, () => v1App())),
   v2: (): CountedAgent => counted(inProcessSdkAgent(v2, () => v2App())),
-  router: (): CountedAgent => counted(inProcessSdkAgent(v2, () => v2.agentProtocolRouter().withV1(v1App()).withV2(v2App()))),
+  router: (): CountedAgent =>
+    counted(inProcessSdkAgent(v2, () => v2.agentProtocolRouter().withV1(v1App()).withV2(v2App()))),
 };
 
 function streamLogger(out: Writable): AgentLogger {
@@ -70,8 +71,14 @@ function streamLogger(out: Writable): AgentLogger {
 export function acpKitAgent(dataDir: string): CountedAgent {
   return counted((io) => {
     const logger = streamLogger(io.stderr);
-    const store = new JsonlSessionStore({ dir: join(dataDir, 'sessions'), onProblem: (p) => logger.warn(`${p.file}:${p.line}: ${p.message}`) });
-    const definition = createCodingAgent({ model: createDemoModel({}), info: { name: 'acp-kit-agent', version: packageVersion(), title: 'acp-kit coding agent' } });
+    const store = new JsonlSessionStore({
+      dir: join(dataDir, 'sessions'),
+      onProblem: (p) => logger.warn(`${p.file}:${p.line}: ${p.message}`),
+    });
+    const definition = createCodingAgent({
+      model: createDemoModel({}),
+      info: { name: 'acp-kit-agent', version: packageVersion(), title: 'acp-kit coding agent' },
+    });
     const connection = serveAgentOnStreams(definition, io.input, io.output, { store, logger });
     return { closed: connection.closed.then(() => store.close()), close: () => connection.close() };
   });

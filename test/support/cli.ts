@@ -4,10 +4,14 @@ import { afterEach } from 'vitest';
 import { startCli, type CliResult, type RunningCli } from '../fixtures/cli-helpers.js';
 
 /** Registers the clean-up hook; returns `cli(args, opts)`, which runs `acp-kit args` to its end. */
-export function useCli(): (args: string[], opts?: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string }) => Promise<CliResult> {
+export function useCli(): (
+  args: string[],
+  opts?: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string },
+) => Promise<CliResult> {
   const running: RunningCli[] = [];
   afterEach(() => {
-    for (const r of running.splice(0)) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
+    for (const r of running.splice(0))
+      if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
   });
   return (args, opts = {}) => {
     const r = startCli(args, opts);

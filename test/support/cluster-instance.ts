@@ -48,17 +48,41 @@ export async function startClusterInstance(o: ClusterInstanceOptions): Promise<C
   const stores = new Map<string, PostgresSessionStore>();
   const storeFor = (namespace: string): PostgresSessionStore => {
     let s = stores.get(namespace);
-    if (!s) stores.set(namespace, (s = new PostgresSessionStore({ pool, namespace, fanOut: true, retryForMs: o.retryForMs, leaseOwner: o.fenced === false ? undefined : o.id })));
+    if (!s)
+      stores.set(
+        namespace,
+        (s = new PostgresSessionStore({
+          pool,
+          namespace,
+          fanOut: true,
+          retryForMs: o.retryForMs,
+          leaseOwner: o.fenced === false ? undefined : o.id,
+        })),
+      );
     return s;
   };
   o.cleanups.push(() => Promise.all([...stores.values()].map((s) => s.close())));
   await migrate(pool);
   const log = o.log;
-  const logger = log && { debug: () => undefined, info: (m: string) => log.push(m), warn: (m: string) => log.push(`warning: ${m}`), error: (m: string) => log.push(`error: ${m}`) };
+  const logger = log && {
+    debug: () => undefined,
+    info: (m: string) => log.push(m),
+    warn: (m: string) => log.push(`warning: ${m}`),
+    error: (m: string) => log.push(`error: ${m}`),
+  };
   // the LISTEN connection is made from the pool's options: it goes through a relay too
-  const node = await ClusterNode.start({ pool, instanceId: o.id, leaseMs: o.leaseMs, pollMs: o.pollMs, log: log && ((l) => log.push(l)) });
+  const node = await ClusterNode.start({
+    pool,
+    instanceId: o.id,
+    leaseMs: o.leaseMs,
+    pollMs: o.pollMs,
+    log: log && ((l) => log.push(l)),
+  });
   o.cleanups.push(() => node.stop());
-  const server = await startAcpServer({ tokens: [TOKEN], agent: node.agent(inProcessAgent(o.control.definition, { storeFor, ...(logger ? { logger } : {}) }), storeFor) });
+  const server = await startAcpServer({
+    tokens: [TOKEN],
+    agent: node.agent(inProcessAgent(o.control.definition, { storeFor, ...(logger ? { logger } : {}) }), storeFor),
+  });
   o.cleanups.push(() => server.close(1000));
   const stopLikeServe = async (graceMs = 5000): Promise<void> => {
     node.beginStop();
@@ -74,7 +98,10 @@ export async function startClusterInstance(o: ClusterInstanceOptions): Promise<C
  * Two instances of one steerable agent: client A on the first creates a session (its instance owns
  * it), client B resumes it through the second (a follower).
  */
-export async function ownerAndFollower<I extends { url: string }>(instance: (id: string, control: AgentControl) => Promise<I>, client: (url: string) => Promise<TappedClient>) {
+export async function ownerAndFollower<I extends { url: string }>(
+  instance: (id: string, control: AgentControl) => Promise<I>,
+  client: (url: string) => Promise<TappedClient>,
+) {
   const control = controlledAgent();
   const one = await instance('node-1', control);
   const two = await instance('node-2', control);

@@ -75,7 +75,21 @@ export function useClusterServes(options: { databaseUrl: () => string; token: st
       return dir;
     },
     startServe(dir, id) {
-      const args = ['serve', '--port', '0', '--token-file', join(dir, 'token'), '--store', options.databaseUrl(), '--instance-id', id, '--lease-ms', String(options.leaseMs), '--model', 'demo'];
+      const args = [
+        'serve',
+        '--port',
+        '0',
+        '--token-file',
+        join(dir, 'token'),
+        '--store',
+        options.databaseUrl(),
+        '--instance-id',
+        id,
+        '--lease-ms',
+        String(options.leaseMs),
+        '--model',
+        'demo',
+      ];
       const proc = spawn(process.execPath, [BIN, ...args], {
         stdio: ['ignore', 'pipe', 'pipe'],
         // a slow demo model: a turn streams long enough to be stopped or killed in the middle
@@ -86,7 +100,9 @@ export function useClusterServes(options: { databaseUrl: () => string; token: st
       proc.stderr!.on('data', (c) => (err += c));
       return new Promise((resolve, reject) => {
         proc.once('exit', (code) => reject(new Error(`serve ${id} exited ${code}: ${err}`)));
-        createInterface({ input: proc.stdout! }).once('line', (line) => resolve({ proc, ...JSON.parse(line), stderr: () => err }));
+        createInterface({ input: proc.stdout! }).once('line', (line) =>
+          resolve({ proc, ...JSON.parse(line), stderr: () => err }),
+        );
       });
     },
     async client(url) {
@@ -95,7 +111,10 @@ export function useClusterServes(options: { databaseUrl: () => string; token: st
         url,
         token: options.token,
         protocol: 2,
-        tap: { sent: () => undefined, received: (m: any) => void (m?.method === 'session/update' && updates.push(m.params.update)) },
+        tap: {
+          sent: () => undefined,
+          received: (m: any) => void (m?.method === 'session/update' && updates.push(m.params.update)),
+        },
       });
       open.push(conn);
       return { conn, updates };

@@ -34,15 +34,19 @@ export async function startCutProxy(targetPort: number): Promise<CutProxy> {
   const relay = (client: Socket): void => {
     const upstream = tcpConnect(target, '127.0.0.1');
     pairs.set(client, upstream);
-    client.on('error', () => undefined).on('close', () => {
-      pairs.delete(client);
-      if (orphans.has(upstream)) return;
-      upstream.destroy();
-    });
-    upstream.on('error', () => undefined).on('close', () => {
-      orphans.delete(upstream);
-      client.destroy();
-    });
+    client
+      .on('error', () => undefined)
+      .on('close', () => {
+        pairs.delete(client);
+        if (orphans.has(upstream)) return;
+        upstream.destroy();
+      });
+    upstream
+      .on('error', () => undefined)
+      .on('close', () => {
+        orphans.delete(upstream);
+        client.destroy();
+      });
     client.pipe(upstream);
     upstream.pipe(client);
   };

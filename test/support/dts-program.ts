@@ -8,7 +8,17 @@
  * instance (in the shared "unit" worker, once for both files) and in process (no tsc child).
  * Needs `npm run build`.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
@@ -36,8 +46,12 @@ function tsBlocks(mdPath: string): Array<{ line: number; code: string }> {
 
 /** Every ```ts / ```typescript block of README.md, docs/*.md and each workspace package's README.md. */
 export function docSnippets(): Snippet[] {
-  const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f));
-  const packages = readdirSync(join(ROOT, 'packages')).map((p) => join('packages', p, 'README.md')).filter((f) => existsSync(join(ROOT, f)));
+  const docs = readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f));
+  const packages = readdirSync(join(ROOT, 'packages'))
+    .map((p) => join('packages', p, 'README.md'))
+    .filter((f) => existsSync(join(ROOT, f)));
   const snippets: Snippet[] = [];
   for (const md of ['README.md', ...docs, ...packages]) {
     for (const b of tsBlocks(join(ROOT, md))) {
@@ -51,7 +65,9 @@ export function docSnippets(): Snippet[] {
 
 /** The .d.ts files package.json `exports` points at. */
 export function entryDeclarations(): string[] {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { types?: string }> };
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    exports: Record<string, { types?: string }>;
+  };
   return Object.values(pkg.exports).flatMap((e) => (typeof e === 'object' && e.types ? [join(ROOT, e.types)] : []));
 }
 
@@ -98,8 +114,16 @@ export function dtsProgram(): DtsProgram {
     for (const s of snippets) writeFileSync(join(dir, s.file), s.code);
     const byFile = new Map(snippets.map((s) => [join(dir, s.file), s]));
     const program = ts.createProgram([...byFile.keys(), ...entries], {
-      strict: true, target: ts.ScriptTarget.ES2022, lib: ['lib.es2022.d.ts'], module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      types: ['node'], typeRoots: [join(ROOT, 'node_modules/@types')], noEmit: true, isolatedModules: true, jsx: ts.JsxEmit.ReactJSX,
+      strict: true,
+      target: ts.ScriptTarget.ES2022,
+      lib: ['lib.es2022.d.ts'],
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      types: ['node'],
+      typeRoots: [join(ROOT, 'node_modules/@types')],
+      noEmit: true,
+      isolatedModules: true,
+      jsx: ts.JsxEmit.ReactJSX,
     });
     built = { program, snippets, entries, snippetOf: (f) => byFile.get(f) };
     return built;
@@ -109,9 +133,15 @@ export function dtsProgram(): DtsProgram {
 }
 
 /** `path:line message` of each diagnostic (`where` maps a file name and 1-based line to a label). */
-export function formatDiagnostics(ds: readonly ts.Diagnostic[], where: (file: ts.SourceFile, line: number) => string = (f, l) => `${relative(ROOT, f.fileName)}:${l}`): string[] {
+export function formatDiagnostics(
+  ds: readonly ts.Diagnostic[],
+  where: (file: ts.SourceFile, line: number) => string = (f, l) => `${relative(ROOT, f.fileName)}:${l}`,
+): string[] {
   return ds.map((d) => {
-    const at = d.file && d.start !== undefined ? `${where(d.file, d.file.getLineAndCharacterOfPosition(d.start).line + 1)} ` : '';
+    const at =
+      d.file && d.start !== undefined
+        ? `${where(d.file, d.file.getLineAndCharacterOfPosition(d.start).line + 1)} `
+        : '';
     return `${at}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
   });
 }

@@ -5,7 +5,12 @@
 import { fileURLToPath } from 'node:url';
 import type { AgentConnection } from '../../packages/agent/src/index.js';
 import { InMemorySessionStore, JsonlSessionStore } from '../../packages/agent/src/index.js';
-import { connect, type ClientConnection, type ClientProblem, type ClientSession } from '../../packages/client/src/index.js';
+import {
+  connect,
+  type ClientConnection,
+  type ClientProblem,
+  type ClientSession,
+} from '../../packages/client/src/index.js';
 import { AcpError } from '../../packages/protocol/src/index.js';
 // @ts-expect-error plain ESM fixture without type declarations
 import { createE2EAgent } from '../fixtures/e2e-agent-definition.mjs';
@@ -17,7 +22,13 @@ export const E2E_AGENT = fileURLToPath(new URL('../fixtures/e2e-agent.mjs', impo
 /** One message as this client saw it: `out` = sent to the agent, `in` = received. */
 export interface Wire {
   dir: 'in' | 'out';
-  msg: Record<string, unknown> & { id?: unknown; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
+  msg: Record<string, unknown> & {
+    id?: unknown;
+    method?: string;
+    params?: Record<string, unknown>;
+    result?: unknown;
+    error?: unknown;
+  };
   at: number;
 }
 
@@ -27,7 +38,12 @@ export interface Wire {
  * the agent writes to stderr (its log and the fixture's markers) lands in `stderr`. The connection is
  * pushed onto `open` so the caller's `afterEach` can close it (which also ends the agent side).
  */
-export async function startE2E(v: 1 | 2, open: ClientConnection[], opts: Record<string, unknown> = {}, env: Record<string, string> = {}) {
+export async function startE2E(
+  v: 1 | 2,
+  open: ClientConnection[],
+  opts: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+) {
   const stderr: string[] = [];
   let agent: AgentConnection | undefined;
   const definition = createE2EAgent({ AcpError, peer: () => agent!.peer, log: (t: string) => stderr.push(t), env });
@@ -54,7 +70,12 @@ export async function startE2E(v: 1 | 2, open: ClientConnection[], opts: Record<
 }
 
 /** {@link startE2E} with the agent as a real process on stdio (test/fixtures/e2e-agent.mjs, from dist/). */
-export async function startE2EProcess(v: 1 | 2, open: ClientConnection[], opts: Record<string, unknown> = {}, env: Record<string, string> = {}) {
+export async function startE2EProcess(
+  v: 1 | 2,
+  open: ClientConnection[],
+  opts: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+) {
   const tap = createSchemaTap(v);
   const wire: Wire[] = [];
   const problems: ClientProblem[] = [];
@@ -79,7 +100,8 @@ export async function startE2EProcess(v: 1 | 2, open: ClientConnection[], opts: 
 function withHelpers<T extends { conn: ClientConnection; stderr: string[] }>(base: T) {
   const { conn, stderr } = base;
   /** Sends a request as is (no client-side checks), for the agent's error paths. */
-  const raw = (method: string, params: unknown) => (conn.extRequest as (m: string, p: unknown) => Promise<unknown>)(method, params);
+  const raw = (method: string, params: unknown) =>
+    (conn.extRequest as (m: string, p: unknown) => Promise<unknown>)(method, params);
   /**
    * A round trip through the agent (`_e2e/echo`): everything the agent wrote before handling it has
    * arrived once this resolves. Proves "nothing more came" without sleeping.
@@ -93,7 +115,8 @@ function withHelpers<T extends { conn: ClientConnection; stderr: string[] }>(bas
       const end = Date.now() + ms;
       const check = (): void => {
         if (re.test(stderr.join(''))) return resolve();
-        if (Date.now() > end) return reject(new Error(`agent wrote no stderr line matching ${re} within ${ms} ms:\n${stderr.join('')}`));
+        if (Date.now() > end)
+          return reject(new Error(`agent wrote no stderr line matching ${re} within ${ms} ms:\n${stderr.join('')}`));
         setTimeout(check, 10);
       };
       check();
@@ -104,9 +127,12 @@ function withHelpers<T extends { conn: ClientConnection; stderr: string[] }>(bas
 // ---- the e2e agent's script language (see test/fixtures/e2e-agent.mjs) ----
 
 /** A prompt the e2e agent runs as a script of actions, ending with `stop` (default end_turn). */
-export const script = (actions: unknown[], stop?: unknown): string => JSON.stringify(stop === undefined ? { actions } : { actions, stop });
+export const script = (actions: unknown[], stop?: unknown): string =>
+  JSON.stringify(stop === undefined ? { actions } : { actions, stop });
 export const text = (t: string) => ({ type: 'text', text: t });
-export const chunk = (id: string, t: string) => ({ send: { sessionUpdate: 'agent_message_chunk', messageId: id, content: text(t) } });
+export const chunk = (id: string, t: string) => ({
+  send: { sessionUpdate: 'agent_message_chunk', messageId: id, content: text(t) },
+});
 
 // ---- reading the recorded wire ----
 

@@ -66,7 +66,12 @@ function resultText(block: Block): string {
 }
 
 /** The content blocks of one scripted answer to `body`, and its stop reason. */
-function scriptAnswer(body: MessagesBody, toolUses: readonly ScriptedToolUse[], used: string[], n: number): { blocks: Block[]; stop: string } {
+function scriptAnswer(
+  body: MessagesBody,
+  toolUses: readonly ScriptedToolUse[],
+  used: string[],
+  n: number,
+): { blocks: Block[]; stop: string } {
   const last = body.messages?.at(-1);
   const results = Array.isArray(last?.content) ? last.content.filter((b) => b.type === 'tool_result') : [];
   if (results.length > 0) {
@@ -76,7 +81,10 @@ function scriptAnswer(body: MessagesBody, toolUses: readonly ScriptedToolUse[], 
   const offered = new Set((body.tools ?? []).map((t) => t.name));
   const blocks = toolUses.map((t, i) => {
     const name = t.names.find((x) => offered.has(x));
-    if (name === undefined) throw new Error(`the request offers none of the tools ${t.names.join(', ')} (it offers ${[...offered].join(', ')})`);
+    if (name === undefined)
+      throw new Error(
+        `the request offers none of the tools ${t.names.join(', ')} (it offers ${[...offered].join(', ')})`,
+      );
     used.push(name);
     return { type: 'tool_use', id: `toolu_fake_${n}_${i}`, name, input: t.input };
   });
@@ -90,13 +98,25 @@ function streamAnswer(res: ServerResponse, model: string, id: string, blocks: Bl
     res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   };
   event('message_start', {
-    message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } },
+    message: {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 1 },
+    },
   });
   blocks.forEach((block, index) => {
     if (block.type === 'tool_use') {
       // the input arrives as JSON text deltas, as from the real API
       event('content_block_start', { index, content_block: { ...block, input: {} } });
-      event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } });
+      event('content_block_delta', {
+        index,
+        delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) },
+      });
     } else {
       event('content_block_start', { index, content_block: { type: 'text', text: '' } });
       event('content_block_delta', { index, delta: { type: 'text_delta', text: block.text } });
@@ -108,7 +128,11 @@ function streamAnswer(res: ServerResponse, model: string, id: string, blocks: Bl
   res.end();
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, state: { log: LoggedRequest[]; used: string[]; toolUses: readonly ScriptedToolUse[] }): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  state: { log: LoggedRequest[]; used: string[]; toolUses: readonly ScriptedToolUse[] },
+): Promise<void> {
   const raw = await readBody(req);
   let body: unknown = raw;
   try {
@@ -123,13 +147,23 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: { log: L
     res.end(JSON.stringify(value));
   };
   if (req.method === 'POST' && path === '/v1/messages/count_tokens') return json(200, { input_tokens: 10 });
-  if (req.method !== 'POST' || path !== '/v1/messages') return json(404, { type: 'error', error: { type: 'not_found_error', message: `fake endpoint: no ${path}` } });
+  if (req.method !== 'POST' || path !== '/v1/messages')
+    return json(404, { type: 'error', error: { type: 'not_found_error', message: `fake endpoint: no ${path}` } });
   const b = (body ?? {}) as MessagesBody;
   const n = state.log.length;
   const { blocks, stop } = scriptAnswer(b, state.toolUses, state.used, n);
   const model = b.model ?? 'claude-fake';
   if (b.stream) return streamAnswer(res, model, `msg_fake_${n}`, blocks, stop);
-  json(200, { id: `msg_fake_${n}`, type: 'message', role: 'assistant', model, content: blocks, stop_reason: stop, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 20 } });
+  json(200, {
+    id: `msg_fake_${n}`,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: blocks,
+    stop_reason: stop,
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 20 },
+  });
 }
 
 /** Starts the fake endpoint on 127.0.0.1 (a free port); `toolUses` is the first turn's tool calls. */

@@ -11,7 +11,12 @@ export interface HttpReply {
  * `method` `path` on 127.0.0.1:`port` with `headers` (Node adds `Host: 127.0.0.1:<port>` unless given).
  * An event stream never ends: for one, the reply holds its first chunk and the request is closed.
  */
-export function httpGet(port: number, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<HttpReply> {
+export function httpGet(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<HttpReply> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
       let body = '';

@@ -6,9 +6,19 @@
  * only where the behaviour under test is about processes or pipes.
  */
 import { PassThrough } from 'node:stream';
-import { serveAgent, type AgentConnection, type AgentLogger, type ServeAgentOptions } from '../../packages/agent/src/index.js';
+import {
+  serveAgent,
+  type AgentConnection,
+  type AgentLogger,
+  type ServeAgentOptions,
+} from '../../packages/agent/src/index.js';
 import type { AgentDefinition } from '../../packages/agent/src/types.js';
-import { connect, type ClientConnection, type ClientOptions, type ClientProblem } from '../../packages/client/src/index.js';
+import {
+  connect,
+  type ClientConnection,
+  type ClientOptions,
+  type ClientProblem,
+} from '../../packages/client/src/index.js';
 import { JsonRpcPeer } from '../../packages/protocol/src/rpc/peer.js';
 import { StreamTransport } from '../../packages/protocol/src/rpc/stream-transport.js';
 import { createSchemaTap, type SchemaTap } from './schema-tap.js';
@@ -71,7 +81,10 @@ export async function connectInProcess(definition: AgentDefinition, options: InP
       },
       tap: {
         sent: (m) => (wire.push({ dir: 'out', msg: m as WireEntry['msg'], at: Date.now() }), tap.clientSide.sent(m)),
-        received: (m) => (wire.push({ dir: 'in', msg: m as WireEntry['msg'], at: Date.now() }), tap.clientSide.received(m)),
+        received: (m) => (
+          wire.push({ dir: 'in', msg: m as WireEntry['msg'], at: Date.now() }),
+          tap.clientSide.received(m)
+        ),
       },
     });
   } catch (e) {
@@ -111,7 +124,11 @@ export interface RawPeerPair {
 }
 
 /** `serveAgent(definition)` over in-memory streams with a raw {@link JsonRpcPeer} as the client. */
-export function serveRawPeer(definition: AgentDefinition, version: 1 | 2, options: Omit<ServeAgentOptions, 'peer'> = {}): RawPeerPair {
+export function serveRawPeer(
+  definition: AgentDefinition,
+  version: 1 | 2,
+  options: Omit<ServeAgentOptions, 'peer'> = {},
+): RawPeerPair {
   const toAgent = new PassThrough();
   const toClient = new PassThrough();
   const tap = createSchemaTap(version);
@@ -128,7 +145,12 @@ export function serveRawPeer(definition: AgentDefinition, version: 1 | 2, option
   const updates: any[] = [];
   client.onNotification('session/update', (p: any) => updates.push(p.update));
   return {
-    client, conn, toAgent, updates, tap, sent,
+    client,
+    conn,
+    toAgent,
+    updates,
+    tap,
+    sent,
     close: async () => {
       conn.close();
       await conn.closed;

@@ -33,7 +33,11 @@ export async function screenshot(page: Page, name: string, options: { fullPage?:
  * A client connected to `acp-kit proxy <proxyArgs> -- acp-kit agent` (the built-in agent with its
  * demo model), its data dir under `dir`.
  */
-export async function connectThroughProxy(dir: string, protocol: 1 | 2, proxyArgs: string[]): Promise<ClientConnection> {
+export async function connectThroughProxy(
+  dir: string,
+  protocol: 1 | 2,
+  proxyArgs: string[],
+): Promise<ClientConnection> {
   return connect({
     command: process.execPath,
     args: [BIN, 'proxy', ...proxyArgs, '--', process.execPath, BIN, 'agent'],
@@ -48,7 +52,10 @@ export async function connectThroughProxy(dir: string, protocol: 1 | 2, proxyArg
  * Chromium is missing: `.ci/run` installs Debian's `chromium`.
  */
 export async function launchChromium(profileDir: string): Promise<BrowserContext> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium; .ci/run does it)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium; .ci/run does it)`,
+    );
   const { chromium } = await import('playwright-core');
   return chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
@@ -56,7 +63,19 @@ export async function launchChromium(profileDir: string): Promise<BrowserContext
     viewport: { width: 1400, height: 860 },
     // one renderer, no site isolation: the pages are all one loopback origin, and a renderer process
     // per frame/site cost ~1.5 s of CPU per file (measured: 16.3 -> 14.2 s for inspector-chromium)
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--renderer-process-limit=1', '--disable-site-isolation-trials', '--disable-features=site-per-process,IsolateOrigins'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--renderer-process-limit=1',
+      '--disable-site-isolation-trials',
+      '--disable-features=site-per-process,IsolateOrigins',
+    ],
   });
 }
 
@@ -74,7 +93,12 @@ export function useBrowser(profilePrefix: string): {
   open(url: string): Promise<{ page: Page; errors: string[] }>;
 } {
   let ctx: BrowserContext | undefined;
-  const state = { conns: [] as ClientConnection[], children: [] as ChildProcess[], pages: [] as Page[], servers: [] as InspectorHandle[] };
+  const state = {
+    conns: [] as ClientConnection[],
+    children: [] as ChildProcess[],
+    pages: [] as Page[],
+    servers: [] as InspectorHandle[],
+  };
   beforeAll(async () => {
     ctx = await launchChromium(tempDir(profilePrefix));
   });

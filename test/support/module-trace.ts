@@ -15,10 +15,16 @@ const TRACE = resolve(ROOT, 'test/fixtures/module-trace.mjs');
  * closes stdin once the first line came back (an agent then exits, and the exit hook lists
  * CommonJS); without, stdin is closed from the start. Fails after 20 s.
  */
-export function runTraced(args: string[], env: Record<string, string>, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runTraced(
+  args: string[],
+  env: Record<string, string>,
+  input?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['--import', pathToFileURL(TRACE).href, ...args], {
-      cwd: ROOT, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], env: { ...process.env, ...env },
+      cwd: ROOT,
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
     });
     let out = '';
     let err = '';

@@ -18,15 +18,26 @@ export interface PackedPackage {
 
 /** `npm pack` of the root and every workspace into `dir` (dist/ is built already: no `prepare`). */
 export async function packWorkspace(dir: string): Promise<Map<string, PackedPackage>> {
-  const pack = await runCommand('npm', ['pack', '--workspaces', '--include-workspace-root', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, timeoutMs: 120_000 });
+  const pack = await runCommand(
+    'npm',
+    ['pack', '--workspaces', '--include-workspace-root', '--ignore-scripts', '--json', '--pack-destination', dir],
+    { cwd: ROOT, timeoutMs: 120_000 },
+  );
   expect(pack.status, pack.stderr).toBe(0);
   const infos = JSON.parse(pack.stdout) as Array<{ name: string; filename: string; files: Array<{ path: string }> }>;
   const packed = new Map<string, PackedPackage>();
   for (const info of infos) {
     const home = info.name === 'acp-kit' ? ROOT : join(ROOT, 'packages', info.name.replace('@acp-kit/', ''));
-    const manifest = JSON.parse(readFileSync(join(home, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(home, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+    };
     const workspaceDeps = Object.keys(manifest.dependencies ?? {}).filter((d) => d.startsWith('@acp-kit/'));
-    packed.set(info.name, { name: info.name, tarball: join(dir, info.filename), files: info.files.map((f) => f.path), workspaceDeps });
+    packed.set(info.name, {
+      name: info.name,
+      tarball: join(dir, info.filename),
+      files: info.files.map((f) => f.path),
+      workspaceDeps,
+    });
   }
   return packed;
 }

@@ -18,7 +18,9 @@ export const describePostgres: typeof describe = BIN || IN_CI ? describe : skipL
 
 function skipLoudly(): typeof describe {
   const skip = ((name: string, ...rest: unknown[]) => {
-    console.warn(`\n\x1b[33m[postgres] SKIPPED "${name}": ${MISSING_POSTGRES}. Under CI=true these tests fail instead.\x1b[0m\n`);
+    console.warn(
+      `\n\x1b[33m[postgres] SKIPPED "${name}": ${MISSING_POSTGRES}. Under CI=true these tests fail instead.\x1b[0m\n`,
+    );
     return (describe.skip as (...a: unknown[]) => unknown)(name, ...rest);
   }) as unknown as typeof describe;
   return skip;
@@ -45,7 +47,8 @@ export function usePostgres(): PostgresDatabase {
   const databases: string[] = [];
 
   async function createDatabase(): Promise<string> {
-    if (!clusterUrl) throw new Error('usePostgres: the cluster is not up (use the url in tests or hooks, not at import time)');
+    if (!clusterUrl)
+      throw new Error('usePostgres: the cluster is not up (use the url in tests or hooks, not at import time)');
     const name = `acp_test_${randomBytes(6).toString('hex')}`;
     await admin(clusterUrl, `CREATE DATABASE ${name}`);
     databases.push(name);
@@ -68,7 +71,8 @@ export function usePostgres(): PostgresDatabase {
 
   afterAll(async () => {
     try {
-      if (clusterUrl && !ownStop) for (const name of databases.splice(0)) await admin(clusterUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      if (clusterUrl && !ownStop)
+        for (const name of databases.splice(0)) await admin(clusterUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     } finally {
       ownStop?.();
     }

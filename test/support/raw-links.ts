@@ -97,13 +97,20 @@ export async function wsLink(url: string, token: string): Promise<RawLink> {
  */
 export async function httpLink(url: string, token: string, initializeText: string): Promise<RawLink> {
   const inbox = new Inbox();
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const headers = {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
   const init = await fetch(url, { method: 'POST', headers, body: initializeText });
   const id = init.headers.get(HEADER_CONNECTION_ID);
   inbox.push(await init.text());
   if (init.status !== 200 || id === null) throw new Error(`initialize refused: HTTP ${init.status}`);
   const abort = new AbortController();
-  const stream = await fetch(url, { headers: { ...headers, accept: 'text/event-stream', [HEADER_CONNECTION_ID]: id }, signal: abort.signal });
+  const stream = await fetch(url, {
+    headers: { ...headers, accept: 'text/event-stream', [HEADER_CONNECTION_ID]: id },
+    signal: abort.signal,
+  });
   if (!stream.body) throw new Error('no event stream');
   void (async () => {
     const decoder = new TextDecoder();
@@ -115,7 +122,10 @@ export async function httpLink(url: string, token: string, initializeText: strin
         while ((end = buf.indexOf('\n\n')) !== -1) {
           const event = buf.slice(0, end);
           buf = buf.slice(end + 2);
-          const data = event.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
+          const data = event
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6));
           if (data.length > 0) inbox.push(data.join('\n'));
         }
       }
@@ -129,14 +139,24 @@ export async function httpLink(url: string, token: string, initializeText: strin
       // session-scoped messages carry the session header the profile requires (a text that is not
       // JSON, or names no session, goes without it, as given)
       const session = sessionOf(text);
-      const r = await fetch(url, { method: 'POST', headers: { ...headers, [HEADER_CONNECTION_ID]: id, ...(session !== undefined ? { [HEADER_SESSION_ID]: session } : {}) }, body: text });
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: {
+          ...headers,
+          [HEADER_CONNECTION_ID]: id,
+          ...(session !== undefined ? { [HEADER_SESSION_ID]: session } : {}),
+        },
+        body: text,
+      });
       const body = await r.text();
       if (r.status !== 202) inbox.push(JSON.stringify({ httpStatus: r.status, body }));
     },
     response: (ms = 30_000) => inbox.next(ms),
     close: async () => {
       abort.abort();
-      await fetch(url, { method: 'DELETE', headers: { ...headers, [HEADER_CONNECTION_ID]: id } }).catch(() => undefined);
+      await fetch(url, { method: 'DELETE', headers: { ...headers, [HEADER_CONNECTION_ID]: id } }).catch(
+        () => undefined,
+      );
     },
   };
 }
@@ -146,7 +166,8 @@ function sessionOf(text: string): string | undefined {
   try {
     const m: unknown = JSON.parse(text);
     const p = typeof m === 'object' && m !== null && 'params' in m ? (m as { params: unknown }).params : undefined;
-    const s = typeof p === 'object' && p !== null && 'sessionId' in p ? (p as { sessionId: unknown }).sessionId : undefined;
+    const s =
+      typeof p === 'object' && p !== null && 'sessionId' in p ? (p as { sessionId: unknown }).sessionId : undefined;
     return typeof s === 'string' ? s : undefined;
   } catch {
     return undefined;

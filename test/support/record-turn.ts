@@ -54,7 +54,11 @@ export async function connectRecording(
     recorder.close();
   };
   stops.push(stop);
-  const conn = await connect({ transport: new StreamTransport(fromProxy, toProxy), protocol: options.protocol, permissionPolicy: allowAll });
+  const conn = await connect({
+    transport: new StreamTransport(fromProxy, toProxy),
+    protocol: options.protocol,
+    permissionPolicy: allowAll,
+  });
   conns.push(conn);
   return {
     conn,
@@ -73,7 +77,13 @@ export async function connectRecording(
  * through {@link connectRecording} to `capture` (default `<dir>/cap.ndjson`); resolves with the
  * capture's path once the turn ended end_turn, the agent exited and the capture was closed.
  */
-export async function recordTurn(dir: string, protocol: 1 | 2, prompt: string, conns: ClientConnection[], capture = join(dir, 'cap.ndjson')): Promise<string> {
+export async function recordTurn(
+  dir: string,
+  protocol: 1 | 2,
+  prompt: string,
+  conns: ClientConnection[],
+  capture = join(dir, 'cap.ndjson'),
+): Promise<string> {
   const stops: Array<() => Promise<unknown>> = [];
   try {
     const { conn, finish } = await connectRecording({ capture, dataDir: join(dir, 'data'), protocol }, conns, stops);

@@ -9,9 +9,17 @@ export interface CommandResult {
 }
 
 /** Runs `command args` (no shell) and resolves with its exit status and output; killed after `timeoutMs`. */
-export function runCommand(command: string, args: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs: number }): Promise<CommandResult> {
+export function runCommand(
+  command: string,
+  args: readonly string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs: number },
+): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: opts.cwd,
+      env: opts.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -71,8 +71,13 @@ const compiled = new Map<1 | 2, Compiled>();
 function load(version: 1 | 2): Compiled {
   const hit = compiled.get(version);
   if (hit) return hit;
-  const file = fileURLToPath(new URL(`../../node_modules/@agentclientprotocol/sdk/schema/v${version}/schema.json`, import.meta.url));
-  const schema = JSON.parse(readFileSync(file, 'utf8')) as { anyOf: { title: string }[]; $defs: Record<string, Record<string, unknown>> };
+  const file = fileURLToPath(
+    new URL(`../../node_modules/@agentclientprotocol/sdk/schema/v${version}/schema.json`, import.meta.url),
+  );
+  const schema = JSON.parse(readFileSync(file, 'utf8')) as {
+    anyOf: { title: string }[];
+    $defs: Record<string, Record<string, unknown>>;
+  };
   const id = `https://schema-tap.invalid/v${version}.json`;
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, logger: false });
   ajv.addSchema({ ...schema, $id: id });
@@ -127,9 +132,21 @@ export function createSchemaTap(version: 1 | 2): SchemaTap {
   const pending: Record<Sender, Map<string, string>> = { agent: new Map(), client: new Map() };
   let checked = 0;
 
-  const fail = (from: Sender, against: string, message: unknown, errors: ErrorObject[] | null | undefined, text?: string): void => {
+  const fail = (
+    from: Sender,
+    against: string,
+    message: unknown,
+    errors: ErrorObject[] | null | undefined,
+    text?: string,
+  ): void => {
     const errs = errors ?? [];
-    failures.push({ from, against, message, errors: errs, text: text ?? c.ajv.errorsText(errs, { dataVar: 'message' }) });
+    failures.push({
+      from,
+      against,
+      message,
+      errors: errs,
+      text: text ?? c.ajv.errorsText(errs, { dataVar: 'message' }),
+    });
   };
 
   const check = (from: Sender, raw: unknown): void => {
@@ -162,7 +179,13 @@ export function createSchemaTap(version: 1 | 2): SchemaTap {
       // `x-side` names the side that HANDLES the method: the agent handles what the client sends.
       const handler = from === 'agent' ? 'client' : 'agent';
       if (info.side !== 'protocol' && info.side !== handler) {
-        fail(from, `${method} side`, message, [], `${method} is handled by the ${info.side}, so the ${handler} cannot receive it`);
+        fail(
+          from,
+          `${method} side`,
+          message,
+          [],
+          `${method} is handled by the ${info.side}, so the ${handler} cannot receive it`,
+        );
         return;
       }
       if (info.params) {
@@ -205,9 +228,12 @@ export function createSchemaTap(version: 1 | 2): SchemaTap {
     assertAllValid() {
       if (failures.length === 0) return;
       const lines = failures.map(
-        (f, i) => `${i + 1}. from ${f.from}, against ${f.against}: ${f.text}\n   message: ${JSON.stringify(f.message).slice(0, 600)}`,
+        (f, i) =>
+          `${i + 1}. from ${f.from}, against ${f.against}: ${f.text}\n   message: ${JSON.stringify(f.message).slice(0, 600)}`,
       );
-      throw new Error(`ACP v${version} schema tap: ${failures.length} of ${checked} messages invalid\n${lines.join('\n')}`);
+      throw new Error(
+        `ACP v${version} schema tap: ${failures.length} of ${checked} messages invalid\n${lines.join('\n')}`,
+      );
     },
   };
 }

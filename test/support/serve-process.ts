@@ -30,12 +30,18 @@ export function startServe(args: string[], o: ServeProcessOptions): Promise<Serv
   const proc =
     o.openFilesLimit === undefined
       ? spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: o.env })
-      : spawn('bash', ['-c', `ulimit -n ${o.openFilesLimit}; exec ${[process.execPath, ...argv].map((a) => `'${a}'`).join(' ')}`], { stdio: ['ignore', 'pipe', 'pipe'], env: o.env });
+      : spawn(
+          'bash',
+          ['-c', `ulimit -n ${o.openFilesLimit}; exec ${[process.execPath, ...argv].map((a) => `'${a}'`).join(' ')}`],
+          { stdio: ['ignore', 'pipe', 'pipe'], env: o.env },
+        );
   o.procs.push(proc);
   let err = '';
   proc.stderr!.on('data', (c) => (err += c));
   return new Promise((resolve, reject) => {
     proc.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-    createInterface({ input: proc.stdout! }).once('line', (line) => resolve({ proc, ...JSON.parse(line), stderr: () => err }));
+    createInterface({ input: proc.stdout! }).once('line', (line) =>
+      resolve({ proc, ...JSON.parse(line), stderr: () => err }),
+    );
   });
 }

@@ -28,7 +28,8 @@ export function controlledAgent(): AgentControl {
     return d;
   };
   const say = async (turn: Turn, messageId: string, words: string[]): Promise<void> => {
-    for (const w of words) await turn.send({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text: `${w} ` } });
+    for (const w of words)
+      await turn.send({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text: `${w} ` } });
   };
   const definition: AgentDefinition = {
     info: { name: 'shared-test-agent', version: '1.0.0' },
@@ -43,19 +44,33 @@ export function controlledAgent(): AgentControl {
       }
       if (cmd === 'gate') {
         const n = Number(b ?? 1);
-        await say(turn, messageId, Array.from({ length: n }, (_, i) => `before${i}`));
+        await say(
+          turn,
+          messageId,
+          Array.from({ length: n }, (_, i) => `before${i}`),
+        );
         gate(reachedGates, a).resolve();
-        const aborted = new Promise<'cancelled'>((r) => turn.signal.addEventListener('abort', () => r('cancelled'), { once: true }));
+        const aborted = new Promise<'cancelled'>((r) =>
+          turn.signal.addEventListener('abort', () => r('cancelled'), { once: true }),
+        );
         if ((await Promise.race([gate(openGates, a).promise, aborted])) === 'cancelled') {
           // `gate:<name>:<n>:<ms>`: an agent that needs a moment to stop (kill a process, flush a file)
           if (c) await new Promise((r) => setTimeout(r, Number(c)));
           return 'cancelled';
         }
-        await say(turn, messageId, Array.from({ length: n }, (_, i) => `after${i}`));
+        await say(
+          turn,
+          messageId,
+          Array.from({ length: n }, (_, i) => `after${i}`),
+        );
         return 'end_turn';
       }
       if (cmd === 'user') {
-        await turn.send({ sessionUpdate: 'user_message', messageId: turn.session.newId('user'), content: [{ type: 'text', text: a ?? '' }] });
+        await turn.send({
+          sessionUpdate: 'user_message',
+          messageId: turn.session.newId('user'),
+          content: [{ type: 'text', text: a ?? '' }],
+        });
         await say(turn, messageId, ['noted']);
         return 'end_turn';
       }

@@ -9,8 +9,13 @@ const root = join(import.meta.dirname, '..', '..');
  * first, so `@acp-kit/protocol/rpc` never resolves as `@acp-kit/protocol` + `/rpc`.
  */
 export function sourceAliases(): Array<{ find: RegExp; replacement: string }> {
-  const config = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as { compilerOptions: { paths: Record<string, string[]> } };
+  const config = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as {
+    compilerOptions: { paths: Record<string, string[]> };
+  };
   return Object.entries(config.compilerOptions.paths)
     .sort(([a], [b]) => b.length - a.length)
-    .map(([name, [target]]) => ({ find: new RegExp(`^${name.replace(/[/.-]/g, '\\$&')}$`), replacement: join(root, target ?? '') }));
+    .map(([name, [target]]) => ({
+      find: new RegExp(`^${name.replace(/[/.-]/g, '\\$&')}$`),
+      replacement: join(root, target ?? ''),
+    }));
 }

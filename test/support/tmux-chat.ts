@@ -62,7 +62,12 @@ export function useTmuxChat(): {
     const started = tmux('new-session', '-d', '-s', 'tui', '-x', '120', '-y', '40', '-c', cwd, cmd);
     expect(started.status, started.stderr).toBe(0);
     const screen = () => tmux('capture-pane', '-p', '-J', '-t', 'tui', '-S', '-500').stdout;
-    const waitScreen = (re: RegExp, what: string, ms = 20_000) => waitFor(() => re.test(screen()), ms, () => `${what}; screen was:\n${screen().replace(/\n{3,}/g, '\n')}`);
+    const waitScreen = (re: RegExp, what: string, ms = 20_000) =>
+      waitFor(
+        () => re.test(screen()),
+        ms,
+        () => `${what}; screen was:\n${screen().replace(/\n{3,}/g, '\n')}`,
+      );
     const key = (...keys: string[]) => {
       tmux('send-keys', '-t', 'tui', ...keys);
     };
@@ -70,7 +75,8 @@ export function useTmuxChat(): {
       key('-l', text);
       key('Enter');
     };
-    const exitCode = () => waitFor(() => existsSync(exitFile) && readFileSync(exitFile, 'utf8').trim(), 10_000, 'the chat to exit');
+    const exitCode = () =>
+      waitFor(() => existsSync(exitFile) && readFileSync(exitFile, 'utf8').trim(), 10_000, 'the chat to exit');
     return { cwd, screen, waitScreen, key, type, exitCode };
   };
   return { startChat, mkdir };

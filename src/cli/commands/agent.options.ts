@@ -7,12 +7,29 @@ export function register(program: CommandUnknownOpts, result: ExitResult, agent:
   program
     .command('agent')
     .description('run the built-in ACP coding agent on stdio (what `run` and `chat` start by default)')
-    .addOption(new Option('--model <backend>', 'model backend (default: $ACP_KIT_MODEL, else openai when OPENAI_API_KEY is set, else anthropic when ANTHROPIC_API_KEY is set, else demo — offline, rule-based)').choices(['demo', 'openai', 'anthropic']))
+    .addOption(
+      new Option(
+        '--model <backend>',
+        'model backend (default: $ACP_KIT_MODEL, else openai when OPENAI_API_KEY is set, else anthropic when ANTHROPIC_API_KEY is set, else demo — offline, rule-based)',
+      ).choices(['demo', 'openai', 'anthropic']),
+    )
     .option('--model-name <name>', 'model name (default gpt-4o-mini / claude-sonnet-4-5)')
     .option('--base-url <url>', 'API base URL (e.g. a local OpenAI-compatible server)')
-    .option('--max-turn-requests <n>', 'model requests per turn before stopping with max_turn_requests (default 25)', integerFlag('--max-turn-requests', { min: 1 }))
-    .option('--max-output-tokens <n>', 'output token cap per model request (stop reason max_tokens when hit)', integerFlag('--max-output-tokens', { min: 1 }))
-    .option('--context-window <n>', 'context window size reported in usage updates', integerFlag('--context-window', { min: 1 }))
+    .option(
+      '--max-turn-requests <n>',
+      'model requests per turn before stopping with max_turn_requests (default 25)',
+      integerFlag('--max-turn-requests', { min: 1 }),
+    )
+    .option(
+      '--max-output-tokens <n>',
+      'output token cap per model request (stop reason max_tokens when hit)',
+      integerFlag('--max-output-tokens', { min: 1 }),
+    )
+    .option(
+      '--context-window <n>',
+      'context window size reported in usage updates',
+      integerFlag('--context-window', { min: 1 }),
+    )
     .addOption(new Option('--mode <mode>', 'initial permission mode').choices(['ask', 'auto', 'read-only']))
     .addHelpText(
       'after',

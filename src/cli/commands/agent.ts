@@ -32,13 +32,38 @@ export interface AgentCommandOptions {
 
 /** Flags/env the command understands (for the CLI's help and docs). */
 export const agentCommandOptions: ReadonlyArray<{ flag: string; env?: string; description: string }> = [
-  { flag: '--model <demo|openai|anthropic>', env: 'ACP_KIT_MODEL', description: 'model backend (default: the provider whose API key is set, OpenAI first; else demo: offline, rule-based, not an AI)' },
-  { flag: '--model-name <name>', env: 'ACP_KIT_MODEL_NAME', description: 'model name (default gpt-4o-mini / claude-sonnet-4-5)' },
-  { flag: '--base-url <url>', env: 'OPENAI_BASE_URL / ANTHROPIC_BASE_URL', description: 'API base URL (default https://api.openai.com/v1 / https://api.anthropic.com/v1)' },
+  {
+    flag: '--model <demo|openai|anthropic>',
+    env: 'ACP_KIT_MODEL',
+    description:
+      'model backend (default: the provider whose API key is set, OpenAI first; else demo: offline, rule-based, not an AI)',
+  },
+  {
+    flag: '--model-name <name>',
+    env: 'ACP_KIT_MODEL_NAME',
+    description: 'model name (default gpt-4o-mini / claude-sonnet-4-5)',
+  },
+  {
+    flag: '--base-url <url>',
+    env: 'OPENAI_BASE_URL / ANTHROPIC_BASE_URL',
+    description: 'API base URL (default https://api.openai.com/v1 / https://api.anthropic.com/v1)',
+  },
   { flag: '(env only)', env: 'OPENAI_API_KEY / ANTHROPIC_API_KEY', description: 'API key' },
-  { flag: '--max-turn-requests <n>', env: 'ACP_KIT_MAX_TURN_REQUESTS', description: 'model requests per turn before max_turn_requests (default 25)' },
-  { flag: '--max-output-tokens <n>', env: 'ACP_KIT_MAX_OUTPUT_TOKENS', description: 'output token cap per model request (max_tokens when hit)' },
-  { flag: '--context-window <n>', env: 'ACP_KIT_CONTEXT_WINDOW', description: 'context window for usage_update (default: known models only)' },
+  {
+    flag: '--max-turn-requests <n>',
+    env: 'ACP_KIT_MAX_TURN_REQUESTS',
+    description: 'model requests per turn before max_turn_requests (default 25)',
+  },
+  {
+    flag: '--max-output-tokens <n>',
+    env: 'ACP_KIT_MAX_OUTPUT_TOKENS',
+    description: 'output token cap per model request (max_tokens when hit)',
+  },
+  {
+    flag: '--context-window <n>',
+    env: 'ACP_KIT_CONTEXT_WINDOW',
+    description: 'context window for usage_update (default: known models only)',
+  },
   { flag: '--mode <ask|auto|read-only>', env: 'ACP_KIT_MODE', description: 'initial permission mode (default ask)' },
   { flag: '(env only)', env: 'ACP_KIT_DEMO_DELAY_MS', description: 'demo model pause per streamed word (default 10)' },
 ];
@@ -53,7 +78,8 @@ function positiveInt(name: string, v: unknown): number | undefined {
 function nonNegativeInt(name: string, v: unknown): number | undefined {
   if (v === undefined || v === null || v === '') return undefined;
   const n = typeof v === 'number' ? v : Number(v);
-  if (!Number.isInteger(n) || n < 0) throw usageError(`${name} must be a non-negative integer (got ${JSON.stringify(v)})`);
+  if (!Number.isInteger(n) || n < 0)
+    throw usageError(`${name} must be a non-negative integer (got ${JSON.stringify(v)})`);
   return n;
 }
 
@@ -61,7 +87,10 @@ function nonNegativeInt(name: string, v: unknown): number | undefined {
  * Builds the model the options and environment ask for. The HTTP providers (and with them the AI
  * SDK) are loaded only when asked for, so the demo agent starts fast.
  */
-export async function resolveModel(opts: AgentCommandOptions, env: NodeJS.ProcessEnv = opts.env ?? process.env): Promise<LanguageModel> {
+export async function resolveModel(
+  opts: AgentCommandOptions,
+  env: NodeJS.ProcessEnv = opts.env ?? process.env,
+): Promise<LanguageModel> {
   // the same choice `run`/`chat` show in their header (flag, ACP_KIT_MODEL, API key, demo)
   const choice = chooseModel({ model: opts.model, modelName: opts.modelName, baseUrl: opts.baseUrl }, env);
   const backend = choice.backend;
@@ -69,7 +98,10 @@ export async function resolveModel(opts: AgentCommandOptions, env: NodeJS.Proces
   const modelName = choice.modelName;
   switch (backend) {
     case 'demo':
-      return createDemoModel({ delayMs: opts.demoDelayMs ?? nonNegativeInt('ACP_KIT_DEMO_DELAY_MS', env.ACP_KIT_DEMO_DELAY_MS), contextWindow });
+      return createDemoModel({
+        delayMs: opts.demoDelayMs ?? nonNegativeInt('ACP_KIT_DEMO_DELAY_MS', env.ACP_KIT_DEMO_DELAY_MS),
+        contextWindow,
+      });
     case 'openai': {
       const { createOpenAICompatibleModel } = await import('@acp-kit/coding-agent/models');
       return createOpenAICompatibleModel({
@@ -113,9 +145,14 @@ export async function runAgentCommand(opts: AgentCommandOptions): Promise<number
     info: { name: 'acp-kit-agent', version: packageVersion(), title: 'acp-kit coding agent' },
   });
   const logger = stderrLogger('acp-kit agent');
-  if (model.id.startsWith('openai:') && !(opts.apiKey ?? env.OPENAI_API_KEY)) logger.warn('OPENAI_API_KEY is not set (fine for local servers that need no key)');
-  if (model.id.startsWith('anthropic:') && !(opts.apiKey ?? env.ANTHROPIC_API_KEY)) logger.warn('ANTHROPIC_API_KEY is not set; model requests will fail');
-  const store = opts.sessionDir === false ? new InMemorySessionStore() : new JsonlSessionStore(opts.sessionDir ? { dir: opts.sessionDir } : {});
+  if (model.id.startsWith('openai:') && !(opts.apiKey ?? env.OPENAI_API_KEY))
+    logger.warn('OPENAI_API_KEY is not set (fine for local servers that need no key)');
+  if (model.id.startsWith('anthropic:') && !(opts.apiKey ?? env.ANTHROPIC_API_KEY))
+    logger.warn('ANTHROPIC_API_KEY is not set; model requests will fail');
+  const store =
+    opts.sessionDir === false
+      ? new InMemorySessionStore()
+      : new JsonlSessionStore(opts.sessionDir ? { dir: opts.sessionDir } : {});
   const connection = runAgentOnStdio(definition, { store, logger, exitOnClose: false });
   const stopSignals = onTerminationSignal((signal) => {
     // tool commands run in their own process groups, out of reach of a signal sent to ours

@@ -2,7 +2,15 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode } from '@acp-kit/agent/internal';
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
-import { CaptureFormatError, defaultCaptureDir, describeSkipped, emptyCaptureProblem, openCapture, type CaptureFrame, type SkippedLine } from '@acp-kit/tools/captures';
+import {
+  CaptureFormatError,
+  defaultCaptureDir,
+  describeSkipped,
+  emptyCaptureProblem,
+  openCapture,
+  type CaptureFrame,
+  type SkippedLine,
+} from '@acp-kit/tools/captures';
 import { redactRaw } from '@acp-kit/tools/captures';
 import { stringAt } from '@acp-kit/protocol/internal';
 import { usageError } from '../errors.js';
@@ -16,16 +24,27 @@ export interface CapturesExportFlags {
 
 const write = (s: string): void => void process.stdout.write(s);
 
-const FORMATS_HINT = 'Pass one of the three formats acp-kit reads: an acp-kit capture (.ndjson, from acp-kit proxy --record), an acp-devtools export (.json) or a Rust SDK conductor trace (.jsons).';
+const FORMATS_HINT =
+  'Pass one of the three formats acp-kit reads: an acp-kit capture (.ndjson, from acp-kit proxy --record), an acp-devtools export (.json) or a Rust SDK conductor trace (.jsons).';
 
 /** A capture that cannot be read: a usage error (exit 2) naming the file and what is wrong with it. */
 function fail(path: string, e: unknown): never {
   if (e instanceof CaptureFormatError) throw usageError(e.message, FORMATS_HINT);
   const code = errnoCode(e);
-  if (code === 'ENOENT') throw usageError(`no such capture file: ${path}`, 'acp-kit captures list shows the recorded captures.');
-  if (code === 'EISDIR') throw usageError(`${path} is a directory, not a capture file`, 'Pass one capture file (acp-kit captures list shows the recorded captures).');
-  if (code === 'EACCES' || code === 'EPERM') throw usageError(`cannot read ${path}: permission denied`, 'Check the file\'s permissions, or run as a user who may read it.');
-  if (code !== undefined) throw usageError(`cannot read ${path}: ${e instanceof Error ? e.message : code}`, FORMATS_HINT);
+  if (code === 'ENOENT')
+    throw usageError(`no such capture file: ${path}`, 'acp-kit captures list shows the recorded captures.');
+  if (code === 'EISDIR')
+    throw usageError(
+      `${path} is a directory, not a capture file`,
+      'Pass one capture file (acp-kit captures list shows the recorded captures).',
+    );
+  if (code === 'EACCES' || code === 'EPERM')
+    throw usageError(
+      `cannot read ${path}: permission denied`,
+      "Check the file's permissions, or run as a user who may read it.",
+    );
+  if (code !== undefined)
+    throw usageError(`cannot read ${path}: ${e instanceof Error ? e.message : code}`, FORMATS_HINT);
   throw e;
 }
 
@@ -45,7 +64,9 @@ export async function capturesListCommand(flags: { json?: boolean }): Promise<nu
   const dir = defaultCaptureDir();
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.ndjson') || n.endsWith('.json') || n.endsWith('.jsons')).sort();
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith('.ndjson') || n.endsWith('.json') || n.endsWith('.jsons'))
+      .sort();
   } catch {
     names = [];
   }
@@ -65,7 +86,11 @@ export async function capturesListCommand(flags: { json?: boolean }): Promise<nu
     }
     const h = r.header();
     const row = { path, size, agent: h?.agent.join(' ') ?? '', frames, start: h?.start ?? '' };
-    write(flags.json ? `${JSON.stringify({ type: 'capture', ...row })}\n` : `${row.start}  ${String(frames).padStart(6)} frames  ${String(size).padStart(9)} B  ${row.agent}  ${path}\n`);
+    write(
+      flags.json
+        ? `${JSON.stringify({ type: 'capture', ...row })}\n`
+        : `${row.start}  ${String(frames).padStart(6)} frames  ${String(size).padStart(9)} B  ${row.agent}  ${path}\n`,
+    );
   }
   if (flags.json) write(resultLine(ExitCode.Ok, { captures: names.length }));
   return ExitCode.Ok;
@@ -99,7 +124,10 @@ export async function capturesShowCommand(path: string): Promise<number> {
       frames++;
       if (first) {
         const h = r.header();
-        if (h) write(`capture of ${h.agent.join(' ') || '(unknown agent)'}, started ${h.start}${h.source ? `, from ${h.source}` : ''}\n`);
+        if (h)
+          write(
+            `capture of ${h.agent.join(' ') || '(unknown agent)'}, started ${h.start}${h.source ? `, from ${h.source}` : ''}\n`,
+          );
         first = false;
       }
       write(describe(f));
@@ -116,7 +144,8 @@ export async function capturesShowCommand(path: string): Promise<number> {
 /** `captures export FILE`: NDJSON (default) or one JSON document, secrets redacted. */
 export async function capturesExportCommand(path: string, flags: CapturesExportFlags): Promise<number> {
   const format = flags.format ?? 'ndjson';
-  if (format !== 'ndjson' && format !== 'json') throw usageError(`--format must be ndjson or json (got ${JSON.stringify(format)})`);
+  if (format !== 'ndjson' && format !== 'json')
+    throw usageError(`--format must be ndjson or json (got ${JSON.stringify(format)})`);
   const r = openCapture(path);
   const frames: CaptureFrame[] = [];
   let headerWritten = false;
@@ -138,7 +167,8 @@ export async function capturesExportCommand(path: string, flags: CapturesExportF
     fail(path, e);
   }
   requireFrames(path, count, r.skipped());
-  if (format === 'json') write(`${JSON.stringify({ header: r.header() ?? null, metas: r.metas(), frames }, null, 2)}\n`);
+  if (format === 'json')
+    write(`${JSON.stringify({ header: r.header() ?? null, metas: r.metas(), frames }, null, 2)}\n`);
   else {
     if (!headerWritten && r.header()) write(`${JSON.stringify(r.header())}\n`);
     for (const m of r.metas()) write(`${JSON.stringify(m)}\n`);

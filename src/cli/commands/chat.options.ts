@@ -4,14 +4,24 @@ import type { CommandHandlers } from '../flags.js';
 import { addAgentOptions, addModelOptions, AGENT_HELP, EXIT_HELP, type ExitResult } from '../options.js';
 
 export function register(program: CommandUnknownOpts, result: ExitResult, chat: CommandHandlers['chat']): void {
-  addModelOptions(addAgentOptions(
-    program
-      .command('chat')
-      .description('interactive terminal client (needs a TTY): streaming answers, plans, tool calls, permission picker'),
-  ))
+  addModelOptions(
+    addAgentOptions(
+      program
+        .command('chat')
+        .description(
+          'interactive terminal client (needs a TTY): streaming answers, plans, tool calls, permission picker',
+        ),
+    ),
+  )
     .option('--resume [sessionId]', 'resume an earlier session (without an id: pick one from a list)')
-    .addOption(new Option('--approve-all', 'approve every permission request without asking').conflicts(['approveReads']))
-    .addOption(new Option('--approve-reads', 'approve read-only tool calls without asking; ask for the rest').conflicts(['approveAll']))
+    .addOption(
+      new Option('--approve-all', 'approve every permission request without asking').conflicts(['approveReads']),
+    )
+    .addOption(
+      new Option('--approve-reads', 'approve read-only tool calls without asking; ask for the rest').conflicts([
+        'approveAll',
+      ]),
+    )
     .addHelpText(
       'after',
       `\nKeys: Enter sends, Ctrl-C cancels the running turn (a second Ctrl-C exits), Ctrl-D exits,\n/ lists the agent's slash commands, /exit or /quit exits, up/down + Enter pick a permission option.\n${AGENT_HELP}${EXIT_HELP}`,

@@ -1,5 +1,13 @@
 import {
-  approveAll, describePermissionDecision, interactive, READ_ONLY_KINDS, remembering, rules, selectedOption, type PermissionPolicy, type RestoreSessionOptions,
+  approveAll,
+  describePermissionDecision,
+  interactive,
+  READ_ONLY_KINDS,
+  remembering,
+  rules,
+  selectedOption,
+  type PermissionPolicy,
+  type RestoreSessionOptions,
 } from '@acp-kit/client';
 import type { SessionInfo } from '@acp-kit/protocol';
 import { ConnectionClosedError } from '@acp-kit/protocol/rpc';
@@ -19,7 +27,11 @@ import { ChatController, chatSessionOf, type ChatSession } from '../ui/chat-cont
  */
 async function loadInk(): Promise<{ ink: typeof import('ink'); react: typeof import('react') }> {
   if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') process.env.FORCE_COLOR = '0';
-  const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION, DEV: process.env.DEV };
+  const saved = {
+    CI: process.env.CI,
+    CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION,
+    DEV: process.env.DEV,
+  };
   for (const k of Object.keys(saved)) delete process.env[k];
   try {
     // React is CommonJS: its default export is the whole module, in Node and in the CLI bundle alike
@@ -35,11 +47,18 @@ async function loadInk(): Promise<{ ink: typeof import('ink'); react: typeof imp
  * is re-established and the session resumed with a replay, and the controller goes on from the
  * resumed state (see {@link ChatController.reconnected}).
  */
-async function openChatSession(a: OpenAgent, resumeId: string | undefined, onUpdate: RestoreSessionOptions['onUpdate']): Promise<ChatSession> {
+async function openChatSession(
+  a: OpenAgent,
+  resumeId: string | undefined,
+  onUpdate: RestoreSessionOptions['onUpdate'],
+): Promise<ChatSession> {
   const rc = a.reconnecting;
   if (!rc) return (await openSession(a, resumeId, onUpdate)).session;
   try {
-    const s = resumeId === undefined ? await rc.newSession({ cwd: a.cwd, onUpdate }) : await rc.resumeSession(resumeId, { cwd: a.cwd, replay: true, onUpdate });
+    const s =
+      resumeId === undefined
+        ? await rc.newSession({ cwd: a.cwd, onUpdate })
+        : await rc.resumeSession(resumeId, { cwd: a.cwd, replay: true, onUpdate });
     return chatSessionOf(s);
   } catch (e) {
     throw toCliError(e, a.ctx);
@@ -63,7 +82,10 @@ function chatPolicy(flags: ChatFlags, controller: () => ChatController | undefin
   return async (request, ctx) => {
     const outcome = await remembered(request, ctx);
     const o = selectedOption(request, outcome);
-    controller()?.decided(request, { kind: 'permission', text: `${o?.kind.startsWith('allow') ? '✓' : '✗'} ${describePermissionDecision(request, outcome)}` });
+    controller()?.decided(request, {
+      kind: 'permission',
+      text: `${o?.kind.startsWith('allow') ? '✓' : '✗'} ${describePermissionDecision(request, outcome)}`,
+    });
     return outcome;
   };
 }
@@ -97,7 +119,10 @@ async function sessionToResume(flags: ChatFlags, a: OpenAgent, c: ChatController
 /** `acp-kit chat`: the interactive client. */
 export async function chatCommand(flags: ChatFlags): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
-    throw usageError('chat needs an interactive terminal (stdin and stdout must be a TTY)', 'Use `acp-kit run "<prompt>"` in scripts and pipes.');
+    throw usageError(
+      'chat needs an interactive terminal (stdin and stdout must be a TTY)',
+      'Use `acp-kit run "<prompt>"` in scripts and pipes.',
+    );
   }
   const errStyle = createStyle(colorEnabled(process.stderr));
   const { ink, react: React } = await loadInk();
@@ -149,7 +174,8 @@ export async function chatCommand(flags: ChatFlags): Promise<number> {
     } else {
       // the agent going away ends the chat with its error
       void a.conn.closed.then((closeInfo) => {
-        if (closeInfo.reason !== 'closed locally') c.exit(ExitCode.AgentFailed, toCliError(new ConnectionClosedError(closeInfo), a.ctx));
+        if (closeInfo.reason !== 'closed locally')
+          c.exit(ExitCode.AgentFailed, toCliError(new ConnectionClosedError(closeInfo), a.ctx));
       });
     }
     const exit = await c.whenExited();
@@ -160,7 +186,13 @@ export async function chatCommand(flags: ChatFlags): Promise<number> {
     return exit.code;
   } catch (e) {
     unmount?.();
-    const err = e instanceof CliError ? e : toCliError(e, open?.ctx ?? { commandLine: flags.agent ?? '(built-in agent)', command: flags.agent ?? 'acp-kit' });
+    const err =
+      e instanceof CliError
+        ? e
+        : toCliError(
+            e,
+            open?.ctx ?? { commandLine: flags.agent ?? '(built-in agent)', command: flags.agent ?? 'acp-kit' },
+          );
     process.stderr.write(formatCliError(err, errStyle));
     return err.exitCode;
   } finally {

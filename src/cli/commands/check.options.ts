@@ -5,12 +5,18 @@ import { integerFlag, type ExitResult } from '../options.js';
 const positive = (flag: string): ((value: string) => number) => integerFlag(flag, { min: 1 });
 
 export function register(program: CommandUnknownOpts, result: ExitResult): void {
-  const check = program.command('check').description('check that an agent speaks ACP: drive it over stdio and judge it against docs/conformance.md');
+  const check = program
+    .command('check')
+    .description('check that an agent speaks ACP: drive it over stdio and judge it against docs/conformance.md');
   check
     .command('agent')
-    .description('run the conformance cases against an agent (a fresh process per case); exit 0 conformant, 1 not, 2 usage')
+    .description(
+      'run the conformance cases against an agent (a fresh process per case); exit 0 conformant, 1 not, 2 usage',
+    )
     .argument('<agent...>', 'the agent command, after --')
-    .addOption(new Option('--protocol <version>', 'protocol version(s) to check').choices(['1', '2', 'both']).default('both'))
+    .addOption(
+      new Option('--protocol <version>', 'protocol version(s) to check').choices(['1', '2', 'both']).default('both'),
+    )
     .option('--only <ids...>', 'only these requirement IDs (comma or space separated; a trailing * matches a prefix)')
     .option('--skip <ids...>', 'skip these requirement IDs')
     .option('--timeout <ms>', 'how long one answer may take (a whole turn: 4x; default 10000)', positive('--timeout'))
@@ -18,21 +24,42 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     .option('--cwd <dir>', 'working directory for the agent and its sessions (default: a fresh temporary directory)')
     .option('--env <NAME=VALUE...>', 'extra environment for the agent')
     // three prompts, one per kind of case (docs/checker.md)
-    .option('--prompt <text>', 'prompt of the general turn cases; the cancel case\'s too unless --cancel-prompt (default "run sleep 3")')
-    .option('--cancel-prompt <text>', 'prompt of the cancel cases: must keep the agent busy until the cancel arrives (default: --prompt)')
-    .option('--short-prompt <text>', 'prompt of the cases that only need a turn that ends (load, resume, image; default "hello")')
+    .option(
+      '--prompt <text>',
+      'prompt of the general turn cases; the cancel case\'s too unless --cancel-prompt (default "run sleep 3")',
+    )
+    .option(
+      '--cancel-prompt <text>',
+      'prompt of the cancel cases: must keep the agent busy until the cancel arrives (default: --prompt)',
+    )
+    .option(
+      '--short-prompt <text>',
+      'prompt of the cases that only need a turn that ends (load, resume, image; default "hello")',
+    )
     .option('--auth <methodId>', 'auth method to log in with after initialize')
     .option('--json', 'print the report as JSON')
     .option('--junit <file>', 'also write a JUnit XML report')
-    .addHelpText('after', '\nExample: acp-kit check agent --protocol 2 -- npx acp-kit agent\nSee docs/checker.md for the cases and a GitHub Actions snippet.\n')
+    .addHelpText(
+      'after',
+      '\nExample: acp-kit check agent --protocol 2 -- npx acp-kit agent\nSee docs/checker.md for the cases and a GitHub Actions snippet.\n',
+    )
     .action(async (agent, flags) => {
       result.code = await (await import('./check.js')).checkAgentCommand(agent, flags);
     });
   check
     .command('client')
-    .description('run the conformance cases against a client: it launches a scripted agent ({agent}) once per case; exit 0 conformant, 1 not, 2 usage')
-    .argument('<client...>', 'the client command, after --; {agent} in it becomes the agent command line (also in $ACP_CHECK_AGENT)')
-    .addOption(new Option('--protocol <version>', 'protocol version(s) the scripted agent speaks').choices(['1', '2', 'both']).default('both'))
+    .description(
+      'run the conformance cases against a client: it launches a scripted agent ({agent}) once per case; exit 0 conformant, 1 not, 2 usage',
+    )
+    .argument(
+      '<client...>',
+      'the client command, after --; {agent} in it becomes the agent command line (also in $ACP_CHECK_AGENT)',
+    )
+    .addOption(
+      new Option('--protocol <version>', 'protocol version(s) the scripted agent speaks')
+        .choices(['1', '2', 'both'])
+        .default('both'),
+    )
     .option('--only <ids...>', 'only these requirement IDs (comma or space separated; a trailing * matches a prefix)')
     .option('--skip <ids...>', 'skip these requirement IDs')
     .option('--timeout <ms>', 'how long one step of the client may take (default 10000)', positive('--timeout'))
@@ -41,7 +68,10 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     .option('--env <NAME=VALUE...>', 'extra environment for the client')
     .option('--json', 'print the report as JSON')
     .option('--junit <file>', 'also write a JUnit XML report')
-    .addHelpText('after', '\nExample: acp-kit check client -- acp-kit run --agent "{agent}" hello\nThe checker presses Ctrl-C (SIGINT to the client\'s process group) to make it cancel. See docs/checker.md.\n')
+    .addHelpText(
+      'after',
+      '\nExample: acp-kit check client -- acp-kit run --agent "{agent}" hello\nThe checker presses Ctrl-C (SIGINT to the client\'s process group) to make it cancel. See docs/checker.md.\n',
+    )
     .action(async (client, flags) => {
       result.code = await (await import('./check.js')).checkClientCommand(client, flags);
     });

@@ -31,10 +31,15 @@ export interface CheckAgentFlags extends CheckClientFlags {
   auth?: string;
 }
 
-const splitIds = (values: string[] | undefined): string[] => (values ?? []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
+const splitIds = (values: string[] | undefined): string[] =>
+  (values ?? [])
+    .flatMap((v) => v.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** --protocol: 1, 2, or (default) both. */
-const protocolsOf = (flags: CheckClientFlags): Array<1 | 2> => (flags.protocol === '1' ? [1] : flags.protocol === '2' ? [2] : [1, 2]);
+const protocolsOf = (flags: CheckClientFlags): Array<1 | 2> =>
+  flags.protocol === '1' ? [1] : flags.protocol === '2' ? [2] : [1, 2];
 
 /** --env NAME=VALUE, repeated. */
 function envOf(flags: CheckClientFlags): Record<string, string> {
@@ -59,7 +64,12 @@ function cwdOf(cwd: string): string {
 }
 
 /** The case selection and pace the runners take from the flags. */
-const runOptionsOf = (flags: CheckClientFlags) => ({ protocols: protocolsOf(flags), only: splitIds(flags.only), skip: splitIds(flags.skip), concurrency: flags.concurrency ?? 4 });
+const runOptionsOf = (flags: CheckClientFlags) => ({
+  protocols: protocolsOf(flags),
+  only: splitIds(flags.only),
+  skip: splitIds(flags.skip),
+  concurrency: flags.concurrency ?? 4,
+});
 
 /** Writes the report (text or --json, and --junit) and returns the exit code: 0 conformant, 1 not. */
 function report(run: CheckRun, label: string, flags: CheckClientFlags, subject: 'agent' | 'client'): number {
@@ -68,7 +78,11 @@ function report(run: CheckRun, label: string, flags: CheckClientFlags, subject: 
   if (first && run.cases.every((c) => c.status === 'error')) process.stderr.write(`acp-kit check: ${first.reason}\n`);
   const code = run.conformant ? 0 : 1;
   // --json: the report as one `report` line, then the result line every --json command ends with
-  process.stdout.write(flags.json ? `${JSON.stringify({ type: 'report', ...JSON.parse(formatJson(run, label, subject)) })}\n${resultLine(code, { conformant: run.conformant })}` : formatText(run, label, subject));
+  process.stdout.write(
+    flags.json
+      ? `${JSON.stringify({ type: 'report', ...JSON.parse(formatJson(run, label, subject)) })}\n${resultLine(code, { conformant: run.conformant })}`
+      : formatText(run, label, subject),
+  );
   if (flags.junit) writeFileSync(flags.junit, formatJunit(run, label, subject));
   return code;
 }
@@ -76,13 +90,33 @@ function report(run: CheckRun, label: string, flags: CheckClientFlags, subject: 
 /** `acp-kit check agent [flags] -- <agent command...>`: exit 0 conformant, 1 not, 2 usage. */
 export async function checkAgentCommand(agent: string[], flags: CheckAgentFlags): Promise<number> {
   const agentCommand = commandOf(agent);
-  if (!agentCommand) throw usageError('no agent command given', 'Put the agent command after --, e.g. acp-kit check agent -- npx acp-kit agent');
+  if (!agentCommand)
+    throw usageError(
+      'no agent command given',
+      'Put the agent command after --, e.g. acp-kit check agent -- npx acp-kit agent',
+    );
   const env = envOf(flags);
   // without --cwd, checkAgent's scratch directory: the agent's tools must not touch the user's files
   const cwd = flags.cwd !== undefined ? cwdOf(flags.cwd) : undefined;
-  const run = await checkAgent({ ...agentCommand, env }, { cwd, timeoutMs: flags.timeout, prompt: flags.prompt, cancelPrompt: flags.cancelPrompt, shortPrompt: flags.shortPrompt, auth: flags.auth, ...runOptionsOf(flags) });
+  const run = await checkAgent(
+    { ...agentCommand, env },
+    {
+      cwd,
+      timeoutMs: flags.timeout,
+      prompt: flags.prompt,
+      cancelPrompt: flags.cancelPrompt,
+      shortPrompt: flags.shortPrompt,
+      auth: flags.auth,
+      ...runOptionsOf(flags),
+    },
+  );
   // nothing to judge: one line, the exit code of an agent that could not be started
-  if (run.unstartable) throw new CliError('agent_start_failed', ExitCode.AgentFailed, `acp-kit check: ${run.unstartable} (${joinCommandLine(agent)})`);
+  if (run.unstartable)
+    throw new CliError(
+      'agent_start_failed',
+      ExitCode.AgentFailed,
+      `acp-kit check: ${run.unstartable} (${joinCommandLine(agent)})`,
+    );
   return report(run, joinCommandLine(agent), flags, 'agent');
 }
 
@@ -92,13 +126,22 @@ export async function checkAgentCommand(agent: string[], flags: CheckAgentFlags)
  */
 export async function checkClientCommand(client: string[], flags: CheckClientFlags): Promise<number> {
   const clientCommand = commandOf(client);
-  if (!clientCommand) throw usageError('no client command given', 'Put the client command after --, with {agent} where it takes the agent command, e.g. acp-kit check client -- acp-kit run --agent "{agent}" hello');
+  if (!clientCommand)
+    throw usageError(
+      'no client command given',
+      'Put the client command after --, with {agent} where it takes the agent command, e.g. acp-kit check client -- acp-kit run --agent "{agent}" hello',
+    );
   const env = envOf(flags);
   const processCwd = flags.cwd !== undefined ? cwdOf(flags.cwd) : undefined;
   if (!client.some((w) => w.includes('{agent}'))) {
-    process.stderr.write('acp-kit check: the client command has no {agent}; the client must read the agent command from $ACP_CHECK_AGENT\n');
+    process.stderr.write(
+      'acp-kit check: the client command has no {agent}; the client must read the agent command from $ACP_CHECK_AGENT\n',
+    );
   }
   const label = joinCommandLine(client);
-  const run = await runClientChecks({ ...clientCommand, env, processCwd, timeoutMs: flags.timeout ?? 10_000, agentVersion: packageVersion() }, runOptionsOf(flags));
+  const run = await runClientChecks(
+    { ...clientCommand, env, processCwd, timeoutMs: flags.timeout ?? 10_000, agentVersion: packageVersion() },
+    runOptionsOf(flags),
+  );
   return report(run, label, flags, 'client');
 }

@@ -3,7 +3,9 @@ import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { text, type ExitResult } from '../options.js';
 
 export function register(program: CommandUnknownOpts, result: ExitResult): void {
-  const db = program.command('db').description('the PostgreSQL session store (acp-kit serve --store postgres://...): schema and retention');
+  const db = program
+    .command('db')
+    .description('the PostgreSQL session store (acp-kit serve --store postgres://...): schema and retention');
   db.command('migrate')
     .description('create or update the schema (idempotent); prints the versions applied')
     .option('--url <postgres://...>', 'the database (default: $ACP_KIT_DATABASE_URL)', text)

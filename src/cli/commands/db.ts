@@ -16,14 +16,16 @@ const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000
 export function parseDuration(text: string, flag = '--older-than'): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$/.exec(text.trim());
   const unit = m?.[2] === undefined ? undefined : UNITS[m[2]];
-  if (!m || unit === undefined) throw usageError(`${flag} must be a duration like 30d, 12h, 90m, 45s or 500ms (got ${JSON.stringify(text)})`);
+  if (!m || unit === undefined)
+    throw usageError(`${flag} must be a duration like 30d, 12h, 90m, 45s or 500ms (got ${JSON.stringify(text)})`);
   return Number(m[1]) * unit;
 }
 
 /** A pool on the database of `--url` or `$ACP_KIT_DATABASE_URL`, checked to be a postgres:// URL. */
 async function connect(flags: DbFlags): Promise<{ pool: import('@acp-kit/server/postgres').PgPool; where: string }> {
   const url = flags.url ?? process.env.ACP_KIT_DATABASE_URL;
-  if (!url) throw usageError('no database given', 'Pass --url postgres://user@host:port/db or set $ACP_KIT_DATABASE_URL.');
+  if (!url)
+    throw usageError('no database given', 'Pass --url postgres://user@host:port/db or set $ACP_KIT_DATABASE_URL.');
   const { createPostgresPool, postgresHostPort } = await import('@acp-kit/server/postgres');
   const where = postgresHostPort(url);
   if (!where) throw usageError(`--url must be a postgres:// or postgresql:// URL (got ${JSON.stringify(redact(url))})`);
@@ -35,7 +37,12 @@ async function dbError(e: unknown, where: string): Promise<CliError> {
   const { isConnectionError } = await import('@acp-kit/server/postgres');
   const reason = e instanceof Error ? e.message || e.name : String(e);
   return isConnectionError(e)
-    ? new CliError('database-unreachable', ExitCode.Internal, `the database (PostgreSQL at ${where}) is unreachable: ${reason}`, { hint: 'Check that the server runs and the URL (host, port, database, user) is right.' })
+    ? new CliError(
+        'database-unreachable',
+        ExitCode.Internal,
+        `the database (PostgreSQL at ${where}) is unreachable: ${reason}`,
+        { hint: 'Check that the server runs and the URL (host, port, database, user) is right.' },
+      )
     : new CliError('database-error', ExitCode.Internal, `the database (PostgreSQL at ${where}) refused: ${reason}`);
 }
 
@@ -45,7 +52,11 @@ export async function dbMigrateCommand(flags: DbFlags): Promise<number> {
   try {
     const { migrate } = await import('@acp-kit/server/postgres');
     const r = await migrate(pool).catch(async (e: unknown) => Promise.reject(await dbError(e, where)));
-    process.stdout.write(r.applied.length > 0 ? `applied migrations ${r.applied.join(', ')}; schema version ${r.version}\n` : `schema is up to date (version ${r.version}); nothing applied\n`);
+    process.stdout.write(
+      r.applied.length > 0
+        ? `applied migrations ${r.applied.join(', ')}; schema version ${r.version}\n`
+        : `schema is up to date (version ${r.version}); nothing applied\n`,
+    );
     return ExitCode.Ok;
   } finally {
     await pool.end().catch(() => undefined);
@@ -54,13 +65,18 @@ export async function dbMigrateCommand(flags: DbFlags): Promise<number> {
 
 /** `acp-kit db prune --older-than 30d`: deletes sessions not updated since, prints how many. */
 export async function dbPruneCommand(flags: DbFlags): Promise<number> {
-  if (flags.olderThan === undefined) throw usageError('--older-than is required', 'e.g. acp-kit db prune --older-than 30d');
+  if (flags.olderThan === undefined)
+    throw usageError('--older-than is required', 'e.g. acp-kit db prune --older-than 30d');
   const ms = parseDuration(flags.olderThan);
   const { pool, where } = await connect(flags);
   try {
     const { prune } = await import('@acp-kit/server/postgres');
-    const n = await prune(pool, ms, flags.namespace).catch(async (e: unknown) => Promise.reject(await dbError(e, where)));
-    process.stdout.write(`deleted ${n} session${n === 1 ? '' : 's'} not updated for ${flags.olderThan}${flags.namespace !== undefined ? ` (namespace ${flags.namespace})` : ''}\n`);
+    const n = await prune(pool, ms, flags.namespace).catch(async (e: unknown) =>
+      Promise.reject(await dbError(e, where)),
+    );
+    process.stdout.write(
+      `deleted ${n} session${n === 1 ? '' : 's'} not updated for ${flags.olderThan}${flags.namespace !== undefined ? ` (namespace ${flags.namespace})` : ''}\n`,
+    );
     return ExitCode.Ok;
   } finally {
     await pool.end().catch(() => undefined);

@@ -1,6 +1,10 @@
 import { spawn } from 'node:child_process';
 import {
-  authMethodsFromError, mergeAuthMethods, shellCommandLine, terminalLoginCommand, type TerminalLoginCommand,
+  authMethodsFromError,
+  mergeAuthMethods,
+  shellCommandLine,
+  terminalLoginCommand,
+  type TerminalLoginCommand,
 } from '@acp-kit/client';
 import { AcpError, ErrorCode } from '@acp-kit/protocol';
 import type { AuthMethod } from '@acp-kit/protocol';
@@ -39,7 +43,9 @@ export async function loginCommand(methodId: string | undefined, flags: AgentFla
       say('the agent opened a session without a login: already logged in (name a METHOD to log in anyway)');
       return ExitCode.Ok;
     }
-    const logins = methods.map((m) => ({ m, cmd: terminalLoginCommand(m, agent) })).filter((x): x is { m: AuthMethod; cmd: TerminalLoginCommand } => !!x.cmd);
+    const logins = methods
+      .map((m) => ({ m, cmd: terminalLoginCommand(m, agent) }))
+      .filter((x): x is { m: AuthMethod; cmd: TerminalLoginCommand } => !!x.cmd);
     const list = logins.map(({ m, cmd }) => `  ${m.methodId}: ${shellCommandLine(cmd)}`).join('\n');
     let chosen: { m: AuthMethod; cmd: TerminalLoginCommand } | undefined;
     if (methodId !== undefined) {
@@ -47,8 +53,12 @@ export async function loginCommand(methodId: string | undefined, flags: AgentFla
       if (!chosen) {
         const known = methods.find((m) => m.methodId === methodId);
         throw usageError(
-          known ? `auth method ${JSON.stringify(methodId)} has no terminal login command` : `the agent offers no auth method ${JSON.stringify(methodId)}`,
-          logins.length ? `Terminal logins the agent offers:\n${list}` : 'The agent offers no terminal login; use its own login tool.',
+          known
+            ? `auth method ${JSON.stringify(methodId)} has no terminal login command`
+            : `the agent offers no auth method ${JSON.stringify(methodId)}`,
+          logins.length
+            ? `Terminal logins the agent offers:\n${list}`
+            : 'The agent offers no terminal login; use its own login tool.',
         );
       }
     } else {
@@ -58,24 +68,40 @@ export async function loginCommand(methodId: string | undefined, flags: AgentFla
           hint: "Log in with the agent's own tool (or set the API key it expects in the environment).",
         });
       }
-      if (more.length > 0) throw usageError('the agent offers several terminal logins: name one as METHOD', `acp-kit login [--agent ...] METHOD, with METHOD one of:\n${list}`);
+      if (more.length > 0)
+        throw usageError(
+          'the agent offers several terminal logins: name one as METHOD',
+          `acp-kit login [--agent ...] METHOD, with METHOD one of:\n${list}`,
+        );
       chosen = only;
     }
     say(`running ${chosen.cmd.label ?? chosen.m.name}: ${shellCommandLine(chosen.cmd)}`);
     const code = await runInteractive(chosen.cmd, cwd);
     if (code !== 0) {
-      throw new CliError('login_failed', ExitCode.AuthRequired, `the login command exited with ${code}: ${shellCommandLine(chosen.cmd)}`, {
-        hint: 'Run it yourself to see what went wrong, then try again.',
-      });
+      throw new CliError(
+        'login_failed',
+        ExitCode.AuthRequired,
+        `the login command exited with ${code}: ${shellCommandLine(chosen.cmd)}`,
+        {
+          hint: 'Run it yourself to see what went wrong, then try again.',
+        },
+      );
     }
     // confirm: a fresh connection must now open a session
     open = await openAgent(flags);
     const after = await probe(open);
-    if (after !== 'ok') throw toCliError(new AcpError(ErrorCode.AuthRequired, 'the agent still asks for authentication after the login'), open.ctx);
+    if (after !== 'ok')
+      throw toCliError(
+        new AcpError(ErrorCode.AuthRequired, 'the agent still asks for authentication after the login'),
+        open.ctx,
+      );
     say('logged in: the agent opened a session');
     return ExitCode.Ok;
   } catch (e) {
-    const err = toCliError(e, open?.ctx ?? { commandLine: flags.agent ?? '(built-in agent)', command: flags.agent ?? 'acp-kit' });
+    const err = toCliError(
+      e,
+      open?.ctx ?? { commandLine: flags.agent ?? '(built-in agent)', command: flags.agent ?? 'acp-kit' },
+    );
     process.stderr.write(formatCliError(err, errStyle));
     return err.exitCode;
   } finally {
@@ -99,7 +125,16 @@ async function probe(a: OpenAgent): Promise<'ok' | AuthMethod[]> {
 function runInteractive(cmd: TerminalLoginCommand, cwd: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd.command, cmd.args, { stdio: 'inherit', cwd, env: { ...process.env, ...cmd.env } });
-    child.on('error', (e) => reject(new CliError('login_failed', ExitCode.AgentFailed, `could not start the login command ${JSON.stringify(cmd.command)}: ${e.message}`, { cause: e })));
+    child.on('error', (e) =>
+      reject(
+        new CliError(
+          'login_failed',
+          ExitCode.AgentFailed,
+          `could not start the login command ${JSON.stringify(cmd.command)}: ${e.message}`,
+          { cause: e },
+        ),
+      ),
+    );
     child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
   });
 }

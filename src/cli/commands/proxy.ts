@@ -23,14 +23,35 @@ export interface ProxyFlags {
   inspect?: boolean;
 }
 
-const SIGNALS: Array<[NodeJS.Signals, number]> = [['SIGTERM', 143], ['SIGINT', 130], ['SIGHUP', 129]];
+const SIGNALS: Array<[NodeJS.Signals, number]> = [
+  ['SIGTERM', 143],
+  ['SIGINT', 130],
+  ['SIGHUP', 129],
+];
 
 /** `acp-kit proxy [options] -- <agent command...>`: stdio to the editor, the agent behind it. */
 export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<number> {
   const agentCommand = commandOf(agent);
-  if (!agentCommand) throw usageError('the agent command is missing', 'Put it after --, e.g. acp-kit proxy --record -- npx @zed-industries/claude-code-acp');
-  const bridge = flags.bridge === undefined ? undefined : flags.bridge === '1' ? 1 : flags.bridge === '2' ? 2 : flags.bridge === 'auto' ? 'auto' : null;
-  if (bridge === null) throw usageError(`--bridge must be 1, 2 or auto (got ${JSON.stringify(flags.bridge)})`, 'Pass the version your editor speaks, e.g. --bridge 2 for a v2 editor in front of a v1 agent, or --bridge auto.');
+  if (!agentCommand)
+    throw usageError(
+      'the agent command is missing',
+      'Put it after --, e.g. acp-kit proxy --record -- npx @zed-industries/claude-code-acp',
+    );
+  const bridge =
+    flags.bridge === undefined
+      ? undefined
+      : flags.bridge === '1'
+        ? 1
+        : flags.bridge === '2'
+          ? 2
+          : flags.bridge === 'auto'
+            ? 'auto'
+            : null;
+  if (bridge === null)
+    throw usageError(
+      `--bridge must be 1, 2 or auto (got ${JSON.stringify(flags.bridge)})`,
+      'Pass the version your editor speaks, e.g. --bridge 2 for a v2 editor in front of a v1 agent, or --bridge auto.',
+    );
   const logFile = flags.log;
   const log = logFile
     ? (line: string) => {
@@ -42,7 +63,8 @@ export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<
       }
     : (line: string) => void process.stderr.write(`acp-kit proxy: ${line}\n`);
   const record = flags.inspect && (flags.record === undefined || flags.record === false) ? true : flags.record;
-  const recordPath = record === undefined || record === false ? undefined : record === true ? defaultCapturePath() : resolve(record);
+  const recordPath =
+    record === undefined || record === false ? undefined : record === true ? defaultCapturePath() : resolve(record);
   // a path the user typed: its folder must exist (a typo must not create folders); the default folder is ours to create
   if (typeof record === 'string' && recordPath !== undefined) requireFolder(recordPath);
   let recorder: CaptureWriter | undefined;
@@ -50,15 +72,21 @@ export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<
     recorder = recordPath ? new CaptureWriter(recordPath, { acpKit: packageVersion(), agent }) : undefined;
   } catch (e) {
     // refuse to start rather than run an unrecorded session the user asked to record
-    throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${recordPath}: ${messageOf(e)}`, { hint: 'Pass a writable path to --record, or set ACP_KIT_DATA_DIR to a writable folder.' });
+    throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${recordPath}: ${messageOf(e)}`, {
+      hint: 'Pass a writable path to --record, or set ACP_KIT_DATA_DIR to a writable folder.',
+    });
   }
   if (recorder) log(`recording to ${recorder.path}`);
   const inspector = recorder && flags.inspect ? await startInspectorFor(recorder.path, agent, log) : undefined;
-  const onViolation = flags.validate ? (v: Violation) => log(`violation ${v.requirement} [${v.rule}] seq ${v.seqs.join(',')}: ${v.message}`) : undefined;
-  if (bridge !== undefined) log(`bridge mode ${bridge}${recorder ? ': the capture holds both legs (docs/captures.md)' : ''}`);
-  const proxy = bridge === undefined
-    ? startProxy({ ...agentCommand, recorder, onViolation, log })
-    : startBridge({ mode: bridge, ...agentCommand, recorder, onViolation, log });
+  const onViolation = flags.validate
+    ? (v: Violation) => log(`violation ${v.requirement} [${v.rule}] seq ${v.seqs.join(',')}: ${v.message}`)
+    : undefined;
+  if (bridge !== undefined)
+    log(`bridge mode ${bridge}${recorder ? ': the capture holds both legs (docs/captures.md)' : ''}`);
+  const proxy =
+    bridge === undefined
+      ? startProxy({ ...agentCommand, recorder, onViolation, log })
+      : startBridge({ mode: bridge, ...agentCommand, recorder, onViolation, log });
   let signalled: number | undefined;
   const handlers = SIGNALS.map(([sig, code]) => {
     const h = (): void => {
@@ -86,13 +114,25 @@ function requireFolder(path: string): void {
   try {
     isDir = statSync(folder).isDirectory();
   } catch {
-    throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${path}: the folder ${folder} does not exist`, { hint: `Create it first (mkdir -p ${folder}) or pass --record a path in an existing folder.` });
+    throw new CliError(
+      'usage',
+      ExitCode.Usage,
+      `cannot write the capture ${path}: the folder ${folder} does not exist`,
+      { hint: `Create it first (mkdir -p ${folder}) or pass --record a path in an existing folder.` },
+    );
   }
-  if (!isDir) throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${path}: ${folder} is not a folder`, { hint: 'Pass --record a path in an existing folder.' });
+  if (!isDir)
+    throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${path}: ${folder} is not a folder`, {
+      hint: 'Pass --record a path in an existing folder.',
+    });
 }
 
 /** `--inspect`: the inspector follows the capture being recorded; registered so other inspector pages list it. */
-async function startInspectorFor(capture: string, agent: string[], log: (line: string) => void): Promise<{ close(): Promise<void> }> {
+async function startInspectorFor(
+  capture: string,
+  agent: string[],
+  log: (line: string) => void,
+): Promise<{ close(): Promise<void> }> {
   const { startInspector, registerLive } = await import('@acp-kit/tools/inspector');
   const handle = await startInspector({ liveCapture: { path: capture, agent } });
   const unregister = registerLive({ capture, agent, url: handle.url, start: new Date().toISOString() });

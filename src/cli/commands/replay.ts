@@ -1,7 +1,13 @@
 import { resolve } from 'node:path';
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
 import { CaptureWriter } from '@acp-kit/tools/proxy';
-import { loadReplayScript, replayAsAgent, replayAsClient, type ReplayPermission, type ReplayScript } from '@acp-kit/tools/proxy';
+import {
+  loadReplayScript,
+  replayAsAgent,
+  replayAsClient,
+  type ReplayPermission,
+  type ReplayScript,
+} from '@acp-kit/tools/proxy';
 import { messageOf } from '@acp-kit/agent/internal';
 import { CliError, usageError } from '../errors.js';
 import { commandOf } from '../split-command-line.js';
@@ -26,7 +32,11 @@ function isPermissionAnswer(v: string): v is ReplayPermission {
 
 const log = (line: string): void => void process.stderr.write(`acp-kit replay: ${line.replace(/^replay: /, '')}\n`);
 
-const missingAgent = (): CliError => usageError('--as client needs the agent command', 'Put it after --, e.g. acp-kit replay cap.ndjson --as client -- acp-kit agent');
+const missingAgent = (): CliError =>
+  usageError(
+    '--as client needs the agent command',
+    'Put it after --, e.g. acp-kit replay cap.ndjson --as client -- acp-kit agent',
+  );
 
 /**
  * `acp-kit replay CAPTURE --as agent` (play the recorded agent on stdio to a live client) and
@@ -37,30 +47,51 @@ const missingAgent = (): CliError => usageError('--as client needs the agent com
  */
 export async function replayCommand(capture: string, agent: string[], flags: ReplayFlags): Promise<number> {
   const as = flags.as;
-  if (as !== 'agent' && as !== 'client') throw usageError(`--as must be agent or client (got ${JSON.stringify(as ?? '')})`, 'acp-kit replay CAPTURE --as agent (for a client to test)  or  acp-kit replay CAPTURE --as client -- <agent command...>');
+  if (as !== 'agent' && as !== 'client')
+    throw usageError(
+      `--as must be agent or client (got ${JSON.stringify(as ?? '')})`,
+      'acp-kit replay CAPTURE --as agent (for a client to test)  or  acp-kit replay CAPTURE --as client -- <agent command...>',
+    );
   let permission: ReplayPermission = 'recorded';
   if (as === 'agent') {
-    if (agent.length > 0) throw usageError(`--as agent plays the recorded agent itself; it takes no agent command (got ${JSON.stringify(agent.join(' '))})`, 'Use --as client -- <agent command...> to drive a live agent.');
-    for (const [flag, v] of [['--record', flags.record], ['--permission', flags.permission], ['--cwd', flags.cwd], ['--timeout', flags.timeout]] as const) {
+    if (agent.length > 0)
+      throw usageError(
+        `--as agent plays the recorded agent itself; it takes no agent command (got ${JSON.stringify(agent.join(' '))})`,
+        'Use --as client -- <agent command...> to drive a live agent.',
+      );
+    for (const [flag, v] of [
+      ['--record', flags.record],
+      ['--permission', flags.permission],
+      ['--cwd', flags.cwd],
+      ['--timeout', flags.timeout],
+    ] as const) {
       if (v !== undefined) throw usageError(`${flag} applies to --as client only`);
     }
   } else {
     if (agent.length === 0) throw missingAgent();
-    if (flags.fast || flags.speed !== undefined) throw usageError('--fast and --speed apply to --as agent only (the client side waits for the live agent instead)');
+    if (flags.fast || flags.speed !== undefined)
+      throw usageError(
+        '--fast and --speed apply to --as agent only (the client side waits for the live agent instead)',
+      );
     if (flags.permission !== undefined) {
-      if (!isPermissionAnswer(flags.permission)) throw usageError(`--permission must be recorded, allow or reject (got ${JSON.stringify(flags.permission)})`);
+      if (!isPermissionAnswer(flags.permission))
+        throw usageError(`--permission must be recorded, allow or reject (got ${JSON.stringify(flags.permission)})`);
       permission = flags.permission;
     }
   }
   let speed = 1;
   if (flags.speed !== undefined) {
     speed = Number(flags.speed);
-    if (!Number.isFinite(speed) || speed <= 0) throw usageError(`--speed must be a positive number, e.g. 2 for twice as fast (got ${JSON.stringify(flags.speed)})`);
+    if (!Number.isFinite(speed) || speed <= 0)
+      throw usageError(
+        `--speed must be a positive number, e.g. 2 for twice as fast (got ${JSON.stringify(flags.speed)})`,
+      );
   }
   let timeoutMs: number | undefined;
   if (flags.timeout !== undefined) {
     const n = Number(flags.timeout);
-    if (!Number.isFinite(n) || n <= 0) throw usageError(`--timeout must be a positive number of seconds (got ${JSON.stringify(flags.timeout)})`);
+    if (!Number.isFinite(n) || n <= 0)
+      throw usageError(`--timeout must be a positive number of seconds (got ${JSON.stringify(flags.timeout)})`);
     timeoutMs = n * 1000;
   }
 
@@ -71,7 +102,10 @@ export async function replayCommand(capture: string, agent: string[], flags: Rep
     captureReadFailure(capture, e);
   }
   const [firstSkipped] = script.skipped;
-  if (firstSkipped) log(`skipped ${script.skipped.length} unreadable line(s) of ${capture} (first: line ${firstSkipped.line}, ${firstSkipped.reason})`);
+  if (firstSkipped)
+    log(
+      `skipped ${script.skipped.length} unreadable line(s) of ${capture} (first: line ${firstSkipped.line}, ${firstSkipped.reason})`,
+    );
 
   if (as === 'agent') {
     const r = await replayAsAgent({ script, fast: flags.fast, speed, log });
@@ -83,7 +117,9 @@ export async function replayCommand(capture: string, agent: string[], flags: Rep
   try {
     recorder = recordPath ? new CaptureWriter(recordPath, { acpKit: packageVersion(), agent }) : undefined;
   } catch (e) {
-    throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${recordPath}: ${messageOf(e)}`, { hint: 'Pass a writable path to --record.' });
+    throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${recordPath}: ${messageOf(e)}`, {
+      hint: 'Pass a writable path to --record.',
+    });
   }
   // (checked with the other flags above; here for the type)
   const agentCommand = commandOf(agent);
@@ -99,11 +135,15 @@ export async function replayCommand(capture: string, agent: string[], flags: Rep
       log,
     });
     if (r.completed) {
-      log(`done: ${r.sent} recorded client message(s) sent, the agent answered like the recording${recorder ? `; new capture ${recorder.path}` : ''}`);
+      log(
+        `done: ${r.sent} recorded client message(s) sent, the agent answered like the recording${recorder ? `; new capture ${recorder.path}` : ''}`,
+      );
       return ExitCode.Ok;
     }
     if (r.versionMismatch) return ExitCode.VersionMismatch; // the message above says which versions
-    log(`diverged${r.divergence ? ` at frame ${r.divergence.seq}: expected ${r.divergence.expected}, got ${r.divergence.got}` : ''}`);
+    log(
+      `diverged${r.divergence ? ` at frame ${r.divergence.seq}: expected ${r.divergence.expected}, got ${r.divergence.got}` : ''}`,
+    );
     return 1;
   } finally {
     recorder?.close();

@@ -5,14 +5,21 @@ import type { CommandHandlers } from '../flags.js';
 import { addAgentOptions, addModelOptions, AGENT_HELP, EXIT_HELP, type ExitResult } from '../options.js';
 
 export function register(program: CommandUnknownOpts, result: ExitResult, run: CommandHandlers['run']): void {
-  addModelOptions(addAgentOptions(
-    program
-      .command('run')
-      .description('send one prompt to an agent and stream the answer (non-interactive; works without a TTY)')
-      .argument('<prompt...>', 'the prompt (several words are joined with spaces; "-" reads it from stdin)'),
-  ))
+  addModelOptions(
+    addAgentOptions(
+      program
+        .command('run')
+        .description('send one prompt to an agent and stream the answer (non-interactive; works without a TTY)')
+        .argument('<prompt...>', 'the prompt (several words are joined with spaces; "-" reads it from stdin)'),
+    ),
+  )
     .addOption(new Option('--approve-all', 'approve every permission request').conflicts(['approveReads', 'denyAll']))
-    .addOption(new Option('--approve-reads', 'approve read-only tool calls, reject the rest (default)').conflicts(['approveAll', 'denyAll']))
+    .addOption(
+      new Option('--approve-reads', 'approve read-only tool calls, reject the rest (default)').conflicts([
+        'approveAll',
+        'denyAll',
+      ]),
+    )
     .addOption(new Option('--deny-all', 'reject every permission request').conflicts(['approveAll', 'approveReads']))
     .option('--json', 'print NDJSON events (first: connection, last: result) instead of text')
     .addHelpText(

@@ -2,15 +2,28 @@ import { readTurnTokenUsage, type TurnTokenUsage } from '@acp-kit/protocol/inter
 import { AcpError, ErrorCode } from '@acp-kit/protocol';
 import type { AnySessionUpdate } from '@acp-kit/protocol';
 import {
-  type ClientSession, type ReconnectingSession,
-  approveAll, approveReads, denyAll, describePermissionDecision, observed, type PermissionPolicy,
+  type ClientSession,
+  type ReconnectingSession,
+  approveAll,
+  approveReads,
+  denyAll,
+  describePermissionDecision,
+  observed,
+  type PermissionPolicy,
 } from '@acp-kit/client';
 import { agentContext, remoteAgentCommand, resolveAgentCommand } from '../agent-command.js';
 import { CliError, toCliError } from '../errors.js';
 import { ExitCode, exitCodeForTurn } from '../exit-codes.js';
 import type { RunFlags } from '../flags.js';
 import { NdjsonRunReporter, TextRunReporter, type RunReporter } from '../render/run-reporter.js';
-import { handleSignals, openAgent, openSession, protocolChoice, terminalNamer, type OpenAgent } from '../session-runner.js';
+import {
+  handleSignals,
+  openAgent,
+  openSession,
+  protocolChoice,
+  terminalNamer,
+  type OpenAgent,
+} from '../session-runner.js';
 import { colorEnabled, createStyle } from '../style.js';
 
 /** What `run` uses of a session: a {@link ClientSession}, or with `--agent-url` one that survives reconnects. */
@@ -53,7 +66,11 @@ export function reporterFor(json: boolean): RunReporter {
  * NDJSON) and returns the exit code (see exit-codes.ts). The connection is closed on every path,
  * which ends the agent.
  */
-export async function runCommand(prompt: string, flags: RunFlags, reporter: RunReporter = reporterFor(flags.json === true)): Promise<number> {
+export async function runCommand(
+  prompt: string,
+  flags: RunFlags,
+  reporter: RunReporter = reporterFor(flags.json === true),
+): Promise<number> {
   const { name: policyName, policy: basePolicy } = policyFor(flags);
 
   let session: RunSession | undefined;
@@ -106,9 +123,16 @@ export async function runCommand(prompt: string, flags: RunFlags, reporter: RunR
     });
     const a = open;
     reportConnected(reporter, a);
-    if (abort.signal.aborted) throw new CliError('interrupted', ExitCode.Interrupted, 'interrupted before the prompt was sent');
-    const s = await startSession(a, reporter, (t) => (tokens = t), (opened) => (session = opened));
-    if (abort.signal.aborted) throw new CliError('interrupted', ExitCode.Interrupted, 'interrupted before the prompt was sent');
+    if (abort.signal.aborted)
+      throw new CliError('interrupted', ExitCode.Interrupted, 'interrupted before the prompt was sent');
+    const s = await startSession(
+      a,
+      reporter,
+      (t) => (tokens = t),
+      (opened) => (session = opened),
+    );
+    if (abort.signal.aborted)
+      throw new CliError('interrupted', ExitCode.Interrupted, 'interrupted before the prompt was sent');
 
     let result;
     try {
@@ -120,15 +144,25 @@ export async function runCommand(prompt: string, flags: RunFlags, reporter: RunR
     if (result.error?.code === ErrorCode.AuthRequired) throw AcpError.fromObject(result.error);
     const stopReason = result.stopReason;
     let code: number = exitCodeForTurn(stopReason, rejected);
-    if (interrupted && (stopReason === 'cancelled' || code === ExitCode.Ok || code === ExitCode.PermissionDenied)) code = ExitCode.Interrupted;
-    reporter.finished({ stopReason, exitCode: code, error: result.error, usage: s.state.usage, tokens, rejectedPermissions: rejected, policyName });
+    if (interrupted && (stopReason === 'cancelled' || code === ExitCode.Ok || code === ExitCode.PermissionDenied))
+      code = ExitCode.Interrupted;
+    reporter.finished({
+      stopReason,
+      exitCode: code,
+      error: result.error,
+      usage: s.state.usage,
+      tokens,
+      rejectedPermissions: rejected,
+      policyName,
+    });
     return code;
   } catch (e) {
     // the signal handler reports and exits; the prompt failing because we closed is expected
     if (leaving !== undefined) return leaving;
     const ctx = open?.ctx ?? safeContext(flags);
     let err = toCliError(e, ctx);
-    if (interrupted && err.exitCode !== ExitCode.Usage) err = new CliError('interrupted', ExitCode.Interrupted, 'interrupted (Ctrl-C)', { cause: e });
+    if (interrupted && err.exitCode !== ExitCode.Usage)
+      err = new CliError('interrupted', ExitCode.Interrupted, 'interrupted (Ctrl-C)', { cause: e });
     reporter.failed(err, known());
     return err.exitCode;
   } finally {
@@ -157,7 +191,12 @@ function reportConnected(reporter: RunReporter, a: OpenAgent): void {
  * terminal names read it); `onTokens` gets the turn's token counts, from the
  * `session_info_update` the built-in agent ends it with.
  */
-async function startSession(a: OpenAgent, reporter: RunReporter, onTokens: (t: TurnTokenUsage) => void, opened: (s: RunSession) => void): Promise<RunSession> {
+async function startSession(
+  a: OpenAgent,
+  reporter: RunReporter,
+  onTokens: (t: TurnTokenUsage) => void,
+  opened: (s: RunSession) => void,
+): Promise<RunSession> {
   // what the agent sends while the session opens (e.g. available_commands_update before or
   // with the session/new answer) is shown after the session line, in wire order
   const early: AnySessionUpdate[] = [];
@@ -190,7 +229,10 @@ async function startSession(a: OpenAgent, reporter: RunReporter, onTokens: (t: T
 function safeContext(flags: RunFlags) {
   try {
     const p = protocolChoice(flags.protocol);
-    const agent = flags.agentUrl !== undefined ? remoteAgentCommand(flags.agentUrl, flags.agent, flags) : resolveAgentCommand(flags.agent, process.env, flags);
+    const agent =
+      flags.agentUrl !== undefined
+        ? remoteAgentCommand(flags.agentUrl, flags.agent, flags)
+        : resolveAgentCommand(flags.agent, process.env, flags);
     return agentContext(agent, p === 'auto' ? undefined : p);
   } catch {
     return { commandLine: flags.agent ?? '(built-in agent)', command: flags.agent ?? 'acp-kit' };

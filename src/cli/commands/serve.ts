@@ -47,25 +47,36 @@ export interface ServeFlags {
 export async function serveCommand(flags: ServeFlags): Promise<number> {
   const { startAcpServer, isLoopbackHost, inProcessAgent, stdioAgent, cwdRootsCheck } = await import('@acp-kit/server');
   const { defaultSessionDir } = await import('@acp-kit/agent');
-  if (flags.token !== undefined && flags.tokenFile !== undefined) throw usageError('give --token or --token-file, not both');
+  if (flags.token !== undefined && flags.tokenFile !== undefined)
+    throw usageError('give --token or --token-file, not both');
   let tokens = readTokens(flags);
   let generated = false;
   if (tokens.length === 0) {
     if (!isLoopbackHost(flags.host)) {
-      throw usageError(`refusing to serve on ${flags.host} without a token: anyone who can reach it could run the agent`, 'Pass --token-file <file> (or --token, or $ACP_KIT_SERVE_TOKEN), or bind 127.0.0.1.');
+      throw usageError(
+        `refusing to serve on ${flags.host} without a token: anyone who can reach it could run the agent`,
+        'Pass --token-file <file> (or --token, or $ACP_KIT_SERVE_TOKEN), or bind 127.0.0.1.',
+      );
     }
     // other local users can reach loopback too: a token is still required, made up here
     tokens = [randomBytes(24).toString('base64url')];
     generated = true;
   }
   const token = tokens[0];
-  if (flags.store !== undefined && flags.agent !== undefined) throw usageError('--store applies to the built-in agent only (an --agent keeps its own sessions)');
+  if (flags.store !== undefined && flags.agent !== undefined)
+    throw usageError('--store applies to the built-in agent only (an --agent keeps its own sessions)');
   const cleanup: (() => Promise<void>)[] = [];
   const log = (line: string): void => {
     if (flags.verbose) process.stderr.write(`acp-kit serve: ${line}\n`);
   };
-  if ((flags.store === undefined || flags.store === 'jsonl') && (flags.instanceId !== undefined || flags.leaseMs !== undefined)) {
-    throw usageError('--instance-id and --lease-ms are for cluster mode', 'Give --store postgres://… too (several instances share sessions through that database).');
+  if (
+    (flags.store === undefined || flags.store === 'jsonl') &&
+    (flags.instanceId !== undefined || flags.leaseMs !== undefined)
+  ) {
+    throw usageError(
+      '--instance-id and --lease-ms are for cluster mode',
+      'Give --store postgres://… too (several instances share sessions through that database).',
+    );
   }
   checkClusterFlags(flags);
   let cluster: Cluster | undefined;
@@ -74,7 +85,8 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   let agentLabel: string;
   if (flags.agent !== undefined) {
     const words = splitCommandLine(flags.agent);
-    if (words.length === 0 || !words[0]) throw usageError('--agent needs a command line, e.g. --agent "my-agent --acp"');
+    if (words.length === 0 || !words[0])
+      throw usageError('--agent needs a command line, e.g. --agent "my-agent --acp"');
     agent = stdioAgent(words[0], words.slice(1), { log });
     agentLabel = `${flags.agent} (one process per connection)`;
   } else {
@@ -84,9 +96,15 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
       import('@acp-kit/agent'),
     ]);
     const model = await resolveModel({ model: flags.model, modelName: flags.modelName, baseUrl: flags.baseUrl });
-    const definition = createCodingAgent({ model, info: { name: 'acp-kit-agent', version: packageVersion(), title: 'acp-kit coding agent' } });
+    const definition = createCodingAgent({
+      model,
+      info: { name: 'acp-kit-agent', version: packageVersion(), title: 'acp-kit coding agent' },
+    });
     const base = defaultSessionDir(process.env);
-    const postgres = flags.store && flags.store !== 'jsonl' ? await postgresStores(flags.store, cleanup, () => cluster?.instanceId) : undefined;
+    const postgres =
+      flags.store && flags.store !== 'jsonl'
+        ? await postgresStores(flags.store, cleanup, () => cluster?.instanceId)
+        : undefined;
     // a PostgreSQL store: this instance is one of several on the database (cluster mode)
     if (postgres) cluster = await startCluster(flags, postgres.pool, log);
     storeFor = postgres?.storeFor;
@@ -120,17 +138,33 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     log,
   }).catch((e: Error & { code?: string }) => {
     void cluster?.stop();
-    if (e.code === 'EADDRINUSE') throw usageError(`port ${flags.port} on ${flags.host} is in use`, 'Pick another with --port, or --port 0 for any free one.');
+    if (e.code === 'EADDRINUSE')
+      throw usageError(
+        `port ${flags.port} on ${flags.host} is in use`,
+        'Pick another with --port, or --port 0 for any free one.',
+      );
     throw usageError(e.message);
   });
   const wsUrl = server.url.replace(/^http/, 'ws');
   process.stderr.write(`acp-kit serve: ${agentLabel}\n`);
-  process.stderr.write(`acp-kit serve: listening on ${wsUrl} (WebSocket) and ${server.url} (Streamable HTTP); health: ${server.url.replace(/\/acp$/, '/healthz')}\n`);
-  if (server.http2Url) process.stderr.write(`acp-kit serve: Streamable HTTP over HTTP/2 (h2c) on ${server.http2Url}: acp-kit run --agent-url ${server.http2Url} --agent-http2\n`);
+  process.stderr.write(
+    `acp-kit serve: listening on ${wsUrl} (WebSocket) and ${server.url} (Streamable HTTP); health: ${server.url.replace(/\/acp$/, '/healthz')}\n`,
+  );
+  if (server.http2Url)
+    process.stderr.write(
+      `acp-kit serve: Streamable HTTP over HTTP/2 (h2c) on ${server.http2Url}: acp-kit run --agent-url ${server.http2Url} --agent-http2\n`,
+    );
   if (generated) process.stderr.write(`acp-kit serve: token (generated; pass --token-file to choose one): ${token}\n`);
   process.stderr.write(`acp-kit serve: connect with: ACP_KIT_AGENT_TOKEN=<token> acp-kit chat --agent-url ${wsUrl}\n`);
   // machine-readable first line on stdout: scripts and tests wait for it
-  process.stdout.write(JSON.stringify({ url: server.url, ws: wsUrl, port: server.port, ...(server.http2Url ? { http2: server.http2Url } : {}) }) + '\n');
+  process.stdout.write(
+    JSON.stringify({
+      url: server.url,
+      ws: wsUrl,
+      port: server.port,
+      ...(server.http2Url ? { http2: server.http2Url } : {}),
+    }) + '\n',
+  );
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     for (const s of ['SIGTERM', 'SIGINT'] as const) process.once(s, () => resolve(s));
   });
@@ -149,27 +183,52 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
  * `--store postgres://...`: one pool for the process, the schema brought up to date at start (an
  * unreachable database stops the start with a clear message), one store per token owner (namespace).
  */
-async function postgresStores(url: string, cleanup: (() => Promise<void>)[], leaseOwner: () => string | undefined): Promise<{ pool: import('@acp-kit/server/postgres').PgPool; storeFor: (owner: string) => import('@acp-kit/agent').SessionStore }> {
+async function postgresStores(
+  url: string,
+  cleanup: (() => Promise<void>)[],
+  leaseOwner: () => string | undefined,
+): Promise<{
+  pool: import('@acp-kit/server/postgres').PgPool;
+  storeFor: (owner: string) => import('@acp-kit/agent').SessionStore;
+}> {
   const { createPostgresPool, postgresHostPort, PostgresSessionStore } = await import('@acp-kit/server/postgres');
   const { migrate } = await import('@acp-kit/server/postgres');
   const where = postgresHostPort(url);
-  if (!where) throw usageError(`--store must be jsonl or a postgres:// URL (got ${JSON.stringify(url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@'))})`);
+  if (!where)
+    throw usageError(
+      `--store must be jsonl or a postgres:// URL (got ${JSON.stringify(url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@'))})`,
+    );
   const pool = await createPostgresPool({ url });
   cleanup.push(() => pool.end());
   try {
     await migrate(pool);
   } catch (e) {
     await pool.end().catch(() => undefined);
-    throw usageError(`the session store (PostgreSQL at ${where}) is unreachable or refused the schema: ${messageOf(e)}`, 'Check that the server runs and the URL is right (acp-kit db migrate --url ... tells more).');
+    throw usageError(
+      `the session store (PostgreSQL at ${where}) is unreachable or refused the schema: ${messageOf(e)}`,
+      'Check that the server runs and the URL is right (acp-kit db migrate --url ... tells more).',
+    );
   }
   // one store per owner, kept: the agent and the cluster write each session's rows through the same
   // one (one writer per session), announcing them to the other instances (NOTIFY), fenced by this
   // instance's leases (stores are made once the cluster runs, so its id is known)
   const stores = new Map<string, InstanceType<typeof PostgresSessionStore>>();
-  cleanup.unshift(async () => void (await Promise.all([...stores.values()].map((s) => s.close().catch(() => undefined)))));
+  cleanup.unshift(
+    async () => void (await Promise.all([...stores.values()].map((s) => s.close().catch(() => undefined)))),
+  );
   const storeFor = (owner: string) => {
     let store = stores.get(owner);
-    if (!store) stores.set(owner, (store = new PostgresSessionStore({ pool, namespace: owner, migrate: false, fanOut: true, leaseOwner: leaseOwner() })));
+    if (!store)
+      stores.set(
+        owner,
+        (store = new PostgresSessionStore({
+          pool,
+          namespace: owner,
+          migrate: false,
+          fanOut: true,
+          leaseOwner: leaseOwner(),
+        })),
+      );
     return store;
   };
   return { pool, storeFor };
@@ -179,12 +238,19 @@ async function postgresStores(url: string, cleanup: (() => Promise<void>)[], lea
  * Cluster mode: with a PostgreSQL store, this instance is one of several on the database (leases,
  * fan-out between instances, failover; docs/postgres-cluster.md), on the store's pool.
  */
-async function startCluster(flags: ServeFlags, pool: import('@acp-kit/server/postgres').PgPool, log: (line: string) => void): Promise<Cluster> {
+async function startCluster(
+  flags: ServeFlags,
+  pool: import('@acp-kit/server/postgres').PgPool,
+  log: (line: string) => void,
+): Promise<Cluster> {
   const { ClusterNode } = await import('@acp-kit/server');
   try {
     return await ClusterNode.start({ pool, instanceId: flags.instanceId, leaseMs: flags.leaseMs, log });
   } catch (e) {
-    throw usageError(`cluster mode: cannot start on the database: ${messageOf(e)}`, 'Check that PostgreSQL is running and the URL is right (`acp-kit db migrate --url …` tells more).');
+    throw usageError(
+      `cluster mode: cannot start on the database: ${messageOf(e)}`,
+      'Check that PostgreSQL is running and the URL is right (`acp-kit db migrate --url …` tells more).',
+    );
   }
 }
 
@@ -193,10 +259,15 @@ type Cluster = import('@acp-kit/server').ClusterNode;
 /** The cluster flags, checked before anything connects. */
 function checkClusterFlags(flags: ServeFlags): void {
   if (flags.instanceId !== undefined && !/^[\w.:-]{1,100}$/.test(flags.instanceId)) {
-    throw usageError(`--instance-id must be 1-100 letters, digits, '.', ':', '_' or '-' (got ${JSON.stringify(flags.instanceId)})`);
+    throw usageError(
+      `--instance-id must be 1-100 letters, digits, '.', ':', '_' or '-' (got ${JSON.stringify(flags.instanceId)})`,
+    );
   }
   if (flags.leaseMs !== undefined && flags.leaseMs < 300) {
-    throw usageError(`--lease-ms must be at least 300 (got ${flags.leaseMs}): an instance renews its leases every third of it`, 'Use 10000 (the default) unless failover must be faster.');
+    throw usageError(
+      `--lease-ms must be at least 300 (got ${flags.leaseMs}): an instance renews its leases every third of it`,
+      'Use 10000 (the default) unless failover must be faster.',
+    );
   }
 }
 
@@ -206,15 +277,28 @@ function checkClusterFlags(flags: ServeFlags): void {
  * store knows no tokens), and with several tenants or roots asked for, sessions are rooted in
  * allowed folders only, never over the data.
  */
-function tenantOptions(tokenCount: number, allowedRoots: string[] | undefined, dataRoot: string, check: typeof import('@acp-kit/server').cwdRootsCheck): { ownersFile: string; checkCwd?: import('@acp-kit/server').CwdCheck } {
+function tenantOptions(
+  tokenCount: number,
+  allowedRoots: string[] | undefined,
+  dataRoot: string,
+  check: typeof import('@acp-kit/server').cwdRootsCheck,
+): { ownersFile: string; checkCwd?: import('@acp-kit/server').CwdCheck } {
   const roots = allowedRoots?.map((r) => resolve(r));
   const ownersFile = join(dataRoot, 'serve', 'owners.json');
   if (tokenCount < 2 && !roots) return { ownersFile };
-  return { ownersFile, checkCwd: check({ roots, dataDir: dataRoot, workspaceOf: (owner) => join(dataRoot, 'tenants', owner, 'workspace') }) };
+  return {
+    ownersFile,
+    checkCwd: check({
+      roots,
+      dataDir: dataRoot,
+      workspaceOf: (owner) => join(dataRoot, 'tenants', owner, 'workspace'),
+    }),
+  };
 }
 
 /** The token rule, checked at start: a guessable token is worse than none (it looks safe). */
-export const TOKEN_RULE = 'a token needs at least 16 characters, at least 8 of them different (e.g. openssl rand -hex 24)';
+export const TOKEN_RULE =
+  'a token needs at least 16 characters, at least 8 of them different (e.g. openssl rand -hex 24)';
 
 /**
  * The tokens given: `--token`, `--token-file` (one token per line; blank lines and lines starting
@@ -229,22 +313,41 @@ function readTokens(flags: ServeFlags): string[] {
     try {
       text = readFileSync(flags.tokenFile, 'utf8');
     } catch (e) {
-      throw usageError(`cannot read --token-file ${flags.tokenFile}: ${messageOf(e)}`, `Create it first (one token a line), e.g. openssl rand -hex 24 > ${flags.tokenFile}; without a token a loopback bind generates one and prints it.`);
+      throw usageError(
+        `cannot read --token-file ${flags.tokenFile}: ${messageOf(e)}`,
+        `Create it first (one token a line), e.g. openssl rand -hex 24 > ${flags.tokenFile}; without a token a loopback bind generates one and prints it.`,
+      );
     }
-    tokens = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
-    if (tokens.length === 0) throw usageError(`--token-file ${flags.tokenFile} is empty`, 'Write the token (one a line; # starts a comment) into the file.');
+    tokens = text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('#'));
+    if (tokens.length === 0)
+      throw usageError(
+        `--token-file ${flags.tokenFile} is empty`,
+        'Write the token (one a line; # starts a comment) into the file.',
+      );
     source = `--token-file ${flags.tokenFile}`;
   } else if (flags.token !== undefined) {
     tokens = [flags.token];
     source = '--token';
   } else if (process.env.ACP_KIT_SERVE_TOKEN !== undefined) {
-    if (process.env.ACP_KIT_SERVE_TOKEN.trim() === '') throw usageError('$ACP_KIT_SERVE_TOKEN is set but blank', 'Put the token in it, or unset it (a loopback bind then generates one).');
+    if (process.env.ACP_KIT_SERVE_TOKEN.trim() === '')
+      throw usageError(
+        '$ACP_KIT_SERVE_TOKEN is set but blank',
+        'Put the token in it, or unset it (a loopback bind then generates one).',
+      );
     tokens = [process.env.ACP_KIT_SERVE_TOKEN.trim()];
     source = '$ACP_KIT_SERVE_TOKEN';
   } else return [];
   tokens.forEach((t, i) => {
-    if (t.length < 16 || new Set(t).size < 8) throw usageError(`weak token in ${source}${tokens.length > 1 ? ` (token ${i + 1})` : ''}: ${TOKEN_RULE}`, 'Make one with: openssl rand -hex 24');
+    if (t.length < 16 || new Set(t).size < 8)
+      throw usageError(
+        `weak token in ${source}${tokens.length > 1 ? ` (token ${i + 1})` : ''}: ${TOKEN_RULE}`,
+        'Make one with: openssl rand -hex 24',
+      );
   });
-  if (new Set(tokens).size !== tokens.length) throw usageError(`${source} holds the same token twice: each line is one tenant`);
+  if (new Set(tokens).size !== tokens.length)
+    throw usageError(`${source} holds the same token twice: each line is one tenant`);
   return tokens;
 }

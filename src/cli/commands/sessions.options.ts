@@ -6,14 +6,18 @@ import { addAgentOptions, EXIT_HELP, type ExitResult } from '../options.js';
 type SessionHandlers = Pick<CommandHandlers, 'sessionsList' | 'sessionsShow'>;
 
 export function register(program: CommandUnknownOpts, result: ExitResult, handlers: SessionHandlers): void {
-  const sessions = program.command('sessions').description("list and show an agent's stored sessions (needs an agent that supports session listing)");
+  const sessions = program
+    .command('sessions')
+    .description("list and show an agent's stored sessions (needs an agent that supports session listing)");
   addAgentOptions(sessions.command('list').description('list sessions (of --cwd, or all with --all)'))
     .option('--all', 'list sessions of every working directory')
     .option('--json', 'print NDJSON')
     .action(async (flags) => {
       result.code = await handlers.sessionsList(flags);
     });
-  addAgentOptions(sessions.command('show').description("replay a session's history").argument('<sessionId>', 'the session id'))
+  addAgentOptions(
+    sessions.command('show').description("replay a session's history").argument('<sessionId>', 'the session id'),
+  )
     .option('--json', 'print NDJSON')
     .action(async (id, flags) => {
       result.code = await handlers.sessionsShow(id, flags);

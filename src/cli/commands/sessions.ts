@@ -12,7 +12,8 @@ import { colorEnabled, createStyle, stripAnsi } from '../style.js';
 async function withAgent(flags: SessionsFlags, body: (a: OpenAgent) => Promise<number>): Promise<number> {
   const errStyle = createStyle(colorEnabled(process.stderr));
   let open: OpenAgent | undefined;
-  const leave = (code: number): void => void (open ? open.close() : Promise.resolve()).finally(() => process.exit(code));
+  const leave = (code: number): void =>
+    void (open ? open.close() : Promise.resolve()).finally(() => process.exit(code));
   const uninstall = handleSignals(
     () => leave(ExitCode.Interrupted),
     (signal) => leave(signal === 'SIGINT' ? ExitCode.Interrupted : ExitCode.Terminated),
@@ -22,7 +23,10 @@ async function withAgent(flags: SessionsFlags, body: (a: OpenAgent) => Promise<n
     open = await openAgent(flags, { permissionPolicy: denyAll() });
     return await body(open);
   } catch (e) {
-    const err = toCliError(e, open?.ctx ?? { commandLine: flags.agent ?? '(built-in agent)', command: flags.agent ?? 'acp-kit' });
+    const err = toCliError(
+      e,
+      open?.ctx ?? { commandLine: flags.agent ?? '(built-in agent)', command: flags.agent ?? 'acp-kit' },
+    );
     if (flags.json) process.stdout.write(resultLine(err.exitCode, { error: err.toJSON() }));
     process.stderr.write(formatCliError(err, errStyle));
     return err.exitCode;
@@ -33,9 +37,14 @@ async function withAgent(flags: SessionsFlags, body: (a: OpenAgent) => Promise<n
 }
 
 function unsupportedListing(a: OpenAgent): CliError {
-  return new CliError('unsupported', ExitCode.Unsupported, `the agent (${a.agent.display}) does not support listing sessions`, {
-    hint: 'Session listing needs an agent that advertises the session list capability (v1 sessionCapabilities.list, v2 capabilities.session).',
-  });
+  return new CliError(
+    'unsupported',
+    ExitCode.Unsupported,
+    `the agent (${a.agent.display}) does not support listing sessions`,
+    {
+      hint: 'Session listing needs an agent that advertises the session list capability (v1 sessionCapabilities.list, v2 capabilities.session).',
+    },
+  );
 }
 
 /** `acp-kit sessions list`. */
@@ -61,7 +70,9 @@ export async function sessionsListCommand(flags: SessionsFlags & { all?: boolean
     for (const s of sessions) {
       const when = s.updatedAt ? new Date(s.updatedAt).toLocaleString() : '';
       const title = s.title ? stripAnsi(s.title) : style.dim('(untitled)');
-      process.stdout.write(`${style.bold(s.sessionId)}  ${style.dim(when)}  ${title}${flags.all ? style.dim(`  ${s.cwd}`) : ''}\n`);
+      process.stdout.write(
+        `${style.bold(s.sessionId)}  ${style.dim(when)}  ${title}${flags.all ? style.dim(`  ${s.cwd}`) : ''}\n`,
+      );
     }
     return ExitCode.Ok;
   });
@@ -72,9 +83,14 @@ export async function sessionsShowCommand(sessionId: string, flags: SessionsFlag
   return withAgent(flags, async (a) => {
     const replay = a.conn.replayMethod;
     if (!replay) {
-      throw new CliError('unsupported', ExitCode.Unsupported, `the agent (${a.agent.display}) cannot replay a session's history`, {
-        hint: 'Showing a session needs session/load (v1 loadSession) or v2 session/resume with replay.',
-      });
+      throw new CliError(
+        'unsupported',
+        ExitCode.Unsupported,
+        `the agent (${a.agent.display}) cannot replay a session's history`,
+        {
+          hint: 'Showing a session needs session/load (v1 loadSession) or v2 session/resume with replay.',
+        },
+      );
     }
     if (flags.json) {
       const w = new NdjsonWriter((s) => void process.stdout.write(s));
@@ -89,7 +105,12 @@ export async function sessionsShowCommand(sessionId: string, flags: SessionsFlag
     const style = createStyle(colorEnabled(process.stdout));
     const title = session.state.info.title;
     process.stdout.write(style.bold(`session ${session.sessionId}${title ? ` — ${stripAnsi(title)}` : ''}\n`));
-    const r = new TranscriptRenderer({ write: (s) => void process.stdout.write(s), style, cwd: a.cwd, showUserMessages: true });
+    const r = new TranscriptRenderer({
+      write: (s) => void process.stdout.write(s),
+      style,
+      cwd: a.cwd,
+      showUserMessages: true,
+    });
     r.renderState(session.state);
     r.line('');
     return ExitCode.Ok;

@@ -18,30 +18,65 @@ function bytes(v: number): string {
 /** The readable form of {@link CaptureStats}. */
 export function formatStats(s: CaptureStats, label: string): string {
   const out: string[] = [];
-  out.push(`${label}: ${n(s.frames)} frames in ${(s.durationMs / 1000).toFixed(3)} s, protocol v${s.protocolVersion ?? '?'}`);
-  out.push(`bytes: editor->agent ${bytes(s.bytes['editor->agent'])}, agent->editor ${bytes(s.bytes['agent->editor'])}${s.invalid ? `; ${n(s.invalid)} non-JSON-RPC lines` : ''}${s.unmatchedResponses ? `; ${n(s.unmatchedResponses)} responses to unknown ids` : ''}`);
+  out.push(
+    `${label}: ${n(s.frames)} frames in ${(s.durationMs / 1000).toFixed(3)} s, protocol v${s.protocolVersion ?? '?'}`,
+  );
+  out.push(
+    `bytes: editor->agent ${bytes(s.bytes['editor->agent'])}, agent->editor ${bytes(s.bytes['agent->editor'])}${s.invalid ? `; ${n(s.invalid)} non-JSON-RPC lines` : ''}${s.unmatchedResponses ? `; ${n(s.unmatchedResponses)} responses to unknown ids` : ''}`,
+  );
   out.push('');
   const rows = [['method', 'dir', 'count', 'errors', 'unanswered', 'p50 ms', 'p99 ms', 'max ms', 'bytes']];
   for (const m of s.methods) {
-    rows.push([m.method, arrow(m.dir), n(m.requests + m.notifications), m.requests ? n(m.errors) : '-', m.requests ? n(m.unanswered) : '-', ms(m.latency?.p50), ms(m.latency?.p99), ms(m.latency?.max), bytes(m.bytes)]);
+    rows.push([
+      m.method,
+      arrow(m.dir),
+      n(m.requests + m.notifications),
+      m.requests ? n(m.errors) : '-',
+      m.requests ? n(m.unanswered) : '-',
+      ms(m.latency?.p50),
+      ms(m.latency?.p99),
+      ms(m.latency?.max),
+      bytes(m.bytes),
+    ]);
   }
   for (const line of alignColumns(rows, (i) => i === 0)) out.push(line.trimEnd());
   if (Object.keys(s.updates).length > 0) {
     out.push('');
-    out.push(`updates: ${Object.entries(s.updates).map(([k, v]) => `${k} ${n(v)}`).join(', ')}`);
+    out.push(
+      `updates: ${Object.entries(s.updates)
+        .map(([k, v]) => `${k} ${n(v)}`)
+        .join(', ')}`,
+    );
   }
   if (s.errors.length > 0) {
     out.push('');
     out.push('errors:');
-    for (const e of s.errors) out.push(`  ${String(e.code ?? '(no code)').padStart(7)}  ${n(e.count)}x  ${e.message}  (${e.methods.join(', ')})`);
+    for (const e of s.errors)
+      out.push(
+        `  ${String(e.code ?? '(no code)').padStart(7)}  ${n(e.count)}x  ${e.message}  (${e.methods.join(', ')})`,
+      );
   }
   out.push('');
   if (s.turns.length === 0) out.push('turns: none');
   else {
-    out.push(`turns: ${n(s.turns.length)}; stop reasons: ${Object.entries(s.stopReasons).map(([k, v]) => `${k} ${n(v)}`).join(', ')}`);
+    out.push(
+      `turns: ${n(s.turns.length)}; stop reasons: ${Object.entries(s.stopReasons)
+        .map(([k, v]) => `${k} ${n(v)}`)
+        .join(', ')}`,
+    );
     const trows = [['prompt seq', 'session', 'first chunk ms', 'duration ms', 'stop reason']];
     for (const t of s.turns) {
-      trows.push([String(t.promptSeq), t.sessionId ?? '-', ms(t.timeToFirstChunkMs), ms(t.durationMs), t.error ? `error ${t.error.code ?? ''} ${t.error.message}`.trim() : t.endSeq === null ? '(unfinished)' : (t.stopReason ?? '(none)')]);
+      trows.push([
+        String(t.promptSeq),
+        t.sessionId ?? '-',
+        ms(t.timeToFirstChunkMs),
+        ms(t.durationMs),
+        t.error
+          ? `error ${t.error.code ?? ''} ${t.error.message}`.trim()
+          : t.endSeq === null
+            ? '(unfinished)'
+            : (t.stopReason ?? '(none)'),
+      ]);
     }
     for (const line of alignColumns(trows, (i) => i === 1 || i === 4)) out.push(`  ${line.trimEnd()}`);
   }
@@ -73,7 +108,10 @@ export async function statsCommand(path: string, flags: { json?: boolean; side?:
   if (collectors.size === 0) collectors.set(undefined, new CaptureStatsCollector());
   for (const [hop, c] of collectors) {
     const s = c.result();
-    if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'stats', capture: path, ...(hop === undefined ? {} : { hop }), ...s })}\n`);
+    if (flags.json)
+      process.stdout.write(
+        `${JSON.stringify({ type: 'stats', capture: path, ...(hop === undefined ? {} : { hop }), ...s })}\n`,
+      );
     else process.stdout.write(hop === undefined ? formatStats(s, path) : `hop ${hop}\n${formatStats(s, path)}\n`);
   }
   if (flags.json) process.stdout.write(resultLine(0));

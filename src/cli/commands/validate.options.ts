@@ -5,10 +5,17 @@ import type { ExitResult } from '../options.js';
 export function register(program: CommandUnknownOpts, result: ExitResult): void {
   program
     .command('validate')
-    .description('check a capture against the schema of its protocol version and the protocol rules (exit 1 on violations)')
+    .description(
+      'check a capture against the schema of its protocol version and the protocol rules (exit 1 on violations)',
+    )
     .argument('<capture>', 'capture file (acp-kit NDJSON or acp-devtools export)')
     .option('--json', 'print NDJSON: one violation per line, then a result line')
-    .addOption(new Option('--side <leg>', 'bridge captures: check only this leg, editor or agent (default: each leg against its own version)').choices(['editor', 'agent']))
+    .addOption(
+      new Option(
+        '--side <leg>',
+        'bridge captures: check only this leg, editor or agent (default: each leg against its own version)',
+      ).choices(['editor', 'agent']),
+    )
     .action(async (file, flags) => {
       result.code = await (await import('./validate.js')).validateCommand(file, flags);
     });

@@ -16,7 +16,9 @@ export interface DiffLine {
  * can be required synchronously, so rendering stays synchronous.
  */
 let diffPackage: typeof DiffPackage | undefined;
-function structuredPatch(...args: Parameters<typeof DiffPackage.structuredPatch>): ReturnType<typeof DiffPackage.structuredPatch> {
+function structuredPatch(
+  ...args: Parameters<typeof DiffPackage.structuredPatch>
+): ReturnType<typeof DiffPackage.structuredPatch> {
   if (!diffPackage) {
     const load: (id: 'diff') => typeof DiffPackage = createRequire(import.meta.url);
     diffPackage = load('diff');
@@ -28,7 +30,8 @@ function structuredPatch(...args: Parameters<typeof DiffPackage.structuredPatch>
 const MAX_LINES = 200;
 
 function displayPath(path: string, cwd: string | undefined): string {
-  if (cwd && path.startsWith(cwd.endsWith('/') ? cwd : `${cwd}/`)) return path.slice(cwd.length + (cwd.endsWith('/') ? 0 : 1));
+  if (cwd && path.startsWith(cwd.endsWith('/') ? cwd : `${cwd}/`))
+    return path.slice(cwd.length + (cwd.endsWith('/') ? 0 : 1));
   return path;
 }
 
@@ -46,7 +49,10 @@ export function textDiffLines(d: ToolCallTextDiff, cwd?: string): DiffLine[] {
     }
     // unified-diff convention: an empty range starts at the line before it
     const start = (n: number, count: number): number => (count === 0 ? Math.max(0, n - 1) : n);
-    lines.push({ kind: 'hunk', text: `@@ -${start(h.oldStart, h.oldLines)},${h.oldLines} +${start(h.newStart, h.newLines)},${h.newLines} @@` });
+    lines.push({
+      kind: 'hunk',
+      text: `@@ -${start(h.oldStart, h.oldLines)},${h.oldLines} +${start(h.newStart, h.newLines)},${h.newLines} @@`,
+    });
     for (const l of h.lines) {
       if (shown >= MAX_LINES) {
         hidden++;
@@ -73,13 +79,26 @@ function describeChange(c: FileChange, cwd: string | undefined): string {
 
 /** A v2 structured diff: the authoritative change list, then the patch text when there is one. */
 export function fileChangesLines(d: ToolCallFileChanges, cwd?: string): DiffLine[] {
-  const lines: DiffLine[] = (Array.isArray(d.changes) ? d.changes : []).map((c) => ({ kind: 'header' as const, text: describeChange(c, cwd) }));
+  const lines: DiffLine[] = (Array.isArray(d.changes) ? d.changes : []).map((c) => ({
+    kind: 'header' as const,
+    text: describeChange(c, cwd),
+  }));
   const text = d.patch?.text;
   if (typeof text === 'string' && text.length > 0) {
     const all = text.replace(/\n$/, '').split('\n');
     for (const l of all.slice(0, MAX_LINES)) {
-      if (l.startsWith('diff --git') || l.startsWith('index ') || l.startsWith('--- ') || l.startsWith('+++ ') || /^(new|deleted) file mode/.test(l)) continue;
-      lines.push({ kind: l.startsWith('@@') ? 'hunk' : l.startsWith('+') ? 'add' : l.startsWith('-') ? 'remove' : 'context', text: l });
+      if (
+        l.startsWith('diff --git') ||
+        l.startsWith('index ') ||
+        l.startsWith('--- ') ||
+        l.startsWith('+++ ') ||
+        /^(new|deleted) file mode/.test(l)
+      )
+        continue;
+      lines.push({
+        kind: l.startsWith('@@') ? 'hunk' : l.startsWith('+') ? 'add' : l.startsWith('-') ? 'remove' : 'context',
+        text: l,
+      });
     }
     if (all.length > MAX_LINES) lines.push({ kind: 'info', text: `… ${all.length - MAX_LINES} more lines` });
   }

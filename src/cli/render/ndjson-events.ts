@@ -1,4 +1,11 @@
-import type { AgentCapabilities, AuthMethod, Implementation, PermissionOutcome, PermissionRequest, SessionInfo } from '@acp-kit/protocol';
+import type {
+  AgentCapabilities,
+  AuthMethod,
+  Implementation,
+  PermissionOutcome,
+  PermissionRequest,
+  SessionInfo,
+} from '@acp-kit/protocol';
 import type { StopReason } from '@acp-kit/protocol';
 import type { AnySessionUpdate, ErrorObject } from '@acp-kit/protocol';
 
@@ -54,7 +61,12 @@ export type CliEvent =
       rejectedPermissions: number;
       usage?: { used: number; size: number; cost?: { amount: number; currency: string } };
       /** the turn's token counts the built-in agent reports when the model's context window is unknown */
-      tokens?: { inputTokens: number; outputTokens: number; totalTokens: number; cost?: { amount: number; currency: string } };
+      tokens?: {
+        inputTokens: number;
+        outputTokens: number;
+        totalTokens: number;
+        cost?: { amount: number; currency: string };
+      };
     };
 
 /**

@@ -3,7 +3,13 @@
  * NDJSON). `run` drives the turn and calls the reporter; the reporters only format and write to
  * the streams they were given, so both can be tested in-process with string sinks.
  */
-import type { AgentCapabilities, AuthMethod, Implementation, PermissionOutcome, PermissionRequest } from '@acp-kit/protocol';
+import type {
+  AgentCapabilities,
+  AuthMethod,
+  Implementation,
+  PermissionOutcome,
+  PermissionRequest,
+} from '@acp-kit/protocol';
 import type { StopReason } from '@acp-kit/protocol';
 import type { AnySessionUpdate, ErrorObject } from '@acp-kit/protocol';
 import type { SessionState } from '@acp-kit/protocol';
@@ -154,7 +160,9 @@ export class TextRunReporter implements RunReporter {
   }
 
   clientTerminalExit(_t: ClientTerminalReport, status: { exitCode?: number | null; signal?: string | null }): void {
-    this.renderer?.line(this.io.style.dim(`    ${status.signal ? `killed by ${status.signal}` : `exit code ${status.exitCode ?? '?'}`}`));
+    this.renderer?.line(
+      this.io.style.dim(`    ${status.signal ? `killed by ${status.signal}` : `exit code ${status.exitCode ?? '?'}`}`),
+    );
   }
 
   cancelling(): void {
@@ -239,7 +247,14 @@ export class NdjsonRunReporter implements RunReporter {
   }
 
   permission(p: PermissionReport): void {
-    this.w.emit({ type: 'permission', sessionId: p.sessionId, request: p.request, outcome: p.outcome, allowed: p.allowed, decision: p.decision });
+    this.w.emit({
+      type: 'permission',
+      sessionId: p.sessionId,
+      request: p.request,
+      outcome: p.outcome,
+      allowed: p.allowed,
+      decision: p.decision,
+    });
   }
 
   clientTerminalOutput(t: ClientTerminalReport, text: string): void {

@@ -59,8 +59,13 @@ export function describeStopReason(stopReason: string | null | undefined): strin
 }
 
 /** `1.2k/200k tokens · $0.03` */
-export function formatUsage(u: { used: number; size: number; cost?: { amount: number; currency: string } | undefined }): string {
-  const n = (x: number): string => (x >= 10_000 ? `${Math.round(x / 1000)}k` : x >= 1000 ? `${(x / 1000).toFixed(1)}k` : String(x));
+export function formatUsage(u: {
+  used: number;
+  size: number;
+  cost?: { amount: number; currency: string } | undefined;
+}): string {
+  const n = (x: number): string =>
+    x >= 10_000 ? `${Math.round(x / 1000)}k` : x >= 1000 ? `${(x / 1000).toFixed(1)}k` : String(x);
   const pct = u.size > 0 ? ` (${Math.round((u.used / u.size) * 100)}%)` : '';
   let s = `${n(u.used)}/${n(u.size)} tokens${pct}`;
   if (u.cost) s += ` · ${formatCost(u.cost)}`;
@@ -77,7 +82,12 @@ export function formatCost(c: { amount: number; currency: string }): string {
  * window is unknown): `1234 tokens (1200 in, 34 out) · $0.0012`. Exact counts, so that they can be
  * compared with the provider's bill.
  */
-export function formatTokens(t: { inputTokens: number; outputTokens: number; totalTokens: number; cost?: { amount: number; currency: string } }): string {
+export function formatTokens(t: {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  cost?: { amount: number; currency: string };
+}): string {
   let s = `${t.totalTokens} tokens (${t.inputTokens} in, ${t.outputTokens} out)`;
   if (t.cost) s += ` · ${formatCost(t.cost)}`;
   return s;

@@ -5,5 +5,7 @@
 export function alignColumns(rows: readonly (readonly string[])[], leftAligned: (column: number) => boolean): string[] {
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => void (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return rows.map((r) => r.map((c, i) => (leftAligned(i) ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  '));
+  return rows.map((r) =>
+    r.map((c, i) => (leftAligned(i) ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  '),
+  );
 }

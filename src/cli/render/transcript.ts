@@ -1,7 +1,13 @@
 import { TextDecoder } from 'node:util';
 import type { AnyContentBlock } from '@acp-kit/protocol';
 import type { AnyToolCallContent } from '@acp-kit/protocol';
-import type { AnySessionUpdate, ErrorObject, MessageRole, TerminalOutputChunk, TerminalUpdate } from '@acp-kit/protocol';
+import type {
+  AnySessionUpdate,
+  ErrorObject,
+  MessageRole,
+  TerminalOutputChunk,
+  TerminalUpdate,
+} from '@acp-kit/protocol';
 import type { SessionState } from '@acp-kit/protocol';
 import type { ToolCallState } from '@acp-kit/protocol';
 import { stripAnsi, type Style } from '../style.js';
@@ -110,7 +116,11 @@ export class TranscriptRenderer {
     this.w = opts.write;
     this.s = opts.style;
     const s = opts.style;
-    this.roleStyle = { agent: styleRun((t) => t), thought: styleRun((t) => s.dim(s.italic(t))), user: styleRun(s.bold) };
+    this.roleStyle = {
+      agent: styleRun((t) => t),
+      thought: styleRun((t) => s.dim(s.italic(t))),
+      user: styleRun(s.bold),
+    };
   }
 
   /** Writes unstyled text, closing the open style run first. */
@@ -173,7 +183,11 @@ export class TranscriptRenderer {
       case 'agent_message':
       case 'agent_thought':
       case 'user_message': {
-        const role: MessageRole = u.sessionUpdate.startsWith('user') ? 'user' : u.sessionUpdate.includes('thought') ? 'thought' : 'agent';
+        const role: MessageRole = u.sessionUpdate.startsWith('user')
+          ? 'user'
+          : u.sessionUpdate.includes('thought')
+            ? 'thought'
+            : 'agent';
         const chunk = 'messageId' in u && !Array.isArray(u.content) && u.content != null ? u.content : undefined;
         return this.message(role, u.messageId, state, chunk);
       }
@@ -194,7 +208,9 @@ export class TranscriptRenderer {
       case 'notice': {
         const n = u;
         const c = n.severity === 'error' ? this.s.red : n.severity === 'warning' ? this.s.yellow : this.s.cyan;
-        return this.line(`${c(`[${n.severity}]`)} ${stripAnsi(n.title)}${n.description ? ` — ${stripAnsi(n.description)}` : ''}`);
+        return this.line(
+          `${c(`[${n.severity}]`)} ${stripAnsi(n.title)}${n.description ? ` — ${stripAnsi(n.description)}` : ''}`,
+        );
       }
       case 'compaction_update': {
         const st = u.status;
@@ -214,7 +230,8 @@ export class TranscriptRenderer {
   private message(role: MessageRole, messageId: string, state: SessionState, chunk?: AnyContentBlock): void {
     if (role === 'user' && !this.opts.showUserMessages) return;
     const last = this.lastAgentMessage;
-    if (role === 'agent' && (last?.messageId !== messageId || last.state !== state)) this.lastAgentMessage = { state, messageId };
+    if (role === 'agent' && (last?.messageId !== messageId || last.state !== state))
+      this.lastAgentMessage = { state, messageId };
     const key = this.keyOf(role, messageId);
     const done = this.printed.get(key) ?? 0;
     const style = this.roleStyle[role];
@@ -270,7 +287,9 @@ export class TranscriptRenderer {
       seen = { status: tc.status, title, items: new Set() };
       this.toolSeen.set(tc.toolCallId, seen);
       const kind = tc.toolKind && tc.toolKind !== 'other' ? this.s.dim(` [${tc.toolKind}]`) : '';
-      this.line(`${icon(tc.status)} ${this.s.bold(title)}${kind}${tc.status !== 'pending' ? ` ${statusColor(tc.status, this.s)(tc.status)}` : ''}`);
+      this.line(
+        `${icon(tc.status)} ${this.s.bold(title)}${kind}${tc.status !== 'pending' ? ` ${statusColor(tc.status, this.s)(tc.status)}` : ''}`,
+      );
     } else if (seen.status !== tc.status || seen.title !== title) {
       seen.status = tc.status;
       seen.title = title;
@@ -328,7 +347,12 @@ export class TranscriptRenderer {
     for (const e of plan.entries) {
       const mark = planMark(e.status);
       const text = stripAnsi(e.content);
-      const styled = e.status === 'completed' ? this.s.dim(`${mark} ${text}`) : e.status === 'in_progress' ? this.s.yellow(`${mark} ${text}`) : `${mark} ${text}`;
+      const styled =
+        e.status === 'completed'
+          ? this.s.dim(`${mark} ${text}`)
+          : e.status === 'in_progress'
+            ? this.s.yellow(`${mark} ${text}`)
+            : `${mark} ${text}`;
       this.line(`  ${styled}`);
     }
   }
@@ -406,11 +430,18 @@ export class TranscriptRenderer {
   /** Shows a permission request and how it was decided. */
   permission(title: string, decision: { allowed: boolean; text: string }): void {
     const mark = decision.allowed ? this.s.green('✓ allowed') : this.s.red('✗ rejected');
-    this.line(`${this.s.magenta('?')} permission: ${stripAnsi(title)} ${mark} ${this.s.dim(`(${stripAnsi(decision.text)})`)}`);
+    this.line(
+      `${this.s.magenta('?')} permission: ${stripAnsi(title)} ${mark} ${this.s.dim(`(${stripAnsi(decision.text)})`)}`,
+    );
   }
 
   /** The final line of a turn. */
-  stop(stopReason: string | null | undefined, error?: ErrorObject | null, usage?: SessionState['usage'], tokens?: TurnTokenUsage): void {
+  stop(
+    stopReason: string | null | undefined,
+    error?: ErrorObject | null,
+    usage?: SessionState['usage'],
+    tokens?: TurnTokenUsage,
+  ): void {
     this.block();
     const c = stopReason === 'end_turn' ? this.s.green : stopReason === 'cancelled' ? this.s.yellow : this.s.red;
     let text = `${this.s.dim('—')} stop reason: ${c(describeStopReason(stopReason))}`;
@@ -418,7 +449,9 @@ export class TranscriptRenderer {
       // agents often explain the failure in a message too: then only the code is new
       const last = this.lastAgentMessage;
       const said = last ? last.state.message('agent', last.messageId)?.text.includes(error.message) : false;
-      text += said ? ` ${this.s.red(`(code ${error.code}, see above)`)}` : ` ${this.s.red(`${error.message} (code ${error.code})`)}`;
+      text += said
+        ? ` ${this.s.red(`(code ${error.code}, see above)`)}`
+        : ` ${this.s.red(`${error.message} (code ${error.code})`)}`;
     }
     // the context-window view when the agent sends one, else the turn's token counts
     if (usage) text += this.s.dim(` · ${formatUsage(usage)}`);

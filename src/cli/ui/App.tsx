@@ -109,20 +109,24 @@ function TerminalView({ terminalId, view }: { terminalId: string; view: ReadyVie
   if (t) {
     command = t.command;
     output = t.outputText;
-    if (t.exitStatus) exit = t.exitStatus.signal ? `killed by ${t.exitStatus.signal}` : `exit code ${t.exitStatus.exitCode ?? '?'}`;
+    if (t.exitStatus)
+      exit = t.exitStatus.signal ? `killed by ${t.exitStatus.signal}` : `exit code ${t.exitStatus.exitCode ?? '?'}`;
   } else {
     const c = view.clientTerminal(terminalId);
     if (!c) return null;
     command = c.command;
     output = c.output;
-    if (c.exitCode !== undefined || c.signal) exit = c.signal ? `killed by ${c.signal}` : `exit code ${c.exitCode ?? '?'}`;
+    if (c.exitCode !== undefined || c.signal)
+      exit = c.signal ? `killed by ${c.signal}` : `exit code ${c.exitCode ?? '?'}`;
   }
   const lines = stripAnsi(output).replace(/\n$/, '').split('\n');
   const tail = lines.slice(-TERMINAL_TAIL_LINES);
   return (
     <Box flexDirection="column" borderStyle="single" borderColor="gray" paddingX={1} width={columns}>
       {command ? <Text dimColor>$ {stripAnsi(command)}</Text> : null}
-      {lines.length > tail.length ? <Text dimColor>… {lines.length - tail.length} earlier lines · Ctrl-O shows all</Text> : null}
+      {lines.length > tail.length ? (
+        <Text dimColor>… {lines.length - tail.length} earlier lines · Ctrl-O shows all</Text>
+      ) : null}
       {output ? tail.map((l, i) => <Text key={i}>{l}</Text>) : null}
       {exit ? <Text dimColor>{exit}</Text> : null}
     </Box>
@@ -140,7 +144,7 @@ function ToolCallView({ tc, view }: { tc: ToolCallState; view: ReadyView }): Rea
         {tc.toolKind !== 'other' ? <Text dimColor> [{tc.toolKind}]</Text> : null}
         <Text color={statusColor(tc.status)}> {tc.status}</Text>
       </Text>
-      {decision ? <Text color="magenta">  {decision.text}</Text> : null}
+      {decision ? <Text color="magenta"> {decision.text}</Text> : null}
       {tc.content.map((item, i) => {
         if (item.type === 'terminal') return <TerminalView key={i} terminalId={item.terminalId} view={view} />;
         if (item.type === 'content') {
@@ -286,7 +290,8 @@ function PermissionPicker({ view, actions }: { view: ReadyView; actions: ChatAct
         </Text>
       ))}
       <Text dimColor>
-        ↑/↓ choose · Enter confirm{options.some((o) => o.kind.startsWith('reject')) ? ' · Esc reject' : ''} · Ctrl-C cancel the turn
+        ↑/↓ choose · Enter confirm{options.some((o) => o.kind.startsWith('reject')) ? ' · Esc reject' : ''} · Ctrl-C
+        cancel the turn
       </Text>
     </Box>
   );
@@ -297,8 +302,13 @@ function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions })
   // than React re-renders (typed-ahead text followed by Enter): handlers read `view.draft`, which
   // is updated synchronously, never a stale render's copy.
   const text = view.draft;
-  const textRef = { get current(): string { return view.draft; } };
-  const setText = (v: string | ((t: string) => string)): void => actions.setDraft(typeof v === 'function' ? v(view.draft) : v);
+  const textRef = {
+    get current(): string {
+      return view.draft;
+    },
+  };
+  const setText = (v: string | ((t: string) => string)): void =>
+    actions.setDraft(typeof v === 'function' ? v(view.draft) : v);
   const [history] = useState<string[]>([]);
   const [hIndex, setHIndex] = useState(-1);
   const [sel, setSel] = useState(0);
@@ -372,7 +382,17 @@ function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions })
 }
 
 /** The input line: queued prompts above it, the slash commands that match what is typed below. */
-function InputBox({ view, text, matches, sel }: { view: ReadyView; text: string; matches: AvailableCommand[]; sel: number }): React.ReactElement {
+function InputBox({
+  view,
+  text,
+  matches,
+  sel,
+}: {
+  view: ReadyView;
+  text: string;
+  matches: AvailableCommand[];
+  sel: number;
+}): React.ReactElement {
   return (
     <Box flexDirection="column">
       {view.queued.map((q, i) => (
@@ -413,7 +433,11 @@ function Working({ view }: { view: ReadyView }): React.ReactElement {
   const elapsed = Math.max(0, Math.floor((now - (view.turnStartedAt ?? now)) / 1000));
   const frame = SPINNER[Math.floor(now / 100) % SPINNER.length];
   const usage = view.state.usage;
-  const what = view.cancelling ? 'cancelling… (Ctrl-C again to exit)' : view.permission ? 'waiting for your choice' : 'working…';
+  const what = view.cancelling
+    ? 'cancelling… (Ctrl-C again to exit)'
+    : view.permission
+      ? 'waiting for your choice'
+      : 'working…';
   return (
     <Text color={view.cancelling ? 'yellow' : 'cyan'}>
       {frame} {what}
@@ -427,7 +451,11 @@ function Working({ view }: { view: ReadyView }): React.ReactElement {
 
 function StatusLine({ view }: { view: ReadyView }): React.ReactElement {
   // the context-window view when the agent sends one, else the last turn's token counts
-  const usage = view.state.usage ? formatUsage(view.state.usage) : view.turnTokens ? formatTokens(view.turnTokens) : undefined;
+  const usage = view.state.usage
+    ? formatUsage(view.state.usage)
+    : view.turnTokens
+      ? formatTokens(view.turnTokens)
+      : undefined;
   const title = view.state.info.title;
   return (
     <Box justifyContent="space-between">

@@ -4,9 +4,18 @@ import type { SessionInfo } from '@acp-kit/protocol';
 import { stripAnsi } from '../style.js';
 
 /** Lists sessions to resume; `onPick(undefined)` starts a new session. */
-export function SessionPicker({ sessions, onPick }: { sessions: SessionInfo[]; onPick: (id: string | undefined) => void }): React.ReactElement {
+export function SessionPicker({
+  sessions,
+  onPick,
+}: {
+  sessions: SessionInfo[];
+  onPick: (id: string | undefined) => void;
+}): React.ReactElement {
   const [index, setIndex] = useState(0);
-  const rows: Array<{ id: string | undefined; s: SessionInfo | undefined }> = [...sessions.map((s) => ({ id: s.sessionId, s })), { id: undefined, s: undefined }];
+  const rows: Array<{ id: string | undefined; s: SessionInfo | undefined }> = [
+    ...sessions.map((s) => ({ id: s.sessionId, s })),
+    { id: undefined, s: undefined },
+  ];
   useInput((input, key) => {
     if (key.upArrow) setIndex((i) => (i + rows.length - 1) % rows.length);
     else if (key.downArrow || key.tab) setIndex((i) => (i + 1) % rows.length);

@@ -1,4 +1,10 @@
-import type { ClientSession, PermissionContext, PromptResult, ReconnectingConnection, ReconnectingSession } from '@acp-kit/client';
+import type {
+  ClientSession,
+  PermissionContext,
+  PromptResult,
+  ReconnectingConnection,
+  ReconnectingSession,
+} from '@acp-kit/client';
 import type { PermissionRequest, SessionInfo } from '@acp-kit/protocol';
 import type { TerminalExitStatus } from '@acp-kit/protocol';
 import type { TimelineEntry } from '@acp-kit/protocol';
@@ -19,7 +25,10 @@ const MAX_KEPT_OUTPUT = 1_000_000;
  * {@link ReconnectingSession} seen through {@link chatSessionOf}, whose `state` is replaced by a
  * resume after a dropped connection.
  */
-export type ChatSession = Pick<ClientSession, 'sessionId' | 'protocolVersion' | 'state' | 'onUpdate' | 'prompt' | 'cancel' | 'clientTerminal'>;
+export type ChatSession = Pick<
+  ClientSession,
+  'sessionId' | 'protocolVersion' | 'state' | 'onUpdate' | 'prompt' | 'cancel' | 'clientTerminal'
+>;
 
 /** A {@link ReconnectingSession} as the chat uses it (version and terminals of the underlying session in use now). */
 export function chatSessionOf(s: ReconnectingSession): ChatSession {
@@ -158,7 +167,10 @@ export class ChatController implements ChatActions {
   private observe(u: AnySessionUpdate, opening: boolean): void {
     if (u.sessionUpdate === 'notice') {
       const n = u;
-      const note: Note = { kind: n.severity === 'error' ? 'error' : 'info', text: `${n.severity}: ${n.title}${n.description ? ` — ${n.description}` : ''}` };
+      const note: Note = {
+        kind: n.severity === 'error' ? 'error' : 'info',
+        text: `${n.severity}: ${n.title}${n.description ? ` — ${n.description}` : ''}`,
+      };
       if (opening) this.openingNotes.push(note);
       else this.push({ note });
     } else if (u.sessionUpdate === 'session_info_update') {
@@ -199,7 +211,9 @@ export class ChatController implements ChatActions {
    */
   decided(request: PermissionRequest, note: Note): void {
     const id = toolCallIdOf(request);
-    const shown = id !== undefined && this.view.feed.some((f) => 'entry' in f && f.entry.kind === 'tool_call' && f.entry.toolCallId === id);
+    const shown =
+      id !== undefined &&
+      this.view.feed.some((f) => 'entry' in f && f.entry.kind === 'tool_call' && f.entry.toolCallId === id);
     if (!shown) return this.note(note);
     this.view.decisions.set(id, note);
     this.changed();
@@ -232,18 +246,33 @@ export class ChatController implements ChatActions {
    */
   followReconnects(rc: Pick<ReconnectingConnection, 'on'>, resumeLater: string): void {
     rc.on('disconnected', () => this.disconnected('connection lost · reconnecting…'));
-    rc.on('reconnecting', ({ attempt, attempts }) => this.disconnected(`connection lost · reconnecting (attempt ${attempt}/${attempts})…`));
-    rc.on('failed', (err) => this.exit(ExitCode.AgentFailed, new CliError('agent_unreachable', ExitCode.AgentFailed, err.message, {
-      // the session lives on in the server: say how to come back to it (docs/remote.md)
-      hint: `Once the server is reachable, resume this chat with: ${resumeLater}`,
-      cause: err,
-    })));
+    rc.on('reconnecting', ({ attempt, attempts }) =>
+      this.disconnected(`connection lost · reconnecting (attempt ${attempt}/${attempts})…`),
+    );
+    rc.on('failed', (err) =>
+      this.exit(
+        ExitCode.AgentFailed,
+        new CliError('agent_unreachable', ExitCode.AgentFailed, err.message, {
+          // the session lives on in the server: say how to come back to it (docs/remote.md)
+          hint: `Once the server is reachable, resume this chat with: ${resumeLater}`,
+          cause: err,
+        }),
+      ),
+    );
     rc.on('sessionLost', ({ sessionId, error }) => {
       if (sessionId !== this.view.sessionId) return;
-      this.exit(ExitCode.AgentFailed, new CliError('session_lost', ExitCode.AgentFailed, `the server could not resume session ${sessionId} after the connection dropped: ${error.message}`, {
-        hint: `Start a new chat, or try again later with: ${resumeLater}`,
-        cause: error,
-      }));
+      this.exit(
+        ExitCode.AgentFailed,
+        new CliError(
+          'session_lost',
+          ExitCode.AgentFailed,
+          `the server could not resume session ${sessionId} after the connection dropped: ${error.message}`,
+          {
+            hint: `Start a new chat, or try again later with: ${resumeLater}`,
+            cause: error,
+          },
+        ),
+      );
     });
   }
 
@@ -379,7 +408,11 @@ export class ChatController implements ChatActions {
       (r) => {
         const ok = r.stopReason === 'end_turn';
         const tokens = this.tokensThisTurn ? ` · ${formatTokens(this.tokensThisTurn)}` : '';
-        this.finishTurn({ kind: 'stop', ok, text: `${describeStopReason(r.stopReason)}${r.error ? `: ${r.error.message}` : ''}${tokens}` });
+        this.finishTurn({
+          kind: 'stop',
+          ok,
+          text: `${describeStopReason(r.stopReason)}${r.error ? `: ${r.error.message}` : ''}${tokens}`,
+        });
       },
       (e: unknown) => {
         const err = toCliError(e, this.ctx);
@@ -459,7 +492,8 @@ export class ChatController implements ChatActions {
     this.view.draft = '';
     if (this.view.running && !this.view.cancelling) {
       this.view.cancelling = true;
-      for (const q of this.queue.splice(0)) this.push({ note: { kind: 'info', text: `dropped queued prompt: ${q.text}` } });
+      for (const q of this.queue.splice(0))
+        this.push({ note: { kind: 'info', text: `dropped queued prompt: ${q.text}` } });
       this.view.queued = [];
       this.changed();
       this.abort?.abort();

@@ -54,7 +54,10 @@ export interface AgentLifecycle {
    * The capabilities the runtime fills in (`loadSession`, `session.*`, `logout`) for an agent
    * with (`durable`) or without a session store.
    */
-  runtimeCapabilities(durable: boolean, definition: AgentDefinition): Pick<AgentCapabilities, 'loadSession' | 'session' | 'logout'>;
+  runtimeCapabilities(
+    durable: boolean,
+    definition: AgentDefinition,
+  ): Pick<AgentCapabilities, 'loadSession' | 'session' | 'logout'>;
   /** Whether an MCP server of `type` may be passed to an agent advertising `mcp` (ACP-V2-SESS-03). */
   mcpServerAllowed(type: string, mcp: NonNullable<AgentCapabilities['mcp']>): boolean;
   /**
@@ -78,7 +81,12 @@ export interface AgentLifecycle {
    * The `session/new` / `load` / `resume` result for `s`; `restored` tells a restore (whose
    * description must precede its response) from a new session (ACP-ALL-CMD-01).
    */
-  setupResult(s: LifecycleSession, config: ConfigOption[], commands: AvailableCommand[] | undefined, restored: boolean): SessionSetupResult;
+  setupResult(
+    s: LifecycleSession,
+    config: ConfigOption[],
+    commands: AvailableCommand[] | undefined,
+    restored: boolean,
+  ): SessionSetupResult;
   /** Whether a restore replays the history; throws -32602 for a replay cursor this agent does not support. */
   replays(kind: 'load' | 'resume', request: LoadSessionRequest | ResumeSessionRequest): boolean;
   /** An update due before `u` in a replay (v2 primers, ACP-V2-RESUME-04); `primed` is the replay's memory. */

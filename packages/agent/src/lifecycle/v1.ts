@@ -27,7 +27,8 @@ export const v1Lifecycle: AgentLifecycle = {
     logout: !!definition.logout,
   }),
   // v1 requires stdio support of every agent; `sse` is v1 only
-  mcpServerAllowed: (type, mcp) => (type === 'stdio' ? true : type === 'http' ? !!mcp.http : type === 'sse' ? !!mcp.sse : false),
+  mcpServerAllowed: (type, mcp) =>
+    type === 'stdio' ? true : type === 'http' ? !!mcp.http : type === 'sse' ? !!mcp.sse : false,
   sharesSessions: false,
   allowsEmptyPrompt: true,
   closeUnknownSession(sessionId) {
@@ -76,7 +77,15 @@ export const v1Lifecycle: AgentLifecycle = {
     if (end.stopReason === 'error') {
       // v1 has no `error` stop reason: the prompt fails with the cause
       const e = end.error ?? { code: -32603, message: 'unknown failure' };
-      job.reject(new AcpError(e.code, e.code === -32603 && !e.message.startsWith('Internal error') ? `Internal error: prompt turn failed: ${e.message}` : e.message, e.data));
+      job.reject(
+        new AcpError(
+          e.code,
+          e.code === -32603 && !e.message.startsWith('Internal error')
+            ? `Internal error: prompt turn failed: ${e.message}`
+            : e.message,
+          e.data,
+        ),
+      );
     } else {
       // custom (`_x`) and unknown reasons do not exist in v1: reported as `end_turn`
       job.resolve({ stopReason: V1_STOP_REASONS.includes(end.stopReason) ? end.stopReason : 'end_turn' });

@@ -45,9 +45,12 @@ export const v2Lifecycle: AgentLifecycle = {
     if (from == null) return false;
     if (typeof from !== 'object' || from.type !== 'start') {
       const type: unknown = typeof from === 'object' ? from.type : undefined;
-      throw AcpError.invalidParams(`params.replayFrom.type: unsupported replay cursor ${JSON.stringify(type)} (this agent supports "start")`, {
-        path: 'params.replayFrom.type',
-      });
+      throw AcpError.invalidParams(
+        `params.replayFrom.type: unsupported replay cursor ${JSON.stringify(type)} (this agent supports "start")`,
+        {
+          path: 'params.replayFrom.type',
+        },
+      );
     }
     return true;
   },
@@ -72,7 +75,8 @@ export const v2Lifecycle: AgentLifecycle = {
       case 'user_message':
       case 'agent_message':
       case 'agent_thought':
-        if (typeof u.messageId === 'string' && u.content !== undefined) primed.add(`${u.sessionUpdate}\0${u.messageId}`);
+        if (typeof u.messageId === 'string' && u.content !== undefined)
+          primed.add(`${u.sessionUpdate}\0${u.messageId}`);
         return undefined;
       case 'tool_call_update':
         if (typeof u.toolCallId === 'string' && u.content !== undefined) primed.add(`tool\0${u.toolCallId}`);

@@ -1,7 +1,12 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { AcpError } from '@acp-kit/protocol';
-import { ConfinementError, isWithinRoot as isWithin, openConfinedForRead, writeConfined } from '@acp-kit/protocol/internal';
+import {
+  ConfinementError,
+  isWithinRoot as isWithin,
+  openConfinedForRead,
+  writeConfined,
+} from '@acp-kit/protocol/internal';
 
 /** Parameters of `fs/read_text_file` the sandbox looks at (`sessionId` and `_meta` are ignored). */
 export interface ReadTextFileParams {
@@ -76,15 +81,20 @@ function checkAbsolutePath(p: unknown, field = 'params.path'): string {
   }
   if (p.includes('\0')) throw AcpError.invalidParams(`${field} must not contain NUL characters`, { path: p });
   if (!path.isAbsolute(p)) {
-    throw AcpError.invalidParams(`${field} must be an absolute path (ACP-ALL-RPC-07), got ${JSON.stringify(p)}`, { path: p });
+    throw AcpError.invalidParams(`${field} must be an absolute path (ACP-ALL-RPC-07), got ${JSON.stringify(p)}`, {
+      path: p,
+    });
   }
   return path.resolve(p);
 }
 
 function nameTooLong(field: string, p: string): AcpError {
-  return AcpError.invalidParams(`${field}: must be a path the file system accepts; this one (${p.length} characters) is too long (ENAMETOOLONG)`, {
-    path: p.length > 200 ? `${p.slice(0, 200)}…` : p,
-  });
+  return AcpError.invalidParams(
+    `${field}: must be a path the file system accepts; this one (${p.length} characters) is too long (ENAMETOOLONG)`,
+    {
+      path: p.length > 200 ? `${p.slice(0, 200)}…` : p,
+    },
+  );
 }
 
 function checkLineNumber(v: unknown, field: string): number | undefined {
@@ -133,16 +143,21 @@ export class FileSystemSandbox {
    *   all absolute (throws `TypeError` otherwise: this is a programming error, not agent input).
    */
   constructor(roots: readonly string[], options: FileSystemSandboxOptions = {}) {
-    if (!Array.isArray(roots) || roots.length === 0) throw new TypeError('FileSystemSandbox needs at least one root directory');
+    if (!Array.isArray(roots) || roots.length === 0)
+      throw new TypeError('FileSystemSandbox needs at least one root directory');
     for (const r of roots) {
-      if (typeof r !== 'string' || !path.isAbsolute(r)) throw new TypeError(`FileSystemSandbox root must be an absolute path: ${String(r)}`);
+      if (typeof r !== 'string' || !path.isAbsolute(r))
+        throw new TypeError(`FileSystemSandbox root must be an absolute path: ${String(r)}`);
     }
     this.roots = roots.map((r) => path.resolve(r));
     this.options = options;
   }
 
   /** A sandbox for a session's `cwd` + `additionalDirectories` (ACP-ALL-SESS-03/04). */
-  static forSession(session: { cwd: string; additionalDirectories?: readonly string[] | null }, options?: FileSystemSandboxOptions): FileSystemSandbox {
+  static forSession(
+    session: { cwd: string; additionalDirectories?: readonly string[] | null },
+    options?: FileSystemSandboxOptions,
+  ): FileSystemSandbox {
     return new FileSystemSandbox([session.cwd, ...(session.additionalDirectories ?? [])], options);
   }
 
@@ -164,17 +179,23 @@ export class FileSystemSandbox {
       real = await resolveReal(normalized);
     } catch (e) {
       const code = errCode(e);
-      if (code === 'ELOOP') throw AcpError.invalidParams(`${field} ${normalized} has too many levels of symbolic links`, { path: normalized });
+      if (code === 'ELOOP')
+        throw AcpError.invalidParams(`${field} ${normalized} has too many levels of symbolic links`, {
+          path: normalized,
+        });
       if (code === 'ENAMETOOLONG') throw nameTooLong(field, normalized);
       throw AcpError.internal(`could not resolve ${normalized}: ${code ?? String(e)}`, { path: normalized });
     }
     const realRoots = await this.realRoots();
     if (!realRoots.some((root) => isWithin(root, real))) {
       const via = real === normalized ? '' : ` (resolves to ${real})`;
-      throw AcpError.invalidParams(`${field} ${normalized}${via} is outside the session roots (${this.roots.join(', ')})`, {
-        path: normalized,
-        roots: [...this.roots],
-      });
+      throw AcpError.invalidParams(
+        `${field} ${normalized}${via} is outside the session roots (${this.roots.join(', ')})`,
+        {
+          path: normalized,
+          roots: [...this.roots],
+        },
+      );
     }
     return real;
   }
@@ -215,13 +236,20 @@ export class FileSystemSandbox {
       const fh = await openConfinedForRead(real, await this.realRoots());
       try {
         const st = await fh.stat();
-        if (st.isDirectory()) throw AcpError.invalidParams(`params.path ${normalized} is a directory, not a text file`, { path: normalized });
-        if (!st.isFile()) throw AcpError.invalidParams(`params.path ${normalized} is not a regular file`, { path: normalized });
-        if (st.size > maxBytes) {
-          throw AcpError.invalidParams(`params.path ${normalized} is too large to read (${st.size} bytes > ${maxBytes}); use line/limit on a smaller file`, {
+        if (st.isDirectory())
+          throw AcpError.invalidParams(`params.path ${normalized} is a directory, not a text file`, {
             path: normalized,
-            size: st.size,
           });
+        if (!st.isFile())
+          throw AcpError.invalidParams(`params.path ${normalized} is not a regular file`, { path: normalized });
+        if (st.size > maxBytes) {
+          throw AcpError.invalidParams(
+            `params.path ${normalized} is too large to read (${st.size} bytes > ${maxBytes}); use line/limit on a smaller file`,
+            {
+              path: normalized,
+              size: st.size,
+            },
+          );
         }
         return await fh.readFile('utf8');
       } finally {
@@ -239,7 +267,9 @@ export class FileSystemSandbox {
   async writeTextFile(req: WriteTextFileParams): Promise<Record<string, never>> {
     const normalized = checkAbsolutePath(req?.path);
     if (typeof req.content !== 'string') {
-      throw AcpError.invalidParams(`params.content must be a string, got ${req.content === null ? 'null' : typeof req.content}`);
+      throw AcpError.invalidParams(
+        `params.content must be a string, got ${req.content === null ? 'null' : typeof req.content}`,
+      );
     }
     const real = await this.resolve(normalized);
     try {
@@ -255,18 +285,27 @@ export class FileSystemSandbox {
     if (e instanceof AcpError) return e;
     if (e instanceof ConfinementError) {
       // a path swapped for a link between the check and the open: refused like any escape
-      return AcpError.invalidParams(`params.path ${p} (resolves to ${e.real}) is outside the session roots (${this.roots.join(', ')})`, {
-        path: p,
-        roots: [...this.roots],
-      });
+      return AcpError.invalidParams(
+        `params.path ${p} (resolves to ${e.real}) is outside the session roots (${this.roots.join(', ')})`,
+        {
+          path: p,
+          roots: [...this.roots],
+        },
+      );
     }
     const code = errCode(e);
     if (code === 'ENAMETOOLONG') return nameTooLong('params.path', p);
-    if (code === 'ELOOP') return AcpError.invalidParams(`params.path ${p} has too many levels of symbolic links`, { path: p });
+    if (code === 'ELOOP')
+      return AcpError.invalidParams(`params.path ${p} has too many levels of symbolic links`, { path: p });
     if (code === 'ENOENT' && op === 'read') return AcpError.resourceNotFound(p, { path: p });
-    if (code === 'EISDIR') return AcpError.invalidParams(`params.path ${p} is a directory, not a text file`, { path: p });
-    if (code === 'ENOTDIR') return AcpError.invalidParams(`params.path ${p}: a parent of this path is not a directory`, { path: p });
-    if (code === 'EACCES' || code === 'EPERM') return AcpError.internal(`permission denied to ${op} ${p}`, { path: p, errno: code });
-    return AcpError.internal(`could not ${op} ${p}: ${code ?? (e instanceof Error ? e.message : String(e))}`, { path: p });
+    if (code === 'EISDIR')
+      return AcpError.invalidParams(`params.path ${p} is a directory, not a text file`, { path: p });
+    if (code === 'ENOTDIR')
+      return AcpError.invalidParams(`params.path ${p}: a parent of this path is not a directory`, { path: p });
+    if (code === 'EACCES' || code === 'EPERM')
+      return AcpError.internal(`permission denied to ${op} ${p}`, { path: p, errno: code });
+    return AcpError.internal(`could not ${op} ${p}: ${code ?? (e instanceof Error ? e.message : String(e))}`, {
+      path: p,
+    });
   }
 }

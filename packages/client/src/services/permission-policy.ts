@@ -45,7 +45,11 @@ function options(request: PermissionRequest): PermissionOption[] {
  * option of the wanted kind was offered the outcome is `cancelled` (= not approved, ACP-V2-PERM-06):
  * an id that was not offered is never invented.
  */
-export function selectOption(request: PermissionRequest, decision: PermissionDecision, preferAlways = false): PermissionOutcome {
+export function selectOption(
+  request: PermissionRequest,
+  decision: PermissionDecision,
+  preferAlways = false,
+): PermissionOutcome {
   const order: PermissionOptionKind[] =
     decision === 'allow' ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always'];
   if (preferAlways) order.reverse();
@@ -65,7 +69,10 @@ export function selectedOption(request: PermissionRequest, outcome: PermissionOu
 }
 
 /** Facts policies match on: tool name, kind and title, from the request's subject and `ctx.toolCall`. */
-export function permissionFacts(request: PermissionRequest, ctx?: Pick<PermissionContext, 'toolCall'>): {
+export function permissionFacts(
+  request: PermissionRequest,
+  ctx?: Pick<PermissionContext, 'toolCall'>,
+): {
   toolName?: string;
   kind?: string;
   title: string;
@@ -98,7 +105,11 @@ export function permissionFacts(request: PermissionRequest, ctx?: Pick<Permissio
  *   that throws becomes `cancelled` (= not approved; the agent never sees an unknown id,
  *   ACP-V2-PERM-06).
  */
-export function decidePermission(policy: PermissionPolicy, request: PermissionRequest, ctx: PermissionContext): Promise<PermissionOutcome> {
+export function decidePermission(
+  policy: PermissionPolicy,
+  request: PermissionRequest,
+  ctx: PermissionContext,
+): Promise<PermissionOutcome> {
   const { signal } = ctx;
   if (signal.aborted) return Promise.resolve({ outcome: 'cancelled' });
   // the built-in policies give these guarantees themselves: decided once, never checked again
@@ -148,7 +159,9 @@ function guarded<P extends PermissionPolicy>(policy: P): P {
  * A policy built from a synchronous decision: {@link selectOption} only ever picks an offered
  * option, so its answer needs no second check; an aborted signal or a throwing rule is `cancelled`.
  */
-function fromDecision(decide: (request: PermissionRequest, ctx: PermissionContext) => PermissionDecision): PermissionPolicy {
+function fromDecision(
+  decide: (request: PermissionRequest, ctx: PermissionContext) => PermissionDecision,
+): PermissionPolicy {
   return guarded(async (request, ctx) => {
     if (ctx.signal.aborted) return { outcome: 'cancelled' };
     try {
@@ -175,7 +188,10 @@ export interface PermissionDecisionReport {
  * decision is made once, through {@link decidePermission}, and the report carries the chosen
  * option, so nobody has to look it up again.
  */
-export function observed(policy: PermissionPolicy, onDecision: (report: PermissionDecisionReport) => void): PermissionPolicy {
+export function observed(
+  policy: PermissionPolicy,
+  onDecision: (report: PermissionDecisionReport) => void,
+): PermissionPolicy {
   return guarded(async (request, ctx) => {
     const outcome = await decidePermission(policy, request, ctx);
     onDecision({ request, outcome, option: selectedOption(request, outcome), cancelled: ctx.signal.aborted });
@@ -212,7 +228,9 @@ export function denyAll(): PermissionPolicy {
  * signal aborts (the policy itself already answers `cancelled` then). An id that was not
  * offered is answered as `cancelled`.
  */
-export function interactive(ask: (request: PermissionRequest, ctx: PermissionContext) => Promise<string | 'cancelled'>): PermissionPolicy {
+export function interactive(
+  ask: (request: PermissionRequest, ctx: PermissionContext) => Promise<string | 'cancelled'>,
+): PermissionPolicy {
   return guarded((request, ctx) =>
     decidePermission(
       async () => {
@@ -222,7 +240,8 @@ export function interactive(ask: (request: PermissionRequest, ctx: PermissionCon
       },
       request,
       ctx,
-    ));
+    ),
+  );
 }
 
 /** One rule of {@link rules}: every given `match` field must match. */
@@ -243,7 +262,8 @@ function matches(rule: PermissionRule, facts: ReturnType<typeof permissionFacts>
   const m = rule.match;
   if (m.toolName !== undefined) {
     if (facts.toolName === undefined) return false;
-    if (typeof m.toolName === 'string' ? m.toolName !== facts.toolName : !testRe(m.toolName, facts.toolName)) return false;
+    if (typeof m.toolName === 'string' ? m.toolName !== facts.toolName : !testRe(m.toolName, facts.toolName))
+      return false;
   }
   if (m.kind !== undefined) {
     const kinds = typeof m.kind === 'string' ? [m.kind] : m.kind;
@@ -274,7 +294,8 @@ export function rules(list: readonly PermissionRule[], fallback: PermissionPolic
       },
       request,
       ctx,
-    ));
+    ),
+  );
 }
 
 /** Options of {@link remembering}. */
@@ -303,7 +324,12 @@ export function remembering(policy: PermissionPolicy, opts: RememberingOptions =
   const memory = new Map<string, PermissionDecision>();
   const keyOf = (request: PermissionRequest, ctx: PermissionContext): string | undefined => {
     const facts = permissionFacts(request, ctx);
-    const what = facts.toolName !== undefined ? `name:${facts.toolName}` : facts.kind !== undefined ? `kind:${facts.kind}` : undefined;
+    const what =
+      facts.toolName !== undefined
+        ? `name:${facts.toolName}`
+        : facts.kind !== undefined
+          ? `kind:${facts.kind}`
+          : undefined;
     if (what === undefined) return undefined;
     return `${opts.scope === 'global' ? '*' : request.sessionId}|${what}`;
   };
@@ -341,14 +367,23 @@ export function remembering(policy: PermissionPolicy, opts: RememberingOptions =
  * One line for CLI output, e.g. `approved (allow_once): Write notes.txt`,
  * `rejected (reject_always): Run rm -rf build`, `cancelled: Write notes.txt`.
  */
-export function describePermissionDecision(request: PermissionRequest, outcome: PermissionOutcome, option?: PermissionOption): string {
+export function describePermissionDecision(
+  request: PermissionRequest,
+  outcome: PermissionOutcome,
+  option?: PermissionOption,
+): string {
   const facts = permissionFacts(request);
   const what = facts.title || facts.command || facts.toolName || '(untitled request)';
   if (outcome?.outcome === 'selected') {
     // `option`: the selected option when the caller already has it (see `observed`)
     const o = option ?? selectedOption(request, outcome);
-    if (!o) return `invalid answer (unknown option ${JSON.stringify('optionId' in outcome ? outcome.optionId : undefined)}): ${what}`;
-    const verb = o.kind.startsWith('allow') ? 'approved' : o.kind.startsWith('reject') ? 'rejected' : `selected "${o.name}"`;
+    if (!o)
+      return `invalid answer (unknown option ${JSON.stringify('optionId' in outcome ? outcome.optionId : undefined)}): ${what}`;
+    const verb = o.kind.startsWith('allow')
+      ? 'approved'
+      : o.kind.startsWith('reject')
+        ? 'rejected'
+        : `selected "${o.name}"`;
     return `${verb} (${o.kind}): ${what}`;
   }
   if (outcome?.outcome === 'cancelled') return `cancelled: ${what}`;

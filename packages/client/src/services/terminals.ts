@@ -116,7 +116,12 @@ function realpathOr(p: string): string {
 
 /** Looks `command` up like execvp(3) does, in the `PATH` the child will get. */
 function findExecutable(command: string, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
-  const candidates = command.includes('/') ? [path.resolve(cwd, command)] : (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, command));
+  const candidates = command.includes('/')
+    ? [path.resolve(cwd, command)]
+    : (env.PATH ?? '')
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((d) => path.join(d, command));
   for (const c of candidates) {
     try {
       if (statSync(c).isFile()) {
@@ -298,14 +303,24 @@ export class TerminalManager {
     const args = req.args ?? [];
     if (!Array.isArray(args)) throw AcpError.invalidParams('params.args must be an array of strings');
     args.forEach((a, i) => {
-      if (typeof a !== 'string' || a.includes('\0')) throw AcpError.invalidParams(`params.args[${i}] must be a string without NUL characters`);
+      if (typeof a !== 'string' || a.includes('\0'))
+        throw AcpError.invalidParams(`params.args[${i}] must be a string without NUL characters`);
     });
     const envList = req.env ?? [];
     if (!Array.isArray(envList)) throw AcpError.invalidParams('params.env must be an array of {name, value}');
     const env: NodeJS.ProcessEnv = { ...(this.options.env ?? process.env) };
     envList.forEach((v, i) => {
-      if (!v || typeof v.name !== 'string' || v.name === '' || /[=\0]/.test(v.name) || typeof v.value !== 'string' || v.value.includes('\0')) {
-        throw AcpError.invalidParams(`params.env[${i}] must be {name: non-empty string without "=", value: string} without NUL characters`);
+      if (
+        !v ||
+        typeof v.name !== 'string' ||
+        v.name === '' ||
+        /[=\0]/.test(v.name) ||
+        typeof v.value !== 'string' ||
+        v.value.includes('\0')
+      ) {
+        throw AcpError.invalidParams(
+          `params.env[${i}] must be {name: non-empty string without "=", value: string} without NUL characters`,
+        );
       }
       env[v.name] = v.value;
     });
@@ -322,9 +337,12 @@ export class TerminalManager {
 
     const max = this.options.maxTerminals ?? 64;
     if (this.terminals.size >= max) {
-      throw AcpError.internal(`too many terminals: ${this.terminals.size} are open (limit ${max}); release finished terminals first (terminal/release)`, {
-        limit: max,
-      });
+      throw AcpError.internal(
+        `too many terminals: ${this.terminals.size} are open (limit ${max}); release finished terminals first (terminal/release)`,
+        {
+          limit: max,
+        },
+      );
     }
 
     const terminalId = `term_${this.idPrefix}_${++this.counter}`;
@@ -332,13 +350,29 @@ export class TerminalManager {
     env[TERMINAL_MARKER_ENV] = marker;
     let child: ChildProcessByStdio<null, Readable, Readable>;
     try {
-      child = spawn(file, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+      child = spawn(file, argv, {
+        cwd,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: process.platform !== 'win32',
+      });
     } catch (e) {
       // synchronous spawn failures are argument problems (e.g. NUL bytes in env values)
-      throw AcpError.invalidParams(`could not start ${file}: ${e instanceof Error ? e.message : String(e)}`, { command: file });
+      throw AcpError.invalidParams(`could not start ${file}: ${e instanceof Error ? e.message : String(e)}`, {
+        command: file,
+      });
     }
     trackProcessGroup(child);
-    const info: TerminalInfo = { terminalId, sessionId: req.sessionId, command: req.command, requestedArgs: [...args], file, args: argv, cwd, pid: child.pid };
+    const info: TerminalInfo = {
+      terminalId,
+      sessionId: req.sessionId,
+      command: req.command,
+      requestedArgs: [...args],
+      file,
+      args: argv,
+      cwd,
+      pid: child.pid,
+    };
     const term = new Terminal(info, child, limit, this.options.killTimeoutMs ?? 2000, marker);
     this.terminals.set(terminalId, term);
     this.wire(term);
@@ -348,7 +382,9 @@ export class TerminalManager {
   private checkCwd(raw: string | null | undefined): string {
     const cwd = raw ?? this.options.defaultCwd ?? this.options.roots?.[0] ?? process.cwd();
     if (typeof cwd !== 'string' || !path.isAbsolute(cwd)) {
-      throw AcpError.invalidParams(`params.cwd must be an absolute path (ACP-V1-TERM-09), got ${JSON.stringify(cwd)}`, { cwd });
+      throw AcpError.invalidParams(`params.cwd must be an absolute path (ACP-V1-TERM-09), got ${JSON.stringify(cwd)}`, {
+        cwd,
+      });
     }
     let st;
     try {
@@ -360,10 +396,13 @@ export class TerminalManager {
     if (this.realRoots) {
       const real = realpathOr(cwd);
       if (!this.realRoots.some((r) => isWithin(r, real))) {
-        throw AcpError.invalidParams(`params.cwd ${cwd} is outside the session roots (${(this.options.roots ?? []).join(', ')})`, {
-          cwd,
-          roots: [...(this.options.roots ?? [])],
-        });
+        throw AcpError.invalidParams(
+          `params.cwd ${cwd} is outside the session roots (${(this.options.roots ?? []).join(', ')})`,
+          {
+            cwd,
+            roots: [...(this.options.roots ?? [])],
+          },
+        );
       }
     }
     return path.resolve(cwd);
@@ -372,7 +411,9 @@ export class TerminalManager {
   private checkLimit(raw: number | null | undefined): number {
     if (raw === undefined || raw === null) return this.options.defaultOutputByteLimit ?? 16 * 1024 * 1024;
     if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0) {
-      throw AcpError.invalidParams(`params.outputByteLimit must be a non-negative integer or null, got ${JSON.stringify(raw)}`);
+      throw AcpError.invalidParams(
+        `params.outputByteLimit must be a non-negative integer or null, got ${JSON.stringify(raw)}`,
+      );
     }
     return Math.min(raw, this.options.maxOutputByteLimit ?? 64 * 1024 * 1024);
   }
@@ -520,7 +561,14 @@ export class TerminalManager {
     const t = this.terminals.get(terminalId);
     if (!t) return undefined;
     const { output, truncated, exitStatus } = this.output(terminalId);
-    const out: ClientTerminalInfo = { terminalId, command: t.info.command, args: [...t.info.requestedArgs], cwd: t.info.cwd, output, truncated };
+    const out: ClientTerminalInfo = {
+      terminalId,
+      command: t.info.command,
+      args: [...t.info.requestedArgs],
+      cwd: t.info.cwd,
+      output,
+      truncated,
+    };
     if (t.info.sessionId !== undefined) out.sessionId = t.info.sessionId;
     if (exitStatus) out.exitStatus = exitStatus;
     return out;

@@ -208,7 +208,9 @@ class ServerConnection implements McpToolCaller {
     } catch (e) {
       const why = deadline.signal.aborted
         ? `no answer within ${timeoutMs} ms`
-        : e instanceof Error ? e.message : String(e);
+        : e instanceof Error
+          ? e.message
+          : String(e);
       this.state = 'failed';
       this.error = `${why}${this.stderrSuffix()}`;
       this.toolDefinitions = [];
@@ -289,7 +291,11 @@ class ServerConnection implements McpToolCaller {
     return ` (stderr: ${last})`;
   }
 
-  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CompatibilityCallToolResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<CompatibilityCallToolResult> {
     if (signal.aborted) throw abortError(signal);
     if (this.state !== 'connected' || !this.client) {
       throw new Error(`MCP server "${this.name}" is not connected${this.error ? `: ${this.error}` : ''}`);

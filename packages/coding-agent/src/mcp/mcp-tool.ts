@@ -25,7 +25,11 @@ export interface McpToolCaller {
  * in `read-only` mode. The hints are the server's claims; a client that distrusts a server
  * should not pass it.
  */
-export function createMcpTool(name: string, def: McpToolDefinition, server: McpToolCaller): Tool<Record<string, unknown>> {
+export function createMcpTool(
+  name: string,
+  def: McpToolDefinition,
+  server: McpToolCaller,
+): Tool<Record<string, unknown>> {
   const readOnly = def.annotations?.readOnlyHint === true;
   // openWorldHint defaults to true in MCP; only an explicit claim makes a read a "fetch"
   const kind: ToolKind = readOnly ? (def.annotations?.openWorldHint === true ? 'fetch' : 'read') : 'other';
@@ -85,7 +89,10 @@ export function toolOutcome(result: CompatibilityCallToolResult): ToolOutcome {
   }
   const text = forModel.join('\n');
   const isError = result.isError === true;
-  const { text: capped } = capText(text === '' ? (isError ? 'The tool failed without a message.' : '(no output)') : text, MAX_RESULT_CHARS);
+  const { text: capped } = capText(
+    text === '' ? (isError ? 'The tool failed without a message.' : '(no output)') : text,
+    MAX_RESULT_CHARS,
+  );
   return {
     content,
     result: capped,
@@ -108,7 +115,10 @@ function toAcpBlock(b: Record<string, unknown>): { content: ContentBlock; text: 
       const data = String(b.data ?? '');
       const mimeType = String(b.mimeType ?? 'application/octet-stream');
       const bytes = Math.floor((data.length * 3) / 4);
-      return { content: { type: b.type, data, mimeType }, text: `[${b.type} ${mimeType}, about ${bytes} bytes, shown to the user]` };
+      return {
+        content: { type: b.type, data, mimeType },
+        text: `[${b.type} ${mimeType}, about ${bytes} bytes, shown to the user]`,
+      };
     }
     case 'resource_link': {
       const uri = String(b.uri ?? '');
@@ -118,7 +128,10 @@ function toAcpBlock(b: Record<string, unknown>): { content: ContentBlock; text: 
       if (str(b.title)) link.title = str(b.title);
       if (str(b.description)) link.description = str(b.description);
       if (typeof b.size === 'number') link.size = b.size;
-      return { content: link, text: `[resource link ${name} <${uri}>${link.description ? `: ${link.description}` : ''}]` };
+      return {
+        content: link,
+        text: `[resource link ${name} <${uri}>${link.description ? `: ${link.description}` : ''}]`,
+      };
     }
     case 'resource': {
       const r = isObj(b.resource) ? b.resource : {};

@@ -13,7 +13,10 @@ export type SessionMcpOptions = Omit<McpConnectOptions, 'cwd'>;
  * connections in `session.data`. Failed servers are reported to the user right after the setup
  * response (see {@link reportMcpFailures}); they never fail the session.
  */
-export async function openSessionMcp(session: AgentSession, options: SessionMcpOptions = {}): Promise<McpConnections | undefined> {
+export async function openSessionMcp(
+  session: AgentSession,
+  options: SessionMcpOptions = {},
+): Promise<McpConnections | undefined> {
   if (session.mcpServers.length === 0) return undefined;
   const conns = await McpConnections.open(session.mcpServers, { ...options, cwd: session.cwd });
   session.data.set(KEY, conns);

@@ -1,7 +1,21 @@
-import { jsonSchema, streamText, tool, type LanguageModel as AiLanguageModel, type ModelMessage, type TextPart, type ToolCallPart, type ToolSet } from 'ai';
+import {
+  jsonSchema,
+  streamText,
+  tool,
+  type LanguageModel as AiLanguageModel,
+  type ModelMessage,
+  type TextPart,
+  type ToolCallPart,
+  type ToolSet,
+} from 'ai';
 import { isAbortError } from '@acp-kit/protocol';
 import {
-  abortError, type ConversationMessage, type LanguageModel, type ModelEvent, type ModelFinishReason, type ModelRequest,
+  abortError,
+  type ConversationMessage,
+  type LanguageModel,
+  type ModelEvent,
+  type ModelFinishReason,
+  type ModelRequest,
   type ToolSpec,
 } from '../model.js';
 
@@ -32,14 +46,19 @@ export function toModelMessages(messages: readonly ConversationMessage[]): Model
     if (m.role === 'user') {
       out.push({
         role: 'user',
-        content: m.content.map((p) => (p.type === 'text' ? { type: 'text' as const, text: p.text } : { type: 'image' as const, image: p.data, mediaType: p.mimeType })),
+        content: m.content.map((p) =>
+          p.type === 'text'
+            ? { type: 'text' as const, text: p.text }
+            : { type: 'image' as const, image: p.data, mediaType: p.mimeType },
+        ),
       });
     } else if (m.role === 'assistant') {
       // reasoning is not replayed: providers need their own signatures for it and it only costs context
       const content: Array<TextPart | ToolCallPart> = [];
       for (const p of m.content) {
         if (p.type === 'text' && p.text) content.push({ type: 'text', text: p.text });
-        else if (p.type === 'tool_call') content.push({ type: 'tool-call', toolCallId: p.toolCallId, toolName: p.toolName, input: p.input });
+        else if (p.type === 'tool_call')
+          content.push({ type: 'tool-call', toolCallId: p.toolCallId, toolName: p.toolName, input: p.input });
       }
       if (content.length) out.push({ role: 'assistant', content });
     } else {
@@ -49,7 +68,9 @@ export function toModelMessages(messages: readonly ConversationMessage[]): Model
           type: 'tool-result' as const,
           toolCallId: r.toolCallId,
           toolName: r.toolName,
-          output: r.isError ? { type: 'error-text' as const, value: r.output } : { type: 'text' as const, value: r.output },
+          output: r.isError
+            ? { type: 'error-text' as const, value: r.output }
+            : { type: 'text' as const, value: r.output },
         })),
       });
     }
@@ -63,18 +84,24 @@ type SchemaInput = Exclude<Parameters<typeof jsonSchema>[0], PromiseLike<unknown
 export function toToolSet(specs: readonly ToolSpec[]): ToolSet {
   const set: ToolSet = {};
   // our tools' schemas are plain JSON Schema objects; the SDK's JSONSchema7 type is stricter than our JsonSchema
-  for (const s of specs) set[s.name] = tool({ description: s.description, inputSchema: jsonSchema<unknown>(s.inputSchema as SchemaInput) });
+  for (const s of specs)
+    set[s.name] = tool({ description: s.description, inputSchema: jsonSchema<unknown>(s.inputSchema as SchemaInput) });
   return set;
 }
 
 function mapFinish(reason: string | undefined, raw: string | undefined): ModelFinishReason {
   if (raw === 'refusal') return 'refusal';
   switch (reason) {
-    case 'length': return 'length';
-    case 'tool-calls': return 'tool_calls';
-    case 'content-filter': return 'content_filter';
-    case 'error': return 'error';
-    default: return 'stop';
+    case 'length':
+      return 'length';
+    case 'tool-calls':
+      return 'tool_calls';
+    case 'content-filter':
+      return 'content_filter';
+    case 'error':
+      return 'error';
+    default:
+      return 'stop';
   }
 }
 
@@ -130,7 +157,14 @@ export function createAiSdkModel(model: AiLanguageModel, options: AiSdkModelOpti
               inputTokens: input,
               outputTokens: output,
               ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
-              ...(p ? { cost: { amount: (input * p.inputPerMillion + output * p.outputPerMillion) / 1e6, currency: p.currency ?? 'USD' } } : {}),
+              ...(p
+                ? {
+                    cost: {
+                      amount: (input * p.inputPerMillion + output * p.outputPerMillion) / 1e6,
+                      currency: p.currency ?? 'USD',
+                    },
+                  }
+                : {}),
             };
             finish = mapFinish(part.finishReason, part.rawFinishReason);
             break;

@@ -1,6 +1,12 @@
 import type { PlanEntry } from '@acp-kit/protocol';
 import {
-  abortError, delay, type AssistantPart, type ConversationMessage, type LanguageModel, type ModelEvent, type ModelRequest,
+  abortError,
+  delay,
+  type AssistantPart,
+  type ConversationMessage,
+  type LanguageModel,
+  type ModelEvent,
+  type ModelRequest,
   type ToolResult,
 } from '../model.js';
 import { mcpToolName } from '../mcp/tool-name.js';
@@ -52,7 +58,8 @@ function group(m: RegExpMatchArray, i: number): string {
 /** Parses one request sentence. Exported for the docs/tests of the demo grammar. */
 export function parseDemoRequest(text: string): Action | { refuse: string } | null {
   const t = text.trim().replace(/[.!]+$/, '');
-  if (/\brm\s+-rf\s+\/(\s|$|\*)|\bsudo\b|\bmkfs\b/i.test(t)) return { refuse: 'That would damage the system or needs elevated privileges.' };
+  if (/\brm\s+-rf\s+\/(\s|$|\*)|\bsudo\b|\bmkfs\b/i.test(t))
+    return { refuse: 'That would damage the system or needs elevated privileges.' };
   let m: RegExpMatchArray | null;
   if ((m = t.match(/^mcp\s+(\S+)\s+(\S+)(?:\s+([\s\S]+))?$/i))) {
     let input: unknown = {};
@@ -63,21 +70,37 @@ export function parseDemoRequest(text: string): Action | { refuse: string } | nu
         input = m[3]; // not JSON: the tool call fails with an input error the user sees
       }
     }
-    return { tool: mcpToolName(group(m, 1), group(m, 2)), input, intent: `call \`${group(m, 2)}\` of the MCP server \`${group(m, 1)}\`` };
+    return {
+      tool: mcpToolName(group(m, 1), group(m, 2)),
+      input,
+      intent: `call \`${group(m, 2)}\` of the MCP server \`${group(m, 1)}\``,
+    };
   }
-  if ((m = t.match(/^(?:please\s+)?(?:create|write|make)\s+(?:a\s+)?(?:new\s+)?(?:file\s+)?(\S+)\s+(?:containing|with(?:\s+content)?|saying)\s+([\s\S]+)$/i))) {
+  if (
+    (m = t.match(
+      /^(?:please\s+)?(?:create|write|make)\s+(?:a\s+)?(?:new\s+)?(?:file\s+)?(\S+)\s+(?:containing|with(?:\s+content)?|saying)\s+([\s\S]+)$/i,
+    ))
+  ) {
     const path = unquote(group(m, 1));
     return { tool: 'write_file', input: { path, content: unquote(group(m, 2)) + '\n' }, intent: `create \`${path}\`` };
   }
   if ((m = t.match(/^(?:please\s+)?edit\s+(\S+)\s+(?:and\s+)?replace\s+([\s\S]+?)\s+with\s+([\s\S]+)$/i))) {
     const path = unquote(group(m, 1));
-    return { tool: 'edit_file', input: { path, old_string: unquote(group(m, 2)), new_string: unquote(group(m, 3)) }, intent: `edit \`${path}\`` };
+    return {
+      tool: 'edit_file',
+      input: { path, old_string: unquote(group(m, 2)), new_string: unquote(group(m, 3)) },
+      intent: `edit \`${path}\``,
+    };
   }
   if ((m = t.match(/^(?:please\s+)?(?:read|show|cat|open)\s+(?:me\s+)?(?:the\s+)?(?:file\s+)?(\S+)$/i))) {
     const path = unquote(group(m, 1));
     return { tool: 'read_file', input: { path }, intent: `read \`${path}\`` };
   }
-  if ((m = t.match(/^(?:please\s+)?(?:list|ls)(?:\s+(?:all\s+)?(?:the\s+)?files)?(?:\s+in\s+(\S+))?(?:\s+matching\s+(\S+))?$/i))) {
+  if (
+    (m = t.match(
+      /^(?:please\s+)?(?:list|ls)(?:\s+(?:all\s+)?(?:the\s+)?files)?(?:\s+in\s+(\S+))?(?:\s+matching\s+(\S+))?$/i,
+    ))
+  ) {
     const input: { path?: string; pattern?: string } = {};
     if (m[1]) input.path = unquote(m[1]);
     if (m[2]) input.pattern = unquote(m[2]);
@@ -148,11 +171,20 @@ function summarize(call: Extract<AssistantPart, { type: 'tool_call' }>, r: ToolR
     }
     case 'list_files': {
       const files = r.output.startsWith('No files') ? [] : r.output.split('\n').filter((l) => !l.startsWith('…'));
-      return files.length === 0 ? r.output : `I found ${files.length} file${files.length === 1 ? '' : 's'}: ${files.slice(0, 10).map((f) => `\`${f}\``).join(', ')}${files.length > 10 ? ', …' : ''}.`;
+      return files.length === 0
+        ? r.output
+        : `I found ${files.length} file${files.length === 1 ? '' : 's'}: ${files
+            .slice(0, 10)
+            .map((f) => `\`${f}\``)
+            .join(', ')}${files.length > 10 ? ', …' : ''}.`;
     }
     case 'search_text': {
-      const hits = r.output.startsWith('No matches') ? 0 : r.output.split('\n').filter((l) => !l.startsWith('…')).length;
-      return hits === 0 ? r.output : `I found ${hits} match${hits === 1 ? '' : 'es'}; the first is \`${r.output.split('\n')[0]}\`.`;
+      const hits = r.output.startsWith('No matches')
+        ? 0
+        : r.output.split('\n').filter((l) => !l.startsWith('…')).length;
+      return hits === 0
+        ? r.output
+        : `I found ${hits} match${hits === 1 ? '' : 'es'}; the first is \`${r.output.split('\n')[0]}\`.`;
     }
     case 'run_command': {
       const [first = ''] = r.output.split('\n'); // split gives at least one element
@@ -207,13 +239,22 @@ export function createDemoModel(options: DemoModelOptions = {}): LanguageModel {
     if (last?.role === 'tool') {
       // after tool results: summarize, complete the plan
       const prev = req.messages[req.messages.length - 2];
-      const calls = prev?.role === 'assistant' ? prev.content.filter((p): p is Extract<AssistantPart, { type: 'tool_call' }> => p.type === 'tool_call') : [];
+      const calls =
+        prev?.role === 'assistant'
+          ? prev.content.filter((p): p is Extract<AssistantPart, { type: 'tool_call' }> => p.type === 'tool_call')
+          : [];
       const lines = last.results.map((r) => {
         const call = calls.find((c) => c.toolCallId === r.toolCallId);
         return call ? summarize(call, r) : r.output;
       });
       const failed = last.results.some((r) => r.isError);
-      yield { type: 'plan', entries: planFor(calls.map((c) => c.toolName), failed ? 'failed' : 'completed') };
+      yield {
+        type: 'plan',
+        entries: planFor(
+          calls.map((c) => c.toolName),
+          failed ? 'failed' : 'completed',
+        ),
+      };
       if (!(yield* stream('text_delta', lines.join('\n')))) return yield* finishLength();
       yield usage();
       yield { type: 'finish', reason: 'stop' };
@@ -223,7 +264,10 @@ export function createDemoModel(options: DemoModelOptions = {}): LanguageModel {
     const request = textOf(last);
     const action = parseDemoRequest(request);
     if (action === null) {
-      const reply = request.trim() === '' ? DEMO_HELP : `I can't do that yet: "${request.trim().slice(0, 80)}" is not a request I understand.\n\n${DEMO_HELP}`;
+      const reply =
+        request.trim() === ''
+          ? DEMO_HELP
+          : `I can't do that yet: "${request.trim().slice(0, 80)}" is not a request I understand.\n\n${DEMO_HELP}`;
       if (!(yield* stream('text_delta', reply))) return yield* finishLength();
       yield usage();
       yield { type: 'finish', reason: 'stop' };
@@ -236,13 +280,20 @@ export function createDemoModel(options: DemoModelOptions = {}): LanguageModel {
       return;
     }
     yield { type: 'plan', entries: planFor([action.tool], 'running') };
-    const asks = action.tool === 'write_file' || action.tool === 'edit_file' || action.tool === 'run_command' || action.tool.startsWith('mcp__');
+    const asks =
+      action.tool === 'write_file' ||
+      action.tool === 'edit_file' ||
+      action.tool === 'run_command' ||
+      action.tool.startsWith('mcp__');
     const why = action.tool.startsWith('mcp__')
       ? '; the user may be asked for permission first unless the MCP server marks it read-only'
-      : asks ? '; it changes things, so the user may be asked for permission first' : ' without side effects';
+      : asks
+        ? '; it changes things, so the user may be asked for permission first'
+        : ' without side effects';
     const thought = `The user wants me to ${action.intent}. The ${action.tool} tool does that${why}.`;
     if (!(yield* stream('reasoning_delta', thought))) return yield* finishLength();
-    if (!(yield* stream('text_delta', `I'll ${action.intent.replace(/`/g, '')} with \`${action.tool}\`.`))) return yield* finishLength();
+    if (!(yield* stream('text_delta', `I'll ${action.intent.replace(/`/g, '')} with \`${action.tool}\`.`)))
+      return yield* finishLength();
     const n = req.messages.filter((m) => m.role === 'assistant').length + 1;
     yield { type: 'tool_call', toolCallId: `demo_call_${n}`, toolName: action.tool, input: action.input };
     yield usage();
@@ -260,6 +311,10 @@ function planFor(tools: string[], state: 'running' | 'completed' | 'failed'): Pl
   return [
     { content: 'Understand the request', priority: 'medium', status: 'completed' },
     { content: step, priority: 'high', status: state === 'running' ? 'in_progress' : 'completed' },
-    { content: state === 'failed' ? 'Report the problem' : 'Summarize the result', priority: 'low', status: state === 'running' ? 'pending' : 'completed' },
+    {
+      content: state === 'failed' ? 'Report the problem' : 'Summarize the result',
+      priority: 'low',
+      status: state === 'running' ? 'pending' : 'completed',
+    },
   ];
 }

@@ -33,7 +33,10 @@ export function knownContextWindow(modelName: string): number | undefined {
 
 /** An OpenAI-compatible Chat Completions model (OpenAI, vLLM, Ollama, LM Studio, OpenRouter, ...). */
 export function createOpenAICompatibleModel(o: ProviderModelOptions): LanguageModel {
-  if (!o.baseUrl) throw new Error('the OpenAI-compatible model needs a base URL (--base-url or OPENAI_BASE_URL), e.g. https://api.openai.com/v1');
+  if (!o.baseUrl)
+    throw new Error(
+      'the OpenAI-compatible model needs a base URL (--base-url or OPENAI_BASE_URL), e.g. https://api.openai.com/v1',
+    );
   const provider = createOpenAICompatible({
     name: 'openai',
     baseURL: o.baseUrl,

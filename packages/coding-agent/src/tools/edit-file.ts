@@ -17,16 +17,23 @@ function countOccurrences(haystack: string, needle: string): number {
 }
 
 /** Computes the edit or throws an error the model can act on. */
-async function planEdit(input: EditFileInput, ctx: ToolContext): Promise<{ p: ResolvedPath; oldText: string; newText: string; line: number }> {
+async function planEdit(
+  input: EditFileInput,
+  ctx: ToolContext,
+): Promise<{ p: ResolvedPath; oldText: string; newText: string; line: number }> {
   const p = await ctx.sandbox.resolve(input.path);
   const oldText = await ctx.fs.readTextIfExists(p, ctx.signal);
   if (oldText === null) throw new Error(`file not found: ${p.path} (use write_file to create it)`);
   const n = countOccurrences(oldText, input.oldString);
   if (n === 0) throw new Error(`old_string not found in ${p.path}`);
   if (n > 1 && !input.replaceAll) {
-    throw new Error(`old_string occurs ${n} times in ${p.path}; add surrounding context to make it unique or set replace_all`);
+    throw new Error(
+      `old_string occurs ${n} times in ${p.path}; add surrounding context to make it unique or set replace_all`,
+    );
   }
-  const newText = input.replaceAll ? oldText.split(input.oldString).join(input.newString) : oldText.replace(input.oldString, () => input.newString);
+  const newText = input.replaceAll
+    ? oldText.split(input.oldString).join(input.newString)
+    : oldText.replace(input.oldString, () => input.newString);
   const line = oldText.slice(0, oldText.indexOf(input.oldString)).split('\n').length;
   return { p, oldText, newText, line };
 }
@@ -54,7 +61,12 @@ export const editFileTool: Tool<EditFileInput> = {
     const o = asObject(raw, 'edit_file');
     const oldString = requireString(o, 'old_string', 'edit_file');
     const newString = requireString(o, 'new_string', 'edit_file', { allowEmpty: true });
-    return { path: requireString(o, 'path', 'edit_file'), oldString, newString, replaceAll: optionalBool(o, 'replace_all', 'edit_file') };
+    return {
+      path: requireString(o, 'path', 'edit_file'),
+      oldString,
+      newString,
+      replaceAll: optionalBool(o, 'replace_all', 'edit_file'),
+    };
   },
   needsPermission: () => true,
   title: (i) => `Edit ${i.path}`,

@@ -36,7 +36,8 @@ export const listFilesTool: Tool<ListFilesInput> = {
     };
   },
   needsPermission: () => false,
-  title: (i) => `List files${i.path && i.path !== '.' ? ` in ${i.path}` : ''}${i.pattern ? ` matching ${i.pattern}` : ''}`,
+  title: (i) =>
+    `List files${i.path && i.path !== '.' ? ` in ${i.path}` : ''}${i.pattern ? ` matching ${i.pattern}` : ''}`,
   async execute(input, ctx) {
     const dir = await ctx.sandbox.resolve(input.path ?? '.');
     const st = await stat(dir.real).catch(() => null);
@@ -56,7 +57,10 @@ export const listFilesTool: Tool<ListFilesInput> = {
     }
     const listing = found.join('\n');
     const note = more ? `\n… (more than ${limit} files; narrow the pattern)` : '';
-    const summary = found.length === 0 ? `No files found in ${dir.path}${input.pattern ? ` matching ${input.pattern}` : ''}.` : listing + note;
+    const summary =
+      found.length === 0
+        ? `No files found in ${dir.path}${input.pattern ? ` matching ${input.pattern}` : ''}.`
+        : listing + note;
     return {
       content: [textContent(summary)],
       result: summary,

@@ -15,7 +15,8 @@ const MAX_READ_CHARS = 100_000;
 /** `read_file`: reads a text file in the session roots (no permission needed). */
 export const readFileTool: Tool<ReadFileInput> = {
   name: 'read_file',
-  description: 'Read a text file. Paths are relative to the project root. Optionally read a line range with offset (1-based) and limit.',
+  description:
+    'Read a text file. Paths are relative to the project root. Optionally read a line range with offset (1-based) and limit.',
   inputSchema: {
     type: 'object',
     properties: {

@@ -20,7 +20,12 @@ export const runCommandTool: Tool<RunCommandInput> = {
     properties: {
       command: { type: 'string', description: 'Shell command line' },
       cwd: { type: 'string', description: 'Working directory relative to the project root' },
-      timeout_ms: { type: 'integer', minimum: 1, maximum: 3_600_000, description: 'Kill the command after this long (default 120000)' },
+      timeout_ms: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 3_600_000,
+        description: 'Kill the command after this long (default 120000)',
+      },
     },
     required: ['command'],
     additionalProperties: false,
@@ -50,11 +55,17 @@ export const runCommandTool: Tool<RunCommandInput> = {
     });
     const status = r.timedOut
       ? `timed out after ${input.timeoutMs ?? 120_000} ms`
-      : r.signal ? `killed by ${r.signal}` : `exit code ${r.exitCode}`;
+      : r.signal
+        ? `killed by ${r.signal}`
+        : `exit code ${r.exitCode}`;
     const out = r.output + (r.truncated ? '\n… [output truncated]' : '');
     const content: AnyToolCallContent[] = r.terminalId
       ? [{ type: 'terminal', terminalId: r.terminalId }]
-      : [textContent('```\n$ ' + input.command + '\n' + out + (out.endsWith('\n') || out === '' ? '' : '\n') + '```\n' + status)];
+      : [
+          textContent(
+            '```\n$ ' + input.command + '\n' + out + (out.endsWith('\n') || out === '' ? '' : '\n') + '```\n' + status,
+          ),
+        ];
     return {
       content,
       result: `Command ${status}.\n${out === '' ? '(no output)' : out}`,

@@ -1,7 +1,16 @@
 import { stat } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import type { ToolCallLocation } from '@acp-kit/protocol';
-import { asObject, optionalBool, optionalInt, optionalString, requireString, textContent, ToolInputError, type Tool } from '../tool.js';
+import {
+  asObject,
+  optionalBool,
+  optionalInt,
+  optionalString,
+  requireString,
+  textContent,
+  ToolInputError,
+  type Tool,
+} from '../tool.js';
 import { MAX_FILE_BYTES } from '../workspace-fs.js';
 import { globToRegExp, walkFiles, type WalkEntry } from './walk.js';
 import { messageOf } from '@acp-kit/agent/internal';
@@ -71,7 +80,9 @@ export const searchTextTool: Tool<SearchTextInput> = {
       : [{ path: base.real, rel: relative(ctx.sandbox.cwd, base.path).split(sep).join('/') }];
     outer: for await (const f of files) {
       if (globRe && !globRe.test(f.rel)) continue;
-      const shown = st.isDirectory() ? ctx.sandbox.display(`${base.path}${sep}${f.rel.split('/').join(sep)}`) : ctx.sandbox.display(base.path);
+      const shown = st.isDirectory()
+        ? ctx.sandbox.display(`${base.path}${sep}${f.rel.split('/').join(sep)}`)
+        : ctx.sandbox.display(base.path);
       const abs = st.isDirectory() ? `${base.path}${sep}${f.rel.split('/').join(sep)}` : base.path;
       // verified open: a file swapped for a link to outside after the walk saw it is skipped
       const buf = await ctx.sandbox.readFile({ path: abs, real: f.path }, MAX_FILE_BYTES).catch(() => null);
@@ -88,9 +99,15 @@ export const searchTextTool: Tool<SearchTextInput> = {
         if (locations.length < 50) locations.push({ path: abs, line: n + 1 });
       }
     }
-    const summary = lines.length === 0
-      ? `No matches for /${input.pattern}/.`
-      : lines.join('\n') + (more ? `\n… (more than ${limit} matches)` : '');
-    return { content: [textContent(summary)], result: summary, locations, rawOutput: { matches: lines.length, truncated: more } };
+    const summary =
+      lines.length === 0
+        ? `No matches for /${input.pattern}/.`
+        : lines.join('\n') + (more ? `\n… (more than ${limit} matches)` : '');
+    return {
+      content: [textContent(summary)],
+      result: summary,
+      locations,
+      rawOutput: { matches: lines.length, truncated: more },
+    };
   },
 };

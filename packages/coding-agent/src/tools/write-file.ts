@@ -10,7 +10,8 @@ export interface WriteFileInput {
 /** `write_file`: creates or overwrites a text file; reported as a diff (asks in `ask` mode). */
 export const writeFileTool: Tool<WriteFileInput> = {
   name: 'write_file',
-  description: 'Create a new text file or overwrite an existing one with the given content. Paths are relative to the project root. Prefer edit_file for small changes to existing files.',
+  description:
+    'Create a new text file or overwrite an existing one with the given content. Paths are relative to the project root. Prefer edit_file for small changes to existing files.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -24,7 +25,10 @@ export const writeFileTool: Tool<WriteFileInput> = {
   mutates: true,
   parse(raw) {
     const o = asObject(raw, 'write_file');
-    return { path: requireString(o, 'path', 'write_file'), content: requireString(o, 'content', 'write_file', { allowEmpty: true }) };
+    return {
+      path: requireString(o, 'path', 'write_file'),
+      content: requireString(o, 'content', 'write_file', { allowEmpty: true }),
+    };
   },
   needsPermission: () => true,
   title: (i) => `Write ${i.path}`,

@@ -50,11 +50,17 @@ export const SESSION_UPDATE_ENVELOPE: MethodMapping = {
     if (!isObj(wire)) throw AcpError.invalidParams('params: must be object', { path: 'params' });
     if (typeof wire.sessionId !== 'string') {
       const missing = wire.sessionId === undefined;
-      throw AcpError.invalidParams(missing ? "params: must have required property 'sessionId'" : 'params.sessionId: must be string', { path: missing ? 'params' : 'params.sessionId' });
+      throw AcpError.invalidParams(
+        missing ? "params: must have required property 'sessionId'" : 'params.sessionId: must be string',
+        { path: missing ? 'params' : 'params.sessionId' },
+      );
     }
     if (!isObj(wire.update)) {
       const missing = wire.update === undefined;
-      throw AcpError.invalidParams(missing ? "params: must have required property 'update'" : 'params.update: must be object', { path: missing ? 'params' : 'params.update' });
+      throw AcpError.invalidParams(
+        missing ? "params: must have required property 'update'" : 'params.update: must be object',
+        { path: missing ? 'params' : 'params.update' },
+      );
     }
   },
 };

@@ -12,20 +12,37 @@ const loadDiff = (): typeof Diff => (diffLib ??= createRequire(import.meta.url)(
  * ACP-V2-DIFF-06 asks for "Git quoting" of the absolute paths.
  */
 export function quoteGitPath(path: string): string {
-   
   if (!/[\u0000-\u001f"\\\u007f-\uffff]/.test(path)) return path;
   let out = '"';
   for (const byte of Buffer.from(path, 'utf8')) {
     switch (byte) {
-      case 0x07: out += '\\a'; break;
-      case 0x08: out += '\\b'; break;
-      case 0x09: out += '\\t'; break;
-      case 0x0a: out += '\\n'; break;
-      case 0x0b: out += '\\v'; break;
-      case 0x0c: out += '\\f'; break;
-      case 0x0d: out += '\\r'; break;
-      case 0x22: out += '\\"'; break;
-      case 0x5c: out += '\\\\'; break;
+      case 0x07:
+        out += '\\a';
+        break;
+      case 0x08:
+        out += '\\b';
+        break;
+      case 0x09:
+        out += '\\t';
+        break;
+      case 0x0a:
+        out += '\\n';
+        break;
+      case 0x0b:
+        out += '\\v';
+        break;
+      case 0x0c:
+        out += '\\f';
+        break;
+      case 0x0d:
+        out += '\\r';
+        break;
+      case 0x22:
+        out += '\\"';
+        break;
+      case 0x5c:
+        out += '\\\\';
+        break;
       default:
         out += byte < 0x20 || byte >= 0x7f ? `\\${byte.toString(8).padStart(3, '0')}` : String.fromCharCode(byte);
     }
@@ -35,7 +52,8 @@ export function quoteGitPath(path: string): string {
 
 /** `@@ -l,s +l,s @@` the way Git writes it: `,1` omitted, a 0-line side starts one line earlier. */
 function hunkHeader(oldStart: number, oldLines: number, newStart: number, newLines: number): string {
-  const side = (start: number, lines: number) => (lines === 1 ? `${start}` : `${lines === 0 ? start - 1 : start},${lines}`);
+  const side = (start: number, lines: number) =>
+    lines === 1 ? `${start}` : `${lines === 0 ? start - 1 : start},${lines}`;
   return `@@ -${side(oldStart, oldLines)} +${side(newStart, newLines)} @@`;
 }
 
@@ -78,7 +96,10 @@ export function textDiffToGitPatch(path: string, oldText: string | null, newText
   // Kept even for an empty new file: with absolute paths git needs them to know the name.
   out.push(`--- ${isAdd ? '/dev/null' : q + tab}`, `+++ ${q}${tab}`);
   if (before !== newText) {
-    const patch = loadDiff().structuredPatch(path, path, before, newText, undefined, undefined, { context: 3, timeout: 250 });
+    const patch = loadDiff().structuredPatch(path, path, before, newText, undefined, undefined, {
+      context: 3,
+      timeout: 250,
+    });
     if (!patch) {
       out.push(...wholeFileHunk(before, newText));
     } else {

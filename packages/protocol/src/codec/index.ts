@@ -22,5 +22,7 @@ export function codecFor(version: 1 | 2): WireCodec {
   if (version === 1) return v1Codec;
   if (version === 2) return v2Codec;
   // naming the supported versions also keeps version.js in the chunk every codec user loads (start-up)
-  throw new RangeError(`no ACP codec for protocol version ${String(version)} (supported: ${SUPPORTED_VERSIONS.join(', ')})`);
+  throw new RangeError(
+    `no ACP codec for protocol version ${String(version)} (supported: ${SUPPORTED_VERSIONS.join(', ')})`,
+  );
 }

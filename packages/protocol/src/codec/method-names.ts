@@ -3,17 +3,29 @@ import type { AgentCapabilities, AuthMethod } from '../model/session.js';
 
 /** Neutral methods that exist only in v1 (ACP §2: removed in v2). */
 export const V1_ONLY_METHODS: ReadonlySet<string> = new Set([
-  Methods.sessionLoad, Methods.sessionSetMode,
-  Methods.fsReadTextFile, Methods.fsWriteTextFile,
-  Methods.terminalCreate, Methods.terminalOutput, Methods.terminalWaitForExit, Methods.terminalKill, Methods.terminalRelease,
+  Methods.sessionLoad,
+  Methods.sessionSetMode,
+  Methods.fsReadTextFile,
+  Methods.fsWriteTextFile,
+  Methods.terminalCreate,
+  Methods.terminalOutput,
+  Methods.terminalWaitForExit,
+  Methods.terminalKill,
+  Methods.terminalRelease,
 ]);
 
 /** Neutral methods that exist only in v2 (Nov: per-entity cancellation). */
 export const V2_ONLY_METHODS: ReadonlySet<string> = new Set([Methods.toolCallCancel, Methods.terminalCancel]);
 
 // Maps, not object literals: a wire name such as `toString` or `__proto__` must not hit Object.prototype
-const V2_WIRE: ReadonlyMap<string, string> = new Map([[Methods.authenticate, 'auth/login'], [Methods.logout, 'auth/logout']]);
-const V2_NEUTRAL: ReadonlyMap<string, string> = new Map([['auth/login', Methods.authenticate], ['auth/logout', Methods.logout]]);
+const V2_WIRE: ReadonlyMap<string, string> = new Map([
+  [Methods.authenticate, 'auth/login'],
+  [Methods.logout, 'auth/logout'],
+]);
+const V2_NEUTRAL: ReadonlyMap<string, string> = new Map([
+  ['auth/login', Methods.authenticate],
+  ['auth/logout', Methods.logout],
+]);
 
 export function v1WireMethod(neutral: string): string | undefined {
   return V2_ONLY_METHODS.has(neutral) ? undefined : neutral;
@@ -52,7 +64,12 @@ export function v1NeutralMethod(wire: string): string {
  * capabilities (ACP-V1-LOAD-01, ACP-V1-RESUME-01, ACP-V1-LIST-01, ACP-V1-CLOSE-01, ACP-ALL-DEL-01,
  * ACP-V1-AUTH-02, ACP-V2-AUTH-02).
  */
-export function agentMethodSupported(method: AgentMethod, version: 1 | 2, capabilities: AgentCapabilities, authMethods: readonly AuthMethod[]): boolean {
+export function agentMethodSupported(
+  method: AgentMethod,
+  version: 1 | 2,
+  capabilities: AgentCapabilities,
+  authMethods: readonly AuthMethod[],
+): boolean {
   if ((version === 1 ? V2_ONLY_METHODS : V1_ONLY_METHODS).has(method)) return false;
   switch (method) {
     case 'authenticate':

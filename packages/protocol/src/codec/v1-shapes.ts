@@ -6,10 +6,19 @@
 import type { AnyContentBlock } from '../model/content.js';
 import type { PlanEntry } from '../model/plan.js';
 import type {
-  AgentCapabilities, AuthMethod, AvailableCommand, ClientCapabilities, ConfigOption, McpServer,
+  AgentCapabilities,
+  AuthMethod,
+  AvailableCommand,
+  ClientCapabilities,
+  ConfigOption,
+  McpServer,
 } from '../model/session.js';
 import type {
-  AnyToolCallContent, FileChange, ToolCallContentBlock, ToolCallFileChanges, ToolCallPatch,
+  AnyToolCallContent,
+  FileChange,
+  ToolCallContentBlock,
+  ToolCallFileChanges,
+  ToolCallPatch,
 } from '../model/tool-call.js';
 import { compact, compactBool, isObj, marker, present, withMeta, type JsonObject } from './util.js';
 
@@ -51,7 +60,18 @@ export function blocksToV1(blocks: readonly AnyContentBlock[]): AnyContentBlock[
 
 // ---------------------------------------------------------------- tool calls
 
-export const V1_TOOL_KINDS: ReadonlySet<string> = new Set(['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'switch_mode', 'other']);
+export const V1_TOOL_KINDS: ReadonlySet<string> = new Set([
+  'read',
+  'edit',
+  'delete',
+  'move',
+  'search',
+  'execute',
+  'think',
+  'fetch',
+  'switch_mode',
+  'other',
+]);
 
 /** v1's kind enum is closed: custom/unknown kinds become `other`. */
 export function kindToV1(kind: string): string {
@@ -79,7 +99,8 @@ export function statusToV1(status: string): string {
 
 function describeChange(c: FileChange): string {
   const op = String(c.operation);
-  if ((c.operation === 'move' || c.operation === 'copy') && typeof c.oldPath === 'string') return `- ${op} \`${c.oldPath}\` → \`${String(c.path)}\``;
+  if ((c.operation === 'move' || c.operation === 'copy') && typeof c.oldPath === 'string')
+    return `- ${op} \`${c.oldPath}\` → \`${String(c.path)}\``;
   return `- ${op} \`${typeof c.path === 'string' ? c.path : '?'}\``;
 }
 
@@ -110,7 +131,10 @@ export function toolContentToV1(c: AnyToolCallContent): AnyToolCallContent | und
       // (ACP-V2-TERM-12 forbids re-labelling a v2 display terminal; bridges must not feed one in).
       return c;
     case 'file_changes':
-      return withMeta<ToolCallContentBlock>({ type: 'content', content: { type: 'text', text: fileChangesToText(c) } }, c);
+      return withMeta<ToolCallContentBlock>(
+        { type: 'content', content: { type: 'text', text: fileChangesToText(c) } },
+        c,
+      );
     default:
       return undefined;
   }
@@ -157,7 +181,10 @@ export function toolPatchFromV1(w: JsonObject): JsonObject {
     const v = w[k];
     if (v === null || v === undefined) continue;
     if (k === 'locations' && Array.isArray(v)) out[k] = v.map(locationFromV1);
-    else if (k === 'content' && Array.isArray(v)) out[k] = v.map((c) => (isObj(c) && c.type === 'content' && isObj(c.content) ? { ...c, content: blockFromV1(c.content) } : c));
+    else if (k === 'content' && Array.isArray(v))
+      out[k] = v.map((c) =>
+        isObj(c) && c.type === 'content' && isObj(c.content) ? { ...c, content: blockFromV1(c.content) } : c,
+      );
     else out[k] = v;
   }
   return out;
@@ -205,7 +232,8 @@ export function blockFromV1(b: unknown): unknown {
  */
 export function planEntryToV1(e: PlanEntry): PlanEntry | undefined {
   if (e.status === 'cancelled') return undefined;
-  const status = e.status === 'pending' || e.status === 'in_progress' || e.status === 'completed' ? e.status : 'pending';
+  const status =
+    e.status === 'pending' || e.status === 'in_progress' || e.status === 'completed' ? e.status : 'pending';
   const priority = e.priority === 'high' || e.priority === 'medium' || e.priority === 'low' ? e.priority : 'medium';
   if (status === e.status && priority === e.priority) return e;
   return { ...e, status, priority };
@@ -278,7 +306,9 @@ export function configOptionsFromV1(options: readonly unknown[]): unknown[] {
     const n: JsonObject = { configId: id, ...rest };
     if (n.type === 'select') {
       const list = selectOptionsFromV1(n.options);
-      n.options = Array.isArray(list) ? list.filter((x) => !(isObj(x) && Array.isArray(x.options) && x.options.length === 0)) : list;
+      n.options = Array.isArray(list)
+        ? list.filter((x) => !(isObj(x) && Array.isArray(x.options) && x.options.length === 0))
+        : list;
       if (Array.isArray(n.options) && n.options.length === 0) continue;
     }
     out.push(n);
@@ -380,12 +410,14 @@ export function clientCapsFromV1(w: unknown): ClientCapabilities {
   const c = isObj(w) ? w : {};
   const out: ClientCapabilities = {};
   const fs = isObj(c.fs) ? c.fs : {};
-  if (fs.readTextFile === true || fs.writeTextFile === true) out.fs = { readTextFile: fs.readTextFile === true, writeTextFile: fs.writeTextFile === true };
+  if (fs.readTextFile === true || fs.writeTextFile === true)
+    out.fs = { readTextFile: fs.readTextFile === true, writeTextFile: fs.writeTextFile === true };
   if (c.terminal === true) out.terminal = true;
   if (isObj(c.auth) && c.auth.terminal === true) out.authTerminal = true;
   if (isObj(c.elicitation)) {
     const e = c.elicitation;
-    if (present(e.form) || present(e.url)) out.elicitation = compactBool({ form: present(e.form), url: present(e.url) });
+    if (present(e.form) || present(e.url))
+      out.elicitation = compactBool({ form: present(e.form), url: present(e.url) });
   }
   if (isObj(c.session)) {
     const s = c.session;
@@ -402,7 +434,11 @@ export function agentCapsToV1(c: AgentCapabilities): JsonObject {
   const s = c.session ?? {};
   const out: JsonObject = {
     loadSession: c.loadSession === true,
-    promptCapabilities: { image: c.prompt?.image === true, audio: c.prompt?.audio === true, embeddedContext: c.prompt?.embeddedContext === true },
+    promptCapabilities: {
+      image: c.prompt?.image === true,
+      audio: c.prompt?.audio === true,
+      embeddedContext: c.prompt?.embeddedContext === true,
+    },
     mcpCapabilities: { http: c.mcp?.http === true, sse: c.mcp?.sse === true },
     sessionCapabilities: compact({
       list: marker(s.list),
@@ -422,13 +458,20 @@ export function agentCapsFromV1(w: unknown): AgentCapabilities {
   const out: AgentCapabilities = {};
   if (c.loadSession === true) out.loadSession = true;
   const p = isObj(c.promptCapabilities) ? c.promptCapabilities : {};
-  const prompt = compactBool({ image: p.image === true, audio: p.audio === true, embeddedContext: p.embeddedContext === true });
+  const prompt = compactBool({
+    image: p.image === true,
+    audio: p.audio === true,
+    embeddedContext: p.embeddedContext === true,
+  });
   if (Object.keys(prompt).length) out.prompt = prompt;
   const m = isObj(c.mcpCapabilities) ? c.mcpCapabilities : {};
   out.mcp = compactBool({ stdio: true, http: m.http === true, sse: m.sse === true });
   const s = isObj(c.sessionCapabilities) ? c.sessionCapabilities : {};
   const session = compactBool({
-    list: present(s.list), resume: present(s.resume), close: present(s.close), delete: present(s.delete),
+    list: present(s.list),
+    resume: present(s.resume),
+    close: present(s.close),
+    delete: present(s.delete),
     additionalDirectories: present(s.additionalDirectories),
   });
   if (Object.keys(session).length) out.session = session;

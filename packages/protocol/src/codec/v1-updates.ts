@@ -10,38 +10,74 @@ import { V1_PLAN_ID, type PlanEntry } from '../model/plan.js';
 import type { ClientCapabilities } from '../model/session.js';
 import type { AnyToolCallContent } from '../model/tool-call.js';
 import {
-  KNOWN_UPDATE_KINDS, type AnySessionUpdate, type MessageChunk, type MessageRole, type MessageUpdate,
+  KNOWN_UPDATE_KINDS,
+  type AnySessionUpdate,
+  type MessageChunk,
+  type MessageRole,
+  type MessageUpdate,
 } from '../model/update.js';
 import type { WireValidator } from '../validation/types.js';
 import type { UpdateDecoder, UpdateEncoder } from './types.js';
 import {
-  blockToV1, blocksToV1, commandToV1, configOptionsFromV1, configOptionsToV1, planEntryToV1, toolContentsToV1,
-  blockFromV1, toolPatchFromV1, toolPatchToV1,
+  blockToV1,
+  blocksToV1,
+  commandToV1,
+  configOptionsFromV1,
+  configOptionsToV1,
+  planEntryToV1,
+  toolContentsToV1,
+  blockFromV1,
+  toolPatchFromV1,
+  toolPatchToV1,
 } from './v1-shapes.js';
 import { decodedUpdates, invalidParams, isObj, isPlainTextChunk, updateBody, type JsonObject } from './util.js';
 
 /** The `sessionUpdate` kinds of the stable v1 schema. */
 export const V1_UPDATE_KINDS: ReadonlySet<string> = new Set([
-  'user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan',
-  'available_commands_update', 'current_mode_update', 'config_option_update', 'session_info_update', 'usage_update',
-  'notice', 'compaction_update', 'compaction_summary_chunk',
+  'user_message_chunk',
+  'agent_message_chunk',
+  'agent_thought_chunk',
+  'tool_call',
+  'tool_call_update',
+  'plan',
+  'available_commands_update',
+  'current_mode_update',
+  'config_option_update',
+  'session_info_update',
+  'usage_update',
+  'notice',
+  'compaction_update',
+  'compaction_summary_chunk',
 ]);
 
 const CHUNK_ROLE: Readonly<Record<MessageChunk['sessionUpdate'], MessageRole>> = {
-  user_message_chunk: 'user', agent_message_chunk: 'agent', agent_thought_chunk: 'thought',
+  user_message_chunk: 'user',
+  agent_message_chunk: 'agent',
+  agent_thought_chunk: 'thought',
 };
 /** Whether `kind` is a message chunk kind (own keys only: `toString` is no update kind). */
 const isChunkKind = (kind: string): kind is MessageChunk['sessionUpdate'] => Object.hasOwn(CHUNK_ROLE, kind);
 const MESSAGE_CHUNK_KIND: Readonly<Record<MessageUpdate['sessionUpdate'], MessageChunk['sessionUpdate']>> = {
-  user_message: 'user_message_chunk', agent_message: 'agent_message_chunk', agent_thought: 'agent_thought_chunk',
+  user_message: 'user_message_chunk',
+  agent_message: 'agent_message_chunk',
+  agent_thought: 'agent_thought_chunk',
 };
-const MESSAGE_ROLE: Readonly<Record<MessageUpdate['sessionUpdate'], MessageRole>> = { user_message: 'user', agent_message: 'agent', agent_thought: 'thought' };
+const MESSAGE_ROLE: Readonly<Record<MessageUpdate['sessionUpdate'], MessageRole>> = {
+  user_message: 'user',
+  agent_message: 'agent',
+  agent_thought: 'thought',
+};
 /**
  * v1 kinds that start no new content in the timeline: an id-less chunk after one of them
  * continues the current message (goose interleaves `usage_update` with its answer's chunks).
  */
 const CONTINUES_MESSAGE: ReadonlySet<string> = new Set([
-  'usage_update', 'available_commands_update', 'session_info_update', 'current_mode_update', 'config_option_update', 'plan',
+  'usage_update',
+  'available_commands_update',
+  'session_info_update',
+  'current_mode_update',
+  'config_option_update',
+  'plan',
 ]);
 
 // ------------------------------------------------------------------------------------------ encoder
@@ -79,7 +115,10 @@ function sameSegment(a: Segment, b: Segment): boolean {
  * What to append to `shown` so that it reads as `next`, or `null` when `next` is not an
  * extension of what the client already shows (a true replacement, which v1 cannot express).
  */
-export function messageDelta(shown: readonly AnyContentBlock[], next: readonly AnyContentBlock[]): AnyContentBlock[] | null {
+export function messageDelta(
+  shown: readonly AnyContentBlock[],
+  next: readonly AnyContentBlock[],
+): AnyContentBlock[] | null {
   const a = segments(shown);
   const b = segments(next);
   if (a.length > b.length) return null;
@@ -163,7 +202,11 @@ export class V1UpdateEncoder implements UpdateEncoder {
         if (!list) this.tools.set(id, (list = []));
         list.push(u.content);
         const content = toolContentsToV1(list);
-        return [first ? { sessionUpdate: 'tool_call', toolCallId: id, title: 'Tool call', content } : { sessionUpdate: 'tool_call_update', toolCallId: id, content }];
+        return [
+          first
+            ? { sessionUpdate: 'tool_call', toolCallId: id, title: 'Tool call', content }
+            : { sessionUpdate: 'tool_call_update', toolCallId: id, content },
+        ];
       }
       case 'plan_update': {
         const plan = u.plan;
@@ -285,7 +328,10 @@ export class V1UpdateDecoder implements UpdateDecoder {
   private decodeOne(wire: JsonObject): JsonObject | undefined {
     const kind = wire.sessionUpdate;
     if (typeof kind !== 'string') {
-      const f = { path: kind === undefined ? '' : 'sessionUpdate', message: kind === undefined ? "must have required property 'sessionUpdate'" : 'must be string' };
+      const f = {
+        path: kind === undefined ? '' : 'sessionUpdate',
+        message: kind === undefined ? "must have required property 'sessionUpdate'" : 'must be string',
+      };
       throw invalidParams('params.update', f);
     }
     if (!V1_UPDATE_KINDS.has(kind)) {
@@ -320,12 +366,17 @@ export class V1UpdateDecoder implements UpdateDecoder {
       case 'tool_call_update':
         return { ...toolPatchFromV1(wire), sessionUpdate: 'tool_call_update' };
       case 'plan': {
-        const out: JsonObject = { sessionUpdate: 'plan_update', plan: { type: 'items', planId: V1_PLAN_ID, entries: wire.entries } };
+        const out: JsonObject = {
+          sessionUpdate: 'plan_update',
+          plan: { type: 'items', planId: V1_PLAN_ID, entries: wire.entries },
+        };
         if (isObj(wire._meta)) out._meta = wire._meta;
         return out;
       }
       case 'config_option_update':
-        return Array.isArray(wire.configOptions) ? { ...wire, configOptions: configOptionsFromV1(wire.configOptions) } : wire;
+        return Array.isArray(wire.configOptions)
+          ? { ...wire, configOptions: configOptionsFromV1(wire.configOptions) }
+          : wire;
       // content blocks outside chunks and tool calls pass the same v1 -> v2 value rules
       case 'compaction_summary_chunk':
         return { ...wire, content: blockFromV1(wire.content) };
@@ -348,7 +399,10 @@ export class V1UpdateDecoder implements UpdateDecoder {
 
   private chunk(received: JsonObject, role: MessageRole): JsonObject {
     const c = received.content;
-    const wire = isObj(c) && (c.annotations !== undefined || c.size !== undefined) ? { ...received, content: blockFromV1(c) } : received;
+    const wire =
+      isObj(c) && (c.annotations !== undefined || c.size !== undefined)
+        ? { ...received, content: blockFromV1(c) }
+        : received;
     const id = wire.messageId;
     if (typeof id === 'string') {
       this.run = { role, id };
@@ -362,7 +416,12 @@ export class V1UpdateDecoder implements UpdateDecoder {
 
   private unknown(wire: JsonObject, kind: string): JsonObject | undefined {
     // The unstable v1 plan variants (sent only to clients that advertised `plan`) have the neutral shape.
-    if (kind === 'plan_update' && isObj(wire.plan) && typeof wire.plan.planId === 'string' && typeof wire.plan.type === 'string') {
+    if (
+      kind === 'plan_update' &&
+      isObj(wire.plan) &&
+      typeof wire.plan.planId === 'string' &&
+      typeof wire.plan.type === 'string'
+    ) {
       return wire;
     }
     if (kind === 'plan_removed' && typeof wire.planId === 'string') return wire;

@@ -11,13 +11,31 @@ import type { PermissionRequest } from '../model/session.js';
 import { V1_STOP_REASONS } from '../model/stop-reason.js';
 import type { ErrorObject } from '../model/update.js';
 import type { WireValidator } from '../validation/types.js';
-import { BaseCodec, emptyResultOk, SESSION_UPDATE_ENVELOPE, type MethodMapping, type MethodTable } from './base-codec.js';
+import {
+  BaseCodec,
+  emptyResultOk,
+  SESSION_UPDATE_ENVELOPE,
+  type MethodMapping,
+  type MethodTable,
+} from './base-codec.js';
 import { v1NeutralMethod, v1WireMethod } from './method-names.js';
 import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions } from './types.js';
 import { isObj, withMeta, type JsonObject } from './util.js';
 import {
-  agentCapsFromV1, agentCapsToV1, authMethodsFromV1, authMethodsToV1, blockFromV1, blocksToV1, clientCapsFromV1, clientCapsToV1,
-  configOptionsFromV1, configOptionsToV1, mcpServersFromV1, mcpServersToV1, toolPatchFromV1, toolPatchToV1,
+  agentCapsFromV1,
+  agentCapsToV1,
+  authMethodsFromV1,
+  authMethodsToV1,
+  blockFromV1,
+  blocksToV1,
+  clientCapsFromV1,
+  clientCapsToV1,
+  configOptionsFromV1,
+  configOptionsToV1,
+  mcpServersFromV1,
+  mcpServersToV1,
+  toolPatchFromV1,
+  toolPatchToV1,
 } from './v1-shapes.js';
 import { V1UpdateDecoder, V1UpdateEncoder } from './v1-updates.js';
 
@@ -33,7 +51,8 @@ export function toV1StopReason(reason: string | null | undefined): string | null
 
 /** The JSON-RPC error a v1 agent answers `session/prompt` with when the turn ended in `error`. */
 export function promptErrorForV1(error?: ErrorObject | null): AcpError {
-  if (error && typeof error.code === 'number' && typeof error.message === 'string') return new AcpError(error.code, error.message, error.data);
+  if (error && typeof error.code === 'number' && typeof error.message === 'string')
+    return new AcpError(error.code, error.message, error.data);
   return new AcpError(ErrorCode.InternalError, 'Internal error: the prompt turn failed');
 }
 
@@ -52,7 +71,11 @@ function setupResultFromV1(w: JsonObject): JsonObject {
   return out;
 }
 
-const setup: MethodMapping<unknown, SessionSetupResult> = { encodeResult: setupResultToV1, prepareResult: emptyResultOk, decodeResult: setupResultFromV1 };
+const setup: MethodMapping<unknown, SessionSetupResult> = {
+  encodeResult: setupResultToV1,
+  prepareResult: emptyResultOk,
+  decodeResult: setupResultFromV1,
+};
 
 function withMcpFromV1(w: JsonObject): JsonObject {
   return Array.isArray(w.mcpServers) ? { ...w, mcpServers: mcpServersFromV1(w.mcpServers) } : w;
@@ -121,7 +144,9 @@ function elicitationSchemaToV1(s: JsonObject): JsonObject {
 }
 
 function isV1ElicitationValue(v: unknown): boolean {
-  return ['string', 'number', 'boolean'].includes(typeof v) || (Array.isArray(v) && v.every((x) => typeof x === 'string'));
+  return (
+    ['string', 'number', 'boolean'].includes(typeof v) || (Array.isArray(v) && v.every((x) => typeof x === 'string'))
+  );
 }
 
 // ---------------------------------------------------------------- method table
@@ -129,15 +154,22 @@ function isV1ElicitationValue(v: unknown): boolean {
 const TABLE = {
   [Methods.initialize]: {
     encodeParams: (p) => {
-      const out: JsonObject = { protocolVersion: p.protocolVersion, clientCapabilities: clientCapsToV1(p.clientCapabilities ?? {}) };
+      const out: JsonObject = {
+        protocolVersion: p.protocolVersion,
+        clientCapabilities: clientCapsToV1(p.clientCapabilities ?? {}),
+      };
       if (isObj(p.clientInfo)) out.clientInfo = p.clientInfo;
       return withMeta(out, p);
     },
-    decodeParams: (w) => withMeta({
-      protocolVersion: w.protocolVersion,
-      clientInfo: isObj(w.clientInfo) ? w.clientInfo : null,
-      clientCapabilities: clientCapsFromV1(w.clientCapabilities),
-    }, w),
+    decodeParams: (w) =>
+      withMeta(
+        {
+          protocolVersion: w.protocolVersion,
+          clientInfo: isObj(w.clientInfo) ? w.clientInfo : null,
+          clientCapabilities: clientCapsFromV1(w.clientCapabilities),
+        },
+        w,
+      ),
     encodeResult: (r) => {
       const out: JsonObject = {
         protocolVersion: r.protocolVersion,
@@ -147,12 +179,16 @@ const TABLE = {
       if (isObj(r.agentInfo)) out.agentInfo = r.agentInfo;
       return withMeta(out, r);
     },
-    decodeResult: (w) => withMeta({
-      protocolVersion: w.protocolVersion,
-      agentInfo: isObj(w.agentInfo) ? w.agentInfo : null,
-      agentCapabilities: agentCapsFromV1(w.agentCapabilities),
-      authMethods: authMethodsFromV1(Array.isArray(w.authMethods) ? w.authMethods : []),
-    }, w),
+    decodeResult: (w) =>
+      withMeta(
+        {
+          protocolVersion: w.protocolVersion,
+          agentInfo: isObj(w.agentInfo) ? w.agentInfo : null,
+          agentCapabilities: agentCapsFromV1(w.agentCapabilities),
+          authMethods: authMethodsFromV1(Array.isArray(w.authMethods) ? w.authMethods : []),
+        },
+        w,
+      ),
   },
   [Methods.authenticate]: { prepareResult: emptyResultOk },
   [Methods.logout]: { prepareResult: emptyResultOk },
@@ -191,7 +227,10 @@ const TABLE = {
       return rest;
     },
     encodeResult: (r) => ({ ...r, configOptions: configOptionsToV1(r.configOptions ?? []) }),
-    decodeResult: (w) => ({ ...w, configOptions: configOptionsFromV1(Array.isArray(w.configOptions) ? w.configOptions : []) }),
+    decodeResult: (w) => ({
+      ...w,
+      configOptions: configOptionsFromV1(Array.isArray(w.configOptions) ? w.configOptions : []),
+    }),
   },
   [Methods.sessionPrompt]: {
     encodeParams: (p) => (Array.isArray(p.prompt) ? { ...p, prompt: blocksToV1(p.prompt) } : p),
@@ -211,12 +250,14 @@ const TABLE = {
     // v1 knows only `cancelled` and `selected`; anything else must never read as approval.
     encodeResult: (r) => {
       const o = r.outcome;
-      if (isObj(o) && (o.outcome === 'cancelled' || (o.outcome === 'selected' && typeof o.optionId === 'string'))) return r;
+      if (isObj(o) && (o.outcome === 'cancelled' || (o.outcome === 'selected' && typeof o.optionId === 'string')))
+        return r;
       return { ...r, outcome: { outcome: 'cancelled' } };
     },
   },
   'elicitation/create': {
-    encodeParams: (p) => (isObj(p.requestedSchema) ? { ...p, requestedSchema: elicitationSchemaToV1(p.requestedSchema) } : p),
+    encodeParams: (p) =>
+      isObj(p.requestedSchema) ? { ...p, requestedSchema: elicitationSchemaToV1(p.requestedSchema) } : p,
     // v1 allows `requestId: null` ("no request"); v2 has no null id: the same as leaving it out
     decodeParams: (w) => {
       if (w.requestId !== null) return w;

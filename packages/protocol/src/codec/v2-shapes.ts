@@ -4,7 +4,11 @@
  * servers and capabilities. Degradations are listed in `README.md`.
  */
 import type {
-  AgentCapabilities, AuthMethod, AvailableCommand, ClientCapabilities, McpServer,
+  AgentCapabilities,
+  AuthMethod,
+  AvailableCommand,
+  ClientCapabilities,
+  McpServer,
 } from '../model/session.js';
 import type { AnyToolCallContent, ToolCallPatch, ToolCallTextDiff } from '../model/tool-call.js';
 import { textDiffToGitPatch } from './git-patch.js';
@@ -18,7 +22,10 @@ import { compact, compactBool, isObj, marker, present, withMeta, type JsonObject
  * they are equal: no patch can express a no-op).
  */
 export function textDiffToV2(d: ToolCallTextDiff): JsonObject {
-  const out: JsonObject = { type: 'diff', changes: [{ operation: d.oldText === null ? 'add' : 'modify', path: d.path }] };
+  const out: JsonObject = {
+    type: 'diff',
+    changes: [{ operation: d.oldText === null ? 'add' : 'modify', path: d.path }],
+  };
   const text = textDiffToGitPatch(d.path, d.oldText, d.newText);
   if (text !== null) out.patch = { format: 'git_patch', text };
   return withMeta(out, d);
@@ -81,7 +88,8 @@ export function commandToV2(c: AvailableCommand): AvailableCommand | JsonObject 
   const out: JsonObject = { type: 'command', name: c.name, description: c.description };
   const input = c.input;
   if (input === null) out.input = null;
-  else if (isObj(input)) out.input = 'type' in input && typeof input.type === 'string' ? input : { type: 'text', ...input };
+  else if (isObj(input))
+    out.input = 'type' in input && typeof input.type === 'string' ? input : { type: 'text', ...input };
   return withMeta(out, c);
 }
 
@@ -170,7 +178,8 @@ export function clientCapsFromV2(w: unknown): ClientCapabilities {
   if (isObj(c.auth) && present(c.auth.terminal)) out.authTerminal = true;
   if (isObj(c.elicitation)) {
     const e = c.elicitation;
-    if (present(e.form) || present(e.url)) out.elicitation = compactBool({ form: present(e.form), url: present(e.url) });
+    if (present(e.form) || present(e.url))
+      out.elicitation = compactBool({ form: present(e.form), url: present(e.url) });
   }
   out.booleanConfigOptions = true;
   out.notices = true;
@@ -188,9 +197,14 @@ export function agentCapsToV2(c: AgentCapabilities): JsonObject {
   const s = c.session ?? {};
   const session: JsonObject = {};
   if (c.prompt && (c.prompt.image || c.prompt.audio || c.prompt.embeddedContext)) {
-    session.prompt = compact({ image: marker(c.prompt.image), audio: marker(c.prompt.audio), embeddedContext: marker(c.prompt.embeddedContext) });
+    session.prompt = compact({
+      image: marker(c.prompt.image),
+      audio: marker(c.prompt.audio),
+      embeddedContext: marker(c.prompt.embeddedContext),
+    });
   }
-  if (c.mcp && (c.mcp.stdio || c.mcp.http)) session.mcp = compact({ stdio: marker(c.mcp.stdio), http: marker(c.mcp.http) });
+  if (c.mcp && (c.mcp.stdio || c.mcp.http))
+    session.mcp = compact({ stdio: marker(c.mcp.stdio), http: marker(c.mcp.http) });
   if (s.delete) session.delete = {};
   if (s.additionalDirectories) session.additionalDirectories = {};
   return withMeta({ session }, c);
@@ -206,12 +220,22 @@ export function agentCapsFromV2(w: unknown, authMethodCount: number): AgentCapab
   if (isObj(c.session)) {
     const s = c.session;
     const p = isObj(s.prompt) ? s.prompt : {};
-    const prompt = compactBool({ image: present(p.image), audio: present(p.audio), embeddedContext: present(p.embeddedContext) });
+    const prompt = compactBool({
+      image: present(p.image),
+      audio: present(p.audio),
+      embeddedContext: present(p.embeddedContext),
+    });
     if (Object.keys(prompt).length) out.prompt = prompt;
     const m = isObj(s.mcp) ? s.mcp : {};
     const mcp = compactBool({ stdio: present(m.stdio), http: present(m.http) });
     if (Object.keys(mcp).length) out.mcp = mcp;
-    out.session = compactBool({ list: true, resume: true, close: true, delete: present(s.delete), additionalDirectories: present(s.additionalDirectories) });
+    out.session = compactBool({
+      list: true,
+      resume: true,
+      close: true,
+      delete: present(s.delete),
+      additionalDirectories: present(s.additionalDirectories),
+    });
   }
   if (authMethodCount > 0) out.logout = true;
   if (isObj(c._meta)) out._meta = c._meta;

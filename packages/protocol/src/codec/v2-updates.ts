@@ -8,14 +8,36 @@ import { KNOWN_UPDATE_KINDS, type AnySessionUpdate } from '../model/update.js';
 import type { WireValidator } from '../validation/types.js';
 import type { UpdateDecoder, UpdateEncoder } from './types.js';
 import { decodedUpdates, invalidParams, isObj, isPlainTextChunk, updateBody, type JsonObject } from './util.js';
-import { commandFromV2, commandToV2, toolContentFromV2, toolContentToV2, toolPatchFromV2, toolPatchToV2 } from './v2-shapes.js';
+import {
+  commandFromV2,
+  commandToV2,
+  toolContentFromV2,
+  toolContentToV2,
+  toolPatchFromV2,
+  toolPatchToV2,
+} from './v2-shapes.js';
 
 /** The `sessionUpdate` kinds of the stable v2 schema (19, ACP §3.2). */
 export const V2_UPDATE_KINDS: ReadonlySet<string> = new Set([
-  'user_message_chunk', 'user_message', 'agent_message_chunk', 'agent_message', 'agent_thought_chunk', 'agent_thought',
-  'state_update', 'tool_call_content_chunk', 'tool_call_update', 'terminal_update', 'terminal_output_chunk',
-  'plan_update', 'available_commands_update', 'config_option_update', 'session_info_update', 'usage_update',
-  'notice', 'compaction_update', 'compaction_summary_chunk',
+  'user_message_chunk',
+  'user_message',
+  'agent_message_chunk',
+  'agent_message',
+  'agent_thought_chunk',
+  'agent_thought',
+  'state_update',
+  'tool_call_content_chunk',
+  'tool_call_update',
+  'terminal_update',
+  'terminal_output_chunk',
+  'plan_update',
+  'available_commands_update',
+  'config_option_update',
+  'session_info_update',
+  'usage_update',
+  'notice',
+  'compaction_update',
+  'compaction_summary_chunk',
 ]);
 
 const CHUNK_KINDS: ReadonlySet<string> = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk']);
@@ -70,7 +92,10 @@ export class V2UpdateEncoder implements UpdateEncoder {
         return [out];
       }
       case 'plan_removed': {
-        const out: JsonObject = { sessionUpdate: 'plan_update', plan: { type: 'items', planId: u.planId, entries: [] } };
+        const out: JsonObject = {
+          sessionUpdate: 'plan_update',
+          plan: { type: 'items', planId: u.planId, entries: [] },
+        };
         if (isObj(u._meta)) out._meta = u._meta;
         return [out];
       }
@@ -99,7 +124,10 @@ export class V2UpdateDecoder implements UpdateDecoder {
     let w = wire;
     const tag = w.sessionUpdate;
     if (typeof tag !== 'string') {
-      const f = { path: tag === undefined ? '' : 'sessionUpdate', message: tag === undefined ? "must have required property 'sessionUpdate'" : 'must be string' };
+      const f = {
+        path: tag === undefined ? '' : 'sessionUpdate',
+        message: tag === undefined ? "must have required property 'sessionUpdate'" : 'must be string',
+      };
       throw invalidParams('params.update', f);
     }
     let kind: string = tag;
@@ -121,7 +149,9 @@ export class V2UpdateDecoder implements UpdateDecoder {
         return content === w.content ? w : { ...w, content };
       }
       case 'available_commands_update':
-        return Array.isArray(w.availableCommands) ? { ...w, availableCommands: w.availableCommands.map(commandFromV2) } : w;
+        return Array.isArray(w.availableCommands)
+          ? { ...w, availableCommands: w.availableCommands.map(commandFromV2) }
+          : w;
       default:
         return w;
     }

@@ -8,13 +8,29 @@ import { AcpError } from '../errors.js';
 import type { Implementation } from '../model/session.js';
 import { Methods, type SessionSetupResult } from '../model/methods.js';
 import type { WireValidator } from '../validation/types.js';
-import { BaseCodec, emptyResultOk, SESSION_UPDATE_ENVELOPE, type MethodMapping, type MethodTable } from './base-codec.js';
+import {
+  BaseCodec,
+  emptyResultOk,
+  SESSION_UPDATE_ENVELOPE,
+  type MethodMapping,
+  type MethodTable,
+} from './base-codec.js';
 import { v2NeutralMethod, v2WireMethod } from './method-names.js';
 import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions } from './types.js';
 import { isObj, withMeta, type JsonObject } from './util.js';
 import {
-  agentCapsFromV2, agentCapsToV2, authMethodsFromV2, authMethodsToV2, clientCapsFromV2, clientCapsToV2,
-  commandFromV2, commandToV2, mcpServersFromV2, mcpServersToV2, toolPatchFromV2, toolPatchToV2,
+  agentCapsFromV2,
+  agentCapsToV2,
+  authMethodsFromV2,
+  authMethodsToV2,
+  clientCapsFromV2,
+  clientCapsToV2,
+  commandFromV2,
+  commandToV2,
+  mcpServersFromV2,
+  mcpServersToV2,
+  toolPatchFromV2,
+  toolPatchToV2,
 } from './v2-shapes.js';
 import { V2UpdateDecoder, V2UpdateEncoder } from './v2-updates.js';
 
@@ -49,7 +65,11 @@ function setupResultFromV2(w: JsonObject): JsonObject {
   return Array.isArray(w.availableCommands) ? { ...w, availableCommands: w.availableCommands.map(commandFromV2) } : w;
 }
 
-const setup: MethodMapping<unknown, SessionSetupResult> = { encodeResult: setupResultToV2, prepareResult: prepareSetupResult, decodeResult: setupResultFromV2 };
+const setup: MethodMapping<unknown, SessionSetupResult> = {
+  encodeResult: setupResultToV2,
+  prepareResult: prepareSetupResult,
+  decodeResult: setupResultFromV2,
+};
 
 /**
  * A requested-input schema for v2, which requires `type` and `properties` (v1: optional, meaning
@@ -59,9 +79,19 @@ const setup: MethodMapping<unknown, SessionSetupResult> = { encodeResult: setupR
 function elicitationSchemaToV2(s: JsonObject): JsonObject {
   const props = isObj(s.properties) ? s.properties : {};
   for (const [name, prop] of Object.entries(props)) {
-    const lists = isObj(prop) ? [prop.enum, prop.oneOf, isObj(prop.items) ? prop.items.enum : undefined, isObj(prop.items) ? prop.items.anyOf : undefined] : [];
+    const lists = isObj(prop)
+      ? [
+          prop.enum,
+          prop.oneOf,
+          isObj(prop.items) ? prop.items.enum : undefined,
+          isObj(prop.items) ? prop.items.anyOf : undefined,
+        ]
+      : [];
     if (lists.some((l) => Array.isArray(l) && l.length === 0)) {
-      throw AcpError.invalidParams(`params.requestedSchema.properties.${name}: offers no value to choose (v2 requires at least one)`, { path: `params.requestedSchema.properties.${name}` });
+      throw AcpError.invalidParams(
+        `params.requestedSchema.properties.${name}: offers no value to choose (v2 requires at least one)`,
+        { path: `params.requestedSchema.properties.${name}` },
+      );
     }
   }
   return { ...s, type: s.type ?? 'object', properties: props };
@@ -71,30 +101,45 @@ function elicitationSchemaToV2(s: JsonObject): JsonObject {
 
 const TABLE = {
   [Methods.initialize]: {
-    encodeParams: (p) => withMeta({
-      protocolVersion: p.protocolVersion,
-      info: isObj(p.clientInfo) ? p.clientInfo : UNKNOWN_IMPLEMENTATION,
-      capabilities: clientCapsToV2(p.clientCapabilities ?? {}),
-    }, p),
-    decodeParams: (w) => withMeta({
-      protocolVersion: w.protocolVersion,
-      clientInfo: w.info,
-      clientCapabilities: clientCapsFromV2(w.capabilities),
-    }, w),
-    encodeResult: (r) => withMeta({
-      protocolVersion: r.protocolVersion,
-      info: isObj(r.agentInfo) ? r.agentInfo : UNKNOWN_IMPLEMENTATION,
-      capabilities: agentCapsToV2(r.agentCapabilities ?? {}),
-      authMethods: authMethodsToV2(r.authMethods ?? []),
-    }, r),
+    encodeParams: (p) =>
+      withMeta(
+        {
+          protocolVersion: p.protocolVersion,
+          info: isObj(p.clientInfo) ? p.clientInfo : UNKNOWN_IMPLEMENTATION,
+          capabilities: clientCapsToV2(p.clientCapabilities ?? {}),
+        },
+        p,
+      ),
+    decodeParams: (w) =>
+      withMeta(
+        {
+          protocolVersion: w.protocolVersion,
+          clientInfo: w.info,
+          clientCapabilities: clientCapsFromV2(w.capabilities),
+        },
+        w,
+      ),
+    encodeResult: (r) =>
+      withMeta(
+        {
+          protocolVersion: r.protocolVersion,
+          info: isObj(r.agentInfo) ? r.agentInfo : UNKNOWN_IMPLEMENTATION,
+          capabilities: agentCapsToV2(r.agentCapabilities ?? {}),
+          authMethods: authMethodsToV2(r.authMethods ?? []),
+        },
+        r,
+      ),
     decodeResult: (w) => {
       const authMethods = authMethodsFromV2(Array.isArray(w.authMethods) ? w.authMethods : []);
-      return withMeta({
-        protocolVersion: w.protocolVersion,
-        agentInfo: w.info,
-        agentCapabilities: agentCapsFromV2(w.capabilities, authMethods.length),
-        authMethods,
-      }, w);
+      return withMeta(
+        {
+          protocolVersion: w.protocolVersion,
+          agentInfo: w.info,
+          agentCapabilities: agentCapsFromV2(w.capabilities, authMethods.length),
+          authMethods,
+        },
+        w,
+      );
     },
   },
   [Methods.authenticate]: { prepareResult: emptyResultOk },
@@ -114,7 +159,8 @@ const TABLE = {
   [Methods.sessionDelete]: { prepareResult: emptyResultOk },
   [Methods.sessionSetConfigOption]: {
     // v2 requires `type`: `id` for select values, `boolean` for booleans (ACP-V2-CFG-02).
-    encodeParams: (p) => ('type' in p && typeof p.type === 'string' ? p : { ...p, type: typeof p.value === 'boolean' ? 'boolean' : 'id' }),
+    encodeParams: (p) =>
+      'type' in p && typeof p.type === 'string' ? p : { ...p, type: typeof p.value === 'boolean' ? 'boolean' : 'id' },
     decodeParams: (w) => {
       if (w.type !== 'id' && w.type !== 'boolean') return w; // custom value types stay tagged
       const { type: _t, ...rest } = w;
@@ -124,14 +170,19 @@ const TABLE = {
   [Methods.sessionPrompt]: {
     // v2 requires at least one block (ACP-V2-LIFE-14; v1 allows an empty prompt): refused
     encodeParams: (p) => {
-      if (Array.isArray(p.prompt) && p.prompt.length === 0) throw AcpError.invalidParams('params.prompt: a v2 prompt needs at least one content block (ACP-V2-LIFE-14)', { path: 'params.prompt' });
+      if (Array.isArray(p.prompt) && p.prompt.length === 0)
+        throw AcpError.invalidParams('params.prompt: a v2 prompt needs at least one content block (ACP-V2-LIFE-14)', {
+          path: 'params.prompt',
+        });
       return p;
     },
     // v2 answers at insertion with the user message's id (ACP-V2-LIFE-03); the stop reason
     // travels in the idle `state_update` instead.
     encodeResult: (r) => {
       if (typeof r.messageId !== 'string') {
-        throw AcpError.internal('a v2 session/prompt result needs the inserted user message\'s messageId (ACP-V2-LIFE-03)');
+        throw AcpError.internal(
+          "a v2 session/prompt result needs the inserted user message's messageId (ACP-V2-LIFE-03)",
+        );
       }
       return withMeta({ messageId: r.messageId }, r);
     },
@@ -146,7 +197,10 @@ const TABLE = {
   [Methods.requestPermission]: {
     encodeParams: (p) => {
       // v2 requires a choice (`options` minItems 1; v1 allows none): nothing to ask is refused
-      if (Array.isArray(p.options) && p.options.length === 0) throw AcpError.invalidParams('params.options: a v2 permission request needs at least one option', { path: 'params.options' });
+      if (Array.isArray(p.options) && p.options.length === 0)
+        throw AcpError.invalidParams('params.options: a v2 permission request needs at least one option', {
+          path: 'params.options',
+        });
       const s = p.subject;
       if (!isObj(s) || s.type !== 'tool_call' || !isObj(s.toolCall)) return p;
       const toolCall = toolPatchToV2(s.toolCall);

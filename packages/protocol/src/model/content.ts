@@ -43,7 +43,13 @@ export interface ResourceLink {
   description?: string | null;
   size?: number | null;
   /** v2 only; dropped when encoding v1. */
-  icons?: Array<{ src: string; mimeType?: string | null; sizes?: string[] | null; theme?: string | null; _meta?: Meta | null }> | null;
+  icons?: Array<{
+    src: string;
+    mimeType?: string | null;
+    sizes?: string[] | null;
+    theme?: string | null;
+    _meta?: Meta | null;
+  }> | null;
   annotations?: Annotations | null;
   _meta?: Meta | null;
 }
@@ -75,7 +81,13 @@ export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceL
 /** A content block as received: a known block or an unknown one preserved raw. */
 export type AnyContentBlock = ContentBlock | UnknownContentBlock;
 
-const KNOWN_CONTENT_TYPES: ReadonlySet<string> = new Set<ContentBlock['type']>(['text', 'image', 'audio', 'resource_link', 'resource']);
+const KNOWN_CONTENT_TYPES: ReadonlySet<string> = new Set<ContentBlock['type']>([
+  'text',
+  'image',
+  'audio',
+  'resource_link',
+  'resource',
+]);
 
 /** True for the content types this version of acp-kit knows. */
 export function isKnownContentBlock(b: AnyContentBlock): b is ContentBlock {

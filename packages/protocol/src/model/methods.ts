@@ -2,8 +2,18 @@ import type { Meta, UnknownKind } from './json.js';
 import type { StopReason } from './stop-reason.js';
 import type { ErrorObject } from './update.js';
 import type {
-  AgentCapabilities, AuthMethod, AvailableCommand, ClientCapabilities, ConfigOption, Implementation,
-  McpServer, PermissionOutcome, PermissionRequest, Prompt, SessionInfo, SessionModeState,
+  AgentCapabilities,
+  AuthMethod,
+  AvailableCommand,
+  ClientCapabilities,
+  ConfigOption,
+  Implementation,
+  McpServer,
+  PermissionOutcome,
+  PermissionRequest,
+  Prompt,
+  SessionInfo,
+  SessionModeState,
 } from './session.js';
 
 /**
@@ -263,6 +273,10 @@ export type NeutralMethod = RequestMethod | keyof AgentNotifications;
 
 type AllRequests = AgentMethods & ClientMethods;
 /** The neutral params of a method. */
-export type ParamsOf<M extends NeutralMethod> = M extends RequestMethod ? AllRequests[M]['params'] : M extends keyof AgentNotifications ? AgentNotifications[M] : never;
+export type ParamsOf<M extends NeutralMethod> = M extends RequestMethod
+  ? AllRequests[M]['params']
+  : M extends keyof AgentNotifications
+    ? AgentNotifications[M]
+    : never;
 /** The neutral result of a request. */
 export type ResultOf<M extends RequestMethod> = AllRequests[M]['result'];

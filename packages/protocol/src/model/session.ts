@@ -166,7 +166,14 @@ export interface PermissionOption {
 /** What a permission request is about (v2 `subject`; v1 always a tool call). */
 export type PermissionSubject =
   | { type: 'tool_call'; toolCall: ToolCallPatch; _meta?: Meta | null }
-  | { type: 'command'; command: string; cwd: string; toolCallId?: string | null; terminalId?: string | null; _meta?: Meta | null }
+  | {
+      type: 'command';
+      command: string;
+      cwd: string;
+      toolCallId?: string | null;
+      terminalId?: string | null;
+      _meta?: Meta | null;
+    }
   | { type: UnknownKind; [key: string]: unknown };
 
 /** `session/request_permission`, version-neutral (v1 requires a tool call, v2 a title). */
@@ -180,7 +187,10 @@ export interface PermissionRequest {
 }
 
 /** The answer to a permission request: `outcome` narrows (an unknown outcome is typed {@link UnknownKind}). */
-export type PermissionOutcome = { outcome: 'cancelled' } | { outcome: 'selected'; optionId: string } | { outcome: UnknownKind; [key: string]: unknown };
+export type PermissionOutcome =
+  | { outcome: 'cancelled' }
+  | { outcome: 'selected'; optionId: string }
+  | { outcome: UnknownKind; [key: string]: unknown };
 
 /** The prompt a client sends (ACP-ALL-CONT-01). */
 export type Prompt = AnyContentBlock[];

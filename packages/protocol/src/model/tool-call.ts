@@ -3,14 +3,24 @@ import type { Meta, Patch, UnknownKind } from './json.js';
 
 /** v1 closed set; v2 open (custom values start with `_`, ACP-V2-TOOL-06). */
 export type ToolKind =
-  | 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'switch_mode' | 'other'
+  | 'read'
+  | 'edit'
+  | 'delete'
+  | 'move'
+  | 'search'
+  | 'execute'
+  | 'think'
+  | 'fetch'
+  | 'switch_mode'
+  | 'other'
   | (string & {});
 
 /**
  * Tool call status. `cancelled` and `paused` exist only in v2 (ACP-V2-TOOL-07);
  * the v1 codec degrades them (see codec/README.md).
  */
-export type ToolCallStatus = 'pending' | 'in_progress' | 'paused' | 'completed' | 'failed' | 'cancelled' | (string & {});
+export type ToolCallStatus =
+  'pending' | 'in_progress' | 'paused' | 'completed' | 'failed' | 'cancelled' | (string & {});
 
 export interface ToolCallLocation {
   /** absolute */
@@ -43,8 +53,21 @@ export interface ToolCallTextDiff {
 
 /** One change of a structured (v2) diff. */
 export type FileChange =
-  | { operation: 'add' | 'delete' | 'modify'; path: string; fileType?: string | null; mimeType?: string | null; _meta?: Meta | null }
-  | { operation: 'move' | 'copy'; oldPath: string; path: string; fileType?: string | null; mimeType?: string | null; _meta?: Meta | null }
+  | {
+      operation: 'add' | 'delete' | 'modify';
+      path: string;
+      fileType?: string | null;
+      mimeType?: string | null;
+      _meta?: Meta | null;
+    }
+  | {
+      operation: 'move' | 'copy';
+      oldPath: string;
+      path: string;
+      fileType?: string | null;
+      mimeType?: string | null;
+      _meta?: Meta | null;
+    }
   | { operation: UnknownKind; [key: string]: unknown };
 
 /**
@@ -78,7 +101,12 @@ export interface UnknownToolCallContent {
 export type ToolCallContent = ToolCallContentBlock | ToolCallTextDiff | ToolCallFileChanges | ToolCallTerminal;
 export type AnyToolCallContent = ToolCallContent | UnknownToolCallContent;
 
-const KNOWN_TOOL_CALL_CONTENT: ReadonlySet<string> = new Set<ToolCallContent['type']>(['content', 'diff', 'file_changes', 'terminal']);
+const KNOWN_TOOL_CALL_CONTENT: ReadonlySet<string> = new Set<ToolCallContent['type']>([
+  'content',
+  'diff',
+  'file_changes',
+  'terminal',
+]);
 
 /** True for tool call content of a type this version of acp-kit does not know (kept raw). */
 export function isUnknownToolCallContent(c: AnyToolCallContent): c is UnknownToolCallContent {

@@ -224,11 +224,27 @@ export type AnySessionUpdate = SessionUpdate | UnknownUpdate;
 
 /** The names of all known neutral update kinds. */
 export const KNOWN_UPDATE_KINDS: ReadonlySet<string> = new Set<SessionUpdate['sessionUpdate']>([
-  'user_message', 'agent_message', 'agent_thought',
-  'user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk',
-  'state_update', 'tool_call_update', 'tool_call_content_chunk', 'terminal_update', 'terminal_output_chunk',
-  'plan_update', 'plan_removed', 'available_commands_update', 'config_option_update', 'current_mode_update',
-  'session_info_update', 'usage_update', 'notice', 'compaction_update', 'compaction_summary_chunk',
+  'user_message',
+  'agent_message',
+  'agent_thought',
+  'user_message_chunk',
+  'agent_message_chunk',
+  'agent_thought_chunk',
+  'state_update',
+  'tool_call_update',
+  'tool_call_content_chunk',
+  'terminal_update',
+  'terminal_output_chunk',
+  'plan_update',
+  'plan_removed',
+  'available_commands_update',
+  'config_option_update',
+  'current_mode_update',
+  'session_info_update',
+  'usage_update',
+  'notice',
+  'compaction_update',
+  'compaction_summary_chunk',
 ]);
 
 /** True for the update kinds this version of acp-kit knows. */

@@ -101,7 +101,12 @@ export async function openConfinedForRead(file: string, realRoots: readonly stri
 }
 
 /** Opens the directory `dir` (creating missing directories inside the roots when `create`), verified. */
-async function openConfinedDir(dir: string, realRoots: readonly string[], create: boolean, depth = 0): Promise<{ fh: FileHandle; real: string }> {
+async function openConfinedDir(
+  dir: string,
+  realRoots: readonly string[],
+  create: boolean,
+  depth = 0,
+): Promise<{ fh: FileHandle; real: string }> {
   try {
     const fh = await fsp.open(dir, constants.O_RDONLY | O_DIRECTORY);
     return { fh, real: await verify(fh, dir, realRoots) };
@@ -169,7 +174,8 @@ export async function writeConfined(
     if (fh) {
       await verify(fh, target, realRoots);
       try {
-        if (!(await fh.stat()).isFile()) throw Object.assign(new Error(`${target} is not a regular file`), { code: 'EISDIR' });
+        if (!(await fh.stat()).isFile())
+          throw Object.assign(new Error(`${target} is not a regular file`), { code: 'EISDIR' });
         await fh.truncate(0);
         await writeAll(fh, data);
       } finally {
@@ -183,7 +189,11 @@ export async function writeConfined(
     try {
       let created: FileHandle;
       try {
-        created = await fsp.open(inDir(dir, name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW | O_NOCTTY, 0o666);
+        created = await fsp.open(
+          inDir(dir, name),
+          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW | O_NOCTTY,
+          0o666,
+        );
       } catch (e) {
         if (errCode(e) !== 'EEXIST') throw e;
         // a dangling link (or a file created meanwhile): follow the link's text ourselves and retry

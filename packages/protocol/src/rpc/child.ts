@@ -31,7 +31,11 @@ export interface AgentProcess {
  * tracks the group so the exit hook kills it if we exit first: an agent and what it starts are
  * never orphaned.
  */
-export function spawnInProcessGroup(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv }): ChildProcessWithoutNullStreams {
+export function spawnInProcessGroup(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv },
+): ChildProcessWithoutNullStreams {
   const child = spawn(command, [...args], {
     cwd: options.cwd,
     env: options.env ?? process.env,
@@ -47,7 +51,11 @@ export function spawnInProcessGroup(command: string, args: readonly string[], op
  * its stdio. When the connection closes the whole group is terminated; when the agent dies,
  * the close reason carries its exit code, signal and the tail of its stderr.
  */
-export function spawnAgent(command: string, args: readonly string[] = [], options: SpawnAgentOptions = {}): AgentProcess {
+export function spawnAgent(
+  command: string,
+  args: readonly string[] = [],
+  options: SpawnAgentOptions = {},
+): AgentProcess {
   const child = spawnInProcessGroup(command, args, options);
   const maxLines = options.stderrLines ?? 20;
   let tail: string[] = [];
@@ -166,5 +174,7 @@ export function watchChildExit(child: ChildProcess): ChildExit {
 
 /** The one phrasing of a failed spawn: "agent command not found: x" or "could not start agent x: why". */
 export function describeSpawnError(command: string, e: Error): string {
-  return 'code' in e && e.code === 'ENOENT' ? `agent command not found: ${command}` : `could not start agent ${command}: ${e.message}`;
+  return 'code' in e && e.code === 'ENOENT'
+    ? `agent command not found: ${command}`
+    : `could not start agent ${command}: ${e.message}`;
 }

@@ -49,7 +49,7 @@ export function nestedDeeperThan(line: string, limit: number): boolean {
   for (let i = line.indexOf('['); i !== -1 && opens <= limit; i = line.indexOf('[', i + 1)) opens++;
   if (opens <= limit) return false;
   let depth = 0;
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const c = line.charCodeAt(i);
     if (c === QUOTE) {
       i = skipString(line, i);
@@ -78,7 +78,7 @@ export function rawIdTokens(line: string): Array<string | undefined> {
   let started = false;
   // depth at which message members live: 1 for a single message, 2 inside a batch
   let memberDepth = 1;
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const c = line.charCodeAt(i);
     if (c === QUOTE) {
       const end = skipString(line, i);
@@ -198,6 +198,9 @@ function stringifyOne(m: unknown): string {
  * `JSON.stringify` does.
  */
 export function stringifyMessage(message: object): string {
-  if (Array.isArray(message)) return message.some((m) => exactIdText(m) !== undefined) ? `[${message.map(stringifyOne).join(',')}]` : JSON.stringify(message);
+  if (Array.isArray(message))
+    return message.some((m) => exactIdText(m) !== undefined)
+      ? `[${message.map(stringifyOne).join(',')}]`
+      : JSON.stringify(message);
   return stringifyOne(message);
 }

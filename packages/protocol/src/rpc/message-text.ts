@@ -6,19 +6,30 @@ import type { TransportHandlers } from './transport.js';
  * same guards as the stdio transport: exact ids beyond 2^53, a depth limit checked before any
  * recursion. Delivers the result to `handlers`; never throws.
  */
-export function deliverMessageText(text: string, handlers: TransportHandlers | undefined, maxDepth: number = MAX_JSON_DEPTH): void {
+export function deliverMessageText(
+  text: string,
+  handlers: TransportHandlers | undefined,
+  maxDepth: number = MAX_JSON_DEPTH,
+): void {
   const tooDeep = nestedDeeperThan(text, maxDepth);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
-    handlers?.onInvalidLine({ line: text.length > 200 ? text.slice(0, 200) + '…' : text, error: e instanceof Error ? e : new Error(String(e)) });
+    handlers?.onInvalidLine({
+      line: text.length > 200 ? text.slice(0, 200) + '…' : text,
+      error: e instanceof Error ? e : new Error(String(e)),
+    });
     return;
   }
   if (mayHaveUnsafeId(value, text)) value = restoreExactIds(value, text);
   if (tooDeep) {
     if (handlers?.onTooDeep) handlers.onTooDeep(value, maxDepth);
-    else handlers?.onInvalidLine({ line: text.slice(0, 200) + '…', error: new Error(`message nested deeper than ${maxDepth} levels`) });
+    else
+      handlers?.onInvalidLine({
+        line: text.slice(0, 200) + '…',
+        error: new Error(`message nested deeper than ${maxDepth} levels`),
+      });
     return;
   }
   handlers?.onMessage(value);

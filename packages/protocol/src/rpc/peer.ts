@@ -56,7 +56,11 @@ export class ConnectionClosedError extends AcpError {
   constructor(info: CloseInfo) {
     let msg = `Connection closed: ${info.reason}`;
     if (info.stderrTail) msg += `\n--- last stderr lines ---\n${info.stderrTail}`;
-    super(ErrorCode.InternalError, msg, { reason: info.reason, exitCode: info.exitCode ?? null, signal: info.signal ?? null });
+    super(ErrorCode.InternalError, msg, {
+      reason: info.reason,
+      exitCode: info.exitCode ?? null,
+      signal: info.signal ?? null,
+    });
     this.name = 'ConnectionClosedError';
     this.info = info;
   }
@@ -303,14 +307,19 @@ export class JsonRpcPeer {
     const hasId = hasOwn.call(m, 'id');
     if (typeof method === 'string') {
       if (m.jsonrpc !== '2.0') {
-        if (hasId) reply(errorReply(validId(m.id), AcpError.invalidRequest(`"jsonrpc" must be "2.0" (got ${describe(m.jsonrpc)})`)));
+        if (hasId)
+          reply(
+            errorReply(validId(m.id), AcpError.invalidRequest(`"jsonrpc" must be "2.0" (got ${describe(m.jsonrpc)})`)),
+          );
         else this.problem('invalid-message', `notification ${method} without "jsonrpc": "2.0"`);
         return undefined;
       }
       if (hasId) {
         const id = m.id;
         if (!isWireRequestId(id)) {
-          reply(errorReply(null, AcpError.invalidRequest(`"id" must be a string, a number or null (got ${describe(id)})`)));
+          reply(
+            errorReply(null, AcpError.invalidRequest(`"id" must be a string, a number or null (got ${describe(id)})`)),
+          );
           return undefined;
         }
         this.startRequest(id, method, m.params, reply);
@@ -323,8 +332,15 @@ export class JsonRpcPeer {
       return undefined;
     }
     const id = hasId ? validId(m.id) : null;
-    if (method !== undefined) reply(errorReply(id, AcpError.invalidRequest(`"method" must be a string (got ${describe(method)})`)));
-    else reply(errorReply(id, AcpError.invalidRequest('a message needs "method" (request or notification) or "result"/"error" (response)')));
+    if (method !== undefined)
+      reply(errorReply(id, AcpError.invalidRequest(`"method" must be a string (got ${describe(method)})`)));
+    else
+      reply(
+        errorReply(
+          id,
+          AcpError.invalidRequest('a message needs "method" (request or notification) or "result"/"error" (response)'),
+        ),
+      );
     return undefined;
   }
 
@@ -332,11 +348,14 @@ export class JsonRpcPeer {
 
   private startRequest(id: WireRequestId, method: string, params: unknown, reply: Sink): void {
     if (method === CANCEL_REQUEST_METHOD) {
-      reply(errorReply(id, AcpError.invalidRequest(`${CANCEL_REQUEST_METHOD} is a notification; send it without "id"`)));
+      reply(
+        errorReply(id, AcpError.invalidRequest(`${CANCEL_REQUEST_METHOD} is a notification; send it without "id"`)),
+      );
       return;
     }
     const fallback = this.fallbackRequest;
-    const handler: RequestHandler | undefined = this.requestHandlers.get(method) ?? (fallback && ((p, c) => fallback(method, p, c)));
+    const handler: RequestHandler | undefined =
+      this.requestHandlers.get(method) ?? (fallback && ((p, c) => fallback(method, p, c)));
     if (!handler) {
       reply(errorReply(id, AcpError.methodNotFound(method)));
       return;
@@ -352,7 +371,14 @@ export class JsonRpcPeer {
         else reply(errorReply(id, toAcpError(error, controller.signal.aborted)));
       } catch (e) {
         // a result/error that JSON cannot carry (BigInt, cycle) must still get an answer, not crash the peer
-        reply(errorReply(id, AcpError.internal(`the ${failed ? 'error' : 'result'} of ${method} could not be sent as JSON: ${messageOf(e)}`)));
+        reply(
+          errorReply(
+            id,
+            AcpError.internal(
+              `the ${failed ? 'error' : 'result'} of ${method} could not be sent as JSON: ${messageOf(e)}`,
+            ),
+          ),
+        );
       }
     };
     let result: unknown;
@@ -362,7 +388,11 @@ export class JsonRpcPeer {
       done(undefined, e, true);
       return;
     }
-    if (result instanceof Promise) result.then((v) => done(v, undefined, false), (e) => done(undefined, e, true));
+    if (result instanceof Promise)
+      result.then(
+        (v) => done(v, undefined, false),
+        (e) => done(undefined, e, true),
+      );
     else done(result, undefined, false);
   }
 
@@ -389,7 +419,9 @@ export class JsonRpcPeer {
       return undefined;
     }
     if (r instanceof Promise) {
-      return r.catch((e: unknown) => this.problem('handler-error', `handler for notification ${method} failed: ${messageOf(e)}`, e));
+      return r.catch((e: unknown) =>
+        this.problem('handler-error', `handler for notification ${method} failed: ${messageOf(e)}`, e),
+      );
     }
     return undefined;
   }
@@ -419,7 +451,10 @@ export class JsonRpcPeer {
     this.pending.delete(p.id);
     if (hasOwn.call(m, 'error') && m.error !== undefined) {
       const e = m.error;
-      const err = e && typeof e === 'object' ? AcpError.fromObject(e) : AcpError.internal(`malformed error in response to ${p.method}`, m.error);
+      const err =
+        e && typeof e === 'object'
+          ? AcpError.fromObject(e)
+          : AcpError.internal(`malformed error in response to ${p.method}`, m.error);
       this.answered(p, { error: err });
       p.reject(err);
     } else {
@@ -443,14 +478,21 @@ export class JsonRpcPeer {
       const hasId = hasOwn.call(r, 'id');
       if (typeof r.method === 'string') {
         if (!hasId) this.problem('invalid-message', `notification ${r.method} dropped: ${why}`);
-        else reply(errorReply(validId(r.id), AcpError.invalidParams(`${why}; send shallower params`, { maxDepth: limit })));
+        else
+          reply(
+            errorReply(validId(r.id), AcpError.invalidParams(`${why}; send shallower params`, { maxDepth: limit })),
+          );
         return;
       }
       if (hasId && (hasOwn.call(r, 'result') || hasOwn.call(r, 'error'))) {
         const p = this.pendingFor(r.id);
         if (p) {
           this.pending.delete(p.id);
-          const err = new AcpError(ErrorCode.InvalidParams, `Invalid result: the response to ${p.method} is nested deeper than ${limit} levels (the limit for incoming JSON)`, { maxDepth: limit });
+          const err = new AcpError(
+            ErrorCode.InvalidParams,
+            `Invalid result: the response to ${p.method} is nested deeper than ${limit} levels (the limit for incoming JSON)`,
+            { maxDepth: limit },
+          );
           this.answered(p, { error: err });
           p.reject(err);
         } else this.problem('unknown-response', `response for unknown request id ${showRequestId(r.id)} (and ${why})`);
@@ -495,7 +537,12 @@ export class JsonRpcPeer {
   private onInvalidLine(info: InvalidLine): void {
     this.problem('parse', `not a JSON line: ${info.error.message}`, info);
     if (this.options.answerParseErrors !== false) {
-      this.write(errorReply(null, AcpError.parseError(`${info.error.message} (line starts ${JSON.stringify(info.line.slice(0, 40))})`)));
+      this.write(
+        errorReply(
+          null,
+          AcpError.parseError(`${info.error.message} (line starts ${JSON.stringify(info.line.slice(0, 40))})`),
+        ),
+      );
     }
   }
 
@@ -531,14 +578,14 @@ class TooDeep {
   ) {}
 }
 
-
 /** Most entries one batch may hold; a bigger one is refused whole (one -32600), nothing of it runs. */
 export const MAX_BATCH_ENTRIES = 1000;
 
 /** Why a JSON array cannot be run as a batch (JSON-RPC 2.0 §6), or `undefined` when it can. */
 function batchRefusal(entries: number): string | undefined {
   if (entries === 0) return 'an empty JSON array is not a batch: a batch needs at least one JSON-RPC message';
-  if (entries > MAX_BATCH_ENTRIES) return `a batch of ${entries} entries is over the limit of ${MAX_BATCH_ENTRIES}: send at most ${MAX_BATCH_ENTRIES} per array, or one JSON-RPC object per line`;
+  if (entries > MAX_BATCH_ENTRIES)
+    return `a batch of ${entries} entries is over the limit of ${MAX_BATCH_ENTRIES}: send at most ${MAX_BATCH_ENTRIES} per array, or one JSON-RPC object per line`;
   return undefined;
 }
 
@@ -585,7 +632,12 @@ function answeredIds(messages: readonly unknown[], from: number): Set<unknown> {
   const ids = new Set<unknown>();
   for (let i = from; i < messages.length; i++) {
     const m = messages[i];
-    if (isObj(m) && hasOwn.call(m, 'id') && (hasOwn.call(m, 'result') || hasOwn.call(m, 'error')) && typeof m.method !== 'string') {
+    if (
+      isObj(m) &&
+      hasOwn.call(m, 'id') &&
+      (hasOwn.call(m, 'result') || hasOwn.call(m, 'error')) &&
+      typeof m.method !== 'string'
+    ) {
       ids.add(m.id);
     }
   }

@@ -28,7 +28,13 @@ export type WireRequestId = RequestId | bigint | ExactNumberId | null;
 
 /** True for an id a request may carry (anything else is answered -32600 with id `null`). */
 export function isWireRequestId(id: unknown): id is WireRequestId {
-  return id === null || typeof id === 'string' || typeof id === 'bigint' || id instanceof ExactNumberId || (typeof id === 'number' && Number.isFinite(id));
+  return (
+    id === null ||
+    typeof id === 'string' ||
+    typeof id === 'bigint' ||
+    id instanceof ExactNumberId ||
+    (typeof id === 'number' && Number.isFinite(id))
+  );
 }
 
 /**

@@ -50,7 +50,13 @@ export class StreamTransport implements Transport {
     this.maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
     this.splitter = new LineSplitter(
       (line) => this.onLine(line),
-      (bytes) => this.handlers?.onInvalidLine({ line: `<${bytes} bytes>`, error: new Error(`line of ${bytes} bytes exceeds the limit of ${options.maxLineBytes ?? 512 * 1024 * 1024} bytes`) }),
+      (bytes) =>
+        this.handlers?.onInvalidLine({
+          line: `<${bytes} bytes>`,
+          error: new Error(
+            `line of ${bytes} bytes exceeds the limit of ${options.maxLineBytes ?? 512 * 1024 * 1024} bytes`,
+          ),
+        }),
       options.maxLineBytes,
     );
   }
@@ -96,14 +102,21 @@ export class StreamTransport implements Transport {
     try {
       value = JSON.parse(line);
     } catch (e) {
-      this.handlers?.onInvalidLine({ line: line.length > 200 ? line.slice(0, 200) + '…' : line, error: e instanceof Error ? e : new Error(String(e)) });
+      this.handlers?.onInvalidLine({
+        line: line.length > 200 ? line.slice(0, 200) + '…' : line,
+        error: e instanceof Error ? e : new Error(String(e)),
+      });
       return;
     }
     // ids JSON.parse changed (beyond 2^53, beyond a double's digits): take their text from the line
     if (mayHaveUnsafeId(value, line)) value = restoreExactIds(value, line);
     if (tooDeep) {
       if (this.handlers?.onTooDeep) this.handlers.onTooDeep(value, this.maxDepth);
-      else this.handlers?.onInvalidLine({ line: line.slice(0, 200) + '…', error: new Error(`message nested deeper than ${this.maxDepth} levels`) });
+      else
+        this.handlers?.onInvalidLine({
+          line: line.slice(0, 200) + '…',
+          error: new Error(`message nested deeper than ${this.maxDepth} levels`),
+        });
       return;
     }
     this.handlers?.onMessage(value);
@@ -170,7 +183,8 @@ export class StreamTransport implements Transport {
   }
 
   whenWritable(): Promise<void> {
-    if (this.closed || this.outputClosed || (!this.waitingDrain && this.queuedBytes < this.hwm)) return Promise.resolve();
+    if (this.closed || this.outputClosed || (!this.waitingDrain && this.queuedBytes < this.hwm))
+      return Promise.resolve();
     return new Promise((resolve) => this.writableWaiters.push(resolve));
   }
 

@@ -66,10 +66,17 @@ export class WebSocketTransport implements Transport {
       if (this.closed) return;
       if (isBinary) {
         // the RFD: binary frames are ignored; report them so a confused peer is visible
-        handlers.onInvalidLine({ line: '<binary frame>', error: new Error('binary WebSocket frame ignored: ACP messages are JSON text frames') });
+        handlers.onInvalidLine({
+          line: '<binary frame>',
+          error: new Error('binary WebSocket frame ignored: ACP messages are JSON text frames'),
+        });
         return;
       }
-      deliverMessageText(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : data.toString('utf8'), handlers, this.maxDepth);
+      deliverMessageText(
+        Array.isArray(data) ? Buffer.concat(data).toString('utf8') : data.toString('utf8'),
+        handlers,
+        this.maxDepth,
+      );
     });
     this.socket.on('open', () => this.sendPending());
     this.socket.on('close', (code, reason) => {
@@ -98,7 +105,10 @@ export class WebSocketTransport implements Transport {
     this.unflushed += bytes;
     const limit = this.options.maxBufferedBytes;
     if (limit !== undefined && this.unflushed > limit) {
-      this.close({ reason: `buffered bytes limit exceeded: the peer left more than ${limit} bytes unread`, unreadCut: true });
+      this.close({
+        reason: `buffered bytes limit exceeded: the peer left more than ${limit} bytes unread`,
+        unreadCut: true,
+      });
       return;
     }
     this.cork(bytes);
@@ -184,7 +194,10 @@ export class WebSocketTransport implements Transport {
       return;
     }
     // close reasons are limited to 123 bytes by RFC 6455
-    const reason = Buffer.from(info.reason).subarray(0, 123).toString('utf8').replace(/\uFFFD+$/, '');
+    const reason = Buffer.from(info.reason)
+      .subarray(0, 123)
+      .toString('utf8')
+      .replace(/\uFFFD+$/, '');
     this.uncork();
     try {
       if (this.socket.readyState === WebSocket.CONNECTING) this.socket.terminate();
@@ -227,7 +240,11 @@ export interface WebSocketClientOptions extends WebSocketTransportOptions {
 export function connectWebSocketTransport(url: string, options: WebSocketClientOptions = {}): WebSocketTransport {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
-  const socket = new WebSocket(url, { headers, maxPayload: options.maxMessageBytes ?? 64 * 1024 * 1024, perMessageDeflate: false });
+  const socket = new WebSocket(url, {
+    headers,
+    maxPayload: options.maxMessageBytes ?? 64 * 1024 * 1024,
+    perMessageDeflate: false,
+  });
   // an upgrade refused with an HTTP status: surface the server's explanation, not just the code
   socket.on('unexpected-response', (req, res) => {
     let body = '';
@@ -237,7 +254,10 @@ export function connectWebSocketTransport(url: string, options: WebSocketClientO
     });
     res.on('end', () => {
       req.destroy();
-      socket.emit('error', new Error(`server refused the WebSocket upgrade: HTTP ${res.statusCode}${body ? `: ${body.trim()}` : ''}`));
+      socket.emit(
+        'error',
+        new Error(`server refused the WebSocket upgrade: HTTP ${res.statusCode}${body ? `: ${body.trim()}` : ''}`),
+      );
     });
   });
   return new WebSocketTransport(socket, options);

@@ -56,7 +56,13 @@ export class MessageState {
   }
 
   toJSON(): object {
-    return { kind: this.kind, role: this.role, messageId: this.messageId, content: this.blocks, ...(this.meta ? { _meta: this.meta } : {}) };
+    return {
+      kind: this.kind,
+      role: this.role,
+      messageId: this.messageId,
+      content: this.blocks,
+      ...(this.meta ? { _meta: this.meta } : {}),
+    };
   }
 }
 
@@ -86,9 +92,18 @@ export class ToolCallState {
 
   toJSON(): object {
     return {
-      kind: this.kind, toolCallId: this.toolCallId, title: this.title, name: this.name, toolKind: this.toolKind,
-      status: this.status, content: this.content, locations: this.locations, rawInput: this.rawInput,
-      rawOutput: this.rawOutput, capabilities: this.capabilities, _meta: this.meta,
+      kind: this.kind,
+      toolCallId: this.toolCallId,
+      title: this.title,
+      name: this.name,
+      toolKind: this.toolKind,
+      status: this.status,
+      content: this.content,
+      locations: this.locations,
+      rawInput: this.rawInput,
+      rawOutput: this.rawOutput,
+      capabilities: this.capabilities,
+      _meta: this.meta,
     };
   }
 }
@@ -114,7 +129,14 @@ export class CompactionState {
   meta: Meta | undefined;
   constructor(readonly compactionId: string) {}
   toJSON(): object {
-    return { kind: this.kind, compactionId: this.compactionId, status: this.status, summary: this.summary, error: this.error, _meta: this.meta };
+    return {
+      kind: this.kind,
+      compactionId: this.compactionId,
+      status: this.status,
+      summary: this.summary,
+      error: this.error,
+      _meta: this.meta,
+    };
   }
 }
 
@@ -180,9 +202,15 @@ export class TerminalState {
 
   toJSON(): object {
     return {
-      kind: this.kind, terminalId: this.terminalId, command: this.command, cwd: this.cwd,
-      output: Buffer.from(this.output).toString('base64'), exitStatus: this.exitStatus, size: this.size,
-      capabilities: this.capabilities, _meta: this.meta,
+      kind: this.kind,
+      terminalId: this.terminalId,
+      command: this.command,
+      cwd: this.cwd,
+      output: Buffer.from(this.output).toString('base64'),
+      exitStatus: this.exitStatus,
+      size: this.size,
+      capabilities: this.capabilities,
+      _meta: this.meta,
     };
   }
 }

@@ -3,11 +3,27 @@ import type { AvailableCommand, ConfigOption, SessionModeState } from '../model/
 import type { ForegroundState, StopReason } from '../model/stop-reason.js';
 import type { ToolCallPatch } from '../model/tool-call.js';
 import type {
-  AnySessionUpdate, BackgroundWork, CompactionUpdate, ErrorObject, MessageChunk,
-  MessageRole, MessageUpdate, Notice, StateUpdate, TerminalUpdate, UnknownUpdate, UsageInfo,
+  AnySessionUpdate,
+  BackgroundWork,
+  CompactionUpdate,
+  ErrorObject,
+  MessageChunk,
+  MessageRole,
+  MessageUpdate,
+  Notice,
+  StateUpdate,
+  TerminalUpdate,
+  UnknownUpdate,
+  UsageInfo,
 } from '../model/update.js';
 import {
-  CompactionState, MessageState, PlanState, TerminalState, ToolCallState, decodeBase64, type TimelineEntry,
+  CompactionState,
+  MessageState,
+  PlanState,
+  TerminalState,
+  ToolCallState,
+  decodeBase64,
+  type TimelineEntry,
 } from './entities.js';
 import { patchField, patchMeta } from './meta-patch.js';
 
@@ -36,8 +52,12 @@ export interface SessionInfoState {
 export type StateChangeListener = (update: AnySessionUpdate, state: SessionState) => void;
 
 const ROLE_OF: Readonly<Record<MessageUpdate['sessionUpdate'] | MessageChunk['sessionUpdate'], MessageRole>> = {
-  user_message: 'user', agent_message: 'agent', agent_thought: 'thought',
-  user_message_chunk: 'user', agent_message_chunk: 'agent', agent_thought_chunk: 'thought',
+  user_message: 'user',
+  agent_message: 'agent',
+  agent_thought: 'thought',
+  user_message_chunk: 'user',
+  agent_message_chunk: 'agent',
+  agent_thought_chunk: 'thought',
 };
 
 /**
@@ -60,7 +80,12 @@ export class SessionState {
   /** Update kinds this version does not know, kept raw (ACP-V2-EXT-03). */
   readonly unknownUpdates: UnknownUpdate[] = [];
   /** New sessions start idle (ACP-V2-SESS-05). */
-  readonly foreground: ForegroundInfo = { state: 'idle', lastStopReason: undefined, lastError: undefined, background: undefined };
+  readonly foreground: ForegroundInfo = {
+    state: 'idle',
+    lastStopReason: undefined,
+    lastError: undefined,
+    background: undefined,
+  };
   usage: UsageInfo | undefined;
   /** Complete config option list (ACP-ALL-CFG-06); modes are the `category: "mode"` option. */
   configOptions: ConfigOption[] = [];
@@ -108,12 +133,18 @@ export class SessionState {
    * Setup results (`session/new`/`load`/`resume` responses) and `set_config_option` answers.
    * These never overwrite a foreground state already reported (ACP-V2-SESS-05).
    */
-  applySetup(setup: { configOptions?: ConfigOption[] | null; modes?: SessionModeState | null; availableCommands?: AvailableCommand[] | null }): void {
-    if (Array.isArray(setup.configOptions)) this.apply({ sessionUpdate: 'config_option_update', configOptions: setup.configOptions });
+  applySetup(setup: {
+    configOptions?: ConfigOption[] | null;
+    modes?: SessionModeState | null;
+    availableCommands?: AvailableCommand[] | null;
+  }): void {
+    if (Array.isArray(setup.configOptions))
+      this.apply({ sessionUpdate: 'config_option_update', configOptions: setup.configOptions });
     if (setup.modes) {
       this.modes = { currentModeId: setup.modes.currentModeId, availableModes: [...setup.modes.availableModes] };
     }
-    if (Array.isArray(setup.availableCommands)) this.apply({ sessionUpdate: 'available_commands_update', availableCommands: setup.availableCommands });
+    if (Array.isArray(setup.availableCommands))
+      this.apply({ sessionUpdate: 'available_commands_update', availableCommands: setup.availableCommands });
   }
 
   /**
@@ -313,7 +344,11 @@ export class SessionState {
     if (!this.modes) return;
     const opt = this.configOptions.find((o) => o.type === 'select' && o.category === 'mode');
     const value = opt?.currentValue;
-    if (typeof value === 'string' && value !== this.modes.currentModeId && this.modes.availableModes.some((m) => m.id === value)) {
+    if (
+      typeof value === 'string' &&
+      value !== this.modes.currentModeId &&
+      this.modes.availableModes.some((m) => m.id === value)
+    ) {
       this.modes = { ...this.modes, currentModeId: value };
     }
   }

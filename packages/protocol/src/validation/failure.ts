@@ -58,7 +58,9 @@ export function describeError(e: ErrorObject): string {
       return `must NOT have additional property '${String(p.additionalProperty)}'`;
     case 'anyOf':
     case 'oneOf':
-      return e.keyword === 'anyOf' ? 'must match one of the allowed shapes' : (e.message ?? 'must match exactly one allowed shape');
+      return e.keyword === 'anyOf'
+        ? 'must match one of the allowed shapes'
+        : (e.message ?? 'must match exactly one allowed shape');
     default:
       return e.message ?? `must pass "${e.keyword}"`;
   }
@@ -86,7 +88,11 @@ export function pickFailure(errors: readonly ErrorObject[], prefix: string): Val
   const last = errors[end - 1];
   // Ajv reports at least one error for a failed run; none means the caller asked about a pass
   if (last === undefined) return { path: prefix, message: 'is not valid' };
-  if ((last.keyword === 'anyOf' || last.keyword === 'oneOf') && last.params && !('passingSchemas' in last.params && last.params.passingSchemas)) {
+  if (
+    (last.keyword === 'anyOf' || last.keyword === 'oneOf') &&
+    last.params &&
+    !('passingSchemas' in last.params && last.params.passingSchemas)
+  ) {
     const inner = errors.slice(0, end - 1).filter((e) => !isWrapper(e) && e.instancePath.startsWith(last.instancePath));
     if (inner.length > 0) {
       const deepest = Math.max(...inner.map(depth));
@@ -102,11 +108,15 @@ export function pickFailure(errors: readonly ErrorObject[], prefix: string): Val
           else if (e.keyword === 'const') expected.push(JSON.stringify(p.allowedValue));
           else expected.push(...(Array.isArray(p.allowedValues) ? p.allowedValues : []).map((v) => JSON.stringify(v)));
         }
-        return { path: pointerToPath(prefix, first.instancePath), message: `must be ${[...new Set(expected)].join(' or ')}` };
+        return {
+          path: pointerToPath(prefix, first.instancePath),
+          message: `must be ${[...new Set(expected)].join(' or ')}`,
+        };
       }
       // A wrong type at the union's own place says less than an error deeper inside a branch.
       const best = ranked.find((e) => e.keyword !== 'type') ?? first;
-      if (best.keyword === 'anyOf' || best.keyword === 'oneOf') return pickFailure(errors.slice(0, errors.indexOf(best) + 1), prefix);
+      if (best.keyword === 'anyOf' || best.keyword === 'oneOf')
+        return pickFailure(errors.slice(0, errors.indexOf(best) + 1), prefix);
       return { path: pointerToPath(prefix, best.instancePath), message: describeError(best) };
     }
   }

@@ -30,7 +30,9 @@ export function schemaLocation(version: 1 | 2, flavor: SchemaFlavor = 'stable'):
     const path = fileURLToPath(url);
     if (existsSync(path)) return path;
   }
-  throw new Error(`ACP v${version} ${flavor} schema not found (looked in ${urls.map((u) => fileURLToPath(u)).join(', ')}); run \`npm run build\``);
+  throw new Error(
+    `ACP v${version} ${flavor} schema not found (looked in ${urls.map((u) => fileURLToPath(u)).join(', ')}); run \`npm run build\``,
+  );
 }
 
 /**

@@ -31,7 +31,14 @@ export interface TaggedUnion {
 
 /** Keys that may sit beside a union without changing what it accepts. */
 function isAnnotation(key: string): boolean {
-  return key === 'description' || key === 'title' || key === 'default' || key === '$comment' || key === 'discriminator' || key.startsWith('x-');
+  return (
+    key === 'description' ||
+    key === 'title' ||
+    key === 'default' ||
+    key === '$comment' ||
+    key === 'discriminator' ||
+    key.startsWith('x-')
+  );
 }
 
 function walk(node: unknown, pointer: string, unions: Map<string, TaggedUnion>): unknown {
@@ -94,7 +101,13 @@ function isOpenFallback(branch: JsonSchema, tag: string): boolean {
   const props = branch.properties;
   if (branch.type !== 'object' || !isObject(props) || !isObject(branch.not)) return false;
   const p = props[tag];
-  return isObject(p) && p.type === 'string' && p.const === undefined && Array.isArray(branch.required) && branch.required.includes(tag);
+  return (
+    isObject(p) &&
+    p.type === 'string' &&
+    p.const === undefined &&
+    Array.isArray(branch.required) &&
+    branch.required.includes(tag)
+  );
 }
 
 /** `{ type: object, properties: { tag: { type: 'null' } } }`: the tag absent or null. */
@@ -102,7 +115,8 @@ function isNoneBranch(branch: JsonSchema, tag: string): boolean {
   const props = branch.properties;
   if (branch.type !== 'object' || !isObject(props) || Object.keys(props).length !== 1) return false;
   const p = props[tag];
-  if (!isObject(p) || p.type !== 'null' || Object.keys(p).some((k) => k !== 'type' && k !== 'description')) return false;
+  if (!isObject(p) || p.type !== 'null' || Object.keys(p).some((k) => k !== 'type' && k !== 'description'))
+    return false;
   return Object.keys(branch).every((k) => k === 'type' || k === 'properties' || k === 'title' || k === 'description');
 }
 

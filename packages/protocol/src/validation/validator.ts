@@ -38,7 +38,10 @@ function ajvClass(): typeof Ajv2020 {
     // ajv is an optional peer of @acp-kit/protocol: the build precompiles every method's params and
     // result and every session update, so only def() of another def compiles at run time
     if (!(e instanceof Error) || !('code' in e) || e.code !== 'MODULE_NOT_FOUND') throw e;
-    throw new Error('this check compiles a schema def at run time, which needs the ajv package: npm install ajv@8 (method params, results and session updates are precompiled and need no Ajv)', { cause: e });
+    throw new Error(
+      'this check compiles a schema def at run time, which needs the ajv package: npm install ajv@8 (method params, results and session updates are precompiled and need no Ajv)',
+      { cause: e },
+    );
   }
 }
 
@@ -97,7 +100,11 @@ class SchemaValidator implements WireValidator {
       const file = `${PRECOMPILED_DIR}v${this.version}-index.json`;
       if (existsSync(file)) {
         const pre = JSON.parse(readFileSync(file, 'utf8')) as PrecompiledIndex;
-        this.index = { methods: new Map(pre.methods), defNames: new Set(pre.defNames), updateTags: new Set(pre.updateTags) };
+        this.index = {
+          methods: new Map(pre.methods),
+          defNames: new Set(pre.defNames),
+          updateTags: new Set(pre.updateTags),
+        };
       } else {
         const raw = loadSchema(this.version);
         this.index = { methods: methodTable(raw), defNames: new Set(Object.keys(defsOf(raw))) };
@@ -108,7 +115,11 @@ class SchemaValidator implements WireValidator {
 
   /** @internal For `scripts/precompile-validators.mjs`. */
   precompileIndex(): PrecompiledIndex {
-    return { methods: [...this.methods], defNames: [...this.defNames], updateTags: [...this.engine.updateBranches.keys()] };
+    return {
+      methods: [...this.methods],
+      defNames: [...this.defNames],
+      updateTags: [...this.engine.updateBranches.keys()],
+    };
   }
 
   private get methods(): Map<string, MethodDefs> {
@@ -142,7 +153,13 @@ class SchemaValidator implements WireValidator {
     // The official schema is trusted: checking it against the meta-schema would triple start-up.
     const Ajv = ajvClass();
     // `code.source` keeps the generated code for the build-time precompile step (same checks).
-    const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: false, validateSchema: false, code: { source: true } });
+    const ajv = new Ajv({
+      strict: false,
+      validateFormats: false,
+      allErrors: false,
+      validateSchema: false,
+      code: { source: true },
+    });
     // Compiling a pointer into the whole document makes Ajv compile the entire document first
     // (~0.5 s); one schema per def keeps the first check of a method to a few ms.
     const split = relocateObject(schema, this.base);

@@ -8,7 +8,7 @@ import { isStorableSessionId } from '../store/postgres/storable-id.js';
 import { isWireRequestId, requestIdKey } from '@acp-kit/protocol/rpc';
 import type { CloseInfo, Transport } from '@acp-kit/protocol/rpc';
 import type { AgentHost, AgentHostContext, AgentHostFactory } from '../server.js';
-import { Follower } from './follower.js';
+import { type Follower } from './follower.js';
 import { memoryTransportPair } from './memory-transport.js';
 import type { FollowerSetup } from './owner-link.js';
 

@@ -433,7 +433,7 @@ export class ClusterNode implements ClusterInstance {
 
   private linkFor(namespace: string, sessionId: string): OwnerLink {
     const key = sessionKey(namespace, sessionId);
-    let link = this.links.get(key);
+    const link = this.links.get(key);
     if (link) return link;
     const inner = this.inner;
     if (!inner) throw AcpError.internal('cluster: no agent to run sessions (ClusterNode.agent was not called)');

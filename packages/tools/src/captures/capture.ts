@@ -3,7 +3,14 @@ import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, statSync, 
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { devtoolsFrames, devtoolsHeader, devtoolsMessageLines, isDevtoolsExport, topLevelArrayLines, type DevtoolsExport } from './devtools-export.js';
+import {
+  devtoolsFrames,
+  devtoolsHeader,
+  devtoolsMessageLines,
+  isDevtoolsExport,
+  topLevelArrayLines,
+  type DevtoolsExport,
+} from './devtools-export.js';
 import { isObj, type JsonObject } from '@acp-kit/protocol/internal';
 import { isCaptureJsonExport, type CaptureJsonExport } from './json-export.js';
 import type { CaptureFrame, CaptureSide, FrameDirection, FrameId, FrameKind } from './frame.js';
@@ -65,7 +72,13 @@ export function isFrameId(v: unknown): v is FrameId {
   return typeof v === 'string' || typeof v === 'number' || v === null;
 }
 
-const FRAME_KINDS: ReadonlySet<unknown> = new Set<FrameKind>(['request', 'notification', 'response', 'error', 'invalid']);
+const FRAME_KINDS: ReadonlySet<unknown> = new Set<FrameKind>([
+  'request',
+  'notification',
+  'response',
+  'error',
+  'invalid',
+]);
 function isFrameKind(v: unknown): v is FrameKind {
   return FRAME_KINDS.has(v);
 }
@@ -82,7 +95,9 @@ export function decodeFrame(raw: string): DecodedFrame {
   const hasId = 'id' in message;
   const id = hasId && isFrameId(message.id) ? message.id : undefined;
   if (typeof message.method === 'string') {
-    return hasId ? { kind: 'request', method: message.method, id, message } : { kind: 'notification', method: message.method, message };
+    return hasId
+      ? { kind: 'request', method: message.method, id, message }
+      : { kind: 'notification', method: message.method, message };
   }
   if (hasId && 'error' in message) return { kind: 'error', id, message };
   if (hasId && 'result' in message) return { kind: 'response', id, message };
@@ -96,7 +111,9 @@ export { scanFrame } from './scan.js';
  * else `$XDG_DATA_HOME/acp-kit`, else `~/.local/share/acp-kit`.
  */
 export function dataRoot(env: NodeJS.ProcessEnv = process.env): string {
-  return env.ACP_KIT_DATA_DIR ? env.ACP_KIT_DATA_DIR : join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'acp-kit');
+  return env.ACP_KIT_DATA_DIR
+    ? env.ACP_KIT_DATA_DIR
+    : join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'acp-kit');
 }
 
 /** Where captures go by default: `<data root>/captures`. */
@@ -131,13 +148,24 @@ export class CaptureWriter {
   private corked = false;
 
   /** Creates (or appends to) `path` and writes the header line. */
-  constructor(path: string, header: Omit<CaptureHeader, 'type' | 'format' | 'formatVersion' | 'start'> & { start?: string }) {
+  constructor(
+    path: string,
+    header: Omit<CaptureHeader, 'type' | 'format' | 'formatVersion' | 'start'> & { start?: string },
+  ) {
     this.path = path;
     // a capture holds whole conversations (prompts, files, tokens in them): private to the user
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     this.fd = openSync(path, 'a', 0o600);
     this.t0 = process.hrtime.bigint();
-    const head: CaptureHeader = { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: header.acpKit, agent: header.agent, start: header.start ?? new Date().toISOString(), ...(header.source ? { source: header.source } : {}) };
+    const head: CaptureHeader = {
+      type: 'header',
+      format: 'acp-kit-capture',
+      formatVersion: 1,
+      acpKit: header.acpKit,
+      agent: header.agent,
+      start: header.start ?? new Date().toISOString(),
+      ...(header.source ? { source: header.source } : {}),
+    };
     this.line(head);
   }
 
@@ -151,7 +179,14 @@ export class CaptureWriter {
    * `rawBytes`, the bytes `raw` was decoded from, lets a corked writer copy them escaped instead of
    * serialising `raw` again (the capture line is the same either way).
    */
-  frame(dir: FrameDirection, raw: string, decoded: DecodedFrame = decodeFrame(raw), side?: CaptureSide, rawBytes?: Buffer, truncated?: number): CaptureFrame {
+  frame(
+    dir: FrameDirection,
+    raw: string,
+    decoded: DecodedFrame = decodeFrame(raw),
+    side?: CaptureSide,
+    rawBytes?: Buffer,
+    truncated?: number,
+  ): CaptureFrame {
     const f: CaptureFrame = { seq: ++this.seq, t: this.now(), dir, raw, kind: decoded.kind };
     if (decoded.method !== undefined) f.method = decoded.method;
     if (decoded.id !== undefined) f.id = decoded.id;
@@ -164,7 +199,8 @@ export class CaptureWriter {
     if (side !== undefined) tail += `,"side":"${side}"`;
     if (truncated !== undefined) tail += `,"truncated":${truncated}`;
     const head = `{"seq":${f.seq},"t":${f.t},"dir":"${dir}","raw":`;
-    if (rawBytes !== undefined && this.corked && this.fd !== undefined && this.escaped(head, rawBytes)) this.text(`${tail}}\n`);
+    if (rawBytes !== undefined && this.corked && this.fd !== undefined && this.escaped(head, rawBytes))
+      this.text(`${tail}}\n`);
     else this.text(`${head}${JSON.stringify(raw)}${tail}}\n`);
     return f;
   }
@@ -276,12 +312,29 @@ function writeAll(fd: number, buf: Buffer, length: number): void {
  * Numbers frames the way {@link CaptureWriter.frame} does: through `recorder` when there is one,
  * else in memory only (validation without recording still needs seq and time).
  */
-export function frameStamper(recorder: CaptureWriter | undefined): (dir: FrameDirection, raw: string, decoded: DecodedFrame, side?: CaptureSide, rawBytes?: Buffer, truncated?: number) => CaptureFrame {
-  if (recorder) return (dir, raw, decoded, side, rawBytes, truncated) => recorder.frame(dir, raw, decoded, side, rawBytes, truncated);
+export function frameStamper(
+  recorder: CaptureWriter | undefined,
+): (
+  dir: FrameDirection,
+  raw: string,
+  decoded: DecodedFrame,
+  side?: CaptureSide,
+  rawBytes?: Buffer,
+  truncated?: number,
+) => CaptureFrame {
+  if (recorder)
+    return (dir, raw, decoded, side, rawBytes, truncated) =>
+      recorder.frame(dir, raw, decoded, side, rawBytes, truncated);
   let seq = 0;
   const t0 = process.hrtime.bigint();
   return (dir, raw, d, side, _bytes, truncated) => {
-    const f: CaptureFrame = { seq: ++seq, t: Math.round(Number(process.hrtime.bigint() - t0) / 1000) / 1000, dir, raw, kind: d.kind };
+    const f: CaptureFrame = {
+      seq: ++seq,
+      t: Math.round(Number(process.hrtime.bigint() - t0) / 1000) / 1000,
+      dir,
+      raw,
+      kind: d.kind,
+    };
     if (d.method !== undefined) f.method = d.method;
     if (d.id !== undefined) f.id = d.id;
     if (side !== undefined) f.side = side;
@@ -390,15 +443,21 @@ class CaptureFileReader {
     } catch {
       // an acp-devtools export is one (possibly pretty-printed) JSON document, not NDJSON
       if (line.trimStart().startsWith('{')) return { kind: 'document' };
-      throw new CaptureFormatError(`${path}: line 1 is not JSON; expected an acp-kit capture (NDJSON), an acp-devtools export or a Rust conductor trace (.jsons)`);
+      throw new CaptureFormatError(
+        `${path}: line 1 is not JSON; expected an acp-kit capture (NDJSON), an acp-devtools export or a Rust conductor trace (.jsons)`,
+      );
     }
-    if (isCaptureJsonExport(parsed) || isDevtoolsExport(parsed)) return { kind: 'whole', frames: this.wholeDocument(parsed, line, lineNo) };
+    if (isCaptureJsonExport(parsed) || isDevtoolsExport(parsed))
+      return { kind: 'whole', frames: this.wholeDocument(parsed, line, lineNo) };
     if (isConductorEvent(parsed)) {
       const trace = new ConductorTrace(path);
       this.header = trace.header;
       return { kind: 'conductor', trace, first: parsed };
     }
-    if (!isObj(parsed) || parsed.type !== 'header' || parsed.format !== 'acp-kit-capture') throw new CaptureFormatError(`${path}: line 1 is not a capture header (expected {"type":"header","format":"acp-kit-capture",…}, a Rust conductor trace event {"type":"request","ts":…} or an acp-devtools export)`);
+    if (!isObj(parsed) || parsed.type !== 'header' || parsed.format !== 'acp-kit-capture')
+      throw new CaptureFormatError(
+        `${path}: line 1 is not a capture header (expected {"type":"header","format":"acp-kit-capture",…}, a Rust conductor trace event {"type":"request","ts":…} or an acp-devtools export)`,
+      );
     this.header = headerFrom(parsed);
     return { kind: 'ndjson' };
   }
@@ -424,7 +483,11 @@ class CaptureFileReader {
   }
 
   /** A JSON document read whole on one line: a `captures export --format json` or an acp-devtools export. */
-  private *wholeDocument(parsed: CaptureJsonExport | DevtoolsExport, line: string, lineNo: number): Generator<CaptureFrame> {
+  private *wholeDocument(
+    parsed: CaptureJsonExport | DevtoolsExport,
+    line: string,
+    lineNo: number,
+  ): Generator<CaptureFrame> {
     if (isCaptureJsonExport(parsed)) yield* this.mapJsonExport(parsed, line, lineNo);
     else yield* this.mapDevtools(parsed, line, lineNo);
   }
@@ -435,13 +498,18 @@ class CaptureFileReader {
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new CaptureFormatError(`${this.path}: not JSON; expected an acp-kit capture (NDJSON) or an acp-devtools export`);
+      throw new CaptureFormatError(
+        `${this.path}: not JSON; expected an acp-kit capture (NDJSON) or an acp-devtools export`,
+      );
     }
     if (isCaptureJsonExport(parsed)) {
       yield* this.mapJsonExport(parsed, text, firstLine);
       return;
     }
-    if (!isDevtoolsExport(parsed)) throw new CaptureFormatError(`${this.path}: JSON document without a messages array; expected an acp-devtools export {version, session, messages:[…]}`);
+    if (!isDevtoolsExport(parsed))
+      throw new CaptureFormatError(
+        `${this.path}: JSON document without a messages array; expected an acp-devtools export {version, session, messages:[…]}`,
+      );
     yield* this.mapDevtools(parsed, text, firstLine);
   }
 
@@ -488,7 +556,12 @@ export function headerFrom(h: JsonObject): CaptureHeader {
 /** A meta line as read: known fields of the wrong type are left out, unknown ones kept. */
 export function metaFrom(o: JsonObject): CaptureMeta {
   const { protocolVersion, agentProtocolVersion, exitCode, signal, ...rest } = o;
-  const out: CaptureMeta = { ...rest, type: 'meta', seq: typeof o.seq === 'number' ? o.seq : 0, t: typeof o.t === 'number' ? o.t : 0 };
+  const out: CaptureMeta = {
+    ...rest,
+    type: 'meta',
+    seq: typeof o.seq === 'number' ? o.seq : 0,
+    t: typeof o.t === 'number' ? o.t : 0,
+  };
   if (typeof protocolVersion === 'number') out.protocolVersion = protocolVersion;
   if (typeof agentProtocolVersion === 'number') out.agentProtocolVersion = agentProtocolVersion;
   if (typeof exitCode === 'number' || exitCode === null) out.exitCode = exitCode;
@@ -502,8 +575,16 @@ export function metaFrom(o: JsonObject): CaptureMeta {
  */
 export function frameFrom(o: JsonObject): CaptureFrame | undefined {
   const { type: _type, seq, t, dir, raw, kind, method, id, side, hop, truncated, ...rest } = o;
-  if (typeof seq !== 'number' || typeof raw !== 'string' || (dir !== 'editor->agent' && dir !== 'agent->editor')) return undefined;
-  const f: CaptureFrame = { ...rest, seq, t: typeof t === 'number' ? t : 0, dir, raw, kind: isFrameKind(kind) ? kind : decodeFrame(raw).kind };
+  if (typeof seq !== 'number' || typeof raw !== 'string' || (dir !== 'editor->agent' && dir !== 'agent->editor'))
+    return undefined;
+  const f: CaptureFrame = {
+    ...rest,
+    seq,
+    t: typeof t === 'number' ? t : 0,
+    dir,
+    raw,
+    kind: isFrameKind(kind) ? kind : decodeFrame(raw).kind,
+  };
   if (typeof method === 'string') f.method = method;
   if (id !== undefined && isFrameId(id)) f.id = id;
   // an unknown side is no leg this reader knows: the frame keeps the editor's leg
@@ -527,7 +608,13 @@ interface ConductorEvent extends JsonObject {
 }
 
 function isConductorEvent(v: unknown): v is ConductorEvent {
-  return isObj(v) && (v.type === 'request' || v.type === 'response' || v.type === 'notification') && typeof v.ts === 'number' && typeof v.from === 'string' && typeof v.to === 'string';
+  return (
+    isObj(v) &&
+    (v.type === 'request' || v.type === 'response' || v.type === 'notification') &&
+    typeof v.ts === 'number' &&
+    typeof v.from === 'string' &&
+    typeof v.to === 'string'
+  );
 }
 
 /**
@@ -551,12 +638,23 @@ class ConductorTrace {
     } catch {
       /* keep the epoch */
     }
-    this.header = { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: 'rust-conductor', agent: [], start, source: 'rust-conductor' };
+    this.header = {
+      type: 'header',
+      format: 'acp-kit-capture',
+      formatVersion: 1,
+      acpKit: 'rust-conductor',
+      agent: [],
+      start,
+      source: 'rust-conductor',
+    };
   }
 
   frame(event: unknown, line: number, skipped: Array<{ line: number; reason: string }>): CaptureFrame | undefined {
     if (!isConductorEvent(event)) {
-      skipped.push({ line, reason: 'not a conductor trace event (type request/response/notification with ts, from, to)' });
+      skipped.push({
+        line,
+        reason: 'not a conductor trace event (type request/response/notification with ts, from, to)',
+      });
       return undefined;
     }
     const from = componentRank(event.from);
@@ -572,7 +670,10 @@ class ConductorTrace {
     const idKey = `${JSON.stringify(event.id ?? null)}`;
     if (event.protocol === 'mcp') {
       if (event.type === 'request') this.mcpIds.add(idKey);
-      skipped.push({ line, reason: `MCP-over-ACP ${String(event.type)} ${typeof event.method === 'string' ? event.method : ''}`.trimEnd() });
+      skipped.push({
+        line,
+        reason: `MCP-over-ACP ${String(event.type)} ${typeof event.method === 'string' ? event.method : ''}`.trimEnd(),
+      });
       return undefined;
     }
     let message: Record<string, unknown>;
@@ -581,7 +682,11 @@ class ConductorTrace {
         skipped.push({ line, reason: 'MCP-over-ACP response' });
         return undefined;
       }
-      message = { jsonrpc: '2.0', id: event.id ?? null, [event.is_error === true ? 'error' : 'result']: event.payload ?? null };
+      message = {
+        jsonrpc: '2.0',
+        id: event.id ?? null,
+        [event.is_error === true ? 'error' : 'result']: event.payload ?? null,
+      };
     } else {
       // the conductor initializes proxies with `_proxy/initialize` (same params and answer as
       // `initialize`; see tests/trace_snapshot.rs): it is the initialize of the chain
@@ -632,7 +737,14 @@ export function emptyCaptureProblem(path: string, frames: number, skipped: reado
 }
 
 /** Reads a whole capture into memory (for small captures and tests). */
-export async function readCapture(path: string): Promise<{ header: CaptureHeader | undefined; frames: CaptureFrame[]; metas: CaptureMeta[]; skipped: Array<{ line: number; reason: string }> }> {
+export async function readCapture(
+  path: string,
+): Promise<{
+  header: CaptureHeader | undefined;
+  frames: CaptureFrame[];
+  metas: CaptureMeta[];
+  skipped: Array<{ line: number; reason: string }>;
+}> {
   const r = openCapture(path);
   const frames: CaptureFrame[] = [];
   for await (const f of r) frames.push(f);

@@ -21,17 +21,32 @@ export function isDevtoolsExport(v: unknown): v is DevtoolsExport {
   return isObj(v) && Array.isArray(v.messages) && v.type !== 'header';
 }
 
-const DIRECTIONS: Readonly<Record<string, FrameDirection>> = { 'editor-to-agent': 'editor->agent', 'agent-to-editor': 'agent->editor' };
+const DIRECTIONS: Readonly<Record<string, FrameDirection>> = {
+  'editor-to-agent': 'editor->agent',
+  'agent-to-editor': 'agent->editor',
+};
 
 /** The capture header of an export: its agent command and start; `source` says where it came from. */
 export function devtoolsHeader(doc: DevtoolsExport): CaptureHeader {
   const session = isObj(doc.session) ? doc.session : {};
   const first = doc.messages.find((m) => isObj(m) && typeof m.timestamp === 'number');
-  const startMs = typeof session.startedAt === 'number' ? session.startedAt : isObj(first) ? first.timestamp : undefined;
+  const startMs =
+    typeof session.startedAt === 'number' ? session.startedAt : isObj(first) ? first.timestamp : undefined;
   // the export keeps only the joined command line: split at the spaces it was joined with
   const agent = typeof session.agentCommand === 'string' ? session.agentCommand.split(' ').filter((w) => w !== '') : [];
-  const start = typeof startMs === 'number' && Number.isFinite(startMs) ? new Date(startMs).toISOString() : new Date(0).toISOString();
-  return { type: 'header', format: 'acp-kit-capture', formatVersion: 1, acpKit: 'acp-devtools', agent, start, source: 'acp-devtools' };
+  const start =
+    typeof startMs === 'number' && Number.isFinite(startMs)
+      ? new Date(startMs).toISOString()
+      : new Date(0).toISOString();
+  return {
+    type: 'header',
+    format: 'acp-kit-capture',
+    formatVersion: 1,
+    acpKit: 'acp-devtools',
+    agent,
+    start,
+    source: 'acp-devtools',
+  };
 }
 
 /**
@@ -39,7 +54,13 @@ export function devtoolsHeader(doc: DevtoolsExport): CaptureHeader {
  * an unknown direction) is skipped and reported at the line of the file where it starts:
  * `lines[i]` for `messages[i]` (see {@link devtoolsMessageLines}).
  */
-export function* devtoolsFrames(doc: DevtoolsExport, header: CaptureHeader, lines: readonly number[], skipped: Array<{ line: number; reason: string }>, decode: (raw: string) => { kind: CaptureFrame['kind']; method?: string; id?: CaptureFrame['id'] }): Generator<CaptureFrame> {
+export function* devtoolsFrames(
+  doc: DevtoolsExport,
+  header: CaptureHeader,
+  lines: readonly number[],
+  skipped: Array<{ line: number; reason: string }>,
+  decode: (raw: string) => { kind: CaptureFrame['kind']; method?: string; id?: CaptureFrame['id'] },
+): Generator<CaptureFrame> {
   const startMs = Date.parse(header.start);
   let seq = 0;
   for (const [i, m] of doc.messages.entries()) {
@@ -50,10 +71,18 @@ export function* devtoolsFrames(doc: DevtoolsExport, header: CaptureHeader, line
     }
     const dir = typeof m.direction === 'string' ? DIRECTIONS[m.direction] : undefined;
     if (!dir) {
-      skipped.push({ line, reason: `messages[${i}]: direction ${JSON.stringify(m.direction)} is neither "editor-to-agent" nor "agent-to-editor"` });
+      skipped.push({
+        line,
+        reason: `messages[${i}]: direction ${JSON.stringify(m.direction)} is neither "editor-to-agent" nor "agent-to-editor"`,
+      });
       continue;
     }
-    const raw = typeof m.raw === 'string' ? m.raw : m.payload !== undefined && m.payload !== null ? JSON.stringify(m.payload) : undefined;
+    const raw =
+      typeof m.raw === 'string'
+        ? m.raw
+        : m.payload !== undefined && m.payload !== null
+          ? JSON.stringify(m.payload)
+          : undefined;
     if (raw === undefined) {
       skipped.push({ line, reason: `messages[${i}] has neither raw nor payload` });
       continue;

@@ -92,7 +92,16 @@ export interface DiffOptions {
  * value. The first time an id appears in an aligned pair, A's and B's values are paired; later
  * they must pair the same way again.
  */
-const ID_KEYS = new Set(['sessionId', 'messageId', 'userMessageId', 'toolCallId', 'terminalId', 'planId', 'elicitationId', 'requestId']);
+const ID_KEYS = new Set([
+  'sessionId',
+  'messageId',
+  'userMessageId',
+  'toolCallId',
+  'terminalId',
+  'planId',
+  'elicitationId',
+  'requestId',
+]);
 /** Wall-clock fields: never compared. */
 const TIME_KEYS = new Set(['updatedAt', 'createdAt', 'timestamp']);
 const MAX_FIELDS = 50;
@@ -204,14 +213,28 @@ function lcsOps(ka: number[], kb: number[], timeoutMs: number): { ops: Op[]; ali
 type Change = { value: number[]; added?: boolean; removed?: boolean };
 
 /** The changes between two non-empty-together key lists: exact in time, else over runs, else positional. */
-function middleChanges(ma: number[], mb: number[], timeoutMs: number): { changes: Change[]; alignment: CaptureDiff['alignment'] } {
-  if (ma.length === 0 || mb.length === 0) return { changes: [{ value: ma.length ? ma : mb, removed: ma.length > 0, added: mb.length > 0 }], alignment: 'lcs' };
+function middleChanges(
+  ma: number[],
+  mb: number[],
+  timeoutMs: number,
+): { changes: Change[]; alignment: CaptureDiff['alignment'] } {
+  if (ma.length === 0 || mb.length === 0)
+    return {
+      changes: [{ value: ma.length ? ma : mb, removed: ma.length > 0, added: mb.length > 0 }],
+      alignment: 'lcs',
+    };
   const exact = diffArrays(ma, mb, { timeout: timeoutMs });
   if (exact) return { changes: exact, alignment: 'lcs' };
   // runs are few (a streamed turn is one run), so they get a budget of their own
   const runs = runsDiff(ma, mb, Math.max(timeoutMs, 1000));
   if (runs) return { changes: runs, alignment: 'runs' };
-  return { changes: [{ value: ma, removed: true }, { value: mb, added: true }], alignment: 'none' };
+  return {
+    changes: [
+      { value: ma, removed: true },
+      { value: mb, added: true },
+    ],
+    alignment: 'none',
+  };
 }
 
 const WORST: ReadonlyArray<CaptureDiff['alignment']> = ['lcs', 'runs', 'none'];
@@ -223,14 +246,24 @@ const WORST: ReadonlyArray<CaptureDiff['alignment']> = ['lcs', 'runs', 'none'];
  * race through the proxy), so a frame that only moved past frames of the other direction is no
  * difference. An answer still follows its request: the pair is in the other direction's sequence.
  */
-function alignByDirection(a: readonly CaptureFrame[], b: readonly CaptureFrame[], ka: number[], kb: number[], timeoutMs: number): { ops: Op[]; alignment: CaptureDiff['alignment'] } {
+function alignByDirection(
+  a: readonly CaptureFrame[],
+  b: readonly CaptureFrame[],
+  ka: number[],
+  kb: number[],
+  timeoutMs: number,
+): { ops: Op[]; alignment: CaptureDiff['alignment'] } {
   const pairOfA = new Map<number, number>();
   const pairedB = new Set<number>();
   let alignment: CaptureDiff['alignment'] = 'lcs';
   for (const dir of ['editor->agent', 'agent->editor'] as const) {
     const ia = indicesOf(a, dir);
     const ib = indicesOf(b, dir);
-    const r = lcsOps(ia.map((i) => nth(ka, i)), ib.map((i) => nth(kb, i)), timeoutMs);
+    const r = lcsOps(
+      ia.map((i) => nth(ka, i)),
+      ib.map((i) => nth(kb, i)),
+      timeoutMs,
+    );
     if (WORST.indexOf(r.alignment) > WORST.indexOf(alignment)) alignment = r.alignment;
     for (const op of r.ops) {
       if (op.type !== 'same') continue;
@@ -265,7 +298,11 @@ function indicesOf(frames: readonly CaptureFrame[], dir: FrameDirection): number
 }
 
 /** Fallback for very different captures: LCS over runs of equal keys, then runs paired frame by frame. */
-function runsDiff(ma: number[], mb: number[], timeoutMs: number): Array<{ value: number[]; added: boolean; removed: boolean }> | undefined {
+function runsDiff(
+  ma: number[],
+  mb: number[],
+  timeoutMs: number,
+): Array<{ value: number[]; added: boolean; removed: boolean }> | undefined {
   const runs = (k: number[]): Array<{ key: number; len: number }> => {
     const out: Array<{ key: number; len: number }> = [];
     for (const x of k) {
@@ -312,7 +349,8 @@ function runsDiff(ma: number[], mb: number[], timeoutMs: number): Array<{ value:
 }
 
 const IDENT = /^[A-Za-z_$][\w$]*$/;
-const child = (path: string, key: string): string => (IDENT.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(key)}]`);
+const child = (path: string, key: string): string =>
+  IDENT.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(key)}]`;
 
 /** Pairs A's and B's identifiers by first appearance in aligned frames. */
 class IdCorrespondence {
@@ -334,9 +372,22 @@ class IdCorrespondence {
   }
 }
 
-function compareValues(a: unknown, b: unknown, path: string, out: FieldDifference[], ids: IdCorrespondence | undefined, key?: string): void {
+function compareValues(
+  a: unknown,
+  b: unknown,
+  path: string,
+  out: FieldDifference[],
+  ids: IdCorrespondence | undefined,
+  key?: string,
+): void {
   if (key !== undefined && TIME_KEYS.has(key)) return;
-  if (key !== undefined && ids && ID_KEYS.has(key) && (typeof a === 'string' || typeof a === 'number') && (typeof b === 'string' || typeof b === 'number')) {
+  if (
+    key !== undefined &&
+    ids &&
+    ID_KEYS.has(key) &&
+    (typeof a === 'string' || typeof a === 'number') &&
+    (typeof b === 'string' || typeof b === 'number')
+  ) {
     if (!ids.match(key, a, b)) out.push({ path, a, b });
     return;
   }
@@ -385,7 +436,11 @@ function ref(p: Prepared, i: number): DiffFrameRef {
  * in generated ids are equal; timestamps (frame times and `updatedAt`-like fields) never count.
  * Latency is reported per method (p50 of each side and the delta) but is not a difference.
  */
-export function diffCaptures(a: readonly CaptureFrame[], b: readonly CaptureFrame[], options: DiffOptions = {}): CaptureDiff {
+export function diffCaptures(
+  a: readonly CaptureFrame[],
+  b: readonly CaptureFrame[],
+  options: DiffOptions = {},
+): CaptureDiff {
   const intern = new Map<string, number>();
   const pa = prepare(a, intern);
   const pb = prepare(b, intern);
@@ -396,7 +451,12 @@ export function diffCaptures(a: readonly CaptureFrame[], b: readonly CaptureFram
   compareValues(pa.agentCaps ?? null, pb.agentCaps ?? null, 'agent', capabilities, undefined);
   const versionsEqual = pa.version.offered === pb.version.offered && pa.version.negotiated === pb.version.negotiated;
   return {
-    equal: summary.changed === 0 && summary.removed === 0 && summary.added === 0 && versionsEqual && capabilities.length === 0,
+    equal:
+      summary.changed === 0 &&
+      summary.removed === 0 &&
+      summary.added === 0 &&
+      versionsEqual &&
+      capabilities.length === 0,
     alignment,
     a: { frames: a.length, version: pa.version },
     b: { frames: b.length, version: pb.version },
@@ -413,7 +473,12 @@ export function diffCaptures(a: readonly CaptureFrame[], b: readonly CaptureFram
  * Walks the alignment: aligned frames compared field by field, frames on one side only grouped in
  * runs of the same key. At most `maxEntries` entries listed; the summary counts all.
  */
-function collectDifferences(ops: readonly Op[], pa: Prepared, pb: Prepared, maxEntries: number): Pick<CaptureDiff, 'differences' | 'truncated' | 'summary'> {
+function collectDifferences(
+  ops: readonly Op[],
+  pa: Prepared,
+  pb: Prepared,
+  maxEntries: number,
+): Pick<CaptureDiff, 'differences' | 'truncated' | 'summary'> {
   const ids = new IdCorrespondence();
   const differences: DiffEntry[] = [];
   let truncated = 0;
@@ -441,7 +506,12 @@ function collectDifferences(ops: readonly Op[], pa: Prepared, pb: Prepared, maxE
       const fields = compareFrames(fa, fb, ids);
       if (fields.length > 0) {
         summary.changed++;
-        const e: DiffEntry = { type: 'changed', a: ref(pa, op.a), b: ref(pb, op.b), fields: fields.slice(0, MAX_FIELDS) };
+        const e: DiffEntry = {
+          type: 'changed',
+          a: ref(pa, op.a),
+          b: ref(pb, op.b),
+          fields: fields.slice(0, MAX_FIELDS),
+        };
         if (fields.length > MAX_FIELDS) e.moreFields = fields.length - MAX_FIELDS;
         push(e);
       }
@@ -456,7 +526,13 @@ function collectDifferences(ops: readonly Op[], pa: Prepared, pb: Prepared, maxE
       run.last = ref(side, i);
     } else {
       flush();
-      run = { type: op.type, count: 1, first: ref(side, i), last: ref(side, i), afterOtherSeq: op.type === 'removed' ? lastB : lastA };
+      run = {
+        type: op.type,
+        count: 1,
+        first: ref(side, i),
+        last: ref(side, i),
+        afterOtherSeq: op.type === 'removed' ? lastB : lastA,
+      };
       runKey = key;
     }
   }

@@ -13,5 +13,10 @@ export interface CaptureJsonExport {
 
 /** Whether a parsed JSON document is a {@link CaptureJsonExport}. */
 export function isCaptureJsonExport(v: unknown): v is CaptureJsonExport {
-  return isObj(v) && Array.isArray(v.frames) && Array.isArray(v.metas) && (v.header === null || (isObj(v.header) && v.header.format === 'acp-kit-capture'));
+  return (
+    isObj(v) &&
+    Array.isArray(v.frames) &&
+    Array.isArray(v.metas) &&
+    (v.header === null || (isObj(v.header) && v.header.format === 'acp-kit-capture'))
+  );
 }

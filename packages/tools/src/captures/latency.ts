@@ -28,7 +28,12 @@ export function summarizeLatencies(values: readonly number[]): LatencySummary | 
   if (values.length === 0) return undefined;
   const sorted = [...values].sort((a, b) => a - b);
   const r = (n: number | undefined): number => Math.round((n ?? 0) * 1000) / 1000;
-  return { count: sorted.length, p50: r(percentile(sorted, 50)), p99: r(percentile(sorted, 99)), max: r(sorted[sorted.length - 1]) };
+  return {
+    count: sorted.length,
+    p50: r(percentile(sorted, 50)),
+    p99: r(percentile(sorted, 99)),
+    max: r(sorted[sorted.length - 1]),
+  };
 }
 
 /** A request as {@link RequestPairer} remembers it until its answer passes. */
@@ -65,7 +70,13 @@ export class RequestPairer {
    */
   push(frame: CaptureFrame): AnsweredRequest | undefined {
     if (frame.kind === 'request' && frame.method !== undefined) {
-      this.pending.set(idKey(frame.dir, frame.id), { seq: frame.seq, t: frame.t, dir: frame.dir, method: frame.method, id: frame.id ?? null });
+      this.pending.set(idKey(frame.dir, frame.id), {
+        seq: frame.seq,
+        t: frame.t,
+        dir: frame.dir,
+        method: frame.method,
+        id: frame.id ?? null,
+      });
       return undefined;
     }
     if (frame.kind !== 'response' && frame.kind !== 'error') return undefined;

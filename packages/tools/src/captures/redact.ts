@@ -52,7 +52,9 @@ function redactEnv(env: unknown): unknown {
 
 function redactHeaders(headers: unknown): unknown {
   if (Array.isArray(headers)) {
-    return headers.map((h: unknown) => (isObj(h) && SECRET_HEADER.test(String(h.name)) ? { ...h, value: REDACTED } : walk(h, false)));
+    return headers.map((h: unknown) =>
+      isObj(h) && SECRET_HEADER.test(String(h.name)) ? { ...h, value: REDACTED } : walk(h, false),
+    );
   }
   if (headers && typeof headers === 'object') {
     return Object.fromEntries(Object.entries(headers).map(([k, x]) => [k, SECRET_HEADER.test(k) ? REDACTED : x]));

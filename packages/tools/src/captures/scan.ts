@@ -43,11 +43,20 @@ export function scanFrame(raw: string): DecodedFrame | undefined {
     if (tail.id !== undefined) return { kind: 'request', method, id: tail.id.value };
     return hasId ? { kind: 'request', method, id } : { kind: 'notification', method };
   }
-  for (const [key, kind] of [['"result":', 'response'], ['"error":', 'error']] as const) {
+  for (const [key, kind] of [
+    ['"result":', 'response'],
+    ['"error":', 'error'],
+  ] as const) {
     if (!raw.startsWith(key, i)) continue;
     // `error` wins over `result` in the decode, a `method` over both, the last `id` over the first;
     // without an id before, `{"jsonrpc":"2.0","result":…,"id":…}` needs the id as the last key
-    const tail = scanTail(raw, i, kind === 'response' ? LATER_ID_METHOD_OR_ERROR : LATER_ID_OR_METHOD, !hasId, key.length);
+    const tail = scanTail(
+      raw,
+      i,
+      kind === 'response' ? LATER_ID_METHOD_OR_ERROR : LATER_ID_OR_METHOD,
+      !hasId,
+      key.length,
+    );
     if (tail === undefined) return undefined;
     if (hasId) return { kind, id };
     return tail.id === undefined ? undefined : { kind, id: tail.id.value };
@@ -61,7 +70,13 @@ export function scanFrame(raw: string): DecodedFrame | undefined {
  * must be exactly `,"<key>":<value>` (when `valueAt` is given: the value of the key at `at`), then, if
  * `trailingId`, optionally `,"id":<id>`, then `}`.
  */
-function scanTail(raw: string, at: number, keys: RegExp, trailingId: boolean, valueAt?: number): { id?: { value: FrameId } } | undefined {
+function scanTail(
+  raw: string,
+  at: number,
+  keys: RegExp,
+  trailingId: boolean,
+  valueAt?: number,
+): { id?: { value: FrameId } } | undefined {
   if (valueAt === undefined && raw.charCodeAt(at) === CLOSE_BRACE) return at === raw.length - 1 ? {} : undefined;
   // one native pass over the rest of the line, the common case (a session/update) ends here
   keys.lastIndex = at;

@@ -116,7 +116,10 @@ export class CaptureStatsCollector {
   private invalid = 0;
   private unmatched = 0;
   private readonly methods = new Map<string, MethodAcc>();
-  private readonly errorCodes = new Map<string, { code: number | null; count: number; message: string; methods: Set<string> }>();
+  private readonly errorCodes = new Map<
+    string,
+    { code: number | null; count: number; message: string; methods: Set<string> }
+  >();
   private readonly updates = new Map<string, number>();
   private readonly pairer = new RequestPairer();
   private readonly turns: TurnStats[] = [];
@@ -167,7 +170,10 @@ export class CaptureStatsCollector {
         const m = this.method(answered.request.dir, answered.request.method);
         m.bytes += size;
         m.latencies.push(answered.latencyMs);
-        const needsBody = frame.kind === 'error' || answered.request.method === 'session/prompt' || answered.request.method === 'initialize';
+        const needsBody =
+          frame.kind === 'error' ||
+          answered.request.method === 'session/prompt' ||
+          answered.request.method === 'initialize';
         const body = needsBody ? parse(frame.raw) : undefined;
         if (frame.kind === 'error') {
           m.errors++;
@@ -192,7 +198,15 @@ export class CaptureStatsCollector {
 
   private onPrompt(frame: CaptureFrame): void {
     const sid = stringAt(parse(frame.raw), 'params', 'sessionId') ?? null;
-    const stats: TurnStats = { sessionId: sid, promptSeq: frame.seq, t: frame.t, timeToFirstChunkMs: null, durationMs: null, endSeq: null, stopReason: null };
+    const stats: TurnStats = {
+      sessionId: sid,
+      promptSeq: frame.seq,
+      t: frame.t,
+      timeToFirstChunkMs: null,
+      durationMs: null,
+      endSeq: null,
+      stopReason: null,
+    };
     this.turns.push(stats);
     // a prompt sent while work runs joins that work: its idle ends this turn too
     const turn: OpenTurn = { stats, sawRunning: sid !== null && this.running.has(sid), acknowledged: false };
@@ -222,7 +236,10 @@ export class CaptureStatsCollector {
     if (!turn) return;
     this.byPromptId.delete(key);
     if (frame.kind === 'error') {
-      turn.stats.error = { code: numberAt(body, 'error', 'code') ?? null, message: stringAt(body, 'error', 'message') ?? '' };
+      turn.stats.error = {
+        code: numberAt(body, 'error', 'code') ?? null,
+        message: stringAt(body, 'error', 'message') ?? '',
+      };
       this.end(turn, frame, null);
       return;
     }
@@ -249,7 +266,8 @@ export class CaptureStatsCollector {
     if (state === 'idle') {
       this.running.delete(sid);
       const stop = at(update, 'stopReason');
-      for (const turn of [...(list ?? [])]) if (turn.sawRunning) this.end(turn, frame, typeof stop === 'string' ? stop : null);
+      for (const turn of [...(list ?? [])])
+        if (turn.sawRunning) this.end(turn, frame, typeof stop === 'string' ? stop : null);
     } else if (typeof state === 'string') {
       this.running.add(sid);
       for (const turn of list ?? []) turn.sawRunning = true;
@@ -259,7 +277,8 @@ export class CaptureStatsCollector {
   /** The statistics of the frames pushed so far (requests in flight count as unanswered). */
   result(): CaptureStats {
     const unanswered = new Map<string, number>();
-    for (const p of this.pairer.unanswered()) unanswered.set(`${p.method}\u0000${p.dir}`, (unanswered.get(`${p.method}\u0000${p.dir}`) ?? 0) + 1);
+    for (const p of this.pairer.unanswered())
+      unanswered.set(`${p.method}\u0000${p.dir}`, (unanswered.get(`${p.method}\u0000${p.dir}`) ?? 0) + 1);
     const methods: MethodStats[] = [...this.methods.entries()]
       .map(([key, m]) => ({
         method: m.method,
@@ -302,7 +321,9 @@ export class CaptureStatsCollector {
  * counts, latency p50/p99/max, bytes, errors by code, and per turn the time to the first chunk,
  * the duration and the stop reason.
  */
-export async function captureStats(frames: Iterable<CaptureFrame> | AsyncIterable<CaptureFrame>): Promise<CaptureStats> {
+export async function captureStats(
+  frames: Iterable<CaptureFrame> | AsyncIterable<CaptureFrame>,
+): Promise<CaptureStats> {
   const c = new CaptureStatsCollector();
   for await (const f of frames) c.push(f);
   return c.result();

@@ -65,7 +65,14 @@ export interface CaptureValidatorOptions {
 }
 
 /** v1 updates that belong to a prompt turn (other kinds, e.g. commands or mode changes, may come any time). */
-const V1_TURN_UPDATES = new Set(['agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan', 'user_message_chunk']);
+const V1_TURN_UPDATES = new Set([
+  'agent_message_chunk',
+  'agent_thought_chunk',
+  'tool_call',
+  'tool_call_update',
+  'plan',
+  'user_message_chunk',
+]);
 const V2_REPLAY_UPDATES = new Set(['user_message', 'user_message_chunk']);
 const V2_AGENT_MESSAGES = new Set(['agent_message_chunk', 'agent_thought_chunk', 'agent_message', 'agent_thought']);
 
@@ -118,17 +125,37 @@ export class CaptureValidator {
         const preview = frame.raw.length > 60 ? `${frame.raw.slice(0, 60)}…` : frame.raw;
         out.push(
           frame.dir === 'agent->editor'
-            ? { rule: 'non-json-agent-stdout', requirement: 'ACP-ALL-TRANS-05', seqs: [frame.seq], message: `agent wrote a line that is not JSON on stdout: ${JSON.stringify(preview)}` }
-            : { rule: 'non-json-editor-stdin', requirement: 'ACP-ALL-TRANS-06', seqs: [frame.seq], message: `editor wrote a line that is not JSON to the agent's stdin: ${JSON.stringify(preview)}` },
+            ? {
+                rule: 'non-json-agent-stdout',
+                requirement: 'ACP-ALL-TRANS-05',
+                seqs: [frame.seq],
+                message: `agent wrote a line that is not JSON on stdout: ${JSON.stringify(preview)}`,
+              }
+            : {
+                rule: 'non-json-editor-stdin',
+                requirement: 'ACP-ALL-TRANS-06',
+                seqs: [frame.seq],
+                message: `editor wrote a line that is not JSON to the agent's stdin: ${JSON.stringify(preview)}`,
+              },
         );
       } else {
-        out.push(...this.schema(frame, { path: 'the message', message: 'must be a JSON-RPC 2.0 request, notification or response object' }));
+        out.push(
+          ...this.schema(frame, {
+            path: 'the message',
+            message: 'must be a JSON-RPC 2.0 request, notification or response object',
+          }),
+        );
       }
       return out;
     }
     if (!isObj(message)) {
       // a frame recorded as JSON-RPC whose line holds no object
-      out.push(...this.schema(frame, { path: 'the message', message: 'must be a JSON-RPC 2.0 request, notification or response object' }));
+      out.push(
+        ...this.schema(frame, {
+          path: 'the message',
+          message: 'must be a JSON-RPC 2.0 request, notification or response object',
+        }),
+      );
       return out;
     }
     const m = message;
@@ -164,9 +191,19 @@ export class CaptureValidator {
       const dir = p.dir;
       const id = key.slice(key.indexOf(':') + 1);
       if (p.cancelSeq !== undefined) {
-        out.push({ rule: 'permission-pending-after-cancel', requirement: 'ACP-ALL-PERM-03', seqs: [p.seq, p.cancelSeq], message: `session/request_permission id ${id} was never answered after session/cancel; the client must answer it with outcome "cancelled"` });
+        out.push({
+          rule: 'permission-pending-after-cancel',
+          requirement: 'ACP-ALL-PERM-03',
+          seqs: [p.seq, p.cancelSeq],
+          message: `session/request_permission id ${id} was never answered after session/cancel; the client must answer it with outcome "cancelled"`,
+        });
       } else {
-        out.push({ rule: 'unanswered-request', requirement: 'ACP-ALL-RPC-01', seqs: [p.seq], message: `${p.method} request id ${id} (${dir === 'editor->agent' ? 'editor to agent' : 'agent to editor'}) was never answered` });
+        out.push({
+          rule: 'unanswered-request',
+          requirement: 'ACP-ALL-RPC-01',
+          seqs: [p.seq],
+          message: `${p.method} request id ${id} (${dir === 'editor->agent' ? 'editor to agent' : 'agent to editor'}) was never answered`,
+        });
       }
     }
     this.pending.clear();
@@ -175,11 +212,31 @@ export class CaptureValidator {
   }
 
   /** A schema failure at `frame`: none when the caller's {@link CaptureValidatorOptions.attribute} judges it itself. */
-  private schema(frame: CaptureFrame, failure: ValidationFailure, method?: string, kind?: string, label?: string): Violation[] {
+  private schema(
+    frame: CaptureFrame,
+    failure: ValidationFailure,
+    method?: string,
+    kind?: string,
+    label?: string,
+  ): Violation[] {
     const version = this.version ?? 1;
-    const requirement = this.attribute ? this.attribute({ version, ...(method !== undefined ? { method } : {}), ...(kind !== undefined ? { kind } : {}), failure }) : `schema/v${version}`;
+    const requirement = this.attribute
+      ? this.attribute({
+          version,
+          ...(method !== undefined ? { method } : {}),
+          ...(kind !== undefined ? { kind } : {}),
+          failure,
+        })
+      : `schema/v${version}`;
     if (requirement === undefined) return [];
-    return [{ rule: 'schema', requirement, seqs: [frame.seq], message: `${label ?? frame.method ?? (frame.kind === 'invalid' ? 'message' : 'response')}: ${formatFailure('', failure)}` }];
+    return [
+      {
+        rule: 'schema',
+        requirement,
+        seqs: [frame.seq],
+        message: `${label ?? frame.method ?? (frame.kind === 'invalid' ? 'message' : 'response')}: ${formatFailure('', failure)}`,
+      },
+    ];
   }
 
   private session(id: unknown): SessionState | undefined {
@@ -199,14 +256,25 @@ export class CaptureValidator {
     const side = v.sideOf(method);
     const expected = frame.dir === 'editor->agent' ? 'agent' : 'client';
     if (side !== undefined && side !== 'protocol' && side !== expected) {
-      return this.schema(frame, { path: '', message: `is handled by the ${side}, so only the ${side === 'agent' ? 'editor' : 'agent'} may send it` }, method);
+      return this.schema(
+        frame,
+        {
+          path: '',
+          message: `is handled by the ${side}, so only the ${side === 'agent' ? 'editor' : 'agent'} may send it`,
+        },
+        method,
+      );
     }
     if (method !== 'session/update') {
       const f = v.params(method, p, 'params');
       return f ? this.schema(frame, f, method) : [];
     }
-    if (typeof p !== 'object' || p === null) return this.schema(frame, { path: 'params', message: 'must be object' }, method);
-    const out = typeof at(p, 'sessionId') !== 'string' ? this.schema(frame, { path: 'params.sessionId', message: 'must be string' }, method) : [];
+    if (typeof p !== 'object' || p === null)
+      return this.schema(frame, { path: 'params', message: 'must be object' }, method);
+    const out =
+      typeof at(p, 'sessionId') !== 'string'
+        ? this.schema(frame, { path: 'params.sessionId', message: 'must be string' }, method)
+        : [];
     const f = v.update(at(p, 'update'), 'params.update');
     const kind = at(p, 'update', 'sessionUpdate');
     if (f && f !== 'unknown') out.push(...this.schema(frame, f, method, typeof kind === 'string' ? kind : undefined));
@@ -231,9 +299,19 @@ export class CaptureValidator {
       const key = `${frame.dir}:${idKey(m.id)}`;
       const prev = this.pending.get(key);
       if (prev) {
-        out.push({ rule: 'duplicate-request-id', requirement: 'ACP-ALL-RPC-03', seqs: [prev.seq, frame.seq], message: `${method} reuses request id ${idKey(m.id)} while ${prev.method} (seq ${prev.seq}) with that id is still unanswered` });
+        out.push({
+          rule: 'duplicate-request-id',
+          requirement: 'ACP-ALL-RPC-03',
+          seqs: [prev.seq, frame.seq],
+          message: `${method} reuses request id ${idKey(m.id)} while ${prev.method} (seq ${prev.seq}) with that id is still unanswered`,
+        });
       }
-      this.pending.set(key, { seq: frame.seq, dir: frame.dir, method, sessionId: typeof params?.sessionId === 'string' ? params.sessionId : undefined });
+      this.pending.set(key, {
+        seq: frame.seq,
+        dir: frame.dir,
+        method,
+        sessionId: typeof params?.sessionId === 'string' ? params.sessionId : undefined,
+      });
     }
     const s = this.session(params?.sessionId);
     if (!s) return;
@@ -249,7 +327,12 @@ export class CaptureValidator {
         if (s.prompt) s.prompt.cancelSeq = frame.seq;
         if (this.version === 2 && s.running) s.cancelSeq = frame.seq;
         for (const p of this.pending.values()) {
-          if (p.method === 'session/request_permission' && p.sessionId === params?.sessionId && p.cancelSeq === undefined) p.cancelSeq = frame.seq;
+          if (
+            p.method === 'session/request_permission' &&
+            p.sessionId === params?.sessionId &&
+            p.cancelSeq === undefined
+          )
+            p.cancelSeq = frame.seq;
         }
       }
       return;
@@ -258,14 +341,28 @@ export class CaptureValidator {
     const update = at(params, 'update');
     const sessionUpdate = at(update, 'sessionUpdate');
     const kind = typeof sessionUpdate === 'string' ? sessionUpdate : '';
-    if (!this.tracedOrder && s.loaded && (this.version === 2 ? V2_REPLAY_UPDATES.has(kind) && !s.running : V1_TURN_UPDATES.has(kind))) {
+    if (
+      !this.tracedOrder &&
+      s.loaded &&
+      (this.version === 2 ? V2_REPLAY_UPDATES.has(kind) && !s.running : V1_TURN_UPDATES.has(kind))
+    ) {
       const id = s.loaded.method === 'session/load' ? 'ACP-V1-LOAD-03' : 'ACP-V2-RESUME-03';
-      out.push({ rule: 'replay-after-load-response', requirement: id, seqs: [s.loaded.requestSeq, s.loaded.responseSeq, frame.seq], message: `${kind} for session ${String(params?.sessionId)} arrived after the ${s.loaded.method} response (seq ${s.loaded.responseSeq}); replay must be complete before the response` });
+      out.push({
+        rule: 'replay-after-load-response',
+        requirement: id,
+        seqs: [s.loaded.requestSeq, s.loaded.responseSeq, frame.seq],
+        message: `${kind} for session ${String(params?.sessionId)} arrived after the ${s.loaded.method} response (seq ${s.loaded.responseSeq}); replay must be complete before the response`,
+      });
       return;
     }
     if (this.version !== 2) {
       if (!this.tracedOrder && !s.prompt && s.ended && V1_TURN_UPDATES.has(kind)) {
-        out.push({ rule: 'update-after-prompt-response', requirement: 'ACP-V1-PROMPT-03', seqs: [s.ended.promptSeq, s.ended.responseSeq, frame.seq], message: `${kind} for session ${String(params?.sessionId)} arrived after the session/prompt response (seq ${s.ended.responseSeq}) ended the turn` });
+        out.push({
+          rule: 'update-after-prompt-response',
+          requirement: 'ACP-V1-PROMPT-03',
+          seqs: [s.ended.promptSeq, s.ended.responseSeq, frame.seq],
+          message: `${kind} for session ${String(params?.sessionId)} arrived after the session/prompt response (seq ${s.ended.responseSeq}) ended the turn`,
+        });
       }
       return;
     }
@@ -276,7 +373,12 @@ export class CaptureValidator {
           s.idle = { seq: frame.seq, messages: s.workMessages };
           s.workMessages = new Set();
           if (s.cancelSeq !== undefined && at(update, 'stopReason') === 'error') {
-            out.push({ rule: 'cancel-answered-with-error', requirement: 'ACP-V2-CANCEL-06', seqs: [s.cancelSeq, frame.seq], message: `the work cancelled by session/cancel (seq ${s.cancelSeq}) ended with stopReason "error"; it must end "cancelled"` });
+            out.push({
+              rule: 'cancel-answered-with-error',
+              requirement: 'ACP-V2-CANCEL-06',
+              seqs: [s.cancelSeq, frame.seq],
+              message: `the work cancelled by session/cancel (seq ${s.cancelSeq}) ended with stopReason "error"; it must end "cancelled"`,
+            });
           }
           s.cancelSeq = undefined;
         }
@@ -291,7 +393,12 @@ export class CaptureValidator {
     const messageId = at(update, 'messageId');
     if (V2_AGENT_MESSAGES.has(kind) && typeof messageId === 'string') {
       if (!s.running && s.idle?.messages.has(messageId)) {
-        out.push({ rule: 'update-after-idle', requirement: 'ACP-V2-LIFE-06', seqs: [s.idle.seq, frame.seq], message: `${kind} of message ${messageId}, part of the work that the idle state_update (seq ${s.idle.seq}) ended, arrived after that idle` });
+        out.push({
+          rule: 'update-after-idle',
+          requirement: 'ACP-V2-LIFE-06',
+          seqs: [s.idle.seq, frame.seq],
+          message: `${kind} of message ${messageId}, part of the work that the idle state_update (seq ${s.idle.seq}) ended, arrived after that idle`,
+        });
       } else if (s.running) s.workMessages.add(messageId);
     }
   }
@@ -302,13 +409,25 @@ export class CaptureValidator {
     // an error with id null answers a message whose id could not be read (JSON-RPC 2.0 section 5)
     if (!req && m.id === null && frame.kind === 'error') return;
     if (!req) {
-      out.push({ rule: 'response-to-unknown-id', requirement: 'ACP-ALL-RPC-03', seqs: [frame.seq], message: `response with id ${idKey(m.id)} answers no request in flight from the ${frame.dir === 'agent->editor' ? 'editor' : 'agent'}` });
+      out.push({
+        rule: 'response-to-unknown-id',
+        requirement: 'ACP-ALL-RPC-03',
+        seqs: [frame.seq],
+        message: `response with id ${idKey(m.id)} answers no request in flight from the ${frame.dir === 'agent->editor' ? 'editor' : 'agent'}`,
+      });
       return;
     }
     this.pending.delete(key);
     if (frame.kind === 'error') {
       const e = m.error;
-      if (!isObj(e) || !Number.isInteger(e.code) || typeof e.message !== 'string') out.push(...this.schema(frame, { path: 'error', message: 'must be {code: integer, message: string, data?}' }, req.method));
+      if (!isObj(e) || !Number.isInteger(e.code) || typeof e.message !== 'string')
+        out.push(
+          ...this.schema(
+            frame,
+            { path: 'error', message: 'must be {code: integer, message: string, data?}' },
+            req.method,
+          ),
+        );
     }
     if (m.id === this.initId && req.method === 'initialize' && frame.kind === 'response') {
       const pv = at(m.result, 'protocolVersion');
@@ -323,13 +442,23 @@ export class CaptureValidator {
       const outcome = at(m.result, 'outcome', 'outcome');
       const cancelledError = frame.kind === 'error' && this.version === 2 && at(m.error, 'code') === -32800;
       if (outcome !== 'cancelled' && !cancelledError) {
-        out.push({ rule: 'permission-pending-after-cancel', requirement: 'ACP-ALL-PERM-03', seqs: [req.seq, req.cancelSeq, frame.seq], message: `session/request_permission (seq ${req.seq}) was answered ${frame.kind === 'error' ? 'with an error' : `with outcome ${JSON.stringify(outcome)}`} after session/cancel (seq ${req.cancelSeq}); it must be answered with outcome "cancelled"` });
+        out.push({
+          rule: 'permission-pending-after-cancel',
+          requirement: 'ACP-ALL-PERM-03',
+          seqs: [req.seq, req.cancelSeq, frame.seq],
+          message: `session/request_permission (seq ${req.seq}) was answered ${frame.kind === 'error' ? 'with an error' : `with outcome ${JSON.stringify(outcome)}`} after session/cancel (seq ${req.cancelSeq}); it must be answered with outcome "cancelled"`,
+        });
       }
     }
     if (!s) return;
     if (req.method === 'session/prompt' && this.version !== 2 && s.prompt && idKey(s.prompt.id) === idKey(m.id)) {
       if (frame.kind === 'error' && s.prompt.cancelSeq !== undefined) {
-        out.push({ rule: 'cancel-answered-with-error', requirement: 'ACP-V1-CANCEL-06', seqs: [s.prompt.cancelSeq, frame.seq], message: `session/prompt (seq ${s.prompt.seq}) cancelled by session/cancel (seq ${s.prompt.cancelSeq}) was answered with an error; it must end with stopReason "cancelled"` });
+        out.push({
+          rule: 'cancel-answered-with-error',
+          requirement: 'ACP-V1-CANCEL-06',
+          seqs: [s.prompt.cancelSeq, frame.seq],
+          message: `session/prompt (seq ${s.prompt.seq}) cancelled by session/cancel (seq ${s.prompt.cancelSeq}) was answered with an error; it must end with stopReason "cancelled"`,
+        });
       }
       s.ended = { promptSeq: s.prompt.seq, responseSeq: frame.seq };
       s.prompt = undefined;

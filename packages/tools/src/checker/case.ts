@@ -115,7 +115,11 @@ export class CaseContext {
   /** Starts another process (or in-process instance) of the agent, for cases that span processes. */
   spawn(): AgentDriver {
     const s = this.settings;
-    const d = new AgentDriver('inProcess' in s ? { inProcess: s.inProcess } : { command: s.command, args: s.args, cwd: s.processCwd ?? process.cwd(), env: s.env });
+    const d = new AgentDriver(
+      'inProcess' in s
+        ? { inProcess: s.inProcess }
+        : { command: s.command, args: s.args, cwd: s.processCwd ?? process.cwd(), env: s.env },
+    );
     d.onRequest = (m) => this.onAgentRequest(m);
     this.drivers.push(d);
     return d;
@@ -158,7 +162,11 @@ export class CaseContext {
     const info = { name: 'acp-kit-check', title: 'acp-kit check', version: this.settings.clientVersion };
     return this.version === 2
       ? { protocolVersion, capabilities: {}, info }
-      : { protocolVersion, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: info };
+      : {
+          protocolVersion,
+          clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+          clientInfo: info,
+        };
   }
 
   /**
@@ -167,15 +175,20 @@ export class CaseContext {
    */
   async init(driver: AgentDriver = this.driver): Promise<Record<string, unknown>> {
     const r = await driver.request('initialize', this.initializeParams(), this.timeout);
-    if (r.error) this.skip(`the agent refused initialize at protocol version ${this.version}: ${JSON.stringify(r.error)}`);
+    if (r.error)
+      this.skip(`the agent refused initialize at protocol version ${this.version}: ${JSON.stringify(r.error)}`);
     const result = isObj(r.result) ? r.result : {};
-    if (result.protocolVersion !== this.version) this.skip(`the agent answered protocol version ${JSON.stringify(result.protocolVersion)} to a request for ${this.version}`);
+    if (result.protocolVersion !== this.version)
+      this.skip(
+        `the agent answered protocol version ${JSON.stringify(result.protocolVersion)} to a request for ${this.version}`,
+      );
     // the capture validator judged the result already: it takes the version from the answer
     driver.version = this.version;
     if (this.settings.auth !== undefined) {
       const method = this.version === 2 ? 'auth/login' : 'authenticate';
       const a = await driver.request(method, { methodId: this.settings.auth }, this.timeout);
-      if (a.error) this.skip(`${method} with method ${JSON.stringify(this.settings.auth)} failed: ${JSON.stringify(a.error)}`);
+      if (a.error)
+        this.skip(`${method} with method ${JSON.stringify(this.settings.auth)} failed: ${JSON.stringify(a.error)}`);
     }
     if (driver === this.driver) this.initResult = result;
     return result;
@@ -204,7 +217,11 @@ export class CaseContext {
   }
 
   /** The prompt params for `sessionId`. */
-  promptParams(sessionId: string, text = this.settings.prompt, extra: readonly unknown[] = []): Record<string, unknown> {
+  promptParams(
+    sessionId: string,
+    text = this.settings.prompt,
+    extra: readonly unknown[] = [],
+  ): Record<string, unknown> {
     return { sessionId, prompt: [{ type: 'text', text }, ...extra] };
   }
 
@@ -212,11 +229,22 @@ export class CaseContext {
    * Runs one turn to its end: v1 until the prompt response, v2 until the idle state update after
    * the prompt. Returns the seqs that mark it.
    */
-  async turn(sessionId: string, driver: AgentDriver = this.driver, text = this.settings.prompt, extra: readonly unknown[] = []): Promise<{ promptSeq: number; response: WireMessage & { seq: number }; endSeq: number; stopReason: unknown }> {
+  async turn(
+    sessionId: string,
+    driver: AgentDriver = this.driver,
+    text = this.settings.prompt,
+    extra: readonly unknown[] = [],
+  ): Promise<{ promptSeq: number; response: WireMessage & { seq: number }; endSeq: number; stopReason: unknown }> {
     const sent = driver.send('session/prompt', this.promptParams(sessionId, text, extra));
-    const responseLine = await driver.waitFor(answering(sent.id), this.turnTimeout, 'the session/prompt response', sent.seq);
+    const responseLine = await driver.waitFor(
+      answering(sent.id),
+      this.turnTimeout,
+      'the session/prompt response',
+      sent.seq,
+    );
     const response = { ...responseLine.msg, seq: responseLine.seq };
-    if (this.version === 1 || response.error) return { promptSeq: sent.seq, response, endSeq: response.seq, stopReason: at(response.result, 'stopReason') };
+    if (this.version === 1 || response.error)
+      return { promptSeq: sent.seq, response, endSeq: response.seq, stopReason: at(response.result, 'stopReason') };
     const idle = await this.waitIdle(sessionId, sent.seq, driver);
     return { promptSeq: sent.seq, response, endSeq: idle.seq, stopReason: idle.stopReason };
   }
@@ -232,8 +260,17 @@ export class CaseContext {
   }
 
   /** Waits for a v2 idle state update of `sessionId` after `after`. */
-  async waitIdle(sessionId: string, after: number, driver: AgentDriver = this.driver): Promise<{ seq: number; stopReason: unknown }> {
-    const line = await driver.waitFor((l) => isUpdate(l.msg, sessionId, 'state_update') && updateOf(l.msg)?.state === 'idle', this.turnTimeout, 'the idle state_update that ends the turn', after);
+  async waitIdle(
+    sessionId: string,
+    after: number,
+    driver: AgentDriver = this.driver,
+  ): Promise<{ seq: number; stopReason: unknown }> {
+    const line = await driver.waitFor(
+      (l) => isUpdate(l.msg, sessionId, 'state_update') && updateOf(l.msg)?.state === 'idle',
+      this.turnTimeout,
+      'the idle state_update that ends the turn',
+      after,
+    );
     return { seq: line.seq, stopReason: updateOf(line.msg)?.stopReason };
   }
 
@@ -250,17 +287,28 @@ export class CaseContext {
     if (this.permissionPolicy === 'cancelled') return { result: { outcome: { outcome: 'cancelled' } } };
     const options = at(m, 'params', 'options');
     const list = Array.isArray(options) ? options : [];
-    const reject = list.find((o) => at(o, 'kind') === 'reject_once') ?? list.find((o) => at(o, 'kind') === 'reject_always');
-    return { result: { outcome: reject ? { outcome: 'selected', optionId: at(reject, 'optionId') } : { outcome: 'cancelled' } } };
+    const reject =
+      list.find((o) => at(o, 'kind') === 'reject_once') ?? list.find((o) => at(o, 'kind') === 'reject_always');
+    return {
+      result: {
+        outcome: reject ? { outcome: 'selected', optionId: at(reject, 'optionId') } : { outcome: 'cancelled' },
+      },
+    };
   }
 
   /** ACP-ALL-PERM-04 beyond the schema: options are there and their ids are unique. */
   private checkPermission(m: WireMessage): void {
     const options = at(m, 'params', 'options');
     const seq = this.driver.transcript.find((l) => l.msg === m)?.seq ?? 0;
-    if (!Array.isArray(options) || options.length === 0) return this.fail('ACP-ALL-PERM-04', 'session/request_permission offers no options', [seq]);
+    if (!Array.isArray(options) || options.length === 0)
+      return this.fail('ACP-ALL-PERM-04', 'session/request_permission offers no options', [seq]);
     const ids: unknown[] = options.map((o) => at(o, 'optionId'));
-    this.judge('ACP-ALL-PERM-04', new Set(ids).size === ids.length, `session/request_permission offers duplicate optionIds: ${JSON.stringify(ids)}`, [seq]);
+    this.judge(
+      'ACP-ALL-PERM-04',
+      new Set(ids).size === ids.length,
+      `session/request_permission offers duplicate optionIds: ${JSON.stringify(ids)}`,
+      [seq],
+    );
     this.pass(this.version === 2 ? 'ACP-V2-PERM-01' : 'ACP-V1-PERM-01');
   }
 }
@@ -275,7 +323,9 @@ export function updateOf(m: WireMessage | undefined): JsonObject | undefined {
 /** Whether `m` is a session/update of `sessionId` (of kind `kind` when given). */
 export function isUpdate(m: WireMessage | undefined, sessionId: string, kind?: string): boolean {
   const u = updateOf(m);
-  return u !== undefined && at(m, 'params', 'sessionId') === sessionId && (kind === undefined || u.sessionUpdate === kind);
+  return (
+    u !== undefined && at(m, 'params', 'sessionId') === sessionId && (kind === undefined || u.sessionUpdate === kind)
+  );
 }
 
 /** Transcript lines around `seqs` (two before the first, one after the last), marked by direction. */
@@ -285,5 +335,8 @@ export function excerpt(driver: AgentDriver, seqs: number[]): string[] {
   const hi = Math.max(...seqs) + 1;
   return driver.transcript
     .filter((l) => l.seq >= lo && l.seq <= hi)
-    .map((l) => `${String(l.seq).padStart(3)} ${l.dir === 'out' ? '->' : '<-'} ${l.raw.length > 400 ? `${l.raw.slice(0, 400)}…` : l.raw}${seqs.includes(l.seq) ? '   <==' : ''}`);
+    .map(
+      (l) =>
+        `${String(l.seq).padStart(3)} ${l.dir === 'out' ? '->' : '<-'} ${l.raw.length > 400 ? `${l.raw.slice(0, 400)}…` : l.raw}${seqs.includes(l.seq) ? '   <==' : ''}`,
+    );
 }

@@ -5,7 +5,13 @@ import type { Writable } from 'node:stream';
 // the agent entry itself, not its modules: the checker entry then reaches exactly the agent entry's
 // module graph, so esbuild's code splitting cuts the agent's chunks as before (a minimal agent
 // loads no extra file; test/startup-modules.test.ts)
-import { InMemorySessionStore, serveAgentOnStreams, type AgentDefinition, type AgentLogger, type SessionStore } from '@acp-kit/agent';
+import {
+  InMemorySessionStore,
+  serveAgentOnStreams,
+  type AgentDefinition,
+  type AgentLogger,
+  type SessionStore,
+} from '@acp-kit/agent';
 import { packageVersion } from '@acp-kit/protocol/internal';
 import { DEFAULT_CHECK_PROMPT, type CheckSettings } from './case.js';
 import type { InProcessAgent } from './launch.js';
@@ -86,17 +92,37 @@ export function agentInProcess(definition: AgentDefinition, options: AgentInProc
  * `expect((await checkAgent(myAgent)).conformant).toBe(true)`.
  */
 export async function checkAgent(agent: AgentUnderCheck, options: CheckAgentOptions = {}): Promise<CheckRun> {
-  const cwd = options.cwd === undefined ? realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-check-'))) : resolve(options.cwd);
+  const cwd =
+    options.cwd === undefined ? realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-check-'))) : resolve(options.cwd);
   const scratch = options.cwd === undefined ? cwd : undefined;
   try {
-    const common = { cwd, timeoutMs: options.timeoutMs ?? 10_000, prompt: options.prompt ?? DEFAULT_CHECK_PROMPT, cancelPrompt: options.cancelPrompt, shortPrompt: options.shortPrompt, auth: options.auth, clientVersion: packageVersion() };
+    const common = {
+      cwd,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      prompt: options.prompt ?? DEFAULT_CHECK_PROMPT,
+      cancelPrompt: options.cancelPrompt,
+      shortPrompt: options.shortPrompt,
+      auth: options.auth,
+      clientVersion: packageVersion(),
+    };
     const settings: CheckSettings =
       typeof agent === 'function'
         ? { inProcess: agent, ...common }
         : 'command' in agent
-          ? { command: agent.command, args: agent.args ?? [], env: agent.env ?? {}, processCwd: agent.processCwd, ...common }
+          ? {
+              command: agent.command,
+              args: agent.args ?? [],
+              env: agent.env ?? {},
+              processCwd: agent.processCwd,
+              ...common,
+            }
           : { inProcess: agentInProcess(agent), ...common };
-    return await runChecks(settings, { protocols: [...(options.protocols ?? [1, 2])], only: options.only, skip: options.skip, concurrency: options.concurrency ?? 4 });
+    return await runChecks(settings, {
+      protocols: [...(options.protocols ?? [1, 2])],
+      only: options.only,
+      skip: options.skip,
+      concurrency: options.concurrency ?? 4,
+    });
   } finally {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   }

@@ -52,7 +52,14 @@ export interface Finding {
   seqs: number[];
 }
 
-const V2_MESSAGE_UPDATES = new Set(['user_message', 'agent_message', 'agent_thought', 'user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk']);
+const V2_MESSAGE_UPDATES = new Set([
+  'user_message',
+  'agent_message',
+  'agent_thought',
+  'user_message_chunk',
+  'agent_message_chunk',
+  'agent_thought_chunk',
+]);
 
 /**
  * Speaks raw newline-delimited JSON-RPC to one agent: a process (a {@link LaunchSpec}) or an
@@ -159,15 +166,31 @@ export class AgentDriver extends WireLog {
     const key = JSON.stringify(sent.id);
     const started = Date.now();
     // an array line is a batch (its entries follow as lines of their own), not garbage
-    const garbage = (l: TranscriptLine) => l.msg === undefined && l.batch === undefined && !l.raw.trimStart().startsWith('[');
-    const first = await this.waitFor((l) => l.dir === 'in' && (garbage(l) || (l.msg !== undefined && l.msg.method === undefined && JSON.stringify(l.msg.id) === key)), ms, what, 0);
+    const garbage = (l: TranscriptLine) =>
+      l.msg === undefined && l.batch === undefined && !l.raw.trimStart().startsWith('[');
+    const first = await this.waitFor(
+      (l) =>
+        l.dir === 'in' &&
+        (garbage(l) || (l.msg !== undefined && l.msg.method === undefined && JSON.stringify(l.msg.id) === key)),
+      ms,
+      what,
+      0,
+    );
     if (first.msg !== undefined) return { ...first.msg, seq: first.seq };
     // a stray log line may still be followed by the answer: a short grace, not the whole timeout
     try {
-      return await this.answerTo(sent.id, sent.seq, Math.max(0, Math.min(GARBAGE_GRACE_MS, ms - (Date.now() - started))), what);
+      return await this.answerTo(
+        sent.id,
+        sent.seq,
+        Math.max(0, Math.min(GARBAGE_GRACE_MS, ms - (Date.now() - started))),
+        what,
+      );
     } catch (e) {
       if (!(e instanceof WaitTimeout)) throw e;
-      throw new Error(`${what} did not arrive: the agent wrote ${preview(first.raw)} on stdout, which is not an ACP message (does it speak ACP over stdio?)`);
+      throw new Error(
+        `${what} did not arrive: the agent wrote ${preview(first.raw)} on stdout, which is not an ACP message (does it speak ACP over stdio?)`,
+        { cause: e },
+      );
     }
   }
 
@@ -199,7 +222,9 @@ export class AgentDriver extends WireLog {
 
   /** Messages from the agent after `after` (and up to `until`, inclusive). */
   received(after = 0, until = Number.POSITIVE_INFINITY): Array<WireMessage & { seq: number }> {
-    return this.transcript.filter((l): l is MessageLine => l.dir === 'in' && hasMessage(l) && l.seq > after && l.seq <= until).map((l) => ({ ...l.msg, seq: l.seq }));
+    return this.transcript
+      .filter((l): l is MessageLine => l.dir === 'in' && hasMessage(l) && l.seq > after && l.seq <= until)
+      .map((l) => ({ ...l.msg, seq: l.seq }));
   }
 
   /** Closes the agent's input (stdin) and waits up to `ms` for it to end; true when it did. */
@@ -254,9 +279,15 @@ export class AgentDriver extends WireLog {
       const prev = this.transcript.filter((l) => l.dir === 'in').at(-2);
       // a message split over lines: this line or the one before starts a JSON value that does not end
       if (/^\s*[{[]/.test(text) || (prev && prev.msg === undefined && /^\s*[{[]/.test(prev.raw))) {
-        this.fail('ACP-ALL-TRANS-04', `the agent wrote a line that is not a whole JSON message (a message split over lines?): ${preview(raw)}`, [seq]);
+        this.fail(
+          'ACP-ALL-TRANS-04',
+          `the agent wrote a line that is not a whole JSON message (a message split over lines?): ${preview(raw)}`,
+          [seq],
+        );
       } else if (text.trim() !== '') {
-        this.fail('ACP-ALL-TRANS-05', `the agent wrote a line on stdout that is not an ACP message: ${preview(raw)}`, [seq]);
+        this.fail('ACP-ALL-TRANS-05', `the agent wrote a line on stdout that is not an ACP message: ${preview(raw)}`, [
+          seq,
+        ]);
       } else {
         this.fail('ACP-ALL-TRANS-04', 'the agent wrote an empty line on stdout', [seq]);
       }
@@ -285,14 +316,19 @@ export class AgentDriver extends WireLog {
    * under the informational tier, never as a failure (the batch case judges the answer to its probe).
    */
   private onBatch(entries: unknown[], lineSeq: number): void {
-    if (entries.length === 0) return this.fail('ACP-ALL-RPC-01', 'the agent wrote an empty JSON array: no JSON-RPC message', [lineSeq]);
+    if (entries.length === 0)
+      return this.fail('ACP-ALL-RPC-01', 'the agent wrote an empty JSON array: no JSON-RPC message', [lineSeq]);
     let answersOurBatch = true;
     for (const entry of entries) {
       const seq = ++this.seq;
       const raw = JSON.stringify(entry);
       if (!isObj(entry)) {
         this.record({ seq, dir: 'in', raw, batch: lineSeq });
-        this.fail('ACP-ALL-RPC-01', `the agent wrote a batch entry that is not a JSON-RPC message object: ${preview(raw)}`, [lineSeq]);
+        this.fail(
+          'ACP-ALL-RPC-01',
+          `the agent wrote a batch entry that is not a JSON-RPC message object: ${preview(raw)}`,
+          [lineSeq],
+        );
         answersOurBatch = false;
         continue;
       }
@@ -303,14 +339,20 @@ export class AgentDriver extends WireLog {
       if (typeof msg.method === 'string' && msg.id !== undefined) void this.answer(msg, msg.method);
     }
     if (!answersOurBatch) {
-      this.fail('ACP-V2-TRANS-11', `the agent sent a JSON-RPC batch (an array of ${entries.length}) that does not answer a batch of the checker's: read entry by entry, but agents should not send batches (clients must accept them)`, [lineSeq]);
+      this.fail(
+        'ACP-V2-TRANS-11',
+        `the agent sent a JSON-RPC batch (an array of ${entries.length}) that does not answer a batch of the checker's: read entry by entry, but agents should not send batches (clients must accept them)`,
+        [lineSeq],
+      );
     }
   }
 
   private checkMessage(msg: WireMessage, seq: number): void {
-    if (msg.jsonrpc !== '2.0') this.fail('ACP-ALL-RPC-01', `jsonrpc is ${JSON.stringify(msg.jsonrpc)}; it must be "2.0"`, [seq]);
+    if (msg.jsonrpc !== '2.0')
+      this.fail('ACP-ALL-RPC-01', `jsonrpc is ${JSON.stringify(msg.jsonrpc)}; it must be "2.0"`, [seq]);
     if (typeof msg.method === 'string') {
-      if (msg.id === null && this.version === 2) this.fail('ACP-ALL-RPC-03', `${msg.method} request has id null, which v2 forbids`, [seq]);
+      if (msg.id === null && this.version === 2)
+        this.fail('ACP-ALL-RPC-03', `${msg.method} request has id null, which v2 forbids`, [seq]);
       if (msg.method === 'session/update') this.checkToolTitle(msg);
       return;
     }
@@ -319,12 +361,20 @@ export class AgentDriver extends WireLog {
     const hasResult = 'result' in msg;
     const hasError = 'error' in msg;
     if (hasResult === hasError) {
-      this.fail('ACP-ALL-RPC-01', `a response must carry exactly one of result and error; this one has ${hasResult ? 'both' : 'neither'}`, [seq]);
+      this.fail(
+        'ACP-ALL-RPC-01',
+        `a response must carry exactly one of result and error; this one has ${hasResult ? 'both' : 'neither'}`,
+        [seq],
+      );
     }
     if (hasError) {
       const e = msg.error;
       if (!isObj(e) || !Number.isInteger(e.code) || typeof e.message !== 'string' || e.message.trim() === '') {
-        this.fail('ACP-ALL-RPC-04', `error ${preview(JSON.stringify(e))} must be {code: integer, message: non-empty string, data?}`, [seq]);
+        this.fail(
+          'ACP-ALL-RPC-04',
+          `error ${preview(JSON.stringify(e))} must be {code: integer, message: non-empty string, data?}`,
+          [seq],
+        );
       }
     }
     if (!req) {
@@ -332,7 +382,12 @@ export class AgentDriver extends WireLog {
       // id null is how JSON-RPC answers a line whose id could not be read (parse error, invalid request)
       if ((msg.id === null || msg.id === undefined) && (code === -32700 || code === -32600)) return;
       // an id that answers no request of ours is the capture validator's (see WireLog.onViolation)
-      if (msg.id === null || msg.id === undefined) this.fail('ACP-ALL-RPC-02', `the agent sent a response without an id (${preview(JSON.stringify(msg))}): it answered a notification`, [seq]);
+      if (msg.id === null || msg.id === undefined)
+        this.fail(
+          'ACP-ALL-RPC-02',
+          `the agent sent a response without an id (${preview(JSON.stringify(msg))}): it answered a notification`,
+          [seq],
+        );
       return;
     }
   }
@@ -346,7 +401,12 @@ export class AgentDriver extends WireLog {
     const id = `${String(at(msg.params, 'sessionId'))}\u0000${toolCallId}`;
     if (this.announcedToolCalls.has(id)) return;
     this.announcedToolCalls.add(id);
-    if (typeof at(update, 'title') !== 'string') this.fail('ACP-V2-TOOL-02', `the first tool_call_update of tool call ${JSON.stringify(toolCallId)} has no title`, [this.seqOf(msg)]);
+    if (typeof at(update, 'title') !== 'string')
+      this.fail(
+        'ACP-V2-TOOL-02',
+        `the first tool_call_update of tool call ${JSON.stringify(toolCallId)} has no title`,
+        [this.seqOf(msg)],
+      );
   }
 
   private async answer(msg: WireMessage, method: string): Promise<void> {
@@ -359,7 +419,10 @@ export class AgentDriver extends WireLog {
     if (reply === undefined) {
       // the checker advertises no client capabilities (no fs, terminal or elicitation), so a call to
       // one of them breaks ACP-ALL-CAP-01 (`elicitation/complete` is a notification: not answered here)
-      if (/^(fs|terminal|elicitation)\//.test(method)) this.fail('ACP-ALL-CAP-01', `the agent called ${method}, which the checker did not advertise`, [this.seqOf(msg)]);
+      if (/^(fs|terminal|elicitation)\//.test(method))
+        this.fail('ACP-ALL-CAP-01', `the agent called ${method}, which the checker did not advertise`, [
+          this.seqOf(msg),
+        ]);
       reply = { error: { code: -32601, message: `Method not found: ${method}` } };
     }
     if (!this.alive) return;
@@ -378,9 +441,11 @@ export class AgentDriver extends WireLog {
  */
 function attributeSchema({ version: v, method, kind, failure: f }: SchemaFailureContext): string | undefined {
   if (isEnvelopeFailure(f)) return undefined;
-  if (method === 'initialize' && /capabilities|Capabilities/.test(f.path)) return v === 2 ? 'ACP-V2-CAP-01' : 'ACP-V1-CAP-02';
+  if (method === 'initialize' && /capabilities|Capabilities/.test(f.path))
+    return v === 2 ? 'ACP-V2-CAP-01' : 'ACP-V1-CAP-02';
   if (method === 'initialize' && v === 2 && /(^|\.)info/.test(f.path)) return 'ACP-V2-INIT-01';
-  if (kind && V2_MESSAGE_UPDATES.has(kind) && v === 2 && /messageId/.test(`${f.path} ${f.message}`)) return 'ACP-V2-MSG-01';
+  if (kind && V2_MESSAGE_UPDATES.has(kind) && v === 2 && /messageId/.test(`${f.path} ${f.message}`))
+    return 'ACP-V2-MSG-01';
   if (kind === 'plan_update' && /planId|\.type|plan$/.test(`${f.path} ${f.message}`)) return 'ACP-V2-PLAN-01';
   if (kind === 'plan') return 'ACP-V1-PLAN-01';
   if (kind === 'tool_call' && v === 1) return 'ACP-V1-TOOL-01';

@@ -5,9 +5,24 @@
  * (docs/conformance.md) with its status and failures.
  * @packageDocumentation
  */
-export { checkAgent, agentInProcess, type AgentUnderCheck, type AgentCommand, type CheckAgentOptions, type AgentInProcessOptions } from './check-agent.js';
+export {
+  checkAgent,
+  agentInProcess,
+  type AgentUnderCheck,
+  type AgentCommand,
+  type CheckAgentOptions,
+  type AgentInProcessOptions,
+} from './check-agent.js';
 export { runChecks, type CheckRun, type CaseResult, type RequirementResult, type RunOptions } from './runner.js';
-export { DEFAULT_CHECK_PROMPT, SHORT_CHECK_PROMPT, type CheckSettings, type AgentCommandSettings, type InProcessAgentSettings, type Check, type CaseInfo } from './case.js';
+export {
+  DEFAULT_CHECK_PROMPT,
+  SHORT_CHECK_PROMPT,
+  type CheckSettings,
+  type AgentCommandSettings,
+  type InProcessAgentSettings,
+  type Check,
+  type CaseInfo,
+} from './case.js';
 export type { InProcessAgent, InProcessAgentIo, InProcessAgentHandle } from './launch.js';
 export { runClientChecks, type ClientRunOptions } from './client/runner.js';
 export type { ClientCheckSettings } from './client/context.js';

@@ -95,7 +95,12 @@ function crossing(to: PassThrough): Writable {
 
 /** Spawns the agent process detached (its own group), so that killing it ends what it started too. */
 function startProcess(spec: LaunchSpec): StartedAgent {
-  const child = spawn(spec.command, [...spec.args], { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+  const child = spawn(spec.command, [...spec.args], {
+    cwd: spec.cwd,
+    env: { ...process.env, ...spec.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: process.platform !== 'win32',
+  });
   let error: Error | undefined;
   const ended = new Promise<AgentEnd>((resolve) => {
     child.on('exit', (code, signal) => resolve({ code, signal }));

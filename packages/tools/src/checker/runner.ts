@@ -1,4 +1,12 @@
-import { CaseContext, NotApplicable, excerpt, type CaseInfo, type Check, type CheckCase, type CheckSettings } from './case.js';
+import {
+  CaseContext,
+  NotApplicable,
+  excerpt,
+  type CaseInfo,
+  type Check,
+  type CheckCase,
+  type CheckSettings,
+} from './case.js';
 import { ALL_CASES } from './cases/index.js';
 import { REQUIREMENTS, requirement, type Requirement } from './requirements.js';
 
@@ -83,7 +91,11 @@ export interface CaseJob<C extends CaseInfo> {
  * --only/--skip filter; with --only a case runs when it judges a wanted ID, and since its wire
  * checks (`wireIds`, the version's schema) run along with any case, a wanted wire ID keeps them all.
  */
-export function planJobs<C extends CaseInfo>(cases: readonly C[], options: RunOptions<C>, wireIds: readonly string[]): { jobs: Array<CaseJob<C>>; wanted: (id: string) => boolean; skipped: (id: string) => boolean } {
+export function planJobs<C extends CaseInfo>(
+  cases: readonly C[],
+  options: RunOptions<C>,
+  wireIds: readonly string[],
+): { jobs: Array<CaseJob<C>>; wanted: (id: string) => boolean; skipped: (id: string) => boolean } {
   const only = options.only ?? [];
   const skip = options.skip ?? [];
   const skipped = (id: string) => skip.some((p) => matchesId(id, p));
@@ -114,7 +126,11 @@ export async function runPool<T>(n: number, concurrency: number, run: (i: number
 }
 
 /** {@link runPool} over `items`: runs `run` on each, at most `concurrency` at a time, results in order. */
-export function runEach<I, T>(items: readonly I[], concurrency: number, run: (item: I, i: number) => Promise<T>): Promise<T[]> {
+export function runEach<I, T>(
+  items: readonly I[],
+  concurrency: number,
+  run: (item: I, i: number) => Promise<T>,
+): Promise<T[]> {
   return runPool(items.length, concurrency, (i) => {
     const item = items[i];
     if (item === undefined) throw new RangeError(`runEach: no item ${i} of ${items.length}`);
@@ -154,7 +170,12 @@ export interface CaseSteps {
  * schema) pass as well: a finding that broke one is a failing check already. The stderr of the
  * program under test is kept only when something failed.
  */
-export async function runCaseWith(c: CaseInfo, v: 1 | 2, wireIds: readonly string[], steps: CaseSteps): Promise<CaseResult> {
+export async function runCaseWith(
+  c: CaseInfo,
+  v: 1 | 2,
+  wireIds: readonly string[],
+  steps: CaseSteps,
+): Promise<CaseResult> {
   let status: CaseResult['status'] = 'ran';
   let reason: string | undefined;
   try {
@@ -173,7 +194,17 @@ export async function runCaseWith(c: CaseInfo, v: 1 | 2, wireIds: readonly strin
   const checks = steps.checks();
   if (status === 'ran') for (const id of [...wireIds, `schema/v${v}`]) checks.push({ id, ok: true });
   const failed = checks.some((x) => !x.ok) || status === 'error';
-  return { name: c.name, title: c.title, ids: c.ids, protocol: v, status, reason, checks, ms: Date.now() - steps.started, stderr: failed ? steps.stderr().slice(-2000) || undefined : undefined };
+  return {
+    name: c.name,
+    title: c.title,
+    ids: c.ids,
+    protocol: v,
+    status,
+    reason,
+    checks,
+    ms: Date.now() - steps.started,
+    stderr: failed ? steps.stderr().slice(-2000) || undefined : undefined,
+  };
 }
 
 /** The handshake case: it runs first under each version, and the other cases only when it went through. */
@@ -196,22 +227,42 @@ export async function runChecks(settings: CheckSettings, options: RunOptions): P
   // the handshake runs first (even when --only leaves it out): an agent that cannot be started or
   // does not speak ACP is known after one case, not after every case timed out
   const gateCase = all.find((c) => c.name === GATE);
-  const gates = gateCase ? options.protocols.filter((v) => gateCase.protocols.includes(v)).map((v) => ({ c: gateCase, v })) : [];
+  const gates = gateCase
+    ? options.protocols.filter((v) => gateCase.protocols.includes(v)).map((v) => ({ c: gateCase, v }))
+    : [];
   const gateResults = await runEach(gates, options.concurrency ?? 4, (g) => runCase(g.c, g.v, settings, true));
   const notRun: NonNullable<CheckRun['notRun']> = [];
   for (const g of gateResults) {
     const reason = gateFailure(g);
-    if (reason !== undefined) notRun.push({ protocol: g.protocol, reason, cases: jobs.filter((j) => j.v === g.protocol && j.c.name !== GATE).length });
+    if (reason !== undefined)
+      notRun.push({
+        protocol: g.protocol,
+        reason,
+        cases: jobs.filter((j) => j.v === g.protocol && j.c.name !== GATE).length,
+      });
   }
   const rest = jobs.filter((j) => j.c.name !== GATE && !notRun.some((n) => n.protocol === j.v));
   const restResults = await runEach(rest, options.concurrency ?? 4, (j) => runCase(j.c, j.v, settings));
   const results = [...gateResults, ...restResults];
   const requirements = judge(results, options.protocols, wanted, skipped);
-  const spoke = options.protocols.every((v) => !gateCase?.protocols.includes(v) || gateResults.some((r) => r.protocol === v && r.status === 'ran'));
-  const failedCase = results.some((r) => r.status === 'error' || r.checks.some((x) => !x.ok && !skipped(x.id) && requirement(x.id).tier === 'MUST'));
-  const conformant = spoke && notRun.length === 0 && !failedCase && !requirements.some((r) => r.status === 'fail' && r.tier === 'MUST');
+  const spoke = options.protocols.every(
+    (v) => !gateCase?.protocols.includes(v) || gateResults.some((r) => r.protocol === v && r.status === 'ran'),
+  );
+  const failedCase = results.some(
+    (r) => r.status === 'error' || r.checks.some((x) => !x.ok && !skipped(x.id) && requirement(x.id).tier === 'MUST'),
+  );
+  const conformant =
+    spoke && notRun.length === 0 && !failedCase && !requirements.some((r) => r.status === 'fail' && r.tier === 'MUST');
   const unstartable = gateResults.find((r) => r.status === 'error' && r.reason?.startsWith(UNSTARTABLE))?.reason;
-  return { protocols: options.protocols, cases: results, requirements, conformant, ms: Date.now() - started, ...(notRun.length ? { notRun } : {}), ...(unstartable ? { unstartable } : {}) };
+  return {
+    protocols: options.protocols,
+    cases: results,
+    requirements,
+    conformant,
+    ms: Date.now() - started,
+    ...(notRun.length ? { notRun } : {}),
+    ...(unstartable ? { unstartable } : {}),
+  };
 }
 
 /** How the reason of a case whose agent could not be started begins. */
@@ -237,13 +288,23 @@ function runCase(c: CheckCase, v: 1 | 2, settings: CheckSettings, gate = false):
     dispose: async () => {
       await Promise.all(ctx.all.map((d) => d.dispose()));
     },
-    checks: () => [...ctx.checks, ...ctx.all.flatMap((d) => d.findings.map((f) => ({ id: f.id, ok: false, message: f.message, excerpt: excerpt(d, f.seqs) })))],
+    checks: () => [
+      ...ctx.checks,
+      ...ctx.all.flatMap((d) =>
+        d.findings.map((f) => ({ id: f.id, ok: false, message: f.message, excerpt: excerpt(d, f.seqs) })),
+      ),
+    ],
     stderr: () => ctx.all.map((d) => d.stderr).join(''),
   });
 }
 
 /** Turns the checks of all cases into one verdict per requirement and version (shared with `check client`). */
-export function judge(results: CaseResult[], protocols: Array<1 | 2>, wanted: (id: string) => boolean, skipped?: (id: string) => boolean): RequirementResult[] {
+export function judge(
+  results: CaseResult[],
+  protocols: Array<1 | 2>,
+  wanted: (id: string) => boolean,
+  skipped?: (id: string) => boolean,
+): RequirementResult[] {
   const out = new Map<string, RequirementResult>();
   for (const r of results) {
     for (const ch of r.checks) {
@@ -269,7 +330,14 @@ export function judge(results: CaseResult[], protocols: Array<1 | 2>, wanted: (i
     for (const id of r.ids) {
       if (!wanted(id) || otherVersionId(id, r.protocol)) continue;
       const key = `${r.protocol}:${id}`;
-      if (!out.has(key)) out.set(key, { ...requirement(id), protocol: r.protocol, status: 'not-checked', failures: [], cases: [r.name] });
+      if (!out.has(key))
+        out.set(key, {
+          ...requirement(id),
+          protocol: r.protocol,
+          status: 'not-checked',
+          failures: [],
+          cases: [r.name],
+        });
     }
   }
   void protocols;

@@ -1,6 +1,11 @@
 import { isObj } from '@acp-kit/protocol/internal';
 import { decodeFrame, type CaptureFrame, type FrameDirection } from '../captures/capture.js';
-import { CaptureValidator, type CaptureValidatorOptions, type Violation, type ViolationRule } from '../captures/validate.js';
+import {
+  CaptureValidator,
+  type CaptureValidatorOptions,
+  type Violation,
+  type ViolationRule,
+} from '../captures/validate.js';
 import type { ValidationFailure } from '@acp-kit/protocol';
 import type { Finding, TranscriptLine, WireId, WireMessage } from './driver.js';
 
@@ -16,7 +21,8 @@ export class WaitTimeout extends Error {
  * method, a line that is no message object): the checker judges those itself, under the
  * JSON-RPC requirements (RPC-01, RPC-04), not as schema failures.
  */
-export const isEnvelopeFailure = (f: ValidationFailure): boolean => f.path === 'jsonrpc' || f.path === 'error' || f.path === 'method' || f.path === 'the message';
+export const isEnvelopeFailure = (f: ValidationFailure): boolean =>
+  f.path === 'jsonrpc' || f.path === 'error' || f.path === 'method' || f.path === 'the message';
 
 /** A transcript line that holds a parsed message. */
 export type MessageLine = TranscriptLine & { msg: WireMessage };
@@ -72,7 +78,13 @@ export abstract class WireLog {
     this.transcript.push(line);
     if (!judged) return;
     const d = decodeFrame(line.raw);
-    const frame: CaptureFrame = { seq: line.seq, t: 0, dir: line.dir === 'in' ? this.inbound : this.inbound === 'agent->editor' ? 'editor->agent' : 'agent->editor', raw: line.raw, kind: d.kind };
+    const frame: CaptureFrame = {
+      seq: line.seq,
+      t: 0,
+      dir: line.dir === 'in' ? this.inbound : this.inbound === 'agent->editor' ? 'editor->agent' : 'agent->editor',
+      raw: line.raw,
+      kind: d.kind,
+    };
     if (d.method !== undefined) frame.method = d.method;
     if (d.id !== undefined) frame.id = d.id;
     const found = this.rules.push(frame, line.msg);
@@ -88,7 +100,8 @@ export abstract class WireLog {
   private onViolation(v: Violation, line: TranscriptLine): void {
     if (v.rule === 'schema') this.fail(v.requirement, v.message, v.seqs);
     const id = line.msg?.id;
-    if (v.rule === 'response-to-unknown-id' && id !== null && id !== undefined) this.fail('ACP-ALL-RPC-03', v.message, v.seqs);
+    if (v.rule === 'response-to-unknown-id' && id !== null && id !== undefined)
+      this.fail('ACP-ALL-RPC-03', v.message, v.seqs);
   }
 
   /**
@@ -96,7 +109,9 @@ export abstract class WireLog {
    * violation) after seq `after` and up to `until`, inclusive.
    */
   violationsOf(rule: ViolationRule, after: number, until = Number.POSITIVE_INFINITY): Violation[] {
-    const received = new Set(this.transcript.filter((l) => l.dir === 'in' && l.seq > after && l.seq <= until).map((l) => l.seq));
+    const received = new Set(
+      this.transcript.filter((l) => l.dir === 'in' && l.seq > after && l.seq <= until).map((l) => l.seq),
+    );
     return this.violations.filter((v) => v.rule === rule && received.has(v.seqs[v.seqs.length - 1] ?? 0));
   }
 
@@ -109,8 +124,18 @@ export abstract class WireLog {
    * Waits for the first line after seq `after` matching `pred`. Throws {@link WaitTimeout} after
    * `ms`, or the error of {@link gone} when the other side ends before a match.
    */
-  async waitFor<T extends TranscriptLine>(pred: (l: TranscriptLine) => l is T, ms: number, what: string, after?: number): Promise<T>;
-  async waitFor(pred: (l: TranscriptLine) => boolean, ms: number, what: string, after?: number): Promise<TranscriptLine>;
+  async waitFor<T extends TranscriptLine>(
+    pred: (l: TranscriptLine) => l is T,
+    ms: number,
+    what: string,
+    after?: number,
+  ): Promise<T>;
+  async waitFor(
+    pred: (l: TranscriptLine) => boolean,
+    ms: number,
+    what: string,
+    after?: number,
+  ): Promise<TranscriptLine>;
   async waitFor(pred: (l: TranscriptLine) => boolean, ms: number, what: string, after = 0): Promise<TranscriptLine> {
     const deadline = Date.now() + ms;
     for (;;) {
@@ -156,7 +181,12 @@ export abstract class WireLog {
   }
 
   /** Waits for the answer to our request `id` (sent at seq `after`), matched by the exact id. */
-  protected async answerTo(id: WireId, after: number, ms: number, what: string): Promise<WireMessage & { seq: number }> {
+  protected async answerTo(
+    id: WireId,
+    after: number,
+    ms: number,
+    what: string,
+  ): Promise<WireMessage & { seq: number }> {
     const line = await this.waitFor(answering(id), ms, what, after);
     return { ...line.msg, seq: line.seq };
   }

@@ -25,10 +25,38 @@ export interface SourceInfo {
  * `[seq, t, dir (0 editor->agent, 1 agent->editor), kind, method, id, size, session, update, group, latency, pair, violations]`;
  * strings are indexes into the model's string table (-1 = none); latency/pair are -1 when unknown.
  */
-export type RowTuple = [number, number, 0 | 1, number, number, number, number, number, number, number, number, number, number];
+export type RowTuple = [
+  number,
+  number,
+  0 | 1,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+];
 
 /** Indexes of {@link RowTuple} fields. */
-export const ROW = { seq: 0, t: 1, dir: 2, kind: 3, method: 4, id: 5, size: 6, session: 7, update: 8, group: 9, latency: 10, pair: 11, violations: 12 } as const;
+export const ROW = {
+  seq: 0,
+  t: 1,
+  dir: 2,
+  kind: 3,
+  method: 4,
+  id: 5,
+  size: 6,
+  session: 7,
+  update: 8,
+  group: 9,
+  latency: 10,
+  pair: 11,
+  violations: 12,
+} as const;
 
 /** Everything the frame detail shows. */
 export interface FrameDetail {

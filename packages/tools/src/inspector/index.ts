@@ -6,7 +6,16 @@
  */
 export { startInspector, CONTENT_SECURITY_POLICY, type InspectorOptions, type InspectorHandle } from './server.js';
 export { CaptureModel, ROW, type RowTuple, type FrameDetail, type ModelEvent } from './model.js';
-export { SessionViewBuilder, type SessionView, type SessionItem, type EntityItem, type TerminalItem, type PermissionView, type ForegroundChange, type ClientTerminalView } from './session-view.js';
+export {
+  SessionViewBuilder,
+  type SessionView,
+  type SessionItem,
+  type EntityItem,
+  type TerminalItem,
+  type PermissionView,
+  type ForegroundChange,
+  type ClientTerminalView,
+} from './session-view.js';
 export { loadCapture, CaptureTail } from './source.js';
 export { registerLive, listLive, liveDir, type LiveRegistration } from './live.js';
 export { latencyTable, type MethodLatency, type RequestSpan } from './stats.js';

@@ -1,4 +1,10 @@
-import { frameSide, type CaptureFrame, type CaptureHeader, type CaptureMeta, type CaptureSide } from '../captures/capture.js';
+import {
+  frameSide,
+  type CaptureFrame,
+  type CaptureHeader,
+  type CaptureMeta,
+  type CaptureSide,
+} from '../captures/capture.js';
 import { RequestPairer } from '../captures/latency.js';
 import { CaptureValidator, type Violation } from '../captures/validate.js';
 import { at, stringAt } from '@acp-kit/protocol/internal';
@@ -10,7 +16,14 @@ import { ROW, type FieldMarks, type FrameDetail, type RowTuple } from './api-typ
 export { ROW, type FrameDetail, type RowTuple } from './api-types.js';
 
 /** Update kinds that stream one piece of something: consecutive ones collapse into one timeline row. */
-const CHUNK_KINDS = new Set(['agent_message_chunk', 'agent_thought_chunk', 'user_message_chunk', 'tool_call_content_chunk', 'terminal_output_chunk', 'compaction_summary_chunk']);
+const CHUNK_KINDS = new Set([
+  'agent_message_chunk',
+  'agent_thought_chunk',
+  'user_message_chunk',
+  'tool_call_content_chunk',
+  'terminal_output_chunk',
+  'compaction_summary_chunk',
+]);
 
 /**
  * A capture being inspected: every frame kept (raw text), validated with {@link CaptureValidator}
@@ -85,7 +98,10 @@ export class CaptureModel {
     let session = stringAt(json, 'params', 'sessionId');
     const update = stringAt(json, 'params', 'update', 'sessionUpdate');
     const u = (k: string): unknown => at(json, 'params', 'update', k);
-    const group = update !== undefined && CHUNK_KINDS.has(update) ? `${session ?? ''}|${update}|${String(u('messageId') ?? u('toolCallId') ?? u('terminalId') ?? '')}` : undefined;
+    const group =
+      update !== undefined && CHUNK_KINDS.has(update)
+        ? `${session ?? ''}|${update}|${String(u('messageId') ?? u('toolCallId') ?? u('terminalId') ?? '')}`
+        : undefined;
     let latency = -1;
     let pair = -1;
     const newStrings: string[] = [];
@@ -104,7 +120,15 @@ export class CaptureModel {
     const answered = this.pairer.push(frame);
     if (frame.kind === 'request' && frame.method !== undefined) {
       this.requestMethod.set(frame.seq, frame.method);
-      this.spans.set(frame.seq, { seq: frame.seq, answerSeq: undefined, method: frame.method, dir: frame.dir, start: frame.t, latency: undefined, error: false });
+      this.spans.set(frame.seq, {
+        seq: frame.seq,
+        answerSeq: undefined,
+        method: frame.method,
+        dir: frame.dir,
+        start: frame.t,
+        latency: undefined,
+        error: false,
+      });
     } else if (answered) {
       const reqSeq = answered.request.seq;
       latency = answered.latencyMs;
@@ -128,8 +152,19 @@ export class CaptureModel {
       if (session === undefined && reqRow && reqRow[ROW.session] >= 0) session = this.strings[reqRow[ROW.session]];
     }
     const row: RowTuple = [
-      frame.seq, frame.t, frame.dir === 'editor->agent' ? 0 : 1, str(frame.kind), str(frame.method), frame.id === undefined ? -1 : str(JSON.stringify(frame.id)),
-      Buffer.byteLength(frame.raw, 'utf8'), str(session), str(update), str(group), latency, pair, 0,
+      frame.seq,
+      frame.t,
+      frame.dir === 'editor->agent' ? 0 : 1,
+      str(frame.kind),
+      str(frame.method),
+      frame.id === undefined ? -1 : str(JSON.stringify(frame.id)),
+      Buffer.byteLength(frame.raw, 'utf8'),
+      str(session),
+      str(update),
+      str(group),
+      latency,
+      pair,
+      0,
     ];
     this.rows.push(row);
     let found: Violation[] = [];
@@ -140,7 +175,14 @@ export class CaptureModel {
       this.analyzedCount++;
       this.addViolations(found, changed);
     }
-    for (const l of this.listeners) l({ type: 'rows', rows: [row], changed: changed.filter((r) => r !== row), strings: newStrings, violations: found });
+    for (const l of this.listeners)
+      l({
+        type: 'rows',
+        rows: [row],
+        changed: changed.filter((r) => r !== row),
+        strings: newStrings,
+        violations: found,
+      });
   }
 
   /** Frames validated and decoded into sessions so far (equal to `frames.length` once caught up). */
@@ -215,7 +257,17 @@ export class CaptureModel {
       this.addViolations(end, changed);
     }
     const complete = this.analysisComplete;
-    if (found.length || changed.length || complete) for (const l of this.listeners) l({ type: 'rows', rows: [], changed, strings: [], violations: found, analyzed: this.analyzedCount, ...(complete ? { analysisComplete: true } : {}) });
+    if (found.length || changed.length || complete)
+      for (const l of this.listeners)
+        l({
+          type: 'rows',
+          rows: [],
+          changed,
+          strings: [],
+          violations: found,
+          analyzed: this.analyzedCount,
+          ...(complete ? { analysisComplete: true } : {}),
+        });
     if (complete) for (const w of this.analysisWaiters.splice(0)) w();
   }
 
@@ -234,7 +286,8 @@ export class CaptureModel {
     // a bridge's meta line carries both legs' versions: the agent leg reads its own
     if (this.side === 'agent') {
       const { protocolVersion: _editorVersion, ...rest } = meta;
-      meta = typeof meta.agentProtocolVersion === 'number' ? { ...rest, protocolVersion: meta.agentProtocolVersion } : rest;
+      meta =
+        typeof meta.agentProtocolVersion === 'number' ? { ...rest, protocolVersion: meta.agentProtocolVersion } : rest;
     }
     this.metas.push(meta);
     this.metaAt.push(this.frames.length);
@@ -255,7 +308,16 @@ export class CaptureModel {
       found = this.validator.finish();
       this.addViolations(found, changed);
     }
-    for (const l of this.listeners) l({ type: 'rows', rows: [], changed, strings: [], violations: found, finished: true, ...(this.analysisComplete ? { analyzed: this.analyzedCount, analysisComplete: true } : {}) });
+    for (const l of this.listeners)
+      l({
+        type: 'rows',
+        rows: [],
+        changed,
+        strings: [],
+        violations: found,
+        finished: true,
+        ...(this.analysisComplete ? { analyzed: this.analyzedCount, analysisComplete: true } : {}),
+      });
     if (this.analysisComplete) for (const w of this.analysisWaiters.splice(0)) w();
     else if (this.deferAnalysis) this.analyzeInBackground();
   }
@@ -275,7 +337,12 @@ export class CaptureModel {
     }
     const version = this.sessions.protocolVersion;
     const pair = row[ROW.pair] >= 0 ? row[ROW.pair] : undefined;
-    const requestMethod = frame.kind === 'response' || frame.kind === 'error' ? (pair !== undefined ? this.requestMethod.get(pair) : undefined) : undefined;
+    const requestMethod =
+      frame.kind === 'response' || frame.kind === 'error'
+        ? pair !== undefined
+          ? this.requestMethod.get(pair)
+          : undefined
+        : undefined;
     let marks: FieldMarks = { undeclared: [], meta: [] };
     if (version !== undefined && json !== undefined) {
       try {
@@ -284,14 +351,23 @@ export class CaptureModel {
         /* a schema walk that fails must not hide the frame */
       }
     }
-    return { frame, json, marks, violations: this.violationsBySeq.get(seq) ?? [], pair, latency: row[ROW.latency] >= 0 ? row[ROW.latency] : undefined, protocolVersion: version };
+    return {
+      frame,
+      json,
+      marks,
+      violations: this.violationsBySeq.get(seq) ?? [],
+      pair,
+      latency: row[ROW.latency] >= 0 ? row[ROW.latency] : undefined,
+      protocolVersion: version,
+    };
   }
 
   /** Sessions rebuilt from every frame so far, or (replay) from the frames up to `uptoSeq`. */
   sessionViews(uptoSeq?: number): SessionView[] {
     if (uptoSeq === undefined) return this.sessions.views();
     const b = new SessionViewBuilder();
-    for (const meta of this.metas) if (typeof meta.protocolVersion === 'number' && meta.seq <= uptoSeq) b.setVersion(meta.protocolVersion);
+    for (const meta of this.metas)
+      if (typeof meta.protocolVersion === 'number' && meta.seq <= uptoSeq) b.setVersion(meta.protocolVersion);
     for (const f of this.frames) {
       if (f.seq > uptoSeq) break;
       let json: unknown;

@@ -8,7 +8,15 @@ import type { CaptureFrame } from '../captures/capture.js';
 import { at, isObj, stringAt } from '@acp-kit/protocol/internal';
 import type { ClientTerminalView, ForegroundChange, PermissionView, SessionItem, SessionView } from './api-types.js';
 
-export type { ClientTerminalView, EntityItem, ForegroundChange, PermissionView, SessionItem, SessionView, TerminalItem } from './api-types.js';
+export type {
+  ClientTerminalView,
+  EntityItem,
+  ForegroundChange,
+  PermissionView,
+  SessionItem,
+  SessionView,
+  TerminalItem,
+} from './api-types.js';
 
 interface Tracked {
   state: SessionState;
@@ -57,7 +65,13 @@ export class SessionViewBuilder {
     const m = message;
     const params = isObj(m.params) ? m.params : undefined;
     if (typeof m.method === 'string') {
-      if ('id' in m) this.open.set(`${frame.dir}:${JSON.stringify(m.id)}`, { seq: frame.seq, method: m.method, sessionId: typeof params?.sessionId === 'string' ? params.sessionId : undefined, params });
+      if ('id' in m)
+        this.open.set(`${frame.dir}:${JSON.stringify(m.id)}`, {
+          seq: frame.seq,
+          method: m.method,
+          sessionId: typeof params?.sessionId === 'string' ? params.sessionId : undefined,
+          params,
+        });
       this.onCall(frame, m.method, params, 'id' in m);
       return;
     }
@@ -81,7 +95,16 @@ export class SessionViewBuilder {
   private track(sessionId: string): Tracked {
     let s = this.sessions.get(sessionId);
     if (!s) {
-      s = { state: new SessionState(sessionId), decoder: this.codec().createUpdateDecoder(), provenance: new Map(), firstSeq: new Map(), permissions: [], foreground: [], clientTerminals: new Map(), decodeErrors: [] };
+      s = {
+        state: new SessionState(sessionId),
+        decoder: this.codec().createUpdateDecoder(),
+        provenance: new Map(),
+        firstSeq: new Map(),
+        permissions: [],
+        foreground: [],
+        clientTerminals: new Map(),
+        decodeErrors: [],
+      };
       this.sessions.set(sessionId, s);
     }
     return s;
@@ -105,7 +128,12 @@ export class SessionViewBuilder {
     }
   }
 
-  private onCall(frame: CaptureFrame, method: string, params: Record<string, unknown> | undefined, isRequest: boolean): void {
+  private onCall(
+    frame: CaptureFrame,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    isRequest: boolean,
+  ): void {
     const sessionId = typeof params?.sessionId === 'string' ? params.sessionId : undefined;
     if (method === 'session/update' && frame.dir === 'agent->editor' && sessionId !== undefined) {
       if (this.version === undefined) this.version = sniffVersion(params?.update);
@@ -156,7 +184,12 @@ export class SessionViewBuilder {
     else if (req.method.startsWith('terminal/')) this.clientTerminal(s, frame, req, r);
   }
 
-  private setup(s: Tracked, frame: CaptureFrame, method: 'session/new' | 'session/load' | 'session/resume', wire: Record<string, unknown>): void {
+  private setup(
+    s: Tracked,
+    frame: CaptureFrame,
+    method: 'session/new' | 'session/load' | 'session/resume',
+    wire: Record<string, unknown>,
+  ): void {
     try {
       s.state.applySetup(this.codec().decodeResult(method, wire));
     } catch (e) {
@@ -164,7 +197,13 @@ export class SessionViewBuilder {
     }
   }
 
-  private permission(s: Tracked, frame: CaptureFrame, req: OpenRequest, result: Record<string, unknown> | undefined, error: unknown): void {
+  private permission(
+    s: Tracked,
+    frame: CaptureFrame,
+    req: OpenRequest,
+    result: Record<string, unknown> | undefined,
+    error: unknown,
+  ): void {
     let p: PermissionRequest | undefined;
     try {
       p = this.codec().decodeParams('session/request_permission', req.params);
@@ -173,7 +212,10 @@ export class SessionViewBuilder {
     }
     // read loosely: the subject of an unknown kind may still name its tool call
     const toolCallId = stringAt(p?.subject, 'toolCall', 'toolCallId') ?? stringAt(p?.subject, 'toolCallId');
-    const outcome = { outcome: stringAt(result, 'outcome', 'outcome'), optionId: stringAt(result, 'outcome', 'optionId') };
+    const outcome = {
+      outcome: stringAt(result, 'outcome', 'outcome'),
+      optionId: stringAt(result, 'outcome', 'optionId'),
+    };
     const view: PermissionView = {
       kind: 'permission',
       key: `permission:${req.seq}`,
@@ -192,12 +234,29 @@ export class SessionViewBuilder {
     }
   }
 
-  private clientTerminal(s: Tracked, frame: CaptureFrame, req: OpenRequest, r: Record<string, unknown> | undefined): void {
-    const id = typeof r?.terminalId === 'string' ? r.terminalId : typeof req.params?.terminalId === 'string' ? req.params.terminalId : undefined;
+  private clientTerminal(
+    s: Tracked,
+    frame: CaptureFrame,
+    req: OpenRequest,
+    r: Record<string, unknown> | undefined,
+  ): void {
+    const id =
+      typeof r?.terminalId === 'string'
+        ? r.terminalId
+        : typeof req.params?.terminalId === 'string'
+          ? req.params.terminalId
+          : undefined;
     if (id === undefined) return;
     let t = s.clientTerminals.get(id);
-    if (!t) s.clientTerminals.set(id, (t = { terminalId: id, command: undefined, output: '', exitStatus: undefined, seqs: [] }));
-    if (req.method === 'terminal/create') t.command = [req.params?.command, ...(Array.isArray(req.params?.args) ? req.params.args : [])].filter((x) => typeof x === 'string').join(' ');
+    if (!t)
+      s.clientTerminals.set(
+        id,
+        (t = { terminalId: id, command: undefined, output: '', exitStatus: undefined, seqs: [] }),
+      );
+    if (req.method === 'terminal/create')
+      t.command = [req.params?.command, ...(Array.isArray(req.params?.args) ? req.params.args : [])]
+        .filter((x) => typeof x === 'string')
+        .join(' ');
     if (typeof r?.output === 'string') t.output = r.output;
     if (r?.exitStatus !== undefined && r.exitStatus !== null) t.exitStatus = r.exitStatus;
     if (req.method === 'terminal/wait_for_exit' && r) t.exitStatus = r;
@@ -210,7 +269,10 @@ export class SessionViewBuilder {
       const json: Record<string, unknown> = { ...e.toJSON() };
       const key = timelineKey(json);
       // entries without provenance were built by setup results; keep them at their timeline position
-      entries.push({ at: s.firstSeq.get(key) ?? i, item: { ...json, kind: e.kind, key, seqs: s.provenance.get(key) ?? [] } });
+      entries.push({
+        at: s.firstSeq.get(key) ?? i,
+        item: { ...json, kind: e.kind, key, seqs: s.provenance.get(key) ?? [] },
+      });
     });
     // a permission without frames (none is recorded so) goes last, as an unknown position always did
     for (const p of s.permissions) entries.push({ at: p.seqs[0] ?? Infinity, item: p });
@@ -229,7 +291,12 @@ export class SessionViewBuilder {
       protocolVersion: this.version ?? 1,
       title: s.state.info.title,
       items,
-      terminals: [...s.state.terminals.values()].map((t) => ({ ...t.toJSON(), terminalId: t.terminalId, outputText: t.outputText, seqs: s.provenance.get(`terminal:${t.terminalId}`) ?? [] })),
+      terminals: [...s.state.terminals.values()].map((t) => ({
+        ...t.toJSON(),
+        terminalId: t.terminalId,
+        outputText: t.outputText,
+        seqs: s.provenance.get(`terminal:${t.terminalId}`) ?? [],
+      })),
       clientTerminals: [...s.clientTerminals.values()],
       foreground: s.foreground,
       usage: s.state.usage,

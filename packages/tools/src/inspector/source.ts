@@ -105,7 +105,10 @@ export class CaptureTail {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  constructor(readonly path: string, pollMs = 250) {
+  constructor(
+    readonly path: string,
+    pollMs = 250,
+  ) {
     this.read();
     try {
       this.watcher = watch(path, () => this.read());

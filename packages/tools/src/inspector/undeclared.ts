@@ -1,4 +1,11 @@
-import { defsOf, isSchemaObject, loadSchema, methodTable, type JsonSchema, type MethodDefs } from '@acp-kit/protocol/internal';
+import {
+  defsOf,
+  isSchemaObject,
+  loadSchema,
+  methodTable,
+  type JsonSchema,
+  type MethodDefs,
+} from '@acp-kit/protocol/internal';
 import { at } from '@acp-kit/protocol/internal';
 import type { FieldMarks } from './api-types.js';
 
@@ -44,7 +51,16 @@ function typeOk(s: JsonSchema, value: unknown): boolean {
   const t = s.type;
   if (t === undefined) return true;
   const ts = Array.isArray(t) ? t : [t];
-  const actual = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value;
+  const actual =
+    value === null
+      ? 'null'
+      : Array.isArray(value)
+        ? 'array'
+        : typeof value === 'number'
+          ? Number.isInteger(value)
+            ? 'integer'
+            : 'number'
+          : typeof value;
   return ts.some((x) => x === actual || (x === 'number' && actual === 'integer'));
 }
 

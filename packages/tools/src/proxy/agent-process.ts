@@ -37,7 +37,16 @@ export interface ProxyResult {
   error?: Error;
 }
 
-const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13, SIGABRT: 6, SIGSEGV: 11 };
+const SIGNAL_NUMBERS: Record<string, number> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGKILL: 9,
+  SIGTERM: 15,
+  SIGPIPE: 13,
+  SIGABRT: 6,
+  SIGSEGV: 11,
+};
 
 /**
  * The result for an agent that exited: its code, or 128 + the signal number when it was killed
@@ -74,7 +83,11 @@ export interface RawAgentProcess {
  * Spawns an agent for byte-level forwarding (proxy, client-side replay): its own process group,
  * stdin errors (EPIPE from a dead agent) logged instead of thrown, stderr piped to `stderr`.
  */
-export function spawnRawAgent(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; stderr: Writable; log: (line: string) => void }): RawAgentProcess {
+export function spawnRawAgent(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; stderr: Writable; log: (line: string) => void },
+): RawAgentProcess {
   const child = spawnInProcessGroup(command, args, options);
   child.stdin.on('error', (e) => options.log(`agent stdin: ${e.message}`));
   child.stderr.pipe(options.stderr, { end: false });
@@ -106,7 +119,12 @@ export function spawnRawAgent(command: string, args: readonly string[], options:
  * The editor closed its side: the agent (which got EOF) has `exitTimeoutMs` (default 5000) to
  * exit, as with a direct connection, then `kill` runs.
  */
-export function killAfterEditorClosed(exited: Promise<unknown>, kill: () => unknown, log: (line: string) => void, exitTimeoutMs = 5000): void {
+export function killAfterEditorClosed(
+  exited: Promise<unknown>,
+  kill: () => unknown,
+  log: (line: string) => void,
+  exitTimeoutMs = 5000,
+): void {
   log('editor closed stdin; waiting for the agent to exit');
   const t = setTimeout(() => {
     log(`agent still running ${exitTimeoutMs} ms after stdin closed; killing it`);

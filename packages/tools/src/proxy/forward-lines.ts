@@ -35,7 +35,15 @@ function headOf(parts: readonly Buffer[], n: number): Buffer {
  * Hands the complete lines of `chunk` (the first at `nl`, `before` the held start of the first) to
  * `sink`, inside one `batch`; returns where the incomplete rest of `chunk` starts.
  */
-function recordLines(chunk: Buffer, firstNl: number, before: readonly Buffer[], dir: FrameDirection, sink: LineSink, batch: { begin(): void; end(): void } | undefined, maxLineBytes: number): number {
+function recordLines(
+  chunk: Buffer,
+  firstNl: number,
+  before: readonly Buffer[],
+  dir: FrameDirection,
+  sink: LineSink,
+  batch: { begin(): void; end(): void } | undefined,
+  maxLineBytes: number,
+): number {
   let start = 0;
   batch?.begin();
   try {
@@ -59,7 +67,15 @@ function recordLines(chunk: Buffer, firstNl: number, before: readonly Buffer[], 
  * longer than `maxLineBytes` is not held: its bytes are forwarded as they come (unchanged) and
  * `sink.oversize` gets its head once it ended, so the proxy neither dies nor stalls on it.
  */
-export function forwardLines(from: Readable, to: Writable, dir: FrameDirection, sink: LineSink, endTarget: boolean, batch: { begin(): void; end(): void } | undefined, maxLineBytes = DEFAULT_MAX_LINE_BYTES): void {
+export function forwardLines(
+  from: Readable,
+  to: Writable,
+  dir: FrameDirection,
+  sink: LineSink,
+  endTarget: boolean,
+  batch: { begin(): void; end(): void } | undefined,
+  maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+): void {
   // bytes of a line not complete yet: neither recorded nor forwarded
   let held: Buffer[] = [];
   let heldBytes = 0;
@@ -97,7 +113,8 @@ export function forwardLines(from: Readable, to: Writable, dir: FrameDirection, 
       const nl = chunk.indexOf(10);
       const part = nl === -1 ? chunk : chunk.subarray(0, nl);
       // the head may have started in held bytes shorter than it
-      if (over.head.length < HEAD_BYTES) over.head = Buffer.concat([over.head, part.subarray(0, HEAD_BYTES - over.head.length)]);
+      if (over.head.length < HEAD_BYTES)
+        over.head = Buffer.concat([over.head, part.subarray(0, HEAD_BYTES - over.head.length)]);
       over.bytes += part.length;
       write(nl === -1 ? chunk : chunk.subarray(0, nl + 1));
       if (nl === -1) return;
@@ -113,7 +130,10 @@ export function forwardLines(from: Readable, to: Writable, dir: FrameDirection, 
         heldBytes = 0;
         if (nl === -1) goOver([...before, chunk], before.reduce((n, b) => n + b.length, 0) + chunk.length);
         else {
-          goOver(before, before.reduce((n, b) => n + b.length, 0));
+          goOver(
+            before,
+            before.reduce((n, b) => n + b.length, 0),
+          );
           onData(chunk);
         }
         return;

@@ -33,7 +33,13 @@ export {
 } from '../captures/capture.js';
 export { CaptureValidator, type Violation, type ViolationRule } from '../captures/validate.js';
 export { redactMessage, redactRaw } from '../captures/redact.js';
-export { startBridge, type BridgeOptions, type BridgeMode, type BridgeHandle, type BridgeRoute } from './bridge/index.js';
+export {
+  startBridge,
+  type BridgeOptions,
+  type BridgeMode,
+  type BridgeHandle,
+  type BridgeRoute,
+} from './bridge/index.js';
 export {
   replayAsAgent,
   replayAsClient,
@@ -49,6 +55,29 @@ export {
   type ReplayScript,
   type ScriptFrame,
 } from './replay/index.js';
-export { RequestPairer, oppositeDirection, percentile, summarizeLatencies, type AnsweredRequest, type LatencySummary, type PendingRequest } from '../captures/latency.js';
-export { CaptureStatsCollector, captureStats, type CaptureStats, type ErrorCodeStats, type MethodStats, type TurnStats } from '../captures/stats.js';
-export { diffCaptures, type CaptureDiff, type DiffEntry, type DiffFrameRef, type FieldDifference, type MethodLatencyDelta, type VersionInfo } from '../captures/diff.js';
+export {
+  RequestPairer,
+  oppositeDirection,
+  percentile,
+  summarizeLatencies,
+  type AnsweredRequest,
+  type LatencySummary,
+  type PendingRequest,
+} from '../captures/latency.js';
+export {
+  CaptureStatsCollector,
+  captureStats,
+  type CaptureStats,
+  type ErrorCodeStats,
+  type MethodStats,
+  type TurnStats,
+} from '../captures/stats.js';
+export {
+  diffCaptures,
+  type CaptureDiff,
+  type DiffEntry,
+  type DiffFrameRef,
+  type FieldDifference,
+  type MethodLatencyDelta,
+  type VersionInfo,
+} from '../captures/diff.js';

@@ -1,4 +1,11 @@
-import { describeExit, killAfterEditorClosed, proxyResult, spawnRawAgent, type AgentCommandOptions, type ProxyResult } from './agent-process.js';
+import {
+  describeExit,
+  killAfterEditorClosed,
+  proxyResult,
+  spawnRawAgent,
+  type AgentCommandOptions,
+  type ProxyResult,
+} from './agent-process.js';
 import { decodeFrame, frameStamper, scanFrame, type DecodedFrame, type FrameDirection } from '../captures/capture.js';
 import { DEFAULT_MAX_LINE_BYTES, forwardLines } from './forward-lines.js';
 import { numberAt } from '@acp-kit/protocol/internal';
@@ -42,7 +49,12 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
   const editorOut = options.editorOut ?? process.stdout;
   const agentStderr = options.agentStderr ?? process.stderr;
   const log = options.log ?? (() => undefined);
-  const agent = spawnRawAgent(options.command, options.args ?? [], { cwd: options.cwd, env: options.env, stderr: agentStderr, log });
+  const agent = spawnRawAgent(options.command, options.args ?? [], {
+    cwd: options.cwd,
+    env: options.env,
+    stderr: agentStderr,
+    log,
+  });
   const { child, exited, spawnError, stdoutEnded } = agent;
   editorOut.on('error', (e) => log(`editor stdout: ${e.message}`));
 
@@ -77,7 +89,9 @@ export function startProxy(options: ProxyOptions): ProxyHandle {
       if (validator && onViolation) for (const v of validator.push(frame, d.message)) onViolation(v);
     };
     const onOversize = (dir: FrameDirection, head: Buffer, bytes: number): void => {
-      log(`${dir}: a line of ${bytes} bytes (over ${options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES}) was forwarded unchanged and recorded truncated`);
+      log(
+        `${dir}: a line of ${bytes} bytes (over ${options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES}) was forwarded unchanged and recorded truncated`,
+      );
       // only the head is kept: a character cut in two at its end is dropped
       const raw = head.toString('utf8').replace(/\uFFFD$/, '');
       stamp(dir, raw, { kind: 'invalid' }, undefined, undefined, bytes);

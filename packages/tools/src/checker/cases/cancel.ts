@@ -14,7 +14,14 @@ const RACE_MS = 250;
 export const cancelTurn: CheckCase = {
   name: 'cancel/turn',
   title: 'session/cancel during a turn',
-  ids: ['ACP-V1-CANCEL-05', 'ACP-V1-CANCEL-06', 'ACP-V1-CANCEL-07', 'ACP-V2-CANCEL-05', 'ACP-V2-CANCEL-06', 'ACP-V2-CANCEL-07'],
+  ids: [
+    'ACP-V1-CANCEL-05',
+    'ACP-V1-CANCEL-06',
+    'ACP-V1-CANCEL-07',
+    'ACP-V2-CANCEL-05',
+    'ACP-V2-CANCEL-06',
+    'ACP-V2-CANCEL-07',
+  ],
   protocols: [1, 2],
   async run(ctx) {
     const v = ctx.version;
@@ -28,23 +35,56 @@ export const cancelTurn: CheckCase = {
     // held ones now, later ones as they come
     ctx.permissionPolicy = 'cancelled';
     for (const p of ctx.permissionRequests) ctx.answerPermission(p, { outcome: 'cancelled' });
-    const [cancelledId, noErrorId, nothingAfterId] = v === 1 ? (['ACP-V1-CANCEL-05', 'ACP-V1-CANCEL-06', 'ACP-V1-CANCEL-07'] as const) : (['ACP-V2-CANCEL-05', 'ACP-V2-CANCEL-06', 'ACP-V2-CANCEL-07'] as const);
-    const end = await d.waitFor(isEnd, ctx.turnTimeout, v === 1 ? 'the session/prompt response after session/cancel' : 'the idle state_update after session/cancel', sent.seq);
+    const [cancelledId, noErrorId, nothingAfterId] =
+      v === 1
+        ? (['ACP-V1-CANCEL-05', 'ACP-V1-CANCEL-06', 'ACP-V1-CANCEL-07'] as const)
+        : (['ACP-V2-CANCEL-05', 'ACP-V2-CANCEL-06', 'ACP-V2-CANCEL-07'] as const);
+    const end = await d.waitFor(
+      isEnd,
+      ctx.turnTimeout,
+      v === 1 ? 'the session/prompt response after session/cancel' : 'the idle state_update after session/cancel',
+      sent.seq,
+    );
     // an end with an error (v1: a JSON-RPC error; v2: stopReason "error") is the capture validator's rule
     const errored = d.violationsOf('cancel-answered-with-error', end.seq - 1, end.seq).length > 0;
-    if (v === 1 && errored) return ctx.fail(noErrorId, `the cancelled session/prompt was answered with a JSON-RPC error ${JSON.stringify(end.msg?.error)}; it must end with stopReason "cancelled"`, [cancelSeq, end.seq]);
+    if (v === 1 && errored)
+      return ctx.fail(
+        noErrorId,
+        `the cancelled session/prompt was answered with a JSON-RPC error ${JSON.stringify(end.msg?.error)}; it must end with stopReason "cancelled"`,
+        [cancelSeq, end.seq],
+      );
     const stop = v === 1 ? at(end.msg, 'result', 'stopReason') : updateOf(end.msg)?.stopReason;
-    if (end.seq < cancelSeq) ctx.skip('the turn ended before the cancel reached the agent; give --prompt a task that keeps the agent busy');
+    if (end.seq < cancelSeq)
+      ctx.skip('the turn ended before the cancel reached the agent; give --prompt a task that keeps the agent busy');
     // a turn that ended on its own right as the cancel went out (the end was already in the pipe)
     // raced it: not exercised, not a failure (an agent that ignores the cancel ends much later)
-    if (stop !== 'cancelled' && stop !== 'error' && Date.now() - cancelledAt < RACE_MS) ctx.skip(`the turn ended ${JSON.stringify(stop)} within ${RACE_MS} ms of the cancel, before it could have been read; give --prompt a task that keeps the agent busy`);
-    if (errored) return ctx.fail(noErrorId, `the cancelled turn ended with stopReason "error"; it must end "cancelled"`, [cancelSeq, end.seq]);
+    if (stop !== 'cancelled' && stop !== 'error' && Date.now() - cancelledAt < RACE_MS)
+      ctx.skip(
+        `the turn ended ${JSON.stringify(stop)} within ${RACE_MS} ms of the cancel, before it could have been read; give --prompt a task that keeps the agent busy`,
+      );
+    if (errored)
+      return ctx.fail(noErrorId, `the cancelled turn ended with stopReason "error"; it must end "cancelled"`, [
+        cancelSeq,
+        end.seq,
+      ]);
     ctx.pass(noErrorId);
-    ctx.judge(cancelledId, stop === 'cancelled', `the cancelled turn ended with stopReason ${JSON.stringify(stop)}; it must be "cancelled"`, [cancelSeq, end.seq]);
+    ctx.judge(
+      cancelledId,
+      stop === 'cancelled',
+      `the cancelled turn ended with stopReason ${JSON.stringify(stop)}; it must be "cancelled"`,
+      [cancelSeq, end.seq],
+    );
     const ping = await d.roundTrip(ctx.timeout);
     const kinds = v === 1 ? V1_TURN_UPDATES : V2_WORK_UPDATES;
-    const late = d.received(end.seq, ping).filter((m) => isUpdate(m, sid) && kinds.has(String(updateOf(m)?.sessionUpdate)));
-    ctx.judge(nothingAfterId, late.length === 0, `${late.length} update(s) of the cancelled turn (${late.map((m) => updateOf(m)?.sessionUpdate).join(', ')}) arrived after its end`, [end.seq, ...late.map((m) => m.seq)]);
+    const late = d
+      .received(end.seq, ping)
+      .filter((m) => isUpdate(m, sid) && kinds.has(String(updateOf(m)?.sessionUpdate)));
+    ctx.judge(
+      nothingAfterId,
+      late.length === 0,
+      `${late.length} update(s) of the cancelled turn (${late.map((m) => updateOf(m)?.sessionUpdate).join(', ')}) arrived after its end`,
+      [end.seq, ...late.map((m) => m.seq)],
+    );
   },
 };
 
@@ -53,22 +93,32 @@ export const cancelTurn: CheckCase = {
  * an update of the turn, v2's running state, or a permission request (held by the caller's policy).
  * Skips the case when the turn ended first: there was nothing to cancel or close.
  */
-async function busyTurn(ctx: CaseContext, sid: string): Promise<{ sent: { seq: number }; isEnd: (l: TranscriptLine) => boolean }> {
+async function busyTurn(
+  ctx: CaseContext,
+  sid: string,
+): Promise<{ sent: { seq: number }; isEnd: (l: TranscriptLine) => boolean }> {
   const v = ctx.version;
   const d = ctx.driver;
   const sent = d.send('session/prompt', ctx.promptParams(sid, ctx.settings.cancelPrompt ?? ctx.settings.prompt));
-  const isResponse = (l: TranscriptLine) => l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(sent.id);
-  const isEnd = (l: TranscriptLine) => (v === 1 ? isResponse(l) : isUpdate(l.msg, sid, 'state_update') && updateOf(l.msg)?.state === 'idle');
+  const isResponse = (l: TranscriptLine) =>
+    l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(sent.id);
+  const isEnd = (l: TranscriptLine) =>
+    v === 1 ? isResponse(l) : isUpdate(l.msg, sid, 'state_update') && updateOf(l.msg)?.state === 'idle';
   const busy = await d.waitFor(
     (l) =>
       isEnd(l) ||
       (l.dir === 'in' && l.msg?.method === 'session/request_permission') ||
-      (v === 1 ? isUpdate(l.msg, sid) && V1_TURN_UPDATES.has(String(updateOf(l.msg)?.sessionUpdate)) : isUpdate(l.msg, sid, 'state_update') && updateOf(l.msg)?.state === 'running'),
+      (v === 1
+        ? isUpdate(l.msg, sid) && V1_TURN_UPDATES.has(String(updateOf(l.msg)?.sessionUpdate))
+        : isUpdate(l.msg, sid, 'state_update') && updateOf(l.msg)?.state === 'running'),
     ctx.turnTimeout,
     'a sign of work for the prompt (an update or a permission request)',
     sent.seq,
   );
-  if (isEnd(busy)) ctx.skip(`the turn ended before it showed any work to cancel; give --prompt a task that keeps the agent busy (e.g. one that runs a tool)`);
+  if (isEnd(busy))
+    ctx.skip(
+      `the turn ended before it showed any work to cancel; give --prompt a task that keeps the agent busy (e.g. one that runs a tool)`,
+    );
   return { sent, isEnd };
 }
 
@@ -96,14 +146,40 @@ export const closeBusySession: CheckCase = {
     const closedAt = Date.now();
     ctx.permissionPolicy = 'cancelled';
     for (const p of ctx.permissionRequests) ctx.answerPermission(p, { outcome: 'cancelled' });
-    const r = await d.waitFor((l) => l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(close.id), ctx.turnTimeout, 'the session/close response', close.seq);
-    ctx.judge('ACP-ALL-CLOSE-01', isObj(r.msg?.result) && r.msg?.error === undefined, `session/close of a busy session must return {}; got ${JSON.stringify(r.msg?.error ?? r.msg?.result)}`, [close.seq, r.seq]);
+    const r = await d.waitFor(
+      (l) => l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(close.id),
+      ctx.turnTimeout,
+      'the session/close response',
+      close.seq,
+    );
+    ctx.judge(
+      'ACP-ALL-CLOSE-01',
+      isObj(r.msg?.result) && r.msg?.error === undefined,
+      `session/close of a busy session must return {}; got ${JSON.stringify(r.msg?.error ?? r.msg?.result)}`,
+      [close.seq, r.seq],
+    );
     // the end of the turn: before the close response, or (v1's prompt answer) right after it
     const ping = await d.roundTrip(ctx.timeout);
     const end = d.transcript.find((l) => l.seq > sent.seq && l.seq < ping && isEnd(l));
-    const stop = end === undefined ? undefined : ctx.version === 1 ? at(end.msg, 'result', 'stopReason') ?? (end.msg?.error ? 'a JSON-RPC error' : undefined) : updateOf(end.msg)?.stopReason;
-    if (end !== undefined && end.seq < close.seq) ctx.skip('the turn ended before the close reached the agent; give --prompt a task that keeps the agent busy');
-    if (stop !== 'cancelled' && stop !== undefined && Date.now() - closedAt < RACE_MS) ctx.skip(`the turn ended ${JSON.stringify(stop)} within ${RACE_MS} ms of the close, before it could have been read`);
-    ctx.judge('ACP-ALL-CLOSE-01', stop === 'cancelled', end === undefined ? `the turn running when session/close arrived never ended (${ctx.version === 1 ? 'no session/prompt answer' : 'no idle state_update'}); close must cancel it like session/cancel, ending it "cancelled"` : `the turn running when session/close arrived ended with ${JSON.stringify(stop)}; close must cancel it like session/cancel, ending it "cancelled"`, [close.seq, ...(end ? [end.seq] : [])]);
+    const stop =
+      end === undefined
+        ? undefined
+        : ctx.version === 1
+          ? (at(end.msg, 'result', 'stopReason') ?? (end.msg?.error ? 'a JSON-RPC error' : undefined))
+          : updateOf(end.msg)?.stopReason;
+    if (end !== undefined && end.seq < close.seq)
+      ctx.skip('the turn ended before the close reached the agent; give --prompt a task that keeps the agent busy');
+    if (stop !== 'cancelled' && stop !== undefined && Date.now() - closedAt < RACE_MS)
+      ctx.skip(
+        `the turn ended ${JSON.stringify(stop)} within ${RACE_MS} ms of the close, before it could have been read`,
+      );
+    ctx.judge(
+      'ACP-ALL-CLOSE-01',
+      stop === 'cancelled',
+      end === undefined
+        ? `the turn running when session/close arrived never ended (${ctx.version === 1 ? 'no session/prompt answer' : 'no idle state_update'}); close must cancel it like session/cancel, ending it "cancelled"`
+        : `the turn running when session/close arrived ended with ${JSON.stringify(stop)}; close must cancel it like session/cancel, ending it "cancelled"`,
+      [close.seq, ...(end ? [end.seq] : [])],
+    );
   },
 };

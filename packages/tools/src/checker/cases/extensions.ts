@@ -9,14 +9,26 @@ export const extensionMethods: CheckCase = {
   protocols: [1, 2],
   async run(ctx) {
     await ctx.init();
-    const r = await ctx.driver.request('_acp_kit_check/unknown_method', { _meta: { 'acp-kit.check/x': 1 } }, ctx.timeout);
+    const r = await ctx.driver.request(
+      '_acp_kit_check/unknown_method',
+      { _meta: { 'acp-kit.check/x': 1 } },
+      ctx.timeout,
+    );
     const code = at(r.error, 'code');
-    ctx.judge('ACP-ALL-EXT-05', code === -32601, `an unknown extension request must be answered with -32601; got ${JSON.stringify(r.error ?? r.result)}`, [r.seq]);
+    ctx.judge(
+      'ACP-ALL-EXT-05',
+      code === -32601,
+      `an unknown extension request must be answered with -32601; got ${JSON.stringify(r.error ?? r.result)}`,
+      [r.seq],
+    );
     const n = ctx.driver.notify('_acp_kit_check/unknown_notification', { x: 1 });
     const ping = await ctx.driver.roundTrip(ctx.timeout);
     const answers = ctx.driver.received(n, ping).filter((m) => m.method === undefined && m.seq !== ping);
     ctx.judge('ACP-ALL-EXT-06', ctx.driver.alive, 'the agent did not survive an unknown extension notification', [n]);
-    ctx.judge('ACP-ALL-RPC-02', answers.length === 0, 'the agent answered an extension notification', [n, ...answers.map((m) => m.seq)]);
+    ctx.judge('ACP-ALL-RPC-02', answers.length === 0, 'the agent answered an extension notification', [
+      n,
+      ...answers.map((m) => m.seq),
+    ]);
   },
 };
 
@@ -31,15 +43,25 @@ export const metaEverywhere: CheckCase = {
     const params = ctx.initializeParams();
     const caps = ctx.version === 2 ? 'capabilities' : 'clientCapabilities';
     const own = params[caps];
-    const r = await ctx.driver.request('initialize', { ...params, _meta: meta, [caps]: { ...(isObj(own) ? own : {}), _meta: meta } }, ctx.timeout);
+    const r = await ctx.driver.request(
+      'initialize',
+      { ...params, _meta: meta, [caps]: { ...(isObj(own) ? own : {}), _meta: meta } },
+      ctx.timeout,
+    );
     if (r.error) return ctx.fail('ACP-ALL-EXT-02', `initialize with _meta failed: ${JSON.stringify(r.error)}`, [r.seq]);
     const result = isObj(r.result) ? r.result : undefined;
     if (result?.protocolVersion !== ctx.version) ctx.skip(`the agent does not speak protocol version ${ctx.version}`);
     ctx.driver.version = ctx.version;
     ctx.initResult = result;
     if (ctx.version === 2 && !ctx.advertises('session')) return ctx.pass('ACP-ALL-EXT-02');
-    const s = await ctx.driver.request('session/new', { cwd: ctx.settings.cwd, mcpServers: [], _meta: meta }, ctx.timeout);
-    ctx.judge('ACP-ALL-EXT-02', s.error === undefined, `session/new with _meta failed: ${JSON.stringify(s.error)}`, [s.seq]);
+    const s = await ctx.driver.request(
+      'session/new',
+      { cwd: ctx.settings.cwd, mcpServers: [], _meta: meta },
+      ctx.timeout,
+    );
+    ctx.judge('ACP-ALL-EXT-02', s.error === undefined, `session/new with _meta failed: ${JSON.stringify(s.error)}`, [
+      s.seq,
+    ]);
   },
 };
 
@@ -52,9 +74,18 @@ export const customPromptBlock: CheckCase = {
   async run(ctx) {
     await ctx.init();
     const sid = await ctx.newSession();
-    const r = await ctx.driver.request('session/prompt', { sessionId: sid, prompt: [{ type: '_acp_kit_check_block', data: 'x' }] }, ctx.timeout);
+    const r = await ctx.driver.request(
+      'session/prompt',
+      { sessionId: sid, prompt: [{ type: '_acp_kit_check_block', data: 'x' }] },
+      ctx.timeout,
+    );
     const code = at(r.error, 'code');
-    ctx.judge('ACP-V2-CONT-01', r.error === undefined || code === -32602, `a prompt block of an unsupported custom type must be refused with -32602 (or accepted); got ${JSON.stringify(r.error)}`, [r.seq]);
+    ctx.judge(
+      'ACP-V2-CONT-01',
+      r.error === undefined || code === -32602,
+      `a prompt block of an unsupported custom type must be refused with -32602 (or accepted); got ${JSON.stringify(r.error)}`,
+      [r.seq],
+    );
     if (r.error === undefined) await ctx.waitIdle(sid, r.seq);
   },
 };

@@ -4,7 +4,15 @@ import { customPromptBlock, extensionMethods, metaEverywhere } from './extension
 import { initializeBasic, initializeOldVersion, initializeUnknownVersion, logout } from './initialize.js';
 import { batchBehaviour, idsEchoed, malformedInput, notificationsUnanswered } from './jsonrpc.js';
 import { imagePrompt, promptLifecycleV2, promptTurnV1, promptUnknownSessionV2 } from './prompt.js';
-import { sessionClose, sessionDelete, sessionIdsUnique, sessionList, sessionLoadV1, sessionResumeV2, setConfigOption } from './sessions.js';
+import {
+  sessionClose,
+  sessionDelete,
+  sessionIdsUnique,
+  sessionList,
+  sessionLoadV1,
+  sessionResumeV2,
+  setConfigOption,
+} from './sessions.js';
 import { exitOnEof } from './stdout.js';
 
 /** Every case, in report order. */

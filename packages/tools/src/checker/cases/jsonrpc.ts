@@ -12,8 +12,21 @@ export const idsEchoed: CheckCase = {
   async run(ctx) {
     for (const id of ['acp-kit-check:é/1', 9007199254740991]) {
       const sent = ctx.driver.send('initialize', ctx.initializeParams(), id);
-      const r = await ctx.driver.waitFor((l): l is MessageLine => l.dir === 'in' && hasMessage(l) && l.msg.method === undefined, ctx.timeout, `the response to initialize with id ${JSON.stringify(id)}`, sent.seq);
-      if (!ctx.judge('ACP-ALL-RPC-03', JSON.stringify(r.msg.id) === JSON.stringify(id), `initialize sent with id ${JSON.stringify(id)} was answered with id ${JSON.stringify(r.msg.id)}`, [sent.seq, r.seq])) return;
+      const r = await ctx.driver.waitFor(
+        (l): l is MessageLine => l.dir === 'in' && hasMessage(l) && l.msg.method === undefined,
+        ctx.timeout,
+        `the response to initialize with id ${JSON.stringify(id)}`,
+        sent.seq,
+      );
+      if (
+        !ctx.judge(
+          'ACP-ALL-RPC-03',
+          JSON.stringify(r.msg.id) === JSON.stringify(id),
+          `initialize sent with id ${JSON.stringify(id)} was answered with id ${JSON.stringify(r.msg.id)}`,
+          [sent.seq, r.seq],
+        )
+      )
+        return;
     }
   },
 };
@@ -29,7 +42,10 @@ export const notificationsUnanswered: CheckCase = {
     const n = ctx.driver.notify('session/cancel', { sessionId: 'acp-kit-check-no-such-session' });
     const ping = await ctx.driver.roundTrip(ctx.timeout);
     const answers = ctx.driver.received(n, ping).filter((m) => m.method === undefined && m.seq !== ping);
-    ctx.judge('ACP-ALL-RPC-02', answers.length === 0, 'the agent answered a session/cancel notification', [n, ...answers.map((m) => m.seq)]);
+    ctx.judge('ACP-ALL-RPC-02', answers.length === 0, 'the agent answered a session/cancel notification', [
+      n,
+      ...answers.map((m) => m.seq),
+    ]);
   },
 };
 
@@ -46,13 +62,37 @@ export const malformedInput: CheckCase = {
     // a session with defaults or any error will do (the requirement is that reserved codes keep their
     // meaning, not which one is chosen): only "parse error" and "method not found" would say something false
     const code = at(r.error, 'code');
-    ctx.judge('ACP-ALL-RPC-05', code !== -32700 && code !== -32601, `session/new without params was answered ${code} (${code === -32700 ? 'parse error' : 'method not found'}), but the line parsed and the method exists; got ${JSON.stringify(r.error)}`, [r.seq]);
-    if (r.error) ctx.judge('ACP-ALL-RPC-04', typeof message === 'string' && message.length > 0, 'the error for session/new without params has no message', [r.seq]);
+    ctx.judge(
+      'ACP-ALL-RPC-05',
+      code !== -32700 && code !== -32601,
+      `session/new without params was answered ${code} (${code === -32700 ? 'parse error' : 'method not found'}), but the line parsed and the method exists; got ${JSON.stringify(r.error)}`,
+      [r.seq],
+    );
+    if (r.error)
+      ctx.judge(
+        'ACP-ALL-RPC-04',
+        typeof message === 'string' && message.length > 0,
+        'the error for session/new without params has no message',
+        [r.seq],
+      );
     const bad = ctx.driver.writeRaw('{"jsonrpc":"2.0","id":77,"method":');
     const ping = await ctx.driver.roundTrip(ctx.timeout).catch(() => undefined);
-    if (!ctx.judge('ACP-ALL-RPC-05', ping !== undefined, `after a line that is not JSON the agent no longer answers (${ctx.driver.alive ? 'no answer' : ctx.driver.describeExit()})`, [bad])) return;
+    if (
+      !ctx.judge(
+        'ACP-ALL-RPC-05',
+        ping !== undefined,
+        `after a line that is not JSON the agent no longer answers (${ctx.driver.alive ? 'no answer' : ctx.driver.describeExit()})`,
+        [bad],
+      )
+    )
+      return;
     const errs = ctx.driver.received(bad, ping).filter((m) => m.method === undefined && m.seq !== ping);
-    ctx.judge('ACP-ALL-RPC-05', errs.every((m) => at(m.error, 'code') === -32700), `a line that is not JSON may only be answered with -32700 (parse error); got ${errs.map((m) => JSON.stringify(m.error ?? m.result)).join(', ')}`, [bad, ...errs.map((m) => m.seq)]);
+    ctx.judge(
+      'ACP-ALL-RPC-05',
+      errs.every((m) => at(m.error, 'code') === -32700),
+      `a line that is not JSON may only be answered with -32700 (parse error); got ${errs.map((m) => JSON.stringify(m.error ?? m.result)).join(', ')}`,
+      [bad, ...errs.map((m) => m.seq)],
+    );
   },
 };
 
@@ -70,14 +110,26 @@ export const batchBehaviour: CheckCase = {
   protocols: [1, 2],
   async run(ctx) {
     await ctx.init();
-    const seq = ctx.driver.writeRaw(JSON.stringify([{ jsonrpc: '2.0', id: 'acp-kit-check-batched', method: '_acp_kit_check/batched', params: {} }]));
+    const seq = ctx.driver.writeRaw(
+      JSON.stringify([{ jsonrpc: '2.0', id: 'acp-kit-check-batched', method: '_acp_kit_check/batched', params: {} }]),
+    );
     const ping = await ctx.driver.roundTrip(ctx.timeout);
     // answers on lines of their own (the entries of an array line are judged as the array)
     const inBatch = new Set(ctx.driver.transcript.filter((l) => l.batch !== undefined).map((l) => l.seq));
-    const answers = ctx.driver.received(seq, ping).filter((m) => m.method === undefined && m.seq !== ping && !inBatch.has(m.seq));
-    const arrays = ctx.driver.transcript.filter((l) => l.dir === 'in' && l.batch === undefined && l.seq > seq && l.seq < ping && l.raw.trimStart().startsWith('['));
-    const refused = arrays.length === 0 && answers.length === 1 && answers[0]?.id === null && at(answers[0]?.error, 'code') === -32600;
-    const answered = answers.length === 0 && arrays.length === 1 && batchAnswers(arrays[0]?.raw ?? '', 'acp-kit-check-batched');
+    const answers = ctx.driver
+      .received(seq, ping)
+      .filter((m) => m.method === undefined && m.seq !== ping && !inBatch.has(m.seq));
+    const arrays = ctx.driver.transcript.filter(
+      (l) =>
+        l.dir === 'in' && l.batch === undefined && l.seq > seq && l.seq < ping && l.raw.trimStart().startsWith('['),
+    );
+    const refused =
+      arrays.length === 0 &&
+      answers.length === 1 &&
+      answers[0]?.id === null &&
+      at(answers[0]?.error, 'code') === -32600;
+    const answered =
+      answers.length === 0 && arrays.length === 1 && batchAnswers(arrays[0]?.raw ?? '', 'acp-kit-check-batched');
     ctx.judge(
       'ACP-V2-TRANS-11',
       refused || answered,
@@ -96,6 +148,8 @@ function batchAnswers(raw: string, id: string): boolean {
     return false;
   }
   if (!Array.isArray(parsed)) return false;
-  const responses = parsed.filter((e): e is Record<string, unknown> => isObj(e) && e.method === undefined && ('result' in e || 'error' in e));
+  const responses = parsed.filter(
+    (e): e is Record<string, unknown> => isObj(e) && e.method === undefined && ('result' in e || 'error' in e),
+  );
   return responses.length === parsed.length && responses.some((e) => e.id === id);
 }

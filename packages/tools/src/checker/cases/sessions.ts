@@ -7,7 +7,10 @@ import { lateUpdates } from './prompt.js';
  * A case of a session method both versions have, which an agent offers only when it advertises
  * the capability at `needs` (its v1 path, its v2 path): initializes, skips unless advertised, runs.
  */
-function sessionMethodCase(spec: Omit<CaseInfo, 'protocols'> & { needs: readonly [v1: string, v2: string] }, run: (ctx: CaseContext) => Promise<void>): CheckCase {
+function sessionMethodCase(
+  spec: Omit<CaseInfo, 'protocols'> & { needs: readonly [v1: string, v2: string] },
+  run: (ctx: CaseContext) => Promise<void>,
+): CheckCase {
   const { needs, ...info } = spec;
   return {
     ...info,
@@ -23,41 +26,90 @@ function sessionMethodCase(spec: Omit<CaseInfo, 'protocols'> & { needs: readonly
 
 /** session/list filtered by cwd: a sessions array, every entry of that cwd. */
 export const sessionList = sessionMethodCase(
-  { name: 'sessions/list', title: 'session/list with a cwd filter', ids: ['ACP-ALL-LIST-01', 'ACP-ALL-LIST-02'], needs: ['sessionCapabilities.list', 'session'] },
+  {
+    name: 'sessions/list',
+    title: 'session/list with a cwd filter',
+    ids: ['ACP-ALL-LIST-01', 'ACP-ALL-LIST-02'],
+    needs: ['sessionCapabilities.list', 'session'],
+  },
   async (ctx) => {
     await ctx.newSession();
     const r = await ctx.driver.request('session/list', { cwd: ctx.settings.cwd }, ctx.timeout);
     const sessions = at(r.result, 'sessions');
-    if (!ctx.judge('ACP-ALL-LIST-01', Array.isArray(sessions), `session/list must answer a sessions array; got ${JSON.stringify(r.error ?? r.result)}`, [r.seq]) || !Array.isArray(sessions)) return;
+    if (
+      !ctx.judge(
+        'ACP-ALL-LIST-01',
+        Array.isArray(sessions),
+        `session/list must answer a sessions array; got ${JSON.stringify(r.error ?? r.result)}`,
+        [r.seq],
+      ) ||
+      !Array.isArray(sessions)
+    )
+      return;
     const other = sessions.filter((s) => at(s, 'cwd') !== ctx.settings.cwd);
-    ctx.judge('ACP-ALL-LIST-02', other.length === 0, `session/list filtered by cwd ${ctx.settings.cwd} returned sessions of other directories: ${other.map((s) => JSON.stringify(at(s, 'cwd'))).join(', ')}`, [r.seq]);
+    ctx.judge(
+      'ACP-ALL-LIST-02',
+      other.length === 0,
+      `session/list filtered by cwd ${ctx.settings.cwd} returned sessions of other directories: ${other.map((s) => JSON.stringify(at(s, 'cwd'))).join(', ')}`,
+      [r.seq],
+    );
   },
 );
 
 /** session/close of a fresh session returns {}. */
 export const sessionClose = sessionMethodCase(
-  { name: 'sessions/close', title: 'session/close', ids: ['ACP-ALL-CLOSE-01'], needs: ['sessionCapabilities.close', 'session'] },
+  {
+    name: 'sessions/close',
+    title: 'session/close',
+    ids: ['ACP-ALL-CLOSE-01'],
+    needs: ['sessionCapabilities.close', 'session'],
+  },
   async (ctx) => {
     const sid = await ctx.newSession();
     const r = await ctx.driver.request('session/close', { sessionId: sid }, ctx.timeout);
-    ctx.judge('ACP-ALL-CLOSE-01', r.result !== undefined && r.error === undefined && typeof r.result === 'object' && r.result !== null, `session/close must return {}; got ${JSON.stringify(r.error ?? r.result)}`, [r.seq]);
+    ctx.judge(
+      'ACP-ALL-CLOSE-01',
+      r.result !== undefined && r.error === undefined && typeof r.result === 'object' && r.result !== null,
+      `session/close must return {}; got ${JSON.stringify(r.error ?? r.result)}`,
+      [r.seq],
+    );
   },
 );
 
 /** session/delete: a missing session is deleted quietly; a deleted one leaves the list. */
 export const sessionDelete = sessionMethodCase(
-  { name: 'sessions/delete', title: 'session/delete', ids: ['ACP-ALL-DEL-02', 'ACP-ALL-DEL-03'], needs: ['sessionCapabilities.delete', 'session.delete'] },
+  {
+    name: 'sessions/delete',
+    title: 'session/delete',
+    ids: ['ACP-ALL-DEL-02', 'ACP-ALL-DEL-03'],
+    needs: ['sessionCapabilities.delete', 'session.delete'],
+  },
   async (ctx) => {
-    const missing = await ctx.driver.request('session/delete', { sessionId: 'acp-kit-check-no-such-session' }, ctx.timeout);
-    ctx.judge('ACP-ALL-DEL-03', missing.error === undefined, `deleting a missing session should succeed quietly; got ${JSON.stringify(missing.error)}`, [missing.seq]);
+    const missing = await ctx.driver.request(
+      'session/delete',
+      { sessionId: 'acp-kit-check-no-such-session' },
+      ctx.timeout,
+    );
+    ctx.judge(
+      'ACP-ALL-DEL-03',
+      missing.error === undefined,
+      `deleting a missing session should succeed quietly; got ${JSON.stringify(missing.error)}`,
+      [missing.seq],
+    );
     const sid = await ctx.newSession();
     const r = await ctx.driver.request('session/delete', { sessionId: sid }, ctx.timeout);
-    if (!ctx.judge('ACP-ALL-DEL-02', r.error === undefined, `session/delete failed: ${JSON.stringify(r.error)}`, [r.seq])) return;
+    if (
+      !ctx.judge('ACP-ALL-DEL-02', r.error === undefined, `session/delete failed: ${JSON.stringify(r.error)}`, [r.seq])
+    )
+      return;
     if (ctx.advertises(ctx.version === 2 ? 'session' : 'sessionCapabilities.list')) {
       const l = await ctx.driver.request('session/list', { cwd: ctx.settings.cwd }, ctx.timeout);
       const sessions = at(l.result, 'sessions');
       const ids = (Array.isArray(sessions) ? sessions : []).map((s) => at(s, 'sessionId'));
-      ctx.judge('ACP-ALL-DEL-02', !ids.includes(sid), `the deleted session ${sid} is still listed by session/list`, [r.seq, l.seq]);
+      ctx.judge('ACP-ALL-DEL-02', !ids.includes(sid), `the deleted session ${sid} is still listed by session/list`, [
+        r.seq,
+        l.seq,
+      ]);
     }
   },
 );
@@ -93,15 +145,31 @@ export const sessionLoadV1: CheckCase = {
     await ctx.driver.closeStdin(ctx.timeout);
     const d = ctx.spawn();
     await ctx.init(d);
-    const r = await d.request('session/load', { sessionId: sid, cwd: ctx.settings.cwd, mcpServers: [] }, ctx.turnTimeout);
+    const r = await d.request(
+      'session/load',
+      { sessionId: sid, cwd: ctx.settings.cwd, mcpServers: [] },
+      ctx.turnTimeout,
+    );
     // no spec text promises that a session outlives its process: a refusal here is not exercised, not a failure
-    if (r.error) ctx.skip(`a new process of the agent does not know the session (${JSON.stringify(r.error)}); load across processes is not exercised`);
+    if (r.error)
+      ctx.skip(
+        `a new process of the agent does not know the session (${JSON.stringify(r.error)}); load across processes is not exercised`,
+      );
     // zero replayed updates conform too (what is retained is the agent's business); what is replayed must be updates of that session
     ctx.pass('ACP-V1-LOAD-02');
     // the round trip proves the replay is all in; the rule is the capture validator's
     const ping = await d.roundTrip(ctx.timeout);
-    const late = lateUpdates(d, d.violationsOf('replay-after-load-response', r.seq, ping).filter((v) => v.seqs[1] === r.seq));
-    ctx.judge('ACP-V1-LOAD-03', late.length === 0, `${late.length} replayed update(s) arrived after the session/load response`, [r.seq, ...late.map((m) => m.seq)], d);
+    const late = lateUpdates(
+      d,
+      d.violationsOf('replay-after-load-response', r.seq, ping).filter((v) => v.seqs[1] === r.seq),
+    );
+    ctx.judge(
+      'ACP-V1-LOAD-03',
+      late.length === 0,
+      `${late.length} replayed update(s) arrived after the session/load response`,
+      [r.seq, ...late.map((m) => m.seq)],
+      d,
+    );
   },
 };
 
@@ -122,16 +190,35 @@ export const sessionResumeV2: CheckCase = {
     await ctx.driver.closeStdin(ctx.timeout);
     const d = ctx.spawn();
     await ctx.init(d);
-    const r = await d.request('session/resume', { sessionId: sid, cwd: ctx.settings.cwd, mcpServers: [], replayFrom: { type: 'start' } }, ctx.turnTimeout);
+    const r = await d.request(
+      'session/resume',
+      { sessionId: sid, cwd: ctx.settings.cwd, mcpServers: [], replayFrom: { type: 'start' } },
+      ctx.turnTimeout,
+    );
     // as for v1 load: no route is guaranteed to persist, and an empty replay ("all retained history") conforms
-    if (r.error) ctx.skip(`a new process of the agent does not know the session (${JSON.stringify(r.error)}); resume across processes is not exercised`);
+    if (r.error)
+      ctx.skip(
+        `a new process of the agent does not know the session (${JSON.stringify(r.error)}); resume across processes is not exercised`,
+      );
     const replay = d.received(0, r.seq).filter((m) => isUpdate(m, sid));
     const messages = replay.filter((m) => /^(user|agent)_(message|thought)/.test(String(updateOf(m)?.sessionUpdate)));
     ctx.pass('ACP-V2-RESUME-03');
-    ctx.judge('ACP-V2-RESUME-04', messages.every((m) => typeof updateOf(m)?.messageId === 'string'), 'a replayed message has no messageId', [r.seq, ...messages.filter((m) => typeof updateOf(m)?.messageId !== 'string').map((m) => m.seq)], d);
+    ctx.judge(
+      'ACP-V2-RESUME-04',
+      messages.every((m) => typeof updateOf(m)?.messageId === 'string'),
+      'a replayed message has no messageId',
+      [r.seq, ...messages.filter((m) => typeof updateOf(m)?.messageId !== 'string').map((m) => m.seq)],
+      d,
+    );
     const lastState = replay.filter((m) => updateOf(m)?.sessionUpdate === 'state_update').at(-1);
     const lastMessage = messages.at(-1);
-    ctx.judge('ACP-V2-RESUME-08', lastState !== undefined && (lastMessage === undefined || lastState.seq > lastMessage.seq), 'no state_update arrived after the replay and before the session/resume response', [r.seq], d);
+    ctx.judge(
+      'ACP-V2-RESUME-08',
+      lastState !== undefined && (lastMessage === undefined || lastState.seq > lastMessage.seq),
+      'no state_update arrived after the replay and before the session/resume response',
+      [r.seq],
+      d,
+    );
   },
 };
 
@@ -142,12 +229,30 @@ export const sessionResumeV2: CheckCase = {
  */
 async function resumeWithoutReplay(ctx: CaseContext, sid: string): Promise<void> {
   const d = ctx.driver;
-  const r = await d.request('session/resume', { sessionId: sid, cwd: ctx.settings.cwd, mcpServers: [] }, ctx.turnTimeout);
+  const r = await d.request(
+    'session/resume',
+    { sessionId: sid, cwd: ctx.settings.cwd, mcpServers: [] },
+    ctx.turnTimeout,
+  );
   if (r.error) return;
   const ping = await d.roundTrip(ctx.timeout);
-  const start = d.transcript.find((l) => l.dir === 'out' && l.msg?.method === 'session/resume' && l.msg.id !== undefined && JSON.stringify(l.msg.id) === JSON.stringify(r.id))?.seq ?? r.seq;
-  const replayed = d.received(start, ping).filter((m) => isUpdate(m, sid) && /^(user|agent)_(message|thought)/.test(String(updateOf(m)?.sessionUpdate)));
-  ctx.judge('ACP-V2-RESUME-02', replayed.length === 0, `session/resume without replayFrom replayed ${replayed.length} message update(s); history is replayed only when replayFrom asks for it`, [start, ...replayed.map((m) => m.seq)]);
+  const start =
+    d.transcript.find(
+      (l) =>
+        l.dir === 'out' &&
+        l.msg?.method === 'session/resume' &&
+        l.msg.id !== undefined &&
+        JSON.stringify(l.msg.id) === JSON.stringify(r.id),
+    )?.seq ?? r.seq;
+  const replayed = d
+    .received(start, ping)
+    .filter((m) => isUpdate(m, sid) && /^(user|agent)_(message|thought)/.test(String(updateOf(m)?.sessionUpdate)));
+  ctx.judge(
+    'ACP-V2-RESUME-02',
+    replayed.length === 0,
+    `session/resume without replayFrom replayed ${replayed.length} message update(s); history is replayed only when replayFrom asks for it`,
+    [start, ...replayed.map((m) => m.seq)],
+  );
 }
 
 /**
@@ -158,16 +263,35 @@ async function resumeWithoutReplay(ctx: CaseContext, sid: string): Promise<void>
  */
 async function resumeWithReplayHere(ctx: CaseContext, sid: string): Promise<void> {
   const d = ctx.driver;
-  const sent = d.send('session/resume', { sessionId: sid, cwd: ctx.settings.cwd, mcpServers: [], replayFrom: { type: 'start' } });
-  const line = await d.waitFor((l) => l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(sent.id), ctx.turnTimeout, 'the session/resume response', sent.seq);
+  const sent = d.send('session/resume', {
+    sessionId: sid,
+    cwd: ctx.settings.cwd,
+    mcpServers: [],
+    replayFrom: { type: 'start' },
+  });
+  const line = await d.waitFor(
+    (l) => l.dir === 'in' && l.msg?.method === undefined && JSON.stringify(l.msg?.id) === JSON.stringify(sent.id),
+    ctx.turnTimeout,
+    'the session/resume response',
+    sent.seq,
+  );
   if (line.msg?.error) return;
   const ping = await d.roundTrip(ctx.timeout);
-  const isMessage = (m: WireMessage) => isUpdate(m, sid) && /^(user|agent)_(message|thought)/.test(String(updateOf(m)?.sessionUpdate));
+  const isMessage = (m: WireMessage) =>
+    isUpdate(m, sid) && /^(user|agent)_(message|thought)/.test(String(updateOf(m)?.sessionUpdate));
   const replay = d.received(sent.seq, line.seq).filter(isMessage);
   const late = d.received(line.seq, ping).filter(isMessage);
-  ctx.judge('ACP-V2-RESUME-03', late.length === 0, `${late.length} replayed message update(s) arrived after the session/resume response; the replay must be complete before it`, [line.seq, ...late.map((m) => m.seq)]);
+  ctx.judge(
+    'ACP-V2-RESUME-03',
+    late.length === 0,
+    `${late.length} replayed message update(s) arrived after the session/resume response; the replay must be complete before it`,
+    [line.seq, ...late.map((m) => m.seq)],
+  );
   const bare = [...replay, ...late].filter((m) => typeof updateOf(m)?.messageId !== 'string');
-  ctx.judge('ACP-V2-RESUME-04', bare.length === 0, `${bare.length} replayed message update(s) have no messageId`, [line.seq, ...bare.map((m) => m.seq)]);
+  ctx.judge('ACP-V2-RESUME-04', bare.length === 0, `${bare.length} replayed message update(s) have no messageId`, [
+    line.seq,
+    ...bare.map((m) => m.seq),
+  ]);
 }
 
 /** The id of a config option: v1 `id`, v2 `configId`. */
@@ -190,17 +314,32 @@ export const setConfigOption: CheckCase = {
     const n = await ctx.driver.request('session/new', { cwd: ctx.settings.cwd, mcpServers: [] }, ctx.timeout);
     const sid = at(n.result, 'sessionId');
     const options = at(n.result, 'configOptions');
-    if (typeof sid !== 'string' || !Array.isArray(options) || options.length === 0) return ctx.skip('session/new returned no configOptions');
+    if (typeof sid !== 'string' || !Array.isArray(options) || options.length === 0)
+      return ctx.skip('session/new returned no configOptions');
     const v = ctx.version;
     const target = options.find((o) => at(o, 'type') === 'select' || (v === 2 && at(o, 'type') === 'boolean'));
-    if (target === undefined) return ctx.skip('no select option to set (v1 boolean options need a capability the checker does not send)');
+    if (target === undefined)
+      return ctx.skip('no select option to set (v1 boolean options need a capability the checker does not send)');
     const value = at(target, 'currentValue');
-    const params = { sessionId: sid, configId: configIdOf(target, v), ...(v === 2 ? { type: at(target, 'type') === 'boolean' ? 'boolean' : 'id' } : {}), value };
+    const params = {
+      sessionId: sid,
+      configId: configIdOf(target, v),
+      ...(v === 2 ? { type: at(target, 'type') === 'boolean' ? 'boolean' : 'id' } : {}),
+      value,
+    };
     const r = await ctx.driver.request('session/set_config_option', params, ctx.timeout);
-    if (r.error) return ctx.skip(`setting option ${JSON.stringify(params.configId)} to its current value ${JSON.stringify(value)} failed (${JSON.stringify(r.error)}); not exercised`);
+    if (r.error)
+      return ctx.skip(
+        `setting option ${JSON.stringify(params.configId)} to its current value ${JSON.stringify(value)} failed (${JSON.stringify(r.error)}); not exercised`,
+      );
     const answered = at(r.result, 'configOptions');
     const got = new Set((Array.isArray(answered) ? answered : []).map((o) => configIdOf(o, v)));
     const missing = options.map((o) => configIdOf(o, v)).filter((id) => !got.has(id));
-    ctx.judge('ACP-ALL-CFG-05', missing.length === 0, `session/set_config_option must answer the complete configOptions list; missing ${missing.map((id) => JSON.stringify(id)).join(', ')} (session/new listed ${options.length})`, [n.seq, r.seq]);
+    ctx.judge(
+      'ACP-ALL-CFG-05',
+      missing.length === 0,
+      `session/set_config_option must answer the complete configOptions list; missing ${missing.map((id) => JSON.stringify(id)).join(', ')} (session/new listed ${options.length})`,
+      [n.seq, r.seq],
+    );
   },
 };

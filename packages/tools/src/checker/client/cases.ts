@@ -18,13 +18,23 @@ async function intoTurn(ctx: ClientCaseContext): Promise<{ sid: string; req: Rec
 }
 
 /** Runs `step` and turns the client dying or going silent into a failure of `id`; true when it survived. */
-async function survives(ctx: ClientCaseContext, id: string, what: string, step: () => Promise<unknown>, seqs: number[]): Promise<boolean> {
+async function survives(
+  ctx: ClientCaseContext,
+  id: string,
+  what: string,
+  step: () => Promise<unknown>,
+  seqs: number[],
+): Promise<boolean> {
   try {
     await step();
     return true;
   } catch (e) {
     if (!(e instanceof ClientGone || e instanceof WaitTimeout)) throw e;
-    ctx.fail(id, `after ${what} the client ${e instanceof ClientGone ? `closed the connection${ctx.exited ? ` and ended (${ctx.describeExit()})` : ''}` : 'stopped answering'}: ${e.message}${ctx.stderrTail()}`, seqs);
+    ctx.fail(
+      id,
+      `after ${what} the client ${e instanceof ClientGone ? `closed the connection${ctx.exited ? ` and ended (${ctx.describeExit()})` : ''}` : 'stopped answering'}: ${e.message}${ctx.stderrTail()}`,
+      seqs,
+    );
     return false;
   }
 }
@@ -84,9 +94,20 @@ export const clientNegotiateDown: ClientCase = {
     const mixed = ctx.p.findings.filter((f) => f.id === 'schema/v1');
     const v2Only = ctx.p.transcript.flatMap((l) => {
       const method = l.msg?.method;
-      return l.dir === 'in' && l.seq > init.seq && typeof method === 'string' && !getValidator(1).knows(method) && !method.startsWith('_') ? [{ seq: l.seq, method }] : [];
+      return l.dir === 'in' &&
+        l.seq > init.seq &&
+        typeof method === 'string' &&
+        !getValidator(1).knows(method) &&
+        !method.startsWith('_')
+        ? [{ seq: l.seq, method }]
+        : [];
     });
-    ctx.judge('ACP-V2-INIT-03', mixed.length === 0 && v2Only.length === 0, `the client asked for v2, got v1 and then sent what v1 does not have: ${[...mixed.map((f) => f.message), ...v2Only.map((l) => `method ${l.method}`)].join('; ')}`, [...mixed.flatMap((f) => f.seqs), ...v2Only.map((l) => l.seq)]);
+    ctx.judge(
+      'ACP-V2-INIT-03',
+      mixed.length === 0 && v2Only.length === 0,
+      `the client asked for v2, got v1 and then sent what v1 does not have: ${[...mixed.map((f) => f.message), ...v2Only.map((l) => `method ${l.method}`)].join('; ')}`,
+      [...mixed.flatMap((f) => f.seqs), ...v2Only.map((l) => l.seq)],
+    );
   },
 };
 
@@ -99,7 +120,8 @@ export const clientNonJsonLine: ClientCase = {
   async run(ctx) {
     const { sid, req } = await intoTurn(ctx);
     const seq = ctx.p.writeRaw('acp-kit check: this log line on stdout is not JSON');
-    if (!(await survives(ctx, 'ACP-ALL-TRANS-05', 'a non-JSON line on the agent stdout', () => ctx.ping(), [seq]))) return;
+    if (!(await survives(ctx, 'ACP-ALL-TRANS-05', 'a non-JSON line on the agent stdout', () => ctx.ping(), [seq])))
+      return;
     ctx.pass('ACP-ALL-TRANS-05');
     ctx.say(sid, 'Still here.');
     ctx.endTurn(req, sid);
@@ -118,19 +140,31 @@ export const clientUnknownUpdates: ClientCase = {
   async run(ctx) {
     const { sid, req } = await intoTurn(ctx);
     const p = ctx.p;
-    const meta = { 'acp-kit-check/meta': { nested: [1, null, { deep: 'value' }] }, traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
-    const chunk: Record<string, unknown> = { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Text with _meta. ', _meta: meta }, _meta: meta };
+    const meta = {
+      'acp-kit-check/meta': { nested: [1, null, { deep: 'value' }] },
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    };
+    const chunk: Record<string, unknown> = {
+      sessionUpdate: 'agent_message_chunk',
+      content: { type: 'text', text: 'Text with _meta. ', _meta: meta },
+      _meta: meta,
+    };
     if (ctx.version === 2) chunk.messageId = 'check-meta-1';
     const s1 = p.update(sid, chunk, { _meta: meta });
     if (!(await survives(ctx, 'ACP-ALL-EXT-02', 'updates carrying _meta', () => ctx.ping(), [s1]))) return;
     ctx.pass('ACP-ALL-EXT-02');
-    const s2 = p.notify('_acp_kit_check/notice', { sessionId: sid, note: 'a custom notification no client knows', _meta: meta });
+    const s2 = p.notify('_acp_kit_check/notice', {
+      sessionId: sid,
+      note: 'a custom notification no client knows',
+      _meta: meta,
+    });
     if (!(await survives(ctx, 'ACP-ALL-EXT-06', 'a custom notification', () => ctx.ping(), [s2]))) return;
     ctx.pass('ACP-ALL-EXT-06');
     if (ctx.version === 2) {
       const s3 = p.update(sid, { sessionUpdate: 'acp_kit_check_future_kind', something: { a: 1 } });
       const s4 = p.update(sid, { sessionUpdate: '_acp_kit_check_custom', payload: [1, 2, 3] });
-      if (!(await survives(ctx, 'ACP-V2-EXT-03', 'session updates of unknown kinds', () => ctx.ping(), [s3, s4]))) return;
+      if (!(await survives(ctx, 'ACP-V2-EXT-03', 'session updates of unknown kinds', () => ctx.ping(), [s3, s4])))
+        return;
       ctx.pass('ACP-V2-EXT-03');
     }
     ctx.say(sid, 'Done.');
@@ -160,19 +194,40 @@ export const clientCancelPermission: ClientCase = {
     const ask = () =>
       ctx.version === 1
         ? { sessionId: sid, toolCall: { toolCallId }, options }
-        : { sessionId: sid, title: 'Run `sleep 60`?', subject: { type: 'tool_call', toolCall: { toolCallId } }, options };
-    p.update(sid, ctx.version === 1 ? { sessionUpdate: 'tool_call', toolCallId, title: 'Run sleep 60', kind: 'execute', status: 'pending' } : { sessionUpdate: 'tool_call_update', toolCallId, title: 'Run sleep 60', kind: 'execute', status: 'pending' });
+        : {
+            sessionId: sid,
+            title: 'Run `sleep 60`?',
+            subject: { type: 'tool_call', toolCall: { toolCallId } },
+            options,
+          };
+    p.update(
+      sid,
+      ctx.version === 1
+        ? { sessionUpdate: 'tool_call', toolCallId, title: 'Run sleep 60', kind: 'execute', status: 'pending' }
+        : { sessionUpdate: 'tool_call_update', toolCallId, title: 'Run sleep 60', kind: 'execute', status: 'pending' },
+    );
     const idA = ctx.id('permission');
     const seqA = p.send('session/request_permission', ask(), idA);
     // once this is answered the client has read the permission request
     await ctx.ping();
-    const answer = (id: string, after: number) => (l: TranscriptLine) => l.dir === 'in' && l.seq > after && l.msg?.method === undefined && l.msg?.id === id;
+    const answer = (id: string, after: number) => (l: TranscriptLine) =>
+      l.dir === 'in' && l.seq > after && l.msg?.method === undefined && l.msg?.id === id;
     ctx.interrupt();
     let cancelSeq: number;
     try {
-      cancelSeq = (await p.waitFor((l) => l.dir === 'in' && l.msg?.method === 'session/cancel' && l.msg.id === undefined, ctx.timeout, 'session/cancel after Ctrl-C', seqA)).seq;
+      cancelSeq = (
+        await p.waitFor(
+          (l) => l.dir === 'in' && l.msg?.method === 'session/cancel' && l.msg.id === undefined,
+          ctx.timeout,
+          'session/cancel after Ctrl-C',
+          seqA,
+        )
+      ).seq;
     } catch (e) {
-      if (e instanceof ClientGone || e instanceof WaitTimeout) ctx.skip(`the client did not send session/cancel after Ctrl-C (SIGINT to its process group): ${e.message}; the case needs a client that cancels the turn on Ctrl-C`);
+      if (e instanceof ClientGone || e instanceof WaitTimeout)
+        ctx.skip(
+          `the client did not send session/cancel after Ctrl-C (SIGINT to its process group): ${e.message}; the case needs a client that cancels the turn on Ctrl-C`,
+        );
       throw e;
     }
     const idB = ctx.id('permission');
@@ -180,21 +235,52 @@ export const clientCancelPermission: ClientCase = {
     // the client writes in order: an answer to A before its session/cancel is already in the transcript
     const answeredA = p.transcript.find(answer(idA, seqA));
     const pendingAtCancel = !answeredA || answeredA.seq > cancelSeq;
-    const answered = (line: TranscriptLine) => (line.msg?.error !== undefined ? `the JSON-RPC error ${JSON.stringify(line.msg.error)}` : `outcome ${JSON.stringify(at(line.msg, 'result', 'outcome'))}`);
+    const answered = (line: TranscriptLine) =>
+      line.msg?.error !== undefined
+        ? `the JSON-RPC error ${JSON.stringify(line.msg.error)}`
+        : `outcome ${JSON.stringify(at(line.msg, 'result', 'outcome'))}`;
     // sent after the cancel, so no passive rule knows it belongs to the cancelled turn: judged here
     const judgeAnswer = async (id: string, sent: number, ids: string[], what: string) => {
       const line = await p.waitFor(answer(id, sent), ctx.timeout, `the answer to the ${what}`, sent);
       const outcome = at(line.msg, 'result', 'outcome', 'outcome');
-      for (const rid of ids) ctx.judge(rid, line.msg?.error === undefined && outcome === 'cancelled', `the ${what} was answered with ${answered(line)}; after the client cancelled the turn it must be {outcome: "cancelled"}`, [cancelSeq, sent, line.seq]);
+      for (const rid of ids)
+        ctx.judge(
+          rid,
+          line.msg?.error === undefined && outcome === 'cancelled',
+          `the ${what} was answered with ${answered(line)}; after the client cancelled the turn it must be {outcome: "cancelled"}`,
+          [cancelSeq, sent, line.seq],
+        );
     };
     if (pendingAtCancel) {
       // pending at the cancel: the capture validator's rule, read off the transcript once the answer is in
-      const line = await p.waitFor(answer(idA, seqA), ctx.timeout, 'the answer to the permission request pending at session/cancel', seqA);
-      const broken = p.violationsOf('permission-pending-after-cancel', line.seq - 1, line.seq).filter((v) => v.seqs[0] === seqA);
-      for (const rid of ctx.version === 1 ? ['ACP-ALL-PERM-03', 'ACP-V1-CANCEL-03'] : ['ACP-ALL-PERM-03']) ctx.judge(rid, broken.length === 0, `the permission request pending at session/cancel was answered with ${answered(line)}; after the client cancelled the turn it must be {outcome: "cancelled"}`, [cancelSeq, seqA, line.seq]);
+      const line = await p.waitFor(
+        answer(idA, seqA),
+        ctx.timeout,
+        'the answer to the permission request pending at session/cancel',
+        seqA,
+      );
+      const broken = p
+        .violationsOf('permission-pending-after-cancel', line.seq - 1, line.seq)
+        .filter((v) => v.seqs[0] === seqA);
+      for (const rid of ctx.version === 1 ? ['ACP-ALL-PERM-03', 'ACP-V1-CANCEL-03'] : ['ACP-ALL-PERM-03'])
+        ctx.judge(
+          rid,
+          broken.length === 0,
+          `the permission request pending at session/cancel was answered with ${answered(line)}; after the client cancelled the turn it must be {outcome: "cancelled"}`,
+          [cancelSeq, seqA, line.seq],
+        );
     }
-    await judgeAnswer(idB, seqB, ['ACP-ALL-PERM-03'], 'permission request of the cancelled turn sent after session/cancel');
-    p.update(sid, { sessionUpdate: 'tool_call_update', toolCallId, status: ctx.version === 1 ? 'failed' : 'cancelled' });
+    await judgeAnswer(
+      idB,
+      seqB,
+      ['ACP-ALL-PERM-03'],
+      'permission request of the cancelled turn sent after session/cancel',
+    );
+    p.update(sid, {
+      sessionUpdate: 'tool_call_update',
+      toolCallId,
+      status: ctx.version === 1 ? 'failed' : 'cancelled',
+    });
     ctx.endTurn(req, sid, 'cancelled');
   },
 };
@@ -216,15 +302,27 @@ export const clientEarlyUpdates: ClientCase = {
     const turn = `TURN-${ctx.token.slice(-6)}`;
     let earlySeq = 0;
     const sid = await ctx.openSession((sessionId) => {
-      earlySeq = ctx.p.update(sessionId, { sessionUpdate: 'agent_message', messageId: 'check-early-1', content: [{ type: 'text', text: `${early} (sent before the session/new response)` }] });
+      earlySeq = ctx.p.update(sessionId, {
+        sessionUpdate: 'agent_message',
+        messageId: 'check-early-1',
+        content: [{ type: 'text', text: `${early} (sent before the session/new response)` }],
+      });
     });
     const req = await ctx.startTurn(sid);
     ctx.say(sid, `${turn} `);
     await ctx.ping();
     ctx.endTurn(req, sid);
     await ctx.waitExit(ctx.timeout);
-    if (!ctx.stdout.includes(turn)) ctx.skip('informational: the client printed no agent text on stdout, so whether it kept the early update is not observable');
-    ctx.judge('ACP-V2-SESS-05', ctx.stdout.includes(early), `the client printed the turn's text but not the agent message that arrived before the session/new response (it dropped it)`, [earlySeq]);
+    if (!ctx.stdout.includes(turn))
+      ctx.skip(
+        'informational: the client printed no agent text on stdout, so whether it kept the early update is not observable',
+      );
+    ctx.judge(
+      'ACP-V2-SESS-05',
+      ctx.stdout.includes(early),
+      `the client printed the turn's text but not the agent message that arrived before the session/new response (it dropped it)`,
+      [earlySeq],
+    );
   },
 };
 
@@ -247,8 +345,16 @@ export const clientUpserts: ClientCase = {
     const p = ctx.p;
     const tag = ctx.token.slice(-6);
     const text = (t: string) => [{ type: 'text', text: t }];
-    const first = p.update(sid, { sessionUpdate: 'agent_message', messageId: 'check-m1', content: text(`OLD-${tag} `) });
-    const chunk = p.update(sid, { sessionUpdate: 'agent_message_chunk', messageId: 'check-m1', content: { type: 'text', text: `OLDCHUNK-${tag} ` } });
+    const first = p.update(sid, {
+      sessionUpdate: 'agent_message',
+      messageId: 'check-m1',
+      content: text(`OLD-${tag} `),
+    });
+    const chunk = p.update(sid, {
+      sessionUpdate: 'agent_message_chunk',
+      messageId: 'check-m1',
+      content: { type: 'text', text: `OLDCHUNK-${tag} ` },
+    });
     p.update(sid, { sessionUpdate: 'agent_message', messageId: 'check-m1', content: text(`NEW-${tag} `) });
     p.update(sid, { sessionUpdate: 'agent_message', messageId: 'check-m2', content: text(`GONE-${tag} `) });
     const cleared = p.update(sid, { sessionUpdate: 'agent_message', messageId: 'check-m2', content: null });
@@ -258,12 +364,28 @@ export const clientUpserts: ClientCase = {
     ctx.endTurn(req, sid);
     await ctx.waitExit(ctx.timeout);
     const out = ctx.stdout;
-    if (!out.includes(`NEW-${tag}`)) ctx.skip('informational: the client printed no agent message text on stdout, so its message state is not observable');
-    if (out.includes(`OLD-${tag} `)) ctx.skip(`informational: the client prints messages as they stream (it showed OLD-${tag}, the text that was replaced), so its final message state is not observable`);
+    if (!out.includes(`NEW-${tag}`))
+      ctx.skip(
+        'informational: the client printed no agent message text on stdout, so its message state is not observable',
+      );
+    if (out.includes(`OLD-${tag} `))
+      ctx.skip(
+        `informational: the client prints messages as they stream (it showed OLD-${tag}, the text that was replaced), so its final message state is not observable`,
+      );
     const shown = (t: string) => out.includes(`${t}-${tag}`);
-    ctx.judge('ACP-V2-MSG-03', !shown('OLDCHUNK'), `the client's final text still shows OLDCHUNK-${tag}, a chunk of message check-m1 that a later full content replaced`, [chunk]);
+    ctx.judge(
+      'ACP-V2-MSG-03',
+      !shown('OLDCHUNK'),
+      `the client's final text still shows OLDCHUNK-${tag}, a chunk of message check-m1 that a later full content replaced`,
+      [chunk],
+    );
     const kept = ['GONE', 'EMPTIED'].filter(shown);
-    ctx.judge('ACP-V2-MSG-04', kept.length === 0, `the client's final text still shows ${kept.map((t) => `${t}-${tag}`).join(' and ')}, cleared by ${kept.map((t) => (t === 'GONE' ? 'content: null' : 'content: []')).join(' and ')}`, [cleared, last]);
+    ctx.judge(
+      'ACP-V2-MSG-04',
+      kept.length === 0,
+      `the client's final text still shows ${kept.map((t) => `${t}-${tag}`).join(' and ')}, cleared by ${kept.map((t) => (t === 'GONE' ? 'content: null' : 'content: []')).join(' and ')}`,
+      [cleared, last],
+    );
   },
 };
 
@@ -301,15 +423,30 @@ export const clientFsRoots: ClientCase = {
       for (const path of paths) {
         const r = await p.request('fs/read_text_file', { sessionId: sid, path }, ctx.id('read'), ctx.timeout);
         const leaked = JSON.stringify(r.result ?? '').includes(secret);
-        ctx.judge('ACP-V1-FS-05', !leaked, `fs/read_text_file of ${path}, outside the session cwd ${cwd}, returned the file's content; it must be refused`, [r.seq]);
+        ctx.judge(
+          'ACP-V1-FS-05',
+          !leaked,
+          `fs/read_text_file of ${path}, outside the session cwd ${cwd}, returned the file's content; it must be refused`,
+          [r.seq],
+        );
       }
     }
     if (canWrite) {
       for (const [i, path] of paths.entries()) {
         const file = path.replace(/secret\.txt$/, `written-${i}.txt`);
-        const r = await p.request('fs/write_text_file', { sessionId: sid, path: file, content: 'written by acp-kit check' }, ctx.id('write'), ctx.timeout);
+        const r = await p.request(
+          'fs/write_text_file',
+          { sessionId: sid, path: file, content: 'written by acp-kit check' },
+          ctx.id('write'),
+          ctx.timeout,
+        );
         const written = existsSync(join(outside, `written-${i}.txt`));
-        ctx.judge('ACP-V1-FS-05', !written && r.error !== undefined, `fs/write_text_file of ${file}, outside the session cwd ${cwd}, ${written ? 'wrote the file' : 'was answered with success'}; it must be refused`, [r.seq]);
+        ctx.judge(
+          'ACP-V1-FS-05',
+          !written && r.error !== undefined,
+          `fs/write_text_file of ${file}, outside the session cwd ${cwd}, ${written ? 'wrote the file' : 'was answered with success'}; it must be refused`,
+          [r.seq],
+        );
       }
     }
     ctx.endTurn(req, sid);
@@ -340,14 +477,34 @@ export const clientTerminalRelease: ClientCase = {
     });
     const p = ctx.p;
     const script = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`;
-    const created = await p.request('terminal/create', { sessionId: sid, command: process.execPath, args: ['-e', script] }, ctx.id('terminal'), ctx.timeout);
+    const created = await p.request(
+      'terminal/create',
+      { sessionId: sid, command: process.execPath, args: ['-e', script] },
+      ctx.id('terminal'),
+      ctx.timeout,
+    );
     const terminalId = at(created.result, 'terminalId');
-    if (created.error || typeof terminalId !== 'string') ctx.skip(`the client refused terminal/create: ${JSON.stringify(created.error ?? created.result)}`);
-    if (!(await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', ctx.timeout))) ctx.skip(`the command of terminal/create did not start within ${ctx.timeout} ms`);
+    if (created.error || typeof terminalId !== 'string')
+      ctx.skip(`the client refused terminal/create: ${JSON.stringify(created.error ?? created.result)}`);
+    if (!(await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', ctx.timeout)))
+      ctx.skip(`the command of terminal/create did not start within ${ctx.timeout} ms`);
     const started = Number(readFileSync(pidFile, 'utf8'));
     pid = started;
-    const released = await p.request('terminal/release', { sessionId: sid, terminalId }, ctx.id('release'), ctx.timeout);
-    if (!ctx.judge('ACP-V1-TERM-08', released.error === undefined, `terminal/release failed: ${JSON.stringify(released.error)}`, [released.seq])) return;
+    const released = await p.request(
+      'terminal/release',
+      { sessionId: sid, terminalId },
+      ctx.id('release'),
+      ctx.timeout,
+    );
+    if (
+      !ctx.judge(
+        'ACP-V1-TERM-08',
+        released.error === undefined,
+        `terminal/release failed: ${JSON.stringify(released.error)}`,
+        [released.seq],
+      )
+    )
+      return;
     const alive = () => {
       try {
         process.kill(started, 0);
@@ -357,12 +514,32 @@ export const clientTerminalRelease: ClientCase = {
       }
     };
     const gone = await until(() => !alive(), ctx.timeout);
-    ctx.judge('ACP-V1-TERM-08', gone, `the command of terminal ${terminalId} (pid ${pid}) still runs ${ctx.timeout} ms after terminal/release; release must kill it`, [released.seq]);
+    ctx.judge(
+      'ACP-V1-TERM-08',
+      gone,
+      `the command of terminal ${terminalId} (pid ${pid}) still runs ${ctx.timeout} ms after terminal/release; release must kill it`,
+      [released.seq],
+    );
     const after = await p.request('terminal/output', { sessionId: sid, terminalId }, ctx.id('output'), ctx.timeout);
-    ctx.judge('ACP-V1-TERM-08', after.error !== undefined, `terminal/output for the released terminal ${terminalId} succeeded; release must retire the id`, [after.seq]);
+    ctx.judge(
+      'ACP-V1-TERM-08',
+      after.error !== undefined,
+      `terminal/output for the released terminal ${terminalId} succeeded; release must retire the id`,
+      [after.seq],
+    );
     ctx.endTurn(req, sid);
   },
 };
 
 /** Every client case, in report order. */
-export const CLIENT_CASES: readonly ClientCase[] = [clientBasic, clientNegotiateDown, clientNonJsonLine, clientUnknownUpdates, clientCancelPermission, clientEarlyUpdates, clientUpserts, clientFsRoots, clientTerminalRelease];
+export const CLIENT_CASES: readonly ClientCase[] = [
+  clientBasic,
+  clientNegotiateDown,
+  clientNonJsonLine,
+  clientUnknownUpdates,
+  clientCancelPermission,
+  clientEarlyUpdates,
+  clientUpserts,
+  clientFsRoots,
+  clientTerminalRelease,
+];

@@ -5,7 +5,7 @@ import { WaitTimeout, type TranscriptLine, type WireId } from '../driver.js';
 import { hasMessage, type MessageLine } from '../wire.js';
 import { killGroup } from '../process.js';
 import { absoluteFileWords } from './file-args.js';
-import { ClientGone, ClientPeer, type Received } from './peer.js';
+import { ClientGone, type ClientPeer, type Received } from './peer.js';
 
 /** What every client case needs to know about the run. */
 export interface ClientCheckSettings {
@@ -125,10 +125,17 @@ export class ClientCaseContext {
   async launch(): Promise<ClientPeer> {
     const agent = this.source.agentCommand(this.token);
     // in the checker's scratch directory, paths typed relative to where the check was started
-    const [typed, ...typedArgs] = this.ownsCwd ? absoluteFileWords([this.settings.command, ...this.settings.args], process.cwd()) : [this.settings.command, ...this.settings.args];
+    const [typed, ...typedArgs] = this.ownsCwd
+      ? absoluteFileWords([this.settings.command, ...this.settings.args], process.cwd())
+      : [this.settings.command, ...this.settings.args];
     const args = typedArgs.map((a) => a.split('{agent}').join(agent));
     const command = (typed ?? this.settings.command).split('{agent}').join(agent);
-    const child = spawn(command, args, { cwd: this.clientCwd, env: { ...process.env, ...this.settings.env, ACP_CHECK_AGENT: agent }, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    const child = spawn(command, args, {
+      cwd: this.clientCwd,
+      env: { ...process.env, ...this.settings.env, ACP_CHECK_AGENT: agent },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: process.platform !== 'win32',
+    });
     this.child = child;
     this.exitPromise = new Promise((resolve) => {
       child.on('exit', (code, signal) => {
@@ -154,10 +161,22 @@ export class ClientCaseContext {
     const peer = await Promise.race([
       this.source.connection(this.token),
       this.exitPromise.then(() => {
-        throw new ClientLaunchError(this.spawnError ? `the client could not be started: ${this.spawnError.message}` : `the client ended (${this.describeExit()}) without launching the agent${this.stderrTail()}${this.ownsCwd ? `; it ran in a scratch directory (${this.clientCwd}), so relative paths in its command do not reach your files: give absolute paths, or --cwd` : ''}`);
+        throw new ClientLaunchError(
+          this.spawnError
+            ? `the client could not be started: ${this.spawnError.message}`
+            : `the client ended (${this.describeExit()}) without launching the agent${this.stderrTail()}${this.ownsCwd ? `; it ran in a scratch directory (${this.clientCwd}), so relative paths in its command do not reach your files: give absolute paths, or --cwd` : ''}`,
+        );
       }),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new ClientLaunchError(`the client did not launch the agent within ${connectMs} ms (does the command contain {agent}, or read $ACP_CHECK_AGENT?)${this.stderrTail()}`)), connectMs);
+        timer = setTimeout(
+          () =>
+            reject(
+              new ClientLaunchError(
+                `the client did not launch the agent within ${connectMs} ms (does the command contain {agent}, or read $ACP_CHECK_AGENT?)${this.stderrTail()}`,
+              ),
+            ),
+          connectMs,
+        );
       }),
     ]).finally(() => clearTimeout(timer));
     this.peer = peer;
@@ -179,14 +198,25 @@ export class ClientCaseContext {
     const asked = at(init.params, 'protocolVersion');
     if (this.version === 2 && !(typeof asked === 'number' && asked >= 2)) {
       p.respondError(init, -32022, 'Unsupported protocol version');
-      this.unspoken(`the client offered protocol version ${JSON.stringify(asked)}; the v2 cases need a client that offers 2`);
+      this.unspoken(
+        `the client offered protocol version ${JSON.stringify(asked)}; the v2 cases need a client that offers 2`,
+      );
     }
     p.version = answer;
-    const info = { name: 'acp-kit-check', title: 'acp-kit check (scripted agent)', version: this.settings.agentVersion };
+    const info = {
+      name: 'acp-kit-check',
+      title: 'acp-kit check (scripted agent)',
+      version: this.settings.agentVersion,
+    };
     if (answer === 1) {
       const caps = at(init.params, 'clientCapabilities');
       this.clientCapabilities = isObj(caps) ? caps : {};
-      p.respond(init, { protocolVersion: 1, agentInfo: info, agentCapabilities: { loadSession: false }, authMethods: [] });
+      p.respond(init, {
+        protocolVersion: 1,
+        agentInfo: info,
+        agentCapabilities: { loadSession: false },
+        authMethods: [],
+      });
     } else {
       const caps = at(init.params, 'capabilities');
       this.clientCapabilities = isObj(caps) ? caps : {};
@@ -206,7 +236,8 @@ export class ClientCaseContext {
       req = await this.setup('session/new', () => p.takeRequest('session/new', this.timeout));
     } catch (e) {
       // a client that offered v2 may leave when the agent answers v1: it does not speak v1 (allowed)
-      if (e instanceof ClientSetupError && e.gone && this.version === 1 && (p.asked ?? 1) >= 2) this.unspoken('the client offered v2 and left when the agent answered v1: it does not speak v1');
+      if (e instanceof ClientSetupError && e.gone && this.version === 1 && (p.asked ?? 1) >= 2)
+        this.unspoken('the client offered v2 and left when the agent answered v1: it does not speak v1');
       throw e;
     }
     this.onVersion(undefined);
@@ -251,10 +282,32 @@ export class ClientCaseContext {
   async ping(id: WireId = this.id('ping')): Promise<number> {
     const p = this.p;
     const sent = p.send('_acp_kit_check/ping', { _meta: { 'acp-kit-check': true } }, id);
-    const line = await p.waitFor((l): l is MessageLine => l.dir === 'in' && hasMessage(l) && l.msg.method === undefined && (JSON.stringify(l.msg.id) === JSON.stringify(id) || p.findings.some((f) => f.seqs.includes(l.seq))), this.timeout, `the client's answer to the unknown method _acp_kit_check/ping (id ${JSON.stringify(id)})`, sent);
-    if (!this.judge('ACP-ALL-RPC-03', JSON.stringify(line.msg.id) === JSON.stringify(id), `the client answered the request with id ${JSON.stringify(id)} with id ${JSON.stringify(line.msg.id)}`, [sent, line.seq])) return line.seq;
+    const line = await p.waitFor(
+      (l): l is MessageLine =>
+        l.dir === 'in' &&
+        hasMessage(l) &&
+        l.msg.method === undefined &&
+        (JSON.stringify(l.msg.id) === JSON.stringify(id) || p.findings.some((f) => f.seqs.includes(l.seq))),
+      this.timeout,
+      `the client's answer to the unknown method _acp_kit_check/ping (id ${JSON.stringify(id)})`,
+      sent,
+    );
+    if (
+      !this.judge(
+        'ACP-ALL-RPC-03',
+        JSON.stringify(line.msg.id) === JSON.stringify(id),
+        `the client answered the request with id ${JSON.stringify(id)} with id ${JSON.stringify(line.msg.id)}`,
+        [sent, line.seq],
+      )
+    )
+      return line.seq;
     const code = at(line.msg, 'error', 'code');
-    this.judge('ACP-ALL-EXT-05', code === -32601, `an unknown request of the agent must be answered with error -32601; the client answered ${line.raw.slice(0, 200)}`, [sent, line.seq]);
+    this.judge(
+      'ACP-ALL-EXT-05',
+      code === -32601,
+      `an unknown request of the agent must be answered with error -32601; the client answered ${line.raw.slice(0, 200)}`,
+      [sent, line.seq],
+    );
     return line.seq;
   }
 
@@ -266,8 +319,16 @@ export class ClientCaseContext {
     try {
       return await step();
     } catch (e) {
-      if (e instanceof ClientGone) throw new ClientSetupError(`the client closed the connection before its ${what} request${this.exited ? ` (it ended: ${this.describeExit()})` : ''}${this.stderrTail()}`, true);
-      if (e instanceof WaitTimeout) throw new ClientSetupError(`the client sent no ${what} request within ${this.timeout} ms; check client needs a client command that initializes, opens a session and sends a prompt on its own (e.g. acp-kit run --agent "{agent}" hello)${this.stderrTail()}`, false);
+      if (e instanceof ClientGone)
+        throw new ClientSetupError(
+          `the client closed the connection before its ${what} request${this.exited ? ` (it ended: ${this.describeExit()})` : ''}${this.stderrTail()}`,
+          true,
+        );
+      if (e instanceof WaitTimeout)
+        throw new ClientSetupError(
+          `the client sent no ${what} request within ${this.timeout} ms; check client needs a client command that initializes, opens a session and sends a prompt on its own (e.g. acp-kit run --agent "{agent}" hello)${this.stderrTail()}`,
+          false,
+        );
       throw e;
     }
   }
@@ -288,7 +349,10 @@ export class ClientCaseContext {
   /** Waits up to `ms` for the client to exit; true when it did. */
   async waitExit(ms: number): Promise<boolean> {
     let t: NodeJS.Timeout | undefined;
-    const r = await Promise.race([this.exitPromise.then(() => true), new Promise<boolean>((resolve) => (t = setTimeout(() => resolve(false), ms)))]);
+    const r = await Promise.race([
+      this.exitPromise.then(() => true),
+      new Promise<boolean>((resolve) => (t = setTimeout(() => resolve(false), ms))),
+    ]);
     clearTimeout(t);
     return r;
   }
@@ -304,10 +368,15 @@ export class ClientCaseContext {
   }
 
   stderrTail(): string {
-    const lines = this.stderr.trim().split('\n').filter((l) => l.trim() !== '');
+    const lines = this.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     // a crash ends with a stack and the runtime's version: the error line is what says why
     const error = [...lines].reverse().find((l) => /^\s*(\w*Error\b|error:)/i.test(l));
-    const tail = [...(error !== undefined && !lines.slice(-3).includes(error) ? [error] : []), ...lines.slice(-3)].join(' | ');
+    const tail = [...(error !== undefined && !lines.slice(-3).includes(error) ? [error] : []), ...lines.slice(-3)].join(
+      ' | ',
+    );
     return tail ? ` (client stderr: ${tail.slice(0, 400)})` : '';
   }
 
@@ -334,7 +403,10 @@ export function excerptOf(transcript: readonly TranscriptLine[], seqs: number[])
   const hi = Math.max(...seqs) + 1;
   return transcript
     .filter((l) => l.seq >= lo && l.seq <= hi)
-    .map((l) => `${String(l.seq).padStart(3)} ${l.dir === 'out' ? '->' : '<-'} ${l.raw.length > 400 ? `${l.raw.slice(0, 400)}…` : l.raw}${seqs.includes(l.seq) ? '   <==' : ''}`);
+    .map(
+      (l) =>
+        `${String(l.seq).padStart(3)} ${l.dir === 'out' ? '->' : '<-'} ${l.raw.length > 400 ? `${l.raw.slice(0, 400)}…` : l.raw}${seqs.includes(l.seq) ? '   <==' : ''}`,
+    );
 }
 
 /** The client could not be started, or never launched the agent: the case could not run at all. */

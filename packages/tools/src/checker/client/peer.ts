@@ -31,7 +31,9 @@ export class ClientPeer extends WireLog {
     initial: Buffer = Buffer.alloc(0),
   ) {
     // the client's schema failures are the capture validator's, under the schema of the version
-    super('editor->agent', { attribute: ({ version, failure }) => (isEnvelopeFailure(failure) ? undefined : `schema/v${version}`) });
+    super('editor->agent', {
+      attribute: ({ version, failure }) => (isEnvelopeFailure(failure) ? undefined : `schema/v${version}`),
+    });
     socket.on('data', (d: Buffer) => this.onData(d));
     socket.on('close', () => {
       this.ended = true;
@@ -85,14 +87,26 @@ export class ClientPeer extends WireLog {
 
   /** Waits for the next request of `method` from the client that no case took yet. */
   async takeRequest(method: string, ms: number, after = 0): Promise<Received> {
-    const line = await this.waitFor((l): l is MessageLine => l.dir === 'in' && l.seq > after && hasMessage(l) && l.msg.method === method && l.msg.id !== undefined && !this.taken.has(l.seq), ms, `the client's ${method} request`);
+    const line = await this.waitFor(
+      (l): l is MessageLine =>
+        l.dir === 'in' &&
+        l.seq > after &&
+        hasMessage(l) &&
+        l.msg.method === method &&
+        l.msg.id !== undefined &&
+        !this.taken.has(l.seq),
+      ms,
+      `the client's ${method} request`,
+    );
     this.taken.add(line.seq);
     return { ...line.msg, seq: line.seq };
   }
 
   /** Waiting ends with {@link ClientGone} once the client closed the connection. */
   protected gone(what: string): Error | undefined {
-    return this.ended ? new ClientGone(`${what} did not arrive: the client closed the agent's stdin (or ended)`) : undefined;
+    return this.ended
+      ? new ClientGone(`${what} did not arrive: the client closed the agent's stdin (or ended)`)
+      : undefined;
   }
 
   /** Ends the scripted agent: the relay exits, as an agent process would. */
@@ -109,14 +123,20 @@ export class ClientPeer extends WireLog {
       raw = this.decoder.decode(bytes).replace(/\r$/, '');
     } catch {
       this.record({ seq, dir: 'in', raw: bytes.toString('utf8') });
-      return this.fail('ACP-ALL-TRANS-06', "the client wrote a line to the agent's stdin that is not valid UTF-8", [seq]);
+      return this.fail('ACP-ALL-TRANS-06', "the client wrote a line to the agent's stdin that is not valid UTF-8", [
+        seq,
+      ]);
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw);
     } catch {
       this.record({ seq, dir: 'in', raw });
-      return this.fail('ACP-ALL-TRANS-06', `the client wrote a line to the agent's stdin that is not a JSON message: ${preview(raw)}`, [seq]);
+      return this.fail(
+        'ACP-ALL-TRANS-06',
+        `the client wrote a line to the agent's stdin that is not a JSON message: ${preview(raw)}`,
+        [seq],
+      );
     }
     if (Array.isArray(parsed)) {
       this.record({ seq, dir: 'in', raw }, false);
@@ -124,7 +144,11 @@ export class ClientPeer extends WireLog {
     }
     if (!isObj(parsed)) {
       this.record({ seq, dir: 'in', raw });
-      return this.fail('ACP-ALL-TRANS-06', `the client wrote JSON that is not one JSON-RPC message object: ${preview(raw)}`, [seq]);
+      return this.fail(
+        'ACP-ALL-TRANS-06',
+        `the client wrote JSON that is not one JSON-RPC message object: ${preview(raw)}`,
+        [seq],
+      );
     }
     this.take(parsed, seq, raw);
   }
@@ -135,17 +159,26 @@ export class ClientPeer extends WireLog {
    * is reported under the informational tier, never as a failure.
    */
   private onBatch(entries: unknown[], lineSeq: number): void {
-    if (entries.length === 0) return this.fail('ACP-ALL-RPC-01', 'the client wrote an empty JSON array: no JSON-RPC message', [lineSeq]);
+    if (entries.length === 0)
+      return this.fail('ACP-ALL-RPC-01', 'the client wrote an empty JSON array: no JSON-RPC message', [lineSeq]);
     for (const entry of entries) {
       const seq = ++this.seq;
       const raw = JSON.stringify(entry);
       if (isObj(entry)) this.take(entry, seq, raw, lineSeq);
       else {
         this.record({ seq, dir: 'in', raw, batch: lineSeq });
-        this.fail('ACP-ALL-RPC-01', `the client wrote a batch entry that is not a JSON-RPC message object: ${preview(raw)}`, [lineSeq]);
+        this.fail(
+          'ACP-ALL-RPC-01',
+          `the client wrote a batch entry that is not a JSON-RPC message object: ${preview(raw)}`,
+          [lineSeq],
+        );
       }
     }
-    this.fail('ACP-V2-TRANS-11', `the client sent a JSON-RPC batch (an array of ${entries.length}): read entry by entry, but peers should not send batches (agents must accept them)`, [lineSeq]);
+    this.fail(
+      'ACP-V2-TRANS-11',
+      `the client sent a JSON-RPC batch (an array of ${entries.length}): read entry by entry, but peers should not send batches (agents must accept them)`,
+      [lineSeq],
+    );
   }
 
   /** One message from the client (a line, or an entry of the batch line `batch`): recorded, checked, answered -32601 unless a case takes it. */
@@ -154,24 +187,42 @@ export class ClientPeer extends WireLog {
     this.check(msg, seq);
     if (typeof msg.method === 'string' && msg.id !== undefined && !this.handled.has(msg.method)) {
       this.taken.add(seq);
-      this.writeRaw(JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `Method not found: ${msg.method}` } }));
+      this.writeRaw(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: msg.id,
+          error: { code: -32601, message: `Method not found: ${msg.method}` },
+        }),
+      );
     }
   }
 
   private check(msg: WireMessage, seq: number): void {
-    if (msg.jsonrpc !== '2.0') this.fail('ACP-ALL-RPC-01', `jsonrpc is ${JSON.stringify(msg.jsonrpc)}; it must be "2.0"`, [seq]);
+    if (msg.jsonrpc !== '2.0')
+      this.fail('ACP-ALL-RPC-01', `jsonrpc is ${JSON.stringify(msg.jsonrpc)}; it must be "2.0"`, [seq]);
     if (typeof msg.method === 'string') {
       const asked = at(msg.params, 'protocolVersion');
       if (msg.method === 'initialize' && typeof asked === 'number') this.asked = asked;
-      if (msg.id === null && this.version === 2) this.fail('ACP-ALL-RPC-03', `${msg.method} request has id null, which v2 forbids`, [seq]);
+      if (msg.id === null && this.version === 2)
+        this.fail('ACP-ALL-RPC-03', `${msg.method} request has id null, which v2 forbids`, [seq]);
       return;
     }
     const hasResult = 'result' in msg;
     const hasError = 'error' in msg;
-    if (hasResult === hasError) this.fail('ACP-ALL-RPC-01', `a response must carry exactly one of result and error; this one has ${hasResult ? 'both' : 'neither'}`, [seq]);
+    if (hasResult === hasError)
+      this.fail(
+        'ACP-ALL-RPC-01',
+        `a response must carry exactly one of result and error; this one has ${hasResult ? 'both' : 'neither'}`,
+        [seq],
+      );
     if (hasError) {
       const e = msg.error;
-      if (!isObj(e) || !Number.isInteger(e.code) || typeof e.message !== 'string') this.fail('ACP-ALL-RPC-04', `error ${preview(JSON.stringify(e))} must be {code: integer, message: string, data?}`, [seq]);
+      if (!isObj(e) || !Number.isInteger(e.code) || typeof e.message !== 'string')
+        this.fail(
+          'ACP-ALL-RPC-04',
+          `error ${preview(JSON.stringify(e))} must be {code: integer, message: string, data?}`,
+          [seq],
+        );
     }
     const req = this.waiting.get(JSON.stringify(msg.id ?? null));
     if (!req) {
@@ -179,11 +230,15 @@ export class ClientPeer extends WireLog {
       // id null is how JSON-RPC answers a line whose id could not be read (e.g. a stray non-JSON line)
       if ((msg.id === null || msg.id === undefined) && (code === -32700 || code === -32600)) return;
       // an id that answers no request of ours is the capture validator's (see WireLog.onViolation)
-      if (msg.id === null || msg.id === undefined) this.fail('ACP-ALL-RPC-02', `the client sent a response without an id (${preview(JSON.stringify(msg))}): it answered a notification`, [seq]);
+      if (msg.id === null || msg.id === undefined)
+        this.fail(
+          'ACP-ALL-RPC-02',
+          `the client sent a response without an id (${preview(JSON.stringify(msg))}): it answered a notification`,
+          [seq],
+        );
       return;
     }
   }
-
 }
 
 /** The client closed the connection while a case waited for it. */

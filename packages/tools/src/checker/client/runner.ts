@@ -2,10 +2,27 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { judge, otherVersionId, planJobs, runCaseWith, runEach, stepFailureId, type CaseResult, type CheckRun, type RunOptions } from '../runner.js';
+import {
+  judge,
+  otherVersionId,
+  planJobs,
+  runCaseWith,
+  runEach,
+  stepFailureId,
+  type CaseResult,
+  type CheckRun,
+  type RunOptions,
+} from '../runner.js';
 import { requirement } from '../requirements.js';
 import { CLIENT_CASES } from './cases.js';
-import { ClientCaseContext, ClientLaunchError, excerptOf, type ClientCase, type ClientCheckSettings, type ConnectionSource } from './context.js';
+import {
+  ClientCaseContext,
+  ClientLaunchError,
+  excerptOf,
+  type ClientCase,
+  type ClientCheckSettings,
+  type ConnectionSource,
+} from './context.js';
 import { ClientPeer } from './peer.js';
 import { shellJoin, writeRelay } from './relay.js';
 
@@ -118,12 +135,40 @@ export async function runClientChecks(settings: ClientCheckSettings, options: Cl
       // the first case of a version settles its gate on every way out (also when it is not run
       // because a case of the other version could not run): otherwise the others wait forever
       try {
-        if (gate.unspoken !== undefined) return { name: c.name, title: c.title, ids: c.ids, protocol: v, status: 'not-applicable', reason: gate.unspoken, checks: [], ms: 0 };
-        if (stopped) return { name: c.name, title: c.title, ids: c.ids, protocol: v, status: 'error', reason: `not run: ${stopped}`, checks: [], ms: 0 };
+        if (gate.unspoken !== undefined)
+          return {
+            name: c.name,
+            title: c.title,
+            ids: c.ids,
+            protocol: v,
+            status: 'not-applicable',
+            reason: gate.unspoken,
+            checks: [],
+            ms: 0,
+          };
+        if (stopped)
+          return {
+            name: c.name,
+            title: c.title,
+            ids: c.ids,
+            protocol: v,
+            status: 'error',
+            reason: `not run: ${stopped}`,
+            checks: [],
+            ms: 0,
+          };
         const cwd = settings.processCwd ?? join(root, `case-${i}`);
         if (!settings.processCwd) mkdirSync(cwd);
         const onVersion = first ? (unspoken: string | undefined) => gate.settle(unspoken) : undefined;
-        const result = await runClientCase(c, v, settings, relays, `${c.name}@v${v}#${i}-${Math.random().toString(36).slice(2, 10)}`, cwd, onVersion);
+        const result = await runClientCase(
+          c,
+          v,
+          settings,
+          relays,
+          `${c.name}@v${v}#${i}-${Math.random().toString(36).slice(2, 10)}`,
+          cwd,
+          onVersion,
+        );
         // before the gate settles (finally): the cases waiting on this one must see that it could not run
         if (result.status === 'error') stopped ??= `case ${result.name} (v${result.protocol}) could not run`;
         return result;
@@ -136,11 +181,19 @@ export async function runClientChecks(settings: ClientCheckSettings, options: Cl
     for (const r of results) {
       for (const id of r.ids) {
         if (!wanted(id) || otherVersionId(id, r.protocol)) continue;
-        if (!requirements.some((x) => x.id === id && x.protocol === r.protocol)) requirements.push({ ...requirement(id), protocol: r.protocol, status: 'not-checked', failures: [], cases: [r.name] });
+        if (!requirements.some((x) => x.id === id && x.protocol === r.protocol))
+          requirements.push({
+            ...requirement(id),
+            protocol: r.protocol,
+            status: 'not-checked',
+            failures: [],
+            cases: [r.name],
+          });
       }
     }
     requirements.sort((a, b) => a.protocol - b.protocol || a.id.localeCompare(b.id));
-    const conformant = !requirements.some((r) => r.status === 'fail' && r.tier === 'MUST') && !results.some((r) => r.status === 'error');
+    const conformant =
+      !requirements.some((r) => r.status === 'fail' && r.tier === 'MUST') && !results.some((r) => r.status === 'error');
     return { protocols: options.protocols, cases: results, requirements, conformant, ms: Date.now() - started };
   } finally {
     await server?.close();
@@ -167,7 +220,15 @@ class VersionGate {
   }
 }
 
-function runClientCase(c: ClientCase, v: 1 | 2, settings: ClientCheckSettings, source: ConnectionSource, token: string, cwd: string, onVersion?: (unspoken: string | undefined) => void): Promise<CaseResult> {
+function runClientCase(
+  c: ClientCase,
+  v: 1 | 2,
+  settings: ClientCheckSettings,
+  source: ConnectionSource,
+  token: string,
+  cwd: string,
+  onVersion?: (unspoken: string | undefined) => void,
+): Promise<CaseResult> {
   const started = Date.now();
   const ctx = new ClientCaseContext(settings, v, token, source, cwd);
   if (onVersion) ctx.onVersion = onVersion;
@@ -184,7 +245,17 @@ function runClientCase(c: ClientCase, v: 1 | 2, settings: ClientCheckSettings, s
     dispose: () => ctx.dispose(),
     checks: () => {
       const peer = ctx.peer;
-      return [...ctx.checks, ...(peer ? peer.findings.map((f) => ({ id: f.id, ok: false, message: f.message, excerpt: excerptOf(peer.transcript, f.seqs) })) : [])];
+      return [
+        ...ctx.checks,
+        ...(peer
+          ? peer.findings.map((f) => ({
+              id: f.id,
+              ok: false,
+              message: f.message,
+              excerpt: excerptOf(peer.transcript, f.seqs),
+            }))
+          : []),
+      ];
     },
     stderr: () => ctx.stderr,
   });
@@ -197,7 +268,15 @@ function runClientCase(c: ClientCase, v: 1 | 2, settings: ClientCheckSettings, s
 async function withinLimit(work: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ClientLaunchError(`the case did not end within ${ms} ms (the client never finished it); the client was stopped`)), ms);
+    timer = setTimeout(
+      () =>
+        reject(
+          new ClientLaunchError(
+            `the case did not end within ${ms} ms (the client never finished it); the client was stopped`,
+          ),
+        ),
+      ms,
+    );
   });
   try {
     await Promise.race([work, limit]);

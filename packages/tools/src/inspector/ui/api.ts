@@ -4,7 +4,15 @@
  */
 
 export { ROW } from '../api-types.js';
-export type { ClientTerminalView, FrameDetail, RowTuple, SessionItem, SessionView, SourceInfo, TerminalItem } from '../api-types.js';
+export type {
+  ClientTerminalView,
+  FrameDetail,
+  RowTuple,
+  SessionItem,
+  SessionView,
+  SourceInfo,
+  TerminalItem,
+} from '../api-types.js';
 export type { CaptureDiff, DiffEntry, DiffFrameRef, FieldDifference } from '../../captures/diff.js';
 export type { MethodLatency, RequestSpan } from '../stats.js';
 

@@ -26,7 +26,13 @@ export interface Data {
   version: number;
 }
 
-export const emptyData = (): Data => ({ strings: [], store: new RowStore(), finished: false, analysisComplete: false, version: 0 });
+export const emptyData = (): Data => ({
+  strings: [],
+  store: new RowStore(),
+  finished: false,
+  analysisComplete: false,
+  version: 0,
+});
 
 /** A `rows` event of the server's stream (src/inspector/server.ts). */
 export interface RowsEvent {

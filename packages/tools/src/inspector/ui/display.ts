@@ -44,7 +44,11 @@ export class DisplayRows {
   private readonly sessionIdx: number;
   private readonly changes: number;
 
-  constructor(readonly store: RowStore, private readonly strings: string[], readonly filter: RowFilter) {
+  constructor(
+    readonly store: RowStore,
+    private readonly strings: string[],
+    readonly filter: RowFilter,
+  ) {
     this.methodIdx = filter.method === '' ? -2 : strings.indexOf(filter.method);
     this.sessionIdx = filter.session === '' ? -2 : strings.indexOf(filter.session);
     this.changes = store.changes;
@@ -57,10 +61,20 @@ export class DisplayRows {
    */
   extends(data: Data, filter: RowFilter): boolean {
     const f = this.filter;
-    const same = data.store === this.store && f.kinds === filter.kinds && f.method === filter.method && f.session === filter.session && f.onlyViolations === filter.onlyViolations && f.matches === filter.matches && f.expanded === filter.expanded;
+    const same =
+      data.store === this.store &&
+      f.kinds === filter.kinds &&
+      f.method === filter.method &&
+      f.session === filter.session &&
+      f.onlyViolations === filter.onlyViolations &&
+      f.matches === filter.matches &&
+      f.expanded === filter.expanded;
     if (!same) return false;
     if (filter.onlyViolations && data.store.changes !== this.changes) return false;
-    return (filter.method === '' || data.strings.indexOf(filter.method) === this.methodIdx) && (filter.session === '' || data.strings.indexOf(filter.session) === this.sessionIdx);
+    return (
+      (filter.method === '' || data.strings.indexOf(filter.method) === this.methodIdx) &&
+      (filter.session === '' || data.strings.indexOf(filter.session) === this.sessionIdx)
+    );
   }
 
   /** Takes in the rows added to the store since the last call. */

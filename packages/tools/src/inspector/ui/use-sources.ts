@@ -13,7 +13,11 @@ export function diffFromHash(): { a: string; b: string } | undefined {
  * The source list, polled every 2 s (live proxies come and go), and the source shown: the one
  * `#diff=` names first, else the first listed.
  */
-export function useSources(): { sources: SourceInfo[]; sourceId: string | undefined; setSourceId: (id: string) => void } {
+export function useSources(): {
+  sources: SourceInfo[];
+  sourceId: string | undefined;
+  setSourceId: (id: string) => void;
+} {
   const [sources, setSources] = useState<SourceInfo[]>([]);
   const [sourceId, setSourceId] = useState<string | undefined>(undefined);
   useEffect(() => {

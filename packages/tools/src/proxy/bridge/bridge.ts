@@ -10,7 +10,13 @@ import type { CloseInfo } from '@acp-kit/protocol/rpc';
 import type { FileSystemSandboxOptions } from '@acp-kit/client';
 import { decodeFrame, frameStamper, scanFrame, type CaptureSide, type FrameDirection } from '../../captures/capture.js';
 import { at, isObj, type JsonObject } from '@acp-kit/protocol/internal';
-import { describeExit, killAfterEditorClosed, proxyResult, type AgentCommandOptions, type ProxyResult } from '../agent-process.js';
+import {
+  describeExit,
+  killAfterEditorClosed,
+  proxyResult,
+  type AgentCommandOptions,
+  type ProxyResult,
+} from '../agent-process.js';
 import type { ProxyHandle } from '../proxy.js';
 import { CaptureValidator } from '../../captures/validate.js';
 import { RelayTransport } from './relay-transport.js';
@@ -36,7 +42,8 @@ export interface BridgeOptions extends AgentCommandOptions {
 }
 
 /** How the bridge ended up connecting the two sides, once `initialize` was answered. */
-export type BridgeRoute = { kind: 'forward'; version: number } | { kind: 'translate'; editorVersion: 1 | 2; agentVersion: 1 | 2 };
+export type BridgeRoute =
+  { kind: 'forward'; version: number } | { kind: 'translate'; editorVersion: 1 | 2; agentVersion: 1 | 2 };
 
 /** A running bridge (a {@link ProxyHandle} that also tells how it routed). */
 export interface BridgeHandle extends ProxyHandle {
@@ -71,7 +78,8 @@ class BridgeRecording {
     // parsing the line a second time (the transport parsed it already)
     const d = this.validators ? decodeFrame(line) : (scanFrame(line) ?? decodeFrame(line));
     const frame = this.stamp(dir, line, d, side);
-    if (this.validators && this.onViolation) for (const v of this.validators[side].push(frame, d.message)) this.onViolation({ ...v, side });
+    if (this.validators && this.onViolation)
+      for (const v of this.validators[side].push(frame, d.message)) this.onViolation({ ...v, side });
   }
 
   /** A message on the editor's leg (`raw` when it was a line that is not JSON). */
@@ -128,11 +136,18 @@ class Bridge {
   constructor(private readonly options: BridgeOptions) {
     const log = (this.log = options.log ?? (() => undefined));
     const agentStderr = options.agentStderr ?? process.stderr;
-    this.agent = spawnAgent(options.command, [...(options.args ?? [])], { cwd: options.cwd, env: options.env ?? process.env, onStderr: (text) => agentStderr.write(text) });
+    this.agent = spawnAgent(options.command, [...(options.args ?? [])], {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      onStderr: (text) => agentStderr.write(text),
+    });
     const editorOut = options.editorOut ?? process.stdout;
     editorOut.on('error', (e) => log(`editor stdout: ${e.message}`));
     this.editorT = new StreamTransport(options.editorIn ?? process.stdin, editorOut, { endOnClose: false });
-    this.rec = options.recorder !== undefined || options.onViolation !== undefined ? new BridgeRecording(options.recorder, options.onViolation) : undefined;
+    this.rec =
+      options.recorder !== undefined || options.onViolation !== undefined
+        ? new BridgeRecording(options.recorder, options.onViolation)
+        : undefined;
     this.editorTap = options.tap?.editor;
     this.agentTap = options.tap?.agent;
     this.route = new Promise<BridgeRoute>((r) => (this.resolveRoute = r));
@@ -154,7 +169,12 @@ class Bridge {
       onClose: (info) => {
         this.agentClosed = info;
         if (this.state.kind === 'translate') this.state.agentRelay.end(info);
-        this.awaiting?.resolve({ error: { code: ErrorCode.InternalError, message: `the agent ended before answering initialize: ${info.reason}` } });
+        this.awaiting?.resolve({
+          error: {
+            code: ErrorCode.InternalError,
+            message: `the agent ended before answering initialize: ${info.reason}`,
+          },
+        });
         this.awaiting = undefined;
       },
     });
@@ -220,7 +240,12 @@ class Bridge {
   private ask(id: unknown, params: unknown): Promise<JsonObject> {
     return new Promise<JsonObject>((resolve) => {
       if (this.agentClosed) {
-        resolve({ error: { code: ErrorCode.InternalError, message: `the agent ended before answering initialize: ${this.agentClosed.reason}` } });
+        resolve({
+          error: {
+            code: ErrorCode.InternalError,
+            message: `the agent ended before answering initialize: ${this.agentClosed.reason}`,
+          },
+        });
         return;
       }
       this.awaiting = { id, resolve };
@@ -231,7 +256,8 @@ class Bridge {
   /** Answers the editor's `initialize` from the agent's, and chooses the route. */
   private async negotiate(req: JsonObject): Promise<void> {
     const requested = at(req.params, 'protocolVersion');
-    const editorVersion: 1 | 2 = this.options.mode === 'auto' ? (typeof requested === 'number' && requested >= 2 ? 2 : 1) : this.options.mode;
+    const editorVersion: 1 | 2 =
+      this.options.mode === 'auto' ? (typeof requested === 'number' && requested >= 2 ? 2 : 1) : this.options.mode;
     const other: 1 | 2 = editorVersion === 1 ? 2 : 1;
     const E = codecFor(editorVersion);
     let editorInit: InitializeRequest;
@@ -242,8 +268,13 @@ class Bridge {
       this.toEditor({ jsonrpc: '2.0', id: req.id, error: err.toJSON() });
       return;
     }
-    const shaped = (v: 1 | 2): unknown => (v === editorVersion ? req.params : Translator.agentInitParams(codecFor(v), editorInit));
-    const { answer, offered } = await this.askAgent(req.id, this.options.mode === 'auto' ? editorVersion : other, shaped);
+    const shaped = (v: 1 | 2): unknown =>
+      v === editorVersion ? req.params : Translator.agentInitParams(codecFor(v), editorInit);
+    const { answer, offered } = await this.askAgent(
+      req.id,
+      this.options.mode === 'auto' ? editorVersion : other,
+      shaped,
+    );
     const answered = at(answer.result, 'protocolVersion');
     if (answer.error !== undefined || answered !== other || answered !== offered) this.passAnswer(req, answer);
     else this.translate(req, answer, editorInit, editorVersion, other);
@@ -253,9 +284,14 @@ class Bridge {
    * Offers the agent `offered` and, once, the other version when the agent asks for it (an error
    * -32022 with `supported`, or an answer in the other version). The agent's last answer.
    */
-  private async askAgent(editorId: unknown, first: 1 | 2, shaped: (v: 1 | 2) => unknown): Promise<{ answer: JsonObject; offered: 1 | 2 }> {
+  private async askAgent(
+    editorId: unknown,
+    first: 1 | 2,
+    shaped: (v: 1 | 2) => unknown,
+  ): Promise<{ answer: JsonObject; offered: 1 | 2 }> {
     // the first attempt keeps the editor's id: a forwarded connection stays byte-for-byte the editor's
-    const idFor = (): unknown => (this.initAttempt++ === 0 ? editorId : `acp-kit-bridge-initialize-${this.initAttempt}`);
+    const idFor = (): unknown =>
+      this.initAttempt++ === 0 ? editorId : `acp-kit-bridge-initialize-${this.initAttempt}`;
     let offered = first;
     const answer = await this.ask(idFor(), shaped(offered));
     let next: 1 | 2 | undefined;
@@ -263,7 +299,12 @@ class Bridge {
       // an agent that cannot speak the offered version and says so (-32022 {supported})
       const supported = at(answer.error, 'data', 'supported');
       const alt = offered === 1 ? 2 : 1;
-      if (at(answer.error, 'code') === ErrorCode.UnsupportedVersion && Array.isArray(supported) && supported.includes(alt)) next = alt;
+      if (
+        at(answer.error, 'code') === ErrorCode.UnsupportedVersion &&
+        Array.isArray(supported) &&
+        supported.includes(alt)
+      )
+        next = alt;
     } else {
       const answered = at(answer.result, 'protocolVersion');
       // the agent picked the other version: ask again in that version's shape (initialize may be
@@ -281,27 +322,44 @@ class Bridge {
     this.state = answer.error !== undefined ? { kind: 'init' } : { kind: 'forward' };
     this.toEditor({ ...answer, jsonrpc: '2.0', id: req.id });
     if (this.state.kind !== 'forward') return;
-    if (typeof answered === 'number') this.options.recorder?.meta({ protocolVersion: answered, agentProtocolVersion: answered });
+    if (typeof answered === 'number')
+      this.options.recorder?.meta({ protocolVersion: answered, agentProtocolVersion: answered });
     this.log(`agent speaks ACP v${String(answered)}: forwarding unchanged`);
     this.resolveRoute({ kind: 'forward', version: typeof answered === 'number' ? answered : 0 });
     this.flushHeld();
   }
 
   /** The agent answered the other version: from now on every message goes through the translator. */
-  private translate(req: JsonObject, answer: JsonObject, editorInit: InitializeRequest, editorVersion: 1 | 2, agentVersion: 1 | 2): void {
+  private translate(
+    req: JsonObject,
+    answer: JsonObject,
+    editorInit: InitializeRequest,
+    editorVersion: 1 | 2,
+    agentVersion: 1 | 2,
+  ): void {
     const E = codecFor(editorVersion);
     const A = codecFor(agentVersion);
     let agentInit;
     try {
       agentInit = A.decodeResult(Methods.initialize, answer.result);
     } catch (e) {
-      this.toEditor({ jsonrpc: '2.0', id: req.id, error: { code: ErrorCode.InternalError, message: `the agent's initialize answer is not valid ACP v${agentVersion}: ${AcpError.from(e).message}` } });
+      this.toEditor({
+        jsonrpc: '2.0',
+        id: req.id,
+        error: {
+          code: ErrorCode.InternalError,
+          message: `the agent's initialize answer is not valid ACP v${agentVersion}: ${AcpError.from(e).message}`,
+        },
+      });
       return;
     }
     this.log(`editor speaks ACP v${editorVersion}, agent v${agentVersion}: translating`);
     const rec = this.rec;
     const editorRelay = new RelayTransport(this.editorT, rec ? (m) => rec.editor('agent->editor', m) : undefined);
-    const agentRelay = new RelayTransport(this.agent.transport, rec ? (m) => rec.line('agent', 'editor->agent', messageToText(m)) : undefined);
+    const agentRelay = new RelayTransport(
+      this.agent.transport,
+      rec ? (m) => rec.line('agent', 'editor->agent', messageToText(m)) : undefined,
+    );
     const translator = new Translator(editorRelay, agentRelay, {
       editorCodec: E,
       agentCodec: A,
@@ -344,7 +402,13 @@ class Bridge {
     this.rec?.finish();
     this.editorT.close({ reason: 'the agent exited' });
     await this.agent.kill(); // leftovers of the group never outlive us
-    if (r.exitCode === null && r.signal === null) return { exitCode: 1, agentExitCode: null, agentSignal: null, error: new Error(this.agentClosed?.reason ?? 'the agent could not be started') };
+    if (r.exitCode === null && r.signal === null)
+      return {
+        exitCode: 1,
+        agentExitCode: null,
+        agentSignal: null,
+        error: new Error(this.agentClosed?.reason ?? 'the agent could not be started'),
+      };
     this.log(describeExit(r));
     this.options.recorder?.meta({ exitCode: r.exitCode, signal: r.signal });
     return proxyResult(r);
@@ -369,7 +433,6 @@ function isResponse(m: unknown, id: unknown): m is JsonObject {
 function sendable(m: unknown): object {
   return typeof m === 'object' && m !== null ? m : { toJSON: () => m };
 }
-
 
 /**
  * Hands every line of `from` to `onLine` as it was written (without its `\n`; a `\r`, a BOM and

@@ -54,7 +54,10 @@ export class BridgeClientServices {
       }
       case Methods.terminalWaitForExit: {
         const p = c.decodeParams(Methods.terminalWaitForExit, params);
-        return c.encodeResult(Methods.terminalWaitForExit, await this.terminalsOf(p.sessionId).waitForExit(p.terminalId, ctx.signal, p.sessionId));
+        return c.encodeResult(
+          Methods.terminalWaitForExit,
+          await this.terminalsOf(p.sessionId).waitForExit(p.terminalId, ctx.signal, p.sessionId),
+        );
       }
       case Methods.terminalKill: {
         const p = c.decodeParams(Methods.terminalKill, params);

@@ -16,7 +16,11 @@ export function modeOptionFromV1(modes: SessionModeState, taken: readonly Config
     name: 'Mode',
     category: 'mode',
     currentValue: modes.currentModeId,
-    options: modes.availableModes.map((m) => ({ value: m.id, name: m.name, ...(m.description != null ? { description: m.description } : {}) })),
+    options: modes.availableModes.map((m) => ({
+      value: m.id,
+      name: m.name,
+      ...(m.description != null ? { description: m.description } : {}),
+    })),
   };
 }
 

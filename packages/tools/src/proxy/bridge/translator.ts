@@ -1,6 +1,13 @@
 import type { UpdateDecoder, UpdateEncoder, WireCodec } from '@acp-kit/protocol';
 import { AcpError, ErrorCode } from '@acp-kit/protocol';
-import type { InitializeRequest, InitializeResponse, LoadSessionRequest, ResultOf, ResumeSessionRequest, SessionSetupResult } from '@acp-kit/protocol';
+import type {
+  InitializeRequest,
+  InitializeResponse,
+  LoadSessionRequest,
+  ResultOf,
+  ResumeSessionRequest,
+  SessionSetupResult,
+} from '@acp-kit/protocol';
 import { Methods } from '@acp-kit/protocol';
 import type { AnyContentBlock } from '@acp-kit/protocol';
 import type { ClientCapabilities, ConfigOption, SelectConfigOption } from '@acp-kit/protocol';
@@ -71,7 +78,12 @@ class BridgeSession {
   /** Update kinds the editor's codec dropped in this session (reported once each). */
   readonly droppedKinds = new Set<string>();
 
-  constructor(readonly sessionId: string, editor: WireCodec, agent: WireCodec, editorCaps: ClientCapabilities) {
+  constructor(
+    readonly sessionId: string,
+    editor: WireCodec,
+    agent: WireCodec,
+    editorCaps: ClientCapabilities,
+  ) {
     this.decoder = agent.createUpdateDecoder();
     this.encoder = editor.createUpdateEncoder({ clientCapabilities: editorCaps });
   }
@@ -95,15 +107,24 @@ export class Translator {
   private readonly services: BridgeClientServices | undefined;
   private userIds = 0;
 
-  constructor(editorTransport: Transport, agentTransport: Transport, private readonly options: TranslatorOptions) {
+  constructor(
+    editorTransport: Transport,
+    agentTransport: Transport,
+    private readonly options: TranslatorOptions,
+  ) {
     this.E = options.editorCodec;
     this.A = options.agentCodec;
     const problem = (side: string) => (p: { kind: string; message: string }) => {
       if (p.kind !== 'unknown-response') options.log(`${side}: ${p.kind}: ${p.message}`);
     };
     this.editor = new JsonRpcPeer(editorTransport, { tap: options.editorTap, onProblem: problem('editor') });
-    this.agent = new JsonRpcPeer(agentTransport, { tap: options.agentTap, onProblem: problem('agent'), answerParseErrors: false });
-    if (this.A.version === 1) this.services = new BridgeClientServices(this.A, (id) => this.rootsOf(id), options.fileSystem);
+    this.agent = new JsonRpcPeer(agentTransport, {
+      tap: options.agentTap,
+      onProblem: problem('agent'),
+      answerParseErrors: false,
+    });
+    if (this.A.version === 1)
+      this.services = new BridgeClientServices(this.A, (id) => this.rootsOf(id), options.fileSystem);
 
     this.editor.onOtherRequest((method, params, ctx) => this.fromEditor(method, params, ctx));
     this.editor.onOtherNotification((method, params) => this.editorNotification(method, params));
@@ -132,7 +153,8 @@ export class Translator {
   static agentInitParams(A: WireCodec, editorInit: InitializeRequest): unknown {
     const { fs: _fs, terminal: _terminal, ...rest } = editorInit.clientCapabilities ?? {};
     // a v1 agent may use fs/* and terminal/*: the bridge serves them (sandboxed to the session's roots)
-    const clientCapabilities: ClientCapabilities = A.version === 1 ? { ...rest, fs: { readTextFile: true, writeTextFile: true }, terminal: true } : rest;
+    const clientCapabilities: ClientCapabilities =
+      A.version === 1 ? { ...rest, fs: { readTextFile: true, writeTextFile: true }, terminal: true } : rest;
     return A.encodeParams(Methods.initialize, { ...editorInit, protocolVersion: A.version, clientCapabilities });
   }
 
@@ -170,14 +192,21 @@ export class Translator {
   private async forward(m: string, wireMethod: string, params: unknown, ctx: RequestContext): Promise<unknown> {
     const agentWire = this.A.wireMethod(m);
     if (agentWire === undefined || m.includes(':')) {
-      throw new AcpError(ErrorCode.MethodNotFound, `Method not found: ${wireMethod} (the agent speaks ACP v${this.A.version}, which has no counterpart)`, { method: wireMethod });
+      throw new AcpError(
+        ErrorCode.MethodNotFound,
+        `Method not found: ${wireMethod} (the agent speaks ACP v${this.A.version}, which has no counterpart)`,
+        { method: wireMethod },
+      );
     }
     if (m === Methods.sessionSetConfigOption) {
       // typed through the method table: the answer's options are kept (v1 set_mode emulation)
       const p = this.E.decodeParams(m, params);
       const emulated = this.sessions.get(p.sessionId)?.modeOption;
       if (emulated && emulated.configId === p.configId) return this.setModeOverV1(p.sessionId, p.value, ctx);
-      const res = this.A.decodeResult(m, await this.agent.request(agentWire, this.A.encodeParams(m, p), { signal: ctx.signal }));
+      const res = this.A.decodeResult(
+        m,
+        await this.agent.request(agentWire, this.A.encodeParams(m, p), { signal: ctx.signal }),
+      );
       const s = this.sessions.get(p.sessionId);
       if (s && Array.isArray(res.configOptions)) s.configOptions = res.configOptions;
       return this.E.encodeResult(m, res);
@@ -189,13 +218,17 @@ export class Translator {
 
   private async reinitialize(params: unknown, ctx: RequestContext): Promise<unknown> {
     const req = this.E.decodeParams(Methods.initialize, params);
-    const res = await this.agent.request(Methods.initialize, Translator.agentInitParams(this.A, req), { signal: ctx.signal });
+    const res = await this.agent.request(Methods.initialize, Translator.agentInitParams(this.A, req), {
+      signal: ctx.signal,
+    });
     return Translator.editorInitResult(this.E, this.A.decodeResult(Methods.initialize, res));
   }
 
   private async newSession(params: unknown, ctx: RequestContext): Promise<unknown> {
     const p = this.E.decodeParams(Methods.sessionNew, params);
-    const raw = await this.agent.request(Methods.sessionNew, this.A.encodeParams(Methods.sessionNew, p), { signal: ctx.signal });
+    const raw = await this.agent.request(Methods.sessionNew, this.A.encodeParams(Methods.sessionNew, p), {
+      signal: ctx.signal,
+    });
     const res = this.A.decodeResult(Methods.sessionNew, raw);
     const s = this.session(res.sessionId);
     s.cwd = p.cwd;
@@ -207,12 +240,23 @@ export class Translator {
    * A setup result in the editor's version. v1 results cannot carry commands: they go out as an
    * `available_commands_update` (before the response of a restore, right after a new session's).
    */
-  private setupAnswer<M extends 'session/new' | 'session/load' | 'session/resume'>(s: BridgeSession, m: M, answer: ResultOf<M>, restored: boolean): unknown {
+  private setupAnswer<M extends 'session/new' | 'session/load' | 'session/resume'>(
+    s: BridgeSession,
+    m: M,
+    answer: ResultOf<M>,
+    restored: boolean,
+  ): unknown {
     const res = this.withModeOption(s, answer);
     if (Array.isArray(res.configOptions)) s.configOptions = res.configOptions;
-    s.encoder = this.E.createUpdateEncoder({ clientCapabilities: this.options.editorCapabilities, configOptions: s.configOptions });
+    s.encoder = this.E.createUpdateEncoder({
+      clientCapabilities: this.options.editorCapabilities,
+      configOptions: s.configOptions,
+    });
     if (this.E.version === 1 && res.availableCommands) {
-      const u: AnySessionUpdate = { sessionUpdate: 'available_commands_update', availableCommands: res.availableCommands };
+      const u: AnySessionUpdate = {
+        sessionUpdate: 'available_commands_update',
+        availableCommands: res.availableCommands,
+      };
       if (restored) this.toEditor(s, u);
       else setImmediate(() => this.toEditor(s, u));
     }
@@ -223,7 +267,13 @@ export class Translator {
   private withModeOption<R extends SessionSetupResult>(s: BridgeSession, res: R): R {
     s.modeOption = undefined;
     // no modes to choose from: a select needs at least one option (v2 schema), nothing is offered
-    if (this.E.version !== 2 || this.A.version !== 1 || !res.modes?.availableModes.length || hasModeOption(res.configOptions ?? undefined)) return res;
+    if (
+      this.E.version !== 2 ||
+      this.A.version !== 1 ||
+      !res.modes?.availableModes.length ||
+      hasModeOption(res.configOptions ?? undefined)
+    )
+      return res;
     const own = res.configOptions ?? [];
     s.modeOption = modeOptionFromV1(res.modes, own);
     return { ...res, configOptions: [...own, s.modeOption] };
@@ -233,9 +283,20 @@ export class Translator {
   private async setModeOverV1(sessionId: string, value: string | boolean, ctx: RequestContext): Promise<unknown> {
     const s = this.sessions.get(sessionId);
     const option = s?.modeOption;
-    if (!s || !option) throw AcpError.invalidParams(`params.configId: session ${sessionId} has no mode option`, { path: 'params.configId' });
-    if (typeof value !== 'string') throw AcpError.invalidParams(`params.value: expected a mode id (string) for config option "${option.configId}", got ${JSON.stringify(value)}`, { path: 'params.value' });
-    await this.agent.request(Methods.sessionSetMode, this.A.encodeParams(Methods.sessionSetMode, { sessionId, modeId: value }), { signal: ctx.signal });
+    if (!s || !option)
+      throw AcpError.invalidParams(`params.configId: session ${sessionId} has no mode option`, {
+        path: 'params.configId',
+      });
+    if (typeof value !== 'string')
+      throw AcpError.invalidParams(
+        `params.value: expected a mode id (string) for config option "${option.configId}", got ${JSON.stringify(value)}`,
+        { path: 'params.value' },
+      );
+    await this.agent.request(
+      Methods.sessionSetMode,
+      this.A.encodeParams(Methods.sessionSetMode, { sessionId, modeId: value }),
+      { signal: ctx.signal },
+    );
     s.modeOption = { ...option, currentValue: value };
     s.configOptions = withCurrentMode(s.configOptions ?? [s.modeOption], option.configId, value);
     return this.E.encodeResult(Methods.sessionSetConfigOption, { configOptions: s.configOptions });
@@ -245,10 +306,17 @@ export class Translator {
   private async loadOverV2(params: unknown, ctx: RequestContext): Promise<unknown> {
     const p = this.E.decodeParams(Methods.sessionLoad, params);
     const s = this.freshSession(p.sessionId, p.cwd, p.additionalDirectories);
-    const resume: ResumeSessionRequest = { sessionId: p.sessionId, cwd: p.cwd, mcpServers: p.mcpServers, replayFrom: { type: 'start' } };
+    const resume: ResumeSessionRequest = {
+      sessionId: p.sessionId,
+      cwd: p.cwd,
+      mcpServers: p.mcpServers,
+      replayFrom: { type: 'start' },
+    };
     if (p.additionalDirectories) resume.additionalDirectories = p.additionalDirectories;
     if (p._meta) resume._meta = p._meta;
-    const raw = await this.agent.request(Methods.sessionResume, this.A.encodeParams(Methods.sessionResume, resume), { signal: ctx.signal });
+    const raw = await this.agent.request(Methods.sessionResume, this.A.encodeParams(Methods.sessionResume, resume), {
+      signal: ctx.signal,
+    });
     return this.setupAnswer(s, Methods.sessionLoad, this.A.decodeResult(Methods.sessionResume, raw), true);
   }
 
@@ -261,14 +329,20 @@ export class Translator {
     const p = this.E.decodeParams(Methods.sessionResume, params);
     if (this.A.version === 2) {
       const s = this.freshSession(p.sessionId, p.cwd, p.additionalDirectories);
-      const raw = await this.agent.request(Methods.sessionResume, this.A.encodeParams(Methods.sessionResume, p), { signal: ctx.signal });
+      const raw = await this.agent.request(Methods.sessionResume, this.A.encodeParams(Methods.sessionResume, p), {
+        signal: ctx.signal,
+      });
       return this.setupAnswer(s, Methods.sessionResume, this.A.decodeResult(Methods.sessionResume, raw), true);
     }
     const caps = this.options.agentInit.agentCapabilities;
     const canLoad = !!caps.loadSession;
     const canResume = !!caps.session?.resume;
     const replay = p.replayFrom != null;
-    if (!canLoad && !canResume) throw new AcpError(ErrorCode.MethodNotFound, 'Method not found: session/resume (the v1 agent advertises neither loadSession nor sessionCapabilities.resume)');
+    if (!canLoad && !canResume)
+      throw new AcpError(
+        ErrorCode.MethodNotFound,
+        'Method not found: session/resume (the v1 agent advertises neither loadSession nor sessionCapabilities.resume)',
+      );
     const known = this.sessions.get(p.sessionId);
     const s = known?.turn ? known : this.freshSession(p.sessionId, p.cwd, p.additionalDirectories);
     let res: SessionSetupResult;
@@ -278,13 +352,23 @@ export class Translator {
       if (p._meta) load._meta = p._meta;
       s.suppressReplay = !replay;
       try {
-        res = this.A.decodeResult(Methods.sessionLoad, await this.agent.request(Methods.sessionLoad, this.A.encodeParams(Methods.sessionLoad, load), { signal: ctx.signal }));
+        res = this.A.decodeResult(
+          Methods.sessionLoad,
+          await this.agent.request(Methods.sessionLoad, this.A.encodeParams(Methods.sessionLoad, load), {
+            signal: ctx.signal,
+          }),
+        );
       } finally {
         s.suppressReplay = false;
       }
     } else {
       const { replayFrom: _r, ...rest } = p;
-      res = this.A.decodeResult(Methods.sessionResume, await this.agent.request(Methods.sessionResume, this.A.encodeParams(Methods.sessionResume, rest), { signal: ctx.signal }));
+      res = this.A.decodeResult(
+        Methods.sessionResume,
+        await this.agent.request(Methods.sessionResume, this.A.encodeParams(Methods.sessionResume, rest), {
+          signal: ctx.signal,
+        }),
+      );
     }
     s.cwd = p.cwd;
     s.additionalDirectories = p.additionalDirectories ?? [];
@@ -298,8 +382,20 @@ export class Translator {
     if (this.A.version === 1) return this.forward(Methods.sessionSetMode, 'session/set_mode', params, ctx);
     const p = this.E.decodeParams(Methods.sessionSetMode, params);
     const option = this.sessions.get(p.sessionId)?.configOptions?.find((o) => o.category === 'mode');
-    if (!option) throw AcpError.invalidParams(`params.modeId: the agent (ACP v2) offers no config option with category "mode" for session ${p.sessionId}`, { path: 'params.modeId' });
-    const raw = await this.agent.request(Methods.sessionSetConfigOption, this.A.encodeParams(Methods.sessionSetConfigOption, { sessionId: p.sessionId, configId: option.configId, value: p.modeId }), { signal: ctx.signal });
+    if (!option)
+      throw AcpError.invalidParams(
+        `params.modeId: the agent (ACP v2) offers no config option with category "mode" for session ${p.sessionId}`,
+        { path: 'params.modeId' },
+      );
+    const raw = await this.agent.request(
+      Methods.sessionSetConfigOption,
+      this.A.encodeParams(Methods.sessionSetConfigOption, {
+        sessionId: p.sessionId,
+        configId: option.configId,
+        value: p.modeId,
+      }),
+      { signal: ctx.signal },
+    );
     const res = this.A.decodeResult(Methods.sessionSetConfigOption, raw);
     const s = this.sessions.get(p.sessionId);
     if (s && Array.isArray(res.configOptions)) {
@@ -372,23 +468,33 @@ export class Translator {
     const p = this.E.decodeParams(Methods.sessionPrompt, params);
     const s = this.sessions.get(p.sessionId);
     if (!s) throw AcpError.sessionNotFound(p.sessionId);
-    if (!Array.isArray(p.prompt) || p.prompt.length === 0) throw AcpError.invalidParams('params.prompt: must contain at least one content block (ACP-V2-LIFE-14)', { path: 'params.prompt' });
+    if (!Array.isArray(p.prompt) || p.prompt.length === 0)
+      throw AcpError.invalidParams('params.prompt: must contain at least one content block (ACP-V2-LIFE-14)', {
+        path: 'params.prompt',
+      });
     if (!s.turn) {
       const messageId = this.insertV1Turn(s, p.prompt);
       return this.E.encodeResult(Methods.sessionPrompt, { messageId });
     }
     const max = this.options.maxHeldPrompts ?? DEFAULT_MAX_HELD;
-    if (s.held.length >= max) throw AcpError.invalidRequest(`session ${p.sessionId} already holds ${max} prompts behind the running turn; wait for it to end`);
+    if (s.held.length >= max)
+      throw AcpError.invalidRequest(
+        `session ${p.sessionId} already holds ${max} prompts behind the running turn; wait for it to end`,
+      );
     return new Promise<unknown>((resolve, reject) => {
       const held: HeldPrompt = { prompt: p.prompt, resolve, reject, ctx };
       s.held.push(held);
-      ctx.signal.addEventListener('abort', () => {
-        const i = s.held.indexOf(held);
-        if (i >= 0) {
-          s.held.splice(i, 1);
-          reject(AcpError.cancelled('the held prompt was withdrawn ($/cancel_request) before it was inserted'));
-        }
-      }, { once: true });
+      ctx.signal.addEventListener(
+        'abort',
+        () => {
+          const i = s.held.indexOf(held);
+          if (i >= 0) {
+            s.held.splice(i, 1);
+            reject(AcpError.cancelled('the held prompt was withdrawn ($/cancel_request) before it was inserted'));
+          }
+        },
+        { once: true },
+      );
     });
   }
 
@@ -403,27 +509,37 @@ export class Translator {
       this.setState(s, 'running');
       s.decoder.startTurn?.();
       const end = (out: { stopReason: string | null; error?: ErrorObject }): void => this.endV1Turn(s, messageId, out);
-      this.agent.request(Methods.sessionPrompt, this.A.encodeParams(Methods.sessionPrompt, { sessionId: s.sessionId, prompt }), {
-        // applied when the answer is read, in wire order: every update of the turn precedes idle
-        onAnswer: (a) => {
-          if ('error' in a) end({ stopReason: 'error', error: a.error.toJSON() });
-          else {
-            try {
-              end({ stopReason: this.A.decodeResult(Methods.sessionPrompt, a.result).stopReason ?? 'end_turn' });
-            } catch (e) {
-              end({ stopReason: 'error', error: AcpError.from(e).toJSON() });
-            }
-          }
-        },
-      }).catch((e: unknown) => {
-        // no answer at all: the agent is gone; the editor learns it from the connection ending
-        this.options.log(`session/prompt of ${s.sessionId} got no answer: ${AcpError.from(e).message}`);
-      });
+      this.agent
+        .request(
+          Methods.sessionPrompt,
+          this.A.encodeParams(Methods.sessionPrompt, { sessionId: s.sessionId, prompt }),
+          {
+            // applied when the answer is read, in wire order: every update of the turn precedes idle
+            onAnswer: (a) => {
+              if ('error' in a) end({ stopReason: 'error', error: a.error.toJSON() });
+              else {
+                try {
+                  end({ stopReason: this.A.decodeResult(Methods.sessionPrompt, a.result).stopReason ?? 'end_turn' });
+                } catch (e) {
+                  end({ stopReason: 'error', error: AcpError.from(e).toJSON() });
+                }
+              }
+            },
+          },
+        )
+        .catch((e: unknown) => {
+          // no answer at all: the agent is gone; the editor learns it from the connection ending
+          this.options.log(`session/prompt of ${s.sessionId} got no answer: ${AcpError.from(e).message}`);
+        });
     });
     return messageId;
   }
 
-  private endV1Turn(s: BridgeSession, messageId: string, out: { stopReason: string | null; error?: ErrorObject }): void {
+  private endV1Turn(
+    s: BridgeSession,
+    messageId: string,
+    out: { stopReason: string | null; error?: ErrorObject },
+  ): void {
     if (s.turn?.messageId !== messageId) return;
     s.turn = undefined;
     for (const p of [...s.permissions]) p.withdraw.abort(); // nothing of a turn outlives it
@@ -445,7 +561,8 @@ export class Translator {
   }
 
   private withdrawHeld(s: BridgeSession, why: string): void {
-    for (const h of s.held.splice(0)) h.reject(AcpError.cancelled(`the held prompt was withdrawn by ${why} before it was inserted`));
+    for (const h of s.held.splice(0))
+      h.reject(AcpError.cancelled(`the held prompt was withdrawn by ${why} before it was inserted`));
   }
 
   // ---- prompts: v1 editor over a v2 agent -----------------------------------------------------
@@ -465,7 +582,11 @@ export class Translator {
     const inserted = new AbortController();
     // a $/cancel_request for the open v1 prompt cancels its turn (held: withdraws the v2 prompt)
     const onAbort = (): void => {
-      if (insertedAt >= 0) this.agent.notify(Methods.sessionCancel, this.A.encodeParams(Methods.sessionCancel, { sessionId: p.sessionId }));
+      if (insertedAt >= 0)
+        this.agent.notify(
+          Methods.sessionCancel,
+          this.A.encodeParams(Methods.sessionCancel, { sessionId: p.sessionId }),
+        );
       else inserted.abort();
     };
     ctx.signal.addEventListener('abort', onAbort, { once: true });
@@ -480,7 +601,8 @@ export class Translator {
           },
         });
       } catch (e) {
-        if (e instanceof AcpError && e.code === ErrorCode.RequestCancelled) return this.E.encodeResult(Methods.sessionPrompt, { stopReason: 'cancelled' });
+        if (e instanceof AcpError && e.code === ErrorCode.RequestCancelled)
+          return this.E.encodeResult(Methods.sessionPrompt, { stopReason: 'cancelled' });
         throw e;
       }
       let done: StateUpdate | undefined;
@@ -490,11 +612,17 @@ export class Translator {
         const seen = messageId !== undefined ? s.userSeen.get(messageId) : undefined;
         if (seen !== undefined && idle.seq > seen) done = idle.update;
       }
-      done ??= await new Promise<StateUpdate>((resolve) => s.idleWaiters.push({ after: Math.max(insertedAt, sentAt), resolve }));
+      done ??= await new Promise<StateUpdate>((resolve) =>
+        s.idleWaiters.push({ after: Math.max(insertedAt, sentAt), resolve }),
+      );
       const stopReason = done.stopReason ?? 'end_turn';
       if (stopReason === 'error') {
         const cause = done.error;
-        throw new AcpError(cause?.code ?? ErrorCode.InternalError, `the agent's turn ended with an error: ${cause?.message ?? 'no error object given'}`, cause?.data);
+        throw new AcpError(
+          cause?.code ?? ErrorCode.InternalError,
+          `the agent's turn ended with an error: ${cause?.message ?? 'no error object given'}`,
+          cause?.data,
+        );
       }
       return this.E.encodeResult(Methods.sessionPrompt, { stopReason });
     } finally {
@@ -509,10 +637,13 @@ export class Translator {
     if (method.startsWith('_')) return this.editor.request(method, params, { signal: ctx.signal });
     const m = this.A.neutralMethod(method);
     if (m === Methods.requestPermission) return this.permission(params, ctx);
-    if (this.services && BridgeClientServices.serves(m) && this.A.wireMethod(m) === method) return this.services.handle(m, params, ctx);
+    if (this.services && BridgeClientServices.serves(m) && this.A.wireMethod(m) === method)
+      return this.services.handle(m, params, ctx);
     const wire = this.E.wireMethod(m);
     if (wire === undefined || m.includes(':')) throw AcpError.methodNotFound(method);
-    const res = await this.editor.request(wire, this.E.encodeParams(m, this.A.decodeParams(m, params)), { signal: ctx.signal });
+    const res = await this.editor.request(wire, this.E.encodeParams(m, this.A.decodeParams(m, params)), {
+      signal: ctx.signal,
+    });
     return this.A.encodeResult(m, this.E.decodeResult(m, res));
   }
 
@@ -528,12 +659,17 @@ export class Translator {
     s.permissions.add(pending);
     if (this.E.version === 2 && s.turn) this.setState(s, 'requires_action');
     try {
-      const wire = await this.editor.request(Methods.requestPermission, this.E.encodeParams(Methods.requestPermission, req), {
-        signal: AbortSignal.any([ctx.signal, pending.withdraw.signal]),
-      });
+      const wire = await this.editor.request(
+        Methods.requestPermission,
+        this.E.encodeParams(Methods.requestPermission, req),
+        {
+          signal: AbortSignal.any([ctx.signal, pending.withdraw.signal]),
+        },
+      );
       return this.A.encodeResult(Methods.requestPermission, this.E.decodeResult(Methods.requestPermission, wire));
     } catch (e) {
-      if (e instanceof AcpError && e.code === ErrorCode.RequestCancelled) return this.A.encodeResult(Methods.requestPermission, { outcome: { outcome: 'cancelled' } });
+      if (e instanceof AcpError && e.code === ErrorCode.RequestCancelled)
+        return this.A.encodeResult(Methods.requestPermission, { outcome: { outcome: 'cancelled' } });
       throw e;
     } finally {
       s.permissions.delete(pending);
@@ -629,7 +765,9 @@ export class Translator {
     try {
       wires = s.encoder.encode(update);
     } catch (e) {
-      this.options.log(`dropped a ${u.sessionUpdate} update the editor's ACP v${this.E.version} cannot carry: ${AcpError.from(e).message}`);
+      this.options.log(
+        `dropped a ${u.sessionUpdate} update the editor's ACP v${this.E.version} cannot carry: ${AcpError.from(e).message}`,
+      );
       return;
     }
     if (wires.length === 0) this.reportDrop(s, u.sessionUpdate);
@@ -644,7 +782,9 @@ export class Translator {
   private reportDrop(s: BridgeSession, kind: string): void {
     if (s.droppedKinds.has(kind)) return;
     s.droppedKinds.add(kind);
-    this.options.log(`dropped a ${kind} update of session ${s.sessionId}: ACP v${this.E.version} has no form for it here (codec README, "What a version cannot express"); further ones of this kind are not logged`);
+    this.options.log(
+      `dropped a ${kind} update of session ${s.sessionId}: ACP v${this.E.version} has no form for it here (codec README, "What a version cannot express"); further ones of this kind are not logged`,
+    );
   }
 
   // ---- sessions -------------------------------------------------------------------------------

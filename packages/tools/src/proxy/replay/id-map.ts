@@ -6,7 +6,14 @@ import { isObj } from '@acp-kit/protocol/internal';
  * (session ids, message ids, tool call ids, terminal ids, plan ids). When the live peer chose a
  * different value than the recording, every later occurrence is rewritten consistently.
  */
-export const ID_FIELDS: ReadonlySet<string> = new Set(['sessionId', 'messageId', 'toolCallId', 'terminalId', 'planId', 'userMessageId']);
+export const ID_FIELDS: ReadonlySet<string> = new Set([
+  'sessionId',
+  'messageId',
+  'toolCallId',
+  'terminalId',
+  'planId',
+  'userMessageId',
+]);
 
 /** Fields holding absolute paths: a different live `cwd` maps the recorded root onto the live one. */
 export const PATH_FIELDS: ReadonlySet<string> = new Set(['cwd', 'path', 'additionalDirectories', 'roots']);
@@ -94,7 +101,8 @@ export class ValueMap {
   private mapPath(p: string): string {
     let best: [recorded: string, live: string] | undefined;
     for (const [root, live] of this.roots) {
-      if ((p === root || p.startsWith(root + '/')) && (best === undefined || root.length > best[0].length)) best = [root, live];
+      if ((p === root || p.startsWith(root + '/')) && (best === undefined || root.length > best[0].length))
+        best = [root, live];
     }
     return best === undefined ? p : best[1] + p.slice(best[0].length);
   }

@@ -98,7 +98,7 @@ class AgentPlayback {
   constructor(options: ReplayAgentOptions) {
     this.output = options.output ?? process.stdout;
     this.log = options.log ?? (() => undefined);
-    this.speed = options.fast ? Infinity : options.speed ?? 1;
+    this.speed = options.fast ? Infinity : (options.speed ?? 1);
     this.frames = options.script.frames;
     this.live = new LineQueue(options.input ?? process.stdin);
     this.schedule = new ReplaySchedule(this.frames);
@@ -133,7 +133,12 @@ class AgentPlayback {
     if (f) {
       const expected = describeFrame(f);
       const left = this.frames.length - this.frames.indexOf(f);
-      this.diverge(f.seq, expected, closed ? 'connection closed' : 'client output closed', `replay: the client closed the connection at frame ${f.seq} (expected ${f.dir === 'editor->agent' ? 'the client to send' : 'to send'} ${expected}); ${left} recorded frame(s) from there not played`);
+      this.diverge(
+        f.seq,
+        expected,
+        closed ? 'connection closed' : 'client output closed',
+        `replay: the client closed the connection at frame ${f.seq} (expected ${f.dir === 'editor->agent' ? 'the client to send' : 'to send'} ${expected}); ${left} recorded frame(s) from there not played`,
+      );
     }
     return { completed, divergences: this.divergences, framesSent: this.framesSent };
   }
@@ -151,7 +156,15 @@ class AgentPlayback {
   }
 
   private async refuse(m: Live, message: string, data: Record<string, unknown>): Promise<void> {
-    if (m.d.kind === 'request') await writeLine(this.output, JSON.stringify({ jsonrpc: '2.0', id: m.d.id, error: { code: REPLAY_MISMATCH_CODE, message, data: { ...data, got: m.d.method } } }));
+    if (m.d.kind === 'request')
+      await writeLine(
+        this.output,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: m.d.id,
+          error: { code: REPLAY_MISMATCH_CODE, message, data: { ...data, got: m.d.method } },
+        }),
+      );
   }
 
   /** The client's next JSON-RPC message (undefined once it closed its side). */
@@ -162,7 +175,9 @@ class AgentPlayback {
       if (raw.trim() === '') continue; // blank lines between messages carry nothing
       const d = decodeFrame(raw);
       if (d.kind !== 'invalid') return { raw, d };
-      this.log(`ignored a line from the client that is not JSON-RPC: ${raw.length > 120 ? raw.slice(0, 120) + '…' : raw}`);
+      this.log(
+        `ignored a line from the client that is not JSON-RPC: ${raw.length > 120 ? raw.slice(0, 120) + '…' : raw}`,
+      );
     }
   }
 
@@ -220,7 +235,12 @@ class AgentPlayback {
       const f = this.schedule.nextExpectedCall();
       if (!f) {
         const message = `replay: the recording has ended (${this.frames.length} frames), got ${m.d.method}`;
-        this.diverge(this.frames[this.frames.length - 1]?.seq ?? 0, 'nothing (end of recording)', describeFrame(m.d), message);
+        this.diverge(
+          this.frames[this.frames.length - 1]?.seq ?? 0,
+          'nothing (end of recording)',
+          describeFrame(m.d),
+          message,
+        );
         return this.refuse(m, message, { expected: null, frame: null });
       }
       const message = `replay: expected ${f.method} at frame ${f.seq}, got ${m.d.method}`;
@@ -245,7 +265,10 @@ class AgentPlayback {
     this.recordedIdOf.delete(key(m.d.id));
     this.agentIds.close(m.d.id ?? null);
     const f = this.frame(i);
-    if (m.d.kind !== f.kind) this.log(`note: frame ${f.seq}: the client answered #${String(m.d.id)} with ${m.d.kind === 'error' ? 'an error' : 'a result'}, the recording has ${f.kind === 'error' ? 'an error' : 'a result'}; replay goes on as recorded`);
+    if (m.d.kind !== f.kind)
+      this.log(
+        `note: frame ${f.seq}: the client answered #${String(m.d.id)} with ${m.d.kind === 'error' ? 'an error' : 'a result'}, the recording has ${f.kind === 'error' ? 'an error' : 'a result'}; replay goes on as recorded`,
+      );
     else if (f.kind === 'response') this.values.learn(f.message?.result, at(m.d.message, 'result'));
     this.lastT = Math.max(this.lastT, f.t);
     this.schedule.clientDid(i);

@@ -85,7 +85,12 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
   const values = valueMapFor(options);
   const services = new ReplayClientServices(index, values, options.permission ?? 'recorded', log);
   const progress = new LiveProgress(log);
-  const agent = spawnRawAgent(options.command, options.args ?? [], { cwd: options.cwd, env: options.env, stderr: options.agentStderr ?? process.stderr, log });
+  const agent = spawnRawAgent(options.command, options.args ?? [], {
+    cwd: options.cwd,
+    env: options.env,
+    stderr: options.agentStderr ?? process.stderr,
+    log,
+  });
   const link = new LiveAgentLink(agent, { index, values, services, progress, recorder: options.recorder, log });
   const agentOut = new LineQueue(agent.child.stdout);
   const pump = (async () => {
@@ -94,7 +99,12 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
   })();
 
   const describeGone = (): Promise<string> => describeAgentGone(agent);
-  const completed = await driveReplay(frames, index, { progress, timeoutMs: options.timeoutMs ?? 120_000, describeGone, send: (f) => link.sendRecorded(f) });
+  const completed = await driveReplay(frames, index, {
+    progress,
+    timeoutMs: options.timeoutMs ?? 120_000,
+    describeGone,
+    send: (f) => link.sendRecorded(f),
+  });
   if (completed) log(`replay: all ${frames.length} recorded frames done`);
 
   const r = await stopAgent(agent, options.exitTimeoutMs ?? 5000, log);
@@ -102,14 +112,23 @@ export async function replayAsClient(options: ReplayClientOptions): Promise<Repl
   await services.close();
   options.recorder?.meta({ exitCode: r.exitCode, signal: r.signal });
   const divergence = progress.divergence;
-  return { completed: completed && !divergence, divergence, versionMismatch: link.versionMismatch, sent: link.sentCount, agentExitCode: r.exitCode, agentSignal: r.signal };
+  return {
+    completed: completed && !divergence,
+    divergence,
+    versionMismatch: link.versionMismatch,
+    sent: link.sentCount,
+    agentExitCode: r.exitCode,
+    agentSignal: r.signal,
+  };
 }
 
 /** The id and path mapping, seeded with the recorded session `cwd` -> the live `cwd` when one is given. */
 function valueMapFor(options: ReplayClientOptions): ValueMap {
   const values = new ValueMap();
   if (options.cwd === undefined) return values;
-  const opener = options.script.frames.find((f) => f.dir === 'editor->agent' && f.kind === 'request' && SESSION_OPENERS.has(f.method ?? ''));
+  const opener = options.script.frames.find(
+    (f) => f.dir === 'editor->agent' && f.kind === 'request' && SESSION_OPENERS.has(f.method ?? ''),
+  );
   const recordedCwd = stringAt(opener?.message, 'params', 'cwd');
   if (recordedCwd !== undefined) values.mapRoot(recordedCwd, options.cwd);
   return values;
@@ -118,7 +137,10 @@ function valueMapFor(options: ReplayClientOptions): ValueMap {
 /** How the agent went away, once its stdout ended: `exited with code 1`, `was killed by SIGTERM`, … */
 async function describeAgentGone(agent: RawAgentProcess): Promise<string> {
   // stdout ends just before the exit is reported: give it a moment to tell the code
-  const r = await Promise.race([agent.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1000).unref())]);
+  const r = await Promise.race([
+    agent.exited,
+    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1000).unref()),
+  ]);
   const spawnError = agent.spawnError();
   if (spawnError) return agent.describeSpawnError(spawnError);
   if (r?.signal) return `was killed by ${r.signal}`;
@@ -126,10 +148,16 @@ async function describeAgentGone(agent: RawAgentProcess): Promise<string> {
 }
 
 /** The end: EOF to the agent, a bounded time to exit, then its whole group goes. */
-async function stopAgent(agent: RawAgentProcess, exitTimeoutMs: number, log: (line: string) => void): Promise<{ exitCode: number | null; signal: string | null }> {
+async function stopAgent(
+  agent: RawAgentProcess,
+  exitTimeoutMs: number,
+  log: (line: string) => void,
+): Promise<{ exitCode: number | null; signal: string | null }> {
   agent.child.stdin.end();
   let timer: NodeJS.Timeout | undefined;
-  const exitTimeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), exitTimeoutMs)));
+  const exitTimeout = new Promise<'timeout'>(
+    (resolve) => (timer = setTimeout(() => resolve('timeout'), exitTimeoutMs)),
+  );
   if ((await Promise.race([agent.exited, exitTimeout])) === 'timeout') {
     log('the agent is still running after stdin closed; stopping it');
   }
@@ -204,7 +232,10 @@ class LiveAgentLink {
   private async onAgentRequest(id: FrameId, method: string, params: Record<string, unknown>): Promise<void> {
     if (method === 'session/request_permission') this.p.progress.permission();
     const reply = await this.p.services.answer(method, params);
-    const msg = reply.error !== undefined ? { jsonrpc: '2.0', id, error: reply.error } : { jsonrpc: '2.0', id, result: reply.result ?? {} };
+    const msg =
+      reply.error !== undefined
+        ? { jsonrpc: '2.0', id, error: reply.error }
+        : { jsonrpc: '2.0', id, result: reply.result ?? {} };
     await this.send(JSON.stringify(msg), false);
   }
 
@@ -221,11 +252,21 @@ class LiveAgentLink {
     const progress = this.p.progress;
     if (s.answer && s.answer.kind !== d.kind) {
       const what = d.kind === 'error' ? `an error ${JSON.stringify(at(msg, 'error', 'message') ?? '')}` : 'a result';
-      progress.diverge(s.answer.seq, describeFrame(s.answer), describeFrame(d), `replay: the agent answered ${s.request.method} (frame ${s.request.seq}) with ${what}; the recording has ${s.answer.kind === 'error' ? 'an error' : 'a result'} at frame ${s.answer.seq}`);
+      progress.diverge(
+        s.answer.seq,
+        describeFrame(s.answer),
+        describeFrame(d),
+        `replay: the agent answered ${s.request.method} (frame ${s.request.seq}) with ${what}; the recording has ${s.answer.kind === 'error' ? 'an error' : 'a result'} at frame ${s.answer.seq}`,
+      );
     } else if (d.kind === 'response' && (this.versionMismatch = otherVersion(s, msg))) {
       const { recorded, live } = this.versionMismatch;
       // every later frame is in the recorded version's shapes: waiting for them would only time out
-      progress.diverge(s.answer?.seq ?? s.request.seq, `protocol version ${recorded}`, `protocol version ${live}`, `replay: version mismatch: the recording speaks ACP v${recorded}, the live agent answered initialize (frame ${s.request.seq}) with v${live}; replay a v${live} recording against it, or put \`acp-kit proxy --bridge ${recorded}\` in front of the agent`);
+      progress.diverge(
+        s.answer?.seq ?? s.request.seq,
+        `protocol version ${recorded}`,
+        `protocol version ${live}`,
+        `replay: version mismatch: the recording speaks ACP v${recorded}, the live agent answered initialize (frame ${s.request.seq}) with v${live}; replay a v${live} recording against it, or put \`acp-kit proxy --bridge ${recorded}\` in front of the agent`,
+      );
     } else if (s.answer && d.kind === 'response') this.p.values.learn(s.answer.message?.result, msg?.result);
     progress.answer(s.request.seq);
   }
@@ -242,7 +283,10 @@ class LiveAgentLink {
 }
 
 /** Recorded and live versions when the live initialize answer negotiated another one than the recording. */
-function otherVersion(s: Sent, msg: Record<string, unknown> | undefined): { recorded: number; live: number } | undefined {
+function otherVersion(
+  s: Sent,
+  msg: Record<string, unknown> | undefined,
+): { recorded: number; live: number } | undefined {
   if (s.request.method !== 'initialize') return undefined;
   const recorded = numberAt(s.answer?.message, 'result', 'protocolVersion');
   const live = numberAt(msg, 'result', 'protocolVersion');

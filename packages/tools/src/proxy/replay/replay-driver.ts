@@ -92,10 +92,13 @@ class RecordedNeeds {
   unmet(live: LiveProgress): string[] {
     const parts: string[] = [];
     for (const s of this.answers) {
-      if (!live.answered.has(s)) parts.push(`the answer to ${this.frames.find((f) => f.seq === s)?.method ?? '?'} (frame ${s})`);
+      if (!live.answered.has(s))
+        parts.push(`the answer to ${this.frames.find((f) => f.seq === s)?.method ?? '?'} (frame ${s})`);
     }
-    if (live.permissions < this.permissions) parts.push(`permission request ${live.permissions + 1} of ${this.permissions}`);
-    for (const [state, n] of this.states) if ((live.states.get(state) ?? 0) < n) parts.push(`state_update ${state} #${n}`);
+    if (live.permissions < this.permissions)
+      parts.push(`permission request ${live.permissions + 1} of ${this.permissions}`);
+    for (const [state, n] of this.states)
+      if ((live.states.get(state) ?? 0) < n) parts.push(`state_update ${state} #${n}`);
     return parts;
   }
 }
@@ -115,7 +118,12 @@ export interface DriverIo {
  * Waits until the live agent has done all of `needs`. False (with the divergence recorded in the
  * progress) when a divergence was found, the agent went away, or nothing moved for `timeoutMs`.
  */
-async function waitForNeeds(needs: RecordedNeeds, at: ScriptFrame | undefined, lastSeq: number, io: DriverIo): Promise<boolean> {
+async function waitForNeeds(
+  needs: RecordedNeeds,
+  at: ScriptFrame | undefined,
+  lastSeq: number,
+  io: DriverIo,
+): Promise<boolean> {
   const live = io.progress;
   const deadline = Date.now() + io.timeoutMs;
   const where = at ? `before frame ${at.seq} (${describeFrame(at)})` : 'at the end of the recording';

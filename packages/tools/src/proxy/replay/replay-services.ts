@@ -43,7 +43,9 @@ export class ReplayClientServices {
   /** Adds a session's `cwd` and `additionalDirectories` to the roots the services may touch. */
   addSessionRoots(params: unknown): void {
     const dirs = at(params, 'additionalDirectories');
-    const add = [at(params, 'cwd'), ...(Array.isArray(dirs) ? dirs : [])].filter((x): x is string => typeof x === 'string' && x.startsWith('/'));
+    const add = [at(params, 'cwd'), ...(Array.isArray(dirs) ? dirs : [])].filter(
+      (x): x is string => typeof x === 'string' && x.startsWith('/'),
+    );
     const next = [...new Set([...this.roots, ...add])];
     if (next.length === this.roots.length) return;
     this.roots = next;
@@ -83,10 +85,19 @@ export class ReplayClientServices {
     if (at(outcome, 'outcome') !== 'selected') return { result: CANCELLED };
     const chosen = at(outcome, 'optionId');
     const recOptions = at(rec.request.message, 'params', 'options');
-    const kind = Array.isArray(recOptions) ? at(recOptions.find((o) => at(o, 'optionId') === chosen), 'kind') : undefined;
-    const same = offered.find((o) => at(o, 'kind') === kind && kind !== undefined) ?? offered.find((o) => at(o, 'optionId') === chosen);
+    const kind = Array.isArray(recOptions)
+      ? at(
+          recOptions.find((o) => at(o, 'optionId') === chosen),
+          'kind',
+        )
+      : undefined;
+    const same =
+      offered.find((o) => at(o, 'kind') === kind && kind !== undefined) ??
+      offered.find((o) => at(o, 'optionId') === chosen);
     if (!same) {
-      this.log(`the recorded permission answer chose ${String(chosen)} (${String(kind)}), which the live request does not offer; answering cancelled`);
+      this.log(
+        `the recorded permission answer chose ${String(chosen)} (${String(kind)}), which the live request does not offer; answering cancelled`,
+      );
       return { result: CANCELLED };
     }
     return { result: { outcome: { outcome: 'selected', optionId: at(same, 'optionId') } } };
@@ -95,11 +106,13 @@ export class ReplayClientServices {
   private async serve(method: string, params: Record<string, unknown>): Promise<unknown> {
     switch (method) {
       case 'fs/read_text_file':
-        if (!this.sandbox) throw AcpError.invalidParams('fs/read_text_file before any session was opened: no session roots');
+        if (!this.sandbox)
+          throw AcpError.invalidParams('fs/read_text_file before any session was opened: no session roots');
         // fs/* and terminal/* are v1 client services: their params are read with the v1 codec
         return this.sandbox.readTextFile(v1Codec.decodeParams(Methods.fsReadTextFile, params));
       case 'fs/write_text_file':
-        if (!this.sandbox) throw AcpError.invalidParams('fs/write_text_file before any session was opened: no session roots');
+        if (!this.sandbox)
+          throw AcpError.invalidParams('fs/write_text_file before any session was opened: no session roots');
         return this.sandbox.writeTextFile(v1Codec.decodeParams(Methods.fsWriteTextFile, params));
       case 'terminal/create':
         return this.createTerminal(params);
@@ -114,7 +127,8 @@ export class ReplayClientServices {
   }
 
   private createTerminal(params: Record<string, unknown>): unknown {
-    if (this.roots.length === 0) throw AcpError.invalidParams('terminal/create before any session was opened: no session roots');
+    if (this.roots.length === 0)
+      throw AcpError.invalidParams('terminal/create before any session was opened: no session roots');
     let m = this.current;
     if (!m) {
       m = new TerminalManager({ roots: this.roots, defaultCwd: this.roots[0] });
@@ -142,7 +156,11 @@ export class ReplayClientServices {
     if (!rec?.answer) throw AcpError.methodNotFound(method);
     if (rec.answer.kind === 'error') {
       const e = at(rec.answer.message, 'error');
-      throw AcpError.fromObject({ code: numberAt(e, 'code') ?? ErrorCode.InternalError, message: stringAt(e, 'message') ?? 'Unknown error', data: at(e, 'data') });
+      throw AcpError.fromObject({
+        code: numberAt(e, 'code') ?? ErrorCode.InternalError,
+        message: stringAt(e, 'message') ?? 'Unknown error',
+        data: at(e, 'data'),
+      });
     }
     return this.values.apply(at(rec.answer.message, 'result')).value;
   }

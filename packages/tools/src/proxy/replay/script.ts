@@ -1,5 +1,13 @@
 import { numberAt, stringAt } from '@acp-kit/protocol/internal';
-import { CaptureFormatError, decodeFrame, frameSide, openCapture, type CaptureFrame, type CaptureHeader, type DecodedFrame } from '../../captures/capture.js';
+import {
+  CaptureFormatError,
+  decodeFrame,
+  frameSide,
+  openCapture,
+  type CaptureFrame,
+  type CaptureHeader,
+  type DecodedFrame,
+} from '../../captures/capture.js';
 
 /** One recorded frame with its decoded JSON-RPC shape, as replay walks it. */
 export interface ScriptFrame extends CaptureFrame {
@@ -29,7 +37,13 @@ export function scriptFromFrames(frames: readonly CaptureFrame[], header?: Captu
     if (d.id !== undefined) sf.id = d.id;
     if (d.kind !== 'invalid') sf.message = d.message;
     if (sf.dir === 'editor->agent' && sf.kind === 'request' && sf.method === 'initialize') initId = sf.id;
-    else if (protocolVersion === undefined && sf.dir === 'agent->editor' && sf.kind === 'response' && initId !== undefined && sf.id === initId) {
+    else if (
+      protocolVersion === undefined &&
+      sf.dir === 'agent->editor' &&
+      sf.kind === 'response' &&
+      initId !== undefined &&
+      sf.id === initId
+    ) {
       protocolVersion = numberAt(sf.message, 'result', 'protocolVersion');
     }
     out.push(sf);
@@ -49,14 +63,19 @@ export async function loadReplayScript(path: string): Promise<ReplayScript> {
   const script = scriptFromFrames(frames, r.header());
   script.skipped = r.skipped();
   if (!script.frames.some((f) => f.kind !== 'invalid')) {
-    throw new CaptureFormatError(`${path}: no JSON-RPC frames to replay${script.skipped.length > 0 ? ` (${script.skipped.length} unreadable line${script.skipped.length === 1 ? '' : 's'} skipped)` : ''}`);
+    throw new CaptureFormatError(
+      `${path}: no JSON-RPC frames to replay${script.skipped.length > 0 ? ` (${script.skipped.length} unreadable line${script.skipped.length === 1 ? '' : 's'} skipped)` : ''}`,
+    );
   }
   return script;
 }
 
 /** `session/update` kind and v2 `state_update` state of a frame, for milestones and messages. */
 export function updateKind(message: Record<string, unknown> | undefined): { update?: string; state?: string } {
-  return { update: stringAt(message, 'params', 'update', 'sessionUpdate'), state: stringAt(message, 'params', 'update', 'state') };
+  return {
+    update: stringAt(message, 'params', 'update', 'sessionUpdate'),
+    state: stringAt(message, 'params', 'update', 'state'),
+  };
 }
 
 /** A short name of what a frame is, for messages: `session/prompt` request, response to #3, … */

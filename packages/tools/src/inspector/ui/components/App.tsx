@@ -34,24 +34,59 @@ export function App() {
   const diffing = !!(sourceId && diffWith && diffWith !== sourceId);
   return (
     <div class="app">
-      <TopBar sources={sources} sourceId={sourceId} onSource={setSourceId} diffWith={diffWith} onDiffWith={setDiffWith} liveNow={live && !data.finished} />
+      <TopBar
+        sources={sources}
+        sourceId={sourceId}
+        onSource={setSourceId}
+        diffWith={diffWith}
+        onDiffWith={setDiffWith}
+        liveNow={live && !data.finished}
+      />
       {diffing ? (
         <main class="diff-main">
-          <DiffView a={sources.find((s) => s.id === sourceId)} b={sources.find((s) => s.id === diffWith)} onClose={() => setDiffWith(undefined)} />
+          <DiffView
+            a={sources.find((s) => s.id === sourceId)}
+            b={sources.find((s) => s.id === diffWith)}
+            onClose={() => setDiffWith(undefined)}
+          />
         </main>
       ) : null}
       <main class="panes" hidden={diffing}>
-        <Timeline data={data} live={live} selected={selected} focusSeq={focusSeq} onSelect={select} sourceId={sourceId} />
+        <Timeline
+          data={data}
+          live={live}
+          selected={selected}
+          focusSeq={focusSeq}
+          onSelect={select}
+          sourceId={sourceId}
+        />
         <section class="right">
           <div class="tabs" role="tablist">
-            <button role="tab" aria-selected={tab === 'session'} onClick={() => setTab('session')}>Session</button>
-            <button role="tab" aria-selected={tab === 'latency'} onClick={() => setTab('latency')}>Latency</button>
+            <button role="tab" aria-selected={tab === 'session'} onClick={() => setTab('session')}>
+              Session
+            </button>
+            <button role="tab" aria-selected={tab === 'latency'} onClick={() => setTab('latency')}>
+              Latency
+            </button>
           </div>
           <div class="tabpanel">
-            {sourceId && tab === 'session' ? <SessionPane sourceId={sourceId} data={data} selected={selected} onSelect={select} /> : null}
-            {sourceId && tab === 'latency' ? <LatencyPane sourceId={sourceId} version={data.version + data.store.length} onSelect={select} /> : null}
+            {sourceId && tab === 'session' ? (
+              <SessionPane sourceId={sourceId} data={data} selected={selected} onSelect={select} />
+            ) : null}
+            {sourceId && tab === 'latency' ? (
+              <LatencyPane sourceId={sourceId} version={data.version + data.store.length} onSelect={select} />
+            ) : null}
           </div>
-          {sourceId && focusSeq !== undefined ? <FrameDetailPane sourceId={sourceId} seq={focusSeq} onSelect={select} rowVersion={data.store.signature(data.store.indexOf(focusSeq) ?? -1)} /> : <div class="detail muted">Select a frame.</div>}
+          {sourceId && focusSeq !== undefined ? (
+            <FrameDetailPane
+              sourceId={sourceId}
+              seq={focusSeq}
+              onSelect={select}
+              rowVersion={data.store.signature(data.store.indexOf(focusSeq) ?? -1)}
+            />
+          ) : (
+            <div class="detail muted">Select a frame.</div>
+          )}
         </section>
       </main>
     </div>

@@ -17,7 +17,10 @@ export function Blocks(props: { blocks: unknown }) {
         'text' in p ? (
           <Markdown key={i} text={p.text} />
         ) : (
-          <div key={i} class="block-other"><span class="badge">{String(p.block?.type)}</span> {String(p.block?.uri ?? p.block?.name ?? p.block?.mimeType ?? '')}</div>
+          <div key={i} class="block-other">
+            <span class="badge">{String(p.block?.type)}</span>{' '}
+            {String(p.block?.uri ?? p.block?.name ?? p.block?.mimeType ?? '')}
+          </div>
         ),
       )}
     </div>

@@ -4,7 +4,12 @@ import { fmtMs, fmtT } from '../format.js';
 import { Tree } from './Tree.js';
 
 /** Raw JSON + tree, with schema marks and violations. */
-export function FrameDetailPane(props: { sourceId: string; seq: number; onSelect: (seqs: number[], focus?: number) => void; rowVersion: string }) {
+export function FrameDetailPane(props: {
+  sourceId: string;
+  seq: number;
+  onSelect: (seqs: number[], focus?: number) => void;
+  rowVersion: string;
+}) {
   const { sourceId, seq, onSelect } = props;
   const [d, setD] = useState<FrameDetail | undefined>(undefined);
   const [view, setView] = useState<'tree' | 'raw'>('tree');
@@ -24,10 +29,14 @@ export function FrameDetailPane(props: { sourceId: string; seq: number; onSelect
   return (
     <section class="detail" aria-label={`Frame ${f.seq}`} data-testid="frame-detail">
       <h2>
-        Frame {f.seq} <span class="muted">{f.dir} · {f.kind} {f.method ?? ''} {f.id !== undefined ? `id ${JSON.stringify(f.id)}` : ''} · t {fmtT(f.t)} s</span>
+        Frame {f.seq}{' '}
+        <span class="muted">
+          {f.dir} · {f.kind} {f.method ?? ''} {f.id !== undefined ? `id ${JSON.stringify(f.id)}` : ''} · t {fmtT(f.t)} s
+        </span>
         {pair !== undefined ? (
           <button class="link" onClick={() => onSelect([f.seq, pair], pair)}>
-            {f.kind === 'request' ? 'answer' : 'request'}: #{pair}{d.latency !== undefined ? ` (${fmtMs(d.latency)} ms)` : ''}
+            {f.kind === 'request' ? 'answer' : 'request'}: #{pair}
+            {d.latency !== undefined ? ` (${fmtMs(d.latency)} ms)` : ''}
           </button>
         ) : null}
       </h2>
@@ -36,18 +45,50 @@ export function FrameDetailPane(props: { sourceId: string; seq: number; onSelect
           {d.violations.map((v, i) => (
             <li key={i} class="violation">
               <span class="badge violation">{v.requirement}</span> <span class="muted">[{v.rule}]</span> {v.message}{' '}
-              {v.seqs.length > 1 ? <button class="link" onClick={() => onSelect(v.seqs, v.seqs[0])}>frames {v.seqs.join(', ')}</button> : null}
+              {v.seqs.length > 1 ? (
+                <button class="link" onClick={() => onSelect(v.seqs, v.seqs[0])}>
+                  frames {v.seqs.join(', ')}
+                </button>
+              ) : null}
             </li>
           ))}
         </ul>
       ) : null}
-      {d.marks.undeclared.length > 0 ? <p class="marks">Not in the v{d.protocolVersion} schema: {d.marks.undeclared.map((p) => <code key={p} class="badge undeclared">{p}</code>)}</p> : null}
-      {d.marks.meta.length > 0 ? <p class="marks">_meta: {d.marks.meta.map((p) => <code key={p} class="badge meta">{p}</code>)}</p> : null}
+      {d.marks.undeclared.length > 0 ? (
+        <p class="marks">
+          Not in the v{d.protocolVersion} schema:{' '}
+          {d.marks.undeclared.map((p) => (
+            <code key={p} class="badge undeclared">
+              {p}
+            </code>
+          ))}
+        </p>
+      ) : null}
+      {d.marks.meta.length > 0 ? (
+        <p class="marks">
+          _meta:{' '}
+          {d.marks.meta.map((p) => (
+            <code key={p} class="badge meta">
+              {p}
+            </code>
+          ))}
+        </p>
+      ) : null}
       <div class="tabs" role="tablist">
-        <button role="tab" aria-selected={view === 'tree'} onClick={() => setView('tree')}>Tree</button>
-        <button role="tab" aria-selected={view === 'raw'} onClick={() => setView('raw')}>Raw</button>
+        <button role="tab" aria-selected={view === 'tree'} onClick={() => setView('tree')}>
+          Tree
+        </button>
+        <button role="tab" aria-selected={view === 'raw'} onClick={() => setView('raw')}>
+          Raw
+        </button>
       </div>
-      {view === 'raw' || d.json === undefined ? <pre class="raw">{pretty}</pre> : <div class="tree"><Tree value={d.json} path="" marks={d.marks} depth={0} /></div>}
+      {view === 'raw' || d.json === undefined ? (
+        <pre class="raw">{pretty}</pre>
+      ) : (
+        <div class="tree">
+          <Tree value={d.json} path="" marks={d.marks} depth={0} />
+        </div>
+      )}
     </section>
   );
 }

@@ -3,7 +3,11 @@ import { list, rec } from '../json-view.js';
 import { Blocks } from './Blocks.js';
 import { TextDiff } from './TextDiff.js';
 
-export function Item(props: { it: SessionItem; terminals: Map<string, TerminalItem>; clientTerminals: Map<string, ClientTerminalView> }) {
+export function Item(props: {
+  it: SessionItem;
+  terminals: Map<string, TerminalItem>;
+  clientTerminals: Map<string, ClientTerminalView>;
+}) {
   const { it } = props;
   if (it.kind === 'message') {
     const role = String(it.role);
@@ -28,21 +32,60 @@ export function Item(props: { it: SessionItem; terminals: Map<string, TerminalIt
       <>
         <div class="label">
           <span class="badge">{String(it.toolKind)}</span> {String(it.title ?? it.name ?? it.toolCallId)}{' '}
-          <span class={`badge status status-${String(it.status)}`} data-testid="tool-status">{String(it.status)}</span>
+          <span class={`badge status status-${String(it.status)}`} data-testid="tool-status">
+            {String(it.status)}
+          </span>
         </div>
         {content.map((raw, i) => {
           const c = rec(raw);
-          if (!c) return <pre key={i} class="raw">{JSON.stringify(raw, null, 2)}</pre>;
+          if (!c)
+            return (
+              <pre key={i} class="raw">
+                {JSON.stringify(raw, null, 2)}
+              </pre>
+            );
           // Markdown, as an editor shows it: agents fence file text and command output in it
           if (c.type === 'content') return <Blocks key={i} blocks={[c.content]} />;
-          if (c.type === 'diff') return <TextDiff key={i} path={String(c.path)} oldText={typeof c.oldText === 'string' ? c.oldText : ''} newText={String(c.newText ?? '')} />;
+          if (c.type === 'diff')
+            return (
+              <TextDiff
+                key={i}
+                path={String(c.path)}
+                oldText={typeof c.oldText === 'string' ? c.oldText : ''}
+                newText={String(c.newText ?? '')}
+              />
+            );
           if (c.type === 'file_changes') {
             const text = rec(c.patch)?.text;
             const patch = typeof text === 'string' ? text : undefined;
             return (
               <div key={i} class="diff">
-                {list(c.changes).map(rec).map((ch, j) => <div key={j}><span class="badge">{String(ch?.operation)}</span> <code>{String(ch?.path)}</code></div>)}
-                {patch ? <pre class="patch">{patch.split('\n').map((l, j) => <span key={j} class={l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : ''}>{l}{'\n'}</span>)}</pre> : null}
+                {list(c.changes)
+                  .map(rec)
+                  .map((ch, j) => (
+                    <div key={j}>
+                      <span class="badge">{String(ch?.operation)}</span> <code>{String(ch?.path)}</code>
+                    </div>
+                  ))}
+                {patch ? (
+                  <pre class="patch">
+                    {patch.split('\n').map((l, j) => (
+                      <span
+                        key={j}
+                        class={
+                          l.startsWith('+') && !l.startsWith('+++')
+                            ? 'add'
+                            : l.startsWith('-') && !l.startsWith('---')
+                              ? 'del'
+                              : ''
+                        }
+                      >
+                        {l}
+                        {'\n'}
+                      </span>
+                    ))}
+                  </pre>
+                ) : null}
               </div>
             );
           }
@@ -50,12 +93,33 @@ export function Item(props: { it: SessionItem; terminals: Map<string, TerminalIt
             const id = String(c.terminalId);
             const t = props.terminals.get(id);
             const ct = props.clientTerminals.get(id);
-            return <div key={i}><div class="muted">terminal {id} {ct?.command ?? String(t?.command ?? '')}</div><pre class="term">{t?.outputText ?? ct?.output ?? ''}</pre></div>;
+            return (
+              <div key={i}>
+                <div class="muted">
+                  terminal {id} {ct?.command ?? String(t?.command ?? '')}
+                </div>
+                <pre class="term">{t?.outputText ?? ct?.output ?? ''}</pre>
+              </div>
+            );
           }
-          return <pre key={i} class="raw">{JSON.stringify(c, null, 2)}</pre>;
+          return (
+            <pre key={i} class="raw">
+              {JSON.stringify(c, null, 2)}
+            </pre>
+          );
         })}
-        {it.rawInput !== undefined ? <details><summary>input</summary><pre class="raw">{JSON.stringify(it.rawInput, null, 2)}</pre></details> : null}
-        {it.rawOutput !== undefined ? <details><summary>output</summary><pre class="raw">{JSON.stringify(it.rawOutput, null, 2)}</pre></details> : null}
+        {it.rawInput !== undefined ? (
+          <details>
+            <summary>input</summary>
+            <pre class="raw">{JSON.stringify(it.rawInput, null, 2)}</pre>
+          </details>
+        ) : null}
+        {it.rawOutput !== undefined ? (
+          <details>
+            <summary>output</summary>
+            <pre class="raw">{JSON.stringify(it.rawOutput, null, 2)}</pre>
+          </details>
+        ) : null}
       </>
     );
   }
@@ -64,17 +128,31 @@ export function Item(props: { it: SessionItem; terminals: Map<string, TerminalIt
     return (
       <>
         <div class="label">Plan</div>
-        <ul class="plan">{entries.map((e, i) => <li key={i} class={`plan-${String(e?.status)}`}><span class="badge">{String(e?.status)}</span> {String(e?.content)}</li>)}</ul>
+        <ul class="plan">
+          {entries.map((e, i) => (
+            <li key={i} class={`plan-${String(e?.status)}`}>
+              <span class="badge">{String(e?.status)}</span> {String(e?.content)}
+            </li>
+          ))}
+        </ul>
       </>
     );
   }
   if (it.kind === 'permission') {
     return (
       <>
-        <div class="label">Permission: {it.title} <span class="badge" data-testid="permission-outcome">{it.outcome}</span></div>
+        <div class="label">
+          Permission: {it.title}{' '}
+          <span class="badge" data-testid="permission-outcome">
+            {it.outcome}
+          </span>
+        </div>
         <ul class="options">
           {it.options.map((o) => (
-            <li key={o.optionId} class={o.optionId === it.optionId ? 'chosen' : ''}>{o.optionId === it.optionId ? '✓ ' : ''}{o.name} <span class="muted">({o.kind})</span></li>
+            <li key={o.optionId} class={o.optionId === it.optionId ? 'chosen' : ''}>
+              {o.optionId === it.optionId ? '✓ ' : ''}
+              {o.name} <span class="muted">({o.kind})</span>
+            </li>
           ))}
         </ul>
       </>
@@ -83,7 +161,9 @@ export function Item(props: { it: SessionItem; terminals: Map<string, TerminalIt
   if (it.kind === 'compaction') {
     return (
       <>
-        <div class="label">Compaction <span class="badge">{String(it.status)}</span></div>
+        <div class="label">
+          Compaction <span class="badge">{String(it.status)}</span>
+        </div>
         <Blocks blocks={it.summary} />
       </>
     );

@@ -26,7 +26,9 @@ function useHeight(ref: { current: HTMLElement | null }): number {
     const el = ref.current;
     if (!el) return;
     // the content box: clientHeight without a read (the list has no padding)
-    const ro = new ResizeObserver((entries) => setHeight(entries[entries.length - 1]?.contentRect.height ?? el.clientHeight));
+    const ro = new ResizeObserver((entries) =>
+      setHeight(entries[entries.length - 1]?.contentRect.height ?? el.clientHeight),
+    );
     ro.observe(el);
     return () => ro.disconnect();
   }, []);
@@ -39,7 +41,17 @@ function useHeight(ref: { current: HTMLElement | null }): number {
  * scroll step lays out a few dozen small boxes and nothing else; the scroll position lives here,
  * so scrolling re-renders the rows and not the filters.
  */
-export function RowList(props: { data: Data; display: DisplayRows; live: boolean; selected: Set<number>; activeIndex: number | undefined; focusSeq: number | undefined; expanded: Set<number>; onSelect: OnSelect; onToggle: (d: DisplayRow) => void }) {
+export function RowList(props: {
+  data: Data;
+  display: DisplayRows;
+  live: boolean;
+  selected: Set<number>;
+  activeIndex: number | undefined;
+  focusSeq: number | undefined;
+  expanded: Set<number>;
+  onSelect: OnSelect;
+  onToggle: (d: DisplayRow) => void;
+}) {
   const { data, display, selected, activeIndex, focusSeq, expanded, onSelect, onToggle } = props;
   const { strings, store } = data;
   const count = display.count;
@@ -52,7 +64,8 @@ export function RowList(props: { data: Data; display: DisplayRows; live: boolean
     const el = listRef.current;
     if (!el || activeIndex === undefined) return;
     const top = activeIndex * ROW_H;
-    if (top < el.scrollTop || top + ROW_H > el.scrollTop + el.clientHeight) el.scrollTop = Math.max(0, top - el.clientHeight / 3);
+    if (top < el.scrollTop || top + ROW_H > el.scrollTop + el.clientHeight)
+      el.scrollTop = Math.max(0, top - el.clientHeight / 3);
     const row = el.querySelector<HTMLElement>(`[data-index="${activeIndex}"]`);
     if (row && el.contains(document.activeElement)) row.focus({ preventScroll: true });
   }, [activeIndex, focusSeq]);
@@ -94,7 +107,19 @@ export function RowList(props: { data: Data; display: DisplayRows; live: boolean
     const d = display.row(i);
     if (!d) continue;
     const growing = d.members.length > 1 && props.live && !data.finished && i === count - 1;
-    visible.push(<TimelineRow key={i - start} d={d} index={i} store={store} strings={strings} selected={selected} expanded={expanded} growing={growing} focusable={i === (activeIndex ?? 0)} />);
+    visible.push(
+      <TimelineRow
+        key={i - start}
+        d={d}
+        index={i}
+        store={store}
+        strings={strings}
+        selected={selected}
+        expanded={expanded}
+        growing={growing}
+        focusable={i === (activeIndex ?? 0)}
+      />,
+    );
   }
 
   return (
@@ -111,7 +136,9 @@ export function RowList(props: { data: Data; display: DisplayRows; live: boolean
       onClick={onClick}
     >
       <div class="spacer" style={{ height: `${count * ROW_H}px` }}>
-        <div class="window" style={{ transform: `translateY(${start * ROW_H}px)` }}>{visible}</div>
+        <div class="window" style={{ transform: `translateY(${start * ROW_H}px)` }}>
+          {visible}
+        </div>
       </div>
     </div>
   );

@@ -9,7 +9,12 @@ function inNextTask<T>(v: T): Promise<T> {
 }
 
 /** The conversation rebuilt from the frames, with a replay scrubber. */
-export function SessionPane(props: { sourceId: string; data: Data; selected: Set<number>; onSelect: (seqs: number[], focus?: number) => void }) {
+export function SessionPane(props: {
+  sourceId: string;
+  data: Data;
+  selected: Set<number>;
+  onSelect: (seqs: number[], focus?: number) => void;
+}) {
   const { sourceId, data, selected, onSelect } = props;
   const { store } = data;
   const total = store.length;
@@ -34,14 +39,19 @@ export function SessionPane(props: { sourceId: string; data: Data; selected: Set
       if (inflight.current) return;
       inflight.current = true;
       // parsing the answer (2.4 MB at 100k frames) and rendering it are two tasks, not one
-      void getJson<{ sessions: SessionView[] }>(`api/s/${sourceId}/sessions${q}`).then(inNextTask).then((r) => {
-        inflight.current = false;
-        setSessions(r.sessions);
-        // a newer position was asked for while this one loaded
-        if (wanted.current !== key) setAgain((x) => x + 1);
-      }, () => {
-        inflight.current = false;
-      });
+      void getJson<{ sessions: SessionView[] }>(`api/s/${sourceId}/sessions${q}`)
+        .then(inNextTask)
+        .then(
+          (r) => {
+            inflight.current = false;
+            setSessions(r.sessions);
+            // a newer position was asked for while this one loaded
+            if (wanted.current !== key) setAgain((x) => x + 1);
+          },
+          () => {
+            inflight.current = false;
+          },
+        );
     };
     const timer = setTimeout(load, uptoSeq === undefined ? 100 : 0);
     return () => clearTimeout(timer);
@@ -78,19 +88,62 @@ export function SessionPane(props: { sourceId: string; data: Data; selected: Set
   return (
     <div class="session" ref={chosenRef}>
       <div class="scrubber" aria-label="Replay">
-        <button onClick={() => { if (!playing && (pos === undefined || pos >= total)) setPos(0); setPlaying(!playing); }} aria-label={playing ? 'Pause' : 'Play'} data-testid="play">{playing ? '❚❚' : '▶'}</button>
+        <button
+          onClick={() => {
+            if (!playing && (pos === undefined || pos >= total)) setPos(0);
+            setPlaying(!playing);
+          }}
+          aria-label={playing ? 'Pause' : 'Play'}
+          data-testid="play"
+        >
+          {playing ? '❚❚' : '▶'}
+        </button>
         <label>
           speed{' '}
-          <select value={String(speed)} onChange={(e) => setSpeed(Number(e.currentTarget.value))} aria-label="Replay speed">
-            {[1, 4, 16, 64, 256].map((s) => <option key={s} value={String(s)}>{s}×</option>)}
+          <select
+            value={String(speed)}
+            onChange={(e) => setSpeed(Number(e.currentTarget.value))}
+            aria-label="Replay speed"
+          >
+            {[1, 4, 16, 64, 256].map((s) => (
+              <option key={s} value={String(s)}>
+                {s}×
+              </option>
+            ))}
           </select>
         </label>
-        <input type="range" min={0} max={total} value={at} aria-label="Replay position (frames)" data-testid="scrubber" onInput={(e) => { setPlaying(false); const v = Number(e.currentTarget.value); setPos(v >= total ? undefined : v); }} />
-        <span class="muted" data-testid="scrub-label">{pos === undefined ? `all ${total} frames` : `frame ${at} / ${total}`}</span>
-        {pos !== undefined ? <button class="link" onClick={() => { setPlaying(false); setPos(undefined); }}>end</button> : null}
+        <input
+          type="range"
+          min={0}
+          max={total}
+          value={at}
+          aria-label="Replay position (frames)"
+          data-testid="scrubber"
+          onInput={(e) => {
+            setPlaying(false);
+            const v = Number(e.currentTarget.value);
+            setPos(v >= total ? undefined : v);
+          }}
+        />
+        <span class="muted" data-testid="scrub-label">
+          {pos === undefined ? `all ${total} frames` : `frame ${at} / ${total}`}
+        </span>
+        {pos !== undefined ? (
+          <button
+            class="link"
+            onClick={() => {
+              setPlaying(false);
+              setPos(undefined);
+            }}
+          >
+            end
+          </button>
+        ) : null}
       </div>
       {sessions.length === 0 ? <p class="muted">No session yet.</p> : null}
-      {sessions.map((s) => <SessionBlock key={s.sessionId} s={s} selected={selected} onSelect={onSelect} />)}
+      {sessions.map((s) => (
+        <SessionBlock key={s.sessionId} s={s} selected={selected} onSelect={onSelect} />
+      ))}
     </div>
   );
 }

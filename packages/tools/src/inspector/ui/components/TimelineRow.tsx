@@ -5,7 +5,16 @@ import { expandedFirst } from '../display.js';
 import { fmtMs, fmtSize, fmtT } from '../format.js';
 
 /** One line of the timeline: a frame, or a collapsed run with its count button. */
-export function TimelineRow(props: { d: DisplayRow; index: number; store: RowStore; strings: string[]; selected: Set<number>; expanded: Set<number>; growing: boolean; focusable: boolean }) {
+export function TimelineRow(props: {
+  d: DisplayRow;
+  index: number;
+  store: RowStore;
+  strings: string[];
+  selected: Set<number>;
+  expanded: Set<number>;
+  growing: boolean;
+  focusable: boolean;
+}) {
   const { d, index: i, store, strings, selected, expanded } = props;
   const at = (field: number): number => store.get(d.first, field);
   const seq = at(ROW.seq);
@@ -33,22 +42,38 @@ export function TimelineRow(props: { d: DisplayRow; index: number; store: RowSto
     >
       <span class="c-seq">{seq}</span>
       <span class="c-t">{fmtT(at(ROW.t))}</span>
-      <span class={`c-dir dir-${at(ROW.dir)}`} title={at(ROW.dir) === 0 ? 'editor → agent' : 'agent → editor'}>{at(ROW.dir) === 0 ? 'E→A' : 'A→E'}</span>
+      <span class={`c-dir dir-${at(ROW.dir)}`} title={at(ROW.dir) === 0 ? 'editor → agent' : 'agent → editor'}>
+        {at(ROW.dir) === 0 ? 'E→A' : 'A→E'}
+      </span>
       <span class="c-kind">{kind}</span>
       <span class="c-method">
         {n > 1 ? (
-          <button class="run" aria-expanded={false} title="expand the run">×{n}</button>
+          <button class="run" aria-expanded={false} title="expand the run">
+            ×{n}
+          </button>
         ) : expandedFirst(d, store, expanded) ? (
-          <button class="run" aria-expanded title="collapse the run">−</button>
+          <button class="run" aria-expanded title="collapse the run">
+            −
+          </button>
         ) : null}
-        {props.growing ? <span class="live-dot" data-testid="live-run" title="still streaming">●</span> : null}
+        {props.growing ? (
+          <span class="live-dot" data-testid="live-run" title="still streaming">
+            ●
+          </span>
+        ) : null}
         {at(ROW.method) >= 0 ? strings[at(ROW.method)] : ''}
         {upd ? <span class="upd"> {upd}</span> : null}
       </span>
       <span class="c-id">{at(ROW.id) >= 0 ? strings[at(ROW.id)] : ''}</span>
       <span class="c-size">{fmtSize(size)}</span>
       <span class="c-lat">{fmtMs(at(ROW.latency))}</span>
-      <span class="c-viol">{viol ? <span class="badge violation" data-testid="violation-badge" title={`${viol} violation(s)`}>⚠ {viol}</span> : null}</span>
+      <span class="c-viol">
+        {viol ? (
+          <span class="badge violation" data-testid="violation-badge" title={`${viol} violation(s)`}>
+            ⚠ {viol}
+          </span>
+        ) : null}
+      </span>
     </div>
   );
 }
