@@ -104,13 +104,11 @@ describe('v2 session/update codec', () => {
         },
       ],
     });
-    const [added] = codec
-      .createUpdateEncoder()
-      .encode({
-        sessionUpdate: 'tool_call_content_chunk',
-        toolCallId: 't1',
-        content: { type: 'diff', path: '/n.txt', oldText: null, newText: 'x\n' },
-      });
+    const [added] = codec.createUpdateEncoder().encode({
+      sessionUpdate: 'tool_call_content_chunk',
+      toolCallId: 't1',
+      content: { type: 'diff', path: '/n.txt', oldText: null, newText: 'x\n' },
+    });
     expect((added as { content: unknown }).content).toEqual({
       type: 'diff',
       changes: [{ operation: 'add', path: '/n.txt' }],
@@ -119,13 +117,11 @@ describe('v2 session/update codec', () => {
         text: 'diff --git /n.txt /n.txt\nnew file mode 100644\n--- /dev/null\n+++ /n.txt\n@@ -0,0 +1 @@\n+x\n',
       },
     });
-    const [same] = codec
-      .createUpdateEncoder()
-      .encode({
-        sessionUpdate: 'tool_call_content_chunk',
-        toolCallId: 't1',
-        content: { type: 'diff', path: '/s', oldText: 'a', newText: 'a' },
-      });
+    const [same] = codec.createUpdateEncoder().encode({
+      sessionUpdate: 'tool_call_content_chunk',
+      toolCallId: 't1',
+      content: { type: 'diff', path: '/s', oldText: 'a', newText: 'a' },
+    });
     expect((same as { content: unknown }).content).toEqual({
       type: 'diff',
       changes: [{ operation: 'modify', path: '/s' }],

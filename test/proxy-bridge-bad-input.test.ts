@@ -56,9 +56,7 @@ const agentLegOut = (frames: CaptureFrame[]) =>
     .join('');
 
 /** The same prompt directly (v1 client, v1 agent) and through the recording bridge (v2 client). */
-async function both(
-  prompt: string,
-): Promise<{
+async function both(prompt: string): Promise<{
   direct: { text: string[]; result: PromiseSettledResult<{ stopReason: string }>; code: number | null };
   bridged: { text: string[]; result: PromiseSettledResult<{ stopReason: string }>; code: number | null };
   cap: string;

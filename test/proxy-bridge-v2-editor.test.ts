@@ -31,9 +31,7 @@ function tmp(): string {
   return d;
 }
 
-async function start(
-  options: { permissions?: Parameters<typeof connect>[0]['permissionPolicy'] } = {},
-): Promise<{
+async function start(options: { permissions?: Parameters<typeof connect>[0]['permissionPolicy'] } = {}): Promise<{
   conn: ClientConnection;
   bridge: BridgeHandle;
   editorTap: SchemaTap;

@@ -19,9 +19,7 @@ describePostgres('PostgresSessionStore when the database is unreachable', () => 
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
   });
 
-  async function rig(
-    retryForMs: number,
-  ): Promise<{
+  async function rig(retryForMs: number): Promise<{
     proxy: CutProxy;
     store: PostgresSessionStore;
     pair: InProcessPair;

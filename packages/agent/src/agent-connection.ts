@@ -5,12 +5,33 @@ import type { UpdateEncoder, WireCodec } from '@acp-kit/protocol';
 import { isObj } from '@acp-kit/protocol/internal';
 import { AcpError } from '@acp-kit/protocol';
 import type {
-  AuthenticateRequest, InitializeRequest, InitializeResponse,
-  LoadSessionRequest, NewSessionRequest, PromptRequest, ResumeSessionRequest, SessionIdRequest,
+  AuthenticateRequest,
+  InitializeRequest,
+  InitializeResponse,
+  LoadSessionRequest,
+  NewSessionRequest,
+  PromptRequest,
+  ResumeSessionRequest,
+  SessionIdRequest,
   SessionSetupResult,
 } from '@acp-kit/protocol';
-import { Methods, type AgentMethod, type ClientMethod, type EmptyResult, type NewSessionResponse, type ParamsOf, type PromptResponse, type ResultOf } from '@acp-kit/protocol';
-import type { AgentCapabilities, ConfigOption, McpServer, PermissionOutcome, PermissionRequest } from '@acp-kit/protocol';
+import {
+  Methods,
+  type AgentMethod,
+  type ClientMethod,
+  type EmptyResult,
+  type NewSessionResponse,
+  type ParamsOf,
+  type PromptResponse,
+  type ResultOf,
+} from '@acp-kit/protocol';
+import type {
+  AgentCapabilities,
+  ConfigOption,
+  McpServer,
+  PermissionOutcome,
+  PermissionRequest,
+} from '@acp-kit/protocol';
 import type { StateUpdate } from '@acp-kit/protocol';
 import { getValidator } from '@acp-kit/protocol';
 import type { WireValidator } from '@acp-kit/protocol';
@@ -25,7 +46,15 @@ import { listPage } from './session-list.js';
 import { replayHistory } from './replay.js';
 import { SessionRuntime, type SessionAttachment, type AgentSessionHost } from './session-runtime.js';
 import type { SharedSessions } from './shared-sessions.js';
-import { InMemorySessionStore, SESSION_LOCKED, isHistoryUpdate, isPending, storeError, type SessionStore, type StoredSession } from './session-store.js';
+import {
+  InMemorySessionStore,
+  SESSION_LOCKED,
+  isHistoryUpdate,
+  isPending,
+  storeError,
+  type SessionStore,
+  type StoredSession,
+} from './session-store.js';
 import type { AgentDefinition, ClientPeerInfo, ClientServices, PermissionQuestion, SessionSetup } from './types.js';
 
 export interface ServeAgentOptions {
@@ -81,13 +110,20 @@ export interface AgentConnection {
  * this runtime owns the protocol: version negotiation, sessions and their durable history,
  * the per-version prompt lifecycle, cancellation and replay.
  */
-export function serveAgent(definition: AgentDefinition, transport: Transport, options: ServeAgentOptions = {}): AgentConnection {
+export function serveAgent(
+  definition: AgentDefinition,
+  transport: Transport,
+  options: ServeAgentOptions = {},
+): AgentConnection {
   return new AgentConnectionImpl(definition, transport, options);
 }
 
 /** The requests the runtime dispatches (`initialize` is answered before there is a codec). */
 type ServedMethod = Exclude<AgentMethod, 'initialize'>;
-type AgentHandler<M extends ServedMethod> = (params: ParamsOf<M>, ctx: RequestContext) => ResultOf<M> | Promise<ResultOf<M>>;
+type AgentHandler<M extends ServedMethod> = (
+  params: ParamsOf<M>,
+  ctx: RequestContext,
+) => ResultOf<M> | Promise<ResultOf<M>>;
 type AgentHandlers = { [M in ServedMethod]: AgentHandler<M> };
 
 const DEFAULT_MAX_HELD = 8;
@@ -209,7 +245,10 @@ class AgentConnectionImpl implements AgentConnection {
     const ok = await Promise.race([Promise.all([turnsEnded, answered]).then(() => true as const), timedOut]);
     clearTimeout(timer);
     this.onAnswered = undefined;
-    if (!ok) this.logger.warn(`input ended: ${this.inFlight} request(s) unanswered or a turn still running after ${timeoutMs} ms; closing anyway`);
+    if (!ok)
+      this.logger.warn(
+        `input ended: ${this.inFlight} request(s) unanswered or a turn still running after ${timeoutMs} ms; closing anyway`,
+      );
     return ok;
   }
 
@@ -218,7 +257,8 @@ class AgentConnectionImpl implements AgentConnection {
   private async onRequest(wireMethod: string, params: unknown, ctx: RequestContext): Promise<unknown> {
     if (wireMethod === Methods.initialize) return this.initialize(params);
     const codec = this.codec;
-    if (!codec) throw AcpError.invalidRequest(`"initialize" must complete before any other request (got "${wireMethod}")`);
+    if (!codec)
+      throw AcpError.invalidRequest(`"initialize" must complete before any other request (got "${wireMethod}")`);
     this.otherRequestSeen = true;
     if (wireMethod.startsWith('_')) {
       if (!this.definition.extMethod) throw AcpError.methodNotFound(wireMethod);
@@ -246,7 +286,9 @@ class AgentConnectionImpl implements AgentConnection {
     'session/list': async (p) => listPage(await this.store.list(), p.cwd, p.cursor),
     'session/close': (p) => this.closeSession(p),
     'session/delete': (p) => this.deleteSession(p),
-    'session/set_config_option': async (p) => ({ configOptions: this.visibleConfig(await this.session(p.sessionId).setConfigOption(p.configId, p.value)) }),
+    'session/set_config_option': async (p) => ({
+      configOptions: this.visibleConfig(await this.session(p.sessionId).setConfigOption(p.configId, p.value)),
+    }),
     'session/set_mode': async (p) => {
       await this.session(p.sessionId).setMode(p.modeId);
       return {};
@@ -262,7 +304,12 @@ class AgentConnectionImpl implements AgentConnection {
     },
   };
 
-  private async dispatch<M extends ServedMethod>(codec: WireCodec, method: M, params: unknown, ctx: RequestContext): Promise<unknown> {
+  private async dispatch<M extends ServedMethod>(
+    codec: WireCodec,
+    method: M,
+    params: unknown,
+    ctx: RequestContext,
+  ): Promise<unknown> {
     const handler: AgentHandler<M> = this.handlers[method];
     const result = await handler(codec.decodeParams(method, params), ctx);
     const wire = codec.encodeResult(method, result);
@@ -276,7 +323,10 @@ class AgentConnectionImpl implements AgentConnection {
    */
   private isServed(method: string): method is ServedMethod {
     const lifecycle = this.negotiated;
-    return this.handles(method) && agentMethodSupported(method, lifecycle.version, this.capabilities(lifecycle), this.definition.authMethods ?? []);
+    return (
+      this.handles(method) &&
+      agentMethodSupported(method, lifecycle.version, this.capabilities(lifecycle), this.definition.authMethods ?? [])
+    );
   }
 
   private handles(method: string): method is ServedMethod {
@@ -306,8 +356,10 @@ class AgentConnectionImpl implements AgentConnection {
   // ---- initialize / auth ------------------------------------------------------
 
   private initialize(params: unknown): unknown {
-    if (this.otherRequestSeen) throw AcpError.invalidRequest('"initialize" may only be repeated before any other request');
-    if (!isObj(params)) throw AcpError.invalidParams('params must be an object with "protocolVersion"', { path: 'params' });
+    if (this.otherRequestSeen)
+      throw AcpError.invalidRequest('"initialize" may only be repeated before any other request');
+    if (!isObj(params))
+      throw AcpError.invalidParams('params must be an object with "protocolVersion"', { path: 'params' });
     const requested = params.protocolVersion;
     // the version's lifecycle is chosen here, once: every other per-version choice is its
     const lifecycle = lifecycleFor(negotiateVersion(requested, this.supported));
@@ -327,13 +379,19 @@ class AgentConnectionImpl implements AgentConnection {
     this.lifecycle = lifecycle;
     this.codec = codec;
     this.validator = this.options.validateOutgoing ? getValidator(version) : undefined;
-    this.client = { protocolVersion: version, info: req.clientInfo ?? null, capabilities: req.clientCapabilities ?? {} };
+    this.client = {
+      protocolVersion: version,
+      info: req.clientInfo ?? null,
+      capabilities: req.clientCapabilities ?? {},
+    };
     this.host = this.makeHost(lifecycle, codec);
     const res: InitializeResponse = {
       protocolVersion: version,
       agentInfo: this.definition.info,
       agentCapabilities: this.capabilities(lifecycle),
-      authMethods: (this.definition.authMethods ?? []).filter((m) => m.type !== 'terminal' || !!this.client.capabilities.authTerminal),
+      authMethods: (this.definition.authMethods ?? []).filter(
+        (m) => m.type !== 'terminal' || !!this.client.capabilities.authTerminal,
+      ),
     };
     const wire = codec.encodeResult(Methods.initialize, res);
     this.checkOutgoing('result', Methods.initialize, wire);
@@ -352,12 +410,18 @@ class AgentConnectionImpl implements AgentConnection {
   private async authenticate(p: AuthenticateRequest): Promise<EmptyResult> {
     const method = (this.definition.authMethods ?? []).find((m) => m.methodId === p.methodId);
     if (!method) {
-      throw AcpError.invalidParams(`params.methodId: ${JSON.stringify(p.methodId)} is not one of the advertised auth methods (${(this.definition.authMethods ?? []).map((m) => m.methodId).join(', ')})`, {
-        path: 'params.methodId',
-      });
+      throw AcpError.invalidParams(
+        `params.methodId: ${JSON.stringify(p.methodId)} is not one of the advertised auth methods (${(this.definition.authMethods ?? []).map((m) => m.methodId).join(', ')})`,
+        {
+          path: 'params.methodId',
+        },
+      );
     }
     if (method.type === 'terminal') {
-      throw AcpError.invalidParams(`params.methodId: ${JSON.stringify(p.methodId)} is a terminal login method; run it in a terminal instead (ACP-V1-AUTH-03)`, { path: 'params.methodId' });
+      throw AcpError.invalidParams(
+        `params.methodId: ${JSON.stringify(p.methodId)} is a terminal login method; run it in a terminal instead (ACP-V1-AUTH-03)`,
+        { path: 'params.methodId' },
+      );
     }
     await this.definition.authenticate?.(p.methodId);
     return {};
@@ -376,11 +440,23 @@ class AgentConnectionImpl implements AgentConnection {
     this.checkMcp(p.mcpServers ?? []);
     const sessionId = `sess_${randomUUID().replace(/-/g, '')}`;
     const additionalDirectories = [...(p.additionalDirectories ?? [])];
-    const created = this.store.create({ sessionId, cwd: p.cwd, additionalDirectories, createdAt: new Date().toISOString(), title: null });
+    const created = this.store.create({
+      sessionId,
+      cwd: p.cwd,
+      additionalDirectories,
+      createdAt: new Date().toISOString(),
+      title: null,
+    });
     // an asynchronous store: the session exists once it is persisted (a failure refuses session/new with the store's reason)
     if (isPending(created)) await created.catch((e: unknown) => Promise.reject(storeError(e)));
     this.store.acquire?.(sessionId);
-    const s = new SessionRuntime(this.negotiatedHost, { sessionId, cwd: p.cwd, additionalDirectories, mcpServers: p.mcpServers ?? [], restored: false });
+    const s = new SessionRuntime(this.negotiatedHost, {
+      sessionId,
+      cwd: p.cwd,
+      additionalDirectories,
+      mcpServers: p.mcpServers ?? [],
+      restored: false,
+    });
     let setup: SessionSetup | void;
     try {
       setup = await this.definition.openSession?.(s, { restored: false, history: [] });
@@ -397,7 +473,10 @@ class AgentConnectionImpl implements AgentConnection {
   }
 
   /** v1 `session/load` (full replay, ACP-V1-LOAD-02/03) and `session/resume` (v1 none; v2 per `replayFrom`). */
-  private async restore(p: LoadSessionRequest | ResumeSessionRequest, kind: 'load' | 'resume'): Promise<SessionSetupResult> {
+  private async restore(
+    p: LoadSessionRequest | ResumeSessionRequest,
+    kind: 'load' | 'resume',
+  ): Promise<SessionSetupResult> {
     checkRoots(p.cwd, p.additionalDirectories);
     this.checkMcp(p.mcpServers ?? []);
     const replay = this.negotiated.replays(kind, p);
@@ -437,18 +516,35 @@ class AgentConnectionImpl implements AgentConnection {
   }
 
   /** `unstoredEnd`: the end of a turn whose store failed, for clients on other instances (stored after the read, which clears the store's failure). */
-  private async restoreLocked(p: LoadSessionRequest | ResumeSessionRequest, kind: 'load' | 'resume', replay: boolean, existing: SessionRuntime | undefined, unstoredEnd?: StateUpdate): Promise<SessionSetupResult> {
+  private async restoreLocked(
+    p: LoadSessionRequest | ResumeSessionRequest,
+    kind: 'load' | 'resume',
+    replay: boolean,
+    existing: SessionRuntime | undefined,
+    unstoredEnd?: StateUpdate,
+  ): Promise<SessionSetupResult> {
     // an asynchronous store: read once what is stored was also sent (a replay must not repeat held output)
     if (existing && !existing.quiescent) await existing.whenPersisted();
     const stored = await this.store.load(p.sessionId);
     if (!stored) throw AcpError.sessionNotFound(p.sessionId);
-    if (unstoredEnd && this.store.appendLive) await Promise.resolve(this.store.appendLive(p.sessionId, unstoredEnd)).catch((e: unknown) => Promise.reject(storeError(e)));
+    if (unstoredEnd && this.store.appendLive)
+      await Promise.resolve(this.store.appendLive(p.sessionId, unstoredEnd)).catch((e: unknown) =>
+        Promise.reject(storeError(e)),
+      );
     if (existing && (kind === 'resume' || existing.attachedCount > 1) && sameSetup(existing, p)) {
       // already open here with the same roots and MCP servers (or shared with other clients, which
       // a reopen would cut off): keep it (and its running turn);
       // replay through a fresh encoder. Another setup reopens it below like `session/load`, so
       // `openSession` sees the request's complete `mcpServers` list (ACP-V2-RESUME-09).
-      if (replay) await this.replay(existing, stored, this.negotiatedCodec.createUpdateEncoder({ clientCapabilities: this.client.capabilities, configOptions: existing.configOptions }));
+      if (replay)
+        await this.replay(
+          existing,
+          stored,
+          this.negotiatedCodec.createUpdateEncoder({
+            clientCapabilities: this.client.capabilities,
+            configOptions: existing.configOptions,
+          }),
+        );
       this.negotiated.restored(this.viewFor(existing, existing.attachmentOf(this.negotiatedHost)));
       return this.setupResult(existing, undefined);
     }
@@ -459,7 +555,13 @@ class AgentConnectionImpl implements AgentConnection {
       await existing.close('reopening the session');
     }
     const additionalDirectories = [...(p.additionalDirectories ?? [])];
-    const s = new SessionRuntime(this.negotiatedHost, { sessionId: p.sessionId, cwd: p.cwd, additionalDirectories, mcpServers: p.mcpServers ?? [], restored: true });
+    const s = new SessionRuntime(this.negotiatedHost, {
+      sessionId: p.sessionId,
+      cwd: p.cwd,
+      additionalDirectories,
+      mcpServers: p.mcpServers ?? [],
+      restored: true,
+    });
     const history = stored.updates.filter(isHistoryUpdate);
     const setup = await this.definition.openSession?.(s, { restored: true, history });
     s.openWith(restoreValues(setup?.configOptions ?? [], stored.meta.configValues));
@@ -485,7 +587,12 @@ class AgentConnectionImpl implements AgentConnection {
     const held = registry?.holder(sessionId);
     const other = held ?? (this.sharing ? undefined : registry?.get(sessionId));
     if (!registry || !other || other.closed) return;
-    if (other !== held || other.busy) throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is open on another connection of this server${other.busy ? ' with a turn running' : ''}; close it there first`, { sessionId });
+    if (other !== held || other.busy)
+      throw new AcpError(
+        SESSION_LOCKED,
+        `Session ${sessionId} is open on another connection of this server${other.busy ? ' with a turn running' : ''}; close it there first`,
+        { sessionId },
+      );
     registry.delete(other);
     const closed = other.close('taken over by another connection').finally(() => this.store.release?.(sessionId));
     registry.closingUntil(sessionId, closed);
@@ -503,7 +610,12 @@ class AgentConnectionImpl implements AgentConnection {
    * every live update from that moment on, held while the replay is written, so it misses none
    * and sees them in the same order as the other clients. The store lock stays with the process.
    */
-  private async join(s: SessionRuntime, p: LoadSessionRequest | ResumeSessionRequest, kind: 'load' | 'resume', replay: boolean): Promise<SessionSetupResult> {
+  private async join(
+    s: SessionRuntime,
+    p: LoadSessionRequest | ResumeSessionRequest,
+    kind: 'load' | 'resume',
+    replay: boolean,
+  ): Promise<SessionSetupResult> {
     if (!sameSetup(s, p)) throw sharedSetupMismatch(p.sessionId);
     let stored: StoredSession | undefined;
     if (replay) {
@@ -517,7 +629,9 @@ class AgentConnectionImpl implements AgentConnection {
         stored = await this.store.load(p.sessionId);
         if (quiescent && s.historyVersion === version) break;
         if (attempt >= MAX_JOIN_LOADS) {
-          throw AcpError.internal(`session ${p.sessionId} kept changing while its history was read (${MAX_JOIN_LOADS} tries); resume it again`);
+          throw AcpError.internal(
+            `session ${p.sessionId} kept changing while its history was read (${MAX_JOIN_LOADS} tries); resume it again`,
+          );
         }
       }
       if (!stored) throw AcpError.sessionNotFound(p.sessionId);
@@ -529,7 +643,15 @@ class AgentConnectionImpl implements AgentConnection {
     try {
       // the state as of attaching goes first among the held live updates
       this.negotiated.restored(this.viewFor(s, attachment));
-      if (stored) await this.replay(s, stored, this.negotiatedCodec.createUpdateEncoder({ clientCapabilities: this.client.capabilities, configOptions: s.configOptions }));
+      if (stored)
+        await this.replay(
+          s,
+          stored,
+          this.negotiatedCodec.createUpdateEncoder({
+            clientCapabilities: this.client.capabilities,
+            configOptions: s.configOptions,
+          }),
+        );
     } finally {
       s.activate(attachment);
     }
@@ -630,13 +752,24 @@ class AgentConnectionImpl implements AgentConnection {
     // prompt is answered as one held when the turns were cancelled (v1 `cancelled`, v2 -32800)
     if (this.draining) {
       const lifecycle = this.negotiated;
-      return new Promise<PromptResponse>((resolve, reject) => lifecycle.cancelHeld({ prompt: p.prompt, resolve, reject, detach: () => undefined }, 'the agent shutting down (it was not started)'));
+      return new Promise<PromptResponse>((resolve, reject) =>
+        lifecycle.cancelHeld(
+          { prompt: p.prompt, resolve, reject, detach: () => undefined },
+          'the agent shutting down (it was not started)',
+        ),
+      );
     }
     if (!Array.isArray(p.prompt) || (!this.negotiated.allowsEmptyPrompt && p.prompt.length === 0)) {
-      throw AcpError.invalidParams('params.prompt: must contain at least one content block (ACP-V2-LIFE-14)', { path: 'params.prompt' });
+      throw AcpError.invalidParams('params.prompt: must contain at least one content block (ACP-V2-LIFE-14)', {
+        path: 'params.prompt',
+      });
     }
     const deep = tooDeep(p.prompt, 'params.prompt', MAX_PROMPT_DEPTH);
-    if (deep) throw AcpError.invalidParams(`${deep}: nested deeper than ${MAX_PROMPT_DEPTH} levels (a prompt this deep cannot be stored or replayed)`, { path: deep });
+    if (deep)
+      throw AcpError.invalidParams(
+        `${deep}: nested deeper than ${MAX_PROMPT_DEPTH} levels (a prompt this deep cannot be stored or replayed)`,
+        { path: deep },
+      );
     this.checkPromptContent(p.prompt);
     return s.prompt(p.prompt, ctx.signal);
   }
@@ -651,13 +784,20 @@ class AgentConnectionImpl implements AgentConnection {
     prompt.forEach((block, i) => {
       const type = isObj(block) ? block.type : undefined;
       if (type === 'text' || type === 'resource_link') return;
-      const needs = type === 'image' ? 'image' : type === 'audio' ? 'audio' : type === 'resource' ? 'embeddedContext' : undefined;
+      const needs =
+        type === 'image' ? 'image' : type === 'audio' ? 'audio' : type === 'resource' ? 'embeddedContext' : undefined;
       const path = `params.prompt[${i}]`;
       if (!needs) {
-        throw AcpError.invalidParams(`${path}.type: content type ${JSON.stringify(type)} is not supported by this agent (ACP-V2-CONT-01)`, { path });
+        throw AcpError.invalidParams(
+          `${path}.type: content type ${JSON.stringify(type)} is not supported by this agent (ACP-V2-CONT-01)`,
+          { path },
+        );
       }
       if (!caps[needs]) {
-        throw AcpError.invalidParams(`${path}: ${type} content needs the prompt capability "${needs}", which this agent does not advertise (ACP-ALL-CONT-02)`, { path });
+        throw AcpError.invalidParams(
+          `${path}: ${type} content needs the prompt capability "${needs}", which this agent does not advertise (ACP-ALL-CONT-02)`,
+          { path },
+        );
       }
     });
   }
@@ -669,9 +809,12 @@ class AgentConnectionImpl implements AgentConnection {
       // (a JavaScript caller's server may lack `type`: stdio, the v1 default)
       const type: string = server.type ?? 'stdio';
       if (!lifecycle.mcpServerAllowed(type, mcp)) {
-        throw AcpError.invalidParams(`params.mcpServers[${i}].type: this agent does not support ${JSON.stringify(type)} MCP servers (ACP-V2-SESS-03)`, {
-          path: `params.mcpServers[${i}].type`,
-        });
+        throw AcpError.invalidParams(
+          `params.mcpServers[${i}].type: this agent does not support ${JSON.stringify(type)} MCP servers (ACP-V2-SESS-03)`,
+          {
+            path: `params.mcpServers[${i}].type`,
+          },
+        );
       }
     });
   }
@@ -710,7 +853,12 @@ class AgentConnectionImpl implements AgentConnection {
     }
   }
 
-  private async askPermission(codec: WireCodec, s: SessionRuntime, q: PermissionQuestion, signal: AbortSignal): Promise<PermissionOutcome> {
+  private async askPermission(
+    codec: WireCodec,
+    s: SessionRuntime,
+    q: PermissionQuestion,
+    signal: AbortSignal,
+  ): Promise<PermissionOutcome> {
     const req: PermissionRequest = { sessionId: s.sessionId, title: q.title, options: q.options };
     if (q.description != null) req.description = q.description;
     if (q.subject != null) req.subject = q.subject;
@@ -718,7 +866,12 @@ class AgentConnectionImpl implements AgentConnection {
     return res.outcome;
   }
 
-  private async requestClient<M extends ClientMethod>(codec: WireCodec, method: M, params: ParamsOf<M>, signal?: AbortSignal): Promise<ResultOf<M>> {
+  private async requestClient<M extends ClientMethod>(
+    codec: WireCodec,
+    method: M,
+    params: ParamsOf<M>,
+    signal?: AbortSignal,
+  ): Promise<ResultOf<M>> {
     const wireMethod = codec.wireMethod(method);
     if (!wireMethod) throw AcpError.methodNotFound(`${method} (not part of protocol v${codec.version})`);
     const wire = codec.encodeParams(method, params);
@@ -728,14 +881,17 @@ class AgentConnectionImpl implements AgentConnection {
   }
 
   private clientServices(codec: WireCodec, sessionId: string): ClientServices {
-    return this.negotiated.clientServices(this.client.capabilities, sessionId, (method, params, signal) => this.requestClient(codec, method, params, signal));
+    return this.negotiated.clientServices(this.client.capabilities, sessionId, (method, params, signal) =>
+      this.requestClient(codec, method, params, signal),
+    );
   }
 
   /** `validateOutgoing`: a message that breaks the schema is a bug in this agent; fail loudly. */
   private checkOutgoing(kind: 'result' | 'params' | 'update', method: string, wire: unknown): void {
     const v = this.validator;
     if (!v) return;
-    const failure = kind === 'result' ? v.result(method, wire) : kind === 'params' ? v.params(method, wire) : v.update(wire);
+    const failure =
+      kind === 'result' ? v.result(method, wire) : kind === 'params' ? v.params(method, wire) : v.update(wire);
     if (failure && failure !== 'unknown') {
       const what = kind === 'update' ? 'session/update update' : `${method} ${kind}`;
       const msg = `outgoing ${what} violates the v${v.version} schema at ${failure.path}: ${failure.message}`;
@@ -759,7 +915,11 @@ function sharedSetupMismatch(sessionId: string): AcpError {
 /** Whether a restore request names the open session's own cwd, directories and MCP servers. */
 function sameSetup(s: SessionRuntime, p: LoadSessionRequest | ResumeSessionRequest): boolean {
   const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
-  return s.cwd === p.cwd && same(s.additionalDirectories, p.additionalDirectories ?? []) && same(s.mcpServers, p.mcpServers ?? []);
+  return (
+    s.cwd === p.cwd &&
+    same(s.additionalDirectories, p.additionalDirectories ?? []) &&
+    same(s.mcpServers, p.mcpServers ?? [])
+  );
 }
 
 /** How deep a prompt may nest (blocks, `_meta`, resources): far beyond real content, far below the stack limit. */
@@ -773,7 +933,9 @@ function tooDeep(root: unknown, rootPath: string, max: number): string | undefin
     if (v === null || typeof v !== 'object') continue;
     if (depth >= max) return path;
     if (Array.isArray(v)) v.forEach((x, i) => stack.push([x, `${path}[${i}]`, depth + 1]));
-    else for (const [k, x] of Object.entries(v)) stack.push([x, /^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`, depth + 1]);
+    else
+      for (const [k, x] of Object.entries(v))
+        stack.push([x, /^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`, depth + 1]);
   }
   return undefined;
 }
@@ -789,7 +951,8 @@ function rootProblem(p: unknown): string | undefined {
   if (typeof p !== 'string' || p.length === 0) return 'must be a non-empty absolute path';
   if (p.includes('\0')) return 'must be an absolute path without NUL bytes';
   if (!isAbsolute(p)) return 'must be an absolute path';
-  if (p.split(SEPARATORS).some((seg) => seg === '..' || seg === '.')) return 'must be an absolute path without "." or ".." segments (it is not normalised)';
+  if (p.split(SEPARATORS).some((seg) => seg === '..' || seg === '.'))
+    return 'must be an absolute path without "." or ".." segments (it is not normalised)';
   return undefined;
 }
 
@@ -803,7 +966,10 @@ function checkRoots(cwd: unknown, dirs: unknown): void {
   const bad = rootProblem(cwd);
   if (bad) throw AcpError.invalidParams(`params.cwd: ${bad} (got ${quote(cwd)})`, { path: 'params.cwd' });
   if (dirs === undefined || dirs === null) return;
-  if (!Array.isArray(dirs)) throw AcpError.invalidParams('params.additionalDirectories: must be an array of absolute paths', { path: 'params.additionalDirectories' });
+  if (!Array.isArray(dirs))
+    throw AcpError.invalidParams('params.additionalDirectories: must be an array of absolute paths', {
+      path: 'params.additionalDirectories',
+    });
   dirs.forEach((d, i) => {
     const problem = rootProblem(d);
     if (problem) {

@@ -3,7 +3,11 @@ import { Methods, type ClientMethod, type ParamsOf, type ReadTextFileRequest, ty
 import type { ClientServices, ClientTerminal } from './types.js';
 
 /** Sends one request to the client in the connection's wire format; resolves with the decoded result. */
-export type ClientRequester = <M extends ClientMethod>(method: M, params: ParamsOf<M>, signal?: AbortSignal) => Promise<ResultOf<M>>;
+export type ClientRequester = <M extends ClientMethod>(
+  method: M,
+  params: ParamsOf<M>,
+  signal?: AbortSignal,
+) => Promise<ResultOf<M>>;
 
 /**
  * The v1 client services of one session: `fs/*` and `terminal/*` requests, each present only

@@ -30,25 +30,37 @@ export function checkConfigValue(options: readonly ConfigOption[], configId: str
   const option = options.find((o) => o.configId === configId);
   if (!option) {
     const known = options.map((o) => o.configId);
-    throw AcpError.invalidParams(`params.configId: no config option ${JSON.stringify(configId)} in this session (known: ${known.length ? known.join(', ') : 'none'})`, {
-      path: 'params.configId',
-    });
+    throw AcpError.invalidParams(
+      `params.configId: no config option ${JSON.stringify(configId)} in this session (known: ${known.length ? known.join(', ') : 'none'})`,
+      {
+        path: 'params.configId',
+      },
+    );
   }
   if (isSelect(option)) {
     const values = selectValues(option).map((v) => v.value);
     if (typeof value !== 'string' || !values.includes(value)) {
-      throw AcpError.invalidParams(`params.value: ${JSON.stringify(value)} is not a value of config option ${JSON.stringify(configId)} (expected one of ${values.map((v) => JSON.stringify(v)).join(', ')})`, {
-        path: 'params.value',
-      });
+      throw AcpError.invalidParams(
+        `params.value: ${JSON.stringify(value)} is not a value of config option ${JSON.stringify(configId)} (expected one of ${values.map((v) => JSON.stringify(v)).join(', ')})`,
+        {
+          path: 'params.value',
+        },
+      );
     }
   } else if (option.type === 'boolean') {
     if (typeof value !== 'boolean') {
-      throw AcpError.invalidParams(`params.value: config option ${JSON.stringify(configId)} is a boolean (got ${JSON.stringify(value)})`, { path: 'params.value' });
+      throw AcpError.invalidParams(
+        `params.value: config option ${JSON.stringify(configId)} is a boolean (got ${JSON.stringify(value)})`,
+        { path: 'params.value' },
+      );
     }
   } else {
-    throw AcpError.invalidParams(`params.configId: config option ${JSON.stringify(configId)} has type ${JSON.stringify(option.type)}, which this agent cannot set`, {
-      path: 'params.configId',
-    });
+    throw AcpError.invalidParams(
+      `params.configId: config option ${JSON.stringify(configId)} has type ${JSON.stringify(option.type)}, which this agent cannot set`,
+      {
+        path: 'params.configId',
+      },
+    );
   }
   return option;
 }
@@ -100,6 +112,10 @@ export function modesOf(options: readonly ConfigOption[]): SessionModeState | nu
   if (!m) return null;
   return {
     currentModeId: m.currentValue,
-    availableModes: selectValues(m).map((v) => ({ id: v.value, name: v.name, ...(v.description != null ? { description: v.description } : {}) })),
+    availableModes: selectValues(m).map((v) => ({
+      id: v.value,
+      name: v.name,
+      ...(v.description != null ? { description: v.description } : {}),
+    })),
   };
 }

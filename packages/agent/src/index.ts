@@ -2,8 +2,23 @@ export type * from './types.js';
 export { serveAgent, type AgentConnection, type ServeAgentOptions } from './agent-connection.js';
 export { SharedSessions } from './shared-sessions.js';
 export { runAgentOnStdio, serveAgentOnStreams, type RunAgentOnStdioOptions } from './stdio.js';
-export { InMemorySessionStore, isHistoryUpdate, SESSION_LOCKED, SESSION_STORE_UNAVAILABLE, type SessionStore, type StoredSession, type StoredSessionMeta, type ConfigValues } from './session-store.js';
-export { JsonlSessionStore, defaultSessionDir, agentDirName, BUILTIN_AGENT_NAME, parseSessionFile } from './jsonl-session-store.js';
+export {
+  InMemorySessionStore,
+  isHistoryUpdate,
+  SESSION_LOCKED,
+  SESSION_STORE_UNAVAILABLE,
+  type SessionStore,
+  type StoredSession,
+  type StoredSessionMeta,
+  type ConfigValues,
+} from './session-store.js';
+export {
+  JsonlSessionStore,
+  defaultSessionDir,
+  agentDirName,
+  BUILTIN_AGENT_NAME,
+  parseSessionFile,
+} from './jsonl-session-store.js';
 export { stderrLogger, silentLogger, type AgentLogger } from './logger.js';
 export { LIST_PAGE_SIZE } from './session-list.js';
 // The built-in coding agent moved to `acp-kit/agent/coding` (0.2), HTTP models are in

@@ -1,4 +1,17 @@
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, writeSync, fstatSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  writeSync,
+  fstatSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { createHash, randomUUID } from '@acp-kit/protocol/internal';
 import { homedir, hostname } from 'node:os';
@@ -7,7 +20,14 @@ import type { AnySessionUpdate } from '@acp-kit/protocol';
 import { AcpError } from '@acp-kit/protocol';
 import { isObj } from '@acp-kit/protocol/internal';
 import { errnoCode, messageOf } from './error-text.js';
-import { applyInfo, SESSION_LOCKED, type ConfigValues, type SessionStore, type StoredSession, type StoredSessionMeta } from './session-store.js';
+import {
+  applyInfo,
+  SESSION_LOCKED,
+  type ConfigValues,
+  type SessionStore,
+  type StoredSession,
+  type StoredSessionMeta,
+} from './session-store.js';
 
 /** The first line of a session file. */
 interface HeaderLine extends StoredSessionMeta {
@@ -30,7 +50,9 @@ export const BUILTIN_AGENT_NAME = 'acp-kit-agent';
  * the built-in agent ({@link BUILTIN_AGENT_NAME}), `<root>/sessions` (where it always was).
  */
 export function defaultSessionDir(env: NodeJS.ProcessEnv = process.env, agentName?: string): string {
-  const root = env.ACP_KIT_DATA_DIR ? env.ACP_KIT_DATA_DIR : join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'acp-kit');
+  const root = env.ACP_KIT_DATA_DIR
+    ? env.ACP_KIT_DATA_DIR
+    : join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'acp-kit');
   if (agentName === undefined || agentName === BUILTIN_AGENT_NAME) return join(root, 'sessions');
   return join(root, 'agents', agentDirName(agentName), 'sessions');
 }
@@ -58,7 +80,10 @@ function readIndex(text: string): StoredSessionMeta | string {
   }
   if (!isObj(v) || v.acpKitIndex !== 1 || !isMetaLike(v)) return 'index is not an acp-kit session index';
   const { acpKitIndex: _i, ...meta } = v;
-  return { ...meta, additionalDirectories: Array.isArray(meta.additionalDirectories) ? meta.additionalDirectories : [] };
+  return {
+    ...meta,
+    additionalDirectories: Array.isArray(meta.additionalDirectories) ? meta.additionalDirectories : [],
+  };
 }
 
 /** Ids the runtime mints look like this; anything else cannot name a file here (no path tricks). */
@@ -92,7 +117,9 @@ export class JsonlSessionStore implements SessionStore {
    */
   constructor(options: { dir?: string; onProblem?: (problem: StoreProblem) => void } = {}) {
     this.dir = options.dir ?? defaultSessionDir();
-    this.onProblem = options.onProblem ?? ((p) => process.stderr.write(`[acp-kit session store] warn: ${p.file}:${p.line}: ${p.message}\n`));
+    this.onProblem =
+      options.onProblem ??
+      ((p) => process.stderr.write(`[acp-kit session store] warn: ${p.file}:${p.line}: ${p.message}\n`));
   }
 
   private problem(p: StoreProblem): void {
@@ -137,7 +164,10 @@ export class JsonlSessionStore implements SessionStore {
 
   create(meta: StoredSessionMeta): void {
     const file = this.file(meta.sessionId);
-    if (!file) throw new Error(`session id ${JSON.stringify(meta.sessionId)} cannot be stored (allowed: letters, digits, _ . -)`);
+    if (!file)
+      throw new Error(
+        `session id ${JSON.stringify(meta.sessionId)} cannot be stored (allowed: letters, digits, _ . -)`,
+      );
     // histories are private: other users of the machine read neither the folder nor the files
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const header: HeaderLine = { acpKitSession: 1, ...meta, title: meta.title ?? null };
@@ -223,7 +253,10 @@ export class JsonlSessionStore implements SessionStore {
     const detailed = parseSessionFileDetailed(text, file);
     if (detailed.header) {
       const h = detailed.header;
-      throw AcpError.internal(`session ${sessionId} is stored corrupt: ${h.file}:${h.line}: ${h.message}; repair or remove that file`, { sessionId, file: h.file, line: h.line });
+      throw AcpError.internal(
+        `session ${sessionId} is stored corrupt: ${h.file}:${h.line}: ${h.message}; repair or remove that file`,
+        { sessionId, file: h.file, line: h.line },
+      );
     }
     const { session: parsed, problems } = detailed;
     for (const p of problems) this.problem(p);
@@ -276,7 +309,9 @@ export class JsonlSessionStore implements SessionStore {
     try {
       const st = await stat(file);
       // the index file, not this store's memory: another process may have written the session since
-      let meta: StoredSessionMeta | string | undefined = index ? await readFile(index, 'utf8').then(readIndex, () => undefined) : undefined;
+      let meta: StoredSessionMeta | string | undefined = index
+        ? await readFile(index, 'utf8').then(readIndex, () => undefined)
+        : undefined;
       if (meta === undefined || typeof meta === 'string') {
         // no usable index: read the file once and write one
         meta = parseMetaOnly(await readFile(file, 'utf8'));
@@ -344,7 +379,11 @@ export class JsonlSessionStore implements SessionStore {
       }
       if (!holder && lockAgeMs(lock) < 5000) {
         // an empty lock is being written by an older acp-kit (open, then write)
-        throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`, { sessionId });
+        throw new AcpError(
+          SESSION_LOCKED,
+          `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`,
+          { sessionId },
+        );
       }
       if (holder && (holder.host !== me.host || pidAlive(holder.pid))) throw lockedBy(sessionId, lock, holder, me.host);
       takeOver(sessionId, lock, holder, me);
@@ -413,19 +452,41 @@ function takeOver(sessionId: string, lock: string, seen: LockInfo | undefined, m
   const mutex = `${lock}.takeover`;
   if (!createLock(mutex, me)) {
     // a process killed inside the few calls below leaves the mutex behind: old ones are void
-    if (lockAgeMs(mutex) < 5000) throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`, { sessionId });
+    if (lockAgeMs(mutex) < 5000)
+      throw new AcpError(
+        SESSION_LOCKED,
+        `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`,
+        { sessionId },
+      );
     unlinkQuiet(mutex); // (gone already: the takeover that held it just ended)
-    if (!createLock(mutex, me)) throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`, { sessionId });
+    if (!createLock(mutex, me))
+      throw new AcpError(
+        SESSION_LOCKED,
+        `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`,
+        { sessionId },
+      );
   }
   try {
     const now = readLock(lock);
-    const same = now === undefined ? seen === undefined : seen !== undefined && now.pid === seen.pid && now.host === seen.host && now.since === seen.since;
+    const same =
+      now === undefined
+        ? seen === undefined
+        : seen !== undefined && now.pid === seen.pid && now.host === seen.host && now.since === seen.since;
     if (!same) {
       if (now) throw lockedBy(sessionId, lock, now, me.host);
-      throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`, { sessionId });
+      throw new AcpError(
+        SESSION_LOCKED,
+        `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`,
+        { sessionId },
+      );
     }
     unlinkQuiet(lock);
-    if (!createLock(lock, me)) throw new AcpError(SESSION_LOCKED, `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`, { sessionId });
+    if (!createLock(lock, me))
+      throw new AcpError(
+        SESSION_LOCKED,
+        `Session ${sessionId} is being opened by another process; try again. Lock file: ${lock}`,
+        { sessionId },
+      );
   } finally {
     unlinkSync(mutex);
   }
@@ -440,17 +501,27 @@ function unlinkQuiet(file: string): void {
 }
 
 function lockedBy(sessionId: string, lock: string, holder: LockInfo, host: string): AcpError {
-  return new AcpError(SESSION_LOCKED, `Session ${sessionId} is open in another process (pid ${holder.pid}${holder.host !== host ? ` on ${holder.host}` : ''}, since ${holder.since}); close it there first. Lock file: ${lock}`, {
-    sessionId,
-    pid: holder.pid,
-    host: holder.host,
-  });
+  return new AcpError(
+    SESSION_LOCKED,
+    `Session ${sessionId} is open in another process (pid ${holder.pid}${holder.host !== host ? ` on ${holder.host}` : ''}, since ${holder.since}); close it there first. Lock file: ${lock}`,
+    {
+      sessionId,
+      pid: holder.pid,
+      host: holder.host,
+    },
+  );
 }
 
 function readLock(file: string): LockInfo | undefined {
   try {
     const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    return isObj(v) && typeof v.pid === 'number' ? { pid: v.pid, host: typeof v.host === 'string' ? v.host : hostname(), since: typeof v.since === 'string' ? v.since : '?' } : undefined;
+    return isObj(v) && typeof v.pid === 'number'
+      ? {
+          pid: v.pid,
+          host: typeof v.host === 'string' ? v.host : hostname(),
+          since: typeof v.since === 'string' ? v.since : '?',
+        }
+      : undefined;
   } catch {
     return undefined;
   }
@@ -484,11 +555,15 @@ function readHeader(line: string | undefined): StoredSessionMeta | string {
     return `the header line is not valid JSON (${messageOf(e)})`;
   }
   if (!isObj(h)) return 'the header line is not a JSON object';
-  if (h.acpKitSession !== 1) return `the header line has no "acpKitSession": 1 (got ${JSON.stringify(h.acpKitSession) ?? 'none'})`;
+  if (h.acpKitSession !== 1)
+    return `the header line has no "acpKitSession": 1 (got ${JSON.stringify(h.acpKitSession) ?? 'none'})`;
   if (typeof h.sessionId !== 'string') return 'the header line has no string "sessionId"';
   if (!isMetaLike(h)) return 'the header line has no string "cwd"';
   const { acpKitSession: _v, ...meta } = h;
-  return { ...meta, additionalDirectories: Array.isArray(meta.additionalDirectories) ? meta.additionalDirectories : [] };
+  return {
+    ...meta,
+    additionalDirectories: Array.isArray(meta.additionalDirectories) ? meta.additionalDirectories : [],
+  };
 }
 
 /** A problem found in a stored session file: where, and what is wrong. */
@@ -500,7 +575,12 @@ export interface StoreProblem {
 }
 
 /** A parsed session file, or why its header is unusable; `problems` lists lines that were skipped. */
-export function parseSessionFileDetailed(text: string, file = '<session file>'): { session: StoredSession; header?: undefined; problems: StoreProblem[] } | { session?: undefined; header: StoreProblem; problems: StoreProblem[] } {
+export function parseSessionFileDetailed(
+  text: string,
+  file = '<session file>',
+):
+  | { session: StoredSession; header?: undefined; problems: StoreProblem[] }
+  | { session?: undefined; header: StoreProblem; problems: StoreProblem[] } {
   const lines = text.split('\n');
   const h = readHeader(lines[0]);
   if (typeof h === 'string') return { header: { file, line: 1, message: h }, problems: [] };
@@ -531,7 +611,11 @@ export function parseSessionFileDetailed(text: string, file = '<session file>'):
     } else if (v.record === 'config' && isConfigValues(v.values)) {
       meta.configValues = v.values;
     } else {
-      problems.push({ file, line: i + 1, message: 'neither an update (no string "sessionUpdate") nor a config record; skipped' });
+      problems.push({
+        file,
+        line: i + 1,
+        message: 'neither an update (no string "sessionUpdate") nor a config record; skipped',
+      });
     }
   }
   return { session: { meta, updates, locations }, problems };

@@ -23,4 +23,9 @@ export function stderrLogger(name = 'acp-kit agent'): AgentLogger {
 }
 
 /** Discards everything (embedding, tests that check stderr is empty). */
-export const silentLogger: AgentLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+export const silentLogger: AgentLogger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};

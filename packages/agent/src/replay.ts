@@ -27,7 +27,10 @@ export interface ReplayTarget {
  * to v1 and back). The lifecycle adds what a version's replay needs before an update (v2
  * primers). Shared by the agent runtime and the cluster's followers, which replay from the table.
  */
-export async function replayHistory(t: ReplayTarget, stored: Pick<StoredSession, 'updates' | 'locations'>): Promise<void> {
+export async function replayHistory(
+  t: ReplayTarget,
+  stored: Pick<StoredSession, 'updates' | 'locations'>,
+): Promise<void> {
   const { lifecycle, encoder: enc, validator, sessionId } = t;
   // stored lines are checked against the schema before they go out: a corrupt or hand-edited
   // store must not put invalid updates on the wire (nor abort the replay half-way)
@@ -37,12 +40,17 @@ export async function replayHistory(t: ReplayTarget, stored: Pick<StoredSession,
     try {
       wires = enc.encode(u);
     } catch (e) {
-      t.logger.warn(`session ${sessionId}: stored update at ${where} dropped from the replay: it cannot be encoded (${messageOf(e)})`);
+      t.logger.warn(
+        `session ${sessionId}: stored update at ${where} dropped from the replay: it cannot be encoded (${messageOf(e)})`,
+      );
       return;
     }
     if (wires.length === 0) {
       const failure = lifecycle.droppedReason(u);
-      if (failure) t.logger.warn(`session ${sessionId}: stored update at ${where} dropped from the replay: invalid ${u.sessionUpdate} at ${failure.path}: ${failure.message}`);
+      if (failure)
+        t.logger.warn(
+          `session ${sessionId}: stored update at ${where} dropped from the replay: invalid ${u.sessionUpdate} at ${failure.path}: ${failure.message}`,
+        );
       return;
     }
     for (const wire of wires) {
@@ -54,14 +62,18 @@ export async function replayHistory(t: ReplayTarget, stored: Pick<StoredSession,
       }
       if (failure && failure !== 'unknown') {
         const kind = ('sessionUpdate' in wire ? wire.sessionUpdate : undefined) ?? 'update';
-        t.logger.warn(`session ${sessionId}: stored update at ${where} dropped from the replay: invalid ${String(kind)} at ${failure.path}: ${failure.message}`);
+        t.logger.warn(
+          `session ${sessionId}: stored update at ${where} dropped from the replay: invalid ${String(kind)} at ${failure.path}: ${failure.message}`,
+        );
         continue;
       }
       try {
         t.notify(wire);
       } catch (e) {
         // e.g. nested too deep to serialise
-        t.logger.warn(`session ${sessionId}: stored update at ${where} dropped from the replay: it cannot be sent (${messageOf(e)})`);
+        t.logger.warn(
+          `session ${sessionId}: stored update at ${where} dropped from the replay: it cannot be sent (${messageOf(e)})`,
+        );
       }
     }
   };

@@ -32,21 +32,38 @@ function encodeCursor(k: Key): string {
 function decodeCursor(cursor: string): Key {
   try {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 3 && v[0] === 'acp-kit/list/1' && typeof v[1] === 'string' && typeof v[2] === 'string') return [v[1], v[2]];
+    if (
+      Array.isArray(v) &&
+      v.length === 3 &&
+      v[0] === 'acp-kit/list/1' &&
+      typeof v[1] === 'string' &&
+      typeof v[2] === 'string'
+    )
+      return [v[1], v[2]];
   } catch {
     /* below */
   }
-  throw AcpError.invalidParams(`params.cursor: ${JSON.stringify(cursor.length > 60 ? cursor.slice(0, 60) + '…' : cursor)} is not a cursor this agent returned`, { path: 'params.cursor' });
+  throw AcpError.invalidParams(
+    `params.cursor: ${JSON.stringify(cursor.length > 60 ? cursor.slice(0, 60) + '…' : cursor)} is not a cursor this agent returned`,
+    { path: 'params.cursor' },
+  );
 }
 
 /**
  * One page of `session/list` (ACP-ALL-LIST-01..05): exact `cwd` match (normalized), newest first,
  * `nextCursor` only when more pages exist; an unknown cursor is -32602. Discovery only.
  */
-export function listPage(all: StoredSessionMeta[], cwd: string | null | undefined, cursor: string | null | undefined, pageSize = LIST_PAGE_SIZE): ListSessionsResponse {
+export function listPage(
+  all: StoredSessionMeta[],
+  cwd: string | null | undefined,
+  cursor: string | null | undefined,
+  pageSize = LIST_PAGE_SIZE,
+): ListSessionsResponse {
   const after = cursor != null ? decodeCursor(cursor) : undefined;
   const want = cwd != null ? normDir(cwd) : undefined;
-  const rows = all.filter((m) => want === undefined || normDir(m.cwd) === want).sort((a, b) => compare(keyOf(a), keyOf(b)));
+  const rows = all
+    .filter((m) => want === undefined || normDir(m.cwd) === want)
+    .sort((a, b) => compare(keyOf(a), keyOf(b)));
   const start = after ? rows.findIndex((m) => compare(keyOf(m), after) > 0) : 0;
   const page = start < 0 ? [] : rows.slice(start, start + pageSize);
   const sessions: SessionInfo[] = page.map((m) => {

@@ -10,7 +10,14 @@ import type { AgentLifecycle, PromptJob, TurnEnd } from './lifecycle/index.js';
 import type { AgentLogger } from './logger.js';
 import { isHistoryUpdate, isPending, storeError, type SessionStore } from './session-store.js';
 import { abortError, TurnRuntime } from './turn.js';
-import type { AgentDefinition, AgentSession, ClientPeerInfo, ClientServices, PermissionQuestion, TurnResult } from './types.js';
+import type {
+  AgentDefinition,
+  AgentSession,
+  ClientPeerInfo,
+  ClientServices,
+  PermissionQuestion,
+  TurnResult,
+} from './types.js';
 
 /** What an agent session needs from the connection that serves it (the client side has its own, `ClientSessionHost`). */
 export interface AgentSessionHost {
@@ -247,15 +254,14 @@ export class SessionRuntime implements AgentSession {
     if (!isPending(result)) return;
     const n = ++this.issued;
     // chained: resolved in issue order whatever order the store settles them in
-    this.writes = this.writes.then(
-      () =>
-        result.then(
-          () => {
-            this.persisted = n;
-            this.drain();
-          },
-          (e: unknown) => this.failStore(e),
-        ),
+    this.writes = this.writes.then(() =>
+      result.then(
+        () => {
+          this.persisted = n;
+          this.drain();
+        },
+        (e: unknown) => this.failStore(e),
+      ),
     );
   }
 
@@ -270,7 +276,11 @@ export class SessionRuntime implements AgentSession {
 
   /** Sends what the persisted writes released, in order; everything once the store failed. */
   private drain(): void {
-    for (let held = this.heldOutput[0]; held !== undefined && (this.storeFailure || held.after <= this.persisted); held = this.heldOutput[0]) {
+    for (
+      let held = this.heldOutput[0];
+      held !== undefined && (this.storeFailure || held.after <= this.persisted);
+      held = this.heldOutput[0]
+    ) {
       this.heldOutput.shift();
       try {
         held.run(this.storeFailure);
@@ -295,7 +305,9 @@ export class SessionRuntime implements AgentSession {
   private failStore(e: unknown): void {
     if (!this.storeFailure) {
       this.storeFailure = storeError(e);
-      this.host.logger.error(`session ${this.sessionId}: ${this.storeFailure.message}; the running turn ends with an error and new prompts are refused`);
+      this.host.logger.error(
+        `session ${this.sessionId}: ${this.storeFailure.message}; the running turn ends with an error and new prompts are refused`,
+      );
       this.active?.cancel('the session store failed');
       for (const job of this.held.splice(0)) {
         job.detach();
@@ -375,7 +387,10 @@ export class SessionRuntime implements AgentSession {
   /** Backpressure: the turn streams at the pace of the slowest attached connection. */
   private whenWritable(): Promise<void> {
     const [only] = this.attachments;
-    const wire = this.attachments.length === 1 && only !== undefined ? only.host.whenWritable() : Promise.all(this.attachments.map((a) => a.host.whenWritable())).then(() => undefined);
+    const wire =
+      this.attachments.length === 1 && only !== undefined
+        ? only.host.whenWritable()
+        : Promise.all(this.attachments.map((a) => a.host.whenWritable())).then(() => undefined);
     // and at the pace of an asynchronous store, once too many of its writes are outstanding
     if (this.issued - this.persisted <= STORE_WINDOW) return wire;
     return Promise.all([wire, this.whenPersisted()]).then(() => undefined);
@@ -407,7 +422,10 @@ export class SessionRuntime implements AgentSession {
   openWith(options: readonly ConfigOption[]): void {
     this.configOptions = [...options];
     if (!this.encoderUsed) {
-      this.encoder = this.host.codec.createUpdateEncoder({ clientCapabilities: this.host.client.capabilities, configOptions: this.configOptions });
+      this.encoder = this.host.codec.createUpdateEncoder({
+        clientCapabilities: this.host.client.capabilities,
+        configOptions: this.configOptions,
+      });
     }
   }
 
@@ -421,7 +439,9 @@ export class SessionRuntime implements AgentSession {
     if (update?.sessionUpdate === 'state_update') {
       if (!this.warnedStateUpdate) {
         this.warnedStateUpdate = true;
-        this.host.logger.warn(`session ${this.sessionId}: dropped a state_update sent by the agent: the runtime reports the foreground state itself (ACP-V2-LIFE-05/06); further ones are dropped silently`);
+        this.host.logger.warn(
+          `session ${this.sessionId}: dropped a state_update sent by the agent: the runtime reports the foreground state itself (ACP-V2-LIFE-05/06); further ones are dropped silently`,
+        );
       }
       return;
     }
@@ -515,7 +535,8 @@ export class SessionRuntime implements AgentSession {
     // checked at run time too: a JavaScript author may pass anything
     if (!isObj(call) || typeof call.toolCallId !== 'string') return;
     const known = this.toolCalls.get(call.toolCallId);
-    const adds = !known || Object.entries(call).some(([k, v]) => k !== 'toolCallId' && v !== undefined && !sameValue(known[k], v));
+    const adds =
+      !known || Object.entries(call).some(([k, v]) => k !== 'toolCallId' && v !== undefined && !sameValue(known[k], v));
     if (adds) this.emit({ ...call, sessionUpdate: 'tool_call_update' });
   }
 
@@ -533,7 +554,10 @@ export class SessionRuntime implements AgentSession {
   /** A v2 snapshot of the current foreground state (after a resume, ACP-V2-RESUME-08). */
   stateSnapshot(): StateUpdate {
     // a turn blocked on a permission question is `requires_action`, also in a resume snapshot
-    return { sessionUpdate: 'state_update', state: this.active ? (this.active.requiresAction ? 'requires_action' : 'running') : 'idle' };
+    return {
+      sessionUpdate: 'state_update',
+      state: this.active ? (this.active.requiresAction ? 'requires_action' : 'running') : 'idle',
+    };
   }
 
   onCancelToolCall(toolCallId: string, cancel: () => void | Promise<void>): () => void {
@@ -551,7 +575,8 @@ export class SessionRuntime implements AgentSession {
 
   /** Final tool calls and exited terminals can no longer be cancelled (ACP-V2-TOOL-11). */
   private track(u: AnySessionUpdate): void {
-    if (u.sessionUpdate === 'tool_call_update' && FINAL_TOOL_STATUSES.has(u.status)) this.toolCancels.delete(u.toolCallId);
+    if (u.sessionUpdate === 'tool_call_update' && FINAL_TOOL_STATUSES.has(u.status))
+      this.toolCancels.delete(u.toolCallId);
     if (u.sessionUpdate === 'terminal_update' && u.exitStatus != null) this.terminalCancels.delete(u.terminalId);
   }
 
@@ -560,9 +585,12 @@ export class SessionRuntime implements AgentSession {
     const cancel = map.get(id);
     if (!cancel) {
       const field = kind === 'tool_call' ? 'toolCallId' : 'terminalId';
-      throw AcpError.invalidParams(`params.${field}: ${JSON.stringify(id)} is not a cancellable ${kind === 'tool_call' ? 'tool call' : 'terminal'} of this session (unknown, already final, or not cancellable)`, {
-        path: `params.${field}`,
-      });
+      throw AcpError.invalidParams(
+        `params.${field}: ${JSON.stringify(id)} is not a cancellable ${kind === 'tool_call' ? 'tool call' : 'terminal'} of this session (unknown, already final, or not cancellable)`,
+        {
+          path: `params.${field}`,
+        },
+      );
     }
     map.delete(id);
     await cancel();
@@ -573,7 +601,9 @@ export class SessionRuntime implements AgentSession {
   async setConfigOption(configId: string, value: string | boolean): Promise<ConfigOption[]> {
     checkConfigValue(this.configOptions, configId, value);
     const def = this.host.definition;
-    const next = def.setConfigOption ? await def.setConfigOption(this, configId, value) : withValue(this.configOptions, configId, value);
+    const next = def.setConfigOption
+      ? await def.setConfigOption(this, configId, value)
+      : withValue(this.configOptions, configId, value);
     this.configOptions = [...next];
     const written = this.host.store.setConfigValues(this.sessionId, configValues(this.configOptions));
     if (isPending(written)) {
@@ -593,7 +623,9 @@ export class SessionRuntime implements AgentSession {
       await this.setConfigOption(m.configId, modeId);
     } catch (e) {
       if (e instanceof AcpError && isObj(e.data) && e.data.path === 'params.value') {
-        throw AcpError.invalidParams(`params.modeId: ${JSON.stringify(modeId)} is not an available mode`, { path: 'params.modeId' });
+        throw AcpError.invalidParams(`params.modeId: ${JSON.stringify(modeId)} is not an available mode`, {
+          path: 'params.modeId',
+        });
       }
       throw e;
     }
@@ -613,7 +645,11 @@ export class SessionRuntime implements AgentSession {
     if (this.closing || this.closed) return Promise.reject(AcpError.cancelled('the session is closing'));
     if (this.storeFailure) return Promise.reject(this.storeFailure);
     if (this.held.length >= this.host.maxHeldPrompts && this.active) {
-      return Promise.reject(AcpError.invalidRequest(`session ${this.sessionId} already holds ${this.held.length} prompts waiting for the running turn (limit ${this.host.maxHeldPrompts})`));
+      return Promise.reject(
+        AcpError.invalidRequest(
+          `session ${this.sessionId} already holds ${this.held.length} prompts waiting for the running turn (limit ${this.host.maxHeldPrompts})`,
+        ),
+      );
     }
     return new Promise<PromptResponse>((resolve, reject) => {
       const job: PromptJob = {
@@ -651,7 +687,11 @@ export class SessionRuntime implements AgentSession {
     // the user message is history: persisted at insertion, so load/resume replays it with its id.
     // Live it is echoed in v2 only (ACP-V2-LIFE-04): in v1 `user_message_chunk` is history replay,
     // a v1 client renders its own prompt, and a live echo would show it twice.
-    const userMessage: SessionUpdate = { sessionUpdate: 'user_message', messageId: userMessageId, content: [...job.prompt] };
+    const userMessage: SessionUpdate = {
+      sessionUpdate: 'user_message',
+      messageId: userMessageId,
+      content: [...job.prompt],
+    };
     let written: void | Promise<void>;
     try {
       // stored before the turn becomes active: a prompt the store cannot take (e.g. nested too deep
@@ -662,7 +702,9 @@ export class SessionRuntime implements AgentSession {
       job.detach();
       job.reject(
         e instanceof RangeError
-          ? AcpError.invalidParams(`params.prompt: cannot be stored (${e.message}); nest content less deeply`, { path: 'params.prompt' })
+          ? AcpError.invalidParams(`params.prompt: cannot be stored (${e.message}); nest content less deeply`, {
+              path: 'params.prompt',
+            })
           : AcpError.internal(`the prompt could not be stored: ${describeError(e)}`),
       );
       this.host.logger.warn(`session ${this.sessionId}: prompt refused, the store failed: ${describeError(e)}`);
@@ -734,7 +776,8 @@ export class SessionRuntime implements AgentSession {
     this.activeDone = undefined;
     // the end goes out after every update of the turn is persisted and sent
     this.afterPersisted((failure) => {
-      const final = failure && end.stopReason !== 'error' ? { stopReason: 'error' as const, error: failure.toJSON() } : end;
+      const final =
+        failure && end.stopReason !== 'error' ? { stopReason: 'error' as const, error: failure.toJSON() } : end;
       try {
         this.host.lifecycle.endTurn(this, job, final);
       } catch (e) {
@@ -768,10 +811,14 @@ export class SessionRuntime implements AgentSession {
     if (turn.cancelRequested) {
       // once aborted and flushed, the turn ends `cancelled`, never with an error (ACP-V1-CANCEL-05/06, ACP-V2-CANCEL-05/06)
       if (settled.kind === 'timeout') {
-        this.host.logger.warn(`session ${this.sessionId}: prompt() did not return within ${this.host.cancelTimeoutMs} ms of the cancel; turn ended anyway`);
+        this.host.logger.warn(
+          `session ${this.sessionId}: prompt() did not return within ${this.host.cancelTimeoutMs} ms of the cancel; turn ended anyway`,
+        );
         author.catch(() => undefined);
       } else if (settled.kind === 'err' && !isAbortError(settled.error)) {
-        this.host.logger.warn(`session ${this.sessionId}: prompt() threw after the cancel: ${describeError(settled.error)}`);
+        this.host.logger.warn(
+          `session ${this.sessionId}: prompt() threw after the cancel: ${describeError(settled.error)}`,
+        );
       }
       return { stopReason: 'cancelled' };
     }
@@ -845,7 +892,8 @@ function sameValue(a: unknown, b: unknown): boolean {
 
 function normalizeResult(r: TurnResult | undefined): TurnEnd {
   if (typeof r === 'string') return { stopReason: r };
-  if (r && typeof r === 'object' && typeof r.stopReason === 'string') return r.error ? { stopReason: r.stopReason, error: r.error } : { stopReason: r.stopReason };
+  if (r && typeof r === 'object' && typeof r.stopReason === 'string')
+    return r.error ? { stopReason: r.stopReason, error: r.error } : { stopReason: r.stopReason };
   return { stopReason: 'end_turn' };
 }
 

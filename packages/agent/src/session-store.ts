@@ -135,7 +135,9 @@ export class InMemorySessionStore implements SessionStore {
   constructor(private readonly options: { history?: boolean; asyncAppend?: boolean } = {}) {}
 
   create(meta: StoredSessionMeta): void | Promise<void> {
-    return this.write(() => this.sessions.set(meta.sessionId, { meta: structuredClone(meta), touched: 0, updates: [] }));
+    return this.write(() =>
+      this.sessions.set(meta.sessionId, { meta: structuredClone(meta), touched: 0, updates: [] }),
+    );
   }
   append(sessionId: string, update: AnySessionUpdate): void | Promise<void> {
     // the synchronous path allocates nothing more than before: appends are hot

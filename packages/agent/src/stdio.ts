@@ -32,9 +32,14 @@ export function runAgentOnStdio(definition: AgentDefinition, options: RunAgentOn
   console.info = console.error;
   console.debug = console.error;
   process.on('uncaughtException', (e) => logger.error(`uncaught exception: ${e?.stack ?? String(e)}`));
-  process.on('unhandledRejection', (e) => logger.error(`unhandled rejection: ${(e instanceof Error ? e.stack : undefined) ?? String(e)}`));
+  process.on('unhandledRejection', (e) =>
+    logger.error(`unhandled rejection: ${(e instanceof Error ? e.stack : undefined) ?? String(e)}`),
+  );
   // one store per agent (keyed by its name): other acp-kit agents' sessions stay theirs
-  const store = options.store === undefined ? new JsonlSessionStore({ dir: defaultSessionDir(process.env, definition.info?.name ?? '') }) : options.store;
+  const store =
+    options.store === undefined
+      ? new JsonlSessionStore({ dir: defaultSessionDir(process.env, definition.info?.name ?? '') })
+      : options.store;
   const connection = serveAgentOnStreams(definition, process.stdin, process.stdout, { ...options, logger, store });
   if (options.exitOnClose !== false) {
     void connection.closed.then((info) => {
@@ -52,7 +57,12 @@ export function runAgentOnStdio(definition: AgentDefinition, options: RunAgentOn
  * `eofGraceMs`), then the connection ends. For embedding an agent where a process would be (e.g.
  * the conformance checker's in-process agents); `store` defaults as in {@link serveAgent}.
  */
-export function serveAgentOnStreams(definition: AgentDefinition, input: Readable, output: Writable, options: Omit<RunAgentOnStdioOptions, 'exitOnClose'> = {}): AgentConnection {
+export function serveAgentOnStreams(
+  definition: AgentDefinition,
+  input: Readable,
+  output: Writable,
+  options: Omit<RunAgentOnStdioOptions, 'exitOnClose'> = {},
+): AgentConnection {
   const logger = options.logger ?? stderrLogger(definition.info?.name);
   // the input's end is held back from the transport until what was read before it has been answered:
   // a client that writes a request and closes its side at once still gets its answer

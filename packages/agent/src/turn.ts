@@ -78,7 +78,10 @@ export class TurnRuntime implements Turn {
     return this.pendingPermissions > 0 && !this.ended && !this.signal.aborted;
   }
 
-  async requestPermission(question: PermissionQuestion, options: PermissionRequestOptions = {}): Promise<PermissionOutcome> {
+  async requestPermission(
+    question: PermissionQuestion,
+    options: PermissionRequestOptions = {},
+  ): Promise<PermissionOutcome> {
     if (this.ended || this.signal.aborted) return { outcome: 'cancelled' };
     const offered = new Set(question.options.map((o) => o.optionId));
     this.host.announceSubject(question);
@@ -105,12 +108,15 @@ export class TurnRuntime implements Turn {
       }
       if (outcome?.outcome !== 'cancelled') {
         // never treat an unknown outcome or an option we did not offer as approval (ACP-V2-PERM-06)
-        this.host.logger.warn(`permission answer ${JSON.stringify(outcome)} is not one of the offered options; treated as cancelled`);
+        this.host.logger.warn(
+          `permission answer ${JSON.stringify(outcome)} is not one of the offered options; treated as cancelled`,
+        );
       }
       return { outcome: 'cancelled' };
     } catch (e) {
       // cancelled by us ($/cancel_request) or the client answered -32800, or the connection ended
-      if (this.signal.aborted || this.questions.signal.aborted || isAbortError(e) || e instanceof ConnectionClosedError) return { outcome: 'cancelled' };
+      if (this.signal.aborted || this.questions.signal.aborted || isAbortError(e) || e instanceof ConnectionClosedError)
+        return { outcome: 'cancelled' };
       if (e instanceof AcpError && e.code === ErrorCode.RequestCancelled) return { outcome: 'cancelled' };
       throw e;
     }

@@ -1,11 +1,21 @@
 import type {
-  AgentCapabilities, AnyContentBlock, AuthMethod, AvailableCommand, ClientCapabilities, ConfigOption,
-  ErrorObject, Implementation, McpServer, PermissionOption, PermissionOutcome, PermissionSubject,
-  SessionUpdate, StopReason, AnySessionUpdate,
+  AgentCapabilities,
+  AnyContentBlock,
+  AuthMethod,
+  AvailableCommand,
+  ClientCapabilities,
+  ConfigOption,
+  ErrorObject,
+  Implementation,
+  McpServer,
+  PermissionOption,
+  PermissionOutcome,
+  PermissionSubject,
+  SessionUpdate,
+  StopReason,
+  AnySessionUpdate,
 } from '@acp-kit/protocol';
-import type {
-  CreateTerminalRequest, TerminalExitStatus, TerminalOutputResponse,
-} from '@acp-kit/protocol';
+import type { CreateTerminalRequest, TerminalExitStatus, TerminalOutputResponse } from '@acp-kit/protocol';
 
 /** What the runtime knows about the connected client. */
 export interface ClientPeerInfo {
@@ -28,7 +38,10 @@ export interface ClientTerminal {
 export interface ClientServices {
   readTextFile?(path: string, options?: { line?: number; limit?: number; signal?: AbortSignal }): Promise<string>;
   writeTextFile?(path: string, content: string, options?: { signal?: AbortSignal }): Promise<void>;
-  createTerminal?(request: Omit<CreateTerminalRequest, 'sessionId'>, options?: { signal?: AbortSignal }): Promise<ClientTerminal>;
+  createTerminal?(
+    request: Omit<CreateTerminalRequest, 'sessionId'>,
+    options?: { signal?: AbortSignal },
+  ): Promise<ClientTerminal>;
 }
 
 /** A permission question, version-neutral (the runtime shapes it for v1/v2). */
@@ -131,7 +144,11 @@ export interface AgentDefinition {
    */
   openSession?(session: AgentSession, context: OpenSessionContext): Promise<SessionSetup | void> | SessionSetup | void;
   /** Validates and applies a config option change; returns the complete new list. Throw `AcpError.invalidParams` to reject. */
-  setConfigOption?(session: AgentSession, configId: string, value: string | boolean): Promise<ConfigOption[]> | ConfigOption[];
+  setConfigOption?(
+    session: AgentSession,
+    configId: string,
+    value: string | boolean,
+  ): Promise<ConfigOption[]> | ConfigOption[];
   /** Runs one turn. */
   prompt(turn: Turn): Promise<TurnResult>;
   /** Called when a session is closed (resources released). */

@@ -22,7 +22,10 @@ export interface TerminalLoginCommand {
  * - `type: "terminal"` (v1 unstable, v2) — the agent's own command run with the method's `args`
  *   and `env` (ACP-ALL-AUTH-02); needs `agent`, how the agent was started.
  */
-export function terminalLoginCommand(method: AuthMethod, agent?: { command: string; args?: readonly string[] }): TerminalLoginCommand | undefined {
+export function terminalLoginCommand(
+  method: AuthMethod,
+  agent?: { command: string; args?: readonly string[] },
+): TerminalLoginCommand | undefined {
   const meta = method._meta?.['terminal-auth'];
   if (isObj(meta)) {
     const m = meta;
@@ -33,7 +36,11 @@ export function terminalLoginCommand(method: AuthMethod, agent?: { command: stri
     }
   }
   if (method.type === 'terminal' && agent) {
-    return { command: agent.command, args: [...(agent.args ?? []), ...stringList(method.args)], env: stringMap(method.env) };
+    return {
+      command: agent.command,
+      args: [...(agent.args ?? []), ...stringList(method.args)],
+      env: stringMap(method.env),
+    };
   }
   return undefined;
 }

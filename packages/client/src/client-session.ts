@@ -41,7 +41,12 @@ export interface ClientSessionHost {
   readonly defaultPermissionPolicy: PermissionPolicy | undefined;
   call<M extends AgentMethod>(method: M, params: ParamsOf<M>, options?: RequestOptions): Promise<ResultOf<M>>;
   /** `call` whose answer (or error answer) is handled synchronously when it is read (wire order). */
-  callAt<M extends AgentMethod, T>(method: M, params: ParamsOf<M>, atAnswer: (result: ResultOf<M>) => T, atAnswerError?: (error: AcpError) => T): Promise<T>;
+  callAt<M extends AgentMethod, T>(
+    method: M,
+    params: ParamsOf<M>,
+    atAnswer: (result: ResultOf<M>) => T,
+    atAnswerError?: (error: AcpError) => T,
+  ): Promise<T>;
   notify<M extends keyof AgentNotifications>(method: M, params: AgentNotifications[M]): void;
   closeSession(sessionId: string): Promise<void>;
   /** A prompt turn starts: message grouping of id-less v1 chunks restarts. */
@@ -152,7 +157,10 @@ export class ClientSession {
   async prompt(content: string | AnyContentBlock[], options: PromptOptions = {}): Promise<PromptResult> {
     if (this.closedFlag) throw new AcpError(ErrorCode.InvalidRequest, `session ${this.sessionId} is closed`);
     const prompt: AnyContentBlock[] = typeof content === 'string' ? [{ type: 'text', text: content }] : [...content];
-    if (prompt.length === 0) throw AcpError.invalidParams('prompt must contain at least one content block (ACP-V2-LIFE-14)', { path: 'params.prompt' });
+    if (prompt.length === 0)
+      throw AcpError.invalidParams('prompt must contain at least one content block (ACP-V2-LIFE-14)', {
+        path: 'params.prompt',
+      });
     this.checkPromptCapabilities(prompt);
     const { signal } = options;
     if (signal?.aborted) throw AcpError.cancelled('the prompt was aborted before it was sent');
@@ -170,7 +178,8 @@ export class ClientSession {
   /** Resolves with the next idle `state_update` applied to this session. */
   nextIdle(): Promise<StateUpdate> {
     if (this.closedFlag && this.successor) return this.successor.nextIdle();
-    if (this.closedFlag) return Promise.reject(new AcpError(ErrorCode.InvalidRequest, `session ${this.sessionId} is closed`));
+    if (this.closedFlag)
+      return Promise.reject(new AcpError(ErrorCode.InvalidRequest, `session ${this.sessionId} is closed`));
     return new Promise<StateUpdate>((resolve, reject) => {
       this.idleWaiters.push({ after: this.seq, resolve, reject });
       this.host.closedError.catch(reject);
@@ -202,13 +211,19 @@ export class ClientSession {
     if (opt?.type === 'select') {
       const values = selectValues(opt);
       if (typeof value !== 'string' || !values.includes(value)) {
-        throw AcpError.invalidParams(`value must be one of ${values.map((v) => JSON.stringify(v)).join(', ')} for config option ${JSON.stringify(configId)}`, { path: 'params.value' });
+        throw AcpError.invalidParams(
+          `value must be one of ${values.map((v) => JSON.stringify(v)).join(', ')} for config option ${JSON.stringify(configId)}`,
+          { path: 'params.value' },
+        );
       }
     } else if (opt?.type === 'boolean' && typeof value !== 'boolean') {
-      throw AcpError.invalidParams(`value must be a boolean for config option ${JSON.stringify(configId)}`, { path: 'params.value' });
+      throw AcpError.invalidParams(`value must be a boolean for config option ${JSON.stringify(configId)}`, {
+        path: 'params.value',
+      });
     }
     const res = await this.host.call('session/set_config_option', { sessionId: this.sessionId, configId, value });
-    if (Array.isArray(res?.configOptions)) this.receive({ sessionUpdate: 'config_option_update', configOptions: res.configOptions });
+    if (Array.isArray(res?.configOptions))
+      this.receive({ sessionUpdate: 'config_option_update', configOptions: res.configOptions });
     return this.state.configOptions;
   }
 
@@ -222,11 +237,18 @@ export class ClientSession {
       await this.setConfigOption(modeOption.configId, modeId);
       return;
     }
-    if (!this.host.supports('session/set_mode')) throw new AcpError(ErrorCode.InvalidRequest, 'the agent offers no config option with category "mode" (ACP-V2-CFG-04)');
+    if (!this.host.supports('session/set_mode'))
+      throw new AcpError(
+        ErrorCode.InvalidRequest,
+        'the agent offers no config option with category "mode" (ACP-V2-CFG-04)',
+      );
     const modes = this.state.modes;
     if (!modes) throw new AcpError(ErrorCode.InvalidRequest, 'the agent returned no modes for this session');
     if (!modes.availableModes.some((m) => m.id === modeId)) {
-      throw AcpError.invalidParams(`modeId must be one of ${modes.availableModes.map((m) => JSON.stringify(m.id)).join(', ')} (ACP-V1-MODE-02)`, { path: 'params.modeId' });
+      throw AcpError.invalidParams(
+        `modeId must be one of ${modes.availableModes.map((m) => JSON.stringify(m.id)).join(', ')} (ACP-V1-MODE-02)`,
+        { path: 'params.modeId' },
+      );
     }
     await this.host.call('session/set_mode', { sessionId: this.sessionId, modeId });
     this.receive({ sessionUpdate: 'current_mode_update', currentModeId: modeId });
@@ -236,7 +258,10 @@ export class ClientSession {
   async cancelToolCall(toolCallId: string): Promise<void> {
     const tc = this.state.toolCalls.get(toolCallId);
     if (!this.host.supports('tool_call/cancel') || tc?.capabilities?.cancel == null) {
-      throw new AcpError(ErrorCode.InvalidRequest, `tool call ${JSON.stringify(toolCallId)} does not advertise capabilities.cancel`);
+      throw new AcpError(
+        ErrorCode.InvalidRequest,
+        `tool call ${JSON.stringify(toolCallId)} does not advertise capabilities.cancel`,
+      );
     }
     await this.host.call('tool_call/cancel', { sessionId: this.sessionId, toolCallId });
   }
@@ -245,7 +270,10 @@ export class ClientSession {
   async cancelTerminal(terminalId: string): Promise<void> {
     const t = this.state.terminals.get(terminalId);
     if (!this.host.supports('terminal/cancel') || t?.capabilities?.cancel == null) {
-      throw new AcpError(ErrorCode.InvalidRequest, `terminal ${JSON.stringify(terminalId)} does not advertise capabilities.cancel`);
+      throw new AcpError(
+        ErrorCode.InvalidRequest,
+        `terminal ${JSON.stringify(terminalId)} does not advertise capabilities.cancel`,
+      );
     }
     await this.host.call('terminal/cancel', { sessionId: this.sessionId, terminalId });
   }
@@ -319,7 +347,11 @@ export class ClientSession {
     if (subject?.type === 'tool_call' && isObj(subject.toolCall) && typeof subject.toolCall.toolCallId === 'string') {
       toolCallId = subject.toolCall.toolCallId;
       this.receive({ ...subject.toolCall, sessionUpdate: 'tool_call_update' });
-      request = this.lifecycle.permissionRequest(request, subject.toolCall.title, this.state.toolCalls.get(toolCallId)?.title);
+      request = this.lifecycle.permissionRequest(
+        request,
+        subject.toolCall.title,
+        this.state.toolCalls.get(toolCallId)?.title,
+      );
     }
     const own = new AbortController();
     // asked after our cancel but before the turn ended: it belongs to the cancelled work (ACP-ALL-PERM-03)
@@ -379,9 +411,19 @@ export class ClientSession {
   private checkPromptCapabilities(prompt: AnyContentBlock[]): void {
     const caps = this.host.agentCapabilities.prompt ?? {};
     prompt.forEach((b, i) => {
-      const need = b.type === 'image' ? 'image' : b.type === 'audio' ? 'audio' : b.type === 'resource' ? 'embeddedContext' : undefined;
+      const need =
+        b.type === 'image'
+          ? 'image'
+          : b.type === 'audio'
+            ? 'audio'
+            : b.type === 'resource'
+              ? 'embeddedContext'
+              : undefined;
       if (need && !caps[need]) {
-        throw AcpError.invalidParams(`params.prompt[${i}]: the agent does not accept ${b.type} content (prompt capability ${need} not advertised, ACP-ALL-CONT-02)`, { path: `params.prompt[${i}]` });
+        throw AcpError.invalidParams(
+          `params.prompt[${i}]: the agent does not accept ${b.type} content (prompt capability ${need} not advertised, ACP-ALL-CONT-02)`,
+          { path: `params.prompt[${i}]` },
+        );
       }
     });
   }
@@ -393,7 +435,8 @@ function selectValues(opt: ConfigOption): string[] {
   for (const o of options) {
     if (!isObj(o)) continue;
     if (typeof o.value === 'string') out.push(o.value);
-    if (Array.isArray(o.options)) for (const g of o.options) if (isObj(g) && typeof g.value === 'string') out.push(g.value);
+    if (Array.isArray(o.options))
+      for (const g of o.options) if (isObj(g) && typeof g.value === 'string') out.push(g.value);
   }
   return out;
 }

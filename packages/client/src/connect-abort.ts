@@ -38,14 +38,21 @@ function formatDuration(ms: number): string {
 /** The agent as shown in messages: its command line (arguments with spaces quoted). */
 export function describeTarget(target: AgentTarget): string {
   if (target.command === undefined) return 'the given transport';
-  return [target.command, ...(target.args ?? [])].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+  return [target.command, ...(target.args ?? [])]
+    .map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a)))
+    .join(' ');
 }
 
 /**
  * Waits for `initialized`, rejecting with {@link ConnectAbortedError} when `timeoutMs` elapses
  * or `signal` aborts first. The caller tears the connection down on rejection.
  */
-export function untilInitialized(initialized: Promise<void>, agent: string, signal: AbortSignal | undefined, timeoutMs: number | undefined): Promise<void> {
+export function untilInitialized(
+  initialized: Promise<void>,
+  agent: string,
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+): Promise<void> {
   if (!signal && timeoutMs === undefined) return initialized;
   return new Promise<void>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
@@ -129,7 +136,10 @@ export class AgentStartupError extends ConnectionClosedError {
     let msg: string;
     if (init.kind === 'closed') {
       // e.g. `Connection closed: agent command not found: my-agent`: the reason says it all
-      this.message = this.stdoutTail.length > 0 ? `${this.message}\n--- last stdout lines ---\n${this.stdoutTail.join('\n')}` : this.message;
+      this.message =
+        this.stdoutTail.length > 0
+          ? `${this.message}\n--- last stdout lines ---\n${this.stdoutTail.join('\n')}`
+          : this.message;
       return;
     }
     if (init.kind === 'non-json-stdout') {
@@ -203,7 +213,15 @@ export function watchStartup(inner: Transport, agent: string, stderrTail?: () =>
             firstNonJson ??= cut(info.line);
             timer ??= setTimeout(() => {
               stop();
-              fail(new AgentStartupError({ kind: 'non-json-stdout', agent, firstNonJsonLine: firstNonJson, stdoutTail: tail, info: { reason: 'the agent wrote non-JSON to stdout', stderrTail: stderrTail?.() } }));
+              fail(
+                new AgentStartupError({
+                  kind: 'non-json-stdout',
+                  agent,
+                  firstNonJsonLine: firstNonJson,
+                  stdoutTail: tail,
+                  info: { reason: 'the agent wrote non-JSON to stdout', stderrTail: stderrTail?.() },
+                }),
+              );
             }, NON_JSON_STDOUT_GRACE_MS);
           }
           handlers.onInvalidLine(info);
@@ -213,7 +231,15 @@ export function watchStartup(inner: Transport, agent: string, stderrTail?: () =>
           if (watching) {
             stop();
             const exited = info.exitCode !== undefined || (info.signal !== undefined && info.signal !== null);
-            fail(new AgentStartupError({ kind: exited ? 'exited' : 'closed', agent, firstNonJsonLine: firstNonJson, stdoutTail: tail, info }));
+            fail(
+              new AgentStartupError({
+                kind: exited ? 'exited' : 'closed',
+                agent,
+                firstNonJsonLine: firstNonJson,
+                stdoutTail: tail,
+                info,
+              }),
+            );
           }
           handlers.onClose(info);
         },

@@ -1,9 +1,28 @@
 import { agentMethodSupported, codecFor as builtinCodecFor } from '@acp-kit/protocol';
 import type { WireCodec } from '@acp-kit/protocol';
 import { AcpError, ErrorCode } from '@acp-kit/protocol';
-import { Methods, type AgentMethod, type AgentNotifications, type ClientMethod, type ParamsOf, type ResultOf } from '@acp-kit/protocol';
-import type { AgentCapabilities, AuthMethod, ClientCapabilities, Implementation, McpServer, SessionInfo } from '@acp-kit/protocol';
-import type { InitializeResponse, ListSessionsRequest, NewSessionRequest, ResumeSessionRequest } from '@acp-kit/protocol';
+import {
+  Methods,
+  type AgentMethod,
+  type AgentNotifications,
+  type ClientMethod,
+  type ParamsOf,
+  type ResultOf,
+} from '@acp-kit/protocol';
+import type {
+  AgentCapabilities,
+  AuthMethod,
+  ClientCapabilities,
+  Implementation,
+  McpServer,
+  SessionInfo,
+} from '@acp-kit/protocol';
+import type {
+  InitializeResponse,
+  ListSessionsRequest,
+  NewSessionRequest,
+  ResumeSessionRequest,
+} from '@acp-kit/protocol';
 import { isAbsolute } from 'node:path';
 import { spawnAgent, type AgentProcess } from '@acp-kit/protocol/rpc';
 import { ConnectionClosedError, JsonRpcPeer, type RequestContext, type RequestOptions } from '@acp-kit/protocol/rpc';
@@ -13,7 +32,13 @@ import { ConnectAbortedError, describeTarget, untilInitialized, watchStartup } f
 import { Emitter, type ClientEvents, type ClientProblem } from './events.js';
 import { UnsupportedProtocolVersionError, acceptableVersions, buildInitializeParams } from './initialize.js';
 import type { RemoteTarget } from './remote.js';
-import type { AgentTarget, ClientOptions, NewSessionOptions, ResumeSessionOptions, RestoreSessionOptions } from './options.js';
+import type {
+  AgentTarget,
+  ClientOptions,
+  NewSessionOptions,
+  ResumeSessionOptions,
+  RestoreSessionOptions,
+} from './options.js';
 import { FileSystemSandbox } from './services/fs-sandbox.js';
 import { TerminalManager } from './services/terminals.js';
 import { RequestTimeoutError } from './request-timeout.js';
@@ -22,10 +47,16 @@ import { isObj } from '@acp-kit/protocol/internal';
 import { packageVersion } from '@acp-kit/protocol/internal';
 
 /** The v2 session surface a `session` marker promises (ACP-V2-CAP-02). */
-const V2_SESSION_SURFACE: ReadonlySet<AgentMethod> = new Set<AgentMethod>([Methods.sessionList, Methods.sessionResume, Methods.sessionClose]);
+const V2_SESSION_SURFACE: ReadonlySet<AgentMethod> = new Set<AgentMethod>([
+  Methods.sessionList,
+  Methods.sessionResume,
+  Methods.sessionClose,
+]);
 
-type ClientHandler<M extends ClientMethod> = (params: ParamsOf<M>, ctx: RequestContext) => ResultOf<M> | Promise<ResultOf<M>>;
-
+type ClientHandler<M extends ClientMethod> = (
+  params: ParamsOf<M>,
+  ctx: RequestContext,
+) => ResultOf<M> | Promise<ResultOf<M>>;
 
 /**
  * Connects to an agent — spawned from `command` over stdio, over a given `transport`, or remote at
@@ -35,7 +66,9 @@ type ClientHandler<M extends ClientMethod> = (params: ParamsOf<M>, ctx: RequestC
  * answers a version this client cannot speak (ACP-ALL-INIT-04), or — with
  * {@link ConnectAbortedError} — `initializeTimeoutMs` elapses or `signal` aborts first.
  */
-export async function connect(options: ClientOptions & (AgentTarget | (RemoteTarget & { command?: undefined; transport?: undefined }))): Promise<ClientConnection> {
+export async function connect(
+  options: ClientOptions & (AgentTarget | (RemoteTarget & { command?: undefined; transport?: undefined })),
+): Promise<ClientConnection> {
   // a remote agent (`{ url, token }`): its transports load only when asked for
   if (isRemote(options)) return connectRemote(options);
   return connectToAgent(options, options);
@@ -53,8 +86,10 @@ export async function connectRemote(options: ClientOptions & RemoteTarget): Prom
 
 /** What a caller who gave no usable agent is told: the field, what it must be, what it got. */
 function badTargetMessage(command: unknown): string {
-  if (command === undefined) return 'connect: give `command` (the agent program, e.g. "node"), `url` (a remote agent) or `transport`';
-  if (Array.isArray(command)) return 'connect: `command` must be the program as a string, with its arguments in `args` (got an array)';
+  if (command === undefined)
+    return 'connect: give `command` (the agent program, e.g. "node"), `url` (a remote agent) or `transport`';
+  if (Array.isArray(command))
+    return 'connect: `command` must be the program as a string, with its arguments in `args` (got an array)';
   return `connect: \`command\` must be a non-empty string naming the agent program (got ${JSON.stringify(command) ?? typeof command})`;
 }
 
@@ -69,11 +104,15 @@ function isRemote(options: ConnectOptions): options is RemoteConnectOptions {
 export async function connectToAgent(target: AgentTarget, options: ClientOptions = {}): Promise<ClientConnection> {
   const { signal, initializeTimeoutMs: timeoutMs } = options;
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1)) {
-    throw new TypeError(`initializeTimeoutMs must be a positive number of milliseconds up to 2^31-1 (got ${String(timeoutMs)})`);
+    throw new TypeError(
+      `initializeTimeoutMs must be a positive number of milliseconds up to 2^31-1 (got ${String(timeoutMs)})`,
+    );
   }
   const setupMs = options.sessionSetupTimeoutMs;
   if (setupMs !== undefined && !(typeof setupMs === 'number' && setupMs > 0 && setupMs <= 2 ** 31 - 1)) {
-    throw new TypeError(`sessionSetupTimeoutMs must be a positive number of milliseconds up to 2^31-1 (got ${String(setupMs)})`);
+    throw new TypeError(
+      `sessionSetupTimeoutMs must be a positive number of milliseconds up to 2^31-1 (got ${String(setupMs)})`,
+    );
   }
   const label = describeTarget(target);
   // nothing is spawned for a connect that was cancelled before it started
@@ -82,7 +121,8 @@ export async function connectToAgent(target: AgentTarget, options: ClientOptions
   let agent: AgentProcess | undefined;
   let transport = target.transport;
   if (!transport) {
-    if (typeof target.command !== 'string' || target.command.length === 0) throw new TypeError(badTargetMessage(target.command));
+    if (typeof target.command !== 'string' || target.command.length === 0)
+      throw new TypeError(badTargetMessage(target.command));
     agent = spawnAgent(target.command, target.args ?? [], {
       cwd: target.cwd,
       env: target.env,
@@ -230,7 +270,9 @@ export class ClientConnection {
   get replayMethod(): 'session/load' | 'session/resume' | undefined {
     if (this.supports('session/load')) return 'session/load';
     // a version with `session/load` replays only through it; the one without (v2) resumes with `replayFrom`
-    return this.codec?.wireMethod(Methods.sessionLoad) === undefined && this.supports('session/resume') ? 'session/resume' : undefined;
+    return this.codec?.wireMethod(Methods.sessionLoad) === undefined && this.supports('session/resume')
+      ? 'session/resume'
+      : undefined;
   }
 
   /**
@@ -247,7 +289,8 @@ export class ClientConnection {
   /** @internal run once by {@link connect} */
   async initialize(): Promise<void> {
     const choice = this.options.protocol ?? 'auto';
-    if (choice !== 'auto' && choice !== 1 && choice !== 2) throw new TypeError(`protocol must be 'auto', 1 or 2 (got ${String(choice)})`);
+    if (choice !== 'auto' && choice !== 1 && choice !== 2)
+      throw new TypeError(`protocol must be 'auto', 1 or 2 (got ${String(choice)})`);
     const info = this.options.clientInfo ?? { name: 'acp-kit', version: packageVersion() };
     let params = buildInitializeParams(choice, this.codecFor, info, this.clientCaps);
     let accept = acceptableVersions(choice);
@@ -256,7 +299,10 @@ export class ClientConnection {
       raw = await this.peer.request('initialize', params);
     } catch (e) {
       // an agent that cannot serve v2 and says so with -32022 may still speak v1 (ACP-V2-INIT-05)
-      const supported = e instanceof AcpError && e.code === ErrorCode.UnsupportedVersion && isObj(e.data) ? e.data.supported : undefined;
+      const supported =
+        e instanceof AcpError && e.code === ErrorCode.UnsupportedVersion && isObj(e.data)
+          ? e.data.supported
+          : undefined;
       if (choice !== 'auto' || !Array.isArray(supported) || !supported.includes(1)) throw e;
       params = buildInitializeParams(1, this.codecFor, info, this.clientCaps);
       accept = [1];
@@ -277,8 +323,16 @@ export class ClientConnection {
   async authenticate(methodId: string): Promise<void> {
     const m = this.authMethods.find((a) => a.methodId === methodId);
     // v1 agents are still asked (the agent answers for itself); v2 sends auth/login only for offered methods
-    if (this.version === 2 && !this.supports(Methods.authenticate)) throw new AcpError(ErrorCode.InvalidRequest, 'the agent offers no authMethods, so auth/login must not be called (ACP-V2-AUTH-02)');
-    if (m?.type === 'terminal') throw new AcpError(ErrorCode.InvalidRequest, `auth method ${JSON.stringify(methodId)} is a terminal login: run the agent with its args interactively, then reconnect (ACP-ALL-AUTH-02)`);
+    if (this.version === 2 && !this.supports(Methods.authenticate))
+      throw new AcpError(
+        ErrorCode.InvalidRequest,
+        'the agent offers no authMethods, so auth/login must not be called (ACP-V2-AUTH-02)',
+      );
+    if (m?.type === 'terminal')
+      throw new AcpError(
+        ErrorCode.InvalidRequest,
+        `auth method ${JSON.stringify(methodId)} is a terminal login: run the agent with its args interactively, then reconnect (ACP-ALL-AUTH-02)`,
+      );
     await this.call(Methods.authenticate, { methodId });
   }
 
@@ -287,7 +341,10 @@ export class ClientConnection {
     if (!this.supports(Methods.logout)) {
       throw this.version === 1
         ? new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise auth.logout (ACP-V1-AUTH-02)')
-        : new AcpError(ErrorCode.InvalidRequest, 'the agent offers no authMethods, so auth/logout must not be called (ACP-V2-AUTH-02)');
+        : new AcpError(
+            ErrorCode.InvalidRequest,
+            'the agent offers no authMethods, so auth/logout must not be called (ACP-V2-AUTH-02)',
+          );
     }
     await this.call(Methods.logout, {});
   }
@@ -305,7 +362,8 @@ export class ClientConnection {
     let unsubscribe: (() => void) | undefined;
     try {
       return await this.setupCall(Methods.sessionNew, params, (r) => {
-        if (!r || typeof r.sessionId !== 'string') throw AcpError.invalidParams('session/new result.sessionId must be a string');
+        if (!r || typeof r.sessionId !== 'string')
+          throw AcpError.invalidParams('session/new result.sessionId must be a string');
         const session = this.makeSession(r.sessionId, options);
         // subscribed before the claim, so the updates buffered before the response are seen too
         unsubscribe = this.stream(session, options.onUpdate);
@@ -322,9 +380,12 @@ export class ClientConnection {
   async loadSession(sessionId: string, options: RestoreSessionOptions): Promise<ClientSession> {
     const router = this.ready();
     if (!this.supports(Methods.sessionLoad)) {
-      throw new AcpError(ErrorCode.MethodNotFound, this.codec?.wireMethod(Methods.sessionLoad) === undefined
-        ? `session/load does not exist in ACP v${this.version}; use resumeSession(id, { replay: true })`
-        : 'the agent does not advertise loadSession (ACP-V1-LOAD-01)');
+      throw new AcpError(
+        ErrorCode.MethodNotFound,
+        this.codec?.wireMethod(Methods.sessionLoad) === undefined
+          ? `session/load does not exist in ACP v${this.version}; use resumeSession(id, { replay: true })`
+          : 'the agent does not advertise loadSession (ACP-V1-LOAD-01)',
+      );
     }
     return this.restore(router, Methods.sessionLoad, sessionId, options, { sessionId, ...this.setupParams(options) });
   }
@@ -337,14 +398,25 @@ export class ClientConnection {
   async resumeSession(sessionId: string, options: ResumeSessionOptions): Promise<ClientSession> {
     const router = this.ready();
     // a version with session/load replays through it (v1 resume never replays, ACP-V1-RESUME-02)
-    if (options.replay && this.codec?.wireMethod(Methods.sessionLoad) !== undefined) return this.loadSession(sessionId, options);
-    if (!this.maySend(Methods.sessionResume)) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise sessionCapabilities.resume (ACP-V1-RESUME-01)');
+    if (options.replay && this.codec?.wireMethod(Methods.sessionLoad) !== undefined)
+      return this.loadSession(sessionId, options);
+    if (!this.maySend(Methods.sessionResume))
+      throw new AcpError(
+        ErrorCode.MethodNotFound,
+        'the agent does not advertise sessionCapabilities.resume (ACP-V1-RESUME-01)',
+      );
     const params: ResumeSessionRequest = { sessionId, ...this.setupParams(options) };
     if (options.replay) params.replayFrom = { type: 'start' };
     return this.restore(router, Methods.sessionResume, sessionId, options, params);
   }
 
-  private async restore<M extends 'session/load' | 'session/resume'>(router: UpdateRouter, method: M, sessionId: string, options: RestoreSessionOptions, params: ParamsOf<M>): Promise<ClientSession> {
+  private async restore<M extends 'session/load' | 'session/resume'>(
+    router: UpdateRouter,
+    method: M,
+    sessionId: string,
+    options: RestoreSessionOptions,
+    params: ParamsOf<M>,
+  ): Promise<ClientSession> {
     const previous = this.session(sessionId);
     // the session exists before the request so the replay streams straight into its state
     const session = this.makeSession(sessionId, options);
@@ -354,13 +426,19 @@ export class ClientConnection {
     previous?.supersede(session);
     router.claim(sessionId, session, true);
     try {
-      await this.setupCall(method, params, (res) => {
-        // applied at the point of the response: updates read after it land after the setup result
-        if (res) session.state.applySetup(res);
-      }, () => {
-        router.release(sessionId, false);
-        session.markClosed();
-      }, session);
+      await this.setupCall(
+        method,
+        params,
+        (res) => {
+          // applied at the point of the response: updates read after it land after the setup result
+          if (res) session.state.applySetup(res);
+        },
+        () => {
+          router.release(sessionId, false);
+          session.markClosed();
+        },
+        session,
+      );
     } finally {
       unsubscribe?.();
     }
@@ -377,7 +455,12 @@ export class ClientConnection {
       try {
         listener(update, state);
       } catch (e) {
-        this.problem({ kind: 'handler-error', sessionId: session.sessionId, message: `onUpdate failed on ${update.sessionUpdate}: ${e instanceof Error ? e.message : String(e)}`, detail: e });
+        this.problem({
+          kind: 'handler-error',
+          sessionId: session.sessionId,
+          message: `onUpdate failed on ${update.sessionUpdate}: ${e instanceof Error ? e.message : String(e)}`,
+          detail: e,
+        });
       }
     });
   }
@@ -389,20 +472,29 @@ export class ClientConnection {
    * request is the only test); {@link ClientOptions.sessionSetupTimeoutMs} bounds the wait
    * (restarted by each update applied to `replaying`, the session a load/resume streams into).
    */
-  private async setupCall<M extends 'session/new' | 'session/load' | 'session/resume', T>(method: M, params: ParamsOf<M>, atAnswer: (result: ResultOf<M>) => T, onFail?: () => void, replaying?: ClientSession): Promise<T> {
+  private async setupCall<M extends 'session/new' | 'session/load' | 'session/resume', T>(
+    method: M,
+    params: ParamsOf<M>,
+    atAnswer: (result: ResultOf<M>) => T,
+    onFail?: () => void,
+    replaying?: ClientSession,
+  ): Promise<T> {
     const timeoutMs = this.options.sessionSetupTimeoutMs;
     const abort = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     let stopWatching: (() => void) | undefined;
-    const timedOut = timeoutMs === undefined ? undefined : new Promise<never>((_, reject) => {
-      const expire = (): void => {
-        abort.abort();
-        reject(new RequestTimeoutError(method, timeoutMs));
-      };
-      timer = setTimeout(expire, timeoutMs);
-      // a long replay is progress, not a hang: each replayed update restarts the limit
-      stopWatching = replaying?.onUpdate(() => timer?.refresh());
-    });
+    const timedOut =
+      timeoutMs === undefined
+        ? undefined
+        : new Promise<never>((_, reject) => {
+            const expire = (): void => {
+              abort.abort();
+              reject(new RequestTimeoutError(method, timeoutMs));
+            };
+            timer = setTimeout(expire, timeoutMs);
+            // a long replay is progress, not a hang: each replayed update restarts the limit
+            stopWatching = replaying?.onUpdate(() => timer?.refresh());
+          });
     timedOut?.catch(() => undefined);
     try {
       const call = this.callAt(method, params, atAnswer, { signal: abort.signal });
@@ -410,7 +502,11 @@ export class ClientConnection {
     } catch (e) {
       onFail?.();
       if (e instanceof AcpError && e.code === ErrorCode.MethodNotFound && !(e instanceof RequestTimeoutError)) {
-        throw new AcpError(ErrorCode.MethodNotFound, `the agent does not support ${method} (it answered -32601: ${e.message})`, e.data);
+        throw new AcpError(
+          ErrorCode.MethodNotFound,
+          `the agent does not support ${method} (it answered -32601: ${e.message})`,
+          e.data,
+        );
       }
       throw e;
     } finally {
@@ -425,7 +521,11 @@ export class ClientConnection {
    */
   async *listSessions(options: { cwd?: string } = {}): AsyncGenerator<SessionInfo, void, undefined> {
     this.ready();
-    if (!this.maySend(Methods.sessionList)) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise sessionCapabilities.list (ACP-V1-LIST-01)');
+    if (!this.maySend(Methods.sessionList))
+      throw new AcpError(
+        ErrorCode.MethodNotFound,
+        'the agent does not advertise sessionCapabilities.list (ACP-V1-LIST-01)',
+      );
     let cursor: string | undefined;
     const seen = new Set<string>();
     for (;;) {
@@ -436,7 +536,11 @@ export class ClientConnection {
       for (const s of page?.sessions ?? []) yield s;
       const next = page?.nextCursor;
       if (next === undefined || next === null) return;
-      if (seen.has(next)) throw new AcpError(ErrorCode.InternalError, `session/list returned cursor ${JSON.stringify(next)} twice; stopping to avoid a loop`);
+      if (seen.has(next))
+        throw new AcpError(
+          ErrorCode.InternalError,
+          `session/list returned cursor ${JSON.stringify(next)} twice; stopping to avoid a loop`,
+        );
       seen.add(next);
       cursor = next;
     }
@@ -452,11 +556,15 @@ export class ClientConnection {
   /** `session/close` (v1 gated by `sessionCapabilities.close`); v2 -32002 counts as closed (ACP-ALL-CLOSE-02). */
   async closeSession(sessionId: string): Promise<void> {
     const router = this.ready();
-    if (!this.maySend(Methods.sessionClose)) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise sessionCapabilities.close (ACP-V1-CLOSE-01)');
+    if (!this.maySend(Methods.sessionClose))
+      throw new AcpError(
+        ErrorCode.MethodNotFound,
+        'the agent does not advertise sessionCapabilities.close (ACP-V1-CLOSE-01)',
+      );
     try {
       await this.call(Methods.sessionClose, { sessionId });
     } catch (e) {
-      if (!(this.version === 2 && (e instanceof AcpError && e.code === ErrorCode.ResourceNotFound))) throw e;
+      if (!(this.version === 2 && e instanceof AcpError && e.code === ErrorCode.ResourceNotFound)) throw e;
     }
     const s = this.session(sessionId);
     router.release(sessionId);
@@ -466,11 +574,12 @@ export class ClientConnection {
   /** `session/delete`, only when the agent advertises it (ACP-ALL-DEL-01). */
   async deleteSession(sessionId: string): Promise<void> {
     const router = this.ready();
-    if (!this.supports(Methods.sessionDelete)) throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise session delete (ACP-ALL-DEL-01)');
+    if (!this.supports(Methods.sessionDelete))
+      throw new AcpError(ErrorCode.MethodNotFound, 'the agent does not advertise session delete (ACP-ALL-DEL-01)');
     try {
       await this.call(Methods.sessionDelete, { sessionId });
     } catch (e) {
-      if (!(this.version === 2 && (e instanceof AcpError && e.code === ErrorCode.ResourceNotFound))) throw e;
+      if (!(this.version === 2 && e instanceof AcpError && e.code === ErrorCode.ResourceNotFound)) throw e;
     }
     const s = this.session(sessionId);
     router.release(sessionId);
@@ -513,11 +622,18 @@ export class ClientConnection {
    * the rest of that read). `atAnswerError` does the same for an error answer; without it the
    * call rejects with the error.
    */
-  async callAt<M extends AgentMethod, T>(method: M, params: ParamsOf<M>, atAnswer: (result: ResultOf<M>) => T, options: RequestOptions = {}, atAnswerError?: (error: AcpError) => T): Promise<T> {
+  async callAt<M extends AgentMethod, T>(
+    method: M,
+    params: ParamsOf<M>,
+    atAnswer: (result: ResultOf<M>) => T,
+    options: RequestOptions = {},
+    atAnswerError?: (error: AcpError) => T,
+  ): Promise<T> {
     const codec = this.codec;
     if (!codec) throw new AcpError(ErrorCode.InvalidRequest, 'not initialized');
     const wire = codec.wireMethod(method);
-    if (wire === undefined) throw new AcpError(ErrorCode.MethodNotFound, `${method} is not part of ACP v${codec.version}`);
+    if (wire === undefined)
+      throw new AcpError(ErrorCode.MethodNotFound, `${method} is not part of ACP v${codec.version}`);
     let done: { value: T } | { error: unknown } | undefined;
     const onAnswer = (answer: { result: unknown } | { error: AcpError }): void => {
       try {
@@ -552,16 +668,25 @@ export class ClientConnection {
 
   private setupParams(options: NewSessionOptions): NewSessionRequest {
     if (typeof options.cwd !== 'string' || !isAbsolute(options.cwd)) {
-      throw AcpError.invalidParams(`params.cwd must be an absolute path (got ${JSON.stringify(options.cwd)}, ACP-ALL-SESS-03)`, { path: 'params.cwd' });
+      throw AcpError.invalidParams(
+        `params.cwd must be an absolute path (got ${JSON.stringify(options.cwd)}, ACP-ALL-SESS-03)`,
+        { path: 'params.cwd' },
+      );
     }
     for (const [i, d] of (options.additionalDirectories ?? []).entries()) {
-      if (typeof d !== 'string' || !isAbsolute(d)) throw AcpError.invalidParams(`params.additionalDirectories[${i}] must be an absolute path (ACP-ALL-SESS-05)`, { path: `params.additionalDirectories[${i}]` });
+      if (typeof d !== 'string' || !isAbsolute(d))
+        throw AcpError.invalidParams(`params.additionalDirectories[${i}] must be an absolute path (ACP-ALL-SESS-05)`, {
+          path: `params.additionalDirectories[${i}]`,
+        });
     }
     this.checkMcpServers(options.mcpServers ?? []);
     const params: NewSessionRequest = { cwd: options.cwd, mcpServers: [...(options.mcpServers ?? [])] };
     if (options.additionalDirectories && options.additionalDirectories.length > 0) {
       if (!this.agentCapabilities.session?.additionalDirectories) {
-        throw new AcpError(ErrorCode.InvalidRequest, 'the agent does not advertise additionalDirectories support (ACP-ALL-SESS-05)');
+        throw new AcpError(
+          ErrorCode.InvalidRequest,
+          'the agent does not advertise additionalDirectories support (ACP-ALL-SESS-05)',
+        );
       }
       params.additionalDirectories = options.additionalDirectories;
     }
@@ -575,18 +700,26 @@ export class ClientConnection {
    * `session.mcp.*` and has no SSE. Custom (`_`) transports have no marker and are left to the agent.
    */
   private checkMcpServers(servers: readonly McpServer[]): void {
-    if (!Array.isArray(servers)) throw AcpError.invalidParams('params.mcpServers must be an array', { path: 'params.mcpServers' });
+    if (!Array.isArray(servers))
+      throw AcpError.invalidParams('params.mcpServers must be an array', { path: 'params.mcpServers' });
     const mcp = this.agentCapabilities.mcp ?? {};
     servers.forEach((server, i) => {
       const type: unknown = (isObj(server) ? server.type : undefined) ?? 'stdio';
-      const ok = type === 'stdio' ? this.version === 1 || !!mcp.stdio
-        : type === 'http' ? !!mcp.http
-        : type === 'sse' ? this.version === 1 && !!mcp.sse
-        : typeof type === 'string' && type.startsWith('_');
+      const ok =
+        type === 'stdio'
+          ? this.version === 1 || !!mcp.stdio
+          : type === 'http'
+            ? !!mcp.http
+            : type === 'sse'
+              ? this.version === 1 && !!mcp.sse
+              : typeof type === 'string' && type.startsWith('_');
       if (!ok) {
-        throw AcpError.invalidParams(`params.mcpServers[${i}]: the agent does not advertise ${JSON.stringify(type)} MCP servers (${this.version === 1 ? 'ACP-V1-SESS-02' : 'ACP-V2-SESS-02'})`, {
-          path: `params.mcpServers[${i}].type`,
-        });
+        throw AcpError.invalidParams(
+          `params.mcpServers[${i}]: the agent does not advertise ${JSON.stringify(type)} MCP servers (${this.version === 1 ? 'ACP-V1-SESS-02' : 'ACP-V2-SESS-02'})`,
+          {
+            path: `params.mcpServers[${i}].type`,
+          },
+        );
       }
     });
   }
@@ -604,7 +737,13 @@ export class ClientConnection {
       startTurn: (id) => this.router?.startTurn(id),
       closedError: this.closedError,
     };
-    return new ClientSession(host, sessionId, options.cwd, options.additionalDirectories ?? [], options.permissionPolicy);
+    return new ClientSession(
+      host,
+      sessionId,
+      options.cwd,
+      options.additionalDirectories ?? [],
+      options.permissionPolicy,
+    );
   }
 
   private onUpdate(params: unknown): void {
@@ -613,7 +752,10 @@ export class ClientConnection {
       if (this.early.length < (this.options.maxBufferedUpdates ?? 10_000)) this.early.push(params);
       else if (!this.earlyDropped) {
         this.earlyDropped = true;
-        this.problem({ kind: 'unknown-session', message: 'too many session/update notifications before the initialize response; dropping the rest' });
+        this.problem({
+          kind: 'unknown-session',
+          message: 'too many session/update notifications before the initialize response; dropping the rest',
+        });
       }
       return;
     }
@@ -624,7 +766,8 @@ export class ClientConnection {
     const codec = this.codec;
     if (!codec) throw AcpError.invalidRequest(`${wireMethod} before initialize completed`);
     const method = codec.neutralMethod(wireMethod);
-    if (!this.handles(method) || codec.wireMethod(method) !== wireMethod || !this.serves(method)) throw AcpError.methodNotFound(wireMethod);
+    if (!this.handles(method) || codec.wireMethod(method) !== wireMethod || !this.serves(method))
+      throw AcpError.methodNotFound(wireMethod);
     return this.dispatch(codec, method, params, ctx);
   }
 
@@ -639,7 +782,12 @@ export class ClientConnection {
     return true;
   }
 
-  private async dispatch<M extends ClientMethod>(codec: WireCodec, method: M, params: unknown, ctx: RequestContext): Promise<unknown> {
+  private async dispatch<M extends ClientMethod>(
+    codec: WireCodec,
+    method: M,
+    params: unknown,
+    ctx: RequestContext,
+  ): Promise<unknown> {
     const handler: ClientHandler<M> = this.handlers[method];
     const result = await handler(codec.decodeParams(method, params), ctx);
     return codec.encodeResult(method, result);
@@ -651,14 +799,20 @@ export class ClientConnection {
    * methods: the codec maps none of them, so they never get here).
    */
   private readonly handlers: { [M in ClientMethod]: ClientHandler<M> } = {
-    'session/request_permission': async (req, ctx) => ({ outcome: await this.sessionOrThrow(req.sessionId).requestPermission(req, ctx.signal) }),
+    'session/request_permission': async (req, ctx) => ({
+      outcome: await this.sessionOrThrow(req.sessionId).requestPermission(req, ctx.signal),
+    }),
     'fs/read_text_file': (req) => this.fileSystemOf(req.sessionId).readTextFile(req),
     'fs/write_text_file': (req) => this.fileSystemOf(req.sessionId).writeTextFile(req),
     'terminal/create': (req) => this.terminalsOf(req.sessionId).create(req),
     'terminal/output': (req) => this.terminalsOf(req.sessionId).output(req.terminalId, req.sessionId),
-    'terminal/wait_for_exit': (req, ctx) => this.terminalsOf(req.sessionId).waitForExit(req.terminalId, ctx.signal, req.sessionId),
+    'terminal/wait_for_exit': (req, ctx) =>
+      this.terminalsOf(req.sessionId).waitForExit(req.terminalId, ctx.signal, req.sessionId),
     'terminal/kill': async (req) => (await this.terminalsOf(req.sessionId).kill(req.terminalId, req.sessionId), {}),
-    'terminal/release': async (req) => (await this.terminalsOf(req.sessionId).release(req.terminalId, req.sessionId), {}),
+    'terminal/release': async (req) => (
+      await this.terminalsOf(req.sessionId).release(req.terminalId, req.sessionId),
+      {}
+    ),
   };
 
   private fileSystemOf(sessionId: string): FileSystemSandbox {
@@ -670,13 +824,20 @@ export class ClientConnection {
   private terminalsOf(sessionId: string): TerminalManager {
     const session = this.sessionOrThrow(sessionId);
     const tOpts = typeof this.options.terminals === 'object' ? this.options.terminals : {};
-    return (session.terminals ??= new TerminalManager({ ...tOpts, roots: [session.cwd, ...session.additionalDirectories] }));
+    return (session.terminals ??= new TerminalManager({
+      ...tOpts,
+      roots: [session.cwd, ...session.additionalDirectories],
+    }));
   }
 
   private sessionOrThrow(sessionId: unknown): ClientSession {
     const s = typeof sessionId === 'string' ? this.session(sessionId) : undefined;
     if (!s) {
-      this.problem({ kind: 'unknown-session', sessionId: typeof sessionId === 'string' ? sessionId : undefined, message: `request for unknown session ${JSON.stringify(sessionId)}` });
+      this.problem({
+        kind: 'unknown-session',
+        sessionId: typeof sessionId === 'string' ? sessionId : undefined,
+        message: `request for unknown session ${JSON.stringify(sessionId)}`,
+      });
       throw AcpError.sessionNotFound(String(sessionId));
     }
     return s;

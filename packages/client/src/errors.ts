@@ -7,4 +7,10 @@
  */
 export { RequestTimeoutError } from './request-timeout.js';
 export { AgentStartupError, ConnectAbortedError } from './connect-abort.js';
-export { authMethodsFromError, mergeAuthMethods, shellCommandLine, terminalLoginCommand, type TerminalLoginCommand } from './auth.js';
+export {
+  authMethodsFromError,
+  mergeAuthMethods,
+  shellCommandLine,
+  terminalLoginCommand,
+  type TerminalLoginCommand,
+} from './auth.js';

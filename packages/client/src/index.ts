@@ -16,21 +16,53 @@
 export { connect, connectRemote, connectToAgent, ClientConnection } from './connection.js';
 export { openRemoteTransport, type RemoteTarget } from './remote.js';
 export {
-  connectReconnecting, ReconnectingConnection, ReconnectingSession, ReconnectFailedError,
-  type ReconnectEvents, type ReconnectOptions, type ReconnectingClientOptions, type ReconnectingUpdateListener,
+  connectReconnecting,
+  ReconnectingConnection,
+  ReconnectingSession,
+  ReconnectFailedError,
+  type ReconnectEvents,
+  type ReconnectOptions,
+  type ReconnectingClientOptions,
+  type ReconnectingUpdateListener,
 } from './reconnect.js';
 export { ClientSession, type PromptOptions, type PromptResult } from './client-session.js';
 export { UnsupportedProtocolVersionError } from './initialize.js';
-export { AgentStartupError, ConnectAbortedError, NON_JSON_STDOUT_GRACE_MS, type AgentStartupFailure, type ConnectAbortReason } from './connect-abort.js';
+export {
+  AgentStartupError,
+  ConnectAbortedError,
+  NON_JSON_STDOUT_GRACE_MS,
+  type AgentStartupFailure,
+  type ConnectAbortReason,
+} from './connect-abort.js';
 export { RequestTimeoutError } from './request-timeout.js';
-export { authMethodsFromError, mergeAuthMethods, shellCommandLine, terminalLoginCommand, type TerminalLoginCommand } from './auth.js';
+export {
+  authMethodsFromError,
+  mergeAuthMethods,
+  shellCommandLine,
+  terminalLoginCommand,
+  type TerminalLoginCommand,
+} from './auth.js';
 export type { ClientEvents, ClientProblem } from './events.js';
 export type {
-  AgentTarget, ClientOptions, NewSessionOptions, ProtocolChoice, RestoreSessionOptions, ResumeSessionOptions,
+  AgentTarget,
+  ClientOptions,
+  NewSessionOptions,
+  ProtocolChoice,
+  RestoreSessionOptions,
+  ResumeSessionOptions,
 } from './options.js';
 export * from './services/index.js';
 export {
-  SessionState, MessageState, ToolCallState, PlanState, TerminalState, CompactionState,
-  type ForegroundInfo, type UsageInfo, type SessionInfoState, type StateChangeListener, type TimelineEntry,
+  SessionState,
+  MessageState,
+  ToolCallState,
+  PlanState,
+  TerminalState,
+  CompactionState,
+  type ForegroundInfo,
+  type UsageInfo,
+  type SessionInfoState,
+  type StateChangeListener,
+  type TimelineEntry,
 } from '@acp-kit/protocol';
 export { ConnectionClosedError } from '@acp-kit/protocol/rpc';

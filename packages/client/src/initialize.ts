@@ -36,7 +36,10 @@ export function buildInitializeParams(
 ): Record<string, unknown> {
   // (an encoded `initialize` is always an object)
   const fields = (wire: unknown): Record<string, unknown> => (isObj(wire) ? wire : {});
-  const v1 = () => fields(codecFor(1).encodeParams('initialize', { protocolVersion: 1, clientInfo, clientCapabilities: capabilities }));
+  const v1 = () =>
+    fields(
+      codecFor(1).encodeParams('initialize', { protocolVersion: 1, clientInfo, clientCapabilities: capabilities }),
+    );
   const v2 = () => {
     // fs/terminal do not exist in v2 (ACP-V2-CAP-05)
     const { fs: _fs, terminal: _terminal, ...rest } = capabilities;

@@ -64,31 +64,47 @@ class V1PromptLifecycle implements PromptLifecycle {
       if (--this.prompts === 0) ctx.apply({ sessionUpdate: 'state_update', state: 'idle', ...out });
       return out;
     };
-    return ctx.host.callAt(
-      'session/prompt',
-      { sessionId: ctx.sessionId, prompt },
-      (res) => end({ stopReason: res?.stopReason ?? null }),
-      // a v1 agent ends a failed turn with a JSON-RPC error: the same outcome as v2's
-      // `stopReason: "error"` idle, so both resolve alike
-      (e) => end({ stopReason: 'error', error: e.toJSON() }),
-    ).catch((e: unknown) => {
-      // no answer at all (connection closed, write failed): the turn is over too, then reject
-      if (!ended && --this.prompts === 0) {
-        ctx.apply({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'error', error: AcpError.from(e).toJSON() });
-      }
-      throw e;
-    });
+    return ctx.host
+      .callAt(
+        'session/prompt',
+        { sessionId: ctx.sessionId, prompt },
+        (res) => end({ stopReason: res?.stopReason ?? null }),
+        // a v1 agent ends a failed turn with a JSON-RPC error: the same outcome as v2's
+        // `stopReason: "error"` idle, so both resolve alike
+        (e) => end({ stopReason: 'error', error: e.toJSON() }),
+      )
+      .catch((e: unknown) => {
+        // no answer at all (connection closed, write failed): the turn is over too, then reject
+        if (!ended && --this.prompts === 0) {
+          ctx.apply({
+            sessionUpdate: 'state_update',
+            state: 'idle',
+            stopReason: 'error',
+            error: AcpError.from(e).toJSON(),
+          });
+        }
+        throw e;
+      });
   }
 
-  permissionRequest(request: PermissionRequest, patchTitle: unknown, knownTitle: string | undefined): PermissionRequest {
-    return typeof patchTitle !== 'string' && typeof knownTitle === 'string' && knownTitle !== '' ? { ...request, title: knownTitle } : request;
+  permissionRequest(
+    request: PermissionRequest,
+    patchTitle: unknown,
+    knownTitle: string | undefined,
+  ): PermissionRequest {
+    return typeof patchTitle !== 'string' && typeof knownTitle === 'string' && knownTitle !== ''
+      ? { ...request, title: knownTitle }
+      : request;
   }
 }
 
 class V2PromptLifecycle implements PromptLifecycle {
   async prompt(ctx: PromptContext, prompt: AnyContentBlock[]): Promise<PromptResult> {
     const sentAt = ctx.seq;
-    const res = await Promise.race([ctx.host.call('session/prompt', { sessionId: ctx.sessionId, prompt }), ctx.host.closedError]);
+    const res = await Promise.race([
+      ctx.host.call('session/prompt', { sessionId: ctx.sessionId, prompt }),
+      ctx.host.closedError,
+    ]);
     const userMessageId = typeof res?.messageId === 'string' ? res.messageId : undefined;
     const idle = ctx.lastIdle;
     let done: StateUpdate | undefined;
@@ -100,7 +116,8 @@ class V2PromptLifecycle implements PromptLifecycle {
       // held, ACP-V2-LIFE-13), so wait for the next idle.
       const seen = userMessageId !== undefined ? ctx.userSeenAt(userMessageId) : undefined;
       if (seen !== undefined && idle.seq > seen) done = idle.update;
-      else if (seen === undefined && !ctx.userEchoSeen && ctx.lastRunningSeq > sentAt && idle.seq > ctx.lastRunningSeq) done = idle.update;
+      else if (seen === undefined && !ctx.userEchoSeen && ctx.lastRunningSeq > sentAt && idle.seq > ctx.lastRunningSeq)
+        done = idle.update;
     }
     if (!done) done = await ctx.nextIdle();
     const out: PromptResult = { stopReason: done.stopReason ?? null };

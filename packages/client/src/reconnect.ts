@@ -36,7 +36,11 @@ export interface ReconnectEvents {
 
 /** Reconnecting gave up: every attempt within {@link ReconnectOptions.attempts} failed. */
 export class ReconnectFailedError extends AcpError {
-  constructor(url: string, attempts: number, readonly lastError: Error | undefined) {
+  constructor(
+    url: string,
+    attempts: number,
+    readonly lastError: Error | undefined,
+  ) {
     super(
       ErrorCode.InternalError,
       `lost the connection to ${url} and could not reconnect in ${attempts} attempt${attempts === 1 ? '' : 's'}` +
@@ -173,7 +177,12 @@ export class ReconnectingConnection {
     let lastError: Error | undefined;
     for (let attempt = 1; attempt <= this.attempts; attempt++) {
       const delayMs = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
-      this.emitter.emit('reconnecting', { attempt, attempts: this.attempts, delayMs, ...(lastError ? { error: lastError } : {}) });
+      this.emitter.emit('reconnecting', {
+        attempt,
+        attempts: this.attempts,
+        delayMs,
+        ...(lastError ? { error: lastError } : {}),
+      });
       await this.sleep(delayMs);
       if (this.closedLocally) return;
       let conn: ClientConnection;
@@ -396,9 +405,12 @@ function shapeOf(state: SessionState): Shape {
 }
 
 const ROLE_OF: Partial<Record<AnySessionUpdate['sessionUpdate'], MessageRole>> = {
-  user_message_chunk: 'user', user_message: 'user',
-  agent_message_chunk: 'agent', agent_message: 'agent',
-  agent_thought_chunk: 'thought', agent_thought: 'thought',
+  user_message_chunk: 'user',
+  user_message: 'user',
+  agent_message_chunk: 'agent',
+  agent_message: 'agent',
+  agent_thought_chunk: 'thought',
+  agent_thought: 'thought',
 };
 
 /** False when `state` cannot equal `held` yet (counts differ, or the message just updated is shorter/longer). */
@@ -412,7 +424,15 @@ function mayMatch(update: AnySessionUpdate, state: SessionState, shape: Shape, h
 
 /** The part of the state each session-wide update sets (an update that leaves it as it was shown is not delivered again). */
 const SNAPSHOT_VIEWS = new Map<string, (s: SessionState) => unknown>([
-  ['state_update', (s) => [s.foreground.state, s.foreground.lastStopReason ?? null, s.foreground.lastError ?? null, s.foreground.background ?? null]],
+  [
+    'state_update',
+    (s) => [
+      s.foreground.state,
+      s.foreground.lastStopReason ?? null,
+      s.foreground.lastError ?? null,
+      s.foreground.background ?? null,
+    ],
+  ],
   ['config_option_update', (s) => s.configOptions],
   ['available_commands_update', (s) => s.availableCommands],
   ['current_mode_update', (s) => s.modes?.currentModeId ?? null],
@@ -423,6 +443,7 @@ const SNAPSHOT_VIEWS = new Map<string, (s: SessionState) => unknown>([
 const EMPTY_TRANSCRIPT = JSON.stringify([[], []]);
 
 function checkCount(name: string, value: number): number {
-  if (!(Number.isInteger(value) && value >= 0 && value <= 2 ** 31 - 1)) throw new TypeError(`${name} must be an integer from 0 to 2^31-1 (got ${String(value)})`);
+  if (!(Number.isInteger(value) && value >= 0 && value <= 2 ** 31 - 1))
+    throw new TypeError(`${name} must be an integer from 0 to 2^31-1 (got ${String(value)})`);
   return value;
 }

@@ -21,7 +21,9 @@ export async function openRemoteTransport(target: RemoteTarget): Promise<Transpo
   try {
     url = new URL(target.url);
   } catch {
-    throw new TypeError(`agent URL ${JSON.stringify(target.url)} is not a URL: use ws://host:port/acp or http://host:port/acp`);
+    throw new TypeError(
+      `agent URL ${JSON.stringify(target.url)} is not a URL: use ws://host:port/acp or http://host:port/acp`,
+    );
   }
   if (url.searchParams.has('token') || url.searchParams.has('access_token')) {
     throw new TypeError('put the token in the token option (sent as Authorization: Bearer), not in the URL query');

@@ -12,7 +12,10 @@ export class RequestTimeoutError extends AcpError {
     /** The limit that elapsed, in milliseconds. */
     readonly timeoutMs: number,
   ) {
-    super(ErrorCode.RequestCancelled, `the agent did not answer ${method} within ${formatSeconds(timeoutMs)}`, { method, timeoutMs });
+    super(ErrorCode.RequestCancelled, `the agent did not answer ${method} within ${formatSeconds(timeoutMs)}`, {
+      method,
+      timeoutMs,
+    });
     this.name = 'RequestTimeoutError';
   }
 }

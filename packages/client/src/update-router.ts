@@ -49,7 +49,12 @@ export class UpdateRouter {
 
   /** @internal what is retained for unknown/closed sessions (tests of the bounds) */
   get retained(): { bufferedUpdates: number; unknownSessions: number; decoders: number; closedIds: number } {
-    return { bufferedUpdates: this.buffered, unknownSessions: this.buffers.size, decoders: this.decoders.size, closedIds: this.closedIds.size };
+    return {
+      bufferedUpdates: this.buffered,
+      unknownSessions: this.buffers.size,
+      decoders: this.decoders.size,
+      closedIds: this.closedIds.size,
+    };
   }
 
   get all(): ReadonlyMap<string, ClientSession> {
@@ -60,13 +65,22 @@ export class UpdateRouter {
   route(params: unknown): void {
     const p = params;
     if (!isObj(p) || typeof p.sessionId !== 'string') {
-      this.problem({ kind: 'invalid-update', message: 'session/update: params.sessionId must be a string', detail: params });
+      this.problem({
+        kind: 'invalid-update',
+        message: 'session/update: params.sessionId must be a string',
+        detail: params,
+      });
       return;
     }
     const sessionId = p.sessionId;
     const session = this.sessions.get(sessionId);
     if (!session && this.closedIds.has(sessionId)) {
-      this.problem({ kind: 'unknown-session', sessionId, message: `session/update for closed session ${sessionId} ignored`, detail: p.update });
+      this.problem({
+        kind: 'unknown-session',
+        sessionId,
+        message: `session/update for closed session ${sessionId} ignored`,
+        detail: p.update,
+      });
       return;
     }
     let dropped = false;
@@ -82,7 +96,12 @@ export class UpdateRouter {
     try {
       updates = this.decoder(sessionId).decode(p.update);
     } catch (e) {
-      this.problem({ kind: 'invalid-update', sessionId, message: `session/update for ${sessionId}: ${e instanceof Error ? e.message : String(e)}`, detail: { error: e, update: p.update } });
+      this.problem({
+        kind: 'invalid-update',
+        sessionId,
+        message: `session/update for ${sessionId}: ${e instanceof Error ? e.message : String(e)}`,
+        detail: { error: e, update: p.update },
+      });
       return;
     }
     if (session) {
@@ -98,7 +117,10 @@ export class UpdateRouter {
       dropped = true;
     }
     if (this.buffered + updates.length > this.maxBuffered) {
-      this.overflow(sessionId, `more than ${this.maxBuffered} updates buffered for unknown session ${sessionId}; dropping the rest until it is opened`);
+      this.overflow(
+        sessionId,
+        `more than ${this.maxBuffered} updates buffered for unknown session ${sessionId}; dropping the rest until it is opened`,
+      );
       return;
     }
     for (const u of updates) buf.push(u);
@@ -113,7 +135,10 @@ export class UpdateRouter {
       this.buffers.delete(id);
       this.decoders.delete(id);
       this.buffered -= buf.length;
-      this.overflow(id, `updates for unknown sessions exceed the limit (${this.maxUnknownSessions} session ids, ${this.maxBuffered} updates); dropped the ${buf.length} buffered for ${id}, the oldest, and keep dropping the oldest while this lasts`);
+      this.overflow(
+        id,
+        `updates for unknown sessions exceed the limit (${this.maxUnknownSessions} session ids, ${this.maxBuffered} updates); dropped the ${buf.length} buffered for ${id}, the oldest, and keep dropping the oldest while this lasts`,
+      );
       return;
     }
   }
@@ -174,7 +199,12 @@ export class UpdateRouter {
     try {
       session.receive(update);
     } catch (e) {
-      this.problem({ kind: 'handler-error', sessionId: session.sessionId, message: `applying ${update.sessionUpdate} failed: ${e instanceof Error ? e.message : String(e)}`, detail: e });
+      this.problem({
+        kind: 'handler-error',
+        sessionId: session.sessionId,
+        message: `applying ${update.sessionUpdate} failed: ${e instanceof Error ? e.message : String(e)}`,
+        detail: e,
+      });
     }
   }
 }

@@ -9,7 +9,14 @@ import { codingState, type CodingSessionState } from './session-state.js';
 import { historyHasTitle, titleFromPrompt } from './title.js';
 import type { AgentMode, Tool } from './tool.js';
 import { builtinTools } from './tools/index.js';
-import { closeSessionMcp, describeMcpFailure, openSessionMcp, sessionMcp, sessionMcpTools, type SessionMcpOptions } from './mcp/index.js';
+import {
+  closeSessionMcp,
+  describeMcpFailure,
+  openSessionMcp,
+  sessionMcp,
+  sessionMcpTools,
+  type SessionMcpOptions,
+} from './mcp/index.js';
 import { packageVersion } from '@acp-kit/protocol/internal';
 
 export * from './model.js';
@@ -21,7 +28,13 @@ export { conversationFromHistory, type ConversationFromHistoryOptions, type Rest
 export { createWorkspaceFs, type WorkspaceFs } from './workspace-fs.js';
 export { titleFromPrompt, MAX_TITLE_CHARS } from './title.js';
 export { USAGE_META_KEY, readTurnTokenUsage, type TurnTokenUsage } from '@acp-kit/protocol/internal';
-export { createCommandRunner, signalToolProcesses, type CommandRunner, type CommandResult, type CommandOptions } from './terminal.js';
+export {
+  createCommandRunner,
+  signalToolProcesses,
+  type CommandRunner,
+  type CommandResult,
+  type CommandOptions,
+} from './terminal.js';
 export { builtinTools } from './tools/index.js';
 export { createDemoModel, parseDemoRequest, DEMO_HELP, type DemoModelOptions } from './models/demo.js';
 export * from './mcp/index.js';
@@ -68,9 +81,12 @@ function isMode(v: unknown): v is AgentMode {
 function systemPrompt(turn: Turn, state: CodingSessionState, extra?: string): string {
   const s = turn.session;
   const roots = [s.cwd, ...s.additionalDirectories];
-  const mcpDown = sessionMcp(s)?.status().filter((m) => m.state !== 'connected') ?? [];
+  const mcpDown =
+    sessionMcp(s)
+      ?.status()
+      .filter((m) => m.state !== 'connected') ?? [];
   return [
-    'You are a coding agent working in a software project on the user\'s machine, through the tools provided.',
+    "You are a coding agent working in a software project on the user's machine, through the tools provided.",
     `Project root (cwd): ${s.cwd}`,
     roots.length > 1 ? `Other accessible directories: ${roots.slice(1).join(', ')}` : '',
     'File tools only work inside these directories; use paths relative to the project root.',
@@ -78,9 +94,13 @@ function systemPrompt(turn: Turn, state: CodingSessionState, extra?: string): st
     'Read files before you change them. Prefer edit_file for small changes. Keep answers short and concrete.',
     'For multi-step tasks, report your plan with update_plan and keep it current.',
     sessionMcpTools(s).length > 0 ? 'Tools named mcp__<server>__<tool> come from MCP servers the user configured.' : '',
-    ...mcpDown.map((m) => (m.state === 'failed' ? describeMcpFailure(m) : `MCP server "${m.name}" stopped: ${m.error ?? 'closed'}.`)),
+    ...mcpDown.map((m) =>
+      m.state === 'failed' ? describeMcpFailure(m) : `MCP server "${m.name}" stopped: ${m.error ?? 'closed'}.`,
+    ),
     extra ?? '',
-  ].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
 }
 
 /**
@@ -91,9 +111,14 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
   const model = options.model ?? createDemoModel();
   const tools = options.tools ?? builtinTools();
   const maxTurnRequests = options.maxTurnRequests ?? DEFAULT_MAX_TURN_REQUESTS;
-  if (!Number.isInteger(maxTurnRequests) || maxTurnRequests < 1) throw new RangeError(`maxTurnRequests must be a positive integer, got ${maxTurnRequests}`);
+  if (!Number.isInteger(maxTurnRequests) || maxTurnRequests < 1)
+    throw new RangeError(`maxTurnRequests must be a positive integer, got ${maxTurnRequests}`);
 
-  const info = options.info ?? { name: 'acp-kit-coding-agent', version: packageVersion(), title: 'acp-kit coding agent' };
+  const info = options.info ?? {
+    name: 'acp-kit-coding-agent',
+    version: packageVersion(),
+    title: 'acp-kit coding agent',
+  };
   return {
     info,
     // stdio is mandatory (ACP-V1-SESS-01); streamable HTTP is what new agents SHOULD support
@@ -104,7 +129,8 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
       if (context?.restored) {
         state.titled = historyHasTitle(context.history);
         state.history = conversationFromHistory(context.history, {
-          command: (name) => (name === 'clear' ? 'clear' : COMMANDS.some((c) => c.name === name) ? 'ignore' : undefined),
+          command: (name) =>
+            name === 'clear' ? 'clear' : COMMANDS.some((c) => c.name === name) ? 'ignore' : undefined,
         });
       }
       // a restored session keeps its mode
@@ -117,8 +143,14 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
     setConfigOption(session, configId, value) {
       if (configId === 'mode') setMode(session, value);
       else if (configId === 'model') {
-        if (value !== model.id) throw AcpError.invalidParams(`value: this agent runs model "${model.id}" only; restart it with --model/--model-name to change, got ${JSON.stringify(value)}`);
-      } else throw AcpError.invalidParams(`configId: unknown config option ${JSON.stringify(configId)}; expected "mode" or "model"`);
+        if (value !== model.id)
+          throw AcpError.invalidParams(
+            `value: this agent runs model "${model.id}" only; restart it with --model/--model-name to change, got ${JSON.stringify(value)}`,
+          );
+      } else
+        throw AcpError.invalidParams(
+          `configId: unknown config option ${JSON.stringify(configId)}; expected "mode" or "model"`,
+        );
       return configOptions(session, model);
     },
     closeSession(session) {
@@ -129,7 +161,8 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
       const slash = /^\/(\S+)\s*([\s\S]*)$/.exec(text);
       const command = slash?.[1];
       // the second group always takes part in a match (it may be empty)
-      if (command !== undefined && COMMANDS.some((c) => c.name === command)) return runCommand(turn, model, command, (slash?.[2] ?? '').trim());
+      if (command !== undefined && COMMANDS.some((c) => c.name === command))
+        return runCommand(turn, model, command, (slash?.[2] ?? '').trim());
       const state = codingState(turn.session);
       // pickers and `sessions list` show something better than "(untitled)"; sent when the first
       // answer is done, so the turn's own updates come first
@@ -176,13 +209,19 @@ function configOptions(session: AgentSession, model: LanguageModel): ConfigOptio
 
 function setMode(session: AgentSession, value: unknown): void {
   if (!isMode(value)) {
-    throw AcpError.invalidParams(`value: expected one of ${MODES.map((m) => `"${m.value}"`).join(', ')} for config option "mode", got ${JSON.stringify(value)}`);
+    throw AcpError.invalidParams(
+      `value: expected one of ${MODES.map((m) => `"${m.value}"`).join(', ')} for config option "mode", got ${JSON.stringify(value)}`,
+    );
   }
   codingState(session).mode = value;
 }
 
 async function say(turn: Turn, text: string): Promise<void> {
-  await turn.send({ sessionUpdate: 'agent_message_chunk', messageId: turn.session.newId('msg'), content: { type: 'text', text } });
+  await turn.send({
+    sessionUpdate: 'agent_message_chunk',
+    messageId: turn.session.newId('msg'),
+    content: { type: 'text', text },
+  });
 }
 
 /** The slash commands (see {@link COMMANDS}): answered by the agent itself, no model call. */
@@ -191,14 +230,21 @@ async function runCommand(turn: Turn, model: LanguageModel, name: string, arg: s
   if (name === 'help') {
     const tips = model.id === 'demo' ? DEMO_HELP : `Model: ${model.id}. Ask for changes in plain language.`;
     const mcp = sessionMcp(turn.session)?.status() ?? [];
-    const servers = mcp.length === 0 ? '' : `\n\nMCP servers: ${mcp.map((m) => `${m.name} (${m.state === 'connected' ? `${m.toolCount} tool${m.toolCount === 1 ? '' : 's'}` : `${m.state}: ${m.error ?? ''}`})`).join(', ')}.`;
-    await say(turn, `${tips}\n\nCommands: ${COMMANDS.map((c) => `/${c.name}`).join(', ')}. Mode: ${state.mode}.${servers}`);
+    const servers =
+      mcp.length === 0
+        ? ''
+        : `\n\nMCP servers: ${mcp.map((m) => `${m.name} (${m.state === 'connected' ? `${m.toolCount} tool${m.toolCount === 1 ? '' : 's'}` : `${m.state}: ${m.error ?? ''}`})`).join(', ')}.`;
+    await say(
+      turn,
+      `${tips}\n\nCommands: ${COMMANDS.map((c) => `/${c.name}`).join(', ')}. Mode: ${state.mode}.${servers}`,
+    );
   } else if (name === 'clear') {
     state.history.length = 0;
     await say(turn, 'Conversation cleared.');
   } else if (name === 'mode') {
     if (arg === '') await say(turn, `Mode: ${state.mode} (${MODES.map((m) => m.value).join(' | ')}).`);
-    else if (!isMode(arg)) await say(turn, `Unknown mode "${arg}". Use one of: ${MODES.map((m) => m.value).join(', ')}.`);
+    else if (!isMode(arg))
+      await say(turn, `Unknown mode "${arg}". Use one of: ${MODES.map((m) => m.value).join(', ')}.`);
     else {
       state.mode = arg;
       await turn.send({ sessionUpdate: 'config_option_update', configOptions: configOptions(turn.session, model) });

@@ -10,10 +10,27 @@ export { createCodingAgent, MODES, COMMANDS, type CodingAgentOptions } from './c
 export { createDemoModel, type DemoModelOptions } from './models/demo.js';
 export { builtinTools } from './tools/index.js';
 export { conversationFromHistory, type ConversationFromHistoryOptions, type RestoredCommandEffect } from './restore.js';
-export { ToolInputError, textContent, type Tool, type ToolContext, type ToolOutcome, type PermissionContext, type AgentMode } from './tool.js';
+export {
+  ToolInputError,
+  textContent,
+  type Tool,
+  type ToolContext,
+  type ToolOutcome,
+  type PermissionContext,
+  type AgentMode,
+} from './tool.js';
 export type {
-  LanguageModel, ModelRequest, ModelEvent, ModelFinishReason, ModelToolCall, ConversationMessage, AssistantPart, UserPart,
-  ToolResult, ToolSpec, JsonSchema,
+  LanguageModel,
+  ModelRequest,
+  ModelEvent,
+  ModelFinishReason,
+  ModelToolCall,
+  ConversationMessage,
+  AssistantPart,
+  UserPart,
+  ToolResult,
+  ToolSpec,
+  JsonSchema,
 } from './model.js';
 export type { Sandbox, ResolvedPath } from './sandbox.js';
 export type { WorkspaceFs } from './workspace-fs.js';

@@ -21,7 +21,11 @@ export interface ModelStep {
  * calls as they arrive, and reports usage afterwards. Never throws for model failures: they come
  * back in {@link ModelStep.failure}.
  */
-export async function modelStep(ctx: TurnContext, system: string, maxOutputTokens: number | undefined): Promise<ModelStep> {
+export async function modelStep(
+  ctx: TurnContext,
+  system: string,
+  maxOutputTokens: number | undefined,
+): Promise<ModelStep> {
   const { turn, session, state, send } = ctx;
   const step: ModelStep = { parts: [], calls: [], finish: 'stop' };
   let thoughtId: string | undefined;
@@ -34,7 +38,11 @@ export async function modelStep(ctx: TurnContext, system: string, maxOutputToken
   state.modelRequests++;
   try {
     for await (const ev of ctx.model.stream({
-      system, messages: state.history.slice(), tools: ctx.specs, maxOutputTokens, signal: turn.signal,
+      system,
+      messages: state.history.slice(),
+      tools: ctx.specs,
+      maxOutputTokens,
+      signal: turn.signal,
     })) {
       if (turn.signal.aborted) throw abortError(turn.signal);
       switch (ev.type) {
@@ -42,13 +50,21 @@ export async function modelStep(ctx: TurnContext, system: string, maxOutputToken
           if (!ev.text) break;
           appendText('text', ev.text);
           step.messageId ??= session.newId('msg');
-          await send({ sessionUpdate: 'agent_message_chunk', messageId: step.messageId, content: { type: 'text', text: ev.text } });
+          await send({
+            sessionUpdate: 'agent_message_chunk',
+            messageId: step.messageId,
+            content: { type: 'text', text: ev.text },
+          });
           break;
         case 'reasoning_delta':
           if (!ev.text) break;
           appendText('reasoning', ev.text);
           thoughtId ??= session.newId('thought');
-          await send({ sessionUpdate: 'agent_thought_chunk', messageId: thoughtId, content: { type: 'text', text: ev.text } });
+          await send({
+            sessionUpdate: 'agent_thought_chunk',
+            messageId: thoughtId,
+            content: { type: 'text', text: ev.text },
+          });
           break;
         case 'plan':
           await send({ sessionUpdate: 'plan_update', plan: { type: 'items', planId: PLAN_ID, entries: ev.entries } });
@@ -81,7 +97,10 @@ export async function modelStep(ctx: TurnContext, system: string, maxOutputToken
   return step;
 }
 
-async function reportUsage(ctx: TurnContext, u: { inputTokens: number; outputTokens: number; contextWindow?: number }): Promise<void> {
+async function reportUsage(
+  ctx: TurnContext,
+  u: { inputTokens: number; outputTokens: number; contextWindow?: number },
+): Promise<void> {
   const size = u.contextWindow ?? ctx.model.contextWindow;
   // ACP-ALL-USAGE-02: no usage_update without a meaningful context-window size
   if (!size) return;
@@ -96,5 +115,7 @@ async function reportUsage(ctx: TurnContext, u: { inputTokens: number; outputTok
 
 /** Adds a call's cost; a change of currency starts over (amounts in different units do not add). */
 function addCost(prev: Cost | null | undefined, c: Cost): Cost {
-  return prev && prev.currency === c.currency ? { amount: prev.amount + c.amount, currency: prev.currency } : { amount: c.amount, currency: c.currency };
+  return prev && prev.currency === c.currency
+    ? { amount: prev.amount + c.amount, currency: prev.currency }
+    : { amount: c.amount, currency: c.currency };
 }

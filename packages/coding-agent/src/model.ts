@@ -17,9 +17,7 @@ export interface ToolSpec {
 }
 
 /** A part of a user message. */
-export type UserPart =
-  | { type: 'text'; text: string }
-  | { type: 'image'; data: string; mimeType: string };
+export type UserPart = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };
 
 /** A tool invocation the model asked for. */
 export interface ModelToolCall {
@@ -31,9 +29,7 @@ export interface ModelToolCall {
 
 /** A part of an assistant message. */
 export type AssistantPart =
-  | { type: 'text'; text: string }
-  | { type: 'reasoning'; text: string }
-  | ({ type: 'tool_call' } & ModelToolCall);
+  { type: 'text'; text: string } | { type: 'reasoning'; text: string } | ({ type: 'tool_call' } & ModelToolCall);
 
 /** The result of one tool call, sent back to the model. */
 export interface ToolResult {

@@ -21,10 +21,19 @@ export type PermissionDecision =
  * `session/request_permission` with the four option kinds. Anything not understood is not
  * approval (ACP-V2-PERM-06); a cancelled request (or turn) cancels the call.
  */
-export async function decidePermission(ctx: TurnContext, c: PendingCall, tool: Tool, preview: readonly AnyToolCallContent[]): Promise<PermissionDecision> {
+export async function decidePermission(
+  ctx: TurnContext,
+  c: PendingCall,
+  tool: Tool,
+  preview: readonly AnyToolCallContent[],
+): Promise<PermissionDecision> {
   const { turn, state } = ctx;
   if (state.alwaysReject.has(tool.name)) {
-    return { run: false, reason: `Rejected: the user chose to always reject ${tool.name} in this session.`, showPreview: false };
+    return {
+      run: false,
+      reason: `Rejected: the user chose to always reject ${tool.name} in this session.`,
+      showPreview: false,
+    };
   }
   if (state.alwaysAllow.has(tool.name)) return { run: true };
   const outcome = await turn.requestPermission({
@@ -32,8 +41,13 @@ export async function decidePermission(ctx: TurnContext, c: PendingCall, tool: T
     subject: {
       type: 'tool_call',
       toolCall: {
-        toolCallId: c.acpId, title: c.title, name: tool.name, kind: tool.kind, status: 'pending',
-        rawInput: c.call.input, ...(preview.length ? { content: [...preview] } : {}),
+        toolCallId: c.acpId,
+        title: c.title,
+        name: tool.name,
+        kind: tool.kind,
+        status: 'pending',
+        rawInput: c.call.input,
+        ...(preview.length ? { content: [...preview] } : {}),
       },
     },
     options: [...PERMISSION_OPTIONS],
@@ -45,6 +59,8 @@ export async function decidePermission(ctx: TurnContext, c: PendingCall, tool: T
   if (chosen?.kind === 'allow_always') state.alwaysAllow.add(tool.name);
   if (chosen?.kind === 'reject_always') state.alwaysReject.add(tool.name);
   if (chosen?.kind === 'allow_once' || chosen?.kind === 'allow_always') return { run: true };
-  const why = chosen ? 'The user rejected this tool call.' : `The permission answer was not understood (${JSON.stringify(outcome)}); not running the tool.`;
+  const why = chosen
+    ? 'The user rejected this tool call.'
+    : `The permission answer was not understood (${JSON.stringify(outcome)}); not running the tool.`;
   return { run: false, reason: why, showPreview: true };
 }

@@ -1,4 +1,13 @@
-import { SessionState, type AnyContentBlock, type AnySessionUpdate, type MessageChunk, type MessageUpdate, type TerminalState, type ToolCallState, type ToolCallUpdate } from '@acp-kit/protocol';
+import {
+  SessionState,
+  type AnyContentBlock,
+  type AnySessionUpdate,
+  type MessageChunk,
+  type MessageUpdate,
+  type TerminalState,
+  type ToolCallState,
+  type ToolCallUpdate,
+} from '@acp-kit/protocol';
 import { promptToUserMessage } from './engine.js';
 import type { AssistantPart, ConversationMessage, ToolResult, UserPart } from './model.js';
 
@@ -27,7 +36,10 @@ const DEFAULT_MAX_RESULT = 16_000;
  * Calls the history shows unfinished (the agent stopped mid-call) get an error result, so the
  * conversation stays valid for providers that require a result for every call.
  */
-export function conversationFromHistory(history: readonly AnySessionUpdate[], options: ConversationFromHistoryOptions = {}): ConversationMessage[] {
+export function conversationFromHistory(
+  history: readonly AnySessionUpdate[],
+  options: ConversationFromHistoryOptions = {},
+): ConversationMessage[] {
   const b = new ConversationBuilder(finalState(history), options);
   for (const u of history) {
     switch (u.sessionUpdate) {
@@ -92,7 +104,8 @@ class ConversationBuilder {
 
   user(u: MessageUpdate | MessageChunk): void {
     const id = typeof u.messageId === 'string' ? u.messageId : undefined;
-    const blocks: AnyContentBlock[] = u.sessionUpdate === 'user_message_chunk' ? [u.content] : Array.isArray(u.content) ? u.content : [];
+    const blocks: AnyContentBlock[] =
+      u.sessionUpdate === 'user_message_chunk' ? [u.content] : Array.isArray(u.content) ? u.content : [];
     const last = this.out[this.out.length - 1];
     if (u.sessionUpdate === 'user_message_chunk' && id !== undefined && id === this.userId && !this.cur) {
       // another chunk of the same prompt
@@ -160,7 +173,10 @@ class ConversationBuilder {
     if (status === 'completed') return { output: body || 'Done.' };
     if (status === 'failed') return { output: body || 'The tool call failed.', isError: true };
     if (status === 'cancelled') return { output: `Cancelled by the user.${body ? `\n${body}` : ''}`, isError: true };
-    return { output: `Not completed: the agent stopped before this tool call finished.${body ? `\n${body}` : ''}`, isError: true };
+    return {
+      output: `Not completed: the agent stopped before this tool call finished.${body ? `\n${body}` : ''}`,
+      isError: true,
+    };
   }
 }
 
@@ -193,12 +209,18 @@ function callText(c: ToolCallState, terminals: ReadonlyMap<string, TerminalState
       parts.push(block.type === 'text' ? String(block.text) : `[${String(block.type)} content]`);
     } else if (i.type === 'diff') {
       const lines = typeof i.newText === 'string' ? i.newText.split('\n').length : 0;
-      parts.push(`${i.oldText == null ? 'Created' : 'Changed'} ${String(i.path)} (${lines} line${lines === 1 ? '' : 's'} now).`);
+      parts.push(
+        `${i.oldText == null ? 'Created' : 'Changed'} ${String(i.path)} (${lines} line${lines === 1 ? '' : 's'} now).`,
+      );
     } else if (i.type === 'terminal') {
       const t = terminals.get(String(i.terminalId));
       if (t) {
         const output = t.outputText;
-        const exit = t.exitStatus ? (t.exitStatus.signal ? `killed by ${t.exitStatus.signal}` : `exit code ${t.exitStatus.exitCode}`) : 'did not finish';
+        const exit = t.exitStatus
+          ? t.exitStatus.signal
+            ? `killed by ${t.exitStatus.signal}`
+            : `exit code ${t.exitStatus.exitCode}`
+          : 'did not finish';
         parts.push(`Command ${exit}.\n${output === '' ? '(no output)' : output}`);
       } else {
         parts.push(`[output shown in the client's terminal ${String(i.terminalId)}; not kept]`);

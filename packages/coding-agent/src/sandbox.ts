@@ -38,7 +38,8 @@ async function realpathLoose(p: string, hops = 0): Promise<string> {
   } catch (e) {
     const code = errnoCode(e);
     if (code === 'ELOOP') throw new SandboxError(`path ${p}: too many levels of symbolic links`);
-    if (code === 'ENAMETOOLONG') throw new SandboxError(`path is too long (${p.length} characters): the file system refused it (ENAMETOOLONG)`);
+    if (code === 'ENAMETOOLONG')
+      throw new SandboxError(`path is too long (${p.length} characters): the file system refused it (ENAMETOOLONG)`);
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw e;
   }
   const st = await lstat(p).catch(() => undefined);
@@ -135,7 +136,10 @@ export class Sandbox {
   }
 
   private ioError(e: unknown, p: ResolvedPath): Error {
-    if (e instanceof ConfinementError) return new SandboxError(`path ${p.path} (resolves to ${e.real}) is outside the session roots: ${this.roots.join(', ')}`);
+    if (e instanceof ConfinementError)
+      return new SandboxError(
+        `path ${p.path} (resolves to ${e.real}) is outside the session roots: ${this.roots.join(', ')}`,
+      );
     const code = errnoCode(e);
     if (code === 'ENOENT') return new Error(`file not found: ${p.path}`);
     if (code === 'EISDIR') return new Error(`${p.path} is a directory (use list_files)`);

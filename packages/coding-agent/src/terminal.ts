@@ -40,7 +40,8 @@ export interface CommandRunner {
 }
 
 const SHELL = process.platform === 'win32' ? (process.env.ComSpec ?? 'cmd.exe') : '/bin/sh';
-const shellArgs = (command: string): string[] => (process.platform === 'win32' ? ['/d', '/s', '/c', command] : ['-c', command]);
+const shellArgs = (command: string): string[] =>
+  process.platform === 'win32' ? ['/d', '/s', '/c', command] : ['-c', command];
 
 /** Keeps at most `limit` bytes: the head, then notes how much was dropped. */
 class OutputBuffer {
@@ -65,7 +66,12 @@ class OutputBuffer {
   }
 }
 
-async function runOnClient(session: AgentSession, command: string, o: CommandOptions, limit: number): Promise<CommandResult> {
+async function runOnClient(
+  session: AgentSession,
+  command: string,
+  o: CommandOptions,
+  limit: number,
+): Promise<CommandResult> {
   const services = session.clientServices;
   // createCommandRunner picks this strategy only when the client services have createTerminal
   if (!services.createTerminal) throw new Error('run_command: the client offers no terminal/create');
@@ -142,7 +148,12 @@ export function signalToolProcesses(sig: NodeJS.Signals = 'SIGTERM'): void {
 const WATCHED = `{ if IFS= read -r m <&3 && [ "$m" = done ]; then :; else kill -KILL 0; fi; } </dev/null >/dev/null 2>&1 &
 exec 3<&-; exec ${SHELL} -c "$1"`;
 
-async function runLocal(session: AgentSession, command: string, o: CommandOptions, limit: number): Promise<CommandResult> {
+async function runLocal(
+  session: AgentSession,
+  command: string,
+  o: CommandOptions,
+  limit: number,
+): Promise<CommandResult> {
   if (o.signal.aborted) throw abortError(o.signal);
   const v2 = session.client.protocolVersion === 2;
   const terminalId = v2 ? session.newId('term') : undefined;
@@ -217,7 +228,11 @@ async function runLocal(session: AgentSession, command: string, o: CommandOption
   });
   await sending;
   if (terminalId) {
-    await o.send({ sessionUpdate: 'terminal_update', terminalId, exitStatus: { exitCode: exit.code, signal: exit.signal } });
+    await o.send({
+      sessionUpdate: 'terminal_update',
+      terminalId,
+      exitStatus: { exitCode: exit.code, signal: exit.signal },
+    });
   }
   if (aborted) throw abortError(o.signal);
   return {
@@ -237,9 +252,10 @@ async function runLocal(session: AgentSession, command: string, o: CommandOption
  * agent-owned display terminal (ACP-V2-TERM-*).
  */
 export function createCommandRunner(session: AgentSession, outputLimit = DEFAULT_OUTPUT_LIMIT): CommandRunner {
-  const client = session.client.protocolVersion === 1
-    && session.client.capabilities.terminal === true
-    && typeof session.clientServices.createTerminal === 'function';
+  const client =
+    session.client.protocolVersion === 1 &&
+    session.client.capabilities.terminal === true &&
+    typeof session.clientServices.createTerminal === 'function';
   return {
     strategy: client ? 'client_terminal' : 'local',
     run(command, options) {

@@ -1,4 +1,11 @@
-import type { AnyToolCallContent, Cost, PlanEntry, SessionUpdate, ToolCallLocation, ToolCallStatus } from '@acp-kit/protocol';
+import type {
+  AnyToolCallContent,
+  Cost,
+  PlanEntry,
+  SessionUpdate,
+  ToolCallLocation,
+  ToolCallStatus,
+} from '@acp-kit/protocol';
 import { isAbortError } from '@acp-kit/protocol';
 import type { AgentSession, Turn } from '@acp-kit/agent';
 import type { LanguageModel, ModelToolCall, ToolResult, ToolSpec } from './model.js';
@@ -95,7 +102,8 @@ function parsePlan(raw: unknown): PlanEntry[] {
   if (!Array.isArray(entries)) throw new ToolInputError('update_plan: "entries" must be an array');
   return entries.map((e, i) => {
     const o = isObj(e) ? e : {};
-    if (typeof o.content !== 'string') throw new ToolInputError(`update_plan: "entries[${i}].content" must be a string`);
+    if (typeof o.content !== 'string')
+      throw new ToolInputError(`update_plan: "entries[${i}].content" must be a string`);
     const status = o.status === 'in_progress' || o.status === 'completed' ? o.status : 'pending';
     const priority = o.priority === 'high' || o.priority === 'low' ? o.priority : 'medium';
     return { content: o.content, status, priority };
@@ -106,7 +114,12 @@ function parsePlan(raw: unknown): PlanEntry[] {
  * Gives every call in `calls` the final `status` (the one sweep for "the turn ends here"), and
  * returns a result per call carrying `note` for the model.
  */
-export async function settleCalls(ctx: TurnContext, calls: readonly PendingCall[], status: ToolCallStatus, note: string): Promise<ToolResult[]> {
+export async function settleCalls(
+  ctx: TurnContext,
+  calls: readonly PendingCall[],
+  status: ToolCallStatus,
+  note: string,
+): Promise<ToolResult[]> {
   const results: ToolResult[] = [];
   for (const c of calls) {
     await ctx.send({ sessionUpdate: 'tool_call_update', toolCallId: c.acpId, status });
@@ -155,8 +168,18 @@ export async function announceCall(ctx: TurnContext, call: ModelToolCall): Promi
   return pc;
 }
 
-async function fail(ctx: TurnContext, c: PendingCall, message: string, content?: AnyToolCallContent[]): Promise<CallOutcome> {
-  await ctx.send({ sessionUpdate: 'tool_call_update', toolCallId: c.acpId, status: 'failed', content: content ?? [textContent(message)] });
+async function fail(
+  ctx: TurnContext,
+  c: PendingCall,
+  message: string,
+  content?: AnyToolCallContent[],
+): Promise<CallOutcome> {
+  await ctx.send({
+    sessionUpdate: 'tool_call_update',
+    toolCallId: c.acpId,
+    status: 'failed',
+    content: content ?? [textContent(message)],
+  });
   return { output: message, isError: true };
 }
 
@@ -190,7 +213,11 @@ export async function runCall(ctx: TurnContext, c: PendingCall): Promise<CallOut
     send,
   };
   if (tool.mutates && state.mode === 'read-only') {
-    return fail(ctx, c, `Refused: the session is in read-only mode, so ${tool.name} is not allowed. Ask the user to switch the mode to "ask" or "auto".`);
+    return fail(
+      ctx,
+      c,
+      `Refused: the session is in read-only mode, so ${tool.name} is not allowed. Ask the user to switch the mode to "ask" or "auto".`,
+    );
   }
   try {
     let preview: AnyToolCallContent[] = [];
@@ -205,7 +232,12 @@ export async function runCall(ctx: TurnContext, c: PendingCall): Promise<CallOut
           await send({ sessionUpdate: 'tool_call_update', toolCallId: c.acpId, status: ctx.cancelledStatus });
           return { output: 'Cancelled by the user.', isError: true, cancelled: true };
         }
-        return fail(ctx, c, decision.reason, decision.showPreview ? [...preview, textContent(`✖ ${decision.reason}`)] : undefined);
+        return fail(
+          ctx,
+          c,
+          decision.reason,
+          decision.showPreview ? [...preview, textContent(`✖ ${decision.reason}`)] : undefined,
+        );
       }
     }
     await send({ sessionUpdate: 'tool_call_update', toolCallId: c.acpId, status: 'in_progress' });
@@ -221,7 +253,12 @@ export async function runCall(ctx: TurnContext, c: PendingCall): Promise<CallOut
     return { output: out.result, isError: out.isError };
   } catch (e) {
     if (turn.signal.aborted || isAbortError(e)) {
-      await send({ sessionUpdate: 'tool_call_update', toolCallId: c.acpId, status: ctx.cancelledStatus, content: [textContent('Cancelled.')] });
+      await send({
+        sessionUpdate: 'tool_call_update',
+        toolCallId: c.acpId,
+        status: ctx.cancelledStatus,
+        content: [textContent('Cancelled.')],
+      });
       return { output: 'Cancelled by the user.', isError: true, cancelled: true };
     }
     return fail(ctx, c, `Error: ${e instanceof Error ? e.message : String(e)}`);

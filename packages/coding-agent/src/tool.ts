@@ -1,6 +1,4 @@
-import type {
-  AnyToolCallContent, SessionUpdate, ToolCallLocation, ToolKind,
-} from '@acp-kit/protocol';
+import type { AnyToolCallContent, SessionUpdate, ToolCallLocation, ToolKind } from '@acp-kit/protocol';
 import type { AgentSession } from '@acp-kit/agent';
 import type { JsonSchema } from './model.js';
 import type { Sandbox } from './sandbox.js';
@@ -81,14 +79,24 @@ export interface Tool<I = unknown> {
 
 export function asObject(raw: unknown, tool: string): Record<string, unknown> {
   if (!isObj(raw)) {
-    throw new ToolInputError(`${tool}: input must be a JSON object, got ${raw === null ? 'null' : Array.isArray(raw) ? 'an array' : typeof raw}`);
+    throw new ToolInputError(
+      `${tool}: input must be a JSON object, got ${raw === null ? 'null' : Array.isArray(raw) ? 'an array' : typeof raw}`,
+    );
   }
   return raw;
 }
 
-export function requireString(o: Record<string, unknown>, key: string, tool: string, opts: { allowEmpty?: boolean } = {}): string {
+export function requireString(
+  o: Record<string, unknown>,
+  key: string,
+  tool: string,
+  opts: { allowEmpty?: boolean } = {},
+): string {
   const v = o[key];
-  if (typeof v !== 'string') throw new ToolInputError(`${tool}: "${key}" must be a string, got ${v === undefined ? 'nothing' : JSON.stringify(v)}`);
+  if (typeof v !== 'string')
+    throw new ToolInputError(
+      `${tool}: "${key}" must be a string, got ${v === undefined ? 'nothing' : JSON.stringify(v)}`,
+    );
   if (!opts.allowEmpty && v.length === 0) throw new ToolInputError(`${tool}: "${key}" must not be empty`);
   return v;
 }
@@ -100,7 +108,13 @@ export function optionalString(o: Record<string, unknown>, key: string, tool: st
   return v;
 }
 
-export function optionalInt(o: Record<string, unknown>, key: string, tool: string, min: number, max: number): number | undefined {
+export function optionalInt(
+  o: Record<string, unknown>,
+  key: string,
+  tool: string,
+  min: number,
+  max: number,
+): number | undefined {
   const v = o[key];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {

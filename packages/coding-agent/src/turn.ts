@@ -33,11 +33,19 @@ export function promptToUserMessage(prompt: readonly AnyContentBlock[]): Convers
   for (const b of prompt) {
     const block = b;
     if (block.type === 'text') parts.push({ type: 'text', text: String(block.text) });
-    else if (block.type === 'image') parts.push({ type: 'image', data: String(block.data), mimeType: String(block.mimeType) });
-    else if (block.type === 'resource_link') parts.push({ type: 'text', text: `[file: ${String(block.name)} <${String(block.uri)}>]` });
+    else if (block.type === 'image')
+      parts.push({ type: 'image', data: String(block.data), mimeType: String(block.mimeType) });
+    else if (block.type === 'resource_link')
+      parts.push({ type: 'text', text: `[file: ${String(block.name)} <${String(block.uri)}>]` });
     else if (block.type === 'resource') {
       const r = block.resource;
-      parts.push({ type: 'text', text: 'text' in r && typeof r.text === 'string' ? `<context uri="${r.uri}">\n${r.text}\n</context>` : `[binary resource ${r.uri}]` });
+      parts.push({
+        type: 'text',
+        text:
+          'text' in r && typeof r.text === 'string'
+            ? `<context uri="${r.uri}">\n${r.text}\n</context>`
+            : `[binary resource ${r.uri}]`,
+      });
     } else parts.push({ type: 'text', text: `[unsupported ${String(block.type)} content omitted]` });
   }
   return { role: 'user', content: parts };
@@ -54,7 +62,10 @@ function closeDangling(history: ConversationMessage[], note: string): void {
   if (last?.role !== 'assistant') return;
   const calls = last.content.filter((p): p is Extract<AssistantPart, { type: 'tool_call' }> => p.type === 'tool_call');
   if (calls.length === 0) return;
-  history.push({ role: 'tool', results: calls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, output: note, isError: true })) });
+  history.push({
+    role: 'tool',
+    results: calls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, output: note, isError: true })),
+  });
 }
 
 /**
@@ -92,7 +103,11 @@ async function turnLoop(turn: Turn, opts: EngineOptions, tokens: TurnTokenTally)
   const state = codingState(session);
   const maxRequests = opts.maxTurnRequests ?? DEFAULT_MAX_TURN_REQUESTS;
   const sandbox = new Sandbox(session.cwd, session.additionalDirectories);
-  const specs: ToolSpec[] = opts.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+  const specs: ToolSpec[] = opts.tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: t.inputSchema,
+  }));
   if (opts.planTool !== false) specs.push(updatePlanSpec);
   const ctx: TurnContext = {
     turn,
@@ -149,7 +164,11 @@ async function turnLoop(turn: Turn, opts: EngineOptions, tokens: TurnTokenTally)
       await settleCalls(ctx, calls, 'failed', 'Not executed: the model request failed.');
       closeDangling(history, 'Not executed: the model request failed.');
       const message = `Model request failed: ${finishError ?? 'unknown error'}`;
-      await ctx.send({ sessionUpdate: 'agent_message_chunk', messageId: step.messageId ?? session.newId('msg'), content: { type: 'text', text: `\n\n⚠️ ${message}` } });
+      await ctx.send({
+        sessionUpdate: 'agent_message_chunk',
+        messageId: step.messageId ?? session.newId('msg'),
+        content: { type: 'text', text: `\n\n⚠️ ${message}` },
+      });
       // v1 has no `error` stop: the runtime answers the v1 prompt with this error instead
       return { stopReason: 'error', error: { code: -32603, message } };
     }

@@ -31,7 +31,10 @@ async function localExists(real: string): Promise<boolean> {
 }
 
 /** Builds the file access for one session. */
-export function createWorkspaceFs(session: AgentSession, sandbox = new Sandbox(session.cwd, session.additionalDirectories)): WorkspaceFs {
+export function createWorkspaceFs(
+  session: AgentSession,
+  sandbox = new Sandbox(session.cwd, session.additionalDirectories),
+): WorkspaceFs {
   // local disk goes through the sandbox's verified opens (no check-then-open race, no link escapes)
   const readLocal = async (p: ResolvedPath): Promise<string> => {
     const buf = await sandbox.readFile(p, MAX_FILE_BYTES);
@@ -43,7 +46,8 @@ export function createWorkspaceFs(session: AgentSession, sandbox = new Sandbox(s
   const caps = session.client.capabilities.fs;
   const svc = session.clientServices;
   const readViaClient = v1 && caps?.readTextFile === true && svc.readTextFile ? svc.readTextFile.bind(svc) : undefined;
-  const writeViaClient = v1 && caps?.writeTextFile === true && svc.writeTextFile ? svc.writeTextFile.bind(svc) : undefined;
+  const writeViaClient =
+    v1 && caps?.writeTextFile === true && svc.writeTextFile ? svc.writeTextFile.bind(svc) : undefined;
   const clientRead = readViaClient !== undefined;
   const clientWrite = writeViaClient !== undefined;
 

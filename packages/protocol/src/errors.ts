@@ -47,7 +47,9 @@ export class AcpError extends Error {
   }
 
   toJSON(): RpcErrorObject {
-    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
   }
 
   /**
@@ -57,14 +59,19 @@ export class AcpError extends Error {
    */
   static from(e: unknown): AcpError {
     if (e instanceof AcpError) return e;
-    if (outOfDescriptors(e)) return new AcpError(ErrorCode.InternalError, OUT_OF_DESCRIPTORS, { reason: 'EMFILE', retryable: true });
+    if (outOfDescriptors(e))
+      return new AcpError(ErrorCode.InternalError, OUT_OF_DESCRIPTORS, { reason: 'EMFILE', retryable: true });
     if (e instanceof Error) return new AcpError(ErrorCode.InternalError, e.message || e.name, { name: e.name });
-    return new AcpError(ErrorCode.InternalError, typeof e === 'string' ? e : JSON.stringify(e) ?? String(e));
+    return new AcpError(ErrorCode.InternalError, typeof e === 'string' ? e : (JSON.stringify(e) ?? String(e)));
   }
 
   /** From a received error object, leniently: a missing/odd `code` or `message` gets a default. */
   static fromObject(e: RpcErrorObject | { code?: unknown; message?: unknown; data?: unknown }): AcpError {
-    return new AcpError(typeof e.code === 'number' ? e.code : ErrorCode.InternalError, typeof e.message === 'string' ? e.message : 'Unknown error', e.data);
+    return new AcpError(
+      typeof e.code === 'number' ? e.code : ErrorCode.InternalError,
+      typeof e.message === 'string' ? e.message : 'Unknown error',
+      e.data,
+    );
   }
 
   static parseError(detail: string): AcpError {

@@ -5,7 +5,8 @@
 import { createRequire } from 'node:module';
 
 let crypto: typeof import('node:crypto') | undefined;
-const load = (): typeof import('node:crypto') => (crypto ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto'));
+const load = (): typeof import('node:crypto') =>
+  (crypto ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto'));
 
 /** `crypto.randomUUID()`. */
 export const randomUUID = (): string => load().randomUUID();

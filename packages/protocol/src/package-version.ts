@@ -8,7 +8,9 @@ import { readFileSync } from 'node:fs';
 export function packageVersion(): string {
   try {
     const pkg: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-    return typeof pkg === 'object' && pkg !== null && 'version' in pkg && typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+    return typeof pkg === 'object' && pkg !== null && 'version' in pkg && typeof pkg.version === 'string'
+      ? pkg.version
+      : '0.0.0';
   } catch {
     return '0.0.0';
   }

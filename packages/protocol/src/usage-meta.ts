@@ -32,7 +32,11 @@ export function readTurnTokenUsage(meta: unknown): TurnTokenUsage | undefined {
   if (!isObj(u)) return undefined;
   const { inputTokens, outputTokens, totalTokens, cost } = u;
   if (!count(inputTokens) || !count(outputTokens)) return undefined;
-  const out: TurnTokenUsage = { inputTokens, outputTokens, totalTokens: count(totalTokens) ? totalTokens : inputTokens + outputTokens };
+  const out: TurnTokenUsage = {
+    inputTokens,
+    outputTokens,
+    totalTokens: count(totalTokens) ? totalTokens : inputTokens + outputTokens,
+  };
   const c = cost;
   if (isObj(c) && typeof c.amount === 'number' && Number.isFinite(c.amount) && typeof c.currency === 'string') {
     out.cost = { amount: c.amount, currency: c.currency };

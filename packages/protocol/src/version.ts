@@ -12,9 +12,12 @@ export const LATEST_VERSION: ProtocolVersion = 2;
  */
 export function negotiateVersion(requested: unknown, supported: readonly number[] = SUPPORTED_VERSIONS): number {
   if (typeof requested !== 'number' || !Number.isInteger(requested) || requested < 0 || requested > 65535) {
-    throw AcpError.invalidParams(`params.protocolVersion must be an integer from 0 to 65535 (got ${JSON.stringify(requested)})`, {
-      path: 'params.protocolVersion',
-    });
+    throw AcpError.invalidParams(
+      `params.protocolVersion must be an integer from 0 to 65535 (got ${JSON.stringify(requested)})`,
+      {
+        path: 'params.protocolVersion',
+      },
+    );
   }
   let best = -1;
   for (const v of supported) if (v <= requested && v > best) best = v;

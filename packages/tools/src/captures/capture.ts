@@ -737,9 +737,7 @@ export function emptyCaptureProblem(path: string, frames: number, skipped: reado
 }
 
 /** Reads a whole capture into memory (for small captures and tests). */
-export async function readCapture(
-  path: string,
-): Promise<{
+export async function readCapture(path: string): Promise<{
   header: CaptureHeader | undefined;
   frames: CaptureFrame[];
   metas: CaptureMeta[];
