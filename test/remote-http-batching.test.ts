@@ -35,7 +35,7 @@ interface Reader {
  * session stream), and a raw SSE reader of it.
  */
 async function open(session: string | undefined): Promise<{ conn: HttpServerConnection; reader: Reader }> {
-  const conn = new HttpServerConnection('owner', 256 * 1024 * 1024);
+  const conn = new HttpServerConnection('owner', { maxBufferedBytes: 256 * 1024 * 1024, replayWindowBytes: 1024 * 1024, resumeWithinMs: 10_000 });
   conns.push(conn);
   conn.start({ onMessage: () => undefined, onInvalidLine: () => undefined, onClose: () => undefined });
   const chunks: number[] = [];
@@ -65,8 +65,10 @@ async function open(session: string | undefined): Promise<{ conn: HttpServerConn
     while ((end = buffer.indexOf('\n\n')) >= 0) {
       const event = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
-      expect(event.startsWith('data: ')).toBe(true);
-      events.push(JSON.parse(event.slice(6)));
+      // every event carries its id (1, 2, 3...: resumable with Last-Event-ID), then its data
+      const head = `id: ${events.length + 1}\ndata: `;
+      expect(event.startsWith(head)).toBe(true);
+      events.push(JSON.parse(event.slice(head.length)));
     }
     if (wanted && events.length >= wanted.n) wanted.resolve();
   });

@@ -41,6 +41,8 @@ it.each([
   const store = new InMemorySessionStore();
   const server = await startE2EServer({
     agent: inProcessAgent(() => createE2EAgent({ AcpError, peer: () => { throw new Error('no raw peer'); }, log: () => undefined, env: {} }), { storeFor: () => store, cancelTimeoutMs: 5000 }),
+    // a dropped HTTP event stream waits this long for its client to resume it (Last-Event-ID)
+    streamResumeMs: 300,
   });
   servers.push(server);
   proxy = await startCutProxy(server.port);
@@ -64,7 +66,9 @@ it.each([
   void s.prompt(JSON.stringify(script)).catch(() => undefined);
   await chunk;
 
-  // the network drops; the server notices and starts closing the connection (and its session)
+  // the network drops and stays down for this path (an HTTP client's resume of its event stream
+  // does not get through); the server notices and starts closing the connection (and its session)
+  proxy.hold();
   proxy.cut();
   await until('the server to drop the connection', () => server.connectionCount === 0);
 

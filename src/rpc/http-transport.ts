@@ -1,5 +1,6 @@
 import { connect as http2Connect, constants as http2Constants, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import { Readable } from 'node:stream';
+import { createParser } from 'eventsource-parser';
 import { isObj } from '../protocol/codec/util.js';
 import { MAX_JSON_DEPTH } from './json-guard.js';
 import { deliverMessageText, messageToText } from './message-text.js';
@@ -100,9 +101,6 @@ function sessionIdOf(message: Json): string | undefined {
   return isObj(p) && typeof p.sessionId === 'string' ? p.sessionId : undefined;
 }
 
-const CR = 13;
-const SPACE = 32;
-
 const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
 
 /**
@@ -128,6 +126,8 @@ export class HttpClientTransport implements Transport {
   private idleWaiters: Array<() => void> = [];
   /** session-scoped event streams opened (servers such as the official SDK's send session messages only there) */
   private readonly sessionStreams = new Map<string, Promise<void>>();
+  /** Delay before resuming a dropped event stream: the server's `retry:` field, else none. */
+  private retryMs = 0;
 
   constructor(
     private readonly url: string,
@@ -228,19 +228,23 @@ export class HttpClientTransport implements Transport {
     throw new Error(`server refused ${typeof message.method === 'string' ? message.method : 'a message'}: ${detail}`);
   }
 
-  private async openStream(session?: string): Promise<void> {
+  /**
+   * Opens the connection stream (`session` undefined) or a session-scoped one. `lastEventId`
+   * resumes a stream that dropped: the server sends what followed that event.
+   */
+  private async openStream(session?: string, lastEventId?: string): Promise<void> {
     const res = await this.fetchImpl(this.url, {
       method: 'GET',
-      headers: this.headers({ accept: 'text/event-stream', ...(session !== undefined ? { [HEADER_SESSION_ID]: session } : {}) }),
+      headers: this.headers({ accept: 'text/event-stream', ...(session !== undefined ? { [HEADER_SESSION_ID]: session } : {}), ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}) }),
       signal: this.abort.signal,
     });
     if (res.status !== 200 || !res.body) {
       const body = await res.text().catch(() => '');
       // 409: that session's stream already has a receiver (ours): nothing to do
-      if (session !== undefined && res.status === 409) return;
-      throw new Error(`event stream refused: HTTP ${res.status}${body ? `: ${body.slice(0, 500)}` : ''}`);
+      if (session !== undefined && res.status === 409 && lastEventId === undefined) return;
+      throw new Error(`event stream ${lastEventId !== undefined ? 'resume ' : ''}refused: HTTP ${res.status}${body ? `: ${body.slice(0, 500)}` : ''}`);
     }
-    void this.readStream(res.body, session);
+    void this.readStream(res.body, session, lastEventId);
   }
 
   /**
@@ -257,39 +261,52 @@ export class HttpClientTransport implements Transport {
     return p;
   }
 
-  private async readStream(body: ReadableStream<Uint8Array>, session?: string): Promise<void> {
+  /**
+   * Reads one event stream (parsed by eventsource-parser) until it ends; a stream that ends or
+   * fails while the connection is open is resumed once with `Last-Event-ID` (after the server's
+   * `retry:` delay), so a dropped stream loses and repeats nothing. A stream without any event id
+   * (a server that does not offer resumption) is not resumed.
+   */
+  private async readStream(body: ReadableStream<Uint8Array>, session: string | undefined, lastEventId: string | undefined): Promise<void> {
+    let lastId = lastEventId;
+    const parser = createParser({
+      onEvent: (event) => {
+        if (event.id !== undefined) lastId = event.id;
+        this.onEvent(event.data);
+      },
+      onRetry: (ms) => (this.retryMs = ms),
+    });
     const decoder = new TextDecoder();
-    let buffer = '';
-    // the event's `data` lines so far, joined by '\n' (undefined: none yet)
-    let data: string | undefined;
+    let failure: Error | undefined;
     try {
-      for await (const chunk of readChunks(body)) {
-        buffer += decoder.decode(chunk, { stream: true });
-        // a cursor over the buffer, cut once per chunk: slicing it per line made every line cost a copy
-        let start = 0;
-        let nl: number;
-        while ((nl = buffer.indexOf('\n', start)) >= 0) {
-          const end = nl > start && buffer.charCodeAt(nl - 1) === CR ? nl - 1 : nl;
-          if (end === start) {
-            if (data !== undefined) this.onEvent(data);
-            data = undefined;
-          } else if (buffer.startsWith('data:', start)) {
-            const value = buffer.slice(start + (buffer.charCodeAt(start + 5) === SPACE ? 6 : 5), end);
-            data = data === undefined ? value : `${data}\n${value}`;
-          }
-          // comments (keep-alives), `event:`, `id:` and `retry:` carry nothing for ACP
-          start = nl + 1;
-        }
-        if (start > 0) buffer = buffer.slice(start);
-      }
-      // a session stream may end alone (reopened on the next message for it); the connection stream may not
-      if (session !== undefined) this.sessionStreams.delete(session);
-      // (a failure: the stream lives as long as the connection; over HTTP/2 a lost connection ends it this way too)
-      else this.close({ reason: 'the server ended the event stream', error: new Error('the event stream ended before the connection did') });
+      for await (const chunk of readChunks(body)) parser.feed(decoder.decode(chunk, { stream: true }));
     } catch (e) {
-      if (session !== undefined && !this.closed) this.sessionStreams.delete(session);
-      else this.close({ reason: `event stream failed: ${asError(e).message}`, error: asError(e) });
+      failure = asError(e);
     }
+    if (this.closed) return;
+    if (lastId !== undefined && lastId !== lastEventId) {
+      // progress since the last (re)connect: one more attempt (a stream that fails at once is not retried forever)
+      await new Promise((r) => setTimeout(r, this.retryMs));
+      if (this.closed) return;
+      try {
+        await this.openStream(session, lastId);
+        return;
+      } catch (e) {
+        failure = asError(e);
+      }
+    }
+    this.streamLost(session, failure);
+  }
+
+  /** A stream that could not be resumed: a session stream is reopened on the next message for it; the connection stream ends the connection. */
+  private streamLost(session: string | undefined, failure: Error | undefined): void {
+    if (session !== undefined && !/resume refused/.test(failure?.message ?? '')) {
+      this.sessionStreams.delete(session);
+      return;
+    }
+    // (a failure: the stream lives as long as the connection; over HTTP/2 a lost connection ends it this way too)
+    const error = failure ?? new Error('the event stream ended before the connection did');
+    this.close({ reason: failure ? `event stream failed: ${failure.message}` : 'the server ended the event stream', error });
   }
 
   /** What an event's message goes through, made once in {@link start} (not one object per event). */

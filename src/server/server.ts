@@ -90,6 +90,14 @@ export interface AcpServerOptions {
   /** An HTTP connection whose event stream was not opened this long after `initialize` is dropped (default 30 s). */
   streamOpenTimeoutMs?: number;
   /**
+   * Bytes of sent events each Streamable HTTP event stream keeps (default 1 MiB), so a client
+   * whose stream dropped resumes it with `Last-Event-ID` without losing or repeating a message;
+   * a `Last-Event-ID` older than that gets 410 naming the ids kept.
+   */
+  replayWindowBytes?: number;
+  /** How long a dropped event stream waits for its client to resume it (default 10 s); then the connection ends. */
+  streamResumeMs?: number;
+  /**
    * Also serve the Streamable HTTP profile over cleartext HTTP/2 (h2c, prior knowledge), which the
    * remote transport RFD requires, on this port (0 = any free one); the main port keeps HTTP/1.1
    * and WebSocket. Node's HTTP/2 server only negotiates HTTP/1.1 beside HTTP/2 over TLS, hence a port of its own.
@@ -155,6 +163,8 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
   const maxBufferedBytes = options.maxBufferedBytes ?? 64 * 1024 * 1024;
   const maxConnections = options.maxConnections ?? 256;
   const streamOpenTimeoutMs = options.streamOpenTimeoutMs ?? 30_000;
+  const replayWindowBytes = options.replayWindowBytes ?? 1024 * 1024;
+  const resumeWithinMs = options.streamResumeMs ?? 10_000;
   const log = options.log ?? (() => undefined);
   const tokenDigests = tokens.map((t) => ({ digest: digest(t), owner: digest(t).toString('hex').slice(0, 12) }));
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
@@ -247,7 +257,8 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
       if (!(req.headers.accept ?? '').toLowerCase().includes('text/event-stream')) return text(res, 406, 'Not Acceptable: the event stream needs "Accept: text/event-stream"');
       if (connectionId === undefined) return text(res, 400, `Missing ${HEADER_CONNECTION_ID}: POST initialize first, then open the stream with its ${HEADER_CONNECTION_ID}`);
       if (!known) return text(res, 404, `Unknown ${HEADER_CONNECTION_ID}`);
-      if (!known.attach(res, sessionHeader)) return text(res, 409, 'this stream already has a receiver');
+      const refused = known.attach(res, sessionHeader, headerOf(req, 'last-event-id'));
+      if (refused) return text(res, refused.status, refused.message);
       return;
     }
     if (req.method === 'DELETE') {
@@ -285,7 +296,7 @@ export async function startAcpServer(options: AcpServerOptions): Promise<AcpServ
       if (stopping) return text(res, 503, 'the server is shutting down');
       if (live.size >= maxConnections) return text(res, 503, `connection limit reached (${maxConnections}): try again later`, { 'retry-after': '5' });
       if (!('id' in msg) || msg.id === null) return text(res, 400, 'Invalid Request: initialize must have an id');
-      const http = new HttpServerConnection(owner, maxBufferedBytes);
+      const http = new HttpServerConnection(owner, { maxBufferedBytes, replayWindowBytes, resumeWithinMs });
       http.onBuffered = (bytes) => budget.report(http, bytes);
       httpConnections.set(http.id, http);
       const entry = startHost(http, owner, http.id, 'http', http);
