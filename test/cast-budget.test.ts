@@ -31,9 +31,9 @@ describe('cast budget (issue 9.1)', () => {
 
 /**
  * Issue 25 item 6: a non-null assertion (`x!`) is the same trust as a cast, hidden. 233 in src when
- * counted (2026-11-28), 210 after the checker's `updateOf(...)!` went; the goal is under 60. The count may only fall: lower it when you remove some.
+ * counted (2026-11-28), 210 after the checker's `updateOf(...)!` went, 208 after the inspector server's two went; the goal is under 60. The count may only fall: lower it when you remove some.
  */
-const NON_NULL_BUDGET = 210;
+const NON_NULL_BUDGET = 208;
 
 describe('non-null assertion budget (issue 25 item 6)', () => {
   it(`src holds at most ${NON_NULL_BUDGET} non-null assertions`, () => {

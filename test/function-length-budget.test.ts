@@ -16,10 +16,8 @@ interface LongFunction {
  */
 const LEFT: Record<string, number> = {
   'src/proxy/replay/replay-client.ts replayAsClient': 353,
-  'src/server/server.ts startAcpServer': 287,
   'src/cli/program.ts buildProgram': 295,
   'src/proxy/bridge/bridge.ts startBridge': 244,
-  'src/inspector/server.ts startInspector': 225,
   'src/server/cluster/connection.ts clusterConnection': 210,
   'src/inspector/ui/app.tsx App': 148,
   'src/inspector/ui/app.tsx Timeline': 132,

@@ -111,7 +111,7 @@ export class Follower {
     }
     this.sendUpdate({ sessionUpdate: 'state_update', state: state === 'running' || state === 'requires_action' ? state : 'idle' });
     for (const [questionId, request] of open) this.askClient(questionId, request);
-    this.last = seen.length > 0 ? seen[seen.length - 1].seq : 0;
+    this.last = seen.at(-1)?.seq ?? 0;
     return result;
   }
 
@@ -137,9 +137,10 @@ export class Follower {
         if (n < rows.length) {
           // a seq is missing: a batch still committing; wait for it, but not forever
           if (this.gapSince === 0) this.gapSince = Date.now();
-          if (n === 0 && Date.now() - this.gapSince > GAP_WAIT_MS) {
-            this.ctx.logger.warn(`session ${this.ctx.sessionId}: seq ${this.last + 1} missing for ${GAP_WAIT_MS} ms; skipped to ${rows[0].seq}`);
-            n = contiguous(rows, rows[0].seq - 1);
+          const first = rows[0];
+          if (n === 0 && first !== undefined && Date.now() - this.gapSince > GAP_WAIT_MS) {
+            this.ctx.logger.warn(`session ${this.ctx.sessionId}: seq ${this.last + 1} missing for ${GAP_WAIT_MS} ms; skipped to ${first.seq}`);
+            n = contiguous(rows, first.seq - 1);
             this.gapSince = 0;
           }
         } else this.gapSince = 0;

@@ -57,7 +57,8 @@ export class Inbox {
        select id, pg_notify('${INBOX_CHANNEL}', 'to:' || $3) from ins`,
       [namespace, sessionId, to, this.instanceId, kind, JSON.stringify(payload ?? null)],
     );
-    const id = r.rows[0].id;
+    const id = r.rows[0]?.id;
+    if (id === undefined) throw new Error(`the inbox insert for session ${sessionId} returned no row`);
     const answer = new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject, to }));
     // the owner can answer before the insert's result is back here (its NOTIFY on the LISTEN
     // connection overtakes this pool query's reply): that wake found nothing waiting, so read again

@@ -49,15 +49,17 @@ export class Leases {
        returning p.prev`,
       [namespace, sessionId, this.instanceId, interval],
     );
-    if (taken.rowCount === 1) {
-      const prev = taken.rows[0].prev;
+    const took = taken.rows[0];
+    if (taken.rowCount === 1 && took !== undefined) {
+      const prev = took.prev;
       return this.got(namespace, sessionId, prev !== this.instanceId ? prev : undefined);
     }
     const current = await this.pool.query<{ owner: string }>('select owner from acp_leases where namespace = $1 and session_id = $2', [namespace, sessionId]);
     // released between the statements: try again
-    if (current.rowCount === 0) return this.claim(namespace, sessionId);
+    const row = current.rows[0];
+    if (row === undefined) return this.claim(namespace, sessionId);
     this.held.delete(sessionKey(namespace, sessionId));
-    return { mine: false, owner: current.rows[0].owner };
+    return { mine: false, owner: row.owner };
   }
 
   private got(namespace: string, sessionId: string, takenFrom?: string): Claim {
