@@ -18,7 +18,6 @@ const LEFT: Record<string, number> = {
   'src/proxy/replay/replay-client.ts replayAsClient': 353,
   'src/cli/program.ts buildProgram': 295,
   'src/proxy/bridge/bridge.ts startBridge': 244,
-  'src/server/cluster/connection.ts clusterConnection': 210,
   'src/inspector/ui/app.tsx App': 148,
   'src/inspector/ui/app.tsx Timeline': 132,
   'src/inspector/ui/app.tsx RowList': 131,
