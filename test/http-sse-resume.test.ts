@@ -163,3 +163,68 @@ it('a Last-Event-ID older than the replay window is refused with 410 naming the 
   expect(resumed.events).toEqual(first.events.slice(last - 2));
   resumed.drop();
 }, 30_000);
+
+/**
+ * A hand-written server for the client's side: the first stream sends events 1-2 and is destroyed;
+ * the resume is answered by `onResume` (with what the client said in Last-Event-ID).
+ */
+async function fakeServer(onResume: (lastEventId: string | undefined, res: import('node:http').ServerResponse) => void): Promise<{ url: string; close(): void }> {
+  const { createServer: createHttpServer } = await import('node:http');
+  let gets = 0;
+  const http = createHttpServer((req, res) => {
+    if (req.method === 'POST') {
+      res.writeHead(200, { 'content-type': 'application/json', 'acp-connection-id': 'c1' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }));
+      return;
+    }
+    if (req.method !== 'GET') return void res.writeHead(202).end();
+    if (gets++ > 0) return onResume(typeof req.headers['last-event-id'] === 'string' ? req.headers['last-event-id'] : undefined, res);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('id: 1\ndata: {"jsonrpc":"2.0","method":"n","params":{"i":1}}\n\nid: 2\ndata: {"jsonrpc":"2.0","method":"n","params":{"i":2}}\n\n');
+    // the network drops once the client has both (it acknowledges by POSTing)
+    setTimeout(() => res.socket?.destroy(), 50);
+  });
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  const addr = http.address();
+  if (!addr || typeof addr === 'string') throw new Error('no port');
+  return { url: `http://127.0.0.1:${addr.port}/acp`, close: () => { http.closeAllConnections(); http.close(); } };
+}
+
+it('the client resumes with the last id it got and takes what follows; a refused resume closes it with the server\'s reason', async () => {
+  const { HttpClientTransport } = await import('../src/rpc/http-transport.js');
+  const run = async (onResume: Parameters<typeof fakeServer>[0]): Promise<{ got: unknown[]; closed: Promise<string>; end(): void }> => {
+    const fake = await fakeServer(onResume);
+    const got: unknown[] = [];
+    let closedWith!: (r: string) => void;
+    const closed = new Promise<string>((r) => (closedWith = r));
+    const t = new HttpClientTransport(fake.url);
+    t.start({ onMessage: (m) => got.push(m), onInvalidLine: () => undefined, onClose: (i) => closedWith(i.reason) });
+    t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 2 } });
+    void closed.finally(fake.close);
+    return { got, closed, end: () => t.close({ reason: 'test over', error: new Error('test over') }) };
+  };
+  const asked: Array<string | undefined> = [];
+  let arrived!: () => void;
+  const third = new Promise<void>((r) => (arrived = r));
+  const resumed = await run((lastEventId, res) => {
+    asked.push(lastEventId);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('id: 3\ndata: {"jsonrpc":"2.0","method":"n","params":{"i":3}}\n\n');
+  });
+  const resumedGot = resumed.got;
+  // the third message is the last one: wait for it by looking at what arrived after each message
+  const poll = setInterval(() => {
+    if (resumedGot.length >= 4) arrived();
+  }, 5);
+  await third;
+  clearInterval(poll);
+  resumed.end();
+  expect(asked).toEqual(['2']);
+  expect(resumedGot.map((m) => (isObj(m) && isObj(m.params) ? m.params.i : 'answer'))).toEqual(['answer', 1, 2, 3]);
+
+  const refused = await run((_id, res) => {
+    res.writeHead(410, { 'content-type': 'text/plain' });
+    res.end('Last-Event-ID 2 is older than this stream\'s replay window');
+  });
+  expect(await refused.closed).toBe("event stream failed: event stream resume refused: HTTP 410: Last-Event-ID 2 is older than this stream's replay window");
+}, 20_000);
