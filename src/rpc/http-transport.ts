@@ -292,7 +292,9 @@ export class HttpClientTransport implements Transport {
         await this.openStream(session, lastId);
         return;
       } catch (e) {
-        failure = asError(e);
+        // a stream too old to resume is what the user must hear; otherwise (the server is gone, the
+        // connection unknown there) the first failure says best what happened
+        if (/resume refused: HTTP 410/.test(asError(e).message)) failure = asError(e);
       }
     }
     this.streamLost(session, failure);
@@ -300,7 +302,7 @@ export class HttpClientTransport implements Transport {
 
   /** A stream that could not be resumed: a session stream is reopened on the next message for it; the connection stream ends the connection. */
   private streamLost(session: string | undefined, failure: Error | undefined): void {
-    if (session !== undefined && !/resume refused/.test(failure?.message ?? '')) {
+    if (session !== undefined && !/resume refused: HTTP 410/.test(failure?.message ?? '')) {
       this.sessionStreams.delete(session);
       return;
     }
