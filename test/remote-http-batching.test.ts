@@ -17,7 +17,18 @@ afterEach(async () => {
   http = undefined;
 });
 
-const message = (i: number) => ({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's1', update: { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'text', text: `chunk ${i} of a long stream ${'x'.repeat(200)}` } } } });
+const message = (i: number) => ({
+  jsonrpc: '2.0',
+  method: 'session/update',
+  params: {
+    sessionId: 's1',
+    update: {
+      sessionUpdate: 'agent_message_chunk',
+      messageId: 'm',
+      content: { type: 'text', text: `chunk ${i} of a long stream ${'x'.repeat(200)}` },
+    },
+  },
+});
 
 interface Reader {
   /** The `data` of every event received so far, parsed. */
@@ -35,7 +46,11 @@ interface Reader {
  * session stream), and a raw SSE reader of it.
  */
 async function open(session: string | undefined): Promise<{ conn: HttpServerConnection; reader: Reader }> {
-  const conn = new HttpServerConnection('owner', 256 * 1024 * 1024);
+  const conn = new HttpServerConnection('owner', {
+    maxBufferedBytes: 256 * 1024 * 1024,
+    replayWindowBytes: 1024 * 1024,
+    resumeWithinMs: 10_000,
+  });
   conns.push(conn);
   conn.start({ onMessage: () => undefined, onInvalidLine: () => undefined, onClose: () => undefined });
   const chunks: number[] = [];
@@ -51,7 +66,15 @@ async function open(session: string | undefined): Promise<{ conn: HttpServerConn
   await new Promise<void>((r) => http!.listen(0, '127.0.0.1', r));
   const port = (http.address() as { port: number }).port;
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    get({ host: '127.0.0.1', port, path: '/acp', headers: { accept: 'text/event-stream', ...(session !== undefined ? { 'acp-session-id': session } : {}) } }, resolve).once('error', reject);
+    get(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/acp',
+        headers: { accept: 'text/event-stream', ...(session !== undefined ? { 'acp-session-id': session } : {}) },
+      },
+      resolve,
+    ).once('error', reject);
   });
   responses.push(res);
   expect(res.headers['content-type']).toBe('text/event-stream');
@@ -65,8 +88,10 @@ async function open(session: string | undefined): Promise<{ conn: HttpServerConn
     while ((end = buffer.indexOf('\n\n')) >= 0) {
       const event = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
-      expect(event.startsWith('data: ')).toBe(true);
-      events.push(JSON.parse(event.slice(6)));
+      // every event carries its id (1, 2, 3...: resumable with Last-Event-ID), then its data
+      const head = `id: ${events.length + 1}\ndata: `;
+      expect(event.startsWith(head)).toBe(true);
+      events.push(JSON.parse(event.slice(head.length)));
     }
     if (wanted && events.length >= wanted.n) wanted.resolve();
   });
@@ -86,20 +111,23 @@ describe('Streamable HTTP server write batching', () => {
   it.each([
     ['the connection stream', undefined],
     ['a session-scoped stream', 's1'],
-  ] as const)('%s: a producer awaiting whenWritable() is held back (at most a batch buffered), and every event arrives in order', async (_, session) => {
-    const { conn, reader } = await open(session);
-    const N = 20_000; // about 5 MB
-    let maxBuffered = 0;
-    for (let i = 0; i < N; i++) {
-      conn.send(message(i));
-      await conn.whenWritable();
-      maxBuffered = Math.max(maxBuffered, conn.bufferedBytes);
-    }
-    await reader.until(N);
-    expect(reader.events).toEqual(Array.from({ length: N }, (_, i) => message(i)));
-    // without backpressure on the stream the events go to, the producer piles all 5 MB in memory
-    expect(maxBuffered).toBeLessThan(256 * 1024);
-  });
+  ] as const)(
+    '%s: a producer awaiting whenWritable() is held back (at most a batch buffered), and every event arrives in order',
+    async (_, session) => {
+      const { conn, reader } = await open(session);
+      const N = 20_000; // about 5 MB
+      let maxBuffered = 0;
+      for (let i = 0; i < N; i++) {
+        conn.send(message(i));
+        await conn.whenWritable();
+        maxBuffered = Math.max(maxBuffered, conn.bufferedBytes);
+      }
+      await reader.until(N);
+      expect(reader.events).toEqual(Array.from({ length: N }, (_, i) => message(i)));
+      // without backpressure on the stream the events go to, the producer piles all 5 MB in memory
+      expect(maxBuffered).toBeLessThan(256 * 1024);
+    },
+  );
 
   it('a burst sent without yielding goes out as HTTP chunks of about 64 KiB, not one per event', async () => {
     const { conn, reader } = await open('s1');

@@ -14,23 +14,29 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close(1000)));
 });
 
-it.each([1, 2] as const)('v%s over h2c: a turn streams every chunk in order; the HTTP/2 port speaks only HTTP/2', async (protocol) => {
-  const server = await startE2EServer({ http2Port: 0 });
-  servers.push(server);
-  expect(server.http2Url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/acp$/);
-  expect(server.http2Url).not.toBe(server.url);
+it.each([1, 2] as const)(
+  'v%s over h2c: a turn streams every chunk in order; the HTTP/2 port speaks only HTTP/2',
+  async (protocol) => {
+    const server = await startE2EServer({ http2Port: 0 });
+    servers.push(server);
+    expect(server.http2Url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/acp$/);
+    expect(server.http2Url).not.toBe(server.url);
 
-  const conn = await connect({ url: server.http2Url!, token: TOKEN, http2: true, protocol });
-  clients.push(conn);
-  expect(conn.protocolVersion).toBe(protocol);
-  const s = await conn.newSession({ cwd: '/tmp' });
-  const seen: string[] = [];
-  s.onUpdate((u) => {
-    if (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text') seen.push(u.content.text);
-  });
-  expect((await s.prompt(chunksPrompt(300))).stopReason).toBe('end_turn');
-  expect(seen).toEqual(Array.from({ length: 300 }, (_, i) => `c${i} `));
+    const conn = await connect({ url: server.http2Url!, token: TOKEN, http2: true, protocol });
+    clients.push(conn);
+    expect(conn.protocolVersion).toBe(protocol);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const seen: string[] = [];
+    s.onUpdate((u) => {
+      if (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text') seen.push(u.content.text);
+    });
+    expect((await s.prompt(chunksPrompt(300))).stopReason).toBe('end_turn');
+    expect(seen).toEqual(Array.from({ length: 300 }, (_, i) => `c${i} `));
 
-  // an HTTP/1.1 client gets nowhere on that port: the turn above did go over HTTP/2
-  await expect(connect({ url: server.http2Url!, token: TOKEN, protocol, initializeTimeoutMs: 5000 })).rejects.toThrow();
-}, 30_000);
+    // an HTTP/1.1 client gets nowhere on that port: the turn above did go over HTTP/2
+    await expect(
+      connect({ url: server.http2Url!, token: TOKEN, protocol, initializeTimeoutMs: 5000 }),
+    ).rejects.toThrow();
+  },
+  30_000,
+);

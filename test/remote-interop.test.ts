@@ -28,7 +28,8 @@ afterEach(async () => {
 });
 
 const streams = {
-  websocket: (s: AcpServer) => createWebSocketStream(wsUrl(s), { WebSocket: WebSocket as never, headers: { authorization: `Bearer ${TOKEN}` } }),
+  websocket: (s: AcpServer) =>
+    createWebSocketStream(wsUrl(s), { WebSocket: WebSocket as never, headers: { authorization: `Bearer ${TOKEN}` } }),
   http: (s: AcpServer) => createHttpStream(s.url, { headers: { authorization: `Bearer ${TOKEN}` } }),
 };
 
@@ -54,7 +55,11 @@ describe.each(['websocket', 'http'] as const)('SDK %s client -> acp-kit serve', 
     server = await startE2EServer();
     const conn = acp2.client({ name: 'sdk-v2' }).connect(streams[kind](server) as never);
     cleanup.push(() => conn.close());
-    const init = await conn.agent.request('initialize', { protocolVersion: 2, info: { name: 'sdk', version: '2' }, capabilities: {} });
+    const init = await conn.agent.request('initialize', {
+      protocolVersion: 2,
+      info: { name: 'sdk', version: '2' },
+      capabilities: {},
+    });
     expect(init.protocolVersion).toBe(2);
     const session = await conn.agent.buildSession('/tmp').start();
     await session.prompt('hi');
@@ -65,7 +70,11 @@ describe.each(['websocket', 'http'] as const)('SDK %s client -> acp-kit serve', 
         expect((m.update as { stopReason?: string }).stopReason).toBe('end_turn');
         break;
       }
-      seen.push(m.update.sessionUpdate === 'agent_message_chunk' ? `chunk:${(m.update as { content: { text: string } }).content.text}` : m.update.sessionUpdate);
+      seen.push(
+        m.update.sessionUpdate === 'agent_message_chunk'
+          ? `chunk:${(m.update as { content: { text: string } }).content.text}`
+          : m.update.sessionUpdate,
+      );
     }
     expect(seen).toContain('chunk:echo: hi');
   });
@@ -97,6 +106,11 @@ describe.each(['websocket', 'http'] as const)('acp-kit client -> SDK AcpServer o
     const s = await conn.newSession({ cwd: '/tmp' });
     const r = await s.prompt('ping');
     expect(r.stopReason).toBe('end_turn');
-    expect(s.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text).join('')).toMatch(v === 1 ? /Hello from v1 \(ping\)/ : /ping/);
+    expect(
+      s.state.messageList
+        .filter((m) => m.role === 'agent')
+        .map((m) => m.text)
+        .join(''),
+    ).toMatch(v === 1 ? /Hello from v1 \(ping\)/ : /ping/);
   });
 });

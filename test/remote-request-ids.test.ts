@@ -18,7 +18,8 @@ import { startServe, type ServeProcess } from './support/serve-process.js';
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 const TOKEN = 'request-ids-token-0123456789abcdef';
-const INIT_V2 = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"info":{"name":"ids","version":"1"},"capabilities":{}}}';
+const INIT_V2 =
+  '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"info":{"name":"ids","version":"1"},"capabilities":{}}}';
 const INIT_V1 = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}';
 
 const dirs: string[] = [];
@@ -35,7 +36,6 @@ const tmp = (): string => {
   return d;
 };
 
-
 /** A link whose first answer (initialize's) is consumed. */
 async function initialized(link: RawLink, init = INIT_V2): Promise<RawLink> {
   await link.send(init);
@@ -45,7 +45,8 @@ async function initialized(link: RawLink, init = INIT_V2): Promise<RawLink> {
 }
 
 /** `acp-kit serve` with a data dir of its own. */
-const serveWith = (args: string[]): Promise<ServeProcess> => startServe(['--token', TOKEN, ...args], { procs, env: { ...process.env, ACP_KIT_DATA_DIR: tmp() } });
+const serveWith = (args: string[]): Promise<ServeProcess> =>
+  startServe(['--token', TOKEN, ...args], { procs, env: { ...process.env, ACP_KIT_DATA_DIR: tmp() } });
 
 describe('serve (real process, built-in agent)', () => {
   let serve: ServeProcess;
@@ -53,7 +54,7 @@ describe('serve (real process, built-in agent)', () => {
     serve = await serveWith([]);
   }, 60_000);
 
-  it('the issue\'s frame: session/list with id 9007199254740993 over WebSocket is answered with that id and serve lives', async () => {
+  it("the issue's frame: session/list with id 9007199254740993 over WebSocket is answered with that id and serve lives", async () => {
     const link = await initialized(await wsLink(serve.ws, TOKEN));
     await link.send('{"jsonrpc":"2.0","id":9007199254740993,"method":"session/list","params":{}}');
     expect(rawIdTokens(await link.response())[0]).toBe('9007199254740993');
@@ -82,7 +83,10 @@ describe('serve (real process, built-in agent)', () => {
 });
 
 it('serve --agent (a stdio agent relayed per connection): every id shape over WebSocket', async () => {
-  const serve = await serveWith(['--agent', `${JSON.stringify(process.execPath)} ${JSON.stringify(fixture('e2e-agent.mjs'))}`]);
+  const serve = await serveWith([
+    '--agent',
+    `${JSON.stringify(process.execPath)} ${JSON.stringify(fixture('e2e-agent.mjs'))}`,
+  ]);
   const link = await initialized(await wsLink(serve.ws, TOKEN));
   await roundTrips(link, 60);
   await link.close();
@@ -105,7 +109,19 @@ describe('proxy --bridge --record --validate (real process)', () => {
     it(`${mode}: every id shape; the capture records each id as sent`, async () => {
       const d = tmp();
       const cap = join(d, 'cap.ndjson');
-      const child = new RawChild(BIN, ['proxy', '--bridge', bridge, '--record', cap, '--validate', '--log', join(d, 'log'), '--', process.execPath, ...agent]);
+      const child = new RawChild(BIN, [
+        'proxy',
+        '--bridge',
+        bridge,
+        '--record',
+        cap,
+        '--validate',
+        '--log',
+        join(d, 'log'),
+        '--',
+        process.execPath,
+        ...agent,
+      ]);
       children.push(child);
       const link = await initialized(stdioLink(child), init);
       await link.send('{"jsonrpc":"2.0","id":9007199254740993,"method":"session/list","params":{}}');

@@ -37,48 +37,69 @@ async function until(what: string, check: () => boolean): Promise<void> {
 it.each([
   ['websocket', (u: string) => u.replace(/^http/, 'ws')],
   ['streamable http', (u: string) => u],
-] as const)('%s: a resume racing the dropped connection\'s teardown waits for it and sees the whole history', async (_name, urlOf) => {
-  const store = new InMemorySessionStore();
-  const server = await startE2EServer({
-    agent: inProcessAgent(() => createE2EAgent({ AcpError, peer: () => { throw new Error('no raw peer'); }, log: () => undefined, env: {} }), { storeFor: () => store, cancelTimeoutMs: 5000 }),
-  });
-  servers.push(server);
-  proxy = await startCutProxy(server.port);
+] as const)(
+  "%s: a resume racing the dropped connection's teardown waits for it and sees the whole history",
+  async (_name, urlOf) => {
+    const store = new InMemorySessionStore();
+    const server = await startE2EServer({
+      agent: inProcessAgent(
+        () =>
+          createE2EAgent({
+            AcpError,
+            peer: () => {
+              throw new Error('no raw peer');
+            },
+            log: () => undefined,
+            env: {},
+          }),
+        { storeFor: () => store, cancelTimeoutMs: 5000 },
+      ),
+      // a dropped HTTP event stream waits this long for its client to resume it (Last-Event-ID)
+      streamResumeMs: 300,
+    });
+    servers.push(server);
+    proxy = await startCutProxy(server.port);
 
-  const first = await connect({ url: urlOf(proxy.url), token: TOKEN });
-  clients.push(first);
-  const s = await first.newSession({ cwd: '/tmp' });
-  let started!: () => void;
-  const chunk = new Promise<void>((r) => (started = r));
-  s.onUpdate(() => {
-    if (s.state.message('agent', 'a')) started();
-  });
-  // the turn takes a while to end once cancelled, and writes its last words while it does
-  const script = {
-    actions: [
-      { send: { sessionUpdate: 'agent_message_chunk', messageId: 'a', content: { type: 'text', text: 'working' } } },
-      { sleepIgnoringCancel: 1500 },
-      { send: { sessionUpdate: 'agent_message_chunk', messageId: 'b', content: { type: 'text', text: 'last words' } } },
-    ],
-  };
-  void s.prompt(JSON.stringify(script)).catch(() => undefined);
-  await chunk;
+    const first = await connect({ url: urlOf(proxy.url), token: TOKEN });
+    clients.push(first);
+    const s = await first.newSession({ cwd: '/tmp' });
+    let started!: () => void;
+    const chunk = new Promise<void>((r) => (started = r));
+    s.onUpdate(() => {
+      if (s.state.message('agent', 'a')) started();
+    });
+    // the turn takes a while to end once cancelled, and writes its last words while it does
+    const script = {
+      actions: [
+        { send: { sessionUpdate: 'agent_message_chunk', messageId: 'a', content: { type: 'text', text: 'working' } } },
+        { sleepIgnoringCancel: 1500 },
+        {
+          send: { sessionUpdate: 'agent_message_chunk', messageId: 'b', content: { type: 'text', text: 'last words' } },
+        },
+      ],
+    };
+    void s.prompt(JSON.stringify(script)).catch(() => undefined);
+    await chunk;
 
-  // the network drops; the server notices and starts closing the connection (and its session)
-  proxy.cut();
-  await until('the server to drop the connection', () => server.connectionCount === 0);
+    // the network drops and stays down for this path (an HTTP client's resume of its event stream
+    // does not get through); the server notices and starts closing the connection (and its session)
+    proxy.hold();
+    proxy.cut();
+    await until('the server to drop the connection', () => server.connectionCount === 0);
 
-  // the client is back at once, on a new connection, while the old turn is still ending
-  const second = await connect({ url: urlOf(server.url), token: TOKEN });
-  clients.push(second);
-  const resumed = await second.resumeSession(s.sessionId, { cwd: '/tmp', replay: true });
-  expect(resumed.state.foreground.state).toBe('idle');
-  expect(texts(resumed.state)).toContain('agent: last words');
+    // the client is back at once, on a new connection, while the old turn is still ending
+    const second = await connect({ url: urlOf(server.url), token: TOKEN });
+    clients.push(second);
+    const resumed = await second.resumeSession(s.sessionId, { cwd: '/tmp', replay: true });
+    expect(resumed.state.foreground.state).toBe('idle');
+    expect(texts(resumed.state)).toContain('agent: last words');
 
-  // one writer: a fresh resume of what the store holds shows the same transcript
-  const third = await connect({ url: urlOf(server.url), token: TOKEN });
-  clients.push(third);
-  await resumed.close();
-  const again = await third.resumeSession(s.sessionId, { cwd: '/tmp', replay: true });
-  expect(texts(again.state)).toEqual(texts(resumed.state));
-}, 30_000);
+    // one writer: a fresh resume of what the store holds shows the same transcript
+    const third = await connect({ url: urlOf(server.url), token: TOKEN });
+    clients.push(third);
+    await resumed.close();
+    const again = await third.resumeSession(s.sessionId, { cwd: '/tmp', replay: true });
+    expect(texts(again.state)).toEqual(texts(resumed.state));
+  },
+  30_000,
+);

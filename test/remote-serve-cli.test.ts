@@ -21,12 +21,14 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-
 it('serve --agent: a turn over WebSocket; SIGTERM mid-turn ends it cancelled, then exits 0', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'acp-serve-'));
   dirs.push(dir);
   writeFileSync(join(dir, 'token'), 'file-token-0123456789abcdef\n');
-  const serve = await startServe(['--token-file', join(dir, 'token'), '--agent', `${JSON.stringify(process.execPath)} ${JSON.stringify(AGENT)}`], { procs });
+  const serve = await startServe(
+    ['--token-file', join(dir, 'token'), '--agent', `${JSON.stringify(process.execPath)} ${JSON.stringify(AGENT)}`],
+    { procs },
+  );
   expect(serve.stderr()).toMatch(/listening on ws:\/\/127\.0\.0\.1:\d+\/acp \(WebSocket\)/);
   expect(serve.stderr()).not.toContain('file-token-0123456789abcdef');
   const conn = await connect({ url: serve.ws, token: 'file-token-0123456789abcdef' });
@@ -39,7 +41,20 @@ it('serve --agent: a turn over WebSocket; SIGTERM mid-turn ends it cancelled, th
   const off = s.onUpdate(() => {
     if (s.state.messageList.some((m) => m.text === 'before-sleep')) started();
   });
-  const turn = s.prompt(JSON.stringify({ actions: [{ send: { sessionUpdate: 'agent_message_chunk', messageId: 'b', content: { type: 'text', text: 'before-sleep' } } }, { sleep: 60000 }] }));
+  const turn = s.prompt(
+    JSON.stringify({
+      actions: [
+        {
+          send: {
+            sessionUpdate: 'agent_message_chunk',
+            messageId: 'b',
+            content: { type: 'text', text: 'before-sleep' },
+          },
+        },
+        { sleep: 60000 },
+      ],
+    }),
+  );
   await chunk;
   off();
   const exited = new Promise<number | null>((r) => serve.proc.once('exit', (code) => r(code)));
@@ -50,7 +65,10 @@ it('serve --agent: a turn over WebSocket; SIGTERM mid-turn ends it cancelled, th
 }, 30_000);
 
 it('serve refuses a non-loopback bind without a token, saying what to do', async () => {
-  const proc = spawn(process.execPath, [BIN, 'serve', '--host', '0.0.0.0', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: withoutServeToken() });
+  const proc = spawn(process.execPath, [BIN, 'serve', '--host', '0.0.0.0', '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: withoutServeToken(),
+  });
   procs.push(proc);
   let err = '';
   proc.stderr!.on('data', (c) => (err += c));

@@ -23,7 +23,8 @@ async function client(url: string, token: string, permissionPolicy?: PermissionP
   return c;
 }
 
-const chunkTexts = (us: any[]): string[] => us.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text);
+const chunkTexts = (us: any[]): string[] =>
+  us.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text);
 
 describe.each([
   ['WebSocket', (s: AcpServer) => wsUrl(s)],
@@ -32,9 +33,18 @@ describe.each([
   it('the second client gets the history, then the same live updates in the same order; prompts and a permission question are shared', async () => {
     const control = controlledAgent();
     // one session per token: attaching to it opens none
-    server = await startAcpServer({ tokens: [TOKEN, OTHER_TOKEN], agent: inProcessAgent(control.definition), maxSessions: 1 });
+    server = await startAcpServer({
+      tokens: [TOKEN, OTHER_TOKEN],
+      agent: inProcessAgent(control.definition),
+      maxSessions: 1,
+    });
     const url = urlOf(server);
-    const a = await client(url, TOKEN, (_req, ctx) => new Promise((resolve) => ctx.signal?.addEventListener('abort', () => resolve({ outcome: 'cancelled' }))));
+    const a = await client(
+      url,
+      TOKEN,
+      (_req, ctx) =>
+        new Promise((resolve) => ctx.signal?.addEventListener('abort', () => resolve({ outcome: 'cancelled' }))),
+    );
     const sa = await a.conn.newSession({ cwd: '/tmp' });
     await sa.prompt('say:hello');
     const turn = sa.prompt('gate:g:2');
@@ -65,7 +75,9 @@ describe.each([
     // another token can neither join nor see it
     const other = await client(url, OTHER_TOKEN);
     // answered as a session that does not exist (the agent's own answer for one)
-    await expect(other.conn.resumeSession(sa.sessionId, { cwd: '/tmp' })).rejects.toMatchObject({ message: expect.stringMatching(/^Session not found/) });
+    await expect(other.conn.resumeSession(sa.sessionId, { cwd: '/tmp' })).rejects.toMatchObject({
+      message: expect.stringMatching(/^Session not found/),
+    });
   });
 });
 

@@ -24,33 +24,49 @@ async function setup(v: 1 | 2) {
   return { control, server, c, s };
 }
 
-it.each([1, 2] as const)('v%i: a turn running when the server shuts down ends cancelled, and the client is told before the connection closes', async (v) => {
-  const { control, server, c, s } = await setup(v);
-  // an agent that takes 50 ms to stop: the shutdown must wait for the turn's end, not just for open requests
-  const turn = s.prompt('gate:g:1:50');
-  await control.reached('g');
-  const closed = c.conn.closed.then(() => c.updates.length);
-  await server.close(2000);
-  // the prompt ends (it does not reject with the connection's end)
-  expect((await turn).stopReason).toBe('cancelled');
-  // v2: the idle `cancelled` came over the wire, before the connection closed
-  const before = await closed;
-  if (v === 2) expect(c.updates.slice(0, before).filter((u) => u.sessionUpdate === 'state_update').map((u) => `${u.state}:${u.stopReason ?? ''}`)).toEqual(['running:', 'idle:cancelled']);
-});
+it.each([1, 2] as const)(
+  'v%i: a turn running when the server shuts down ends cancelled, and the client is told before the connection closes',
+  async (v) => {
+    const { control, server, c, s } = await setup(v);
+    // an agent that takes 50 ms to stop: the shutdown must wait for the turn's end, not just for open requests
+    const turn = s.prompt('gate:g:1:50');
+    await control.reached('g');
+    const closed = c.conn.closed.then(() => c.updates.length);
+    await server.close(2000);
+    // the prompt ends (it does not reject with the connection's end)
+    expect((await turn).stopReason).toBe('cancelled');
+    // v2: the idle `cancelled` came over the wire, before the connection closed
+    const before = await closed;
+    if (v === 2)
+      expect(
+        c.updates
+          .slice(0, before)
+          .filter((u) => u.sessionUpdate === 'state_update')
+          .map((u) => `${u.state}:${u.stopReason ?? ''}`),
+      ).toEqual(['running:', 'idle:cancelled']);
+  },
+);
 
-it.each([1, 2] as const)('v%i: a prompt sent while the server shuts down is not started (v1 cancelled, v2 -32800)', async (v) => {
-  const { control, server, c: _c, s } = await setup(v);
-  // the running turn takes 300 ms to stop: the shutdown is under way when the next prompt arrives
-  const first = s.prompt('gate:g:1:300');
-  await control.reached('g');
-  const closing = server.close(5000);
-  const second = s.prompt('gate:h:1');
-  // as a prompt held when the turns were cancelled: v1 answers `cancelled`, v2 -32800
-  if (v === 1) expect(await second).toMatchObject({ stopReason: 'cancelled' });
-  else await expect(second).rejects.toMatchObject({ code: -32800, message: expect.stringMatching(/cancelled by the agent shutting down \(it was not started\)/) });
-  expect((await first).stopReason).toBe('cancelled');
-  await closing;
-});
+it.each([1, 2] as const)(
+  'v%i: a prompt sent while the server shuts down is not started (v1 cancelled, v2 -32800)',
+  async (v) => {
+    const { control, server, c: _c, s } = await setup(v);
+    // the running turn takes 300 ms to stop: the shutdown is under way when the next prompt arrives
+    const first = s.prompt('gate:g:1:300');
+    await control.reached('g');
+    const closing = server.close(5000);
+    const second = s.prompt('gate:h:1');
+    // as a prompt held when the turns were cancelled: v1 answers `cancelled`, v2 -32800
+    if (v === 1) expect(await second).toMatchObject({ stopReason: 'cancelled' });
+    else
+      await expect(second).rejects.toMatchObject({
+        code: -32800,
+        message: expect.stringMatching(/cancelled by the agent shutting down \(it was not started\)/),
+      });
+    expect((await first).stopReason).toBe('cancelled');
+    await closing;
+  },
+);
 
 it('two drains at once (the end of input during a shutdown) both wait for the same end, neither times out', async () => {
   const control = controlledAgent();

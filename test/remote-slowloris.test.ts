@@ -35,7 +35,11 @@ afterAll(async () => {
 function serveUnderUlimit(): Promise<ServeProcess> {
   const data = mkdtempSync(join(tmpdir(), 'acp-slowloris-'));
   dirs.push(data);
-  return startServe(['--token', TOKEN, '--model', 'demo', '--verbose'], { procs, env: { ...process.env, ACP_KIT_DATA_DIR: data }, openFilesLimit: 256 });
+  return startServe(['--token', TOKEN, '--model', 'demo', '--verbose'], {
+    procs,
+    env: { ...process.env, ACP_KIT_DATA_DIR: data },
+    openFilesLimit: 256,
+  });
 }
 
 /** A raw socket from 127.0.0.2 that sends nothing, or half a request; records what it was answered and when it closed. */
@@ -58,14 +62,23 @@ it(`${ATTACKERS} half-open sockets against serve under ulimit -n 256: 429 + Retr
   let settled = 0;
   for (const a of attackers) void a.closed.then(() => settled++);
   // all but the admitted-pending ones are answered and closed at once
-  for (const deadline = Date.now() + 20_000; settled < ATTACKERS - PER_IP; await new Promise((r) => setTimeout(r, 20))) {
-    if (Date.now() > deadline) throw new Error(`only ${settled} of ${ATTACKERS} attacking sockets were refused; serve said: ${serve.stderr().slice(-500)}`);
+  for (
+    const deadline = Date.now() + 20_000;
+    settled < ATTACKERS - PER_IP;
+    await new Promise((r) => setTimeout(r, 20))
+  ) {
+    if (Date.now() > deadline)
+      throw new Error(
+        `only ${settled} of ${ATTACKERS} attacking sockets were refused; serve said: ${serve.stderr().slice(-500)}`,
+      );
   }
   const refused = attackers.filter((a) => a.answer().startsWith('HTTP/1.1 429'));
   // (some are dropped at accept instead: the refused ones hold descriptors until their client closes)
   expect(refused.length).toBeGreaterThan(ATTACKERS / 2);
   expect(attackers.filter((a) => a.answer() !== '' && !a.answer().startsWith('HTTP/1.1 429'))).toEqual([]);
-  expect(refused[0].answer()).toMatch(/Retry-After: 5\r\n[\s\S]*too many connections from .*127\.0\.0\.2 waiting to authenticate \(at most 16 per address\)/);
+  expect(refused[0].answer()).toMatch(
+    /Retry-After: 5\r\n[\s\S]*too many connections from .*127\.0\.0\.2 waiting to authenticate \(at most 16 per address\)/,
+  );
 
   // a legitimate client from 127.0.0.1 while the rest still hang
   const conn = await connect({ url: serve.ws, token: TOKEN });
@@ -85,7 +98,10 @@ it(`${ATTACKERS} half-open sockets against serve under ulimit -n 256: 429 + Retr
 }, 120_000);
 
 it('running out of descriptors is told without server paths', () => {
-  const emfile = Object.assign(new Error("EMFILE: too many open files, open '/home/someone/.local/share/acp-kit/serve/abc/sess.jsonl'"), { code: 'EMFILE' });
+  const emfile = Object.assign(
+    new Error("EMFILE: too many open files, open '/home/someone/.local/share/acp-kit/serve/abc/sess.jsonl'"),
+    { code: 'EMFILE' },
+  );
   const e = AcpError.from(emfile);
   expect(e.message).toBe(OUT_OF_DESCRIPTORS);
   expect(JSON.stringify(e.toJSON())).not.toContain('/home');

@@ -16,7 +16,12 @@ afterEach(async () => {
 });
 
 async function start(pendingSocketTimeoutMs: number): Promise<{ server: AcpServer; port: number }> {
-  const server = await startE2EServer({ http2Port: 0, maxPendingSockets: 16, maxPendingSocketsPerIp: 2, pendingSocketTimeoutMs });
+  const server = await startE2EServer({
+    http2Port: 0,
+    maxPendingSockets: 16,
+    maxPendingSocketsPerIp: 2,
+    pendingSocketTimeoutMs,
+  });
   servers.push(server);
   const port = Number(new URL(server.http2Url ?? '').port);
   return { server, port };
@@ -41,7 +46,11 @@ function h2session(port: number): ClientHttp2Session {
 }
 
 /** One request on `session`: status, Retry-After and body. */
-function request(session: ClientHttp2Session, headers: Record<string, string>, body?: string): Promise<{ status: number; retryAfter: string | undefined; body: string }> {
+function request(
+  session: ClientHttp2Session,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; retryAfter: string | undefined; body: string }> {
   return new Promise((resolve, reject) => {
     const req = session.request({ ':path': '/acp', ...headers });
     let status = 0;
@@ -59,8 +68,18 @@ function request(session: ClientHttp2Session, headers: Record<string, string>, b
   });
 }
 
-const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
-const POST = { ':method': 'POST', authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const INIT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: 1, clientCapabilities: {} },
+});
+const POST = {
+  ':method': 'POST',
+  authorization: `Bearer ${TOKEN}`,
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+};
 
 it('h2c: past the per-address cap of silent sockets a client gets 429 with Retry-After (an HTTP/2 answer, its request not run)', async () => {
   const { port } = await start(30_000);

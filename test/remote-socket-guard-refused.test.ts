@@ -24,7 +24,10 @@ function socketTo(port: number): { socket: Socket; answer: () => string; closed:
 
 it('a socket refused with 429 at accept does not get its request run (no agent started, nothing after the 429)', async () => {
   let hosts = 0;
-  const inner = inProcessAgent({ info: { name: 'guard-test', version: '1.0.0' }, prompt: async () => ({ stopReason: 'end_turn' }) });
+  const inner = inProcessAgent({
+    info: { name: 'guard-test', version: '1.0.0' },
+    prompt: async () => ({ stopReason: 'end_turn' }),
+  });
   const agent: AgentHostFactory = (transport, ctx) => {
     hosts++;
     return inner(transport, ctx);
@@ -34,10 +37,17 @@ it('a socket refused with 429 at accept does not get its request run (no agent s
   // the one pending socket this address may hold
   const idle = socketTo(server.port);
   await new Promise<void>((r) => idle.socket.once('connect', () => r()));
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: 1, clientCapabilities: {} },
+  });
   const refused = socketTo(server.port);
   refused.socket.once('connect', () =>
-    refused.socket.write(`POST /acp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`),
+    refused.socket.write(
+      `POST /acp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    ),
   );
   await refused.closed;
   expect(refused.answer()).toMatch(/^HTTP\/1\.1 429 /);

@@ -25,7 +25,10 @@ describe.each([
     const s = await conn.newSession({ cwd: '/tmp' });
     const r = await s.prompt(chunksPrompt(500));
     expect(r.stopReason).toBe('end_turn');
-    const text = s.state.messageList.filter((m) => m.role === 'agent').map((m) => m.text).join('');
+    const text = s.state.messageList
+      .filter((m) => m.role === 'agent')
+      .map((m) => m.text)
+      .join('');
     expect(text).toBe(Array.from({ length: 500 }, (_, i) => `c${i} `).join(''));
     // a second request after the turn: its answer arrives after everything before it
     expect((await s.prompt('hi')).stopReason).toBe('end_turn');

@@ -38,20 +38,44 @@ async function nonReader(url: string): Promise<{ ws: WebSocket; sessionId: strin
       ws.send(JSON.stringify(m));
     });
   await request(INIT);
-  const answer = await request({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: '/tmp', mcpServers: [] } } as never);
+  const answer = await request({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'session/new',
+    params: { cwd: '/tmp', mcpServers: [] },
+  } as never);
   const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
   return { ws, sessionId: String(answer.result?.sessionId), closed };
 }
 
 it('connections that stop reading: the server holds about the budget in total, cuts the slowest readers naming the budget, and a reading client goes on', async () => {
   const logs: string[] = [];
-  server = await startE2EServer({ maxUnreadBytes: BUDGET, maxMessageBytes: 64 * 1024 * 1024, log: (l) => logs.push(l) });
+  server = await startE2EServer({
+    maxUnreadBytes: BUDGET,
+    maxMessageBytes: 64 * 1024 * 1024,
+    log: (l) => logs.push(l),
+  });
   const readers = await Promise.all(Array.from({ length: 4 }, () => nonReader(wsUrl(server!))));
   // each is streamed 12 MB (far below the 64 MiB each may hold alone), then stops reading
-  const big = JSON.stringify({ actions: Array.from({ length: 1500 }, (_, i) => ({ send: { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'text', text: `c${i} ${'y'.repeat(8000)}` } } })) });
+  const big = JSON.stringify({
+    actions: Array.from({ length: 1500 }, (_, i) => ({
+      send: {
+        sessionUpdate: 'agent_message_chunk',
+        messageId: 'm',
+        content: { type: 'text', text: `c${i} ${'y'.repeat(8000)}` },
+      },
+    })),
+  });
   for (const [i, r] of readers.entries()) {
     (r.ws as unknown as { _socket: { pause(): void } })._socket.pause();
-    r.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 10 + i, method: 'session/prompt', params: { sessionId: r.sessionId, prompt: [{ type: 'text', text: big }] } }));
+    r.ws.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 10 + i,
+        method: 'session/prompt',
+        params: { sessionId: r.sessionId, prompt: [{ type: 'text', text: big }] },
+      }),
+    );
   }
   // a client that reads, on the same server meanwhile
   const conn = await connect({ url: wsUrl(server), token: TOKEN });
@@ -61,11 +85,14 @@ it('connections that stop reading: the server holds about the budget in total, c
   // every non-reader ends up cut (each keeps growing), without a close handshake it would not read
   const cuts = (): string[] => logs.filter((l) => /closed: unread bytes budget exceeded/.test(l));
   for (const deadline = Date.now() + 30_000; cuts().length < 4; await new Promise((r) => setTimeout(r, 20))) {
-    if (Date.now() > deadline) throw new Error(`${cuts().length} of 4 non-reading connections cut; ${server.unreadBytes} bytes unread now`);
+    if (Date.now() > deadline)
+      throw new Error(`${cuts().length} of 4 non-reading connections cut; ${server.unreadBytes} bytes unread now`);
   }
   for (const r of readers) (r.ws as unknown as { _socket: { resume(): void } })._socket.resume();
   expect(await Promise.all(readers.map((r) => r.closed))).toEqual([1006, 1006, 1006, 1006]);
-  expect(cuts()[0]).toMatch(/at most 4194304 unread bytes across all connections \(acp-kit serve --max-unread-bytes\) and this connection, the slowest reader, left \d+ unread/);
+  expect(cuts()[0]).toMatch(
+    /at most 4194304 unread bytes across all connections \(acp-kit serve --max-unread-bytes\) and this connection, the slowest reader, left \d+ unread/,
+  );
   // the first cut is of the slowest reader: over the budget across 4 connections, it held more than a quarter of it
   const first = Number(/left (\d+) unread/.exec(cuts()[0])?.[1]);
   expect(first).toBeGreaterThan(BUDGET / 4);

@@ -23,7 +23,10 @@ afterEach(async () => {
 /** Records the byte size of every write the socket hands to the OS (one entry per write/writev call). */
 function recordWrites(socket: Socket): number[] {
   const sizes: number[] = [];
-  const s = socket as unknown as { _write: (c: Buffer | string, e: BufferEncoding, cb: () => void) => void; _writev: (cs: Array<{ chunk: Buffer | string }>, cb: () => void) => void };
+  const s = socket as unknown as {
+    _write: (c: Buffer | string, e: BufferEncoding, cb: () => void) => void;
+    _writev: (cs: Array<{ chunk: Buffer | string }>, cb: () => void) => void;
+  };
   const write = s._write.bind(socket);
   const writev = s._writev.bind(socket);
   s._write = (c, e, cb) => {
@@ -64,22 +67,39 @@ async function pair(): Promise<Pair> {
     onInvalidLine: (i) => into.push({ invalid: i.line }),
     onClose: (info) => onClose(info.reason),
   });
-  const accepted = new Promise<WebSocketTransport>((resolve) => wss!.once('connection', (ws) => resolve(new WebSocketTransport(ws))));
+  const accepted = new Promise<WebSocketTransport>((resolve) =>
+    wss!.once('connection', (ws) => resolve(new WebSocketTransport(ws))),
+  );
   const client = connectWebSocketTransport(`ws://127.0.0.1:${port}/acp`);
   transports.push(client);
-  const upgraded = new Promise<Socket>((resolve) => client.socket.once('upgrade', (res) => resolve(res.socket as Socket)));
+  const upgraded = new Promise<Socket>((resolve) =>
+    client.socket.once('upgrade', (res) => resolve(res.socket as Socket)),
+  );
   let clientClosed!: Promise<string>;
   clientClosed = new Promise((resolve) => client.start(handlers(toClient, resolve)));
   const server = await accepted;
   transports.push(server);
   server.start(handlers(toServer));
   const clientSocket = await upgraded;
-  await new Promise<void>((r) => (client.socket.readyState === client.socket.OPEN ? r() : client.socket.once('open', () => r())));
+  await new Promise<void>((r) =>
+    client.socket.readyState === client.socket.OPEN ? r() : client.socket.once('open', () => r()),
+  );
   return { server, client, serverSocket: serverSocket!, clientSocket, toServer, toClient, clientClosed };
 }
 
 const N = 3000;
-const message = (i: number) => ({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's1', update: { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'text', text: `chunk ${i} of a long stream` } } } });
+const message = (i: number) => ({
+  jsonrpc: '2.0',
+  method: 'session/update',
+  params: {
+    sessionId: 's1',
+    update: {
+      sessionUpdate: 'agent_message_chunk',
+      messageId: 'm',
+      content: { type: 'text', text: `chunk ${i} of a long stream` },
+    },
+  },
+});
 const bytesOf = (i: number) => Buffer.byteLength(JSON.stringify(message(i)));
 
 const waiters = new Map<unknown[], () => void>();
@@ -97,28 +117,31 @@ function until(list: unknown[], n: number): Promise<void> {
 }
 
 describe('WebSocket transport write batching', () => {
-  it.each(['server to client (unmasked frames)', 'client to server (masked frames)'] as const)('%s: a burst of frames sent without yielding goes out in a few writes of at most 64 KiB + one message, every message arriving in order', async (direction) => {
-    const p = await pair();
-    const toServer = direction.startsWith('client');
-    const from = toServer ? p.client : p.server;
-    const received = toServer ? p.toServer : p.toClient;
-    const writes = recordWrites(toServer ? p.clientSocket : p.serverSocket);
-    let total = 0;
-    for (let i = 0; i < N; i++) {
-      from.send(message(i));
-      total += bytesOf(i);
-    }
-    from.send({ jsonrpc: '2.0', method: 'end' });
-    await until(received, N + 1);
-    expect(received).toEqual([...Array.from({ length: N }, (_, i) => message(i)), { jsonrpc: '2.0', method: 'end' }]);
-    // one write per frame before batching (N + 1 writes); now one per 64 KiB
-    expect(total).toBeGreaterThan(4 * 64 * 1024);
-    expect(writes.length).toBeLessThanOrEqual(Math.ceil(total / (64 * 1024)) + 2);
-    // the 64 KiB count payload; each frame adds a header of at most 8 bytes here (2-byte length, 4-byte mask)
-    const largest = bytesOf(N - 1);
-    const framesPerWrite = Math.ceil((64 * 1024 + largest) / bytesOf(0));
-    for (const w of writes) expect(w).toBeLessThanOrEqual(64 * 1024 + largest + 8 * framesPerWrite);
-  });
+  it.each(['server to client (unmasked frames)', 'client to server (masked frames)'] as const)(
+    '%s: a burst of frames sent without yielding goes out in a few writes of at most 64 KiB + one message, every message arriving in order',
+    async (direction) => {
+      const p = await pair();
+      const toServer = direction.startsWith('client');
+      const from = toServer ? p.client : p.server;
+      const received = toServer ? p.toServer : p.toClient;
+      const writes = recordWrites(toServer ? p.clientSocket : p.serverSocket);
+      let total = 0;
+      for (let i = 0; i < N; i++) {
+        from.send(message(i));
+        total += bytesOf(i);
+      }
+      from.send({ jsonrpc: '2.0', method: 'end' });
+      await until(received, N + 1);
+      expect(received).toEqual([...Array.from({ length: N }, (_, i) => message(i)), { jsonrpc: '2.0', method: 'end' }]);
+      // one write per frame before batching (N + 1 writes); now one per 64 KiB
+      expect(total).toBeGreaterThan(4 * 64 * 1024);
+      expect(writes.length).toBeLessThanOrEqual(Math.ceil(total / (64 * 1024)) + 2);
+      // the 64 KiB count payload; each frame adds a header of at most 8 bytes here (2-byte length, 4-byte mask)
+      const largest = bytesOf(N - 1);
+      const framesPerWrite = Math.ceil((64 * 1024 + largest) / bytesOf(0));
+      for (const w of writes) expect(w).toBeLessThanOrEqual(64 * 1024 + largest + 8 * framesPerWrite);
+    },
+  );
 
   it('close() right after a burst: the peer gets every message, then the close frame with the reason', async () => {
     const p = await pair();

@@ -13,3 +13,4 @@ export * from './package-version.js';
 export * from './usage-meta.js';
 export * from './validation/schema-source.js';
 export * from './rpc/message-text.js';
+export * from './node/http.js';

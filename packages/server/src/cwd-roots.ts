@@ -38,9 +38,12 @@ export function cwdRootsCheck(options: CwdRootsOptions): CwdCheck {
       }
       own = [real(ws)];
     }
-    if (data !== undefined && inside(data, path)) return "must not contain the server's data folder (every tenant's stored sessions)";
-    if (data !== undefined && inside(path, data) && !own.some((r) => inside(path, r) && inside(r, data))) return "must not be inside the server's data folder (every tenant's stored sessions), except your workspace";
-    if (!own.some((r) => inside(path, r))) return `must be inside ${roots ? `an allowed root (acp-kit serve --allowed-root): ${roots.join(', ')}` : `your workspace ${own[0]}`}`;
+    if (data !== undefined && inside(data, path))
+      return "must not contain the server's data folder (every tenant's stored sessions)";
+    if (data !== undefined && inside(path, data) && !own.some((r) => inside(path, r) && inside(r, data)))
+      return "must not be inside the server's data folder (every tenant's stored sessions), except your workspace";
+    if (!own.some((r) => inside(path, r)))
+      return `must be inside ${roots ? `an allowed root (acp-kit serve --allowed-root): ${roots.join(', ')}` : `your workspace ${own[0]}`}`;
     return undefined;
   };
 }

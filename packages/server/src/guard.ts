@@ -96,7 +96,9 @@ function lookalikeId(id: string, known: (id: string) => boolean): string {
 
 /** `value` (plain JSON: an answer's result or error) with every occurrence of `from` in its strings and keys replaced by `to`. */
 function replaceText(value: unknown, from: string, to: string): unknown {
-  return JSON.parse(JSON.stringify(value).split(JSON.stringify(from).slice(1, -1)).join(JSON.stringify(to).slice(1, -1)));
+  return JSON.parse(
+    JSON.stringify(value).split(JSON.stringify(from).slice(1, -1)).join(JSON.stringify(to).slice(1, -1)),
+  );
 }
 
 /**
@@ -106,7 +108,18 @@ function replaceText(value: unknown, from: string, to: string): unknown {
 export type CwdCheck = (owner: string, cwd: string) => string | undefined;
 
 const OPENING = new Set(['session/new', 'session/load', 'session/resume', 'session/fork']);
-const SESSION_ADDRESSING = new Set(['session/load', 'session/resume', 'session/fork', 'session/prompt', 'session/cancel', 'session/close', 'session/delete', 'session/set_mode', 'session/set_model', 'session/set_config_option']);
+const SESSION_ADDRESSING = new Set([
+  'session/load',
+  'session/resume',
+  'session/fork',
+  'session/prompt',
+  'session/cancel',
+  'session/close',
+  'session/delete',
+  'session/set_mode',
+  'session/set_model',
+  'session/set_config_option',
+]);
 
 /**
  * Wraps the transport a remote connection hands its agent: enforces the session limit and token
@@ -116,7 +129,10 @@ const SESSION_ADDRESSING = new Set(['session/load', 'session/resume', 'session/f
 export class GuardedTransport implements Transport {
   private handlers: TransportHandlers | undefined;
   /** request id key -> method, for answers we need to look at */
-  private readonly watched = new Map<string, { method: string; sessionId?: string; disguised?: { fake: string; real: string } }>();
+  private readonly watched = new Map<
+    string,
+    { method: string; sessionId?: string; disguised?: { fake: string; real: string } }
+  >();
   /** sessions this connection holds open */
   readonly sessions = new Set<string>();
 
@@ -149,7 +165,11 @@ export class GuardedTransport implements Transport {
       const p = msg.params;
       const sessionId = isObj(p) && typeof p.sessionId === 'string' ? p.sessionId : undefined;
       const isRequest = 'id' in msg;
-      if (sessionId !== undefined && SESSION_ADDRESSING.has(msg.method) && !this.registry.visible(this.owner, sessionId)) {
+      if (
+        sessionId !== undefined &&
+        SESSION_ADDRESSING.has(msg.method) &&
+        !this.registry.visible(this.owner, sessionId)
+      ) {
         // another token's session: the agent is asked about a lookalike id that names no session, and
         // its answer goes back with the id put back, byte for byte what a session that does not exist gets
         if (!isRequest) return;
@@ -161,17 +181,39 @@ export class GuardedTransport implements Transport {
       if (isRequest && OPENING.has(msg.method) && this.checkCwd && isObj(p)) {
         const refusal = this.cwdRefusal(p);
         if (refusal) {
-          this.inner.send({ jsonrpc: '2.0', id: msg.id, error: { code: -32602, message: `Invalid params: ${refusal.path}: ${refusal.reason}`, data: { path: refusal.path } } });
+          this.inner.send({
+            jsonrpc: '2.0',
+            id: msg.id,
+            error: {
+              code: -32602,
+              message: `Invalid params: ${refusal.path}: ${refusal.reason}`,
+              data: { path: refusal.path },
+            },
+          });
           return;
         }
       }
-      if (isRequest && OPENING.has(msg.method) && !(sessionId !== undefined && (this.sessions.has(sessionId) || this.registry.isOpen(this.owner, sessionId)))) {
+      if (
+        isRequest &&
+        OPENING.has(msg.method) &&
+        !(sessionId !== undefined && (this.sessions.has(sessionId) || this.registry.isOpen(this.owner, sessionId)))
+      ) {
         if (this.registry.openCount(this.owner) >= this.registry.maxSessions) {
-          this.refuse(msg.id, -32000, `session limit reached: this server keeps at most ${this.registry.maxSessions} open sessions per token (acp-kit serve --max-sessions); close one first`);
+          this.refuse(
+            msg.id,
+            -32000,
+            `session limit reached: this server keeps at most ${this.registry.maxSessions} open sessions per token (acp-kit serve --max-sessions); close one first`,
+          );
           return;
         }
       }
-      if (isRequest && (OPENING.has(msg.method) || msg.method === 'session/close' || msg.method === 'session/delete' || msg.method === 'session/list')) {
+      if (
+        isRequest &&
+        (OPENING.has(msg.method) ||
+          msg.method === 'session/close' ||
+          msg.method === 'session/delete' ||
+          msg.method === 'session/list')
+      ) {
         this.watched.set(requestIdKey(msg.id), { method: msg.method, sessionId });
       }
     }
@@ -204,7 +246,11 @@ export class GuardedTransport implements Transport {
         this.watched.delete(key);
         // only the payload: the id stays the exact value it is (a big id must not go through JSON.parse)
         const { fake, real } = w.disguised;
-        this.inner.send({ ...m, ...('result' in m ? { result: replaceText(m.result, fake, real) } : {}), ...('error' in m ? { error: replaceText(m.error, fake, real) } : {}) });
+        this.inner.send({
+          ...m,
+          ...('result' in m ? { result: replaceText(m.result, fake, real) } : {}),
+          ...('error' in m ? { error: replaceText(m.error, fake, real) } : {}),
+        });
         return;
       }
       if (w) {

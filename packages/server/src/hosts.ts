@@ -29,7 +29,10 @@ export interface InProcessAgentOptions extends Omit<ServeAgentOptions, 'store'> 
  * Serves an acp-kit agent in this process for every connection (`definition` may be a factory
  * called per connection, e.g. when the definition holds per-connection state).
  */
-export function inProcessAgent(definition: AgentDefinition | ((ctx: AgentHostContext) => AgentDefinition), options: InProcessAgentOptions = {}): AgentHostFactory {
+export function inProcessAgent(
+  definition: AgentDefinition | ((ctx: AgentHostContext) => AgentDefinition),
+  options: InProcessAgentOptions = {},
+): AgentHostFactory {
   const stores = new Map<string, SessionStore | null>();
   const shared = new Map<string, SharedSessions>();
   const { storeFor, shareSessions = true, ...serveOptions } = options;
@@ -59,9 +62,16 @@ export function inProcessAgent(definition: AgentDefinition | ((ctx: AgentHostCon
  * Runs `command` as a stdio agent per connection, in its own process group, killed when the
  * connection ends. Messages are relayed unchanged in both directions.
  */
-export function stdioAgent(command: string, args: readonly string[] = [], options: SpawnAgentOptions & { log?: (line: string) => void } = {}): AgentHostFactory {
+export function stdioAgent(
+  command: string,
+  args: readonly string[] = [],
+  options: SpawnAgentOptions & { log?: (line: string) => void } = {},
+): AgentHostFactory {
   return (remote: Transport, ctx: AgentHostContext): AgentHost => {
-    const agent = spawnAgent(command, args, { ...options, onStderr: options.onStderr ?? ((t) => options.log?.(`[agent ${ctx.connectionId.slice(0, 8)}] ${t.trimEnd()}`)) });
+    const agent = spawnAgent(command, args, {
+      ...options,
+      onStderr: options.onStderr ?? ((t) => options.log?.(`[agent ${ctx.connectionId.slice(0, 8)}] ${t.trimEnd()}`)),
+    });
     /** open prompt requests (id key -> sessionId), to cancel them on shutdown */
     const prompts = new Map<string, string>();
     /** v2 sessions whose last `state_update` was not `idle` (a v2 prompt may be answered before its turn ends) */
@@ -109,14 +119,16 @@ export function stdioAgent(command: string, args: readonly string[] = [], option
         // relayed as it came, as above
         agent.transport.send(m as object);
       },
-      onInvalidLine: (i) => remote.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${i.error.message}` } }),
+      onInvalidLine: (i) =>
+        remote.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${i.error.message}` } }),
       onClose: () => end(),
     });
     return {
       async shutdown(graceMs) {
         if (prompts.size > 0 || running.size > 0) {
           const done = new Promise<void>((resolve) => (promptsDone = resolve));
-          for (const sessionId of new Set([...prompts.values(), ...running])) agent.transport.send({ jsonrpc: '2.0', method: 'session/cancel', params: { sessionId } });
+          for (const sessionId of new Set([...prompts.values(), ...running]))
+            agent.transport.send({ jsonrpc: '2.0', method: 'session/cancel', params: { sessionId } });
           let timer: NodeJS.Timeout | undefined;
           await Promise.race([done, new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
           clearTimeout(timer);

@@ -4,6 +4,7 @@ import { isObj } from '@acp-kit/protocol/internal';
 import { messageToText } from '@acp-kit/protocol/internal';
 import { requestIdKey } from '@acp-kit/protocol/rpc';
 import type { CloseInfo, Transport, TransportHandlers } from '@acp-kit/protocol/rpc';
+import { SseStream, type ResumeRefusal } from './sse-stream.js';
 
 type Json = Record<string, unknown>;
 
@@ -23,20 +24,33 @@ function drained(res: ServerResponse): Promise<void> {
 /** A receiver's batch is written once it holds this much, without waiting for the macrotask's end. */
 const FLUSH_BYTES = 64 * 1024;
 
+/** Options of {@link HttpServerConnection} beyond its owner. */
+export interface HttpConnectionLimits {
+  /** Bytes held for the client (unsent plus unread) before the connection is cut. */
+  maxBufferedBytes: number;
+  /** Bytes of sent events each stream keeps for a client resuming with `Last-Event-ID`. */
+  replayWindowBytes: number;
+  /** How long a dropped stream waits for its client to resume it. */
+  resumeWithinMs: number;
+}
+
 /**
  * The server side of one Streamable HTTP connection, as a {@link Transport} for the agent
  * behind it. Server messages go to the connection's SSE stream (GET), or to a session-scoped
  * stream when the client opened one for that session (as the official SDK's client does); until
- * a receiver is attached they wait in memory, bounded by `maxBufferedBytes`. Client messages
- * arrive through {@link deliver} (POST).
+ * a receiver is attached they wait in memory, bounded by `maxBufferedBytes`. Every event carries
+ * an id, and a stream that drops is kept {@link HttpConnectionLimits.resumeWithinMs} for the client
+ * to resume it with `Last-Event-ID` (see {@link SseStream}). Client messages arrive through
+ * {@link deliver} (POST).
  */
 export class HttpServerConnection implements Transport {
   /** The `Acp-Connection-Id`. */
   readonly id = randomUUID();
   private handlers: TransportHandlers | undefined;
-  private stream: ServerResponse | undefined;
-  private readonly sessionStreams = new Map<string, ServerResponse>();
-  /** Messages waiting for a receiver, with the session they belong to. */
+  /** The connection stream, once the client opened it. */
+  private stream: SseStream | undefined;
+  private readonly sessionStreams = new Map<string, SseStream>();
+  /** Messages sent before any stream was opened, with the session they belong to. */
   private waiting: Array<{ session: string | undefined; text: string }> = [];
   private waitingBytes = 0;
   /**
@@ -61,7 +75,7 @@ export class HttpServerConnection implements Transport {
   constructor(
     /** Identity of the token that created it: every later request must carry the same. */
     readonly owner: string,
-    private readonly maxBufferedBytes: number,
+    private readonly limits: HttpConnectionLimits,
   ) {
     // a comment line every 15 s keeps proxies from timing out an idle stream
     this.keepAlive = setInterval(() => {
@@ -70,8 +84,14 @@ export class HttpServerConnection implements Transport {
     this.keepAlive.unref();
   }
 
-  private receivers(): ServerResponse[] {
+  private streams(): SseStream[] {
     return [...(this.stream ? [this.stream] : []), ...this.sessionStreams.values()];
+  }
+
+  private receivers(): ServerResponse[] {
+    const out: ServerResponse[] = [];
+    for (const s of this.streams()) if (s.res) out.push(s.res);
+    return out;
   }
 
   start(handlers: TransportHandlers): void {
@@ -97,48 +117,93 @@ export class HttpServerConnection implements Transport {
   /** A client message from a POST. */
   deliver(message: Json, session: string | undefined): void {
     if (this.closed) return;
-    if (typeof message.method === 'string' && 'id' in message && session !== undefined && message.method !== 'session/load') {
+    if (
+      typeof message.method === 'string' &&
+      'id' in message &&
+      session !== undefined &&
+      message.method !== 'session/load'
+    ) {
       this.requestSessions.set(requestIdKey(message.id), session);
     }
     this.handlers?.onMessage(message);
   }
 
   /**
-   * Attaches an SSE receiver (`session` undefined: the connection stream). Returns false when
-   * that stream already has one (HTTP 409).
+   * Attaches an SSE receiver (`session` undefined: the connection stream). A client resuming with
+   * `lastEventId` takes the stream over (its old receiver is gone, whether or not the server saw it
+   * go) and first gets the events after that id; without it, a stream that has a receiver is
+   * refused (HTTP 409). Returns why it was refused, or undefined.
    */
-  attach(res: ServerResponse, session: string | undefined): boolean {
-    if (this.closed) return false;
-    if (session === undefined ? this.stream : this.sessionStreams.has(session)) return false;
+  attach(res: ServerResponse, session: string | undefined, lastEventId?: string): ResumeRefusal | undefined {
+    if (this.closed) return { status: 404, message: 'Unknown Acp-Connection-Id' };
+    const existing = session === undefined ? this.stream : this.sessionStreams.get(session);
+    if (existing?.res && lastEventId === undefined)
+      return { status: 409, message: 'this stream already has a receiver' };
+    if (!existing && lastEventId !== undefined)
+      return {
+        status: 400,
+        message: `Last-Event-ID given for a stream this connection never opened${session !== undefined ? ` (session ${JSON.stringify(session)})` : ''}: open it without Last-Event-ID`,
+      };
+    const stream = existing ?? new SseStream(this.limits.replayWindowBytes);
+    const replay = stream.replayFrom(lastEventId);
+    if (typeof replay !== 'string') return replay;
+    const old = stream.res;
+    if (old) {
+      // the old receiver's unsent batch is in the replay: the client resumes after what it got
+      this.batches.delete(old);
+      old.destroy();
+    }
     // HTTP/2 forbids connection-specific headers (the stream lives as long as the response anyway)
     const h2 = res.req?.httpVersionMajor === 2;
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...(h2 ? {} : { connection: 'keep-alive' }), 'x-accel-buffering': 'no' });
-    res.flushHeaders();
-    if (session === undefined) {
-      this.stream = res;
-      clearTimeout(this.streamTimer);
-    }
-    else this.sessionStreams.set(session, res);
-    res.on('close', () => {
-      if (session === undefined) {
-        if (this.stream === res) {
-          this.stream = undefined;
-          // the client went away: the connection-scoped stream is the connection's lifeline
-          this.close({ reason: 'the client closed the event stream' });
-        }
-      } else if (this.sessionStreams.get(session) === res) this.sessionStreams.delete(session);
-      this.batches.delete(res);
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      ...(h2 ? {} : { connection: 'keep-alive' }),
+      'x-accel-buffering': 'no',
     });
+    res.flushHeaders();
+    stream.res = res;
+    clearTimeout(stream.detachTimer);
+    if (session === undefined) {
+      this.stream = stream;
+      clearTimeout(this.streamTimer);
+    } else this.sessionStreams.set(session, stream);
+    res.on('close', () => this.detach(stream, res, session));
+    if (replay !== '') this.write(res, replay);
     const waiting = this.waiting;
     this.waiting = [];
     this.waitingBytes = 0;
     for (const w of waiting) this.route(w.session, w.text);
-    return true;
+    return undefined;
+  }
+
+  /**
+   * The receiver `res` of `stream` went away: the stream holds its events for the client to
+   * resume; if it does not in time, a session stream hands them to the connection stream and a
+   * connection stream ends the connection (it is the connection's lifeline).
+   */
+  private detach(stream: SseStream, res: ServerResponse, session: string | undefined): void {
+    this.batches.delete(res);
+    if (stream.res !== res || this.closed) return;
+    stream.res = undefined;
+    const ms = this.limits.resumeWithinMs;
+    stream.detachTimer = setTimeout(() => {
+      if (stream.res || this.closed) return;
+      if (session === undefined) {
+        this.close({ reason: `the client closed the event stream and did not resume it within ${ms} ms` });
+        return;
+      }
+      if (this.sessionStreams.get(session) !== stream) return;
+      this.sessionStreams.delete(session);
+      for (const text of stream.takeHeld()) this.route(session, text);
+    }, ms);
+    stream.detachTimer.unref();
   }
 
   /** Bytes held for this connection: waiting for a receiver plus unsent in the SSE responses. */
   get bufferedBytes(): number {
     let n = this.waitingBytes;
+    for (const s of this.streams()) n += s.heldBytes;
     for (const r of this.receivers()) n += r.writableLength;
     for (const b of this.batches.values()) n += b.length;
     return n;
@@ -166,14 +231,21 @@ export class HttpServerConnection implements Transport {
   }
 
   private route(session: string | undefined, text: string): void {
-    const res = (session !== undefined ? this.sessionStreams.get(session) : undefined) ?? this.stream;
-    if (!res) {
+    const stream = (session !== undefined ? this.sessionStreams.get(session) : undefined) ?? this.stream;
+    if (!stream) {
       this.waiting.push({ session, text });
       this.waitingBytes += text.length;
-    } else this.write(res, `data: ${text}\n\n`);
+    } else {
+      const event = stream.append(text);
+      if (event !== undefined && stream.res) this.write(stream.res, event);
+    }
     const held = this.bufferedBytes;
-    if (held > this.maxBufferedBytes) {
-      this.close({ reason: `buffered bytes limit exceeded: the client left more than ${this.maxBufferedBytes} bytes unread`, unreadCut: true });
+    const max = this.limits.maxBufferedBytes;
+    if (held > max) {
+      this.close({
+        reason: `buffered bytes limit exceeded: the client left more than ${max} bytes unread`,
+        unreadCut: true,
+      });
     } else this.onBuffered?.(held);
   }
 
@@ -230,6 +302,7 @@ export class HttpServerConnection implements Transport {
     this.closed = true;
     clearInterval(this.keepAlive);
     clearTimeout(this.streamTimer);
+    for (const s of this.streams()) clearTimeout(s.detachTimer);
     const overflow = info.unreadCut === true;
     // what was sent before the close still reaches the client (not when it is the client that left it unread)
     if (overflow) this.batches.clear();
@@ -241,7 +314,11 @@ export class HttpServerConnection implements Transport {
     this.stream = undefined;
     this.sessionStreams.clear();
     this.waiting = [];
-    this.initialize?.resolve({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `connection closed during initialize: ${info.reason}` } });
+    this.initialize?.resolve({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32603, message: `connection closed during initialize: ${info.reason}` },
+    });
     this.initialize = undefined;
     this.handlers?.onClose(info);
     this.onEnd?.(info);

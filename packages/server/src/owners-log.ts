@@ -1,4 +1,13 @@
-import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { isObj } from '@acp-kit/protocol/internal';
 
@@ -63,7 +72,6 @@ export class OwnersLog {
     renameSync(aside, this.file);
     this.lines = 0;
   }
-
 }
 
 /** The log is compacted when it holds more lines than this many times the live entries. */
@@ -85,11 +93,15 @@ export function readOwnersLog(file: string, log: (line: string) => void): Map<st
   const torn = lines.pop() ?? '';
   // a line without its newline is one whose write was cut short (a crash mid-append): it never
   // completed, so no session's answer depended on it
-  if (torn !== '' && !applyLine(new Map(), torn)) log(`${file}: ignoring a torn last line (${torn.length} bytes without a newline)`);
+  if (torn !== '' && !applyLine(new Map(), torn))
+    log(`${file}: ignoring a torn last line (${torn.length} bytes without a newline)`);
   else if (torn !== '') lines.push(torn);
   lines.forEach((line, i) => {
     // a bad line with complete lines after it is not a torn append: serving on a guess would hand sessions to anyone
-    if (!applyLine(owners, line)) throw new Error(`${file}:${i + 1}: not an acp-kit owners file line; fix or remove that line (see docs/remote.md "Tenants")`);
+    if (!applyLine(owners, line))
+      throw new Error(
+        `${file}:${i + 1}: not an acp-kit owners file line; fix or remove that line (see docs/remote.md "Tenants")`,
+      );
   });
   return owners;
 }

@@ -12,7 +12,7 @@ interface Accepting {
  * the session's socket, which forwards this property, so the guard finds the socket it counted.
  */
 const RAW = Symbol('acp-kit.rawSocket');
-const rawOf = (socket: object): object => ((socket as { [RAW]?: object })[RAW] ?? socket);
+const rawOf = (socket: object): object => (socket as { [RAW]?: object })[RAW] ?? socket;
 
 /** Limits on sockets that have not carried an admitted (authenticated) request yet. */
 export interface SocketGuardOptions {
@@ -101,9 +101,17 @@ export class SocketGuard {
     const n = this.perIp.get(ip) ?? 0;
     let refusal: { status: number; reason: string; message: string } | undefined;
     if (this.pending.size >= o.maxPending) {
-      refusal = { status: 503, reason: 'Service Unavailable', message: `too many connections waiting to authenticate (at most ${o.maxPending}, acp-kit serve --max-pending-sockets): try again later` };
+      refusal = {
+        status: 503,
+        reason: 'Service Unavailable',
+        message: `too many connections waiting to authenticate (at most ${o.maxPending}, acp-kit serve --max-pending-sockets): try again later`,
+      };
     } else if (n >= o.maxPendingPerIp) {
-      refusal = { status: 429, reason: 'Too Many Requests', message: `too many connections from ${ip} waiting to authenticate (at most ${o.maxPendingPerIp} per address): try again later` };
+      refusal = {
+        status: 429,
+        reason: 'Too Many Requests',
+        message: `too many connections from ${ip} waiting to authenticate (at most ${o.maxPendingPerIp} per address): try again later`,
+      };
     }
     if (refusal) {
       this.refusedSockets.set(socket, { status: refusal.status, message: refusal.message, h2 });
@@ -138,7 +146,10 @@ function refuse(socket: Socket, h2: boolean, r: { status: number; reason: string
   socket.on('error', () => undefined);
   const body = `${r.message}\n`;
   // an h2c client gets its answer per request (SocketGuard.refused); an HTTP/1.1 one gets it now
-  if (!h2) socket.end(`HTTP/1.1 ${r.status} ${r.reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: ${RETRY_AFTER_S}\r\nConnection: close\r\n\r\n${body}`);
+  if (!h2)
+    socket.end(
+      `HTTP/1.1 ${r.status} ${r.reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: ${RETRY_AFTER_S}\r\nConnection: close\r\n\r\n${body}`,
+    );
 }
 
 /**

@@ -1,5 +1,11 @@
-import { connect as http2Connect, constants as http2Constants, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
+import {
+  connect as http2Connect,
+  constants as http2Constants,
+  type ClientHttp2Session,
+  type ClientHttp2Stream,
+} from 'node:http2';
 import { Readable } from 'node:stream';
+import { createParser } from 'eventsource-parser';
 import { isObj } from '../codec/util.js';
 import { MAX_JSON_DEPTH } from './json-guard.js';
 import { deliverMessageText, messageToText } from './message-text.js';
@@ -45,7 +51,10 @@ export function http2Fetch(origin: string): { fetch: typeof globalThis.fetch; cl
   const fetchImpl = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> =>
     new Promise<Response>((resolve, reject) => {
       const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-      const headers: Record<string, string> = { ':method': init.method ?? 'GET', ':path': `${url.pathname}${url.search}` };
+      const headers: Record<string, string> = {
+        ':method': init.method ?? 'GET',
+        ':path': `${url.pathname}${url.search}`,
+      };
       new Headers(init.headers).forEach((value, name) => (headers[name] = value));
       const signal = init.signal ?? undefined;
       if (signal?.aborted) return reject(signal.reason);
@@ -66,7 +75,8 @@ export function http2Fetch(origin: string): { fetch: typeof globalThis.fetch; cl
         const status = Number(h[':status']);
         const out = new Headers();
         for (const [name, value] of Object.entries(h)) {
-          if (!name.startsWith(':') && value !== undefined) out.set(name, Array.isArray(value) ? value.join(', ') : String(value));
+          if (!name.startsWith(':') && value !== undefined)
+            out.set(name, Array.isArray(value) ? value.join(', ') : String(value));
         }
         const body = status === 204 || status === 304 ? null : (Readable.toWeb(req) as ReadableStream<Uint8Array>);
         resolve(new Response(body, { status, headers: out }));
@@ -100,9 +110,6 @@ function sessionIdOf(message: Json): string | undefined {
   return isObj(p) && typeof p.sessionId === 'string' ? p.sessionId : undefined;
 }
 
-const CR = 13;
-const SPACE = 32;
-
 const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
 
 /**
@@ -128,6 +135,8 @@ export class HttpClientTransport implements Transport {
   private idleWaiters: Array<() => void> = [];
   /** session-scoped event streams opened (servers such as the official SDK's send session messages only there) */
   private readonly sessionStreams = new Map<string, Promise<void>>();
+  /** Delay before resuming a dropped event stream: the server's `retry:` field, else none. */
+  private retryMs = 0;
 
   constructor(
     private readonly url: string,
@@ -192,10 +201,17 @@ export class HttpClientTransport implements Transport {
 
   private async post(message: Json, text: string): Promise<void> {
     if (!this.connectionId) {
-      if (message.method !== 'initialize') throw new Error('the first message of an HTTP connection must be initialize');
-      const res = await this.fetchImpl(this.url, { method: 'POST', headers: this.headers({ 'content-type': 'application/json', accept: 'application/json' }), body: text, signal: this.abort.signal });
+      if (message.method !== 'initialize')
+        throw new Error('the first message of an HTTP connection must be initialize');
+      const res = await this.fetchImpl(this.url, {
+        method: 'POST',
+        headers: this.headers({ 'content-type': 'application/json', accept: 'application/json' }),
+        body: text,
+        signal: this.abort.signal,
+      });
       const body = await res.text();
-      if (res.status !== 200) throw new Error(`initialize refused: HTTP ${res.status}${body ? `: ${body.slice(0, 500)}` : ''}`);
+      if (res.status !== 200)
+        throw new Error(`initialize refused: HTTP ${res.status}${body ? `: ${body.slice(0, 500)}` : ''}`);
       const id = res.headers.get(HEADER_CONNECTION_ID);
       if (!id) throw new Error(`initialize answer has no ${HEADER_CONNECTION_ID} header`);
       this.connectionId = id;
@@ -213,7 +229,10 @@ export class HttpClientTransport implements Transport {
     if (session !== undefined) await this.sessionStream(session);
     const res = await this.fetchImpl(this.url, {
       method: 'POST',
-      headers: this.headers({ 'content-type': 'application/json', ...(session !== undefined ? { [HEADER_SESSION_ID]: session } : {}) }),
+      headers: this.headers({
+        'content-type': 'application/json',
+        ...(session !== undefined ? { [HEADER_SESSION_ID]: session } : {}),
+      }),
       body: text,
       signal: this.abort.signal,
     });
@@ -221,26 +240,47 @@ export class HttpClientTransport implements Transport {
     if (res.status === 202 || res.status === 200) return;
     const detail = `HTTP ${res.status}${body ? `: ${body.slice(0, 500)}` : ''}`;
     // a refused request is answered locally so its caller gets an error instead of waiting forever
-    if (res.status < 500 && res.status !== 401 && res.status !== 403 && res.status !== 404 && 'method' in message && 'id' in message) {
-      this.handlers?.onMessage({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `server refused the request: ${detail}`, data: { status: res.status } } });
+    if (
+      res.status < 500 &&
+      res.status !== 401 &&
+      res.status !== 403 &&
+      res.status !== 404 &&
+      'method' in message &&
+      'id' in message
+    ) {
+      this.handlers?.onMessage({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: -32603, message: `server refused the request: ${detail}`, data: { status: res.status } },
+      });
       return;
     }
     throw new Error(`server refused ${typeof message.method === 'string' ? message.method : 'a message'}: ${detail}`);
   }
 
-  private async openStream(session?: string): Promise<void> {
+  /**
+   * Opens the connection stream (`session` undefined) or a session-scoped one. `lastEventId`
+   * resumes a stream that dropped: the server sends what followed that event.
+   */
+  private async openStream(session?: string, lastEventId?: string): Promise<void> {
     const res = await this.fetchImpl(this.url, {
       method: 'GET',
-      headers: this.headers({ accept: 'text/event-stream', ...(session !== undefined ? { [HEADER_SESSION_ID]: session } : {}) }),
+      headers: this.headers({
+        accept: 'text/event-stream',
+        ...(session !== undefined ? { [HEADER_SESSION_ID]: session } : {}),
+        ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}),
+      }),
       signal: this.abort.signal,
     });
     if (res.status !== 200 || !res.body) {
       const body = await res.text().catch(() => '');
       // 409: that session's stream already has a receiver (ours): nothing to do
-      if (session !== undefined && res.status === 409) return;
-      throw new Error(`event stream refused: HTTP ${res.status}${body ? `: ${body.slice(0, 500)}` : ''}`);
+      if (session !== undefined && res.status === 409 && lastEventId === undefined) return;
+      throw new Error(
+        `event stream ${lastEventId !== undefined ? 'resume ' : ''}refused: HTTP ${res.status}${body ? `: ${body.slice(0, 500)}` : ''}`,
+      );
     }
-    void this.readStream(res.body, session);
+    void this.readStream(res.body, session, lastEventId);
   }
 
   /**
@@ -251,45 +291,69 @@ export class HttpClientTransport implements Transport {
   private sessionStream(session: string): Promise<void> {
     let p = this.sessionStreams.get(session);
     if (!p) {
-      p = this.openStream(session).catch((e: Error) => this.close({ reason: `session event stream failed: ${e.message}`, error: e }));
+      p = this.openStream(session).catch((e: Error) =>
+        this.close({ reason: `session event stream failed: ${e.message}`, error: e }),
+      );
       this.sessionStreams.set(session, p);
     }
     return p;
   }
 
-  private async readStream(body: ReadableStream<Uint8Array>, session?: string): Promise<void> {
+  /**
+   * Reads one event stream (parsed by eventsource-parser) until it ends; a stream that ends or
+   * fails while the connection is open is resumed once with `Last-Event-ID` (after the server's
+   * `retry:` delay), so a dropped stream loses and repeats nothing. A stream without any event id
+   * (a server that does not offer resumption) is not resumed.
+   */
+  private async readStream(
+    body: ReadableStream<Uint8Array>,
+    session: string | undefined,
+    lastEventId: string | undefined,
+  ): Promise<void> {
+    let lastId = lastEventId;
+    const parser = createParser({
+      onEvent: (event) => {
+        if (event.id !== undefined) lastId = event.id;
+        this.onEvent(event.data);
+      },
+      onRetry: (ms) => (this.retryMs = ms),
+    });
     const decoder = new TextDecoder();
-    let buffer = '';
-    // the event's `data` lines so far, joined by '\n' (undefined: none yet)
-    let data: string | undefined;
+    let failure: Error | undefined;
     try {
-      for await (const chunk of readChunks(body)) {
-        buffer += decoder.decode(chunk, { stream: true });
-        // a cursor over the buffer, cut once per chunk: slicing it per line made every line cost a copy
-        let start = 0;
-        let nl: number;
-        while ((nl = buffer.indexOf('\n', start)) >= 0) {
-          const end = nl > start && buffer.charCodeAt(nl - 1) === CR ? nl - 1 : nl;
-          if (end === start) {
-            if (data !== undefined) this.onEvent(data);
-            data = undefined;
-          } else if (buffer.startsWith('data:', start)) {
-            const value = buffer.slice(start + (buffer.charCodeAt(start + 5) === SPACE ? 6 : 5), end);
-            data = data === undefined ? value : `${data}\n${value}`;
-          }
-          // comments (keep-alives), `event:`, `id:` and `retry:` carry nothing for ACP
-          start = nl + 1;
-        }
-        if (start > 0) buffer = buffer.slice(start);
-      }
-      // a session stream may end alone (reopened on the next message for it); the connection stream may not
-      if (session !== undefined) this.sessionStreams.delete(session);
-      // (a failure: the stream lives as long as the connection; over HTTP/2 a lost connection ends it this way too)
-      else this.close({ reason: 'the server ended the event stream', error: new Error('the event stream ended before the connection did') });
+      for await (const chunk of readChunks(body)) parser.feed(decoder.decode(chunk, { stream: true }));
     } catch (e) {
-      if (session !== undefined && !this.closed) this.sessionStreams.delete(session);
-      else this.close({ reason: `event stream failed: ${asError(e).message}`, error: asError(e) });
+      failure = asError(e);
     }
+    if (this.closed) return;
+    if (lastId !== undefined && lastId !== lastEventId) {
+      // progress since the last (re)connect: one more attempt (a stream that fails at once is not retried forever)
+      await new Promise((r) => setTimeout(r, this.retryMs));
+      if (this.closed) return;
+      try {
+        await this.openStream(session, lastId);
+        return;
+      } catch (e) {
+        // a stream too old to resume is what the user must hear; otherwise (the server is gone, the
+        // connection unknown there) the first failure says best what happened
+        if (/resume refused: HTTP 410/.test(asError(e).message)) failure = asError(e);
+      }
+    }
+    this.streamLost(session, failure);
+  }
+
+  /** A stream that could not be resumed: a session stream is reopened on the next message for it; the connection stream ends the connection. */
+  private streamLost(session: string | undefined, failure: Error | undefined): void {
+    if (session !== undefined && !/resume refused: HTTP 410/.test(failure?.message ?? '')) {
+      this.sessionStreams.delete(session);
+      return;
+    }
+    // (a failure: the stream lives as long as the connection; over HTTP/2 a lost connection ends it this way too)
+    const error = failure ?? new Error('the event stream ended before the connection did');
+    this.close({
+      reason: failure ? `event stream failed: ${failure.message}` : 'the server ended the event stream',
+      error,
+    });
   }
 
   /** What an event's message goes through, made once in {@link start} (not one object per event). */
@@ -319,7 +383,10 @@ export class HttpClientTransport implements Transport {
     if (id && !info.error) {
       // best effort: tell the server to end the connection (and its agent) now
       void this.fetchImpl(this.url, { method: 'DELETE', headers: this.headers({}) })
-        .then((r) => r.body?.cancel(), () => undefined)
+        .then(
+          (r) => r.body?.cancel(),
+          () => undefined,
+        )
         .finally(() => this.endHttp2?.());
     } else this.endHttp2?.();
     const w = this.idleWaiters;

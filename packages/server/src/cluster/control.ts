@@ -27,5 +27,9 @@ export type ControlRow = PermissionRow | PermissionDoneRow;
 
 /** Whether a stored live row is one of the cluster's own (not an update for clients). */
 export function isControlRow(body: unknown): body is ControlRow {
-  return isObj(body) && (body.sessionUpdate === PERMISSION || body.sessionUpdate === PERMISSION_DONE) && typeof body.questionId === 'string';
+  return (
+    isObj(body) &&
+    (body.sessionUpdate === PERMISSION || body.sessionUpdate === PERMISSION_DONE) &&
+    typeof body.questionId === 'string'
+  );
 }

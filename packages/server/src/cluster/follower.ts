@@ -30,7 +30,10 @@ export interface FollowerContext {
   /** Rows of the session with `seq > after`, in seq order. */
   readRows(after: number): Promise<UpdateRow[]>;
   /** Sends a request to the session's current owner through the inbox. */
-  toOwner(kind: 'attach' | 'detach' | 'request' | 'notify' | 'answer', payload: Record<string, unknown>): Promise<unknown>;
+  toOwner(
+    kind: 'attach' | 'detach' | 'request' | 'notify' | 'answer',
+    payload: Record<string, unknown>,
+  ): Promise<unknown>;
 }
 
 const V2 = lifecycleFor(2);
@@ -109,9 +112,12 @@ export class Follower {
         else open.delete(r.body.questionId);
       }
     }
-    this.sendUpdate({ sessionUpdate: 'state_update', state: state === 'running' || state === 'requires_action' ? state : 'idle' });
+    this.sendUpdate({
+      sessionUpdate: 'state_update',
+      state: state === 'running' || state === 'requires_action' ? state : 'idle',
+    });
     for (const [questionId, request] of open) this.askClient(questionId, request);
-    this.last = seen.length > 0 ? seen[seen.length - 1].seq : 0;
+    this.last = seen.at(-1)?.seq ?? 0;
     return result;
   }
 
@@ -137,9 +143,12 @@ export class Follower {
         if (n < rows.length) {
           // a seq is missing: a batch still committing; wait for it, but not forever
           if (this.gapSince === 0) this.gapSince = Date.now();
-          if (n === 0 && Date.now() - this.gapSince > GAP_WAIT_MS) {
-            this.ctx.logger.warn(`session ${this.ctx.sessionId}: seq ${this.last + 1} missing for ${GAP_WAIT_MS} ms; skipped to ${rows[0].seq}`);
-            n = contiguous(rows, rows[0].seq - 1);
+          const first = rows[0];
+          if (n === 0 && first !== undefined && Date.now() - this.gapSince > GAP_WAIT_MS) {
+            this.ctx.logger.warn(
+              `session ${this.ctx.sessionId}: seq ${this.last + 1} missing for ${GAP_WAIT_MS} ms; skipped to ${first.seq}`,
+            );
+            n = contiguous(rows, first.seq - 1);
             this.gapSince = 0;
           }
         } else this.gapSince = 0;
@@ -150,7 +159,9 @@ export class Follower {
         }
       } while (this.again && !this.closed);
     } catch (e) {
-      this.ctx.logger.warn(`session ${this.ctx.sessionId}: reading its updates failed (${e instanceof Error ? e.message : String(e)}); the next poll tries again`);
+      this.ctx.logger.warn(
+        `session ${this.ctx.sessionId}: reading its updates failed (${e instanceof Error ? e.message : String(e)}); the next poll tries again`,
+      );
     } finally {
       this.tailing = false;
     }
@@ -174,14 +185,20 @@ export class Follower {
     try {
       wires = this.encoder.encode(u);
     } catch (e) {
-      this.ctx.logger.warn(`session ${this.ctx.sessionId}: update ${String(u.sessionUpdate)} not sent to a follower: ${e instanceof Error ? e.message : String(e)}`);
+      this.ctx.logger.warn(
+        `session ${this.ctx.sessionId}: update ${String(u.sessionUpdate)} not sent to a follower: ${e instanceof Error ? e.message : String(e)}`,
+      );
       return;
     }
     for (const w of wires) this.notifyUpdate(w);
   }
 
   private notifyUpdate(wire: object): void {
-    this.ctx.send({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: this.ctx.sessionId, update: wire } });
+    this.ctx.send({
+      jsonrpc: '2.0',
+      method: 'session/update',
+      params: { sessionId: this.ctx.sessionId, update: wire },
+    });
   }
 
   private askClient(questionId: string, request: Record<string, unknown>): void {
@@ -189,14 +206,20 @@ export class Follower {
     const id = `acp-kit-cluster-${this.id.slice(0, 8)}-${++this.nextId}`;
     this.asked.set(questionId, id);
     this.askedBy.set(id, questionId);
-    this.ctx.send({ jsonrpc: '2.0', id, method: 'session/request_permission', params: { ...request, sessionId: this.ctx.sessionId } });
+    this.ctx.send({
+      jsonrpc: '2.0',
+      id,
+      method: 'session/request_permission',
+      params: { ...request, sessionId: this.ctx.sessionId },
+    });
   }
 
   private withdraw(questionId: string): void {
     const id = this.asked.get(questionId);
     if (id === undefined) return;
     this.asked.delete(questionId);
-    if (this.askedBy.delete(id)) this.ctx.send({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: id } });
+    if (this.askedBy.delete(id))
+      this.ctx.send({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: id } });
   }
 
   /** Whether a response from the client is to one of this follower's questions (then it is handled). */
@@ -209,7 +232,9 @@ export class Follower {
     this.asked.delete(questionId);
     if ('result' in message) {
       this.ctx.toOwner('answer', { ...this.payload(), questionId, result: message.result }).catch((e: Error) => {
-        this.ctx.logger.warn(`session ${this.ctx.sessionId}: a permission answer could not reach the owner: ${e.message}`);
+        this.ctx.logger.warn(
+          `session ${this.ctx.sessionId}: a permission answer could not reach the owner: ${e.message}`,
+        );
       });
     }
     return true;

@@ -57,7 +57,8 @@ export class Inbox {
        select id, pg_notify('${INBOX_CHANNEL}', 'to:' || $3) from ins`,
       [namespace, sessionId, to, this.instanceId, kind, JSON.stringify(payload ?? null)],
     );
-    const id = r.rows[0].id;
+    const id = r.rows[0]?.id;
+    if (id === undefined) throw new Error(`the inbox insert for session ${sessionId} returned no row`);
     const answer = new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject, to }));
     // the owner can answer before the insert's result is back here (its NOTIFY on the LISTEN
     // connection overtakes this pool query's reply): that wake found nothing waiting, so read again
@@ -85,10 +86,11 @@ export class Inbox {
     this.answerWakes++;
     if (this.waiting.size === 0) return;
     const ids = [...this.waiting.keys()];
-    const r = await this.pool.query<{ id: string; result: unknown; error: { code: number; message: string; data?: unknown } | null }>(
-      'select id, result, error from acp_inbox where id = any($1::bigint[]) and done_at is not null',
-      [ids],
-    );
+    const r = await this.pool.query<{
+      id: string;
+      result: unknown;
+      error: { code: number; message: string; data?: unknown } | null;
+    }>('select id, result, error from acp_inbox where id = any($1::bigint[]) and done_at is not null', [ids]);
     for (const row of r.rows) {
       const w = this.waiting.get(row.id);
       if (!w) continue;
@@ -96,7 +98,10 @@ export class Inbox {
       if (row.error) w.reject(new AcpError(row.error.code, row.error.message, row.error.data));
       else w.resolve(row.result);
     }
-    if (r.rows.length > 0) await this.pool.query('delete from acp_inbox where id = any($1::bigint[])', [r.rows.map((row) => row.id)]).catch(() => undefined);
+    if (r.rows.length > 0)
+      await this.pool
+        .query('delete from acp_inbox where id = any($1::bigint[])', [r.rows.map((row) => row.id)])
+        .catch(() => undefined);
   }
 
   /** Reads this instance's open requests, oldest first, and hands each to the handler once. */
@@ -109,7 +114,14 @@ export class Inbox {
     try {
       do {
         this.again = false;
-        const r = await this.pool.query<{ id: string; namespace: string; session_id: string; from_owner: string; kind: InboxKind; payload: unknown }>(
+        const r = await this.pool.query<{
+          id: string;
+          namespace: string;
+          session_id: string;
+          from_owner: string;
+          kind: InboxKind;
+          payload: unknown;
+        }>(
           'select id, namespace, session_id, from_owner, kind, payload from acp_inbox where to_owner = $1 and done_at is null order by id',
           [this.instanceId],
         );
@@ -119,7 +131,14 @@ export class Inbox {
         for (const row of r.rows) {
           if (this.taking.has(row.id)) continue;
           this.taking.add(row.id);
-          this.handle({ id: row.id, namespace: row.namespace, sessionId: row.session_id, from: row.from_owner, kind: row.kind, payload: row.payload });
+          this.handle({
+            id: row.id,
+            namespace: row.namespace,
+            sessionId: row.session_id,
+            from: row.from_owner,
+            kind: row.kind,
+            payload: row.payload,
+          });
         }
       } while (this.again);
     } finally {
@@ -133,10 +152,16 @@ export class Inbox {
       await this.pool.query(
         `with upd as (update acp_inbox set result = $2, error = $3, done_at = now() where id = $1 returning from_owner)
          select pg_notify('${INBOX_CHANNEL}', 'done:' || from_owner) from upd`,
-        [req.id, 'result' in answer ? JSON.stringify(answer.result ?? null) : null, 'error' in answer ? JSON.stringify(answer.error) : null],
+        [
+          req.id,
+          'result' in answer ? JSON.stringify(answer.result ?? null) : null,
+          'error' in answer ? JSON.stringify(answer.error) : null,
+        ],
       );
     } catch (e) {
-      this.log(`could not answer inbox request ${req.id} (${req.kind}) from ${req.from}: ${e instanceof Error ? e.message : String(e)}`);
+      this.log(
+        `could not answer inbox request ${req.id} (${req.kind}) from ${req.from}: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
   }
 

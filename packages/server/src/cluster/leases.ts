@@ -49,15 +49,20 @@ export class Leases {
        returning p.prev`,
       [namespace, sessionId, this.instanceId, interval],
     );
-    if (taken.rowCount === 1) {
-      const prev = taken.rows[0].prev;
+    const took = taken.rows[0];
+    if (taken.rowCount === 1 && took !== undefined) {
+      const prev = took.prev;
       return this.got(namespace, sessionId, prev !== this.instanceId ? prev : undefined);
     }
-    const current = await this.pool.query<{ owner: string }>('select owner from acp_leases where namespace = $1 and session_id = $2', [namespace, sessionId]);
+    const current = await this.pool.query<{ owner: string }>(
+      'select owner from acp_leases where namespace = $1 and session_id = $2',
+      [namespace, sessionId],
+    );
     // released between the statements: try again
-    if (current.rowCount === 0) return this.claim(namespace, sessionId);
+    const row = current.rows[0];
+    if (row === undefined) return this.claim(namespace, sessionId);
     this.held.delete(sessionKey(namespace, sessionId));
-    return { mine: false, owner: current.rows[0].owner };
+    return { mine: false, owner: row.owner };
   }
 
   private got(namespace: string, sessionId: string, takenFrom?: string): Claim {
@@ -68,16 +73,25 @@ export class Leases {
 
   /** The live owner of a session, or `undefined` when nobody holds an unexpired lease. */
   async liveOwner(namespace: string, sessionId: string): Promise<string | undefined> {
-    const r = await this.pool.query<{ owner: string }>('select owner from acp_leases where namespace = $1 and session_id = $2 and lease_until >= now()', [namespace, sessionId]);
+    const r = await this.pool.query<{ owner: string }>(
+      'select owner from acp_leases where namespace = $1 and session_id = $2 and lease_until >= now()',
+      [namespace, sessionId],
+    );
     return r.rows[0]?.owner;
   }
 
   /** Gives a lease back (the session closed here). */
   async release(namespace: string, sessionId: string): Promise<void> {
     if (!this.held.delete(sessionKey(namespace, sessionId))) return;
-    await this.pool.query('delete from acp_leases where namespace = $1 and session_id = $2 and owner = $3', [namespace, sessionId, this.instanceId]).catch((e: Error) => {
-      this.log(`could not release the lease of ${sessionId}: ${e.message} (it expires in ${this.leaseMs} ms)`);
-    });
+    await this.pool
+      .query('delete from acp_leases where namespace = $1 and session_id = $2 and owner = $3', [
+        namespace,
+        sessionId,
+        this.instanceId,
+      ])
+      .catch((e: Error) => {
+        this.log(`could not release the lease of ${sessionId}: ${e.message} (it expires in ${this.leaseMs} ms)`);
+      });
   }
 
   private schedule(): void {
@@ -117,7 +131,10 @@ export class Leases {
       const entries = [...this.held.values()];
       this.held.clear();
       await this.pool
-        .query('delete from acp_leases where owner = $1 and (namespace, session_id) in (select * from unnest($2::text[], $3::text[]))', [this.instanceId, entries.map((e) => e[0]), entries.map((e) => e[1])])
+        .query(
+          'delete from acp_leases where owner = $1 and (namespace, session_id) in (select * from unnest($2::text[], $3::text[]))',
+          [this.instanceId, entries.map((e) => e[0]), entries.map((e) => e[1])],
+        )
         .catch(() => undefined);
     }
   }

@@ -56,7 +56,10 @@ export class ClusterNode implements ClusterInstance {
   private readonly holds = new Map<string, number>();
   private readonly links = new Map<string, OwnerLink>();
   /** followers on this instance: key -> followers and the owner they follow */
-  private readonly following = new Map<string, { namespace: string; sessionId: string; owner: string; followers: Set<Follower> }>();
+  private readonly following = new Map<
+    string,
+    { namespace: string; sessionId: string; owner: string; followers: Set<Follower> }
+  >();
   /** the owner check of a followed session in progress (key -> its promise), see checkOwner */
   private readonly ownerChecks = new Map<string, Promise<void>>();
   private pollTimer: NodeJS.Timeout | undefined;
@@ -79,7 +82,12 @@ export class ClusterNode implements ClusterInstance {
     this.pollMs = options.pollMs ?? Math.max(50, Math.floor(this.leaseMs / 4));
     this.log = options.log ?? (() => undefined);
     const log = this.log;
-    this.logger = { debug: () => undefined, info: (m) => log(m), warn: (m) => log(`warning: ${m}`), error: (m) => log(`error: ${m}`) };
+    this.logger = {
+      debug: () => undefined,
+      info: (m) => log(m),
+      warn: (m) => log(`warning: ${m}`),
+      error: (m) => log(`error: ${m}`),
+    };
     this.leases = new Leases(pool, this.instanceId, this.leaseMs, this.log);
     this.inbox = new Inbox(pool, this.instanceId, (r) => this.onRequest(r), this.log);
     this.table = new UpdateTable(pool);
@@ -88,7 +96,10 @@ export class ClusterNode implements ClusterInstance {
       this.instanceId,
       {
         updates: (key) => this.wakeFollowers(key),
-        inbox: (kind) => void (kind === 'to' ? this.inbox.readRequests() : this.inbox.readAnswers()).catch((e: Error) => this.log(`inbox: ${e.message}`)),
+        inbox: (kind) =>
+          void (kind === 'to' ? this.inbox.readRequests() : this.inbox.readAnswers()).catch((e: Error) =>
+            this.log(`inbox: ${e.message}`),
+          ),
         resumed: () => void this.poll(),
         log: this.log,
       },
@@ -102,7 +113,9 @@ export class ClusterNode implements ClusterInstance {
     const url = options.url;
     if (!options.pool && !url) throw new Error('cluster: give a PostgreSQL url or pool');
     const pool = options.pool ?? new pg.Pool({ connectionString: url, max: 10, application_name: 'acp-kit cluster' });
-    const config = url ? { connectionString: url, application_name: 'acp-kit cluster listen' } : { ...pool.options, application_name: 'acp-kit cluster listen' };
+    const config = url
+      ? { connectionString: url, application_name: 'acp-kit cluster listen' }
+      : { ...pool.options, application_name: 'acp-kit cluster listen' };
     const connect = async (): Promise<Client> => {
       const c = new pg.Client(config);
       await c.connect();
@@ -113,7 +126,10 @@ export class ClusterNode implements ClusterInstance {
       // the schema is the store's to migrate (migration 2 holds the cluster's tables): `acp-kit serve`
       // and `acp-kit db migrate` do it; not imported here, to keep the bundles' shared chunks as they were
       await node.heartbeat().catch((e: Error & { code?: string }) => {
-        if (e.code === '42P01') throw new Error('the cluster tables are missing: run `acp-kit db migrate --url …` (or migrate(pool) from acp-kit/agent) first');
+        if (e.code === '42P01')
+          throw new Error(
+            'the cluster tables are missing: run `acp-kit db migrate --url …` (or migrate(pool) from acp-kit/agent) first',
+          );
         throw e;
       });
       await node.wakeups.start();
@@ -123,7 +139,10 @@ export class ClusterNode implements ClusterInstance {
     }
     node.pollTimer = setInterval(() => void node.poll(), node.pollMs);
     node.pollTimer.unref();
-    node.beatTimer = setInterval(() => void node.heartbeat().catch((e: Error) => node.log(`heartbeat: ${e.message}`)), Math.max(50, Math.floor(node.leaseMs / 3)));
+    node.beatTimer = setInterval(
+      () => void node.heartbeat().catch((e: Error) => node.log(`heartbeat: ${e.message}`)),
+      Math.max(50, Math.floor(node.leaseMs / 3)),
+    );
     node.beatTimer.unref();
     return node;
   }
@@ -173,7 +192,15 @@ export class ClusterNode implements ClusterInstance {
 
   // ---- followers ---------------------------------------------------------------
 
-  follower(namespace: string, sessionId: string, owner: string, setup: FollowerSetup, caps: ClientCapabilities, send: (m: object) => void, whenWritable: () => Promise<void>): Follower {
+  follower(
+    namespace: string,
+    sessionId: string,
+    owner: string,
+    setup: FollowerSetup,
+    caps: ClientCapabilities,
+    send: (m: object) => void,
+    whenWritable: () => Promise<void>,
+  ): Follower {
     const key = sessionKey(namespace, sessionId);
     let entry = this.following.get(key);
     if (!entry) this.following.set(key, (entry = { namespace, sessionId, owner, followers: new Set() }));
@@ -202,7 +229,11 @@ export class ClusterNode implements ClusterInstance {
   }
 
   /** Sends an inbox request to the session's owner; when that instance is no longer the owner, finds the new one and tries again. */
-  private async toOwner(e: { namespace: string; sessionId: string; owner: string }, kind: Parameters<Inbox['send']>[3], payload: Record<string, unknown>): Promise<unknown> {
+  private async toOwner(
+    e: { namespace: string; sessionId: string; owner: string },
+    kind: Parameters<Inbox['send']>[3],
+    payload: Record<string, unknown>,
+  ): Promise<unknown> {
     try {
       return await this.toOwnerThroughInbox(e, kind, payload);
     } catch (err) {
@@ -220,10 +251,16 @@ export class ClusterNode implements ClusterInstance {
    * naming the database and this instance, not an opaque -32603 "Connection terminated".
    */
   private unreachable(err: unknown): unknown {
-    return err instanceof AcpError || !isConnectionError(err) ? err : postgresError(poolWhere(this.pool), err, ` from instance ${this.instanceId}`);
+    return err instanceof AcpError || !isConnectionError(err)
+      ? err
+      : postgresError(poolWhere(this.pool), err, ` from instance ${this.instanceId}`);
   }
 
-  private async toOwnerThroughInbox(e: { namespace: string; sessionId: string; owner: string }, kind: Parameters<Inbox['send']>[3], payload: Record<string, unknown>): Promise<unknown> {
+  private async toOwnerThroughInbox(
+    e: { namespace: string; sessionId: string; owner: string },
+    kind: Parameters<Inbox['send']>[3],
+    payload: Record<string, unknown>,
+  ): Promise<unknown> {
     for (let attempt = 0; ; attempt++) {
       // An owner that stops cleanly (SIGTERM) gives its lease back at once, but nothing tells this
       // instance: without this check a client's request (a prompt after the owner's turn ended
@@ -296,7 +333,8 @@ export class ClusterNode implements ClusterInstance {
   private async forgetDeadFollowers(): Promise<void> {
     if (this.links.size === 0) return;
     const instances = new Set<string>();
-    for (const link of this.links.values()) for (const i of link.followerInstances) if (i !== this.instanceId) instances.add(i);
+    for (const link of this.links.values())
+      for (const i of link.followerInstances) if (i !== this.instanceId) instances.add(i);
     if (instances.size === 0) return;
     const r = await this.pool.query<{ id: string }>(
       'select i.id from unnest($1::text[]) as i(id) where not exists (select 1 from acp_instances a where a.id = i.id and a.alive_until >= now())',
@@ -316,7 +354,9 @@ export class ClusterNode implements ClusterInstance {
     // one check at a time per session, each after the previous one: a client's request (toOwner)
     // and the poll may both find an expired lease, and two claims at once could both end the dead
     // owner's turn; a request's check must still read the lease after it arrived (not join an older one)
-    const run = (this.ownerChecks.get(key) ?? Promise.resolve()).catch(() => undefined).then(() => this.checkOwnerNow(key));
+    const run = (this.ownerChecks.get(key) ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => this.checkOwnerNow(key));
     this.ownerChecks.set(key, run);
     void run.then(
       () => this.ownerChecks.get(key) === run && this.ownerChecks.delete(key),
@@ -342,9 +382,18 @@ export class ClusterNode implements ClusterInstance {
     const previous = e.owner;
     e.owner = owner;
     this.log(`session ${e.sessionId}: owner ${previous} -> ${owner}`);
-    this.inbox.failPendingTo(previous, new AcpError(NOT_OWNER, `the instance that ran session ${e.sessionId} (${previous}) stopped (lease expired); try again`, { ownerStopped: true, owner }));
+    this.inbox.failPendingTo(
+      previous,
+      new AcpError(
+        NOT_OWNER,
+        `the instance that ran session ${e.sessionId} (${previous}) stopped (lease expired); try again`,
+        { ownerStopped: true, owner },
+      ),
+    );
     for (const f of e.followers) {
-      this.toOwner(e, 'attach', f.payload()).catch((err: Error) => this.log(`session ${e.sessionId}: re-attaching a follower to ${owner} failed: ${err.message}`));
+      this.toOwner(e, 'attach', f.payload()).catch((err: Error) =>
+        this.log(`session ${e.sessionId}: re-attaching a follower to ${owner} failed: ${err.message}`),
+      );
     }
   }
 
@@ -370,14 +419,19 @@ export class ClusterNode implements ClusterInstance {
         break;
       }
     }
-    for (const questionId of open) await this.publish(namespace, sessionId, { sessionUpdate: PERMISSION_DONE, questionId, why: 'withdrawn' });
+    for (const questionId of open)
+      await this.publish(namespace, sessionId, { sessionUpdate: PERMISSION_DONE, questionId, why: 'withdrawn' });
     if (state === 'idle') return;
     this.log(`session ${sessionId}: took over from ${previous} (lease expired) in the middle of a turn; ending it`);
     await this.table.appendLive(namespace, sessionId, {
       sessionUpdate: 'state_update',
       state: 'idle',
       stopReason: 'error',
-      error: { code: OWNER_STOPPED, message: `the instance that ran the turn (${previous}) stopped (lease expired)`, data: { owner: previous } },
+      error: {
+        code: OWNER_STOPPED,
+        message: `the instance that ran the turn (${previous}) stopped (lease expired)`,
+        data: { owner: previous },
+      },
     });
   }
 
@@ -408,7 +462,11 @@ export class ClusterNode implements ClusterInstance {
     // a clean stop: no new work from other instances (a prompt would start a turn the stop then
     // cancels); the follower waits for the lease this instance gives back and goes to the next owner
     if (this.draining || this.stopped) {
-      throw new AcpError(NOT_OWNER, `instance ${this.instanceId} is stopping; session ${r.sessionId} moves to another instance`, { ownerStopping: true, owner: this.instanceId });
+      throw new AcpError(
+        NOT_OWNER,
+        `instance ${this.instanceId} is stopping; session ${r.sessionId} moves to another instance`,
+        { ownerStopping: true, owner: this.instanceId },
+      );
     }
     if (!this.leases.holds(r.namespace, r.sessionId)) {
       throw new AcpError(NOT_OWNER, `instance ${this.instanceId} does not run session ${r.sessionId}`);
@@ -441,7 +499,8 @@ export class ClusterNode implements ClusterInstance {
     const made: OwnerLink = new OwnerLink({
       namespace,
       sessionId,
-      open: (transport) => inner(transport, { owner: namespace, connectionId: `cluster-${sessionId}`, transport: 'websocket' }),
+      open: (transport) =>
+        inner(transport, { owner: namespace, connectionId: `cluster-${sessionId}`, transport: 'websocket' }),
       publish: (row) => this.publish(namespace, sessionId, row),
       ended: () => {
         if (this.links.get(key) === made) {
@@ -482,7 +541,8 @@ export class ClusterNode implements ClusterInstance {
     await this.wakeups.stop();
     await this.leases.stop(release);
     // a clean stop: owners need not wait for the heartbeat to run out to forget this instance's followers
-    if (release) await this.pool.query('delete from acp_instances where id = $1', [this.instanceId]).catch(() => undefined);
+    if (release)
+      await this.pool.query('delete from acp_instances where id = $1', [this.instanceId]).catch(() => undefined);
     if (this.ownPool) await this.pool.end().catch(() => undefined);
   }
 }
@@ -492,7 +552,9 @@ function setupOf(v: unknown): FollowerSetup | undefined {
   if (!isObj(v) || typeof v.cwd !== 'string') return undefined;
   return {
     cwd: v.cwd,
-    additionalDirectories: Array.isArray(v.additionalDirectories) ? v.additionalDirectories.filter((d): d is string => typeof d === 'string') : [],
+    additionalDirectories: Array.isArray(v.additionalDirectories)
+      ? v.additionalDirectories.filter((d): d is string => typeof d === 'string')
+      : [],
     mcpServers: Array.isArray(v.mcpServers) ? v.mcpServers : [],
   };
 }

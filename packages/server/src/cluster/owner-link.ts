@@ -78,7 +78,14 @@ export class OwnerLink {
     if (!this.setup) {
       this.setupKey = key;
       this.setup = (async () => {
-        await this.peer.request('initialize', codecFor(2).encodeParams('initialize', { protocolVersion: 2, clientCapabilities: {}, clientInfo: { name: 'acp-kit-cluster', version: '1' } }));
+        await this.peer.request(
+          'initialize',
+          codecFor(2).encodeParams('initialize', {
+            protocolVersion: 2,
+            clientCapabilities: {},
+            clientInfo: { name: 'acp-kit-cluster', version: '1' },
+          }),
+        );
         return this.peer.request('session/resume', {
           sessionId: this.ctx.sessionId,
           cwd: setup.cwd,
@@ -141,7 +148,11 @@ export class OwnerLink {
         settled = true;
         this.questions.delete(questionId);
         signal.removeEventListener('abort', onAbort);
-        void this.ctx.publish({ sessionUpdate: PERMISSION_DONE, questionId, why }).catch((e: Error) => this.ctx.log(`could not publish the end of permission question ${questionId}: ${e.message}`));
+        void this.ctx
+          .publish({ sessionUpdate: PERMISSION_DONE, questionId, why })
+          .catch((e: Error) =>
+            this.ctx.log(`could not publish the end of permission question ${questionId}: ${e.message}`),
+          );
       };
       const onAbort = (): void => {
         if (settled) return;

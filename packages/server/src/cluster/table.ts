@@ -28,8 +28,9 @@ export class UpdateTable {
        select seq, pg_notify('${UPDATES_CHANNEL}', $1 || '/' || $2 || ':' || seq) from ins`,
       [namespace, sessionId, JSON.stringify(body)],
     );
-    if (r.rowCount === 0) throw new Error(`session ${sessionId} is not stored in namespace ${namespace}`);
-    return Number(r.rows[0].seq);
+    const row = r.rows[0];
+    if (row === undefined) throw new Error(`session ${sessionId} is not stored in namespace ${namespace}`);
+    return Number(row.seq);
   }
 
   /** Wakes the followers of a session (after the store committed rows of it). */

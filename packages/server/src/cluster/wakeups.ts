@@ -1,4 +1,8 @@
-import type { PgClient as Client, PgClientConfig as ClientConfig, PgNotification as Notification } from '../store/postgres/pg-types.js';
+import type {
+  PgClient as Client,
+  PgClientConfig as ClientConfig,
+  PgNotification as Notification,
+} from '../store/postgres/pg-types.js';
 import { INBOX_CHANNEL, UPDATES_CHANNEL } from './schema.js';
 
 /** What the instance's LISTEN connection wakes. */
@@ -56,7 +60,9 @@ export class Wakeups {
       this.handlers.resumed();
     } catch (e) {
       if (client) client.end().catch(() => undefined);
-      this.handlers.log(`LISTEN connection failed (${e instanceof Error ? e.message : String(e)}); polling meanwhile, retrying in ${this.retryMs} ms`);
+      this.handlers.log(
+        `LISTEN connection failed (${e instanceof Error ? e.message : String(e)}); polling meanwhile, retrying in ${this.retryMs} ms`,
+      );
       this.retry();
     }
   }

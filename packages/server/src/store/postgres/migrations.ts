@@ -73,7 +73,11 @@ export async function migrate(pool: Pool, migrations: readonly Migration[] = MIG
       await client.query(
         'CREATE TABLE IF NOT EXISTS acp_schema_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
       );
-      const done = new Set((await client.query<{ version: number }>('SELECT version FROM acp_schema_migrations')).rows.map((r) => r.version));
+      const done = new Set(
+        (await client.query<{ version: number }>('SELECT version FROM acp_schema_migrations')).rows.map(
+          (r) => r.version,
+        ),
+      );
       const applied: number[] = [];
       for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
         if (done.has(m.version)) continue;
@@ -98,7 +102,8 @@ export async function migrate(pool: Pool, migrations: readonly Migration[] = MIG
  * `olderThan` ago, with their updates. Returns how many sessions were deleted.
  */
 export async function prune(pool: Pool, olderThanMs: number, namespace?: string): Promise<number> {
-  if (!Number.isFinite(olderThanMs) || olderThanMs < 0) throw new RangeError(`olderThan: must be a duration >= 0 ms, got ${olderThanMs}`);
+  if (!Number.isFinite(olderThanMs) || olderThanMs < 0)
+    throw new RangeError(`olderThan: must be a duration >= 0 ms, got ${olderThanMs}`);
   const cutoff = new Date(Date.now() - olderThanMs);
   const r =
     namespace === undefined

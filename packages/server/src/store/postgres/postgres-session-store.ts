@@ -5,7 +5,13 @@
 import type { PgPool as Pool } from './pg-types.js';
 import { AcpError } from '@acp-kit/protocol';
 import type { AnySessionUpdate } from '@acp-kit/protocol';
-import { SESSION_STORE_UNAVAILABLE, type ConfigValues, type SessionStore, type StoredSession, type StoredSessionMeta } from '@acp-kit/agent';
+import {
+  SESSION_STORE_UNAVAILABLE,
+  type ConfigValues,
+  type SessionStore,
+  type StoredSession,
+  type StoredSessionMeta,
+} from '@acp-kit/agent';
 import { migrate } from './migrations.js';
 import { isStorableSessionId } from './storable-id.js';
 
@@ -49,7 +55,15 @@ export interface PostgresSessionStoreOptions {
 
 /** A write waiting for its batch. */
 type Pending =
-  | { kind: 'append'; sessionId: string; body: string; update: AnySessionUpdate; live: boolean; resolve(): void; reject(e: unknown): void }
+  | {
+      kind: 'append';
+      sessionId: string;
+      body: string;
+      update: AnySessionUpdate;
+      live: boolean;
+      resolve(): void;
+      reject(e: unknown): void;
+    }
   | { kind: 'config'; sessionId: string; values: ConfigValues; resolve(): void; reject(e: unknown): void };
 
 /** One session's part of a batch (a row of the batch statement's `jsonb_to_recordset`). */
@@ -146,15 +160,25 @@ export class PostgresSessionStore implements SessionStore {
   private closed = false;
 
   constructor(options: PostgresSessionStoreOptions) {
-    if (!options.url && !options.pool) throw new TypeError('PostgresSessionStore: give `url` (postgres://...) or `pool`');
-    if (typeof options.namespace !== 'string') throw new TypeError('PostgresSessionStore: `namespace` must be a string');
+    if (!options.url && !options.pool)
+      throw new TypeError('PostgresSessionStore: give `url` (postgres://...) or `pool`');
+    if (typeof options.namespace !== 'string')
+      throw new TypeError('PostgresSessionStore: `namespace` must be a string');
     this.options = options;
     this.namespace = options.namespace;
     this.where = describeWhere(options);
     if (options.fanOut) {
       this.appendLive = (sessionId, update) => {
         const body = encodeBody(update);
-        return this.enqueue((resolve, reject) => ({ kind: 'append', sessionId, body, update, live: true, resolve, reject }));
+        return this.enqueue((resolve, reject) => ({
+          kind: 'append',
+          sessionId,
+          body,
+          update,
+          live: true,
+          resolve,
+          reject,
+        }));
       };
     }
   }
@@ -172,7 +196,10 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   private pool(): Promise<Pool> {
-    if (this.closed) return Promise.reject(new AcpError(SESSION_STORE_UNAVAILABLE, `the session store (PostgreSQL at ${this.where}) is closed`));
+    if (this.closed)
+      return Promise.reject(
+        new AcpError(SESSION_STORE_UNAVAILABLE, `the session store (PostgreSQL at ${this.where}) is closed`),
+      );
     // a failed start is tried again on the next use (the database may be back)
     return (this.poolPromise ??= this.connect().catch((e: unknown) => {
       this.poolPromise = undefined;
@@ -218,10 +245,20 @@ export class PostgresSessionStore implements SessionStore {
     try {
       await client.query('BEGIN');
       // a session created again under its id starts over (like the JSONL store's new file)
-      await client.query('DELETE FROM acp_sessions WHERE namespace = $1 AND session_id = $2', [this.namespace, meta.sessionId]);
+      await client.query('DELETE FROM acp_sessions WHERE namespace = $1 AND session_id = $2', [
+        this.namespace,
+        meta.sessionId,
+      ]);
       await client.query(
         'INSERT INTO acp_sessions (namespace, session_id, meta, config_values, title, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, now())',
-        [this.namespace, meta.sessionId, JSON.stringify({ ...rest, title: meta.title ?? null }), configValues ? JSON.stringify(configValues) : null, meta.title ?? null, validDate(meta.createdAt)],
+        [
+          this.namespace,
+          meta.sessionId,
+          JSON.stringify({ ...rest, title: meta.title ?? null }),
+          configValues ? JSON.stringify(configValues) : null,
+          meta.title ?? null,
+          validDate(meta.createdAt),
+        ],
       );
       await client.query('COMMIT');
       this.seqs.set(meta.sessionId, 0);
@@ -237,7 +274,15 @@ export class PostgresSessionStore implements SessionStore {
   append(sessionId: string, update: AnySessionUpdate): Promise<void> {
     // serialised now: the runtime owns the update, but a later mutation must not change what is stored
     const body = encodeBody(update);
-    return this.enqueue((resolve, reject) => ({ kind: 'append', sessionId, body, update, live: false, resolve, reject }));
+    return this.enqueue((resolve, reject) => ({
+      kind: 'append',
+      sessionId,
+      body,
+      update,
+      live: false,
+      resolve,
+      reject,
+    }));
   }
 
   /**
@@ -314,7 +359,13 @@ export class PostgresSessionStore implements SessionStore {
   private async writeRows(rows: BatchRow[]): Promise<Map<string, AcpError | undefined>> {
     const pool = await this.pool();
     const owner = this.options.leaseOwner;
-    const sql = this.options.fanOut ? (owner === undefined ? BATCH_NOTIFY_SQL : BATCH_NOTIFY_FENCED_SQL) : owner === undefined ? BATCH_SQL : BATCH_FENCED_SQL;
+    const sql = this.options.fanOut
+      ? owner === undefined
+        ? BATCH_NOTIFY_SQL
+        : BATCH_NOTIFY_FENCED_SQL
+      : owner === undefined
+        ? BATCH_SQL
+        : BATCH_FENCED_SQL;
     const written = await pool.query<{ session_id: string; last_seq: string }>(
       sql,
       owner === undefined ? [this.namespace, batchJson(rows)] : [this.namespace, batchJson(rows), owner],
@@ -353,12 +404,19 @@ export class PostgresSessionStore implements SessionStore {
       } else if (others.has(r.session_id)) {
         outcome.set(
           r.session_id,
-          new AcpError(SESSION_STORE_UNAVAILABLE, `the session store (PostgreSQL at ${this.where}): session ${r.session_id} is run by instance ${others.get(r.session_id)} now (instance ${owner} lost its lease, e.g. when it lost the database for longer than the lease); resume it again`, { sessionId: r.session_id, owner: others.get(r.session_id) }),
+          new AcpError(
+            SESSION_STORE_UNAVAILABLE,
+            `the session store (PostgreSQL at ${this.where}): session ${r.session_id} is run by instance ${others.get(r.session_id)} now (instance ${owner} lost its lease, e.g. when it lost the database for longer than the lease); resume it again`,
+            { sessionId: r.session_id, owner: others.get(r.session_id) },
+          ),
         );
       } else {
         outcome.set(
           r.session_id,
-          new AcpError(SESSION_STORE_UNAVAILABLE, `the session store (PostgreSQL at ${this.where}): session ${r.session_id} was written by another writer (expected update ${r.expected}, found ${seq}); resume it again`),
+          new AcpError(
+            SESSION_STORE_UNAVAILABLE,
+            `the session store (PostgreSQL at ${this.where}): session ${r.session_id} was written by another writer (expected update ${r.expected}, found ${seq}); resume it again`,
+          ),
         );
       }
     }
@@ -409,7 +467,10 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async list(): Promise<StoredSessionMeta[]> {
-    const rows = await this.query<SessionRow>('SELECT session_id, meta, title, updated_at FROM acp_sessions WHERE namespace = $1', [this.namespace]);
+    const rows = await this.query<SessionRow>(
+      'SELECT session_id, meta, title, updated_at FROM acp_sessions WHERE namespace = $1',
+      [this.namespace],
+    );
     return rows.map(metaOf);
   }
 
@@ -499,7 +560,19 @@ function batchRows(batch: Pending[], seqs: ReadonlyMap<string, number>): BatchRo
   for (const p of batch) {
     let row = bySession.get(p.sessionId);
     if (!row) {
-      row = { session_id: p.sessionId, n: 0, h: 0, expected: seqs.get(p.sessionId) ?? null, lives: [], texts: [], title_set: false, title: null, explicit_at: null, config_set: false, config: null };
+      row = {
+        session_id: p.sessionId,
+        n: 0,
+        h: 0,
+        expected: seqs.get(p.sessionId) ?? null,
+        lives: [],
+        texts: [],
+        title_set: false,
+        title: null,
+        explicit_at: null,
+        config_set: false,
+        config: null,
+      };
       bySession.set(p.sessionId, row);
     }
     if (p.kind === 'config') {
@@ -548,7 +621,8 @@ function encodeBody(update: AnySessionUpdate): string {
 function decodeBody(body: unknown): unknown {
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     const encoded = (body as Record<string, unknown>)[ENCODED];
-    if (typeof encoded === 'string' && Object.keys(body).length === 1) return JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
+    if (typeof encoded === 'string' && Object.keys(body).length === 1)
+      return JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
   }
   return body;
 }
@@ -578,15 +652,32 @@ export function poolWhere(pool: Pool): string {
 export function postgresError(where: string, e: unknown, context = ''): AcpError {
   const reason = e instanceof Error ? e.message || e.name : String(e);
   const at = `the session store (PostgreSQL at ${where})`;
-  return new AcpError(SESSION_STORE_UNAVAILABLE, isConnectionError(e) ? `${at} is unreachable${context}: ${reason}` : `${at} failed${context}: ${reason}`);
+  return new AcpError(
+    SESSION_STORE_UNAVAILABLE,
+    isConnectionError(e) ? `${at} is unreachable${context}: ${reason}` : `${at} failed${context}: ${reason}`,
+  );
 }
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', '57P01', '57P02', '57P03']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
 
 /** Whether an error means the database could not be reached (worth retrying), not that it refused the statement. */
 export function isConnectionError(e: unknown): boolean {
   if (!(e instanceof Error)) return false;
   const code = (e as { code?: unknown }).code;
   if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED/i.test(e.message);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED/i.test(
+    e.message,
+  );
 }
