@@ -66,6 +66,22 @@ describe('acp-kit/checker: checkAgent', () => {
     expect(existsSync(cwd!)).toBe(false);
   });
 
+  it('a v2 turn that ends after the session/close answer and a later round trip still counts as cancelled by the close (ACP-ALL-CLOSE-01)', async () => {
+    // the spec does not order the close's answer and the turn's end; the checker judged the end only
+    // if it came before one round trip after the close, so a slower wind-down failed a correct agent
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-checker-lib-')));
+    dirs.push(cwd);
+    const report = await checkAgent(fixtureAgent({ END_DELAY_MS: '300', FIXTURE_STORE: cwd }).agent, {
+      only: ['ACP-ALL-CLOSE-01'],
+      cwd,
+      protocols: [2],
+    });
+    const busy = report.cases.find((c) => c.name === 'sessions/close-busy');
+    expect(busy?.status).toBe('ran');
+    expect(busy?.checks.filter((c) => c.id === 'ACP-ALL-CLOSE-01' && !c.ok)).toEqual([]);
+    expect(busy?.checks.some((c) => c.id === 'ACP-ALL-CLOSE-01')).toBe(true);
+  });
+
   it('an in-process agent and a command that break a rule fail it, the same way; a given cwd is used and kept', async () => {
     const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-checker-lib-')));
     dirs.push(cwd);

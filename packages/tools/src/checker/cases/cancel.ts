@@ -1,6 +1,7 @@
 import { at, isObj } from '@acp-kit/protocol/internal';
 import { isUpdate, updateOf, type CaseContext, type CheckCase } from '../case.js';
 import type { TranscriptLine } from '../driver.js';
+import { WaitTimeout } from '../wire.js';
 import { V1_TURN_UPDATES, V2_WORK_UPDATES } from './prompt.js';
 
 /** How soon after the cancel an ordinary end counts as a race rather than an ignored cancel. */
@@ -158,9 +159,14 @@ export const closeBusySession: CheckCase = {
       `session/close of a busy session must return {}; got ${JSON.stringify(r.msg?.error ?? r.msg?.result)}`,
       [close.seq, r.seq],
     );
-    // the end of the turn: before the close response, or (v1's prompt answer) right after it
-    const ping = await d.roundTrip(ctx.timeout);
-    const end = d.transcript.find((l) => l.seq > sent.seq && l.seq < ping && isEnd(l));
+    // the end of the turn: before the close response or after it (the spec does not order them), so
+    // wait for it; a turn that has not ended within the turn timeout never ended
+    const end = await d
+      .waitFor((l) => isEnd(l), ctx.turnTimeout, 'the end of the closed turn', sent.seq)
+      .catch((e: unknown) => {
+        if (e instanceof WaitTimeout) return undefined;
+        throw e;
+      });
     const stop =
       end === undefined
         ? undefined
