@@ -29,7 +29,6 @@ const LEFT: Record<string, number> = {
   'packages/tools/src/inspector/model.ts push': 105,
   'src/cli/commands/replay.ts replayCommand': 104,
   'src/cli/commands/run.ts runCommand': 104,
-  'src/cli/errors.ts toCliError': 103,
   'packages/coding-agent/src/models/demo.ts createDemoModel': 102,
   'packages/tools/src/inspector/ui/components/RowList.tsx RowList': 102,
 };
