@@ -26,8 +26,6 @@ const LEFT: Record<string, number> = {
   'packages/tools/src/inspector/ui/components/SessionBlock.tsx SessionBlock': 121,
   'packages/tools/src/inspector/ui/components/DiffView.tsx DiffView': 117,
   'packages/tools/src/inspector/model.ts push': 105,
-  'src/cli/commands/replay.ts replayCommand': 104,
-  'src/cli/commands/run.ts runCommand': 104,
   'packages/tools/src/inspector/ui/components/RowList.tsx RowList': 102,
 };
 
