@@ -25,7 +25,6 @@ const LEFT: Record<string, number> = {
   'packages/tools/src/captures/validate.ts onCall': 121,
   'packages/tools/src/inspector/ui/components/SessionBlock.tsx SessionBlock': 121,
   'packages/tools/src/inspector/ui/components/DiffView.tsx DiffView': 117,
-  'packages/tools/src/inspector/model.ts push': 105,
   'packages/tools/src/inspector/ui/components/RowList.tsx RowList': 102,
 };
 
