@@ -21,7 +21,6 @@ const LEFT: Record<string, number> = {
   // longer only because prettier (print width 120) broke their long lines; being split
   'packages/tools/src/inspector/ui/components/Item.tsx Item': 167,
   'packages/tools/src/inspector/ui/components/SessionPane.tsx SessionPane': 138,
-  'src/cli/commands/serve.ts serveCommand': 134,
   'packages/tools/src/inspector/ui/components/SessionBlock.tsx SessionBlock': 121,
   'packages/tools/src/inspector/ui/components/DiffView.tsx DiffView': 117,
   'packages/tools/src/inspector/ui/components/RowList.tsx RowList': 102,
