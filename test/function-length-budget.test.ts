@@ -22,8 +22,6 @@ const LEFT: Record<string, number> = {
   'packages/tools/src/inspector/ui/components/Item.tsx Item': 167,
   'packages/tools/src/inspector/ui/components/SessionPane.tsx SessionPane': 138,
   'packages/tools/src/inspector/ui/components/SessionBlock.tsx SessionBlock': 121,
-  'packages/tools/src/inspector/ui/components/DiffView.tsx DiffView': 117,
-  'packages/tools/src/inspector/ui/components/RowList.tsx RowList': 102,
 };
 
 describe('function length (issue 25 item 3)', () => {
