@@ -19,9 +19,6 @@ const LEFT: Record<string, number> = {
   'packages/tools/src/inspector/server.ts startInspector': 225,
   'packages/server/src/cluster/connection.ts clusterConnection': 210,
   // longer only because prettier (print width 120) broke their long lines; being split
-  'packages/tools/src/inspector/ui/components/Item.tsx Item': 167,
-  'packages/tools/src/inspector/ui/components/SessionPane.tsx SessionPane': 138,
-  'packages/tools/src/inspector/ui/components/SessionBlock.tsx SessionBlock': 121,
 };
 
 describe('function length (issue 25 item 3)', () => {
