@@ -16,19 +16,6 @@ interface LongFunction {
  */
 const LEFT: Record<string, number> = {
   // longer only because prettier (print width 120) broke their long lines; being split
-  'packages/tools/src/inspector/ui/components/Item.tsx Item': 167,
-  'packages/tools/src/inspector/ui/components/SessionPane.tsx SessionPane': 138,
-  'src/cli/commands/serve.ts serveCommand': 134,
-  'packages/tools/src/captures/validate.ts onCall': 121,
-  'packages/tools/src/inspector/ui/components/SessionBlock.tsx SessionBlock': 121,
-  'packages/tools/src/inspector/ui/components/DiffView.tsx DiffView': 117,
-  'packages/tools/src/proxy/forward-lines.ts forwardLines': 109,
-  'packages/tools/src/inspector/model.ts push': 105,
-  'src/cli/commands/replay.ts replayCommand': 104,
-  'src/cli/commands/run.ts runCommand': 104,
-  'src/cli/errors.ts toCliError': 103,
-  'packages/coding-agent/src/models/demo.ts createDemoModel': 102,
-  'packages/tools/src/inspector/ui/components/RowList.tsx RowList': 102,
 };
 
 describe('function length (issue 25 item 3)', () => {

@@ -193,67 +193,7 @@ export function toCliError(e: unknown, ctx: AgentContext): CliError {
       },
     );
   }
-  if (e instanceof AcpError || isRpcErrorLike(e)) {
-    const { code, message, data } = e;
-    switch (code) {
-      case ErrorCode.AuthRequired: {
-        // some agents (kimi) list the methods again, or only, in the error's data
-        const methods = mergeAuthMethods(ctx.authMethods ?? [], authMethodsFromError(e));
-        const list = describeAuthMethods(methods);
-        return new CliError('auth_required', ExitCode.AuthRequired, `the agent requires authentication: ${message}`, {
-          details: list
-            ? `authentication methods offered by the agent:\n${list}`
-            : 'the agent listed no authentication methods',
-          hint: authHint(ctx, methods),
-          cause: e,
-        });
-      }
-      case ErrorCode.UnsupportedVersion: {
-        const d = isObj(data) ? data : undefined;
-        if (d && 'answered' in d) {
-          // the agent answered initialize with a version we did not ask for / cannot speak
-          return new CliError(
-            'version_mismatch',
-            ExitCode.VersionMismatch,
-            `protocol version mismatch: the agent answered version ${JSON.stringify(d.answered)}, but acp-kit asked for ${Array.isArray(d.supported) ? d.supported.join(' or ') : '?'}`,
-            {
-              hint: ctx.forcedProtocol
-                ? 'Drop --protocol (or use --protocol auto) to let both sides negotiate.'
-                : 'Upgrade the agent or acp-kit so that both speak a common version.',
-              cause: e,
-            },
-          );
-        }
-        const supported = Array.isArray(d?.supported) ? d.supported.join(', ') : 'unknown';
-        return new CliError('version_mismatch', ExitCode.VersionMismatch, `protocol version mismatch: ${message}`, {
-          details: `the agent speaks version(s) ${supported}; acp-kit speaks 1 and 2`,
-          hint: ctx.forcedProtocol
-            ? 'Drop --protocol (or use --protocol auto) to let both sides negotiate.'
-            : 'Upgrade the agent or acp-kit so that both speak a common version.',
-          cause: e,
-        });
-      }
-      case ErrorCode.MethodNotFound:
-        return new CliError('unsupported', ExitCode.Unsupported, `the agent does not support this: ${message}`, {
-          cause: e,
-        });
-      case ErrorCode.ResourceNotFound:
-        return new CliError('not_found', ExitCode.SessionNotFound, message, {
-          hint: 'List the known sessions with `acp-kit sessions list`.',
-          cause: e,
-        });
-      default:
-        return new CliError(
-          'agent_error',
-          ExitCode.TurnError,
-          `the agent answered with an error: ${message} (code ${code})`,
-          {
-            details: data === undefined ? undefined : `error data: ${safeJson(data)}`,
-            cause: e,
-          },
-        );
-    }
-  }
+  if (e instanceof AcpError || isRpcErrorLike(e)) return rpcError(e, ctx);
   if (e instanceof Error && 'code' in e && e.code === 'ACP_VERSION_MISMATCH') {
     return new CliError('version_mismatch', ExitCode.VersionMismatch, e.message, {
       hint: ctx.forcedProtocol ? 'Drop --protocol (or use --protocol auto) to let both sides negotiate.' : undefined,
@@ -266,6 +206,69 @@ export function toCliError(e: unknown, ctx: AgentContext): CliError {
     hint: 'Set ACP_KIT_DEBUG=1 to see the stack trace.',
     cause: e,
   });
+}
+
+/** An error the agent answered (JSON-RPC error object), by its code. */
+function rpcError(e: RpcErrorLike, ctx: AgentContext): CliError {
+  const { code, message, data } = e;
+  switch (code) {
+    case ErrorCode.AuthRequired: {
+      // some agents (kimi) list the methods again, or only, in the error's data
+      const methods = mergeAuthMethods(ctx.authMethods ?? [], authMethodsFromError(e));
+      const list = describeAuthMethods(methods);
+      return new CliError('auth_required', ExitCode.AuthRequired, `the agent requires authentication: ${message}`, {
+        details: list
+          ? `authentication methods offered by the agent:\n${list}`
+          : 'the agent listed no authentication methods',
+        hint: authHint(ctx, methods),
+        cause: e,
+      });
+    }
+    case ErrorCode.UnsupportedVersion: {
+      const d = isObj(data) ? data : undefined;
+      if (d && 'answered' in d) {
+        // the agent answered initialize with a version we did not ask for / cannot speak
+        return new CliError(
+          'version_mismatch',
+          ExitCode.VersionMismatch,
+          `protocol version mismatch: the agent answered version ${JSON.stringify(d.answered)}, but acp-kit asked for ${Array.isArray(d.supported) ? d.supported.join(' or ') : '?'}`,
+          {
+            hint: ctx.forcedProtocol
+              ? 'Drop --protocol (or use --protocol auto) to let both sides negotiate.'
+              : 'Upgrade the agent or acp-kit so that both speak a common version.',
+            cause: e,
+          },
+        );
+      }
+      const supported = Array.isArray(d?.supported) ? d.supported.join(', ') : 'unknown';
+      return new CliError('version_mismatch', ExitCode.VersionMismatch, `protocol version mismatch: ${message}`, {
+        details: `the agent speaks version(s) ${supported}; acp-kit speaks 1 and 2`,
+        hint: ctx.forcedProtocol
+          ? 'Drop --protocol (or use --protocol auto) to let both sides negotiate.'
+          : 'Upgrade the agent or acp-kit so that both speak a common version.',
+        cause: e,
+      });
+    }
+    case ErrorCode.MethodNotFound:
+      return new CliError('unsupported', ExitCode.Unsupported, `the agent does not support this: ${message}`, {
+        cause: e,
+      });
+    case ErrorCode.ResourceNotFound:
+      return new CliError('not_found', ExitCode.SessionNotFound, message, {
+        hint: 'List the known sessions with `acp-kit sessions list`.',
+        cause: e,
+      });
+    default:
+      return new CliError(
+        'agent_error',
+        ExitCode.TurnError,
+        `the agent answered with an error: ${message} (code ${code})`,
+        {
+          details: data === undefined ? undefined : `error data: ${safeJson(data)}`,
+          cause: e,
+        },
+      );
+  }
 }
 
 /**
@@ -338,7 +341,9 @@ function quoteLine(line: string): string {
   return JSON.stringify(l);
 }
 
-function isRpcErrorLike(e: unknown): e is { code: number; message: string; data?: unknown } {
+type RpcErrorLike = { code: number; message: string; data?: unknown };
+
+function isRpcErrorLike(e: unknown): e is RpcErrorLike {
   return (
     typeof e === 'object' &&
     e !== null &&

@@ -38,6 +38,24 @@ const missingAgent = (): CliError =>
     'Put it after --, e.g. acp-kit replay cap.ndjson --as client -- acp-kit agent',
   );
 
+/** `--speed`: a positive factor, 1 when absent. */
+function speedOf(flag: string | undefined): number {
+  if (flag === undefined) return 1;
+  const speed = Number(flag);
+  if (!Number.isFinite(speed) || speed <= 0)
+    throw usageError(`--speed must be a positive number, e.g. 2 for twice as fast (got ${JSON.stringify(flag)})`);
+  return speed;
+}
+
+/** `--timeout` in seconds, as milliseconds; undefined when absent. */
+function timeoutMsOf(flag: string | undefined): number | undefined {
+  if (flag === undefined) return undefined;
+  const n = Number(flag);
+  if (!Number.isFinite(n) || n <= 0)
+    throw usageError(`--timeout must be a positive number of seconds (got ${JSON.stringify(flag)})`);
+  return n * 1000;
+}
+
 /**
  * `acp-kit replay CAPTURE --as agent` (play the recorded agent on stdio to a live client) and
  * `acp-kit replay CAPTURE --as client [--record OUT] -- <agent command...>` (drive a live agent
@@ -79,21 +97,8 @@ export async function replayCommand(capture: string, agent: string[], flags: Rep
       permission = flags.permission;
     }
   }
-  let speed = 1;
-  if (flags.speed !== undefined) {
-    speed = Number(flags.speed);
-    if (!Number.isFinite(speed) || speed <= 0)
-      throw usageError(
-        `--speed must be a positive number, e.g. 2 for twice as fast (got ${JSON.stringify(flags.speed)})`,
-      );
-  }
-  let timeoutMs: number | undefined;
-  if (flags.timeout !== undefined) {
-    const n = Number(flags.timeout);
-    if (!Number.isFinite(n) || n <= 0)
-      throw usageError(`--timeout must be a positive number of seconds (got ${JSON.stringify(flags.timeout)})`);
-    timeoutMs = n * 1000;
-  }
+  const speed = speedOf(flags.speed);
+  const timeoutMs = timeoutMsOf(flags.timeout);
 
   let script: ReplayScript;
   try {

@@ -62,6 +62,25 @@ export function reporterFor(json: boolean): RunReporter {
 }
 
 /**
+ * Reports each decision (made once, by the policy; the report names the chosen option); a
+ * request answered `cancelled` because we cancelled the turn is not counted as a policy rejection.
+ */
+function reportingPolicy(
+  basePolicy: PermissionPolicy,
+  policyName: string,
+  reporter: RunReporter,
+  onRejected: () => void,
+): PermissionPolicy {
+  return observed(basePolicy, ({ request, outcome, option, cancelled: byCancel }) => {
+    const allowed = !!option && option.kind.startsWith('allow');
+    if (!allowed && !byCancel) onRejected();
+    const reason = byCancel ? 'turn cancelled' : `policy --${policyName}`;
+    const decision = `${describePermissionDecision(request, outcome, option)} [${byCancel ? 'turn cancelled' : `policy ${policyName}`}]`;
+    reporter.permission({ sessionId: request.sessionId, request, outcome, allowed, reason, decision });
+  });
+}
+
+/**
  * `acp-kit run`: one prompt, non-interactive. Streams the turn through the reporter (text or
  * NDJSON) and returns the exit code (see exit-codes.ts). The connection is closed on every path,
  * which ends the agent.
@@ -81,14 +100,8 @@ export async function runCommand(
   let leaving: number | undefined;
   const abort = new AbortController();
 
-  // Reports each decision (made once, by the policy; the report names the chosen option); a
-  // request answered `cancelled` because we cancelled the turn is not counted as a policy rejection.
-  const policy: PermissionPolicy = observed(basePolicy, ({ request, outcome, option, cancelled: byCancel }) => {
-    const allowed = !!option && option.kind.startsWith('allow');
-    if (!allowed && !byCancel) rejected++;
-    const reason = byCancel ? 'turn cancelled' : `policy --${policyName}`;
-    const decision = `${describePermissionDecision(request, outcome, option)} [${byCancel ? 'turn cancelled' : `policy ${policyName}`}]`;
-    reporter.permission({ sessionId: request.sessionId, request, outcome, allowed, reason, decision });
+  const policy = reportingPolicy(basePolicy, policyName, reporter, () => {
+    rejected++;
   });
   /** the turn's token counts, from the `session_info_update` the built-in agent ends it with (replays excluded) */
   let tokens: TurnTokenUsage | undefined;

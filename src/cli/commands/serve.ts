@@ -49,35 +49,12 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const { defaultSessionDir } = await import('@acp-kit/agent');
   if (flags.token !== undefined && flags.tokenFile !== undefined)
     throw usageError('give --token or --token-file, not both');
-  let tokens = readTokens(flags);
-  let generated = false;
-  if (tokens.length === 0) {
-    if (!isLoopbackHost(flags.host)) {
-      throw usageError(
-        `refusing to serve on ${flags.host} without a token: anyone who can reach it could run the agent`,
-        'Pass --token-file <file> (or --token, or $ACP_KIT_SERVE_TOKEN), or bind 127.0.0.1.',
-      );
-    }
-    // other local users can reach loopback too: a token is still required, made up here
-    tokens = [randomBytes(24).toString('base64url')];
-    generated = true;
-  }
-  const token = tokens[0];
-  if (flags.store !== undefined && flags.agent !== undefined)
-    throw usageError('--store applies to the built-in agent only (an --agent keeps its own sessions)');
+  const { tokens, generated } = tokensOf(flags, isLoopbackHost);
+  checkStoreFlags(flags);
   const cleanup: (() => Promise<void>)[] = [];
   const log = (line: string): void => {
     if (flags.verbose) process.stderr.write(`acp-kit serve: ${line}\n`);
   };
-  if (
-    (flags.store === undefined || flags.store === 'jsonl') &&
-    (flags.instanceId !== undefined || flags.leaseMs !== undefined)
-  ) {
-    throw usageError(
-      '--instance-id and --lease-ms are for cluster mode',
-      'Give --store postgres://… too (several instances share sessions through that database).',
-    );
-  }
   checkClusterFlags(flags);
   let cluster: Cluster | undefined;
   let storeFor: ((owner: string) => import('@acp-kit/agent').SessionStore) | undefined;
@@ -145,26 +122,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
       );
     throw usageError(e.message);
   });
-  const wsUrl = server.url.replace(/^http/, 'ws');
-  process.stderr.write(`acp-kit serve: ${agentLabel}\n`);
-  process.stderr.write(
-    `acp-kit serve: listening on ${wsUrl} (WebSocket) and ${server.url} (Streamable HTTP); health: ${server.url.replace(/\/acp$/, '/healthz')}\n`,
-  );
-  if (server.http2Url)
-    process.stderr.write(
-      `acp-kit serve: Streamable HTTP over HTTP/2 (h2c) on ${server.http2Url}: acp-kit run --agent-url ${server.http2Url} --agent-http2\n`,
-    );
-  if (generated) process.stderr.write(`acp-kit serve: token (generated; pass --token-file to choose one): ${token}\n`);
-  process.stderr.write(`acp-kit serve: connect with: ACP_KIT_AGENT_TOKEN=<token> acp-kit chat --agent-url ${wsUrl}\n`);
-  // machine-readable first line on stdout: scripts and tests wait for it
-  process.stdout.write(
-    JSON.stringify({
-      url: server.url,
-      ws: wsUrl,
-      port: server.port,
-      ...(server.http2Url ? { http2: server.http2Url } : {}),
-    }) + '\n',
-  );
+  announce(server, agentLabel, generated ? tokens[0] : undefined);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     for (const s of ['SIGTERM', 'SIGINT'] as const) process.once(s, () => resolve(s));
   });
@@ -177,6 +135,67 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   for (const c of cleanup) await c().catch(() => undefined);
   process.stderr.write('acp-kit serve: stopped\n');
   return 0;
+}
+
+/** The tokens to accept; on loopback without one, a made-up token (`generated`, printed at start). */
+function tokensOf(
+  flags: ServeFlags,
+  isLoopbackHost: (host: string) => boolean,
+): { tokens: string[]; generated: boolean } {
+  const tokens = readTokens(flags);
+  if (tokens.length > 0) return { tokens, generated: false };
+  if (!isLoopbackHost(flags.host)) {
+    throw usageError(
+      `refusing to serve on ${flags.host} without a token: anyone who can reach it could run the agent`,
+      'Pass --token-file <file> (or --token, or $ACP_KIT_SERVE_TOKEN), or bind 127.0.0.1.',
+    );
+  }
+  // other local users can reach loopback too: a token is still required, made up here
+  return { tokens: [randomBytes(24).toString('base64url')], generated: true };
+}
+
+/** `--store` is the built-in agent's; `--instance-id` and `--lease-ms` need a cluster store. */
+function checkStoreFlags(flags: ServeFlags): void {
+  if (flags.store !== undefined && flags.agent !== undefined)
+    throw usageError('--store applies to the built-in agent only (an --agent keeps its own sessions)');
+  if (
+    (flags.store === undefined || flags.store === 'jsonl') &&
+    (flags.instanceId !== undefined || flags.leaseMs !== undefined)
+  ) {
+    throw usageError(
+      '--instance-id and --lease-ms are for cluster mode',
+      'Give --store postgres://… too (several instances share sessions through that database).',
+    );
+  }
+}
+
+/** The start lines: what is served where on stderr, then the machine-readable JSON line on stdout. */
+function announce(
+  server: { url: string; port: number; http2Url?: string | undefined },
+  agentLabel: string,
+  generatedToken: string | undefined,
+): void {
+  const wsUrl = server.url.replace(/^http/, 'ws');
+  process.stderr.write(`acp-kit serve: ${agentLabel}\n`);
+  process.stderr.write(
+    `acp-kit serve: listening on ${wsUrl} (WebSocket) and ${server.url} (Streamable HTTP); health: ${server.url.replace(/\/acp$/, '/healthz')}\n`,
+  );
+  if (server.http2Url)
+    process.stderr.write(
+      `acp-kit serve: Streamable HTTP over HTTP/2 (h2c) on ${server.http2Url}: acp-kit run --agent-url ${server.http2Url} --agent-http2\n`,
+    );
+  if (generatedToken !== undefined)
+    process.stderr.write(`acp-kit serve: token (generated; pass --token-file to choose one): ${generatedToken}\n`);
+  process.stderr.write(`acp-kit serve: connect with: ACP_KIT_AGENT_TOKEN=<token> acp-kit chat --agent-url ${wsUrl}\n`);
+  // machine-readable first line on stdout: scripts and tests wait for it
+  process.stdout.write(
+    JSON.stringify({
+      url: server.url,
+      ws: wsUrl,
+      port: server.port,
+      ...(server.http2Url ? { http2: server.http2Url } : {}),
+    }) + '\n',
+  );
 }
 
 /**

@@ -280,17 +280,7 @@ export function createDemoModel(options: DemoModelOptions = {}): LanguageModel {
       return;
     }
     yield { type: 'plan', entries: planFor([action.tool], 'running') };
-    const asks =
-      action.tool === 'write_file' ||
-      action.tool === 'edit_file' ||
-      action.tool === 'run_command' ||
-      action.tool.startsWith('mcp__');
-    const why = action.tool.startsWith('mcp__')
-      ? '; the user may be asked for permission first unless the MCP server marks it read-only'
-      : asks
-        ? '; it changes things, so the user may be asked for permission first'
-        : ' without side effects';
-    const thought = `The user wants me to ${action.intent}. The ${action.tool} tool does that${why}.`;
+    const thought = thoughtFor(action.tool, action.intent);
     if (!(yield* stream('reasoning_delta', thought))) return yield* finishLength();
     if (!(yield* stream('text_delta', `I'll ${action.intent.replace(/`/g, '')} with \`${action.tool}\`.`)))
       return yield* finishLength();
@@ -304,6 +294,17 @@ export function createDemoModel(options: DemoModelOptions = {}): LanguageModel {
       yield { type: 'finish', reason: 'length' };
     }
   }
+}
+
+/** The reasoning the demo streams before a tool call: what the tool does and whether it may ask for permission. */
+function thoughtFor(tool: string, intent: string): string {
+  const asks = tool === 'write_file' || tool === 'edit_file' || tool === 'run_command' || tool.startsWith('mcp__');
+  const why = tool.startsWith('mcp__')
+    ? '; the user may be asked for permission first unless the MCP server marks it read-only'
+    : asks
+      ? '; it changes things, so the user may be asked for permission first'
+      : ' without side effects';
+  return `The user wants me to ${intent}. The ${tool} tool does that${why}.`;
 }
 
 function planFor(tools: string[], state: 'running' | 'completed' | 'failed'): PlanEntry[] {

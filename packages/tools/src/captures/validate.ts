@@ -315,29 +315,42 @@ export class CaptureValidator {
     }
     const s = this.session(params?.sessionId);
     if (!s) return;
-    if (frame.dir === 'editor->agent') {
-      if (method === 'session/prompt') {
-        s.ended = undefined;
-        s.loaded = undefined;
-        if (this.version !== 2) s.prompt = { seq: frame.seq, id: m.id ?? null };
-      } else if (method === 'session/load' || method === 'session/resume') {
-        s.ended = undefined;
-        s.loaded = undefined;
-      } else if (method === 'session/cancel') {
-        if (s.prompt) s.prompt.cancelSeq = frame.seq;
-        if (this.version === 2 && s.running) s.cancelSeq = frame.seq;
-        for (const p of this.pending.values()) {
-          if (
-            p.method === 'session/request_permission' &&
-            p.sessionId === params?.sessionId &&
-            p.cancelSeq === undefined
-          )
-            p.cancelSeq = frame.seq;
-        }
+    if (frame.dir === 'editor->agent') this.onEditorCall(frame, m, method, params, s);
+    else if (method === 'session/update') this.onSessionUpdate(frame, params, s, out);
+  }
+
+  /** A call from the editor: a prompt, load or resume opens a turn; a cancel marks what it cancels. */
+  private onEditorCall(
+    frame: CaptureFrame,
+    m: JsonObject,
+    method: string,
+    params: JsonObject | undefined,
+    s: SessionState,
+  ): void {
+    if (method === 'session/prompt') {
+      s.ended = undefined;
+      s.loaded = undefined;
+      if (this.version !== 2) s.prompt = { seq: frame.seq, id: m.id ?? null };
+    } else if (method === 'session/load' || method === 'session/resume') {
+      s.ended = undefined;
+      s.loaded = undefined;
+    } else if (method === 'session/cancel') {
+      if (s.prompt) s.prompt.cancelSeq = frame.seq;
+      if (this.version === 2 && s.running) s.cancelSeq = frame.seq;
+      for (const p of this.pending.values()) {
+        if (p.method === 'session/request_permission' && p.sessionId === params?.sessionId && p.cancelSeq === undefined)
+          p.cancelSeq = frame.seq;
       }
-      return;
     }
-    if (method !== 'session/update') return;
+  }
+
+  /** A session/update from the agent, checked against the turn (v1) or work (v2) it belongs to. */
+  private onSessionUpdate(
+    frame: CaptureFrame,
+    params: JsonObject | undefined,
+    s: SessionState,
+    out: Violation[],
+  ): void {
     const update = at(params, 'update');
     const sessionUpdate = at(update, 'sessionUpdate');
     const kind = typeof sessionUpdate === 'string' ? sessionUpdate : '';

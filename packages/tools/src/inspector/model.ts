@@ -25,6 +25,16 @@ const CHUNK_KINDS = new Set([
   'compaction_summary_chunk',
 ]);
 
+/** The frame's parsed JSON; undefined for an invalid frame that is not even an object. */
+function frameJson(frame: CaptureFrame): unknown {
+  if (frame.kind === 'invalid' && !frame.raw.trimStart().startsWith('{')) return undefined;
+  try {
+    return JSON.parse(frame.raw);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A capture being inspected: every frame kept (raw text), validated with {@link CaptureValidator}
  * as it arrives, paired (latency) and summarised into timeline rows. Live sources push frames as
@@ -87,14 +97,7 @@ export class CaptureModel {
     const index = this.frames.length;
     this.frames.push(frame);
     this.bySeq.set(frame.seq, index);
-    let json: unknown;
-    if (frame.kind !== 'invalid' || frame.raw.trimStart().startsWith('{')) {
-      try {
-        json = JSON.parse(frame.raw);
-      } catch {
-        json = undefined;
-      }
-    }
+    const json = frameJson(frame);
     let session = stringAt(json, 'params', 'sessionId');
     const update = stringAt(json, 'params', 'update', 'sessionUpdate');
     const u = (k: string): unknown => at(json, 'params', 'update', k);

@@ -61,6 +61,20 @@ function recordLines(
   return start;
 }
 
+/** Runs `fn` inside one batch, so that what it records is flushed together even when it throws. */
+function inBatch(batch: { begin(): void; end(): void } | undefined, fn: () => void): void {
+  batch?.begin();
+  try {
+    fn();
+  } finally {
+    batch?.end();
+  }
+}
+
+function sumBytes(parts: Buffer[]): number {
+  return parts.reduce((n, b) => n + b.length, 0);
+}
+
 /**
  * Splits `from` into lines, hands each to `sink.line` (record, check) and then writes the bytes
  * unchanged to `to`, honouring backpressure. A last line without `\n` is handled at EOF. A line
@@ -97,12 +111,7 @@ export function forwardLines(
     const o = over;
     over = undefined;
     if (!o) return;
-    batch?.begin();
-    try {
-      sink.oversize(dir, o.head, o.bytes);
-    } finally {
-      batch?.end();
-    }
+    inBatch(batch, () => sink.oversize(dir, o.head, o.bytes));
   };
   const goOver = (parts: Buffer[], bytes: number): void => {
     over = { head: headOf(parts, HEAD_BYTES), bytes };
@@ -128,12 +137,9 @@ export function forwardLines(
         const before = held;
         held = [];
         heldBytes = 0;
-        if (nl === -1) goOver([...before, chunk], before.reduce((n, b) => n + b.length, 0) + chunk.length);
+        if (nl === -1) goOver([...before, chunk], sumBytes(before) + chunk.length);
         else {
-          goOver(
-            before,
-            before.reduce((n, b) => n + b.length, 0),
-          );
+          goOver(before, sumBytes(before));
           onData(chunk);
         }
         return;
@@ -165,12 +171,7 @@ export function forwardLines(
       const rest = Buffer.concat(held);
       held = [];
       heldBytes = 0;
-      batch?.begin();
-      try {
-        sink.line(dir, rest);
-      } finally {
-        batch?.end();
-      }
+      inBatch(batch, () => sink.line(dir, rest));
       to.write(rest);
     }
     if (endTarget) to.end();

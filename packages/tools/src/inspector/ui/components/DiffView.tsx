@@ -3,6 +3,38 @@ import { getJson, type CaptureDiff, type SourceInfo } from '../api.js';
 import { fmtMs, fmtValue } from '../format.js';
 import { DiffEntryView } from './DiffEntryView.js';
 
+/** Per method and direction: how often each side called it and its median latency, with the change. */
+function LatencyTable(props: { latency: CaptureDiff['latency'] }) {
+  return (
+    <table class="diff-table" data-testid="diff-latency">
+      <thead>
+        <tr>
+          <th scope="col">method</th>
+          <th scope="col">dir</th>
+          <th scope="col">A count · p50 ms</th>
+          <th scope="col">B count · p50 ms</th>
+          <th scope="col">Δ p50 ms</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.latency.map((l) => (
+          <tr key={`${l.dir} ${l.method}`}>
+            <td>{l.method}</td>
+            <td>{l.dir === 'editor->agent' ? 'E→A' : 'A→E'}</td>
+            <td>{l.a ? `${l.a.count} · ${fmtMs(l.a.p50)}` : '–'}</td>
+            <td>{l.b ? `${l.b.count} · ${fmtMs(l.b.p50)}` : '–'}</td>
+            <td class={l.deltaP50Ms === null ? '' : l.deltaP50Ms > 0 ? 'del-fg' : 'add-fg'}>
+              {l.deltaP50Ms === null
+                ? ''
+                : `${l.deltaP50Ms > 0 ? '+' : l.deltaP50Ms < 0 ? '−' : ''}${fmtMs(Math.abs(l.deltaP50Ms))}`}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 /**
  * Two sources compared (diffCaptures): versions, capabilities, latency deltas, then the
  * differences in capture order: aligned frames side by side with their differing fields, and the
@@ -85,34 +117,7 @@ export function DiffView(props: { a: SourceInfo | undefined; b: SourceInfo | und
               ))}
             </tbody>
           </table>
-          {d.latency.length > 0 ? (
-            <table class="diff-table" data-testid="diff-latency">
-              <thead>
-                <tr>
-                  <th scope="col">method</th>
-                  <th scope="col">dir</th>
-                  <th scope="col">A count · p50 ms</th>
-                  <th scope="col">B count · p50 ms</th>
-                  <th scope="col">Δ p50 ms</th>
-                </tr>
-              </thead>
-              <tbody>
-                {d.latency.map((l) => (
-                  <tr key={`${l.dir} ${l.method}`}>
-                    <td>{l.method}</td>
-                    <td>{l.dir === 'editor->agent' ? 'E→A' : 'A→E'}</td>
-                    <td>{l.a ? `${l.a.count} · ${fmtMs(l.a.p50)}` : '–'}</td>
-                    <td>{l.b ? `${l.b.count} · ${fmtMs(l.b.p50)}` : '–'}</td>
-                    <td class={l.deltaP50Ms === null ? '' : l.deltaP50Ms > 0 ? 'del-fg' : 'add-fg'}>
-                      {l.deltaP50Ms === null
-                        ? ''
-                        : `${l.deltaP50Ms > 0 ? '+' : l.deltaP50Ms < 0 ? '−' : ''}${fmtMs(Math.abs(l.deltaP50Ms))}`}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          ) : null}
+          {d.latency.length > 0 ? <LatencyTable latency={d.latency} /> : null}
           <h3>Differences{d.truncated ? ` (first ${d.differences.length}; ${d.truncated} more not listed)` : ''}</h3>
           {d.differences.length === 0 ? <p class="muted">No frame differences (timing never counts).</p> : null}
           <ol class="diff-entries">

@@ -3,6 +3,75 @@ import { list, rec } from '../json-view.js';
 import { Blocks } from './Blocks.js';
 import { TextDiff } from './TextDiff.js';
 
+/** One entry of a tool call's content: Markdown, a diff, file changes with their patch, or a terminal. */
+function ToolContent(props: {
+  raw: unknown;
+  terminals: Map<string, TerminalItem>;
+  clientTerminals: Map<string, ClientTerminalView>;
+}) {
+  const { raw, terminals, clientTerminals } = props;
+  const c = rec(raw);
+  if (!c) return <pre class="raw">{JSON.stringify(raw, null, 2)}</pre>;
+  // Markdown, as an editor shows it: agents fence file text and command output in it
+  if (c.type === 'content') return <Blocks blocks={[c.content]} />;
+  if (c.type === 'diff')
+    return (
+      <TextDiff
+        path={String(c.path)}
+        oldText={typeof c.oldText === 'string' ? c.oldText : ''}
+        newText={String(c.newText ?? '')}
+      />
+    );
+  if (c.type === 'file_changes') {
+    const text = rec(c.patch)?.text;
+    const patch = typeof text === 'string' ? text : undefined;
+    return (
+      <div class="diff">
+        {list(c.changes)
+          .map(rec)
+          .map((ch, j) => (
+            <div key={j}>
+              <span class="badge">{String(ch?.operation)}</span> <code>{String(ch?.path)}</code>
+            </div>
+          ))}
+        {patch ? (
+          <pre class="patch">
+            {patch.split('\n').map((l, j) => (
+              <span
+                key={j}
+                class={
+                  l.startsWith('+') && !l.startsWith('+++')
+                    ? 'add'
+                    : l.startsWith('-') && !l.startsWith('---')
+                      ? 'del'
+                      : ''
+                }
+              >
+                {l}
+                {'\n'}
+              </span>
+            ))}
+          </pre>
+        ) : null}
+      </div>
+    );
+  }
+  if (c.type === 'terminal') {
+    const id = String(c.terminalId);
+    const t = terminals.get(id);
+    const ct = clientTerminals.get(id);
+    return (
+      <div>
+        <div class="muted">
+          terminal {id} {ct?.command ?? String(t?.command ?? '')}
+        </div>
+        <pre class="term">{t?.outputText ?? ct?.output ?? ''}</pre>
+      </div>
+    );
+  }
+  return <pre class="raw">{JSON.stringify(c, null, 2)}</pre>;
+}
+
 export function Item(props: {
   it: SessionItem;
   terminals: Map<string, TerminalItem>;
@@ -36,78 +105,9 @@ export function Item(props: {
             {String(it.status)}
           </span>
         </div>
-        {content.map((raw, i) => {
-          const c = rec(raw);
-          if (!c)
-            return (
-              <pre key={i} class="raw">
-                {JSON.stringify(raw, null, 2)}
-              </pre>
-            );
-          // Markdown, as an editor shows it: agents fence file text and command output in it
-          if (c.type === 'content') return <Blocks key={i} blocks={[c.content]} />;
-          if (c.type === 'diff')
-            return (
-              <TextDiff
-                key={i}
-                path={String(c.path)}
-                oldText={typeof c.oldText === 'string' ? c.oldText : ''}
-                newText={String(c.newText ?? '')}
-              />
-            );
-          if (c.type === 'file_changes') {
-            const text = rec(c.patch)?.text;
-            const patch = typeof text === 'string' ? text : undefined;
-            return (
-              <div key={i} class="diff">
-                {list(c.changes)
-                  .map(rec)
-                  .map((ch, j) => (
-                    <div key={j}>
-                      <span class="badge">{String(ch?.operation)}</span> <code>{String(ch?.path)}</code>
-                    </div>
-                  ))}
-                {patch ? (
-                  <pre class="patch">
-                    {patch.split('\n').map((l, j) => (
-                      <span
-                        key={j}
-                        class={
-                          l.startsWith('+') && !l.startsWith('+++')
-                            ? 'add'
-                            : l.startsWith('-') && !l.startsWith('---')
-                              ? 'del'
-                              : ''
-                        }
-                      >
-                        {l}
-                        {'\n'}
-                      </span>
-                    ))}
-                  </pre>
-                ) : null}
-              </div>
-            );
-          }
-          if (c.type === 'terminal') {
-            const id = String(c.terminalId);
-            const t = props.terminals.get(id);
-            const ct = props.clientTerminals.get(id);
-            return (
-              <div key={i}>
-                <div class="muted">
-                  terminal {id} {ct?.command ?? String(t?.command ?? '')}
-                </div>
-                <pre class="term">{t?.outputText ?? ct?.output ?? ''}</pre>
-              </div>
-            );
-          }
-          return (
-            <pre key={i} class="raw">
-              {JSON.stringify(c, null, 2)}
-            </pre>
-          );
-        })}
+        {content.map((raw, i) => (
+          <ToolContent key={i} raw={raw} terminals={props.terminals} clientTerminals={props.clientTerminals} />
+        ))}
         {it.rawInput !== undefined ? (
           <details>
             <summary>input</summary>

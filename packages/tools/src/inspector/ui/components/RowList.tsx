@@ -35,6 +35,23 @@ function useHeight(ref: { current: HTMLElement | null }): number {
   return height;
 }
 
+/** Keeps the focused frame in view (selection from the session view or the keyboard). */
+function useKeepInView(
+  listRef: { current: HTMLElement | null },
+  activeIndex: number | undefined,
+  focusSeq: number | undefined,
+): void {
+  useEffect(() => {
+    const el = listRef.current;
+    if (!el || activeIndex === undefined) return;
+    const top = activeIndex * ROW_H;
+    if (top < el.scrollTop || top + ROW_H > el.scrollTop + el.clientHeight)
+      el.scrollTop = Math.max(0, top - el.clientHeight / 3);
+    const row = el.querySelector<HTMLElement>(`[data-index="${activeIndex}"]`);
+    if (row && el.contains(document.activeElement)) row.focus({ preventScroll: true });
+  }, [activeIndex, focusSeq]);
+}
+
 /**
  * The virtualised timeline: one tall spacer, and inside it one absolutely positioned window that
  * holds only the rows in view (plus a few). Rows have a fixed height and fixed-width cells, so a
@@ -59,16 +76,7 @@ export function RowList(props: {
   const listRef = useRef<HTMLDivElement>(null);
   const height = useHeight(listRef);
 
-  // keep the focused frame in view (selection from the session view or the keyboard)
-  useEffect(() => {
-    const el = listRef.current;
-    if (!el || activeIndex === undefined) return;
-    const top = activeIndex * ROW_H;
-    if (top < el.scrollTop || top + ROW_H > el.scrollTop + el.clientHeight)
-      el.scrollTop = Math.max(0, top - el.clientHeight / 3);
-    const row = el.querySelector<HTMLElement>(`[data-index="${activeIndex}"]`);
-    if (row && el.contains(document.activeElement)) row.focus({ preventScroll: true });
-  }, [activeIndex, focusSeq]);
+  useKeepInView(listRef, activeIndex, focusSeq);
 
   const start = Math.max(0, Math.floor(scrollTop / ROW_H) - OVERSCAN);
   const end = Math.min(count, Math.ceil((scrollTop + height) / ROW_H) + OVERSCAN);

@@ -7,6 +7,46 @@ import { useProgressive } from '../use-progressive.js';
 /** Session items rendered at once. */
 const ITEM_WINDOW = 200;
 
+/** The session's title, protocol version, foreground state and usage, and its states over time. */
+function SessionHeader(props: { s: SessionView; onSelect: (seqs: number[], focus?: number) => void }) {
+  const { s, onSelect } = props;
+  const last = s.foreground[s.foreground.length - 1];
+  return (
+    <header>
+      <h2>
+        {s.title ?? 'Session'} <code class="muted">{s.sessionId}</code> <span class="badge">v{s.protocolVersion}</span>
+      </h2>
+      <div class="fg" data-testid="foreground">
+        state: <strong class={`state-${last?.state ?? 'idle'}`}>{last?.state ?? 'idle'}</strong>
+        {last?.stopReason ? <span class="muted"> ({last.stopReason})</span> : null}
+        {s.usage ? (
+          <span class="usage">
+            {' '}
+            · context {s.usage.used.toLocaleString()} / {s.usage.size.toLocaleString()} tokens
+            {s.usage.cost ? ` · ${s.usage.cost.amount.toFixed(4)} ${s.usage.cost.currency}` : ''}
+          </span>
+        ) : null}
+      </div>
+      {s.foreground.length > 0 ? (
+        <ol class="fg-strip" aria-label="Foreground state over time">
+          {s.foreground.map((f, i) => (
+            <li key={i}>
+              <button
+                class={`chip state-${f.state}`}
+                onClick={() => onSelect([f.seq], f.seq)}
+                title={`frame ${f.seq}, t ${fmtT(f.t)} s`}
+              >
+                {f.state}
+                {f.stopReason ? `: ${f.stopReason}` : ''}
+              </button>
+            </li>
+          ))}
+        </ol>
+      ) : null}
+    </header>
+  );
+}
+
 export function SessionBlock(props: {
   s: SessionView;
   selected: Set<number>;
@@ -15,7 +55,6 @@ export function SessionBlock(props: {
   const { s, selected, onSelect } = props;
   const terminals = new Map(s.terminals.map((t) => [t.terminalId, t]));
   const clientTerminals = new Map(s.clientTerminals.map((t) => [t.terminalId, t]));
-  const last = s.foreground[s.foreground.length - 1];
   // a long capture builds thousands of items: render a window of them (follows the end, or the selection)
   const [anchor, setAnchor] = useState<number | undefined>(undefined);
   const selIdx = selected.size === 0 ? -1 : s.items.findIndex((it) => it.seqs.some((x) => selected.has(x)));
@@ -26,39 +65,7 @@ export function SessionBlock(props: {
   const shown = useProgressive(to - from, `${s.sessionId}|${anchor ?? 'end'}`, selIdx >= 0);
   return (
     <article class="session-block" aria-label={`Session ${s.sessionId}`}>
-      <header>
-        <h2>
-          {s.title ?? 'Session'} <code class="muted">{s.sessionId}</code>{' '}
-          <span class="badge">v{s.protocolVersion}</span>
-        </h2>
-        <div class="fg" data-testid="foreground">
-          state: <strong class={`state-${last?.state ?? 'idle'}`}>{last?.state ?? 'idle'}</strong>
-          {last?.stopReason ? <span class="muted"> ({last.stopReason})</span> : null}
-          {s.usage ? (
-            <span class="usage">
-              {' '}
-              · context {s.usage.used.toLocaleString()} / {s.usage.size.toLocaleString()} tokens
-              {s.usage.cost ? ` · ${s.usage.cost.amount.toFixed(4)} ${s.usage.cost.currency}` : ''}
-            </span>
-          ) : null}
-        </div>
-        {s.foreground.length > 0 ? (
-          <ol class="fg-strip" aria-label="Foreground state over time">
-            {s.foreground.map((f, i) => (
-              <li key={i}>
-                <button
-                  class={`chip state-${f.state}`}
-                  onClick={() => onSelect([f.seq], f.seq)}
-                  title={`frame ${f.seq}, t ${fmtT(f.t)} s`}
-                >
-                  {f.state}
-                  {f.stopReason ? `: ${f.stopReason}` : ''}
-                </button>
-              </li>
-            ))}
-          </ol>
-        ) : null}
-      </header>
+      <SessionHeader s={s} onSelect={onSelect} />
       {from > 0 ? (
         <button class="link" onClick={() => setAnchor(Math.max(0, from - ITEM_WINDOW))}>
           ▲ {from} earlier items

@@ -8,26 +8,15 @@ function inNextTask<T>(v: T): Promise<T> {
   return new Promise((resolve) => setTimeout(() => resolve(v), 0));
 }
 
-/** The conversation rebuilt from the frames, with a replay scrubber. */
-export function SessionPane(props: {
-  sourceId: string;
-  data: Data;
-  selected: Set<number>;
-  onSelect: (seqs: number[], focus?: number) => void;
-}) {
-  const { sourceId, data, selected, onSelect } = props;
-  const { store } = data;
-  const total = store.length;
-  const [pos, setPos] = useState<number | undefined>(undefined); // undefined = follow the end
-  const [playing, setPlaying] = useState(false);
-  const [speed, setSpeed] = useState(4);
+/**
+ * The sessions rebuilt up to frame `uptoSeq` (undefined: all of them, asked for again as frames
+ * come in). One request at a time; a position asked for while one loads is asked for after it.
+ */
+function useSessions(sourceId: string, data: Data, uptoSeq: number | undefined): SessionView[] {
   const [sessions, setSessions] = useState<SessionView[]>([]);
-  const at = pos === undefined ? total : Math.min(pos, total);
-  const uptoSeq = pos === undefined || at >= total ? undefined : at === 0 ? 0 : store.get(at - 1, ROW.seq);
   const inflight = useRef(false);
   const wanted = useRef<string>('');
   const [again, setAgain] = useState(0);
-
   useEffect(() => {
     // the timeline paints first: the session (a bigger answer) is asked for once the frames are in
     // the whole session is asked for once every frame is analyzed (a replay position needs only frames)
@@ -56,8 +45,18 @@ export function SessionPane(props: {
     const timer = setTimeout(load, uptoSeq === undefined ? 100 : 0);
     return () => clearTimeout(timer);
   }, [sourceId, uptoSeq, uptoSeq === undefined ? data.version : 0, data.analysisComplete, again]);
+  return sessions;
+}
 
-  // play: advance through capture time at `speed`
+/** Play: advances the replay position through capture time at `speed`, and stops at the end. */
+function usePlayback(
+  playing: boolean,
+  speed: number,
+  store: Data['store'],
+  setPos: (update: (cur: number | undefined) => number | undefined) => void,
+  setPlaying: (v: boolean) => void,
+): void {
+  const total = store.length;
   useEffect(() => {
     if (!playing) return;
     const tick = 100;
@@ -77,6 +76,27 @@ export function SessionPane(props: {
     }, tick);
     return () => clearInterval(timer);
   }, [playing, speed, total]);
+}
+
+/** The conversation rebuilt from the frames, with a replay scrubber. */
+export function SessionPane(props: {
+  sourceId: string;
+  data: Data;
+  selected: Set<number>;
+  onSelect: (seqs: number[], focus?: number) => void;
+}) {
+  const { sourceId, data, selected, onSelect } = props;
+  const { store } = data;
+  const total = store.length;
+  const [pos, setPos] = useState<number | undefined>(undefined); // undefined = follow the end
+  const [playing, setPlaying] = useState(false);
+  const [speed, setSpeed] = useState(4);
+  const at = pos === undefined ? total : Math.min(pos, total);
+  const uptoSeq = pos === undefined || at >= total ? undefined : at === 0 ? 0 : store.get(at - 1, ROW.seq);
+
+  const sessions = useSessions(sourceId, data, uptoSeq);
+
+  usePlayback(playing, speed, data.store, setPos, setPlaying);
 
   const chosenRef = useRef<HTMLDivElement>(null);
   // reverse selection: bring the first item built by the selected frame into view
