@@ -7,10 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleCli, bundleInspectorPage, bundlePackage } from './bundle.mjs';
+import { PACKAGE_ORDER } from './packages.mjs';
 
 const root = join(import.meta.dirname, '..');
-/** The workspace packages, each after the ones it depends on. */
-export const PACKAGE_ORDER = ['protocol', 'agent', 'client', 'coding-agent', 'server', 'tools'];
 
 const node = (script) => execFileSync(process.execPath, [join(root, script)], { cwd: root, stdio: 'inherit' });
 const tsc = (project) =>

@@ -3,6 +3,7 @@
 // built) and by the tests' global set-up.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { PACKAGE_ORDER as PACKAGES } from './packages.mjs';
 
 /** Newest mtime (ms) of the files under `dir` whose names pass `keep`. */
 function newestMtime(dir, keep) {
@@ -22,7 +23,6 @@ const BUILD_SCRIPTS = [
   'scripts/precompile-validators.mjs',
   'scripts/bundle.mjs',
 ];
-const PACKAGES = ['protocol', 'agent', 'client', 'coding-agent', 'server', 'tools'];
 const isSource = (name) =>
   name.endsWith('.ts') || name.endsWith('.tsx') || name.endsWith('.json') || name.endsWith('.css');
 const mtime = (path) => (existsSync(path) ? statSync(path).mtimeMs : 0);

@@ -2,12 +2,10 @@
 // length, import directions).
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { PACKAGE_ORDER } from './packages.mjs';
 
 /** Where the hand-written sources live: the acp-kit package (the CLI) and each workspace package. */
-export const SOURCE_ROOTS = [
-  'src',
-  ...['protocol', 'agent', 'client', 'coding-agent', 'server', 'tools'].map((p) => `packages/${p}/src`),
-];
+export const SOURCE_ROOTS = ['src', ...PACKAGE_ORDER.map((p) => `packages/${p}/src`)];
 
 /**
  * The `.ts` / `.tsx` files under `root` (a folder or a list of them; default: every source root, no

@@ -9,9 +9,10 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+// @ts-expect-error -- a plain .mjs script without type declarations
+import { PACKAGE_ORDER as PACKAGES } from '../scripts/packages.mjs';
 
 const ROOT = resolve('.');
-const PACKAGES = ['protocol', 'agent', 'client', 'coding-agent', 'server', 'tools'];
 const packageJson = (dir: string) =>
   JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
     exports: Record<string, string | { import?: string; types?: string }>;

@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { distIsStale, leftovers } from './support/global-setup.js';
 import { tempDir } from './support/temp.js';
+// @ts-expect-error -- a plain .mjs script without type declarations
+import { PACKAGE_ORDER as PACKAGES } from '../scripts/packages.mjs';
 
-const PACKAGES = ['protocol', 'agent', 'client', 'coding-agent', 'server', 'tools'];
 const CLIENT_SOURCE = 'packages/client/src/connection.ts';
 
 function project(): string {

@@ -1,9 +1,14 @@
 // the client's leaf modules, not its index: `acp-kit agent` must not load the client runtime (start-up)
-import { AgentStartupError, ConnectAbortedError } from '@acp-kit/client/errors';
-import { RequestTimeoutError } from '@acp-kit/client/errors';
-import { authMethodsFromError, mergeAuthMethods, shellCommandLine, terminalLoginCommand } from '@acp-kit/client/errors';
-import { AcpError, ErrorCode } from '@acp-kit/protocol';
-import type { AuthMethod } from '@acp-kit/protocol';
+import {
+  AgentStartupError,
+  ConnectAbortedError,
+  RequestTimeoutError,
+  authMethodsFromError,
+  mergeAuthMethods,
+  shellCommandLine,
+  terminalLoginCommand,
+} from '@acp-kit/client/errors';
+import { AcpError, ErrorCode, type AuthMethod } from '@acp-kit/protocol';
 import { ConnectionClosedError } from '@acp-kit/protocol/rpc';
 import { ExitCode } from './exit-codes.js';
 import { isObj } from '@acp-kit/protocol/internal';

@@ -1,21 +1,20 @@
-import { randomUUID } from '@acp-kit/protocol/internal';
+import { randomUUID, isObj } from '@acp-kit/protocol/internal';
 import { isAbsolute } from 'node:path';
-import { agentMethodSupported, codecFor } from '@acp-kit/protocol';
-import type { UpdateEncoder, WireCodec } from '@acp-kit/protocol';
-import { isObj } from '@acp-kit/protocol/internal';
-import { AcpError } from '@acp-kit/protocol';
-import type {
-  AuthenticateRequest,
-  InitializeRequest,
-  InitializeResponse,
-  LoadSessionRequest,
-  NewSessionRequest,
-  PromptRequest,
-  ResumeSessionRequest,
-  SessionIdRequest,
-  SessionSetupResult,
-} from '@acp-kit/protocol';
 import {
+  agentMethodSupported,
+  codecFor,
+  type UpdateEncoder,
+  type WireCodec,
+  AcpError,
+  type AuthenticateRequest,
+  type InitializeRequest,
+  type InitializeResponse,
+  type LoadSessionRequest,
+  type NewSessionRequest,
+  type PromptRequest,
+  type ResumeSessionRequest,
+  type SessionIdRequest,
+  type SessionSetupResult,
   Methods,
   type AgentMethod,
   type ClientMethod,
@@ -24,20 +23,25 @@ import {
   type ParamsOf,
   type PromptResponse,
   type ResultOf,
+  type AgentCapabilities,
+  type ConfigOption,
+  type McpServer,
+  type PermissionOutcome,
+  type PermissionRequest,
+  type StateUpdate,
+  getValidator,
+  type WireValidator,
+  negotiateVersion,
+  SUPPORTED_VERSIONS,
+  type ProtocolVersion,
 } from '@acp-kit/protocol';
-import type {
-  AgentCapabilities,
-  ConfigOption,
-  McpServer,
-  PermissionOutcome,
-  PermissionRequest,
-} from '@acp-kit/protocol';
-import type { StateUpdate } from '@acp-kit/protocol';
-import { getValidator } from '@acp-kit/protocol';
-import type { WireValidator } from '@acp-kit/protocol';
-import { negotiateVersion, SUPPORTED_VERSIONS, type ProtocolVersion } from '@acp-kit/protocol';
-import { JsonRpcPeer, type PeerOptions, type RequestContext } from '@acp-kit/protocol/rpc';
-import type { CloseInfo, Transport } from '@acp-kit/protocol/rpc';
+import {
+  JsonRpcPeer,
+  type PeerOptions,
+  type RequestContext,
+  type CloseInfo,
+  type Transport,
+} from '@acp-kit/protocol/rpc';
 import { restoreValues } from './config-options.js';
 import { messageOf } from './error-text.js';
 import { lifecycleFor, type AgentLifecycle, type LifecycleSession } from './lifecycle/index.js';

@@ -1,5 +1,11 @@
-import type { ClientCapabilities } from '@acp-kit/protocol';
-import { Methods, type ClientMethod, type ParamsOf, type ReadTextFileRequest, type ResultOf } from '@acp-kit/protocol';
+import {
+  type ClientCapabilities,
+  Methods,
+  type ClientMethod,
+  type ParamsOf,
+  type ReadTextFileRequest,
+  type ResultOf,
+} from '@acp-kit/protocol';
 import type { ClientServices, ClientTerminal } from './types.js';
 
 /** Sends one request to the client in the connection's wire format; resolves with the decoded result. */

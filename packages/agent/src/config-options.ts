@@ -1,5 +1,10 @@
-import { AcpError } from '@acp-kit/protocol';
-import type { ConfigOption, ConfigSelectGroup, ConfigSelectOption, SessionModeState } from '@acp-kit/protocol';
+import {
+  AcpError,
+  type ConfigOption,
+  type ConfigSelectGroup,
+  type ConfigSelectOption,
+  type SessionModeState,
+} from '@acp-kit/protocol';
 import type { ConfigValues } from './session-store.js';
 
 type SelectOption = Extract<ConfigOption, { type: 'select' }>;

@@ -13,12 +13,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
-import { createHash, randomUUID } from '@acp-kit/protocol/internal';
+import { createHash, randomUUID, isObj } from '@acp-kit/protocol/internal';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
-import type { AnySessionUpdate } from '@acp-kit/protocol';
-import { AcpError } from '@acp-kit/protocol';
-import { isObj } from '@acp-kit/protocol/internal';
+import { type AnySessionUpdate, AcpError } from '@acp-kit/protocol';
 import { errnoCode, messageOf } from './error-text.js';
 import {
   applyInfo,

@@ -1,6 +1,4 @@
-import type { UpdateEncoder } from '@acp-kit/protocol';
-import type { AnySessionUpdate } from '@acp-kit/protocol';
-import type { ValidationFailure, WireValidator } from '@acp-kit/protocol';
+import type { UpdateEncoder, AnySessionUpdate, ValidationFailure, WireValidator } from '@acp-kit/protocol';
 import { messageOf } from './error-text.js';
 import type { AgentLifecycle } from './lifecycle/index.js';
 import type { AgentLogger } from './logger.js';

@@ -1,7 +1,5 @@
 import { normalize, sep } from 'node:path';
-import { AcpError } from '@acp-kit/protocol';
-import type { ListSessionsResponse } from '@acp-kit/protocol';
-import type { SessionInfo } from '@acp-kit/protocol';
+import { AcpError, type ListSessionsResponse, type SessionInfo } from '@acp-kit/protocol';
 import type { StoredSessionMeta } from './session-store.js';
 
 /** Sessions per `session/list` page (ACP-ALL-LIST-05). */

@@ -1,10 +1,19 @@
-import { AcpError, isAbortError } from '@acp-kit/protocol';
-import type { WireCodec, UpdateEncoder } from '@acp-kit/protocol';
-import type { AnyContentBlock } from '@acp-kit/protocol';
+import {
+  AcpError,
+  isAbortError,
+  type WireCodec,
+  type UpdateEncoder,
+  type AnyContentBlock,
+  type PromptResponse,
+  type ConfigOption,
+  type McpServer,
+  type PermissionOutcome,
+  type AnySessionUpdate,
+  type ErrorObject,
+  type SessionUpdate,
+  type StateUpdate,
+} from '@acp-kit/protocol';
 import { isObj } from '@acp-kit/protocol/internal';
-import type { PromptResponse } from '@acp-kit/protocol';
-import type { ConfigOption, McpServer, PermissionOutcome } from '@acp-kit/protocol';
-import type { AnySessionUpdate, ErrorObject, SessionUpdate, StateUpdate } from '@acp-kit/protocol';
 import { checkConfigValue, configValues, modeOption, withValue } from './config-options.js';
 import type { AgentLifecycle, PromptJob, TurnEnd } from './lifecycle/index.js';
 import type { AgentLogger } from './logger.js';

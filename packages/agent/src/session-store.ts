@@ -1,6 +1,4 @@
-import { AcpError, OUT_OF_DESCRIPTORS, outOfDescriptors } from '@acp-kit/protocol';
-import type { Meta } from '@acp-kit/protocol';
-import type { AnySessionUpdate } from '@acp-kit/protocol';
+import { AcpError, OUT_OF_DESCRIPTORS, outOfDescriptors, type Meta, type AnySessionUpdate } from '@acp-kit/protocol';
 
 /** Values of session config options, keyed by `configId`. */
 export type ConfigValues = Record<string, string | boolean>;

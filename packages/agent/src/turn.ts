@@ -1,7 +1,11 @@
-import { AcpError, ErrorCode, isAbortError } from '@acp-kit/protocol';
-import type { AnyContentBlock } from '@acp-kit/protocol';
-import type { PermissionOutcome } from '@acp-kit/protocol';
-import type { SessionUpdate } from '@acp-kit/protocol';
+import {
+  AcpError,
+  ErrorCode,
+  isAbortError,
+  type AnyContentBlock,
+  type PermissionOutcome,
+  type SessionUpdate,
+} from '@acp-kit/protocol';
 import { ConnectionClosedError } from '@acp-kit/protocol/rpc';
 import type { AgentLogger } from './logger.js';
 import type { AgentSession, PermissionQuestion, PermissionRequestOptions, Turn } from './types.js';

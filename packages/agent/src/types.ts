@@ -14,8 +14,10 @@ import type {
   SessionUpdate,
   StopReason,
   AnySessionUpdate,
+  CreateTerminalRequest,
+  TerminalExitStatus,
+  TerminalOutputResponse,
 } from '@acp-kit/protocol';
-import type { CreateTerminalRequest, TerminalExitStatus, TerminalOutputResponse } from '@acp-kit/protocol';
 
 /** What the runtime knows about the connected client. */
 export interface ClientPeerInfo {

@@ -1,7 +1,5 @@
-import { authMethodsFromV1 } from '@acp-kit/protocol/internal';
-import { authMethodsFromV2 } from '@acp-kit/protocol/internal';
+import { authMethodsFromV1, authMethodsFromV2, isObj } from '@acp-kit/protocol/internal';
 import type { AuthMethod } from '@acp-kit/protocol';
-import { isObj } from '@acp-kit/protocol/internal';
 
 /** A command that logs the user in interactively (run it with the terminal attached). */
 export interface TerminalLoginCommand {

@@ -1,11 +1,22 @@
-import { AcpError, ErrorCode } from '@acp-kit/protocol';
-import type { AnyContentBlock } from '@acp-kit/protocol';
-import type { AgentMethod, AgentNotifications, ParamsOf, ResultOf } from '@acp-kit/protocol';
-import type { AgentCapabilities, ConfigOption, PermissionOutcome, PermissionRequest } from '@acp-kit/protocol';
-import type { StopReason } from '@acp-kit/protocol';
-import type { AnySessionUpdate, ErrorObject, StateUpdate } from '@acp-kit/protocol';
-import { SessionState } from '@acp-kit/protocol';
-import type { StateChangeListener } from '@acp-kit/protocol';
+import {
+  AcpError,
+  ErrorCode,
+  type AnyContentBlock,
+  type AgentMethod,
+  type AgentNotifications,
+  type ParamsOf,
+  type ResultOf,
+  type AgentCapabilities,
+  type ConfigOption,
+  type PermissionOutcome,
+  type PermissionRequest,
+  type StopReason,
+  type AnySessionUpdate,
+  type ErrorObject,
+  type StateUpdate,
+  SessionState,
+  type StateChangeListener,
+} from '@acp-kit/protocol';
 import type { RequestOptions } from '@acp-kit/protocol/rpc';
 import { createPromptLifecycle, type PromptContext, type PromptLifecycle } from './prompt-lifecycle.js';
 import type { FileSystemSandbox } from './services/fs-sandbox.js';

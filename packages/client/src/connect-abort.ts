@@ -1,5 +1,4 @@
-import { ConnectionClosedError } from '@acp-kit/protocol/rpc';
-import type { CloseInfo, Transport, TransportHandlers } from '@acp-kit/protocol/rpc';
+import { ConnectionClosedError, type CloseInfo, type Transport, type TransportHandlers } from '@acp-kit/protocol/rpc';
 import type { AgentTarget } from './options.js';
 
 /** Why {@link ConnectAbortedError} was thrown. */

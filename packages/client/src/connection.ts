@@ -1,32 +1,36 @@
-import { agentMethodSupported, codecFor as builtinCodecFor } from '@acp-kit/protocol';
-import type { WireCodec } from '@acp-kit/protocol';
-import { AcpError, ErrorCode } from '@acp-kit/protocol';
 import {
+  agentMethodSupported,
+  codecFor as builtinCodecFor,
+  type WireCodec,
+  AcpError,
+  ErrorCode,
   Methods,
   type AgentMethod,
   type AgentNotifications,
   type ClientMethod,
   type ParamsOf,
   type ResultOf,
-} from '@acp-kit/protocol';
-import type {
-  AgentCapabilities,
-  AuthMethod,
-  ClientCapabilities,
-  Implementation,
-  McpServer,
-  SessionInfo,
-} from '@acp-kit/protocol';
-import type {
-  InitializeResponse,
-  ListSessionsRequest,
-  NewSessionRequest,
-  ResumeSessionRequest,
+  type AgentCapabilities,
+  type AuthMethod,
+  type ClientCapabilities,
+  type Implementation,
+  type McpServer,
+  type SessionInfo,
+  type InitializeResponse,
+  type ListSessionsRequest,
+  type NewSessionRequest,
+  type ResumeSessionRequest,
 } from '@acp-kit/protocol';
 import { isAbsolute } from 'node:path';
-import { spawnAgent, type AgentProcess } from '@acp-kit/protocol/rpc';
-import { ConnectionClosedError, JsonRpcPeer, type RequestContext, type RequestOptions } from '@acp-kit/protocol/rpc';
-import type { CloseInfo } from '@acp-kit/protocol/rpc';
+import {
+  spawnAgent,
+  type AgentProcess,
+  ConnectionClosedError,
+  JsonRpcPeer,
+  type RequestContext,
+  type RequestOptions,
+  type CloseInfo,
+} from '@acp-kit/protocol/rpc';
 import { ClientSession, type ClientSessionHost } from './client-session.js';
 import { ConnectAbortedError, describeTarget, untilInitialized, watchStartup } from './connect-abort.js';
 import { Emitter, type ClientEvents, type ClientProblem } from './events.js';
@@ -43,8 +47,7 @@ import { FileSystemSandbox } from './services/fs-sandbox.js';
 import { TerminalManager } from './services/terminals.js';
 import { RequestTimeoutError } from './request-timeout.js';
 import { UpdateRouter } from './update-router.js';
-import { isObj } from '@acp-kit/protocol/internal';
-import { packageVersion } from '@acp-kit/protocol/internal';
+import { isObj, packageVersion } from '@acp-kit/protocol/internal';
 
 /** The v2 session surface a `session` marker promises (ACP-V2-CAP-02). */
 const V2_SESSION_SURFACE: ReadonlySet<AgentMethod> = new Set<AgentMethod>([

@@ -1,6 +1,4 @@
-import type { WireCodec } from '@acp-kit/protocol';
-import { AcpError, ErrorCode } from '@acp-kit/protocol';
-import type { ClientCapabilities, Implementation } from '@acp-kit/protocol';
+import { type WireCodec, AcpError, ErrorCode, type ClientCapabilities, type Implementation } from '@acp-kit/protocol';
 import type { ProtocolChoice } from './options.js';
 import { isObj } from '@acp-kit/protocol/internal';
 

@@ -1,10 +1,5 @@
-import type { WireCodec } from '@acp-kit/protocol';
-import type { Meta } from '@acp-kit/protocol';
-import type { Implementation, McpServer } from '@acp-kit/protocol';
-import type { AnySessionUpdate } from '@acp-kit/protocol';
-import type { SessionState } from '@acp-kit/protocol';
-import type { PeerOptions } from '@acp-kit/protocol/rpc';
-import type { Transport } from '@acp-kit/protocol/rpc';
+import type { WireCodec, Meta, Implementation, McpServer, AnySessionUpdate, SessionState } from '@acp-kit/protocol';
+import type { PeerOptions, Transport } from '@acp-kit/protocol/rpc';
 import type { FileSystemSandboxOptions } from './services/fs-sandbox.js';
 import type { PermissionPolicy } from './services/permission-policy.js';
 import type { TerminalManagerOptions } from './services/terminals.js';

@@ -1,7 +1,10 @@
-import { AcpError } from '@acp-kit/protocol';
-import type { AnyContentBlock } from '@acp-kit/protocol';
-import type { PermissionRequest } from '@acp-kit/protocol';
-import type { AnySessionUpdate, StateUpdate } from '@acp-kit/protocol';
+import {
+  AcpError,
+  type AnyContentBlock,
+  type PermissionRequest,
+  type AnySessionUpdate,
+  type StateUpdate,
+} from '@acp-kit/protocol';
 import type { PromptResult, ClientSessionHost } from './client-session.js';
 
 /** What a prompt lifecycle sees of its session: the host and the arrival bookkeeping. */

@@ -1,9 +1,12 @@
-import { AcpError, ErrorCode } from '@acp-kit/protocol';
-import type { AnyContentBlock } from '@acp-kit/protocol';
-import type { AnySessionUpdate, MessageRole } from '@acp-kit/protocol';
-import type { SessionState } from '@acp-kit/protocol';
-import { ConnectionClosedError } from '@acp-kit/protocol/rpc';
-import type { CloseInfo } from '@acp-kit/protocol/rpc';
+import {
+  AcpError,
+  ErrorCode,
+  type AnyContentBlock,
+  type AnySessionUpdate,
+  type MessageRole,
+  type SessionState,
+} from '@acp-kit/protocol';
+import { ConnectionClosedError, type CloseInfo } from '@acp-kit/protocol/rpc';
 import type { ClientSession, PromptOptions, PromptResult } from './client-session.js';
 import { Emitter } from './events.js';
 import type { ClientOptions, NewSessionOptions, ResumeSessionOptions } from './options.js';

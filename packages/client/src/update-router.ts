@@ -1,5 +1,4 @@
-import type { UpdateDecoder, WireCodec } from '@acp-kit/protocol';
-import type { AnySessionUpdate } from '@acp-kit/protocol';
+import type { UpdateDecoder, WireCodec, AnySessionUpdate } from '@acp-kit/protocol';
 import type { ClientSession } from './client-session.js';
 import type { ClientProblem } from './events.js';
 import { isObj } from '@acp-kit/protocol/internal';

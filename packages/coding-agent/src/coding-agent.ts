@@ -1,5 +1,4 @@
-import type { AvailableCommand, ConfigOption } from '@acp-kit/protocol';
-import { AcpError } from '@acp-kit/protocol';
+import { type AvailableCommand, type ConfigOption, AcpError } from '@acp-kit/protocol';
 import type { AgentDefinition, AgentSession, Turn, TurnResult } from '@acp-kit/agent';
 import { DEFAULT_MAX_TURN_REQUESTS, promptText, runTurn } from './engine.js';
 import type { LanguageModel } from './model.js';

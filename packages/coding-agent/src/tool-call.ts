@@ -1,12 +1,12 @@
-import type {
-  AnyToolCallContent,
-  Cost,
-  PlanEntry,
-  SessionUpdate,
-  ToolCallLocation,
-  ToolCallStatus,
+import {
+  type AnyToolCallContent,
+  type Cost,
+  type PlanEntry,
+  type SessionUpdate,
+  type ToolCallLocation,
+  type ToolCallStatus,
+  isAbortError,
 } from '@acp-kit/protocol';
-import { isAbortError } from '@acp-kit/protocol';
 import type { AgentSession, Turn } from '@acp-kit/agent';
 import type { LanguageModel, ModelToolCall, ToolResult, ToolSpec } from './model.js';
 import { decidePermission } from './permission.js';

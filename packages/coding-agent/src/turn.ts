@@ -1,5 +1,4 @@
-import type { AnyContentBlock } from '@acp-kit/protocol';
-import { isAbortError } from '@acp-kit/protocol';
+import { type AnyContentBlock, isAbortError } from '@acp-kit/protocol';
 import type { Turn, TurnResult } from '@acp-kit/agent';
 import type { AssistantPart, ConversationMessage, LanguageModel, ToolResult, ToolSpec, UserPart } from './model.js';
 import { modelStep } from './model-step.js';

@@ -1,8 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { isObj } from '@acp-kit/protocol/internal';
-import { requestIdKey } from '@acp-kit/protocol/rpc';
+import { requestIdKey, type CloseInfo, type Transport, type TransportHandlers } from '@acp-kit/protocol/rpc';
 import { OwnersLog } from './owners-log.js';
-import type { CloseInfo, Transport, TransportHandlers } from '@acp-kit/protocol/rpc';
 
 /** Sessions per token owner, shared by every connection of one server. */
 export class SessionRegistry {

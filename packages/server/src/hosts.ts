@@ -1,11 +1,13 @@
 import { isObj } from '@acp-kit/protocol/internal';
-import { serveAgent, type ServeAgentOptions } from '@acp-kit/agent';
-import { InMemorySessionStore, type SessionStore } from '@acp-kit/agent';
-import { SharedSessions } from '@acp-kit/agent';
-import type { AgentDefinition } from '@acp-kit/agent';
-import { spawnAgent, type SpawnAgentOptions } from '@acp-kit/protocol/rpc';
-import { requestIdKey } from '@acp-kit/protocol/rpc';
-import type { Transport } from '@acp-kit/protocol/rpc';
+import {
+  serveAgent,
+  type ServeAgentOptions,
+  InMemorySessionStore,
+  type SessionStore,
+  SharedSessions,
+  type AgentDefinition,
+} from '@acp-kit/agent';
+import { spawnAgent, type SpawnAgentOptions, requestIdKey, type Transport } from '@acp-kit/protocol/rpc';
 import type { AgentHost, AgentHostContext, AgentHostFactory } from './server.js';
 
 /** Options of {@link inProcessAgent}. */

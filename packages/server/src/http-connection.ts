@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { isObj } from '@acp-kit/protocol/internal';
-import { messageToText } from '@acp-kit/protocol/internal';
-import { requestIdKey } from '@acp-kit/protocol/rpc';
-import type { CloseInfo, Transport, TransportHandlers } from '@acp-kit/protocol/rpc';
+import { isObj, messageToText } from '@acp-kit/protocol/internal';
+import { requestIdKey, type CloseInfo, type Transport, type TransportHandlers } from '@acp-kit/protocol/rpc';
 import { SseStream, type ResumeRefusal } from './sse-stream.js';
 
 type Json = Record<string, unknown>;

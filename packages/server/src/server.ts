@@ -3,10 +3,18 @@ import type { Http2Server, Http2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { BearerTokens, checkOrigin, headerOf, readBody, sendText, type HttpRefusal } from '@acp-kit/protocol/internal';
-import { isObj } from '@acp-kit/protocol/internal';
+import {
+  BearerTokens,
+  checkOrigin,
+  headerOf,
+  readBody,
+  sendText,
+  type HttpRefusal,
+  isObj,
+  messageToText,
+  parseMessageText,
+} from '@acp-kit/protocol/internal';
 import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from '@acp-kit/protocol/http';
-import { messageToText, parseMessageText } from '@acp-kit/protocol/internal';
 import type { Transport } from '@acp-kit/protocol/rpc';
 import { WebSocketTransport } from '@acp-kit/protocol/websocket';
 import { GuardedTransport, SessionRegistry, type CwdCheck } from './guard.js';

@@ -10,8 +10,8 @@ import {
   openCapture,
   type CaptureFrame,
   type SkippedLine,
+  redactRaw,
 } from '@acp-kit/tools/captures';
-import { redactRaw } from '@acp-kit/tools/captures';
 import { stringAt } from '@acp-kit/protocol/internal';
 import { usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';

@@ -1,10 +1,14 @@
 import { statSync, writeFileSync } from 'node:fs';
 import { resultLine } from '../render/ndjson-events.js';
 import { resolve } from 'node:path';
-import { formatJson, formatJunit, formatText } from '@acp-kit/tools/checker';
-import { checkAgent } from '@acp-kit/tools/checker';
-import type { CheckRun } from '@acp-kit/tools/checker';
-import { runClientChecks } from '@acp-kit/tools/checker';
+import {
+  formatJson,
+  formatJunit,
+  formatText,
+  checkAgent,
+  type CheckRun,
+  runClientChecks,
+} from '@acp-kit/tools/checker';
 import { CliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { commandOf, joinCommandLine } from '../split-command-line.js';

@@ -6,8 +6,7 @@ import {
   terminalLoginCommand,
   type TerminalLoginCommand,
 } from '@acp-kit/client';
-import { AcpError, ErrorCode } from '@acp-kit/protocol';
-import type { AuthMethod } from '@acp-kit/protocol';
+import { AcpError, ErrorCode, type AuthMethod } from '@acp-kit/protocol';
 import { CliError, formatCliError, toCliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import type { AgentFlags } from '../program.js';

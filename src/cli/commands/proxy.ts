@@ -1,10 +1,7 @@
 import { appendFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
-import { CaptureWriter, defaultCapturePath } from '@acp-kit/tools/proxy';
-import { startBridge } from '@acp-kit/tools/proxy';
-import { startProxy } from '@acp-kit/tools/proxy';
-import type { Violation } from '@acp-kit/tools/proxy';
+import { CaptureWriter, defaultCapturePath, startBridge, startProxy, type Violation } from '@acp-kit/tools/proxy';
 import { messageOf } from '@acp-kit/agent/internal';
 import { CliError, usageError } from '../errors.js';
 import { commandOf } from '../split-command-line.js';

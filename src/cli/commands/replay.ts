@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
-import { CaptureWriter } from '@acp-kit/tools/proxy';
 import {
+  CaptureWriter,
   loadReplayScript,
   replayAsAgent,
   replayAsClient,

@@ -1,6 +1,5 @@
 import { readTurnTokenUsage, type TurnTokenUsage } from '@acp-kit/protocol/internal';
-import { AcpError, ErrorCode } from '@acp-kit/protocol';
-import type { AnySessionUpdate } from '@acp-kit/protocol';
+import { AcpError, ErrorCode, type AnySessionUpdate } from '@acp-kit/protocol';
 import {
   type ClientSession,
   type ReconnectingSession,

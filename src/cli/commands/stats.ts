@@ -1,6 +1,5 @@
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
-import { frameSide, openCapture } from '@acp-kit/tools/captures';
-import { CaptureStatsCollector, type CaptureStats } from '@acp-kit/tools/captures';
+import { frameSide, openCapture, CaptureStatsCollector, type CaptureStats } from '@acp-kit/tools/captures';
 import { captureReadFailure, requireFrames } from './captures.js';
 import { resultLine } from '../render/ndjson-events.js';
 import { alignColumns } from '../render/table.js';

@@ -1,7 +1,6 @@
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
 import { resultLine } from '../render/ndjson-events.js';
-import { frameSide, openCapture, type CaptureSide } from '@acp-kit/tools/captures';
-import { CaptureValidator, type Violation } from '@acp-kit/tools/captures';
+import { frameSide, openCapture, type CaptureSide, CaptureValidator, type Violation } from '@acp-kit/tools/captures';
 import { usageError } from '../errors.js';
 import { captureReadFailure, requireFrames } from './captures.js';
 

@@ -5,9 +5,10 @@ import type {
   PermissionOutcome,
   PermissionRequest,
   SessionInfo,
+  StopReason,
+  AnySessionUpdate,
+  ErrorObject,
 } from '@acp-kit/protocol';
-import type { StopReason } from '@acp-kit/protocol';
-import type { AnySessionUpdate, ErrorObject } from '@acp-kit/protocol';
 
 /**
  * The `--json` output of `acp-kit run`/`sessions`: one JSON object per line (NDJSON).

@@ -9,13 +9,13 @@ import type {
   Implementation,
   PermissionOutcome,
   PermissionRequest,
+  StopReason,
+  AnySessionUpdate,
+  ErrorObject,
+  SessionState,
 } from '@acp-kit/protocol';
-import type { StopReason } from '@acp-kit/protocol';
-import type { AnySessionUpdate, ErrorObject } from '@acp-kit/protocol';
-import type { SessionState } from '@acp-kit/protocol';
 import type { TurnTokenUsage } from '@acp-kit/protocol/internal';
-import type { CliError } from '../errors.js';
-import { formatCliError } from '../errors.js';
+import { type CliError, formatCliError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { joinCommandLine } from '../split-command-line.js';
 import { stripAnsi, type Style } from '../style.js';

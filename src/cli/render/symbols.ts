@@ -1,5 +1,4 @@
-import type { PlanEntryStatus } from '@acp-kit/protocol';
-import type { ToolCallStatus } from '@acp-kit/protocol';
+import type { PlanEntryStatus, ToolCallStatus } from '@acp-kit/protocol';
 
 /** Icon for a tool call status; unknown statuses count as still running (ACP-V2-TOOL-06). */
 export function toolStatusIcon(status: ToolCallStatus): string {

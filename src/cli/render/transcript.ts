@@ -1,15 +1,15 @@
 import { TextDecoder } from 'node:util';
-import type { AnyContentBlock } from '@acp-kit/protocol';
-import type { AnyToolCallContent } from '@acp-kit/protocol';
 import type {
+  AnyContentBlock,
+  AnyToolCallContent,
   AnySessionUpdate,
   ErrorObject,
   MessageRole,
   TerminalOutputChunk,
   TerminalUpdate,
+  SessionState,
+  ToolCallState,
 } from '@acp-kit/protocol';
-import type { SessionState } from '@acp-kit/protocol';
-import type { ToolCallState } from '@acp-kit/protocol';
 import { stripAnsi, type Style } from '../style.js';
 import { fileChangesLines, textDiffLines, type DiffLine } from './diff.js';
 import type { TurnTokenUsage } from '@acp-kit/protocol/internal';

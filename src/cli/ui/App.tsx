@@ -1,13 +1,18 @@
 import React, { useEffect, useRef, useState } from 'react';
 import { Box, Static, Text, useInput, useStdout } from 'ink';
-import type { AnyContentBlock } from '@acp-kit/protocol';
-import type { AnyToolCallContent } from '@acp-kit/protocol';
-import type { MessageState, PlanState, ToolCallState, TimelineEntry } from '@acp-kit/protocol';
+import type {
+  AnyContentBlock,
+  AnyToolCallContent,
+  MessageState,
+  PlanState,
+  ToolCallState,
+  TimelineEntry,
+  SessionState,
+  AvailableCommand,
+} from '@acp-kit/protocol';
 import { diffLinesOf, describeBlock } from '../render/transcript.js';
 import { formatTokens, formatUsage, planMark, toolStatusIcon } from '../render/symbols.js';
 import { stripAnsi } from '../style.js';
-import type { SessionState } from '@acp-kit/protocol';
-import type { AvailableCommand } from '@acp-kit/protocol';
 import { slashMenu, type ChatActions, type ChatView, type FeedItem, type Note } from './chat-model.js';
 import { SessionPicker } from './SessionPicker.js';
 import { StreamingMarkdown } from './markdown.js';

@@ -5,13 +5,15 @@ import type {
   ReconnectingConnection,
   ReconnectingSession,
 } from '@acp-kit/client';
-import type { PermissionRequest, SessionInfo } from '@acp-kit/protocol';
-import type { TerminalExitStatus } from '@acp-kit/protocol';
-import type { TimelineEntry } from '@acp-kit/protocol';
-import type { SessionState } from '@acp-kit/protocol';
-import type { AnySessionUpdate } from '@acp-kit/protocol';
-import { isObj } from '@acp-kit/protocol/internal';
-import { readTurnTokenUsage, type TurnTokenUsage } from '@acp-kit/protocol/internal';
+import type {
+  PermissionRequest,
+  SessionInfo,
+  TerminalExitStatus,
+  TimelineEntry,
+  SessionState,
+  AnySessionUpdate,
+} from '@acp-kit/protocol';
+import { isObj, readTurnTokenUsage, type TurnTokenUsage } from '@acp-kit/protocol/internal';
 import { CliError, toCliError, type AgentContext } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { describeStopReason, formatTokens } from '../render/symbols.js';

@@ -1,7 +1,5 @@
 import type { TurnTokenUsage } from '@acp-kit/protocol/internal';
-import type { AvailableCommand, PermissionRequest, SessionInfo } from '@acp-kit/protocol';
-import type { SessionState } from '@acp-kit/protocol';
-import type { TimelineEntry } from '@acp-kit/protocol';
+import type { AvailableCommand, PermissionRequest, SessionInfo, SessionState, TimelineEntry } from '@acp-kit/protocol';
 
 /** A permission request waiting for the user's pick. */
 export interface PendingPermission {

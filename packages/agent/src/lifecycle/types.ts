@@ -1,10 +1,22 @@
-import type { AnyContentBlock } from '@acp-kit/protocol';
-import type { AvailableCommand, AgentCapabilities, ClientCapabilities, ConfigOption } from '@acp-kit/protocol';
-import type { LoadSessionRequest, PromptResponse, ResumeSessionRequest, SessionSetupResult } from '@acp-kit/protocol';
-import type { StopReason } from '@acp-kit/protocol';
-import type { AnySessionUpdate, CurrentModeUpdate, ErrorObject, SessionUpdate, StateUpdate } from '@acp-kit/protocol';
-import type { ValidationFailure } from '@acp-kit/protocol';
-import type { ProtocolVersion } from '@acp-kit/protocol';
+import type {
+  AnyContentBlock,
+  AvailableCommand,
+  AgentCapabilities,
+  ClientCapabilities,
+  ConfigOption,
+  LoadSessionRequest,
+  PromptResponse,
+  ResumeSessionRequest,
+  SessionSetupResult,
+  StopReason,
+  AnySessionUpdate,
+  CurrentModeUpdate,
+  ErrorObject,
+  SessionUpdate,
+  StateUpdate,
+  ValidationFailure,
+  ProtocolVersion,
+} from '@acp-kit/protocol';
 import type { ClientRequester } from '../client-services.js';
 import type { TurnRuntime } from '../turn.js';
 import type { AgentDefinition, ClientServices } from '../types.js';

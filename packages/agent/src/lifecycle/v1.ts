@@ -1,10 +1,12 @@
-import { codecFor } from '@acp-kit/protocol';
-import type { UpdateEncoder } from '@acp-kit/protocol';
-import { AcpError } from '@acp-kit/protocol';
-import { V1_STOP_REASONS } from '@acp-kit/protocol';
-import type { AnySessionUpdate } from '@acp-kit/protocol';
-import { getValidator } from '@acp-kit/protocol';
-import type { WireValidator } from '@acp-kit/protocol';
+import {
+  codecFor,
+  type UpdateEncoder,
+  AcpError,
+  V1_STOP_REASONS,
+  type AnySessionUpdate,
+  getValidator,
+  type WireValidator,
+} from '@acp-kit/protocol';
 import { createClientServices } from '../client-services.js';
 import { modesOf } from '../config-options.js';
 import type { AgentLifecycle, DroppedReason } from './types.js';

@@ -1,5 +1,10 @@
-import { AcpError } from '@acp-kit/protocol';
-import type { ConfigOptionUpdate, MessageChunk, MessageUpdate, StateUpdate } from '@acp-kit/protocol';
+import {
+  AcpError,
+  type ConfigOptionUpdate,
+  type MessageChunk,
+  type MessageUpdate,
+  type StateUpdate,
+} from '@acp-kit/protocol';
 import type { AgentLifecycle } from './types.js';
 
 const nextTick = (): Promise<void> => new Promise((r) => setImmediate(r));

@@ -5,8 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants as fsConstants, promises as fsp, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { AcpError } from '@acp-kit/protocol';
-import type { TerminalExitStatus, TerminalOutputResponse } from '@acp-kit/protocol';
+import { AcpError, type TerminalExitStatus, type TerminalOutputResponse } from '@acp-kit/protocol';
 import { TailByteBuffer } from './output-buffer.js';
 
 /** Parameters of `terminal/create` the manager uses (`_meta` is ignored). */

@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
-import { asObject, optionalBool, requireString, type Tool } from '../tool.js';
+import { asObject, optionalBool, requireString, type Tool, type ToolContext } from '../tool.js';
 import type { ResolvedPath } from '../sandbox.js';
-import type { ToolContext } from '../tool.js';
 
 export interface EditFileInput {
   path: string;

@@ -1,12 +1,9 @@
-import { codecFor } from '@acp-kit/protocol';
-import { AcpError } from '@acp-kit/protocol';
+import { codecFor, AcpError, type ClientCapabilities } from '@acp-kit/protocol';
 import { isObj } from '@acp-kit/protocol/internal';
-import type { ClientCapabilities } from '@acp-kit/protocol';
 import { lifecycleFor } from '@acp-kit/agent/internal';
 import { SESSION_LOCKED } from '@acp-kit/agent';
 import { isStorableSessionId } from '../store/postgres/storable-id.js';
-import { isWireRequestId, requestIdKey } from '@acp-kit/protocol/rpc';
-import type { CloseInfo, Transport } from '@acp-kit/protocol/rpc';
+import { isWireRequestId, requestIdKey, type CloseInfo, type Transport } from '@acp-kit/protocol/rpc';
 import type { AgentHost, AgentHostContext, AgentHostFactory } from '../server.js';
 import { type Follower } from './follower.js';
 import { memoryTransportPair } from './memory-transport.js';

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { codecFor } from '@acp-kit/protocol';
-import type { UpdateEncoder } from '@acp-kit/protocol';
+import {
+  codecFor,
+  type UpdateEncoder,
+  type ClientCapabilities,
+  type ConfigOption,
+  type AnySessionUpdate,
+  getValidator,
+} from '@acp-kit/protocol';
 import { isObj } from '@acp-kit/protocol/internal';
-import type { ClientCapabilities, ConfigOption } from '@acp-kit/protocol';
-import type { AnySessionUpdate } from '@acp-kit/protocol';
-import { getValidator } from '@acp-kit/protocol';
-import { lifecycleFor } from '@acp-kit/agent/internal';
+import { lifecycleFor, replayHistory } from '@acp-kit/agent/internal';
 import type { AgentLogger } from '@acp-kit/agent';
-import { replayHistory } from '@acp-kit/agent/internal';
 import { isControlRow, PERMISSION } from './control.js';
 import type { FollowerSetup } from './owner-link.js';
 

@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { PgClient as Client, PgPool as Pool } from '../store/postgres/pg-types.js';
-import { AcpError } from '@acp-kit/protocol';
+import { AcpError, type ClientCapabilities, type AnySessionUpdate } from '@acp-kit/protocol';
 import { isObj } from '@acp-kit/protocol/internal';
-import type { ClientCapabilities } from '@acp-kit/protocol';
-import type { AgentLogger } from '@acp-kit/agent';
-import type { SessionStore } from '@acp-kit/agent';
+import type { AgentLogger, SessionStore } from '@acp-kit/agent';
 import { isConnectionError, poolWhere, postgresError } from '../store/postgres/postgres-session-store.js';
-import type { AnySessionUpdate } from '@acp-kit/protocol';
 import type { AgentHostFactory } from '../server.js';
 import { clusterConnection, type ClusterInstance } from './connection.js';
 import { isControlRow, PERMISSION_DONE, type ControlRow } from './control.js';

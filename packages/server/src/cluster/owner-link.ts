@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { codecFor } from '@acp-kit/protocol';
-import { AcpError } from '@acp-kit/protocol';
+import { codecFor, AcpError } from '@acp-kit/protocol';
 import { isObj } from '@acp-kit/protocol/internal';
-import { JsonRpcPeer } from '@acp-kit/protocol/rpc';
-import type { Transport } from '@acp-kit/protocol/rpc';
+import { JsonRpcPeer, type Transport } from '@acp-kit/protocol/rpc';
 import type { AgentHost } from '../server.js';
 import { memoryTransportPair } from './memory-transport.js';
 import { PERMISSION, PERMISSION_DONE, type ControlRow } from './control.js';

@@ -1,8 +1,6 @@
-import { getValidator } from '@acp-kit/protocol';
-import { formatFailure } from '@acp-kit/protocol';
+import { getValidator, formatFailure, type ValidationFailure } from '@acp-kit/protocol';
 import { decodeFrame, type CaptureFrame, type FrameDirection } from './capture.js';
 import { at, isObj, type JsonObject } from '@acp-kit/protocol/internal';
-import type { ValidationFailure } from '@acp-kit/protocol';
 import type { Violation } from './violation.js';
 
 export type { Violation, ViolationRule } from './violation.js';

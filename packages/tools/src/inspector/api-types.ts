@@ -1,5 +1,4 @@
-import type { PermissionOption } from '@acp-kit/protocol';
-import type { UsageInfo } from '@acp-kit/protocol';
+import type { PermissionOption, UsageInfo } from '@acp-kit/protocol';
 import type { CaptureFrame } from '../captures/frame.js';
 import type { Violation } from '../captures/violation.js';
 

@@ -1,9 +1,12 @@
-import { codecFor } from '@acp-kit/protocol';
-import type { WireCodec, UpdateDecoder } from '@acp-kit/protocol';
-import type { AnySessionUpdate } from '@acp-kit/protocol';
-import type { PermissionRequest } from '@acp-kit/protocol';
-import { SessionState } from '@acp-kit/protocol';
-import type { AnyContentBlock } from '@acp-kit/protocol';
+import {
+  codecFor,
+  type WireCodec,
+  type UpdateDecoder,
+  type AnySessionUpdate,
+  type PermissionRequest,
+  SessionState,
+  type AnyContentBlock,
+} from '@acp-kit/protocol';
 import type { CaptureFrame } from '../captures/capture.js';
 import { at, isObj, stringAt } from '@acp-kit/protocol/internal';
 import type { ClientTerminalView, ForegroundChange, PermissionView, SessionItem, SessionView } from './api-types.js';

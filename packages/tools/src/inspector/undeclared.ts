@@ -5,8 +5,8 @@ import {
   methodTable,
   type JsonSchema,
   type MethodDefs,
+  at,
 } from '@acp-kit/protocol/internal';
-import { at } from '@acp-kit/protocol/internal';
 import type { FieldMarks } from './api-types.js';
 
 export type { FieldMarks } from './api-types.js';

@@ -1,7 +1,6 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { describeSpawnError, spawnInProcessGroup, watchChildExit } from '@acp-kit/protocol/rpc';
-import { signalProcessGroup } from '@acp-kit/protocol/rpc';
+import { describeSpawnError, spawnInProcessGroup, watchChildExit, signalProcessGroup } from '@acp-kit/protocol/rpc';
 import type { CaptureWriter } from '../captures/capture.js';
 import type { Violation } from '../captures/validate.js';
 

@@ -3,8 +3,7 @@
  * in tables several `acp-kit serve` instances can share. `pg` is loaded on first use only.
  */
 import type { PgPool as Pool } from './pg-types.js';
-import { AcpError } from '@acp-kit/protocol';
-import type { AnySessionUpdate } from '@acp-kit/protocol';
+import { AcpError, type AnySessionUpdate } from '@acp-kit/protocol';
 import {
   SESSION_STORE_UNAVAILABLE,
   type ConfigValues,

@@ -1,7 +1,6 @@
-import { at } from '@acp-kit/protocol/internal';
+import { at, isObj } from '@acp-kit/protocol/internal';
 import type { CheckCase } from '../case.js';
 import { hasMessage, type MessageLine } from '../wire.js';
-import { isObj } from '@acp-kit/protocol/internal';
 
 /** Ids are echoed exactly: a string id with non-ASCII text and a large integer. */
 export const idsEchoed: CheckCase = {

@@ -1,15 +1,15 @@
 import type { Readable } from 'node:stream';
-import { codecFor } from '@acp-kit/protocol';
-import { AcpError, ErrorCode } from '@acp-kit/protocol';
-import { Methods, type InitializeRequest } from '@acp-kit/protocol';
-import { spawnAgent, type AgentProcess } from '@acp-kit/protocol/rpc';
-import type { PeerOptions } from '@acp-kit/protocol/rpc';
-import { messageToText } from '@acp-kit/protocol/internal';
-import { StreamTransport } from '@acp-kit/protocol/rpc';
-import type { CloseInfo } from '@acp-kit/protocol/rpc';
+import { codecFor, AcpError, ErrorCode, Methods, type InitializeRequest } from '@acp-kit/protocol';
+import {
+  spawnAgent,
+  type AgentProcess,
+  type PeerOptions,
+  StreamTransport,
+  type CloseInfo,
+} from '@acp-kit/protocol/rpc';
+import { messageToText, at, isObj, type JsonObject } from '@acp-kit/protocol/internal';
 import type { FileSystemSandboxOptions } from '@acp-kit/client';
 import { decodeFrame, frameStamper, scanFrame, type CaptureSide, type FrameDirection } from '../../captures/capture.js';
-import { at, isObj, type JsonObject } from '@acp-kit/protocol/internal';
 import {
   describeExit,
   killAfterEditorClosed,

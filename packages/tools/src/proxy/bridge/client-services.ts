@@ -1,9 +1,6 @@
-import type { WireCodec } from '@acp-kit/protocol';
-import { AcpError } from '@acp-kit/protocol';
-import { Methods } from '@acp-kit/protocol';
+import { type WireCodec, AcpError, Methods } from '@acp-kit/protocol';
 import type { RequestContext } from '@acp-kit/protocol/rpc';
-import { FileSystemSandbox, type FileSystemSandboxOptions } from '@acp-kit/client';
-import { TerminalManager } from '@acp-kit/client';
+import { FileSystemSandbox, type FileSystemSandboxOptions, TerminalManager } from '@acp-kit/client';
 
 /** The roots a session was opened with (what `fs/*` and `terminal/*` are confined to). */
 export interface SessionRoots {

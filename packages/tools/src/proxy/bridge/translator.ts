@@ -1,19 +1,25 @@
-import type { UpdateDecoder, UpdateEncoder, WireCodec } from '@acp-kit/protocol';
-import { AcpError, ErrorCode } from '@acp-kit/protocol';
-import type {
-  InitializeRequest,
-  InitializeResponse,
-  LoadSessionRequest,
-  ResultOf,
-  ResumeSessionRequest,
-  SessionSetupResult,
+import {
+  type UpdateDecoder,
+  type UpdateEncoder,
+  type WireCodec,
+  AcpError,
+  ErrorCode,
+  type InitializeRequest,
+  type InitializeResponse,
+  type LoadSessionRequest,
+  type ResultOf,
+  type ResumeSessionRequest,
+  type SessionSetupResult,
+  Methods,
+  type AnyContentBlock,
+  type ClientCapabilities,
+  type ConfigOption,
+  type SelectConfigOption,
+  type AnySessionUpdate,
+  type ErrorObject,
+  type StateUpdate,
 } from '@acp-kit/protocol';
-import { Methods } from '@acp-kit/protocol';
-import type { AnyContentBlock } from '@acp-kit/protocol';
-import type { ClientCapabilities, ConfigOption, SelectConfigOption } from '@acp-kit/protocol';
-import type { AnySessionUpdate, ErrorObject, StateUpdate } from '@acp-kit/protocol';
-import { JsonRpcPeer, type PeerOptions, type RequestContext } from '@acp-kit/protocol/rpc';
-import type { Transport } from '@acp-kit/protocol/rpc';
+import { JsonRpcPeer, type PeerOptions, type RequestContext, type Transport } from '@acp-kit/protocol/rpc';
 import type { FileSystemSandboxOptions } from '@acp-kit/client';
 import { at, stringAt } from '@acp-kit/protocol/internal';
 import { BridgeClientServices } from './client-services.js';

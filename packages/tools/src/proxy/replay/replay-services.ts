@@ -1,9 +1,6 @@
-import { FileSystemSandbox } from '@acp-kit/client';
-import { TerminalManager } from '@acp-kit/client';
-import { v1Codec } from '@acp-kit/protocol';
-import { AcpError, ErrorCode } from '@acp-kit/protocol';
+import { FileSystemSandbox, TerminalManager } from '@acp-kit/client';
+import { v1Codec, AcpError, ErrorCode, Methods } from '@acp-kit/protocol';
 import { at, numberAt, stringAt } from '@acp-kit/protocol/internal';
-import { Methods } from '@acp-kit/protocol';
 import type { AnswerIndex } from './answer-index.js';
 import type { ValueMap } from './id-map.js';
 
