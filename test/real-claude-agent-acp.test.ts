@@ -239,14 +239,31 @@ describe(`the real ${PACKAGE} ${VERSION} against a loopback Messages API`, () =>
     60_000,
   );
 
-  // One run of the checker per version (each case starts its own agent process). The fake answers
-  // every prompt with Bash `sleep 3`, so the cancel and close cases have a busy turn to cancel
-  // (the checker skips them, never passes them, when the turn ends first).
+  // One checker run for both versions (each case starts its own agent process). The fake answers
+  // the cancel prompt with Bash `sleep 3`, so the cancel and close cases have a busy turn to cancel
+  // (the checker skips them, never passes them, when the turn ends first); the general prompt with
+  // a quick Bash `echo` (the tool-call cases need a tool call); the short prompt with text only.
   it('acp-kit check agent --protocol both: CONFORMANT on v1 and v2, the cancel and replay cases exercised', async () => {
-    const s = await setup(() => [{ names: ['Bash'], input: { command: 'sleep 3', description: 'wait' } }]);
+    const s = await setup(() => [
+      { names: ['Bash'], input: { command: 'sleep 3', description: 'wait' }, when: 'run sleep 3' },
+      { names: ['Bash'], input: { command: 'echo checked', description: 'echo' }, when: 'run echo checked' },
+    ]);
     const envFlags = Object.entries(s.env).map(([k, v]) => `${k}=${v ?? ''}`);
+    const prompts = ['--prompt', 'run echo checked', '--cancel-prompt', 'run sleep 3', '--short-prompt', 'hello'];
     const r = await cli(
-      ['check', 'agent', '--protocol', 'both', '--json', '--env', ...envFlags, '--', process.execPath, agentBin()],
+      [
+        'check',
+        'agent',
+        '--protocol',
+        'both',
+        '--json',
+        ...prompts,
+        '--env',
+        ...envFlags,
+        '--',
+        process.execPath,
+        agentBin(),
+      ],
       { cwd: s.cwd, env: s.env },
     );
     const lines = ndjson(r.stdout);
@@ -269,6 +286,7 @@ describe(`the real ${PACKAGE} ${VERSION} against a loopback Messages API`, () =>
         'ACP-V1-CANCEL-05',
         'ACP-V1-CANCEL-07',
         'ACP-V1-LOAD-02',
+        'ACP-V1-TOOL-01',
         'ACP-ALL-CLOSE-01',
       ]),
     );
@@ -279,10 +297,14 @@ describe(`the real ${PACKAGE} ${VERSION} against a loopback Messages API`, () =>
         'ACP-V2-CANCEL-07',
         'ACP-V2-LIFE-04',
         'ACP-V2-RESUME-03',
+        'ACP-V2-TOOL-02',
         'ACP-ALL-CLOSE-01',
       ]),
     );
-    // the turns were real: Claude Code ran the scripted Bash tool
-    expect(s.fake.usedTools).toContain('Bash');
+    // the turns were real: Claude Code ran the scripted `echo` and sent its output back to the model
+    const echoed = s.fake.requests.filter((q) =>
+      /"type":"tool_result","content":"checked/.test(JSON.stringify(q.body)),
+    );
+    expect(echoed.length, s.context(r.stderr)).toBeGreaterThan(0);
   }, 240_000);
 });

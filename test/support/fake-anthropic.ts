@@ -15,7 +15,8 @@
  *   tools (claude-agent-acp 0.101 asks for a session title that way, alongside the first turn) or
  *   Claude Code's prompt suggestion (`[SUGGESTION MODE: ...` as the last user text, after a turn);
  * - otherwise the turn's `toolUses` (`name` picked from the request's `tools`, the first present of
- *   `names`), ending `stop_reason: "tool_use"`.
+ *   `names`; only those whose `when` the conversation contains), ending `stop_reason: "tool_use"`;
+ *   when none is left, a text answer.
  * `POST /v1/messages/count_tokens` gets a token count; anything else 404. Every request is logged
  * (method, path, body) so a failing test can show what the CLI asked for.
  */
@@ -26,6 +27,11 @@ export interface ScriptedToolUse {
   /** Tool names to use, first one the request offers wins (e.g. `mcp__acp__Read`, then `Read`). */
   names: readonly string[];
   input: Record<string, unknown>;
+  /**
+   * Only in a conversation whose messages contain this text (e.g. a word of the prompt), so one
+   * endpoint can serve prompts that need a tool and prompts that do not; unset: every turn.
+   */
+  when?: string;
 }
 
 export interface LoggedRequest {
@@ -96,8 +102,11 @@ function scriptAnswer(
   }
   // a scripted tool use there would run a tool nobody asked for (seen: a second Read)
   if (isSideRequest(body)) return { blocks: [{ type: 'text', text: 'Fake side answer' }], stop: 'end_turn' };
+  const conversation = JSON.stringify(body.messages ?? []);
+  const scripted = toolUses.filter((t) => t.when === undefined || conversation.includes(t.when));
+  if (scripted.length === 0) return { blocks: [{ type: 'text', text: 'Fake answer.' }], stop: 'end_turn' };
   const offered = new Set((body.tools ?? []).map((t) => t.name));
-  const blocks = toolUses.map((t, i) => {
+  const blocks = scripted.map((t, i) => {
     const name = t.names.find((x) => offered.has(x));
     if (name === undefined)
       throw new Error(
