@@ -153,7 +153,8 @@ describe(`the real ${PACKAGE} ${VERSION} against a loopback Messages API`, () =>
     'acp-kit run --json --protocol %i: Claude Code reads the file, the answer quotes it, end_turn',
     async (v) => {
       const s = await setup();
-      const agent = `${process.execPath} ${agentBin()}`;
+      // one command line, split like a shell does: quoted for paths with spaces
+      const agent = `"${process.execPath}" "${agentBin()}"`;
       const r = await cli(
         ['run', '--json', '--protocol', String(v), '--approve-all', '--agent', agent, 'Read notes.txt'],
         { cwd: s.cwd, env: s.env },
