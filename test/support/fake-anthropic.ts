@@ -1,6 +1,7 @@
 /**
  * A loopback stand-in for the Anthropic Messages API, for running a real Claude Code based agent
- * (`@zed-industries/claude-code-acp`, which drives the Claude Code CLI) without network: point the
+ * (`@zed-industries/claude-code-acp` or `@agentclientprotocol/claude-agent-acp`, which drive the
+ * Claude Code CLI) without network: point the
  * agent at it with `ANTHROPIC_BASE_URL=http://127.0.0.1:<port>`.
  *
  * It answers `POST /v1/messages` with a scripted, streamed (SSE) answer in the real event shapes
@@ -10,8 +11,12 @@
  * - the last user message carries `tool_result`s: a text answer quoting every result, so a test
  *   can see that the tools really ran against its files (`Result <tool_use_id>: <text>`, in the
  *   order the request has them);
+ * - a side request, not a turn of the conversation, gets a short text answer: one that offers no
+ *   tools (claude-agent-acp 0.101 asks for a session title that way, alongside the first turn) or
+ *   Claude Code's prompt suggestion (`[SUGGESTION MODE: ...` as the last user text, after a turn);
  * - otherwise the turn's `toolUses` (`name` picked from the request's `tools`, the first present of
- *   `names`), ending `stop_reason: "tool_use"`.
+ *   `names`; only those whose `when` the conversation contains), ending `stop_reason: "tool_use"`;
+ *   when none is left, a text answer.
  * `POST /v1/messages/count_tokens` gets a token count; anything else 404. Every request is logged
  * (method, path, body) so a failing test can show what the CLI asked for.
  */
@@ -22,6 +27,11 @@ export interface ScriptedToolUse {
   /** Tool names to use, first one the request offers wins (e.g. `mcp__acp__Read`, then `Read`). */
   names: readonly string[];
   input: Record<string, unknown>;
+  /**
+   * Only in a conversation whose messages contain this text (e.g. a word of the prompt), so one
+   * endpoint can serve prompts that need a tool and prompts that do not; unset: every turn.
+   */
+  when?: string;
 }
 
 export interface LoggedRequest {
@@ -65,6 +75,18 @@ function resultText(block: Block): string {
   return '';
 }
 
+/** A request of the CLI's own (a title, a prompt suggestion), not a turn of the conversation. */
+function isSideRequest(body: MessagesBody): boolean {
+  if ((body.tools ?? []).length === 0) return true;
+  const last = body.messages?.at(-1);
+  if (last?.role !== 'user') return false;
+  const text =
+    typeof last.content === 'string'
+      ? last.content
+      : last.content.map((b) => (typeof b.text === 'string' ? b.text : '')).join('');
+  return text.startsWith('[SUGGESTION MODE:');
+}
+
 /** The content blocks of one scripted answer to `body`, and its stop reason. */
 function scriptAnswer(
   body: MessagesBody,
@@ -78,8 +100,13 @@ function scriptAnswer(
     const text = `Done. ${results.map((r) => `Result ${String(r.tool_use_id)}: ${resultText(r)}`).join('\n')}`;
     return { blocks: [{ type: 'text', text }], stop: 'end_turn' };
   }
+  // a scripted tool use there would run a tool nobody asked for (seen: a second Read)
+  if (isSideRequest(body)) return { blocks: [{ type: 'text', text: 'Fake side answer' }], stop: 'end_turn' };
+  const conversation = JSON.stringify(body.messages ?? []);
+  const scripted = toolUses.filter((t) => t.when === undefined || conversation.includes(t.when));
+  if (scripted.length === 0) return { blocks: [{ type: 'text', text: 'Fake answer.' }], stop: 'end_turn' };
   const offered = new Set((body.tools ?? []).map((t) => t.name));
-  const blocks = toolUses.map((t, i) => {
+  const blocks = scripted.map((t, i) => {
     const name = t.names.find((x) => offered.has(x));
     if (name === undefined)
       throw new Error(
