@@ -26,7 +26,8 @@ export default defineConfig({
       // minForks = maxForks: with fewer, tinypool tears idle reused forks down mid-run and vitest 3.2
       // reports "Terminating worker thread" as an unhandled rejection.
       forks: { maxForks: 3, minForks: 3, isolate: false },
-      // the shared worker: one thread, modules kept between files
+      // the shared worker: one thread, modules kept between files (`npm run test:unit`, the unit project
+      // alone, asks for two: no forks then, and the second core would idle; each thread loads the modules)
       threads: { maxThreads: 1, minThreads: 1, isolate: false },
     },
     projects: [

@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from './support/pack.js';
 import { runCommand } from './support/run-command.js';
 
-describe('lint and format', () => {
+// concurrent: each is one single-threaded process (about 15 s of CPU each); side by side they take
+// the time of the longer one instead of the sum
+describe.concurrent('lint and format', () => {
   it('eslint reports nothing', async () => {
     const r = await runCommand('npm', ['run', '--silent', 'lint'], { cwd: ROOT, timeoutMs: 240_000 });
     expect(`${r.stdout}${r.stderr}`.trim(), 'run `npm run lint` and fix what it reports').toBe('');

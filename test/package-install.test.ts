@@ -17,6 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sharedPack } from './support/pack.js';
 
 const ROOT = resolve('.');
 const TSC = join(ROOT, 'node_modules', 'typescript', 'lib', 'tsc.js');
@@ -46,21 +47,16 @@ describe('README install story: npm pack -> install into an app -> the README ag
   });
 
   it('packs, installs, compiles and runs', async () => {
-    // dist/ is already built: skip `prepare` so packing does not rebuild
-    const pack = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    expect(pack.status, pack.stderr).toBe(0);
-    const [info] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
-    const files = info.files.map((f) => f.path);
+    // the acp-kit tarball of the run's one pack (dist/ is already built: no `prepare`)
+    const info = (await sharedPack(dir)).get('acp-kit');
+    expect(info, 'acp-kit was packed').toBeDefined();
+    const files = info?.files ?? [];
     expect(files).toContain('dist/entries/agent.js'); // `acp-kit/agent`: @acp-kit/agent + the PostgreSQL store
     expect(files).toContain('dist/bundle/cli.js'); // what bin/acp-kit.js loads (start-up)
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('packages/'))).toBe(false);
 
     // install: unpack as node_modules/acp-kit; its dependencies are linked from this checkout (offline)
-    const untar = spawnSync('tar', ['-xzf', join(dir, info.filename), '-C', dir], { encoding: 'utf8' });
+    const untar = spawnSync('tar', ['-xzf', info?.tarball ?? '', '-C', dir], { encoding: 'utf8' });
     expect(untar.status, untar.stderr).toBe(0);
     renameSync(join(dir, 'package'), join(app, 'node_modules', 'acp-kit'));
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {

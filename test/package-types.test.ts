@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { docSnippets } from './support/dts-program.js';
-import { packWorkspace, tarballsFor } from './support/pack.js';
+import { sharedPack, tarballsFor } from './support/pack.js';
 import { runCommand } from './support/run-command.js';
 import { tempDir } from './support/temp.js';
 
@@ -32,7 +32,7 @@ describe('installed from the packed tarball, the declarations compile without sk
     const app = join(dir, 'app');
     mkdirSync(app);
     // acp-kit and the @acp-kit/* packages it depends on, each from its own tarball
-    const packed = await packWorkspace(dir);
+    const packed = await sharedPack(dir);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }));
     // what a new user types; the npm cache answers (no network when it has everything)
     const install = await runCommand(

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { packWorkspace, ROOT, tarballsFor, type PackedPackage } from './support/pack.js';
+import { ROOT, sharedPack, tarballsFor, type PackedPackage } from './support/pack.js';
 import { runCommand } from './support/run-command.js';
 import { tempDir } from './support/temp.js';
 
@@ -50,7 +50,7 @@ async function installAlone(
 describe('each package installs alone from its tarball', () => {
   let packed = new Map<string, PackedPackage>();
   beforeAll(async () => {
-    packed = await packWorkspace(tempDir('acp-kit-packs-'));
+    packed = await sharedPack(tempDir('acp-kit-packs-'));
   }, 180_000);
 
   it('every package ships its built entry points and no sources or tests', () => {

@@ -1,15 +1,21 @@
 // Issue 23 item 9: the README's first run in a fresh checkout. A copy of this working tree gets
-// `npm ci` (which builds dist/ via `prepare`); then the README's main-job command and its editor
-// command (the Zed `agent_servers` entry) run for the first time with a fresh HOME and npm cache, as
-// a new user's shell and an editor would. Neither may build again: `npx acp-kit` in the checkout
-// installs the checkout into npx's cache and runs `prepare` (12-30 s) before the first answer.
-// Asserted on behaviour: dist/ not rewritten, no `prepare` output, nothing installed into the
-// fresh npm cache, the run finished and the editor command answered initialize.
+// `npm ci` (which runs `prepare`); then the README's main-job command and its editor command (the Zed
+// `agent_servers` entry) run for the first time with a fresh HOME and npm cache, as a new user's shell
+// and an editor would. Neither may build again: `npx acp-kit` in the checkout installs the checkout
+// into npx's cache and runs `prepare` (12-30 s) before the first answer.
+// The copy gets this tree's dist/ (fresh: the global set-up built it) before `npm ci`, so `prepare`
+// finds it up to date instead of building the seven packages a second time in this run (a minute of
+// both cores); that `prepare` builds when dist/ is missing or stale is test/test-global-setup.test.ts
+// (distIsStale), and CI's own `npm ci` in a clean clone is that build.
+// Asserted on behaviour: `npm ci` ran `prepare`, dist/ not rewritten, no `prepare` output at first use,
+// nothing installed into the fresh npm cache, the run finished and the editor command answered initialize.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error -- a plain .mjs script without type declarations
+import { PACKAGE_ORDER } from '../scripts/packages.mjs';
 import { runCommand } from './support/run-command.js';
 
 const ROOT = resolve('.');
@@ -72,27 +78,32 @@ describe('README first run after npm ci (fresh HOME and npm cache)', () => {
     base = mkdtempSync(join(tmpdir(), 'acp-kit-first-run-'));
     checkout = join(base, 'acp-kit');
     mkdirSync(checkout);
-    // the working tree as a clone of it would have it (tracked and new files, no node_modules or dist)
+    // the working tree as a clone of it would have it (tracked and new files, no node_modules), plus
+    // the built dist/ folders; tar keeps the mtimes, which `prepare` compares
     const files = await runCommand('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
       cwd: ROOT,
       timeoutMs: 60_000,
     });
     expect(files.status, files.stderr).toBe(0);
-    const present = files.stdout.split('\0').filter((f) => f && existsSync(join(ROOT, f)));
+    const built = ['dist', ...(PACKAGE_ORDER as string[]).map((p) => `packages/${p}/dist`)];
+    for (const d of built) expect(existsSync(join(ROOT, d, 'bundle')), `${d}: run \`npm run build\``).toBe(true);
+    const present = [...files.stdout.split('\0').filter((f) => f && existsSync(join(ROOT, f))), ...built];
     const copy = await runCommand('sh', ['-c', `tar -cf - --null -T - | tar -xf - -C ${JSON.stringify(checkout)}`], {
       cwd: ROOT,
       input: present.join('\0'),
       timeoutMs: 120_000,
     });
     expect(copy.status, copy.stderr).toBe(0);
-    // `prepare` builds the seven packages (about a minute on a busy 2-core machine)
+    before = bundleTimes(checkout);
+    expect(Object.keys(before)).toContain('cli.js');
     const ci = await runCommand('npm', ['ci', '--offline', '--no-audit', '--no-fund'], {
       cwd: checkout,
       timeoutMs: 450_000,
     });
-    expect(ci.status, `${ci.stdout}\n${ci.stderr}`).toBe(0);
-    before = bundleTimes(checkout);
-    expect(Object.keys(before)).toContain('cli.js');
+    const output = `${ci.stdout}\n${ci.stderr}`;
+    expect(ci.status, output).toBe(0);
+    expect(output, 'npm ci runs `prepare`').toMatch(/> acp-kit@[^ ]+ prepare/);
+    expect(bundleTimes(checkout), `prepare built an up-to-date dist/ again:\n${output}`).toEqual(before);
   }, 480_000);
   afterAll(() => {
     if (base) rmSync(base, { recursive: true, force: true });

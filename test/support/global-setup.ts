@@ -45,12 +45,17 @@ export default function setup(): () => void {
   const pgShared = join(runTmp, 'postgres');
   process.env.ACP_KIT_PG_SHARED = pgShared;
   chmodSync(runTmp, 0o711);
+  // the run's one `npm pack` of the workspace (test/support/pack.ts sharedPack), made by the first file that needs it
+  const packShared = join(runTmp, 'pack');
+  process.env.ACP_KIT_PACK_SHARED = packShared;
 
   return () => {
     if (previous === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = previous;
     delete process.env.ACP_KIT_PG_SHARED;
+    delete process.env.ACP_KIT_PACK_SHARED;
     stopSharedCluster(pgShared);
+    rmSync(packShared, { recursive: true, force: true });
     const left = leftovers(runTmp);
     rmSync(runTmp, { recursive: true, force: true });
     if (left.size === 0) return;

@@ -1,6 +1,6 @@
 // The workspace packed as npm would publish it: one tarball per package (acp-kit and every
 // @acp-kit/* package), for the tests that install them into an empty app.
-import { readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
 import { runCommand } from './run-command.js';
@@ -40,6 +40,61 @@ export async function packWorkspace(dir: string): Promise<Map<string, PackedPack
     });
   }
   return packed;
+}
+
+let shared: Promise<Map<string, PackedPackage>> | undefined;
+
+/**
+ * The run's one pack of the workspace, shared by the files that install it (package-types,
+ * packages-install, package-install): packing reads ~4 MB of dist/ and costs ~3.5 s of CPU each time.
+ * In `$ACP_KIT_PACK_SHARED` (test/support/global-setup.ts, removed at teardown): the first file to ask
+ * creates `packing` exclusively and packs, then writes `packed.json` (or `error`); the others, in other
+ * forks, wait for one of them. Without the variable (a file run outside the global set-up), packs into `dir`.
+ */
+export function sharedPack(dir: string): Promise<Map<string, PackedPackage>> {
+  const stateDir = process.env.ACP_KIT_PACK_SHARED;
+  if (!stateDir) return packWorkspace(dir);
+  shared ??= packOnceInRun(stateDir);
+  return shared;
+}
+
+async function packOnceInRun(stateDir: string, timeoutMs = 180_000): Promise<Map<string, PackedPackage>> {
+  mkdirSync(stateDir, { recursive: true });
+  const done = join(stateDir, 'packed.json');
+  const failed = join(stateDir, 'error');
+  let packer = false;
+  try {
+    closeSync(openSync(join(stateDir, 'packing'), 'wx'));
+    packer = true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  if (packer) {
+    try {
+      const packed = await packWorkspace(stateDir);
+      writeAtomic(done, JSON.stringify([...packed.values()]));
+      return packed;
+    } catch (e) {
+      writeAtomic(failed, e instanceof Error ? e.message : String(e));
+      throw e;
+    }
+  }
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (existsSync(done)) {
+      const list = JSON.parse(readFileSync(done, 'utf8')) as PackedPackage[];
+      return new Map(list.map((p) => [p.name, p]));
+    }
+    if (existsSync(failed)) throw new Error(`the run's shared pack failed: ${readFileSync(failed, 'utf8')}`);
+    if (Date.now() > deadline) throw new Error(`the run's shared pack did not finish within ${timeoutMs} ms`);
+    // another fork is packing (seconds): a file in a dir has no portable "wait until created"
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function writeAtomic(file: string, text: string): void {
+  writeFileSync(`${file}.tmp`, text);
+  renameSync(`${file}.tmp`, file);
 }
 
 /** The tarballs an install of `name` needs: its own and those of the workspace packages it depends on, transitively. */
