@@ -782,6 +782,8 @@ export class ClientConnection {
   private serves(method: ClientMethod): boolean {
     if (method.startsWith('fs/')) return !!this.options.fileSystem;
     if (method.startsWith('terminal/')) return !!this.options.terminals;
+    // not advertised yet: answered -32601 as before
+    if (method === 'elicitation/create') return false;
     return true;
   }
 
@@ -816,6 +818,7 @@ export class ClientConnection {
       await this.terminalsOf(req.sessionId).release(req.terminalId, req.sessionId),
       {}
     ),
+    'elicitation/create': () => Promise.reject(AcpError.methodNotFound('elicitation/create')),
   };
 
   private fileSystemOf(sessionId: string): FileSystemSandbox {
