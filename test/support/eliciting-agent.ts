@@ -26,7 +26,11 @@ export const NAME_SCHEMA: ElicitationSchema = {
 };
 
 async function say(turn: Turn, text: string): Promise<void> {
-  await turn.send({ sessionUpdate: 'agent_message_chunk', messageId: 'm', content: { type: 'text', text } });
+  await turn.send({
+    sessionUpdate: 'agent_message_chunk',
+    messageId: turn.session.newId('m'),
+    content: { type: 'text', text },
+  });
 }
 
 async function run(turn: Turn, command: string): Promise<void> {
