@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   answerElicitations,
   connect,
+  decideElicitation,
   declineElicitations,
   urlConsent,
   validateElicitationContent,
@@ -77,7 +78,7 @@ describe.each([1, 2] as const)('client elicitation, acp-kit agent runtime, v%i',
     );
   });
 
-  it('url: the host is shown; consent accepts and the completion is reported; no consent declines (ACP-ALL-ELIC-06)', async () => {
+  it('url: the host is shown; consent accepts and the completion is reported; no consent declines (ACP-ALL-ELIC-06, ACP-ALL-ELIC-11: full URL shown, never fetched)', async () => {
     const printed: string[] = [];
     const yes = await pair(version, { url: urlConsent({ consent: true, print: (l) => printed.push(l) }) });
     const got = JSON.parse(await yes.say('url'));
@@ -143,6 +144,47 @@ describe.each([1, 2] as const)('client elicitation, official SDK v%i agent', (ve
     expect(events.filter((e) => e.type === 'completed')).toEqual([
       { type: 'completed', sessionId: session.sessionId, elicitationId: 'el-1' },
     ]);
+  });
+});
+
+describe('v2 foreground state while the user is asked', () => {
+  it('requires_action before the elicitation, running after the answer (ACP-V2-ELIC-01, ACP-V2-LIFE-07)', async () => {
+    const { p, say } = await pair(2, answerElicitations({ name: 'Ada' }));
+    await say('form');
+    const seen = p.wire.flatMap((w) => {
+      if (w.msg.method === 'elicitation/create') return ['elicitation/create'];
+      if (w.dir === 'out' && w.msg.id !== undefined && w.msg.result?.action) return ['answer'];
+      const u = w.msg.method === 'session/update' ? w.msg.params?.update : undefined;
+      return u?.sessionUpdate === 'state_update' ? [u.state] : [];
+    });
+    expect(seen).toEqual(['running', 'requires_action', 'elicitation/create', 'answer', 'running', 'idle']);
+  });
+});
+
+describe('decideElicitation', () => {
+  const scope = { sessionId: 's' };
+  it('refuses a mode the policy does not answer, and an unknown mode, with -32602 (ACP-ALL-ELIC-10, ACP-ALL-ELIC-12)', async () => {
+    const url = { ...scope, mode: 'url' as const, message: 'm', elicitationId: 'e', url: 'https://x.example' };
+    await expect(
+      decideElicitation(answerElicitations({}), url, { signal: new AbortController().signal }),
+    ).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('"url"'),
+    });
+    const odd = { ...scope, mode: '_later', message: 'm' } as never;
+    await expect(
+      decideElicitation(declineElicitations(), odd, { signal: new AbortController().signal }),
+    ).rejects.toMatchObject({
+      code: -32602,
+    });
+  });
+
+  it('never sends content that does not fit the form: an invalid accept becomes cancel (ACP-ALL-ELIC-07)', async () => {
+    const form = { ...scope, mode: 'form' as const, message: 'm', requestedSchema: NAME_SCHEMA };
+    const sloppy = { form: () => ({ response: { action: 'accept' as const, content: { age: -1 } } }) };
+    const d = await decideElicitation(sloppy, form, { signal: new AbortController().signal });
+    expect(d.response).toEqual({ action: 'cancel' });
+    expect(d.reason).toMatch(/name: is required.*age: must be at least 0/);
   });
 });
 

@@ -72,7 +72,7 @@ describe.each([1, 2] as const)('coding agent ask_user, v%i', (version) => {
     expect(text).toContain('The user declined to answer the question.');
   });
 
-  it('without form elicitation the tool is not offered and the agent says it cannot ask', async () => {
+  it('without form elicitation the tool is not offered and the agent says it cannot ask (ACP-ALL-ELIC-02)', async () => {
     const { text, events, tools } = await ask(version, undefined, 'ask Which database? choices postgres, sqlite');
     expect(tools).toEqual([]);
     expect(events).toEqual([]);
