@@ -141,6 +141,21 @@ describe.each([1, 2] as const)('agent runtime elicitation, official SDK v%i clie
     expect(asked[1]?.params).toEqual({ elicitationId: got.elicitationId });
   });
 
+  it('an elicitationId is unique among outstanding url elicitations, free again once completed (ACP-ALL-ELIC-09)', async () => {
+    const { out, asked } = await run(
+      BOTH,
+      () => ({ action: 'accept' }),
+      (_cx, s) => turn(s, 'url-dup'),
+    );
+    expect(JSON.parse((out as { t: string }).t)).toEqual({
+      second: expect.stringMatching(/elicitationId "dup" is still outstanding/),
+      first: 'accept',
+      whileAccepted: 'refused',
+      afterComplete: 'accept',
+    });
+    expect(asked.map((a) => a.method)).toEqual(['elicitation/create', 'elicitation/complete', 'elicitation/create']);
+  });
+
   it('a declined url is not completed; an unknown action reads as cancel (ACP-ALL-ELIC-07)', async () => {
     const answers = ['decline', 'open_later'];
     const { out, asked } = await run(

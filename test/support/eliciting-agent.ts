@@ -46,6 +46,22 @@ async function run(turn: Turn, command: string): Promise<void> {
     });
     if (answer.action === 'accept') turn.session.completeElicitation(answer.elicitationId);
     await say(turn, JSON.stringify(answer));
+  } else if (verb === 'url-dup') {
+    // the same id twice while the first is outstanding: the second is refused before it is sent
+    const ask = () => turn.elicitUrl({ message: 'Sign in', url: 'https://auth.example.com/x', elicitationId: 'dup' });
+    const first = ask();
+    const second = await ask().then(
+      (a) => JSON.stringify(a),
+      (e: unknown) => `error: ${e instanceof Error ? e.message : String(e)}`,
+    );
+    const firstAnswer = await first;
+    const whileAccepted = await ask().then(
+      () => 'sent',
+      () => 'refused',
+    );
+    turn.session.completeElicitation('dup');
+    const afterComplete = (await ask()).action;
+    await say(turn, JSON.stringify({ second, first: firstAnswer.action, whileAccepted, afterComplete }));
   } else if (verb === 'supports') {
     await say(
       turn,
