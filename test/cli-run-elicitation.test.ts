@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, ndjson, runCli, tempDir } from './fixtures/cli-helpers.js';
+import { BIN, cliEnv, ndjson, runCli, tempDir } from './fixtures/cli-helpers.js';
 
 const ASK = 'ask Which database? choices postgres, sqlite';
 type Ev = Record<string, any>;
@@ -33,6 +33,29 @@ describe.concurrent('acp-kit run: elicitation (built-in demo agent)', () => {
         .map((e) => e.update.content.text)
         .join('');
       expect(said).toContain('The user answered: sqlite');
+    });
+  }
+
+  // through the translating bridge, both ways: `--bridge 2` puts a v2 editor (this run) in front of
+  // the built-in agent spoken to in v1, `--bridge 1` a v1 editor in front of it in v2
+  for (const editor of ['1', '2'] as const) {
+    it(`through the bridge (v${editor} run, v${editor === '1' ? '2' : '1'} agent): the form and the answer cross both legs`, async () => {
+      const agent = `${process.execPath} ${BIN} proxy --bridge ${editor} -- ${process.execPath} ${BIN} agent --model demo`;
+      const r = await runCli(
+        ['run', '--json', '--protocol', editor, '--agent', agent, '--answer', 'answer=postgres', ASK],
+        { cwd: tempDir('run-elicit-bridge'), env: cliEnv() },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const events: Ev[] = ndjson(r.stdout);
+      expect(events[0]).toMatchObject({ type: 'connection', protocolVersion: Number(editor) });
+      const answered = events.find((e) => e.type === 'elicitation' && e.event === 'answered');
+      expect(answered?.request).toMatchObject({ mode: 'form', message: 'Which database?' });
+      expect(answered?.response).toEqual({ action: 'accept', content: { answer: 'postgres' } });
+      const said = events
+        .filter((e) => e.type === 'update' && e.update.sessionUpdate === 'agent_message_chunk')
+        .map((e) => e.update.content.text)
+        .join('');
+      expect(said).toContain('The user answered: postgres');
     });
   }
 
