@@ -68,6 +68,24 @@ describe.each([1, 2] as const)('bridge elicitation, editor v%i', (editorVersion)
   });
 });
 
+describe('bridge elicitation: v2 editor cancels a v1 agent turn', () => {
+  it("the pending elicitation is withdrawn from the editor and answered cancel to the agent (the v1 client's duty)", async () => {
+    const p = bridgePair(2);
+    p.editor.deliver({ jsonrpc: '2.0', id: 'n1', method: 'session/new', params: { cwd: '/tmp', mcpServers: [] } });
+    const req = await p.agent.next((m) => m.method === 'session/new');
+    p.agent.deliver({ jsonrpc: '2.0', id: req.id as string, result: { sessionId: 's-1' } });
+    await p.editor.next((m) => m.id === 'n1' && m.method === undefined);
+    p.agent.deliver({ jsonrpc: '2.0', id: 'el', method: 'elicitation/create', params: FORM });
+    const asked = await p.editor.next((m) => m.method === 'elicitation/create');
+    p.editor.deliver({ jsonrpc: '2.0', method: 'session/cancel', params: { sessionId: 's-1' } });
+    const answer = await p.agent.next((m) => m.id === 'el' && m.method === undefined);
+    expect(answer.result).toEqual({ action: 'cancel' });
+    const withdrawn = await p.editor.next((m) => m.method === '$/cancel_request');
+    expect(withdrawn.params).toEqual({ requestId: asked.id });
+    valid(p);
+  });
+});
+
 describe('bridge elicitation: a v1 agent unscoped, to a v2 editor', () => {
   it('is refused to the agent with -32602 and never reaches the editor (documented in docs/bridge.md)', async () => {
     const p = bridgePair(2);
