@@ -39,6 +39,12 @@ export interface RunFlags extends AgentFlags, ModelFlags {
   approveReads?: boolean;
   denyAll?: boolean;
   json?: boolean;
+  /** `--answer key=value` (repeatable): answers to elicitation form fields */
+  answer?: string[];
+  /** `--answers <file.json>`: the same from a JSON object */
+  answers?: string;
+  /** `--accept-urls`: consent to url elicitations (the URL is printed, never opened) */
+  acceptUrls?: boolean;
 }
 
 export interface ChatFlags extends AgentFlags, ModelFlags {

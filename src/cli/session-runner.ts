@@ -8,6 +8,7 @@ import {
   type ClientOptions,
   type ClientSession,
   type PermissionPolicy,
+  type ElicitationPolicy,
   type ReconnectingConnection,
   type RemoteTarget,
   type RestoreSessionOptions,
@@ -94,6 +95,8 @@ export async function openAgent(
   flags: AgentFlags & ModelFlags,
   opts: {
     permissionPolicy?: PermissionPolicy;
+    /** Answers the agent's `elicitation/create` (and advertises its modes). */
+    elicitation?: ElicitationPolicy;
     terminals?: TerminalHooks;
     onStderr?: (text: string) => void;
     /** Aborting before `initialize` completes kills the agent and rejects (e.g. Ctrl-C while connecting). */
@@ -114,6 +117,7 @@ export async function openAgent(
     protocol,
     clientInfo: { name: 'acp-kit', version: packageVersion(), title: 'acp-kit CLI' },
     permissionPolicy: opts.permissionPolicy,
+    ...(opts.elicitation ? { elicitation: opts.elicitation } : {}),
     fileSystem: true,
     terminals: { onOutput: opts.terminals?.onOutput, onExit: opts.terminals?.onExit },
     // the library kills the agent's process group when either fires before initialize completes

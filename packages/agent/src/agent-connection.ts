@@ -18,6 +18,7 @@ import {
   Methods,
   type AgentMethod,
   type ClientMethod,
+  type ClientNotifications,
   type EmptyResult,
   type NewSessionResponse,
   type ParamsOf,
@@ -838,6 +839,8 @@ class AgentConnectionImpl implements AgentConnection {
       cancelTimeoutMs: this.options.cancelTimeoutMs ?? DEFAULT_CANCEL_TIMEOUT,
       sendWires: (sessionId, wires) => conn.writeWires(sessionId, wires),
       askPermission: (s, q, signal) => conn.askPermission(codec, s, q, signal),
+      elicit: (params, signal) => conn.requestClient(codec, Methods.elicitationCreate, params, signal),
+      completeElicitation: (elicitationId) => conn.notifyClient(codec, Methods.elicitationComplete, { elicitationId }),
       whenWritable: () => conn.peer.whenWritable(),
       clientServices: (sessionId) => conn.clientServices(codec, sessionId),
       sessionEnded: (s) => {
@@ -882,6 +885,19 @@ class AgentConnectionImpl implements AgentConnection {
     this.checkOutgoing('params', wireMethod, wire);
     const result = await this.peer.request(wireMethod, wire, { signal, onAbort: 'reject' });
     return codec.decodeResult(method, result);
+  }
+
+  /** Sends an agent-to-client notification in the connection's wire format (checked like a request). */
+  private notifyClient<M extends keyof ClientNotifications>(
+    codec: WireCodec,
+    method: M,
+    params: ClientNotifications[M],
+  ): void {
+    const wireMethod = codec.wireMethod(method);
+    if (!wireMethod || this.peer.isClosed) return;
+    const wire = codec.encodeParams(method, params);
+    this.checkOutgoing('params', wireMethod, wire);
+    this.peer.notify(wireMethod, wire);
   }
 
   private clientServices(codec: WireCodec, sessionId: string): ClientServices {

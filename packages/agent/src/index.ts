@@ -1,5 +1,13 @@
 export type * from './types.js';
 export { serveAgent, type AgentConnection, type ServeAgentOptions } from './agent-connection.js';
+export {
+  ElicitationNotSupportedError,
+  clientSupportsElicitation,
+  type ElicitationMode,
+  type FormElicitationQuestion,
+  type UrlElicitationAnswer,
+  type UrlElicitationQuestion,
+} from './elicitation.js';
 export { SharedSessions } from './shared-sessions.js';
 export { runAgentOnStdio, serveAgentOnStreams, type RunAgentOnStdioOptions } from './stdio.js';
 export {

@@ -12,9 +12,12 @@ import {
   type ErrorObject,
   type SessionUpdate,
   type StateUpdate,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
 } from '@acp-kit/protocol';
 import { isObj } from '@acp-kit/protocol/internal';
 import { checkConfigValue, configValues, modeOption, withValue } from './config-options.js';
+import { SessionElicitations, type ElicitationMode, type ElicitationTarget } from './elicitation.js';
 import type { AgentLifecycle, PromptJob, TurnEnd } from './lifecycle/index.js';
 import type { AgentLogger } from './logger.js';
 import { isHistoryUpdate, isPending, storeError, type SessionStore } from './session-store.js';
@@ -42,6 +45,10 @@ export interface AgentSessionHost {
   /** Writes `session/update`s already encoded by the session's encoder (one per wire update). */
   sendWires(sessionId: string, wires: readonly object[]): void;
   askPermission(session: SessionRuntime, question: PermissionQuestion, signal: AbortSignal): Promise<PermissionOutcome>;
+  /** Sends `elicitation/create` to this connection's client; aborting `signal` sends `$/cancel_request`. */
+  elicit(params: CreateElicitationRequest, signal: AbortSignal): Promise<CreateElicitationResponse>;
+  /** Sends `elicitation/complete` to this connection's client. */
+  completeElicitation(elicitationId: string): void;
   whenWritable(): Promise<void>;
   clientServices(sessionId: string): ClientServices;
   /** The session was closed for every attached connection (`session/delete`, the last one leaving): forget it. */
@@ -146,6 +153,12 @@ export class SessionRuntime implements AgentSession {
   private readonly attachments: SessionAttachment[] = [];
   /** Permission questions waiting for an answer from any attached client. */
   private readonly questions = new Set<OpenQuestion>();
+  /** Elicitations go to one connection (ACP-ALL-ELIC-04): the first live attachment. */
+  private readonly elicitations = new SessionElicitations(
+    () => this.sessionId,
+    () => this.elicitationTarget(),
+    () => this.newId('elicitation'),
+  );
   /** History updates appended by this runtime (a joiner's replay is consistent when it did not move). */
   private appended = 0;
   // An asynchronous store (writes return promises): the wire output waits for the writes issued
@@ -417,6 +430,27 @@ export class SessionRuntime implements AgentSession {
 
   newId(prefix: string): string {
     return `${prefix}-${this.epoch}${++this.seq}`;
+  }
+
+  supportsElicitation(mode: ElicitationMode): boolean {
+    return this.elicitations.supports(mode);
+  }
+
+  completeElicitation(elicitationId: string): boolean {
+    return this.elicitations.complete(elicitationId);
+  }
+
+  /**
+   * The connection an elicitation goes to: bound to one client, never broadcast like a permission
+   * question (ACP-ALL-ELIC-04): the first live attachment (the opener while it is attached).
+   */
+  private elicitationTarget(): ElicitationTarget {
+    const host = (this.attachments.find((a) => a.live) ?? this.attachments[0])?.host ?? this.host;
+    return {
+      client: host.client,
+      elicit: (params, signal) => host.elicit(params, signal),
+      completeElicitation: (id) => host.completeElicitation(id),
+    };
   }
 
   send(update: SessionUpdate): void {
@@ -727,6 +761,8 @@ export class SessionRuntime implements AgentSession {
       announceSubject: (q) => this.announcePermissionSubject(q),
       sendState: (state) => this.sendLive({ sessionUpdate: 'state_update', state }),
       askClient: (q, signal) => this.askClients(q, signal),
+      elicitForm: (q, signal) => this.elicitations.form(q, signal),
+      elicitUrl: (q, signal) => this.elicitations.url(q, signal),
       whenWritable: () => this.whenWritable(),
     });
     job.turn = turn;
@@ -878,6 +914,7 @@ export class SessionRuntime implements AgentSession {
     this.closed = true;
     this.toolCancels.clear();
     this.terminalCancels.clear();
+    this.elicitations.clear();
     // connections still attached (a shared session deleted by one of them) forget it
     for (const a of this.attachments.splice(0)) a.host.sessionEnded(this);
     try {

@@ -3,10 +3,12 @@ import {
   ErrorCode,
   isAbortError,
   type AnyContentBlock,
+  type CreateElicitationResponse,
   type PermissionOutcome,
   type SessionUpdate,
 } from '@acp-kit/protocol';
 import { ConnectionClosedError } from '@acp-kit/protocol/rpc';
+import type { FormElicitationQuestion, UrlElicitationAnswer, UrlElicitationQuestion } from './elicitation.js';
 import type { AgentLogger } from './logger.js';
 import type { AgentSession, PermissionQuestion, PermissionRequestOptions, Turn } from './types.js';
 
@@ -21,6 +23,10 @@ export interface TurnHost {
   sendState(state: 'running' | 'requires_action'): void;
   /** Sends `session/request_permission`; aborting `signal` sends `$/cancel_request` and rejects -32800. */
   askClient(question: PermissionQuestion, signal: AbortSignal): Promise<PermissionOutcome>;
+  /** Sends a form `elicitation/create` (throws `ElicitationNotSupportedError` when not advertised). */
+  elicitForm(question: FormElicitationQuestion, signal: AbortSignal): Promise<CreateElicitationResponse>;
+  /** Sends a url `elicitation/create` (same). */
+  elicitUrl(question: UrlElicitationQuestion, signal: AbortSignal): Promise<UrlElicitationAnswer>;
   whenWritable(): Promise<void>;
 }
 
@@ -89,13 +95,67 @@ export class TurnRuntime implements Turn {
     if (this.ended || this.signal.aborted) return { outcome: 'cancelled' };
     const offered = new Set(question.options.map((o) => o.optionId));
     this.host.announceSubject(question);
+    return this.waitingOnUser(options, () => this.ask(question, offered));
+  }
+
+  /**
+   * Puts a form to the user (`elicitation/create`, form mode) and waits for the answer: `accept`
+   * with `content`, `decline` or `cancel` (ACP-ALL-ELIC-08: never assume `accept`). Cancelling the
+   * turn (`session/cancel`, `session/close`) withdraws it with `$/cancel_request` and resolves
+   * `cancel` (ACP-V2-CANCEL-09, ACP-V2-CLOSE-02). Throws `ElicitationNotSupportedError` when the
+   * client did not advertise form mode (ACP-ALL-ELIC-01).
+   */
+  elicit(
+    question: FormElicitationQuestion,
+    options: PermissionRequestOptions = {},
+  ): Promise<CreateElicitationResponse> {
+    return this.elicitation(options, (signal) => this.host.elicitForm(question, signal), {});
+  }
+
+  /** Sends the user to a URL (url mode, ACP-ALL-ELIC-05: never falls back to a form); as {@link elicit}. */
+  elicitUrl(question: UrlElicitationQuestion, options: PermissionRequestOptions = {}): Promise<UrlElicitationAnswer> {
+    // minted here, so a question withdrawn before it was answered still reports its id
+    const q = { ...question, elicitationId: question.elicitationId ?? this.session.newId('elicitation') };
+    return this.elicitation(options, (signal) => this.host.elicitUrl(q, signal), { elicitationId: q.elicitationId });
+  }
+
+  private async elicitation<T extends CreateElicitationResponse, X>(
+    options: PermissionRequestOptions,
+    ask: (signal: AbortSignal) => Promise<T>,
+    extra: X,
+  ): Promise<T | (CreateElicitationResponse & X)> {
+    const cancelled = { action: 'cancel' as const, ...extra };
+    if (this.ended || this.signal.aborted) return cancelled;
+    return this.waitingOnUser(options, async () => {
+      try {
+        return await ask(AbortSignal.any([this.signal, this.questions.signal]));
+      } catch (e) {
+        // withdrawn by us ($/cancel_request), answered -32800, or the connection ended: `cancel`
+        if (
+          this.signal.aborted ||
+          this.questions.signal.aborted ||
+          isAbortError(e) ||
+          e instanceof ConnectionClosedError
+        )
+          return cancelled;
+        if (e instanceof AcpError && e.code === ErrorCode.RequestCancelled) return cancelled;
+        throw e;
+      }
+    });
+  }
+
+  /**
+   * Runs `work` while the user is asked: in v2 the state is `requires_action` while a blocking
+   * question is pending (while several are: until the last is answered), then `running`
+   * (ACP-V2-LIFE-07, ACP-V2-ELIC-01).
+   */
+  private async waitingOnUser<T>(options: PermissionRequestOptions, work: () => Promise<T>): Promise<T> {
     // a question other work of the turn does not wait on leaves the state `running` (ACP-V2-LIFE-07)
-    if (options.blocking === false) return this.ask(question, offered);
+    if (options.blocking === false) return work();
     this.pendingPermissions++;
-    // the whole foreground waits on the user while a blocking permission is pending (ACP-V2-LIFE-07)
     if (this.pendingPermissions === 1) this.host.sendState('requires_action');
     try {
-      return await this.ask(question, offered);
+      return await work();
     } finally {
       this.pendingPermissions--;
       // resumed: `running` once no blocking question is left (answering one of several is not resumption)

@@ -17,7 +17,14 @@ import type {
   CreateTerminalRequest,
   TerminalExitStatus,
   TerminalOutputResponse,
+  CreateElicitationResponse,
 } from '@acp-kit/protocol';
+import type {
+  ElicitationMode,
+  FormElicitationQuestion,
+  UrlElicitationAnswer,
+  UrlElicitationQuestion,
+} from './elicitation.js';
 
 /** What the runtime knows about the connected client. */
 export interface ClientPeerInfo {
@@ -85,6 +92,17 @@ export interface AgentSession {
   onCancelToolCall?(toolCallId: string, cancel: () => void | Promise<void>): () => void;
   /** Same for an Agent-owned display terminal (v2 `terminal/cancel`); dropped once `exitStatus` is sent. */
   onCancelTerminal?(terminalId: string, cancel: () => void | Promise<void>): () => void;
+  /**
+   * Whether the client advertised elicitation `mode` (ACP-ALL-ELIC-01): ask {@link Turn.elicit} /
+   * {@link Turn.elicitUrl} only then, and fall back gracefully otherwise (ACP-ALL-ELIC-02).
+   */
+  supportsElicitation(mode: ElicitationMode): boolean;
+  /**
+   * A url elicitation the user accepted has finished out of band: sends `elicitation/complete` to
+   * the client that was asked (ACP-ALL-ELIC-09). `false` (nothing sent) for an id that is not
+   * outstanding (never asked, declined, cancelled, or completed already).
+   */
+  completeElicitation(elicitationId: string): boolean;
 }
 
 /** One prompt turn (v1) / foreground work started by a prompt (v2). */
@@ -110,6 +128,22 @@ export interface Turn {
    * and this resolves `{ outcome: 'cancelled' }`.
    */
   requestPermission(question: PermissionQuestion, options?: PermissionRequestOptions): Promise<PermissionOutcome>;
+  /**
+   * Puts a form to the user (`elicitation/create`, form mode, scoped to this session and
+   * `toolCallId` when given) and waits: `accept` + `content`, `decline` or `cancel`; validate the
+   * content before use (`validateElicitationContent`) and never assume `accept` (ACP-ALL-ELIC-08).
+   * The v2 state and `blocking` work as for {@link requestPermission}; cancelling the turn
+   * withdraws the question (`$/cancel_request`) and resolves `cancel` (ACP-V2-CANCEL-09,
+   * ACP-V2-CLOSE-02). Throws `ElicitationNotSupportedError` when the client did not advertise
+   * form mode (ACP-ALL-ELIC-01).
+   */
+  elicit(question: FormElicitationQuestion, options?: PermissionRequestOptions): Promise<CreateElicitationResponse>;
+  /**
+   * Sends the user to a URL (url mode): `accept` is consent, completion is announced later with
+   * {@link AgentSession.completeElicitation}. Never falls back to a form (ACP-ALL-ELIC-05): throws
+   * `ElicitationNotSupportedError` when url mode is not advertised.
+   */
+  elicitUrl(question: UrlElicitationQuestion, options?: PermissionRequestOptions): Promise<UrlElicitationAnswer>;
 }
 
 /** Options of {@link Turn.requestPermission}. */

@@ -16,6 +16,7 @@ import {
   type StateUpdate,
   SessionState,
   type StateChangeListener,
+  type CreateElicitationRequest,
 } from '@acp-kit/protocol';
 import type { RequestOptions } from '@acp-kit/protocol/rpc';
 import { createPromptLifecycle, type PromptContext, type PromptLifecycle } from './prompt-lifecycle.js';
@@ -94,6 +95,8 @@ export class ClientSession {
   private lastRunningSeq = -1;
   private idleWaiters: IdleWaiter[] = [];
   private readonly pendingPermissions = new Set<AbortController>();
+  /** Elicitations of this session waiting for an answer, with the controller that withdraws each. */
+  private readonly pendingElicitationMap = new Map<CreateElicitationRequest, AbortController>();
   /** Set by {@link cancel} until the turn ends: permission requests asked meanwhile are answered `cancelled`. */
   private turnCancelled = false;
   /** The per-version prompt behaviour (v1 emulation of the v2 lifecycle, v2 idle tracking). */
@@ -207,8 +210,9 @@ export class ClientSession {
     if (this.closedFlag) return;
     this.host.notify('session/cancel', { sessionId: this.sessionId });
     this.turnCancelled = true;
-    const pending = [...this.pendingPermissions];
+    const pending = [...this.pendingPermissions, ...this.pendingElicitationMap.values()];
     this.pendingPermissions.clear();
+    this.pendingElicitationMap.clear();
     for (const c of pending) c.abort();
     this.state.markUnfinishedToolCallsCancelled();
   }
@@ -380,6 +384,31 @@ export class ClientSession {
     }
   }
 
+  /**
+   * @internal an elicitation for this session: pending (see {@link pendingElicitations}) while
+   * `decide` runs; {@link cancel} or the session closing withdraws it (the answer is then `cancel`).
+   */
+  async trackElicitation<T>(
+    request: CreateElicitationRequest,
+    signal: AbortSignal,
+    decide: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const own = new AbortController();
+    // asked after our cancel but before the turn ended: it belongs to the cancelled work
+    if (this.turnCancelled || this.closedFlag) own.abort();
+    this.pendingElicitationMap.set(request, own);
+    try {
+      return await decide(AbortSignal.any([signal, own.signal]));
+    } finally {
+      this.pendingElicitationMap.delete(request);
+    }
+  }
+
+  /** Elicitations of this session waiting for an answer, oldest first (for UIs). */
+  get pendingElicitations(): CreateElicitationRequest[] {
+    return [...this.pendingElicitationMap.keys()];
+  }
+
   /** Number of permission requests waiting for an answer. */
   get pendingPermissionCount(): number {
     return this.pendingPermissions.size;
@@ -409,7 +438,7 @@ export class ClientSession {
   markClosed(error?: unknown): void {
     if (this.closedFlag) return;
     this.closedFlag = true;
-    for (const c of [...this.pendingPermissions]) c.abort();
+    for (const c of [...this.pendingPermissions, ...this.pendingElicitationMap.values()]) c.abort();
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const w of waiters) {

@@ -43,6 +43,8 @@ import type {
   ResumeSessionOptions,
   RestoreSessionOptions,
 } from './options.js';
+import { ClientElicitations } from './elicitations.js';
+import { elicitationModes } from './services/elicitation-policy.js';
 import { FileSystemSandbox } from './services/fs-sandbox.js';
 import { TerminalManager } from './services/terminals.js';
 import { RequestTimeoutError } from './request-timeout.js';
@@ -159,6 +161,7 @@ export class ClientConnection {
   private readonly peer: JsonRpcPeer;
   private readonly codecFor: (v: 1 | 2) => WireCodec;
   private codec: WireCodec | undefined;
+  private readonly elicitations: ClientElicitations;
   private router: UpdateRouter | undefined;
   private readonly early: unknown[] = [];
   private earlyDropped = false;
@@ -181,6 +184,8 @@ export class ClientConnection {
     this.clientCaps = {
       ...(options.fileSystem ? { fs: { readTextFile: true, writeTextFile: true } } : {}),
       ...(options.terminals ? { terminal: true } : {}),
+      // the modes the elicitation policy answers (ACP-ALL-ELIC-01; ACP-V1-CAP-02: encoded as `{}` markers)
+      ...(options.elicitation ? { elicitation: elicitationModes(options.elicitation) } : {}),
       // the state store applies these, so the agent may send them (ACP-V1-CFG-01, NOTICE-01, COMPACT-01)
       booleanConfigOptions: true,
       notices: true,
@@ -198,7 +203,9 @@ export class ClientConnection {
       onProblem: (p) => this.problem({ kind: p.kind, message: p.message, detail: p.detail }),
       tap: options.tap,
     });
+    this.elicitations = new ClientElicitations(options.elicitation, (e) => emitter.emit('elicitation', e));
     this.peer.onNotification(Methods.sessionUpdate, (params) => this.onUpdate(params));
+    this.peer.onNotification(Methods.elicitationComplete, (params) => this.onElicitationComplete(params));
     this.peer.onOtherNotification(() => undefined);
     this.peer.onOtherRequest((method, params, ctx) => this.onRequest(method, params, ctx));
     void this.peer.closed.then((info) => this.onClosed(info));
@@ -782,6 +789,7 @@ export class ClientConnection {
   private serves(method: ClientMethod): boolean {
     if (method.startsWith('fs/')) return !!this.options.fileSystem;
     if (method.startsWith('terminal/')) return !!this.options.terminals;
+    if (method === 'elicitation/create') return !!this.options.elicitation;
     return true;
   }
 
@@ -816,6 +824,13 @@ export class ClientConnection {
       await this.terminalsOf(req.sessionId).release(req.terminalId, req.sessionId),
       {}
     ),
+    // session-scoped ones are tracked on their session (a v1 one may name no scope at all)
+    'elicitation/create': (req, ctx) =>
+      this.elicitations.answer(
+        req,
+        ctx.signal,
+        req.sessionId !== undefined ? this.sessionOrThrow(req.sessionId) : undefined,
+      ),
   };
 
   private fileSystemOf(sessionId: string): FileSystemSandbox {
@@ -844,6 +859,21 @@ export class ClientConnection {
       throw AcpError.sessionNotFound(String(sessionId));
     }
     return s;
+  }
+
+  /** `elicitation/complete`: checked like any message; unknown ids are ignored (ACP-ALL-ELIC-09). */
+  private onElicitationComplete(params: unknown): void {
+    const codec = this.codec;
+    if (!codec) return;
+    try {
+      this.elicitations.complete(codec.decodeParams(Methods.elicitationComplete, params));
+    } catch (e) {
+      this.problem({
+        kind: 'invalid-message',
+        message: `elicitation/complete: ${e instanceof Error ? e.message : String(e)}`,
+        detail: params,
+      });
+    }
   }
 
   private problem(p: ClientProblem): void {

@@ -1,4 +1,5 @@
 import type { CloseInfo } from '@acp-kit/protocol/rpc';
+import type { ElicitationEvent } from './elicitations.js';
 
 /** Something the agent did wrong that the connection survived (never thrown into the app). */
 export interface ClientProblem {
@@ -21,6 +22,8 @@ export interface ClientEvents {
   stderr: (text: string) => void;
   /** The connection ended (agent exit, EOF, or `close()`). */
   close: (info: CloseInfo) => void;
+  /** An elicitation was asked, answered or completed (issue 26). */
+  elicitation: (event: ElicitationEvent) => void;
 }
 
 /** A minimal typed event emitter; listener errors are swallowed so they never break the protocol loop. */

@@ -43,6 +43,7 @@ export {
   type TerminalLoginCommand,
 } from './auth.js';
 export type { ClientEvents, ClientProblem } from './events.js';
+export type { ElicitationEvent } from './elicitations.js';
 export type {
   AgentTarget,
   ClientOptions,

@@ -1,6 +1,7 @@
 import type { WireCodec, Meta, Implementation, McpServer, AnySessionUpdate, SessionState } from '@acp-kit/protocol';
 import type { PeerOptions, Transport } from '@acp-kit/protocol/rpc';
 import type { FileSystemSandboxOptions } from './services/fs-sandbox.js';
+import type { ElicitationPolicy } from './services/elicitation-policy.js';
 import type { PermissionPolicy } from './services/permission-policy.js';
 import type { TerminalManagerOptions } from './services/terminals.js';
 import type { ClientProblem } from './events.js';
@@ -25,6 +26,12 @@ export interface ClientOptions {
   clientInfo?: Implementation;
   /** Default policy for `session/request_permission` (default: reject, else `cancelled`). */
   permissionPolicy?: PermissionPolicy;
+  /**
+   * Answers `elicitation/create` (forms, urls): the client advertises `elicitation.form` / `.url`
+   * for the modes it has a handler for (ACP-ALL-ELIC-01). Omitted: no elicitation is advertised.
+   * Policies: `declineElicitations()`, `answerElicitations(answers)`, `urlConsent(...)`.
+   */
+  elicitation?: ElicitationPolicy;
   /**
    * v1 only: serve `fs/read_text_file` / `fs/write_text_file` from a sandbox confined to each
    * session's roots, and advertise `fs` (ACP-V1-FS-01). `true` = default sandbox options.

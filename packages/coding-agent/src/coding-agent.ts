@@ -7,7 +7,7 @@ import { conversationFromHistory } from './restore.js';
 import { codingState, type CodingSessionState } from './session-state.js';
 import { historyHasTitle, titleFromPrompt } from './title.js';
 import type { AgentMode, Tool } from './tool.js';
-import { builtinTools } from './tools/index.js';
+import { askUserTool, builtinTools } from './tools/index.js';
 import {
   closeSessionMcp,
   describeMcpFailure,
@@ -48,6 +48,11 @@ export interface CodingAgentOptions {
   maxOutputTokens?: number;
   /** Tools (default: the built-ins: read_file, list_files, search_text, write_file, edit_file, run_command). */
   tools?: readonly Tool[];
+  /**
+   * Offer the model `ask_user` (a question put to the user as a form) when the client advertises
+   * form elicitation (default `true`).
+   */
+  askUser?: boolean;
   /** Initial permission mode (default `ask`). */
   mode?: AgentMode;
   /** Extra instructions appended to the system prompt. */
@@ -170,7 +175,12 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
       try {
         return await runTurn(turn, {
           model,
-          tools: [...tools, ...sessionMcpTools(turn.session)],
+          // ask_user only where the client can show a form (ACP-ALL-ELIC-01)
+          tools: [
+            ...tools,
+            ...(options.askUser !== false && turn.session.supportsElicitation('form') ? [askUserTool] : []),
+            ...sessionMcpTools(turn.session),
+          ],
           maxTurnRequests,
           maxOutputTokens: options.maxOutputTokens,
           system: (t, s) => systemPrompt(t, s, options.instructions),

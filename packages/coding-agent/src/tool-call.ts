@@ -7,7 +7,7 @@ import {
   type ToolCallStatus,
   isAbortError,
 } from '@acp-kit/protocol';
-import type { AgentSession, Turn } from '@acp-kit/agent';
+import type { AgentSession, FormElicitationQuestion, Turn } from '@acp-kit/agent';
 import type { LanguageModel, ModelToolCall, ToolResult, ToolSpec } from './model.js';
 import { decidePermission } from './permission.js';
 import type { Sandbox } from './sandbox.js';
@@ -211,6 +211,9 @@ export async function runCall(ctx: TurnContext, c: PendingCall): Promise<CallOut
     terminal: ctx.terminal,
     progress: (content) => send({ sessionUpdate: 'tool_call_content_chunk', toolCallId: c.acpId, content }),
     send,
+    ...(session.supportsElicitation('form')
+      ? { elicit: (q: Omit<FormElicitationQuestion, 'toolCallId'>) => turn.elicit({ ...q, toolCallId: c.acpId }) }
+      : {}),
   };
   if (tool.mutates && state.mode === 'read-only') {
     return fail(

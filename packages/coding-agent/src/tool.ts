@@ -1,5 +1,11 @@
-import type { AnyToolCallContent, SessionUpdate, ToolCallLocation, ToolKind } from '@acp-kit/protocol';
-import type { AgentSession } from '@acp-kit/agent';
+import type {
+  AnyToolCallContent,
+  CreateElicitationResponse,
+  SessionUpdate,
+  ToolCallLocation,
+  ToolKind,
+} from '@acp-kit/protocol';
+import type { AgentSession, FormElicitationQuestion } from '@acp-kit/agent';
 import type { JsonSchema } from './model.js';
 import type { Sandbox } from './sandbox.js';
 import type { WorkspaceFs } from './workspace-fs.js';
@@ -31,6 +37,11 @@ export interface ToolContext {
   progress(content: AnyToolCallContent): Promise<void>;
   /** Sends any other update of the turn (e.g. v2 `terminal_update`). */
   send(update: SessionUpdate): Promise<void>;
+  /**
+   * Puts a form to the user, scoped to this tool call (`Turn.elicit`); present only when the
+   * client advertised form elicitation (ACP-ALL-ELIC-01).
+   */
+  elicit?(question: Omit<FormElicitationQuestion, 'toolCallId'>): Promise<CreateElicitationResponse>;
 }
 
 /** What a finished tool reports. */

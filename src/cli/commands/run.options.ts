@@ -2,7 +2,7 @@
 import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { usageError } from '../errors.js';
 import type { CommandHandlers } from '../flags.js';
-import { addAgentOptions, addModelOptions, AGENT_HELP, EXIT_HELP, type ExitResult } from '../options.js';
+import { addAgentOptions, addModelOptions, AGENT_HELP, collect, EXIT_HELP, type ExitResult } from '../options.js';
 
 export function register(program: CommandUnknownOpts, result: ExitResult, run: CommandHandlers['run']): void {
   addModelOptions(
@@ -21,10 +21,17 @@ export function register(program: CommandUnknownOpts, result: ExitResult, run: C
       ]),
     )
     .addOption(new Option('--deny-all', 'reject every permission request').conflicts(['approveAll', 'approveReads']))
+    .option(
+      '--answer <key=value>',
+      "answer a field of the agent's questions (elicitation forms; repeatable); without answers they are declined",
+      collect,
+    )
+    .option('--answers <file.json>', 'answers to form fields from a JSON object (--answer wins per field)')
+    .option('--accept-urls', "consent to the agent's url requests (the URL is printed, never opened); default: decline")
     .option('--json', 'print NDJSON events (first: connection, last: result) instead of text')
     .addHelpText(
       'after',
-      `\nExamples:\n  acp-kit run "create notes.txt containing hello" --approve-all\n  acp-kit run --json "list files" | jq -c .type\n  acp-kit run --agent "node my-agent.js" --protocol 1 "hello"\n${AGENT_HELP}${EXIT_HELP}`,
+      `\nExamples:\n  acp-kit run "create notes.txt containing hello" --approve-all\n  acp-kit run --json "list files" | jq -c .type\n  acp-kit run --agent "node my-agent.js" --protocol 1 "hello"\n  acp-kit run "ask Which database? choices postgres, sqlite" --answer answer=sqlite\n${AGENT_HELP}${EXIT_HELP}`,
     )
     .action(async (words, flags) => {
       result.code = await run(await promptText(words), flags);

@@ -9,9 +9,14 @@ import {
   describePermissionDecision,
   observed,
   type PermissionPolicy,
+  answerElicitations,
+  readElicitationAnswers,
+  urlConsent,
+  type ClientConnection,
+  type ElicitationPolicy,
 } from '@acp-kit/client';
 import { agentContext, remoteAgentCommand, resolveAgentCommand } from '../agent-command.js';
-import { CliError, toCliError } from '../errors.js';
+import { CliError, toCliError, usageError } from '../errors.js';
 import { ExitCode, exitCodeForTurn } from '../exit-codes.js';
 import type { RunFlags } from '../flags.js';
 import { NdjsonRunReporter, TextRunReporter, type RunReporter } from '../render/run-reporter.js';
@@ -47,6 +52,42 @@ function policyFor(flags: RunFlags): { name: string; policy: PermissionPolicy } 
   if (flags.approveAll) return { name: 'approve-all', policy: approveAll() };
   if (flags.denyAll) return { name: 'deny-all', policy: denyAll() };
   return { name: 'approve-reads', policy: approveReads() };
+}
+
+/**
+ * How `run` answers the agent's questions (elicitations): forms from `--answers` and `--answer`
+ * (declined when a required field has no answer or an answer does not fit); urls printed with
+ * their host on stderr and accepted only with `--accept-urls` (ACP-ALL-ELIC-06). Without any
+ * answers every form is declined.
+ */
+export async function elicitationPolicyFor(
+  flags: Pick<RunFlags, 'answer' | 'answers' | 'acceptUrls'>,
+  stderr: (s: string) => void,
+): Promise<ElicitationPolicy> {
+  const answers: Record<string, unknown> = flags.answers ? await readAnswersFile(flags.answers) : {};
+  for (const pair of flags.answer ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw usageError(`--answer ${JSON.stringify(pair)}: expected key=value`);
+    answers[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return answerElicitations(answers, {
+    url: urlConsent({ consent: flags.acceptUrls === true, print: (line) => stderr(`acp-kit: ${line}\n`) }),
+  });
+}
+
+async function readAnswersFile(path: string): Promise<Record<string, unknown>> {
+  try {
+    return await readElicitationAnswers(path);
+  } catch (e) {
+    throw usageError(`--answers: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** Reports every elicitation of `conn` (and of the connections a reconnect replaces it with). */
+function watchElicitations(a: OpenAgent, reporter: RunReporter): void {
+  const watch = (c: ClientConnection): void => void c.on('elicitation', (e) => reporter.elicitation(e));
+  watch(a.conn);
+  a.reconnecting?.on('reconnected', ({ connection }) => watch(connection));
 }
 
 /** The reporter `--json` asks for, writing to the process's stdout/stderr. */
@@ -125,6 +166,7 @@ export async function runCommand(
     const terminal = terminalNamer(() => session);
     open = await openAgent(flags, {
       permissionPolicy: policy,
+      elicitation: await elicitationPolicyFor(flags, (line) => void process.stderr.write(line)),
       // the first Ctrl-C while connecting gives up at once (the agent is killed)
       signal: abort.signal,
       // v1: the agent runs commands through us; show their output live
@@ -135,6 +177,7 @@ export async function runCommand(
     });
     const a = open;
     reportConnected(reporter, a);
+    watchElicitations(a, reporter);
     if (abort.signal.aborted)
       throw new CliError('interrupted', ExitCode.Interrupted, 'interrupted before the prompt was sent');
     const s = await startSession(

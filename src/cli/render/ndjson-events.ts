@@ -1,4 +1,6 @@
 import type {
+  CreateElicitationRequest,
+  CreateElicitationResponse,
   AgentCapabilities,
   AuthMethod,
   Implementation,
@@ -40,6 +42,20 @@ export type CliEvent =
       allowed: boolean;
       /** human description of the decision */
       decision: string;
+    }
+  | {
+      /**
+       * `run`: an elicitation (issue 26): `asked` when the agent's request arrives, `answered` with
+       * the response sent (and the rule's `reason` when a policy decided), `completed` when the
+       * agent completes an accepted url elicitation
+       */
+      type: 'elicitation';
+      event: 'asked' | 'answered' | 'completed';
+      sessionId?: string;
+      request?: CreateElicitationRequest;
+      response?: CreateElicitationResponse;
+      reason?: string;
+      elicitationId?: string;
     }
   | {
       /** v1 only: output / exit of a command the agent runs through this client (`terminal/*`) */

@@ -15,6 +15,7 @@ import type {
   SessionState,
 } from '@acp-kit/protocol';
 import type { TurnTokenUsage } from '@acp-kit/protocol/internal';
+import type { ElicitationEvent } from '@acp-kit/client';
 import { type CliError, formatCliError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { joinCommandLine } from '../split-command-line.js';
@@ -95,6 +96,8 @@ export interface RunReporter {
   /** One applied update (from `ClientSession.onUpdate`). */
   update(sessionId: string, u: AnySessionUpdate, state: SessionState): void;
   permission(p: PermissionReport): void;
+  /** An elicitation asked, answered or completed (issue 26). */
+  elicitation(e: ElicitationEvent): void;
   clientTerminalOutput(t: ClientTerminalReport, text: string): void;
   clientTerminalExit(t: ClientTerminalReport, status: { exitCode?: number | null; signal?: string | null }): void;
   /** The first Ctrl-C: the turn is being cancelled. */
@@ -146,6 +149,20 @@ export class TextRunReporter implements RunReporter {
 
   permission(p: PermissionReport): void {
     this.renderer?.permission(p.request.title, { allowed: p.allowed, text: p.reason });
+  }
+
+  elicitation(e: ElicitationEvent): void {
+    const r = this.renderer;
+    if (!r) return;
+    const dim = this.io.style.dim;
+    if (e.type === 'asked') {
+      const where = e.request.mode === 'url' ? ` (${e.request.url})` : '';
+      r.line(`? ${stripAnsi(e.request.message)}${stripAnsi(where)}`);
+    } else if (e.type === 'answered') {
+      const r2 = e.response;
+      const content = r2.action === 'accept' && r2.content ? ` ${JSON.stringify(r2.content)}` : '';
+      r.line(dim(`    ${r2.action}${content}${e.reason ? ` (${stripAnsi(e.reason)})` : ''}`));
+    } else r.line(dim(`    completed ${stripAnsi(e.elicitationId)}`));
   }
 
   clientTerminalOutput(t: ClientTerminalReport, text: string): void {
@@ -244,6 +261,19 @@ export class NdjsonRunReporter implements RunReporter {
       }
     }
     return changed;
+  }
+
+  elicitation(e: ElicitationEvent): void {
+    if (e.type === 'completed')
+      this.w.emit({ type: 'elicitation', event: 'completed', sessionId: e.sessionId, elicitationId: e.elicitationId });
+    else
+      this.w.emit({
+        type: 'elicitation',
+        event: e.type,
+        sessionId: e.sessionId,
+        request: e.request,
+        ...(e.type === 'answered' ? { response: e.response, ...(e.reason ? { reason: e.reason } : {}) } : {}),
+      });
   }
 
   permission(p: PermissionReport): void {

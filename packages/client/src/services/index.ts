@@ -1,5 +1,6 @@
 /**
- * Client-side services for ACP v1 `fs/*`, `terminal/*` and `session/request_permission`:
+ * Client-side services for ACP v1 `fs/*`, `terminal/*`, `session/request_permission` and
+ * `elicitation/create` (form fields, validation and answer policies):
  *
  * - {@link FileSystemSandbox}: `fs/read_text_file` / `fs/write_text_file` confined to a
  *   session's roots (`cwd` + `additionalDirectories`).
@@ -25,6 +26,27 @@ export {
   type TerminalManagerOptions,
 } from './terminals.js';
 export { TailByteBuffer } from './output-buffer.js';
+export {
+  elicitationFields,
+  fieldProblem,
+  readFieldAnswer,
+  validateElicitationContent,
+  type ElicitationField,
+  type ElicitationValidation,
+} from './elicitation-form.js';
+export {
+  answerElicitations,
+  decideElicitation,
+  declineElicitations,
+  elicitationModes,
+  readElicitationAnswers,
+  urlConsent,
+  type ElicitationContext,
+  type ElicitationDecision,
+  type ElicitationPolicy,
+  type FormElicitationRequest,
+  type UrlElicitationRequest,
+} from './elicitation-policy.js';
 export {
   approveAll,
   approveReads,

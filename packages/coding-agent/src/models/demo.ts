@@ -25,6 +25,8 @@ import { isObj } from '@acp-kit/protocol/internal';
  * - `search <regex>` / `search <regex> in <dir>` → `search_text`
  * - `edit <file> replace <a> with <b>` → `edit_file` (asks permission)
  * - `run <command>` → `run_command` (asks permission)
+ * - `ask <question>` / `ask <question> choices <a>, <b>` → `ask_user` (a form the client shows,
+ *   when it advertises form elicitation; otherwise the demo says it cannot ask)
  * - `mcp <server> <tool> [<json arguments>]` → `mcp__<server>__<tool>`, a tool of an MCP server
  *   the client configured (asks permission unless the server marks it read-only)
  * - anything with `rm -rf /` or `sudo` → refused (`refusal`)
@@ -44,6 +46,7 @@ type Action =
   | { tool: 'search_text'; input: { pattern: string; path?: string }; intent: string }
   | { tool: 'edit_file'; input: { path: string; old_string: string; new_string: string }; intent: string }
   | { tool: 'run_command'; input: { command: string }; intent: string }
+  | { tool: 'ask_user'; input: { question: string; choices?: string[] }; intent: string }
   | { tool: `mcp__${string}`; input: unknown; intent: string };
 
 const unquote = (s: string) => s.trim().replace(/^(["'`])([\s\S]*)\1$/, '$2');
@@ -111,6 +114,14 @@ export function parseDemoRequest(text: string): Action | { refuse: string } | nu
     if (m[2]) input.path = unquote(m[2]);
     return { tool: 'search_text', input, intent: `search for \`${input.pattern}\`` };
   }
+  if ((m = text.trim().match(/^ask\s+([\s\S]+?)(?:\s+choices\s+([\s\S]+))?$/i))) {
+    const question = unquote(group(m, 1));
+    const choices = m[2]
+      ?.split(',')
+      .map((c) => unquote(c))
+      .filter(Boolean);
+    return { tool: 'ask_user', input: choices?.length ? { question, choices } : { question }, intent: 'ask you' };
+  }
   if ((m = t.match(/^(?:please\s+)?(?:run|execute|exec)\s+([\s\S]+)$/i))) {
     const command = unquote(group(m, 1));
     return { tool: 'run_command', input: { command }, intent: `run \`${command}\`` };
@@ -127,6 +138,7 @@ export const DEMO_HELP = [
   '- `search TODO in src`',
   '- `edit notes.txt replace hello with goodbye`',
   '- `run ls -la`',
+  '- `ask Which database? choices postgres, sqlite` (a question your editor shows as a form)',
   '- `mcp <server> <tool> {"arg": "value"}` (calls a tool of an MCP server your editor configured)',
   '',
   'For a real model, start the agent with',
@@ -160,6 +172,8 @@ function summarize(call: Extract<AssistantPart, { type: 'tool_call' }>, r: ToolR
   }
   if (r.isError) return `The \`${call.toolName}\` call failed: ${r.output}`;
   switch (call.toolName) {
+    case 'ask_user':
+      return r.output;
     case 'write_file':
       return `Done: ${r.output} The file now contains ${JSON.stringify(String(input.content ?? ''))}.`;
     case 'edit_file':
@@ -268,6 +282,14 @@ export function createDemoModel(options: DemoModelOptions = {}): LanguageModel {
         request.trim() === ''
           ? DEMO_HELP
           : `I can't do that yet: "${request.trim().slice(0, 80)}" is not a request I understand.\n\n${DEMO_HELP}`;
+      if (!(yield* stream('text_delta', reply))) return yield* finishLength();
+      yield usage();
+      yield { type: 'finish', reason: 'stop' };
+      return;
+    }
+    if (!('refuse' in action) && action.tool === 'ask_user' && !req.tools.some((t) => t.name === 'ask_user')) {
+      // the client cannot show a form: say so instead of calling a tool that is not offered (ACP-ALL-ELIC-02)
+      const reply = `I would ask you: "${action.input.question}", but this client cannot show questions (no form elicitation).`;
       if (!(yield* stream('text_delta', reply))) return yield* finishLength();
       yield usage();
       yield { type: 'finish', reason: 'stop' };

@@ -6,6 +6,7 @@ import { runCommandTool } from './run-command.js';
 import { searchTextTool } from './search-text.js';
 import { writeFileTool } from './write-file.js';
 
+export { askUserTool, askUserSchema } from './ask-user.js';
 export { editFileTool, listFilesTool, readFileTool, runCommandTool, searchTextTool, writeFileTool };
 
 /** The built-in tools, in the order the model sees them. */

@@ -31,9 +31,19 @@ export type MethodTable = {
 } & {
   /** the agent's notification: its `update` body is the update codecs' job */
   readonly 'session/update'?: MethodMapping;
-  /** not typed by the neutral model (passed through); only what one version cannot carry is mapped */
-  readonly 'elicitation/create'?: MethodMapping<Record<string, unknown>, Record<string, unknown>>;
 };
+
+/**
+ * An elicitation answer as it arrives, before validation: an unknown `action` (a newer protocol's,
+ * or a peer's mistake) reads as `cancel`, never as acceptance, and `content` counts only with
+ * `accept` (ACP-ALL-ELIC-07).
+ */
+export function elicitationAnswerIn(wire: unknown): unknown {
+  if (!isObj(wire)) return wire;
+  if (wire.action === 'accept') return wire;
+  const { content: _c, action, ...rest } = wire;
+  return { ...rest, action: action === 'decline' ? 'decline' : 'cancel' };
+}
 
 /** `null`/absent results of methods whose result is `{}` (docs examples show `null`, ACP §5.10). */
 export function emptyResultOk(wire: unknown): unknown {

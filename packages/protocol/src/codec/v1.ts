@@ -17,6 +17,7 @@ import {
   SESSION_UPDATE_ENVELOPE,
   type MethodMapping,
   type MethodTable,
+  elicitationAnswerIn,
 } from './base-codec.js';
 import { v1NeutralMethod, v1WireMethod } from './method-names.js';
 import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions } from './types.js';
@@ -257,7 +258,9 @@ const TABLE = {
   },
   'elicitation/create': {
     encodeParams: (p) =>
-      isObj(p.requestedSchema) ? { ...p, requestedSchema: elicitationSchemaToV1(p.requestedSchema) } : p,
+      'requestedSchema' in p && isObj(p.requestedSchema)
+        ? { ...p, requestedSchema: elicitationSchemaToV1(p.requestedSchema) }
+        : p,
     // v1 allows `requestId: null` ("no request"); v2 has no null id: the same as leaving it out
     decodeParams: (w) => {
       if (w.requestId !== null) return w;
@@ -267,11 +270,12 @@ const TABLE = {
     // v2 accepts any JSON as a content value ("Other"); v1 only strings, numbers, booleans and
     // string arrays: a value v1 cannot carry is left out (the agent sees the field unanswered)
     encodeResult: (r) => {
-      const content: unknown = r.content;
+      const content: unknown = 'content' in r ? r.content : undefined;
       if (!isObj(content)) return r;
       const kept = Object.entries(content).filter(([, v]) => isV1ElicitationValue(v));
       return kept.length === Object.keys(content).length ? r : { ...r, content: Object.fromEntries(kept) };
     },
+    prepareResult: elicitationAnswerIn,
   },
   [Methods.fsWriteTextFile]: { prepareResult: emptyResultOk },
   [Methods.terminalKill]: { prepareResult: emptyResultOk },

@@ -14,6 +14,7 @@ import {
   SESSION_UPDATE_ENVELOPE,
   type MethodMapping,
   type MethodTable,
+  elicitationAnswerIn,
 } from './base-codec.js';
 import { v2NeutralMethod, v2WireMethod } from './method-names.js';
 import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions } from './types.js';
@@ -219,8 +220,11 @@ const TABLE = {
       if (typeof p.sessionId !== 'string' && typeof p.requestId !== 'string' && typeof p.requestId !== 'number') {
         throw AcpError.invalidParams('params: a v2 elicitation needs a sessionId or a requestId', { path: 'params' });
       }
-      return isObj(p.requestedSchema) ? { ...p, requestedSchema: elicitationSchemaToV2(p.requestedSchema) } : p;
+      return 'requestedSchema' in p && isObj(p.requestedSchema)
+        ? { ...p, requestedSchema: elicitationSchemaToV2(p.requestedSchema) }
+        : p;
     },
+    prepareResult: elicitationAnswerIn,
   },
   [Methods.toolCallCancel]: { prepareResult: emptyResultOk },
   [Methods.terminalCancel]: { prepareResult: emptyResultOk },

@@ -5,4 +5,5 @@ export * from './plan.js';
 export * from './stop-reason.js';
 export * from './update.js';
 export * from './session.js';
+export * from './elicitation.js';
 export * from './methods.js';

@@ -1,3 +1,8 @@
+import type {
+  CompleteElicitationNotification,
+  CreateElicitationRequest,
+  CreateElicitationResponse,
+} from './elicitation.js';
 import type { Meta, UnknownKind } from './json.js';
 import type { StopReason } from './stop-reason.js';
 import type { ErrorObject } from './update.js';
@@ -260,6 +265,14 @@ export interface ClientMethods {
   'terminal/wait_for_exit': { params: TerminalRequest; result: WaitForTerminalExitResponse };
   'terminal/kill': { params: TerminalRequest; result: EmptyResult };
   'terminal/release': { params: TerminalRequest; result: EmptyResult };
+  /** gated per mode by the client's `elicitation.form` / `.url` (ACP-ALL-ELIC-01) */
+  'elicitation/create': { params: CreateElicitationRequest; result: CreateElicitationResponse };
+}
+
+/** Notifications an agent sends to a client, by neutral method name (besides `session/update`): their params. */
+export interface ClientNotifications {
+  /** a url elicitation finished out of band (ACP-ALL-ELIC-09) */
+  'elicitation/complete': CompleteElicitationNotification;
 }
 
 /** A request a client sends to an agent. */
@@ -268,8 +281,8 @@ export type AgentMethod = keyof AgentMethods;
 export type ClientMethod = keyof ClientMethods;
 /** A request in either direction. */
 export type RequestMethod = AgentMethod | ClientMethod;
-/** Every neutral method a codec maps (requests of both directions and the client's notifications). */
-export type NeutralMethod = RequestMethod | keyof AgentNotifications;
+/** Every neutral method a codec maps (requests of both directions and the notifications of both roles). */
+export type NeutralMethod = RequestMethod | keyof AgentNotifications | keyof ClientNotifications;
 
 type AllRequests = AgentMethods & ClientMethods;
 /** The neutral params of a method. */
@@ -277,6 +290,8 @@ export type ParamsOf<M extends NeutralMethod> = M extends RequestMethod
   ? AllRequests[M]['params']
   : M extends keyof AgentNotifications
     ? AgentNotifications[M]
-    : never;
+    : M extends keyof ClientNotifications
+      ? ClientNotifications[M]
+      : never;
 /** The neutral result of a request. */
 export type ResultOf<M extends RequestMethod> = AllRequests[M]['result'];

@@ -137,6 +137,7 @@ export class Translator {
     this.agent.onNotification('session/update', (params) => this.agentUpdate(params));
     this.agent.onOtherNotification((method, params) => {
       if (method.startsWith('_')) this.editor.notify(method, params);
+      else if (method === Methods.elicitationComplete) this.elicitationComplete(params);
       else options.log(`agent notification ${method} has no counterpart in ACP v${this.E.version}; dropped`);
     });
     this.agent.onOtherRequest((method, params, ctx) => this.fromAgent(method, params, ctx));
@@ -643,6 +644,7 @@ export class Translator {
     if (method.startsWith('_')) return this.editor.request(method, params, { signal: ctx.signal });
     const m = this.A.neutralMethod(method);
     if (m === Methods.requestPermission) return this.permission(params, ctx);
+    if (m === Methods.elicitationCreate && this.A.wireMethod(m) === method) return this.elicitation(params, ctx);
     if (this.services && BridgeClientServices.serves(m) && this.A.wireMethod(m) === method)
       return this.services.handle(m, params, ctx);
     const wire = this.E.wireMethod(m);
@@ -658,24 +660,63 @@ export class Translator {
    * `cancelled` to the agent when the editor cancels a v1 agent's turn, the turn ends, or the
    * agent withdraws it.
    */
-  private async permission(params: unknown, ctx: RequestContext): Promise<unknown> {
+  private permission(params: unknown, ctx: RequestContext): Promise<unknown> {
     const req = this.A.decodeParams(Methods.requestPermission, params);
-    const s = this.session(req.sessionId);
+    return this.askEditor(
+      this.session(req.sessionId),
+      ctx,
+      async (signal) => {
+        const m = Methods.requestPermission;
+        const wire = await this.editor.request(m, this.E.encodeParams(m, req), { signal });
+        return this.A.encodeResult(m, this.E.decodeResult(m, wire));
+      },
+      () => this.A.encodeResult(Methods.requestPermission, { outcome: { outcome: 'cancelled' } }),
+    );
+  }
+
+  /**
+   * An elicitation, forwarded both ways (the codecs adjust what one version cannot carry). A
+   * session-scoped one is withdrawn like a permission request (answered `cancel`) when a v2
+   * editor cancels a v1 agent's turn. A v1 agent's unscoped elicitation (v1 allows naming no
+   * session and no request) cannot be put to a v2 editor, which requires a scope: the v2 codec
+   * refuses it and the agent gets -32602 (docs/bridge.md).
+   */
+  private elicitation(params: unknown, ctx: RequestContext): Promise<unknown> {
+    const m = Methods.elicitationCreate;
+    const req = this.A.decodeParams(m, params);
+    const forward = async (signal: AbortSignal): Promise<unknown> => {
+      const wire = await this.editor.request(m, this.E.encodeParams(m, req), { signal });
+      return this.A.encodeResult(m, this.E.decodeResult(m, wire));
+    };
+    const s = req.sessionId !== undefined ? this.sessions.get(req.sessionId) : undefined;
+    if (!s) return forward(ctx.signal);
+    return this.askEditor(s, ctx, forward, () => this.A.encodeResult(m, { action: 'cancel' }));
+  }
+
+  /** `elicitation/complete`: the same in both versions, checked on the way (ACP-ALL-ELIC-09). */
+  private elicitationComplete(params: unknown): void {
+    const m = Methods.elicitationComplete;
+    try {
+      this.editor.notify(m, this.E.encodeParams(m, this.A.decodeParams(m, params)));
+    } catch (e) {
+      this.options.log(`ignored malformed ${m}: ${AcpError.from(e).message}`);
+    }
+  }
+
+  /** A question of the agent to the editor's user, pending on its session while it is asked. */
+  private async askEditor(
+    s: BridgeSession,
+    ctx: RequestContext,
+    ask: (signal: AbortSignal) => Promise<unknown>,
+    cancelled: () => unknown,
+  ): Promise<unknown> {
     const pending: PendingPermission = { withdraw: new AbortController() };
     s.permissions.add(pending);
     if (this.E.version === 2 && s.turn) this.setState(s, 'requires_action');
     try {
-      const wire = await this.editor.request(
-        Methods.requestPermission,
-        this.E.encodeParams(Methods.requestPermission, req),
-        {
-          signal: AbortSignal.any([ctx.signal, pending.withdraw.signal]),
-        },
-      );
-      return this.A.encodeResult(Methods.requestPermission, this.E.decodeResult(Methods.requestPermission, wire));
+      return await ask(AbortSignal.any([ctx.signal, pending.withdraw.signal]));
     } catch (e) {
-      if (e instanceof AcpError && e.code === ErrorCode.RequestCancelled)
-        return this.A.encodeResult(Methods.requestPermission, { outcome: { outcome: 'cancelled' } });
+      if (e instanceof AcpError && e.code === ErrorCode.RequestCancelled) return cancelled();
       throw e;
     } finally {
       s.permissions.delete(pending);
