@@ -86,7 +86,7 @@ const KNOWN_GAPS: Record<string, string[]> = {
   'updates current_mode_update': ['cli', 'validator', 'inspector', 'checker'],
   'updates notice': ['bridge', 'validator', 'inspector', 'checker'],
   'updates plan': ['checker'],
-  'updates plan_update': ['bridge', 'inspector', 'checker'],
+  'updates plan_update': ['bridge', 'validator', 'inspector', 'checker'],
   'updates session_info_update': ['bridge', 'validator', 'inspector', 'checker'],
   'updates state_update': ['inspector', 'checker'],
   'updates terminal_output_chunk': ['validator', 'inspector', 'checker'],
