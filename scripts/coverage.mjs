@@ -141,8 +141,20 @@ export function methodConstants(root = ROOT) {
   return byName;
 }
 
-/** Whether `text` names `row`: quotes one of its names, or uses its `Methods.<key>` constant. */
-export function mentions(text, row, constants) {
+/**
+ * `text` without its comments, so that a test that only talks about a row in a comment does not
+ * count as naming it. Naive about `//` inside strings (it keeps `://`): it can only drop a mention.
+ */
+export function withoutComments(text) {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:\\])\/\/.*$/gm, '$1');
+}
+
+/**
+ * Whether the code of `text` (comments aside) names `row`: quotes one of its names, or uses its
+ * `Methods.<key>` constant.
+ */
+export function mentions(source, row, constants) {
+  const text = withoutComments(source);
   const quoted = rowNames(row).some((n) => ["'", '"', '`'].some((q) => text.includes(`${q}${n}${q}`)));
   if (quoted || row.group !== 'methods') return quoted;
   return (constants.get(row.name) ?? []).some((key) => new RegExp(`\\bMethods\\.${key}\\b`).test(text));
