@@ -171,7 +171,10 @@ export function cellKind(cell) {
     const keys = Object.keys(cell);
     if (keys.length !== 1) return 'bad';
     const [k] = keys;
-    if ((k === 'na' || k === 'missing') && typeof cell[k] === 'string' && cell[k].trim() !== '') return k;
+    // a reason is one line: the doc lists it as one bullet
+    const reason = cell[k];
+    if ((k === 'na' || k === 'missing') && typeof reason === 'string' && reason.trim() !== '' && !reason.includes('\n'))
+      return k;
   }
   return 'bad';
 }
@@ -179,7 +182,8 @@ export function cellKind(cell) {
 function cellProblems(row, layer, cell, root, readText, constants) {
   const where = `${row.group} ${row.name} / ${layer}`;
   const kind = cellKind(cell);
-  if (kind === 'bad') return [`${where}: a cell is a list of test files, {"na": "reason"} or {"missing": "reason"}`];
+  if (kind === 'bad')
+    return [`${where}: a cell is a list of test files, {"na": "one-line reason"} or {"missing": "one-line reason"}`];
   if (kind !== 'filled') return [];
   const problems = [];
   for (const file of cell) {

@@ -173,16 +173,17 @@ describe('the checks can fail', () => {
     ]);
   });
 
-  it('a cell without a reason, an unknown layer, a missing layer', () => {
+  it('a cell without a reason or with a reason of two lines, an unknown layer, a missing layer', () => {
     const bad = edited((c) => {
-      const fork = { ...c.methods['session/fork'], agent: { missing: '' }, teleporter: [] };
+      const fork = { ...c.methods['session/fork'], agent: { missing: '' }, cli: { na: 'two\nlines' }, teleporter: [] };
       delete fork.codec;
       c.methods['session/fork'] = fork;
     });
     expect(claimProblems(rows(), bad)).toEqual([
       'methods session/fork: unknown layer teleporter',
       'methods session/fork / codec: no cell',
-      'methods session/fork / agent: a cell is a list of test files, {"na": "reason"} or {"missing": "reason"}',
+      'methods session/fork / agent: a cell is a list of test files, {"na": "one-line reason"} or {"missing": "one-line reason"}',
+      'methods session/fork / cli: a cell is a list of test files, {"na": "one-line reason"} or {"missing": "one-line reason"}',
     ]);
   });
 
