@@ -315,7 +315,7 @@ Rows: every method and notification (\`x-method\` defs; direction from \`x-side\
 \`sessionUpdate\` kind of \`schema/v1|v2/schema.json\` and \`schema.unstable.json\`. A method both
 versions have is one row; v2 \`auth/login\` and \`auth/logout\` are the rows \`authenticate\` and
 \`logout\` (the codec renames them). Update kinds are wire names: v1 \`tool_call\` and \`plan\` are
-their own rows (the codec maps them to the neutral \`state_update\`/\`tool_call_content_chunk\` and
+their own rows (the v1 codec maps them to the neutral \`tool_call_update\` and
 \`plan_update\`).
 
 Legend: ✓ a test exercises the row in that layer (✓2: two tests), n/a the layer has no such thing
