@@ -1,0 +1,216 @@
+/**
+ * Issue 26 item 1: docs/coverage.md is generated from the four schema files of the pinned SDK and
+ * the hand-edited docs/coverage-claims.json (scripts/coverage.mjs). This test keeps the two honest:
+ * every schema row is claimed (and no claimed row is out of the schemas), the file is what the
+ * script writes, every claimed test file exists and names the row, and the stable rows' gaps are
+ * the known ones below, a list that may only shrink.
+ */
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { v2WireMethod } from '../packages/protocol/src/codec/method-names.js';
+import {
+  CLAIMS_PATH,
+  DOC_PATH,
+  LAYER_KEYS,
+  ROOT,
+  V2_RENAMES,
+  claimProblems,
+  loadClaims,
+  loadSchemas,
+  renderDoc,
+  schemaRows,
+  stableGaps,
+  // @ts-expect-error -- a plain .mjs script without type declarations
+} from '../scripts/coverage.mjs';
+import { tempDir } from './support/temp.js';
+
+interface Row {
+  group: 'methods' | 'updates';
+  name: string;
+  stable: boolean;
+  v1: string | null;
+  v2: string | null;
+  wire: Record<string, string>;
+}
+type Cells = Record<string, unknown>;
+type Claims = Record<'methods' | 'updates', Record<string, Cells>>;
+
+/**
+ * Stable cells that nothing exercises yet: the to-do list of issue 26 ("stable rows: every cell
+ * filled"). It may only shrink: a cell that gets a test must leave this list (the test says so).
+ */
+const KNOWN_GAPS: Record<string, string[]> = {
+  'methods $/cancel_request': ['cli', 'inspector', 'checker'],
+  'methods authenticate': ['cli', 'inspector', 'checker'],
+  'methods elicitation/complete': [
+    'codec',
+    'model',
+    'agent',
+    'client',
+    'cli',
+    'bridge',
+    'validator',
+    'inspector',
+    'checker',
+  ],
+  'methods elicitation/create': ['codec', 'model', 'agent', 'client', 'cli', 'validator', 'inspector', 'checker'],
+  'methods fs/read_text_file': ['client', 'cli', 'checker'],
+  'methods fs/write_text_file': ['client', 'cli', 'inspector', 'checker'],
+  'methods initialize': ['cli'],
+  'methods logout': ['cli', 'inspector'],
+  'methods session/cancel': ['cli', 'inspector', 'checker'],
+  'methods session/close': ['codec', 'cli', 'inspector', 'checker'],
+  'methods session/delete': ['codec', 'cli', 'validator', 'inspector', 'checker'],
+  'methods session/list': ['cli', 'inspector', 'checker'],
+  'methods session/load': ['cli', 'inspector', 'checker'],
+  'methods session/new': ['cli'],
+  'methods session/request_permission': ['cli', 'checker'],
+  'methods session/resume': ['cli', 'inspector', 'checker'],
+  'methods session/set_config_option': ['cli', 'inspector', 'checker'],
+  'methods session/set_mode': ['cli', 'inspector', 'checker'],
+  'methods session/update': ['checker'],
+  'methods terminal/cancel': ['client', 'cli', 'inspector', 'checker'],
+  'methods terminal/create': ['client', 'cli', 'inspector', 'checker'],
+  'methods terminal/kill': ['client', 'cli', 'inspector', 'checker'],
+  'methods terminal/output': ['client', 'cli', 'inspector', 'checker'],
+  'methods terminal/release': ['client', 'cli', 'inspector', 'checker'],
+  'methods terminal/wait_for_exit': ['client', 'cli', 'inspector', 'checker'],
+  'methods tool_call/cancel': ['client', 'cli', 'inspector', 'checker'],
+  'updates agent_message': ['cli', 'inspector', 'checker'],
+  'updates agent_thought': ['agent', 'client', 'cli', 'inspector', 'checker'],
+  'updates agent_thought_chunk': ['inspector', 'checker'],
+  'updates available_commands_update': ['cli', 'inspector', 'checker'],
+  'updates compaction_summary_chunk': ['cli', 'inspector', 'checker'],
+  'updates compaction_update': ['cli', 'inspector', 'checker'],
+  'updates config_option_update': ['cli', 'inspector', 'checker'],
+  'updates current_mode_update': ['cli', 'inspector', 'checker'],
+  'updates notice': ['inspector', 'checker'],
+  'updates plan': ['checker'],
+  'updates plan_update': ['inspector', 'checker'],
+  'updates session_info_update': ['inspector', 'checker'],
+  'updates state_update': ['inspector', 'checker'],
+  'updates terminal_output_chunk': ['inspector', 'checker'],
+  'updates terminal_update': ['inspector', 'checker'],
+  'updates tool_call': ['checker'],
+  'updates tool_call_content_chunk': ['cli', 'inspector', 'checker'],
+  'updates tool_call_update': ['inspector', 'checker'],
+  'updates usage_update': ['cli', 'inspector', 'checker'],
+  'updates user_message': ['inspector', 'checker'],
+  'updates user_message_chunk': ['cli', 'inspector', 'checker'],
+};
+
+const rows = (): Row[] => schemaRows();
+const claims = (): Claims => loadClaims();
+
+/** A copy of the claims with `edit` applied (the test's own inputs, never the files). */
+function edited(edit: (c: Claims) => void): Claims {
+  const copy = structuredClone(claims());
+  edit(copy);
+  return copy;
+}
+
+describe('coverage matrix (issue 26 item 1)', () => {
+  it('every schema row has a claim per layer, every claim a schema row, every claimed test names its row', () => {
+    const problems: string[] = claimProblems(rows(), claims());
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
+
+  it(`${DOC_PATH} is what scripts/coverage.mjs generates (run npm run coverage)`, () => {
+    expect(readFileSync(join(ROOT, DOC_PATH), 'utf8')).toBe(renderDoc(rows(), claims()));
+  });
+
+  it('stable rows have no gap beyond the known ones, and every known gap is still one', () => {
+    const known = Object.entries(KNOWN_GAPS).flatMap(([row, layers]) => layers.map((l) => `${row} ${l}`));
+    const found: string[] = stableGaps(rows(), claims());
+    const problems = [
+      ...found.filter((g) => !known.includes(g)).map((g) => `${g}: a new gap in a stable row (fill it)`),
+      ...known.filter((g) => !found.includes(g)).map((g) => `${g}: no longer a gap, remove it from KNOWN_GAPS`),
+    ];
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
+
+  it('the rows: both directions, both versions, the renamed auth methods as one row each', () => {
+    const all = rows();
+    const byName = new Map(all.map((r) => [`${r.group} ${r.name}`, r]));
+    expect(byName.get('methods session/prompt')).toMatchObject({ v1: 'stable', v2: 'stable', stable: true });
+    expect(byName.get('methods session/load')).toMatchObject({ v1: 'stable', v2: null });
+    expect(byName.get('methods session/fork')).toMatchObject({ v1: 'unstable', v2: 'unstable', stable: false });
+    expect(byName.get('methods fs/read_text_file')).toMatchObject({ directions: ['agent->client'] });
+    expect(byName.get('methods authenticate')).toMatchObject({ wire: { v2: 'auth/login' } });
+    expect(byName.has('methods auth/login')).toBe(false);
+    expect(byName.get('updates plan_update')).toMatchObject({ v1: 'unstable', v2: 'stable', stable: true });
+    expect(byName.get('updates tool_call')).toMatchObject({ v1: 'stable', v2: null });
+    // the renames are the codec's, not a second opinion
+    for (const [v2, neutral] of V2_RENAMES as Map<string, string>) expect(v2WireMethod(neutral)).toBe(v2);
+    for (const r of all.filter((x) => x.group === 'methods' && x.v1 && x.v2 && !x.wire.v2))
+      expect(v2WireMethod(r.name), r.name).toBe(r.name);
+    expect(all.length).toBeGreaterThan(60);
+    expect(loadSchemas()).toHaveLength(4);
+  });
+});
+
+describe('the checks can fail', () => {
+  it('a schema row the claims lack, and a claimed row the schemas lack', () => {
+    const fake: Row = { group: 'methods', name: 'session/teleport', stable: true, v1: 'stable', v2: null, wire: {} };
+    const extra = edited((c) => {
+      c.updates.warp_update = Object.fromEntries(LAYER_KEYS.map((l: string) => [l, { na: 'x' }]));
+    });
+    expect(claimProblems([...rows(), fake], claims())).toEqual([
+      `methods session/teleport: in the schemas but not in ${CLAIMS_PATH}`,
+    ]);
+    expect(claimProblems(rows(), extra)).toEqual([`updates warp_update: in ${CLAIMS_PATH} but in no schema`]);
+  });
+
+  it('a claimed test file that does not exist, or never names the row', () => {
+    const bogus = edited((c) => {
+      c.methods['session/prompt'] = { ...c.methods['session/prompt'], codec: ['test/no-such.test.ts'] };
+      c.updates.notice = { ...c.updates.notice, codec: ['test/version.test.ts'] };
+    });
+    expect(claimProblems(rows(), bogus)).toEqual([
+      'methods session/prompt / codec: test/no-such.test.ts does not exist',
+      'updates notice / codec: test/version.test.ts never names notice',
+    ]);
+  });
+
+  it('a cell without a reason or with a reason of two lines, an unknown layer, a missing layer', () => {
+    const bad = edited((c) => {
+      const fork = { ...c.methods['session/fork'], agent: { missing: '' }, cli: { na: 'two\nlines' }, teleporter: [] };
+      delete fork.codec;
+      c.methods['session/fork'] = fork;
+    });
+    expect(claimProblems(rows(), bad)).toEqual([
+      'methods session/fork: unknown layer teleporter',
+      'methods session/fork / codec: no cell',
+      'methods session/fork / agent: a cell is a list of test files, {"na": "one-line reason"} or {"missing": "one-line reason"}',
+      'methods session/fork / cli: a cell is a list of test files, {"na": "one-line reason"} or {"missing": "one-line reason"}',
+    ]);
+  });
+
+  it('a test file names a method by its Methods constant, not by a longer one, nor in a comment', () => {
+    const dir = tempDir('acp-coverage-');
+    mkdirSync(join(dir, 'test'));
+    mkdirSync(join(dir, 'packages/protocol/src/model'), { recursive: true });
+    cpSync(join(ROOT, 'packages/protocol/src/model/methods.ts'), join(dir, 'packages/protocol/src/model/methods.ts'));
+    writeFileSync(join(dir, 'test/a.test.ts'), 'send(Methods.sessionNew, {});\n');
+    writeFileSync(join(dir, 'test/b.test.ts'), 'send(Methods.sessionNewer, {}); // session/new unquoted\n');
+    writeFileSync(join(dir, 'test/c.test.ts'), "/** sends 'session/new' */\nsend(x); // then `session/new`\n");
+    const only = (file: string): Claims =>
+      edited((c) => {
+        c.methods['session/new'] = { ...c.methods['session/new'], codec: [file] };
+        for (const group of ['methods', 'updates'] as const)
+          for (const [name, cells] of Object.entries(c[group]))
+            for (const l of LAYER_KEYS as string[])
+              if (Array.isArray(cells[l]) && name !== 'session/new') cells[l] = { na: 'x' };
+        for (const l of LAYER_KEYS as string[])
+          if (l !== 'codec' && Array.isArray(c.methods['session/new']?.[l])) c.methods['session/new'][l] = { na: 'x' };
+      });
+    expect(claimProblems(rows(), only('test/a.test.ts'), dir)).toEqual([]);
+    expect(claimProblems(rows(), only('test/b.test.ts'), dir)).toEqual([
+      'methods session/new / codec: test/b.test.ts never names session/new',
+    ]);
+    expect(claimProblems(rows(), only('test/c.test.ts'), dir)).toEqual([
+      'methods session/new / codec: test/c.test.ts never names session/new',
+    ]);
+  });
+});
