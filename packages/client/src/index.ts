@@ -46,6 +46,7 @@ export type { ClientEvents, ClientProblem } from './events.js';
 export type {
   AgentTarget,
   ClientOptions,
+  ListSessionsOptions,
   NewSessionOptions,
   ProtocolChoice,
   RestoreSessionOptions,
