@@ -856,9 +856,9 @@ class AgentConnectionImpl implements AgentConnection {
    */
   private async setTitle(p: SetSessionTitleRequest): Promise<SetSessionTitleResponse> {
     const custom = this.definition.sessionMethods?.title;
-    const title = typeof custom === 'function' ? custom(p.title) : normalizeTitle(p.title);
-    const update = { sessionUpdate: 'session_info_update' as const, title, updatedAt: new Date().toISOString() };
     const s = this.openRuntime(p.sessionId);
+    const title = typeof custom === 'function' ? custom(p.title, s) : normalizeTitle(p.title);
+    const update = { sessionUpdate: 'session_info_update' as const, title, updatedAt: new Date().toISOString() };
     if (s) {
       s.emit(update);
       await s.whenPersisted();

@@ -1,5 +1,6 @@
 import { AcpError, type AgentCapabilities, type SessionArchiveFilter } from '@acp-kit/protocol';
 import type { SessionStore, StoredSessionMeta } from './session-store.js';
+import type { AgentSession } from './types.js';
 
 /**
  * The unstable session methods (`schema.unstable.json` of both versions) the runtime serves from
@@ -24,9 +25,11 @@ export interface UnstableSessionMethods {
   /**
    * `session/set_title`: the title is stored (a `session_info_update` in the history) and sent to
    * every client attached to the session. `true` normalizes with {@link normalizeTitle}; a function
-   * replaces it (return the title to store; throw `AcpError.invalidParams` to refuse one).
+   * replaces it (return the title to store; throw `AcpError.invalidParams` to refuse one). It gets
+   * the session when it is open here, e.g. to stop generating titles of its own (the schema: after
+   * a successful set_title the agent SHOULD NOT replace the title with a generated one).
    */
-  title?: boolean | ((title: string) => string);
+  title?: boolean | ((title: string, session: AgentSession | undefined) => string);
 }
 
 /** The unstable session markers this agent advertises. */
