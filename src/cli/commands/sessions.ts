@@ -9,7 +9,7 @@ import { handleSignals, openAgent, openSession, type OpenAgent } from '../sessio
 import { colorEnabled, createStyle, stripAnsi } from '../style.js';
 
 /** Runs `body` with an open agent; closes it on every path (signals included) and maps errors. */
-async function withAgent(flags: SessionsFlags, body: (a: OpenAgent) => Promise<number>): Promise<number> {
+export async function withAgent(flags: SessionsFlags, body: (a: OpenAgent) => Promise<number>): Promise<number> {
   const errStyle = createStyle(colorEnabled(process.stderr));
   let open: OpenAgent | undefined;
   const leave = (code: number): void =>
