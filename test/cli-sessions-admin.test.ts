@@ -43,6 +43,10 @@ describe('acp-kit sessions fork, rename, archive, unarchive', () => {
       expect(archive.code, archive.stderr).toBe(0);
       expect(ndjson(archive.stdout)).toEqual([{ type: 'result', sessionId: id, archived: true, exitCode: 0 }]);
       expect((await listed()).map((s) => s.sessionId)).toEqual([forked.sessionId]);
+      // --archived lists it again, marked
+      const withArchived = await cli(['list', '--archived']);
+      expect(withArchived.stdout).toMatch(new RegExp(`${id}.*Notes work  \\(archived\\)`));
+      expect(withArchived.stdout).toContain(forked.sessionId);
       expect((await cli(['unarchive', id])).code).toBe(0);
       expect((await listed()).map((s) => s.sessionId).sort()).toEqual([id, forked.sessionId].sort());
 
