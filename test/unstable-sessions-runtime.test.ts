@@ -2,7 +2,7 @@
 // acp-kit's client and agent runtimes in process, both versions, every wire message checked
 // against the version's schema (the unstable one for these methods). ACP-V1-FORK-01.
 import { afterEach, describe, expect, it } from 'vitest';
-import { InMemorySessionStore } from '../packages/agent/src/index.js';
+import { InMemorySessionStore, SharedSessions } from '../packages/agent/src/index.js';
 import type { AgentDefinition } from '../packages/agent/src/types.js';
 import type { AnySessionUpdate } from '../packages/protocol/src/index.js';
 import { connectInProcess, type InProcessPair } from './support/in-process.js';
@@ -164,5 +164,29 @@ describe.each([1, 2] as const)('unstable session methods over v%i', (v) => {
     // the tap knew (and so checked) every one of them against schema.unstable.json
     expect([...p.tap.unknownMethods]).toEqual([]);
     p.tap.assertAllValid();
+  });
+
+  it('another connection of the same server sees the session open, retitles it live and archives it', async () => {
+    const serve = { store: new InMemorySessionStore(), sharedSessions: new SharedSessions() };
+    const a = await connectInProcess(echoAgent([]), { version: v, serve, schema: 'unstable' });
+    const b = await connectInProcess(echoAgent([]), { version: v, serve, schema: 'unstable' });
+    pairs.push(a, b);
+    const s = await a.conn.newSession({ cwd: '/tmp/shared' });
+    expect((await b.conn.sessionStatus(s.sessionId)).status).toBe('open');
+    // the title reaches the client that has the session open, before b's answer
+    await b.conn.setSessionTitle(s.sessionId, 'Set elsewhere');
+    await a.conn.listAllSessions(); // a round trip on a: its earlier updates have been read
+    expect(s.state.info.title).toBe('Set elsewhere');
+    // archiving closes it for a too
+    await b.conn.archiveSession(s.sessionId);
+    expect((await b.conn.sessionStatus(s.sessionId)).status).toBe('saved');
+    // (v1 answers the prompt with the error, v2 refuses the request)
+    const after = await s.prompt('still there?').then(
+      (r) => r.error?.code,
+      (e: { code?: number }) => e.code,
+    );
+    expect(after).toBe(-32002);
+    a.tap.assertAllValid();
+    b.tap.assertAllValid();
   });
 });

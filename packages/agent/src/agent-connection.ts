@@ -775,9 +775,13 @@ class AgentConnectionImpl implements AgentConnection {
     return listPage((await this.store.list()).filter(keep), p.cwd, p.cursor, undefined, archive);
   }
 
-  /** The runtime of a session open on this connection or shared from another one, if any. */
+  /**
+   * The runtime of a session in memory in this process: open on this connection, shared by v2
+   * connections, or held by another (v1) connection alone; the unstable methods act on it there.
+   */
   private openRuntime(sessionId: string): SessionRuntime | undefined {
-    const s = this.sessions.get(sessionId) ?? this.options.sharedSessions?.get(sessionId);
+    const registry = this.options.sharedSessions;
+    const s = this.sessions.get(sessionId) ?? registry?.get(sessionId) ?? registry?.holder(sessionId);
     return s && !s.closed ? s : undefined;
   }
 
