@@ -12,7 +12,9 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'packages', 'protocol', 'dist', 'validation', 'precompiled');
-const { getValidator } = await import(join(root, 'packages', 'protocol', 'dist', 'validation', 'validator.js'));
+const { getValidator, getUnstableValidator } = await import(
+  join(root, 'packages', 'protocol', 'dist', 'validation', 'validator.js')
+);
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
@@ -30,10 +32,14 @@ writeFileSync(
 );
 let files = 0;
 let bytes = 0;
-for (const version of [1, 2]) {
-  const v = getValidator(version);
+// the unstable validators hold only the methods the stable schemas lack (session/fork, ...), the
+// stable validators' fallback for them
+for (const [version, v, prefix] of [1, 2].flatMap((n) => [
+  [n, getValidator(n), `v${n}`],
+  [n, getUnstableValidator(n), `v${n}-unstable`],
+])) {
   // method table, def names and update kinds: the validator then needs neither the schema nor Ajv
-  writeFileSync(join(out, `v${version}-index.json`), JSON.stringify(v.precompileIndex()));
+  writeFileSync(join(out, `${prefix}-index.json`), JSON.stringify(v.precompileIndex()));
   for (const key of v.precompileKeys()) {
     const { ajv, file } = v.precompileTarget(key);
     const fn = ajv.getSchema(key);

@@ -39,6 +39,14 @@ function setup(ctx: TestContext): Setup {
   return { env: cliEnv({ ACP_KIT_DATA_DIR: data }), cwd, data };
 }
 
+/** The id of a session of the built-in agent, made by a `run`. */
+async function firstSession(s: Setup): Promise<string> {
+  const first = ndjson((await runCli(['run', '--json', 'hi'], { env: s.env, cwd: s.cwd })).stdout);
+  const id = first.find((e) => e.type === 'session')?.sessionId;
+  expect(typeof id).toBe('string');
+  return id;
+}
+
 /** A run of each command that succeeds (or, for the checkers, reaches its verdict). */
 const success: Record<string, (s: Setup) => Promise<CliResult>> = {
   run: (s) => runCli(['run', '--json', 'hi'], { env: s.env, cwd: s.cwd }),
@@ -49,6 +57,14 @@ const success: Record<string, (s: Setup) => Promise<CliResult>> = {
     expect(typeof id).toBe('string');
     return runCli(['sessions', 'show', id, '--json'], { env: s.env, cwd: s.cwd });
   },
+  'sessions fork': async (s) =>
+    runCli(['sessions', 'fork', await firstSession(s), '--json'], { env: s.env, cwd: s.cwd }),
+  'sessions rename': async (s) =>
+    runCli(['sessions', 'rename', await firstSession(s), 'A title', '--json'], { env: s.env, cwd: s.cwd }),
+  'sessions archive': async (s) =>
+    runCli(['sessions', 'archive', await firstSession(s), '--json'], { env: s.env, cwd: s.cwd }),
+  'sessions unarchive': async (s) =>
+    runCli(['sessions', 'unarchive', await firstSession(s), '--json'], { env: s.env, cwd: s.cwd }),
   'captures list': (s) => runCli(['captures', 'list', '--json'], { env: s.env, cwd: s.cwd }),
   'check agent': (s) =>
     runCli(

@@ -27,6 +27,11 @@ const ALL: AgentMethod[] = [
   'session/prompt',
   'tool_call/cancel',
   'terminal/cancel',
+  'session/fork',
+  'session/archive',
+  'session/unarchive',
+  'session/status',
+  'session/set_title',
 ];
 
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -46,6 +51,16 @@ const setups: Array<{ name: string; def: Partial<AgentDefinition>; serve: ServeA
       logout: () => undefined,
     },
     serve: {},
+  },
+  {
+    name: 'the unstable session methods',
+    def: { sessionMethods: { fork: true, archive: true, status: true, title: true } },
+    serve: {},
+  },
+  {
+    name: 'the unstable session methods without a store (status and title only)',
+    def: { sessionMethods: { fork: true, archive: true, status: true, title: true } },
+    serve: { store: null },
   },
 ];
 

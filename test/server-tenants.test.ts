@@ -65,7 +65,7 @@ async function client(server: AcpServer, token: string, cwd: string, profile: Pr
 }
 
 for (const profile of ['websocket', 'http'] as const) {
-  it(`after a restart Bob can neither list, load, resume, prompt, close, delete nor fork Alice's session; each answer equals a missing session's (${profile})`, async () => {
+  it(`after a restart Bob can neither list, load, resume, prompt, close, delete, fork, retitle, archive nor ask the status of Alice's session; each answer equals a missing session's (${profile})`, async () => {
     const data = tempDir('acp-tenants-');
     const cwd = tempDir('acp-tenants-cwd-');
     const ownersFile = join(data, 'serve', 'owners.json');
@@ -111,7 +111,7 @@ for (const profile of ['websocket', 'http'] as const) {
   }, 120_000);
 }
 
-/** Bob's load, resume, prompt, fork, close and delete of `sessionId`: each answered as for a random id of its shape. */
+/** Bob's load, resume, prompt, fork, status, set_title, archive, unarchive, close and delete of `sessionId`: each answered as for a random id of its shape. */
 async function expectSameAsMissing(bob: RawLink, sessionId: string, cwd: string): Promise<void> {
   // a random id of the same shape as Alice's (`sess_` + 32 hex digits)
   const random = `sess_${randomBytes(16).toString('hex')}`;
@@ -120,6 +120,11 @@ async function expectSameAsMissing(bob: RawLink, sessionId: string, cwd: string)
     ['session/resume', (id) => ({ sessionId: id, cwd, mcpServers: [] })],
     ['session/prompt', (id) => ({ sessionId: id, prompt: [{ type: 'text', text: 'bob was here' }] })],
     ['session/fork', (id) => ({ sessionId: id, cwd, mcpServers: [] })],
+    // the unstable session methods (the built-in agent serves them)
+    ['session/status', (id) => ({ sessionId: id })],
+    ['session/set_title', (id) => ({ sessionId: id, title: 'bob was here' })],
+    ['session/archive', (id) => ({ sessionId: id })],
+    ['session/unarchive', (id) => ({ sessionId: id })],
     ['session/close', (id) => ({ sessionId: id })],
     ['session/delete', (id) => ({ sessionId: id })],
   ];

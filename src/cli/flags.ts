@@ -69,7 +69,7 @@ export interface AgentLaunchFlags extends ModelFlags {
 export interface CommandHandlers {
   run(prompt: string, flags: RunFlags): Promise<number>;
   chat(flags: ChatFlags): Promise<number>;
-  sessionsList(flags: SessionsFlags & { all?: boolean }): Promise<number>;
+  sessionsList(flags: SessionsFlags & { all?: boolean; archived?: boolean }): Promise<number>;
   sessionsShow(sessionId: string, flags: SessionsFlags): Promise<number>;
   agent(flags: AgentLaunchFlags): Promise<number>;
 }

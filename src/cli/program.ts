@@ -19,6 +19,7 @@ import { register as registerReplay } from './commands/replay.options.js';
 import { register as registerRun } from './commands/run.options.js';
 import { register as registerServe } from './commands/serve.options.js';
 import { register as registerSessions } from './commands/sessions.options.js';
+import { register as registerSessionsAdmin } from './commands/sessions-admin.options.js';
 import { register as registerStats } from './commands/stats.options.js';
 import { register as registerValidate } from './commands/validate.options.js';
 
@@ -48,6 +49,7 @@ export function buildProgram(result: ExitResult, handlers: CommandHandlers = def
   registerChat(program, result, handlers.chat);
   registerLogin(program, result);
   registerSessions(program, result, handlers);
+  registerSessionsAdmin(program, result);
   registerAgent(program, result, handlers.agent);
   registerServe(program, result);
   registerDb(program, result);

@@ -52,6 +52,8 @@ export interface InProcessOptions {
   client?: Omit<ClientOptions, 'protocol' | 'tap'>;
   /** Agent runtime options (store, cancel timeout...); the logger defaults to one feeding `log`. */
   serve?: ServeAgentOptions;
+  /** Which schema file the tap checks against (default `stable`; `unstable` for the unstable methods). */
+  schema?: 'stable' | 'unstable';
 }
 
 /** Serves `definition` in this process and connects a client to it. */
@@ -66,7 +68,7 @@ export async function connectInProcess(definition: AgentDefinition, options: InP
     error: (m) => log.push(`error: ${m}\n`),
   };
   const agent = serveAgent(definition, new StreamTransport(c2a, a2c), { logger, ...options.serve });
-  const tap = createSchemaTap(options.version);
+  const tap = createSchemaTap(options.version, options.schema);
   const wire: WireEntry[] = [];
   const problems: ClientProblem[] = [];
   let conn: ClientConnection;

@@ -66,19 +66,21 @@ interface Compiled {
   defs: Map<string, ValidateFunction>;
 }
 
-const compiled = new Map<1 | 2, Compiled>();
+const compiled = new Map<string, Compiled>();
 
-function load(version: 1 | 2): Compiled {
-  const hit = compiled.get(version);
+/** `unstable`: `schema.unstable.json` (the stable schema plus the unstable methods and kinds). */
+function load(version: 1 | 2, flavor: 'stable' | 'unstable' = 'stable'): Compiled {
+  const hit = compiled.get(`${version}:${flavor}`);
   if (hit) return hit;
+  const name = flavor === 'stable' ? 'schema.json' : 'schema.unstable.json';
   const file = fileURLToPath(
-    new URL(`../../node_modules/@agentclientprotocol/sdk/schema/v${version}/schema.json`, import.meta.url),
+    new URL(`../../node_modules/@agentclientprotocol/sdk/schema/v${version}/${name}`, import.meta.url),
   );
   const schema = JSON.parse(readFileSync(file, 'utf8')) as {
     anyOf: { title: string }[];
     $defs: Record<string, Record<string, unknown>>;
   };
-  const id = `https://schema-tap.invalid/v${version}.json`;
+  const id = `https://schema-tap.invalid/v${version}-${flavor}.json`;
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, logger: false });
   ajv.addSchema({ ...schema, $id: id });
   const family = (title: string): ValidateFunction => {
@@ -105,7 +107,7 @@ function load(version: 1 | 2): Compiled {
     methods,
     defs: new Map(),
   };
-  compiled.set(version, c);
+  compiled.set(`${version}:${flavor}`, c);
   return c;
 }
 
@@ -124,8 +126,8 @@ function isObj(v: unknown): v is Record<string, unknown> {
 }
 
 /** A tap validating ACP `version` messages; see the module doc. */
-export function createSchemaTap(version: 1 | 2): SchemaTap {
-  const c = load(version);
+export function createSchemaTap(version: 1 | 2, flavor: 'stable' | 'unstable' = 'stable'): SchemaTap {
+  const c = load(version, flavor);
   const failures: TapFailure[] = [];
   const unknownMethods = new Set<string>();
   // Requests each side sent, by id, so the other side's response can be typed by method.

@@ -26,6 +26,13 @@ import {
   type ResultOf,
   type AgentCapabilities,
   type ConfigOption,
+  type ForkSessionRequest,
+  type ForkSessionResponse,
+  type ListSessionsRequest,
+  type ListSessionsResponse,
+  type SessionStatusResponse,
+  type SetSessionTitleRequest,
+  type SetSessionTitleResponse,
   type McpServer,
   type PermissionOutcome,
   type PermissionRequest,
@@ -51,14 +58,17 @@ import { listPage } from './session-list.js';
 import { replayHistory } from './replay.js';
 import { SessionRuntime, type SessionAttachment, type AgentSessionHost } from './session-runtime.js';
 import type { SharedSessions } from './shared-sessions.js';
+import { archiveFilter, normalizeTitle, unstableCapabilities } from './unstable-sessions.js';
 import {
   InMemorySessionStore,
+  forkStored,
   SESSION_LOCKED,
   isHistoryUpdate,
   isPending,
   storeError,
   type SessionStore,
   type StoredSession,
+  type StoredSessionMeta,
 } from './session-store.js';
 import type { AgentDefinition, ClientPeerInfo, ClientServices, PermissionQuestion, SessionSetup } from './types.js';
 
@@ -288,7 +298,7 @@ class AgentConnectionImpl implements AgentConnection {
     'session/new': (p) => this.newSession(p),
     'session/load': (p) => this.restore(p, 'load'),
     'session/resume': (p) => this.restore(p, 'resume'),
-    'session/list': async (p) => listPage(await this.store.list(), p.cwd, p.cursor),
+    'session/list': (p) => this.listSessions(p),
     'session/close': (p) => this.closeSession(p),
     'session/delete': (p) => this.deleteSession(p),
     'session/set_config_option': async (p) => ({
@@ -307,6 +317,11 @@ class AgentConnectionImpl implements AgentConnection {
       await this.session(p.sessionId).cancelEntity('terminal', p.terminalId);
       return {};
     },
+    'session/fork': (p) => this.forkSession(p),
+    'session/archive': (p) => this.setArchived(p, true),
+    'session/unarchive': (p) => this.setArchived(p, false),
+    'session/status': (p) => this.sessionStatus(p),
+    'session/set_title': (p) => this.setTitle(p),
   };
 
   private async dispatch<M extends ServedMethod>(
@@ -406,6 +421,8 @@ class AgentConnectionImpl implements AgentConnection {
   private capabilities(lifecycle: AgentLifecycle): AgentCapabilities {
     const c = this.definition.capabilities ?? {};
     const caps: AgentCapabilities = lifecycle.runtimeCapabilities(this.durable, this.definition);
+    const unstable = unstableCapabilities(this.definition.sessionMethods, this.durable, this.store);
+    if (Object.keys(unstable).length > 0) caps.session = { ...caps.session, ...unstable };
     if (c.prompt) caps.prompt = c.prompt;
     if (c.mcp) caps.mcp = c.mcp;
     if (c._meta) caps._meta = c._meta;
@@ -749,6 +766,115 @@ class AgentConnectionImpl implements AgentConnection {
       if (s) this.store.release?.(p.sessionId);
     }
     return {};
+  }
+
+  // ---- unstable session methods (served only when advertised: isServed) ----------
+
+  private async listSessions(p: ListSessionsRequest): Promise<ListSessionsResponse> {
+    const archive = !!this.capabilities(this.negotiated).session?.archive;
+    const keep = archiveFilter(p.archived);
+    return listPage((await this.store.list()).filter(keep), p.cwd, p.cursor, undefined, archive);
+  }
+
+  /**
+   * The runtime of a session in memory in this process: open on this connection, shared by v2
+   * connections, or held by another (v1) connection alone; the unstable methods act on it there.
+   */
+  private openRuntime(sessionId: string): SessionRuntime | undefined {
+    const registry = this.options.sharedSessions;
+    const s = this.sessions.get(sessionId) ?? registry?.get(sessionId) ?? registry?.holder(sessionId);
+    return s && !s.closed ? s : undefined;
+  }
+
+  /** `session/fork`: a copy of the stored session under a new id, opened here like a new session. */
+  private async forkSession(p: ForkSessionRequest): Promise<ForkSessionResponse> {
+    checkRoots(p.cwd, p.additionalDirectories);
+    this.checkMcp(p.mcpServers ?? []);
+    // an open source's history as sent so far (an asynchronous store may still be writing it)
+    await this.openRuntime(p.sessionId)?.whenPersisted();
+    const sessionId = `sess_${randomUUID().replace(/-/g, '')}`;
+    const additionalDirectories = [...(p.additionalDirectories ?? [])];
+    const meta = { sessionId, cwd: p.cwd, additionalDirectories, createdAt: new Date().toISOString(), title: null };
+    const forked = await forkStored(this.store, p.sessionId, meta).catch((e: unknown) => Promise.reject(storeError(e)));
+    if (!forked) throw AcpError.sessionNotFound(p.sessionId);
+    const stored = await this.store.load(sessionId);
+    if (!stored) throw AcpError.sessionNotFound(sessionId);
+    this.store.acquire?.(sessionId);
+    const s = new SessionRuntime(this.negotiatedHost, {
+      sessionId,
+      cwd: p.cwd,
+      additionalDirectories,
+      mcpServers: p.mcpServers ?? [],
+      restored: true,
+    });
+    const history = stored.updates.filter(isHistoryUpdate);
+    let setup: SessionSetup | void;
+    try {
+      setup = await this.definition.openSession?.(s, { restored: true, history, forkedFrom: p.sessionId });
+    } catch (e) {
+      this.store.release?.(sessionId);
+      throw e;
+    }
+    s.openWith(restoreValues(setup?.configOptions ?? [], stored.meta.configValues));
+    for (const u of history) s.prime(u);
+    this.sessions.set(sessionId, s);
+    if (this.sharing) this.sharing.add(s);
+    else this.options.sharedSessions?.hold(s);
+    return { sessionId, ...this.setupResult(s, setup) };
+  }
+
+  /**
+   * `session/archive` closes an open session for every client first, as `session/close` would
+   * (the schema's MUST), then records the flag; archiving twice succeeds. Unknown: -32002.
+   */
+  private async setArchived(p: SessionIdRequest, archived: boolean): Promise<EmptyResult> {
+    const s = archived ? this.openRuntime(p.sessionId) : undefined;
+    if (s) {
+      this.sessions.delete(p.sessionId);
+      this.options.sharedSessions?.delete(s);
+      await s.close('session/archive').finally(() => this.store.release?.(p.sessionId));
+    }
+    const known = await this.store.setArchived?.(p.sessionId, archived);
+    if (!known) throw AcpError.sessionNotFound(p.sessionId);
+    return {};
+  }
+
+  /** `session/status`: no side effects; `open` with the foreground state (v2 carries it), else `saved`. */
+  private async sessionStatus(p: SessionIdRequest): Promise<SessionStatusResponse> {
+    const s = this.openRuntime(p.sessionId);
+    if (s) {
+      const { sessionUpdate: _tag, ...state } = s.stateSnapshot();
+      return { status: 'open', state };
+    }
+    if (!(await this.storedMeta(p.sessionId))) throw AcpError.sessionNotFound(p.sessionId);
+    return { status: 'saved' };
+  }
+
+  private async storedMeta(sessionId: string): Promise<StoredSessionMeta | undefined> {
+    return (await this.store.list()).find((m) => m.sessionId === sessionId);
+  }
+
+  /**
+   * `session/set_title`: answered once the title is stored. An open session sends it to every
+   * attached client as a `session_info_update` (which is also how it is stored); a session that is
+   * not open gets the update in its stored history only.
+   */
+  private async setTitle(p: SetSessionTitleRequest): Promise<SetSessionTitleResponse> {
+    const custom = this.definition.sessionMethods?.title;
+    const s = this.openRuntime(p.sessionId);
+    const title = typeof custom === 'function' ? custom(p.title, s) : normalizeTitle(p.title);
+    const update = { sessionUpdate: 'session_info_update' as const, title, updatedAt: new Date().toISOString() };
+    if (s) {
+      s.emit(update);
+      await s.whenPersisted();
+      if (s.storeFailed) throw storeError(new Error('the title could not be stored'));
+    } else {
+      if (!(await this.storedMeta(p.sessionId))) throw AcpError.sessionNotFound(p.sessionId);
+      await Promise.resolve(this.store.append(p.sessionId, update)).catch((e: unknown) =>
+        Promise.reject(storeError(e)),
+      );
+    }
+    return { title };
   }
 
   private async prompt(p: PromptRequest, ctx: RequestContext): Promise<PromptResponse> {

@@ -12,7 +12,7 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { readdir, readFile, stat, unlink } from 'node:fs/promises';
+import { readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { createHash, randomUUID, isObj } from '@acp-kit/protocol/internal';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +32,11 @@ interface HeaderLine extends StoredSessionMeta {
   acpKitSession: 1;
 }
 /** A non-update record line (updates are recognised by their `sessionUpdate` string). */
+/** `session/archive` / `unarchive` (unstable): the latest line wins. */
+interface ArchiveLine {
+  record: 'archive';
+  archived: boolean;
+}
 interface ConfigLine {
   record: 'config';
   values: ConfigValues;
@@ -237,6 +242,49 @@ export class JsonlSessionStore implements SessionStore {
   setConfigValues(sessionId: string, values: ConfigValues): void {
     const line: ConfigLine = { record: 'config', values };
     this.writeLine(sessionId, line);
+  }
+
+  /** An `{"record":"archive"}` line, and the flag in the index `list` reads. */
+  async setArchived(sessionId: string, archived: boolean): Promise<boolean> {
+    const meta = this.indexed(sessionId);
+    if (!meta || this.fd(sessionId) === undefined) return false;
+    const line: ArchiveLine = { record: 'archive', archived };
+    this.writeLine(sessionId, line);
+    meta.archived = archived;
+    this.writeIndex(sessionId, meta);
+    return true;
+  }
+
+  /**
+   * A copy of the source file under a new header: its lines (history, config records) are copied
+   * as they are, without parsing them. The archive flag is the source's own, not copied.
+   */
+  async fork(sourceId: string, meta: StoredSessionMeta): Promise<boolean> {
+    const from = this.file(sourceId);
+    const to = this.file(meta.sessionId);
+    if (!to) throw new Error(`session id ${JSON.stringify(meta.sessionId)} cannot be stored`);
+    let text: string;
+    try {
+      text = from ? await readFile(from, 'utf8') : '';
+    } catch {
+      return false;
+    }
+    const nl = text.indexOf('\n');
+    if (!from || nl < 0) return false;
+    const body = text
+      .slice(nl + 1)
+      .split('\n')
+      .filter((l) => !l.startsWith('{"record":"archive"'))
+      .join('\n');
+    // the title `list` shows comes from the index: the source's, unless the copy has its own
+    const title = meta.title ?? this.indexed(sourceId)?.title ?? null;
+    const header: HeaderLine = { acpKitSession: 1, ...meta, title };
+    delete header.archived;
+    // `wx`: never over a session that exists; a torn last line of the source stays a torn last line
+    await writeFile(to, JSON.stringify(header) + '\n' + body, { mode: 0o600, flag: 'wx' });
+    const { acpKitSession: _v, configValues: _c, ...indexed } = header;
+    this.writeIndex(meta.sessionId, indexed);
+    return true;
   }
 
   async load(sessionId: string): Promise<StoredSession | undefined> {
@@ -608,6 +656,8 @@ export function parseSessionFileDetailed(
       applyInfo(meta, v);
     } else if (v.record === 'config' && isConfigValues(v.values)) {
       meta.configValues = v.values;
+    } else if (v.record === 'archive' && typeof v.archived === 'boolean') {
+      meta.archived = v.archived;
     } else {
       problems.push({
         file,
@@ -632,10 +682,12 @@ function parseMetaOnly(text: string): StoredSessionMeta | string {
   const meta = readHeader(nl < 0 ? text : text.slice(0, nl));
   if (typeof meta === 'string' || nl < 0) return meta;
   for (const line of text.slice(nl + 1).split('\n')) {
-    if (!line.includes('"session_info_update"')) continue;
+    const archive = line.startsWith('{"record":"archive"');
+    if (!archive && !line.includes('"session_info_update"')) continue;
     try {
       const v: unknown = JSON.parse(line);
       if (isObj(v) && isStoredUpdate(v)) applyInfo(meta, v);
+      else if (archive && isObj(v) && typeof v.archived === 'boolean') meta.archived = v.archived;
     } catch {
       /* torn */
     }

@@ -56,6 +56,8 @@ export function listPage(
   cwd: string | null | undefined,
   cursor: string | null | undefined,
   pageSize = LIST_PAGE_SIZE,
+  /** unstable `session.archive`: each entry says whether it is archived */
+  reportArchived = false,
 ): ListSessionsResponse {
   const after = cursor != null ? decodeCursor(cursor) : undefined;
   const want = cwd != null ? normDir(cwd) : undefined;
@@ -69,6 +71,7 @@ export function listPage(
     if (m.title != null) info.title = m.title;
     if (m.updatedAt != null) info.updatedAt = m.updatedAt;
     if (m.additionalDirectories.length > 0) info.additionalDirectories = [...m.additionalDirectories];
+    if (reportArchived) info.archived = m.archived === true;
     return info;
   });
   const res: ListSessionsResponse = { sessions };

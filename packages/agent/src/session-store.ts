@@ -16,6 +16,8 @@ export interface StoredSessionMeta {
   title?: string | null;
   /** The last stored config option values (restored onto the options `openSession` returns). */
   configValues?: ConfigValues;
+  /** Unstable `session/archive`: hidden from `session/list` unless asked for. */
+  archived?: boolean;
   _meta?: Meta | null;
 }
 
@@ -59,6 +61,17 @@ export interface SessionStore {
   list(): Promise<StoredSessionMeta[]>;
   /** Forgets a session; unknown ids are not an error. */
   delete(sessionId: string): Promise<void>;
+  /**
+   * Optional (unstable `session/fork`): stores a new session `meta` with a copy of `sourceId`'s
+   * history and config values, in one step; `false` when `sourceId` is unknown. Without it the
+   * runtime copies through `load` + `create` + `append` ({@link forkStored}).
+   */
+  fork?(sourceId: string, meta: StoredSessionMeta): Promise<boolean>;
+  /**
+   * Optional (unstable `session/archive`/`unarchive`): records the archive flag, which `list`
+   * then reports; `false` when the session is unknown. The runtime offers archiving only with it.
+   */
+  setArchived?(sessionId: string, archived: boolean): Promise<boolean>;
   /**
    * Optional: takes the single-writer lock of a stored session for this process while it is open
    * (the runtime calls it on new/load/resume); throws an `AcpError` ({@link SESSION_LOCKED}) when
@@ -104,6 +117,21 @@ export function applyInfo(meta: StoredSessionMeta, update: AnySessionUpdate): vo
   if (update.sessionUpdate !== 'session_info_update') return;
   if (update.title !== undefined) meta.title = update.title;
   if (update.updatedAt !== undefined && update.updatedAt !== null) meta.updatedAt = update.updatedAt;
+}
+
+/**
+ * Stores `meta` (a new session) with a copy of `sourceId`'s history and config values: the
+ * store's own {@link SessionStore.fork} when it has one, else `load` + `create` + `append`.
+ * `false` when the source is unknown.
+ */
+export async function forkStored(store: SessionStore, sourceId: string, meta: StoredSessionMeta): Promise<boolean> {
+  if (store.fork) return store.fork(sourceId, meta);
+  const source = await store.load(sourceId);
+  if (!source) return false;
+  await store.create({ ...meta, configValues: source.meta.configValues });
+  for (const u of source.updates) if (isHistoryUpdate(u)) await store.append(meta.sessionId, u);
+  if (source.meta.configValues) await store.setConfigValues(meta.sessionId, source.meta.configValues);
+  return true;
 }
 
 interface MemorySession {
@@ -186,6 +214,11 @@ export class InMemorySessionStore implements SessionStore {
   }
   async delete(sessionId: string): Promise<void> {
     this.sessions.delete(sessionId);
+  }
+  async setArchived(sessionId: string, archived: boolean): Promise<boolean> {
+    const s = this.sessions.get(sessionId);
+    if (s) s.meta.archived = archived;
+    return s !== undefined;
   }
 }
 

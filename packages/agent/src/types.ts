@@ -25,6 +25,7 @@ import type {
   UrlElicitationAnswer,
   UrlElicitationQuestion,
 } from './elicitation.js';
+import type { UnstableSessionMethods } from './unstable-sessions.js';
 
 /** What the runtime knows about the connected client. */
 export interface ClientPeerInfo {
@@ -189,6 +190,8 @@ export interface AgentDefinition {
   prompt(turn: Turn): Promise<TurnResult>;
   /** Called when a session is closed (resources released). */
   closeSession?(session: AgentSession): Promise<void> | void;
+  /** The unstable session methods to serve (fork, archive, status, title); none by default. */
+  sessionMethods?: UnstableSessionMethods;
 }
 
 /** What {@link AgentDefinition.openSession} learns about how the session came to be. */
@@ -202,6 +205,8 @@ export interface OpenSessionContext {
    * replays these same objects to the client after `openSession` returns.
    */
   history: readonly AnySessionUpdate[];
+  /** Unstable `session/fork`: the session this one is a copy of (its history is `history`). */
+  forkedFrom?: string;
 }
 
 export interface SessionSetup {

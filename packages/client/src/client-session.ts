@@ -14,10 +14,12 @@ import {
   type AnySessionUpdate,
   type ErrorObject,
   type StateUpdate,
+  type SessionStatusResponse,
   SessionState,
   type StateChangeListener,
   type CreateElicitationRequest,
 } from '@acp-kit/protocol';
+import type { NewSessionOptions } from './options.js';
 import type { RequestOptions } from '@acp-kit/protocol/rpc';
 import { createPromptLifecycle, type PromptContext, type PromptLifecycle } from './prompt-lifecycle.js';
 import type { FileSystemSandbox } from './services/fs-sandbox.js';
@@ -61,6 +63,11 @@ export interface ClientSessionHost {
   ): Promise<T>;
   notify<M extends keyof AgentNotifications>(method: M, params: AgentNotifications[M]): void;
   closeSession(sessionId: string): Promise<void>;
+  forkSession(sessionId: string, options: NewSessionOptions): Promise<ClientSession>;
+  archiveSession(sessionId: string): Promise<void>;
+  unarchiveSession(sessionId: string): Promise<void>;
+  sessionStatus(sessionId: string): Promise<SessionStatusResponse>;
+  setSessionTitle(sessionId: string, title: string): Promise<string>;
   /** A prompt turn starts: message grouping of id-less v1 chunks restarts. */
   startTurn(sessionId: string): void;
   /** Rejects when the connection ends (with the close error). */
@@ -322,6 +329,42 @@ export class ClientSession {
   /** Closes the session (`session/close`). */
   close(): Promise<void> {
     return this.host.closeSession(this.sessionId);
+  }
+
+  /**
+   * Unstable `session/fork`: a new session with a copy of this one's history (same cwd and
+   * directories unless `options` says otherwise). Fails naming the capability when the agent
+   * does not advertise `fork`.
+   */
+  fork(options: Partial<NewSessionOptions> = {}): Promise<ClientSession> {
+    return this.host.forkSession(this.sessionId, {
+      cwd: this.cwd,
+      additionalDirectories: [...this.additionalDirectories],
+      ...options,
+    });
+  }
+
+  /** Unstable `session/archive`: the agent closes the session and hides it from `session/list`. */
+  archive(): Promise<void> {
+    return this.host.archiveSession(this.sessionId);
+  }
+
+  /** Unstable `session/unarchive`. */
+  unarchive(): Promise<void> {
+    return this.host.unarchiveSession(this.sessionId);
+  }
+
+  /** Unstable `session/status`: `open` or `saved` (v2 with the foreground state). */
+  status(): Promise<SessionStatusResponse> {
+    return this.host.sessionStatus(this.sessionId);
+  }
+
+  /**
+   * Unstable `session/set_title`: resolves with the title the agent stored (it may normalize it);
+   * the agent's `session_info_update` brings it into {@link state}.
+   */
+  setTitle(title: string): Promise<string> {
+    return this.host.setSessionTitle(this.sessionId, title);
   }
 
   // ---- connection-facing -------------------------------------------------------------------

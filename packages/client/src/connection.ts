@@ -18,6 +18,8 @@ import {
   type SessionInfo,
   type InitializeResponse,
   type ListSessionsRequest,
+  type ForkSessionRequest,
+  type SessionStatusResponse,
   type NewSessionRequest,
   type ResumeSessionRequest,
 } from '@acp-kit/protocol';
@@ -39,6 +41,7 @@ import type { RemoteTarget } from './remote.js';
 import type {
   AgentTarget,
   ClientOptions,
+  ListSessionsOptions,
   NewSessionOptions,
   ResumeSessionOptions,
   RestoreSessionOptions,
@@ -48,6 +51,7 @@ import { elicitationModes } from './services/elicitation-policy.js';
 import { FileSystemSandbox } from './services/fs-sandbox.js';
 import { TerminalManager } from './services/terminals.js';
 import { RequestTimeoutError } from './request-timeout.js';
+import { requireUnstable } from './unstable-sessions.js';
 import { UpdateRouter } from './update-router.js';
 import { isObj, packageVersion } from '@acp-kit/protocol/internal';
 
@@ -482,7 +486,7 @@ export class ClientConnection {
    * request is the only test); {@link ClientOptions.sessionSetupTimeoutMs} bounds the wait
    * (restarted by each update applied to `replaying`, the session a load/resume streams into).
    */
-  private async setupCall<M extends 'session/new' | 'session/load' | 'session/resume', T>(
+  private async setupCall<M extends 'session/new' | 'session/load' | 'session/resume' | 'session/fork', T>(
     method: M,
     params: ParamsOf<M>,
     atAnswer: (result: ResultOf<M>) => T,
@@ -529,7 +533,7 @@ export class ClientConnection {
    * `session/list`, following `nextCursor` until it is missing (ACP-ALL-LIST-03; `""` is a valid
    * cursor). Cursors are opaque (ACP-ALL-LIST-04).
    */
-  async *listSessions(options: { cwd?: string } = {}): AsyncGenerator<SessionInfo, void, undefined> {
+  async *listSessions(options: ListSessionsOptions = {}): AsyncGenerator<SessionInfo, void, undefined> {
     this.ready();
     if (!this.maySend(Methods.sessionList))
       throw new AcpError(
@@ -542,6 +546,10 @@ export class ClientConnection {
       const params: ListSessionsRequest = {};
       if (options.cwd !== undefined) params.cwd = options.cwd;
       if (cursor !== undefined) params.cursor = cursor;
+      if (options.archived !== undefined) {
+        requireUnstable(Methods.sessionArchive, this.version, this.supports(Methods.sessionArchive));
+        params.archived = options.archived;
+      }
       const page = await this.call(Methods.sessionList, params);
       for (const s of page?.sessions ?? []) yield s;
       const next = page?.nextCursor;
@@ -557,7 +565,7 @@ export class ClientConnection {
   }
 
   /** All pages of {@link listSessions}. */
-  async listAllSessions(options: { cwd?: string } = {}): Promise<SessionInfo[]> {
+  async listAllSessions(options: ListSessionsOptions = {}): Promise<SessionInfo[]> {
     const out: SessionInfo[] = [];
     for await (const s of this.listSessions(options)) out.push(s);
     return out;
@@ -579,6 +587,67 @@ export class ClientConnection {
     const s = this.session(sessionId);
     router.release(sessionId);
     s?.markClosed();
+  }
+
+  /**
+   * Unstable `session/fork` (needs the agent's `fork` capability, ACP-V1-FORK-01): a new session
+   * with a copy of `sessionId`'s history, opened on this connection like {@link newSession}.
+   */
+  async forkSession(sessionId: string, options: NewSessionOptions): Promise<ClientSession> {
+    const router = this.ready();
+    requireUnstable(Methods.sessionFork, this.version, this.supports(Methods.sessionFork));
+    const params: ForkSessionRequest = { sessionId, ...this.setupParams(options) };
+    let unsubscribe: (() => void) | undefined;
+    try {
+      return await this.setupCall(Methods.sessionFork, params, (r) => {
+        if (!r || typeof r.sessionId !== 'string')
+          throw AcpError.invalidParams('session/fork result.sessionId must be a string');
+        const session = this.makeSession(r.sessionId, options);
+        unsubscribe = this.stream(session, options.onUpdate);
+        router.claim(r.sessionId, session);
+        session.state.applySetup(r);
+        return session;
+      });
+    } finally {
+      unsubscribe?.();
+    }
+  }
+
+  /** Unstable `session/archive` (the agent's `archive` capability): hidden from `session/list` by default. */
+  async archiveSession(sessionId: string): Promise<void> {
+    const router = this.ready();
+    requireUnstable(Methods.sessionArchive, this.version, this.supports(Methods.sessionArchive));
+    await this.call(Methods.sessionArchive, { sessionId });
+    // the agent closed it (as session/close would)
+    const s = this.session(sessionId);
+    router.release(sessionId);
+    s?.markClosed();
+  }
+
+  /** Unstable `session/unarchive` (the agent's `archive` capability). */
+  async unarchiveSession(sessionId: string): Promise<void> {
+    this.ready();
+    requireUnstable(Methods.sessionUnarchive, this.version, this.supports(Methods.sessionUnarchive));
+    await this.call(Methods.sessionUnarchive, { sessionId });
+  }
+
+  /**
+   * Unstable `session/status` (the agent's `status` capability): `open` or `saved`; a status this
+   * client does not know reads as `saved` (the schema's rule). v2 adds the foreground state.
+   */
+  async sessionStatus(sessionId: string): Promise<SessionStatusResponse> {
+    this.ready();
+    requireUnstable(Methods.sessionStatus, this.version, this.supports(Methods.sessionStatus));
+    const res = await this.call(Methods.sessionStatus, { sessionId });
+    return res.status === 'open' || res.status === 'saved' ? res : { ...res, status: 'saved' };
+  }
+
+  /** Unstable `session/set_title` (the agent's `title` capability): the title the agent stored. */
+  async setSessionTitle(sessionId: string, title: string): Promise<string> {
+    this.ready();
+    requireUnstable(Methods.sessionSetTitle, this.version, this.supports(Methods.sessionSetTitle));
+    const res = await this.call(Methods.sessionSetTitle, { sessionId, title });
+    return res.title;
   }
 
   /** `session/delete`, only when the agent advertises it (ACP-ALL-DEL-01). */
@@ -744,6 +813,11 @@ export class ClientConnection {
       callAt: (m, p, atAnswer, atAnswerError) => this.callAt(m, p, atAnswer, {}, atAnswerError),
       notify: (m, p) => this.notifyNeutral(m, p),
       closeSession: (id) => this.closeSession(id),
+      forkSession: (id, o) => this.forkSession(id, o),
+      archiveSession: (id) => this.archiveSession(id),
+      unarchiveSession: (id) => this.unarchiveSession(id),
+      sessionStatus: (id) => this.sessionStatus(id),
+      setSessionTitle: (id, t) => this.setSessionTitle(id, t),
       startTurn: (id) => this.router?.startTurn(id),
       closedError: this.closedError,
     };

@@ -47,6 +47,7 @@ export type { ElicitationEvent } from './elicitations.js';
 export type {
   AgentTarget,
   ClientOptions,
+  ListSessionsOptions,
   NewSessionOptions,
   ProtocolChoice,
   RestoreSessionOptions,

@@ -1,4 +1,12 @@
-import type { WireCodec, Meta, Implementation, McpServer, AnySessionUpdate, SessionState } from '@acp-kit/protocol';
+import type {
+  WireCodec,
+  Meta,
+  Implementation,
+  McpServer,
+  AnySessionUpdate,
+  SessionArchiveFilter,
+  SessionState,
+} from '@acp-kit/protocol';
 import type { PeerOptions, Transport } from '@acp-kit/protocol/rpc';
 import type { FileSystemSandboxOptions } from './services/fs-sandbox.js';
 import type { ElicitationPolicy } from './services/elicitation-policy.js';
@@ -85,6 +93,14 @@ export interface ClientOptions {
 }
 
 /** `session/new` parameters. */
+/** Options of `ClientConnection.listSessions`. */
+export interface ListSessionsOptions {
+  /** only sessions of this working directory */
+  cwd?: string;
+  /** unstable, with the agent's `archive` capability: `exclude` (the agent's default), `include`, `only` */
+  archived?: SessionArchiveFilter;
+}
+
 export interface NewSessionOptions {
   /** absolute (ACP-ALL-SESS-03) */
   cwd: string;

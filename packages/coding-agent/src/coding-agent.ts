@@ -1,5 +1,6 @@
 import { type AvailableCommand, type ConfigOption, AcpError } from '@acp-kit/protocol';
 import type { AgentDefinition, AgentSession, Turn, TurnResult } from '@acp-kit/agent';
+import { normalizeTitle } from '@acp-kit/agent';
 import { DEFAULT_MAX_TURN_REQUESTS, promptText, runTurn } from './engine.js';
 import type { LanguageModel } from './model.js';
 import { createDemoModel, DEMO_HELP } from './models/demo.js';
@@ -127,6 +128,19 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
     info,
     // stdio is mandatory (ACP-V1-SESS-01); streamable HTTP is what new agents SHOULD support
     capabilities: { prompt: { image: true, embeddedContext: true }, mcp: { stdio: true, http: true } },
+    // the unstable session methods, served by the runtime from the store (fork rebuilds the
+    // conversation from the copied history in openSession, as a restore does)
+    sessionMethods: {
+      fork: true,
+      archive: true,
+      status: true,
+      title: (title, session) => {
+        const stored = normalizeTitle(title);
+        // a title the user chose is not replaced by one made from the first prompt
+        if (session) codingState(session).titled = true;
+        return stored;
+      },
+    },
     async openSession(session, context) {
       const state = codingState(session, { mode: options.mode });
       // after an agent restart the model continues the conversation the client sees (load/resume)

@@ -118,6 +118,11 @@ const SESSION_ADDRESSING = new Set([
   'session/set_mode',
   'session/set_model',
   'session/set_config_option',
+  // unstable (schema.unstable.json): each names one session, so another token's is disguised too
+  'session/archive',
+  'session/unarchive',
+  'session/status',
+  'session/set_title',
 ]);
 
 /**
@@ -210,6 +215,7 @@ export class GuardedTransport implements Transport {
         isRequest &&
         (OPENING.has(msg.method) ||
           msg.method === 'session/close' ||
+          msg.method === 'session/archive' ||
           msg.method === 'session/delete' ||
           msg.method === 'session/list')
       ) {
@@ -262,7 +268,12 @@ export class GuardedTransport implements Transport {
               this.sessions.add(id);
               this.registry.add(this.owner, id);
             }
-          } else if (w.method === 'session/close' && w.sessionId !== undefined && this.sessions.has(w.sessionId)) {
+          } else if (
+            // archiving closes the session on the agent (as session/close)
+            (w.method === 'session/close' || w.method === 'session/archive') &&
+            w.sessionId !== undefined &&
+            this.sessions.has(w.sessionId)
+          ) {
             this.sessions.delete(w.sessionId);
             this.registry.remove(this.owner, w.sessionId);
           } else if (w.method === 'session/delete' && w.sessionId !== undefined) {

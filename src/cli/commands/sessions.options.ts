@@ -8,9 +8,10 @@ type SessionHandlers = Pick<CommandHandlers, 'sessionsList' | 'sessionsShow'>;
 export function register(program: CommandUnknownOpts, result: ExitResult, handlers: SessionHandlers): void {
   const sessions = program
     .command('sessions')
-    .description("list and show an agent's stored sessions (needs an agent that supports session listing)");
+    .description("list, show, fork, rename and archive an agent's stored sessions (needs an agent that supports them)");
   addAgentOptions(sessions.command('list').description('list sessions (of --cwd, or all with --all)'))
     .option('--all', 'list sessions of every working directory')
+    .option('--archived', 'also list archived sessions (agents with the unstable archive capability)')
     .option('--json', 'print NDJSON')
     .action(async (flags) => {
       result.code = await handlers.sessionsList(flags);

@@ -9,7 +9,7 @@ import { handleSignals, openAgent, openSession, type OpenAgent } from '../sessio
 import { colorEnabled, createStyle, stripAnsi } from '../style.js';
 
 /** Runs `body` with an open agent; closes it on every path (signals included) and maps errors. */
-async function withAgent(flags: SessionsFlags, body: (a: OpenAgent) => Promise<number>): Promise<number> {
+export async function withAgent(flags: SessionsFlags, body: (a: OpenAgent) => Promise<number>): Promise<number> {
   const errStyle = createStyle(colorEnabled(process.stderr));
   let open: OpenAgent | undefined;
   const leave = (code: number): void =>
@@ -48,12 +48,18 @@ function unsupportedListing(a: OpenAgent): CliError {
 }
 
 /** `acp-kit sessions list`. */
-export async function sessionsListCommand(flags: SessionsFlags & { all?: boolean }): Promise<number> {
+export async function sessionsListCommand(
+  flags: SessionsFlags & { all?: boolean; archived?: boolean },
+): Promise<number> {
   return withAgent(flags, async (a) => {
     if (!a.conn.supports('session/list')) throw unsupportedListing(a);
     let sessions: SessionInfo[];
     try {
-      sessions = await a.conn.listAllSessions(flags.all ? {} : { cwd: a.cwd });
+      sessions = await a.conn.listAllSessions({
+        ...(flags.all ? {} : { cwd: a.cwd }),
+        // archived sessions exist only with the unstable archive capability: without it there are none to add
+        ...(flags.archived && a.conn.supports('session/archive') ? { archived: 'include' } : {}),
+      });
     } catch (e) {
       throw toCliError(e, a.ctx);
     }
@@ -70,8 +76,9 @@ export async function sessionsListCommand(flags: SessionsFlags & { all?: boolean
     for (const s of sessions) {
       const when = s.updatedAt ? new Date(s.updatedAt).toLocaleString() : '';
       const title = s.title ? stripAnsi(s.title) : style.dim('(untitled)');
+      const archived = s.archived ? style.dim('  (archived)') : '';
       process.stdout.write(
-        `${style.bold(s.sessionId)}  ${style.dim(when)}  ${title}${flags.all ? style.dim(`  ${s.cwd}`) : ''}\n`,
+        `${style.bold(s.sessionId)}  ${style.dim(when)}  ${title}${archived}${flags.all ? style.dim(`  ${s.cwd}`) : ''}\n`,
       );
     }
     return ExitCode.Ok;

@@ -62,7 +62,8 @@ export function v1NeutralMethod(wire: string): string {
  * method and which capability gates it: the client asks it before sending
  * (`ClientConnection.supports`), the agent answers -32601 to what it says no to for its own
  * capabilities (ACP-V1-LOAD-01, ACP-V1-RESUME-01, ACP-V1-LIST-01, ACP-V1-CLOSE-01, ACP-ALL-DEL-01,
- * ACP-V1-AUTH-02, ACP-V2-AUTH-02).
+ * ACP-V1-AUTH-02, ACP-V2-AUTH-02; the unstable `session/fork|archive|unarchive|status|set_title`
+ * by `session.fork|archive|status|title`, ACP-V1-FORK-01 for fork).
  */
 export function agentMethodSupported(
   method: AgentMethod,
@@ -86,6 +87,15 @@ export function agentMethodSupported(
       return !!capabilities.session?.close;
     case 'session/delete':
       return !!capabilities.session?.delete;
+    case 'session/fork':
+      return !!capabilities.session?.fork;
+    case 'session/archive':
+    case 'session/unarchive':
+      return !!capabilities.session?.archive;
+    case 'session/status':
+      return !!capabilities.session?.status;
+    case 'session/set_title':
+      return !!capabilities.session?.title;
     default:
       return true;
   }

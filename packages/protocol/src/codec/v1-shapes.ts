@@ -446,6 +446,10 @@ export function agentCapsToV1(c: AgentCapabilities): JsonObject {
       close: marker(s.close),
       delete: marker(s.delete),
       additionalDirectories: marker(s.additionalDirectories),
+      fork: marker(s.fork),
+      archive: marker(s.archive),
+      status: marker(s.status),
+      title: marker(s.title),
     }),
     auth: c.logout ? { logout: {} } : {},
   };
@@ -473,6 +477,10 @@ export function agentCapsFromV1(w: unknown): AgentCapabilities {
     close: present(s.close),
     delete: present(s.delete),
     additionalDirectories: present(s.additionalDirectories),
+    fork: present(s.fork),
+    archive: present(s.archive),
+    status: present(s.status),
+    title: present(s.title),
   });
   if (Object.keys(session).length) out.session = session;
   if (isObj(c.auth) && present(c.auth.logout)) out.logout = true;

@@ -280,6 +280,21 @@ const TABLE = {
   [Methods.fsWriteTextFile]: { prepareResult: emptyResultOk },
   [Methods.terminalKill]: { prepareResult: emptyResultOk },
   [Methods.terminalRelease]: { prepareResult: emptyResultOk },
+  // unstable (schema.unstable.json): checked against it by the validator's fallback
+  [Methods.sessionFork]: {
+    encodeParams: (p) => (Array.isArray(p.mcpServers) ? { ...p, mcpServers: mcpServersToV1(p.mcpServers) } : p),
+    decodeParams: withMcpFromV1,
+    ...setup,
+  },
+  [Methods.sessionArchive]: { prepareResult: emptyResultOk },
+  [Methods.sessionUnarchive]: { prepareResult: emptyResultOk },
+  // v1 has no foreground-state snapshot in the status result (v2 only)
+  [Methods.sessionStatus]: {
+    encodeResult: (r) => {
+      const { state: _s, ...rest } = r;
+      return rest;
+    },
+  },
 } satisfies MethodTable;
 
 /** The v1 codec. `validator` checks what arrives (`null`: no validation, for tests of pure mapping). */

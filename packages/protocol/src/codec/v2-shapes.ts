@@ -193,6 +193,8 @@ export function clientCapsFromV2(w: unknown): ClientCapabilities {
  * (new/list/resume/close/prompt/cancel, ACP-V2-CAP-02) which every acp-kit agent runtime serves.
  * `loadSession` and `logout` have no v2 marker (auth/logout follows `authMethods`).
  */
+const UNSTABLE_SESSION_MARKERS = ['fork', 'archive', 'status', 'title'] as const;
+
 export function agentCapsToV2(c: AgentCapabilities): JsonObject {
   const s = c.session ?? {};
   const session: JsonObject = {};
@@ -207,6 +209,8 @@ export function agentCapsToV2(c: AgentCapabilities): JsonObject {
     session.mcp = compact({ stdio: marker(c.mcp.stdio), http: marker(c.mcp.http) });
   if (s.delete) session.delete = {};
   if (s.additionalDirectories) session.additionalDirectories = {};
+  // the unstable session markers (object-marker semantics as the stable ones, ACP-V2-CAP-01)
+  for (const k of UNSTABLE_SESSION_MARKERS) if (s[k]) session[k] = {};
   return withMeta({ session }, c);
 }
 
@@ -235,6 +239,10 @@ export function agentCapsFromV2(w: unknown, authMethodCount: number): AgentCapab
       close: true,
       delete: present(s.delete),
       additionalDirectories: present(s.additionalDirectories),
+      fork: present(s.fork),
+      archive: present(s.archive),
+      status: present(s.status),
+      title: present(s.title),
     });
   }
   if (authMethodCount > 0) out.logout = true;

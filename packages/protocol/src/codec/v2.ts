@@ -228,6 +228,14 @@ const TABLE = {
   },
   [Methods.toolCallCancel]: { prepareResult: emptyResultOk },
   [Methods.terminalCancel]: { prepareResult: emptyResultOk },
+  // unstable (schema.unstable.json): checked against it by the validator's fallback
+  [Methods.sessionFork]: {
+    encodeParams: (p) => (Array.isArray(p.mcpServers) ? { ...p, mcpServers: mcpServersToV2(p.mcpServers) } : p),
+    decodeParams: (w) => (Array.isArray(w.mcpServers) ? { ...w, mcpServers: mcpServersFromV2(w.mcpServers) } : w),
+    ...setup,
+  },
+  [Methods.sessionArchive]: { prepareResult: emptyResultOk },
+  [Methods.sessionUnarchive]: { prepareResult: emptyResultOk },
 } satisfies MethodTable;
 
 /** The v2 codec. `validator` checks what arrives (`null`: no validation, for tests of pure mapping). */

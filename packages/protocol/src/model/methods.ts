@@ -5,7 +5,7 @@ import type {
 } from './elicitation.js';
 import type { Meta, UnknownKind } from './json.js';
 import type { StopReason } from './stop-reason.js';
-import type { ErrorObject } from './update.js';
+import type { ErrorObject, StateUpdate } from './update.js';
 import type {
   AgentCapabilities,
   AuthMethod,
@@ -55,6 +55,11 @@ export const Methods = {
   elicitationCreate: 'elicitation/create',
   elicitationComplete: 'elicitation/complete',
   cancelRequest: '$/cancel_request',
+  sessionFork: 'session/fork',
+  sessionArchive: 'session/archive',
+  sessionUnarchive: 'session/unarchive',
+  sessionStatus: 'session/status',
+  sessionSetTitle: 'session/set_title',
 } as const;
 /**
  * @deprecated Includes names that are no ACP request at all (`$/cancel_request`); use
@@ -112,9 +117,17 @@ export interface ResumeSessionRequest {
   replayFrom?: { type: 'start' } | { type: UnknownKind; [key: string]: unknown } | null;
   _meta?: Meta | null;
 }
+/**
+ * Which sessions `session/list` returns by archive state (unstable): `exclude` (the default),
+ * `include`, `only`, or a custom/future value, which an agent that does not support it answers
+ * with -32602 rather than reading it as `exclude`.
+ */
+export type SessionArchiveFilter = 'exclude' | 'include' | 'only' | (string & {});
 export interface ListSessionsRequest {
   cwd?: string | null;
   cursor?: string | null;
+  /** unstable: only with the agent's `session.archive` capability */
+  archived?: SessionArchiveFilter | null;
   _meta?: Meta | null;
 }
 export interface ListSessionsResponse {
@@ -124,6 +137,42 @@ export interface ListSessionsResponse {
 }
 export interface SessionIdRequest {
   sessionId: string;
+  _meta?: Meta | null;
+}
+/** `session/fork` (unstable): a new session with the source session's history. */
+export interface ForkSessionRequest {
+  /** the session to fork */
+  sessionId: string;
+  cwd: string;
+  mcpServers?: McpServer[];
+  additionalDirectories?: string[];
+  _meta?: Meta | null;
+}
+/** The fork's id and its setup (as `session/new` answers). */
+export type ForkSessionResponse = NewSessionResponse;
+/**
+ * `session/status` (unstable): `open` = the agent has the session in memory, `saved` = it can
+ * resume it. A value the client does not know reads as `saved`.
+ */
+export type SessionStatus = 'open' | 'saved' | (string & {});
+export interface SessionStatusResponse {
+  status: SessionStatus;
+  /**
+   * v2 only: the foreground state snapshot (as in `state_update`, without the tag). Absent means
+   * not reported, never `idle`.
+   */
+  state?: Omit<StateUpdate, 'sessionUpdate'> | null;
+  _meta?: Meta | null;
+}
+/** `session/set_title` (unstable). */
+export interface SetSessionTitleRequest {
+  sessionId: string;
+  title: string;
+  _meta?: Meta | null;
+}
+/** The title the agent stored (it may have normalized the requested one). */
+export interface SetSessionTitleResponse {
+  title: string;
   _meta?: Meta | null;
 }
 export interface SetConfigOptionRequest {
@@ -248,6 +297,11 @@ export interface AgentMethods {
   'session/prompt': { params: PromptRequest; result: PromptResponse };
   'tool_call/cancel': { params: CancelToolCallRequest; result: EmptyResult };
   'terminal/cancel': { params: CancelTerminalRequest; result: EmptyResult };
+  'session/fork': { params: ForkSessionRequest; result: ForkSessionResponse };
+  'session/archive': { params: SessionIdRequest; result: EmptyResult };
+  'session/unarchive': { params: SessionIdRequest; result: EmptyResult };
+  'session/status': { params: SessionIdRequest; result: SessionStatusResponse };
+  'session/set_title': { params: SetSessionTitleRequest; result: SetSessionTitleResponse };
 }
 
 /** Notifications a client sends to an agent, by neutral method name: their params. */

@@ -28,6 +28,14 @@ export interface AgentCapabilities {
     close?: boolean;
     delete?: boolean;
     additionalDirectories?: boolean;
+    /** `session/fork` (unstable in both versions: `sessionCapabilities.fork` / `session.fork`) */
+    fork?: boolean;
+    /** `session/archive` + `session/unarchive` and the `session/list` archive filter (unstable) */
+    archive?: boolean;
+    /** `session/status` (unstable) */
+    status?: boolean;
+    /** `session/set_title` (unstable) */
+    title?: boolean;
   };
   /** v1 `auth.logout` */
   logout?: boolean;
@@ -151,6 +159,8 @@ export interface SessionInfo {
   title?: string | null;
   updatedAt?: string | null;
   additionalDirectories?: string[];
+  /** unstable: whether the session is archived; agents advertising `session.archive` set it on every entry */
+  archived?: boolean | null;
   _meta?: Meta | null;
 }
 

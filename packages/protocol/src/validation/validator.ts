@@ -4,11 +4,20 @@ import { fileURLToPath } from 'node:url';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import { joinPath, pickFailure } from './failure.js';
-import { defsOf, isSchemaObject, loadSchema, methodTable, type JsonSchema, type MethodDefs } from './schema-source.js';
+import {
+  defsOf,
+  isSchemaObject,
+  loadSchema,
+  methodTable,
+  type JsonSchema,
+  type MethodDefs,
+  type SchemaFlavor,
+} from './schema-source.js';
 import { transformSchema } from './transform.js';
 import type { Side, ValidationFailure, WireValidator } from './types.js';
 
-const validators = new Map<1 | 2, WireValidator>();
+const validators = new Map<1 | 2, SchemaValidator>();
+const unstableValidators = new Map<1 | 2, SchemaValidator>();
 
 /**
  * The validator for a protocol version. Creating it costs nothing: the schema is parsed on the
@@ -20,10 +29,31 @@ export function getValidator(version: 1 | 2): WireValidator {
   let v = validators.get(version);
   if (!v) {
     if (version !== 1 && version !== 2) throw new RangeError(`no ACP schema for protocol version ${String(version)}`);
-    v = new SchemaValidator(version);
+    v = new SchemaValidator(version, 'stable');
     validators.set(version, v);
   }
   return v;
+}
+
+/**
+ * The checks of the methods only `schema.unstable.json` has (`session/fork`, `session/archive`,
+ * `session/status`, `session/set_title`, ...): the stable validator falls back to it for a method
+ * its own schema lacks, so an unstable method is checked against its published shape instead of
+ * passing unchecked (or reading as unknown). Its method table holds only those extra methods.
+ * @internal For the stable validator and `scripts/precompile-validators.mjs`.
+ */
+export function getUnstableValidator(version: 1 | 2): SchemaValidator {
+  let v = unstableValidators.get(version);
+  if (!v) {
+    v = new SchemaValidator(version, 'unstable');
+    unstableValidators.set(version, v);
+  }
+  return v;
+}
+
+/** The file name prefix of a version's (and flavor's) precompiled validators. */
+function precompiledPrefix(version: 1 | 2, flavor: SchemaFlavor): string {
+  return flavor === 'stable' ? `v${version}` : `v${version}-unstable`;
 }
 
 const requireHere = createRequire(import.meta.url);
@@ -55,8 +85,8 @@ function ajvClass(): typeof Ajv2020 {
 const PRECOMPILED_DIR = fileURLToPath(new URL('./precompiled/', import.meta.url));
 
 /** The file of a precompiled validator (`key` relative to the version's base, e.g. `InitializeRequest`). */
-function precompiledFile(version: 1 | 2, key: string): string {
-  return `v${version}-${encodeURIComponent(key)}.cjs`;
+function precompiledFile(prefix: string, key: string): string {
+  return `${prefix}-${encodeURIComponent(key)}.cjs`;
 }
 
 /** The schema's method table, def names and update kinds: from the precompiled index, else parsed from the schema. */
@@ -81,8 +111,10 @@ interface Engine {
   updateBranches: Map<string, string>;
 }
 
-class SchemaValidator implements WireValidator {
+export class SchemaValidator implements WireValidator {
   readonly version: 1 | 2;
+  readonly flavor: SchemaFlavor;
+  private readonly prefix: string;
   /** Each `$defs` entry is its own Ajv schema `${base}/Name`, so compiling one def only compiles what it reaches. */
   private readonly base: string;
   private index?: SchemaIndex;
@@ -90,14 +122,16 @@ class SchemaValidator implements WireValidator {
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly updateFns = new Map<string, ValidateFunction>();
 
-  constructor(version: 1 | 2) {
+  constructor(version: 1 | 2, flavor: SchemaFlavor) {
     this.version = version;
-    this.base = `https://acp-kit.invalid/schema/v${version}`;
+    this.flavor = flavor;
+    this.prefix = precompiledPrefix(version, flavor);
+    this.base = `https://acp-kit.invalid/schema/${this.prefix}`;
   }
 
   private get schema(): SchemaIndex {
     if (!this.index) {
-      const file = `${PRECOMPILED_DIR}v${this.version}-index.json`;
+      const file = `${PRECOMPILED_DIR}${this.prefix}-index.json`;
       if (existsSync(file)) {
         const pre = JSON.parse(readFileSync(file, 'utf8')) as PrecompiledIndex;
         this.index = {
@@ -106,11 +140,18 @@ class SchemaValidator implements WireValidator {
           updateTags: new Set(pre.updateTags),
         };
       } else {
-        const raw = loadSchema(this.version);
-        this.index = { methods: methodTable(raw), defNames: new Set(Object.keys(defsOf(raw))) };
+        const raw = loadSchema(this.version, this.flavor);
+        this.index = { methods: this.ownMethods(methodTable(raw)), defNames: new Set(Object.keys(defsOf(raw))) };
       }
     }
     return this.index;
+  }
+
+  /** The unstable flavor keeps only the methods the stable schema lacks (the ones it is a fallback for). */
+  private ownMethods(all: Map<string, MethodDefs>): Map<string, MethodDefs> {
+    if (this.flavor === 'stable') return all;
+    const stable = getValidator(this.version);
+    return new Map([...all].filter(([method]) => !stable.knows(method)));
   }
 
   /** @internal For `scripts/precompile-validators.mjs`. */
@@ -118,7 +159,8 @@ class SchemaValidator implements WireValidator {
     return {
       methods: [...this.methods],
       defNames: [...this.defNames],
-      updateTags: [...this.engine.updateBranches.keys()],
+      // the unstable fallback checks methods only (unstable update kinds are not its job)
+      updateTags: this.flavor === 'stable' ? [...this.engine.updateBranches.keys()] : [],
     };
   }
 
@@ -137,18 +179,18 @@ class SchemaValidator implements WireValidator {
       if (m.params) keys.add(this.key(m.params));
       if (m.result) keys.add(this.key(m.result));
     }
-    for (const key of this.engine.updateBranches.values()) keys.add(key);
+    if (this.flavor === 'stable') for (const key of this.engine.updateBranches.values()) keys.add(key);
     return [...keys];
   }
 
   /** @internal For `scripts/precompile-validators.mjs`: the Ajv instance and the file name of a key. */
   precompileTarget(key: string): { ajv: Ajv2020; file: string } {
-    return { ajv: this.engine.ajv, file: precompiledFile(this.version, key.slice(this.base.length + 1)) };
+    return { ajv: this.engine.ajv, file: precompiledFile(this.prefix, key.slice(this.base.length + 1)) };
   }
 
   private get engine(): Engine {
     if (this.engineState) return this.engineState;
-    const { schema, unions } = transformSchema(loadSchema(this.version));
+    const { schema, unions } = transformSchema(loadSchema(this.version, this.flavor));
     // Lenient on input: formats (int64, uri, ...) are not checked; unknown keywords (x-*) ignored.
     // The official schema is trusted: checking it against the meta-schema would triple start-up.
     const Ajv = ajvClass();
@@ -194,7 +236,7 @@ class SchemaValidator implements WireValidator {
   }
 
   private precompiled(key: string): ValidateFunction | undefined {
-    const path = PRECOMPILED_DIR + precompiledFile(this.version, key.slice(this.base.length + 1));
+    const path = PRECOMPILED_DIR + precompiledFile(this.prefix, key.slice(this.base.length + 1));
     if (!existsSync(path)) return undefined;
     return requireHere(path) as ValidateFunction;
   }
@@ -204,13 +246,24 @@ class SchemaValidator implements WireValidator {
     return pickFailure(fn.errors ?? [], at);
   }
 
+  /** The unstable schema's checks for a method this (stable) schema lacks, or undefined. */
+  private fallback(method: string): SchemaValidator | undefined {
+    if (this.flavor !== 'stable' || this.methods.has(method)) return undefined;
+    const u = getUnstableValidator(this.version);
+    return u.knows(method) ? u : undefined;
+  }
+
   params(method: string, value: unknown, at = ''): ValidationFailure | null {
+    const u = this.fallback(method);
+    if (u) return u.params(method, value, at);
     const m = this.methods.get(method);
     if (!m || !m.params) return null;
     return this.run(this.compile(this.key(m.params)), value, at);
   }
 
   result(method: string, value: unknown, at = ''): ValidationFailure | null {
+    const u = this.fallback(method);
+    if (u) return u.result(method, value, at);
     const m = this.methods.get(method);
     if (!m || !m.result) return null;
     return this.run(this.compile(this.key(m.result)), value, at);
@@ -247,7 +300,7 @@ class SchemaValidator implements WireValidator {
   }
 
   sideOf(method: string): Side | 'protocol' | undefined {
-    return this.methods.get(method)?.side;
+    return this.methods.get(method)?.side ?? this.fallback(method)?.sideOf(method);
   }
 }
 

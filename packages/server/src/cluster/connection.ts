@@ -42,6 +42,11 @@ const FORWARDED = new Set([
   'session/delete',
   'tool_call/cancel',
   'terminal/cancel',
+  // unstable: the owner has the session in memory (its status, its attached clients for a title,
+  // the run an archive must close first)
+  'session/status',
+  'session/set_title',
+  'session/archive',
 ]);
 const OPENING = new Set(['session/load', 'session/resume']);
 
@@ -195,7 +200,8 @@ class ClusterConnection implements AgentHost {
       const id = m.id;
       followed.request(method, params).then(
         (result) => {
-          if (method === 'session/delete') {
+          // both end the session on the owner: this connection no longer follows it
+          if (method === 'session/delete' || method === 'session/archive') {
             this.forgetFollower(sessionId, followed);
             void followed.close();
           }

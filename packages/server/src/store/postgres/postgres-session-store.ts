@@ -480,6 +480,57 @@ export class PostgresSessionStore implements SessionStore {
     this.failed.delete(sessionId);
   }
 
+  /**
+   * `session/fork` in one statement: the new session row (the source's config values and sequence
+   * counter) and a copy of the source's history rows, by the database without a round trip per
+   * update. Live-only rows are not history and stay behind; so does the archive flag. Without a
+   * title of its own the copy keeps the source's.
+   */
+  async fork(sourceId: string, meta: StoredSessionMeta): Promise<boolean> {
+    if (!isStorableSessionId(sourceId)) return false;
+    if (!isStorableSessionId(meta.sessionId))
+      throw new Error(`session id ${JSON.stringify(meta.sessionId)} cannot be stored`);
+    const { configValues: _c, archived: _a, ...rest } = meta;
+    const rows = await this.query<{ n: number; last_seq: string | null }>(
+      `WITH src AS (
+         SELECT namespace, config_values, last_seq, title FROM acp_sessions WHERE namespace = $1 AND session_id = $2
+       ), ins AS (
+         INSERT INTO acp_sessions (namespace, session_id, meta, config_values, title, created_at, updated_at, last_seq)
+         SELECT namespace, $3, $4::jsonb, config_values, coalesce($5, title), $6, now(), last_seq FROM src
+         RETURNING session_id, last_seq
+       ), ups AS (
+         INSERT INTO acp_updates (namespace, session_id, seq, live, body, created_at)
+         SELECT u.namespace, $3, u.seq, false, u.body, u.created_at FROM acp_updates u
+          WHERE u.namespace = $1 AND u.session_id = $2 AND NOT u.live AND EXISTS (SELECT 1 FROM ins)
+       )
+       SELECT count(*)::int AS n, max(last_seq)::text AS last_seq FROM ins`,
+      [
+        this.namespace,
+        sourceId,
+        meta.sessionId,
+        JSON.stringify({ ...rest, title: meta.title ?? null }),
+        meta.title ?? null,
+        validDate(meta.createdAt),
+      ],
+    );
+    const row = rows[0];
+    if (!row || row.n === 0) return false;
+    this.seqs.set(meta.sessionId, Number(row.last_seq ?? 0));
+    this.failed.delete(meta.sessionId);
+    return true;
+  }
+
+  /** `session/archive` / `unarchive`: the flag in the session's metadata, which `list` returns. */
+  async setArchived(sessionId: string, archived: boolean): Promise<boolean> {
+    if (!isStorableSessionId(sessionId)) return false;
+    const rows = await this.query<{ session_id: string }>(
+      `UPDATE acp_sessions SET meta = meta || jsonb_build_object('archived', $3::boolean)
+        WHERE namespace = $1 AND session_id = $2 RETURNING session_id`,
+      [this.namespace, sessionId, archived],
+    );
+    return rows.length > 0;
+  }
+
   /** Waits for the writes issued so far, then ends the pool made from `url` (a pool you passed stays open). */
   async close(): Promise<void> {
     while (this.flushing || this.flushScheduled || this.queue.length > 0) {

@@ -189,7 +189,11 @@ export class Translator {
         return this.setModeOverV2(params, ctx);
       case Methods.sessionClose:
       case Methods.sessionDelete:
+      case Methods.sessionArchive:
+        // archiving closes the session on the agent (as session/close would)
         return this.closing(m, params, ctx);
+      case Methods.sessionFork:
+        return this.fork(params, ctx);
       default:
         return this.forward(m, method, params, ctx);
     }
@@ -244,10 +248,23 @@ export class Translator {
   }
 
   /**
+   * Unstable `session/fork` (same shape in both versions): the copy is a new session of this
+   * connection, its setup result answered like `session/new`'s.
+   */
+  private async fork(params: unknown, ctx: RequestContext): Promise<unknown> {
+    const p = this.E.decodeParams(Methods.sessionFork, params);
+    const wire = this.A.wireMethod(Methods.sessionFork) ?? Methods.sessionFork;
+    const raw = await this.agent.request(wire, this.A.encodeParams(Methods.sessionFork, p), { signal: ctx.signal });
+    const res = this.A.decodeResult(Methods.sessionFork, raw);
+    const s = this.freshSession(res.sessionId, p.cwd, p.additionalDirectories);
+    return this.setupAnswer(s, Methods.sessionFork, res, false);
+  }
+
+  /**
    * A setup result in the editor's version. v1 results cannot carry commands: they go out as an
    * `available_commands_update` (before the response of a restore, right after a new session's).
    */
-  private setupAnswer<M extends 'session/new' | 'session/load' | 'session/resume'>(
+  private setupAnswer<M extends 'session/new' | 'session/load' | 'session/resume' | 'session/fork'>(
     s: BridgeSession,
     m: M,
     answer: ResultOf<M>,
@@ -412,7 +429,11 @@ export class Translator {
     return this.E.encodeResult(Methods.sessionSetMode, {});
   }
 
-  private async closing(m: 'session/close' | 'session/delete', params: unknown, ctx: RequestContext): Promise<unknown> {
+  private async closing(
+    m: 'session/close' | 'session/delete' | 'session/archive',
+    params: unknown,
+    ctx: RequestContext,
+  ): Promise<unknown> {
     const id = this.E.decodeParams(m, params).sessionId;
     const s = this.sessions.get(id);
     if (s) this.withdrawHeld(s, 'the session was closed');

@@ -1,0 +1,76 @@
+/**
+ * `acp-kit sessions fork|rename|archive|unarchive` as real processes (needs `npm run build`),
+ * against the built-in agent (which advertises the unstable session methods) over v1 and v2, and
+ * an agent without them (exit code "unsupported", naming the capability).
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FIXTURES, cliEnv, ndjson, runCli, tempDir } from './fixtures/cli-helpers.js';
+
+// a hand-written v1 agent without any session capability
+const bareAgent = `node ${join(FIXTURES, 'client-order-agent.mjs')} --version=1`;
+
+describe('acp-kit sessions fork, rename, archive, unarchive', () => {
+  it.each(['1', '2'])(
+    'with the built-in agent over v%s',
+    async (protocol) => {
+      const cwd = tempDir('s-admin');
+      const env = cliEnv({ ACP_KIT_DATA_DIR: tempDir('s-admin-data') });
+      const cli = (args: string[]) => runCli(['sessions', ...args, '--protocol', protocol], { cwd, env });
+      const listed = async (): Promise<Array<{ sessionId: string; title?: string }>> =>
+        ndjson((await cli(['list', '--json'])).stdout)[0]!.sessions;
+      const run = await runCli(['run', '--json', '--approve-all', 'create notes.txt containing hello'], { cwd, env });
+      expect(run.code, run.stderr).toBe(0);
+      const id = ndjson(run.stdout).find((e) => e.type === 'session')!.sessionId as string;
+
+      const rename = await cli(['rename', id, '  Notes  work ']);
+      expect(rename.code, rename.stderr).toBe(0);
+      expect(rename.stdout).toBe(`${id}  Notes work\n`);
+      expect((await listed()).find((s) => s.sessionId === id)?.title).toBe('Notes work');
+
+      const fork = await cli(['fork', id, '--json']);
+      expect(fork.code, fork.stderr).toBe(0);
+      const forked = ndjson(fork.stdout).at(-1)!;
+      expect(forked).toMatchObject({ type: 'result', forkedFrom: id, exitCode: 0 });
+      expect(forked.sessionId).not.toBe(id);
+      // the fork carries the history: showing it replays the source's prompt
+      const show = await cli(['show', forked.sessionId]);
+      expect(show.code, show.stderr).toBe(0);
+      expect(show.stdout).toContain('> create notes.txt containing hello');
+      expect((await listed()).map((s) => s.sessionId).sort()).toEqual([id, forked.sessionId].sort());
+
+      const archive = await cli(['archive', id, '--json']);
+      expect(archive.code, archive.stderr).toBe(0);
+      expect(ndjson(archive.stdout)).toEqual([{ type: 'result', sessionId: id, archived: true, exitCode: 0 }]);
+      expect((await listed()).map((s) => s.sessionId)).toEqual([forked.sessionId]);
+      // --archived lists it again, marked
+      const withArchived = await cli(['list', '--archived']);
+      expect(withArchived.stdout).toMatch(new RegExp(`${id}.*Notes work  \\(archived\\)`));
+      expect(withArchived.stdout).toContain(forked.sessionId);
+      expect((await cli(['unarchive', id])).code).toBe(0);
+      expect((await listed()).map((s) => s.sessionId).sort()).toEqual([id, forked.sessionId].sort());
+
+      // an unknown session is the agent's -32002, reported as an error exit
+      const missing = await cli(['fork', 'sess_missing']);
+      expect(missing.code).not.toBe(0);
+      expect(missing.stderr).toContain('sess_missing');
+    },
+    60_000,
+  );
+
+  it('an agent without the capability: exit 12, the capability named', async () => {
+    const cwd = tempDir('s-admin-bare');
+    const env = cliEnv({ ACP_KIT_DATA_DIR: tempDir('s-admin-bare-data') });
+    const fork = await runCli(['sessions', 'fork', 'sess_x', '--agent', bareAgent], { cwd, env });
+    expect(fork.code, fork.stderr).toBe(12);
+    expect(fork.stderr).toContain('does not support forking sessions');
+    expect(fork.stderr).toContain('sessionCapabilities.fork');
+    const rename = await runCli(['sessions', 'rename', 'sess_x', 't', '--agent', bareAgent, '--json'], { cwd, env });
+    expect(rename.code).toBe(12);
+    expect(ndjson(rename.stdout).at(-1)).toMatchObject({
+      type: 'result',
+      exitCode: 12,
+      error: { kind: 'unsupported' },
+    });
+  }, 60_000);
+});
