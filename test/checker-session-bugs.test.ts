@@ -1,7 +1,8 @@
 /**
  * The checker's cases for the session bugs users report most (issue 26 item 6): v1 `session/resume`
- * replaying the history (`sessions/resume-v1`, ACP-V1-RESUME-02) and a session just made missing
- * from `session/list` (`sessions/list`, ACP-ALL-LIST-01). Each is calibrated three ways: it runs
+ * replaying the history (`sessions/resume-v1`, ACP-V1-RESUME-02), v1 `session/load` replaying
+ * nothing (`sessions/load-v1`, ACP-V1-LOAD-02) and a session just made missing from `session/list`
+ * (`sessions/list`, ACP-ALL-LIST-01). Each is calibrated three ways: it runs
  * and passes on acp-kit's built-in agent (v1 and v2) and on the conformance kit's conforming
  * fixture, and fails, with its requirement and nothing else, on a fixture agent process
  * (test/fixtures/checker/session-bugs-agent.mjs) that breaks exactly that rule.
@@ -44,6 +45,12 @@ async function check(agent: Agent, protocols: Array<1 | 2>): Promise<CheckRun> {
     cases: ALL_CASES.filter((c) => CASES.includes(c.name)),
   });
 }
+/** The case that must name each broken rule. */
+const CASE_OF: Record<string, string> = {
+  'resume-replays': 'sessions/resume-v1',
+  'list-omits-new': 'sessions/list',
+  'load-no-replay': 'sessions/load-v1',
+};
 const fixture = (BREAK: string): Agent => ({ command: process.execPath, args: [FIXTURE], env: { BREAK } });
 const failed = (run: CheckRun) =>
   run.requirements
@@ -91,13 +98,14 @@ describe('checker: the session cases users report most', () => {
   it.each([
     ['resume-replays', [1], ['v1 ACP-V1-RESUME-02']],
     ['list-omits-new', [1, 2], ['v1 ACP-ALL-LIST-01', 'v2 ACP-ALL-LIST-01']],
+    ['load-no-replay', [1], ['v1 ACP-V1-LOAD-02']],
   ] as Array<[string, Array<1 | 2>, string[]]>)(
     '%s fails exactly its requirement',
     async (rule, protocols, expected) => {
       const run = await check(fixture(rule), protocols);
       expect(failed(run), explain(run)).toEqual(expected);
       const cases = run.requirements.filter((r) => r.status === 'fail').flatMap((r) => r.failures.map((f) => f.case));
-      expect(new Set(cases)).toEqual(new Set([rule === 'resume-replays' ? 'sessions/resume-v1' : 'sessions/list']));
+      expect(new Set(cases)).toEqual(new Set([CASE_OF[rule]]));
     },
     60_000,
   );
@@ -108,7 +116,9 @@ describe('checker: the session cases users report most', () => {
       const run = await check({ inProcess: 'acp-kit' }, [v]);
       expect(failed(run), explain(run)).toEqual([]);
       expect(passed(run), explain(run)).toEqual(
-        expect.arrayContaining(v === 1 ? ['v1 ACP-ALL-LIST-01', 'v1 ACP-V1-RESUME-02'] : ['v2 ACP-ALL-LIST-01']),
+        expect.arrayContaining(
+          v === 1 ? ['v1 ACP-ALL-LIST-01', 'v1 ACP-V1-RESUME-02', 'v1 ACP-V1-LOAD-02'] : ['v2 ACP-ALL-LIST-01'],
+        ),
       );
     },
     60_000,

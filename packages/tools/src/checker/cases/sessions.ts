@@ -168,7 +168,7 @@ export const sessionIdsUnique: CheckCase = {
   },
 };
 
-/** v1 session/load: the conversation is replayed as updates, all before the response. */
+/** v1 session/load: the conversation is replayed as updates (at least a message of the checker's turn), all before the response. */
 export const sessionLoadV1: CheckCase = {
   name: 'sessions/load-v1',
   title: 'session/load replays the conversation',
@@ -194,10 +194,19 @@ export const sessionLoadV1: CheckCase = {
       ctx.skip(
         `a new process of the agent does not know the session (${JSON.stringify(r.error)}); load across processes is not exercised`,
       );
-    // zero replayed updates conform too (what is retained is the agent's business); what is replayed must be updates of that session
-    ctx.pass('ACP-V1-LOAD-02');
     // the round trip proves the replay is all in; the rule is the capture validator's
     const ping = await d.roundTrip(ctx.timeout);
+    // v1 load replays "the entire conversation" (unlike v2, no "retained history" leeway): the checker's turn is in it
+    const replayed = d
+      .received(0, ping)
+      .filter((m) => isUpdate(m, sid) && /^(user|agent)_(message|thought)/.test(String(updateOf(m)?.sessionUpdate)));
+    ctx.judge(
+      'ACP-V1-LOAD-02',
+      replayed.length > 0,
+      'session/load replayed no message of the conversation (the checker had a turn in it): the history must be replayed as session/update',
+      [r.seq],
+      d,
+    );
     const late = lateUpdates(
       d,
       d.violationsOf('replay-after-load-response', r.seq, ping).filter((v) => v.seqs[1] === r.seq),
