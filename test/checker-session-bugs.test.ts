@@ -19,7 +19,13 @@ import { acpKitAgent } from './support/checker-agents.js';
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const FIXTURE = here('./fixtures/checker/session-bugs-agent.mjs');
 const KIT_V2 = here('./fixtures/checker/kit-v2-conforming.mjs');
-const CASES = ['sessions/list', 'sessions/load-v1', 'sessions/resume-v1', 'sessions/resume-v2'];
+const CASES = [
+  'sessions/list',
+  'sessions/load-v1',
+  'sessions/resume-v1',
+  'sessions/resume-v2',
+  'sessions/set-config-option',
+];
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -50,6 +56,7 @@ const CASE_OF: Record<string, string> = {
   'resume-replays': 'sessions/resume-v1',
   'list-omits-new': 'sessions/list',
   'load-no-replay': 'sessions/load-v1',
+  'config-partial': 'sessions/set-config-option',
 };
 const fixture = (BREAK: string): Agent => ({ command: process.execPath, args: [FIXTURE], env: { BREAK } });
 const failed = (run: CheckRun) =>
@@ -87,8 +94,10 @@ describe('checker: the session cases users report most', () => {
       'v1 sessions/list',
       'v1 sessions/load-v1',
       'v1 sessions/resume-v1',
+      'v1 sessions/set-config-option',
       'v2 sessions/list',
       'v2 sessions/resume-v2',
+      'v2 sessions/set-config-option',
     ]);
     expect(passed(run)).toEqual(
       expect.arrayContaining(['v1 ACP-V1-RESUME-02', 'v1 ACP-ALL-LIST-01', 'v2 ACP-ALL-LIST-01']),
@@ -99,6 +108,7 @@ describe('checker: the session cases users report most', () => {
     ['resume-replays', [1], ['v1 ACP-V1-RESUME-02']],
     ['list-omits-new', [1, 2], ['v1 ACP-ALL-LIST-01', 'v2 ACP-ALL-LIST-01']],
     ['load-no-replay', [1], ['v1 ACP-V1-LOAD-02']],
+    ['config-partial', [1, 2], ['v1 ACP-ALL-CFG-05', 'v2 ACP-ALL-CFG-05']],
   ] as Array<[string, Array<1 | 2>, string[]]>)(
     '%s fails exactly its requirement',
     async (rule, protocols, expected) => {
@@ -117,7 +127,9 @@ describe('checker: the session cases users report most', () => {
       expect(failed(run), explain(run)).toEqual([]);
       expect(passed(run), explain(run)).toEqual(
         expect.arrayContaining(
-          v === 1 ? ['v1 ACP-ALL-LIST-01', 'v1 ACP-V1-RESUME-02', 'v1 ACP-V1-LOAD-02'] : ['v2 ACP-ALL-LIST-01'],
+          v === 1
+            ? ['v1 ACP-ALL-LIST-01', 'v1 ACP-V1-RESUME-02', 'v1 ACP-V1-LOAD-02', 'v1 ACP-ALL-CFG-05']
+            : ['v2 ACP-ALL-LIST-01', 'v2 ACP-ALL-CFG-05'],
         ),
       );
     },
