@@ -130,6 +130,7 @@ const rows: ReadonlyArray<readonly [string, Tier, string]> = [
   ['ACP-ALL-CFG-05', 'MUST', '`session/set_config_option` returns the full current `configOptions`.'],
   ['ACP-V1-LOAD-02', 'MUST', '`session/load` replays the whole conversation as `session/update` notifications.'],
   ['ACP-V1-LOAD-03', 'MUST', 'The `session/load` response comes only after the last replayed update.'],
+  ['ACP-V1-RESUME-02', 'MUST', 'v1 `session/resume` restores the session without replaying history.'],
   ['ACP-V2-RESUME-02', 'draft', '`session/resume` without `replayFrom` (or with `null`) replays no history.'],
   ['ACP-V2-RESUME-03', 'MUST', '`replayFrom: {type:"start"}` replays all retained history before the response.'],
   ['ACP-V2-RESUME-04', 'MUST', 'Replayed messages carry unique opaque `messageId`s (whole messages or chunks).'],

@@ -13,6 +13,7 @@ import {
   sessionResumeV2,
   setConfigOption,
 } from './sessions.js';
+import { sessionResumeV1 } from './session-bugs.js';
 import { exitOnEof } from './stdout.js';
 
 /** Every case, in report order. */
@@ -26,6 +27,7 @@ export const ALL_CASES: readonly CheckCase[] = [
   sessionDelete,
   setConfigOption,
   sessionLoadV1,
+  sessionResumeV1,
   sessionResumeV2,
   promptTurnV1,
   promptLifecycleV2,

@@ -24,7 +24,45 @@ function sessionMethodCase(
   };
 }
 
-/** session/list filtered by cwd: a sessions array, every entry of that cwd. */
+/** The session ids `session/list` answers for the checker's cwd, every page (a bounded number of them). */
+async function listedIds(ctx: CaseContext): Promise<{ ids: unknown[]; seqs: number[] }> {
+  const ids: unknown[] = [];
+  const seqs: number[] = [];
+  let cursor: unknown;
+  // a page count no honest agent needs for the few sessions of a fresh cwd: a cursor that never ends stops here
+  for (let page = 0; page < 20; page++) {
+    const params = { cwd: ctx.settings.cwd, ...(typeof cursor === 'string' ? { cursor } : {}) };
+    const r = await ctx.driver.request('session/list', params, ctx.timeout);
+    seqs.push(r.seq);
+    const sessions = at(r.result, 'sessions');
+    ids.push(...(Array.isArray(sessions) ? sessions : []).map((s) => at(s, 'sessionId')));
+    cursor = at(r.result, 'nextCursor');
+    if (typeof cursor !== 'string') break;
+  }
+  return { ids, seqs };
+}
+
+/**
+ * The session just made is in the list ("session/list allows Clients to discover sessions known to
+ * an Agent"; a session it created and still holds is known to it). An agent may list only sessions
+ * with a conversation (some write nothing before the first prompt): then a short turn comes first,
+ * and only a session still missing after it fails.
+ */
+async function createdIsListed(ctx: CaseContext, sid: string): Promise<void> {
+  let listed = await listedIds(ctx);
+  if (!listed.ids.includes(sid)) {
+    await ctx.turn(sid, ctx.driver, ctx.shortPrompt);
+    listed = await listedIds(ctx);
+  }
+  ctx.judge(
+    'ACP-ALL-LIST-01',
+    listed.ids.includes(sid),
+    `the session ${sid} made by session/new (cwd ${ctx.settings.cwd}) is not in session/list, not even after a turn in it`,
+    listed.seqs,
+  );
+}
+
+/** session/list filtered by cwd: a sessions array, every entry of that cwd, the session just made among them. */
 export const sessionList = sessionMethodCase(
   {
     name: 'sessions/list',
@@ -33,7 +71,7 @@ export const sessionList = sessionMethodCase(
     needs: ['sessionCapabilities.list', 'session'],
   },
   async (ctx) => {
-    await ctx.newSession();
+    const sid = await ctx.newSession();
     const r = await ctx.driver.request('session/list', { cwd: ctx.settings.cwd }, ctx.timeout);
     const sessions = at(r.result, 'sessions');
     if (
@@ -53,6 +91,7 @@ export const sessionList = sessionMethodCase(
       `session/list filtered by cwd ${ctx.settings.cwd} returned sessions of other directories: ${other.map((s) => JSON.stringify(at(s, 'cwd'))).join(', ')}`,
       [r.seq],
     );
+    await createdIsListed(ctx, sid);
   },
 );
 
@@ -129,7 +168,7 @@ export const sessionIdsUnique: CheckCase = {
   },
 };
 
-/** v1 session/load: the conversation is replayed as updates, all before the response. */
+/** v1 session/load: the conversation is replayed as updates (at least a message of the checker's turn), all before the response. */
 export const sessionLoadV1: CheckCase = {
   name: 'sessions/load-v1',
   title: 'session/load replays the conversation',
@@ -155,10 +194,19 @@ export const sessionLoadV1: CheckCase = {
       ctx.skip(
         `a new process of the agent does not know the session (${JSON.stringify(r.error)}); load across processes is not exercised`,
       );
-    // zero replayed updates conform too (what is retained is the agent's business); what is replayed must be updates of that session
-    ctx.pass('ACP-V1-LOAD-02');
     // the round trip proves the replay is all in; the rule is the capture validator's
     const ping = await d.roundTrip(ctx.timeout);
+    // v1 load replays "the entire conversation" (unlike v2, no "retained history" leeway): the checker's turn is in it
+    const replayed = d
+      .received(0, ping)
+      .filter((m) => isUpdate(m, sid) && /^(user|agent)_(message|thought)/.test(String(updateOf(m)?.sessionUpdate)));
+    ctx.judge(
+      'ACP-V1-LOAD-02',
+      replayed.length > 0,
+      'session/load replayed no message of the conversation (the checker had a turn in it): the history must be replayed as session/update',
+      [r.seq],
+      d,
+    );
     const late = lateUpdates(
       d,
       d.violationsOf('replay-after-load-response', r.seq, ping).filter((v) => v.seqs[1] === r.seq),
