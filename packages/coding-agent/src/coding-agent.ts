@@ -120,8 +120,9 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
   };
   return {
     info,
-    // stdio is mandatory (ACP-V1-SESS-01); streamable HTTP is what new agents SHOULD support
-    capabilities: { prompt: { image: true, embeddedContext: true }, mcp: { stdio: true, http: true } },
+    // stdio is mandatory (ACP-V1-SESS-01); streamable HTTP is what new agents SHOULD support; sse is
+    // v1-only (the v2 codec drops the flag and the configs)
+    capabilities: { prompt: { image: true, embeddedContext: true }, mcp: { stdio: true, http: true, sse: true } },
     async openSession(session, context) {
       const state = codingState(session, { mode: options.mode });
       // after an agent restart the model continues the conversation the client sees (load/resume)

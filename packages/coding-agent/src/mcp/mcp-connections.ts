@@ -125,6 +125,14 @@ export class McpConnections {
   }
 }
 
+function parseUrl(raw: unknown): URL {
+  try {
+    return new URL(String(raw));
+  } catch {
+    throw new Error(`invalid url ${JSON.stringify(raw)}`);
+  }
+}
+
 /** One configured server and its MCP client. */
 class ServerConnection implements McpToolCaller {
   readonly name: string;
@@ -256,16 +264,16 @@ class ServerConnection implements McpToolCaller {
       this.forwardStderr(t.stderr);
       return t;
     }
-    if (this.transportType === 'http') {
-      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-      let url: URL;
-      try {
-        url = new URL(String(c.url));
-      } catch {
-        throw new Error(`invalid url ${JSON.stringify(c.url)}`);
-      }
+    if (this.transportType === 'http' || this.transportType === 'sse') {
+      const url = parseUrl(c.url);
       const headers: Record<string, string> = {};
       for (const h of Array.isArray(c.headers) ? c.headers : []) headers[h.name] = h.value;
+      if (this.transportType === 'sse') {
+        // v1 only (v2 dropped SSE); the SDK sends requestInit's headers on the GET stream and each POST
+        const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+        return new SSEClientTransport(url, { requestInit: { headers } });
+      }
+      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
       return new StreamableHTTPClientTransport(url, { requestInit: { headers } });
     }
     throw new Error(`MCP transport ${JSON.stringify(this.transportType)} is not supported by this agent`);
