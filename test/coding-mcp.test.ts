@@ -364,7 +364,7 @@ async function httpServer(mode: '--http' | '--sse'): Promise<number> {
 }
 
 describe.concurrent('coding agent MCP over streamable HTTP', () => {
-  it('connects over legacy SSE (v1 only) with the configured headers and calls a tool', async () => {
+  it('connects over legacy SSE (v1 only) with the configured headers, calls a tool, lists and reads resources', async () => {
     const url = `http://127.0.0.1:${await httpServer('--sse')}/sse`;
     const { conn } = await sharedAgent(1);
     expect(conn.agentCapabilities.mcp).toMatchObject({ sse: true });
@@ -379,6 +379,24 @@ describe.concurrent('coding agent MCP over streamable HTTP', () => {
     await s.prompt('mcp old echo {"text": "over sse"}');
     expect(lastCall(s).status).toBe('completed');
     expect(texts(lastCall(s).content)).toEqual(['echo: over sse']);
+    // the server advertises resources: they are two read-only tools, results as ACP content blocks
+    await s.prompt('mcp old list_resources');
+    expect(lastCall(s)).toMatchObject({ name: 'mcp__old__list_resources', status: 'completed', toolKind: 'read' });
+    expect(lastCall(s).content).toContainEqual({
+      type: 'content',
+      content: expect.objectContaining({ type: 'resource_link', uri: 'note://readme', name: 'readme' }),
+    });
+    await s.prompt('mcp old read_resource {"uri": "note://readme"}');
+    expect(lastCall(s)).toMatchObject({ name: 'mcp__old__read_resource', status: 'completed' });
+    expect(lastCall(s).content).toEqual([
+      {
+        type: 'content',
+        content: {
+          type: 'resource',
+          resource: { uri: 'note://readme', mimeType: 'text/plain', text: 'hello from a resource' },
+        },
+      },
+    ]);
     await waitUntil(
       () => s.state.notices.some((n) => n.title.includes('"nokey"')),
       WAIT_MS,
