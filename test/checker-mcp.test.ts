@@ -90,6 +90,32 @@ describe('checker: mcp/client-server', () => {
   });
 });
 
+describe('checker: the probe server is never left behind', () => {
+  it('dispose ends a probe server the agent left running (stdin still open) and removes its log', async () => {
+    const { spawn } = await import('node:child_process');
+    const { existsSync } = await import('node:fs');
+    const probe = new McpProbe();
+    const cfg = probe.config(2);
+    const log = String(at(cfg, 'env'));
+    const args = Array.isArray(cfg.args) ? cfg.args.map(String) : [];
+    const child = spawn(process.execPath, args, {
+      env: { ...process.env, ACP_KIT_CHECK_MCP_LOG: log },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
+    // a round trip proves it runs and has logged its pid
+    const answered = new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })}\n`);
+    await answered;
+    expect(probe.read().pid).toBe(child.pid);
+    probe.dispose();
+    expect(await exited).toBe('SIGKILL');
+    expect(existsSync(log)).toBe(false);
+  });
+});
+
 function at(cfg: Record<string, unknown>, key: string): unknown {
   const list = cfg[key];
   return Array.isArray(list) ? (list[0] as { value?: unknown } | undefined)?.value : undefined;
