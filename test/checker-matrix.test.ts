@@ -123,6 +123,10 @@ describe('checker: fixture agents breaking one requirement each', () => {
     ['v1-extras', [1], ['prompt/image', 'auth/logout'], []],
     ['image-rejected', [1], ['prompt/image'], ['v1 ACP-V1-CAP-02']],
     ['logout-missing', [1], ['auth/logout'], ['v1 ACP-V1-CAP-02']],
+    // mcpServers dropped: the checker's MCP server never saw initialize (a MUST for v1: stdio is baseline)
+    ['mcp-ignored', [1], ['mcp/client-server'], ['v1 ACP-V1-SESS-01']],
+    // connected but the tool never called when asked: a SHOULD warning (an LLM may decline), still conformant
+    ['mcp-unused', [1], ['mcp/client-server'], ['v1 ACP-ALL-SESS-08']],
     [
       'stdout-log',
       [1, 2],
@@ -223,7 +227,8 @@ describe('checker: conformant agents', () => {
   const v2Gaps = ['v2 ACP-ALL-LIST-01', 'v2 ACP-V2-RPC-01'];
   // (in process: the app of client-sdk-agent-v1.mjs / -v2.mjs on the SDK's ndJsonStream over in-memory streams)
   it.each([
-    ['client-sdk-agent-v1.mjs', sdkAgents.v1, [1] as Array<1 | 2>, [] as string[]],
+    // the v1 fixture ignores mcpServers: the checker's MCP server is never started (a v1 MUST)
+    ['client-sdk-agent-v1.mjs', sdkAgents.v1, [1] as Array<1 | 2>, ['v1 ACP-V1-SESS-01']],
     ['client-sdk-agent-v2.mjs', sdkAgents.v2, [2] as Array<1 | 2>, v2Gaps],
   ])(
     'SDK-based agent %s fails only where it is incomplete',

@@ -348,20 +348,67 @@ describe.concurrent('coding agent MCP', () => {
     });
 });
 
-describe.concurrent('coding agent MCP over streamable HTTP', () => {
-  it('connects with the configured headers and calls a tool (v1 and v2)', async () => {
-    const server = spawn(process.execPath, [SERVER, '--http'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(server);
-    const port = await new Promise<number>((resolvePort, reject) => {
-      let out = '';
-      server.stdout!.on('data', (d) => {
-        out += String(d);
-        const m = /listening (\d+)/.exec(out);
-        if (m) resolvePort(Number(m[1]));
-      });
-      server.on('exit', (code) => reject(new Error(`http MCP server exited ${code}`)));
+/** The fixture server in `--http` or `--sse` mode on a loopback port; resolves with the port. */
+async function httpServer(mode: '--http' | '--sse'): Promise<number> {
+  const server = spawn(process.execPath, [SERVER, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(server);
+  return new Promise<number>((resolvePort, reject) => {
+    let out = '';
+    server.stdout?.on('data', (d) => {
+      out += String(d);
+      const m = /listening (\d+)/.exec(out);
+      if (m) resolvePort(Number(m[1]));
     });
-    const url = `http://127.0.0.1:${port}/mcp`;
+    server.on('exit', (code) => reject(new Error(`${mode} MCP server exited ${code}`)));
+  });
+}
+
+describe.concurrent('coding agent MCP over streamable HTTP', () => {
+  it('connects over legacy SSE (v1 only) with the configured headers, calls a tool, lists and reads resources', async () => {
+    const url = `http://127.0.0.1:${await httpServer('--sse')}/sse`;
+    const { conn } = await sharedAgent(1);
+    expect(conn.agentCapabilities.mcp).toMatchObject({ sse: true });
+    const s = await conn.newSession({
+      cwd: tmp('coding-mcp-'),
+      mcpServers: [
+        { type: 'sse', name: 'old', url, headers: [{ name: 'x-test-token', value: 'sesame' }] },
+        // the server answers 401 without the header: reported, not fatal
+        { type: 'sse', name: 'nokey', url, headers: [] },
+      ],
+    });
+    await s.prompt('mcp old echo {"text": "over sse"}');
+    expect(lastCall(s).status).toBe('completed');
+    expect(texts(lastCall(s).content)).toEqual(['echo: over sse']);
+    // the server advertises resources: they are two read-only tools, results as ACP content blocks
+    await s.prompt('mcp old list_resources');
+    expect(lastCall(s)).toMatchObject({ name: 'mcp__old__list_resources', status: 'completed', toolKind: 'read' });
+    expect(lastCall(s).content).toContainEqual({
+      type: 'content',
+      content: expect.objectContaining({ type: 'resource_link', uri: 'note://readme', name: 'readme' }),
+    });
+    await s.prompt('mcp old read_resource {"uri": "note://readme"}');
+    expect(lastCall(s)).toMatchObject({ name: 'mcp__old__read_resource', status: 'completed' });
+    expect(lastCall(s).content).toEqual([
+      {
+        type: 'content',
+        content: {
+          type: 'resource',
+          resource: { uri: 'note://readme', mimeType: 'text/plain', text: 'hello from a resource' },
+        },
+      },
+    ]);
+    await waitUntil(
+      () => s.state.notices.some((n) => n.title.includes('"nokey"')),
+      WAIT_MS,
+      'the nokey notice arrives',
+    );
+    // v2 has no SSE: the agent does not claim it there
+    const v2 = await sharedAgent(2);
+    expect(v2.conn.agentCapabilities.mcp?.sse).toBeFalsy();
+  });
+
+  it('connects with the configured headers and calls a tool (v1 and v2)', async () => {
+    const url = `http://127.0.0.1:${await httpServer('--http')}/mcp`;
     for (const v of [1, 2] as const) {
       const { conn } = await sharedAgent(v);
       const s = await conn.newSession({

@@ -1,10 +1,16 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CompatibilityCallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CompatibilityCallToolResult,
+  ReadResourceResult,
+  Resource,
+  Tool as McpToolDefinition,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@acp-kit/protocol';
 import { abortError } from '../model.js';
 import type { Tool } from '../tool.js';
 import { createMcpTool, type McpToolCaller } from './mcp-tool.js';
+import { createResourceTools, type McpResourceReader } from './mcp-resources.js';
 import { mcpToolName, uniqueToolName } from './tool-name.js';
 import { packageVersion } from '@acp-kit/protocol/internal';
 
@@ -100,7 +106,8 @@ export class McpConnections {
 
   /**
    * The tools of the servers that came up, named `mcp__<server>__<tool>` (unique; `_2`, `_3`...
-   * on collisions after sanitizing). Tools of a server that went away stay listed and fail with
+   * on collisions after sanitizing), plus `mcp__<server>__list_resources` / `__read_resource` for
+   * servers that advertise resources. Tools of a server that went away stay listed and fail with
    * a message saying so, so the model learns why.
    */
   tools(): Tool[] {
@@ -114,6 +121,13 @@ export class McpConnections {
         taken.add(name);
         out.push(createMcpTool(name, def, s));
       }
+      if (!s.hasResources) continue;
+      // after the server's own tools, so that a tool of its own named list_resources keeps its name
+      const list = uniqueToolName(mcpToolName(s.name, 'list_resources'), taken);
+      taken.add(list);
+      const read = uniqueToolName(mcpToolName(s.name, 'read_resource'), taken);
+      taken.add(read);
+      out.push(...createResourceTools({ list, read }, s));
     }
     return (this.cachedTools = out);
   }
@@ -125,11 +139,21 @@ export class McpConnections {
   }
 }
 
+function parseUrl(raw: unknown): URL {
+  try {
+    return new URL(String(raw));
+  } catch {
+    throw new Error(`invalid url ${JSON.stringify(raw)}`);
+  }
+}
+
 /** One configured server and its MCP client. */
-class ServerConnection implements McpToolCaller {
+class ServerConnection implements McpToolCaller, McpResourceReader {
   readonly name: string;
   readonly transportType: string;
   toolDefinitions: McpToolDefinition[] = [];
+  /** The server advertised `resources` at initialize. */
+  hasResources = false;
   onToolsChanged: (() => void) | undefined;
   private state: McpServerStatus['state'] = 'failed';
   private error: string | undefined;
@@ -202,6 +226,7 @@ class ServerConnection implements McpToolCaller {
         this.pid = p;
         trackPid(p);
       }
+      this.hasResources = !!client.getServerCapabilities()?.resources;
       this.setTools(await this.listAllTools(client, deadline.signal, timeoutMs));
       if (this.closing) throw new Error('the session closed while connecting');
       this.state = 'connected';
@@ -256,16 +281,16 @@ class ServerConnection implements McpToolCaller {
       this.forwardStderr(t.stderr);
       return t;
     }
-    if (this.transportType === 'http') {
-      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-      let url: URL;
-      try {
-        url = new URL(String(c.url));
-      } catch {
-        throw new Error(`invalid url ${JSON.stringify(c.url)}`);
-      }
+    if (this.transportType === 'http' || this.transportType === 'sse') {
+      const url = parseUrl(c.url);
       const headers: Record<string, string> = {};
       for (const h of Array.isArray(c.headers) ? c.headers : []) headers[h.name] = h.value;
+      if (this.transportType === 'sse') {
+        // v1 only (v2 dropped SSE); the SDK sends requestInit's headers on the GET stream and each POST
+        const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+        return new SSEClientTransport(url, { requestInit: { headers } });
+      }
+      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
       return new StreamableHTTPClientTransport(url, { requestInit: { headers } });
     }
     throw new Error(`MCP transport ${JSON.stringify(this.transportType)} is not supported by this agent`);
@@ -313,6 +338,31 @@ class ServerConnection implements McpToolCaller {
       if (signal.aborted) throw abortError(signal);
       throw e;
     }
+  }
+
+  private connected(signal: AbortSignal): Client {
+    if (signal.aborted) throw abortError(signal);
+    if (this.state !== 'connected' || !this.client)
+      throw new Error(`MCP server "${this.name}" is not connected${this.error ? `: ${this.error}` : ''}`);
+    return this.client;
+  }
+
+  async listResources(signal: AbortSignal): Promise<Resource[]> {
+    const client = this.connected(signal);
+    const timeout = this.options.callTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS;
+    const all: Resource[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listResources(cursor ? { cursor } : undefined, { signal, timeout });
+      all.push(...page.resources);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return all;
+  }
+
+  async readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
+    const client = this.connected(signal);
+    return client.readResource({ uri }, { signal, timeout: this.options.callTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS });
   }
 
   private forgetPid(): void {

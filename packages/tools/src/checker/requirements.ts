@@ -110,6 +110,8 @@ const rows: ReadonlyArray<readonly [string, Tier, string]> = [
   ['ACP-ALL-AUTH-01', 'MUST', 'A successful `authenticate` / `auth/login` and `logout` / `auth/logout` answers `{}`.'],
   ['ACP-ALL-CAP-01', 'MUST', 'A capability not advertised at initialize is not supported.'],
   ['ACP-ALL-SESS-02', 'MUST', '`session/new` returns a unique `sessionId` (checked within one process).'],
+  ['ACP-ALL-SESS-08', 'SHOULD', 'The agent connects to every MCP server the client passes.'],
+  ['ACP-V1-SESS-01', 'MUST', 'v1 agents support stdio MCP servers; http/sse only when advertised.'],
   [
     'ACP-ALL-LIST-01',
     'MUST',

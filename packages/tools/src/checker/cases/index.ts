@@ -2,6 +2,7 @@ import type { CheckCase } from '../case.js';
 import { cancelTurn, closeBusySession } from './cancel.js';
 import { customPromptBlock, extensionMethods, metaEverywhere } from './extensions.js';
 import { initializeBasic, initializeOldVersion, initializeUnknownVersion, logout } from './initialize.js';
+import { mcpClientServer } from './mcp.js';
 import { batchBehaviour, idsEchoed, malformedInput, notificationsUnanswered } from './jsonrpc.js';
 import { imagePrompt, promptLifecycleV2, promptTurnV1, promptUnknownSessionV2 } from './prompt.js';
 import {
@@ -34,6 +35,7 @@ export const ALL_CASES: readonly CheckCase[] = [
   promptUnknownSessionV2,
   imagePrompt,
   logout,
+  mcpClientServer,
   cancelTurn,
   closeBusySession,
   extensionMethods,
