@@ -80,10 +80,15 @@ describe.each([1, 2] as const)('bridge, v%i editor: unstable session methods', (
     const all = await conn.listAllSessions({ cwd, archived: 'include' });
     expect(ids(all)).toEqual([s.sessionId, fork.sessionId].sort());
     expect(all.find((i) => i.sessionId === s.sessionId)).toMatchObject({ archived: true, title: 'Bridged title' });
+    await conn.unarchiveSession(s.sessionId);
+    expect(ids(await conn.listAllSessions({ cwd }))).toEqual([s.sessionId, fork.sessionId].sort());
 
     editorTap.assertAllValid();
     agentTap.assertAllValid();
     expect([...editorTap.unknownMethods, ...agentTap.unknownMethods]).toEqual([]);
+    // each method really crossed: sent by the editor and carried to the agent
+    const carried = ['session/fork', 'session/set_title', 'session/status', 'session/archive', 'session/unarchive'];
+    expect(carried.filter((m) => !editorTap.knownMethods.has(m) || !agentTap.knownMethods.has(m))).toEqual([]);
     expect(violations).toEqual([]);
   }, 60_000);
 });

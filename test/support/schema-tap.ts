@@ -48,6 +48,8 @@ export interface SchemaTap {
   readonly checked: number;
   /** Methods the schema does not define (`_` extensions and others), as seen; never failures. */
   readonly unknownMethods: ReadonlySet<string>;
+  /** Methods the schema defines, as seen in requests and notifications of either side. */
+  readonly knownMethods: ReadonlySet<string>;
   /** Throws an Error listing every failure (message + Ajv errors) if there is any. */
   assertAllValid(): void;
 }
@@ -130,6 +132,7 @@ export function createSchemaTap(version: 1 | 2, flavor: 'stable' | 'unstable' = 
   const c = load(version, flavor);
   const failures: TapFailure[] = [];
   const unknownMethods = new Set<string>();
+  const knownMethods = new Set<string>();
   // Requests each side sent, by id, so the other side's response can be typed by method.
   const pending: Record<Sender, Map<string, string>> = { agent: new Map(), client: new Map() };
   let checked = 0;
@@ -178,6 +181,7 @@ export function createSchemaTap(version: 1 | 2, flavor: 'stable' | 'unstable' = 
         unknownMethods.add(method);
         return;
       }
+      knownMethods.add(method);
       // `x-side` names the side that HANDLES the method: the agent handles what the client sends.
       const handler = from === 'agent' ? 'client' : 'agent';
       if (info.side !== 'protocol' && info.side !== handler) {
@@ -227,6 +231,7 @@ export function createSchemaTap(version: 1 | 2, flavor: 'stable' | 'unstable' = 
       return checked;
     },
     unknownMethods,
+    knownMethods,
     assertAllValid() {
       if (failures.length === 0) return;
       const lines = failures.map(
