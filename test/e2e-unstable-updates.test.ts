@@ -131,4 +131,36 @@ describe.each([1, 2] as const)('unstable update kinds over v%i', (v) => {
   });
 });
 
+describe('usage on the prompt result (unstable v1 PromptResponse.usage, end-turn token usage RFD)', () => {
+  const usage = { totalTokens: 1290, inputTokens: 1234, outputTokens: 56, cachedReadTokens: 1000 };
+
+  it('v1: the agent author returns it, the wire result carries it (valid per the unstable schema), the client exposes it', async () => {
+    const { conn, wire, problems } = await start(1);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const r = await s.prompt(JSON.stringify({ actions: [], stop: { stopReason: 'end_turn', usage } }));
+    expect(r.stopReason).toBe('end_turn');
+    expect(r.usage).toEqual(usage);
+    const schema = loadSchema(1, 'unstable') as { $defs: Record<string, unknown> };
+    const ajv = new Ajv2020({ strict: false, logger: false });
+    ajv.addSchema({ $id: 'acp', $defs: schema.$defs });
+    const check = ajv.getSchema('acp#/$defs/PromptResponse');
+    const results = wire.filter((w) => w.dir === 'in' && isObj(w.msg.result) && 'stopReason' in w.msg.result);
+    expect(results.map((w) => w.msg.result)).toEqual([{ stopReason: 'end_turn', usage }]);
+    expect(check?.(results[0]?.msg.result)).toBe(true);
+    // not part of the state's idle update: usage is no foreground state
+    expect(s.state.foreground.state).toBe('idle');
+    expect(problems).toEqual([]);
+  });
+
+  it('v2: the prompt is answered at insertion, so there is no usage on the result', async () => {
+    const { conn, problems } = await start(2);
+    const s = await conn.newSession({ cwd: '/tmp' });
+    const r = await s.prompt(JSON.stringify({ actions: [], stop: { stopReason: 'end_turn', usage } }));
+    expect(r.stopReason).toBe('end_turn');
+    expect(r.usage).toBeUndefined();
+    expect(problems).toEqual([]);
+  });
+});
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const start = (v: 1 | 2) => startE2E(v, open);

@@ -16,6 +16,7 @@ import {
   type StateUpdate,
   SessionState,
   type StateChangeListener,
+  type TurnUsage,
 } from '@acp-kit/protocol';
 import type { RequestOptions } from '@acp-kit/protocol/rpc';
 import { createPromptLifecycle, type PromptContext, type PromptLifecycle } from './prompt-lifecycle.js';
@@ -35,6 +36,8 @@ export interface PromptResult {
   error?: ErrorObject;
   /** v2: the agent-minted id of the inserted user message (ACP-V2-LIFE-11). */
   userMessageId?: string;
+  /** v1 (unstable): the turn's token usage, when the agent reported it on the prompt result. */
+  usage?: TurnUsage;
 }
 
 /** Options of {@link ClientSession.prompt}. */
