@@ -71,3 +71,22 @@ describe.each(['1', '2'] as const)('acp-kit run over v%s: subagents', (protocol)
     expect(updates.some((u) => u.update.sessionUpdate === 'session_message')).toBe(true);
   });
 });
+
+describe('acp-kit run: tokens from the v1 prompt result (unstable PromptResponse.usage)', () => {
+  const stopWithUsage = JSON.stringify({
+    actions: [{ send: { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: text('ok') } }],
+    stop: { stopReason: 'end_turn', usage: { totalTokens: 1290, inputTokens: 1234, outputTokens: 56 } },
+  });
+  const agent = `node ${E2E_AGENT}`;
+
+  it('the stop line and the --json result show them', async () => {
+    const t = await runCli(['run', '--agent', agent, '--protocol', '1', stopWithUsage], { env: cliEnv() });
+    expect(t.code, t.stderr).toBe(0);
+    expect(t.stdout).toMatch(/stop reason: end_turn.* · 1290 tokens \(1234 in, 56 out\)/);
+    const j = await runCli(['run', '--json', '--agent', agent, '--protocol', '1', stopWithUsage], { env: cliEnv() });
+    expect(ndjson(j.stdout).at(-1)).toMatchObject({
+      type: 'result',
+      tokens: { inputTokens: 1234, outputTokens: 56, totalTokens: 1290 },
+    });
+  });
+});
