@@ -18,6 +18,11 @@ const optionalString = (w: JsonObject, key: string): ValidationFailure | null =>
     ? null
     : { path: key, message: 'must be string,null' };
 
+/** Where an update of a shared unstable kind breaks its schema (paths relative to the update), or null. */
+export function sharedUnstableFailure(w: JsonObject, kind: string): ValidationFailure | null {
+  return firstFailure(w, kind);
+}
+
 function firstFailure(w: JsonObject, kind: string): ValidationFailure | null {
   const id = kind === 'subagent_update' ? 'sessionId' : 'messageId';
   if (typeof w[id] !== 'string') {
