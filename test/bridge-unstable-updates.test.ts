@@ -51,4 +51,20 @@ describe('bridge: unstable update kinds', () => {
     for (const kind of ['subagent_update', 'session_message', 'session_message_chunk'])
       expect(p.log.filter((l) => l.includes(`dropped a ${kind} update`))).toHaveLength(1);
   });
+
+  it('plan_removed: v2 agent -> v1 editor re-sends the merged plan without it; v1 agent -> v2 editor gets an empty plan of that id', async () => {
+    const entries = [{ content: 'step', priority: 'medium', status: 'pending' }];
+    const to1 = bridgePair(1);
+    to1.agent.deliver(update('s-1', { sessionUpdate: 'plan_update', plan: { type: 'items', planId: 'p', entries } }));
+    to1.agent.deliver(update('s-1', { sessionUpdate: 'plan_removed', planId: 'p' }));
+    const got1 = updatesOf(await agentRoundTrip(to1, 0)).map((g) => g.update);
+    expect(got1).toEqual([
+      { sessionUpdate: 'plan', entries },
+      { sessionUpdate: 'plan', entries: [] },
+    ]);
+    const to2 = bridgePair(2);
+    to2.agent.deliver(update('s-1', { sessionUpdate: 'plan_removed', planId: 'main' }));
+    const got2 = updatesOf(await agentRoundTrip(to2, 0)).map((g) => g.update);
+    expect(got2).toEqual([{ sessionUpdate: 'plan_update', plan: { type: 'items', planId: 'main', entries: [] } }]);
+  });
 });
