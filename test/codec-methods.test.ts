@@ -89,7 +89,7 @@ function canonicalClientV2(c: ClientCapabilities): ClientCapabilities {
   const out: Record<string, unknown> = {};
   if (c.authTerminal) out.authTerminal = true;
   if (trueOnly(c.elicitation)) out.elicitation = trueOnly(c.elicitation);
-  Object.assign(out, { booleanConfigOptions: true, notices: true, compaction: true });
+  Object.assign(out, { booleanConfigOptions: true, notices: true, compaction: true, subagents: true });
   if (c._meta) out._meta = c._meta;
   return out as ClientCapabilities;
 }

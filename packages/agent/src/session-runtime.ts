@@ -938,8 +938,11 @@ function sameValue(a: unknown, b: unknown): boolean {
 
 function normalizeResult(r: TurnResult | undefined): TurnEnd {
   if (typeof r === 'string') return { stopReason: r };
-  if (r && typeof r === 'object' && typeof r.stopReason === 'string')
-    return r.error ? { stopReason: r.stopReason, error: r.error } : { stopReason: r.stopReason };
+  if (r && typeof r === 'object' && typeof r.stopReason === 'string') {
+    const end: TurnEnd = r.error ? { stopReason: r.stopReason, error: r.error } : { stopReason: r.stopReason };
+    if (r.usage) end.usage = r.usage;
+    return end;
+  }
   return { stopReason: 'end_turn' };
 }
 

@@ -1,4 +1,5 @@
 import type {
+  TurnUsage,
   AgentCapabilities,
   AnyContentBlock,
   AuthMethod,
@@ -158,7 +159,14 @@ export interface PermissionRequestOptions {
 }
 
 /** How a turn ended. A thrown abort error becomes `cancelled`; any other throw becomes `error` (v2). */
-export type TurnResult = StopReason | { stopReason: StopReason; error?: ErrorObject };
+export type TurnResult =
+  | StopReason
+  | {
+      stopReason: StopReason;
+      error?: ErrorObject;
+      /** The turn's token usage: sent on the v1 prompt result (unstable; v2 has no place for it). */
+      usage?: TurnUsage;
+    };
 
 /** What an agent author implements; the runtime owns the protocol. */
 export interface AgentDefinition {

@@ -18,6 +18,7 @@ import {
   SessionState,
   type StateChangeListener,
   type CreateElicitationRequest,
+  type TurnUsage,
 } from '@acp-kit/protocol';
 import type { NewSessionOptions } from './options.js';
 import type { RequestOptions } from '@acp-kit/protocol/rpc';
@@ -38,6 +39,8 @@ export interface PromptResult {
   error?: ErrorObject;
   /** v2: the agent-minted id of the inserted user message (ACP-V2-LIFE-11). */
   userMessageId?: string;
+  /** v1 (unstable): the turn's token usage, when the agent reported it on the prompt result. */
+  usage?: TurnUsage;
 }
 
 /** Options of {@link ClientSession.prompt}. */

@@ -194,6 +194,8 @@ export class ClientConnection {
       booleanConfigOptions: true,
       notices: true,
       compaction: true,
+      // unstable v1 `subagents`: the state nests child sessions and keeps inter-session messages
+      subagents: true,
       ...(options.capabilitiesMeta ? { _meta: options.capabilitiesMeta } : {}),
     };
     let rejectClosed!: (e: unknown) => void;

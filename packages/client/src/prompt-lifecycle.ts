@@ -4,6 +4,7 @@ import {
   type PermissionRequest,
   type AnySessionUpdate,
   type StateUpdate,
+  type TurnUsage,
 } from '@acp-kit/protocol';
 import type { PromptResult, ClientSessionHost } from './client-session.js';
 
@@ -71,7 +72,7 @@ class V1PromptLifecycle implements PromptLifecycle {
       .callAt(
         'session/prompt',
         { sessionId: ctx.sessionId, prompt },
-        (res) => end({ stopReason: res?.stopReason ?? null }),
+        (res) => withUsage(end({ stopReason: res?.stopReason ?? null }), res?.usage),
         // a v1 agent ends a failed turn with a JSON-RPC error: the same outcome as v2's
         // `stopReason: "error"` idle, so both resolve alike
         (e) => end({ stopReason: 'error', error: e.toJSON() }),
@@ -132,4 +133,9 @@ class V2PromptLifecycle implements PromptLifecycle {
   permissionRequest(request: PermissionRequest): PermissionRequest {
     return request;
   }
+}
+
+/** The prompt result with the v1 turn usage (not part of the idle state update: it is no state). */
+function withUsage(out: PromptResult, usage: TurnUsage | null | undefined): PromptResult {
+  return usage ? { ...out, usage } : out;
 }

@@ -28,6 +28,8 @@ export class UpdateRouter {
   /** Unknown session id -> its updates, oldest id first (Map insertion order). */
   private readonly buffers = new Map<string, AnySessionUpdate[]>();
   private readonly sessions = new Map<string, ClientSession>();
+  /** Child session id (announced by `subagent_update`, unstable) -> the top session that owns it. */
+  private readonly owners = new Map<string, ClientSession>();
   /** Oldest first (Set insertion order), bounded by `maxClosedIds`. */
   private readonly closedIds = new Set<string>();
   private buffered = 0;
@@ -73,6 +75,8 @@ export class UpdateRouter {
     }
     const sessionId = p.sessionId;
     const session = this.sessions.get(sessionId);
+    const owner = session ? undefined : this.owners.get(sessionId);
+    if (owner) return this.routeChild(owner, sessionId, p.update);
     if (!session && this.closedIds.has(sessionId)) {
       this.problem({
         kind: 'unknown-session',
@@ -172,6 +176,7 @@ export class UpdateRouter {
   /** Stops routing `sessionId` (after close / delete / a failed setup). */
   release(sessionId: string, closed = true): void {
     this.sessions.delete(sessionId);
+    for (const [child, owner] of this.owners) if (owner.sessionId === sessionId) this.owners.delete(child);
     this.takeBuffer(sessionId);
     this.decoders.delete(sessionId);
     if (closed) {
@@ -194,7 +199,25 @@ export class UpdateRouter {
     return d;
   }
 
+  /** A child session's update: decoded with its own decoder, applied to its nested state. */
+  private routeChild(owner: ClientSession, childId: string, wire: unknown): void {
+    try {
+      for (const u of this.decoder(childId).decode(wire)) {
+        if (u.sessionUpdate === 'subagent_update') this.owners.set(u.sessionId, owner);
+        owner.state.applyChild(childId, u);
+      }
+    } catch (e) {
+      this.problem({
+        kind: 'invalid-update',
+        sessionId: childId,
+        message: `session/update for ${childId}: ${e instanceof Error ? e.message : String(e)}`,
+        detail: { error: e, update: wire },
+      });
+    }
+  }
+
   private deliver(session: ClientSession, update: AnySessionUpdate): void {
+    if (update.sessionUpdate === 'subagent_update') this.owners.set(update.sessionId, session);
     try {
       session.receive(update);
     } catch (e) {

@@ -76,11 +76,26 @@ function closeDangling(history: ConversationMessage[], note: string): void {
 export async function runTurn(turn: Turn, opts: EngineOptions): Promise<TurnResult> {
   const tokens: TurnTokenTally = { reported: false, inputTokens: 0, outputTokens: 0, sentUsageUpdate: false };
   try {
-    return await turnLoop(turn, opts, tokens);
+    return withTurnUsage(await turnLoop(turn, opts, tokens), tokens);
   } finally {
     // tokens spent are reported however the turn ends (cancelled and failed turns cost too)
     if (tokens.reported && !tokens.sentUsageUpdate) await reportTurnTokens(turn, tokens);
   }
+}
+
+/**
+ * The turn's token counts on its result too (v1 `PromptResponse.usage`, unstable): the same tally
+ * the `usage_update` / usage metadata of this turn reports, so the two never disagree.
+ */
+function withTurnUsage(result: TurnResult, t: TurnTokenTally): TurnResult {
+  if (!t.reported) return result;
+  const end = typeof result === 'string' ? { stopReason: result } : result;
+  const usage = {
+    totalTokens: t.inputTokens + t.outputTokens,
+    inputTokens: t.inputTokens,
+    outputTokens: t.outputTokens,
+  };
+  return { ...end, usage };
 }
 
 /**

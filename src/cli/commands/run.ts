@@ -1,5 +1,5 @@
 import { readTurnTokenUsage, type TurnTokenUsage } from '@acp-kit/protocol/internal';
-import { AcpError, ErrorCode, type AnySessionUpdate } from '@acp-kit/protocol';
+import { AcpError, ErrorCode, type AnySessionUpdate, type TurnUsage } from '@acp-kit/protocol';
 import {
   type ClientSession,
   type ReconnectingSession,
@@ -206,7 +206,9 @@ export async function runCommand(
       exitCode: code,
       error: result.error,
       usage: s.state.usage,
-      tokens,
+      // an agent that reports neither usage_update nor acp-kit's usage metadata may still put the
+      // turn's tokens on the v1 prompt result (unstable PromptResponse.usage)
+      tokens: tokens ?? (s.state.usage ? undefined : tokensOfResult(result.usage)),
       rejectedPermissions: rejected,
       policyName,
     });
@@ -292,4 +294,9 @@ function safeContext(flags: RunFlags) {
   } catch {
     return { commandLine: flags.agent ?? '(built-in agent)', command: flags.agent ?? 'acp-kit' };
   }
+}
+
+/** The stop line's token counts from the v1 prompt result's `usage` (unstable). */
+function tokensOfResult(u: TurnUsage | undefined): TurnTokenUsage | undefined {
+  return u ? { inputTokens: u.inputTokens, outputTokens: u.outputTokens, totalTokens: u.totalTokens } : undefined;
 }

@@ -33,7 +33,13 @@ export type CliEvent =
   /** `run`: after `session/new`; `sessions show`: before the replay (the requested id) */
   | { type: 'session'; sessionId: string; cwd: string; mode: 'new' | 'load' | 'resume' }
   /** `run`: each applied update of the turn; `sessions show`: each update of the replay, in order */
-  | { type: 'update'; sessionId: string; update: AnySessionUpdate }
+  | {
+      type: 'update';
+      sessionId: string;
+      update: AnySessionUpdate;
+      /** set when `sessionId` is a subagent (child session, unstable) of this `run` session */
+      parentSessionId?: string;
+    }
   | {
       type: 'permission';
       sessionId: string;

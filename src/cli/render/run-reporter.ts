@@ -21,6 +21,7 @@ import { ExitCode } from '../exit-codes.js';
 import { joinCommandLine } from '../split-command-line.js';
 import { stripAnsi, type Style } from '../style.js';
 import { NdjsonWriter } from './ndjson-events.js';
+import { SubagentRenderers } from './subagent-lines.js';
 import { TranscriptRenderer } from './transcript.js';
 
 /** The output streams of a reporter, as plain write functions plus their colour settings. */
@@ -132,19 +133,24 @@ export function headerLine(c: ConnectedReport): string {
 /** Human output: the transcript on stdout, header, notes and errors on stderr. */
 export class TextRunReporter implements RunReporter {
   private renderer: TranscriptRenderer | undefined;
+  /** Subagents (child sessions, unstable) render indented under the session that owns them. */
+  private children: SubagentRenderers | undefined;
   private readonly terminalsShown = new Set<string>();
 
   constructor(private readonly io: ReporterStreams) {}
 
   connected(c: ConnectedReport): void {
     this.renderer = new TranscriptRenderer({ write: this.io.stdout, style: this.io.style, cwd: c.cwd });
+    this.children = new SubagentRenderers(this.renderer, this.io.style, c.cwd);
     this.io.stderr(this.io.errStyle.dim(`${headerLine(c)}\n`));
   }
 
   session(): void {}
 
-  update(_sessionId: string, u: AnySessionUpdate, state: SessionState): void {
-    this.renderer?.onUpdate(u, state);
+  update(sessionId: string, u: AnySessionUpdate, state: SessionState): void {
+    // a child's update comes with the child's state (SessionState.applyChild)
+    if (state.sessionId !== sessionId && this.children) this.children.of(state).onUpdate(u, state);
+    else this.renderer?.onUpdate(u, state);
   }
 
   permission(p: PermissionReport): void {
@@ -188,6 +194,7 @@ export class TextRunReporter implements RunReporter {
   }
 
   finished(t: TurnReport): void {
+    this.children?.flush();
     this.renderer?.stop(t.stopReason, t.error, t.usage, t.tokens);
     if (t.exitCode === ExitCode.PermissionDenied) {
       const e = this.io.errStyle;
@@ -236,7 +243,12 @@ export class NdjsonRunReporter implements RunReporter {
     this.w.emit({ type: 'session', ...s });
   }
 
-  update(sessionId: string, u: AnySessionUpdate): void {
+  update(sessionId: string, u: AnySessionUpdate, state?: SessionState): void {
+    // a subagent's update (unstable): its own session id, and the session that owns it
+    if (state && state.sessionId !== sessionId) {
+      this.w.emit({ type: 'update', sessionId: state.sessionId, parentSessionId: sessionId, update: u });
+      return;
+    }
     if (u.sessionUpdate === 'tool_call_update' && !this.changesToolCall({ ...u })) return;
     this.w.emit({ type: 'update', sessionId, update: u });
   }

@@ -5,6 +5,8 @@ import type {
   AnySessionUpdate,
   ErrorObject,
   MessageRole,
+  SessionMessage,
+  SessionMessageChunk,
   TerminalOutputChunk,
   TerminalUpdate,
   SessionState,
@@ -12,6 +14,7 @@ import type {
 } from '@acp-kit/protocol';
 import { stripAnsi, type Style } from '../style.js';
 import { fileChangesLines, textDiffLines, type DiffLine } from './diff.js';
+import { sessionMessageHeading, subagentLine } from './subagent-text.js';
 import type { TurnTokenUsage } from '@acp-kit/protocol/internal';
 import { describeStopReason, formatTokens, formatUsage, planMark, toolStatusIcon } from './symbols.js';
 
@@ -216,6 +219,11 @@ export class TranscriptRenderer {
         const st = u.status;
         return this.line(this.s.dim(`context compaction ${st.replace('_', ' ')}`));
       }
+      case 'subagent_update':
+        return this.line(subagentLine(u, this.s));
+      case 'session_message':
+      case 'session_message_chunk':
+        return this.sessionMessage(u, state);
       default:
         // state, usage, commands, config, session info: shown elsewhere (result line, UI chrome)
         return;
@@ -258,6 +266,23 @@ export class TranscriptRenderer {
       this.streaming = key;
       this.outStyled(style, stripAnsi(text));
     }
+    this.printed.set(key, text.length);
+  }
+
+  /** An inter-session message: a heading naming sender and recipient, then its text as it grows. */
+  private sessionMessage(u: SessionMessage | SessionMessageChunk, state: SessionState): void {
+    const m = state.sessionMessages.get(u.messageId);
+    if (!m) return;
+    const key = `session_message\u0000${u.messageId}`;
+    const text = m.content.map(describeBlock).join('');
+    const done = this.printed.get(key) ?? 0;
+    if (text.length <= done) return;
+    if (this.streaming !== key) {
+      this.block();
+      this.out(this.s.magenta(sessionMessageHeading(u, state)));
+      this.streaming = key;
+    }
+    this.out(stripAnsi(text.slice(done)));
     this.printed.set(key, text.length);
   }
 

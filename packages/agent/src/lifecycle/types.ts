@@ -1,4 +1,5 @@
 import type {
+  TurnUsage,
   AnyContentBlock,
   AvailableCommand,
   AgentCapabilities,
@@ -35,6 +36,8 @@ export interface PromptJob {
 export interface TurnEnd {
   stopReason: StopReason;
   error?: ErrorObject;
+  /** v1: sent on the prompt result (unstable) */
+  usage?: TurnUsage;
 }
 
 /** What a lifecycle sees of one open session. */

@@ -90,7 +90,8 @@ export const v1Lifecycle: AgentLifecycle = {
       );
     } else {
       // custom (`_x`) and unknown reasons do not exist in v1: reported as `end_turn`
-      job.resolve({ stopReason: V1_STOP_REASONS.includes(end.stopReason) ? end.stopReason : 'end_turn' });
+      const stopReason = V1_STOP_REASONS.includes(end.stopReason) ? end.stopReason : 'end_turn';
+      job.resolve(end.usage ? { stopReason, usage: end.usage } : { stopReason });
     }
   },
   // the request is the turn: cancelling it cancels the turn

@@ -402,6 +402,7 @@ export function clientCapsToV1(c: ClientCapabilities): JsonObject {
       compaction: marker(c.compaction),
     });
   }
+  if (c.subagents) out.subagents = {};
   return withMeta(out, c);
 }
 
@@ -425,6 +426,7 @@ export function clientCapsFromV1(w: unknown): ClientCapabilities {
     if (present(s.notices)) out.notices = true;
     if (present(s.compaction)) out.compaction = true;
   }
+  if (present(c.subagents)) out.subagents = true;
   if (isObj(c._meta)) out._meta = c._meta;
   return out;
 }

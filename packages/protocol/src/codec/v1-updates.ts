@@ -18,6 +18,7 @@ import {
 } from '../model/update.js';
 import type { WireValidator } from '../validation/types.js';
 import type { UpdateDecoder, UpdateEncoder } from './types.js';
+import { decodeSharedUnstable, isSharedUnstableKind } from './unstable-updates.js';
 import {
   blockToV1,
   blocksToV1,
@@ -245,6 +246,11 @@ export class V1UpdateEncoder implements UpdateEncoder {
       case 'session_info_update':
       case 'usage_update':
         return [u];
+      case 'subagent_update':
+      case 'session_message':
+      case 'session_message_chunk':
+        // unstable v1 kinds, only for a client that advertised `subagents` (else not in its union)
+        return this.caps.subagents ? [u] : [];
       default:
         // v1's SessionUpdate union is closed: an unknown or extension (`_x`) kind would fail the
         // official v1 schema on output, so it is not sent (v2 passes them through, ACP-V2-EXT-03).
@@ -425,6 +431,7 @@ export class V1UpdateDecoder implements UpdateDecoder {
       return wire;
     }
     if (kind === 'plan_removed' && typeof wire.planId === 'string') return wire;
+    if (isSharedUnstableKind(kind)) return decodeSharedUnstable(wire, kind);
     // A v2-only kind on a v1 connection is a peer bug; passing it on raw would make it look like
     // a well-formed neutral update, so it is ignored.
     if (KNOWN_UPDATE_KINDS.has(kind)) return undefined;

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from '../lazy-crypto.js';
 import { AcpError, ErrorCode } from '../errors.js';
-import { Methods, type SessionSetupResult } from '../model/methods.js';
+import { Methods, type SessionSetupResult, type TurnUsage } from '../model/methods.js';
 import type { PermissionRequest } from '../model/session.js';
 import { V1_STOP_REASONS } from '../model/stop-reason.js';
 import type { ErrorObject } from '../model/update.js';
@@ -241,7 +241,13 @@ const TABLE = {
     encodeResult: (r) => {
       const stopReason = toV1StopReason(r.stopReason);
       if (stopReason === null) throw promptErrorForV1(r.error);
-      return withMeta({ stopReason }, r);
+      return withMeta(isTurnUsage(r.usage) ? { stopReason, usage: r.usage } : { stopReason }, r);
+    },
+    // unstable `usage` is default-on-error in the schema: a malformed one is left out, never fatal
+    decodeResult: (w) => {
+      if (w.usage === undefined || isTurnUsage(w.usage)) return w;
+      const { usage: _dropped, ...rest } = w;
+      return rest;
     },
   },
   [Methods.sessionUpdate]: SESSION_UPDATE_ENVELOPE,
@@ -321,4 +327,15 @@ export class V1Codec extends BaseCodec {
   createUpdateDecoder(): UpdateDecoder {
     return new V1UpdateDecoder(this.validator);
   }
+}
+
+const tokenCount = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+
+/** A well-formed v1 `Usage` (unstable): the three required counts, the optional ones counts or null. */
+function isTurnUsage(u: unknown): u is TurnUsage {
+  if (!isObj(u)) return false;
+  if (!tokenCount(u.totalTokens) || !tokenCount(u.inputTokens) || !tokenCount(u.outputTokens)) return false;
+  return ['thoughtTokens', 'cachedReadTokens', 'cachedWriteTokens'].every(
+    (k) => u[k] === undefined || u[k] === null || tokenCount(u[k]),
+  );
 }

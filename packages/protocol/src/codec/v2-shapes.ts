@@ -184,6 +184,8 @@ export function clientCapsFromV2(w: unknown): ClientCapabilities {
   out.booleanConfigOptions = true;
   out.notices = true;
   out.compaction = true;
+  // understanding subagent updates is a baseline v2 requirement (SubagentUpdate, schema.unstable.json)
+  out.subagents = true;
   if (isObj(c._meta)) out._meta = c._meta;
   return out;
 }

@@ -7,6 +7,7 @@ import type { ConfigOption } from '../model/session.js';
 import { KNOWN_UPDATE_KINDS, type AnySessionUpdate } from '../model/update.js';
 import type { WireValidator } from '../validation/types.js';
 import type { UpdateDecoder, UpdateEncoder } from './types.js';
+import { decodeSharedUnstable, isSharedUnstableKind } from './unstable-updates.js';
 import { decodedUpdates, invalidParams, isObj, isPlainTextChunk, updateBody, type JsonObject } from './util.js';
 import {
   commandFromV2,
@@ -162,6 +163,7 @@ export class V2UpdateDecoder implements UpdateDecoder {
     // neutral model has both, so keep them when well formed.
     if (kind === 'plan_removed' && typeof w.planId === 'string') return w;
     if (kind === 'current_mode_update' && typeof w.currentModeId === 'string') return w;
+    if (isSharedUnstableKind(kind)) return decodeSharedUnstable(w, kind);
     if (KNOWN_UPDATE_KINDS.has(kind)) return undefined;
     return w;
   }

@@ -196,8 +196,25 @@ export interface PromptRequest {
   _meta?: Meta | null;
 }
 /** v1 answers at the end of the turn with `stopReason`; v2 at insertion with `messageId`. */
+/**
+ * Token usage of one prompt turn (unstable, v1 `PromptResponse.usage`; the end-turn token usage
+ * RFD). v2 answers a prompt at insertion, so it has no place for it: there the turn's usage is
+ * what `usage_update` reports.
+ */
+export interface TurnUsage {
+  totalTokens: number;
+  inputTokens: number;
+  outputTokens: number;
+  thoughtTokens?: number | null;
+  cachedReadTokens?: number | null;
+  cachedWriteTokens?: number | null;
+  _meta?: Meta | null;
+}
+
 export interface PromptResponse {
   stopReason?: StopReason;
+  /** v1 (unstable): the turn's token usage */
+  usage?: TurnUsage | null;
   messageId?: string;
   /**
    * Agent side, with `stopReason: "error"`: what went wrong. The v1 codec answers the prompt with

@@ -57,6 +57,8 @@ export interface ClientCapabilities {
   notices?: boolean;
   /** v1 `session.compaction` (always true in v2) */
   compaction?: boolean;
+  /** v1 unstable `subagents` (subagent updates and session messages; baseline in v2) */
+  subagents?: boolean;
   _meta?: Meta | null;
 }
 

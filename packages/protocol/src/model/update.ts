@@ -183,6 +183,50 @@ export interface CompactionSummaryChunk {
   _meta?: Meta | null;
 }
 
+/** What a parent mirrors of a child's foreground state (a `state_update` body without its tag). */
+export type SubagentStateReport = Omit<StateUpdate, 'sessionUpdate'>;
+
+/**
+ * Unstable (both versions): the enclosing session owns a child session `sessionId` (a subagent).
+ * Patch semantics: omitted keeps, `null` clears, a value replaces; `state` replaces the whole
+ * snapshot. The first one for an unknown `sessionId` announces the child.
+ */
+export interface SubagentUpdate {
+  sessionUpdate: 'subagent_update';
+  sessionId: string;
+  title?: Patch<string>;
+  description?: Patch<string>;
+  /** Client-initiated mutations permitted on the child (`cancel: {}` = may be cancelled). */
+  capabilities?: Patch<{ cancel?: Meta | null; _meta?: Meta | null }>;
+  state?: Patch<SubagentStateReport>;
+  /** v2: absolute; v1: any string */
+  cwd?: Patch<string>;
+  additionalDirectories?: Patch<string[]>;
+  _meta?: Patch<Meta>;
+}
+
+/** Unstable (both versions): upsert of an inter-session message, keyed by `messageId`. */
+export interface SessionMessage {
+  sessionUpdate: 'session_message';
+  messageId: string;
+  senderSessionId?: Patch<string>;
+  recipientSessionId?: Patch<string>;
+  senderMessageId?: Patch<string>;
+  recipientMessageId?: Patch<string>;
+  /** an array replaces all content, `null` clears, omitted keeps */
+  content?: Patch<AnyContentBlock[]>;
+  _meta?: Patch<Meta>;
+}
+
+/** Unstable (both versions): appends one block to an inter-session message. */
+export interface SessionMessageChunk {
+  sessionUpdate: 'session_message_chunk';
+  messageId: string;
+  content: AnyContentBlock;
+  /** chunk-scoped */
+  _meta?: Meta | null;
+}
+
 /**
  * An update kind this version of acp-kit does not know (a newer protocol or a `_` extension).
  * Kept raw so stores, proxies and bridges can pass it on (ACP-V2-EXT-03).
@@ -217,7 +261,10 @@ export type SessionUpdate =
   | UsageUpdate
   | Notice
   | CompactionUpdate
-  | CompactionSummaryChunk;
+  | CompactionSummaryChunk
+  | SubagentUpdate
+  | SessionMessage
+  | SessionMessageChunk;
 
 /** What a receiver may see: a known update or a preserved unknown one. */
 export type AnySessionUpdate = SessionUpdate | UnknownUpdate;
@@ -245,6 +292,16 @@ export const KNOWN_UPDATE_KINDS: ReadonlySet<string> = new Set<SessionUpdate['se
   'notice',
   'compaction_update',
   'compaction_summary_chunk',
+  'subagent_update',
+  'session_message',
+  'session_message_chunk',
+]);
+
+/** The unstable kinds both versions' `schema.unstable.json` carry with the same shape (checked on decode). */
+export const UNSTABLE_SHARED_UPDATE_KINDS: ReadonlySet<string> = new Set<SessionUpdate['sessionUpdate']>([
+  'subagent_update',
+  'session_message',
+  'session_message_chunk',
 ]);
 
 /** True for the update kinds this version of acp-kit knows. */

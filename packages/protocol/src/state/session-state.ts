@@ -26,6 +26,7 @@ import {
   type TimelineEntry,
 } from './entities.js';
 import { patchField, patchMeta } from './meta-patch.js';
+import { SessionMessageState, SubagentState } from './subagents.js';
 
 export type { UsageInfo } from '../model/update.js';
 
@@ -77,6 +78,10 @@ export class SessionState {
   readonly compactions = new Map<string, CompactionState>();
   /** Live advisory notices in arrival order (never history). */
   readonly notices: Notice[] = [];
+  /** Child sessions this session announced with `subagent_update` (unstable), by session id. */
+  readonly subagents = new Map<string, SubagentState<SessionState>>();
+  /** Inter-session messages (`session_message` / `_chunk`, unstable), by message id. */
+  readonly sessionMessages = new Map<string, SessionMessageState>();
   /** Update kinds this version does not know, kept raw (ACP-V2-EXT-03). */
   readonly unknownUpdates: UnknownUpdate[] = [];
   /** New sessions start idle (ACP-V2-SESS-05). */
@@ -122,6 +127,31 @@ export class SessionState {
   apply(update: AnySessionUpdate): void {
     this.reduce(update);
     for (const l of this.listeners) l(update, this);
+  }
+
+  /**
+   * Applies an update of the child session `childId` (announced with `subagent_update`, unstable)
+   * to that child's own state, then notifies this session's listeners with the child's state, so
+   * a UI subscribed to the parent sees its subagents' work (`state.sessionId` tells which).
+   * A grandchild is routed by the child that announced it. Returns false for an unannounced id.
+   */
+  applyChild(childId: string, update: AnySessionUpdate): boolean {
+    const child = this.findChild(childId);
+    if (!child) return false;
+    child.apply(update);
+    for (const l of this.listeners) l(update, child);
+    return true;
+  }
+
+  /** The state of a child (or deeper descendant) session announced in this session, if any. */
+  findChild(childId: string): SessionState | undefined {
+    const direct = this.subagents.get(childId);
+    if (direct) return direct.session;
+    for (const s of this.subagents.values()) {
+      const found = s.session.findChild(childId);
+      if (found) return found;
+    }
+    return undefined;
   }
 
   /** Applies several updates in order. */
@@ -178,6 +208,8 @@ export class SessionState {
       availableCommands: this.availableCommands,
       info: this.info,
       notices: this.notices,
+      subagents: [...this.subagents.values()].map((s) => s.toJSON()),
+      sessionMessages: [...this.sessionMessages.values()].map((m) => m.toJSON()),
       unknownUpdates: this.unknownUpdates,
     };
   }
@@ -257,9 +289,34 @@ export class SessionState {
         this.compaction(u.compactionId).summary.push(u.content);
         return;
       }
+      case 'subagent_update':
+        return this.subagent(u.sessionId).apply(u);
+      case 'session_message':
+        return this.sessionMessage(u.messageId).upsert(u);
+      case 'session_message_chunk':
+        return this.sessionMessage(u.messageId).append(u);
       default:
         this.unknownUpdates.push(u);
     }
+  }
+
+  /** The child with this id, created (with an empty session state of its own) when first named. */
+  subagent(sessionId: string): SubagentState<SessionState> {
+    let s = this.subagents.get(sessionId);
+    if (!s) {
+      s = new SubagentState(sessionId, new SessionState(sessionId));
+      this.subagents.set(sessionId, s);
+    }
+    return s;
+  }
+
+  private sessionMessage(messageId: string): SessionMessageState {
+    let m = this.sessionMessages.get(messageId);
+    if (!m) {
+      m = new SessionMessageState(messageId);
+      this.sessionMessages.set(messageId, m);
+    }
+    return m;
   }
 
   private messageEntry(role: MessageRole, messageId: string): MessageState {

@@ -1,0 +1,92 @@
+/**
+ * `acp-kit run` renders the unstable subagent kinds: a subagent is announced, its own session's
+ * messages are indented under the parent's, an inter-session message shows sender -> recipient,
+ * and `--json` carries the child's updates with `parentSessionId`. Real processes: the CLI (dist)
+ * spawns the scripted e2e agent, which sends the child's updates under the child's session id.
+ */
+import { describe, expect, it } from 'vitest';
+import { E2E_AGENT } from './support/e2e.js';
+import { cliEnv, ndjson, runCli } from './fixtures/cli-helpers.js';
+
+const text = (t: string) => ({ type: 'text', text: t });
+const send = (update: Record<string, unknown>) => ({ send: update });
+const child = (sessionId: string, update: Record<string, unknown>) => ({
+  clientNotify: 'session/update',
+  params: { sessionId, update },
+});
+const SCRIPT = JSON.stringify({
+  actions: [
+    send({ sessionUpdate: 'agent_message_chunk', messageId: 'm0', content: text('Delegating.\n') }),
+    send({ sessionUpdate: 'subagent_update', sessionId: 'child-1', title: 'Searcher', state: { state: 'running' } }),
+    child('child-1', {
+      sessionUpdate: 'agent_message_chunk',
+      messageId: 'c1',
+      content: text('child line one\nchild '),
+    }),
+    child('child-1', { sessionUpdate: 'agent_message_chunk', messageId: 'c1', content: text('line two') }),
+    send({
+      sessionUpdate: 'session_message',
+      messageId: 'sm1',
+      senderSessionId: 'child-1',
+      recipientSessionId: 'parent',
+      content: [text('found 3 files')],
+    }),
+    send({ sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: text('Parent done.') }),
+  ],
+});
+
+describe.each(['1', '2'] as const)('acp-kit run over v%s: subagents', (protocol) => {
+  const agent = `node ${E2E_AGENT}`;
+
+  it('text: the subagent is announced and its lines are indented under the parent', async () => {
+    const r = await runCli(['run', '--agent', agent, '--protocol', protocol, SCRIPT], { env: cliEnv() });
+    expect(r.code, r.stderr).toBe(0);
+    const out = r.stdout;
+    expect(out).toContain('↳ subagent Searcher (child-1) running');
+    expect(out).toContain('  │ child line one\n');
+    expect(out).toContain('  │ child line two\n');
+    expect(out).toContain('✉ child-1 → parent: found 3 files');
+    // the child's text is not in the parent's own lines
+    expect(out.split('\n').filter((l) => l.includes('child line') && !l.startsWith('  │ '))).toEqual([]);
+    expect(out.indexOf('Delegating.')).toBeLessThan(out.indexOf('↳ subagent'));
+    expect(out.indexOf('  │ child line one')).toBeLessThan(out.indexOf('Parent done.'));
+  });
+
+  it('--json: the child update carries its session id and parentSessionId', async () => {
+    const r = await runCli(['run', '--json', '--agent', agent, '--protocol', protocol, SCRIPT], { env: cliEnv() });
+    expect(r.code, r.stderr).toBe(0);
+    const events = ndjson(r.stdout) as Array<Record<string, unknown>>;
+    const session = events.find((e) => e.type === 'session') as { sessionId: string };
+    const updates = events.filter((e) => e.type === 'update') as Array<{
+      sessionId: string;
+      parentSessionId?: string;
+      update: { sessionUpdate: string };
+    }>;
+    expect(updates.find((u) => u.update.sessionUpdate === 'subagent_update')?.sessionId).toBe(session.sessionId);
+    const childUpdates = updates.filter((u) => u.sessionId === 'child-1');
+    expect(childUpdates.map((u) => [u.parentSessionId, u.update.sessionUpdate])).toEqual([
+      [session.sessionId, 'agent_message_chunk'],
+      [session.sessionId, 'agent_message_chunk'],
+    ]);
+    expect(updates.some((u) => u.update.sessionUpdate === 'session_message')).toBe(true);
+  });
+});
+
+describe('acp-kit run: tokens from the v1 prompt result (unstable PromptResponse.usage)', () => {
+  const stopWithUsage = JSON.stringify({
+    actions: [{ send: { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: text('ok') } }],
+    stop: { stopReason: 'end_turn', usage: { totalTokens: 1290, inputTokens: 1234, outputTokens: 56 } },
+  });
+  const agent = `node ${E2E_AGENT}`;
+
+  it('the stop line and the --json result show them', async () => {
+    const t = await runCli(['run', '--agent', agent, '--protocol', '1', stopWithUsage], { env: cliEnv() });
+    expect(t.code, t.stderr).toBe(0);
+    expect(t.stdout).toMatch(/stop reason: end_turn.* · 1290 tokens \(1234 in, 56 out\)/);
+    const j = await runCli(['run', '--json', '--agent', agent, '--protocol', '1', stopWithUsage], { env: cliEnv() });
+    expect(ndjson(j.stdout).at(-1)).toMatchObject({
+      type: 'result',
+      tokens: { inputTokens: 1234, outputTokens: 56, totalTokens: 1290 },
+    });
+  });
+});
