@@ -6,10 +6,13 @@ import {
   remembering,
   rules,
   selectedOption,
+  type ElicitationContext,
+  type ElicitationDecision,
+  type ElicitationPolicy,
   type PermissionPolicy,
   type RestoreSessionOptions,
 } from '@acp-kit/client';
-import type { SessionInfo } from '@acp-kit/protocol';
+import type { CreateElicitationRequest, SessionInfo } from '@acp-kit/protocol';
 import { ConnectionClosedError } from '@acp-kit/protocol/rpc';
 import { CliError, formatCliError, toCliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -90,6 +93,17 @@ function chatPolicy(flags: ChatFlags, controller: () => ChatController | undefin
   };
 }
 
+/**
+ * The chat answers both elicitation modes (and so advertises both, ACP-ALL-ELIC-01) through its
+ * form; a question before the controller exists (none is expected) is cancelled.
+ */
+function chatElicitation(controller: () => ChatController | undefined): ElicitationPolicy {
+  const ask = (req: CreateElicitationRequest, ctx: ElicitationContext): Promise<ElicitationDecision> =>
+    controller()?.elicit(req, ctx) ??
+    Promise.resolve({ response: { action: 'cancel' }, reason: 'the chat is not ready' });
+  return { form: ask, url: ask };
+}
+
 /** The chat's controller, headed with what the agent said about itself. */
 function newController(a: OpenAgent): ChatController {
   const info = a.conn.agentInfo;
@@ -144,6 +158,7 @@ export async function chatCommand(flags: ChatFlags): Promise<number> {
   try {
     open = await openAgent(flags, {
       permissionPolicy: chatPolicy(flags, () => controller),
+      elicitation: chatElicitation(() => controller),
       terminals: {
         onOutput: (id, text) => controller?.onTerminalOutput(id, text),
         onExit: (id, status) => controller?.onTerminalExit(id, status),

@@ -37,6 +37,10 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
       'prompt of the cases that only need a turn that ends (load, resume, image; default "hello")',
     )
     .option('--auth <methodId>', 'auth method to log in with after initialize')
+    .option(
+      '--elicitation',
+      'advertise form elicitation and decline every question, judging what the agent asks (default: advertise none)',
+    )
     .option('--json', 'print the report as JSON')
     .option('--junit <file>', 'also write a JUnit XML report')
     .addHelpText(

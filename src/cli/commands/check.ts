@@ -33,6 +33,7 @@ export interface CheckAgentFlags extends CheckClientFlags {
   cancelPrompt?: string;
   shortPrompt?: string;
   auth?: string;
+  elicitation?: boolean;
 }
 
 const splitIds = (values: string[] | undefined): string[] =>
@@ -111,6 +112,7 @@ export async function checkAgentCommand(agent: string[], flags: CheckAgentFlags)
       cancelPrompt: flags.cancelPrompt,
       shortPrompt: flags.shortPrompt,
       auth: flags.auth,
+      elicitation: flags.elicitation === true,
       ...runOptionsOf(flags),
     },
   );

@@ -15,6 +15,7 @@ import { formatTokens, formatUsage, planMark, toolStatusIcon } from '../render/s
 import { stripAnsi } from '../style.js';
 import { slashMenu, type ChatActions, type ChatView, type FeedItem, type Note } from './chat-model.js';
 import { SessionPicker } from './SessionPicker.js';
+import { ElicitationPrompt } from './ElicitationForm.js';
 import { StreamingMarkdown } from './markdown.js';
 
 /** The view once a session is attached. */
@@ -381,7 +382,7 @@ function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions })
         else setText(next);
       }
     },
-    { isActive: !view.permission },
+    { isActive: !view.permission && !view.elicitation },
   );
   return <InputBox view={view} text={text} matches={matches} sel={sel} />;
 }
@@ -440,7 +441,7 @@ function Working({ view }: { view: ReadyView }): React.ReactElement {
   const usage = view.state.usage;
   const what = view.cancelling
     ? 'cancelling… (Ctrl-C again to exit)'
-    : view.permission
+    : view.permission || view.elicitation
       ? 'waiting for your choice'
       : 'working…';
   return (
@@ -520,6 +521,7 @@ function ChatScreen({ view, actions }: { view: ReadyView; actions: ChatActions }
       ))}
       {view.running ? <Working view={view} /> : null}
       <PermissionPicker view={view} actions={actions} />
+      <ElicitationPrompt pending={view.elicitation} />
       <InputLine view={view} actions={actions} />
       <StatusLine view={view} />
     </Box>

@@ -1,11 +1,15 @@
 import type {
   ClientSession,
+  ElicitationContext,
+  ElicitationDecision,
   PermissionContext,
   PromptResult,
   ReconnectingConnection,
   ReconnectingSession,
 } from '@acp-kit/client';
 import type {
+  CreateElicitationRequest,
+  CreateElicitationResponse,
   PermissionRequest,
   SessionInfo,
   TerminalExitStatus,
@@ -18,6 +22,7 @@ import { CliError, toCliError, type AgentContext } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { describeStopReason, formatTokens } from '../render/symbols.js';
 import type { ChatActions, ChatView, ClientTerminalView, Note } from './chat-model.js';
+import { showValue } from './elicitation-form.js';
 
 /** How much of a client terminal's output is kept for Ctrl-O (its end). */
 const MAX_KEPT_OUTPUT = 1_000_000;
@@ -118,6 +123,7 @@ export class ChatController implements ChatActions {
       cancelling: false,
       exitArmed: false,
       permission: undefined,
+      elicitation: undefined,
       decisions: new Map(),
       turnTokens: undefined,
       clientTerminal: (id) => self.clientTerminal(id),
@@ -338,6 +344,39 @@ export class ChatController implements ChatActions {
       this.changed();
     });
 
+  // ---- elicitations -----------------------------------------------------------------------
+
+  /** Questions wait for the one on screen to be answered (one form at a time). */
+  private elicitations: Promise<unknown> = Promise.resolve();
+
+  /**
+   * The chat's elicitation handler (both modes): the question is shown (form or URL), the user's
+   * answer is noted in the feed; a withdrawn request (`$/cancel_request`, a cancelled turn) closes
+   * it as `cancel`. A URL the user consents to is printed, never opened or fetched (ACP-ALL-ELIC-11).
+   */
+  elicit = (request: CreateElicitationRequest, ctx: ElicitationContext): Promise<ElicitationDecision> => {
+    const next = this.elicitations.then(() => this.showElicitation(request, ctx));
+    this.elicitations = next.catch(() => undefined);
+    return next;
+  };
+
+  private showElicitation(request: CreateElicitationRequest, ctx: ElicitationContext): Promise<ElicitationDecision> {
+    return new Promise((resolve) => {
+      const done = (response: CreateElicitationResponse): void => {
+        ctx.signal.removeEventListener('abort', onAbort);
+        if (this.view.elicitation?.request === request) this.view.elicitation = undefined;
+        this.push({ note: { kind: 'permission', text: describeElicitationAnswer(request, response) } });
+        this.changed();
+        resolve({ response });
+      };
+      const onAbort = (): void => done({ action: 'cancel' });
+      if (ctx.signal.aborted) return onAbort();
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      this.view.elicitation = { request, agentLabel: this.view.agentLabel, answer: done };
+      this.changed();
+    });
+  }
+
   // ---- v1 client terminals -----------------------------------------------------------------
 
   onTerminalOutput = (terminalId: string, text: string): void => {
@@ -431,6 +470,7 @@ export class ChatController implements ChatActions {
     this.view.cancelling = false;
     this.view.turnStartedAt = undefined;
     this.view.permission = undefined;
+    this.view.elicitation = undefined;
     this.abort = undefined;
     this.push({ note });
     this.view.committed = this.view.feed.length;
@@ -518,6 +558,23 @@ export class ChatController implements ChatActions {
     this.exited = { code, ...(error ? { error } : {}) };
     this.abort?.abort();
     for (const w of this.exitWaiters.splice(0)) w(this.exited);
+  }
+}
+
+/** The feed's line for an answered question. */
+function describeElicitationAnswer(request: CreateElicitationRequest, response: CreateElicitationResponse): string {
+  const what = request.mode === 'url' ? `open ${request.url}` : request.message;
+  switch (response.action) {
+    case 'accept': {
+      if (request.mode === 'url') return `✓ ${request.message}: open this URL yourself: ${request.url}`;
+      const content = response.content ?? {};
+      const answers = Object.entries(content).map(([k, v]) => `${k}=${showValue(v)}`);
+      return `✓ ${what} → ${answers.length ? answers.join(', ') : '(no answers)'}`;
+    }
+    case 'decline':
+      return `✗ declined: ${what}`;
+    default:
+      return `✗ cancelled: ${what}`;
   }
 }
 

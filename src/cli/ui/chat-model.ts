@@ -1,11 +1,28 @@
 import type { TurnTokenUsage } from '@acp-kit/protocol/internal';
-import type { AvailableCommand, PermissionRequest, SessionInfo, SessionState, TimelineEntry } from '@acp-kit/protocol';
+import type {
+  AvailableCommand,
+  CreateElicitationRequest,
+  CreateElicitationResponse,
+  PermissionRequest,
+  SessionInfo,
+  SessionState,
+  TimelineEntry,
+} from '@acp-kit/protocol';
 
 /** A permission request waiting for the user's pick. */
 export interface PendingPermission {
   request: PermissionRequest;
   /** Resolves the request with an offered `optionId`, or `cancelled`. */
   answer(optionId: string): void;
+}
+
+/** An elicitation (a form or a URL) waiting for the user's answer. */
+export interface PendingElicitation {
+  request: CreateElicitationRequest;
+  /** Who asks (ACP-ALL-ELIC-06): the agent's name and version. */
+  agentLabel: string;
+  /** Answers it (`accept` with the form's content, `decline` or `cancel`). */
+  answer(response: CreateElicitationResponse): void;
 }
 
 /** A line the client itself adds to the feed (the prompt, decisions, stop reasons, errors). */
@@ -69,6 +86,8 @@ export interface ChatView {
   /** Set after Ctrl-C while idle: a second one exits. */
   exitArmed: boolean;
   permission: PendingPermission | undefined;
+  /** The agent's question (form or url elicitation) shown instead of the input line. */
+  elicitation: PendingElicitation | undefined;
   /**
    * Permission answers by tool call id, shown inside their tool call right under its title: a note
    * appended to the feed showed below the tool's output, which arrives before the feed moves on.

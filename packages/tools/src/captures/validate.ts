@@ -2,6 +2,7 @@ import { getValidator, formatFailure, type ValidationFailure } from '@acp-kit/pr
 import { decodeFrame, type CaptureFrame, type FrameDirection } from './capture.js';
 import { at, isObj, isSharedUnstableKind, sharedUnstableFailure, type JsonObject } from '@acp-kit/protocol/internal';
 import type { Violation } from './violation.js';
+import { ElicitationRules } from './elicitation-rules.js';
 
 export type { Violation, ViolationRule } from './violation.js';
 
@@ -89,6 +90,7 @@ export class CaptureValidator {
   private initId: unknown;
   private readonly pending = new Map<string, Pending>();
   private readonly sessions = new Map<string, SessionState>();
+  private readonly elicitations = new ElicitationRules();
 
   private readonly tracedOrder: boolean;
   private readonly attribute: CaptureValidatorOptions['attribute'];
@@ -300,8 +302,13 @@ export class CaptureValidator {
       this.initId = m.id;
       const offered = at(params, 'protocolVersion');
       if (this.version === undefined && (offered === 1 || offered === 2)) this.version = offered;
+      this.elicitations.initialize(params);
     }
     out.push(...this.callSchema(frame, method, m.params));
+    if (frame.dir === 'agent->editor' && method === 'elicitation/create' && frame.kind === 'request')
+      out.push(...this.elicitations.create(frame, m.id, params));
+    if (frame.dir === 'agent->editor' && method === 'elicitation/complete')
+      out.push(...this.elicitations.complete(frame, params));
     if (frame.kind === 'request') {
       const key = `${frame.dir}:${idKey(m.id)}`;
       const prev = this.pending.get(key);
@@ -457,6 +464,8 @@ export class CaptureValidator {
       const f = getValidator(this.version).result(req.method, m.result, 'result');
       if (f) out.push(...this.schema(frame, f, req.method, undefined, `${req.method} result`));
     }
+    if (req.method === 'elicitation/create')
+      out.push(...this.elicitations.answer(frame, m.id, m.result, frame.kind === 'error'));
     const s = req.sessionId !== undefined ? this.sessions.get(req.sessionId) : undefined;
     if (req.method === 'session/request_permission' && req.cancelSeq !== undefined) {
       const outcome = at(m.result, 'outcome', 'outcome');

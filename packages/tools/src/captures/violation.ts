@@ -36,4 +36,9 @@ export type ViolationRule =
   | 'duplicate-request-id'
   | 'permission-pending-after-cancel'
   | 'cancel-answered-with-error'
-  | 'replay-after-load-response';
+  | 'replay-after-load-response'
+  | 'elicitation-mode-not-advertised'
+  | 'elicitation-scope'
+  | 'elicitation-id-reused'
+  | 'elicitation-complete-unasked'
+  | 'elicitation-answer-off-schema';

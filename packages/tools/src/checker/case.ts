@@ -50,6 +50,11 @@ export type CheckSettings = (AgentCommandSettings | InProcessAgentSettings) & {
   shortPrompt?: string;
   /** An auth method id to log in with after initialize (v1 `authenticate`, v2 `auth/login`). */
   auth?: string;
+  /**
+   * Advertise form elicitation and decline every question (`--elicitation`); without it the
+   * checker advertises none and an elicitation breaks ACP-ALL-CAP-01.
+   */
+  elicitation?: boolean;
   /** Version of acp-kit, sent as the client's info. */
   clientVersion: string;
 };
@@ -160,11 +165,12 @@ export class CaseContext {
   /** The params of the checker's initialize for `version` (or another requested version). */
   initializeParams(protocolVersion: number = this.version): Record<string, unknown> {
     const info = { name: 'acp-kit-check', title: 'acp-kit check', version: this.settings.clientVersion };
+    const elicitation = this.settings.elicitation ? { elicitation: { form: {} } } : {};
     return this.version === 2
-      ? { protocolVersion, capabilities: {}, info }
+      ? { protocolVersion, capabilities: { ...elicitation }, info }
       : {
           protocolVersion,
-          clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+          clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, ...elicitation },
           clientInfo: info,
         };
   }
@@ -280,6 +286,9 @@ export class CaseContext {
   }
 
   private onAgentRequest(m: WireMessage): WireAnswer | Promise<undefined> | undefined {
+    // --elicitation: form mode is advertised and every question declined; what arrives is judged
+    // by the wire rules (mode advertised, scope: ACP-ALL-ELIC-01, -03)
+    if (m.method === 'elicitation/create' && this.settings.elicitation) return { result: { action: 'decline' } };
     if (m.method !== 'session/request_permission') return undefined;
     this.permissionRequests.push(m);
     this.checkPermission(m);

@@ -54,6 +54,8 @@ export interface CheckAgentOptions {
   shortPrompt?: string;
   /** An auth method id to log in with after initialize. */
   auth?: string;
+  /** Advertise form elicitation and decline every question (default: advertise none). */
+  elicitation?: boolean;
 }
 
 /** Options of {@link agentInProcess}. */
@@ -103,6 +105,7 @@ export async function checkAgent(agent: AgentUnderCheck, options: CheckAgentOpti
       cancelPrompt: options.cancelPrompt,
       shortPrompt: options.shortPrompt,
       auth: options.auth,
+      elicitation: options.elicitation === true,
       clientVersion: packageVersion(),
     };
     const settings: CheckSettings =

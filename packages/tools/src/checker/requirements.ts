@@ -109,6 +109,26 @@ const rows: ReadonlyArray<readonly [string, Tier, string]> = [
   ['ACP-V2-AUTH-01', 'MUST', 'A v2 agent with any auth method implements both `auth/login` and `auth/logout`.'],
   ['ACP-ALL-AUTH-01', 'MUST', 'A successful `authenticate` / `auth/login` and `logout` / `auth/logout` answers `{}`.'],
   ['ACP-ALL-CAP-01', 'MUST', 'A capability not advertised at initialize is not supported.'],
+  [
+    'ACP-ALL-ELIC-01',
+    'MUST',
+    'Agents ask only for a mode the client advertised (`elicitation.form`/`.url` non-null; `{}` advertises none).',
+  ],
+  [
+    'ACP-ALL-ELIC-03',
+    'MUST',
+    '`mode` always sent, exactly one scope (`sessionId` [+`toolCallId`] or `requestId`); v2 schema needs `type`/`properties`.',
+  ],
+  [
+    'ACP-ALL-ELIC-07',
+    'MUST',
+    'Answers are `accept` (+`content`, meaningful only then), `decline` or `cancel`; url `accept` = consent; unknown action = `cancel`; content validated against the schema.',
+  ],
+  [
+    'ACP-ALL-ELIC-09',
+    'MUST',
+    '`elicitationId` unique among outstanding url elicitations; clients ignore unknown/completed ids in `elicitation/complete`; completion only to the originating client.',
+  ],
   ['ACP-ALL-SESS-02', 'MUST', '`session/new` returns a unique `sessionId` (checked within one process).'],
   ['ACP-ALL-SESS-08', 'SHOULD', 'The agent connects to every MCP server the client passes.'],
   ['ACP-V1-SESS-01', 'MUST', 'v1 agents support stdio MCP servers; http/sse only when advertised.'],

@@ -98,7 +98,7 @@ export abstract class WireLog {
    * request of ours, ACP-ALL-RPC-03). An answer without an id is the subclass's (ACP-ALL-RPC-02).
    */
   private onViolation(v: Violation, line: TranscriptLine): void {
-    if (v.rule === 'schema') this.fail(v.requirement, v.message, v.seqs);
+    if (v.rule === 'schema' || v.rule.startsWith('elicitation-')) this.fail(v.requirement, v.message, v.seqs);
     const id = line.msg?.id;
     if (v.rule === 'response-to-unknown-id' && id !== null && id !== undefined)
       this.fail('ACP-ALL-RPC-03', v.message, v.seqs);

@@ -89,6 +89,34 @@ export interface PermissionView {
   seqs: number[];
 }
 
+/** One field of an elicitation form as the inspector shows it. */
+export interface ElicitationFieldView {
+  name: string;
+  label: string;
+  /** the property's `type` (`string`, `integer`, ... or an unknown one, shown as written) */
+  type: string;
+  required: boolean;
+  default: unknown;
+  /** the values of a choice field */
+  choices: string[] | undefined;
+}
+
+/** An elicitation as the session view shows it: the question (form fields or URL) and the answer beside it. */
+export interface ElicitationView {
+  kind: 'elicitation';
+  key: string;
+  mode: string;
+  message: string;
+  fields: ElicitationFieldView[];
+  /** url mode: the URL and its host (undefined when it does not parse) */
+  url: string | undefined;
+  host: string | undefined;
+  /** `accept`, `decline`, `cancel`, `error`, or `pending` (no answer yet) */
+  action: string;
+  content: unknown;
+  seqs: number[];
+}
+
 /** One change of the foreground state (v2 `state_update`; v1 derived from the prompt request/response). */
 export interface ForegroundChange {
   seq: number;
@@ -114,7 +142,7 @@ export type EntityItem = Record<string, unknown> & {
 };
 
 /** One item of a session's conversation: a timeline entity or a permission request; narrows on `kind`. */
-export type SessionItem = EntityItem | PermissionView;
+export type SessionItem = EntityItem | PermissionView | ElicitationView;
 
 /** An agent-owned (v2) terminal as JSON, its output decoded to text, with the frames that built it. */
 export type TerminalItem = Record<string, unknown> & { terminalId: string; outputText: string; seqs: number[] };

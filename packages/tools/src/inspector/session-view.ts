@@ -9,7 +9,15 @@ import {
 } from '@acp-kit/protocol';
 import type { CaptureFrame } from '../captures/capture.js';
 import { at, isObj, stringAt } from '@acp-kit/protocol/internal';
-import type { ClientTerminalView, ForegroundChange, PermissionView, SessionItem, SessionView } from './api-types.js';
+import type {
+  ClientTerminalView,
+  ElicitationView,
+  ForegroundChange,
+  PermissionView,
+  SessionItem,
+  SessionView,
+} from './api-types.js';
+import { elicitationView } from './elicitation-view.js';
 
 export type {
   ClientTerminalView,
@@ -28,7 +36,8 @@ interface Tracked {
   provenance: Map<string, number[]>;
   /** entity key -> position of first sighting (for ordering permissions among timeline entries) */
   firstSeq: Map<string, number>;
-  permissions: PermissionView[];
+  /** permission requests and elicitations, slotted among the timeline entries by their first seq */
+  permissions: Array<PermissionView | ElicitationView>;
   foreground: ForegroundChange[];
   clientTerminals: Map<string, ClientTerminalView>;
   decodeErrors: Array<{ seq: number; message: string }>;
@@ -184,7 +193,11 @@ export class SessionViewBuilder {
       const stop = error !== undefined ? 'error' : typeof r?.stopReason === 'string' ? r.stopReason : null;
       this.apply(s, frame, { sessionUpdate: 'state_update', state: 'idle', stopReason: stop });
     } else if (req.method === 'session/request_permission') this.permission(s, frame, req, r, error);
-    else if (req.method.startsWith('terminal/')) this.clientTerminal(s, frame, req, r);
+    else if (req.method === 'elicitation/create') {
+      const view = elicitationView(req.params, r, error !== undefined, [req.seq, frame.seq]);
+      s.permissions.push(view);
+      s.firstSeq.set(view.key, req.seq);
+    } else if (req.method.startsWith('terminal/')) this.clientTerminal(s, frame, req, r);
   }
 
   private setup(
@@ -280,8 +293,9 @@ export class SessionViewBuilder {
     // a permission without frames (none is recorded so) goes last, as an unknown position always did
     for (const p of s.permissions) entries.push({ at: p.seqs[0] ?? Infinity, item: p });
     // stable: timeline order first (its own order is authoritative), permissions slotted by first seq
-    const timeline = entries.filter((e) => e.item.kind !== 'permission');
-    const perms = entries.filter((e) => e.item.kind === 'permission');
+    const asked = (e: { item: SessionItem }) => e.item.kind === 'permission' || e.item.kind === 'elicitation';
+    const timeline = entries.filter((e) => !asked(e));
+    const perms = entries.filter(asked);
     const items: SessionItem[] = [];
     let pi = 0;
     for (const e of timeline) {

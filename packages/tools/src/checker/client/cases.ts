@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSyn
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { getValidator } from '@acp-kit/protocol';
+import { validateElicitationContent } from '@acp-kit/client';
+import { getValidator, type ElicitationSchema } from '@acp-kit/protocol';
 import { at } from '@acp-kit/protocol/internal';
 import { WaitTimeout, type TranscriptLine } from '../driver.js';
 import { ClientSetupError, type ClientCase, type ClientCaseContext } from './context.js';
@@ -531,6 +532,50 @@ export const clientTerminalRelease: ClientCase = {
   },
 };
 
+const SIZE_FORM: ElicitationSchema = {
+  type: 'object',
+  properties: {
+    size: { type: 'string', title: 'Size', enum: ['small', 'large'] },
+    count: { type: 'integer', minimum: 1, maximum: 9 },
+  },
+  required: ['size'],
+};
+
+/**
+ * A client that advertises form elicitation answers one (ACP-ALL-ELIC-07): `accept` with content
+ * that fits the requested schema, `decline` or `cancel`, never an error. Whether the user could
+ * decline or cancel is not visible on the wire, so it is not judged.
+ */
+export const clientElicitation: ClientCase = {
+  name: 'client/elicitation',
+  title: 'a form elicitation (when the client advertises elicitation.form)',
+  ids: ['ACP-ALL-ELIC-07'],
+  protocols: [1, 2],
+  async run(ctx) {
+    const { sid, req } = await intoTurn(ctx);
+    const form = at(ctx.clientCapabilities, 'elicitation', 'form');
+    if (form === undefined || form === null) ctx.skip('the client does not advertise elicitation.form');
+    const params = { sessionId: sid, mode: 'form', message: 'Which size?', requestedSchema: SIZE_FORM };
+    // a person may be answering: a turn's time, not one answer's
+    const r = await ctx.p.request('elicitation/create', params, ctx.id('elicit'), ctx.timeout * 4);
+    const action = at(r.result, 'action');
+    const checked =
+      action === 'accept' ? validateElicitationContent(SIZE_FORM, at(r.result, 'content') ?? {}) : undefined;
+    const problem =
+      r.error !== undefined
+        ? `was answered with an error (${JSON.stringify(r.error)}) though the client advertises form mode`
+        : action !== 'accept' && action !== 'decline' && action !== 'cancel'
+          ? `was answered with action ${JSON.stringify(action)}`
+          : checked && !checked.ok
+            ? `was accepted with content that does not fit the requested schema: ${checked.problems.join('; ')}`
+            : undefined;
+    // an off-schema accept is also the wire rule's finding (elicitation-answer-off-schema): judged there
+    if (!checked || checked.ok)
+      ctx.judge('ACP-ALL-ELIC-07', problem === undefined, `elicitation/create ${problem ?? ''}`, [r.seq]);
+    ctx.endTurn(req, sid);
+  },
+};
+
 /** Every client case, in report order. */
 export const CLIENT_CASES: readonly ClientCase[] = [
   clientBasic,
@@ -542,4 +587,5 @@ export const CLIENT_CASES: readonly ClientCase[] = [
   clientUpserts,
   clientFsRoots,
   clientTerminalRelease,
+  clientElicitation,
 ];

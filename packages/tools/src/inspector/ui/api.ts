@@ -5,6 +5,7 @@
 
 export { ROW } from '../api-types.js';
 export type {
+  ElicitationView,
   ClientTerminalView,
   FrameDetail,
   RowTuple,

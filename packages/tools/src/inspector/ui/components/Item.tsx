@@ -1,4 +1,4 @@
-import type { ClientTerminalView, SessionItem, TerminalItem } from '../api.js';
+import type { ClientTerminalView, ElicitationView, SessionItem, TerminalItem } from '../api.js';
 import { list, rec } from '../json-view.js';
 import { Blocks } from './Blocks.js';
 import { TextDiff } from './TextDiff.js';
@@ -158,6 +158,7 @@ export function Item(props: {
       </>
     );
   }
+  if (it.kind === 'elicitation') return <ElicitationCard it={it} />;
   if (it.kind === 'compaction') {
     return (
       <>
@@ -169,4 +170,41 @@ export function Item(props: {
     );
   }
   return <pre class="raw">{JSON.stringify(it, null, 2)}</pre>;
+}
+
+/** An elicitation as a form card: the question (fields, or the URL and its host) and the answer beside it. */
+function ElicitationCard({ it }: { it: ElicitationView }) {
+  return (
+    <>
+      <div class="label">
+        Elicitation ({it.mode}): {it.message}{' '}
+        <span class="badge" data-testid="elicitation-action">
+          {it.action}
+        </span>
+      </div>
+      {it.url !== undefined ? (
+        <div class="elicitation-url">
+          {it.url} <span class="muted">host: {it.host ?? '(not a valid URL)'}</span>
+        </div>
+      ) : null}
+      <ul class="options" data-testid="elicitation-fields">
+        {it.fields.map((f) => (
+          <li key={f.name}>
+            {f.label}
+            {f.required ? ' *' : ''}{' '}
+            <span class="muted">
+              ({f.type}
+              {f.choices ? `: ${f.choices.join(' | ')}` : ''}
+              {f.default !== undefined ? `, default ${JSON.stringify(f.default)}` : ''})
+            </span>
+          </li>
+        ))}
+      </ul>
+      {it.content !== undefined ? (
+        <pre class="raw" data-testid="elicitation-content">
+          {JSON.stringify(it.content, null, 2)}
+        </pre>
+      ) : null}
+    </>
+  );
 }
