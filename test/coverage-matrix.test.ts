@@ -43,8 +43,8 @@ type Claims = Record<'methods' | 'updates', Record<string, Cells>>;
 const KNOWN_GAPS: Record<string, string[]> = {
   'methods $/cancel_request': ['cli', 'inspector', 'checker'],
   'methods authenticate': ['cli', 'inspector', 'checker'],
-  'methods elicitation/complete': ['client', 'cli', 'validator', 'inspector', 'checker'],
-  'methods elicitation/create': ['cli', 'validator', 'inspector', 'checker'],
+  'methods elicitation/complete': ['client', 'cli', 'inspector', 'checker'],
+  'methods elicitation/create': ['cli'],
   'methods fs/read_text_file': ['client', 'cli', 'checker'],
   'methods fs/write_text_file': ['client', 'cli', 'inspector', 'checker'],
   'methods initialize': ['cli'],
