@@ -85,7 +85,8 @@ describe('checker calibration on the conformance kit fixtures (v2)', () => {
     // ours, for the kit's capability gating: a client capability the checker's initialize did not advertise
     [
       'unadvertised_elicitation (ours: elicitation/create without the client advertising elicitation)',
-      ['ACP-ALL-CAP-01'],
+      // the general capability rule and elicitation's own (a mode the client did not advertise)
+      ['ACP-ALL-CAP-01', 'ACP-ALL-ELIC-01'],
     ],
     // ours, for the kit's partial config list, rejected image prompts, resume replay and logout checks
     ['config_options (ours: two options, set_config_option answers both)', []],

@@ -195,24 +195,7 @@ export async function runCommand(
     } catch (e) {
       throw toCliError(e, a.ctx);
     }
-    // a v1 agent refusing the prompt with -32000 resolves as an error stop: still an auth problem
-    if (result.error?.code === ErrorCode.AuthRequired) throw AcpError.fromObject(result.error);
-    const stopReason = result.stopReason;
-    let code: number = exitCodeForTurn(stopReason, rejected);
-    if (interrupted && (stopReason === 'cancelled' || code === ExitCode.Ok || code === ExitCode.PermissionDenied))
-      code = ExitCode.Interrupted;
-    reporter.finished({
-      stopReason,
-      exitCode: code,
-      error: result.error,
-      usage: s.state.usage,
-      // an agent that reports neither usage_update nor acp-kit's usage metadata may still put the
-      // turn's tokens on the v1 prompt result (unstable PromptResponse.usage)
-      tokens: tokens ?? (s.state.usage ? undefined : tokensOfResult(result.usage)),
-      rejectedPermissions: rejected,
-      policyName,
-    });
-    return code;
+    return reportTurnEnd(reporter, s, result, { interrupted, rejected, tokens, policyName });
   } catch (e) {
     // the signal handler reports and exits; the prompt failing because we closed is expected
     if (leaving !== undefined) return leaving;
@@ -226,6 +209,33 @@ export async function runCommand(
     uninstall();
     await open?.close();
   }
+}
+
+/** Reports the end of the prompted turn and gives the exit code it stands for. */
+function reportTurnEnd(
+  reporter: RunReporter,
+  s: RunSession,
+  result: Awaited<ReturnType<RunSession['prompt']>>,
+  turn: { interrupted: boolean; rejected: number; tokens: TurnTokenUsage | undefined; policyName: string },
+): number {
+  // a v1 agent refusing the prompt with -32000 resolves as an error stop: still an auth problem
+  if (result.error?.code === ErrorCode.AuthRequired) throw AcpError.fromObject(result.error);
+  const stopReason = result.stopReason;
+  let code: number = exitCodeForTurn(stopReason, turn.rejected);
+  if (turn.interrupted && (stopReason === 'cancelled' || code === ExitCode.Ok || code === ExitCode.PermissionDenied))
+    code = ExitCode.Interrupted;
+  reporter.finished({
+    stopReason,
+    exitCode: code,
+    error: result.error,
+    usage: s.state.usage,
+    // an agent that reports neither usage_update nor acp-kit's usage metadata may still put the
+    // turn's tokens on the v1 prompt result (unstable PromptResponse.usage)
+    tokens: turn.tokens ?? (s.state.usage ? undefined : tokensOfResult(result.usage)),
+    rejectedPermissions: turn.rejected,
+    policyName: turn.policyName,
+  });
+  return code;
 }
 
 /** The connection line: what the agent said about itself in its `initialize` answer. */
