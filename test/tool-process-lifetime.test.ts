@@ -77,6 +77,16 @@ async function agentRunning(
   return { agent, exited };
 }
 
+/** The process's state line (`/proc/<pid>/stat` after the name), for a failure message. */
+function procStat(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(0, stat.lastIndexOf(')') + 12);
+  } catch {
+    return 'no /proc entry';
+  }
+}
+
 describe('tool commands of `acp-kit agent` do not outlive it (issue 7.15)', () => {
   it('SIGTERM: the agent terminates its tool commands (they get SIGTERM first), then dies of the signal', async () => {
     const cwd = tempDir();
@@ -88,7 +98,16 @@ describe('tool commands of `acp-kit agent` do not outlive it (issue 7.15)', () =
     const sleep = await pidFrom(join(cwd, 'sleep.pid'));
     agent.kill('SIGTERM');
     expect(await exited).toBe('SIGTERM');
-    await waitUntil(() => !alive(shell) && !alive(sleep), 10_000, `tool processes ${shell} and ${sleep} are gone`);
+    await waitUntil(
+      () => !alive(shell) && !alive(sleep),
+      10_000,
+      `tool processes ${shell} and ${sleep} are gone`,
+    ).catch((e: Error) => {
+      // CI saw this once (both alive after 10 s under load): say which, and whether the trap ran
+      const state = (pid: number) => `${pid}: ${alive(pid) ? procStat(pid) : 'gone'}`;
+      const trapped = existsSync(join(cwd, 'got-term.txt')) ? 'the trap ran' : 'the trap did not run';
+      throw new Error(`${e.message} (${state(shell)}; ${state(sleep)}; ${trapped})`);
+    });
     // the command was asked to stop, not only killed by the watcher
     expect(readFileSync(join(cwd, 'got-term.txt'), 'utf8')).toBe('term\n');
   });
