@@ -34,6 +34,6 @@ describe.each([1, 2] as const)('validate over v%i: unstable update kinds', (v) =
       ['schema', [2]],
     ]);
     expect(got[0]?.message).toContain('sessionId');
-    expect(got[1]?.message).toContain('params.update.content');
+    expect(got[1]?.message).toContain("params.update: must have required property 'content'");
   });
 });

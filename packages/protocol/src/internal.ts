@@ -11,7 +11,7 @@ export * from './json.js';
 export * from './lazy-crypto.js';
 export * from './package-version.js';
 export * from './usage-meta.js';
-export { isSharedUnstableKind, sharedUnstableFailure } from './codec/unstable-updates.js';
+export { isSharedUnstableKind } from './codec/unstable-updates.js';
 export * from './validation/schema-source.js';
 export * from './rpc/message-text.js';
 export * from './node/http.js';

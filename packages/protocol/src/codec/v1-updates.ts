@@ -431,7 +431,7 @@ export class V1UpdateDecoder implements UpdateDecoder {
       return wire;
     }
     if (kind === 'plan_removed' && typeof wire.planId === 'string') return wire;
-    if (isSharedUnstableKind(kind)) return decodeSharedUnstable(wire, kind);
+    if (isSharedUnstableKind(kind)) return decodeSharedUnstable(wire, this.validator);
     // A v2-only kind on a v1 connection is a peer bug; passing it on raw would make it look like
     // a well-formed neutral update, so it is ignored.
     if (KNOWN_UPDATE_KINDS.has(kind)) return undefined;

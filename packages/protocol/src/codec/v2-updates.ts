@@ -163,7 +163,7 @@ export class V2UpdateDecoder implements UpdateDecoder {
     // neutral model has both, so keep them when well formed.
     if (kind === 'plan_removed' && typeof w.planId === 'string') return w;
     if (kind === 'current_mode_update' && typeof w.currentModeId === 'string') return w;
-    if (isSharedUnstableKind(kind)) return decodeSharedUnstable(w, kind);
+    if (isSharedUnstableKind(kind)) return decodeSharedUnstable(w, this.validator);
     if (KNOWN_UPDATE_KINDS.has(kind)) return undefined;
     return w;
   }

@@ -42,6 +42,12 @@ export function getValidator(version: 1 | 2): WireValidator {
  * passing unchecked (or reading as unknown). Its method table holds only those extra methods.
  * @internal For the stable validator and `scripts/precompile-validators.mjs`.
  */
+function getStableSchemaValidator(version: 1 | 2): SchemaValidator {
+  const v = getValidator(version);
+  if (!(v instanceof SchemaValidator)) throw new Error('the stable validator is a SchemaValidator');
+  return v;
+}
+
 export function getUnstableValidator(version: 1 | 2): SchemaValidator {
   let v = unstableValidators.get(version);
   if (!v) {
@@ -154,13 +160,26 @@ export class SchemaValidator implements WireValidator {
     return new Map([...all].filter(([method]) => !stable.knows(method)));
   }
 
+  /** The update kinds this schema checks: for the unstable flavor, only the ones the stable schema lacks. */
+  private ownUpdateBranches(): Map<string, string> {
+    const all = this.engine.updateBranches;
+    if (this.flavor === 'stable') return all;
+    const stable = getStableSchemaValidator(this.version);
+    return new Map([...all].filter(([tag]) => !stable.knowsUpdate(tag)));
+  }
+
+  /** Whether this schema has the `sessionUpdate` kind `tag`. */
+  knowsUpdate(tag: string): boolean {
+    const tags = this.schema.updateTags;
+    return tags ? tags.has(tag) : this.engine.updateBranches.has(tag);
+  }
+
   /** @internal For `scripts/precompile-validators.mjs`. */
   precompileIndex(): PrecompiledIndex {
     return {
       methods: [...this.methods],
       defNames: [...this.defNames],
-      // the unstable fallback checks methods only (unstable update kinds are not its job)
-      updateTags: this.flavor === 'stable' ? [...this.engine.updateBranches.keys()] : [],
+      updateTags: [...this.ownUpdateBranches().keys()],
     };
   }
 
@@ -179,7 +198,7 @@ export class SchemaValidator implements WireValidator {
       if (m.params) keys.add(this.key(m.params));
       if (m.result) keys.add(this.key(m.result));
     }
-    if (this.flavor === 'stable') for (const key of this.engine.updateBranches.values()) keys.add(key);
+    for (const key of this.ownUpdateBranches().values()) keys.add(key);
     return [...keys];
   }
 
@@ -283,7 +302,11 @@ export class SchemaValidator implements WireValidator {
     if (!fn) {
       const tags = this.schema.updateTags;
       const key = tags ? (tags.has(tag) ? this.updateKey(tag) : undefined) : this.engine.updateBranches.get(tag);
-      if (!key) return 'unknown';
+      if (!key) {
+        // a kind only schema.unstable.json has (subagent_update, session_message, ...): its shape there
+        const u = this.flavor === 'stable' ? getUnstableValidator(this.version) : undefined;
+        return u?.knowsUpdate(tag) ? u.update(value, at) : 'unknown';
+      }
       fn = this.compile(key);
       this.updateFns.set(tag, fn);
     }

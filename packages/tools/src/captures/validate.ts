@@ -1,6 +1,6 @@
 import { getValidator, formatFailure, type ValidationFailure } from '@acp-kit/protocol';
 import { decodeFrame, type CaptureFrame, type FrameDirection } from './capture.js';
-import { at, isObj, isSharedUnstableKind, sharedUnstableFailure, type JsonObject } from '@acp-kit/protocol/internal';
+import { at, isObj, type JsonObject } from '@acp-kit/protocol/internal';
 import type { Violation } from './violation.js';
 import { ElicitationRules } from './elicitation-rules.js';
 
@@ -278,15 +278,6 @@ export class CaptureValidator {
     const f = v.update(at(p, 'update'), 'params.update');
     const kind = at(p, 'update', 'sessionUpdate');
     if (f && f !== 'unknown') out.push(...this.schema(frame, f, method, typeof kind === 'string' ? kind : undefined));
-    // the unstable subagent kinds (both versions' schema.unstable.json) are checked, not just let through
-    const update = at(p, 'update');
-    if (f === 'unknown' && typeof kind === 'string' && isSharedUnstableKind(kind) && isObj(update)) {
-      const g = sharedUnstableFailure(update, kind);
-      if (g)
-        out.push(
-          ...this.schema(frame, { ...g, path: g.path ? `params.update.${g.path}` : 'params.update' }, method, kind),
-        );
-    }
     return out;
   }
 
