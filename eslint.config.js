@@ -46,7 +46,7 @@ export default tseslint.config(
   {
     // tests poke at raw wire values on purpose (malformed messages, private fields): `any` is their tool
     // (and `let x!: T` assigned once inside a callback is how a test names what a hook creates)
-    files: ['test/**'],
+    files: ['test/**', 'packages/*/test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', 'prefer-const': 'off' },
   },
   {

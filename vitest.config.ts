@@ -36,7 +36,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'process',
-          include: ['test/**/*.test.ts'],
+          include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
           exclude: SHARED_WORKER_FILES,
           pool: 'forks',
           ...common,

@@ -76,7 +76,8 @@ export function collectCitations(root = ROOT) {
   return byId;
 }
 
-const isTestFile = (file) => file.startsWith('test/') && /\.test\.tsx?$/.test(file);
+// root test/ (the CLI and the repository as a whole) and each package's own packages/<name>/test/
+const isTestFile = (file) => /^(test|packages\/[^/]+\/test)\//.test(file) && /\.test\.tsx?$/.test(file);
 
 /** Splits a Markdown table row on unescaped pipes. */
 function cells(line) {

@@ -14,7 +14,7 @@
  * COLUMNS are the layers below. The hand-edited claims file docs/coverage-claims.json holds one
  * entry per row per layer:
  *
- *   { "methods": { "session/prompt": { "codec": ["test/codec-methods.test.ts"], ... } },
+ *   { "methods": { "session/prompt": { "codec": ["packages/protocol/test/codec-methods.test.ts"], ... } },
  *     "updates": { "plan_update": { "bridge": { "na": "one-line reason" }, ... } } }
  *
  * A cell is a list of test files that exercise the row in that layer (each must exist and name the

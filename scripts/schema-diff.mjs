@@ -1,6 +1,6 @@
 // Lists the places where the official v1 and v2 schemas constrain the same definition's field
 // differently: a value valid under one may be invalid under the other. The bridge's table in
-// docs/bridge.md is checked against this list by test/proxy-bridge-schema-gaps.test.ts.
+// docs/bridge.md is checked against this list by packages/tools/test/proxy-bridge-schema-gaps.test.ts.
 // Usage: node scripts/schema-diff.mjs [--json]
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

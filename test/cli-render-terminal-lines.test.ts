@@ -72,7 +72,7 @@ describe('terminal output lines', () => {
   });
 
   // the renderer reads the state's output per chunk: linear because that is a view of one buffer
-  // (test/state-session.test.ts counts its copies), which the renderer slices from where it was
+  // (packages/protocol/test/state-session.test.ts counts its copies), which the renderer slices from where it was
   it('display terminal (v2): each chunk is printed once, in order; a later snapshot prints only what it adds', () => {
     const { send, text } = reporter(createStyle(false));
     send({ sessionUpdate: 'terminal_update', terminalId: 'd2', command: 'yes' });

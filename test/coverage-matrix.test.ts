@@ -155,11 +155,11 @@ describe('the checks can fail', () => {
   it('a claimed test file that does not exist, or never names the row', () => {
     const bogus = edited((c) => {
       c.methods['session/prompt'] = { ...c.methods['session/prompt'], codec: ['test/no-such.test.ts'] };
-      c.updates.notice = { ...c.updates.notice, codec: ['test/version.test.ts'] };
+      c.updates.notice = { ...c.updates.notice, codec: ['packages/protocol/test/version.test.ts'] };
     });
     expect(claimProblems(rows(), bogus)).toEqual([
       'methods session/prompt / codec: test/no-such.test.ts does not exist',
-      'updates notice / codec: test/version.test.ts never names notice',
+      'updates notice / codec: packages/protocol/test/version.test.ts never names notice',
     ]);
   });
 

@@ -5,7 +5,7 @@
  * after it, and a shared module that registers a hook at import time would run it for the first file
  * only. This keeps every test file honest as files change.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SHARED_WORKER_FILES } from './support/shared-worker-files.js';
@@ -36,7 +36,14 @@ export function importTimeHooks(source: string): string[] {
   return [...source.matchAll(/^(afterAll|afterEach|beforeAll|beforeEach)\(/gm)].map((m) => m[1]);
 }
 
-const TEST_FILES = readdirSync(join(ROOT, 'test')).map((f) => `test/${f}`);
+// root test/ and every package's test/ (the two projects of vitest.config.ts include both)
+const TEST_DIRS = [
+  'test',
+  ...readdirSync(join(ROOT, 'packages'))
+    .map((p) => `packages/${p}/test`)
+    .filter((d) => existsSync(join(ROOT, d))),
+];
+const TEST_FILES = TEST_DIRS.flatMap((d) => readdirSync(join(ROOT, d)).map((f) => `${d}/${f}`));
 const matches = (glob: string, file: string) =>
   new RegExp(`^${glob.replace(/\./g, '\\.').replace(/\*/g, '[^/]*')}$`).test(file);
 
@@ -77,11 +84,7 @@ describe("the shared worker's files", () => {
           .filter((f) => f.endsWith('.ts'))
           .map((f) => `${dir}/${f}`),
       )
-      .concat(
-        readdirSync(join(ROOT, 'test'))
-          .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
-          .map((f) => `test/${f}`),
-      )
+      .concat(TEST_FILES.filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')))
       // the per-file setup file is run again for every test file: registering there is its job
       .filter((f) => f !== 'test/support/per-file.ts');
     const found = modules.flatMap((f) => importTimeHooks(readFileSync(join(ROOT, f), 'utf8')).map((h) => `${f}: ${h}`));

@@ -1,6 +1,6 @@
 /**
  * The requirements the checker judges, with their tier and the one-line text of docs/conformance.md
- * (kept equal by test/checker-requirements.test.ts, so that a report quotes what the catalogue says).
+ * (kept equal by packages/tools/test/checker-requirements.test.ts, so that a report quotes what the catalogue says).
  * The tier is the digest level of the requirement (MUST NOT counts as MUST).
  */
 

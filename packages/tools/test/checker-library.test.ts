@@ -1,0 +1,106 @@
+/**
+ * `acp-kit/checker` from an agent author's test suite: `checkAgent` takes an agent definition
+ * (served in this process by `agentInProcess`), an in-process agent of one's own, or a command,
+ * with the CLI's defaults; a scratch session directory it made is gone afterwards.
+ */
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentDefinition } from '../../agent/src/types.js';
+import { checkAgent, formatText, type CheckRun } from '../src/checker/index.js';
+import { fixtureAgent } from '../../../test/support/checker-agents.js';
+
+const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/checker/agent.mjs', import.meta.url));
+const failed = (run: CheckRun) =>
+  run.requirements
+    .filter((r) => r.status === 'fail')
+    .map((r) => `v${r.protocol} ${r.id}`)
+    .sort();
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Streams a word per 20 ms until done or cancelled; remembers the session directories it was given. */
+function wordsAgent(cwds: Set<string>): AgentDefinition {
+  return {
+    info: { name: 'words-agent', version: '1.0.0' },
+    async prompt(turn) {
+      cwds.add(turn.session.cwd);
+      const messageId = turn.session.newId('msg');
+      for (const word of ['one ', 'two ', 'three ']) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 20);
+          turn.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        });
+        if (turn.signal.aborted) return 'cancelled';
+        await turn.send({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text: word } });
+      }
+      return 'end_turn';
+    },
+  };
+}
+
+describe('acp-kit/checker: checkAgent', () => {
+  it('an agent definition, served in process for both versions, is conformant; restores find the sessions of an earlier instance; the scratch directory is removed', async () => {
+    const cwds = new Set<string>();
+    // the words agent has no MCP client: the mcp/client-server case reports exactly that, and only that
+    const unskipped = await checkAgent(wordsAgent(new Set()), { protocols: [1], only: ['ACP-V1-SESS-01'] });
+    expect(failed(unskipped)).toEqual(['v1 ACP-V1-SESS-01']);
+    const run = await checkAgent(wordsAgent(cwds), { skip: ['ACP-V1-SESS-01', 'ACP-ALL-SESS-08'] });
+    expect(failed(run)).toEqual([]);
+    expect(run.conformant).toBe(true);
+    expect(run.protocols).toEqual([1, 2]);
+    expect(run.cases.filter((c) => c.status === 'ran').length).toBeGreaterThan(20);
+    // v1 load and v2 resume open the session in a second instance: one store is shared
+    for (const [v, id] of [
+      [1, 'ACP-V1-LOAD-02'],
+      [2, 'ACP-V2-RESUME-03'],
+    ] as const) {
+      expect(run.requirements.find((r) => r.protocol === v && r.id === id)?.status, id).toBe('pass');
+    }
+    expect(formatText(run, 'words-agent')).toContain('Verdict: CONFORMANT');
+    // every turn ran in the one scratch directory checkAgent made, which is gone now
+    expect(cwds.size).toBe(1);
+    const [cwd] = [...cwds];
+    expect(cwd).toMatch(/acp-kit-check-/);
+    expect(existsSync(cwd!)).toBe(false);
+  });
+
+  it('a v2 turn that ends after the session/close answer and a later round trip still counts as cancelled by the close (ACP-ALL-CLOSE-01)', async () => {
+    // the spec does not order the close's answer and the turn's end; the checker judged the end only
+    // if it came before one round trip after the close, so a slower wind-down failed a correct agent
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-checker-lib-')));
+    dirs.push(cwd);
+    const report = await checkAgent(fixtureAgent({ END_DELAY_MS: '300', FIXTURE_STORE: cwd }).agent, {
+      only: ['ACP-ALL-CLOSE-01'],
+      cwd,
+      protocols: [2],
+    });
+    const busy = report.cases.find((c) => c.name === 'sessions/close-busy');
+    expect(busy?.status).toBe('ran');
+    expect(busy?.checks.filter((c) => c.id === 'ACP-ALL-CLOSE-01' && !c.ok)).toEqual([]);
+    expect(busy?.checks.some((c) => c.id === 'ACP-ALL-CLOSE-01')).toBe(true);
+  });
+
+  it('an in-process agent and a command that break a rule fail it, the same way; a given cwd is used and kept', async () => {
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-checker-lib-')));
+    dirs.push(cwd);
+    const only = ['ACP-ALL-TRANS-05'];
+    const inProcess = await checkAgent(fixtureAgent({ BREAK: 'stdout-log', FIXTURE_STORE: cwd }).agent, {
+      only,
+      cwd,
+      protocols: [2],
+    });
+    const asProcess = await checkAgent(
+      { command: process.execPath, args: [FIXTURE], env: { BREAK: 'stdout-log', FIXTURE_STORE: cwd } },
+      { only, cwd, protocols: [2] },
+    );
+    expect(failed(inProcess)).toEqual(['v2 ACP-ALL-TRANS-05']);
+    expect(failed(asProcess)).toEqual(failed(inProcess));
+    expect(inProcess.conformant).toBe(false);
+    expect(existsSync(cwd)).toBe(true);
+  });
+});

@@ -1,0 +1,182 @@
+/**
+ * The timeline's rows in the page (src/inspector/ui/display.ts, row-store.ts): kept in typed arrays
+ * and extended as pages of frames arrive, they must be what one pass over every frame gives. The
+ * reference below is the page's former one-pass build over row tuples, kept here as the spec.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ROW, type RowTuple } from '../src/inspector/api-types.js';
+import type { Data } from '../src/inspector/ui/data.js';
+import { displayRows, type RowFilter } from '../src/inspector/ui/display.js';
+import { RowStore } from '../src/inspector/ui/row-store.js';
+
+const STRINGS = [
+  'request',
+  'notification',
+  'response',
+  'error',
+  'invalid',
+  'session/update',
+  'session/prompt',
+  's1',
+  's2',
+  'g1',
+  'g2',
+];
+const KIND_COUNT = 5;
+
+/** The former build: frames the filter keeps, consecutive frames of one group collapsed unless expanded. */
+function reference(rows: RowTuple[], strings: string[], f: RowFilter): number[][] {
+  const out: number[][] = [];
+  const methodIdx = f.method === '' ? -2 : strings.indexOf(f.method);
+  const sessionIdx = f.session === '' ? -2 : strings.indexOf(f.session);
+  let runGroup = -1;
+  let run: number[] | undefined;
+  rows.forEach((r, i) => {
+    if (f.kinds.size !== KIND_COUNT && !f.kinds.has(strings[r[ROW.kind]] ?? '')) return;
+    if (methodIdx !== -2 && r[ROW.method] !== methodIdx) return;
+    if (sessionIdx !== -2 && r[ROW.session] !== sessionIdx) return;
+    if (f.onlyViolations && r[ROW.violations] === 0) return;
+    if (f.matches && !f.matches.has(r[ROW.seq])) return;
+    const g = r[ROW.group];
+    const first = run?.[0];
+    if (g >= 0 && g === runGroup && run && first !== undefined && !f.expanded.has(rows[first]?.[ROW.seq] ?? -1)) {
+      run.push(i);
+      return;
+    }
+    run = [i];
+    runGroup = g;
+    out.push(run);
+  });
+  return out;
+}
+
+const rowArb = fc.record({
+  kind: fc.integer({ min: 0, max: 4 }),
+  method: fc.constantFrom(-1, 5, 6),
+  session: fc.constantFrom(-1, 7, 8),
+  // mostly grouped: long runs are what collapsing is about
+  group: fc.constantFrom(-1, 9, 9, 9, 10, 10),
+  violations: fc.constantFrom(0, 0, 0, 1),
+});
+
+const filterArb = fc.record({
+  kinds: fc.subarray(['request', 'notification', 'response', 'error', 'invalid'], { minLength: 1 }),
+  method: fc.constantFrom('', 'session/update', 'session/prompt'),
+  session: fc.constantFrom('', 's1', 's2'),
+  onlyViolations: fc.boolean(),
+  matchEvery: fc.option(fc.integer({ min: 1, max: 3 })),
+  expandEvery: fc.integer({ min: 0, max: 4 }),
+});
+
+function tuples(
+  specs: Array<{ kind: number; method: number; session: number; group: number; violations: number }>,
+): RowTuple[] {
+  return specs.map((s, i) => [
+    i + 1,
+    i * 10,
+    i % 2 === 0 ? 0 : 1,
+    s.kind,
+    s.method,
+    -1,
+    100,
+    s.session,
+    -1,
+    s.group,
+    -1,
+    -1,
+    s.violations,
+  ]);
+}
+
+function shown(d: ReturnType<typeof displayRows>): number[][] {
+  const out: number[][] = [];
+  for (let k = 0; k < d.count; k++) out.push([...(d.row(k)?.members ?? [])]);
+  return out;
+}
+
+describe('inspector page: timeline rows built as frames arrive', () => {
+  it('extending page by page gives the rows of one pass over every frame, for any filter', () => {
+    fc.assert(
+      fc.property(
+        fc.array(rowArb, { maxLength: 120 }),
+        fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }),
+        filterArb,
+        (specs, pages, fa) => {
+          const rows = tuples(specs);
+          const filter: RowFilter = {
+            kinds: new Set(fa.kinds),
+            method: fa.method,
+            session: fa.session,
+            onlyViolations: fa.onlyViolations,
+            matches:
+              fa.matchEvery === null
+                ? undefined
+                : new Set(rows.map((r) => r[ROW.seq]).filter((s) => s % fa.matchEvery === 0)),
+            expanded: new Set(
+              fa.expandEvery === 0 ? [] : rows.map((r) => r[ROW.seq]).filter((s) => s % fa.expandEvery === 0),
+            ),
+          };
+          const data: Data = {
+            strings: [...STRINGS],
+            store: new RowStore(),
+            finished: false,
+            analysisComplete: false,
+            version: 0,
+          };
+          let d: ReturnType<typeof displayRows> | undefined;
+          let at = 0;
+          for (let p = 0; at < rows.length; p++) {
+            const n = pages[p % pages.length] ?? 1;
+            for (const r of rows.slice(at, at + n)) data.store.put(r);
+            at += n;
+            const next = displayRows(d, data, filter);
+            // the same filter on a grown store is extended, never rebuilt
+            if (d) expect(next).toBe(d);
+            d = next;
+          }
+          d = displayRows(d, data, filter);
+          expect(shown(d)).toEqual(reference(rows, STRINGS, filter));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a violation found in a row already shown rebuilds the "violations only" rows; a store of 100k rows is one buffer', () => {
+    const rows = tuples(
+      Array.from({ length: 6 }, () => ({ kind: 1, method: 5, session: 7, group: -1, violations: 0 })),
+    );
+    const data: Data = {
+      strings: [...STRINGS],
+      store: new RowStore(),
+      finished: false,
+      analysisComplete: false,
+      version: 0,
+    };
+    for (const r of rows) data.store.put(r);
+    const filter: RowFilter = {
+      kinds: new Set(['request', 'notification', 'response', 'error', 'invalid']),
+      method: '',
+      session: '',
+      onlyViolations: true,
+      matches: undefined,
+      expanded: new Set(),
+    };
+    const before = displayRows(undefined, data, filter);
+    expect(before.count).toBe(0);
+    const third = rows[2];
+    if (!third) throw new Error('no third row');
+    data.store.change([...third.slice(0, ROW.violations), 1] as RowTuple);
+    const after = displayRows(before, data, filter);
+    expect(after).not.toBe(before);
+    expect(shown(after)).toEqual([[2]]);
+    expect(data.store.signature(2)).not.toBe(data.store.signature(1));
+
+    const big = new RowStore();
+    for (let i = 0; i < 100_000; i++) big.put([i, i, 0, 0, -1, -1, 10, -1, -1, -1, -1, -1, 0]);
+    expect(big.length).toBe(100_000);
+    expect(big.get(99_999, ROW.seq)).toBe(99_999);
+    expect(big.indexOf(54_321)).toBe(54_321);
+  });
+});
