@@ -18,7 +18,7 @@ import type {
   ValidationFailure,
   ProtocolVersion,
 } from '@acp-kit/protocol';
-import type { ClientRequester } from '../client-services.js';
+import type { ClientRequester } from '../client-requests.js';
 import type { TurnRuntime } from '../turn.js';
 import type { AgentDefinition, ClientServices } from '../types.js';
 

@@ -7,7 +7,7 @@ import {
   getValidator,
   type WireValidator,
 } from '@acp-kit/protocol';
-import { createClientServices } from '../client-services.js';
+import { createClientRequests } from '../client-requests.js';
 import { modesOf } from '../config-options.js';
 import type { AgentLifecycle, DroppedReason } from './types.js';
 
@@ -36,7 +36,7 @@ export const v1Lifecycle: AgentLifecycle = {
   closeUnknownSession(sessionId) {
     throw AcpError.sessionNotFound(sessionId);
   },
-  clientServices: (caps, sessionId, request) => createClientServices(caps, sessionId, request),
+  clientServices: (caps, sessionId, request) => createClientRequests(caps, sessionId, request),
 
   visibleConfig: (list, client) => (client.booleanConfigOptions ? [...list] : list.filter((o) => o.type !== 'boolean')),
   setupResult(s, config, commands, restored) {

@@ -22,7 +22,7 @@ import {
 import { JsonRpcPeer, type PeerOptions, type RequestContext, type Transport } from '@acp-kit/protocol/rpc';
 import type { FileSystemSandboxOptions } from '@acp-kit/client';
 import { at, stringAt } from '@acp-kit/protocol/internal';
-import { BridgeClientServices } from './client-services.js';
+import { V1HostServices } from './v1-host-services.js';
 import { hasModeOption, modeOptionFromV1, withCurrentMode } from './modes.js';
 
 /** What the translator needs from the bridge. */
@@ -110,7 +110,7 @@ export class Translator {
   private readonly E: WireCodec;
   private readonly A: WireCodec;
   private readonly sessions = new Map<string, BridgeSession>();
-  private readonly services: BridgeClientServices | undefined;
+  private readonly services: V1HostServices | undefined;
   private userIds = 0;
 
   constructor(
@@ -129,8 +129,7 @@ export class Translator {
       onProblem: problem('agent'),
       answerParseErrors: false,
     });
-    if (this.A.version === 1)
-      this.services = new BridgeClientServices(this.A, (id) => this.rootsOf(id), options.fileSystem);
+    if (this.A.version === 1) this.services = new V1HostServices(this.A, (id) => this.rootsOf(id), options.fileSystem);
 
     this.editor.onOtherRequest((method, params, ctx) => this.fromEditor(method, params, ctx));
     this.editor.onOtherNotification((method, params) => this.editorNotification(method, params));
@@ -666,7 +665,7 @@ export class Translator {
     const m = this.A.neutralMethod(method);
     if (m === Methods.requestPermission) return this.permission(params, ctx);
     if (m === Methods.elicitationCreate && this.A.wireMethod(m) === method) return this.elicitation(params, ctx);
-    if (this.services && BridgeClientServices.serves(m) && this.A.wireMethod(m) === method)
+    if (this.services && V1HostServices.serves(m) && this.A.wireMethod(m) === method)
       return this.services.handle(m, params, ctx);
     const wire = this.E.wireMethod(m);
     if (wire === undefined || m.includes(':')) throw AcpError.methodNotFound(method);

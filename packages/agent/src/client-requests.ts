@@ -16,11 +16,12 @@ export type ClientRequester = <M extends ClientMethod>(
 ) => Promise<ResultOf<M>>;
 
 /**
- * The v1 client services of one session: `fs/*` and `terminal/*` requests, each present only
+ * The agent's side of the v1 client services of one session (the client runtime answers them in
+ * @acp-kit/client's `services/`): `fs/*` and `terminal/*` requests, each present only
  * when the client advertised it (ACP-V1-FS-01/02, ACP-V1-TERM-01). v2 has none (its lifecycle
  * does not call this).
  */
-export function createClientServices(
+export function createClientRequests(
   caps: ClientCapabilities,
   sessionId: string,
   request: ClientRequester,

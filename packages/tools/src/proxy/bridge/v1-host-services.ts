@@ -14,7 +14,7 @@ export interface SessionRoots {
  * session's cwd and additional directories, so the agent works as with a v1 editor but never
  * outside the roots the editor granted.
  */
-export class BridgeClientServices {
+export class V1HostServices {
   private readonly fs = new Map<string, FileSystemSandbox>();
   private readonly terminals = new Map<string, TerminalManager>();
 
