@@ -292,11 +292,15 @@ export class ReconnectingSession {
    */
   async prompt(content: string | AnyContentBlock[], options: PromptOptions = {}): Promise<PromptResult> {
     const session = await this.ready();
+    const asked = userMessageCount(session.state);
     try {
       return await session.prompt(content, options);
     } catch (e) {
       if (!(e instanceof ConnectionClosedError) || this.ended) throw this.ended ?? e;
       const resumed = await this.ready();
+      // the connection dropped before the agent took the prompt (its history has no new user
+      // message): it was never run, so it is sent again instead of being reported as ended
+      if (userMessageCount(resumed.state) <= asked) return this.prompt(content, options);
       const fg = resumed.state.foreground;
       if (fg.state === 'idle') {
         return { stopReason: fg.lastStopReason ?? null, ...(fg.lastError ? { error: fg.lastError } : {}) };
@@ -449,4 +453,11 @@ function checkCount(name: string, value: number): number {
   if (!(Number.isInteger(value) && value >= 0 && value <= 2 ** 31 - 1))
     throw new TypeError(`${name} must be an integer from 0 to 2^31-1 (got ${String(value)})`);
   return value;
+}
+
+/** User messages in a session's history: one per prompt the agent took. */
+function userMessageCount(state: SessionState): number {
+  let n = 0;
+  for (const m of state.messageList) if (m.role === 'user') n++;
+  return n;
 }

@@ -79,6 +79,36 @@ async function turnEnded(store: InMemorySessionStore, sessionId: string, n: numb
 
 const asWs = (url: string): string => url.replace(/^http/, 'ws');
 
+// A prompt written into a WebSocket whose far end is already gone never reaches the agent: the
+// reconnecting client sends it again after the resume (it used to report the turn as ended, with
+// stop reason null, and the prompt was lost). Over HTTP each POST opens its own request, so a cut
+// loses no prompt there.
+it('websocket: a prompt sent as the connection drops runs once after the resume', async () => {
+  const store = new InMemorySessionStore();
+  const server = await startE2EServer({ agent: e2eAgentWithStore(store) });
+  servers.push(server);
+  proxy = await startCutProxy(server.port);
+  const rc = await connectReconnecting({
+    url: asWs(proxy.url),
+    token: TOKEN,
+    reconnect: { attempts: 5, baseDelayMs: 20, maxDelayMs: 200 },
+  });
+  clients.push(rc);
+  const s = await rc.newSession({ cwd: '/tmp' });
+  expect((await s.prompt('one')).stopReason).toBe('end_turn');
+  // the socket is gone before the client can notice: the prompt goes into the void
+  proxy.cut();
+  expect((await s.prompt('two')).stopReason).toBe('end_turn');
+  // (v2 stores each prompt as one user_message with its blocks)
+  const userTexts = (updates: readonly { sessionUpdate: string; content?: unknown }[]): string[] =>
+    updates
+      .filter((u) => u.sessionUpdate === 'user_message')
+      .map((u) => (u.content as { text?: string }[]).map((b) => b.text ?? '').join(''));
+  // the agent took each prompt once, in order
+  expect(userTexts((await store.load(s.sessionId))!.updates)).toEqual(['one', 'two']);
+  expect(s.state.messageList.filter((m) => m.role === 'user').map((m) => m.text)).toEqual(['one', 'two']);
+});
+
 // Over HTTP the transport itself resumes a cut event stream (Last-Event-ID, issue 25 item 4): the
 // connection never drops, so there is no reconnect and the turn ends as it would have.
 describe.each([
