@@ -80,6 +80,7 @@ export async function startClusterInstance(o: ClusterInstanceOptions): Promise<C
   });
   o.cleanups.push(() => node.stop());
   const server = await startAcpServer({
+    readiness: () => node.readiness(),
     tokens: [TOKEN],
     agent: node.agent(inProcessAgent(o.control.definition, { storeFor, ...(logger ? { logger } : {}) }), storeFor),
   });

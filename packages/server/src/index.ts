@@ -8,6 +8,7 @@ export {
   isLoopbackHost,
   type AcpServer,
   type AcpServerOptions,
+  type Readiness,
   type AgentHost,
   type AgentHostContext,
   type AgentHostFactory,

@@ -46,12 +46,21 @@ export interface AgentHost {
 export type AgentHostFactory = (transport: Transport, context: AgentHostContext) => AgentHost;
 
 /** Options of {@link startAcpServer}. */
+/** What `GET /readyz` reports: `reason` is a short code (`stopping`, `draining`, `database`), never a path or a message. */
+export type Readiness = { ready: true } | { ready: false; reason: string };
+
 export interface AcpServerOptions {
   agent: AgentHostFactory;
   /** Accepted bearer tokens. Without any, the server only binds loopback addresses. */
   tokens?: readonly string[];
   /** Default `127.0.0.1`. */
   host?: string;
+  /**
+   * Asked by `GET /readyz` (no token): whether this instance should get new traffic, e.g. its
+   * database is reachable and it is not draining. Without it, ready means not stopping.
+   * `/healthz` stays liveness only, so a load balancer never restarts an instance for a database outage.
+   */
+  readiness?: () => Promise<Readiness>;
   /** Default 0 (any free port). */
   port?: number;
   /** Endpoint path (default `/acp`). */
@@ -250,6 +259,7 @@ function startHost(
 async function onRequest(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://x');
   if (url.pathname === '/healthz' && req.method === 'GET') return healthz(res, ctx.stopping);
+  if (url.pathname === '/readyz' && req.method === 'GET') return readyz(res, ctx);
   if (url.pathname !== ctx.path) return sendText(res, 404, `not found: the ACP endpoint is ${ctx.path}`);
   const admitted = ctx.admit(req);
   if ('status' in admitted) return sendText(res, admitted.status, admitted.message, admitted.headers);
@@ -625,6 +635,25 @@ function within(p: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
   return Promise.race([p.then(() => undefined), timeout]).finally(() => clearTimeout(timer));
+}
+
+/** How long `/readyz` waits for the readiness check before it answers not ready. */
+const READINESS_TIMEOUT_MS = 2000;
+
+/** `/readyz`, asked without a token: 200 when new traffic is welcome here, else 503 with a reason code. */
+async function readyz(res: ServerResponse, ctx: ServerContext): Promise<void> {
+  const check = ctx.options.readiness;
+  let state: Readiness = { ready: true };
+  if (ctx.stopping) state = { ready: false, reason: 'stopping' };
+  else if (check) {
+    const timedOut: Readiness = { ready: false, reason: 'timeout' };
+    state = await Promise.race([
+      check().catch((): Readiness => ({ ready: false, reason: 'unavailable' })),
+      new Promise<Readiness>((resolve) => setTimeout(resolve, READINESS_TIMEOUT_MS, timedOut).unref()),
+    ]);
+  }
+  res.writeHead(state.ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(state) + '\n');
 }
 
 /** `/healthz`, asked without a token: liveness only (no version, counts or paths a stranger could use). */

@@ -112,6 +112,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     maxConnections: flags.maxConnections,
     maxSessions: flags.maxSessions,
     http2Port: flags.http2Port,
+    ...(cluster ? { readiness: () => cluster.readiness() } : {}),
     log,
   }).catch((e: Error & { code?: string }) => {
     void cluster?.stop();

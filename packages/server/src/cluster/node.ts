@@ -512,6 +512,22 @@ export class ClusterNode implements ClusterInstance {
   }
 
   /**
+   * Whether this instance should get new clients (`/readyz`): not draining or stopped, and the
+   * database answers. A database that does not answer within a second counts as down.
+   */
+  async readiness(): Promise<{ ready: true } | { ready: false; reason: string }> {
+    if (this.draining || this.stopped) return { ready: false, reason: 'draining' };
+    let timer: NodeJS.Timeout | undefined;
+    const down = new Promise<false>((resolve) => (timer = setTimeout(resolve, 1000, false)));
+    const up = this.pool.query('select 1').then(
+      () => true,
+      () => false,
+    );
+    const ok = await Promise.race([up, down]).finally(() => clearTimeout(timer));
+    return ok ? { ready: true } : { ready: false, reason: 'database' };
+  }
+
+  /**
    * A clean stop begins: call it before closing the server, then {@link stop} (`acp-kit serve` does
    * so on SIGTERM). Requests that followers on other instances send to sessions run here are turned
    * away (NOT_OWNER, `data.ownerStopping`); those instances wait for the lease this one gives back
