@@ -86,7 +86,7 @@ export class Follower {
     const result = isObj(res) ? { ...res } : {};
     const configOptions = Array.isArray(result.configOptions) ? (result.configOptions as ConfigOption[]) : [];
     this.encoder = codecFor(2).createUpdateEncoder({ clientCapabilities: this.ctx.clientCapabilities, configOptions });
-    const rows = await this.ctx.readRows(0);
+    const rows = await this.readHistory();
     const upTo = contiguous(rows, 0);
     const seen = rows.slice(0, upTo);
     if (replay) {
@@ -121,6 +121,19 @@ export class Follower {
     for (const [questionId, request] of open) this.askClient(questionId, request);
     this.last = seen.at(-1)?.seq ?? 0;
     return result;
+  }
+
+  /**
+   * Every row stored so far, page after page: the replay is written before the answer, so a long
+   * history must not stop at the first page (it used to: the rest came after the answer).
+   */
+  private async readHistory(): Promise<UpdateRow[]> {
+    const rows: UpdateRow[] = [];
+    for (;;) {
+      const page = await this.ctx.readRows(rows.at(-1)?.seq ?? 0);
+      if (page.length === 0) return rows;
+      rows.push(...page);
+    }
   }
 
   /** Starts delivering rows after the snapshot. */
