@@ -41,11 +41,17 @@ export function transcript(us: any[]): { messageId: string; kind: string; text: 
   return [...out.values()];
 }
 
-export function useClusterServes(options: { databaseUrl: () => string; token: string; leaseMs: number }): {
+export function useClusterServes(options: {
+  databaseUrl: () => string;
+  token: string;
+  leaseMs: number;
+  /** The demo model's delay per chunk (default 40 ms: a turn streams long enough to be stopped in the middle). */
+  demoDelayMs?: number;
+}): {
   /** A fresh directory holding the token file (instances' data dirs go below it; sessions may use it as cwd). */
   clusterDir(): string;
   /** Starts an instance in `dir`; resolves once it printed its address (its first stdout line). */
-  startServe(dir: string, id: string): Promise<Serve>;
+  startServe(dir: string, id: string, port?: number): Promise<Serve>;
   client(url: string): Promise<Client>;
 } {
   const procs: ChildProcess[] = [];
@@ -74,11 +80,11 @@ export function useClusterServes(options: { databaseUrl: () => string; token: st
       writeFileSync(join(dir, 'token'), `${options.token}\n`);
       return dir;
     },
-    startServe(dir, id) {
+    startServe(dir, id, port = 0) {
       const args = [
         'serve',
         '--port',
-        '0',
+        String(port),
         '--token-file',
         join(dir, 'token'),
         '--store',
@@ -93,7 +99,11 @@ export function useClusterServes(options: { databaseUrl: () => string; token: st
       const proc = spawn(process.execPath, [BIN, ...args], {
         stdio: ['ignore', 'pipe', 'pipe'],
         // a slow demo model: a turn streams long enough to be stopped or killed in the middle
-        env: { ...process.env, ACP_KIT_DATA_DIR: join(dir, 'data'), ACP_KIT_DEMO_DELAY_MS: '40' },
+        env: {
+          ...process.env,
+          ACP_KIT_DATA_DIR: join(dir, 'data'),
+          ACP_KIT_DEMO_DELAY_MS: String(options.demoDelayMs ?? 40),
+        },
       });
       procs.push(proc);
       let err = '';
