@@ -2,7 +2,8 @@
  * `acp-kit auth status` and `acp-kit providers list|set|disable` as real processes (needs `npm run
  * build`), against the built-in agent over v1 and v2 (on the demo model, and started on an
  * OpenAI-compatible provider with and without a key, through `--agent`), and an agent without the
- * unstable capabilities (exit code "unsupported", naming the capability).
+ * unstable capabilities (exit code "unsupported", naming the capability). The commands send
+ * `auth/status`, `providers/list`, `providers/set` and `providers/disable`.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -91,6 +92,18 @@ describe('acp-kit auth status and providers', () => {
       },
     );
     expect(set.code).toBe(12);
+    expect(set.stderr).toContain('unstable providers capability');
+    // each names the method it would have sent
+    for (const [args, method] of [
+      [['auth', 'status'], 'auth/status'],
+      [['providers', 'set', 'openai', '--endpoint', 'http://127.0.0.1:9/'], 'providers/set'],
+      [['providers', 'list'], 'providers/list'],
+      [['providers', 'disable', 'openai'], 'providers/disable'],
+    ] as const) {
+      const r = await runCli([...args, '--agent', bareAgent], { cwd, env });
+      expect(r.code, r.stderr).toBe(12);
+      expect(r.stderr).toContain(`(${method})`);
+    }
     expect(ndjson(set.stdout).at(-1)).toMatchObject({ type: 'result', exitCode: 12, error: { kind: 'unsupported' } });
   }, 60_000);
 });

@@ -1,5 +1,5 @@
-// The built-in agent's model providers through the unstable providers/* and auth/status
-// (custom LLM endpoint RFD), with acp-kit's client in process, v1 and v2: on the demo model auth
+// The built-in agent's model providers through the unstable `providers/list`, `providers/set`,
+// `providers/disable`, `auth/status` and `auth/status_update` (custom LLM endpoint RFD), with acp-kit's client in process, v1 and v2: on the demo model auth
 // is not required; providers/set with a loopback base URL and a key makes the next turn go to
 // that endpoint with that header, and the status turns `authenticated` (an auth/status_update);
 // providers/disable sends turns back to the demo. An agent started on a provider reports whether
@@ -72,6 +72,9 @@ describe.each([1, 2] as const)('coding agent providers over v%i', (v) => {
     await s.prompt('list files');
     expect(llm.requests).toHaveLength(1);
     p.tap.assertAllValid();
+    // each was on the wire and checked against schema.unstable.json
+    for (const m of ['auth/status', 'auth/status_update', 'providers/list', 'providers/set', 'providers/disable'])
+      expect(p.tap.knownMethods.has(m), m).toBe(true);
   });
 
   it('started on a provider without a key: unauthenticated; all disabled: the turn fails naming providers/set', async () => {
