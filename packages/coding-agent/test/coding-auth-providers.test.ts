@@ -7,7 +7,7 @@
 // providers/set.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthStatus } from '../../protocol/src/index.js';
-import { createCodingAgent, createDemoModel, ModelProviders } from '../src/index.js';
+import { createCodingAgent, createDemoModel, ModelProviders, type LanguageModel } from '../src/index.js';
 import { openai, startFakeLlm, type FakeLlm } from '../../../test/fixtures/coding-fake-llm.js';
 import { connectInProcess, type InProcessPair } from '../../../test/support/in-process.js';
 import { tempDir } from '../../../test/support/temp.js';
@@ -75,6 +75,50 @@ describe.each([1, 2] as const)('coding agent providers over v%i', (v) => {
     // each was on the wire and checked against schema.unstable.json
     for (const m of ['auth/status', 'auth/status_update', 'providers/list', 'providers/set', 'providers/disable'])
       expect(p.tap.knownMethods.has(m), m).toBe(true);
+  });
+
+  it('a providers/set while a turn runs leaves that turn on its model; the next turn uses the new endpoint', async () => {
+    // a starting model whose first step waits until released (the set lands while the turn runs)
+    // and calls a tool, so the turn needs a second model request after the set
+    let steps = 0;
+    let started!: () => void;
+    const inTurn = new Promise<void>((r) => (started = r));
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const gated: LanguageModel = {
+      id: 'gated',
+      async *stream() {
+        if (++steps === 1) {
+          started();
+          await released;
+          yield { type: 'tool_call', toolCallId: 'c1', toolName: 'list_files', input: {} };
+          yield { type: 'finish', reason: 'tool_calls' };
+          return;
+        }
+        yield { type: 'text_delta', text: 'from the starting model' };
+        yield { type: 'finish', reason: 'stop' };
+      },
+    };
+    const p = await connectInProcess(createCodingAgent({ providers: new ModelProviders({ model: gated }) }), {
+      version: v,
+      schema: 'unstable',
+    });
+    pairs.push(p);
+    const s = await p.conn.newSession({ cwd: tempDir('coding-providers-') });
+    const first = s.prompt('hello');
+    await inTurn;
+    await p.conn.setProvider({ providerId: 'openai', apiType: 'openai', baseUrl: `${llm.url}/v1` });
+    release();
+    expect((await first).stopReason).toBe('end_turn');
+    // both requests of the running turn went to the model it started with
+    expect(steps).toBe(2);
+    expect(llm.requests).toHaveLength(0);
+    expect(agentText(p, s.sessionId)).toContain('from the starting model');
+    llm.push(answer('from the endpoint'));
+    await s.prompt('again');
+    expect(llm.requests).toHaveLength(1);
+    // no key in the headers: the endpoint is used, and the status says no key is configured
+    expect(await p.conn.authStatus()).toEqual({ state: 'unauthenticated' });
   });
 
   it('started on a provider without a key: unauthenticated; all disabled: the turn fails naming providers/set', async () => {
