@@ -65,6 +65,11 @@ const success: Record<string, (s: Setup) => Promise<CliResult>> = {
     runCli(['sessions', 'archive', await firstSession(s), '--json'], { env: s.env, cwd: s.cwd }),
   'sessions unarchive': async (s) =>
     runCli(['sessions', 'unarchive', await firstSession(s), '--json'], { env: s.env, cwd: s.cwd }),
+  'auth status': (s) => runCli(['auth', 'status', '--json'], { env: s.env, cwd: s.cwd }),
+  'providers list': (s) => runCli(['providers', 'list', '--json'], { env: s.env, cwd: s.cwd }),
+  'providers set': (s) =>
+    runCli(['providers', 'set', 'openai', '--endpoint', 'http://127.0.0.1:9/v1', '--json'], { env: s.env, cwd: s.cwd }),
+  'providers disable': (s) => runCli(['providers', 'disable', 'openai', '--json'], { env: s.env, cwd: s.cwd }),
   'captures list': (s) => runCli(['captures', 'list', '--json'], { env: s.env, cwd: s.cwd }),
   'check agent': (s) =>
     runCli(

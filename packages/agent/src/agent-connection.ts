@@ -37,6 +37,7 @@ import {
   type PermissionOutcome,
   type PermissionRequest,
   type StateUpdate,
+  type AuthStatus,
   getValidator,
   type WireValidator,
   negotiateVersion,
@@ -50,6 +51,7 @@ import {
   type CloseInfo,
   type Transport,
 } from '@acp-kit/protocol/rpc';
+import { AuthStatusTracker, disableProvider, listProviders, setProvider } from './auth-providers.js';
 import { restoreValues } from './config-options.js';
 import { messageOf } from './error-text.js';
 import { lifecycleFor, type AgentLifecycle, type LifecycleSession } from './lifecycle/index.js';
@@ -117,6 +119,12 @@ export interface AgentConnection {
    * Resolves `true` when nothing was left. The connection stays open: call {@link close} afterwards.
    */
   drain(timeoutMs?: number): Promise<boolean>;
+  /**
+   * Sends an unstable `auth/status_update` (the definition's `auth` must be set, `initialize`
+   * done). Returns `false` when nothing was sent: not advertised, not initialized, closed, or the
+   * same status as the last one sent on this connection (the schema's SHOULD).
+   */
+  sendAuthStatus(status: AuthStatus): boolean;
 }
 
 /**
@@ -167,6 +175,8 @@ class AgentConnectionImpl implements AgentConnection {
   /** set by drain(): the agent is ending (shutdown, end of input), new turns are refused */
   private draining = false;
   private drained: Promise<boolean> | undefined;
+  private readonly authSent = new AuthStatusTracker();
+  private unwatchAuth: (() => void) | undefined;
 
   constructor(
     private readonly definition: AgentDefinition,
@@ -198,6 +208,7 @@ class AgentConnectionImpl implements AgentConnection {
     });
     this.peer.onOtherNotification((method, params) => this.onNotification(method, params));
     this.closed = this.peer.closed.then(async (info) => {
+      this.unwatchAuth?.();
       const all = [...this.sessions.values()];
       this.sessions.clear();
       // a session other clients share goes on without this one (its turn too)
@@ -322,7 +333,48 @@ class AgentConnectionImpl implements AgentConnection {
     'session/unarchive': (p) => this.setArchived(p, false),
     'session/status': (p) => this.sessionStatus(p),
     'session/set_title': (p) => this.setTitle(p),
+    // unstable: served only when advertised (isServed), so the definition's parts are there
+    'auth/status': async () => {
+      const status = await this.definitionPart('auth').status();
+      this.authSent.changed(status);
+      return status;
+    },
+    'providers/list': () => listProviders(this.definitionPart('providers')),
+    'providers/set': async (p) => {
+      await setProvider(this.definitionPart('providers'), p);
+      return {};
+    },
+    'providers/disable': async (p) => {
+      await disableProvider(this.definitionPart('providers'), p);
+      return {};
+    },
   };
+
+  /** A part of the definition a served method needs (isServed already checked it is there). */
+  private definitionPart<K extends 'auth' | 'providers'>(key: K): NonNullable<AgentDefinition[K]> {
+    const part = this.definition[key];
+    if (!part) throw AcpError.methodNotFound(key);
+    return part;
+  }
+
+  sendAuthStatus(status: AuthStatus): boolean {
+    const codec = this.codec;
+    if (!codec || !this.definition.auth || this.peer.isClosed || !this.authSent.changed(status)) return false;
+    this.notifyClient(codec, Methods.authStatusUpdate, status);
+    return true;
+  }
+
+  /** The definition's `auth.watch`, once per connection, after the `initialize` answer is written. */
+  private watchAuth(): void {
+    const watch = this.definition.auth?.watch;
+    if (!watch || this.unwatchAuth) return;
+    this.unwatchAuth = () => undefined;
+    // setImmediate: the peer writes the initialize result when this handler's promise settles
+    setImmediate(() => {
+      if (this.peer.isClosed) return;
+      this.unwatchAuth = watch((status) => void this.sendAuthStatus(status));
+    });
+  }
 
   private async dispatch<M extends ServedMethod>(
     codec: WireCodec,
@@ -415,6 +467,7 @@ class AgentConnectionImpl implements AgentConnection {
     };
     const wire = codec.encodeResult(Methods.initialize, res);
     this.checkOutgoing('result', Methods.initialize, wire);
+    this.watchAuth();
     return wire;
   }
 
@@ -423,6 +476,8 @@ class AgentConnectionImpl implements AgentConnection {
     const caps: AgentCapabilities = lifecycle.runtimeCapabilities(this.durable, this.definition);
     const unstable = unstableCapabilities(this.definition.sessionMethods, this.durable, this.store);
     if (Object.keys(unstable).length > 0) caps.session = { ...caps.session, ...unstable };
+    if (this.definition.auth) caps.authStatus = true;
+    if (this.definition.providers) caps.providers = true;
     if (c.prompt) caps.prompt = c.prompt;
     if (c.mcp) caps.mcp = c.mcp;
     if (c._meta) caps._meta = c._meta;

@@ -29,6 +29,7 @@ export {
 } from './jsonl-session-store.js';
 export { stderrLogger, silentLogger, type AgentLogger } from './logger.js';
 export { LIST_PAGE_SIZE } from './session-list.js';
+export type { AgentAuthStatusSource, AgentProviders } from './auth-providers.js';
 export { normalizeTitle, MAX_TITLE_LENGTH, type UnstableSessionMethods } from './unstable-sessions.js';
 // The built-in coding agent moved to `acp-kit/agent/coding` (0.2), HTTP models are in
 // `acp-kit/agent/models`: a runtime-only agent loads neither before answering `initialize`.

@@ -26,6 +26,7 @@ import type {
   UrlElicitationAnswer,
   UrlElicitationQuestion,
 } from './elicitation.js';
+import type { AgentAuthStatusSource, AgentProviders } from './auth-providers.js';
 import type { UnstableSessionMethods } from './unstable-sessions.js';
 
 /** What the runtime knows about the connected client. */
@@ -200,6 +201,10 @@ export interface AgentDefinition {
   closeSession?(session: AgentSession): Promise<void> | void;
   /** The unstable session methods to serve (fork, archive, status, title); none by default. */
   sessionMethods?: UnstableSessionMethods;
+  /** Unstable `auth/status` and `auth/status_update` (the `auth.status` capability); none by default. */
+  auth?: AgentAuthStatusSource;
+  /** Unstable `providers/list|set|disable` (the `providers` capability); none by default. */
+  providers?: AgentProviders;
 }
 
 /** What {@link AgentDefinition.openSession} learns about how the session came to be. */

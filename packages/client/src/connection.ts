@@ -22,6 +22,9 @@ import {
   type SessionStatusResponse,
   type NewSessionRequest,
   type ResumeSessionRequest,
+  type AuthStatus,
+  type ProviderInfo,
+  type SetProviderRequest,
 } from '@acp-kit/protocol';
 import { isAbsolute } from 'node:path';
 import {
@@ -51,6 +54,7 @@ import { elicitationModes } from './services/elicitation-policy.js';
 import { FileSystemSandbox } from './services/fs-sandbox.js';
 import { TerminalManager } from './services/terminals.js';
 import { RequestTimeoutError } from './request-timeout.js';
+import { readAuthStatus, requireAuthProviders, type AuthProvidersClient } from './auth-providers.js';
 import { requireUnstable } from './unstable-sessions.js';
 import { UpdateRouter } from './update-router.js';
 import { isObj, packageVersion } from '@acp-kit/protocol/internal';
@@ -161,8 +165,10 @@ export async function connectToAgent(target: AgentTarget, options: ClientOptions
  * A client's connection to one agent, with one version-neutral view of every session.
  * Create it with {@link connect} / {@link connectToAgent}.
  */
-export class ClientConnection {
+export class ClientConnection implements AuthProvidersClient {
   private readonly peer: JsonRpcPeer;
+  private authState: AuthStatus | undefined;
+  private requiredProviders = new Set<string>();
   private readonly codecFor: (v: 1 | 2) => WireCodec;
   private codec: WireCodec | undefined;
   private readonly elicitations: ClientElicitations;
@@ -212,6 +218,7 @@ export class ClientConnection {
     this.elicitations = new ClientElicitations(options.elicitation, (e) => emitter.emit('elicitation', e));
     this.peer.onNotification(Methods.sessionUpdate, (params) => this.onUpdate(params));
     this.peer.onNotification(Methods.elicitationComplete, (params) => this.onElicitationComplete(params));
+    this.peer.onNotification(Methods.authStatusUpdate, (params) => this.onAuthStatusUpdate(params));
     this.peer.onOtherNotification(() => undefined);
     this.peer.onOtherRequest((method, params, ctx) => this.onRequest(method, params, ctx));
     void this.peer.closed.then((info) => this.onClosed(info));
@@ -652,6 +659,47 @@ export class ClientConnection {
     return res.title;
   }
 
+  // ---- unstable auth status and providers ---------------------------------------------------
+
+  get lastAuthStatus(): AuthStatus | undefined {
+    return this.authState;
+  }
+
+  async authStatus(): Promise<AuthStatus> {
+    this.ready();
+    requireAuthProviders(Methods.authStatus, this.supports(Methods.authStatus));
+    // recorded when the answer is read, so an update that follows it is applied after it
+    return this.callAt(Methods.authStatus, {}, (r) => {
+      this.authState = readAuthStatus(r);
+      return this.authState;
+    });
+  }
+
+  async listProviders(): Promise<ProviderInfo[]> {
+    this.ready();
+    requireAuthProviders(Methods.providersList, this.supports(Methods.providersList));
+    const { providers } = await this.call(Methods.providersList, {});
+    this.requiredProviders = new Set(providers.filter((p) => p.required).map((p) => p.providerId));
+    return providers;
+  }
+
+  async setProvider(request: SetProviderRequest): Promise<void> {
+    this.ready();
+    requireAuthProviders(Methods.providersSet, this.supports(Methods.providersSet));
+    await this.call(Methods.providersSet, request);
+  }
+
+  async disableProvider(providerId: string): Promise<void> {
+    this.ready();
+    requireAuthProviders(Methods.providersDisable, this.supports(Methods.providersDisable));
+    // the schema: clients must not call providers/disable for a required provider
+    if (this.requiredProviders.has(providerId))
+      throw AcpError.invalidParams(`provider ${JSON.stringify(providerId)} is required and cannot be disabled`, {
+        path: 'params.providerId',
+      });
+    await this.call(Methods.providersDisable, { providerId });
+  }
+
   /** `session/delete`, only when the agent advertises it (ACP-ALL-DEL-01). */
   async deleteSession(sessionId: string): Promise<void> {
     const router = this.ready();
@@ -947,6 +995,25 @@ export class ClientConnection {
       this.problem({
         kind: 'invalid-message',
         message: `elicitation/complete: ${e instanceof Error ? e.message : String(e)}`,
+        detail: params,
+      });
+    }
+  }
+
+  /** `auth/status_update` (unstable): kept as {@link lastAuthStatus} and emitted as `authStatus`. */
+  private onAuthStatusUpdate(params: unknown): void {
+    const codec = this.codec;
+    if (!codec) return;
+    try {
+      if (!this.supports(Methods.authStatus))
+        throw new Error('the agent does not advertise auth.status, so it must not send auth/status_update');
+      const status = readAuthStatus(codec.decodeParams(Methods.authStatusUpdate, params));
+      this.authState = status;
+      this.emitter.emit('authStatus', status);
+    } catch (e) {
+      this.problem({
+        kind: 'invalid-message',
+        message: `auth/status_update: ${e instanceof Error ? e.message : String(e)}`,
         detail: params,
       });
     }

@@ -1,3 +1,4 @@
+import type { AuthStatus } from '@acp-kit/protocol';
 import type { CloseInfo } from '@acp-kit/protocol/rpc';
 import type { ElicitationEvent } from './elicitations.js';
 
@@ -24,6 +25,8 @@ export interface ClientEvents {
   close: (info: CloseInfo) => void;
   /** An elicitation was asked, answered or completed (issue 26). */
   elicitation: (event: ElicitationEvent) => void;
+  /** The agent's auth state changed (unstable `auth/status_update`; a state not known here reads as `unknown`). */
+  authStatus: (status: AuthStatus) => void;
 }
 
 /** A minimal typed event emitter; listener errors are swallowed so they never break the protocol loop. */

@@ -68,3 +68,4 @@ export {
   type TimelineEntry,
 } from '@acp-kit/protocol';
 export { ConnectionClosedError } from '@acp-kit/protocol/rpc';
+export type { AuthProvidersClient } from './auth-providers.js';

@@ -4,6 +4,7 @@ import { normalizeTitle } from '@acp-kit/agent';
 import { DEFAULT_MAX_TURN_REQUESTS, promptText, runTurn } from './engine.js';
 import type { LanguageModel } from './model.js';
 import { createDemoModel, DEMO_HELP } from './models/demo.js';
+import type { ModelProviders } from './models/routing.js';
 import { conversationFromHistory } from './restore.js';
 import { codingState, type CodingSessionState } from './session-state.js';
 import { historyHasTitle, titleFromPrompt } from './title.js';
@@ -65,6 +66,12 @@ export interface CodingAgentOptions {
    * limit, per-call time limit, where diagnostics go (default: stderr).
    */
   mcp?: SessionMcpOptions;
+  /**
+   * The model's providers as unstable `providers/*` and `auth/status` (custom LLM endpoint RFD):
+   * a client's `providers/set` switches the endpoint new turns use, `auth/status` says whether a
+   * key is configured. Its starting model replaces `model`. Absent: neither is advertised.
+   */
+  providers?: ModelProviders;
 }
 
 export const MODES: ReadonlyArray<{ value: AgentMode; name: string; description: string }> = [
@@ -113,7 +120,11 @@ function systemPrompt(turn: Turn, state: CodingSessionState, extra?: string): st
  * `runAgentOnStdio`. Config options: `mode` (ask / auto / read-only) and `model` (informational).
  */
 export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefinition {
-  const model = options.model ?? createDemoModel();
+  const started = options.model ?? createDemoModel();
+  // with providers, each new turn asks which model runs it (a client's providers/set switches it)
+  const modelNow = (): Promise<LanguageModel> => options.providers?.current() ?? Promise.resolve(started);
+  // for config options and /help, which must work while every provider is disabled
+  const shownModel = (): Promise<LanguageModel> => modelNow().catch(() => started);
   const tools = options.tools ?? builtinTools();
   const maxTurnRequests = options.maxTurnRequests ?? DEFAULT_MAX_TURN_REQUESTS;
   if (!Number.isInteger(maxTurnRequests) || maxTurnRequests < 1)
@@ -131,6 +142,7 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
     capabilities: { prompt: { image: true, embeddedContext: true }, mcp: { stdio: true, http: true, sse: true } },
     // the unstable session methods, served by the runtime from the store (fork rebuilds the
     // conversation from the copied history in openSession, as a restore does)
+    ...routingParts(options.providers),
     sessionMethods: {
       fork: true,
       archive: true,
@@ -157,9 +169,10 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
       if (saved && 'currentValue' in saved && isMode(saved.currentValue)) state.mode = saved.currentValue;
       // before the response: restored sessions reconnect their servers, then answer (ACP-V1-RESUME-02)
       await openSessionMcp(session, { clientInfo: { name: info.name, version: info.version }, ...options.mcp });
-      return { configOptions: configOptions(session, model), availableCommands: [...COMMANDS] };
+      return { configOptions: configOptions(session, await shownModel()), availableCommands: [...COMMANDS] };
     },
-    setConfigOption(session, configId, value) {
+    async setConfigOption(session, configId, value) {
+      const model = await shownModel();
       if (configId === 'mode') setMode(session, value);
       else if (configId === 'model') {
         if (value !== model.id)
@@ -181,7 +194,7 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
       const command = slash?.[1];
       // the second group always takes part in a match (it may be empty)
       if (command !== undefined && COMMANDS.some((c) => c.name === command))
-        return runCommand(turn, model, command, (slash?.[2] ?? '').trim());
+        return runCommand(turn, await shownModel(), command, (slash?.[2] ?? '').trim());
       const state = codingState(turn.session);
       // pickers and `sessions list` show something better than "(untitled)"; sent when the first
       // answer is done, so the turn's own updates come first
@@ -189,7 +202,7 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
       if (title !== undefined) state.titled = true;
       try {
         return await runTurn(turn, {
-          model,
+          model: await modelNow(),
           // ask_user only where the client can show a form (ACP-ALL-ELIC-01)
           tools: [
             ...tools,
@@ -204,6 +217,15 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
         if (title !== undefined) await turn.send({ sessionUpdate: 'session_info_update', title });
       }
     },
+  };
+}
+
+/** The unstable `auth` and `providers` parts of the definition, from the model's providers. */
+function routingParts(p: ModelProviders | undefined): Pick<AgentDefinition, 'auth' | 'providers'> {
+  if (!p) return {};
+  return {
+    auth: { status: () => p.status(), watch: (push) => p.watch(push) },
+    providers: { list: () => p.list(), set: (req) => p.set(req), disable: (id) => p.disable(id) },
   };
 }
 

@@ -8,6 +8,12 @@
  */
 export { createCodingAgent, MODES, COMMANDS, type CodingAgentOptions } from './coding-agent.js';
 export { createDemoModel, type DemoModelOptions } from './models/demo.js';
+export {
+  ModelProviders,
+  type ModelProviderId,
+  type ModelProvidersOptions,
+  type ProviderRoute,
+} from './models/routing.js';
 export { builtinTools } from './tools/index.js';
 export { conversationFromHistory, type ConversationFromHistoryOptions, type RestoredCommandEffect } from './restore.js';
 export {

@@ -1,7 +1,8 @@
 // The capture validator (acp-kit validate, the proxy's --validate, the bridge's legs) with the
 // unstable session methods: a message of session/fork, archive, status or set_title is checked
 // against the version's schema.unstable.json, so a well-formed one is no violation and a
-// malformed one is reported like any other schema failure (before, both passed unchecked).
+// malformed one is reported like any other schema failure (before, both passed unchecked). The
+// same for auth/status, the agent's auth/status_update and providers/list|set|disable.
 import { describe, expect, it } from 'vitest';
 import { CaptureValidator } from '../src/proxy/index.js';
 import type { CaptureFrame } from '../src/captures/index.js';
@@ -20,8 +21,12 @@ function frame(dir: CaptureFrame['dir'], message: Record<string, unknown>): Capt
   return f;
 }
 
-/** initialize, then each request and its answer; the violations of the whole exchange. */
-function exchange(version: 1 | 2, calls: Array<[string, unknown, unknown]>): string[] {
+/** initialize, then each request and its answer (and `notes`, agent notifications, before the last answer). */
+function exchange(
+  version: 1 | 2,
+  calls: Array<[string, unknown, unknown]>,
+  notes: Array<[string, unknown]> = [],
+): string[] {
   const v = new CaptureValidator({ protocolVersion: version });
   const out = [
     ...v.push(
@@ -38,6 +43,8 @@ function exchange(version: 1 | 2, calls: Array<[string, unknown, unknown]>): str
   ];
   calls.forEach(([method, params, result], i) => {
     out.push(...v.push(frame('editor->agent', { jsonrpc: '2.0', id: i + 1, method, params })));
+    if (i === calls.length - 1)
+      for (const [m, p] of notes) out.push(...v.push(frame('agent->editor', { jsonrpc: '2.0', method: m, params: p })));
     out.push(...v.push(frame('agent->editor', { jsonrpc: '2.0', id: i + 1, result })));
   });
   out.push(...v.finish());
@@ -68,5 +75,43 @@ describe.each([1, 2] as const)('capture validator, v%i: unstable session methods
     expect(found[0]).toMatch(/^session\/fork: .*cwd/);
     expect(found[1]).toMatch(/status/);
     expect(found[2]).toMatch(/^session\/set_title: .*title/);
+  });
+});
+
+describe.each([1, 2] as const)('capture validator, v%i: auth status and providers', (version) => {
+  const provider = { providerId: 'openai', supported: ['openai'], required: false, current: null };
+  it('well-formed: no violation', () => {
+    expect(
+      exchange(
+        version,
+        [
+          ['auth/status', {}, { state: 'unauthenticated', accounts: [{ label: 'Key', active: null }] }],
+          ['providers/list', {}, { providers: [provider] }],
+          ['providers/set', { providerId: 'openai', apiType: 'openai', baseUrl: 'http://127.0.0.1:9/v1' }, {}],
+          ['providers/disable', { providerId: 'openai' }, {}],
+        ],
+        [['auth/status_update', { state: 'authenticated' }]],
+      ),
+    ).toEqual([]);
+  });
+
+  it('malformed params, results and notifications are schema violations naming the field', () => {
+    const found = exchange(
+      version,
+      [
+        ['auth/status', {}, { accounts: [] }],
+        ['providers/list', {}, { providers: [{ providerId: 'openai' }] }],
+        ['providers/set', { providerId: 'openai', apiType: 'openai' }, {}],
+        ['providers/disable', {}, {}],
+      ],
+      [['auth/status_update', { state: 1 }]],
+    );
+    expect(found).toEqual([
+      "auth/status result: result: must have required property 'state'",
+      "providers/list result: result.providers[0]: must have required property 'supported'",
+      "providers/set: params: must have required property 'baseUrl'",
+      "providers/disable: params: must have required property 'providerId'",
+      'auth/status_update: params.state: must be string',
+    ]);
   });
 });

@@ -3,7 +3,13 @@
  * to stderr. The process ends when stdin closes.
  */
 import { InMemorySessionStore, JsonlSessionStore, runAgentOnStdio, stderrLogger } from '@acp-kit/agent';
-import { createCodingAgent, createDemoModel, type AgentMode, type LanguageModel } from '@acp-kit/coding-agent';
+import {
+  createCodingAgent,
+  createDemoModel,
+  ModelProviders,
+  type AgentMode,
+  type LanguageModel,
+} from '@acp-kit/coding-agent';
 import { signalToolProcesses } from '@acp-kit/coding-agent/internal';
 import { usageError } from '../errors.js';
 import { chooseModel, DEFAULT_MODEL_NAMES } from '../model-choice.js';
@@ -126,6 +132,25 @@ export async function resolveModel(
 }
 
 /**
+ * The model's providers for unstable `providers/*` and `auth/status`: the one the agent started on
+ * (with its base URL and key) is enabled; a client may route either to another endpoint.
+ */
+function modelProviders(opts: AgentCommandOptions, env: NodeJS.ProcessEnv, model: LanguageModel): ModelProviders {
+  const choice = chooseModel({ model: opts.model, modelName: opts.modelName, baseUrl: opts.baseUrl }, env);
+  const contextWindow = opts.contextWindow ?? positiveInt('ACP_KIT_CONTEXT_WINDOW', env.ACP_KIT_CONTEXT_WINDOW);
+  if (choice.backend === 'demo') return new ModelProviders({ model, contextWindow });
+  const providerId = choice.backend;
+  const apiKey = opts.apiKey ?? (providerId === 'openai' ? env.OPENAI_API_KEY : env.ANTHROPIC_API_KEY);
+  const baseUrl =
+    choice.baseUrl ?? (providerId === 'openai' ? 'https://api.openai.com/v1' : 'https://api.anthropic.com/v1');
+  return new ModelProviders({
+    model,
+    contextWindow,
+    startedOn: { providerId, route: { baseUrl, modelName: choice.modelName, ...(apiKey ? { apiKey } : {}) } },
+  });
+}
+
+/**
  * Runs the built-in coding agent on stdin/stdout until stdin closes; resolves with the exit code.
  * Configuration errors are thrown as CLI usage errors before anything is read from stdin.
  */
@@ -139,6 +164,7 @@ export async function runAgentCommand(opts: AgentCommandOptions): Promise<number
   }
   const definition = createCodingAgent({
     model,
+    providers: modelProviders(opts, env, model),
     mode,
     maxTurnRequests: opts.maxTurnRequests ?? positiveInt('ACP_KIT_MAX_TURN_REQUESTS', env.ACP_KIT_MAX_TURN_REQUESTS),
     maxOutputTokens: opts.maxOutputTokens ?? positiveInt('ACP_KIT_MAX_OUTPUT_TOKENS', env.ACP_KIT_MAX_OUTPUT_TOKENS),

@@ -63,7 +63,8 @@ export function v1NeutralMethod(wire: string): string {
  * (`ClientConnection.supports`), the agent answers -32601 to what it says no to for its own
  * capabilities (ACP-V1-LOAD-01, ACP-V1-RESUME-01, ACP-V1-LIST-01, ACP-V1-CLOSE-01, ACP-ALL-DEL-01,
  * ACP-V1-AUTH-02, ACP-V2-AUTH-02; the unstable `session/fork|archive|unarchive|status|set_title`
- * by `session.fork|archive|status|title`, ACP-V1-FORK-01 for fork).
+ * by `session.fork|archive|status|title`, ACP-V1-FORK-01 for fork; the unstable `auth/status` by
+ * `auth.status` and `providers/list|set|disable` by `providers`).
  */
 export function agentMethodSupported(
   method: AgentMethod,
@@ -96,6 +97,12 @@ export function agentMethodSupported(
       return !!capabilities.session?.status;
     case 'session/set_title':
       return !!capabilities.session?.title;
+    case 'auth/status':
+      return !!capabilities.authStatus;
+    case 'providers/list':
+    case 'providers/set':
+    case 'providers/disable':
+      return !!capabilities.providers;
     default:
       return true;
   }

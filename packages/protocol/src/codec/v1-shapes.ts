@@ -453,8 +453,10 @@ export function agentCapsToV1(c: AgentCapabilities): JsonObject {
       status: marker(s.status),
       title: marker(s.title),
     }),
-    auth: c.logout ? { logout: {} } : {},
+    // `auth.status` and `providers` are unstable markers (schema.unstable.json)
+    auth: compact({ logout: marker(c.logout), status: marker(c.authStatus) }),
   };
+  if (c.providers) out.providers = {};
   return withMeta(out, c);
 }
 
@@ -486,6 +488,8 @@ export function agentCapsFromV1(w: unknown): AgentCapabilities {
   });
   if (Object.keys(session).length) out.session = session;
   if (isObj(c.auth) && present(c.auth.logout)) out.logout = true;
+  if (isObj(c.auth) && present(c.auth.status)) out.authStatus = true;
+  if (present(c.providers)) out.providers = true;
   if (isObj(c._meta)) out._meta = c._meta;
   return out;
 }

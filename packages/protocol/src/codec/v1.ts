@@ -19,6 +19,7 @@ import {
   type MethodTable,
   elicitationAnswerIn,
 } from './base-codec.js';
+import { AUTH_PROVIDER_MAPPINGS } from './auth-providers.js';
 import { v1NeutralMethod, v1WireMethod } from './method-names.js';
 import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions } from './types.js';
 import { isObj, withMeta, type JsonObject } from './util.js';
@@ -294,6 +295,7 @@ const TABLE = {
   },
   [Methods.sessionArchive]: { prepareResult: emptyResultOk },
   [Methods.sessionUnarchive]: { prepareResult: emptyResultOk },
+  ...AUTH_PROVIDER_MAPPINGS,
   // v1 has no foreground-state snapshot in the status result (v2 only)
   [Methods.sessionStatus]: {
     encodeResult: (r) => {

@@ -213,7 +213,11 @@ export function agentCapsToV2(c: AgentCapabilities): JsonObject {
   if (s.additionalDirectories) session.additionalDirectories = {};
   // the unstable session markers (object-marker semantics as the stable ones, ACP-V2-CAP-01)
   for (const k of UNSTABLE_SESSION_MARKERS) if (s[k]) session[k] = {};
-  return withMeta({ session }, c);
+  const out: JsonObject = { session };
+  // unstable `auth.status` and `providers` markers (schema.unstable.json)
+  if (c.authStatus) out.auth = { status: {} };
+  if (c.providers) out.providers = {};
+  return withMeta(out, c);
 }
 
 /**
@@ -248,6 +252,8 @@ export function agentCapsFromV2(w: unknown, authMethodCount: number): AgentCapab
     });
   }
   if (authMethodCount > 0) out.logout = true;
+  if (isObj(c.auth) && present(c.auth.status)) out.authStatus = true;
+  if (present(c.providers)) out.providers = true;
   if (isObj(c._meta)) out._meta = c._meta;
   return out;
 }

@@ -16,6 +16,7 @@ import {
   type MethodTable,
   elicitationAnswerIn,
 } from './base-codec.js';
+import { AUTH_PROVIDER_MAPPINGS } from './auth-providers.js';
 import { v2NeutralMethod, v2WireMethod } from './method-names.js';
 import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions } from './types.js';
 import { isObj, withMeta, type JsonObject } from './util.js';
@@ -236,6 +237,7 @@ const TABLE = {
   },
   [Methods.sessionArchive]: { prepareResult: emptyResultOk },
   [Methods.sessionUnarchive]: { prepareResult: emptyResultOk },
+  ...AUTH_PROVIDER_MAPPINGS,
 } satisfies MethodTable;
 
 /** The v2 codec. `validator` checks what arrives (`null`: no validation, for tests of pure mapping). */

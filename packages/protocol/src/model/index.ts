@@ -7,3 +7,4 @@ export * from './update.js';
 export * from './session.js';
 export * from './elicitation.js';
 export * from './methods.js';
+export * from './auth-providers.js';

@@ -1,4 +1,10 @@
 import type {
+  AuthStatus,
+  DisableProviderRequest,
+  ListProvidersResponse,
+  SetProviderRequest,
+} from './auth-providers.js';
+import type {
   CompleteElicitationNotification,
   CreateElicitationRequest,
   CreateElicitationResponse,
@@ -60,6 +66,11 @@ export const Methods = {
   sessionUnarchive: 'session/unarchive',
   sessionStatus: 'session/status',
   sessionSetTitle: 'session/set_title',
+  authStatus: 'auth/status',
+  authStatusUpdate: 'auth/status_update',
+  providersList: 'providers/list',
+  providersSet: 'providers/set',
+  providersDisable: 'providers/disable',
 } as const;
 /**
  * @deprecated Includes names that are no ACP request at all (`$/cancel_request`); use
@@ -319,6 +330,12 @@ export interface AgentMethods {
   'session/unarchive': { params: SessionIdRequest; result: EmptyResult };
   'session/status': { params: SessionIdRequest; result: SessionStatusResponse };
   'session/set_title': { params: SetSessionTitleRequest; result: SetSessionTitleResponse };
+  /** unstable, gated by the agent's `auth.status` (never refused with auth_required) */
+  'auth/status': { params: EmptyResult; result: AuthStatus };
+  /** unstable, gated by the agent's `providers` */
+  'providers/list': { params: EmptyResult; result: ListProvidersResponse };
+  'providers/set': { params: SetProviderRequest; result: EmptyResult };
+  'providers/disable': { params: DisableProviderRequest; result: EmptyResult };
 }
 
 /** Notifications a client sends to an agent, by neutral method name: their params. */
@@ -344,6 +361,8 @@ export interface ClientMethods {
 export interface ClientNotifications {
   /** a url elicitation finished out of band (ACP-ALL-ELIC-09) */
   'elicitation/complete': CompleteElicitationNotification;
+  /** unstable: the agent's auth state changed (only from agents advertising `auth.status`) */
+  'auth/status_update': AuthStatus;
 }
 
 /** A request a client sends to an agent. */

@@ -39,6 +39,10 @@ export interface AgentCapabilities {
   };
   /** v1 `auth.logout` */
   logout?: boolean;
+  /** `auth/status` + `auth/status_update` (unstable, both versions: `auth.status`) */
+  authStatus?: boolean;
+  /** `providers/list|set|disable` (unstable, both versions: `providers`) */
+  providers?: boolean;
   _meta?: Meta | null;
 }
 

@@ -136,7 +136,8 @@ export class Translator {
     this.agent.onNotification('session/update', (params) => this.agentUpdate(params));
     this.agent.onOtherNotification((method, params) => {
       if (method.startsWith('_')) this.editor.notify(method, params);
-      else if (method === Methods.elicitationComplete) this.elicitationComplete(params);
+      else if (method === Methods.elicitationComplete || method === Methods.authStatusUpdate)
+        this.relay(method, params);
       else options.log(`agent notification ${method} has no counterpart in ACP v${this.E.version}; dropped`);
     });
     this.agent.onOtherRequest((method, params, ctx) => this.fromAgent(method, params, ctx));
@@ -713,9 +714,11 @@ export class Translator {
     return this.askEditor(s, ctx, forward, () => this.A.encodeResult(m, { action: 'cancel' }));
   }
 
-  /** `elicitation/complete`: the same in both versions, checked on the way (ACP-ALL-ELIC-09). */
-  private elicitationComplete(params: unknown): void {
-    const m = Methods.elicitationComplete;
+  /**
+   * An agent notification the same in both versions, checked on the way: `elicitation/complete`
+   * (ACP-ALL-ELIC-09) and the unstable `auth/status_update`.
+   */
+  private relay(m: 'elicitation/complete' | 'auth/status_update', params: unknown): void {
     try {
       this.editor.notify(m, this.E.encodeParams(m, this.A.decodeParams(m, params)));
     } catch (e) {
