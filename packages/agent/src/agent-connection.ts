@@ -51,6 +51,7 @@ import {
   type Transport,
 } from '@acp-kit/protocol/rpc';
 import { restoreValues } from './config-options.js';
+import { McpOverAcpRoutes } from './mcp-over-acp.js';
 import { messageOf } from './error-text.js';
 import { lifecycleFor, type AgentLifecycle, type LifecycleSession } from './lifecycle/index.js';
 import { stderrLogger, type AgentLogger } from './logger.js';
@@ -167,6 +168,10 @@ class AgentConnectionImpl implements AgentConnection {
   /** set by drain(): the agent is ending (shutdown, end of input), new turns are refused */
   private draining = false;
   private drained: Promise<boolean> | undefined;
+  /** MCP over ACP: `mcp/message` requests to the client and the routing of its notifications */
+  private readonly mcpRoutes = new McpOverAcpRoutes((params, signal) =>
+    this.requestClient(this.negotiatedCodec, Methods.mcpMessage, params, signal),
+  );
 
   constructor(
     private readonly definition: AgentDefinition,
@@ -360,6 +365,10 @@ class AgentConnectionImpl implements AgentConnection {
       await this.definition.extNotification?.(wireMethod, params);
       return;
     }
+    if (wireMethod === Methods.mcpMessage) {
+      this.onMcpMessage(codec, params);
+      return;
+    }
     if (codec.neutralMethod(wireMethod) !== Methods.sessionCancel) return;
     let p: SessionIdRequest;
     try {
@@ -371,6 +380,15 @@ class AgentConnectionImpl implements AgentConnection {
     const s = this.sessions.get(p.sessionId);
     if (s) s.cancel('session/cancel');
     else this.logger.debug(`session/cancel for unknown session ${p.sessionId} ignored`);
+  }
+
+  /** A client's `mcp/message` notification (MCP over ACP): to the inner request it belongs to. */
+  private onMcpMessage(codec: WireCodec, params: unknown): void {
+    try {
+      this.mcpRoutes.deliver(codec.decodeParams(Methods.mcpMessage, params));
+    } catch (e) {
+      this.logger.warn(`ignored malformed mcp/message notification: ${messageOf(e)}`);
+    }
   }
 
   // ---- initialize / auth ------------------------------------------------------
@@ -969,6 +987,7 @@ class AgentConnectionImpl implements AgentConnection {
       completeElicitation: (elicitationId) => conn.notifyClient(codec, Methods.elicitationComplete, { elicitationId }),
       whenWritable: () => conn.peer.whenWritable(),
       clientServices: (sessionId) => conn.clientServices(codec, sessionId),
+      mcpOverAcp: conn.mcpRoutes,
       sessionEnded: (s) => {
         if (conn.sessions.get(s.sessionId) === s) conn.sessions.delete(s.sessionId);
       },

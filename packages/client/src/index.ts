@@ -68,3 +68,16 @@ export {
   type TimelineEntry,
 } from '@acp-kit/protocol';
 export { ConnectionClosedError } from '@acp-kit/protocol/rpc';
+export {
+  McpBindingError,
+  McpOverAcpServerTransport,
+  McpOverAcpServers,
+  type McpJsonRpcMessage,
+  type McpOverAcpBackend,
+  type McpServerLike,
+  type McpTransport,
+  type OfferedMcpServer,
+  type RelayedMcpServer,
+} from './mcp-over-acp.js';
+export { McpStdioRelay } from './mcp-over-acp-stdio.js';
+export { resolveMcpServers, type SessionMcpServer } from './mcp-over-acp-session.js';
