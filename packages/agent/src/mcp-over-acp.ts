@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '@acp-kit/protocol/internal';
 import type { McpMessageNotification, McpMessageRequest, McpMessageResponse } from '@acp-kit/protocol';
 
 /** A notification of an active inner MCP request (progress, ...), as the serving side sent it. */

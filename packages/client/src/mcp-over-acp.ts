@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '@acp-kit/protocol/internal';
 import { AcpError, type McpMessageRequest, type McpMessageResponse, type McpServerAcp } from '@acp-kit/protocol';
 
 /**

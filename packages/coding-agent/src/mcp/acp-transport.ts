@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpOverAcpChannel } from '@acp-kit/agent';
 import { AcpError, type McpServer } from '@acp-kit/protocol';
-import { isObj } from '@acp-kit/protocol/internal';
+import { isObj, randomUUID } from '@acp-kit/protocol/internal';
 
 /**
  * The MCP revision the MCP-over-ACP binding names in each request's inner `_meta` (the official
