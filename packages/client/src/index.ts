@@ -73,6 +73,7 @@ export {
   McpOverAcpServerTransport,
   McpOverAcpServers,
   type McpJsonRpcMessage,
+  type McpNotify,
   type McpOverAcpBackend,
   type McpServerLike,
   type McpTransport,
