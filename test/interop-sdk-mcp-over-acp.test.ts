@@ -40,8 +40,22 @@ function echoServer(): McpServer {
   return server;
 }
 
+/** Methods of the requests the agent sent the client, in order (seen on the wire). */
+const requestsIn = new WeakMap<ClientConnection, string[]>();
+
 async function callerAgent(env: Record<string, string> = {}): Promise<ClientConnection> {
-  const conn = await connect({ command: process.execPath, args: [CALLER], env: { ...process.env, ...env } });
+  const methods: string[] = [];
+  const conn = await connect({
+    command: process.execPath,
+    args: [CALLER],
+    env: { ...process.env, ...env },
+    tap: {
+      received: (m) => {
+        if (m && typeof m === 'object' && 'method' in m && 'id' in m) methods.push(String(m.method));
+      },
+    },
+  });
+  requestsIn.set(conn, methods);
   conns.push(conn);
   return conn;
 }
@@ -67,6 +81,8 @@ describe('acp-kit client serves MCP over ACP to the official SDK agent (McpOverA
     ]);
     await s.prompt('call echo {"text":"hi"}');
     expect(agentText(s.state.messageList)).toBe('result=echo:hi progress=notifications/progress:1');
+    // the call came as one mcp/message request (the progress as an mcp/message notification back)
+    expect(requestsIn.get(conn)).toEqual(['mcp/message']);
   });
 
   it('an inner MCP error comes back as the outcome, a tool failure as its result (never as ACP errors)', async () => {
@@ -122,7 +138,7 @@ describe("the official SDK client serves MCP over ACP (McpOverAcpProvider) to ac
     const updates: Array<Record<string, unknown>> = [];
     const app = sdk
       .client({ name: 'sdk-mcp-provider' })
-      .onRequest(sdk.methods.client.mcp.message, provider.handleRequest)
+      .onRequest('mcp/message', provider.handleRequest)
       .onNotification(sdk.methods.client.session.update, ({ params }) => void updates.push(params.update))
       .onRequest(sdk.methods.client.session.requestPermission, ({ params }) => ({
         outcome: { outcome: 'selected', optionId: params.options[0]?.optionId ?? '' },

@@ -92,10 +92,12 @@ describe('injectMcpServer in a proxy in front of the built-in agent', () => {
       const cwd = tempDir('mcpacp-proxy-');
       const { transport, seen } = startProxiedAgent(cwd);
       const received: string[] = [];
-      const conn = await connect(
-        { transport },
-        { protocol: version, tap: { received: (m) => void received.push(JSON.stringify(m)) } },
-      );
+      const conn = await connect({
+        transport,
+        protocol: version,
+        tap: { received: (m) => void received.push(JSON.stringify(m)) },
+      });
+      expect(conn.protocolVersion).toBe(version);
       conns.push(conn);
       const s = await conn.newSession({ cwd });
       await s.prompt('mcp injected echo {"text": "from the proxy"}');
@@ -103,6 +105,8 @@ describe('injectMcpServer in a proxy in front of the built-in agent', () => {
       expect(call?.status).toBe('completed');
       expect(JSON.stringify(call?.content)).toContain('proxied: from the proxy');
       expect(seen.sessionNew).toEqual([expect.objectContaining({ mcpServers: [] })]);
+      // the tap saw the session's traffic, but no mcp/message: the proxy answered those
+      expect(received.some((m) => m.includes('"session/update"'))).toBe(true);
       expect(received.some((m) => m.includes('"mcp/message"'))).toBe(false);
     });
   }
