@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as sdk from '@agentclientprotocol/sdk/unstable';
+import * as sdk2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -124,15 +125,51 @@ describe('acp-kit client serves MCP over ACP to the official SDK agent (McpOverA
   });
 });
 
+/** `acp-kit agent --model demo` as a process; its stdio as a web stream pair for the SDK. */
+function builtinAgent(cwd: string): { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array> } {
+  const child = spawn(process.execPath, [BIN, 'agent', '--model', 'demo'], {
+    cwd,
+    env: { ...process.env, ACP_KIT_DATA_DIR: resolve(cwd, '.data'), ACP_KIT_DEMO_DELAY_MS: '0' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  children.push(() => child.kill('SIGKILL'));
+  return {
+    writable: Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    readable: Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+  };
+}
+
+/** A stateless MCP server for the SDK's provider: `shout` upper-cases; no `initialize` (2026-07-28 has none). */
+function shoutHandler(seen: Array<{ method: string; version: string }>): sdk.McpRequestHandler {
+  return (ctx) => {
+    seen.push({ method: ctx.method, version: ctx.protocolVersion });
+    if (ctx.method === 'tools/list')
+      return {
+        result: {
+          tools: [
+            {
+              name: 'shout',
+              description: 'Upper-cases the text',
+              inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+              annotations: { readOnlyHint: true },
+            },
+          ],
+        },
+      };
+    if (ctx.method === 'tools/call') {
+      const args = ctx.params?.arguments;
+      const text = args && typeof args === 'object' && 'text' in args ? String(args.text) : '';
+      return { result: { content: [{ type: 'text', text: text.toUpperCase() }] } };
+    }
+    // the stateless binding has no `initialize`: the agent's transport must cope
+    throw new sdk.McpProtocolError(-32601, `Method not found: ${ctx.method}`);
+  };
+}
+
 describe("the official SDK client serves MCP over ACP (McpOverAcpProvider) to acp-kit's built-in agent", () => {
   it('v1: the agent advertises mcpCapabilities.acp, lists the tool and calls it through mcp/message', async () => {
     const cwd = tempDir('mcpacp-agent-');
-    const child = spawn(process.execPath, [BIN, 'agent', '--model', 'demo'], {
-      cwd,
-      env: { ...process.env, ACP_KIT_DATA_DIR: resolve(cwd, '.data'), ACP_KIT_DEMO_DELAY_MS: '0' },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    children.push(() => child.kill('SIGKILL'));
+    const stream = builtinAgent(cwd);
     const seen: Array<{ method: string; version: string }> = [];
     const provider = new sdk.McpOverAcpProvider();
     const updates: Array<Record<string, unknown>> = [];
@@ -143,38 +180,8 @@ describe("the official SDK client serves MCP over ACP (McpOverAcpProvider) to ac
       .onRequest(sdk.methods.client.session.requestPermission, ({ params }) => ({
         outcome: { outcome: 'selected', optionId: params.options[0]?.optionId ?? '' },
       }));
-    const conn = app.connect(
-      sdk.ndJsonStream(
-        Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
-        Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
-      ),
-    );
-    const tools = provider.registerServer(conn.agent, {
-      name: 'tools',
-      handler: (ctx) => {
-        seen.push({ method: ctx.method, version: ctx.protocolVersion });
-        if (ctx.method === 'tools/list')
-          return {
-            result: {
-              tools: [
-                {
-                  name: 'shout',
-                  description: 'Upper-cases the text',
-                  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-                  annotations: { readOnlyHint: true },
-                },
-              ],
-            },
-          };
-        if (ctx.method === 'tools/call') {
-          const args = ctx.params?.arguments;
-          const text = args && typeof args === 'object' && 'text' in args ? String(args.text) : '';
-          return { result: { content: [{ type: 'text', text: text.toUpperCase() }] } };
-        }
-        // the stateless binding has no `initialize`: the agent's transport must cope
-        throw new sdk.McpProtocolError(-32601, `Method not found: ${ctx.method}`);
-      },
-    });
+    const conn = app.connect(sdk.ndJsonStream(stream.writable, stream.readable));
+    const tools = provider.registerServer(conn.agent, { name: 'tools', handler: shoutHandler(seen) });
     const init = await conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
     expect(init.agentCapabilities?.mcpCapabilities?.acp).toBe(true);
     const { sessionId } = await conn.agent.request('session/new', { cwd, mcpServers: [tools.declaration] });
@@ -187,6 +194,34 @@ describe("the official SDK client serves MCP over ACP (McpOverAcpProvider) to ac
     expect(JSON.stringify(done?.content)).toContain('QUIET PLEASE');
     expect(seen.map((s) => s.method)).toEqual(['initialize', 'tools/list', 'tools/call']);
     expect(new Set(seen.map((s) => s.version))).toEqual(new Set(['2026-07-28']));
+    conn.close();
+  });
+
+  it('v2: session.mcp.acp, the declaration through buildSession().withMcpServer(), the tool called', async () => {
+    const cwd = tempDir('mcpacp-agent-v2-');
+    const stream = builtinAgent(cwd);
+    const seen: Array<{ method: string; version: string }> = [];
+    const provider = new sdk2.McpOverAcpProvider();
+    const app = sdk2.client({ name: 'sdk-v2-mcp-provider' }).onRequest('mcp/message', provider.handleRequest);
+    const conn = app.connect(sdk2.ndJsonStream(stream.writable, stream.readable));
+    const tools = provider.registerServer(conn.agent, { name: 'tools', handler: shoutHandler(seen) });
+    const init = await conn.agent.request('initialize', {
+      protocolVersion: 2,
+      info: { name: 'sdk', version: '2' },
+      capabilities: {},
+    });
+    expect(init.capabilities?.session?.mcp?.acp).toEqual({});
+    const session = await conn.agent.buildSession(cwd).withMcpServer(tools.declaration).start();
+    await session.prompt('mcp tools shout {"text": "v two"}');
+    const contents: string[] = [];
+    for (;;) {
+      const m = await session.nextUpdate();
+      if (m.kind === 'stop') break;
+      if (m.update.sessionUpdate === 'tool_call_update' && m.update.status === 'completed')
+        contents.push(JSON.stringify(m.update.content));
+    }
+    expect(contents.join()).toContain('V TWO');
+    expect(seen.map((s) => s.method)).toEqual(['initialize', 'tools/list', 'tools/call']);
     conn.close();
   });
 });
