@@ -168,6 +168,8 @@ export interface RelayedMcpServer {
  */
 export class McpOverAcpServers {
   private readonly servers = new Map<string, McpOverAcpBackend>();
+  /** An MCP SDK server connects to one transport only: a server object offered again keeps its declaration. */
+  private readonly offered = new WeakMap<McpServerLike, McpServerAcp>();
 
   /** Registers a backend under a fresh id; returns the declaration for `mcpServers`. */
   register(name: string, backend: McpOverAcpBackend): McpServerAcp {
@@ -176,8 +178,13 @@ export class McpOverAcpServers {
     return { type: 'acp', name, serverId };
   }
 
-  /** Connects an MCP server object to a new transport and registers it. */
+  /**
+   * Connects an MCP server object to a new transport and registers it; the same object offered
+   * again on this connection (a second session, a resume) gets the same `serverId`.
+   */
   offer(name: string, server: McpServerLike): McpServerAcp {
+    const known = this.offered.get(server);
+    if (known) return known.name === name ? known : { ...known, name };
     const transport = new McpOverAcpServerTransport();
     const connected = server.connect(transport);
     const backend: McpOverAcpBackend = {
@@ -187,7 +194,9 @@ export class McpOverAcpServers {
       },
       close: () => transport.close(),
     };
-    return this.register(name, backend);
+    const declaration = this.register(name, backend);
+    this.offered.set(server, declaration);
+    return declaration;
   }
 
   /** Answers one `mcp/message` request (unknown id: -33001, as the SDK). */

@@ -99,4 +99,20 @@ describe('McpOverAcpServers (client side of mcp/message)', () => {
     );
     expect(after.code).toBe(-33001);
   });
+
+  it('the same server object offered twice (two sessions) is connected once and keeps its serverId', async () => {
+    const { server } = waitingServer();
+    const servers = new McpOverAcpServers();
+    const a = servers.offer('waits', server);
+    const b = servers.offer('waits', server);
+    expect(b).toEqual(a);
+    expect(servers.size).toBe(1);
+    const list = await servers.handle(
+      { serverId: a.serverId, requestId: 'l1', method: 'tools/list' },
+      new AbortController().signal,
+      () => {},
+    );
+    expect(list).toMatchObject({ result: { tools: [{ name: 'wait' }] } });
+    await servers.close();
+  });
 });
