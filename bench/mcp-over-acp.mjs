@@ -2,7 +2,8 @@
 // vs the same MCP SDK server as a stdio process. Both are measured from one agent process with
 // the MCP SDK's Client: over acp-kit's AcpMcpClientTransport (the built-in agent's) to an
 // McpServer object in the client process, and over StdioClientTransport to
-// test/fixtures/mcp-echo-server.mjs. Alone: node bench/mcp-over-acp.mjs [calls]
+// test/fixtures/mcp-echo-server.mjs; and the agent runtime's channel alone (no MCP client), which
+// separates the binding's cost from the MCP client's. Alone: node bench/mcp-over-acp.mjs [calls]
 import { fileURLToPath } from 'node:url';
 import { percentile } from './common.mjs';
 
@@ -17,6 +18,23 @@ async function time(client, n) {
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
     await client.callTool({ name: 'echo', arguments: { text: `c${i}` } });
+    rtts.push(performance.now() - t0);
+  }
+  return rtts.sort((a, b) => a - b);
+}
+
+/** The same calls on the agent runtime's channel itself (`session.mcpOverAcp`), without an MCP client. */
+async function timeChannel(channel, serverId, n) {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const call = (text) => channel.request(serverId, 'tools/call', { name: 'echo', arguments: { text }, _meta: meta });
+  for (let i = 0; i < WARMUP; i++) await call('w');
+  const rtts = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await call(`c${i}`);
     rtts.push(performance.now() - t0);
   }
   return rtts.sort((a, b) => a - b);
@@ -40,6 +58,7 @@ async function agent() {
         await overAcp.connect(new AcpMcpClientTransport(turn.session.mcpOverAcp, acpServer, info));
         const acp = await time(overAcp, n);
         await overAcp.close();
+        const channel = await timeChannel(turn.session.mcpOverAcp, acpServer.serverId, n);
         const overStdio = new Client(info);
         await overStdio.connect(new StdioClientTransport({ command: process.execPath, args: [ECHO_SERVER] }));
         const stdio = await time(overStdio, n);
@@ -47,7 +66,7 @@ async function agent() {
         await turn.send({
           sessionUpdate: 'agent_message_chunk',
           messageId: turn.session.newId('msg'),
-          content: { type: 'text', text: JSON.stringify({ acp, stdio }) },
+          content: { type: 'text', text: JSON.stringify({ acp, channel, stdio }) },
         });
         return 'end_turn';
       },
@@ -76,7 +95,7 @@ export async function runMcpOverAcpBench({ calls = 1000 } = {}) {
       .filter((m) => m.role === 'agent')
       .map((m) => m.text)
       .join('');
-    const { acp, stdio } = JSON.parse(text);
+    const { acp, channel, stdio } = JSON.parse(text);
     const row = (mode, r) => ({
       mode,
       calls,
@@ -85,8 +104,9 @@ export async function runMcpOverAcpBench({ calls = 1000 } = {}) {
       perSec: 1000 / (r.reduce((a, b) => a + b, 0) / r.length),
     });
     return [
-      row('MCP over ACP (mcp/message, server in the client process)', acp),
-      row('stdio MCP server process', stdio),
+      row('MCP over ACP: MCP SDK Client over AcpMcpClientTransport (server in the client process)', acp),
+      row('MCP over ACP: session.mcpOverAcp.request, no MCP client (same server)', channel),
+      row('stdio MCP server process: MCP SDK Client over StdioClientTransport', stdio),
     ];
   } finally {
     await conn.close();
