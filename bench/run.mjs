@@ -20,6 +20,7 @@ import { REMOTE_GOALS, formatRemoteRows, runRemoteBench } from './remote.mjs';
 import { INSPECTOR_FRAMES, INSPECTOR_GOALS, formatInspectorRows, runInspectorBench } from './inspector.mjs';
 import { PG_STORE_GOAL, formatPgStoreRows, runPgStoreBench } from './store-pg.mjs';
 import { formatClusterRows, runClusterBench } from './cluster.mjs';
+import { formatMcpOverAcpRows, runMcpOverAcpBench } from './mcp-over-acp.mjs';
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 
@@ -117,6 +118,12 @@ console.log(
   `acp-kit proxy (bench/proxy.mjs): the v2 pair direct and through the proxy; goals plain >= ${PROXY_GOALS.plain * 100} %, record >= ${PROXY_GOALS.record * 100} % of direct, added p50 <= ${PROXY_GOALS.addedP50Ms} ms`,
 );
 console.log(formatProxyRows(runProxyBench()));
+
+console.log('');
+console.log(
+  'MCP over ACP (bench/mcp-over-acp.mjs): MCP SDK Client tools/call round trip from an agent process, to an McpServer object offered by the client over the ACP connection (v2, mcp/message) vs to a stdio MCP server process',
+);
+console.log(formatMcpOverAcpRows(await runMcpOverAcpBench({ calls: Number(process.env.BENCH_MCP_CALLS ?? 1000) })));
 
 console.log('');
 console.log(

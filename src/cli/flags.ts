@@ -25,6 +25,8 @@ export interface AgentFlags {
   connectTimeout?: number;
   /** seconds to wait for the agent's answer to session set-up (`session/new`, load, resume) */
   timeout?: number;
+  /** `--mcp-over-acp <command>` (run, chat; repeatable): stdio MCP servers relayed over the ACP connection */
+  mcpOverAcp?: string[];
 }
 
 /** Model choice for the built-in agent (`run`, `chat`); ignored with `--agent`. */

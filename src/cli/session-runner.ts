@@ -12,11 +12,13 @@ import {
   type ReconnectingConnection,
   type RemoteTarget,
   type RestoreSessionOptions,
+  type SessionMcpServer,
 } from '@acp-kit/client';
 import type { TerminalExitStatus } from '@acp-kit/protocol';
 import { agentContext, remoteAgentCommand, resolveAgentCommand, type AgentCommand } from './agent-command.js';
 import { connectError, remoteConnectError, toCliError, usageError, type AgentContext } from './errors.js';
 import type { AgentFlags, ModelFlags } from './flags.js';
+import { mcpOverAcpServers } from './mcp-over-acp-flag.js';
 import { packageVersion } from '@acp-kit/protocol/internal';
 import type { ClientTerminalReport } from './render/run-reporter.js';
 
@@ -30,6 +32,8 @@ export interface OpenAgent {
   ctx: AgentContext;
   /** Absolute session working directory. */
   cwd: string;
+  /** `--mcp-over-acp`: servers offered with every session this command opens */
+  mcpServers: SessionMcpServer[];
   /** Closes the connection (kills the agent's process group); idempotent. */
   close(): Promise<void>;
 }
@@ -106,6 +110,7 @@ export async function openAgent(
   } = {},
 ): Promise<OpenAgent> {
   const cwd = resolveCwd(flags.cwd);
+  const mcpServers = mcpOverAcpServers(flags.mcpOverAcp, cwd);
   const protocol = protocolChoice(flags.protocol);
   // a remote agent is named by its URL: the local agent is not started, its model not chosen
   const agent =
@@ -157,6 +162,7 @@ export async function openAgent(
       agent,
       ctx,
       cwd,
+      mcpServers,
       close: () => rc.close(),
     };
   }
@@ -168,7 +174,7 @@ export async function openAgent(
   }
   ctx.authMethods = conn.authMethods;
   ctx.agentArgs = agent.args;
-  return { conn, agent, ctx, cwd, close: () => conn.close() };
+  return { conn, agent, ctx, cwd, mcpServers, close: () => conn.close() };
 }
 
 /** `--agent-url`, with the token of `--agent-token-file` or $ACP_KIT_AGENT_TOKEN (the URL checked before connecting). */
@@ -210,8 +216,10 @@ export async function openSession(
   onUpdate?: RestoreSessionOptions['onUpdate'],
 ): Promise<{ session: ClientSession; mode: 'new' | 'load' | 'resume' }> {
   try {
-    if (resumeId === undefined) return { session: await a.conn.newSession({ cwd: a.cwd, onUpdate }), mode: 'new' };
-    const session = await a.conn.resumeSession(resumeId, { cwd: a.cwd, replay: true, onUpdate });
+    const mcpServers = a.mcpServers;
+    if (resumeId === undefined)
+      return { session: await a.conn.newSession({ cwd: a.cwd, mcpServers, onUpdate }), mode: 'new' };
+    const session = await a.conn.resumeSession(resumeId, { cwd: a.cwd, mcpServers, replay: true, onUpdate });
     return { session, mode: a.conn.replayMethod === 'session/load' ? 'load' : 'resume' };
   } catch (e) {
     throw toCliError(e, a.ctx);

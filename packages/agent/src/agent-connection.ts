@@ -53,6 +53,7 @@ import {
 } from '@acp-kit/protocol/rpc';
 import { AuthStatusTracker, disableProvider, listProviders, setProvider } from './auth-providers.js';
 import { restoreValues } from './config-options.js';
+import { McpOverAcpRoutes } from './mcp-over-acp.js';
 import { messageOf } from './error-text.js';
 import { lifecycleFor, type AgentLifecycle, type LifecycleSession } from './lifecycle/index.js';
 import { stderrLogger, type AgentLogger } from './logger.js';
@@ -177,6 +178,10 @@ class AgentConnectionImpl implements AgentConnection {
   private drained: Promise<boolean> | undefined;
   private readonly authSent = new AuthStatusTracker();
   private unwatchAuth: (() => void) | undefined;
+  /** MCP over ACP: `mcp/message` requests to the client and the routing of its notifications */
+  private readonly mcpRoutes = new McpOverAcpRoutes((params, signal) =>
+    this.requestClient(this.negotiatedCodec, Methods.mcpMessage, params, signal),
+  );
 
   constructor(
     private readonly definition: AgentDefinition,
@@ -412,6 +417,10 @@ class AgentConnectionImpl implements AgentConnection {
       await this.definition.extNotification?.(wireMethod, params);
       return;
     }
+    if (wireMethod === Methods.mcpMessage) {
+      this.onMcpMessage(codec, params);
+      return;
+    }
     if (codec.neutralMethod(wireMethod) !== Methods.sessionCancel) return;
     let p: SessionIdRequest;
     try {
@@ -423,6 +432,15 @@ class AgentConnectionImpl implements AgentConnection {
     const s = this.sessions.get(p.sessionId);
     if (s) s.cancel('session/cancel');
     else this.logger.debug(`session/cancel for unknown session ${p.sessionId} ignored`);
+  }
+
+  /** A client's `mcp/message` notification (MCP over ACP): to the inner request it belongs to. */
+  private onMcpMessage(codec: WireCodec, params: unknown): void {
+    try {
+      this.mcpRoutes.deliver(codec.decodeParams(Methods.mcpMessage, params));
+    } catch (e) {
+      this.logger.warn(`ignored malformed mcp/message notification: ${messageOf(e)}`);
+    }
   }
 
   // ---- initialize / auth ------------------------------------------------------
@@ -1024,6 +1042,7 @@ class AgentConnectionImpl implements AgentConnection {
       completeElicitation: (elicitationId) => conn.notifyClient(codec, Methods.elicitationComplete, { elicitationId }),
       whenWritable: () => conn.peer.whenWritable(),
       clientServices: (sessionId) => conn.clientServices(codec, sessionId),
+      mcpOverAcp: conn.mcpRoutes,
       sessionEnded: (s) => {
         if (conn.sessions.get(s.sessionId) === s) conn.sessions.delete(s.sessionId);
       },

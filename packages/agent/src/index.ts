@@ -33,3 +33,10 @@ export type { AgentAuthStatusSource, AgentProviders } from './auth-providers.js'
 export { normalizeTitle, MAX_TITLE_LENGTH, type UnstableSessionMethods } from './unstable-sessions.js';
 // The built-in coding agent moved to `acp-kit/agent/coding` (0.2), HTTP models are in
 // `acp-kit/agent/models`: a runtime-only agent loads neither before answering `initialize`.
+export {
+  McpOverAcpRoutes,
+  type McpOverAcpChannel,
+  type McpOverAcpNotification,
+  type McpOverAcpRequestOptions,
+  type McpMessageSender,
+} from './mcp-over-acp.js';

@@ -16,6 +16,7 @@ import {
   type CreateElicitationResponse,
 } from '@acp-kit/protocol';
 import { isObj } from '@acp-kit/protocol/internal';
+import type { McpOverAcpChannel } from './mcp-over-acp.js';
 import { checkConfigValue, configValues, modeOption, withValue } from './config-options.js';
 import { SessionElicitations, type ElicitationMode, type ElicitationTarget } from './elicitation.js';
 import type { AgentLifecycle, PromptJob, TurnEnd } from './lifecycle/index.js';
@@ -51,6 +52,8 @@ export interface AgentSessionHost {
   completeElicitation(elicitationId: string): void;
   whenWritable(): Promise<void>;
   clientServices(sessionId: string): ClientServices;
+  /** This connection's way to the client's MCP-over-ACP servers. */
+  readonly mcpOverAcp: McpOverAcpChannel;
   /** The session was closed for every attached connection (`session/delete`, the last one leaving): forget it. */
   sessionEnded(session: SessionRuntime): void;
 }
@@ -420,6 +423,9 @@ export class SessionRuntime implements AgentSession {
 
   get client(): ClientPeerInfo {
     return this.host.client;
+  }
+  get mcpOverAcp(): McpOverAcpChannel {
+    return this.host.mcpOverAcp;
   }
   get clientServices(): ClientServices {
     return (this.services ??= this.host.clientServices(this.sessionId));

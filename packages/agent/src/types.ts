@@ -28,6 +28,7 @@ import type {
 } from './elicitation.js';
 import type { AgentAuthStatusSource, AgentProviders } from './auth-providers.js';
 import type { UnstableSessionMethods } from './unstable-sessions.js';
+import type { McpOverAcpChannel } from './mcp-over-acp.js';
 
 /** What the runtime knows about the connected client. */
 export interface ClientPeerInfo {
@@ -72,6 +73,11 @@ export interface AgentSession {
   readonly mcpServers: readonly McpServer[];
   readonly client: ClientPeerInfo;
   readonly clientServices: ClientServices;
+  /**
+   * The MCP servers the client serves over this connection (`mcpServers` entries of `type: "acp"`,
+   * unstable MCP-over-ACP): send their inner requests here. Present on sessions of acp-kit's runtime.
+   */
+  readonly mcpOverAcp?: McpOverAcpChannel;
   /** Current config options (modes are a `category: "mode"` option). */
   readonly configOptions: readonly ConfigOption[];
   /** Session-scoped state the author may keep (e.g. remembered "always" permission answers). */

@@ -50,6 +50,8 @@ import type {
   RestoreSessionOptions,
 } from './options.js';
 import { ClientElicitations } from './elicitations.js';
+import { McpOverAcpServers } from './mcp-over-acp.js';
+import { resolveMcpServers } from './mcp-over-acp-session.js';
 import { elicitationModes } from './services/elicitation-policy.js';
 import { FileSystemSandbox } from './services/fs-sandbox.js';
 import { TerminalManager } from './services/terminals.js';
@@ -180,6 +182,8 @@ export class ClientConnection implements AuthProvidersClient {
   private readonly clientCaps: ClientCapabilities;
   private readonly rejectClosed: (e: unknown) => void;
   private closing: Promise<void> | undefined;
+  /** MCP servers this client serves the agent over `mcp/message` (MCP over ACP) */
+  private readonly mcpOverAcp = new McpOverAcpServers();
   /** @internal rejects with the close error when the connection ends */
   readonly closedError: Promise<never>;
 
@@ -808,8 +812,14 @@ export class ClientConnection implements AuthProvidersClient {
           path: `params.additionalDirectories[${i}]`,
         });
     }
-    this.checkMcpServers(options.mcpServers ?? []);
-    const params: NewSessionRequest = { cwd: options.cwd, mcpServers: [...(options.mcpServers ?? [])] };
+    const mcpServers = resolveMcpServers(
+      options.mcpServers ?? [],
+      !!this.agentCapabilities.mcp?.acp,
+      this.mcpOverAcp,
+      this.version === 1 ? 'mcpCapabilities.acp' : 'session.mcp.acp',
+    );
+    this.checkMcpServers(mcpServers);
+    const params: NewSessionRequest = { cwd: options.cwd, mcpServers };
     if (options.additionalDirectories && options.additionalDirectories.length > 0) {
       if (!this.agentCapabilities.session?.additionalDirectories) {
         throw new AcpError(
@@ -841,7 +851,9 @@ export class ClientConnection implements AuthProvidersClient {
             ? !!mcp.http
             : type === 'sse'
               ? this.version === 1 && !!mcp.sse
-              : typeof type === 'string' && type.startsWith('_');
+              : type === 'acp'
+                ? !!mcp.acp
+                : typeof type === 'string' && type.startsWith('_');
       if (!ok) {
         throw AcpError.invalidParams(
           `params.mcpServers[${i}]: the agent does not advertise ${JSON.stringify(type)} MCP servers (${this.version === 1 ? 'ACP-V1-SESS-02' : 'ACP-V2-SESS-02'})`,
@@ -934,6 +946,16 @@ export class ClientConnection implements AuthProvidersClient {
    * methods: the codec maps none of them, so they never get here).
    */
   private readonly handlers: { [M in ClientMethod]: ClientHandler<M> } = {
+    // MCP over ACP: the inner request goes to the server this client declared (unknown id: -33001)
+    'mcp/message': (req, ctx) =>
+      this.mcpOverAcp.handle(req, ctx.signal, (method, params) =>
+        this.notifyNeutral('mcp/message', {
+          serverId: req.serverId,
+          requestId: req.requestId,
+          method,
+          ...(params ? { params } : {}),
+        }),
+      ),
     'session/request_permission': async (req, ctx) => ({
       outcome: await this.sessionOrThrow(req.sessionId).requestPermission(req, ctx.signal),
     }),
@@ -1026,6 +1048,7 @@ export class ClientConnection implements AuthProvidersClient {
   private onClosed(info: CloseInfo): void {
     const err = new ConnectionClosedError(info);
     this.rejectClosed(err);
+    void this.mcpOverAcp.close();
     for (const s of this.router?.all.values() ?? []) s.markClosed(err);
     this.emitter.emit('close', info);
   }

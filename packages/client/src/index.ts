@@ -69,3 +69,17 @@ export {
 } from '@acp-kit/protocol';
 export { ConnectionClosedError } from '@acp-kit/protocol/rpc';
 export type { AuthProvidersClient } from './auth-providers.js';
+export {
+  McpBindingError,
+  McpOverAcpServerTransport,
+  McpOverAcpServers,
+  type McpJsonRpcMessage,
+  type McpNotify,
+  type McpOverAcpBackend,
+  type McpServerLike,
+  type McpTransport,
+  type OfferedMcpServer,
+  type RelayedMcpServer,
+} from './mcp-over-acp.js';
+export { McpStdioRelay } from './mcp-over-acp-stdio.js';
+export { resolveMcpServers, type SessionMcpServer } from './mcp-over-acp-session.js';

@@ -1,8 +1,8 @@
+import type { SessionMcpServer } from './mcp-over-acp-session.js';
 import type {
   WireCodec,
   Meta,
   Implementation,
-  McpServer,
   AnySessionUpdate,
   SessionArchiveFilter,
   SessionState,
@@ -106,7 +106,12 @@ export interface NewSessionOptions {
   cwd: string;
   /** absolute; only sent when the agent advertises the capability (ACP-ALL-SESS-05) */
   additionalDirectories?: string[];
-  mcpServers?: McpServer[];
+  /**
+   * Wire entries, or servers the client serves itself over the connection (MCP over ACP): an MCP
+   * server object (`{ type: 'acp', name, server }`) or a stdio server the client starts and relays
+   * (`{ type: 'acp', name, command }`). See docs/mcp-over-acp.md for the fallback without the capability.
+   */
+  mcpServers?: SessionMcpServer[];
   /** Overrides the connection's policy for this session. */
   permissionPolicy?: PermissionPolicy;
   _meta?: Meta;

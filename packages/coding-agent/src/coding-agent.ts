@@ -139,7 +139,10 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
     info,
     // stdio is mandatory (ACP-V1-SESS-01); streamable HTTP is what new agents SHOULD support; sse is
     // v1-only (the v2 codec drops the flag and the configs)
-    capabilities: { prompt: { image: true, embeddedContext: true }, mcp: { stdio: true, http: true, sse: true } },
+    capabilities: {
+      prompt: { image: true, embeddedContext: true },
+      mcp: { stdio: true, http: true, sse: true, acp: true },
+    },
     // the unstable session methods, served by the runtime from the store (fork rebuilds the
     // conversation from the copied history in openSession, as a restore does)
     ...routingParts(options.providers),

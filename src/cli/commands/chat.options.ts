@@ -1,7 +1,7 @@
 /** `acp-kit chat`: its flags and help; the action (`chat.ts`, with the terminal UI) loads only when the command runs. */
 import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import type { CommandHandlers } from '../flags.js';
-import { addAgentOptions, addModelOptions, AGENT_HELP, EXIT_HELP, type ExitResult } from '../options.js';
+import { addAgentOptions, addModelOptions, AGENT_HELP, collect, EXIT_HELP, type ExitResult } from '../options.js';
 
 export function register(program: CommandUnknownOpts, result: ExitResult, chat: CommandHandlers['chat']): void {
   addModelOptions(
@@ -14,6 +14,11 @@ export function register(program: CommandUnknownOpts, result: ExitResult, chat: 
     ),
   )
     .option('--resume [sessionId]', 'resume an earlier session (without an id: pick one from a list)')
+    .option(
+      '--mcp-over-acp <command>',
+      'start this stdio MCP server here and offer it to the agent over the ACP connection (MCP over ACP; "name=command" names it; repeatable)',
+      collect,
+    )
     .addOption(
       new Option('--approve-all', 'approve every permission request without asking').conflicts(['approveReads']),
     )

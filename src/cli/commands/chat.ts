@@ -60,8 +60,8 @@ async function openChatSession(
   try {
     const s =
       resumeId === undefined
-        ? await rc.newSession({ cwd: a.cwd, onUpdate })
-        : await rc.resumeSession(resumeId, { cwd: a.cwd, replay: true, onUpdate });
+        ? await rc.newSession({ cwd: a.cwd, mcpServers: a.mcpServers, onUpdate })
+        : await rc.resumeSession(resumeId, { cwd: a.cwd, mcpServers: a.mcpServers, replay: true, onUpdate });
     return chatSessionOf(s);
   } catch (e) {
     throw toCliError(e, a.ctx);

@@ -29,6 +29,11 @@ export function register(program: CommandUnknownOpts, result: ExitResult, run: C
     .option('--answers <file.json>', 'answers to form fields from a JSON object (--answer wins per field)')
     .option('--accept-urls', "consent to the agent's url requests (the URL is printed, never opened); default: decline")
     .option('--json', 'print NDJSON events (first: connection, last: result) instead of text')
+    .option(
+      '--mcp-over-acp <command>',
+      'start this stdio MCP server here and offer it to the agent over the ACP connection (MCP over ACP; "name=command" names it; repeatable)',
+      collect,
+    )
     .addHelpText(
       'after',
       `\nExamples:\n  acp-kit run "create notes.txt containing hello" --approve-all\n  acp-kit run --json "list files" | jq -c .type\n  acp-kit run --agent "node my-agent.js" --protocol 1 "hello"\n  acp-kit run "ask Which database? choices postgres, sqlite" --answer answer=sqlite\n${AGENT_HELP}${EXIT_HELP}`,

@@ -271,7 +271,9 @@ async function startSession(
   let s: RunSession;
   if (a.reconnecting) {
     try {
-      s = runSessionOf(await a.reconnecting.newSession({ cwd: a.cwd, onUpdate: (u) => early.push(u) }));
+      s = runSessionOf(
+        await a.reconnecting.newSession({ cwd: a.cwd, mcpServers: a.mcpServers, onUpdate: (u) => early.push(u) }),
+      );
     } catch (e) {
       throw toCliError(e, a.ctx);
     }

@@ -30,7 +30,15 @@ export const v1Lifecycle: AgentLifecycle = {
   }),
   // v1 requires stdio support of every agent; `sse` is v1 only
   mcpServerAllowed: (type, mcp) =>
-    type === 'stdio' ? true : type === 'http' ? !!mcp.http : type === 'sse' ? !!mcp.sse : false,
+    type === 'stdio'
+      ? true
+      : type === 'http'
+        ? !!mcp.http
+        : type === 'sse'
+          ? !!mcp.sse
+          : type === 'acp'
+            ? !!mcp.acp
+            : false,
   sharesSessions: false,
   allowsEmptyPrompt: true,
   closeUnknownSession(sessionId) {

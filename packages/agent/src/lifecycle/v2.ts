@@ -30,7 +30,8 @@ export const v2Lifecycle: AgentLifecycle = {
     // no marker: auth/logout exists exactly when there are auth methods (ACP-V2-AUTH-02)
     logout: (definition.authMethods?.length ?? 0) > 0,
   }),
-  mcpServerAllowed: (type, mcp) => (type === 'stdio' ? !!mcp.stdio : type === 'http' ? !!mcp.http : false),
+  mcpServerAllowed: (type, mcp) =>
+    type === 'stdio' ? !!mcp.stdio : type === 'http' ? !!mcp.http : type === 'acp' ? !!mcp.acp : false,
   sharesSessions: true,
   allowsEmptyPrompt: false,
   // closing an unknown or inactive session succeeds (ACP-ALL-CLOSE-02)

@@ -7,6 +7,7 @@ import type {
   Tool as McpToolDefinition,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@acp-kit/protocol';
+import type { McpOverAcpChannel } from '@acp-kit/agent';
 import { abortError } from '../model.js';
 import type { Tool } from '../tool.js';
 import { createMcpTool, type McpToolCaller } from './mcp-tool.js';
@@ -34,6 +35,8 @@ export interface McpConnectOptions {
   log?: (line: string) => void;
   /** `clientInfo` sent to the servers. */
   clientInfo?: { name: string; version: string };
+  /** The way to the client's `type: "acp"` servers (MCP over ACP): the session's `mcpOverAcp`. */
+  mcpOverAcp?: McpOverAcpChannel;
 }
 
 /** What the agent knows about one configured server. */
@@ -292,6 +295,11 @@ class ServerConnection implements McpToolCaller, McpResourceReader {
       }
       const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
       return new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+    }
+    if (this.transportType === 'acp') {
+      const { createAcpMcpTransport } = await import('./acp-transport.js');
+      const info = this.options.clientInfo ?? { name: 'acp-kit-coding-agent', version: packageVersion() };
+      return createAcpMcpTransport(this.config, this.options.mcpOverAcp, info);
     }
     throw new Error(`MCP transport ${JSON.stringify(this.transportType)} is not supported by this agent`);
   }

@@ -18,7 +18,11 @@ export async function openSessionMcp(
   options: SessionMcpOptions = {},
 ): Promise<McpConnections | undefined> {
   if (session.mcpServers.length === 0) return undefined;
-  const conns = await McpConnections.open(session.mcpServers, { ...options, cwd: session.cwd });
+  const conns = await McpConnections.open(session.mcpServers, {
+    ...options,
+    cwd: session.cwd,
+    ...(session.mcpOverAcp ? { mcpOverAcp: session.mcpOverAcp } : {}),
+  });
   session.data.set(KEY, conns);
   const failures = conns.failures();
   // after the response: a `session/new` client cannot route updates of a session id it has not seen yet

@@ -2,7 +2,8 @@ import { AcpError } from '../errors.js';
 import type { NeutralMethod, ParamsOf, RequestMethod, ResultOf } from '../model/methods.js';
 import type { WireValidator } from '../validation/types.js';
 import type { UpdateDecoder, UpdateEncoder, UpdateEncoderOptions, WireCodec } from './types.js';
-import { checkParams, checkResult, isObj, type JsonObject } from './util.js';
+import { checkParamsWithMcpServers } from './mcp-over-acp.js';
+import { checkResult, isObj, type JsonObject } from './util.js';
 
 /**
  * How one method's payloads map between neutral and wire. Every step is optional (identity).
@@ -117,7 +118,7 @@ export abstract class BaseCodec implements WireCodec {
     if (wire === undefined && (m !== undefined || wireName !== undefined)) wire = {};
     const value = m?.prepareParams ? m.prepareParams(wire) : wire;
     if (m?.checkParams) m.checkParams(value);
-    else if (wireName !== undefined) checkParams(this.validator, wireName, value);
+    else if (wireName !== undefined) checkParamsWithMcpServers(this.validator, wireName, value);
     // Without a validator (or for an extension method) a non-object is passed on untouched.
     return m?.decodeParams && isObj(value) ? m.decodeParams(value) : value;
   }

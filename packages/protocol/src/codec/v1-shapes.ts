@@ -319,7 +319,7 @@ export function configOptionsFromV1(options: readonly unknown[]): unknown[] {
 // ---------------------------------------------------------------- MCP servers
 
 /**
- * v1 stdio servers have no `type`; http/sse keep theirs. Other (v2 `_custom`) transports cannot
+ * v1 stdio servers have no `type`; http/sse/acp keep theirs. Other (v2 `_custom`) transports cannot
  * be expressed in v1 and are dropped (an agent could not connect to them anyway).
  */
 export function mcpServersToV1(servers: readonly McpServer[]): JsonObject[] {
@@ -333,6 +333,9 @@ export function mcpServersToV1(servers: readonly McpServer[]): JsonObject[] {
     } else if (s.type === 'http' || s.type === 'sse') {
       const defaults: JsonObject = { headers: [] };
       out.push({ ...defaults, ...s });
+    } else if (s.type === 'acp') {
+      // the v1 unstable schema has the ACP transport with its `type` (MCP-over-ACP RFD)
+      out.push({ ...s });
     }
   }
   return out;
@@ -441,7 +444,12 @@ export function agentCapsToV1(c: AgentCapabilities): JsonObject {
       audio: c.prompt?.audio === true,
       embeddedContext: c.prompt?.embeddedContext === true,
     },
-    mcpCapabilities: { http: c.mcp?.http === true, sse: c.mcp?.sse === true },
+    // `acp` (unstable MCP-over-ACP) only when offered: agents that never heard of it keep their exact output
+    mcpCapabilities: {
+      http: c.mcp?.http === true,
+      sse: c.mcp?.sse === true,
+      ...(c.mcp?.acp === true ? { acp: true } : {}),
+    },
     sessionCapabilities: compact({
       list: marker(s.list),
       resume: marker(s.resume),
@@ -473,7 +481,7 @@ export function agentCapsFromV1(w: unknown): AgentCapabilities {
   });
   if (Object.keys(prompt).length) out.prompt = prompt;
   const m = isObj(c.mcpCapabilities) ? c.mcpCapabilities : {};
-  out.mcp = compactBool({ stdio: true, http: m.http === true, sse: m.sse === true });
+  out.mcp = compactBool({ stdio: true, http: m.http === true, sse: m.sse === true, acp: m.acp === true });
   const s = isObj(c.sessionCapabilities) ? c.sessionCapabilities : {};
   const session = compactBool({
     list: present(s.list),

@@ -207,8 +207,8 @@ export function agentCapsToV2(c: AgentCapabilities): JsonObject {
       embeddedContext: marker(c.prompt.embeddedContext),
     });
   }
-  if (c.mcp && (c.mcp.stdio || c.mcp.http))
-    session.mcp = compact({ stdio: marker(c.mcp.stdio), http: marker(c.mcp.http) });
+  if (c.mcp && (c.mcp.stdio || c.mcp.http || c.mcp.acp))
+    session.mcp = compact({ stdio: marker(c.mcp.stdio), http: marker(c.mcp.http), acp: marker(c.mcp.acp) });
   if (s.delete) session.delete = {};
   if (s.additionalDirectories) session.additionalDirectories = {};
   // the unstable session markers (object-marker semantics as the stable ones, ACP-V2-CAP-01)
@@ -237,7 +237,7 @@ export function agentCapsFromV2(w: unknown, authMethodCount: number): AgentCapab
     });
     if (Object.keys(prompt).length) out.prompt = prompt;
     const m = isObj(s.mcp) ? s.mcp : {};
-    const mcp = compactBool({ stdio: present(m.stdio), http: present(m.http) });
+    const mcp = compactBool({ stdio: present(m.stdio), http: present(m.http), acp: present(m.acp) });
     if (Object.keys(mcp).length) out.mcp = mcp;
     out.session = compactBool({
       list: true,

@@ -71,6 +71,8 @@ export const Methods = {
   providersList: 'providers/list',
   providersSet: 'providers/set',
   providersDisable: 'providers/disable',
+  /** unstable MCP-over-ACP: agent-to-client request, and the client's request-scoped notification */
+  mcpMessage: 'mcp/message',
 } as const;
 /**
  * @deprecated Includes names that are no ACP request at all (`$/cancel_request`); use
@@ -300,6 +302,32 @@ export interface TerminalOutputResponse {
 }
 export type WaitForTerminalExitResponse = TerminalExitStatus;
 
+// ---- MCP over ACP (unstable; schema.unstable.json `MessageMcpRequest`/`Response`/`Notification`) ----
+
+/**
+ * One inner MCP request carried to the component that declared `serverId` (agent to client).
+ * `requestId` is the caller's inner MCP request id (a string, distinct from the outer JSON-RPC id).
+ */
+export interface McpMessageRequest {
+  serverId: string;
+  requestId: string;
+  method: string;
+  params?: Record<string, unknown> | null;
+  _meta?: Meta | null;
+}
+/** An inner MCP error: its code is an MCP code, never an ACP one. */
+export interface McpErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+  [key: string]: unknown;
+}
+/** The one inner MCP outcome of a successful `mcp/message` response: `result` (may be `null`) or `error`. */
+export type McpMessageResponse =
+  { result: unknown; _meta?: Meta | null } | { error: McpErrorObject; _meta?: Meta | null };
+/** A notification of an active inner request (progress, ...), from the serving side to the caller. */
+export type McpMessageNotification = McpMessageRequest;
+
 /** A result with nothing in it (`{}` on the wire; v1 also tolerates `null`). */
 export interface EmptyResult {
   _meta?: Meta | null;
@@ -341,6 +369,8 @@ export interface AgentMethods {
 /** Notifications a client sends to an agent, by neutral method name: their params. */
 export interface AgentNotifications {
   'session/cancel': SessionIdRequest;
+  /** unstable MCP-over-ACP: a notification of an inner request the agent made (the client serves the server) */
+  'mcp/message': McpMessageNotification;
 }
 
 /** Requests an agent sends to a client (v1 client services and permission questions). */
@@ -355,6 +385,8 @@ export interface ClientMethods {
   'terminal/release': { params: TerminalRequest; result: EmptyResult };
   /** gated per mode by the client's `elicitation.form` / `.url` (ACP-ALL-ELIC-01) */
   'elicitation/create': { params: CreateElicitationRequest; result: CreateElicitationResponse };
+  /** unstable MCP-over-ACP: one inner MCP request to a server the client declared with `type: "acp"` */
+  'mcp/message': { params: McpMessageRequest; result: McpMessageResponse };
 }
 
 /** Notifications an agent sends to a client, by neutral method name (besides `session/update`): their params. */

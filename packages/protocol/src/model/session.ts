@@ -21,7 +21,8 @@ export interface AgentCapabilities {
   /** v1 `loadSession` (v2 has no `session/load`; replay is `session/resume` + `replayFrom`) */
   loadSession?: boolean;
   prompt?: { image?: boolean; audio?: boolean; embeddedContext?: boolean };
-  mcp?: { stdio?: boolean; http?: boolean; sse?: boolean };
+  /** `acp`: MCP servers over the ACP connection itself (unstable MCP-over-ACP RFD; v1 `mcpCapabilities.acp`, v2 `session.mcp.acp`) */
+  mcp?: { stdio?: boolean; http?: boolean; sse?: boolean; acp?: boolean };
   session?: {
     list?: boolean;
     resume?: boolean;
@@ -94,7 +95,19 @@ export interface McpServerHttp {
   headers: Array<{ name: string; value: string }>;
   _meta?: Meta | null;
 }
-export type McpServer = McpServerStdio | McpServerHttp | { type: UnknownKind; name: string; [key: string]: unknown };
+/**
+ * An MCP server served over the ACP connection itself (unstable MCP-over-ACP RFD): the agent
+ * reaches it with `mcp/message` requests naming `serverId`, which the providing component made up
+ * and answers (the 2.4.0 schemas' `McpServerAcp`, same shape in v1 and v2).
+ */
+export interface McpServerAcp {
+  type: 'acp';
+  name: string;
+  serverId: string;
+  _meta?: Meta | null;
+}
+export type McpServer =
+  McpServerStdio | McpServerHttp | McpServerAcp | { type: UnknownKind; name: string; [key: string]: unknown };
 
 export interface ConfigSelectOption {
   value: string;

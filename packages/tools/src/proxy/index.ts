@@ -81,3 +81,11 @@ export {
   type MethodLatencyDelta,
   type VersionInfo,
 } from '../captures/diff.js';
+// MCP over ACP for proxy components: inject an MCP server into session/new and serve it here
+export {
+  injectMcpServer,
+  agentAdvertisesMcpOverAcp,
+  type McpInjection,
+  type McpInjectionSource,
+  type McpInjectionNotify,
+} from '../mcp-over-acp/index.js';
