@@ -20,9 +20,12 @@ import {
   loadSchemas,
   renderDoc,
   schemaRows,
+  sharedListNames,
   stableGaps,
   // @ts-expect-error -- a plain .mjs script without type declarations
 } from '../scripts/coverage.mjs';
+import { V1_UPDATE_KINDS, V2_UPDATE_KINDS } from '../packages/protocol/src/codec/index.js';
+import { stableUpdateKinds } from './support/schema-lists.js';
 import { tempDir } from './support/temp.js';
 
 interface Row {
@@ -129,6 +132,46 @@ describe('coverage matrix (issue 26 item 1)', () => {
       expect(v2WireMethod(r.name), r.name).toBe(r.name);
     expect(all.length).toBeGreaterThan(60);
     expect(loadSchemas()).toHaveLength(4);
+  });
+});
+
+describe('shared lists of rows (test/support/schema-lists.ts)', () => {
+  it.each([1, 2] as const)('v%i: stableUpdateKinds is the stable update rows, and what the codec decodes', (v) => {
+    const stable = rows()
+      .filter((r) => r.group === 'updates' && r[`v${v}`] === 'stable')
+      .map((r) => r.name)
+      .sort();
+    expect([...stableUpdateKinds(v)].sort()).toEqual(stable);
+    expect([...(v === 1 ? V1_UPDATE_KINDS : V2_UPDATE_KINDS)].sort()).toEqual(stable);
+  });
+
+  it('a test names the rows of a shared list only when it imports it, loops over it and asserts', () => {
+    const row = (name: string): Row => {
+      const r = rows().find((x) => x.group === 'updates' && x.name === name);
+      if (!r) throw new Error(`no row ${name}`);
+      return r;
+    };
+    const imp = "import { stableUpdateKinds } from '../../../test/support/schema-lists.js';\n";
+    const loopBoth =
+      'describe.each([1, 2] as const)((v) => { it.each(stableUpdateKinds(v))((k) => expect(k).toBe(k)); });';
+    const loopV2 = 'for (const k of stableUpdateKinds(2)) expect(k).toBeTruthy();';
+    // v1-only `plan`, v2-only `plan_update`, `notice` in both
+    expect(sharedListNames(imp + loopBoth, row('plan'))).toBe(true);
+    expect(sharedListNames(imp + loopV2, row('plan_update'))).toBe(true);
+    expect(sharedListNames(imp + loopV2, row('notice'))).toBe(true);
+    // only the versions it loops over
+    expect(sharedListNames(imp + loopV2, row('plan'))).toBe(false);
+    // a variable version without a loop over both versions
+    expect(sharedListNames(imp + 'it.each(stableUpdateKinds(v))((k) => expect(k).toBe(k));', row('notice'))).toBe(
+      false,
+    );
+    // no import, an import from elsewhere, no loop, no assertion
+    expect(sharedListNames(loopV2, row('notice'))).toBe(false);
+    expect(sharedListNames(imp.replace('schema-lists', 'other-lists') + loopV2, row('notice'))).toBe(false);
+    expect(sharedListNames(imp + 'const n = stableUpdateKinds(2).length; expect(n).toBe(19);', row('notice'))).toBe(
+      false,
+    );
+    expect(sharedListNames(imp + 'for (const k of stableUpdateKinds(2)) console.log(k);', row('notice'))).toBe(false);
   });
 });
 
