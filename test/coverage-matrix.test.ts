@@ -49,12 +49,8 @@ const KNOWN_GAPS: Record<string, string[]> = {
   'methods elicitation/complete': ['client', 'cli', 'inspector', 'checker'],
   'methods elicitation/create': ['cli'],
   'methods logout': ['cli'],
-  'methods session/cancel': ['cli'],
   'methods session/close': ['codec', 'cli'],
   'methods session/delete': ['codec', 'cli', 'validator'],
-  'methods session/list': ['cli'],
-  'methods session/load': ['cli'],
-  'methods session/resume': ['cli'],
   'methods session/set_config_option': ['cli'],
   'methods session/set_mode': ['cli', 'inspector', 'checker'],
   'methods terminal/cancel': ['cli', 'checker'],
@@ -73,7 +69,6 @@ const KNOWN_GAPS: Record<string, string[]> = {
   'updates terminal_update': ['checker'],
   'updates tool_call_content_chunk': ['checker'],
   'updates usage_update': ['checker'],
-  'updates user_message_chunk': ['cli'],
 };
 
 const rows = (): Row[] => schemaRows();
