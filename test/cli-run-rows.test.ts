@@ -156,3 +156,35 @@ describe.concurrent('acp-kit run: every stable row of a scripted turn', () => {
     else expect(out).toMatch(/ {4}\$ \S+ -e .*\n {4}│ TERM-OUT\n {4}exit code 0\n/);
   });
 });
+
+describe.concurrent('acp-kit run: a url elicitation and its completion', () => {
+  it.each([1, 2] as const)(
+    'v%i --accept-urls: elicitation/create accepted, elicitation/complete reported',
+    async (v) => {
+      const cwd = tempDir(`cli-run-rows-url-v${v}`);
+      const capture = join(cwd, 'cap.ndjson');
+      const agent = `${process.execPath} ${BIN} proxy --record ${capture} -- ${process.execPath} ${join(FIXTURES, 'chat-url-agent.mjs')}`;
+      const r = await runCli(['run', '--protocol', String(v), '--json', '--accept-urls', '--agent', agent, 'hi'], {
+        cwd,
+        env: cliEnv({ NO_COLOR: '1' }),
+      });
+      expect(r.code, r.stderr).toBe(0);
+      // the URL is shown, never opened
+      expect(r.stderr).toContain(
+        'The agent asks you to open https://auth.example.com/consent?flow=1 (host: auth.example.com)',
+      );
+      const { frames } = await readCapture(capture);
+      const asked = frames.find((f) => f.method === 'elicitation/create');
+      const elicitationId = (JSON.parse(asked?.raw ?? '{}') as { params?: { elicitationId?: string } }).params
+        ?.elicitationId;
+      expect(answers(frames, 'elicitation/create')).toEqual([{ action: 'accept' }]);
+      const complete = frames.find((f) => f.method === 'elicitation/complete');
+      expect(complete).toMatchObject({ dir: 'agent->editor', kind: 'notification' });
+      expect(JSON.parse(complete?.raw ?? '{}')).toMatchObject({ params: { elicitationId } });
+      const events = ndjson(r.stdout).filter((e) => e.type === 'elicitation');
+      expect(events.map((e) => e.event)).toEqual(['asked', 'answered', 'completed']);
+      expect(events[2]).toMatchObject({ elicitationId });
+      expect(ndjson(r.stdout).at(-1)).toMatchObject({ type: 'result', stopReason: 'end_turn' });
+    },
+  );
+});
