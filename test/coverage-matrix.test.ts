@@ -46,7 +46,7 @@ type Claims = Record<'methods' | 'updates', Record<string, Cells>>;
 const KNOWN_GAPS: Record<string, string[]> = {
   'methods $/cancel_request': ['cli', 'checker'],
   'methods authenticate': ['cli'],
-  'methods elicitation/complete': ['client', 'inspector', 'checker'],
+  'methods elicitation/complete': ['checker'],
   'methods logout': ['cli'],
   'methods session/close': ['codec', 'cli'],
   'methods session/delete': ['codec', 'cli', 'validator'],

@@ -6,15 +6,18 @@
  * - v1 file system and terminals (`fileSystem` and `terminals` on): the agent's requests are served
  *   inside the session's root, refused outside it, terminals run, are killed and released;
  * - v2 `tool_call/cancel` and `terminal/cancel` sent by `cancelToolCall()` / `cancelTerminal()` and
- *   honoured by the agent; a whole `agent_thought` lands in the session state.
+ *   honoured by the agent; a whole `agent_thought` lands in the session state;
+ * - both versions: the agent's `elicitation/complete` of an accepted url elicitation is reported
+ *   as the `completed` event of that id, and one for an id the client never accepted is ignored.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ClientConnection } from '../src/index.js';
+import { answerElicitations, urlConsent, type ClientConnection, type ElicitationEvent } from '../src/index.js';
 import type { AgentDefinition } from '../../agent/src/index.js';
 import { connectInProcess, type InProcessPair, type WireEntry } from '../../../test/support/in-process.js';
 import { startE2E } from '../../../test/support/e2e.js';
+import { elicitingAgent } from '../../../test/support/eliciting-agent.js';
 import { tempDir } from '../../../test/support/temp.js';
 
 const open: ClientConnection[] = [];
@@ -174,5 +177,35 @@ describe('v2: the client cancels what the agent offers to cancel', () => {
     expect(s.state.message('thought', 't1')?.text).toBe('final thought');
     expect(s.state.message('thought', 't2')?.text).toBe('another');
     expect(s.state.message('agent', 't1')).toBeUndefined();
+  });
+});
+
+describe.each([1, 2] as const)('v%i: a url elicitation the agent completes', (version) => {
+  it("the client accepts the url, and the agent's elicitation/complete of that id is reported as completed", async () => {
+    const printed: string[] = [];
+    const elicitation = answerElicitations({}, { url: urlConsent({ consent: true, print: (l) => printed.push(l) }) });
+    const pair = await connectInProcess(elicitingAgent, { version, client: { elicitation } });
+    pairs.push(pair);
+    const events: ElicitationEvent[] = [];
+    pair.conn.on('elicitation', (e) => events.push(e));
+    const s = await pair.conn.newSession({ cwd: '/tmp' });
+    await s.prompt('url');
+    const asked = pair.wire.findIndex((w) => w.dir === 'in' && w.msg.method === 'elicitation/create');
+    const id = (pair.wire[asked]?.msg.params as { elicitationId?: string } | undefined)?.elicitationId;
+    expect(id).toEqual(expect.any(String));
+    const answer = pair.wire.findIndex(
+      (w) => w.dir === 'out' && w.msg.method === undefined && w.msg.id === pair.wire[asked]?.msg.id,
+    );
+    expect(pair.wire[answer]?.msg.result).toEqual({ action: 'accept' });
+    const completions = pair.wire.flatMap((w, i) =>
+      w.dir === 'in' && w.msg.method === 'elicitation/complete' ? [{ i, params: w.msg.params }] : [],
+    );
+    expect(completions).toEqual([{ i: expect.any(Number), params: { elicitationId: id } }]);
+    expect(completions[0]?.i).toBeGreaterThan(answer);
+    expect(events.map((e) => e.type)).toEqual(['asked', 'answered', 'completed']);
+    expect(events[2]).toEqual({ type: 'completed', sessionId: s.sessionId, elicitationId: id });
+    expect(printed).toEqual([expect.stringContaining('(host: auth.example.com)')]);
+    expect(s.pendingElicitations).toEqual([]);
+    expect(pair.tap.failures).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@
  * Issue 26 item 1, the inspector column: every stable method and `sessionUpdate` kind a real
  * session produces is shown in the inspector's timeline with its kind and label. The frames are
  * real: acp-kit's client drives the scripted e2e agent (test/fixtures/e2e-agent.mjs, a real
- * process) through `acp-kit proxy --record` (a real process), once per protocol version; the
+ * process; the scripted agent for login and logout, the url-eliciting fixture agent for
+ * elicitation/complete) through `acp-kit proxy --record` (a real process), once per protocol version; the
  * capture goes through the inspector's loader and model (`loadCapture`, what the server serves)
  * and the page's row building (`displayRows` over a `RowStore`), and each row is read the way
  * TimelineRow renders it: kind, method, update kind. Needs dist (the global setup builds it).
@@ -10,7 +11,13 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type ClientConnection, type ClientSession } from '../../client/src/index.js';
+import {
+  answerElicitations,
+  connect,
+  urlConsent,
+  type ClientConnection,
+  type ClientSession,
+} from '../../client/src/index.js';
 import { selectOption, type PermissionPolicy } from '../../client/src/services/permission-policy.js';
 import { ROW } from '../src/inspector/api-types.js';
 import { loadCapture } from '../src/inspector/index.js';
@@ -244,6 +251,25 @@ async function recordAuth(v: 1 | 2): Promise<string> {
   return capture;
 }
 
+const URL_AGENT = fileURLToPath(new URL('../../../test/fixtures/chat-url-agent.mjs', import.meta.url));
+
+/** A url elicitation the client accepts and the agent then completes, through `acp-kit proxy --record`. */
+async function recordUrl(v: 1 | 2): Promise<string> {
+  const dir = tempDir(`acp-inspector-url-v${v}-`);
+  const capture = join(dir, 'cap.ndjson');
+  const conn = await connect({
+    command: process.execPath,
+    args: [BIN, 'proxy', '--record', capture, '--', process.execPath, URL_AGENT],
+    protocol: v,
+    elicitation: answerElicitations({}, { url: urlConsent({ consent: true, print: () => undefined }) }),
+  });
+  conns.push(conn);
+  const s = await conn.newSession({ cwd: dir });
+  expect((await s.prompt('hi')).stopReason).toBe('end_turn');
+  await conn.close();
+  return capture;
+}
+
 type Dir = Shown['dir'];
 const E2A: Dir = 'E→A';
 const A2E: Dir = 'A→E';
@@ -265,6 +291,8 @@ const METHODS: Array<{ method: string; versions: Array<1 | 2>; dir: Dir; kind: '
   { method: 'session/prompt', versions: [1, 2], dir: E2A, kind: 'request' },
   { method: 'session/update', versions: [1, 2], dir: A2E, kind: 'notification' },
   { method: 'session/request_permission', versions: [1, 2], dir: A2E, kind: 'request' },
+  { method: 'elicitation/create', versions: [1, 2], dir: A2E, kind: 'request' },
+  { method: 'elicitation/complete', versions: [1, 2], dir: A2E, kind: 'notification' },
   { method: 'fs/write_text_file', versions: [1], dir: A2E, kind: 'request' },
   { method: 'fs/read_text_file', versions: [1], dir: A2E, kind: 'request' },
   { method: 'terminal/create', versions: [1], dir: A2E, kind: 'request' },
@@ -314,7 +342,11 @@ describe('inspector: a real session of every stable row, shown in the timeline',
     const model = await loadCapture(capture);
     // the frames are a conforming session: nothing here is a violation the inspector would flag
     expect(model.violations, JSON.stringify(model.violations)).toEqual([]);
-    const shown = [...(await timeline(capture)), ...(await timeline(await recordAuth(v)))];
+    const shown = [
+      ...(await timeline(capture)),
+      ...(await timeline(await recordAuth(v))),
+      ...(await timeline(await recordUrl(v))),
+    ];
     for (const m of METHODS.filter((x) => x.versions.includes(v))) {
       // a session/update row also shows its update kind (the table below)
       const update = m.method === 'session/update' ? expect.any(String) : undefined;
