@@ -56,18 +56,6 @@ const KNOWN_GAPS: Record<string, string[]> = {
   'methods terminal/kill': ['checker'],
   'methods terminal/wait_for_exit': ['checker'],
   'methods tool_call/cancel': ['cli', 'checker'],
-  'updates agent_thought': ['checker'],
-  'updates available_commands_update': ['checker'],
-  'updates compaction_summary_chunk': ['checker'],
-  'updates compaction_update': ['checker'],
-  'updates config_option_update': ['checker'],
-  'updates current_mode_update': ['checker'],
-  'updates notice': ['checker'],
-  'updates session_info_update': ['checker'],
-  'updates terminal_output_chunk': ['checker'],
-  'updates terminal_update': ['checker'],
-  'updates tool_call_content_chunk': ['checker'],
-  'updates usage_update': ['checker'],
 };
 
 const rows = (): Row[] => schemaRows();

@@ -7,6 +7,9 @@
  * - answered the agent's request of that method (`answers`),
  * - received the update kind and passed the requirement that judges it (`judges`).
  * `authenticate` needs an agent that offers a login: the scripted agent with AGENT_AUTH=1.
+ * The update kinds no case judges on its own are judged by the schema check every received line
+ * gets: the scripted e2e agent sends each in the prompt case's turn, which passes as sent and fails,
+ * pointing at that line, when the update of that one kind is broken on its way to the checker.
  */
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +24,9 @@ import { runChecks, type CaseResult } from '../src/checker/runner.js';
 import { acpKitAgent } from '../../../test/support/checker-agents.js';
 // @ts-expect-error plain ESM fixture without type declarations
 import { createScriptedAgent } from '../../../test/fixtures/agent-scripted-definition.mjs';
+// @ts-expect-error plain ESM fixture without type declarations
+import { createE2EAgent } from '../../../test/fixtures/e2e-agent-definition.mjs';
+import { AcpError } from '../../protocol/src/index.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -194,4 +200,116 @@ describe('checker: the stable rows each case exercises', () => {
       expect(result.checks, `${id} judged on ${kind}`).toContainEqual(expect.objectContaining({ id, ok: true }));
     }
   });
+});
+
+/** The scripted e2e agent (test/fixtures/e2e-agent-definition.mjs) in process; its turns are the prompt's script. */
+const e2eAgent: InProcessAgent = (io) => {
+  const connection = serveAgentOnStreams(
+    createE2EAgent({ AcpError, peer: () => connection.peer, log: (t: string) => void io.stderr.write(t), env: {} }),
+    io.input,
+    io.output,
+    { store: new InMemorySessionStore() },
+  );
+  return { closed: connection.closed, close: () => connection.close() };
+};
+
+/**
+ * `agent` with every field but `sessionUpdate` of each update of kind `kind` replaced by a value of
+ * another type (a number for strings, objects and arrays, a string for numbers): a line no schema
+ * branch of that kind accepts. Other lines pass unchanged.
+ */
+function breaking(agent: InProcessAgent, kind: string): InProcessAgent {
+  return (io) => {
+    const output = new PassThrough();
+    let rest = '';
+    output.on('data', (b: Buffer) => {
+      const lines = (rest + b.toString('utf8')).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) {
+        const msg = line.trim().startsWith('{') ? (JSON.parse(line) as Msg) : undefined;
+        const update = msg?.params?.update as Record<string, unknown> | undefined;
+        if (msg?.method === 'session/update' && update?.sessionUpdate === kind)
+          for (const key of Object.keys(update))
+            if (key !== 'sessionUpdate') update[key] = typeof update[key] === 'number' ? 'x' : 12345;
+        io.output.write(`${update ? JSON.stringify(msg) : line}\n`);
+      }
+    });
+    return agent({ input: io.input, output, stderr: io.stderr });
+  };
+}
+
+const text = (t: string) => ({ type: 'text', text: t });
+/** One update of each kind the checker has no case of its own for, sent in the turn of the prompt case. */
+const SCHEMA_JUDGED: Array<{ kind: string; versions: Array<1 | 2>; update: Record<string, unknown> }> = [
+  { kind: 'agent_thought', versions: [2], update: { messageId: 't', content: [text('whole')] } },
+  {
+    kind: 'available_commands_update',
+    versions: [1, 2],
+    update: { availableCommands: [{ name: 'c', description: 'd' }] },
+  },
+  { kind: 'compaction_update', versions: [2], update: { compactionId: 'c', status: 'in_progress' } },
+  { kind: 'compaction_summary_chunk', versions: [2], update: { compactionId: 'c', content: text('sum') } },
+  { kind: 'current_mode_update', versions: [1], update: { currentModeId: 'code' } },
+  { kind: 'notice', versions: [2], update: { severity: 'warning', title: 'T', description: 'D' } },
+  { kind: 'session_info_update', versions: [1, 2], update: { title: 'T' } },
+  { kind: 'usage_update', versions: [1, 2], update: { used: 1, size: 10 } },
+  {
+    kind: 'tool_call_content_chunk',
+    versions: [2],
+    update: { toolCallId: 'tc', content: { type: 'content', content: text('x') } },
+  },
+  { kind: 'terminal_update', versions: [2], update: { terminalId: 'term', command: 'ls', cwd: '/tmp' } },
+  { kind: 'terminal_output_chunk', versions: [2], update: { terminalId: 'term', data: 'QQ==' } },
+];
+/** v2 sends the mode as a config option; v1's config_option_update needs no agent setup either. */
+const CONFIG = { sessionUpdate: 'config_option_update', configOptions: [] };
+
+describe('checker: every update the agent sends is judged against the schema of its kind', () => {
+  for (const v of [1, 2] as const) {
+    const caseName = v === 1 ? 'prompt-v1/turn' : 'lifecycle-v2/prompt';
+    const rows = SCHEMA_JUDGED.filter((r) => r.versions.includes(v));
+    const actions = [
+      ...(v === 2
+        ? [{ send: { sessionUpdate: 'tool_call_update', toolCallId: 'tc', title: 'T', status: 'in_progress' } }]
+        : []),
+      ...rows.map((r) => ({ send: { sessionUpdate: r.kind, ...r.update } })),
+      { send: CONFIG },
+    ];
+    const check = (agent: InProcessAgent, wire: Line[]) =>
+      runChecks(
+        {
+          inProcess: tapped(agent, wire),
+          cwd: scratch(),
+          timeoutMs: 8000,
+          prompt: JSON.stringify({ actions }),
+          clientVersion: 'test',
+        },
+        { protocols: [v], cases: ALL_CASES.filter((c) => c.name === caseName) },
+      );
+
+    it(`v${v} ${caseName}: the turn with every kind passes as sent`, async () => {
+      const wire: Line[] = [];
+      const run = await check(e2eAgent, wire);
+      expect(run.cases[0]?.status, run.cases[0]?.reason).toBe('ran');
+      expect(run.cases[0]?.checks.filter((c) => !c.ok)).toEqual([]);
+      const got = new Set(wire.filter((l) => l.dir === 'in').map((l) => kindOf(l.msg)));
+      for (const r of rows) expect(got.has(r.kind), r.kind).toBe(true);
+      expect(got.has('config_option_update')).toBe(true);
+    });
+
+    it.each([...rows.map((r) => r.kind), 'config_option_update'])(
+      `v${v} ${caseName}: a broken %s fails the case`,
+      async (kind) => {
+        const wire: Line[] = [];
+        const run = await check(breaking(e2eAgent, kind), wire);
+        const failed = run.cases[0]?.checks.filter((c) => !c.ok) ?? [];
+        expect(failed.length, kind).toBeGreaterThan(0);
+        // the failure points at that update: the excerpt line marked <== is it
+        const pointed = failed.some((c) =>
+          (c.excerpt ?? []).some((l) => l.includes('<==') && l.includes(`"sessionUpdate":"${kind}"`)),
+        );
+        expect(pointed, JSON.stringify(failed)).toBe(true);
+      },
+    );
+  }
 });
