@@ -4,7 +4,8 @@
  * E2E_STORE_DIR) behind `acp-kit proxy --record`. `acp-kit sessions list` sends session/list and
  * lists what `acp-kit run` opened; `acp-kit sessions show` replays a session through session/load
  * (v1, as user_message_chunk and agent_message_chunk) or session/resume (v2) and prints it;
- * Ctrl-C during `acp-kit run` sends session/cancel and exits 130. Asserted on the capture (the
+ * Ctrl-C during `acp-kit run` sends session/cancel and exits 130; `acp-kit login` against an agent that
+ * needs none opens a probe session and closes it with session/close. Asserted on the capture (the
  * requests, their answers, the replay) and on what the CLI prints. Needs dist (the global setup builds it).
  */
 import { join } from 'node:path';
@@ -104,5 +105,26 @@ describe.concurrent('acp-kit sessions and run: the session requests', () => {
       expect(wire.map((m) => m.msg.params?.update)).toContainEqual(
         expect.objectContaining({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'cancelled' }),
       );
+  });
+});
+
+describe.concurrent('acp-kit login: the probe session', () => {
+  it.each([1, 2] as const)('v%i: an agent that needs no login opens a session, which login closes', async (v) => {
+    const cwd = tempDir(`cli-login-rows-v${v}`);
+    const capture = join(cwd, 'cap.ndjson');
+    const r = await runCli(['login', '--protocol', String(v), '--agent', recorded(capture)], {
+      cwd,
+      env: cliEnv({ NO_COLOR: '1' }),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('the agent opened a session without a login: already logged in');
+    const wire = await messages(capture);
+    const opened = wire.find((m) => m.dir === 'editor->agent' && m.msg.method === 'session/new');
+    const sessionId = wire.find((m) => m.dir === 'agent->editor' && m.msg.id === opened?.msg.id)?.msg.result?.sessionId;
+    expect(sessionId).toMatch(/^sess_/);
+    const close = wire.find((m) => m.dir === 'editor->agent' && m.msg.method === 'session/close');
+    expect(close?.msg.params).toEqual({ sessionId });
+    const closed = wire.find((m) => m.dir === 'agent->editor' && m.msg.id === close?.msg.id);
+    expect(closed?.msg.result).toEqual({});
   });
 });

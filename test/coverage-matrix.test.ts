@@ -48,7 +48,7 @@ const KNOWN_GAPS: Record<string, string[]> = {
   'methods authenticate': ['cli'],
   'methods elicitation/complete': ['checker'],
   'methods logout': ['cli'],
-  'methods session/close': ['codec', 'cli'],
+  'methods session/close': ['codec'],
   'methods session/delete': ['codec', 'cli', 'validator'],
   'methods session/set_config_option': ['cli'],
   'methods session/set_mode': ['cli', 'inspector', 'checker'],
