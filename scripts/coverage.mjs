@@ -150,13 +150,57 @@ export function withoutComments(text) {
 }
 
 /**
- * Whether the code of `text` (comments aside) names `row`: quotes one of its names, or uses its
- * `Methods.<key>` constant.
+ * Lists of rows that tests take from the schemas at test time instead of naming each row
+ * (test/support/schema-lists.ts): `name(version)` returns the rows of `group` that are stable in
+ * that version. A test names every such row when its code imports `name` from `module` and loops
+ * over a call of it (`.each(name(…))` or `for (… of name(…))`) and asserts (`expect(`): see
+ * {@link sharedListNames}.
+ */
+export const SHARED_LISTS = [{ name: 'stableUpdateKinds', module: 'test/support/schema-lists', group: 'updates' }];
+
+/** Whether `text` imports `name` from `module` (any relative path to it, .js/.ts or none). */
+function importsFrom(text, name, module) {
+  const tail = `/${module.split('/').slice(-2).join('/')}`;
+  for (const [, names, from] of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*['"]([^'"]+)['"]/g))
+    if (from.replace(/\.(js|ts)$/, '').endsWith(tail) && names.split(',').some((n) => n.trim() === name)) return true;
+  return false;
+}
+
+/**
+ * The versions whose list `text` loops over: a literal argument (`stableUpdateKinds(2)`) is that
+ * version; a variable one counts as both only when the code runs an `.each([...])` whose array
+ * holds both 1 and 2 (the versions loop it comes from).
+ */
+function loopedVersions(text, name) {
+  const versions = new Set();
+  const bothLooped = /\.each\(\s*\[[^\]]*?\b1\b[^\]]*?\b2\b/.test(text);
+  for (const [, arg] of text.matchAll(new RegExp(`(?:\\.each\\(\\s*|\\bof\\s+)${name}\\(\\s*([\\w.]+)\\s*\\)`, 'g'))) {
+    if (arg === '1' || arg === '2') versions.add(Number(arg));
+    else if (bothLooped) [1, 2].forEach((v) => versions.add(v));
+  }
+  return versions;
+}
+
+/** Whether code `text` names `row` through a shared list it imports, loops over and asserts on. */
+export function sharedListNames(text, row) {
+  if (!text.includes('expect(')) return false;
+  return SHARED_LISTS.some(
+    (list) =>
+      list.group === row.group &&
+      importsFrom(text, list.name, list.module) &&
+      [...loopedVersions(text, list.name)].some((v) => row[`v${v}`] === 'stable'),
+  );
+}
+
+/**
+ * Whether the code of `text` (comments aside) names `row`: quotes one of its names, uses its
+ * `Methods.<key>` constant, or loops over a shared list that holds it ({@link SHARED_LISTS}).
  */
 export function mentions(source, row, constants) {
   const text = withoutComments(source);
   const quoted = rowNames(row).some((n) => ["'", '"', '`'].some((q) => text.includes(`${q}${n}${q}`)));
-  if (quoted || row.group !== 'methods') return quoted;
+  if (quoted || sharedListNames(text, row)) return true;
+  if (row.group !== 'methods') return false;
   return (constants.get(row.name) ?? []).some((key) => new RegExp(`\\bMethods\\.${key}\\b`).test(text));
 }
 
@@ -324,7 +368,8 @@ Legend: ✓ a test exercises the row in that layer (✓2: two tests), n/a the la
 Editing the claims: \`docs/coverage-claims.json\` has \`methods\` and \`updates\`, one entry per row,
 and in each one cell per layer (\`${LAYER_KEYS.join('`, `')}\`). A cell is
 \`["test/some.test.ts"]\` (test files that exercise the row in that layer; each must name the row:
-quote it, e.g. \`'session/prompt'\` or \`"plan_update"\`, or use its \`Methods.<key>\` constant),
+quote it, e.g. \`'session/prompt'\` or \`"plan_update"\`, use its \`Methods.<key>\` constant, or
+import a list of \`test/support/schema-lists.ts\` that holds it and loop over it with assertions),
 \`{"na": "one-line reason"}\` or \`{"missing": "one-line reason"}\`. A stable row's new gap must also go
 into \`KNOWN_GAPS\` of the test, and a filled one out of it.
 Then run \`npm run coverage\`.

@@ -20,9 +20,12 @@ import {
   loadSchemas,
   renderDoc,
   schemaRows,
+  sharedListNames,
   stableGaps,
   // @ts-expect-error -- a plain .mjs script without type declarations
 } from '../scripts/coverage.mjs';
+import { V1_UPDATE_KINDS, V2_UPDATE_KINDS } from '../packages/protocol/src/codec/index.js';
+import { stableUpdateKinds } from './support/schema-lists.js';
 import { tempDir } from './support/temp.js';
 
 interface Row {
@@ -41,53 +44,18 @@ type Claims = Record<'methods' | 'updates', Record<string, Cells>>;
  * filled"). It may only shrink: a cell that gets a test must leave this list (the test says so).
  */
 const KNOWN_GAPS: Record<string, string[]> = {
-  'methods $/cancel_request': ['cli', 'inspector', 'checker'],
-  'methods authenticate': ['cli', 'inspector', 'checker'],
-  'methods elicitation/complete': ['client', 'cli', 'inspector', 'checker'],
-  'methods elicitation/create': ['cli'],
-  'methods fs/read_text_file': ['client', 'cli', 'checker'],
-  'methods fs/write_text_file': ['client', 'cli', 'inspector', 'checker'],
-  'methods initialize': ['cli'],
-  'methods logout': ['cli', 'inspector'],
-  'methods session/cancel': ['cli', 'inspector', 'checker'],
-  'methods session/close': ['codec', 'cli', 'inspector', 'checker'],
-  'methods session/delete': ['codec', 'cli', 'validator', 'inspector', 'checker'],
-  'methods session/list': ['cli', 'inspector', 'checker'],
-  'methods session/load': ['cli', 'inspector', 'checker'],
-  'methods session/new': ['cli'],
-  'methods session/request_permission': ['cli', 'checker'],
-  'methods session/resume': ['cli', 'inspector', 'checker'],
-  'methods session/set_config_option': ['cli', 'inspector', 'checker'],
+  'methods $/cancel_request': ['cli', 'checker'],
+  'methods authenticate': ['cli'],
+  'methods elicitation/complete': ['checker'],
+  'methods logout': ['cli'],
+  'methods session/close': ['codec'],
+  'methods session/delete': ['codec', 'cli', 'validator'],
+  'methods session/set_config_option': ['cli'],
   'methods session/set_mode': ['cli', 'inspector', 'checker'],
-  'methods session/update': ['checker'],
-  'methods terminal/cancel': ['client', 'cli', 'inspector', 'checker'],
-  'methods terminal/create': ['client', 'cli', 'inspector', 'checker'],
-  'methods terminal/kill': ['client', 'cli', 'inspector', 'checker'],
-  'methods terminal/output': ['client', 'cli', 'inspector', 'checker'],
-  'methods terminal/release': ['client', 'cli', 'inspector', 'checker'],
-  'methods terminal/wait_for_exit': ['client', 'cli', 'inspector', 'checker'],
-  'methods tool_call/cancel': ['client', 'cli', 'inspector', 'checker'],
-  'updates agent_message': ['cli', 'inspector', 'checker'],
-  'updates agent_thought': ['agent', 'client', 'cli', 'inspector', 'checker'],
-  'updates agent_thought_chunk': ['inspector', 'checker'],
-  'updates available_commands_update': ['cli', 'inspector', 'checker'],
-  'updates compaction_summary_chunk': ['cli', 'inspector', 'checker'],
-  'updates compaction_update': ['cli', 'inspector', 'checker'],
-  'updates config_option_update': ['cli', 'inspector', 'checker'],
-  'updates current_mode_update': ['cli', 'inspector', 'checker'],
-  'updates notice': ['inspector', 'checker'],
-  'updates plan': ['checker'],
-  'updates plan_update': ['inspector', 'checker'],
-  'updates session_info_update': ['inspector', 'checker'],
-  'updates state_update': ['inspector', 'checker'],
-  'updates terminal_output_chunk': ['inspector', 'checker'],
-  'updates terminal_update': ['inspector', 'checker'],
-  'updates tool_call': ['checker'],
-  'updates tool_call_content_chunk': ['cli', 'inspector', 'checker'],
-  'updates tool_call_update': ['inspector', 'checker'],
-  'updates usage_update': ['cli', 'inspector', 'checker'],
-  'updates user_message': ['inspector', 'checker'],
-  'updates user_message_chunk': ['cli', 'inspector', 'checker'],
+  'methods terminal/cancel': ['cli', 'checker'],
+  'methods terminal/kill': ['checker'],
+  'methods terminal/wait_for_exit': ['checker'],
+  'methods tool_call/cancel': ['cli', 'checker'],
 };
 
 const rows = (): Row[] => schemaRows();
@@ -137,6 +105,46 @@ describe('coverage matrix (issue 26 item 1)', () => {
       expect(v2WireMethod(r.name), r.name).toBe(r.name);
     expect(all.length).toBeGreaterThan(60);
     expect(loadSchemas()).toHaveLength(4);
+  });
+});
+
+describe('shared lists of rows (test/support/schema-lists.ts)', () => {
+  it.each([1, 2] as const)('v%i: stableUpdateKinds is the stable update rows, and what the codec decodes', (v) => {
+    const stable = rows()
+      .filter((r) => r.group === 'updates' && r[`v${v}`] === 'stable')
+      .map((r) => r.name)
+      .sort();
+    expect([...stableUpdateKinds(v)].sort()).toEqual(stable);
+    expect([...(v === 1 ? V1_UPDATE_KINDS : V2_UPDATE_KINDS)].sort()).toEqual(stable);
+  });
+
+  it('a test names the rows of a shared list only when it imports it, loops over it and asserts', () => {
+    const row = (name: string): Row => {
+      const r = rows().find((x) => x.group === 'updates' && x.name === name);
+      if (!r) throw new Error(`no row ${name}`);
+      return r;
+    };
+    const imp = "import { stableUpdateKinds } from '../../../test/support/schema-lists.js';\n";
+    const loopBoth =
+      'describe.each([1, 2] as const)((v) => { it.each(stableUpdateKinds(v))((k) => expect(k).toBe(k)); });';
+    const loopV2 = 'for (const k of stableUpdateKinds(2)) expect(k).toBeTruthy();';
+    // v1-only `plan`, v2-only `plan_update`, `notice` in both
+    expect(sharedListNames(imp + loopBoth, row('plan'))).toBe(true);
+    expect(sharedListNames(imp + loopV2, row('plan_update'))).toBe(true);
+    expect(sharedListNames(imp + loopV2, row('notice'))).toBe(true);
+    // only the versions it loops over
+    expect(sharedListNames(imp + loopV2, row('plan'))).toBe(false);
+    // a variable version without a loop over both versions
+    expect(sharedListNames(imp + 'it.each(stableUpdateKinds(v))((k) => expect(k).toBe(k));', row('notice'))).toBe(
+      false,
+    );
+    // no import, an import from elsewhere, no loop, no assertion
+    expect(sharedListNames(loopV2, row('notice'))).toBe(false);
+    expect(sharedListNames(imp.replace('schema-lists', 'other-lists') + loopV2, row('notice'))).toBe(false);
+    expect(sharedListNames(imp + 'const n = stableUpdateKinds(2).length; expect(n).toBe(19);', row('notice'))).toBe(
+      false,
+    );
+    expect(sharedListNames(imp + 'for (const k of stableUpdateKinds(2)) console.log(k);', row('notice'))).toBe(false);
   });
 });
 
