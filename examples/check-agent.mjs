@@ -38,9 +38,10 @@ const agent = {
   },
 };
 
-// This agent has no MCP client (the agent runtime does not connect `mcpServers`), which the
-// checker's mcp/client-server case reports as a v1 MUST failure: an agent that cannot use MCP
-// servers says so by skipping those requirements, and the report shows them as skipped.
+// This agent has no MCP client (the agent runtime connects no `mcpServers`; echo-agent.mjs shows
+// how to opt in with `acp-kit/agent/mcp`), which the checker's mcp/client-server case reports as a
+// v1 MUST failure: an agent that cannot use MCP servers says so by skipping those requirements,
+// and the report shows them as skipped.
 const run = await checkAgent(agent, { skip: ['ACP-V1-SESS-01', 'ACP-ALL-SESS-08'] });
 process.stdout.write(formatText(run, 'examples/check-agent.mjs'));
 process.exitCode = run.conformant ? 0 : 1;

@@ -12,11 +12,19 @@
 // Cancellation (`session/cancel`, `session/close`, the client going away) aborts `turn.signal`;
 // the agent stops streaming at once and the turn ends `cancelled`.
 //
+// MCP: the MCP servers the client passes (`mcpServers`) are connected for the session
+// (`acp-kit/agent/mcp`; the agent runtime itself connects none), and the prompt
+// `/mcp <server> <tool> <json arguments>` (the slash is optional) calls one of their tools and
+// shows the result as a tool call. Dropping the client's servers would break ACP-V1-SESS-01 (MUST:
+// every agent supports stdio MCP servers); an echo agent has no model to pick tools, so the user
+// names the call.
+//
 //   node examples/echo-agent.mjs [--chunk-delay <ms>] [--chunk-size <chars>]
 //
 // Try it: `node examples/client.mjs` (spawns this agent), or `npx acp-kit run -- node examples/echo-agent.mjs`.
 import { parseArgs } from 'node:util';
 import { runAgentOnStdio } from 'acp-kit/agent';
+import { closeSessionMcp, connectSessionMcp, MCP_CAPABILITIES, sessionMcpServers } from 'acp-kit/agent/mcp';
 
 const { values: opts } = parseArgs({
   options: {
@@ -59,10 +67,89 @@ function plan(echoStatus, doneStatus) {
   };
 }
 
+/** `/mcp <server> <tool> <json>` (slash optional): the parts, or undefined for any other prompt. */
+function mcpRequest(text) {
+  const m = /^\/?mcp\s+(\S+)\s+(\S+)\s*([\s\S]*)$/.exec(text.trim());
+  return m ? { server: m[1], tool: m[2], json: m[3].trim() || '{}' } : undefined;
+}
+
+/** Calls one tool of the session's MCP servers as a tool call of this turn. */
+async function callMcpTool(turn, { server, tool, json }) {
+  const { session } = turn;
+  const say = (text) =>
+    turn.send({
+      sessionUpdate: 'agent_message_chunk',
+      messageId: session.newId('msg'),
+      content: { type: 'text', text },
+    });
+  const found = sessionMcpServers(session)?.tool(server, tool);
+  if (!found) {
+    await say(`No tool "${tool}" on a connected MCP server "${server}".`);
+    return 'end_turn';
+  }
+  let args;
+  try {
+    args = JSON.parse(json);
+  } catch (e) {
+    await say(`The arguments are not JSON: ${e.message}`);
+    return 'end_turn';
+  }
+  // no permission question: the user typed this very call
+  const toolCallId = session.newId('mcp');
+  const title = `${tool} (MCP ${server})`;
+  await turn.send({
+    sessionUpdate: 'tool_call_update',
+    toolCallId,
+    title,
+    kind: found.readOnly ? 'read' : 'other',
+    status: 'in_progress',
+    rawInput: args,
+  });
+  try {
+    const result = await found.call(args, { signal: turn.signal });
+    await turn.send({
+      sessionUpdate: 'tool_call_update',
+      toolCallId,
+      status: result.isError ? 'failed' : 'completed',
+      content: result.content,
+    });
+  } catch (e) {
+    if (turn.signal.aborted) {
+      await turn.send({ sessionUpdate: 'tool_call_update', toolCallId, status: 'cancelled' });
+      return 'cancelled';
+    }
+    await turn.send({
+      sessionUpdate: 'tool_call_update',
+      toolCallId,
+      status: 'failed',
+      rawOutput: { error: e.message },
+    });
+  }
+  return 'end_turn';
+}
+
 /** @type {import('acp-kit/agent').AgentDefinition} */
 const echoAgent = {
   info: { name: 'echo-agent', title: 'Echo agent (acp-kit example)', version: '0.1.0' },
-  capabilities: { prompt: { embeddedContext: true } },
+  // advertise the MCP transports the client may pass: exactly those `connectSessionMcp` connects
+  capabilities: { prompt: { embeddedContext: true }, mcp: MCP_CAPABILITIES },
+
+  async openSession(session) {
+    // before the session/new (load, resume) response: the tools are there for the first prompt
+    const servers = await connectSessionMcp(session);
+    if (servers.tools().length === 0) return {};
+    return {
+      availableCommands: [
+        {
+          name: 'mcp',
+          description: 'Call a tool of an MCP server',
+          input: { hint: '<server> <tool> <json arguments>' },
+        },
+      ],
+    };
+  },
+  // ends the session's MCP server processes and connections
+  closeSession: closeSessionMcp,
 
   async prompt(turn) {
     const { session, signal } = turn;
@@ -71,6 +158,8 @@ const echoAgent = {
         block.type === 'text' ? block.text : block.type === 'resource_link' ? `<${block.uri}>` : `[${block.type}]`,
       )
       .join(' ');
+    const mcp = mcpRequest(text);
+    if (mcp) return callMcpTool(turn, mcp);
 
     await turn.send(plan('in_progress', 'pending'));
 

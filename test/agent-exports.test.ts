@@ -124,6 +124,27 @@ describe('agent entry points', () => {
     expect([...cli].filter((p) => p === 'ai' || p.startsWith('@ai-sdk/'))).toEqual([]);
   });
 
+  it('acp-kit/agent/mcp is the MCP client without the AI SDK; acp-kit/agent reaches no MCP SDK (issue 26 item 5)', () => {
+    const isAi = (p: string) => p === 'ai' || p.startsWith('@ai-sdk/');
+    const mcp = packagesReachable('dist/entries/agent-mcp.js', true);
+    expect(mcp.has('@modelcontextprotocol/sdk')).toBe(true);
+    expect([...mcp].filter(isAi)).toEqual([]);
+    expect(packagesReachable('dist/entries/agent.js', true).has('@modelcontextprotocol/sdk')).toBe(false);
+    const script = `
+      const m = await import('acp-kit/agent/mcp');
+      console.log(JSON.stringify(['connectMcpServers', 'connectSessionMcp', 'sessionMcpServers', 'closeSessionMcp'].map((k) => typeof m[k]).concat(JSON.stringify(m.MCP_CAPABILITIES))));
+    `;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual([
+      'function',
+      'function',
+      'function',
+      'function',
+      '{"stdio":true,"http":true,"sse":true}',
+    ]);
+  });
+
   it('package.json maps ./agent/coding and ./agent/models to the built modules', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
     // re-exports of @acp-kit/coding-agent and @acp-kit/coding-agent/models (each loads that package's bundle)

@@ -13,11 +13,16 @@ import { askUserTool, builtinTools } from './tools/index.js';
 import {
   closeSessionMcp,
   describeMcpFailure,
+  mcpPromptCommands,
   openSessionMcp,
+  promptArguments,
+  promptMessages,
   sessionMcp,
   sessionMcpTools,
+  type McpPromptCommand,
   type SessionMcpOptions,
 } from './mcp/index.js';
+import type { ConversationMessage } from './model.js';
 import { packageVersion } from '@acp-kit/protocol/internal';
 
 export * from './model.js';
@@ -86,6 +91,57 @@ export const COMMANDS: readonly AvailableCommand[] = [
   { name: 'mode', description: 'Show or switch the permission mode', input: { hint: 'ask | auto | read-only' } },
 ];
 
+/** The session's slash commands: the agent's own, then its MCP servers' prompts (`mcp__<server>__<prompt>`). */
+function sessionCommands(session: AgentSession): AvailableCommand[] {
+  return [...COMMANDS, ...promptCommands(session).map((c) => c.command)];
+}
+
+function promptCommands(session: AgentSession): McpPromptCommand[] {
+  return mcpPromptCommands(
+    sessionMcp(session),
+    COMMANDS.map((c) => c.name),
+  );
+}
+
+/**
+ * An MCP prompt run as `/<name> args`: `prompts/get` with the typed arguments; its messages are
+ * the turn's input. A string when the turn ends here (missing arguments, the server failed).
+ */
+async function mcpPromptInput(
+  turn: Turn,
+  cmd: McpPromptCommand,
+  typed: string,
+): Promise<ConversationMessage[] | TurnResult> {
+  const { args, missing } = promptArguments(cmd.def, typed);
+  if (missing.length > 0) {
+    const hint = cmd.command.input ? ` ${cmd.command.input.hint}` : '';
+    await say(
+      turn,
+      `/${cmd.command.name} needs ${missing.map((m) => `<${m}>`).join(' ')}. Usage: /${cmd.command.name}${hint}`,
+    );
+    return 'end_turn';
+  }
+  try {
+    return promptMessages(await cmd.server.getPrompt(cmd.def.name, args, turn.signal));
+  } catch (e) {
+    if (turn.signal.aborted) return 'cancelled';
+    await say(
+      turn,
+      `⚠️ The prompt "${cmd.def.name}" of MCP server "${cmd.server.serverName}" failed: ${e instanceof Error ? e.message : String(e)}`,
+    );
+    return 'end_turn';
+  }
+}
+
+/** Connects the session's MCP servers; a server's changed prompt list re-sends the command list. */
+async function openMcp(session: AgentSession, options: SessionMcpOptions): Promise<void> {
+  const mcp = await openSessionMcp(session, options);
+  // the complete new list (ACP-ALL-CMD-01)
+  if (mcp)
+    mcp.onPromptsChanged = () =>
+      session.send({ sessionUpdate: 'available_commands_update', availableCommands: sessionCommands(session) });
+}
+
 function isMode(v: unknown): v is AgentMode {
   return v === 'ask' || v === 'auto' || v === 'read-only';
 }
@@ -113,6 +169,26 @@ function systemPrompt(turn: Turn, state: CodingSessionState, extra?: string): st
   ]
     .filter(Boolean)
     .join('\n');
+}
+
+/** `session/set_config_option`: the mode switches; the model is shown, not chosen here. */
+function setCodingConfigOption(
+  session: AgentSession,
+  configId: string,
+  value: unknown,
+  model: LanguageModel,
+): ReturnType<typeof configOptions> {
+  if (configId === 'mode') setMode(session, value);
+  else if (configId === 'model') {
+    if (value !== model.id)
+      throw AcpError.invalidParams(
+        `value: this agent runs model "${model.id}" only; restart it with --model/--model-name to change, got ${JSON.stringify(value)}`,
+      );
+  } else
+    throw AcpError.invalidParams(
+      `configId: unknown config option ${JSON.stringify(configId)}; expected "mode" or "model"`,
+    );
+  return configOptions(session, model);
 }
 
 /**
@@ -171,22 +247,11 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
       const saved = session.configOptions.find((o) => o.configId === 'mode');
       if (saved && 'currentValue' in saved && isMode(saved.currentValue)) state.mode = saved.currentValue;
       // before the response: restored sessions reconnect their servers, then answer (ACP-V1-RESUME-02)
-      await openSessionMcp(session, { clientInfo: { name: info.name, version: info.version }, ...options.mcp });
-      return { configOptions: configOptions(session, await shownModel()), availableCommands: [...COMMANDS] };
+      await openMcp(session, { clientInfo: { name: info.name, version: info.version }, ...options.mcp });
+      return { configOptions: configOptions(session, await shownModel()), availableCommands: sessionCommands(session) };
     },
     async setConfigOption(session, configId, value) {
-      const model = await shownModel();
-      if (configId === 'mode') setMode(session, value);
-      else if (configId === 'model') {
-        if (value !== model.id)
-          throw AcpError.invalidParams(
-            `value: this agent runs model "${model.id}" only; restart it with --model/--model-name to change, got ${JSON.stringify(value)}`,
-          );
-      } else
-        throw AcpError.invalidParams(
-          `configId: unknown config option ${JSON.stringify(configId)}; expected "mode" or "model"`,
-        );
-      return configOptions(session, model);
+      return setCodingConfigOption(session, configId, value, await shownModel());
     },
     closeSession(session) {
       return closeSessionMcp(session);
@@ -198,6 +263,9 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
       // the second group always takes part in a match (it may be empty)
       if (command !== undefined && COMMANDS.some((c) => c.name === command))
         return runCommand(turn, await shownModel(), command, (slash?.[2] ?? '').trim());
+      const mcpCommand = promptCommands(turn.session).find((c) => c.command.name === command);
+      const input = mcpCommand ? await mcpPromptInput(turn, mcpCommand, slash?.[2] ?? '') : undefined;
+      if (input !== undefined && !Array.isArray(input)) return input;
       const state = codingState(turn.session);
       // pickers and `sessions list` show something better than "(untitled)"; sent when the first
       // answer is done, so the turn's own updates come first
@@ -215,6 +283,7 @@ export function createCodingAgent(options: CodingAgentOptions = {}): AgentDefini
           maxTurnRequests,
           maxOutputTokens: options.maxOutputTokens,
           system: (t, s) => systemPrompt(t, s, options.instructions),
+          ...(input ? { input } : {}),
         });
       } finally {
         if (title !== undefined) await turn.send({ sessionUpdate: 'session_info_update', title });
@@ -285,7 +354,9 @@ async function runCommand(turn: Turn, model: LanguageModel, name: string, arg: s
         : `\n\nMCP servers: ${mcp.map((m) => `${m.name} (${m.state === 'connected' ? `${m.toolCount} tool${m.toolCount === 1 ? '' : 's'}` : `${m.state}: ${m.error ?? ''}`})`).join(', ')}.`;
     await say(
       turn,
-      `${tips}\n\nCommands: ${COMMANDS.map((c) => `/${c.name}`).join(', ')}. Mode: ${state.mode}.${servers}`,
+      `${tips}\n\nCommands: ${sessionCommands(turn.session)
+        .map((c) => `/${c.name}`)
+        .join(', ')}. Mode: ${state.mode}.${servers}`,
     );
   } else if (name === 'clear') {
     state.history.length = 0;

@@ -24,6 +24,11 @@ export interface EngineOptions {
   maxOutputTokens?: number;
   /** Offer the `update_plan` tool (default true). */
   planTool?: boolean;
+  /**
+   * What the model reads as this turn's input instead of the prompt itself, e.g. the messages of
+   * an MCP prompt the user ran as a slash command.
+   */
+  input?: readonly ConversationMessage[];
 }
 
 /** Converts a prompt to the model's user message (resources inlined as text). */
@@ -142,7 +147,7 @@ async function turnLoop(turn: Turn, opts: EngineOptions, tokens: TurnTokenTally)
   const system = typeof opts.system === 'function' ? opts.system(turn, state) : opts.system;
   const history = state.history;
   const turnStart = history.length;
-  history.push(promptToUserMessage(turn.prompt));
+  history.push(...(opts.input ?? [promptToUserMessage(turn.prompt)]));
 
   const cancelled = (): TurnResult => {
     closeDangling(history, 'Cancelled by the user before this tool ran.');

@@ -16,3 +16,4 @@ export {
   describeMcpFailure,
   type SessionMcpOptions,
 } from './session-mcp.js';
+export { mcpPromptCommands, promptArguments, promptMessages, type McpPromptCommand } from './mcp-prompts.js';

@@ -2,6 +2,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
   CompatibilityCallToolResult,
+  GetPromptResult,
+  Prompt as McpPromptDefinition,
   ReadResourceResult,
   Resource,
   Tool as McpToolDefinition,
@@ -50,8 +52,22 @@ export interface McpServerStatus {
   error?: string;
   /** Tools it offers (0 unless it connected). */
   toolCount: number;
+  /** Prompts it offers (0 unless it connected and advertised `prompts`). */
+  promptCount: number;
   /** Process id of a stdio server while it runs. */
   pid?: number;
+}
+
+/** One entry of {@link McpConnections.toolEntries}: a server's tool, or its two resource tools. */
+export type McpToolEntry =
+  | { kind: 'tool'; name: string; def: McpToolDefinition; server: McpToolCaller }
+  | { kind: 'resources'; list: string; read: string; server: McpResourceReader };
+
+/** What a prompt of a connected server needs from its connection. */
+export interface McpPromptSource {
+  readonly serverName: string;
+  /** `prompts/get` with the prompt's string arguments. */
+  getPrompt(name: string, args: Record<string, string>, signal?: AbortSignal): Promise<GetPromptResult>;
 }
 
 const defaultLog = (line: string): void => {
@@ -116,23 +132,46 @@ export class McpConnections {
   tools(): Tool[] {
     if (this.closed) return [];
     if (this.cachedTools) return this.cachedTools;
-    const taken = new Set<string>();
     const out: Tool[] = [];
-    for (const s of this.servers) {
-      for (const def of s.toolDefinitions) {
-        const name = uniqueToolName(mcpToolName(s.name, def.name), taken);
-        taken.add(name);
-        out.push(createMcpTool(name, def, s));
-      }
-      if (!s.hasResources) continue;
-      // after the server's own tools, so that a tool of its own named list_resources keeps its name
-      const list = uniqueToolName(mcpToolName(s.name, 'list_resources'), taken);
-      taken.add(list);
-      const read = uniqueToolName(mcpToolName(s.name, 'read_resource'), taken);
-      taken.add(read);
-      out.push(...createResourceTools({ list, read }, s));
+    for (const e of this.toolEntries()) {
+      if (e.kind === 'tool') out.push(createMcpTool(e.name, e.def, e.server));
+      else out.push(...createResourceTools({ list: e.list, read: e.read }, e.server));
     }
     return (this.cachedTools = out);
+  }
+
+  /**
+   * The servers' tools with their unique session-wide names, before they become coding-agent
+   * tools: the one naming rule for the built-in agent and {@link connectMcpServers}' callers.
+   */
+  toolEntries(): McpToolEntry[] {
+    if (this.closed) return [];
+    const taken = new Set<string>();
+    const take = (server: string, tool: string): string => {
+      const name = uniqueToolName(mcpToolName(server, tool), taken);
+      taken.add(name);
+      return name;
+    };
+    const out: McpToolEntry[] = [];
+    for (const s of this.servers) {
+      for (const def of s.toolDefinitions) out.push({ kind: 'tool', name: take(s.name, def.name), def, server: s });
+      if (!s.hasResources) continue;
+      // after the server's own tools, so that a tool of its own named list_resources keeps its name
+      const list = take(s.name, 'list_resources');
+      out.push({ kind: 'resources', list, read: take(s.name, 'read_resource'), server: s });
+    }
+    return out;
+  }
+
+  /** The prompts of the servers that came up, in the configured order (empty once closed). */
+  prompts(): Array<{ server: McpPromptSource; def: McpPromptDefinition }> {
+    if (this.closed) return [];
+    return this.servers.flatMap((s) => s.promptDefinitions.map((def) => ({ server: s, def })));
+  }
+
+  /** Called after a server changed its prompt list (`notifications/prompts/list_changed`). */
+  set onPromptsChanged(listener: (() => void) | undefined) {
+    for (const s of this.servers) s.onPromptsChanged = listener;
   }
 
   /** Closes every connection; stdio servers get EOF, then SIGTERM, then SIGKILL (SDK behaviour). */
@@ -151,13 +190,16 @@ function parseUrl(raw: unknown): URL {
 }
 
 /** One configured server and its MCP client. */
-class ServerConnection implements McpToolCaller, McpResourceReader {
+class ServerConnection implements McpToolCaller, McpResourceReader, McpPromptSource {
   readonly name: string;
   readonly transportType: string;
   toolDefinitions: McpToolDefinition[] = [];
   /** The server advertised `resources` at initialize. */
   hasResources = false;
   onToolsChanged: (() => void) | undefined;
+  /** The prompts it offers (listed at connect, refreshed on `list_changed`). */
+  promptDefinitions: McpPromptDefinition[] = [];
+  onPromptsChanged: (() => void) | undefined;
   private state: McpServerStatus['state'] = 'failed';
   private error: string | undefined;
   private client: Client | undefined;
@@ -187,6 +229,7 @@ class ServerConnection implements McpToolCaller, McpResourceReader {
       state: this.state,
       ...(this.error !== undefined ? { error: this.error } : {}),
       toolCount: this.toolDefinitions.length,
+      promptCount: this.promptDefinitions.length,
       ...(this.pid !== undefined && this.state === 'connected' ? { pid: this.pid } : {}),
     };
   }
@@ -207,6 +250,15 @@ class ServerConnection implements McpToolCaller, McpResourceReader {
             onChanged: (err, tools) => {
               if (err) this.log(`MCP server "${this.name}": refreshing its tools failed: ${err.message}`);
               else if (tools) this.setTools(tools);
+            },
+          },
+          prompts: {
+            onChanged: (err, prompts) => {
+              if (err) this.log(`MCP server "${this.name}": refreshing its prompts failed: ${err.message}`);
+              else if (prompts && this.state === 'connected') {
+                this.promptDefinitions = prompts;
+                this.onPromptsChanged?.();
+              }
             },
           },
         },
@@ -231,6 +283,7 @@ class ServerConnection implements McpToolCaller, McpResourceReader {
       }
       this.hasResources = !!client.getServerCapabilities()?.resources;
       this.setTools(await this.listAllTools(client, deadline.signal, timeoutMs));
+      this.promptDefinitions = await this.listAllPrompts(client, deadline.signal, timeoutMs);
       if (this.closing) throw new Error('the session closed while connecting');
       this.state = 'connected';
     } catch (e) {
@@ -242,6 +295,7 @@ class ServerConnection implements McpToolCaller, McpResourceReader {
       this.state = 'failed';
       this.error = `${why}${this.stderrSuffix()}`;
       this.toolDefinitions = [];
+      this.promptDefinitions = [];
       this.log(`MCP server "${this.name}" (${this.transportType}) failed to start: ${this.error}`);
       // kill what was started; don't hold the session setup for the transport's grace periods
       void this.shutdown();
@@ -265,6 +319,24 @@ class ServerConnection implements McpToolCaller, McpResourceReader {
       cursor = page.nextCursor;
     } while (cursor);
     return all;
+  }
+
+  private async listAllPrompts(client: Client, signal: AbortSignal, timeout: number): Promise<McpPromptDefinition[]> {
+    if (!client.getServerCapabilities()?.prompts) return [];
+    const all: McpPromptDefinition[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listPrompts(cursor ? { cursor } : undefined, { signal, timeout });
+      all.push(...page.prompts);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return all;
+  }
+
+  async getPrompt(name: string, args: Record<string, string>, signal?: AbortSignal): Promise<GetPromptResult> {
+    const client = this.connected(signal ?? new AbortController().signal);
+    const timeout = this.options.callTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS;
+    return client.getPrompt({ name, arguments: args }, { ...(signal ? { signal } : {}), timeout });
   }
 
   private async createTransport(): Promise<Transport> {
