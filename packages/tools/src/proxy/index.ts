@@ -81,3 +81,5 @@ export {
   type MethodLatencyDelta,
   type VersionInfo,
 } from '../captures/diff.js';
+// proxy chains: the conductor and the component API (packages/tools/src/conductor)
+export * from '../conductor/index.js';
