@@ -16,3 +16,4 @@ export {
   type RunComponentOptions,
   type UpdateEvent,
 } from './component.js';
+export { checkProxy, type ProxyCaseResult, type ProxyCheckReport } from './check-proxy.js';
