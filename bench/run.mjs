@@ -16,6 +16,7 @@ import {
   runTerminalOutputBench,
 } from './renderer.mjs';
 import { PROXY_GOALS, formatProxyRows, runProxyBench } from './proxy.mjs';
+import { CONDUCT_GOALS, formatConductRows, runConductBench } from './conduct.mjs';
 import { REMOTE_GOALS, formatRemoteRows, runRemoteBench } from './remote.mjs';
 import { INSPECTOR_FRAMES, INSPECTOR_GOALS, formatInspectorRows, runInspectorBench } from './inspector.mjs';
 import { PG_STORE_GOAL, formatPgStoreRows, runPgStoreBench } from './store-pg.mjs';
@@ -117,6 +118,12 @@ console.log(
   `acp-kit proxy (bench/proxy.mjs): the v2 pair direct and through the proxy; goals plain >= ${PROXY_GOALS.plain * 100} %, record >= ${PROXY_GOALS.record * 100} % of direct, added p50 <= ${PROXY_GOALS.addedP50Ms} ms`,
 );
 console.log(formatProxyRows(runProxyBench()));
+
+console.log('');
+console.log(
+  `acp-kit conduct (bench/conduct.mjs): the v2 pair direct and through 1, 3 and 5 pass-through components; goals added p50 <= ${CONDUCT_GOALS.addedP50PerHopMs} ms per hop, 3 hops >= ${CONDUCT_GOALS.threeHopsOfDirect * 100} % of direct`,
+);
+console.log(formatConductRows(runConductBench()));
 
 console.log('');
 console.log(
