@@ -14,6 +14,10 @@ const failure = (f: () => unknown): { code: number; message: string } => {
   throw new Error('no error');
 };
 
+it("the wire names are the RFD's, the same in v1 and v2", () => {
+  expect(ProxyMethods).toEqual({ initialize: 'proxy/initialize', successor: 'proxy/successor' });
+});
+
 describe.each([1, 2] as const)('proxy-chain methods, v%i', (v) => {
   it('a proxy/successor envelope reads back its method, params and hop-local _meta', () => {
     const env = { method: 'session/prompt', params: { sessionId: 's', prompt: [] }, _meta: { hop: 1 } };
