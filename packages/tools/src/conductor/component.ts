@@ -117,7 +117,7 @@ class ComponentRunner {
 
   constructor(
     private readonly def: ComponentDefinition,
-    peer: JsonRpcPeer,
+    private readonly peer: JsonRpcPeer,
   ) {
     this.toClient = {
       request: (method, params) => peer.request(method, params),
@@ -162,7 +162,9 @@ class ComponentRunner {
       return this.updates(env.params, ctx);
     }
     const send = (p: unknown): Promise<unknown> =>
-      kind === 'request' ? this.toClient.request(env.method, p) : Promise.resolve(this.toClient.notify(env.method, p));
+      kind === 'request'
+        ? this.peer.request(env.method, p, { signal: rc?.signal, onAbort: 'wait' })
+        : Promise.resolve(this.toClient.notify(env.method, p));
     const h = this.def.toClient?.[env.method];
     return h ? h(env.params, send, ctx) : send(env.params);
   }
@@ -176,7 +178,10 @@ class ComponentRunner {
   ): Promise<unknown> {
     const ctx = this.ctx(rc?.signal);
     const send = (p: unknown): Promise<unknown> =>
-      kind === 'request' ? this.toAgent.request(method, p) : Promise.resolve(this.toAgent.notify(method, p));
+      kind === 'request'
+        ? // a cancelled request is cancelled on the next hop too; its answer still comes back
+          this.peer.request(ProxyMethods.successor, envelope(method, p), { signal: rc?.signal, onAbort: 'wait' })
+        : Promise.resolve(this.toAgent.notify(method, p));
     if (method === 'session/prompt' && kind === 'request') return this.prompt(params, send, ctx);
     const h = this.def.toAgent?.[method];
     return h ? h(params, send, ctx) : send(params);
