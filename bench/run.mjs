@@ -16,6 +16,7 @@ import {
   runTerminalOutputBench,
 } from './renderer.mjs';
 import { PROXY_GOALS, formatProxyRows, runProxyBench } from './proxy.mjs';
+import { CONDUCT_GOALS, formatConductRows, runConductBench } from './conduct.mjs';
 import { REMOTE_GOALS, formatRemoteRows, runRemoteBench } from './remote.mjs';
 import { INSPECTOR_FRAMES, INSPECTOR_GOALS, formatInspectorRows, runInspectorBench } from './inspector.mjs';
 import { PG_STORE_GOAL, formatPgStoreRows, runPgStoreBench } from './store-pg.mjs';
@@ -124,6 +125,12 @@ console.log(
   'MCP over ACP (bench/mcp-over-acp.mjs): MCP SDK Client tools/call round trip from an agent process, to an McpServer object offered by the client over the ACP connection (v2, mcp/message) vs to a stdio MCP server process',
 );
 console.log(formatMcpOverAcpRows(await runMcpOverAcpBench({ calls: Number(process.env.BENCH_MCP_CALLS ?? 1000) })));
+
+console.log('');
+console.log(
+  `acp-kit conduct (bench/conduct.mjs): the v2 pair direct and through 1, 3 and 5 pass-through components; goals added p50 <= ${CONDUCT_GOALS.addedP50PerHopMs} ms per hop, 3 hops >= ${CONDUCT_GOALS.threeHopsOfDirect * 100} % of direct`,
+);
+console.log(formatConductRows(runConductBench()));
 
 console.log('');
 console.log(

@@ -6,7 +6,7 @@
  * Real `acp-kit` processes; needs `npm run build`.
  */
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { buildProgram } from '../src/cli/program.js';
@@ -92,6 +92,11 @@ const success: Record<string, (s: Setup) => Promise<CliResult>> = {
       ],
       { env: s.env, cwd: s.cwd },
     ),
+  'check proxy': (s) =>
+    runCli(['check', 'proxy', '--json', '--', process.execPath, resolve('examples/system-note-component.mjs')], {
+      env: s.env,
+      cwd: s.cwd,
+    }),
   validate: (s) => runCli(['validate', CAPTURE, '--json'], { env: s.env, cwd: s.cwd }),
   stats: (s) => runCli(['stats', CAPTURE, '--json'], { env: s.env, cwd: s.cwd }),
   diff: (s) => runCli(['diff', CAPTURE, CAPTURE, '--json'], { env: s.env, cwd: s.cwd }),

@@ -429,3 +429,38 @@ describe('examples/check-agent.mjs', () => {
     expect(r.stdout).toMatch(/Verdict: CONFORMANT \(0 MUST failures\)$/m);
   });
 });
+
+describe('examples/system-note-component.mjs and examples/redact-secrets-component.mjs (proxy components)', () => {
+  it.each([1, 2] as const)(
+    'in an acp-kit conduct chain in front of the echo agent (v%i): the note reaches the agent, the secret never reaches the client',
+    async (v) => {
+      const bin = resolve('bin/acp-kit.js');
+      const r = await run(CLIENT, [
+        '--protocol',
+        String(v),
+        '--prompt',
+        'token sk-secretsecret here',
+        '--',
+        process.execPath,
+        bin,
+        'conduct',
+        '--',
+        process.execPath,
+        resolve(EXAMPLES, 'redact-secrets-component.mjs'),
+        '--',
+        process.execPath,
+        resolve(EXAMPLES, 'system-note-component.mjs'),
+        '--',
+        process.execPath,
+        ECHO,
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^protocol: ${v}$`, 'm'));
+      // the echo agent echoes what it got: the note first, then the prompt with its secret redacted
+      expect(r.stdout).toContain('System note: answer briefly.');
+      expect(r.stdout).toContain('token [REDACTED] here');
+      expect(r.stdout).not.toContain('sk-secretsecret');
+      expect(r.stdout).toMatch(/^stop reason: end_turn$/m);
+    },
+  );
+});

@@ -17,6 +17,8 @@ import { register as registerInspect } from './commands/inspect.options.js';
 import { register as registerLogin } from './commands/login.options.js';
 import { register as registerProviders } from './commands/providers.options.js';
 import { register as registerProxy } from './commands/proxy.options.js';
+import { register as registerConduct } from './commands/conduct.options.js';
+import { register as registerRecord } from './commands/record.options.js';
 import { register as registerReplay } from './commands/replay.options.js';
 import { register as registerRun } from './commands/run.options.js';
 import { register as registerServe } from './commands/serve.options.js';
@@ -58,6 +60,8 @@ export function buildProgram(result: ExitResult, handlers: CommandHandlers = def
   registerServe(program, result);
   registerDb(program, result);
   registerProxy(program, result);
+  registerConduct(program, result);
+  registerRecord(program, result);
   registerInspect(program, result);
   registerCaptures(program, result);
   registerCheck(program, result);
@@ -185,6 +189,8 @@ function commandPath(argv: string[]): string {
       'agent',
       'login',
       'proxy',
+      'conduct',
+      'record',
       'captures',
       'validate',
       'check',

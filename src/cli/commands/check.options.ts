@@ -51,6 +51,17 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
       result.code = await (await import('./check.js')).checkAgentCommand(agent, flags);
     });
   check
+    .command('proxy')
+    .description(
+      'check a proxy component (acp-kit conduct) against the Proxy Chains RFD: plays its conductor and a scripted agent; exit 0 no MUST failed, 1 otherwise',
+    )
+    .argument('<component...>', 'the component command, after --')
+    .option('--timeout <ms>', 'how long one answer may take (default 10000)', positive('--timeout'))
+    .option('--json', 'print the report as JSON')
+    .action(async (component, flags) => {
+      result.code = await (await import('./check-proxy.js')).checkProxyCommand(component, flags);
+    });
+  check
     .command('client')
     .description(
       'run the conformance cases against a client: it launches a scripted agent ({agent}) once per case; exit 0 conformant, 1 not, 2 usage',

@@ -8,7 +8,10 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     .description(
       'check a capture against the schema of its protocol version and the protocol rules (exit 1 on violations)',
     )
-    .argument('<capture>', 'capture file (acp-kit NDJSON or acp-devtools export)')
+    .argument(
+      '[capture]',
+      'capture file (acp-kit NDJSON or acp-devtools export); without one, run as a proxy component (acp-kit conduct) validating live traffic',
+    )
     .option('--json', 'print NDJSON: one violation per line, then a result line')
     .addOption(
       new Option(
@@ -17,6 +20,9 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
       ).choices(['editor', 'agent']),
     )
     .action(async (file, flags) => {
-      result.code = await (await import('./validate.js')).validateCommand(file, flags);
+      result.code =
+        file === undefined
+          ? await (await import('./validate-component.js')).validateComponentCommand()
+          : await (await import('./validate.js')).validateCommand(file, flags);
     });
 }

@@ -26,3 +26,12 @@ export function codecFor(version: 1 | 2): WireCodec {
     `no ACP codec for protocol version ${String(version)} (supported: ${SUPPORTED_VERSIONS.join(', ')})`,
   );
 }
+export {
+  ProxyMethods,
+  checkProxyParams,
+  readProxySuccessor,
+  type ProxyMethod,
+  type ProxySuccessorParams,
+  type InitializeProxyRequest,
+  type InitializeProxyResponse,
+} from './proxy-chain.js';

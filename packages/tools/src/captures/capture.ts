@@ -689,8 +689,10 @@ class ConductorTrace {
       };
     } else {
       // the conductor initializes proxies with `_proxy/initialize` (same params and answer as
-      // `initialize`; see tests/trace_snapshot.rs): it is the initialize of the chain
-      const method = event.method === '_proxy/initialize' ? 'initialize' : event.method;
+      // `initialize`; see tests/trace_snapshot.rs), the RFD's name and acp-kit's conductor with
+      // `proxy/initialize`: it is the initialize of the chain
+      const method =
+        event.method === '_proxy/initialize' || event.method === 'proxy/initialize' ? 'initialize' : event.method;
       message = { jsonrpc: '2.0', ...(event.type === 'request' ? { id: event.id ?? null } : {}), method };
       if (event.params !== undefined && event.params !== null) message.params = event.params;
     }

@@ -89,3 +89,5 @@ export {
   type McpInjectionSource,
   type McpInjectionNotify,
 } from '../mcp-over-acp/index.js';
+// proxy chains: the conductor and the component API (packages/tools/src/conductor)
+export * from '../conductor/index.js';

@@ -1,0 +1,84 @@
+// acp-kit conduct overhead: the acp-kit v2 client/agent pair of the main bench, direct and through a
+// proxy chain of 1, 3 and 5 pass-through components (bench/pass-component.mjs, runComponent with no
+// handlers). Alone: node bench/conduct.mjs. Each mode runs in its own client process:
+// node bench/conduct.mjs --client <direct|1|3|5>
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { measureAcpKitClient, percentile, peakRssMb, report, ROUND_TRIPS, UPDATES } from './common.mjs';
+
+const here = (f) => fileURLToPath(new URL(f, import.meta.url));
+const BIN = here('../bin/acp-kit.js');
+const AGENT = [process.execPath, here('./acp-kit-agent.mjs')];
+const COMPONENT = [process.execPath, here('./pass-component.mjs')];
+
+/** Goals from issue 27 item 5: each hop adds no more than the plain proxy (about 0.15 ms p50); 3 hops keep >= 50 % of direct. */
+export const CONDUCT_GOALS = { addedP50PerHopMs: 0.15, threeHopsOfDirect: 0.5 };
+
+async function client(mode) {
+  const { connect } = await import('@acp-kit/client');
+  const hops = mode === 'direct' ? 0 : Number(mode);
+  const chain = Array.from({ length: hops }, () => ['--', ...COMPONENT]).flat();
+  const argv = hops === 0 ? AGENT : [process.execPath, BIN, 'conduct', ...chain, '--', ...AGENT];
+  const conn = await connect({ command: argv[0], args: argv.slice(1), protocol: 2 });
+  const session = await conn.newSession({ cwd: process.cwd() });
+  const { rtts, secs } = await measureAcpKitClient(conn, session, `conduct bench ${mode}`);
+  await conn.close();
+  report({
+    mode,
+    hops,
+    updatesPerSec: UPDATES / secs,
+    p50: percentile(rtts, 50),
+    p99: percentile(rtts, 99),
+    clientRssMb: peakRssMb(),
+  });
+}
+
+/** Runs direct and the 1-, 3- and 5-component chains, each in its own client process; one row per mode. */
+export function runConductBench() {
+  const rows = [];
+  for (const mode of ['direct', '1', '3', '5']) {
+    const r = spawnSync(process.execPath, [here('./conduct.mjs'), '--client', mode], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      timeout: 600_000,
+    });
+    if (r.status !== 0)
+      throw new Error(`bench/conduct.mjs --client ${mode} failed with status ${r.status}: ${r.stdout}`);
+    const lines = r.stdout.trim().split('\n');
+    rows.push(JSON.parse(lines[lines.length - 1]));
+  }
+  return rows;
+}
+
+const fmt = (n, d = 0) =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a';
+
+/** The markdown table of {@link runConductBench} rows. */
+export function formatConductRows(rows) {
+  const direct = rows.find((r) => r.mode === 'direct');
+  const out = [
+    '| mode | updates/s | % of direct | round trip p50 ms | added p50 ms per hop | p99 ms |',
+    '|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of rows) {
+    const label =
+      r.hops === 0
+        ? 'direct (acp-kit v2 client -> agent)'
+        : `through acp-kit conduct, ${r.hops} component${r.hops === 1 ? '' : 's'}`;
+    const perHop = r.hops === 0 ? '' : fmt((r.p50 - direct.p50) / r.hops, 3);
+    out.push(
+      `| ${label} | ${fmt(r.updatesPerSec)} | ${fmt((100 * r.updatesPerSec) / direct.updatesPerSec, 1)} % | ${fmt(r.p50, 3)} | ${perHop} | ${fmt(r.p99, 3)} |`,
+    );
+  }
+  return out.join('\n');
+}
+
+if (process.argv[2] === '--client') {
+  await client(process.argv[3]);
+  process.exit(0);
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  console.log(
+    `acp-kit conduct: ${UPDATES.toLocaleString('en-US')} agent_message_chunk updates + ${ROUND_TRIPS} round trips, v2; goals: added p50 <= ${CONDUCT_GOALS.addedP50PerHopMs} ms per hop, 3 hops >= ${CONDUCT_GOALS.threeHopsOfDirect * 100} % of direct`,
+  );
+  console.log(formatConductRows(runConductBench()));
+}

@@ -1,0 +1,261 @@
+import {
+  AcpError,
+  codecFor,
+  ProxyMethods,
+  readProxySuccessor,
+  type AnySessionUpdate,
+  type PromptRequest,
+  type PromptResponse,
+  type UpdateDecoder,
+  type UpdateEncoder,
+} from '@acp-kit/protocol';
+import { JsonRpcPeer, stdioTransport, type RequestContext, type Transport } from '@acp-kit/protocol/rpc';
+
+/** One side of a component's connection: the editor's (its predecessor) or the agent's (its successor). */
+export interface ComponentSide {
+  request(method: string, params?: unknown): Promise<unknown>;
+  notify(method: string, params?: unknown): void;
+}
+
+/** What every handler of a component is given. */
+export interface ComponentContext {
+  /** The chain's protocol version, from `proxy/initialize` (1 until then). */
+  readonly version: 1 | 2;
+  /** Messages towards the editor: sent plain, the conductor delivers them to the predecessor. */
+  readonly toClient: ComponentSide;
+  /** Messages towards the agent: wrapped in `proxy/successor` for the conductor. */
+  readonly toAgent: ComponentSide;
+  /** Injects a neutral session update towards the editor, encoded for the chain's version. */
+  sendUpdate(sessionId: string, update: AnySessionUpdate): void;
+  /** Aborted when the request being handled is cancelled (`$/cancel_request`); undefined for a notification. */
+  readonly signal?: AbortSignal;
+}
+
+/** A neutral session update on its way to the editor. */
+export interface UpdateEvent {
+  sessionId: string;
+  update: AnySessionUpdate;
+}
+
+/**
+ * Intercepts a wire message by method. `next` sends it on (with the params given) and returns
+ * the answer for a request; not calling it swallows a notification or answers a request itself.
+ */
+export type RawHandler = (
+  params: unknown,
+  next: (params: unknown) => Promise<unknown>,
+  ctx: ComponentContext,
+) => unknown;
+
+/**
+ * A proxy component's behaviour, per method and direction. Prompts and updates come in the
+ * neutral model (protocol/model), so one component works on v1 and v2 chains; everything else
+ * as the wire has it, by wire method name. What has no handler is forwarded unchanged (the RFD:
+ * a proxy SHOULD forward what it does not understand and keep `_meta`).
+ */
+export interface ComponentDefinition {
+  /** `session/prompt` on its way to the agent; `next` sends it and resolves with the agent's answer. */
+  onPrompt?(
+    req: PromptRequest,
+    next: (req: PromptRequest) => Promise<PromptResponse>,
+    ctx: ComponentContext,
+  ): Promise<PromptResponse> | PromptResponse;
+  /** Each neutral update of a `session/update` on its way to the editor; `next` passes it on (or a changed one). */
+  onUpdate?(u: UpdateEvent, next: (u: UpdateEvent) => void, ctx: ComponentContext): void | Promise<void>;
+  /** Any other message towards the agent (requests and notifications), by wire method. */
+  toAgent?: Readonly<Record<string, RawHandler>>;
+  /** Any other message towards the editor (requests and notifications), by wire method. */
+  toClient?: Readonly<Record<string, RawHandler>>;
+  /**
+   * Called once the chain is initialized. The place for components that extend the chain's
+   * capabilities (e.g. an MCP-over-ACP injector, `mcp/*` messages through `toAgent`/`toClient`).
+   */
+  onReady?(ctx: ComponentContext): void;
+}
+
+/** Defines a component: the identity, typed (the handlers are checked against {@link ComponentDefinition}). */
+export function defineComponent(definition: ComponentDefinition): ComponentDefinition {
+  return definition;
+}
+
+export interface RunComponentOptions {
+  /** The conductor's side (default: this process's stdin / stdout). */
+  transport?: Transport;
+  /**
+   * Sees the component's conversation with its predecessor in wire order, as a plain ACP
+   * connection: what came from the editor side and what went back to it (`proxy/initialize` as
+   * `initialize`, `proxy/successor` envelopes to and from the successor left out). For recorders
+   * and validators run as components.
+   */
+  observe?: (dir: 'editor->agent' | 'agent->editor', message: object) => void;
+}
+
+/** A running component: settles when the conductor's connection ends. */
+export interface ComponentHandle {
+  readonly closed: Promise<{ reason: string }>;
+}
+
+/**
+ * Runs a component on stdio (or `options.transport`) for a conductor: answers `proxy/initialize`
+ * by forwarding `initialize` to its successor (the schema: "before answering successfully, the
+ * proxy MUST forward an `initialize` request to its successor"), and routes every message through
+ * the definition's handlers.
+ */
+export function runComponent(definition: ComponentDefinition, options: RunComponentOptions = {}): ComponentHandle {
+  const tap = options.observe ? predecessorTap(options.observe) : undefined;
+  const runner = new ComponentRunner(definition, new JsonRpcPeer(options.transport ?? stdioTransport(), { tap }));
+  return { closed: runner.closed };
+}
+
+class ComponentRunner {
+  private version: 1 | 2 = 1;
+  private readonly decoders = new Map<string, UpdateDecoder>();
+  private readonly encoders = new Map<string, UpdateEncoder>();
+  readonly closed: Promise<{ reason: string }>;
+  private readonly toClient: ComponentSide;
+  private readonly toAgent: ComponentSide;
+
+  constructor(
+    private readonly def: ComponentDefinition,
+    private readonly peer: JsonRpcPeer,
+  ) {
+    this.toClient = {
+      request: (method, params) => peer.request(method, params),
+      notify: (method, params) => peer.notify(method, params),
+    };
+    this.toAgent = {
+      request: (method, params) => peer.request(ProxyMethods.successor, envelope(method, params)),
+      notify: (method, params) => peer.notify(ProxyMethods.successor, envelope(method, params)),
+    };
+    this.closed = peer.closed.then((info) => ({ reason: info.reason }));
+    peer.onRequest(ProxyMethods.initialize, (params) => this.initialize(params));
+    peer.onRequest(ProxyMethods.successor, (params, ctx) => this.fromAgent('request', params, ctx));
+    peer.onNotification(ProxyMethods.successor, async (params) => void (await this.fromAgent('notification', params)));
+    peer.onOtherRequest((method, params, ctx) => this.fromClient('request', method, params, ctx));
+    peer.onOtherNotification(async (method, params) => void (await this.fromClient('notification', method, params)));
+  }
+
+  private ctx(signal?: AbortSignal): ComponentContext {
+    return {
+      version: this.version,
+      toClient: this.toClient,
+      toAgent: this.toAgent,
+      signal,
+      sendUpdate: (sessionId, update) => this.emitUpdate({ sessionId, update }),
+    };
+  }
+
+  private async initialize(params: unknown): Promise<unknown> {
+    const v: unknown = isRecord(params) ? params.protocolVersion : undefined;
+    if (v !== 1 && v !== 2) throw AcpError.invalidParams('proxy/initialize: params.protocolVersion: must be 1 or 2');
+    this.version = v;
+    const result = await this.toAgent.request('initialize', params);
+    this.def.onReady?.(this.ctx());
+    return result;
+  }
+
+  /** A message from the successor (the agent side), delivered in a `proxy/successor` envelope. */
+  private async fromAgent(kind: 'request' | 'notification', params: unknown, rc?: RequestContext): Promise<unknown> {
+    const env = readProxySuccessor(this.version, kind, params);
+    const ctx = this.ctx(rc?.signal);
+    if (env.method === 'session/update' && kind === 'notification' && this.def.onUpdate) {
+      return this.updates(env.params, ctx);
+    }
+    const send = (p: unknown): Promise<unknown> =>
+      kind === 'request'
+        ? this.peer.request(env.method, p, { signal: rc?.signal, onAbort: 'wait' })
+        : Promise.resolve(this.toClient.notify(env.method, p));
+    const h = this.def.toClient?.[env.method];
+    return h ? h(env.params, send, ctx) : send(env.params);
+  }
+
+  /** A message from the predecessor (the editor side), sent plain. */
+  private async fromClient(
+    kind: 'request' | 'notification',
+    method: string,
+    params: unknown,
+    rc?: RequestContext,
+  ): Promise<unknown> {
+    const ctx = this.ctx(rc?.signal);
+    const send = (p: unknown): Promise<unknown> =>
+      kind === 'request'
+        ? // a cancelled request is cancelled on the next hop too; its answer still comes back
+          this.peer.request(ProxyMethods.successor, envelope(method, p), { signal: rc?.signal, onAbort: 'wait' })
+        : Promise.resolve(this.toAgent.notify(method, p));
+    if (method === 'session/prompt' && kind === 'request') return this.prompt(params, send, ctx);
+    const h = this.def.toAgent?.[method];
+    return h ? h(params, send, ctx) : send(params);
+  }
+
+  private async prompt(
+    params: unknown,
+    send: (p: unknown) => Promise<unknown>,
+    ctx: ComponentContext,
+  ): Promise<unknown> {
+    const codec = codecFor(this.version);
+    const req = codec.decodeParams('session/prompt', params);
+    // v1 groups id-less chunks per turn: a prompt starts a new message
+    this.decoders.get(req.sessionId)?.startTurn?.();
+    const onPrompt = this.def.onPrompt;
+    if (!onPrompt) return send(params);
+    const next = async (r: PromptRequest): Promise<PromptResponse> =>
+      codec.decodeResult('session/prompt', await send(codec.encodeParams('session/prompt', r)));
+    return codec.encodeResult('session/prompt', await onPrompt(req, next, ctx));
+  }
+
+  /** A `session/update` through `onUpdate`: decoded to neutral updates, each handled, re-encoded. */
+  private async updates(params: unknown, ctx: ComponentContext): Promise<void> {
+    const sessionId: unknown = isRecord(params) ? params.sessionId : undefined;
+    const wire: unknown = isRecord(params) ? params.update : undefined;
+    const onUpdate = this.def.onUpdate;
+    if (typeof sessionId !== 'string' || !onUpdate) return this.toClient.notify('session/update', params);
+    let decoder = this.decoders.get(sessionId);
+    if (!decoder) this.decoders.set(sessionId, (decoder = codecFor(this.version).createUpdateDecoder()));
+    for (const update of decoder.decode(wire)) {
+      await onUpdate({ sessionId, update }, (u) => this.emitUpdate(u), ctx);
+    }
+  }
+
+  private emitUpdate(u: UpdateEvent): void {
+    let encoder = this.encoders.get(u.sessionId);
+    if (!encoder) this.encoders.set(u.sessionId, (encoder = codecFor(this.version).createUpdateEncoder()));
+    for (const update of encoder.encode(u.update)) {
+      this.toClient.notify('session/update', { sessionId: u.sessionId, update });
+    }
+  }
+}
+
+function envelope(method: string, params: unknown): { method: string; params?: unknown } {
+  return params === undefined ? { method } : { method, params };
+}
+
+function isRecord(v: unknown): v is { [key: string]: unknown } {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * A peer tap that passes on only the predecessor leg: requests and notifications that are no
+ * `proxy/successor`, and the answers that belong to them (answers to the component's own
+ * envelopes, and its answers to the conductor's envelopes, are the successor leg).
+ */
+function predecessorTap(observe: NonNullable<RunComponentOptions['observe']>): {
+  sent(m: object): void;
+  received(m: unknown): void;
+} {
+  const sentEnvelopes = new Set<string>();
+  const receivedEnvelopes = new Set<string>();
+  const see = (dir: 'editor->agent' | 'agent->editor', m: unknown, own: Set<string>, other: Set<string>): void => {
+    if (!isRecord(m)) return;
+    const key = JSON.stringify(m.id ?? null);
+    if (m.method === ProxyMethods.successor) {
+      if ('id' in m) own.add(key);
+      return;
+    }
+    if (typeof m.method !== 'string' && other.delete(key)) return;
+    observe(dir, m.method === ProxyMethods.initialize ? { ...m, method: 'initialize' } : m);
+  };
+  return {
+    sent: (m) => see('agent->editor', m, sentEnvelopes, receivedEnvelopes),
+    received: (m) => see('editor->agent', m, receivedEnvelopes, sentEnvelopes),
+  };
+}

@@ -1,0 +1,188 @@
+import {
+  JsonRpcPeer,
+  spawnAgent,
+  stdioTransport,
+  type AgentProcess,
+  type RequestContext,
+  type Transport,
+} from '@acp-kit/protocol/rpc';
+import { ProxyMethods, readProxySuccessor } from '@acp-kit/protocol';
+import { nodeName, TraceWriter } from './trace.js';
+import { HopTracer } from './hop-tracer.js';
+import { negotiateChainVersion } from './version.js';
+
+/** One program of the chain: a proxy component or the agent. */
+export interface ChainCommand {
+  command: string;
+  args?: readonly string[];
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface ConductorOptions {
+  /** The proxy components, client side first; each gets `proxy/initialize` (may be empty). */
+  components: readonly ChainCommand[];
+  /** The terminal agent; it gets `initialize`. */
+  agent: ChainCommand;
+  /** Write a trace in the Rust conductor's `.jsons` format to this file. */
+  trace?: string;
+  /** The editor's side (default: this process's stdin / stdout). */
+  client?: Transport;
+  /** Each program's stderr text, with its trace name (default: copied to this process's stderr). */
+  onStderr?: (node: string, text: string) => void;
+  /** The conductor's own log lines (a malformed envelope, a component that died). */
+  log?: (line: string) => void;
+  /** Grace between SIGTERM and SIGKILL when the chain is stopped (default 2000 ms). */
+  killTimeoutMs?: number;
+}
+
+export interface ConductorHandle {
+  /** The process ids of the components then the agent, in chain order. */
+  readonly pids: readonly number[];
+  /** Settles once the whole chain has stopped, with the reason it stopped. */
+  readonly done: Promise<{ reason: string }>;
+  /** Stops the chain as one unit: every program's process group, then the editor connection. */
+  stop(reason?: string): Promise<{ reason: string }>;
+}
+
+/** A message's kind and content as the conductor routes it. */
+interface Routed {
+  kind: 'request' | 'notification';
+  method: string;
+  params: unknown;
+  signal?: AbortSignal;
+}
+
+/**
+ * Starts a proxy chain (Proxy Chains RFD, "Proxying in practice: the role of the conductor"):
+ * each component and the agent run as child processes in their own process group; to the editor
+ * the conductor is an ordinary agent. It sends `proxy/initialize` to every component and
+ * `initialize` to the agent ("Conductor behavior"), routes a component's `proxy/successor` to the
+ * next program unwrapped and delivers what a program sends towards the editor to the previous
+ * component wrapped in `proxy/successor` ("Message reference"). When the editor leaves or any
+ * program of the chain exits, the whole chain is stopped.
+ */
+export function startConductor(options: ConductorOptions): ConductorHandle {
+  return new Conductor(options).handle();
+}
+
+class Conductor {
+  private readonly n: number;
+  private readonly procs: AgentProcess[];
+  private readonly peers: JsonRpcPeer[];
+  private readonly client: JsonRpcPeer;
+  private readonly trace: TraceWriter | undefined;
+  /** The chain's protocol version: the editor's, unless the conductor supports only a lower one. */
+  private version: 1 | 2 = 1;
+  private stopping: Promise<{ reason: string }> | undefined;
+  private onFinished: (r: { reason: string }) => void = () => undefined;
+  private readonly finished = new Promise<{ reason: string }>((r) => (this.onFinished = r));
+
+  constructor(private readonly options: ConductorOptions) {
+    const programs = [...options.components, options.agent];
+    this.n = options.components.length;
+    this.trace = options.trace ? new TraceWriter(options.trace) : undefined;
+    const tracer = this.trace ? new HopTracer(this.trace, this.n) : undefined;
+    this.procs = programs.map((p, i) => this.spawn(p, i));
+    this.peers = this.procs.map((proc, i) => new JsonRpcPeer(proc.transport, { tap: tracer?.tapFor(i) }));
+    this.client = new JsonRpcPeer(options.client ?? stdioTransport(), { tap: tracer?.tapFor(-1) });
+    this.wire();
+  }
+
+  handle(): ConductorHandle {
+    return {
+      pids: this.procs.map((p) => p.process.pid ?? -1),
+      done: this.finished,
+      stop: (reason) => this.stop(reason ?? 'stopped'),
+    };
+  }
+
+  private spawn(p: ChainCommand, i: number): AgentProcess {
+    const name = nodeName(i, this.n);
+    const onStderr = this.options.onStderr ?? ((_: string, text: string) => void process.stderr.write(text));
+    return spawnAgent(p.command, [...(p.args ?? [])], {
+      cwd: p.cwd,
+      env: p.env,
+      killTimeoutMs: this.options.killTimeoutMs,
+      onStderr: (text) => onStderr(name, text),
+    });
+  }
+
+  private wire(): void {
+    this.client.onOtherRequest((method, params, ctx) => this.down(-1, call('request', method, params, ctx)));
+    this.client.onOtherNotification((method, params) => void this.down(-1, call('notification', method, params)));
+    void this.client.closed.then((info) => this.stop(`the editor left: ${info.reason}`));
+    this.peers.forEach((peer, i) => {
+      if (i < this.n) {
+        peer.onRequest(ProxyMethods.successor, (params, ctx) => {
+          const env = readProxySuccessor(this.version, 'request', params);
+          return this.down(i, call('request', env.method, env.params, ctx));
+        });
+        peer.onNotification(ProxyMethods.successor, (params) => this.forwardNotification(i, params));
+      }
+      peer.onOtherRequest((method, params, ctx) => this.up(i, call('request', method, params, ctx)));
+      peer.onOtherNotification((method, params) => void this.up(i, call('notification', method, params)));
+      void peer.closed.then((info) => this.stop(`${nodeName(i, this.n)} ended: ${info.reason}`));
+    });
+  }
+
+  /** A component's `proxy/successor` notification: a bad envelope cannot be answered, so it is logged and dropped. */
+  private forwardNotification(i: number, params: unknown): void {
+    try {
+      const env = readProxySuccessor(this.version, 'notification', params);
+      void this.down(i, call('notification', env.method, env.params));
+    } catch (e) {
+      this.options.log?.(`${nodeName(i, this.n)} sent a malformed proxy/successor notification: ${String(e)}`);
+    }
+  }
+
+  /**
+   * Delivers a message from position `from` to the next program: `initialize` becomes
+   * `proxy/initialize` for a component and carries the chain's version; everything else is sent
+   * as it came, unwrapped.
+   */
+  private down(from: number, m: Routed): Promise<unknown> | undefined {
+    const to = from + 1;
+    const peer = this.peers[to];
+    if (!peer) return undefined;
+    let { method, params } = m;
+    if (method === 'initialize') {
+      const negotiated = negotiateChainVersion(params);
+      if (from < 0) this.version = negotiated.version;
+      params = negotiated.params;
+      if (to < this.n) method = ProxyMethods.initialize;
+    }
+    if (m.kind === 'notification') return void peer.notify(method, params);
+    return peer.request(method, params, { signal: m.signal, onAbort: 'wait' });
+  }
+
+  /** Delivers a message from position `from` towards the editor: to the previous component wrapped in `proxy/successor`. */
+  private up(from: number, m: Routed): Promise<unknown> | undefined {
+    const to = from - 1;
+    const peer = to < 0 ? this.client : this.peers[to];
+    if (!peer) return undefined;
+    const method = to < 0 ? m.method : ProxyMethods.successor;
+    const params =
+      to < 0 ? m.params : m.params === undefined ? { method: m.method } : { method: m.method, params: m.params };
+    if (m.kind === 'notification') return void peer.notify(method, params);
+    return peer.request(method, params, { signal: m.signal, onAbort: 'wait' });
+  }
+
+  private stop(reason: string): Promise<{ reason: string }> {
+    this.stopping ??= (async () => {
+      this.options.log?.(`stopping the chain: ${reason}`);
+      // every program at once: each kill is SIGTERM to its group, then SIGKILL after the grace
+      await Promise.all(this.procs.map((p) => p.kill()));
+      this.client.close({ reason });
+      this.trace?.close();
+      const r = { reason };
+      this.onFinished(r);
+      return r;
+    })();
+    return this.stopping;
+  }
+}
+
+function call(kind: 'request' | 'notification', method: string, params: unknown, ctx?: RequestContext): Routed {
+  return { kind, method, params, signal: ctx?.signal };
+}

@@ -1,0 +1,19 @@
+/**
+ * Proxy chains (Proxy Chains RFD): a conductor that runs components in front of an agent, the
+ * component API to write one, and the trace the conductor writes.
+ * @packageDocumentation
+ */
+export { startConductor, type ChainCommand, type ConductorOptions, type ConductorHandle } from './conductor.js';
+export { TraceWriter, type TraceEvent } from './trace.js';
+export {
+  defineComponent,
+  runComponent,
+  type ComponentContext,
+  type ComponentDefinition,
+  type ComponentHandle,
+  type ComponentSide,
+  type RawHandler,
+  type RunComponentOptions,
+  type UpdateEvent,
+} from './component.js';
+export { checkProxy, type ProxyCaseResult, type ProxyCheckReport } from './check-proxy.js';

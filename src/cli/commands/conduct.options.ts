@@ -1,0 +1,21 @@
+/** `acp-kit conduct`: its flags and help; the action (`conduct.ts`) loads only when the command runs. */
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import type { ExitResult } from '../options.js';
+
+export function register(program: CommandUnknownOpts, result: ExitResult): void {
+  program
+    .command('conduct')
+    .description(
+      'run a proxy chain (Proxy Chains RFD) on stdio: components in front of an agent, each separated by --; the editor sees one agent',
+    )
+    .argument('<chain...>', '-- <component...> [-- <component...>] -- <agent...>')
+    .option('--trace <file>', "write a trace of every hop in the Rust conductor's .jsons format")
+    .addHelpText(
+      'after',
+      '\nExample: acp-kit conduct --trace chain.jsons -- acp-kit record --out c.ndjson -- acp-kit validate -- acp-kit agent\n' +
+        'The last command is the agent; every other one is a proxy component (docs/conductor.md).\n',
+    )
+    .action(async (chain, flags) => {
+      result.code = await (await import('./conduct.js')).conductCommand(chain, flags);
+    });
+}
