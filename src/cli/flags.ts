@@ -34,7 +34,20 @@ export interface ModelFlags {
   baseUrl?: string;
 }
 
-export interface RunFlags extends AgentFlags, ModelFlags {
+/**
+ * `run`/`chat`: the model flags, where `--model` is the built-in agent's backend or, with another
+ * agent, the session's model (its config option of category `model`); plus the session's mode and
+ * config options (src/cli/session-config.ts).
+ */
+export interface SessionConfigFlags extends Omit<ModelFlags, 'model'> {
+  model?: string;
+  /** `--mode <id>` */
+  mode?: string;
+  /** `--config <id>=<value>` (repeatable) */
+  config?: string[];
+}
+
+export interface RunFlags extends AgentFlags, SessionConfigFlags {
   approveAll?: boolean;
   approveReads?: boolean;
   denyAll?: boolean;
@@ -47,7 +60,7 @@ export interface RunFlags extends AgentFlags, ModelFlags {
   acceptUrls?: boolean;
 }
 
-export interface ChatFlags extends AgentFlags, ModelFlags {
+export interface ChatFlags extends AgentFlags, SessionConfigFlags {
   resume?: string | true;
   approveAll?: boolean;
   approveReads?: boolean;

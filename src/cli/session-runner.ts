@@ -14,9 +14,15 @@ import {
   type RestoreSessionOptions,
 } from '@acp-kit/client';
 import type { TerminalExitStatus } from '@acp-kit/protocol';
-import { agentContext, remoteAgentCommand, resolveAgentCommand, type AgentCommand } from './agent-command.js';
+import {
+  agentContext,
+  remoteAgentCommand,
+  resolveAgentCommand,
+  type AgentCommand,
+  type CliModelFlags,
+} from './agent-command.js';
 import { connectError, remoteConnectError, toCliError, usageError, type AgentContext } from './errors.js';
-import type { AgentFlags, ModelFlags } from './flags.js';
+import type { AgentFlags } from './flags.js';
 import { packageVersion } from '@acp-kit/protocol/internal';
 import type { ClientTerminalReport } from './render/run-reporter.js';
 
@@ -92,7 +98,7 @@ export function protocolChoice(p: string | undefined): 'auto' | 1 | 2 {
  * `CliError`s with hints.
  */
 export async function openAgent(
-  flags: AgentFlags & ModelFlags,
+  flags: AgentFlags & CliModelFlags,
   opts: {
     permissionPolicy?: PermissionPolicy;
     /** Answers the agent's `elicitation/create` (and advertises its modes). */

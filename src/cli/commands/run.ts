@@ -28,10 +28,14 @@ import {
   terminalNamer,
   type OpenAgent,
 } from '../session-runner.js';
+import { applyConfigRequest, hasConfigRequest, type ConfigRequest } from '../session-config.js';
 import { colorEnabled, createStyle } from '../style.js';
 
 /** What `run` uses of a session: a {@link ClientSession}, or with `--agent-url` one that survives reconnects. */
-type RunSession = Pick<ClientSession, 'sessionId' | 'state' | 'onUpdate' | 'prompt' | 'clientTerminal'>;
+type RunSession = Pick<
+  ClientSession,
+  'sessionId' | 'state' | 'onUpdate' | 'prompt' | 'clientTerminal' | 'setConfigOption' | 'setMode'
+>;
 
 /** A {@link ReconnectingSession} as `run` sees it (terminals of the underlying session in use now). */
 function runSessionOf(s: ReconnectingSession): RunSession {
@@ -45,6 +49,8 @@ function runSessionOf(s: ReconnectingSession): RunSession {
     onUpdate: (listener) => s.onUpdate(listener),
     prompt: (content, options) => s.prompt(content, options),
     clientTerminal: (terminalId) => s.session.clientTerminal(terminalId),
+    setConfigOption: (configId, value) => s.session.setConfigOption(configId, value),
+    setMode: (modeId) => s.session.setMode(modeId),
   };
 }
 
@@ -186,6 +192,7 @@ export async function runCommand(
       (t) => (tokens = t),
       (opened) => (session = opened),
     );
+    await configureSession(s, flags, a, reporter);
     if (abort.signal.aborted)
       throw new CliError('interrupted', ExitCode.Interrupted, 'interrupted before the prompt was sent');
 
@@ -209,6 +216,31 @@ export async function runCommand(
     uninstall();
     await open?.close();
   }
+}
+
+/**
+ * `--config`, `--mode`, `--model` (another agent's session model; the built-in agent's `--model`
+ * chose its backend at launch): applied to the open session before the prompt, then the resulting
+ * config state is reported. Unknown ids and values are usage errors (session-config.ts).
+ */
+async function configureSession(s: RunSession, flags: RunFlags, a: OpenAgent, reporter: RunReporter): Promise<void> {
+  const req: ConfigRequest = {
+    ...(flags.mode !== undefined ? { mode: flags.mode } : {}),
+    ...(flags.model !== undefined && !a.agent.builtIn ? { model: flags.model } : {}),
+    ...(flags.config ? { config: flags.config } : {}),
+  };
+  if (!hasConfigRequest(req)) return;
+  let applied;
+  try {
+    applied = await applyConfigRequest(s, req);
+  } catch (e) {
+    throw e instanceof CliError ? e : toCliError(e, a.ctx);
+  }
+  reporter.config({
+    applied,
+    configOptions: s.state.configOptions,
+    ...(s.state.modes ? { modes: s.state.modes } : {}),
+  });
 }
 
 /** Reports the end of the prompted turn and gives the exit code it stands for. */
