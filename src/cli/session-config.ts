@@ -186,6 +186,21 @@ export async function applyConfigRequest(session: ConfigurableSession, req: Conf
   return applied;
 }
 
+/**
+ * The request of `run`/`chat` flags. The built-in agent's `--model` chose its backend at launch
+ * (agent-command.ts), so it is not a session setting there.
+ */
+export function configRequestOf(
+  flags: { mode?: string; model?: string; config?: string[] },
+  builtInAgent: boolean,
+): ConfigRequest {
+  return {
+    ...(flags.mode !== undefined ? { mode: flags.mode } : {}),
+    ...(flags.model !== undefined && !builtInAgent ? { model: flags.model } : {}),
+    ...(flags.config ? { config: flags.config } : {}),
+  };
+}
+
 /** True when the request asks for anything. */
 export function hasConfigRequest(req: ConfigRequest): boolean {
   return req.mode !== undefined || req.model !== undefined || (req.config?.length ?? 0) > 0;

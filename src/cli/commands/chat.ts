@@ -18,6 +18,7 @@ import { CliError, formatCliError, toCliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import type { ChatFlags } from '../flags.js';
 import { handleSignals, openAgent, openSession, type OpenAgent } from '../session-runner.js';
+import { applyConfigRequest, configRequestOf, hasConfigRequest } from '../session-config.js';
 import { colorEnabled, createStyle } from '../style.js';
 import { ChatController, chatSessionOf, type ChatSession } from '../ui/chat-controller.js';
 
@@ -130,6 +131,17 @@ async function sessionToResume(flags: ChatFlags, a: OpenAgent, c: ChatController
   return sessions.length > 0 ? c.pickSession(sessions) : undefined;
 }
 
+/** `--config`, `--mode`, `--model` (another agent's): applied to the opened session; a bad id is a usage error. */
+async function configureChat(session: ChatSession, flags: ChatFlags, a: OpenAgent): Promise<void> {
+  const req = configRequestOf(flags, a.agent.builtIn);
+  if (!hasConfigRequest(req)) return;
+  try {
+    await applyConfigRequest(session, req);
+  } catch (e) {
+    throw e instanceof CliError ? e : toCliError(e, a.ctx);
+  }
+}
+
 /** `acp-kit chat`: the interactive client. */
 export async function chatCommand(flags: ChatFlags): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
@@ -179,6 +191,8 @@ export async function chatCommand(flags: ChatFlags): Promise<number> {
     const resumeId = await sessionToResume(flags, a, c);
     // what the agent sends while the session opens (with the session/new answer, during a replay) reaches the view too
     const session = await openChatSession(a, resumeId, c.opening);
+    // before attaching: the header shows the settings the flags chose
+    await configureChat(session, flags, a);
     c.attach(session);
     if (resumeId) c.note({ kind: 'info', text: `resumed session ${resumeId}` });
     const rc = a.reconnecting;

@@ -28,7 +28,7 @@ import {
   terminalNamer,
   type OpenAgent,
 } from '../session-runner.js';
-import { applyConfigRequest, hasConfigRequest, type ConfigRequest } from '../session-config.js';
+import { applyConfigRequest, configRequestOf, hasConfigRequest } from '../session-config.js';
 import { colorEnabled, createStyle } from '../style.js';
 
 /** What `run` uses of a session: a {@link ClientSession}, or with `--agent-url` one that survives reconnects. */
@@ -224,11 +224,7 @@ export async function runCommand(
  * config state is reported. Unknown ids and values are usage errors (session-config.ts).
  */
 async function configureSession(s: RunSession, flags: RunFlags, a: OpenAgent, reporter: RunReporter): Promise<void> {
-  const req: ConfigRequest = {
-    ...(flags.mode !== undefined ? { mode: flags.mode } : {}),
-    ...(flags.model !== undefined && !a.agent.builtIn ? { model: flags.model } : {}),
-    ...(flags.config ? { config: flags.config } : {}),
-  };
+  const req = configRequestOf(flags, a.agent.builtIn);
   if (!hasConfigRequest(req)) return;
   let applied;
   try {

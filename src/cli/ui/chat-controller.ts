@@ -22,6 +22,7 @@ import { CliError, toCliError, type AgentContext } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { describeStopReason, formatTokens } from '../render/symbols.js';
 import type { ChatActions, ChatView, ClientTerminalView, Note } from './chat-model.js';
+import { parseConfigCommand, runConfigCommand } from './chat-config.js';
 import { showValue } from './elicitation-form.js';
 
 /** How much of a client terminal's output is kept for Ctrl-O (its end). */
@@ -34,7 +35,15 @@ const MAX_KEPT_OUTPUT = 1_000_000;
  */
 export type ChatSession = Pick<
   ClientSession,
-  'sessionId' | 'protocolVersion' | 'state' | 'onUpdate' | 'prompt' | 'cancel' | 'clientTerminal'
+  | 'sessionId'
+  | 'protocolVersion'
+  | 'state'
+  | 'onUpdate'
+  | 'prompt'
+  | 'cancel'
+  | 'clientTerminal'
+  | 'setConfigOption'
+  | 'setMode'
 >;
 
 /** A {@link ReconnectingSession} as the chat uses it (version and terminals of the underlying session in use now). */
@@ -53,6 +62,8 @@ export function chatSessionOf(s: ReconnectingSession): ChatSession {
     prompt: (content, options) => s.prompt(content, options),
     cancel: () => s.cancel(),
     clientTerminal: (terminalId) => s.session.clientTerminal(terminalId),
+    setConfigOption: (configId, value) => s.session.setConfigOption(configId, value),
+    setMode: (modeId) => s.session.setMode(modeId),
   };
 }
 
@@ -411,9 +422,19 @@ export class ChatController implements ChatActions {
       if (!this.view.state?.availableCommands.some((c) => `/${c.name}` === text)) return this.exit(ExitCode.Ok);
     }
     this.view.exitArmed = false;
+    // settings apply at once, also during a turn (set_config_option is not part of a turn)
+    const cfg = parseConfigCommand(text);
+    if (cfg) return void this.configure(text, cfg);
     if (this.view.running) return this.enqueue(text);
     // slash commands go to the agent as prompt text (ACP-ALL-CMD-03)
     this.startTurn(text, undefined);
+  }
+
+  /** `/mode`, `/model`, `/config`: the command and its answer (a listing, what was set, or the error) in the feed. */
+  private async configure(text: string, cmd: NonNullable<ReturnType<typeof parseConfigCommand>>): Promise<void> {
+    this.push({ note: { kind: 'prompt', text } });
+    this.changed();
+    this.note(await runConfigCommand(this.session, cmd));
   }
 
   private enqueue(text: string): void {

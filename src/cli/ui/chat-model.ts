@@ -120,7 +120,26 @@ export const CHAT_COMMANDS: readonly AvailableCommand[] = [
   { name: 'quit', description: 'leave the chat (as Ctrl-D)' },
 ];
 
-/** The `/` menu: the agent's commands, then the chat's own ones the agent does not shadow. */
+/**
+ * The chat's session settings (ui/chat-config.ts): they win over an agent command of the same name,
+ * since they change the session through the protocol (set_config_option / set_mode), not a prompt.
+ */
+export const CHAT_CONFIG_COMMANDS: readonly AvailableCommand[] = [
+  { name: 'mode', description: 'list the modes, or set one: /mode <id>', input: { hint: 'mode id' } },
+  { name: 'model', description: 'list the models, or set one: /model <id>', input: { hint: 'model id' } },
+  {
+    name: 'config',
+    description: 'list the config options, or set one: /config <id>=<value>',
+    input: { hint: 'id=value' },
+  },
+];
+
+/** The `/` menu: the agent's commands (minus the ones the settings commands replace), then the chat's own. */
 export function slashMenu(agentCommands: readonly AvailableCommand[]): AvailableCommand[] {
-  return [...agentCommands, ...CHAT_COMMANDS.filter((c) => !agentCommands.some((a) => a.name === c.name))];
+  const agent = agentCommands.filter((a) => !CHAT_CONFIG_COMMANDS.some((c) => c.name === a.name));
+  return [
+    ...agent,
+    ...CHAT_CONFIG_COMMANDS,
+    ...CHAT_COMMANDS.filter((c) => !agentCommands.some((a) => a.name === c.name)),
+  ];
 }
