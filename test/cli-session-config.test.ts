@@ -11,12 +11,19 @@ import { useCli } from './support/cli.js';
 const cli = useCli();
 const AGENT = `node ${FIXTURES}/cli-config-agent.mjs`;
 const modesOnly = () => cliEnv({ CLI_CONFIG_FIXTURE: 'modes' });
+// the rows of docs/coverage-claims.json this file covers in the cli layer
+const SET_CONFIG_OPTION = 'session/set_config_option';
+const SET_MODE = 'session/set_mode';
+/** What the fixture logged of `method` calls (with --verbose its stderr reaches ours), in order. */
+const calls = (stderr: string, method: string) =>
+  [...stderr.matchAll(new RegExp(`^fixture: ${method} (.*)$`, 'gm'))].map((m) => m[1]);
 
 describe('run: session settings of another agent', () => {
   it('--config, --mode and --model are applied through session/set_config_option before the prompt', async () => {
     const r = await cli(
       [
         'run',
+        '--verbose',
         '--agent',
         AGENT,
         '--mode',
@@ -34,6 +41,8 @@ describe('run: session settings of another agent', () => {
     expect(r.code, r.stderr).toBe(0);
     // the agent's own answer: it holds every value (the group "deep" held "smart"; "on" became true)
     expect(r.stdout).toContain('mode=code model=smart effort=high web=true');
+    // --config first, in the order given, then --mode, then --model
+    expect(calls(r.stderr, SET_CONFIG_OPTION)).toEqual(['effort=high', 'web=true', 'mode=code', 'model=smart']);
     expect(r.stderr).toContain('acp-kit: mode code · model smart · effort high · web on');
   });
 
@@ -52,6 +61,20 @@ describe('run: session settings of another agent', () => {
     ]);
     const mode = config.configOptions.find((o: { configId: string }) => o.configId === 'mode');
     expect(mode.currentValue).toBe('architect');
+    // the agent's answers reach the stream as config_option_update (the full list each time)
+    const updates = events.filter((e) => e.type === 'update' && e.update.sessionUpdate === 'config_option_update');
+    expect(updates.at(-1)?.update.configOptions).toEqual(config.configOptions);
+  });
+
+  it('--json with legacy modes: the set mode is reported as a current_mode_update and in the config event', async () => {
+    const r = await cli(['run', '--json', '--agent', AGENT, '--mode', 'code', 'state'], { env: modesOnly() });
+    expect(r.code, r.stderr).toBe(0);
+    const events = ndjson(r.stdout);
+    const modeUpdate = events.find((e) => e.type === 'update' && e.update.sessionUpdate === 'current_mode_update');
+    expect(modeUpdate?.update.currentModeId).toBe('code');
+    const config = events.find((e) => e.type === 'config')!;
+    expect(config.applied).toEqual([{ id: 'mode', value: 'code', via: 'modes' }]);
+    expect(config.modes.currentModeId).toBe('code');
   });
 
   it.each([
@@ -74,7 +97,8 @@ describe('run: session settings of another agent', () => {
   it('a v1 agent with only legacy modes: --mode goes through session/set_mode', async () => {
     const r = await cli(['run', '--verbose', '--agent', AGENT, '--mode', 'code', 'state'], { env: modesOnly() });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('fixture: set mode=code (set_mode)');
+    expect(calls(r.stderr, SET_MODE)).toEqual(['code']);
+    expect(calls(r.stderr, SET_CONFIG_OPTION)).toEqual([]);
     expect(r.stdout).toContain('mode=code');
   });
 
