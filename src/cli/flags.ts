@@ -58,6 +58,8 @@ export interface RunFlags extends AgentFlags, SessionConfigFlags {
   answers?: string;
   /** `--accept-urls`: consent to url elicitations (the URL is printed, never opened) */
   acceptUrls?: boolean;
+  /** `--session <id>`: continue that session (load/resume with replay) instead of session/new */
+  session?: string;
 }
 
 export interface ChatFlags extends AgentFlags, SessionConfigFlags {

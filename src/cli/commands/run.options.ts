@@ -28,6 +28,10 @@ export function register(program: CommandUnknownOpts, result: ExitResult, run: C
     )
     .option('--answers <file.json>', 'answers to form fields from a JSON object (--answer wins per field)')
     .option('--accept-urls', "consent to the agent's url requests (the URL is printed, never opened); default: decline")
+    .option(
+      '--session <sessionId>',
+      'continue a stored session: load (v1) or resume (v2) it with its history replayed, then prompt',
+    )
     .option('--json', 'print NDJSON events (first: connection, last: result) instead of text')
     .addHelpText(
       'after',

@@ -188,6 +188,7 @@ export async function runCommand(
       throw new CliError('interrupted', ExitCode.Interrupted, 'interrupted before the prompt was sent');
     const s = await startSession(
       a,
+      flags.session,
       reporter,
       (t) => (tokens = t),
       (opened) => (session = opened),
@@ -281,13 +282,14 @@ function reportConnected(reporter: RunReporter, a: OpenAgent): void {
 }
 
 /**
- * Opens the session (new, or through the reconnecting remote one) and streams its updates to the
+ * Opens the session (new, or `--session` loaded/resumed with its history replayed; through the reconnecting remote one with `--agent-url`) and streams its updates to the
  * reporter. `opened` hears of the session before any update is reported (the Ctrl-C report and
  * terminal names read it); `onTokens` gets the turn's token counts, from the
  * `session_info_update` the built-in agent ends it with.
  */
 async function startSession(
   a: OpenAgent,
+  resumeId: string | undefined,
   reporter: RunReporter,
   onTokens: (t: TurnTokenUsage) => void,
   opened: (s: RunSession) => void,
@@ -298,13 +300,19 @@ async function startSession(
   let mode: 'new' | 'load' | 'resume' = 'new';
   let s: RunSession;
   if (a.reconnecting) {
+    const onUpdate = (u: AnySessionUpdate): void => void early.push(u);
     try {
-      s = runSessionOf(await a.reconnecting.newSession({ cwd: a.cwd, onUpdate: (u) => early.push(u) }));
+      s = runSessionOf(
+        resumeId === undefined
+          ? await a.reconnecting.newSession({ cwd: a.cwd, onUpdate })
+          : await a.reconnecting.resumeSession(resumeId, { cwd: a.cwd, replay: true, onUpdate }),
+      );
     } catch (e) {
       throw toCliError(e, a.ctx);
     }
+    if (resumeId !== undefined) mode = a.conn.replayMethod === 'session/load' ? 'load' : 'resume';
   } else {
-    const o = await openSession(a, undefined, (u) => early.push(u));
+    const o = await openSession(a, resumeId, (u) => early.push(u));
     s = o.session;
     mode = o.mode;
   }
