@@ -5,13 +5,13 @@
  * ones, v1 legacy modes through session/set_mode, and the built-in agent's mode changing what it
  * does. Needs `npm run build` and tmux (fails, not skips, without tmux).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUILT, FIXTURES, waitFor } from './fixtures/cli-helpers.js';
 import { HAS_TMUX, useTmuxChat } from './support/tmux-chat.js';
 
-const { startChat } = useTmuxChat();
+const { startChat, mkdir } = useTmuxChat();
 const AGENT = `node ${FIXTURES}/cli-config-agent.mjs`;
 
 describe('chat /mode, /model, /config (tmux)', () => {
@@ -41,6 +41,26 @@ describe('chat /mode, /model, /config (tmux)', () => {
     await t.waitScreen(/Web search set to true/, 'the boolean to be set');
     t.type('state');
     await t.waitScreen(/mode=architect model=fast effort=low web=true/, "the agent's state after /config");
+  }, 60_000);
+
+  it("--profile: the profile's agent (env included) and mode, shown in the header", async () => {
+    const config = mkdir('tui-config');
+    mkdirSync(join(config, 'acp-kit'));
+    const agent = {
+      command: process.execPath,
+      args: [join(FIXTURES, 'cli-config-agent.mjs')],
+      env: { CLI_CONFIG_FIXTURE: 'modes' },
+    };
+    writeFileSync(
+      join(config, 'acp-kit', 'config.json'),
+      JSON.stringify({ profiles: { legacy: { agent, mode: 'code' } } }),
+    );
+    const t = startChat({ XDG_CONFIG_HOME: config }, ['--profile', 'legacy']);
+    await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
+    expect(t.screen()).toContain('config-fixture-agent 1.0.0');
+    expect(t.screen()).toMatch(/^mode code$/m);
+    t.type('state');
+    await t.waitScreen(/mode=code model=fast/, "the agent's state");
   }, 60_000);
 
   it('v1 legacy modes: /mode sets through session/set_mode', async () => {

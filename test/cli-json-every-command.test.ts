@@ -76,6 +76,15 @@ const success: Record<string, (s: Setup) => Promise<CliResult>> = {
     writeFileSync(file, JSON.stringify({ format: 'acp-kit-session', version: 1, session, updates: [] }));
     return runCli(['sessions', 'import', file, '--json'], { env: s.env, cwd: s.cwd });
   },
+  'profiles list': (s) => runCli(['profiles', 'list', '--json'], { env: s.env, cwd: s.cwd }),
+  'profiles show': (s) => {
+    mkdirSync(join(s.env.XDG_CONFIG_HOME!, 'acp-kit'), { recursive: true });
+    writeFileSync(
+      join(s.env.XDG_CONFIG_HOME!, 'acp-kit', 'config.json'),
+      JSON.stringify({ profiles: { p: { mode: 'ask' } } }),
+    );
+    return runCli(['profiles', 'show', 'p', '--json'], { env: s.env, cwd: s.cwd });
+  },
   'captures list': (s) => runCli(['captures', 'list', '--json'], { env: s.env, cwd: s.cwd }),
   'check agent': (s) =>
     runCli(

@@ -25,6 +25,8 @@ export interface AgentFlags {
   connectTimeout?: number;
   /** seconds to wait for the agent's answer to session set-up (`session/new`, load, resume) */
   timeout?: number;
+  /** added to the agent's environment: set by a profile's `agent.env` (config-file.ts), no flag */
+  agentEnv?: Record<string, string>;
 }
 
 /** Model choice for the built-in agent (`run`, `chat`); ignored with `--agent`. */
@@ -45,6 +47,8 @@ export interface SessionConfigFlags extends Omit<ModelFlags, 'model'> {
   mode?: string;
   /** `--config <id>=<value>` (repeatable) */
   config?: string[];
+  /** `--profile <name>` (else $ACP_KIT_PROFILE): defaults from the config file (config-file.ts) */
+  profile?: string;
 }
 
 export interface RunFlags extends AgentFlags, SessionConfigFlags {
@@ -66,6 +70,8 @@ export interface ChatFlags extends AgentFlags, SessionConfigFlags {
   resume?: string | true;
   approveAll?: boolean;
   approveReads?: boolean;
+  /** from a profile's `permissions: "deny-all"` only (chat has no such flag) */
+  denyAll?: boolean;
 }
 
 export interface SessionsFlags extends AgentFlags {

@@ -138,5 +138,9 @@ export function addModelOptions<A extends unknown[]>(cmd: Command<A, AgentOption
       '--config <id=value>',
       "set one of the session's config options after it opens (repeatable; booleans take true/false)",
       collect,
+    )
+    .option(
+      '--profile <name>',
+      'take defaults from this profile of the config file (default: $ACP_KIT_PROFILE; see acp-kit profiles)',
     );
 }

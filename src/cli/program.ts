@@ -15,6 +15,7 @@ import { register as registerDiff } from './commands/diff.options.js';
 import { register as registerInspect } from './commands/inspect.options.js';
 import { register as registerLogin } from './commands/login.options.js';
 import { register as registerProxy } from './commands/proxy.options.js';
+import { register as registerProfiles } from './commands/profiles.options.js';
 import { register as registerReplay } from './commands/replay.options.js';
 import { register as registerRun } from './commands/run.options.js';
 import { register as registerServe } from './commands/serve.options.js';
@@ -61,6 +62,7 @@ export function buildProgram(result: ExitResult, handlers: CommandHandlers = def
   registerReplay(program, result);
   registerStats(program, result);
   registerDiff(program, result);
+  registerProfiles(program, result);
   return program;
 }
 
@@ -85,7 +87,7 @@ function rootProgram(result: ExitResult, handlers: CommandHandlers): CommandUnkn
       if (word !== undefined) {
         throw usageError(
           `unknown command '${word}'`,
-          'Commands: run, chat, sessions, agent, login, proxy, captures, validate, check, replay, stats, diff, inspect. To send a prompt: acp-kit run "<prompt>".',
+          'Commands: run, chat, sessions, profiles, agent, login, proxy, captures, validate, check, replay, stats, diff, inspect. To send a prompt: acp-kit run "<prompt>".',
         );
       }
       if (process.stdin.isTTY && process.stdout.isTTY) {
@@ -189,6 +191,7 @@ function commandPath(argv: string[]): string {
       'diff',
       'inspect',
       'db',
+      'profiles',
     ].includes(sub)
     ? `acp-kit ${sub}`
     : 'acp-kit';

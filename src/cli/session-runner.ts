@@ -168,7 +168,9 @@ export async function openAgent(
   }
   let conn: ClientConnection;
   try {
-    conn = await connectToAgent({ command: agent.command, args: agent.args, cwd }, options);
+    // a profile's agent.env adds to ours (the agent still needs PATH, HOME, ...)
+    const env = flags.agentEnv ? { env: { ...process.env, ...flags.agentEnv } } : {};
+    conn = await connectToAgent({ command: agent.command, args: agent.args, cwd, ...env }, options);
   } catch (e) {
     throw connectError(e, ctx);
   }

@@ -1,5 +1,6 @@
 import {
   approveAll,
+  denyAll,
   describePermissionDecision,
   interactive,
   READ_ONLY_KINDS,
@@ -18,6 +19,7 @@ import { CliError, formatCliError, toCliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import type { ChatFlags } from '../flags.js';
 import { handleSignals, openAgent, openSession, type OpenAgent } from '../session-runner.js';
+import { withProfile } from '../config-file.js';
 import { applyConfigRequest, configRequestOf, hasConfigRequest } from '../session-config.js';
 import { colorEnabled, createStyle } from '../style.js';
 import { ChatController, chatSessionOf, type ChatSession } from '../ui/chat-controller.js';
@@ -79,9 +81,11 @@ function chatPolicy(flags: ChatFlags, controller: () => ChatController | undefin
   const ask = interactive(async (req, ctx) => controller()?.ask(req, ctx) ?? 'cancelled');
   const front: PermissionPolicy = flags.approveAll
     ? approveAll()
-    : flags.approveReads
-      ? rules([{ match: { kind: READ_ONLY_KINDS }, decision: 'allow' }], ask)
-      : ask;
+    : flags.denyAll
+      ? denyAll()
+      : flags.approveReads
+        ? rules([{ match: { kind: READ_ONLY_KINDS }, decision: 'allow' }], ask)
+        : ask;
   const remembered = remembering(front);
   return async (request, ctx) => {
     const outcome = await remembered(request, ctx);
@@ -143,13 +147,15 @@ async function configureChat(session: ChatSession, flags: ChatFlags, a: OpenAgen
 }
 
 /** `acp-kit chat`: the interactive client. */
-export async function chatCommand(flags: ChatFlags): Promise<number> {
+export async function chatCommand(given: ChatFlags): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     throw usageError(
       'chat needs an interactive terminal (stdin and stdout must be a TTY)',
       'Use `acp-kit run "<prompt>"` in scripts and pipes.',
     );
   }
+  // flags on the command line win over the profile's values
+  const flags = await withProfile(given);
   const errStyle = createStyle(colorEnabled(process.stderr));
   const { ink, react: React } = await loadInk();
   const { App } = await import('../ui/App.js');

@@ -28,6 +28,7 @@ import {
   terminalNamer,
   type OpenAgent,
 } from '../session-runner.js';
+import { withProfile } from '../config-file.js';
 import { applyConfigRequest, configRequestOf, hasConfigRequest } from '../session-config.js';
 import { colorEnabled, createStyle } from '../style.js';
 
@@ -133,9 +134,11 @@ function reportingPolicy(
  */
 export async function runCommand(
   prompt: string,
-  flags: RunFlags,
-  reporter: RunReporter = reporterFor(flags.json === true),
+  given: RunFlags,
+  reporter: RunReporter = reporterFor(given.json === true),
 ): Promise<number> {
+  // flags on the command line win over the profile's values
+  const flags = await withProfile(given);
   const { name: policyName, policy: basePolicy } = policyFor(flags);
 
   let session: RunSession | undefined;
