@@ -372,6 +372,8 @@ function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions })
         return;
       }
       if (key.ctrl && input === 'u') return setText('');
+      // Esc takes back the latest queued message (it was not sent yet)
+      if (key.escape && view.queued.length > 0) return actions.unqueue();
       if (key.ctrl || key.meta || key.escape) return;
       if (input) {
         // typed-ahead or pasted text arrives in one chunk: inner newlines become spaces, a
@@ -406,6 +408,7 @@ function InputBox({
         <Text key={i} dimColor>
           {'  queued: '}
           {q}
+          {i === view.queued.length - 1 ? '  (Esc removes)' : ''}
         </Text>
       ))}
       <Box borderStyle="round" borderColor={view.running ? 'gray' : 'cyan'} paddingX={1}>

@@ -107,8 +107,14 @@ export class ChatController implements ChatActions {
   private readonly exitWaiters: Array<(e: ChatExit) => void> = [];
   private exited: ChatExit | undefined;
   private session!: ChatSession;
-  /** Queued prompts; `pending` is the v2 prompt already sent (held by the agent). */
-  private readonly queue: Array<{ text: string; pending?: Promise<PromptResult> }> = [];
+  /**
+   * Prompts typed during a turn, held here and sent one by one when the turn ends (both versions).
+   * The 2.4.0 schemas carry no steering or queueing capability (RFDs session-steering and
+   * prompt-queueing are drafts): the steering RFD forbids sending a prompt while the session runs
+   * unless the agent advertises `session.steering`, so the queue stays in the client, where Esc
+   * can still take a message back.
+   */
+  private readonly queue: string[] = [];
   /** Notes from updates applied while the session opened, shown after its (replayed) history. */
   private openingNotes: Note[] = [];
   /** The running turn's token counts, once the agent reported them. */
@@ -427,7 +433,7 @@ export class ChatController implements ChatActions {
     if (cfg) return void this.configure(text, cfg);
     if (this.view.running) return this.enqueue(text);
     // slash commands go to the agent as prompt text (ACP-ALL-CMD-03)
-    this.startTurn(text, undefined);
+    this.startTurn(text);
   }
 
   /** `/mode`, `/model`, `/config`: the command and its answer (a listing, what was set, or the error) in the feed. */
@@ -438,19 +444,21 @@ export class ChatController implements ChatActions {
   }
 
   private enqueue(text: string): void {
-    const item: { text: string; pending?: Promise<PromptResult> } = { text };
-    if (this.session.protocolVersion === 2) {
-      // v2: sent now; the agent holds it and inserts it after the running turn (ACP-V2-LIFE-13)
-      item.pending = this.session.prompt(text);
-      // handled when its turn starts; a cancel before that rejects it (-32800), which is expected
-      item.pending.catch(() => undefined);
-    }
-    this.queue.push(item);
-    this.view.queued = this.queue.map((q) => q.text);
+    this.queue.push(text);
+    this.view.queued = [...this.queue];
     this.changed();
   }
 
-  private startTurn(text: string, pending: Promise<PromptResult> | undefined): void {
+  /** Esc while messages are queued: takes the latest one back (it was never sent). */
+  unqueue(): void {
+    const text = this.queue.pop();
+    if (text === undefined) return;
+    this.view.queued = [...this.queue];
+    this.push({ note: { kind: 'info', text: `removed queued message: ${text}` } });
+    this.changed();
+  }
+
+  private startTurn(text: string): void {
     this.push({ note: { kind: 'prompt', text } });
     this.view.running = true;
     this.view.cancelling = false;
@@ -458,14 +466,7 @@ export class ChatController implements ChatActions {
     this.tokensThisTurn = undefined;
     const abort = (this.abort = new AbortController());
     this.changed();
-    let result: Promise<PromptResult>;
-    if (pending) {
-      // the held v2 prompt is already sent: Ctrl-C cancels it through the session
-      abort.signal.addEventListener('abort', () => this.session.cancel(), { once: true });
-      result = pending;
-    } else {
-      result = this.session.prompt(text, { signal: abort.signal });
-    }
+    const result: Promise<PromptResult> = this.session.prompt(text, { signal: abort.signal });
     result.then(
       (r) => {
         const ok = r.stopReason === 'end_turn';
@@ -496,8 +497,8 @@ export class ChatController implements ChatActions {
     this.push({ note });
     this.view.committed = this.view.feed.length;
     const next = this.exited ? undefined : this.queue.shift();
-    this.view.queued = this.queue.map((q) => q.text);
-    if (next) return this.startTurn(next.text, next.pending);
+    this.view.queued = [...this.queue];
+    if (next !== undefined) return this.startTurn(next);
     this.changed();
   }
 
@@ -548,15 +549,14 @@ export class ChatController implements ChatActions {
   }
 
   /**
-   * Ctrl-C: clears the input line; cancels the running turn (queued prompts are dropped: v2's
-   * held ones are cancelled by the agent, ACP-V2-LIFE-13), a second Ctrl-C (or two while idle) exits.
+   * Ctrl-C: clears the input line; cancels the running turn (queued prompts, never sent, are
+   * dropped), a second Ctrl-C (or two while idle) exits.
    */
   interrupt(): void {
     this.view.draft = '';
     if (this.view.running && !this.view.cancelling) {
       this.view.cancelling = true;
-      for (const q of this.queue.splice(0))
-        this.push({ note: { kind: 'info', text: `dropped queued prompt: ${q.text}` } });
+      for (const q of this.queue.splice(0)) this.push({ note: { kind: 'info', text: `dropped queued prompt: ${q}` } });
       this.view.queued = [];
       this.changed();
       this.abort?.abort();

@@ -67,9 +67,9 @@ export interface ChatView {
   /** `Date.now()` when the running turn started (for the elapsed time next to the spinner). */
   turnStartedAt: number | undefined;
   /**
-   * Prompts typed while a turn runs, oldest first, shown as queued until their turn starts. v2
-   * sends them at once (the agent holds them, ACP-V2-LIFE-13); v1 keeps them here and sends
-   * each after the running turn ends.
+   * Prompts typed while a turn runs, oldest first, shown as queued until their turn starts: held
+   * by the client and sent one by one after the running turn ends (v1 and v2; the 2.4.0 schemas
+   * have no steering). Esc takes the latest back.
    */
   queued: string[];
   /** The text typed in the input line (owned here so that Ctrl-C can clear it). */
@@ -104,6 +104,8 @@ export interface ChatActions {
   setDraft(text: string): void;
   /** Esc in the permission picker: answers with the request's reject option. */
   rejectPermission(): void;
+  /** Esc while messages are queued: removes the latest queued one. */
+  unqueue(): void;
   /** Ctrl-O: shows the whole output of the latest command (the feed shows only its last lines). */
   expandOutput(): void;
   /** Ctrl-C: clears the input line and cancels the turn, or arms/confirms exit. */
