@@ -46,7 +46,9 @@ function describeError(e: ErrorObject): string {
  * its field). The caller states the type the schema describes.
  */
 export async function checkJson<T>(schema: JsonSchema, value: unknown): Promise<{ value: T } | { problems: string[] }> {
-  const { Ajv } = await import('ajv');
+  // `default` is ajv's module.exports, in Node's ESM view of the CommonJS package and in the CLI
+  // bundle alike (which carries its own ajv, scripts/bundle.mjs, and has no named exports for it)
+  const { Ajv } = (await import('ajv')).default;
   const ajv = new Ajv({ allErrors: true, strict: false });
   const validate = ajv.compile<T>(schema);
   if (validate(value)) return { value };
