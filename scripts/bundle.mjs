@@ -26,8 +26,12 @@ import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
-/** Packages the CLI build bundles (see the header); everything they import comes along. */
-const CLI_INLINE = new Set(['ink', 'react', 'marked', 'marked-terminal']);
+/**
+ * Packages the CLI build bundles (see the header); everything they import comes along. ajv: the
+ * CLI checks user files with it (profiles, session imports; lazily), but `acp-kit` has it only as a
+ * dev dependency (an optional peer of @acp-kit/protocol), so an installed CLI must carry its own.
+ */
+const CLI_INLINE = new Set(['ink', 'react', 'marked', 'marked-terminal', 'ajv']);
 
 /** Which bare imports stay external: all of them in the library, all but {@link CLI_INLINE}'s in the CLI. */
 const inlinePlugin = (inline) => ({

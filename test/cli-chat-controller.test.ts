@@ -142,8 +142,8 @@ describe.each([1, 2] as const)('chat controller over v%i', (v) => {
     expect(describeFeed(c.view.feed).filter((l) => l.startsWith('prompt:'))).toEqual(['prompt:wait']);
     // round trip after the sends: whatever the controller sent for them arrived before its answer
     await conn.call('_chat_test/ping', {}).catch(() => undefined);
-    // v2 sends queued prompts at once (the agent holds them); v1 keeps them until the turn ends
-    expect(prompts).toEqual(v === 2 ? ['wait', 'second', 'third'] : ['wait']);
+    // both versions keep queued prompts in the client until the turn ends (no steering in 2.4.0)
+    expect(prompts).toEqual(['wait']);
     gates[0]!();
     await until(
       () =>
@@ -165,6 +165,25 @@ describe.each([1, 2] as const)('chat controller over v%i', (v) => {
       'agent:echo: third',
       'stop:end_turn (the agent finished)',
     ]);
+  });
+
+  it('Esc (unqueue) takes the latest queued prompt back: it is never sent, the others run in order', async () => {
+    const { c, conn, gates, prompts, until } = await start(v);
+    c.send('wait');
+    await until(() => gates.length === 1, 'the first turn to start');
+    c.send('second');
+    c.send('third');
+    c.unqueue();
+    expect(c.view.queued).toEqual(['second']);
+    expect(describeFeed(c.view.feed)).toContain('info:removed queued message: third');
+    gates[0]!();
+    await until(
+      () => !c.view.running && c.view.feed.filter((i) => 'note' in i && i.note.kind === 'stop').length === 2,
+      'both turns to end',
+    );
+    // a round trip after the last turn: a prompt for "third" would have arrived before its answer
+    await conn.call('_chat_test/ping', {}).catch(() => undefined);
+    expect(prompts).toEqual(['wait', 'second']);
   });
 
   it('Ctrl-C cancels the turn, drops queued prompts and clears the input; the outcome replaces "cancelling…"', async () => {

@@ -118,6 +118,25 @@ describe('acp-kit chat TUI (tmux)', () => {
     }, 60_000);
   });
 
+  it('Esc takes back the latest queued message: it never runs, the one before it does', async () => {
+    const t = startChat({ ACP_KIT_DEMO_DELAY_MS: '30' });
+    await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
+    t.type('hello');
+    await t.waitScreen(/working… \(\d+s/, 'the spinner with the elapsed time');
+    t.type('list files');
+    // one line at a time: keys typed together reach the input as one chunk (one prompt)
+    await t.waitScreen(/queued: list files {2}\(Esc removes\)/, 'the first queued');
+    t.type('read README.md');
+    await t.waitScreen(/queued: list files\n\s*queued: read README\.md {2}\(Esc removes\)/, 'both queued');
+    t.key('Escape');
+    await t.waitScreen(/removed queued message: read README\.md/, 'the removal note');
+    // the queue empties in order and "ready" shows only once nothing is queued or running
+    await t.waitScreen(/> list files[\s\S]*— end_turn[\s\S]*ready · Ctrl-D exits/, 'the kept prompt to run', 40_000);
+    expect(t.screen()).not.toContain('> read README.md');
+    t.key('C-d');
+    expect(await t.exitCode()).toBe('EXIT=0');
+  }, 90_000);
+
   it('Enter during a running turn shows the prompt as queued and runs it after the turn', async () => {
     // a slow stream (30 ms per word) keeps the first turn running while the second prompt is typed
     const t = startChat({ ACP_KIT_DEMO_DELAY_MS: '30' });

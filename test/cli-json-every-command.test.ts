@@ -5,7 +5,7 @@
  * from the commander program, so a new command with `--json` fails here until it has a case.
  * Real `acp-kit` processes; needs `npm run build`.
  */
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it, type TestContext } from 'vitest';
@@ -70,6 +70,26 @@ const success: Record<string, (s: Setup) => Promise<CliResult>> = {
   'providers set': (s) =>
     runCli(['providers', 'set', 'openai', '--endpoint', 'http://127.0.0.1:9/v1', '--json'], { env: s.env, cwd: s.cwd }),
   'providers disable': (s) => runCli(['providers', 'disable', 'openai', '--json'], { env: s.env, cwd: s.cwd }),
+  'sessions import': (s) => {
+    const file = join(s.cwd, 'session.json');
+    const session = {
+      sessionId: 'sess_imported',
+      cwd: s.cwd,
+      additionalDirectories: [],
+      createdAt: '2026-01-01T00:00:00Z',
+    };
+    writeFileSync(file, JSON.stringify({ format: 'acp-kit-session', version: 1, session, updates: [] }));
+    return runCli(['sessions', 'import', file, '--json'], { env: s.env, cwd: s.cwd });
+  },
+  'profiles list': (s) => runCli(['profiles', 'list', '--json'], { env: s.env, cwd: s.cwd }),
+  'profiles show': (s) => {
+    mkdirSync(join(s.env.XDG_CONFIG_HOME!, 'acp-kit'), { recursive: true });
+    writeFileSync(
+      join(s.env.XDG_CONFIG_HOME!, 'acp-kit', 'config.json'),
+      JSON.stringify({ profiles: { p: { mode: 'ask' } } }),
+    );
+    return runCli(['profiles', 'show', 'p', '--json'], { env: s.env, cwd: s.cwd });
+  },
   'captures list': (s) => runCli(['captures', 'list', '--json'], { env: s.env, cwd: s.cwd }),
   'check agent': (s) =>
     runCli(

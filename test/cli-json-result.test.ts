@@ -30,8 +30,8 @@ describe.concurrent('--json result line on usage errors', () => {
     ['a bad choice', ['run', '--json', '--protocol', '7', 'hi'], /Allowed choices are auto, 1, 2/],
     [
       'model flags with --agent',
-      ['run', '--json', '--agent', 'my-agent', '--model', 'openai', 'hi'],
-      /--model chooses the model of the built-in agent/,
+      ['run', '--json', '--agent', 'my-agent', '--model-name', 'gpt-4o', 'hi'],
+      /--model-name chooses the model of the built-in agent/,
     ],
     ['an unknown option of sessions list', ['sessions', 'list', '--json', '--bogus'], /unknown option '--bogus'/],
   ];

@@ -73,11 +73,12 @@ it('the --json connection line and the text header name the remote agent, not th
   expect(header).not.toMatch(/model|built-in/);
 }, 30_000);
 
-it('--model with --agent-url is a usage error saying what to do', async () => {
-  const r = await run(['--agent-url', urls.ws, '--model', 'demo', 'hi'], TOKEN);
+// (--model itself names the remote session's model: test/cli-session-config.test.ts)
+it('--base-url with --agent-url is a usage error saying what to do', async () => {
+  const r = await run(['--agent-url', urls.ws, '--base-url', 'http://127.0.0.1:9/v1', 'hi'], TOKEN);
   expect(r.code).toBe(2);
-  expect(r.stderr).toMatch(/--model chooses the model of the built-in agent, but --agent-url/);
-  expect(r.stderr).toMatch(/hint: Drop --model/);
+  expect(r.stderr).toMatch(/--base-url chooses the model of the built-in agent, but --agent-url/);
+  expect(r.stderr).toMatch(/hint: Drop --base-url/);
   const j = await run(['--agent-url', urls.ws, '--model-name', 'x', '--json', 'hi'], TOKEN);
   expect(j.code).toBe(2);
   expect(JSON.parse(j.stdout.trim().split('\n').pop()!)).toMatchObject({ type: 'result', exitCode: 2 });

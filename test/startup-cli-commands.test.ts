@@ -5,7 +5,7 @@
  * that shows a file diff; `ink`/`marked` only by `chat`. Real processes (this is about what a
  * process loads); needs `npm run build`.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadedModules, runTraced } from './support/module-trace.js';
@@ -65,6 +65,17 @@ describe('start-up: packages the often-spawned CLI commands load', () => {
       expect(r.code, command.join(' ')).toBe(command[0] === 'validate' ? 1 : 0);
       expect(r.packages, command.join(' ')).toEqual(['commander']);
     }
+  });
+
+  it('`acp-kit profiles list` checks the config file with the ajv the CLI bundle carries (acp-kit does not depend on ajv)', async () => {
+    const data = tempDir('acp-kit-startup-cli-');
+    mkdirSync(join(data, 'acp-kit'));
+    // a bad field: the check really ran (and named it) with the bundled ajv
+    writeFileSync(join(data, 'acp-kit', 'config.json'), JSON.stringify({ profiles: { p: { mode: 1 } } }));
+    const r = await runTraced(['bin/acp-kit.js', 'profiles', 'list'], { XDG_CONFIG_HOME: data, NO_COLOR: '1' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/profiles\.p\.mode: must be string/);
+    expect(loadedModules(r.stderr).packages).toEqual(['commander']);
   });
 
   it('`acp-kit diff` still loads the diff package it needs and compares', async () => {

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { usageError, type AgentContext } from './errors.js';
-import type { ModelFlags } from './flags.js';
+import type { ModelBackend, SessionConfigFlags } from './flags.js';
 import { chooseModel } from './model-choice.js';
 import { joinCommandLine, splitCommandLine } from './split-command-line.js';
 
@@ -29,11 +29,11 @@ export function launcherPath(): string {
 export function resolveAgentCommand(
   agentFlag: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
-  modelFlags: ModelFlags = {},
+  modelFlags: CliModelFlags = {},
 ): AgentCommand {
   const line = agentFlag ?? (env.ACP_KIT_AGENT ? env.ACP_KIT_AGENT : undefined);
   if (line === undefined) {
-    const m = chooseModel(modelFlags, env);
+    const m = chooseModel({ ...modelFlags, model: backendFlag(modelFlags.model) }, env);
     const args = [launcherPath(), 'agent', '--model', m.backend];
     if (m.modelName !== undefined) args.push('--model-name', m.modelName);
     if (m.baseUrl !== undefined) args.push('--base-url', m.baseUrl);
@@ -65,9 +65,31 @@ export function resolveAgentCommand(
   return { command, args, builtIn: false, display: joinCommandLine(words) };
 }
 
-/** Model flags only choose the built-in agent's model: with another agent they are a usage error. */
-function refuseModelFlags(modelFlags: ModelFlags, other: string, drop: string): void {
-  const given = (['model', 'modelName', 'baseUrl'] as const).filter((k) => modelFlags[k] !== undefined);
+/** The model flags as `run`/`chat` parse them (`--model` is any string there, see {@link backendFlag}). */
+export type CliModelFlags = Pick<SessionConfigFlags, 'model' | 'modelName' | 'baseUrl'>;
+
+const BACKENDS: readonly ModelBackend[] = ['demo', 'openai', 'anthropic'];
+
+/**
+ * `--model` of the built-in agent names its backend. (With another agent the same flag names the
+ * session's model, set through a config option once the session is open: session-config.ts.)
+ */
+function backendFlag(model: string | undefined): ModelBackend | undefined {
+  if (model === undefined) return undefined;
+  const b = BACKENDS.find((x) => x === model);
+  if (b) return b;
+  throw usageError(
+    `--model ${JSON.stringify(model)}: the built-in agent runs on demo, openai or anthropic`,
+    "Use --model-name for the provider's model name, or --agent to run another agent (whose --model sets the session's model).",
+  );
+}
+
+/**
+ * The built-in agent's model flags mean nothing to another agent: a usage error. `--model` is not
+ * one of them: another agent gets it as the session's model.
+ */
+function refuseModelFlags(modelFlags: CliModelFlags, other: string, drop: string): void {
+  const given = (['modelName', 'baseUrl'] as const).filter((k) => modelFlags[k] !== undefined);
   if (given.length === 0) return;
   const names = given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ');
   throw usageError(
@@ -83,7 +105,7 @@ function refuseModelFlags(modelFlags: ModelFlags, other: string, drop: string): 
 export function remoteAgentCommand(
   url: string,
   agentFlag: string | undefined,
-  modelFlags: ModelFlags = {},
+  modelFlags: CliModelFlags = {},
 ): AgentCommand {
   if (agentFlag !== undefined) throw usageError('give --agent or --agent-url, not both');
   refuseModelFlags(modelFlags, '--agent-url', '--agent-url');

@@ -27,6 +27,8 @@ export interface AgentFlags {
   timeout?: number;
   /** `--mcp-over-acp <command>` (run, chat; repeatable): stdio MCP servers relayed over the ACP connection */
   mcpOverAcp?: string[];
+  /** added to the agent's environment: set by a profile's `agent.env` (config-file.ts), no flag */
+  agentEnv?: Record<string, string>;
 }
 
 /** Model choice for the built-in agent (`run`, `chat`); ignored with `--agent`. */
@@ -36,7 +38,22 @@ export interface ModelFlags {
   baseUrl?: string;
 }
 
-export interface RunFlags extends AgentFlags, ModelFlags {
+/**
+ * `run`/`chat`: the model flags, where `--model` is the built-in agent's backend or, with another
+ * agent, the session's model (its config option of category `model`); plus the session's mode and
+ * config options (src/cli/session-config.ts).
+ */
+export interface SessionConfigFlags extends Omit<ModelFlags, 'model'> {
+  model?: string;
+  /** `--mode <id>` */
+  mode?: string;
+  /** `--config <id>=<value>` (repeatable) */
+  config?: string[];
+  /** `--profile <name>` (else $ACP_KIT_PROFILE): defaults from the config file (config-file.ts) */
+  profile?: string;
+}
+
+export interface RunFlags extends AgentFlags, SessionConfigFlags {
   approveAll?: boolean;
   approveReads?: boolean;
   denyAll?: boolean;
@@ -47,12 +64,16 @@ export interface RunFlags extends AgentFlags, ModelFlags {
   answers?: string;
   /** `--accept-urls`: consent to url elicitations (the URL is printed, never opened) */
   acceptUrls?: boolean;
+  /** `--session <id>`: continue that session (load/resume with replay) instead of session/new */
+  session?: string;
 }
 
-export interface ChatFlags extends AgentFlags, ModelFlags {
+export interface ChatFlags extends AgentFlags, SessionConfigFlags {
   resume?: string | true;
   approveAll?: boolean;
   approveReads?: boolean;
+  /** from a profile's `permissions: "deny-all"` only (chat has no such flag) */
+  denyAll?: boolean;
 }
 
 export interface SessionsFlags extends AgentFlags {

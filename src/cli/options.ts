@@ -114,18 +114,33 @@ export function addAgentOptions<A extends unknown[]>(cmd: Command<A, {}, OptionV
 export type AgentOptionValues =
   ReturnType<typeof addAgentOptions> extends Command<unknown[], infer O, OptionValues> ? O : never;
 
-/** Model choice of the built-in agent, for `run` and `chat` (the agent itself has the same flags); declared after the agent flags. */
+/**
+ * Model choice of the built-in agent, and the session's mode, model and config options of any
+ * agent, for `run` and `chat` (the built-in agent itself has the model flags); declared after the
+ * agent flags.
+ */
 export function addModelOptions<A extends unknown[]>(cmd: Command<A, AgentOptionValues, OptionValues>) {
   return cmd
-    .addOption(
-      new Option(
-        '--model <backend>',
-        'model of the built-in agent (default: $ACP_KIT_MODEL, else the provider whose API key is set, else demo)',
-      ).choices(['demo', 'openai', 'anthropic']),
+    .option(
+      '--model <id>',
+      "built-in agent: its backend, demo, openai or anthropic (default: $ACP_KIT_MODEL, else the provider whose API key is set, else demo); another agent: the session's model, through its config option of category model",
     )
     .option('--model-name <name>', 'model name (default: $ACP_KIT_MODEL_NAME, else gpt-4o-mini / claude-sonnet-4-5)')
     .option(
       '--base-url <url>',
       'API base URL (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL), e.g. a local OpenAI-compatible server',
+    )
+    .option(
+      '--mode <id>',
+      "the session's mode: its config option of category mode, else the agent's modes (v1 session/set_mode)",
+    )
+    .option(
+      '--config <id=value>',
+      "set one of the session's config options after it opens (repeatable; booleans take true/false)",
+      collect,
+    )
+    .option(
+      '--profile <name>',
+      'take defaults from this profile of the config file (default: $ACP_KIT_PROFILE; see acp-kit profiles)',
     );
 }

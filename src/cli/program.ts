@@ -19,6 +19,7 @@ import { register as registerProviders } from './commands/providers.options.js';
 import { register as registerProxy } from './commands/proxy.options.js';
 import { register as registerConduct } from './commands/conduct.options.js';
 import { register as registerRecord } from './commands/record.options.js';
+import { register as registerProfiles } from './commands/profiles.options.js';
 import { register as registerReplay } from './commands/replay.options.js';
 import { register as registerRun } from './commands/run.options.js';
 import { register as registerServe } from './commands/serve.options.js';
@@ -69,6 +70,7 @@ export function buildProgram(result: ExitResult, handlers: CommandHandlers = def
   registerReplay(program, result);
   registerStats(program, result);
   registerDiff(program, result);
+  registerProfiles(program, result);
   return program;
 }
 
@@ -93,7 +95,7 @@ function rootProgram(result: ExitResult, handlers: CommandHandlers): CommandUnkn
       if (word !== undefined) {
         throw usageError(
           `unknown command '${word}'`,
-          'Commands: run, chat, sessions, agent, login, proxy, captures, validate, check, replay, stats, diff, inspect. To send a prompt: acp-kit run "<prompt>".',
+          'Commands: run, chat, sessions, profiles, agent, login, proxy, captures, validate, check, replay, stats, diff, inspect. To send a prompt: acp-kit run "<prompt>".',
         );
       }
       if (process.stdin.isTTY && process.stdout.isTTY) {
@@ -199,6 +201,7 @@ function commandPath(argv: string[]): string {
       'diff',
       'inspect',
       'db',
+      'profiles',
     ].includes(sub)
     ? `acp-kit ${sub}`
     : 'acp-kit';

@@ -15,9 +15,15 @@ import {
   type SessionMcpServer,
 } from '@acp-kit/client';
 import type { TerminalExitStatus } from '@acp-kit/protocol';
-import { agentContext, remoteAgentCommand, resolveAgentCommand, type AgentCommand } from './agent-command.js';
+import {
+  agentContext,
+  remoteAgentCommand,
+  resolveAgentCommand,
+  type AgentCommand,
+  type CliModelFlags,
+} from './agent-command.js';
 import { connectError, remoteConnectError, toCliError, usageError, type AgentContext } from './errors.js';
-import type { AgentFlags, ModelFlags } from './flags.js';
+import type { AgentFlags } from './flags.js';
 import { mcpOverAcpServers } from './mcp-over-acp-flag.js';
 import { packageVersion } from '@acp-kit/protocol/internal';
 import type { ClientTerminalReport } from './render/run-reporter.js';
@@ -96,7 +102,7 @@ export function protocolChoice(p: string | undefined): 'auto' | 1 | 2 {
  * `CliError`s with hints.
  */
 export async function openAgent(
-  flags: AgentFlags & ModelFlags,
+  flags: AgentFlags & CliModelFlags,
   opts: {
     permissionPolicy?: PermissionPolicy;
     /** Answers the agent's `elicitation/create` (and advertises its modes). */
@@ -168,7 +174,9 @@ export async function openAgent(
   }
   let conn: ClientConnection;
   try {
-    conn = await connectToAgent({ command: agent.command, args: agent.args, cwd }, options);
+    // a profile's agent.env adds to ours (the agent still needs PATH, HOME, ...)
+    const env = flags.agentEnv ? { env: { ...process.env, ...flags.agentEnv } } : {};
+    conn = await connectToAgent({ command: agent.command, args: agent.args, cwd, ...env }, options);
   } catch (e) {
     throw connectError(e, ctx);
   }

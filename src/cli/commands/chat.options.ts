@@ -29,7 +29,7 @@ export function register(program: CommandUnknownOpts, result: ExitResult, chat: 
     )
     .addHelpText(
       'after',
-      `\nKeys: Enter sends, Ctrl-C cancels the running turn (a second Ctrl-C exits), Ctrl-D exits,\n/ lists the agent's slash commands, /exit or /quit exits, up/down + Enter pick a permission option.\n${AGENT_HELP}${EXIT_HELP}`,
+      `\nKeys: Enter sends (during a turn: queues; Esc takes the latest queued back), Ctrl-C cancels the\nrunning turn (a second Ctrl-C exits), Ctrl-D exits,\n/ lists the agent's slash commands, /exit or /quit exits, up/down + Enter pick a permission option.\n/mode, /model, /config list the session's settings (current one marked); /mode <id>, /model <id>,\n/config <id>=<value> set one.\n${AGENT_HELP}${EXIT_HELP}`,
     )
     .action(async (flags) => {
       result.code = await chat(flags);

@@ -1,5 +1,6 @@
 import {
   approveAll,
+  denyAll,
   describePermissionDecision,
   interactive,
   READ_ONLY_KINDS,
@@ -18,6 +19,8 @@ import { CliError, formatCliError, toCliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import type { ChatFlags } from '../flags.js';
 import { handleSignals, openAgent, openSession, type OpenAgent } from '../session-runner.js';
+import { withProfile } from '../config-file.js';
+import { applyConfigRequest, configRequestOf, hasConfigRequest } from '../session-config.js';
 import { colorEnabled, createStyle } from '../style.js';
 import { ChatController, chatSessionOf, type ChatSession } from '../ui/chat-controller.js';
 
@@ -78,9 +81,11 @@ function chatPolicy(flags: ChatFlags, controller: () => ChatController | undefin
   const ask = interactive(async (req, ctx) => controller()?.ask(req, ctx) ?? 'cancelled');
   const front: PermissionPolicy = flags.approveAll
     ? approveAll()
-    : flags.approveReads
-      ? rules([{ match: { kind: READ_ONLY_KINDS }, decision: 'allow' }], ask)
-      : ask;
+    : flags.denyAll
+      ? denyAll()
+      : flags.approveReads
+        ? rules([{ match: { kind: READ_ONLY_KINDS }, decision: 'allow' }], ask)
+        : ask;
   const remembered = remembering(front);
   return async (request, ctx) => {
     const outcome = await remembered(request, ctx);
@@ -130,14 +135,27 @@ async function sessionToResume(flags: ChatFlags, a: OpenAgent, c: ChatController
   return sessions.length > 0 ? c.pickSession(sessions) : undefined;
 }
 
+/** `--config`, `--mode`, `--model` (another agent's): applied to the opened session; a bad id is a usage error. */
+async function configureChat(session: ChatSession, flags: ChatFlags, a: OpenAgent): Promise<void> {
+  const req = configRequestOf(flags, a.agent.builtIn);
+  if (!hasConfigRequest(req)) return;
+  try {
+    await applyConfigRequest(session, req);
+  } catch (e) {
+    throw e instanceof CliError ? e : toCliError(e, a.ctx);
+  }
+}
+
 /** `acp-kit chat`: the interactive client. */
-export async function chatCommand(flags: ChatFlags): Promise<number> {
+export async function chatCommand(given: ChatFlags): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     throw usageError(
       'chat needs an interactive terminal (stdin and stdout must be a TTY)',
       'Use `acp-kit run "<prompt>"` in scripts and pipes.',
     );
   }
+  // flags on the command line win over the profile's values
+  const flags = await withProfile(given);
   const errStyle = createStyle(colorEnabled(process.stderr));
   const { ink, react: React } = await loadInk();
   const { App } = await import('../ui/App.js');
@@ -179,6 +197,8 @@ export async function chatCommand(flags: ChatFlags): Promise<number> {
     const resumeId = await sessionToResume(flags, a, c);
     // what the agent sends while the session opens (with the session/new answer, during a replay) reaches the view too
     const session = await openChatSession(a, resumeId, c.opening);
+    // before attaching: the header shows the settings the flags chose
+    await configureChat(session, flags, a);
     c.attach(session);
     if (resumeId) c.note({ kind: 'info', text: `resumed session ${resumeId}` });
     const rc = a.reconnecting;

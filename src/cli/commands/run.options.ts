@@ -28,6 +28,10 @@ export function register(program: CommandUnknownOpts, result: ExitResult, run: C
     )
     .option('--answers <file.json>', 'answers to form fields from a JSON object (--answer wins per field)')
     .option('--accept-urls', "consent to the agent's url requests (the URL is printed, never opened); default: decline")
+    .option(
+      '--session <sessionId>',
+      'continue a stored session: load (v1) or resume (v2) it with its history replayed, then prompt',
+    )
     .option('--json', 'print NDJSON events (first: connection, last: result) instead of text')
     .option(
       '--mcp-over-acp <command>',
@@ -36,7 +40,7 @@ export function register(program: CommandUnknownOpts, result: ExitResult, run: C
     )
     .addHelpText(
       'after',
-      `\nExamples:\n  acp-kit run "create notes.txt containing hello" --approve-all\n  acp-kit run --json "list files" | jq -c .type\n  acp-kit run --agent "node my-agent.js" --protocol 1 "hello"\n  acp-kit run "ask Which database? choices postgres, sqlite" --answer answer=sqlite\n${AGENT_HELP}${EXIT_HELP}`,
+      `\nExamples:\n  acp-kit run "create notes.txt containing hello" --approve-all\n  acp-kit run --json "list files" | jq -c .type\n  acp-kit run --agent "node my-agent.js" --protocol 1 "hello"\n  acp-kit run --agent "node my-agent.js" --mode code --model smart --config effort=high "fix it"\n  acp-kit run "ask Which database? choices postgres, sqlite" --answer answer=sqlite\n${AGENT_HELP}${EXIT_HELP}`,
     )
     .action(async (words, flags) => {
       result.code = await run(await promptText(words), flags);

@@ -28,10 +28,15 @@ import {
   terminalNamer,
   type OpenAgent,
 } from '../session-runner.js';
+import { withProfile } from '../config-file.js';
+import { applyConfigRequest, configRequestOf, hasConfigRequest } from '../session-config.js';
 import { colorEnabled, createStyle } from '../style.js';
 
 /** What `run` uses of a session: a {@link ClientSession}, or with `--agent-url` one that survives reconnects. */
-type RunSession = Pick<ClientSession, 'sessionId' | 'state' | 'onUpdate' | 'prompt' | 'clientTerminal'>;
+type RunSession = Pick<
+  ClientSession,
+  'sessionId' | 'state' | 'onUpdate' | 'prompt' | 'clientTerminal' | 'setConfigOption' | 'setMode'
+>;
 
 /** A {@link ReconnectingSession} as `run` sees it (terminals of the underlying session in use now). */
 function runSessionOf(s: ReconnectingSession): RunSession {
@@ -45,6 +50,8 @@ function runSessionOf(s: ReconnectingSession): RunSession {
     onUpdate: (listener) => s.onUpdate(listener),
     prompt: (content, options) => s.prompt(content, options),
     clientTerminal: (terminalId) => s.session.clientTerminal(terminalId),
+    setConfigOption: (configId, value) => s.session.setConfigOption(configId, value),
+    setMode: (modeId) => s.session.setMode(modeId),
   };
 }
 
@@ -127,9 +134,11 @@ function reportingPolicy(
  */
 export async function runCommand(
   prompt: string,
-  flags: RunFlags,
-  reporter: RunReporter = reporterFor(flags.json === true),
+  given: RunFlags,
+  reporter: RunReporter = reporterFor(given.json === true),
 ): Promise<number> {
+  // flags on the command line win over the profile's values
+  const flags = await withProfile(given);
   const { name: policyName, policy: basePolicy } = policyFor(flags);
 
   let session: RunSession | undefined;
@@ -182,10 +191,12 @@ export async function runCommand(
       throw new CliError('interrupted', ExitCode.Interrupted, 'interrupted before the prompt was sent');
     const s = await startSession(
       a,
+      flags.session,
       reporter,
       (t) => (tokens = t),
       (opened) => (session = opened),
     );
+    await configureSession(s, flags, a, reporter);
     if (abort.signal.aborted)
       throw new CliError('interrupted', ExitCode.Interrupted, 'interrupted before the prompt was sent');
 
@@ -209,6 +220,27 @@ export async function runCommand(
     uninstall();
     await open?.close();
   }
+}
+
+/**
+ * `--config`, `--mode`, `--model` (another agent's session model; the built-in agent's `--model`
+ * chose its backend at launch): applied to the open session before the prompt, then the resulting
+ * config state is reported. Unknown ids and values are usage errors (session-config.ts).
+ */
+async function configureSession(s: RunSession, flags: RunFlags, a: OpenAgent, reporter: RunReporter): Promise<void> {
+  const req = configRequestOf(flags, a.agent.builtIn);
+  if (!hasConfigRequest(req)) return;
+  let applied;
+  try {
+    applied = await applyConfigRequest(s, req);
+  } catch (e) {
+    throw e instanceof CliError ? e : toCliError(e, a.ctx);
+  }
+  reporter.config({
+    applied,
+    configOptions: s.state.configOptions,
+    ...(s.state.modes ? { modes: s.state.modes } : {}),
+  });
 }
 
 /** Reports the end of the prompted turn and gives the exit code it stands for. */
@@ -253,13 +285,14 @@ function reportConnected(reporter: RunReporter, a: OpenAgent): void {
 }
 
 /**
- * Opens the session (new, or through the reconnecting remote one) and streams its updates to the
+ * Opens the session (new, or `--session` loaded/resumed with its history replayed; through the reconnecting remote one with `--agent-url`) and streams its updates to the
  * reporter. `opened` hears of the session before any update is reported (the Ctrl-C report and
  * terminal names read it); `onTokens` gets the turn's token counts, from the
  * `session_info_update` the built-in agent ends it with.
  */
 async function startSession(
   a: OpenAgent,
+  resumeId: string | undefined,
   reporter: RunReporter,
   onTokens: (t: TurnTokenUsage) => void,
   opened: (s: RunSession) => void,
@@ -270,15 +303,24 @@ async function startSession(
   let mode: 'new' | 'load' | 'resume' = 'new';
   let s: RunSession;
   if (a.reconnecting) {
+    const onUpdate = (u: AnySessionUpdate): void => void early.push(u);
     try {
       s = runSessionOf(
-        await a.reconnecting.newSession({ cwd: a.cwd, mcpServers: a.mcpServers, onUpdate: (u) => early.push(u) }),
+        resumeId === undefined
+          ? await a.reconnecting.newSession({ cwd: a.cwd, mcpServers: a.mcpServers, onUpdate })
+          : await a.reconnecting.resumeSession(resumeId, {
+              cwd: a.cwd,
+              mcpServers: a.mcpServers,
+              replay: true,
+              onUpdate,
+            }),
       );
     } catch (e) {
       throw toCliError(e, a.ctx);
     }
+    if (resumeId !== undefined) mode = a.conn.replayMethod === 'session/load' ? 'load' : 'resume';
   } else {
-    const o = await openSession(a, undefined, (u) => early.push(u));
+    const o = await openSession(a, resumeId, (u) => early.push(u));
     s = o.session;
     mode = o.mode;
   }

@@ -1,5 +1,5 @@
 /**
- * `acp-kit sessions fork|rename|archive|unarchive`: their flags, added to the `sessions` command
+ * `acp-kit sessions fork|rename|archive|unarchive|export|import`: their flags, added to the `sessions` command
  * (registered before this); the actions (`sessions-admin.ts`) load only when a command runs.
  */
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
@@ -30,6 +30,7 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     .action(async (id, title, flags) => {
       result.code = await (await load()).sessionsRenameCommand(id, title, flags);
     });
+  registerTransfer(sessions, result);
   for (const archived of [true, false]) {
     addAgentOptions(
       sessions
@@ -46,4 +47,26 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
         result.code = await (await load()).sessionsArchiveCommand(id, archived, flags);
       });
   }
+}
+
+/** `sessions export|import`: the built-in agent's store, read and written directly (no agent runs). */
+function registerTransfer(sessions: CommandUnknownOpts, result: ExitResult): void {
+  const load = () => import('./sessions-transfer.js');
+  sessions
+    .command('export')
+    .description('write a stored session of the built-in agent as one portable JSON file (format: acp-kit-session v1)')
+    .argument('<sessionId>', 'the session id')
+    .option('--out <file>', 'write to this file (default: stdout, which is then the export itself)')
+    .action(async (id, flags) => {
+      result.code = await (await load()).sessionsExportCommand(id, flags);
+    });
+  sessions
+    .command('import')
+    .description("store a session from a `sessions export` file in the built-in agent's store")
+    .argument('<file>', 'the export file')
+    .option('--force', 'replace a stored session with the same id')
+    .option('--json', 'print NDJSON')
+    .action(async (file, flags) => {
+      result.code = await (await load()).sessionsImportCommand(file, flags);
+    });
 }

@@ -8,7 +8,7 @@ type SessionHandlers = Pick<CommandHandlers, 'sessionsList' | 'sessionsShow'>;
 export function register(program: CommandUnknownOpts, result: ExitResult, handlers: SessionHandlers): void {
   const sessions = program
     .command('sessions')
-    .description("list, show, fork, rename and archive an agent's stored sessions (needs an agent that supports them)");
+    .description("list, show, fork, rename, archive, export and import an agent's stored sessions");
   addAgentOptions(sessions.command('list').description('list sessions (of --cwd, or all with --all)'))
     .option('--all', 'list sessions of every working directory')
     .option('--archived', 'also list archived sessions (agents with the unstable archive capability)')

@@ -10,6 +10,8 @@ import type {
   StopReason,
   AnySessionUpdate,
   ErrorObject,
+  ConfigOption,
+  SessionModeState,
 } from '@acp-kit/protocol';
 
 /**
@@ -32,6 +34,16 @@ export type CliEvent =
     }
   /** `run`: after `session/new`; `sessions show`: before the replay (the requested id) */
   | { type: 'session'; sessionId: string; cwd: string; mode: 'new' | 'load' | 'resume' }
+  /**
+   * `run` with `--config`/`--mode`/`--model`: after the session line, what was applied (`via`
+   * `option`: session/set_config_option, `modes`: v1 session/set_mode) and the resulting state
+   */
+  | {
+      type: 'config';
+      applied: Array<{ id: string; value: string | boolean; via: 'option' | 'modes' }>;
+      configOptions: ConfigOption[];
+      modes?: SessionModeState;
+    }
   /** `run`: each applied update of the turn; `sessions show`: each update of the replay, in order */
   | {
       type: 'update';

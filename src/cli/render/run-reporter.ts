@@ -18,6 +18,7 @@ import type { TurnTokenUsage } from '@acp-kit/protocol/internal';
 import type { ElicitationEvent } from '@acp-kit/client';
 import { type CliError, formatCliError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
+import { configChoices, configSummary, type ConfigReport } from '../session-config.js';
 import { joinCommandLine } from '../split-command-line.js';
 import { stripAnsi, type Style } from '../style.js';
 import { NdjsonWriter } from './ndjson-events.js';
@@ -94,6 +95,8 @@ export interface KnownSoFar {
 export interface RunReporter {
   connected(c: ConnectedReport): void;
   session(s: { sessionId: string; cwd: string; mode: 'new' | 'load' | 'resume' }): void;
+  /** `--config`/`--mode`/`--model` were applied: what was set and the session's config state after. */
+  config(c: ConfigReport): void;
   /** One applied update (from `ClientSession.onUpdate`). */
   update(sessionId: string, u: AnySessionUpdate, state: SessionState): void;
   permission(p: PermissionReport): void;
@@ -146,6 +149,14 @@ export class TextRunReporter implements RunReporter {
   }
 
   session(): void {}
+
+  config(c: ConfigReport): void {
+    this.io.stderr(
+      this.io.errStyle.dim(
+        `acp-kit: ${configSummary(configChoices({ configOptions: c.configOptions, modes: c.modes }))}\n`,
+      ),
+    );
+  }
 
   update(sessionId: string, u: AnySessionUpdate, state: SessionState): void {
     // a child's update comes with the child's state (SessionState.applyChild)
@@ -241,6 +252,10 @@ export class NdjsonRunReporter implements RunReporter {
 
   session(s: { sessionId: string; cwd: string; mode: 'new' | 'load' | 'resume' }): void {
     this.w.emit({ type: 'session', ...s });
+  }
+
+  config(c: ConfigReport): void {
+    this.w.emit({ type: 'config', ...c });
   }
 
   update(sessionId: string, u: AnySessionUpdate, state?: SessionState): void {

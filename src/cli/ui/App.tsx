@@ -13,6 +13,7 @@ import type {
 import { diffLinesOf, describeBlock } from '../render/transcript.js';
 import { formatTokens, formatUsage, planMark, toolStatusIcon } from '../render/symbols.js';
 import { stripAnsi } from '../style.js';
+import { configChoices, configSummary } from '../session-config.js';
 import { slashMenu, type ChatActions, type ChatView, type FeedItem, type Note } from './chat-model.js';
 import { SessionPicker } from './SessionPicker.js';
 import { ElicitationPrompt } from './ElicitationForm.js';
@@ -371,6 +372,8 @@ function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions })
         return;
       }
       if (key.ctrl && input === 'u') return setText('');
+      // Esc takes back the latest queued message (it was not sent yet)
+      if (key.escape && view.queued.length > 0) return actions.unqueue();
       if (key.ctrl || key.meta || key.escape) return;
       if (input) {
         // typed-ahead or pasted text arrives in one chunk: inner newlines become spaces, a
@@ -405,6 +408,7 @@ function InputBox({
         <Text key={i} dimColor>
           {'  queued: '}
           {q}
+          {i === view.queued.length - 1 ? '  (Esc removes)' : ''}
         </Text>
       ))}
       <Box borderStyle="round" borderColor={view.running ? 'gray' : 'cyan'} paddingX={1}>
@@ -455,6 +459,19 @@ function Working({ view }: { view: ReadyView }): React.ReactElement {
   );
 }
 
+/** The session's settings (config options, or v1 modes) for the header: `mode ask · model demo · …`. */
+function settingsLine(state: ReadyView['state']): string {
+  return stripAnsi(configSummary(configChoices(state)));
+}
+
+/** Mode and model now (the status line follows `/mode`, `/model` and the agent's config_option_update). */
+function modeAndModel(state: ReadyView['state']): string {
+  const choices = configChoices(state);
+  return stripAnsi(
+    configSummary(['mode', 'model'].flatMap((c) => choices.filter((x) => x.category === c).slice(0, 1))),
+  );
+}
+
 function StatusLine({ view }: { view: ReadyView }): React.ReactElement {
   // the context-window view when the agent sends one, else the last turn's token counts
   const usage = view.state.usage
@@ -463,6 +480,7 @@ function StatusLine({ view }: { view: ReadyView }): React.ReactElement {
       ? formatTokens(view.turnTokens)
       : undefined;
   const title = view.state.info.title;
+  const settings = modeAndModel(view.state);
   return (
     <Box justifyContent="space-between">
       <Text>
@@ -477,6 +495,8 @@ function StatusLine({ view }: { view: ReadyView }): React.ReactElement {
         {title ? stripAnsi(title) : ''}
         {title && usage ? ' · ' : ''}
         {usage ?? ''}
+        {settings && (title || usage) ? ' · ' : ''}
+        {settings}
       </Text>
     </Box>
   );
@@ -506,6 +526,7 @@ function ChatScreen({ view, actions }: { view: ReadyView; actions: ChatActions }
               <Text dimColor>
                 session {view.sessionId} · {view.cwd}
               </Text>
+              {settingsLine(view.state) ? <Text dimColor>{settingsLine(view.state)}</Text> : null}
             </Box>
           ) : (
             <Box key={item.id} marginTop={startsTurn(item) ? 1 : 0}>

@@ -22,6 +22,7 @@ import { CliError, toCliError, type AgentContext } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { describeStopReason, formatTokens } from '../render/symbols.js';
 import type { ChatActions, ChatView, ClientTerminalView, Note } from './chat-model.js';
+import { parseConfigCommand, runConfigCommand } from './chat-config.js';
 import { showValue } from './elicitation-form.js';
 
 /** How much of a client terminal's output is kept for Ctrl-O (its end). */
@@ -34,7 +35,15 @@ const MAX_KEPT_OUTPUT = 1_000_000;
  */
 export type ChatSession = Pick<
   ClientSession,
-  'sessionId' | 'protocolVersion' | 'state' | 'onUpdate' | 'prompt' | 'cancel' | 'clientTerminal'
+  | 'sessionId'
+  | 'protocolVersion'
+  | 'state'
+  | 'onUpdate'
+  | 'prompt'
+  | 'cancel'
+  | 'clientTerminal'
+  | 'setConfigOption'
+  | 'setMode'
 >;
 
 /** A {@link ReconnectingSession} as the chat uses it (version and terminals of the underlying session in use now). */
@@ -53,6 +62,8 @@ export function chatSessionOf(s: ReconnectingSession): ChatSession {
     prompt: (content, options) => s.prompt(content, options),
     cancel: () => s.cancel(),
     clientTerminal: (terminalId) => s.session.clientTerminal(terminalId),
+    setConfigOption: (configId, value) => s.session.setConfigOption(configId, value),
+    setMode: (modeId) => s.session.setMode(modeId),
   };
 }
 
@@ -96,8 +107,14 @@ export class ChatController implements ChatActions {
   private readonly exitWaiters: Array<(e: ChatExit) => void> = [];
   private exited: ChatExit | undefined;
   private session!: ChatSession;
-  /** Queued prompts; `pending` is the v2 prompt already sent (held by the agent). */
-  private readonly queue: Array<{ text: string; pending?: Promise<PromptResult> }> = [];
+  /**
+   * Prompts typed during a turn, held here and sent one by one when the turn ends (both versions).
+   * The 2.4.0 schemas carry no steering or queueing capability (RFDs session-steering and
+   * prompt-queueing are drafts): the steering RFD forbids sending a prompt while the session runs
+   * unless the agent advertises `session.steering`, so the queue stays in the client, where Esc
+   * can still take a message back.
+   */
+  private readonly queue: string[] = [];
   /** Notes from updates applied while the session opened, shown after its (replayed) history. */
   private openingNotes: Note[] = [];
   /** The running turn's token counts, once the agent reported them. */
@@ -411,25 +428,37 @@ export class ChatController implements ChatActions {
       if (!this.view.state?.availableCommands.some((c) => `/${c.name}` === text)) return this.exit(ExitCode.Ok);
     }
     this.view.exitArmed = false;
+    // settings apply at once, also during a turn (set_config_option is not part of a turn)
+    const cfg = parseConfigCommand(text);
+    if (cfg) return void this.configure(text, cfg);
     if (this.view.running) return this.enqueue(text);
     // slash commands go to the agent as prompt text (ACP-ALL-CMD-03)
-    this.startTurn(text, undefined);
+    this.startTurn(text);
+  }
+
+  /** `/mode`, `/model`, `/config`: the command and its answer (a listing, what was set, or the error) in the feed. */
+  private async configure(text: string, cmd: NonNullable<ReturnType<typeof parseConfigCommand>>): Promise<void> {
+    this.push({ note: { kind: 'prompt', text } });
+    this.changed();
+    this.note(await runConfigCommand(this.session, cmd));
   }
 
   private enqueue(text: string): void {
-    const item: { text: string; pending?: Promise<PromptResult> } = { text };
-    if (this.session.protocolVersion === 2) {
-      // v2: sent now; the agent holds it and inserts it after the running turn (ACP-V2-LIFE-13)
-      item.pending = this.session.prompt(text);
-      // handled when its turn starts; a cancel before that rejects it (-32800), which is expected
-      item.pending.catch(() => undefined);
-    }
-    this.queue.push(item);
-    this.view.queued = this.queue.map((q) => q.text);
+    this.queue.push(text);
+    this.view.queued = [...this.queue];
     this.changed();
   }
 
-  private startTurn(text: string, pending: Promise<PromptResult> | undefined): void {
+  /** Esc while messages are queued: takes the latest one back (it was never sent). */
+  unqueue(): void {
+    const text = this.queue.pop();
+    if (text === undefined) return;
+    this.view.queued = [...this.queue];
+    this.push({ note: { kind: 'info', text: `removed queued message: ${text}` } });
+    this.changed();
+  }
+
+  private startTurn(text: string): void {
     this.push({ note: { kind: 'prompt', text } });
     this.view.running = true;
     this.view.cancelling = false;
@@ -437,14 +466,7 @@ export class ChatController implements ChatActions {
     this.tokensThisTurn = undefined;
     const abort = (this.abort = new AbortController());
     this.changed();
-    let result: Promise<PromptResult>;
-    if (pending) {
-      // the held v2 prompt is already sent: Ctrl-C cancels it through the session
-      abort.signal.addEventListener('abort', () => this.session.cancel(), { once: true });
-      result = pending;
-    } else {
-      result = this.session.prompt(text, { signal: abort.signal });
-    }
+    const result: Promise<PromptResult> = this.session.prompt(text, { signal: abort.signal });
     result.then(
       (r) => {
         const ok = r.stopReason === 'end_turn';
@@ -475,8 +497,8 @@ export class ChatController implements ChatActions {
     this.push({ note });
     this.view.committed = this.view.feed.length;
     const next = this.exited ? undefined : this.queue.shift();
-    this.view.queued = this.queue.map((q) => q.text);
-    if (next) return this.startTurn(next.text, next.pending);
+    this.view.queued = [...this.queue];
+    if (next !== undefined) return this.startTurn(next);
     this.changed();
   }
 
@@ -527,15 +549,14 @@ export class ChatController implements ChatActions {
   }
 
   /**
-   * Ctrl-C: clears the input line; cancels the running turn (queued prompts are dropped: v2's
-   * held ones are cancelled by the agent, ACP-V2-LIFE-13), a second Ctrl-C (or two while idle) exits.
+   * Ctrl-C: clears the input line; cancels the running turn (queued prompts, never sent, are
+   * dropped), a second Ctrl-C (or two while idle) exits.
    */
   interrupt(): void {
     this.view.draft = '';
     if (this.view.running && !this.view.cancelling) {
       this.view.cancelling = true;
-      for (const q of this.queue.splice(0))
-        this.push({ note: { kind: 'info', text: `dropped queued prompt: ${q.text}` } });
+      for (const q of this.queue.splice(0)) this.push({ note: { kind: 'info', text: `dropped queued prompt: ${q}` } });
       this.view.queued = [];
       this.changed();
       this.abort?.abort();

@@ -67,9 +67,9 @@ export interface ChatView {
   /** `Date.now()` when the running turn started (for the elapsed time next to the spinner). */
   turnStartedAt: number | undefined;
   /**
-   * Prompts typed while a turn runs, oldest first, shown as queued until their turn starts. v2
-   * sends them at once (the agent holds them, ACP-V2-LIFE-13); v1 keeps them here and sends
-   * each after the running turn ends.
+   * Prompts typed while a turn runs, oldest first, shown as queued until their turn starts: held
+   * by the client and sent one by one after the running turn ends (v1 and v2; the 2.4.0 schemas
+   * have no steering). Esc takes the latest back.
    */
   queued: string[];
   /** The text typed in the input line (owned here so that Ctrl-C can clear it). */
@@ -104,6 +104,8 @@ export interface ChatActions {
   setDraft(text: string): void;
   /** Esc in the permission picker: answers with the request's reject option. */
   rejectPermission(): void;
+  /** Esc while messages are queued: removes the latest queued one. */
+  unqueue(): void;
   /** Ctrl-O: shows the whole output of the latest command (the feed shows only its last lines). */
   expandOutput(): void;
   /** Ctrl-C: clears the input line and cancels the turn, or arms/confirms exit. */
@@ -120,7 +122,26 @@ export const CHAT_COMMANDS: readonly AvailableCommand[] = [
   { name: 'quit', description: 'leave the chat (as Ctrl-D)' },
 ];
 
-/** The `/` menu: the agent's commands, then the chat's own ones the agent does not shadow. */
+/**
+ * The chat's session settings (ui/chat-config.ts): they win over an agent command of the same name,
+ * since they change the session through the protocol (set_config_option / set_mode), not a prompt.
+ */
+export const CHAT_CONFIG_COMMANDS: readonly AvailableCommand[] = [
+  { name: 'mode', description: 'list the modes, or set one: /mode <id>', input: { hint: 'mode id' } },
+  { name: 'model', description: 'list the models, or set one: /model <id>', input: { hint: 'model id' } },
+  {
+    name: 'config',
+    description: 'list the config options, or set one: /config <id>=<value>',
+    input: { hint: 'id=value' },
+  },
+];
+
+/** The `/` menu: the agent's commands (minus the ones the settings commands replace), then the chat's own. */
 export function slashMenu(agentCommands: readonly AvailableCommand[]): AvailableCommand[] {
-  return [...agentCommands, ...CHAT_COMMANDS.filter((c) => !agentCommands.some((a) => a.name === c.name))];
+  const agent = agentCommands.filter((a) => !CHAT_CONFIG_COMMANDS.some((c) => c.name === a.name));
+  return [
+    ...agent,
+    ...CHAT_CONFIG_COMMANDS,
+    ...CHAT_COMMANDS.filter((c) => !agentCommands.some((a) => a.name === c.name)),
+  ];
 }
