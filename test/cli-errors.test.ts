@@ -201,7 +201,7 @@ describe.concurrent('acp-kit help and version', () => {
     expect(results[0]!.stdout).toContain('Exit codes:');
     expect(results[5]!.stdout).toContain('--max-turn-requests');
     // chat takes the same model flags as run (moved here from cli-run-models: one process fewer)
-    expect(results[1]!.stdout).toMatch(/--model <backend>[\s\S]*--model-name <name>[\s\S]*--base-url <url>/);
+    expect(results[1]!.stdout).toMatch(/--model <id>[\s\S]*--model-name <name>[\s\S]*--base-url <url>/);
   });
 
   it('bare acp-kit without a terminal prints help and exits 2', async () => {

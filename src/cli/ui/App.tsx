@@ -483,14 +483,17 @@ function StatusLine({ view }: { view: ReadyView }): React.ReactElement {
   const settings = modeAndModel(view.state);
   return (
     <Box justifyContent="space-between">
-      <Text>
-        {/* a dropped remote connection being re-established comes first */}
-        {view.connection ? <Text color="yellow">{view.connection} · </Text> : null}
-        <Text dimColor>
-          {view.running ? 'Ctrl-C cancels · Enter queues a message' : 'ready'}
-          {view.exitArmed ? ' · press Ctrl-C again to exit' : view.running ? '' : ' · Ctrl-D exits · / commands'}
+      {/* the key hints keep their width; the title, usage and settings wrap when the line is short */}
+      <Box flexShrink={0}>
+        <Text>
+          {/* a dropped remote connection being re-established comes first */}
+          {view.connection ? <Text color="yellow">{view.connection} · </Text> : null}
+          <Text dimColor>
+            {view.running ? 'Ctrl-C cancels · Enter queues a message' : 'ready'}
+            {view.exitArmed ? ' · press Ctrl-C again to exit' : view.running ? '' : ' · Ctrl-D exits · / commands'}
+          </Text>
         </Text>
-      </Text>
+      </Box>
       <Text dimColor>
         {title ? stripAnsi(title) : ''}
         {title && usage ? ' · ' : ''}
