@@ -24,6 +24,7 @@ import {
   type LoggedRequest,
   type ScriptedToolUse,
 } from './support/fake-anthropic.js';
+import { processesInGroups, processesWithEnv, waitUntil } from './support/process.js';
 import { createSchemaTap } from './support/schema-tap.js';
 import { tempDir } from './support/temp.js';
 
@@ -69,6 +70,28 @@ function describeRequest(r: LoggedRequest): string {
   return `${r.method} ${r.path} tools=${body.tools?.length ?? 0} last=${JSON.stringify(body.messages?.at(-1)).slice(0, 300)}`;
 }
 
+/**
+ * Waits until no process uses `home` and the process groups they were in are empty. acp-kit ends
+ * an agent's process group when it closes it, but a Claude Code process can outlive that as an
+ * orphan (seen: `claude auth status --json`, ppid 1, in the group of a checker's agent, still
+ * writing into HOME ~1 s after the test): HOME is removed after the file, and must not be
+ * written into afterwards.
+ */
+async function agentProcessesGone(home: string): Promise<void> {
+  const groups = new Set(processesWithEnv('HOME', home).map((p) => p.pgid));
+  const left = () => [...processesWithEnv('HOME', home), ...processesInGroups(groups)];
+  await waitUntil(() => left().length === 0, 30_000, `the agent processes using HOME ${home} exited`).catch(
+    (e: Error) =>
+      Promise.reject(
+        new Error(
+          `${e.message}: ${left()
+            .map((p) => `${p.pid} ${p.command}`)
+            .join('; ')}`,
+        ),
+      ),
+  );
+}
+
 /** A session folder with notes.txt, a fresh HOME, and the fake model scripting `toolUses` (default: Read notes.txt). */
 async function setup(toolUses?: (file: string) => ScriptedToolUse[]): Promise<Setup> {
   const cwd = realpathSync(tempDir('acp-claude-acp-cwd-'));
@@ -76,11 +99,13 @@ async function setup(toolUses?: (file: string) => ScriptedToolUse[]): Promise<Se
   writeFileSync(file, TEXT);
   const fake = await startFakeAnthropic(toolUses ? toolUses(file) : [{ names: ['Read'], input: { file_path: file } }]);
   cleanups.push(() => fake.close());
+  const home = tempDir('acp-claude-acp-home-');
+  cleanups.push(() => agentProcessesGone(home));
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     // Claude Code leaves sockets and scratch folders in TMPDIR: one removed after the file
     TMPDIR: tempDir('acp-claude-acp-tmp-'),
-    HOME: tempDir('acp-claude-acp-home-'),
+    HOME: home,
     ACP_KIT_DATA_DIR: tempDir('acp-claude-acp-data-'),
     ANTHROPIC_BASE_URL: fake.url,
     ANTHROPIC_API_KEY: 'dummy-key-for-loopback',

@@ -69,9 +69,9 @@ import {
   isHistoryUpdate,
   isPending,
   storeError,
+  storedMeta,
   type SessionStore,
   type StoredSession,
-  type StoredSessionMeta,
 } from './session-store.js';
 import type { AgentDefinition, ClientPeerInfo, ClientServices, PermissionQuestion, SessionSetup } from './types.js';
 
@@ -919,12 +919,8 @@ class AgentConnectionImpl implements AgentConnection {
       const { sessionUpdate: _tag, ...state } = s.stateSnapshot();
       return { status: 'open', state };
     }
-    if (!(await this.storedMeta(p.sessionId))) throw AcpError.sessionNotFound(p.sessionId);
+    if (!(await storedMeta(this.store, p.sessionId))) throw AcpError.sessionNotFound(p.sessionId);
     return { status: 'saved' };
-  }
-
-  private async storedMeta(sessionId: string): Promise<StoredSessionMeta | undefined> {
-    return (await this.store.list()).find((m) => m.sessionId === sessionId);
   }
 
   /**
@@ -942,7 +938,7 @@ class AgentConnectionImpl implements AgentConnection {
       await s.whenPersisted();
       if (s.storeFailed) throw storeError(new Error('the title could not be stored'));
     } else {
-      if (!(await this.storedMeta(p.sessionId))) throw AcpError.sessionNotFound(p.sessionId);
+      if (!(await storedMeta(this.store, p.sessionId))) throw AcpError.sessionNotFound(p.sessionId);
       await Promise.resolve(this.store.append(p.sessionId, update)).catch((e: unknown) =>
         Promise.reject(storeError(e)),
       );

@@ -349,6 +349,12 @@ export class JsonlSessionStore implements SessionStore {
     return out;
   }
 
+  /** One session's metadata as {@link list} reports it, from its index file and one `stat`. */
+  async get(sessionId: string): Promise<StoredSessionMeta | undefined> {
+    // an id that cannot name a file of this store is not stored here
+    return this.file(sessionId) ? this.listOne(sessionId) : undefined;
+  }
+
   private async listOne(sessionId: string): Promise<StoredSessionMeta | undefined> {
     const file = join(this.dir, `${sessionId}.jsonl`);
     const index = this.indexFile(sessionId);

@@ -59,6 +59,13 @@ export interface SessionStore {
   load(sessionId: string): Promise<StoredSession | undefined>;
   /** Every stored session's metadata (any order; the runtime sorts and pages). */
   list(): Promise<StoredSessionMeta[]>;
+  /**
+   * Optional: one stored session's metadata as {@link list} reports it, `undefined` when unknown.
+   * The runtime asks it when it only needs to know a session exists (`session/status`,
+   * `session/set_title` of a session not open); without it the runtime searches {@link list},
+   * which reads every stored session ({@link storedMeta}).
+   */
+  get?(sessionId: string): Promise<StoredSessionMeta | undefined>;
   /** Forgets a session; unknown ids are not an error. */
   delete(sessionId: string): Promise<void>;
   /**
@@ -132,6 +139,12 @@ export async function forkStored(store: SessionStore, sourceId: string, meta: St
   for (const u of source.updates) if (isHistoryUpdate(u)) await store.append(meta.sessionId, u);
   if (source.meta.configValues) await store.setConfigValues(meta.sessionId, source.meta.configValues);
   return true;
+}
+
+/** One stored session's metadata: the store's own {@link SessionStore.get} when it has one, else a search of `list`. */
+export async function storedMeta(store: SessionStore, sessionId: string): Promise<StoredSessionMeta | undefined> {
+  if (store.get) return store.get(sessionId);
+  return (await store.list()).find((m) => m.sessionId === sessionId);
 }
 
 interface MemorySession {
@@ -211,6 +224,10 @@ export class InMemorySessionStore implements SessionStore {
   }
   async list(): Promise<StoredSessionMeta[]> {
     return [...this.sessions.values()].map(metaOf);
+  }
+  async get(sessionId: string): Promise<StoredSessionMeta | undefined> {
+    const s = this.sessions.get(sessionId);
+    return s ? metaOf(s) : undefined;
   }
   async delete(sessionId: string): Promise<void> {
     this.sessions.delete(sessionId);

@@ -40,6 +40,28 @@ describe.each([
     expect(typeof listed[0].updatedAt).toBe('string');
   });
 
+  it('get reports one session as list does (archived ones too); unknown and unusable ids are absent', async () => {
+    const store = make();
+    for (const id of ['sess_g1', 'sess_g2'])
+      await store.create({
+        sessionId: id,
+        cwd: '/w',
+        additionalDirectories: [],
+        createdAt: '2026-01-01T00:00:00.000Z',
+      });
+    await store.append('sess_g2', { sessionUpdate: 'session_info_update', title: 'Second' });
+    await store.setConfigValues('sess_g2', { mode: 'ask' });
+    await store.setArchived?.('sess_g2', true);
+    const listed = new Map((await store.list()).map((m) => [m.sessionId, m]));
+    expect(await store.get?.('sess_g2')).toEqual(listed.get('sess_g2'));
+    expect(await store.get?.('sess_g1')).toEqual(listed.get('sess_g1'));
+    expect((await store.get?.('sess_g2'))?.archived).toBe(true);
+    expect(await store.get?.('sess_never')).toBeUndefined();
+    expect(await store.get?.('../sess_g1')).toBeUndefined();
+    await store.delete('sess_g1');
+    expect(await store.get?.('sess_g1')).toBeUndefined();
+  });
+
   it('forgets deleted sessions and treats unknown ids as absent', async () => {
     const store = make();
     store.create({ sessionId: 'sess_b', cwd: '/w', additionalDirectories: [], createdAt: new Date().toISOString() });
@@ -49,6 +71,20 @@ describe.each([
     expect(await store.list()).toEqual([]);
     store.append('sess_b', chunk('ghost')); // appending to a deleted session is a no-op
     expect(await store.load('sess_b')).toBeUndefined();
+  });
+});
+
+describe('JsonlSessionStore.get', () => {
+  it('reads a session another store instance wrote, from its files', async () => {
+    const dir = join(tempDataDir(), 'sessions');
+    const writer = new JsonlSessionStore({ dir });
+    writer.create({ sessionId: 'sess_w', cwd: '/w', additionalDirectories: [], createdAt: '2026-01-01T00:00:00.000Z' });
+    writer.append('sess_w', { sessionUpdate: 'session_info_update', title: 'Written elsewhere' });
+    writer.close();
+    const reader = new JsonlSessionStore({ dir });
+    expect(await reader.get('sess_w')).toMatchObject({ sessionId: 'sess_w', cwd: '/w', title: 'Written elsewhere' });
+    expect(await reader.get('sess_w')).toEqual((await reader.list())[0]);
+    reader.close();
   });
 });
 

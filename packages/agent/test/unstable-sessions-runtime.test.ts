@@ -2,9 +2,11 @@
 // acp-kit's client and agent runtimes in process, both versions, every wire message checked
 // against the version's schema (the unstable one for these methods). ACP-V1-FORK-01.
 import { afterEach, describe, expect, it } from 'vitest';
-import { InMemorySessionStore, SharedSessions } from '../src/index.js';
+import { join } from 'node:path';
+import { InMemorySessionStore, JsonlSessionStore, SharedSessions, type SessionStore } from '../src/index.js';
 import type { AgentDefinition } from '../src/types.js';
 import type { AnySessionUpdate } from '../../protocol/src/index.js';
+import { tempDataDir } from '../../../test/support/agent-harness.js';
 import { connectInProcess, type InProcessPair } from '../../../test/support/in-process.js';
 
 const pairs: InProcessPair[] = [];
@@ -139,6 +141,34 @@ describe.each([1, 2] as const)('unstable session methods over v%i', (v) => {
     await expect(p.conn.sessionStatus('sess_missing')).rejects.toMatchObject({ code: -32002 });
     p.tap.assertAllValid();
   });
+
+  it.each([
+    ['in-memory', () => new InMemorySessionStore()],
+    ['JSONL', () => new JsonlSessionStore({ dir: join(tempDataDir(), 'sessions') })],
+  ] as const)(
+    'status and set_title of a stored session (%s store) ask for that session, never list them all',
+    async (_name, make: () => SessionStore) => {
+      const store = make();
+      const writer = await connectInProcess(echoAgent([]), { version: v, serve: { store }, schema: 'unstable' });
+      pairs.push(writer);
+      const stored = await writer.conn.newSession({ cwd: '/tmp/stored' });
+      await writer.conn.newSession({ cwd: '/tmp/other' });
+      await stored.close();
+      // the store itself, counting its `list` calls (the runtime must not search the whole store)
+      let lists = 0;
+      const list = store.list.bind(store);
+      store.list = () => (lists++, list());
+      const reader = await connectInProcess(echoAgent([]), { version: v, serve: { store }, schema: 'unstable' });
+      pairs.push(reader);
+      expect(await reader.conn.sessionStatus(stored.sessionId)).toEqual({ status: 'saved' });
+      await expect(reader.conn.sessionStatus('sess_missing')).rejects.toMatchObject({ code: -32002 });
+      expect(await reader.conn.setSessionTitle(stored.sessionId, 'Retitled')).toBe('Retitled');
+      await expect(reader.conn.setSessionTitle('sess_missing', 'x')).rejects.toMatchObject({ code: -32002 });
+      expect(lists).toBe(0);
+      expect((await store.get?.(stored.sessionId))?.title).toBe('Retitled');
+      reader.tap.assertAllValid();
+    },
+  );
 
   it('archive: closes the session, hides it from the default list; include/only/unarchive bring it back', async () => {
     const p = await connectInProcess(echoAgent([]), { version: v, schema: 'unstable' });

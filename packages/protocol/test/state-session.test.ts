@@ -368,6 +368,28 @@ describe('terminals (digest §5 item 15, ACP-V2-TERM-04..10)', () => {
   });
 });
 
+describe('subagents (unstable subagent_update)', () => {
+  it('reading an id that was never announced creates no child; subagent_update creates and patches one', () => {
+    const s = new SessionState('parent');
+    expect(s.subagent('child')).toBeUndefined();
+    expect(s.subagents.size).toBe(0);
+    expect((s.toJSON() as { subagents: unknown[] }).subagents).toEqual([]);
+    expect(s.applyChild('child', { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: t('x') })).toBe(
+      false,
+    );
+    s.apply({ sessionUpdate: 'subagent_update', sessionId: 'child', title: 'Search' });
+    s.apply({ sessionUpdate: 'subagent_update', sessionId: 'child', description: 'looks things up' });
+    const child = s.subagent('child');
+    expect(child?.title).toBe('Search');
+    expect(child?.description).toBe('looks things up');
+    expect([...s.subagents.keys()]).toEqual(['child']);
+    expect(s.applyChild('child', { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: t('x') })).toBe(true);
+    expect(child?.session.message('agent', 'm')?.text).toBe('x');
+    expect(s.subagent('other')).toBeUndefined();
+    expect(s.subagents.size).toBe(1);
+  });
+});
+
 describe('foreground, config, commands, info, usage, notices, unknown', () => {
   it('foreground state, sticky stop reason, background snapshot (ACP-V2-LIFE-15, ACP-V2-BG-01)', () => {
     const s = new SessionState('s');

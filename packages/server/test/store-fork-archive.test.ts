@@ -121,6 +121,42 @@ describePostgres('fork and archive in PostgresSessionStore', () => {
     );
   });
 
+  it('session/status and set_title of a stored session: one statement on its key, not the list of all', async () => {
+    const store = await PostgresSessionStore.open({ pool, namespace: 'status-get' });
+    stores.push(store);
+    for (const id of ['sess_one', 'sess_two', 'sess_three']) await store.create(meta(id));
+    await store.setArchived('sess_two', true);
+    expect(await store.get('sess_two')).toEqual((await store.list()).find((m) => m.sessionId === 'sess_two'));
+    expect(await store.get('sess_nope')).toBeUndefined();
+    expect(await store.get('')).toBeUndefined();
+    const def: AgentDefinition = {
+      info: { name: 'pg-status', version: '1' },
+      sessionMethods: { status: true, title: true },
+      prompt: async () => 'end_turn',
+    };
+    const p = await connectInProcess(def, { version: 2, serve: { store }, schema: 'unstable' });
+    pairs.push(p);
+    const statements: string[] = [];
+    const query = pool.query.bind(pool);
+    // what reaches the database while answering (pool.query is the store's only way there for reads)
+    pool.query = ((text: unknown, ...rest: unknown[]) => {
+      statements.push(String(text));
+      return (query as (...a: unknown[]) => unknown)(text, ...rest);
+    }) as typeof pool.query;
+    try {
+      expect(await p.conn.sessionStatus('sess_two')).toEqual({ status: 'saved' });
+      expect(statements).toHaveLength(1);
+      expect(statements[0]).toMatch(/WHERE namespace = \$1 AND session_id = \$2/);
+      await expect(p.conn.sessionStatus('sess_nope')).rejects.toMatchObject({ code: -32002 });
+      expect(statements).toHaveLength(2);
+    } finally {
+      pool.query = query;
+    }
+    expect(await p.conn.setSessionTitle('sess_one', 'Stored title')).toBe('Stored title');
+    expect((await store.get('sess_one'))?.title).toBe('Stored title');
+    p.tap.assertAllValid();
+  });
+
   it('the agent runtime forks a session stored in PostgreSQL; the fork appends after the copied rows', async () => {
     const store = await PostgresSessionStore.open({ pool, namespace: 'fork-runtime' });
     stores.push(store);

@@ -290,7 +290,7 @@ export class SessionState {
         return;
       }
       case 'subagent_update':
-        return this.subagent(u.sessionId).apply(u);
+        return this.ensureSubagent(u.sessionId).apply(u);
       case 'session_message':
         return this.sessionMessage(u.messageId).upsert(u);
       case 'session_message_chunk':
@@ -300,8 +300,16 @@ export class SessionState {
     }
   }
 
-  /** The child with this id, created (with an empty session state of its own) when first named. */
-  subagent(sessionId: string): SubagentState<SessionState> {
+  /**
+   * The child with this id announced in this session (`subagent_update`), `undefined` when none
+   * was: reading never creates one (a UI asking about an id must not add a child to the state).
+   */
+  subagent(sessionId: string): SubagentState<SessionState> | undefined {
+    return this.subagents.get(sessionId);
+  }
+
+  /** The child with this id, created (with an empty session state of its own) when first announced. */
+  private ensureSubagent(sessionId: string): SubagentState<SessionState> {
     let s = this.subagents.get(sessionId);
     if (!s) {
       s = new SubagentState(sessionId, new SessionState(sessionId));

@@ -473,6 +473,17 @@ export class PostgresSessionStore implements SessionStore {
     return rows.map(metaOf);
   }
 
+  /** One session's metadata as {@link list} reports it: one statement on the primary key. */
+  async get(sessionId: string): Promise<StoredSessionMeta | undefined> {
+    if (!isStorableSessionId(sessionId)) return undefined;
+    const rows = await this.query<SessionRow>(
+      'SELECT session_id, meta, title, updated_at FROM acp_sessions WHERE namespace = $1 AND session_id = $2',
+      [this.namespace, sessionId],
+    );
+    const row = rows[0];
+    return row ? metaOf(row) : undefined;
+  }
+
   async delete(sessionId: string): Promise<void> {
     if (!isStorableSessionId(sessionId)) return;
     await this.query('DELETE FROM acp_sessions WHERE namespace = $1 AND session_id = $2', [this.namespace, sessionId]);
