@@ -1,0 +1,20 @@
+export type { Registry, RegistryAgent, Distribution, PackageDistribution, BinaryTarget, PlatformKey } from './types.js';
+export { validateManifest, validateRegistry } from './validate.js';
+export {
+  loadRegistry,
+  readSnapshot,
+  registryDataRoot,
+  OFFICIAL_REGISTRY_URL,
+  type LoadRegistryOptions,
+} from './source.js';
+export {
+  parseAgentSpec,
+  planInstall,
+  platformKey,
+  findAgent,
+  splitPackage,
+  RegistryError,
+  type AgentSpec,
+  type InstallPlan,
+} from './distribution.js';
+export { installAgent, installDir, type InstalledAgent, type InstallOptions } from './install.js';
