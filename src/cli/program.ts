@@ -7,6 +7,7 @@ import { EXIT_HELP, type ExitResult } from './options.js';
 import { colorEnabled, createStyle } from './style.js';
 import { packageVersion } from '@acp-kit/protocol/internal';
 import { register as registerAgent } from './commands/agent.options.js';
+import { register as registerAgents } from './commands/agents.options.js';
 import { register as registerCaptures } from './commands/captures.options.js';
 import { register as registerChat } from './commands/chat.options.js';
 import { register as registerCheck } from './commands/check.options.js';
@@ -51,6 +52,7 @@ export function buildProgram(result: ExitResult, handlers: CommandHandlers = def
   registerSessions(program, result, handlers);
   registerSessionsAdmin(program, result);
   registerAgent(program, result, handlers.agent);
+  registerAgents(program, result);
   registerServe(program, result);
   registerDb(program, result);
   registerProxy(program, result);

@@ -15,6 +15,7 @@ import {
 } from '@acp-kit/client';
 import type { TerminalExitStatus } from '@acp-kit/protocol';
 import { agentContext, remoteAgentCommand, resolveAgentCommand, type AgentCommand } from './agent-command.js';
+import { registryAgent } from './registry-agent.js';
 import { connectError, remoteConnectError, toCliError, usageError, type AgentContext } from './errors.js';
 import type { AgentFlags, ModelFlags } from './flags.js';
 import { packageVersion } from '@acp-kit/protocol/internal';
@@ -111,7 +112,8 @@ export async function openAgent(
   const agent =
     flags.agentUrl !== undefined
       ? remoteAgentCommand(flags.agentUrl, flags.agent, flags)
-      : resolveAgentCommand(flags.agent, process.env, flags);
+      : ((await registryAgent(flags.agent ?? (process.env.ACP_KIT_AGENT || undefined))) ??
+        resolveAgentCommand(flags.agent, process.env, flags));
   const ctx = agentContext(agent, protocol === 'auto' ? undefined : protocol);
   const options: ClientOptions = {
     protocol,
@@ -162,7 +164,8 @@ export async function openAgent(
   }
   let conn: ClientConnection;
   try {
-    conn = await connectToAgent({ command: agent.command, args: agent.args, cwd }, options);
+    const env = agent.env ? { env: { ...process.env, ...agent.env } } : {};
+    conn = await connectToAgent({ command: agent.command, args: agent.args, cwd, ...env }, options);
   } catch (e) {
     throw connectError(e, ctx);
   }

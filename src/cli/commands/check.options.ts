@@ -13,7 +13,15 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     .description(
       'run the conformance cases against an agent (a fresh process per case); exit 0 conformant, 1 not, 2 usage',
     )
-    .argument('<agent...>', 'the agent command, after --')
+    .argument('[agent...]', 'the agent command, after -- (or --agent <id>)')
+    .option(
+      '--agent <id>',
+      'an ACP Registry agent, <id> or <id>@<version>, installed on first use (acp-kit agents list)',
+    )
+    .option(
+      '--registry <url|file>',
+      'the registry.json for --agent (default: $ACP_KIT_REGISTRY, the official one, the snapshot)',
+    )
     .addOption(
       new Option('--protocol <version>', 'protocol version(s) to check').choices(['1', '2', 'both']).default('both'),
     )

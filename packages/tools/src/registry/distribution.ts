@@ -53,11 +53,19 @@ export function splitPackage(pkg: string): [string, string | undefined] {
   return at > 0 ? [pkg.slice(0, at), pkg.slice(at + 1)] : [pkg, undefined];
 }
 
-/** Why an agent cannot be planned here (the CLI turns it into a usage-level error with this text). */
+/**
+ * What went wrong: `unavailable` (unknown id, no build for this platform, a version a binary
+ * cannot have), `runtime` (uv or another program the distribution needs is missing), `install`
+ * (npm, the download, the checksum or the unpacking failed).
+ */
+export type RegistryErrorKind = 'unavailable' | 'runtime' | 'install';
+
+/** Why an agent cannot be planned or installed here, with a hint (for installs: the command to run by hand). */
 export class RegistryError extends Error {
   constructor(
     message: string,
     readonly hint?: string,
+    readonly kind: RegistryErrorKind = 'unavailable',
   ) {
     super(message);
     this.name = 'RegistryError';

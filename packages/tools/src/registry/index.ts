@@ -14,6 +14,7 @@ export {
   findAgent,
   splitPackage,
   RegistryError,
+  type RegistryErrorKind,
   type AgentSpec,
   type InstallPlan,
 } from './distribution.js';

@@ -57,7 +57,7 @@ function npmBin(dir: string, name: string): string {
   const short = name.replace(/^@[^/]+\//, '');
   const bins = typeof pkg.bin === 'string' ? [short] : Object.keys(pkg.bin ?? {});
   const bin = bins.length === 1 ? bins[0] : (bins.find((b) => b === short) ?? bins[0]);
-  if (bin === undefined) throw new RegistryError(`${name} has no bin to start`);
+  if (bin === undefined) throw new RegistryError(`${name} has no bin to start`, undefined, 'install');
   return join(dir, 'node_modules', '.bin', bin);
 }
 
@@ -97,6 +97,7 @@ async function installNpm(
       throw new RegistryError(
         `installing ${plan.id} failed: npm install ${plan.spec} ${r.code === null ? 'could not start' : `exited ${r.code}`}: ${r.stderr.trim().split('\n').slice(-5).join('\n')}`,
         `Run it by hand to see why: npm install --prefix ${quote(dir)} ${quote(plan.spec)}`,
+        'install',
       );
     }
     try {
@@ -104,7 +105,7 @@ async function installNpm(
     } catch {
       rmSync(tmp, { recursive: true, force: true });
       if (!existsSync(join(dir, 'node_modules', plan.name, 'package.json')))
-        throw new RegistryError(`could not move the install of ${plan.id} into ${dir}`);
+        throw new RegistryError(`could not move the install of ${plan.id} into ${dir}`, undefined, 'install');
     }
   }
   const warning = engineWarning(dir, plan.name);
@@ -125,6 +126,7 @@ function planUvx(plan: Extract<InstallPlan, { kind: 'npx' | 'uvx' }>, o: Install
     throw new RegistryError(
       `${plan.id} is a Python package run with uvx, and uvx (uv) is not installed or does not run`,
       'Install uv (https://docs.astral.sh/uv/getting-started/installation/), then try again.',
+      'runtime',
     );
   return { command: 'uvx', args: [plan.spec, ...plan.args], env: plan.env, installed: false, warnings: [] };
 }
@@ -148,6 +150,7 @@ async function unpack(file: string, dir: string, env: NodeJS.ProcessEnv): Promis
     throw new RegistryError(
       `unpacking ${name} with ${cmd} failed: ${r.stderr.trim()}`,
       `Run by hand: ${[cmd, ...args].map(quote).join(' ')}`,
+      'install',
     );
 }
 
@@ -175,15 +178,23 @@ async function installBinary(
     throw new RegistryError(
       `downloading ${plan.id} failed: ${e instanceof Error ? e.message : String(e)}`,
       `Download it by hand: ${plan.target.archive}`,
+      'install',
     );
   });
-  if (!res.ok) throw new RegistryError(`downloading ${plan.id} failed: HTTP ${res.status} from ${plan.target.archive}`);
+  if (!res.ok)
+    throw new RegistryError(
+      `downloading ${plan.id} failed: HTTP ${res.status} from ${plan.target.archive}`,
+      `Download it by hand: ${plan.target.archive}`,
+      'install',
+    );
   const bytes = Buffer.from(await res.arrayBuffer());
   const sum = createHash('sha256').update(bytes).digest('hex');
   if (plan.target.sha256 !== undefined && sum !== plan.target.sha256.toLowerCase()) {
     rmSync(tmp, { recursive: true, force: true });
     throw new RegistryError(
       `${plan.id}: the archive's sha256 is ${sum}, the manifest says ${plan.target.sha256}: not installed`,
+      'The archive changed after the manifest was written, or the download was altered: do not run it.',
+      'install',
     );
   }
   const file = join(tmp, basename(new URL(plan.target.archive).pathname) || 'agent');
