@@ -58,6 +58,7 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     .action(async (agent, flags) => {
       result.code = await (await import('./check.js')).checkAgentCommand(agent, flags);
     });
+  registerMatrix(check, result);
   check
     .command('client')
     .description(
@@ -86,5 +87,32 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     )
     .action(async (client, flags) => {
       result.code = await (await import('./check.js')).checkClientCommand(client, flags);
+    });
+}
+
+/** `acp-kit check matrix`: registry agents installed and tabulated (its own function: register stays short). */
+function registerMatrix(check: CommandUnknownOpts, result: ExitResult): void {
+  check
+    .command('matrix')
+    .description(
+      "install ACP Registry agents and tabulate them: the registry's own daily matrix columns plus check agent on v1/v2 (verdict, failing IDs, time)",
+    )
+    .argument('[ids...]', 'registry agent ids, <id> or <id>@<version> (default: every agent of the registry)')
+    .option(
+      '--out <file...>',
+      'write the matrix to these files, by extension: .md, .json, .html (default: Markdown on stdout)',
+    )
+    .option('--registry <url|file>', 'the registry.json (default: $ACP_KIT_REGISTRY, the official one, the snapshot)')
+    .option('--timeout <ms>', 'how long one answer may take (default 20000)', positive('--timeout'))
+    .option('--concurrency <n>', 'checker cases run at once per agent (default 2)', positive('--concurrency'))
+    .option('--prompt <text>', 'prompt of the general turn cases (as check agent)')
+    .option('--cancel-prompt <text>', 'prompt of the cancel cases (as check agent)')
+    .option('--short-prompt <text>', 'prompt of the short turn cases (as check agent)')
+    .addHelpText(
+      'after',
+      '\nExample: acp-kit check matrix claude-acp gemini --out matrix.md --out matrix.html\nSee docs/registry.md.\n',
+    )
+    .action(async (ids, flags) => {
+      result.code = await (await import('./check-matrix.js')).checkMatrixCommand(ids, flags);
     });
 }

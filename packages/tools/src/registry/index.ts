@@ -19,3 +19,6 @@ export {
   type InstallPlan,
 } from './distribution.js';
 export { installAgent, installDir, type InstalledAgent, type InstallOptions } from './install.js';
+export { runMatrix, type MatrixReport, type MatrixRow, type MatrixCheck, type MatrixOptions } from './matrix.js';
+export { formatMatrix, matrixFormatOf, matrixHtml, matrixJson, matrixMarkdown } from './matrix-format.js';
+export { probeHandshake, PROBED_METHODS, type HandshakeProbe, type ProbeOutcome } from './probe.js';
