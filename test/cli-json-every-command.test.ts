@@ -91,6 +91,8 @@ const success: Record<string, (s: Setup) => Promise<CliResult>> = {
     return runCli(['profiles', 'show', 'p', '--json'], { env: s.env, cwd: s.cwd });
   },
   'captures list': (s) => runCli(['captures', 'list', '--json'], { env: s.env, cwd: s.cwd }),
+  // offline: the snapshot shipped in the package
+  'agents list': (s) => runCli(['agents', 'list', '--json'], { env: { ...s.env, ACP_KIT_OFFLINE: '1' }, cwd: s.cwd }),
   'check agent': (s) =>
     runCli(
       ['check', 'agent', '--protocol', '1', '--only', 'ACP-ALL-RPC-0*', '--json', '--', process.execPath, CHECK_AGENT],

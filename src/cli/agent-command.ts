@@ -14,6 +14,8 @@ export interface AgentCommand {
   display: string;
   /** The built-in agent's model (`demo`, `openai:gpt-4o-mini`, ...); unknown for other agents. */
   model?: string;
+  /** Environment added to ours (a registry agent's manifest `env`). */
+  env?: Record<string, string>;
 }
 
 /** This package's launcher, `bin/acp-kit.js` (from `dist/cli/` two folders up). */

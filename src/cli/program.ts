@@ -8,6 +8,7 @@ import { colorEnabled, createStyle } from './style.js';
 import { packageVersion } from '@acp-kit/protocol/internal';
 import { register as registerAgent } from './commands/agent.options.js';
 import { register as registerAuth } from './commands/auth.options.js';
+import { register as registerAgents } from './commands/agents.options.js';
 import { register as registerCaptures } from './commands/captures.options.js';
 import { register as registerChat } from './commands/chat.options.js';
 import { register as registerCheck } from './commands/check.options.js';
@@ -58,6 +59,7 @@ export function buildProgram(result: ExitResult, handlers: CommandHandlers = def
   registerAuth(program, result);
   registerProviders(program, result);
   registerAgent(program, result, handlers.agent);
+  registerAgents(program, result);
   registerServe(program, result);
   registerDb(program, result);
   registerProxy(program, result);

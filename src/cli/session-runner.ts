@@ -22,6 +22,7 @@ import {
   type AgentCommand,
   type CliModelFlags,
 } from './agent-command.js';
+import { registryAgent } from './registry-agent.js';
 import { connectError, remoteConnectError, toCliError, usageError, type AgentContext } from './errors.js';
 import type { AgentFlags } from './flags.js';
 import { mcpOverAcpServers } from './mcp-over-acp-flag.js';
@@ -122,7 +123,8 @@ export async function openAgent(
   const agent =
     flags.agentUrl !== undefined
       ? remoteAgentCommand(flags.agentUrl, flags.agent, flags)
-      : resolveAgentCommand(flags.agent, process.env, flags);
+      : ((await registryAgent(flags.agent ?? (process.env.ACP_KIT_AGENT || undefined))) ??
+        resolveAgentCommand(flags.agent, process.env, flags));
   const ctx = agentContext(agent, protocol === 'auto' ? undefined : protocol);
   const options: ClientOptions = {
     protocol,
@@ -174,8 +176,9 @@ export async function openAgent(
   }
   let conn: ClientConnection;
   try {
-    // a profile's agent.env adds to ours (the agent still needs PATH, HOME, ...)
-    const env = flags.agentEnv ? { env: { ...process.env, ...flags.agentEnv } } : {};
+    // a registry manifest's env and a profile's agent.env add to ours (the agent still needs PATH, HOME, ...)
+    const extra = { ...agent.env, ...flags.agentEnv };
+    const env = Object.keys(extra).length > 0 ? { env: { ...process.env, ...extra } } : {};
     conn = await connectToAgent({ command: agent.command, args: agent.args, cwd, ...env }, options);
   } catch (e) {
     throw connectError(e, ctx);

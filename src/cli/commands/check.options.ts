@@ -13,7 +13,15 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     .description(
       'run the conformance cases against an agent (a fresh process per case); exit 0 conformant, 1 not, 2 usage',
     )
-    .argument('<agent...>', 'the agent command, after --')
+    .argument('[agent...]', 'the agent command, after -- (or --agent <id>)')
+    .option(
+      '--agent <id>',
+      'an ACP Registry agent, <id> or <id>@<version>, installed on first use (acp-kit agents list)',
+    )
+    .option(
+      '--registry <url|file>',
+      'the registry.json for --agent (default: $ACP_KIT_REGISTRY, the official one, the snapshot)',
+    )
     .addOption(
       new Option('--protocol <version>', 'protocol version(s) to check').choices(['1', '2', 'both']).default('both'),
     )
@@ -50,6 +58,7 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     .action(async (agent, flags) => {
       result.code = await (await import('./check.js')).checkAgentCommand(agent, flags);
     });
+  registerMatrix(check, result);
   check
     .command('proxy')
     .description(
@@ -89,5 +98,32 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     )
     .action(async (client, flags) => {
       result.code = await (await import('./check.js')).checkClientCommand(client, flags);
+    });
+}
+
+/** `acp-kit check matrix`: registry agents installed and tabulated (its own function: register stays short). */
+function registerMatrix(check: CommandUnknownOpts, result: ExitResult): void {
+  check
+    .command('matrix')
+    .description(
+      "install ACP Registry agents and tabulate them: the registry's own daily matrix columns plus check agent on v1/v2 (verdict, failing IDs, time)",
+    )
+    .argument('[ids...]', 'registry agent ids, <id> or <id>@<version> (default: every agent of the registry)')
+    .option(
+      '--out <file...>',
+      'write the matrix to these files, by extension: .md, .json, .html (default: Markdown on stdout)',
+    )
+    .option('--registry <url|file>', 'the registry.json (default: $ACP_KIT_REGISTRY, the official one, the snapshot)')
+    .option('--timeout <ms>', 'how long one answer may take (default 20000)', positive('--timeout'))
+    .option('--concurrency <n>', 'checker cases run at once per agent (default 2)', positive('--concurrency'))
+    .option('--prompt <text>', 'prompt of the general turn cases (as check agent)')
+    .option('--cancel-prompt <text>', 'prompt of the cancel cases (as check agent)')
+    .option('--short-prompt <text>', 'prompt of the short turn cases (as check agent)')
+    .addHelpText(
+      'after',
+      '\nExample: acp-kit check matrix claude-acp gemini --out matrix.md --out matrix.html\nSee docs/registry.md.\n',
+    )
+    .action(async (ids, flags) => {
+      result.code = await (await import('./check-matrix.js')).checkMatrixCommand(ids, flags);
     });
 }

@@ -12,6 +12,7 @@ import {
 import { CliError, usageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { commandOf, joinCommandLine } from '../split-command-line.js';
+import { agentOfWordsOrId } from '../registry-agent.js';
 import { packageVersion } from '@acp-kit/protocol/internal';
 
 /** Flags of `acp-kit check client` as commander hands them over; `check agent` takes them too. */
@@ -34,6 +35,9 @@ export interface CheckAgentFlags extends CheckClientFlags {
   shortPrompt?: string;
   auth?: string;
   elicitation?: boolean;
+  /** An ACP Registry agent id (`<id>[@version]`) instead of a command after `--`. */
+  agent?: string;
+  registry?: string;
 }
 
 const splitIds = (values: string[] | undefined): string[] =>
@@ -94,13 +98,14 @@ function report(run: CheckRun, label: string, flags: CheckClientFlags, subject: 
 
 /** `acp-kit check agent [flags] -- <agent command...>`: exit 0 conformant, 1 not, 2 usage. */
 export async function checkAgentCommand(agent: string[], flags: CheckAgentFlags): Promise<number> {
-  const agentCommand = commandOf(agent);
-  if (!agentCommand)
+  const found = await agentOfWordsOrId(agent, flags.agent, { registry: flags.registry });
+  if (!found)
     throw usageError(
       'no agent command given',
-      'Put the agent command after --, e.g. acp-kit check agent -- npx acp-kit agent',
+      'Put the agent command after --, e.g. acp-kit check agent -- npx acp-kit agent, or name a registry agent: --agent claude-acp',
     );
-  const env = envOf(flags);
+  const agentCommand = { command: found.command, args: found.args };
+  const env = { ...found.env, ...envOf(flags) };
   // without --cwd, checkAgent's scratch directory: the agent's tools must not touch the user's files
   const cwd = flags.cwd !== undefined ? cwdOf(flags.cwd) : undefined;
   const run = await checkAgent(
@@ -121,9 +126,9 @@ export async function checkAgentCommand(agent: string[], flags: CheckAgentFlags)
     throw new CliError(
       'agent_start_failed',
       ExitCode.AgentFailed,
-      `acp-kit check: ${run.unstartable} (${joinCommandLine(agent)})`,
+      `acp-kit check: ${run.unstartable} (${found.label})`,
     );
-  return report(run, joinCommandLine(agent), flags, 'agent');
+  return report(run, found.label, flags, 'agent');
 }
 
 /**

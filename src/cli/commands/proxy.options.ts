@@ -8,7 +8,15 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     .description(
       'sit between an editor and an agent on stdio: forward every line unchanged, optionally record and validate',
     )
-    .argument('<agent...>', 'the agent command, after --')
+    .argument('[agent...]', 'the agent command, after -- (or --agent <id>)')
+    .option(
+      '--agent <id>',
+      'an ACP Registry agent, <id> or <id>@<version>, installed on first use (acp-kit agents list)',
+    )
+    .option(
+      '--registry <url|file>',
+      'the registry.json for --agent (default: $ACP_KIT_REGISTRY, the official one, the snapshot)',
+    )
     .option('--record [file]', 'append every frame to a capture file (default file: <data dir>/captures/<time>.ndjson)')
     .option('--validate', 'check every frame (schema + protocol rules) and log violations; traffic is never altered')
     .option('--log <file>', "write the proxy's own log lines to this file instead of stderr")

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { CaptureWriter, defaultCapturePath, startBridge, startProxy, type Violation } from '@acp-kit/tools/proxy';
 import { messageOf } from '@acp-kit/agent/internal';
 import { CliError, usageError } from '../errors.js';
-import { commandOf } from '../split-command-line.js';
+import { agentOfWordsOrId } from '../registry-agent.js';
 import { ExitCode } from '../exit-codes.js';
 import { packageVersion } from '@acp-kit/protocol/internal';
 
@@ -18,6 +18,9 @@ export interface ProxyFlags {
   bridge?: string;
   /** Serve the web inspector for this session (records to the default capture file without --record). */
   inspect?: boolean;
+  /** An ACP Registry agent id (`<id>[@version]`) instead of a command after `--`. */
+  agent?: string;
+  registry?: string;
 }
 
 const SIGNALS: Array<[NodeJS.Signals, number]> = [
@@ -28,12 +31,19 @@ const SIGNALS: Array<[NodeJS.Signals, number]> = [
 
 /** `acp-kit proxy [options] -- <agent command...>`: stdio to the editor, the agent behind it. */
 export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<number> {
-  const agentCommand = commandOf(agent);
+  const agentCommand = await agentOfWordsOrId(agent, flags.agent, { registry: flags.registry });
   if (!agentCommand)
     throw usageError(
       'the agent command is missing',
-      'Put it after --, e.g. acp-kit proxy --record -- npx @zed-industries/claude-code-acp',
+      'Put it after --, e.g. acp-kit proxy --record -- npx @zed-industries/claude-code-acp, or name a registry agent: --agent claude-acp',
     );
+  const spawnable = {
+    command: agentCommand.command,
+    args: agentCommand.args,
+    ...(agentCommand.env ? { env: { ...process.env, ...agentCommand.env } } : {}),
+  };
+  // what the capture header and the inspector name: the command as started (also for --agent <id>)
+  const words = agent.length > 0 ? agent : [agentCommand.command, ...agentCommand.args];
   const bridge =
     flags.bridge === undefined
       ? undefined
@@ -66,7 +76,7 @@ export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<
   if (typeof record === 'string' && recordPath !== undefined) requireFolder(recordPath);
   let recorder: CaptureWriter | undefined;
   try {
-    recorder = recordPath ? new CaptureWriter(recordPath, { acpKit: packageVersion(), agent }) : undefined;
+    recorder = recordPath ? new CaptureWriter(recordPath, { acpKit: packageVersion(), agent: words }) : undefined;
   } catch (e) {
     // refuse to start rather than run an unrecorded session the user asked to record
     throw new CliError('usage', ExitCode.Usage, `cannot write the capture ${recordPath}: ${messageOf(e)}`, {
@@ -74,7 +84,7 @@ export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<
     });
   }
   if (recorder) log(`recording to ${recorder.path}`);
-  const inspector = recorder && flags.inspect ? await startInspectorFor(recorder.path, agent, log) : undefined;
+  const inspector = recorder && flags.inspect ? await startInspectorFor(recorder.path, words, log) : undefined;
   const onViolation = flags.validate
     ? (v: Violation) => log(`violation ${v.requirement} [${v.rule}] seq ${v.seqs.join(',')}: ${v.message}`)
     : undefined;
@@ -82,8 +92,8 @@ export async function proxyCommand(agent: string[], flags: ProxyFlags): Promise<
     log(`bridge mode ${bridge}${recorder ? ': the capture holds both legs (docs/captures.md)' : ''}`);
   const proxy =
     bridge === undefined
-      ? startProxy({ ...agentCommand, recorder, onViolation, log })
-      : startBridge({ mode: bridge, ...agentCommand, recorder, onViolation, log });
+      ? startProxy({ ...spawnable, recorder, onViolation, log })
+      : startBridge({ mode: bridge, ...spawnable, recorder, onViolation, log });
   let signalled: number | undefined;
   const handlers = SIGNALS.map(([sig, code]) => {
     const h = (): void => {
