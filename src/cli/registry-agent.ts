@@ -33,6 +33,8 @@ export async function registryAgent(
   options: RegistryAgentOptions = {},
 ): Promise<RegistryAgentCommand | undefined> {
   if (text === undefined) return undefined;
+  // a command line with arguments is never an id: no registry module loaded for it at start-up
+  if (!options.required && /\s/.test(text.trim())) return undefined;
   const reg = await import('@acp-kit/tools/registry');
   const spec = reg.parseAgentSpec(text.trim());
   if (!spec) {
