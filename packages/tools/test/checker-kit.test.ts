@@ -2,7 +2,8 @@
  * The checker calibrated on the public conformance kit (agentclientprotocol/acp-tck, issue 23 item
  * 14): node mirrors of the kit's fixture agents (test/fixtures/checker/kit-v2-conforming.mjs, each
  * variant naming the kit fixture it mirrors) run as real processes. A fixture the kit calls
- * conforming passes; a broken one fails with its own requirement and nothing else.
+ * conforming passes; a broken one fails with its own requirement and nothing else. The conforming one
+ * runs as a process, the broken ones in this process (inProcessKit).
  * The batch case is left out: batch behaviour is being changed on its own branch (issue 23 item 5).
  */
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
@@ -10,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { serveKitAgent } from '../../../test/fixtures/checker/kit-v2-conforming.mjs';
 import { ALL_CASES } from '../src/checker/cases/index.js';
+import type { InProcessAgent } from '../src/checker/launch.js';
 import { runChecks, type CheckRun } from '../src/checker/runner.js';
 
 const KIT_V2 = fileURLToPath(new URL('../../../test/fixtures/checker/kit-v2-conforming.mjs', import.meta.url));
@@ -19,16 +22,31 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function check(kitBreak: string, auth?: string): Promise<CheckRun> {
+/**
+ * The mirror served in this process on the checker's streams, one instance per agent the checker
+ * would spawn: the broken variants are protocol logic, and a process each (26 cases x 17 variants)
+ * cost ~45 s of CPU. The conforming fixture still runs as a real process (below), which is what
+ * the process cases (stdout, exit at end of input) are about.
+ */
+const inProcessKit =
+  (kitBreak: string): InProcessAgent =>
+  (io) => {
+    const lines = serveKitAgent(kitBreak, io.input, io.output);
+    const closed = new Promise<void>((resolve) => lines.once('close', () => resolve()));
+    return { closed, close: () => lines.close() };
+  };
+
+async function check(kitBreak: string, auth?: string, asProcess = false): Promise<CheckRun> {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-kit-')));
   const cases = ALL_CASES.filter((c) => c.name !== 'jsonrpc/batch');
+  const agent = asProcess
+    ? { command: process.execPath, args: [KIT_V2], env: { KIT_BREAK: kitBreak } }
+    : { inProcess: inProcessKit(kitBreak) };
   try {
     return await runChecks(
       {
-        command: process.execPath,
-        args: [KIT_V2],
+        ...agent,
         cwd,
-        env: { KIT_BREAK: kitBreak },
         timeoutMs: 5000,
         prompt: 'go',
         cancelPrompt: '__hang__',
@@ -55,7 +73,8 @@ beforeAll(() => {
     early.set(kitBreak, run);
   }
 });
-const checkFixture = (kitBreak: string): Promise<CheckRun> => early.get(kitBreak) ?? check(kitBreak);
+const checkFixture = (kitBreak: string): Promise<CheckRun> =>
+  early.get(kitBreak) ?? check(kitBreak, undefined, kitBreak === '');
 const mustFailures = (run: CheckRun) =>
   run.requirements
     .filter((r) => r.status === 'fail' && r.tier === 'MUST')
