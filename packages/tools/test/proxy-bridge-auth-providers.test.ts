@@ -5,56 +5,26 @@
 // LLM, and the agent's auth/status_update reaches the editor (before, the bridge dropped it as a
 // notification "with no counterpart"). Every message on both legs matches the version's
 // schema.unstable.json and the bridge's capture validator reports none.
-import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type ClientConnection } from '../../client/src/index.js';
 import type { AuthStatus } from '../../protocol/src/index.js';
-import { StreamTransport } from '../../protocol/src/rpc/stream-transport.js';
-import type { Violation } from '../src/captures/index.js';
-import { startBridge, type BridgeHandle } from '../src/proxy/index.js';
+import { startBridgedAgent, type BridgedAgent } from '../../../test/support/bridged-agent.js';
 import { openai, startFakeLlm, type FakeLlm } from '../../../test/fixtures/coding-fake-llm.js';
-import { createSchemaTap } from '../../../test/support/schema-tap.js';
 import { tempDir } from '../../../test/support/temp.js';
 
-const bin = fileURLToPath(new URL('../../../bin/acp-kit.js', import.meta.url));
-const conns: ClientConnection[] = [];
-const bridges: BridgeHandle[] = [];
+const started: BridgedAgent[] = [];
 const llms: FakeLlm[] = [];
 afterEach(async () => {
-  await Promise.all(conns.splice(0).map((c) => c.close()));
-  await Promise.all(bridges.splice(0).map((b) => b.stop()));
+  await Promise.all(started.splice(0).map((b) => b.stop()));
   await Promise.all(llms.splice(0).map((l) => l.close()));
 });
 
 describe.each([1, 2] as const)('bridge, v%i editor: auth status and providers', (editorVersion) => {
   it('auth/status, providers/list|set|disable and auth/status_update cross the bridge', async () => {
-    const agentVersion = editorVersion === 1 ? 2 : 1;
     const llm = await startFakeLlm();
     llms.push(llm);
-    const toBridge = new PassThrough();
-    const fromBridge = new PassThrough();
-    const editorTap = createSchemaTap(editorVersion, 'unstable');
-    const agentTap = createSchemaTap(agentVersion, 'unstable');
-    const violations: Violation[] = [];
-    const bridge = startBridge({
-      mode: editorVersion,
-      command: process.execPath,
-      args: [bin, 'agent', '--model', 'demo'],
-      env: { ...process.env, ACP_KIT_DATA_DIR: tempDir('bridge-auth-'), ACP_KIT_DEMO_DELAY_MS: '0' },
-      editorIn: toBridge,
-      editorOut: fromBridge,
-      agentStderr: new PassThrough().resume(),
-      onViolation: (v) => void violations.push(v),
-      tap: { agent: agentTap.clientSide },
-    });
-    bridges.push(bridge);
-    const conn = await connect({
-      transport: new StreamTransport(fromBridge, toBridge),
-      protocol: editorVersion,
-      tap: editorTap.clientSide,
-    });
-    conns.push(conn);
+    const b = await startBridgedAgent(editorVersion, { name: 'bridge-auth' });
+    started.push(b);
+    const { conn, bridge, agentVersion, editorTap, agentTap, violations } = b;
     expect(await bridge.route).toEqual({ kind: 'translate', editorVersion, agentVersion });
     expect(conn.agentCapabilities).toMatchObject({ authStatus: true, providers: true });
     const events: AuthStatus[] = [];

@@ -6,52 +6,21 @@
 // of them. ACP-V1-FORK-01.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type ClientConnection } from '../../client/src/index.js';
 import { approveAll } from '../../client/src/services/permission-policy.js';
-import { StreamTransport } from '../../protocol/src/rpc/stream-transport.js';
-import type { Violation } from '../src/captures/index.js';
-import { startBridge, type BridgeHandle } from '../src/proxy/index.js';
-import { createSchemaTap } from '../../../test/support/schema-tap.js';
+import { startBridgedAgent, type BridgedAgent } from '../../../test/support/bridged-agent.js';
 import { tempDir } from '../../../test/support/temp.js';
 
-const bin = fileURLToPath(new URL('../../../bin/acp-kit.js', import.meta.url));
-const conns: ClientConnection[] = [];
-const bridges: BridgeHandle[] = [];
+const started: BridgedAgent[] = [];
 afterEach(async () => {
-  await Promise.all(conns.splice(0).map((c) => c.close()));
-  await Promise.all(bridges.splice(0).map((b) => b.stop()));
+  await Promise.all(started.splice(0).map((b) => b.stop()));
 });
 
 describe.each([1, 2] as const)('bridge, v%i editor: unstable session methods', (editorVersion) => {
   it('fork, set_title, status, archive and the list filter cross the bridge', async () => {
-    const agentVersion = editorVersion === 1 ? 2 : 1;
-    const toBridge = new PassThrough();
-    const fromBridge = new PassThrough();
-    const editorTap = createSchemaTap(editorVersion, 'unstable');
-    const agentTap = createSchemaTap(agentVersion, 'unstable');
-    const violations: Violation[] = [];
-    const bridge = startBridge({
-      mode: editorVersion,
-      command: process.execPath,
-      args: [bin, 'agent', '--model', 'demo'],
-      env: { ...process.env, ACP_KIT_DATA_DIR: tempDir('bridge-unstable-'), ACP_KIT_DEMO_DELAY_MS: '0' },
-      editorIn: toBridge,
-      editorOut: fromBridge,
-      agentStderr: new PassThrough().resume(),
-      onViolation: (v) => void violations.push(v),
-      tap: { agent: agentTap.clientSide },
-    });
-    bridges.push(bridge);
-    const conn = await connect({
-      transport: new StreamTransport(fromBridge, toBridge),
-      protocol: editorVersion,
-      tap: editorTap.clientSide,
-      permissionPolicy: approveAll(),
-    });
-    conns.push(conn);
+    const b = await startBridgedAgent(editorVersion, { name: 'bridge-unstable', permissionPolicy: approveAll() });
+    started.push(b);
+    const { conn, bridge, agentVersion, editorTap, agentTap, violations } = b;
     expect(await bridge.route).toEqual({ kind: 'translate', editorVersion, agentVersion });
     expect(conn.agentCapabilities.session).toMatchObject({ fork: true, archive: true, status: true, title: true });
 
