@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
+import { DurationSequencer } from './test/support/sequencer.js';
 import { SHARED_WORKER_FILES } from './test/support/shared-worker-files.js';
 import { sourceAliases } from './test/support/source-aliases.js';
 
@@ -16,6 +17,8 @@ export default defineConfig({
     // Builds dist/ once if stale and gives the run its own TMPDIR; its teardown reports leftover temp dirs.
     // No `retry`: a test that needs a second attempt is racy and must be fixed, not retried.
     globalSetup: ['test/support/global-setup.ts'],
+    // longest files first, also in a fresh clone (test/support/sequencer.ts)
+    sequence: { sequencer: DurationSequencer },
     poolOptions: {
       // Vitest's default on 2 cores is ONE fork (cores - 1), which runs the suite file after file. Most
       // process files mostly wait on child processes (node start-up, pipes, timers), so 3 forks keep
