@@ -18,14 +18,25 @@ import { checkJson, type JsonSchema } from './json-check.js';
 import { joinCommandLine } from './split-command-line.js';
 
 /**
- * How a profile names its agent. Now a command line (`command` + `args`, plus `env` for the
- * agent's process); an object so that other ways (e.g. a registry agent id) can be added beside it.
+ * How a profile names its agent: a command line (`command` + `args`), or an ACP Registry
+ * `id[@version]` (installed on first use, as `--agent <id>`); `env` is added to the agent's process.
  */
-export interface ProfileAgent {
-  command: string;
-  args?: string[];
-  /** added to the environment the agent is started with */
-  env?: Record<string, string>;
+export type ProfileAgent =
+  | {
+      command: string;
+      args?: string[];
+      /** added to the environment the agent is started with */
+      env?: Record<string, string>;
+    }
+  | {
+      /** an ACP Registry id, `claude-acp` or `claude-acp@0.101.0` */
+      id: string;
+      env?: Record<string, string>;
+    };
+
+/** The profile's agent as `--agent` would take it: the command line, or the registry id. */
+export function profileAgentText(a: ProfileAgent): string {
+  return 'id' in a ? a.id : joinCommandLine([a.command, ...(a.args ?? [])]);
 }
 
 export type PermissionChoice = 'approve-all' | 'approve-reads' | 'deny-all';
@@ -69,10 +80,12 @@ export const CONFIG_SCHEMA: JsonSchema = {
           agent: {
             type: 'object',
             additionalProperties: false,
-            required: ['command'],
+            // a command line or a registry id, not both
+            oneOf: [{ required: ['command'] }, { required: ['id'], not: { required: ['args'] } }],
             properties: {
               command: { type: 'string', minLength: 1 },
               args: { type: 'array', items: { type: 'string' } },
+              id: { type: 'string', pattern: '^[a-z][a-z0-9-]*(@[0-9A-Za-z][0-9A-Za-z.+-]*)?$' },
               env: { type: 'object', additionalProperties: { type: 'string' } },
             },
           },
@@ -138,6 +151,7 @@ export type ProfileFlags = Pick<
   | 'agent'
   | 'agentUrl'
   | 'agentEnv'
+  | 'agentIsId'
   | 'protocol'
   | 'mode'
   | 'model'
@@ -157,8 +171,9 @@ export type ProfileFlags = Pick<
 export function mergeProfile<F extends ProfileFlags>(flags: F, p: Profile): F {
   const out: F = { ...flags };
   if (out.agent === undefined && out.agentUrl === undefined && p.agent) {
-    out.agent = joinCommandLine([p.agent.command, ...(p.agent.args ?? [])]);
+    out.agent = profileAgentText(p.agent);
     if (p.agent.env) out.agentEnv = p.agent.env;
+    if ('id' in p.agent) out.agentIsId = true;
   }
   if (out.protocol === 'auto' && p.protocol) out.protocol = p.protocol;
   if (out.mode === undefined && p.mode !== undefined) out.mode = p.mode;
