@@ -216,6 +216,20 @@ describe('--agent <id> in the commands that start an agent', () => {
     expect((await cli(['profiles', 'list'], { env })).stdout).toMatch(/^reg\s+demo-zip$/m);
   }, 30_000);
 
+  it('a profile agent with an id and args: exit 2 naming the field', async () => {
+    const config = tempDir('acp-reg-launch-xdg-');
+    mkdirSync(join(config, 'acp-kit'));
+    writeFileSync(
+      join(config, 'acp-kit', 'config.json'),
+      JSON.stringify({ version: 1, profiles: { both: { agent: { id: 'demo-zip', args: ['--x'] } } } }),
+    );
+    const r = await cli(['run', '--profile', 'both', 'hello'], { env: envFor({ XDG_CONFIG_HOME: config }) });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      'profiles.both.agent: "id" names a registry agent; it goes without "command" and "args"',
+    );
+  });
+
   it('a profile naming an id the registry lacks: exit 2, not taken for a command', async () => {
     const config = tempDir('acp-reg-launch-xdg-');
     mkdirSync(join(config, 'acp-kit'));

@@ -80,8 +80,9 @@ export const CONFIG_SCHEMA: JsonSchema = {
           agent: {
             type: 'object',
             additionalProperties: false,
-            // a command line or a registry id, not both
-            oneOf: [{ required: ['command'] }, { required: ['id'], not: { required: ['args'] } }],
+            // a command line, or a registry id (with neither command nor args: agentIdConflicts)
+            if: { required: ['id'] },
+            else: { required: ['command'] },
             properties: {
               command: { type: 'string', minLength: 1 },
               args: { type: 'array', items: { type: 'string' } },
@@ -117,12 +118,22 @@ export async function readConfigFile(path: string = configFilePath()): Promise<C
     throw usageError(`cannot read the config file ${path}: ${messageOf(e)}`, 'Fix the file, or move it away.');
   }
   const checked = await checkJson<ConfigFile>(CONFIG_SCHEMA, value);
-  if ('problems' in checked)
+  const problems = 'problems' in checked ? checked.problems : agentIdConflicts(checked.value);
+  if (problems.length > 0)
     throw usageError(
-      `the config file ${path} is not valid: ${checked.problems.join('; ')}`,
+      `the config file ${path} is not valid: ${problems.join('; ')}`,
       'See "Profiles" in the CLI README (acp-kit profiles --help) for the fields.',
     );
-  return checked.value;
+  return 'value' in checked ? checked.value : {};
+}
+
+/** A profile agent naming a registry `id` and also a `command` or `args` (which one was meant?). */
+function agentIdConflicts(file: ConfigFile): string[] {
+  return Object.entries(file.profiles ?? {}).flatMap(([name, p]) =>
+    p.agent && 'id' in p.agent && ('command' in p.agent || 'args' in p.agent)
+      ? [`profiles.${name}.agent: "id" names a registry agent; it goes without "command" and "args"`]
+      : [],
+  );
 }
 
 /** The profile `name` of the file, or a usage error listing the profiles there are. */
