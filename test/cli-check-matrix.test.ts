@@ -1,9 +1,16 @@
 // Issue 28 item 3: `acp-kit check matrix` over registry agents, real processes. The registry (over
-// loopback) has the registry's own claude-acp manifest (run as 0.101.0 from the npm cache against
-// the loopback Anthropic API), an agent that needs a login (a raw-binary distribution served over
-// loopback with its sha256), and one with no build for this platform. The three formats are
-// written; the Markdown has every column of the registry's own daily matrix (read from a copy of
-// one of its snapshots) plus the conformance columns.
+// loopback) has three REAL registry agents installed from npm by their registry manifests
+// (test/fixtures/registry/matrix-registry.json): claude-acp (run as 0.101.0) and claude-code-acp
+// (0.16.2) against the loopback Anthropic API, and gemini (0.61.0), which needs a login and is an
+// "auth required" row; plus an agent that needs a login as a raw-binary distribution served over
+// loopback with its sha256, and one with no build for this platform. The three formats are written;
+// the Markdown has every column of the registry's own daily matrix (read from a copy of one of its
+// snapshots) plus the conformance columns.
+// Cost: the checker is limited with --only to three requirement IDs (one that passes, the SHOULD
+// both Claude adapters miss with this fake model, session/list): a full check of each Claude
+// adapter takes 70-80 s (docs/registry.md has that matrix, made by hand), and what this test
+// proves is the matrix (install, probe, v2 offer, checks per version, verdicts, failing IDs,
+// formats), not the adapters' conformance (test/real-claude-*.test.ts check those).
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, realpathSync } from 'node:fs';
@@ -19,7 +26,9 @@ import { tempDir } from './support/temp.js';
 
 const cli = useCli();
 const fixture = (name: string) => new URL(`./fixtures/registry/${name}`, import.meta.url);
-const claude = JSON.parse(readFileSync(fixture('claude-acp.agent.json'), 'utf8')) as { id: string };
+/** The registry's own manifests of claude-acp, claude-code-acp and gemini. */
+const realAgents = (JSON.parse(readFileSync(fixture('matrix-registry.json'), 'utf8')) as { agents: unknown[] }).agents;
+const ONLY = 'ACP-ALL-INIT-03,ACP-ALL-SESS-08,ACP-ALL-LIST-01';
 const AUTH_AGENT = readFileSync(fixture('auth-agent.mjs'));
 const NPM_CACHE = execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).trim();
 
@@ -60,7 +69,7 @@ beforeAll(async () => {
     id: 'elsewhere',
     distribution: { binary: { 'windows-aarch64': { archive: 'https://x.invalid/a.zip', cmd: 'a.exe' } } },
   };
-  registry = await startRegistryServer(registryText([claude, authAgent, elsewhere]));
+  registry = await startRegistryServer(registryText([...realAgents, authAgent, elsewhere]));
   fake = await startFakeAnthropic([
     { names: ['Bash'], input: { command: 'sleep 3', description: 'wait' }, when: 'run sleep 3' },
     { names: ['Bash'], input: { command: 'echo checked', description: 'echo' }, when: 'run echo checked' },
@@ -73,7 +82,7 @@ afterAll(async () => {
   await new Promise((r) => binaries.close(r));
 });
 
-it('check matrix: three formats, the registry columns, conformant / auth required / unavailable', async () => {
+it('check matrix over three real npm agents: three formats, the registry columns, conformant / auth required / unavailable', async () => {
   const out = realpathSync(tempDir('acp-matrix-out-'));
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -97,6 +106,8 @@ it('check matrix: three formats, the registry columns, conformant / auth require
       'check',
       'matrix',
       'claude-acp@0.101.0',
+      'claude-code-acp@0.16.2',
+      'gemini@0.61.0',
       'auth-agent',
       'elsewhere',
       '--registry',
@@ -107,6 +118,8 @@ it('check matrix: three formats, the registry columns, conformant / auth require
       'run sleep 3',
       '--short-prompt',
       'hello',
+      '--only',
+      ONLY,
       '--out',
       ...files,
     ],
@@ -114,9 +127,10 @@ it('check matrix: three formats, the registry columns, conformant / auth require
   );
   expect(r.code, r.stderr).toBe(0);
   const [md, json, page] = files.map((f) => readFileSync(f, 'utf8'));
-  const report = JSON.parse(json ?? '') as { rows: Array<Record<string, any>> };
+  const report = JSON.parse(json ?? '') as { rows: Array<Record<string, any>>; only?: string[] };
   const row = (id: string) => report.rows.find((x) => x.id === id);
-  expect(report.rows.map((x) => x.id)).toEqual(['claude-acp', 'auth-agent', 'elsewhere']);
+  expect(report.rows.map((x) => x.id)).toEqual(['claude-acp', 'claude-code-acp', 'gemini', 'auth-agent', 'elsewhere']);
+  expect(report).toMatchObject({ only: ONLY.split(',') });
 
   expect(row('claude-acp')).toMatchObject({
     distribution: 'npx',
@@ -142,6 +156,27 @@ it('check matrix: three formats, the registry columns, conformant / auth require
   // the one SHOULD the real-claude test knows it misses with this fake model
   expect(row('claude-acp')?.failingIds).toEqual(['v1 ACP-ALL-SESS-08', 'v2 ACP-ALL-SESS-08']);
 
+  expect(row('claude-code-acp')).toMatchObject({
+    distribution: 'npx',
+    registryVersion: '0.16.0',
+    installedVersion: '0.16.2',
+    initialize: { status: 'success' },
+    authMethods: ['claude-login'],
+    negotiatedProtocol: 1,
+    sessionNew: { status: 'success' },
+  });
+  // it speaks v1 only: one check
+  expect(row('claude-code-acp')?.checks.map((c: { protocol: number }) => c.protocol)).toEqual([1]);
+  expect(row('claude-code-acp')?.failingIds).toContain('v1 ACP-ALL-SESS-08');
+  expect(row('gemini')).toMatchObject({
+    distribution: 'npx',
+    installedVersion: '0.61.0',
+    initialize: { status: 'success' },
+    sessionNew: { status: 'auth_required' },
+    verdict: 'auth required',
+    checks: [],
+  });
+  expect(row('gemini')?.authMethods).toContain('gemini-api-key');
   expect(row('auth-agent')).toMatchObject({
     distribution: 'binary',
     verdict: 'auth required',
@@ -158,11 +193,13 @@ it('check matrix: three formats, the registry columns, conformant / auth require
   for (const col of registryColumns()) expect(header, `column ${col}`).toContain(col);
   for (const col of ['Installed', 'Negotiated (v2 offered)', 'Verdict', 'Failing IDs', 'Time (s)'])
     expect(header).toContain(col);
+  expect(md).toContain(`checker limited to ${ONLY.split(',').join(', ')}`);
   expect(md).toMatch(/^\| claude-acp \| 0\.85\.1 \| npx \| ok \| /m);
+  expect(md).toMatch(/^\| gemini \| 0\.27\.3 \| npx \| ok \| .*gemini-api-key.* \| auth required: /m);
   expect(md).toMatch(/^\| auth-agent \| 3\.2\.1 \| binary \| ok \| agent-login \| loadSession \| method_not_found /m);
 
   expect(page).toMatch(/^<!doctype html>/);
   expect(page).not.toMatch(/<script|https?:\/\/(?!127\.0\.0\.1)/);
-  expect(page?.match(/<tr class=/g)).toHaveLength(3);
+  expect(page?.match(/<tr class=/g)).toHaveLength(5);
   expect(page).toContain('<tr class="auth-required">');
 }, 300_000);

@@ -32,7 +32,11 @@ const binaryOnly = {
   description: 'a build for one platform that is not this one',
   distribution: { binary: { 'windows-aarch64': { archive: 'https://example.invalid/a.zip', cmd: './a.exe' } } },
 };
-const uvOnly = { ...binaryOnly, id: 'py-agent', distribution: { uvx: { package: 'some-py-agent@1.0.0' } } };
+const uvOnly = {
+  ...binaryOnly,
+  id: 'py-agent',
+  distribution: { uvx: { package: 'some-py-agent@1.0.0', args: ['--acp'] } },
+};
 const missingNpm = {
   ...binaryOnly,
   id: 'not-cached',
@@ -151,6 +155,7 @@ describe('run --agent <registry id>', () => {
     expect(r.code).toBe(9);
     expect(r.stderr).toContain('py-agent is a Python package run with uvx, and uvx (uv) is not installed');
     expect(r.stderr).toContain('https://docs.astral.sh/uv/');
+    expect(r.stderr).toContain('by hand it is: uvx some-py-agent==1.0.0 --acp');
   });
 
   it('an install that fails (npm offline, package not cached): exit 9 with the command to run by hand', async () => {

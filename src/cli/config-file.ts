@@ -18,14 +18,25 @@ import { checkJson, type JsonSchema } from './json-check.js';
 import { joinCommandLine } from './split-command-line.js';
 
 /**
- * How a profile names its agent. Now a command line (`command` + `args`, plus `env` for the
- * agent's process); an object so that other ways (e.g. a registry agent id) can be added beside it.
+ * How a profile names its agent: a command line (`command` + `args`), or an ACP Registry
+ * `id[@version]` (installed on first use, as `--agent <id>`); `env` is added to the agent's process.
  */
-export interface ProfileAgent {
-  command: string;
-  args?: string[];
-  /** added to the environment the agent is started with */
-  env?: Record<string, string>;
+export type ProfileAgent =
+  | {
+      command: string;
+      args?: string[];
+      /** added to the environment the agent is started with */
+      env?: Record<string, string>;
+    }
+  | {
+      /** an ACP Registry id, `claude-acp` or `claude-acp@0.101.0` */
+      id: string;
+      env?: Record<string, string>;
+    };
+
+/** The profile's agent as `--agent` would take it: the command line, or the registry id. */
+export function profileAgentText(a: ProfileAgent): string {
+  return 'id' in a ? a.id : joinCommandLine([a.command, ...(a.args ?? [])]);
 }
 
 export type PermissionChoice = 'approve-all' | 'approve-reads' | 'deny-all';
@@ -69,10 +80,13 @@ export const CONFIG_SCHEMA: JsonSchema = {
           agent: {
             type: 'object',
             additionalProperties: false,
-            required: ['command'],
+            // a command line, or a registry id (with neither command nor args: agentIdConflicts)
+            if: { required: ['id'] },
+            else: { required: ['command'] },
             properties: {
               command: { type: 'string', minLength: 1 },
               args: { type: 'array', items: { type: 'string' } },
+              id: { type: 'string', pattern: '^[a-z][a-z0-9-]*(@[0-9A-Za-z][0-9A-Za-z.+-]*)?$' },
               env: { type: 'object', additionalProperties: { type: 'string' } },
             },
           },
@@ -104,12 +118,22 @@ export async function readConfigFile(path: string = configFilePath()): Promise<C
     throw usageError(`cannot read the config file ${path}: ${messageOf(e)}`, 'Fix the file, or move it away.');
   }
   const checked = await checkJson<ConfigFile>(CONFIG_SCHEMA, value);
-  if ('problems' in checked)
+  const problems = 'problems' in checked ? checked.problems : agentIdConflicts(checked.value);
+  if (problems.length > 0)
     throw usageError(
-      `the config file ${path} is not valid: ${checked.problems.join('; ')}`,
+      `the config file ${path} is not valid: ${problems.join('; ')}`,
       'See "Profiles" in the CLI README (acp-kit profiles --help) for the fields.',
     );
-  return checked.value;
+  return 'value' in checked ? checked.value : {};
+}
+
+/** A profile agent naming a registry `id` and also a `command` or `args` (which one was meant?). */
+function agentIdConflicts(file: ConfigFile): string[] {
+  return Object.entries(file.profiles ?? {}).flatMap(([name, p]) =>
+    p.agent && 'id' in p.agent && ('command' in p.agent || 'args' in p.agent)
+      ? [`profiles.${name}.agent: "id" names a registry agent; it goes without "command" and "args"`]
+      : [],
+  );
 }
 
 /** The profile `name` of the file, or a usage error listing the profiles there are. */
@@ -138,6 +162,7 @@ export type ProfileFlags = Pick<
   | 'agent'
   | 'agentUrl'
   | 'agentEnv'
+  | 'agentIsId'
   | 'protocol'
   | 'mode'
   | 'model'
@@ -157,8 +182,9 @@ export type ProfileFlags = Pick<
 export function mergeProfile<F extends ProfileFlags>(flags: F, p: Profile): F {
   const out: F = { ...flags };
   if (out.agent === undefined && out.agentUrl === undefined && p.agent) {
-    out.agent = joinCommandLine([p.agent.command, ...(p.agent.args ?? [])]);
+    out.agent = profileAgentText(p.agent);
     if (p.agent.env) out.agentEnv = p.agent.env;
+    if ('id' in p.agent) out.agentIsId = true;
   }
   if (out.protocol === 'auto' && p.protocol) out.protocol = p.protocol;
   if (out.mode === undefined && p.mode !== undefined) out.mode = p.mode;

@@ -29,6 +29,8 @@ export interface AgentFlags {
   mcpOverAcp?: string[];
   /** added to the agent's environment: set by a profile's `agent.env` (config-file.ts), no flag */
   agentEnv?: Record<string, string>;
+  /** true when `agent` is a profile's registry `id` (config-file.ts): then it must be in the registry, no flag */
+  agentIsId?: boolean;
 }
 
 /** Model choice for the built-in agent (`run`, `chat`); ignored with `--agent`. */

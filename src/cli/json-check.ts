@@ -53,6 +53,7 @@ export async function checkJson<T>(schema: JsonSchema, value: unknown): Promise<
   const validate = ajv.compile<T>(schema);
   if (validate(value)) return { value };
   const seen = new Set<string>();
-  for (const e of validate.errors ?? []) seen.add(describeError(e));
+  // an `if` error only says which branch failed; that branch's own error is listed beside it
+  for (const e of validate.errors ?? []) if (e.keyword !== 'if') seen.add(describeError(e));
   return { problems: [...seen].slice(0, 5) };
 }

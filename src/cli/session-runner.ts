@@ -123,8 +123,9 @@ export async function openAgent(
   const agent =
     flags.agentUrl !== undefined
       ? remoteAgentCommand(flags.agentUrl, flags.agent, flags)
-      : ((await registryAgent(flags.agent ?? (process.env.ACP_KIT_AGENT || undefined))) ??
-        resolveAgentCommand(flags.agent, process.env, flags));
+      : ((await registryAgent(flags.agent ?? (process.env.ACP_KIT_AGENT || undefined), {
+          required: flags.agentIsId === true,
+        })) ?? resolveAgentCommand(flags.agent, process.env, flags));
   const ctx = agentContext(agent, protocol === 'auto' ? undefined : protocol);
   const options: ClientOptions = {
     protocol,

@@ -13,7 +13,16 @@ export interface CheckMatrixFlags {
   prompt?: string;
   cancelPrompt?: string;
   shortPrompt?: string;
+  only?: string[];
+  skip?: string[];
 }
+
+/** `--only a,b --only c` -> `['a', 'b', 'c']` (as check agent takes them). */
+const splitIds = (values: readonly string[]): string[] =>
+  values
+    .flatMap((v) => v.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /**
  * `acp-kit check matrix [ids...] [--out matrix.md|.json|.html ...]`: installs each registry agent,
@@ -48,6 +57,8 @@ export async function checkMatrixCommand(ids: string[], flags: CheckMatrixFlags)
       ...(flags.prompt !== undefined ? { prompt: flags.prompt } : {}),
       ...(flags.cancelPrompt !== undefined ? { cancelPrompt: flags.cancelPrompt } : {}),
       ...(flags.shortPrompt !== undefined ? { shortPrompt: flags.shortPrompt } : {}),
+      ...(flags.only !== undefined ? { only: splitIds(flags.only) } : {}),
+      ...(flags.skip !== undefined ? { skip: splitIds(flags.skip) } : {}),
     });
   } catch (e) {
     throw registryCliError(e);

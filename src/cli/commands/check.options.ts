@@ -119,6 +119,8 @@ function registerMatrix(check: CommandUnknownOpts, result: ExitResult): void {
     .option('--prompt <text>', 'prompt of the general turn cases (as check agent)')
     .option('--cancel-prompt <text>', 'prompt of the cancel cases (as check agent)')
     .option('--short-prompt <text>', 'prompt of the short turn cases (as check agent)')
+    .option('--only <ids...>', 'check only these requirement IDs (as check agent; the matrix heading says so)')
+    .option('--skip <ids...>', 'skip these requirement IDs (as check agent; the matrix heading says so)')
     .addHelpText(
       'after',
       '\nExample: acp-kit check matrix claude-acp gemini --out matrix.md --out matrix.html\nSee docs/registry.md.\n',

@@ -8,8 +8,16 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     .description(
       'run a proxy chain (Proxy Chains RFD) on stdio: components in front of an agent, each separated by --; the editor sees one agent',
     )
-    .argument('<chain...>', '-- <component...> [-- <component...>] -- <agent...>')
+    .argument('[chain...]', '-- <component...> [-- <component...>] -- <agent...> (with --agent <id>: components only)')
     .option('--trace <file>', "write a trace of every hop in the Rust conductor's .jsons format")
+    .option(
+      '--agent <id>',
+      'an ACP Registry agent id[@version] as the agent: then every command after -- is a component',
+    )
+    .option(
+      '--registry <url|file>',
+      'registry.json for --agent (default: $ACP_KIT_REGISTRY, the official one, the snapshot)',
+    )
     .addHelpText(
       'after',
       '\nExample: acp-kit conduct --trace chain.jsons -- acp-kit record --out c.ndjson -- acp-kit validate -- acp-kit agent\n' +

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
-import { startConductor } from '@acp-kit/tools/proxy';
+import { startConductor, type ChainCommand } from '@acp-kit/tools/proxy';
 import { usageError } from '../errors.js';
+import { registryAgent } from '../registry-agent.js';
 import { commandOf } from '../split-command-line.js';
 
 const SIGNALS: Array<[NodeJS.Signals, number]> = [
@@ -25,14 +26,25 @@ export function splitChain(words: readonly string[]): Array<{ command: string; a
   });
 }
 
+/** The registry agent of `--agent <id>` as the chain's last command, its manifest's env added to ours. */
+async function chainAgentOfId(id: string, registry: string | undefined): Promise<ChainCommand> {
+  const a = await registryAgent(id, { registry, required: true });
+  if (!a) throw usageError(`"${id}" is not an agent id`);
+  return { command: a.command, args: a.args, env: { ...process.env, ...a.env } };
+}
+
 /** `acp-kit conduct [--trace FILE] -- <component...> [-- ...] -- <agent...>`: exit 0 when the editor ends the session. */
-export async function conductCommand(words: string[], flags: { trace?: string }): Promise<number> {
+export async function conductCommand(
+  words: string[],
+  flags: { trace?: string; agent?: string; registry?: string },
+): Promise<number> {
   const commands = splitChain(words);
-  const agent = commands.pop();
+  // `--agent <id>[@version]`: the registry agent ends the chain, every command given is a component
+  const agent = flags.agent !== undefined ? await chainAgentOfId(flags.agent, flags.registry) : commands.pop();
   if (!agent)
     throw usageError(
       'the agent command is missing',
-      'Put the chain after --, e.g. acp-kit conduct -- node note.mjs -- acp-kit agent',
+      'Put the chain after --, e.g. acp-kit conduct -- node note.mjs -- acp-kit agent (or use --agent <id>)',
     );
   const log = (line: string): void => void process.stderr.write(`acp-kit conduct: ${line}\n`);
   const chain = startConductor({

@@ -1,12 +1,11 @@
 /** `acp-kit profiles list|show`: what the config file (config-file.ts) holds, checked on the way. */
-import { configFilePath, profileNamed, readConfigFile, type Profile } from '../config-file.js';
+import { configFilePath, profileAgentText, profileNamed, readConfigFile, type Profile } from '../config-file.js';
 import { ExitCode } from '../exit-codes.js';
 import { resultLine } from '../render/ndjson-events.js';
-import { joinCommandLine } from '../split-command-line.js';
 import { colorEnabled, createStyle, stripAnsi } from '../style.js';
 
 function agentLine(p: Profile): string {
-  return p.agent ? joinCommandLine([p.agent.command, ...(p.agent.args ?? [])]) : '(built-in agent)';
+  return p.agent ? profileAgentText(p.agent) : '(built-in agent)';
 }
 
 /** `acp-kit profiles list [--json]`. */

@@ -24,7 +24,14 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
       "session roots (cwd) must lie inside this folder (repeatable); with several tokens the default is each tenant's workspace under the data dir",
       collect,
     )
-    .option('--agent <command line>', 'stdio agent to run per connection (default: the built-in agent, in-process)')
+    .option(
+      '--agent <command line|id>',
+      'stdio agent to run per connection, or an ACP Registry id[@version] (default: the built-in agent, in-process)',
+    )
+    .option(
+      '--registry <url|file>',
+      'registry.json for an --agent <id> (default: $ACP_KIT_REGISTRY, the official one, the snapshot)',
+    )
     .option('--allow-origin <origin>', 'browser Origin allowed to connect (repeatable)', collect)
     .option('--max-message-bytes <n>', 'largest client message (default 16 MiB)', count('--max-message-bytes'))
     .option(

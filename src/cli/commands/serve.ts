@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { messageOf } from '@acp-kit/agent/internal';
 import { usageError } from '../errors.js';
 import type { ModelBackend } from '../flags.js';
+import { registryAgent } from '../registry-agent.js';
 import { splitCommandLine } from '../split-command-line.js';
 import { packageVersion } from '@acp-kit/protocol/internal';
 
@@ -14,6 +15,8 @@ export interface ServeFlags {
   token?: string;
   tokenFile?: string;
   agent?: string;
+  /** `--registry URL|FILE` for an `--agent <id>` (else $ACP_KIT_REGISTRY, the official registry, the snapshot). */
+  registry?: string;
   allowOrigin?: string[];
   maxMessageBytes?: number;
   maxBufferedBytes?: number;
@@ -60,7 +63,13 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   let storeFor: ((owner: string) => import('@acp-kit/agent').SessionStore) | undefined;
   let agent;
   let agentLabel: string;
-  if (flags.agent !== undefined) {
+  // `--agent <id>[@version]` of the ACP Registry: installed once here, before listening
+  const fromRegistry = await registryAgent(flags.agent, { registry: flags.registry });
+  if (fromRegistry) {
+    const env = { ...process.env, ...fromRegistry.env };
+    agent = stdioAgent(fromRegistry.command, fromRegistry.args, { log, env });
+    agentLabel = `${fromRegistry.display} (one process per connection)`;
+  } else if (flags.agent !== undefined) {
     const words = splitCommandLine(flags.agent);
     if (words.length === 0 || !words[0])
       throw usageError('--agent needs a command line, e.g. --agent "my-agent --acp"');

@@ -125,7 +125,7 @@ function planUvx(plan: Extract<InstallPlan, { kind: 'npx' | 'uvx' }>, o: Install
   if (probe.error || probe.status !== 0)
     throw new RegistryError(
       `${plan.id} is a Python package run with uvx, and uvx (uv) is not installed or does not run`,
-      'Install uv (https://docs.astral.sh/uv/getting-started/installation/), then try again.',
+      `Install uv (https://docs.astral.sh/uv/getting-started/installation/), then try again; by hand it is: ${['uvx', plan.spec, ...plan.args].map(quote).join(' ')}`,
       'runtime',
     );
   return { command: 'uvx', args: [plan.spec, ...plan.args], env: plan.env, installed: false, warnings: [] };

@@ -38,8 +38,12 @@ function capabilities(r: MatrixRow): string {
 
 const cells = (r: MatrixRow): string[] => COLUMNS.map(([, f]) => f(r));
 
+/** A matrix limited with --only/--skip says so: its verdicts cover only those requirements. */
+const limits = (m: MatrixReport): string =>
+  `${m.only ? `; checker limited to ${m.only.join(', ')}` : ''}${m.skip ? `; checker skipped ${m.skip.join(', ')}` : ''}`;
+
 const heading = (m: MatrixReport): string =>
-  `Registry: ${m.registry.location}${m.registry.date ? ` (${m.registry.date.slice(0, 10)})` : ''}; platform ${m.platform}; generated ${m.generatedAt}; ${m.rows.length} agents in ${m.totalSeconds} s`;
+  `Registry: ${m.registry.location}${m.registry.date ? ` (${m.registry.date.slice(0, 10)})` : ''}; platform ${m.platform}; generated ${m.generatedAt}; ${m.rows.length} agents in ${m.totalSeconds} s${limits(m)}`;
 
 /** A Markdown table (pipes in cells escaped). */
 export function matrixMarkdown(m: MatrixReport): string {

@@ -45,6 +45,9 @@ export interface MatrixReport {
   platform: string;
   rows: MatrixRow[];
   totalSeconds: number;
+  /** The checker's `--only` / `--skip` when given: the verdicts cover those requirements only. */
+  only?: string[];
+  skip?: string[];
 }
 
 export interface MatrixOptions {
@@ -58,6 +61,9 @@ export interface MatrixOptions {
   cancelPrompt?: string;
   shortPrompt?: string;
   concurrency?: number;
+  /** Requirement IDs the checker is limited to / leaves out (as `check agent --only/--skip`); recorded in the report. */
+  only?: readonly string[];
+  skip?: readonly string[];
   log?: (line: string) => void;
 }
 
@@ -75,6 +81,8 @@ async function checks(
       protocols: [protocol],
       timeoutMs: o.timeoutMs ?? 20_000,
       concurrency: o.concurrency ?? 2,
+      ...(o.only !== undefined ? { only: o.only } : {}),
+      ...(o.skip !== undefined ? { skip: o.skip } : {}),
       ...(o.prompt !== undefined ? { prompt: o.prompt } : {}),
       ...(o.cancelPrompt !== undefined ? { cancelPrompt: o.cancelPrompt } : {}),
       ...(o.shortPrompt !== undefined ? { shortPrompt: o.shortPrompt } : {}),
@@ -211,6 +219,8 @@ export async function runMatrix(o: MatrixOptions): Promise<MatrixReport> {
     platform: `${process.platform}-${process.arch}`,
     rows,
     totalSeconds: Math.round((Date.now() - started) / 100) / 10,
+    ...(o.only !== undefined ? { only: [...o.only] } : {}),
+    ...(o.skip !== undefined ? { skip: [...o.skip] } : {}),
   };
 }
 
