@@ -161,9 +161,9 @@ describe('acp-kit inspect in Chromium', () => {
     });
     children.push(child);
     let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
     await waitUntil(() => /http:\/\/127\.0\.0\.1:\d+\/\S+\//.test(out), 20_000, 'acp-kit inspect printed its URL');
-    const { page, errors } = await open(out.match(/http:\/\/127\.0\.0\.1:\d+\/\S+\//)![0]);
+    const { page, errors } = await open(out.match(/http:\/\/127\.0\.0\.1:\d+\/\S+\//)?.[0] ?? '');
     const hopOf = (seq: number) => page.locator(`[data-testid=timeline-row][data-seq="${seq}"]`).getByTestId('row-hop');
     await hopOf(1).waitFor();
     expect(await hopOf(1).textContent()).toBe('Client-Proxy(0)');
