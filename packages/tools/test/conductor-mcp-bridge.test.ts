@@ -4,6 +4,8 @@
 // session/new reaches the agent as a stdio server (a shim), whose MCP requests travel back up the chain as
 // mcp/message. Both the MCP-injector example component's server and one the editor offers are called in a turn.
 import { readFileSync } from 'node:fs';
+import { connect as connectSocket } from 'node:net';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connect, type ClientConnection } from '@acp-kit/client';
 import { StreamTransport } from '@acp-kit/protocol/rpc';
 import { startConductor, type ConductorHandle } from '../src/conductor/index.js';
+import { McpBridge } from '../src/conductor/mcp-bridge.js';
 import { tempDir } from '../../../test/support/temp.js';
 
 const INJECTOR = fileURLToPath(new URL('../../../examples/mcp-tool-component.mjs', import.meta.url));
@@ -90,4 +93,74 @@ describe.each([1, 2] as const)('conductor in front of an agent without MCP over 
     const calls = lines.filter((l) => l.method === 'mcp/message' && l.params?.method === 'tools/call');
     expect(calls.map((c) => `${c.from}->${c.to}`)).toEqual(['Agent->Proxy(0)', 'Agent->Proxy(0)', 'Proxy(0)->Client']);
   }, 60_000);
+});
+
+// The bridge alone, over its real Unix socket (what the shim joins to the agent's stdio): the agent's MCP
+// requests become mcp/message requests; notifications/cancelled aborts the outer one; an mcp/message
+// notification of a relayed request reaches that request's connection; a stateless server's refused
+// initialize is answered with a handshake.
+describe('McpBridge over its socket', () => {
+  it('relays requests, cancels, delivers request-scoped notifications and answers a refused handshake', async () => {
+    const sent: Array<{ params: Record<string, unknown>; signal: AbortSignal; answer: (v: unknown) => void }> = [];
+    let onSent: () => void = () => undefined;
+    const bridge = new McpBridge(2, (params, signal) => {
+      const p = new Promise<unknown>((answer) => sent.push({ params, signal, answer }));
+      onSent();
+      return p;
+    });
+    const nextSent = () => new Promise<void>((r) => (onSent = r));
+    try {
+      const rewritten = bridge.rewrite('session/new', {
+        cwd: '/',
+        mcpServers: [{ type: 'acp', name: 'tools', serverId: 'srv-1' }],
+      }) as { mcpServers: Array<{ type: string; args: string[] }> };
+      const entry = rewritten.mcpServers[0];
+      expect(entry?.type).toBe('stdio');
+      const socket = connectSocket(entry?.args[2] ?? '');
+      const lines: Array<Record<string, any>> = [];
+      let onLine: () => void = () => undefined;
+      createInterface({ input: socket }).on('line', (l) => {
+        lines.push(JSON.parse(l));
+        onLine();
+      });
+      const nextLine = () => new Promise<void>((r) => (onLine = r));
+      const write = (m: object) => socket.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+
+      // a stateless server refuses initialize with an inner error: the bridge answers the handshake
+      let s = nextSent();
+      write({ id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18' } });
+      await s;
+      expect(sent[0]?.params).toMatchObject({ serverId: 'srv-1', method: 'initialize' });
+      let l = nextLine();
+      sent[0]?.answer({ error: { code: -32601, message: 'no handshake' } });
+      await l;
+      expect(lines[0]).toMatchObject({ id: 0, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} } } });
+
+      // a tool call: the outer request carries the MCP metadata; progress comes back; the agent cancels it
+      s = nextSent();
+      write({ id: 1, method: 'tools/call', params: { name: 'slow' } });
+      await s;
+      const call = sent[1];
+      expect(call?.params.params).toMatchObject({
+        name: 'slow',
+        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' },
+      });
+      l = nextLine();
+      const progress = { requestId: call?.params.requestId, method: 'notifications/progress', params: { progress: 1 } };
+      expect(bridge.takeNotification(progress)).toBe(true);
+      await l;
+      expect(lines[1]).toEqual({ jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } });
+      expect(bridge.takeNotification({ ...progress, requestId: 'someone-else' })).toBe(false);
+      const aborted = new Promise<void>((r) => call?.signal.addEventListener('abort', () => r()));
+      write({ method: 'notifications/cancelled', params: { requestId: 1 } });
+      await aborted;
+      l = nextLine();
+      call?.answer({ error: { code: -32800, message: 'cancelled' } });
+      await l;
+      expect(lines[2]).toMatchObject({ id: 1, error: { code: -32800 } });
+      socket.destroy();
+    } finally {
+      bridge.close();
+    }
+  });
 });
