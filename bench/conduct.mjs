@@ -53,21 +53,32 @@ export function runConductBench() {
 const fmt = (n, d = 0) =>
   Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a';
 
+/** The goals beside a row (issue 27 item 5), each with whether this run met it. */
+function goalCell(r, direct, added) {
+  if (r.hops === 0) return '';
+  const met = (ok) => (ok ? 'met' : 'not met');
+  const hop = `added p50 <= ${CONDUCT_GOALS.addedP50PerHopMs} ms/hop: ${met(added <= CONDUCT_GOALS.addedP50PerHopMs)}`;
+  if (r.hops !== 3) return hop;
+  const share = r.updatesPerSec / direct.updatesPerSec;
+  return `${hop}; >= ${CONDUCT_GOALS.threeHopsOfDirect * 100} % of direct: ${met(share >= CONDUCT_GOALS.threeHopsOfDirect)}`;
+}
+
 /** The markdown table of {@link runConductBench} rows. */
 export function formatConductRows(rows) {
   const direct = rows.find((r) => r.mode === 'direct');
   const out = [
-    '| mode | updates/s | % of direct | round trip p50 ms | added p50 ms per hop | p99 ms |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| mode | updates/s | % of direct | round trip p50 ms | added p50 ms per hop | p99 ms | goal |',
+    '|---|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of rows) {
     const label =
       r.hops === 0
         ? 'direct (acp-kit v2 client -> agent)'
         : `through acp-kit conduct, ${r.hops} component${r.hops === 1 ? '' : 's'}`;
-    const perHop = r.hops === 0 ? '' : fmt((r.p50 - direct.p50) / r.hops, 3);
+    const added = (r.p50 - direct.p50) / r.hops;
+    const perHop = r.hops === 0 ? '' : fmt(added, 3);
     out.push(
-      `| ${label} | ${fmt(r.updatesPerSec)} | ${fmt((100 * r.updatesPerSec) / direct.updatesPerSec, 1)} % | ${fmt(r.p50, 3)} | ${perHop} | ${fmt(r.p99, 3)} |`,
+      `| ${label} | ${fmt(r.updatesPerSec)} | ${fmt((100 * r.updatesPerSec) / direct.updatesPerSec, 1)} % | ${fmt(r.p50, 3)} | ${perHop} | ${fmt(r.p99, 3)} | ${goalCell(r, direct, added)} |`,
     );
   }
   return out.join('\n');

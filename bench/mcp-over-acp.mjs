@@ -78,16 +78,46 @@ async function agent() {
   process.exit(0);
 }
 
-/** Runs the agent above with an McpServer object offered over ACP; one row per transport. */
-export async function runMcpOverAcpBench({ calls = 1000 } = {}) {
+/**
+ * An agent without MCP over ACP behind `acp-kit conduct`: the conductor bridges the client's `acp`
+ * server to a stdio shim (docs/conductor.md), which this agent calls like any stdio server.
+ */
+async function bridgedAgent() {
+  const { serveAgent } = await import('@acp-kit/agent');
+  const { stdioTransport } = await import('@acp-kit/protocol/rpc');
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const info = { name: 'mcp-over-acp-bench', version: '0' };
+  const conn = serveAgent(
+    {
+      info: { name: 'mcp-over-acp-bench-bridged-agent', version: '0.0.0' },
+      capabilities: { mcp: { stdio: true } },
+      async prompt(turn) {
+        const n = Number(turn.prompt[0]?.text ?? 0);
+        const shim = turn.session.mcpServers.find((s) => 'command' in s && s.args?.[0] === '-e');
+        const client = new Client(info);
+        await client.connect(new StdioClientTransport({ command: shim.command, args: shim.args }));
+        const bridged = await time(client, n);
+        await client.close();
+        await turn.send({
+          sessionUpdate: 'agent_message_chunk',
+          messageId: turn.session.newId('msg'),
+          content: { type: 'text', text: JSON.stringify({ bridged }) },
+        });
+        return 'end_turn';
+      },
+    },
+    stdioTransport(),
+    { store: null },
+  );
+  await conn.closed;
+  process.exit(0);
+}
+
+/** Round trips the agent at `args` reports for `calls` calls to `server`, offered over ACP (v2). */
+async function agentRun(args, server, calls) {
   const { connect } = await import('@acp-kit/client');
-  const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
-  const { z } = await import('zod');
-  const server = new McpServer({ name: 'bench', version: '0' });
-  server.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({
-    content: [{ type: 'text', text: `echo: ${text}` }],
-  }));
-  const conn = await connect({ command: process.execPath, args: [here('./mcp-over-acp.mjs'), '--agent'], protocol: 2 });
+  const conn = await connect({ command: process.execPath, args, protocol: 2 });
   try {
     const s = await conn.newSession({ cwd: process.cwd(), mcpServers: [{ type: 'acp', name: 'bench', server }] });
     await s.prompt(String(calls));
@@ -95,22 +125,39 @@ export async function runMcpOverAcpBench({ calls = 1000 } = {}) {
       .filter((m) => m.role === 'agent')
       .map((m) => m.text)
       .join('');
-    const { acp, channel, stdio } = JSON.parse(text);
-    const row = (mode, r) => ({
-      mode,
-      calls,
-      p50: percentile(r, 50),
-      p99: percentile(r, 99),
-      perSec: 1000 / (r.reduce((a, b) => a + b, 0) / r.length),
-    });
-    return [
-      row('MCP over ACP: MCP SDK Client over AcpMcpClientTransport (server in the client process)', acp),
-      row('MCP over ACP: session.mcpOverAcp.request, no MCP client (same server)', channel),
-      row('stdio MCP server process: MCP SDK Client over StdioClientTransport', stdio),
-    ];
+    return JSON.parse(text);
   } finally {
     await conn.close();
   }
+}
+
+/** Runs the agents above with an McpServer object offered over ACP; one row per transport. */
+export async function runMcpOverAcpBench({ calls = 1000 } = {}) {
+  const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+  const { z } = await import('zod');
+  const echoServer = () => {
+    const server = new McpServer({ name: 'bench', version: '0' });
+    server.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({
+      content: [{ type: 'text', text: `echo: ${text}` }],
+    }));
+    return server;
+  };
+  const { acp, channel, stdio } = await agentRun([here('./mcp-over-acp.mjs'), '--agent'], echoServer(), calls);
+  const conduct = [here('../bin/acp-kit.js'), 'conduct', '--', process.execPath, here('./mcp-over-acp.mjs')];
+  const { bridged } = await agentRun([...conduct, '--agent-bridged'], echoServer(), calls);
+  const row = (mode, r) => ({
+    mode,
+    calls,
+    p50: percentile(r, 50),
+    p99: percentile(r, 99),
+    perSec: 1000 / (r.reduce((a, b) => a + b, 0) / r.length),
+  });
+  return [
+    row('MCP over ACP: MCP SDK Client over AcpMcpClientTransport (server in the client process)', acp),
+    row('MCP over ACP: session.mcpOverAcp.request, no MCP client (same server)', channel),
+    row('stdio MCP server process: MCP SDK Client over StdioClientTransport', stdio),
+    row('MCP over ACP through acp-kit conduct (agent without it: stdio shim, conductor, client)', bridged),
+  ];
 }
 
 export function formatMcpOverAcpRows(rows) {
@@ -123,5 +170,6 @@ export function formatMcpOverAcpRows(rows) {
 }
 
 if (process.argv[2] === '--agent') await agent();
+else if (process.argv[2] === '--agent-bridged') await bridgedAgent();
 else if (process.argv[1] === fileURLToPath(import.meta.url))
   console.log(formatMcpOverAcpRows(await runMcpOverAcpBench({ calls: Number(process.argv[2] ?? 1000) })));

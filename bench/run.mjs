@@ -122,7 +122,7 @@ console.log(formatProxyRows(runProxyBench()));
 
 console.log('');
 console.log(
-  'MCP over ACP (bench/mcp-over-acp.mjs): MCP SDK Client tools/call round trip from an agent process, to an McpServer object offered by the client over the ACP connection (v2, mcp/message) vs to a stdio MCP server process',
+  "MCP over ACP (bench/mcp-over-acp.mjs): MCP SDK Client tools/call round trip from an agent process, to an McpServer object offered by the client over the ACP connection (v2, mcp/message), through acp-kit conduct's stdio bridge for an agent without the capability, vs to a stdio MCP server process; goal (issue 27 item 5): a comparison, no bound set",
 );
 console.log(formatMcpOverAcpRows(await runMcpOverAcpBench({ calls: Number(process.env.BENCH_MCP_CALLS ?? 1000) })));
 

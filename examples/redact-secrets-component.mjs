@@ -1,5 +1,6 @@
 // A proxy component (acp-kit conduct) that redacts secrets (API-key-like tokens) from every
-// session/update on its way to the editor: message text, tool output, titles, in the neutral model
+// session/update and permission request on its way to the editor: message text, tool input and
+// output, titles, in the neutral model
 // (the same code runs in a v1 and a v2 chain). Agents stream text in chunks that may cut a secret
 // in two, so message and thought chunks are held back to the last whitespace and sent on whole words.
 //   acp-kit conduct -- node examples/redact-secrets-component.mjs -- acp-kit agent
@@ -46,6 +47,10 @@ runComponent(
       if (cut > 0)
         next({ sessionId, update: redact({ ...update, content: { ...update.content, text: text.slice(0, cut) } }) });
       held.set(sessionId, { update: { ...update, content: { ...update.content, text: text.slice(cut) } } });
+    },
+    toClient: {
+      // a permission request shows the tool call's input: the user approves it without the secret
+      'session/request_permission': (params, next) => next(redact(params)),
     },
     async onPrompt(req, next, ctx) {
       const answer = await next(req);

@@ -115,6 +115,24 @@ describe.each([1, 2] as const)('acp-kit run through conduct (redactor, recorder,
       .filter((l) => l.type === 'stats')
       .map((l) => l.hop);
     expect(hops).toEqual(['Client-Proxy(0)', 'Proxy(0)-Proxy(1)', 'Proxy(1)-Proxy(2)', 'Proxy(2)-Agent']);
+    // per-hop latency: the prompt's request-to-answer time on every hop, and what each hop adds over the next
+    const hopLatency = stats.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((l) => l.type === 'hop-latency');
+    const prompt = hopLatency.hops.filter((h: { method: string }) => h.method === 'session/prompt');
+    expect(prompt.map((h: { hop: string }) => h.hop)).toEqual(hops);
+    for (const [i, h] of prompt.entries()) {
+      expect(h.latency.count).toBe(1);
+      // each hop's answer comes back through the next one: never faster than it
+      if (i < 3) expect(h.added.p50).toBeGreaterThanOrEqual(0);
+      else expect(h.added).toBeNull();
+    }
+    expect(prompt[0].latency.p50).toBeGreaterThan(prompt[3].latency.p50);
+    const text = await runCli(['stats', trace]);
+    expect(text.stdout).toMatch(/^per-hop latency \(request to answer on each hop; added: over the next hop\):$/m);
+    expect(text.stdout).toMatch(/^ {2}Proxy\(2\)-Agent +session\/prompt +1 +[\d.]+ +[\d.]+ +- +-$/m);
   });
 });
 

@@ -464,3 +464,37 @@ describe('examples/system-note-component.mjs and examples/redact-secrets-compone
     },
   );
 });
+
+describe('examples/mcp-tool-component.mjs (an MCP injector component)', () => {
+  it('in an acp-kit conduct chain in front of the built-in agent: the agent calls its injected tool over mcp/message in a turn', async () => {
+    const bin = resolve('bin/acp-kit.js');
+    const cwd = mkdtempSync(join(DATA, 'mcp-tool-'));
+    const chain = [
+      process.execPath,
+      bin,
+      'conduct',
+      '--',
+      process.execPath,
+      resolve(EXAMPLES, 'mcp-tool-component.mjs'),
+    ];
+    const agent = [process.execPath, bin, 'agent', '--model', 'demo'];
+    const r = await run(
+      bin,
+      ['run', '--json', '--agent', [...chain, '--', ...agent].join(' '), 'mcp notes session_notes {}'],
+      { cwd, env: { ...ENV, ACP_KIT_DEMO_DELAY_MS: '0' } },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const updates = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; update?: Record<string, unknown> })
+      .filter((e) => e.type === 'update')
+      .map((e) => e.update);
+    expect(updates.find((u) => u?.name === 'mcp__notes__session_notes')).toBeDefined();
+    const done = updates.find((u) => u?.sessionUpdate === 'tool_call_update' && u.status === 'completed');
+    // the component's server saw the prompt on its way to the agent: it answers from the conversation
+    expect(done?.content).toEqual([
+      { type: 'content', content: { type: 'text', text: 'notes: 1 prompt(s): mcp notes session_notes {}' } },
+    ]);
+  });
+});

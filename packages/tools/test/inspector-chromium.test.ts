@@ -150,6 +150,35 @@ describe('acp-kit inspect in Chromium', () => {
     expect(await exit).toBe(0);
   });
 
+  it("a proxy chain's trace (the Rust conductor's .jsons): each row names its hop, the detail shows the frame's path on it", async () => {
+    const trace = fileURLToPath(
+      new URL('../../../test/fixtures/rust-conductor/trace_mcp_tool_call.jsons', import.meta.url),
+    );
+    const dir = tempDir('acp-inspector-trace-');
+    const child = spawn(process.execPath, [BIN, 'inspect', trace], {
+      env: { ...process.env, ACP_KIT_DATA_DIR: join(dir, 'data') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let out = '';
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
+    await waitUntil(() => /http:\/\/127\.0\.0\.1:\d+\/\S+\//.test(out), 20_000, 'acp-kit inspect printed its URL');
+    const { page, errors } = await open(out.match(/http:\/\/127\.0\.0\.1:\d+\/\S+\//)?.[0] ?? '');
+    const hopOf = (seq: number) => page.locator(`[data-testid=timeline-row][data-seq="${seq}"]`).getByTestId('row-hop');
+    await hopOf(1).waitFor();
+    expect(await hopOf(1).textContent()).toBe('Client-Proxy(0)');
+    expect(await hopOf(2).textContent()).toBe('Proxy(0)-Proxy(1)');
+    // mcp/connect goes from the second proxy back to the first: the path runs towards the client
+    await page.locator('[data-testid=timeline-row][data-seq="7"]').click();
+    const path = page.getByTestId('hop-path');
+    await path.waitFor();
+    expect(await path.textContent()).toBe('hop Proxy(1) → Proxy(0)');
+    await page.locator('[data-testid=timeline-row][data-seq="2"]').click();
+    await expect.poll(() => path.textContent()).toBe('hop Proxy(0) → Proxy(1)');
+    expect(errors).toEqual([]);
+    child.kill('SIGINT');
+  });
+
   it('tool output keeps its lines: the fenced file text a read tool call returns renders as a code block', async () => {
     // before: tool call text was one <p>, so "```\nfirst line\nsecond line\n```" showed as one line
     const dir = tempDir('acp-inspector-tool-text-');

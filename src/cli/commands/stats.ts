@@ -1,5 +1,13 @@
 // single modules, not proxy/index.js: the barrel would load the `diff` package (capture diffs) too
-import { frameSide, openCapture, CaptureStatsCollector, type CaptureStats } from '@acp-kit/tools/captures';
+import {
+  frameSide,
+  hopLatencies,
+  openCapture,
+  CaptureStatsCollector,
+  type CaptureFrame,
+  type CaptureStats,
+  type HopLatency,
+} from '@acp-kit/tools/captures';
 import { captureReadFailure, requireFrames } from './captures.js';
 import { resultLine } from '../render/ndjson-events.js';
 import { alignColumns } from '../render/table.js';
@@ -91,6 +99,8 @@ export async function statsCommand(path: string, flags: { json?: boolean; side?:
   const r = openCapture(path);
   // traces of a proxy chain hold each message once per hop it crossed: one set of stats per hop
   const collectors = new Map<string | undefined, CaptureStatsCollector>();
+  // requests and answers of a chain's hops, for the per-hop latency (notifications are not kept)
+  const hopFrames: CaptureFrame[] = [];
   let all = 0;
   try {
     for await (const f of r) {
@@ -99,6 +109,7 @@ export async function statsCommand(path: string, flags: { json?: boolean; side?:
       let c = collectors.get(f.hop);
       if (!c) collectors.set(f.hop, (c = new CaptureStatsCollector()));
       c.push(f);
+      if (f.hop !== undefined && f.kind !== 'notification') hopFrames.push(f);
     }
   } catch (e) {
     captureReadFailure(path, e);
@@ -113,6 +124,22 @@ export async function statsCommand(path: string, flags: { json?: boolean; side?:
       );
     else process.stdout.write(hop === undefined ? formatStats(s, path) : `hop ${hop}\n${formatStats(s, path)}\n`);
   }
+  const hops = hopLatencies(hopFrames);
+  if (hops.length > 0) {
+    if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'hop-latency', capture: path, hops })}\n`);
+    else process.stdout.write(formatHopLatencies(hops));
+  }
   if (flags.json) process.stdout.write(resultLine(0));
   return 0;
+}
+
+/** The per-hop latency table of a chain's trace. */
+function formatHopLatencies(hops: HopLatency[]): string {
+  const rows = [['hop', 'method', 'count', 'p50 ms', 'p99 ms', 'added p50 ms', 'added p99 ms']];
+  for (const h of hops) {
+    const { count, p50, p99 } = h.latency;
+    rows.push([h.hop, h.method, n(count), ms(p50), ms(p99), ms(h.added?.p50), ms(h.added?.p99)]);
+  }
+  const lines = alignColumns(rows, (i) => i <= 1).map((l) => `  ${l.trimEnd()}`);
+  return `per-hop latency (request to answer on each hop; added: over the next hop):\n${lines.join('\n')}\n`;
 }

@@ -11,6 +11,7 @@ export * from './scan.js';
 export * from './redact.js';
 export * from './latency.js';
 export * from './stats.js';
+export * from './hop-latency.js';
 export * from './validate.js';
 export * from './violation.js';
 export * from './devtools-export.js';

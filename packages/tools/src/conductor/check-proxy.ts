@@ -1,6 +1,7 @@
 import { JsonRpcPeer, spawnAgent, type AgentProcess } from '@acp-kit/protocol/rpc';
 import { ProxyMethods, readProxySuccessor } from '@acp-kit/protocol';
 import type { ChainCommand } from './conductor.js';
+import { agentAdvertisesMcpOverAcp } from '../mcp-over-acp/index.js';
 
 /** One judged case of `acp-kit check proxy`. */
 export interface ProxyCaseResult {
@@ -51,12 +52,27 @@ function initializeParams(version: 1 | 2): Record<string, unknown> {
   return version === 2 ? { ...base, info: { name: 'acp-kit-check-proxy', version: '1' } } : base;
 }
 
+/**
+ * What the successor's `initialize` answer looks like to a proxy under a conductor: MCP over ACP
+ * advertised, whatever the agent supports (Proxy Chains RFD: "The conductor always advertises
+ * `mcpCapabilities.acp: true` to proxies").
+ */
+function conductorInitializeAnswer(version: 1 | 2): Record<string, unknown> {
+  if (version === 1)
+    return { protocolVersion: 1, agentCapabilities: { mcpCapabilities: { acp: true } }, authMethods: [] };
+  return {
+    protocolVersion: 2,
+    capabilities: { session: { mcp: { stdio: {}, acp: {} } } },
+    info: { name: 'acp-kit-check-proxy', version: '1' },
+  };
+}
+
 /** The scripted successor: answers `initialize` as an agent of `version` and echoes the probe. */
 function scriptSuccessor(peer: JsonRpcPeer, version: 1 | 2, seen: Seen): void {
   peer.onRequest(ProxyMethods.successor, (params) => {
     const env = readProxySuccessor(version, 'request', params);
     seen.down.push({ method: env.method, params: env.params });
-    if (env.method === 'initialize') return { protocolVersion: version, agentCapabilities: {}, authMethods: [] };
+    if (env.method === 'initialize') return conductorInitializeAnswer(version);
     return { echoed: env.params ?? null };
   });
   peer.onNotification(ProxyMethods.successor, (params) => {
@@ -131,22 +147,16 @@ async function initializeCases(peer: JsonRpcPeer, version: 1 | 2, ms: number, se
     pv === version,
     `answered protocolVersion ${JSON.stringify(pv)} (the successor answered ${version})`,
   );
-  const acp = mcpAcp(answer);
+  const acp = agentAdvertisesMcpOverAcp(answer);
   judge(
     'proxy/initialize-mcp-acp',
     'MUST',
     `${RFD}, "MCP-over-ACP support" ("All proxies MUST respond to proxy/initialize with the MCP-over-ACP capability enabled")`,
-    acp === true,
-    `mcpCapabilities.acp is ${JSON.stringify(acp)}`,
+    acp,
+    acp
+      ? `the answer advertises MCP over ACP (${version === 1 ? 'agentCapabilities.mcpCapabilities.acp' : 'capabilities.session.mcp.acp'})`
+      : `the answer does not advertise MCP over ACP (${version === 1 ? 'agentCapabilities.mcpCapabilities.acp' : 'capabilities.session.mcp.acp'}), though the successor did`,
   );
-}
-
-function mcpAcp(answer: unknown): unknown {
-  if (typeof answer !== 'object' || answer === null || !('agentCapabilities' in answer)) return undefined;
-  const caps: unknown = answer.agentCapabilities;
-  if (typeof caps !== 'object' || caps === null || !('mcpCapabilities' in caps)) return undefined;
-  const mcp: unknown = caps.mcpCapabilities;
-  return typeof mcp === 'object' && mcp !== null && 'acp' in mcp ? mcp.acp : undefined;
 }
 
 async function forwardingCases(peer: JsonRpcPeer, ms: number, seen: Seen, judge: Judge): Promise<void> {

@@ -10,6 +10,7 @@ import { ProxyMethods, readProxySuccessor } from '@acp-kit/protocol';
 import { nodeName, TraceWriter } from './trace.js';
 import { HopTracer } from './hop-tracer.js';
 import { negotiateChainVersion } from './version.js';
+import { advertiseMcpOverAcp, McpBridge } from './mcp-bridge.js';
 
 /** One program of the chain: a proxy component or the agent. */
 export interface ChainCommand {
@@ -74,6 +75,8 @@ class Conductor {
   private readonly trace: TraceWriter | undefined;
   /** The chain's protocol version: the editor's, unless the conductor supports only a lower one. */
   private version: 1 | 2 = 1;
+  /** Set once the agent answered `initialize` without MCP over ACP: the conductor bridges its `acp` servers. */
+  private bridge: McpBridge | undefined;
   private stopping: Promise<{ reason: string }> | undefined;
   private onFinished: (r: { reason: string }) => void = () => undefined;
   private readonly finished = new Promise<{ reason: string }>((r) => (this.onFinished = r));
@@ -152,8 +155,30 @@ class Conductor {
       params = negotiated.params;
       if (to < this.n) method = ProxyMethods.initialize;
     }
+    if (to === this.n && this.bridge) {
+      // a notification of a request the bridge relays goes to that request's shim, not the agent
+      if (m.kind === 'notification' && method === 'mcp/message' && this.bridge.takeNotification(params)) return;
+      params = this.bridge.rewrite(method, params);
+    }
     if (m.kind === 'notification') return void peer.notify(method, params);
-    return peer.request(method, params, { signal: m.signal, onAbort: 'wait' });
+    const answer = peer.request(method, params, { signal: m.signal, onAbort: 'wait' });
+    return to === this.n && method === 'initialize' ? answer.then((r) => this.agentInitialized(r)) : answer;
+  }
+
+  /**
+   * The agent's `initialize` answer on its way up: the conductor advertises MCP over ACP to the
+   * components and the editor, and bridges it itself when the agent lacks it (Proxy Chains RFD,
+   * "MCP-over-ACP support"; MCP-over-ACP RFD, "Bridging for agents without native support").
+   */
+  private agentInitialized(result: unknown): unknown {
+    const advertised = advertiseMcpOverAcp(this.version, result);
+    this.bridge?.close();
+    this.bridge = advertised.bridge
+      ? new McpBridge(this.version, (params, signal) =>
+          Promise.resolve(this.up(this.n, call('request', 'mcp/message', params, { signal }))),
+        )
+      : undefined;
+    return advertised.result;
   }
 
   /** Delivers a message from position `from` towards the editor: to the previous component wrapped in `proxy/successor`. */
@@ -173,6 +198,7 @@ class Conductor {
       this.options.log?.(`stopping the chain: ${reason}`);
       // every program at once: each kill is SIGTERM to its group, then SIGKILL after the grace
       await Promise.all(this.procs.map((p) => p.kill()));
+      this.bridge?.close();
       this.client.close({ reason });
       this.trace?.close();
       const r = { reason };
@@ -183,6 +209,11 @@ class Conductor {
   }
 }
 
-function call(kind: 'request' | 'notification', method: string, params: unknown, ctx?: RequestContext): Routed {
+function call(
+  kind: 'request' | 'notification',
+  method: string,
+  params: unknown,
+  ctx?: Pick<RequestContext, 'signal'>,
+): Routed {
   return { kind, method, params, signal: ctx?.signal };
 }

@@ -21,7 +21,8 @@ export interface SourceInfo {
 
 /**
  * One timeline row, as sent to the page: a compact array so 100k frames stay a few MB.
- * `[seq, t, dir (0 editor->agent, 1 agent->editor), kind, method, id, size, session, update, group, latency, pair, violations]`;
+ * `[seq, t, dir (0 editor->agent, 1 agent->editor), kind, method, id, size, session, update, group, latency, pair, violations, hop]`;
+ * `hop` is the hop of a proxy chain's trace the frame was on (e.g. `Proxy(0)-Proxy(1)`), -1 or absent otherwise;
  * strings are indexes into the model's string table (-1 = none); latency/pair are -1 when unknown.
  */
 export type RowTuple = [
@@ -38,6 +39,7 @@ export type RowTuple = [
   number,
   number,
   number,
+  number?,
 ];
 
 /** Indexes of {@link RowTuple} fields. */
@@ -55,6 +57,7 @@ export const ROW = {
   latency: 10,
   pair: 11,
   violations: 12,
+  hop: 13,
 } as const;
 
 /** Everything the frame detail shows. */

@@ -168,6 +168,7 @@ export class CaptureModel {
       latency,
       pair,
       0,
+      str(frame.hop),
     ];
     this.rows.push(row);
     let found: Violation[] = [];

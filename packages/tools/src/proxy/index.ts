@@ -72,6 +72,8 @@ export {
   type MethodStats,
   type TurnStats,
 } from '../captures/stats.js';
+// per-hop latency of a proxy chain's trace (acp-kit stats)
+export { hopLatencies, type HopLatency } from '../captures/hop-latency.js';
 export {
   diffCaptures,
   type CaptureDiff,

@@ -40,6 +40,7 @@ export function FrameDetailPane(props: {
           </button>
         ) : null}
       </h2>
+      {f.hop ? <HopPath hop={f.hop} dir={f.dir} /> : null}
       {d.violations.length > 0 ? (
         <ul class="violations" data-testid="violations">
           {d.violations.map((v, i) => (
@@ -90,5 +91,21 @@ export function FrameDetailPane(props: {
         </div>
       )}
     </section>
+  );
+}
+
+/**
+ * Where a frame of a proxy chain's trace travelled: the hop's two programs (client side first in
+ * the trace's name), in the frame's direction, e.g. `Proxy(1) → Agent`.
+ */
+function HopPath(props: { hop: string; dir: string }) {
+  const cut = props.hop.indexOf('-', props.hop.indexOf(')') + 1 || 0);
+  const a = cut > 0 ? props.hop.slice(0, cut) : props.hop;
+  const b = cut > 0 ? props.hop.slice(cut + 1) : '';
+  const [from, to] = props.dir === 'editor->agent' ? [a, b] : [b, a];
+  return (
+    <p class="hop-path" data-testid="hop-path">
+      hop <span class="hop">{from}</span> → <span class="hop">{to}</span>
+    </p>
   );
 }

@@ -29,6 +29,8 @@ export function TimelineRow(props: {
   }
   const kind = strings[at(ROW.kind)] ?? '';
   const upd = at(ROW.update) >= 0 ? strings[at(ROW.update)] : undefined;
+  // a proxy chain's trace: the hop this frame was on
+  const hop = at(ROW.hop) >= 0 ? strings[at(ROW.hop)] : undefined;
   return (
     <div
       id={`row-${seq}`}
@@ -59,6 +61,11 @@ export function TimelineRow(props: {
         {props.growing ? (
           <span class="live-dot" data-testid="live-run" title="still streaming">
             ●
+          </span>
+        ) : null}
+        {hop ? (
+          <span class="hop" data-testid="row-hop" title={`hop ${hop} of the proxy chain`}>
+            {hop}
           </span>
         ) : null}
         {at(ROW.method) >= 0 ? strings[at(ROW.method)] : ''}
