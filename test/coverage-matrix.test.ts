@@ -49,7 +49,7 @@ const KNOWN_GAPS: Record<string, string[]> = {
   'methods elicitation/complete': ['checker'],
   'methods logout': ['cli'],
   'methods session/close': ['codec'],
-  'methods session/delete': ['codec', 'validator'],
+  'methods session/delete': ['codec'],
   'methods session/set_mode': ['inspector', 'checker'],
   'methods terminal/cancel': ['cli', 'checker'],
   'methods terminal/kill': ['checker'],
