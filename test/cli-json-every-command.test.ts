@@ -65,6 +65,8 @@ const success: Record<string, (s: Setup) => Promise<CliResult>> = {
     runCli(['sessions', 'archive', await firstSession(s), '--json'], { env: s.env, cwd: s.cwd }),
   'sessions unarchive': async (s) =>
     runCli(['sessions', 'unarchive', await firstSession(s), '--json'], { env: s.env, cwd: s.cwd }),
+  'sessions delete': async (s) =>
+    runCli(['sessions', 'delete', await firstSession(s), '--json'], { env: s.env, cwd: s.cwd }),
   'auth status': (s) => runCli(['auth', 'status', '--json'], { env: s.env, cwd: s.cwd }),
   'providers list': (s) => runCli(['providers', 'list', '--json'], { env: s.env, cwd: s.cwd }),
   'providers set': (s) =>

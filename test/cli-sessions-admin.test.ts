@@ -1,5 +1,5 @@
 /**
- * `acp-kit sessions fork|rename|archive|unarchive` as real processes (needs `npm run build`),
+ * `acp-kit sessions fork|rename|archive|unarchive|delete` as real processes (needs `npm run build`),
  * against the built-in agent (which advertises the unstable session methods) over v1 and v2, and
  * an agent without them (exit code "unsupported", naming the capability).
  */
@@ -10,7 +10,7 @@ import { FIXTURES, cliEnv, ndjson, runCli, tempDir } from './fixtures/cli-helper
 // a hand-written v1 agent without any session capability
 const bareAgent = `node ${join(FIXTURES, 'client-order-agent.mjs')} --version=1`;
 
-describe('acp-kit sessions fork, rename, archive, unarchive', () => {
+describe('acp-kit sessions fork, rename, archive, unarchive, delete', () => {
   it.each(['1', '2'])(
     'with the built-in agent over v%s',
     async (protocol) => {
@@ -54,6 +54,17 @@ describe('acp-kit sessions fork, rename, archive, unarchive', () => {
       const missing = await cli(['fork', 'sess_missing']);
       expect(missing.code).not.toBe(0);
       expect(missing.stderr).toContain('sess_missing');
+
+      // session/delete: the fork is gone from the list and from the store (show cannot load it)
+      const del = await cli(['delete', forked.sessionId, '--json']);
+      expect(del.code, del.stderr).toBe(0);
+      expect(ndjson(del.stdout)).toEqual([{ type: 'result', sessionId: forked.sessionId, deleted: true, exitCode: 0 }]);
+      expect((await listed()).map((s) => s.sessionId)).toEqual([id]);
+      expect((await cli(['show', forked.sessionId])).code).not.toBe(0);
+      // deleting it again succeeds silently (ACP-ALL-DEL-03: already deleted or never existed)
+      const again = await cli(['delete', forked.sessionId]);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toBe(`${forked.sessionId}  deleted\n`);
     },
     60_000,
   );
@@ -65,6 +76,10 @@ describe('acp-kit sessions fork, rename, archive, unarchive', () => {
     expect(fork.code, fork.stderr).toBe(12);
     expect(fork.stderr).toContain('does not support forking sessions');
     expect(fork.stderr).toContain('sessionCapabilities.fork');
+    const del = await runCli(['sessions', 'delete', 'sess_x', '--agent', bareAgent], { cwd, env });
+    expect(del.code, del.stderr).toBe(12);
+    expect(del.stderr).toContain('sessionCapabilities.delete');
+    expect(del.stderr).toContain('session/delete');
     const rename = await runCli(['sessions', 'rename', 'sess_x', 't', '--agent', bareAgent, '--json'], { cwd, env });
     expect(rename.code).toBe(12);
     expect(ndjson(rename.stdout).at(-1)).toMatchObject({

@@ -48,8 +48,6 @@ const KNOWN_GAPS: Record<string, string[]> = {
   'methods authenticate': ['cli'],
   'methods elicitation/complete': ['checker'],
   'methods logout': ['cli'],
-  'methods session/close': ['codec'],
-  'methods session/delete': ['codec', 'cli', 'validator'],
   'methods session/set_mode': ['inspector', 'checker'],
   'methods terminal/cancel': ['cli', 'checker'],
   'methods terminal/kill': ['checker'],

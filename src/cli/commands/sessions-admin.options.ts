@@ -1,5 +1,5 @@
 /**
- * `acp-kit sessions fork|rename|archive|unarchive|export|import`: their flags, added to the `sessions` command
+ * `acp-kit sessions fork|rename|archive|unarchive|delete|export|import`: their flags, added to the `sessions` command
  * (registered before this); the actions (`sessions-admin.ts`) load only when a command runs.
  */
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
@@ -29,6 +29,16 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     .option('--json', 'print NDJSON')
     .action(async (id, title, flags) => {
       result.code = await (await load()).sessionsRenameCommand(id, title, flags);
+    });
+  addAgentOptions(
+    sessions
+      .command('delete')
+      .description("delete a session from the agent's store (session/delete; the agent must advertise it)")
+      .argument('<sessionId>', 'the session id'),
+  )
+    .option('--json', 'print NDJSON')
+    .action(async (id, flags) => {
+      result.code = await (await load()).sessionsDeleteCommand(id, flags);
     });
   registerTransfer(sessions, result);
   for (const archived of [true, false]) {

@@ -1,6 +1,6 @@
 /**
- * `acp-kit sessions fork|rename|archive|unarchive`: the unstable session methods of the agent
- * (session/fork, session/set_title, session/archive, session/unarchive), each only when the agent
+ * `acp-kit sessions fork|rename|archive|unarchive|delete`: the session methods of the agent
+ * (session/fork, session/set_title, session/archive, session/unarchive, session/delete), each only when the agent
  * advertises its capability (exit code "unsupported" otherwise, naming the capability).
  */
 import type { AgentMethod } from '@acp-kit/protocol';
@@ -18,13 +18,14 @@ const CAPABILITY: Partial<Record<AgentMethod, string>> = {
   'session/set_title': 'title',
   'session/archive': 'archive',
   'session/unarchive': 'archive',
+  'session/delete': 'delete',
 };
 
 function requireMethod(a: OpenAgent, method: AgentMethod, what: string): void {
   if (a.conn.supports(method)) return;
   const cap = CAPABILITY[method] ?? method;
   throw new CliError('unsupported', ExitCode.Unsupported, `the agent (${a.agent.display}) does not support ${what}`, {
-    hint: `${what} needs an agent that advertises the unstable ${method} capability (v1 sessionCapabilities.${cap}, v2 session.${cap}).`,
+    hint: `${what} needs an agent that advertises the ${method} capability (v1 sessionCapabilities.${cap}, v2 session.${cap}).`,
   });
 }
 
@@ -75,5 +76,16 @@ export function sessionsArchiveCommand(sessionId: string, archived: boolean, fla
     if (archived) await a.conn.archiveSession(sessionId);
     else await a.conn.unarchiveSession(sessionId);
     return { text: `${sessionId}  ${archived ? 'archived' : 'unarchived'}`, fields: { sessionId, archived } };
+  });
+}
+
+/**
+ * `acp-kit sessions delete <id>`: session/delete (ACP-ALL-DEL-01: only when the agent advertises
+ * it); an id the agent no longer has succeeds silently (ACP-ALL-DEL-03).
+ */
+export function sessionsDeleteCommand(sessionId: string, flags: SessionsFlags): Promise<number> {
+  return adminCommand(flags, 'session/delete', 'deleting sessions', async (a) => {
+    await a.conn.deleteSession(sessionId);
+    return { text: `${sessionId}  deleted`, fields: { sessionId, deleted: true } };
   });
 }

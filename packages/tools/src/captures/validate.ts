@@ -2,6 +2,7 @@ import { getValidator, formatFailure, type ValidationFailure } from '@acp-kit/pr
 import { decodeFrame, type CaptureFrame, type FrameDirection } from './capture.js';
 import { at, isObj, type JsonObject } from '@acp-kit/protocol/internal';
 import type { Violation } from './violation.js';
+import { CapabilityRules } from './capability-rules.js';
 import { ElicitationRules } from './elicitation-rules.js';
 
 export type { Violation, ViolationRule } from './violation.js';
@@ -91,6 +92,7 @@ export class CaptureValidator {
   private readonly pending = new Map<string, Pending>();
   private readonly sessions = new Map<string, SessionState>();
   private readonly elicitations = new ElicitationRules();
+  private readonly capabilities = new CapabilityRules();
 
   private readonly tracedOrder: boolean;
   private readonly attribute: CaptureValidatorOptions['attribute'];
@@ -296,6 +298,8 @@ export class CaptureValidator {
       this.elicitations.initialize(params);
     }
     out.push(...this.callSchema(frame, method, m.params));
+    if (frame.dir === 'editor->agent' && frame.kind === 'request')
+      out.push(...this.capabilities.call(frame, this.version, method));
     if (frame.dir === 'agent->editor' && method === 'elicitation/create' && frame.kind === 'request')
       out.push(...this.elicitations.create(frame, m.id, params));
     if (frame.dir === 'agent->editor' && method === 'elicitation/complete')
@@ -450,6 +454,7 @@ export class CaptureValidator {
     if (m.id === this.initId && req.method === 'initialize' && frame.kind === 'response') {
       const pv = at(m.result, 'protocolVersion');
       if (pv === 1 || pv === 2) this.version = pv;
+      if (this.version) this.capabilities.initialized(this.version, m.result);
     }
     if (frame.kind === 'response' && this.version) {
       const f = getValidator(this.version).result(req.method, m.result, 'result');

@@ -41,4 +41,5 @@ export type ViolationRule =
   | 'elicitation-scope'
   | 'elicitation-id-reused'
   | 'elicitation-complete-unasked'
-  | 'elicitation-answer-off-schema';
+  | 'elicitation-answer-off-schema'
+  | 'method-not-advertised';
