@@ -50,8 +50,6 @@ const KNOWN_GAPS: Record<string, string[]> = {
   'methods logout': ['cli'],
   'methods session/set_mode': ['inspector', 'checker'],
   'methods terminal/cancel': ['cli', 'checker'],
-  'methods terminal/kill': ['checker'],
-  'methods terminal/wait_for_exit': ['checker'],
   'methods tool_call/cancel': ['cli', 'checker'],
 };
 

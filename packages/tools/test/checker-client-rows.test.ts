@@ -36,6 +36,17 @@ const TABLE: Array<{ case: string; judged: string; methods: Record<string, Answe
     judged: 'ACP-V1-TERM-08',
     methods: { 'terminal/create': 'response', 'terminal/release': 'response', 'terminal/output': 'error' },
   },
+  {
+    case: 'client/terminal-kill-wait',
+    judged: 'ACP-V1-TERM-06',
+    methods: {
+      'terminal/create': 'response',
+      'terminal/kill': 'response',
+      'terminal/wait_for_exit': 'response',
+      'terminal/output': 'response',
+      'terminal/release': 'response',
+    },
+  },
 ];
 
 describe('check client: the stable rows each case exercises (v1, acp-kit run)', () => {

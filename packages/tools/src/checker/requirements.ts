@@ -240,6 +240,9 @@ const rows: ReadonlyArray<readonly [string, Tier, string]> = [
   ['ACP-V2-MSG-04', 'MUST', '`content: []` or null clears a message; omitted `content` keeps it.'],
   ['ACP-V1-FS-05', 'MUST', 'Clients refuse fs paths outside the session roots.'],
   ['ACP-V1-TERM-08', 'MUST', '`terminal/release` kills a running command and retires the id.'],
+  ['ACP-V1-TERM-07', 'MUST', '`terminal/kill` stops the command; output and wait still work until release.'],
+  ['ACP-V1-TERM-06', 'MUST', '`terminal/wait_for_exit` resolves on exit with nullable `exitCode` and `signal`.'],
+  ['ACP-V1-TERM-05', 'MUST', '`terminal/output` carries `exitStatus` once the command has exited.'],
   [
     'ACP-V2-EXT-03',
     'SHOULD',

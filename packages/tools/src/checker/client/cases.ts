@@ -1,22 +1,14 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { validateElicitationContent } from '@acp-kit/client';
 import { getValidator, type ElicitationSchema } from '@acp-kit/protocol';
 import { at } from '@acp-kit/protocol/internal';
 import { WaitTimeout, type TranscriptLine } from '../driver.js';
 import { ClientSetupError, type ClientCase, type ClientCaseContext } from './context.js';
-import { ClientGone, type Received } from './peer.js';
-
-/** Launch, initialize, session/new, and the prompt: where most cases start. */
-async function intoTurn(ctx: ClientCaseContext): Promise<{ sid: string; req: Received }> {
-  await ctx.launch();
-  await ctx.handshake();
-  const sid = await ctx.openSession();
-  const req = await ctx.startTurn(sid);
-  return { sid, req };
-}
+import { ClientGone } from './peer.js';
+import { intoTurn } from './steps.js';
+import { clientTerminalKillWait, clientTerminalRelease } from './terminal-cases.js';
 
 /** Runs `step` and turns the client dying or going silent into a failure of `id`; true when it survived. */
 async function survives(
@@ -38,16 +30,6 @@ async function survives(
     );
     return false;
   }
-}
-
-/** Polls `cond` (a condition outside the wire, such as a file or a process) until true or `ms` passed. */
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) return false;
-    await delay(25);
-  }
-  return true;
 }
 
 /**
@@ -454,84 +436,6 @@ export const clientFsRoots: ClientCase = {
   },
 };
 
-/** v1 terminals when the client advertises them: terminal/release kills the command and retires the id. */
-export const clientTerminalRelease: ClientCase = {
-  name: 'client/terminal-release',
-  title: 'terminal/release of a running command (v1, when the client advertises terminal)',
-  ids: ['ACP-V1-TERM-08'],
-  protocols: [1],
-  async run(ctx) {
-    const { sid, req } = await intoTurn(ctx);
-    if (ctx.clientCapabilities.terminal !== true) ctx.skip('the client does not advertise terminal');
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-check-term-')));
-    const pidFile = join(dir, 'pid');
-    let pid: number | undefined;
-    ctx.cleanups.push(() => {
-      if (pid !== undefined) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          /* gone, as it should be */
-        }
-      }
-      rmSync(dir, { recursive: true, force: true });
-    });
-    const p = ctx.p;
-    const script = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`;
-    const created = await p.request(
-      'terminal/create',
-      { sessionId: sid, command: process.execPath, args: ['-e', script] },
-      ctx.id('terminal'),
-      ctx.timeout,
-    );
-    const terminalId = at(created.result, 'terminalId');
-    if (created.error || typeof terminalId !== 'string')
-      ctx.skip(`the client refused terminal/create: ${JSON.stringify(created.error ?? created.result)}`);
-    if (!(await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', ctx.timeout)))
-      ctx.skip(`the command of terminal/create did not start within ${ctx.timeout} ms`);
-    const started = Number(readFileSync(pidFile, 'utf8'));
-    pid = started;
-    const released = await p.request(
-      'terminal/release',
-      { sessionId: sid, terminalId },
-      ctx.id('release'),
-      ctx.timeout,
-    );
-    if (
-      !ctx.judge(
-        'ACP-V1-TERM-08',
-        released.error === undefined,
-        `terminal/release failed: ${JSON.stringify(released.error)}`,
-        [released.seq],
-      )
-    )
-      return;
-    const alive = () => {
-      try {
-        process.kill(started, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    const gone = await until(() => !alive(), ctx.timeout);
-    ctx.judge(
-      'ACP-V1-TERM-08',
-      gone,
-      `the command of terminal ${terminalId} (pid ${pid}) still runs ${ctx.timeout} ms after terminal/release; release must kill it`,
-      [released.seq],
-    );
-    const after = await p.request('terminal/output', { sessionId: sid, terminalId }, ctx.id('output'), ctx.timeout);
-    ctx.judge(
-      'ACP-V1-TERM-08',
-      after.error !== undefined,
-      `terminal/output for the released terminal ${terminalId} succeeded; release must retire the id`,
-      [after.seq],
-    );
-    ctx.endTurn(req, sid);
-  },
-};
-
 const SIZE_FORM: ElicitationSchema = {
   type: 'object',
   properties: {
@@ -587,5 +491,6 @@ export const CLIENT_CASES: readonly ClientCase[] = [
   clientUpserts,
   clientFsRoots,
   clientTerminalRelease,
+  clientTerminalKillWait,
   clientElicitation,
 ];
