@@ -48,7 +48,7 @@ const KNOWN_GAPS: Record<string, string[]> = {
   'methods authenticate': ['cli'],
   'methods elicitation/complete': ['checker'],
   'methods logout': ['cli'],
-  'methods session/set_mode': ['inspector', 'checker'],
+  'methods session/set_mode': ['inspector'],
   'methods terminal/cancel': ['cli', 'checker'],
   'methods tool_call/cancel': ['cli', 'checker'],
 };

@@ -150,6 +150,11 @@ const rows: ReadonlyArray<readonly [string, Tier, string]> = [
   ['ACP-ALL-DEL-02', 'MUST', 'A deleted session disappears from later lists; delete returns `{}`.'],
   ['ACP-ALL-DEL-03', 'SHOULD', 'Deleting a missing or already deleted session succeeds quietly.'],
   ['ACP-ALL-CFG-05', 'MUST', '`session/set_config_option` returns the full current `configOptions`.'],
+  [
+    'ACP-V1-MODE-01',
+    'MAY',
+    'An agent may offer legacy `modes` from session setup (and then takes `session/set_mode` of them).',
+  ],
   ['ACP-V1-LOAD-02', 'MUST', '`session/load` replays the whole conversation as `session/update` notifications.'],
   ['ACP-V1-LOAD-03', 'MUST', 'The `session/load` response comes only after the last replayed update.'],
   ['ACP-V1-RESUME-02', 'MUST', 'v1 `session/resume` restores the session without replaying history.'],
@@ -242,7 +247,7 @@ const rows: ReadonlyArray<readonly [string, Tier, string]> = [
   ['ACP-V1-TERM-08', 'MUST', '`terminal/release` kills a running command and retires the id.'],
   ['ACP-V1-TERM-07', 'MUST', '`terminal/kill` stops the command; output and wait still work until release.'],
   ['ACP-V1-TERM-06', 'MUST', '`terminal/wait_for_exit` resolves on exit with nullable `exitCode` and `signal`.'],
-  ['ACP-V1-TERM-05', 'MUST', '`terminal/output` carries `exitStatus` once the command has exited.'],
+  ['ACP-V1-TERM-05', 'MUST', '`terminal/output` returns `output`, `truncated` and `exitStatus` once exited.'],
   [
     'ACP-V2-EXT-03',
     'SHOULD',

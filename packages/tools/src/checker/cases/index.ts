@@ -3,6 +3,7 @@ import { cancelTurn, closeBusySession } from './cancel.js';
 import { customPromptBlock, extensionMethods, metaEverywhere } from './extensions.js';
 import { initializeBasic, initializeOldVersion, initializeUnknownVersion, logout } from './initialize.js';
 import { mcpClientServer } from './mcp.js';
+import { setModeV1 } from './modes.js';
 import { batchBehaviour, idsEchoed, malformedInput, notificationsUnanswered } from './jsonrpc.js';
 import { imagePrompt, promptLifecycleV2, promptTurnV1, promptUnknownSessionV2 } from './prompt.js';
 import {
@@ -27,6 +28,7 @@ export const ALL_CASES: readonly CheckCase[] = [
   sessionClose,
   sessionDelete,
   setConfigOption,
+  setModeV1,
   sessionLoadV1,
   sessionResumeV1,
   sessionResumeV2,
