@@ -32,3 +32,4 @@ export {
 export { ClusterNode, type ClusterOptions } from './cluster/node.js';
 export { NOT_OWNER, OWNER_STOPPED } from './cluster/error-codes.js';
 export { TELEMETRY_SCOPE, type TelemetryOptions } from './observability/telemetry.js';
+export { timedSessionStore } from './observability/instruments.js';

@@ -11,7 +11,11 @@ import {
   type MetricData,
 } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { AcpServer } from '../src/index.js';
+import { InMemorySessionStore } from '../../agent/src/index.js';
+// @ts-expect-error plain ESM fixture without type declarations
+import { createE2EAgent } from '../../../test/fixtures/e2e-agent-definition.mjs';
+import { AcpError } from '../../protocol/src/index.js';
+import { inProcessAgent, timedSessionStore, type AcpServer } from '../src/index.js';
 import { startE2EServer, TOKEN, wsUrl } from '../../../test/support/remote.js';
 import { rawTurn } from '../../../test/support/raw-turn.js';
 
@@ -81,6 +85,23 @@ describe('server telemetry', () => {
     );
     expect(refused?.attributes['error.code']).toMatch(/^-32\d{3}$/);
     expect(point(all, 'acp.server.turns', { stop_reason: 'error' })?.value).toBe(1);
+    await provider.shutdown();
+  });
+
+  it('times the session store calls of a turn (timedSessionStore)', async () => {
+    const { provider, collect } = meterWithReader();
+    server = await startE2EServer({
+      agent: inProcessAgent(() => createE2EAgent({ AcpError, peer: () => undefined, log: () => undefined, env: {} }), {
+        storeFor: () => timedSessionStore(new InMemorySessionStore(), 'memory', provider),
+      }),
+    });
+    await rawTurn(wsUrl(server), TOKEN);
+    const all = await collect();
+    const created = point(all, 'acp.store.operation.duration', { store: 'memory', operation: 'write' });
+    const appended = point(all, 'acp.store.operation.duration', { store: 'memory', operation: 'append' });
+    // session/new creates the session; the turn appends the user's prompt and the agent's echo
+    expect((created?.value as { count: number }).count).toBe(1);
+    expect((appended?.value as { count: number }).count).toBeGreaterThanOrEqual(2);
     await provider.shutdown();
   });
 

@@ -15,6 +15,7 @@ import {
 import { Methods } from '@acp-kit/protocol';
 import { requestIdKey, type Transport, type TransportHandlers } from '@acp-kit/protocol/rpc';
 import { isObj } from '@acp-kit/protocol/internal';
+import { TELEMETRY_SCOPE } from './scope.js';
 import { formatTraceparent, parentFromMeta } from './trace-context.js';
 
 /**
@@ -36,8 +37,7 @@ export interface TelemetryGauges {
   unreadBytes: () => number;
 }
 
-/** Instrumentation scope name of every metric and span of the server. */
-export const TELEMETRY_SCOPE = '@acp-kit/server';
+export { TELEMETRY_SCOPE };
 
 /** Method names recorded as such; any other becomes `other` so a client cannot grow the label set without bound. */
 const KNOWN_METHODS: ReadonlySet<string> = new Set<string>(Object.values(Methods));
@@ -59,8 +59,6 @@ export class ServerTelemetry {
   private readonly duration: Histogram;
   private readonly turns: Counter;
   private readonly activeTurns: UpDownCounter;
-  private readonly leaseChanges: Counter;
-  private readonly storeDuration: Histogram;
 
   constructor(options: TelemetryOptions | undefined, gauges: TelemetryGauges) {
     const meter = (options?.meterProvider ?? metrics.getMeterProvider()).getMeter(TELEMETRY_SCOPE);
@@ -74,13 +72,6 @@ export class ServerTelemetry {
     });
     this.turns = meter.createCounter('acp.server.turns', { description: 'Prompt turns ended, by stop reason' });
     this.activeTurns = meter.createUpDownCounter('acp.server.turns.active', { description: 'Prompt turns running' });
-    this.leaseChanges = meter.createCounter('acp.cluster.lease.changes', {
-      description: 'Session owner changes seen by this cluster instance, by kind',
-    });
-    this.storeDuration = meter.createHistogram('acp.store.operation.duration', {
-      description: 'Session store calls, by store and operation',
-      unit: 's',
-    });
     meter
       .createObservableGauge('acp.server.connections', { description: 'Open client connections' })
       .addCallback((r) => r.observe(gauges.connections()));
@@ -98,16 +89,6 @@ export class ServerTelemetry {
   /** `transport` with every client request and the agent's answer to it recorded. */
   observe(transport: Transport): Transport {
     return new ObservedTransport(transport, this);
-  }
-
-  /** A change of a session's owner in the cluster (`acquired`, `taken_over`, `lost`, `moved`). */
-  leaseChanged(kind: string): void {
-    this.leaseChanges.add(1, { kind });
-  }
-
-  /** One session store call that took `seconds` (`store`: memory, file, postgres; `operation`: append, read...). */
-  storeCall(store: string, operation: string, seconds: number, ok: boolean): void {
-    this.storeDuration.record(seconds, { store, operation, outcome: ok ? 'ok' : 'error' });
   }
 
   /** @internal A request arrived: its span when it is a prompt turn. */
