@@ -21,7 +21,7 @@ import { GuardedTransport, SessionRegistry, type CwdCheck } from './guard.js';
 import { HttpServerConnection } from './http-connection.js';
 import { openFilesLimit, SocketGuard } from './socket-guard.js';
 import { UnreadBudget } from './unread-budget.js';
-import { ServerTelemetry, type TelemetryOptions } from './observability/telemetry.js';
+import { ServerTelemetry, type RequestLogRecord, type TelemetryOptions } from './observability/telemetry.js';
 
 /** What the server knows about the connection it asks an agent for. */
 export interface AgentHostContext {
@@ -130,6 +130,11 @@ export interface AcpServerOptions {
    * registered. See docs/deploy.md "Observability" for the metric names.
    */
   telemetry?: TelemetryOptions;
+  /**
+   * Called once per answered client request (an access log): method, connection, session, error
+   * code, duration. Never the params (prompt text) nor a token. Default: none.
+   */
+  onRequestLog?: (record: RequestLogRecord) => void;
 }
 
 /** A running server. */
@@ -220,11 +225,15 @@ function serverContext(options: AcpServerOptions): ServerContext {
     live,
     httpConnections: new Map(),
     stopping: false,
-    telemetry: new ServerTelemetry(options.telemetry, {
-      connections: () => live.size,
-      sessions: () => registry.totalOpen(),
-      unreadBytes: () => budget.totalBytes,
-    }),
+    telemetry: new ServerTelemetry(
+      options.telemetry,
+      {
+        connections: () => live.size,
+        sessions: () => registry.totalOpen(),
+        unreadBytes: () => budget.totalBytes,
+      },
+      options.onRequestLog,
+    ),
   };
 }
 
@@ -259,7 +268,12 @@ function startHost(
   kind: 'websocket' | 'http',
   http?: HttpServerConnection,
 ): Live {
-  const guarded = new GuardedTransport(ctx.telemetry.observe(transport), owner, ctx.registry, ctx.options.checkCwd);
+  const guarded = new GuardedTransport(
+    ctx.telemetry.observe(transport, connectionId),
+    owner,
+    ctx.registry,
+    ctx.options.checkCwd,
+  );
   // the host is registered once it exists: a factory that throws leaves no half entry behind
   const entry: Live = {
     transport,

@@ -30,6 +30,19 @@ export interface TelemetryOptions {
   tracerProvider?: TracerProvider;
 }
 
+/** One answered client request, for an access log: never its params (prompt text) nor a token. */
+export interface RequestLogRecord {
+  /** The JSON-RPC method (`other` for a name outside the protocol's). */
+  method: string;
+  /** The `Acp-Connection-Id`. */
+  connection: string;
+  /** `params.sessionId`, when the request named one. */
+  session?: string;
+  /** The JSON-RPC error code of an error answer. */
+  code?: number;
+  durationMs: number;
+}
+
 /** What the server reports on demand: read when a metric reader collects. */
 export interface TelemetryGauges {
   connections: () => number;
@@ -45,6 +58,8 @@ const KNOWN_METHODS: ReadonlySet<string> = new Set<string>(Object.values(Methods
 /** A request the client sent and the agent has not answered yet. */
 interface Pending {
   method: string;
+  connection: string;
+  session?: string;
   startedMs: number;
   span?: Span;
 }
@@ -60,7 +75,11 @@ export class ServerTelemetry {
   private readonly turns: Counter;
   private readonly activeTurns: UpDownCounter;
 
-  constructor(options: TelemetryOptions | undefined, gauges: TelemetryGauges) {
+  constructor(
+    options: TelemetryOptions | undefined,
+    gauges: TelemetryGauges,
+    private readonly onRequestLog?: (r: RequestLogRecord) => void,
+  ) {
     const meter = (options?.meterProvider ?? metrics.getMeterProvider()).getMeter(TELEMETRY_SCOPE);
     this.tracer = (options?.tracerProvider ?? trace.getTracerProvider()).getTracer(TELEMETRY_SCOPE);
     this.requests = meter.createCounter('acp.server.requests', {
@@ -87,8 +106,8 @@ export class ServerTelemetry {
   }
 
   /** `transport` with every client request and the agent's answer to it recorded. */
-  observe(transport: Transport): Transport {
-    return new ObservedTransport(transport, this);
+  observe(transport: Transport, connection: string): Transport {
+    return new ObservedTransport(transport, this, connection);
   }
 
   /** @internal A request arrived: its span when it is a prompt turn. */
@@ -107,13 +126,22 @@ export class ServerTelemetry {
   requestEnded(p: Pending, answer: Record<string, unknown>): void {
     const error = isObj(answer.error) ? answer.error : undefined;
     const code = error && typeof error.code === 'number' ? String(error.code) : undefined;
+    const method = KNOWN_METHODS.has(p.method) ? p.method : 'other';
     const attrs: Attributes = {
-      method: KNOWN_METHODS.has(p.method) ? p.method : 'other',
+      method,
       outcome: code === undefined ? 'ok' : 'error',
       ...(code !== undefined ? { 'error.code': code } : {}),
     };
+    const ms = performance.now() - p.startedMs;
     this.requests.add(1, attrs);
-    this.duration.record((performance.now() - p.startedMs) / 1000, attrs);
+    this.duration.record(ms / 1000, attrs);
+    this.onRequestLog?.({
+      method,
+      connection: p.connection,
+      ...(p.session !== undefined ? { session: p.session } : {}),
+      ...(error && typeof error.code === 'number' ? { code: error.code } : {}),
+      durationMs: Math.round(ms * 10) / 10,
+    });
     if (p.method !== Methods.sessionPrompt) return;
     this.activeTurns.add(-1);
     const result = isObj(answer.result) ? answer.result : undefined;
@@ -146,6 +174,7 @@ class ObservedTransport implements Transport {
   constructor(
     private readonly inner: Transport,
     private readonly telemetry: ServerTelemetry,
+    private readonly connection: string,
   ) {}
 
   start(handlers: TransportHandlers): void {
@@ -165,7 +194,14 @@ class ObservedTransport implements Transport {
   private inbound(m: unknown): unknown {
     if (!isObj(m) || typeof m.method !== 'string' || !('id' in m)) return m;
     const span = this.telemetry.requestStarted(m.method, m.params);
-    this.pending.set(requestIdKey(m.id), { method: m.method, startedMs: performance.now(), span });
+    const session = isObj(m.params) && typeof m.params.sessionId === 'string' ? m.params.sessionId : undefined;
+    this.pending.set(requestIdKey(m.id), {
+      method: m.method,
+      connection: this.connection,
+      ...(session !== undefined ? { session } : {}),
+      startedMs: performance.now(),
+      span,
+    });
     const sc = span?.spanContext();
     if (!sc || !span?.isRecording() || !isObj(m.params)) return m;
     const meta = isObj(m.params._meta) ? m.params._meta : {};
