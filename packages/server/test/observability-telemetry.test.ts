@@ -16,7 +16,7 @@ import { InMemorySessionStore } from '../../agent/src/index.js';
 import { createE2EAgent } from '../../../test/fixtures/e2e-agent-definition.mjs';
 import { AcpError } from '../../protocol/src/index.js';
 import { inProcessAgent, timedSessionStore, type AcpServer } from '../src/index.js';
-import { startE2EServer, TOKEN, wsUrl } from '../../../test/support/remote.js';
+import { connectTapped, startE2EServer, TOKEN, wsUrl } from '../../../test/support/remote.js';
 import { rawTurn } from '../../../test/support/raw-turn.js';
 
 let server: AcpServer | undefined;
@@ -71,6 +71,25 @@ describe('server telemetry', () => {
     expect(point(all, 'acp.server.turns.active', {})?.value).toBe(0);
     expect(metric(all, 'acp.server.sessions').dataPoints).toHaveLength(1);
     expect(metric(all, 'acp.server.unread_bytes').dataPoints).toHaveLength(1);
+    await provider.shutdown();
+  });
+
+  it('counts the requests of a Streamable HTTP v2 connection, its turn ended by the idle state_update', async () => {
+    const { provider, collect } = meterWithReader();
+    server = await startE2EServer({ telemetry: { meterProvider: provider } });
+    const { conn } = await connectTapped(server.url, TOKEN);
+    try {
+      const session = await conn.newSession({ cwd: process.cwd() });
+      expect((await session.prompt('hello')).stopReason).toBe('end_turn');
+    } finally {
+      await conn.close();
+    }
+    const all = await collect();
+    for (const method of ['initialize', 'session/new', 'session/prompt'])
+      expect(point(all, 'acp.server.requests', { method, outcome: 'ok' })?.value, method).toBe(1);
+    // v2: the prompt's answer only acknowledges it; the turn ends with `state_update` idle + stopReason
+    expect(point(all, 'acp.server.turns', { stop_reason: 'end_turn' })?.value).toBe(1);
+    expect(point(all, 'acp.server.turns.active', {})?.value).toBe(0);
     await provider.shutdown();
   });
 

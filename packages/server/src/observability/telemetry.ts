@@ -122,8 +122,12 @@ export class ServerTelemetry {
     );
   }
 
-  /** @internal The answer of a request left: counted, timed, and its turn's span ended. */
-  requestEnded(p: Pending, answer: Record<string, unknown>): void {
+  /**
+   * @internal The answer of a request left: counted and timed. A v1 prompt's answer ends its turn
+   * (it carries the stop reason); a v2 prompt's only acknowledges it: `true` then, the turn goes on
+   * until the session's `state_update` says `idle` ({@link turnEnded}).
+   */
+  requestEnded(p: Pending, answer: Record<string, unknown>): boolean {
     const error = isObj(answer.error) ? answer.error : undefined;
     const code = error && typeof error.code === 'number' ? String(error.code) : undefined;
     const method = KNOWN_METHODS.has(p.method) ? p.method : 'other';
@@ -142,11 +146,16 @@ export class ServerTelemetry {
       ...(error && typeof error.code === 'number' ? { code: error.code } : {}),
       durationMs: Math.round(ms * 10) / 10,
     });
-    if (p.method !== Methods.sessionPrompt) return;
-    this.activeTurns.add(-1);
+    if (p.method !== Methods.sessionPrompt) return false;
     const result = isObj(answer.result) ? answer.result : undefined;
-    const stopReason =
-      typeof result?.stopReason === 'string' ? result.stopReason : code !== undefined ? 'error' : 'unknown';
+    if (code === undefined && typeof result?.stopReason !== 'string') return true;
+    this.turnEnded(p, typeof result?.stopReason === 'string' ? result.stopReason : 'error', code);
+    return false;
+  }
+
+  /** @internal A prompt turn ended with `stopReason` (`code`: the JSON-RPC error that ended it). */
+  turnEnded(p: Pending, stopReason: string, code?: string): void {
+    this.activeTurns.add(-1);
     this.turns.add(1, { stop_reason: stopReason });
     if (!p.span) return;
     p.span.setAttribute('acp.stop_reason', stopReason);
@@ -154,7 +163,7 @@ export class ServerTelemetry {
     p.span.end();
   }
 
-  /** @internal The connection closed with requests unanswered: their turns end without an answer. */
+  /** @internal The connection closed with requests unanswered (or v2 turns not ended): those turns end `disconnected`. */
   requestAbandoned(p: Pending): void {
     if (p.method !== Methods.sessionPrompt) return;
     this.activeTurns.add(-1);
@@ -170,6 +179,8 @@ export class ServerTelemetry {
  */
 class ObservedTransport implements Transport {
   private readonly pending = new Map<string, Pending>();
+  /** v2 prompts acknowledged and not ended yet, per session (a v2 session queues prompts) */
+  private readonly turns = new Map<string, Pending[]>();
 
   constructor(
     private readonly inner: Transport,
@@ -183,8 +194,10 @@ class ObservedTransport implements Transport {
       // a WebSocket batch is one array of messages
       onMessage: (m) => handlers.onMessage(Array.isArray(m) ? m.map((x) => this.inbound(x)) : this.inbound(m)),
       onClose: (info) => {
-        for (const p of this.pending.values()) this.telemetry.requestAbandoned(p);
+        for (const p of [...this.pending.values(), ...[...this.turns.values()].flat()])
+          this.telemetry.requestAbandoned(p);
         this.pending.clear();
+        this.turns.clear();
         handlers.onClose(info);
       },
     });
@@ -216,12 +229,29 @@ class ObservedTransport implements Transport {
 
   /** An answer leaving for a recorded request ends it. */
   private outbound(m: unknown): void {
-    if (!isObj(m) || 'method' in m || !('id' in m) || !('result' in m || 'error' in m)) return;
+    if (!isObj(m)) return;
+    if (m.method === 'session/update') return this.stateUpdate(m.params);
+    if ('method' in m || !('id' in m) || !('result' in m || 'error' in m)) return;
     const key = requestIdKey(m.id);
     const p = this.pending.get(key);
     if (!p) return;
     this.pending.delete(key);
-    this.telemetry.requestEnded(p, m);
+    if (!this.telemetry.requestEnded(p, m) || p.session === undefined) return;
+    const open = this.turns.get(p.session);
+    if (open) open.push(p);
+    else this.turns.set(p.session, [p]);
+  }
+
+  /** v2: `idle` ends the foreground work, so every acknowledged prompt of the session, with its stop reason. */
+  private stateUpdate(params: unknown): void {
+    if (this.turns.size === 0 || !isObj(params) || typeof params.sessionId !== 'string') return;
+    const u = params.update;
+    if (!isObj(u) || u.sessionUpdate !== 'state_update' || u.state !== 'idle') return;
+    const open = this.turns.get(params.sessionId);
+    if (!open) return;
+    this.turns.delete(params.sessionId);
+    const stopReason = typeof u.stopReason === 'string' ? u.stopReason : 'unknown';
+    for (const p of open) this.telemetry.turnEnded(p, stopReason);
   }
 
   whenWritable(): Promise<void> {
