@@ -81,6 +81,10 @@ describe('server telemetry', () => {
     try {
       const session = await conn.newSession({ cwd: process.cwd() });
       expect((await session.prompt('hello')).stopReason).toBe('end_turn');
+      // gauges read at collection: this connection and its session are open
+      const open = await collect();
+      expect(point(open, 'acp.server.connections', {})?.value).toBe(1);
+      expect(point(open, 'acp.server.sessions', {})?.value).toBe(1);
     } finally {
       await conn.close();
     }
