@@ -33,13 +33,26 @@ async function memoryMb() {
   return { rssMb: m.rss / 1e6, heapMb: (m.heapUsed + m.external) / 1e6 };
 }
 
+/**
+ * Telemetry on, as `serve --metrics-port` runs it: the metrics SDK with the Prometheus exporter as
+ * its reader (never scraped: recording is what costs per message), and a tracer provider that keeps
+ * every span (sampled, no exporter), so each prompt turn pays for a recorded span.
+ */
+async function benchTelemetry() {
+  const { MeterProvider } = await import('@opentelemetry/sdk-metrics');
+  const { PrometheusExporter } = await import('@opentelemetry/exporter-prometheus');
+  const { BasicTracerProvider } = await import('@opentelemetry/sdk-trace-base');
+  const meterProvider = new MeterProvider({ readers: [new PrometheusExporter({ preventServerStart: true })] });
+  return { meterProvider, tracerProvider: new BasicTracerProvider() };
+}
+
 async function streamChunks(n, send) {
   for (let k = 0; k < n; k++) await send(CHUNK_TEXT);
 }
 
 async function server(kind) {
   let http;
-  if (kind === 'acp-kit') {
+  if (kind === 'acp-kit' || kind === 'acp-kit-otel') {
     const { startAcpServer } = await import('@acp-kit/server');
     const { serveAgent } = await import('@acp-kit/agent');
     const definition = {
@@ -54,6 +67,7 @@ async function server(kind) {
     };
     const logger = { debug() {}, info() {}, warn() {}, error: (m) => process.stderr.write(String(m) + '\n') };
     const s = await startAcpServer({
+      ...(kind === 'acp-kit-otel' ? { telemetry: await benchTelemetry() } : {}),
       tokens: [TOKEN],
       maxConnections: CONNS + 16,
       maxSessions: CONNS + 16,
@@ -324,6 +338,22 @@ if (process.argv[2] === '--server') {
   await Promise.all(conns.map(({ conn }) => conn.close()));
   await probe.close();
   process.exit(0);
+} else if (process.argv[2] === '--telemetry') {
+  // telemetry on vs off, WebSocket: node bench/remote.mjs --telemetry
+  console.log(
+    `| acp-kit startAcpServer, WebSocket (${UPDATES.toLocaleString('en-US')} updates + ${ROUND_TRIPS} round trips) | updates/s | round trip p50 ms | p99 ms |\n|---|---:|---:|---:|`,
+  );
+  for (const kind of ['acp-kit', 'acp-kit-otel']) {
+    const s = await startServer(kind);
+    try {
+      const r = runNode(['--client', `ws://127.0.0.1:${s.port}/acp`, kind]);
+      console.log(
+        `| telemetry ${kind === 'acp-kit' ? 'off (no SDK)' : 'on (metrics SDK + recorded spans)'} | ${fmt(r.updatesPerSec)} | ${fmt(r.p50, 3)} | ${fmt(r.p99, 3)} |`,
+      );
+    } finally {
+      await s.stop();
+    }
+  }
 } else if (process.argv[2] === '--idle') {
   // only the idle-connection memory, both servers side by side: node bench/remote.mjs --idle
   console.log(

@@ -12,6 +12,8 @@ export interface ServeProcess {
   url: string;
   /** `ws://127.0.0.1:PORT/acp` */
   ws: string;
+  /** `http://127.0.0.1:PORT/metrics`, with `--metrics-port` */
+  metrics?: string;
   /** what it wrote on stderr so far */
   stderr: () => string;
 }

@@ -32,6 +32,12 @@ export class SessionRegistry {
   openCount(owner: string): number {
     return this.open.get(owner)?.size ?? 0;
   }
+  /** Sessions open across all owners (the `acp.server.sessions` gauge). */
+  totalOpen(): number {
+    let n = 0;
+    for (const sessions of this.open.values()) n += sessions.size;
+    return n;
+  }
   /** Whether `owner` may address `sessionId`: sessions another token created are invisible. */
   visible(owner: string, sessionId: string): boolean {
     const o = this.ownerOf.get(sessionId);

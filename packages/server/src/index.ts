@@ -31,3 +31,5 @@ export {
 } from '@acp-kit/protocol/http';
 export { ClusterNode, type ClusterOptions } from './cluster/node.js';
 export { NOT_OWNER, OWNER_STOPPED } from './cluster/error-codes.js';
+export { TELEMETRY_SCOPE, type RequestLogRecord, type TelemetryOptions } from './observability/telemetry.js';
+export { timedSessionStore } from './observability/instruments.js';

@@ -21,6 +21,7 @@ import { GuardedTransport, SessionRegistry, type CwdCheck } from './guard.js';
 import { HttpServerConnection } from './http-connection.js';
 import { openFilesLimit, SocketGuard } from './socket-guard.js';
 import { UnreadBudget } from './unread-budget.js';
+import { ServerTelemetry, type RequestLogRecord, type TelemetryOptions } from './observability/telemetry.js';
 
 /** What the server knows about the connection it asks an agent for. */
 export interface AgentHostContext {
@@ -122,6 +123,18 @@ export interface AcpServerOptions {
   http2Port?: number;
   /** Diagnostics (default: none). */
   log?: (line: string) => void;
+  /**
+   * OpenTelemetry metrics (per method request counts and latency, connections, sessions, turns,
+   * unread bytes) and a span per prompt turn whose parent is the W3C `traceparent` in the prompt's
+   * `params._meta`. Default: the global providers of `@opentelemetry/api`, a no-op until an SDK is
+   * registered. See docs/deploy.md "Observability" for the metric names.
+   */
+  telemetry?: TelemetryOptions;
+  /**
+   * Called once per answered client request (an access log): method, connection, session, error
+   * code, duration. Never the params (prompt text) nor a token. Default: none.
+   */
+  onRequestLog?: (record: RequestLogRecord) => void;
 }
 
 /** A running server. */
@@ -172,6 +185,7 @@ interface ServerContext {
   live: Map<string, Live>;
   httpConnections: Map<string, HttpServerConnection>;
   stopping: boolean;
+  telemetry: ServerTelemetry;
 }
 
 /** The settings and empty state of a server, refusing a non-loopback address without a token. */
@@ -186,6 +200,9 @@ function serverContext(options: AcpServerOptions): ServerContext {
   const log = options.log ?? (() => undefined);
   const fdLimit = openFilesLimit();
   const maxPending = options.maxPendingSockets ?? Math.max(16, Math.min(1024, Math.floor((fdLimit ?? 4096) / 4)));
+  const registry = new SessionRegistry(options.maxSessions ?? 64, options.ownersFile, tokens.length > 1, log);
+  const live = new Map<string, Live>();
+  const budget = new UnreadBudget(options.maxUnreadBytes ?? 256 * 1024 * 1024, log);
   return {
     options,
     path: options.path ?? '/acp',
@@ -197,17 +214,26 @@ function serverContext(options: AcpServerOptions): ServerContext {
     resumeWithinMs: options.streamResumeMs ?? 10_000,
     log,
     admit: admission(new BearerTokens(tokens), new Set(options.allowedOrigins ?? [])),
-    registry: new SessionRegistry(options.maxSessions ?? 64, options.ownersFile, tokens.length > 1, log),
+    registry,
     sockets: new SocketGuard({
       maxPending,
       maxPendingPerIp: options.maxPendingSocketsPerIp ?? Math.min(256, Math.max(4, Math.floor(maxPending / 4))),
       admitWithinMs: options.pendingSocketTimeoutMs ?? 10_000,
       log,
     }),
-    budget: new UnreadBudget(options.maxUnreadBytes ?? 256 * 1024 * 1024, log),
-    live: new Map(),
+    budget,
+    live,
     httpConnections: new Map(),
     stopping: false,
+    telemetry: new ServerTelemetry(
+      options.telemetry,
+      {
+        connections: () => live.size,
+        sessions: () => registry.totalOpen(),
+        unreadBytes: () => budget.totalBytes,
+      },
+      options.onRequestLog,
+    ),
   };
 }
 
@@ -242,7 +268,12 @@ function startHost(
   kind: 'websocket' | 'http',
   http?: HttpServerConnection,
 ): Live {
-  const guarded = new GuardedTransport(transport, owner, ctx.registry, ctx.options.checkCwd);
+  const guarded = new GuardedTransport(
+    ctx.telemetry.observe(transport, connectionId),
+    owner,
+    ctx.registry,
+    ctx.options.checkCwd,
+  );
   // the host is registered once it exists: a factory that throws leaves no half entry behind
   const entry: Live = {
     transport,

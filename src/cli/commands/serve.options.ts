@@ -83,7 +83,18 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     .addOption(new Option('--model <backend>', 'model of the built-in agent').choices(['demo', 'openai', 'anthropic']))
     .option('--model-name <name>', 'model name of the built-in agent')
     .option('--base-url <url>', 'API base URL of the built-in agent')
-    .option('--verbose', "log connections and the agent's stderr")
+    .option('--verbose', "log connections, requests and the agent's stderr")
+    .option(
+      '--metrics-port <port>',
+      'serve Prometheus metrics (OpenTelemetry) on GET /metrics at this port (0 = any free one)',
+      port('--metrics-port'),
+    )
+    .option('--metrics-host <address>', 'address of the metrics endpoint (no token: keep it private)', '127.0.0.1')
+    .addOption(
+      new Option('--log-format <format>', 'stderr log lines: text, or json (one object a line)')
+        .choices(['text', 'json'] as const)
+        .default('text' as const),
+    )
     .option(
       '--store <jsonl|postgres://...>',
       'where the built-in agent keeps sessions: jsonl (default: files under the data dir) or a PostgreSQL URL (one namespace per token; schema created if missing)',

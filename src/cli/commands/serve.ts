@@ -7,6 +7,9 @@ import type { ModelBackend } from '../flags.js';
 import { registryAgent } from '../registry-agent.js';
 import { splitCommandLine } from '../split-command-line.js';
 import { packageVersion } from '@acp-kit/protocol/internal';
+import { serveLogger, type LogFormat, type ServeLogger } from './serve-log.js';
+import type { MetricsEndpoint } from './serve-metrics.js';
+import type { SessionStore } from '@acp-kit/agent';
 
 /** Flags of `acp-kit serve`. */
 export interface ServeFlags {
@@ -40,6 +43,12 @@ export interface ServeFlags {
   instanceId?: string;
   /** Cluster mode: how long a session's owner holds it without renewing (ms). */
   leaseMs?: number;
+  /** Serve Prometheus metrics on `GET /metrics` at this port (0: any free one). */
+  metricsPort?: number;
+  /** Address of the metrics endpoint (default 127.0.0.1). */
+  metricsHost?: string;
+  /** stderr lines as text (default) or one JSON object a line. */
+  logFormat?: LogFormat;
 }
 
 /**
@@ -55,10 +64,11 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const { tokens, generated } = tokensOf(flags, isLoopbackHost);
   checkStoreFlags(flags);
   const cleanup: (() => Promise<void>)[] = [];
-  const log = (line: string): void => {
-    if (flags.verbose) process.stderr.write(`acp-kit serve: ${line}\n`);
-  };
+  const logger = loggerFor(flags, tokens, generated);
+  const log = logger.line;
   checkClusterFlags(flags);
+  // before the stores and the cluster: they report into the global meter provider it registers
+  const metricsEndpoint = await startMetricsFor(flags, cleanup);
   let cluster: Cluster | undefined;
   let storeFor: ((owner: string) => import('@acp-kit/agent').SessionStore) | undefined;
   let agent;
@@ -94,10 +104,12 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     // a PostgreSQL store: this instance is one of several on the database (cluster mode)
     if (postgres) cluster = await startCluster(flags, postgres.pool, log);
     storeFor = postgres?.storeFor;
+    // each token's sessions in their own folder (namespace): one token can neither resume nor list another's
+    const files = (owner: string) => new JsonlSessionStore({ dir: join(base, 'serve', owner) });
+    if (metricsEndpoint) storeFor = await timedStores(storeFor ?? files, postgres ? 'postgres' : 'file');
     agent = inProcessAgent(definition, {
-      // each token's sessions in their own folder (namespace): one token can neither resume nor list another's
-      storeFor: storeFor ?? ((owner) => new JsonlSessionStore({ dir: join(base, 'serve', owner) })),
-      logger: flags.verbose ? stderrLogger('acp-kit serve') : undefined,
+      storeFor: storeFor ?? files,
+      logger: flags.verbose ? logger.agent(stderrLogger('acp-kit serve')) : undefined,
     });
     agentLabel = `built-in agent (${model.id}), in-process`;
   }
@@ -122,6 +134,8 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     maxSessions: flags.maxSessions,
     http2Port: flags.http2Port,
     ...(cluster ? { readiness: () => cluster.readiness() } : {}),
+    ...(metricsEndpoint ? { telemetry: { meterProvider: metricsEndpoint.meterProvider } } : {}),
+    onRequestLog: logger.request,
     log,
   }).catch((e: Error & { code?: string }) => {
     void cluster?.stop();
@@ -132,18 +146,18 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
       );
     throw usageError(e.message);
   });
-  announce(server, agentLabel, generated ? tokens[0] : undefined);
+  announce(logger, server, agentLabel, generated ? tokens[0] : undefined, metricsEndpoint?.url);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     for (const s of ['SIGTERM', 'SIGINT'] as const) process.once(s, () => resolve(s));
   });
-  process.stderr.write(`acp-kit serve: ${signal}: stopping (running turns are cancelled)\n`);
+  logger.write('info', `${signal}: stopping (running turns are cancelled)`);
   // followers on other instances stop sending work here; they move once the leases are given back
   cluster?.beginStop();
   await server.close((flags.shutdownGrace ?? 5) * 1000);
   // after the turns ended: the leases are given back, so other instances take the sessions at once
   await cluster?.stop();
   for (const c of cleanup) await c().catch(() => undefined);
-  process.stderr.write('acp-kit serve: stopped\n');
+  logger.write('info', 'stopped');
   return 0;
 }
 
@@ -181,22 +195,27 @@ function checkStoreFlags(flags: ServeFlags): void {
 
 /** The start lines: what is served where on stderr, then the machine-readable JSON line on stdout. */
 function announce(
+  logger: ServeLogger,
   server: { url: string; port: number; http2Url?: string | undefined },
   agentLabel: string,
   generatedToken: string | undefined,
+  metricsUrl: string | undefined,
 ): void {
   const wsUrl = server.url.replace(/^http/, 'ws');
-  process.stderr.write(`acp-kit serve: ${agentLabel}\n`);
-  process.stderr.write(
-    `acp-kit serve: listening on ${wsUrl} (WebSocket) and ${server.url} (Streamable HTTP); health: ${server.url.replace(/\/acp$/, '/healthz')}\n`,
+  const say = (msg: string): void => logger.write('info', msg);
+  say(agentLabel);
+  say(
+    `listening on ${wsUrl} (WebSocket) and ${server.url} (Streamable HTTP); health: ${server.url.replace(/\/acp$/, '/healthz')}`,
   );
   if (server.http2Url)
-    process.stderr.write(
-      `acp-kit serve: Streamable HTTP over HTTP/2 (h2c) on ${server.http2Url}: acp-kit run --agent-url ${server.http2Url} --agent-http2\n`,
+    say(
+      `Streamable HTTP over HTTP/2 (h2c) on ${server.http2Url}: acp-kit run --agent-url ${server.http2Url} --agent-http2`,
     );
+  if (metricsUrl !== undefined) say(`Prometheus metrics on ${metricsUrl}`);
+  // the generated token is shown once, outside the logger (which masks tokens); json refuses it earlier
   if (generatedToken !== undefined)
     process.stderr.write(`acp-kit serve: token (generated; pass --token-file to choose one): ${generatedToken}\n`);
-  process.stderr.write(`acp-kit serve: connect with: ACP_KIT_AGENT_TOKEN=<token> acp-kit chat --agent-url ${wsUrl}\n`);
+  say(`connect with: ACP_KIT_AGENT_TOKEN=<token> acp-kit chat --agent-url ${wsUrl}`);
   // machine-readable first line on stdout: scripts and tests wait for it
   process.stdout.write(
     JSON.stringify({
@@ -204,6 +223,7 @@ function announce(
       ws: wsUrl,
       port: server.port,
       ...(server.http2Url ? { http2: server.http2Url } : {}),
+      ...(metricsUrl !== undefined ? { metrics: metricsUrl } : {}),
     }) + '\n',
   );
 }
@@ -379,4 +399,38 @@ function readTokens(flags: ServeFlags): string[] {
   if (new Set(tokens).size !== tokens.length)
     throw usageError(`${source} holds the same token twice: each line is one tenant`);
   return tokens;
+}
+
+/** `--metrics-port`: the Prometheus endpoint (closed last at stop), or undefined without the flag. */
+async function startMetricsFor(
+  flags: ServeFlags,
+  cleanup: (() => Promise<void>)[],
+): Promise<MetricsEndpoint | undefined> {
+  if (flags.metricsPort === undefined) return undefined;
+  const { startMetrics } = await import('./serve-metrics.js');
+  const host = flags.metricsHost ?? '127.0.0.1';
+  const endpoint = await startMetrics(host, flags.metricsPort).catch((e: Error & { code?: string }) => {
+    throw usageError(
+      `cannot serve metrics on ${host}:${flags.metricsPort}: ${e.message}`,
+      'Pick another with --metrics-port, or --metrics-port 0 for any free one.',
+    );
+  });
+  cleanup.push(() => endpoint.close());
+  return endpoint;
+}
+
+/** The logger of `--log-format` (json refuses a generated token: it would have to print it). */
+function loggerFor(flags: ServeFlags, tokens: readonly string[], generated: boolean): ServeLogger {
+  const logger = serveLogger(flags.logFormat ?? 'text', flags.verbose ?? false, tokens);
+  if (generated && logger.format === 'json')
+    throw usageError('--log-format json never logs a token, so it cannot print a generated one', 'Pass --token-file.');
+  return logger;
+}
+
+/** `storeFor` timed per owner (`acp.store.operation.duration`); the metrics module loads only with `--metrics-port`. */
+async function timedStores(
+  storeFor: (owner: string) => SessionStore,
+  kind: string,
+): Promise<(owner: string) => SessionStore> {
+  return (await import('./serve-metrics.js')).timedStores(storeFor, kind);
 }

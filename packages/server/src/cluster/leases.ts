@@ -25,6 +25,8 @@ export class Leases {
     readonly instanceId: string,
     readonly leaseMs: number,
     private readonly log: (line: string) => void,
+    /** a lease this instance held was taken by another (counted in `acp.cluster.lease.changes`) */
+    private readonly onLost?: () => void,
   ) {}
 
   /** Whether this instance believes it holds the lease of a session. */
@@ -116,6 +118,7 @@ export class Leases {
         if (!kept.has(key) && entries.some((e) => sessionKey(e[0], e[1]) === key)) {
           this.held.delete(key);
           this.log(`lost the lease of session ${sessionId} (another instance took it over after it expired)`);
+          this.onLost?.();
         }
       }
     } catch (e) {

@@ -15,6 +15,8 @@ import { Leases, sessionKey } from './leases.js';
 import { OwnerLink, type FollowerSetup } from './owner-link.js';
 import { UpdateTable } from './table.js';
 import { Wakeups } from './wakeups.js';
+import type { Counter, MeterProvider } from '@opentelemetry/api';
+import { sharedInstruments } from '../observability/instruments.js';
 
 /** Options of {@link ClusterNode.start}. */
 export interface ClusterOptions {
@@ -30,6 +32,8 @@ export interface ClusterOptions {
   pollMs?: number;
   /** Diagnostics. */
   log?: (line: string) => void;
+  /** Where `acp.cluster.lease.changes` is counted (default: the global meter provider of `@opentelemetry/api`). */
+  meterProvider?: MeterProvider;
 }
 
 /**
@@ -67,6 +71,8 @@ export class ClusterNode implements ClusterInstance {
   private draining = false;
   readonly log: (line: string) => void;
   private readonly logger: AgentLogger;
+  /** `acp.cluster.lease.changes`: acquired, taken_over (from an expired owner), moved (seen by a follower), lost */
+  private readonly leaseChanges: Counter;
 
   private constructor(
     readonly pool: Pool,
@@ -85,7 +91,10 @@ export class ClusterNode implements ClusterInstance {
       warn: (m) => log(`warning: ${m}`),
       error: (m) => log(`error: ${m}`),
     };
-    this.leases = new Leases(pool, this.instanceId, this.leaseMs, this.log);
+    const leaseChanges = (this.leaseChanges = sharedInstruments(options.meterProvider).leaseChanges);
+    this.leases = new Leases(pool, this.instanceId, this.leaseMs, this.log, () =>
+      leaseChanges.add(1, { kind: 'lost' }),
+    );
     this.inbox = new Inbox(pool, this.instanceId, (r) => this.onRequest(r), this.log);
     this.table = new UpdateTable(pool);
     this.wakeups = new Wakeups(
@@ -171,6 +180,7 @@ export class ClusterNode implements ClusterInstance {
     }
     const claim = await this.leases.claim(namespace, sessionId);
     if (!claim.mine) return claim;
+    this.leaseChanges.add(1, { kind: claim.takenFrom ? 'taken_over' : 'acquired' });
     if (claim.takenFrom) await this.endInterruptedTurn(namespace, sessionId, claim.takenFrom);
     this.holds.set(key, (this.holds.get(key) ?? 0) + 1);
     return { mine: true };
@@ -370,6 +380,7 @@ export class ClusterNode implements ClusterInstance {
     if (owner === undefined) {
       const claim = await this.leases.claim(e.namespace, e.sessionId);
       if (claim.mine) {
+        this.leaseChanges.add(1, { kind: claim.takenFrom ? 'taken_over' : 'acquired' });
         if (claim.takenFrom) await this.endInterruptedTurn(e.namespace, e.sessionId, claim.takenFrom);
         owner = this.instanceId;
         // the followers attaching below open the owner link, which keeps the lease
@@ -378,6 +389,7 @@ export class ClusterNode implements ClusterInstance {
     if (owner === e.owner) return;
     const previous = e.owner;
     e.owner = owner;
+    this.leaseChanges.add(1, { kind: 'moved' });
     this.log(`session ${e.sessionId}: owner ${previous} -> ${owner}`);
     this.inbox.failPendingTo(
       previous,
