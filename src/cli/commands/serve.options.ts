@@ -5,33 +5,28 @@ import { collect, integerFlag, text, type ExitResult } from '../options.js';
 const count = (flag: string): ((value: string) => number) => integerFlag(flag, { min: 1 });
 const port = (flag: string): ((value: string) => number) => integerFlag(flag, { min: 0, max: 65535 });
 
+// the longer help lines, so that each flag reads as one line below
+const HELP = {
+  token: 'bearer token clients must send (visible in ps: prefer --token-file or $ACP_KIT_SERVE_TOKEN)',
+  tokenFile:
+    'read the bearer tokens from this file: one token a line, one tenant each (blank lines and # comments skipped)',
+  allowedRoot:
+    "session roots (cwd) must lie inside this folder (repeatable); with several tokens the default is each tenant's workspace under the data dir",
+  agent: 'stdio agent to run per connection, or an ACP Registry id[@version] (default: the built-in agent, in-process)',
+  registry: 'registry.json for an --agent <id> (default: $ACP_KIT_REGISTRY, the official one, the snapshot)',
+};
+
 export function register(program: CommandUnknownOpts, result: ExitResult): void {
   program
     .command('serve')
     .description('serve an agent over the network: WebSocket and Streamable HTTP on one /acp endpoint')
     .option('--host <address>', 'address to bind (a non-loopback one needs a token)', '127.0.0.1')
     .option('--port <n>', 'port (0: any free one)', port('--port'), 8765)
-    .option(
-      '--token <token>',
-      'bearer token clients must send (visible in ps: prefer --token-file or $ACP_KIT_SERVE_TOKEN)',
-    )
-    .option(
-      '--token-file <file>',
-      'read the bearer tokens from this file: one token a line, one tenant each (blank lines and # comments skipped)',
-    )
-    .option(
-      '--allowed-root <dir>',
-      "session roots (cwd) must lie inside this folder (repeatable); with several tokens the default is each tenant's workspace under the data dir",
-      collect,
-    )
-    .option(
-      '--agent <command line|id>',
-      'stdio agent to run per connection, or an ACP Registry id[@version] (default: the built-in agent, in-process)',
-    )
-    .option(
-      '--registry <url|file>',
-      'registry.json for an --agent <id> (default: $ACP_KIT_REGISTRY, the official one, the snapshot)',
-    )
+    .option('--token <token>', HELP.token)
+    .option('--token-file <file>', HELP.tokenFile)
+    .option('--allowed-root <dir>', HELP.allowedRoot, collect)
+    .option('--agent <command line|id>', HELP.agent)
+    .option('--registry <url|file>', HELP.registry)
     .option('--allow-origin <origin>', 'browser Origin allowed to connect (repeatable)', collect)
     .option('--max-message-bytes <n>', 'largest client message (default 16 MiB)', count('--max-message-bytes'))
     .option(

@@ -73,18 +73,10 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   let storeFor: ((owner: string) => import('@acp-kit/agent').SessionStore) | undefined;
   let agent;
   let agentLabel: string;
-  // `--agent <id>[@version]` of the ACP Registry: installed once here, before listening
-  const fromRegistry = await registryAgent(flags.agent, { registry: flags.registry });
-  if (fromRegistry) {
-    const env = { ...process.env, ...fromRegistry.env };
-    agent = stdioAgent(fromRegistry.command, fromRegistry.args, { log, env });
-    agentLabel = `${fromRegistry.display} (one process per connection)`;
-  } else if (flags.agent !== undefined) {
-    const words = splitCommandLine(flags.agent);
-    if (words.length === 0 || !words[0])
-      throw usageError('--agent needs a command line, e.g. --agent "my-agent --acp"');
-    agent = stdioAgent(words[0], words.slice(1), { log });
-    agentLabel = `${flags.agent} (one process per connection)`;
+  const external = await externalAgent(flags, log, stdioAgent);
+  if (external) {
+    agent = external.agent;
+    agentLabel = external.label;
   } else {
     const [{ createCodingAgent }, { resolveModel }, { JsonlSessionStore, stderrLogger }] = await Promise.all([
       import('@acp-kit/coding-agent'),
@@ -159,6 +151,27 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   for (const c of cleanup) await c().catch(() => undefined);
   logger.write('info', 'stopped');
   return 0;
+}
+
+/**
+ * `--agent`: a registry id (`<id>[@version]`, installed once here, before listening) or a command
+ * line, one process per connection; undefined without the flag (the built-in agent).
+ */
+async function externalAgent(
+  flags: ServeFlags,
+  log: (line: string) => void,
+  stdioAgent: typeof import('@acp-kit/server').stdioAgent,
+): Promise<{ agent: ReturnType<typeof stdioAgent>; label: string } | undefined> {
+  const fromRegistry = await registryAgent(flags.agent, { registry: flags.registry });
+  if (fromRegistry) {
+    const env = { ...process.env, ...fromRegistry.env };
+    const agent = stdioAgent(fromRegistry.command, fromRegistry.args, { log, env });
+    return { agent, label: `${fromRegistry.display} (one process per connection)` };
+  }
+  if (flags.agent === undefined) return undefined;
+  const words = splitCommandLine(flags.agent);
+  if (words.length === 0 || !words[0]) throw usageError('--agent needs a command line, e.g. --agent "my-agent --acp"');
+  return { agent: stdioAgent(words[0], words.slice(1), { log }), label: `${flags.agent} (one process per connection)` };
 }
 
 /** The tokens to accept; on loopback without one, a made-up token (`generated`, printed at start). */
