@@ -49,6 +49,7 @@ describe('check client against acpx 0.1.15', () => {
     const run = await checkAcpx([1]);
     expect(run.cases.filter((c) => c.status !== 'ran').map((c) => `${c.name}: ${c.reason}`)).toEqual([
       'client/elicitation: the client does not advertise elicitation.form',
+      'client/elicitation-complete: the client does not advertise elicitation.url',
     ]);
     expect(byStatus(run, 'fail')).toEqual(['v1 ACP-V1-FS-05']);
     expect(run.conformant).toBe(false);
@@ -81,8 +82,8 @@ describe('check client against acpx 0.1.15', () => {
       ].sort(),
     );
     // acpx answers permission requests at once (here by --approve-all), so none is pending at the cancel
-    // and, showing no forms, it is never asked one (ELIC-07: how a client answers an elicitation)
-    expect(byStatus(run, 'not-checked')).toEqual(['v1 ACP-ALL-ELIC-07', 'v1 ACP-V1-CANCEL-03']);
+    // and, advertising no elicitation, it is never asked one (ELIC-07, ELIC-09: answers and completions)
+    expect(byStatus(run, 'not-checked')).toEqual(['v1 ACP-ALL-ELIC-07', 'v1 ACP-ALL-ELIC-09', 'v1 ACP-V1-CANCEL-03']);
   }, 60_000);
 
   it('v2: acpx offers protocol version 1, so every v2 case is not applicable and says why', async () => {

@@ -25,7 +25,7 @@ afterEach(() => {
 
 type Answer = 'response' | 'error';
 /** [case, the requirement it judges, each method it sends with the answer every request of it gets] */
-const TABLE: Array<{ case: string; judged: string; methods: Record<string, Answer> }> = [
+const TABLE: Array<{ case: string; judged: string; methods: Record<string, Answer>; notifications?: string[] }> = [
   {
     case: 'client/fs-roots',
     judged: 'ACP-V1-FS-05',
@@ -46,6 +46,12 @@ const TABLE: Array<{ case: string; judged: string; methods: Record<string, Answe
       'terminal/output': 'response',
       'terminal/release': 'response',
     },
+  },
+  {
+    case: 'client/elicitation-complete',
+    judged: 'ACP-ALL-ELIC-09',
+    methods: { 'elicitation/create': 'response' },
+    notifications: ['elicitation/complete'],
   },
 ];
 
@@ -79,6 +85,10 @@ describe('check client: the stable rows each case exercises (v1, acp-kit run)', 
         );
         expect(answer?.kind, `the client's answer to ${method} ${JSON.stringify(q.id)}`).toBe(kind);
       }
+    }
+    for (const method of e.notifications ?? []) {
+      const told = frames.filter((f) => f.dir === 'agent->editor' && f.kind === 'notification' && f.method === method);
+      expect(told.length, `the checker sent ${method}`).toBeGreaterThan(0);
     }
   });
 });

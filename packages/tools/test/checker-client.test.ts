@@ -86,6 +86,8 @@ describe('check client against acp-kit run', () => {
         'v1 ACP-V1-TERM-07',
         'v1 ACP-V1-TERM-06',
         'v1 ACP-V1-TERM-05',
+        'v1 ACP-ALL-ELIC-09',
+        'v2 ACP-ALL-ELIC-09',
         'v1 schema/v1',
         'v2 schema/v2',
       ]),

@@ -480,6 +480,55 @@ export const clientElicitation: ClientCase = {
   },
 };
 
+/**
+ * elicitation/complete, which a client must take quietly for an id it no longer waits on (ACP-ALL-
+ * ELIC-09): after a url elicitation is answered, the checker completes it twice (the second time
+ * the id is already completed), then a request proves the client read both, is alive and answered
+ * neither notification.
+ */
+export const clientElicitationComplete: ClientCase = {
+  name: 'client/elicitation-complete',
+  title: 'elicitation/complete of a finished url elicitation, twice (when the client advertises elicitation.url)',
+  ids: ['ACP-ALL-ELIC-09'],
+  protocols: [1, 2],
+  async run(ctx) {
+    const { sid, req } = await intoTurn(ctx);
+    const url = at(ctx.clientCapabilities, 'elicitation', 'url');
+    if (url === undefined || url === null) ctx.skip('the client does not advertise elicitation.url');
+    const elicitationId = ctx.id('url-elicitation');
+    const params = {
+      sessionId: sid,
+      mode: 'url',
+      message: 'Sign in to the example service',
+      url: 'https://example.com/acp-kit-check/consent',
+      elicitationId,
+    };
+    const r = await ctx.p.request('elicitation/create', params, ctx.id('elicit-url'), ctx.timeout * 4);
+    if (r.error !== undefined) ctx.skip(`the client refused the url elicitation: ${JSON.stringify(r.error)}`);
+    const first = ctx.p.notify('elicitation/complete', { elicitationId });
+    ctx.p.notify('elicitation/complete', { elicitationId });
+    let answered = 0;
+    const alive = await survives(
+      ctx,
+      'ACP-ALL-ELIC-09',
+      'two elicitation/complete notifications',
+      async () => (answered = await ctx.ping()),
+      [r.seq, first],
+    );
+    if (!alive) return;
+    const replies = ctx.p.transcript.filter(
+      (l) => l.dir === 'in' && l.seq > first && l.seq < answered && l.msg !== undefined && l.msg.method === undefined,
+    );
+    ctx.judge(
+      'ACP-ALL-ELIC-09',
+      replies.length === 0,
+      `the client answered an elicitation/complete notification: ${replies.map((l) => l.raw.slice(0, 120)).join('; ')}`,
+      [first, ...replies.map((l) => l.seq)],
+    );
+    ctx.endTurn(req, sid);
+  },
+};
+
 /** Every client case, in report order. */
 export const CLIENT_CASES: readonly ClientCase[] = [
   clientBasic,
@@ -493,4 +542,5 @@ export const CLIENT_CASES: readonly ClientCase[] = [
   clientTerminalRelease,
   clientTerminalKillWait,
   clientElicitation,
+  clientElicitationComplete,
 ];
