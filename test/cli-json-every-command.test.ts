@@ -24,6 +24,8 @@ function jsonCommands(c: Command, prefix: string[] = []): string[] {
   });
 }
 
+const SCRIPTED = `${process.execPath} ${join(FIXTURES, 'agent-scripted.mjs')}`;
+
 interface Setup {
   env: NodeJS.ProcessEnv;
   cwd: string;
@@ -68,6 +70,14 @@ const success: Record<string, (s: Setup) => Promise<CliResult>> = {
   'sessions delete': async (s) =>
     runCli(['sessions', 'delete', await firstSession(s), '--json'], { env: s.env, cwd: s.cwd }),
   'auth status': (s) => runCli(['auth', 'status', '--json'], { env: s.env, cwd: s.cwd }),
+  // the scripted agent with its auth methods (the built-in agent has none)
+  'auth login': (s) =>
+    runCli(['auth', 'login', 'token', '--agent', SCRIPTED, '--json'], {
+      env: { ...s.env, AGENT_AUTH: '1' },
+      cwd: s.cwd,
+    }),
+  'auth logout': (s) =>
+    runCli(['auth', 'logout', '--agent', SCRIPTED, '--json'], { env: { ...s.env, AGENT_AUTH: '1' }, cwd: s.cwd }),
   'providers list': (s) => runCli(['providers', 'list', '--json'], { env: s.env, cwd: s.cwd }),
   'providers set': (s) =>
     runCli(['providers', 'set', 'openai', '--endpoint', 'http://127.0.0.1:9/v1', '--json'], { env: s.env, cwd: s.cwd }),

@@ -1,6 +1,7 @@
 /**
- * `acp-kit auth status`: the agent's unstable `auth/status`, only when it advertises the
- * `auth.status` capability (exit code "unsupported" otherwise, naming it).
+ * `acp-kit auth status|login|logout`: the agent's unstable `auth/status` (only when it advertises
+ * the `auth.status` capability), `authenticate` / `auth/login` of one of its agent methods, and
+ * `logout` / `auth/logout` (only when advertised); exit code "unsupported" otherwise, naming why.
  */
 import type { AuthAccount } from '@acp-kit/protocol';
 import { CliError, toCliError } from '../errors.js';
@@ -46,6 +47,57 @@ export function authStatusCommand(flags: SessionsFlags): Promise<number> {
       const lines = [`${style.bold(status.state)}  ${style.dim(a.agent.display)}`, ...accounts.map(accountLine)];
       process.stdout.write(`${lines.join('\n')}\n`);
     }
+    return ExitCode.Ok;
+  });
+}
+
+/**
+ * `acp-kit auth login <methodId>`: v1 `authenticate` / v2 `auth/login` with one of the agent's
+ * methods. A terminal method is never sent (the client API refuses it): run the agent's login
+ * command instead, which `acp-kit login` does.
+ */
+export function authLoginCommand(methodId: string, flags: SessionsFlags): Promise<number> {
+  return withAgent(flags, async (a) => {
+    const offered = a.conn.authMethods.map((m) => m.methodId);
+    if (!offered.includes(methodId))
+      throw new CliError(
+        'usage',
+        ExitCode.Usage,
+        `the agent (${a.agent.display}) offers no auth method ${JSON.stringify(methodId)}`,
+        {
+          hint: offered.length ? `Its methods: ${offered.join(', ')}.` : 'It offers no auth methods.',
+        },
+      );
+    try {
+      await a.conn.authenticate(methodId);
+    } catch (e) {
+      throw toCliError(e, a.ctx);
+    }
+    if (flags.json) process.stdout.write(resultLine(ExitCode.Ok, { methodId, authenticated: true }));
+    else process.stdout.write(`authenticated with ${methodId}  ${a.agent.display}\n`);
+    return ExitCode.Ok;
+  });
+}
+
+/** `acp-kit auth logout`: v1 `logout` (when `auth.logout` is advertised) / v2 `auth/logout` (when it has auth methods). */
+export function authLogoutCommand(flags: SessionsFlags): Promise<number> {
+  return withAgent(flags, async (a) => {
+    if (!a.conn.supports('logout'))
+      throw new CliError(
+        'unsupported',
+        ExitCode.Unsupported,
+        `the agent (${a.agent.display}) does not support logging out`,
+        {
+          hint: 'logout needs a v1 agent that advertises agentCapabilities.auth.logout, or a v2 agent with authMethods (auth/logout).',
+        },
+      );
+    try {
+      await a.conn.logout();
+    } catch (e) {
+      throw toCliError(e, a.ctx);
+    }
+    if (flags.json) process.stdout.write(resultLine(ExitCode.Ok, { loggedOut: true }));
+    else process.stdout.write(`logged out  ${a.agent.display}\n`);
     return ExitCode.Ok;
   });
 }
