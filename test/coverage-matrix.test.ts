@@ -45,7 +45,6 @@ type Claims = Record<'methods' | 'updates', Record<string, Cells>>;
  */
 const KNOWN_GAPS: Record<string, string[]> = {
   'methods $/cancel_request': ['cli', 'checker'],
-  'methods session/set_mode': ['inspector'],
   'methods terminal/cancel': ['cli', 'checker'],
   'methods tool_call/cancel': ['cli', 'checker'],
 };

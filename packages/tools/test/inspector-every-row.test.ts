@@ -3,7 +3,7 @@
  * session produces is shown in the inspector's timeline with its kind and label. The frames are
  * real: acp-kit's client drives the scripted e2e agent (test/fixtures/e2e-agent.mjs, a real
  * process; the scripted agent for login and logout, the url-eliciting fixture agent for
- * elicitation/complete) through `acp-kit proxy --record` (a real process), once per protocol version; the
+ * elicitation/complete, the official SDK's v1 agent with legacy modes for session/set_mode) through `acp-kit proxy --record` (a real process), once per protocol version; the
  * capture goes through the inspector's loader and model (`loadCapture`, what the server serves)
  * and the page's row building (`displayRows` over a `RowStore`), and each row is read the way
  * TimelineRow renders it: kind, method, update kind. Needs dist (the global setup builds it).
@@ -270,6 +270,25 @@ async function recordUrl(v: 1 | 2): Promise<string> {
   return capture;
 }
 
+const MODES_AGENT = fileURLToPath(new URL('../../../test/fixtures/cli-config-agent.mjs', import.meta.url));
+
+/** v1 legacy modes: session/set_mode to an offered mode, with the official SDK's v1 agent offering them. */
+async function recordModes(): Promise<string> {
+  const dir = tempDir('acp-inspector-modes-v1-');
+  const capture = join(dir, 'cap.ndjson');
+  const conn = await connect({
+    command: process.execPath,
+    args: [BIN, 'proxy', '--record', capture, '--', process.execPath, MODES_AGENT],
+    env: { ...process.env, CLI_CONFIG_FIXTURE: 'modes' },
+    protocol: 1,
+  });
+  conns.push(conn);
+  const s = await conn.newSession({ cwd: dir });
+  await s.setMode('code');
+  await conn.close();
+  return capture;
+}
+
 type Dir = Shown['dir'];
 const E2A: Dir = 'E→A';
 const A2E: Dir = 'A→E';
@@ -287,6 +306,7 @@ const METHODS: Array<{ method: string; versions: Array<1 | 2>; dir: Dir; kind: '
   { method: 'auth/logout', versions: [2], dir: E2A, kind: 'request' },
   { method: 'session/new', versions: [1, 2], dir: E2A, kind: 'request' },
   { method: 'session/set_config_option', versions: [1, 2], dir: E2A, kind: 'request' },
+  { method: 'session/set_mode', versions: [1], dir: E2A, kind: 'request' },
   { method: 'session/list', versions: [1, 2], dir: E2A, kind: 'request' },
   { method: 'session/prompt', versions: [1, 2], dir: E2A, kind: 'request' },
   { method: 'session/update', versions: [1, 2], dir: A2E, kind: 'notification' },
@@ -346,6 +366,7 @@ describe('inspector: a real session of every stable row, shown in the timeline',
       ...(await timeline(capture)),
       ...(await timeline(await recordAuth(v))),
       ...(await timeline(await recordUrl(v))),
+      ...(v === 1 ? await timeline(await recordModes()) : []),
     ];
     for (const m of METHODS.filter((x) => x.versions.includes(v))) {
       // a session/update row also shows its update kind (the table below)
