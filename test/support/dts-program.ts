@@ -93,6 +93,12 @@ export function doneWithDtsProgram(user: (typeof USERS)[number]): void {
   }
 }
 
+/** The top folders under node_modules of acp-kit's dependencies (a scope once for all its packages). */
+function dependencyFolders(): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  return [...new Set(Object.keys(pkg.dependencies ?? {}).map((name) => name.split('/')[0] ?? name))];
+}
+
 /**
  * The program, built on first use. The snippets are written into a temp project whose
  * node_modules/acp-kit links to this package (resolved like an installed dependency: package.json
@@ -108,8 +114,10 @@ export function dtsProgram(): DtsProgram {
   try {
     mkdirSync(join(dir, 'node_modules'));
     symlinkSync(ROOT, join(dir, 'node_modules', 'acp-kit'), 'dir');
-    // the workspace packages, as npm links them (a README of a package imports it by its own name)
-    symlinkSync(join(ROOT, 'node_modules', '@acp-kit'), join(dir, 'node_modules', '@acp-kit'), 'dir');
+    // the workspace packages, as npm links them (a README of a package imports it by its own name),
+    // and acp-kit's other dependencies, as npm hoists them into an app (a snippet may import one)
+    for (const top of dependencyFolders())
+      symlinkSync(join(ROOT, 'node_modules', top), join(dir, 'node_modules', top), 'dir');
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'doc-snippets', private: true, type: 'module' }));
     for (const s of snippets) writeFileSync(join(dir, s.file), s.code);
     const byFile = new Map(snippets.map((s) => [join(dir, s.file), s]));
