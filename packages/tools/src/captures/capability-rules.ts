@@ -13,7 +13,7 @@ import type { Violation } from './violation.js';
  * spelled the same in both versions (so the wire name is the model's). The auth methods, renamed
  * between versions, are left to the schema.
  */
-const GATED = new Set<AgentMethod>([
+const GATED: readonly AgentMethod[] = [
   'session/load',
   'session/list',
   'session/resume',
@@ -24,7 +24,7 @@ const GATED = new Set<AgentMethod>([
   'session/unarchive',
   'session/status',
   'session/set_title',
-]);
+];
 
 /** The requirement a call of an unadvertised method breaks: delete has its own, the rest the general one. */
 const REQUIREMENT: Partial<Record<AgentMethod, string>> = { 'session/delete': 'ACP-ALL-DEL-01' };
@@ -50,8 +50,8 @@ export class CapabilityRules {
   /** An editor->agent request. */
   call(frame: CaptureFrame, version: 1 | 2 | undefined, method: string): Violation[] {
     const known = this.advertised;
-    if (!known || version === undefined || !GATED.has(method as AgentMethod)) return [];
-    const gated = method as AgentMethod;
+    const gated = GATED.find((m) => m === method);
+    if (!known || version === undefined || gated === undefined) return [];
     if (agentMethodSupported(gated, version, known.capabilities, known.authMethods)) return [];
     const marker = gated.replace('session/', '').replace('set_title', 'title').replace('unarchive', 'archive');
     const where =
