@@ -4,34 +4,11 @@
 // the field; the `auth.status` and `providers` markers follow the object-marker semantics
 // (ACP-V1-CAP-02, ACP-V2-CAP-01) and gate the methods (agentMethodSupported).
 import { describe, expect, it } from 'vitest';
-import { AcpError, Methods, type AgentCapabilities, type NeutralMethod } from '../src/index.js';
+import { acpErrorOf, roundTrip } from '../../../test/support/codec-trip.js';
+import { Methods, type AgentCapabilities } from '../src/index.js';
 import { codecFor } from '../src/codec/index.js';
 import { agentMethodSupported } from '../src/codec/method-names.js';
 import { getValidator } from '../src/validation/validator.js';
-
-function trip(version: 1 | 2, kind: 'params' | 'result', method: NeutralMethod, neutral: unknown): unknown {
-  const codec = codecFor(version);
-  expect(codec.wireMethod(method), method).toBe(method);
-  const encoded =
-    kind === 'params'
-      ? codec.encodeParams(method, neutral as never)
-      : codec.encodeResult(method as never, neutral as never);
-  const wire: unknown = JSON.parse(JSON.stringify(encoded));
-  const v = getValidator(version);
-  const failure = kind === 'params' ? v.params(method, wire) : v.result(method, wire);
-  expect(failure, `${method} ${kind}: ${JSON.stringify(wire)}`).toBeNull();
-  return kind === 'params' ? codec.decodeParams(method, wire) : codec.decodeResult(method as never, wire);
-}
-
-function refusal(f: () => unknown): AcpError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof AcpError) return e;
-    throw e;
-  }
-  throw new Error('expected an AcpError');
-}
 
 const status = {
   state: 'authenticated',
@@ -47,20 +24,22 @@ const provider = {
 
 describe.each([1, 2] as const)('auth/status and providers/*, v%i codec', (version) => {
   it('auth/status and auth/status_update round-trip through the unstable schema', () => {
-    expect(trip(version, 'params', Methods.authStatus, {})).toEqual({});
-    expect(trip(version, 'result', Methods.authStatus, status)).toEqual(status);
-    expect(trip(version, 'params', Methods.authStatusUpdate, status)).toEqual(status);
+    expect(roundTrip(version, 'params', Methods.authStatus, {})).toEqual({});
+    expect(roundTrip(version, 'result', Methods.authStatus, status)).toEqual(status);
+    expect(roundTrip(version, 'params', Methods.authStatusUpdate, status)).toEqual(status);
     // a custom state passes (the client reads it as `unknown`)
-    expect(trip(version, 'result', Methods.authStatus, { state: '_sso_pending' })).toEqual({ state: '_sso_pending' });
+    expect(roundTrip(version, 'result', Methods.authStatus, { state: '_sso_pending' })).toEqual({
+      state: '_sso_pending',
+    });
   });
 
   it('providers/list, set and disable round-trip', () => {
     const listed = { providers: [provider, { providerId: 'main', supported: [], required: true, current: null }] };
-    expect(trip(version, 'result', Methods.providersList, listed)).toEqual(listed);
+    expect(roundTrip(version, 'result', Methods.providersList, listed)).toEqual(listed);
     const set = { providerId: 'openai', apiType: 'openai', baseUrl: 'http://127.0.0.1:9/v1', headers: { a: 'b' } };
-    expect(trip(version, 'params', Methods.providersSet, set)).toEqual(set);
-    expect(trip(version, 'result', Methods.providersSet, {})).toEqual({});
-    expect(trip(version, 'params', Methods.providersDisable, { providerId: 'openai' })).toEqual({
+    expect(roundTrip(version, 'params', Methods.providersSet, set)).toEqual(set);
+    expect(roundTrip(version, 'result', Methods.providersSet, {})).toEqual({});
+    expect(roundTrip(version, 'params', Methods.providersDisable, { providerId: 'openai' })).toEqual({
       providerId: 'openai',
     });
     // `null` results of the empty-result methods are tolerated like the stable ones'
@@ -69,10 +48,10 @@ describe.each([1, 2] as const)('auth/status and providers/*, v%i codec', (versio
 
   it('refuses what the unstable schema refuses: -32602 naming the field', () => {
     const codec = codecFor(version);
-    const noBase = refusal(() => codec.decodeParams(Methods.providersSet, { providerId: 'p', apiType: 'openai' }));
+    const noBase = acpErrorOf(() => codec.decodeParams(Methods.providersSet, { providerId: 'p', apiType: 'openai' }));
     expect(noBase.code).toBe(-32602);
     expect(noBase.message).toContain("must have required property 'baseUrl'");
-    const badHeader = refusal(() =>
+    const badHeader = acpErrorOf(() =>
       codec.decodeParams(Methods.providersSet, {
         providerId: 'p',
         apiType: 'openai',
@@ -81,15 +60,15 @@ describe.each([1, 2] as const)('auth/status and providers/*, v%i codec', (versio
       }),
     );
     expect(badHeader.message).toContain('headers');
-    expect(refusal(() => codec.decodeParams(Methods.providersDisable, {})).message).toContain(
+    expect(acpErrorOf(() => codec.decodeParams(Methods.providersDisable, {})).message).toContain(
       "must have required property 'providerId'",
     );
-    expect(refusal(() => codec.decodeResult(Methods.authStatus, { accounts: [] })).message).toContain(
+    expect(acpErrorOf(() => codec.decodeResult(Methods.authStatus, { accounts: [] })).message).toContain(
       "must have required property 'state'",
     );
-    expect(refusal(() => codec.decodeParams(Methods.authStatusUpdate, { state: 3 })).message).toContain('state');
+    expect(acpErrorOf(() => codec.decodeParams(Methods.authStatusUpdate, { state: 3 })).message).toContain('state');
     expect(
-      refusal(() => codec.decodeResult(Methods.providersList, { providers: [{ providerId: 'x' }] })).message,
+      acpErrorOf(() => codec.decodeResult(Methods.providersList, { providers: [{ providerId: 'x' }] })).message,
     ).toContain('supported');
   });
 

@@ -3,7 +3,8 @@
 // notification), each encoded value checked against the version's schema.unstable.json and
 // decoded back; malformed ones are -32602 naming the entry.
 import { describe, expect, it } from 'vitest';
-import { AcpError, type McpServer, type NewSessionRequest } from '../src/index.js';
+import { acpErrorOf } from '../../../test/support/codec-trip.js';
+import { type McpServer, type NewSessionRequest } from '../src/index.js';
 import { codecFor } from '../src/codec/index.js';
 import { getUnstableValidator, getValidator } from '../src/validation/validator.js';
 
@@ -12,16 +13,6 @@ const STDIO: McpServer = { type: 'stdio', name: 'fs', command: '/usr/bin/mcp-fs'
 
 function wire(v: unknown): unknown {
   return JSON.parse(JSON.stringify(v));
-}
-
-function thrown(f: () => unknown): AcpError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof AcpError) return e;
-    throw e;
-  }
-  throw new Error('expected an AcpError');
 }
 
 describe.each([1, 2] as const)('MCP over ACP, v%i codec', (version) => {
@@ -67,12 +58,12 @@ describe.each([1, 2] as const)('MCP over ACP, v%i codec', (version) => {
   });
 
   it('an acp server without serverId is -32602 naming that entry; a bad stdio entry next to it keeps its index', () => {
-    const noId = thrown(() =>
+    const noId = acpErrorOf(() =>
       codec.decodeParams('session/new', { cwd: '/work', mcpServers: [STDIO, { type: 'acp', name: 'tools' }] }),
     );
     expect(noId.code).toBe(-32602);
     expect(noId.data).toMatchObject({ path: expect.stringMatching(/^params\.mcpServers\[1\]/) });
-    const badStdio = thrown(() =>
+    const badStdio = acpErrorOf(() =>
       codec.decodeParams('session/new', { cwd: '/work', mcpServers: [ACP_SERVER, { type: 'stdio', name: 'x' }] }),
     );
     expect(badStdio.data).toMatchObject({ path: expect.stringMatching(/^params\.mcpServers\[1\]/) });
@@ -86,7 +77,7 @@ describe.each([1, 2] as const)('MCP over ACP, v%i codec', (version) => {
     expect(codec.decodeResult('mcp/message', { error: { code: -32601, message: 'nope' } })).toEqual({
       error: { code: -32601, message: 'nope' },
     });
-    expect(thrown(() => codec.decodeParams('mcp/message', { serverId: 's', method: 'x' })).code).toBe(-32602);
+    expect(acpErrorOf(() => codec.decodeParams('mcp/message', { serverId: 's', method: 'x' })).code).toBe(-32602);
     expect(() => codec.decodeResult('mcp/message', { error: { message: 'no code' } })).toThrow(/Invalid result/);
   });
 });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { acpErrorOf } from '../../../test/support/codec-trip.js';
 import {
-  AcpError,
   Methods,
   type AgentCapabilities,
   type ClientCapabilities,
@@ -30,15 +30,6 @@ function resultTrip(version: 1 | 2, method: string, neutral: unknown): { wire: u
   const wire = JSON.parse(JSON.stringify(codec.encodeResult(method, neutral)));
   expect(val[version].result(wireName, wire), `${method} result: ${JSON.stringify(wire)}`).toBeNull();
   return { wire, back: codec.decodeResult(method, wire) };
-}
-function error(f: () => unknown): AcpError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof AcpError) return e;
-    throw e;
-  }
-  throw new Error('expected an AcpError');
 }
 
 const bool = fc.boolean();
@@ -152,7 +143,7 @@ describe('method names', () => {
   });
 
   it('refuses to encode a method the version lacks', () => {
-    const e = error(() => v2.encodeParams(Methods.fsReadTextFile, { sessionId: 's', path: '/a' }));
+    const e = acpErrorOf(() => v2.encodeParams(Methods.fsReadTextFile, { sessionId: 's', path: '/a' }));
     expect(e.code).toBe(-32601);
     expect(e.message).toContain('fs/read_text_file (not part of ACP v2)');
   });
@@ -349,13 +340,13 @@ describe('initialize', () => {
   });
 
   it('decoding validates and names the path', () => {
-    expect(error(() => v2.decodeParams(Methods.initialize, { protocolVersion: 2, capabilities: {} })).message).toBe(
-      "Invalid params: params: must have required property 'info'",
-    );
-    expect(error(() => v1.decodeParams(Methods.initialize, { protocolVersion: '1.0.0' })).message).toMatch(
+    expect(
+      acpErrorOf(() => v2.decodeParams(Methods.initialize, { protocolVersion: 2, capabilities: {} })).message,
+    ).toBe("Invalid params: params: must have required property 'info'");
+    expect(acpErrorOf(() => v1.decodeParams(Methods.initialize, { protocolVersion: '1.0.0' })).message).toMatch(
       /^Invalid params: params\.protocolVersion: must be integer/,
     );
-    const e = error(() => v2.decodeResult(Methods.initialize, { protocolVersion: 2, info: { name: 'x' } }));
+    const e = acpErrorOf(() => v2.decodeResult(Methods.initialize, { protocolVersion: 2, info: { name: 'x' } }));
     expect(e.code).toBe(-32602);
     expect(e.message).toBe("Invalid result: result.info: must have required property 'version'");
   });
@@ -383,7 +374,7 @@ describe('session setup', () => {
       sse,
     ]);
     expect(back).toEqual({ cwd: '/w', mcpServers: [stdio, http, sse] });
-    expect(error(() => v1.decodeParams(Methods.sessionNew, { cwd: '/w' })).message).toBe(
+    expect(acpErrorOf(() => v1.decodeParams(Methods.sessionNew, { cwd: '/w' })).message).toBe(
       "Invalid params: params: must have required property 'mcpServers'",
     );
   });
@@ -473,7 +464,7 @@ describe('session setup', () => {
       { sessionId: 's', configId: 'b', value: false, type: 'boolean' },
     );
     expect(
-      error(() => v2.decodeParams(Methods.sessionSetConfigOption, { sessionId: 's', configId: 'm', value: 'x' }))
+      acpErrorOf(() => v2.decodeParams(Methods.sessionSetConfigOption, { sessionId: 's', configId: 'm', value: 'x' }))
         .message,
     ).toMatch(/^Invalid params: params: must have required property 'type'/);
     fc.assert(
@@ -498,7 +489,7 @@ describe('session/prompt', () => {
       prompt: [prompt[0], { type: 'resource_link', uri: 'file:///a', name: 'a' }],
     });
     expect(paramsTrip(2, Methods.sessionPrompt, { sessionId: 's', prompt }).back).toEqual({ sessionId: 's', prompt });
-    expect(error(() => v2.decodeParams(Methods.sessionPrompt, { sessionId: 's', prompt: [] })).message).toBe(
+    expect(acpErrorOf(() => v2.decodeParams(Methods.sessionPrompt, { sessionId: 's', prompt: [] })).message).toBe(
       'Invalid params: params.prompt: must NOT have fewer than 1 items',
     );
   });
@@ -512,15 +503,15 @@ describe('session/prompt', () => {
     }
     expect(resultTrip(1, Methods.sessionPrompt, { stopReason: '_handoff' }).wire).toEqual({ stopReason: 'end_turn' });
     // `error` has no v1 stop reason: the prompt is answered with a JSON-RPC error instead
-    const e = error(() =>
+    const e = acpErrorOf(() =>
       v1.encodeResult(Methods.sessionPrompt, {
         stopReason: 'error',
         error: { code: -32000, message: 'Authentication required' },
       }),
     );
     expect(e.toJSON()).toEqual({ code: -32000, message: 'Authentication required' });
-    expect(error(() => v1.encodeResult(Methods.sessionPrompt, { stopReason: 'error' })).code).toBe(-32603);
-    expect(error(() => v1.decodeResult(Methods.sessionPrompt, { stopReason: 'error' })).message).toMatch(
+    expect(acpErrorOf(() => v1.encodeResult(Methods.sessionPrompt, { stopReason: 'error' })).code).toBe(-32603);
+    expect(acpErrorOf(() => v1.decodeResult(Methods.sessionPrompt, { stopReason: 'error' })).message).toMatch(
       /^Invalid result: result\.stopReason: must be equal to one of/,
     );
   });
@@ -532,8 +523,8 @@ describe('session/prompt', () => {
     });
     expect(v2.decodeResult(Methods.sessionPrompt, {})).toEqual({});
     expect(v2.decodeResult(Methods.sessionPrompt, null)).toEqual({});
-    expect(error(() => v2.encodeResult(Methods.sessionPrompt, { stopReason: 'end_turn' })).code).toBe(-32603);
-    expect(error(() => v2.decodeResult(Methods.sessionPrompt, { messageId: 5 })).message).toBe(
+    expect(acpErrorOf(() => v2.encodeResult(Methods.sessionPrompt, { stopReason: 'end_turn' })).code).toBe(-32603);
+    expect(acpErrorOf(() => v2.decodeResult(Methods.sessionPrompt, { messageId: 5 })).message).toBe(
       'Invalid result: result.messageId: must be string',
     );
   });
@@ -660,7 +651,7 @@ describe('session/request_permission', () => {
     ).toBe('file_changes');
     const command = { sessionId: 's', title: 'Run?', options, subject: { type: 'command', command: 'ls', cwd: '/w' } };
     expect(paramsTrip(2, Methods.requestPermission, command).back).toEqual(command);
-    expect(error(() => v2.decodeParams(Methods.requestPermission, { sessionId: 's', options })).message).toBe(
+    expect(acpErrorOf(() => v2.decodeParams(Methods.requestPermission, { sessionId: 's', options })).message).toBe(
       "Invalid params: params: must have required property 'title'",
     );
   });
@@ -685,16 +676,16 @@ describe('other methods', () => {
       line: 3,
     });
     expect(paramsTrip(1, Methods.sessionCancel, { sessionId: 's' }).back).toEqual({ sessionId: 's' });
-    expect(error(() => v1.decodeParams(Methods.terminalCreate, { sessionId: 's' })).message).toBe(
+    expect(acpErrorOf(() => v1.decodeParams(Methods.terminalCreate, { sessionId: 's' })).message).toBe(
       "Invalid params: params: must have required property 'command'",
     );
     // session/update: only the envelope is checked; the body is the update decoder's job
     const future = { sessionId: 's', update: { sessionUpdate: 'subagent_update', x: 1 } };
     expect(v1.decodeParams(Methods.sessionUpdate, future)).toBe(future);
-    expect(error(() => v1.decodeParams(Methods.sessionUpdate, { update: {} })).message).toBe(
+    expect(acpErrorOf(() => v1.decodeParams(Methods.sessionUpdate, { update: {} })).message).toBe(
       "Invalid params: params: must have required property 'sessionId'",
     );
-    expect(error(() => v2.decodeParams(Methods.sessionUpdate, { sessionId: 's', update: 3 })).message).toBe(
+    expect(acpErrorOf(() => v2.decodeParams(Methods.sessionUpdate, { sessionId: 's', update: 3 })).message).toBe(
       'Invalid params: params.update: must be object',
     );
     // extension methods are not validated and pass through

@@ -5,7 +5,8 @@
 // may call them (ACP-V1-CLOSE-01, ACP-ALL-DEL-01).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AcpError, Methods, type AgentCapabilities, type NeutralMethod } from '../src/index.js';
+import { acpErrorOf, roundTrip } from '../../../test/support/codec-trip.js';
+import { Methods, type AgentCapabilities } from '../src/index.js';
 import { codecFor } from '../src/codec/index.js';
 import { agentMethodSupported } from '../src/codec/method-names.js';
 import { getValidator } from '../src/validation/validator.js';
@@ -14,38 +15,14 @@ import { id } from '../../../test/support/codec-arbitraries.js';
 const METHODS = [Methods.sessionClose, Methods.sessionDelete] as const;
 const meta = fc.option(fc.constant({ 'acme.dev/x': [1, 'two'] }), { nil: undefined });
 
-function trip(version: 1 | 2, kind: 'params' | 'result', method: NeutralMethod, neutral: object): unknown {
-  const codec = codecFor(version);
-  expect(codec.wireMethod(method)).toBe(method);
-  const encoded =
-    kind === 'params'
-      ? codec.encodeParams(method, neutral as never)
-      : codec.encodeResult(method as never, neutral as never);
-  const wire: unknown = JSON.parse(JSON.stringify(encoded));
-  const v = getValidator(version);
-  const failure = kind === 'params' ? v.params(method, wire) : v.result(method, wire);
-  expect(failure, `${method} ${kind}: ${JSON.stringify(wire)}`).toBeNull();
-  return kind === 'params' ? codec.decodeParams(method, wire) : codec.decodeResult(method as never, wire);
-}
-
-function refusal(f: () => unknown): AcpError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof AcpError) return e;
-    throw e;
-  }
-  throw new Error('expected an AcpError');
-}
-
 describe.each([1, 2] as const)('session/close and session/delete, v%i codec', (version) => {
   it('params and the empty result round-trip through the schema, _meta kept', () => {
     fc.assert(
       fc.property(id, meta, (sessionId, m) => {
         for (const method of METHODS) {
           const params = m ? { sessionId, _meta: m } : { sessionId };
-          expect(trip(version, 'params', method, params)).toEqual(params);
-          expect(trip(version, 'result', method, m ? { _meta: m } : {})).toEqual(m ? { _meta: m } : {});
+          expect(roundTrip(version, 'params', method, params)).toEqual(params);
+          expect(roundTrip(version, 'result', method, m ? { _meta: m } : {})).toEqual(m ? { _meta: m } : {});
         }
       }),
       { numRuns: 50 },
@@ -55,10 +32,10 @@ describe.each([1, 2] as const)('session/close and session/delete, v%i codec', (v
   it('params without a string sessionId are -32602 naming it', () => {
     const codec = codecFor(version);
     for (const method of METHODS) {
-      const missing = refusal(() => codec.decodeParams(method, {}));
+      const missing = acpErrorOf(() => codec.decodeParams(method, {}));
       expect(missing.code).toBe(-32602);
       expect(missing.message).toContain("must have required property 'sessionId'");
-      expect(refusal(() => codec.decodeParams(method, { sessionId: 7 })).code).toBe(-32602);
+      expect(acpErrorOf(() => codec.decodeParams(method, { sessionId: 7 })).code).toBe(-32602);
     }
   });
 

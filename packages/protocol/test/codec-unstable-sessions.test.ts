@@ -4,7 +4,8 @@
 // The capability markers follow the object-marker semantics (ACP-V1-CAP-02, ACP-V2-CAP-01).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AcpError, Methods, type AgentCapabilities, type NeutralMethod } from '../src/index.js';
+import { acpErrorOf, roundTrip } from '../../../test/support/codec-trip.js';
+import { Methods, type AgentCapabilities } from '../src/index.js';
 import { codecFor } from '../src/codec/index.js';
 import { agentMethodSupported } from '../src/codec/method-names.js';
 import { getValidator } from '../src/validation/validator.js';
@@ -13,33 +14,18 @@ import { absPath, configOption, id } from '../../../test/support/codec-arbitrari
 const meta = fc.option(fc.constant({ 'acme.dev/x': 1 }), { nil: undefined });
 const withMeta = <T extends object>(o: T, m: object | undefined): T => (m ? { ...o, _meta: m } : o);
 
-function trip(version: 1 | 2, kind: 'params' | 'result', method: NeutralMethod, neutral: unknown): unknown {
-  const codec = codecFor(version);
-  const wireName = codec.wireMethod(method);
-  expect(wireName, method).toBe(method);
-  const encoded =
-    kind === 'params'
-      ? codec.encodeParams(method, neutral as never)
-      : codec.encodeResult(method as never, neutral as never);
-  const wire: unknown = JSON.parse(JSON.stringify(encoded));
-  const v = getValidator(version);
-  const failure = kind === 'params' ? v.params(method, wire) : v.result(method, wire);
-  expect(failure, `${method} ${kind}: ${JSON.stringify(wire)}`).toBeNull();
-  return kind === 'params' ? codec.decodeParams(method, wire) : codec.decodeResult(method as never, wire);
-}
-
 describe.each([1, 2] as const)('unstable session methods, v%i codec', (version) => {
   it('session/fork params and result round-trip through the unstable schema', () => {
     fc.assert(
       fc.property(id, absPath, fc.array(absPath, { maxLength: 2 }), meta, (sessionId, cwd, dirs, m) => {
         const params = withMeta({ sessionId, cwd, additionalDirectories: dirs, mcpServers: [] }, m);
-        expect(trip(version, 'params', Methods.sessionFork, params)).toEqual(params);
+        expect(roundTrip(version, 'params', Methods.sessionFork, params)).toEqual(params);
       }),
       { numRuns: 50 },
     );
     fc.assert(
       fc.property(id, fc.array(configOption, { maxLength: 2 }), (sessionId, configOptions) => {
-        const back = trip(version, 'result', Methods.sessionFork, { sessionId, configOptions });
+        const back = roundTrip(version, 'result', Methods.sessionFork, { sessionId, configOptions });
         expect(back).toMatchObject({ sessionId });
       }),
       { numRuns: 50 },
@@ -50,46 +36,39 @@ describe.each([1, 2] as const)('unstable session methods, v%i codec', (version) 
     fc.assert(
       fc.property(id, fc.string({ minLength: 1, maxLength: 20 }), meta, (sessionId, title, m) => {
         for (const method of [Methods.sessionArchive, Methods.sessionUnarchive, Methods.sessionStatus]) {
-          expect(trip(version, 'params', method, withMeta({ sessionId }, m))).toEqual(withMeta({ sessionId }, m));
+          expect(roundTrip(version, 'params', method, withMeta({ sessionId }, m))).toEqual(withMeta({ sessionId }, m));
         }
-        expect(trip(version, 'result', Methods.sessionArchive, {})).toEqual({});
+        expect(roundTrip(version, 'result', Methods.sessionArchive, {})).toEqual({});
         const setTitle = withMeta({ sessionId, title }, m);
-        expect(trip(version, 'params', Methods.sessionSetTitle, setTitle)).toEqual(setTitle);
-        expect(trip(version, 'result', Methods.sessionSetTitle, { title })).toEqual({ title });
+        expect(roundTrip(version, 'params', Methods.sessionSetTitle, setTitle)).toEqual(setTitle);
+        expect(roundTrip(version, 'result', Methods.sessionSetTitle, { title })).toEqual({ title });
       }),
       { numRuns: 50 },
     );
     const status = { status: 'open', state: { state: 'running' } };
-    expect(trip(version, 'result', Methods.sessionStatus, status)).toEqual(version === 2 ? status : { status: 'open' });
+    expect(roundTrip(version, 'result', Methods.sessionStatus, status)).toEqual(
+      version === 2 ? status : { status: 'open' },
+    );
     // a custom status passes (the client reads an unknown one as `saved`)
-    expect(trip(version, 'result', Methods.sessionStatus, { status: '_parked' })).toEqual({ status: '_parked' });
+    expect(roundTrip(version, 'result', Methods.sessionStatus, { status: '_parked' })).toEqual({ status: '_parked' });
     // the archive filter of session/list and `archived` of its entries
-    expect(trip(version, 'params', Methods.sessionList, { archived: 'only' })).toEqual({ archived: 'only' });
+    expect(roundTrip(version, 'params', Methods.sessionList, { archived: 'only' })).toEqual({ archived: 'only' });
     const listed = { sessions: [{ sessionId: 's1', cwd: '/w', archived: true }] };
-    expect(trip(version, 'result', Methods.sessionList, listed)).toEqual(listed);
+    expect(roundTrip(version, 'result', Methods.sessionList, listed)).toEqual(listed);
   });
 
   it('refuses what the unstable schema refuses: -32602 naming the field', () => {
     const codec = codecFor(version);
-    const missing = (f: () => unknown): AcpError => {
-      try {
-        f();
-      } catch (e) {
-        if (e instanceof AcpError) return e;
-        throw e;
-      }
-      throw new Error('expected an AcpError');
-    };
-    expect(missing(() => codec.decodeParams(Methods.sessionFork, { sessionId: 's' })).message).toContain(
+    expect(acpErrorOf(() => codec.decodeParams(Methods.sessionFork, { sessionId: 's' })).message).toContain(
       "must have required property 'cwd'",
     );
-    expect(missing(() => codec.decodeParams(Methods.sessionSetTitle, { sessionId: 's', title: null })).code).toBe(
+    expect(acpErrorOf(() => codec.decodeParams(Methods.sessionSetTitle, { sessionId: 's', title: null })).code).toBe(
       -32602,
     );
-    expect(missing(() => codec.decodeResult(Methods.sessionStatus, {})).message).toContain(
+    expect(acpErrorOf(() => codec.decodeResult(Methods.sessionStatus, {})).message).toContain(
       "must have required property 'status'",
     );
-    expect(missing(() => codec.decodeResult(Methods.sessionSetTitle, { title: 3 })).message).toContain(
+    expect(acpErrorOf(() => codec.decodeResult(Methods.sessionSetTitle, { title: 3 })).message).toContain(
       'Invalid result',
     );
   });
