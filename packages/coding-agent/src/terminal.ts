@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { Socket } from 'node:net';
 import type { AnyToolCallContent, SessionUpdate } from '@acp-kit/protocol';
 import type { AgentSession, ClientTerminal } from '@acp-kit/agent';
@@ -148,6 +148,25 @@ export function signalToolProcesses(sig: NodeJS.Signals = 'SIGTERM'): void {
 const WATCHED = `{ if IFS= read -r m <&3 && [ "$m" = done ]; then :; else kill -KILL 0; fi; } </dev/null >/dev/null 2>&1 &
 exec 3<&-; exec ${SHELL} -c "$1"`;
 
+/**
+ * The command and whatever holds its output are done: release the watcher of {@link WATCHED} (it
+ * holds fd 3, so the child's 'close' waits for it) without killing what the command left in the
+ * background.
+ */
+function releaseWatcherWhenDone(child: ChildProcess): void {
+  const fd3 = child.stdio[3];
+  const lifeline = fd3 instanceof Socket ? fd3 : null;
+  if (!lifeline || !child.stdout || !child.stderr) return;
+  lifeline.on('error', () => undefined); // the watcher is gone with its group: nothing to tell
+  let pending = 3;
+  const release = () => {
+    if (--pending === 0) lifeline.end('done\n');
+  };
+  child.once('exit', release);
+  child.stdout.once('close', release);
+  child.stderr.once('close', release);
+}
+
 async function runLocal(
   session: AgentSession,
   command: string,
@@ -157,9 +176,22 @@ async function runLocal(
   if (o.signal.aborted) throw abortError(o.signal);
   const v2 = session.client.protocolVersion === 2;
   const terminalId = v2 ? session.newId('term') : undefined;
+  // ACP-V2-TERM-13: `terminal/cancel` stops the command (the terminal stays, with its exit status);
+  // registered before the terminal is announced, so a cancel can never find it unknown
+  let cancel = () => {
+    cancelRequested = true;
+  };
+  let cancelRequested = false;
+  const offCancel = terminalId ? session.onCancelTerminal?.(terminalId, () => cancel()) : undefined;
   if (terminalId) {
     // ACP-V2-TERM-05/06: command on the first update, absolute cwd
-    await o.send({ sessionUpdate: 'terminal_update', terminalId, command, cwd: o.cwd });
+    await o.send({
+      sessionUpdate: 'terminal_update',
+      terminalId,
+      command,
+      cwd: o.cwd,
+      ...(offCancel ? { capabilities: { cancel: {} } } : {}),
+    });
     await o.progress({ type: 'terminal', terminalId });
   }
   const buf = new OutputBuffer(limit);
@@ -175,21 +207,8 @@ async function runLocal(
   const { stdout, stderr } = child;
   // not reached: both are 'pipe' above
   if (!stdout || !stderr) throw new Error('run_command: the spawned shell has no stdout/stderr pipe');
-  const fd3 = child.stdio[3];
-  const lifeline = posix && fd3 instanceof Socket ? fd3 : null;
-  lifeline?.on('error', () => undefined); // the watcher is gone with its group: nothing to tell
   if (posix && child.pid !== undefined) liveGroups.add(child.pid);
-  if (lifeline) {
-    // the command and whatever holds its output are done: release the watcher (it holds fd 3,
-    // so 'close' below waits for it) without killing what the command left in the background
-    let pending = 3;
-    const release = () => {
-      if (--pending === 0) lifeline.end('done\n');
-    };
-    child.once('exit', release);
-    stdout.once('close', release);
-    stderr.once('close', release);
-  }
+  if (posix) releaseWatcherWhenDone(child);
   let timedOut = false;
   let aborted = false;
   let sending: Promise<void> = Promise.resolve();
@@ -213,6 +232,8 @@ async function runLocal(
     stop();
   };
   o.signal.addEventListener('abort', onAbort, { once: true });
+  cancel = stop;
+  if (cancelRequested) stop();
   const timeout = setTimeout(() => {
     timedOut = true;
     stop();
@@ -224,6 +245,7 @@ async function runLocal(
     clearTimeout(timeout);
     if (killTimer) clearTimeout(killTimer);
     o.signal.removeEventListener('abort', onAbort);
+    offCancel?.();
     if (child.pid !== undefined) liveGroups.delete(child.pid);
   });
   await sending;

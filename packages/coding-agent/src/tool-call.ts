@@ -243,8 +243,50 @@ export async function runCall(ctx: TurnContext, c: PendingCall): Promise<CallOut
         );
       }
     }
-    await send({ sessionUpdate: 'tool_call_update', toolCallId: c.acpId, status: 'in_progress' });
-    const out: ToolOutcome = await tool.execute(input, toolCtx);
+    return await executeCall(ctx, c, tool, input, toolCtx);
+  } catch (e) {
+    if (turn.signal.aborted || isAbortError(e)) return cancelledCall(ctx, c);
+    return fail(ctx, c, `Error: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** The turn was cancelled while `c` ran or waited: the call ends with the turn (v1 `failed`, v2 `cancelled`). */
+async function cancelledCall(ctx: TurnContext, c: PendingCall): Promise<CallOutcome> {
+  await ctx.send({
+    sessionUpdate: 'tool_call_update',
+    toolCallId: c.acpId,
+    status: ctx.cancelledStatus,
+    content: [textContent('Cancelled.')],
+  });
+  return { output: 'Cancelled by the user.', isError: true, cancelled: true };
+}
+
+/**
+ * `in_progress` -> `completed` / `failed`. In v2 the running call advertises `capabilities.cancel`
+ * (ACP-V2-TOOL-11): `tool_call/cancel` aborts this call alone, it ends `cancelled`, and the turn
+ * goes on (the model is told), unlike a cancel of the turn.
+ */
+async function executeCall(
+  ctx: TurnContext,
+  c: PendingCall,
+  tool: Tool,
+  input: unknown,
+  toolCtx: ToolContext,
+): Promise<CallOutcome> {
+  const { session, turn, send } = ctx;
+  const own = new AbortController();
+  const off = session.client.protocolVersion === 2 ? session.onCancelToolCall?.(c.acpId, () => own.abort()) : undefined;
+  await send({
+    sessionUpdate: 'tool_call_update',
+    toolCallId: c.acpId,
+    status: 'in_progress',
+    ...(off ? { capabilities: { cancel: {} } } : {}),
+  });
+  try {
+    const out: ToolOutcome = await tool.execute(input, {
+      ...toolCtx,
+      signal: AbortSignal.any([turn.signal, own.signal]),
+    });
     await send({
       sessionUpdate: 'tool_call_update',
       toolCallId: c.acpId,
@@ -255,15 +297,15 @@ export async function runCall(ctx: TurnContext, c: PendingCall): Promise<CallOut
     });
     return { output: out.result, isError: out.isError };
   } catch (e) {
-    if (turn.signal.aborted || isAbortError(e)) {
-      await send({
-        sessionUpdate: 'tool_call_update',
-        toolCallId: c.acpId,
-        status: ctx.cancelledStatus,
-        content: [textContent('Cancelled.')],
-      });
-      return { output: 'Cancelled by the user.', isError: true, cancelled: true };
-    }
-    return fail(ctx, c, `Error: ${e instanceof Error ? e.message : String(e)}`);
+    if (!own.signal.aborted || turn.signal.aborted) throw e;
+    await send({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: c.acpId,
+      status: 'cancelled',
+      content: [textContent('Cancelled by the client (tool_call/cancel).')],
+    });
+    return { output: 'The user cancelled this tool call before it finished.', isError: true };
+  } finally {
+    off?.();
   }
 }

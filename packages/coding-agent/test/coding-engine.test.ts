@@ -471,6 +471,54 @@ describe('coding agent turn engine (demo model)', () => {
     expect(final.content[0].content.text).toContain('exit code 3');
   });
 
+  it('v2 tool_call/cancel (ACP-V2-TOOL-11): the running call advertises cancel; cancelling it ends it cancelled and the turn goes on', async () => {
+    const h = await start(2, { agent: { mode: 'auto' } });
+    const turn = h.turn('run sleep 30; echo never');
+    const running = await h.waitFor(
+      (u) => u.sessionUpdate === 'tool_call_update' && u.status === 'in_progress' && u.capabilities?.cancel != null,
+    );
+    await h.waitFor((u) => u.sessionUpdate === 'terminal_update' && u.command !== undefined);
+    expect(
+      await h.peer.request('tool_call/cancel', { sessionId: h.sessionId, toolCallId: running.toolCallId }),
+    ).toEqual({});
+    const r = await turn;
+    // only the call: the turn itself was not cancelled, the model was told and finished
+    expect(r.stopReason).toBe('end_turn');
+    const final = toolUpdates(r.updates)
+      .filter((u) => u.toolCallId === running.toolCallId)
+      .at(-1)!;
+    expect(final.status).toBe('cancelled');
+    expect(r.updates.find((u) => u.sessionUpdate === 'terminal_update' && u.exitStatus)?.exitStatus.signal).toBe(
+      'SIGTERM',
+    );
+    // final now: a second cancel is -32602 naming the field
+    await expect(
+      h.peer.request('tool_call/cancel', { sessionId: h.sessionId, toolCallId: running.toolCallId }),
+    ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('params.toolCallId') });
+  });
+
+  it('v2 terminal/cancel (ACP-V2-TERM-13): the display terminal advertises cancel; cancelling stops the command, the terminal keeps its exit status, the turn goes on', async () => {
+    const h = await start(2, { agent: { mode: 'auto' } });
+    const turn = h.turn('run sleep 30; echo never');
+    const term = await h.waitFor((u) => u.sessionUpdate === 'terminal_update' && u.capabilities?.cancel != null);
+    expect(await h.peer.request('terminal/cancel', { sessionId: h.sessionId, terminalId: term.terminalId })).toEqual(
+      {},
+    );
+    const r = await turn;
+    expect(r.stopReason).toBe('end_turn');
+    const exit = r.updates.find((u) => u.sessionUpdate === 'terminal_update' && u.exitStatus);
+    expect(exit).toMatchObject({ terminalId: term.terminalId, exitStatus: { signal: 'SIGTERM' } });
+    // the tool call is not cancelled by it: it ends as the killed command makes it end
+    expect(toolUpdates(r.updates).at(-1)!.status).toBe('failed');
+    const output = Buffer.concat(
+      r.updates.filter((u) => u.sessionUpdate === 'terminal_output_chunk').map((u) => Buffer.from(u.data, 'base64')),
+    ).toString();
+    expect(output).not.toContain('never');
+    await expect(
+      h.peer.request('terminal/cancel', { sessionId: h.sessionId, terminalId: term.terminalId }),
+    ).rejects.toMatchObject({ code: -32602 });
+  });
+
   it('v2: a local command streams into an agent-owned display terminal (ACP-V2-TERM-05/06/08)', async () => {
     const h = await start(2, { agent: { mode: 'auto' } });
     const r = await h.turn("run printf 'a\\nb\\n'; printf 'c' 1>&2");
