@@ -36,9 +36,15 @@ const inProcessKit =
     return { closed, close: () => lines.close() };
   };
 
-async function check(kitBreak: string, auth?: string, asProcess = false): Promise<CheckRun> {
+/** The per-entity cancel cases: the kit's fixtures have no cancellable entity, except ours (tool_cancel_*). */
+const ENTITY_CASES = new Set(['cancel/tool-call', 'cancel/terminal']);
+
+async function check(kitBreak: string, auth?: string, asProcess = false, cancelPrompt = '__hang__'): Promise<CheckRun> {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-kit-')));
-  const cases = ALL_CASES.filter((c) => c.name !== 'jsonrpc/batch');
+  // with the hanging cancel prompt, an entity case waits the whole turn timeout for nothing
+  const entity = (name: string) =>
+    cancelPrompt !== '__hang__' || (kitBreak.startsWith('tool_cancel_') && name === 'cancel/tool-call');
+  const cases = ALL_CASES.filter((c) => c.name !== 'jsonrpc/batch' && (!ENTITY_CASES.has(c.name) || entity(c.name)));
   const agent = asProcess
     ? { command: process.execPath, args: [KIT_V2], env: { KIT_BREAK: kitBreak } }
     : { inProcess: inProcessKit(kitBreak) };
@@ -49,7 +55,7 @@ async function check(kitBreak: string, auth?: string, asProcess = false): Promis
         cwd,
         timeoutMs: 5000,
         prompt: 'go',
-        cancelPrompt: '__hang__',
+        cancelPrompt,
         clientVersion: 'test',
         ...(auth ? { auth } : {}),
       },
@@ -63,7 +69,7 @@ async function check(kitBreak: string, auth?: string, asProcess = false): Promis
 
 // A fixture whose turn never ends makes its case wait the checker's whole turn timeout (4 x 5 s) on
 // nothing: its check starts with the file, so that wait overlaps the checks of the tests before it.
-const EARLY = ['close_without_cancelled'];
+const EARLY = ['close_without_cancelled', 'tool_cancel_ignored'];
 const early = new Map<string, Promise<CheckRun>>();
 beforeAll(() => {
   for (const kitBreak of EARLY) {
@@ -119,6 +125,11 @@ describe('checker calibration on the conformance kit fixtures (v2)', () => {
     ['resume_answers_before_replay (ours: session/resume answered, then the replay)', ['ACP-V2-RESUME-03']],
     ['logout_ok (ours: an agent auth method, auth/logout answers {})', []],
     ['logout_missing (ours: an agent auth method, no auth/logout)', ['ACP-V2-AUTH-01']],
+    // it also "answers" the checker's $/cancel_request of an id never sent: a response to no request
+    [
+      'cancel_request_twice (ours: a request cancelled with $/cancel_request is answered twice)',
+      ['ACP-ALL-CREQ-04', 'ACP-ALL-RPC-03'],
+    ],
     // last: its check started with the file (EARLY) and waits out the turn timeout meanwhile
     [
       'close_without_cancelled (ours: session/close of a busy session drops the turn without an idle cancelled)',
@@ -134,6 +145,23 @@ describe('checker calibration on the conformance kit fixtures (v2)', () => {
     },
     60_000,
   );
+
+  // draft rows (sdk:v2): reported, never in the verdict, so judged here by their own status
+  it('tool_call/cancel (ACP-V2-TOOL-11, draft): a confirmed cancel passes, an accepted one never confirmed fails; no cancellable call is not applicable', async () => {
+    const status = (run: CheckRun, id: string) => run.requirements.find((r) => r.id === id)?.status;
+    const ok = await checkFixture('tool_cancel_ok');
+    expect(status(ok, 'ACP-V2-TOOL-11'), explain(ok)).toBe('pass');
+    const ignored = await checkFixture('tool_cancel_ignored');
+    expect(status(ignored, 'ACP-V2-TOOL-11')).toBe('fail');
+    expect(ignored.requirements.find((r) => r.id === 'ACP-V2-TOOL-11')?.failures[0]?.message).toMatch(
+      /accepted, but a tool_call_update with a final status .* never came/,
+    );
+    expect(ignored.conformant).toBe(true);
+    // a turn that ends without a running call: nothing to cancel
+    const none = await check('session', undefined, false, 'go');
+    expect(none.cases.find((c) => c.name === 'cancel/tool-call')).toMatchObject({ status: 'not-applicable' });
+    expect(none.cases.find((c) => c.name === 'cancel/terminal')).toMatchObject({ status: 'not-applicable' });
+  });
 
   it('logout_errors (ours): after a login (--auth), an auth/logout that fails is ACP-ALL-AUTH-01; without a login it is not exercised', async () => {
     const run = await check('logout_errors', 'acct');

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentDefinition } from '../../agent/src/types.js';
 import { checkAgent, formatText, type CheckRun } from '../src/checker/index.js';
 import { fixtureAgent } from '../../../test/support/checker-agents.js';
+import { createCodingAgent, createDemoModel } from '../../coding-agent/src/coding-agent.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/checker/agent.mjs', import.meta.url));
 const failed = (run: CheckRun) =>
@@ -67,6 +68,22 @@ describe('acp-kit/checker: checkAgent', () => {
     const [cwd] = [...cwds];
     expect(cwd).toMatch(/acp-kit-check-/);
     expect(existsSync(cwd!)).toBe(false);
+  });
+
+  it('the built-in agent: tool_call/cancel, terminal/cancel (v2) and $/cancel_request (both versions) are exercised and pass', async () => {
+    // the method each case sends, and the requirement it judges
+    const byMethod: Record<string, string> = {
+      'tool_call/cancel': 'ACP-V2-TOOL-11',
+      'terminal/cancel': 'ACP-V2-TERM-13',
+      '$/cancel_request': 'ACP-ALL-CREQ-04',
+    };
+    // the default prompt (`run sleep 3`) asks to run a command: the entity cases allow it and cancel it
+    const run = await checkAgent(createCodingAgent({ model: createDemoModel() }), { only: Object.values(byMethod) });
+    expect(failed(run)).toEqual([]);
+    for (const [method, id] of Object.entries(byMethod)) {
+      const versions = run.requirements.filter((r) => r.id === id && r.status === 'pass').map((r) => r.protocol);
+      expect(versions, `${method} (${id})`).toEqual(method === '$/cancel_request' ? [1, 2] : [2]);
+    }
   });
 
   it('a v2 turn that ends after the session/close answer and a later round trip still counts as cancelled by the close (ACP-ALL-CLOSE-01)', async () => {

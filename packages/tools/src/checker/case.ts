@@ -104,9 +104,10 @@ export class CaseContext {
   readonly permissionRequests: WireMessage[] = [];
   /**
    * How permission requests are answered: `reject` (the reject option), `hold` (not until the case
-   * answers them), `cancelled` (outcome cancelled, as a client does after it cancelled the turn).
+   * answers them), `cancelled` (outcome cancelled, as a client does after it cancelled the turn),
+   * `allow` (an allow option, for the cases that need a tool to run).
    */
-  permissionPolicy: 'reject' | 'hold' | 'cancelled' = 'reject';
+  permissionPolicy: 'reject' | 'hold' | 'cancelled' | 'allow' = 'reject';
   private readonly drivers: AgentDriver[] = [];
   readonly driver: AgentDriver;
 
@@ -296,11 +297,12 @@ export class CaseContext {
     if (this.permissionPolicy === 'cancelled') return { result: { outcome: { outcome: 'cancelled' } } };
     const options = at(m, 'params', 'options');
     const list = Array.isArray(options) ? options : [];
-    const reject =
-      list.find((o) => at(o, 'kind') === 'reject_once') ?? list.find((o) => at(o, 'kind') === 'reject_always');
+    const [once, always] =
+      this.permissionPolicy === 'allow' ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always'];
+    const pick = list.find((o) => at(o, 'kind') === once) ?? list.find((o) => at(o, 'kind') === always);
     return {
       result: {
-        outcome: reject ? { outcome: 'selected', optionId: at(reject, 'optionId') } : { outcome: 'cancelled' },
+        outcome: pick ? { outcome: 'selected', optionId: at(pick, 'optionId') } : { outcome: 'cancelled' },
       },
     };
   }

@@ -205,6 +205,21 @@ const rows: ReadonlyArray<readonly [string, Tier, string]> = [
   ['ACP-V2-CANCEL-06', 'MUST', 'Abort errors become the `cancelled` stop reason, never `error`.'],
   ['ACP-V2-CANCEL-07', 'MUST', 'Updates produced after the cancel precede the idle `cancelled` update.'],
   [
+    'ACP-V2-TOOL-11',
+    'draft',
+    '`tool_call/cancel` only for calls advertising `capabilities.cancel`; agent answers `{}` and reports the final status.',
+  ],
+  [
+    'ACP-V2-TERM-13',
+    'draft',
+    '`terminal/cancel` only when advertised; agent answers `{}`, reports `exitStatus` and keeps the terminal.',
+  ],
+  [
+    'ACP-ALL-CREQ-04',
+    'MUST',
+    'A cancelled request is still answered once: a result or -32800; unknown ids are ignored.',
+  ],
+  [
     'ACP-ALL-PERM-04',
     'MUST',
     'Permission options have `optionId`, `name`, `kind`; a `selected` outcome names an offered option.',

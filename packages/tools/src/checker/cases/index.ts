@@ -1,5 +1,6 @@
 import type { CheckCase } from '../case.js';
 import { cancelTurn, closeBusySession } from './cancel.js';
+import { cancelRequest, cancelTerminal, cancelToolCall } from './entity-cancel.js';
 import { customPromptBlock, extensionMethods, metaEverywhere } from './extensions.js';
 import { initializeBasic, initializeOldVersion, initializeUnknownVersion, logout } from './initialize.js';
 import { mcpClientServer } from './mcp.js';
@@ -40,6 +41,9 @@ export const ALL_CASES: readonly CheckCase[] = [
   mcpClientServer,
   cancelTurn,
   closeBusySession,
+  cancelToolCall,
+  cancelTerminal,
+  cancelRequest,
   extensionMethods,
   metaEverywhere,
   customPromptBlock,
