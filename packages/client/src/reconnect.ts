@@ -3,7 +3,10 @@ import {
   ErrorCode,
   type AnyContentBlock,
   type AnySessionUpdate,
+  type ErrorObject,
   type MessageRole,
+  type StateUpdate,
+  type StopReason,
   type SessionState,
 } from '@acp-kit/protocol';
 import { ConnectionClosedError, type CloseInfo } from '@acp-kit/protocol/rpc';
@@ -250,6 +253,10 @@ export class ReconnectingSession {
   private readonly listeners = new Set<ReconnectingUpdateListener>();
   private unsubscribe: () => void;
   private ended: Error | undefined;
+  /** The end of a turn the connection dropped in, as the resume snapshot named it (`_meta`, see {@link missedEnd}). */
+  private resumedEnd: TurnEnd | undefined;
+  /** prompts of this session waiting for their turn's end */
+  private waiting = 0;
 
   /** @internal */
   constructor(
@@ -293,6 +300,7 @@ export class ReconnectingSession {
   async prompt(content: string | AnyContentBlock[], options: PromptOptions = {}): Promise<PromptResult> {
     const session = await this.ready();
     const asked = userMessageCount(session.state);
+    this.waiting++;
     try {
       return await session.prompt(content, options);
     } catch (e) {
@@ -303,10 +311,15 @@ export class ReconnectingSession {
       if (userMessageCount(resumed.state) <= asked) return this.prompt(content, options);
       const fg = resumed.state.foreground;
       if (fg.state === 'idle') {
-        return { stopReason: fg.lastStopReason ?? null, ...(fg.lastError ? { error: fg.lastError } : {}) };
+        // the replayed history has no turn ends (they are live updates): the snapshot names the last one
+        const end =
+          fg.lastStopReason != null ? { stopReason: fg.lastStopReason, error: fg.lastError } : this.resumedEnd;
+        return { stopReason: end?.stopReason ?? null, ...(end?.error ? { error: end.error } : {}) };
       }
       const idle = await resumed.nextIdle();
       return { stopReason: idle.stopReason ?? null, ...(idle.error ? { error: idle.error } : {}) };
+    } finally {
+      this.waiting--;
     }
   }
 
@@ -333,21 +346,31 @@ export class ReconnectingSession {
     // what the client already shows of the session-wide state: a resume re-announces it (foreground
     // state snapshot, config options, ...), which is no news to listeners unless it changed meanwhile
     const shown = new Map<string, string>();
-    for (const [kind, view] of SNAPSHOT_VIEWS) shown.set(kind, JSON.stringify(view(held)));
+    for (const [kind, view] of SNAPSHOT_VIEWS) shown.set(kind, stableJson(view(held)));
     const news = (update: AnySessionUpdate, state: SessionState): boolean => {
       const view = SNAPSHOT_VIEWS.get(update.sessionUpdate);
       if (!view) return true;
-      const now = JSON.stringify(view(state));
+      const now = stableJson(view(state));
       if (shown.get(update.sessionUpdate) === now) return false;
       shown.set(update.sessionUpdate, now);
       return true;
     };
+    // a turn was running when the connection dropped (or a prompt of ours was sent and the history
+    // has a new user message: the agent took it): its end, if it came meanwhile, is delivered once
+    const running = held.foreground.state !== 'idle';
+    const heldPrompts = userMessageCount(held);
+    this.resumedEnd = undefined;
     const next = await conn.resumeSession(this.sessionId, {
       ...this.options,
       replay: true,
       onUpdate: (update, state) => {
+        const busy = running || (this.waiting > 0 && userMessageCount(state) > heldPrompts);
+        const ended = busy ? missedEnd(update) : undefined;
+        if (ended?.stopReason != null)
+          this.resumedEnd = { stopReason: ended.stopReason, error: ended.error ?? undefined };
         if (caughtUp) {
-          if (news(update, state)) gone.push({ update, state });
+          // the end of a turn the client did not see is news even when its state looked idle
+          if (ended || news(update, state)) gone.push({ update: ended ?? update, state });
         }
         // the cheap checks first: a whole comparison per replayed chunk would be quadratic
         else if (mayMatch(update, state, heldShape, held) && transcriptKey(state) === heldKey) caughtUp = true;
@@ -399,7 +422,22 @@ export class ReconnectingSession {
 
 /** What the user sees of a session: its messages and tool calls (the parts a replay rebuilds). */
 function transcriptKey(state: SessionState): string {
-  return JSON.stringify([state.messageList, [...state.toolCalls.values()]]);
+  return stableJson([state.messageList, [...state.toolCalls.values()]]);
+}
+
+/**
+ * JSON with each object's keys in sorted order. A replay read from PostgreSQL (jsonb) has the keys
+ * of every content block in the database's order (`{"text", "type"}`), the live updates the
+ * client held have the agent's (`{"type", "text"}`): compared as written, the replayed state never
+ * equalled the held one, so nothing after it (the rest of a turn cut by a restart, its end) was
+ * delivered.
+ */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }
 
 interface Shape {
@@ -447,7 +485,38 @@ const SNAPSHOT_VIEWS = new Map<string, (s: SessionState) => unknown>([
   ['session_info_update', (s) => s.info],
 ]);
 
-const EMPTY_TRANSCRIPT = JSON.stringify([[], []]);
+const EMPTY_TRANSCRIPT = stableJson([[], []]);
+
+/** How a turn ended: the stop reason and error of its idle `state_update`. */
+interface TurnEnd {
+  stopReason: StopReason;
+  error?: ErrorObject;
+}
+
+/**
+ * `_meta["acp-kit/lastTurn"]` of an idle resume snapshot without a stop reason: acp-kit serve's
+ * cluster names there how the session's last turn ended (docs/deploy.md), so a client whose
+ * connection dropped before that end reached it does not report the turn as ended with `null`.
+ */
+function missedEnd(update: AnySessionUpdate): StateUpdate | undefined {
+  if (update.sessionUpdate !== 'state_update' || update.state !== 'idle' || update.stopReason != null) return undefined;
+  const turn = update._meta?.['acp-kit/lastTurn'];
+  if (typeof turn !== 'object' || turn === null || !('stopReason' in turn) || typeof turn.stopReason !== 'string')
+    return undefined;
+  const error = 'error' in turn && isErrorObject(turn.error) ? turn.error : undefined;
+  return { ...update, stopReason: turn.stopReason, ...(error ? { error } : {}) };
+}
+
+function isErrorObject(v: unknown): v is ErrorObject {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    'code' in v &&
+    typeof v.code === 'number' &&
+    'message' in v &&
+    typeof v.message === 'string'
+  );
+}
 
 function checkCount(name: string, value: number): number {
   if (!(Number.isInteger(value) && value >= 0 && value <= 2 ** 31 - 1))

@@ -176,7 +176,12 @@ describePostgres('failover between acp-kit serve instances (kill -9 of the owner
     expect(c.updates.filter((u) => u.sessionUpdate === 'agent_message_chunk')).toHaveLength(
       stored.filter((u) => u.sessionUpdate === 'agent_message_chunk').length,
     );
-    expect(c.updates.at(-1)).toEqual({ sessionUpdate: 'state_update', state: 'idle' });
+    // idle, naming how the last turn ended (the takeover's end, `_meta`: docs/deploy.md)
+    expect(c.updates.at(-1)).toEqual({
+      sessionUpdate: 'state_update',
+      state: 'idle',
+      _meta: { 'acp-kit/lastTurn': { stopReason: 'error', error: expect.objectContaining({ code: OWNER_STOPPED }) } },
+    });
     // the session goes on, run by instance 2
     expect((await sc.prompt('list files')).stopReason).toBe('end_turn');
   }, 60_000);

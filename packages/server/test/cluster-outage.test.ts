@@ -39,6 +39,13 @@ interface Row {
   body: any;
 }
 
+/** A resume's idle snapshot, naming how the last turn ended (`_meta`, docs/deploy.md). */
+const idleAfter = (lastTurn: object) => ({
+  sessionUpdate: 'state_update',
+  state: 'idle',
+  _meta: { 'acp-kit/lastTurn': lastTurn },
+});
+
 const chunkTexts = (us: any[]): string[] =>
   us.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text);
 const turnEnds = (us: any[]): any[] =>
@@ -169,7 +176,7 @@ describePostgres('a database outage with two cluster instances and a follower', 
     // a fresh client resuming with replay through instance 2: exactly the stored history, then the state
     const c = await client(two.url);
     await c.conn.resumeSession(sa.sessionId, { cwd: '/tmp', replay: true });
-    expect(withoutPrimers(c.updates)).toEqual([...history, { sessionUpdate: 'state_update', state: 'idle' }]);
+    expect(withoutPrimers(c.updates)).toEqual([...history, idleAfter({ stopReason: 'end_turn' })]);
   });
 
   it.each([
@@ -265,7 +272,7 @@ describePostgres('a database outage with two cluster instances and a follower', 
       await c.conn.resumeSession(sa.sessionId, { cwd: '/tmp', replay: true });
       expect(withoutPrimers(c.updates)).toEqual([
         ...rows.filter((r) => !r.live).map((r) => r.body),
-        { sessionUpdate: 'state_update', state: 'idle' },
+        idleAfter({ stopReason: 'end_turn' }),
       ]);
     },
   );
@@ -333,11 +340,17 @@ describePostgres('a database outage with two cluster instances and a follower', 
     // a second client on the owner instance, A still attached there
     const c = await client(one.url);
     const sc = await c.conn.resumeSession(sa.sessionId, { cwd: '/tmp', replay: true });
+    const storeFailed = idleAfter({
+      stopReason: 'error',
+      error: expect.objectContaining({ code: SESSION_STORE_UNAVAILABLE }),
+    });
+    // the end of a turn whose store failed is stored by this resume, after it read the history: its
+    // snapshot cannot name it yet (the next resume's does)
     expect(withoutPrimers(c.updates)).toEqual([...history, { sessionUpdate: 'state_update', state: 'idle' }]);
     // and one through instance 2
     const d = await client(two.url);
     await d.conn.resumeSession(sa.sessionId, { cwd: '/tmp', replay: true });
-    expect(withoutPrimers(d.updates)).toEqual([...history, { sessionUpdate: 'state_update', state: 'idle' }]);
+    expect(withoutPrimers(d.updates)).toEqual([...history, storeFailed]);
     // the session is usable again through the owner instance
     expect((await sc.prompt('say:again')).stopReason).toBe('end_turn');
     const rows = await rowsOf(sa.sessionId);

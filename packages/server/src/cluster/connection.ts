@@ -8,6 +8,7 @@ import type { AgentHost, AgentHostContext, AgentHostFactory } from '../server.js
 import { type Follower } from './follower.js';
 import { memoryTransportPair } from './memory-transport.js';
 import type { FollowerSetup } from './owner-link.js';
+import { withLastTurn, type LastTurn } from './last-turn.js';
 
 /** What a connection needs from its instance ({@link ClusterNode}). */
 export interface ClusterInstance {
@@ -29,6 +30,8 @@ export interface ClusterInstance {
     whenWritable: () => Promise<void>,
   ): Follower;
   forget(namespace: string, f: Follower): void;
+  /** How the session's last turn ended, as stored (for the resume snapshot's `_meta`). */
+  lastTurn(namespace: string, sessionId: string): Promise<LastTurn | undefined>;
   log(line: string): void;
   /** What a client is answered for a failure on this instance's cluster path (a database error names the store). */
   clientError(e: unknown): AcpError;
@@ -79,6 +82,8 @@ class ClusterConnection implements AgentHost {
   /** request id key -> what to do with the agent's answer */
   private readonly watched = new Map<string, (m: Record<string, unknown>) => Promise<void> | void>();
   private chain: Promise<void> = Promise.resolve();
+  /** sessions being restored by the agent here -> how their last turn ended (for the snapshot) */
+  private readonly restoring = new Map<string, LastTurn | undefined>();
   private ended = false;
 
   constructor(
@@ -234,8 +239,12 @@ class ClusterConnection implements AgentHost {
     }
     if (claim.mine) {
       this.held.add(sessionId);
+      // the agent's v2 snapshot says `idle` only: the stored end of the last turn goes in its _meta
+      if (this.version === 2)
+        this.restoring.set(sessionId, await this.node.lastTurn(this.namespace, sessionId).catch(() => undefined));
       // given back when the agent refuses it
       this.watched.set(requestIdKey(m.id), (r) => {
+        this.restoring.delete(sessionId);
         if ('error' in r) this.release(sessionId);
       });
       return this.toAgent.send(m);
@@ -304,6 +313,7 @@ class ClusterConnection implements AgentHost {
   }
 
   private fromAgent(m: unknown): void {
+    if (this.restoring.size > 0 && isObj(m) && m.method === 'session/update') m = this.snapshot(m);
     if (isObj(m) && !('method' in m) && 'id' in m) {
       const key = requestIdKey(m.id);
       const w = this.watched.get(key);
@@ -318,6 +328,21 @@ class ClusterConnection implements AgentHost {
       }
     }
     this.client.send(Object(m));
+  }
+
+  /**
+   * The first `state_update` of a session being restored is its snapshot (a replay has none: they
+   * are live rows); an idle one without a stop reason gets the stored end of the last turn.
+   */
+  private snapshot(m: Record<string, unknown>): Record<string, unknown> {
+    const params = isObj(m.params) ? m.params : {};
+    const sessionId = typeof params.sessionId === 'string' ? params.sessionId : '';
+    const update = params.update;
+    if (!this.restoring.has(sessionId) || !isObj(update) || update.sessionUpdate !== 'state_update') return m;
+    const turn = this.restoring.get(sessionId);
+    this.restoring.delete(sessionId);
+    if (update.state !== 'idle' || update.stopReason != null) return m;
+    return { ...m, params: { ...params, update: withLastTurn(update, turn) } };
   }
 
   private end(): void {

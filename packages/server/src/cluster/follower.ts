@@ -12,6 +12,7 @@ import { lifecycleFor, replayHistory } from '@acp-kit/agent/internal';
 import type { AgentLogger } from '@acp-kit/agent';
 import { isControlRow, PERMISSION } from './control.js';
 import type { FollowerSetup } from './owner-link.js';
+import { LAST_TURN_META, lastTurnOf } from './last-turn.js';
 
 /** One row of `acp_updates`. */
 export interface UpdateRow {
@@ -114,9 +115,14 @@ export class Follower {
         else open.delete(r.body.questionId);
       }
     }
+    // an idle snapshot names how the last turn ended: a client that lost its connection before that
+    // end reached it (a restart in the middle of a turn) resolves its prompt with it, not null
+    const turn = lastTurnOf(seen);
+    const foreground = state === 'running' || state === 'requires_action' ? state : 'idle';
     this.sendUpdate({
       sessionUpdate: 'state_update',
-      state: state === 'running' || state === 'requires_action' ? state : 'idle',
+      state: foreground,
+      ...(foreground === 'idle' && turn ? { _meta: { [LAST_TURN_META]: turn } } : {}),
     });
     for (const [questionId, request] of open) this.askClient(questionId, request);
     this.last = seen.at(-1)?.seq ?? 0;

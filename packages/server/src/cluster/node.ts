@@ -14,6 +14,7 @@ import { Inbox, type InboxRequest } from './inbox.js';
 import { Leases, sessionKey } from './leases.js';
 import { OwnerLink, type FollowerSetup } from './owner-link.js';
 import { UpdateTable } from './table.js';
+import { lastTurnOf, type LastTurn } from './last-turn.js';
 import { Wakeups } from './wakeups.js';
 import type { Counter, MeterProvider } from '@opentelemetry/api';
 import { sharedInstruments } from '../observability/instruments.js';
@@ -56,6 +57,8 @@ export class ClusterNode implements ClusterInstance {
   /** leases held for local connections: key -> count */
   private readonly holds = new Map<string, number>();
   private readonly links = new Map<string, OwnerLink>();
+  /** leases being given back: key -> the release in flight */
+  private readonly releasing = new Map<string, Promise<void>>();
   /** followers on this instance: key -> followers and the owner they follow */
   private readonly following = new Map<
     string,
@@ -174,6 +177,7 @@ export class ClusterNode implements ClusterInstance {
 
   async claimFor(namespace: string, sessionId: string): Promise<{ mine: true } | { mine: false; owner: string }> {
     const key = sessionKey(namespace, sessionId);
+    await this.handedOver(key);
     if (this.leases.holds(namespace, sessionId)) {
       this.holds.set(key, (this.holds.get(key) ?? 0) + 1);
       return { mine: true };
@@ -194,7 +198,28 @@ export class ClusterNode implements ClusterInstance {
       return;
     }
     this.holds.delete(key);
-    void this.leases.release(namespace, sessionId);
+    const released: Promise<void> = this.leases.release(namespace, sessionId).finally(() => {
+      if (this.releasing.get(key) === released) this.releasing.delete(key);
+    });
+    this.releasing.set(key, released);
+  }
+
+  /**
+   * Waits until a session this instance is giving up is given up: a link whose last follower left
+   * (its instance stopping in the middle of a turn) is still ending the turn, and its end and last
+   * chunks are not stored yet. A client resuming here meanwhile took the lease still held, joined
+   * nothing and was replayed a history without them, and never got them (issue 24); and a claim
+   * racing the release's delete could lose the lease it just renewed.
+   */
+  private async handedOver(key: string): Promise<void> {
+    const link = this.links.get(key);
+    if (link?.isClosing) await link.ended;
+    await this.releasing.get(key);
+  }
+
+  /** How the session's last turn ended (its newest idle `state_update` in the table), for a resume snapshot. */
+  async lastTurn(namespace: string, sessionId: string): Promise<LastTurn | undefined> {
+    return lastTurnOf(await this.table.liveRows(namespace, sessionId));
   }
 
   // ---- followers ---------------------------------------------------------------

@@ -45,6 +45,8 @@ export class OwnerLink {
   private readonly followers = new Map<string, string>();
   private readonly questions = new Map<string, Question>();
   private closing = false;
+  /** Resolves once the link ended (its session closed here, its writes persisted). */
+  readonly ended: Promise<void>;
 
   constructor(private readonly ctx: OwnerLinkContext) {
     const [mine, theirs] = memoryTransportPair();
@@ -56,10 +58,15 @@ export class OwnerLink {
     });
     // the link's own copy of the live updates is not needed: followers read the table
     this.peer.onOtherNotification(() => undefined);
-    void this.peer.closed.then(() => {
+    this.ended = this.peer.closed.then(() => {
       for (const q of this.questions.values()) q.resolve(undefined);
       this.ctx.ended();
     });
+  }
+
+  /** Whether the link is closing: its session's turn may still be writing its end. */
+  get isClosing(): boolean {
+    return this.closing;
   }
 
   /** Followers attached through this link. */
