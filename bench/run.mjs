@@ -73,7 +73,7 @@ console.log('|---:|---:|---:|');
 for (const r of runStateStoreBench()) console.log(`| ${fmt(r.chunks)} | ${fmt(r.ms)} | ${fmt(r.nsPerChunk)} |`);
 console.log('');
 console.log(
-  `PostgreSQL store vs JSONL store (bench/store-pg.mjs): one turn of agent_message_chunk updates through the agent runtime in process, each persisted before it is sent; then through one real acp-kit serve process per store (built-in agent, demo model, v2 client over WebSocket on loopback, N sessions streaming at once); throwaway cluster; goal >= ${PG_STORE_GOAL * 100} % of JSONL`,
+  `PostgreSQL store vs JSONL store (bench/store-pg.mjs): one turn of agent_message_chunk updates through the agent runtime in process, each persisted before it is sent; then through one real acp-kit serve process per store (built-in agent, demo model, v2 client over WebSocket on loopback, N sessions streaming at once); two raw pg rows in the same run (one INSERT per update awaited, one multi-row INSERT per tick); throwaway cluster; goal >= ${PG_STORE_GOAL * 100} % of JSONL`,
 );
 console.log(formatPgStoreRows(await runPgStoreBench()));
 console.log('');

@@ -4,6 +4,7 @@
 // built-in agent with the demo model, a v2 client over WebSocket on loopback, N sessions streaming at
 // once). PostgreSQL runs in a throwaway cluster (scripts/pg-cluster.mjs).
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,7 +56,8 @@ async function turnThrough(store, updates) {
 }
 
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
-const TOKEN = 'bench-token';
+// `acp-kit serve` refuses weak tokens (16+ characters, 8+ distinct)
+const TOKEN = randomBytes(24).toString('hex');
 /** Concurrent sessions of the `acp-kit serve` rows (one WebSocket connection each). */
 export const SERVE_SESSIONS = (process.env.BENCH_STORE_SERVE_SESSIONS ?? '1,8').split(',').map(Number);
 
@@ -165,6 +167,88 @@ async function serveRates(pgUrl, words) {
   }
 }
 
+/** The body of a chunk as the store writes it (same size as the runtime's). */
+const RAW_BODY = JSON.stringify({
+  sessionUpdate: 'agent_message_chunk',
+  messageId: 'msg-raw',
+  content: { type: 'text', text: CHUNK_TEXT },
+});
+
+/** A fresh session row of the store's own tables for a raw row (the same table, indexes and foreign key). */
+async function rawSession(client, sessionId) {
+  await client.query(`INSERT INTO acp_sessions (namespace, session_id, meta) VALUES ('bench-raw', $1, '{}'::jsonb)`, [
+    sessionId,
+  ]);
+}
+
+/**
+ * The database's own limit, in the same run: `updates` rows into `acp_updates` on one `pg` client,
+ * one INSERT per update awaited one by one (what "stored before sent" costs when every update waits
+ * for its own round trip). Returns rows/s.
+ */
+async function rawInsertLoop(client, updates) {
+  await rawSession(client, 'loop');
+  const t0 = process.hrtime.bigint();
+  for (let seq = 1; seq <= updates; seq++)
+    await client.query(
+      `INSERT INTO acp_updates (namespace, session_id, seq, body) VALUES ('bench-raw', 'loop', $1, $2::jsonb)`,
+      [seq, RAW_BODY],
+    );
+  return updates / (Number(process.hrtime.bigint() - t0) / 1e9);
+}
+
+/**
+ * The same rows produced one per macrotask (as the demo model streams tokens) and written per tick:
+ * while one multi-row INSERT is in flight the next rows queue, then go as ONE INSERT. Returns
+ * { rate: rows/s, statements } (the batching the store does, without its bookkeeping).
+ */
+async function rawBatchedPerTick(client, updates) {
+  await rawSession(client, 'batched');
+  const queue = [];
+  let inFlight;
+  let statements = 0;
+  let next = 1;
+  const write = async (rows) => {
+    statements++;
+    const values = rows.map((_, k) => `('bench-raw', 'batched', $${2 * k + 1}::bigint, $${2 * k + 2}::jsonb)`);
+    await client.query(
+      `INSERT INTO acp_updates (namespace, session_id, seq, body) VALUES ${values.join(',')}`,
+      rows.flatMap((seq) => [seq, RAW_BODY]),
+    );
+  };
+  const pump = () => {
+    if (inFlight || queue.length === 0) return;
+    // at most the store's MAX_BATCH rows per statement (and within PostgreSQL's 65,535 parameters)
+    const rows = queue.splice(0, 2000);
+    inFlight = write(rows).finally(() => {
+      inFlight = undefined;
+      pump();
+    });
+  };
+  const t0 = process.hrtime.bigint();
+  while (next <= updates) {
+    queue.push(next++);
+    pump();
+    await new Promise((r) => setImmediate(r));
+  }
+  while (inFlight) await inFlight;
+  return { rate: updates / (Number(process.hrtime.bigint() - t0) / 1e9), statements };
+}
+
+/** Both raw rows on one connection of their own (the store's pool is not involved). */
+async function rawRates(url, updates) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const loop = await rawInsertLoop(client, updates);
+    const batched = await rawBatchedPerTick(client, updates);
+    return { loop, batched: batched.rate, batchedStatements: batched.statements };
+  } finally {
+    await client.end();
+  }
+}
+
 /** Rows: store, updates/s, ratio to JSONL (in process, then through `acp-kit serve`); or one `skipped` row without server binaries. */
 export async function runPgStoreBench({
   updates = Number(process.env.BENCH_STORE_UPDATES ?? 20_000),
@@ -182,9 +266,10 @@ export async function runPgStoreBench({
     await turnThrough(pg, 2_000);
     const jsonlRate = await turnThrough(jsonl, updates);
     const pgRate = await turnThrough(pg, updates);
+    const raw = await rawRates(cluster.url, updates);
     const rates = await serveRates(cluster.url, serveWords);
     const serve = SERVE_SESSIONS.map((n) => ({ sessions: n, ...rates[n], ratio: rates[n].postgres / rates[n].jsonl }));
-    return { updates, jsonl: jsonlRate, postgres: pgRate, ratio: pgRate / jsonlRate, serveWords, serve };
+    return { updates, jsonl: jsonlRate, postgres: pgRate, ratio: pgRate / jsonlRate, raw, serveWords, serve };
   } finally {
     await pg.close().catch(() => undefined);
     cluster.stop();
@@ -202,6 +287,11 @@ export function formatPgStoreRows(r) {
     `| JSONL (one file per session, write(2) per update) | ${fmt(r.jsonl)} | 1.00 |`,
     `| PostgreSQL (batched INSERT per tick, committed before sent) | ${fmt(r.postgres)} | ${r.ratio.toFixed(2)} (goal >= ${PG_STORE_GOAL}) |`,
   ];
+  if (r.raw)
+    out.push(
+      `| raw \`pg\` INSERT loop, same rows (one INSERT per update, awaited one by one; no runtime) | ${fmt(r.raw.loop)} | ${(r.raw.loop / r.jsonl).toFixed(2)} |`,
+      `| raw \`pg\` multi-row INSERT per tick, same rows (one row per macrotask; ${fmt(r.raw.batchedStatements)} statements; no runtime) | ${fmt(r.raw.batched)} | ${(r.raw.batched / r.jsonl).toFixed(2)} |`,
+    );
   if (r.serve) {
     out.push(
       '',
