@@ -165,14 +165,18 @@ function child(args, nodeArgs = []) {
     new Promise((r) => {
       if (c.exitCode !== null || c.signalCode !== null) return r();
       c.once('exit', r);
-      c.kill('SIGKILL');
+      // SIGTERM first: a server under --cpu-prof writes its profile as it exits
+      c.kill('SIGTERM');
+      setTimeout(() => c.kill('SIGKILL'), 5000).unref();
     });
   return { c, line, kill };
 }
 
 /** One probe: a fresh server of `kind`, `n` sessions over `transport`; the p99 latency and a pass flag. */
 async function probe(kind, transport, n) {
-  const server = child(['--server', kind, String(n)]);
+  // BENCH_CAPACITY_PROF=<dir>: a CPU profile of each server (node --cpu-prof), for finding the knee's costs
+  const prof = process.env.BENCH_CAPACITY_PROF;
+  const server = child(['--server', kind, String(n)], prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []);
   const procs = [];
   try {
     const { port } = JSON.parse(await server.line());
@@ -253,15 +257,19 @@ export function formatCapacityRows(rows) {
   return out.join('\n');
 }
 
+/** The title line of the rows: what is measured and the goals. */
+export function capacityHeader() {
+  return `Sessions per instance at a model's rate (bench/capacity.mjs; alone: node bench/capacity.mjs): each session streams ${CHUNKS} chunks at ${CAPACITY_RATE}/s (~40 chars), ${CLIENT_PROCS} client processes; the largest N with p99 emitted -> received under ${CAPACITY_GOALS.p99Ms} ms (doubling from ${START} to ${CAP}, then bisection); goals N >= ${CAPACITY_GOALS.sessions.toLocaleString('en-US')}, >= ${CAPACITY_GOALS.vsSdk}x the SDK`;
+}
+
 if (process.argv[2] === '--server') {
+  process.once('SIGTERM', () => process.exit(0));
   const port = process.argv[3] === 'sdk' ? await sdkServer() : await acpKitServer(Number(process.argv[4]));
   process.stdout.write(JSON.stringify({ port }) + '\n');
 } else if (process.argv[2] === '--clients') {
   await clients(process.argv[3], Number(process.argv[4]), Number(process.argv[5]));
   process.exit(0);
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  console.log(
-    `Sessions per instance (bench/capacity.mjs): each session streams ${CHUNKS} chunks at ${CAPACITY_RATE}/s (~40 chars), ${CLIENT_PROCS} client processes; the largest N with p99 emitted -> received under ${CAPACITY_GOALS.p99Ms} ms (doubling from ${START} to ${CAP}, then bisection); goals N >= ${CAPACITY_GOALS.sessions.toLocaleString('en-US')}, >= ${CAPACITY_GOALS.vsSdk}x the SDK`,
-  );
+  console.log(capacityHeader());
   console.log(formatCapacityRows(await runCapacityBench()));
 }
