@@ -185,12 +185,18 @@ async function probe(kind, transport, n) {
     for (let i = 0; i < n; i += per)
       procs.push(child(['--clients', url, String(Math.min(per, n - i)), String(CHUNKS)]));
     for (const p of procs) if ((await p.line()) !== 'ready') throw new Error('client not ready');
+    // the server's CPU time over the streaming part only (SIGUSR2 prints it): a figure the load of
+    // other work on the machine changes less than it changes latency
+    const cpu = async () => (server.c.kill('SIGUSR2'), JSON.parse(await server.line()).cpuUs);
+    const cpu0 = await cpu();
     for (const p of procs) p.c.stdin.write('go\n');
     const results = await Promise.all(procs.map(async (p) => JSON.parse(await p.line())));
+    const cpuUs = (await cpu()) - cpu0;
     const lat = results.flatMap((r) => r.lat).sort((a, b) => a - b);
     const failed = results.reduce((s, r) => s + r.failed, 0);
     const p99 = percentile(lat, 99) / 10;
-    return { n, p50: percentile(lat, 50) / 10, p99, failed, ok: failed === 0 && p99 < CAPACITY_GOALS.p99Ms };
+    const perChunk = cpuUs / Math.max(1, lat.length);
+    return { n, p50: percentile(lat, 50) / 10, p99, perChunk, failed, ok: failed === 0 && p99 < CAPACITY_GOALS.p99Ms };
   } catch (e) {
     return { n, p50: NaN, p99: NaN, failed: n, ok: false, error: String(e.message ?? e) };
   } finally {
@@ -205,7 +211,7 @@ async function largestN(kind, transport, log) {
     const r = await probe(kind, transport, n);
     probes.push(r);
     log(
-      `  ${kind} ${transport} N=${n}: p50 ${r.p50} ms, p99 ${r.p99} ms, failed ${r.failed}${r.error ? ` (${r.error})` : ''}`,
+      `  ${kind} ${transport} N=${n}: p50 ${r.p50} ms, p99 ${r.p99} ms, server CPU ${r.perChunk?.toFixed(1)} us/chunk, failed ${r.failed}${r.error ? ` (${r.error})` : ''}`,
     );
     return r.ok;
   };
@@ -225,7 +231,16 @@ async function largestN(kind, transport, log) {
     else bad = mid;
   }
   const at = probes.find((p) => p.n === good);
-  return { kind, transport, n: good, capped: !bad, p50: at?.p50 ?? NaN, p99: at?.p99 ?? NaN, probes };
+  return {
+    kind,
+    transport,
+    n: good,
+    capped: !bad,
+    p50: at?.p50 ?? NaN,
+    p99: at?.p99 ?? NaN,
+    perChunk: at?.perChunk ?? NaN,
+    probes,
+  };
 }
 
 /** Every row: acp-kit and the SDK over WebSocket and Streamable HTTP. */
@@ -244,14 +259,14 @@ const fmt = (n, d = 0) =>
 /** The markdown table of {@link runCapacityBench}. */
 export function formatCapacityRows(rows) {
   const out = [
-    `| server, transport | sessions N (p99 < ${CAPACITY_GOALS.p99Ms} ms) | p50 ms at N | p99 ms at N | vs SDK same transport |`,
-    '|---|---:|---:|---:|---:|',
+    `| server, transport | sessions N (p99 < ${CAPACITY_GOALS.p99Ms} ms) | p50 ms at N | p99 ms at N | vs SDK same transport | server CPU us per chunk at N | sessions one core holds at that cost |`,
+    '|---|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
     const sdk = rows.find((x) => x.kind === 'sdk' && x.transport === r.transport);
     const name = r.kind === 'sdk' ? 'official SDK AcpServer (SDK agent)' : 'acp-kit serve (built-in agent, demo model)';
     out.push(
-      `| ${name}, ${r.transport === 'websocket' ? 'WebSocket' : 'Streamable HTTP'} | ${r.capped ? '>= ' : ''}${fmt(r.n)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${r.kind === 'acp-kit' && sdk?.n ? `${fmt(r.n / sdk.n, 2)}x` : ''} |`,
+      `| ${name}, ${r.transport === 'websocket' ? 'WebSocket' : 'Streamable HTTP'} | ${r.capped ? '>= ' : ''}${fmt(r.n)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${r.kind === 'acp-kit' && sdk?.n ? `${fmt(r.n / sdk.n, 2)}x` : ''} | ${fmt(r.perChunk, 1)} | ${fmt(1e6 / (CAPACITY_RATE * r.perChunk))} |`,
     );
   }
   return out.join('\n');
@@ -264,6 +279,10 @@ export function capacityHeader() {
 
 if (process.argv[2] === '--server') {
   process.once('SIGTERM', () => process.exit(0));
+  process.on('SIGUSR2', () => {
+    const u = process.cpuUsage();
+    process.stdout.write(JSON.stringify({ cpuUs: u.user + u.system }) + '\n');
+  });
   const port = process.argv[3] === 'sdk' ? await sdkServer() : await acpKitServer(Number(process.argv[4]));
   process.stdout.write(JSON.stringify({ port }) + '\n');
 } else if (process.argv[2] === '--clients') {
