@@ -6,7 +6,7 @@
 // emit time. SDK: the official SDK's AcpServer with an SDK agent streaming the same chunks at the
 // same rate. Clients: CLIENT_PROCS processes (acp-kit's client, one connection + session each).
 // Alone: node bench/capacity.mjs. Knobs: BENCH_CAPACITY_CAP (largest N tried), _START (first N),
-// _CHUNKS (chunks per turn), _RATE, _CLIENTS, _ONLY (e.g. "acp-kit websocket").
+// _CHUNKS (chunks per turn), _RATE, _CLIENTS, _ONLY (e.g. "acp-kit websocket"), _AT (one probe, no search).
 // Internal modes: --server <acp-kit|sdk> <cap> (prints {"port"}), --clients <url> <n> <chunks>.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -215,6 +215,12 @@ async function largestN(kind, transport, log) {
     );
     return r.ok;
   };
+  // BENCH_CAPACITY_AT=<n>: one probe at n, no search (the CPU per chunk of both servers at one size)
+  const at1 = env('AT', 0);
+  if (at1 > 0) {
+    const r = (await run(at1), probes[0]);
+    return { kind, transport, n: r.ok ? at1 : 0, capped: false, p50: r.p50, p99: r.p99, perChunk: r.perChunk, probes };
+  }
   let good = 0;
   let bad = 0;
   for (let n = START; ; n = Math.min(n * 2, CAP)) {
