@@ -6,7 +6,8 @@
 // emit time. SDK: the official SDK's AcpServer with an SDK agent streaming the same chunks at the
 // same rate. Clients: CLIENT_PROCS processes (acp-kit's client, one connection + session each).
 // Alone: node bench/capacity.mjs. Knobs: BENCH_CAPACITY_CAP (largest N tried), _START (first N),
-// _CHUNKS (chunks per turn), _RATE, _CLIENTS, _ONLY (e.g. "acp-kit websocket"), _AT (one probe, no search).
+// _CHUNKS (chunks per turn), _RATE, _CLIENTS, _ONLY (e.g. "acp-kit websocket"), _AT (one probe, no search),
+// _STORE=memory (acp-kit without its JSONL store).
 // Internal modes: --server <acp-kit|sdk> <cap> (prints {"port"}), --clients <url> <n> <chunks>.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -63,7 +64,13 @@ async function acpKitServer(cap) {
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   const definition = createCodingAgent({ model: stampedDemo(createDemoModel), info: { name: 'bench', version: '0' } });
   const s = await startAcpServer({
-    agent: inProcessAgent(definition, { storeFor: (owner) => new JsonlSessionStore({ dir: join(dir, owner) }) }),
+    // BENCH_CAPACITY_STORE=memory: the runtime's in-memory store instead (what the JSONL writes cost)
+    agent: inProcessAgent(
+      definition,
+      process.env.BENCH_CAPACITY_STORE === 'memory'
+        ? {}
+        : { storeFor: (owner) => new JsonlSessionStore({ dir: join(dir, owner) }) },
+    ),
     tokens: [TOKEN],
     maxConnections: cap + 16,
     maxSessions: cap + 16,
