@@ -7,7 +7,8 @@
 // same rate. Clients: CLIENT_PROCS processes (acp-kit's client, one connection + session each).
 // Alone: node bench/capacity.mjs. Knobs: BENCH_CAPACITY_CAP (largest N tried), _START (first N),
 // _CHUNKS (chunks per turn), _RATE, _CLIENTS, _ONLY (e.g. "acp-kit websocket"), _AT (one probe, no search),
-// _STORE=memory (acp-kit without its JSONL store).
+// _STORE=memory (acp-kit without its JSONL store), _PROF=<dir> (a CPU profile of the
+// streaming part of each server).
 // Internal modes: --server <acp-kit|sdk> <cap> (prints {"port"}), --clients <url> <n> <chunks>.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -141,6 +142,7 @@ async function clients(url, n, chunks) {
   }
   process.stdout.write('ready\n');
   await new Promise((r) => createInterface({ input: process.stdin }).once('line', r));
+  const cpu0 = process.cpuUsage();
   let failed = 0;
   await Promise.all(
     open.map(async ({ session, lat }) => {
@@ -151,7 +153,8 @@ async function clients(url, n, chunks) {
     }),
   );
   const lat = open.flatMap((o) => o.lat);
-  process.stdout.write(JSON.stringify({ failed, lat }) + '\n');
+  const cpu = process.cpuUsage(cpu0);
+  process.stdout.write(JSON.stringify({ failed, lat, cpuUs: cpu.user + cpu.system }) + '\n');
   await Promise.all(open.map(({ conn }) => conn.close()));
 }
 
@@ -181,9 +184,7 @@ function child(args, nodeArgs = []) {
 
 /** One probe: a fresh server of `kind`, `n` sessions over `transport`; the p99 latency and a pass flag. */
 async function probe(kind, transport, n) {
-  // BENCH_CAPACITY_PROF=<dir>: a CPU profile of each server (node --cpu-prof), for finding the knee's costs
-  const prof = process.env.BENCH_CAPACITY_PROF;
-  const server = child(['--server', kind, String(n)], prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []);
+  const server = child(['--server', kind, String(n)]);
   const procs = [];
   try {
     const { port } = JSON.parse(await server.line());
@@ -203,7 +204,17 @@ async function probe(kind, transport, n) {
     const failed = results.reduce((s, r) => s + r.failed, 0);
     const p99 = percentile(lat, 99) / 10;
     const perChunk = cpuUs / Math.max(1, lat.length);
-    return { n, p50: percentile(lat, 50) / 10, p99, perChunk, failed, ok: failed === 0 && p99 < CAPACITY_GOALS.p99Ms };
+    // the clients' CPU per chunk (all processes): they share the machine with the server
+    const clientPerChunk = results.reduce((t, r) => t + r.cpuUs, 0) / Math.max(1, lat.length);
+    return {
+      n,
+      p50: percentile(lat, 50) / 10,
+      p99,
+      perChunk,
+      clientPerChunk,
+      failed,
+      ok: failed === 0 && p99 < CAPACITY_GOALS.p99Ms,
+    };
   } catch (e) {
     return { n, p50: NaN, p99: NaN, failed: n, ok: false, error: String(e.message ?? e) };
   } finally {
@@ -218,7 +229,7 @@ async function largestN(kind, transport, log) {
     const r = await probe(kind, transport, n);
     probes.push(r);
     log(
-      `  ${kind} ${transport} N=${n}: p50 ${r.p50} ms, p99 ${r.p99} ms, server CPU ${r.perChunk?.toFixed(1)} us/chunk, failed ${r.failed}${r.error ? ` (${r.error})` : ''}`,
+      `  ${kind} ${transport} N=${n}: p50 ${r.p50} ms, p99 ${r.p99} ms, server CPU ${r.perChunk?.toFixed(1)} us/chunk, clients ${r.clientPerChunk?.toFixed(1)} us/chunk, failed ${r.failed}${r.error ? ` (${r.error})` : ''}`,
     );
     return r.ok;
   };
@@ -292,8 +303,27 @@ export function capacityHeader() {
 
 if (process.argv[2] === '--server') {
   process.once('SIGTERM', () => process.exit(0));
-  process.on('SIGUSR2', () => {
+  // BENCH_CAPACITY_PROF=<dir>: a CPU profile of the streaming part (between the two SIGUSR2), not
+  // of start-up and connection set-up, for finding the knee's costs
+  const prof = process.env.BENCH_CAPACITY_PROF;
+  const { Session } = await import('node:inspector/promises');
+  const inspector = prof ? new Session() : undefined;
+  inspector?.connect();
+  let profiling = false;
+  process.on('SIGUSR2', async () => {
     const u = process.cpuUsage();
+    if (inspector && !profiling) {
+      profiling = true;
+      await inspector.post('Profiler.enable');
+      await inspector.post('Profiler.start');
+    } else if (inspector) {
+      const { profile } = await inspector.post('Profiler.stop');
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(
+        join(prof, `${process.argv[3]}-${process.argv[4]}-${process.pid}.cpuprofile`),
+        JSON.stringify(profile),
+      );
+    }
     process.stdout.write(JSON.stringify({ cpuUs: u.user + u.system }) + '\n');
   });
   const port = process.argv[3] === 'sdk' ? await sdkServer() : await acpKitServer(Number(process.argv[4]));
