@@ -16,12 +16,18 @@ const FANOUT_CHUNKS = Number(process.env.BENCH_CLUSTER_CHUNKS ?? 400);
 const FANOUT_SPACING_MS = 2;
 const RESUME_SESSIONS = Number(process.env.BENCH_CLUSTER_SESSIONS ?? 1000);
 const RESUME_HISTORY = 20;
+/** The many-session fan-out row (issue 24 item 7): sessions streaming at once, each at 30 chunks/s. */
+const FANOUT_SESSIONS = Number(process.env.BENCH_CLUSTER_FANOUT_SESSIONS ?? 500);
+const FANOUT_MANY_CHUNKS = 60;
 const RESUME_CONCURRENCY = 16;
 
 const definition = {
   info: { name: 'cluster-bench-agent', version: '0.0.0' },
   async prompt(turn) {
-    const n = Number(turn.prompt[0]?.text ?? 0);
+    // "<chunks>" or "<chunks>:<spacing ms>" (the many-session row streams at a model's rate)
+    const [n = 0, spacing = FANOUT_SPACING_MS] = String(turn.prompt[0]?.text ?? '0')
+      .split(':')
+      .map(Number);
     const messageId = turn.session.newId('msg');
     for (let k = 0; k < n; k++) {
       // the emission time rides in the text: every instance runs in this process, one clock
@@ -30,7 +36,7 @@ const definition = {
         messageId,
         content: { type: 'text', text: `${performance.now()}` },
       });
-      await new Promise((r) => setTimeout(r, FANOUT_SPACING_MS));
+      await new Promise((r) => setTimeout(r, spacing));
     }
     return 'end_turn';
   },
@@ -49,7 +55,10 @@ async function instance(url, id) {
   const server = await startAcpServer({
     tokens: [TOKEN],
     agent: node.agent(inProcessAgent(definition, { storeFor }), storeFor),
-    maxSessions: RESUME_SESSIONS + 10,
+    maxSessions: Math.max(RESUME_SESSIONS, 2 * FANOUT_SESSIONS) + 10,
+    maxConnections: 2 * FANOUT_SESSIONS + 16,
+    maxPendingSockets: 2 * FANOUT_SESSIONS + 16,
+    maxPendingSocketsPerIp: 2 * FANOUT_SESSIONS + 16,
   });
   return {
     ws: server.url.replace(/^http/, 'ws'),
@@ -99,6 +108,51 @@ async function fanout(instances) {
   } finally {
     await a.close();
     await b.close();
+  }
+}
+
+/**
+ * FANOUT_SESSIONS sessions owned on instance one, each followed by a client of instance two; every
+ * owner prompts at once (starts spread over one second) and its turn streams FANOUT_MANY_CHUNKS
+ * chunks at 30/s. The follower's latencies (emitted -> client on the other instance).
+ */
+async function fanoutMany(instances) {
+  const [one, two] = instances;
+  const lat = [];
+  const tap = {
+    sent() {},
+    received(m) {
+      if (m?.method !== 'session/update' || m.params.update.sessionUpdate !== 'agent_message_chunk') return;
+      const at = Number(m.params.update.content.text);
+      if (Number.isFinite(at)) lat.push(performance.now() - at);
+    },
+  };
+  const pairs = [];
+  try {
+    for (let i = 0; i < FANOUT_SESSIONS; i += 25) {
+      const batch = Array.from({ length: Math.min(25, FANOUT_SESSIONS - i) }, async () => {
+        const a = await connect({ url: one.ws, token: TOKEN, protocol: 2 });
+        const b = await connect({ url: two.ws, token: TOKEN, protocol: 2, tap });
+        const sa = await a.newSession({ cwd: process.cwd() });
+        const sb = await b.resumeSession(sa.sessionId, { cwd: process.cwd() });
+        return { a, b, sa, sb };
+      });
+      pairs.push(...(await Promise.all(batch)));
+    }
+    await Promise.all(
+      pairs.map(async ({ sa, sb }) => {
+        await new Promise((r) => setTimeout(r, Math.random() * 1000));
+        const idle = sb.nextIdle();
+        const r = await sa.prompt(`${FANOUT_MANY_CHUNKS}:33`);
+        if (r.stopReason !== 'end_turn') throw new Error(`stop reason ${r.stopReason}`);
+        await idle;
+      }),
+    );
+    const s = lat.sort((x, y) => x - y);
+    if (s.length !== FANOUT_SESSIONS * FANOUT_MANY_CHUNKS) throw new Error(`followers got ${s.length} chunks`);
+    return { sessions: FANOUT_SESSIONS, n: s.length, p50: pct(s, 50), p99: pct(s, 99) };
+  } finally {
+    await Promise.all(pairs.flatMap(({ a, b }) => [a.close(), b.close()]));
   }
 }
 
@@ -165,11 +219,12 @@ export async function runClusterBench() {
   try {
     for (const id of ['bench-1', 'bench-2', 'bench-3']) instances.push(await instance(cluster.url, id));
     const fan = await fanout(instances);
+    const many = FANOUT_SESSIONS > 0 ? await fanoutMany(instances) : undefined;
     // the namespace of the token: what startAcpServer derives from it (the first 12 hex of its digest)
     const { createHash } = await import('node:crypto');
     instances[0].namespace = createHash('sha256').update(TOKEN).digest('hex').slice(0, 12);
     const resumed = await resumeMany(instances, cluster.url);
-    return { fan, resumed };
+    return { fan, many, resumed };
   } finally {
     for (const i of instances) await i.stop().catch(() => undefined);
     cluster.stop();
@@ -185,6 +240,11 @@ export function formatClusterRows(r) {
     '|---|---:|',
     `| fan-out latency, emitted -> owner's client (same instance), p50 / p99 | ${fmt(r.fan.owner.p50)} / ${fmt(r.fan.owner.p99)} ms (${r.fan.owner.n} chunks) |`,
     `| fan-out latency, emitted -> follower's client (other instance), p50 / p99 | ${fmt(r.fan.follower.p50)} / ${fmt(r.fan.follower.p99)} ms (${r.fan.follower.n} chunks) |`,
+    ...(r.many
+      ? [
+          `| fan-out latency at ${r.many.sessions} sessions streaming at once (30 chunks/s each), emitted -> follower's client (other instance), p50 / p99; goal p99 < 10 ms | ${fmt(r.many.p50)} / ${fmt(r.many.p99)} ms (${r.many.n} chunks) |`,
+        ]
+      : []),
     `| ${r.resumed.sessions.toLocaleString('en-US')} sessions (${RESUME_HISTORY} updates each) resumed with replay across 3 instances | ${fmt(r.resumed.secs, 2)} s, ${fmt(r.resumed.perSec, 0)} sessions/s |`,
   ].join('\n');
 }

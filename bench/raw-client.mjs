@@ -11,17 +11,21 @@ const pending = new Map();
 const chunks = [];
 child.stdout.setEncoding('utf8');
 child.stdout.on('data', (d) => {
+  // a tuned reader: lines found by position in the chunk, one JSON.parse each, the unfinished tail
+  // kept once per read (not a string copy per line)
   buf += d;
+  let start = 0;
   let i;
-  while ((i = buf.indexOf('\n')) >= 0) {
-    const m = JSON.parse(buf.slice(0, i));
-    buf = buf.slice(i + 1);
+  while ((i = buf.indexOf('\n', start)) >= 0) {
+    const m = JSON.parse(buf.slice(start, i));
+    start = i + 1;
     if (m.method === 'session/update') chunks.push(m.params.update.content.text);
     else if (m.id !== undefined) {
       pending.get(m.id)(m.result);
       pending.delete(m.id);
     }
   }
+  buf = buf.slice(start);
 });
 const request = (method, params) =>
   new Promise((resolve) => {

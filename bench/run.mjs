@@ -18,6 +18,7 @@ import {
 import { PROXY_GOALS, formatProxyRows, runProxyBench } from './proxy.mjs';
 import { CONDUCT_GOALS, formatConductRows, runConductBench } from './conduct.mjs';
 import { REMOTE_GOALS, formatRemoteRows, runRemoteBench } from './remote.mjs';
+import { capacityHeader, formatCapacityRows, runCapacityBench } from './capacity.mjs';
 import { INSPECTOR_FRAMES, INSPECTOR_GOALS, formatInspectorRows, runInspectorBench } from './inspector.mjs';
 import { PG_STORE_GOAL, formatPgStoreRows, runPgStoreBench } from './store-pg.mjs';
 import { formatClusterRows, runClusterBench } from './cluster.mjs';
@@ -137,6 +138,10 @@ console.log(
   `Remote transports (bench/remote.mjs): WebSocket and Streamable HTTP beside stdio, acp-kit's server and the official SDK's AcpServer; goals WebSocket >= ${REMOTE_GOALS.wsOfStdio * 100} % of stdio, acp-kit >= ${REMOTE_GOALS.vsSdk}x the SDK`,
 );
 console.log(formatRemoteRows(await runRemoteBench()));
+
+console.log('');
+console.log(capacityHeader());
+console.log(formatCapacityRows(await runCapacityBench()));
 
 console.log('');
 const oursP50 = Math.max(by['acp-kit-v2'].p50, by['acp-kit-v1'].p50);
