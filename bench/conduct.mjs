@@ -3,6 +3,7 @@
 // handlers). Alone: node bench/conduct.mjs. Each mode runs in its own client process:
 // node bench/conduct.mjs --client <direct|1|3|5>
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { measureAcpKitClient, percentile, peakRssMb, report, ROUND_TRIPS, UPDATES } from './common.mjs';
 
@@ -14,6 +15,39 @@ const COMPONENT = [process.execPath, here('./pass-component.mjs')];
 /** Goals from issue 27 item 5: each hop adds no more than the plain proxy (about 0.15 ms p50); 3 hops keep >= 50 % of direct. */
 export const CONDUCT_GOALS = { addedP50PerHopMs: 0.15, threeHopsOfDirect: 0.5 };
 
+/**
+ * CPU milliseconds (user + system) used so far by process `pid` and every process below it, by role
+ * (Linux /proc only; undefined elsewhere). Wall time on a loaded 2-core machine says little; the CPU
+ * a chain spends per update does not depend on the load.
+ */
+function treeCpuMs(pid, out = {}) {
+  let stat, children, args;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return undefined;
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 per second on Linux)
+  const ms = (Number(fields[11]) + Number(fields[12])) * 10;
+  const role =
+    args[2] === 'conduct' ? 'conductor' : args.some((a) => a.endsWith('pass-component.mjs')) ? 'components' : 'agent';
+  out[role] = (out[role] ?? 0) + ms;
+  for (const c of children) if (treeCpuMs(Number(c), out) === undefined) return undefined;
+  return out;
+}
+
+/** CPU ms by role spent between two {@link treeCpuMs} snapshots, with the client's own. */
+function cpuDelta(before, after, clientMs) {
+  if (!before || !after) return undefined;
+  const d = { client: clientMs };
+  for (const k of Object.keys(after)) d[k] = after[k] - (before[k] ?? 0);
+  d.total = Object.values(d).reduce((a, b) => a + b, 0);
+  return d;
+}
+
 async function client(mode) {
   const { connect } = await import('@acp-kit/client');
   const hops = mode === 'direct' ? 0 : Number(mode);
@@ -21,7 +55,12 @@ async function client(mode) {
   const argv = hops === 0 ? AGENT : [process.execPath, BIN, 'conduct', ...chain, '--', ...AGENT];
   const conn = await connect({ command: argv[0], args: argv.slice(1), protocol: 2 });
   const session = await conn.newSession({ cwd: process.cwd() });
+  const pid = conn.agentProcess?.process.pid;
+  const cpuBefore = pid === undefined ? undefined : treeCpuMs(pid);
+  const ownBefore = process.cpuUsage();
   const { rtts, secs } = await measureAcpKitClient(conn, session, `conduct bench ${mode}`);
+  const own = process.cpuUsage(ownBefore);
+  const cpuMs = cpuDelta(cpuBefore, pid === undefined ? undefined : treeCpuMs(pid), (own.user + own.system) / 1000);
   await conn.close();
   report({
     mode,
@@ -30,6 +69,7 @@ async function client(mode) {
     p50: percentile(rtts, 50),
     p99: percentile(rtts, 99),
     clientRssMb: peakRssMb(),
+    cpuMs,
   });
 }
 
@@ -63,12 +103,20 @@ function goalCell(r, direct, added) {
   return `${hop}; >= ${CONDUCT_GOALS.threeHopsOfDirect * 100} % of direct: ${met(share >= CONDUCT_GOALS.threeHopsOfDirect)}`;
 }
 
+/** CPU ms per 1,000 updates of a row's measured part (updates and round trips), by all its processes. */
+function cpuCell(r) {
+  if (!r.cpuMs) return 'n/a';
+  const per = (ms) => fmt((1000 * ms) / UPDATES, 1);
+  if (r.hops === 0) return per(r.cpuMs.total);
+  return `${per(r.cpuMs.total)} (${per(r.cpuMs.conductor ?? NaN)}, ${per((r.cpuMs.components ?? NaN) / r.hops)})`;
+}
+
 /** The markdown table of {@link runConductBench} rows. */
 export function formatConductRows(rows) {
   const direct = rows.find((r) => r.mode === 'direct');
   const out = [
-    '| mode | updates/s | % of direct | round trip p50 ms | added p50 ms per hop | p99 ms | goal |',
-    '|---|---:|---:|---:|---:|---:|---|',
+    '| mode | updates/s | % of direct | round trip p50 ms | added p50 ms per hop | p99 ms | CPU ms per 1,000 updates: all processes (conductor, each component) | goal |',
+    '|---|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of rows) {
     const label =
@@ -78,7 +126,7 @@ export function formatConductRows(rows) {
     const added = (r.p50 - direct.p50) / r.hops;
     const perHop = r.hops === 0 ? '' : fmt(added, 3);
     out.push(
-      `| ${label} | ${fmt(r.updatesPerSec)} | ${fmt((100 * r.updatesPerSec) / direct.updatesPerSec, 1)} % | ${fmt(r.p50, 3)} | ${perHop} | ${fmt(r.p99, 3)} | ${goalCell(r, direct, added)} |`,
+      `| ${label} | ${fmt(r.updatesPerSec)} | ${fmt((100 * r.updatesPerSec) / direct.updatesPerSec, 1)} % | ${fmt(r.p50, 3)} | ${perHop} | ${fmt(r.p99, 3)} | ${cpuCell(r)} | ${goalCell(r, direct, added)} |`,
     );
   }
   return out.join('\n');

@@ -130,9 +130,9 @@ class ComponentRunner {
     this.closed = peer.closed.then((info) => ({ reason: info.reason }));
     peer.onRequest(ProxyMethods.initialize, (params) => this.initialize(params));
     peer.onRequest(ProxyMethods.successor, (params, ctx) => this.fromAgent('request', params, ctx));
-    peer.onNotification(ProxyMethods.successor, async (params) => void (await this.fromAgent('notification', params)));
+    peer.onNotification(ProxyMethods.successor, (params) => settled(this.fromAgent('notification', params)));
     peer.onOtherRequest((method, params, ctx) => this.fromClient('request', method, params, ctx));
-    peer.onOtherNotification(async (method, params) => void (await this.fromClient('notification', method, params)));
+    peer.onOtherNotification((method, params) => settled(this.fromClient('notification', method, params)));
   }
 
   private ctx(signal?: AbortSignal): ComponentContext {
@@ -154,28 +154,37 @@ class ComponentRunner {
     return result;
   }
 
-  /** A message from the successor (the agent side), delivered in a `proxy/successor` envelope. */
-  private async fromAgent(kind: 'request' | 'notification', params: unknown, rc?: RequestContext): Promise<unknown> {
+  /**
+   * A message from the successor (the agent side), delivered in a `proxy/successor` envelope.
+   * Not async: a notification with no handler is passed on at once, so the peer's inbox is not
+   * held for a promise per message (the pass-through hop's cost).
+   */
+  private fromAgent(kind: 'request' | 'notification', params: unknown, rc?: RequestContext): unknown {
     const env = readProxySuccessor(this.version, kind, params);
-    const ctx = this.ctx(rc?.signal);
-    if (env.method === 'session/update' && kind === 'notification' && this.def.onUpdate) {
-      return this.updates(env.params, ctx);
+    const h = this.def.toClient?.[env.method];
+    const onUpdate = env.method === 'session/update' && kind === 'notification' && this.def.onUpdate;
+    if (!h && !onUpdate) {
+      return kind === 'request'
+        ? this.peer.request(env.method, env.params, { signal: rc?.signal, onAbort: 'wait' })
+        : this.toClient.notify(env.method, env.params);
     }
+    const ctx = this.ctx(rc?.signal);
+    if (onUpdate) return this.updates(env.params, ctx);
     const send = (p: unknown): Promise<unknown> =>
       kind === 'request'
         ? this.peer.request(env.method, p, { signal: rc?.signal, onAbort: 'wait' })
         : Promise.resolve(this.toClient.notify(env.method, p));
-    const h = this.def.toClient?.[env.method];
     return h ? h(env.params, send, ctx) : send(env.params);
   }
 
-  /** A message from the predecessor (the editor side), sent plain. */
-  private async fromClient(
-    kind: 'request' | 'notification',
-    method: string,
-    params: unknown,
-    rc?: RequestContext,
-  ): Promise<unknown> {
+  /** A message from the predecessor (the editor side), sent plain; not async for the same reason as `fromAgent`. */
+  private fromClient(kind: 'request' | 'notification', method: string, params: unknown, rc?: RequestContext): unknown {
+    const h = this.def.toAgent?.[method];
+    if (!h && !(method === 'session/prompt' && kind === 'request')) {
+      return kind === 'request'
+        ? this.peer.request(ProxyMethods.successor, envelope(method, params), { signal: rc?.signal, onAbort: 'wait' })
+        : this.toAgent.notify(method, params);
+    }
     const ctx = this.ctx(rc?.signal);
     const send = (p: unknown): Promise<unknown> =>
       kind === 'request'
@@ -183,7 +192,6 @@ class ComponentRunner {
           this.peer.request(ProxyMethods.successor, envelope(method, p), { signal: rc?.signal, onAbort: 'wait' })
         : Promise.resolve(this.toAgent.notify(method, p));
     if (method === 'session/prompt' && kind === 'request') return this.prompt(params, send, ctx);
-    const h = this.def.toAgent?.[method];
     return h ? h(params, send, ctx) : send(params);
   }
 
@@ -223,6 +231,16 @@ class ComponentRunner {
       this.toClient.notify('session/update', { sessionId: u.sessionId, update });
     }
   }
+}
+
+/**
+ * What a notification handler gives the peer: a promise to hold the inbox for while a handler
+ * (or a thenable it returned) settles, so later messages keep their order; nothing when it ran
+ * synchronously.
+ */
+function settled(r: unknown): void | Promise<void> {
+  const thenable = typeof r === 'object' && r !== null && 'then' in r && typeof r.then === 'function';
+  return thenable ? Promise.resolve(r).then(() => undefined) : undefined;
 }
 
 function envelope(method: string, params: unknown): { method: string; params?: unknown } {
