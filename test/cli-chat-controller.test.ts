@@ -1,6 +1,7 @@
 // The chat controller (src/cli/ui/chat-controller.ts) against acp-kit's agent runtime in-process
 // over in-memory pipes, v1 and v2: queued prompts, Esc rejecting in the permission picker, Ctrl-C
 // clearing the input, the cancelling line replaced by the outcome, Ctrl-O's full output.
+// v2 /cancel-tool: the latest cancellable call, unknown ids and the agent refusing (tool_call/cancel).
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveAgent, silentLogger, type AgentDefinition } from '../packages/agent/src/index.js';
@@ -40,6 +41,28 @@ function testAgent(gates: Array<() => void>): AgentDefinition {
           ],
         });
         await say(`answer: ${outcome.outcome === 'selected' ? outcome.optionId : outcome.outcome}`);
+        return 'end_turn';
+      } else if (text === 'two calls') {
+        // v2: both calls advertise cancel, the agent honours it for the second only (the first
+        // answers -32602 as a call that is no longer cancellable would)
+        const ids = [turn.session.newId('tool'), turn.session.newId('tool')] as const;
+        for (const [i, toolCallId] of ids.entries())
+          await turn.send({
+            sessionUpdate: 'tool_call_update',
+            toolCallId,
+            title: i === 0 ? 'First' : 'Second',
+            kind: 'execute',
+            status: 'in_progress',
+            capabilities: { cancel: {} },
+          });
+        await new Promise<void>((r) => turn.session.onCancelToolCall?.(ids[1], () => r()));
+        for (const [i, toolCallId] of ids.entries())
+          await turn.send({
+            sessionUpdate: 'tool_call_update',
+            toolCallId,
+            status: i === 0 ? 'completed' : 'cancelled',
+          });
+        await say('second cancelled');
         return 'end_turn';
       } else if (text === 'out') {
         const toolCallId = turn.session.newId('tool');
@@ -225,5 +248,39 @@ describe.each([1, 2] as const)('chat controller over v%i', (v) => {
     const last = c.view.feed.at(-1)!;
     expect('note' in last && last.note).toEqual({ kind: 'output', title: 'Print lines', text: LONG_OUTPUT });
     expect(c.view.committed).toBe(c.view.feed.length);
+  });
+});
+
+describe('chat controller over v2: /cancel-tool (tool_call/cancel)', () => {
+  it('no id cancels the latest cancellable call; an unknown id is never sent; the agent refusing is an error note; nothing is queued', async () => {
+    const { c, prompts, until } = await start(2);
+    const lastNote = () => {
+      const n = c.view.feed.at(-1);
+      return n && 'note' in n ? `${n.note.kind}:${n.note.text}` : '';
+    };
+    c.send('two calls');
+    const calls = () => [...(c.view.state?.toolCalls.values() ?? [])].filter((t) => t.capabilities?.cancel != null);
+    await until(() => calls().length === 2, 'two cancellable calls');
+    const [first, second] = calls().map((t) => t.toolCallId);
+    c.send('/cancel-tool nope');
+    await until(() => lastNote().includes('"nope" is not one of them'), 'the unknown id');
+    expect(lastNote()).toBe(
+      `error:/cancel-tool: "nope" is not one of them; can cancel: ${first} (First), ${second} (Second)`,
+    );
+    c.send(`/cancel-tool ${first}`);
+    await until(() => lastNote().startsWith(`error:/cancel-tool ${first}:`), "the agent's refusal");
+    expect(lastNote()).toContain('not a cancellable tool call');
+    expect(c.view.running).toBe(true);
+    c.send('/cancel-tool');
+    await until(() => !c.view.running, 'the turn to end');
+    await until(() => describeFeed(c.view.feed).some((f) => f.startsWith('info:cancelled')), 'the cancel note');
+    const feed = describeFeed(c.view.feed);
+    expect(feed).toContain(`info:cancelled tool call ${second} (Second); the turn goes on`);
+    expect(feed).toContain('agent:second cancelled');
+    expect(c.view.state?.toolCalls.get(second ?? '')?.status).toBe('cancelled');
+    // the commands ran at once: none was queued or sent as a prompt
+    expect(prompts).toEqual(['two calls']);
+    c.send('/cancel-tool');
+    await until(() => lastNote().includes('no running tool call'), 'nothing left to cancel');
   });
 });

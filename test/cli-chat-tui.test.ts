@@ -1,16 +1,19 @@
 /**
  * `acp-kit chat` in a real pseudo-terminal (tmux, 120x40) with the built-in agent: Markdown shown
  * rendered, a prompt typed during a turn shown as queued and run after it, Esc in the permission
- * picker rejecting, the first Ctrl-C clearing the typed input, Ctrl-O expanding command output.
+ * picker rejecting, the first Ctrl-C clearing the typed input, Ctrl-O expanding command output,
+ * `/cancel-tool` and `/cancel-terminal` (v2 tool_call/cancel, terminal/cancel: asserted on screen
+ * and on the capture of a recording proxy in front of the agent).
  * Needs `npm run build` and tmux (fails, not skips, without tmux).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { BUILT, FIXTURES, waitFor } from './fixtures/cli-helpers.js';
+import { readCapture } from '../packages/tools/src/captures/capture.js';
+import { BIN, BUILT, FIXTURES, waitFor } from './fixtures/cli-helpers.js';
 import { HAS_TMUX, useTmuxChat, type TmuxChat } from './support/tmux-chat.js';
 
-const { startChat } = useTmuxChat();
+const { startChat, mkdir } = useTmuxChat();
 
 describe('acp-kit chat TUI (tmux)', () => {
   it('has what it needs: tmux and the build', () => {
@@ -115,6 +118,89 @@ describe('acp-kit chat TUI (tmux)', () => {
       expect(s).not.toContain('half a thought');
       t.key('C-d');
       expect(await t.exitCode()).toBe('EXIT=0');
+    }, 60_000);
+  });
+
+  // v2 per-entity cancels: the built-in agent (`acp-kit agent --model demo`, behind a recording
+  // proxy) advertises capabilities.cancel on a running call and on its display terminal. `sleep 30`
+  // outlives every wait below: the turn can only end in time because the cancel reached the agent.
+  describe('/cancel-tool and /cancel-terminal (v2)', () => {
+    const recordedChat = (): { t: TmuxChat; capture: string } => {
+      const capture = join(mkdir('tui-capture'), 'chat.ndjson');
+      const agent = [process.execPath, BIN, 'proxy', '--record', capture, '--', process.execPath, BIN, 'agent'];
+      const t = startChat({}, [
+        '--protocol',
+        '2',
+        '--agent',
+        [...agent, '--model', 'demo', '--mode', 'auto'].join(' '),
+      ]);
+      return { t, capture };
+    };
+    /** After the chat exited (the proxy flushed its capture): the request for `method` and its answer. */
+    const exchange = async (capture: string, method: string) => {
+      const frames = (await readCapture(capture)).frames.map((f) => ({
+        dir: f.dir,
+        msg: JSON.parse(f.raw) as { id?: unknown; method?: string; params?: unknown; result?: unknown },
+      }));
+      const ask = frames.filter((f) => f.dir === 'editor->agent' && f.msg.method === method);
+      const answer = frames.find((f) => f.dir === 'agent->editor' && ask[0] && f.msg.id === ask[0].msg.id);
+      return { asks: ask.map((f) => f.msg.params), result: answer?.msg.result };
+    };
+    const endedOnce = (t: TmuxChat) =>
+      t.waitScreen(/— end_turn[\s\S]*ready · Ctrl-D exits/, 'the turn to end (without waiting for sleep 30)');
+
+    it('/cancel-tool (tool_call/cancel): offered only while a call advertises cancel; the call ends cancelled, the turn goes on', async () => {
+      const { t, capture } = recordedChat();
+      await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
+      // nothing running: the / menu does not offer it, and typed anyway it says why
+      t.key('-l', '/cancel-tool');
+      await t.waitScreen(/│ > \/cancel-tool/, 'the typed command');
+      expect(t.screen()).not.toContain('— cancel one running tool call');
+      t.key('Enter');
+      await t.waitScreen(/\/cancel-tool: no running tool call advertises capabilities\.cancel/, 'nothing to cancel');
+      t.type('run sleep 30; echo never');
+      const running = /in_progress · \/cancel-tool (\S+)/;
+      await t.waitScreen(running, 'the running call offering /cancel-tool');
+      const id = running.exec(t.screen())?.[1] ?? '';
+      t.key('-l', '/cancel-t');
+      await t.waitScreen(/\/cancel-tool tool call id .* — cancel one running tool call/, 'the / menu offering it');
+      t.type('ool nope');
+      await t.waitScreen(/"nope" is not one of them; can cancel: \S+ \(/, 'the unknown id listing the valid one');
+      t.type('/cancel-tool');
+      await t.waitScreen(new RegExp(`cancelled tool call ${id} \\(.*\\); the turn goes on`), 'the cancel note');
+      await endedOnce(t);
+      const s = t.screen();
+      expect(s).toMatch(/Run `sleep 30; echo never` \[execute\] cancelled$/m);
+      expect(s).not.toMatch(/^│ never/m);
+      // final: no longer offered
+      expect(s).not.toContain(`/cancel-tool ${id}`);
+      t.key('C-d');
+      expect(await t.exitCode()).toBe('EXIT=0');
+      // one request on the wire (the unknown id never left the chat), answered {}
+      const { asks, result } = await exchange(capture, 'tool_call/cancel');
+      expect(asks).toEqual([{ sessionId: expect.stringMatching(/^sess_/), toolCallId: id }]);
+      expect(result).toEqual({});
+    }, 60_000);
+
+    it('/cancel-terminal <id> (terminal/cancel): stops the command, the terminal shows the signal, the turn goes on', async () => {
+      const { t, capture } = recordedChat();
+      await t.waitScreen(/ready · Ctrl-D exits/, 'the chat to be ready');
+      t.type('run sleep 30; echo never');
+      const running = /\$ sleep 30; echo never · \/cancel-terminal (\S+)/;
+      await t.waitScreen(running, 'the running terminal offering /cancel-terminal');
+      const id = running.exec(t.screen())?.[1] ?? '';
+      t.type(`/cancel-terminal ${id}`);
+      await t.waitScreen(new RegExp(`cancelled terminal ${id} \\(\\$ sleep 30; echo never\\)`), 'the cancel note');
+      await endedOnce(t);
+      const s = t.screen();
+      expect(s).toContain('killed by SIGTERM');
+      expect(s).not.toContain(`· /cancel-terminal ${id}`);
+      expect(s).not.toMatch(/^│ never/m);
+      t.key('C-d');
+      expect(await t.exitCode()).toBe('EXIT=0');
+      const { asks, result } = await exchange(capture, 'terminal/cancel');
+      expect(asks).toEqual([{ sessionId: expect.stringMatching(/^sess_/), terminalId: id }]);
+      expect(result).toEqual({});
     }, 60_000);
   });
 

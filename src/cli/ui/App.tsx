@@ -14,6 +14,7 @@ import { diffLinesOf, describeBlock } from '../render/transcript.js';
 import { formatTokens, formatUsage, planMark, toolStatusIcon } from '../render/symbols.js';
 import { stripAnsi } from '../style.js';
 import { configChoices, configSummary } from '../session-config.js';
+import { cancelMenu } from './chat-cancel.js';
 import { slashMenu, type ChatActions, type ChatView, type FeedItem, type Note } from './chat-model.js';
 import { SessionPicker } from './SessionPicker.js';
 import { ElicitationPrompt } from './ElicitationForm.js';
@@ -130,7 +131,12 @@ function TerminalView({ terminalId, view }: { terminalId: string; view: ReadyVie
   const tail = lines.slice(-TERMINAL_TAIL_LINES);
   return (
     <Box flexDirection="column" borderStyle="single" borderColor="gray" paddingX={1} width={columns}>
-      {command ? <Text dimColor>$ {stripAnsi(command)}</Text> : null}
+      {command ? (
+        <Text dimColor>
+          $ {stripAnsi(command)}
+          {t && !t.exitStatus && t.capabilities?.cancel != null ? ` · /cancel-terminal ${terminalId}` : ''}
+        </Text>
+      ) : null}
       {lines.length > tail.length ? (
         <Text dimColor>… {lines.length - tail.length} earlier lines · Ctrl-O shows all</Text>
       ) : null}
@@ -150,6 +156,7 @@ function ToolCallView({ tc, view }: { tc: ToolCallState; view: ReadyView }): Rea
         <Text bold>{title}</Text>
         {tc.toolKind !== 'other' ? <Text dimColor> [{tc.toolKind}]</Text> : null}
         <Text color={statusColor(tc.status)}> {tc.status}</Text>
+        {!tc.finished && tc.capabilities?.cancel != null ? <Text dimColor> · /cancel-tool {tc.toolCallId}</Text> : null}
       </Text>
       {decision ? <Text color="magenta"> {decision.text}</Text> : null}
       {tc.content.map((item, i) => {
@@ -319,7 +326,7 @@ function InputLine({ view, actions }: { view: ReadyView; actions: ChatActions })
   const [history] = useState<string[]>([]);
   const [hIndex, setHIndex] = useState(-1);
   const [sel, setSel] = useState(0);
-  const commands = slashMenu(view.state.availableCommands);
+  const commands = slashMenu(view.state.availableCommands, cancelMenu(view.state));
   const slash = text.startsWith('/') && !text.includes(' ');
   const matches = slash ? commands.filter((c) => `/${c.name}`.startsWith(text)) : [];
   const submit = (raw: string): void => {

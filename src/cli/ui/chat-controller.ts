@@ -23,6 +23,7 @@ import { ExitCode } from '../exit-codes.js';
 import { describeStopReason, formatTokens } from '../render/symbols.js';
 import type { ChatActions, ChatView, ClientTerminalView, Note } from './chat-model.js';
 import { parseConfigCommand, runConfigCommand } from './chat-config.js';
+import { parseCancelCommand, runCancelCommand } from './chat-cancel.js';
 import { showValue } from './elicitation-form.js';
 
 /** How much of a client terminal's output is kept for Ctrl-O (its end). */
@@ -44,6 +45,8 @@ export type ChatSession = Pick<
   | 'clientTerminal'
   | 'setConfigOption'
   | 'setMode'
+  | 'cancelToolCall'
+  | 'cancelTerminal'
 >;
 
 /** A {@link ReconnectingSession} as the chat uses it (version and terminals of the underlying session in use now). */
@@ -64,6 +67,8 @@ export function chatSessionOf(s: ReconnectingSession): ChatSession {
     clientTerminal: (terminalId) => s.session.clientTerminal(terminalId),
     setConfigOption: (configId, value) => s.session.setConfigOption(configId, value),
     setMode: (modeId) => s.session.setMode(modeId),
+    cancelToolCall: (toolCallId) => s.session.cancelToolCall(toolCallId),
+    cancelTerminal: (terminalId) => s.session.cancelTerminal(terminalId),
   };
 }
 
@@ -431,6 +436,9 @@ export class ChatController implements ChatActions {
     // settings apply at once, also during a turn (set_config_option is not part of a turn)
     const cfg = parseConfigCommand(text);
     if (cfg) return void this.configure(text, cfg);
+    // cancelling one tool call or terminal belongs to the running turn: at once, never queued
+    const cancel = parseCancelCommand(text);
+    if (cancel) return void this.cancelOne(text, cancel);
     if (this.view.running) return this.enqueue(text);
     // slash commands go to the agent as prompt text (ACP-ALL-CMD-03)
     this.startTurn(text);
@@ -441,6 +449,13 @@ export class ChatController implements ChatActions {
     this.push({ note: { kind: 'prompt', text } });
     this.changed();
     this.note(await runConfigCommand(this.session, cmd));
+  }
+
+  /** `/cancel-tool`, `/cancel-terminal`: the command and what was asked of the agent (or why not) in the feed. */
+  private async cancelOne(text: string, cmd: NonNullable<ReturnType<typeof parseCancelCommand>>): Promise<void> {
+    this.push({ note: { kind: 'prompt', text } });
+    this.changed();
+    this.note(await runCancelCommand(this.session, cmd));
   }
 
   private enqueue(text: string): void {

@@ -136,12 +136,17 @@ export const CHAT_CONFIG_COMMANDS: readonly AvailableCommand[] = [
   },
 ];
 
-/** The `/` menu: the agent's commands (minus the ones the settings commands replace), then the chat's own. */
-export function slashMenu(agentCommands: readonly AvailableCommand[]): AvailableCommand[] {
-  const agent = agentCommands.filter((a) => !CHAT_CONFIG_COMMANDS.some((c) => c.name === a.name));
-  return [
-    ...agent,
-    ...CHAT_CONFIG_COMMANDS,
-    ...CHAT_COMMANDS.filter((c) => !agentCommands.some((a) => a.name === c.name)),
-  ];
+/**
+ * The `/` menu: the agent's commands (minus the ones the chat's own replace), then the chat's own.
+ * `now`: chat commands offered only at this moment (ui/chat-cancel.ts: `/cancel-tool` while a
+ * running tool call advertises `capabilities.cancel`); like the settings commands they win over an
+ * agent command of the same name.
+ */
+export function slashMenu(
+  agentCommands: readonly AvailableCommand[],
+  now: readonly AvailableCommand[] = [],
+): AvailableCommand[] {
+  const own = [...CHAT_CONFIG_COMMANDS, ...now];
+  const agent = agentCommands.filter((a) => !own.some((c) => c.name === a.name));
+  return [...agent, ...own, ...CHAT_COMMANDS.filter((c) => !agentCommands.some((a) => a.name === c.name))];
 }
