@@ -46,7 +46,6 @@ type Claims = Record<'methods' | 'updates', Record<string, Cells>>;
 const KNOWN_GAPS: Record<string, string[]> = {
   'methods $/cancel_request': ['cli'],
   'methods terminal/cancel': ['cli'],
-  'methods tool_call/cancel': ['cli'],
 };
 
 const rows = (): Row[] => schemaRows();
