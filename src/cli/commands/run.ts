@@ -194,7 +194,7 @@ export async function runCommand(
       throw new CliError('interrupted', ExitCode.Interrupted, 'interrupted before the prompt was sent');
     const s = await startSession(
       a,
-      flags.session,
+      { resumeId: flags.session, signal: abort.signal },
       reporter,
       (t) => (tokens = t),
       (opened) => (session = opened),
@@ -297,13 +297,14 @@ function reportConnected(reporter: RunReporter, a: OpenAgent): void {
 
 /**
  * Opens the session (new, or `--session` loaded/resumed with its history replayed; through the reconnecting remote one with `--agent-url`) and streams its updates to the
- * reporter. `opened` hears of the session before any update is reported (the Ctrl-C report and
+ * reporter; Ctrl-C (`signal`) while a local session is still opening withdraws the request
+ * (`$/cancel_request`). `opened` hears of the session before any update is reported (the Ctrl-C report and
  * terminal names read it); `onTokens` gets the turn's token counts, from the
  * `session_info_update` the built-in agent ends it with.
  */
 async function startSession(
   a: OpenAgent,
-  resumeId: string | undefined,
+  { resumeId, signal }: { resumeId: string | undefined; signal: AbortSignal },
   reporter: RunReporter,
   onTokens: (t: TurnTokenUsage) => void,
   opened: (s: RunSession) => void,
@@ -331,7 +332,7 @@ async function startSession(
     }
     if (resumeId !== undefined) mode = a.conn.replayMethod === 'session/load' ? 'load' : 'resume';
   } else {
-    const o = await openSession(a, resumeId, (u) => early.push(u));
+    const o = await openSession(a, resumeId, (u) => early.push(u), signal);
     s = o.session;
     mode = o.mode;
   }
