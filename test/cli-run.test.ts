@@ -7,7 +7,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { readCapture } from '../packages/tools/src/captures/capture.js';
 import {
+  BIN,
   FIXTURES,
   cliEnv,
   ndjson,
@@ -136,6 +138,67 @@ describe.concurrent('acp-kit run (agent written with the official SDK)', () => {
       request: { title: 'Write out2.txt' },
       allowed: false,
     });
+  });
+});
+
+describe.concurrent('acp-kit run --tool-timeout (built-in demo agent)', () => {
+  it('v2: a tool call running longer is cancelled alone with tool_call/cancel, reported in --json, and the turn ends end_turn', async () => {
+    const cwd = tempDir('run-tool-timeout');
+    const capture = join(cwd, 'cap.ndjson');
+    const agent = `${process.execPath} ${BIN} proxy --record ${capture} -- ${process.execPath} ${BIN} agent --model demo`;
+    const r = await runCli(
+      [
+        'run',
+        '--json',
+        '--protocol',
+        '2',
+        '--approve-all',
+        '--tool-timeout',
+        '300',
+        '--agent',
+        agent,
+        'run sleep 30; echo never',
+      ],
+      { cwd, env: cliEnv() },
+    );
+    const events = ndjson(r.stdout);
+    const timeout = events.find((e) => e.type === 'tool_timeout');
+    expect(timeout).toMatchObject({ timeoutMs: 300, outcome: 'cancelled', toolCallId: expect.any(String) });
+    // on the wire: one tool_call/cancel for that call, and no session/cancel
+    const sent = (await readCapture(capture)).frames.filter((f) => f.dir === 'editor->agent' && f.kind === 'request');
+    const cancels = sent.filter((f) => f.method === 'tool_call/cancel');
+    expect(cancels.map((f) => (JSON.parse(f.raw) as { params: { toolCallId: string } }).params.toolCallId)).toEqual([
+      timeout?.toolCallId,
+    ]);
+    expect(sent.map((f) => f.method)).not.toContain('session/cancel');
+    // the call alone ended cancelled (only tool_call/cancel does that: session/cancel would end the turn)
+    const calls = events
+      .filter((e) => e.type === 'update')
+      .map((e) => e.update as { sessionUpdate: string; toolCallId?: string; status?: string; data?: string })
+      .filter((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === timeout?.toolCallId);
+    expect(calls.at(-1)?.status).toBe('cancelled');
+    expect(r.stdout).not.toContain(Buffer.from('never').toString('base64'));
+    expect(events.at(-1)).toMatchObject({ type: 'result', stopReason: 'end_turn', exitCode: 0 });
+    expect(r.code).toBe(0);
+  });
+
+  it('v1 (no tool_call/cancel): says the call cannot be cancelled and leaves it running to its end', async () => {
+    const cwd = tempDir('run-tool-timeout-v1');
+    const r = await runCli(
+      ['run', '--protocol', '1', '--approve-all', '--tool-timeout', '100', 'run sleep 1; echo finished-anyway'],
+      { cwd, env: cliEnv({ NO_COLOR: '1' }) },
+    );
+    expect(r.stderr).toMatch(
+      /tool call .* ran longer than 100 ms: it does not advertise capabilities\.cancel, left running/,
+    );
+    expect(r.stdout).toContain('finished-anyway');
+    expect(r.code).toBe(0);
+  });
+
+  it('refuses a value that is not a positive whole number of milliseconds', async () => {
+    const r = await runCli(['run', '--tool-timeout', '1.5', 'hello'], { cwd: tempDir('run-tool-timeout-bad') });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--tool-timeout must be a positive whole number of milliseconds (got "1.5")');
   });
 });
 

@@ -4,9 +4,10 @@
  * hints and the interactive login (v1 `_meta["terminal-auth"]`, v2 `type: "terminal"`).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { FIXTURES, cliEnv, runCli, tempDir } from './fixtures/cli-helpers.js';
+import { readCapture } from '../packages/tools/src/captures/capture.js';
+import { BIN, FIXTURES, cliEnv, runCli, startCli, tempDir, waitFor } from './fixtures/cli-helpers.js';
 
 const AGENT = join(FIXTURES, 'client-order-agent.mjs');
 const LOGIN = join(FIXTURES, 'login-helper.mjs');
@@ -55,17 +56,45 @@ describe('run --json shows every update', () => {
 });
 
 describe('run --timeout', () => {
-  it('an agent that never answers session/new: clear exit 9 after the limit', async () => {
+  it('an agent that never answers session/new: the request is withdrawn with $/cancel_request, clear exit 9 after the limit', async () => {
     const { env, dir } = setup();
-    const r = await runCli(['run', '--timeout', '0.5', '--cwd', dir, '--agent', agentLine('--mute-new'), 'hello'], {
-      env,
-    });
+    const capture = join(dir, 'cap.ndjson');
+    const agent = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} proxy --record ${JSON.stringify(capture)} -- ${agentLine('--mute-new')}`;
+    const r = await runCli(['run', '--timeout', '0.5', '--cwd', dir, '--agent', agent, 'hello'], { env });
     expect(r.code).toBe(9);
-    expect(r.stderr).toContain(
-      `acp-kit: error: the agent did not answer session/new within 0.5 s: ${process.execPath}`,
-    );
+    expect(r.stderr).toContain('acp-kit: error: the agent did not answer session/new within 0.5 s');
     expect(r.stderr).toContain('raise --timeout');
+    // on the wire: the CLI gave up on its own request and told the agent so, naming its id
+    const sent = (await readCapture(capture)).frames.filter((f) => f.dir === 'editor->agent');
+    const asked = sent.find((f) => f.kind === 'request' && f.method === 'session/new');
+    const withdrawn = sent.filter((f) => f.method === '$/cancel_request');
+    expect(withdrawn.map((f) => (JSON.parse(f.raw) as { params: { requestId: unknown } }).params.requestId)).toEqual([
+      asked?.id,
+    ]);
   });
+
+  it('Ctrl-C while session/new is pending: the CLI withdraws it with $/cancel_request at once and exits 130', async () => {
+    const { env, dir } = setup();
+    const capture = join(dir, 'cap.ndjson');
+    const agent = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} proxy --record ${JSON.stringify(capture)} -- ${agentLine('--mute-new')}`;
+    // a --timeout far beyond the test's own limit: only the Ctrl-C can withdraw the request in time
+    const run = startCli(['run', '--timeout', '600', '--cwd', dir, '--agent', agent, 'hello'], { env });
+    await waitFor(
+      () => existsSync(capture) && readFileSync(capture, 'utf8').includes('session/new'),
+      15_000,
+      'session/new on the wire',
+    );
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    expect(r.stderr).not.toContain('did not answer');
+    const sent = (await readCapture(capture)).frames.filter((f) => f.dir === 'editor->agent');
+    const asked = sent.find((f) => f.kind === 'request' && f.method === 'session/new');
+    const withdrawn = sent.filter((f) => f.method === '$/cancel_request');
+    expect(withdrawn.map((f) => (JSON.parse(f.raw) as { params: { requestId: unknown } }).params.requestId)).toEqual([
+      asked?.id,
+    ]);
+  }, 30_000);
 
   it('refuses a bad value with a usage error', async () => {
     const { env } = setup();

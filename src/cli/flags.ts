@@ -68,6 +68,8 @@ export interface RunFlags extends AgentFlags, SessionConfigFlags {
   acceptUrls?: boolean;
   /** `--session <id>`: continue that session (load/resume with replay) instead of session/new */
   session?: string;
+  /** `--tool-timeout <ms>`: cancel (v2 `tool_call/cancel`) a tool call running longer than this */
+  toolTimeout?: number;
 }
 
 export interface ChatFlags extends AgentFlags, SessionConfigFlags {

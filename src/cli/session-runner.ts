@@ -220,18 +220,20 @@ async function remoteTarget(flags: AgentFlags, url: string): Promise<RemoteTarge
 /**
  * `session/new`, or resume/load of `resumeId` with a replay of its history; `onUpdate` sees every
  * update applied while the session opens (a replay, and what the agent sends before or with its
- * answer), in wire order, before this resolves.
+ * answer), in wire order, before this resolves. Aborting `signal` (Ctrl-C) withdraws the pending
+ * request with `$/cancel_request` instead of waiting for the agent.
  */
 export async function openSession(
   a: OpenAgent,
   resumeId?: string,
   onUpdate?: RestoreSessionOptions['onUpdate'],
+  signal?: AbortSignal,
 ): Promise<{ session: ClientSession; mode: 'new' | 'load' | 'resume' }> {
   try {
     const mcpServers = a.mcpServers;
     if (resumeId === undefined)
-      return { session: await a.conn.newSession({ cwd: a.cwd, mcpServers, onUpdate }), mode: 'new' };
-    const session = await a.conn.resumeSession(resumeId, { cwd: a.cwd, mcpServers, replay: true, onUpdate });
+      return { session: await a.conn.newSession({ cwd: a.cwd, mcpServers, onUpdate, signal }), mode: 'new' };
+    const session = await a.conn.resumeSession(resumeId, { cwd: a.cwd, mcpServers, replay: true, onUpdate, signal });
     return { session, mode: a.conn.replayMethod === 'session/load' ? 'load' : 'resume' };
   } catch (e) {
     throw toCliError(e, a.ctx);

@@ -388,16 +388,23 @@ export class ClientConnection implements AuthProvidersClient {
     const params = this.setupParams(options);
     let unsubscribe: (() => void) | undefined;
     try {
-      return await this.setupCall(Methods.sessionNew, params, (r) => {
-        if (!r || typeof r.sessionId !== 'string')
-          throw AcpError.invalidParams('session/new result.sessionId must be a string');
-        const session = this.makeSession(r.sessionId, options);
-        // subscribed before the claim, so the updates buffered before the response are seen too
-        unsubscribe = this.stream(session, options.onUpdate);
-        router.claim(r.sessionId, session);
-        session.state.applySetup(r);
-        return session;
-      });
+      return await this.setupCall(
+        Methods.sessionNew,
+        params,
+        (r) => {
+          if (!r || typeof r.sessionId !== 'string')
+            throw AcpError.invalidParams('session/new result.sessionId must be a string');
+          const session = this.makeSession(r.sessionId, options);
+          // subscribed before the claim, so the updates buffered before the response are seen too
+          unsubscribe = this.stream(session, options.onUpdate);
+          router.claim(r.sessionId, session);
+          session.state.applySetup(r);
+          return session;
+        },
+        undefined,
+        undefined,
+        options.signal,
+      );
     } finally {
       unsubscribe?.();
     }
@@ -465,6 +472,7 @@ export class ClientConnection implements AuthProvidersClient {
           session.markClosed();
         },
         session,
+        options.signal,
       );
     } finally {
       unsubscribe?.();
@@ -505,9 +513,14 @@ export class ClientConnection implements AuthProvidersClient {
     atAnswer: (result: ResultOf<M>) => T,
     onFail?: () => void,
     replaying?: ClientSession,
+    given?: AbortSignal,
   ): Promise<T> {
     const timeoutMs = this.options.sessionSetupTimeoutMs;
     const abort = new AbortController();
+    // the caller giving up withdraws the request like the time limit does ($/cancel_request)
+    const giveUp = (): void => abort.abort(given?.reason);
+    if (given?.aborted) giveUp();
+    else given?.addEventListener('abort', giveUp, { once: true });
     let timer: NodeJS.Timeout | undefined;
     let stopWatching: (() => void) | undefined;
     const timedOut =
@@ -537,6 +550,7 @@ export class ClientConnection implements AuthProvidersClient {
       }
       throw e;
     } finally {
+      given?.removeEventListener('abort', giveUp);
       clearTimeout(timer);
       stopWatching?.();
     }

@@ -126,6 +126,12 @@ export interface NewSessionOptions {
    * and the set-up goes on.
    */
   onUpdate?: (update: AnySessionUpdate, state: SessionState) => void;
+  /**
+   * Aborting gives up on the set-up request: it is withdrawn with `$/cancel_request`
+   * (ACP-ALL-CREQ-01), a late answer is ignored, and the call rejects with -32800 (e.g. the
+   * user pressed Ctrl-C while the agent was still loading a session).
+   */
+  signal?: AbortSignal;
 }
 
 /** `session/load` / `session/resume` parameters. */

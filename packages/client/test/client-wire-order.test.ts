@@ -142,6 +142,20 @@ describe('session set-up time limit', () => {
     await expect(conn.loadSession('old', { cwd: '/w' })).resolves.toBeDefined();
   });
 
+  it('aborting the signal of newSession gives up at once with -32800 (no time limit set); the connection stays usable', async () => {
+    const conn = await start(['--version=1', '--mute-new']);
+    const abort = new AbortController();
+    const pending = conn.newSession({ cwd: '/w', signal: abort.signal }).then(
+      () => undefined,
+      (x: unknown) => x,
+    );
+    // round trip: the load is answered after session/new was written, so that one is pending now
+    await expect(conn.loadSession('old', { cwd: '/w' })).resolves.toBeDefined();
+    abort.abort();
+    expect(await pending).toMatchObject({ code: -32800 });
+    expect(conn.isClosed).toBe(false);
+  });
+
   it('a replay that streams longer than the limit is progress: each replayed update restarts it', async () => {
     const conn = await start(['--version=1', '--slow-load'], { sessionSetupTimeoutMs: 600 });
     const started = Date.now();

@@ -32,6 +32,11 @@ export function register(program: CommandUnknownOpts, result: ExitResult, run: C
       '--session <sessionId>',
       'continue a stored session: load (v1) or resume (v2) it with its history replayed, then prompt',
     )
+    .option(
+      '--tool-timeout <ms>',
+      'cancel a tool call that has run (in_progress) longer than this many milliseconds, alone (v2 tool_call/cancel, only while the call advertises capabilities.cancel); the turn goes on',
+      millisecondsFlag('--tool-timeout'),
+    )
     .option('--json', 'print NDJSON events (first: connection, last: result) instead of text')
     .option(
       '--mcp-over-acp <command>',
@@ -45,6 +50,16 @@ export function register(program: CommandUnknownOpts, result: ExitResult, run: C
     .action(async (words, flags) => {
       result.code = await run(await promptText(words), flags);
     });
+}
+
+/** A positive whole number of milliseconds (up to the longest timer Node keeps: 2^31-1). */
+function millisecondsFlag(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0 || n > 2 ** 31 - 1)
+      throw usageError(`${flag} must be a positive whole number of milliseconds (got ${JSON.stringify(value)})`);
+    return n;
+  };
 }
 
 /** The prompt: the words joined, or stdin for a lone `-`. */

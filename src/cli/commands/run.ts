@@ -31,11 +31,12 @@ import {
 import { withProfile } from '../config-file.js';
 import { applyConfigRequest, configRequestOf, hasConfigRequest } from '../session-config.js';
 import { colorEnabled, createStyle } from '../style.js';
+import { watchToolTimeouts } from '../tool-timeout.js';
 
 /** What `run` uses of a session: a {@link ClientSession}, or with `--agent-url` one that survives reconnects. */
 type RunSession = Pick<
   ClientSession,
-  'sessionId' | 'state' | 'onUpdate' | 'prompt' | 'clientTerminal' | 'setConfigOption' | 'setMode'
+  'sessionId' | 'state' | 'onUpdate' | 'prompt' | 'clientTerminal' | 'setConfigOption' | 'setMode' | 'cancelToolCall'
 >;
 
 /** A {@link ReconnectingSession} as `run` sees it (terminals of the underlying session in use now). */
@@ -52,6 +53,7 @@ function runSessionOf(s: ReconnectingSession): RunSession {
     clientTerminal: (terminalId) => s.session.clientTerminal(terminalId),
     setConfigOption: (configId, value) => s.session.setConfigOption(configId, value),
     setMode: (modeId) => s.session.setMode(modeId),
+    cancelToolCall: (toolCallId) => s.session.cancelToolCall(toolCallId),
   };
 }
 
@@ -143,6 +145,7 @@ export async function runCommand(
 
   let session: RunSession | undefined;
   let open: OpenAgent | undefined;
+  let stopWatching: (() => void) | undefined;
   let rejected = 0;
   let interrupted = false;
   /** set once a second Ctrl-C or SIGTERM is closing everything down */
@@ -191,7 +194,7 @@ export async function runCommand(
       throw new CliError('interrupted', ExitCode.Interrupted, 'interrupted before the prompt was sent');
     const s = await startSession(
       a,
-      flags.session,
+      { resumeId: flags.session, signal: abort.signal },
       reporter,
       (t) => (tokens = t),
       (opened) => (session = opened),
@@ -202,6 +205,7 @@ export async function runCommand(
 
     let result;
     try {
+      stopWatching = watchToolTimeoutsFor(s, flags.toolTimeout, reporter);
       result = await s.prompt(prompt, { signal: abort.signal });
     } catch (e) {
       throw toCliError(e, a.ctx);
@@ -217,6 +221,7 @@ export async function runCommand(
     reporter.failed(err, known());
     return err.exitCode;
   } finally {
+    stopWatching?.();
     uninstall();
     await open?.close();
   }
@@ -241,6 +246,12 @@ async function configureSession(s: RunSession, flags: RunFlags, a: OpenAgent, re
     configOptions: s.state.configOptions,
     ...(s.state.modes ? { modes: s.state.modes } : {}),
   });
+}
+
+/** `--tool-timeout`: cancels (tool_call/cancel) each tool call of the turn that runs longer, and reports it. */
+function watchToolTimeoutsFor(s: RunSession, timeoutMs: number | undefined, reporter: RunReporter) {
+  if (timeoutMs === undefined) return undefined;
+  return watchToolTimeouts(s, timeoutMs, (r) => reporter.toolTimeout(s.sessionId, r));
 }
 
 /** Reports the end of the prompted turn and gives the exit code it stands for. */
@@ -286,13 +297,14 @@ function reportConnected(reporter: RunReporter, a: OpenAgent): void {
 
 /**
  * Opens the session (new, or `--session` loaded/resumed with its history replayed; through the reconnecting remote one with `--agent-url`) and streams its updates to the
- * reporter. `opened` hears of the session before any update is reported (the Ctrl-C report and
+ * reporter; Ctrl-C (`signal`) while a local session is still opening withdraws the request
+ * (`$/cancel_request`). `opened` hears of the session before any update is reported (the Ctrl-C report and
  * terminal names read it); `onTokens` gets the turn's token counts, from the
  * `session_info_update` the built-in agent ends it with.
  */
 async function startSession(
   a: OpenAgent,
-  resumeId: string | undefined,
+  { resumeId, signal }: { resumeId: string | undefined; signal: AbortSignal },
   reporter: RunReporter,
   onTokens: (t: TurnTokenUsage) => void,
   opened: (s: RunSession) => void,
@@ -320,7 +332,7 @@ async function startSession(
     }
     if (resumeId !== undefined) mode = a.conn.replayMethod === 'session/load' ? 'load' : 'resume';
   } else {
-    const o = await openSession(a, resumeId, (u) => early.push(u));
+    const o = await openSession(a, resumeId, (u) => early.push(u), signal);
     s = o.session;
     mode = o.mode;
   }

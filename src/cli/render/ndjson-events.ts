@@ -13,6 +13,7 @@ import type {
   ConfigOption,
   SessionModeState,
 } from '@acp-kit/protocol';
+import type { ToolTimeoutReport } from '../tool-timeout.js';
 
 /**
  * The `--json` output of `acp-kit run`/`sessions`: one JSON object per line (NDJSON).
@@ -83,6 +84,8 @@ export type CliEvent =
       output?: string;
       exitStatus?: { exitCode?: number | null; signal?: string | null };
     }
+  /** `run --tool-timeout`: a tool call ran longer than the limit (`outcome`: cancelled, not-cancellable, failed) */
+  | ({ type: 'tool_timeout'; sessionId: string } & ToolTimeoutReport)
   | { type: 'sessions'; sessions: SessionInfo[] }
   /** `sessions show --json`: last line, the replayed session as the library's `SessionState.toJSON()` */
   | { type: 'history'; sessionId: string; state: object }

@@ -21,6 +21,7 @@ import { ExitCode } from '../exit-codes.js';
 import { configChoices, configSummary, type ConfigReport } from '../session-config.js';
 import { joinCommandLine } from '../split-command-line.js';
 import { stripAnsi, type Style } from '../style.js';
+import type { ToolTimeoutReport } from '../tool-timeout.js';
 import { NdjsonWriter } from './ndjson-events.js';
 import { SubagentRenderers } from './subagent-lines.js';
 import { TranscriptRenderer } from './transcript.js';
@@ -106,6 +107,8 @@ export interface RunReporter {
   clientTerminalExit(t: ClientTerminalReport, status: { exitCode?: number | null; signal?: string | null }): void;
   /** The first Ctrl-C: the turn is being cancelled. */
   cancelling(): void;
+  /** `--tool-timeout`: a tool call ran longer than the limit (cancelled alone, or why not). */
+  toolTimeout(sessionId: string, r: ToolTimeoutReport): void;
   /** The turn ended with a stop reason (the last call on success). */
   finished(t: TurnReport): void;
   /**
@@ -113,6 +116,14 @@ export interface RunReporter {
    * what is known so far. The last call on failure.
    */
   failed(err: CliError, known?: KnownSoFar): void;
+}
+
+/** The text line for a `--tool-timeout` report. */
+export function toolTimeoutLine(r: ToolTimeoutReport): string {
+  const which = `tool call ${r.title !== undefined ? JSON.stringify(r.title) : r.toolCallId} ran longer than ${r.timeoutMs} ms`;
+  if (r.outcome === 'cancelled') return `${which}: cancelled it (tool_call/cancel); the turn goes on`;
+  if (r.outcome === 'failed') return `${which}: the agent refused to cancel it: ${r.error ?? 'error'}`;
+  return `${which}: it does not advertise capabilities.cancel, left running`;
 }
 
 /**
@@ -197,6 +208,11 @@ export class TextRunReporter implements RunReporter {
     this.renderer?.line(
       this.io.style.dim(`    ${status.signal ? `killed by ${status.signal}` : `exit code ${status.exitCode ?? '?'}`}`),
     );
+  }
+
+  toolTimeout(_sessionId: string, r: ToolTimeoutReport): void {
+    this.renderer?.closeStyle();
+    this.io.stderr(this.io.errStyle.yellow(`\nacp-kit: ${toolTimeoutLine(r)}\n`));
   }
 
   cancelling(): void {
@@ -320,6 +336,10 @@ export class NdjsonRunReporter implements RunReporter {
 
   clientTerminalExit(t: ClientTerminalReport, status: { exitCode?: number | null; signal?: string | null }): void {
     this.w.emit({ type: 'client_terminal', sessionId: t.sessionId, terminalId: t.terminalId, exitStatus: status });
+  }
+
+  toolTimeout(sessionId: string, r: ToolTimeoutReport): void {
+    this.w.emit({ type: 'tool_timeout', sessionId, ...r });
   }
 
   cancelling(): void {
