@@ -64,6 +64,8 @@ describe('check client against acpx 0.1.15', () => {
     for (const f of failures) expect(f.message).toMatch(/acp-kit-check-link\/(secret|written-\d)\.txt/);
     expect(byStatus(run, 'pass')).toEqual(
       [
+        // it answers a permission request at once: one the agent then withdraws was answered once
+        'v1 ACP-ALL-CREQ-04',
         'v1 ACP-ALL-EXT-02',
         'v1 ACP-ALL-EXT-05',
         'v1 ACP-ALL-EXT-06',

@@ -108,6 +108,9 @@ describe('check client: fixture clients breaking one requirement each', () => {
         'v2 ACP-ALL-PERM-03',
         'v2 ACP-ALL-TRANS-05',
         'v2 ACP-V2-INIT-03',
+        // it held the request the agent then withdrew, and answered it once
+        'v1 ACP-ALL-CREQ-04',
+        'v2 ACP-ALL-CREQ-04',
       ]),
     );
   }, 60_000);
@@ -129,6 +132,15 @@ describe('check client: fixture clients breaking one requirement each', () => {
     ['dies-on-unknown-update', ['client/unknown-updates'], ['v2 ACP-V2-EXT-03']],
     // sends a prompt whose content block has no type: the official schema of each version refuses it
     ['untyped-prompt-block', ['client/basic'], ['v1 schema/v1', 'v2 schema/v2']],
+    // never answers a permission request the agent withdrew with $/cancel_request (a hanging prompt)
+    ['ignores-withdrawal', ['client/withdrawn-request'], ['v1 ACP-ALL-CREQ-04', 'v2 ACP-ALL-CREQ-04']],
+    // answers a withdrawn permission request twice
+    // (its second answer is also a response to no request in flight)
+    [
+      'withdrawal-answered-twice',
+      ['client/withdrawn-request'],
+      ['v1 ACP-ALL-CREQ-04', 'v1 ACP-ALL-RPC-03', 'v2 ACP-ALL-CREQ-04', 'v2 ACP-ALL-RPC-03'],
+    ],
   ])(
     '%s fails exactly its requirement',
     async (rule, cases, expected) => {

@@ -9,6 +9,7 @@ import { ClientSetupError, type ClientCase, type ClientCaseContext } from './con
 import { ClientGone } from './peer.js';
 import { intoTurn } from './steps.js';
 import { clientTerminalKillWait, clientTerminalRelease } from './terminal-cases.js';
+import { clientWithdrawnRequest } from './withdrawn-request.js';
 
 /** Runs `step` and turns the client dying or going silent into a failure of `id`; true when it survived. */
 async function survives(
@@ -543,4 +544,5 @@ export const CLIENT_CASES: readonly ClientCase[] = [
   clientTerminalKillWait,
   clientElicitation,
   clientElicitationComplete,
+  clientWithdrawnRequest,
 ];
