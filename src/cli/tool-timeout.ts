@@ -26,19 +26,23 @@ export type ToolTimeoutSession = Pick<ClientSession, 'state' | 'onUpdate' | 'can
 
 /**
  * Starts a `timeoutMs` timer for each tool call when it is first seen `in_progress`; at expiry a
- * call that is still running is cancelled when it advertises `capabilities.cancel`. Returns the
- * function that stops watching (clears every timer).
+ * call that is still running is cancelled when it advertises `capabilities.cancel`. `stop` ends
+ * the watch (clears every timer); `settled` waits for the answers to the cancels sent, whose
+ * reports would otherwise be lost when the turn ends before them (the agent may end the call and
+ * the turn before its answer to the cancel arrives).
  */
 export function watchToolTimeouts(
   session: ToolTimeoutSession,
   timeoutMs: number,
   report: (r: ToolTimeoutReport) => void,
-): () => void {
+): { stop(): void; settled(): Promise<void> } {
   const timers = new Map<string, NodeJS.Timeout>();
   /** calls past their limit that did not advertise cancel yet: cancelled as soon as they do */
   const overdue = new Set<string>();
   /** calls a cancel was sent for (never sent twice) */
   const sent = new Set<string>();
+  /** the answers to the cancels sent (their reports) */
+  const inFlight: Array<Promise<void>> = [];
 
   const expire = (id: string): void => {
     const tc = session.state.toolCalls.get(id);
@@ -51,7 +55,7 @@ export function watchToolTimeouts(
     }
     overdue.delete(id);
     sent.add(id);
-    session.cancelToolCall(id).then(
+    const answered = session.cancelToolCall(id).then(
       () => report({ toolCallId: id, ...title, timeoutMs, outcome: 'cancelled' }),
       (e: unknown) =>
         report({
@@ -62,6 +66,7 @@ export function watchToolTimeouts(
           error: e instanceof Error ? e.message : String(e),
         }),
     );
+    inFlight.push(answered);
   };
 
   const unsubscribe = session.onUpdate((u) => {
@@ -83,9 +88,14 @@ export function watchToolTimeouts(
       );
   });
 
-  return () => {
-    unsubscribe();
-    for (const t of timers.values()) clearTimeout(t);
-    timers.clear();
+  return {
+    stop: () => {
+      unsubscribe();
+      for (const t of timers.values()) clearTimeout(t);
+      timers.clear();
+    },
+    settled: async () => {
+      await Promise.all(inFlight);
+    },
   };
 }

@@ -145,7 +145,7 @@ export async function runCommand(
 
   let session: RunSession | undefined;
   let open: OpenAgent | undefined;
-  let stopWatching: (() => void) | undefined;
+  let watching: ReturnType<typeof watchToolTimeoutsFor>;
   let rejected = 0;
   let interrupted = false;
   /** set once a second Ctrl-C or SIGTERM is closing everything down */
@@ -205,8 +205,10 @@ export async function runCommand(
 
     let result;
     try {
-      stopWatching = watchToolTimeoutsFor(s, flags.toolTimeout, reporter);
+      watching = watchToolTimeoutsFor(s, flags.toolTimeout, reporter);
       result = await s.prompt(prompt, { signal: abort.signal });
+      // a cancel's answer may come after the turn's end: its report goes before the result
+      await watching?.settled();
     } catch (e) {
       throw toCliError(e, a.ctx);
     }
@@ -221,7 +223,7 @@ export async function runCommand(
     reporter.failed(err, known());
     return err.exitCode;
   } finally {
-    stopWatching?.();
+    watching?.stop();
     uninstall();
     await open?.close();
   }
