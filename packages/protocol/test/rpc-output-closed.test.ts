@@ -53,4 +53,27 @@ describe('stream transport: output closed before the input ended', () => {
     expect(info.reason).toBe('output stream closed');
     expect(t.messages).toEqual([]);
   });
+
+  it('a write that fails (EPIPE, the child exited) still lets what the child wrote before arrive, then closes naming the failure', async () => {
+    const input = new PassThrough();
+    const output = new Writable({
+      write(_chunk, _enc, cb) {
+        cb(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+      },
+    });
+    const lines: string[] = [];
+    const transport = new StreamTransport(input, output);
+    const closed = new Promise<CloseInfo>((resolve) =>
+      transport.start({ onMessage: () => undefined, onInvalidLine: (i) => lines.push(i.line), onClose: resolve }),
+    );
+    const failed = new Promise((r) => output.once('error', r));
+    // the initialize the agent never read; its write fails
+    transport.send({ jsonrpc: '2.0', id: 1, method: 'initialize' });
+    await failed;
+    // what the agent wrote before it exited, read after the failed write
+    input.end('Usage: fixture-agent [--acp]\n');
+    const info = await closed;
+    expect(lines).toEqual(['Usage: fixture-agent [--acp]']);
+    expect(info.reason).toBe('output stream failed: write EPIPE');
+  });
 });

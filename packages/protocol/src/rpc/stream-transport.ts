@@ -33,8 +33,8 @@ export class StreamTransport implements Transport {
   private scheduled = false;
   private waitingDrain = false;
   private closed = false;
-  /** The output is gone but the input is still read to its end (see `start`). */
-  private outputClosed = false;
+  /** Why the output is gone while the input is still read to its end (see `closeAfterInput`). */
+  private outputGone: CloseInfo | undefined;
   private writableWaiters: Array<() => void> = [];
   private flushWaiters: Array<() => void> = [];
   private readonly hwm: number;
@@ -68,30 +68,36 @@ export class StreamTransport implements Transport {
     });
     this.input.on('end', () => {
       this.splitter.end();
-      this.close({ reason: this.outputClosed ? 'output stream closed' : 'input stream ended' });
+      this.close(this.outputGone ?? { reason: 'input stream ended' });
     });
     this.input.on('error', (error) => this.close({ reason: `input stream failed: ${error.message}`, error }));
-    this.output.on('error', (error) => {
-      if (!this.outputClosed) this.close({ reason: `output stream failed: ${error.message}`, error });
-    });
-    this.output.on('close', () => {
-      if (this.closed) return;
-      // Nothing can be written any more, but what the other side wrote before it went away may still
-      // be unread: Node destroys a child's stdin as soon as the child exits, possibly before its last
-      // stdout lines (a final answer) were read. Read the input to its end first, for a short while
-      // at most (a peer that closed only its reading side would otherwise keep us open).
-      if (this.input.readableEnded || this.input.destroyed) {
-        this.close({ reason: 'output stream closed' });
-        return;
-      }
-      this.outputClosed = true;
-      this.waitingDrain = false;
-      this.queue = [];
-      this.queuedBytes = 0;
-      this.resolveWritable();
-      this.resolveFlush();
-      setTimeout(() => this.close({ reason: 'output stream closed' }), OUTPUT_CLOSED_READ_MS).unref();
-    });
+    // a write that fails (EPIPE: the child exited) loses nothing the child wrote before it went
+    this.output.on('error', (error) =>
+      this.closeAfterInput({ reason: `output stream failed: ${error.message}`, error }),
+    );
+    this.output.on('close', () => this.closeAfterInput({ reason: 'output stream closed' }));
+  }
+
+  /**
+   * Nothing can be written any more, but what the other side wrote before it went away may still
+   * be unread: Node destroys a child's stdin as soon as the child exits, possibly before its last
+   * stdout lines (a final answer, a usage line) were read, and a write to it then fails with EPIPE.
+   * Read the input to its end first, for a short while at most (a peer that closed only its
+   * reading side would otherwise keep us open); then close with `info`.
+   */
+  private closeAfterInput(info: CloseInfo): void {
+    if (this.closed || this.outputGone !== undefined) return;
+    if (this.input.readableEnded || this.input.destroyed) {
+      this.close(info);
+      return;
+    }
+    this.outputGone = info;
+    this.waitingDrain = false;
+    this.queue = [];
+    this.queuedBytes = 0;
+    this.resolveWritable();
+    this.resolveFlush();
+    setTimeout(() => this.close(info), OUTPUT_CLOSED_READ_MS).unref();
   }
 
   private onLine(line: string): void {
@@ -123,7 +129,7 @@ export class StreamTransport implements Transport {
   }
 
   send(message: object): void {
-    if (this.closed || this.outputClosed) return;
+    if (this.closed || this.outputGone !== undefined) return;
     // an exact id (bigint, ExactNumberId) is written as it came; anything else unserializable throws
     const s = stringifyMessage(message);
     this.queue.push(s);
@@ -183,13 +189,14 @@ export class StreamTransport implements Transport {
   }
 
   whenWritable(): Promise<void> {
-    if (this.closed || this.outputClosed || (!this.waitingDrain && this.queuedBytes < this.hwm))
+    if (this.closed || this.outputGone !== undefined || (!this.waitingDrain && this.queuedBytes < this.hwm))
       return Promise.resolve();
     return new Promise((resolve) => this.writableWaiters.push(resolve));
   }
 
   flush(): Promise<void> {
-    if (this.closed || this.outputClosed || (this.queue.length === 0 && !this.waitingDrain)) return Promise.resolve();
+    if (this.closed || this.outputGone !== undefined || (this.queue.length === 0 && !this.waitingDrain))
+      return Promise.resolve();
     return new Promise((resolve) => this.flushWaiters.push(resolve));
   }
 
@@ -210,7 +217,7 @@ export class StreamTransport implements Transport {
     const fw = this.flushWaiters;
     this.flushWaiters = [];
     for (const f of fw) f();
-    if (this.options.endOnClose !== false && !this.outputClosed) {
+    if (this.options.endOnClose !== false && this.outputGone === undefined) {
       try {
         this.output.end();
       } catch {
