@@ -10,6 +10,7 @@ import {
   type SessionState,
 } from '@acp-kit/protocol';
 import { ConnectionClosedError, type CloseInfo } from '@acp-kit/protocol/rpc';
+import { readLastTurnEnd } from '@acp-kit/protocol/internal';
 import type { ClientSession, PromptOptions, PromptResult } from './client-session.js';
 import { Emitter } from './events.js';
 import type { ClientOptions, NewSessionOptions, ResumeSessionOptions } from './options.js';
@@ -494,28 +495,14 @@ interface TurnEnd {
 }
 
 /**
- * `_meta["acp-kit/lastTurn"]` of an idle resume snapshot without a stop reason: acp-kit serve's
- * cluster names there how the session's last turn ended (docs/deploy.md), so a client whose
- * connection dropped before that end reached it does not report the turn as ended with `null`.
+ * An idle resume snapshot without a stop reason that names the session's last turn end in its
+ * `_meta` (acp-kit serve's cluster, {@link readLastTurnEnd}): that end, so a client whose
+ * connection dropped before it arrived does not report the turn as ended with `null`.
  */
 function missedEnd(update: AnySessionUpdate): StateUpdate | undefined {
   if (update.sessionUpdate !== 'state_update' || update.state !== 'idle' || update.stopReason != null) return undefined;
-  const turn = update._meta?.['acp-kit/lastTurn'];
-  if (typeof turn !== 'object' || turn === null || !('stopReason' in turn) || typeof turn.stopReason !== 'string')
-    return undefined;
-  const error = 'error' in turn && isErrorObject(turn.error) ? turn.error : undefined;
-  return { ...update, stopReason: turn.stopReason, ...(error ? { error } : {}) };
-}
-
-function isErrorObject(v: unknown): v is ErrorObject {
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    'code' in v &&
-    typeof v.code === 'number' &&
-    'message' in v &&
-    typeof v.message === 'string'
-  );
+  const end = readLastTurnEnd(update._meta);
+  return end ? { ...update, ...end } : undefined;
 }
 
 function checkCount(name: string, value: number): number {

@@ -11,6 +11,7 @@ export * from './json.js';
 export * from './lazy-crypto.js';
 export * from './package-version.js';
 export * from './usage-meta.js';
+export * from './last-turn-meta.js';
 export { isSharedUnstableKind } from './codec/unstable-updates.js';
 export * from './validation/schema-source.js';
 export * from './rpc/message-text.js';

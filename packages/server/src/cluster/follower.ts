@@ -7,12 +7,12 @@ import {
   type AnySessionUpdate,
   getValidator,
 } from '@acp-kit/protocol';
-import { isObj } from '@acp-kit/protocol/internal';
+import { isObj, LAST_TURN_META_KEY } from '@acp-kit/protocol/internal';
 import { lifecycleFor, replayHistory } from '@acp-kit/agent/internal';
 import type { AgentLogger } from '@acp-kit/agent';
 import { isControlRow, PERMISSION } from './control.js';
 import type { FollowerSetup } from './owner-link.js';
-import { LAST_TURN_META, lastTurnOf } from './last-turn.js';
+import { lastTurnOf } from './last-turn.js';
 
 /** One row of `acp_updates`. */
 export interface UpdateRow {
@@ -122,7 +122,7 @@ export class Follower {
     this.sendUpdate({
       sessionUpdate: 'state_update',
       state: foreground,
-      ...(foreground === 'idle' && turn ? { _meta: { [LAST_TURN_META]: turn } } : {}),
+      ...(foreground === 'idle' && turn ? { _meta: { [LAST_TURN_META_KEY]: turn } } : {}),
     });
     for (const [questionId, request] of open) this.askClient(questionId, request);
     this.last = seen.at(-1)?.seq ?? 0;

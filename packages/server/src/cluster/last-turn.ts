@@ -1,13 +1,5 @@
-import { isObj } from '@acp-kit/protocol/internal';
+import { isObj, LAST_TURN_META_KEY } from '@acp-kit/protocol/internal';
 import type { UpdateRow } from './follower.js';
-
-/**
- * The `_meta` key of a v2 resume snapshot (`state_update`) that carries how the session's last
- * turn ended. The snapshot itself says only `idle`: a client whose connection dropped before the
- * end of its turn reached it (a rolling restart in the middle of a turn) learns the turn's real
- * stop reason from it instead of guessing (docs/deploy.md, "A restart in the middle of a turn").
- */
-export const LAST_TURN_META = 'acp-kit/lastTurn';
 
 /** How a turn ended, as its idle `state_update` said. */
 export interface LastTurn {
@@ -34,5 +26,5 @@ export function lastTurnOf(rows: readonly UpdateRow[]): LastTurn | undefined {
 export function withLastTurn(update: Record<string, unknown>, turn: LastTurn | undefined): Record<string, unknown> {
   if (!turn) return update;
   const meta = isObj(update._meta) ? update._meta : {};
-  return { ...update, _meta: { ...meta, [LAST_TURN_META]: turn } };
+  return { ...update, _meta: { ...meta, [LAST_TURN_META_KEY]: turn } };
 }

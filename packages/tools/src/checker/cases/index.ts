@@ -1,6 +1,7 @@
 import type { CheckCase } from '../case.js';
 import { cancelTurn, closeBusySession } from './cancel.js';
-import { cancelRequest, cancelTerminal, cancelToolCall } from './entity-cancel.js';
+import { cancelRequest } from './cancel-request.js';
+import { cancelTerminal, cancelToolCall } from './entity-cancel.js';
 import { customPromptBlock, extensionMethods, metaEverywhere } from './extensions.js';
 import { initializeBasic, initializeOldVersion, initializeUnknownVersion, logout } from './initialize.js';
 import { mcpClientServer } from './mcp.js';

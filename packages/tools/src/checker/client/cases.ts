@@ -7,7 +7,7 @@ import { at } from '@acp-kit/protocol/internal';
 import { WaitTimeout, type TranscriptLine } from '../driver.js';
 import { ClientSetupError, type ClientCase, type ClientCaseContext } from './context.js';
 import { ClientGone } from './peer.js';
-import { intoTurn } from './steps.js';
+import { intoTurn, pendingToolCall } from './steps.js';
 import { clientTerminalKillWait, clientTerminalRelease } from './terminal-cases.js';
 import { clientWithdrawnRequest } from './withdrawn-request.js';
 
@@ -171,27 +171,9 @@ export const clientCancelPermission: ClientCase = {
     const { sid, req } = await intoTurn(ctx);
     const p = ctx.p;
     const toolCallId = 'check-tool-1';
-    const options = [
-      { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
-      { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
-    ];
-    const ask = () =>
-      ctx.version === 1
-        ? { sessionId: sid, toolCall: { toolCallId }, options }
-        : {
-            sessionId: sid,
-            title: 'Run `sleep 60`?',
-            subject: { type: 'tool_call', toolCall: { toolCallId } },
-            options,
-          };
-    p.update(
-      sid,
-      ctx.version === 1
-        ? { sessionUpdate: 'tool_call', toolCallId, title: 'Run sleep 60', kind: 'execute', status: 'pending' }
-        : { sessionUpdate: 'tool_call_update', toolCallId, title: 'Run sleep 60', kind: 'execute', status: 'pending' },
-    );
+    const params = pendingToolCall(ctx, sid, toolCallId);
     const idA = ctx.id('permission');
-    const seqA = p.send('session/request_permission', ask(), idA);
+    const seqA = p.send('session/request_permission', params, idA);
     // once this is answered the client has read the permission request
     await ctx.ping();
     const answer = (id: string, after: number) => (l: TranscriptLine) =>
@@ -215,7 +197,7 @@ export const clientCancelPermission: ClientCase = {
       throw e;
     }
     const idB = ctx.id('permission');
-    const seqB = p.send('session/request_permission', ask(), idB);
+    const seqB = p.send('session/request_permission', params, idB);
     // the client writes in order: an answer to A before its session/cancel is already in the transcript
     const answeredA = p.transcript.find(answer(idA, seqA));
     const pendingAtCancel = !answeredA || answeredA.seq > cancelSeq;

@@ -22,3 +22,23 @@ export async function until(cond: () => boolean, ms: number): Promise<boolean> {
   }
   return true;
 }
+
+/**
+ * Announces a pending `sleep 60` tool call of the turn and returns the params of a permission
+ * request for it (allow / reject once), in the version's shape.
+ */
+export function pendingToolCall(ctx: ClientCaseContext, sid: string, toolCallId: string): Record<string, unknown> {
+  const options = [
+    { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+    { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+  ];
+  ctx.p.update(
+    sid,
+    ctx.version === 1
+      ? { sessionUpdate: 'tool_call', toolCallId, title: 'Run sleep 60', kind: 'execute', status: 'pending' }
+      : { sessionUpdate: 'tool_call_update', toolCallId, title: 'Run sleep 60', kind: 'execute', status: 'pending' },
+  );
+  return ctx.version === 1
+    ? { sessionId: sid, toolCall: { toolCallId }, options }
+    : { sessionId: sid, title: 'Run `sleep 60`?', subject: { type: 'tool_call', toolCall: { toolCallId } }, options };
+}

@@ -1,7 +1,7 @@
 import { at } from '@acp-kit/protocol/internal';
 import type { TranscriptLine } from '../driver.js';
 import type { ClientCase } from './context.js';
-import { intoTurn } from './steps.js';
+import { intoTurn, pendingToolCall } from './steps.js';
 
 /**
  * The agent withdraws its own permission request with `$/cancel_request` (ACP-ALL-CREQ-01): the
@@ -18,26 +18,8 @@ export const clientWithdrawnRequest: ClientCase = {
     const { sid, req } = await intoTurn(ctx);
     const p = ctx.p;
     const toolCallId = 'check-tool-withdrawn';
-    const options = [
-      { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
-      { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
-    ];
-    p.update(
-      sid,
-      ctx.version === 1
-        ? { sessionUpdate: 'tool_call', toolCallId, title: 'Run sleep 60', kind: 'execute', status: 'pending' }
-        : { sessionUpdate: 'tool_call_update', toolCallId, title: 'Run sleep 60', kind: 'execute', status: 'pending' },
-    );
+    const params = pendingToolCall(ctx, sid, toolCallId);
     const id = ctx.id('permission');
-    const params =
-      ctx.version === 1
-        ? { sessionId: sid, toolCall: { toolCallId }, options }
-        : {
-            sessionId: sid,
-            title: 'Run `sleep 60`?',
-            subject: { type: 'tool_call', toolCall: { toolCallId } },
-            options,
-          };
     const sent = p.send('session/request_permission', params, id);
     // answered: the client has read the permission request
     await ctx.ping();
