@@ -9,6 +9,9 @@ import { ROW, type RowTuple } from '../src/inspector/api-types.js';
 import type { Data } from '../src/inspector/ui/data.js';
 import { displayRows, type RowFilter } from '../src/inspector/ui/display.js';
 import { RowStore } from '../src/inspector/ui/row-store.js';
+import { CaptureModel } from '../src/inspector/model.js';
+import type { CaptureFrame } from '../src/proxy/index.js';
+import { proxyComponentFrames, unstableSessionFrames } from '../../../test/support/unstable-frames.js';
 
 const STRINGS = [
   'request',
@@ -178,5 +181,125 @@ describe('inspector page: timeline rows built as frames arrive', () => {
     expect(big.length).toBe(100_000);
     expect(big.get(99_999, ROW.seq)).toBe(99_999);
     expect(big.indexOf(54_321)).toBe(54_321);
+  });
+});
+
+/** Every frame's timeline line as TimelineRow reads it from the page's store: method, update kind, summary. */
+function lines(list: CaptureFrame[]): { model: CaptureModel; shown: string[] } {
+  const model = new CaptureModel();
+  for (const f of list) model.push(f);
+  const data: Data = {
+    strings: model.strings,
+    store: new RowStore(),
+    finished: true,
+    analysisComplete: true,
+    version: 0,
+  };
+  for (const r of model.rows) data.store.put(r);
+  const d = displayRows(undefined, data, {
+    kinds: new Set(['request', 'notification', 'response', 'error', 'invalid']),
+    method: '',
+    session: '',
+    onlyViolations: false,
+    matches: undefined,
+    expanded: new Set(model.rows.map((r) => r[ROW.seq])),
+  });
+  const shown: string[] = [];
+  for (let k = 0; k < d.count; k++) {
+    const first = d.row(k)?.first;
+    if (first === undefined) throw new Error(`no display row ${k}`);
+    const str = (field: number): string | undefined => data.strings[data.store.get(first, field)];
+    shown.push([str(ROW.method) ?? '(answer)', str(ROW.update), str(ROW.summary)].filter(Boolean).join(' | '));
+  }
+  return { model, shown };
+}
+
+/**
+ * Issue 26 item 3, the inspector column: each unstable method and update kind has a one-line
+ * summary in its timeline row (request and answer), from a capture whose every message the
+ * unstable schema of its version accepts (test/support/unstable-frames.ts).
+ */
+describe('inspector page: the unstable methods and update kinds say what they are in one line', () => {
+  it.each([1, 2] as const)('v%i: a session, auth, providers and MCP over ACP', (v) => {
+    const { model, shown } = lines(unstableSessionFrames(v));
+    // a conforming connection: nothing flagged (the agent advertised what the editor calls)
+    expect(model.violations).toEqual([]);
+    const expected = [
+      'session/set_title | title: Refactor the parser',
+      '(answer) | title: Refactor the parser',
+      'session/status | status of s1?',
+      v === 2 ? '(answer) | status: open (idle)' : '(answer) | status: open',
+      'session/fork | fork of s1',
+      '(answer) | fork of s1 -> s1-fork',
+      'session/archive | archive s1-fork',
+      '(answer) | archived s1-fork',
+      'session/unarchive | unarchive s1',
+      '(answer) | unarchived s1',
+      'auth/status | auth status?',
+      '(answer) | auth: authenticated (Claude Max*)',
+      'auth/status_update | auth: unauthenticated',
+      'providers/list | providers?',
+      '(answer) | providers: main (anthropic), openai (disabled)',
+      'providers/set | provider openai: openai https://llm.example.test/v1 (1 header)',
+      '(answer) | provider openai set',
+      'providers/disable | disable provider openai',
+      '(answer) | provider openai disabled',
+      'mcp/message | MCP tools/call #call-7 via srv-files',
+      '(answer) | MCP #call-7 result',
+      'mcp/message | MCP tools/list #list-1 via srv-files',
+      '(answer) | MCP #list-1 error -32601: Method not found',
+      'session/update | plan_removed | plan removed: p1',
+      'session/update | subagent_update | subagent sub-1 "Search the docs" [running]',
+      'session/update | subagent_update | subagent sub-1 [idle]',
+      'session/update | session_message | message msg-1 sub-1 -> s1: Done: 3 hits',
+      'session/update | session_message_chunk | message msg-1 += in docs/',
+    ];
+    for (const line of expected) expect(shown).toContain(line);
+    // the header a provider is set with carries the authorization: never shown
+    expect(model.strings.join('\n')).not.toContain('sk-secret-value');
+    // the stable rows keep their plain lines (no summary where the method and kind say it all)
+    expect(shown).toContain('session/new');
+    expect(shown).toContain('session/update | plan_update');
+  });
+
+  it.each([1, 2] as const)('v%i: a proxy component and its conductor: the hop and the wrapped message', (v) => {
+    const { model, shown } = lines(proxyComponentFrames(v));
+    expect(model.violations).toEqual([]);
+    expect(shown).toEqual([
+      `proxy/initialize | proxy initialize, protocol v${v}`,
+      `(answer) | proxy initialized, protocol v${v}`,
+      // sent by the proxy (agent side): towards its successor; sent by the conductor: from it
+      'proxy/successor | to successor: session/prompt',
+      'proxy/successor | from successor: session/update agent_message_chunk',
+      '(answer) | successor answered session/prompt',
+    ]);
+  });
+
+  it('a summary from a hostile frame is a plain line: prototype names are not methods, fields of the wrong type are left out', () => {
+    const { shown } = lines(
+      unstableSessionFrames(2)
+        .slice(0, 2)
+        .concat([
+          {
+            seq: 90,
+            t: 1,
+            dir: 'editor->agent',
+            kind: 'request',
+            method: 'constructor',
+            id: 1,
+            raw: '{"jsonrpc":"2.0","id":1,"method":"constructor","params":{}}',
+          },
+          {
+            seq: 91,
+            t: 2,
+            dir: 'agent->editor',
+            kind: 'notification',
+            method: 'auth/status_update',
+            raw: '{"jsonrpc":"2.0","method":"auth/status_update","params":{"state":{"x":1},"accounts":"all"}}',
+          },
+        ]),
+    );
+    expect(shown).toContain('constructor');
+    expect(shown).toContain('auth/status_update | auth: ?');
   });
 });
