@@ -224,37 +224,51 @@ describe('inspector page: the unstable methods and update kinds say what they ar
     const { model, shown } = lines(unstableSessionFrames(v));
     // a conforming connection: nothing flagged (the agent advertised what the editor calls)
     expect(model.violations).toEqual([]);
-    const expected = [
-      'session/set_title | title: Refactor the parser',
-      '(answer) | title: Refactor the parser',
-      'session/status | status of s1?',
-      v === 2 ? '(answer) | status: open (idle)' : '(answer) | status: open',
-      'session/fork | fork of s1',
-      '(answer) | fork of s1 -> s1-fork',
-      'session/archive | archive s1-fork',
-      '(answer) | archived s1-fork',
-      'session/unarchive | unarchive s1',
-      '(answer) | unarchived s1',
-      'auth/status | auth status?',
-      '(answer) | auth: authenticated (Claude Max*)',
-      'auth/status_update | auth: unauthenticated',
-      'providers/list | providers?',
-      '(answer) | providers: main (anthropic), openai (disabled)',
-      'providers/set | provider openai: openai https://llm.example.test/v1 (1 header)',
-      '(answer) | provider openai set',
-      'providers/disable | disable provider openai',
-      '(answer) | provider openai disabled',
-      'mcp/message | MCP tools/call #call-7 via srv-files',
-      '(answer) | MCP #call-7 result',
-      'mcp/message | MCP tools/list #list-1 via srv-files',
-      '(answer) | MCP #list-1 error -32601: Method not found',
-      'session/update | plan_removed | plan removed: p1',
-      'session/update | subagent_update | subagent sub-1 "Search the docs" [running]',
-      'session/update | subagent_update | subagent sub-1 [idle]',
-      'session/update | session_message | message msg-1 sub-1 -> s1: Done: 3 hits',
-      'session/update | session_message_chunk | message msg-1 += in docs/',
+    // per row of the coverage matrix: the lines its request/notification and its answer show
+    const expected: Array<[string, string[]]> = [
+      [
+        'session/set_title',
+        ['session/set_title | title: Refactor the parser', '(answer) | title: Refactor the parser'],
+      ],
+      [
+        'session/status',
+        ['session/status | status of s1?', v === 2 ? '(answer) | status: open (idle)' : '(answer) | status: open'],
+      ],
+      ['session/fork', ['session/fork | fork of s1', '(answer) | fork of s1 -> s1-fork']],
+      ['session/archive', ['session/archive | archive s1-fork', '(answer) | archived s1-fork']],
+      ['session/unarchive', ['session/unarchive | unarchive s1', '(answer) | unarchived s1']],
+      ['auth/status', ['auth/status | auth status?', '(answer) | auth: authenticated (Claude Max*)']],
+      ['auth/status_update', ['auth/status_update | auth: unauthenticated']],
+      ['providers/list', ['providers/list | providers?', '(answer) | providers: main (anthropic), openai (disabled)']],
+      [
+        'providers/set',
+        [
+          'providers/set | provider openai: openai https://llm.example.test/v1 (1 header)',
+          '(answer) | provider openai set',
+        ],
+      ],
+      ['providers/disable', ['providers/disable | disable provider openai', '(answer) | provider openai disabled']],
+      [
+        'mcp/message',
+        [
+          'mcp/message | MCP tools/call #call-7 via srv-files',
+          '(answer) | MCP #call-7 result',
+          'mcp/message | MCP tools/list #list-1 via srv-files',
+          '(answer) | MCP #list-1 error -32601: Method not found',
+        ],
+      ],
+      ['plan_removed', ['session/update | plan_removed | plan removed: p1']],
+      [
+        'subagent_update',
+        [
+          'session/update | subagent_update | subagent sub-1 "Search the docs" [running]',
+          'session/update | subagent_update | subagent sub-1 [idle]',
+        ],
+      ],
+      ['session_message', ['session/update | session_message | message msg-1 sub-1 -> s1: Done: 3 hits']],
+      ['session_message_chunk', ['session/update | session_message_chunk | message msg-1 += in docs/']],
     ];
-    for (const line of expected) expect(shown).toContain(line);
+    for (const [row, rowLines] of expected) for (const line of rowLines) expect(shown, row).toContain(line);
     // the header a provider is set with carries the authorization: never shown
     expect(model.strings.join('\n')).not.toContain('sk-secret-value');
     // the stable rows keep their plain lines (no summary where the method and kind say it all)
@@ -265,6 +279,8 @@ describe('inspector page: the unstable methods and update kinds say what they ar
   it.each([1, 2] as const)('v%i: a proxy component and its conductor: the hop and the wrapped message', (v) => {
     const { model, shown } = lines(proxyComponentFrames(v));
     expect(model.violations).toEqual([]);
+    const rows = ['proxy/initialize', 'proxy/successor'];
+    expect(shown.filter((l) => rows.some((r) => l.startsWith(r)))).toHaveLength(3);
     expect(shown).toEqual([
       `proxy/initialize | proxy initialize, protocol v${v}`,
       `(answer) | proxy initialized, protocol v${v}`,
