@@ -12,6 +12,7 @@ import { RowStore } from '../src/inspector/ui/row-store.js';
 import { CaptureModel } from '../src/inspector/model.js';
 import type { CaptureFrame } from '../src/proxy/index.js';
 import { proxyComponentFrames, unstableSessionFrames } from '../../../test/support/unstable-frames.js';
+import { A2E, E2A, frames, rpc } from '../../../test/support/capture-builder.js';
 
 const STRINGS = [
   'request',
@@ -287,35 +288,26 @@ describe('inspector page: the unstable methods and update kinds say what they ar
       // sent by the proxy (agent side): towards its successor; sent by the conductor: from it
       'proxy/successor | to successor: session/prompt',
       'proxy/successor | from successor: session/update agent_message_chunk',
-      '(answer) | successor answered session/prompt',
+      '(answer) | answer to the wrapped session/prompt',
     ]);
   });
 
-  it('a summary from a hostile frame is a plain line: prototype names are not methods, fields of the wrong type are left out', () => {
+  it('a failed answer says so; a hostile frame is a plain line: prototype names are not methods, fields of the wrong type are left out', () => {
     const { shown } = lines(
-      unstableSessionFrames(2)
-        .slice(0, 2)
-        .concat([
-          {
-            seq: 90,
-            t: 1,
-            dir: 'editor->agent',
-            kind: 'request',
-            method: 'constructor',
-            id: 1,
-            raw: '{"jsonrpc":"2.0","id":1,"method":"constructor","params":{}}',
-          },
-          {
-            seq: 91,
-            t: 2,
-            dir: 'agent->editor',
-            kind: 'notification',
-            method: 'auth/status_update',
-            raw: '{"jsonrpc":"2.0","method":"auth/status_update","params":{"state":{"x":1},"accounts":"all"}}',
-          },
-        ]),
+      frames([
+        [0, E2A, rpc.req(5, 'session/fork', { sessionId: 'gone', cwd: '/w' })],
+        [1, A2E, rpc.err(5, -32002, 'Resource not found')],
+        [2, E2A, rpc.req(6, 'constructor', {})],
+        [3, A2E, rpc.note('auth/status_update', { state: { x: 1 }, accounts: 'all' })],
+        [4, A2E, rpc.req(7, 'mcp/message', { serverId: ['x'], requestId: { y: 1 }, method: 'tools/call' })],
+      ]),
     );
-    expect(shown).toContain('constructor');
-    expect(shown).toContain('auth/status_update | auth: ?');
+    expect(shown).toEqual([
+      'session/fork | fork of gone',
+      '(answer) | session/fork failed: -32002 Resource not found',
+      'constructor',
+      'auth/status_update | auth: ?',
+      'mcp/message | MCP tools/call #? via ?',
+    ]);
   });
 });

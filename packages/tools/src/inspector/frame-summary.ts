@@ -121,7 +121,7 @@ const ANSWERS = new Map<string, (result: unknown, params: unknown) => string>(
         : `${head} result`;
     },
     'proxy/initialize': (r) => `proxy initialized, protocol v${String(at(r, 'protocolVersion') ?? '?')}`,
-    'proxy/successor': (_r: unknown, p: unknown) => `successor answered ${stringAt(p, 'method') ?? '?'}`,
+    'proxy/successor': (_r: unknown, p: unknown) => `answer to the wrapped ${stringAt(p, 'method') ?? '?'}`,
   } satisfies Record<string, (result: unknown, params: unknown) => string>),
 );
 
