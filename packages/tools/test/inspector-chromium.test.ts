@@ -274,7 +274,11 @@ describe('acp-kit inspect in Chromium', () => {
     servers.push(h);
     const { page, errors } = await open(h.url);
     // the session/fork answer's row says what it did
-    await page.getByTestId('row-summary').filter({ hasText: 'fork of s1 -> s1-fork' }).waitFor();
+    const forkAnswer = page.getByTestId('row-summary').filter({ hasText: 'fork of s1 -> s1-fork' });
+    await forkAnswer.waitFor();
+    // and its detail repeats it above the JSON
+    await forkAnswer.click();
+    await expect.poll(() => page.getByTestId('frame-summary').textContent()).toBe('fork of s1 -> s1-fork');
     const s1 = page.locator('article.session-block:not(.nested)[aria-label="Session s1"]');
     await s1.getByTestId('session-status').waitFor();
     expect(await s1.getByTestId('session-status').textContent()).toBe('status: open (idle)');

@@ -270,6 +270,10 @@ describe('inspector page: the unstable methods and update kinds say what they ar
       ['session_message_chunk', ['session/update | session_message_chunk | message msg-1 += in docs/']],
     ];
     for (const [row, rowLines] of expected) for (const line of rowLines) expect(shown, row).toContain(line);
+    // the frame detail carries the same line (the page shows it above the JSON)
+    const forkAnswer = model.detail(model.frames.find((f) => f.method === 'session/fork')?.seq ?? -1)?.pair;
+    expect(model.detail(forkAnswer ?? -1)?.summary).toBe('fork of s1 -> s1-fork');
+    expect(model.detail(1)?.summary).toBeUndefined();
     // the header a provider is set with carries the authorization: never shown
     expect(model.strings.join('\n')).not.toContain('sk-secret-value');
     // the stable rows keep their plain lines (no summary where the method and kind say it all)

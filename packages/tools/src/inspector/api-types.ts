@@ -74,6 +74,8 @@ export interface FrameDetail {
   pair: number | undefined;
   latency: number | undefined;
   protocolVersion: 1 | 2 | undefined;
+  /** the timeline row's one-line summary (frame-summary.ts), undefined when it has none */
+  summary: string | undefined;
 }
 
 /** Paths (e.g. `params.update.foo`) of fields the schema does not declare, and of `_meta` fields. */

@@ -381,6 +381,7 @@ export class CaptureModel {
       pair,
       latency: row[ROW.latency] >= 0 ? row[ROW.latency] : undefined,
       protocolVersion: version,
+      summary: this.strings[row[ROW.summary] ?? -1],
     };
   }
 
