@@ -18,6 +18,8 @@ import { readCapture } from '../src/proxy/index.js';
 import { BIN, connectThroughProxy, recordTurn, screenshot, useBrowser } from '../../../test/support/inspector.js';
 import { waitUntil } from '../../../test/support/process.js';
 import { tempDir } from '../../../test/support/temp.js';
+import { writeCaptureFile } from '../../../test/support/capture-builder.js';
+import { unstableSessionFrames } from '../../../test/support/unstable-frames.js';
 
 const violationCapture = fileURLToPath(
   new URL('../../../test/fixtures/proxy-captures/schema-prompt-response.ndjson', import.meta.url),
@@ -261,6 +263,46 @@ describe('acp-kit inspect in Chromium', () => {
     await page.getByTestId('frame-detail').getByRole('tab', { name: 'Raw' }).click();
     await page.getByTestId('frame-detail').locator('pre.raw').waitFor();
     expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
+    expect(errors).toEqual([]);
+  });
+
+  it('the unstable surface: summaries in the timeline; archived, status and forks on the session; a subagent nested with its own text; a session message', async () => {
+    const dir = tempDir('acp-inspector-unstable-');
+    const cap = join(dir, 'unstable.ndjson');
+    writeCaptureFile(cap, unstableSessionFrames(2));
+    const h = await startInspector({ captures: [cap], listLive: false });
+    servers.push(h);
+    const { page, errors } = await open(h.url);
+    // the session/fork answer's row says what it did
+    const forkAnswer = page.getByTestId('row-summary').filter({ hasText: 'fork of s1 -> s1-fork' });
+    await forkAnswer.waitFor();
+    // and its detail repeats it above the JSON
+    await forkAnswer.click();
+    await expect.poll(() => page.getByTestId('frame-summary').textContent()).toBe('fork of s1 -> s1-fork');
+    const s1 = page.locator('article.session-block:not(.nested)[aria-label="Session s1"]');
+    await s1.getByTestId('session-status').waitFor();
+    expect(await s1.getByTestId('session-status').textContent()).toBe('status: open (idle)');
+    expect(await s1.getByTestId('session-archived').textContent()).toBe('unarchived');
+    expect(await s1.getByTestId('session-fork').textContent()).toBe('forked -> s1-fork');
+    const fork = page.locator('article.session-block[aria-label="Session s1-fork"]');
+    expect(await fork.getByTestId('session-fork-of').textContent()).toBe('fork of s1');
+    expect(await fork.getByTestId('session-archived').textContent()).toBe('archived');
+    // subagent_update: a nested block with the child's own text; the removed plan is gone
+    const sub = s1.getByTestId('item-subagent');
+    expect(await sub.locator('.label').first().textContent()).toContain('Search the docs');
+    expect(await sub.getByTestId('subagent-state').textContent()).toBe('idle: end_turn');
+    const childText = sub.locator('article.session-block.nested [data-testid=item-message]');
+    expect(await childText.textContent()).toContain('found 3 hits');
+    expect(await page.getByTestId('item-plan').count()).toBe(0);
+    // session_message + its chunk: one message with its route
+    const msg = s1.getByTestId('item-session_message');
+    expect(await msg.getByTestId('session-message-route').textContent()).toBe('sub-1 → s1');
+    expect(await msg.locator('.blocks').textContent()).toContain('Done: 3 hits in docs/');
+    // a click on the child's message selects that message, not the subagent around it
+    await childText.click();
+    await expect.poll(() => childText.getAttribute('aria-pressed')).toBe('true');
+    expect(await sub.getAttribute('aria-pressed')).toBe('false');
+    await screenshot(page, 'unstable-session.png');
     expect(errors).toEqual([]);
   });
 });

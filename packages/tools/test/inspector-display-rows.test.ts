@@ -9,6 +9,10 @@ import { ROW, type RowTuple } from '../src/inspector/api-types.js';
 import type { Data } from '../src/inspector/ui/data.js';
 import { displayRows, type RowFilter } from '../src/inspector/ui/display.js';
 import { RowStore } from '../src/inspector/ui/row-store.js';
+import { CaptureModel } from '../src/inspector/model.js';
+import type { CaptureFrame } from '../src/proxy/index.js';
+import { proxyComponentFrames, unstableSessionFrames } from '../../../test/support/unstable-frames.js';
+import { A2E, E2A, frames, rpc } from '../../../test/support/capture-builder.js';
 
 const STRINGS = [
   'request',
@@ -178,5 +182,136 @@ describe('inspector page: timeline rows built as frames arrive', () => {
     expect(big.length).toBe(100_000);
     expect(big.get(99_999, ROW.seq)).toBe(99_999);
     expect(big.indexOf(54_321)).toBe(54_321);
+  });
+});
+
+/** Every frame's timeline line as TimelineRow reads it from the page's store: method, update kind, summary. */
+function lines(list: CaptureFrame[]): { model: CaptureModel; shown: string[] } {
+  const model = new CaptureModel();
+  for (const f of list) model.push(f);
+  const data: Data = {
+    strings: model.strings,
+    store: new RowStore(),
+    finished: true,
+    analysisComplete: true,
+    version: 0,
+  };
+  for (const r of model.rows) data.store.put(r);
+  const d = displayRows(undefined, data, {
+    kinds: new Set(['request', 'notification', 'response', 'error', 'invalid']),
+    method: '',
+    session: '',
+    onlyViolations: false,
+    matches: undefined,
+    expanded: new Set(model.rows.map((r) => r[ROW.seq])),
+  });
+  const shown: string[] = [];
+  for (let k = 0; k < d.count; k++) {
+    const first = d.row(k)?.first;
+    if (first === undefined) throw new Error(`no display row ${k}`);
+    const str = (field: number): string | undefined => data.strings[data.store.get(first, field)];
+    shown.push([str(ROW.method) ?? '(answer)', str(ROW.update), str(ROW.summary)].filter(Boolean).join(' | '));
+  }
+  return { model, shown };
+}
+
+/**
+ * Issue 26 item 3, the inspector column: each unstable method and update kind has a one-line
+ * summary in its timeline row (request and answer), from a capture whose every message the
+ * unstable schema of its version accepts (test/support/unstable-frames.ts).
+ */
+describe('inspector page: the unstable methods and update kinds say what they are in one line', () => {
+  it.each([1, 2] as const)('v%i: a session, auth, providers and MCP over ACP', (v) => {
+    const { model, shown } = lines(unstableSessionFrames(v));
+    // a conforming connection: nothing flagged (the agent advertised what the editor calls)
+    expect(model.violations).toEqual([]);
+    // per row of the coverage matrix: the lines its request/notification and its answer show
+    const expected: Array<[string, string[]]> = [
+      [
+        'session/set_title',
+        ['session/set_title | title: Refactor the parser', '(answer) | title: Refactor the parser'],
+      ],
+      [
+        'session/status',
+        ['session/status | status of s1?', v === 2 ? '(answer) | status: open (idle)' : '(answer) | status: open'],
+      ],
+      ['session/fork', ['session/fork | fork of s1', '(answer) | fork of s1 -> s1-fork']],
+      ['session/archive', ['session/archive | archive s1-fork', '(answer) | archived s1-fork']],
+      ['session/unarchive', ['session/unarchive | unarchive s1', '(answer) | unarchived s1']],
+      ['auth/status', ['auth/status | auth status?', '(answer) | auth: authenticated (Claude Max*)']],
+      ['auth/status_update', ['auth/status_update | auth: unauthenticated']],
+      ['providers/list', ['providers/list | providers?', '(answer) | providers: main (anthropic), openai (disabled)']],
+      [
+        'providers/set',
+        [
+          'providers/set | provider openai: openai https://llm.example.test/v1 (1 header)',
+          '(answer) | provider openai set',
+        ],
+      ],
+      ['providers/disable', ['providers/disable | disable provider openai', '(answer) | provider openai disabled']],
+      [
+        'mcp/message',
+        [
+          'mcp/message | MCP tools/call #call-7 via srv-files',
+          '(answer) | MCP #call-7 result',
+          'mcp/message | MCP tools/list #list-1 via srv-files',
+          '(answer) | MCP #list-1 error -32601: Method not found',
+        ],
+      ],
+      ['plan_removed', ['session/update | plan_removed | plan removed: p1']],
+      [
+        'subagent_update',
+        [
+          'session/update | subagent_update | subagent sub-1 "Search the docs" [running]',
+          'session/update | subagent_update | subagent sub-1 [idle]',
+        ],
+      ],
+      ['session_message', ['session/update | session_message | message msg-1 sub-1 -> s1: Done: 3 hits']],
+      ['session_message_chunk', ['session/update | session_message_chunk | message msg-1 += in docs/']],
+    ];
+    for (const [row, rowLines] of expected) for (const line of rowLines) expect(shown, row).toContain(line);
+    // the frame detail carries the same line (the page shows it above the JSON)
+    const forkAnswer = model.detail(model.frames.find((f) => f.method === 'session/fork')?.seq ?? -1)?.pair;
+    expect(model.detail(forkAnswer ?? -1)?.summary).toBe('fork of s1 -> s1-fork');
+    expect(model.detail(1)?.summary).toBeUndefined();
+    // the header a provider is set with carries the authorization: never shown
+    expect(model.strings.join('\n')).not.toContain('sk-secret-value');
+    // the stable rows keep their plain lines (no summary where the method and kind say it all)
+    expect(shown).toContain('session/new');
+    expect(shown).toContain('session/update | plan_update');
+  });
+
+  it.each([1, 2] as const)('v%i: a proxy component and its conductor: the hop and the wrapped message', (v) => {
+    const { model, shown } = lines(proxyComponentFrames(v));
+    expect(model.violations).toEqual([]);
+    const rows = ['proxy/initialize', 'proxy/successor'];
+    expect(shown.filter((l) => rows.some((r) => l.startsWith(r)))).toHaveLength(3);
+    expect(shown).toEqual([
+      `proxy/initialize | proxy initialize, protocol v${v}`,
+      `(answer) | proxy initialized, protocol v${v}`,
+      // sent by the proxy (agent side): towards its successor; sent by the conductor: from it
+      'proxy/successor | to successor: session/prompt',
+      'proxy/successor | from successor: session/update agent_message_chunk',
+      '(answer) | answer to the wrapped session/prompt',
+    ]);
+  });
+
+  it('a failed answer says so; a hostile frame is a plain line: prototype names are not methods, fields of the wrong type are left out', () => {
+    const { shown } = lines(
+      frames([
+        [0, E2A, rpc.req(5, 'session/fork', { sessionId: 'gone', cwd: '/w' })],
+        [1, A2E, rpc.err(5, -32002, 'Resource not found')],
+        [2, E2A, rpc.req(6, 'constructor', {})],
+        [3, A2E, rpc.note('auth/status_update', { state: { x: 1 }, accounts: 'all' })],
+        [4, A2E, rpc.req(7, 'mcp/message', { serverId: ['x'], requestId: { y: 1 }, method: 'tools/call' })],
+      ]),
+    );
+    expect(shown).toEqual([
+      'session/fork | fork of gone',
+      '(answer) | session/fork failed: -32002 Resource not found',
+      'constructor',
+      'auth/status_update | auth: ?',
+      'mcp/message | MCP tools/call #? via ?',
+    ]);
   });
 });

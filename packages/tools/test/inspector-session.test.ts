@@ -10,6 +10,8 @@ import type { ClientConnection } from '../../client/src/index.js';
 import { loadCapture, type SessionView } from '../src/inspector/index.js';
 import { recordTurn } from '../../../test/support/inspector.js';
 import { tempDir } from '../../../test/support/temp.js';
+import { unstableSessionFrames } from '../../../test/support/unstable-frames.js';
+import { CaptureModel } from '../src/inspector/model.js';
 
 const conns: ClientConnection[] = [];
 afterEach(async () => {
@@ -221,5 +223,135 @@ describe('inspector session view', () => {
     expect(m.detail(1)!.marks).toEqual({ undeclared: [], meta: [] });
     expect(m.detail(2)!.marks).toEqual({ undeclared: [], meta: [] });
     expect(m.rows.find((r) => r[0] === 3)![12]).toBe(1);
+  });
+});
+
+/** A model of the hand-built unstable capture of `v` (every message checked against the unstable schema). */
+function unstableModel(v: 1 | 2): CaptureModel {
+  const m = new CaptureModel();
+  for (const f of unstableSessionFrames(v)) m.push(f);
+  // the capture's schema check (the validator judges the unstable shapes against the official schemas)
+  expect(m.violations).toEqual([]);
+  return m;
+}
+
+/** The seq of the first frame of `method` (for an update kind: of the `session/update` carrying it). */
+function seqOf(m: CaptureModel, method: string, update?: string): number {
+  const f = m.frames.find(
+    (x) => x.method === method && (update === undefined || x.raw.includes(`"sessionUpdate":"${update}"`)),
+  );
+  if (!f) throw new Error(`no ${method} ${update ?? ''} frame`);
+  return f.seq;
+}
+
+/** The answer to the request at `seq` (the row's pair). */
+function answerOf(m: CaptureModel, seq: number): number {
+  const pair = m.detail(seq)?.pair;
+  if (pair === undefined) throw new Error(`frame ${seq} has no answer`);
+  return pair;
+}
+
+/**
+ * Issue 26 item 3, the inspector column: what the unstable session methods and update kinds change
+ * in the session view (title, archived, status, forks, subagents nested with their own text,
+ * session messages, a removed plan gone), from a capture whose every message the unstable schema
+ * accepts (test/support/unstable-frames.ts).
+ */
+describe('inspector session view: the unstable session surface', () => {
+  it.each([1, 2] as const)('v%i: title, status, archive and fork are session state, told by their answers', (v) => {
+    const m = unstableModel(v);
+    const views = m.sessionViews();
+    const s1 = views.find((x) => x.sessionId === 's1');
+    const fork = views.find((x) => x.sessionId === 's1-fork');
+    // session/set_title: the answer's title is the session's
+    expect(s1?.title).toBe('Refactor the parser');
+    // session/status: the v2 answer also reports the foreground state
+    expect(s1?.status).toEqual({
+      value: { status: 'open', state: v === 2 ? 'idle' : undefined },
+      seq: answerOf(m, seqOf(m, 'session/status')),
+    });
+    // session/archive then session/unarchive: the last answer wins
+    expect(s1?.archived).toEqual({ value: false, seq: answerOf(m, seqOf(m, 'session/unarchive')) });
+    const forkAnswer = answerOf(m, seqOf(m, 'session/fork'));
+    expect(s1?.forks).toEqual([{ value: 's1-fork', seq: forkAnswer }]);
+    expect(fork?.forkOf).toEqual({ value: 's1', seq: forkAnswer });
+    // the first session/archive archived the fork
+    expect(fork?.archived).toEqual({ value: true, seq: answerOf(m, seqOf(m, 'session/archive')) });
+    // replay: before the unarchive's answer, s1 was archived; before the title's answer, untitled
+    const unarchived = answerOf(m, seqOf(m, 'session/unarchive'));
+    expect(m.sessionViews(unarchived - 1).find((x) => x.sessionId === 's1')?.archived?.value).toBe(true);
+    const titled = answerOf(m, seqOf(m, 'session/set_title'));
+    expect(m.sessionViews(titled - 1).find((x) => x.sessionId === 's1')?.title).toBeUndefined();
+  });
+
+  it.each([1, 2] as const)(
+    'v%i: a removed plan disappears; a subagent nests with its own text; a session message is a message',
+    (v) => {
+      const m = unstableModel(v);
+      const removed = seqOf(m, 'session/update', 'plan_removed');
+      const kinds = (upto?: number) =>
+        (m.sessionViews(upto).find((x) => x.sessionId === 's1')?.items ?? []).map((i) => i.kind);
+      // plan_removed: the plan was shown until the frame that removed it
+      expect(kinds(removed - 1)).toContain('plan');
+      expect(kinds(removed)).not.toContain('plan');
+
+      const views = m.sessionViews();
+      // subagent_update: the child is not a session of its own at the top, it is nested in its parent
+      expect(views.map((x) => x.sessionId).sort()).toEqual(['s1', 's1-fork']);
+      const items = views.find((x) => x.sessionId === 's1')?.items ?? [];
+      const sub = items.find((i) => i.kind === 'subagent');
+      expect(sub).toMatchObject({
+        sessionId: 'sub-1',
+        title: 'Search the docs',
+        state: 'idle',
+        stopReason: 'end_turn',
+        seqs: [seqOf(m, 'session/update', 'subagent_update'), seqOf(m, 'session/update', 'subagent_update') + 2],
+      });
+      const child = sub?.kind === 'subagent' ? sub.session : undefined;
+      expect(child?.items).toEqual([
+        expect.objectContaining({ kind: 'message', role: 'agent', content: [{ type: 'text', text: 'found 3 hits' }] }),
+      ]);
+      // session_message + session_message_chunk: one message, its content upserted then streamed
+      const msg = items.find((i) => i.kind === 'session_message');
+      expect(msg).toEqual({
+        kind: 'session_message',
+        key: 'session_message:msg-1',
+        messageId: 'msg-1',
+        senderSessionId: 'sub-1',
+        recipientSessionId: 's1',
+        content: [
+          { type: 'text', text: 'Done: 3 hits' },
+          { type: 'text', text: ' in docs/' },
+        ],
+        seqs: [seqOf(m, 'session/update', 'session_message'), seqOf(m, 'session/update', 'session_message_chunk')],
+      });
+      // slotted where they arrived: the subagent before the message it sent
+      expect(items.map((i) => i.kind)).toEqual(['subagent', 'session_message']);
+    },
+  );
+
+  it('a subagent announcing its own parent is shown once, not nested in a loop', () => {
+    const m = new CaptureModel();
+    const frames = unstableSessionFrames(2);
+    for (const f of frames) m.push(f);
+    const last = frames.at(-1)?.seq ?? 0;
+    m.push({
+      seq: last + 1,
+      t: last + 1,
+      dir: 'agent->editor',
+      kind: 'notification',
+      method: 'session/update',
+      raw: JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'session/update',
+        params: { sessionId: 'sub-1', update: { sessionUpdate: 'subagent_update', sessionId: 's1' } },
+      }),
+    });
+    const views = m.sessionViews();
+    expect(views.map((x) => x.sessionId).sort()).toEqual(['s1', 's1-fork']);
+    const child = views.find((x) => x.sessionId === 's1')?.items.find((i) => i.kind === 'subagent');
+    const nested = child?.kind === 'subagent' ? child.session : undefined;
+    // the child lists its announcement of s1, without s1's view inside it again
+    expect(nested?.items.find((i) => i.kind === 'subagent')).toMatchObject({ sessionId: 's1', session: undefined });
   });
 });

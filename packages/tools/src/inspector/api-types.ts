@@ -21,8 +21,9 @@ export interface SourceInfo {
 
 /**
  * One timeline row, as sent to the page: a compact array so 100k frames stay a few MB.
- * `[seq, t, dir (0 editor->agent, 1 agent->editor), kind, method, id, size, session, update, group, latency, pair, violations, hop]`;
+ * `[seq, t, dir (0 editor->agent, 1 agent->editor), kind, method, id, size, session, update, group, latency, pair, violations, hop, summary]`;
  * `hop` is the hop of a proxy chain's trace the frame was on (e.g. `Proxy(0)-Proxy(1)`), -1 or absent otherwise;
+ * `summary` is the frame's one-line summary (frame-summary.ts), absent when the method and update kind say it all;
  * strings are indexes into the model's string table (-1 = none); latency/pair are -1 when unknown.
  */
 export type RowTuple = [
@@ -39,6 +40,7 @@ export type RowTuple = [
   number,
   number,
   number,
+  number?,
   number?,
 ];
 
@@ -58,6 +60,7 @@ export const ROW = {
   pair: 11,
   violations: 12,
   hop: 13,
+  summary: 14,
 } as const;
 
 /** Everything the frame detail shows. */
@@ -71,6 +74,8 @@ export interface FrameDetail {
   pair: number | undefined;
   latency: number | undefined;
   protocolVersion: 1 | 2 | undefined;
+  /** the timeline row's one-line summary (frame-summary.ts), undefined when it has none */
+  summary: string | undefined;
 }
 
 /** Paths (e.g. `params.update.foo`) of fields the schema does not declare, and of `_meta` fields. */
@@ -144,8 +149,44 @@ export type EntityItem = Record<string, unknown> & {
   seqs: number[];
 };
 
-/** One item of a session's conversation: a timeline entity or a permission request; narrows on `kind`. */
-export type SessionItem = EntityItem | PermissionView | ElicitationView;
+/**
+ * A child session the session announced with `subagent_update` (unstable): what the parent reports
+ * of it (title, description, mirrored state) and the child's own conversation, nested.
+ */
+export interface SubagentItem {
+  kind: 'subagent';
+  key: string;
+  sessionId: string;
+  title: string | undefined;
+  description: string | undefined;
+  /** the child's foreground state as the parent mirrors it (`undefined` = not reported) */
+  state: string | undefined;
+  stopReason: string | null | undefined;
+  cwd: string | undefined;
+  /** the child's own session, rebuilt from the updates that carry its id (undefined: none yet) */
+  session: SessionView | undefined;
+  seqs: number[];
+}
+
+/** An inter-session message (`session_message` upserts and `session_message_chunk` appends, unstable). */
+export interface SessionMessageItem {
+  kind: 'session_message';
+  key: string;
+  messageId: string;
+  senderSessionId: string | undefined;
+  recipientSessionId: string | undefined;
+  content: unknown[];
+  seqs: number[];
+}
+
+/** One item of a session's conversation: a timeline entity, a question, a subagent or a session message; narrows on `kind`. */
+export type SessionItem = EntityItem | PermissionView | ElicitationView | SubagentItem | SessionMessageItem;
+
+/** A session-level fact and the frame that told it (the answer of an unstable session method). */
+export interface Told<T> {
+  value: T;
+  seq: number;
+}
 
 /** An agent-owned (v2) terminal as JSON, its output decoded to text, with the frames that built it. */
 export type TerminalItem = Record<string, unknown> & { terminalId: string; outputText: string; seqs: number[] };
@@ -161,6 +202,14 @@ export interface SessionView {
   clientTerminals: ClientTerminalView[];
   foreground: ForegroundChange[];
   usage: UsageInfo | undefined;
+  /** true after a successful `session/archive`, false after `session/unarchive` (unstable); undefined: never told */
+  archived: Told<boolean> | undefined;
+  /** the last `session/status` answer (unstable): `open`/`saved` and the v2 foreground state it reported */
+  status: Told<{ status: string; state: string | undefined }> | undefined;
+  /** the session this one was forked from (`session/fork`, unstable) */
+  forkOf: Told<string> | undefined;
+  /** the sessions forked from this one, in the order their answers came */
+  forks: Array<Told<string>>;
   /** frames whose update could not be decoded (seq + message) */
   decodeErrors: Array<{ seq: number; message: string }>;
 }

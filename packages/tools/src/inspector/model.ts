@@ -11,6 +11,7 @@ import { at, stringAt } from '@acp-kit/protocol/internal';
 import { SessionViewBuilder, type SessionView } from './session-view.js';
 import { latencyTable, type MethodLatency, type RequestSpan } from './stats.js';
 import { markFields } from './undeclared.js';
+import { frameSummary, summarisesAnswer, type AnsweredRequest } from './frame-summary.js';
 import { ROW, type FieldMarks, type FrameDetail, type RowTuple } from './api-types.js';
 
 export { ROW, type FrameDetail, type RowTuple } from './api-types.js';
@@ -23,7 +24,15 @@ const CHUNK_KINDS = new Set([
   'tool_call_content_chunk',
   'terminal_output_chunk',
   'compaction_summary_chunk',
+  'session_message_chunk',
 ]);
+
+/** The group of a chunk frame (its session, kind and entity): consecutive frames of one group collapse. */
+function chunkGroup(json: unknown, session: string | undefined, update: string | undefined): string | undefined {
+  if (update === undefined || !CHUNK_KINDS.has(update)) return undefined;
+  const u = (k: string): unknown => at(json, 'params', 'update', k);
+  return `${session ?? ''}|${update}|${String(u('messageId') ?? u('toolCallId') ?? u('terminalId') ?? '')}`;
+}
 
 /** The frame's parsed JSON; undefined for an invalid frame that is not even an object. */
 function frameJson(frame: CaptureFrame): unknown {
@@ -100,11 +109,7 @@ export class CaptureModel {
     const json = frameJson(frame);
     let session = stringAt(json, 'params', 'sessionId');
     const update = stringAt(json, 'params', 'update', 'sessionUpdate');
-    const u = (k: string): unknown => at(json, 'params', 'update', k);
-    const group =
-      update !== undefined && CHUNK_KINDS.has(update)
-        ? `${session ?? ''}|${update}|${String(u('messageId') ?? u('toolCallId') ?? u('terminalId') ?? '')}`
-        : undefined;
+    const group = chunkGroup(json, session, update);
     let latency = -1;
     let pair = -1;
     const newStrings: string[] = [];
@@ -170,6 +175,9 @@ export class CaptureModel {
       0,
       str(frame.hop),
     ];
+    const summary = this.summaryOf(frame, json, answered?.request.seq);
+    // most frames have none: a row without one stays 14 numbers on the wire
+    if (summary !== undefined) row.push(str(summary));
     this.rows.push(row);
     let found: Violation[] = [];
     if (!this.deferAnalysis && this.analyzedCount === index) {
@@ -187,6 +195,16 @@ export class CaptureModel {
         strings: newStrings,
         violations: found,
       });
+  }
+
+  /** The frame's one-line summary; an answer's reads its request back (only for the methods that use it). */
+  private summaryOf(frame: CaptureFrame, json: unknown, requestSeq: number | undefined): string | undefined {
+    let request: AnsweredRequest | undefined;
+    const i = requestSeq === undefined ? undefined : this.bySeq.get(requestSeq);
+    const req = i === undefined ? undefined : this.frames[i];
+    if (req?.method !== undefined && summarisesAnswer(req.method))
+      request = { method: req.method, params: at(frameJson(req), 'params') };
+    return frameSummary(frame, json, request);
   }
 
   /** Frames validated and decoded into sessions so far (equal to `frames.length` once caught up). */
@@ -363,6 +381,7 @@ export class CaptureModel {
       pair,
       latency: row[ROW.latency] >= 0 ? row[ROW.latency] : undefined,
       protocolVersion: version,
+      summary: this.strings[row[ROW.summary] ?? -1],
     };
   }
 

@@ -16,8 +16,10 @@ import type {
   PermissionView,
   SessionItem,
   SessionView,
+  Told,
 } from './api-types.js';
 import { elicitationView } from './elicitation-view.js';
+import { sessionMessageItem, subagentItem } from './unstable-view.js';
 
 export type {
   ClientTerminalView,
@@ -41,7 +43,22 @@ interface Tracked {
   foreground: ForegroundChange[];
   clientTerminals: Map<string, ClientTerminalView>;
   decodeErrors: Array<{ seq: number; message: string }>;
+  /** the session that announced this one with `subagent_update` (unstable): shown nested in it */
+  parent: string | undefined;
+  archived: Told<boolean> | undefined;
+  status: Told<{ status: string; state: string | undefined }> | undefined;
+  forkOf: Told<string> | undefined;
+  forks: Array<Told<string>>;
 }
+
+/** The unstable session methods whose successful answers change what the session view shows. */
+const SESSION_ADMIN = new Set([
+  'session/fork',
+  'session/archive',
+  'session/unarchive',
+  'session/set_title',
+  'session/status',
+]);
 
 interface OpenRequest {
   seq: number;
@@ -97,7 +114,10 @@ export class SessionViewBuilder {
 
   /** Snapshot of every session seen so far. */
   views(): SessionView[] {
-    return [...this.sessions.entries()].map(([id, s]) => this.view(id, s));
+    // a subagent shows inside its parent's view, not as a session of its own
+    return [...this.sessions.entries()]
+      .filter(([, s]) => s.parent === undefined || !this.sessions.has(s.parent))
+      .map(([id, s]) => this.view(id, s));
   }
 
   private codec(): WireCodec {
@@ -116,6 +136,11 @@ export class SessionViewBuilder {
         foreground: [],
         clientTerminals: new Map(),
         decodeErrors: [],
+        parent: undefined,
+        archived: undefined,
+        status: undefined,
+        forkOf: undefined,
+        forks: [],
       };
       this.sessions.set(sessionId, s);
     }
@@ -138,6 +163,16 @@ export class SessionViewBuilder {
     if (u.sessionUpdate === 'state_update') {
       s.foreground.push({ seq: frame.seq, t: frame.t, state: u.state, stopReason: u.stopReason });
     }
+    if (u.sessionUpdate === 'subagent_update') this.adopt(s.state.sessionId, u.sessionId);
+  }
+
+  /** `childId` is a subagent of `parentId`: its own session shows nested in the parent's (never in a cycle). */
+  private adopt(parentId: string, childId: string): void {
+    const child = this.track(childId);
+    if (child.parent !== undefined) return;
+    for (let p: string | undefined = parentId; p !== undefined; p = this.sessions.get(p)?.parent)
+      if (p === childId) return;
+    child.parent = parentId;
   }
 
   private onCall(
@@ -198,12 +233,31 @@ export class SessionViewBuilder {
       s.permissions.push(view);
       s.firstSeq.set(view.key, req.seq);
     } else if (req.method.startsWith('terminal/')) this.clientTerminal(s, frame, req, r);
+    else if (SESSION_ADMIN.has(req.method) && r && error === undefined) this.sessionAdmin(s, frame, req, r);
+  }
+
+  /** The answer of an unstable session method: the fork, the archive flag, the title, the status. */
+  private sessionAdmin(s: Tracked, frame: CaptureFrame, req: OpenRequest, r: Record<string, unknown>): void {
+    const seq = frame.seq;
+    if (req.method === 'session/fork' && typeof r.sessionId === 'string') {
+      const fork = this.track(r.sessionId);
+      fork.forkOf = { value: s.state.sessionId, seq };
+      s.forks.push({ value: r.sessionId, seq });
+      this.setup(fork, frame, 'session/fork', r);
+    } else if (req.method === 'session/archive' || req.method === 'session/unarchive')
+      s.archived = { value: req.method === 'session/archive', seq };
+    else if (req.method === 'session/set_title') {
+      // the agent may normalise the title: its answer wins over the request
+      const title = stringAt(r, 'title') ?? stringAt(req.params, 'title');
+      if (title !== undefined) s.state.apply({ sessionUpdate: 'session_info_update', title });
+    } else if (req.method === 'session/status')
+      s.status = { value: { status: stringAt(r, 'status') ?? '?', state: stringAt(r, 'state', 'state') }, seq };
   }
 
   private setup(
     s: Tracked,
     frame: CaptureFrame,
-    method: 'session/new' | 'session/load' | 'session/resume',
+    method: 'session/new' | 'session/load' | 'session/resume' | 'session/fork',
     wire: Record<string, unknown>,
   ): void {
     try {
@@ -279,35 +333,13 @@ export class SessionViewBuilder {
     t.seqs.push(req.seq, frame.seq);
   }
 
-  private view(sessionId: string, s: Tracked): SessionView {
-    const entries: Array<{ at: number; item: SessionItem }> = [];
-    s.state.timeline.forEach((e, i) => {
-      const json: Record<string, unknown> = { ...e.toJSON() };
-      const key = timelineKey(json);
-      // entries without provenance were built by setup results; keep them at their timeline position
-      entries.push({
-        at: s.firstSeq.get(key) ?? i,
-        item: { ...json, kind: e.kind, key, seqs: s.provenance.get(key) ?? [] },
-      });
-    });
-    // a permission without frames (none is recorded so) goes last, as an unknown position always did
-    for (const p of s.permissions) entries.push({ at: p.seqs[0] ?? Infinity, item: p });
-    // stable: timeline order first (its own order is authoritative), permissions slotted by first seq
-    const asked = (e: { item: SessionItem }) => e.item.kind === 'permission' || e.item.kind === 'elicitation';
-    const timeline = entries.filter((e) => !asked(e));
-    const perms = entries.filter(asked);
-    const items: SessionItem[] = [];
-    let pi = 0;
-    for (const e of timeline) {
-      for (let p = perms[pi]; p && p.at < e.at; p = perms[++pi]) items.push(p.item);
-      items.push(e.item);
-    }
-    for (const p of perms.slice(pi)) items.push(p.item);
+  private view(sessionId: string, s: Tracked, seen: Set<string> = new Set()): SessionView {
+    seen.add(sessionId);
     return {
       sessionId,
       protocolVersion: this.version ?? 1,
       title: s.state.info.title,
-      items,
+      items: this.items(s, seen),
       terminals: [...s.state.terminals.values()].map((t) => ({
         ...t.toJSON(),
         terminalId: t.terminalId,
@@ -317,8 +349,56 @@ export class SessionViewBuilder {
       clientTerminals: [...s.clientTerminals.values()],
       foreground: s.foreground,
       usage: s.state.usage,
+      archived: s.archived,
+      status: s.status,
+      forkOf: s.forkOf,
+      forks: s.forks,
       decodeErrors: s.decodeErrors,
     };
+  }
+
+  /** The session's items: its timeline, with questions, subagents and session messages slotted by first seq. */
+  private items(s: Tracked, seen: Set<string>): SessionItem[] {
+    const timeline: Array<{ at: number; item: SessionItem }> = [];
+    s.state.timeline.forEach((e, i) => {
+      const json: Record<string, unknown> = { ...e.toJSON() };
+      const key = timelineKey(json);
+      // entries without provenance were built by setup results; keep them at their timeline position
+      timeline.push({
+        at: s.firstSeq.get(key) ?? i,
+        item: { ...json, kind: e.kind, key, seqs: s.provenance.get(key) ?? [] },
+      });
+    });
+    // a permission without frames (none is recorded so) goes last, as an unknown position always did
+    const slotted: Array<{ at: number; item: SessionItem }> = s.permissions.map((p) => ({
+      at: p.seqs[0] ?? Infinity,
+      item: p,
+    }));
+    for (const sub of s.state.subagents.values()) {
+      const key = `subagent:${sub.sessionId}`;
+      const child = this.sessions.get(sub.sessionId);
+      // a child already shown higher up (a cycle of announcements) is not nested again
+      const nested =
+        child && child.parent === s.state.sessionId && !seen.has(sub.sessionId)
+          ? this.view(sub.sessionId, child, seen)
+          : undefined;
+      const item = subagentItem(sub, s.provenance.get(key) ?? [], nested);
+      slotted.push({ at: s.firstSeq.get(key) ?? Infinity, item });
+    }
+    for (const m of s.state.sessionMessages.values()) {
+      const key = `session_message:${m.messageId}`;
+      slotted.push({ at: s.firstSeq.get(key) ?? Infinity, item: sessionMessageItem(m, s.provenance.get(key) ?? []) });
+    }
+    // stable: timeline order first (its own order is authoritative), the others slotted by first seq
+    slotted.sort((a, b) => (a.at === b.at ? 0 : a.at < b.at ? -1 : 1));
+    const items: SessionItem[] = [];
+    let pi = 0;
+    for (const e of timeline) {
+      for (let p = slotted[pi]; p && p.at < e.at; p = slotted[++pi]) items.push(p.item);
+      items.push(e.item);
+    }
+    for (const p of slotted.slice(pi)) items.push(p.item);
+    return items;
   }
 }
 
@@ -356,6 +436,11 @@ function entityKey(u: AnySessionUpdate): string | undefined {
     case 'compaction_update':
     case 'compaction_summary_chunk':
       return `compaction:${String(u.compactionId)}`;
+    case 'subagent_update':
+      return `subagent:${u.sessionId}`;
+    case 'session_message':
+    case 'session_message_chunk':
+      return `session_message:${u.messageId}`;
     default:
       return undefined;
   }

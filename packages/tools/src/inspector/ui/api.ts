@@ -10,7 +10,9 @@ export type {
   FrameDetail,
   RowTuple,
   SessionItem,
+  SessionMessageItem,
   SessionView,
+  SubagentItem,
   SourceInfo,
   TerminalItem,
 } from '../api-types.js';

@@ -1,7 +1,7 @@
 import { ROW, type RowTuple } from './api.js';
 
 /** Fields of one row ({@link RowTuple}). */
-const STRIDE = 14;
+const STRIDE = 15;
 
 /**
  * The timeline rows of one source, in columns: one Float64Array, {@link STRIDE} numbers a row.
@@ -43,7 +43,7 @@ export class RowStore {
       this.bySeq.set(seq, i);
       if (this.count * STRIDE > this.cols.length) this.grow();
     } else this.changes++;
-    // a field the tuple ends before (a row without a hop) is -1: none
+    // a field the tuple ends before (a row without a hop or a summary) is -1: none
     for (let k = 0; k < STRIDE; k++) this.cols[i * STRIDE + k] = r[k] ?? -1;
     if (r[ROW.method] >= 0) this.methodIds.add(r[ROW.method]);
     if (r[ROW.session] >= 0) this.sessionIds.add(r[ROW.session]);

@@ -40,6 +40,11 @@ export function FrameDetailPane(props: {
           </button>
         ) : null}
       </h2>
+      {d.summary !== undefined ? (
+        <p class="frame-summary" data-testid="frame-summary">
+          {d.summary}
+        </p>
+      ) : null}
       {f.hop ? <HopPath hop={f.hop} dir={f.dir} /> : null}
       {d.violations.length > 0 ? (
         <ul class="violations" data-testid="violations">

@@ -1,6 +1,7 @@
 import type { ClientTerminalView, ElicitationView, SessionItem, TerminalItem } from '../api.js';
 import { list, rec } from '../json-view.js';
 import { Blocks } from './Blocks.js';
+import { SessionMessageCard } from './SessionMessageCard.js';
 import { TextDiff } from './TextDiff.js';
 
 /** One entry of a tool call's content: Markdown, a diff, file changes with their patch, or a terminal. */
@@ -159,6 +160,7 @@ export function Item(props: {
     );
   }
   if (it.kind === 'elicitation') return <ElicitationCard it={it} />;
+  if (it.kind === 'session_message') return <SessionMessageCard it={it} />;
   if (it.kind === 'compaction') {
     return (
       <>

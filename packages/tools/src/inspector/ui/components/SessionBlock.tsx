@@ -2,6 +2,8 @@ import { useState } from 'preact/hooks';
 import type { SessionView } from '../api.js';
 import { fmtT } from '../format.js';
 import { Item } from './Item.js';
+import { SessionFacts } from './SessionFacts.js';
+import { SubagentCard } from './SubagentCard.js';
 import { useProgressive } from '../use-progressive.js';
 
 /** Session items rendered at once. */
@@ -43,6 +45,7 @@ function SessionHeader(props: { s: SessionView; onSelect: (seqs: number[], focus
           ))}
         </ol>
       ) : null}
+      <SessionFacts s={s} onSelect={onSelect} />
     </header>
   );
 }
@@ -51,8 +54,10 @@ export function SessionBlock(props: {
   s: SessionView;
   selected: Set<number>;
   onSelect: (seqs: number[], focus?: number) => void;
+  /** a subagent's session inside its parent's item: the parent's card already names it */
+  nested?: boolean;
 }) {
-  const { s, selected, onSelect } = props;
+  const { s, selected, onSelect, nested } = props;
   const terminals = new Map(s.terminals.map((t) => [t.terminalId, t]));
   const clientTerminals = new Map(s.clientTerminals.map((t) => [t.terminalId, t]));
   // a long capture builds thousands of items: render a window of them (follows the end, or the selection)
@@ -64,8 +69,8 @@ export function SessionBlock(props: {
   // a window the selection moved renders whole (the selected item is scrolled to); others fill in steps
   const shown = useProgressive(to - from, `${s.sessionId}|${anchor ?? 'end'}`, selIdx >= 0);
   return (
-    <article class="session-block" aria-label={`Session ${s.sessionId}`}>
-      <SessionHeader s={s} onSelect={onSelect} />
+    <article class={`session-block${nested ? ' nested' : ''}`} aria-label={`Session ${s.sessionId}`}>
+      {nested ? null : <SessionHeader s={s} onSelect={onSelect} />}
       {from > 0 ? (
         <button class="link" onClick={() => setAnchor(Math.max(0, from - ITEM_WINDOW))}>
           ▲ {from} earlier items
@@ -84,16 +89,26 @@ export function SessionBlock(props: {
             aria-pressed={isSel}
             onClick={(e) => {
               if (e.target instanceof Element && e.target.closest('a,summary,button')) return;
+              // a click on an item of a nested subagent session selects that item, not this one too
+              if (e.target instanceof Element && e.target.closest('.item') !== e.currentTarget) return;
               onSelect(it.seqs, it.seqs[0]);
             }}
             onKeyDown={(e) => {
+              if (e.target !== e.currentTarget) return;
               if (e.key === 'Enter' || e.key === ' ') {
                 e.preventDefault();
                 onSelect(it.seqs, it.seqs[0]);
               }
             }}
           >
-            <Item it={it} terminals={terminals} clientTerminals={clientTerminals} />
+            {it.kind === 'subagent' ? (
+              <>
+                <SubagentCard it={it} />
+                {it.session ? <SessionBlock s={it.session} selected={selected} onSelect={onSelect} nested /> : null}
+              </>
+            ) : (
+              <Item it={it} terminals={terminals} clientTerminals={clientTerminals} />
+            )}
             <span class="frames muted">
               {it.seqs.length} frame{it.seqs.length === 1 ? '' : 's'}
             </span>

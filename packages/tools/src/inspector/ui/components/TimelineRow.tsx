@@ -31,6 +31,8 @@ export function TimelineRow(props: {
   const upd = at(ROW.update) >= 0 ? strings[at(ROW.update)] : undefined;
   // a proxy chain's trace: the hop this frame was on
   const hop = at(ROW.hop) >= 0 ? strings[at(ROW.hop)] : undefined;
+  // what the frame says in one line (the unstable methods and update kinds, src/inspector/frame-summary.ts)
+  const summary = at(ROW.summary) >= 0 ? strings[at(ROW.summary)] : undefined;
   return (
     <div
       id={`row-${seq}`}
@@ -70,6 +72,12 @@ export function TimelineRow(props: {
         ) : null}
         {at(ROW.method) >= 0 ? strings[at(ROW.method)] : ''}
         {upd ? <span class="upd"> {upd}</span> : null}
+        {summary ? (
+          <span class="summary" data-testid="row-summary" title={summary}>
+            {' '}
+            {summary}
+          </span>
+        ) : null}
       </span>
       <span class="c-id">{at(ROW.id) >= 0 ? strings[at(ROW.id)] : ''}</span>
       <span class="c-size">{fmtSize(size)}</span>
