@@ -1,8 +1,11 @@
 // Issue 28 item 3: `acp-kit check matrix` over registry agents, real processes. The registry (over
-// loopback) has REAL registry agents installed with npm by their registry manifests
-// (test/fixtures/registry/matrix-registry.json): claude-acp (run as 0.101.0) and claude-code-acp
-// (0.16.2), both devDependencies, so npm installs them from its cache (no network: tests use only
-// loopback), against the loopback Anthropic API. The third real agent of docs/registry.md's matrix,
+// loopback) has REAL registry agents by their registry manifests
+// (test/fixtures/registry/matrix-registry.json): claude-code-acp (0.16.2), a devDependency, so npm
+// installs it from its cache (no network: tests use only loopback), and claude-acp (run as
+// 0.101.0), found installed already in the data dir (test/support/seed-install.ts links the
+// devDependency there: a second npm install of it, about 8 CPU-s, would prove nothing the npm
+// install of claude-code-acp here and `run --agent claude-acp@0.101.0` in
+// test/cli-registry-agents.test.ts do not), against the loopback Anthropic API. The third real agent of docs/registry.md's matrix,
 // gemini, is not in the npm cache of a fresh clone: it is left to the matrix made by hand. Plus an
 // agent that needs a login as a raw-binary distribution served over
 // loopback with its sha256, and one with no build for this platform. The three formats are written;
@@ -26,6 +29,7 @@ import { platformKey } from '../packages/tools/src/registry/index.js';
 import { useCli } from './support/cli.js';
 import { startFakeAnthropic, type FakeAnthropic } from './support/fake-anthropic.js';
 import { registryText, startRegistryServer, type RegistryServer } from './support/registry-server.js';
+import { seedNpmInstall } from './support/seed-install.js';
 import { tempDir } from './support/temp.js';
 
 const cli = useCli();
@@ -104,6 +108,7 @@ it('check matrix over two real npm agents and two served over loopback: three fo
     DISABLE_ERROR_REPORTING: '1',
     NO_COLOR: '1',
   };
+  seedNpmInstall(realAgents, 'claude-acp@0.101.0', env);
   const files = ['m.md', 'm.json', 'm.html'].map((f) => join(out, f));
   const r = await cli(
     [
@@ -129,6 +134,11 @@ it('check matrix over two real npm agents and two served over loopback: three fo
     { env, cwd: out },
   );
   expect(r.code, r.stderr).toBe(0);
+  // npm ran for the one not installed yet, not for the one found installed
+  expect(r.stderr).toMatch(
+    /npm install --prefix \S+ --no-audit --no-fund --loglevel=error @zed-industries\/claude-code-acp@0\.16\.2/,
+  );
+  expect(r.stderr).not.toMatch(/npm install .*claude-agent-acp/);
   const [md, json, page] = files.map((f) => readFileSync(f, 'utf8'));
   const report = JSON.parse(json ?? '') as { rows: Array<Record<string, any>>; only?: string[] };
   const row = (id: string) => report.rows.find((x) => x.id === id);
