@@ -109,7 +109,7 @@ describe('acp-kit agents', () => {
 });
 
 describe('run --agent <registry id>', () => {
-  it('installs claude-acp@0.101.0 from the registry manifest with npm, runs a turn on the loopback model; the second run reuses the install', async () => {
+  it('installs claude-acp@0.101.0 from the registry manifest with npm, runs a turn on the loopback model; the next command reuses the install', async () => {
     const fake = await startFakeAnthropic([]);
     try {
       const cwd = realpathSync(tempDir('acp-registry-cwd-'));
@@ -129,12 +129,15 @@ describe('run --agent <registry id>', () => {
       expect(events.at(-1)).toMatchObject({ type: 'result', stopReason: 'end_turn', exitCode: 0 });
       const bin = join(data, 'agents', 'claude-acp', '0.101.0-npx', 'node_modules', '.bin', 'claude-agent-acp');
       expect(realpathSync(bin)).toContain(join('@agentclientprotocol', 'claude-agent-acp'));
-      const second = await cli(['run', '--json', '--approve-all', '--agent', 'claude-acp@0.101.0', 'Again'], {
-        cwd,
-        env,
-      });
+      // the next command naming it starts the installed agent: `sessions list` resolves --agent as
+      // `run` does (one resolver for every command), without a second Claude Code session and turn
+      // (about 1.5 CPU-s) that the first run proved already
+      const second = await cli(['sessions', 'list', '--json', '--agent', 'claude-acp@0.101.0'], { cwd, env });
       expect(second.code, second.stderr).toBe(0);
       expect(second.stderr).not.toContain('installed claude-acp');
+      // the installed agent answered: it lists the session of the first run
+      const listed = ndjson(second.stdout).find((e) => e.type === 'sessions')?.sessions as Array<{ sessionId: string }>;
+      expect(listed?.map((x) => x.sessionId)).toContain(events.find((e) => e.type === 'session')?.sessionId);
     } finally {
       await fake.close();
     }

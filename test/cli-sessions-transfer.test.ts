@@ -98,7 +98,7 @@ describe('sessions export | import', () => {
     session: { sessionId: 'sess_x', cwd: '/tmp', additionalDirectories: [], createdAt: '2026-01-01T00:00:00Z' },
     updates: [{ sessionUpdate: 'user_message', messageId: 'u1', content: [{ type: 'text', text: 'hi' }] }],
   };
-  it.each([
+  const invalid: Array<[string, unknown, RegExp]> = [
     ['a future version', { ...valid, version: 2 }, /version: must be equal to constant/],
     ['a missing cwd', { ...valid, session: { ...valid.session, cwd: undefined } }, /session\.cwd: is required/],
     ['a relative cwd', { ...valid, session: { ...valid.session, cwd: 'rel' } }, /session\.cwd: must match pattern/],
@@ -112,14 +112,19 @@ describe('sessions export | import', () => {
       { ...valid, updates: [...valid.updates, { text: 'x' }] },
       /updates\[1\]\.sessionUpdate: is required/,
     ],
-  ])('import of a file with %s is a usage error naming the field; nothing is stored', async (_, content, message) => {
+  ];
+  it(`import of a file with ${invalid.map(([what]) => what).join(', ')}: a usage error naming the field; nothing is stored`, async () => {
+    // one data dir for the five: a single listing at the end shows that none of them stored anything
+    // (a listing starts the built-in agent: one instead of five)
     const data = tempDir('xfer-bad');
-    const file = join(tempDir('xfer-file'), 'bad.json');
-    writeFileSync(file, JSON.stringify(content));
-    const r = await cli(['sessions', 'import', file], { env: cliEnv({ ACP_KIT_DATA_DIR: data }) });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(message);
-    expect(r.stderr).toMatch(/is not a session export/);
+    for (const [what, content, message] of invalid) {
+      const file = join(tempDir('xfer-file'), 'bad.json');
+      writeFileSync(file, JSON.stringify(content));
+      const r = await cli(['sessions', 'import', file], { env: cliEnv({ ACP_KIT_DATA_DIR: data }) });
+      expect(r.code, what).toBe(2);
+      expect(r.stderr, what).toMatch(message);
+      expect(r.stderr, what).toMatch(/is not a session export/);
+    }
     const list = await cli(['sessions', 'list', '--all', '--json'], { env: cliEnv({ ACP_KIT_DATA_DIR: data }) });
     expect(ndjson(list.stdout).find((e) => e.type === 'sessions')!.sessions).toEqual([]);
   });

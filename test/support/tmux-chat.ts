@@ -62,11 +62,15 @@ export function useTmuxChat(): {
     const started = tmux('new-session', '-d', '-s', 'tui', '-x', '120', '-y', '40', '-c', cwd, cmd);
     expect(started.status, started.stderr).toBe(0);
     const screen = () => tmux('capture-pane', '-p', '-J', '-t', 'tui', '-S', '-500').stdout;
+    // each look at the screen is a tmux process (about 2.5 ms of CPU here, plus the server's work):
+    // every 50 ms for the first second (a screen that follows a key), then every 250 ms (a turn of
+    // a real agent takes seconds; at 50 ms a 10 s wait cost 200 tmux processes, now 56)
     const waitScreen = (re: RegExp, what: string, ms = 20_000) =>
       waitFor(
         () => re.test(screen()),
         ms,
         () => `${what}; screen was:\n${screen().replace(/\n{3,}/g, '\n')}`,
+        (elapsed) => (elapsed < 1000 ? 50 : 250),
       );
     const key = (...keys: string[]) => {
       tmux('send-keys', '-t', 'tui', ...keys);
