@@ -12,6 +12,7 @@ import type { AgentDefinition } from '../../agent/src/types.js';
 import { checkAgent, formatText, type CheckRun } from '../src/checker/index.js';
 import { fixtureAgent } from '../../../test/support/checker-agents.js';
 import { createCodingAgent, createDemoModel } from '../../coding-agent/src/coding-agent.js';
+import { ModelProviders } from '../../coding-agent/src/index.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/checker/agent.mjs', import.meta.url));
 const failed = (run: CheckRun) =>
@@ -84,6 +85,42 @@ describe('acp-kit/checker: checkAgent', () => {
       const versions = run.requirements.filter((r) => r.id === id && r.status === 'pass').map((r) => r.protocol);
       expect(versions, `${method} (${id})`).toEqual(method === '$/cancel_request' ? [1, 2] : [2]);
     }
+  });
+
+  it('the built-in agent with model providers passes every unstable case, v1 and v2 (issue 26 item 3)', async () => {
+    // the wire method (or update kind) each case exercises, and the requirement it judges
+    const byRow: Record<string, string> = {
+      'session/fork': 'unstable/session-fork',
+      'session/archive': 'unstable/session-archive',
+      'session/unarchive': 'unstable/session-archive',
+      'session/set_title': 'unstable/session-title',
+      'session/status': 'unstable/session-status',
+      'auth/status': 'unstable/auth-status',
+      // providers/set without a key turns the status unauthenticated, disable back to not_required
+      'auth/status_update': 'unstable/auth-status-update',
+      'providers/list': 'unstable/providers',
+      'providers/set': 'unstable/providers',
+      'providers/disable': 'unstable/providers',
+      'mcp/message': 'unstable/mcp-over-acp',
+    };
+    const demo = createDemoModel({ delayMs: 0 });
+    const agent = createCodingAgent({ model: demo, providers: new ModelProviders({ model: demo }) });
+    const run = await checkAgent(agent, { only: ['unstable/*'] });
+    expect(
+      failed(run),
+      JSON.stringify(
+        run.requirements.filter((r) => r.status === 'fail'),
+        null,
+        1,
+      ),
+    ).toEqual([]);
+    for (const [row, id] of Object.entries(byRow)) {
+      const versions = run.requirements.filter((r) => r.id === id && r.status === 'pass').map((r) => r.protocol);
+      expect(versions, `${row} (${id})`).toEqual([1, 2]);
+    }
+    expect(run.requirements.filter((r) => r.id.startsWith('unstable/')).map((r) => r.tier)).toEqual(
+      expect.arrayContaining(['unstable']),
+    );
   });
 
   it('a v2 turn that ends after the session/close answer and a later round trip still counts as cancelled by the close (ACP-ALL-CLOSE-01)', async () => {
