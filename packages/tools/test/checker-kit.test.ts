@@ -230,3 +230,76 @@ describe('checker calibration on the conformance kit fixtures (v2)', () => {
     );
   }, 60_000);
 });
+
+/** The unstable cases (schema.unstable.json methods), each only when the agent advertises its capability. */
+const UNSTABLE_CASES = ALL_CASES.filter((c) => c.name.startsWith('unstable/'));
+const UNSTABLE_IDS = [
+  'unstable/auth-status',
+  'unstable/auth-status-update',
+  'unstable/mcp-over-acp',
+  'unstable/providers',
+  'unstable/session-archive',
+  'unstable/session-fork',
+  'unstable/session-status',
+  'unstable/session-title',
+];
+
+describe('checker on the unstable surface (issue 26 item 3): the kit mirror with unstable_* variants (ours)', () => {
+  async function checkUnstable(kitBreak: string): Promise<CheckRun> {
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-kit-')));
+    dirs.push(cwd);
+    return runChecks(
+      { inProcess: inProcessKit(kitBreak), cwd, timeoutMs: 5000, prompt: 'go', clientVersion: 'test' },
+      { protocols: [2], concurrency: 4, cases: UNSTABLE_CASES },
+    );
+  }
+  const byStatus = (run: CheckRun, status: string) =>
+    run.requirements
+      .filter((r) => r.id.startsWith('unstable/') && r.status === status)
+      .map((r) => r.id)
+      .sort();
+
+  it('without the unstable capabilities (the kit base) every unstable case is not applicable', async () => {
+    const run = await checkUnstable('session');
+    expect(run.cases.map((c) => c.status)).toEqual(UNSTABLE_CASES.map(() => 'not-applicable'));
+    expect(byStatus(run, 'pass')).toEqual([]);
+  });
+
+  // [variant (the rows it breaks), the unstable requirements it fails, those it leaves unjudged]
+  it.each<[string, string[], string[]?]>([
+    ['unstable_ok (every row as the unstable schema asks)', []],
+    ['unstable_fork_same_id (session/fork answers the source id)', ['unstable/session-fork']],
+    ['unstable_fork_shared_history (session/fork: a turn in the fork changes the parent)', ['unstable/session-fork']],
+    [
+      'unstable_archive_listed (session/archive leaves the session in session/list; session/unarchive)',
+      ['unstable/session-archive'],
+    ],
+    [
+      'unstable_title_unstored (session/set_title answers a title session/list never shows)',
+      ['unstable/session-title'],
+    ],
+    ['unstable_status_unknown_saved (session/status of an unknown session is not -32002)', ['unstable/session-status']],
+    ['unstable_auth_required (auth/status rejected with auth_required)', ['unstable/auth-status']],
+    ['unstable_auth_update_repeat (every auth/status_update sent twice)', ['unstable/auth-status-update']],
+    [
+      'unstable_providers_ignored (providers/set changes nothing in providers/list; providers/disable)',
+      ['unstable/providers'],
+      // nothing changed, so no auth/status_update to judge
+      ['unstable/auth-status-update'],
+    ],
+    ['unstable_mcp_acp_dropped (an acp MCP server never reached by mcp/message)', ['unstable/mcp-over-acp']],
+  ])(
+    '%s',
+    async (variant, expected, unjudged = []) => {
+      const run = await checkUnstable(variant.split(' ')[0]!);
+      expect(byStatus(run, 'fail'), explain(run)).toEqual(expected);
+      // the rest of the surface is judged and passes: each variant breaks one rule
+      expect(byStatus(run, 'pass')).toEqual(UNSTABLE_IDS.filter((id) => ![...expected, ...unjudged].includes(id)));
+      expect(run.requirements.filter((r) => r.id.startsWith('unstable/')).map((r) => r.tier)).not.toContain('MUST');
+      // unstable rules are reported, never a failure of the verdict
+      expect(mustFailures(run), explain(run)).toEqual([]);
+      expect(run.conformant).toBe(true);
+    },
+    30_000,
+  );
+});
