@@ -265,36 +265,36 @@ describe('checker on the unstable surface (issue 26 item 3): the kit mirror with
     expect(byStatus(run, 'pass')).toEqual([]);
   });
 
-  // [variant (the rows it breaks), the unstable requirements it fails, those it leaves unjudged]
-  it.each<[string, string[], string[]?]>([
-    ['unstable_ok (every row as the unstable schema asks)', []],
-    ['unstable_fork_same_id (session/fork answers the source id)', ['unstable/session-fork']],
-    ['unstable_fork_shared_history (session/fork: a turn in the fork changes the parent)', ['unstable/session-fork']],
-    [
-      'unstable_archive_listed (session/archive leaves the session in session/list; session/unarchive)',
-      ['unstable/session-archive'],
-    ],
-    [
-      'unstable_title_unstored (session/set_title answers a title session/list never shows)',
-      ['unstable/session-title'],
-    ],
-    ['unstable_status_unknown_saved (session/status of an unknown session is not -32002)', ['unstable/session-status']],
-    ['unstable_auth_required (auth/status rejected with auth_required)', ['unstable/auth-status']],
-    ['unstable_auth_update_repeat (every auth/status_update sent twice)', ['unstable/auth-status-update']],
-    [
-      'unstable_providers_ignored (providers/set changes nothing in providers/list; providers/disable)',
-      ['unstable/providers'],
+  // each variant breaks the rows (wire methods) it names, fails the one unstable requirement of
+  // them, and the failure's message names the row; `unjudged`: left without a verdict
+  it.each<{ variant: string; fails: string[]; rows: string[]; unjudged?: string[] }>([
+    { variant: 'unstable_ok', fails: [], rows: [] },
+    { variant: 'unstable_fork_same_id', fails: ['unstable/session-fork'], rows: ['session/fork'] },
+    { variant: 'unstable_fork_shared_history', fails: ['unstable/session-fork'], rows: ['session/fork'] },
+    { variant: 'unstable_archive_listed', fails: ['unstable/session-archive'], rows: ['session/archive'] },
+    { variant: 'unstable_unarchive_ignored', fails: ['unstable/session-archive'], rows: ['session/unarchive'] },
+    { variant: 'unstable_title_unstored', fails: ['unstable/session-title'], rows: ['session/set_title'] },
+    { variant: 'unstable_status_unknown_saved', fails: ['unstable/session-status'], rows: ['session/status'] },
+    { variant: 'unstable_auth_required', fails: ['unstable/auth-status'], rows: ['auth/status'] },
+    { variant: 'unstable_auth_update_repeat', fails: ['unstable/auth-status-update'], rows: ['auth/status_update'] },
+    {
+      variant: 'unstable_providers_ignored',
+      fails: ['unstable/providers'],
+      rows: ['providers/set', 'providers/list'],
       // nothing changed, so no auth/status_update to judge
-      ['unstable/auth-status-update'],
-    ],
-    ['unstable_mcp_acp_dropped (an acp MCP server never reached by mcp/message)', ['unstable/mcp-over-acp']],
+      unjudged: ['unstable/auth-status-update'],
+    },
+    { variant: 'unstable_disable_ignored', fails: ['unstable/providers'], rows: ['providers/disable'] },
+    { variant: 'unstable_mcp_acp_dropped', fails: ['unstable/mcp-over-acp'], rows: ['mcp/message'] },
   ])(
-    '%s',
-    async (variant, expected, unjudged = []) => {
-      const run = await checkUnstable(variant.split(' ')[0]!);
-      expect(byStatus(run, 'fail'), explain(run)).toEqual(expected);
+    '$variant fails $fails ($rows)',
+    async ({ variant, fails, rows, unjudged = [] }) => {
+      const run = await checkUnstable(variant);
+      expect(byStatus(run, 'fail'), explain(run)).toEqual(fails);
+      const messages = run.requirements.flatMap((r) => r.failures.map((f) => f.message ?? '')).join('\n');
+      for (const row of rows) expect(messages).toContain(row);
       // the rest of the surface is judged and passes: each variant breaks one rule
-      expect(byStatus(run, 'pass')).toEqual(UNSTABLE_IDS.filter((id) => ![...expected, ...unjudged].includes(id)));
+      expect(byStatus(run, 'pass')).toEqual(UNSTABLE_IDS.filter((id) => ![...fails, ...unjudged].includes(id)));
       expect(run.requirements.filter((r) => r.id.startsWith('unstable/')).map((r) => r.tier)).not.toContain('MUST');
       // unstable rules are reported, never a failure of the verdict
       expect(mustFailures(run), explain(run)).toEqual([]);

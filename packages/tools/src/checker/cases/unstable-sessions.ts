@@ -59,7 +59,7 @@ export const sessionFork = unstableCase(
     ctx.judge(
       id,
       after === before,
-      `a turn in the fork ${fid} changed its parent ${sid}: its user history was ${JSON.stringify(before)}, now ${JSON.stringify(after)}`,
+      `a turn in the fork ${fid} (session/fork of ${sid}) changed its parent: the parent's user history was ${JSON.stringify(before)}, now ${JSON.stringify(after)}`,
       [r.seq],
     );
   },
@@ -90,7 +90,7 @@ export const sessionArchive = unstableCase(
     ctx.judge(
       id,
       entryOf(hidden.sessions, sid) === undefined,
-      `the archived session ${sid} is still in the default session/list`,
+      `after session/archive the session ${sid} is still in the default session/list`,
       [a.seq, ...hidden.seqs],
     );
     const only = await listAll(ctx, { archived: 'only' });
