@@ -1,10 +1,44 @@
+import { createServer } from 'node:http';
 import { at, isObj } from '@acp-kit/protocol/internal';
 import type { CaseContext } from '../case.js';
 import type { WireMessage } from '../driver.js';
 import { unstableCase } from './unstable-steps.js';
 
-/** The base URL the providers case routes a provider to: loopback, a port nothing listens on (no request is ever sent). */
-export const CHECK_BASE_URL = 'http://127.0.0.1:9/acp-kit-check';
+/** The one model of the providers case's endpoint, in the Anthropic and the OpenAI model-list shapes at once. */
+const MODEL = {
+  id: 'acp-kit-check-model',
+  type: 'model',
+  object: 'model',
+  display_name: 'acp-kit check',
+  created_at: '2025-01-01T00:00:00Z',
+  created: 1735689600,
+  owned_by: 'acp-kit',
+};
+const MODELS = { object: 'list', data: [MODEL], has_more: false, first_id: MODEL.id, last_id: MODEL.id };
+
+/**
+ * The endpoint the providers case routes a provider to, on loopback: an agent may check an
+ * endpoint before it takes it (claude-agent-acp 0.101 lists its models: an unreachable URL is
+ * refused), so every GET answers a model list; anything else is 404. No turn runs against it.
+ */
+async function modelsEndpoint(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET') return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(MODELS));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return { url: `http://127.0.0.1:${port}/acp-kit-check`, close };
+}
 
 /**
  * `auth/status` (unstable schema: "Queries the agent's current authentication state without
@@ -79,10 +113,11 @@ const providerOf = (result: unknown, providerId: unknown): unknown => {
  * `providers/list|set|disable` (unstable schema, custom LLM endpoint: set "Replaces the full
  * configuration for one provider ID"; list's `current` is the "effective non-secret routing
  * config", "Null or omitted means provider is disabled"; a `required` provider must not be
- * disabled). The checker routes a provider to a loopback URL nothing serves, lists it, disables
- * it (unless required), lists again; a provider that was routed before is set back to its listed
- * routing afterwards (its headers, never listed, cannot be). Then the auth/status_updates that
- * the changes caused are judged, when `auth.status` is advertised.
+ * disabled). The checker routes a provider to its loopback endpoint, lists it, disables it (unless
+ * required), lists again; a provider that was routed before is set back to its listed routing
+ * afterwards (its headers, never listed, cannot be). A set the agent refuses (it may check the
+ * endpoint) is not exercised. Then the auth/status_updates the changes caused are judged, when
+ * `auth.status` is advertised.
  */
 export const providers = unstableCase(
   {
@@ -92,13 +127,11 @@ export const providers = unstableCase(
     needs: ['providers', 'providers'],
   },
   async (ctx) => {
-    const id = 'unstable/providers';
-    const d = ctx.driver;
-    const first = await d.request('providers/list', {}, ctx.timeout);
+    const first = await ctx.driver.request('providers/list', {}, ctx.timeout);
     const list = at(first.result, 'providers');
     if (
       !ctx.judge(
-        id,
+        'unstable/providers',
         Array.isArray(list),
         `providers/list must answer a providers array; got ${JSON.stringify(first.error ?? first.result)}`,
         [first.seq],
@@ -112,23 +145,35 @@ export const providers = unstableCase(
       list.find((p) => at(p, 'required') !== true) ??
       list[0];
     if (target === undefined) return ctx.skip('providers/list lists no provider');
-    const providerId = at(target, 'providerId');
-    const supported = at(target, 'supported');
-    const apiType = (Array.isArray(supported) ? supported : []).find((t) => typeof t === 'string') ?? 'openai';
-    const set = await d.request('providers/set', { providerId, apiType, baseUrl: CHECK_BASE_URL }, ctx.timeout);
-    const shown = await d.request('providers/list', {}, ctx.timeout);
-    const current = at(providerOf(shown.result, providerId), 'current');
-    ctx.judge(
-      id,
-      set.error === undefined && at(current, 'baseUrl') === CHECK_BASE_URL && at(current, 'apiType') === apiType,
-      `after providers/set of ${JSON.stringify(providerId)} to ${apiType} ${CHECK_BASE_URL} (${JSON.stringify(set.error ?? set.result)}) providers/list shows current ${JSON.stringify(current ?? null)}`,
-      [set.seq, shown.seq],
-    );
-    if (at(target, 'required') !== true) await disable(ctx, providerId);
-    await restore(ctx, providerId, at(target, 'current'));
+    const endpoint = await modelsEndpoint();
+    try {
+      await setAndList(ctx, target, endpoint.url);
+      if (at(target, 'required') !== true) await disable(ctx, at(target, 'providerId'));
+      await restore(ctx, at(target, 'providerId'), at(target, 'current'));
+    } finally {
+      await endpoint.close();
+    }
     if (ctx.advertises('auth.status')) await judgeStatusUpdates(ctx);
   },
 );
+
+/** providers/set of `target` to `baseUrl`, then providers/list shows that routing as its `current`. */
+async function setAndList(ctx: CaseContext, target: unknown, baseUrl: string): Promise<void> {
+  const providerId = at(target, 'providerId');
+  const supported = at(target, 'supported');
+  const apiType = (Array.isArray(supported) ? supported : []).find((t) => typeof t === 'string') ?? 'openai';
+  const set = await ctx.driver.request('providers/set', { providerId, apiType, baseUrl }, ctx.timeout);
+  // no text makes an agent take any endpoint it is given
+  if (set.error !== undefined) return;
+  const shown = await ctx.driver.request('providers/list', {}, ctx.timeout);
+  const current = at(providerOf(shown.result, providerId), 'current');
+  ctx.judge(
+    'unstable/providers',
+    at(current, 'baseUrl') === baseUrl && at(current, 'apiType') === apiType,
+    `after providers/set of ${JSON.stringify(providerId)} to ${apiType} ${baseUrl} providers/list shows current ${JSON.stringify(current ?? null)}`,
+    [set.seq, shown.seq],
+  );
+}
 
 /** providers/disable of `providerId`, then providers/list shows no `current` for it. */
 async function disable(ctx: CaseContext, providerId: unknown): Promise<void> {
