@@ -285,6 +285,13 @@ describe('checker on the unstable surface (issue 26 item 3): the kit mirror with
       unjudged: ['unstable/auth-status-update'],
     },
     { variant: 'unstable_disable_ignored', fails: ['unstable/providers'], rows: ['providers/disable'] },
+    // an agent may refuse an endpoint (claude-agent-acp lists its models first): not exercised, not failed
+    {
+      variant: 'unstable_set_refused',
+      fails: [],
+      rows: [],
+      unjudged: ['unstable/auth-status-update'],
+    },
     { variant: 'unstable_mcp_acp_dropped', fails: ['unstable/mcp-over-acp'], rows: ['mcp/message'] },
   ])(
     '$variant fails $fails ($rows)',
