@@ -81,6 +81,8 @@ describe('check client against acpx 0.1.15', () => {
         'v1 ACP-V1-TERM-07',
         'v1 ACP-V1-TERM-08',
         'v1 schema/v1',
+        // the unstable kinds its v1 capabilities allow, and auth/status_update, each with a round trip after
+        'v1 unstable/client-updates',
       ].sort(),
     );
     // acpx answers permission requests at once (here by --approve-all), so none is pending at the cancel

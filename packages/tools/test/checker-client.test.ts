@@ -79,6 +79,9 @@ describe('check client against acp-kit run', () => {
         'v1 ACP-ALL-RPC-03',
         'v2 ACP-ALL-EXT-05',
         'v2 ACP-V2-EXT-03',
+        // plan_removed, session_message, session_message_chunk, subagent_update and auth/status_update taken
+        'v1 unstable/client-updates',
+        'v2 unstable/client-updates',
         'v2 ACP-V2-SESS-05',
         'v2 ACP-V2-INIT-03',
         'v1 ACP-V1-FS-05',
@@ -92,6 +95,18 @@ describe('check client against acp-kit run', () => {
         'v2 schema/v2',
       ]),
     );
+    // v2 sends every unstable kind (v1 only what the client's plan / subagents capabilities allow)
+    const took = (v: 1 | 2) =>
+      run.cases
+        .find((c) => c.name === 'client/unstable-updates' && c.protocol === v)
+        ?.checks.find((x) => x.id === 'unstable/client-updates' && x.ok)?.message;
+    const after = ' and answered a round trip after each';
+    const kinds = ['plan_removed', 'subagent_update', 'session_message', 'session_message_chunk'];
+    expect(took(2)).toBe(
+      `the client took ${[...kinds, 'a future update kind', 'auth/status_update'].join(', ')}${after}`,
+    );
+    // acp-kit's v1 client advertises subagents, not plan
+    expect(took(1)).toBe(`the client took ${[...kinds.slice(1), 'auth/status_update'].join(', ')}${after}`);
   }, 60_000);
 });
 
@@ -130,6 +145,13 @@ describe('check client: fixture clients breaking one requirement each', () => {
     ['dies-on-non-json', ['client/non-json-line'], ['v1 ACP-ALL-TRANS-05', 'v2 ACP-ALL-TRANS-05']],
     // exits on a session update kind it does not know (v2 only: v1 has no extension of update kinds)
     ['dies-on-unknown-update', ['client/unknown-updates'], ['v2 ACP-V2-EXT-03']],
+    // exits on plan_removed, session_message, session_message_chunk, subagent_update (v2; the v1 run
+    // sends none of them to a client that advertises neither plan nor subagents) and on auth/status_update
+    [
+      'dies-on-unstable-update',
+      ['client/unstable-updates'],
+      ['v1 unstable/client-updates', 'v2 unstable/client-updates'],
+    ],
     // sends a prompt whose content block has no type: the official schema of each version refuses it
     ['untyped-prompt-block', ['client/basic'], ['v1 schema/v1', 'v2 schema/v2']],
     // never answers a permission request the agent withdrew with $/cancel_request (a hanging prompt)
@@ -151,7 +173,7 @@ describe('check client: fixture clients breaking one requirement each', () => {
         cases.flatMap((c) => [`v1 ${c}`, `v2 ${c}`]).sort(),
       );
       // a broken SHOULD is a warning: the verdict stays conformant
-      expect(run.conformant).toBe(rule === 'dies-on-unknown-update');
+      expect(run.conformant).toBe(rule === 'dies-on-unknown-update' || rule === 'dies-on-unstable-update');
     },
     60_000,
   );
@@ -182,7 +204,14 @@ describe('check client against clients written with the official SDK', () => {
     [
       '1',
       1 as const,
-      ['v1 ACP-V1-CANCEL-03', 'v1 ACP-ALL-PERM-03', 'v1 ACP-ALL-TRANS-05', 'v1 ACP-ALL-RPC-03', 'v1 schema/v1'],
+      [
+        'v1 ACP-V1-CANCEL-03',
+        'v1 ACP-ALL-PERM-03',
+        'v1 ACP-ALL-TRANS-05',
+        'v1 ACP-ALL-RPC-03',
+        'v1 unstable/client-updates',
+        'v1 schema/v1',
+      ],
     ],
     // the v2 client leaves when the agent answers v1: ACP-V2-INIT-03 allows that
     [
@@ -194,6 +223,7 @@ describe('check client against clients written with the official SDK', () => {
         'v2 ACP-V2-INIT-03',
         'v2 ACP-V2-EXT-03',
         'v2 ACP-V2-SESS-05',
+        'v2 unstable/client-updates',
         'v2 schema/v2',
       ],
     ],

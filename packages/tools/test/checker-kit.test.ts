@@ -230,3 +230,83 @@ describe('checker calibration on the conformance kit fixtures (v2)', () => {
     );
   }, 60_000);
 });
+
+/** The unstable cases (schema.unstable.json methods), each only when the agent advertises its capability. */
+const UNSTABLE_CASES = ALL_CASES.filter((c) => c.name.startsWith('unstable/'));
+const UNSTABLE_IDS = [
+  'unstable/auth-status',
+  'unstable/auth-status-update',
+  'unstable/mcp-over-acp',
+  'unstable/providers',
+  'unstable/session-archive',
+  'unstable/session-fork',
+  'unstable/session-status',
+  'unstable/session-title',
+];
+
+describe('checker on the unstable surface (issue 26 item 3): the kit mirror with unstable_* variants (ours)', () => {
+  async function checkUnstable(kitBreak: string): Promise<CheckRun> {
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'acp-kit-kit-')));
+    dirs.push(cwd);
+    return runChecks(
+      { inProcess: inProcessKit(kitBreak), cwd, timeoutMs: 5000, prompt: 'go', clientVersion: 'test' },
+      { protocols: [2], concurrency: 4, cases: UNSTABLE_CASES },
+    );
+  }
+  const byStatus = (run: CheckRun, status: string) =>
+    run.requirements
+      .filter((r) => r.id.startsWith('unstable/') && r.status === status)
+      .map((r) => r.id)
+      .sort();
+
+  it('without the unstable capabilities (the kit base) every unstable case is not applicable', async () => {
+    const run = await checkUnstable('session');
+    expect(run.cases.map((c) => c.status)).toEqual(UNSTABLE_CASES.map(() => 'not-applicable'));
+    expect(byStatus(run, 'pass')).toEqual([]);
+  });
+
+  // each variant breaks the rows (wire methods) it names, fails the one unstable requirement of
+  // them, and the failure's message names the row; `unjudged`: left without a verdict
+  it.each<{ variant: string; fails: string[]; rows: string[]; unjudged?: string[] }>([
+    { variant: 'unstable_ok', fails: [], rows: [] },
+    { variant: 'unstable_fork_same_id', fails: ['unstable/session-fork'], rows: ['session/fork'] },
+    { variant: 'unstable_fork_shared_history', fails: ['unstable/session-fork'], rows: ['session/fork'] },
+    { variant: 'unstable_archive_listed', fails: ['unstable/session-archive'], rows: ['session/archive'] },
+    { variant: 'unstable_unarchive_ignored', fails: ['unstable/session-archive'], rows: ['session/unarchive'] },
+    { variant: 'unstable_title_unstored', fails: ['unstable/session-title'], rows: ['session/set_title'] },
+    { variant: 'unstable_status_unknown_saved', fails: ['unstable/session-status'], rows: ['session/status'] },
+    { variant: 'unstable_auth_required', fails: ['unstable/auth-status'], rows: ['auth/status'] },
+    { variant: 'unstable_auth_update_repeat', fails: ['unstable/auth-status-update'], rows: ['auth/status_update'] },
+    {
+      variant: 'unstable_providers_ignored',
+      fails: ['unstable/providers'],
+      rows: ['providers/set', 'providers/list'],
+      // nothing changed, so no auth/status_update to judge
+      unjudged: ['unstable/auth-status-update'],
+    },
+    { variant: 'unstable_disable_ignored', fails: ['unstable/providers'], rows: ['providers/disable'] },
+    // an agent may refuse an endpoint (claude-agent-acp lists its models first): not exercised, not failed
+    {
+      variant: 'unstable_set_refused',
+      fails: [],
+      rows: [],
+      unjudged: ['unstable/auth-status-update'],
+    },
+    { variant: 'unstable_mcp_acp_dropped', fails: ['unstable/mcp-over-acp'], rows: ['mcp/message'] },
+  ])(
+    '$variant fails $fails ($rows)',
+    async ({ variant, fails, rows, unjudged = [] }) => {
+      const run = await checkUnstable(variant);
+      expect(byStatus(run, 'fail'), explain(run)).toEqual(fails);
+      const messages = run.requirements.flatMap((r) => r.failures.map((f) => f.message ?? '')).join('\n');
+      for (const row of rows) expect(messages).toContain(row);
+      // the rest of the surface is judged and passes: each variant breaks one rule
+      expect(byStatus(run, 'pass')).toEqual(UNSTABLE_IDS.filter((id) => ![...fails, ...unjudged].includes(id)));
+      expect(run.requirements.filter((r) => r.id.startsWith('unstable/')).map((r) => r.tier)).not.toContain('MUST');
+      // unstable rules are reported, never a failure of the verdict
+      expect(mustFailures(run), explain(run)).toEqual([]);
+      expect(run.conformant).toBe(true);
+    },
+    30_000,
+  );
+});

@@ -12,7 +12,12 @@ describe('checker requirements', () => {
       readFileSync(new URL('../../../docs/conformance.md', import.meta.url), 'utf8'),
     );
     for (const r of REQUIREMENTS.values()) {
+      // the official schemas, and the unstable-schema rules the digest has no ID for (docs/checker.md lists them)
       if (r.id.startsWith('schema/')) continue;
+      if (r.id.startsWith('unstable/')) {
+        expect([r.tier, r.text.length > 20], r.id).toEqual(['unstable', true]);
+        continue;
+      }
       expect(rows.get(r.id)?.description, r.id).toBe(r.text);
     }
   });

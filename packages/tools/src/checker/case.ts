@@ -108,6 +108,11 @@ export class CaseContext {
    * `allow` (an allow option, for the cases that need a tool to run).
    */
   permissionPolicy: 'reject' | 'hold' | 'cancelled' | 'allow' = 'reject';
+  /**
+   * A case's own answers to the agent's requests (e.g. `mcp/message` for the MCP server the case
+   * offers over ACP), asked before the defaults; undefined leaves the request to them.
+   */
+  answerRequest: ((m: WireMessage) => WireAnswer | undefined) | undefined;
   private readonly drivers: AgentDriver[] = [];
   readonly driver: AgentDriver;
 
@@ -287,6 +292,8 @@ export class CaseContext {
   }
 
   private onAgentRequest(m: WireMessage): WireAnswer | Promise<undefined> | undefined {
+    const own = this.answerRequest?.(m);
+    if (own !== undefined) return own;
     // --elicitation: form mode is advertised and every question declined; what arrives is judged
     // by the wire rules (mode advertised, scope: ACP-ALL-ELIC-01, -03)
     if (m.method === 'elicitation/create' && this.settings.elicitation) return { result: { action: 'decline' } };

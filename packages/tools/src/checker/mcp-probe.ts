@@ -8,6 +8,35 @@ export const PROBE_SERVER_NAME = 'acp-kit-check';
 /** The one tool of the checker's MCP server. */
 export const PROBE_TOOL_NAME = 'acp_kit_check_echo';
 
+/** The probe tool as MCP `tools/list` describes it. */
+const PROBE_TOOL = {
+  name: PROBE_TOOL_NAME,
+  description: 'acp-kit check: returns the nonce it is given. Call it when the user asks for it.',
+  inputSchema: { type: 'object', properties: { nonce: { type: 'string' } }, required: ['nonce'] },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+};
+
+/**
+ * The probe server's answer to an inner MCP request (the stdio server below answers the same), or
+ * undefined for a method it does not have: what the checker answers in `mcp/message` when it
+ * serves the probe over ACP itself.
+ */
+export function probeAnswer(method: unknown, params: unknown): unknown {
+  const p = typeof params === 'object' && params !== null ? params : {};
+  if (method === 'initialize')
+    return {
+      protocolVersion: 'protocolVersion' in p ? p.protocolVersion : undefined,
+      capabilities: { tools: {} },
+      serverInfo: { name: PROBE_SERVER_NAME, version: '1.0.0' },
+    };
+  if (method === 'ping') return {};
+  if (method === 'tools/list') return { tools: [PROBE_TOOL] };
+  if (method !== 'tools/call') return undefined;
+  const args = 'arguments' in p ? p.arguments : undefined;
+  const nonce = typeof args === 'object' && args !== null && 'nonce' in args ? args.nonce : undefined;
+  return { content: [{ type: 'text', text: `nonce: ${String(nonce)}` }] };
+}
+
 /**
  * The checker's tiny MCP stdio server (newline-delimited JSON-RPC by hand: the tools package does
  * not depend on the MCP SDK). It appends every request it receives to the file named by
@@ -20,12 +49,7 @@ export const PROBE_SERVER_SOURCE = `
 const fs = require('node:fs');
 const log = (o) => fs.appendFileSync(process.env.ACP_KIT_CHECK_MCP_LOG, JSON.stringify(o) + '\\n');
 log({ pid: process.pid });
-const tool = {
-  name: ${JSON.stringify(PROBE_TOOL_NAME)},
-  description: 'acp-kit check: returns the nonce it is given. Call it when the user asks for it.',
-  inputSchema: { type: 'object', properties: { nonce: { type: 'string' } }, required: ['nonce'] },
-  annotations: { readOnlyHint: true, openWorldHint: false },
-};
+const tool = ${JSON.stringify(PROBE_TOOL)};
 const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\\n');
 function answer(method, p) {
   if (method === 'initialize')

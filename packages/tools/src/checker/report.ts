@@ -1,7 +1,7 @@
 import type { CheckRun, RequirementResult } from './runner.js';
 import type { Tier } from './requirements.js';
 
-const TIERS: Tier[] = ['MUST', 'SHOULD', 'MAY', 'info', 'draft'];
+const TIERS: Tier[] = ['MUST', 'SHOULD', 'MAY', 'info', 'draft', 'unstable'];
 
 /** The readable report: per protocol version, requirements grouped by tier, failures with evidence, the verdict. */
 export function formatText(run: CheckRun, agent: string, subject: 'agent' | 'client' = 'agent'): string {

@@ -8,8 +8,11 @@
  * How binding a requirement is: a failed MUST makes the agent non-conformant, the rest are warnings.
  * `draft`: a MUST of the newer SDK draft (sdk:v2) that the spec pages do not require; reported for
  * information, never a failure of the verdict (issue 23 item 14: a MUST only for what both require).
+ * `unstable`: a rule of a method or update kind only `schema.unstable.json` has (issue 26 item 3),
+ * taken from the schema's descriptions; the digest gives it no ID, so its ID is `unstable/<name>`
+ * and it is reported for information, never a failure of the verdict.
  */
-export type Tier = 'MUST' | 'SHOULD' | 'MAY' | 'info' | 'draft';
+export type Tier = 'MUST' | 'SHOULD' | 'MAY' | 'info' | 'draft' | 'unstable';
 
 /** One requirement as the report shows it. */
 export interface Requirement {
@@ -267,6 +270,53 @@ const rows: ReadonlyArray<readonly [string, Tier, string]> = [
     'ACP-V2-EXT-03',
     'SHOULD',
     'Unknown enum values and union variants are kept as they are when stored, replayed or forwarded.',
+  ],
+  // unstable-schema rules (no digest ID: docs/checker.md lists them with the schema text they come from)
+  [
+    'unstable/session-fork',
+    'unstable',
+    "`session/fork` answers a new `sessionId` whose history is the source session's; the source session is unchanged.",
+  ],
+  [
+    'unstable/session-archive',
+    'unstable',
+    '`session/archive` hides a session from default `session/list` results (listed with `archived: true` under `archived: "only"`); `session/unarchive` returns it; a missing session gets -32002.',
+  ],
+  [
+    'unstable/session-title',
+    'unstable',
+    '`session/set_title` answers the title it stored, which `session/list` (or a `session_info_update`) then shows; an empty title gets -32602.',
+  ],
+  [
+    'unstable/session-status',
+    'unstable',
+    '`session/status` answers a `status` for a known session (with its `state` when `open`) and -32002 with `data.sessionId` for an unknown one.',
+  ],
+  [
+    'unstable/auth-status',
+    'unstable',
+    "`auth/status` answers the agent's authentication `state` and is never rejected with `auth_required` (-32000).",
+  ],
+  [
+    'unstable/auth-status-update',
+    'unstable',
+    'An `auth/status_update` differs from the last one sent on the connection and agrees with what `auth/status` answers next.',
+  ],
+  [
+    'unstable/providers',
+    'unstable',
+    "`providers/set` replaces a provider's routing, which `providers/list` then shows as `current`; `providers/disable` clears it.",
+  ],
+  [
+    'unstable/mcp-over-acp',
+    'unstable',
+    'An agent advertising `acp` MCP servers reaches one given in `session/new` by `mcp/message` requests naming its `serverId`, and can call its tool.',
+  ],
+  // judged of clients by `acp-kit check client`
+  [
+    'unstable/client-updates',
+    'unstable',
+    'A client takes the unstable update kinds (`plan_removed`, `session_message`, `session_message_chunk`, `subagent_update`) and `auth/status_update` without an error and keeps working.',
   ],
 ];
 

@@ -19,6 +19,9 @@ import {
 } from './sessions.js';
 import { sessionResumeV1 } from './session-bugs.js';
 import { exitOnEof } from './stdout.js';
+import { authStatus, providers } from './unstable-auth.js';
+import { mcpOverAcp } from './mcp-over-acp.js';
+import { sessionArchive, sessionFork, sessionSetTitle, sessionStatus } from './unstable-sessions.js';
 
 /** Every case, in report order. */
 export const ALL_CASES: readonly CheckCase[] = [
@@ -40,6 +43,14 @@ export const ALL_CASES: readonly CheckCase[] = [
   imagePrompt,
   logout,
   mcpClientServer,
+  // the unstable methods (schema.unstable.json), each only when advertised: reported, never in the verdict
+  sessionFork,
+  sessionArchive,
+  sessionSetTitle,
+  sessionStatus,
+  authStatus,
+  providers,
+  mcpOverAcp,
   cancelTurn,
   closeBusySession,
   cancelToolCall,

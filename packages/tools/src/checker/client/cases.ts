@@ -5,33 +5,12 @@ import { validateElicitationContent } from '@acp-kit/client';
 import { getValidator, type ElicitationSchema } from '@acp-kit/protocol';
 import { at } from '@acp-kit/protocol/internal';
 import { WaitTimeout, type TranscriptLine } from '../driver.js';
-import { ClientSetupError, type ClientCase, type ClientCaseContext } from './context.js';
+import { ClientSetupError, type ClientCase } from './context.js';
 import { ClientGone } from './peer.js';
-import { intoTurn, pendingToolCall } from './steps.js';
+import { intoTurn, pendingToolCall, survives } from './steps.js';
 import { clientTerminalKillWait, clientTerminalRelease } from './terminal-cases.js';
 import { clientWithdrawnRequest } from './withdrawn-request.js';
-
-/** Runs `step` and turns the client dying or going silent into a failure of `id`; true when it survived. */
-async function survives(
-  ctx: ClientCaseContext,
-  id: string,
-  what: string,
-  step: () => Promise<unknown>,
-  seqs: number[],
-): Promise<boolean> {
-  try {
-    await step();
-    return true;
-  } catch (e) {
-    if (!(e instanceof ClientGone || e instanceof WaitTimeout)) throw e;
-    ctx.fail(
-      id,
-      `after ${what} the client ${e instanceof ClientGone ? `closed the connection${ctx.exited ? ` and ended (${ctx.describeExit()})` : ''}` : 'stopped answering'}: ${e.message}${ctx.stderrTail()}`,
-      seqs,
-    );
-    return false;
-  }
-}
+import { clientUnstableUpdates } from './unstable-updates.js';
 
 /**
  * A plain turn; the agent's own requests use a string id and a number id, which the client must
@@ -518,6 +497,7 @@ export const CLIENT_CASES: readonly ClientCase[] = [
   clientNegotiateDown,
   clientNonJsonLine,
   clientUnknownUpdates,
+  clientUnstableUpdates,
   clientCancelPermission,
   clientEarlyUpdates,
   clientUpserts,

@@ -190,9 +190,10 @@ export class ClientCaseContext {
 
   /**
    * Takes initialize and answers it with `answer` (default: the case's version; a v2 case needs a
-   * client that offers 2).
+   * client that offers 2), advertising `extraCapabilities` besides the scripted agent's own (a case
+   * that sends what a capability gates, e.g. `auth/status_update`).
    */
-  async handshake(answer: 1 | 2 = this.version): Promise<Received> {
+  async handshake(answer: 1 | 2 = this.version, extraCapabilities: Record<string, unknown> = {}): Promise<Received> {
     const p = this.p;
     const init = await this.setup('initialize', () => p.takeRequest('initialize', this.timeout));
     const asked = at(init.params, 'protocolVersion');
@@ -214,13 +215,18 @@ export class ClientCaseContext {
       p.respond(init, {
         protocolVersion: 1,
         agentInfo: info,
-        agentCapabilities: { loadSession: false },
+        agentCapabilities: { loadSession: false, ...extraCapabilities },
         authMethods: [],
       });
     } else {
       const caps = at(init.params, 'capabilities');
       this.clientCapabilities = isObj(caps) ? caps : {};
-      p.respond(init, { protocolVersion: 2, info, capabilities: { session: {} }, authMethods: [] });
+      p.respond(init, {
+        protocolVersion: 2,
+        info,
+        capabilities: { session: {}, ...extraCapabilities },
+        authMethods: [],
+      });
     }
     return init;
   }

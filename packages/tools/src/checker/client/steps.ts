@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { WaitTimeout } from '../driver.js';
 import type { ClientCaseContext } from './context.js';
-import type { Received } from './peer.js';
+import { ClientGone, type Received } from './peer.js';
 
 // Steps the client cases share (cases.ts, terminal-cases.ts).
 
@@ -41,4 +42,26 @@ export function pendingToolCall(ctx: ClientCaseContext, sid: string, toolCallId:
   return ctx.version === 1
     ? { sessionId: sid, toolCall: { toolCallId }, options }
     : { sessionId: sid, title: 'Run `sleep 60`?', subject: { type: 'tool_call', toolCall: { toolCallId } }, options };
+}
+
+export /** Runs `step` and turns the client dying or going silent into a failure of `id`; true when it survived. */
+async function survives(
+  ctx: ClientCaseContext,
+  id: string,
+  what: string,
+  step: () => Promise<unknown>,
+  seqs: number[],
+): Promise<boolean> {
+  try {
+    await step();
+    return true;
+  } catch (e) {
+    if (!(e instanceof ClientGone || e instanceof WaitTimeout)) throw e;
+    ctx.fail(
+      id,
+      `after ${what} the client ${e instanceof ClientGone ? `closed the connection${ctx.exited ? ` and ended (${ctx.describeExit()})` : ''}` : 'stopped answering'}: ${e.message}${ctx.stderrTail()}`,
+      seqs,
+    );
+    return false;
+  }
 }
