@@ -112,3 +112,37 @@ describe('acp-kit run: tokens from the v1 prompt result (unstable PromptResponse
     });
   });
 });
+
+describe('acp-kit run: the agent’s auth state changes (unstable auth/status_update)', () => {
+  const agent = `node ${E2E_AGENT}`;
+  const status = { state: 'authenticated', accounts: [{ label: 'Team key', active: true }, { label: 'Old key' }] };
+  const script = JSON.stringify({
+    actions: [
+      { clientNotify: 'auth/status_update', params: status },
+      { send: { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: text('after auth') } },
+    ],
+  });
+  // the e2e agent advertises `auth.status` only with this: the client accepts the update only then
+  const env = () => cliEnv({ E2E_AUTH_STATUS: '1' });
+
+  it.each(['1', '2'])('v%s --json: an auth_status event with the state and accounts', async (protocol) => {
+    const r = await runCli(['run', '--json', '--agent', agent, '--protocol', protocol, script], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const events = ndjson(r.stdout) as Array<Record<string, unknown>>;
+    expect(events.filter((e) => e.type === 'auth_status')).toEqual([{ type: 'auth_status', ...status }]);
+    // in wire order: before the message the agent sent after it
+    const at = events.findIndex((e) => e.type === 'auth_status');
+    const msg = events.findIndex(
+      (e) => e.type === 'update' && (e.update as { messageId?: string } | undefined)?.messageId === 'm',
+    );
+    expect(msg).toBeGreaterThan(0);
+    expect(at).toBeLessThan(msg);
+  });
+
+  it('text: one stderr line naming the state and the active account', async () => {
+    const r = await runCli(['run', '--agent', agent, '--protocol', '2', script], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('acp-kit: auth: authenticated (Team key)\n');
+    expect(r.stdout).toContain('after auth');
+  });
+});

@@ -6,6 +6,7 @@
 import type {
   AgentCapabilities,
   AuthMethod,
+  AuthStatus,
   Implementation,
   PermissionOutcome,
   PermissionRequest,
@@ -103,6 +104,8 @@ export interface RunReporter {
   permission(p: PermissionReport): void;
   /** An elicitation asked, answered or completed (issue 26). */
   elicitation(e: ElicitationEvent): void;
+  /** The agent's unstable `auth/status_update`: its auth state changed. */
+  authStatus(s: AuthStatus): void;
   clientTerminalOutput(t: ClientTerminalReport, text: string): void;
   clientTerminalExit(t: ClientTerminalReport, status: { exitCode?: number | null; signal?: string | null }): void;
   /** The first Ctrl-C: the turn is being cancelled. */
@@ -116,6 +119,14 @@ export interface RunReporter {
    * what is known so far. The last call on failure.
    */
   failed(err: CliError, known?: KnownSoFar): void;
+}
+
+/** An auth state change as one line: the state, then the active account (or the accounts known). */
+export function authStatusLine(s: AuthStatus): string {
+  const accounts = s.accounts ?? [];
+  const active = accounts.filter((a) => a.active);
+  const shown = (active.length > 0 ? active : accounts).map((a) => stripAnsi(a.label));
+  return `auth: ${stripAnsi(s.state.replaceAll('_', ' '))}${shown.length > 0 ? ` (${shown.join(', ')})` : ''}`;
 }
 
 /** The text line for a `--tool-timeout` report. */
@@ -191,6 +202,10 @@ export class TextRunReporter implements RunReporter {
       const content = r2.action === 'accept' && r2.content ? ` ${JSON.stringify(r2.content)}` : '';
       r.line(dim(`    ${r2.action}${content}${e.reason ? ` (${stripAnsi(e.reason)})` : ''}`));
     } else r.line(dim(`    completed ${stripAnsi(e.elicitationId)}`));
+  }
+
+  authStatus(s: AuthStatus): void {
+    this.io.stderr(this.io.errStyle.dim(`acp-kit: ${authStatusLine(s)}\n`));
   }
 
   clientTerminalOutput(t: ClientTerminalReport, text: string): void {
@@ -317,6 +332,10 @@ export class NdjsonRunReporter implements RunReporter {
         request: e.request,
         ...(e.type === 'answered' ? { response: e.response, ...(e.reason ? { reason: e.reason } : {}) } : {}),
       });
+  }
+
+  authStatus(s: AuthStatus): void {
+    this.w.emit({ type: 'auth_status', ...s });
   }
 
   permission(p: PermissionReport): void {
