@@ -23,7 +23,6 @@ import { withProfile } from '../config-file.js';
 import { applyConfigRequest, configRequestOf, hasConfigRequest } from '../session-config.js';
 import { colorEnabled, createStyle } from '../style.js';
 import { ChatController, chatSessionOf, type ChatSession } from '../ui/chat-controller.js';
-import { authStatusLine } from '../render/run-reporter.js';
 
 /**
  * Loads ink with the environment it should see. Colour: ink's chalk reads FORCE_COLOR when it is
@@ -202,8 +201,7 @@ export async function chatCommand(given: ChatFlags): Promise<number> {
     await configureChat(session, flags, a);
     c.attach(session);
     if (resumeId) c.note({ kind: 'info', text: `resumed session ${resumeId}` });
-    // the agent's auth state changes (unstable auth/status_update) as notes in the feed
-    a.conn.on('authStatus', (s) => c.note({ kind: 'info', text: authStatusLine(s) }));
+    c.followAuthStatus(a.conn);
     const rc = a.reconnecting;
     const resumeCommand = `acp-kit chat${rc ? ` --agent-url ${a.ctx.commandLine}` : ''} --resume ${session.sessionId}`;
     if (rc) {

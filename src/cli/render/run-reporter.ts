@@ -24,6 +24,7 @@ import { joinCommandLine } from '../split-command-line.js';
 import { stripAnsi, type Style } from '../style.js';
 import type { ToolTimeoutReport } from '../tool-timeout.js';
 import { NdjsonWriter } from './ndjson-events.js';
+import { authStatusLine } from './symbols.js';
 import { SubagentRenderers } from './subagent-lines.js';
 import { TranscriptRenderer } from './transcript.js';
 
@@ -119,14 +120,6 @@ export interface RunReporter {
    * what is known so far. The last call on failure.
    */
   failed(err: CliError, known?: KnownSoFar): void;
-}
-
-/** An auth state change as one line: the state, then the active account (or the accounts known). */
-export function authStatusLine(s: AuthStatus): string {
-  const accounts = s.accounts ?? [];
-  const active = accounts.filter((a) => a.active);
-  const shown = (active.length > 0 ? active : accounts).map((a) => stripAnsi(a.label));
-  return `auth: ${stripAnsi(s.state.replaceAll('_', ' '))}${shown.length > 0 ? ` (${shown.join(', ')})` : ''}`;
 }
 
 /** The text line for a `--tool-timeout` report. */
