@@ -1,12 +1,14 @@
 // The chat controller (src/cli/ui/chat-controller.ts) against acp-kit's agent runtime in-process
 // over in-memory pipes, v1 and v2: updates applied while the session opens reach the view through
 // the `onUpdate` the chat passes to newSession/resumeSession (`controller.opening`), and the turn
-// token counts of `_meta["acp-kit/usage"]` show in the stop line and the status.
+// token counts of `_meta["acp-kit/usage"]` show in the stop line and the status; the agent's
+// unstable `auth/status_update` becomes a note in the feed (`followAuthStatus`, as `acp-kit chat` wires it).
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveAgent, silentLogger, type AgentDefinition } from '../packages/agent/src/index.js';
 import { USAGE_META_KEY } from '../packages/coding-agent/src/coding-agent.js';
 import { connect, type ClientConnection } from '../packages/client/src/index.js';
+import type { AuthStatus } from '../packages/protocol/src/index.js';
 import { StreamTransport } from '../packages/protocol/src/rpc/index.js';
 import { ChatController } from '../src/cli/ui/chat-controller.js';
 import type { FeedItem } from '../src/cli/ui/chat-model.js';
@@ -44,10 +46,10 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function start(version: 1 | 2, passOpening: boolean) {
+async function start(version: 1 | 2, passOpening: boolean, def: AgentDefinition = agent) {
   const toAgent = new PassThrough();
   const toClient = new PassThrough();
-  const agentConn = serveAgent(agent, new StreamTransport(toAgent, toClient), {
+  const agentConn = serveAgent(def, new StreamTransport(toAgent, toClient), {
     supportedVersions: [version],
     store: null,
     logger: silentLogger,
@@ -67,7 +69,7 @@ async function start(version: 1 | 2, passOpening: boolean) {
   });
   const session = await conn.newSession({ cwd: '/tmp', ...(passOpening ? { onUpdate: c.opening } : {}) });
   c.attach(session);
-  return { c };
+  return { c, conn };
 }
 
 const notes = (feed: FeedItem[]) => feed.flatMap((i) => ('note' in i ? [`${i.note.kind}:${i.note.text}`] : []));
@@ -104,4 +106,46 @@ it('without the opening onUpdate those updates are not observed (what `acp-kit c
   const { c } = await start(2, false);
   expect(c.view.turnTokens).toBeUndefined();
   expect(notes(c.view.feed)).toEqual([]);
+});
+
+/** The agent's notification the chat shows as a note. */
+const AUTH_UPDATE = 'auth/status_update';
+
+describe.each([1, 2] as const)(`chat controller over v%i: ${AUTH_UPDATE}`, (v) => {
+  it('an auth state change the agent pushes mid-turn is a note in the feed, before the stop line', async () => {
+    let push: ((s: AuthStatus) => void) | undefined;
+    const authAgent: AgentDefinition = {
+      info: { name: 'chat-auth-test', version: '0' },
+      auth: {
+        status: () => ({ state: 'not_required' }),
+        watch: (p) => ((push = p), () => undefined),
+      },
+      async prompt(turn) {
+        push?.({ state: 'authenticated', accounts: [{ label: 'Team key', active: true }, { label: 'Old key' }] });
+        await turn.send({
+          sessionUpdate: 'agent_message_chunk',
+          messageId: 'm',
+          content: { type: 'text', text: 'ok' },
+        });
+        return 'end_turn';
+      },
+    };
+    const { c, conn } = await start(v, true, authAgent);
+    c.followAuthStatus(conn);
+    const done = new Promise<void>((resolve) => {
+      const off = c.subscribe(() => {
+        if (!c.view.running && notes(c.view.feed).some((n) => n.startsWith('stop:'))) {
+          off();
+          resolve();
+        }
+      });
+    });
+    c.send('go');
+    await done;
+    const got = notes(c.view.feed);
+    expect(got.filter((n) => n.includes('auth:'))).toEqual(['info:auth: authenticated (Team key)']);
+    expect(got.indexOf('info:auth: authenticated (Team key)')).toBeLessThan(
+      got.findIndex((n) => n.startsWith('stop:')),
+    );
+  });
 });

@@ -1,6 +1,7 @@
 /**
  * `acp-kit run` renders the unstable subagent kinds: a subagent is announced, its own session's
- * messages are indented under the parent's, an inter-session message shows sender -> recipient,
+ * messages are indented under the parent's, an inter-session message shows sender -> recipient
+ * and grows with its `session_message_chunk`s, a removed plan (`plan_removed`) is named,
  * and `--json` carries the child's updates with `parentSessionId`. Real processes: the CLI (dist)
  * spawns the scripted e2e agent, which sends the child's updates under the child's session id.
  */
@@ -31,7 +32,17 @@ const SCRIPT = JSON.stringify({
       recipientSessionId: 'parent',
       content: [text('found 3 files')],
     }),
+    // streamed on: the chunk extends the same session message under its heading
+    send({ sessionUpdate: 'session_message_chunk', messageId: 'sm1', content: text(' and 1 dir') }),
     send({ sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: text('Parent done.') }),
+    // raw, as agents on the unstable schema send them (acp-kit's own encoders send a removal as an
+    // empty plan for stable clients, and a v1 plan as the one implicit plan)
+    child('$session', {
+      sessionUpdate: 'plan_update',
+      plan: { type: 'items', planId: 'research', entries: [{ content: 'scan', priority: 'high', status: 'pending' }] },
+    }),
+    child('$session', { sessionUpdate: 'plan_removed', planId: 'research' }),
+    child('$session', { sessionUpdate: 'plan_removed', planId: 'never-shown' }),
   ],
 });
 
@@ -45,7 +56,11 @@ describe.each(['1', '2'] as const)('acp-kit run over v%s: subagents', (protocol)
     expect(out).toContain('↳ subagent Searcher (child-1) running');
     expect(out).toContain('  │ child line one\n');
     expect(out).toContain('  │ child line two\n');
-    expect(out).toContain('✉ child-1 → parent: found 3 files');
+    // session_message_chunk: the streamed rest of the message, on the same line as its start
+    expect(out).toContain('✉ child-1 → parent: found 3 files and 1 dir');
+    // plan_removed: the plan shown, then its removal named
+    expect(out).toMatch(/Plan research:\n {2}\[ \] scan\n(.*\n)*plan research removed\n/);
+    expect(out).not.toContain('never-shown');
     // the child's text is not in the parent's own lines
     expect(out.split('\n').filter((l) => l.includes('child line') && !l.startsWith('  │ '))).toEqual([]);
     expect(out.indexOf('Delegating.')).toBeLessThan(out.indexOf('↳ subagent'));
@@ -69,6 +84,13 @@ describe.each(['1', '2'] as const)('acp-kit run over v%s: subagents', (protocol)
       [session.sessionId, 'agent_message_chunk'],
     ]);
     expect(updates.some((u) => u.update.sessionUpdate === 'session_message')).toBe(true);
+    expect(updates.find((u) => u.update.sessionUpdate === 'session_message_chunk')?.update).toMatchObject({
+      messageId: 'sm1',
+      content: text(' and 1 dir'),
+    });
+    expect(updates.find((u) => u.update.sessionUpdate === 'plan_removed')?.update).toMatchObject({
+      planId: 'research',
+    });
   });
 });
 
@@ -88,5 +110,39 @@ describe('acp-kit run: tokens from the v1 prompt result (unstable PromptResponse
       type: 'result',
       tokens: { inputTokens: 1234, outputTokens: 56, totalTokens: 1290 },
     });
+  });
+});
+
+describe('acp-kit run: the agent’s auth state changes (unstable auth/status_update)', () => {
+  const agent = `node ${E2E_AGENT}`;
+  const status = { state: 'authenticated', accounts: [{ label: 'Team key', active: true }, { label: 'Old key' }] };
+  const script = JSON.stringify({
+    actions: [
+      { clientNotify: 'auth/status_update', params: status },
+      { send: { sessionUpdate: 'agent_message_chunk', messageId: 'm', content: text('after auth') } },
+    ],
+  });
+  // the e2e agent advertises `auth.status` only with this: the client accepts the update only then
+  const env = () => cliEnv({ E2E_AUTH_STATUS: '1' });
+
+  it.each(['1', '2'])('v%s --json: an auth_status event with the state and accounts', async (protocol) => {
+    const r = await runCli(['run', '--json', '--agent', agent, '--protocol', protocol, script], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const events = ndjson(r.stdout) as Array<Record<string, unknown>>;
+    expect(events.filter((e) => e.type === 'auth_status')).toEqual([{ type: 'auth_status', ...status }]);
+    // in wire order: before the message the agent sent after it
+    const at = events.findIndex((e) => e.type === 'auth_status');
+    const msg = events.findIndex(
+      (e) => e.type === 'update' && (e.update as { messageId?: string } | undefined)?.messageId === 'm',
+    );
+    expect(msg).toBeGreaterThan(0);
+    expect(at).toBeLessThan(msg);
+  });
+
+  it('text: one stderr line naming the state and the active account', async () => {
+    const r = await runCli(['run', '--agent', agent, '--protocol', '2', script], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('acp-kit: auth: authenticated (Team key)\n');
+    expect(r.stdout).toContain('after auth');
   });
 });

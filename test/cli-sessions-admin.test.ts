@@ -1,11 +1,14 @@
 /**
- * `acp-kit sessions fork|rename|archive|unarchive|delete` as real processes (needs `npm run build`),
- * against the built-in agent (which advertises the unstable session methods) over v1 and v2, and
- * an agent without them (exit code "unsupported", naming the capability).
+ * `acp-kit sessions fork|rename|archive|unarchive|status|delete` as real processes (needs `npm run
+ * build`), against the built-in agent (which advertises the unstable session methods) over v1 and
+ * v2, and an agent without them (exit code "unsupported", naming the capability). The admin
+ * commands reach the agent through `acp-kit proxy --record`: each capture shows the one wire
+ * method the command sent.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES, cliEnv, ndjson, runCli, tempDir } from './fixtures/cli-helpers.js';
+import { readCapture } from '../packages/tools/src/captures/capture.js';
+import { BIN, FIXTURES, cliEnv, ndjson, runCli, tempDir } from './fixtures/cli-helpers.js';
 
 // a hand-written v1 agent without any session capability
 const bareAgent = `node ${join(FIXTURES, 'client-order-agent.mjs')} --version=1`;
@@ -17,17 +20,29 @@ describe('acp-kit sessions fork, rename, archive, unarchive, delete', () => {
       const cwd = tempDir('s-admin');
       const env = cliEnv({ ACP_KIT_DATA_DIR: tempDir('s-admin-data') });
       const cli = (args: string[]) => runCli(['sessions', ...args, '--protocol', protocol], { cwd, env });
+      let captures = 0;
+      const sentBy: string[][] = [];
+      // the command through a recording proxy in front of the built-in agent; what it sent is kept
+      const recorded = async (args: string[]) => {
+        const capture = join(cwd, `admin-${++captures}.ndjson`);
+        const agent = `${process.execPath} ${BIN} proxy --record ${capture} -- ${process.execPath} ${BIN} agent`;
+        const r = await cli([...args, '--agent', agent]);
+        const { frames } = await readCapture(capture);
+        const requests = frames.filter((f) => f.dir === 'editor->agent' && f.kind === 'request');
+        sentBy.push(requests.map((f) => f.method ?? '').filter((m) => m !== 'initialize'));
+        return r;
+      };
       const listed = async (): Promise<Array<{ sessionId: string; title?: string }>> =>
         ndjson((await cli(['list', '--json'])).stdout)[0]!.sessions;
       const run = await runCli(['run', '--json', '--approve-all', 'create notes.txt containing hello'], { cwd, env });
       expect(run.code, run.stderr).toBe(0);
       const id = ndjson(run.stdout).find((e) => e.type === 'session')!.sessionId as string;
 
-      const rename = await cli(['rename', id, '  Notes  work ']);
+      const rename = await recorded(['rename', id, '  Notes  work ']);
       expect(rename.code, rename.stderr).toBe(0);
       expect(rename.stdout).toBe(`${id}  Notes work\n`);
 
-      const fork = await cli(['fork', id, '--json']);
+      const fork = await recorded(['fork', id, '--json']);
       expect(fork.code, fork.stderr).toBe(0);
       const forked = ndjson(fork.stdout).at(-1)!;
       expect(forked).toMatchObject({ type: 'result', forkedFrom: id, exitCode: 0 });
@@ -41,7 +56,15 @@ describe('acp-kit sessions fork, rename, archive, unarchive, delete', () => {
       expect(afterFork.find((s) => s.sessionId === id)?.title).toBe('Notes work');
       expect(afterFork.map((s) => s.sessionId).sort()).toEqual([id, forked.sessionId].sort());
 
-      const archive = await cli(['archive', id, '--json']);
+      const status = await recorded(['status', id, '--json']);
+      expect(status.code, status.stderr).toBe(0);
+      // each command is its own agent process, which has the session stored, not loaded (and so
+      // reports no turn state, v2 included)
+      expect(ndjson(status.stdout)).toEqual([{ type: 'result', sessionId: id, status: 'saved', exitCode: 0 }]);
+      const statusText = await cli(['status', id]);
+      expect(statusText.stdout).toBe(`${id}  saved\n`);
+
+      const archive = await recorded(['archive', id, '--json']);
       expect(archive.code, archive.stderr).toBe(0);
       expect(ndjson(archive.stdout)).toEqual([{ type: 'result', sessionId: id, archived: true, exitCode: 0 }]);
       expect((await listed()).map((s) => s.sessionId)).toEqual([forked.sessionId]);
@@ -49,7 +72,15 @@ describe('acp-kit sessions fork, rename, archive, unarchive, delete', () => {
       const withArchived = await cli(['list', '--archived']);
       expect(withArchived.stdout).toMatch(new RegExp(`${id}.*Notes work  \\(archived\\)`));
       expect(withArchived.stdout).toContain(forked.sessionId);
-      expect((await cli(['unarchive', id])).code).toBe(0);
+      expect((await recorded(['unarchive', id])).code).toBe(0);
+      // each command sent its own unstable method, and only that one
+      expect(sentBy).toEqual([
+        ['session/set_title'],
+        ['session/fork'],
+        ['session/status'],
+        ['session/archive'],
+        ['session/unarchive'],
+      ]);
       expect((await listed()).map((s) => s.sessionId).sort()).toEqual([id, forked.sessionId].sort());
 
       // an unknown session is the agent's -32002, reported as an error exit

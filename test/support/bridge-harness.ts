@@ -120,15 +120,18 @@ export interface BridgePair {
   translator: Translator;
 }
 
-/** A translating bridge, already initialized (the agent advertised everything). */
-export function bridgePair(editorVersion: 1 | 2): BridgePair {
+/**
+ * A translating bridge, already initialized (the agent advertised everything). `flavor`: which
+ * schema the taps check against (`unstable` for the methods only schema.unstable.json has).
+ */
+export function bridgePair(editorVersion: 1 | 2, flavor: 'stable' | 'unstable' = 'stable'): BridgePair {
   const agentVersion: 1 | 2 = editorVersion === 1 ? 2 : 1;
   const E = codecFor(editorVersion);
   const A = codecFor(agentVersion);
   const editor = new MemoryEnd();
   const agent = new MemoryEnd();
-  const editorTap = createSchemaTap(editorVersion);
-  const agentTap = createSchemaTap(agentVersion);
+  const editorTap = createSchemaTap(editorVersion, flavor);
+  const agentTap = createSchemaTap(agentVersion, flavor);
   const log: string[] = [];
   const translator = new Translator(editor, agent, {
     editorCodec: E,

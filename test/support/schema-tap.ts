@@ -58,6 +58,8 @@ interface MethodInfo {
   side: 'agent' | 'client' | 'protocol';
   params?: string;
   result?: string;
+  /** A method that is also a notification with its own side (mcp/message): that form's side and params. */
+  notification?: { side: 'agent' | 'client' | 'protocol'; params: string };
 }
 
 interface Compiled {
@@ -93,14 +95,25 @@ function load(version: 1 | 2, flavor: 'stable' | 'unstable' = 'stable'): Compile
     return fn;
   };
   const methods = new Map<string, MethodInfo>();
+  const notes = new Map<string, { side: MethodInfo['side']; params: string }>();
   for (const [name, def] of Object.entries(schema.$defs)) {
     const method = def['x-method'];
-    const side = def['x-side'];
+    // proxy-chain methods (x-side proxy) go between a conductor and its components: either way
+    const side = def['x-side'] === 'proxy' ? 'protocol' : def['x-side'];
     if (typeof method !== 'string' || (side !== 'agent' && side !== 'client' && side !== 'protocol')) continue;
+    if (name.endsWith('Notification')) {
+      notes.set(method, { side, params: name });
+      continue;
+    }
     const info = methods.get(method) ?? { side };
     if (name.endsWith('Response')) info.result = name;
-    else info.params = name;
+    else Object.assign(info, { side, params: name });
     methods.set(method, info);
+  }
+  for (const [method, note] of notes) {
+    const info = methods.get(method);
+    if (info) info.notification = note;
+    else methods.set(method, { side: note.side, params: note.params });
   }
   const c: Compiled = {
     ajv,
@@ -182,21 +195,23 @@ export function createSchemaTap(version: 1 | 2, flavor: 'stable' | 'unstable' = 
         return;
       }
       knownMethods.add(method);
+      // a notification of a method that is also a request (mcp/message) has its own side and params
+      const form = !('id' in message) && info.notification ? info.notification : info;
       // `x-side` names the side that HANDLES the method: the agent handles what the client sends.
       const handler = from === 'agent' ? 'client' : 'agent';
-      if (info.side !== 'protocol' && info.side !== handler) {
+      if (form.side !== 'protocol' && form.side !== handler) {
         fail(
           from,
           `${method} side`,
           message,
           [],
-          `${method} is handled by the ${info.side}, so the ${handler} cannot receive it`,
+          `${method} is handled by the ${form.side}, so the ${handler} cannot receive it`,
         );
         return;
       }
-      if (info.params) {
-        const fn = defValidator(c, info.params);
-        if (!fn(message.params)) fail(from, `${method} params (${info.params})`, message, fn.errors);
+      if (form.params) {
+        const fn = defValidator(c, form.params);
+        if (!fn(message.params)) fail(from, `${method} params (${form.params})`, message, fn.errors);
       }
       return;
     }

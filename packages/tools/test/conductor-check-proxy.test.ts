@@ -28,6 +28,10 @@ it('a runComponent component forwards initialize, keeps the version and the MCP-
     ]),
   );
   expect(r.conformant).toBe(true);
+  // the checker plays the conductor: it sends the component 'proxy/initialize' and judges what the component
+  // sends and delivers through 'proxy/successor' envelopes, so both methods are cases of their own
+  for (const method of ['proxy/initialize', 'proxy/successor'])
+    expect(r.results.filter((c) => c.id.startsWith(method) || c.source.includes(method)).length).toBeGreaterThan(0);
 }, 60_000);
 
 it('a component that answers what it does not know itself (-32601) fails the forwarding cases', async () => {

@@ -201,6 +201,7 @@ export async function chatCommand(given: ChatFlags): Promise<number> {
     await configureChat(session, flags, a);
     c.attach(session);
     if (resumeId) c.note({ kind: 'info', text: `resumed session ${resumeId}` });
+    c.followAuthStatus(a.conn);
     const rc = a.reconnecting;
     const resumeCommand = `acp-kit chat${rc ? ` --agent-url ${a.ctx.commandLine}` : ''} --resume ${session.sessionId}`;
     if (rc) {

@@ -92,9 +92,15 @@ async function readAnswersFile(path: string): Promise<Record<string, unknown>> {
   }
 }
 
-/** Reports every elicitation of `conn` (and of the connections a reconnect replaces it with). */
+/**
+ * Reports every elicitation and auth state change (`auth/status_update`) of `conn` (and of the
+ * connections a reconnect replaces it with).
+ */
 function watchElicitations(a: OpenAgent, reporter: RunReporter): void {
-  const watch = (c: ClientConnection): void => void c.on('elicitation', (e) => reporter.elicitation(e));
+  const watch = (c: ClientConnection): void => {
+    c.on('elicitation', (e) => reporter.elicitation(e));
+    c.on('authStatus', (s) => reporter.authStatus(s));
+  };
   watch(a.conn);
   a.reconnecting?.on('reconnected', ({ connection }) => watch(connection));
 }

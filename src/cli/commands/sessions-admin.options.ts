@@ -1,5 +1,5 @@
 /**
- * `acp-kit sessions fork|rename|archive|unarchive|delete|export|import`: their flags, added to the `sessions` command
+ * `acp-kit sessions fork|rename|archive|unarchive|delete|status|export|import`: their flags, added to the `sessions` command
  * (registered before this); the actions (`sessions-admin.ts`) load only when a command runs.
  */
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
@@ -39,6 +39,16 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     .option('--json', 'print NDJSON')
     .action(async (id, flags) => {
       result.code = await (await load()).sessionsDeleteCommand(id, flags);
+    });
+  addAgentOptions(
+    sessions
+      .command('status')
+      .description("ask a session's status: open or saved, and a v2 agent's turn state (unstable session/status)")
+      .argument('<sessionId>', 'the session id'),
+  )
+    .option('--json', 'print NDJSON')
+    .action(async (id, flags) => {
+      result.code = await (await load()).sessionsStatusCommand(id, flags);
     });
   registerTransfer(sessions, result);
   for (const archived of [true, false]) {

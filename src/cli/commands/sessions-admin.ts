@@ -1,6 +1,6 @@
 /**
- * `acp-kit sessions fork|rename|archive|unarchive|delete`: the session methods of the agent
- * (session/fork, session/set_title, session/archive, session/unarchive, session/delete), each only when the agent
+ * `acp-kit sessions fork|rename|archive|unarchive|delete|status`: the session methods of the agent
+ * (session/fork, session/set_title, session/archive, session/unarchive, session/delete, session/status), each only when the agent
  * advertises its capability (exit code "unsupported" otherwise, naming the capability).
  */
 import type { AgentMethod } from '@acp-kit/protocol';
@@ -19,6 +19,7 @@ const CAPABILITY: Partial<Record<AgentMethod, string>> = {
   'session/archive': 'archive',
   'session/unarchive': 'archive',
   'session/delete': 'delete',
+  'session/status': 'status',
 };
 
 function requireMethod(a: OpenAgent, method: AgentMethod, what: string): void {
@@ -87,5 +88,20 @@ export function sessionsDeleteCommand(sessionId: string, flags: SessionsFlags): 
   return adminCommand(flags, 'session/delete', 'deleting sessions', async (a) => {
     await a.conn.deleteSession(sessionId);
     return { text: `${sessionId}  deleted`, fields: { sessionId, deleted: true } };
+  });
+}
+
+/**
+ * `acp-kit sessions status <id>`: unstable session/status: `open` (loaded in the agent) or `saved`
+ * (only stored); a v2 agent adds the foreground state (`idle`, `running`, `requires_action`).
+ */
+export function sessionsStatusCommand(sessionId: string, flags: SessionsFlags): Promise<number> {
+  return adminCommand(flags, 'session/status', 'asking a session status', async (a) => {
+    const res = await a.conn.sessionStatus(sessionId);
+    const state = res.state ?? undefined;
+    const fields: Record<string, unknown> = { sessionId, status: res.status };
+    if (state) fields.state = state;
+    const shown = state ? `${res.status}, ${stripAnsi(String(state.state))}` : res.status;
+    return { text: `${sessionId}  ${stripAnsi(shown)}`, fields };
   });
 }

@@ -3,6 +3,7 @@ import type {
   CreateElicitationResponse,
   AgentCapabilities,
   AuthMethod,
+  AuthStatus,
   Implementation,
   PermissionOutcome,
   PermissionRequest,
@@ -86,6 +87,8 @@ export type CliEvent =
     }
   /** `run --tool-timeout`: a tool call ran longer than the limit (`outcome`: cancelled, not-cancellable, failed) */
   | ({ type: 'tool_timeout'; sessionId: string } & ToolTimeoutReport)
+  /** the agent's unstable `auth/status_update`: its auth state changed (`state`, `accounts?`) */
+  | ({ type: 'auth_status' } & AuthStatus)
   | { type: 'sessions'; sessions: SessionInfo[] }
   /** `sessions show --json`: last line, the replayed session as the library's `SessionState.toJSON()` */
   | { type: 'history'; sessionId: string; state: object }

@@ -6,6 +6,7 @@
 import type {
   AgentCapabilities,
   AuthMethod,
+  AuthStatus,
   Implementation,
   PermissionOutcome,
   PermissionRequest,
@@ -23,6 +24,7 @@ import { joinCommandLine } from '../split-command-line.js';
 import { stripAnsi, type Style } from '../style.js';
 import type { ToolTimeoutReport } from '../tool-timeout.js';
 import { NdjsonWriter } from './ndjson-events.js';
+import { authStatusLine } from './symbols.js';
 import { SubagentRenderers } from './subagent-lines.js';
 import { TranscriptRenderer } from './transcript.js';
 
@@ -103,6 +105,8 @@ export interface RunReporter {
   permission(p: PermissionReport): void;
   /** An elicitation asked, answered or completed (issue 26). */
   elicitation(e: ElicitationEvent): void;
+  /** The agent's unstable `auth/status_update`: its auth state changed. */
+  authStatus(s: AuthStatus): void;
   clientTerminalOutput(t: ClientTerminalReport, text: string): void;
   clientTerminalExit(t: ClientTerminalReport, status: { exitCode?: number | null; signal?: string | null }): void;
   /** The first Ctrl-C: the turn is being cancelled. */
@@ -191,6 +195,10 @@ export class TextRunReporter implements RunReporter {
       const content = r2.action === 'accept' && r2.content ? ` ${JSON.stringify(r2.content)}` : '';
       r.line(dim(`    ${r2.action}${content}${e.reason ? ` (${stripAnsi(e.reason)})` : ''}`));
     } else r.line(dim(`    completed ${stripAnsi(e.elicitationId)}`));
+  }
+
+  authStatus(s: AuthStatus): void {
+    this.io.stderr(this.io.errStyle.dim(`acp-kit: ${authStatusLine(s)}\n`));
   }
 
   clientTerminalOutput(t: ClientTerminalReport, text: string): void {
@@ -317,6 +325,10 @@ export class NdjsonRunReporter implements RunReporter {
         request: e.request,
         ...(e.type === 'answered' ? { response: e.response, ...(e.reason ? { reason: e.reason } : {}) } : {}),
       });
+  }
+
+  authStatus(s: AuthStatus): void {
+    this.w.emit({ type: 'auth_status', ...s });
   }
 
   permission(p: PermissionReport): void {

@@ -1,4 +1,5 @@
-import type { PlanEntryStatus, ToolCallStatus } from '@acp-kit/protocol';
+import type { AuthStatus, PlanEntryStatus, ToolCallStatus } from '@acp-kit/protocol';
+import { stripAnsi } from '../style.js';
 
 /** Icon for a tool call status; unknown statuses count as still running (ACP-V2-TOOL-06). */
 export function toolStatusIcon(status: ToolCallStatus): string {
@@ -90,4 +91,12 @@ export function formatTokens(t: {
   let s = `${t.totalTokens} tokens (${t.inputTokens} in, ${t.outputTokens} out)`;
   if (t.cost) s += ` · ${formatCost(t.cost)}`;
   return s;
+}
+
+/** An auth state change (`auth/status_update`) as one line: the state, then the active account (or the accounts known). */
+export function authStatusLine(s: AuthStatus): string {
+  const accounts = s.accounts ?? [];
+  const active = accounts.filter((a) => a.active);
+  const shown = (active.length > 0 ? active : accounts).map((a) => stripAnsi(a.label));
+  return `auth: ${stripAnsi(s.state.replaceAll('_', ' '))}${shown.length > 0 ? ` (${shown.join(', ')})` : ''}`;
 }

@@ -203,8 +203,9 @@ export class TranscriptRenderer {
       case 'plan_update':
         return this.plan(u.plan.planId, state);
       case 'plan_removed':
-        this.planSeen.delete(u.planId);
-        return this.line(this.s.dim('plan removed'));
+        // a plan never shown has nothing to take back; a shown one is named as its heading was
+        if (!this.planSeen.delete(u.planId)) return;
+        return this.line(this.s.dim(u.planId === 'main' ? 'plan removed' : `plan ${stripAnsi(u.planId)} removed`));
       case 'terminal_update':
       case 'terminal_output_chunk':
         return this.terminal(u, state);

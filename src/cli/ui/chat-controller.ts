@@ -1,4 +1,5 @@
 import type {
+  ClientConnection,
   ClientSession,
   ElicitationContext,
   ElicitationDecision,
@@ -20,7 +21,7 @@ import type {
 import { isObj, readTurnTokenUsage, type TurnTokenUsage } from '@acp-kit/protocol/internal';
 import { CliError, toCliError, type AgentContext } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { describeStopReason, formatTokens } from '../render/symbols.js';
+import { authStatusLine, describeStopReason, formatTokens } from '../render/symbols.js';
 import type { ChatActions, ChatView, ClientTerminalView, Note } from './chat-model.js';
 import { parseConfigCommand, runConfigCommand } from './chat-config.js';
 import { parseCancelCommand, runCancelCommand } from './chat-cancel.js';
@@ -228,6 +229,11 @@ export class ChatController implements ChatActions {
 
   private push(item: { entry: TimelineEntry } | { note: Note }): void {
     this.view.feed.push({ id: this.nextId++, ...item });
+  }
+
+  /** The agent's auth state changes (unstable `auth/status_update`), each as a note in the feed. */
+  followAuthStatus(conn: Pick<ClientConnection, 'on'>): void {
+    conn.on('authStatus', (s) => this.note({ kind: 'info', text: authStatusLine(s) }));
   }
 
   note(note: Note): void {

@@ -71,41 +71,59 @@ export function isSchemaObject(v: unknown): v is JsonSchema {
 
 /** Where a method's params and result are defined, from the schema's `x-method` / `x-side` annotations. */
 export interface MethodDefs {
-  /** `x-side`: `agent` = handled by the agent (sent by the client); `protocol` = either side. */
+  /**
+   * `x-side`: `agent` = handled by the agent (sent by the client); `protocol` = either side. The
+   * proxy-chain methods (`x-side: proxy`, between a conductor and its proxy components, where
+   * `proxy/successor` goes both ways) are `protocol`: neither the client nor the agent role.
+   */
   side: 'agent' | 'client' | 'protocol';
   kind: 'request' | 'notification';
   /** `$defs` name of the params (`*Request` or `*Notification`). */
   params: string;
   /** `$defs` name of the result (`*Response`); requests only. */
   result?: string;
+  /**
+   * A method that is a request AND a notification (unstable `mcp/message`: the request goes to the
+   * client, its notifications to the agent; `proxy/successor`): the notification's own side and
+   * params. The fields above are then the request's.
+   */
+  notification?: { side: 'agent' | 'client' | 'protocol'; params: string };
+}
+
+/** The `x-side` of a def as a {@link MethodDefs} side, or undefined when it is not a method side. */
+function sideOf(def: JsonSchema): MethodDefs['side'] | undefined {
+  const side = def['x-side'];
+  if (side === 'proxy') return 'protocol';
+  return side === 'agent' || side === 'client' || side === 'protocol' ? side : undefined;
 }
 
 /** Method name -> defs, built from the `x-method` annotated `$defs` of a schema document. */
 export function methodTable(schema: JsonSchema): Map<string, MethodDefs> {
   const table = new Map<string, MethodDefs>();
+  const notes = new Map<string, { side: MethodDefs['side']; params: string }>();
   const entry = (method: string, side: MethodDefs['side']): MethodDefs => {
     let e = table.get(method);
     if (!e) {
-      e = { side, kind: 'notification', params: '' };
+      e = { side, kind: 'request', params: '' };
       table.set(method, e);
     }
     return e;
   };
   for (const [name, def] of Object.entries(defsOf(schema))) {
     const method = def['x-method'];
-    const side = def['x-side'];
-    if (typeof method !== 'string' || (side !== 'agent' && side !== 'client' && side !== 'protocol')) continue;
+    const side = sideOf(def);
+    if (typeof method !== 'string' || side === undefined) continue;
     if (name.endsWith('Request')) {
       const e = entry(method, side);
-      e.kind = 'request';
+      e.side = side;
       e.params = name;
-    } else if (name.endsWith('Notification')) {
-      entry(method, side).params = name;
-    } else if (name.endsWith('Response')) {
-      const e = entry(method, side);
-      e.kind = 'request';
-      e.result = name;
-    }
+    } else if (name.endsWith('Notification')) notes.set(method, { side, params: name });
+    else if (name.endsWith('Response')) entry(method, side).result = name;
+  }
+  for (const [method, note] of notes) {
+    const e = table.get(method);
+    if (e) e.notification = note;
+    else table.set(method, { side: note.side, kind: 'notification', params: note.params });
   }
   return table;
 }

@@ -14,6 +14,13 @@ export interface ValidationFailure {
 export type Side = 'agent' | 'client';
 
 /**
+ * Which form of a method a message is. It matters for the few methods that are both, with their
+ * own side and params each (unstable `mcp/message`: requests to the client, notifications to the
+ * agent); when omitted, the request's form.
+ */
+export type MethodKind = 'request' | 'notification';
+
+/**
  * Runtime validation of wire messages of one protocol version against the official ACP schema.
  * Every check returns `null` when valid. Methods the schema does not know return `null`
  * (lenient: `_` extensions, newer methods). `at` prefixes the failure path (default `''`).
@@ -21,7 +28,7 @@ export type Side = 'agent' | 'client';
 export interface WireValidator {
   readonly version: 1 | 2;
   /** Params of a request or notification, as received by `side`. */
-  params(method: string, value: unknown, at?: string): ValidationFailure | null;
+  params(method: string, value: unknown, at?: string, kind?: MethodKind): ValidationFailure | null;
   /** Result of a request. */
   result(method: string, value: unknown, at?: string): ValidationFailure | null;
   /**
@@ -33,6 +40,9 @@ export interface WireValidator {
   def(name: string, value: unknown, at?: string): ValidationFailure | null;
   /** Whether the schema defines `method` (request or notification). */
   knows(method: string): boolean;
-  /** The side that handles `method` (`protocol` for `$/cancel_request`), or undefined if unknown. */
-  sideOf(method: string): Side | 'protocol' | undefined;
+  /**
+   * The side that handles `method` (`protocol` for `$/cancel_request` and for the proxy-chain
+   * methods, which neither the client nor the agent handles), or undefined if unknown.
+   */
+  sideOf(method: string, kind?: MethodKind): Side | 'protocol' | undefined;
 }

@@ -14,7 +14,7 @@ import {
   type SchemaFlavor,
 } from './schema-source.js';
 import { transformSchema } from './transform.js';
-import type { Side, ValidationFailure, WireValidator } from './types.js';
+import type { MethodKind, Side, ValidationFailure, WireValidator } from './types.js';
 
 const validators = new Map<1 | 2, SchemaValidator>();
 const unstableValidators = new Map<1 | 2, SchemaValidator>();
@@ -197,6 +197,7 @@ export class SchemaValidator implements WireValidator {
     for (const m of this.methods.values()) {
       if (m.params) keys.add(this.key(m.params));
       if (m.result) keys.add(this.key(m.result));
+      if (m.notification) keys.add(this.key(m.notification.params));
     }
     for (const key of this.ownUpdateBranches().values()) keys.add(key);
     return [...keys];
@@ -272,12 +273,31 @@ export class SchemaValidator implements WireValidator {
     return u.knows(method) ? u : undefined;
   }
 
-  params(method: string, value: unknown, at = ''): ValidationFailure | null {
+  params(method: string, value: unknown, at = '', kind?: MethodKind): ValidationFailure | null {
     const u = this.fallback(method);
-    if (u) return u.params(method, value, at);
+    if (u) return u.params(method, value, at, kind);
     const m = this.methods.get(method);
-    if (!m || !m.params) return null;
-    return this.run(this.compile(this.key(m.params)), value, at);
+    const def = kind === 'notification' && m?.notification ? m.notification.params : m?.params;
+    if (!def) return null;
+    if (this.flavor === 'stable' && hasAcpServer(value)) return this.paramsWithAcpServers(def, value, at);
+    return this.run(this.compile(this.key(def)), value, at);
+  }
+
+  /**
+   * Params whose `mcpServers` hold an entry of the unstable `acp` transport (MCP-over-ACP RFD):
+   * that branch of `McpServer` is only in schema.unstable.json (v1's stable union has no room for
+   * it), so, as for an update kind only the unstable schema has, such an entry is checked against
+   * the unstable `McpServer` and the rest of the params against this schema.
+   */
+  private paramsWithAcpServers(def: string, value: { mcpServers: unknown[] }, at: string): ValidationFailure | null {
+    const rest = this.run(this.compile(this.key(def)), { ...value, mcpServers: [] }, at);
+    if (rest) return rest;
+    const unstable = getUnstableValidator(this.version);
+    for (const [i, s] of value.mcpServers.entries()) {
+      const f = (isAcpServer(s) ? unstable : this).def('McpServer', s, joinPath(joinPath(at, 'mcpServers'), i));
+      if (f) return f;
+    }
+    return null;
   }
 
   result(method: string, value: unknown, at = ''): ValidationFailure | null {
@@ -322,9 +342,20 @@ export class SchemaValidator implements WireValidator {
     return this.methods.has(method);
   }
 
-  sideOf(method: string): Side | 'protocol' | undefined {
-    return this.methods.get(method)?.side ?? this.fallback(method)?.sideOf(method);
+  sideOf(method: string, kind?: MethodKind): Side | 'protocol' | undefined {
+    const m = this.methods.get(method);
+    if (!m) return this.fallback(method)?.sideOf(method, kind);
+    return kind === 'notification' && m.notification ? m.notification.side : m.side;
   }
+}
+
+function isAcpServer(s: unknown): boolean {
+  return isSchemaObject(s) && s.type === 'acp';
+}
+
+/** Params with a `mcpServers` list that holds an `acp` transport entry. */
+function hasAcpServer(value: unknown): value is { mcpServers: unknown[] } {
+  return isSchemaObject(value) && Array.isArray(value.mcpServers) && value.mcpServers.some(isAcpServer);
 }
 
 /** Deep copy with every `#/$defs/Name` reference made absolute (`${base}/Name`). */

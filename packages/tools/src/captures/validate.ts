@@ -255,7 +255,9 @@ export class CaptureValidator {
   private callSchema(frame: CaptureFrame, method: string, p: unknown): Violation[] {
     const v = this.version ? getValidator(this.version) : undefined;
     if (!v) return [];
-    const side = v.sideOf(method);
+    // a method both a request and a notification (mcp/message) has a side per form
+    const form = frame.kind === 'notification' ? 'notification' : 'request';
+    const side = v.sideOf(method, form);
     const expected = frame.dir === 'editor->agent' ? 'agent' : 'client';
     if (side !== undefined && side !== 'protocol' && side !== expected) {
       return this.schema(
@@ -268,7 +270,7 @@ export class CaptureValidator {
       );
     }
     if (method !== 'session/update') {
-      const f = v.params(method, p, 'params');
+      const f = v.params(method, p, 'params', form);
       return f ? this.schema(frame, f, method) : [];
     }
     if (typeof p !== 'object' || p === null)

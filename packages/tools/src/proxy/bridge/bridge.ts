@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { codecFor, AcpError, ErrorCode, Methods, type InitializeRequest } from '@acp-kit/protocol';
+import { codecFor, AcpError, ErrorCode, Methods, ProxyMethods, type InitializeRequest } from '@acp-kit/protocol';
 import {
   spawnAgent,
   type AgentProcess,
@@ -20,7 +20,7 @@ import {
 import type { ProxyHandle } from '../proxy.js';
 import { CaptureValidator } from '../../captures/validate.js';
 import { RelayTransport } from './relay-transport.js';
-import { Translator } from './translator.js';
+import { notAProxyComponent, Translator } from './translator.js';
 
 const SIDES: readonly CaptureSide[] = ['editor', 'agent'];
 
@@ -208,6 +208,10 @@ class Bridge {
       this.editorTap?.received?.(m);
       this.negotiating = true;
       void this.negotiate(m).finally(() => (this.negotiating = false));
+    } else if (isRequest(m, ProxyMethods.initialize)) {
+      // a conductor took the bridge for a proxy component: refused, not held until an initialize
+      this.editorTap?.received?.(m);
+      this.toEditor({ jsonrpc: '2.0', id: m.id, error: notAProxyComponent(ProxyMethods.initialize).toJSON() });
     } else this.heldFromEditor.push(m);
   }
 

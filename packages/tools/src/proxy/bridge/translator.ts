@@ -11,6 +11,7 @@ import {
   type ResumeSessionRequest,
   type SessionSetupResult,
   Methods,
+  ProxyMethods,
   type AnyContentBlock,
   type ClientCapabilities,
   type ConfigOption,
@@ -98,6 +99,25 @@ class BridgeSession {
 const DEFAULT_MAX_HELD = 8;
 
 /**
+ * The answer to a proxy-chain request (`proxy/initialize`, `proxy/successor`): the bridge is no
+ * proxy component. A conductor sends `proxy/initialize` only to a program with a successor and
+ * plain `initialize` to the chain's agent (Proxy Chains RFD, "Conductor behavior"), which is where
+ * a bridge goes; refusing makes the chain's initialization fail at once (as the RFD has it for a
+ * component that does not accept the proxy role) instead of waiting for an `initialize`.
+ */
+export function notAProxyComponent(method: string): AcpError {
+  return new AcpError(
+    ErrorCode.MethodNotFound,
+    `Method not found: ${method} (the v1<->v2 bridge is no proxy component: put it last in a chain, as the agent: acp-kit conduct -- <component> -- acp-kit proxy --bridge <v> -- <agent>)`,
+    { method },
+  );
+}
+
+function isProxyChainMethod(method: string): boolean {
+  return method === ProxyMethods.initialize || method === ProxyMethods.successor;
+}
+
+/**
  * Translates one initialized connection between an editor and an agent that speak different
  * ACP versions: every message is decoded with the codec of the side it came from into the
  * neutral model and encoded with the codec of the other side. What one version has and the other
@@ -175,6 +195,7 @@ export class Translator {
   private fromEditor(method: string, params: unknown, ctx: RequestContext): unknown {
     if (method.startsWith('_')) return this.agent.request(method, params, { signal: ctx.signal });
     if (method === Methods.initialize) return this.reinitialize(params, ctx);
+    if (isProxyChainMethod(method)) throw notAProxyComponent(method);
     const m = this.E.neutralMethod(method);
     switch (m) {
       case Methods.sessionPrompt:
@@ -663,6 +684,8 @@ export class Translator {
 
   private async fromAgent(method: string, params: unknown, ctx: RequestContext): Promise<unknown> {
     if (method.startsWith('_')) return this.editor.request(method, params, { signal: ctx.signal });
+    // a conductor behind the bridge speaks plain ACP to it (its proxy-chain frames stay inside the chain)
+    if (isProxyChainMethod(method)) throw notAProxyComponent(method);
     const m = this.A.neutralMethod(method);
     if (m === Methods.requestPermission) return this.permission(params, ctx);
     if (m === Methods.elicitationCreate && this.A.wireMethod(m) === method) return this.elicitation(params, ctx);
