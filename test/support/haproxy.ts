@@ -41,13 +41,16 @@ export function freePort(): Promise<number> {
 /**
  * The configuration docs/deploy.md shows (its `haproxy` block, read here so the documented one is
  * the tested one), with this run's listen port, stats socket and loopback backends checked every
- * 200 ms instead of the documented addresses and intervals.
+ * 200 ms instead of the documented addresses and intervals. Three failed checks mark an instance down
+ * (`fall 3`): with one, a `/readyz` slower than the 200 ms check timeout on a loaded machine marked a
+ * healthy instance down, and HAProxy sent an HTTP connection's next request to an instance that never
+ * minted its `Acp-Connection-Id` (404 on `session/new`, seen once in CI at load ~16).
  */
 export function haproxyConfig(options: { port: number; backends: number[]; socket: string }): string {
   const doc = readFileSync(fileURLToPath(new URL('../../docs/deploy.md', import.meta.url)), 'utf8');
   const block = /```haproxy\n([\s\S]*?)```/.exec(doc)?.[1];
   if (!block) throw new Error('docs/deploy.md has no ```haproxy block');
-  const servers = options.backends.map((p, i) => `  server serve${i + 1} 127.0.0.1:${p} check inter 200 fall 1 rise 1`);
+  const servers = options.backends.map((p, i) => `  server serve${i + 1} 127.0.0.1:${p} check inter 200 fall 3 rise 1`);
   const lines = block.split('\n').flatMap((line) => {
     if (/^\s+stats socket /.test(line)) return [`  stats socket ${options.socket} mode 600 level admin`];
     if (/^\s+bind /.test(line)) return [`  bind 127.0.0.1:${options.port}`];
