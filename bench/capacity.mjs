@@ -154,7 +154,12 @@ async function clients(url, n, chunks) {
   );
   const lat = open.flatMap((o) => o.lat);
   const cpu = process.cpuUsage(cpu0);
-  process.stdout.write(JSON.stringify({ failed, lat, cpuUs: cpu.user + cpu.system }) + '\n');
+  // the line must be flushed before process.exit: stdout to a pipe is asynchronous on POSIX, and at
+  // N=3,200 (a ~350 KB line) the exit cut it at 219,264 bytes; readline handed the parent the cut line
+  // at EOF ("Expected ',' or ']' after array element in JSON at position 219264")
+  await new Promise((r) =>
+    process.stdout.write(JSON.stringify({ failed, lat, cpuUs: cpu.user + cpu.system }) + '\n', r),
+  );
   await Promise.all(open.map(({ conn }) => conn.close()));
 }
 
