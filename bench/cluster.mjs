@@ -5,7 +5,9 @@
 //   from its emission to the owner's client (same instance: committed, then sent) and to a client
 //   following the session on another instance (committed, NOTIFY, read from the table, sent).
 // - 1,000 sessions (20 stored updates each) resumed with their history across 3 instances.
-import { performance } from 'node:perf_hooks';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { PostgresSessionStore, migrate } from 'acp-kit/agent';
 import { connect } from '@acp-kit/client';
 import { ClusterNode, inProcessAgent, startAcpServer } from '@acp-kit/server';
@@ -45,6 +47,9 @@ const definition = {
 async function instance(url, id) {
   const pg = (await import('pg')).default;
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // statements counted (the fan-out row's statements per chunk: a figure the machine's load does not change)
+  const query = pool.query.bind(pool);
+  pool.query = (...args) => (statements.n++, query(...args));
   const stores = new Map();
   const storeFor = (ns) => {
     if (!stores.has(ns)) stores.set(ns, new PostgresSessionStore({ pool, namespace: ns, fanOut: true }));
@@ -71,6 +76,9 @@ async function instance(url, id) {
     },
   };
 }
+
+/** Statements the instances' pools ran so far. */
+const statements = { n: 0 };
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
@@ -116,22 +124,25 @@ async function fanout(instances) {
  * owner prompts at once (starts spread over one second) and its turn streams FANOUT_MANY_CHUNKS
  * chunks at 30/s. The follower's latencies (emitted -> client on the other instance).
  */
-async function fanoutMany(instances) {
+async function fanoutMany(instances, pgDir) {
   const [one, two] = instances;
   const lat = [];
-  const tap = {
+  // the owners' clients too: what of the follower's latency the commit (and this one process's load) already is
+  const ownerLat = [];
+  const tapInto = (into) => ({
     sent() {},
     received(m) {
       if (m?.method !== 'session/update' || m.params.update.sessionUpdate !== 'agent_message_chunk') return;
       const at = Number(m.params.update.content.text);
-      if (Number.isFinite(at)) lat.push(performance.now() - at);
+      if (Number.isFinite(at)) into.push(performance.now() - at);
     },
-  };
+  });
+  const tap = tapInto(lat);
   const pairs = [];
   try {
     for (let i = 0; i < FANOUT_SESSIONS; i += 25) {
       const batch = Array.from({ length: Math.min(25, FANOUT_SESSIONS - i) }, async () => {
-        const a = await connect({ url: one.ws, token: TOKEN, protocol: 2 });
+        const a = await connect({ url: one.ws, token: TOKEN, protocol: 2, tap: tapInto(ownerLat) });
         const b = await connect({ url: two.ws, token: TOKEN, protocol: 2, tap });
         const sa = await a.newSession({ cwd: process.cwd() });
         const sb = await b.resumeSession(sa.sessionId, { cwd: process.cwd() });
@@ -139,6 +150,13 @@ async function fanoutMany(instances) {
       });
       pairs.push(...(await Promise.all(batch)));
     }
+    // the event loop's delay while streaming: every instance and every client runs in this one process
+    const loop = monitorEventLoopDelay({ resolution: 5 });
+    loop.enable();
+    const cpu0 = process.cpuUsage();
+    const pg0 = postgresCpuUs(pgDir);
+    const st0 = statements.n;
+    const t0 = performance.now();
     await Promise.all(
       pairs.map(async ({ sa, sb }) => {
         await new Promise((r) => setTimeout(r, Math.random() * 1000));
@@ -150,9 +168,50 @@ async function fanoutMany(instances) {
     );
     const s = lat.sort((x, y) => x - y);
     if (s.length !== FANOUT_SESSIONS * FANOUT_MANY_CHUNKS) throw new Error(`followers got ${s.length} chunks`);
-    return { sessions: FANOUT_SESSIONS, n: s.length, p50: pct(s, 50), p99: pct(s, 99) };
+    loop.disable();
+    const cpu = process.cpuUsage(cpu0);
+    const pgCpu = postgresCpuUs(pgDir) - pg0;
+    const busy = (cpu.user + cpu.system) / 1000 / (performance.now() - t0);
+    const o = ownerLat.sort((x, y) => x - y);
+    return {
+      sessions: FANOUT_SESSIONS,
+      n: s.length,
+      p50: pct(s, 50),
+      p99: pct(s, 99),
+      owner: { p50: pct(o, 50), p99: pct(o, 99) },
+      loopP99: loop.percentile(99) / 1e6,
+      busy,
+      // CPU per chunk: what the machine's other load changes less than it changes latency
+      cpuPerChunk: (cpu.user + cpu.system) / s.length,
+      pgPerChunk: pgCpu / s.length,
+      statementsPerChunk: (statements.n - st0) / s.length,
+    };
   } finally {
     await Promise.all(pairs.flatMap(({ a, b }) => [a.close(), b.close()]));
+  }
+}
+
+/** CPU time (us) of the throwaway cluster's server processes so far (its postmaster's children, from /proc). */
+function postgresCpuUs(dir) {
+  try {
+    const postmaster = readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0];
+    let ticks = 0;
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      // fields after the command's closing parenthesis: state ppid ... utime(14) stime(15)
+      let stat = '';
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue; // gone meanwhile
+      }
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (pid === postmaster || f[1] === postmaster) ticks += Number(f[11]) + Number(f[12]);
+    }
+    // clock ticks: 100 a second on Linux
+    return (ticks * 1e6) / 100;
+  } catch {
+    return NaN;
   }
 }
 
@@ -219,7 +278,7 @@ export async function runClusterBench() {
   try {
     for (const id of ['bench-1', 'bench-2', 'bench-3']) instances.push(await instance(cluster.url, id));
     const fan = await fanout(instances);
-    const many = FANOUT_SESSIONS > 0 ? await fanoutMany(instances) : undefined;
+    const many = FANOUT_SESSIONS > 0 ? await fanoutMany(instances, cluster.dir) : undefined;
     // the namespace of the token: what startAcpServer derives from it (the first 12 hex of its digest)
     const { createHash } = await import('node:crypto');
     instances[0].namespace = createHash('sha256').update(TOKEN).digest('hex').slice(0, 12);
@@ -243,6 +302,8 @@ export function formatClusterRows(r) {
     ...(r.many
       ? [
           `| fan-out latency at ${r.many.sessions} sessions streaming at once (30 chunks/s each), emitted -> follower's client (other instance), p50 / p99; goal p99 < 10 ms | ${fmt(r.many.p50)} / ${fmt(r.many.p99)} ms (${r.many.n} chunks) |`,
+          `| the same, emitted -> owner's client (same instance), p50 / p99 | ${fmt(r.many.owner.p50)} / ${fmt(r.many.owner.p99)} ms |`,
+          `| the same, the bench process (3 instances + ${2 * r.many.sessions} clients): event loop delay p99, CPU cores busy, CPU per chunk; PostgreSQL's CPU per chunk, statements per chunk | ${fmt(r.many.loopP99)} ms, ${fmt(r.many.busy, 2)}, ${fmt(r.many.cpuPerChunk)} us; ${fmt(r.many.pgPerChunk)} us, ${fmt(r.many.statementsPerChunk, 3)} |`,
         ]
       : []),
     `| ${r.resumed.sessions.toLocaleString('en-US')} sessions (${RESUME_HISTORY} updates each) resumed with replay across 3 instances | ${fmt(r.resumed.secs, 2)} s, ${fmt(r.resumed.perSec, 0)} sessions/s |`,

@@ -183,8 +183,13 @@ export class JsonlSessionStore implements SessionStore {
 
   append(sessionId: string, update: AnySessionUpdate): void {
     this.writeLine(sessionId, update);
-    // titles (and explicit updatedAt) are what `list` shows besides the header: kept in the index
-    if (update.sessionUpdate === 'session_info_update') {
+    // titles (and explicit updatedAt) are what `list` shows besides the header: kept in the index.
+    // An update with neither (the built-in agent's token usage, one every turn) leaves the index as
+    // it is: rewriting it (open, write, rename) cost more than the turn's chunks under `serve`
+    if (
+      update.sessionUpdate === 'session_info_update' &&
+      (update.title !== undefined || (update.updatedAt !== undefined && update.updatedAt !== null))
+    ) {
       const meta = this.indexed(sessionId);
       if (meta) {
         applyInfo(meta, update);

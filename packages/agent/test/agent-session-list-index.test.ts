@@ -1,5 +1,14 @@
 // session/list scales: JsonlSessionStore answers from small index files, never from the histories.
-import { existsSync, mkdirSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JsonlSessionStore } from '../src/index.js';
@@ -28,6 +37,21 @@ const chunk = (text: string) =>
 const HUGE = 600 * 1024 * 1024;
 
 describe('JsonlSessionStore list without reading histories', () => {
+  it('a session_info_update without title or updatedAt (token usage, every turn) leaves the index file alone; a title rewrites it', () => {
+    const { store, dir } = makeStore();
+    store.create({ sessionId: 'sess_u', cwd: '/w', additionalDirectories: [], createdAt: '2026-01-01T00:00:00.000Z' });
+    const index = join(dir, 'sess_u.meta.json');
+    // the index is written to a temporary file and renamed over the old one: a new inode each write
+    const before = statSync(index).ino;
+    store.append('sess_u', { sessionUpdate: 'session_info_update', _meta: { usage: { outputTokens: 3 } } });
+    expect(statSync(index).ino).toBe(before);
+    store.append('sess_u', { sessionUpdate: 'session_info_update', title: 'Named' });
+    expect(statSync(index).ino).not.toBe(before);
+    expect(JSON.parse(readFileSync(index, 'utf8')).title).toBe('Named');
+    // both are history all the same
+    expect(readFileSync(join(dir, 'sess_u.jsonl'), 'utf8').match(/session_info_update/g)).toHaveLength(2);
+  });
+
   it('300 sessions, some with 600 MB (sparse) histories: every one listed with its title; paging and the cwd filter stay right', async () => {
     const { store, dir } = makeStore();
     const ids: string[] = [];

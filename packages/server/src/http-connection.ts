@@ -59,6 +59,8 @@ export class HttpServerConnection implements Transport {
    */
   private readonly batches = new Map<ServerResponse, string>();
   private flushScheduled = false;
+  /** An event went out since the last check phase: the next ones are batched until it. */
+  private hot = false;
   /** id key of each client request -> the session its answer belongs to */
   private readonly requestSessions = new Map<string, string>();
   private initialize: { key: string; resolve: (m: object) => void } | undefined;
@@ -247,8 +249,21 @@ export class HttpServerConnection implements Transport {
     } else this.onBuffered?.(held);
   }
 
-  /** Adds an SSE event to `res`'s batch; the batch goes out at {@link FLUSH_BYTES} or at the end of the macrotask. */
+  /**
+   * Writes an SSE event: the connection's first event after a check phase goes out at once; later
+   * ones join `res`'s batch, which goes out at {@link FLUSH_BYTES} or at the next check phase (holding
+   * every event for it added the whole loop iteration, every other session's work, to each chunk's
+   * latency at many sessions; a burst still leaves in a few large writes).
+   */
   private write(res: ServerResponse, event: string): void {
+    if (!this.hot) {
+      this.hot = true;
+      this.scheduleFlush();
+      if (!this.batches.has(res)) {
+        res.write(event);
+        return;
+      }
+    }
     const batch = (this.batches.get(res) ?? '') + event;
     if (batch.length >= FLUSH_BYTES) {
       this.batches.delete(res);
@@ -256,14 +271,18 @@ export class HttpServerConnection implements Transport {
       return;
     }
     this.batches.set(res, batch);
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(this.onImmediate);
-    }
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(this.onImmediate);
   }
 
   private readonly onImmediate = (): void => {
     this.flushScheduled = false;
+    this.hot = false;
     this.writeBatches();
   };
 

@@ -129,6 +129,25 @@ describe('Streamable HTTP server write batching', () => {
     },
   );
 
+  // issue 24 item 7: holding every event for the check phase added the whole loop iteration (every
+  // other session's work) to each chunk of a server with many sessions
+  it('a lone event is written at once, not at the check phase; the events after it in the same iteration are batched', async () => {
+    const { conn, reader } = await open('s1');
+    conn.send(message(0));
+    expect(reader.chunks).toHaveLength(1);
+    conn.send(message(1));
+    conn.send(message(2));
+    expect(reader.chunks).toHaveLength(1);
+    // the connection's check-phase callback was queued before this one: the batch has left by now
+    await new Promise((r) => setImmediate(r));
+    expect(reader.chunks).toHaveLength(2);
+    await reader.until(3);
+    expect(reader.events).toEqual([message(0), message(1), message(2)]);
+    conn.send(message(3));
+    expect(reader.chunks).toHaveLength(3);
+    await reader.until(4);
+  });
+
   it('a burst sent without yielding goes out as HTTP chunks of about 64 KiB, not one per event', async () => {
     const { conn, reader } = await open('s1');
     const N = 3000;

@@ -34,8 +34,11 @@ function rawSocket(ws: WebSocketLike): Duplex | undefined {
  * socket accepted by a `ws` server, or use {@link connectWebSocketTransport} as a client.
  * Messages sent before the socket is open are queued and go out in order once it opens.
  *
- * Each message is still its own frame, but the frames of one macrotask (up to 64 KiB) are handed to
- * the OS in one `writev`: one system call per frame cost more than everything else on the path.
+ * Each message is still its own frame. The first frame after the event loop's last check phase goes
+ * out at once; the frames that follow it before the next check phase (up to 64 KiB) are handed to the
+ * OS together in one `writev`: one system call per frame cost more than everything else on the path
+ * of a burst, and holding every frame for the check phase made a server with many sessions add the
+ * whole loop iteration (every other session's timers and I/O) to each chunk's latency.
  */
 export class WebSocketTransport implements Transport {
   private handlers: TransportHandlers | undefined;
@@ -50,6 +53,8 @@ export class WebSocketTransport implements Transport {
   private corked: Duplex | undefined;
   private corkedBytes = 0;
   private uncorkScheduled = false;
+  /** A frame went out since the last check phase: the next ones are batched (corked) until it. */
+  private hot = false;
 
   constructor(
     /** The underlying socket (a `ws` WebSocket). */
@@ -111,7 +116,8 @@ export class WebSocketTransport implements Transport {
       });
       return;
     }
-    this.cork(bytes);
+    if (this.hot) this.cork(bytes);
+    else this.heat();
     this.socket.send(text, (err) => {
       this.unflushed -= bytes;
       if (err) return; // the 'close'/'error' event reports it
@@ -142,8 +148,18 @@ export class WebSocketTransport implements Transport {
     this.corkedBytes += bytes;
   }
 
+  /** The first frame of a loop iteration is written uncorked; the check phase ends the iteration's batch. */
+  private heat(): void {
+    this.hot = true;
+    if (!this.uncorkScheduled) {
+      this.uncorkScheduled = true;
+      setImmediate(this.onImmediate);
+    }
+  }
+
   private readonly onImmediate = (): void => {
     this.uncorkScheduled = false;
+    this.hot = false;
     this.uncork();
   };
 
