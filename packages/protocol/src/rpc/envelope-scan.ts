@@ -30,6 +30,9 @@ let escaped = false;
 let hasControl = false;
 /** Index of the next backslash at or after the string being scanned (`len` for none; -1 before the first look). */
 let nextBackslash = -1;
+/** The envelope's method, read so far, is `proxy/successor`. */
+let successor = false;
+const SUCCESSOR_TEXT = '"proxy/successor"';
 const CONTROL = /[\u0000-\u001f]/;
 
 /** Starts a scan of `text`. */
@@ -39,6 +42,7 @@ function begin(text: string, limit: number): void {
   maxDepth = limit;
   hasControl = CONTROL.test(text);
   nextBackslash = -1;
+  successor = false;
 }
 
 function skipWs(i: number): number {
@@ -157,9 +161,12 @@ function scanObject(i: number, depth: number, fields: Member[] | undefined, base
     j = skipWs(j);
     if (src.charCodeAt(j) !== 58) return FAIL;
     const start = skipWs(j + 1);
-    const sub = fields && depth === 1 && name === 'params' && src.charCodeAt(start) === 123 ? [] : undefined;
+    // the wrapper's members are wanted only for a proxy/successor whose method came first (as writers put it)
+    const sub = successor && depth === 1 && name === 'params' && src.charCodeAt(start) === 123 ? [] : undefined;
     j = scanValue(start, depth, sub);
     if (j === FAIL) return FAIL;
+    if (depth === 1 && name === 'method' && j - start === SUCCESSOR_TEXT.length)
+      successor = src.startsWith(SUCCESSOR_TEXT, start);
     // offsets from the object's own opening brace: a RawJson of it uses them as they are
     fields?.push(sub ? { name, start, end: j, fields: sub } : { name, start: start - base, end: j - base });
     j = skipWs(j);

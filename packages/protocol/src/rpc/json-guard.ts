@@ -193,6 +193,11 @@ function holdsRaw(m: Record<string, unknown>): boolean {
   return p instanceof RawJson || m.result instanceof RawJson || (isObj(p) && p.params instanceof RawJson);
 }
 
+/** The envelope's member names as written, so splicing does not stringify them per message. */
+const KEY_TEXT: ReadonlyMap<string, string> = new Map(
+  ['jsonrpc', 'id', 'method', 'params', 'result'].map((k) => [k, `"${k}":`]),
+);
+
 /**
  * The text of an object whose members may be {@link RawJson} (written as received) or, one level
  * down, objects holding one; the top-level id exact. Members `JSON.stringify` leaves out (undefined,
@@ -205,12 +210,14 @@ function spliceObject(o: Record<string, unknown>, top: boolean): string {
     const text =
       v instanceof RawJson
         ? v.text
-        : top && key === 'id'
-          ? (exactIdText(o) ?? JSON.stringify(v))
-          : top && isObj(v) && v.params instanceof RawJson
-            ? spliceObject(v, false)
-            : stringifyMember(v);
-    if (text !== undefined) out += (out === '' ? '' : ',') + JSON.stringify(key) + ':' + text;
+        : v === '2.0' && key === 'jsonrpc'
+          ? '"2.0"'
+          : top && key === 'id'
+            ? (exactIdText(o) ?? JSON.stringify(v))
+            : top && isObj(v) && v.params instanceof RawJson
+              ? spliceObject(v, false)
+              : stringifyMember(v);
+    if (text !== undefined) out += (out === '' ? '' : ',') + (KEY_TEXT.get(key) ?? JSON.stringify(key) + ':') + text;
   }
   return '{' + out + '}';
 }
