@@ -4,6 +4,7 @@
  */
 import { isObj } from '../codec/util.js';
 import { ExactNumberId } from './request-id.js';
+import { RawJson } from './raw-value.js';
 
 /**
  * Deepest nesting of objects/arrays accepted in one incoming message (the envelope counts as
@@ -183,7 +184,52 @@ function exactIdText(m: unknown): string | undefined {
   return typeof id === 'bigint' || id instanceof ExactNumberId ? id.toString() : undefined;
 }
 
+/**
+ * True when a message carries received text to splice: its `params` or `result`, or the `params`
+ * of a `proxy/successor` envelope in its `params`, is a {@link RawJson}.
+ */
+function holdsRaw(m: Record<string, unknown>): boolean {
+  const p = m.params;
+  return p instanceof RawJson || m.result instanceof RawJson || (isObj(p) && p.params instanceof RawJson);
+}
+
+/** The envelope's member names as written, so splicing does not stringify them per message. */
+const KEY_TEXT: ReadonlyMap<string, string> = new Map(
+  ['jsonrpc', 'id', 'method', 'params', 'result'].map((k) => [k, `"${k}":`]),
+);
+
+/**
+ * The text of an object whose members may be {@link RawJson} (written as received) or, one level
+ * down, objects holding one; the top-level id exact. Members `JSON.stringify` leaves out (undefined,
+ * functions) are left out here too.
+ */
+function spliceObject(o: Record<string, unknown>, top: boolean): string {
+  let out = '';
+  for (const key of Object.keys(o)) {
+    const v = o[key];
+    const text =
+      v instanceof RawJson
+        ? v.text
+        : v === '2.0' && key === 'jsonrpc'
+          ? '"2.0"'
+          : top && key === 'id'
+            ? (exactIdText(o) ?? JSON.stringify(v))
+            : top && isObj(v) && v.params instanceof RawJson
+              ? spliceObject(v, false)
+              : stringifyMember(v);
+    if (text !== undefined) out += (out === '' ? '' : ',') + (KEY_TEXT.get(key) ?? JSON.stringify(key) + ':') + text;
+  }
+  return '{' + out + '}';
+}
+
+/** `JSON.stringify` of a member's value: undefined for what it leaves out (undefined, a function). */
+function stringifyMember(v: unknown): string | undefined {
+  const text: string | undefined = JSON.stringify(v);
+  return text;
+}
+
 function stringifyOne(m: unknown): string {
+  if (isObj(m) && holdsRaw(m)) return spliceObject(m, true);
   const text = exactIdText(m);
   if (text !== undefined && isObj(m)) {
     // the marker is unique to this process, so the one occurrence is the id's place

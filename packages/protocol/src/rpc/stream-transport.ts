@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { MAX_JSON_DEPTH, mayHaveUnsafeId, nestedDeeperThan, restoreExactIds, stringifyMessage } from './json-guard.js';
 import { LineSplitter } from './ndjson.js';
+import { readLazyMessage } from './envelope-scan.js';
 import type { CloseInfo, Transport, TransportHandlers } from './transport.js';
 
 export interface StreamTransportOptions {
@@ -15,6 +16,13 @@ export interface StreamTransportOptions {
    * {@link MAX_JSON_DEPTH} = 128); deeper messages go to {@link TransportHandlers.onTooDeep}.
    */
   maxDepth?: number;
+  /**
+   * Deliver a message's `params` / `result` object or array unparsed, as `RawJson` text that
+   * {@link Transport.send} writes back as received (for hops that only route: a proxy chain's
+   * conductor, a pass-through component). Lines the envelope scanner does not take are parsed as
+   * usual. Default false.
+   */
+  rawPayload?: boolean;
 }
 
 /**
@@ -101,6 +109,13 @@ export class StreamTransport implements Transport {
   }
 
   private onLine(line: string): void {
+    if (this.options.rawPayload) {
+      const m = readLazyMessage(line, this.maxDepth);
+      if (m !== undefined) {
+        this.handlers?.onMessage(m);
+        return;
+      }
+    }
     // checked before parsing: V8's JSON.parse is iterative, but everything after it
     // (validators, stringify, handlers) recurses
     const tooDeep = nestedDeeperThan(line, this.maxDepth);

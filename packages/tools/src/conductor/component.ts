@@ -9,7 +9,15 @@ import {
   type UpdateDecoder,
   type UpdateEncoder,
 } from '@acp-kit/protocol';
-import { JsonRpcPeer, stdioTransport, type RequestContext, type Transport } from '@acp-kit/protocol/rpc';
+import {
+  JsonRpcPeer,
+  plainJson,
+  RawJson,
+  readRawSuccessor,
+  stdioTransport,
+  type RequestContext,
+  type Transport,
+} from '@acp-kit/protocol/rpc';
 
 /** One side of a component's connection: the editor's (its predecessor) or the agent's (its successor). */
 export interface ComponentSide {
@@ -103,7 +111,10 @@ export interface ComponentHandle {
  */
 export function runComponent(definition: ComponentDefinition, options: RunComponentOptions = {}): ComponentHandle {
   const tap = options.observe ? predecessorTap(options.observe) : undefined;
-  const runner = new ComponentRunner(definition, new JsonRpcPeer(options.transport ?? stdioTransport(), { tap }));
+  // on stdio a message no handler wants is forwarded as the text it came as (`rawPayload`); an
+  // observer sees whole messages, so then everything is parsed
+  const transport = options.transport ?? stdioTransport({ rawPayload: !options.observe });
+  const runner = new ComponentRunner(definition, new JsonRpcPeer(transport, { tap }));
   return { closed: runner.closed };
 }
 
@@ -120,11 +131,11 @@ class ComponentRunner {
     private readonly peer: JsonRpcPeer,
   ) {
     this.toClient = {
-      request: (method, params) => peer.request(method, params),
+      request: (method, params) => peer.request(method, params).then(plainJson),
       notify: (method, params) => peer.notify(method, params),
     };
     this.toAgent = {
-      request: (method, params) => peer.request(ProxyMethods.successor, envelope(method, params)),
+      request: (method, params) => peer.request(ProxyMethods.successor, envelope(method, params)).then(plainJson),
       notify: (method, params) => peer.notify(ProxyMethods.successor, envelope(method, params)),
     };
     this.closed = peer.closed.then((info) => ({ reason: info.reason }));
@@ -146,10 +157,11 @@ class ComponentRunner {
   }
 
   private async initialize(params: unknown): Promise<unknown> {
-    const v: unknown = isRecord(params) ? params.protocolVersion : undefined;
+    const p = plainJson(params);
+    const v: unknown = isRecord(p) ? p.protocolVersion : undefined;
     if (v !== 1 && v !== 2) throw AcpError.invalidParams('proxy/initialize: params.protocolVersion: must be 1 or 2');
     this.version = v;
-    const result = await this.toAgent.request('initialize', params);
+    const result = await this.toAgent.request('initialize', p);
     this.def.onReady?.(this.ctx());
     return result;
   }
@@ -160,7 +172,7 @@ class ComponentRunner {
    * held for a promise per message (the pass-through hop's cost).
    */
   private fromAgent(kind: 'request' | 'notification', params: unknown, rc?: RequestContext): unknown {
-    const env = readProxySuccessor(this.version, kind, params);
+    const env = readSuccessor(this.version, kind, params);
     const h = this.def.toClient?.[env.method];
     const onUpdate = env.method === 'session/update' && kind === 'notification' && this.def.onUpdate;
     if (!h && !onUpdate) {
@@ -169,27 +181,31 @@ class ComponentRunner {
         : this.toClient.notify(env.method, env.params);
     }
     const ctx = this.ctx(rc?.signal);
-    if (onUpdate) return this.updates(env.params, ctx);
+    const inner = plainJson(env.params);
+    if (onUpdate) return this.updates(inner, ctx);
     const send = (p: unknown): Promise<unknown> =>
       kind === 'request'
-        ? this.peer.request(env.method, p, { signal: rc?.signal, onAbort: 'wait' })
+        ? this.peer.request(env.method, p, { signal: rc?.signal, onAbort: 'wait' }).then(plainJson)
         : Promise.resolve(this.toClient.notify(env.method, p));
-    return h ? h(env.params, send, ctx) : send(env.params);
+    return h ? h(inner, send, ctx) : send(inner);
   }
 
   /** A message from the predecessor (the editor side), sent plain; not async for the same reason as `fromAgent`. */
-  private fromClient(kind: 'request' | 'notification', method: string, params: unknown, rc?: RequestContext): unknown {
+  private fromClient(kind: 'request' | 'notification', method: string, raw: unknown, rc?: RequestContext): unknown {
     const h = this.def.toAgent?.[method];
     if (!h && !(method === 'session/prompt' && kind === 'request')) {
       return kind === 'request'
-        ? this.peer.request(ProxyMethods.successor, envelope(method, params), { signal: rc?.signal, onAbort: 'wait' })
-        : this.toAgent.notify(method, params);
+        ? this.peer.request(ProxyMethods.successor, envelope(method, raw), { signal: rc?.signal, onAbort: 'wait' })
+        : this.toAgent.notify(method, raw);
     }
     const ctx = this.ctx(rc?.signal);
+    const params = plainJson(raw);
     const send = (p: unknown): Promise<unknown> =>
       kind === 'request'
         ? // a cancelled request is cancelled on the next hop too; its answer still comes back
-          this.peer.request(ProxyMethods.successor, envelope(method, p), { signal: rc?.signal, onAbort: 'wait' })
+          this.peer
+            .request(ProxyMethods.successor, envelope(method, p), { signal: rc?.signal, onAbort: 'wait' })
+            .then(plainJson)
         : Promise.resolve(this.toAgent.notify(method, p));
     if (method === 'session/prompt' && kind === 'request') return this.prompt(params, send, ctx);
     return h ? h(params, send, ctx) : send(params);
@@ -241,6 +257,20 @@ class ComponentRunner {
 function settled(r: unknown): void | Promise<void> {
   const thenable = typeof r === 'object' && r !== null && 'then' in r && typeof r.then === 'function';
   return thenable ? Promise.resolve(r).then(() => undefined) : undefined;
+}
+
+/**
+ * A `proxy/successor` envelope: read from its text when it is plain `{ method, params }` (the
+ * wrapped params stay text), else parsed and checked in full.
+ */
+function readSuccessor(
+  version: 1 | 2,
+  kind: 'request' | 'notification',
+  params: unknown,
+): { method: string; params?: unknown } {
+  return (
+    (params instanceof RawJson && readRawSuccessor(params)) || readProxySuccessor(version, kind, plainJson(params))
+  );
 }
 
 function envelope(method: string, params: unknown): { method: string; params?: unknown } {

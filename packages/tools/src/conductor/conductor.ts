@@ -1,5 +1,8 @@
 import {
   JsonRpcPeer,
+  plainJson,
+  RawJson,
+  readRawSuccessor,
   spawnAgent,
   stdioTransport,
   type AgentProcess,
@@ -88,7 +91,10 @@ class Conductor {
     const tracer = this.trace ? new HopTracer(this.trace, this.n) : undefined;
     this.procs = programs.map((p, i) => this.spawn(p, i));
     this.peers = this.procs.map((proc, i) => new JsonRpcPeer(proc.transport, { tap: tracer?.tapFor(i) }));
-    this.client = new JsonRpcPeer(options.client ?? stdioTransport(), { tap: tracer?.tapFor(-1) });
+    // the conductor only routes: payloads stay the text they came as (see `rawPayload`)
+    this.client = new JsonRpcPeer(options.client ?? stdioTransport({ rawPayload: true }), {
+      tap: tracer?.tapFor(-1),
+    });
     this.wire();
   }
 
@@ -107,6 +113,7 @@ class Conductor {
       cwd: p.cwd,
       env: p.env,
       killTimeoutMs: this.options.killTimeoutMs,
+      rawPayload: true,
       onStderr: (text) => onStderr(name, text),
     });
   }
@@ -118,7 +125,7 @@ class Conductor {
     this.peers.forEach((peer, i) => {
       if (i < this.n) {
         peer.onRequest(ProxyMethods.successor, (params, ctx) => {
-          const env = readProxySuccessor(this.version, 'request', params);
+          const env = readSuccessor(this.version, 'request', params);
           return this.down(i, call('request', env.method, env.params, ctx));
         });
         peer.onNotification(ProxyMethods.successor, (params) => this.forwardNotification(i, params));
@@ -132,7 +139,7 @@ class Conductor {
   /** A component's `proxy/successor` notification: a bad envelope cannot be answered, so it is logged and dropped. */
   private forwardNotification(i: number, params: unknown): void {
     try {
-      const env = readProxySuccessor(this.version, 'notification', params);
+      const env = readSuccessor(this.version, 'notification', params);
       void this.down(i, call('notification', env.method, env.params));
     } catch (e) {
       this.options.log?.(`${nodeName(i, this.n)} sent a malformed proxy/successor notification: ${String(e)}`);
@@ -150,12 +157,13 @@ class Conductor {
     if (!peer) return undefined;
     let { method, params } = m;
     if (method === 'initialize') {
-      const negotiated = negotiateChainVersion(params);
+      const negotiated = negotiateChainVersion(plainJson(params));
       if (from < 0) this.version = negotiated.version;
       params = negotiated.params;
       if (to < this.n) method = ProxyMethods.initialize;
     }
     if (to === this.n && this.bridge) {
+      params = plainJson(params);
       // a notification of a request the bridge relays goes to that request's shim, not the agent
       if (m.kind === 'notification' && method === 'mcp/message' && this.bridge.takeNotification(params)) return;
       params = this.bridge.rewrite(method, params);
@@ -171,11 +179,12 @@ class Conductor {
    * "MCP-over-ACP support"; MCP-over-ACP RFD, "Bridging for agents without native support").
    */
   private agentInitialized(result: unknown): unknown {
-    const advertised = advertiseMcpOverAcp(this.version, result);
+    const advertised = advertiseMcpOverAcp(this.version, plainJson(result));
     this.bridge?.close();
     this.bridge = advertised.bridge
       ? new McpBridge(this.version, (params, signal) =>
-          Promise.resolve(this.up(this.n, call('request', 'mcp/message', params, { signal }))),
+          // the bridge reads the answer: parsed, not left as the text it came as
+          Promise.resolve(this.up(this.n, call('request', 'mcp/message', params, { signal }))).then(plainJson),
         )
       : undefined;
     return advertised.result;
@@ -207,6 +216,20 @@ class Conductor {
     })();
     return this.stopping;
   }
+}
+
+/**
+ * A `proxy/successor` envelope: read from its text when it is plain `{ method, params }` (the
+ * wrapped params stay text), else parsed and checked in full.
+ */
+function readSuccessor(
+  version: 1 | 2,
+  kind: 'request' | 'notification',
+  params: unknown,
+): { method: string; params?: unknown } {
+  return (
+    (params instanceof RawJson && readRawSuccessor(params)) || readProxySuccessor(version, kind, plainJson(params))
+  );
 }
 
 function call(

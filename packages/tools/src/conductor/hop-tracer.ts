@@ -1,4 +1,5 @@
 import { ProxyMethods } from '@acp-kit/protocol';
+import { plainJson } from '@acp-kit/protocol/rpc';
 import { nodeName, type TraceWriter } from './trace.js';
 
 /** The `tap` of one connection of the conductor (see {@link HopTracer}). */
@@ -42,8 +43,10 @@ export class HopTracer {
   private hopOf(
     position: number,
     method: string,
-    params: unknown,
+    raw: unknown,
   ): { from: string; to: string; method: string; params: unknown } {
+    // the conductor forwards payloads as received text; the trace shows them parsed
+    const params = plainJson(raw);
     const here = nodeName(position, this.components);
     if (position >= 0 && method === ProxyMethods.successor && isJson(params) && typeof params.method === 'string') {
       // delivered from the successor: travels towards the editor
@@ -51,7 +54,7 @@ export class HopTracer {
         from: nodeName(position + 1, this.components),
         to: here,
         method: params.method,
-        params: params.params ?? null,
+        params: plainJson(params.params) ?? null,
       };
     }
     // to the editor the message comes from the first program; to a program, from the one before it
@@ -102,7 +105,7 @@ export class HopTracer {
       to: hop.from,
       id: m.id,
       is_error: isError,
-      payload: isError ? m.error : (m.result ?? null),
+      payload: isError ? m.error : (plainJson(m.result) ?? null),
     });
   }
 }

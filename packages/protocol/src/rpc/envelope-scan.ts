@@ -1,0 +1,283 @@
+/**
+ * Reads a JSON-RPC message's envelope without parsing its payload: a validating scanner walks the
+ * line once (as `JSON.parse` would, but allocating nothing for the payload) and gives `params` and
+ * `result` objects/arrays as {@link RawJson} text. A hop that only routes (the proxy chain's
+ * conductor, a component with no handler for the method) then writes that text back out unparsed.
+ * Anything the scanner does not take (malformed JSON, nesting over the limit, a batch, unknown or
+ * repeated envelope members, `$/cancel_request`) returns `undefined`: the caller then takes the
+ * full `JSON.parse` path, so errors and edge cases stay exactly those of that path.
+ */
+import { CANCEL_REQUEST_METHOD } from '../jsonrpc.js';
+import { exactId } from './json-guard.js';
+import { RawJson, type RawField } from './raw-value.js';
+
+const FAIL = -1;
+const QUOTE = 34;
+const BACKSLASH = 92;
+
+/** A member the scanner recorded: its name and value span in the line (and, for `params`, its own members). */
+interface Member extends RawField {
+  readonly fields?: Member[];
+}
+
+/** The scanner's state: one line at a time (a scan runs no callbacks, so it cannot be re-entered). */
+let src = '';
+let len = 0;
+let maxDepth = 0;
+/** Set by {@link scanString}: the literal just scanned had an escape sequence. */
+let escaped = false;
+/** The line has a character below U+0020 (JSON allows \t \n \r between tokens, none inside strings). */
+let hasControl = false;
+/** Index of the next backslash at or after the string being scanned (`len` for none; -1 before the first look). */
+let nextBackslash = -1;
+/** The envelope's method, read so far, is `proxy/successor`. */
+let successor = false;
+const SUCCESSOR_TEXT = '"proxy/successor"';
+const CONTROL = /[\u0000-\u001f]/;
+
+/** Starts a scan of `text`. */
+function begin(text: string, limit: number): void {
+  src = text;
+  len = text.length;
+  maxDepth = limit;
+  hasControl = CONTROL.test(text);
+  nextBackslash = -1;
+  successor = false;
+}
+
+function skipWs(i: number): number {
+  for (; i < len; i++) {
+    const c = src.charCodeAt(i);
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+  }
+  return i;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+function skipDigits(i: number): number {
+  while (isDigit(src.charCodeAt(i))) i++;
+  return i;
+}
+
+function isHex(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
+}
+
+/** Single-character escapes JSON allows after a backslash: " \ / b f n r t. */
+function isShortEscape(c: number): boolean {
+  return c === 34 || c === 92 || c === 47 || c === 98 || c === 102 || c === 110 || c === 114 || c === 116;
+}
+
+/**
+ * Index past the string literal opening at `i` (a quote), or FAIL (unterminated, bad escape, raw
+ * control character). A literal with neither (the line has no control character, and no
+ * backslash before its closing quote) is jumped over with native `indexOf`, like `JSON.parse`'s
+ * own fast path; only the others are checked character by character.
+ */
+function scanString(i: number): number {
+  if (!hasControl) {
+    const q = src.indexOf('"', i + 1);
+    if (q === -1) return FAIL;
+    if (nextBackslash < i) nextBackslash = src.indexOf('\\', i);
+    if (nextBackslash === -1) nextBackslash = len;
+    if (nextBackslash > q) {
+      escaped = false;
+      return q + 1;
+    }
+  }
+  return scanStringSlowly(i);
+}
+
+function scanStringSlowly(i: number): number {
+  escaped = false;
+  for (let j = i + 1; j < len; j++) {
+    const c = src.charCodeAt(j);
+    if (c === QUOTE) return j + 1;
+    if (c === BACKSLASH) {
+      escaped = true;
+      const e = src.charCodeAt(++j);
+      if (e === 117) {
+        const h = j + 1;
+        if (!(isHex(src.charCodeAt(h)) && isHex(src.charCodeAt(h + 1)) && isHex(src.charCodeAt(h + 2)))) return FAIL;
+        if (!isHex(src.charCodeAt(h + 3))) return FAIL;
+        j += 4;
+      } else if (!isShortEscape(e)) return FAIL;
+    } else if (c < 32) return FAIL;
+  }
+  return FAIL;
+}
+
+/** Index past the number starting at `i` (JSON's grammar: no leading zeros, no bare dot or exponent), or FAIL. */
+function scanNumber(i: number): number {
+  let j = src.charCodeAt(i) === 45 ? i + 1 : i;
+  const first = src.charCodeAt(j);
+  if (first === 48) j++;
+  else if (first >= 49 && first <= 57) j = skipDigits(j + 1);
+  else return FAIL;
+  if (src.charCodeAt(j) === 46) {
+    if (!isDigit(src.charCodeAt(j + 1))) return FAIL;
+    j = skipDigits(j + 2);
+  }
+  const e = src.charCodeAt(j);
+  if (e === 101 || e === 69) {
+    let k = j + 1;
+    const sign = src.charCodeAt(k);
+    if (sign === 43 || sign === 45) k++;
+    if (!isDigit(src.charCodeAt(k))) return FAIL;
+    j = skipDigits(k + 1);
+  }
+  return j;
+}
+
+/** Index past the value starting at `i` (no whitespace before it), or FAIL. */
+function scanValue(i: number, depth: number, fields: Member[] | undefined): number {
+  const c = src.charCodeAt(i);
+  if (c === QUOTE) return scanString(i);
+  if (c === 123) return scanObject(i, depth + 1, fields, i);
+  if (c === 91) return scanArray(i, depth + 1);
+  if (c === 116) return src.startsWith('true', i) ? i + 4 : FAIL;
+  if (c === 102) return src.startsWith('false', i) ? i + 5 : FAIL;
+  if (c === 110) return src.startsWith('null', i) ? i + 4 : FAIL;
+  return scanNumber(i);
+}
+
+/**
+ * Index past the object opening at `i`, or FAIL. With `fields`, records each member (for the
+ * envelope: and the members of its `params` object, one level down, for `proxy/successor`).
+ */
+function scanObject(i: number, depth: number, fields: Member[] | undefined, base: number): number {
+  if (depth > maxDepth) return FAIL;
+  let j = skipWs(i + 1);
+  if (src.charCodeAt(j) === 125) return j + 1;
+  for (;;) {
+    if (src.charCodeAt(j) !== QUOTE) return FAIL;
+    const keyStart = j;
+    j = scanString(j);
+    if (j === FAIL) return FAIL;
+    const name = fields ? keyText(keyStart, j) : '';
+    j = skipWs(j);
+    if (src.charCodeAt(j) !== 58) return FAIL;
+    const start = skipWs(j + 1);
+    // the wrapper's members are wanted only for a proxy/successor whose method came first (as writers put it)
+    const sub = successor && depth === 1 && name === 'params' && src.charCodeAt(start) === 123 ? [] : undefined;
+    j = scanValue(start, depth, sub);
+    if (j === FAIL) return FAIL;
+    if (depth === 1 && name === 'method' && j - start === SUCCESSOR_TEXT.length)
+      successor = src.startsWith(SUCCESSOR_TEXT, start);
+    // offsets from the object's own opening brace: a RawJson of it uses them as they are
+    fields?.push(sub ? { name, start, end: j, fields: sub } : { name, start: start - base, end: j - base });
+    j = skipWs(j);
+    const c = src.charCodeAt(j);
+    if (c === 125) return j + 1;
+    if (c !== 44) return FAIL;
+    j = skipWs(j + 1);
+  }
+}
+
+function scanArray(i: number, depth: number): number {
+  if (depth > maxDepth) return FAIL;
+  let j = skipWs(i + 1);
+  if (src.charCodeAt(j) === 93) return j + 1;
+  for (;;) {
+    j = scanValue(j, depth, undefined);
+    if (j === FAIL) return FAIL;
+    j = skipWs(j);
+    const c = src.charCodeAt(j);
+    if (c === 93) return j + 1;
+    if (c !== 44) return FAIL;
+    j = skipWs(j + 1);
+  }
+}
+
+/** The name a key literal spans (`escaped` is the scan's flag for it). */
+function keyText(start: number, end: number): string {
+  if (!escaped) return src.slice(start + 1, end - 1);
+  const name: unknown = JSON.parse(src.slice(start, end));
+  return String(name);
+}
+
+/**
+ * The span `[start, end)` of the one JSON value in `text`, when `text` is exactly one valid JSON
+ * value (whitespace around it allowed) nested no deeper than `limit`; else undefined. Exported for
+ * the property tests that hold the scanner to `JSON.parse`.
+ */
+export function scanJsonValue(text: string, limit: number): { start: number; end: number } | undefined {
+  begin(text, limit);
+  const start = skipWs(0);
+  let end = start < len ? scanValue(start, 0, undefined) : FAIL;
+  if (end !== FAIL && skipWs(end) !== len) end = FAIL;
+  src = '';
+  return end === FAIL ? undefined : { start, end };
+}
+
+/**
+ * One JSON-RPC message read from `line` with its `params`/`result` object or array left as
+ * {@link RawJson}; the other members parsed (an id beyond 2^53 or with digits a double cannot hold
+ * kept exact, as the transports do). `undefined` for whatever the full parse path must handle: not
+ * JSON, not one object, deeper than `limit`, a member outside the envelope or one given twice,
+ * `$/cancel_request` (the peer reads its params).
+ */
+export function readLazyMessage(line: string, limit: number): Record<string, unknown> | undefined {
+  begin(line, limit);
+  const top: Member[] = [];
+  const i = skipWs(0);
+  let end = src.charCodeAt(i) === 123 ? scanObject(i, 1, top, 0) : FAIL;
+  if (end !== FAIL && skipWs(end) !== len) end = FAIL;
+  src = '';
+  return end === FAIL ? undefined : envelopeOf(line, top);
+}
+
+function envelopeOf(line: string, top: readonly Member[]): Record<string, unknown> | undefined {
+  const m: Record<string, unknown> = {};
+  for (const f of top) {
+    const name = f.name;
+    // JSON.parse keeps the last of repeated members; the full path does that
+    if (m[name] !== undefined) return undefined;
+    const text = line.slice(f.start, f.end);
+    const c = text.charCodeAt(0);
+    switch (name) {
+      case 'params':
+      case 'result':
+        m[name] = c === 123 || c === 91 ? new RawJson(text, f.fields) : JSON.parse(text);
+        break;
+      case 'id':
+        m.id = exactId(JSON.parse(text), text);
+        break;
+      case 'jsonrpc':
+      case 'method':
+      case 'error':
+        m[name] = c === QUOTE && text.indexOf('\\') === -1 ? text.slice(1, -1) : JSON.parse(text);
+        break;
+      default:
+        return undefined;
+    }
+  }
+  return m.method === CANCEL_REQUEST_METHOD ? undefined : m;
+}
+
+/**
+ * The `proxy/successor` envelope `{ method, params? }` read from its text without parsing the
+ * wrapped params, when it is just that (a string method, params an object or array); otherwise
+ * undefined, and the caller reads the parsed value with the full checks.
+ */
+export function readRawSuccessor(raw: RawJson): { method: string; params?: RawJson } | undefined {
+  const fields = raw.fields;
+  if (!fields || fields.length === 0 || fields.length > 2) return undefined;
+  let method: string | undefined;
+  let params: RawJson | undefined;
+  for (const f of fields) {
+    const c = raw.text.charCodeAt(f.start);
+    if (f.name === 'method' && method === undefined && c === QUOTE) {
+      const text = raw.text.slice(f.start, f.end);
+      if (text.indexOf('\\') !== -1) return undefined;
+      method = text.slice(1, -1);
+    } else if (f.name === 'params' && params === undefined && (c === 123 || c === 91)) {
+      params = new RawJson(raw.text.slice(f.start, f.end));
+    } else return undefined;
+  }
+  if (method === undefined) return undefined;
+  return params ? { method, params } : { method };
+}
