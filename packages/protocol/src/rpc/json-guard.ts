@@ -66,6 +66,9 @@ export function nestedDeeperThan(line: string, limit: number): boolean {
 
 const INTEGER = /^-?(0|[1-9][0-9]*)$/;
 
+/** JSON's four whitespace characters (a WebSocket or HTTP body may be pretty-printed across lines). */
+const isJsonSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
+
 /**
  * The raw text of the top-level `"id"` member of each message on the line: for an object, `[token]`;
  * for an array (a batch), one entry per element (`undefined` where there is none). Used only when
@@ -85,10 +88,10 @@ export function rawIdTokens(line: string): Array<string | undefined> {
       const end = skipString(line, i);
       if (depth === memberDepth && line.slice(i, end) === '"id"') {
         let j = end;
-        while (j < n && (line.charCodeAt(j) === 32 || line.charCodeAt(j) === 9)) j++;
+        while (j < n && isJsonSpace(line.charCodeAt(j))) j++;
         if (line.charCodeAt(j) === 58 /* : */) {
           j++;
-          while (j < n && (line.charCodeAt(j) === 32 || line.charCodeAt(j) === 9)) j++;
+          while (j < n && isJsonSpace(line.charCodeAt(j))) j++;
           let k = j;
           while (k < n && /[-+0-9.eE]/.test(line.charAt(k))) k++;
           const token = line.slice(j, k);
