@@ -81,6 +81,7 @@ const success: Record<string, (s: Setup) => Promise<CliResult>> = {
   'sessions rename': (s) => onSession(s, 'rename', ['A title']),
   'sessions archive': (s) => onSession(s, 'archive'),
   'sessions unarchive': (s) => onSession(s, 'unarchive'),
+  'sessions status': (s) => onSession(s, 'status'),
   'sessions delete': (s) => onSession(s, 'delete'),
   'auth status': (s) => runCli(['auth', 'status', '--json'], { env: s.env, cwd: s.cwd }),
   // the scripted agent with its auth methods (the built-in agent has none)

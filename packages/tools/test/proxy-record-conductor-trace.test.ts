@@ -198,11 +198,11 @@ describe('Rust conductor traces (.jsons)', () => {
         .map((v) => `${v.hop ?? ''} ${v.requirement} ${v.message}`);
     };
     expect(violations('trace_snapshot.jsons')).toEqual([]);
-    // the one violation left is real under the stable v1 schema: an MCP server of type "acp"
-    // (MCP-over-ACP) exists only in the unstable schema; it is judged on the hop that carries it
-    const acpServer = "schema/v1 session/new: params.mcpServers[0]: must have required property 'url'";
-    expect(violations('trace_mcp_tool_call.jsons')).toEqual([`Proxy(0)-Proxy(1) ${acpServer}`]);
-    expect(violations('trace_client_mcp_server.jsons')).toEqual([`Client-Proxy(0) ${acpServer}`]);
+    // an MCP server of type "acp" (MCP-over-ACP, which these traces carry) exists only in the unstable
+    // schema; the validator judges such an entry by the unstable McpServer, as it judges newer update
+    // kinds, so the rust-sdk's MCP traces draw no violation either
+    expect(violations('trace_mcp_tool_call.jsons')).toEqual([]);
+    expect(violations('trace_client_mcp_server.jsons')).toEqual([]);
     const stats = spawnSync(process.execPath, [BIN, 'stats', MCP_TRACE, '--json'], { encoding: 'utf8' });
     expect(stats.status).toBe(0);
     const perHop = stats.stdout
