@@ -93,6 +93,27 @@ export interface CaseOf<Ctx> extends CaseInfo {
 export type CheckCase = CaseOf<CaseContext>;
 
 /**
+ * A case of an optional method, which an agent offers only when it advertises the capability at
+ * `needs` (its v1 path, its v2 path): initializes, skips unless advertised ("not applicable"), runs.
+ */
+export function advertisedCase(
+  spec: Omit<CaseInfo, 'protocols'> & { needs: readonly [v1: string, v2: string] },
+  run: (ctx: CaseContext) => Promise<void>,
+): CheckCase {
+  const { needs, ...info } = spec;
+  return {
+    ...info,
+    protocols: [1, 2],
+    async run(ctx) {
+      await ctx.init();
+      const path = ctx.version === 2 ? needs[1] : needs[0];
+      if (!ctx.advertises(path)) ctx.skip(`the agent does not advertise ${path}`);
+      await run(ctx);
+    },
+  };
+}
+
+/**
  * The case's view of one agent process: the raw driver plus helpers for the usual steps
  * (initialize, session/new, a turn) and for recording judgements.
  */

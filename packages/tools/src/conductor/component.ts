@@ -2,22 +2,14 @@ import {
   AcpError,
   codecFor,
   ProxyMethods,
-  readProxySuccessor,
   type AnySessionUpdate,
   type PromptRequest,
   type PromptResponse,
   type UpdateDecoder,
   type UpdateEncoder,
 } from '@acp-kit/protocol';
-import {
-  JsonRpcPeer,
-  plainJson,
-  RawJson,
-  readRawSuccessor,
-  stdioTransport,
-  type RequestContext,
-  type Transport,
-} from '@acp-kit/protocol/rpc';
+import { JsonRpcPeer, plainJson, stdioTransport, type RequestContext, type Transport } from '@acp-kit/protocol/rpc';
+import { readSuccessor } from './successor.js';
 
 /** One side of a component's connection: the editor's (its predecessor) or the agent's (its successor). */
 export interface ComponentSide {
@@ -257,20 +249,6 @@ class ComponentRunner {
 function settled(r: unknown): void | Promise<void> {
   const thenable = typeof r === 'object' && r !== null && 'then' in r && typeof r.then === 'function';
   return thenable ? Promise.resolve(r).then(() => undefined) : undefined;
-}
-
-/**
- * A `proxy/successor` envelope: read from its text when it is plain `{ method, params }` (the
- * wrapped params stay text), else parsed and checked in full.
- */
-function readSuccessor(
-  version: 1 | 2,
-  kind: 'request' | 'notification',
-  params: unknown,
-): { method: string; params?: unknown } {
-  return (
-    (params instanceof RawJson && readRawSuccessor(params)) || readProxySuccessor(version, kind, plainJson(params))
-  );
 }
 
 function envelope(method: string, params: unknown): { method: string; params?: unknown } {

@@ -1,15 +1,14 @@
 import {
   JsonRpcPeer,
   plainJson,
-  RawJson,
-  readRawSuccessor,
   spawnAgent,
   stdioTransport,
   type AgentProcess,
   type RequestContext,
   type Transport,
 } from '@acp-kit/protocol/rpc';
-import { ProxyMethods, readProxySuccessor } from '@acp-kit/protocol';
+import { ProxyMethods } from '@acp-kit/protocol';
+import { readSuccessor } from './successor.js';
 import { nodeName, TraceWriter } from './trace.js';
 import { HopTracer } from './hop-tracer.js';
 import { negotiateChainVersion } from './version.js';
@@ -216,20 +215,6 @@ class Conductor {
     })();
     return this.stopping;
   }
-}
-
-/**
- * A `proxy/successor` envelope: read from its text when it is plain `{ method, params }` (the
- * wrapped params stay text), else parsed and checked in full.
- */
-function readSuccessor(
-  version: 1 | 2,
-  kind: 'request' | 'notification',
-  params: unknown,
-): { method: string; params?: unknown } {
-  return (
-    (params instanceof RawJson && readRawSuccessor(params)) || readProxySuccessor(version, kind, plainJson(params))
-  );
 }
 
 function call(

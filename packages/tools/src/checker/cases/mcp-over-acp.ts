@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { at } from '@acp-kit/protocol/internal';
-import type { CaseContext } from '../case.js';
+import { advertisedCase, type CaseContext } from '../case.js';
 import type { WireAnswer, WireMessage } from '../driver.js';
 import { PROBE_SERVER_NAME, PROBE_TOOL_NAME, probeAnswer } from '../mcp-probe.js';
 import { answering } from '../wire.js';
-import { unstableCase } from './unstable-steps.js';
 
 /** One inner MCP request the agent sent in an `mcp/message`. */
 interface InnerRequest {
@@ -45,7 +44,7 @@ function serveProbe(serverId: string, seen: InnerRequest[]): (m: WireMessage) =>
  * in an `mcp/message` naming its serverId) and call the tool with the nonce. An LLM agent may
  * decline the request: the miss is reported in the unstable tier, never a failure of the verdict.
  */
-export const mcpOverAcp = unstableCase(
+export const mcpOverAcp = advertisedCase(
   {
     name: 'unstable/mcp-over-acp',
     title: 'an acp MCP server of session/new is reached by mcp/message and its tool called',

@@ -1,45 +1,13 @@
 import { at } from '@acp-kit/protocol/internal';
-import { isUpdate, updateOf, type CaseContext, type CaseInfo, type CheckCase } from '../case.js';
+import { advertisedCase, isUpdate, updateOf, type CaseContext, type CheckCase } from '../case.js';
 import type { WireMessage } from '../driver.js';
 import { lateUpdates } from './prompt.js';
-
-/**
- * A case of a session method both versions have, which an agent offers only when it advertises
- * the capability at `needs` (its v1 path, its v2 path): initializes, skips unless advertised, runs.
- */
-function sessionMethodCase(
-  spec: Omit<CaseInfo, 'protocols'> & { needs: readonly [v1: string, v2: string] },
-  run: (ctx: CaseContext) => Promise<void>,
-): CheckCase {
-  const { needs, ...info } = spec;
-  return {
-    ...info,
-    protocols: [1, 2],
-    async run(ctx) {
-      await ctx.init();
-      const path = ctx.version === 2 ? needs[1] : needs[0];
-      if (!ctx.advertises(path)) ctx.skip(`the agent does not advertise ${path}`);
-      await run(ctx);
-    },
-  };
-}
+import { listAll } from './session-list.js';
 
 /** The session ids `session/list` answers for the checker's cwd, every page (a bounded number of them). */
 async function listedIds(ctx: CaseContext): Promise<{ ids: unknown[]; seqs: number[] }> {
-  const ids: unknown[] = [];
-  const seqs: number[] = [];
-  let cursor: unknown;
-  // a page count no honest agent needs for the few sessions of a fresh cwd: a cursor that never ends stops here
-  for (let page = 0; page < 20; page++) {
-    const params = { cwd: ctx.settings.cwd, ...(typeof cursor === 'string' ? { cursor } : {}) };
-    const r = await ctx.driver.request('session/list', params, ctx.timeout);
-    seqs.push(r.seq);
-    const sessions = at(r.result, 'sessions');
-    ids.push(...(Array.isArray(sessions) ? sessions : []).map((s) => at(s, 'sessionId')));
-    cursor = at(r.result, 'nextCursor');
-    if (typeof cursor !== 'string') break;
-  }
-  return { ids, seqs };
+  const { sessions, seqs } = await listAll(ctx);
+  return { ids: sessions.map((s) => at(s, 'sessionId')), seqs };
 }
 
 /**
@@ -63,7 +31,7 @@ async function createdIsListed(ctx: CaseContext, sid: string): Promise<void> {
 }
 
 /** session/list filtered by cwd: a sessions array, every entry of that cwd, the session just made among them. */
-export const sessionList = sessionMethodCase(
+export const sessionList = advertisedCase(
   {
     name: 'sessions/list',
     title: 'session/list with a cwd filter',
@@ -96,7 +64,7 @@ export const sessionList = sessionMethodCase(
 );
 
 /** session/close of a fresh session returns {}. */
-export const sessionClose = sessionMethodCase(
+export const sessionClose = advertisedCase(
   {
     name: 'sessions/close',
     title: 'session/close',
@@ -116,7 +84,7 @@ export const sessionClose = sessionMethodCase(
 );
 
 /** session/delete: a missing session is deleted quietly; a deleted one leaves the list. */
-export const sessionDelete = sessionMethodCase(
+export const sessionDelete = advertisedCase(
   {
     name: 'sessions/delete',
     title: 'session/delete',

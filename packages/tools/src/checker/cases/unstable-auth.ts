@@ -1,8 +1,7 @@
 import { createServer } from 'node:http';
 import { at, isObj } from '@acp-kit/protocol/internal';
-import type { CaseContext } from '../case.js';
+import { advertisedCase, type CaseContext } from '../case.js';
 import type { WireMessage } from '../driver.js';
-import { unstableCase } from './unstable-steps.js';
 
 /** The one model of the providers case's endpoint, in the Anthropic and the OpenAI model-list shapes at once. */
 const MODEL = {
@@ -45,7 +44,7 @@ async function modelsEndpoint(): Promise<{ url: string; close: () => Promise<voi
  * changing it. Agents MUST NOT reject it with auth_required (-32000)"): answered with a `state`.
  * The `auth/status_update`s sent so far are judged too (see {@link judgeStatusUpdates}).
  */
-export const authStatus = unstableCase(
+export const authStatus = advertisedCase(
   {
     name: 'unstable/auth-status',
     title: 'auth/status answers the authentication state',
@@ -119,7 +118,7 @@ const providerOf = (result: unknown, providerId: unknown): unknown => {
  * endpoint) is not exercised. Then the auth/status_updates the changes caused are judged, when
  * `auth.status` is advertised.
  */
-export const providers = unstableCase(
+export const providers = advertisedCase(
   {
     name: 'unstable/providers',
     title: 'providers/set routes a provider; providers/list shows it; providers/disable clears it',

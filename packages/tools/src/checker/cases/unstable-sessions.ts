@@ -1,15 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { at } from '@acp-kit/protocol/internal';
-import { isUpdate, updateOf, type CaseContext } from '../case.js';
-import {
-  canList,
-  entryOf,
-  isError,
-  listAll,
-  MISSING_SESSION,
-  replayedUserText,
-  unstableCase,
-} from './unstable-steps.js';
+import { advertisedCase, isUpdate, updateOf, type CaseContext } from '../case.js';
+import { isError, MISSING_SESSION, replayedUserText } from './unstable-steps.js';
+import { canList, entryOf, listAll } from './session-list.js';
 
 /**
  * `session/fork` (unstable; the digest's ACP-V1-FORK-01 is MAY, and the schema: "Creates a new
@@ -18,7 +11,7 @@ import {
  * turn in the fork leaves the parent's history as it was. Without a way to replay history (v1
  * without `loadSession`, a refused replay) only the new id is judged.
  */
-export const sessionFork = unstableCase(
+export const sessionFork = advertisedCase(
   {
     name: 'unstable/session-fork',
     title: 'session/fork: a new id, the parent history, the parent unchanged',
@@ -71,7 +64,7 @@ export const sessionFork = unstableCase(
  * results with the same ID", the agent "MUST include" `archived` "on every listed session", a
  * missing session "gets -32002").
  */
-export const sessionArchive = unstableCase(
+export const sessionArchive = advertisedCase(
   {
     name: 'unstable/session-archive',
     title: 'session/archive and session/unarchive move a session out of session/list and back',
@@ -129,7 +122,7 @@ export const sessionArchive = unstableCase(
  * stored title is then what `session/list` shows for the session, or what a `session_info_update`
  * of it says (for an agent without `session/list`).
  */
-export const sessionSetTitle = unstableCase(
+export const sessionSetTitle = advertisedCase(
   {
     name: 'unstable/session-title',
     title: 'session/set_title stores the title; session/list or session_info_update shows it',
@@ -187,7 +180,7 @@ async function shownTitle(ctx: CaseContext, id: string, sid: string, stored: str
  * open on this connection: `open`, which "SHOULD include" its `state`); "A session the Agent does
  * not know gets -32002 with the requested sessionId in data".
  */
-export const sessionStatus = unstableCase(
+export const sessionStatus = advertisedCase(
   {
     name: 'unstable/session-status',
     title: 'session/status of a session held and of one unknown',
