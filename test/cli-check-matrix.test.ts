@@ -31,6 +31,7 @@ import { startFakeAnthropic, type FakeAnthropic } from './support/fake-anthropic
 import { registryText, startRegistryServer, type RegistryServer } from './support/registry-server.js';
 import { seedNpmInstall } from './support/seed-install.js';
 import { tempDir } from './support/temp.js';
+import { registryNetworkEnv } from './support/registry-network.js';
 
 const cli = useCli();
 const fixture = (name: string) => new URL(`./fixtures/registry/${name}`, import.meta.url);
@@ -100,6 +101,7 @@ it('check matrix over two real npm agents and two served over loopback: three fo
     npm_config_cache: NPM_CACHE,
     npm_config_prefer_offline: 'true',
     npm_config_update_notifier: 'false',
+    ...registryNetworkEnv(),
     ANTHROPIC_BASE_URL: fake.url,
     ANTHROPIC_API_KEY: 'dummy-key-for-loopback',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',

@@ -15,6 +15,7 @@ import { useCli } from './support/cli.js';
 import { startFakeAnthropic, type FakeAnthropic } from './support/fake-anthropic.js';
 import { registryText, startRegistryServer, type RegistryServer } from './support/registry-server.js';
 import { tempDir } from './support/temp.js';
+import { registryNetworkEnv } from './support/registry-network.js';
 
 const cli = useCli();
 const claude = JSON.parse(
@@ -53,7 +54,7 @@ afterAll(async () => {
   await server.close();
 });
 
-/** The environment of every run: nothing of the machine's Claude set-up, nothing off loopback but npm's cache. */
+/** The environment of every run: nothing of the machine's Claude set-up; off loopback only npm, to the registry (its cache first). */
 function envFor(fake?: FakeAnthropic): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
@@ -64,6 +65,7 @@ function envFor(fake?: FakeAnthropic): NodeJS.ProcessEnv {
     npm_config_cache: NPM_CACHE,
     npm_config_prefer_offline: 'true',
     npm_config_update_notifier: 'false',
+    ...registryNetworkEnv(),
     NO_COLOR: '1',
     ...(fake
       ? {

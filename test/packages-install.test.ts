@@ -1,7 +1,9 @@
 // Issue 25 item 1: every workspace package packs and installs alone into an empty app (with the
 // @acp-kit/* packages it depends on, nothing from this checkout), and each of its entry points
-// loads there. Installs come from the npm cache (`--offline`): `npm ci` filled it with every
-// dependency of the lock, so no network is used. Someone who wants only the codecs gets at most
+// loads there. Installs come from the npm cache where they can (`--prefer-offline`): `npm ci` filled
+// it with the tarball of every dependency of the lock, but not always with the registry's package
+// documents npm needs to resolve a range (a fresh cache after `npm ci` lacked the one of `diff`: `--offline`
+// failed ENOTCACHED), which npm then fetches from the registry. Someone who wants only the codecs gets at most
 // 3 packages with @acp-kit/protocol.
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,7 +32,7 @@ async function installAlone(
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }));
   const install = await runCommand(
     'npm',
-    ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', ...tarballsFor(packed, name)],
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', ...tarballsFor(packed, name)],
     { cwd: app, timeoutMs: 240_000 },
   );
   expect(install.status, `${install.stdout}\n${install.stderr}`).toBe(0);
