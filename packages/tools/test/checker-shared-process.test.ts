@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { checkAgent, type CheckRun } from '../src/checker/index.js';
 import { ALL_CASES } from '../src/checker/cases/index.js';
 import { removeTempDirs, tempDir } from '../../../test/support/temp.js';
+import { fixtureAgent } from '../../../test/support/checker-agents.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/acp-kit.js', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/checker/agent.mjs', import.meta.url));
@@ -144,6 +145,18 @@ describe('check agent: shared agent processes', () => {
     const late = lines(log).filter((l) => / late /.test(l));
     expect(late.some((l) => Number(/newer=(\d+)/.exec(l)?.[1]) >= 2)).toBe(true);
   }, 120_000);
+
+  it('an in-process agent shares instances the same way, and every instance is closed after the run', async () => {
+    const shared = fixtureAgent({ FIXTURE_STORE: tempDir('acp-kit-shared-') });
+    const sharedRun = await checkAgent(shared.agent, { protocols: [1, 2] });
+    const own = fixtureAgent({ FIXTURE_STORE: tempDir('acp-kit-shared-') });
+    const ownRun = await checkAgent(own.agent, { protocols: [1, 2], processPerCase: true });
+    expect(failed(sharedRun)).toEqual(failed(ownRun));
+    expect(sharedRun.cases.some((c) => c.process === 'shared')).toBe(true);
+    expect(own.started()).toBeGreaterThanOrEqual(ownRun.cases.length);
+    expect(shared.started()).toBeLessThan(own.started() * 0.7);
+    expect([shared.live(), own.live()]).toEqual([0, 0]);
+  }, 60_000);
 
   it('processPerCase: every case in a process of its own, the same verdict', async () => {
     const dir = tempDir('acp-kit-shared-');
