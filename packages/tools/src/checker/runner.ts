@@ -334,23 +334,12 @@ async function runSharedCase(
   const d = ctx.driver;
   let keep = false;
   let end: SharedMark = ctx.start;
-  const clean = () =>
-    d.alive &&
-    shared.initResult !== undefined &&
-    !ctx.checks.some((x) => !x.ok) &&
-    d.findings.length === ctx.start.findings;
   const result = await runCaseWith(c, v, WIRE_IDS, {
     started,
     run: () => c.run(ctx),
     thrown: (e) => thrownBy(c, v, ctx, e),
     dispose: async () => {
-      keep = clean() && openWork(d, ctx.since) === undefined;
-      if (keep)
-        keep =
-          (await d.roundTrip(ctx.timeout).then(
-            () => true,
-            () => false,
-          )) && clean();
+      keep = await reusable(ctx, shared);
       await Promise.all(ctx.all.map((x) => x.dispose()));
     },
     checks: () => {
@@ -363,6 +352,27 @@ async function runSharedCase(
   const failed = result.status === 'error' || result.checks.some((x) => !x.ok);
   await pool.release(lane, shared, keep && !failed, end);
   return { ...result, process: 'shared' };
+}
+
+/**
+ * Whether the shared agent of `ctx` may serve the lane's next case: the case ran clean (nothing
+ * failed, no finding), left no work open, and the agent still answers a round trip, which also
+ * brings in what it sent late, as this case's lines.
+ */
+async function reusable(ctx: CaseContext, shared: SharedAgent): Promise<boolean> {
+  const d = ctx.driver;
+  const clean = () =>
+    d.alive &&
+    shared.initResult !== undefined &&
+    !ctx.checks.some((x) => !x.ok) &&
+    d.findings.length === ctx.start.findings;
+  if (!clean() || openWork(d, ctx.since) !== undefined) return false;
+  try {
+    await d.roundTrip(ctx.timeout);
+  } catch {
+    return false;
+  }
+  return clean();
 }
 
 /** Runs a case in a fresh agent process of its own (the handshake with `gate`). */
