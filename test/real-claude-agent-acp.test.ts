@@ -265,7 +265,7 @@ describe(`the real ${PACKAGE} ${VERSION} against a loopback Messages API`, () =>
     60_000,
   );
 
-  // One checker run for both versions (each case starts its own agent process). The fake answers
+  // One checker run for both versions (cases share agent processes where they allow it). The fake answers
   // the cancel prompt with Bash `sleep 3`, so the cancel and close cases have a busy turn to cancel
   // (the checker skips them, never passes them, when the turn ends first); the general prompt with
   // a quick Bash `echo` (the tool-call cases need a tool call); the short prompt with text only.

@@ -11,7 +11,7 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
   check
     .command('agent')
     .description(
-      'run the conformance cases against an agent (a fresh process per case); exit 0 conformant, 1 not, 2 usage',
+      'run the conformance cases against an agent (shared processes where a case allows it); exit 0 conformant, 1 not, 2 usage',
     )
     .argument('[agent...]', 'the agent command, after -- (or --agent <id>)')
     .option(
@@ -29,6 +29,10 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     .option('--skip <ids...>', 'skip these requirement IDs')
     .option('--timeout <ms>', 'how long one answer may take (a whole turn: 4x; default 10000)', positive('--timeout'))
     .option('--concurrency <n>', 'cases run at once (default 4)', positive('--concurrency'))
+    .option(
+      '--process-per-case',
+      'a fresh agent process for every case (default: cases that allow it share one per lane, replaced after a failure)',
+    )
     .option('--cwd <dir>', 'working directory for the agent and its sessions (default: a fresh temporary directory)')
     .option('--env <NAME=VALUE...>', 'extra environment for the agent')
     // three prompts, one per kind of case (docs/checker.md)

@@ -35,6 +35,8 @@ export interface CheckAgentFlags extends CheckClientFlags {
   shortPrompt?: string;
   auth?: string;
   elicitation?: boolean;
+  /** --process-per-case: a fresh agent process for every case. */
+  processPerCase?: boolean;
   /** An ACP Registry agent id (`<id>[@version]`) instead of a command after `--`. */
   agent?: string;
   registry?: string;
@@ -118,6 +120,7 @@ export async function checkAgentCommand(agent: string[], flags: CheckAgentFlags)
       shortPrompt: flags.shortPrompt,
       auth: flags.auth,
       elicitation: flags.elicitation === true,
+      processPerCase: flags.processPerCase === true,
       ...runOptionsOf(flags),
     },
   );

@@ -1,9 +1,10 @@
 import { at, isObj, type JsonObject } from '@acp-kit/protocol/internal';
 import { AgentDriver, type WireAnswer, type WireMessage } from './driver.js';
-import type { InProcessAgent } from './launch.js';
+import type { InProcessAgent, InProcessLaunch, LaunchSpec } from './launch.js';
+import type { SharedAgent, SharedMark } from './shared-agent.js';
 import { answering } from './wire.js';
 
-/** The agent command the checker starts, a fresh process per case (what `acp-kit check` runs). */
+/** The agent command the checker starts (what `acp-kit check` runs): see {@link CheckSettings.processPerCase}. */
 export interface AgentCommandSettings {
   /** The agent command and its arguments. */
   command: string;
@@ -15,9 +16,10 @@ export interface AgentCommandSettings {
 }
 
 /**
- * An agent the checker starts inside this process instead, a fresh instance wherever it would start
- * a process (library use: checking an agent without paying for processes). The bytes it writes are
- * judged exactly as a process's stdout; "exiting" is ending its connection.
+ * An agent the checker starts inside this process instead, an instance wherever it would start
+ * a process (library use: checking an agent without paying for processes); cases share instances
+ * as they share processes. The bytes it writes are judged exactly as a process's stdout; "exiting"
+ * is ending its connection.
  */
 export interface InProcessAgentSettings {
   inProcess: InProcessAgent;
@@ -57,6 +59,15 @@ export type CheckSettings = (AgentCommandSettings | InProcessAgentSettings) & {
   elicitation?: boolean;
   /** Version of acp-kit, sent as the client's info. */
   clientVersion: string;
+  /**
+   * A fresh agent process (or in-process instance) for every case, as before shared processes
+   * (`--process-per-case`). By default the cases that may share one run one after another in one
+   * process per concurrency lane and protocol version, initialized once: fewer processes, and
+   * closer to an editor, which runs many sessions in one agent. A shared process is replaced after
+   * a case that failed, errored or left work open, and when it exits; the cases about the process
+   * itself (initialize, the transport, exit, login state, extra processes) always get their own.
+   */
+  processPerCase?: boolean;
 };
 
 /** One judgement of one requirement by one case. */
@@ -89,15 +100,37 @@ export interface CaseOf<Ctx> extends CaseInfo {
   run(ctx: Ctx): Promise<void>;
 }
 
-/** A conformance case: one scenario, run in a fresh agent process (or in-process instance). */
-export type CheckCase = CaseOf<CaseContext>;
+/**
+ * A conformance case: one scenario, run in an agent process (or in-process instance) that it may
+ * share with the cases before and after it, or in one of its own.
+ */
+export interface CheckCase extends CaseOf<CaseContext> {
+  /**
+   * The case needs a fresh agent process of its own: it is about initialize itself, the transport,
+   * the process's exit or login state, starts other processes, or needs the agent fresh. Default:
+   * it may share one (see {@link CheckSettings.processPerCase}).
+   */
+  ownProcess?: boolean;
+}
+
+/** How the checker starts the agent of `settings`: a process, or an in-process instance. */
+export function agentLaunch(settings: CheckSettings): LaunchSpec | InProcessLaunch {
+  return 'inProcess' in settings
+    ? { inProcess: settings.inProcess }
+    : {
+        command: settings.command,
+        args: settings.args,
+        cwd: settings.processCwd ?? process.cwd(),
+        env: settings.env,
+      };
+}
 
 /**
  * A case of an optional method, which an agent offers only when it advertises the capability at
  * `needs` (its v1 path, its v2 path): initializes, skips unless advertised ("not applicable"), runs.
  */
 export function advertisedCase(
-  spec: Omit<CaseInfo, 'protocols'> & { needs: readonly [v1: string, v2: string] },
+  spec: Omit<CaseInfo, 'protocols'> & { needs: readonly [v1: string, v2: string]; ownProcess?: boolean },
   run: (ctx: CaseContext) => Promise<void>,
 ): CheckCase {
   const { needs, ...info } = spec;
@@ -115,7 +148,8 @@ export function advertisedCase(
 
 /**
  * The case's view of one agent process: the raw driver plus helpers for the usual steps
- * (initialize, session/new, a turn) and for recording judgements.
+ * (initialize, session/new, a turn) and for recording judgements. Over a {@link SharedAgent} the
+ * driver is the shared one: the case's part of it begins at {@link start}.
  */
 export class CaseContext {
   readonly checks: Check[] = [];
@@ -136,22 +170,33 @@ export class CaseContext {
   answerRequest: ((m: WireMessage) => WireAnswer | undefined) | undefined;
   private readonly drivers: AgentDriver[] = [];
   readonly driver: AgentDriver;
+  /** Where the case's part of {@link driver} begins (all zero on a driver of its own). */
+  readonly start: SharedMark = { seq: 0, findings: 0, stderr: 0 };
 
+  /** `shared`: the process the case shares with others (default: it starts its own). */
   constructor(
     readonly settings: CheckSettings,
     readonly version: 1 | 2,
+    readonly shared?: SharedAgent,
   ) {
-    this.driver = this.spawn();
+    if (shared === undefined) {
+      this.driver = this.spawn();
+      return;
+    }
+    this.driver = shared.driver;
+    // the agent's requests from now on are this case's to answer (its permission policy, its MCP server)
+    this.driver.onRequest = (m) => this.onAgentRequest(m);
+    this.start = { ...shared.mark };
+  }
+
+  /** The seq after which the lines of this case begin on {@link driver}. */
+  get since(): number {
+    return this.start.seq;
   }
 
   /** Starts another process (or in-process instance) of the agent, for cases that span processes. */
   spawn(): AgentDriver {
-    const s = this.settings;
-    const d = new AgentDriver(
-      'inProcess' in s
-        ? { inProcess: s.inProcess }
-        : { command: s.command, args: s.args, cwd: s.processCwd ?? process.cwd(), env: s.env },
-    );
+    const d = new AgentDriver(agentLaunch(this.settings));
     d.onRequest = (m) => this.onAgentRequest(m);
     this.drivers.push(d);
     return d;
@@ -204,9 +249,15 @@ export class CaseContext {
 
   /**
    * Initializes `driver` at the case's version (and logs in when --auth was given). Skips the case
-   * when the agent answers another version: the agent does not speak this one.
+   * when the agent answers another version: the agent does not speak this one. A shared process is
+   * initialized once, by the first case on it: the others get its answer without a request.
    */
   async init(driver: AgentDriver = this.driver): Promise<Record<string, unknown>> {
+    const cached = driver === this.driver ? this.shared?.initResult : undefined;
+    if (cached !== undefined) {
+      this.initResult = cached;
+      return cached;
+    }
     const r = await driver.request('initialize', this.initializeParams(), this.timeout);
     if (r.error)
       this.skip(`the agent refused initialize at protocol version ${this.version}: ${JSON.stringify(r.error)}`);
@@ -223,7 +274,10 @@ export class CaseContext {
       if (a.error)
         this.skip(`${method} with method ${JSON.stringify(this.settings.auth)} failed: ${JSON.stringify(a.error)}`);
     }
-    if (driver === this.driver) this.initResult = result;
+    if (driver === this.driver) {
+      this.initResult = result;
+      if (this.shared) this.shared.initResult = result;
+    }
     return result;
   }
 

@@ -17,7 +17,7 @@ import { DEFAULT_CHECK_PROMPT, type CheckSettings } from './case.js';
 import type { InProcessAgent } from './launch.js';
 import { runChecks, type CheckRun } from './runner.js';
 
-/** An agent command the checker starts, a fresh process per case (what `acp-kit check agent -- <command>` runs). */
+/** An agent command the checker starts (what `acp-kit check agent -- <command>` runs; see {@link CheckAgentOptions.processPerCase}). */
 export interface AgentCommand {
   command: string;
   args?: readonly string[];
@@ -56,6 +56,14 @@ export interface CheckAgentOptions {
   auth?: string;
   /** Advertise form elicitation and decline every question (default: advertise none). */
   elicitation?: boolean;
+  /**
+   * A fresh agent process (or in-process instance) for every case (`--process-per-case`). Default:
+   * the cases that may share one run one after another in one per concurrency lane and protocol
+   * version, initialized once; a case that fails (or errs, or leaves work open) retires its process
+   * and the next case gets a fresh one. The cases about the process itself always get their own.
+   * Each case of the result says which it had (`process`).
+   */
+  processPerCase?: boolean;
 }
 
 /** Options of {@link agentInProcess}. */
@@ -106,6 +114,7 @@ export async function checkAgent(agent: AgentUnderCheck, options: CheckAgentOpti
       shortPrompt: options.shortPrompt,
       auth: options.auth,
       elicitation: options.elicitation === true,
+      processPerCase: options.processPerCase === true,
       clientVersion: packageVersion(),
     };
     const settings: CheckSettings =

@@ -70,7 +70,10 @@ const V2_MESSAGE_UPDATES = new Set([
  * {@link Finding}. The driver does not judge behaviour: cases do, on top of it.
  */
 export class AgentDriver extends WireLog {
+  /** The agent's stderr: its last {@link STDERR_KEPT} characters (a shared process lives through many cases). */
   stderr = '';
+  /** How many characters of stderr arrived in all (a case reads its own part with {@link stderrSince}). */
+  stderrTotal = 0;
   /** The negotiated protocol version (set by the case once initialized); the v2-only checks use it. */
   version: 1 | 2 | undefined;
   /** Requests of ours that a client method the agent calls answers by default (permission etc.). */
@@ -95,8 +98,20 @@ export class AgentDriver extends WireLog {
     this.agent.stdout.on('data', (d: Buffer) => this.onData(d));
     this.agent.stderr.setEncoding('utf8');
     this.agent.stderr.on('data', (d: string) => {
-      if (this.stderr.length < 64_000) this.stderr += d;
+      this.stderrTotal += d.length;
+      this.stderr = (this.stderr + d).slice(-STDERR_KEPT);
     });
+  }
+
+  /** The stderr that arrived after {@link stderrTotal} was `mark` (what is still kept of it). */
+  stderrSince(mark: number): string {
+    const n = this.stderrTotal - mark;
+    return n <= 0 ? '' : this.stderr.slice(-Math.min(n, this.stderr.length));
+  }
+
+  /** The seq of the last line either way (0 before any). */
+  get lastSeq(): number {
+    return this.seq;
   }
 
   /** Why the agent could not be started, if it could not. */
@@ -452,6 +467,9 @@ function attributeSchema({ version: v, method, kind, failure: f }: SchemaFailure
   if (method === 'session/request_permission') return v === 2 ? 'ACP-V2-PERM-01' : 'ACP-V1-PERM-01';
   return `schema/v${v}`;
 }
+
+/** How much of an agent's stderr is kept (failure reports quote its last 2000 characters). */
+const STDERR_KEPT = 64_000;
 
 /** How long the handshake waits for its answer after a line that is not JSON (see {@link AgentDriver.stopOnGarbage}). */
 const GARBAGE_GRACE_MS = 1500;

@@ -1,3 +1,4 @@
+import type { AgentDriver, Finding } from './driver.js';
 import {
   CaseContext,
   NotApplicable,
@@ -9,6 +10,7 @@ import {
 } from './case.js';
 import { ALL_CASES } from './cases/index.js';
 import { REQUIREMENTS, requirement, type Requirement } from './requirements.js';
+import { SharedAgents, findingsBetween, markOf, openWork, type SharedAgent, type SharedMark } from './shared-agent.js';
 
 /** How one case ended. */
 export interface CaseResult {
@@ -22,8 +24,13 @@ export interface CaseResult {
   reason?: string;
   checks: Check[];
   ms: number;
-  /** The agent's stderr, when the case failed (the last 2000 characters). */
+  /** The agent's stderr, when the case failed (the last 2000 characters; of a shared process, what came during the case). */
   stderr?: string;
+  /**
+   * `check agent`: whether the case ran in an agent process it shared with other cases, or in its
+   * own (see {@link CheckSettings.processPerCase}).
+   */
+  process?: 'shared' | 'own';
 }
 
 /** The verdict on one requirement under one protocol version. */
@@ -60,7 +67,7 @@ export interface RunOptions<C extends CaseInfo = CheckCase> {
   /** Only these requirement IDs (and the cases that judge them); empty = all. */
   only?: readonly string[];
   skip?: readonly string[];
-  /** Cases at once (each is its own agent process, or its own launch of the client). */
+  /** Cases at once (each lane its own agent processes, or its own launch of the client per case). */
   concurrency?: number;
   /** The cases to pick from (default: all of them). */
   cases?: readonly C[];
@@ -111,17 +118,24 @@ export function planJobs<C extends CaseInfo>(
   return { jobs, wanted, skipped };
 }
 
-/** Runs `run(0)` … `run(n - 1)`, `concurrency` (at least 1) at a time, in order of index; the results by index. */
-export async function runPool<T>(n: number, concurrency: number, run: (i: number) => Promise<T>): Promise<T[]> {
+/**
+ * Runs `run(0)` … `run(n - 1)`, `concurrency` (at least 1) at a time, in order of index; the results
+ * by index. `lane` (0 … concurrency - 1) names the worker that runs `i`: one lane runs one job at a time.
+ */
+export async function runPool<T>(
+  n: number,
+  concurrency: number,
+  run: (i: number, lane: number) => Promise<T>,
+): Promise<T[]> {
   const results: T[] = new Array(n);
   let next = 0;
-  const worker = async () => {
+  const worker = async (lane: number) => {
     while (next < n) {
       const i = next++;
-      results[i] = await run(i);
+      results[i] = await run(i, lane);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, (_, lane) => worker(lane)));
   return results;
 }
 
@@ -129,12 +143,12 @@ export async function runPool<T>(n: number, concurrency: number, run: (i: number
 export function runEach<I, T>(
   items: readonly I[],
   concurrency: number,
-  run: (item: I, i: number) => Promise<T>,
+  run: (item: I, i: number, lane: number) => Promise<T>,
 ): Promise<T[]> {
-  return runPool(items.length, concurrency, (i) => {
+  return runPool(items.length, concurrency, (i, lane) => {
     const item = items[i];
     if (item === undefined) throw new RangeError(`runEach: no item ${i} of ${items.length}`);
-    return run(item, i);
+    return run(item, i, lane);
   });
 }
 
@@ -230,7 +244,7 @@ export async function runChecks(settings: CheckSettings, options: RunOptions): P
   const gates = gateCase
     ? options.protocols.filter((v) => gateCase.protocols.includes(v)).map((v) => ({ c: gateCase, v }))
     : [];
-  const gateResults = await runEach(gates, options.concurrency ?? 4, (g) => runCase(g.c, g.v, settings, true));
+  const gateResults = await runEach(gates, options.concurrency ?? 4, (g) => runOwnCase(g.c, g.v, settings, true));
   const notRun: NonNullable<CheckRun['notRun']> = [];
   for (const g of gateResults) {
     const reason = gateFailure(g);
@@ -242,7 +256,7 @@ export async function runChecks(settings: CheckSettings, options: RunOptions): P
       });
   }
   const rest = jobs.filter((j) => j.c.name !== GATE && !notRun.some((n) => n.protocol === j.v));
-  const restResults = await runEach(rest, options.concurrency ?? 4, (j) => runCase(j.c, j.v, settings));
+  const restResults = await runRest(rest, settings, options.concurrency ?? 4);
   const results = [...gateResults, ...restResults];
   const requirements = judge(results, options.protocols, wanted, skipped);
   const spoke = options.protocols.every(
@@ -268,34 +282,116 @@ export async function runChecks(settings: CheckSettings, options: RunOptions): P
 /** How the reason of a case whose agent could not be started begins. */
 export const UNSTARTABLE = 'the agent could not be started';
 
-function runCase(c: CheckCase, v: 1 | 2, settings: CheckSettings, gate = false): Promise<CaseResult> {
+/**
+ * The cases after the handshake: those that may share run in their lane's shared agent (unless
+ * `processPerCase`), the others each in a process of its own.
+ */
+async function runRest(jobs: Array<CaseJob<CheckCase>>, settings: CheckSettings, concurrency: number) {
+  const pool = settings.processPerCase === true ? undefined : new SharedAgents(settings);
+  try {
+    return await runEach(jobs, concurrency, (j, _i, lane) =>
+      pool === undefined || j.c.ownProcess === true
+        ? runOwnCase(j.c, j.v, settings)
+        : runSharedCase(j.c, j.v, settings, pool, lane),
+    );
+  } finally {
+    await pool?.close();
+  }
+}
+
+/** What a case that threw left: a failure of its step, or (agent not started) why it could not run. */
+function thrownBy(c: CheckCase, v: 1 | 2, ctx: CaseContext, e: unknown): string | undefined {
+  const d = ctx.latest;
+  if (d.spawnError) return `${UNSTARTABLE}: ${d.spawnError.message}`;
+  const own = d === ctx.driver ? d.stderrSince(ctx.start.stderr) : d.stderr;
+  const tail = own.trim().split('\n').slice(-3).join(' | ');
+  const msg = `${e instanceof Error ? e.message : String(e)}${!d.alive && tail ? ` (agent stderr: ${tail.slice(-300)})` : ''}`;
+  const last = d.transcript.at(-1);
+  ctx.fail(stepFailureId(c, v), msg, last ? [last.seq] : [], d);
+  return undefined;
+}
+
+/** The findings of `d` as failing checks. */
+const findingChecks = (d: AgentDriver, findings: readonly Finding[]): Check[] =>
+  findings.map((f) => ({ id: f.id, ok: false, message: f.message, excerpt: excerpt(d, f.seqs) }));
+
+/**
+ * Runs a case in `lane`'s shared agent: its checks, wire findings and stderr are those since it
+ * began (the first case on an agent reports its initialize too). Unless it ran clean, left no work
+ * open and the agent still answers a round trip (which brings in what the agent sent late, so that
+ * it is this case's), the agent is retired: the next case gets a fresh one.
+ */
+async function runSharedCase(
+  c: CheckCase,
+  v: 1 | 2,
+  settings: CheckSettings,
+  pool: SharedAgents,
+  lane: number,
+): Promise<CaseResult> {
+  const started = Date.now();
+  const shared: SharedAgent = await pool.lease(lane, v);
+  const ctx = new CaseContext(settings, v, shared);
+  const d = ctx.driver;
+  let keep = false;
+  let end: SharedMark = ctx.start;
+  const result = await runCaseWith(c, v, WIRE_IDS, {
+    started,
+    run: () => c.run(ctx),
+    thrown: (e) => thrownBy(c, v, ctx, e),
+    dispose: async () => {
+      keep = await reusable(ctx, shared);
+      await Promise.all(ctx.all.map((x) => x.dispose()));
+    },
+    checks: () => {
+      end = markOf(d);
+      const extra = ctx.all.flatMap((x) => findingChecks(x, x.findings));
+      return [...ctx.checks, ...findingChecks(d, findingsBetween(d, ctx.start, end)), ...extra];
+    },
+    stderr: () => d.stderrSince(ctx.start.stderr) + ctx.all.map((x) => x.stderr).join(''),
+  });
+  const failed = result.status === 'error' || result.checks.some((x) => !x.ok);
+  await pool.release(lane, shared, keep && !failed, end);
+  return { ...result, process: 'shared' };
+}
+
+/**
+ * Whether the shared agent of `ctx` may serve the lane's next case: the case ran clean (nothing
+ * failed, no finding), left no work open, and the agent still answers a round trip, which also
+ * brings in what it sent late, as this case's lines.
+ */
+async function reusable(ctx: CaseContext, shared: SharedAgent): Promise<boolean> {
+  const d = ctx.driver;
+  const clean = () =>
+    d.alive &&
+    shared.initResult !== undefined &&
+    !ctx.checks.some((x) => !x.ok) &&
+    d.findings.length === ctx.start.findings;
+  if (!clean() || openWork(d, ctx.since) !== undefined) return false;
+  try {
+    await d.roundTrip(ctx.timeout);
+  } catch {
+    return false;
+  }
+  return clean();
+}
+
+/** Runs a case in a fresh agent process of its own (the handshake with `gate`). */
+async function runOwnCase(c: CheckCase, v: 1 | 2, settings: CheckSettings, gate = false): Promise<CaseResult> {
   const started = Date.now();
   const ctx = new CaseContext(settings, v);
   // the handshake stops at the first line that is not JSON instead of waiting out the timeout
   if (gate) ctx.driver.stopOnGarbage = true;
-  return runCaseWith(c, v, WIRE_IDS, {
+  const result = await runCaseWith(c, v, WIRE_IDS, {
     started,
     run: () => c.run(ctx),
-    thrown: (e) => {
-      const d = ctx.latest;
-      if (d.spawnError) return `${UNSTARTABLE}: ${d.spawnError.message}`;
-      const tail = d.stderr.trim().split('\n').slice(-3).join(' | ');
-      const msg = `${e instanceof Error ? e.message : String(e)}${!d.alive && tail ? ` (agent stderr: ${tail.slice(-300)})` : ''}`;
-      const last = d.transcript.at(-1);
-      ctx.fail(stepFailureId(c, v), msg, last ? [last.seq] : [], d);
-      return undefined;
-    },
+    thrown: (e) => thrownBy(c, v, ctx, e),
     dispose: async () => {
       await Promise.all(ctx.all.map((d) => d.dispose()));
     },
-    checks: () => [
-      ...ctx.checks,
-      ...ctx.all.flatMap((d) =>
-        d.findings.map((f) => ({ id: f.id, ok: false, message: f.message, excerpt: excerpt(d, f.seqs) })),
-      ),
-    ],
+    checks: () => [...ctx.checks, ...ctx.all.flatMap((d) => findingChecks(d, d.findings))],
     stderr: () => ctx.all.map((d) => d.stderr).join(''),
   });
+  return { ...result, process: 'own' };
 }
 
 /** Turns the checks of all cases into one verdict per requirement and version (shared with `check client`). */

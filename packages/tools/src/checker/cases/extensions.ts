@@ -35,6 +35,8 @@ export const extensionMethods: CheckCase = {
 /** `_meta` everywhere the checker may put it, with contents no agent knows: nothing changes. */
 export const metaEverywhere: CheckCase = {
   name: 'extensions/meta',
+  // its first request is initialize itself (with _meta)
+  ownProcess: true,
   title: '_meta with unknown keys on initialize, session/new and the prompt',
   ids: ['ACP-ALL-EXT-02'],
   protocols: [1, 2],

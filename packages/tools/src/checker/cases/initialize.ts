@@ -7,6 +7,8 @@ const LATEST_VERSION = 2;
 /** initialize at the case's version: version echoed, info, capability shapes (schema-checked by the driver). */
 export const initializeBasic: CheckCase = {
   name: 'initialize/basic',
+  // initialize itself: the handshake of a fresh process
+  ownProcess: true,
   title: 'initialize at the requested version',
   ids: [
     'ACP-ALL-INIT-03',
@@ -64,6 +66,8 @@ export const initializeBasic: CheckCase = {
 /** A version newer than any: the agent answers one it speaks, at or below the request. */
 export const initializeUnknownVersion: CheckCase = {
   name: 'initialize/unknown-version',
+  // version negotiation: the first initialize of a fresh process
+  ownProcess: true,
   title: 'initialize asking for a future protocol version',
   ids: ['ACP-ALL-INIT-03', 'ACP-ALL-RPC-10'],
   protocols: [1, 2],
@@ -98,6 +102,8 @@ export const initializeUnknownVersion: CheckCase = {
 /** A version older than any (0): the agent offers one it speaks, or (SDK draft) fails with -32022. */
 export const initializeOldVersion: CheckCase = {
   name: 'initialize/old-version',
+  // version negotiation, in a second process it starts (ctx.spawn)
+  ownProcess: true,
   title: 'initialize asking for protocol version 0',
   ids: ['ACP-ALL-INIT-03', 'ACP-V2-INIT-05'],
   protocols: [2],
@@ -186,6 +192,8 @@ function authMethodRules(ctx: CaseContext, methods: unknown, seq: number): void 
  */
 export const logout: CheckCase = {
   name: 'auth/logout',
+  // logging out changes the login state every later case of the process would inherit
+  ownProcess: true,
   title: 'logout where the agent offers it',
   ids: ['ACP-ALL-AUTH-01', 'ACP-V1-CAP-02', 'ACP-V2-AUTH-01'],
   protocols: [1, 2],

@@ -5,6 +5,8 @@ import { hasMessage, type MessageLine } from '../wire.js';
 /** Ids are echoed exactly: a string id with non-ASCII text and a large integer. */
 export const idsEchoed: CheckCase = {
   name: 'jsonrpc/ids',
+  // its requests are initialize itself, before any other
+  ownProcess: true,
   title: 'string and large integer request ids are echoed',
   ids: ['ACP-ALL-RPC-03'],
   protocols: [1, 2],
@@ -51,6 +53,8 @@ export const notificationsUnanswered: CheckCase = {
 /** Requests with omitted params and a line that is not JSON get error answers with a message; the agent lives on. */
 export const malformedInput: CheckCase = {
   name: 'jsonrpc/malformed',
+  // a line that is not JSON may legitimately end the process
+  ownProcess: true,
   title: 'omitted params, invalid JSON and an unknown method',
   ids: ['ACP-ALL-RPC-04', 'ACP-ALL-RPC-05'],
   protocols: [1, 2],
@@ -104,6 +108,8 @@ export const malformedInput: CheckCase = {
  */
 export const batchBehaviour: CheckCase = {
   name: 'jsonrpc/batch',
+  // transport-level input (an array line) that an agent may not survive
+  ownProcess: true,
   title: 'a JSON-RPC 2.0 batch is answered per section 6 or refused as a whole (reported, never a failure)',
   ids: ['ACP-V2-TRANS-11'],
   protocols: [1, 2],

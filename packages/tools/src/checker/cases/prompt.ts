@@ -147,9 +147,15 @@ export function lateUpdates(
   return driver.received().filter((m) => seqs.has(m.seq));
 }
 
-/** Marks the update-shape requirements a turn exercised as checked (failures come from the driver). */
-export function observed(ctx: { driver: { received(): WireMessage[] }; pass(id: string): void }, version: 1 | 2): void {
-  const kinds = new Set(ctx.driver.received().map((m) => String(updateOf(m)?.sessionUpdate ?? '')));
+/**
+ * Marks the update-shape requirements a turn exercised as checked (failures come from the driver):
+ * the updates of this case (`since`: where it began on a shared process).
+ */
+export function observed(
+  ctx: { driver: { received(after?: number): WireMessage[] }; since: number; pass(id: string): void },
+  version: 1 | 2,
+): void {
+  const kinds = new Set(ctx.driver.received(ctx.since).map((m) => String(updateOf(m)?.sessionUpdate ?? '')));
   if (version === 2) {
     if (
       [

@@ -36,6 +36,8 @@ async function resumeOn(
  */
 export const sessionResumeV1: CheckCase = {
   name: 'sessions/resume-v1',
+  // may close the agent's stdin and resume in a second process (ctx.spawn)
+  ownProcess: true,
   title: 'session/resume (v1) does not replay',
   ids: ['ACP-V1-RESUME-02'],
   protocols: [1],

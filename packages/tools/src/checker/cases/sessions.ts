@@ -139,6 +139,8 @@ export const sessionIdsUnique: CheckCase = {
 /** v1 session/load: the conversation is replayed as updates (at least a message of the checker's turn), all before the response. */
 export const sessionLoadV1: CheckCase = {
   name: 'sessions/load-v1',
+  // closes the agent's stdin and loads in a second process (ctx.spawn)
+  ownProcess: true,
   title: 'session/load replays the conversation',
   ids: ['ACP-V1-LOAD-02', 'ACP-V1-LOAD-03'],
   protocols: [1],
@@ -192,6 +194,8 @@ export const sessionLoadV1: CheckCase = {
 /** v2 session/resume with replayFrom start: messages with ids, a state_update, all before the response. */
 export const sessionResumeV2: CheckCase = {
   name: 'sessions/resume-v2',
+  // closes the agent's stdin and resumes in a second process (ctx.spawn)
+  ownProcess: true,
   title: 'session/resume with replayFrom start',
   ids: ['ACP-V2-RESUME-02', 'ACP-V2-RESUME-03', 'ACP-V2-RESUME-04', 'ACP-V2-RESUME-08'],
   protocols: [2],

@@ -6,6 +6,8 @@ import type { CheckCase } from '../case.js';
  */
 export const exitOnEof: CheckCase = {
   name: 'stdout/exit-on-eof',
+  // closes stdin: the process ends
+  ownProcess: true,
   title: 'the agent exits when stdin closes',
   ids: ['ACP-ALL-TRANS-03'],
   protocols: [1, 2],

@@ -121,6 +121,8 @@ const providerOf = (result: unknown, providerId: unknown): unknown => {
 export const providers = advertisedCase(
   {
     name: 'unstable/providers',
+    // reroutes a provider: agent-wide state the turns of later cases would run on
+    ownProcess: true,
     title: 'providers/set routes a provider; providers/list shows it; providers/disable clears it',
     ids: ['unstable/providers', 'unstable/auth-status-update'],
     needs: ['providers', 'providers'],
