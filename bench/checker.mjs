@@ -1,7 +1,8 @@
 // The conformance checker (`acp-kit/checker`): a whole check of both protocol versions (every case)
 // against the built-in coding agent with the demo model, in this process (`checkAgent(agentInProcess
 // (definition))`: a runtime per connection on in-memory streams) and as processes (`acp-kit check
-// agent -- acp-kit agent`: a process per case, 4 at once). Median of RUNS runs each, alternating.
+// agent -- acp-kit agent`, 4 lanes at once: agent processes shared between the cases that allow it, the
+// default, and one per case, `--process-per-case`). Median of RUNS runs each, alternating.
 // `node bench/checker.mjs [runs]` prints the table alone; `npm run bench` includes it.
 import { fileURLToPath } from 'node:url';
 import { agentInProcess, checkAgent } from '@acp-kit/tools/checker';
@@ -11,10 +12,10 @@ import { percentile } from './common.mjs';
 const BIN = fileURLToPath(new URL('../bin/acp-kit.js', import.meta.url));
 
 /** One whole check; its wall time, CPU of this process (user + system) and outcome. */
-async function once(agent) {
+async function once(agent, options = {}) {
   const cpu = process.cpuUsage();
   const t0 = performance.now();
-  const run = await checkAgent(agent, { protocols: [1, 2] });
+  const run = await checkAgent(agent, { protocols: [1, 2], ...options });
   const used = process.cpuUsage(cpu);
   if (!run.conformant)
     throw new Error(
@@ -40,12 +41,18 @@ export async function runCheckerBench({ runs = 3 } = {}) {
         agentInProcess(createCodingAgent({ model: createDemoModel(), info: { name: 'acp-kit-agent', version: '0' } })),
     },
     {
-      label: 'a process per case (`acp-kit agent --model demo`, 4 at once)',
+      label: 'processes, shared between cases (`acp-kit agent --model demo`, 4 lanes)',
       agent: () => ({ command: process.execPath, args: [BIN, 'agent', '--model', 'demo'], env: {} }),
+    },
+    {
+      label: 'a process per case (`--process-per-case`, 4 at once)',
+      agent: () => ({ command: process.execPath, args: [BIN, 'agent', '--model', 'demo'], env: {} }),
+      options: { processPerCase: true },
     },
   ];
   const samples = modes.map(() => []);
-  for (let i = 0; i < runs; i++) for (const [k, m] of modes.entries()) samples[k].push(await once(m.agent()));
+  for (let i = 0; i < runs; i++)
+    for (const [k, m] of modes.entries()) samples[k].push(await once(m.agent(), m.options));
   return modes.map((m, k) => ({
     mode: m.label,
     cases: samples[k][0].cases,
