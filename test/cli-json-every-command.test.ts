@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { buildProgram } from '../src/cli/program.js';
+import { runCliInProcess } from './fixtures/cli-in-process.js';
 import { cliEnv, FIXTURES, ndjson, runCli, tempDir, type CliResult } from './fixtures/cli-helpers.js';
 
 const CAPTURE = join(FIXTURES, 'proxy-captures', 'v1-clean.ndjson');
@@ -166,6 +167,13 @@ function expectResultShape(r: CliResult): Record<string, any> {
 
 const commands = jsonCommands(buildProgram({ code: 0 }));
 
+/**
+ * The commands whose usage error runs as a real `acp-kit` process (what a script sees of a process:
+ * its exit code, its last stdout line); the others run in this process (runMain: the same parse, the
+ * same error path, no action runs), as every command's success case above is a real process already.
+ */
+const USAGE_IN_PROCESSES = new Set(['run', 'sessions list', 'check agent', 'validate']);
+
 it('every command with --json has a case here', () => {
   expect(commands.length).toBeGreaterThan(5);
   expect(commands.filter((c) => !(c in success))).toEqual([]);
@@ -179,9 +187,12 @@ describe.concurrent('--json: the last line is the result, its exitCode the proce
       expectResultShape(r);
     }, 60_000);
 
-    it(`${path}: a usage error is exit 2 and a result line with the error (run's turn fields only on run)`, async (ctx) => {
+    it(`${path}: a usage error is exit 2 and a result line with the error (run's turn fields only on run)${USAGE_IN_PROCESSES.has(path) ? '' : ' (in process)'}`, async (ctx) => {
       const s = setup(ctx);
-      const r = await runCli([...path.split(' '), '--json', '--bogus'], { env: s.env, cwd: s.cwd });
+      const args = [...path.split(' '), '--json', '--bogus'];
+      const r = USAGE_IN_PROCESSES.has(path)
+        ? await runCli(args, { env: s.env, cwd: s.cwd })
+        : await runCliInProcess(args, { ACP_KIT_DATA_DIR: s.data, XDG_CONFIG_HOME: s.env.XDG_CONFIG_HOME });
       expect(r.code).toBe(2);
       const last = expectResultShape(r);
       expect(last.error).toMatchObject({ kind: 'usage', exitCode: 2 });

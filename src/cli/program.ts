@@ -124,6 +124,18 @@ async function flushStdio(): Promise<void> {
  * any agent process group that is somehow still running.
  */
 export async function main(argv: string[] = process.argv): Promise<never> {
+  const code = await runMain(argv);
+  await flushStdio();
+  process.exit(code);
+}
+
+/**
+ * Parses `argv` (`[node, script, ...args]`), runs the command and reports its failure on stderr
+ * (and as a `result` line with `--json`), as {@link main} does; returns the exit code instead of
+ * exiting. Separate so that tests can run a command that touches no process (a usage error, a
+ * capture refused) in their own process, where starting one costs more than the command.
+ */
+export async function runMain(argv: string[]): Promise<number> {
   const style = createStyle(colorEnabled(process.stderr));
   const result = { code: 0 };
   const program = buildProgram(result);
@@ -162,8 +174,7 @@ export async function main(argv: string[] = process.argv): Promise<never> {
         );
     }
   }
-  await flushStdio();
-  process.exit(result.code);
+  return result.code;
 }
 
 /** `--json` was asked for (before any `--`): scripts then read a `result` line even for usage errors. */
