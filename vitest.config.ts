@@ -25,7 +25,7 @@ export default defineConfig({
       // both cores busy. With 3 the forks were the limit, not the cores: the process files' durations
       // summed to 1,125 s (375 s a fork, the suite took 385 s) while the cores were 1.56 busy on average.
       // The forks are reused (isolate: false): a fresh fork per file cost ~0.9 s of CPU each (start-up
-      // plus loading src through vite-node again), and the suite is CPU-bound. So every test file, not
+      // plus loading src through vite-node again), CPU the suite is short of. So every test file, not
       // only the unit ones, must leave no process-wide state behind (test/test-shared-worker.test.ts).
       // minForks = maxForks: with fewer, tinypool tears idle reused forks down mid-run and vitest 3.2
       // reports "Terminating worker thread" as an unhandled rejection.
