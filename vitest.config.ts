@@ -22,14 +22,14 @@ export default defineConfig({
     poolOptions: {
       // Vitest's default on 2 cores is ONE fork (cores - 1), which runs the suite file after file. Most
       // process files mostly wait on child processes (node start-up, pipes, timers), so several forks keep
-      // both cores busy. With 3 the forks were the limit, not the cores: the process files' durations
-      // summed to 1,125 s (375 s a fork, the suite took 385 s) while the cores were 1.56 busy on average.
+      // both cores busy. 3, measured: 4 forks ran the suite in 584 s and 671 s (1,040 and 1,217 CPU-s)
+      // where 3 took 537-592 s (848-954 CPU-s) on the same machine: the fourth adds contention, not speed.
       // The forks are reused (isolate: false): a fresh fork per file cost ~0.9 s of CPU each (start-up
-      // plus loading src through vite-node again), CPU the suite is short of. So every test file, not
+      // plus loading src through vite-node again), and the suite is CPU-bound. So every test file, not
       // only the unit ones, must leave no process-wide state behind (test/test-shared-worker.test.ts).
       // minForks = maxForks: with fewer, tinypool tears idle reused forks down mid-run and vitest 3.2
       // reports "Terminating worker thread" as an unhandled rejection.
-      forks: { maxForks: 4, minForks: 4, isolate: false },
+      forks: { maxForks: 3, minForks: 3, isolate: false },
       // the shared worker: one thread, modules kept between files (`npm run test:unit`, the unit project
       // alone, asks for two: no forks then, and the second core would idle; each thread loads the modules)
       threads: { maxThreads: 1, minThreads: 1, isolate: false },
