@@ -22,8 +22,8 @@ export default defineConfig({
     poolOptions: {
       // Vitest's default on 2 cores is ONE fork (cores - 1), which runs the suite file after file. Most
       // process files mostly wait on child processes (node start-up, pipes, timers), so several forks keep
-      // both cores busy. 3, measured: 4 forks ran the suite in 584 s and 671 s (1,040 and 1,217 CPU-s)
-      // where 3 took 537-592 s (848-954 CPU-s) on the same machine: the fourth adds contention, not speed.
+      // both cores busy. 4 were tried: fresh-clone runs on one machine took 584 and 671 s with 4, 592 and
+      // 700 s with 3 (more CPU-s with 4): within that machine's run-to-run spread, so 3 stay.
       // The forks are reused (isolate: false): a fresh fork per file cost ~0.9 s of CPU each (start-up
       // plus loading src through vite-node again), and the suite is CPU-bound. So every test file, not
       // only the unit ones, must leave no process-wide state behind (test/test-shared-worker.test.ts).
