@@ -1,3 +1,4 @@
+import { TickBatcher } from '../store/tick-batcher.js';
 import type { PgPool as Pool } from '../store/postgres/pg-types.js';
 import { UPDATES_CHANNEL } from './schema.js';
 import type { UpdateRow } from './follower.js';
@@ -36,9 +37,7 @@ ORDER BY k.i, u.seq`;
  * the same statement, so they interleave with the store's rows) and announced with NOTIFY.
  */
 export class UpdateTable {
-  private reads: PendingRead[] = [];
-  private readScheduled = false;
-  private reading: Promise<void> | undefined;
+  private readonly reads = new TickBatcher<PendingRead>(MAX_READS, (batch) => this.readBatch(batch));
 
   constructor(private readonly pool: Pool) {}
 
@@ -52,40 +51,23 @@ export class UpdateTable {
   read(namespace: string, sessionId: string, after: number, limit = 1000): Promise<UpdateRow[]> {
     return new Promise((resolve, reject) => {
       this.reads.push({ namespace, sessionId, after, limit, resolve, reject });
-      this.scheduleReads();
     });
   }
 
-  private scheduleReads(): void {
-    if (this.readScheduled || this.reading) return;
-    this.readScheduled = true;
-    setImmediate(() => {
-      this.readScheduled = false;
-      this.reading = this.readBatches().finally(() => {
-        this.reading = undefined;
-        if (this.reads.length > 0) this.scheduleReads();
-      });
-    });
-  }
-
-  private async readBatches(): Promise<void> {
-    while (this.reads.length > 0) {
-      const batch = this.reads.splice(0, MAX_READS);
-      try {
-        const r = await this.pool.query<{ i: string; seq: string; live: boolean; body: unknown }>(READ_BATCH_SQL, [
-          batch.map((b) => b.namespace),
-          batch.map((b) => b.sessionId),
-          batch.map((b) => b.after),
-          batch.map((b) => b.limit),
-        ]);
-        const rows = batch.map((): UpdateRow[] => []);
-        // the statement orders by (i, seq): each read's rows arrive in seq order
-        for (const row of r.rows)
-          rows[Number(row.i) - 1]?.push({ seq: Number(row.seq), live: row.live, body: row.body });
-        batch.forEach((b, k) => b.resolve(rows[k] ?? []));
-      } catch (e) {
-        for (const b of batch) b.reject(e);
-      }
+  private async readBatch(batch: PendingRead[]): Promise<void> {
+    try {
+      const r = await this.pool.query<{ i: string; seq: string; live: boolean; body: unknown }>(READ_BATCH_SQL, [
+        batch.map((b) => b.namespace),
+        batch.map((b) => b.sessionId),
+        batch.map((b) => b.after),
+        batch.map((b) => b.limit),
+      ]);
+      const rows = batch.map((): UpdateRow[] => []);
+      // the statement orders by (i, seq): each read's rows arrive in seq order
+      for (const row of r.rows) rows[Number(row.i) - 1]?.push({ seq: Number(row.seq), live: row.live, body: row.body });
+      batch.forEach((b, k) => b.resolve(rows[k] ?? []));
+    } catch (e) {
+      for (const b of batch) b.reject(e);
     }
   }
 

@@ -2,6 +2,7 @@
  * Sessions in PostgreSQL: what the JSONL store keeps (metadata, config values, the ordered history),
  * in tables several `acp-kit serve` instances can share. `pg` is loaded on first use only.
  */
+import { TickBatcher } from '../tick-batcher.js';
 import type { PgPool as Pool } from './pg-types.js';
 import { AcpError, type AnySessionUpdate } from '@acp-kit/protocol';
 import {
@@ -149,9 +150,7 @@ export class PostgresSessionStore implements SessionStore {
   readonly where: string;
   private readonly options: PostgresSessionStoreOptions;
   private poolPromise: Promise<Pool> | undefined;
-  private queue: Pending[] = [];
-  private flushScheduled = false;
-  private flushing: Promise<void> | undefined;
+  private readonly writes = new TickBatcher<Pending>(MAX_BATCH, (batch) => this.flush(batch));
   /** `last_seq` as this store last wrote or read it, per session (the single writer's view). */
   private readonly seqs = new Map<string, number>();
   /** Sessions whose write failed: their later queued writes fail too (no gap in a history). */
@@ -296,48 +295,32 @@ export class PostgresSessionStore implements SessionStore {
 
   private enqueue(make: (resolve: () => void, reject: (e: unknown) => void) => Pending): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.queue.push(make(resolve, reject));
-      this.scheduleFlush();
+      // writes issued in the same tick, and those issued while a batch is in flight, go together
+      this.writes.push(make(resolve, reject));
     });
   }
 
-  /** Writes issued in the same tick, and those issued while a batch is in flight, go together. */
-  private scheduleFlush(): void {
-    if (this.flushScheduled || this.flushing) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      this.flushing = this.flush().finally(() => {
-        this.flushing = undefined;
-        if (this.queue.length > 0) this.scheduleFlush();
-      });
-    });
-  }
-
-  private async flush(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      const ready: Pending[] = [];
-      for (const p of batch) {
-        const failure = this.failed.get(p.sessionId);
-        if (failure) p.reject(failure);
-        else ready.push(p);
-      }
-      if (ready.length === 0) continue;
-      let outcome: Map<string, AcpError | undefined>;
-      try {
-        outcome = await this.writeBatch(ready);
-      } catch (e) {
-        const error = this.unavailable(e);
-        outcome = new Map(ready.map((p) => [p.sessionId, error]));
-      }
-      for (const p of ready) {
-        const error = outcome.get(p.sessionId);
-        if (error) {
-          this.failed.set(p.sessionId, error);
-          p.reject(error);
-        } else p.resolve();
-      }
+  private async flush(batch: Pending[]): Promise<void> {
+    const ready: Pending[] = [];
+    for (const p of batch) {
+      const failure = this.failed.get(p.sessionId);
+      if (failure) p.reject(failure);
+      else ready.push(p);
+    }
+    if (ready.length === 0) return;
+    let outcome: Map<string, AcpError | undefined>;
+    try {
+      outcome = await this.writeBatch(ready);
+    } catch (e) {
+      const error = this.unavailable(e);
+      outcome = new Map(ready.map((p) => [p.sessionId, error]));
+    }
+    for (const p of ready) {
+      const error = outcome.get(p.sessionId);
+      if (error) {
+        this.failed.set(p.sessionId, error);
+        p.reject(error);
+      } else p.resolve();
     }
   }
 
@@ -544,9 +527,7 @@ export class PostgresSessionStore implements SessionStore {
 
   /** Waits for the writes issued so far, then ends the pool made from `url` (a pool you passed stays open). */
   async close(): Promise<void> {
-    while (this.flushing || this.flushScheduled || this.queue.length > 0) {
-      await (this.flushing ?? new Promise((r) => setImmediate(r)));
-    }
+    await this.writes.drained();
     this.closed = true;
     const pool = this.poolPromise;
     this.poolPromise = undefined;
