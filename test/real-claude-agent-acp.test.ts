@@ -276,6 +276,8 @@ describe(`the real ${PACKAGE} ${VERSION} against a loopback Messages API`, () =>
     ]);
     const envFlags = Object.entries(s.env).map(([k, v]) => `${k}=${v ?? ''}`);
     const prompts = ['--prompt', 'run echo checked', '--cancel-prompt', 'run sleep 3', '--short-prompt', 'hello'];
+    // Claude Code's session/new starts a CLI of several MB of JavaScript: on two cores shared with
+    // the suite's other forks it took over the default 10 s (CI, stop 16), which is load, not the agent
     const r = await cli(
       [
         'check',
@@ -283,6 +285,8 @@ describe(`the real ${PACKAGE} ${VERSION} against a loopback Messages API`, () =>
         '--protocol',
         'both',
         '--json',
+        '--timeout',
+        '30000',
         ...prompts,
         '--env',
         ...envFlags,

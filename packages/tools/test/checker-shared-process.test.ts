@@ -158,6 +158,31 @@ describe('check agent: shared agent processes', () => {
     expect(late.some((l) => Number(/newer=(\d+)/.exec(l)?.[1]) >= 2)).toBe(true);
   }, 120_000);
 
+  it('a shared agent is handed on with no session open: the checker closes what each case opened', async () => {
+    const dir = tempDir('acp-kit-shared-');
+    /** The most sessions each instance held when asked anything, by `<pid>-<instance>`. */
+    const mostOpen = async (name: string, env: Record<string, string>) => {
+      const log = join(dir, name);
+      const agent = fixtureAgent({ ...env, FIXTURE_STORE: tempDir('acp-kit-shared-'), REQUEST_LOG: log });
+      const result = await checkAgent(agent.agent, { protocols: [1, 2], concurrency: 1 });
+      const most = new Map<string, number>();
+      for (const [who, , open] of lines(log).map((l) => l.split(' ')))
+        most.set(who ?? '', Math.max(most.get(who ?? '') ?? 0, Number(open?.slice('open='.length))));
+      return { result, most: [...most.values()], instances: agent.started() };
+    };
+    const closing = await mostOpen('closing', {});
+    expect(failed(closing.result)).toEqual([]);
+    // a case opens at most three sessions; without the closes, one shared instance held every case's
+    const sharedCases = closing.result.cases.filter((c) => c.process === 'shared').length;
+    expect(sharedCases).toBeGreaterThan(20);
+    expect(Math.max(...closing.most)).toBeLessThanOrEqual(3);
+    // an agent without session/close keeps its sessions: its instance is retired before it holds 8 + a case's
+    const keeping = await mostOpen('keeping', { NO_CLOSE: '1' });
+    expect(failed(keeping.result)).toEqual([]);
+    expect(Math.max(...keeping.most)).toBeLessThanOrEqual(8 + 3);
+    expect(keeping.instances).toBeGreaterThan(closing.instances);
+  }, 60_000);
+
   it('an in-process agent shares instances the same way, and every instance is closed after the run', async () => {
     const shared = fixtureAgent({ FIXTURE_STORE: tempDir('acp-kit-shared-') });
     const sharedRun = await checkAgent(shared.agent, { protocols: [1, 2] });

@@ -10,7 +10,16 @@ import {
 } from './case.js';
 import { ALL_CASES } from './cases/index.js';
 import { REQUIREMENTS, requirement, type Requirement } from './requirements.js';
-import { SharedAgents, findingsBetween, markOf, openWork, type SharedAgent, type SharedMark } from './shared-agent.js';
+import {
+  MAX_UNCLOSED_SESSIONS,
+  SharedAgents,
+  findingsBetween,
+  markOf,
+  openWork,
+  sessionsLeftOpen,
+  type SharedAgent,
+  type SharedMark,
+} from './shared-agent.js';
 
 /** How one case ended. */
 export interface CaseResult {
@@ -369,10 +378,31 @@ async function reusable(ctx: CaseContext, shared: SharedAgent): Promise<boolean>
   if (!clean() || openWork(d, ctx.since) !== undefined) return false;
   try {
     await d.roundTrip(ctx.timeout);
+    if (!(await closeLeftSessions(ctx, shared))) return false;
   } catch {
     return false;
   }
   return clean();
+}
+
+/**
+ * Closes the sessions the case left open in its shared agent, as an editor closes a tab's session,
+ * so a run does not pile up what the agent holds per session (Claude Code keeps a process for each).
+ * An agent without session/close keeps them; false once it holds {@link MAX_UNCLOSED_SESSIONS}, or
+ * when a close fails: the agent is then retired.
+ */
+async function closeLeftSessions(ctx: CaseContext, shared: SharedAgent): Promise<boolean> {
+  const left = sessionsLeftOpen(ctx.driver, ctx.since);
+  if (!ctx.advertises(ctx.version === 2 ? 'session' : 'sessionCapabilities.close')) {
+    shared.openSessions += left.length;
+    return shared.openSessions < MAX_UNCLOSED_SESSIONS;
+  }
+  const closed = await Promise.all(
+    left.map((sessionId) => ctx.driver.request('session/close', { sessionId }, ctx.timeout)),
+  );
+  // what the agent sends as it closes belongs to this case, not the next
+  if (left.length > 0) await ctx.driver.roundTrip(ctx.timeout);
+  return closed.every((r) => r.error === undefined);
 }
 
 /** Runs a case in a fresh agent process of its own (the handshake with `gate`). */

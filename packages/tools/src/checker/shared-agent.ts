@@ -1,6 +1,6 @@
 import { at } from '@acp-kit/protocol/internal';
 import { agentLaunch, updateOf, type CheckSettings } from './case.js';
-import { AgentDriver, type Finding, type TranscriptLine } from './driver.js';
+import { AgentDriver, type Finding, type TranscriptLine, type WireMessage } from './driver.js';
 
 // The agent processes (or in-process instances) that shareable cases use one after another: one
 // per concurrency lane at a time, for the protocol version the lane is running. A case that went
@@ -21,7 +21,15 @@ export interface SharedAgent {
   initResult?: Record<string, unknown>;
   /** Where the next case's part begins: everything before it was reported by an earlier case. */
   mark: SharedMark;
+  /** Sessions earlier cases left open on it (an agent that cannot close them keeps them). */
+  openSessions: number;
 }
+
+/**
+ * How many sessions a shared agent that cannot close them may hold before it is retired: an agent
+ * may keep a process per session (Claude Code does), and a run opens about a hundred.
+ */
+export const MAX_UNCLOSED_SESSIONS = 8;
 
 /** Where `driver` is now: the mark after everything it has seen so far. */
 export function markOf(driver: AgentDriver): SharedMark {
@@ -54,6 +62,7 @@ export class SharedAgents {
     const agent: SharedAgent = {
       driver: new AgentDriver(agentLaunch(this.settings)),
       mark: { seq: 0, findings: 0, stderr: 0 },
+      openSessions: 0,
     };
     this.lanes.set(lane, { v, agent });
     return agent;
@@ -121,4 +130,35 @@ function runningTurn(lines: readonly TranscriptLine[]): string | undefined {
     if (!idle) return `the turn of session ${JSON.stringify(sid)} is still running`;
   }
   return undefined;
+}
+
+/** Methods whose answer (or params) name a session that is open afterwards. */
+const OPENING: Record<string, 'result' | 'params'> = {
+  'session/new': 'result',
+  'session/fork': 'result',
+  'session/load': 'params',
+  'session/resume': 'params',
+};
+
+/**
+ * The sessions the checker opened among the lines of `driver` after seq `since` (answered without
+ * error) and did not close there: what a case leaves behind in a shared agent.
+ */
+export function sessionsLeftOpen(driver: AgentDriver, since: number): string[] {
+  const lines = driver.transcript.filter((l) => l.seq > since);
+  const answers = new Map<string, WireMessage>();
+  for (const l of lines) if (l.dir === 'in' && l.msg?.method === undefined) answers.set(idKey(l.msg?.id), l.msg ?? {});
+  const open = new Set<string>();
+  for (const l of lines) {
+    const m = l.msg;
+    if (l.dir !== 'out' || m === undefined || typeof m.method !== 'string') continue;
+    const answer = answers.get(idKey(m.id));
+    if (answer === undefined || answer.error !== undefined) continue;
+    const from = OPENING[m.method];
+    const sid = at(from === 'result' ? answer.result : m.params, 'sessionId');
+    if (typeof sid !== 'string') continue;
+    if (from !== undefined) open.add(sid);
+    else if (m.method === 'session/close') open.delete(sid);
+  }
+  return [...open];
 }
