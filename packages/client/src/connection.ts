@@ -618,7 +618,8 @@ export class ClientConnection implements AuthProvidersClient {
 
   /**
    * Unstable `session/fork` (needs the agent's `fork` capability, ACP-V1-FORK-01): a new session
-   * with a copy of `sessionId`'s history, opened on this connection like {@link newSession}.
+   * with a copy of `sessionId`'s history, opened on this connection like {@link newSession}
+   * (`options.signal` withdraws it the same way).
    */
   async forkSession(sessionId: string, options: NewSessionOptions): Promise<ClientSession> {
     const router = this.ready();
@@ -626,15 +627,22 @@ export class ClientConnection implements AuthProvidersClient {
     const params: ForkSessionRequest = { sessionId, ...this.setupParams(options) };
     let unsubscribe: (() => void) | undefined;
     try {
-      return await this.setupCall(Methods.sessionFork, params, (r) => {
-        if (!r || typeof r.sessionId !== 'string')
-          throw AcpError.invalidParams('session/fork result.sessionId must be a string');
-        const session = this.makeSession(r.sessionId, options);
-        unsubscribe = this.stream(session, options.onUpdate);
-        router.claim(r.sessionId, session);
-        session.state.applySetup(r);
-        return session;
-      });
+      return await this.setupCall(
+        Methods.sessionFork,
+        params,
+        (r) => {
+          if (!r || typeof r.sessionId !== 'string')
+            throw AcpError.invalidParams('session/fork result.sessionId must be a string');
+          const session = this.makeSession(r.sessionId, options);
+          unsubscribe = this.stream(session, options.onUpdate);
+          router.claim(r.sessionId, session);
+          session.state.applySetup(r);
+          return session;
+        },
+        undefined,
+        undefined,
+        options.signal,
+      );
     } finally {
       unsubscribe?.();
     }
