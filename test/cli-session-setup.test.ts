@@ -10,6 +10,8 @@ import { readCapture } from '../packages/tools/src/captures/capture.js';
 import { BIN, FIXTURES, cliEnv, runCli, startCli, tempDir, waitFor } from './fixtures/cli-helpers.js';
 
 const AGENT = join(FIXTURES, 'client-order-agent.mjs');
+/** serve's token (a strong one: serve refuses weak tokens). */
+const TOKEN = 'setup-test-token-0123456789abcdef';
 const LOGIN = join(FIXTURES, 'login-helper.mjs');
 const dirs: string[] = [];
 afterEach(() => {
@@ -95,6 +97,39 @@ describe('run --timeout', () => {
       asked?.id,
     ]);
   }, 30_000);
+
+  it('--agent-url: Ctrl-C while session/new is pending withdraws it through serve, exit 130', async () => {
+    const { env, dir } = setup();
+    const capture = join(dir, 'cap.ndjson');
+    // serve's agent is the recording proxy in front of the muted agent: the capture shows what reached it
+    const agent = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} proxy --record ${JSON.stringify(capture)} -- ${agentLine('--mute-new')}`;
+    const serve = startCli(['serve', '--port', '0', '--token', TOKEN, '--agent', agent], { env });
+    try {
+      const url = await waitFor(() => /listening on (ws:\/\/\S+)/.exec(serve.stderr())?.[1], 20_000, 'serve');
+      const run = startCli(['run', '--timeout', '600', '--cwd', dir, '--agent-url', url, 'hello'], {
+        env: { ...env, ACP_KIT_AGENT_TOKEN: TOKEN },
+      });
+      await waitFor(
+        () => existsSync(capture) && readFileSync(capture, 'utf8').includes('session/new'),
+        15_000,
+        'session/new on the wire',
+      );
+      run.child.kill('SIGINT');
+      const r = await run.done;
+      expect(r.code, r.stderr).toBe(130);
+      // the withdrawal reached the agent behind serve, naming the id serve gave the request there
+      await waitFor(() => readFileSync(capture, 'utf8').includes('$/cancel_request'), 15_000, 'the withdrawal');
+      const sent = (await readCapture(capture)).frames.filter((f) => f.dir === 'editor->agent');
+      const asked = sent.find((f) => f.kind === 'request' && f.method === 'session/new');
+      const withdrawn = sent.filter((f) => f.method === '$/cancel_request');
+      expect(withdrawn.map((f) => (JSON.parse(f.raw) as { params: { requestId: unknown } }).params.requestId)).toEqual([
+        asked?.id,
+      ]);
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.done;
+    }
+  }, 60_000);
 
   it('refuses a bad value with a usage error', async () => {
     const { env } = setup();

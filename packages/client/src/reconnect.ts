@@ -162,7 +162,8 @@ export class ReconnectingConnection {
       existing.replace(session, false);
       return existing;
     }
-    const { onUpdate: _setupOnly, ...kept } = options;
+    // the set-up's own listener and abort signal are not the resumes' after a reconnect
+    const { onUpdate: _setupOnly, signal: _setupSignal, ...kept } = options;
     const s = new ReconnectingSession(this, session, kept);
     this.open.set(session.sessionId, s);
     return s;

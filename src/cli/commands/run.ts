@@ -305,8 +305,8 @@ function reportConnected(reporter: RunReporter, a: OpenAgent): void {
 
 /**
  * Opens the session (new, or `--session` loaded/resumed with its history replayed; through the reconnecting remote one with `--agent-url`) and streams its updates to the
- * reporter; Ctrl-C (`signal`) while a local session is still opening withdraws the request
- * (`$/cancel_request`). `opened` hears of the session before any update is reported (the Ctrl-C report and
+ * reporter; Ctrl-C (`signal`) while the session is still opening withdraws the request
+ * (`$/cancel_request`), local or remote. `opened` hears of the session before any update is reported (the Ctrl-C report and
  * terminal names read it); `onTokens` gets the turn's token counts, from the
  * `session_info_update` the built-in agent ends it with.
  */
@@ -327,12 +327,13 @@ async function startSession(
     try {
       s = runSessionOf(
         resumeId === undefined
-          ? await a.reconnecting.newSession({ cwd: a.cwd, mcpServers: a.mcpServers, onUpdate })
+          ? await a.reconnecting.newSession({ cwd: a.cwd, mcpServers: a.mcpServers, onUpdate, signal })
           : await a.reconnecting.resumeSession(resumeId, {
               cwd: a.cwd,
               mcpServers: a.mcpServers,
               replay: true,
               onUpdate,
+              signal,
             }),
       );
     } catch (e) {
