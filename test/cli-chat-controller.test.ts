@@ -3,6 +3,7 @@
 // clearing the input, the cancelling line replaced by the outcome, Ctrl-O's full output.
 // v2 /cancel-tool: the latest cancellable call, unknown ids and the agent refusing (tool_call/cancel).
 import { PassThrough } from 'node:stream';
+import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveAgent, silentLogger, type AgentDefinition } from '../packages/agent/src/index.js';
 import { connect, interactive, type ClientConnection } from '../packages/client/src/index.js';
@@ -282,5 +283,77 @@ describe('chat controller over v2: /cancel-tool (tool_call/cancel)', () => {
     expect(prompts).toEqual(['two calls']);
     c.send('/cancel-tool');
     await until(() => lastNote().includes('no running tool call'), 'nothing left to cancel');
+  });
+});
+
+/**
+ * A v1 agent of raw lines whose prompt asks for a permission and waits: `withdraw()` sends
+ * `$/cancel_request` for that request, as an agent does when it no longer needs the answer.
+ */
+function withdrawingAgent(toAgent: PassThrough, toClient: PassThrough) {
+  const write = (m: object) => toClient.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+  const answers: unknown[] = [];
+  let prompt: unknown;
+  let sessions = 0;
+  createInterface({ input: toAgent }).on('line', (line) => {
+    const m = JSON.parse(line) as { id?: unknown; method?: string; result?: unknown; error?: unknown };
+    if (m.method === 'initialize')
+      write({ id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
+    else if (m.method === 'session/new') write({ id: m.id, result: { sessionId: `s${++sessions}` } });
+    else if (m.method === 'session/prompt') {
+      prompt = m.id;
+      const options = [
+        { optionId: 'yes', name: 'Allow', kind: 'allow_once' },
+        { optionId: 'no', name: 'Reject', kind: 'reject_once' },
+      ];
+      const toolCall = { toolCallId: 't1', title: 'Write x?' };
+      write({ id: 'perm-1', method: 'session/request_permission', params: { sessionId: 's1', toolCall, options } });
+    } else if (m.id === 'perm-1' && m.method === undefined) {
+      answers.push(m.result ?? m.error);
+    }
+  });
+  return {
+    answers,
+    withdraw: () => write({ method: '$/cancel_request', params: { requestId: 'perm-1' } }),
+    endTurn: () => write({ id: prompt, result: { stopReason: 'end_turn' } }),
+  };
+}
+
+describe('chat controller: a permission request the agent withdraws', () => {
+  it('$/cancel_request from the agent closes the picker, and the request is still answered, cancelled', async () => {
+    const toAgent = new PassThrough();
+    const toClient = new PassThrough();
+    const agent = withdrawingAgent(toAgent, toClient);
+    let c!: ChatController;
+    const conn = await connect({
+      transport: new StreamTransport(toClient, toAgent),
+      protocol: 1,
+      permissionPolicy: interactive((req, ctx) => c.ask(req, ctx)),
+    });
+    c = new ChatController(
+      { agentLabel: 'test', protocolVersion: 1, cwd: '/tmp' },
+      { commandLine: 'test', command: 'test' },
+    );
+    cleanups.push(async () => {
+      c.exit();
+      await conn.close();
+    });
+    c.attach(await conn.newSession({ cwd: '/tmp' }));
+    const seen = (pred: () => boolean) =>
+      new Promise<void>((resolve) => {
+        if (pred()) return resolve();
+        const off = c.subscribe(() => pred() && (off(), resolve()));
+      });
+    c.send('write x');
+    await seen(() => c.view.permission !== undefined);
+    agent.withdraw();
+    // closed by the withdrawal itself: the turn is still running
+    await seen(() => c.view.permission === undefined);
+    expect(c.view.running).toBe(true);
+    // a round trip after the withdrawal: the answer, sent before it, has arrived
+    await conn.newSession({ cwd: '/tmp' });
+    expect(agent.answers).toEqual([{ outcome: { outcome: 'cancelled' } }]);
+    agent.endTurn();
+    await seen(() => !c.view.running);
   });
 });
