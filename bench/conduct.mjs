@@ -39,8 +39,11 @@ function treeCpuMs(pid, out = { sys: {}, syscalls: {} }) {
   const sys = Number(fields[12]) * 10;
   const ms = Number(fields[11]) * 10 + sys;
   const calls = ['syscr', 'syscw'].reduce((n, k) => n + Number(new RegExp(`^${k}: (\\d+)`, 'm').exec(io)?.[1] ?? 0), 0);
-  const role =
-    args.includes('conduct') ? 'conductor' : args.some((a) => a.endsWith('pass-component.mjs')) ? 'components' : 'agent';
+  const role = args.includes('conduct')
+    ? 'conductor'
+    : args.some((a) => a.endsWith('pass-component.mjs'))
+      ? 'components'
+      : 'agent';
   out[role] = (out[role] ?? 0) + ms;
   out.sys[role] = (out.sys[role] ?? 0) + sys;
   out.syscalls[role] = (out.syscalls[role] ?? 0) + calls;

@@ -13,7 +13,13 @@ import { nodeName, TraceWriter } from './trace.js';
 import { HopTracer } from './hop-tracer.js';
 import { negotiateChainVersion } from './version.js';
 import { advertiseMcpOverAcp, McpBridge } from './mcp-bridge.js';
-import { notificationLine, passNotification, successorLine, unwrapSuccessor, type PassNotification } from './pass-through.js';
+import {
+  notificationLine,
+  passNotification,
+  successorLine,
+  unwrapSuccessor,
+  type PassNotification,
+} from './pass-through.js';
 
 /** One program of the chain: a proxy component or the agent. */
 export interface ChainCommand {
