@@ -9,32 +9,44 @@ import { measureAcpKitClient, percentile, peakRssMb, report, ROUND_TRIPS, UPDATE
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 const BIN = here('../bin/acp-kit.js');
-const AGENT = [process.execPath, here('./acp-kit-agent.mjs')];
-const COMPONENT = [process.execPath, here('./pass-component.mjs')];
+// BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to every node process of the chain:
+// NODE_OPTIONS does not take --cpu-prof
+const NODE = [process.execPath, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+const AGENT = [...NODE, here('./acp-kit-agent.mjs')];
+const COMPONENT = [...NODE, here('./pass-component.mjs')];
 
 /** Goals from issue 27 item 5: each hop adds no more than the plain proxy (about 0.15 ms p50); 3 hops keep >= 50 % of direct. */
 export const CONDUCT_GOALS = { addedP50PerHopMs: 0.15, threeHopsOfDirect: 0.5 };
 
 /**
  * CPU milliseconds (user + system) used so far by process `pid` and every process below it, by role
- * (Linux /proc only; undefined elsewhere). Wall time on a loaded 2-core machine says little; the CPU
- * a chain spends per update does not depend on the load.
+ * (Linux /proc only; undefined elsewhere), with the system part and the read/write system calls
+ * (`sys.<role>`, `syscalls.<role>`). Wall time on a loaded 2-core machine says little; the CPU a
+ * chain spends per update does not depend on the load, and the system calls say how well writes batch.
  */
-function treeCpuMs(pid, out = {}) {
-  let stat, children, args;
+function treeCpuMs(pid, out = { sys: {}, syscalls: {} }) {
+  let stat, children, args, io;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
     args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    io = readFileSync(`/proc/${pid}/io`, 'utf8');
   } catch {
     return undefined;
   }
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 per second on Linux)
-  const ms = (Number(fields[11]) + Number(fields[12])) * 10;
-  const role =
-    args[2] === 'conduct' ? 'conductor' : args.some((a) => a.endsWith('pass-component.mjs')) ? 'components' : 'agent';
+  const sys = Number(fields[12]) * 10;
+  const ms = Number(fields[11]) * 10 + sys;
+  const calls = ['syscr', 'syscw'].reduce((n, k) => n + Number(new RegExp(`^${k}: (\\d+)`, 'm').exec(io)?.[1] ?? 0), 0);
+  const role = args.includes('conduct')
+    ? 'conductor'
+    : args.some((a) => a.endsWith('pass-component.mjs'))
+      ? 'components'
+      : 'agent';
   out[role] = (out[role] ?? 0) + ms;
+  out.sys[role] = (out.sys[role] ?? 0) + sys;
+  out.syscalls[role] = (out.syscalls[role] ?? 0) + calls;
   for (const c of children) if (treeCpuMs(Number(c), out) === undefined) return undefined;
   return out;
 }
@@ -43,8 +55,11 @@ function treeCpuMs(pid, out = {}) {
 function cpuDelta(before, after, clientMs) {
   if (!before || !after) return undefined;
   const d = { client: clientMs };
-  for (const k of Object.keys(after)) d[k] = after[k] - (before[k] ?? 0);
+  const sub = (a, b) => Object.fromEntries(Object.keys(a).map((k) => [k, a[k] - (b[k] ?? 0)]));
+  for (const k of Object.keys(after)) if (k !== 'sys' && k !== 'syscalls') d[k] = after[k] - (before[k] ?? 0);
   d.total = Object.values(d).reduce((a, b) => a + b, 0);
+  d.sys = sub(after.sys, before.sys);
+  d.syscalls = sub(after.syscalls, before.syscalls);
   return d;
 }
 
@@ -52,7 +67,7 @@ async function client(mode) {
   const { connect } = await import('@acp-kit/client');
   const hops = mode === 'direct' ? 0 : Number(mode);
   const chain = Array.from({ length: hops }, () => ['--', ...COMPONENT]).flat();
-  const argv = hops === 0 ? AGENT : [process.execPath, BIN, 'conduct', ...chain, '--', ...AGENT];
+  const argv = hops === 0 ? AGENT : [...NODE, BIN, 'conduct', ...chain, '--', ...AGENT];
   const conn = await connect({ command: argv[0], args: argv.slice(1), protocol: 2 });
   const session = await conn.newSession({ cwd: process.cwd() });
   const pid = conn.agentProcess?.process.pid;

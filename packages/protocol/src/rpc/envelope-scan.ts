@@ -15,10 +15,8 @@ const FAIL = -1;
 const QUOTE = 34;
 const BACKSLASH = 92;
 
-/** A member the scanner recorded: its name and value span in the line (and, for `params`, its own members). */
-interface Member extends RawField {
-  readonly fields?: Member[];
-}
+/** A member of a `proxy/successor` envelope's params the scanner recorded: its name and value span. */
+type Member = RawField;
 
 /** The scanner's state: one line at a time (a scan runs no callbacks, so it cannot be re-entered). */
 let src = '';
@@ -145,8 +143,8 @@ function scanValue(i: number, depth: number, fields: Member[] | undefined): numb
 }
 
 /**
- * Index past the object opening at `i`, or FAIL. With `fields`, records each member (for the
- * envelope: and the members of its `params` object, one level down, for `proxy/successor`).
+ * Index past the object opening at `i`, or FAIL. With `fields`, records each member (the members
+ * of a `proxy/successor` envelope's params), offsets from `base`, the object's opening brace.
  */
 function scanObject(i: number, depth: number, fields: Member[] | undefined, base: number): number {
   if (depth > maxDepth) return FAIL;
@@ -161,14 +159,9 @@ function scanObject(i: number, depth: number, fields: Member[] | undefined, base
     j = skipWs(j);
     if (src.charCodeAt(j) !== 58) return FAIL;
     const start = skipWs(j + 1);
-    // the wrapper's members are wanted only for a proxy/successor whose method came first (as writers put it)
-    const sub = successor && depth === 1 && name === 'params' && src.charCodeAt(start) === 123 ? [] : undefined;
-    j = scanValue(start, depth, sub);
+    j = scanValue(start, depth, undefined);
     if (j === FAIL) return FAIL;
-    if (depth === 1 && name === 'method' && j - start === SUCCESSOR_TEXT.length)
-      successor = src.startsWith(SUCCESSOR_TEXT, start);
-    // offsets from the object's own opening brace: a RawJson of it uses them as they are
-    fields?.push(sub ? { name, start, end: j, fields: sub } : { name, start: start - base, end: j - base });
+    fields?.push({ name, start: start - base, end: j - base });
     j = skipWs(j);
     const c = src.charCodeAt(j);
     if (c === 125) return j + 1;
@@ -222,40 +215,126 @@ export function scanJsonValue(text: string, limit: number): { start: number; end
  */
 export function readLazyMessage(line: string, limit: number): Record<string, unknown> | undefined {
   begin(line, limit);
-  const top: Member[] = [];
-  const i = skipWs(0);
-  let end = src.charCodeAt(i) === 123 ? scanObject(i, 1, top, 0) : FAIL;
-  if (end !== FAIL && skipWs(end) !== len) end = FAIL;
+  const m = scanEnvelope(skipWs(0));
   src = '';
-  return end === FAIL ? undefined : envelopeOf(line, top);
+  return m;
 }
 
-function envelopeOf(line: string, top: readonly Member[]): Record<string, unknown> | undefined {
-  const m: Record<string, unknown> = {};
-  for (const f of top) {
-    const name = f.name;
-    // JSON.parse keeps the last of repeated members; the full path does that
-    if (m[name] !== undefined) return undefined;
-    const text = line.slice(f.start, f.end);
-    const c = text.charCodeAt(0);
-    switch (name) {
-      case 'params':
-      case 'result':
-        m[name] = c === 123 || c === 91 ? new RawJson(text, f.fields) : JSON.parse(text);
-        break;
-      case 'id':
-        m.id = exactId(JSON.parse(text), text);
-        break;
-      case 'jsonrpc':
-      case 'method':
-      case 'error':
-        m[name] = c === QUOTE && text.indexOf('\\') === -1 ? text.slice(1, -1) : JSON.parse(text);
-        break;
-      default:
-        return undefined;
-    }
+/** The envelope's members, by the order of {@link ENVELOPE_KEYS}; OTHER for any other name. */
+const JSONRPC = 0;
+const ID = 1;
+const METHOD = 2;
+const PARAMS = 3;
+const RESULT = 4;
+const ERROR = 5;
+const OTHER = -1;
+const ENVELOPE_KEYS = ['jsonrpc', 'id', 'method', 'params', 'result', 'error'];
+
+/** Which envelope member the key literal `[start, end)` names, compared in place (no string made). */
+function envelopeKey(start: number, end: number): number {
+  if (escaped) return ENVELOPE_KEYS.indexOf(keyText(start, end));
+  const n = end - start - 2;
+  const k = start + 1;
+  if (n === 6) {
+    const c = src.charCodeAt(k);
+    if (c === 109) return src.startsWith('method', k) ? METHOD : OTHER;
+    if (c === 112) return src.startsWith('params', k) ? PARAMS : OTHER;
+    return c === 114 && src.startsWith('result', k) ? RESULT : OTHER;
   }
-  return m.method === CANCEL_REQUEST_METHOD ? undefined : m;
+  if (n === 7) return src.startsWith('jsonrpc', k) ? JSONRPC : OTHER;
+  if (n === 2) return src.startsWith('id', k) ? ID : OTHER;
+  return n === 5 && src.startsWith('error', k) ? ERROR : OTHER;
+}
+
+/**
+ * The message whose envelope object opens at `i`, built member by member as the scan goes (names
+ * compared in place, values made only for the envelope's own members); undefined where
+ * {@link readLazyMessage} says.
+ */
+function scanEnvelope(i: number): Record<string, unknown> | undefined {
+  if (src.charCodeAt(i) !== 123 || maxDepth < 1) return undefined;
+  const m: Record<string, unknown> = {};
+  let j = skipWs(i + 1);
+  if (src.charCodeAt(j) === 125) return finish(m, j + 1);
+  for (;;) {
+    if (src.charCodeAt(j) !== QUOTE) return undefined;
+    const keyStart = j;
+    j = scanString(j);
+    if (j === FAIL) return undefined;
+    const key = envelopeKey(keyStart, j);
+    if (key === OTHER) return undefined;
+    j = skipWs(j);
+    if (src.charCodeAt(j) !== 58) return undefined;
+    const start = skipWs(j + 1);
+    // the wrapper's members are wanted only for a proxy/successor whose method came first (as writers put it)
+    const sub = key === PARAMS && successor && src.charCodeAt(start) === 123 ? [] : undefined;
+    j = scanValue(start, 1, sub);
+    if (j === FAIL || !setMember(m, key, start, j, sub)) return undefined;
+    if (key === METHOD && j - start === SUCCESSOR_TEXT.length) successor = src.startsWith(SUCCESSOR_TEXT, start);
+    j = skipWs(j);
+    const c = src.charCodeAt(j);
+    if (c === 125) return finish(m, j + 1);
+    if (c !== 44) return undefined;
+    j = skipWs(j + 1);
+  }
+}
+
+/** The message once its object closed at `end`: nothing but whitespace may follow; a cancel is the peer's. */
+function finish(m: Record<string, unknown>, end: number): Record<string, unknown> | undefined {
+  return skipWs(end) === len && m.method !== CANCEL_REQUEST_METHOD ? m : undefined;
+}
+
+/**
+ * Sets member `key` of `m` from the value text `[start, end)` (just scanned: `escaped` is its
+ * flag when a string); false when `m` already has it (JSON.parse keeps the last of repeated
+ * members; the full path does that). Constant names keep `m`'s shape one of a few.
+ */
+function setMember(m: Record<string, unknown>, key: number, start: number, end: number, fields?: Member[]): boolean {
+  const c = src.charCodeAt(start);
+  switch (key) {
+    case PARAMS:
+    case RESULT: {
+      const text = src.slice(start, end);
+      const v = c === 123 || c === 91 ? new RawJson(text, fields) : JSON.parse(text);
+      if (key === PARAMS) {
+        if (m.params !== undefined) return false;
+        m.params = v;
+      } else {
+        if (m.result !== undefined) return false;
+        m.result = v;
+      }
+      return true;
+    }
+    case ID: {
+      if (m.id !== undefined) return false;
+      const text = src.slice(start, end);
+      m.id = exactId(JSON.parse(text), text);
+      return true;
+    }
+    default:
+      return setStringMember(m, key, start, end, c);
+  }
+}
+
+/** `jsonrpc`, `method` or `error`: a string without escapes is cut from the line, anything else parsed. */
+function setStringMember(m: Record<string, unknown>, key: number, start: number, end: number, c: number): boolean {
+  const v: unknown =
+    c !== QUOTE || escaped
+      ? JSON.parse(src.slice(start, end))
+      : end - start === 5 && src.startsWith('"2.0"', start)
+        ? '2.0'
+        : src.slice(start + 1, end - 1);
+  if (key === JSONRPC) {
+    if (m.jsonrpc !== undefined) return false;
+    m.jsonrpc = v;
+  } else if (key === METHOD) {
+    if (m.method !== undefined) return false;
+    m.method = v;
+  } else {
+    if (m.error !== undefined) return false;
+    m.error = v;
+  }
+  return true;
 }
 
 /**

@@ -6,5 +6,5 @@ export * from './request-id.js';
 export * from './child.js';
 export * from '../node/process-group.js';
 export { MAX_JSON_DEPTH } from './json-guard.js';
-export { RawJson, plainJson, type RawField } from './raw-value.js';
+export { RawJson, RawMessage, plainJson, type RawField } from './raw-value.js';
 export { readRawSuccessor } from './envelope-scan.js';

@@ -43,3 +43,18 @@ export interface RawField {
 export function plainJson(v: unknown): unknown {
   return v instanceof RawJson ? v.value : v;
 }
+
+/**
+ * A whole message already written as JSON text, for a transport that writes text (the stdio
+ * transport writes `text` as it is). A hop that forwards a message nothing inspects builds its line
+ * from the received text and hands it over like this, without an object to stringify. `toJSON` keeps
+ * any other transport correct: `JSON.stringify` writes the parsed message.
+ */
+export class RawMessage {
+  /** @param text one JSON-RPC message as JSON text, on one line (no newline in it) */
+  constructor(readonly text: string) {}
+
+  toJSON(): unknown {
+    return JSON.parse(this.text);
+  }
+}

@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { MAX_JSON_DEPTH, mayHaveUnsafeId, nestedDeeperThan, restoreExactIds, stringifyMessage } from './json-guard.js';
 import { LineSplitter } from './ndjson.js';
 import { readLazyMessage } from './envelope-scan.js';
+import { RawMessage } from './raw-value.js';
 import type { CloseInfo, Transport, TransportHandlers } from './transport.js';
 
 export interface StreamTransportOptions {
@@ -23,6 +24,13 @@ export interface StreamTransportOptions {
    * usual. Default false.
    */
   rawPayload?: boolean;
+  /**
+   * With `rawPayload`: sees each message the envelope scanner read, before it is delivered, and
+   * returns true when it took the message (a routing hop that forwarded it as text, see
+   * {@link RawMessage}): the message is then not delivered to the handlers. Called in arrival order,
+   * synchronously, so what it forwards keeps its place among the messages that are delivered.
+   */
+  bypass?: (message: Record<string, unknown>) => boolean;
 }
 
 /**
@@ -112,6 +120,7 @@ export class StreamTransport implements Transport {
     if (this.options.rawPayload) {
       const m = readLazyMessage(line, this.maxDepth);
       if (m !== undefined) {
+        if (this.options.bypass?.(m) === true) return;
         this.handlers?.onMessage(m);
         return;
       }
@@ -146,7 +155,7 @@ export class StreamTransport implements Transport {
   send(message: object): void {
     if (this.closed || this.outputGone !== undefined) return;
     // an exact id (bigint, ExactNumberId) is written as it came; anything else unserializable throws
-    const s = stringifyMessage(message);
+    const s = message instanceof RawMessage ? message.text : stringifyMessage(message);
     this.queue.push(s);
     this.queuedBytes += s.length + 1;
     if (this.waitingDrain) return;

@@ -8,8 +8,16 @@ import {
   type UpdateDecoder,
   type UpdateEncoder,
 } from '@acp-kit/protocol';
-import { JsonRpcPeer, plainJson, stdioTransport, type RequestContext, type Transport } from '@acp-kit/protocol/rpc';
+import {
+  JsonRpcPeer,
+  plainJson,
+  stdioTransport,
+  type RawMessage,
+  type RequestContext,
+  type Transport,
+} from '@acp-kit/protocol/rpc';
 import { readSuccessor } from './successor.js';
+import { notificationLine, passNotification, successorLine, unwrapSuccessor } from './pass-through.js';
 
 /** One side of a component's connection: the editor's (its predecessor) or the agent's (its successor). */
 export interface ComponentSide {
@@ -105,9 +113,41 @@ export function runComponent(definition: ComponentDefinition, options: RunCompon
   const tap = options.observe ? predecessorTap(options.observe) : undefined;
   // on stdio a message no handler wants is forwarded as the text it came as (`rawPayload`); an
   // observer sees whole messages, so then everything is parsed
-  const transport = options.transport ?? stdioTransport({ rawPayload: !options.observe });
-  const runner = new ComponentRunner(definition, new JsonRpcPeer(transport, { tap }));
+  let runner: ComponentRunner | undefined;
+  const bypass = options.observe || !onlyRequestHandlers(definition) ? undefined : passThrough(() => runner);
+  const transport = options.transport ?? stdioTransport({ rawPayload: !options.observe, bypass });
+  runner = new ComponentRunner(definition, new JsonRpcPeer(transport, { tap }));
   return { closed: runner.closed };
+}
+
+/**
+ * True when no handler of `def` can run for a notification (no `onUpdate`, no raw handlers): then
+ * the peer's inbox is never held, and a notification can skip the peer without overtaking one.
+ */
+function onlyRequestHandlers(def: ComponentDefinition): boolean {
+  const none = (r: Readonly<Record<string, RawHandler>> | undefined): boolean => !r || Object.keys(r).length === 0;
+  return !def.onUpdate && none(def.toAgent) && none(def.toClient);
+}
+
+/**
+ * The pass-through lane of a component with nothing to do for notifications: a `proxy/successor`
+ * notification goes to the editor side unwrapped, any other one to the agent side wrapped, as text
+ * (what `fromAgent` / `fromClient` would send, without the peer's per-message work).
+ */
+function passThrough(runner: () => ComponentRunner | undefined): (m: Record<string, unknown>) => boolean {
+  return (m) => {
+    const r = runner();
+    const n = r && passNotification(m);
+    if (!r || !n) return false;
+    if (n.method !== ProxyMethods.successor) {
+      r.sendLine(successorLine(n));
+      return true;
+    }
+    const inner = unwrapSuccessor(n);
+    if (!inner) return false;
+    r.sendLine(notificationLine(inner));
+    return true;
+  };
 }
 
 class ComponentRunner {
@@ -136,6 +176,11 @@ class ComponentRunner {
     peer.onNotification(ProxyMethods.successor, (params) => settled(this.fromAgent('notification', params)));
     peer.onOtherRequest((method, params, ctx) => this.fromClient('request', method, params, ctx));
     peer.onOtherNotification((method, params) => settled(this.fromClient('notification', method, params)));
+  }
+
+  /** Writes a line the pass-through lane built (see {@link passThrough}). */
+  sendLine(line: RawMessage): void {
+    this.peer.transport.send(line);
   }
 
   private ctx(signal?: AbortSignal): ComponentContext {

@@ -13,6 +13,13 @@ import { nodeName, TraceWriter } from './trace.js';
 import { HopTracer } from './hop-tracer.js';
 import { negotiateChainVersion } from './version.js';
 import { advertiseMcpOverAcp, McpBridge } from './mcp-bridge.js';
+import {
+  notificationLine,
+  passNotification,
+  successorLine,
+  unwrapSuccessor,
+  type PassNotification,
+} from './pass-through.js';
 
 /** One program of the chain: a proxy component or the agent. */
 export interface ChainCommand {
@@ -75,6 +82,10 @@ class Conductor {
   private readonly peers: JsonRpcPeer[];
   private readonly client: JsonRpcPeer;
   private readonly trace: TraceWriter | undefined;
+  /** Notifications are forwarded as text, past the peers (see `bypass`): off while tracing, which must see them. */
+  private readonly lane: boolean;
+  /** The editor's side is the conductor's own stdio, which writes a {@link RawMessage} as text. */
+  private readonly clientTakesText: boolean;
   /** The chain's protocol version: the editor's, unless the conductor supports only a lower one. */
   private version: 1 | 2 = 1;
   /** Set once the agent answered `initialize` without MCP over ACP: the conductor bridges its `acp` servers. */
@@ -87,11 +98,14 @@ class Conductor {
     const programs = [...options.components, options.agent];
     this.n = options.components.length;
     this.trace = options.trace ? new TraceWriter(options.trace) : undefined;
+    this.lane = this.trace === undefined;
+    this.clientTakesText = options.client === undefined;
     const tracer = this.trace ? new HopTracer(this.trace, this.n) : undefined;
     this.procs = programs.map((p, i) => this.spawn(p, i));
     this.peers = this.procs.map((proc, i) => new JsonRpcPeer(proc.transport, { tap: tracer?.tapFor(i) }));
     // the conductor only routes: payloads stay the text they came as (see `rawPayload`)
-    this.client = new JsonRpcPeer(options.client ?? stdioTransport({ rawPayload: true }), {
+    const bypass = this.lane ? (m: Record<string, unknown>) => this.bypass(-1, m) : undefined;
+    this.client = new JsonRpcPeer(options.client ?? stdioTransport({ rawPayload: true, bypass }), {
       tap: tracer?.tapFor(-1),
     });
     this.wire();
@@ -113,8 +127,47 @@ class Conductor {
       env: p.env,
       killTimeoutMs: this.options.killTimeoutMs,
       rawPayload: true,
+      bypass: this.lane ? (m) => this.bypass(i, m) : undefined,
       onStderr: (text) => onStderr(name, text),
     });
+  }
+
+  /**
+   * The pass-through lane: a notification read at position `from` that `down`/`up` would only
+   * re-envelope is written to the next program as text, without the peers' per-message work.
+   * Ordering holds: the conductor's notification handlers never hold a peer's inbox, so the peer
+   * would have forwarded it at this same point. False (the peer takes it) for anything else:
+   * requests, answers, `initialize`, what the MCP bridge reads, envelopes the full check must read.
+   */
+  private bypass(from: number, m: Record<string, unknown>): boolean {
+    const n = passNotification(m);
+    if (!n) return false;
+    if (from >= 0 && from < this.n && n.method === ProxyMethods.successor) {
+      const inner = unwrapSuccessor(n);
+      return inner !== undefined && this.passDown(from, inner);
+    }
+    return from < 0 ? this.passDown(from, n) : this.passUp(from, n);
+  }
+
+  private passDown(from: number, n: PassNotification): boolean {
+    const to = from + 1;
+    const peer = this.peers[to];
+    if (!peer || n.method === 'initialize' || (to === this.n && this.bridge)) return false;
+    peer.transport.send(notificationLine(n));
+    return true;
+  }
+
+  private passUp(from: number, n: PassNotification): boolean {
+    const to = from - 1;
+    if (to < 0) {
+      if (!this.clientTakesText) return false;
+      this.client.transport.send(notificationLine(n));
+      return true;
+    }
+    const peer = this.peers[to];
+    if (!peer) return false;
+    peer.transport.send(successorLine(n));
+    return true;
   }
 
   private wire(): void {

@@ -1,0 +1,50 @@
+// The pass-through lane: notifications a hop only routes, forwarded as text without the peer.
+import { ProxyMethods } from '@acp-kit/protocol';
+import { RawJson, RawMessage, readRawSuccessor } from '@acp-kit/protocol/rpc';
+
+/** A notification as the envelope scanner read it, its params (if any) still text. */
+export interface PassNotification {
+  readonly method: string;
+  readonly params?: RawJson;
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * `m` (a message the stdio transport's envelope scanner read) when it is a notification the peer
+ * would hand to a handler as it is: `"jsonrpc": "2.0"`, a string method, no id, params absent or
+ * an object/array left as text. Anything else (requests, responses, odd envelopes) is for the peer,
+ * which answers or reports it.
+ */
+export function passNotification(m: Record<string, unknown>): PassNotification | undefined {
+  const { method, params } = m;
+  if (typeof method !== 'string' || m.jsonrpc !== '2.0' || hasOwn.call(m, 'id')) return undefined;
+  if (params === undefined) return { method };
+  return params instanceof RawJson ? { method, params } : undefined;
+}
+
+/**
+ * The `{ method, params }` a `proxy/successor` notification carries, when its envelope is that plain
+ * shape (see `readRawSuccessor`); undefined for anything the full check must read.
+ */
+export function unwrapSuccessor(n: PassNotification): PassNotification | undefined {
+  if (n.method !== ProxyMethods.successor || !n.params) return undefined;
+  return readRawSuccessor(n.params);
+}
+
+/**
+ * The line the peer would write for `notify(method, params)`: the same members in the same order,
+ * the params' text spliced in as received.
+ */
+export function notificationLine(n: PassNotification): RawMessage {
+  const head = '{"jsonrpc":"2.0","method":' + JSON.stringify(n.method);
+  return new RawMessage(n.params ? head + ',"params":' + n.params.text + '}' : head + '}');
+}
+
+const SUCCESSOR_HEAD = '{"jsonrpc":"2.0","method":"proxy/successor","params":{"method":';
+
+/** The line the peer would write for `notify('proxy/successor', { method, params })`. */
+export function successorLine(n: PassNotification): RawMessage {
+  const head = SUCCESSOR_HEAD + JSON.stringify(n.method);
+  return new RawMessage(n.params ? head + ',"params":' + n.params.text + '}}' : head + '}}');
+}
