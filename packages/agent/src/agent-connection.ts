@@ -35,6 +35,8 @@ import {
   type SetSessionTitleResponse,
   type McpServer,
   type PermissionOutcome,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
   type PermissionRequest,
   type StateUpdate,
   type AuthStatus,
@@ -53,7 +55,7 @@ import {
 } from '@acp-kit/protocol/rpc';
 import { AuthStatusTracker, disableProvider, listProviders, setProvider } from './auth-providers.js';
 import { restoreValues } from './config-options.js';
-import { McpOverAcpRoutes } from './mcp-over-acp.js';
+import { McpOverAcpRoutes, type McpOverAcpChannel } from './mcp-over-acp.js';
 import { messageOf } from './error-text.js';
 import { lifecycleFor, type AgentLifecycle, type LifecycleSession } from './lifecycle/index.js';
 import { stderrLogger, type AgentLogger } from './logger.js';
@@ -1025,28 +1027,63 @@ class AgentConnectionImpl implements AgentConnection {
   // ---- wire helpers -----------------------------------------------------------
 
   private makeHost(lifecycle: AgentLifecycle, codec: WireCodec): AgentSessionHost {
-    const conn = this;
-    return {
-      lifecycle,
-      codec,
-      definition: this.definition,
-      store: this.store,
-      logger: this.logger,
-      client: this.client,
-      maxHeldPrompts: this.options.maxHeldPrompts ?? DEFAULT_MAX_HELD,
-      cancelTimeoutMs: this.options.cancelTimeoutMs ?? DEFAULT_CANCEL_TIMEOUT,
-      sendWires: (sessionId, wires) => conn.writeWires(sessionId, wires),
-      askPermission: (s, q, signal) => conn.askPermission(codec, s, q, signal),
-      elicit: (params, signal) => conn.requestClient(codec, Methods.elicitationCreate, params, signal),
-      completeElicitation: (elicitationId) => conn.notifyClient(codec, Methods.elicitationComplete, { elicitationId }),
-      whenWritable: () => conn.peer.whenWritable(),
-      clientServices: (sessionId) => conn.clientServices(codec, sessionId),
-      mcpOverAcp: conn.mcpRoutes,
-      sessionEnded: (s) => {
-        if (conn.sessions.get(s.sessionId) === s) conn.sessions.delete(s.sessionId);
-      },
-    };
+    return new AgentConnectionImpl.Host(this, lifecycle, codec);
   }
+
+  /**
+   * A connection as its sessions see it. A class (methods on its prototype, settings read from the
+   * connection) rather than an object of closures: ~500 bytes less for every connection, and it
+   * sits in the connection's class body so that it may call the connection's private methods.
+   */
+  private static readonly Host = class ConnectionHost implements AgentSessionHost {
+    constructor(
+      private readonly conn: AgentConnectionImpl,
+      readonly lifecycle: AgentLifecycle,
+      readonly codec: WireCodec,
+    ) {}
+    get definition(): AgentDefinition {
+      return this.conn.definition;
+    }
+    get store(): SessionStore {
+      return this.conn.store;
+    }
+    get logger(): AgentLogger {
+      return this.conn.logger;
+    }
+    get client(): ClientPeerInfo {
+      return this.conn.client;
+    }
+    get maxHeldPrompts(): number {
+      return this.conn.options.maxHeldPrompts ?? DEFAULT_MAX_HELD;
+    }
+    get cancelTimeoutMs(): number {
+      return this.conn.options.cancelTimeoutMs ?? DEFAULT_CANCEL_TIMEOUT;
+    }
+    get mcpOverAcp(): McpOverAcpChannel {
+      return this.conn.mcpRoutes;
+    }
+    sendWires(sessionId: string, wires: readonly object[]): void {
+      this.conn.writeWires(sessionId, wires);
+    }
+    askPermission(s: SessionRuntime, q: PermissionQuestion, signal: AbortSignal): Promise<PermissionOutcome> {
+      return this.conn.askPermission(this.codec, s, q, signal);
+    }
+    elicit(params: CreateElicitationRequest, signal: AbortSignal): Promise<CreateElicitationResponse> {
+      return this.conn.requestClient(this.codec, Methods.elicitationCreate, params, signal);
+    }
+    completeElicitation(elicitationId: string): void {
+      this.conn.notifyClient(this.codec, Methods.elicitationComplete, { elicitationId });
+    }
+    whenWritable(): Promise<void> {
+      return this.conn.peer.whenWritable();
+    }
+    clientServices(sessionId: string): ClientServices {
+      return this.conn.clientServices(this.codec, sessionId);
+    }
+    sessionEnded(s: SessionRuntime): void {
+      if (this.conn.sessions.get(s.sessionId) === s) this.conn.sessions.delete(s.sessionId);
+    }
+  };
 
   /**
    * Writes updates the session encoded (what a version cannot show, e.g. v1's `state_update`,
