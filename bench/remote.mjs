@@ -467,7 +467,7 @@ if (process.argv[2] === '--server') {
     process.exit(1);
   }
   console.log(
-    `| server (WebSocket, ${CONNS} idle connections, a session each) | RSS KB per connection | JS heap + buffers KB per connection |\n|---|---:|---:|`,
+    `| server (WebSocket, ${CONNS} idle connections, a session each) | RSS KB per connection | JS heap + buffers KB per connection | server RSS MB with them |\n|---|---:|---:|---:|`,
   );
   // a server kind after --idle runs only that one (e.g. with BENCH_REMOTE_SNAPSHOT)
   for (const kind of process.argv[3] ? [process.argv[3]] : ['acp-kit', 'sdk']) {
@@ -475,7 +475,7 @@ if (process.argv[2] === '--server') {
     try {
       const r = runNode(['--idle-client', `ws://127.0.0.1:${s.port}/acp`, `${kind} idle`]);
       console.log(
-        `| ${kind === 'sdk' ? 'official SDK AcpServer' : 'acp-kit startAcpServer'} | ${fmt(r.idleKbPerConn, 1)} | ${fmt(r.idleHeapKbPerConn, 1)} |`,
+        `| ${kind === 'sdk' ? 'official SDK AcpServer' : 'acp-kit startAcpServer'} | ${fmt(r.idleKbPerConn, 1)} | ${fmt(r.idleHeapKbPerConn, 1)} | ${fmt(r.rssMb)} |`,
       );
     } finally {
       await s.stop();
