@@ -98,7 +98,7 @@ async function server(kind) {
         const conn = serveAgent(definition, transport, { store: null, logger });
         conn.peer.onRequest('_bench/ping', () => ({}));
         conn.peer.onRequest('_bench/rss', () => memoryMb());
-        conn.peer.onRequest('_bench/snapshot', (p) => heapSnapshot(p));
+        conn.peer.onRequest('_bench/snapshot', heapSnapshot);
         return {
           async shutdown() {
             conn.close();
