@@ -6,6 +6,7 @@
 // Internal modes: --server <acp-kit|sdk> (prints {"port"} then serves), --client <url> <label>,
 // --many <url> <label> (the concurrency client).
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +15,15 @@ import { CHUNK_TEXT, measureAcpKitClient, peakRssMb, percentile, report, ROUND_T
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 const TOKEN = 'bench-token';
 export const CONNS = Number(process.env.BENCH_REMOTE_CONNS ?? 200);
+/**
+ * Idle connections per client process beyond which --idle spreads them over several processes, each
+ * from its own loopback source address (127.0.0.2, 127.0.0.3, ...): one address has ~28k ephemeral
+ * ports towards the server, one process is bounded by `ulimit -n`. BENCH_REMOTE_IDLE_PROCS overrides.
+ */
+const IDLE_PER_PROC = 10_000;
+/** Descriptors the bench server needs besides its idle connections (stdio, the listener, the probe, node's own). */
+const IDLE_FD_SPARE = 64;
+const IDLE_PROCS = Number(process.env.BENCH_REMOTE_IDLE_PROCS ?? Math.ceil(CONNS / IDLE_PER_PROC));
 /** Chunks each of the CONNS connections streams at once. */
 const MANY_UPDATES = Number(process.env.BENCH_REMOTE_MANY_UPDATES ?? 500);
 /** Goals from issue 13: WebSocket >= 60 % of stdio; acp-kit >= 2x the SDK's AcpServer. */
@@ -31,6 +41,18 @@ async function memoryMb() {
   }
   const m = process.memoryUsage();
   return { rssMb: m.rss / 1e6, heapMb: (m.heapUsed + m.external) / 1e6 };
+}
+
+/**
+ * BENCH_REMOTE_SNAPSHOT=<dir>: the server writes a heap snapshot (after the same full collections as
+ * {@link memoryMb}) before and after the idle connections open, to diff what each one holds.
+ */
+async function heapSnapshot({ name }) {
+  const dir = process.env.BENCH_REMOTE_SNAPSHOT;
+  if (!dir) return {};
+  await memoryMb();
+  const { writeHeapSnapshot } = await import('node:v8');
+  return { file: writeHeapSnapshot(`${dir}/${name}.heapsnapshot`) };
 }
 
 /**
@@ -76,6 +98,7 @@ async function server(kind) {
         const conn = serveAgent(definition, transport, { store: null, logger });
         conn.peer.onRequest('_bench/ping', () => ({}));
         conn.peer.onRequest('_bench/rss', () => memoryMb());
+        conn.peer.onRequest('_bench/snapshot', heapSnapshot);
         return {
           async shutdown() {
             conn.close();
@@ -109,9 +132,10 @@ async function server(kind) {
         );
         return { stopReason: 'end_turn' };
       })
-      .onRequest('*', ({ method }) => {
+      .onRequest('*', ({ method, params }) => {
         if (method === '_bench/ping') return {};
         if (method === '_bench/rss') return memoryMb();
+        if (method === '_bench/snapshot') return heapSnapshot(params);
         throw acp.RequestError.methodNotFound(method);
       });
   const sdk = new AcpServer({ createAgent: app });
@@ -138,35 +162,111 @@ async function client(url, label) {
   await conn.close();
 }
 
+/** Opens n connections with a session each, a few at a time (a burst of n handshakes measures accept(), not the transport). */
+async function openSessions(url, n, localAddress) {
+  const { connect } = await import('@acp-kit/client');
+  const { connectWebSocketTransport } = await import('@acp-kit/protocol/websocket');
+  const out = [];
+  for (let i = 0; i < n; i += 20) {
+    out.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(20, n - i) }, async () => {
+          const conn = await (localAddress
+            ? connect({ transport: connectWebSocketTransport(url, { token: TOKEN, localAddress }) })
+            : connect({ url, token: TOKEN }));
+          return { conn, session: await conn.newSession({ cwd: process.cwd() }) };
+        }),
+      )),
+    );
+  }
+  return out;
+}
+
+/**
+ * --idle-holder <url> <n> <localAddress>: a client process of a spread --idle run. Opens n idle
+ * connections from localAddress, prints {"opened": n}, holds them until its stdin ends, closes them.
+ */
+async function idleHolder(url, n, localAddress) {
+  const conns = await openSessions(url, n, localAddress);
+  report({ opened: conns.length });
+  process.stdin.resume();
+  await new Promise((resolve) => process.stdin.once('end', resolve));
+  await Promise.all(conns.map(({ conn }) => conn.close()));
+}
+
+/** CONNS idle connections spread over IDLE_PROCS holder processes; resolves once all are open. */
+async function spreadIdle(url) {
+  const holders = [];
+  try {
+    for (let i = 0; i < IDLE_PROCS; i++) {
+      const n = Math.floor(CONNS / IDLE_PROCS) + (i < CONNS % IDLE_PROCS ? 1 : 0);
+      const child = spawn(
+        process.execPath,
+        [here('./remote.mjs'), '--idle-holder', url, String(n), `127.0.0.${2 + i}`],
+        {
+          stdio: ['pipe', 'pipe', 'inherit'],
+        },
+      );
+      holders.push(child);
+    }
+    await Promise.all(
+      holders.map(
+        (child) =>
+          new Promise((resolve, reject) => {
+            const rl = createInterface({ input: child.stdout });
+            rl.once('line', resolve);
+            child.once('exit', (code) =>
+              reject(new Error(`an idle holder exited with ${code} before opening its connections`)),
+            );
+          }),
+      ),
+    );
+  } catch (e) {
+    for (const child of holders) child.kill('SIGKILL');
+    throw e;
+  }
+  const closeAll = () =>
+    Promise.all(
+      holders.map((child) => {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.stdin.end();
+        return exited;
+      }),
+    );
+  return closeAll;
+}
+
 /**
  * Opens CONNS idle connections (a session each) and returns them with the server's memory growth
  * per connection in KB, measured after a warm-up round (code loaded and compiled, pools grown).
+ * `spread`: in IDLE_PROCS client processes when that is more than one (then `conns` is empty).
  */
-async function openIdle(url) {
+async function openIdle(url, spread = false) {
   const { connect } = await import('@acp-kit/client');
   const probe = await connect({ url, token: TOKEN });
-  const open = async (n) => {
-    const out = [];
-    // opened a few at a time: a burst of n handshakes measures accept(), not the transport
-    for (let i = 0; i < n; i += 20) {
-      out.push(
-        ...(await Promise.all(
-          Array.from({ length: Math.min(20, n - i) }, async () => {
-            const conn = await connect({ url, token: TOKEN });
-            return { conn, session: await conn.newSession({ cwd: process.cwd() }) };
-          }),
-        )),
-      );
-    }
-    return out;
-  };
-  const warm = await open(Math.min(40, CONNS));
+  const warm = await openSessions(url, Math.min(40, CONNS));
   await Promise.all(warm.map(({ conn }) => conn.close()));
+  await probe.extRequest('_bench/snapshot', { name: 'before' });
   const before = await probe.extRequest('_bench/rss', {});
-  const conns = await open(CONNS);
+  let conns = [];
+  let closeSpread = async () => undefined;
+  if (spread && IDLE_PROCS > 1) closeSpread = await spreadIdle(url);
+  else conns = await openSessions(url, CONNS);
   const after = await probe.extRequest('_bench/rss', {});
+  await probe.extRequest('_bench/snapshot', { name: 'after' });
   const perConn = (key) => ((after[key] - before[key]) * 1000) / CONNS;
-  return { probe, conns, idleKbPerConn: perConn('rssMb'), idleHeapKbPerConn: perConn('heapMb') };
+  const close = async () => {
+    await Promise.all([closeSpread(), ...conns.map(({ conn }) => conn.close())]);
+    await probe.close();
+  };
+  return {
+    probe,
+    conns,
+    close,
+    idleKbPerConn: perConn('rssMb'),
+    idleHeapKbPerConn: perConn('heapMb'),
+    rssMb: after.rssMb,
+  };
 }
 
 async function many(url, label) {
@@ -333,10 +433,12 @@ if (process.argv[2] === '--server') {
   await many(process.argv[3], process.argv[4]);
   process.exit(0);
 } else if (process.argv[2] === '--idle-client') {
-  const { probe, conns, idleKbPerConn, idleHeapKbPerConn } = await openIdle(process.argv[3]);
-  report({ label: process.argv[4], conns: CONNS, idleKbPerConn, idleHeapKbPerConn });
-  await Promise.all(conns.map(({ conn }) => conn.close()));
-  await probe.close();
+  const { close, idleKbPerConn, idleHeapKbPerConn, rssMb } = await openIdle(process.argv[3], true);
+  report({ label: process.argv[4], conns: CONNS, idleKbPerConn, idleHeapKbPerConn, rssMb });
+  await close();
+  process.exit(0);
+} else if (process.argv[2] === '--idle-holder') {
+  await idleHolder(process.argv[3], Number(process.argv[4]), process.argv[5]);
   process.exit(0);
 } else if (process.argv[2] === '--telemetry') {
   // telemetry on vs off, WebSocket: node bench/remote.mjs --telemetry
@@ -356,15 +458,24 @@ if (process.argv[2] === '--server') {
   }
 } else if (process.argv[2] === '--idle') {
   // only the idle-connection memory, both servers side by side: node bench/remote.mjs --idle
+  // the server holds a descriptor per connection: say so up front rather than fail at EMFILE mid-run
+  const fdLimit = Number(/^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? Infinity);
+  if (CONNS + IDLE_FD_SPARE > fdLimit) {
+    console.error(
+      `bench/remote.mjs --idle: ${CONNS} connections need ~${CONNS + IDLE_FD_SPARE} descriptors in the server process, and its limit is ${fdLimit} (ulimit -n; above the hard limit only root can raise it): the largest run here is BENCH_REMOTE_CONNS=${fdLimit - IDLE_FD_SPARE}`,
+    );
+    process.exit(1);
+  }
   console.log(
-    `| server (WebSocket, ${CONNS} idle connections, a session each) | RSS KB per connection | JS heap + buffers KB per connection |\n|---|---:|---:|`,
+    `| server (WebSocket, ${CONNS} idle connections, a session each) | RSS KB per connection | JS heap + buffers KB per connection | server RSS MB with them |\n|---|---:|---:|---:|`,
   );
-  for (const kind of ['acp-kit', 'sdk']) {
+  // a server kind after --idle runs only that one (e.g. with BENCH_REMOTE_SNAPSHOT)
+  for (const kind of process.argv[3] ? [process.argv[3]] : ['acp-kit', 'sdk']) {
     const s = await startServer(kind);
     try {
       const r = runNode(['--idle-client', `ws://127.0.0.1:${s.port}/acp`, `${kind} idle`]);
       console.log(
-        `| ${kind === 'sdk' ? 'official SDK AcpServer' : 'acp-kit startAcpServer'} | ${fmt(r.idleKbPerConn, 1)} | ${fmt(r.idleHeapKbPerConn, 1)} |`,
+        `| ${kind === 'sdk' ? 'official SDK AcpServer' : 'acp-kit startAcpServer'} | ${fmt(r.idleKbPerConn, 1)} | ${fmt(r.idleHeapKbPerConn, 1)} | ${fmt(r.rssMb)} |`,
       );
     } finally {
       await s.stop();

@@ -71,7 +71,8 @@ export function clientSupportsElicitation(client: ClientPeerInfo, mode: Elicitat
  * whose completion goes only to the client that was asked (ACP-ALL-ELIC-09).
  */
 export class SessionElicitations {
-  private readonly outstanding = new Map<string, ElicitationTarget>();
+  /** Created with the first url elicitation (few sessions ask any). */
+  private outstanding: Map<string, ElicitationTarget> | undefined;
 
   constructor(
     private readonly sessionId: () => string,
@@ -96,43 +97,44 @@ export class SessionElicitations {
     const target = this.target();
     if (!clientSupportsElicitation(target.client, 'url')) throw new ElicitationNotSupportedError('url');
     const elicitationId = q.elicitationId ?? this.freshId();
-    if (this.outstanding.has(elicitationId))
+    const outstanding = (this.outstanding ??= new Map<string, ElicitationTarget>());
+    if (outstanding.has(elicitationId))
       throw AcpError.invalidParams(
         `elicitationId ${JSON.stringify(elicitationId)} is still outstanding (ACP-ALL-ELIC-09)`,
       );
     // reserved while asked, so a second question cannot take the same id meanwhile
-    this.outstanding.set(elicitationId, target);
+    outstanding.set(elicitationId, target);
     try {
       const answer = await target.elicit(
         { ...this.scope(q), mode: 'url', message: q.message, url: q.url, elicitationId },
         signal,
       );
       // only an accepted url stays outstanding until `completeElicitation`
-      if (answer.action !== 'accept') this.outstanding.delete(elicitationId);
+      if (answer.action !== 'accept') outstanding.delete(elicitationId);
       return { ...answer, elicitationId };
     } catch (e) {
-      this.outstanding.delete(elicitationId);
+      outstanding.delete(elicitationId);
       throw e;
     }
   }
 
   /** Sends `elicitation/complete` to the client that was asked; `false` for an id not outstanding. */
   complete(elicitationId: string): boolean {
-    const target = this.outstanding.get(elicitationId);
+    const target = this.outstanding?.get(elicitationId);
     if (!target) return false;
-    this.outstanding.delete(elicitationId);
+    this.outstanding?.delete(elicitationId);
     target.completeElicitation(elicitationId);
     return true;
   }
 
   /** The session closed: nothing is outstanding any more. */
   clear(): void {
-    this.outstanding.clear();
+    this.outstanding?.clear();
   }
 
   private freshId(): string {
     let id = this.mintId();
-    while (this.outstanding.has(id)) id = this.mintId();
+    while (this.outstanding?.has(id)) id = this.mintId();
     return id;
   }
 

@@ -39,7 +39,8 @@ export type McpMessageSender = (params: McpMessageRequest, signal?: AbortSignal)
  * notifications to the request they belong to, by `(serverId, requestId)`.
  */
 export class McpOverAcpRoutes implements McpOverAcpChannel {
-  private readonly listeners = new Map<string, (n: McpOverAcpNotification) => void>();
+  /** Listeners of the requests running; only while one runs (most connections never use MCP over ACP). */
+  private listeners: Map<string, (n: McpOverAcpNotification) => void> | undefined;
 
   constructor(private readonly send: McpMessageSender) {}
 
@@ -51,20 +52,22 @@ export class McpOverAcpRoutes implements McpOverAcpChannel {
   ): Promise<McpMessageResponse> {
     const requestId = options.requestId ?? randomUUID();
     const key = JSON.stringify([serverId, requestId]);
-    if (this.listeners.has(key)) throw new Error(`MCP request ${requestId} is already active for server ${serverId}`);
-    this.listeners.set(key, options.onNotification ?? (() => undefined));
+    const listeners = (this.listeners ??= new Map<string, (n: McpOverAcpNotification) => void>());
+    if (listeners.has(key)) throw new Error(`MCP request ${requestId} is already active for server ${serverId}`);
+    listeners.set(key, options.onNotification ?? (() => undefined));
     try {
       const req: McpMessageRequest = { serverId, requestId, method };
       if (params) req.params = params;
       return await this.send(req, options.signal);
     } finally {
-      this.listeners.delete(key);
+      listeners.delete(key);
+      if (listeners.size === 0 && this.listeners === listeners) this.listeners = undefined;
     }
   }
 
   /** A `mcp/message` notification from the client: to its request's listener, or dropped. */
   deliver(n: McpMessageNotification): void {
-    const listener = this.listeners.get(JSON.stringify([n.serverId, n.requestId]));
+    const listener = this.listeners?.get(JSON.stringify([n.serverId, n.requestId]));
     if (!listener) return;
     listener({ method: n.method, ...(n.params ? { params: n.params } : {}) });
   }

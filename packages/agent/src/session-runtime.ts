@@ -134,7 +134,15 @@ export class SessionRuntime implements AgentSession {
   readonly cwd: string;
   readonly additionalDirectories: readonly string[];
   readonly mcpServers: readonly McpServer[];
-  readonly data = new Map<string, unknown>();
+  /*
+   * Maps and helpers below are created when first needed: a server holds many idle sessions, and an
+   * empty Map costs ~190 bytes.
+   */
+  private dataMap: Map<string, unknown> | undefined;
+  /** The author's per-session state (created on first use). */
+  get data(): Map<string, unknown> {
+    return (this.dataMap ??= new Map<string, unknown>());
+  }
   configOptions: ConfigOption[] = [];
   encoder: UpdateEncoder;
   private seq = 0;
@@ -144,24 +152,27 @@ export class SessionRuntime implements AgentSession {
   private held: PromptJob[] = [];
   private closing = false;
   closed = false;
-  private readonly toolCancels = new Map<string, () => void | Promise<void>>();
-  private readonly terminalCancels = new Map<string, () => void | Promise<void>>();
+  private toolCancels: Map<string, () => void | Promise<void>> | undefined;
+  private terminalCancels: Map<string, () => void | Promise<void>> | undefined;
   private services: ClientServices | undefined;
   /** Fields of every tool call sent so far (by reference), to tell whether a permission subject adds any. */
-  private readonly toolCalls = new Map<string, Record<string, unknown>>();
+  private toolCalls: Map<string, Record<string, unknown>> | undefined;
   /** Whether the encoder has seen an update (then it keeps its state: never recreated). */
   private encoderUsed = false;
   private warnedStateUpdate = false;
   /** The connections this session's output goes to, in the order they attached. */
   private readonly attachments: SessionAttachment[] = [];
   /** Permission questions waiting for an answer from any attached client. */
-  private readonly questions = new Set<OpenQuestion>();
+  private questions: Set<OpenQuestion> | undefined;
+  private elicitationState: SessionElicitations | undefined;
   /** Elicitations go to one connection (ACP-ALL-ELIC-04): the first live attachment. */
-  private readonly elicitations = new SessionElicitations(
-    () => this.sessionId,
-    () => this.elicitationTarget(),
-    () => this.newId('elicitation'),
-  );
+  private get elicitations(): SessionElicitations {
+    return (this.elicitationState ??= new SessionElicitations(
+      () => this.sessionId,
+      () => this.elicitationTarget(),
+      () => this.newId('elicitation'),
+    ));
+  }
   /** History updates appended by this runtime (a joiner's replay is consistent when it did not move). */
   private appended = 0;
   // An asynchronous store (writes return promises): the wire output waits for the writes issued
@@ -374,7 +385,7 @@ export class SessionRuntime implements AgentSession {
       const settle = (): boolean => {
         if (settled) return false;
         settled = true;
-        this.questions.delete(open);
+        this.questions?.delete(open);
         answered.abort(abortError('answered by another client'));
         return true;
       };
@@ -392,7 +403,7 @@ export class SessionRuntime implements AgentSession {
           );
         },
       };
-      this.questions.add(open);
+      (this.questions ??= new Set<OpenQuestion>()).add(open);
       const live = this.attachments.filter((a) => a.live);
       const targets = live.length > 0 ? live.map((a) => a.host) : [this.attachments[0]?.host ?? this.host];
       for (const host of targets) open.ask(host);
@@ -406,7 +417,7 @@ export class SessionRuntime implements AgentSession {
   activate(attachment: SessionAttachment): void {
     attachment.flush();
     if (!this.attachments.includes(attachment)) return;
-    for (const q of [...this.questions]) q.ask(attachment.host);
+    for (const q of [...(this.questions ?? [])]) q.ask(attachment.host);
   }
 
   /** Backpressure: the turn streams at the pace of the slowest attached connection. */
@@ -559,15 +570,17 @@ export class SessionRuntime implements AgentSession {
   private noteToolCall(u: AnySessionUpdate): void {
     if (u.sessionUpdate === 'tool_call_update') {
       if (typeof u.toolCallId !== 'string') return;
-      const known = this.toolCalls.get(u.toolCallId) ?? {};
+      const toolCalls = (this.toolCalls ??= new Map<string, Record<string, unknown>>());
+      const known = toolCalls.get(u.toolCallId) ?? {};
       for (const [k, v] of Object.entries(u)) if (k !== 'sessionUpdate' && v !== undefined) known[k] = v;
-      this.toolCalls.set(u.toolCallId, known);
+      toolCalls.set(u.toolCallId, known);
     } else if (u.sessionUpdate === 'tool_call_content_chunk') {
       if (typeof u.toolCallId !== 'string') return;
-      const known = this.toolCalls.get(u.toolCallId) ?? { toolCallId: u.toolCallId };
+      const toolCalls = (this.toolCalls ??= new Map<string, Record<string, unknown>>());
+      const known = toolCalls.get(u.toolCallId) ?? { toolCallId: u.toolCallId };
       // the content grew by a chunk: a subject's content list can no longer be compared
       delete known.content;
-      this.toolCalls.set(u.toolCallId, known);
+      toolCalls.set(u.toolCallId, known);
     }
   }
 
@@ -583,7 +596,7 @@ export class SessionRuntime implements AgentSession {
     const call = subject.toolCall;
     // checked at run time too: a JavaScript author may pass anything
     if (!isObj(call) || typeof call.toolCallId !== 'string') return;
-    const known = this.toolCalls.get(call.toolCallId);
+    const known = this.toolCalls?.get(call.toolCallId);
     const adds =
       !known || Object.entries(call).some(([k, v]) => k !== 'toolCallId' && v !== undefined && !sameValue(known[k], v));
     if (adds) this.emit({ ...call, sessionUpdate: 'tool_call_update' });
@@ -610,28 +623,30 @@ export class SessionRuntime implements AgentSession {
   }
 
   onCancelToolCall(toolCallId: string, cancel: () => void | Promise<void>): () => void {
-    this.toolCancels.set(toolCallId, cancel);
+    const cancels = (this.toolCancels ??= new Map<string, () => void | Promise<void>>());
+    cancels.set(toolCallId, cancel);
     return () => {
-      if (this.toolCancels.get(toolCallId) === cancel) this.toolCancels.delete(toolCallId);
+      if (cancels.get(toolCallId) === cancel) cancels.delete(toolCallId);
     };
   }
   onCancelTerminal(terminalId: string, cancel: () => void | Promise<void>): () => void {
-    this.terminalCancels.set(terminalId, cancel);
+    const cancels = (this.terminalCancels ??= new Map<string, () => void | Promise<void>>());
+    cancels.set(terminalId, cancel);
     return () => {
-      if (this.terminalCancels.get(terminalId) === cancel) this.terminalCancels.delete(terminalId);
+      if (cancels.get(terminalId) === cancel) cancels.delete(terminalId);
     };
   }
 
   /** Final tool calls and exited terminals can no longer be cancelled (ACP-V2-TOOL-11). */
   private track(u: AnySessionUpdate): void {
     if (u.sessionUpdate === 'tool_call_update' && FINAL_TOOL_STATUSES.has(u.status))
-      this.toolCancels.delete(u.toolCallId);
-    if (u.sessionUpdate === 'terminal_update' && u.exitStatus != null) this.terminalCancels.delete(u.terminalId);
+      this.toolCancels?.delete(u.toolCallId);
+    if (u.sessionUpdate === 'terminal_update' && u.exitStatus != null) this.terminalCancels?.delete(u.terminalId);
   }
 
   async cancelEntity(kind: 'tool_call' | 'terminal', id: string): Promise<void> {
     const map = kind === 'tool_call' ? this.toolCancels : this.terminalCancels;
-    const cancel = map.get(id);
+    const cancel = map?.get(id);
     if (!cancel) {
       const field = kind === 'tool_call' ? 'toolCallId' : 'terminalId';
       throw AcpError.invalidParams(
@@ -641,7 +656,7 @@ export class SessionRuntime implements AgentSession {
         },
       );
     }
-    map.delete(id);
+    map?.delete(id);
     await cancel();
   }
 
@@ -918,9 +933,9 @@ export class SessionRuntime implements AgentSession {
     // an asynchronous store: what the turn persisted still goes out before the session closes
     await this.whenPersisted();
     this.closed = true;
-    this.toolCancels.clear();
-    this.terminalCancels.clear();
-    this.elicitations.clear();
+    this.toolCancels?.clear();
+    this.terminalCancels?.clear();
+    this.elicitationState?.clear();
     // connections still attached (a shared session deleted by one of them) forget it
     for (const a of this.attachments.splice(0)) a.host.sessionEnded(this);
     try {

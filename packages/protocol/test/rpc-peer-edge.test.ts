@@ -67,12 +67,39 @@ describe('JsonRpcPeer edge cases (review)', () => {
     expect(await a.request('ok')).toBe(1);
   });
 
+  it('holds no request maps while idle, and builds them again for the next request and its cancellation', async () => {
+    const { a, b } = pair();
+    type Maps = { pending?: Map<unknown, unknown>; inbound?: Map<unknown, unknown> };
+    const maps = (p: JsonRpcPeer): Maps => p as unknown as Maps;
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    b.onRequest('echo', (p) => p);
+    b.onRequest('wait', (_p, ctx) => {
+      started();
+      return new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)));
+    });
+    expect(await a.request('echo', 1)).toBe(1);
+    // answered: neither side keeps an (empty) map for an idle connection
+    expect([maps(a).pending, maps(b).inbound]).toEqual([undefined, undefined]);
+    // the next request, and its cancellation, still find what they need
+    const ac = new AbortController();
+    const waiting = a.request('wait', {}, { signal: ac.signal, onAbort: 'wait' });
+    await running;
+    expect(maps(a).pending?.size).toBe(1);
+    expect(maps(b).inbound?.size).toBe(1);
+    ac.abort();
+    await expect(waiting).rejects.toMatchObject({ code: -32800 });
+    expect([maps(a).pending, maps(b).inbound]).toEqual([undefined, undefined]);
+    expect(await a.request('echo', 2)).toBe(2);
+  });
+
   it('rejects a request whose params cannot be serialized without leaking its pending entry or abort listener', async () => {
     const { a, b } = pair();
     b.onRequest('echo', (p) => p);
     const ac = new AbortController();
     await expect(a.request('echo', { n: 1n }, { signal: ac.signal })).rejects.toThrow(/BigInt/i);
-    expect((a as unknown as { pending: Map<unknown, unknown> }).pending.size).toBe(0);
+    // nothing pending: the map is dropped with its last entry
+    expect((a as unknown as { pending: Map<unknown, unknown> | undefined }).pending?.size ?? 0).toBe(0);
     // aborting now must not send a $/cancel_request for a request that never went out
     const seen: unknown[] = [];
     b.onNotification('$/cancel_request', (p) => void seen.push(p));

@@ -131,6 +131,13 @@ const SESSION_ADDRESSING = new Set([
   'session/set_title',
 ]);
 
+/** A request whose answer the guard looks at: what it asked, about which session, and a disguised id to put back. */
+interface Watched {
+  method: string;
+  sessionId?: string;
+  disguised?: { fake: string; real: string };
+}
+
 /**
  * Wraps the transport a remote connection hands its agent: enforces the session limit and token
  * isolation (a token's client can neither address nor list sessions another token created) without
@@ -138,11 +145,8 @@ const SESSION_ADDRESSING = new Set([
  */
 export class GuardedTransport implements Transport {
   private handlers: TransportHandlers | undefined;
-  /** request id key -> method, for answers we need to look at */
-  private readonly watched = new Map<
-    string,
-    { method: string; sessionId?: string; disguised?: { fake: string; real: string } }
-  >();
+  /** request id key -> method, for answers we need to look at; only while one is awaited (an idle connection keeps no empty Map) */
+  private watched: Map<string, Watched> | undefined;
   /** sessions this connection holds open */
   readonly sessions = new Set<string>();
 
@@ -166,6 +170,22 @@ export class GuardedTransport implements Transport {
     });
   }
 
+  private watch(id: unknown, w: Watched): void {
+    (this.watched ??= new Map<string, Watched>()).set(requestIdKey(id), w);
+  }
+
+  /** The watch on the request `id` answers, taken off (with the map when it was the last). */
+  private unwatch(id: unknown): Watched | undefined {
+    const watched = this.watched;
+    if (!watched) return undefined;
+    const key = requestIdKey(id);
+    const w = watched.get(key);
+    if (w === undefined) return undefined;
+    watched.delete(key);
+    if (watched.size === 0) this.watched = undefined;
+    return w;
+  }
+
   private refuse(id: unknown, code: number, message: string): void {
     this.inner.send({ jsonrpc: '2.0', id, error: { code, message } });
   }
@@ -184,7 +204,7 @@ export class GuardedTransport implements Transport {
         // its answer goes back with the id put back, byte for byte what a session that does not exist gets
         if (!isRequest) return;
         const fake = lookalikeId(sessionId, (id) => this.registry.known(id));
-        this.watched.set(requestIdKey(msg.id), { method: msg.method, disguised: { fake, real: sessionId } });
+        this.watch(msg.id, { method: msg.method, disguised: { fake, real: sessionId } });
         this.handlers?.onMessage({ ...msg, params: { ...(p as object), sessionId: fake } });
         return;
       }
@@ -225,7 +245,7 @@ export class GuardedTransport implements Transport {
           msg.method === 'session/delete' ||
           msg.method === 'session/list')
       ) {
-        this.watched.set(requestIdKey(msg.id), { method: msg.method, sessionId });
+        this.watch(msg.id, { method: msg.method, sessionId });
       }
     }
     this.handlers?.onMessage(msg);
@@ -249,12 +269,10 @@ export class GuardedTransport implements Transport {
 
   send(message: object): void {
     const m = message;
-    if (isObj(m) && !('method' in m) && 'id' in m && this.watched.size > 0) {
-      const key = requestIdKey(m.id);
-      const w = this.watched.get(key);
+    if (isObj(m) && !('method' in m) && 'id' in m && this.watched) {
+      const w = this.unwatch(m.id);
       if (w?.disguised) {
         // nothing is registered for a disguised request: the answer only goes back with the id put back
-        this.watched.delete(key);
         // only the payload: the id stays the exact value it is (a big id must not go through JSON.parse)
         const { fake, real } = w.disguised;
         this.inner.send({
@@ -265,7 +283,6 @@ export class GuardedTransport implements Transport {
         return;
       }
       if (w) {
-        this.watched.delete(key);
         const result = m.result;
         if (isObj(result)) {
           if (OPENING.has(w.method)) {

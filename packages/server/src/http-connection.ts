@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { isObj, messageToText } from '@acp-kit/protocol/internal';
 import { requestIdKey, type CloseInfo, type Transport, type TransportHandlers } from '@acp-kit/protocol/rpc';
+import { newConnectionId } from './connection-id.js';
 import { SseStream, type ResumeRefusal } from './sse-stream.js';
 
 type Json = Record<string, unknown>;
@@ -43,7 +43,7 @@ export interface HttpConnectionLimits {
  */
 export class HttpServerConnection implements Transport {
   /** The `Acp-Connection-Id`. */
-  readonly id = randomUUID();
+  readonly id = newConnectionId();
   private handlers: TransportHandlers | undefined;
   /** The connection stream, once the client opened it. */
   private stream: SseStream | undefined;

@@ -17,6 +17,7 @@ import {
 import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from '@acp-kit/protocol/http';
 import type { Transport } from '@acp-kit/protocol/rpc';
 import { WebSocketTransport } from '@acp-kit/protocol/websocket';
+import { newConnectionId } from './connection-id.js';
 import { GuardedTransport, SessionRegistry, type CwdCheck } from './guard.js';
 import { HttpServerConnection } from './http-connection.js';
 import { openFilesLimit, SocketGuard } from './socket-guard.js';
@@ -492,7 +493,7 @@ function webSocketUpgrades(ctx: ServerContext): {
         message: `connection limit reached (${ctx.maxConnections}): try again later`,
         headers: { 'retry-after': '5' },
       });
-    const id = crypto.randomUUID();
+    const id = newConnectionId();
     upgradeIds.set(req, id);
     wss.handleUpgrade(req, socket, head, (ws) => {
       const transport: WebSocketTransport = new WebSocketTransport(ws, {

@@ -128,8 +128,10 @@ export class SocketGuard {
     timer.unref();
     const entry = { ip, timer };
     this.pending.set(socket, entry);
+    // looked up, not captured: once admitted, the entry and its timer are garbage for the socket's whole life
     socket.once('close', () => {
-      if (this.pending.get(socket) === entry) this.settle(socket, entry);
+      const pending = this.pending.get(socket);
+      if (pending) this.settle(socket, pending);
     });
   }
 

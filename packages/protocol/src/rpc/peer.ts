@@ -87,10 +87,17 @@ const hasOwn = Object.prototype.hasOwnProperty;
  */
 export class JsonRpcPeer {
   private nextId = 1;
-  private readonly pending = new Map<RequestId, Pending>();
-  private readonly inbound = new Map<WireRequestId, AbortController>();
-  private readonly requestHandlers = new Map<string, RequestHandler>();
-  private readonly notificationHandlers = new Map<string, NotificationHandler>();
+  /*
+   * The maps below exist only while they hold something (the handler maps once a handler is set):
+   * an empty Map costs ~190 bytes, and a server holds tens of thousands of idle connections whose
+   * peers have nothing pending or running.
+   */
+  /** Requests sent and not answered yet. */
+  private pending: Map<RequestId, Pending> | undefined;
+  /** Requests received and still running, for `$/cancel_request`. */
+  private inbound: Map<WireRequestId, AbortController> | undefined;
+  private requestHandlers: Map<string, RequestHandler> | undefined;
+  private notificationHandlers: Map<string, NotificationHandler> | undefined;
   private fallbackRequest: ((method: string, params: unknown, ctx: RequestContext) => unknown) | undefined;
   private fallbackNotification: ((method: string, params: unknown) => void | Promise<void>) | undefined;
   /** Messages held while the inbox is blocked; read from `backlogHead` (Array#shift is O(n) on large arrays). */
@@ -129,11 +136,11 @@ export class JsonRpcPeer {
   }
 
   onRequest(method: string, handler: RequestHandler): this {
-    this.requestHandlers.set(method, handler);
+    (this.requestHandlers ??= new Map<string, RequestHandler>()).set(method, handler);
     return this;
   }
   onNotification(method: string, handler: NotificationHandler): this {
-    this.notificationHandlers.set(method, handler);
+    (this.notificationHandlers ??= new Map<string, NotificationHandler>()).set(method, handler);
     return this;
   }
   /** Handles requests no specific handler took (default: -32601). */
@@ -161,17 +168,17 @@ export class JsonRpcPeer {
           return;
         }
         const onAbort = () => {
-          if (!this.pending.has(id)) return;
+          if (!this.pending?.has(id)) return;
           this.notify(CANCEL_REQUEST_METHOD, { requestId: id });
           if (options?.onAbort !== 'wait') {
-            this.pending.delete(id);
+            this.forgetPending(id);
             reject(AcpError.cancelled(`${method} was cancelled`));
           }
         };
         signal.addEventListener('abort', onAbort, { once: true });
         listening = { signal, onAbort };
       }
-      this.pending.set(id, {
+      (this.pending ??= new Map<RequestId, Pending>()).set(id, {
         id,
         method,
         onAnswer: options?.onAnswer,
@@ -188,8 +195,8 @@ export class JsonRpcPeer {
         this.write(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
       } catch (e) {
         // nothing went out (e.g. params hold a BigInt or a cycle): forget the request
-        this.pending.get(id)?.reject(e);
-        this.pending.delete(id);
+        this.pending?.get(id)?.reject(e);
+        this.forgetPending(id);
       }
     });
   }
@@ -355,16 +362,16 @@ export class JsonRpcPeer {
     }
     const fallback = this.fallbackRequest;
     const handler: RequestHandler | undefined =
-      this.requestHandlers.get(method) ?? (fallback && ((p, c) => fallback(method, p, c)));
+      this.requestHandlers?.get(method) ?? (fallback && ((p, c) => fallback(method, p, c)));
     if (!handler) {
       reply(errorReply(id, AcpError.methodNotFound(method)));
       return;
     }
     const controller = new AbortController();
-    if (id !== null) this.inbound.set(id, controller);
+    if (id !== null) (this.inbound ??= new Map<WireRequestId, AbortController>()).set(id, controller);
     const ctx: RequestContext = { id, method, signal: controller.signal };
     const done = (result: unknown, error: unknown, failed: boolean): void => {
-      if (id !== null && this.inbound.get(id) === controller) this.inbound.delete(id);
+      if (id !== null) this.forgetInbound(id, controller);
       if (this.closeInfo) return;
       try {
         if (!failed) reply({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
@@ -402,13 +409,13 @@ export class JsonRpcPeer {
       if (typeof requestId === 'string' || typeof requestId === 'number') {
         // unknown or already answered ids are ignored (ACP-ALL-CREQ-04)
         const reason = AcpError.cancelled(`cancelled by the peer ($/cancel_request ${JSON.stringify(requestId)})`);
-        const c = this.inbound.get(requestId);
+        const c = this.inbound?.get(requestId);
         if (c) c.abort(reason);
         else if (typeof requestId === 'number') this.inboundRounded(requestId)?.abort(reason);
       }
       return undefined;
     }
-    const handler = this.notificationHandlers.get(method);
+    const handler = this.notificationHandlers?.get(method);
     let r: void | Promise<void>;
     try {
       if (handler) r = handler(params, method);
@@ -433,6 +440,7 @@ export class JsonRpcPeer {
    */
   private inboundRounded(rounded: number): AbortController | undefined {
     let found: AbortController | undefined;
+    if (!this.inbound) return undefined;
     for (const [id, c] of this.inbound) {
       if (!(typeof id === 'bigint' || id instanceof ExactNumberId) || Number(id.toString()) !== rounded) continue;
       if (found) return undefined;
@@ -448,7 +456,7 @@ export class JsonRpcPeer {
       this.problem('unknown-response', `response for unknown request id ${showRequestId(id)}`, m);
       return;
     }
-    this.pending.delete(p.id);
+    this.forgetPending(p.id);
     if (hasOwn.call(m, 'error') && m.error !== undefined) {
       const e = m.error;
       const err =
@@ -487,7 +495,7 @@ export class JsonRpcPeer {
       if (hasId && (hasOwn.call(r, 'result') || hasOwn.call(r, 'error'))) {
         const p = this.pendingFor(r.id);
         if (p) {
-          this.pending.delete(p.id);
+          this.forgetPending(p.id);
           const err = new AcpError(
             ErrorCode.InvalidParams,
             `Invalid result: the response to ${p.method} is nested deeper than ${limit} levels (the limit for incoming JSON)`,
@@ -522,7 +530,23 @@ export class JsonRpcPeer {
 
   /** The request a response answers; ids this peer never sent (other types included) have none. */
   private pendingFor(id: unknown): Pending | undefined {
-    return typeof id === 'number' || typeof id === 'string' ? this.pending.get(id) : undefined;
+    return typeof id === 'number' || typeof id === 'string' ? this.pending?.get(id) : undefined;
+  }
+
+  /** Drops an answered (or abandoned) request, and the map with the last one. */
+  private forgetPending(id: RequestId): void {
+    const pending = this.pending;
+    if (!pending) return;
+    pending.delete(id);
+    if (pending.size === 0) this.pending = undefined;
+  }
+
+  /** Drops a request that ended, unless a later one reuses its id (then that one stays cancellable). */
+  private forgetInbound(id: WireRequestId, controller: AbortController): void {
+    const inbound = this.inbound;
+    if (!inbound || inbound.get(id) !== controller) return;
+    inbound.delete(id);
+    if (inbound.size === 0) this.inbound = undefined;
   }
 
   private answered(p: Pending, answer: { result: unknown } | { error: AcpError }): void {
@@ -553,13 +577,16 @@ export class JsonRpcPeer {
     // a response already received but queued behind a slow notification handler still settles
     // its request, in order; only requests with no answer in hand are rejected
     const answered = this.backlogHead < this.backlog.length ? answeredIds(this.backlog, this.backlogHead) : undefined;
-    for (const [id, p] of this.pending) {
-      if (answered?.has(id)) continue;
-      this.pending.delete(id);
-      p.reject(err);
-    }
-    for (const c of this.inbound.values()) c.abort(err);
-    this.inbound.clear();
+    const pending = this.pending;
+    if (pending)
+      for (const [id, p] of pending) {
+        if (answered?.has(id)) continue;
+        this.forgetPending(id);
+        p.reject(err);
+      }
+    const inbound = this.inbound;
+    this.inbound = undefined;
+    if (inbound) for (const c of inbound.values()) c.abort(err);
     this.resolveClosed(info);
   }
 

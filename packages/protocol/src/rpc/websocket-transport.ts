@@ -247,6 +247,11 @@ export interface WebSocketClientOptions extends WebSocketTransportOptions {
   headers?: Record<string, string>;
   /** Largest incoming message in bytes (default 64 MiB); a larger one closes the socket with 1009. */
   maxMessageBytes?: number;
+  /**
+   * Local address to connect from (e.g. `127.0.0.2`): each source address has its own ~28k
+   * ephemeral ports towards one server, so many connections to one server spread over several.
+   */
+  localAddress?: string;
 }
 
 /**
@@ -260,6 +265,7 @@ export function connectWebSocketTransport(url: string, options: WebSocketClientO
     headers,
     maxPayload: options.maxMessageBytes ?? 64 * 1024 * 1024,
     perMessageDeflate: false,
+    ...(options.localAddress !== undefined ? { localAddress: options.localAddress } : {}),
   });
   // an upgrade refused with an HTTP status: surface the server's explanation, not just the code
   socket.on('unexpected-response', (req, res) => {

@@ -178,9 +178,10 @@ export class ServerTelemetry {
  * turn), answers going out close it. Sits outside the tenant guard, so its refusals count too.
  */
 class ObservedTransport implements Transport {
-  private readonly pending = new Map<string, Pending>();
+  /** Requests not answered yet; both maps exist only while they hold something (idle connections are many). */
+  private pending: Map<string, Pending> | undefined;
   /** v2 prompts acknowledged and not ended yet, per session (a v2 session queues prompts) */
-  private readonly turns = new Map<string, Pending[]>();
+  private turns: Map<string, Pending[]> | undefined;
 
   constructor(
     private readonly inner: Transport,
@@ -194,10 +195,10 @@ class ObservedTransport implements Transport {
       // a WebSocket batch is one array of messages
       onMessage: (m) => handlers.onMessage(Array.isArray(m) ? m.map((x) => this.inbound(x)) : this.inbound(m)),
       onClose: (info) => {
-        for (const p of [...this.pending.values(), ...[...this.turns.values()].flat()])
+        for (const p of [...(this.pending?.values() ?? []), ...[...(this.turns?.values() ?? [])].flat()])
           this.telemetry.requestAbandoned(p);
-        this.pending.clear();
-        this.turns.clear();
+        this.pending = undefined;
+        this.turns = undefined;
         handlers.onClose(info);
       },
     });
@@ -208,7 +209,7 @@ class ObservedTransport implements Transport {
     if (!isObj(m) || typeof m.method !== 'string' || !('id' in m)) return m;
     const span = this.telemetry.requestStarted(m.method, m.params);
     const session = isObj(m.params) && typeof m.params.sessionId === 'string' ? m.params.sessionId : undefined;
-    this.pending.set(requestIdKey(m.id), {
+    (this.pending ??= new Map<string, Pending>()).set(requestIdKey(m.id), {
       method: m.method,
       connection: this.connection,
       ...(session !== undefined ? { session } : {}),
@@ -232,24 +233,30 @@ class ObservedTransport implements Transport {
     if (!isObj(m)) return;
     if (m.method === 'session/update') return this.stateUpdate(m.params);
     if ('method' in m || !('id' in m) || !('result' in m || 'error' in m)) return;
+    const pending = this.pending;
+    if (!pending) return;
     const key = requestIdKey(m.id);
-    const p = this.pending.get(key);
+    const p = pending.get(key);
     if (!p) return;
-    this.pending.delete(key);
+    pending.delete(key);
+    if (pending.size === 0) this.pending = undefined;
     if (!this.telemetry.requestEnded(p, m) || p.session === undefined) return;
-    const open = this.turns.get(p.session);
+    const turns = (this.turns ??= new Map<string, Pending[]>());
+    const open = turns.get(p.session);
     if (open) open.push(p);
-    else this.turns.set(p.session, [p]);
+    else turns.set(p.session, [p]);
   }
 
   /** v2: `idle` ends the foreground work, so every acknowledged prompt of the session, with its stop reason. */
   private stateUpdate(params: unknown): void {
-    if (this.turns.size === 0 || !isObj(params) || typeof params.sessionId !== 'string') return;
+    const turns = this.turns;
+    if (!turns || !isObj(params) || typeof params.sessionId !== 'string') return;
     const u = params.update;
     if (!isObj(u) || u.sessionUpdate !== 'state_update' || u.state !== 'idle') return;
-    const open = this.turns.get(params.sessionId);
+    const open = turns.get(params.sessionId);
     if (!open) return;
-    this.turns.delete(params.sessionId);
+    turns.delete(params.sessionId);
+    if (turns.size === 0) this.turns = undefined;
     const stopReason = typeof u.stopReason === 'string' ? u.stopReason : 'unknown';
     for (const p of open) this.telemetry.turnEnded(p, stopReason);
   }
