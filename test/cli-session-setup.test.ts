@@ -25,6 +25,20 @@ function setup() {
   return { dir, env, token: join(dir, 'token') };
 }
 const agentLine = (...args: string[]) => [process.execPath, AGENT, ...args].map((w) => JSON.stringify(w)).join(' ');
+/** Where the muted agent's capture reached: the session/new id, and the ids each `$/cancel_request` named. */
+async function sessionNewWithdrawals(capture: string): Promise<{ asked: unknown; withdrawn: unknown[] }> {
+  const sent = (await readCapture(capture)).frames.filter((f) => f.dir === 'editor->agent');
+  const asked = sent.find((f) => f.kind === 'request' && f.method === 'session/new')?.id;
+  const withdrawn = sent
+    .filter((f) => f.method === '$/cancel_request')
+    .map((f) => (JSON.parse(f.raw) as { params: { requestId: unknown } }).params.requestId);
+  return { asked, withdrawn };
+}
+/** The muted agent (never answers session/new) behind `acp-kit proxy --record capture`. */
+const recordedMutedAgent = (capture: string) =>
+  `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} proxy --record ${JSON.stringify(capture)} -- ${agentLine('--mute-new')}`;
+const sessionNewSent = (capture: string) =>
+  existsSync(capture) && readFileSync(capture, 'utf8').includes('session/new');
 const lines = (stdout: string) =>
   stdout
     .trim()
@@ -61,70 +75,50 @@ describe('run --timeout', () => {
   it('an agent that never answers session/new: the request is withdrawn with $/cancel_request, clear exit 9 after the limit', async () => {
     const { env, dir } = setup();
     const capture = join(dir, 'cap.ndjson');
-    const agent = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} proxy --record ${JSON.stringify(capture)} -- ${agentLine('--mute-new')}`;
+    const agent = recordedMutedAgent(capture);
     const r = await runCli(['run', '--timeout', '0.5', '--cwd', dir, '--agent', agent, 'hello'], { env });
     expect(r.code).toBe(9);
     expect(r.stderr).toContain('acp-kit: error: the agent did not answer session/new within 0.5 s');
     expect(r.stderr).toContain('raise --timeout');
     // on the wire: the CLI gave up on its own request and told the agent so, naming its id
-    const sent = (await readCapture(capture)).frames.filter((f) => f.dir === 'editor->agent');
-    const asked = sent.find((f) => f.kind === 'request' && f.method === 'session/new');
-    const withdrawn = sent.filter((f) => f.method === '$/cancel_request');
-    expect(withdrawn.map((f) => (JSON.parse(f.raw) as { params: { requestId: unknown } }).params.requestId)).toEqual([
-      asked?.id,
-    ]);
+    const { asked, withdrawn } = await sessionNewWithdrawals(capture);
+    expect(withdrawn).toEqual([asked]);
   });
 
   it('Ctrl-C while session/new is pending: the CLI withdraws it with $/cancel_request at once and exits 130', async () => {
     const { env, dir } = setup();
     const capture = join(dir, 'cap.ndjson');
-    const agent = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} proxy --record ${JSON.stringify(capture)} -- ${agentLine('--mute-new')}`;
+    const agent = recordedMutedAgent(capture);
     // a --timeout far beyond the test's own limit: only the Ctrl-C can withdraw the request in time
     const run = startCli(['run', '--timeout', '600', '--cwd', dir, '--agent', agent, 'hello'], { env });
-    await waitFor(
-      () => existsSync(capture) && readFileSync(capture, 'utf8').includes('session/new'),
-      15_000,
-      'session/new on the wire',
-    );
+    await waitFor(() => sessionNewSent(capture), 15_000, 'session/new on the wire');
     run.child.kill('SIGINT');
     const r = await run.done;
     expect(r.code).toBe(130);
     expect(r.stderr).not.toContain('did not answer');
-    const sent = (await readCapture(capture)).frames.filter((f) => f.dir === 'editor->agent');
-    const asked = sent.find((f) => f.kind === 'request' && f.method === 'session/new');
-    const withdrawn = sent.filter((f) => f.method === '$/cancel_request');
-    expect(withdrawn.map((f) => (JSON.parse(f.raw) as { params: { requestId: unknown } }).params.requestId)).toEqual([
-      asked?.id,
-    ]);
+    const { asked, withdrawn } = await sessionNewWithdrawals(capture);
+    expect(withdrawn).toEqual([asked]);
   }, 30_000);
 
   it('--agent-url: Ctrl-C while session/new is pending withdraws it through serve, exit 130', async () => {
     const { env, dir } = setup();
     const capture = join(dir, 'cap.ndjson');
     // serve's agent is the recording proxy in front of the muted agent: the capture shows what reached it
-    const agent = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} proxy --record ${JSON.stringify(capture)} -- ${agentLine('--mute-new')}`;
+    const agent = recordedMutedAgent(capture);
     const serve = startCli(['serve', '--port', '0', '--token', TOKEN, '--agent', agent], { env });
     try {
       const url = await waitFor(() => /listening on (ws:\/\/\S+)/.exec(serve.stderr())?.[1], 20_000, 'serve');
       const run = startCli(['run', '--timeout', '600', '--cwd', dir, '--agent-url', url, 'hello'], {
         env: { ...env, ACP_KIT_AGENT_TOKEN: TOKEN },
       });
-      await waitFor(
-        () => existsSync(capture) && readFileSync(capture, 'utf8').includes('session/new'),
-        15_000,
-        'session/new on the wire',
-      );
+      await waitFor(() => sessionNewSent(capture), 15_000, 'session/new on the wire');
       run.child.kill('SIGINT');
       const r = await run.done;
       expect(r.code, r.stderr).toBe(130);
       // the withdrawal reached the agent behind serve, naming the id serve gave the request there
       await waitFor(() => readFileSync(capture, 'utf8').includes('$/cancel_request'), 15_000, 'the withdrawal');
-      const sent = (await readCapture(capture)).frames.filter((f) => f.dir === 'editor->agent');
-      const asked = sent.find((f) => f.kind === 'request' && f.method === 'session/new');
-      const withdrawn = sent.filter((f) => f.method === '$/cancel_request');
-      expect(withdrawn.map((f) => (JSON.parse(f.raw) as { params: { requestId: unknown } }).params.requestId)).toEqual([
-        asked?.id,
-      ]);
+      const { asked, withdrawn } = await sessionNewWithdrawals(capture);
+      expect(withdrawn).toEqual([asked]);
     } finally {
       serve.child.kill('SIGTERM');
       await serve.done;

@@ -384,16 +384,28 @@ export class ClientConnection implements AuthProvidersClient {
    * `options.onUpdate` before this resolves.
    */
   async newSession(options: NewSessionOptions): Promise<ClientSession> {
+    this.ready();
+    return this.openSession(Methods.sessionNew, this.setupParams(options), options);
+  }
+
+  /**
+   * `session/new` or `session/fork`: the session the answer names, made and claimed as the answer
+   * arrives; `options.onUpdate` sees its updates until this resolves, `options.signal` withdraws it.
+   */
+  private async openSession<M extends 'session/new' | 'session/fork'>(
+    method: M,
+    params: ParamsOf<M>,
+    options: NewSessionOptions,
+  ): Promise<ClientSession> {
     const router = this.ready();
-    const params = this.setupParams(options);
     let unsubscribe: (() => void) | undefined;
     try {
       return await this.setupCall(
-        Methods.sessionNew,
+        method,
         params,
         (r) => {
           if (!r || typeof r.sessionId !== 'string')
-            throw AcpError.invalidParams('session/new result.sessionId must be a string');
+            throw AcpError.invalidParams(`${method} result.sessionId must be a string`);
           const session = this.makeSession(r.sessionId, options);
           // subscribed before the claim, so the updates buffered before the response are seen too
           unsubscribe = this.stream(session, options.onUpdate);
@@ -622,30 +634,10 @@ export class ClientConnection implements AuthProvidersClient {
    * (`options.signal` withdraws it the same way).
    */
   async forkSession(sessionId: string, options: NewSessionOptions): Promise<ClientSession> {
-    const router = this.ready();
+    this.ready();
     requireUnstable(Methods.sessionFork, this.version, this.supports(Methods.sessionFork));
     const params: ForkSessionRequest = { sessionId, ...this.setupParams(options) };
-    let unsubscribe: (() => void) | undefined;
-    try {
-      return await this.setupCall(
-        Methods.sessionFork,
-        params,
-        (r) => {
-          if (!r || typeof r.sessionId !== 'string')
-            throw AcpError.invalidParams('session/fork result.sessionId must be a string');
-          const session = this.makeSession(r.sessionId, options);
-          unsubscribe = this.stream(session, options.onUpdate);
-          router.claim(r.sessionId, session);
-          session.state.applySetup(r);
-          return session;
-        },
-        undefined,
-        undefined,
-        options.signal,
-      );
-    } finally {
-      unsubscribe?.();
-    }
+    return this.openSession(Methods.sessionFork, params, options);
   }
 
   /** Unstable `session/archive` (the agent's `archive` capability): hidden from `session/list` by default. */
