@@ -1,10 +1,10 @@
 /**
- * `acp-kit check client` against acpx, a third-party ACP client CLI (devDependency pinned to 0.1.15,
- * the newest acpx that declares Node 20 support). acpx offers protocol version 1 only, so the v2
- * cases are not applicable. It passes every v1 case but one real finding: it checks fs/* paths
- * against the session cwd lexically, so a symlink inside the cwd that points outside lets
- * fs/read_text_file and fs/write_text_file escape the root (ACP-V1-FS-05). Plain absolute and `..`
- * paths outside the cwd are refused.
+ * `acp-kit check client` against acpx, a third-party ACP client CLI (devDependency pinned to 0.19.1,
+ * the current release; it declares Node >= 22.13 and runs on this Node 20 as the test shows). acpx
+ * offers protocol version 1 only, so the v2 cases are not applicable. It passes every v1 case it
+ * can be asked. 0.1.15 (the version checked before) had one real finding, ACP-V1-FS-05: it checked
+ * fs/* paths against the session cwd by their text, so a symlink inside the cwd that pointed outside
+ * let fs/read_text_file and fs/write_text_file escape the root; 0.19.1 refuses those too.
  */
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -44,24 +44,22 @@ const byStatus = (run: CheckRun, status: string) =>
     .map((r) => `v${r.protocol} ${r.id}`)
     .sort();
 
-describe('check client against acpx 0.1.15', () => {
-  it('v1: every case runs but elicitation (acpx shows no forms); the only failure is ACP-V1-FS-05, through a symlink inside the session cwd', async () => {
+describe('check client against acpx 0.19.1', () => {
+  it('v1: every case runs but elicitation (acpx shows no forms); CONFORMANT, fs/* outside the cwd refused even through a symlink', async () => {
     const run = await checkAcpx([1]);
     expect(run.cases.filter((c) => c.status !== 'ran').map((c) => `${c.name}: ${c.reason}`)).toEqual([
       'client/elicitation: the client does not advertise elicitation.form',
       'client/elicitation-complete: the client does not advertise elicitation.url',
     ]);
-    expect(byStatus(run, 'fail')).toEqual(['v1 ACP-V1-FS-05']);
-    expect(run.conformant).toBe(false);
-    // exactly the two symlink requests fail: the absolute and `..` paths were refused
-    const failures = run.requirements.find((r) => r.id === 'ACP-V1-FS-05')!.failures;
-    expect(
-      failures.map((f) => f.message.replace(/ of [^\s,]+/, ' of <path>').replace(/cwd [^\s,]+,/, 'cwd <cwd>,')),
-    ).toEqual([
-      "fs/read_text_file of <path>, outside the session cwd <cwd>, returned the file's content; it must be refused",
-      'fs/write_text_file of <path>, outside the session cwd <cwd>, wrote the file; it must be refused',
-    ]);
-    for (const f of failures) expect(f.message).toMatch(/acp-kit-check-link\/(secret|written-\d)\.txt/);
+    expect(byStatus(run, 'fail')).toEqual([]);
+    expect(run.conformant).toBe(true);
+    // 0.1.15 checked paths by their text and followed a symlink inside the cwd to the outside (read and
+    // write); 0.19.1 resolves them (@openclaw/fs-safe): all six requests (absolute, `..`, through the
+    // symlink; read and write) were judged and refused (four without the symlink: the checker adds it
+    // only in a cwd it owns)
+    const roots = run.cases.find((c) => c.name === 'client/fs-roots');
+    const judged = roots?.checks.filter((c) => c.id === 'ACP-V1-FS-05') ?? [];
+    expect(judged.map((c) => c.ok)).toEqual([true, true, true, true, true, true]);
     expect(byStatus(run, 'pass')).toEqual(
       [
         // it answers a permission request at once: one the agent then withdraws was answered once
@@ -76,6 +74,7 @@ describe('check client against acpx 0.1.15', () => {
         'v1 ACP-ALL-RPC-04',
         'v1 ACP-ALL-TRANS-05',
         'v1 ACP-ALL-TRANS-06',
+        'v1 ACP-V1-FS-05',
         'v1 ACP-V1-TERM-05',
         'v1 ACP-V1-TERM-06',
         'v1 ACP-V1-TERM-07',
