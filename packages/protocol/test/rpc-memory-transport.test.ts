@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   createMemoryTransportPair,
   JsonRpcPeer,
+  RawJson,
   RawMessage,
   type CloseInfo,
   type MemoryTransport,
@@ -159,5 +160,41 @@ describe.each(['microtask', 'macrotask'] as const)('memory transport pair (%s de
     pb.close({ reason: 'b left' });
     await expect(hung).rejects.toThrow(/Connection closed: b left/);
     expect((await pa.closed).reason).toBe('b left');
+  });
+
+  it('rawPayload: an end that does not take RawJson gets a parsed copy (params, result, wrapped params); one that does gets the object', async () => {
+    const [a, b] = createMemoryTransportPair({ delivery, rawPayload: [false, true] });
+    const aSide = listen(a);
+    const bSide = listen(b);
+    const raw = () => new RawJson('{"n":1}');
+    const toA = [
+      { jsonrpc: '2.0', method: 'x', params: raw() },
+      { jsonrpc: '2.0', id: 1, result: raw() },
+      { jsonrpc: '2.0', method: 'proxy/successor', params: { method: 'y', params: raw() } },
+    ];
+    for (const m of toA) b.send(m);
+    const toB = { jsonrpc: '2.0', method: 'x', params: raw() };
+    a.send(toB);
+    await Promise.all([a.flush(), b.flush()]);
+    expect(aSide.got).toEqual([
+      { jsonrpc: '2.0', method: 'x', params: { n: 1 } },
+      { jsonrpc: '2.0', id: 1, result: { n: 1 } },
+      { jsonrpc: '2.0', method: 'proxy/successor', params: { method: 'y', params: { n: 1 } } },
+    ]);
+    // the sender's message is not changed by the copy
+    expect(toA[0]?.params).toBeInstanceOf(RawJson);
+    expect(bSide.got[0]).toBe(toB);
+  });
+
+  it('freeze: a receiver that changes a message in place throws (which ends the connection), the sender keeps its object unchanged', async () => {
+    const [a, b] = createMemoryTransportPair({ delivery, freeze: true });
+    listen(a);
+    const bSide = listen(b, (m) => {
+      (m as { params: { list: number[] } }).params.list.push(3);
+    });
+    const sent = { jsonrpc: '2.0', method: 'x', params: { list: [1, 2] } };
+    a.send(sent);
+    expect((await bSide.closed).reason).toMatch(/^the message handler threw: .*(not extensible|read only|Cannot add)/);
+    expect(sent.params.list).toEqual([1, 2]);
   });
 });

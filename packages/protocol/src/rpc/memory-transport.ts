@@ -1,4 +1,4 @@
-import { RawMessage } from './raw-value.js';
+import { RawJson, RawMessage } from './raw-value.js';
 import type { CloseInfo, Transport, TransportHandlers } from './transport.js';
 
 /** How a {@link MemoryTransport} pair hands messages over. */
@@ -12,6 +12,19 @@ export interface MemoryTransportOptions {
   delivery?: 'microtask' | 'macrotask';
   /** Messages queued towards the other side before {@link Transport.whenWritable} waits (default 1024). */
   highWaterMark?: number;
+  /**
+   * Deep-freeze every message handed over (and the parsed value of a `RawJson` payload in it), so that
+   * code that changes a message in place, on either side, throws instead of changing what the other
+   * side holds. For tests and debugging: it walks each message. Default false.
+   */
+  freeze?: boolean;
+  /**
+   * Which ends take payloads left as received text (`RawJson` params or results, as a stdio transport
+   * with `rawPayload` delivers them to a hop that only routes): `true` for both, or `[first, second]`
+   * for the ends {@link createMemoryTransportPair} returns. An end that does not take them (the
+   * default) gets such a message as a copy with the payload parsed, as any JSON-RPC peer expects.
+   */
+  rawPayload?: boolean | readonly [boolean, boolean];
 }
 
 /**
@@ -98,7 +111,9 @@ export class MemoryTransport implements Transport {
   private handlers: TransportHandlers | undefined;
   private closed = false;
   /** Set by {@link createMemoryTransportPair}. */
-  private link: { inbox: Inbox; outbox: Inbox; other: MemoryTransport; hwm: number } | undefined;
+  private link: { inbox: Inbox; outbox: Inbox; other: MemoryTransport; hwm: number; freeze: boolean } | undefined;
+  /** This end takes `RawJson` payloads as they are (see {@link MemoryTransportOptions.rawPayload}). */
+  private rawPayload = false;
 
   /** True once `start` has given the transport its handlers. */
   get started(): boolean {
@@ -111,8 +126,11 @@ export class MemoryTransport implements Transport {
     const hwm = options.highWaterMark ?? 1024;
     const toA = new Inbox(a, delivery);
     const toB = new Inbox(b, delivery);
-    a.link = { inbox: toA, outbox: toB, other: b, hwm };
-    b.link = { inbox: toB, outbox: toA, other: a, hwm };
+    const freeze = options.freeze === true;
+    const raw = options.rawPayload ?? false;
+    [a.rawPayload, b.rawPayload] = typeof raw === 'boolean' ? [raw, raw] : raw;
+    a.link = { inbox: toA, outbox: toB, other: b, hwm, freeze };
+    b.link = { inbox: toB, outbox: toA, other: a, hwm, freeze };
   }
 
   start(handlers: TransportHandlers): void {
@@ -124,7 +142,9 @@ export class MemoryTransport implements Transport {
   send(message: object): void {
     const link = this.link;
     if (this.closed || !link || link.other.closed) return;
-    link.outbox.push(message instanceof RawMessage ? JSON.parse(message.text) : message);
+    let m: unknown = message instanceof RawMessage ? JSON.parse(message.text) : message;
+    if (!link.other.rawPayload) m = plainPayload(m);
+    link.outbox.push(link.freeze ? deepFreeze(m) : m);
   }
 
   whenWritable(): Promise<void> {
@@ -175,6 +195,33 @@ export class MemoryTransport implements Transport {
   get isClosed(): boolean {
     return this.closed;
   }
+}
+
+/**
+ * `m` for an end that does not take `RawJson`: a copy with its params, its result, or the params a
+ * `proxy/successor` envelope wraps parsed (where a routing hop leaves received text); `m` itself
+ * when it has none.
+ */
+function plainPayload(m: unknown): unknown {
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) return m;
+  let copy: { [key: string]: unknown } | undefined;
+  if ('params' in m) {
+    const params = m.params;
+    if (params instanceof RawJson) copy = { ...m, params: params.value };
+    else if (typeof params === 'object' && params !== null && 'params' in params && params.params instanceof RawJson)
+      copy = { ...m, params: { ...params, params: params.params.value } };
+  }
+  if ('result' in m && m.result instanceof RawJson) copy = { ...(copy ?? m), result: m.result.value };
+  return copy ?? m;
+}
+
+/** `v` and everything inside it frozen; a `RawJson` is parsed first and its value frozen too. */
+function deepFreeze(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return v;
+  if (v instanceof RawJson) deepFreeze(v.value);
+  Object.freeze(v);
+  for (const member of Object.values(v)) deepFreeze(member);
+  return v;
 }
 
 /**
