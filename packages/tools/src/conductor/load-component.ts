@@ -16,9 +16,11 @@ export class ComponentModuleError extends Error {
   }
 }
 
+/** How a module runs itself as a command too (in two parts: the bundler rewrites that expression even in a string). */
+const RUN_IF_MAIN = 'runComponentIfMain(import' + '.meta.url, definition)';
 const HINT =
   'Give an ES module whose default export is a component definition: `export default defineComponent({ ... })` ' +
-  '(acp-kit/proxy); to run it as a command as well, add `runComponentIfMain(import.meta.url, definition)`.';
+  `(acp-kit/proxy); to run it as a command as well, add \`${RUN_IF_MAIN}\`.`;
 
 /** The members a `defineComponent` argument may have: handlers, or tables of handlers by method. */
 const HANDLERS = new Set(['onPrompt', 'onUpdate', 'onReady']);
@@ -35,7 +37,7 @@ export function refuseStdioWhileLoading(): void {
   if (Reflect.get(globalThis, LOADING) === true)
     throw new Error(
       'the module starts a component on stdio when it is imported (runComponent at its top level); ' +
-        'export the definition as default and start it with runComponentIfMain(import.meta.url, definition)',
+        `export the definition as default and start it with ${RUN_IF_MAIN}`,
     );
 }
 
