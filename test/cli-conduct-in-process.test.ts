@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { readCapture } from '../packages/tools/src/proxy/index.js';
 import { BIN, cliEnv, runCli, tempDir } from './fixtures/cli-helpers.js';
 import { runCliInProcess } from './fixtures/cli-in-process.js';
-import { fixture } from './support/raw-child.js';
+import { fixture, RawChild } from './support/raw-child.js';
 
 const NODE = process.execPath;
 const REDACT = resolve('examples/redact-secrets-component.mjs');
@@ -47,6 +47,47 @@ it('--component before the chain and as a segment, beside a command component: t
   // the recorder (a process between the two in-process components) saw the secret before the redactor
   const recorded = await readCapture(capture);
   expect(recorded.frames.some((f) => f.method === 'session/update' && f.raw.includes(SECRET))).toBe(true);
+});
+
+it('two in-process pass-through components: notifications cross both ways byte for byte and in order, a request between them is answered', async () => {
+  const PASS = resolve('bench/pass-component.mjs');
+  const c = new RawChild(BIN, [
+    'conduct',
+    '--component',
+    PASS,
+    '--',
+    '--component',
+    PASS,
+    '--',
+    NODE,
+    fixture('conduct-echo-agent.mjs'),
+  ]);
+  try {
+    c.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 2, clientCapabilities: {} } });
+    expect(((await c.until((m) => m.id === 1)) as { result: { protocolVersion: number } }).result.protocolVersion).toBe(
+      2,
+    );
+    // numbers JSON cannot hold as doubles, and the sender's spacing: only text forwarding keeps them
+    const payloads = ['{ "n" : 12345678901234567890, "x": 1e400 }', '[ 0.10000000000000000001 ,{"t":"a\\u00e9"}]'];
+    for (let k = 0; k < 20; k++) {
+      c.write(`{"params":${payloads[k % 2] ?? ''},  "method":"_test/say","jsonrpc":"2.0"}\n`);
+      if (k === 10) c.send({ jsonrpc: '2.0', id: 2, method: '_test/unknown', params: {} });
+    }
+    c.write('{"jsonrpc":"2.0","method":"_test/last"}\n');
+    const lines: string[] = [];
+    const done = (): boolean => lines.some((l) => l.includes('_test/last')) && lines.some((l) => l.includes('"id":2'));
+    while (!done()) lines.push(await c.line());
+    expect(lines.filter((l) => l.includes('"_test/said"'))).toEqual(
+      Array.from({ length: 20 }, (_, k) => `{"jsonrpc":"2.0","method":"_test/said","params":${payloads[k % 2] ?? ''}}`),
+    );
+    // the agent read the notifications in order, the last one after all the others
+    const echoes = lines.filter((l) => l.includes('_test/echo'));
+    expect(echoes.length).toBeGreaterThanOrEqual(1);
+    expect(lines.indexOf(echoes.at(-1) ?? '')).toBeGreaterThan(lines.findLastIndex((l) => l.includes('_test/said')));
+    expect(JSON.parse(lines.find((l) => l.includes('"id":2')) ?? '{}')).toMatchObject({ error: { code: -32601 } });
+  } finally {
+    c.kill();
+  }
 });
 
 it('a module that starts itself on stdio when imported: a real conductor exits 2 saying what to do, no stack', async () => {
