@@ -68,17 +68,11 @@ export function spawnLink(p: ChainCommand, options: SpawnAgentOptions): Link {
 export function inProcessLink(
   c: InProcessComponent,
   label: string,
-  options: {
-    log?: (line: string) => void;
-    transport?: MemoryTransportOptions;
-    /** Sees each message from the component first; true when it took it (the conductor's pass-through lane). */
-    bypass?: (message: Record<string, unknown>) => boolean;
-  } = {},
+  options: { log?: (line: string) => void; transport?: MemoryTransportOptions } = {},
 ): Link {
   const log = options.log;
   // both ends route: payloads stay the text a stdio hop read until a handler looks inside
-  const [end, theirs] = createMemoryTransportPair({ ...options.transport, rawPayload: true });
-  const mine = options.bypass ? intercepted(end, options.bypass) : end;
+  const [mine, theirs] = createMemoryTransportPair({ ...options.transport, rawPayload: true });
   runComponent(c.component, {
     transport: theirs,
     observe: c.observe,
@@ -94,32 +88,6 @@ export function inProcessLink(
       return Promise.resolve();
     },
   };
-}
-
-/**
- * `t` with `bypass` in front of its handlers: each message it delivers goes to `bypass` first, in
- * arrival order, and to the handlers only when `bypass` did not take it (what a stdio transport's
- * `bypass` option does, for a transport that has none).
- */
-function intercepted(t: Transport, bypass: (message: Record<string, unknown>) => boolean): Transport {
-  return {
-    start: (handlers) =>
-      t.start({
-        ...handlers,
-        onMessage: (m) => {
-          if (isRecord(m) && bypass(m)) return;
-          handlers.onMessage(m);
-        },
-      }),
-    send: (m) => t.send(m),
-    whenWritable: () => t.whenWritable(),
-    flush: () => t.flush(),
-    close: (info) => t.close(info),
-  };
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** True for a component the conductor runs in its own process. */
