@@ -115,12 +115,18 @@ export class MemoryTransport implements Transport {
   /** This end takes `RawJson` payloads as they are (see {@link MemoryTransportOptions.rawPayload}). */
   private rawPayload = false;
 
-  /** True once `start` has given the transport its handlers. */
+  /**
+   * True once `start` has given the transport its handlers.
+   * @internal
+   */
   get started(): boolean {
     return this.handlers !== undefined;
   }
 
-  /** Wires two ends to each other (see {@link createMemoryTransportPair}). */
+  /**
+   * Wires two ends to each other (see {@link createMemoryTransportPair}).
+   * @internal
+   */
   static connect(a: MemoryTransport, b: MemoryTransport, options: MemoryTransportOptions = {}): void {
     const delivery = options.delivery ?? 'microtask';
     const hwm = options.highWaterMark ?? 1024;
@@ -175,6 +181,7 @@ export class MemoryTransport implements Transport {
    * Hands a batch to the handlers, in order. A handler that throws ends the connection (both sides,
    * the error in the {@link CloseInfo}), as an uncaught error ends a process behind a pipe; the
    * messages after it are dropped. The process itself goes on.
+   * @internal
    */
   deliver(batch: readonly unknown[]): void {
     const handlers = this.handlers;
