@@ -152,6 +152,37 @@ it('a mixed chain (in-process, command, in-process) is traced per hop and reads 
   expect(secretOn('Proxy(0)-Proxy(1)')).toBe(false);
 });
 
+it("a cancel from the editor crosses two in-process components to the agent; the agent's -32800 comes back", async () => {
+  const pass = await loadComponentModule(resolve('bench/pass-component.mjs'));
+  const hold = { command: process.execPath, args: [fixture('conduct-hold-agent.mjs')], env: cliEnv() };
+  const { editorSide } = chain([{ component: pass }, { component: pass }], hold);
+  const editor = new JsonRpcPeer(editorSide);
+  await editor.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+  const abort = new AbortController();
+  const held = editor.request('_test/hold', {}, { signal: abort.signal, onAbort: 'wait' });
+  // the round trip of a request sent after it proves the hold request has crossed the chain
+  await expect(editor.request('_test/unknown', {})).rejects.toMatchObject({ code: -32601 });
+  abort.abort();
+  const e = await held.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
+  expect(e).toMatchObject({ code: -32800, data: { cancelledBy: 'agent' } });
+});
+
+it('the MCP injector in process before an agent without MCP over ACP: the conductor bridges its server and the editor is told', async () => {
+  const mcp = await example('mcp-tool-component.mjs', 3);
+  const echo = { command: process.execPath, args: [resolve('examples/echo-agent.mjs')], env: cliEnv() };
+  const { editorSide } = chain([{ component: mcp, name: 'mcp' }], echo);
+  const conn = await connect({ transport: editorSide, protocol: 2 });
+  conns.push(conn);
+  expect(conn.agentCapabilities.mcp?.acp).toBeDefined();
+  const session = await conn.newSession({ cwd: tempDir('inproc-bridge') });
+  await session.prompt('mcp notes session_notes {}');
+  const results = JSON.stringify([...session.state.toolCalls.values()].map((t) => t.content));
+  expect(results).toContain('notes: 1 prompt(s): mcp notes session_notes {}');
+});
+
 describe('failures of an in-process component', () => {
   /** The echo agent fixture behind `components`, and a raw editor peer that has initialized the chain. */
   async function rawChain(components: ChainComponent[]) {
