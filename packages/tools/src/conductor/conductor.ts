@@ -49,7 +49,7 @@ export interface ConductorOptions {
 export interface ChainNode {
   /** Its trace name: `Proxy(n)` or `Agent`. */
   readonly name: string;
-  /** Its process id; undefined for an in-process component, which has no process (group) of its own. */
+  /** Its process id (-1 when it could not be started); undefined for an in-process component, which has no process (group) of its own. */
   readonly pid: number | undefined;
   /** True for a component running in the conductor's process. */
   readonly inProcess: boolean;
@@ -65,7 +65,7 @@ export interface ConductorHandle {
   readonly nodes: readonly ChainNode[];
   /** Settles once the whole chain has stopped, with the reason it stopped. */
   readonly done: Promise<{ reason: string }>;
-  /** Stops the chain as one unit: every program's process group, then the editor connection. */
+  /** Stops the chain as one unit: every program's process group and in-process component, then the editor connection. */
   stop(reason?: string): Promise<{ reason: string }>;
 }
 

@@ -43,7 +43,7 @@ export type ChainComponent = ChainCommand | InProcessComponent;
 /** The conductor's connection to one position of its chain. */
 export interface Link {
   readonly transport: Transport;
-  /** The program's process id; undefined for an in-process component (no process, no process group). */
+  /** The program's process id (-1 when it could not be started); undefined for an in-process component. */
   readonly pid: number | undefined;
   /**
    * True when the transport writes text (stdio): the pass-through lane hands it lines. An in-memory
@@ -57,7 +57,8 @@ export interface Link {
 /** Spawns a program of the chain in its own process group (as `acp-kit proxy` does). */
 export function spawnLink(p: ChainCommand, options: SpawnAgentOptions): Link {
   const proc = spawnAgent(p.command, [...(p.args ?? [])], { ...options, cwd: p.cwd, env: p.env });
-  return { transport: proc.transport, pid: proc.process.pid, text: true, stop: () => proc.kill() };
+  // -1 when the program could not be started (its close reports why), as `pids` has always said
+  return { transport: proc.transport, pid: proc.process.pid ?? -1, text: true, stop: () => proc.kill() };
 }
 
 /**
