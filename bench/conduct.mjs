@@ -1,7 +1,8 @@
 // acp-kit conduct overhead: the acp-kit v2 client/agent pair of the main bench, direct and through a
-// proxy chain of 1, 3 and 5 pass-through components (bench/pass-component.mjs, runComponent with no
-// handlers). Alone: node bench/conduct.mjs. Each mode runs in its own client process:
-// node bench/conduct.mjs --client <direct|1|3|5>
+// proxy chain of 1, 3 and 5 pass-through components (bench/pass-component.mjs, a definition with no
+// handlers), each a process (`-- node bench/pass-component.mjs`) or in the conductor's process
+// (`--component bench/pass-component.mjs`). Alone: node bench/conduct.mjs. Each mode runs in its own
+// client process: node bench/conduct.mjs --client <direct|1|3|5|in-1|in-3|in-5>
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +15,8 @@ const BIN = here('../bin/acp-kit.js');
 const NODE = [process.execPath, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 const AGENT = [...NODE, here('./acp-kit-agent.mjs')];
 const COMPONENT = [...NODE, here('./pass-component.mjs')];
+/** The rows: direct, then chains of process components, then of in-process components. */
+const MODES = ['direct', '1', '3', '5', 'in-1', 'in-3', 'in-5'];
 
 /** Goals from issue 27 item 5: each hop adds no more than the plain proxy (about 0.15 ms p50); 3 hops keep >= 50 % of direct. */
 export const CONDUCT_GOALS = { addedP50PerHopMs: 0.15, threeHopsOfDirect: 0.5 };
@@ -65,8 +68,11 @@ function cpuDelta(before, after, clientMs) {
 
 async function client(mode) {
   const { connect } = await import('@acp-kit/client');
-  const hops = mode === 'direct' ? 0 : Number(mode);
-  const chain = Array.from({ length: hops }, () => ['--', ...COMPONENT]).flat();
+  const inProcess = mode.startsWith('in-');
+  const hops = mode === 'direct' ? 0 : Number(mode.replace('in-', ''));
+  const chain = inProcess
+    ? Array.from({ length: hops }, () => ['--component', here('./pass-component.mjs')]).flat()
+    : Array.from({ length: hops }, () => ['--', ...COMPONENT]).flat();
   const argv = hops === 0 ? AGENT : [...NODE, BIN, 'conduct', ...chain, '--', ...AGENT];
   const conn = await connect({ command: argv[0], args: argv.slice(1), protocol: 2 });
   const session = await conn.newSession({ cwd: process.cwd() });
@@ -80,6 +86,7 @@ async function client(mode) {
   report({
     mode,
     hops,
+    inProcess,
     updatesPerSec: UPDATES / secs,
     p50: percentile(rtts, 50),
     p99: percentile(rtts, 99),
@@ -91,7 +98,7 @@ async function client(mode) {
 /** Runs direct and the 1-, 3- and 5-component chains, each in its own client process; one row per mode. */
 export function runConductBench() {
   const rows = [];
-  for (const mode of ['direct', '1', '3', '5']) {
+  for (const mode of MODES) {
     const r = spawnSync(process.execPath, [here('./conduct.mjs'), '--client', mode], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -123,7 +130,9 @@ function cpuCell(r) {
   if (!r.cpuMs) return 'n/a';
   const per = (ms) => fmt((1000 * ms) / UPDATES, 1);
   if (r.hops === 0) return per(r.cpuMs.total);
-  return `${per(r.cpuMs.total)} (${per(r.cpuMs.conductor ?? NaN)}, ${per((r.cpuMs.components ?? NaN) / r.hops)})`;
+  // in process the components' work is the conductor's
+  const each = r.inProcess ? 'in it' : per((r.cpuMs.components ?? NaN) / r.hops);
+  return `${per(r.cpuMs.total)} (${per(r.cpuMs.conductor ?? NaN)}, ${each})`;
 }
 
 /** The markdown table of {@link runConductBench} rows. */
@@ -137,7 +146,7 @@ export function formatConductRows(rows) {
     const label =
       r.hops === 0
         ? 'direct (acp-kit v2 client -> agent)'
-        : `through acp-kit conduct, ${r.hops} component${r.hops === 1 ? '' : 's'}`;
+        : `through acp-kit conduct, ${r.hops}${r.inProcess ? ' in-process' : ''} component${r.hops === 1 ? '' : 's'}`;
     const added = (r.p50 - direct.p50) / r.hops;
     const perHop = r.hops === 0 ? '' : fmt(added, 3);
     out.push(

@@ -1,5 +1,8 @@
-// A proxy component that forwards everything unchanged (runComponent with no handlers): the hop cost
-// bench/conduct.mjs measures.
-import { defineComponent, runComponent } from 'acp-kit/proxy';
+// A proxy component that forwards everything unchanged (no handlers): the hop cost
+// bench/conduct.mjs measures, as a program (node bench/pass-component.mjs) and in process (its default export).
+import { defineComponent, runComponentIfMain } from 'acp-kit/proxy';
 
-runComponent(defineComponent({}));
+const passThrough = defineComponent({});
+
+export default passThrough;
+runComponentIfMain(import.meta.url, passThrough);

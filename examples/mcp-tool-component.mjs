@@ -5,8 +5,9 @@
 // The conductor advertises MCP over ACP to its components and bridges it for an agent without
 // it (a stdio shim), so the injection works in front of any agent.
 //   acp-kit conduct -- node examples/mcp-tool-component.mjs -- acp-kit agent
+//   acp-kit conduct --component examples/mcp-tool-component.mjs -- acp-kit agent
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { defineComponent, injectMcpServer, runComponent } from 'acp-kit/proxy';
+import { defineComponent, injectMcpServer, runComponentIfMain } from 'acp-kit/proxy';
 
 const NAME = process.env.MCP_TOOL_SERVER ?? 'notes';
 /** serverId -> the injected server's handler of `mcp/message` */
@@ -31,20 +32,21 @@ function inject(params, next) {
   return next(injection.params);
 }
 
-runComponent(
-  defineComponent({
-    onPrompt(req, next) {
-      prompts.push(req.prompt.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join(' '));
-      return next(req);
+const mcpTool = defineComponent({
+  onPrompt(req, next) {
+    prompts.push(req.prompt.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join(' '));
+    return next(req);
+  },
+  toAgent: { 'session/new': inject, 'session/load': inject, 'session/resume': inject },
+  toClient: {
+    // the agent's MCP requests: this component's server answers its own, the rest go on to the client
+    'mcp/message'(params, next, ctx) {
+      const injection = injections.get(params?.serverId);
+      const notify = (method, p) => ctx.toAgent.notify(method, p);
+      return injection?.handleRequest('mcp/message', params, { signal: ctx.signal, notify }) ?? next(params);
     },
-    toAgent: { 'session/new': inject, 'session/load': inject, 'session/resume': inject },
-    toClient: {
-      // the agent's MCP requests: this component's server answers its own, the rest go on to the client
-      'mcp/message'(params, next, ctx) {
-        const injection = injections.get(params?.serverId);
-        const notify = (method, p) => ctx.toAgent.notify(method, p);
-        return injection?.handleRequest('mcp/message', params, { signal: ctx.signal, notify }) ?? next(params);
-      },
-    },
-  }),
-);
+  },
+});
+
+export default mcpTool;
+runComponentIfMain(import.meta.url, mcpTool);

@@ -4,7 +4,8 @@
 // (the same code runs in a v1 and a v2 chain). Agents stream text in chunks that may cut a secret
 // in two, so message and thought chunks are held back to the last whitespace and sent on whole words.
 //   acp-kit conduct -- node examples/redact-secrets-component.mjs -- acp-kit agent
-import { defineComponent, runComponent } from 'acp-kit/proxy';
+//   acp-kit conduct --component examples/redact-secrets-component.mjs -- acp-kit agent
+import { defineComponent, runComponentIfMain } from 'acp-kit/proxy';
 
 const SECRET = new RegExp(process.env.SECRET_PATTERN ?? '\\b(?:sk|ghp|xox[bp])-[A-Za-z0-9_-]{6,}', 'g');
 const CHUNKS = new Set(['agent_message_chunk', 'agent_thought_chunk']);
@@ -29,34 +30,35 @@ function flush(sessionId, next) {
   if (h && h.update.content.text) next({ sessionId, update: redact(h.update) });
 }
 
-runComponent(
-  defineComponent({
-    onUpdate({ sessionId, update }, next) {
-      const h = held.get(sessionId);
-      const isText = CHUNKS.has(update.sessionUpdate) && update.content?.type === 'text';
-      if (
-        !isText ||
-        (h && (h.update.sessionUpdate !== update.sessionUpdate || h.update.messageId !== update.messageId))
-      ) {
-        flush(sessionId, next);
-      }
-      if (!isText) return next({ sessionId, update: redact(update) });
-      const text = (held.get(sessionId)?.update.content.text ?? '') + update.content.text;
-      // everything up to the last whitespace is whole words: safe to redact and send
-      const cut = Math.max(text.lastIndexOf(' '), text.lastIndexOf('\n')) + 1;
-      if (cut > 0)
-        next({ sessionId, update: redact({ ...update, content: { ...update.content, text: text.slice(0, cut) } }) });
-      held.set(sessionId, { update: { ...update, content: { ...update.content, text: text.slice(cut) } } });
-    },
-    toClient: {
-      // a permission request shows the tool call's input: the user approves it without the secret
-      'session/request_permission': (params, next) => next(redact(params)),
-    },
-    async onPrompt(req, next, ctx) {
-      const answer = await next(req);
-      // the end of the turn (v1) ends the last message: send what is held before the answer
-      flush(req.sessionId, (u) => ctx.sendUpdate(u.sessionId, u.update));
-      return answer;
-    },
-  }),
-);
+const redactSecrets = defineComponent({
+  onUpdate({ sessionId, update }, next) {
+    const h = held.get(sessionId);
+    const isText = CHUNKS.has(update.sessionUpdate) && update.content?.type === 'text';
+    if (
+      !isText ||
+      (h && (h.update.sessionUpdate !== update.sessionUpdate || h.update.messageId !== update.messageId))
+    ) {
+      flush(sessionId, next);
+    }
+    if (!isText) return next({ sessionId, update: redact(update) });
+    const text = (held.get(sessionId)?.update.content.text ?? '') + update.content.text;
+    // everything up to the last whitespace is whole words: safe to redact and send
+    const cut = Math.max(text.lastIndexOf(' '), text.lastIndexOf('\n')) + 1;
+    if (cut > 0)
+      next({ sessionId, update: redact({ ...update, content: { ...update.content, text: text.slice(0, cut) } }) });
+    held.set(sessionId, { update: { ...update, content: { ...update.content, text: text.slice(cut) } } });
+  },
+  toClient: {
+    // a permission request shows the tool call's input: the user approves it without the secret
+    'session/request_permission': (params, next) => next(redact(params)),
+  },
+  async onPrompt(req, next, ctx) {
+    const answer = await next(req);
+    // the end of the turn (v1) ends the last message: send what is held before the answer
+    flush(req.sessionId, (u) => ctx.sendUpdate(u.sessionId, u.update));
+    return answer;
+  },
+});
+
+export default redactSecrets;
+runComponentIfMain(import.meta.url, redactSecrets);

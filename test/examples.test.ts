@@ -465,6 +465,32 @@ describe('examples/system-note-component.mjs and examples/redact-secrets-compone
   );
 });
 
+describe('the component examples in process (their default export, acp-kit conduct --component)', () => {
+  it('the redactor and the system note run inside the conductor in front of the echo agent: same result as the processes', async () => {
+    const bin = resolve('bin/acp-kit.js');
+    const r = await run(CLIENT, [
+      '--prompt',
+      'token sk-secretsecret here',
+      '--',
+      process.execPath,
+      bin,
+      'conduct',
+      '--component',
+      resolve(EXAMPLES, 'redact-secrets-component.mjs'),
+      '--component',
+      resolve(EXAMPLES, 'system-note-component.mjs'),
+      '--',
+      process.execPath,
+      ECHO,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('System note: answer briefly.');
+    expect(r.stdout).toContain('token [REDACTED] here');
+    expect(r.stdout).not.toContain('sk-secretsecret');
+    expect(r.stdout).toMatch(/^stop reason: end_turn$/m);
+  });
+});
+
 describe('examples/mcp-tool-component.mjs (an MCP injector component)', () => {
   it('in an acp-kit conduct chain in front of the built-in agent: the agent calls its injected tool over mcp/message in a turn', async () => {
     const bin = resolve('bin/acp-kit.js');

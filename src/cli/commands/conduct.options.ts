@@ -1,6 +1,6 @@
 /** `acp-kit conduct`: its flags and help; the action (`conduct.ts`) loads only when the command runs. */
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import type { ExitResult } from '../options.js';
+import { collect, type ExitResult } from '../options.js';
 
 export function register(program: CommandUnknownOpts, result: ExitResult): void {
   program
@@ -10,6 +10,11 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     )
     .argument('[chain...]', '-- <component...> [-- <component...>] -- <agent...> (with --agent <id>: components only)')
     .option('--trace <file>', "write a trace of every hop in the Rust conductor's .jsons format")
+    .option(
+      '--component <module>',
+      'an in-process component: an ES module whose default export is defineComponent(...); repeatable, client side first, before the -- components (or as a segment anywhere: -- --component <module> --)',
+      collect,
+    )
     .option(
       '--agent <id>',
       'an ACP Registry agent id[@version] as the agent: then every command after -- is a component',
@@ -21,6 +26,7 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     .addHelpText(
       'after',
       '\nExample: acp-kit conduct --trace chain.jsons -- acp-kit record --out c.ndjson -- acp-kit validate -- acp-kit agent\n' +
+        '         acp-kit conduct --component examples/system-note-component.mjs -- acp-kit agent\n' +
         'The last command is the agent; every other one is a proxy component (docs/conductor.md).\n',
     )
     .action(async (chain, flags) => {

@@ -5,6 +5,7 @@ export * from './peer.js';
 export * from './request-id.js';
 export * from './child.js';
 export * from '../node/process-group.js';
+export * from './memory-transport.js';
 export { MAX_JSON_DEPTH } from './json-guard.js';
 export { RawJson, RawMessage, plainJson, type RawField } from './raw-value.js';
 export { readRawSuccessor } from './envelope-scan.js';

@@ -1,6 +1,6 @@
 import { JsonRpcPeer, spawnAgent, type AgentProcess } from '@acp-kit/protocol/rpc';
 import { ProxyMethods, readProxySuccessor } from '@acp-kit/protocol';
-import type { ChainCommand } from './conductor.js';
+import type { ChainCommand } from './links.js';
 import { agentAdvertisesMcpOverAcp } from '../mcp-over-acp/index.js';
 
 /** One judged case of `acp-kit check proxy`. */

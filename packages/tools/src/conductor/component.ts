@@ -11,12 +11,16 @@ import {
 import {
   JsonRpcPeer,
   plainJson,
+  RawJson,
   stdioTransport,
+  type ProtocolProblem,
   type RawMessage,
   type RequestContext,
   type Transport,
 } from '@acp-kit/protocol/rpc';
 import { readSuccessor } from './successor.js';
+import { namedError } from './component-error.js';
+import { refuseStdioWhileLoading } from './load-component.js';
 import { notificationLine, passNotification, successorLine, unwrapSuccessor } from './pass-through.js';
 
 /** One side of a component's connection: the editor's (its predecessor) or the agent's (its successor). */
@@ -37,6 +41,11 @@ export interface ComponentContext {
   sendUpdate(sessionId: string, update: AnySessionUpdate): void;
   /** Aborted when the request being handled is cancelled (`$/cancel_request`); undefined for a notification. */
   readonly signal?: AbortSignal;
+  /**
+   * Ends the component's connection to the conductor, as a component program ends by exiting: the
+   * conductor then stops the whole chain, with `reason` in its log.
+   */
+  close(reason?: string): void;
 }
 
 /** A neutral session update on its way to the editor. */
@@ -96,6 +105,14 @@ export interface RunComponentOptions {
    * and validators run as components.
    */
   observe?: (dir: 'editor->agent' | 'agent->editor', message: object) => void;
+  /**
+   * Names the component in the error a request is answered with when one of its handlers throws
+   * something that is no `AcpError` (`Internal error: component <name> failed in <method>: ...`).
+   * An `AcpError` (the handler's own answer, or one from the next hop) is answered as it is.
+   */
+  name?: string;
+  /** Protocol problems of the component's peer (a notification handler that threw: nobody can be answered). */
+  onProblem?: (problem: ProtocolProblem) => void;
 }
 
 /** A running component: settles when the conductor's connection ends. */
@@ -115,8 +132,10 @@ export function runComponent(definition: ComponentDefinition, options: RunCompon
   // observer sees whole messages, so then everything is parsed
   let runner: ComponentRunner | undefined;
   const bypass = options.observe || !onlyRequestHandlers(definition) ? undefined : passThrough(() => runner);
+  if (!options.transport) refuseStdioWhileLoading();
   const transport = options.transport ?? stdioTransport({ rawPayload: !options.observe, bypass });
-  runner = new ComponentRunner(definition, new JsonRpcPeer(transport, { tap }));
+  const peer = new JsonRpcPeer(transport, { tap, onProblem: options.onProblem });
+  runner = new ComponentRunner(definition, peer, options.name);
   return { closed: runner.closed };
 }
 
@@ -161,6 +180,7 @@ class ComponentRunner {
   constructor(
     private readonly def: ComponentDefinition,
     private readonly peer: JsonRpcPeer,
+    private readonly name: string | undefined,
   ) {
     this.toClient = {
       request: (method, params) => peer.request(method, params).then(plainJson),
@@ -190,7 +210,24 @@ class ComponentRunner {
       toAgent: this.toAgent,
       signal,
       sendUpdate: (sessionId, update) => this.emitUpdate({ sessionId, update }),
+      close: (reason) => this.peer.close({ reason: reason ?? 'the component closed its connection' }),
     };
+  }
+
+  /**
+   * Runs a handler of the definition: what it throws (or rejects with) that is no `AcpError` is
+   * answered as an internal error naming the component, when it has a name.
+   */
+  private guarded(method: string, run: () => unknown): unknown {
+    const name = this.name;
+    if (name === undefined) return run();
+    let r: unknown;
+    try {
+      r = run();
+    } catch (e) {
+      throw namedError(name, method, e);
+    }
+    return r instanceof Promise ? r.catch((e: unknown) => Promise.reject(namedError(name, method, e))) : r;
   }
 
   private async initialize(params: unknown): Promise<unknown> {
@@ -199,7 +236,8 @@ class ComponentRunner {
     if (v !== 1 && v !== 2) throw AcpError.invalidParams('proxy/initialize: params.protocolVersion: must be 1 or 2');
     this.version = v;
     const result = await this.toAgent.request('initialize', p);
-    this.def.onReady?.(this.ctx());
+    const onReady = this.def.onReady;
+    if (onReady) this.guarded(ProxyMethods.initialize, () => onReady(this.ctx()));
     return result;
   }
 
@@ -219,12 +257,12 @@ class ComponentRunner {
     }
     const ctx = this.ctx(rc?.signal);
     const inner = plainJson(env.params);
-    if (onUpdate) return this.updates(inner, ctx);
+    if (onUpdate) return this.guarded(env.method, () => this.updates(inner, ctx));
     const send = (p: unknown): Promise<unknown> =>
       kind === 'request'
         ? this.peer.request(env.method, p, { signal: rc?.signal, onAbort: 'wait' }).then(plainJson)
         : Promise.resolve(this.toClient.notify(env.method, p));
-    return h ? h(inner, send, ctx) : send(inner);
+    return h ? this.guarded(env.method, () => h(inner, send, ctx)) : send(inner);
   }
 
   /** A message from the predecessor (the editor side), sent plain; not async for the same reason as `fromAgent`. */
@@ -244,8 +282,9 @@ class ComponentRunner {
             .request(ProxyMethods.successor, envelope(method, p), { signal: rc?.signal, onAbort: 'wait' })
             .then(plainJson)
         : Promise.resolve(this.toAgent.notify(method, p));
-    if (method === 'session/prompt' && kind === 'request') return this.prompt(params, send, ctx);
-    return h ? h(params, send, ctx) : send(params);
+    if (method === 'session/prompt' && kind === 'request')
+      return this.guarded(method, () => this.prompt(params, send, ctx));
+    return h ? this.guarded(method, () => h(params, send, ctx)) : send(params);
   }
 
   private async prompt(
@@ -323,10 +362,21 @@ function predecessorTap(observe: NonNullable<RunComponentOptions['observe']>): {
       return;
     }
     if (typeof m.method !== 'string' && other.delete(key)) return;
-    observe(dir, m.method === ProxyMethods.initialize ? { ...m, method: 'initialize' } : m);
+    const plain = plainMessage(m);
+    observe(dir, plain.method === ProxyMethods.initialize ? { ...plain, method: 'initialize' } : plain);
   };
   return {
     sent: (m) => see('agent->editor', m, sentEnvelopes, receivedEnvelopes),
     received: (m) => see('editor->agent', m, receivedEnvelopes, sentEnvelopes),
   };
+}
+
+/**
+ * `m` with a payload left as received text (`RawJson`, in process: what a text hop read) parsed, as a
+ * copy: an observer sees whole messages, and the message itself is not changed (other hops hold it).
+ */
+function plainMessage(m: { [key: string]: unknown }): { [key: string]: unknown } {
+  const params = m.params instanceof RawJson ? { params: m.params.value } : undefined;
+  const result = m.result instanceof RawJson ? { result: m.result.value } : undefined;
+  return params || result ? { ...m, ...params, ...result } : m;
 }

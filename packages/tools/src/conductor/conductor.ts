@@ -1,9 +1,8 @@
 import {
   JsonRpcPeer,
   plainJson,
-  spawnAgent,
   stdioTransport,
-  type AgentProcess,
+  type MemoryTransportOptions,
   type RequestContext,
   type Transport,
 } from '@acp-kit/protocol/rpc';
@@ -15,23 +14,21 @@ import { negotiateChainVersion } from './version.js';
 import { advertiseMcpOverAcp, McpBridge } from './mcp-bridge.js';
 import {
   notificationLine,
+  notificationMessage,
   passNotification,
   successorLine,
+  successorMessage,
   unwrapSuccessor,
   type PassNotification,
 } from './pass-through.js';
-
-/** One program of the chain: a proxy component or the agent. */
-export interface ChainCommand {
-  command: string;
-  args?: readonly string[];
-  cwd?: string;
-  env?: NodeJS.ProcessEnv;
-}
+import { inProcessLink, isInProcess, spawnLink, type ChainCommand, type ChainComponent, type Link } from './links.js';
 
 export interface ConductorOptions {
-  /** The proxy components, client side first; each gets `proxy/initialize` (may be empty). */
-  components: readonly ChainCommand[];
+  /**
+   * The proxy components, client side first; each gets `proxy/initialize` (may be empty). A
+   * {@link ChainCommand} is spawned; an {@link InProcessComponent} runs in the conductor's process.
+   */
+  components: readonly ChainComponent[];
   /** The terminal agent; it gets `initialize`. */
   agent: ChainCommand;
   /** Write a trace in the Rust conductor's `.jsons` format to this file. */
@@ -44,14 +41,31 @@ export interface ConductorOptions {
   log?: (line: string) => void;
   /** Grace between SIGTERM and SIGKILL when the chain is stopped (default 2000 ms). */
   killTimeoutMs?: number;
+  /** How in-process components are linked (`createMemoryTransportPair`'s options; default: microtask delivery). */
+  memoryTransport?: MemoryTransportOptions;
+}
+
+/** One position of a running chain. */
+export interface ChainNode {
+  /** Its trace name: `Proxy(n)` or `Agent`. */
+  readonly name: string;
+  /** Its process id (-1 when it could not be started); undefined for an in-process component, which has no process (group) of its own. */
+  readonly pid: number | undefined;
+  /** True for a component running in the conductor's process. */
+  readonly inProcess: boolean;
 }
 
 export interface ConductorHandle {
-  /** The process ids of the components then the agent, in chain order. */
+  /**
+   * The process ids of the programs that run as processes: the components then the agent, in chain
+   * order. In-process components have none and are left out (see {@link ConductorHandle.nodes}).
+   */
   readonly pids: readonly number[];
+  /** Every position of the chain, components then the agent, in chain order. */
+  readonly nodes: readonly ChainNode[];
   /** Settles once the whole chain has stopped, with the reason it stopped. */
   readonly done: Promise<{ reason: string }>;
-  /** Stops the chain as one unit: every program's process group, then the editor connection. */
+  /** Stops the chain as one unit: every program's process group and in-process component, then the editor connection. */
   stop(reason?: string): Promise<{ reason: string }>;
 }
 
@@ -78,7 +92,7 @@ export function startConductor(options: ConductorOptions): ConductorHandle {
 
 class Conductor {
   private readonly n: number;
-  private readonly procs: AgentProcess[];
+  private readonly links: Link[];
   private readonly peers: JsonRpcPeer[];
   private readonly client: JsonRpcPeer;
   private readonly trace: TraceWriter | undefined;
@@ -95,14 +109,13 @@ class Conductor {
   private readonly finished = new Promise<{ reason: string }>((r) => (this.onFinished = r));
 
   constructor(private readonly options: ConductorOptions) {
-    const programs = [...options.components, options.agent];
     this.n = options.components.length;
     this.trace = options.trace ? new TraceWriter(options.trace) : undefined;
     this.lane = this.trace === undefined;
     this.clientTakesText = options.client === undefined;
     const tracer = this.trace ? new HopTracer(this.trace, this.n) : undefined;
-    this.procs = programs.map((p, i) => this.spawn(p, i));
-    this.peers = this.procs.map((proc, i) => new JsonRpcPeer(proc.transport, { tap: tracer?.tapFor(i) }));
+    this.links = [...options.components, options.agent].map((p, i) => this.link(p, i));
+    this.peers = this.links.map((link, i) => new JsonRpcPeer(link.transport, { tap: tracer?.tapFor(i) }));
     // the conductor only routes: payloads stay the text they came as (see `rawPayload`)
     const bypass = this.lane ? (m: Record<string, unknown>) => this.bypass(-1, m) : undefined;
     this.client = new JsonRpcPeer(options.client ?? stdioTransport({ rawPayload: true, bypass }), {
@@ -112,19 +125,23 @@ class Conductor {
   }
 
   handle(): ConductorHandle {
+    const nodes = this.links.map((l, i) => ({ name: nodeName(i, this.n), pid: l.pid, inProcess: !l.text }));
     return {
-      pids: this.procs.map((p) => p.process.pid ?? -1),
+      pids: nodes.flatMap((node) => (node.pid === undefined ? [] : [node.pid])),
+      nodes,
       done: this.finished,
       stop: (reason) => this.stop(reason ?? 'stopped'),
     };
   }
 
-  private spawn(p: ChainCommand, i: number): AgentProcess {
+  private link(p: ChainComponent, i: number): Link {
     const name = nodeName(i, this.n);
+    if (isInProcess(p)) {
+      const label = p.name ? `${p.name} (${name})` : name;
+      return inProcessLink(p, label, { log: this.options.log, transport: this.options.memoryTransport });
+    }
     const onStderr = this.options.onStderr ?? ((_: string, text: string) => void process.stderr.write(text));
-    return spawnAgent(p.command, [...(p.args ?? [])], {
-      cwd: p.cwd,
-      env: p.env,
+    return spawnLink(p, {
       killTimeoutMs: this.options.killTimeoutMs,
       rawPayload: true,
       bypass: this.lane ? (m) => this.bypass(i, m) : undefined,
@@ -138,6 +155,14 @@ class Conductor {
    * Ordering holds: the conductor's notification handlers never hold a peer's inbox, so the peer
    * would have forwarded it at this same point. False (the peer takes it) for anything else:
    * requests, answers, `initialize`, what the MCP bridge reads, envelopes the full check must read.
+   *
+   * With in-process components (object hops): the lane starts only on text links (stdio, the
+   * transports with a `bypass` hook). Where it ends on an in-process component, that component is
+   * handed the message object the peer would have sent (params still the received text, `RawJson`):
+   * an object hop has no line to splice, only the peer's dispatch to save. What an in-process
+   * component sends always takes the peer: a lane for it too (intercepting the memory link's
+   * deliveries) was measured and saved nothing (3 in-process components, CPU per 1,000 updates
+   * 28-39 with and without it), so it was not kept.
    */
   private bypass(from: number, m: Record<string, unknown>): boolean {
     const n = passNotification(m);
@@ -153,7 +178,7 @@ class Conductor {
     const to = from + 1;
     const peer = this.peers[to];
     if (!peer || n.method === 'initialize' || (to === this.n && this.bridge)) return false;
-    peer.transport.send(notificationLine(n));
+    peer.transport.send(this.links[to]?.text === false ? notificationMessage(n) : notificationLine(n));
     return true;
   }
 
@@ -166,7 +191,7 @@ class Conductor {
     }
     const peer = this.peers[to];
     if (!peer) return false;
-    peer.transport.send(successorLine(n));
+    peer.transport.send(this.links[to]?.text === false ? successorMessage(n) : successorLine(n));
     return true;
   }
 
@@ -258,7 +283,7 @@ class Conductor {
     this.stopping ??= (async () => {
       this.options.log?.(`stopping the chain: ${reason}`);
       // every program at once: each kill is SIGTERM to its group, then SIGKILL after the grace
-      await Promise.all(this.procs.map((p) => p.kill()));
+      await Promise.all(this.links.map((l) => l.stop(reason)));
       this.bridge?.close();
       this.client.close({ reason });
       this.trace?.close();

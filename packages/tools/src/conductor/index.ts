@@ -3,7 +3,8 @@
  * component API to write one, and the trace the conductor writes.
  * @packageDocumentation
  */
-export { startConductor, type ChainCommand, type ConductorOptions, type ConductorHandle } from './conductor.js';
+export { startConductor, type ChainNode, type ConductorOptions, type ConductorHandle } from './conductor.js';
+export type { ChainCommand, ChainComponent, InProcessComponent } from './links.js';
 export { TraceWriter, type TraceEvent } from './trace.js';
 export {
   defineComponent,
@@ -16,4 +17,11 @@ export {
   type RunComponentOptions,
   type UpdateEvent,
 } from './component.js';
+export { runComponentIfMain } from './run-if-main.js';
+export {
+  ComponentModuleError,
+  componentDefinitionProblem,
+  loadComponentModule,
+  loadComponentModules,
+} from './load-component.js';
 export { checkProxy, type ProxyCaseResult, type ProxyCheckReport } from './check-proxy.js';

@@ -48,3 +48,14 @@ export function successorLine(n: PassNotification): RawMessage {
   const head = SUCCESSOR_HEAD + JSON.stringify(n.method);
   return new RawMessage(n.params ? head + ',"params":' + n.params.text + '}}' : head + '}}');
 }
+
+/** The message object the peer would send for `notify(method, params)`, for a link that takes objects (in process). */
+export function notificationMessage(n: PassNotification): object {
+  return n.params ? { jsonrpc: '2.0', method: n.method, params: n.params } : { jsonrpc: '2.0', method: n.method };
+}
+
+/** The message object the peer would send for `notify('proxy/successor', { method, params })`. */
+export function successorMessage(n: PassNotification): object {
+  const inner = n.params ? { method: n.method, params: n.params } : { method: n.method };
+  return { jsonrpc: '2.0', method: ProxyMethods.successor, params: inner };
+}
