@@ -1,14 +1,18 @@
 // Sessions per instance at a real token rate (issue 24 item 7): N sessions, each streaming like a
 // model (RATE chunks/s, ~40 chars a chunk), over WebSocket and Streamable HTTP; the largest N whose
-// p99 chunk latency (emitted by the model -> received by the client) stays under TARGET_P99_MS.
-// acp-kit: what `acp-kit serve` runs (the built-in coding agent, the demo model paced at the rate
-// through its own delay, a JSONL store per owner), with the model's text deltas stamped with their
-// emit time. SDK: the official SDK's AcpServer with an SDK agent streaming the same chunks at the
-// same rate. Clients: CLIENT_PROCS processes (acp-kit's client, one connection + session each).
+// p99 chunk latency (due from the model -> received by the client) stays under TARGET_P99_MS.
+// A model streams on its own schedule: chunk k of a turn is due at start + (k + 1) / RATE whatever
+// the server does with chunk k - 1 (a provider's tokens arrive on the socket and wait there), and its
+// latency counts from that due time. Pacing each chunk after the previous one was handled (the
+// earlier method) let a slow server lower its own load and hid the wait (coordinated omission).
+// acp-kit: what `acp-kit serve` runs (the built-in coding agent, the demo model on that schedule, a
+// JSONL store per owner), with the model's text deltas stamped with their due time. SDK: the official
+// SDK's AcpServer with an SDK agent streaming the same chunks on the same schedule. Clients: CLIENT_PROCS processes (acp-kit's client, one connection + session each).
 // Alone: node bench/capacity.mjs. Knobs: BENCH_CAPACITY_CAP (largest N tried), _START (first N),
 // _CHUNKS (chunks per turn), _RATE, _CLIENTS, _ONLY (e.g. "acp-kit websocket"), _AT (one probe, no search),
 // _STORE=memory (acp-kit without its JSONL store), _PROF=<dir> (a CPU profile of the
-// streaming part of each server).
+// streaming part of each server), _PACING=relative (the earlier method: a pause after each chunk, stamped
+// when emitted).
 // Internal modes: --server <acp-kit|sdk> <cap> (prints {"port"}), --clients <url> <n> <chunks>.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -32,23 +36,43 @@ export const CAPACITY_GOALS = { p99Ms: 100, sessions: 2000, vsSdk: 4 };
 
 /** Wall-clock ms with sub-ms resolution, comparable between processes on this machine. */
 const nowMs = () => performance.timeOrigin + performance.now();
-/** A ~40-character chunk that carries its emit time (the client subtracts it from its arrival time). */
-const stamped = () => `${nowMs().toFixed(3)} `.padEnd(39, 'x') + ' ';
-const emitTimeOf = (text) => Number(text.slice(0, text.indexOf(' ')));
+/** A ~40-character chunk that carries its due time (the client subtracts it from its arrival time). */
+const stamped = (at = nowMs()) => `${at.toFixed(3)} `.padEnd(39, 'x') + ' ';
+const dueTimeOf = (text) => Number(text.slice(0, text.indexOf(' ')));
+const RELATIVE = process.env.BENCH_CAPACITY_PACING === 'relative';
+const PAUSE_MS = 1000 / CAPACITY_RATE;
 
 /**
- * The demo model, paced at the rate by its own per-word delay, with each text delta's text replaced
- * by a stamped chunk at the moment it is emitted; after CHUNKS deltas the turn finishes (`stop`).
+ * The due times of one turn's chunks, from now: waits until chunk k is due and returns its due time
+ * (at once when it is overdue: the chunk was waiting). With BENCH_CAPACITY_PACING=relative, a pause
+ * after the previous chunk and the time it ends instead.
+ */
+function schedule() {
+  const start = nowMs();
+  let k = 0;
+  return async () => {
+    const due = RELATIVE ? nowMs() + PAUSE_MS : start + ++k * PAUSE_MS;
+    const wait = due - nowMs();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    return RELATIVE ? nowMs() : due;
+  };
+}
+
+/**
+ * The demo model (no delay of its own) on the turn's schedule: each text delta waits until it is due
+ * and its text is replaced by a chunk stamped with that time; after CHUNKS deltas the turn finishes
+ * (`stop`).
  */
 function stampedDemo(createDemoModel) {
-  const demo = createDemoModel({ delayMs: Math.round(1000 / CAPACITY_RATE) });
+  const demo = createDemoModel({ delayMs: 0 });
   return {
     ...demo,
     async *stream(req) {
       let n = 0;
+      const next = schedule();
       for await (const ev of demo.stream(req)) {
         if (ev.type !== 'text_delta') continue;
-        yield { type: 'text_delta', text: stamped() };
+        yield { type: 'text_delta', text: stamped(await next()) };
         if (++n === CHUNKS) break;
       }
       yield { type: 'usage', inputTokens: 1, outputTokens: n };
@@ -87,7 +111,6 @@ async function sdkServer() {
   const { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } =
     await import('@agentclientprotocol/sdk/experimental/node');
   const { WebSocketServer } = await import('ws');
-  const pause = Math.round(1000 / CAPACITY_RATE);
   let sessions = 0;
   const app = () =>
     acp
@@ -95,12 +118,13 @@ async function sdkServer() {
       .onRequest('initialize', () => ({ protocolVersion: 1, agentCapabilities: {}, authMethods: [] }))
       .onRequest('session/new', () => ({ sessionId: `s${++sessions}` }))
       .onRequest('session/prompt', async ({ params, client }) => {
-        // paced like the demo model: a pause, then the chunk
+        // on the same schedule as acp-kit's model
+        const next = schedule();
         for (let k = 0; k < CHUNKS; k++) {
-          await new Promise((r) => setTimeout(r, pause));
+          const text = stamped(await next());
           await client.notify('session/update', {
             sessionId: params.sessionId,
-            update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: stamped() } },
+            update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } },
           });
         }
         return { stopReason: 'end_turn' };
@@ -126,15 +150,15 @@ async function clients(url, n, chunks) {
       const conn = await connect({ url, token: TOKEN });
       const session = await conn.newSession({ cwd: process.cwd() });
       const lat = [];
-      // first and last chunk's emit times: the rate the session really streamed at (a saturated
-      // server's model timers fire late, so a session streams slower than RATE and N overstates the load)
+      // first and last chunk's arrival times: the rate the session really reached its client at (a
+      // saturated server delivers slower than RATE, whatever the due times say)
       const span = { first: 0, last: 0 };
       session.onUpdate((u) => {
         if (u.sessionUpdate !== 'agent_message_chunk') return;
-        const at = emitTimeOf(u.content.text);
-        lat.push(Math.round((nowMs() - at) * 10));
-        if (span.first === 0) span.first = at;
-        span.last = at;
+        const now = nowMs();
+        lat.push(Math.round((now - dueTimeOf(u.content.text)) * 10));
+        if (span.first === 0) span.first = now;
+        span.last = now;
       });
       return { conn, session, lat, span };
     });
@@ -160,7 +184,7 @@ async function clients(url, n, chunks) {
     }),
   );
   const lat = open.flatMap((o) => o.lat);
-  // chunks per second each session streamed at (emit times, first to last)
+  // chunks per second each session reached its client at (arrival times, first to last)
   const rates = open.map(({ lat: l, span }) => (l.length - 1) / Math.max(1e-3, (span.last - span.first) / 1000));
   const cpu = process.cpuUsage(cpu0);
   // the line must be flushed before process.exit: stdout to a pipe is asynchronous on POSIX, and at
@@ -317,7 +341,7 @@ export function formatCapacityRows(rows) {
 
 /** The title line of the rows: what is measured and the goals. */
 export function capacityHeader() {
-  return `Sessions per instance at a model's rate (bench/capacity.mjs; alone: node bench/capacity.mjs): each session streams ${CHUNKS} chunks at ${CAPACITY_RATE}/s (~40 chars), ${CLIENT_PROCS} client processes; the largest N whose sessions all stream at once at >= 90 % of the rate (5th percentile session) with p99 emitted -> received under ${CAPACITY_GOALS.p99Ms} ms (doubling from ${START} to ${CAP}, then bisection); goals N >= ${CAPACITY_GOALS.sessions.toLocaleString('en-US')}, >= ${CAPACITY_GOALS.vsSdk}x the SDK`;
+  return `Sessions per instance at a model's rate (bench/capacity.mjs; alone: node bench/capacity.mjs): each session streams ${CHUNKS} chunks at ${CAPACITY_RATE}/s (~40 chars), ${CLIENT_PROCS} client processes; the largest N whose sessions all stream at once at >= 90 % of the rate (5th percentile session) with p99 due -> received under ${CAPACITY_GOALS.p99Ms} ms (doubling from ${START} to ${CAP}, then bisection); goals N >= ${CAPACITY_GOALS.sessions.toLocaleString('en-US')}, >= ${CAPACITY_GOALS.vsSdk}x the SDK`;
 }
 
 if (process.argv[2] === '--server') {
