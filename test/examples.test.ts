@@ -454,13 +454,8 @@ describe('examples/system-note-component.mjs and examples/redact-secrets-compone
         process.execPath,
         ECHO,
       ]);
-      expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(new RegExp(`^protocol: ${v}$`, 'm'));
-      // the echo agent echoes what it got: the note first, then the prompt with its secret redacted
-      expect(r.stdout).toContain('System note: answer briefly.');
-      expect(r.stdout).toContain('token [REDACTED] here');
-      expect(r.stdout).not.toContain('sk-secretsecret');
-      expect(r.stdout).toMatch(/^stop reason: end_turn$/m);
+      expectNotedAndRedacted(r);
     },
   );
 });
@@ -483,13 +478,18 @@ describe('the component examples in process (their default export, acp-kit condu
       process.execPath,
       ECHO,
     ]);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('System note: answer briefly.');
-    expect(r.stdout).toContain('token [REDACTED] here');
-    expect(r.stdout).not.toContain('sk-secretsecret');
-    expect(r.stdout).toMatch(/^stop reason: end_turn$/m);
+    expectNotedAndRedacted(r);
   });
 });
+
+/** The echo agent echoed what reached it through the chain: the note first, then the prompt with its secret redacted. */
+function expectNotedAndRedacted(r: { code: number | null; stdout: string; stderr: string }): void {
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).toContain('System note: answer briefly.');
+  expect(r.stdout).toContain('token [REDACTED] here');
+  expect(r.stdout).not.toContain('sk-secretsecret');
+  expect(r.stdout).toMatch(/^stop reason: end_turn$/m);
+}
 
 describe('examples/mcp-tool-component.mjs (an MCP injector component)', () => {
   it('in an acp-kit conduct chain in front of the built-in agent: the agent calls its injected tool over mcp/message in a turn', async () => {

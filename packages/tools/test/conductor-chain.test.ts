@@ -7,6 +7,7 @@ import { afterEach, expect, it } from 'vitest';
 import { AcpError } from '@acp-kit/protocol';
 import { JsonRpcPeer, StreamTransport } from '@acp-kit/protocol/rpc';
 import { startConductor, type ConductorHandle } from '../src/conductor/index.js';
+import { cancelHeldRequest } from '../../../test/support/chain-cancel.js';
 import { alive, waitUntil } from '../../../test/support/process.js';
 
 const NOTE = fileURLToPath(new URL('../../../examples/system-note-component.mjs', import.meta.url));
@@ -33,16 +34,7 @@ function chain(components: number): { handle: ConductorHandle; editor: JsonRpcPe
 
 it("a cancel from the editor goes through two components to the agent, and the agent's -32800 comes back unchanged", async () => {
   const { editor } = chain(2);
-  await editor.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
-  const abort = new AbortController();
-  const held = editor.request('_test/hold', {}, { signal: abort.signal, onAbort: 'wait' });
-  // the round trip of a request sent after it proves the hold request has crossed the chain
-  await expect(editor.request('_test/unknown', {})).rejects.toMatchObject({ code: -32601 });
-  abort.abort();
-  const e = await held.then(
-    () => undefined,
-    (x: unknown) => x,
-  );
+  const e = await cancelHeldRequest(editor);
   expect(e).toBeInstanceOf(AcpError);
   expect(e).toMatchObject({ code: -32800, data: { cancelledBy: 'agent' } });
 });

@@ -18,6 +18,7 @@ import {
   type ConductorHandle,
 } from '../src/proxy/index.js';
 import { BIN, cliEnv, tempDir } from '../../../test/fixtures/cli-helpers.js';
+import { cancelHeldRequest } from '../../../test/support/chain-cancel.js';
 import { alive, waitUntil } from '../../../test/support/process.js';
 import { fixture } from '../../../test/support/raw-child.js';
 
@@ -156,17 +157,7 @@ it("a cancel from the editor crosses two in-process components to the agent; the
   const pass = await loadComponentModule(resolve('bench/pass-component.mjs'));
   const hold = { command: process.execPath, args: [fixture('conduct-hold-agent.mjs')], env: cliEnv() };
   const { editorSide } = chain([{ component: pass }, { component: pass }], hold);
-  const editor = new JsonRpcPeer(editorSide);
-  await editor.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
-  const abort = new AbortController();
-  const held = editor.request('_test/hold', {}, { signal: abort.signal, onAbort: 'wait' });
-  // the round trip of a request sent after it proves the hold request has crossed the chain
-  await expect(editor.request('_test/unknown', {})).rejects.toMatchObject({ code: -32601 });
-  abort.abort();
-  const e = await held.then(
-    () => undefined,
-    (x: unknown) => x,
-  );
+  const e = await cancelHeldRequest(new JsonRpcPeer(editorSide));
   expect(e).toMatchObject({ code: -32800, data: { cancelledBy: 'agent' } });
 });
 
