@@ -434,26 +434,20 @@ describe('examples/system-note-component.mjs and examples/redact-secrets-compone
   it.each([1, 2] as const)(
     'in an acp-kit conduct chain in front of the echo agent (v%i): the note reaches the agent, the secret never reaches the client',
     async (v) => {
-      const bin = resolve('bin/acp-kit.js');
-      const r = await run(CLIENT, [
-        '--protocol',
-        String(v),
-        '--prompt',
-        'token sk-secretsecret here',
-        '--',
-        process.execPath,
-        bin,
-        'conduct',
-        '--',
-        process.execPath,
-        resolve(EXAMPLES, 'redact-secrets-component.mjs'),
-        '--',
-        process.execPath,
-        resolve(EXAMPLES, 'system-note-component.mjs'),
-        '--',
-        process.execPath,
-        ECHO,
-      ]);
+      const r = await conductSecretPrompt(
+        [
+          '--',
+          process.execPath,
+          resolve(EXAMPLES, 'redact-secrets-component.mjs'),
+          '--',
+          process.execPath,
+          resolve(EXAMPLES, 'system-note-component.mjs'),
+          '--',
+          process.execPath,
+          ECHO,
+        ],
+        v,
+      );
       expect(r.stdout).toMatch(new RegExp(`^protocol: ${v}$`, 'm'));
       expectNotedAndRedacted(r);
     },
@@ -462,14 +456,7 @@ describe('examples/system-note-component.mjs and examples/redact-secrets-compone
 
 describe('the component examples in process (their default export, acp-kit conduct --component)', () => {
   it('the redactor and the system note run inside the conductor in front of the echo agent: same result as the processes', async () => {
-    const bin = resolve('bin/acp-kit.js');
-    const r = await run(CLIENT, [
-      '--prompt',
-      'token sk-secretsecret here',
-      '--',
-      process.execPath,
-      bin,
-      'conduct',
+    const r = await conductSecretPrompt([
       '--component',
       resolve(EXAMPLES, 'redact-secrets-component.mjs'),
       '--component',
@@ -481,6 +468,13 @@ describe('the component examples in process (their default export, acp-kit condu
     expectNotedAndRedacted(r);
   });
 });
+
+/** examples/client.mjs sends a prompt with a secret to `acp-kit conduct <chain...>` (protocol: the client's default unless given). */
+function conductSecretPrompt(chain: string[], protocol?: number) {
+  const version = protocol === undefined ? [] : ['--protocol', String(protocol)];
+  const prompt = ['--prompt', 'token sk-secretsecret here'];
+  return run(CLIENT, [...version, ...prompt, '--', process.execPath, resolve('bin/acp-kit.js'), 'conduct', ...chain]);
+}
 
 /** The echo agent echoed what reached it through the chain: the note first, then the prompt with its secret redacted. */
 function expectNotedAndRedacted(r: { code: number | null; stdout: string; stderr: string }): void {
