@@ -8,6 +8,7 @@ export * from './codec/util.js';
 export * from './codec/v1-shapes.js';
 export * from './codec/v2-shapes.js';
 export * from './json.js';
+export * from './lazy-map.js';
 export * from './lazy-crypto.js';
 export * from './package-version.js';
 export * from './usage-meta.js';

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { isObj } from '@acp-kit/protocol/internal';
+import { isObj, without } from '@acp-kit/protocol/internal';
 import { requestIdKey, type CloseInfo, type Transport, type TransportHandlers } from '@acp-kit/protocol/rpc';
 import { OwnersLog } from './owners-log.js';
 
@@ -180,9 +180,7 @@ export class GuardedTransport implements Transport {
     if (!watched) return undefined;
     const key = requestIdKey(id);
     const w = watched.get(key);
-    if (w === undefined) return undefined;
-    watched.delete(key);
-    if (watched.size === 0) this.watched = undefined;
+    if (w !== undefined) this.watched = without(watched, key);
     return w;
   }
 

@@ -1,6 +1,7 @@
 import { isObj } from '../codec/util.js';
 import { AcpError, ErrorCode, isAbortError } from '../errors.js';
 import { CANCEL_REQUEST_METHOD, type RequestId } from '../jsonrpc.js';
+import { without } from '../lazy-map.js';
 import { messageToText } from './message-text.js';
 import { ExactNumberId, isWireRequestId, showRequestId, type WireRequestId } from './request-id.js';
 import type { CloseInfo, InvalidLine, Transport } from './transport.js';
@@ -535,18 +536,13 @@ export class JsonRpcPeer {
 
   /** Drops an answered (or abandoned) request, and the map with the last one. */
   private forgetPending(id: RequestId): void {
-    const pending = this.pending;
-    if (!pending) return;
-    pending.delete(id);
-    if (pending.size === 0) this.pending = undefined;
+    if (this.pending) this.pending = without(this.pending, id);
   }
 
   /** Drops a request that ended, unless a later one reuses its id (then that one stays cancellable). */
   private forgetInbound(id: WireRequestId, controller: AbortController): void {
     const inbound = this.inbound;
-    if (!inbound || inbound.get(id) !== controller) return;
-    inbound.delete(id);
-    if (inbound.size === 0) this.inbound = undefined;
+    if (inbound?.get(id) === controller) this.inbound = without(inbound, id);
   }
 
   private answered(p: Pending, answer: { result: unknown } | { error: AcpError }): void {

@@ -14,7 +14,7 @@ import {
 } from '@opentelemetry/api';
 import { Methods } from '@acp-kit/protocol';
 import { requestIdKey, type Transport, type TransportHandlers } from '@acp-kit/protocol/rpc';
-import { isObj } from '@acp-kit/protocol/internal';
+import { isObj, without } from '@acp-kit/protocol/internal';
 import { TELEMETRY_SCOPE } from './scope.js';
 import { formatTraceparent, parentFromMeta } from './trace-context.js';
 
@@ -238,8 +238,7 @@ class ObservedTransport implements Transport {
     const key = requestIdKey(m.id);
     const p = pending.get(key);
     if (!p) return;
-    pending.delete(key);
-    if (pending.size === 0) this.pending = undefined;
+    this.pending = without(pending, key);
     if (!this.telemetry.requestEnded(p, m) || p.session === undefined) return;
     const turns = (this.turns ??= new Map<string, Pending[]>());
     const open = turns.get(p.session);
@@ -255,8 +254,7 @@ class ObservedTransport implements Transport {
     if (!isObj(u) || u.sessionUpdate !== 'state_update' || u.state !== 'idle') return;
     const open = turns.get(params.sessionId);
     if (!open) return;
-    turns.delete(params.sessionId);
-    if (turns.size === 0) this.turns = undefined;
+    this.turns = without(turns, params.sessionId);
     const stopReason = typeof u.stopReason === 'string' ? u.stopReason : 'unknown';
     for (const p of open) this.telemetry.turnEnded(p, stopReason);
   }

@@ -91,9 +91,11 @@ export async function loadComponentModule(
     Reflect.set(globalThis, LOADING, false);
   }
   const definition: unknown = typeof mod === 'object' && mod !== null ? Reflect.get(mod, 'default') : undefined;
-  const problem = componentDefinitionProblem(definition);
-  if (problem !== undefined || !isDefinition(definition))
-    throw new ComponentModuleError(`component module ${path}: ${problem ?? 'not a component definition'}`, HINT);
+  if (!isDefinition(definition))
+    throw new ComponentModuleError(
+      `component module ${path}: ${componentDefinitionProblem(definition) ?? 'not a component definition'}`,
+      HINT,
+    );
   return definition;
 }
 

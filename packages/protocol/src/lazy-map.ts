@@ -1,0 +1,8 @@
+// Maps kept only while they hold something: an empty Map costs ~190 bytes, and a server holds tens of
+// thousands of idle connections whose peers, guards and telemetry have nothing pending.
+
+/** Deletes `key` from `map`; returns the map, or undefined once it is empty (the owner then drops it). */
+export function without<K, V>(map: Map<K, V>, key: K): Map<K, V> | undefined {
+  map.delete(key);
+  return map.size === 0 ? undefined : map;
+}
