@@ -1,5 +1,6 @@
 // Maps kept only while they hold something: an empty Map costs ~190 bytes, and a server holds tens of
-// thousands of idle connections whose peers, guards and telemetry have nothing pending.
+// thousands of idle connections whose guards and telemetry have nothing pending. (The rpc peer keeps
+// its own two lines: see its forgetPending.)
 
 /** Deletes `key` from `map`; returns the map, or undefined once it is empty (the owner then drops it). */
 export function without<K, V>(map: Map<K, V>, key: K): Map<K, V> | undefined {

@@ -1,7 +1,6 @@
 import { isObj } from '../codec/util.js';
 import { AcpError, ErrorCode, isAbortError } from '../errors.js';
 import { CANCEL_REQUEST_METHOD, type RequestId } from '../jsonrpc.js';
-import { without } from '../lazy-map.js';
 import { messageToText } from './message-text.js';
 import { ExactNumberId, isWireRequestId, showRequestId, type WireRequestId } from './request-id.js';
 import type { CloseInfo, InvalidLine, Transport } from './transport.js';
@@ -534,15 +533,20 @@ export class JsonRpcPeer {
     return typeof id === 'number' || typeof id === 'string' ? this.pending?.get(id) : undefined;
   }
 
+  // Not `without` from lazy-map.ts, as the server's maps use: a module both the rpc entry and
+  // `internal` reach becomes a bundle chunk of its own, one more file every agent loads before it
+  // answers initialize (test/startup-modules.test.ts).
+
   /** Drops an answered (or abandoned) request, and the map with the last one. */
   private forgetPending(id: RequestId): void {
-    if (this.pending) this.pending = without(this.pending, id);
+    const pending = this.pending;
+    if (pending?.delete(id) && pending.size === 0) this.pending = undefined;
   }
 
   /** Drops a request that ended, unless a later one reuses its id (then that one stays cancellable). */
   private forgetInbound(id: WireRequestId, controller: AbortController): void {
     const inbound = this.inbound;
-    if (inbound?.get(id) === controller) this.inbound = without(inbound, id);
+    if (inbound?.get(id) === controller && inbound.delete(id) && inbound.size === 0) this.inbound = undefined;
   }
 
   private answered(p: Pending, answer: { result: unknown } | { error: AcpError }): void {
