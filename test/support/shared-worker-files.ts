@@ -41,6 +41,7 @@ export const SHARED_WORKER_FILES: string[] = [
   'packages/protocol/test/rpc-peer-edge.test.ts',
   'packages/protocol/test/rpc-stream-close.test.ts',
   'packages/protocol/test/rpc-memory-transport.test.ts',
+  'packages/protocol/test/rpc-peer-relay.test.ts',
   'packages/client/test/services-fs.test.ts',
   'packages/client/test/services-permissions.test.ts',
   'packages/protocol/test/state-session.test.ts',

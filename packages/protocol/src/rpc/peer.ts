@@ -48,6 +48,14 @@ export interface PeerOptions {
   onProblem?: (problem: ProtocolProblem) => void;
   /** Sees every message sent and received, in wire order (tests use it for schema conformance). */
   tap?: { sent?(message: object): void; received?(message: unknown): void };
+  /**
+   * Set on a peer that passes messages on (a proxy, a conductor, a bridge): an answer then holds
+   * the messages read after it until the code awaiting it has run (its promise continuations, up
+   * to the next macrotask), so the answer goes on before what followed it on the wire (an agent's
+   * first update right after `session/new`'s answer). Off by default: a client applies what came
+   * in the same read as an answer before the call it answers resolves.
+   */
+  relay?: boolean;
 }
 
 /** Rejects every request pending when the connection ended. */
@@ -78,12 +86,21 @@ interface Pending {
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /**
+ * Settles once the promise continuations queued so far, and those they queue, have run (the
+ * next macrotask): how long an answer holds a relay's inbox (see {@link PeerOptions.relay}).
+ */
+function afterContinuations(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
  * A symmetric JSON-RPC 2.0 peer: requests and notifications both ways over one {@link Transport}.
  *
  * Ordering: inbound messages are handled strictly in arrival order. A notification handler or
  * a response that settles asynchronously holds back the messages after it, so a handler never
  * sees notification N+1 before N, and a response is delivered after every notification sent
- * before it. Request handlers are started in order but run concurrently.
+ * before it. With {@link PeerOptions.relay}, a response also holds back what came after it until
+ * the code awaiting it has run. Request handlers are started in order but run concurrently.
  */
 export class JsonRpcPeer {
   private nextId = 1;
@@ -131,6 +148,15 @@ export class JsonRpcPeer {
   get closed(): Promise<CloseInfo> {
     return this.closedPromise;
   }
+
+  /**
+   * True while inbound messages wait in the inbox (a handler or an answer holds it): a transport's
+   * fast lane that skips the peer must then leave a message to the peer, or it would overtake them.
+   */
+  get holding(): boolean {
+    return this.blocked || this.draining || this.backlogHead < this.backlog.length;
+  }
+
   get isClosed(): boolean {
     return this.closeInfo !== undefined;
   }
@@ -335,8 +361,7 @@ export class JsonRpcPeer {
       return this.runNotification(method, m.params);
     }
     if (hasId && (hasOwn.call(m, 'result') || hasOwn.call(m, 'error'))) {
-      this.settle(m);
-      return undefined;
+      return this.settle(m) && this.options.relay ? afterContinuations() : undefined;
     }
     const id = hasId ? validId(m.id) : null;
     if (method !== undefined)
@@ -449,12 +474,13 @@ export class JsonRpcPeer {
     return found;
   }
 
-  private settle(m: Record<string, unknown>): void {
+  /** Answers a pending request; false for a response nobody waits for. */
+  private settle(m: Record<string, unknown>): boolean {
     const id = m.id;
     const p = this.pendingFor(id);
     if (!p) {
       this.problem('unknown-response', `response for unknown request id ${showRequestId(id)}`, m);
-      return;
+      return false;
     }
     this.forgetPending(p.id);
     if (hasOwn.call(m, 'error') && m.error !== undefined) {
@@ -469,6 +495,7 @@ export class JsonRpcPeer {
       this.answered(p, { result: m.result });
       p.resolve(m.result);
     }
+    return true;
   }
 
   /**

@@ -134,7 +134,7 @@ export function runComponent(definition: ComponentDefinition, options: RunCompon
   const bypass = options.observe || !onlyRequestHandlers(definition) ? undefined : passThrough(() => runner);
   if (!options.transport) refuseStdioWhileLoading();
   const transport = options.transport ?? stdioTransport({ rawPayload: !options.observe, bypass });
-  const peer = new JsonRpcPeer(transport, { tap, onProblem: options.onProblem });
+  const peer = new JsonRpcPeer(transport, { tap, onProblem: options.onProblem, relay: true });
   runner = new ComponentRunner(definition, peer, options.name);
   return { closed: runner.closed };
 }
@@ -156,7 +156,8 @@ function onlyRequestHandlers(def: ComponentDefinition): boolean {
 function passThrough(runner: () => ComponentRunner | undefined): (m: Record<string, unknown>) => boolean {
   return (m) => {
     const r = runner();
-    const n = r && passNotification(m);
+    // a held inbox (an answer still being relayed) keeps what follows behind it
+    const n = r && !r.holding && passNotification(m);
     if (!r || !n) return false;
     if (n.method !== ProxyMethods.successor) {
       r.sendLine(successorLine(n));
@@ -196,6 +197,11 @@ class ComponentRunner {
     peer.onNotification(ProxyMethods.successor, (params) => settled(this.fromAgent('notification', params)));
     peer.onOtherRequest((method, params, ctx) => this.fromClient('request', method, params, ctx));
     peer.onOtherNotification((method, params) => settled(this.fromClient('notification', method, params)));
+  }
+
+  /** True while the peer's inbox holds messages: the pass-through lane must not overtake them. */
+  get holding(): boolean {
+    return this.peer.holding;
   }
 
   /** Writes a line the pass-through lane built (see {@link passThrough}). */

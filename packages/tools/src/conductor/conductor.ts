@@ -115,11 +115,12 @@ class Conductor {
     this.clientTakesText = options.client === undefined;
     const tracer = this.trace ? new HopTracer(this.trace, this.n) : undefined;
     this.links = [...options.components, options.agent].map((p, i) => this.link(p, i));
-    this.peers = this.links.map((link, i) => new JsonRpcPeer(link.transport, { tap: tracer?.tapFor(i) }));
+    this.peers = this.links.map((link, i) => new JsonRpcPeer(link.transport, { tap: tracer?.tapFor(i), relay: true }));
     // the conductor only routes: payloads stay the text they came as (see `rawPayload`)
     const bypass = this.lane ? (m: Record<string, unknown>) => this.bypass(-1, m) : undefined;
     this.client = new JsonRpcPeer(options.client ?? stdioTransport({ rawPayload: true, bypass }), {
       tap: tracer?.tapFor(-1),
+      relay: true,
     });
     this.wire();
   }
@@ -165,6 +166,8 @@ class Conductor {
    * 28-39 with and without it), so it was not kept.
    */
   private bypass(from: number, m: Record<string, unknown>): boolean {
+    // a held inbox (an answer still being relayed) keeps what follows behind it
+    if ((from < 0 ? this.client : this.peers[from])?.holding !== false) return false;
     const n = passNotification(m);
     if (!n) return false;
     if (from >= 0 && from < this.n && n.method === ProxyMethods.successor) {

@@ -143,11 +143,16 @@ export class Translator {
     const problem = (side: string) => (p: { kind: string; message: string }) => {
       if (p.kind !== 'unknown-response') options.log(`${side}: ${p.kind}: ${p.message}`);
     };
-    this.editor = new JsonRpcPeer(editorTransport, { tap: options.editorTap, onProblem: problem('editor') });
+    this.editor = new JsonRpcPeer(editorTransport, {
+      tap: options.editorTap,
+      onProblem: problem('editor'),
+      relay: true,
+    });
     this.agent = new JsonRpcPeer(agentTransport, {
       tap: options.agentTap,
       onProblem: problem('agent'),
       answerParseErrors: false,
+      relay: true,
     });
     if (this.A.version === 1) this.services = new V1HostServices(this.A, (id) => this.rootsOf(id), options.fileSystem);
 

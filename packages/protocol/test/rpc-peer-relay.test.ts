@@ -1,0 +1,91 @@
+// `PeerOptions.relay`, in process: an answer holds what was read after it until the code awaiting it
+// has run, so a relay passes the answer on first; without it (a client) the rest of the read runs first.
+// The far ends are raw memory transports, so both orders are what really crossed them.
+import { describe, expect, it } from 'vitest';
+import { createMemoryTransportPair, JsonRpcPeer, type MemoryTransport } from '../src/rpc/index.js';
+
+/** Starts `t` as a raw end: every message it is handed, and a hook to answer them. */
+function rawEnd(t: MemoryTransport, onMessage: (m: { id?: number; method?: string }) => void = () => undefined) {
+  const got: unknown[] = [];
+  t.start({
+    onMessage: (m) => {
+      got.push(m);
+      onMessage(m as { id?: number; method?: string });
+    },
+    onInvalidLine: () => undefined,
+    onClose: () => undefined,
+  });
+  return got;
+}
+
+/** Answers every request with a result and, in the same delivery, a notification after it. */
+function answerThenNotify(t: MemoryTransport): unknown[] {
+  return rawEnd(t, (m) => {
+    if (m.id === undefined) return;
+    t.send({ jsonrpc: '2.0', id: m.id, result: { sessionId: 's1' } });
+    t.send({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's1' } });
+  });
+}
+
+const nextMacrotask = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+describe('an answer followed in the same read by a notification', () => {
+  for (const relay of [true, false]) {
+    it(`relay: ${relay}: the code awaiting the answer runs ${relay ? 'before' : 'after'} the notification's handler`, async () => {
+      const [mine, theirs] = createMemoryTransportPair();
+      answerThenNotify(theirs);
+      const peer = new JsonRpcPeer(mine, { relay });
+      const order: string[] = [];
+      const holdingAtAnswer: boolean[] = [];
+      peer.onNotification('session/update', () => void order.push('notification'));
+      await peer.request('session/new', {}).then(() => {
+        order.push('answer');
+        holdingAtAnswer.push(peer.holding);
+      });
+      await nextMacrotask();
+      expect(order).toEqual(relay ? ['answer', 'notification'] : ['notification', 'answer']);
+      // while the answer holds the inbox, a transport's fast lane must leave messages to the peer
+      expect(holdingAtAnswer).toEqual([relay]);
+      expect(peer.holding).toBe(false);
+    });
+  }
+
+  it('a two-peer relay (editor side, agent side) hands the editor the answer first, then the notification', async () => {
+    const [editorEnd, editorSide] = createMemoryTransportPair();
+    const [agentSide, agentEnd] = createMemoryTransportPair();
+    const editorGot = rawEnd(editorEnd);
+    answerThenNotify(agentEnd);
+    const toEditor = new JsonRpcPeer(editorSide, { relay: true });
+    const toAgent = new JsonRpcPeer(agentSide, { relay: true });
+    toEditor.onOtherRequest((method, params) => toAgent.request(method, params));
+    toAgent.onOtherNotification((method, params) => toEditor.notify(method, params));
+    editorEnd.send({ jsonrpc: '2.0', id: 7, method: 'session/new', params: {} });
+    while (editorGot.length < 2) await nextMacrotask();
+    expect(editorGot).toEqual([
+      { jsonrpc: '2.0', id: 7, result: { sessionId: 's1' } },
+      { jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's1' } },
+    ]);
+  });
+
+  it('a held inbox keeps later answers and notifications in wire order too', async () => {
+    const [mine, theirs] = createMemoryTransportPair();
+    const asked: number[] = [];
+    rawEnd(theirs, (m) => {
+      if (m.id !== undefined) asked.push(m.id);
+    });
+    const peer = new JsonRpcPeer(mine, { relay: true });
+    const order: string[] = [];
+    peer.onNotification('n', (p) => void order.push(`n${String((p as { k: number }).k)}`));
+    const a = peer.request('a', {}).then(() => void order.push('a'));
+    const b = peer.request('b', {}).then(() => void order.push('b'));
+    while (asked.length < 2) await nextMacrotask();
+    // one delivery: answer a, n1, answer b, n2
+    theirs.send({ jsonrpc: '2.0', id: asked[0], result: null });
+    theirs.send({ jsonrpc: '2.0', method: 'n', params: { k: 1 } });
+    theirs.send({ jsonrpc: '2.0', id: asked[1], result: null });
+    theirs.send({ jsonrpc: '2.0', method: 'n', params: { k: 2 } });
+    await Promise.all([a, b]);
+    while (order.length < 4) await nextMacrotask();
+    expect(order).toEqual(['a', 'n1', 'b', 'n2']);
+  });
+});
