@@ -2,7 +2,8 @@
 // proxy chain of 1, 3 and 5 pass-through components (bench/pass-component.mjs, a definition with no
 // handlers), each a process (`-- node bench/pass-component.mjs`) or in the conductor's process
 // (`--component bench/pass-component.mjs`). Alone: node bench/conduct.mjs. Each mode runs in its own
-// client process: node bench/conduct.mjs --client <direct|1|3|5|in-1|in-3|in-5>
+// client process: node bench/conduct.mjs --client <direct|in-0|1|3|5|in-1|in-3|in-5> (in-0: the conductor
+// with no component, its fixed cost)
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +17,7 @@ const NODE = [process.execPath, ...(process.env.BENCH_NODE_ARGS ?? '').split(' '
 const AGENT = [...NODE, here('./acp-kit-agent.mjs')];
 const COMPONENT = [...NODE, here('./pass-component.mjs')];
 /** The rows: direct, then chains of process components, then of in-process components. */
-const MODES = ['direct', '1', '3', '5', 'in-1', 'in-3', 'in-5'];
+const MODES = ['direct', 'in-0', '1', '3', '5', 'in-1', 'in-3', 'in-5'];
 
 /** Goals from issue 27 item 5: each hop adds no more than the plain proxy (about 0.15 ms p50); 3 hops keep >= 50 % of direct. */
 export const CONDUCT_GOALS = { addedP50PerHopMs: 0.15, threeHopsOfDirect: 0.5 };
@@ -73,7 +74,7 @@ async function client(mode) {
   const chain = inProcess
     ? Array.from({ length: hops }, () => ['--component', here('./pass-component.mjs')]).flat()
     : Array.from({ length: hops }, () => ['--', ...COMPONENT]).flat();
-  const argv = hops === 0 ? AGENT : [...NODE, BIN, 'conduct', ...chain, '--', ...AGENT];
+  const argv = mode === 'direct' ? AGENT : [...NODE, BIN, 'conduct', ...chain, '--', ...AGENT];
   const conn = await connect({ command: argv[0], args: argv.slice(1), protocol: 2 });
   const session = await conn.newSession({ cwd: process.cwd() });
   const pid = conn.agentProcess?.process.pid;
@@ -129,7 +130,8 @@ function goalCell(r, direct, added) {
 function cpuCell(r) {
   if (!r.cpuMs) return 'n/a';
   const per = (ms) => fmt((1000 * ms) / UPDATES, 1);
-  if (r.hops === 0) return per(r.cpuMs.total);
+  if (r.mode === 'direct') return per(r.cpuMs.total);
+  if (r.hops === 0) return `${per(r.cpuMs.total)} (${per(r.cpuMs.conductor ?? NaN)})`;
   // in process the components' work is the conductor's
   const each = r.inProcess ? 'in it' : per((r.cpuMs.components ?? NaN) / r.hops);
   return `${per(r.cpuMs.total)} (${per(r.cpuMs.conductor ?? NaN)}, ${each})`;
@@ -144,9 +146,11 @@ export function formatConductRows(rows) {
   ];
   for (const r of rows) {
     const label =
-      r.hops === 0
+      r.mode === 'direct'
         ? 'direct (acp-kit v2 client -> agent)'
-        : `through acp-kit conduct, ${r.hops}${r.inProcess ? ' in-process' : ''} component${r.hops === 1 ? '' : 's'}`;
+        : r.hops === 0
+          ? 'through acp-kit conduct, no component (its fixed cost)'
+          : `through acp-kit conduct, ${r.hops}${r.inProcess ? ' in-process' : ''} component${r.hops === 1 ? '' : 's'}`;
     const added = (r.p50 - direct.p50) / r.hops;
     const perHop = r.hops === 0 ? '' : fmt(added, 3);
     out.push(

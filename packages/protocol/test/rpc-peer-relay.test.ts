@@ -2,7 +2,7 @@
 // has run, so a relay passes the answer on first; without it (a client) the rest of the read runs first.
 // The far ends are raw memory transports, so both orders are what really crossed them.
 import { describe, expect, it } from 'vitest';
-import { createMemoryTransportPair, JsonRpcPeer, type MemoryTransport } from '../src/rpc/index.js';
+import { createMemoryTransportPair, JsonRpcPeer, type MemoryTransport, type RequestContext } from '../src/rpc/index.js';
 
 /** Starts `t` as a raw end: every message it is handed, and a hook to answer them. */
 function rawEnd(t: MemoryTransport, onMessage: (m: { id?: number; method?: string }) => void = () => undefined) {
@@ -87,5 +87,65 @@ describe('an answer followed in the same read by a notification', () => {
     await Promise.all([a, b]);
     while (order.length < 4) await nextMacrotask();
     expect(order).toEqual(['a', 'n1', 'b', 'n2']);
+  });
+});
+
+describe('cancelWith: a relay ties the request it sends on to the one it handles', () => {
+  /** editor raw end <-> relay (two peers) <-> agent raw end; `handle` is the relay's request handler. */
+  function relay(handle: (toAgent: JsonRpcPeer, method: string, params: unknown, ctx: RequestContext) => unknown) {
+    const [editorEnd, editorSide] = createMemoryTransportPair();
+    const [agentSide, agentEnd] = createMemoryTransportPair();
+    const editorGot = rawEnd(editorEnd);
+    const agentGot = rawEnd(agentEnd) as Array<{ id?: number; method?: string; params?: { requestId?: number } }>;
+    const toEditor = new JsonRpcPeer(editorSide, { relay: true });
+    const toAgent = new JsonRpcPeer(agentSide, { relay: true });
+    toEditor.onOtherRequest((method, params, ctx) => handle(toAgent, method, params, ctx));
+    return { editorEnd, agentEnd, editorGot, agentGot };
+  }
+
+  it('the editor cancelling sends $/cancel_request for the forwarded id; with onAbort wait the answer still comes back', async () => {
+    const r = relay((toAgent, method, params, ctx) =>
+      toAgent.request(method, params, { cancelWith: ctx, onAbort: 'wait' }),
+    );
+    r.editorEnd.send({ jsonrpc: '2.0', id: 7, method: 'x/slow', params: {} });
+    while (r.agentGot.length < 1) await nextMacrotask();
+    const forwarded = r.agentGot[0]?.id;
+    r.editorEnd.send({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: 7 } });
+    while (r.agentGot.length < 2) await nextMacrotask();
+    expect(r.agentGot[1]).toEqual({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: forwarded } });
+    r.agentEnd.send({ jsonrpc: '2.0', id: forwarded, result: { partial: true } });
+    while (r.editorGot.length < 1) await nextMacrotask();
+    expect(r.editorGot).toEqual([{ jsonrpc: '2.0', id: 7, result: { partial: true } }]);
+  });
+
+  it('a request cancelled before the relay sends it on is never sent; its signal, made late, is aborted', async () => {
+    const late: boolean[] = [];
+    const r = relay(async (toAgent, method, params, ctx) => {
+      await nextMacrotask();
+      late.push(ctx.signal.aborted);
+      return toAgent.request(method, params, { cancelWith: ctx });
+    });
+    r.editorEnd.send({ jsonrpc: '2.0', id: 8, method: 'x/never', params: {} });
+    r.editorEnd.send({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: 8 } });
+    while (r.editorGot.length < 1) await nextMacrotask();
+    expect(late).toEqual([true]);
+    expect(r.editorGot).toMatchObject([{ id: 8, error: { code: -32800 } }]);
+    // a round trip after it: the agent side got nothing for request 8
+    r.editorEnd.send({ jsonrpc: '2.0', id: 9, method: 'x/after', params: {} });
+    while (r.agentGot.length < 1) await nextMacrotask();
+    expect(r.agentGot.map((m) => m.method)).toEqual(['x/after']);
+  });
+
+  it('a context made outside the peer (only its signal) cancels too', async () => {
+    const [mine, theirs] = createMemoryTransportPair();
+    const got = rawEnd(theirs) as Array<{ id?: number; method?: string }>;
+    const peer = new JsonRpcPeer(mine);
+    const controller = new AbortController();
+    const answer = peer.request('x/y', {}, { cancelWith: { id: 1, method: 'x/y', signal: controller.signal } });
+    while (got.length < 1) await nextMacrotask();
+    controller.abort();
+    await expect(answer).rejects.toMatchObject({ code: -32800 });
+    while (got.length < 2) await nextMacrotask();
+    expect(got[1]).toMatchObject({ method: '$/cancel_request', params: { requestId: got[0]?.id } });
   });
 });

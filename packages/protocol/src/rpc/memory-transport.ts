@@ -198,6 +198,14 @@ export class MemoryTransport implements Transport {
     }
   }
 
+  /**
+   * Messages between the two ends not handed over yet, both ways: 0 when nothing is on its way
+   * (a conductor lets a notification go past an idle in-process component only then).
+   */
+  get inFlight(): number {
+    return this.link ? this.link.inbox.size + this.link.outbox.size : 0;
+  }
+
   /** True once this side has closed. */
   get isClosed(): boolean {
     return this.closed;

@@ -1,6 +1,7 @@
 import { isObj } from '../codec/util.js';
 import { AcpError, ErrorCode, isAbortError } from '../errors.js';
 import { CANCEL_REQUEST_METHOD, type RequestId } from '../jsonrpc.js';
+import { InboundRequest } from './inbound-request.js';
 import { messageToText } from './message-text.js';
 import { ExactNumberId, isWireRequestId, showRequestId, type WireRequestId } from './request-id.js';
 import type { CloseInfo, InvalidLine, Transport } from './transport.js';
@@ -21,6 +22,11 @@ export type NotificationHandler = (params: unknown, method: string) => void | Pr
 export interface RequestOptions {
   /** Aborting sends `$/cancel_request` (ACP-ALL-CREQ-01). */
   signal?: AbortSignal;
+  /**
+   * The request being handled that this one passes on (a relay's `ctx`): cancelling that one cancels
+   * this one, as `signal: ctx.signal` would, without making the signal (see `InboundRequest`).
+   */
+  cancelWith?: RequestContext;
   /**
    * On abort: `reject` (default) rejects at once with -32800 and ignores the late answer;
    * `wait` keeps waiting for the peer's answer (ACP-ALL-CREQ-06).
@@ -86,6 +92,27 @@ interface Pending {
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /**
+ * Listens for what cancels a request being sent: `options.signal`, and the request it passes on
+ * (`cancelWith`). Returns how to stop listening, or `'cancelled'` when one is cancelled already.
+ */
+function listenForCancel(options: RequestOptions, onAbort: () => void): (() => void) | 'cancelled' | undefined {
+  const { signal, cancelWith } = options;
+  const inbound = cancelWith instanceof InboundRequest ? cancelWith : undefined;
+  // a context made elsewhere (a test's, a wrapper's) has only its signal
+  const other = inbound ? undefined : cancelWith?.signal;
+  if (signal?.aborted || other?.aborted || inbound?.aborted) return 'cancelled';
+  if (!signal && !other && !inbound) return undefined;
+  signal?.addEventListener('abort', onAbort, { once: true });
+  other?.addEventListener('abort', onAbort, { once: true });
+  const stopInbound = inbound?.onCancel(onAbort);
+  return () => {
+    signal?.removeEventListener('abort', onAbort);
+    other?.removeEventListener('abort', onAbort);
+    stopInbound?.();
+  };
+}
+
+/**
  * Settles once the promise continuations queued so far, and those they queue, have run (the
  * next macrotask): how long an answer holds a relay's inbox (see {@link PeerOptions.relay}).
  */
@@ -112,7 +139,7 @@ export class JsonRpcPeer {
   /** Requests sent and not answered yet. */
   private pending: Map<RequestId, Pending> | undefined;
   /** Requests received and still running, for `$/cancel_request`. */
-  private inbound: Map<WireRequestId, AbortController> | undefined;
+  private inbound: Map<WireRequestId, InboundRequest> | undefined;
   private requestHandlers: Map<string, RequestHandler> | undefined;
   private notificationHandlers: Map<string, NotificationHandler> | undefined;
   private fallbackRequest: ((method: string, params: unknown, ctx: RequestContext) => unknown) | undefined;
@@ -185,35 +212,29 @@ export class JsonRpcPeer {
     if (this.closeInfo) return Promise.reject(new ConnectionClosedError(this.closeInfo));
     const id = this.nextId++;
     return new Promise<R>((resolve, reject) => {
-      const signal = options?.signal;
-      // set only with the signal it listens on, so that the answer can stop listening
-      let listening: { signal: AbortSignal; onAbort: () => void } | undefined;
-      if (signal) {
-        if (signal.aborted) {
-          reject(AcpError.cancelled(`${method} was cancelled before it was sent`));
-          return;
+      const onAbort = (): void => {
+        if (!this.pending?.has(id)) return;
+        this.notify(CANCEL_REQUEST_METHOD, { requestId: id });
+        if (options?.onAbort !== 'wait') {
+          this.forgetPending(id);
+          reject(AcpError.cancelled(`${method} was cancelled`));
         }
-        const onAbort = () => {
-          if (!this.pending?.has(id)) return;
-          this.notify(CANCEL_REQUEST_METHOD, { requestId: id });
-          if (options?.onAbort !== 'wait') {
-            this.forgetPending(id);
-            reject(AcpError.cancelled(`${method} was cancelled`));
-          }
-        };
-        signal.addEventListener('abort', onAbort, { once: true });
-        listening = { signal, onAbort };
+      };
+      const stopListening = options && listenForCancel(options, onAbort);
+      if (stopListening === 'cancelled') {
+        reject(AcpError.cancelled(`${method} was cancelled before it was sent`));
+        return;
       }
       (this.pending ??= new Map<RequestId, Pending>()).set(id, {
         id,
         method,
         onAnswer: options?.onAnswer,
         resolve: (v) => {
-          listening?.signal.removeEventListener('abort', listening.onAbort);
+          stopListening?.();
           resolve(v as R);
         },
         reject: (e) => {
-          listening?.signal.removeEventListener('abort', listening.onAbort);
+          stopListening?.();
           reject(e);
         },
       });
@@ -392,15 +413,14 @@ export class JsonRpcPeer {
       reply(errorReply(id, AcpError.methodNotFound(method)));
       return;
     }
-    const controller = new AbortController();
-    if (id !== null) (this.inbound ??= new Map<WireRequestId, AbortController>()).set(id, controller);
-    const ctx: RequestContext = { id, method, signal: controller.signal };
+    const ctx = new InboundRequest(id, method);
+    if (id !== null) (this.inbound ??= new Map<WireRequestId, InboundRequest>()).set(id, ctx);
     const done = (result: unknown, error: unknown, failed: boolean): void => {
-      if (id !== null) this.forgetInbound(id, controller);
+      if (id !== null) this.forgetInbound(id, ctx);
       if (this.closeInfo) return;
       try {
         if (!failed) reply({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
-        else reply(errorReply(id, toAcpError(error, controller.signal.aborted)));
+        else reply(errorReply(id, toAcpError(error, ctx.aborted)));
       } catch (e) {
         // a result/error that JSON cannot carry (BigInt, cycle) must still get an answer, not crash the peer
         reply(
@@ -435,8 +455,8 @@ export class JsonRpcPeer {
         // unknown or already answered ids are ignored (ACP-ALL-CREQ-04)
         const reason = AcpError.cancelled(`cancelled by the peer ($/cancel_request ${JSON.stringify(requestId)})`);
         const c = this.inbound?.get(requestId);
-        if (c) c.abort(reason);
-        else if (typeof requestId === 'number') this.inboundRounded(requestId)?.abort(reason);
+        if (c) c.cancel(reason);
+        else if (typeof requestId === 'number') this.inboundRounded(requestId)?.cancel(reason);
       }
       return undefined;
     }
@@ -463,8 +483,8 @@ export class JsonRpcPeer {
    * JSON.parse read as `rounded` in a `$/cancel_request`; none when that is ambiguous. Only on a
    * miss, over the requests running, so a scan is fine.
    */
-  private inboundRounded(rounded: number): AbortController | undefined {
-    let found: AbortController | undefined;
+  private inboundRounded(rounded: number): InboundRequest | undefined {
+    let found: InboundRequest | undefined;
     if (!this.inbound) return undefined;
     for (const [id, c] of this.inbound) {
       if (!(typeof id === 'bigint' || id instanceof ExactNumberId) || Number(id.toString()) !== rounded) continue;
@@ -571,9 +591,9 @@ export class JsonRpcPeer {
   }
 
   /** Drops a request that ended, unless a later one reuses its id (then that one stays cancellable). */
-  private forgetInbound(id: WireRequestId, controller: AbortController): void {
+  private forgetInbound(id: WireRequestId, request: InboundRequest): void {
     const inbound = this.inbound;
-    if (inbound?.get(id) === controller && inbound.delete(id) && inbound.size === 0) this.inbound = undefined;
+    if (inbound?.get(id) === request && inbound.delete(id) && inbound.size === 0) this.inbound = undefined;
   }
 
   private answered(p: Pending, answer: { result: unknown } | { error: AcpError }): void {
@@ -613,7 +633,7 @@ export class JsonRpcPeer {
       }
     const inbound = this.inbound;
     this.inbound = undefined;
-    if (inbound) for (const c of inbound.values()) c.abort(err);
+    if (inbound) for (const c of inbound.values()) c.cancel(err);
     this.resolveClosed(info);
   }
 

@@ -127,6 +127,41 @@ export interface ComponentHandle {
  * the definition's handlers.
  */
 export function runComponent(definition: ComponentDefinition, options: RunComponentOptions = {}): ComponentHandle {
+  return { closed: start(definition, options).closed };
+}
+
+/** A component the conductor runs in its own process: its handle, and what the conductor's routing asks of it. */
+export interface InProcessRun extends ComponentHandle {
+  /**
+   * True when the component would pass notification `method` going `dir` on unchanged, at once: no
+   * handler of it can run for the method, it has no observer, and nothing waits in its inbox. The
+   * conductor may then deliver the notification past it (the transport between them must be empty too).
+   */
+  passesOn(dir: 'toAgent' | 'toClient', method: string): boolean;
+}
+
+/** {@link runComponent} on an in-memory transport, for the conductor (see {@link InProcessRun}). */
+export function runInProcess(
+  definition: ComponentDefinition,
+  options: RunComponentOptions & { transport: Transport },
+): InProcessRun {
+  const runner = start(definition, options);
+  const observed = options.observe !== undefined;
+  const toAgent = definition.toAgent;
+  const toClient = definition.toClient;
+  const onUpdate = definition.onUpdate !== undefined;
+  return {
+    closed: runner.closed,
+    passesOn: (dir, method) =>
+      !observed &&
+      !runner.holding &&
+      (dir === 'toAgent'
+        ? toAgent?.[method] === undefined
+        : toClient?.[method] === undefined && !(onUpdate && method === 'session/update')),
+  };
+}
+
+function start(definition: ComponentDefinition, options: RunComponentOptions): ComponentRunner {
   const tap = options.observe ? predecessorTap(options.observe) : undefined;
   // on stdio a message no handler wants is forwarded as the text it came as (`rawPayload`); an
   // observer sees whole messages, so then everything is parsed
@@ -136,7 +171,7 @@ export function runComponent(definition: ComponentDefinition, options: RunCompon
   const transport = options.transport ?? stdioTransport({ rawPayload: !options.observe, bypass });
   const peer = new JsonRpcPeer(transport, { tap, onProblem: options.onProblem, relay: true });
   runner = new ComponentRunner(definition, peer, options.name);
-  return { closed: runner.closed };
+  return runner;
 }
 
 /**
@@ -258,7 +293,7 @@ class ComponentRunner {
     const onUpdate = env.method === 'session/update' && kind === 'notification' && this.def.onUpdate;
     if (!h && !onUpdate) {
       return kind === 'request'
-        ? this.peer.request(env.method, env.params, { signal: rc?.signal, onAbort: 'wait' })
+        ? this.peer.request(env.method, env.params, { cancelWith: rc, onAbort: 'wait' })
         : this.toClient.notify(env.method, env.params);
     }
     const ctx = this.ctx(rc?.signal);
@@ -276,7 +311,7 @@ class ComponentRunner {
     const h = this.def.toAgent?.[method];
     if (!h && !(method === 'session/prompt' && kind === 'request')) {
       return kind === 'request'
-        ? this.peer.request(ProxyMethods.successor, envelope(method, raw), { signal: rc?.signal, onAbort: 'wait' })
+        ? this.peer.request(ProxyMethods.successor, envelope(method, raw), { cancelWith: rc, onAbort: 'wait' })
         : this.toAgent.notify(method, raw);
     }
     const ctx = this.ctx(rc?.signal);

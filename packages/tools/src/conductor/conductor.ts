@@ -74,6 +74,9 @@ interface Routed {
   kind: 'request' | 'notification';
   method: string;
   params: unknown;
+  /** A request's context where it came in: cancelling it cancels the request sent on. */
+  ctx?: RequestContext;
+  /** What else cancels it (the MCP bridge's own requests). */
   signal?: AbortSignal;
 }
 
@@ -177,8 +180,23 @@ class Conductor {
     return from < 0 ? this.passDown(from, n) : this.passUp(from, n);
   }
 
+  /**
+   * Where a notification read at position `from` goes, one step towards the agent (`step` 1) or the
+   * editor (-1): the next position, or further, past each in-process component that would only pass
+   * it on at once with nothing on its way through it (`Link.passesOn`), so it costs no dispatch
+   * there. Never past one while tracing: the trace shows every hop.
+   */
+  private target(from: number, step: 1 | -1, method: string): number {
+    let to = from + step;
+    if (!this.lane) return to;
+    const dir = step > 0 ? 'toAgent' : 'toClient';
+    while (to >= 0 && to < this.n && this.peers[to]?.holding === false && this.links[to]?.passesOn?.(dir, method))
+      to += step;
+    return to;
+  }
+
   private passDown(from: number, n: PassNotification): boolean {
-    const to = from + 1;
+    const to = this.target(from, 1, n.method);
     const peer = this.peers[to];
     if (!peer || n.method === 'initialize' || (to === this.n && this.bridge)) return false;
     peer.transport.send(this.links[to]?.text === false ? notificationMessage(n) : notificationLine(n));
@@ -186,7 +204,7 @@ class Conductor {
   }
 
   private passUp(from: number, n: PassNotification): boolean {
-    const to = from - 1;
+    const to = this.target(from, -1, n.method);
     if (to < 0) {
       if (!this.clientTakesText) return false;
       this.client.transport.send(notificationLine(n));
@@ -232,7 +250,7 @@ class Conductor {
    * as it came, unwrapped.
    */
   private down(from: number, m: Routed): Promise<unknown> | undefined {
-    const to = from + 1;
+    const to = m.kind === 'notification' ? this.target(from, 1, m.method) : from + 1;
     const peer = this.peers[to];
     if (!peer) return undefined;
     let { method, params } = m;
@@ -249,7 +267,7 @@ class Conductor {
       params = this.bridge.rewrite(method, params);
     }
     if (m.kind === 'notification') return void peer.notify(method, params);
-    const answer = peer.request(method, params, { signal: m.signal, onAbort: 'wait' });
+    const answer = peer.request(method, params, { signal: m.signal, cancelWith: m.ctx, onAbort: 'wait' });
     return to === this.n && method === 'initialize' ? answer.then((r) => this.agentInitialized(r)) : answer;
   }
 
@@ -264,7 +282,7 @@ class Conductor {
     this.bridge = advertised.bridge
       ? new McpBridge(this.version, (params, signal) =>
           // the bridge reads the answer: parsed, not left as the text it came as
-          Promise.resolve(this.up(this.n, call('request', 'mcp/message', params, { signal }))).then(plainJson),
+          Promise.resolve(this.up(this.n, call('request', 'mcp/message', params, undefined, signal))).then(plainJson),
         )
       : undefined;
     return advertised.result;
@@ -272,14 +290,14 @@ class Conductor {
 
   /** Delivers a message from position `from` towards the editor: to the previous component wrapped in `proxy/successor`. */
   private up(from: number, m: Routed): Promise<unknown> | undefined {
-    const to = from - 1;
+    const to = m.kind === 'notification' ? this.target(from, -1, m.method) : from - 1;
     const peer = to < 0 ? this.client : this.peers[to];
     if (!peer) return undefined;
     const method = to < 0 ? m.method : ProxyMethods.successor;
     const params =
       to < 0 ? m.params : m.params === undefined ? { method: m.method } : { method: m.method, params: m.params };
     if (m.kind === 'notification') return void peer.notify(method, params);
-    return peer.request(method, params, { signal: m.signal, onAbort: 'wait' });
+    return peer.request(method, params, { signal: m.signal, cancelWith: m.ctx, onAbort: 'wait' });
   }
 
   private stop(reason: string): Promise<{ reason: string }> {
@@ -302,7 +320,8 @@ function call(
   kind: 'request' | 'notification',
   method: string,
   params: unknown,
-  ctx?: Pick<RequestContext, 'signal'>,
+  ctx?: RequestContext,
+  signal?: AbortSignal,
 ): Routed {
-  return { kind, method, params, signal: ctx?.signal };
+  return { kind, method, params, ctx, signal };
 }

@@ -7,7 +7,7 @@ import {
   type SpawnAgentOptions,
   type Transport,
 } from '@acp-kit/protocol/rpc';
-import { runComponent, type ComponentDefinition, type RunComponentOptions } from './component.js';
+import { runInProcess, type ComponentDefinition, type RunComponentOptions } from './component.js';
 
 /** One program of the chain run as a child process: a proxy component or the agent. */
 export interface ChainCommand {
@@ -52,6 +52,12 @@ export interface Link {
   readonly text: boolean;
   /** Stops the position: SIGTERM to the process group then SIGKILL; an in-process component's connection is closed. */
   stop(reason: string): Promise<void>;
+  /**
+   * For an in-process component: true when notification `method` going `dir` may be delivered past
+   * it right now, because it would only pass it on at once and nothing is on its way through it
+   * (see `InProcessRun.passesOn`); undefined for a program, which always gets what it is sent.
+   */
+  passesOn?(dir: 'toAgent' | 'toClient', method: string): boolean;
 }
 
 /** Spawns a program of the chain in its own process group (as `acp-kit proxy` does). */
@@ -74,7 +80,7 @@ export function inProcessLink(
   const log = options.log;
   // both ends route: payloads stay the text a stdio hop read until a handler looks inside
   const [mine, theirs] = createMemoryTransportPair({ ...options.transport, rawPayload: true });
-  runComponent(c.component, {
+  const run = runInProcess(c.component, {
     transport: theirs,
     observe: c.observe,
     name: label,
@@ -84,6 +90,7 @@ export function inProcessLink(
     transport: mine,
     pid: undefined,
     text: false,
+    passesOn: (dir, method) => mine.inFlight === 0 && run.passesOn(dir, method),
     stop: (reason) => {
       mine.close({ reason });
       return Promise.resolve();
