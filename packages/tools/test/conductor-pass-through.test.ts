@@ -40,6 +40,22 @@ const notification = fc
   });
 
 describe('the pass-through lane writes what the peer path writes', () => {
+  it('a line already written as the peer writes it (the SDKs, acp-kit) is written as it came', () => {
+    const canonical = fc
+      .record({ method: fc.string(), params: fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 4 }) })
+      .map((r) => JSON.stringify({ jsonrpc: '2.0', method: r.method, params: r.params }));
+    fc.assert(
+      fc.property(canonical, (line) => {
+        const m = readLazyMessage(line, 128);
+        const n = m && passNotification(m);
+        if (!n) return expect(JSON.parse(line)).toMatchObject({ method: '$/cancel_request' });
+        expect(notificationLine(n, line).text).toBe(line);
+        expect(notificationLine(n, line).text).toBe(notificationLine(n).text);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('a notification in any member order and spacing: notificationLine and successorLine equal the spliced peer lines', () => {
     fc.assert(
       fc.property(notification, (line) => {
@@ -52,6 +68,8 @@ describe('the pass-through lane writes what the peer path writes', () => {
         const plain =
           n.params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params: n.params };
         expect(notificationLine(n).text).toBe(stringifyMessage(plain));
+        // handed the line it came from, it writes the same text, whether or not that line was already it
+        expect(notificationLine(n, line).text).toBe(stringifyMessage(plain));
         const inner = n.params === undefined ? { method } : { method, params: n.params };
         expect(successorLine(n).text).toBe(
           stringifyMessage({ jsonrpc: '2.0', method: 'proxy/successor', params: inner }),

@@ -29,8 +29,9 @@ export interface StreamTransportOptions {
    * returns true when it took the message (a routing hop that forwarded it as text, see
    * {@link RawMessage}): the message is then not delivered to the handlers. Called in arrival order,
    * synchronously, so what it forwards keeps its place among the messages that are delivered.
+   * `line` is the text the message was read from.
    */
-  bypass?: (message: Record<string, unknown>) => boolean;
+  bypass?: (message: Record<string, unknown>, line: string) => boolean;
 }
 
 /**
@@ -120,7 +121,7 @@ export class StreamTransport implements Transport {
     if (this.options.rawPayload) {
       const m = readLazyMessage(line, this.maxDepth);
       if (m !== undefined) {
-        if (this.options.bypass?.(m) === true) return;
+        if (this.options.bypass?.(m, line) === true) return;
         this.handlers?.onMessage(m);
         return;
       }

@@ -120,7 +120,7 @@ class Conductor {
     this.links = [...options.components, options.agent].map((p, i) => this.link(p, i));
     this.peers = this.links.map((link, i) => new JsonRpcPeer(link.transport, { tap: tracer?.tapFor(i), relay: true }));
     // the conductor only routes: payloads stay the text they came as (see `rawPayload`)
-    const bypass = this.lane ? (m: Record<string, unknown>) => this.bypass(-1, m) : undefined;
+    const bypass = this.lane ? (m: Record<string, unknown>, line: string) => this.bypass(-1, m, line) : undefined;
     this.client = new JsonRpcPeer(options.client ?? stdioTransport({ rawPayload: true, bypass }), {
       tap: tracer?.tapFor(-1),
       relay: true,
@@ -148,7 +148,7 @@ class Conductor {
     return spawnLink(p, {
       killTimeoutMs: this.options.killTimeoutMs,
       rawPayload: true,
-      bypass: this.lane ? (m) => this.bypass(i, m) : undefined,
+      bypass: this.lane ? (m, line) => this.bypass(i, m, line) : undefined,
       onStderr: (text) => onStderr(name, text),
     });
   }
@@ -168,7 +168,7 @@ class Conductor {
    * deliveries) was measured and saved nothing (3 in-process components, CPU per 1,000 updates
    * 28-39 with and without it), so it was not kept.
    */
-  private bypass(from: number, m: Record<string, unknown>): boolean {
+  private bypass(from: number, m: Record<string, unknown>, line: string): boolean {
     // a held inbox (an answer still being relayed) keeps what follows behind it
     if ((from < 0 ? this.client : this.peers[from])?.holding !== false) return false;
     const n = passNotification(m);
@@ -177,7 +177,7 @@ class Conductor {
       const inner = unwrapSuccessor(n);
       return inner !== undefined && this.passDown(from, inner);
     }
-    return from < 0 ? this.passDown(from, n) : this.passUp(from, n);
+    return from < 0 ? this.passDown(from, n, line) : this.passUp(from, n, line);
   }
 
   /**
@@ -195,19 +195,20 @@ class Conductor {
     return to;
   }
 
-  private passDown(from: number, n: PassNotification): boolean {
+  /** `line`: the plain notification's own line, written as it is when it is the line the peer would write. */
+  private passDown(from: number, n: PassNotification, line?: string): boolean {
     const to = this.target(from, 1, n.method);
     const peer = this.peers[to];
     if (!peer || n.method === 'initialize' || (to === this.n && this.bridge)) return false;
-    peer.transport.send(this.links[to]?.text === false ? notificationMessage(n) : notificationLine(n));
+    peer.transport.send(this.links[to]?.text === false ? notificationMessage(n) : notificationLine(n, line));
     return true;
   }
 
-  private passUp(from: number, n: PassNotification): boolean {
+  private passUp(from: number, n: PassNotification, line?: string): boolean {
     const to = this.target(from, -1, n.method);
     if (to < 0) {
       if (!this.clientTakesText) return false;
-      this.client.transport.send(notificationLine(n));
+      this.client.transport.send(notificationLine(n, line));
       return true;
     }
     const peer = this.peers[to];
