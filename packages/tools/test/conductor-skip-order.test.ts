@@ -63,6 +63,16 @@ function editorEnd(t: MemoryTransport): { labels: string[]; send(m: object): voi
   return { labels, send: (m) => t.send(m) };
 }
 
+/** A conductor over the components `kinds` names (see KINDS) before `agent`; initialize is sent. */
+function startChain(kinds: string, agent: { command: string; args: string[] }) {
+  const [editorSide, conductorSide] = createMemoryTransportPair();
+  const editor = editorEnd(editorSide);
+  const components = [...kinds].map((k) => ({ component: KINDS[k] ?? defineComponent({}) }));
+  running.push(startConductor({ components, agent, client: conductorSide, onStderr: () => undefined }));
+  editor.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+  return editor;
+}
+
 async function until(labels: string[], n: number): Promise<string[]> {
   while (labels.length < n) await nextMacrotask();
   return labels.splice(0);
@@ -71,22 +81,7 @@ async function until(labels: string[], n: number): Promise<string[]> {
 describe('notifications past idle pass-through components keep wire order', () => {
   for (const kinds of ['TTT', 'TUT', 'UTT', 'TTU', 'NTT', 'TNT', 'TTN', 'PUT', 'UNP']) {
     it(`chain ${kinds}: session/new and a v1 turn reach the editor in the agent's order`, async () => {
-      const [editorSide, conductorSide] = createMemoryTransportPair();
-      const editor = editorEnd(editorSide);
-      running.push(
-        startConductor({
-          components: [...kinds].map((k) => ({ component: KINDS[k] ?? defineComponent({}) })),
-          agent: AGENT,
-          client: conductorSide,
-          onStderr: () => undefined,
-        }),
-      );
-      editor.send({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: 1, clientCapabilities: {} },
-      });
+      const editor = startChain(kinds, AGENT);
       expect(await until(editor.labels, 1)).toEqual(['answer 1']);
       editor.send({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: '/tmp', mcpServers: [] } });
       expect(await until(editor.labels, 3)).toEqual(['commands:before', 'answer 2', 'commands:before,after']);
@@ -120,22 +115,7 @@ let prompt;
 describe('a notification right behind a request never goes past a component the request is in', () => {
   for (const kinds of ['TTT', 'T', 'UTT']) {
     it(`chain ${kinds}: session/request_permission, then the update written with it`, async () => {
-      const [editorSide, conductorSide] = createMemoryTransportPair();
-      const editor = editorEnd(editorSide);
-      running.push(
-        startConductor({
-          components: [...kinds].map((k) => ({ component: KINDS[k] ?? defineComponent({}) })),
-          agent: { command: process.execPath, args: ['-e', ASKING_AGENT] },
-          client: conductorSide,
-          onStderr: () => undefined,
-        }),
-      );
-      editor.send({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: 1, clientCapabilities: {} },
-      });
+      const editor = startChain(kinds, { command: process.execPath, args: ['-e', ASKING_AGENT] });
       editor.send({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: '/tmp', mcpServers: [] } });
       expect(await until(editor.labels, 2)).toEqual(['answer 1', 'answer 2']);
       editor.send({ jsonrpc: '2.0', id: 3, method: 'session/prompt', params: { sessionId: 's1', prompt: [] } });
