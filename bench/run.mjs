@@ -129,7 +129,7 @@ console.log(formatMcpOverAcpRows(await runMcpOverAcpBench({ calls: Number(proces
 
 console.log('');
 console.log(
-  `acp-kit conduct (bench/conduct.mjs): the v2 pair direct and through 1, 3 and 5 pass-through components, as programs and in the conductor's process (--component); goals added p50 <= ${CONDUCT_GOALS.addedP50PerHopMs} ms per hop, 3 hops >= ${CONDUCT_GOALS.threeHopsOfDirect * 100} % of direct`,
+  `acp-kit conduct (bench/conduct.mjs): the v2 pair direct, through the conductor alone, and through 1, 3 and 5 pass-through components, as programs and in the conductor's process (--component); goals added p50 <= ${CONDUCT_GOALS.addedP50PerHopMs} ms per hop, 3 hops >= ${CONDUCT_GOALS.threeHopsOfDirect * 100} % of direct`,
 );
 console.log(formatConductRows(runConductBench()));
 
