@@ -161,18 +161,21 @@ it("a cancel from the editor crosses two in-process components to the agent; the
   expect(e).toMatchObject({ code: -32800, data: { cancelledBy: 'agent' } });
 });
 
-it('the MCP injector in process before an agent without MCP over ACP: the conductor bridges its server and the editor is told', async () => {
-  const mcp = await example('mcp-tool-component.mjs', 3);
-  const echo = { command: process.execPath, args: [resolve('examples/echo-agent.mjs')], env: cliEnv() };
-  const { editorSide } = chain([{ component: mcp, name: 'mcp' }], echo);
-  const conn = await connect({ transport: editorSide, protocol: 2 });
-  conns.push(conn);
-  expect(conn.agentCapabilities.mcp?.acp).toBeDefined();
-  const session = await conn.newSession({ cwd: tempDir('inproc-bridge') });
-  await session.prompt('mcp notes session_notes {}');
-  const results = JSON.stringify([...session.state.toolCalls.values()].map((t) => t.content));
-  expect(results).toContain('notes: 1 prompt(s): mcp notes session_notes {}');
-});
+it.each([1, 2] as const)(
+  'v%i: the MCP injector in process before an agent without MCP over ACP: the conductor bridges its server and the editor is told',
+  async (v) => {
+    const mcp = await example('mcp-tool-component.mjs', 2 + v);
+    const echo = { command: process.execPath, args: [resolve('examples/echo-agent.mjs')], env: cliEnv() };
+    const { editorSide } = chain([{ component: mcp, name: 'mcp' }], echo);
+    const conn = await connect({ transport: editorSide, protocol: v });
+    conns.push(conn);
+    expect(conn.agentCapabilities.mcp?.acp).toBeDefined();
+    const session = await conn.newSession({ cwd: tempDir('inproc-bridge') });
+    await session.prompt('mcp notes session_notes {}');
+    const results = JSON.stringify([...session.state.toolCalls.values()].map((t) => t.content));
+    expect(results).toContain('notes: 1 prompt(s): mcp notes session_notes {}');
+  },
+);
 
 describe('failures of an in-process component', () => {
   /** The echo agent fixture behind `components`, and a raw editor peer that has initialized the chain. */
