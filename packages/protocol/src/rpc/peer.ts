@@ -220,7 +220,8 @@ export class JsonRpcPeer {
           reject(AcpError.cancelled(`${method} was cancelled`));
         }
       };
-      const stopListening = options && listenForCancel(options, onAbort);
+      // most requests can be cancelled by nothing: no listener to set up or take down
+      const stopListening = options?.signal || options?.cancelWith ? listenForCancel(options, onAbort) : undefined;
       if (stopListening === 'cancelled') {
         reject(AcpError.cancelled(`${method} was cancelled before it was sent`));
         return;
