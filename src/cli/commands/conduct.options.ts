@@ -12,7 +12,7 @@ export function register(program: CommandUnknownOpts, result: ExitResult): void 
     .option('--trace <file>', "write a trace of every hop in the Rust conductor's .jsons format")
     .option(
       '--component <module>',
-      'an in-process component: an ES module whose default export is defineComponent(...); repeatable, client side first, before the -- components (or as a segment anywhere: -- --component <module> --)',
+      'an in-process component: an ES module (a path, or an installed package name) whose default export is defineComponent(...); repeatable, client side first, before the -- components (or as a segment anywhere: -- --component <module> --)',
       collect,
     )
     .option(

@@ -1,7 +1,8 @@
 // An in-process component from a module file: `acp-kit conduct --component <module>` (library API, so
 // the CLI stays thin).
 import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ComponentDefinition } from './component.js';
 
@@ -19,8 +20,29 @@ export class ComponentModuleError extends Error {
 /** How a module runs itself as a command too (in two parts: the bundler rewrites that expression even in a string). */
 const RUN_IF_MAIN = 'runComponentIfMain(import' + '.meta.url, definition)';
 const HINT =
-  'Give an ES module whose default export is a component definition: `export default defineComponent({ ... })` ' +
+  'Give an ES module (its path, or the name of a package installed where acp-kit runs) whose default export ' +
+  'is a component definition: `export default defineComponent({ ... })` ' +
   `(acp-kit/proxy); to run it as a command as well, add \`${RUN_IF_MAIN}\`.`;
+
+/** An npm package name, optionally with a subpath (`acme-note`, `@acme/redactor`, `@acme/kit/strict`). */
+const PACKAGE_NAME = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*(\/[^\\]+)*$/;
+
+/**
+ * The file a `--component` argument names, from `cwd`: a module file's path, or else an installed
+ * package's entry (`@acme/redactor`), found as Node finds `require(name)` from `cwd` (a package whose
+ * `exports` offer only an `import` condition is not found that way: give its file's path). Undefined
+ * when neither names a file.
+ */
+export function componentModuleFile(spec: string, cwd: string = process.cwd()): string | undefined {
+  const file = resolve(cwd, spec);
+  if (existsSync(file) && statSync(file).isFile()) return file;
+  if (!PACKAGE_NAME.test(spec)) return undefined;
+  try {
+    return createRequire(join(cwd, 'noop.js')).resolve(spec);
+  } catch {
+    return undefined;
+  }
+}
 
 /** The members a `defineComponent` argument may have: handlers, or tables of handlers by method. */
 const HANDLERS = new Set(['onPrompt', 'onUpdate', 'onReady']);
@@ -67,7 +89,8 @@ export function componentDefinitionProblem(value: unknown): string | undefined {
 }
 
 /**
- * Imports the module file `path` (relative to `cwd`) and returns its default export, checked to be a
+ * Imports the module `path` names ({@link componentModuleFile}: a file relative to `cwd`, or an
+ * installed package) and returns its default export, checked to be a
  * component definition ({@link componentDefinitionProblem}). `instance` > 0 imports a fresh copy of
  * the module (its own module-level state, as a separate process would have): the conductor gives each
  * repeat of one module in a chain its own. Throws {@link ComponentModuleError} saying what is wrong.
@@ -76,9 +99,12 @@ export async function loadComponentModule(
   path: string,
   options: { cwd?: string; instance?: number } = {},
 ): Promise<ComponentDefinition> {
-  const file = resolve(options.cwd ?? process.cwd(), path);
-  if (!existsSync(file) || !statSync(file).isFile())
-    throw new ComponentModuleError(`component module ${path}: no such file (${file})`, HINT);
+  const cwd = options.cwd ?? process.cwd();
+  const file = componentModuleFile(path, cwd);
+  if (file === undefined) {
+    const asPackage = PACKAGE_NAME.test(path) ? ` and no package of that name installed for ${cwd}` : '';
+    throw new ComponentModuleError(`component module ${path}: no such file (${resolve(cwd, path)})${asPackage}`, HINT);
+  }
   const url = pathToFileURL(file).href + (options.instance ? `?instance=${options.instance}` : '');
   let mod: unknown;
   Reflect.set(globalThis, LOADING, true);
@@ -115,7 +141,7 @@ export async function loadComponentModules(
   const seen = new Map<string, number>();
   const out: ComponentDefinition[] = [];
   for (const p of paths) {
-    const file = resolve(options.cwd ?? process.cwd(), p);
+    const file = componentModuleFile(p, options.cwd) ?? p;
     const instance = seen.get(file) ?? 0;
     seen.set(file, instance + 1);
     out.push(await loadComponentModule(p, { cwd: options.cwd, instance }));
