@@ -166,6 +166,20 @@ describe('envelope scanner against JSON.parse', () => {
     );
   });
 
+  it('a notification written as the SDKs write it (the fast path) reads exactly as through the member loop', () => {
+    const method = fc.oneof(tricky, fc.constantFrom('session/update', 'proxy/successor', '$/cancel_request', 'a"b'));
+    fc.assert(
+      fc.property(method, payload, fc.integer({ min: 1, max: 6 }), (m, params, depth) => {
+        const line = stringifyMessage({ jsonrpc: '2.0', method: m, params });
+        // a leading space takes the member loop; both must agree, and with JSON.parse
+        const fast = readLazyMessage(line, depth);
+        expect(fast).toEqual(readLazyMessage(' ' + line, depth));
+        if (fast) expect(materialized(fast)).toEqual(JSON.parse(line));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('leaves to the full parse what it must not read: batches, repeated or unknown members, cancels, deep nesting', () => {
     for (const line of [
       '[{"jsonrpc":"2.0","method":"a"}]',

@@ -215,9 +215,35 @@ export function scanJsonValue(text: string, limit: number): { start: number; end
  */
 export function readLazyMessage(line: string, limit: number): Record<string, unknown> | undefined {
   begin(line, limit);
-  const m = scanEnvelope(skipWs(0));
+  const m = scanPlainNotification() ?? scanEnvelope(skipWs(0));
   src = '';
   return m;
+}
+
+const NOTIFICATION_HEAD = '{"jsonrpc":"2.0","method":"';
+const PARAMS_HEAD = '","params":';
+
+/**
+ * The notification most lines are, as the SDKs and acp-kit write them:
+ * `{"jsonrpc":"2.0","method":"<m>","params":<object or array>}`, no spacing, `m` without escapes.
+ * Read without the member loop (the same message {@link scanEnvelope} makes of it, the params still
+ * validated); undefined for anything else, which the member loop then reads.
+ */
+function scanPlainNotification(): Record<string, unknown> | undefined {
+  if (maxDepth < 1 || !src.startsWith(NOTIFICATION_HEAD)) return undefined;
+  const methodStart = NOTIFICATION_HEAD.length;
+  const methodEnd = src.indexOf('"', methodStart);
+  if (methodEnd === -1 || !src.startsWith(PARAMS_HEAD, methodEnd)) return undefined;
+  const method = src.slice(methodStart, methodEnd);
+  // escapes, control characters and the methods the member loop treats apart go that way
+  if (hasControl || method.indexOf('\\') !== -1 || method === CANCEL_REQUEST_METHOD || method === 'proxy/successor')
+    return undefined;
+  const start = methodEnd + PARAMS_HEAD.length;
+  const c = src.charCodeAt(start);
+  if (c !== 123 && c !== 91) return undefined;
+  const end = scanValue(start, 1, undefined);
+  if (end === FAIL || end !== len - 1 || src.charCodeAt(end) !== 125) return undefined;
+  return { jsonrpc: '2.0', method, params: new RawJson(src.slice(start, end)) };
 }
 
 /** The envelope's members, by the order of {@link ENVELOPE_KEYS}; OTHER for any other name. */
