@@ -224,6 +224,22 @@ const NOTIFICATION_HEAD = '{"jsonrpc":"2.0","method":"';
 const PARAMS_HEAD = '","params":';
 
 /**
+ * True when `line` is exactly `{"jsonrpc":"2.0","method":"<method>","params":<params>}`, the form the
+ * SDKs and a peer write (and {@link readLazyMessage}'s fast path reads), given the `method` and the
+ * params text the scanner read from it (so the members are these, each once, the method without
+ * escapes): the head and the length then leave room for nothing else.
+ */
+export function isPlainNotificationLine(line: string, method: string, params: string): boolean {
+  const at = NOTIFICATION_HEAD.length + method.length;
+  return (
+    line.length === at + PARAMS_HEAD.length + params.length + 1 &&
+    line.startsWith(NOTIFICATION_HEAD) &&
+    line.startsWith(method, NOTIFICATION_HEAD.length) &&
+    line.startsWith(PARAMS_HEAD, at)
+  );
+}
+
+/**
  * The notification most lines are, as the SDKs and acp-kit write them:
  * `{"jsonrpc":"2.0","method":"<m>","params":<object or array>}`, no spacing, `m` without escapes.
  * Read without the member loop (the same message {@link scanEnvelope} makes of it, the params still

@@ -8,4 +8,4 @@ export * from '../node/process-group.js';
 export * from './memory-transport.js';
 export { MAX_JSON_DEPTH } from './json-guard.js';
 export { RawJson, RawMessage, plainJson, type RawField } from './raw-value.js';
-export { readRawSuccessor } from './envelope-scan.js';
+export { isPlainNotificationLine, readRawSuccessor } from './envelope-scan.js';

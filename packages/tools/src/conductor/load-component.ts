@@ -99,13 +99,20 @@ export async function loadComponentModule(
   path: string,
   options: { cwd?: string; instance?: number } = {},
 ): Promise<ComponentDefinition> {
-  const cwd = options.cwd ?? process.cwd();
+  return importComponent(path, moduleFileOrThrow(path, options.cwd ?? process.cwd()), options.instance);
+}
+
+/** {@link componentModuleFile}, or the error saying that `path` names neither a file nor a package. */
+function moduleFileOrThrow(path: string, cwd: string): string {
   const file = componentModuleFile(path, cwd);
-  if (file === undefined) {
-    const asPackage = PACKAGE_NAME.test(path) ? ` and no package of that name installed for ${cwd}` : '';
-    throw new ComponentModuleError(`component module ${path}: no such file (${resolve(cwd, path)})${asPackage}`, HINT);
-  }
-  const url = pathToFileURL(file).href + (options.instance ? `?instance=${options.instance}` : '');
+  if (file !== undefined) return file;
+  const asPackage = PACKAGE_NAME.test(path) ? ` and no package of that name installed for ${cwd}` : '';
+  throw new ComponentModuleError(`component module ${path}: no such file (${resolve(cwd, path)})${asPackage}`, HINT);
+}
+
+/** Imports `file` (named `path` on the command line) and checks its default export. */
+async function importComponent(path: string, file: string, instance = 0): Promise<ComponentDefinition> {
+  const url = pathToFileURL(file).href + (instance ? `?instance=${instance}` : '');
   let mod: unknown;
   Reflect.set(globalThis, LOADING, true);
   try {
@@ -141,10 +148,10 @@ export async function loadComponentModules(
   const seen = new Map<string, number>();
   const out: ComponentDefinition[] = [];
   for (const p of paths) {
-    const file = componentModuleFile(p, options.cwd) ?? p;
+    const file = moduleFileOrThrow(p, options.cwd ?? process.cwd());
     const instance = seen.get(file) ?? 0;
     seen.set(file, instance + 1);
-    out.push(await loadComponentModule(p, { cwd: options.cwd, instance }));
+    out.push(await importComponent(p, file, instance));
   }
   return out;
 }

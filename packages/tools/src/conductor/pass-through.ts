@@ -1,6 +1,6 @@
 // The pass-through lane: notifications a hop only routes, forwarded as text without the peer.
 import { ProxyMethods } from '@acp-kit/protocol';
-import { RawJson, RawMessage, readRawSuccessor } from '@acp-kit/protocol/rpc';
+import { isPlainNotificationLine, RawJson, RawMessage, readRawSuccessor } from '@acp-kit/protocol/rpc';
 
 /** A notification as the envelope scanner read it, its params (if any) still text. */
 export interface PassNotification {
@@ -32,34 +32,16 @@ export function unwrapSuccessor(n: PassNotification): PassNotification | undefin
   return readRawSuccessor(n.params);
 }
 
-const NOTIFICATION_HEAD = '{"jsonrpc":"2.0","method":"';
-const PARAMS_HEAD = '","params":';
-
 /**
  * The line the peer would write for `notify(method, params)`: the same members in the same order,
  * the params' text spliced in as received. `received`, the line `n` was read from, is that line
  * already when it has exactly that text (as the SDKs and acp-kit write it): then it goes as it is.
  */
 export function notificationLine(n: PassNotification, received?: string): RawMessage {
-  if (received !== undefined && n.params && isLineOf(n.method, n.params.text, received))
+  if (received !== undefined && n.params && isPlainNotificationLine(received, n.method, n.params.text))
     return new RawMessage(received);
   const head = '{"jsonrpc":"2.0","method":' + JSON.stringify(n.method);
   return new RawMessage(n.params ? head + ',"params":' + n.params.text + '}' : head + '}');
-}
-
-/**
- * True when `line` is `{"jsonrpc":"2.0","method":"<method>","params":<params>}` exactly. The scanner
- * read it as a notification with just these members, each once, and `method` without escapes: so
- * this head and the length leave room for nothing but the params text and the closing brace.
- */
-function isLineOf(method: string, params: string, line: string): boolean {
-  const at = NOTIFICATION_HEAD.length + method.length;
-  return (
-    line.length === at + PARAMS_HEAD.length + params.length + 1 &&
-    line.startsWith(NOTIFICATION_HEAD) &&
-    line.startsWith(method, NOTIFICATION_HEAD.length) &&
-    line.startsWith(PARAMS_HEAD, at)
-  );
 }
 
 const SUCCESSOR_HEAD = '{"jsonrpc":"2.0","method":"proxy/successor","params":{"method":';
